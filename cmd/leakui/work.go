@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/leakui/leakui/workload"
+)
+
+func init() {
+	commands["work"] = command{"run a leak reproduction (checkpoint: SAMZA-2785, recovery: KAFKA-3933)", runWork}
+}
+
+// workloads lists the reproductions `leakui work NAME` runs. Each adds itself here.
+var workloads = map[string]command{}
+
+// runWork dispatches `leakui work NAME [flags]`.
+func runWork(ctx context.Context, args []string, io stdio) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		fmt.Fprintln(io.err, "Usage: leakui work WORKLOAD [flags]\n\nWorkloads:")
+		names := make([]string, 0, len(workloads))
+		for n := range workloads {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(io.err, "  %-12s %s\n", n, workloads[n].summary)
+		}
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	w, ok := workloads[args[0]]
+	if !ok {
+		fmt.Fprintf(io.err, "leakui work: unknown workload %q\n", args[0])
+		return errUsage
+	}
+	return w.run(ctx, args[1:], io)
+}
+
+// workFlags are the flags every workload shares.
+type workFlags struct {
+	pprofAddr string
+	logPath   string
+	hold      time.Duration
+	json      bool
+}
+
+// register adds -pprof, -log, -hold and -json to fs.
+func (f *workFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.pprofAddr, "pprof", "127.0.0.1:0", "serve net/http/pprof and expvar on this address (the bound address is printed)")
+	fs.StringVar(&f.logPath, "log", "", "write the workload's log to this file ('-' for stderr; default: no log)")
+	fs.DurationVar(&f.hold, "hold", 0, "stay alive this long after the last step, so a profiler can take a final snapshot")
+	fs.BoolVar(&f.json, "json", false, "write JSON event lines on stdout (what the lab reads)")
+}
+
+// workSession is what a running workload shares with the lab: its debug endpoint,
+// its event stream and its log.
+type workSession struct {
+	Debug    *workload.DebugServer
+	Events   *workload.Emitter
+	Log      io.Writer
+	closeLog func() error
+}
+
+// open starts the debug endpoint and the log, then emits the ready event.
+func (f *workFlags) open(io stdio) (*workSession, error) {
+	s := &workSession{Events: workload.NewEmitter(io.out, f.json), Log: nopWriter{}, closeLog: func() error { return nil }}
+	switch f.logPath {
+	case "":
+	case "-":
+		s.Log = io.err
+	default:
+		file, err := os.Create(f.logPath)
+		if err != nil {
+			return nil, fmt.Errorf("log: %w", err)
+		}
+		s.Log, s.closeLog = file, file.Close
+	}
+	d, err := workload.ListenDebug(f.pprofAddr)
+	if err != nil {
+		s.closeLog()
+		return nil, err
+	}
+	s.Debug = d
+	if err := s.Events.Emit(workload.Event{Kind: workload.EventReady, Pprof: d.Addr()}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close stops the debug endpoint and closes the log file.
+func (s *workSession) Close() error {
+	err := s.Debug.Close()
+	if cerr := s.closeLog(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// nopWriter discards the log when no -log is given.
+type nopWriter struct{}
+
+func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
