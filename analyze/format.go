@@ -1,0 +1,87 @@
+package analyze
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// FormatBytes renders a byte count in decimal units the way pages show totals, such
+// as "137.2 MB" or "512 B".
+func FormatBytes(n int64) string {
+	return formatScaled(n, 1000, []string{"B", "kB", "MB", "GB", "TB", "PB", "EB"})
+}
+
+// FormatValue renders a sample value with its unit: bytes human-readable,
+// nanoseconds as a duration, anything else as a plain number with thousands
+// separators.
+func FormatValue(v int64, unit string) string {
+	switch unit {
+	case "bytes":
+		return FormatBytes(v)
+	case "nanoseconds":
+		return formatNanos(v)
+	}
+	return FormatCount(v)
+}
+
+// FormatCount renders an integer with thousands separators, such as "20,161".
+func FormatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3+1)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+func formatScaled(n int64, base float64, units []string) string {
+	neg := n < 0
+	v := float64(n)
+	if neg {
+		v = -v
+	}
+	i := 0
+	for v >= base && i < len(units)-1 {
+		v /= base
+		i++
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	if i == 0 {
+		return fmt.Sprintf("%s%d %s", sign, int64(v), units[0])
+	}
+	return fmt.Sprintf("%s%.1f %s", sign, v, units[i])
+}
+
+func formatNanos(n int64) string {
+	neg := n < 0
+	v := float64(n)
+	if neg {
+		v = -v
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	switch {
+	case v >= 1e9:
+		return fmt.Sprintf("%s%.2f s", sign, v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%s%.2f ms", sign, v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%s%.2f µs", sign, v/1e3)
+	}
+	return fmt.Sprintf("%s%d ns", sign, n)
+}

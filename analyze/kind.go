@@ -1,0 +1,55 @@
+package analyze
+
+// Kind is what an input is, as detected from its content.
+type Kind string
+
+// The kinds leakui recognizes.
+const (
+	// KindProfile is any profile `go tool pprof` reads: profile.proto (gzipped or not),
+	// the legacy text heap, growth and threadcreate formats and the legacy binary CPU
+	// format.
+	KindProfile Kind = "profile"
+	// KindGoroutines is a Go goroutine dump in text: /debug/pprof/goroutine?debug=1 or
+	// debug=2, a panic or fatal error trace, SIGQUIT output, runtime.Stack(all).
+	KindGoroutines Kind = "goroutines"
+	// KindLog is any other text: a log file, counted line by line.
+	KindLog Kind = "log"
+	// KindJavaHistogram is a JVM class histogram (jmap -histo, GC.class_histogram).
+	KindJavaHistogram Kind = "jvm-histogram"
+	// KindJavaThreads is a JVM thread dump (jstack, Thread.print, SIGQUIT).
+	KindJavaThreads Kind = "jvm-threads"
+	// KindJavaNMT is a JVM native memory tracking summary (VM.native_memory).
+	KindJavaNMT Kind = "jvm-nmt"
+	// KindUnknown is binary data of no kind leakui reads.
+	KindUnknown Kind = "unknown"
+)
+
+// Description is a short human name for the kind, used in pages and error messages.
+func (k Kind) Description() string {
+	switch k {
+	case KindProfile:
+		return "pprof profile"
+	case KindGoroutines:
+		return "Go goroutine dump"
+	case KindLog:
+		return "text log"
+	case KindJavaHistogram:
+		return "JVM class histogram"
+	case KindJavaThreads:
+		return "JVM thread dump"
+	case KindJavaNMT:
+		return "JVM native memory summary"
+	default:
+		return "unrecognized binary data"
+	}
+}
+
+// Compression is the container format an input was wrapped in.
+type Compression string
+
+// The compressions leakui unwraps.
+const (
+	CompressionNone Compression = ""
+	CompressionGzip Compression = "gzip"
+	CompressionZstd Compression = "zstd"
+)

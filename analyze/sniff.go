@@ -1,0 +1,201 @@
+package analyze
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+)
+
+// SniffSize is how many leading bytes of decompressed content DetectKind looks at.
+const SniffSize = 64 << 10
+
+// Detection is what DetectKind found: the kind and, for data leakui does not read, a
+// short description of what it looks like ("an HTML page", "an ELF executable").
+type Detection struct {
+	Kind Kind
+	// Format names the specific format within the kind, such as "profile.proto",
+	// "legacy text heap", "debug=2", "panic", "jmap -histo"; empty when unknown.
+	Format string
+}
+
+// String describes the detection for messages, such as "pprof profile (profile.proto)".
+func (d Detection) String() string {
+	if d.Format == "" {
+		return d.Kind.Description()
+	}
+	if d.Kind == KindUnknown {
+		return d.Format
+	}
+	return d.Kind.Description() + " (" + d.Format + ")"
+}
+
+var (
+	legacyTextProfile = regexp.MustCompile(`\A(?:heap profile: |heap_v2/|--- heapz|--- threadz|--- contention|--- mutex|--- cpu|[a-z_]+ profile: total \d+\r?\n\d+ @ )`)
+	countProfileHead  = regexp.MustCompile(`\A([a-z_]+) profile: total \d+`)
+	goroutineHeader   = regexp.MustCompile(`(?m)^goroutine \d+ (?:gp=0x[0-9a-f]+ m=\S+ mp=\S+ )?\[`)
+	crashMarker       = regexp.MustCompile(`(?m)^(?:panic: |fatal error: |SIGQUIT: quit|SIGABRT: abort)`)
+	javaHistogramHead = regexp.MustCompile(`(?m)^\s*num\s+#instances\s+#bytes\s+(?:Class|class)\s+(?:name|description)`)
+	javaThreadHead    = regexp.MustCompile(`(?m)^(?:Full thread dump|"[^"\n]*"(?: #\d+)?(?: daemon)? (?:prio=|os_prio=|tid=))`)
+	javaNMTHead       = regexp.MustCompile(`(?m)^Native Memory Tracking:`)
+)
+
+// DetectKind tells what an input is from its first bytes after decompression (at
+// most SniffSize of them). It looks only at content, never at a file name. A
+// profile.proto is recognized by its first field; whether it really parses is for
+// the loader to find out.
+func DetectKind(head []byte) Detection {
+	if len(head) > SniffSize {
+		head = head[:SniffSize]
+	}
+	if len(head) == 0 {
+		return Detection{Kind: KindUnknown, Format: "an empty file"}
+	}
+	if m := countProfileHead.FindSubmatch(head); m != nil {
+		if string(m[1]) == "goroutine" {
+			return Detection{Kind: KindGoroutines, Format: "debug=1"}
+		}
+		return Detection{Kind: KindProfile, Format: "legacy text " + string(m[1])}
+	}
+	if legacyTextProfile.Match(head) {
+		return Detection{Kind: KindProfile, Format: "legacy text heap"}
+	}
+	if isLegacyBinaryCPU(head) {
+		return Detection{Kind: KindProfile, Format: "legacy binary CPU"}
+	}
+	if magic := binaryMagic(head); magic != "" {
+		return Detection{Kind: KindUnknown, Format: magic}
+	}
+	if looksBinary(head) {
+		if looksLikeProfileProto(head) {
+			return Detection{Kind: KindProfile, Format: "profile.proto"}
+		}
+		return Detection{Kind: KindUnknown, Format: "binary data"}
+	}
+	// Text from here on.
+	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	switch {
+	case hasPrefixFold(trimmed, "<!doctype html") || hasPrefixFold(trimmed, "<html"):
+		return Detection{Kind: KindUnknown, Format: "an HTML page"}
+	case (bytes.HasPrefix(trimmed, []byte("{")) || bytes.HasPrefix(trimmed, []byte("["))) && json.Valid(bytes.TrimSpace(head)):
+		return Detection{Kind: KindUnknown, Format: "a JSON document"}
+	}
+	if javaNMTHead.Match(head) {
+		return Detection{Kind: KindJavaNMT, Format: "VM.native_memory"}
+	}
+	// A dump starts with a goroutine header, or with a crash message followed by
+	// goroutines (a panic may print a long runtime stack first); a few lines of noise
+	// before it (`go run`, a banner) are fine, a long log before it is a log.
+	loc := goroutineHeader.FindIndex(head)
+	start := -1
+	if loc != nil {
+		start = loc[0]
+		if m := crashMarker.FindIndex(head[:loc[0]]); m != nil {
+			start = m[0]
+		}
+	}
+	if start >= 0 && bytes.Count(head[:start], []byte("\n")) <= 50 {
+		format := "goroutine dump"
+		before := head[:loc[0]]
+		switch {
+		case bytes.Contains(before, []byte("panic: ")):
+			format = "panic"
+		case bytes.Contains(before, []byte("fatal error: ")):
+			format = "fatal error"
+		case bytes.Contains(before, []byte("SIGQUIT")):
+			format = "SIGQUIT"
+		}
+		return Detection{Kind: KindGoroutines, Format: format}
+	}
+	if loc := javaHistogramHead.FindIndex(head); loc != nil && !javaThreadHead.Match(head[:loc[0]]) {
+		return Detection{Kind: KindJavaHistogram, Format: "class histogram"}
+	}
+	if javaThreadHead.Match(head) {
+		return Detection{Kind: KindJavaThreads, Format: "thread dump"}
+	}
+	return Detection{Kind: KindLog}
+}
+
+// isLegacyBinaryCPU recognizes the header of the pre-proto binary CPU profile: the
+// words 0 and 3 (header count) in 32- or 64-bit, either byte order.
+func isLegacyBinaryCPU(b []byte) bool {
+	for _, w := range []int{4, 8} {
+		if len(b) < 2*w {
+			continue
+		}
+		zero, three := b[:w], b[w:2*w]
+		if !allZero(zero) {
+			continue
+		}
+		le := three[0] == 3 && allZero(three[1:])
+		be := three[w-1] == 3 && allZero(three[:w-1])
+		if le || be {
+			return true
+		}
+	}
+	return false
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// binaryMagic names well-known binary formats so that a wrong upload gets a helpful
+// message.
+func binaryMagic(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x7fELF")):
+		return "an ELF executable"
+	case bytes.HasPrefix(b, []byte("MZ")):
+		return "a Windows executable"
+	case bytes.HasPrefix(b, []byte{0xcf, 0xfa, 0xed, 0xfe}), bytes.HasPrefix(b, []byte{0xca, 0xfe, 0xba, 0xbe}):
+		return "a Mach-O executable or Java class file"
+	case bytes.HasPrefix(b, []byte("PK\x03\x04")):
+		return "a zip archive"
+	case bytes.HasPrefix(b, []byte("%PDF")):
+		return "a PDF document"
+	case bytes.HasPrefix(b, []byte("\x89PNG")):
+		return "a PNG image"
+	case bytes.HasPrefix(b, []byte("JAVA PROFILE")):
+		return "a Java HPROF heap dump (leakui reads jmap -histo output instead)"
+	case len(b) > 262 && string(b[257:262]) == "ustar":
+		return "a tar archive"
+	}
+	return ""
+}
+
+// looksBinary reports whether the head has more than a few control bytes, which text
+// (even a log with the odd NUL or invalid UTF-8) does not.
+func looksBinary(b []byte) bool {
+	control := 0
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b {
+			control++
+		}
+	}
+	return control*20 > len(b) // more than 5%
+}
+
+// looksLikeProfileProto checks that the message starts with a field of
+// profile.proto (numbers 1 to 14) with the wire type that field has.
+func looksLikeProfileProto(b []byte) bool {
+	if len(b) < 2 {
+		return false
+	}
+	field, wire := b[0]>>3, b[0]&7
+	switch {
+	case field >= 1 && field <= 6: // repeated messages and strings
+		return wire == 2
+	case field >= 7 && field <= 14:
+		return wire == 0 || wire == 2
+	}
+	return false
+}
+
+func hasPrefixFold(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && bytes.EqualFold(b[:len(prefix)], []byte(prefix))
+}
