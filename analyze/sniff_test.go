@@ -28,14 +28,14 @@ func TestDetectKindFixtures(t *testing.T) {
 		}
 	}
 	java := map[string]Kind{
-		"nmt-summary-jdk17-bytes.txt":                  KindJavaNMT,
-		"nmt-summary-jdk8-1529threads-KB.txt":          KindJavaNMT,
-		"jthreaddump-jstack-deadlock.txt":              KindJavaThreads,
-		"sjk-jstack-jdk8-hazelcast-160threads.txt":     KindJavaThreads,
+		"nmt-summary-jdk17-bytes.txt":                   KindJavaNMT,
+		"nmt-summary-jdk8-1529threads-KB.txt":           KindJavaNMT,
+		"jthreaddump-jstack-deadlock.txt":               KindJavaThreads,
+		"sjk-jstack-jdk8-hazelcast-160threads.txt":      KindJavaThreads,
 		"tda-jdk15-threaddump-with-class-histogram.log": KindJavaThreads,
-		"tda-jstack-jdk21-macos.log":                   KindJavaThreads,
-		"tda-jstack-jdk8-openjdk.log":                  KindJavaThreads,
-		"tda-threaddump-hpux-jdk15-jeus-large.log":     KindJavaThreads,
+		"tda-jstack-jdk21-macos.log":                    KindJavaThreads,
+		"tda-jstack-jdk8-openjdk.log":                   KindJavaThreads,
+		"tda-threaddump-hpux-jdk15-jeus-large.log":      KindJavaThreads,
 	}
 	for name, kind := range java {
 		if got := detectFile(t, fixtures.Path(t, "java", name)); got.Kind != kind {
