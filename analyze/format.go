@@ -5,10 +5,11 @@ import (
 	"strconv"
 )
 
-// FormatBytes renders a byte count in decimal units the way pages show totals, such
-// as "137.2 MB" or "512 B".
+// FormatBytes renders a byte count the way go tool pprof does, in units of 1024
+// labelled B, kB, MB, GB…, such as "137.0 MB" or "512 B", so that a page and pprof
+// show the same figure.
 func FormatBytes(n int64) string {
-	return formatScaled(n, 1000, []string{"B", "kB", "MB", "GB", "TB", "PB", "EB"})
+	return formatScaled(n, 1024, []string{"B", "kB", "MB", "GB", "TB", "PB", "EB"})
 }
 
 // FormatValue renders a sample value with its unit: bytes human-readable,
@@ -84,4 +85,20 @@ func formatNanos(n int64) string {
 		return fmt.Sprintf("%s%.2f µs", sign, v/1e3)
 	}
 	return fmt.Sprintf("%s%d ns", sign, n)
+}
+
+// Percent renders part of total as a percentage with two decimals, as pprof does
+// ("91.41%"); a zero total gives "0%".
+func Percent(part, total int64) string {
+	if total == 0 {
+		return "0%"
+	}
+	p := float64(part) * 100 / float64(total)
+	switch {
+	case p == 0:
+		return "0%"
+	case p == 100 || p == -100:
+		return fmt.Sprintf("%.0f%%", p)
+	}
+	return fmt.Sprintf("%.2f%%", p)
 }

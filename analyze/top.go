@@ -1,0 +1,78 @@
+package analyze
+
+import (
+	"sort"
+	"strings"
+)
+
+// TopRow is one function of a top table: its own value (flat) and its value
+// including everything it called (cum), in the unit of the sample type.
+type TopRow struct {
+	Name string `json:"name"`
+	Flat int64  `json:"flat"`
+	Cum  int64  `json:"cum"`
+}
+
+// TopResult is what `go tool pprof -top -sample_index=X` prints: every function with
+// flat and cum, ordered by flat (largest absolute value first), then by name, then
+// by cum.
+type TopResult struct {
+	SampleType string   `json:"sample_type"`
+	Unit       string   `json:"unit"`
+	Total      int64    `json:"total"`
+	Rows       []TopRow `json:"rows"`
+}
+
+// Top computes the top table of one sample type (an index from SampleIndex) with
+// pprof's aggregation: every frame, inlined or not, is a function node; a node
+// counts once in cum per sample however often it recurs; flat goes to the leaf.
+func (p *Profile) Top(sampleIndex int) TopResult {
+	g := p.graphOf()
+	flat := make([]int64, len(g.names))
+	cum := make([]int64, len(g.names))
+	seen := make([]int32, len(g.names)) // sample number + 1 that last counted the node
+	var total int64
+	for i := range g.samples() {
+		v := g.values[i][sampleIndex]
+		if v == 0 {
+			continue
+		}
+		total += abs64(v)
+		stack := g.stack(i)
+		if len(stack) == 0 {
+			continue
+		}
+		mark := int32(i + 1)
+		for _, n := range stack {
+			if seen[n] != mark {
+				seen[n] = mark
+				cum[n] += v
+			}
+		}
+		flat[stack[0]] += v
+	}
+	rows := make([]TopRow, 0, len(g.names))
+	for n, name := range g.names {
+		if flat[n] == 0 && cum[n] == 0 {
+			continue
+		}
+		rows = append(rows, TopRow{Name: name, Flat: flat[n], Cum: cum[n]})
+	}
+	sortTopRows(rows)
+	st := p.p.SampleType[sampleIndex]
+	return TopResult{SampleType: st.Type, Unit: st.Unit, Total: total, Rows: rows}
+}
+
+// sortTopRows orders rows as pprof's -top does.
+func sortTopRows(rows []TopRow) {
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if fa, fb := abs64(a.Flat), abs64(b.Flat); fa != fb {
+			return fa > fb
+		}
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c < 0
+		}
+		return abs64(a.Cum) > abs64(b.Cum)
+	})
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+func init() {
+	commands["top"] = command{"print the top functions of a profile, as go tool pprof -top does", runTop}
+}
+
+// runTop implements `leakui top [-sample_index NAME] [-n 20] [-json] PROFILE`.
+func runTop(ctx context.Context, args []string, io stdio) error {
+	fs := newFlagSet("top", "PROFILE", io.err)
+	sampleIndex := fs.String("sample_index", "", "sample type to show (name or index; default as pprof chooses)")
+	n := fs.Int("n", 20, "number of rows (0 for all)")
+	asJSON := fs.Bool("json", false, "print one JSON document")
+	maxDecompressed := fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	p, err := loadProfileFile(fs.Arg(0), *maxDecompressed)
+	if err != nil {
+		return err
+	}
+	si, err := p.SampleIndex(*sampleIndex)
+	if err != nil {
+		return err
+	}
+	top := p.Top(si)
+	if *n > 0 && len(top.Rows) > *n {
+		top.Rows = top.Rows[:*n]
+	}
+	if *asJSON {
+		return writeJSON(io.out, top)
+	}
+	return writeTopText(io.out, top)
+}
+
+// loadProfileFile opens and parses one profile file ("-" for stdin is not supported:
+// profiles are files).
+func loadProfileFile(path string, limit int64) (*analyze.Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := analyze.LoadProfile(f, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// writeTopText prints the table in pprof's column layout with human units.
+func writeTopText(w io.Writer, top analyze.TopResult) error {
+	fmt.Fprintf(w, "Type: %s\nTotal: %s\n", top.SampleType, analyze.FormatValue(top.Total, top.Unit))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "flat\tflat%\tsum%\tcum\tcum%\t")
+	var sum int64
+	for _, r := range top.Rows {
+		sum += r.Flat
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n",
+			analyze.FormatValue(r.Flat, top.Unit), analyze.Percent(r.Flat, top.Total),
+			analyze.Percent(sum, top.Total), analyze.FormatValue(r.Cum, top.Unit),
+			analyze.Percent(r.Cum, top.Total), r.Name)
+	}
+	return tw.Flush()
+}
+
+// writeJSON writes v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
