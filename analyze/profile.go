@@ -1,9 +1,9 @@
 package analyze
 
 import (
-	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,11 +11,11 @@ import (
 )
 
 // Profile is a parsed pprof profile, loaded once and then analyzed many times. It is
-// never modified after loading; analyses that filter work on a copy, as pprof's
-// driver does.
+// never modified after loading; analyses that filter build a filtered copy of its
+// call graph, as pprof's driver copies a profile before filtering.
 type Profile struct {
-	p     *profile.Profile
-	graph *callGraph // built once on first use, read-only after
+	graph *callGraph
+	meta  profileMeta
 	// Format names the encoding the profile was read from ("profile.proto",
 	// "legacy text heap", …).
 	Format string
@@ -52,8 +52,18 @@ func ParseProfile(data []byte) (prof *Profile, err error) {
 	if det.Kind != KindProfile {
 		return nil, fmt.Errorf("%w: detected %s, not a pprof profile", ErrUnsupportedKind, det)
 	}
+	if det.Format == "profile.proto" {
+		g, meta, err := decodeProfileProto(data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+		if meta.dropFrames == "" {
+			return &Profile{graph: g, meta: meta, Format: det.Format}, nil
+		}
+		// Frames to drop: let the reference parser apply its pruning rules.
+	}
 	defer func() {
-		// The profile parser is third-party code: a hostile file must not take the
+		// The reference parser is third-party code: a hostile file must not take the
 		// server down, whatever it trips on.
 		if r := recover(); r != nil {
 			prof, err = nil, fmt.Errorf("%w: profile parser failed: %v", ErrMalformed, r)
@@ -74,23 +84,39 @@ func ParseProfile(data []byte) (prof *Profile, err error) {
 	if err := p.RemoveUninteresting(); err != nil {
 		return nil, fmt.Errorf("%w: drop_frames: %v", ErrMalformed, err)
 	}
-	return &Profile{p: p, Format: det.Format}, nil
+	return &Profile{graph: graphFromProfile(p), meta: metaFromProfile(p), Format: det.Format}, nil
 }
 
-// Proto returns the underlying profile. Callers must not modify it.
-func (p *Profile) Proto() *profile.Profile { return p.p }
+// metaFromProfile copies what the reference parser read about the profile.
+func metaFromProfile(p *profile.Profile) profileMeta {
+	m := profileMeta{
+		defaultSampleType: p.DefaultSampleType,
+		timeNanos:         p.TimeNanos,
+		durationNanos:     p.DurationNanos,
+		period:            p.Period,
+		comments:          p.Comments,
+	}
+	for _, st := range p.SampleType {
+		m.sampleTypes = append(m.sampleTypes, valueType{st.Type, st.Unit})
+	}
+	if p.PeriodType != nil {
+		m.periodType = valueType{p.PeriodType.Type, p.PeriodType.Unit}
+	}
+	for _, mp := range p.Mapping {
+		m.mappingFiles = append(m.mappingFiles, mp.File)
+	}
+	return m
+}
 
 // SampleTypes lists the profile's sample types with their totals, in profile order.
 func (p *Profile) SampleTypes() []SampleType {
-	totals := make([]int64, len(p.p.SampleType))
-	for _, s := range p.p.Sample {
-		for i, v := range s.Value {
-			totals[i] += abs64(v)
-		}
+	g := p.graph
+	out := make([]SampleType, len(p.meta.sampleTypes))
+	for j, st := range p.meta.sampleTypes {
+		out[j] = SampleType{Type: st.typ, Unit: st.unit}
 	}
-	out := make([]SampleType, len(p.p.SampleType))
-	for i, st := range p.p.SampleType {
-		out[i] = SampleType{Type: st.Type, Unit: st.Unit, Total: totals[i]}
+	for i, v := range g.values {
+		out[i%g.nTypes].Total += abs64(v)
 	}
 	return out
 }
@@ -98,44 +124,71 @@ func (p *Profile) SampleTypes() []SampleType {
 // DefaultSampleIndex is the sample type pprof shows when none is asked for: the
 // profile's default_sample_type, else the last one.
 func (p *Profile) DefaultSampleIndex() int {
-	i, _ := p.p.SampleIndexByName("")
+	i, _ := p.SampleIndex("")
 	return i
 }
 
 // SampleIndex resolves a sample type name (or index, or "" for the default) the way
-// `go tool pprof -sample_index` does. An unknown name wraps ErrInvalidParameter and
-// lists the valid names.
+// `go tool pprof -sample_index` does, including its legacy "inuse_" prefix rule. An
+// unknown name wraps ErrInvalidParameter and lists the valid names.
 func (p *Profile) SampleIndex(name string) (int, error) {
-	i, err := p.p.SampleIndexByName(name)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrInvalidParameter, err)
+	types := p.meta.sampleTypes
+	if name == "" {
+		if dst := p.meta.defaultSampleType; dst != "" {
+			for i, t := range types {
+				if t.typ == dst {
+					return i, nil
+				}
+			}
+		}
+		return len(types) - 1, nil
 	}
-	return i, nil
+	if i, err := strconv.Atoi(name); err == nil {
+		if i < 0 || i >= len(types) {
+			return 0, fmt.Errorf("%w: sample_index %s is outside the range [0..%d]", ErrInvalidParameter, name, len(types)-1)
+		}
+		return i, nil
+	}
+	noInuse := strings.TrimPrefix(name, "inuse_")
+	for i, t := range types {
+		if t.typ == name || t.typ == noInuse {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: sample_index %q must be one of: %s", ErrInvalidParameter, name, strings.Join(p.typeNames(), ", "))
+}
+
+func (p *Profile) typeNames() []string {
+	names := make([]string, len(p.meta.sampleTypes))
+	for i, t := range p.meta.sampleTypes {
+		names[i] = t.typ
+	}
+	return names
 }
 
 // Time is when the profile was taken, or the zero time when it does not say.
 func (p *Profile) Time() time.Time {
-	if p.p.TimeNanos == 0 {
+	if p.meta.timeNanos == 0 {
 		return time.Time{}
 	}
-	return time.Unix(0, p.p.TimeNanos).UTC()
+	return time.Unix(0, p.meta.timeNanos).UTC()
 }
 
 // Duration is the time the profile covers (CPU and delta profiles), or 0.
-func (p *Profile) Duration() time.Duration { return time.Duration(p.p.DurationNanos) }
+func (p *Profile) Duration() time.Duration { return time.Duration(p.meta.durationNanos) }
 
 // Samples is the number of samples in the profile.
-func (p *Profile) Samples() int { return len(p.p.Sample) }
+func (p *Profile) Samples() int { return p.graph.samples() }
 
-// Comments returns the profile's comments and, for profiles of one binary, its name.
-func (p *Profile) Comments() []string { return p.p.Comments }
+// Comments returns the profile's comments.
+func (p *Profile) Comments() []string { return p.meta.comments }
 
 // MainBinary names the main mapping's file (the profiled program), or "".
 func (p *Profile) MainBinary() string {
-	if len(p.p.Mapping) == 0 {
+	if len(p.meta.mappingFiles) == 0 {
 		return ""
 	}
-	f := p.p.Mapping[0].File
+	f := p.meta.mappingFiles[0]
 	if i := strings.LastIndexByte(f, '/'); i >= 0 {
 		f = f[i+1:]
 	}
@@ -145,18 +198,17 @@ func (p *Profile) MainBinary() string {
 // IsGoroutineProfile reports whether this is a goroutine profile (proto form), whose
 // samples are goroutine stacks.
 func (p *Profile) IsGoroutineProfile() bool {
-	return len(p.p.SampleType) == 1 && p.p.SampleType[0].Type == "goroutine"
+	return len(p.meta.sampleTypes) == 1 && p.meta.sampleTypes[0].typ == "goroutine"
 }
 
 // SameType reports whether two profiles measure the same things (the same sample
 // type names and units, in order), so that they can be compared.
 func (p *Profile) SameType(q *Profile) bool {
-	if len(p.p.SampleType) != len(q.p.SampleType) {
+	if len(p.meta.sampleTypes) != len(q.meta.sampleTypes) {
 		return false
 	}
-	for i, st := range p.p.SampleType {
-		o := q.p.SampleType[i]
-		if st.Type != o.Type || st.Unit != o.Unit {
+	for i, st := range p.meta.sampleTypes {
+		if st != q.meta.sampleTypes[i] {
 			return false
 		}
 	}
@@ -165,16 +217,7 @@ func (p *Profile) SameType(q *Profile) bool {
 
 // TypeNames renders the sample type names for messages, such as
 // "alloc_objects/alloc_space/inuse_objects/inuse_space".
-func (p *Profile) TypeNames() string {
-	var b bytes.Buffer
-	for i, st := range p.p.SampleType {
-		if i > 0 {
-			b.WriteByte('/')
-		}
-		b.WriteString(st.Type)
-	}
-	return b.String()
-}
+func (p *Profile) TypeNames() string { return strings.Join(p.typeNames(), "/") }
 
 func abs64(v int64) int64 {
 	if v < 0 {

@@ -27,13 +27,34 @@ type TopResult struct {
 // pprof's aggregation: every frame, inlined or not, is a function node; a node
 // counts once in cum per sample however often it recurs; flat goes to the leaf.
 func (p *Profile) Top(sampleIndex int) TopResult {
-	g := p.graphOf()
-	flat := make([]int64, len(g.names))
-	cum := make([]int64, len(g.names))
+	st := p.meta.sampleTypes[sampleIndex]
+	res := topOf(p.graph, sampleIndex)
+	res.SampleType, res.Unit = st.typ, st.unit
+	return res
+}
+
+// topOf aggregates one sample type of a call graph into sorted rows.
+func topOf(g *callGraph, sampleIndex int) TopResult {
+	flat, cum, total := nodeValues(g, sampleIndex)
+	rows := make([]TopRow, 0, len(g.names))
+	for n, name := range g.names {
+		if flat[n] == 0 && cum[n] == 0 {
+			continue
+		}
+		rows = append(rows, TopRow{Name: name, Flat: flat[n], Cum: cum[n]})
+	}
+	sortTopRows(rows)
+	return TopResult{Total: total, Rows: rows}
+}
+
+// nodeValues returns every node's flat and cum value of one sample type and the
+// total, as pprof's graph builder computes them.
+func nodeValues(g *callGraph, sampleIndex int) (flat, cum []int64, total int64) {
+	flat = make([]int64, len(g.names))
+	cum = make([]int64, len(g.names))
 	seen := make([]int32, len(g.names)) // sample number + 1 that last counted the node
-	var total int64
 	for i := range g.samples() {
-		v := g.values[i][sampleIndex]
+		v := g.value(i, sampleIndex)
 		if v == 0 {
 			continue
 		}
@@ -43,24 +64,17 @@ func (p *Profile) Top(sampleIndex int) TopResult {
 			continue
 		}
 		mark := int32(i + 1)
-		for _, n := range stack {
-			if seen[n] != mark {
-				seen[n] = mark
-				cum[n] += v
+		for _, l := range stack {
+			for _, ln := range g.locs[l].lines {
+				if seen[ln.node] != mark {
+					seen[ln.node] = mark
+					cum[ln.node] += v
+				}
 			}
 		}
-		flat[stack[0]] += v
+		flat[g.locs[stack[0]].lines[0].node] += v
 	}
-	rows := make([]TopRow, 0, len(g.names))
-	for n, name := range g.names {
-		if flat[n] == 0 && cum[n] == 0 {
-			continue
-		}
-		rows = append(rows, TopRow{Name: name, Flat: flat[n], Cum: cum[n]})
-	}
-	sortTopRows(rows)
-	st := p.p.SampleType[sampleIndex]
-	return TopResult{SampleType: st.Type, Unit: st.Unit, Total: total, Rows: rows}
+	return flat, cum, total
 }
 
 // sortTopRows orders rows as pprof's -top does.
