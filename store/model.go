@@ -1,0 +1,59 @@
+package store
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// Artifact is one stored file, identified by the SHA-256 of its bytes. The same
+// bytes uploaded twice are one artifact.
+type Artifact struct {
+	SHA256 string
+	// Kind is what analyze detected ("profile", "goroutines", "log", …).
+	Kind string
+	// Format is the detected format within the kind ("profile.proto", "debug=2", …).
+	Format    string
+	Size      int64
+	CreatedAt time.Time
+}
+
+// Report is an immutable analysis record with a permanent, unguessable id.
+type Report struct {
+	ID string
+	// Kind is the report's view: "profile", "diff", "series", "goroutines", "log", …
+	Kind string
+	// Params holds the parameters the report was created with (JSON object).
+	Params json.RawMessage
+	// Summary holds numbers computed when the report was created (JSON object),
+	// for listings and Markdown summaries.
+	Summary   json.RawMessage
+	Artifacts []ReportArtifact
+	CreatedAt time.Time
+	// Pinned reports are kept by retention.
+	Pinned bool
+	// RunID names the lab run that produced the report, if any.
+	RunID string
+}
+
+// ReportArtifact is one input of a report, in order, with the name it was uploaded
+// under.
+type ReportArtifact struct {
+	Artifact
+	Name  string
+	Label string
+}
+
+// Upload is an artifact to be stored with a new report: its metadata and a way to
+// read its bytes. SHA256 and Size are what the caller computed while receiving the
+// file; the store checks both against the bytes it writes.
+type Upload struct {
+	Name   string
+	Label  string
+	SHA256 string
+	Size   int64
+	Kind   string
+	Format string
+	// Open returns a fresh reader of the bytes; the store closes it.
+	Open func() (io.ReadCloser, error)
+}
