@@ -1,0 +1,71 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+)
+
+// Error is an error with the HTTP status it should produce and a message safe to
+// show the user.
+type Error struct {
+	Status  int
+	Message string
+	// Err is the underlying error, logged for 5xx and never shown.
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %v", e.Message, e.Err)
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// errorf makes an *Error with a formatted message.
+func errorf(status int, format string, args ...any) *Error {
+	return &Error{Status: status, Message: fmt.Sprintf(format, args...)}
+}
+
+// statusTable maps the sentinel errors of the other packages to HTTP statuses. It
+// is the only place that does.
+var statusTable = []struct {
+	err    error
+	status int
+}{
+	{store.ErrNotFound, http.StatusNotFound},
+	{store.ErrInvalid, http.StatusBadRequest},
+	{store.ErrIntegrity, http.StatusInternalServerError},
+	{analyze.ErrEmpty, http.StatusBadRequest},
+	{analyze.ErrTooLarge, http.StatusRequestEntityTooLarge},
+	{analyze.ErrUnsupportedKind, http.StatusUnsupportedMediaType},
+	{analyze.ErrMalformed, http.StatusUnprocessableEntity},
+	{analyze.ErrInvalidParameter, http.StatusBadRequest},
+	{analyze.ErrMismatch, http.StatusUnprocessableEntity},
+}
+
+// statusOf returns the status and the user-facing message for err.
+func statusOf(err error) (int, string) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status, e.Message
+	}
+	var maxBytes *http.MaxBytesError
+	if errors.As(err, &maxBytes) {
+		return http.StatusRequestEntityTooLarge, fmt.Sprintf("the request is larger than the %s limit", analyze.FormatBytes(maxBytes.Limit))
+	}
+	for _, row := range statusTable {
+		if errors.Is(err, row.err) {
+			if row.status >= 500 {
+				return row.status, http.StatusText(row.status)
+			}
+			return row.status, err.Error()
+		}
+	}
+	return http.StatusInternalServerError, "internal error; the server log has the details"
+}

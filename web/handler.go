@@ -1,0 +1,112 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/leakui/leakui/web/view"
+)
+
+// handlerFunc is a handler that returns its error instead of writing it; the
+// server's wrapper turns the error into a status and a page or JSON body, once.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle wraps a handlerFunc into an http.Handler.
+func (s *Server) handle(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	}
+}
+
+// writeError renders an error as JSON for API callers and as a page for browsers,
+// logging only server errors.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status, msg := statusOf(err)
+	if r.Context().Err() == context.DeadlineExceeded {
+		status, msg = http.StatusServiceUnavailable, "the request took too long and was stopped"
+	}
+	if status >= 500 {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status,
+			"request_id", middleware.GetReqID(r.Context()), "err", err)
+	}
+	if wantsJSON(r) {
+		writeJSON(w, status, map[string]string{"error": msg})
+		return
+	}
+	var buf bytes.Buffer
+	page := view.Page{Title: http.StatusText(status), CSS: s.assets.url("app.css"), JS: s.assets.url("app.js")}
+	c := view.Layout(page)
+	ctx := templ.WithChildren(r.Context(), view.ErrorPage(status, http.StatusText(status), msg))
+	if rerr := c.Render(ctx, &buf); rerr != nil {
+		http.Error(w, msg, status)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// wantsJSON tells API callers (paths under /api/, or an Accept header preferring
+// JSON) from browsers.
+func wantsJSON(r *http.Request) bool {
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		return true
+	}
+	accept := r.Header.Get("Accept")
+	return strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/html")
+}
+
+// writeJSON writes v as JSON with the status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// render renders a page (layout around content) into a buffer, then writes it, so
+// a rendering error still becomes a proper status.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p view.Page, content templ.Component) error {
+	p.CSS, p.JS = s.assets.url("app.css"), s.assets.url("app.js")
+	var buf bytes.Buffer
+	ctx := templ.WithChildren(r.Context(), content)
+	if err := view.Layout(p).Render(ctx, &buf); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// slogFormatter logs one line per request through slog.
+type slogFormatter struct{ log *slog.Logger }
+
+func (f slogFormatter) NewLogEntry(r *http.Request) middleware.LogEntry {
+	return &slogEntry{log: f.log.With("method", r.Method, "path", r.URL.Path,
+		"client", middleware.GetClientIP(r.Context()), "request_id", middleware.GetReqID(r.Context()))}
+}
+
+type slogEntry struct{ log *slog.Logger }
+
+func (e *slogEntry) Write(status, bytes int, _ http.Header, elapsed time.Duration, _ any) {
+	e.log.Info("request", "status", status, "bytes", bytes, "ms", elapsed.Milliseconds())
+}
+
+func (e *slogEntry) Panic(v any, stack []byte) {
+	e.log.Error("panic", "panic", v, "stack", string(stack))
+}

@@ -1,0 +1,180 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+)
+
+// acceptedKinds is what the upload pages and errors say leakui accepts.
+var acceptedKinds = []string{
+	"pprof profiles: heap, allocs, goroutine, CPU, block, mutex, threadcreate (profile.proto, gzipped or not, and the legacy text and binary formats)",
+}
+
+// classify detects the kind of every received file from its content.
+func (s *Server) classify(files []*received) error {
+	for _, f := range files {
+		if f.size == 0 {
+			return errorf(http.StatusBadRequest, "%s is empty", f.name)
+		}
+		fh, err := os.Open(f.path)
+		if err != nil {
+			return err
+		}
+		rc, _, err := analyze.Decompress(fh, s.cfg.MaxDecompressed)
+		if err != nil {
+			fh.Close()
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+		head := make([]byte, analyze.SniffSize)
+		n, err := io.ReadFull(rc, head)
+		rc.Close()
+		fh.Close()
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+		f.det = analyze.DetectKind(head[:n])
+	}
+	return nil
+}
+
+// reportPlan is what an upload becomes: a report of one kind over the files.
+type reportPlan struct {
+	kind    string
+	params  map[string]any
+	summary any
+}
+
+// plan validates the files for the report they make and computes its summary. A
+// file that is not of a kind leakui analyzes is refused, naming what was detected.
+func (s *Server) plan(ctx context.Context, form *uploadForm) (*reportPlan, error) {
+	kinds := map[analyze.Kind]int{}
+	for _, f := range form.files {
+		kinds[f.det.Kind]++
+	}
+	for _, f := range form.files {
+		if f.det.Kind != analyze.KindProfile {
+			return nil, fmt.Errorf("%w: %s: detected %s; leakui accepts %s", analyze.ErrUnsupportedKind,
+				f.name, f.det, strings.Join(acceptedKinds, "; "))
+		}
+	}
+	if len(form.files) != 1 {
+		return nil, errorf(http.StatusUnprocessableEntity, "upload one profile at a time")
+	}
+	p, err := s.loadReceivedProfile(form.files[0])
+	if err != nil {
+		return nil, err
+	}
+	return &reportPlan{kind: "profile", params: map[string]any{}, summary: profileSummaryOf(p)}, nil
+}
+
+// loadReceivedProfile parses a received file as a profile and caches it.
+func (s *Server) loadReceivedProfile(f *received) (*analyze.Profile, error) {
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	p, err := analyze.LoadProfile(fh, s.cfg.MaxDecompressed)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.name, err)
+	}
+	s.profiles.add(f.sha256, p)
+	return p, nil
+}
+
+// ingest turns a received upload into a stored report: classify, plan, store, all
+// or nothing.
+func (s *Server) ingest(ctx context.Context, form *uploadForm) (*store.Report, error) {
+	if err := s.classify(form.files); err != nil {
+		return nil, err
+	}
+	pl, err := s.plan(ctx, form)
+	if err != nil {
+		return nil, err
+	}
+	params, err := json.Marshal(pl.params)
+	if err != nil {
+		return nil, err
+	}
+	summary, err := json.Marshal(pl.summary)
+	if err != nil {
+		return nil, err
+	}
+	rep := &store.Report{Kind: pl.kind, Params: params, Summary: summary}
+	uploads := make([]store.Upload, len(form.files))
+	for i, f := range form.files {
+		path := f.path
+		uploads[i] = store.Upload{
+			Name: f.name, Label: form.label, SHA256: f.sha256, Size: f.size,
+			Kind: string(f.det.Kind), Format: f.det.Format,
+			Open: func() (io.ReadCloser, error) { return os.Open(path) },
+		}
+	}
+	if err := s.store.CreateReport(ctx, rep, uploads); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// uploadResponse is the JSON answer to POST /api/artifacts.
+type uploadResponse struct {
+	Artifacts []uploadedArtifact `json:"artifacts"`
+	ReportID  string             `json:"report_id"`
+	ReportURL string             `json:"report_url"`
+}
+
+type uploadedArtifact struct {
+	ID     string `json:"id"`
+	SHA256 string `json:"sha256"`
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Format string `json:"format,omitempty"`
+	Size   int64  `json:"size"`
+	URL    string `json:"url"`
+}
+
+// handleUploadAPI is POST /api/artifacts: 201 with the artifacts and the report URL.
+func (s *Server) handleUploadAPI(w http.ResponseWriter, r *http.Request) error {
+	form, err := s.receiveUpload(w, r)
+	if err != nil {
+		return err
+	}
+	defer form.remove()
+	rep, err := s.ingest(r.Context(), form)
+	if err != nil {
+		return err
+	}
+	resp := uploadResponse{ReportID: rep.ID, ReportURL: "/r/" + rep.ID}
+	for _, f := range form.files {
+		resp.Artifacts = append(resp.Artifacts, uploadedArtifact{
+			ID: f.sha256, SHA256: f.sha256, Name: f.name, Kind: string(f.det.Kind), Format: f.det.Format,
+			Size: f.size, URL: "/a/" + f.sha256,
+		})
+	}
+	w.Header().Set("Location", resp.ReportURL)
+	return writeJSON(w, http.StatusCreated, resp)
+}
+
+// handleUploadForm is POST /upload from the HTML form: 303 to the report.
+func (s *Server) handleUploadForm(w http.ResponseWriter, r *http.Request) error {
+	form, err := s.receiveUpload(w, r)
+	if err != nil {
+		return err
+	}
+	defer form.remove()
+	rep, err := s.ingest(r.Context(), form)
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/r/"+rep.ID, http.StatusSeeOther)
+	return nil
+}

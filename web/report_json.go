@@ -1,0 +1,31 @@
+package web
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// reportJSON is the JSON twin of a report page.
+type reportJSON struct {
+	ID          string             `json:"id"`
+	Kind        string             `json:"kind"`
+	CreatedAt   time.Time          `json:"created_at"`
+	URL         string             `json:"url"`
+	MarkdownURL string             `json:"markdown_url"`
+	Params      json.RawMessage    `json:"params"`
+	Summary     json.RawMessage    `json:"summary"`
+	Artifacts   []uploadedArtifact `json:"artifacts"`
+	Profile     *profileJSON       `json:"profile,omitempty"`
+}
+
+// profileJSON is a profile report's analysis for one sample type.
+type profileJSON struct {
+	Format      string               `json:"format"`
+	Time        *time.Time           `json:"time,omitempty"`
+	DurationNs  int64                `json:"duration_ns,omitempty"`
+	Samples     int                  `json:"samples"`
+	SampleTypes []analyze.SampleType `json:"sample_types"`
+	Top         analyze.TopResult    `json:"top"`
+}

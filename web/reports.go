@@ -1,0 +1,112 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+)
+
+// reportsResource serves /r/{id} (the page) and /r/{id}.md (the Markdown summary).
+type reportsResource struct{ s *Server }
+
+// Routes mounts the report pages.
+func (rs reportsResource) Routes() chi.Router {
+	r := chi.NewRouter()
+	r.Get("/{ref}", rs.s.handle(rs.show))
+	return r
+}
+
+// show dispatches on the report kind and on the .md suffix.
+func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
+	ref := chi.URLParam(r, "ref")
+	id, markdown := strings.CutSuffix(ref, ".md")
+	rep, err := rs.s.store.Report(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if markdown {
+		md, err := rs.s.markdown(r, rep)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+		_, err = w.Write(md)
+		return err
+	}
+	switch rep.Kind {
+	case "profile":
+		return rs.s.showProfile(w, r, rep)
+	}
+	return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
+}
+
+// handleReportJSON is GET /api/reports/{id}: the report as JSON, honouring the same
+// query parameters as the page.
+func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error {
+	rep, err := s.store.Report(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	doc := reportJSON{
+		ID: rep.ID, Kind: rep.Kind, CreatedAt: rep.CreatedAt, URL: "/r/" + rep.ID, MarkdownURL: "/r/" + rep.ID + ".md",
+		Params: rep.Params, Summary: rep.Summary,
+	}
+	for _, a := range rep.Artifacts {
+		doc.Artifacts = append(doc.Artifacts, uploadedArtifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
+			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: "/a/" + a.SHA256})
+	}
+	switch rep.Kind {
+	case "profile":
+		if doc.Profile, err = s.profileJSON(r, rep); err != nil {
+			return err
+		}
+	}
+	return writeJSON(w, http.StatusOK, doc)
+}
+
+// markdown renders a report's Markdown summary for a ticket.
+func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
+	var b bytes.Buffer
+	switch rep.Kind {
+	case "profile":
+		if err := s.profileMarkdown(&b, r, rep); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
+	}
+	return b.Bytes(), nil
+}
+
+// loadProfile returns an artifact's parsed profile, from the cache when it is there.
+func (s *Server) loadProfile(ctx context.Context, sha string) (*analyze.Profile, error) {
+	if p, ok := s.profiles.get(sha); ok {
+		return p, nil
+	}
+	data, err := s.store.ReadArtifact(ctx, sha)
+	if err != nil {
+		return nil, err
+	}
+	p, err := analyze.LoadProfile(bytes.NewReader(data), s.cfg.MaxDecompressed)
+	if err != nil {
+		return nil, err
+	}
+	s.profiles.add(sha, p)
+	return p, nil
+}
+
+// absoluteURL makes a link for a ticket from the request's own host.
+func absoluteURL(r *http.Request, path string) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + path
+}

@@ -1,0 +1,180 @@
+package web
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// multipartSlack is what the multipart framing may add to the files' bytes.
+const multipartSlack = 1 << 20
+
+// received is one uploaded file, spooled to a temporary file while it is checked.
+type received struct {
+	name   string // the client's file name, reduced to a safe base name
+	path   string // the temporary file
+	size   int64
+	sha256 string
+	det    analyze.Detection
+}
+
+// uploadForm is a parsed upload request.
+type uploadForm struct {
+	files  []*received
+	label  string
+	fields map[string]string // other small form fields (patterns, presets, …)
+}
+
+// remove deletes the temporary files.
+func (f *uploadForm) remove() {
+	for _, r := range f.files {
+		os.Remove(r.path)
+	}
+}
+
+// receiveUpload streams a multipart upload's files to temporary files, hashing them
+// on the way, within the size and count limits. Nothing is stored yet. The caller
+// must call remove on the result.
+func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadForm, error) {
+	limit := s.cfg.MaxUpload
+	if r.ContentLength > limit+multipartSlack {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "the upload is %s; the limit is %s (-max-upload)",
+			analyze.FormatBytes(r.ContentLength), analyze.FormatBytes(limit))
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit+multipartSlack)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "send the files as multipart/form-data in a field named \"file\" (%v)", err)
+	}
+	form := &uploadForm{fields: map[string]string{}}
+	var total int64
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			form.remove()
+			return nil, uploadError(err, limit)
+		}
+		switch {
+		case part.FormName() == "file":
+			if len(form.files) >= s.cfg.MaxFiles {
+				part.Close()
+				form.remove()
+				return nil, errorf(http.StatusRequestEntityTooLarge, "too many files in one upload: the limit is %d", s.cfg.MaxFiles)
+			}
+			rec, err := s.spool(part, limit-total)
+			part.Close()
+			if err != nil {
+				form.remove()
+				return nil, uploadError(err, limit)
+			}
+			total += rec.size
+			form.files = append(form.files, rec)
+		case part.FormName() != "":
+			v, err := io.ReadAll(io.LimitReader(part, 64<<10+1))
+			part.Close()
+			if err != nil {
+				form.remove()
+				return nil, uploadError(err, limit)
+			}
+			if len(v) > 64<<10 {
+				form.remove()
+				return nil, errorf(http.StatusRequestEntityTooLarge, "the form field %q is longer than 64 kB", part.FormName())
+			}
+			if part.FormName() == "label" {
+				form.label = cleanText(string(v), 200)
+			} else if len(form.fields) < 256 {
+				form.fields[part.FormName()] = form.fields[part.FormName()] + joinSep(form.fields[part.FormName()]) + string(v)
+			}
+		default:
+			part.Close()
+		}
+	}
+	if len(form.files) == 0 {
+		return nil, errorf(http.StatusBadRequest, "the upload has no file: send it in a multipart field named \"file\", e.g. curl -F file=@heap.pb.gz")
+	}
+	return form, nil
+}
+
+// joinSep separates repeated form values with a newline.
+func joinSep(existing string) string {
+	if existing == "" {
+		return ""
+	}
+	return "\n"
+}
+
+// spool copies one file part to a temporary file, hashing it, failing once more
+// than left bytes arrive.
+func (s *Server) spool(part *multipart.Part, left int64) (*received, error) {
+	f, err := os.CreateTemp(s.cfg.TempDir, "leakui-upload-*")
+	if err != nil {
+		return nil, fmt.Errorf("spooling the upload: %w", err)
+	}
+	rec := &received{name: safeFileName(part.FileName()), path: f.Name()}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(part, left+1))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n > left {
+		err = &http.MaxBytesError{Limit: s.cfg.MaxUpload}
+	}
+	if err != nil {
+		os.Remove(rec.path)
+		return nil, err
+	}
+	rec.size, rec.sha256 = n, hex.EncodeToString(h.Sum(nil))
+	return rec, nil
+}
+
+// uploadError explains a failure while reading the request body.
+func uploadError(err error, limit int64) error {
+	var maxBytes *http.MaxBytesError
+	if errors.As(err, &maxBytes) {
+		return errorf(http.StatusRequestEntityTooLarge, "the upload is larger than the %s limit (-max-upload)", analyze.FormatBytes(limit))
+	}
+	return &Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("the upload could not be read: %v", err), Err: err}
+}
+
+// safeFileName reduces a client-supplied file name to a printable base name: no
+// directories, no control characters, at most 200 characters.
+func safeFileName(name string) string {
+	name = strings.ReplaceAll(name, "\\", "/")
+	name = filepath.Base(name)
+	name = cleanText(name, 200)
+	if name == "" || name == "." || name == "/" || name == ".." {
+		return "upload"
+	}
+	return name
+}
+
+// cleanText makes user text safe to store and show: valid UTF-8, no control
+// characters, trimmed to max runes.
+func cleanText(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max])
+	}
+	return s
+}

@@ -1,0 +1,25 @@
+// Package view holds leakui's HTML: templ components and the view models they
+// render. Components take plain data with numbers already formatted; handlers in
+// package web fill the models.
+package view
+
+// Page is what every page's layout needs.
+type Page struct {
+	// Title goes into <title> after "leakui — ".
+	Title string
+	// CSS and JS are the content-hashed URLs of the stylesheet and the script.
+	CSS, JS string
+	// Nav marks the current section ("upload", "reports", "runs").
+	Nav string
+}
+
+// Link is a labelled URL.
+type Link struct {
+	Label, URL string
+	// Current marks the link to the page being shown.
+	Current bool
+	// Key is a keyboard shortcut that follows the link ("1".."9"), or "".
+	Key string
+	// Value is a figure shown with the link, such as a sample type's total.
+	Value string
+}
