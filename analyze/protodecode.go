@@ -350,14 +350,15 @@ func decodeLocation(b []byte) (rawLocation, error) {
 type idIndex struct {
 	dense []int32 // id → index+1
 	m     map[uint64]int32
+	limit uint64 // ids below it are dense; fixed, so hostile ids cannot grow it
 }
 
 func newIDIndex(n int) *idIndex {
-	return &idIndex{dense: make([]int32, 0, n+1)}
+	return &idIndex{dense: make([]int32, 0, n+1), limit: uint64(4*n + 1024)}
 }
 
 func (x *idIndex) set(id uint64, i int32) bool {
-	if x.m == nil && id < uint64(4*cap(x.dense)+1024) {
+	if x.m == nil && id < x.limit {
 		for uint64(len(x.dense)) <= id {
 			x.dense = append(x.dense, 0)
 		}

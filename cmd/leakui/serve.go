@@ -160,4 +160,3 @@ func (m *Main) Close() error {
 	m.log.Info("stopped")
 	return errors.Join(errs...)
 }
-

@@ -47,7 +47,7 @@ func TestProfileReportPage(t *testing.T) {
 		t.Errorf("%d script elements; only the layout's own may exist", n)
 	}
 	for _, attr := range []string{"onmouseover"} {
-		if doc.Find("[" + attr + "]").Length() != 0 {
+		if doc.Find("["+attr+"]").Length() != 0 {
 			t.Errorf("an element got an %s attribute from a name", attr)
 		}
 	}
