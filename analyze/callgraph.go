@@ -27,6 +27,12 @@ type callGraph struct {
 type graphLoc struct {
 	lines   []graphLine
 	mapFile string
+	// hasMapping is true when the location belongs to a mapping (whose file pprof's
+	// filters also match, even an empty one).
+	hasMapping bool
+	// noLines is true when the profile gave the location no frames; lines then
+	// holds one placeholder frame named after the mapping.
+	noLines bool
 }
 
 // graphLine is one frame of a location.
@@ -94,10 +100,10 @@ func graphFromProfile(p *profile.Profile) *callGraph {
 	for _, l := range p.Location {
 		var loc graphLoc
 		if l.Mapping != nil {
-			loc.mapFile = l.Mapping.File
+			loc.mapFile, loc.hasMapping = l.Mapping.File, true
 		}
 		if len(l.Line) == 0 {
-			loc.lines = []graphLine{b.line("", "", false, loc.mapFile)}
+			loc.lines, loc.noLines = []graphLine{b.line("", "", false, loc.mapFile)}, true
 		}
 		for _, ln := range l.Line {
 			if ln.Function == nil {

@@ -16,6 +16,9 @@ import (
 type Profile struct {
 	graph *callGraph
 	meta  profileMeta
+	// totals, when set, are the totals of the unfiltered profile this one was
+	// filtered from: pprof keeps percentages relative to the whole profile.
+	totals []int64
 	// Format names the encoding the profile was read from ("profile.proto",
 	// "legacy text heap", …).
 	Format string

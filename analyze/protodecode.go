@@ -187,15 +187,15 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 		if l.id == 0 {
 			return nil, fmt.Errorf("%w: a location has id 0", errProto)
 		}
-		mapFile := ""
+		mapFile, hasMapping := "", false
 		if l.mappingID != 0 {
 			f, ok := mapFiles[l.mappingID]
 			if !ok {
 				return nil, fmt.Errorf("%w: location %d refers to mapping %d, which does not exist", errProto, l.id, l.mappingID)
 			}
-			mapFile = f
+			mapFile, hasMapping = f, true
 		}
-		loc := graphLoc{mapFile: mapFile}
+		loc := graphLoc{mapFile: mapFile, hasMapping: hasMapping}
 		for _, ln := range l.lines {
 			f, ok := funcs[ln.functionID]
 			if !ok {
@@ -208,7 +208,7 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 			loc.lines = append(loc.lines, b.line(d.strings[f.name], d.strings[f.file], true, mapFile))
 		}
 		if len(loc.lines) == 0 {
-			loc.lines = []graphLine{b.line("", "", false, mapFile)}
+			loc.lines, loc.noLines = []graphLine{b.line("", "", false, mapFile)}, true
 		}
 		if !locIndex.set(l.id, int32(len(b.g.locs))) {
 			return nil, fmt.Errorf("%w: two locations have id %d", errProto, l.id)

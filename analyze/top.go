@@ -17,10 +17,13 @@ type TopRow struct {
 // flat and cum, ordered by flat (largest absolute value first), then by name, then
 // by cum.
 type TopResult struct {
-	SampleType string   `json:"sample_type"`
-	Unit       string   `json:"unit"`
-	Total      int64    `json:"total"`
-	Rows       []TopRow `json:"rows"`
+	SampleType string `json:"sample_type"`
+	Unit       string `json:"unit"`
+	// Total is the whole profile's total, also after filtering (as in pprof).
+	Total int64 `json:"total"`
+	// Shown is the total of the samples a filter kept; it equals Total unfiltered.
+	Shown int64    `json:"shown"`
+	Rows  []TopRow `json:"rows"`
 }
 
 // Top computes the top table of one sample type (an index from SampleIndex) with
@@ -29,7 +32,10 @@ type TopResult struct {
 func (p *Profile) Top(sampleIndex int) TopResult {
 	st := p.meta.sampleTypes[sampleIndex]
 	res := topOf(p.graph, sampleIndex)
-	res.SampleType, res.Unit = st.typ, st.unit
+	res.SampleType, res.Unit, res.Shown = st.typ, st.unit, res.Total
+	if p.totals != nil {
+		res.Total = p.totals[sampleIndex]
+	}
 	return res
 }
 
@@ -79,14 +85,17 @@ func nodeValues(g *callGraph, sampleIndex int) (flat, cum []int64, total int64) 
 
 // sortTopRows orders rows as pprof's -top does.
 func sortTopRows(rows []TopRow) {
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if fa, fb := abs64(a.Flat), abs64(b.Flat); fa != fb {
-			return fa > fb
-		}
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c < 0
-		}
-		return abs64(a.Cum) > abs64(b.Cum)
-	})
+	sort.Slice(rows, func(i, j int) bool { return topLess(rows[i], rows[j]) })
+}
+
+// topLess is pprof's flat order: the larger absolute flat first, then the name, then
+// the larger absolute cum.
+func topLess(a, b TopRow) bool {
+	if fa, fb := abs64(a.Flat), abs64(b.Flat); fa != fb {
+		return fa > fb
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c < 0
+	}
+	return abs64(a.Cum) > abs64(b.Cum)
 }
