@@ -57,7 +57,7 @@ func TestDiffRefusesDifferentTypes(t *testing.T) {
 // -hide and -show on real profiles.
 func TestFilterMatchesPprof(t *testing.T) {
 	for _, tc := range []struct {
-		file                       string
+		file                      string
 		focus, ignore, hide, show string
 	}{
 		{"parca-self-heap-t9-1644509299.pb.gz", "badger", "", "", ""},
