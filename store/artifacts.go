@@ -15,8 +15,8 @@ import (
 // putArtifact stores one artifact inside tx unless its bytes are already stored,
 // copying them in chunks and checking them against the claimed hash and size.
 func (db *DB) putArtifact(ctx context.Context, tx *sql.Tx, u Upload, now time.Time) error {
-	if !ValidSHA256(u.SHA256) || u.Kind == "" || u.Open == nil {
-		return fmt.Errorf("%w: artifact %q needs a sha256, a kind and its bytes", ErrInvalid, u.Name)
+	if !ValidSHA256(u.SHA256) {
+		return fmt.Errorf("%w: artifact %q needs a sha256", ErrInvalid, u.Name)
 	}
 	var n int
 	if err := tx.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM artifacts WHERE sha256 = ?`), u.SHA256).Scan(&n); err != nil {
@@ -24,6 +24,12 @@ func (db *DB) putArtifact(ctx context.Context, tx *sql.Tx, u Upload, now time.Ti
 	}
 	if n > 0 {
 		return nil // content-addressed: the same bytes are already here
+	}
+	if u.Open == nil {
+		return fmt.Errorf("artifact %s: %w", u.SHA256, ErrNotFound)
+	}
+	if u.Kind == "" {
+		return fmt.Errorf("%w: artifact %q needs a kind", ErrInvalid, u.Name)
 	}
 	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO artifacts (sha256, kind, format, size, created_at) VALUES (?, ?, ?, ?, ?)`),
 		u.SHA256, u.Kind, u.Format, u.Size, millis(now)); err != nil {

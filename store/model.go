@@ -54,6 +54,7 @@ type Upload struct {
 	Size   int64
 	Kind   string
 	Format string
-	// Open returns a fresh reader of the bytes; the store closes it.
+	// Open returns a fresh reader of the bytes; the store closes it. Leave it nil
+	// to refer to an artifact that is already stored (a new report over old files).
 	Open func() (io.ReadCloser, error)
 }

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -168,6 +169,7 @@ func TestFailedWriteLeavesNothing(t *testing.T) {
 		{"hash mismatch after a good artifact", []Upload{good, badHash}, ErrIntegrity},
 		{"reader fails mid-artifact", []Upload{good, broken}, nil},
 		{"no sha256", []Upload{{Name: "x", Kind: "profile", Open: good.Open}}, ErrInvalid},
+		{"refers to a missing artifact", []Upload{good, {Name: "gone", SHA256: strings.Repeat("ab", 32)}}, ErrNotFound},
 	} {
 		err := db.CreateReport(ctx, &Report{Kind: "profile"}, tc.uploads)
 		if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {

@@ -44,7 +44,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	var buf bytes.Buffer
-	page := view.Page{Title: http.StatusText(status), CSS: s.assets.url("app.css"), JS: s.assets.url("app.js")}
+	page := s.page(view.Page{Title: http.StatusText(status)})
 	c := view.Layout(page)
 	ctx := templ.WithChildren(r.Context(), view.ErrorPage(status, http.StatusText(status), msg))
 	if rerr := c.Render(ctx, &buf); rerr != nil {
@@ -81,7 +81,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 // render renders a page (layout around content) into a buffer, then writes it, so
 // a rendering error still becomes a proper status.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p view.Page, content templ.Component) error {
-	p.CSS, p.JS = s.assets.url("app.css"), s.assets.url("app.js")
+	p = s.page(p)
 	var buf bytes.Buffer
 	ctx := templ.WithChildren(r.Context(), content)
 	if err := view.Layout(p).Render(ctx, &buf); err != nil {
@@ -91,6 +91,13 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p vi
 	w.WriteHeader(status)
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// page adds the stylesheet and scripts every page loads.
+func (s *Server) page(p view.Page) view.Page {
+	p.CSS = s.assets.url("app.css")
+	p.Scripts = []string{s.assets.url("app.js"), s.assets.url("flame.js")}
+	return p
 }
 
 // slogFormatter logs one line per request through slog.

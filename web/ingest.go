@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
@@ -55,25 +56,71 @@ type reportPlan struct {
 
 // plan validates the files for the report they make and computes its summary. A
 // file that is not of a kind leakui analyzes is refused, naming what was detected.
+// It may reorder form.files (profiles go by the time they were taken).
 func (s *Server) plan(ctx context.Context, form *uploadForm) (*reportPlan, error) {
-	kinds := map[analyze.Kind]int{}
-	for _, f := range form.files {
-		kinds[f.det.Kind]++
-	}
 	for _, f := range form.files {
 		if f.det.Kind != analyze.KindProfile {
 			return nil, fmt.Errorf("%w: %s: detected %s; leakui accepts %s", analyze.ErrUnsupportedKind,
 				f.name, f.det, strings.Join(acceptedKinds, "; "))
 		}
 	}
-	if len(form.files) != 1 {
-		return nil, errorf(http.StatusUnprocessableEntity, "upload one profile at a time")
+	return s.planProfiles(form)
+}
+
+// planProfiles makes a profile report of one file, a diff of two, a series of more.
+// Several profiles must be of one type; they are ordered by the time each was
+// taken when all say it, else kept in upload order.
+func (s *Server) planProfiles(form *uploadForm) (*reportPlan, error) {
+	profiles := make([]*analyze.Profile, len(form.files))
+	for i, f := range form.files {
+		p, err := s.loadReceivedProfile(f)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 && !profiles[0].SameType(p) {
+			return nil, fmt.Errorf("%w: %s measures %s but %s measures %s; upload profiles of one type together",
+				analyze.ErrMismatch, form.files[0].name, profiles[0].TypeNames(), f.name, p.TypeNames())
+		}
+		profiles[i] = p
 	}
-	p, err := s.loadReceivedProfile(form.files[0])
-	if err != nil {
-		return nil, err
+	timed := true
+	for _, p := range profiles {
+		timed = timed && !p.Time().IsZero()
 	}
-	return &reportPlan{kind: "profile", params: map[string]any{}, summary: profileSummaryOf(p)}, nil
+	if timed {
+		order := make([]int, len(profiles))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return profiles[order[a]].Time().Before(profiles[order[b]].Time()) })
+		files := make([]*received, len(order))
+		sorted := make([]*analyze.Profile, len(order))
+		for i, k := range order {
+			files[i], sorted[i] = form.files[k], profiles[k]
+		}
+		form.files, profiles = files, sorted
+	}
+	last := profiles[len(profiles)-1]
+	sum := profileSummaryOf(last)
+	kind := modeSingle
+	switch {
+	case len(profiles) == 2:
+		kind = modeDiff
+	case len(profiles) > 2:
+		kind = seriesKind
+		sum.Profiles = len(profiles)
+	}
+	return &reportPlan{kind: kind, params: map[string]any{"ordered_by": orderedBy(timed, len(profiles))}, summary: sum}, nil
+}
+
+func orderedBy(timed bool, n int) string {
+	switch {
+	case n == 1:
+		return ""
+	case timed:
+		return "profile time"
+	}
+	return "upload order"
 }
 
 // loadReceivedProfile parses a received file as a profile and caches it.

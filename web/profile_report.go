@@ -1,11 +1,12 @@
 package web
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -13,96 +14,266 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// defaultTopRows is how many rows the top table shows before "show all".
+// defaultTopRows is how many rows a table shows before "show all".
 const defaultTopRows = 50
 
-// profileQuery is a profile view's parameters from the URL.
-type profileQuery struct {
-	sampleIndex int
-	rows        int // 0 means all
+// profileSet is a report's profiles, loaded, with the query that selects a view.
+type profileSet struct {
+	rep      *store.Report
+	profiles []*analyze.Profile
+	q        profileQuery
+	si       int // resolved sample index
 }
 
-// parseProfileQuery reads ?si= and ?n= for a profile.
-func parseProfileQuery(r *http.Request, p *analyze.Profile) (profileQuery, error) {
-	q := profileQuery{rows: defaultTopRows}
-	si, err := p.SampleIndex(r.URL.Query().Get("si"))
+// loadProfileSet loads every profile of a report and resolves the query.
+func (s *Server) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet, error) {
+	q, err := parseProfileQuery(r, rep)
 	if err != nil {
-		return q, err
+		return nil, err
 	}
-	q.sampleIndex = si
-	switch n := r.URL.Query().Get("n"); n {
-	case "":
-	case "all":
-		q.rows = 0
-	default:
-		v, err := strconv.Atoi(n)
-		if err != nil || v < 1 {
-			return q, errorf(http.StatusBadRequest, "n must be a positive number of rows or \"all\", not %q", n)
+	set := &profileSet{rep: rep, q: q}
+	for _, a := range rep.Artifacts {
+		p, err := s.loadProfile(r.Context(), a.SHA256)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a.Name, err)
 		}
-		q.rows = v
+		set.profiles = append(set.profiles, p)
 	}
-	return q, nil
+	if len(set.profiles) == 0 {
+		return nil, fmt.Errorf("report %s has no profiles", rep.ID)
+	}
+	if set.si, err = set.shown().SampleIndex(q.sampleType); err != nil {
+		return nil, err
+	}
+	return set, nil
 }
 
-// reportProfile loads the first artifact of a profile report.
-func (s *Server) reportProfile(r *http.Request, rep *store.Report) (*analyze.Profile, store.ReportArtifact, error) {
-	if len(rep.Artifacts) == 0 {
-		return nil, store.ReportArtifact{}, fmt.Errorf("report %s has no artifacts", rep.ID)
+// shown is the profile whose sample types the page offers: the single one, or the
+// diff's target.
+func (ps *profileSet) shown() *analyze.Profile {
+	switch ps.q.mode {
+	case modeDiff:
+		return ps.profiles[ps.q.target]
+	case modeSeries:
+		return ps.profiles[len(ps.profiles)-1]
 	}
-	a := rep.Artifacts[0]
-	p, err := s.loadProfile(r.Context(), a.SHA256)
-	return p, a, err
+	return ps.profiles[ps.q.file]
 }
 
-// showProfile renders /r/{id} for a profile.
-func (s *Server) showProfile(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
-	p, a, err := s.reportProfile(r, rep)
+// filtered applies the query's filter to a profile and adds a notice for every
+// option that matched nothing.
+func (ps *profileSet) filtered(p *analyze.Profile, notices *[]string) *analyze.Profile {
+	fp, m := p.Filter(ps.q.filter)
+	for _, name := range ps.q.filter.Unmatched(m) {
+		*notices = append(*notices, fmt.Sprintf("The %s filter %q matched nothing in %s.", name, ps.filterText(name), ps.name(p)))
+	}
+	return fp
+}
+
+func (ps *profileSet) filterText(option string) string {
+	switch option {
+	case "focus":
+		return ps.q.filterText[0]
+	case "ignore":
+		return ps.q.filterText[1]
+	case "hide":
+		return ps.q.filterText[2]
+	}
+	return ps.q.filterText[3]
+}
+
+func (ps *profileSet) name(p *analyze.Profile) string {
+	for i, q := range ps.profiles {
+		if q == p {
+			return ps.rep.Artifacts[i].Name
+		}
+	}
+	return "the profile"
+}
+
+// showProfiles renders /r/{id} for reports over profiles.
+func (s *Server) showProfiles(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	ps, err := s.loadProfileSet(r, rep)
 	if err != nil {
 		return err
 	}
-	q, err := parseProfileQuery(r, p)
+	page, err := s.profilePage(r.Context(), ps)
 	if err != nil {
 		return err
 	}
-	top := p.Top(q.sampleIndex)
-	types := p.SampleTypes()
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports"}, view.ProfileReportPage(page))
+}
+
+// profilePage builds the page model.
+func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileReport, error) {
+	rep, q := ps.rep, ps.q
+	path := "/r/" + rep.ID
 	page := view.ProfileReport{
-		ID: rep.ID, FileName: a.Name, Label: a.Label, Kind: analyze.KindProfile.Description() + " (" + p.Format + ")",
-		SHA256: a.SHA256, Size: analyze.FormatBytes(a.Size), Samples: analyze.FormatCount(int64(p.Samples())),
-		Binary: p.MainBinary(), Created: formatTime(rep.CreatedAt), Permalink: "/r/" + rep.ID,
+		ID: rep.ID, Created: formatTime(rep.CreatedAt), Permalink: path,
 		Links: []view.Link{
-			{Label: "JSON", URL: "/api/reports/" + rep.ID + keepQuery(r, "si", "n")},
-			{Label: "Markdown", URL: "/r/" + rep.ID + ".md" + keepQuery(r, "si")},
-			{Label: "download", URL: "/a/" + a.SHA256},
+			{Label: "JSON", URL: q.url("/api/reports/"+rep.ID, nil)},
+			{Label: "Markdown", URL: q.url(path+".md", nil)},
 		},
-		Top: topTable(top, q.rows, showAllURL(r)),
 	}
-	if t := p.Time(); !t.IsZero() {
-		page.Time = formatTime(t)
+	for i, a := range rep.Artifacts {
+		p := ps.profiles[i]
+		fi := view.FileInfo{Name: a.Name, Kind: "pprof " + strings.Join(typeNames(p), "/") + " (" + p.Format + ")",
+			Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: "/a/" + a.SHA256}
+		if t := p.Time(); !t.IsZero() {
+			fi.Time = formatTime(t)
+		}
+		page.Files = append(page.Files, fi)
+		if page.Label == "" {
+			page.Label = a.Label
+		}
 	}
-	if d := p.Duration(); d > 0 {
-		page.Duration = d.Round(time.Millisecond).String()
+	shown := ps.shown()
+	switch q.mode {
+	case modeDiff:
+		page.Title = fmt.Sprintf("%s → %s", rep.Artifacts[q.base].Name, rep.Artifacts[q.target].Name)
+	case modeSeries:
+		page.Title = fmt.Sprintf("Series of %d profiles", len(ps.profiles))
+	default:
+		page.Title = rep.Artifacts[q.file].Name
+		page.Meta = profileMeta(shown)
 	}
-	for i, st := range types {
+	page.Modes = ps.modeLinks(path)
+	for i, st := range shown.SampleTypes() {
 		key := ""
 		if i < 9 {
 			key = strconv.Itoa(i + 1)
 		}
-		page.Types = append(page.Types, view.Link{Label: st.Type, URL: "/r/" + rep.ID + "?si=" + url.QueryEscape(st.Type), Current: i == q.sampleIndex, Key: key,
-			Value: analyze.FormatValue(st.Total, st.Unit)})
+		page.Types = append(page.Types, view.Link{
+			Label: st.Type, Value: analyze.FormatValue(st.Total, st.Unit), Key: key, Current: i == ps.si,
+			URL: q.url(path, func(v url.Values) { v.Set("si", st.Type) }),
+		})
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: a.Name, Nav: "reports"}, view.ProfileReportPage(page))
+	page.Views = []view.Link{
+		{Label: "top", URL: q.url(path, func(v url.Values) { v.Del("view") }), Current: q.view == viewTop},
+		{Label: "flame graph", URL: q.url(path, func(v url.Values) { v.Set("view", viewFlame) }), Current: q.view == viewFlame},
+	}
+	page.Filter = ps.filterForm(path)
+	switch q.mode {
+	case modeDiff:
+		base := ps.filtered(ps.profiles[q.base], &page.Notices)
+		target := ps.filtered(ps.profiles[q.target], &page.Notices)
+		d, err := ps.diffTable(path, base, target)
+		if err != nil {
+			return page, err
+		}
+		page.Diff = &d
+	default:
+		p := ps.filtered(shown, &page.Notices)
+		if q.view == viewFlame {
+			f := flameView("flame-data", p.Flame(ps.si, analyze.DefaultFlameFraction))
+			page.Flame = &f
+		} else {
+			t := topTable(p.Top(ps.si), q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }))
+			page.Top = &t
+		}
+		if q.mode == modeSingle && len(rep.Artifacts) == 1 {
+			cf, err := s.compareForm(ctx, rep, shown)
+			if err != nil {
+				return page, err
+			}
+			page.Compare = cf
+		}
+	}
+	return page, nil
+}
+
+// modeLinks offers the views the report's files allow: each file alone, their
+// diff, their series.
+func (ps *profileSet) modeLinks(path string) []view.Link {
+	n := len(ps.profiles)
+	if n < 2 {
+		return nil
+	}
+	q := ps.q
+	// switchTo moves the query to another mode, leaving the mode out of the URL
+	// when it is the report's own.
+	switchTo := func(mode string, v url.Values) {
+		for _, k := range []string{"mode", "file", "base", "target"} {
+			v.Del(k)
+		}
+		if mode != q.defaultMode {
+			v.Set("mode", mode)
+		}
+	}
+	var links []view.Link
+	for i, a := range ps.rep.Artifacts {
+		links = append(links, view.Link{Label: a.Name, Current: q.mode == modeSingle && q.file == i,
+			URL: q.url(path, func(v url.Values) {
+				switchTo(modeSingle, v)
+				if i > 0 {
+					v.Set("file", strconv.Itoa(i))
+				}
+			})})
+	}
+	links = append(links, view.Link{Label: "diff", Current: q.mode == modeDiff,
+		URL: q.url(path, func(v url.Values) { switchTo(modeDiff, v) })})
+	if n >= 3 {
+		links = append(links, view.Link{Label: "series", Current: q.mode == modeSeries,
+			URL: q.url(path, func(v url.Values) { switchTo(modeSeries, v) })})
+	}
+	return links
+}
+
+// filterForm fills the filter form, keeping the other parameters.
+func (ps *profileSet) filterForm(path string) view.FilterForm {
+	q := ps.q
+	f := view.FilterForm{Action: path, Focus: q.filterText[0], Ignore: q.filterText[1], Hide: q.filterText[2], Show: q.filterText[3],
+		Active: q.filter.Active()}
+	keep, _ := url.ParseQuery(strings.TrimPrefix(strings.TrimPrefix(q.url("", nil), path), "?"))
+	for _, k := range []string{"mode", "view", "si", "file", "base", "target"} {
+		if v := keep.Get(k); v != "" {
+			f.Keep = append(f.Keep, view.Pair{Label: k, Value: v})
+		}
+	}
+	f.Clear = q.url(path, func(v url.Values) {
+		for _, k := range []string{"f", "i", "h", "s"} {
+			v.Del(k)
+		}
+	})
+	return f
+}
+
+// profileMeta describes one profile.
+func profileMeta(p *analyze.Profile) []view.Pair {
+	var m []view.Pair
+	if t := p.Time(); !t.IsZero() {
+		m = append(m, view.Pair{Label: "Profile time", Value: formatTime(t)})
+	}
+	if d := p.Duration(); d > 0 {
+		m = append(m, view.Pair{Label: "Duration", Value: d.Round(time.Millisecond).String()})
+	}
+	if b := p.MainBinary(); b != "" {
+		m = append(m, view.Pair{Label: "Program", Value: b})
+	}
+	m = append(m, view.Pair{Label: "Samples", Value: analyze.FormatCount(int64(p.Samples()))})
+	return m
+}
+
+func typeNames(p *analyze.Profile) []string {
+	var out []string
+	for _, st := range p.SampleTypes() {
+		out = append(out, st.Type)
+	}
+	return out
 }
 
 // topTable formats the first rows of a top table (all when rows is 0).
 func topTable(top analyze.TopResult, rows int, showAll string) view.TopTable {
 	t := view.TopTable{SampleType: top.SampleType, Total: analyze.FormatValue(top.Total, top.Unit), All: len(top.Rows)}
+	if top.Shown != top.Total {
+		t.Shown = analyze.FormatValue(top.Shown, top.Unit)
+	}
 	shown := top.Rows
 	if rows > 0 && len(shown) > rows {
 		shown = shown[:rows]
 		t.ShowAll = showAll
 	}
-	t.Shown = len(shown)
+	t.Count = len(shown)
 	var sum, maxFlat int64
 	for _, row := range shown {
 		maxFlat = max(maxFlat, abs(row.Flat))
@@ -124,88 +295,76 @@ func topTable(top analyze.TopResult, rows int, showAll string) view.TopTable {
 	return t
 }
 
-// profileJSON computes the JSON twin of a profile report.
-func (s *Server) profileJSON(r *http.Request, rep *store.Report) (*profileJSON, error) {
-	p, _, err := s.reportProfile(r, rep)
+// diffTable formats a diff, or its flame graph in the flame view.
+func (ps *profileSet) diffTable(path string, base, target *analyze.Profile) (view.DiffTable, error) {
+	q := ps.q
+	d, err := analyze.Diff(base, target, ps.si)
+	if err != nil {
+		return view.DiffTable{}, err
+	}
+	t := view.DiffTable{
+		SampleType: d.SampleType, BaseName: ps.rep.Artifacts[q.base].Name, TargetName: ps.rep.Artifacts[q.target].Name,
+		Base: analyze.FormatValue(d.BaseTotal, d.Unit), Target: analyze.FormatValue(d.TargetTotal, d.Unit),
+		Change: signed(d.Change(), d.Unit), Ratio: analyze.Percent(d.Change(), d.BaseTotal), Grew: d.Change() > 0,
+		All: len(d.Rows),
+	}
+	if q.view == viewFlame {
+		fg, err := analyze.DiffFlame(base, target, ps.si, analyze.DefaultFlameFraction)
+		if err != nil {
+			return t, err
+		}
+		f := flameView("flame-data", fg)
+		t.Flame = &f
+		return t, nil
+	}
+	rows := d.Rows
+	if q.rows > 0 && len(rows) > q.rows {
+		rows = rows[:q.rows]
+		t.ShowAll = q.url(path, func(v url.Values) { v.Set("n", "all") })
+	}
+	t.Count = len(rows)
+	for i, r := range rows {
+		t.Rows = append(t.Rows, view.DiffRow{
+			Rank: i + 1, Name: r.Name, Flat: signed(r.Flat, d.Unit), Cum: signed(r.Cum, d.Unit),
+			BaseFlat: analyze.FormatValue(r.BaseFlat, d.Unit), TargetFlat: analyze.FormatValue(r.TargetFlat, d.Unit),
+			PctOf: analyze.Percent(r.Flat, d.Total), FlatValue: r.Flat, CumValue: r.Cum, Grew: r.Flat > 0,
+		})
+	}
+	return t, nil
+}
+
+// signed formats a change with an explicit sign.
+func signed(v int64, unit string) string {
+	s := analyze.FormatValue(v, unit)
+	if v > 0 {
+		return "+" + s
+	}
+	return s
+}
+
+// compareForm lists the recent single-profile reports of the same type as bases.
+func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *analyze.Profile) (*view.CompareForm, error) {
+	recent, err := s.store.RecentReports(ctx, 50)
 	if err != nil {
 		return nil, err
 	}
-	q, err := parseProfileQuery(r, p)
-	if err != nil {
-		return nil, err
-	}
-	top := p.Top(q.sampleIndex)
-	if q.rows > 0 && len(top.Rows) > q.rows {
-		top.Rows = top.Rows[:q.rows]
-	}
-	doc := &profileJSON{Format: p.Format, DurationNs: int64(p.Duration()), Samples: p.Samples(), SampleTypes: p.SampleTypes(), Top: top}
-	if t := p.Time(); !t.IsZero() {
-		doc.Time = &t
-	}
-	return doc, nil
-}
-
-// profileMarkdown writes the ticket summary of a profile report: link, sha256,
-// totals and the top 10 rows of the chosen sample type.
-func (s *Server) profileMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
-	p, a, err := s.reportProfile(r, rep)
-	if err != nil {
-		return err
-	}
-	q, err := parseProfileQuery(r, p)
-	if err != nil {
-		return err
-	}
-	top := p.Top(q.sampleIndex)
-	fmt.Fprintf(w, "### leakui: %s\n\n", mdEscape(a.Name))
-	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, "/r/"+rep.ID))
-	fmt.Fprintf(w, "- File: `%s`, %s, sha256 `%s`\n", mdCode(a.Name), analyze.FormatBytes(a.Size), a.SHA256)
-	fmt.Fprintf(w, "- Kind: pprof profile (%s), %s samples", p.Format, analyze.FormatCount(int64(p.Samples())))
-	if t := p.Time(); !t.IsZero() {
-		fmt.Fprintf(w, ", taken %s", formatTime(t))
-	}
-	fmt.Fprintln(w)
-	fmt.Fprint(w, "- Totals:")
-	for i, st := range p.SampleTypes() {
-		sep := ","
-		if i == 0 {
-			sep = ""
+	cf := &view.CompareForm{Action: "/r/" + rep.ID + "/compare"}
+	want := strings.Join(typeNames(p), "/")
+	for _, other := range recent {
+		if other.ID == rep.ID || other.Kind != modeSingle {
+			continue
 		}
-		fmt.Fprintf(w, "%s %s %s", sep, st.Type, analyze.FormatValue(st.Total, st.Unit))
-	}
-	fmt.Fprintf(w, "\n\nTop 10 by %s (total %s):\n\n", top.SampleType, analyze.FormatValue(top.Total, top.Unit))
-	fmt.Fprintln(w, "| flat | flat% | cum | cum% | function |")
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---|")
-	for i, row := range top.Rows {
-		if i == 10 {
-			break
+		sum, ok := decodeProfileSummary(other.Summary)
+		if !ok || sum.typeNames() != want {
+			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n", analyze.FormatValue(row.Flat, top.Unit), analyze.Percent(row.Flat, top.Total),
-			analyze.FormatValue(row.Cum, top.Unit), analyze.Percent(row.Cum, top.Total), mdCode(row.Name))
-	}
-	fmt.Fprintf(w, "\nOpen it with `go tool pprof %s`.\n", absoluteURL(r, "/a/"+a.SHA256))
-	return nil
-}
-
-// showAllURL is the current URL with n=all.
-func showAllURL(r *http.Request) string {
-	q := r.URL.Query()
-	q.Set("n", "all")
-	return r.URL.Path + "?" + q.Encode()
-}
-
-// keepQuery carries the named query parameters over to another URL.
-func keepQuery(r *http.Request, names ...string) string {
-	out := url.Values{}
-	for _, n := range names {
-		if v := r.URL.Query().Get(n); v != "" {
-			out.Set(n, v)
+		name := other.ID
+		if len(other.Artifacts) > 0 {
+			name = other.Artifacts[0].Name
 		}
+		cf.Choices = append(cf.Choices, view.Pair{Value: other.ID, Label: fmt.Sprintf("%s (%s)", name, formatTime(other.CreatedAt))})
 	}
-	if len(out) == 0 {
-		return ""
-	}
-	return "?" + out.Encode()
+	return cf, nil
 }
 
 func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") }

@@ -9,15 +9,25 @@ import (
 
 // reportJSON is the JSON twin of a report page.
 type reportJSON struct {
-	ID          string             `json:"id"`
-	Kind        string             `json:"kind"`
-	CreatedAt   time.Time          `json:"created_at"`
-	URL         string             `json:"url"`
-	MarkdownURL string             `json:"markdown_url"`
-	Params      json.RawMessage    `json:"params"`
-	Summary     json.RawMessage    `json:"summary"`
-	Artifacts   []uploadedArtifact `json:"artifacts"`
-	Profile     *profileJSON       `json:"profile,omitempty"`
+	ID          string              `json:"id"`
+	Kind        string              `json:"kind"`
+	CreatedAt   time.Time           `json:"created_at"`
+	URL         string              `json:"url"`
+	MarkdownURL string              `json:"markdown_url"`
+	Params      json.RawMessage     `json:"params"`
+	Summary     json.RawMessage     `json:"summary"`
+	Artifacts   []uploadedArtifact  `json:"artifacts"`
+	Profile     *profileJSON        `json:"profile,omitempty"`
+	Diff        *diffJSON           `json:"diff,omitempty"`
+	Flame       *analyze.FlameGraph `json:"flame,omitempty"`
+	Notices     []string            `json:"notices,omitempty"`
+}
+
+// diffJSON is a diff report's analysis for one sample type.
+type diffJSON struct {
+	Base   string             `json:"base"`
+	Target string             `json:"target"`
+	Result analyze.DiffResult `json:"result"`
 }
 
 // profileJSON is a profile report's analysis for one sample type.

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -20,6 +21,7 @@ type reportsResource struct{ s *Server }
 func (rs reportsResource) Routes() chi.Router {
 	r := chi.NewRouter()
 	r.Get("/{ref}", rs.s.handle(rs.show))
+	r.Post("/{id}/compare", rs.s.handle(rs.compare))
 	return r
 }
 
@@ -41,8 +43,8 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	switch rep.Kind {
-	case "profile":
-		return rs.s.showProfile(w, r, rep)
+	case modeSingle, modeDiff, modeSeries:
+		return rs.s.showProfiles(w, r, rep)
 	}
 	return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 }
@@ -63,8 +65,8 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: "/a/" + a.SHA256})
 	}
 	switch rep.Kind {
-	case "profile":
-		if doc.Profile, err = s.profileJSON(r, rep); err != nil {
+	case modeSingle, modeDiff, modeSeries:
+		if err := s.profilesJSON(r, rep, &doc); err != nil {
 			return err
 		}
 	}
@@ -75,8 +77,8 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 	var b bytes.Buffer
 	switch rep.Kind {
-	case "profile":
-		if err := s.profileMarkdown(&b, r, rep); err != nil {
+	case modeSingle, modeDiff, modeSeries:
+		if err := s.profilesMarkdown(&b, r, rep); err != nil {
 			return nil, err
 		}
 	default:
@@ -109,4 +111,15 @@ func absoluteURL(r *http.Request, path string) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host + path
+}
+
+func chiParam(r *http.Request, name string) string { return chi.URLParam(r, name) }
+
+// mustJSON marshals a value known to marshal.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

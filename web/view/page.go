@@ -7,8 +7,9 @@ package view
 type Page struct {
 	// Title goes into <title> after "leakui — ".
 	Title string
-	// CSS and JS are the content-hashed URLs of the stylesheet and the script.
-	CSS, JS string
+	// CSS is the content-hashed URL of the stylesheet; Scripts those of the scripts.
+	CSS     string
+	Scripts []string
 	// Nav marks the current section ("upload", "reports", "runs").
 	Nav string
 }

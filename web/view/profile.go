@@ -1,33 +1,62 @@
 package view
 
-// ProfileReport is the page of a single profile.
+// ProfileReport is the page of a report over one or more profiles: a single
+// profile, a diff of two, or a series.
 type ProfileReport struct {
 	ID        string
-	FileName  string
+	Title     string
 	Label     string
-	Kind      string // detected format, e.g. "pprof profile (profile.proto)"
-	SHA256    string
-	Size      string
-	Time      string // "" when the profile does not say
-	Duration  string
-	Samples   string
-	Binary    string
 	Created   string
-	Types     []Link // switch between sample types; Value is each one's total
-	Top       TopTable
-	Links     []Link // JSON, Markdown, download
-	Notices   []string
 	Permalink string
+	Files     []FileInfo
+	// Meta describes the profile shown (single view) as label/value pairs.
+	Meta []Pair
+	// Modes switch between single, diff and series views over the same files.
+	Modes []Link
+	// Views switch between the top table and the flame graph.
+	Views []Link
+	// Types switch between sample types; Value is each one's total.
+	Types  []Link
+	Filter FilterForm
+	Links  []Link // JSON, Markdown, downloads
+	// Notices are warnings such as a filter that matched nothing.
+	Notices []string
+	// Exactly one of the following is set.
+	Top   *TopTable
+	Flame *Flame
+	Diff  *DiffTable
+	// Compare offers the other profiles of the same type as a base, for a diff.
+	Compare *CompareForm
+}
+
+// FileInfo is one input file of a report.
+type FileInfo struct {
+	Name, Kind, Size, SHA256, Time, Download string
+}
+
+// Pair is a label and a value.
+type Pair struct{ Label, Value string }
+
+// FilterForm carries pprof-style filters (focus, ignore, hide, show) and the
+// parameters to keep when the form is submitted.
+type FilterForm struct {
+	Action                    string
+	Focus, Ignore, Hide, Show string
+	Keep                      []Pair // hidden inputs
+	Active                    bool
+	Clear                     string // URL without filters
 }
 
 // TopTable is the flat/cum table of one sample type.
 type TopTable struct {
 	SampleType string
 	Total      string
-	Rows       []TopRow
-	// Shown and All count the rows shown and the rows there are; ShowAll links to
+	// Shown is the filtered total when a filter is active, else "".
+	Shown string
+	Rows  []TopRow
+	// Count and All count the rows shown and the rows there are; ShowAll links to
 	// the full table when some are hidden.
-	Shown, All int
+	Count, All int
 	ShowAll    string
 }
 
@@ -40,4 +69,31 @@ type TopRow struct {
 	FlatValue, CumValue int64
 	// BarPct is the flat share of the largest row, 0–100, for the inline bar.
 	BarPct int
+}
+
+// DiffTable is a base → target comparison ranked by growth.
+type DiffTable struct {
+	SampleType                  string
+	Base, Target, Change, Ratio string
+	BaseName, TargetName        string
+	Grew                        bool
+	Rows                        []DiffRow
+	Count, All                  int
+	ShowAll                     string
+	Flame                       *Flame
+}
+
+// DiffRow is one function of a diff, formatted.
+type DiffRow struct {
+	Rank                                   int
+	Name                                   string
+	Flat, Cum, BaseFlat, TargetFlat, PctOf string
+	FlatValue, CumValue                    int64
+	Grew                                   bool
+}
+
+// CompareForm lets the user pick a base for the shown profile.
+type CompareForm struct {
+	Action  string
+	Choices []Pair // value = report id, label = description
 }

@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ func render(t *testing.T, c templ.Component) *goquery.Document {
 	t.Helper()
 	var buf bytes.Buffer
 	ctx := templ.WithChildren(context.Background(), c)
-	if err := Layout(Page{Title: "t", CSS: "/static/x/app.css", JS: "/static/x/app.js"}).Render(ctx, &buf); err != nil {
+	if err := Layout(Page{Title: "t", CSS: "/static/x/app.css", Scripts: []string{"/static/x/app.js"}}).Render(ctx, &buf); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := goquery.NewDocumentFromReader(&buf)
@@ -29,12 +30,15 @@ const hostile = `<script>alert("x")</script>' onmouseover="alert(1)` + "\u2028"
 
 func TestProfileReportPage(t *testing.T) {
 	page := ProfileReport{
-		ID: "abc", FileName: hostile, Kind: "pprof profile (profile.proto)", SHA256: "d4b7", Permalink: "/r/abc",
+		ID: "abc", Title: hostile, Permalink: "/r/abc",
+		Files: []FileInfo{{Name: hostile, Kind: "pprof profile (profile.proto)", SHA256: "d4b7", Download: "/a/d4b7"}},
 		Types: []Link{
 			{Label: "alloc_space", URL: "/r/abc?si=alloc_space", Key: "1", Value: "142.4 MB"},
 			{Label: "inuse_space", URL: "/r/abc?si=inuse_space", Key: "2", Value: "137.0 MB", Current: true},
 		},
-		Top: TopTable{SampleType: "inuse_space", Total: "137.0 MB", All: 3, Shown: 2, ShowAll: "/r/abc?n=all", Rows: []TopRow{
+		Filter:  FilterForm{Action: "/r/abc", Focus: hostile, Keep: []Pair{{"si", "inuse_space"}}, Active: true, Clear: "/r/abc"},
+		Notices: []string{"The focus filter matched nothing."},
+		Top: &TopTable{SampleType: "inuse_space", Total: "137.0 MB", All: 3, Count: 2, ShowAll: "/r/abc?n=all", Rows: []TopRow{
 			{Rank: 1, Name: "github.com/dgraph-io/badger/v3/skl.newArena", Flat: "83.2 MB", FlatValue: 87244800, CumValue: 87244800},
 			{Rank: 2, Name: hostile, Flat: "1 B", FlatValue: 1, CumValue: 2},
 		}},
@@ -43,13 +47,17 @@ func TestProfileReportPage(t *testing.T) {
 	if got := doc.Find("[data-testid=report-title]").Text(); got != hostile {
 		t.Errorf("title = %q, want the hostile name as text", got)
 	}
+	if got := doc.Find("[data-testid=file-name]").Text(); got != hostile {
+		t.Errorf("file name = %q", got)
+	}
+	if got, _ := doc.Find("[data-testid=filter-focus]").Attr("value"); got != hostile {
+		t.Errorf("the focus input holds %q", got)
+	}
 	if n := doc.Find("script").Length(); n != 1 {
 		t.Errorf("%d script elements; only the layout's own may exist", n)
 	}
-	for _, attr := range []string{"onmouseover"} {
-		if doc.Find("["+attr+"]").Length() != 0 {
-			t.Errorf("an element got an %s attribute from a name", attr)
-		}
+	if doc.Find("[onmouseover]").Length() != 0 {
+		t.Error("an element got an onmouseover attribute from a name")
 	}
 	rows := doc.Find("[data-testid=top-row]")
 	if rows.Length() != 2 {
@@ -68,6 +76,49 @@ func TestProfileReportPage(t *testing.T) {
 	}
 	if !strings.Contains(doc.Find("[data-testid=top-count]").Text(), "Showing 2 of 3") {
 		t.Errorf("count line = %q", doc.Find("[data-testid=top-count]").Text())
+	}
+	if doc.Find("[data-testid=notice]").Text() != "The focus filter matched nothing." {
+		t.Error("the notice is missing")
+	}
+	if v, _ := doc.Find("[data-testid=filter-form] input[type=hidden][name=si]").Attr("value"); v != "inuse_space" {
+		t.Errorf("the filter form does not keep the sample type: %q", v)
+	}
+}
+
+func TestFlameGraphComponent(t *testing.T) {
+	f := Flame{ID: "flame-data", Width: 1200, Height: 36,
+		Boxes: []FlameBox{{X: "0", Y: "0", W: "1200", Name: "root", Label: "root", Title: "root"}, {X: "0", Y: "18", W: "600", Name: hostile, Label: hostile, Title: hostile}},
+		Data:  FlameData{Names: []string{"root", hostile}, Nodes: [][4]int64{{0, 10, 0, 0}, {1, 5, 0, 1}}, Total: 10, Unit: "bytes"},
+	}
+	doc := render(t, FlameGraph(f))
+	if n := doc.Find("[data-testid=flame-box]").Length(); n != 2 {
+		t.Fatalf("%d boxes", n)
+	}
+	if got := doc.Find("[data-testid=flame-box]").Eq(1).Find("title").Text(); got != hostile {
+		t.Errorf("SVG title = %q", got)
+	}
+	data := doc.Find("script#flame-data")
+	if data.AttrOr("type", "") != "application/json" {
+		t.Fatal("the flame data is not a JSON data block")
+	}
+	raw, _ := data.Html()
+	if strings.Contains(raw, "</script") || strings.Contains(raw, "<script") {
+		t.Errorf("the JSON block lets a name close or open a script: %s", raw)
+	}
+	var back FlameData
+	if err := json.Unmarshal([]byte(data.Text()), &back); err != nil || back.Names[1] != hostile {
+		t.Errorf("the JSON block does not round-trip the name: %v %q", err, back.Names)
+	}
+}
+
+func TestDiffTableView(t *testing.T) {
+	doc := render(t, DiffTableView(DiffTable{SampleType: "inuse_space", Base: "47.8 MB", Target: "137.0 MB", Change: "+89.2 MB", Grew: true,
+		Rows: []DiffRow{{Rank: 1, Name: "skl.newArena", Flat: "+83.2 MB", FlatValue: 87244800, Grew: true}}, Count: 1, All: 1}))
+	if doc.Find("[data-testid=diff-change].grow").Text() != "+89.2 MB" {
+		t.Error("the change is not shown as growth")
+	}
+	if doc.Find("[data-testid=diff-row] [data-testid=name]").Text() != "skl.newArena" {
+		t.Error("the diff row is missing")
 	}
 }
 

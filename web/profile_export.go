@@ -1,0 +1,176 @@
+package web
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+)
+
+// profilesJSON fills the JSON twin of a report over profiles, for the view the
+// query selects (top or flame, single or diff).
+func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+	ps, err := s.loadProfileSet(r, rep)
+	if err != nil {
+		return err
+	}
+	q := ps.q
+	switch q.mode {
+	case modeDiff:
+		base := ps.filtered(ps.profiles[q.base], &doc.Notices)
+		target := ps.filtered(ps.profiles[q.target], &doc.Notices)
+		if q.view == viewFlame {
+			fg, err := analyze.DiffFlame(base, target, ps.si, analyze.DefaultFlameFraction)
+			if err != nil {
+				return err
+			}
+			doc.Flame = &fg
+			return nil
+		}
+		d, err := analyze.Diff(base, target, ps.si)
+		if err != nil {
+			return err
+		}
+		if q.rows > 0 && len(d.Rows) > q.rows {
+			d.Rows = d.Rows[:q.rows]
+		}
+		doc.Diff = &diffJSON{Base: rep.Artifacts[q.base].SHA256, Target: rep.Artifacts[q.target].SHA256, Result: d}
+		return nil
+	}
+	p := ps.shown()
+	fp := ps.filtered(p, &doc.Notices)
+	pj := &profileJSON{Format: p.Format, DurationNs: int64(p.Duration()), Samples: p.Samples(), SampleTypes: p.SampleTypes()}
+	if t := p.Time(); !t.IsZero() {
+		pj.Time = &t
+	}
+	if q.view == viewFlame {
+		fg := fp.Flame(ps.si, analyze.DefaultFlameFraction)
+		doc.Flame = &fg
+	} else {
+		top := fp.Top(ps.si)
+		if q.rows > 0 && len(top.Rows) > q.rows {
+			top.Rows = top.Rows[:q.rows]
+		}
+		pj.Top = top
+	}
+	doc.Profile = pj
+	return nil
+}
+
+// profilesMarkdown writes the ticket summary of a report over profiles.
+func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	ps, err := s.loadProfileSet(r, rep)
+	if err != nil {
+		return err
+	}
+	q := ps.q
+	link := absoluteURL(r, ps.q.url("/r/"+rep.ID, nil))
+	var notices []string
+	if q.mode == modeDiff {
+		base, target := rep.Artifacts[q.base], rep.Artifacts[q.target]
+		d, err := analyze.Diff(ps.filtered(ps.profiles[q.base], &notices), ps.filtered(ps.profiles[q.target], &notices), ps.si)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "### leakui diff: %s → %s\n\n", mdEscape(base.Name), mdEscape(target.Name))
+		fmt.Fprintf(w, "- Report: %s\n", link)
+		fmt.Fprintf(w, "- Base: `%s` sha256 `%s`\n- Target: `%s` sha256 `%s`\n", mdCode(base.Name), base.SHA256, mdCode(target.Name), target.SHA256)
+		fmt.Fprintf(w, "- %s: %s → %s (%s, %s of the base)\n", d.SampleType, analyze.FormatValue(d.BaseTotal, d.Unit),
+			analyze.FormatValue(d.TargetTotal, d.Unit), signed(d.Change(), d.Unit), analyze.Percent(d.Change(), d.BaseTotal))
+		writeNotices(w, notices)
+		fmt.Fprintf(w, "\nTop 10 changes by %s:\n\n| flat change | base | target | cum change | function |\n|---:|---:|---:|---:|---|\n", d.SampleType)
+		for i, row := range d.Rows {
+			if i == 10 {
+				break
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n", signed(row.Flat, d.Unit), analyze.FormatValue(row.BaseFlat, d.Unit),
+				analyze.FormatValue(row.TargetFlat, d.Unit), signed(row.Cum, d.Unit), mdCode(row.Name))
+		}
+		return nil
+	}
+	a := rep.Artifacts[q.file]
+	p := ps.profiles[q.file]
+	top := ps.filtered(p, &notices).Top(ps.si)
+	fmt.Fprintf(w, "### leakui: %s\n\n", mdEscape(a.Name))
+	fmt.Fprintf(w, "- Report: %s\n", link)
+	fmt.Fprintf(w, "- File: `%s`, %s, sha256 `%s`\n", mdCode(a.Name), analyze.FormatBytes(a.Size), a.SHA256)
+	fmt.Fprintf(w, "- Kind: pprof profile (%s), %s samples", p.Format, analyze.FormatCount(int64(p.Samples())))
+	if t := p.Time(); !t.IsZero() {
+		fmt.Fprintf(w, ", taken %s", formatTime(t))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "- Totals:")
+	for i, st := range p.SampleTypes() {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(w, "%s %s %s", sep, st.Type, analyze.FormatValue(st.Total, st.Unit))
+	}
+	fmt.Fprintln(w)
+	writeNotices(w, notices)
+	fmt.Fprintf(w, "\nTop 10 by %s (total %s):\n\n", top.SampleType, analyze.FormatValue(top.Total, top.Unit))
+	fmt.Fprintln(w, "| flat | flat% | cum | cum% | function |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---|")
+	for i, row := range top.Rows {
+		if i == 10 {
+			break
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n", analyze.FormatValue(row.Flat, top.Unit), analyze.Percent(row.Flat, top.Total),
+			analyze.FormatValue(row.Cum, top.Unit), analyze.Percent(row.Cum, top.Total), mdCode(row.Name))
+	}
+	fmt.Fprintf(w, "\nOpen it with `go tool pprof %s`.\n", absoluteURL(r, "/a/"+a.SHA256))
+	return nil
+}
+
+func writeNotices(w io.Writer, notices []string) {
+	for _, n := range notices {
+		fmt.Fprintf(w, "- Note: %s\n", mdEscape(n))
+	}
+}
+
+// compare is POST /r/{id}/compare with base=REPORT_ID: a new diff report of the
+// base report's profile → this report's profile; 303 to it.
+func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error {
+	s := rs.s
+	target, err := s.store.Report(r.Context(), chiParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	if err := r.ParseForm(); err != nil {
+		return errorf(http.StatusBadRequest, "bad form: %v", err)
+	}
+	base, err := s.store.Report(r.Context(), r.PostForm.Get("base"))
+	if err != nil {
+		return err
+	}
+	if target.Kind != modeSingle || base.Kind != modeSingle {
+		return errorf(http.StatusUnprocessableEntity, "only single-profile reports can be compared")
+	}
+	bp, err := s.loadProfile(r.Context(), base.Artifacts[0].SHA256)
+	if err != nil {
+		return err
+	}
+	tp, err := s.loadProfile(r.Context(), target.Artifacts[0].SHA256)
+	if err != nil {
+		return err
+	}
+	if _, err := analyze.Diff(bp, tp, tp.DefaultSampleIndex()); err != nil {
+		return err
+	}
+	rep := &store.Report{Kind: modeDiff, Params: []byte(`{}`), Summary: mustJSON(profileSummaryOf(tp))}
+	refs := []store.Upload{
+		{Name: base.Artifacts[0].Name, Label: base.Artifacts[0].Label, SHA256: base.Artifacts[0].SHA256},
+		{Name: target.Artifacts[0].Name, Label: target.Artifacts[0].Label, SHA256: target.Artifacts[0].SHA256},
+	}
+	if err := s.store.CreateReport(r.Context(), rep, refs); err != nil {
+		return err
+	}
+	if wantsJSON(r) {
+		return writeJSON(w, http.StatusCreated, map[string]string{"report_id": rep.ID, "report_url": "/r/" + rep.ID})
+	}
+	http.Redirect(w, r, "/r/"+rep.ID, http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,130 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+)
+
+// Report modes over profiles and the views of one mode.
+const (
+	modeSingle = "profile"
+	modeDiff   = "diff"
+	modeSeries = "series"
+	viewTop    = "top"
+	// seriesKind is what an upload of three or more profiles becomes. Until the
+	// series analysis lands it is a diff of the first and the last, with every
+	// profile one click away.
+	seriesKind = modeDiff
+	viewFlame  = "flame"
+)
+
+// profileQuery is everything a profile report page is parameterised by; all of it
+// comes from the URL, so a link reproduces the view.
+type profileQuery struct {
+	mode, view   string
+	defaultMode  string // the report's own kind
+	files        int    // how many profiles the report has
+	sampleType   string // as given (si), "" for the default
+	rows         int    // 0 means all
+	file         int    // the file shown in single mode
+	base, target int    // the files compared in diff mode
+	filter       analyze.Filter
+	filterText   [4]string // f, i, h, s as given
+}
+
+// parseProfileQuery reads the query string of a report over n profiles.
+func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error) {
+	v := r.URL.Query()
+	n := len(rep.Artifacts)
+	q := profileQuery{mode: rep.Kind, defaultMode: rep.Kind, files: n, view: viewTop, sampleType: v.Get("si"), rows: defaultTopRows}
+	if m := v.Get("mode"); m != "" {
+		q.mode = m
+	}
+	switch {
+	case q.mode == modeSingle:
+	case q.mode == modeDiff && n >= 2:
+	case q.mode == modeSeries && n >= 3:
+	default:
+		return q, errorf(http.StatusBadRequest, "mode %q is not available for a report of %d profiles", q.mode, n)
+	}
+	switch view := v.Get("view"); view {
+	case "", viewTop:
+	case viewFlame:
+		q.view = viewFlame
+	default:
+		return q, errorf(http.StatusBadRequest, "view must be top or flame, not %q", view)
+	}
+	switch rows := v.Get("n"); rows {
+	case "":
+	case "all":
+		q.rows = 0
+	default:
+		k, err := strconv.Atoi(rows)
+		if err != nil || k < 1 {
+			return q, errorf(http.StatusBadRequest, "n must be a positive number of rows or \"all\", not %q", rows)
+		}
+		q.rows = k
+	}
+	index := func(name string, def int) (int, error) {
+		s := v.Get(name)
+		if s == "" {
+			return def, nil
+		}
+		k, err := strconv.Atoi(s)
+		if err != nil || k < 0 || k >= n {
+			return 0, errorf(http.StatusBadRequest, "%s must be a file number from 0 to %d, not %q", name, n-1, s)
+		}
+		return k, nil
+	}
+	var err error
+	if q.file, err = index("file", 0); err != nil {
+		return q, err
+	}
+	if n >= 2 {
+		if q.base, err = index("base", 0); err != nil {
+			return q, err
+		}
+		if q.target, err = index("target", n-1); err != nil {
+			return q, err
+		}
+	}
+	q.filterText = [4]string{v.Get("f"), v.Get("i"), v.Get("h"), v.Get("s")}
+	if q.filter, err = analyze.CompileFilter(q.filterText[0], q.filterText[1], q.filterText[2], q.filterText[3]); err != nil {
+		return q, err
+	}
+	return q, nil
+}
+
+// url renders the query back into a URL under path, with changes applied.
+func (q profileQuery) url(path string, change func(v url.Values)) string {
+	v := url.Values{}
+	set := func(k, val, def string) {
+		if val != def {
+			v.Set(k, val)
+		}
+	}
+	set("mode", q.mode, q.defaultMode)
+	set("view", q.view, viewTop)
+	set("si", q.sampleType, "")
+	for i, k := range []string{"f", "i", "h", "s"} {
+		set(k, q.filterText[i], "")
+	}
+	switch q.mode {
+	case modeSingle:
+		set("file", strconv.Itoa(q.file), "0")
+	case modeDiff:
+		set("base", strconv.Itoa(q.base), "0")
+		set("target", strconv.Itoa(q.target), strconv.Itoa(q.files-1))
+	}
+	if change != nil {
+		change(v)
+	}
+	if len(v) == 0 {
+		return path
+	}
+	return path + "?" + v.Encode()
+}
