@@ -146,7 +146,7 @@ func javaMarkdownCode(s string) string {
 func javaMarkdownEscape(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune("\\`*_{}[]<>()#+-!|~", r) {
+		if strings.ContainsRune("\\`*_[]<>|~", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
