@@ -409,17 +409,17 @@ func TestJavaThreadGroupsAndDiff(t *testing.T) {
 
 func TestFoldJavaThreadName(t *testing.T) {
 	for in, want := range map[string]string{
-		"hz._hzInstance_2_dev.cached.thread-4":  "hz._hzInstance_…_dev.cached.thread-…",
-		"GC Thread#7":                           "GC Thread#…",
-		"G1 Conc#0":                             "G1 Conc#…",
-		"C2 CompilerThread0":                    "C2 CompilerThread…",
-		"pool-12-thread-345":                    "pool-…-thread-…",
-		"worker-0x7f3a9c":                       "worker-…",
-		"req-9f86d081884c7d65-handler":          "req-…-handler",
-		"process reaper (pid 25679)":            "process reaper (pid …)",
-		"Reference Handler":                     "Reference Handler",
-		"facade-dedicated":                      "facade-dedicated",
-		"AG1 thread":                            "AG… thread",
+		"hz._hzInstance_2_dev.cached.thread-4":   "hz._hzInstance_…_dev.cached.thread-…",
+		"GC Thread#7":                            "GC Thread#…",
+		"G1 Conc#0":                              "G1 Conc#…",
+		"C2 CompilerThread0":                     "C2 CompilerThread…",
+		"pool-12-thread-345":                     "pool-…-thread-…",
+		"worker-0x7f3a9c":                        "worker-…",
+		"req-9f86d081884c7d65-handler":           "req-…-handler",
+		"process reaper (pid 25679)":             "process reaper (pid …)",
+		"Reference Handler":                      "Reference Handler",
+		"facade-dedicated":                       "facade-dedicated",
+		"AG1 thread":                             "AG… thread",
 		"kafka-producer-network-thread | prod-1": "kafka-producer-network-thread | prod-…",
 	} {
 		if got := FoldJavaThreadName(in); got != want {
