@@ -140,18 +140,12 @@ func (d *JavaHistogramDiff) Ranked(order JavaOrder) []JavaClassChange {
 // Grown returns at most n classes that grew in order's measure, largest growth
 // first; n ≤ 0 means all.
 func (d *JavaHistogramDiff) Grown(order JavaOrder, n int) []JavaClassChange {
-	var out []JavaClassChange
-	for _, c := range d.Ranked(order) {
-		grew := c.Bytes > 0
+	return javaTopChanges(d.Classes, order, n, func(c JavaClassChange) bool {
 		if order == JavaByInstances {
-			grew = c.Instances > 0
+			return c.Instances > 0
 		}
-		if !grew || (n > 0 && len(out) == n) {
-			break
-		}
-		out = append(out, c)
-	}
-	return out
+		return c.Bytes > 0
+	})
 }
 
 // Suspects returns at most n application classes (see JavaIsPlatformClass) that
@@ -160,16 +154,47 @@ func (d *JavaHistogramDiff) Grown(order JavaOrder, n int) []JavaClassChange {
 // byte ranking; the application class whose instance count climbs is what names the
 // leak (SAMZA-2785: 14 → 1,741 KafkaSystemConsumer instances).
 func (d *JavaHistogramDiff) Suspects(n int) []JavaClassChange {
-	var out []JavaClassChange
-	for _, c := range d.Ranked(JavaByInstances) {
-		if c.Instances <= 0 || (n > 0 && len(out) == n) {
-			break
+	return javaTopChanges(d.Classes, JavaByInstances, n, func(c JavaClassChange) bool {
+		return c.Instances > 0 && !JavaIsPlatformClass(c.Name)
+	})
+}
+
+// javaTopChanges returns the changes that keep accepts, ranked by order, at most n of
+// them (n ≤ 0: all). With a small n it keeps a sorted window instead of sorting all.
+func javaTopChanges(cs []JavaClassChange, order JavaOrder, n int, keep func(JavaClassChange) bool) []JavaClassChange {
+	out := []JavaClassChange{}
+	for _, c := range cs {
+		if !keep(c) {
+			continue
 		}
-		if !JavaIsPlatformClass(c.Name) {
+		if n <= 0 || len(out) < n {
 			out = append(out, c)
+			if n > 0 {
+				javaSiftUp(out, len(out)-1, order)
+			}
+			continue
+		}
+		if javaChangeLess(c, out[n-1], order) {
+			out[n-1] = c
+			javaSiftUp(out, n-1, order)
 		}
 	}
+	if n <= 0 {
+		sortJavaChanges(out, order)
+	}
 	return out
+}
+
+// javaSiftUp moves cs[i] up to its place in the sorted cs[:i+1].
+func javaSiftUp(cs []JavaClassChange, i int, order JavaOrder) {
+	for ; i > 0 && javaChangeLess(cs[i], cs[i-1], order); i-- {
+		cs[i], cs[i-1] = cs[i-1], cs[i]
+	}
+}
+
+// javaChangeLess reports whether a ranks before b.
+func javaChangeLess(a, b JavaClassChange, order JavaOrder) bool {
+	return javaCompareChanges(a, b, order) < 0
 }
 
 // JavaIsPlatformClass reports whether a histogram row is the JDK's own rather than
@@ -188,17 +213,21 @@ func JavaIsPlatformClass(name string) bool {
 }
 
 func sortJavaChanges(cs []JavaClassChange, order JavaOrder) {
-	slices.SortFunc(cs, func(a, b JavaClassChange) int {
-		first, second := cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(b.Instances, a.Instances)
-		if order == JavaByInstances {
-			first, second = second, first
-		}
-		if first != 0 {
-			return first
-		}
-		if second != 0 {
-			return second
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
+	slices.SortFunc(cs, func(a, b JavaClassChange) int { return javaCompareChanges(a, b, order) })
+}
+
+// javaCompareChanges ranks by growth in order's measure, then in the other, then by
+// name.
+func javaCompareChanges(a, b JavaClassChange, order JavaOrder) int {
+	first, second := cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(b.Instances, a.Instances)
+	if order == JavaByInstances {
+		first, second = second, first
+	}
+	if first != 0 {
+		return first
+	}
+	if second != 0 {
+		return second
+	}
+	return cmp.Compare(a.Name, b.Name)
 }

@@ -83,7 +83,7 @@ func GroupJavaThreads(d *JavaThreadDump) *JavaThreadGroups {
 	var order []*building
 	states := map[string]int{}
 	names := map[string]int{}
-	var key strings.Builder
+	var key []byte // reused: only a new group's key is copied into a string
 	for i := range d.Threads {
 		t := &d.Threads[i]
 		state := t.EffectiveState()
@@ -93,11 +93,10 @@ func GroupJavaThreads(d *JavaThreadDump) *JavaThreadGroups {
 		if t.Daemon {
 			g.Daemon++
 		}
-		key.Reset()
-		javaThreadKey(&key, state, t)
-		b, ok := groups[key.String()]
+		key = javaThreadKey(key[:0], state, t)
+		b, ok := groups[string(key)]
 		if !ok {
-			grp := &JavaThreadGroup{State: state, Stack: t.Frames, Key: key.String()}
+			grp := &JavaThreadGroup{State: state, Stack: t.Frames, Key: string(key)}
 			for _, l := range t.Locks {
 				grp.Locks = append(grp.Locks, JavaGroupLock{Kind: l.Kind, Class: l.Class, Frame: l.Frame})
 			}
@@ -167,30 +166,31 @@ func GroupJavaThreads(d *JavaThreadDump) *JavaThreadGroups {
 	return g
 }
 
-// javaThreadKey writes the grouping key of a thread: its state, its frames and, per
-// frame, the kinds and classes (not the addresses) of its lock lines.
-func javaThreadKey(b *strings.Builder, state string, t *JavaThread) {
-	b.WriteString(state)
+// javaThreadKey appends the grouping key of a thread to b: its state, its frames
+// and, per frame, the kinds and classes (not the addresses) of its lock lines.
+func javaThreadKey(b []byte, state string, t *JavaThread) []byte {
+	b = append(b, state...)
 	locks := t.Locks
 	for f := -1; f < len(t.Frames); f++ {
 		if f >= 0 {
-			b.WriteString("\n")
-			b.WriteString(t.Frames[f])
+			b = append(b, '\n')
+			b = append(b, t.Frames[f]...)
 		}
 		for len(locks) > 0 && locks[0].Frame == f {
-			b.WriteString("\n- ")
-			b.WriteString(locks[0].Kind)
-			b.WriteString(" ")
-			b.WriteString(locks[0].Class)
+			b = append(b, "\n- "...)
+			b = append(b, locks[0].Kind...)
+			b = append(b, ' ')
+			b = append(b, locks[0].Class...)
 			locks = locks[1:]
 		}
 	}
 	for _, l := range locks { // ownable synchronizers (frame -1 after the frames)
-		b.WriteString("\n= ")
-		b.WriteString(l.Kind)
-		b.WriteString(" ")
-		b.WriteString(l.Class)
+		b = append(b, "\n= "...)
+		b = append(b, l.Kind...)
+		b = append(b, ' ')
+		b = append(b, l.Class...)
 	}
+	return b
 }
 
 // javaLockHolders maps each object address to the names of the threads holding it.
