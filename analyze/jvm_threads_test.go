@@ -491,3 +491,31 @@ func TestJavaThreadMarkdownHostileName(t *testing.T) {
 		t.Errorf("row %q: the name must stay one escaped code span in one cell", row)
 	}
 }
+
+// TestAnalyzeJavaThreads checks the one-call report: the last dump's groups, the
+// first-to-last diff of a file with two dumps, the histogram of the TDA log.
+func TestAnalyzeJavaThreads(t *testing.T) {
+	open := func(name string) *os.File {
+		f, err := os.Open(fixtures.Path(t, "java", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	rep, err := AnalyzeJavaThreads(open("tda-threaddump-hpux-jdk15-jeus-large.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dumps != 2 || rep.Groups.Total != 574 || rep.Diff == nil || rep.Diff.BaseTotal != 574 {
+		t.Errorf("HP-UX report: %d dumps, %d threads, diff %v", rep.Dumps, rep.Groups.Total, rep.Diff)
+	}
+	rep, err = AnalyzeJavaThreads(open("tda-jdk15-threaddump-with-class-histogram.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := javaGrepLineNumbers(t, `^num `, fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log"))[0]
+	if rep.Diff != nil || len(rep.Histograms) != 1 || !strings.Contains(rep.Markdown(3), fmt.Sprintf("Class histogram at line %d: 1,084 classes", line)) {
+		t.Errorf("TDA report: diff %v, %d histograms\n%s", rep.Diff, len(rep.Histograms), rep.Markdown(3))
+	}
+}
