@@ -35,7 +35,7 @@ var (
 	goroutineHeader   = regexp.MustCompile(`(?m)^goroutine \d+ (?:gp=0x[0-9a-f]+ m=\S+ mp=\S+ )?\[`)
 	crashMarker       = regexp.MustCompile(`(?m)^(?:panic: |fatal error: |SIGQUIT: quit|SIGABRT: abort)`)
 	javaHistogramHead = regexp.MustCompile(`(?m)^\s*num\s+#instances\s+#bytes\s+(?:Class|class)\s+(?:name|description)`)
-	javaThreadHead    = regexp.MustCompile(`(?m)^(?:Full thread dump|"[^"\n]*"(?: #\d+)?(?: daemon)? (?:prio=|os_prio=|tid=))`)
+	javaThreadHead    = regexp.MustCompile(`(?m)^(?:Full thread dump|"[^"\n]*"(?: #\d+)?(?: \[\d+\])?(?: daemon)? (?:prio=|os_prio=|tid=))`)
 	javaNMTHead       = regexp.MustCompile(`(?m)^Native Memory Tracking:`)
 )
 

@@ -1,0 +1,34 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDetectKindJavaFormats checks the kind detection on the JVM formats the shared
+// fixtures do not cover, written by the same generators as the parser tests.
+func TestDetectKindJavaFormats(t *testing.T) {
+	jdk21Fragment := `"Reference Handler" #9 [30467] daemon prio=10 os_prio=31 cpu=0.44ms elapsed=25574.11s tid=0x000000010328e320 nid=30467 waiting on condition  [0x000000016e7c2000]
+   java.lang.Thread.State: RUNNABLE
+	at java.lang.ref.Reference.waitForReferencePendingList(java.base@21.0.9/Native Method)
+`
+	for _, tc := range []struct {
+		name, text string
+		kind       Kind
+	}{
+		{"jmap -histo JDK 9+", javaHistogramText("jdk9", samzaHeap(3)), KindJavaHistogram},
+		{"jcmd GC.class_histogram", "12345:\n" + javaHistogramText("jdk9", samzaHeap(3)), KindJavaHistogram},
+		{"jmap -histo JDK 8", javaHistogramText("jdk8", samzaHeap(3)), KindJavaHistogram},
+		{"jmap -F -histo", "Attaching to process ID 4711, please wait...\n" + javaHistogramText("sa", samzaHeap(3)), KindJavaHistogram},
+		{"jstack JDK 8", javaDumpText("2020-02-25 09:21:02", samzaPollThreads(3)), KindJavaThreads},
+		{"jstack without its first lines", strings.SplitN(javaDumpText("2020-02-25 09:21:02", samzaPollThreads(3)), "\n\n", 2)[1], KindJavaThreads},
+		{"jstack JDK 21 fragment", jdk21Fragment, KindJavaThreads},
+		{"SIGQUIT dump in a container log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] Starting\n" + javaDumpText("2020-02-25 09:21:02", samzaPollThreads(3)), KindJavaThreads},
+		{"NMT summary.diff", javaNMTDiffText(kafkaBroker("Internal", 1<<30)), KindJavaNMT},
+		{"NMT summary", javaNMTSummaryText(kafkaBroker("Other", 0)), KindJavaNMT},
+	} {
+		if got := DetectKind([]byte(tc.text)); got.Kind != tc.kind {
+			t.Errorf("%s: detected %v, want %s", tc.name, got, tc.kind)
+		}
+	}
+}

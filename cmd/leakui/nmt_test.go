@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/leakui/leakui/internal/fixtures"
+)
+
+// nmtOut is the part of `leakui nmt -json` the tests read.
+type nmtOut struct {
+	Scale          string `json:"scale"`
+	Diff           bool   `json:"diff"`
+	TotalCommitted int64  `json:"total_committed"`
+	Categories     []struct {
+		Name      string `json:"name"`
+		Committed int64  `json:"committed"`
+	} `json:"categories"`
+	Comparison *struct {
+		BaseTotalCommitted    int64 `json:"base_total_committed"`
+		NonHeapCommittedDelta int64 `json:"non_heap_committed_delta"`
+		HeapCommittedDelta    int64 `json:"heap_committed_delta"`
+	} `json:"comparison"`
+	NativeLeak *struct {
+		Cause   string `json:"cause"`
+		Message string `json:"message"`
+		Grew    []struct {
+			Name           string `json:"name"`
+			CommittedDelta int64  `json:"committed_delta"`
+		} `json:"grew"`
+	} `json:"native_leak"`
+}
+
+func runNMTJSON(t *testing.T, wantCode int, args ...string) nmtOut {
+	t.Helper()
+	code, stdout, stderr := jvmRunCLI(t, "", append([]string{"nmt", "-json"}, args...)...)
+	if code != wantCode {
+		t.Fatalf("exit %d, want %d: %s", code, wantCode, stderr)
+	}
+	var out nmtOut
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	return out
+}
+
+// TestNMTFixture checks `leakui nmt -json` on the JDK 8 report in KB: amounts in
+// bytes equal to the file's Total line times 1024, no comparison, exit 0; and the
+// report against itself: a comparison without change, exit 0.
+func TestNMTFixture(t *testing.T) {
+	path := fixtures.Path(t, "java", "nmt-summary-jdk8-1529threads-KB.txt")
+	out := runNMTJSON(t, 0, path)
+	m := regexp.MustCompile(`committed=(\d+)KB`).FindStringSubmatch(jvmGrep(t, "^Total:", path)[0])
+	kb, _ := strconv.ParseInt(m[1], 10, 64)
+	if out.Scale != "KB" || out.TotalCommitted != kb*1024 || out.Comparison != nil || out.NativeLeak != nil {
+		t.Errorf("scale %q, committed %d (the file says %d KB), comparison %v", out.Scale, out.TotalCommitted, kb, out.Comparison)
+	}
+	if n, _ := strconv.Atoi(jvmGrep(t, "-c", "^-", path)[0]); len(out.Categories) != n {
+		t.Errorf("%d categories, grep counts %d", len(out.Categories), n)
+	}
+	self := runNMTJSON(t, 0, path, path)
+	if self.Comparison == nil || self.Comparison.NonHeapCommittedDelta != 0 || self.NativeLeak != nil {
+		t.Errorf("the report against itself: %+v", self.Comparison)
+	}
+}
+
+// kafkaRecoveryDiff is `jcmd <pid> VM.native_memory summary.diff` of a JDK 8 broker
+// recovering its log, in the layout of MemSummaryDiffReporter (memReporter.cpp):
+// Internal (where JDK 8 counts Unsafe and direct buffer memory) grew by 1,572,864 KB
+// since the baseline while the Java heap stayed put.
+const kafkaRecoveryDiff = `5545:
+
+Native Memory Tracking:
+
+Total: reserved=7040707KB +1574920KB, committed=5449155KB +1573128KB
+
+-                 Java Heap (reserved=4194304KB, committed=3645440KB)
+                            (mmap: reserved=4194304KB, committed=3645440KB)
+
+-                     Class (reserved=1109328KB +2056KB, committed=66640KB +264KB)
+                            (classes #11172 +2)
+                            (malloc=1360KB +8KB #15153 +331)
+                            (mmap: reserved=1107968KB +2048KB, committed=65280KB +256KB)
+
+-                    Thread (reserved=133119KB, committed=133119KB)
+                            (thread #130)
+                            (stack: reserved=132544KB, committed=132544KB)
+                            (malloc=423KB #652)
+                            (arena=152KB #256)
+
+-                  Internal (reserved=1587512KB +1572864KB, committed=1587512KB +1572864KB)
+                            (malloc=1587480KB +1572864KB #39090 +120000)
+                            (mmap: reserved=32KB, committed=32KB)
+
+-                    Symbol (reserved=16444KB, committed=16444KB)
+                            (malloc=12568KB #121265)
+                            (arena=3876KB #1)
+
+`
+
+// TestNMTSummaryDiffExit3 checks the KAFKA-3933 signature on a summary.diff: the JSON
+// names Internal with the numbers of the file, and the exit status is 3.
+func TestNMTSummaryDiffExit3(t *testing.T) {
+	path := jvmWriteFile(t, "nmt.diff", kafkaRecoveryDiff)
+	out := runNMTJSON(t, 3, path)
+	if !out.Diff || out.Comparison == nil || out.Comparison.BaseTotalCommitted != (5449155-1573128)*1024 ||
+		out.Comparison.NonHeapCommittedDelta != 1573128*1024 || out.Comparison.HeapCommittedDelta != 0 {
+		t.Fatalf("comparison %+v", out.Comparison)
+	}
+	if out.NativeLeak == nil || out.NativeLeak.Cause != "native-allocations" || out.NativeLeak.Grew[0].Name != "Internal" || out.NativeLeak.Grew[0].CommittedDelta != 1572864*1024 {
+		t.Fatalf("native leak %+v", out.NativeLeak)
+	}
+	code, stdout, _ := jvmRunCLI(t, "", "nmt", path)
+	if code != 3 || !strings.Contains(stdout, "NATIVE LEAK: Native memory outside the Java heap grew by 1.6 GB") {
+		t.Errorf("text (exit %d):\n%s", code, stdout)
+	}
+	if code, _, _ := jvmRunCLI(t, "", "nmt"); code != 2 {
+		t.Errorf("no argument: exit %d, want 2", code)
+	}
+}
