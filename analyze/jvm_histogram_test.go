@@ -218,7 +218,7 @@ func TestJavaHistogramDiff(t *testing.T) {
 	if last.Bytes != 0 {
 		t.Errorf("no class shrank, so the last row should be unchanged; got %+v", last)
 	}
-	if md := d.Markdown(5); !strings.Contains(md, "`[B` (`byte[]`) grew most: +6.9 GB (+3,454,000 instances") {
+	if md := d.Markdown(5); !strings.Contains(md, "`[B` (`byte[]`) grew most: +"+FormatBytes(d.Classes[0].Bytes)+" (+3,454,000 instances") {
 		t.Errorf("Markdown headline does not name the top growth:\n%s", md)
 	}
 }

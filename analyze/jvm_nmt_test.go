@@ -223,7 +223,7 @@ func TestJavaNMTSummaryDiff(t *testing.T) {
 	if d.NativeLeak == nil || d.NativeLeak.Grew[0].Name != "Internal" || len(d.NativeLeak.Grew) != 3 || d.NativeLeak.Cause != "native-allocations" {
 		t.Fatalf("native leak %+v, want it led by Internal", d.NativeLeak)
 	}
-	if !strings.Contains(d.NativeLeak.Message, "grew by 1.6 GB") || !strings.Contains(d.NativeLeak.Message, "KAFKA-3933") || !strings.Contains(d.NativeLeak.Message, "Internal +1.6 GB") {
+	if !strings.Contains(d.NativeLeak.Message, "grew by "+FormatBytes(wantGrowth)) || !strings.Contains(d.NativeLeak.Message, "KAFKA-3933") || !strings.Contains(d.NativeLeak.Message, "Internal +"+FormatBytes(d.NativeLeak.Grew[0].CommittedDelta)) {
 		t.Errorf("message %q", d.NativeLeak.Message)
 	}
 	if md := n.Markdown(); !strings.Contains(md, "KAFKA-3933") {
@@ -253,7 +253,7 @@ func TestJavaNMTTwoSummaries(t *testing.T) {
 	if d.TotalCommittedDelta != 802<<20 || d.ThreadsDelta != 1 || d.Threads != 131 {
 		t.Errorf("total %+d, threads %d (%+d)", d.TotalCommittedDelta, d.Threads, d.ThreadsDelta)
 	}
-	if md := d.Markdown(); !strings.Contains(md, "| Other | 851.4 MB | +838.9 MB |") {
+	if md := d.Markdown(); !strings.Contains(md, "| Other | "+FormatBytes(812<<20)+" | +"+FormatBytes(800<<20)+" |") {
 		t.Errorf("Markdown:\n%s", md)
 	}
 

@@ -114,7 +114,7 @@ func TestNMTSummaryDiffExit3(t *testing.T) {
 		t.Fatalf("native leak %+v", out.NativeLeak)
 	}
 	code, stdout, _ := jvmRunCLI(t, "", "nmt", path)
-	if code != 3 || !strings.Contains(stdout, "NATIVE LEAK: Native memory outside the Java heap grew by 1.6 GB") {
+	if code != 3 || !strings.Contains(stdout, "NATIVE LEAK: Native memory outside the Java heap grew by 1.5 GB") {
 		t.Errorf("text (exit %d):\n%s", code, stdout)
 	}
 	if code, _, _ := jvmRunCLI(t, "", "nmt"); code != 2 {
