@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
@@ -28,16 +29,25 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 
 // summaryLine renders a stored summary as one line for listings.
 func summaryLine(kind string, raw json.RawMessage) string {
-	switch kind {
-	case "profile":
-		var sum profileSummary
-		if json.Unmarshal(raw, &sum) != nil {
-			return ""
-		}
-		for _, st := range sum.SampleTypes {
-			if st.Type == sum.Default {
-				return st.Type + " " + analyze.FormatValue(st.Total, st.Unit)
+	if k, ok := reportKinds[kind]; ok && k.summary != nil {
+		return k.summary(raw)
+	}
+	return ""
+}
+
+// profileSummaryLine shows the default sample type's total.
+func profileSummaryLine(raw json.RawMessage) string {
+	sum, ok := decodeProfileSummary(raw)
+	if !ok {
+		return ""
+	}
+	for _, st := range sum.SampleTypes {
+		if st.Type == sum.Default {
+			line := st.Type + " " + analyze.FormatValue(st.Total, st.Unit)
+			if sum.Profiles > 0 {
+				line += fmt.Sprintf(" (last of %d profiles)", sum.Profiles)
 			}
+			return line
 		}
 	}
 	return ""

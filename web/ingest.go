@@ -15,11 +15,6 @@ import (
 	"github.com/leakui/leakui/store"
 )
 
-// acceptedKinds is what the upload pages and errors say leakui accepts.
-var acceptedKinds = []string{
-	"pprof profiles: heap, allocs, goroutine, CPU, block, mutex, threadcreate (profile.proto, gzipped or not, and the legacy text and binary formats)",
-}
-
 // classify detects the kind of every received file from its content.
 func (s *Server) classify(files []*received) error {
 	for _, f := range files {
@@ -58,13 +53,18 @@ type reportPlan struct {
 // file that is not of a kind leakui analyzes is refused, naming what was detected.
 // It may reorder form.files (profiles go by the time they were taken).
 func (s *Server) plan(ctx context.Context, form *uploadForm) (*reportPlan, error) {
+	kind := form.files[0].det.Kind
 	for _, f := range form.files {
-		if f.det.Kind != analyze.KindProfile {
+		if _, ok := planners[f.det.Kind]; !ok {
 			return nil, fmt.Errorf("%w: %s: detected %s; leakui accepts %s", analyze.ErrUnsupportedKind,
 				f.name, f.det, strings.Join(acceptedKinds, "; "))
 		}
+		if f.det.Kind != kind {
+			return nil, fmt.Errorf("%w: %s is a %s but %s is a %s; upload files of one kind together",
+				analyze.ErrMismatch, form.files[0].name, kind.Description(), f.name, f.det.Kind.Description())
+		}
 	}
-	return s.planProfiles(form)
+	return planners[kind](s, form)
 }
 
 // planProfiles makes a profile report of one file, a diff of two, a series of more.

@@ -42,11 +42,11 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 		_, err = w.Write(md)
 		return err
 	}
-	switch rep.Kind {
-	case modeSingle, modeDiff, modeSeries:
-		return rs.s.showProfiles(w, r, rep)
+	kind, ok := reportKinds[rep.Kind]
+	if !ok {
+		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
-	return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
+	return kind.show(rs.s, w, r, rep)
 }
 
 // handleReportJSON is GET /api/reports/{id}: the report as JSON, honouring the same
@@ -64,25 +64,25 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 		doc.Artifacts = append(doc.Artifacts, uploadedArtifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
 			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: "/a/" + a.SHA256})
 	}
-	switch rep.Kind {
-	case modeSingle, modeDiff, modeSeries:
-		if err := s.profilesJSON(r, rep, &doc); err != nil {
-			return err
-		}
+	kind, ok := reportKinds[rep.Kind]
+	if !ok {
+		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
+	}
+	if err := kind.json(s, r, rep, &doc); err != nil {
+		return err
 	}
 	return writeJSON(w, http.StatusOK, doc)
 }
 
 // markdown renders a report's Markdown summary for a ticket.
 func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
-	var b bytes.Buffer
-	switch rep.Kind {
-	case modeSingle, modeDiff, modeSeries:
-		if err := s.profilesMarkdown(&b, r, rep); err != nil {
-			return nil, err
-		}
-	default:
+	kind, ok := reportKinds[rep.Kind]
+	if !ok {
 		return nil, fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
+	}
+	var b bytes.Buffer
+	if err := kind.markdown(s, &b, r, rep); err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }
