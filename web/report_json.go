@@ -21,6 +21,9 @@ type reportJSON struct {
 	Diff        *diffJSON           `json:"diff,omitempty"`
 	Flame       *analyze.FlameGraph `json:"flame,omitempty"`
 	Notices     []string            `json:"notices,omitempty"`
+	// Analysis holds the result of the report kinds that have no field of their
+	// own (goroutines, logs, JVM dumps, runs).
+	Analysis any `json:"analysis,omitempty"`
 }
 
 // diffJSON is a diff report's analysis for one sample type.

@@ -2,15 +2,18 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
 )
@@ -23,6 +26,16 @@ type Store interface {
 	Artifact(ctx context.Context, sha string) (*store.Artifact, error)
 	OpenArtifact(ctx context.Context, sha string) (io.ReadCloser, error)
 	ReadArtifact(ctx context.Context, sha string) ([]byte, error)
+
+	CreateRun(ctx context.Context, r *store.Run) error
+	UpdateRunProgress(ctx context.Context, id string, progress json.RawMessage, leaseUntil time.Time) error
+	FinishRun(ctx context.Context, r *store.Run) error
+	AddRunArtifact(ctx context.Context, runID string, a *store.RunArtifact, u store.Upload) error
+	Run(ctx context.Context, id string) (*store.Run, error)
+	RecentRuns(ctx context.Context, limit int) ([]store.Run, error)
+	RunArtifacts(ctx context.Context, runID string) ([]store.RunArtifact, error)
+	InterruptExpiredRuns(ctx context.Context, now time.Time) (int, error)
+	InterruptOwnedRuns(ctx context.Context, owner string) (int, error)
 }
 
 // Config configures a Server. Zero values mean the defaults.
@@ -40,6 +53,9 @@ type Config struct {
 	// RequestTimeout bounds ordinary requests (default 60 s); uploads get
 	// UploadTimeout (default 15 min).
 	RequestTimeout, UploadTimeout time.Duration
+	// Lab configures the reproductions; nil turns the lab off (-lab=false). Its
+	// Recorder is the server's own.
+	Lab *lab.Config
 }
 
 // Defaults for Config.
@@ -58,6 +74,16 @@ type Server struct {
 	assets   *assets
 	profiles *lru[*analyze.Profile]
 	router   chi.Router
+
+	lab *lab.Manager // nil when the lab is off
+	// owner identifies this replica's runs in the store.
+	owner string
+	// closing is closed when the server begins to shut down, so that long-lived
+	// responses (server-sent events) end and let it.
+	closing     chan struct{}
+	closeOnce   sync.Once
+	sweeperStop chan struct{}
+	sweeperDone chan struct{}
 }
 
 // NewServer builds the router with every route and middleware.
@@ -84,9 +110,48 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newLRU[*analyze.Profile](16)}
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newLRU[*analyze.Profile](16),
+		owner: store.NewID(), closing: make(chan struct{})}
+	if cfg.Lab != nil {
+		lc := *cfg.Lab
+		lc.Recorder = runRecorder{s}
+		if lc.Logger == nil {
+			lc.Logger = s.log
+		}
+		m, err := lab.NewManager(lc)
+		if err != nil {
+			return nil, err
+		}
+		s.lab = m
+		s.startSweeper(m.Lease())
+	}
 	s.router = s.routes()
 	return s, nil
+}
+
+// BeginShutdown ends the long-lived responses (server-sent events) so that an
+// http.Server's Shutdown can finish; register it with RegisterOnShutdown.
+func (s *Server) BeginShutdown() {
+	s.closeOnce.Do(func() { close(s.closing) })
+}
+
+// Close stops the lab (its runs end as interrupted, their children killed) and
+// the background work. Call it after the HTTP server has shut down and before
+// the store closes.
+func (s *Server) Close() error {
+	s.BeginShutdown()
+	var err error
+	if s.lab != nil {
+		err = s.lab.Close()
+		close(s.sweeperStop)
+		<-s.sweeperDone
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, ierr := s.store.InterruptOwnedRuns(ctx, s.owner); ierr != nil && err == nil {
+			err = ierr
+		}
+	}
+	return err
 }
 
 // ServeHTTP makes the server an http.Handler.
@@ -123,6 +188,11 @@ func (s *Server) routes() chi.Router {
 		r.Mount("/r", reportsResource{s}.Routes())
 		r.Mount("/a", artifactsResource{s}.Routes())
 		r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))
+		r.Mount("/runs", runsResource{s}.Routes())
+		r.Mount("/api/runs", runsResource{s}.APIRoutes())
 	})
+	// Server-sent events live as long as a run; they end when it does or when the
+	// server shuts down.
+	r.Get("/runs/{id}/events", s.handle(s.handleRunEvents))
 	return r
 }

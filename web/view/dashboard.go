@@ -5,6 +5,7 @@ type Dashboard struct {
 	MaxUpload string
 	Accepted  []string
 	Recent    []ReportListItem
+	Lab       RunList
 }
 
 // ReportListItem is one line of the recent reports list.
