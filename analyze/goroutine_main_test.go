@@ -1,0 +1,102 @@
+package analyze
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// goroutineChildEnv names the crash a re-executed test binary performs instead of
+// running tests (see goroutineChild).
+const goroutineChildEnv = "LEAKUI_GOROUTINE_CHILD"
+
+// TestMain runs the package's tests under goleak, or, in a child process started by
+// a crash test, crashes the way the test asked.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(goroutineChildEnv); mode != "" {
+		goroutineChild(mode)
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// The goroutines a crashing child leaves behind, one function per kind so that the
+// parent can find each group by name.
+
+//go:noinline
+func childBlockedReceive(ch chan int) { <-ch }
+
+//go:noinline
+func childBlockedSelect(a, b chan int) {
+	select {
+	case <-a:
+	case <-b:
+	}
+}
+
+//go:noinline
+func childPanicker(done chan int) {
+	panic(fmt.Sprintf("leakui test panic in goroutine %d", currentGoroutineID()))
+}
+
+// currentGoroutineID reads the calling goroutine's id from its own traceback, with
+// plain string handling (not the parser under test).
+func currentGoroutineID() int64 {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	var id int64
+	fmt.Sscanf(strings.TrimPrefix(string(buf), "goroutine "), "%d", &id)
+	return id
+}
+
+// waitBlocked waits until the traceback of all goroutines shows at least the given
+// number of headers ending in each status, so that a dump taken next finds every
+// goroutine blocked rather than still starting.
+func waitBlocked(want map[string]int) {
+	buf := make([]byte, 1<<20)
+	for {
+		all := string(buf[:runtime.Stack(buf, true)])
+		ok := true
+		for status, n := range want {
+			if strings.Count(all, status) < n {
+				ok = false
+			}
+		}
+		if ok {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// Counts of goroutines each crashing child starts.
+const (
+	childReceivers = 4
+	childSelectors = 3
+)
+
+// goroutineChild starts childReceivers goroutines blocked on a channel and
+// childSelectors blocked in a select, then dies: "panic" panics in another
+// goroutine, "deadlock" blocks main until the runtime declares a deadlock,
+// "sigquit" prints "ready" and waits for the parent's SIGQUIT.
+func goroutineChild(mode string) {
+	ch, a, b := make(chan int), make(chan int), make(chan int)
+	for range childReceivers {
+		go childBlockedReceive(ch)
+	}
+	for range childSelectors {
+		go childBlockedSelect(a, b)
+	}
+	waitBlocked(map[string]int{"[chan receive]:": childReceivers, "[select]:": childSelectors})
+	switch mode {
+	case "panic":
+		go childPanicker(ch)
+	case "sigquit":
+		fmt.Println("ready")
+	}
+	<-make(chan int)
+}

@@ -1,0 +1,395 @@
+package analyze
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// goroutineLineBuffer is the longest line the text parser reads whole; the rest of
+// a longer line is skipped (no real frame comes close).
+const goroutineLineBuffer = 64 << 10
+
+// goroutineMessageLimit caps how much of a crash message is kept.
+const goroutineMessageLimit = 64 << 10
+
+// textMode is what the text parser is in the middle of.
+type textMode int
+
+const (
+	modeOutside      textMode = iota // between goroutines: noise, headers
+	modeGoroutine                    // the frames of one goroutine
+	modeAncestors                    // GODEBUG=tracebackancestors sections, skipped
+	modeDebug1                       // one debug=1 record
+	modeCrash                        // the lines of a panic or fatal error message
+	modeRuntimeStack                 // a fatal error's "runtime stack:"
+)
+
+// goroutineTextParser reads a text dump line by line, in one pass, keeping only the
+// goroutine being read and the interned stacks: memory grows with the number of
+// goroutines and distinct stacks, not with the size of the dump.
+type goroutineTextParser struct {
+	in     *goroutineInterner
+	d      *GoroutineDump
+	labels map[string]map[string]string // interned label sets by canonical form
+
+	mode textMode
+	cur  Goroutine // the goroutine or record being read
+
+	frames     []frameRef
+	pending    frameRef // a call line waiting for its location line
+	hasPending bool
+	createdBy  frameRef
+	hasCreated bool
+	cbPending  bool // the created-by line waits for its location line
+	note       bool // the goroutine had a note instead of frames
+
+	message []byte
+	runtime []frameRef
+
+	lastWasLocation bool
+}
+
+// parseGoroutineText parses a text goroutine dump (debug=1, debug=2, runtime.Stack,
+// panic, fatal error or SIGQUIT output, with any other text around it). It returns a
+// dump with no goroutines, not an error, when the text holds none; read errors are
+// returned as they are.
+func parseGoroutineText(r io.Reader) (*GoroutineDump, error) {
+	p := &goroutineTextParser{
+		in:     newGoroutineInterner(),
+		d:      &GoroutineDump{DeclaredTotal: -1},
+		labels: map[string]map[string]string{},
+	}
+	br := bufio.NewReaderSize(r, goroutineLineBuffer)
+	partial := false
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			line = []byte{0} // an overlong line is nothing the parser knows
+		}
+		if len(line) > 0 {
+			partial = line[len(line)-1] != '\n'
+			p.line(trimEOL(line))
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	p.end(partial)
+	return p.d, nil
+}
+
+func trimEOL(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line
+}
+
+// line handles one line (without its end-of-line bytes).
+func (p *goroutineTextParser) line(l []byte) {
+	p.lastWasLocation = false
+	if id, status, ok := parseGoroutineHeader(l); ok {
+		p.finish()
+		p.startGoroutine(id, status)
+		return
+	}
+	switch p.mode {
+	case modeGoroutine:
+		if p.goroutineLine(l) {
+			return
+		}
+		p.finish()
+	case modeAncestors:
+		if len(l) == 0 {
+			p.finish()
+		}
+		return
+	case modeDebug1:
+		if p.debug1Line(l) {
+			return
+		}
+		p.finish()
+	case modeCrash:
+		if p.crashLine(l) {
+			return
+		}
+		p.finish()
+	case modeRuntimeStack:
+		if p.runtimeStackLine(l) {
+			return
+		}
+		p.finish()
+	}
+	p.outsideLine(l)
+}
+
+// outsideLine handles a line between goroutines.
+func (p *goroutineTextParser) outsideLine(l []byte) {
+	if len(l) == 0 {
+		return
+	}
+	const totalPrefix = "goroutine profile: total "
+	if len(l) > len(totalPrefix) && string(l[:len(totalPrefix)]) == totalPrefix {
+		if v, n := parseDecimal(l[len(totalPrefix):]); n > 0 && n == len(l)-len(totalPrefix) && v < 1<<31 {
+			p.d.DeclaredTotal = int(v)
+			if p.d.Format == "" {
+				p.d.Format = GoroutineFormatDebug1
+			}
+			return
+		}
+	}
+	if count, ok := parseDebug1Record(l); ok && count < 1<<31 {
+		p.mode = modeDebug1
+		p.cur = Goroutine{ID: -1, Count: int(count), CreatorID: -1}
+		p.frames = p.frames[:0]
+		if p.d.Format == "" {
+			p.d.Format = GoroutineFormatDebug1
+		}
+		return
+	}
+	if kind, msg := crashKind(l); kind != "" && p.d.Crash == nil {
+		p.d.Crash = &GoroutineCrash{Kind: kind, Goroutine: -1}
+		if p.d.Format == "" || p.d.Format == GoroutineFormatText {
+			p.d.Format = kind
+			if kind == GoroutineFormatSignal {
+				p.d.Format = signalName(l)
+			}
+		}
+		p.message = append(p.message[:0], msg...)
+		p.mode = modeCrash
+		return
+	}
+	if p.d.Crash != nil && p.d.Crash.Signal == "" && hasPrefix(l, "[signal ") {
+		p.d.Crash.Signal = string(l)
+		return
+	}
+	if string(l) == "runtime stack:" {
+		p.mode = modeRuntimeStack
+		p.runtime = p.runtime[:0]
+		p.hasPending = false
+		return
+	}
+	p.d.IgnoredLines++
+}
+
+func hasPrefix(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
+}
+
+// startGoroutine begins a goroutine from its header.
+func (p *goroutineTextParser) startGoroutine(id int64, status []byte) {
+	st := parseGoroutineStatus(status)
+	p.mode = modeGoroutine
+	p.cur = Goroutine{
+		ID:          id,
+		Count:       1,
+		State:       p.in.str(st.state),
+		WaitMinutes: st.waitMinutes,
+		Locked:      st.locked,
+		CreatorID:   -1,
+	}
+	if st.labels != nil {
+		p.setLabels(st.labels)
+	}
+	p.frames = p.frames[:0]
+	p.hasPending, p.hasCreated, p.cbPending, p.note = false, false, false, false
+	if p.d.Format == "" {
+		p.d.Format = GoroutineFormatText
+	}
+	if c := p.d.Crash; c != nil && c.Goroutine < 0 && c.Kind != GoroutineFormatSignal && !p.crashGoroutineSeen() {
+		c.Goroutine = id
+	}
+}
+
+// crashGoroutineSeen reports whether a goroutine was already read after the crash
+// message (the first one is the one that crashed).
+func (p *goroutineTextParser) crashGoroutineSeen() bool {
+	return p.d.Crash.Goroutine >= 0
+}
+
+// goroutineLine handles a line inside a goroutine and reports whether it belongs
+// to it.
+func (p *goroutineTextParser) goroutineLine(l []byte) bool {
+	if p.hasPending || p.cbPending {
+		if file, line, ok := parseFileLine(l); ok {
+			ref := frameRef{file: p.in.id(file), line: line}
+			if p.hasPending {
+				ref.fn = p.pending.fn
+				p.frames = append(p.frames, ref)
+				p.hasPending = false
+			} else {
+				p.createdBy.file, p.createdBy.line = ref.file, ref.line
+				p.cbPending = false
+			}
+			p.lastWasLocation = true
+			return true
+		}
+		// A call without its location: the line was noise, or the dump lost it.
+		p.hasPending, p.cbPending = false, false
+	}
+	if len(l) == 0 {
+		p.finish()
+		return true
+	}
+	if fn, ok := parseFuncLine(l); ok {
+		p.pending = frameRef{fn: p.in.id(fn)}
+		p.hasPending = true
+		return true
+	}
+	if fn, creator, ok := parseCreatedBy(l); ok {
+		p.createdBy = frameRef{fn: p.in.id(fn)}
+		p.hasCreated, p.cbPending = true, true
+		p.cur.CreatorID = creator
+		return true
+	}
+	if marker, ok := elidedMarker(l); ok {
+		p.frames = append(p.frames, frameRef{fn: p.in.idString(marker), elided: true})
+		p.lastWasLocation = true
+		return true
+	}
+	if hasPrefix(l, "[originating from goroutine ") {
+		p.mode = modeAncestors
+		return true
+	}
+	if l[0] == '\t' || l[0] == ' ' {
+		// "\tgoroutine running on other thread; stack unavailable" and the like.
+		p.note = true
+		return true
+	}
+	return false
+}
+
+// debug1Line handles a line inside a debug=1 record.
+func (p *goroutineTextParser) debug1Line(l []byte) bool {
+	if len(l) == 0 {
+		p.finish()
+		return true
+	}
+	if fn, file, line, ok := parseDebug1Frame(l); ok {
+		p.frames = append(p.frames, frameRef{fn: p.in.id(fn), file: p.in.id(file), line: line})
+		p.lastWasLocation = true
+		return true
+	}
+	if hasPrefix(l, "# labels: ") {
+		p.setLabels(l[len("# labels: "):])
+		return true
+	}
+	return false
+}
+
+// crashLine handles a line of a crash message.
+func (p *goroutineTextParser) crashLine(l []byte) bool {
+	if len(l) == 0 {
+		p.finish()
+		return true
+	}
+	if string(l) == "runtime stack:" {
+		return false
+	}
+	if hasPrefix(l, "[signal ") && p.d.Crash.Signal == "" {
+		p.d.Crash.Signal = string(l)
+		return true
+	}
+	if len(p.message)+1+len(l) <= goroutineMessageLimit {
+		p.message = append(append(p.message, '\n'), l...)
+	}
+	return true
+}
+
+// runtimeStackLine handles a line of a fatal error's system stack, where frames
+// mix with hex dumps and unwinder complaints.
+func (p *goroutineTextParser) runtimeStackLine(l []byte) bool {
+	if len(l) == 0 {
+		p.finish()
+		return true
+	}
+	if p.hasPending {
+		if file, line, ok := parseFileLine(l); ok {
+			p.runtime = append(p.runtime, frameRef{fn: p.pending.fn, file: p.in.id(file), line: line})
+			p.hasPending = false
+			return true
+		}
+		p.hasPending = false
+	}
+	if fn, ok := parseFuncLine(l); ok {
+		p.pending = frameRef{fn: p.in.id(fn)}
+		p.hasPending = true
+	}
+	return true
+}
+
+// setLabels attaches a label set to the goroutine or record being read.
+func (p *goroutineTextParser) setLabels(b []byte) {
+	labels, key, ok := parseGoroutineLabels(b)
+	if !ok || key == "" {
+		return
+	}
+	if shared, ok := p.labels[key]; ok {
+		labels = shared
+	} else {
+		p.labels[key] = labels
+	}
+	p.cur.Labels, p.cur.labelsKey = labels, key
+}
+
+// finish completes whatever the parser is in the middle of.
+func (p *goroutineTextParser) finish() {
+	switch p.mode {
+	case modeGoroutine, modeAncestors:
+		if p.hasPending {
+			p.frames = append(p.frames, p.pending)
+			p.hasPending = false
+		}
+		var cb *frameRef
+		if p.hasCreated {
+			cb = &p.createdBy
+		}
+		p.cur.Stack = p.in.stack(p.frames, cb)
+		p.d.Goroutines = append(p.d.Goroutines, p.cur)
+	case modeDebug1:
+		p.cur.Stack = p.in.stack(p.frames, nil)
+		p.d.Goroutines = append(p.d.Goroutines, p.cur)
+	case modeCrash:
+		p.d.Crash.Message = string(p.message)
+	case modeRuntimeStack:
+		if p.d.Crash != nil && p.d.Crash.RuntimeStack == nil {
+			p.d.Crash.RuntimeStack = make([]GoroutineFrame, len(p.runtime))
+			for i, f := range p.runtime {
+				p.d.Crash.RuntimeStack[i] = p.in.frame(f)
+			}
+		}
+		p.hasPending = false
+	}
+	p.mode = modeOutside
+}
+
+// end completes the dump at the end of the input; partial tells that the last line
+// had no line feed.
+func (p *goroutineTextParser) end(partial bool) {
+	switch p.mode {
+	case modeGoroutine:
+		// A goroutine whose last call has no location, that has no frames at all, or
+		// whose last line was cut, was cut off by the end of the input.
+		if p.hasPending || p.cbPending || (len(p.frames) == 0 && !p.note) || (partial && !p.lastWasLocation) {
+			p.d.Truncated = true
+		}
+	case modeDebug1:
+		if len(p.frames) == 0 || (partial && !p.lastWasLocation) {
+			p.d.Truncated = true
+		}
+	}
+	p.finish()
+	if p.d.DeclaredTotal >= 0 && p.d.Total() < p.d.DeclaredTotal {
+		p.d.Truncated = true
+	}
+}
