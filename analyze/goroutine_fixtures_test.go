@@ -228,9 +228,10 @@ func TestGoroutineFixtureAncestors(t *testing.T) {
 // tracesBlock is one stack of `go tool pprof -traces`: its labels, count and
 // functions, innermost first.
 type tracesBlock struct {
-	labels []string
-	count  int
-	funcs  []string
+	labels  []string
+	count   int
+	counted bool // the count line was read
+	funcs   []string
 }
 
 // pprofTraces runs `go tool pprof -traces` with args and reads its blocks.
@@ -245,20 +246,24 @@ func pprofTraces(t *testing.T, args ...string) []tracesBlock {
 	for _, l := range strings.Split(string(out), "\n") {
 		switch {
 		case strings.HasPrefix(l, "-----------+"):
-			blocks = append(blocks, tracesBlock{count: -1})
+			blocks = append(blocks, tracesBlock{})
 			cur = &blocks[len(blocks)-1]
 		case cur == nil || strings.TrimSpace(l) == "":
-		case cur.count < 0 && !strings.HasPrefix(l, " "):
+		case !cur.counted && !strings.HasPrefix(l, " "):
 			cur.labels = append(cur.labels, l)
-		case cur.count < 0:
+		case !cur.counted:
 			fields := strings.Fields(l)
-			cur.count, _ = strconv.Atoi(fields[0])
+			n, err := strconv.Atoi(fields[0])
+			if err != nil {
+				t.Fatalf("pprof -traces: count line %q: %v", l, err)
+			}
+			cur.count, cur.counted = n, true
 			cur.funcs = append(cur.funcs, strings.TrimSuffix(strings.Join(fields[1:], " "), " (inline)"))
 		default:
 			cur.funcs = append(cur.funcs, strings.TrimSuffix(strings.TrimSpace(l), " (inline)"))
 		}
 	}
-	return slices.DeleteFunc(blocks, func(b tracesBlock) bool { return b.count < 0 })
+	return slices.DeleteFunc(blocks, func(b tracesBlock) bool { return !b.counted })
 }
 
 // tracesKey identifies a stack the way -traces shows it: labels and functions.

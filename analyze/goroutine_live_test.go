@@ -326,6 +326,7 @@ func checkAgainstGrep(t *testing.T, name, path string, d *GoroutineDump, groups 
 			t.Fatalf("%s: header %q: %v", name, h, err)
 		}
 		status := h[strings.IndexByte(h, '[')+1 : len(h)-2]
+		status, _, _ = strings.Cut(status, " labels:{") // GODEBUG=tracebacklabels=1
 		state, _, _ := strings.Cut(status, ", ")
 		grepState[id] = state
 	}

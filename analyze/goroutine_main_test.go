@@ -1,11 +1,14 @@
 package analyze
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -73,30 +76,39 @@ func waitBlocked(want map[string]int) {
 	}
 }
 
-// Counts of goroutines each crashing child starts.
+// Counts of goroutines each crashing child starts, and the pprof label its
+// receivers carry (shown in tracebacks with GODEBUG=tracebacklabels=1).
 const (
-	childReceivers = 4
-	childSelectors = 3
+	childReceivers  = 4
+	childSelectors  = 3
+	childLabelKey   = "leakui"
+	childLabelValue = "receiver"
 )
 
-// goroutineChild starts childReceivers goroutines blocked on a channel and
+// goroutineChild starts childReceivers goroutines blocked on a channel (labeled) and
 // childSelectors blocked in a select, then dies: "panic" panics in another
 // goroutine, "deadlock" blocks main until the runtime declares a deadlock,
-// "sigquit" prints "ready" and waits for the parent's SIGQUIT.
+// "sigquit" prints "ready" and sleeps until the parent's SIGQUIT.
 func goroutineChild(mode string) {
 	ch, a, b := make(chan int), make(chan int), make(chan int)
 	for range childReceivers {
-		go childBlockedReceive(ch)
+		go pprof.Do(context.Background(), pprof.Labels(childLabelKey, childLabelValue), func(context.Context) {
+			childBlockedReceive(ch)
+		})
 	}
 	for range childSelectors {
 		go childBlockedSelect(a, b)
 	}
-	waitBlocked(map[string]int{"[chan receive]:": childReceivers, "[select]:": childSelectors})
+	waitBlocked(map[string]int{"[chan receive": childReceivers, "[select": childSelectors})
 	switch mode {
 	case "panic":
 		go childPanicker(ch)
 	case "sigquit":
+		// A sleeping main goroutine keeps the runtime from declaring a deadlock
+		// before the signal arrives; if none comes, the child ends on its own.
 		fmt.Println("ready")
+		time.Sleep(30 * time.Second)
+		os.Exit(3)
 	}
 	<-make(chan int)
 }

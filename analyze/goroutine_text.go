@@ -46,8 +46,6 @@ type goroutineTextParser struct {
 
 	message []byte
 	runtime []frameRef
-
-	lastWasLocation bool
 }
 
 // parseGoroutineText parses a text goroutine dump (debug=1, debug=2, runtime.Stack,
@@ -64,14 +62,20 @@ func parseGoroutineText(r io.Reader) (*GoroutineDump, error) {
 	partial := false
 	for {
 		line, err := br.ReadSlice('\n')
+		terminated := len(line) > 0 && line[len(line)-1] == '\n'
 		if errors.Is(err, bufio.ErrBufferFull) {
 			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
+				line, err = br.ReadSlice('\n')
 			}
+			terminated = len(line) > 0 && line[len(line)-1] == '\n'
 			line = []byte{0} // an overlong line is nothing the parser knows
 		}
 		if len(line) > 0 {
-			partial = line[len(line)-1] != '\n'
+			if !terminated {
+				// The input ends without a line feed: cut, if that happened
+				// inside a goroutine.
+				partial = p.mode == modeGoroutine || p.mode == modeAncestors || p.mode == modeDebug1
+			}
 			p.line(trimEOL(line))
 		}
 		if errors.Is(err, io.EOF) {
@@ -97,7 +101,6 @@ func trimEOL(line []byte) []byte {
 
 // line handles one line (without its end-of-line bytes).
 func (p *goroutineTextParser) line(l []byte) {
-	p.lastWasLocation = false
 	if id, status, ok := parseGoroutineHeader(l); ok {
 		p.finish()
 		p.startGoroutine(id, status)
@@ -231,7 +234,6 @@ func (p *goroutineTextParser) goroutineLine(l []byte) bool {
 				p.createdBy.file, p.createdBy.line = ref.file, ref.line
 				p.cbPending = false
 			}
-			p.lastWasLocation = true
 			return true
 		}
 		// A call without its location: the line was noise, or the dump lost it.
@@ -254,7 +256,6 @@ func (p *goroutineTextParser) goroutineLine(l []byte) bool {
 	}
 	if marker, ok := elidedMarker(l); ok {
 		p.frames = append(p.frames, frameRef{fn: p.in.idString(marker), elided: true})
-		p.lastWasLocation = true
 		return true
 	}
 	if hasPrefix(l, "[originating from goroutine ") {
@@ -277,7 +278,6 @@ func (p *goroutineTextParser) debug1Line(l []byte) bool {
 	}
 	if fn, file, line, ok := parseDebug1Frame(l); ok {
 		p.frames = append(p.frames, frameRef{fn: p.in.id(fn), file: p.in.id(file), line: line})
-		p.lastWasLocation = true
 		return true
 	}
 	if hasPrefix(l, "# labels: ") {
@@ -373,20 +373,23 @@ func (p *goroutineTextParser) finish() {
 	p.mode = modeOutside
 }
 
-// end completes the dump at the end of the input; partial tells that the last line
-// had no line feed.
-func (p *goroutineTextParser) end(partial bool) {
+// end completes the dump at the end of the input; cutLine tells that the input
+// ended inside a goroutine with a line that had no line feed.
+func (p *goroutineTextParser) end(cutLine bool) {
 	switch p.mode {
 	case modeGoroutine:
-		// A goroutine whose last call has no location, that has no frames at all, or
-		// whose last line was cut, was cut off by the end of the input.
-		if p.hasPending || p.cbPending || (len(p.frames) == 0 && !p.note) || (partial && !p.lastWasLocation) {
+		// A goroutine whose last call has no location, or that has no frames at
+		// all, was cut off by the end of the input.
+		if p.hasPending || p.cbPending || (len(p.frames) == 0 && !p.note) {
 			p.d.Truncated = true
 		}
 	case modeDebug1:
-		if len(p.frames) == 0 || (partial && !p.lastWasLocation) {
+		if len(p.frames) == 0 {
 			p.d.Truncated = true
 		}
+	}
+	if cutLine {
+		p.d.Truncated = true
 	}
 	p.finish()
 	if p.d.DeclaredTotal >= 0 && p.d.Total() < p.d.DeclaredTotal {
