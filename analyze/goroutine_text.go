@@ -357,8 +357,10 @@ func (p *goroutineTextParser) finish() {
 		p.cur.Stack = p.in.stack(p.frames, cb)
 		p.d.Goroutines = append(p.d.Goroutines, p.cur)
 	case modeDebug1:
-		p.cur.Stack = p.in.stack(p.frames, nil)
-		p.d.Goroutines = append(p.d.Goroutines, p.cur)
+		if p.cur.Count > 0 { // "0 @ …" stands for no goroutine
+			p.cur.Stack = p.in.stack(p.frames, nil)
+			p.d.Goroutines = append(p.d.Goroutines, p.cur)
+		}
 	case modeCrash:
 		p.d.Crash.Message = string(p.message)
 	case modeRuntimeStack:
