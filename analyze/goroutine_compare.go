@@ -20,12 +20,12 @@ import (
 // both list goroutines one by one, plus labels when both have labels. Groups of one
 // dump that look the same under that rule are merged.
 func CompareGoroutines(base, target *GoroutineDump) []GoroutineGroup {
-	rule := compareRule{
+	rule := goroutineCompareRule{
 		perGoroutine: base.PerGoroutine() && target.PerGoroutine(),
 		labels:       hasGoroutineLabels(base) && hasGoroutineLabels(target),
 	}
-	targetGroups, targetIndex := mergeByCompareKey(GroupGoroutines(target), rule)
-	baseGroups, baseIndex := mergeByCompareKey(GroupGoroutines(base), rule)
+	targetGroups, targetIndex := mergeGoroutineGroupsByKey(GroupGoroutines(target), rule)
+	baseGroups, baseIndex := mergeGoroutineGroupsByKey(GroupGoroutines(base), rule)
 	out := make([]GoroutineGroup, 0, len(targetGroups)+len(baseGroups))
 	for key, ti := range targetIndex {
 		g := targetGroups[ti]
@@ -52,8 +52,8 @@ func CompareGoroutines(base, target *GoroutineDump) []GoroutineGroup {
 	return out
 }
 
-// compareRule says which attributes take part in matching groups across dumps.
-type compareRule struct {
+// goroutineCompareRule says which attributes take part in matching groups across dumps.
+type goroutineCompareRule struct {
 	perGoroutine bool // states, locks and creators
 	labels       bool
 }
@@ -67,13 +67,13 @@ func hasGoroutineLabels(d *GoroutineDump) bool {
 	return false
 }
 
-// mergeByCompareKey merges the groups that share a comparison key and indexes
+// mergeGoroutineGroupsByKey merges the groups that share a comparison key and indexes
 // the result by key; the order of groups stays that of their first member.
-func mergeByCompareKey(groups []GoroutineGroup, rule compareRule) ([]GoroutineGroup, map[string]int) {
+func mergeGoroutineGroupsByKey(groups []GoroutineGroup, rule goroutineCompareRule) ([]GoroutineGroup, map[string]int) {
 	index := make(map[string]int, len(groups))
 	var out []GoroutineGroup
 	for _, g := range groups {
-		key := compareKey(&g, rule)
+		key := goroutineCompareKey(&g, rule)
 		if i, ok := index[key]; ok {
 			m := &out[i]
 			m.Count += g.Count
@@ -92,10 +92,10 @@ func mergeByCompareKey(groups []GoroutineGroup, rule compareRule) ([]GoroutineGr
 	return out, index
 }
 
-// compareKey writes what identifies a group across dumps.
-func compareKey(g *GoroutineGroup, rule compareRule) string {
+// goroutineCompareKey writes what identifies a group across dumps.
+func goroutineCompareKey(g *GoroutineGroup, rule goroutineCompareRule) string {
 	var b strings.Builder
-	frames := comparableFrames(g.Stack.Frames)
+	frames := comparableGoroutineFrames(g.Stack.Frames)
 	for _, f := range frames {
 		b.WriteString(f.Func)
 		b.WriteByte(0)
@@ -122,23 +122,23 @@ func compareKey(g *GoroutineGroup, rule compareRule) string {
 	if rule.labels {
 		b.WriteByte(4)
 		if g.Labels != nil {
-			b.WriteString(canonicalLabels(g.Labels))
+			b.WriteString(canonicalGoroutineLabels(g.Labels))
 		}
 	}
 	return b.String()
 }
 
-// comparableFrames drops the frames that some formats show and others hide: the
+// comparableGoroutineFrames drops the frames that some formats show and others hide: the
 // runtime's unexported functions, as a traceback hides them. runtime.gopanic, which
 // tracebacks print as "panic", is renamed. A stack of nothing but runtime frames
 // stays whole.
-func comparableFrames(frames []GoroutineFrame) []GoroutineFrame {
+func comparableGoroutineFrames(frames []GoroutineFrame) []GoroutineFrame {
 	out := make([]GoroutineFrame, 0, len(frames))
 	for _, f := range frames {
 		if f.Func == "runtime.gopanic" {
 			f.Func = "panic"
 		}
-		if hiddenRuntimeFrame(f.Func) {
+		if hiddenGoroutineRuntimeFrame(f.Func) {
 			continue
 		}
 		out = append(out, f)
@@ -149,10 +149,10 @@ func comparableFrames(frames []GoroutineFrame) []GoroutineFrame {
 	return out
 }
 
-// hiddenRuntimeFrame reports a function a default traceback does not print: the
+// hiddenGoroutineRuntimeFrame reports a function a default traceback does not print: the
 // runtime's unexported functions (runtime.gopark, runtime.main, runtime.goexit) and
 // internal/runtime packages.
-func hiddenRuntimeFrame(name string) bool {
+func hiddenGoroutineRuntimeFrame(name string) bool {
 	if strings.HasPrefix(name, "internal/runtime/") {
 		return true
 	}

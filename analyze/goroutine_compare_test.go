@@ -17,16 +17,16 @@ func TestCompareGoroutinesProtoSnapshots(t *testing.T) {
 	basePath := fixtures.Path(t, "pprof", "goprofnotes-goroutine-snap1-debug0.pb.gz")
 	targetPath := fixtures.Path(t, "pprof", "goprofnotes-goroutine-snap2-debug0.pb.gz")
 	want := map[string]int{}
-	for _, b := range pprofTraces(t, "-diff_base", basePath, targetPath) {
+	for _, b := range goroutinePprofTraces(t, "-diff_base", basePath, targetPath) {
 		labels := slices.DeleteFunc(b.labels, func(l string) bool { return strings.HasPrefix(l, "pprof::base:") })
-		want[tracesKey(labels, b.funcs)] += b.count
+		want[goroutineTracesKey(labels, b.funcs)] += b.count
 	}
-	base, target := parseFile(t, basePath), parseFile(t, targetPath)
+	base, target := parseGoroutineFile(t, basePath), parseGoroutineFile(t, targetPath)
 	groups := CompareGoroutines(base, target)
 	got := map[string]int{}
 	changed := 0
 	for _, g := range groups {
-		got[groupTracesKey(&g)] += g.Change.Delta
+		got[groupGoroutineTracesKey(&g)] += g.Change.Delta
 		if g.Change.Delta != 0 {
 			changed++
 		}
@@ -46,13 +46,13 @@ func TestCompareGoroutinesProtoSnapshots(t *testing.T) {
 	}
 	// Changed groups come first: growth, then no change, then shrinking.
 	for i := 1; i < len(groups); i++ {
-		if changeRank(groups[i-1]) > changeRank(groups[i]) {
+		if goroutineChangeRank(groups[i-1]) > goroutineChangeRank(groups[i]) {
 			t.Errorf("group %d (%+v) before group %d (%+v)", i-1, groups[i-1].Change, i, groups[i].Change)
 		}
 	}
 }
 
-func changeRank(g GoroutineGroup) int {
+func goroutineChangeRank(g GoroutineGroup) int {
 	switch {
 	case g.Change.Delta > 0:
 		return 0
@@ -71,21 +71,21 @@ func changeRank(g GoroutineGroup) int {
 func TestCompareGoroutinesDebug1Snapshots(t *testing.T) {
 	basePath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap1-debug1.txt")
 	targetPath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap2-debug1.txt")
-	baseRecords := grepLines(t, "-E", "^[0-9]+ @", basePath)
-	targetRecords := grepLines(t, "-E", "^[0-9]+ @", targetPath)
+	baseRecords := goroutineGrep(t, "-E", "^[0-9]+ @", basePath)
+	targetRecords := goroutineGrep(t, "-E", "^[0-9]+ @", targetPath)
 	var wantNew, wantGone []int
 	for _, r := range targetRecords {
 		if !slices.Contains(baseRecords, r) {
-			wantNew = append(wantNew, recordCount(r))
+			wantNew = append(wantNew, goroutineRecordCount(r))
 		}
 	}
 	for _, r := range baseRecords {
 		if !slices.Contains(targetRecords, r) {
-			wantGone = append(wantGone, recordCount(r))
+			wantGone = append(wantGone, goroutineRecordCount(r))
 		}
 	}
 	var gotNew, gotGone []int
-	for _, g := range CompareGoroutines(parseFile(t, basePath), parseFile(t, targetPath)) {
+	for _, g := range CompareGoroutines(parseGoroutineFile(t, basePath), parseGoroutineFile(t, targetPath)) {
 		switch {
 		case g.Change.New:
 			gotNew = append(gotNew, g.Count)
@@ -104,7 +104,7 @@ func TestCompareGoroutinesDebug1Snapshots(t *testing.T) {
 	}
 }
 
-func recordCount(record string) int {
+func goroutineRecordCount(record string) int {
 	n, _ := strconv.Atoi(strings.Fields(record)[0])
 	return n
 }
@@ -116,13 +116,13 @@ func TestCompareGoroutinesWaitDoesNotSplit(t *testing.T) {
 	basePath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap1-debug2.txt")
 	targetPath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap2-debug2.txt")
 	same := map[int64]bool{}
-	for _, h := range grepLines(t, "-oE", "^goroutine [0-9]+ ", targetPath) {
+	for _, h := range goroutineGrep(t, "-oE", "^goroutine [0-9]+ ", targetPath) {
 		id, _ := strconv.ParseInt(strings.Fields(h)[1], 10, 64)
-		a, b := tracebackBody(t, basePath, id), tracebackBody(t, targetPath, id)
+		a, b := goroutineTracebackBody(t, basePath, id), goroutineTracebackBody(t, targetPath, id)
 		same[id] = a != "" && a == b
 	}
 	waited, checked := 0, 0
-	for _, g := range CompareGoroutines(parseFile(t, basePath), parseFile(t, targetPath)) {
+	for _, g := range CompareGoroutines(parseGoroutineFile(t, basePath), parseGoroutineFile(t, targetPath)) {
 		all := len(g.IDs) > 0
 		for _, id := range g.IDs {
 			all = all && same[id]
@@ -143,9 +143,9 @@ func TestCompareGoroutinesWaitDoesNotSplit(t *testing.T) {
 	}
 }
 
-// tracebackBody returns the lines of goroutine id's traceback after its header, as
+// goroutineTracebackBody returns the lines of goroutine id's traceback after its header, as
 // sed prints them.
-func tracebackBody(t *testing.T, path string, id int64) string {
+func goroutineTracebackBody(t *testing.T, path string, id int64) string {
 	t.Helper()
 	out, err := exec.Command("sed", "-n", "/^goroutine "+strconv.FormatInt(id, 10)+" /,/^$/p", path).Output()
 	if err != nil {

@@ -14,10 +14,10 @@ import (
 	"time"
 )
 
-// crashChild re-executes the test binary as a child that crashes the way mode says
+// goroutineCrashChild re-executes the test binary as a child that crashes the way mode says
 // (see goroutineChild) and returns what it printed on stderr. The child must die
 // with exit status 2, as Go programs do on a panic, a fatal error or SIGQUIT.
-func crashChild(t *testing.T, mode string, env ...string) []byte {
+func goroutineCrashChild(t *testing.T, mode string, env ...string) []byte {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -45,17 +45,17 @@ func crashChild(t *testing.T, mode string, env ...string) []byte {
 			t.Fatal(err)
 		}
 		err = cmd.Wait()
-		checkExit(t, mode, err, stderr.Bytes())
+		checkGoroutineChildExit(t, mode, err, stderr.Bytes())
 		return stderr.Bytes()
 	}
 	timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
 	defer timer.Stop()
 	err = cmd.Run()
-	checkExit(t, mode, err, stderr.Bytes())
+	checkGoroutineChildExit(t, mode, err, stderr.Bytes())
 	return stderr.Bytes()
 }
 
-func checkExit(t *testing.T, mode string, err error, stderr []byte) {
+func checkGoroutineChildExit(t *testing.T, mode string, err error, stderr []byte) {
 	t.Helper()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
@@ -83,11 +83,11 @@ func TestGoroutineCrashOutputs(t *testing.T) {
 		{"sigquit with labels", "sigquit", "single", "tracebacklabels=1", "SIGQUIT", "SIGQUIT: quit", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			raw := crashChild(t, tc.mode, "GOTRACEBACK="+tc.traceback, "GODEBUG="+tc.godebug)
-			path := writeTemp(t, raw)
-			d := mustParse(t, raw)
+			raw := goroutineCrashChild(t, tc.mode, "GOTRACEBACK="+tc.traceback, "GODEBUG="+tc.godebug)
+			path := writeGoroutineTemp(t, raw)
+			d := mustParseGoroutines(t, raw)
 			groups := GroupGoroutines(d)
-			checkAgainstGrep(t, tc.name, path, d, groups)
+			checkGoroutinesAgainstGrep(t, tc.name, path, d, groups)
 			c := d.Crash
 			if d.Format != tc.format || c == nil || !strings.HasPrefix(c.Message, tc.message) {
 				t.Fatalf("format %q, crash %+v; want %s %q…", d.Format, c, tc.format, tc.message)
@@ -97,11 +97,11 @@ func TestGoroutineCrashOutputs(t *testing.T) {
 				// The child names its own id in the message.
 				id, err := strconv.ParseInt(strings.TrimPrefix(c.Message, tc.message), 10, 64)
 				if err != nil || c.Goroutine != id || !groups[0].Panicking || groups[0].IDs[0] != id ||
-					len(groupsWith(groups[:1], livePkg+"childPanicker")) != 1 {
+					len(goroutineGroupsWith(groups[:1], goroutineTestPkg+"childPanicker")) != 1 {
 					t.Errorf("crash %+v (err %v), first group %v ids %v", c, err, groups[0].Stack.Funcs(), groups[0].IDs)
 				}
 			case "deadlock":
-				first := grepLines(t, "-m1", "-oE", "^goroutine [0-9]+", path)[0]
+				first := goroutineGrep(t, "-m1", "-oE", "^goroutine [0-9]+", path)[0]
 				if strconv.FormatInt(c.Goroutine, 10) != strings.Fields(first)[1] || !groups[0].Panicking {
 					t.Errorf("crashing goroutine %d, first group panicking %v; the first header is %q", c.Goroutine, groups[0].Panicking, first)
 				}
@@ -120,9 +120,9 @@ func TestGoroutineCrashOutputs(t *testing.T) {
 				count int
 				state string
 			}{"childBlockedReceive": {childReceivers, "chan receive"}, "childBlockedSelect": {childSelectors, "select"}} {
-				gs := groupsWith(groups, livePkg+fn)
+				gs := goroutineGroupsWith(groups, goroutineTestPkg+fn)
 				if len(gs) != 1 || gs[0].Count != want.count || gs[0].State != want.state {
-					t.Errorf("%s: %d groups, %d goroutines; want one group of %d in %q", fn, len(gs), countOf(gs), want.count, want.state)
+					t.Errorf("%s: %d groups, %d goroutines; want one group of %d in %q", fn, len(gs), countGoroutines(gs), want.count, want.state)
 					continue
 				}
 				var wantLabels map[string]string

@@ -13,9 +13,9 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
-// grepLines runs GNU grep with args and returns the lines it prints (none when
+// goroutineGrep runs GNU grep with args and returns the lines it prints (none when
 // nothing matches).
-func grepLines(t *testing.T, args ...string) []string {
+func goroutineGrep(t *testing.T, args ...string) []string {
 	t.Helper()
 	out, err := exec.Command("grep", args...).Output()
 	var exit *exec.ExitError
@@ -28,7 +28,7 @@ func grepLines(t *testing.T, args ...string) []string {
 	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 }
 
-func parseFile(t *testing.T, path string) *GoroutineDump {
+func parseGoroutineFile(t *testing.T, path string) *GoroutineDump {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -49,10 +49,10 @@ func parseFile(t *testing.T, path string) *GoroutineDump {
 func TestGoroutineFixtureDumps(t *testing.T) {
 	for _, path := range fixtures.Glob(t, "goroutine-dumps", "*") {
 		name := filepath.Base(path)
-		d := parseFile(t, path)
+		d := parseGoroutineFile(t, path)
 		groups := GroupGoroutines(d)
-		if countOf(groups) != d.Total() || d.Total() == 0 || d.Truncated {
-			t.Errorf("%s: groups hold %d of %d goroutines, truncated %v", name, countOf(groups), d.Total(), d.Truncated)
+		if countGoroutines(groups) != d.Total() || d.Total() == 0 || d.Truncated {
+			t.Errorf("%s: groups hold %d of %d goroutines, truncated %v", name, countGoroutines(groups), d.Total(), d.Truncated)
 		}
 		for i := 1; i < len(groups); i++ {
 			if !groups[i-1].Panicking && groups[i-1].Count < groups[i].Count {
@@ -60,25 +60,25 @@ func TestGoroutineFixtureDumps(t *testing.T) {
 			}
 		}
 		if d.Format == GoroutineFormatDebug1 {
-			checkDebug1AgainstGrep(t, name, path, d, groups)
+			checkDebug1GoroutinesAgainstGrep(t, name, path, d, groups)
 			continue
 		}
-		checkAgainstGrep(t, name, path, d, groups)
-		checkWaitsAgainstGrep(t, name, path, groups)
+		checkGoroutinesAgainstGrep(t, name, path, d, groups)
+		checkGoroutineWaitsAgainstGrep(t, name, path, groups)
 	}
 }
 
-// checkDebug1AgainstGrep checks a debug=1 dump: the total is the one on its first
+// checkDebug1GoroutinesAgainstGrep checks a debug=1 dump: the total is the one on its first
 // line and the group counts are the record counts ("N @ 0x…"), none merged or lost.
-func checkDebug1AgainstGrep(t *testing.T, name, path string, d *GoroutineDump, groups []GoroutineGroup) {
+func checkDebug1GoroutinesAgainstGrep(t *testing.T, name, path string, d *GoroutineDump, groups []GoroutineGroup) {
 	t.Helper()
-	total := grepLines(t, "-oE", "^goroutine profile: total [0-9]+", path)
+	total := goroutineGrep(t, "-oE", "^goroutine profile: total [0-9]+", path)
 	declared, _ := strconv.Atoi(strings.TrimPrefix(total[0], "goroutine profile: total "))
 	if d.Total() != declared || d.DeclaredTotal != declared {
 		t.Errorf("%s: %d goroutines (declared %d), the dump says total %d", name, d.Total(), d.DeclaredTotal, declared)
 	}
 	var records []int
-	for _, r := range grepLines(t, "-oE", "^[0-9]+ @", path) {
+	for _, r := range goroutineGrep(t, "-oE", "^[0-9]+ @", path) {
 		n, _ := strconv.Atoi(strings.TrimSuffix(r, " @"))
 		records = append(records, n)
 	}
@@ -96,12 +96,12 @@ func checkDebug1AgainstGrep(t *testing.T, name, path string, d *GoroutineDump, g
 	}
 }
 
-// checkWaitsAgainstGrep checks each group's wait range against the ", N minutes" of
+// checkGoroutineWaitsAgainstGrep checks each group's wait range against the ", N minutes" of
 // its goroutines' headers.
-func checkWaitsAgainstGrep(t *testing.T, name, path string, groups []GoroutineGroup) {
+func checkGoroutineWaitsAgainstGrep(t *testing.T, name, path string, groups []GoroutineGroup) {
 	t.Helper()
 	wait := map[int64]int{}
-	for _, h := range grepLines(t, "-E", `^goroutine [0-9]+ .*\[.*\]:$`, path) {
+	for _, h := range goroutineGrep(t, "-E", `^goroutine [0-9]+ .*\[.*\]:$`, path) {
 		id, _ := strconv.ParseInt(strings.Fields(h)[1], 10, 64)
 		for _, part := range strings.Split(h[strings.IndexByte(h, '[')+1:len(h)-2], ", ") {
 			if m, ok := strings.CutSuffix(part, " minutes"); ok {
@@ -127,7 +127,7 @@ func checkWaitsAgainstGrep(t *testing.T, name, path string, groups []GoroutineGr
 // TestGoroutineFixtureErigonLeak checks the real leak PROVENANCE.md describes: 168
 // groups, the largest one 12096 goroutines in webseedPeer.requester on sync.Cond.Wait.
 func TestGoroutineFixtureErigonLeak(t *testing.T) {
-	d := parseFile(t, fixtures.Path(t, "goroutine-dumps", "erigon-debug1-20161-goroutines.txt"))
+	d := parseGoroutineFile(t, fixtures.Path(t, "goroutine-dumps", "erigon-debug1-20161-goroutines.txt"))
 	groups := GroupGoroutines(d)
 	if len(groups) != 168 {
 		t.Errorf("%d groups, want 168", len(groups))
@@ -147,13 +147,13 @@ func TestGoroutineFixtureErigonLeak(t *testing.T) {
 // first, with its frames; grep and sed read the same lines from the file.
 func TestGoroutineFixtureFatalError(t *testing.T) {
 	path := fixtures.Path(t, "goroutine-dumps", "gin-fatal-error-unexpected-signal-darwin.txt")
-	d := parseFile(t, path)
+	d := parseGoroutineFile(t, path)
 	c := d.Crash
 	if c == nil {
 		t.Fatal("no crash")
 	}
-	message := strings.TrimPrefix(grepLines(t, "-m1", "^fatal error: ", path)[0], "fatal error: ")
-	signal := grepLines(t, "-m1", `^\[signal `, path)[0]
+	message := strings.TrimPrefix(goroutineGrep(t, "-m1", "^fatal error: ", path)[0], "fatal error: ")
+	signal := goroutineGrep(t, "-m1", `^\[signal `, path)[0]
 	if d.Format != GoroutineFormatFatal || c.Kind != GoroutineFormatFatal || c.Message != message || c.Signal != signal || c.Goroutine != 1 {
 		t.Errorf("crash %+v in format %q; want fatal error %q, %q, goroutine 1", c, d.Format, message, signal)
 	}
@@ -198,8 +198,8 @@ func TestGoroutineFixtureFatalError(t *testing.T) {
 // runtime's "...additional frames elided..." marker.
 func TestGoroutineFixtureFramesElided(t *testing.T) {
 	path := fixtures.Path(t, "goroutine-dumps", "gostackparse-frameselided-stackoverflow.txt")
-	d := parseFile(t, path)
-	locations := len(grepLines(t, "-E", "^\t.*:[0-9]+", path))
+	d := parseGoroutineFile(t, path)
+	locations := len(goroutineGrep(t, "-E", "^\t.*:[0-9]+", path))
 	frames := d.Goroutines[0].Stack.Frames
 	last := frames[len(frames)-1]
 	if len(d.Goroutines) != 1 || len(frames) != locations+1 || !last.Elided || last.Func != "...additional frames elided..." {
@@ -211,8 +211,8 @@ func TestGoroutineFixtureFramesElided(t *testing.T) {
 // Go 1.21 dump of the same program: the ancestors' frames are neither goroutines
 // nor part of a stack, so every group is the same.
 func TestGoroutineFixtureAncestors(t *testing.T) {
-	plain := parseFile(t, fixtures.Path(t, "goroutine-dumps", "goleak-http-debug2-go121.txt"))
-	ancestors := parseFile(t, fixtures.Path(t, "goroutine-dumps", "goleak-http-tracebackancestors.txt"))
+	plain := parseGoroutineFile(t, fixtures.Path(t, "goroutine-dumps", "goleak-http-debug2-go121.txt"))
+	ancestors := parseGoroutineFile(t, fixtures.Path(t, "goroutine-dumps", "goleak-http-tracebackancestors.txt"))
 	for _, g := range CompareGoroutines(plain, ancestors) {
 		if g.Change.Delta != 0 || g.Count != 1 {
 			t.Errorf("group %v created by %+v: %d goroutines, %+v; want the same in both", g.Stack.Funcs(), g.Stack.CreatedBy, g.Count, g.Change)
@@ -225,28 +225,28 @@ func TestGoroutineFixtureAncestors(t *testing.T) {
 	}
 }
 
-// tracesBlock is one stack of `go tool pprof -traces`: its labels, count and
+// goroutineTracesBlock is one stack of `go tool pprof -traces`: its labels, count and
 // functions, innermost first.
-type tracesBlock struct {
+type goroutineTracesBlock struct {
 	labels  []string
 	count   int
 	counted bool // the count line was read
 	funcs   []string
 }
 
-// pprofTraces runs `go tool pprof -traces` with args and reads its blocks.
-func pprofTraces(t *testing.T, args ...string) []tracesBlock {
+// goroutinePprofTraces runs `go tool pprof -traces` with args and reads its blocks.
+func goroutinePprofTraces(t *testing.T, args ...string) []goroutineTracesBlock {
 	t.Helper()
 	out, err := exec.Command("go", append([]string{"tool", "pprof", "-traces"}, args...)...).Output()
 	if err != nil {
 		t.Fatalf("go tool pprof -traces %v: %v", args, err)
 	}
-	var blocks []tracesBlock
-	var cur *tracesBlock
+	var blocks []goroutineTracesBlock
+	var cur *goroutineTracesBlock
 	for _, l := range strings.Split(string(out), "\n") {
 		switch {
 		case strings.HasPrefix(l, "-----------+"):
-			blocks = append(blocks, tracesBlock{})
+			blocks = append(blocks, goroutineTracesBlock{})
 			cur = &blocks[len(blocks)-1]
 		case cur == nil || strings.TrimSpace(l) == "":
 		case !cur.counted && !strings.HasPrefix(l, " "):
@@ -263,21 +263,21 @@ func pprofTraces(t *testing.T, args ...string) []tracesBlock {
 			cur.funcs = append(cur.funcs, strings.TrimSuffix(strings.TrimSpace(l), " (inline)"))
 		}
 	}
-	return slices.DeleteFunc(blocks, func(b tracesBlock) bool { return !b.counted })
+	return slices.DeleteFunc(blocks, func(b goroutineTracesBlock) bool { return !b.counted })
 }
 
-// tracesKey identifies a stack the way -traces shows it: labels and functions.
-func tracesKey(labels []string, funcs []string) string {
+// goroutineTracesKey identifies a stack the way -traces shows it: labels and functions.
+func goroutineTracesKey(labels []string, funcs []string) string {
 	labels = slices.Sorted(slices.Values(labels))
 	return strings.Join(labels, ";") + "|" + strings.Join(funcs, ";")
 }
 
-func groupTracesKey(g *GoroutineGroup) string {
+func groupGoroutineTracesKey(g *GoroutineGroup) string {
 	var labels []string
 	for k, v := range g.Labels {
 		labels = append(labels, k+":  "+v)
 	}
-	return tracesKey(labels, g.Stack.Funcs())
+	return goroutineTracesKey(labels, g.Stack.Funcs())
 }
 
 // TestGoroutineFixtureProtos groups the proto goroutine profiles and checks every
@@ -285,17 +285,17 @@ func groupTracesKey(g *GoroutineGroup) string {
 func TestGoroutineFixtureProtos(t *testing.T) {
 	for _, name := range []string{"flameshow-goroutine.pb.gz", "goprofnotes-goroutine-snap1-debug0.pb.gz", "goprofnotes-goroutine-snap2-debug0.pb.gz"} {
 		path := fixtures.Path(t, "pprof", name)
-		d := parseFile(t, path)
+		d := parseGoroutineFile(t, path)
 		if d.Format != GoroutineFormatProto || d.Time.IsZero() {
 			t.Errorf("%s: format %q, time %v", name, d.Format, d.Time)
 		}
 		want := map[string]int{}
-		for _, b := range pprofTraces(t, path) {
-			want[tracesKey(b.labels, b.funcs)] += b.count
+		for _, b := range goroutinePprofTraces(t, path) {
+			want[goroutineTracesKey(b.labels, b.funcs)] += b.count
 		}
 		got := map[string]int{}
 		for _, g := range GroupGoroutines(d) {
-			got[groupTracesKey(&g)] += g.Count
+			got[groupGoroutineTracesKey(&g)] += g.Count
 		}
 		if len(got) != len(want) {
 			t.Errorf("%s: %d distinct stacks, pprof shows %d", name, len(got), len(want))
@@ -306,7 +306,7 @@ func TestGoroutineFixtureProtos(t *testing.T) {
 			}
 		}
 	}
-	d := parseFile(t, fixtures.Path(t, "pprof", "flameshow-goroutine.pb.gz"))
+	d := parseGoroutineFile(t, fixtures.Path(t, "pprof", "flameshow-goroutine.pb.gz"))
 	if d.Total() != 37 {
 		t.Errorf("flameshow: %d goroutines, PROVENANCE.md says 37", d.Total())
 	}

@@ -42,21 +42,21 @@ func FuzzParseGoroutineDump(f *testing.F) {
 				t.Fatalf("error without a sentinel: %v", err)
 			}
 		} else {
-			checkDumpInvariants(t, d)
+			checkGoroutineDumpInvariants(t, d)
 		}
 		text, err := parseGoroutineText(bytes.NewReader(data))
 		if err != nil {
 			t.Fatalf("text parser on bytes in memory: %v", err)
 		}
-		checkDumpInvariants(t, text)
+		checkGoroutineDumpInvariants(t, text)
 	})
 }
 
-func checkDumpInvariants(t *testing.T, d *GoroutineDump) {
+func checkGoroutineDumpInvariants(t *testing.T, d *GoroutineDump) {
 	t.Helper()
 	groups := GroupGoroutines(d)
-	if countOf(groups) != d.Total() {
-		t.Fatalf("groups hold %d goroutines, the dump %d", countOf(groups), d.Total())
+	if countGoroutines(groups) != d.Total() {
+		t.Fatalf("groups hold %d goroutines, the dump %d", countGoroutines(groups), d.Total())
 	}
 	for i, g := range groups {
 		if g.Count <= 0 || len(g.IDs) > g.Count || g.Stack == nil || g.WaitMin > g.WaitMax {

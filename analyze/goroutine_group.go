@@ -52,9 +52,9 @@ type GoroutineChange struct {
 	New, Gone bool
 }
 
-// groupKey is what makes two goroutines of one dump the same group. Stacks are
+// goroutineGroupKey is what makes two goroutines of one dump the same group. Stacks are
 // interned, so the pointer compares frames and creator.
-type groupKey struct {
+type goroutineGroupKey struct {
 	stack  *GoroutineStack
 	state  string
 	locked bool
@@ -66,7 +66,7 @@ type groupKey struct {
 // panicked or threw comes before all others. It runs in time linear in the number
 // of goroutines (and in the ids it sorts).
 func GroupGoroutines(d *GoroutineDump) []GoroutineGroup {
-	index := make(map[groupKey]int)
+	index := make(map[goroutineGroupKey]int)
 	var groups []GoroutineGroup
 	crashed := int64(-1)
 	if d.Crash != nil {
@@ -74,7 +74,7 @@ func GroupGoroutines(d *GoroutineDump) []GoroutineGroup {
 	}
 	for i := range d.Goroutines {
 		g := &d.Goroutines[i]
-		k := groupKey{stack: g.Stack, state: g.State, locked: g.Locked, labels: g.labelsKey}
+		k := goroutineGroupKey{stack: g.Stack, state: g.State, locked: g.Locked, labels: g.labelsKey}
 		gi, ok := index[k]
 		if !ok {
 			gi = len(groups)
@@ -115,14 +115,14 @@ func (g *GoroutineGroup) Wait() string {
 	case g.WaitMax == 0:
 		return ""
 	case g.WaitMin == g.WaitMax:
-		return pluralMinutes(g.WaitMax)
+		return goroutinePluralMinutes(g.WaitMax)
 	case g.WaitMin == 0:
-		return "up to " + pluralMinutes(g.WaitMax)
+		return "up to " + goroutinePluralMinutes(g.WaitMax)
 	}
-	return strconv.Itoa(g.WaitMin) + "–" + pluralMinutes(g.WaitMax)
+	return strconv.Itoa(g.WaitMin) + "–" + goroutinePluralMinutes(g.WaitMax)
 }
 
-func pluralMinutes(n int) string {
+func goroutinePluralMinutes(n int) string {
 	if n == 1 {
 		return "1 minute"
 	}

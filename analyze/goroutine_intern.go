@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 )
 
-// frameRef is a frame whose strings are interned as numbers, the parser's working
+// goroutineFrameRef is a frame whose strings are interned as numbers, the parser's working
 // form: comparing and hashing stacks of refs is cheap.
-type frameRef struct {
+type goroutineFrameRef struct {
 	fn, file uint32
 	line     int32
 	elided   bool
@@ -61,14 +61,14 @@ func (in *goroutineInterner) str(b []byte) string {
 
 // stack returns the one *GoroutineStack with these frames and creator, creating
 // it on first sight. frames is not retained.
-func (in *goroutineInterner) stack(frames []frameRef, createdBy *frameRef) *GoroutineStack {
+func (in *goroutineInterner) stack(frames []goroutineFrameRef, createdBy *goroutineFrameRef) *GoroutineStack {
 	key := in.key[:0]
 	for _, f := range frames {
-		key = appendFrameKey(key, f)
+		key = appendGoroutineFrameKey(key, f)
 	}
 	if createdBy != nil {
 		key = append(key, 0xff)
-		key = appendFrameKey(key, *createdBy)
+		key = appendGoroutineFrameKey(key, *createdBy)
 	}
 	in.key = key
 	if s, ok := in.stacks[string(key)]; ok {
@@ -86,11 +86,11 @@ func (in *goroutineInterner) stack(frames []frameRef, createdBy *frameRef) *Goro
 	return s
 }
 
-func (in *goroutineInterner) frame(f frameRef) GoroutineFrame {
+func (in *goroutineInterner) frame(f goroutineFrameRef) GoroutineFrame {
 	return GoroutineFrame{Func: in.strings[f.fn], File: in.strings[f.file], Line: int(f.line), Elided: f.elided}
 }
 
-func appendFrameKey(key []byte, f frameRef) []byte {
+func appendGoroutineFrameKey(key []byte, f goroutineFrameRef) []byte {
 	key = binary.LittleEndian.AppendUint32(key, f.fn)
 	key = binary.LittleEndian.AppendUint32(key, f.file)
 	line := uint32(f.line)

@@ -16,7 +16,7 @@ import (
 // The functions below block real goroutines in known ways, one function per way,
 // so that a test can find each group by name in a dump the runtime writes.
 
-const livePkg = "github.com/leakui/leakui/analyze."
+const goroutineTestPkg = "github.com/leakui/leakui/analyze."
 
 //go:noinline
 func liveChanReceive(ch chan struct{}) { <-ch }
@@ -56,8 +56,8 @@ func liveMaybeLocked(ch chan struct{}, lock bool) {
 //go:noinline
 func liveNewLeak(ch chan struct{}) { <-ch }
 
-// liveGoroutines is a set of blocked goroutines and the means to release them.
-type liveGoroutines struct {
+// goroutineLivePopulation is a set of blocked goroutines and the means to release them.
+type goroutineLivePopulation struct {
 	ch, a, b chan struct{}
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -75,11 +75,11 @@ const (
 	liveMaybeN    = 5
 )
 
-// startLiveGoroutines starts the known population and waits until all of it is
+// startGoroutineLivePopulation starts the known population and waits until all of it is
 // blocked; Stop releases it and waits for every goroutine to end.
-func startLiveGoroutines(t *testing.T) *liveGoroutines {
+func startGoroutineLivePopulation(t *testing.T) *goroutineLivePopulation {
 	t.Helper()
-	l := &liveGoroutines{ch: make(chan struct{}), a: make(chan struct{}), b: make(chan struct{})}
+	l := &goroutineLivePopulation{ch: make(chan struct{}), a: make(chan struct{}), b: make(chan struct{})}
 	l.cond = sync.NewCond(&sync.Mutex{})
 	l.mu.Lock()
 	l.spawn(liveReceivers, l.receive)
@@ -93,7 +93,7 @@ func startLiveGoroutines(t *testing.T) *liveGoroutines {
 		l.wg.Add(1)
 		go func() { defer l.wg.Done(); liveMaybeLocked(l.ch, i < liveLockedN) }()
 	}
-	waitBlocked(map[string]int{
+	waitGoroutinesBlocked(map[string]int{
 		"[chan receive]:":                   liveReceivers + liveMaybeN - liveLockedN,
 		"[chan receive, locked to thread]:": liveLockedN,
 		"[select]:":                         liveSelectors,
@@ -105,7 +105,7 @@ func startLiveGoroutines(t *testing.T) *liveGoroutines {
 }
 
 // spawn starts n goroutines from one go statement, so they share their creator.
-func (l *liveGoroutines) spawn(n int, f func()) {
+func (l *goroutineLivePopulation) spawn(n int, f func()) {
 	for range n {
 		l.wg.Add(1)
 		go func() { defer l.wg.Done(); f() }()
@@ -114,11 +114,11 @@ func (l *liveGoroutines) spawn(n int, f func()) {
 
 // receive and newLeak are the bodies of goroutines started more than once, so that
 // every start gives the same stack.
-func (l *liveGoroutines) receive() { liveChanReceive(l.ch) }
-func (l *liveGoroutines) newLeak() { liveNewLeak(l.ch) }
+func (l *goroutineLivePopulation) receive() { liveChanReceive(l.ch) }
+func (l *goroutineLivePopulation) newLeak() { liveNewLeak(l.ch) }
 
 // Stop releases every goroutine and waits for them.
-func (l *liveGoroutines) Stop() {
+func (l *goroutineLivePopulation) Stop() {
 	if l.ch == nil {
 		return
 	}
@@ -133,8 +133,8 @@ func (l *liveGoroutines) Stop() {
 	l.ch = nil
 }
 
-// captureStackAll returns runtime.Stack(buf, true), growing buf until it fits.
-func captureStackAll() []byte {
+// captureGoroutineStacks returns runtime.Stack(buf, true), growing buf until it fits.
+func captureGoroutineStacks() []byte {
 	for size := 1 << 16; ; size *= 2 {
 		buf := make([]byte, size)
 		if n := runtime.Stack(buf, true); n < size {
@@ -143,7 +143,7 @@ func captureStackAll() []byte {
 	}
 }
 
-func capturePprof(t *testing.T, debug int) []byte {
+func captureGoroutineProfile(t *testing.T, debug int) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&b, debug); err != nil {
@@ -152,8 +152,8 @@ func capturePprof(t *testing.T, debug int) []byte {
 	return b.Bytes()
 }
 
-// groupsWith returns the groups whose stack calls the function.
-func groupsWith(groups []GoroutineGroup, fn string) []GoroutineGroup {
+// goroutineGroupsWith returns the groups whose stack calls the function.
+func goroutineGroupsWith(groups []GoroutineGroup, fn string) []GoroutineGroup {
 	var out []GoroutineGroup
 	for _, g := range groups {
 		for _, f := range g.Stack.Frames {
@@ -166,7 +166,7 @@ func groupsWith(groups []GoroutineGroup, fn string) []GoroutineGroup {
 	return out
 }
 
-func countOf(groups []GoroutineGroup) int {
+func countGoroutines(groups []GoroutineGroup) int {
 	n := 0
 	for _, g := range groups {
 		n += g.Count
@@ -179,13 +179,13 @@ func countOf(groups []GoroutineGroup) int {
 // function's group holds exactly the goroutines started there, with the state the
 // runtime gives that kind of block and with locked goroutines apart.
 func TestGroupGoroutinesLive(t *testing.T) {
-	startLiveGoroutines(t)
+	startGoroutineLivePopulation(t)
 	testID := currentGoroutineID()
 	dumps := map[string][]byte{
-		"runtime.Stack": captureStackAll(),
-		"debug=2":       capturePprof(t, 2),
-		"debug=1":       capturePprof(t, 1),
-		"proto":         capturePprof(t, 0),
+		"runtime.Stack": captureGoroutineStacks(),
+		"debug=2":       captureGoroutineProfile(t, 2),
+		"debug=1":       captureGoroutineProfile(t, 1),
+		"proto":         captureGoroutineProfile(t, 0),
 	}
 	type want struct {
 		fn     string
@@ -211,19 +211,19 @@ func TestGroupGoroutinesLive(t *testing.T) {
 			t.Errorf("%s: format %q, truncated %v", name, d.Format, d.Truncated)
 		}
 		if perGoroutine {
-			checkAgainstGrep(t, name, writeTemp(t, raw), d, groups)
+			checkGoroutinesAgainstGrep(t, name, writeGoroutineTemp(t, raw), d, groups)
 		}
-		if got := countOf(groups); got != d.Total() {
+		if got := countGoroutines(groups); got != d.Total() {
 			t.Errorf("%s: groups hold %d goroutines, the dump %d", name, got, d.Total())
 		}
 		for _, w := range wants {
-			gs := groupsWith(groups, livePkg+w.fn)
+			gs := goroutineGroupsWith(groups, goroutineTestPkg+w.fn)
 			wantGroups := 1
 			if perGoroutine {
 				wantGroups = w.groups
 			}
-			if len(gs) != wantGroups || countOf(gs) != w.count {
-				t.Errorf("%s: %s: %d groups of %d goroutines, want %d of %d", name, w.fn, len(gs), countOf(gs), wantGroups, w.count)
+			if len(gs) != wantGroups || countGoroutines(gs) != w.count {
+				t.Errorf("%s: %s: %d groups of %d goroutines, want %d of %d", name, w.fn, len(gs), countGoroutines(gs), wantGroups, w.count)
 				continue
 			}
 			if !perGoroutine {
@@ -247,7 +247,7 @@ func TestGroupGoroutinesLive(t *testing.T) {
 	}
 }
 
-func writeTemp(t *testing.T, b []byte) string {
+func writeGoroutineTemp(t *testing.T, b []byte) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "dump.txt")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -260,32 +260,32 @@ func writeTemp(t *testing.T, b []byte) string {
 // function and a new one, takes another, and checks that the comparison puts the
 // new group and the grown group first, with their exact growth.
 func TestCompareGoroutinesLive(t *testing.T) {
-	l := startLiveGoroutines(t)
-	base := mustParse(t, captureStackAll())
+	l := startGoroutineLivePopulation(t)
+	base := mustParseGoroutines(t, captureGoroutineStacks())
 	const moreReceivers, newLeaks = 6, 9
 	l.spawn(moreReceivers, l.receive)
 	l.spawn(newLeaks, l.newLeak)
-	waitBlocked(map[string]int{"[chan receive]:": liveReceivers + liveMaybeN - liveLockedN + moreReceivers + newLeaks})
+	waitGoroutinesBlocked(map[string]int{"[chan receive]:": liveReceivers + liveMaybeN - liveLockedN + moreReceivers + newLeaks})
 	for _, capture := range []struct {
 		name string
 		raw  []byte
-	}{{"runtime.Stack", captureStackAll()}, {"debug=1", capturePprof(t, 1)}, {"proto", capturePprof(t, 0)}} {
-		target := mustParse(t, capture.raw)
+	}{{"runtime.Stack", captureGoroutineStacks()}, {"debug=1", captureGoroutineProfile(t, 1)}, {"proto", captureGoroutineProfile(t, 0)}} {
+		target := mustParseGoroutines(t, capture.raw)
 		groups := CompareGoroutines(base, target)
 		if len(groups) < 2 {
 			t.Fatalf("%s: %d groups", capture.name, len(groups))
 		}
 		first, second := groups[0], groups[1]
-		if len(groupsWith([]GoroutineGroup{first}, livePkg+"liveNewLeak")) != 1 || !first.Change.New || first.Count != newLeaks || first.Change.Delta != newLeaks {
+		if len(goroutineGroupsWith([]GoroutineGroup{first}, goroutineTestPkg+"liveNewLeak")) != 1 || !first.Change.New || first.Count != newLeaks || first.Change.Delta != newLeaks {
 			t.Errorf("%s: first group %v %+v, want the new liveNewLeak group of %d", capture.name, first.Stack.Funcs(), first.Change, newLeaks)
 		}
-		if len(groupsWith([]GoroutineGroup{second}, livePkg+"liveChanReceive")) != 1 || second.Change.New ||
+		if len(goroutineGroupsWith([]GoroutineGroup{second}, goroutineTestPkg+"liveChanReceive")) != 1 || second.Change.New ||
 			second.Change.Base != liveReceivers || second.Count != liveReceivers+moreReceivers || second.Change.Delta != moreReceivers {
 			t.Errorf("%s: second group %v count %d %+v, want liveChanReceive grown from %d by %d",
 				capture.name, second.Stack.Funcs(), second.Count, second.Change, liveReceivers, moreReceivers)
 		}
 		for _, fn := range []string{"liveSelect", "liveMutex", "liveCondWait", "liveMaybeLocked"} {
-			for _, g := range groupsWith(groups, livePkg+fn) {
+			for _, g := range goroutineGroupsWith(groups, goroutineTestPkg+fn) {
 				if g.Change.Delta != 0 {
 					t.Errorf("%s: %s changed by %d, want unchanged", capture.name, fn, g.Change.Delta)
 				}
@@ -301,7 +301,7 @@ func TestCompareGoroutinesLive(t *testing.T) {
 	}
 }
 
-func mustParse(t *testing.T, raw []byte) *GoroutineDump {
+func mustParseGoroutines(t *testing.T, raw []byte) *GoroutineDump {
 	t.Helper()
 	d, err := ParseGoroutineDump(bytes.NewReader(raw), 0)
 	if err != nil {
@@ -310,12 +310,12 @@ func mustParse(t *testing.T, raw []byte) *GoroutineDump {
 	return d
 }
 
-// checkAgainstGrep checks a per-goroutine text dump against GNU grep run on the
+// checkGoroutinesAgainstGrep checks a per-goroutine text dump against GNU grep run on the
 // file: the number of goroutine headers is the total, and every goroutine id grep
 // finds is in exactly one group, whose state is the one in that header.
-func checkAgainstGrep(t *testing.T, name, path string, d *GoroutineDump, groups []GoroutineGroup) {
+func checkGoroutinesAgainstGrep(t *testing.T, name, path string, d *GoroutineDump, groups []GoroutineGroup) {
 	t.Helper()
-	headers := grepLines(t, "-E", `^goroutine [0-9]+ (gp=0x[0-9a-f]+ m=[^ ]+ (mp=[^ ]+ )?)?\[.*\]:$`, path)
+	headers := goroutineGrep(t, "-E", `^goroutine [0-9]+ (gp=0x[0-9a-f]+ m=[^ ]+ (mp=[^ ]+ )?)?\[.*\]:$`, path)
 	if d.Total() != len(headers) {
 		t.Errorf("%s: %d goroutines, grep counts %d headers", name, d.Total(), len(headers))
 	}

@@ -56,10 +56,10 @@ func currentGoroutineID() int64 {
 	return id
 }
 
-// waitBlocked waits until the traceback of all goroutines shows at least the given
+// waitGoroutinesBlocked waits until the traceback of all goroutines shows at least the given
 // number of headers ending in each status, so that a dump taken next finds every
 // goroutine blocked rather than still starting.
-func waitBlocked(want map[string]int) {
+func waitGoroutinesBlocked(want map[string]int) {
 	buf := make([]byte, 1<<20)
 	for {
 		all := string(buf[:runtime.Stack(buf, true)])
@@ -99,7 +99,7 @@ func goroutineChild(mode string) {
 	for range childSelectors {
 		go childBlockedSelect(a, b)
 	}
-	waitBlocked(map[string]int{"[chan receive": childReceivers, "[select": childSelectors})
+	waitGoroutinesBlocked(map[string]int{"[chan receive": childReceivers, "[select": childSelectors})
 	switch mode {
 	case "panic":
 		go childPanicker(ch)

@@ -33,7 +33,7 @@ func GoroutineDumpFromProfile(p *profile.Profile) (*GoroutineDump, error) {
 	}
 	in := newGoroutineInterner()
 	labelSets := map[string]map[string]string{}
-	var frames []frameRef
+	var frames []goroutineFrameRef
 	for _, s := range p.Sample {
 		if vi >= len(s.Value) || s.Value[vi] <= 0 {
 			continue
@@ -48,7 +48,7 @@ func GoroutineDumpFromProfile(p *profile.Profile) (*GoroutineDump, error) {
 				continue
 			}
 			if len(loc.Line) == 0 {
-				frames = append(frames, frameRef{fn: in.idString("0x" + strconv.FormatUint(loc.Address, 16))})
+				frames = append(frames, goroutineFrameRef{fn: in.idString("0x" + strconv.FormatUint(loc.Address, 16))})
 				continue
 			}
 			for _, ln := range loc.Line {
@@ -61,11 +61,11 @@ func GoroutineDumpFromProfile(p *profile.Profile) (*GoroutineDump, error) {
 				if line < 0 || line >= 1<<31 {
 					line = 0
 				}
-				frames = append(frames, frameRef{fn: in.idString(name), file: in.idString(file), line: int32(line)})
+				frames = append(frames, goroutineFrameRef{fn: in.idString(name), file: in.idString(file), line: int32(line)})
 			}
 		}
 		g := Goroutine{ID: -1, Count: int(count), CreatorID: -1, Stack: in.stack(frames, nil)}
-		if labels, key := sampleLabels(s); key != "" {
+		if labels, key := goroutineSampleLabels(s); key != "" {
 			if shared, ok := labelSets[key]; ok {
 				labels = shared
 			} else {
@@ -78,9 +78,9 @@ func GoroutineDumpFromProfile(p *profile.Profile) (*GoroutineDump, error) {
 	return d, nil
 }
 
-// sampleLabels flattens a sample's string and numeric labels to one value per key
+// goroutineSampleLabels flattens a sample's string and numeric labels to one value per key
 // (several values are joined with commas).
-func sampleLabels(s *profile.Sample) (map[string]string, string) {
+func goroutineSampleLabels(s *profile.Sample) (map[string]string, string) {
 	if len(s.Label) == 0 && len(s.NumLabel) == 0 {
 		return nil, ""
 	}
@@ -95,5 +95,5 @@ func sampleLabels(s *profile.Sample) (map[string]string, string) {
 		}
 		labels[k] = strings.Join(nums, ",")
 	}
-	return labels, canonicalLabels(labels)
+	return labels, canonicalGoroutineLabels(labels)
 }

@@ -46,7 +46,7 @@ func NewGoroutineReport(target, base *GoroutineDump) *GoroutineReport {
 		Truncated:    target.Truncated,
 		IgnoredLines: target.IgnoredLines,
 		Panic:        target.Crash,
-		Time:         timeOrNil(target.Time),
+		Time:         goroutineTimeOrNil(target.Time),
 	}
 	if target.DeclaredTotal >= 0 {
 		n := target.DeclaredTotal
@@ -56,12 +56,12 @@ func NewGoroutineReport(target, base *GoroutineDump) *GoroutineReport {
 		r.Groups = GroupGoroutines(target)
 		return r
 	}
-	r.Base = &GoroutineReportBase{Total: base.Total(), Format: base.Format, Time: timeOrNil(base.Time), Truncated: base.Truncated}
+	r.Base = &GoroutineReportBase{Total: base.Total(), Format: base.Format, Time: goroutineTimeOrNil(base.Time), Truncated: base.Truncated}
 	r.Groups = CompareGoroutines(base, target)
 	return r
 }
 
-func timeOrNil(t time.Time) *time.Time {
+func goroutineTimeOrNil(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
 	}

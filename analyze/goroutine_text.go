@@ -13,16 +13,16 @@ const goroutineLineBuffer = 64 << 10
 // goroutineMessageLimit caps how much of a crash message is kept.
 const goroutineMessageLimit = 64 << 10
 
-// textMode is what the text parser is in the middle of.
-type textMode int
+// goroutineTextMode is what the text parser is in the middle of.
+type goroutineTextMode int
 
 const (
-	modeOutside      textMode = iota // between goroutines: noise, headers
-	modeGoroutine                    // the frames of one goroutine
-	modeAncestors                    // GODEBUG=tracebackancestors sections, skipped
-	modeDebug1                       // one debug=1 record
-	modeCrash                        // the lines of a panic or fatal error message
-	modeRuntimeStack                 // a fatal error's "runtime stack:"
+	goroutineModeOutside      goroutineTextMode = iota // between goroutines: noise, headers
+	goroutineModeFrames                                // the frames of one goroutine
+	goroutineModeAncestors                             // GODEBUG=tracebackancestors sections, skipped
+	goroutineModeDebug1                                // one debug=1 record
+	goroutineModeCrash                                 // the lines of a panic or fatal error message
+	goroutineModeRuntimeStack                          // a fatal error's "runtime stack:"
 )
 
 // goroutineTextParser reads a text dump line by line, in one pass, keeping only the
@@ -33,19 +33,19 @@ type goroutineTextParser struct {
 	d      *GoroutineDump
 	labels map[string]map[string]string // interned label sets by canonical form
 
-	mode textMode
+	mode goroutineTextMode
 	cur  Goroutine // the goroutine or record being read
 
-	frames     []frameRef
-	pending    frameRef // a call line waiting for its location line
+	frames     []goroutineFrameRef
+	pending    goroutineFrameRef // a call line waiting for its location line
 	hasPending bool
-	createdBy  frameRef
+	createdBy  goroutineFrameRef
 	hasCreated bool
 	cbPending  bool // the created-by line waits for its location line
 	note       bool // the goroutine had a note instead of frames
 
 	message []byte
-	runtime []frameRef
+	runtime []goroutineFrameRef
 }
 
 // parseGoroutineText parses a text goroutine dump (debug=1, debug=2, runtime.Stack,
@@ -74,9 +74,9 @@ func parseGoroutineText(r io.Reader) (*GoroutineDump, error) {
 			if !terminated {
 				// The input ends without a line feed: cut, if that happened
 				// inside a goroutine.
-				partial = p.mode == modeGoroutine || p.mode == modeAncestors || p.mode == modeDebug1
+				partial = p.mode == goroutineModeFrames || p.mode == goroutineModeAncestors || p.mode == goroutineModeDebug1
 			}
-			p.line(trimEOL(line))
+			p.line(trimGoroutineEOL(line))
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -89,7 +89,7 @@ func parseGoroutineText(r io.Reader) (*GoroutineDump, error) {
 	return p.d, nil
 }
 
-func trimEOL(line []byte) []byte {
+func trimGoroutineEOL(line []byte) []byte {
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
@@ -107,27 +107,27 @@ func (p *goroutineTextParser) line(l []byte) {
 		return
 	}
 	switch p.mode {
-	case modeGoroutine:
+	case goroutineModeFrames:
 		if p.goroutineLine(l) {
 			return
 		}
 		p.finish()
-	case modeAncestors:
+	case goroutineModeAncestors:
 		if len(l) == 0 {
 			p.finish()
 		}
 		return
-	case modeDebug1:
+	case goroutineModeDebug1:
 		if p.debug1Line(l) {
 			return
 		}
 		p.finish()
-	case modeCrash:
+	case goroutineModeCrash:
 		if p.crashLine(l) {
 			return
 		}
 		p.finish()
-	case modeRuntimeStack:
+	case goroutineModeRuntimeStack:
 		if p.runtimeStackLine(l) {
 			return
 		}
@@ -143,7 +143,7 @@ func (p *goroutineTextParser) outsideLine(l []byte) {
 	}
 	const totalPrefix = "goroutine profile: total "
 	if len(l) > len(totalPrefix) && string(l[:len(totalPrefix)]) == totalPrefix {
-		if v, n := parseDecimal(l[len(totalPrefix):]); n > 0 && n == len(l)-len(totalPrefix) && v < 1<<31 {
+		if v, n := parseGoroutineDecimal(l[len(totalPrefix):]); n > 0 && n == len(l)-len(totalPrefix) && v < 1<<31 {
 			p.d.DeclaredTotal = int(v)
 			if p.d.Format == "" {
 				p.d.Format = GoroutineFormatDebug1
@@ -151,8 +151,8 @@ func (p *goroutineTextParser) outsideLine(l []byte) {
 			return
 		}
 	}
-	if count, ok := parseDebug1Record(l); ok && count < 1<<31 {
-		p.mode = modeDebug1
+	if count, ok := parseGoroutineDebug1Record(l); ok && count < 1<<31 {
+		p.mode = goroutineModeDebug1
 		p.cur = Goroutine{ID: -1, Count: int(count), CreatorID: -1}
 		p.frames = p.frames[:0]
 		if p.d.Format == "" {
@@ -160,24 +160,24 @@ func (p *goroutineTextParser) outsideLine(l []byte) {
 		}
 		return
 	}
-	if kind, msg := crashKind(l); kind != "" && p.d.Crash == nil {
+	if kind, msg := goroutineCrashKind(l); kind != "" && p.d.Crash == nil {
 		p.d.Crash = &GoroutineCrash{Kind: kind, Goroutine: -1}
 		if p.d.Format == "" || p.d.Format == GoroutineFormatText {
 			p.d.Format = kind
 			if kind == GoroutineFormatSignal {
-				p.d.Format = signalName(l)
+				p.d.Format = goroutineSignalName(l)
 			}
 		}
 		p.message = append(p.message[:0], msg...)
-		p.mode = modeCrash
+		p.mode = goroutineModeCrash
 		return
 	}
-	if p.d.Crash != nil && p.d.Crash.Signal == "" && hasPrefix(l, "[signal ") {
+	if p.d.Crash != nil && p.d.Crash.Signal == "" && goroutineLineHasPrefix(l, "[signal ") {
 		p.d.Crash.Signal = string(l)
 		return
 	}
 	if string(l) == "runtime stack:" {
-		p.mode = modeRuntimeStack
+		p.mode = goroutineModeRuntimeStack
 		p.runtime = p.runtime[:0]
 		p.hasPending = false
 		return
@@ -185,14 +185,14 @@ func (p *goroutineTextParser) outsideLine(l []byte) {
 	p.d.IgnoredLines++
 }
 
-func hasPrefix(b []byte, prefix string) bool {
+func goroutineLineHasPrefix(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && string(b[:len(prefix)]) == prefix
 }
 
 // startGoroutine begins a goroutine from its header.
 func (p *goroutineTextParser) startGoroutine(id int64, status []byte) {
 	st := parseGoroutineStatus(status)
-	p.mode = modeGoroutine
+	p.mode = goroutineModeFrames
 	p.cur = Goroutine{
 		ID:          id,
 		Count:       1,
@@ -209,23 +209,19 @@ func (p *goroutineTextParser) startGoroutine(id int64, status []byte) {
 	if p.d.Format == "" {
 		p.d.Format = GoroutineFormatText
 	}
-	if c := p.d.Crash; c != nil && c.Goroutine < 0 && c.Kind != GoroutineFormatSignal && !p.crashGoroutineSeen() {
+	// The first goroutine after a panic or fatal error message is the one that
+	// crashed; a signal dump starts with whichever goroutine took the signal.
+	if c := p.d.Crash; c != nil && c.Goroutine < 0 && c.Kind != GoroutineFormatSignal {
 		c.Goroutine = id
 	}
-}
-
-// crashGoroutineSeen reports whether a goroutine was already read after the crash
-// message (the first one is the one that crashed).
-func (p *goroutineTextParser) crashGoroutineSeen() bool {
-	return p.d.Crash.Goroutine >= 0
 }
 
 // goroutineLine handles a line inside a goroutine and reports whether it belongs
 // to it.
 func (p *goroutineTextParser) goroutineLine(l []byte) bool {
 	if p.hasPending || p.cbPending {
-		if file, line, ok := parseFileLine(l); ok {
-			ref := frameRef{file: p.in.id(file), line: line}
+		if file, line, ok := parseGoroutineFileLine(l); ok {
+			ref := goroutineFrameRef{file: p.in.id(file), line: line}
 			if p.hasPending {
 				ref.fn = p.pending.fn
 				p.frames = append(p.frames, ref)
@@ -243,23 +239,23 @@ func (p *goroutineTextParser) goroutineLine(l []byte) bool {
 		p.finish()
 		return true
 	}
-	if fn, ok := parseFuncLine(l); ok {
-		p.pending = frameRef{fn: p.in.id(fn)}
+	if fn, ok := parseGoroutineFuncLine(l); ok {
+		p.pending = goroutineFrameRef{fn: p.in.id(fn)}
 		p.hasPending = true
 		return true
 	}
-	if fn, creator, ok := parseCreatedBy(l); ok {
-		p.createdBy = frameRef{fn: p.in.id(fn)}
+	if fn, creator, ok := parseGoroutineCreatedBy(l); ok {
+		p.createdBy = goroutineFrameRef{fn: p.in.id(fn)}
 		p.hasCreated, p.cbPending = true, true
 		p.cur.CreatorID = creator
 		return true
 	}
-	if marker, ok := elidedMarker(l); ok {
-		p.frames = append(p.frames, frameRef{fn: p.in.idString(marker), elided: true})
+	if marker, ok := goroutineElidedMarker(l); ok {
+		p.frames = append(p.frames, goroutineFrameRef{fn: p.in.idString(marker), elided: true})
 		return true
 	}
-	if hasPrefix(l, "[originating from goroutine ") {
-		p.mode = modeAncestors
+	if goroutineLineHasPrefix(l, "[originating from goroutine ") {
+		p.mode = goroutineModeAncestors
 		return true
 	}
 	if l[0] == '\t' || l[0] == ' ' {
@@ -276,11 +272,11 @@ func (p *goroutineTextParser) debug1Line(l []byte) bool {
 		p.finish()
 		return true
 	}
-	if fn, file, line, ok := parseDebug1Frame(l); ok {
-		p.frames = append(p.frames, frameRef{fn: p.in.id(fn), file: p.in.id(file), line: line})
+	if fn, file, line, ok := parseGoroutineDebug1Frame(l); ok {
+		p.frames = append(p.frames, goroutineFrameRef{fn: p.in.id(fn), file: p.in.id(file), line: line})
 		return true
 	}
-	if hasPrefix(l, "# labels: ") {
+	if goroutineLineHasPrefix(l, "# labels: ") {
 		p.setLabels(l[len("# labels: "):])
 		return true
 	}
@@ -296,7 +292,7 @@ func (p *goroutineTextParser) crashLine(l []byte) bool {
 	if string(l) == "runtime stack:" {
 		return false
 	}
-	if hasPrefix(l, "[signal ") && p.d.Crash.Signal == "" {
+	if goroutineLineHasPrefix(l, "[signal ") && p.d.Crash.Signal == "" {
 		p.d.Crash.Signal = string(l)
 		return true
 	}
@@ -314,15 +310,15 @@ func (p *goroutineTextParser) runtimeStackLine(l []byte) bool {
 		return true
 	}
 	if p.hasPending {
-		if file, line, ok := parseFileLine(l); ok {
-			p.runtime = append(p.runtime, frameRef{fn: p.pending.fn, file: p.in.id(file), line: line})
+		if file, line, ok := parseGoroutineFileLine(l); ok {
+			p.runtime = append(p.runtime, goroutineFrameRef{fn: p.pending.fn, file: p.in.id(file), line: line})
 			p.hasPending = false
 			return true
 		}
 		p.hasPending = false
 	}
-	if fn, ok := parseFuncLine(l); ok {
-		p.pending = frameRef{fn: p.in.id(fn)}
+	if fn, ok := parseGoroutineFuncLine(l); ok {
+		p.pending = goroutineFrameRef{fn: p.in.id(fn)}
 		p.hasPending = true
 	}
 	return true
@@ -345,25 +341,25 @@ func (p *goroutineTextParser) setLabels(b []byte) {
 // finish completes whatever the parser is in the middle of.
 func (p *goroutineTextParser) finish() {
 	switch p.mode {
-	case modeGoroutine, modeAncestors:
+	case goroutineModeFrames, goroutineModeAncestors:
 		if p.hasPending {
 			p.frames = append(p.frames, p.pending)
 			p.hasPending = false
 		}
-		var cb *frameRef
+		var cb *goroutineFrameRef
 		if p.hasCreated {
 			cb = &p.createdBy
 		}
 		p.cur.Stack = p.in.stack(p.frames, cb)
 		p.d.Goroutines = append(p.d.Goroutines, p.cur)
-	case modeDebug1:
+	case goroutineModeDebug1:
 		if p.cur.Count > 0 { // "0 @ …" stands for no goroutine
 			p.cur.Stack = p.in.stack(p.frames, nil)
 			p.d.Goroutines = append(p.d.Goroutines, p.cur)
 		}
-	case modeCrash:
+	case goroutineModeCrash:
 		p.d.Crash.Message = string(p.message)
-	case modeRuntimeStack:
+	case goroutineModeRuntimeStack:
 		if p.d.Crash != nil && p.d.Crash.RuntimeStack == nil {
 			p.d.Crash.RuntimeStack = make([]GoroutineFrame, len(p.runtime))
 			for i, f := range p.runtime {
@@ -372,20 +368,20 @@ func (p *goroutineTextParser) finish() {
 		}
 		p.hasPending = false
 	}
-	p.mode = modeOutside
+	p.mode = goroutineModeOutside
 }
 
 // end completes the dump at the end of the input; cutLine tells that the input
 // ended inside a goroutine with a line that had no line feed.
 func (p *goroutineTextParser) end(cutLine bool) {
 	switch p.mode {
-	case modeGoroutine:
+	case goroutineModeFrames:
 		// A goroutine whose last call has no location, or that has no frames at
 		// all, was cut off by the end of the input.
 		if p.hasPending || p.cbPending || (len(p.frames) == 0 && !p.note) {
 			p.d.Truncated = true
 		}
-	case modeDebug1:
+	case goroutineModeDebug1:
 		if len(p.frames) == 0 {
 			p.d.Truncated = true
 		}

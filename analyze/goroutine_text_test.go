@@ -15,7 +15,7 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
-func readFixture(t *testing.T, elem ...string) []byte {
+func readGoroutineFixture(t testing.TB, elem ...string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(fixtures.Path(t, elem...))
 	if err != nil {
@@ -24,8 +24,8 @@ func readFixture(t *testing.T, elem ...string) []byte {
 	return b
 }
 
-// completeHeaders counts the goroutine header lines present in full in text.
-func completeHeaders(text string) int {
+// completeGoroutineHeaders counts the goroutine header lines present in full in text.
+func completeGoroutineHeaders(text string) int {
 	n := 0
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "goroutine ") && strings.HasSuffix(l, "]:") {
@@ -41,7 +41,7 @@ func completeHeaders(text string) int {
 // goroutine's frames, but not when it falls between goroutines.
 func TestGoroutineDumpCutAnywhere(t *testing.T) {
 	for _, name := range []string{"goleak-http-debug2-go121.txt", "goleak-http-tracebackancestors.txt", "gin-fatal-error-unexpected-signal-darwin.txt"} {
-		full := string(readFixture(t, "goroutine-dumps", name))
+		full := string(readGoroutineFixture(t, "goroutine-dumps", name))
 		step := 1
 		if name != "goleak-http-debug2-go121.txt" {
 			step = 11 // every byte of one dump, one in 11 of the others, to keep the test quick
@@ -49,7 +49,7 @@ func TestGoroutineDumpCutAnywhere(t *testing.T) {
 		for cut := 1; cut <= len(full); cut += step {
 			prefix := full[:cut]
 			d, err := ParseGoroutineDump(strings.NewReader(prefix), 0)
-			headers := completeHeaders(prefix)
+			headers := completeGoroutineHeaders(prefix)
 			if headers == 0 {
 				if err == nil && len(d.Goroutines) > 0 {
 					t.Fatalf("%s cut at %d: %d goroutines before any header", name, cut, len(d.Goroutines))
@@ -64,7 +64,7 @@ func TestGoroutineDumpCutAnywhere(t *testing.T) {
 			}
 			// Inside a goroutine: a full header line follows the last blank line.
 			lastBlock := prefix[strings.LastIndex(prefix, "\n\n")+1:]
-			inGoroutine := completeHeaders(strings.TrimSuffix(lastBlock, lastBlock[strings.LastIndexByte(lastBlock, '\n')+1:])) > 0
+			inGoroutine := completeGoroutineHeaders(strings.TrimSuffix(lastBlock, lastBlock[strings.LastIndexByte(lastBlock, '\n')+1:])) > 0
 			midLine := !strings.HasSuffix(prefix, "\n")
 			switch {
 			case strings.HasSuffix(prefix, "\n\n") && d.Truncated:
@@ -80,8 +80,8 @@ func TestGoroutineDumpCutAnywhere(t *testing.T) {
 // gzip and zstd, a megabyte of one line in the middle, log lines around it. The
 // groups are the same each time.
 func TestGoroutineDumpVariants(t *testing.T) {
-	raw := readFixture(t, "goroutine-dumps", "goprofnotes-snap2-debug2.txt")
-	want := groupSummary(GroupGoroutines(mustParse(t, raw)))
+	raw := readGoroutineFixture(t, "goroutine-dumps", "goprofnotes-snap2-debug2.txt")
+	want := goroutineGroupSummary(GroupGoroutines(mustParseGoroutines(t, raw)))
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write(raw)
@@ -93,8 +93,8 @@ func TestGoroutineDumpVariants(t *testing.T) {
 	zs := enc.EncodeAll(raw, nil)
 	enc.Close()
 	mid := bytes.Index(raw, []byte("\n\ngoroutine 3 ")) + 1
-	long := slicesConcat(raw[:mid], bytes.Repeat([]byte("x"), 1<<20), []byte("\n"), raw[mid:])
-	logged := slicesConcat([]byte("2024-01-02 03:04:05 INFO starting\n2024-01-02 03:04:06 WARN dumping goroutines\n\n"), raw, []byte("\n2024-01-02 03:04:07 INFO done\nexit status 2\n"))
+	long := concatGoroutineBytes(raw[:mid], bytes.Repeat([]byte("x"), 1<<20), []byte("\n"), raw[mid:])
+	logged := concatGoroutineBytes([]byte("2024-01-02 03:04:05 INFO starting\n2024-01-02 03:04:06 WARN dumping goroutines\n\n"), raw, []byte("\n2024-01-02 03:04:07 INFO done\nexit status 2\n"))
 	for name, in := range map[string][]byte{
 		"crlf":        bytes.ReplaceAll(raw, []byte("\n"), []byte("\r\n")),
 		"gzip":        gz.Bytes(),
@@ -102,8 +102,8 @@ func TestGoroutineDumpVariants(t *testing.T) {
 		"long line":   long,
 		"inside logs": logged,
 	} {
-		d := mustParse(t, in)
-		if got := groupSummary(GroupGoroutines(d)); got != want {
+		d := mustParseGoroutines(t, in)
+		if got := goroutineGroupSummary(GroupGoroutines(d)); got != want {
 			t.Errorf("%s: groups\n%s\nwant\n%s", name, got, want)
 		}
 		if d.Truncated {
@@ -112,10 +112,10 @@ func TestGoroutineDumpVariants(t *testing.T) {
 	}
 }
 
-func slicesConcat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+func concatGoroutineBytes(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
-// groupSummary writes groups as text for comparisons.
-func groupSummary(groups []GoroutineGroup) string {
+// goroutineGroupSummary writes groups as text for comparisons.
+func goroutineGroupSummary(groups []GoroutineGroup) string {
 	var b strings.Builder
 	for _, g := range groups {
 		fmt.Fprintf(&b, "%d [%s %d-%d %v] %v %v\n", g.Count, g.State, g.WaitMin, g.WaitMax, g.Locked, g.IDs, g.Stack.Funcs())
@@ -127,9 +127,9 @@ func groupSummary(groups []GoroutineGroup) string {
 // wait times, as the runtime prints them, and checks that the groups stay the same
 // with each group's wait range spanning exactly its goroutines' waits.
 func TestGoroutineWaitFoldsIntoRange(t *testing.T) {
-	startLiveGoroutines(t)
-	raw := string(captureStackAll())
-	before := GroupGoroutines(mustParse(t, []byte(raw)))
+	startGoroutineLivePopulation(t)
+	raw := string(captureGoroutineStacks())
+	before := GroupGoroutines(mustParseGoroutines(t, []byte(raw)))
 	minutes := 0
 	rewritten := regexp.MustCompile(`(?m)^(goroutine \d+ \[chan receive)((?:, locked to thread)?\]:)$`).ReplaceAllStringFunc(raw, func(h string) string {
 		minutes++
@@ -139,13 +139,13 @@ func TestGoroutineWaitFoldsIntoRange(t *testing.T) {
 	if minutes < liveReceivers {
 		t.Fatalf("rewrote %d headers", minutes)
 	}
-	path := writeTemp(t, []byte(rewritten))
-	after := GroupGoroutines(parseFile(t, path))
+	path := writeGoroutineTemp(t, []byte(rewritten))
+	after := GroupGoroutines(parseGoroutineFile(t, path))
 	if len(after) != len(before) {
 		t.Fatalf("%d groups with waits, %d without", len(after), len(before))
 	}
-	checkWaitsAgainstGrep(t, "rewritten", path, after)
-	receivers := groupsWith(after, livePkg+"liveChanReceive")
+	checkGoroutineWaitsAgainstGrep(t, "rewritten", path, after)
+	receivers := goroutineGroupsWith(after, goroutineTestPkg+"liveChanReceive")
 	if len(receivers) != 1 || receivers[0].WaitMin == receivers[0].WaitMax || receivers[0].Count != liveReceivers {
 		t.Errorf("receivers: %+v", receivers)
 	}
@@ -173,10 +173,10 @@ func TestGoroutineDeepStacksGroup(t *testing.T) {
 	}
 	defer wg.Wait()
 	defer close(ch)
-	waitBlocked(map[string]int{"frames elided...": len(depths)})
-	groups := groupsWith(GroupGoroutines(mustParse(t, captureStackAll())), livePkg+"liveRecurse")
+	waitGoroutinesBlocked(map[string]int{"frames elided...": len(depths)})
+	groups := goroutineGroupsWith(GroupGoroutines(mustParseGoroutines(t, captureGoroutineStacks())), goroutineTestPkg+"liveRecurse")
 	if len(groups) != 1 || groups[0].Count != len(depths) {
-		t.Fatalf("%d groups of %d goroutines, want one of %d", len(groups), countOf(groups), len(depths))
+		t.Fatalf("%d groups of %d goroutines, want one of %d", len(groups), countGoroutines(groups), len(depths))
 	}
 	elided := 0
 	for _, f := range groups[0].Stack.Frames {
@@ -199,9 +199,9 @@ func TestParseGoroutineDumpRefuses(t *testing.T) {
 		want error
 		says string
 	}{
-		{"heap profile", readFixture(t, "pprof", "flameshow-heap.pb.gz"), ErrUnsupportedKind, "not a goroutine profile"},
-		{"log", readFixture(t, "logs", "loghub-HDFS_2k.log"), ErrUnsupportedKind, "text log"},
-		{"jvm threads", readFixture(t, "java", "tda-jstack-jdk8-openjdk.log"), ErrUnsupportedKind, "JVM thread dump"},
+		{"heap profile", readGoroutineFixture(t, "pprof", "flameshow-heap.pb.gz"), ErrUnsupportedKind, "not a goroutine profile"},
+		{"log", readGoroutineFixture(t, "logs", "loghub-HDFS_2k.log"), ErrUnsupportedKind, "text log"},
+		{"jvm threads", readGoroutineFixture(t, "java", "tda-jstack-jdk8-openjdk.log"), ErrUnsupportedKind, "JVM thread dump"},
 		{"elf", []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"), ErrUnsupportedKind, "ELF"},
 		{"empty", nil, ErrEmpty, ""},
 		{"blank", []byte("\n\n  \n"), ErrEmpty, ""},
@@ -234,7 +234,7 @@ func TestGoroutineLineFormats(t *testing.T) {
 		"goroutine 8 [running]:\n\tgoroutine running on other thread; stack unavailable\n\n" +
 		"goroutine profile: total 3\n" +
 		"3 @ 0x45fe2e 0x4703a5\n# labels: {\"a\":\"1\", \"b\":\"x\\\"y\"}\n#\t0x45fe2e\n#\t0x4703a5\tmain.f+0x25\t\t/src/f.go:9\n\n"
-	d := mustParse(t, []byte(in))
+	d := mustParseGoroutines(t, []byte(in))
 	if len(d.Goroutines) != 3 || d.Truncated {
 		t.Fatalf("%d goroutines, truncated %v", len(d.Goroutines), d.Truncated)
 	}

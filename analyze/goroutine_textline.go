@@ -12,10 +12,10 @@ import (
 // bytes without regular expressions or allocations: they run once or twice for every
 // line of dumps of hundreds of megabytes.
 
-// parseDecimal reads the leading decimal digits of b (at most 18, so the value fits
+// parseGoroutineDecimal reads the leading decimal digits of b (at most 18, so the value fits
 // an int64) and returns the value and how many bytes it used; 0 bytes when b does
 // not start with a digit or has more than 18 of them.
-func parseDecimal(b []byte) (int64, int) {
+func parseGoroutineDecimal(b []byte) (int64, int) {
 	var v int64
 	i := 0
 	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
@@ -37,7 +37,7 @@ func parseGoroutineHeader(line []byte) (id int64, status []byte, ok bool) {
 		return 0, nil, false
 	}
 	rest := line[len(prefix):]
-	id, n := parseDecimal(rest)
+	id, n := parseGoroutineDecimal(rest)
 	if n == 0 || n >= len(rest) || rest[n] != ' ' {
 		return 0, nil, false
 	}
@@ -52,8 +52,8 @@ func parseGoroutineHeader(line []byte) (id int64, status []byte, ok bool) {
 	return id, rest[open+1 : len(rest)-2], true
 }
 
-// goroutineStatus is the bracketed part of a goroutine header taken apart.
-type goroutineStatus struct {
+// goroutineStatusParts is the bracketed part of a goroutine header taken apart.
+type goroutineStatusParts struct {
 	state       []byte
 	waitMinutes int
 	locked      bool
@@ -62,8 +62,8 @@ type goroutineStatus struct {
 
 // parseGoroutineStatus splits "chan receive, 5 minutes, locked to thread" into its
 // parts. Attributes it does not know (", synctest bubble 3") stay in the state.
-func parseGoroutineStatus(status []byte) goroutineStatus {
-	var st goroutineStatus
+func parseGoroutineStatus(status []byte) goroutineStatusParts {
+	var st goroutineStatusParts
 	if i := bytes.Index(status, []byte(" labels:{")); i >= 0 {
 		st.labels = status[i+len(" labels:"):]
 		status = status[:i]
@@ -84,8 +84,8 @@ func parseGoroutineStatus(status []byte) goroutineStatus {
 		switch {
 		case string(part) == "locked to thread":
 			st.locked = true
-		case bytes.HasSuffix(part, []byte(" minutes")) && isDigits(part[:len(part)-len(" minutes")]):
-			if v, n := parseDecimal(part); n > 0 && v <= math.MaxInt32 {
+		case bytes.HasSuffix(part, []byte(" minutes")) && goroutineDigits(part[:len(part)-len(" minutes")]):
+			if v, n := parseGoroutineDecimal(part); n > 0 && v <= math.MaxInt32 {
 				st.waitMinutes = int(v)
 			}
 		default:
@@ -102,7 +102,7 @@ func parseGoroutineStatus(status []byte) goroutineStatus {
 	return st
 }
 
-func isDigits(b []byte) bool {
+func goroutineDigits(b []byte) bool {
 	if len(b) == 0 {
 		return false
 	}
@@ -114,10 +114,10 @@ func isDigits(b []byte) bool {
 	return true
 }
 
-// parseFuncLine recognizes a call line of a traceback, "net/http.(*Server).Serve(0xc0,
+// parseGoroutineFuncLine recognizes a call line of a traceback, "net/http.(*Server).Serve(0xc0,
 // {0x73, 0xc0})" or "main.main()", and returns the function name without the
 // arguments.
-func parseFuncLine(line []byte) ([]byte, bool) {
+func parseGoroutineFuncLine(line []byte) ([]byte, bool) {
 	if len(line) < 3 || line[len(line)-1] != ')' || line[0] == ' ' || line[0] == '\t' {
 		return nil, false
 	}
@@ -132,10 +132,10 @@ func parseFuncLine(line []byte) ([]byte, bool) {
 	return name, true
 }
 
-// parseCreatedBy recognizes "created by main.start in goroutine 1" (Go 1.21 and
+// parseGoroutineCreatedBy recognizes "created by main.start in goroutine 1" (Go 1.21 and
 // later) and "created by main.start" and returns the function and the creator's id
 // (-1 when not given).
-func parseCreatedBy(line []byte) (fn []byte, creator int64, ok bool) {
+func parseGoroutineCreatedBy(line []byte) (fn []byte, creator int64, ok bool) {
 	const prefix = "created by "
 	if !bytes.HasPrefix(line, []byte(prefix)) {
 		return nil, 0, false
@@ -144,7 +144,7 @@ func parseCreatedBy(line []byte) (fn []byte, creator int64, ok bool) {
 	creator = -1
 	if i := bytes.LastIndex(fn, []byte(" in goroutine ")); i >= 0 {
 		num := fn[i+len(" in goroutine "):]
-		if v, n := parseDecimal(num); n > 0 && n == len(num) {
+		if v, n := parseGoroutineDecimal(num); n > 0 && n == len(num) {
 			creator = v
 			fn = fn[:i]
 		}
@@ -155,11 +155,11 @@ func parseCreatedBy(line []byte) (fn []byte, creator int64, ok bool) {
 	return fn, creator, true
 }
 
-// parseFileLine recognizes the location line under a call, "\t/src/x.go:23 +0x1f",
+// parseGoroutineFileLine recognizes the location line under a call, "\t/src/x.go:23 +0x1f",
 // possibly with " fp=… sp=… pc=…" after it (crash dumps) and indented with spaces
 // instead of a tab (dumps that went through an editor), and returns the file and
 // line.
-func parseFileLine(line []byte) (file []byte, lineNo int32, ok bool) {
+func parseGoroutineFileLine(line []byte) (file []byte, lineNo int32, ok bool) {
 	if len(line) == 0 || (line[0] != '\t' && line[0] != ' ') {
 		return nil, 0, false
 	}
@@ -177,26 +177,26 @@ func parseFileLine(line []byte) (file []byte, lineNo int32, ok bool) {
 		}
 		break
 	}
-	return splitFileLine(s)
+	return splitGoroutineFileLine(s)
 }
 
-// splitFileLine splits "path/x.go:23" at its last colon.
-func splitFileLine(s []byte) (file []byte, lineNo int32, ok bool) {
+// splitGoroutineFileLine splits "path/x.go:23" at its last colon.
+func splitGoroutineFileLine(s []byte) (file []byte, lineNo int32, ok bool) {
 	colon := bytes.LastIndexByte(s, ':')
 	if colon <= 0 {
 		return nil, 0, false
 	}
-	v, n := parseDecimal(s[colon+1:])
+	v, n := parseGoroutineDecimal(s[colon+1:])
 	if n == 0 || n != len(s)-colon-1 || v > math.MaxInt32 {
 		return nil, 0, false
 	}
 	return s[:colon], int32(v), true
 }
 
-// elidedMarker recognizes the runtime's marker for frames left out of a deep stack
+// goroutineElidedMarker recognizes the runtime's marker for frames left out of a deep stack
 // and returns the text a frame keeps for it (the count, which varies with the
 // depth, is dropped so that deep recursions group together).
-func elidedMarker(line []byte) (string, bool) {
+func goroutineElidedMarker(line []byte) (string, bool) {
 	if !bytes.HasPrefix(line, []byte("...")) || !bytes.HasSuffix(line, []byte("frames elided...")) {
 		return "", false
 	}
@@ -206,10 +206,10 @@ func elidedMarker(line []byte) (string, bool) {
 	return "...frames elided...", true
 }
 
-// parseDebug1Record recognizes the first line of a debug=1 record, "12096 @ 0x45fe2e
+// parseGoroutineDebug1Record recognizes the first line of a debug=1 record, "12096 @ 0x45fe2e
 // 0x48f939 …", and returns its count.
-func parseDebug1Record(line []byte) (int64, bool) {
-	v, n := parseDecimal(line)
+func parseGoroutineDebug1Record(line []byte) (int64, bool) {
+	v, n := parseGoroutineDecimal(line)
 	if n == 0 || len(line) < n+2 || line[n] != ' ' || line[n+1] != '@' {
 		return 0, false
 	}
@@ -219,11 +219,11 @@ func parseDebug1Record(line []byte) (int64, bool) {
 	return v, true
 }
 
-// parseDebug1Frame recognizes a frame of a debug=1 record,
+// parseGoroutineDebug1Frame recognizes a frame of a debug=1 record,
 // "#\t0x4aed24\tsync.(*Cond).Wait+0x84\t\t\tsync/cond.go:70", or an unsymbolized
 // "#\t0x4aed24", and returns the function (the address when there is no symbol),
 // file and line.
-func parseDebug1Frame(line []byte) (fn, file []byte, lineNo int32, ok bool) {
+func parseGoroutineDebug1Frame(line []byte) (fn, file []byte, lineNo int32, ok bool) {
 	if len(line) < 3 || line[0] != '#' || line[1] != '\t' {
 		return nil, nil, 0, false
 	}
@@ -257,7 +257,7 @@ func parseDebug1Frame(line []byte) (fn, file []byte, lineNo int32, ok bool) {
 		fn = fn[:i]
 	}
 	if n == 3 {
-		if f, l, ok := splitFileLine(bytes.TrimRight(fields[2], " \t")); ok {
+		if f, l, ok := splitGoroutineFileLine(bytes.TrimRight(fields[2], " \t")); ok {
 			return fn, f, l, true
 		}
 		return fn, fields[2], 0, true
@@ -265,23 +265,23 @@ func parseDebug1Frame(line []byte) (fn, file []byte, lineNo int32, ok bool) {
 	return fn, nil, 0, true
 }
 
-// crashKind recognizes the first line of a crash message and returns its kind and
+// goroutineCrashKind recognizes the first line of a crash message and returns its kind and
 // the message without the prefix ("panic: boom" → "panic", "boom"). A signal line
 // ("SIGQUIT: quit") is kept whole.
-func crashKind(line []byte) (kind string, message []byte) {
+func goroutineCrashKind(line []byte) (kind string, message []byte) {
 	switch {
 	case bytes.HasPrefix(line, []byte("panic: ")):
 		return GoroutineFormatPanic, line[len("panic: "):]
 	case bytes.HasPrefix(line, []byte("fatal error: ")):
 		return GoroutineFormatFatal, line[len("fatal error: "):]
-	case signalName(line) != "":
+	case goroutineSignalName(line) != "":
 		return GoroutineFormatSignal, line
 	}
 	return "", nil
 }
 
-// signalName returns "SIGQUIT" for a line "SIGQUIT: quit", or "".
-func signalName(line []byte) string {
+// goroutineSignalName returns "SIGQUIT" for a line "SIGQUIT: quit", or "".
+func goroutineSignalName(line []byte) string {
 	if !bytes.HasPrefix(line, []byte("SIG")) {
 		return ""
 	}
@@ -306,7 +306,7 @@ func parseGoroutineLabels(b []byte) (map[string]string, string, bool) {
 	s = strings.TrimSpace(s[1 : len(s)-1])
 	labels := map[string]string{}
 	for s != "" {
-		k, rest, ok := unquotePrefix(s)
+		k, rest, ok := unquoteGoroutineLabel(s)
 		if !ok {
 			return nil, "", false
 		}
@@ -314,7 +314,7 @@ func parseGoroutineLabels(b []byte) (map[string]string, string, bool) {
 		if !strings.HasPrefix(rest, ":") {
 			return nil, "", false
 		}
-		v, rest, ok := unquotePrefix(strings.TrimLeft(rest[1:], " "))
+		v, rest, ok := unquoteGoroutineLabel(strings.TrimLeft(rest[1:], " "))
 		if !ok {
 			return nil, "", false
 		}
@@ -328,10 +328,10 @@ func parseGoroutineLabels(b []byte) (map[string]string, string, bool) {
 		}
 		s = rest
 	}
-	return labels, canonicalLabels(labels), true
+	return labels, canonicalGoroutineLabels(labels), true
 }
 
-func unquotePrefix(s string) (value, rest string, ok bool) {
+func unquoteGoroutineLabel(s string) (value, rest string, ok bool) {
 	q, err := strconv.QuotedPrefix(s)
 	if err != nil {
 		return "", "", false
@@ -343,9 +343,9 @@ func unquotePrefix(s string) (value, rest string, ok bool) {
 	return v, s[len(q):], true
 }
 
-// canonicalLabels writes a label set the way debug=1 prints it: `{"a":"1", "b":"2"}`,
+// canonicalGoroutineLabels writes a label set the way debug=1 prints it: `{"a":"1", "b":"2"}`,
 // keys sorted; "" for none.
-func canonicalLabels(labels map[string]string) string {
+func canonicalGoroutineLabels(labels map[string]string) string {
 	if len(labels) == 0 {
 		return ""
 	}

@@ -43,7 +43,12 @@ func runGoroutines(ctx context.Context, args []string, io stdio) error {
 		}
 	}
 	report := analyze.NewGoroutineReport(target, base)
-	groups := len(report.Groups)
+	groups, gone := len(report.Groups), 0
+	for _, g := range report.Groups {
+		if g.Change != nil && g.Change.Gone {
+			gone++
+		}
+	}
 	if *limit > 0 && len(report.Groups) > *limit {
 		report.Groups = report.Groups[:*limit]
 	}
@@ -51,7 +56,7 @@ func runGoroutines(ctx context.Context, args []string, io stdio) error {
 		return json.NewEncoder(io.out).Encode(report)
 	}
 	w := bufio.NewWriterSize(io.out, 64<<10)
-	writeGoroutineReport(w, report, groups)
+	writeGoroutineReport(w, report, groups, gone)
 	return w.Flush()
 }
 
@@ -77,8 +82,9 @@ func readGoroutineDump(name string, stdin io.Reader) (*analyze.GoroutineDump, er
 }
 
 // writeGoroutineReport prints the report for people, in the manner of panicparse:
-// the crash, a summary line, then each group with its stack.
-func writeGoroutineReport(w io.Writer, r *analyze.GoroutineReport, groups int) {
+// the crash, a summary line, then each group with its stack. groups counts all
+// groups before -n, gone those only the base has.
+func writeGoroutineReport(w io.Writer, r *analyze.GoroutineReport, groups, gone int) {
 	if p := r.Panic; p != nil {
 		switch p.Kind {
 		case analyze.GoroutineFormatPanic, analyze.GoroutineFormatFatal:
@@ -90,11 +96,11 @@ func writeGoroutineReport(w io.Writer, r *analyze.GoroutineReport, groups int) {
 			fmt.Fprintln(w, p.Signal)
 		}
 		if p.Goroutine >= 0 {
-			fmt.Fprintf(w, "goroutine %d %s; its group comes first.\n", p.Goroutine, crashVerb(p.Kind))
+			fmt.Fprintf(w, "goroutine %d %s; its group comes first.\n", p.Goroutine, goroutineCrashVerb(p.Kind))
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%s in %s (%s)", plural(r.Total, "goroutine"), plural(groups, "group"), r.Format)
+	fmt.Fprintf(w, "%s in %s (%s)", goroutinePlural(r.Total, "goroutine"), goroutinePlural(groups-gone, "group"), r.Format)
 	if r.DeclaredTotal != nil && *r.DeclaredTotal != r.Total {
 		fmt.Fprintf(w, ", the dump says %d", *r.DeclaredTotal)
 	}
@@ -102,7 +108,10 @@ func writeGoroutineReport(w io.Writer, r *analyze.GoroutineReport, groups int) {
 		fmt.Fprint(w, ", truncated")
 	}
 	if b := r.Base; b != nil {
-		fmt.Fprintf(w, "; base: %s (%s), change %+d", plural(b.Total, "goroutine"), b.Format, r.Total-b.Total)
+		fmt.Fprintf(w, "; base: %s (%s), change %+d", goroutinePlural(b.Total, "goroutine"), b.Format, r.Total-b.Total)
+		if gone > 0 {
+			fmt.Fprintf(w, ", %s gone", goroutinePlural(gone, "group"))
+		}
 	}
 	fmt.Fprintln(w)
 	if len(r.Groups) < groups {
@@ -114,7 +123,7 @@ func writeGoroutineReport(w io.Writer, r *analyze.GoroutineReport, groups int) {
 	}
 }
 
-func crashVerb(kind string) string {
+func goroutineCrashVerb(kind string) string {
 	if kind == analyze.GoroutineFormatPanic {
 		return "panicked"
 	}
@@ -124,7 +133,7 @@ func crashVerb(kind string) string {
 // writeGoroutineGroup prints one group: a title line, then its frames.
 func writeGoroutineGroup(w io.Writer, g *analyze.GoroutineGroup) {
 	var title strings.Builder
-	title.WriteString(plural(g.Count, "goroutine"))
+	title.WriteString(goroutinePlural(g.Count, "goroutine"))
 	if c := g.Change; c != nil {
 		switch {
 		case c.New:
@@ -186,8 +195,8 @@ func writeGoroutineGroup(w io.Writer, g *analyze.GoroutineGroup) {
 	}
 }
 
-// plural writes "1 goroutine", "2 goroutines".
-func plural(n int, noun string) string {
+// goroutinePlural writes "1 goroutine", "2 goroutines".
+func goroutinePlural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
