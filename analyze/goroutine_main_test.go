@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,6 +89,7 @@ const (
 // goroutineChild starts childReceivers goroutines blocked on a channel (labeled) and
 // childSelectors blocked in a select, then dies: "panic" panics in another
 // goroutine, "deadlock" blocks main until the runtime declares a deadlock,
+// "unlock" unlocks an unlocked mutex (a fatal error),
 // "sigquit" prints "ready" and sleeps until the parent's SIGQUIT.
 func goroutineChild(mode string) {
 	ch, a, b := make(chan int), make(chan int), make(chan int)
@@ -103,6 +105,9 @@ func goroutineChild(mode string) {
 	switch mode {
 	case "panic":
 		go childPanicker(ch)
+	case "unlock":
+		var mu sync.Mutex
+		mu.Unlock() //nolint:staticcheck // the runtime's fatal error is the point
 	case "sigquit":
 		// A sleeping main goroutine keeps the runtime from declaring a deadlock
 		// before the signal arrives; if none comes, the child ends on its own.
