@@ -2,8 +2,8 @@ package analyze
 
 import (
 	"bufio"
-	"context"
 	"bytes"
+	"context"
 	"errors"
 	"maps"
 	"os"
