@@ -12,7 +12,7 @@ var (
 	// ErrBusy means the maximum number of concurrent runs is reached.
 	ErrBusy = errors.New("too many runs")
 	// ErrDisabled means the lab is turned off on this server (-lab=false).
-	ErrDisabled = errors.New("the lab is turned off on this server")
+	ErrDisabled = errors.New("the lab is turned off on this server (-lab=false): it only analyzes uploads")
 	// ErrNotRunning means the run is not running on this server.
 	ErrNotRunning = errors.New("run not running here")
 	// ErrUnknownTarget means a live target name is not on the operator's list.

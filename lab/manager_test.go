@@ -48,7 +48,7 @@ func TestRunCapturesAndDecides(t *testing.T) {
 	for _, s := range prof.Sample {
 		for _, l := range s.Location {
 			for _, ln := range l.Line {
-				if strings.Contains(ln.Function.Name, "childMain.func") {
+				if strings.Contains(ln.Function.Name, "testworkload.Main.func") {
 					leaked += s.Value[0]
 				}
 			}
