@@ -7,17 +7,25 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
 
 // handleDashboard is GET /: the upload form and the recent reports.
 func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
-	recent, err := s.store.RecentReports(r.Context(), 20)
-	if err != nil {
-		return err
+	// Report ids are the secret that protects reports: list them only to those
+	// who may see them all.
+	var recent []store.Report
+	var err error
+	listing := s.authorized(r)
+	if listing {
+		if recent, err = s.store.RecentReports(r.Context(), 20); err != nil {
+			return err
+		}
 	}
-	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: acceptedKinds}
-	if d.Lab, err = s.labBlock(r); err != nil {
+	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: acceptedKinds,
+		SignIn: !listing, Auth: s.cfg.Token != ""}
+	if d.Lab, err = s.labBlock(r, listing); err != nil {
 		return err
 	}
 	for _, rep := range recent {
@@ -58,11 +66,11 @@ func profileSummaryLine(raw json.RawMessage) string {
 }
 
 // labBlock fills the dashboard's lab section.
-func (s *Server) labBlock(r *http.Request) (view.RunList, error) {
+func (s *Server) labBlock(r *http.Request, listing bool) (view.RunList, error) {
 	l := view.RunList{Enabled: s.lab != nil,
 		CheckpointVariants: []string{"leaky", "fix-close", "fix-reset", "fix-guard"}, Modes: []string{"active", "standby"},
 		RecoveryVariants: []string{"leaky", "close", "drain", "header"}, Codecs: []string{"gzip", "zstd", "snappy", "lz4", "none"}}
-	if !l.Enabled {
+	if !l.Enabled || !listing {
 		return l, nil
 	}
 	for _, p := range lab.Presets {

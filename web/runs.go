@@ -21,7 +21,7 @@ type runsResource struct{ s *Server }
 // Routes mounts the pages under /runs.
 func (rs runsResource) Routes() chi.Router {
 	r := chi.NewRouter()
-	r.Post("/", rs.s.handle(rs.startForm))
+	r.With(rs.s.runLimit.middleware(rs.s)).Post("/", rs.s.handle(rs.startForm))
 	r.Get("/compare", rs.s.handle(rs.compare))
 	r.Get("/{id}", rs.s.handle(rs.show))
 	r.Post("/{id}/cancel", rs.s.handle(rs.cancelForm))
@@ -31,7 +31,7 @@ func (rs runsResource) Routes() chi.Router {
 // APIRoutes mounts the JSON API under /api/runs.
 func (rs runsResource) APIRoutes() chi.Router {
 	r := chi.NewRouter()
-	r.Post("/", rs.s.handle(rs.startAPI))
+	r.With(rs.s.runLimit.middleware(rs.s)).Post("/", rs.s.handle(rs.startAPI))
 	r.Get("/{id}", rs.s.handle(rs.getAPI))
 	r.Post("/{id}/cancel", rs.s.handle(rs.cancelAPI))
 	return r

@@ -26,7 +26,7 @@ func labServer(t *testing.T, step string, cfg lab.Config) *testServer {
 	if cfg.Hold == 0 {
 		cfg.Hold = 30 * time.Second
 	}
-	return newTestServer(t, Config{Lab: &cfg})
+	return newTestServer(t, Config{Lab: &cfg, RunsPerMinute: -1})
 }
 
 func postJSON(t *testing.T, url string, body string) (int, map[string]string) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -36,6 +37,10 @@ type Store interface {
 	RunArtifacts(ctx context.Context, runID string) ([]store.RunArtifact, error)
 	InterruptExpiredRuns(ctx context.Context, now time.Time) (int, error)
 	InterruptOwnedRuns(ctx context.Context, owner string) (int, error)
+
+	SetPinned(ctx context.Context, id string, pinned bool) error
+	DeleteArtifact(ctx context.Context, sha string) (int, error)
+	ExpireReports(ctx context.Context, cutoff time.Time) (int, int, error)
 }
 
 // Config configures a Server. Zero values mean the defaults.
@@ -56,6 +61,20 @@ type Config struct {
 	// Lab configures the reproductions; nil turns the lab off (-lab=false). Its
 	// Recorder is the server's own.
 	Lab *lab.Config
+	// Token, when set, is needed for every upload, run, cancel, pin and delete
+	// (Authorization: Bearer, or the session cookie of /login); Private makes it
+	// needed for reads too.
+	Token   string
+	Private bool
+	// UploadsPerMinute and RunsPerMinute limit each client address (with a burst
+	// of UploadBurst and RunBurst); 0 means the defaults, negative no limit.
+	UploadsPerMinute, RunsPerMinute float64
+	UploadBurst, RunBurst           int
+	// MaxAnalyses caps the requests that parse and analyze at once (default 4 per
+	// CPU); more wait up to 30 s in a backlog, then get 503.
+	MaxAnalyses int
+	// Retain, when positive, expires unpinned reports older than it.
+	Retain time.Duration
 }
 
 // Defaults for Config.
@@ -76,6 +95,8 @@ type Server struct {
 	router   chi.Router
 
 	lab *lab.Manager // nil when the lab is off
+	// uploadLimit and runLimit are per-client rate limits (nil: none).
+	uploadLimit, runLimit *clientLimiter
 	// owner identifies this replica's runs in the store.
 	owner string
 	// closing is closed when the server begins to shut down, so that long-lived
@@ -84,6 +105,9 @@ type Server struct {
 	closeOnce   sync.Once
 	sweeperStop chan struct{}
 	sweeperDone chan struct{}
+	// retentionStop and retentionDone run the retention loop when Retain is set.
+	retentionStop chan struct{}
+	retentionDone chan struct{}
 }
 
 // NewServer builds the router with every route and middleware.
@@ -106,12 +130,27 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.UploadsPerMinute == 0 {
+		cfg.UploadsPerMinute, cfg.UploadBurst = 60, 30
+	}
+	if cfg.RunsPerMinute == 0 {
+		cfg.RunsPerMinute, cfg.RunBurst = 6, 3
+	}
+	if cfg.MaxAnalyses <= 0 {
+		cfg.MaxAnalyses = 4 * runtime.NumCPU()
+	}
 	a, err := newAssets(static.FS)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newLRU[*analyze.Profile](16),
 		owner: store.NewID(), closing: make(chan struct{})}
+	if cfg.UploadsPerMinute > 0 {
+		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")
+	}
+	if cfg.RunsPerMinute > 0 {
+		s.runLimit = newClientLimiter(cfg.RunsPerMinute, max(cfg.RunBurst, 1), "runs")
+	}
 	if cfg.Lab != nil {
 		lc := *cfg.Lab
 		lc.Recorder = runRecorder{s}
@@ -124,6 +163,9 @@ func NewServer(cfg Config) (*Server, error) {
 		}
 		s.lab = m
 		s.startSweeper(m.Lease())
+	}
+	if cfg.Retain > 0 {
+		s.startRetention(cfg.Retain)
 	}
 	s.router = s.routes()
 	return s, nil
@@ -141,6 +183,11 @@ func (s *Server) BeginShutdown() {
 func (s *Server) Close() error {
 	s.BeginShutdown()
 	var err error
+	if s.retentionStop != nil {
+		close(s.retentionStop)
+		<-s.retentionDone
+		s.retentionStop = nil
+	}
 	if s.lab != nil {
 		err = s.lab.Close()
 		close(s.sweeperStop)
@@ -164,6 +211,9 @@ func (s *Server) routes() chi.Router {
 	r.Use(middleware.ClientIPFromRemoteAddr)
 	r.Use(middleware.RequestLogger(slogFormatter{s.log}))
 	r.Use(middleware.Recoverer)
+	r.Use(securityHeaders)
+	r.Use(s.crossOriginProtection)
+	r.Use(s.access)
 	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusNotFound, "no page at %s", r.URL.Path)
 	}))
@@ -175,21 +225,33 @@ func (s *Server) routes() chi.Router {
 		io.WriteString(w, "ok")
 	})
 	r.Mount("/static", s.assets.Routes())
+	throttle := middleware.ThrottleBacklog(s.cfg.MaxAnalyses, 8*s.cfg.MaxAnalyses, 30*time.Second)
 
 	// Uploads may take long; everything else is bounded tightly.
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.Timeout(s.cfg.UploadTimeout))
+		r.Use(s.uploadLimit.middleware(s))
+		r.Use(throttle)
 		r.Post("/upload", s.handle(s.handleUploadForm))
 		r.Post("/api/artifacts", s.handle(s.handleUploadAPI))
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.Timeout(s.cfg.RequestTimeout))
-		r.Get("/", s.handle(s.handleDashboard))
-		r.Mount("/r", reportsResource{s}.Routes())
-		r.Mount("/a", artifactsResource{s}.Routes())
-		r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))
-		r.Mount("/runs", runsResource{s}.Routes())
-		r.Mount("/api/runs", runsResource{s}.APIRoutes())
+		r.Get("/login", s.handle(s.handleLoginPage))
+		r.Post("/login", s.handle(s.handleLogin))
+		r.Post("/logout", s.handle(s.handleLogout))
+		r.Group(func(r chi.Router) {
+			r.Use(throttle)
+			r.Get("/", s.handle(s.handleDashboard))
+			r.Mount("/r", reportsResource{s}.Routes())
+			r.Mount("/a", artifactsResource{s}.Routes())
+			r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))
+			r.Mount("/runs", runsResource{s}.Routes())
+			r.Mount("/api/runs", runsResource{s}.APIRoutes())
+		})
+		r.Delete("/api/artifacts/{sha256}", s.handle(s.handleDeleteArtifact))
+		r.Post("/api/reports/{id}/pin", s.handle(s.handlePin(true)))
+		r.Delete("/api/reports/{id}/pin", s.handle(s.handlePin(false)))
 	})
 	// Server-sent events live as long as a run; they end when it does or when the
 	// server shuts down.

@@ -49,6 +49,13 @@ type Main struct {
 	MaxCycles   int
 	Brokers     string
 	Snapshots   int
+	// Access and limits.
+	Token       string
+	Private     bool
+	Retain      retention
+	UploadRate  float64
+	RunRate     float64
+	MaxAnalyses int
 
 	io     stdio
 	log    *slog.Logger
@@ -82,6 +89,13 @@ func (m *Main) ParseFlags(args []string) error {
 	if m.DSN == "" {
 		m.DSN = os.Getenv("LEAKUI_DB")
 	}
+	if m.Token == "" {
+		m.Token = os.Getenv("LEAKUI_TOKEN")
+	}
+	if m.Private && m.Token == "" {
+		fmt.Fprintln(m.io.err, "leakui serve: -private needs a -token (or LEAKUI_TOKEN)")
+		return errUsage
+	}
 	return nil
 }
 
@@ -99,6 +113,12 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&m.MaxCycles, "max-cycles", m.MaxCycles, "most cycles one checkpoint run may ask for")
 	fs.IntVar(&m.Snapshots, "snapshots", m.Snapshots, "about how many heap and goroutine snapshots a run captures")
 	fs.StringVar(&m.Brokers, "brokers", "", "Kafka brokers host:port,... for the checkpoint workload (default: an embedded broker per run)")
+	fs.StringVar(&m.Token, "token", "", "require this token for uploads, runs and deletes (env LEAKUI_TOKEN); never logged")
+	fs.BoolVar(&m.Private, "private", false, "with -token, require it for reading reports too")
+	fs.Var(&m.Retain, "retain", "expire unpinned reports older than this, such as 30d or 12h (default: keep all)")
+	fs.Float64Var(&m.UploadRate, "upload-rate", 60, "uploads per minute per client address (a burst of half as many; negative: no limit)")
+	fs.Float64Var(&m.RunRate, "run-rate", 6, "runs per minute per client address (a burst of half as many; negative: no limit)")
+	fs.IntVar(&m.MaxAnalyses, "max-analyses", 0, "requests that parse and analyze at once (default 4 per CPU)")
 }
 
 // Open opens the store and starts listening and serving; Addr then holds the bound
@@ -114,7 +134,10 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.store = db
-	cfg := web.Config{Store: db, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed}
+	cfg := web.Config{Store: db, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed,
+		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
+		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
+		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1)}
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
 			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}}
