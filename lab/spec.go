@@ -164,6 +164,8 @@ func (s Spec) Title() string {
 		return fmt.Sprintf("checkpoint %s/%s, %d cycles × %d tasks", s.Variant, s.Mode, s.Cycles, s.Tasks)
 	case WorkloadRecovery:
 		return fmt.Sprintf("recovery %s/%s, %d partitions × %d segments × %d batches", s.Variant, s.Codec, s.Partitions, s.Segments, s.Batches)
+	case WorkloadCapture:
+		return fmt.Sprintf("capture %s of %s, %d snapshots", s.Mode, s.Variant, s.Cycles)
 	}
 	return s.Workload
 }

@@ -49,12 +49,16 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		page.Remaining = "about " + (time.Duration(p.RemainingMs) * time.Millisecond).Round(time.Second).String() + " left"
 	}
 	page.Counters = runCounters(spec.Workload, p.Counters)
-	page.Charts = runCharts(p)
+	if len(p.Points) > 0 {
+		page.Charts = runCharts(p)
+	}
 	page.Callout = runCallout(spec, p)
 	if run.ReportID != "" {
 		page.Links = append(page.Links,
 			view.Link{Label: "report", URL: "/r/" + run.ReportID},
 			view.Link{Label: "Markdown", URL: "/r/" + run.ReportID + ".md"})
+	}
+	if run.ReportID != "" && spec.Workload != lab.WorkloadCapture {
 		rep, err := s.runReport(r.Context(), run.ID)
 		if err != nil {
 			return page, err

@@ -73,6 +73,8 @@ type RunList struct {
 	Recent  []RunItem
 	// Variants etc. offered by the custom form.
 	CheckpointVariants, Modes, RecoveryVariants, Codecs []string
+	// Targets are the live endpoints the operator allows captures from.
+	Targets []string
 }
 
 // Preset is a run that means something, one click away.
