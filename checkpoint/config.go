@@ -108,3 +108,10 @@ func TopicName(job, jobID string) string {
 
 // TaskName returns the name of task i, "Partition <i>" (GroupByPartition's names).
 func TaskName(i int) string { return fmt.Sprintf("Partition %d", i) }
+
+// Check reports the first invalid field of c, with defaults applied; New does the
+// same check.
+func (c Config) Check() error {
+	_, err := c.withDefaults()
+	return err
+}

@@ -142,11 +142,15 @@ func (c *SystemConsumer) pollLoop(ctx context.Context) {
 }
 
 // Poll returns the envelopes buffered so far, waiting up to timeout for the first
-// one. It returns no envelopes and no error when the timeout passes, and an error
-// wrapping ErrConsumerStopped once the poll loop has ended.
+// one. It returns no envelopes and no error when the timeout passes. Like Samza's, it
+// fails with an error wrapping ErrConsumerStopped once the poll loop is not running,
+// even if envelopes are still buffered.
 func (c *SystemConsumer) Poll(ctx context.Context, timeout time.Duration) ([]Envelope, error) {
 	if !c.started.Load() || c.buffer == nil {
 		return nil, fmt.Errorf("%s: poll: %w", c, ErrNotStarted)
+	}
+	if err := c.loopEnded(); err != nil {
+		return nil, err
 	}
 	if out := c.drain(nil); len(out) > 0 {
 		return out, nil
@@ -157,17 +161,24 @@ func (c *SystemConsumer) Poll(ctx context.Context, timeout time.Duration) ([]Env
 	case e := <-c.buffer:
 		return c.drain([]Envelope{e}), nil
 	case <-c.loopDone:
-		if out := c.drain(nil); len(out) > 0 {
-			return out, nil
-		}
-		if c.failure != nil {
-			return nil, fmt.Errorf("%s: KafkaConsumerProxy has stopped: %w: %v", c, ErrConsumerStopped, c.failure)
-		}
-		return nil, fmt.Errorf("%s: %w", c, ErrConsumerStopped)
+		return nil, c.loopEnded()
 	case <-t.C:
 		return nil, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// loopEnded returns why the poll loop is not running, or nil while it runs.
+func (c *SystemConsumer) loopEnded() error {
+	if c.stopped.Load() {
+		return fmt.Errorf("%s: %w", c, ErrConsumerStopped)
+	}
+	select {
+	case <-c.loopDone:
+		return fmt.Errorf("%s: KafkaConsumerProxy has stopped: %w: %v", c, ErrConsumerStopped, c.failure)
+	default:
+		return nil
 	}
 }
 

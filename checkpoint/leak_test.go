@@ -32,7 +32,9 @@ func ownedGoroutines(t *testing.T, b *Broker) int {
 	owned := settledGoroutineCount() - before
 	c.Stop()
 	eventually(t, func() bool { return runtime.NumGoroutine() <= before },
-		func() string { return fmt.Sprintf("goroutines %d after Stop, %d before Start", runtime.NumGoroutine(), before) })
+		func() string {
+			return fmt.Sprintf("goroutines %d after Stop, %d before Start", runtime.NumGoroutine(), before)
+		})
 	return owned
 }
 

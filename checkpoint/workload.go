@@ -134,6 +134,10 @@ func (w *Workload) Run(ctx context.Context) (Result, error) {
 		}
 		if err := w.cycle(ctx, m, k, tasks, last, &res); err != nil {
 			m.Stop()
+			if ctx.Err() != nil {
+				err = ctx.Err() // the signal, not the call it interrupted
+				return w.finish(res, m, began), fmt.Errorf("interrupted after %d of %d cycles: %w", k-1, w.cfg.Cycles, err)
+			}
 			return w.finish(res, m, began), fmt.Errorf("cycle %d: %w", k, err)
 		}
 		res.Cycle = k
