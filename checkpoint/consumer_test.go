@@ -160,7 +160,7 @@ func TestALeakedConsumerStopsFetchingWhenItsBufferIsFull(t *testing.T) {
 	// Wait until both buffers are full: the poll loop's and kafka-go's queue.
 	eventually(t, func() bool { return len(c.buffer) == threshold },
 		func() string { return "the poll loop never filled its buffer" })
-	c.reader.Stats() // reset kafka-go's counters
+	c.reader.Stats()                    // reset kafka-go's counters
 	time.Sleep(1500 * time.Millisecond) // three fetch.max.wait periods
 	if s := c.reader.Stats(); s.Fetches != 0 || s.Dials != 0 {
 		t.Errorf("a full consumer made %d fetches and %d dials in 1.5 s, want none", s.Fetches, s.Dials)

@@ -6,11 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -349,6 +347,3 @@ func goroutinesWith(profile, fn string) int {
 	}
 	return total
 }
-
-var _ = fmt.Sprint
-var _ = os.Getpid
