@@ -34,12 +34,15 @@ func (b *Broker) Addrs() []string { return append([]string(nil), b.addrs...) }
 // Close stops the broker; its goroutines end once their connections close.
 func (b *Broker) Close() { b.cluster.Close() }
 
-// KfakeFrames are function-name prefixes of the embedded broker's goroutines, for
-// goleak.IgnoreAnyFunction or for telling them apart in a goroutine profile.
+// KfakeFrames are the functions the embedded broker's goroutines run: its loop, its
+// listener and, per client connection, a reader, a writer and a pending read. Pass
+// each to goleak.IgnoreAnyFunction to ignore a running broker, or use them to tell
+// the broker's goroutines from the client's in a goroutine profile.
 var KfakeFrames = []string{
 	"github.com/twmb/franz-go/pkg/kfake.(*Cluster).run",
 	"github.com/twmb/franz-go/pkg/kfake.(*broker).listen",
 	"github.com/twmb/franz-go/pkg/kfake.(*clientConn).read",
+	"github.com/twmb/franz-go/pkg/kfake.(*clientConn).read.func1",
 	"github.com/twmb/franz-go/pkg/kfake.(*clientConn).write",
 }
 

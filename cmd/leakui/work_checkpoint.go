@@ -176,9 +176,9 @@ func resultSummary(r checkpoint.Result) string {
 // checkpointVars holds the latest progress of the run in this process, served as
 // the expvar "checkpoint" on the -pprof endpoint.
 var (
-	checkpointVars     atomic.Pointer[checkpoint.Progress]
-	publishVarsOnce    sync.Once
-	publishCheckpointV = func() any {
+	checkpointVars      atomic.Pointer[checkpoint.Progress]
+	publishVarsOnce     sync.Once
+	checkpointVarsValue = func() any {
 		p := checkpointVars.Load()
 		if p == nil {
 			return nil
@@ -189,5 +189,5 @@ var (
 
 // publishCheckpointVars registers the expvar once per process.
 func publishCheckpointVars() {
-	publishVarsOnce.Do(func() { expvar.Publish("checkpoint", expvar.Func(publishCheckpointV)) })
+	publishVarsOnce.Do(func() { expvar.Publish("checkpoint", expvar.Func(checkpointVarsValue)) })
 }
