@@ -157,10 +157,18 @@ func TestALeakedConsumerStopsFetchingWhenItsBufferIsFull(t *testing.T) {
 	f := NewConsumerFactory(ConsumerConfig{Brokers: b.Addrs(), FetchThreshold: threshold, FetchMaxBytes: 1024}, nil)
 	c := startConsumer(t, f, topic) // never polled, like a leaked consumer
 	defer c.Stop()
-	// Wait until both buffers are full: the poll loop's and kafka-go's queue.
-	eventually(t, func() bool { return len(c.buffer) == threshold },
-		func() string { return "the poll loop never filled its buffer" })
-	c.reader.Stats()                    // reset kafka-go's counters
+	// Wait until both buffers are full, the poll loop's and kafka-go's queue, and the
+	// fetch that may have been in flight when they filled has landed.
+	eventually(t, func() bool {
+		s := c.reader.Stats()
+		return len(c.buffer) == threshold && s.QueueLength == s.QueueCapacity
+	}, func() string { return "the consumer never filled its buffers" })
+	eventually(t, func() bool {
+		c.reader.Stats() // reset kafka-go's counters
+		time.Sleep(300 * time.Millisecond)
+		return c.reader.Stats().Fetches == 0
+	}, func() string { return "a consumer with full buffers keeps fetching" })
+	c.reader.Stats()
 	time.Sleep(1500 * time.Millisecond) // three fetch.max.wait periods
 	if s := c.reader.Stats(); s.Fetches != 0 || s.Dials != 0 {
 		t.Errorf("a full consumer made %d fetches and %d dials in 1.5 s, want none", s.Fetches, s.Dials)
