@@ -87,20 +87,27 @@ func (c *SystemConsumer) Start() error {
 		c.log.Error(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start a stopped consumer", c))
 		return nil
 	}
-	c.conns = newConnTracker(c.cfg.DialTimeout, &c.stats.openConns)
-	c.reader = kafka.NewReader(kafka.ReaderConfig{
+	conns := newConnTracker(c.cfg.DialTimeout, &c.stats.openConns)
+	rc := kafka.ReaderConfig{
 		Brokers:         c.cfg.Brokers,
 		Topic:           c.ssp.Stream,
 		Partition:       int(c.ssp.Partition),
-		Dialer:          &kafka.Dialer{ClientID: c.clientID, Timeout: c.cfg.DialTimeout, DialFunc: c.conns.dial},
+		Dialer:          &kafka.Dialer{ClientID: c.clientID, Timeout: c.cfg.DialTimeout, DialFunc: conns.dial},
 		QueueCapacity:   c.cfg.FetchThreshold,
 		MinBytes:        1,
 		MaxBytes:        c.cfg.FetchMaxBytes,
 		MaxWait:         c.cfg.FetchMaxWait,
 		ReadLagInterval: -1, // no lag goroutine: one reader goroutine per consumer
-	})
+	}
+	if err := rc.Validate(); err != nil { // kafka.NewReader panics on what Validate rejects
+		c.started.Store(false)
+		return fmt.Errorf("%s: %w: %v", c, ErrInvalidConfig, err)
+	}
+	c.conns, c.reader = conns, kafka.NewReader(rc)
 	if err := c.reader.SetOffset(c.offset); err != nil {
 		c.reader.Close()
+		c.reader = nil
+		c.started.Store(false)
 		return fmt.Errorf("%s: %w", c, err)
 	}
 	c.buffer = make(chan Envelope, c.cfg.FetchThreshold)

@@ -192,3 +192,27 @@ func TestACaughtUpConsumerWaitsOnTheLongPoll(t *testing.T) {
 		t.Errorf("an idle consumer made %d fetches and %d dials in 2 s, want at most 7 and no dial", s.Fetches, s.Dials)
 	}
 }
+
+func TestConsumerWithABadConfigFailsInsteadOfPanicking(t *testing.T) {
+	for name, c := range map[string]struct {
+		brokers []string
+		ssp     SSP
+	}{
+		"no brokers":         {nil, SSP{"kafka", "t", 0}},
+		"no topic":           {[]string{"127.0.0.1:9"}, SSP{"kafka", "", 0}},
+		"negative partition": {[]string{"127.0.0.1:9"}, SSP{"kafka", "t", -1}},
+	} {
+		f := NewConsumerFactory(ConsumerConfig{Brokers: c.brokers}, nil)
+		sc := f.New()
+		if err := sc.Register(c.ssp, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.Start(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: Start = %v, want ErrInvalidConfig", name, err)
+		}
+		sc.Stop()
+		if s := f.Stats(); s.Starts != 0 || s.Open != 0 {
+			t.Errorf("%s: stats %+v after a failed start", name, s)
+		}
+	}
+}
