@@ -15,9 +15,11 @@ const (
 	DefaultFetchThreshold = 100
 	// DefaultFetchMaxBytes bounds one fetch response (max.partition.fetch.bytes).
 	DefaultFetchMaxBytes = 64 << 10
-	// DefaultFetchMaxWait is how long the broker holds a fetch with no new data
-	// (Kafka's fetch.max.wait.ms default).
-	DefaultFetchMaxWait = 500 * time.Millisecond
+	// DefaultFetchMaxWait is the client's deadline for a fetch with no new data;
+	// kafka-go asks the broker to hold it one second less. Kafka's fetch.max.wait.ms
+	// is 500 ms, but kafka-go would then leave only 125 ms between the broker's
+	// answer and its own deadline, and reconnect whenever a loaded machine misses it.
+	DefaultFetchMaxWait = 2 * time.Second
 	// DefaultDialTimeout bounds every TCP connect to a broker.
 	DefaultDialTimeout = 5 * time.Second
 )
@@ -138,7 +140,7 @@ func (f *ConsumerFactory) Reap() int {
 		all = append(all, c)
 	}
 	f.mu.Unlock()
-	const workers = 8
+	const workers = 64
 	var (
 		wg   sync.WaitGroup
 		next atomic.Int64
