@@ -14,9 +14,10 @@ import (
 
 // Envelope is one message taken from the checkpoint topic (IncomingMessageEnvelope).
 type Envelope struct {
+	// Offset is the message's offset in the partition.
 	Offset int64
-	Key    []byte
-	Value  []byte
+	// Key is the task name; Value the encoded checkpoint.
+	Key, Value []byte
 }
 
 // SystemConsumer is the model of Samza's KafkaSystemConsumer over a kafka-go Reader

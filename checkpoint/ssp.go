@@ -4,8 +4,11 @@ import "fmt"
 
 // SSP is a SystemStreamPartition: one partition of one stream of one system.
 type SSP struct {
-	System    string
-	Stream    string
+	// System is the Samza system name, such as "kafka".
+	System string
+	// Stream is the topic.
+	Stream string
+	// Partition is the partition number.
 	Partition int32
 }
 
