@@ -271,9 +271,12 @@ func validateSeriesInput(in SeriesInput) (int, error) {
 			}
 		}
 	}
-	for what, l := range map[string]int{"labels": len(in.Labels), "times": len(in.Times), "totals": len(in.Totals)} {
-		if l != 0 && l != n {
-			return 0, fmt.Errorf("%w: %d %s for %d snapshots", ErrInvalidParameter, l, what, n)
+	for _, f := range []struct {
+		what string
+		len  int
+	}{{"labels", len(in.Labels)}, {"times", len(in.Times)}, {"totals", len(in.Totals)}} {
+		if f.len != 0 && f.len != n {
+			return 0, fmt.Errorf("%w: %d %s for %d snapshots", ErrInvalidParameter, f.len, f.what, n)
 		}
 	}
 	return n, nil
