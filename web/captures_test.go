@@ -38,8 +38,8 @@ func TestCaptureFromATarget(t *testing.T) {
 		t.Fatalf("capture ended %+v after %d requests", r, hits.Load())
 	}
 	doc := reportDoc(t, ts, strings.Replace(r.ReportURL, "/r/", "/api/reports/", 1))
-	if len(doc.Artifacts) != 3 || doc.Diff == nil {
-		t.Errorf("the capture's report has %d artifacts, diff %v", len(doc.Artifacts), doc.Diff != nil)
+	if len(doc.Artifacts) != 3 || doc.Kind != "series" || doc.Analysis == nil {
+		t.Errorf("the capture's report is a %s of %d artifacts (analysis %v)", doc.Kind, len(doc.Artifacts), doc.Analysis != nil)
 	}
 }
 

@@ -52,9 +52,13 @@ type ChartSeries struct {
 
 // RunReport is what a finished run shows below its verdict.
 type RunReport struct {
-	HeapDiff      *DiffTable
-	GoroutineDiff *DiffTable
-	Files         []FileInfo
+	// GoroutineSeries and HeapSeries analyze the captured snapshots for steady
+	// growth.
+	GoroutineSeries *SeriesView
+	HeapSeries      *SeriesView
+	HeapDiff        *DiffTable
+	GoroutineDiff   *DiffTable
+	Files           []FileInfo
 	// Sections are further analyses (log counts, series suspects) rendered by
 	// their own components.
 	Sections []Section
