@@ -2,7 +2,11 @@ module github.com/leakui/leakui
 
 go 1.26.0
 
-require go.uber.org/goleak v1.3.0
+require (
+	github.com/klauspost/compress v1.20.4
+	github.com/segmentio/kafka-go v0.4.51
+	go.uber.org/goleak v1.3.0
+)
 
 require (
 	github.com/a-h/parse v0.0.0-20250122154542-74294addb73e // indirect
@@ -15,6 +19,7 @@ require (
 	github.com/mattn/go-colorable v0.1.15 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/natefinch/atomic v1.0.1 // indirect
+	github.com/pierrec/lz4/v4 v4.1.15 // indirect
 	github.com/stretchr/testify v1.11.1 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
