@@ -128,7 +128,13 @@ func rewrite(t *testing.T, path string, f func([]byte) []byte) {
 // segment, the end offset and the Kafka log lines (counted with grep).
 func TestCorruptionTruncatesAtTheBatch(t *testing.T) {
 	for _, codec := range Codecs {
-		cfg := smallLog(codec)
+		// Two partitions for none, which also checks that the other partition is
+		// left alone; one for the compressed codecs, to keep the test quick.
+		cfg := LogConfig{Topic: "orders", Partitions: 1, Segments: 3, BatchesPerSegment: 12,
+			RecordsPerBatch: 6, ValueBytes: 300, Codec: codec, IndexIntervalBytes: 1000, Seed: 7}
+		if codec == CodecNone {
+			cfg.Partitions = 2
+		}
 		clean, _ := writeLog(t, cfg)
 		for _, d := range damages {
 			t.Run(codec.String()+"/"+d.name, func(t *testing.T) {
@@ -143,11 +149,14 @@ func TestCorruptionTruncatesAtTheBatch(t *testing.T) {
 					logFile := filepath.Join(t.TempDir(), "server.log")
 					res := recoverWithLog(t, run, logFile, variant, cfg.IndexIntervalBytes)
 					checkTruncation(t, variant, d, res, positions[bad], offsets[bad], int64(len(damaged["orders-0/"+SegmentFileName(72, logSuffix)])))
-					checkTruncationLog(t, variant, d, logFile, filepath.Join(run, "orders-0", SegmentFileName(72, logSuffix)), positions[bad], offsets[bad])
+					if variant == VariantLeaky || variant == VariantHeader {
+						// The grep anchor for the two ends; the others must match them.
+						checkTruncationLog(t, variant, d, cfg.Partitions, logFile, filepath.Join(run, "orders-0", SegmentFileName(72, logSuffix)), positions[bad], offsets[bad])
+					}
 					if _, err := os.Stat(filepath.Join(run, "orders-0", SegmentFileName(144, logSuffix))); !os.IsNotExist(err) {
 						t.Errorf("%s: the segment after the truncated one was not deleted (%v)", variant, err)
 					}
-					if got := readFiles(t, filepath.Join(run, "orders-1")); !reflect.DeepEqual(got, readFiles(t, filepath.Join(dir, "orders-1"))) {
+					if cfg.Partitions == 2 && !reflect.DeepEqual(readFiles(t, filepath.Join(run, "orders-1")), readFiles(t, filepath.Join(dir, "orders-1"))) {
 						t.Errorf("%s: the undamaged partition changed", variant)
 					}
 					if i == 0 {
@@ -209,7 +218,7 @@ func checkTruncation(t *testing.T, v Variant, d damage, res Result, pos, offset,
 	}
 }
 
-func checkTruncationLog(t *testing.T, v Variant, d damage, logFile, segPath string, pos, offset int64) {
+func checkTruncationLog(t *testing.T, v Variant, d damage, partitions int, logFile, segPath string, pos, offset int64) {
 	t.Helper()
 	invalid := fmt.Sprintf("WARN Found invalid messages in log segment %s at byte offset %d: %s", segPath, pos, d.reason)
 	corruption := fmt.Sprintf("WARN Corruption found in segment 72 of log orders-0, truncating to offset %d. (kafka.log.Log)", offset)
@@ -224,12 +233,15 @@ func checkTruncationLog(t *testing.T, v Variant, d damage, logFile, segPath stri
 	if n := grepCount(t, corruption, logFile); n != 1 {
 		t.Fatalf("%s: grep -c %q = %d, want 1", v, corruption, n)
 	}
-	for pattern, want := range map[string]int{
-		"INFO Recovering unflushed segment ":           5,
+	want := map[string]int{
+		"INFO Recovering unflushed segment ":           2 + 3*(partitions-1),
 		"INFO Deleting segment 144 from log orders-0.": 1,
 		"INFO Completed load of log orders-0 with 2 log segments and log end offset " + strconv.FormatInt(offset, 10): 1,
-		"INFO Completed load of log orders-1 with 3 log segments and log end offset 216 in ":                          1,
-	} {
+	}
+	if partitions == 2 {
+		want["INFO Completed load of log orders-1 with 3 log segments and log end offset 216 in "] = 1
+	}
+	for pattern, want := range want {
 		if n := grepCount(t, pattern, logFile); n != want {
 			t.Errorf("%s: grep -c %q = %d, want %d", v, pattern, n, want)
 		}

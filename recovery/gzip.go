@@ -32,7 +32,7 @@ const (
 
 // newGzipReader maps the off-heap block, attaches the cleanup and reads the first
 // member header. On error nothing stays mapped.
-func newGzipReader(src io.Reader) (*gzipReader, error) {
+func newGzipReader(src []byte) (*gzipReader, error) {
 	block, err := allocOffheap(GzipOffheapBytes)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package recovery
 
 import (
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -17,11 +16,10 @@ import (
 // struct are on the Go heap, like InflaterInputStream's buffer and object.
 
 const (
-	windowMask   = GzipWindowBytes - 1
-	maxMatch     = 258
-	fastBits     = 9
-	maxCodeBits  = 15
-	inputBufSize = 512 // java.util.zip.InflaterInputStream's default buffer
+	windowMask  = GzipWindowBytes - 1
+	maxMatch    = 258
+	fastBits    = 9
+	maxCodeBits = 15
 )
 
 // errInflate marks every DEFLATE and gzip format error.
@@ -144,11 +142,8 @@ type inflater struct {
 	win    []byte         // off-heap, len GzipWindowBytes
 	tables *inflateTables // off-heap
 
-	src    io.Reader
-	in     []byte // on-heap input buffer
-	inPos  int
-	inEnd  int
-	srcErr error
+	in    []byte // the compressed input
+	inPos int
 
 	bits  uint64
 	nbits uint
@@ -168,58 +163,26 @@ type inflater struct {
 }
 
 // init points the decoder at its off-heap memory and its input.
-func (z *inflater) init(mem []byte, src io.Reader) {
+func (z *inflater) init(mem []byte, in []byte) {
 	z.win = mem[:GzipWindowBytes:GzipWindowBytes]
 	z.tables = (*inflateTables)(unsafe.Pointer(&mem[GzipWindowBytes]))
-	z.src = src
-	z.in = make([]byte, inputBufSize)
+	z.in = in
 }
 
 // unread is the decoded output not yet read.
 func (z *inflater) unread() int { return z.wpos - z.rpos }
 
-// fillInput reads more compressed bytes; false at the end of the input.
-func (z *inflater) fillInput() bool {
-	if z.srcErr != nil {
-		return false
-	}
-	for range 100 {
-		n, err := z.src.Read(z.in)
-		if n > 0 {
-			z.inPos, z.inEnd = 0, n
-			if err != nil {
-				z.srcErr = err
-			}
-			return true
-		}
-		if err != nil {
-			z.srcErr = err
-			return false
-		}
-	}
-	z.srcErr = io.ErrNoProgress
-	return false
-}
-
 // refill tops the bit buffer up to at least 57 bits, or to what the input has.
 func (z *inflater) refill() {
-	for z.nbits <= 56 {
-		if z.inPos == z.inEnd && !z.fillInput() {
-			return
-		}
-		for z.nbits <= 56 && z.inPos < z.inEnd {
-			z.bits |= uint64(z.in[z.inPos]) << z.nbits
-			z.inPos++
-			z.nbits += 8
-		}
+	for z.nbits <= 56 && z.inPos < len(z.in) {
+		z.bits |= uint64(z.in[z.inPos]) << z.nbits
+		z.inPos++
+		z.nbits += 8
 	}
 }
 
-// inputError explains why n bits could not be had.
+// inputError is the error of a stream that ends too early.
 func (z *inflater) inputError() error {
-	if z.srcErr != nil && !errors.Is(z.srcErr, io.EOF) {
-		return fmt.Errorf("read compressed data: %w", z.srcErr)
-	}
 	return fmt.Errorf("%w: %w", errInflate, io.ErrUnexpectedEOF)
 }
 
@@ -246,7 +209,7 @@ func (z *inflater) alignedByte() (b byte, ok bool) {
 		z.nbits -= 8
 		return b, true
 	}
-	if z.inPos == z.inEnd && !z.fillInput() {
+	if z.inPos == len(z.in) {
 		return 0, false
 	}
 	b = z.in[z.inPos]

@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -60,14 +61,18 @@ type DeepIterator struct {
 }
 
 // OpenDeepIterator starts decompressing the records section of a batch with the
-// given header. records must yield exactly the batch's records section; it is
-// read lazily, as the iterator advances.
-func OpenDeepIterator(h BatchHeader, records io.Reader, d Decoders) (*DeepIterator, error) {
+// given header. The iterator keeps records and reads it as it advances (some
+// decoders read ahead from other goroutines), so the caller must give it a slice
+// it will not modify: Kafka's deep iterator likewise owns its message's buffer.
+func OpenDeepIterator(h BatchHeader, records []byte, d Decoders) (*DeepIterator, error) {
 	it := &DeepIterator{header: h}
 	codec := h.Codec()
+	// A *bytes.Reader, not a *bytes.Buffer: zstd decodes a small Buffer
+	// synchronously, and the model wants its default, asynchronous stream decoder.
+	src := bytes.NewReader(records)
 	switch {
 	case codec == CodecNone:
-		it.stream, it.dec = bufio.NewReaderSize(records, 4096), io.NopCloser(nil)
+		it.stream, it.dec = bufio.NewReaderSize(src, 4096), io.NopCloser(nil)
 	case codec == CodecGzip && d == DecodersModel:
 		g, err := newGzipReader(records)
 		if err != nil {
@@ -75,7 +80,7 @@ func OpenDeepIterator(h BatchHeader, records io.Reader, d Decoders) (*DeepIterat
 		}
 		it.stream, it.dec = g, g
 	case codec == CodecZstd && d == DecodersModel:
-		z, err := zstd.NewReader(records)
+		z, err := zstd.NewReader(src)
 		if err != nil {
 			return nil, fmt.Errorf("%w: zstd: %w", ErrCorruptRecord, err)
 		}
@@ -86,7 +91,7 @@ func OpenDeepIterator(h BatchHeader, records io.Reader, d Decoders) (*DeepIterat
 		if c == nil {
 			return nil, recordError("unknown compression codec %d", int(codec))
 		}
-		rc := c.NewReader(records)
+		rc := c.NewReader(src)
 		it.stream, it.dec = bufio.NewReaderSize(rc, 4096), rc
 	}
 	return it, nil

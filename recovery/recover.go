@@ -1,6 +1,7 @@
 package recovery
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -272,7 +273,7 @@ func (r *recoverer) recoverSegment(ctx context.Context, seg segmentFile) (Segmen
 		if err != nil {
 			return sr, fmt.Errorf("recover %s: %w", seg.path, err)
 		}
-		first, err := r.firstOffset(f, seg, b)
+		first, err := r.firstOffset(seg, b)
 		if err != nil {
 			sr.Corruption = &CorruptBatchError{Position: b.Position, Reason: err.Error()}
 			break
@@ -314,13 +315,15 @@ func (r *recoverer) recoverSegment(ctx context.Context, seg segmentFile) (Segmen
 }
 
 // firstOffset learns the first offset of a valid batch the variant's way.
-func (r *recoverer) firstOffset(f *os.File, seg segmentFile, b Batch) (int64, error) {
+func (r *recoverer) firstOffset(seg segmentFile, b Batch) (int64, error) {
 	h := b.Header
 	if !h.Codec().Compressed() || r.cfg.Variant == VariantHeader {
 		return h.BaseOffset, nil
 	}
-	records := io.NewSectionReader(f, b.Position+BatchHeaderSize, h.Size()-BatchHeaderSize)
-	it, err := OpenDeepIterator(h, records, r.cfg.Decoders)
+	// The iterator gets its own copy of the records, as Kafka 0.10's deep
+	// iterator read its wrapper message's own ByteBuffer; the batch buffer is
+	// reused for the next batch.
+	it, err := OpenDeepIterator(h, bytes.Clone(b.Records()), r.cfg.Decoders)
 	if err != nil {
 		return 0, err
 	}

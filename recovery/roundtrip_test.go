@@ -261,7 +261,7 @@ func TestDeepIteratorReadsWhatWasWritten(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					it, err := OpenDeepIterator(b.Header, bytes.NewReader(b.Records()), decoders)
+					it, err := OpenDeepIterator(b.Header, bytes.Clone(b.Records()), decoders)
 					if err != nil {
 						t.Fatal(err)
 					}
