@@ -65,8 +65,14 @@ type DeepIterator struct {
 // decoders read ahead from other goroutines), so the caller must give it a slice
 // it will not modify: Kafka's deep iterator likewise owns its message's buffer.
 func OpenDeepIterator(h BatchHeader, records []byte, d Decoders) (*DeepIterator, error) {
+	if h.RecordCount < 0 || h.LastOffsetDelta < 0 {
+		return nil, recordError("record count %d, last offset delta %d", h.RecordCount, h.LastOffsetDelta)
+	}
 	it := &DeepIterator{header: h}
 	codec := h.Codec()
+	if err := checkDeclaredSizes(codec, records); err != nil {
+		return nil, err
+	}
 	// A *bytes.Reader, not a *bytes.Buffer: zstd decodes a small Buffer
 	// synchronously, and the model wants its default, asynchronous stream decoder.
 	src := bytes.NewReader(records)
@@ -80,7 +86,7 @@ func OpenDeepIterator(h BatchHeader, records []byte, d Decoders) (*DeepIterator,
 		}
 		it.stream, it.dec = g, g
 	case codec == CodecZstd && d == DecodersModel:
-		z, err := zstd.NewReader(src)
+		z, err := zstd.NewReader(src, zstd.WithDecoderMaxWindow(maxDeclaredBytes))
 		if err != nil {
 			return nil, fmt.Errorf("%w: zstd: %w", ErrCorruptRecord, err)
 		}
