@@ -245,3 +245,25 @@ func TestGzipLeakyHoldsOffheapUntilGC(t *testing.T) {
 func gap(m workload.Memory) int64 { return m.RSS - m.HeapInuse }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
+
+// TestPooledCodecsRetainNothing: snappy and lz4 (kafka-go's codecs in both decoder
+// sets) and kafka-go's gzip and zstd leave no goroutine and no heap behind an
+// unclosed iterator once the garbage collector has run (twice, which also empties
+// sync.Pools).
+func TestPooledCodecsRetainNothing(t *testing.T) {
+	for _, c := range []struct {
+		codec    Codec
+		decoders Decoders
+	}{{CodecSnappy, DecodersModel}, {CodecLz4, DecodersModel}, {CodecGzip, DecodersKafkaGo}, {CodecZstd, DecodersKafkaGo}} {
+		cfg := LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 30, RecordsPerBatch: 20, ValueBytes: 512, Codec: c.codec}
+		dir, info := writeLog(t, cfg)
+		rep := measure(t, dir, VariantLeaky, c.decoders, "GOMAXPROCS=2")
+		retained := rep.AfterGC.HeapInuse - rep.Before.HeapInuse
+		t.Logf("%s/%s: %d unclosed iterators, goroutines %d → %d, heap in use %+d after GC",
+			c.codec, c.decoders, rep.Counters.IteratorsOpened, rep.GoroutinesBefore, rep.GoroutinesAfter, retained)
+		if rep.Counters.IteratorsOpened != info.Batches || rep.GoroutinesAfter != rep.GoroutinesBefore || retained > 1<<20 {
+			t.Errorf("%s/%s: %d iterators left %d goroutines and %d bytes of heap", c.codec, c.decoders,
+				rep.Counters.IteratorsOpened, rep.GoroutinesAfter-rep.GoroutinesBefore, retained)
+		}
+	}
+}
