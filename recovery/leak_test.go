@@ -255,7 +255,7 @@ func TestPooledCodecsRetainNothing(t *testing.T) {
 		codec    Codec
 		decoders Decoders
 	}{{CodecSnappy, DecodersModel}, {CodecLz4, DecodersModel}, {CodecGzip, DecodersKafkaGo}, {CodecZstd, DecodersKafkaGo}} {
-		cfg := LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 30, RecordsPerBatch: 20, ValueBytes: 512, Codec: c.codec}
+		cfg := LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 10, RecordsPerBatch: 20, ValueBytes: 512, Codec: c.codec}
 		dir, info := writeLog(t, cfg)
 		rep := measure(t, dir, VariantLeaky, c.decoders, "GOMAXPROCS=2")
 		retained := rep.AfterGC.HeapInuse - rep.Before.HeapInuse

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/segmentio/kafka-go/protocol"
@@ -103,6 +104,7 @@ func TestRoundTripEveryCodecAndVariant(t *testing.T) {
 					t.Fatalf("%s: %v", variant, err)
 				}
 				checkRecoveredOffsets(t, variant, cfg, res)
+				checkIndexRule(t, res, cfg.IndexIntervalBytes)
 				if got := readFiles(t, copied); !reflect.DeepEqual(got, written) {
 					t.Errorf("%s: recovery changed the files of a valid log (indexes must be rebuilt identical)", variant)
 				}
@@ -142,6 +144,33 @@ func checkRecoveredOffsets(t *testing.T, variant Variant, cfg LogConfig, res Res
 					t.Fatalf("%s: %s segment %d batch %d: offsets %d…%d, want %d…%d",
 						variant, pr.Name, s, b, bo.FirstOffset, bo.LastOffset, first, first+perBatch-1)
 				}
+			}
+		}
+	}
+}
+
+// checkIndexRule checks every rebuilt index against Kafka's rule, restated here
+// on its own: walking the batches in order, the batch at position p gets an entry
+// (its first offset, p) when p minus the position of the last entry (0 at the
+// start) is more than the interval, so the first batch never does.
+func checkIndexRule(t *testing.T, res Result, interval int) {
+	t.Helper()
+	for _, pr := range res.Partitions {
+		for _, sr := range pr.Recovered {
+			got, err := ReadIndex(strings.TrimSuffix(sr.Path, logSuffix)+indexSuffix, sr.BaseOffset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []IndexEntry
+			last := int64(0)
+			for _, b := range sr.Batches {
+				if b.Position-last > int64(interval) {
+					want = append(want, IndexEntry{Offset: b.FirstOffset, Position: b.Position})
+					last = b.Position
+				}
+			}
+			if len(want) < 2 || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s segment %d: index %v, want %v", pr.Name, sr.BaseOffset, got, want)
 			}
 		}
 	}
@@ -365,5 +394,37 @@ func TestParseNames(t *testing.T) {
 	}
 	if _, err := ParseVariant("fixed"); !errors.Is(err, ErrUnknownVariant) {
 		t.Errorf("ParseVariant(fixed): %v", err)
+	}
+}
+
+// TestIndexRuleBoundary pins the comparison of LogSegment.recover,
+// "if(validBytes - lastIndexEntry > indexIntervalBytes)": exactly the interval
+// since the last entry is not enough.
+func TestIndexRuleBoundary(t *testing.T) {
+	b := newIndexBuilder(1000, 100, nil)
+	var got []int64
+	for i, pos := range []int64{0, 100, 101, 201, 302, 402, 403} {
+		if b.due(pos) {
+			if err := b.add(1000+int64(i), pos); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, pos)
+		}
+	}
+	if want := []int64{101, 302, 403}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("entries at %v, want %v", got, want)
+	}
+	entries, err := func() ([]IndexEntry, error) {
+		path := t.TempDir() + "/x.index"
+		if err := os.WriteFile(path, b.buf, 0o644); err != nil {
+			return nil, err
+		}
+		return ReadIndex(path, 1000)
+	}()
+	if err != nil || !reflect.DeepEqual(entries, []IndexEntry{{1002, 101}, {1004, 302}, {1006, 403}}) {
+		t.Fatalf("index file reads back as %v, %v", entries, err)
+	}
+	if err := b.add(999, 500); err == nil {
+		t.Fatal("an offset below the segment's base offset was indexed")
 	}
 }

@@ -82,6 +82,10 @@ func runWorkRecovery(ctx context.Context, args []string, io stdio) error {
 		defer os.RemoveAll(dir)
 	}
 	existing, err := holdsLog(dir)
+	if errors.Is(err, errNotALogDir) {
+		fmt.Fprintf(io.err, "leakui work recovery: %v\n", err)
+		return errUsage
+	}
 	if err != nil {
 		return err
 	}
@@ -189,18 +193,28 @@ func (f *recoveryFlags) configs() (recovery.LogConfig, recovery.RecoverConfig, e
 	return logCfg, recCfg, nil
 }
 
+// errNotALogDir refuses a -dir that holds files but no Kafka log: recovery
+// truncates and deletes segment files, so it only works on directories it owns.
+var errNotALogDir = errors.New("holds files but no Kafka log (no " + recovery.RecoveryPointFile + "); choose an empty or new directory")
+
 // holdsLog reports whether dir already holds a Kafka log (its recovery-point
-// checkpoint). A missing directory holds none.
+// checkpoint). A missing or empty directory holds none; any other is refused.
 func holdsLog(dir string) (bool, error) {
 	_, err := os.Stat(filepath.Join(dir, recovery.RecoveryPointFile))
-	switch {
-	case err == nil:
+	if err == nil {
 		return true, nil
-	case errors.Is(err, os.ErrNotExist):
-		return false, nil
-	default:
+	}
+	if !errors.Is(err, os.ErrNotExist) {
 		return false, err
 	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return false, fmt.Errorf("%s %w", dir, errNotALogDir)
 }
 
 // progressEvent is a progress or done line: the keys, the off-heap

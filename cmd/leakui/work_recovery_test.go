@@ -191,8 +191,10 @@ func TestWorkRecoveryRemovesItsTemporaryDirectory(t *testing.T) {
 
 func TestWorkRecoveryRejectsBadFlags(t *testing.T) {
 	defer goleak.VerifyNone(t)
+	notALog := t.TempDir()
+	os.WriteFile(filepath.Join(notALog, "notes.txt"), []byte("mine"), 0o644)
 	for _, args := range [][]string{
-		{"-variant", "fixed"}, {"-codec", "brotli"}, {"-decoders", "cgo"}, {"-batches", "0"},
+		{"-dir", notALog}, {"-variant", "fixed"}, {"-codec", "brotli"}, {"-decoders", "cgo"}, {"-batches", "0"},
 		{"-index-interval", "0"}, {"-write-only"}, {"-partitions", "x"}, {"extra"},
 	} {
 		code, _, stderr := runRecovery(t, args...)
