@@ -76,7 +76,7 @@ type LogInfo struct {
 	// Partitions describes every partition folder.
 	Partitions []PartitionInfo
 	// Batches, Records and Bytes are totals over the partitions; Bytes counts
-	// segment bytes, UncompressedBytes the records before compression.
+	// segment bytes, UncompressedBytes the record keys and values.
 	Batches, Records, Bytes, UncompressedBytes int64
 }
 
