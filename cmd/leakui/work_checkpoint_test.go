@@ -35,6 +35,9 @@ func decodeEvents(t *testing.T, stdout string) []workload.Event {
 	t.Helper()
 	var events []workload.Event
 	for i, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
 		var e workload.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("event line %d %q: %v", i+1, line, err)

@@ -5,14 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,40 +37,11 @@ func runRecovery(t *testing.T, args ...string) (code int, events []workload.Even
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = run(context.Background(), append([]string{"work", "recovery"}, args...), stdio{strings.NewReader(""), &out, &errOut})
-	return code, decodeEvents(t, out.Bytes()), errOut.String()
+	return code, decodeEvents(t, string(out.Bytes())), errOut.String()
 }
 
-func decodeEvents(t *testing.T, b []byte) []workload.Event {
-	t.Helper()
-	var events []workload.Event
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		if len(sc.Bytes()) == 0 || sc.Bytes()[0] != '{' {
-			continue
-		}
-		var ev workload.Event
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("event line %q: %v", sc.Text(), err)
-		}
-		events = append(events, ev)
-	}
-	return events
-}
 
 // grepCount runs the real grep -c, the anchor of log counts.
-func grepCount(t *testing.T, pattern, file string) int64 {
-	t.Helper()
-	out, err := exec.Command("grep", "-cF", "--", pattern, file).Output()
-	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-		t.Fatalf("grep: %v", err)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
-	if err != nil {
-		t.Fatalf("grep said %q", out)
-	}
-	return n
-}
 
 func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
 	defer goleak.VerifyNone(t)
@@ -285,7 +254,7 @@ func runRecoveryChild(t *testing.T, env []string, args ...string) []workload.Eve
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("child: %v\n%s", err, errOut.String())
 	}
-	return decodeEvents(t, out.Bytes())
+	return decodeEvents(t, string(out.Bytes()))
 }
 
 // TestWorkRecoveryLeakyGzipGrowsOffHeap: between the first and the last segment
