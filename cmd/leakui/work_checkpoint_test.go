@@ -35,8 +35,8 @@ func decodeEvents(t *testing.T, stdout string) []workload.Event {
 	t.Helper()
 	var events []workload.Event
 	for i, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
-		if line == "" {
-			continue
+		if line == "" || line[0] != '{' {
+			continue // human-readable lines, when a test mixes them in
 		}
 		var e workload.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
