@@ -239,6 +239,7 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	}
 	cmd := exec.Command(m.cfg.Executable, args...)
 	cmd.SysProcAttr = childAttr()
+	cmd.Env = run.Spec.childEnv()
 	cmd.Dir = dir
 	stderr := &tail{max: 8 << 10}
 	cmd.Stderr = stderr
@@ -341,7 +342,7 @@ func (m *Manager) snapshot(ctx context.Context, run *Run, base string, step int6
 	if m.cfg.NoCapture || base == "" || ctx.Err() != nil {
 		return
 	}
-	caps, err := captureProfiles(ctx, m.client, base, step, time.Now)
+	caps, err := captureProfiles(ctx, m.client, base, step, !run.Spec.quietHeap(), time.Now)
 	if err != nil && ctx.Err() == nil {
 		log.Warn("capture failed", "step", step, "err", err)
 	}

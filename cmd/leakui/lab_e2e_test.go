@@ -217,3 +217,50 @@ func TestLabCancelKillAndRestart(t *testing.T) {
 	checkIntegrity(t, filepath.Join(dir, "leakui.db"))
 	_ = syscall.SIGKILL
 }
+
+// TestLabRecoveryEndToEnd runs KAFKA-3933: zstd leaky strands decoder goroutines;
+// gzip leaky (the JVM native zlib model) grows RSS while the Go heap stays flat;
+// drain leaks nothing.
+func TestLabRecoveryEndToEnd(t *testing.T) {
+	s := startServer(t, t.TempDir())
+	start := func(body string) runState {
+		t.Helper()
+		code, out := s.post(t, "/api/runs", body)
+		if code != http.StatusAccepted {
+			t.Fatalf("POST %s: %d %v", body, code, out)
+		}
+		return s.waitRun(t, out["id"], 3*time.Minute)
+	}
+	zstd := start(`{"workload":"recovery","variant":"leaky","codec":"zstd","partitions":1,"segments":3,"batches":4,"records":300}`)
+	if zstd.Status != "done" || zstd.Verdict != "leak" || zstd.Counters["iterators_opened"]-zstd.Counters["iterators_closed"] != 12 {
+		t.Errorf("zstd leaky: %+v", zstd)
+	}
+	// Each leaked iterator strands the decoder's 3 goroutines; the first point is
+	// taken after the first segment's 4 batches.
+	if pts := zstd.Progress.Points; len(pts) < 2 || pts[len(pts)-1].Goroutines-pts[0].Goroutines < 8*3 {
+		t.Errorf("zstd leaky goroutines: %+v", pts)
+	}
+
+	gzip := start(`{"workload":"recovery","variant":"leaky","codec":"gzip","partitions":1,"segments":10,"batches":300}`)
+	pts := gzip.Progress.Points
+	if gzip.Status != "done" || gzip.Verdict != "leak" || len(pts) < 2 {
+		t.Fatalf("gzip leaky: %+v", gzip)
+	}
+	first, last := pts[0], pts[len(pts)-1]
+	offHeap := (last.RSS - last.HeapInuse) - (first.RSS - first.HeapInuse)
+	windows := last.OffHeap - first.OffHeap // the inflate windows mapped between the two points
+	if windows < (10-1)*300*40<<10 || offHeap < windows*7/10 || last.HeapInuse-first.HeapInuse > offHeap/2 {
+		t.Errorf("gzip leaky: RSS − heap grew by %d for %d bytes of windows; heap grew by %d", offHeap, windows, last.HeapInuse-first.HeapInuse)
+	}
+	var doc reportDoc
+	s.getJSON(t, strings.Replace(gzip.ReportURL, "/r/", "/api/reports/", 1), &doc)
+	page := s.download(t, "/runs/"+gzip.ID)
+	if !bytes.Contains(page, []byte(`data-testid="run-callout"`)) || !bytes.Contains(page, []byte("native zlib memory")) {
+		t.Error("the gzip run's page does not call out the heap vs RSS gap")
+	}
+
+	drain := start(`{"workload":"recovery","variant":"drain","codec":"gzip","partitions":1,"segments":4,"batches":100}`)
+	if drain.Status != "done" || drain.Verdict != "no-leak" || drain.Counters["iterators_opened"] != drain.Counters["iterators_closed"] {
+		t.Errorf("gzip drain: %+v", drain)
+	}
+}
