@@ -9,11 +9,11 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
-	"time"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )

@@ -40,7 +40,6 @@ func runRecovery(t *testing.T, args ...string) (code int, events []workload.Even
 	return code, decodeEvents(t, string(out.Bytes())), errOut.String()
 }
 
-
 // grepCount runs the real grep -c, the anchor of log counts.
 
 func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
