@@ -49,7 +49,7 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		page.Remaining = "about " + (time.Duration(p.RemainingMs) * time.Millisecond).Round(time.Second).String() + " left"
 	}
 	page.Counters = runCounters(spec.Workload, p.Counters)
-	if len(p.Points) > 0 {
+	if spec.Workload != lab.WorkloadCapture {
 		page.Charts = runCharts(p)
 	}
 	page.Callout = runCallout(spec, p)
