@@ -37,7 +37,7 @@ func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQu
 	}
 	for _, a := range rep.Artifacts {
 		kind := "goroutine dump"
-		if a.Format != "" {
+		if a.Format != "" && a.Format != kind {
 			kind += " (" + a.Format + ")"
 		}
 		page.Files = append(page.Files, view.FileInfo{Name: a.Name, Kind: kind, Size: analyze.FormatBytes(a.Size),

@@ -201,26 +201,7 @@ func TestGoroutineErigonLeak(t *testing.T) {
 	const name = "erigon-debug1-20161-goroutines.txt"
 	path := fixtures.Path(t, "goroutine-dumps", name)
 	total := dumpTotalByGrep(t, path)
-	// The largest record and the first frame of it outside the standard library.
-	records := grepLines(t, "-A4", "-E", "^[0-9]+ @", path)
-	largest, fn := 0, ""
-	for i, l := range records {
-		n, err := strconv.Atoi(strings.Fields(l + " x")[0])
-		if err != nil || !strings.HasSuffix(strings.Fields(l)[1], "@") || n <= largest {
-			continue
-		}
-		largest, fn = n, ""
-		for _, frame := range records[i+1:] {
-			f := strings.Fields(frame)
-			if len(f) < 3 || f[0] != "#" {
-				break
-			}
-			if name := f[2][:strings.LastIndex(f[2], "+")]; strings.HasPrefix(name, "github.com/") {
-				fn = name
-				break
-			}
-		}
-	}
+	largest, fn := largestRecordByGrep(t, path)
 	if total != 20161 || largest != 12096 || fn != "github.com/anacrolix/torrent.(*webseedPeer).requester" {
 		t.Fatalf("grep reads total %d, largest %d in %q; PROVENANCE.md says 20161, 12096, webseedPeer.requester", total, largest, fn)
 	}
@@ -245,6 +226,32 @@ func TestGoroutineErigonLeak(t *testing.T) {
 	if !bytes.Contains(home, []byte("20161 goroutines in 168 groups; largest 12096 × "+fn)) {
 		t.Error("the dashboard line lacks the totals and the largest group")
 	}
+}
+
+// largestRecordByGrep reads a debug=1 dump's largest record with grep: its count
+// and the first frame of it outside the standard library.
+func largestRecordByGrep(t *testing.T, path string) (int, string) {
+	t.Helper()
+	records := grepLines(t, "-A4", "-E", "^[0-9]+ @", path)
+	largest, fn := 0, ""
+	for i, l := range records {
+		n, err := strconv.Atoi(strings.Fields(l + " x")[0])
+		if err != nil || !strings.HasSuffix(strings.Fields(l)[1], "@") || n <= largest {
+			continue
+		}
+		largest, fn = n, ""
+		for _, frame := range records[i+1:] {
+			f := strings.Fields(frame)
+			if len(f) < 3 || f[0] != "#" {
+				break
+			}
+			if name := f[2][:strings.LastIndex(f[2], "+")]; strings.HasPrefix(name, "github.com/") {
+				fn = name
+				break
+			}
+		}
+	}
+	return largest, fn
 }
 
 // TestGoroutineDiffSnapshots uploads the two goprofnotes debug=1 snapshots: the
