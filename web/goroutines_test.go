@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/web/view"
 )
 
 // goroutineDoc is the JSON twin of a goroutines report, as a client reads it.
@@ -600,4 +602,55 @@ func TestGoroutineProfileView(t *testing.T) {
 	if code, _, body := ts.get(t, "/api/reports/"+heap.ReportID+"?view=pie"); code != 400 || !bytes.Contains(body, []byte("goroutines")) {
 		t.Errorf("view=pie: %d %s", code, body)
 	}
+}
+
+// TestGoroutineHostileNames uploads a dump whose function and file names carry
+// markup, quotes, pipes, backticks and U+2028: the page shows them as text, the
+// JSON round-trips them, the Markdown escapes them.
+func TestGoroutineHostileNames(t *testing.T) {
+	const fn = "main.(*T).<script>alert(\"x\")</script>|`x`'\u2028"
+	const srcFile = "/src/a|b<i>.go"
+	var dump strings.Builder
+	for id := 1; id <= 3; id++ {
+		fmt.Fprintf(&dump, "goroutine %d [chan receive, %d minutes]:\n%s(0x1)\n\t%s:3 +0x1\ncreated by main.main in goroutine 1\n\t/src/main.go:5 +0x2\n\n", id, id, fn, srcFile)
+	}
+	ts := newTestServer(t, Config{})
+	status, up, raw := ts.upload(t, file{name: "hostile.txt", data: []byte(dump.String())})
+	if status != 201 {
+		t.Fatalf("%d %s", status, raw)
+	}
+	page := goroutinePage(t, ts, up.ReportURL)
+	first := page.Find("[data-testid=goroutine-group]").First()
+	if first.Find("[data-testid=group-func]").Text() != fn || first.Find("[data-testid=frame-location]").Text() != srcFile+":3" ||
+		first.AttrOr("data-count", "") != "3" || first.Find("[data-testid=group-wait]").Text() != "1–3 minutes" {
+		t.Errorf("group: %q at %q, %s goroutines, wait %q", first.Find("[data-testid=group-func]").Text(),
+			first.Find("[data-testid=frame-location]").Text(), first.AttrOr("data-count", ""), first.Find("[data-testid=group-wait]").Text())
+	}
+	if page.Find("script").Length() != len(ts.srv.page(view.Page{}).Scripts) || page.Find("i").Length() != 0 {
+		t.Error("markup from the dump became elements")
+	}
+	doc := goroutineReportDoc(t, ts, "/api/reports/"+up.ReportID)
+	if g := doc.Analysis.Groups; len(g) != 1 || g[0].Stack[0] != fn {
+		t.Errorf("JSON groups %+v", g)
+	}
+	_, _, md := ts.get(t, up.ReportURL+".md")
+	// Outside code spans (where Markdown shows markup as text) no markup is left.
+	var prose strings.Builder
+	for i, part := range strings.Split(string(md), "`") {
+		if i%2 == 0 {
+			prose.WriteString(part)
+		}
+	}
+	if strings.ContainsAny(prose.String(), "<>") || bytes.ContainsRune(md, '\u2028') {
+		t.Errorf("the markdown carries markup or a line separator outside code spans:\n%s", md)
+	}
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "| 3 |") {
+			if cells := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|"); cells != 6 {
+				t.Errorf("the row %q has %d cell borders; a pipe from a name split it", line, cells)
+			}
+			return
+		}
+	}
+	t.Errorf("no row for the group:\n%s", md)
 }
