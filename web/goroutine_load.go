@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -27,17 +26,19 @@ func goroutineDumpKey(sha string, limit int64) string {
 }
 
 // loadGoroutineDump returns an artifact's parsed goroutine dump (a text dump or a
-// goroutine profile.proto), from the cache when it is there.
+// goroutine profile.proto), from the cache when it is there; text is parsed as it
+// streams from the store.
 func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*analyze.GoroutineDump, error) {
 	key := goroutineDumpKey(sha, s.cfg.MaxDecompressed)
 	if d, ok := goroutineDumps.get(key); ok {
 		return d, nil
 	}
-	data, err := s.store.ReadArtifact(ctx, sha)
+	rc, err := s.store.OpenArtifact(ctx, sha)
 	if err != nil {
 		return nil, err
 	}
-	d, err := analyze.ParseGoroutineDump(bytes.NewReader(data), s.cfg.MaxDecompressed)
+	defer rc.Close()
+	d, err := analyze.ParseGoroutineDump(rc, s.cfg.MaxDecompressed)
 	if err != nil {
 		return nil, err
 	}
