@@ -8,10 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -455,6 +457,14 @@ func TestGoroutinePanicChild(t *testing.T) {
 	for range panicChildBlocked {
 		go panicChildBlockedFunc(block, started)
 		<-started
+	}
+	// Wait until every one of them is parked on the receive, not runnable on its way.
+	parked := "[chan receive]:\ngithub.com/leakui/leakui/web.panicChildBlockedFunc("
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if strings.Count(string(buf[:runtime.Stack(buf, true)]), parked) == panicChildBlocked {
+			break
+		}
 	}
 	done := make(chan struct{})
 	go func() {
