@@ -176,15 +176,21 @@ func TestGoroutineFixtureReports(t *testing.T) {
 			if sections.Length() != min(len(want.Groups), defaultTopRows) {
 				t.Errorf("%d groups on the page, want %d", sections.Length(), min(len(want.Groups), defaultTopRows))
 			}
-			first := sections.First()
-			if first.AttrOr("data-count", "") != strconv.Itoa(want.Groups[0].Count) ||
-				first.Find("[data-testid=frame]").Length() != len(want.Groups[0].Stack.Frames) {
-				t.Errorf("first group: %s goroutines, %d frames; want %d, %d", first.AttrOr("data-count", ""),
-					first.Find("[data-testid=frame]").Length(), want.Groups[0].Count, len(want.Groups[0].Stack.Frames))
-			}
-			if ids := first.Find("details[data-testid=group-ids] [data-testid=group-id-list]").Text(); ids != joinIDs(want.Groups[0].IDs) {
-				t.Errorf("first group ids %q, want %v", ids, want.Groups[0].IDs)
-			}
+			sections.Each(func(i int, sec *goquery.Selection) {
+				w := want.Groups[i]
+				var frames []string
+				sec.Find("[data-testid=frame-func]").Each(func(_ int, f *goquery.Selection) { frames = append(frames, f.Text()) })
+				var ids []int64
+				for _, id := range strings.Fields(sec.Find("details[data-testid=group-ids] [data-testid=group-id-list]").Text()) {
+					n, _ := strconv.ParseInt(id, 10, 64)
+					ids = append(ids, n)
+				}
+				if sec.AttrOr("data-count", "") != strconv.Itoa(w.Count) || sec.Find("[data-testid=group-state]").Text() != w.State ||
+					!slices.Equal(frames, w.Stack.Funcs()) || !slices.Equal(ids, w.IDs) {
+					t.Errorf("group %d on the page: %s goroutines %q, frames %v, ids %v; the engine says %d %q %v %v", i,
+						sec.AttrOr("data-count", ""), sec.Find("[data-testid=group-state]").Text(), frames, ids, w.Count, w.State, w.Stack.Funcs(), w.IDs)
+				}
+			})
 
 			code, ct, md := ts.get(t, up.ReportURL+".md")
 			if code != 200 || !strings.HasPrefix(ct, "text/markdown") || !bytes.Contains(md, []byte(plural(grepTotal, "goroutine")+" in ")) {
@@ -320,6 +326,13 @@ func TestGoroutineDiffSnapshots(t *testing.T) {
 	}
 
 	page := goroutinePage(t, ts, up.ReportURL)
+	page.Find("[data-testid=goroutine-group]").Each(func(i int, sec *goquery.Selection) {
+		g, ch := a.Groups[i], sec.Find("[data-testid=group-change]")
+		if sec.AttrOr("data-count", "") != strconv.Itoa(g.Count) || ch.AttrOr("data-base", "") != strconv.Itoa(*g.BaseCount) ||
+			ch.AttrOr("data-delta", "") != strconv.Itoa(*g.Delta) || ch.AttrOr("data-gone", "") != strconv.FormatBool(g.Gone) {
+			t.Errorf("group %d on the page: %s goroutines, change %q; the JSON says %+v", i, sec.AttrOr("data-count", ""), ch.Text(), g)
+		}
+	})
 	first := page.Find("[data-testid=goroutine-group]").First()
 	if ch := first.Find("[data-testid=group-change]"); ch.AttrOr("data-new", "") != "true" || ch.Text() != "new" {
 		t.Errorf("the first group is not marked new: %q", ch.Text())
