@@ -58,7 +58,10 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 	case viewFlame:
 		q.view = viewFlame
 	default:
-		return q, errorf(http.StatusBadRequest, "view must be top or flame, not %q", view)
+		if _, ok := profileViews[view]; !ok { // registered in profile_views.go
+			return q, errorf(http.StatusBadRequest, "view must be top, flame or %s, not %q", extraViewNames(), view)
+		}
+		q.view = view
 	}
 	switch rows := v.Get("n"); rows {
 	case "":

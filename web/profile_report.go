@@ -153,6 +153,14 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 		{Label: "flame graph", URL: q.url(path, func(v url.Values) { v.Set("view", viewFlame) }), Current: q.view == viewFlame},
 	}
 	page.Filter = ps.filterForm(path)
+	// Views registered in profileViews (goroutine groups) render themselves.
+	page.Views = append(page.Views, ps.extraViewLinks(path)...)
+	if pv, ok, err := ps.extraView(); ok || err != nil {
+		if err != nil {
+			return page, err
+		}
+		return page, pv.page(s, ctx, ps, &page)
+	}
 	switch q.mode {
 	case modeDiff:
 		base := ps.filtered(ps.profiles[q.base], &page.Notices)
