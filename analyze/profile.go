@@ -1,8 +1,11 @@
 package analyze
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -38,8 +41,26 @@ type SampleType struct {
 // legacy text heap/growth/threadcreate, legacy binary CPU) from r. The content is
 // decompressed within limit bytes (see Decompress). Errors wrap ErrEmpty, ErrTooLarge,
 // ErrUnsupportedKind (for content that is not a profile) or ErrMalformed.
+//
+// A profile is parsed in memory. A profile.proto's framing is checked while it
+// streams in, so that a compression bomb that merely starts like a profile is
+// refused at its first invalid byte, not after limit bytes.
 func LoadProfile(r io.Reader, limit int64) (*Profile, error) {
-	data, _, err := ReadAllLimited(r, limit)
+	rc, _, err := Decompress(r, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, SniffSize)
+	head, err := br.Peek(SniffSize)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	var src io.Reader = br
+	if DetectKind(head).Format == "profile.proto" {
+		src = &protoStream{r: br}
+	}
+	data, err := io.ReadAll(src)
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +82,9 @@ func ParseProfile(data []byte) (prof *Profile, err error) {
 			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 		}
 		if meta.dropFrames == "" {
+			if err := checkTotals(g, meta); err != nil {
+				return nil, err
+			}
 			return &Profile{graph: g, meta: meta, Format: det.Format}, nil
 		}
 		// Frames to drop: let the reference parser apply its pruning rules.
@@ -87,7 +111,35 @@ func ParseProfile(data []byte) (prof *Profile, err error) {
 	if err := p.RemoveUninteresting(); err != nil {
 		return nil, fmt.Errorf("%w: drop_frames: %v", ErrMalformed, err)
 	}
-	return &Profile{graph: graphFromProfile(p), meta: metaFromProfile(p), Format: det.Format}, nil
+	g, meta := graphFromProfile(p), metaFromProfile(p)
+	if err := checkTotals(g, meta); err != nil {
+		return nil, err
+	}
+	return &Profile{graph: g, meta: meta, Format: det.Format}, nil
+}
+
+// checkTotals refuses a profile whose total of some sample type (the sum of the
+// absolute sample values, what pprof calls the total) does not fit in an int64:
+// every number shown of it would be wrapped around. pprof prints such totals
+// wrapped; no program holds 8 EiB.
+func checkTotals(g *callGraph, meta profileMeta) error {
+	totals := make([]uint64, g.nTypes)
+	for i, v := range g.values {
+		j := i % g.nTypes
+		a := uint64(v)
+		if v < 0 {
+			a = uint64(-v) // MinInt64 stays 1<<63, which is out of range below
+		}
+		totals[j] += a
+		if a > math.MaxInt64 || totals[j] > math.MaxInt64 {
+			name := ""
+			if j < len(meta.sampleTypes) {
+				name = meta.sampleTypes[j].typ
+			}
+			return fmt.Errorf("%w: the %s values add up to more than %d, the largest total pprof can count; the profile is corrupt", ErrMalformed, name, int64(math.MaxInt64))
+		}
+	}
+	return nil
 }
 
 // metaFromProfile copies what the reference parser read about the profile.

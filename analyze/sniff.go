@@ -71,6 +71,12 @@ func DetectKind(head []byte) Detection {
 		}
 		return Detection{Kind: KindUnknown, Format: "binary data"}
 	}
+	// A profile.proto can look like text: one whose strings (function names of
+	// 100 KB, say) fill the sniffed prefix has few control bytes. It still has
+	// some (field keys and lengths), which text has not, and its fields walk.
+	if hasControlBytes(head) && looksLikeProfileProto(head) && profileProtoFraming(head, len(head) < SniffSize) {
+		return Detection{Kind: KindProfile, Format: "profile.proto"}
+	}
 	// Text from here on.
 	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	switch {
@@ -194,6 +200,57 @@ func looksLikeProfileProto(b []byte) bool {
 		return wire == 0 || wire == 2
 	}
 	return false
+}
+
+// hasControlBytes reports whether b has a control byte that text does not have
+// (anything below 0x20 but tab, newline, carriage return, form feed, vertical tab
+// and escape).
+func hasControlBytes(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b {
+			return true
+		}
+	}
+	return false
+}
+
+// profileProtoFraming reports whether b is a sequence of profile.proto fields:
+// every key a field of the Profile message (1 to 14) with its wire type, every
+// varint and length within b. When complete is false, b is a prefix of the
+// input and its last field may run past its end.
+func profileProtoFraming(b []byte, complete bool) bool {
+	fields := 0
+	for len(b) > 0 {
+		if !looksLikeProfileProto(b) && !(len(b) == 1 && !complete) {
+			return false
+		}
+		key, n := uvarint(b)
+		if n <= 0 {
+			return !complete && n == 0 && fields > 0
+		}
+		b = b[n:]
+		fields++
+		switch key & 7 {
+		case 0:
+			_, n := uvarint(b)
+			if n <= 0 {
+				return !complete && n == 0
+			}
+			b = b[n:]
+		case 2:
+			l, n := uvarint(b)
+			if n <= 0 {
+				return !complete && n == 0
+			}
+			if l > uint64(len(b)-n) {
+				return !complete
+			}
+			b = b[n+int(l):]
+		default:
+			return false
+		}
+	}
+	return fields > 0
 }
 
 func hasPrefixFold(b []byte, prefix string) bool {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,8 +54,10 @@ func leakuiBinary(t *testing.T) string {
 type server struct {
 	cmd  *exec.Cmd
 	base string
-	log  *syncBuffer
-	done chan error
+	// debug is the -debug-pprof base URL ("http://127.0.0.1:PORT"), when asked for.
+	debug string
+	log   *syncBuffer
+	done  chan error
 }
 
 // syncBuffer collects a child's stderr.
@@ -90,7 +93,7 @@ func startServer(t *testing.T, dir string, args ...string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lines := make(chan string, 1)
+	lines := make(chan string, 2)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -108,6 +111,18 @@ func startServer(t *testing.T, dir string, args ...string) *server {
 			t.Fatalf("unexpected first line %q", line)
 		}
 		s.base = addr
+		if slices.Contains(args, "-debug-pprof") {
+			select {
+			case line := <-lines:
+				debug, ok := strings.CutPrefix(line, "leakui debug endpoint on ")
+				if !ok {
+					t.Fatalf("unexpected second line %q", line)
+				}
+				s.debug = strings.TrimSuffix(debug, "/debug/pprof/")
+			case <-time.After(10 * time.Second):
+				t.Fatal("leakui serve -debug-pprof did not print its debug address")
+			}
+		}
 	case err := <-s.done:
 		t.Fatalf("leakui serve exited: %v\n%s", err, s.log.String())
 	case <-time.After(60 * time.Second):

@@ -56,6 +56,9 @@ type Main struct {
 	UploadRate  float64
 	RunRate     float64
 	MaxAnalyses int
+	// DebugPprof, when set, serves net/http/pprof and expvar on this loopback
+	// address (a listener of its own, never the dashboard's).
+	DebugPprof string
 
 	io     stdio
 	log    *slog.Logger
@@ -64,6 +67,7 @@ type Main struct {
 	ln     net.Listener
 	server *http.Server
 	served chan error
+	debug  *debugServer
 }
 
 // NewMain returns a Main with the default flags.
@@ -92,6 +96,12 @@ func (m *Main) ParseFlags(args []string) error {
 	if m.Token == "" {
 		m.Token = os.Getenv("LEAKUI_TOKEN")
 	}
+	if m.DebugPprof != "" {
+		if err := checkLoopback(m.DebugPprof); err != nil {
+			fmt.Fprintf(m.io.err, "leakui serve: %v\n", err)
+			return errUsage
+		}
+	}
 	if m.Private && m.Token == "" {
 		fmt.Fprintln(m.io.err, "leakui serve: -private needs a -token (or LEAKUI_TOKEN)")
 		return errUsage
@@ -119,6 +129,7 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&m.UploadRate, "upload-rate", 60, "uploads per minute per client address (a burst of half as many; negative: no limit)")
 	fs.Float64Var(&m.RunRate, "run-rate", 6, "runs per minute per client address (a burst of half as many; negative: no limit)")
 	fs.IntVar(&m.MaxAnalyses, "max-analyses", 0, "requests that parse and analyze at once (default 4 per CPU)")
+	fs.StringVar(&m.DebugPprof, "debug-pprof", "", "serve leakui's own /debug/pprof/ and /debug/vars on this loopback address, such as 127.0.0.1:6060 (default: off)")
 }
 
 // Open opens the store and starts listening and serving; Addr then holds the bound
@@ -156,6 +167,14 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.ln = ln
 	m.Addr = ln.Addr().String()
+	if m.DebugPprof != "" {
+		if err := m.openDebug(); err != nil {
+			ln.Close()
+			srv.Close()
+			db.Close()
+			return err
+		}
+	}
 	m.server = &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -167,6 +186,9 @@ func (m *Main) Open(ctx context.Context) error {
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.server.Serve(ln) }()
 	fmt.Fprintf(m.io.out, "leakui listening on http://%s\n", m.Addr)
+	if m.debug != nil {
+		fmt.Fprintf(m.io.out, "leakui debug endpoint on http://%s/debug/pprof/\n", m.debug.Addr())
+	}
 	m.log.Info("serving", "addr", m.Addr, "store", db.Backend(), "location", db.Location)
 	return nil
 }
@@ -201,6 +223,9 @@ func (m *Main) Close() error {
 			}
 		}
 	}
+	if m.debug != nil {
+		errs = append(errs, m.debug.Close())
+	}
 	if m.web != nil {
 		errs = append(errs, m.web.Close())
 	}
@@ -209,4 +234,15 @@ func (m *Main) Close() error {
 	}
 	m.log.Info("stopped")
 	return errors.Join(errs...)
+}
+
+// openDebug starts the -debug-pprof listener.
+func (m *Main) openDebug() error {
+	d, err := listenDebug(m.DebugPprof)
+	if err != nil {
+		return err
+	}
+	m.debug = d
+	m.log.Info("serving leakui's own profiles and variables; keep this address private", "debug_addr", d.Addr())
+	return nil
 }
