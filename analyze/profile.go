@@ -280,3 +280,20 @@ func abs64(v int64) int64 {
 	}
 	return v
 }
+
+// MemSize estimates the bytes the parsed profile holds in memory (its call graph
+// and strings), so that a cache can bound what it keeps by size, not by count.
+func (p *Profile) MemSize() int64 {
+	g := p.graph
+	n := int64(len(g.stacks))*4 + int64(len(g.offsets))*4 + int64(len(g.values))*8
+	for _, name := range g.names {
+		n += 16 + int64(len(name))
+	}
+	for _, l := range g.locs {
+		n += 48 + int64(len(l.mapFile))
+		for _, ln := range l.lines {
+			n += 48 + int64(len(ln.fn)) + int64(len(ln.file))
+		}
+	}
+	return n + int64(len(g.names))*24 // the names' index while it was built
+}

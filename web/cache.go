@@ -7,21 +7,35 @@ import (
 
 // lru is a small least-recently-used cache of analysis results keyed by artifact
 // hash and parameters, so a report viewed many times is parsed once. It holds at
-// most max entries; it is safe for concurrent use.
+// most max entries and, when it has a cost function, at most maxCost of their
+// cost (bytes): a few huge profiles must not pin gigabytes. It is safe for
+// concurrent use.
 type lru[V any] struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // front = most recent; elements hold *lruEntry[V]
-	items map[string]*list.Element
+	mu      sync.Mutex
+	max     int
+	maxCost int64
+	cost    func(V) int64 // nil: every entry costs 0
+	total   int64
+	order   *list.List // front = most recent; elements hold *lruEntry[V]
+	items   map[string]*list.Element
 }
 
 type lruEntry[V any] struct {
 	key   string
 	value V
+	cost  int64
 }
 
 func newLRU[V any](max int) *lru[V] {
 	return &lru[V]{max: max, order: list.New(), items: make(map[string]*list.Element)}
+}
+
+// newSizedLRU is an lru that also keeps the sum of cost over its entries within
+// maxCost; an entry that alone costs more is not kept.
+func newSizedLRU[V any](max int, maxCost int64, cost func(V) int64) *lru[V] {
+	c := newLRU[V](max)
+	c.maxCost, c.cost = maxCost, cost
+	return c
 }
 
 func (c *lru[V]) get(key string) (V, bool) {
@@ -36,27 +50,38 @@ func (c *lru[V]) get(key string) (V, bool) {
 }
 
 func (c *lru[V]) add(key string, v V) {
+	var cost int64
+	if c.cost != nil {
+		cost = c.cost(v)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[key]; ok {
-		e.Value.(*lruEntry[V]).value = v
-		c.order.MoveToFront(e)
+		c.drop(e)
+	}
+	if c.cost != nil && cost > c.maxCost {
 		return
 	}
-	c.items[key] = c.order.PushFront(&lruEntry[V]{key, v})
-	for c.order.Len() > c.max {
-		last := c.order.Back()
-		c.order.Remove(last)
-		delete(c.items, last.Value.(*lruEntry[V]).key)
+	c.items[key] = c.order.PushFront(&lruEntry[V]{key, v, cost})
+	c.total += cost
+	for c.order.Len() > c.max || (c.cost != nil && c.total > c.maxCost) {
+		c.drop(c.order.Back())
 	}
+}
+
+// drop removes one element; c.mu is held.
+func (c *lru[V]) drop(e *list.Element) {
+	entry := e.Value.(*lruEntry[V])
+	c.order.Remove(e)
+	delete(c.items, entry.key)
+	c.total -= entry.cost
 }
 
 func (c *lru[V]) remove(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[key]; ok {
-		c.order.Remove(e)
-		delete(c.items, key)
+		c.drop(e)
 	}
 }
 
@@ -65,4 +90,5 @@ func (c *lru[V]) clear() {
 	defer c.mu.Unlock()
 	c.order.Init()
 	clear(c.items)
+	c.total = 0
 }

@@ -88,6 +88,10 @@ const (
 	DefaultUploadTimeout  = 15 * time.Minute
 )
 
+// profileCacheBytes bounds what the parsed-profile cache keeps, by the
+// profiles' estimated size: a profile of 5 million samples holds about 100 MB.
+const profileCacheBytes = 256 << 20
+
 // Server is leakui's HTTP application.
 type Server struct {
 	cfg      Config
@@ -146,7 +150,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newLRU[*analyze.Profile](16),
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*analyze.Profile).MemSize),
 		owner: store.NewID(), closing: make(chan struct{})}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")

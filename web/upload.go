@@ -20,6 +20,30 @@ import (
 // multipartSlack is what the multipart framing may add to the files' bytes.
 const multipartSlack = 1 << 20
 
+// uploadTempPattern names the temporary files uploads are spooled to.
+const uploadTempPattern = "leakui-upload-*"
+
+// RemoveStaleUploads deletes the upload spool files in dir, which a server killed
+// in the middle of an upload leaves behind. Call it before a server that uses dir
+// as its TempDir starts, and only on a directory no running server uses. It
+// returns how many files it removed.
+func RemoveStaleUploads(dir string) (int, error) {
+	stale, err := filepath.Glob(filepath.Join(dir, uploadTempPattern))
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	var errs []error
+	for _, path := range stale {
+		if err := os.Remove(path); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed++
+	}
+	return removed, errors.Join(errs...)
+}
+
 // received is one uploaded file, spooled to a temporary file while it is checked.
 type received struct {
 	name   string // the client's file name, reduced to a safe base name
@@ -120,7 +144,7 @@ func joinSep(existing string) string {
 // spool copies one file part to a temporary file, hashing it, failing once more
 // than left bytes arrive.
 func (s *Server) spool(part *multipart.Part, left int64) (*received, error) {
-	f, err := os.CreateTemp(s.cfg.TempDir, "leakui-upload-*")
+	f, err := os.CreateTemp(s.cfg.TempDir, uploadTempPattern)
 	if err != nil {
 		return nil, fmt.Errorf("spooling the upload: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -145,7 +146,17 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.store = db
-	cfg := web.Config{Store: db, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed,
+	// Uploads are spooled inside the data directory, which this server owns: what
+	// a killed server left there is removed now.
+	spool := filepath.Join(m.DataDir, "uploads")
+	if err := os.MkdirAll(spool, 0o700); err != nil {
+		db.Close()
+		return fmt.Errorf("upload directory: %w", err)
+	}
+	if n, err := web.RemoveStaleUploads(spool); n > 0 || err != nil {
+		m.log.Warn("removed the partial uploads of a previous run", "files", n, "dir", spool, "err", err)
+	}
+	cfg := web.Config{Store: db, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, TempDir: spool,
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1)}
