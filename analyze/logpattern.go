@@ -24,8 +24,9 @@ const (
 	// LogMaxKeyBytes is the longest key kept; longer captures are cut to it.
 	LogMaxKeyBytes = 256
 	// LogMaxLineBytes is the longest line held in memory at once. Longer lines are
-	// still counted exactly for literals (they are searched in overlapping
-	// windows); regexps, keys and timestamps see their first LogMaxLineBytes.
+	// still counted exactly (literals are searched in overlapping windows,
+	// regexps read the line as a stream); keys and timestamps come from their
+	// first LogMaxLineBytes.
 	LogMaxLineBytes = 8 << 20
 )
 

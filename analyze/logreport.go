@@ -42,9 +42,8 @@ type LogReport struct {
 	Files []LogFileReport `json:"files"`
 	// Preset names the preset used, if any.
 	Preset string `json:"preset,omitempty"`
-	// LongLines counts lines longer than LogMaxLineBytes: literals are counted
-	// in them exactly; regexps, keys and timestamps saw their first
-	// LogMaxLineBytes.
+	// LongLines counts lines longer than LogMaxLineBytes: they are counted
+	// exactly, but keys and timestamps came from their first LogMaxLineBytes.
 	LongLines int64 `json:"long_lines,omitempty"`
 }
 

@@ -47,7 +47,7 @@ func (r *LogReport) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%s, %s lines, %s\n", files, FormatCount(r.Lines), FormatBytes(r.Bytes))
 	if r.LongLines > 0 {
-		fmt.Fprintf(w, "%s lines longer than %s: regexps, keys and timestamps saw only their start\n", FormatCount(r.LongLines), FormatBytes(LogMaxLineBytes))
+		fmt.Fprintf(w, "%s lines longer than %s: keys and timestamps were taken from their start\n", FormatCount(r.LongLines), FormatBytes(LogMaxLineBytes))
 	}
 	if len(r.Patterns) > 0 {
 		fmt.Fprintln(w)
