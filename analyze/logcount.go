@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -209,8 +211,13 @@ func (c *logCountingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// LogDuration formats a bucket width the way flags take it (1m0s → "1m").
+// LogDuration formats a bucket width the way the -bucket flag takes it: 1m
+// rather than 1m0s, 10d for whole days.
 func LogDuration(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d >= day && d%day == 0 {
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	}
 	s := d.String()
 	for _, suffix := range []string{"m0s", "h0m"} {
 		if len(s) > len(suffix) && s[len(s)-len(suffix):] == suffix {
@@ -218,4 +225,21 @@ func LogDuration(d time.Duration) string {
 		}
 	}
 	return s
+}
+
+// ParseLogDuration parses a bucket width: a Go duration (30s, 1m, 1h30m) or
+// whole days (7d).
+func ParseLogDuration(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || days <= 0 || days > 100000 {
+			return 0, fmt.Errorf("%w: bucket width %q", ErrInvalidParameter, s)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%w: bucket width %q: want a positive duration such as 30s, 1m or 7d", ErrInvalidParameter, s)
+	}
+	return d, nil
 }

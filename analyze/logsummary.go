@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -54,7 +55,7 @@ func (r *LogReport) WriteText(w io.Writer) error {
 		fmt.Fprint(tw, "lines\t")
 		if len(r.Files) > 1 {
 			for _, f := range r.Files {
-				fmt.Fprintf(tw, "%s\t", f.Name)
+				fmt.Fprintf(tw, "%s\t", filepath.Base(f.Name))
 			}
 		}
 		fmt.Fprint(tw, " pattern\n")
@@ -93,14 +94,15 @@ func (r *LogReport) WriteText(w io.Writer) error {
 		if len(p.UnclosedKeys) == 0 {
 			continue
 		}
-		fmt.Fprint(tw, "open\tstarts\t key\t first start\t last start\n")
+		kw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprint(kw, "open\tstarts\tkey\tfirst start\tlast start\n")
 		for i, k := range p.UnclosedKeys {
 			if i == logTextKeyRows {
 				break
 			}
-			fmt.Fprintf(tw, "%s\t%s\t %s\t %s\t %s\n", FormatCount(k.Open), FormatCount(k.Starts), k.Key, k.First, k.Last)
+			fmt.Fprintf(kw, "%s\t%s\t%s\t%s\t%s\n", FormatCount(k.Open), FormatCount(k.Starts), k.Key, k.First, k.Last)
 		}
-		if err := tw.Flush(); err != nil {
+		if err := kw.Flush(); err != nil {
 			return err
 		}
 		if len(p.UnclosedKeys) > logTextKeyRows {

@@ -197,3 +197,23 @@ func TestCountLogsYearlessAndNone(t *testing.T) {
 		t.Errorf("bucket none: %d buckets, width %q, count %d", len(rep.Buckets), rep.BucketWidth, rep.Patterns[0].Count)
 	}
 }
+
+// TestLogDuration checks the bucket width notation both ways.
+func TestLogDuration(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		d    time.Duration
+	}{{"1m", time.Minute}, {"30s", 30 * time.Second}, {"1h", time.Hour}, {"1h30m", 90 * time.Minute}, {"10d", 240 * time.Hour}, {"200ms", 200 * time.Millisecond}} {
+		if got := LogDuration(tc.d); got != tc.text {
+			t.Errorf("LogDuration(%v) = %q, want %q", tc.d, got, tc.text)
+		}
+		if got, err := ParseLogDuration(tc.text); err != nil || got != tc.d {
+			t.Errorf("ParseLogDuration(%q) = %v, %v; want %v", tc.text, got, err, tc.d)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1m", "xd", "0d", "soon"} {
+		if _, err := ParseLogDuration(bad); err == nil {
+			t.Errorf("ParseLogDuration(%q) accepted", bad)
+		}
+	}
+}

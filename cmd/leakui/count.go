@@ -57,9 +57,9 @@ func (b *bucketFlag) Set(s string) error {
 		b.d = analyze.LogBucketNone
 		return nil
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return fmt.Errorf("want auto, none or a positive duration such as 1m")
+	d, err := analyze.ParseLogDuration(s)
+	if err != nil {
+		return fmt.Errorf("want auto, none or a positive duration such as 1m or 7d")
 	}
 	b.d = d
 	return nil
@@ -103,7 +103,7 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 	fs.Func("pairE", "`NAME=START,CLOSE` as -pair, with RE2 regexps", pairFunc(true))
 	fs.StringVar(&key, "key", "", "RE2 `REGEX` with a capture group naming what a pair line starts or closes; lists the keys never closed")
 	fs.StringVar(&cf.opts.Preset, "preset", "", "add a preset's patterns and pairs: "+strings.Join(analyze.LogPresetNames(), ", "))
-	fs.Var(&bucket, "bucket", "width of the counts over time: `auto` (50-300 bars), none, or a duration such as 1m")
+	fs.Var(&bucket, "bucket", "width of the counts over time: `auto` (50-300 bars), none, or a duration such as 1m or 7d")
 	fs.BoolVar(&cf.jsonOut, "json", false, "print one JSON document")
 	fs.StringVar(&cf.csvFile, "csv", "", "write the keys never closed as CSV to `FILE` (- for standard output)")
 	fs.BoolVar(&cf.failOpen, "fail-open", false, "exit with status 3 when a pair has more starts than closes (a CI leak gate)")
