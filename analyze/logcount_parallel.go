@@ -99,8 +99,8 @@ func (c *logCounter) countParallel(ctx context.Context, file int, ra io.ReaderAt
 			<-tokens
 		}
 	}
-	if err == nil {
-		err = splitErr
+	if splitErr != nil { // the root cause: the scanners only saw the cancel
+		return splitErr
 	}
 	if err == nil {
 		err = ctx.Err()
