@@ -81,7 +81,9 @@ func BenchmarkCountLogs(b *testing.B) {
 		{"4 literals, buckets", LogCountOptions{Patterns: benchPatterns}, ""},
 		{"4 literals, key and buckets", keyed, ""},
 		{"regexp with literal", LogCountOptions{Patterns: []LogPattern{LogRegexp(`checkpoint-\d+: Consumer started`)}, Bucket: LogBucketNone}, ""},
-		{"regexp without literal", LogCountOptions{Patterns: []LogPattern{LogRegexp(`(?i)stopping samza`)}, Bucket: LogBucketNone}, ""},
+		{"regexp ignoring case", LogCountOptions{Patterns: []LogPattern{LogRegexp(`(?i)stopping samza`)}, Bucket: LogBucketNone}, ""},
+		{"regexp alternatives", LogCountOptions{Patterns: []LogPattern{LogRegexp(`(WARN|ERROR) .*Consumer`)}, Bucket: LogBucketNone}, ""},
+		{"regexp without literal", LogCountOptions{Patterns: []LogPattern{LogRegexp(`\d{5} ms`)}, Bucket: LogBucketNone}, ""},
 		{"4 literals, stream", LogCountOptions{Patterns: benchPatterns}, "plain"},
 		{"4 literals, gzip", LogCountOptions{Patterns: benchPatterns}, "gzip"},
 		{"4 literals, zstd", LogCountOptions{Patterns: benchPatterns}, "zstd"},
@@ -136,7 +138,7 @@ func BenchmarkLogFinder(b *testing.B) {
 			s = s[i+1:]
 		}
 	}
-	f := newLogFinder(pat, newLogByteRanks(block[:logSampleSize]), block[:logSampleSize])
+	f := newLogFinder(pat, false, newLogByteRanks(block[:logSampleSize]), block[:logSampleSize])
 	want := countWith(func(s []byte) int { return bytes.Index(s, pat) })
 	b.Run("pair scan", func(b *testing.B) {
 		b.SetBytes(int64(len(block)))

@@ -2,14 +2,17 @@ package analyze
 
 import "bytes"
 
-// logFinder finds one literal in a byte slice. It scans for a pair of the
-// literal's rarest bytes at their fixed distance (a vector loop on amd64) and
-// verifies each candidate, which is what makes four literals cheaper than one
-// grep: the pair is rare even when each byte alone is common.
+// logFinder finds one literal in a byte slice, exactly or (fold) in any ASCII
+// case. It scans for a pair of the literal's rarest bytes at their fixed
+// distance (a vector loop on amd64) and verifies each candidate, which is what
+// makes four literals cheaper than one grep: the pair is rare even when each
+// byte alone is common.
 type logFinder struct {
-	pat    []byte
-	a, b   int  // offsets in pat of the two scanned bytes, a < b
-	ca, cb byte // pat[a], pat[b]
+	pat    []byte // the literal; lower case when fold
+	fold   bool   // match ASCII letters in either case; candidates are not verified
+	a, b   int    // offsets in pat of the two scanned bytes, a < b
+	ca, cb byte   // pat[a], pat[b]
+	mask   byte   // 0x20 when fold: compare c|0x20
 }
 
 // logSampleSize is how much of an input's head is sampled to rank bytes by how
@@ -31,6 +34,14 @@ func newLogByteRanks(sample []byte) *logByteRanks {
 		r[c] += uint64(logStaticRank(byte(c)))
 	}
 	return &r
+}
+
+// rank is how common c is; with fold, both cases of a letter count.
+func (r *logByteRanks) rank(c byte, fold bool) uint64 {
+	if fold && c|0x20 >= 'a' && c|0x20 <= 'z' {
+		return r[c|0x20] + r[c&^0x20]
+	}
+	return r[c]
 }
 
 // logStaticRank guesses how common a byte is in a text log, from 0 (rare) to
@@ -59,11 +70,18 @@ func logStaticRank(c byte) uint8 {
 	return 20
 }
 
-// newLogFinder prepares a finder for pat. The scanned pair is chosen among the
-// rarest bytes of pat by how often the pair itself occurs in sample.
-func newLogFinder(pat []byte, ranks *logByteRanks, sample []byte) logFinder {
-	f := logFinder{pat: pat}
+// newLogFinder prepares a finder for pat (lower case when fold). The scanned
+// pair is chosen among the rarest bytes of pat by how often the pair itself
+// occurs in sample.
+func newLogFinder(pat []byte, fold bool, ranks *logByteRanks, sample []byte) logFinder {
+	f := logFinder{pat: pat, fold: fold}
+	if fold {
+		f.mask = 0x20
+	}
 	if len(pat) < 2 {
+		if len(pat) == 1 {
+			f.ca = pat[0] | f.mask
+		}
 		return f
 	}
 	// Up to five rarest positions with distinct bytes.
@@ -75,7 +93,7 @@ func newLogFinder(pat []byte, ranks *logByteRanks, sample []byte) logFinder {
 			if used[c] {
 				continue
 			}
-			if best < 0 || ranks[c] < ranks[pat[best]] {
+			if best < 0 || ranks.rank(c, fold) < ranks.rank(pat[best], fold) {
 				best = i
 			}
 		}
@@ -95,21 +113,22 @@ func newLogFinder(pat []byte, ranks *logByteRanks, sample []byte) logFinder {
 	for i := 0; i < len(cand); i++ {
 		for j := i + 1; j < len(cand); j++ {
 			a, b := min(cand[i], cand[j]), max(cand[i], cand[j])
-			score := logPairCount(sample, pat[a], pat[b], b-a)<<16 + ranks[pat[a]]/256 + ranks[pat[b]]/256
+			n := logPairCount(sample, pat[a]|f.mask, pat[b]|f.mask, f.mask, b-a)
+			score := n<<16 + ranks.rank(pat[a], fold)/256 + ranks.rank(pat[b], fold)/256
 			if score < bestScore {
 				bestScore, f.a, f.b = score, a, b
 			}
 		}
 	}
-	f.ca, f.cb = pat[f.a], pat[f.b]
+	f.ca, f.cb = pat[f.a]|f.mask, pat[f.b]|f.mask
 	return f
 }
 
 // logPairCount counts the positions of the pair (c1, c2 at distance d) in s.
-func logPairCount(s []byte, c1, c2 byte, d int) uint64 {
+func logPairCount(s []byte, c1, c2, mask byte, d int) uint64 {
 	var n uint64
 	for off := 0; off < len(s); {
-		j := logIndexPair(s[off:], c1, c2, d)
+		j := logIndexPair(s[off:], c1, c2, mask, mask, d)
 		if j < 0 {
 			break
 		}
@@ -119,14 +138,21 @@ func logPairCount(s []byte, c1, c2 byte, d int) uint64 {
 	return n
 }
 
-// index returns the offset of the first occurrence of the literal in s, or -1.
+// index returns the offset of the first occurrence of the literal in s (of a
+// candidate, when fold), or -1.
 func (f *logFinder) index(s []byte) int {
 	n := len(f.pat)
 	switch {
 	case n == 0:
 		return 0
-	case n == 1:
+	case n == 1 && !f.fold:
 		return bytes.IndexByte(s, f.pat[0])
+	case n == 1:
+		lo, up := bytes.IndexByte(s, f.ca), bytes.IndexByte(s, f.ca&^0x20)
+		if lo < 0 || (up >= 0 && up < lo) {
+			return up
+		}
+		return lo
 	case len(s) < n:
 		return -1
 	}
@@ -135,31 +161,38 @@ func (f *logFinder) index(s []byte) int {
 	d := f.b - f.a
 	region := s[f.a : len(s)-n+f.b+1]
 	for off := 0; ; {
-		j := logIndexPair(region[off:], f.ca, f.cb, d)
+		j := logIndexPair(region[off:], f.ca, f.cb, f.mask, f.mask, d)
 		if j < 0 {
 			return -1
 		}
 		p := off + j
-		if bytes.Equal(s[p:p+n], f.pat) {
+		if f.fold || bytes.Equal(s[p:p+n], f.pat) {
 			return p
 		}
 		off = p + 1
 	}
 }
 
-// logIndexPairGeneric is the portable pair scan: IndexByte on the first byte,
-// then a check of the second.
-func logIndexPairGeneric(s []byte, c1, c2 byte, d int) int {
-	for j := 0; j+d < len(s); {
-		k := bytes.IndexByte(s[j:len(s)-d], c1)
-		if k < 0 {
-			return -1
+// logIndexPairGeneric is the portable pair scan.
+func logIndexPairGeneric(s []byte, c1, c2, m1, m2 byte, d int) int {
+	if m1 == 0 {
+		for j := 0; j+d < len(s); {
+			k := bytes.IndexByte(s[j:len(s)-d], c1)
+			if k < 0 {
+				return -1
+			}
+			j += k
+			if s[j+d]|m2 == c2 {
+				return j
+			}
+			j++
 		}
-		j += k
-		if s[j+d] == c2 {
+		return -1
+	}
+	for j := 0; j+d < len(s); j++ {
+		if s[j]|m1 == c1 && s[j+d]|m2 == c2 {
 			return j
 		}
-		j++
 	}
 	return -1
 }

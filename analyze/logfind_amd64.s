@@ -1,8 +1,9 @@
 #include "textflag.h"
 
-// func logIndexPairAVX2(s []byte, c1, c2 byte, d int) int
+// func logIndexPairAVX2(s []byte, c1, c2, m1, m2 byte, d int) int
 //
-// Returns the smallest j with s[j] == c1 and s[j+d] == c2, or -1. The caller
+// Returns the smallest j with s[j]|m1 == c1 and s[j+d]|m2 == c2, or -1 (the
+// masks are 0 for an exact search, 0x20 to ignore ASCII case). The caller
 // guarantees d >= 1 and len(s)-d >= 32, so every load stays inside s: the loop
 // steps 64 then 32 bytes, and the last partial step re-reads the final 32
 // candidate positions (positions already checked cannot match again).
@@ -17,6 +18,12 @@ TEXT ·logIndexPairAVX2(SB), NOSPLIT, $0-48
 	VPBROADCASTB	X1, Y1
 	MOVQ	CX, X2
 	VPBROADCASTB	X2, Y2
+	MOVBLZX	m1+26(FP), AX
+	MOVQ	AX, X8
+	VPBROADCASTB	X8, Y8
+	MOVBLZX	m2+27(FP), CX
+	MOVQ	CX, X9
+	VPBROADCASTB	X9, Y9
 	MOVQ	SI, DI
 	LEAQ	-64(SI)(BX*1), R8	// last start of a full 64-byte step
 	LEAQ	-32(SI)(BX*1), R9	// last 32-byte window
@@ -24,10 +31,10 @@ TEXT ·logIndexPairAVX2(SB), NOSPLIT, $0-48
 loop64:
 	CMPQ	DI, R8
 	JA	loop32
-	VMOVDQU	(DI), Y3
-	VMOVDQU	(DI)(DX*1), Y4
-	VMOVDQU	32(DI), Y5
-	VMOVDQU	32(DI)(DX*1), Y6
+	VPOR	(DI), Y8, Y3
+	VPOR	(DI)(DX*1), Y9, Y4
+	VPOR	32(DI), Y8, Y5
+	VPOR	32(DI)(DX*1), Y9, Y6
 	VPCMPEQB	Y1, Y3, Y3
 	VPCMPEQB	Y2, Y4, Y4
 	VPCMPEQB	Y1, Y5, Y5
@@ -49,8 +56,8 @@ found64:
 loop32:
 	CMPQ	DI, R9
 	JA	tail
-	VMOVDQU	(DI), Y3
-	VMOVDQU	(DI)(DX*1), Y4
+	VPOR	(DI), Y8, Y3
+	VPOR	(DI)(DX*1), Y9, Y4
 	VPCMPEQB	Y1, Y3, Y3
 	VPCMPEQB	Y2, Y4, Y4
 	VPAND	Y3, Y4, Y3
@@ -63,8 +70,8 @@ tail:
 	CMPQ	DI, R10
 	JAE	notfound
 	MOVQ	R9, DI			// overlapping last window: positions before the old DI had no match
-	VMOVDQU	(DI), Y3
-	VMOVDQU	(DI)(DX*1), Y4
+	VPOR	(DI), Y8, Y3
+	VPOR	(DI)(DX*1), Y9, Y4
 	VPCMPEQB	Y1, Y3, Y3
 	VPCMPEQB	Y2, Y4, Y4
 	VPAND	Y3, Y4, Y3

@@ -191,33 +191,63 @@ func checkAgainstReference(t *testing.T, data []byte, pattern string, isRegexp b
 	}
 }
 
-// FuzzLogIndexPair compares the vector pair scan with the portable one.
+// FuzzLogIndexPair compares the vector pair scan with the portable one,
+// exact and ignoring ASCII case.
 func FuzzLogIndexPair(f *testing.F) {
-	f.Add([]byte("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxab"), byte('a'), byte('b'), uint8(1))
-	f.Add(bytes.Repeat([]byte("abcabcabc"), 20), byte('c'), byte('a'), uint8(1))
-	f.Fuzz(func(t *testing.T, s []byte, c1, c2 byte, d uint8) {
+	f.Add([]byte("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxab"), byte('a'), byte('b'), uint8(1), false)
+	f.Add(bytes.Repeat([]byte("abcABCabc"), 20), byte('c'), byte('a'), uint8(1), true)
+	f.Fuzz(func(t *testing.T, s []byte, c1, c2 byte, d uint8, fold bool) {
 		dist := int(d%64) + 1
-		if got, want := logIndexPair(s, c1, c2, dist), logIndexPairGeneric(s, c1, c2, dist); got != want {
-			t.Fatalf("logIndexPair(%q, %q, %q, %d) = %d, portable scan %d", s, c1, c2, dist, got, want)
+		var m byte
+		if fold {
+			m = 0x20
+			c1, c2 = c1|m, c2|m
+		}
+		if got, want := logIndexPair(s, c1, c2, m, m, dist), logIndexPairGeneric(s, c1, c2, m, m, dist); got != want {
+			t.Fatalf("logIndexPair(%q, %q, %q, %#x, %d) = %d, portable scan %d", s, c1, c2, m, dist, got, want)
+		}
+		// The portable scan against the definition.
+		want := -1
+		for j := 0; j+dist < len(s); j++ {
+			if s[j]|m == c1 && s[j+dist]|m == c2 {
+				want = j
+				break
+			}
+		}
+		if got := logIndexPairGeneric(s, c1, c2, m, m, dist); got != want {
+			t.Fatalf("portable scan %d, definition %d", got, want)
 		}
 	})
 }
 
 // FuzzLogRequiredLiteral checks the regexp prefilter: a line the regexp
-// matches always contains the required literal.
+// matches always contains one of the required literals (ignoring ASCII case
+// for the folded ones), and the finders find it.
 func FuzzLogRequiredLiteral(f *testing.F) {
 	f.Add(`consumer (\d+) started`, []byte("consumer 12 started"))
 	f.Add(`a\x{fffd}b`, []byte("a\xffb"))
 	f.Add(`(?i)Abc|xyz+q`, []byte("xyzzzq"))
 	f.Add(`^(foo){2,}bar$`, []byte("foofoobar"))
+	f.Add(`(?i)stopping samza`, []byte("\u017ftopping SAMZA"))
+	f.Add(`(WARN|ERROR) (?i:kafka)`, []byte("ERROR KAFKA"))
 	f.Fuzz(func(t *testing.T, expr string, line []byte) {
 		re, err := regexp.Compile(expr)
-		if err != nil {
+		if err != nil || !re.Match(line) {
 			return
 		}
-		lit := logRequiredLiteral(expr)
-		if re.Match(line) && !bytes.Contains(line, lit) {
-			t.Fatalf("%q matches %q but the required literal %q is not in it", expr, line, lit)
+		for _, set := range logRequiredSets(expr) {
+			if !logReqMatches(set, line) {
+				t.Fatalf("%q matches %q but none of the required literals %+v is in it", expr, line, set)
+			}
+		}
+		m, err := compileLogPattern(LogRegexp(expr), newLogByteRanks(nil), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st logMatchState
+		st.reset(len(m.finders))
+		if _, _, ok := m.next(line, 0, &st); !ok && !bytes.Contains(line, []byte("\n")) {
+			t.Fatalf("%q matches %q, but the matcher does not find the line", expr, line)
 		}
 	})
 }

@@ -34,7 +34,7 @@ func (s *logScanner) longLine(r io.Reader, progress func(int64)) (int, error) {
 		case m.matchLine(head):
 			matched[i] = true
 		default:
-			keep = max(keep, len(m.lit.pat)-1)
+			keep = max(keep, len(m.finders[0].pat)-1)
 		}
 	}
 	// Bytes for the regexps are batched, so that tiny windows do not mean
@@ -97,7 +97,7 @@ func (s *logScanner) longLine(r io.Reader, progress func(int64)) (int, error) {
 		}
 		feed(seg[ov:])
 		for i, mt := range s.ms {
-			if !matched[i] && mt.re == nil && mt.lit.index(seg) >= 0 {
+			if !matched[i] && mt.re == nil && !mt.every && mt.finders[0].index(seg) >= 0 {
 				matched[i] = true
 			}
 		}

@@ -58,9 +58,22 @@ func LogRegexp(expr string) LogPattern { return LogPattern{Text: expr, Regexp: t
 type logMatcher struct {
 	pattern LogPattern
 	every   bool           // the empty literal: every line matches
-	lit     logFinder      // the literal, or a literal every match of re contains
-	hasLit  bool           //
+	finders []logFinder    // the literal, or literals one of which every match of re contains
 	re      *regexp.Regexp // nil for a literal
+}
+
+// logMatchState remembers, within one block, where each finder of a matcher
+// next occurs, so that a set of literals is scanned once, not once per hit.
+type logMatchState struct {
+	next []int // per finder: next occurrence at or after the position it was found from; -1 unknown
+}
+
+// reset forgets the positions, for a new block.
+func (st *logMatchState) reset(n int) {
+	st.next = st.next[:0]
+	for range n {
+		st.next = append(st.next, -1)
+	}
 }
 
 // compileLogPattern validates p and prepares its matcher; ranks and sample
@@ -75,16 +88,16 @@ func compileLogPattern(p LogPattern, ranks *logByteRanks, sample []byte) (*logMa
 			m.every = true
 			return m, nil
 		}
-		m.lit, m.hasLit = newLogFinder([]byte(p.Text), ranks, sample), true
+		m.finders = []logFinder{newLogFinder([]byte(p.Text), false, ranks, sample)}
 		return m, nil
 	}
-	re, lit, err := compileLogRegexp(p.Text)
+	re, cands, err := compileLogRegexp(p.Text)
 	if err != nil {
 		return nil, err
 	}
 	m.re = re
-	if len(lit) > 0 {
-		m.lit, m.hasLit = newLogFinder(lit, ranks, sample), true
+	for _, r := range logBestReqs(cands, sample) {
+		m.finders = append(m.finders, newLogFinder(r.text, r.fold, ranks, sample))
 	}
 	return m, nil
 }
@@ -100,36 +113,48 @@ func checkLogPattern(p LogPattern) error {
 	return nil
 }
 
-// compileLogRegexp compiles expr as RE2 and finds a literal that every match
-// contains, for use as a prefilter. Errors name the pattern and the cause.
-func compileLogRegexp(expr string) (*regexp.Regexp, []byte, error) {
+// compileLogRegexp compiles expr as RE2 and finds the sets of literals one of
+// which every match contains, for use as a prefilter. Errors name the pattern
+// and the cause.
+func compileLogRegexp(expr string) (*regexp.Regexp, [][]logReq, error) {
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: regexp %q: %v", ErrInvalidParameter, expr, err)
 	}
-	return re, logRequiredLiteral(expr), nil
+	return re, logRequiredSets(expr), nil
 }
 
 // next returns the first matching line that starts at or after from, which is
 // a line start in b: ls is its first byte and le the index of its '\n' (or
-// len(b) for an unterminated last line).
-func (m *logMatcher) next(b []byte, from int) (ls, le int, ok bool) {
+// len(b) for an unterminated last line). st carries the finders' positions
+// between calls on the same block; from must not decrease between them.
+func (m *logMatcher) next(b []byte, from int, st *logMatchState) (ls, le int, ok bool) {
 	switch {
 	case m.every:
 		if from >= len(b) {
 			return 0, 0, false
 		}
 		return from, logLineEnd(b, from), true
-	case m.hasLit:
-		n := len(m.lit.pat)
+	case len(m.finders) > 0:
 		for from < len(b) {
-			j := m.lit.index(b[from:])
-			if j < 0 {
+			p := -1
+			for i := range m.finders {
+				if st.next[i] < from && st.next[i] != len(b) {
+					if j := m.finders[i].index(b[from:]); j >= 0 {
+						st.next[i] = from + j
+					} else {
+						st.next[i] = len(b)
+					}
+				}
+				if p < 0 || st.next[i] < p {
+					p = st.next[i]
+				}
+			}
+			if p >= len(b) {
 				return 0, 0, false
 			}
-			p := from + j
 			ls = bytes.LastIndexByte(b[from:p], '\n') + 1 + from
-			le = logLineEnd(b, p+n)
+			le = logLineEnd(b, p)
 			if m.re == nil || m.re.Match(b[ls:le]) {
 				return ls, le, true
 			}
@@ -148,10 +173,11 @@ func (m *logMatcher) next(b []byte, from int) (ls, le int, ok bool) {
 }
 
 // count returns how many lines of b match.
-func (m *logMatcher) count(b []byte) int64 {
+func (m *logMatcher) count(b []byte, st *logMatchState) int64 {
+	st.reset(len(m.finders))
 	var n int64
 	for from := 0; ; {
-		_, le, ok := m.next(b, from)
+		_, le, ok := m.next(b, from, st)
 		if !ok {
 			return n
 		}
@@ -168,7 +194,7 @@ func (m *logMatcher) matchLine(line []byte) bool {
 	case m.re != nil:
 		return m.re.Match(line)
 	}
-	return m.lit.index(line) >= 0
+	return m.finders[0].index(line) >= 0
 }
 
 // logLineEnd returns the index of the first '\n' at or after i, or len(b).

@@ -48,6 +48,7 @@ type logScanner struct {
 	maxLine   int
 
 	buf      []byte
+	states   []logMatchState // per matcher
 	hits     []logHit
 	pats     []int32
 	keyCache []logKeyHit
@@ -143,6 +144,13 @@ func (s *logScanner) scan(ctx context.Context, r io.Reader, p *logPart, first bo
 	}
 }
 
+// grow makes room for one match state per matcher.
+func (s *logScanner) grow() {
+	for len(s.states) < len(s.ms) {
+		s.states = append(s.states, logMatchState{})
+	}
+}
+
 // finish records the part's final timestamp state.
 func (s *logScanner) finish() {
 	s.part.end, s.part.endOK = s.eff, s.effOK
@@ -153,8 +161,9 @@ func (s *logScanner) finish() {
 func (s *logScanner) block(b []byte) {
 	p := s.part
 	if !s.times && !s.plan.keyed {
+		s.grow()
 		for i, m := range s.ms {
-			c := m.count(b)
+			c := m.count(b, &s.states[i])
 			p.counts[i] += c
 			if p.pending != nil { // buckets wanted, but this input has no timestamps
 				p.pending[i] += c
@@ -172,9 +181,12 @@ func (s *logScanner) block(b []byte) {
 		s.first = false
 	}
 	hits := s.hits[:0]
+	s.grow()
 	for i, m := range s.ms {
+		st := &s.states[i]
+		st.reset(len(m.finders))
 		for from := 0; ; {
-			ls, le, ok := m.next(b, from)
+			ls, le, ok := m.next(b, from, st)
 			if !ok {
 				break
 			}
