@@ -2,8 +2,8 @@ package analyze
 
 import (
 	"bytes"
-	"strconv"
 	"regexp/syntax"
+	"strconv"
 	"unicode/utf8"
 )
 
