@@ -15,16 +15,23 @@ type LogPreset struct {
 	Pairs       []LogPair    `json:"pairs"`
 }
 
-// The log lines of the KAFKA-3933 recovery workload that its preset counts.
-// The recovery workload (package recovery) prints them in Kafka's log4j layout;
-// if its texts differ, change these or register a replacement preset with
-// RegisterLogPreset from package main.
+// The log lines of the KAFKA-3933 recovery workload that its preset pairs. The
+// recovery workload (package recovery) prints, in Kafka's log4j layout,
+//
+//	[…] DEBUG Opened deep iterator (gzip) for the batch at byte offset 61 in log segment /d/t-0/00000000000000000000.log (kafka.log.LogSegment)
+//	[…] DEBUG Closed deep iterator (gzip) for the batch at byte offset 61 in log segment /d/t-0/00000000000000000000.log after 20 records (kafka.log.LogSegment)
+//
+// If its texts change, change these (or register a replacement preset with
+// RegisterLogPreset from package main).
 var (
 	// LogRecoveryIteratorOpened is logged when recovery opens a decompressing
 	// deep iterator over a compressed batch.
-	LogRecoveryIteratorOpened = LogLiteral("Opened deep iterator")
+	LogRecoveryIteratorOpened = LogLiteral("Opened deep iterator (")
 	// LogRecoveryIteratorClosed is logged when such an iterator is closed.
-	LogRecoveryIteratorClosed = LogLiteral("Closed deep iterator")
+	LogRecoveryIteratorClosed = LogLiteral("Closed deep iterator (")
+	// LogRecoveryIteratorKey names the batch an iterator was opened over, so
+	// the batches whose iterator was never closed can be listed.
+	LogRecoveryIteratorKey = `deep iterator \([^)]*\) for the batch at (byte offset \d+ in log segment \S+)`
 )
 
 var (
@@ -59,10 +66,11 @@ var (
 			Patterns: []LogPattern{
 				LogLiteral("Recovering unflushed segment"),
 				LogLiteral("Found invalid messages in log segment"),
+				LogLiteral("Corruption found in segment"),
 				LogLiteral("Completed load of log"),
 			},
 			Pairs: []LogPair{
-				{Name: "deep iterators", Start: LogRecoveryIteratorOpened, Close: LogRecoveryIteratorClosed},
+				{Name: "deep iterators", Start: LogRecoveryIteratorOpened, Close: LogRecoveryIteratorClosed, Key: LogRecoveryIteratorKey},
 			},
 		},
 	}
