@@ -34,8 +34,9 @@ type LogCountOptions struct {
 	MaxInputBytes int64
 	// Workers is how many goroutines scan a plain file; zero means GOMAXPROCS.
 	Workers int
-	// Progress, when set, is called from the counting goroutine as input is
-	// consumed (about every 4 MiB, and once at the end of each input).
+	// Progress, when set, is called as input is consumed (about every 4 MiB,
+	// and at the end of each input), always from the goroutine that called
+	// CountLogs.
 	Progress func(LogProgress)
 
 	// Test knobs: the read block, the parallel part size and the longest line
