@@ -117,6 +117,10 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 		fs.Usage()
 		return errUsage
 	}
+	if cf.csvFile == "-" && cf.jsonOut {
+		fmt.Fprintln(io.err, "leakui count: -csv - and -json would both write to standard output; give -csv a file")
+		return errUsage
+	}
 	cf.opts.Key = key
 	cf.opts.Bucket = bucket.d
 	cf.opts.MaxKeys = cf.maxKeys

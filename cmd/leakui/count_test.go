@@ -222,6 +222,7 @@ func TestCountErrors(t *testing.T) {
 		{[]string{"count", "-key", `\S+`, "-pair", "p=a,b", log}, 1, "no capture group"},
 		{[]string{"count", "-e", "x", filepath.Join(t.TempDir(), "missing.log")}, 1, "no such file"},
 		{[]string{"count", "-e", "x", "-", "-"}, 1, "given twice"},
+		{[]string{"count", "-json", "-csv", "-", log}, 2, "both write to standard output"},
 	} {
 		code, _, errOut := runCLI(t, nil, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
