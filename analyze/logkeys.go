@@ -42,11 +42,22 @@ func (t *logKeyTable) get(key []byte) *logKeyState {
 	if i, ok := t.index[string(key)]; ok {
 		return &t.states[i]
 	}
+	return t.add(string(key))
+}
+
+// getString is get for a key held as a string (no copy when it is new).
+func (t *logKeyTable) getString(key string) *logKeyState {
+	if i, ok := t.index[key]; ok {
+		return &t.states[i]
+	}
+	return t.add(key)
+}
+
+func (t *logKeyTable) add(k string) *logKeyState {
 	if len(t.keys) >= t.limit {
 		t.truncated = true
 		return nil
 	}
-	k := string(key)
 	t.index[k] = len(t.keys)
 	t.keys = append(t.keys, k)
 	t.states = append(t.states, logKeyState{})

@@ -95,7 +95,7 @@ func (m *logMerger) add(p *logPart) {
 			st := t.states[k]
 			m.resolve(&st.first)
 			m.resolve(&st.last)
-			if gs := g.get([]byte(key)); gs != nil {
+			if gs := g.getString(key); gs != nil {
 				gs.merge(&st)
 			}
 		}
