@@ -350,3 +350,20 @@ func TestCountLogsRecoveryPreset(t *testing.T) {
 		t.Errorf("segments recovered: %d, want 1", c.Count)
 	}
 }
+
+// TestCountLogsKeyCapSharedByPairs checks that the key cap holds over all
+// pairs together.
+func TestCountLogsKeyCapSharedByPairs(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&b, "a-open id=%d\nb-open id=%d\n", i, i)
+	}
+	rep := countFiles(t, countVariant{}, LogCountOptions{MaxKeys: 20, Key: `id=(\d+)`, Pairs: []LogPair{
+		{Name: "a", Start: LogLiteral("a-open"), Close: LogLiteral("a-close")},
+		{Name: "b", Start: LogLiteral("b-open"), Close: LogLiteral("b-close")}}}, writeLog(t, "two.log", b.String()))
+	for _, p := range rep.Pairs {
+		if p.Starts != 30 || p.KeysStarted != 10 || !p.KeysTruncated {
+			t.Errorf("%s: %d starts, %d keys, truncated %v; want 30 starts, 10 keys (half of 20), truncated", p.Name, p.Starts, p.KeysStarted, p.KeysTruncated)
+		}
+	}
+}

@@ -26,8 +26,8 @@ type LogCountOptions struct {
 	// Bucket is the width of the counts over time: LogBucketAuto (zero) picks
 	// one for 50–300 bars, LogBucketNone turns them off.
 	Bucket time.Duration
-	// MaxKeys caps the distinct keys kept per pair; zero means
-	// LogDefaultMaxKeys.
+	// MaxKeys caps the distinct keys kept, over all pairs (each keyed pair
+	// gets an even share); zero means LogDefaultMaxKeys.
 	MaxKeys int
 	// MaxInputBytes caps each input's size after decompression (ErrTooLarge
 	// past it); zero means no cap.
@@ -204,6 +204,16 @@ func newLogPlan(o LogCountOptions) (*logPlan, error) {
 		pl.pairs = append(pl.pairs, pp)
 	}
 	pl.times = o.Bucket != LogBucketNone || pl.keyed
+	// The key cap holds over all pairs: each keyed pair gets an even share.
+	keyed := 0
+	for _, pp := range pl.pairs {
+		if pp.key != nil {
+			keyed++
+		}
+	}
+	if keyed > 1 {
+		pl.maxKeys = max(1, pl.maxKeys/keyed)
+	}
 	return pl, nil
 }
 

@@ -17,9 +17,9 @@ const (
 	LogMaxPatternBytes = 1024
 	// LogMaxPairs is the most start/close pairs one count may have.
 	LogMaxPairs = 16
-	// LogDefaultMaxKeys is how many distinct keys are kept in the key tables when
-	// LogCountOptions.MaxKeys is zero. Beyond it counting goes on and the table
-	// says it is truncated.
+	// LogDefaultMaxKeys is how many distinct keys are kept in the key tables (of
+	// all pairs together) when LogCountOptions.MaxKeys is zero. Beyond it
+	// counting goes on and the table says it is truncated.
 	LogDefaultMaxKeys = 25000
 	// LogMaxKeyBytes is the longest key kept; longer captures are cut to it.
 	LogMaxKeyBytes = 256

@@ -82,8 +82,8 @@ type LogPairReport struct {
 	// first (then most started, then first seen).
 	UnclosedKeys []LogOpenKey `json:"unclosed_keys"`
 	// KeysTruncated is set when more distinct keys appeared than the table
-	// keeps (LogCountOptions.MaxKeys): the counts above stay exact, the key
-	// figures cover the keys seen first.
+	// keeps (its share of LogCountOptions.MaxKeys): the counts above stay
+	// exact, the key figures cover the keys seen first.
 	KeysTruncated bool `json:"keys_truncated,omitempty"`
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -25,6 +26,10 @@ func init() {
 
 // countProgressMin is the input size from which a progress bar is drawn.
 const countProgressMin = 64 << 20
+
+// countMemoryLimit is the soft memory limit while counting (the issue's
+// budget is 64 MiB peak whatever the input).
+const countMemoryLimit = 40 << 20
 
 // exitOpen is the exit status of `count -fail-open` when a pair is still open.
 const exitOpen = 3
@@ -107,7 +112,7 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 	fs.BoolVar(&cf.jsonOut, "json", false, "print one JSON document")
 	fs.StringVar(&cf.csvFile, "csv", "", "write the keys never closed as CSV to `FILE` (- for standard output)")
 	fs.BoolVar(&cf.failOpen, "fail-open", false, "exit with status 3 when a pair has more starts than closes (a CI leak gate)")
-	fs.IntVar(&cf.maxKeys, "max-keys", analyze.LogDefaultMaxKeys, "distinct keys kept per pair; beyond, counting goes on and the table is marked truncated")
+	fs.IntVar(&cf.maxKeys, "max-keys", analyze.LogDefaultMaxKeys, "distinct keys kept (all pairs together); beyond, counting goes on and the table is marked truncated")
 	fs.StringVar(&cf.progress, "progress", "auto", "progress bar on standard error: auto (a terminal and more than 64 MiB), always, never")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -128,6 +133,9 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 
+	// Counting needs little memory; a soft limit makes the garbage collector
+	// keep it so even when key tables churn (restored for in-process callers).
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(countMemoryLimit))
 	inputs, closeAll, err := openCountInputs(fs.Args(), io)
 	if err != nil {
 		return err
