@@ -6,9 +6,12 @@ import "time"
 // LogMaxAutoBuckets bars (fewer only when the log spans less than 50 ms); a
 // width the user chose is widened, by doubling, only past LogMaxBuckets.
 const (
+	// LogMinAutoBuckets is the fewest bars an automatic width aims for.
 	LogMinAutoBuckets = 50
+	// LogMaxAutoBuckets is the most bars an automatic width allows.
 	LogMaxAutoBuckets = 300
-	LogMaxBuckets     = 10000
+	// LogMaxBuckets is the most buckets a chosen width may produce.
+	LogMaxBuckets = 10000
 )
 
 // Special values of LogCountOptions.Bucket.
