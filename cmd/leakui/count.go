@@ -34,12 +34,6 @@ const countMemoryLimit = 40 << 20
 // exitOpen is the exit status of `count -fail-open` when a pair is still open.
 const exitOpen = 3
 
-// listFlag collects a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ", ") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
 // bucketFlag parses -bucket: auto, none (or 0), or a duration.
 type bucketFlag struct{ d time.Duration }
 

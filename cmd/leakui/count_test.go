@@ -20,17 +20,17 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
-// runCLI runs leakui in-process with args and stdin, returning the exit status
+// countCLI runs leakui in-process with args and stdin, returning the exit status
 // and what it printed.
-func runCLI(t *testing.T, stdin []byte, args ...string) (int, string, string) {
+func countCLI(t *testing.T, stdin []byte, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errw bytes.Buffer
 	code := run(context.Background(), args, stdio{in: bytes.NewReader(stdin), out: &out, err: &errw})
 	return code, out.String(), errw.String()
 }
 
-// grepC is the anchor: GNU grep -c (-F or -E) on one file.
-func grepC(t *testing.T, mode, pattern, path string) int64 {
+// countGrepC is the anchor: GNU grep -c (-F or -E) on one file.
+func countGrepC(t *testing.T, mode, pattern, path string) int64 {
 	t.Helper()
 	cmd := exec.Command("grep", "-c", "-a", mode, "-e", pattern, "--", path)
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
@@ -56,7 +56,7 @@ func TestCountJSONContract(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	a := fixtures.Path(t, "logs", "kafka-2.1.1-broker-server.log.2020-02-13-23")
 	b := fixtures.Path(t, "logs", "kafka-2.1.1-broker-server.log.2020-02-14-00")
-	code, out, errOut := runCLI(t, nil, "count", "-json", "-e", "INFO", "-E", `(WARN|ERROR)`,
+	code, out, errOut := countCLI(t, nil, "count", "-json", "-e", "INFO", "-E", `(WARN|ERROR)`,
 		"-pair", "members=Adding new member ,removing member", "-key", `(?:Adding new|removing) member ([^\s);]+)`, a, b)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -92,7 +92,7 @@ func TestCountJSONContract(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	lines := grepC(t, "-F", "", a) + grepC(t, "-F", "", b)
+	lines := countGrepC(t, "-F", "", a) + countGrepC(t, "-F", "", b)
 	fa, _ := os.Stat(a)
 	fb, _ := os.Stat(b)
 	if rep.Lines != lines || rep.Bytes != fa.Size()+fb.Size() {
@@ -104,7 +104,7 @@ func TestCountJSONContract(t *testing.T) {
 	}
 	for i, w := range want {
 		p := rep.Patterns[i]
-		ga, gb := grepC(t, w.mode, w.pattern, a), grepC(t, w.mode, w.pattern, b)
+		ga, gb := countGrepC(t, w.mode, w.pattern, a), countGrepC(t, w.mode, w.pattern, b)
 		if p.Pattern != w.pattern || p.Regexp != (w.mode == "-E") || p.Count != ga+gb || !slices.Equal(p.Files, []int64{ga, gb}) {
 			t.Errorf("pattern %d: %+v; grep -c %s %q: %d and %d", i, p, w.mode, w.pattern, ga, gb)
 		}
@@ -140,7 +140,7 @@ const samzaEvidence = `2020-02-25 03:21:00.001 [main] KafkaCheckpointManager [IN
 2020-02-25 03:27:00.001 [main] KafkaCheckpointManager [INFO] Starting the checkpoint SystemConsumer from oldest offset 18
 `
 
-func gzipped(t *testing.T, s string) []byte {
+func countGzipped(t *testing.T, s string) []byte {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	zw.Write([]byte(s))
@@ -150,11 +150,11 @@ func gzipped(t *testing.T, s string) []byte {
 	return buf.Bytes()
 }
 
-// TestCountPresetFromGzipStdin reads a gzipped log from standard input with the
+// TestCountPresetFromGzipStdin reads a countGzipped log from standard input with the
 // SAMZA-2785 preset, and prints the human tables and the keys never closed.
 func TestCountPresetFromGzipStdin(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	code, out, errOut := runCLI(t, gzipped(t, samzaEvidence), "count", "-preset", "samza-2785", "-")
+	code, out, errOut := countCLI(t, countGzipped(t, samzaEvidence), "count", "-preset", "samza-2785", "-")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -182,7 +182,7 @@ func TestCountCSVAndFailOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	csvPath := filepath.Join(dir, "open.csv")
-	code, _, errOut := runCLI(t, nil, "count", "-fail-open", "-csv", csvPath, "-preset", "samza-2785", log)
+	code, _, errOut := countCLI(t, nil, "count", "-fail-open", "-csv", csvPath, "-preset", "samza-2785", log)
 	if code != exitOpen {
 		t.Errorf("exit %d, want %d (pairs still open): %s", code, exitOpen, errOut)
 	}
@@ -199,7 +199,7 @@ func TestCountCSVAndFailOpen(t *testing.T) {
 		rows[2][1] != "kafka:consumer-c" || rows[2][7] != "2020-02-25T03:23:00.002Z" {
 		t.Errorf("CSV rows: %q", rows)
 	}
-	code, _, _ = runCLI(t, nil, "count", "-fail-open", "-pair", "x=Reading checkpoints,Stopping Samza", log)
+	code, _, _ = countCLI(t, nil, "count", "-fail-open", "-pair", "x=Reading checkpoints,Stopping Samza", log)
 	if code != 0 {
 		t.Errorf("balanced pair: exit %d, want 0", code)
 	}
@@ -224,7 +224,7 @@ func TestCountErrors(t *testing.T) {
 		{[]string{"count", "-e", "x", "-", "-"}, 1, "given twice"},
 		{[]string{"count", "-json", "-csv", "-", log}, 2, "both write to standard output"},
 	} {
-		code, _, errOut := runCLI(t, nil, tc.args...)
+		code, _, errOut := countCLI(t, nil, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
 		}
@@ -240,11 +240,11 @@ func TestCountProgress(t *testing.T) {
 		fmt.Fprintf(&b, "2024-01-01 00:00:%02d.000 line %d\n", b.Len()%60, b.Len())
 	}
 	os.WriteFile(log, b.Bytes(), 0o644)
-	code, out, errOut := runCLI(t, nil, "count", "-progress", "always", "-e", "line", log)
+	code, out, errOut := countCLI(t, nil, "count", "-progress", "always", "-e", "line", log)
 	if code != 0 || !strings.Contains(errOut, "%") || !strings.Contains(errOut, "MB") || !strings.Contains(out, "line") {
 		t.Errorf("exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
-	_, _, errOut = runCLI(t, nil, "count", "-e", "line", log)
+	_, _, errOut = countCLI(t, nil, "count", "-e", "line", log)
 	if errOut != "" {
 		t.Errorf("stderr is not a terminal, yet it got %q", errOut)
 	}
