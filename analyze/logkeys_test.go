@@ -367,3 +367,28 @@ func TestCountLogsKeyCapSharedByPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestLogReportMarkdownHostileKeys checks that keys written by anyone into a
+// log cannot break out of their code span or table cell in the Markdown
+// summary.
+func TestLogReportMarkdownHostileKeys(t *testing.T) {
+	log := "start k=`a|b`\nstart k=``x\nstart k=*bold*<script>\n"
+	rep := countFiles(t, countVariant{}, LogCountOptions{Key: `k=(.+)`,
+		Pairs: []LogPair{{Name: "p|q *x*", Start: LogLiteral("start"), Close: LogLiteral("stop")}}}, writeLog(t, "h.log", log))
+	md := rep.Markdown()
+	for _, want := range []string{
+		"| ``` ``x ``` |",      // fence longer than the run inside, padded
+		"| `` `a\\|b` `` |",    // pipe escaped inside the cell
+		"| `*bold*<script>` |", // inside a code span nothing is interpreted
+		"**p\\|q \\*x\\***",    // the pair name escaped
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| `") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 6 {
+			t.Errorf("table row with %d cells: %q", strings.Count(line, "|")-1, line)
+		}
+	}
+}
