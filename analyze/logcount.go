@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -96,7 +97,15 @@ func (c *logCounter) countStream(ctx context.Context, file int, r io.Reader) err
 		return err
 	}
 	defer rc.Close()
-	br := bufio.NewReaderSize(rc, logSampleSize)
+	// Decompression runs ahead on a core of its own. (A plain stream is not
+	// worth it: the hand-over costs more than reading does.)
+	var stream io.Reader = rc
+	if comp != CompressionNone && c.opts.workers() > 1 {
+		pf := newLogPrefetch(rc, 1<<20, 2)
+		defer pf.Close() // before rc.Close: the goroutine reads rc
+		stream = pf
+	}
+	br := bufio.NewReaderSize(stream, logSampleSize)
 	head, err := br.Peek(logSampleSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return err
@@ -106,13 +115,13 @@ func (c *logCounter) countStream(ctx context.Context, file int, r io.Reader) err
 	part := c.plan.newPart(0, c.merge.bucketsSnapshot())
 	last := int64(0)
 	err = sc.scan(ctx, br, part, true, func(int64) {
-		if raw.n-last >= 4<<20 {
-			last = raw.n
-			c.progress(file, raw.n)
+		if n := raw.n.Load(); n-last >= 4<<20 {
+			last = n
+			c.progress(file, n)
 		}
 	})
 	c.merge.add(part)
-	c.done += raw.n
+	c.done += raw.n.Load()
 	c.progress(file, 0)
 	return err
 }
@@ -199,15 +208,16 @@ func logInputSize(r io.Reader) int64 {
 	return 0
 }
 
-// logCountingReader counts the raw bytes read through it.
+// logCountingReader counts the raw bytes read through it (from the read-ahead
+// goroutine; the count is read by the scanner's).
 type logCountingReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64
 }
 
 func (c *logCountingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 
