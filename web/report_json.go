@@ -21,6 +21,9 @@ type reportJSON struct {
 	Diff        *diffJSON           `json:"diff,omitempty"`
 	Flame       *analyze.FlameGraph `json:"flame,omitempty"`
 	Notices     []string            `json:"notices,omitempty"`
+	// Analysis is the analysis of a report kind without a field of its own (JVM
+	// histograms, thread dumps, native memory…), shaped like its CLI's -json.
+	Analysis any `json:"analysis,omitempty"`
 }
 
 // diffJSON is a diff report's analysis for one sample type.
