@@ -32,7 +32,7 @@ func (d Detection) String() string {
 var (
 	legacyTextProfile = regexp.MustCompile(`\A(?:heap profile: |heap_v2/|--- heapz|--- threadz|--- contention|--- mutex|--- cpu|[a-z_]+ profile: total \d+\r?\n\d+ @ )`)
 	countProfileHead  = regexp.MustCompile(`\A([a-z_]+) profile: total \d+`)
-	goroutineHeader   = regexp.MustCompile(`(?m)^goroutine \d+ (?:gp=0x[0-9a-f]+ m=\S+ mp=\S+ )?\[`)
+	goroutineHeader   = regexp.MustCompile(`(?m)^goroutine \d+ (?:gp=0x[0-9a-f]+ m=\S+ (?:mp=\S+ )?)?\[`)
 	crashMarker       = regexp.MustCompile(`(?m)^(?:panic: |fatal error: |SIGQUIT: quit|SIGABRT: abort)`)
 	javaHistogramHead = regexp.MustCompile(`(?m)^\s*num\s+#instances\s+#bytes\s+(?:Class|class)\s+(?:name|description)`)
 	javaThreadHead    = regexp.MustCompile(`(?m)^(?:Full thread dump|"[^"\n]*"(?: #\d+)?(?: \[\d+\])?(?: daemon)? (?:prio=|os_prio=|tid=))`)

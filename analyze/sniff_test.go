@@ -75,6 +75,7 @@ func TestDetectKindWrongKinds(t *testing.T) {
 		{"json-looking log", "{not json} 2020-01-01 started\n", KindLog, ""},
 		{"panic", "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/x.go:3 +0x1\n", KindGoroutines, "panic"},
 		{"go1.22 header", "goroutine 1 gp=0xc000002380 m=0 mp=0x1 [running]:\nmain.main()\n\t/x.go:3 +0x1\n", KindGoroutines, "goroutine dump"},
+		{"go1.22 header without an m", "goroutine 7 gp=0xc000102a80 m=nil [chan receive]:\nmain.f()\n\t/x.go:3 +0x1\n", KindGoroutines, "goroutine dump"},
 		{"histogram", " num     #instances         #bytes  class name (module)\n-------------------------------------------------------\n   1:          1000         100000  [B (java.base@17)\n", KindJavaHistogram, "class histogram"},
 	} {
 		got := DetectKind([]byte(tc.in))

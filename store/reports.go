@@ -128,3 +128,87 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// SetPinned pins or unpins a report; retention keeps pinned reports.
+func (db *DB) SetPinned(ctx context.Context, id string, pinned bool) error {
+	if !ValidID(id) {
+		return fmt.Errorf("report %q: %w", id, ErrNotFound)
+	}
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, db.q(`UPDATE reports SET pinned = ? WHERE id = ?`), boolInt(pinned), id)
+		if err != nil {
+			return fmt.Errorf("store: pin: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("report %s: %w", id, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// DeleteArtifact removes an artifact's bytes and every report that used it; runs
+// that captured it keep their record but lose the file and their report. It
+// returns how many reports went.
+func (db *DB) DeleteArtifact(ctx context.Context, sha string) (reports int, err error) {
+	if !ValidSHA256(sha) {
+		return 0, fmt.Errorf("artifact %q: %w", sha, ErrNotFound)
+	}
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM artifacts WHERE sha256 = ?`), sha).Scan(&n); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		if n == 0 {
+			return fmt.Errorf("artifact %s: %w", sha, ErrNotFound)
+		}
+		res, err := tx.ExecContext(ctx, db.q(`DELETE FROM reports WHERE id IN (SELECT report_id FROM report_artifacts WHERE sha256 = ?)`), sha)
+		if err != nil {
+			return fmt.Errorf("store: delete reports: %w", err)
+		}
+		n64, _ := res.RowsAffected()
+		reports = int(n64)
+		if _, err := tx.ExecContext(ctx, db.q(`UPDATE runs SET report_id = '' WHERE report_id <> '' AND report_id NOT IN (SELECT id FROM reports)`)); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		for _, q := range []string{`DELETE FROM run_artifacts WHERE sha256 = ?`, `DELETE FROM artifact_chunks WHERE sha256 = ?`, `DELETE FROM artifacts WHERE sha256 = ?`} {
+			if _, err := tx.ExecContext(ctx, db.q(q), sha); err != nil {
+				return fmt.Errorf("store: delete artifact: %w", err)
+			}
+		}
+		return nil
+	})
+	return reports, err
+}
+
+// ExpireReports deletes the unpinned reports created before cutoff, then the
+// artifacts no report and no run refers to any more. It returns how many reports
+// and artifacts went.
+func (db *DB) ExpireReports(ctx context.Context, cutoff time.Time) (reports, artifacts int, err error) {
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, db.q(`DELETE FROM reports WHERE pinned = 0 AND created_at < ?`), millis(cutoff))
+		if err != nil {
+			return fmt.Errorf("store: expire reports: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		reports = int(n)
+		if _, err := tx.ExecContext(ctx, db.q(`UPDATE runs SET report_id = '' WHERE report_id <> '' AND report_id NOT IN (SELECT id FROM reports)`)); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		// Runs older than the cutoff that no pinned report keeps go too.
+		if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM runs WHERE status <> ? AND created_at < ? AND report_id = ''`), RunStatusRunning, millis(cutoff)); err != nil {
+			return fmt.Errorf("store: expire runs: %w", err)
+		}
+		orphans := `SELECT sha256 FROM artifacts WHERE sha256 NOT IN (SELECT sha256 FROM report_artifacts) AND sha256 NOT IN (SELECT sha256 FROM run_artifacts)`
+		if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM artifact_chunks WHERE sha256 IN (`+orphans+`)`)); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		res, err = tx.ExecContext(ctx, db.q(`DELETE FROM artifacts WHERE sha256 IN (`+orphans+`)`))
+		if err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		artifacts = int(n)
+		return nil
+	})
+	return reports, artifacts, err
+}

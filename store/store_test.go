@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"time"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,5 +203,53 @@ func TestNewIDIsRandomAndValid(t *testing.T) {
 			t.Fatalf("id %q invalid or repeated", id)
 		}
 		seen[id] = true
+	}
+}
+
+func TestDeleteArtifactAndRetention(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	a, b := upload("a", randomBytes(100)), upload("b", randomBytes(200))
+	r1, r2, r3 := &Report{Kind: "profile"}, &Report{Kind: "diff"}, &Report{Kind: "profile", Pinned: true}
+	for _, tc := range []struct {
+		r  *Report
+		up []Upload
+	}{{r1, []Upload{a}}, {r2, []Upload{a, b}}, {r3, []Upload{b}}} {
+		if err := db.CreateReport(ctx, tc.r, tc.up); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := db.DeleteArtifact(ctx, a.SHA256)
+	if err != nil || n != 2 {
+		t.Fatalf("deleted %d reports (%v), want the two that used it", n, err)
+	}
+	if got := counts(t, db); got != [3]int{1, 1, 1} {
+		t.Errorf("after the delete: artifacts, chunks, reports = %v", got)
+	}
+	if _, err := db.Report(ctx, r3.ID); err != nil {
+		t.Errorf("a report that did not use the artifact went: %v", err)
+	}
+	if _, err := db.DeleteArtifact(ctx, a.SHA256); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleting twice: %v", err)
+	}
+	r4 := &Report{Kind: "profile"}
+	if err := db.CreateReport(ctx, r4, []Upload{upload("c", randomBytes(300))}); err != nil {
+		t.Fatal(err)
+	}
+	reports, artifacts, err := db.ExpireReports(ctx, time.Now().Add(time.Hour))
+	if err != nil || reports != 1 || artifacts != 1 {
+		t.Fatalf("expired %d reports and %d artifacts (%v); want the unpinned one and its file", reports, artifacts, err)
+	}
+	if _, err := db.Report(ctx, r3.ID); err != nil {
+		t.Errorf("the pinned report expired: %v", err)
+	}
+	if err := db.SetPinned(ctx, r3.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if reports, artifacts, _ := db.ExpireReports(ctx, time.Now().Add(time.Hour)); reports != 1 || artifacts != 1 {
+		t.Errorf("after unpinning: %d reports, %d artifacts expired", reports, artifacts)
+	}
+	if got := counts(t, db); got != [3]int{0, 0, 0} {
+		t.Errorf("left %v", got)
 	}
 }

@@ -50,3 +50,19 @@ func (c *lru[V]) add(key string, v V) {
 		delete(c.items, last.Value.(*lruEntry[V]).key)
 	}
 }
+
+func (c *lru[V]) remove(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.order.Remove(e)
+		delete(c.items, key)
+	}
+}
+
+func (c *lru[V]) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order.Init()
+	clear(c.items)
+}

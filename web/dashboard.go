@@ -6,16 +6,28 @@ import (
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
 
 // handleDashboard is GET /: the upload form and the recent reports.
 func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
-	recent, err := s.store.RecentReports(r.Context(), 20)
-	if err != nil {
+	// Report ids are the secret that protects reports: list them only to those
+	// who may see them all.
+	var recent []store.Report
+	var err error
+	listing := s.authorized(r)
+	if listing {
+		if recent, err = s.store.RecentReports(r.Context(), 20); err != nil {
+			return err
+		}
+	}
+	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: acceptedKinds,
+		SignIn: !listing, Auth: s.cfg.Token != ""}
+	if d.Lab, err = s.labBlock(r, listing); err != nil {
 		return err
 	}
-	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: acceptedKinds}
 	for _, rep := range recent {
 		item := view.ReportListItem{URL: "/r/" + rep.ID, Title: rep.ID, Kind: rep.Kind, Created: formatTime(rep.CreatedAt)}
 		if len(rep.Artifacts) > 0 {
@@ -51,4 +63,29 @@ func profileSummaryLine(raw json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// labBlock fills the dashboard's lab section.
+func (s *Server) labBlock(r *http.Request, listing bool) (view.RunList, error) {
+	l := view.RunList{Enabled: s.lab != nil,
+		CheckpointVariants: []string{"leaky", "fix-close", "fix-reset", "fix-guard"}, Modes: []string{"active", "standby"},
+		RecoveryVariants: []string{"leaky", "close", "drain", "header"}, Codecs: []string{"gzip", "zstd", "snappy", "lz4", "none"}}
+	if !l.Enabled || !listing {
+		return l, nil
+	}
+	l.Targets = s.cfg.Targets.Names()
+	for _, p := range lab.Presets {
+		l.Presets = append(l.Presets, view.Preset{Name: p.Name, Description: p.Description})
+	}
+	runs, err := s.store.RecentRuns(r.Context(), 20)
+	if err != nil {
+		return l, err
+	}
+	for _, run := range runs {
+		var spec lab.Spec
+		jsonUnmarshal(run.Spec, &spec)
+		l.Recent = append(l.Recent, view.RunItem{ID: run.ID, URL: "/runs/" + run.ID, Title: spec.Title(), Status: run.Status,
+			StatusClass: statusClass(run.Status), Verdict: run.Verdict, Created: formatTime(run.CreatedAt)})
+	}
+	return l, nil
 }

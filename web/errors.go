@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 )
 
@@ -47,6 +48,12 @@ var statusTable = []struct {
 	{analyze.ErrMalformed, http.StatusUnprocessableEntity},
 	{analyze.ErrInvalidParameter, http.StatusBadRequest},
 	{analyze.ErrMismatch, http.StatusUnprocessableEntity},
+	{lab.ErrInvalidSpec, http.StatusBadRequest},
+	{lab.ErrTooLarge, http.StatusRequestEntityTooLarge},
+	{lab.ErrBusy, http.StatusTooManyRequests},
+	{lab.ErrDisabled, http.StatusForbidden},
+	{lab.ErrNotRunning, http.StatusConflict},
+	{lab.ErrUnknownTarget, http.StatusBadRequest},
 }
 
 // statusOf returns the status and the user-facing message for err.

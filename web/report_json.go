@@ -21,8 +21,8 @@ type reportJSON struct {
 	Diff        *diffJSON           `json:"diff,omitempty"`
 	Flame       *analyze.FlameGraph `json:"flame,omitempty"`
 	Notices     []string            `json:"notices,omitempty"`
-	// Analysis is the analysis of a report kind without a field of its own (JVM
-	// histograms, thread dumps, native memory…), shaped like its CLI's -json.
+	// Analysis holds the result of the report kinds that have no field of their
+	// own (goroutines, logs, JVM dumps, runs).
 	Analysis any `json:"analysis,omitempty"`
 }
 

@@ -2,15 +2,19 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
 )
@@ -23,6 +27,20 @@ type Store interface {
 	Artifact(ctx context.Context, sha string) (*store.Artifact, error)
 	OpenArtifact(ctx context.Context, sha string) (io.ReadCloser, error)
 	ReadArtifact(ctx context.Context, sha string) ([]byte, error)
+
+	CreateRun(ctx context.Context, r *store.Run) error
+	UpdateRunProgress(ctx context.Context, id string, progress json.RawMessage, leaseUntil time.Time) error
+	FinishRun(ctx context.Context, r *store.Run) error
+	AddRunArtifact(ctx context.Context, runID string, a *store.RunArtifact, u store.Upload) error
+	Run(ctx context.Context, id string) (*store.Run, error)
+	RecentRuns(ctx context.Context, limit int) ([]store.Run, error)
+	RunArtifacts(ctx context.Context, runID string) ([]store.RunArtifact, error)
+	InterruptExpiredRuns(ctx context.Context, now time.Time) (int, error)
+	InterruptOwnedRuns(ctx context.Context, owner string) (int, error)
+
+	SetPinned(ctx context.Context, id string, pinned bool) error
+	DeleteArtifact(ctx context.Context, sha string) (int, error)
+	ExpireReports(ctx context.Context, cutoff time.Time) (int, int, error)
 }
 
 // Config configures a Server. Zero values mean the defaults.
@@ -40,6 +58,26 @@ type Config struct {
 	// RequestTimeout bounds ordinary requests (default 60 s); uploads get
 	// UploadTimeout (default 15 min).
 	RequestTimeout, UploadTimeout time.Duration
+	// Lab configures the reproductions; nil turns the lab off (-lab=false). Its
+	// Recorder is the server's own.
+	Lab *lab.Config
+	// Token, when set, is needed for every upload, run, cancel, pin and delete
+	// (Authorization: Bearer, or the session cookie of /login); Private makes it
+	// needed for reads too.
+	Token   string
+	Private bool
+	// UploadsPerMinute and RunsPerMinute limit each client address (with a burst
+	// of UploadBurst and RunBurst); 0 means the defaults, negative no limit.
+	UploadsPerMinute, RunsPerMinute float64
+	UploadBurst, RunBurst           int
+	// MaxAnalyses caps the requests that parse and analyze at once (default 4 per
+	// CPU); more wait up to 30 s in a backlog, then get 503.
+	MaxAnalyses int
+	// Retain, when positive, expires unpinned reports older than it.
+	Retain time.Duration
+	// Targets are the live pprof endpoints an operator allows captures from, by
+	// name (-target name=url); the browser only ever names one.
+	Targets lab.Targets
 }
 
 // Defaults for Config.
@@ -58,6 +96,21 @@ type Server struct {
 	assets   *assets
 	profiles *lru[*analyze.Profile]
 	router   chi.Router
+
+	lab *lab.Manager // nil when the lab is off
+	// uploadLimit and runLimit are per-client rate limits (nil: none).
+	uploadLimit, runLimit *clientLimiter
+	// owner identifies this replica's runs in the store.
+	owner string
+	// closing is closed when the server begins to shut down, so that long-lived
+	// responses (server-sent events) end and let it.
+	closing     chan struct{}
+	closeOnce   sync.Once
+	sweeperStop chan struct{}
+	sweeperDone chan struct{}
+	// retentionStop and retentionDone run the retention loop when Retain is set.
+	retentionStop chan struct{}
+	retentionDone chan struct{}
 }
 
 // NewServer builds the router with every route and middleware.
@@ -80,13 +133,75 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.UploadsPerMinute == 0 {
+		cfg.UploadsPerMinute, cfg.UploadBurst = 60, 30
+	}
+	if cfg.RunsPerMinute == 0 {
+		cfg.RunsPerMinute, cfg.RunBurst = 6, 3
+	}
+	if cfg.MaxAnalyses <= 0 {
+		cfg.MaxAnalyses = 4 * runtime.NumCPU()
+	}
 	a, err := newAssets(static.FS)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newLRU[*analyze.Profile](16)}
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newLRU[*analyze.Profile](16),
+		owner: store.NewID(), closing: make(chan struct{})}
+	if cfg.UploadsPerMinute > 0 {
+		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")
+	}
+	if cfg.RunsPerMinute > 0 {
+		s.runLimit = newClientLimiter(cfg.RunsPerMinute, max(cfg.RunBurst, 1), "runs")
+	}
+	if cfg.Lab != nil {
+		lc := *cfg.Lab
+		lc.Recorder = runRecorder{s}
+		if lc.Logger == nil {
+			lc.Logger = s.log
+		}
+		m, err := lab.NewManager(lc)
+		if err != nil {
+			return nil, err
+		}
+		s.lab = m
+		s.startSweeper(m.Lease())
+	}
+	if cfg.Retain > 0 {
+		s.startRetention(cfg.Retain)
+	}
 	s.router = s.routes()
 	return s, nil
+}
+
+// BeginShutdown ends the long-lived responses (server-sent events) so that an
+// http.Server's Shutdown can finish; register it with RegisterOnShutdown.
+func (s *Server) BeginShutdown() {
+	s.closeOnce.Do(func() { close(s.closing) })
+}
+
+// Close stops the lab (its runs end as interrupted, their children killed) and
+// the background work. Call it after the HTTP server has shut down and before
+// the store closes.
+func (s *Server) Close() error {
+	s.BeginShutdown()
+	var err error
+	if s.retentionStop != nil {
+		close(s.retentionStop)
+		<-s.retentionDone
+		s.retentionStop = nil
+	}
+	if s.lab != nil {
+		err = s.lab.Close()
+		close(s.sweeperStop)
+		<-s.sweeperDone
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, ierr := s.store.InterruptOwnedRuns(ctx, s.owner); ierr != nil && err == nil {
+			err = ierr
+		}
+	}
+	return err
 }
 
 // ServeHTTP makes the server an http.Handler.
@@ -99,6 +214,9 @@ func (s *Server) routes() chi.Router {
 	r.Use(middleware.ClientIPFromRemoteAddr)
 	r.Use(middleware.RequestLogger(slogFormatter{s.log}))
 	r.Use(middleware.Recoverer)
+	r.Use(securityHeaders)
+	r.Use(s.crossOriginProtection)
+	r.Use(s.access)
 	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusNotFound, "no page at %s", r.URL.Path)
 	}))
@@ -110,19 +228,38 @@ func (s *Server) routes() chi.Router {
 		io.WriteString(w, "ok")
 	})
 	r.Mount("/static", s.assets.Routes())
+	throttle := middleware.ThrottleBacklog(s.cfg.MaxAnalyses, 8*s.cfg.MaxAnalyses, 30*time.Second)
 
 	// Uploads may take long; everything else is bounded tightly.
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.Timeout(s.cfg.UploadTimeout))
+		r.Use(s.uploadLimit.middleware(s))
+		r.Use(throttle)
 		r.Post("/upload", s.handle(s.handleUploadForm))
 		r.Post("/api/artifacts", s.handle(s.handleUploadAPI))
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.Timeout(s.cfg.RequestTimeout))
-		r.Get("/", s.handle(s.handleDashboard))
-		r.Mount("/r", reportsResource{s}.Routes())
-		r.Mount("/a", artifactsResource{s}.Routes())
-		r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))
+		r.Get("/login", s.handle(s.handleLoginPage))
+		r.Post("/login", s.handle(s.handleLogin))
+		r.Post("/logout", s.handle(s.handleLogout))
+		r.Group(func(r chi.Router) {
+			r.Use(throttle)
+			r.Get("/", s.handle(s.handleDashboard))
+			r.Mount("/r", reportsResource{s}.Routes())
+			r.Mount("/a", artifactsResource{s}.Routes())
+			r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))
+			r.Mount("/runs", runsResource{s}.Routes())
+			r.Mount("/api/runs", runsResource{s}.APIRoutes())
+		})
+		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.handleCaptureAPI))
+		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.handleCaptureForm))
+		r.Delete("/api/artifacts/{sha256}", s.handle(s.handleDeleteArtifact))
+		r.Post("/api/reports/{id}/pin", s.handle(s.handlePin(true)))
+		r.Delete("/api/reports/{id}/pin", s.handle(s.handlePin(false)))
 	})
+	// Server-sent events live as long as a run; they end when it does or when the
+	// server shuts down.
+	r.Get("/runs/{id}/events", s.handle(s.handleRunEvents))
 	return r
 }

@@ -17,10 +17,17 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/testworkload"
 	"github.com/leakui/leakui/store"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain doubles as the lab's test workload when LEAKUI_LAB_CHILD is set.
+func TestMain(m *testing.M) {
+	if os.Getenv("LEAKUI_LAB_CHILD") != "" {
+		os.Exit(testworkload.Main(os.Args[1:]))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // testServer is a real server on a real SQLite store in a temporary directory.
 type testServer struct {
@@ -43,7 +50,9 @@ func newTestServer(t *testing.T, cfg Config) *testServer {
 	}
 	ts := &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
 	t.Cleanup(func() {
+		srv.BeginShutdown()
 		ts.Close()
+		srv.Close()
 		db.Close()
 	})
 	return ts

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web"
 )
@@ -40,10 +41,26 @@ type Main struct {
 	MaxUpload       int64
 	MaxDecompressed int64
 	ShutdownTimeout time.Duration
+	// Lab flags.
+	Lab         bool
+	MaxRuns     int
+	RunDeadline time.Duration
+	RunLease    time.Duration
+	MaxCycles   int
+	Brokers     string
+	Snapshots   int
+	// Access and limits.
+	Token       string
+	Private     bool
+	Retain      retention
+	UploadRate  float64
+	RunRate     float64
+	MaxAnalyses int
 
 	io     stdio
 	log    *slog.Logger
 	store  *store.DB
+	web    *web.Server
 	ln     net.Listener
 	server *http.Server
 	served chan error
@@ -54,6 +71,7 @@ func NewMain(io stdio) *Main {
 	return &Main{
 		Addr: "127.0.0.1:8080", DataDir: "./leakui-data", MaxUpload: web.DefaultMaxUpload,
 		MaxDecompressed: analyze.DefaultMaxDecompressed, ShutdownTimeout: 30 * time.Second, io: io,
+		Lab: true, MaxRuns: 1, RunDeadline: 30 * time.Minute, RunLease: 30 * time.Second, MaxCycles: 5000, Snapshots: 15,
 	}
 }
 
@@ -71,6 +89,13 @@ func (m *Main) ParseFlags(args []string) error {
 	if m.DSN == "" {
 		m.DSN = os.Getenv("LEAKUI_DB")
 	}
+	if m.Token == "" {
+		m.Token = os.Getenv("LEAKUI_TOKEN")
+	}
+	if m.Private && m.Token == "" {
+		fmt.Fprintln(m.io.err, "leakui serve: -private needs a -token (or LEAKUI_TOKEN)")
+		return errUsage
+	}
 	return nil
 }
 
@@ -81,6 +106,19 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&m.MaxUpload, "max-upload", m.MaxUpload, "largest upload in bytes (413 beyond)")
 	fs.Int64Var(&m.MaxDecompressed, "max-decompressed", m.MaxDecompressed, "largest input after gzip/zstd decompression, in bytes (413 beyond)")
 	fs.DurationVar(&m.ShutdownTimeout, "shutdown-timeout", m.ShutdownTimeout, "how long requests in flight may finish on SIGINT/SIGTERM")
+	fs.BoolVar(&m.Lab, "lab", m.Lab, "run reproductions from the dashboard (false: analyze uploads only)")
+	fs.IntVar(&m.MaxRuns, "max-runs", m.MaxRuns, "reproductions that may run at once (429 beyond)")
+	fs.DurationVar(&m.RunDeadline, "run-deadline", m.RunDeadline, "longest a reproduction may run before it is stopped")
+	fs.DurationVar(&m.RunLease, "run-lease", m.RunLease, "a run whose server stops renewing it for this long is marked interrupted")
+	fs.IntVar(&m.MaxCycles, "max-cycles", m.MaxCycles, "most cycles one checkpoint run may ask for")
+	fs.IntVar(&m.Snapshots, "snapshots", m.Snapshots, "about how many heap and goroutine snapshots a run captures")
+	fs.StringVar(&m.Brokers, "brokers", "", "Kafka brokers host:port,... for the checkpoint workload (default: an embedded broker per run)")
+	fs.StringVar(&m.Token, "token", "", "require this token for uploads, runs and deletes (env LEAKUI_TOKEN); never logged")
+	fs.BoolVar(&m.Private, "private", false, "with -token, require it for reading reports too")
+	fs.Var(&m.Retain, "retain", "expire unpinned reports older than this, such as 30d or 12h (default: keep all)")
+	fs.Float64Var(&m.UploadRate, "upload-rate", 60, "uploads per minute per client address (a burst of half as many; negative: no limit)")
+	fs.Float64Var(&m.RunRate, "run-rate", 6, "runs per minute per client address (a burst of half as many; negative: no limit)")
+	fs.IntVar(&m.MaxAnalyses, "max-analyses", 0, "requests that parse and analyze at once (default 4 per CPU)")
 }
 
 // Open opens the store and starts listening and serving; Addr then holds the bound
@@ -96,15 +134,23 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.store = db
-	srv, err := web.NewServer(web.Config{
-		Store: db, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed,
-	})
+	cfg := web.Config{Store: db, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed,
+		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
+		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
+		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1)}
+	if m.Lab {
+		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
+			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}}
+	}
+	srv, err := web.NewServer(cfg)
 	if err != nil {
 		db.Close()
 		return err
 	}
+	m.web = srv
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
+		srv.Close()
 		db.Close()
 		return fmt.Errorf("listen: %w", err)
 	}
@@ -117,6 +163,7 @@ func (m *Main) Open(ctx context.Context) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
 	}
+	m.server.RegisterOnShutdown(srv.BeginShutdown)
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.server.Serve(ln) }()
 	fmt.Fprintf(m.io.out, "leakui listening on http://%s\n", m.Addr)
@@ -153,6 +200,9 @@ func (m *Main) Close() error {
 				errs = append(errs, err)
 			}
 		}
+	}
+	if m.web != nil {
+		errs = append(errs, m.web.Close())
 	}
 	if m.store != nil {
 		errs = append(errs, m.store.Close())

@@ -121,3 +121,26 @@ func TestServeGracefulShutdown(t *testing.T) {
 		t.Error("the server still answers after Close")
 	}
 }
+
+func TestServeFlags(t *testing.T) {
+	var errb bytes.Buffer
+	m := NewMain(stdio{strings.NewReader(""), &errb, &errb})
+	if err := m.ParseFlags([]string{"-retain", "30d", "-token", "t", "-private", "-lab=false", "-max-runs", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	if time.Duration(m.Retain) != 30*24*time.Hour || m.Token != "t" || !m.Private || m.Lab || m.MaxRuns != 3 {
+		t.Errorf("flags: %+v", m)
+	}
+	m = NewMain(stdio{strings.NewReader(""), &errb, &errb})
+	if err := m.ParseFlags([]string{"-private"}); err == nil {
+		t.Error("-private without a token was accepted")
+	}
+	t.Setenv("LEAKUI_TOKEN", "from-env")
+	m = NewMain(stdio{strings.NewReader(""), &errb, &errb})
+	if err := m.ParseFlags(nil); err != nil || m.Token != "from-env" {
+		t.Errorf("LEAKUI_TOKEN: %q %v", m.Token, err)
+	}
+	if err := m.Retain.Set("soon"); err == nil {
+		t.Error("-retain soon was accepted")
+	}
+}

@@ -5,6 +5,11 @@ type Dashboard struct {
 	MaxUpload string
 	Accepted  []string
 	Recent    []ReportListItem
+	Lab       RunList
+	// SignIn is true when the server has a token the visitor has not given: the
+	// lists stay hidden and the page offers /login. Auth is true when a token is
+	// configured at all.
+	SignIn, Auth bool
 }
 
 // ReportListItem is one line of the recent reports list.

@@ -1,0 +1,203 @@
+package lab
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// Spec is what to run. Fields that do not apply to the workload stay zero.
+type Spec struct {
+	Workload string `json:"workload"`
+	Variant  string `json:"variant"`
+	// Checkpoint (SAMZA-2785).
+	Mode   string `json:"mode,omitempty"`
+	Cycles int    `json:"cycles,omitempty"`
+	Tasks  int    `json:"tasks,omitempty"`
+	// Recovery (KAFKA-3933).
+	Codec      string `json:"codec,omitempty"`
+	Partitions int    `json:"partitions,omitempty"`
+	Segments   int    `json:"segments,omitempty"`
+	Batches    int    `json:"batches,omitempty"`
+	Records    int    `json:"records,omitempty"`
+	ValueBytes int    `json:"value_bytes,omitempty"`
+}
+
+// The workloads and their choices.
+const (
+	WorkloadCheckpoint = "checkpoint"
+	WorkloadRecovery   = "recovery"
+)
+
+var (
+	checkpointVariants = []string{"leaky", "fix-close", "fix-reset", "fix-guard"}
+	checkpointModes    = []string{"active", "standby"}
+	recoveryVariants   = []string{"leaky", "close", "drain", "header"}
+	recoveryCodecs     = []string{"none", "gzip", "snappy", "lz4", "zstd"}
+)
+
+// Limits bound what one run may ask for.
+type Limits struct {
+	// MaxCycles bounds checkpoint cycles (default 5000).
+	MaxCycles int
+	// MaxRecords bounds recovery's partitions × segments × batches × records
+	// (default 20 million).
+	MaxRecords int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxCycles <= 0 {
+		l.MaxCycles = 5000
+	}
+	if l.MaxRecords <= 0 {
+		l.MaxRecords = 20_000_000
+	}
+	return l
+}
+
+// Normalize fills defaults and checks the spec against the limits. Errors wrap
+// ErrInvalidSpec or ErrTooLarge and say what is accepted.
+func (s *Spec) Normalize(limits Limits) error {
+	limits = limits.withDefaults()
+	oneOf := func(field, v string, allowed []string) error {
+		if !slices.Contains(allowed, v) {
+			return fmt.Errorf("%w: %s %q is not one of %v", ErrInvalidSpec, field, v, allowed)
+		}
+		return nil
+	}
+	inRange := func(field string, v *int, def, lo, hi int) error {
+		if *v == 0 {
+			*v = def
+		}
+		if *v < lo || *v > hi {
+			return fmt.Errorf("%w: %s must be between %d and %d, not %d", ErrInvalidSpec, field, lo, hi, *v)
+		}
+		return nil
+	}
+	switch s.Workload {
+	case WorkloadCheckpoint:
+		if s.Variant == "" {
+			s.Variant = "leaky"
+		}
+		if s.Mode == "" {
+			s.Mode = "active"
+		}
+		if err := oneOf("variant", s.Variant, checkpointVariants); err != nil {
+			return err
+		}
+		if err := oneOf("mode", s.Mode, checkpointModes); err != nil {
+			return err
+		}
+		if s.Cycles > limits.MaxCycles {
+			return fmt.Errorf("%w: %d cycles; this server allows at most %d", ErrTooLarge, s.Cycles, limits.MaxCycles)
+		}
+		if err := inRange("cycles", &s.Cycles, 100, 1, limits.MaxCycles); err != nil {
+			return err
+		}
+		if err := inRange("tasks", &s.Tasks, 8, 1, 256); err != nil {
+			return err
+		}
+		s.Codec, s.Partitions, s.Segments, s.Batches, s.Records, s.ValueBytes = "", 0, 0, 0, 0, 0
+	case WorkloadRecovery:
+		if s.Variant == "" {
+			s.Variant = "leaky"
+		}
+		if s.Codec == "" {
+			s.Codec = "zstd"
+		}
+		if err := oneOf("variant", s.Variant, recoveryVariants); err != nil {
+			return err
+		}
+		if err := oneOf("codec", s.Codec, recoveryCodecs); err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			name        string
+			v           *int
+			def, lo, hi int
+		}{
+			{"partitions", &s.Partitions, 4, 1, 64},
+			{"segments", &s.Segments, 20, 1, 1000},
+			{"batches", &s.Batches, 500, 1, 100000},
+			{"records", &s.Records, 20, 1, 10000},
+			{"value_bytes", &s.ValueBytes, 512, 1, 1 << 20},
+		} {
+			if err := inRange(f.name, f.v, f.def, f.lo, f.hi); err != nil {
+				return err
+			}
+		}
+		if n := s.Partitions * s.Segments * s.Batches * s.Records; n > limits.MaxRecords {
+			return fmt.Errorf("%w: %d records (partitions × segments × batches × records); this server allows at most %d",
+				ErrTooLarge, n, limits.MaxRecords)
+		}
+		s.Mode, s.Cycles, s.Tasks = "", 0, 0
+	default:
+		return fmt.Errorf("%w: workload %q is not one of [checkpoint recovery]", ErrInvalidSpec, s.Workload)
+	}
+	return nil
+}
+
+// Args is the child's command line after the binary: `work <workload> …`.
+func (s Spec) Args() []string {
+	args := []string{"work", s.Workload, "-variant", s.Variant}
+	add := func(flag string, v int) { args = append(args, flag, strconv.Itoa(v)) }
+	switch s.Workload {
+	case WorkloadCheckpoint:
+		args = append(args, "-mode", s.Mode)
+		add("-cycles", s.Cycles)
+		add("-tasks", s.Tasks)
+	case WorkloadRecovery:
+		args = append(args, "-codec", s.Codec)
+		add("-partitions", s.Partitions)
+		add("-segments", s.Segments)
+		add("-batches", s.Batches)
+		add("-records", s.Records)
+		add("-value-bytes", s.ValueBytes)
+	}
+	return args
+}
+
+// Title describes the run in a few words, such as "checkpoint leaky/active, 100 cycles".
+func (s Spec) Title() string {
+	switch s.Workload {
+	case WorkloadCheckpoint:
+		return fmt.Sprintf("checkpoint %s/%s, %d cycles × %d tasks", s.Variant, s.Mode, s.Cycles, s.Tasks)
+	case WorkloadRecovery:
+		return fmt.Sprintf("recovery %s/%s, %d partitions × %d segments × %d batches", s.Variant, s.Codec, s.Partitions, s.Segments, s.Batches)
+	case WorkloadCapture:
+		return fmt.Sprintf("capture %s of %s, %d snapshots", s.Mode, s.Variant, s.Cycles)
+	}
+	return s.Workload
+}
+
+// Preset is a named run that means something.
+type Preset struct {
+	Name, Description string
+	Spec              Spec
+}
+
+// Presets are the runs the dashboard offers first.
+var Presets = []Preset{
+	{"samza-2785-production", "SAMZA-2785 as seen in production: 1741 rebalances, active container",
+		Spec{Workload: WorkloadCheckpoint, Variant: "leaky", Mode: "active", Cycles: 1741, Tasks: 4}},
+	{"samza-2785-fix-guard", "the same with the upstream fix (fix-guard, apache/samza#1674)",
+		Spec{Workload: WorkloadCheckpoint, Variant: "fix-guard", Mode: "active", Cycles: 1741, Tasks: 4}},
+	{"samza-2785-quick", "SAMZA-2785 in a minute: 100 rebalances, active container",
+		Spec{Workload: WorkloadCheckpoint, Variant: "leaky", Mode: "active", Cycles: 100, Tasks: 4}},
+	{"kafka-3933-gzip-leaky", "KAFKA-3933: recover 20 gzip segments, leaky (0.10.0.0)",
+		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "gzip", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512}},
+	{"kafka-3933-gzip-drain", "… with drain (what shipped in 0.10.0.1)",
+		Spec{Workload: WorkloadRecovery, Variant: "drain", Codec: "gzip", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512}},
+	{"kafka-3933-zstd-leaky", "KAFKA-3933 with zstd: decoder goroutines never closed",
+		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "zstd", Partitions: 1, Segments: 20, Batches: 200, Records: 20, ValueBytes: 512}},
+}
+
+// PresetByName finds a preset.
+func PresetByName(name string) (Preset, bool) {
+	for _, p := range Presets {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Preset{}, false
+}

@@ -1,0 +1,85 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestRunLifecycle(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	r := &Run{ID: NewID(), Workload: "checkpoint", Spec: json.RawMessage(`{"cycles":5}`), Owner: "a", LeaseUntil: time.Now().Add(time.Minute)}
+	if err := db.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UpdateRunProgress(ctx, r.ID, json.RawMessage(`{"step":2}`), time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	heap := randomBytes(3000)
+	a := &RunArtifact{Role: "heap", Step: 2}
+	if err := db.AddRunArtifact(ctx, r.ID, a, upload("heap-0002.pb.gz", heap)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddRunArtifact(ctx, r.ID, &RunArtifact{Role: "heap", Step: 4}, upload("heap-0004.pb.gz", heap)); err != nil {
+		t.Fatal(err)
+	}
+	arts, err := db.RunArtifacts(ctx, r.ID)
+	if err != nil || len(arts) != 2 || arts[0].Seq != 0 || arts[1].Seq != 1 || arts[1].Step != 4 || arts[0].Size != 3000 {
+		t.Fatalf("artifacts %+v (%v)", arts, err)
+	}
+	if got := counts(t, db); got[0] != 1 {
+		t.Errorf("the same bytes twice are %d artifacts", got[0])
+	}
+	r.Status, r.Verdict, r.Reason, r.Progress = "done", "leak", "4 consumers never closed", json.RawMessage(`{"step":5}`)
+	if err := db.FinishRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Run(ctx, r.ID)
+	if err != nil || got.Status != "done" || got.Verdict != "leak" || string(got.Progress) != `{"step":5}` || got.FinishedAt.IsZero() {
+		t.Fatalf("run read back %+v (%v)", got, err)
+	}
+	if err := db.UpdateRunProgress(ctx, r.ID, nil, time.Now()); !errors.Is(err, ErrNotFound) {
+		t.Errorf("progress on a finished run: %v", err)
+	}
+	if err := db.FinishRun(ctx, r); !errors.Is(err, ErrNotFound) {
+		t.Errorf("finishing twice: %v", err)
+	}
+	back, _ := db.ReadArtifact(ctx, arts[0].SHA256)
+	if !bytes.Equal(back, heap) {
+		t.Error("captured bytes differ")
+	}
+}
+
+func TestInterruptRuns(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	now := time.Now()
+	expired := &Run{ID: NewID(), Workload: "checkpoint", Owner: "a", LeaseUntil: now.Add(-time.Second)}
+	live := &Run{ID: NewID(), Workload: "checkpoint", Owner: "b", LeaseUntil: now.Add(time.Hour)}
+	mine := &Run{ID: NewID(), Workload: "recovery", Owner: "c", LeaseUntil: now.Add(time.Hour)}
+	for _, r := range []*Run{expired, live, mine} {
+		if err := db.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := db.InterruptExpiredRuns(ctx, now); err != nil || n != 1 {
+		t.Fatalf("interrupted %d (%v), want the expired one", n, err)
+	}
+	if n, err := db.InterruptOwnedRuns(ctx, "c"); err != nil || n != 1 {
+		t.Fatalf("interrupted %d (%v), want owner c's", n, err)
+	}
+	for id, want := range map[string]string{expired.ID: "interrupted", live.ID: "running", mine.ID: "interrupted"} {
+		r, err := db.Run(ctx, id)
+		if err != nil || r.Status != want {
+			t.Errorf("run %s: %v (%v), want %s", id, r, err, want)
+		}
+	}
+	recent, err := db.RecentRuns(ctx, 10)
+	if err != nil || len(recent) != 3 {
+		t.Errorf("recent runs: %d (%v)", len(recent), err)
+	}
+}

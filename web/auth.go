@@ -1,0 +1,103 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/leakui/leakui/web/view"
+)
+
+// sessionCookie carries a browser's proof of the token: an HMAC of a fixed message
+// under the token, so the cookie never reveals the token itself.
+const sessionCookie = "leakui_session"
+
+// authorized reports whether the request carries the server's token, as a bearer
+// token or as the session cookie. Without a configured token everyone is.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.cfg.Token == "" {
+		return true
+	}
+	if h := r.Header.Get("Authorization"); h != "" {
+		given, ok := strings.CutPrefix(h, "Bearer ")
+		return ok && subtle.ConstantTimeCompare([]byte(given), []byte(s.cfg.Token)) == 1
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.sessionValue())) == 1
+	}
+	return false
+}
+
+// sessionValue is the cookie value that proves the token.
+func (s *Server) sessionValue() string {
+	m := hmac.New(sha256.New, []byte(s.cfg.Token))
+	m.Write([]byte("leakui session v1"))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// access enforces the token when one is configured: every request that changes
+// state (uploads, runs, cancels, deletes, pins) needs it; reads of a report stay
+// possible by its unguessable id unless the server is private. Signing in, the
+// health check and the static files are always open.
+func (s *Server) access(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.Token == "" || s.authorized(r) || openPath(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		safe := r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions
+		if safe && !s.cfg.Private {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.writeError(w, r, s.unauthorized(r))
+	})
+}
+
+// openPath lists what needs no token even on a private server.
+func openPath(path string) bool {
+	return path == "/login" || path == "/logout" || path == "/healthz" || strings.HasPrefix(path, "/static/")
+}
+
+// unauthorized explains how to authenticate.
+func (s *Server) unauthorized(r *http.Request) error {
+	if wantsJSON(r) {
+		return errorf(http.StatusUnauthorized, "this server needs its token: send Authorization: Bearer TOKEN")
+	}
+	return errorf(http.StatusUnauthorized, "this server needs its token: sign in at /login")
+}
+
+// handleLoginPage is GET /login.
+func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) error {
+	return s.render(w, r, http.StatusOK, view.Page{Title: "sign in"}, view.LoginPage(s.cfg.Token != "", s.authorized(r)))
+}
+
+// handleLogin is POST /login with the token: it sets the session cookie (HttpOnly,
+// SameSite=Strict) and goes to the dashboard.
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
+	if err := r.ParseForm(); err != nil {
+		return errorf(http.StatusBadRequest, "bad form: %v", err)
+	}
+	if s.cfg.Token == "" || subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), []byte(s.cfg.Token)) != 1 {
+		s.log.Warn("sign-in refused", "client", clientIP(r))
+		return errorf(http.StatusUnauthorized, "wrong token")
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookie, Value: s.sessionValue(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: r.TLS != nil, Expires: time.Now().Add(30 * 24 * time.Hour),
+	})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+	return nil
+}
+
+// handleLogout is POST /logout.
+func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+	return nil
+}

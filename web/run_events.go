@@ -1,0 +1,104 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/store"
+)
+
+// eventInterval is the least time between two events of one run: changes in
+// between are coalesced into the next.
+const eventInterval = 250 * time.Millisecond
+
+// handleRunEvents is GET /runs/{id}/events: server-sent events with the run's
+// progress, at most one every 250 ms, starting with the current state (so a reload
+// resumes), and an "end" event when the run has ended. A run going on in another
+// replica is followed through the store.
+func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "id")
+	run, p, err := s.runState(r, id)
+	if err != nil {
+		return err
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		return fmt.Errorf("streaming is not supported by this connection")
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(event string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+			return err
+		}
+		flusher.Flush()
+		return nil
+	}
+	ctx := r.Context()
+	var live *lab.Run
+	if s.lab != nil && run.Status == store.RunStatusRunning {
+		live, _ = s.lab.Get(id)
+	}
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
+	for {
+		var changed <-chan struct{}
+		if live != nil {
+			p, changed = live.State()
+		} else if run, p, err = s.runState(r, id); err != nil {
+			return nil // the stream is open; end it
+		}
+		if err := send("progress", p); err != nil {
+			return nil
+		}
+		if p.Status != lab.StatusRunning {
+			send("end", map[string]string{"status": p.Status, "url": "/runs/" + id})
+			return nil
+		}
+		// Wait for a change (or the next poll), then keep at least eventInterval
+		// between two events.
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.closing:
+			return nil
+		case <-changed:
+		case <-poll.C:
+		case <-doneOf(live):
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.closing:
+			return nil
+		case <-time.After(eventInterval):
+		}
+		if live != nil {
+			select {
+			case <-live.Done():
+				// The run has ended and its end is recorded: read it from the store.
+				live = nil
+			default:
+			}
+		}
+	}
+}
+
+// doneOf is a run's done channel, or nil (never ready) without a run.
+func doneOf(r *lab.Run) <-chan struct{} {
+	if r == nil {
+		return nil
+	}
+	return r.Done()
+}

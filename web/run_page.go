@@ -1,0 +1,322 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// Chart geometry, in SVG units.
+const (
+	chartWidth  = 560
+	chartHeight = 160
+)
+
+// runPage builds a run's page: the live part from its progress, the report part
+// (diffs, captured files) once it has ended.
+func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
+	run, p, err := s.runState(r, id)
+	if err != nil {
+		return view.RunPage{}, err
+	}
+	var spec lab.Spec
+	jsonUnmarshal(run.Spec, &spec)
+	page := view.RunPage{
+		ID: run.ID, Title: spec.Title(), Status: p.Status, StatusClass: statusClass(p.Status), Verdict: p.Verdict,
+		Reason: p.Reason, Error: p.Error, Running: p.Status == lab.StatusRunning, Step: p.Step, Steps: p.Steps,
+		StepName: p.StepName, Snapshots: p.Snapshots, EventsURL: "/runs/" + run.ID + "/events",
+		CancelURL: "/runs/" + run.ID + "/cancel",
+		Elapsed:   "elapsed " + (time.Duration(p.ElapsedMs) * time.Millisecond).Round(time.Second).String(),
+		Links:     []view.Link{{Label: "JSON", URL: "/api/runs/" + run.ID}},
+	}
+	if page.StepName == "" {
+		page.StepName = "step"
+	}
+	if p.Steps > 0 {
+		page.Pct = int(p.Step * 100 / p.Steps)
+	}
+	if page.Running && p.RemainingMs > 0 {
+		page.Remaining = "about " + (time.Duration(p.RemainingMs) * time.Millisecond).Round(time.Second).String() + " left"
+	}
+	page.Counters = runCounters(spec.Workload, p.Counters)
+	if len(p.Points) > 0 {
+		page.Charts = runCharts(p)
+	}
+	page.Callout = runCallout(spec, p)
+	if run.ReportID != "" {
+		page.Links = append(page.Links,
+			view.Link{Label: "report", URL: "/r/" + run.ReportID},
+			view.Link{Label: "Markdown", URL: "/r/" + run.ReportID + ".md"})
+	}
+	if run.ReportID != "" && spec.Workload != lab.WorkloadCapture {
+		rep, err := s.runReport(r.Context(), run.ID)
+		if err != nil {
+			return page, err
+		}
+		page.Report = rep
+	}
+	return page, nil
+}
+
+// runCounters names a workload's counters: started, stopped, still open.
+func runCounters(workload string, c map[string]int64) []view.Counter {
+	var keys [][2]string
+	switch workload {
+	case lab.WorkloadCheckpoint:
+		keys = [][2]string{{"consumer_starts", "consumer starts"}, {"consumer_stops", "consumer stops"}, {"open_consumers", "still open"}}
+	case lab.WorkloadRecovery:
+		keys = [][2]string{{"iterators_opened", "iterators opened"}, {"iterators_closed", "iterators closed"}, {"iterators_open", "still open"},
+			{"batches", "batches"}, {"offheap_bytes", "off-heap bytes"}}
+	}
+	out := make([]view.Counter, 0, len(keys))
+	for _, k := range keys {
+		v, ok := c[k[0]]
+		if k[0] == "iterators_open" {
+			v, ok = c["iterators_opened"]-c["iterators_closed"], true
+		}
+		if !ok {
+			continue
+		}
+		text := analyze.FormatCount(v)
+		if k[0] == "offheap_bytes" {
+			text = analyze.FormatBytes(v)
+		}
+		out = append(out, view.Counter{Key: k[0], Label: k[1], Value: text})
+	}
+	return out
+}
+
+// runCharts draws goroutines, memory and the open count against the steps.
+func runCharts(p lab.Progress) []view.Chart {
+	xMax := p.Steps
+	for _, pt := range p.Points {
+		xMax = max(xMax, pt.Step)
+	}
+	chart := func(id, title, unit string, series ...view.ChartSeries) view.Chart {
+		var yMax int64
+		for _, pt := range p.Points {
+			for _, s := range series {
+				yMax = max(yMax, pointValue(pt, s.Key))
+			}
+		}
+		c := view.Chart{ID: id, Title: title, Unit: unit, Width: chartWidth, Height: chartHeight,
+			XMax: fmt.Sprintf("%s %d", stepWord(p.StepName), xMax), YMax: formatUnit(yMax, unit)}
+		for _, s := range series {
+			var b strings.Builder
+			for _, pt := range p.Points {
+				x, y := 0.0, float64(chartHeight)
+				if xMax > 0 {
+					x = float64(pt.Step) / float64(xMax) * chartWidth
+				}
+				if yMax > 0 {
+					y = chartHeight - float64(pointValue(pt, s.Key))/float64(yMax)*(chartHeight-4)
+				}
+				fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
+			}
+			s.Points = strings.TrimSpace(b.String())
+			c.Series = append(c.Series, s)
+		}
+		return c
+	}
+	return []view.Chart{
+		chart("goroutines", "Goroutines", "", view.ChartSeries{Key: "goroutines", Name: "goroutines", Class: "s1"}),
+		chart("memory", "Memory", "bytes",
+			view.ChartSeries{Key: "rss", Name: "RSS", Class: "s2"},
+			view.ChartSeries{Key: "heap_inuse", Name: "Go heap in use", Class: "s1"},
+			view.ChartSeries{Key: "offheap", Name: "off-heap (model)", Class: "s3"}),
+		chart("open", "Still open (started − closed)", "", view.ChartSeries{Key: "open", Name: "open", Class: "s4"}),
+	}
+}
+
+func pointValue(pt lab.Point, key string) int64 {
+	switch key {
+	case "goroutines":
+		return pt.Goroutines
+	case "heap_inuse":
+		return pt.HeapInuse
+	case "rss":
+		return pt.RSS
+	case "offheap":
+		return pt.OffHeap
+	case "open":
+		return pt.Open
+	}
+	return 0
+}
+
+func formatUnit(v int64, unit string) string {
+	if unit == "bytes" {
+		return analyze.FormatBytes(v)
+	}
+	return analyze.FormatCount(v)
+}
+
+func stepWord(name string) string {
+	if name == "" {
+		return "step"
+	}
+	return name
+}
+
+// runCallout names the heap vs RSS gap of the gzip model: the JVM's native zlib
+// memory, which the heap profile does not see.
+func runCallout(spec lab.Spec, p lab.Progress) string {
+	if spec.Workload != lab.WorkloadRecovery || spec.Codec != "gzip" || len(p.Points) < 2 {
+		return ""
+	}
+	first, last := p.Points[0], p.Points[len(p.Points)-1]
+	gap := (last.RSS - last.HeapInuse) - (first.RSS - first.HeapInuse)
+	heap := last.HeapInuse - first.HeapInuse
+	return fmt.Sprintf("Heap vs RSS: RSS − Go heap in use grew by %s while the Go heap changed by %s. This variant models the JVM's native zlib memory: each gzip deep iterator keeps its inflate window off the heap until it is closed or a GC runs its cleanup, so the heap profile looks empty while the process runs out of memory.",
+		signed(gap, "bytes"), signed(heap, "bytes"))
+}
+
+func statusClass(status string) string {
+	switch status {
+	case lab.StatusDone:
+		return "good"
+	case lab.StatusRunning:
+		return ""
+	case lab.StatusCancelled, store.RunStatusInterrupted:
+		return "warn"
+	}
+	return "bad"
+}
+
+// runReport builds the report part of a finished run: first → last heap and
+// goroutine diffs and the captured files.
+func (s *Server) runReport(ctx context.Context, runID string) (*view.RunReport, error) {
+	arts, err := s.runArtifacts(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	rep := &view.RunReport{}
+	for _, a := range arts {
+		rep.Files = append(rep.Files, view.FileInfo{Name: a.Name, Kind: a.Role, Size: analyze.FormatBytes(a.Size),
+			Time: formatTime(a.TakenAt), Download: "/a/" + a.SHA256, SHA256: a.SHA256})
+	}
+	for _, role := range []string{"goroutine", "heap"} {
+		sv, err := s.roleSeries(ctx, arts, role)
+		if err != nil {
+			return nil, err
+		}
+		if role == "heap" {
+			rep.HeapSeries = sv
+		} else {
+			rep.GoroutineSeries = sv
+		}
+	}
+	for _, role := range []string{"heap", "goroutine"} {
+		first, last, ok := firstLast(arts, role)
+		if !ok {
+			continue
+		}
+		t, err := s.roleDiff(ctx, first, last)
+		if err != nil {
+			return nil, err
+		}
+		if role == "heap" {
+			rep.HeapDiff = t
+		} else {
+			rep.GoroutineDiff = t
+		}
+	}
+	return rep, nil
+}
+
+func (s *Server) runArtifacts(ctx context.Context, runID string) ([]store.RunArtifact, error) {
+	return s.store.RunArtifacts(ctx, runID)
+}
+
+// firstLast finds the first and last captures of a role.
+func firstLast(arts []store.RunArtifact, role string) (first, last store.RunArtifact, ok bool) {
+	n := 0
+	for _, a := range arts {
+		if a.Role != role {
+			continue
+		}
+		if n == 0 {
+			first = a
+		}
+		last = a
+		n++
+	}
+	return first, last, n >= 2
+}
+
+// roleDiff is the top of a first → last diff of two captured profiles.
+func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*view.DiffTable, error) {
+	base, err := s.loadProfile(ctx, first.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	target, err := s.loadProfile(ctx, last.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	si := target.DefaultSampleIndex()
+	d, err := analyze.Diff(base, target, si)
+	if err != nil {
+		return nil, err
+	}
+	t := &view.DiffTable{
+		SampleType: d.SampleType, BaseName: first.Name, TargetName: last.Name,
+		Base: analyze.FormatValue(d.BaseTotal, d.Unit), Target: analyze.FormatValue(d.TargetTotal, d.Unit),
+		Change: signed(d.Change(), d.Unit), Ratio: analyze.Percent(d.Change(), d.BaseTotal), Grew: d.Change() > 0, All: len(d.Rows),
+	}
+	for i, r := range d.Rows {
+		if i == 10 {
+			break
+		}
+		t.Rows = append(t.Rows, view.DiffRow{Rank: i + 1, Name: r.Name, Flat: signed(r.Flat, d.Unit), Cum: signed(r.Cum, d.Unit),
+			BaseFlat: analyze.FormatValue(r.BaseFlat, d.Unit), TargetFlat: analyze.FormatValue(r.TargetFlat, d.Unit),
+			PctOf: analyze.Percent(r.Flat, d.Total), FlatValue: r.Flat, CumValue: r.Cum, Grew: r.Flat > 0})
+	}
+	t.Count = len(t.Rows)
+	return t, nil
+}
+
+// clientIP is the client address the middleware found.
+func clientIP(r *http.Request) string { return middleware.GetClientIP(r.Context()) }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// roleSeries analyzes a run's captures of one role (heap or goroutine) as a
+// series, in capture order; nil with fewer than three.
+func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role string) (*view.SeriesView, error) {
+	rep, err := s.runSeries(ctx, arts, role)
+	if err != nil || rep == nil {
+		return nil, err
+	}
+	sv := seriesView(role, rep, true, nil)
+	return &sv, nil
+}
+
+// runSeries is the series analysis of a run's captures of one role.
+func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role string) (*analyze.SeriesReport, error) {
+	var snaps []analyze.SeriesSnapshot
+	for _, a := range arts {
+		if a.Role != role {
+			continue
+		}
+		p, err := s.loadProfile(ctx, a.SHA256)
+		if err != nil {
+			return nil, err
+		}
+		snaps = append(snaps, analyze.SeriesSnapshot{Name: a.Name, Profile: p})
+	}
+	if len(snaps) < 3 {
+		return nil, nil
+	}
+	return analyze.ProfileSeries(snaps, analyze.SeriesOptions{KeepOrder: true})
+}

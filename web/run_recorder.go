@@ -1,0 +1,142 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/store"
+)
+
+// runRecorder records the lab's runs in the store: progress with a lease,
+// captures as artifacts, and at the end a report over everything the run produced.
+type runRecorder struct{ s *Server }
+
+// Progress implements lab.Recorder.
+func (rr runRecorder) Progress(ctx context.Context, runID string, p lab.Progress, leaseUntil time.Time) error {
+	return rr.s.store.UpdateRunProgress(ctx, runID, mustJSON(p), leaseUntil)
+}
+
+// Capture implements lab.Recorder: the bytes become an artifact of the run.
+func (rr runRecorder) Capture(ctx context.Context, runID string, c lab.Capture) error {
+	sum := sha256.Sum256(c.Data)
+	det := detectBytes(c.Data)
+	u := store.Upload{
+		Name: c.Name, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(c.Data)), Kind: string(det.Kind), Format: det.Format,
+		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(c.Data)), nil },
+	}
+	return rr.s.store.AddRunArtifact(ctx, runID, &store.RunArtifact{Role: c.Role, Step: c.Step, TakenAt: c.TakenAt}, u)
+}
+
+// Finish implements lab.Recorder: it makes the run's report and records the end.
+func (rr runRecorder) Finish(ctx context.Context, runID string, spec lab.Spec, p lab.Progress) error {
+	s := rr.s
+	run := &store.Run{ID: runID, Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Error: p.Error, Progress: mustJSON(p)}
+	arts, err := s.store.RunArtifacts(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if spec.Workload == lab.WorkloadCapture {
+		if id, err := rr.captureReport(ctx, runID, spec, arts); err != nil {
+			return err
+		} else {
+			run.ReportID = id
+		}
+	} else if len(arts) > 0 {
+		refs := make([]store.Upload, len(arts))
+		for i, a := range arts {
+			refs[i] = store.Upload{Name: a.Name, SHA256: a.SHA256, Label: a.Role}
+		}
+		rep := &store.Report{
+			Kind: kindRun, RunID: runID,
+			Params:  mustJSON(map[string]any{"run_id": runID, "spec": spec}),
+			Summary: mustJSON(runSummary{Title: spec.Title(), Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Counters: p.Counters}),
+		}
+		if err := s.store.CreateReport(ctx, rep, refs); err != nil {
+			return err
+		}
+		run.ReportID = rep.ID
+	}
+	return s.store.FinishRun(ctx, run)
+}
+
+// runSummary is stored with a run's report.
+type runSummary struct {
+	Title    string           `json:"title"`
+	Status   string           `json:"status"`
+	Verdict  string           `json:"verdict"`
+	Reason   string           `json:"reason"`
+	Counters map[string]int64 `json:"counters"`
+}
+
+// detectBytes tells the kind of captured bytes.
+func detectBytes(b []byte) analyze.Detection {
+	rc, _, err := analyze.Decompress(bytes.NewReader(b), 0)
+	if err != nil {
+		return analyze.Detection{Kind: analyze.KindUnknown}
+	}
+	defer rc.Close()
+	head := make([]byte, analyze.SniffSize)
+	n, _ := io.ReadFull(rc, head)
+	return analyze.DetectKind(head[:n])
+}
+
+// startSweeper marks as interrupted, every half lease, the runs whose replica
+// stopped renewing them (this one's included, after a crash and a restart).
+func (s *Server) startSweeper(lease time.Duration) {
+	s.sweeperStop, s.sweeperDone = make(chan struct{}), make(chan struct{})
+	sweep := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if n, err := s.store.InterruptExpiredRuns(ctx, time.Now()); err != nil {
+			s.log.Warn("interrupting stale runs", "err", err)
+		} else if n > 0 {
+			s.log.Info("runs interrupted: their server stopped renewing them", "runs", n)
+		}
+	}
+	go func() {
+		defer close(s.sweeperDone)
+		sweep()
+		t := time.NewTicker(max(lease/2, 100*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-s.sweeperStop:
+				return
+			case <-t.C:
+				sweep()
+			}
+		}
+	}()
+}
+
+// captureReport makes the series report of a live target's snapshots: a diff of
+// two, a series of more.
+func (rr runRecorder) captureReport(ctx context.Context, runID string, spec lab.Spec, arts []store.RunArtifact) (string, error) {
+	if len(arts) < 2 {
+		return "", nil
+	}
+	refs := make([]store.Upload, len(arts))
+	for i, a := range arts {
+		refs[i] = store.Upload{Name: a.Name, SHA256: a.SHA256, Label: spec.Variant}
+	}
+	last, err := rr.s.loadProfile(ctx, arts[len(arts)-1].SHA256)
+	if err != nil {
+		return "", err
+	}
+	sum := profileSummaryOf(last)
+	kind := modeDiff
+	if len(arts) > 2 {
+		kind, sum.Profiles = seriesKind, len(arts)
+	}
+	rep := &store.Report{Kind: kind, RunID: runID, Params: mustJSON(map[string]any{"ordered_by": "capture time", "target": spec.Variant}), Summary: mustJSON(sum)}
+	if err := rr.s.store.CreateReport(ctx, rep, refs); err != nil {
+		return "", err
+	}
+	return rep.ID, nil
+}

@@ -1,0 +1,156 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// kindRun is the report a lab run makes when it ends.
+const kindRun = "run"
+
+func init() {
+	reportKinds[kindRun] = reportKind{
+		show:     (*Server).showRunReport,
+		json:     (*Server).runReportJSON,
+		markdown: (*Server).runReportMarkdown,
+		summary: func(raw json.RawMessage) string {
+			var s runSummary
+			if json.Unmarshal(raw, &s) != nil {
+				return ""
+			}
+			return fmt.Sprintf("%s: %s", s.Title, verdictWord(s.Verdict, s.Status))
+		},
+	}
+}
+
+func verdictWord(verdict, status string) string {
+	switch verdict {
+	case lab.VerdictLeak:
+		return "leak"
+	case lab.VerdictNoLeak:
+		return "no leak"
+	}
+	return status
+}
+
+// runOfReport finds the run a report was made from.
+func (s *Server) runOfReport(rep *store.Report) (string, error) {
+	if rep.RunID == "" {
+		return "", fmt.Errorf("report %s has no run", rep.ID)
+	}
+	return rep.RunID, nil
+}
+
+// showRunReport renders /r/{id} for a run: the same page as /runs/{run}.
+func (s *Server) showRunReport(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	id, err := s.runOfReport(rep)
+	if err != nil {
+		return err
+	}
+	page, err := s.runPage(r, id)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "runs"}, view.RunView(page))
+}
+
+// runReportJSON fills the JSON twin of a run's report.
+func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+	id, err := s.runOfReport(rep)
+	if err != nil {
+		return err
+	}
+	run, p, err := s.runState(r, id)
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"run_id": run.ID, "run_url": "/runs/" + run.ID, "status": p.Status, "verdict": p.Verdict,
+		"reason": p.Reason, "counters": p.Counters, "points": p.Points, "snapshots": p.Snapshots}
+	arts, err := s.store.RunArtifacts(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	for _, role := range []string{"heap", "goroutine"} {
+		rep, err := s.runSeries(r.Context(), arts, role)
+		if err != nil {
+			return err
+		}
+		if rep != nil {
+			out[role+"_series"] = rep
+		}
+		first, last, ok := firstLast(arts, role)
+		if !ok {
+			continue
+		}
+		base, err := s.loadProfile(r.Context(), first.SHA256)
+		if err != nil {
+			return err
+		}
+		target, err := s.loadProfile(r.Context(), last.SHA256)
+		if err != nil {
+			return err
+		}
+		d, err := analyze.Diff(base, target, target.DefaultSampleIndex())
+		if err != nil {
+			return err
+		}
+		if len(d.Rows) > 20 {
+			d.Rows = d.Rows[:20]
+		}
+		out[role+"_diff"] = d
+	}
+	doc.Analysis = out
+	return nil
+}
+
+// runReportMarkdown is the ticket summary of a run.
+func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	id, err := s.runOfReport(rep)
+	if err != nil {
+		return err
+	}
+	page, err := s.runPage(r, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "### leakui run: %s\n\n", mdEscape(page.Title))
+	fmt.Fprintf(w, "- Run: %s (report %s)\n", absoluteURL(r, "/runs/"+id), absoluteURL(r, "/r/"+rep.ID))
+	fmt.Fprintf(w, "- Status: %s; verdict: **%s**\n", page.Status, verdictWord(page.Verdict, page.Status))
+	if page.Reason != "" {
+		fmt.Fprintf(w, "- %s\n", mdEscape(page.Reason))
+	}
+	if page.Callout != "" {
+		fmt.Fprintf(w, "- %s\n", mdEscape(page.Callout))
+	}
+	for _, c := range page.Counters {
+		fmt.Fprintf(w, "- %s: %s\n", c.Label, c.Value)
+	}
+	if rep := page.Report; rep != nil {
+		for _, sv := range []*view.SeriesView{rep.GoroutineSeries, rep.HeapSeries} {
+			if sv == nil {
+				continue
+			}
+			fmt.Fprintf(w, "- %s snapshots: **%s** — %s\n", sv.SampleType, sv.VerdictText, mdEscape(sv.Reason))
+		}
+		for _, d := range []*view.DiffTable{rep.HeapDiff, rep.GoroutineDiff} {
+			if d == nil || len(d.Rows) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "\n%s, first → last snapshot: %s → %s (%s)\n\n| change | function |\n|---:|---|\n", d.SampleType, d.Base, d.Target, d.Change)
+			for i, row := range d.Rows {
+				if i == 5 {
+					break
+				}
+				fmt.Fprintf(w, "| %s | `%s` |\n", row.Flat, mdCode(row.Name))
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// runsResource serves the lab: /runs/{id} pages and the /api/runs API.
+type runsResource struct{ s *Server }
+
+// Routes mounts the pages under /runs.
+func (rs runsResource) Routes() chi.Router {
+	r := chi.NewRouter()
+	r.With(rs.s.runLimit.middleware(rs.s)).Post("/", rs.s.handle(rs.startForm))
+	r.Get("/compare", rs.s.handle(rs.compare))
+	r.Get("/{id}", rs.s.handle(rs.show))
+	r.Post("/{id}/cancel", rs.s.handle(rs.cancelForm))
+	return r
+}
+
+// APIRoutes mounts the JSON API under /api/runs.
+func (rs runsResource) APIRoutes() chi.Router {
+	r := chi.NewRouter()
+	r.With(rs.s.runLimit.middleware(rs.s)).Post("/", rs.s.handle(rs.startAPI))
+	r.Get("/{id}", rs.s.handle(rs.getAPI))
+	r.Post("/{id}/cancel", rs.s.handle(rs.cancelAPI))
+	return r
+}
+
+// start records and starts a run; the lab must be on.
+func (s *Server) startRun(r *http.Request, spec lab.Spec) (string, error) {
+	if s.lab == nil {
+		return "", lab.ErrDisabled
+	}
+	id := store.NewID()
+	_, err := s.lab.Start(id, spec, func(spec lab.Spec) error {
+		return s.store.CreateRun(r.Context(), &store.Run{
+			ID: id, Workload: spec.Workload, Spec: mustJSON(spec), Owner: s.owner,
+			LeaseUntil: time.Now().Add(s.lab.Lease()),
+		})
+	})
+	if err != nil {
+		return "", err
+	}
+	s.log.Info("run started", "run", id, "spec", spec.Title(), "client", clientIP(r))
+	return id, nil
+}
+
+// runRequest is the body of POST /api/runs: a spec, or a preset by name.
+type runRequest struct {
+	lab.Spec
+	Preset string `json:"preset"`
+}
+
+// startAPI is POST /api/runs: 202 {"id","url"}.
+func (rs runsResource) startAPI(w http.ResponseWriter, r *http.Request) error {
+	var req runRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return errorf(http.StatusBadRequest, "the body must be a JSON run such as {\"workload\":\"checkpoint\",\"variant\":\"leaky\",\"cycles\":30}: %v", err)
+	}
+	spec, err := specOf(req)
+	if err != nil {
+		return err
+	}
+	id, err := rs.s.startRun(r, spec)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/runs/"+id)
+	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "url": "/runs/" + id})
+}
+
+// startForm is POST /runs from the dashboard: 303 to the run's page.
+func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		return errorf(http.StatusBadRequest, "bad form: %v", err)
+	}
+	f := r.PostForm
+	num := func(k string) (int, error) {
+		if f.Get(k) == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(f.Get(k))
+		if err != nil {
+			return 0, errorf(http.StatusBadRequest, "%s must be a number, not %q", k, f.Get(k))
+		}
+		return n, nil
+	}
+	req := runRequest{Preset: f.Get("preset"), Spec: lab.Spec{Workload: f.Get("workload"), Variant: f.Get("variant")}}
+	if req.Preset == "" {
+		var err error
+		switch req.Workload {
+		case lab.WorkloadCheckpoint:
+			req.Mode = f.Get("mode")
+			if req.Cycles, err = num("cycles"); err == nil {
+				req.Tasks, err = num("tasks")
+			}
+		case lab.WorkloadRecovery:
+			req.Codec = f.Get("codec")
+			if req.Segments, err = num("segments"); err == nil {
+				req.Batches, err = num("batches")
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	spec, err := specOf(req)
+	if err != nil {
+		return err
+	}
+	id, err := rs.s.startRun(r, spec)
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+	return nil
+}
+
+// specOf resolves a preset or returns the spec as given.
+func specOf(req runRequest) (lab.Spec, error) {
+	if req.Preset == "" {
+		return req.Spec, nil
+	}
+	p, ok := lab.PresetByName(req.Preset)
+	if !ok {
+		return lab.Spec{}, fmt.Errorf("%w: no preset %q", lab.ErrInvalidSpec, req.Preset)
+	}
+	return p.Spec, nil
+}
+
+// runJSON is GET /api/runs/{id}.
+type runJSON struct {
+	ID         string           `json:"id"`
+	URL        string           `json:"url"`
+	Workload   string           `json:"workload"`
+	Spec       json.RawMessage  `json:"spec"`
+	Status     string           `json:"status"`
+	Verdict    string           `json:"verdict,omitempty"`
+	Reason     string           `json:"reason,omitempty"`
+	Error      string           `json:"error,omitempty"`
+	Counters   map[string]int64 `json:"counters"`
+	Step       int64            `json:"step"`
+	Steps      int64            `json:"steps"`
+	Snapshots  int              `json:"snapshots"`
+	ReportURL  string           `json:"report_url,omitempty"`
+	CreatedAt  time.Time        `json:"created_at"`
+	FinishedAt *time.Time       `json:"finished_at,omitempty"`
+	Progress   lab.Progress     `json:"progress"`
+}
+
+// runState is a run as the store has it, with the live progress when the run
+// goes on in this server.
+func (s *Server) runState(r *http.Request, id string) (*store.Run, lab.Progress, error) {
+	run, err := s.store.Run(r.Context(), id)
+	if err != nil {
+		return nil, lab.Progress{}, err
+	}
+	var p lab.Progress
+	if s.lab != nil {
+		if live, ok := s.lab.Get(id); ok && run.Status == store.RunStatusRunning {
+			p, _ = live.State()
+			return run, p, nil
+		}
+	}
+	json.Unmarshal(run.Progress, &p)
+	p.Status = run.Status
+	if run.Status != store.RunStatusRunning {
+		p.Verdict, p.Reason, p.Error = run.Verdict, run.Reason, run.Error
+	}
+	return run, p, nil
+}
+
+// getAPI is GET /api/runs/{id}.
+func (rs runsResource) getAPI(w http.ResponseWriter, r *http.Request) error {
+	run, p, err := rs.s.runState(r, chi.URLParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	doc := runJSON{
+		ID: run.ID, URL: "/runs/" + run.ID, Workload: run.Workload, Spec: run.Spec, Status: p.Status, Verdict: p.Verdict,
+		Reason: p.Reason, Error: p.Error, Counters: p.Counters, Step: p.Step, Steps: p.Steps, Snapshots: p.Snapshots,
+		CreatedAt: run.CreatedAt, Progress: p,
+	}
+	if run.ReportID != "" {
+		doc.ReportURL = "/r/" + run.ReportID
+	}
+	if !run.FinishedAt.IsZero() {
+		doc.FinishedAt = &run.FinishedAt
+	}
+	if doc.Counters == nil {
+		doc.Counters = map[string]int64{}
+	}
+	return writeJSON(w, http.StatusOK, doc)
+}
+
+// cancel stops a run running here.
+func (s *Server) cancelRun(r *http.Request, id string) error {
+	run, err := s.store.Run(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if run.Status != store.RunStatusRunning {
+		return errorf(http.StatusConflict, "run %s has already ended (%s)", id, run.Status)
+	}
+	if s.lab == nil {
+		return lab.ErrDisabled
+	}
+	if err := s.lab.Cancel(id); err != nil {
+		if errors.Is(err, lab.ErrNotRunning) {
+			return errorf(http.StatusConflict, "run %s runs on another server; cancel it there", id)
+		}
+		return err
+	}
+	s.log.Info("run cancelled", "run", id, "client", clientIP(r))
+	return nil
+}
+
+// cancelAPI is POST /api/runs/{id}/cancel: 202 while the run stops.
+func (rs runsResource) cancelAPI(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "id")
+	if err := rs.s.cancelRun(r, id); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "status": "cancelling"})
+}
+
+// cancelForm is POST /runs/{id}/cancel from the page: 303 back to it.
+func (rs runsResource) cancelForm(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "id")
+	if err := rs.s.cancelRun(r, id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+	return nil
+}
+
+// show is GET /runs/{id}: live while running, the report once ended.
+func (rs runsResource) show(w http.ResponseWriter, r *http.Request) error {
+	page, err := rs.s.runPage(r, chi.URLParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	return rs.s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "runs"}, view.RunView(page))
+}
+
+// compare is GET /runs/compare?a=ID&b=ID (or ?run=ID&run=ID from the dashboard).
+func (rs runsResource) compare(w http.ResponseWriter, r *http.Request) error {
+	ids := [2]string{r.URL.Query().Get("a"), r.URL.Query().Get("b")}
+	if picked := r.URL.Query()["run"]; ids[0] == "" && len(picked) == 2 {
+		ids = [2]string{picked[0], picked[1]}
+	}
+	if ids[0] == "" || ids[1] == "" {
+		return errorf(http.StatusBadRequest, "pick two runs to compare: /runs/compare?a=RUN&b=RUN")
+	}
+	var c view.ComparePage
+	for i, id := range ids {
+		page, err := rs.s.runPage(r, id)
+		if err != nil {
+			return err
+		}
+		c.Runs[i] = page
+	}
+	return rs.s.render(w, r, http.StatusOK, view.Page{Title: "compare runs", Nav: "runs"}, view.CompareRunsPage(c))
+}
