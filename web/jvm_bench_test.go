@@ -142,6 +142,19 @@ func BenchmarkJavaHistogramDiffPage50k(b *testing.B) {
 	b.Run("top50", func(b *testing.B) { benchPage(b, srv, url) })
 }
 
+// BenchmarkJavaHistogramSeriesPage50k serves a series of eight 50,000-row
+// histograms: the diff of the first and the last and the series analysis by
+// application instances and by bytes.
+func BenchmarkJavaHistogramSeriesPage50k(b *testing.B) {
+	srv := benchServer(b)
+	var files []file
+	for i := range 8 {
+		files = append(files, file{fmt.Sprintf("h%d.histo", i), []byte(bigHistogram(50_000, int64(i)*500))})
+	}
+	url := benchUpload(b, srv, files...)
+	b.Run("top50", func(b *testing.B) { benchPage(b, srv, url) })
+}
+
 // BenchmarkJavaHistogramUpload50k uploads a 50,000-row histogram: receive, detect,
 // parse, store, answer.
 func BenchmarkJavaHistogramUpload50k(b *testing.B) {

@@ -31,6 +31,9 @@ type javaHistogramSummary struct {
 	TopGrowthBytes   int64  `json:"top_growth_bytes,omitempty"`
 	Suspect          string `json:"suspect,omitempty"`
 	SuspectInstances int64  `json:"suspect_instances,omitempty"`
+	// SeriesVerdict is the series analysis's verdict for three or more
+	// histograms: "leak" when the series by instances or by bytes says so.
+	SeriesVerdict string `json:"series_verdict,omitempty"`
 }
 
 // planJavaHistograms makes a histogram report of one histogram and a diff of two or
@@ -57,6 +60,21 @@ func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
 	if sus := d.Suspects(1); len(sus) > 0 {
 		sum.Suspect, sum.SuspectInstances = sus[0].Name, sus[0].Instances
 	}
+	if len(hs) >= 3 {
+		names := make([]string, len(hs))
+		for i, ref := range params.Snapshots {
+			names[i] = fmt.Sprintf("%s #%d", form.files[ref.File].name, ref.Index+1)
+		}
+		for _, o := range histogramSeriesOrders {
+			s, err := histogramSeries(hs, names, o)
+			if err != nil {
+				return nil, err
+			}
+			if sum.SeriesVerdict == "" || s.Verdict == analyze.SeriesLeak {
+				sum.SeriesVerdict = string(s.Verdict)
+			}
+		}
+	}
 	return &reportPlan{kind: kindJavaHistogramDiff, params: params.asMap(), summary: sum}, nil
 }
 
@@ -78,6 +96,9 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 		line += fmt.Sprintf("; suspect %s %s instances", cleanText(s.Suspect, 80), signedCount(s.SuspectInstances))
 	} else if s.TopGrowth != "" {
 		line += fmt.Sprintf("; grew most %s %s", cleanText(s.TopGrowth, 80), signedBytes(s.TopGrowthBytes))
+	}
+	if s.SeriesVerdict != "" {
+		line += "; series: " + analyze.SeriesVerdict(s.SeriesVerdict).Text()
 	}
 	return line
 }
@@ -331,6 +352,9 @@ func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 		suspects, n.suspects, analyze.JavaByInstances, showAll)
 	page.ByBytes = changeTable("grown-bytes", "Growth in bytes", "", d.Grown(analyze.JavaByBytes, q.rows), n.bytes, analyze.JavaByBytes, showAll)
 	page.ByInstances = changeTable("grown-instances", "Growth in instances", "", d.Grown(analyze.JavaByInstances, q.rows), n.instances, analyze.JavaByInstances, showAll)
+	var leak bool
+	page.Series, leak = hs.seriesViews(&page.Header.Notices)
+	page.Header.Alarm = page.Header.Alarm || leak
 	page.Snapshots = hs.snapshots()
 	return page
 }
@@ -439,6 +463,9 @@ type javaHistogramDiffJSON struct {
 	Suspects       []analyze.JavaClassChange `json:"suspects"`
 	Headline       string                    `json:"headline"`
 	Snapshots      []jvmSnapshotJSON         `json:"snapshots"`
+	// Series holds, for three or more histograms, the series analysis by
+	// "instances" and by "bytes" (one series per class).
+	Series map[string]*analyze.SeriesReport `json:"series,omitempty"`
 }
 
 // javaHistogramsJSON fills doc.Analysis for histogram reports.
@@ -469,6 +496,9 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *rep
 	for i, h := range hs.hs {
 		out.Snapshots = append(out.Snapshots, snapshotJSON(rep, hs.refs, i, h.Line, h.Time))
 	}
+	if out.Series, err = hs.seriesJSON(); err != nil {
+		return err
+	}
 	doc.Analysis = out
 	return nil
 }
@@ -488,8 +518,10 @@ func (s *Server) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store
 	}
 	q := hs.q
 	markdownHead(w, r, rep, q, hs.name(q.base)+" → "+hs.name(q.target))
-	_, err = io.WriteString(w, hs.diff().Markdown(rows))
-	return err
+	if _, err = io.WriteString(w, hs.diff().Markdown(rows)); err != nil {
+		return err
+	}
+	return hs.seriesMarkdown(w, rows)
 }
 
 // markdownRows is how many rows a Markdown table has: ten, or the query's n.

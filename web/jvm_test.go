@@ -268,18 +268,17 @@ func TestJavaHistogramsInOneFile(t *testing.T) {
 
 // threadsAnalysis is the documented shape of `leakui threads -json`.
 type threadsAnalysis struct {
-	Total      int                        `json:"total"`
-	Daemon     int                        `json:"daemon"`
-	GroupCount int                        `json:"group_count"`
-	Dumps      int                        `json:"dumps"`
-	Groups     []analyze.JavaThreadGroup  `json:"groups"`
-	Deadlocks  []analyze.JavaDeadlock     `json:"deadlocks"`
-	Diff       *analyze.JavaThreadDiff    `json:"diff"`
-	Histograms []histogramAnalysis        `json:"histograms"`
-	Names      []analyze.JavaNamePattern  `json:"names"`
-	States     []analyze.JavaStateCount   `json:"states"`
-	Snapshot   jvmSnapshotJSON            `json:"snapshot"`
-	Extra      map[string]json.RawMessage `json:"-"`
+	Total      int                       `json:"total"`
+	Daemon     int                       `json:"daemon"`
+	GroupCount int                       `json:"group_count"`
+	Dumps      int                       `json:"dumps"`
+	Groups     []analyze.JavaThreadGroup `json:"groups"`
+	Deadlocks  []analyze.JavaDeadlock    `json:"deadlocks"`
+	Diff       *analyze.JavaThreadDiff   `json:"diff"`
+	Histograms []histogramAnalysis       `json:"histograms"`
+	Names      []analyze.JavaNamePattern `json:"names"`
+	States     []analyze.JavaStateCount  `json:"states"`
+	Snapshot   jvmSnapshotJSON           `json:"snapshot"`
 }
 
 func analyzeThreadsFile(t *testing.T, path string) *analyze.JavaThreadReport {
@@ -632,5 +631,96 @@ func TestJavaKindsAreAccepted(t *testing.T) {
 	status, _, raw := ts.upload(t, file{"x.bin", []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}})
 	if status != 415 || !strings.Contains(raw, "JVM class histograms") {
 		t.Errorf("%d %s", status, raw)
+	}
+}
+
+// seriesAnalysis is the part of the series report the tests read.
+type seriesAnalysis struct {
+	Verdict  string `json:"verdict"`
+	Suspects []struct {
+		Name   string  `json:"name"`
+		Values []int64 `json:"values"`
+	} `json:"suspects"`
+}
+
+// TestJavaHistogramSeries uploads eight histograms of a leaking Samza container in
+// two files whose times interleave, and seven of a steady one: the series analysis
+// (the one profiles use) names the consumer classes by instances and byte[] by
+// bytes, with the values in time order, and calls the steady heap steady.
+func TestJavaHistogramSeries(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	counts := []int64{14, 200, 420, 650, 880, 1100, 1390, 1741}
+	var a, b strings.Builder
+	for i, n := range counts {
+		text, _, _ := histogramText(fmt.Sprintf("2020-02-25 %02d:00:00", 3+i), samzaHeap(n))
+		if i%2 == 0 {
+			a.WriteString(text + "\n")
+		} else {
+			b.WriteString(text + "\n")
+		}
+	}
+	up := mustUpload(t, ts, file{"odd-hours.histo", []byte(b.String())}, file{"even-hours.histo", []byte(a.String())})
+	type doc struct {
+		Snapshots []jvmSnapshotJSON         `json:"snapshots"`
+		Series    map[string]seriesAnalysis `json:"series"`
+		Suspects  []analyze.JavaClassChange `json:"suspects"`
+	}
+	d := getDoc[doc](t, ts, "/api/reports/"+up.ReportID)
+	if d.Params.OrderedBy != "histogram time" || len(d.Analysis.Snapshots) != len(counts) {
+		t.Fatalf("ordered by %q, %d snapshots", d.Params.OrderedBy, len(d.Analysis.Snapshots))
+	}
+	for i, s := range d.Analysis.Snapshots {
+		if want := []string{"even-hours.histo", "odd-hours.histo"}[i%2]; s.Name != want || s.Time.Hour() != 3+i {
+			t.Errorf("snapshot %d is %s at %v; want %s at %02d:00", i, s.Name, s.Time, want, 3+i)
+		}
+	}
+	inst, byt := d.Analysis.Series["instances"], d.Analysis.Series["bytes"]
+	if inst.Verdict != "leak" || byt.Verdict != "leak" {
+		t.Fatalf("verdicts %q by instances, %q by bytes; want leak", inst.Verdict, byt.Verdict)
+	}
+	var names []string
+	for _, s := range inst.Suspects {
+		names = append(names, s.Name)
+		if s.Name == samzaConsumer && !reflect.DeepEqual(s.Values, counts) {
+			t.Errorf("the consumer's series is %v; the histograms hold %v", s.Values, counts)
+		}
+	}
+	if want := []string{kafkaConsumer, "org.apache.kafka.clients.consumer.internals.Fetcher", samzaConsumer}; !reflect.DeepEqual(names, want) {
+		t.Errorf("suspects by instances %v; want the application classes that grew, %v", names, want)
+	}
+	if len(byt.Suspects) == 0 || byt.Suspects[0].Name != "[B" {
+		t.Errorf("suspects by bytes %+v; want [B first", byt.Suspects)
+	}
+	page, _ := getPage(t, ts, up.ReportURL)
+	for _, id := range []string{"instances", "bytes"} {
+		if v := page.Find("[data-testid=series-"+id+"] [data-testid=series-verdict]").AttrOr("data-verdict", ""); v != "leak" {
+			t.Errorf("the page's series by %s says %q", id, v)
+		}
+	}
+	if !strings.Contains(page.Find("[data-testid=series-instances] [data-testid=series-suspects]").Text(), samzaConsumer) {
+		t.Error("the page's suspects by instances do not name the consumer")
+	}
+	_, _, md := ts.get(t, up.ReportURL+".md")
+	if !bytes.Contains(md, []byte("#### Series of 8 histograms")) || !bytes.Contains(md, []byte("- By instances: **leak suspected**")) {
+		t.Errorf("the Markdown lacks the series:\n%s", md)
+	}
+	_, _, home := ts.get(t, "/")
+	if !bytes.Contains(home, []byte("series: leak suspected")) {
+		t.Error("the dashboard does not show the series verdict")
+	}
+
+	var steady strings.Builder
+	for i := range 7 {
+		text, _, _ := histogramText(fmt.Sprintf("2020-02-25 %02d:00:00", 3+i), samzaHeap(14))
+		steady.WriteString(text)
+	}
+	up = mustUpload(t, ts, file{"steady.histo", []byte(steady.String())})
+	s := getDoc[doc](t, ts, "/api/reports/"+up.ReportID).Analysis
+	if s.Series["instances"].Verdict != "steady" || s.Series["bytes"].Verdict != "steady" || len(s.Suspects) != 0 {
+		t.Errorf("a steady heap: %q by instances, %q by bytes, %d suspects", s.Series["instances"].Verdict, s.Series["bytes"].Verdict, len(s.Suspects))
+	}
+	page, _ = getPage(t, ts, up.ReportURL)
+	if page.Find("[data-testid=headline]").HasClass("error") {
+		t.Error("a steady heap gets an alarming headline")
 	}
 }

@@ -80,6 +80,9 @@ type JavaHistogramDiffPage struct {
 	ByBytes     JavaChangeTable
 	ByInstances JavaChangeTable
 	Snapshots   *JavaSnapshotTable
+	// Series are the series analyses of three or more histograms, by instances
+	// and by bytes.
+	Series []SeriesView
 }
 
 // JavaChangeTable is a ranked list of class changes.
