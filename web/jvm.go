@@ -56,9 +56,9 @@ func (p jvmParams) asMap() map[string]any {
 	return m
 }
 
-// parseReceived parses an uploaded file (gzip and zstd removed) and caches the
+// jvmParseReceived parses an uploaded file (gzip and zstd removed) and caches the
 // result under its hash.
-func parseReceived[T any](s *Server, f *received, prefix string, parse func(io.Reader) (T, error)) (T, error) {
+func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(io.Reader) (T, error)) (T, error) {
 	var zero T
 	fh, err := os.Open(f.path)
 	if err != nil {
@@ -78,8 +78,8 @@ func parseReceived[T any](s *Server, f *received, prefix string, parse func(io.R
 	return v, nil
 }
 
-// loadParsed returns a stored artifact parsed, from the cache when it is there.
-func loadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact, prefix string, parse func(io.Reader) (T, error)) (T, error) {
+// jvmLoadParsed returns a stored artifact parsed, from the cache when it is there.
+func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact, prefix string, parse func(io.Reader) (T, error)) (T, error) {
 	var zero T
 	key := prefix + ":" + a.SHA256
 	if v, ok := jvmParsed.get(key); ok {
@@ -105,11 +105,11 @@ func loadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact, p
 	return v, nil
 }
 
-// planSnapshots parses every uploaded file into its snapshots, orders them oldest
+// jvmPlanSnapshots parses every uploaded file into its snapshots, orders them oldest
 // first (by the time each says it was taken when all say it, else in upload
 // order), reorders form.files to match, and returns the snapshots in that order
 // with the parameters that record it.
-func planSnapshots[T any](s *Server, form *uploadForm, prefix, timeName string, parse func(io.Reader) ([]T, error), timeOf func(T) time.Time) ([]T, jvmParams, error) {
+func jvmPlanSnapshots[T any](s *Server, form *uploadForm, prefix, timeName string, parse func(io.Reader) ([]T, error), timeOf func(T) time.Time) ([]T, jvmParams, error) {
 	type snap struct {
 		ref jvmRef
 		v   T
@@ -118,7 +118,7 @@ func planSnapshots[T any](s *Server, form *uploadForm, prefix, timeName string, 
 	var all []snap
 	timed := true
 	for i, f := range form.files {
-		vs, err := parseReceived(s, f, prefix, parse)
+		vs, err := jvmParseReceived(s, f, prefix, parse)
 		if err != nil {
 			return nil, jvmParams{}, err
 		}
@@ -158,13 +158,13 @@ func planSnapshots[T any](s *Server, form *uploadForm, prefix, timeName string, 
 	return out, params, nil
 }
 
-// loadSnapshots loads a stored report's snapshots in analysis order, and for each
+// jvmLoadSnapshots loads a stored report's snapshots in analysis order, and for each
 // the artifact it comes from. Reports without stored snapshots take every snapshot
 // of every file in upload order.
-func loadSnapshots[T any](ctx context.Context, s *Server, rep *store.Report, prefix string, parse func(io.Reader) ([]T, error)) ([]T, []jvmRef, error) {
+func jvmLoadSnapshots[T any](ctx context.Context, s *Server, rep *store.Report, prefix string, parse func(io.Reader) ([]T, error)) ([]T, []jvmRef, error) {
 	perFile := make([][]T, len(rep.Artifacts))
 	for i, a := range rep.Artifacts {
-		vs, err := loadParsed(ctx, s, a, prefix, parse)
+		vs, err := jvmLoadParsed(ctx, s, a, prefix, parse)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -287,8 +287,8 @@ func (q jvmQuery) showAll(path string) string {
 	return q.url(path, func(v url.Values) { v.Set("n", "all") })
 }
 
-// first returns the first q.rows elements of s (all when q.rows is 0).
-func first[T any](s []T, rows int) []T {
+// jvmFirst returns the first q.rows elements of s (all when q.rows is 0).
+func jvmFirst[T any](s []T, rows int) []T {
 	if rows > 0 && len(s) > rows {
 		return s[:rows]
 	}
@@ -318,9 +318,9 @@ func jvmHeader(rep *store.Report, q jvmQuery, title string, kindOf func(i int) s
 	return h
 }
 
-// snapshotTabs offers the diff and each snapshot alone, for a report of several
+// jvmSnapshotTabs offers the diff and each snapshot alone, for a report of several
 // snapshots; many snapshots are reached from the snapshot table instead.
-func snapshotTabs(rep *store.Report, q jvmQuery, names []string) []view.Link {
+func jvmSnapshotTabs(rep *store.Report, q jvmQuery, names []string) []view.Link {
 	if len(names) < 2 {
 		return nil
 	}
@@ -336,8 +336,8 @@ func snapshotTabs(rep *store.Report, q jvmQuery, names []string) []view.Link {
 	return tabs
 }
 
-// snapshotTable lists a report's snapshots with the base and the target marked.
-func snapshotTable(rep *store.Report, q jvmQuery, refs []jvmRef, what string, totals []string,
+// jvmSnapshotTable lists a report's snapshots with the base and the target marked.
+func jvmSnapshotTable(rep *store.Report, q jvmQuery, refs []jvmRef, what string, totals []string,
 	lineOf func(i int) int, timeOf func(i int) time.Time, values func(i int) []string) *view.JavaSnapshotTable {
 	if len(refs) < 2 {
 		return nil
@@ -359,9 +359,9 @@ func snapshotTable(rep *store.Report, q jvmQuery, refs []jvmRef, what string, to
 	return t
 }
 
-// snapshotName names snapshot i for titles: its file, with its number in the file
+// jvmSnapshotName names snapshot i for titles: its file, with its number in the file
 // when the file holds several.
-func snapshotName(rep *store.Report, refs []jvmRef, i int) string {
+func jvmSnapshotName(rep *store.Report, refs []jvmRef, i int) string {
 	ref := refs[i]
 	name := rep.Artifacts[ref.File].Name
 	n := 0
@@ -386,7 +386,7 @@ type jvmSnapshotJSON struct {
 	Time     *time.Time `json:"time,omitempty"`
 }
 
-func snapshotJSON(rep *store.Report, refs []jvmRef, i, line int, t time.Time) jvmSnapshotJSON {
+func jvmSnapshotOf(rep *store.Report, refs []jvmRef, i, line int, t time.Time) jvmSnapshotJSON {
 	a := rep.Artifacts[refs[i].File]
 	s := jvmSnapshotJSON{Snapshot: i, Name: a.Name, SHA256: a.SHA256, Index: refs[i].Index, Line: line}
 	if !t.IsZero() {
@@ -395,8 +395,8 @@ func snapshotJSON(rep *store.Report, refs []jvmRef, i, line int, t time.Time) jv
 	return s
 }
 
-// markdownHead starts a JVM report's Markdown: the link and the files.
-func markdownHead(w io.Writer, r *http.Request, rep *store.Report, q jvmQuery, title string) {
+// jvmMarkdownHead starts a JVM report's Markdown: the link and the files.
+func jvmMarkdownHead(w io.Writer, r *http.Request, rep *store.Report, q jvmQuery, title string) {
 	fmt.Fprintf(w, "### leakui: %s\n\n", mdEscape(title))
 	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, q.url("/r/"+rep.ID, nil)))
 	for _, a := range rep.Artifacts {
@@ -405,34 +405,34 @@ func markdownHead(w io.Writer, r *http.Request, rep *store.Report, q jvmQuery, t
 	fmt.Fprintln(w)
 }
 
-// signedCount formats a change in a count with an explicit sign.
-func signedCount(n int64) string {
+// jvmSignedCount formats a change in a count with an explicit sign.
+func jvmSignedCount(n int64) string {
 	if n > 0 {
 		return "+" + analyze.FormatCount(n)
 	}
 	return analyze.FormatCount(n)
 }
 
-// signedBytes formats a change in bytes with an explicit sign.
-func signedBytes(n int64) string { return signed(n, "bytes") }
+// jvmSignedBytes formats a change in bytes with an explicit sign.
+func jvmSignedBytes(n int64) string { return signed(n, "bytes") }
 
-// share renders part of whole as a percentage with one decimal.
-func share(part, whole int64) string {
+// jvmShare renders part of whole as a percentage with one decimal.
+func jvmShare(part, whole int64) string {
 	if whole == 0 {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f%%", float64(part)*100/float64(whole))
 }
 
-// barPct is v's share of the largest value, 0–100, at least 1 for any v > 0.
-func barPct(v, largest int64) int {
+// jvmBarPct is v's share of the largest value, 0–100, at least 1 for any v > 0.
+func jvmBarPct(v, largest int64) int {
 	if v <= 0 || largest <= 0 {
 		return 0
 	}
 	return max(1, int(v*100/largest))
 }
 
-func plural(n int, one, many string) string {
+func jvmPlural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/leakui/leakui/store"
 )
 
-// bigHistogram returns a JDK 9+ histogram of n classes, as jmap -histo prints it for
+// jvmBigHistogram returns a JDK 9+ histogram of n classes, as jmap -histo prints it for
 // a large application; grow adds instances to every 100th class.
-func bigHistogram(n int, grow int64) string {
-	rows := make([]histoRow, n)
+func jvmBigHistogram(n int, grow int64) string {
+	rows := make([]jvmHistoRow, n)
 	for i := range rows {
 		inst := int64(n-i) * 3
 		if i%100 == 5 {
@@ -28,16 +28,16 @@ func bigHistogram(n int, grow int64) string {
 		case 1:
 			name, module = fmt.Sprintf("jdk.internal.reflect.GeneratedMethodAccessor%d", i), "java.base@21.0.2"
 		}
-		rows[i] = histoRow{name: name, module: module, instances: inst, bytes: inst * 24}
+		rows[i] = jvmHistoRow{name: name, module: module, instances: inst, bytes: inst * 24}
 	}
-	text, _, _ := histogramText("", rows)
+	text, _, _ := jvmHistogramText("", rows)
 	return text
 }
 
-// bigDump returns a jstack dump of n threads spread over n/50 distinct stacks of 20
+// jvmBigDump returns a jstack dump of n threads spread over n/50 distinct stacks of 20
 // to 40 frames with lock lines, as a large application server has.
-func bigDump(n int) string {
-	threads := make([]testThread, n)
+func jvmBigDump(n int) string {
+	threads := make([]jvmTestThread, n)
 	for i := range threads {
 		stack := i % max(1, n/50)
 		depth := 20 + stack%21
@@ -49,14 +49,14 @@ func bigDump(n int) string {
 			}
 		}
 		frames = append(frames, "java.lang.Thread.run(Thread.java:750)")
-		threads[i] = testThread{name: fmt.Sprintf("pool-%d-thread-%d", stack, i), daemon: i%3 == 0,
+		threads[i] = jvmTestThread{name: fmt.Sprintf("pool-%d-thread-%d", stack, i), daemon: i%3 == 0,
 			state: "WAITING (parking)", status: "waiting on condition", frames: frames}
 	}
-	return dumpText("2024-05-01 12:00:00", threads)
+	return jvmDumpText("2024-05-01 12:00:00", threads)
 }
 
-// benchServer is a real server on a real SQLite store, called in process.
-func benchServer(tb testing.TB) *Server {
+// jvmBenchServer is a real server on a real SQLite store, called in process.
+func jvmBenchServer(tb testing.TB) *Server {
 	tb.Helper()
 	db, err := store.OpenSQLite(context.Background(), tb.TempDir())
 	if err != nil {
@@ -70,8 +70,8 @@ func benchServer(tb testing.TB) *Server {
 	return srv
 }
 
-// postFiles posts files to the upload API in process.
-func postFiles(tb testing.TB, srv *Server, files ...file) *httptest.ResponseRecorder {
+// jvmPostFiles posts files to the upload API in process.
+func jvmPostFiles(tb testing.TB, srv *Server, files ...file) *httptest.ResponseRecorder {
 	tb.Helper()
 	body, ct := multipartBody(tb, files, nil)
 	req := httptest.NewRequest("POST", "/api/artifacts", body)
@@ -81,10 +81,10 @@ func postFiles(tb testing.TB, srv *Server, files ...file) *httptest.ResponseReco
 	return rec
 }
 
-// benchUpload posts files and returns the report's URL.
-func benchUpload(b *testing.B, srv *Server, files ...file) string {
+// jvmBenchUpload posts files and returns the report's URL.
+func jvmBenchUpload(b *testing.B, srv *Server, files ...file) string {
 	b.Helper()
-	rec := postFiles(b, srv, files...)
+	rec := jvmPostFiles(b, srv, files...)
 	var up uploadResponse
 	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &up) != nil {
 		b.Fatalf("upload: %d %s", rec.Code, rec.Body)
@@ -92,8 +92,8 @@ func benchUpload(b *testing.B, srv *Server, files ...file) string {
 	return up.ReportURL
 }
 
-// benchGet serves one GET and fails on anything but 200.
-func benchGet(b *testing.B, srv *Server, path string) int {
+// jvmBenchGet serves one GET and fails on anything but 200.
+func jvmBenchGet(b *testing.B, srv *Server, path string) int {
 	rec := httptest.NewRecorder()
 	srv.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 	if rec.Code != http.StatusOK {
@@ -102,23 +102,23 @@ func benchGet(b *testing.B, srv *Server, path string) int {
 	return rec.Body.Len()
 }
 
-// benchPage measures a page: warm (the parsed files cached, as for every view but
+// jvmBenchPage measures a page: warm (the parsed files cached, as for every view but
 // the first) and cold (read from SQLite and parsed again on every request).
-func benchPage(b *testing.B, srv *Server, path string) {
+func jvmBenchPage(b *testing.B, srv *Server, path string) {
 	for _, cold := range []bool{false, true} {
 		name := "warm"
 		if cold {
 			name = "cold"
 		}
 		b.Run(name, func(b *testing.B) {
-			benchGet(b, srv, path)
+			jvmBenchGet(b, srv, path)
 			b.ReportAllocs()
 			size := 0
 			for b.Loop() {
 				if cold {
 					jvmParsed = newLRU[any](16)
 				}
-				size = benchGet(b, srv, path)
+				size = jvmBenchGet(b, srv, path)
 			}
 			b.ReportMetric(float64(size), "html-bytes")
 		})
@@ -128,52 +128,52 @@ func benchPage(b *testing.B, srv *Server, path string) {
 // BenchmarkJavaHistogramPage50k serves the page of a 50,000-row histogram: the
 // default 50 rows and all of them.
 func BenchmarkJavaHistogramPage50k(b *testing.B) {
-	srv := benchServer(b)
-	url := benchUpload(b, srv, file{"big.histo", []byte(bigHistogram(50_000, 0))})
-	b.Run("top50", func(b *testing.B) { benchPage(b, srv, url) })
-	b.Run("all", func(b *testing.B) { benchPage(b, srv, url+"?n=all") })
-	b.Run("json", func(b *testing.B) { benchPage(b, srv, strings.Replace(url, "/r/", "/api/reports/", 1)) })
+	srv := jvmBenchServer(b)
+	url := jvmBenchUpload(b, srv, file{"big.histo", []byte(jvmBigHistogram(50_000, 0))})
+	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
+	b.Run("all", func(b *testing.B) { jvmBenchPage(b, srv, url+"?n=all") })
+	b.Run("json", func(b *testing.B) { jvmBenchPage(b, srv, strings.Replace(url, "/r/", "/api/reports/", 1)) })
 }
 
 // BenchmarkJavaHistogramDiffPage50k serves the diff of two 50,000-row histograms.
 func BenchmarkJavaHistogramDiffPage50k(b *testing.B) {
-	srv := benchServer(b)
-	url := benchUpload(b, srv, file{"a.histo", []byte(bigHistogram(50_000, 0))}, file{"b.histo", []byte(bigHistogram(50_000, 5000))})
-	b.Run("top50", func(b *testing.B) { benchPage(b, srv, url) })
+	srv := jvmBenchServer(b)
+	url := jvmBenchUpload(b, srv, file{"a.histo", []byte(jvmBigHistogram(50_000, 0))}, file{"b.histo", []byte(jvmBigHistogram(50_000, 5000))})
+	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
 }
 
 // BenchmarkJavaHistogramSeriesPage50k serves a series of eight 50,000-row
 // histograms: the diff of the first and the last and the series analysis by
 // application instances and by bytes.
 func BenchmarkJavaHistogramSeriesPage50k(b *testing.B) {
-	srv := benchServer(b)
+	srv := jvmBenchServer(b)
 	var files []file
 	for i := range 8 {
-		files = append(files, file{fmt.Sprintf("h%d.histo", i), []byte(bigHistogram(50_000, int64(i)*500))})
+		files = append(files, file{fmt.Sprintf("h%d.histo", i), []byte(jvmBigHistogram(50_000, int64(i)*500))})
 	}
-	url := benchUpload(b, srv, files...)
-	b.Run("top50", func(b *testing.B) { benchPage(b, srv, url) })
+	url := jvmBenchUpload(b, srv, files...)
+	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
 }
 
 // BenchmarkJavaHistogramUpload50k uploads a 50,000-row histogram: receive, detect,
 // parse, store, answer.
 func BenchmarkJavaHistogramUpload50k(b *testing.B) {
-	srv := benchServer(b)
-	f := file{"big.histo", []byte(bigHistogram(50_000, 0))}
+	srv := jvmBenchServer(b)
+	f := file{"big.histo", []byte(jvmBigHistogram(50_000, 0))}
 	b.SetBytes(int64(len(f.data)))
 	for b.Loop() {
-		benchUpload(b, srv, f)
+		jvmBenchUpload(b, srv, f)
 	}
 }
 
 // BenchmarkJavaThreadsPage5000 serves the page of a 5,000-thread dump, and the diff
 // of two.
 func BenchmarkJavaThreadsPage5000(b *testing.B) {
-	srv := benchServer(b)
-	dump := bigDump(5000)
-	url := benchUpload(b, srv, file{"big.jstack", []byte(dump)})
-	b.Run("top50", func(b *testing.B) { benchPage(b, srv, url) })
-	b.Run("all", func(b *testing.B) { benchPage(b, srv, url+"?n=all") })
-	diff := benchUpload(b, srv, file{"a.jstack", []byte(bigDump(4000))}, file{"b.jstack", []byte(dump)})
-	b.Run("diff", func(b *testing.B) { benchPage(b, srv, diff) })
+	srv := jvmBenchServer(b)
+	dump := jvmBigDump(5000)
+	url := jvmBenchUpload(b, srv, file{"big.jstack", []byte(dump)})
+	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
+	b.Run("all", func(b *testing.B) { jvmBenchPage(b, srv, url+"?n=all") })
+	diff := jvmBenchUpload(b, srv, file{"a.jstack", []byte(jvmBigDump(4000))}, file{"b.jstack", []byte(dump)})
+	b.Run("diff", func(b *testing.B) { jvmBenchPage(b, srv, diff) })
 }

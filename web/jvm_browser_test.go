@@ -21,15 +21,15 @@ func TestBrowserJavaHistogramDiff(t *testing.T) {
 	ctx := browser.New(t, 90*time.Second)
 	ts := newTestServer(t, Config{})
 	dir := t.TempDir()
-	baseText, _, _ := histogramText("2020-02-25 03:21:02", samzaHeap(14))
-	targetText, _, _ := histogramText("2020-02-25 09:21:02", samzaHeap(1741))
+	baseText, _, _ := jvmHistogramText("2020-02-25 03:21:02", jvmSamzaHeap(14))
+	targetText, _, _ := jvmHistogramText("2020-02-25 09:21:02", jvmSamzaHeap(1741))
 	base, target := filepath.Join(dir, "samza-before.histo"), filepath.Join(dir, "samza-after.histo")
 	for path, text := range map[string]string{base: baseText, target: targetText} {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := analyze.DiffJavaHistograms(parseHistogramBytes(t, []byte(baseText)), parseHistogramBytes(t, []byte(targetText)))
+	want := analyze.DiffJavaHistograms(jvmParseHistogram(t, []byte(baseText)), jvmParseHistogram(t, []byte(targetText)))
 	topBytes, topSuspect := want.Grown(analyze.JavaByBytes, 1)[0], want.Suspects(1)[0]
 
 	browser.Do(t, ctx,
@@ -42,7 +42,7 @@ func TestBrowserJavaHistogramDiff(t *testing.T) {
 		t.Fatalf("the upload did not land on a report: %s", url)
 	}
 	const suspect = `[data-testid=suspects] [data-testid=change-row]:first-child`
-	if got := browser.Text(t, ctx, suspect+` [data-testid=class-name]`); got != topSuspect.Name || got != samzaConsumer {
+	if got := browser.Text(t, ctx, suspect+` [data-testid=class-name]`); got != topSuspect.Name || got != jvmSamzaConsumer {
 		t.Errorf("the first suspect reads %q; want %s", got, topSuspect.Name)
 	}
 	if got := browser.Text(t, ctx, suspect+` [data-testid=instances-change]`); got != "+1,727" {
@@ -61,17 +61,17 @@ func TestBrowserJavaHistogramDiff(t *testing.T) {
 	browser.Screenshot(t, ctx, "jvm-histogram-diff.png")
 
 	// The other two kinds, for their pictures.
-	threads := mustUpload(t, ts,
-		file{"container-0321.jstack", []byte(dumpText("2020-02-25 03:21:02", append(containerThreads(), pollThreads(3)...)))},
-		file{"container-0921.jstack", []byte(dumpText("2020-02-25 09:21:02", append(pollThreads(168), containerThreads()...)))})
-	before, _, _ := nmtSummaryText("2016-07-12 14:00:00", kafkaBrokerNMT(0))
-	after, _, _ := nmtSummaryText("2016-07-12 14:30:00", kafkaBrokerNMT(1200*1024))
-	nmt := mustUpload(t, ts, file{"broker-1400.nmt", []byte(before)}, file{"broker-1430.nmt", []byte(after)})
+	threads := jvmUpload(t, ts,
+		file{"container-0321.jstack", []byte(jvmDumpText("2020-02-25 03:21:02", append(jvmContainerThreads(), jvmPollThreads(3)...)))},
+		file{"container-0921.jstack", []byte(jvmDumpText("2020-02-25 09:21:02", append(jvmPollThreads(168), jvmContainerThreads()...)))})
+	before, _, _ := jvmNMTSummaryText("2016-07-12 14:00:00", jvmKafkaBroker(0))
+	after, _, _ := jvmNMTSummaryText("2016-07-12 14:30:00", jvmKafkaBroker(1200*1024))
+	nmt := jvmUpload(t, ts, file{"broker-1400.nmt", []byte(before)}, file{"broker-1430.nmt", []byte(after)})
 	browser.Do(t, ctx,
 		chromedp.Navigate(ts.URL+threads.ReportURL),
 		chromedp.WaitVisible(`[data-testid=thread-diff]`),
 	)
-	if got := browser.Text(t, ctx, `[data-testid=name-changes-row]:first-child [data-testid=label]`); got != pollPattern {
+	if got := browser.Text(t, ctx, `[data-testid=name-changes-row]:first-child [data-testid=label]`); got != jvmPollPattern {
 		t.Errorf("the thread name that multiplied reads %q", got)
 	}
 	browser.Screenshot(t, ctx, "jvm-threads-diff.png")

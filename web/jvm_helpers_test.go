@@ -15,18 +15,18 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
-// histoRow is one class of a histogram a test writes.
-type histoRow struct {
+// jvmHistoRow is one class of a histogram a test writes.
+type jvmHistoRow struct {
 	name, module     string
 	instances, bytes int64
 }
 
-// histogramText prints rows as `jmap -histo` of JDK 9+ does (heapInspection.cpp:
+// jvmHistogramText prints rows as `jmap -histo` of JDK 9+ does (heapInspection.cpp:
 // "%4d: " INT64_FORMAT_W(13) "  " UINT64_FORMAT_W(13) "  %s (%s)"), sorted by bytes,
 // with a `date` line before it when stamp is set. It returns the text and the
 // totals it printed on the Total line.
-func histogramText(stamp string, rows []histoRow) (text string, instances, bytesTotal int64) {
-	rows = append([]histoRow(nil), rows...)
+func jvmHistogramText(stamp string, rows []jvmHistoRow) (text string, instances, bytesTotal int64) {
+	rows = append([]jvmHistoRow(nil), rows...)
 	sort.SliceStable(rows, func(a, b int) bool { return rows[a].bytes > rows[b].bytes })
 	var b strings.Builder
 	if stamp != "" {
@@ -48,18 +48,18 @@ func histogramText(stamp string, rows []histoRow) (text string, instances, bytes
 
 // The SAMZA-2785 class names.
 const (
-	samzaConsumer = "org.apache.samza.system.kafka.KafkaSystemConsumer"
-	kafkaConsumer = "org.apache.kafka.clients.consumer.KafkaConsumer"
+	jvmSamzaConsumer = "org.apache.samza.system.kafka.KafkaSystemConsumer"
+	jvmKafkaConsumer = "org.apache.kafka.clients.consumer.KafkaConsumer"
 )
 
-// samzaHeap is a Samza container's heap with n leaked KafkaSystemConsumers, each
+// jvmSamzaHeap is a Samza container's heap with n leaked KafkaSystemConsumers, each
 // holding a KafkaConsumer and about 4.7 MB of fetch buffers (so that 1,741 of them
 // make the 8 GB of the production report).
-func samzaHeap(n int64) []histoRow {
-	return []histoRow{
+func jvmSamzaHeap(n int64) []jvmHistoRow {
+	return []jvmHistoRow{
 		{"[B", "java.base@11.0.20", 90_000 + 2000*n, 600_000_000 + 4_900_000*n},
-		{samzaConsumer, "", n, 152 * n},
-		{kafkaConsumer, "", n, 120 * n},
+		{jvmSamzaConsumer, "", n, 152 * n},
+		{jvmKafkaConsumer, "", n, 120 * n},
 		{"org.apache.kafka.clients.consumer.internals.Fetcher", "", n, 96 * n},
 		{"java.util.concurrent.LinkedBlockingQueue", "java.base@11.0.20", 400 + 64*n, 19_200 + 3072*n},
 		{"java.lang.String", "java.base@11.0.20", 1_000_000, 24_000_000},
@@ -68,18 +68,18 @@ func samzaHeap(n int64) []histoRow {
 	}
 }
 
-// testThread is one thread of a dump a test writes.
-type testThread struct {
+// jvmTestThread is one thread of a dump a test writes.
+type jvmTestThread struct {
 	name          string
 	daemon        bool
 	state, status string
 	frames        []string // "- …" lines are lock lines, ADDR replaced by an address
 }
 
-// dumpText writes threads as jstack of JDK 8 does (compare
+// jvmDumpText writes threads as jstack of JDK 8 does (compare
 // tda-jstack-jdk8-openjdk.log): a time stamp, the "Full thread dump" line, one block
 // per thread.
-func dumpText(stamp string, threads []testThread) string {
+func jvmDumpText(stamp string, threads []jvmTestThread) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nFull thread dump OpenJDK 64-Bit Server VM (25.382-b05 mixed mode):\n\n", stamp)
 	for i, th := range threads {
@@ -103,13 +103,13 @@ func dumpText(stamp string, threads []testThread) string {
 }
 
 // The folded name of the poll threads pollThreads writes.
-const pollPattern = "Samza KafkaConsumerProxy Poll SamzaContainerThread-… - kafka"
+const jvmPollPattern = "Samza KafkaConsumerProxy Poll SamzaContainerThread-… - kafka"
 
-// pollThreads returns n KafkaConsumerProxy poll threads of a Samza container.
-func pollThreads(n int) []testThread {
-	out := make([]testThread, n)
+// jvmPollThreads returns n KafkaConsumerProxy poll threads of a Samza container.
+func jvmPollThreads(n int) []jvmTestThread {
+	out := make([]jvmTestThread, n)
 	for i := range out {
-		out[i] = testThread{
+		out[i] = jvmTestThread{
 			name: fmt.Sprintf("Samza KafkaConsumerProxy Poll SamzaContainerThread-%d - kafka", i), daemon: true, state: "RUNNABLE", status: "runnable",
 			frames: []string{
 				"sun.nio.ch.EPollArrayWrapper.epollWait(Native Method)",
@@ -124,9 +124,9 @@ func pollThreads(n int) []testThread {
 	return out
 }
 
-// containerThreads are the threads every Samza container has.
-func containerThreads() []testThread {
-	return []testThread{
+// jvmContainerThreads are the threads every Samza container has.
+func jvmContainerThreads() []jvmTestThread {
+	return []jvmTestThread{
 		{name: "main", state: "RUNNABLE", status: "runnable", frames: []string{
 			"org.apache.samza.container.SamzaContainer.run(SamzaContainer.scala:712)",
 			"org.apache.samza.runtime.LocalContainerRunner.main(LocalContainerRunner.java:103)",
@@ -139,15 +139,15 @@ func containerThreads() []testThread {
 	}
 }
 
-// nmtCategory is one category of a native memory report a test writes, in KB.
-type nmtCategory struct {
+// jvmNMTCategory is one category of a native memory report a test writes, in KB.
+type jvmNMTCategory struct {
 	name                string
 	reserved, committed int64
 }
 
-// nmtSummaryText writes `jcmd <pid> VM.native_memory summary scale=KB` of JDK 8
+// jvmNMTSummaryText writes `jcmd <pid> VM.native_memory summary scale=KB` of JDK 8
 // (compare nmt-summary-jdk8-1529threads-KB.txt), with a `date` line before it.
-func nmtSummaryText(stamp string, cats []nmtCategory) (text string, reservedKB, committedKB int64) {
+func jvmNMTSummaryText(stamp string, cats []jvmNMTCategory) (text string, reservedKB, committedKB int64) {
 	for _, c := range cats {
 		reservedKB += c.reserved
 		committedKB += c.committed
@@ -164,10 +164,10 @@ func nmtSummaryText(stamp string, cats []nmtCategory) (text string, reservedKB, 
 	return b.String(), reservedKB, committedKB
 }
 
-// kafkaBrokerNMT is a Kafka broker's JVM during log recovery (KAFKA-3933): a 1 GB
+// jvmKafkaBroker is a Kafka broker's JVM during log recovery (KAFKA-3933): a 1 GB
 // heap that stays put and leakedKB of native memory in Internal.
-func kafkaBrokerNMT(leakedKB int64) []nmtCategory {
-	return []nmtCategory{
+func jvmKafkaBroker(leakedKB int64) []jvmNMTCategory {
+	return []jvmNMTCategory{
 		{"Java Heap", 4194304, 1048576},
 		{"Class", 1126400, 71680},
 		{"Thread", 133120, 133120},
@@ -178,9 +178,9 @@ func kafkaBrokerNMT(leakedKB int64) []nmtCategory {
 	}
 }
 
-// grepLines runs the real GNU grep -a (the anchor tool) and returns the matching
+// jvmGrepLines runs the real GNU grep -a (the anchor tool) and returns the matching
 // lines; no match is an empty result.
-func grepLines(t testing.TB, pattern, path string) []string {
+func jvmGrepLines(t testing.TB, pattern, path string) []string {
 	t.Helper()
 	out, err := exec.Command("grep", "-a", "--", pattern, path).Output()
 	var exit *exec.ExitError
@@ -193,8 +193,8 @@ func grepLines(t testing.TB, pattern, path string) []string {
 	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 }
 
-// grepCount runs `grep -ac PATTERN PATH`.
-func grepCount(t testing.TB, pattern, path string) int {
+// jvmGrepCount runs `grep -ac PATTERN PATH`.
+func jvmGrepCount(t testing.TB, pattern, path string) int {
 	t.Helper()
 	out, err := exec.Command("grep", "-ac", "--", pattern, path).Output()
 	var exit *exec.ExitError
@@ -208,7 +208,7 @@ func grepCount(t testing.TB, pattern, path string) int {
 	return n
 }
 
-func mustInt64(t testing.TB, s string) int64 {
+func jvmMustInt64(t testing.TB, s string) int64 {
 	t.Helper()
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
@@ -217,10 +217,10 @@ func mustInt64(t testing.TB, s string) int64 {
 	return n
 }
 
-// tdaHistogram cuts the class histogram out of the TDA fixture (from its header to
+// jvmTDAHistogram cuts the class histogram out of the TDA fixture (from its header to
 // its Total line) as a standalone `jmap -histo` file, and returns the Total line's
 // numbers as grep reads them.
-func tdaHistogram(t testing.TB) (data []byte, instances, bytesTotal int64) {
+func jvmTDAHistogram(t testing.TB) (data []byte, instances, bytesTotal int64) {
 	t.Helper()
 	path := fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log")
 	raw, err := os.ReadFile(path)
@@ -233,16 +233,16 @@ func tdaHistogram(t testing.TB) (data []byte, instances, bytesTotal int64) {
 	if start < 0 || total < 0 || end < 0 {
 		t.Fatal("the TDA fixture has no histogram")
 	}
-	totals := grepLines(t, "^Total", path)
+	totals := jvmGrepLines(t, "^Total", path)
 	if len(totals) != 1 {
 		t.Fatalf("grep finds %d Total lines", len(totals))
 	}
 	f := strings.Fields(totals[0])
-	return raw[start : total+1+end+1], mustInt64(t, f[1]), mustInt64(t, f[2])
+	return raw[start : total+1+end+1], jvmMustInt64(t, f[1]), jvmMustInt64(t, f[2])
 }
 
-// parseHistogramBytes is the engine's reading of a histogram file, for comparisons.
-func parseHistogramBytes(t testing.TB, b []byte) *analyze.JavaHistogram {
+// jvmParseHistogram is the engine's reading of a histogram file, for comparisons.
+func jvmParseHistogram(t testing.TB, b []byte) *analyze.JavaHistogram {
 	t.Helper()
 	h, err := analyze.ParseJavaHistogram(bytes.NewReader(b))
 	if err != nil {
@@ -251,10 +251,10 @@ func parseHistogramBytes(t testing.TB, b []byte) *analyze.JavaHistogram {
 	return h
 }
 
-// nmtDiffText writes `jcmd <pid> VM.native_memory summary.diff scale=KB` from a
+// jvmNMTDiffText writes `jcmd <pid> VM.native_memory summary.diff scale=KB` from a
 // baseline and current categories of the same names (MemSummaryDiffReporter: a
 // delta is printed only when it is not zero).
-func nmtDiffText(base, cur []nmtCategory) (text string, committedDeltaKB int64) {
+func jvmNMTDiffText(base, cur []jvmNMTCategory) (text string, committedDeltaKB int64) {
 	pair := func(now, before int64) string {
 		s := fmt.Sprintf("%dKB", now)
 		if d := now - before; d != 0 {

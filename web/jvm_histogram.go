@@ -39,7 +39,7 @@ type javaHistogramSummary struct {
 // planJavaHistograms makes a histogram report of one histogram and a diff of two or
 // more (every histogram of every file counts, oldest first).
 func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
-	hs, params, err := planSnapshots(s, form, histogramPrefix, "histogram time", analyze.ParseJavaHistograms,
+	hs, params, err := jvmPlanSnapshots(s, form, histogramPrefix, "histogram time", analyze.ParseJavaHistograms,
 		func(h *analyze.JavaHistogram) time.Time { return h.Time })
 	if err != nil {
 		return nil, err
@@ -91,11 +91,11 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 		}
 		return line
 	}
-	line := fmt.Sprintf("%d histograms, objects %s", s.Histograms, signedBytes(s.BytesDelta))
+	line := fmt.Sprintf("%d histograms, objects %s", s.Histograms, jvmSignedBytes(s.BytesDelta))
 	if s.Suspect != "" {
-		line += fmt.Sprintf("; suspect %s %s instances", cleanText(s.Suspect, 80), signedCount(s.SuspectInstances))
+		line += fmt.Sprintf("; suspect %s %s instances", cleanText(s.Suspect, 80), jvmSignedCount(s.SuspectInstances))
 	} else if s.TopGrowth != "" {
-		line += fmt.Sprintf("; grew most %s %s", cleanText(s.TopGrowth, 80), signedBytes(s.TopGrowthBytes))
+		line += fmt.Sprintf("; grew most %s %s", cleanText(s.TopGrowth, 80), jvmSignedBytes(s.TopGrowthBytes))
 	}
 	if s.SeriesVerdict != "" {
 		line += "; series: " + analyze.SeriesVerdict(s.SeriesVerdict).Text()
@@ -113,7 +113,7 @@ type histogramSet struct {
 }
 
 func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*histogramSet, error) {
-	hs, refs, err := loadSnapshots(r.Context(), s, rep, histogramPrefix, analyze.ParseJavaHistograms)
+	hs, refs, err := jvmLoadSnapshots(r.Context(), s, rep, histogramPrefix, analyze.ParseJavaHistograms)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (hs *histogramSet) diff() *analyze.JavaHistogramDiff {
 	return d
 }
 
-func (hs *histogramSet) name(i int) string { return snapshotName(hs.rep, hs.refs, i) }
+func (hs *histogramSet) name(i int) string { return jvmSnapshotName(hs.rep, hs.refs, i) }
 
 func (hs *histogramSet) names() []string {
 	out := make([]string, len(hs.hs))
@@ -176,12 +176,12 @@ func (hs *histogramSet) header(title string) view.JVMHeader {
 		}
 		return "JVM class histogram"
 	}, func(i int) time.Time { return times[i] })
-	h.Tabs = snapshotTabs(hs.rep, hs.q, hs.names())
+	h.Tabs = jvmSnapshotTabs(hs.rep, hs.q, hs.names())
 	return h
 }
 
 func (hs *histogramSet) snapshots() *view.JavaSnapshotTable {
-	return snapshotTable(hs.rep, hs.q, hs.refs, "histograms", []string{"classes", "instances", "bytes"},
+	return jvmSnapshotTable(hs.rep, hs.q, hs.refs, "histograms", []string{"classes", "instances", "bytes"},
 		func(i int) int { return hs.hs[i].Line },
 		func(i int) time.Time { return hs.hs[i].Time },
 		func(i int) []string {
@@ -212,12 +212,12 @@ func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 	page.Header.Meta = histogramMeta(h)
 	page.Header.Headline = histogramHeadline(h)
 	page.Header.Notices = h.Warnings
-	page.Figures = []view.Figure{
+	page.Figures = []view.JVMFigure{
 		{Label: "classes", Value: analyze.FormatCount(int64(len(h.Classes))), Key: "total-classes"},
 		{Label: "instances", Value: analyze.FormatCount(h.TotalInstances), Key: "total-instances"},
 		{Label: fmt.Sprintf("bytes on the heap (%s)", analyze.FormatCount(h.TotalBytes)), Value: analyze.FormatBytes(h.TotalBytes), Key: "total-bytes"},
 	}
-	page.TotalCheck, page.TotalOK = totalCheck(h)
+	page.TotalCheck, page.TotalOK = jvmTotalCheck(h)
 	for _, o := range []struct {
 		label string
 		order analyze.JavaOrder
@@ -225,7 +225,7 @@ func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 		page.Orders = append(page.Orders, view.Link{Label: o.label, Current: q.order == o.order,
 			URL: q.url(path, func(v url.Values) { v.Set("sort", o.label) })})
 	}
-	page.Table = classTable(h, q.order, q.rows, q.showAll(path))
+	page.Table = jvmClassTable(h, q.order, q.rows, q.showAll(path))
 	page.Snapshots = hs.snapshots()
 	return page
 }
@@ -245,14 +245,14 @@ func histogramMeta(h *analyze.JavaHistogram) []view.Pair {
 func histogramHeadline(h *analyze.JavaHistogram) string {
 	s := fmt.Sprintf("%s classes, %s instances, %s.", analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes))
 	if top := h.Ranked(analyze.JavaByBytes); len(top) > 0 {
-		s += fmt.Sprintf(" Largest: %s with %s in %s instances (%s of the bytes).", classLabel(top[0].Name),
-			analyze.FormatBytes(top[0].Bytes), analyze.FormatCount(top[0].Instances), share(top[0].Bytes, h.TotalBytes))
+		s += fmt.Sprintf(" Largest: %s with %s in %s instances (%s of the bytes).", jvmClassLabel(top[0].Name),
+			analyze.FormatBytes(top[0].Bytes), analyze.FormatCount(top[0].Instances), jvmShare(top[0].Bytes, h.TotalBytes))
 	}
 	return s
 }
 
-// totalCheck compares a histogram's rows with the file's own Total line.
-func totalCheck(h *analyze.JavaHistogram) (string, bool) {
+// jvmTotalCheck compares a histogram's rows with the file's own Total line.
+func jvmTotalCheck(h *analyze.JavaHistogram) (string, bool) {
 	switch {
 	case !h.HasTotal:
 		return fmt.Sprintf("The file has no Total line: the totals are the sums of its %s rows, and the histogram may be cut short.",
@@ -266,36 +266,36 @@ func totalCheck(h *analyze.JavaHistogram) (string, bool) {
 		analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatCount(h.TotalBytes)), true
 }
 
-// classLabel is a class name with its Java spelling when that differs.
-func classLabel(name string) string {
+// jvmClassLabel is a class name with its Java spelling when that differs.
+func jvmClassLabel(name string) string {
 	if d := analyze.JavaClassDisplayName(name); d != name {
 		return name + " (" + d + ")"
 	}
 	return name
 }
 
-// classTable formats the first rows of a histogram ranked by order (all when rows
+// jvmClassTable formats the first rows of a histogram ranked by order (all when rows
 // is 0).
-func classTable(h *analyze.JavaHistogram, order analyze.JavaOrder, rows int, showAll string) view.JavaClassTable {
+func jvmClassTable(h *analyze.JavaHistogram, order analyze.JavaOrder, rows int, showAll string) view.JavaClassTable {
 	ranked := h.Ranked(order)
-	t := view.JavaClassTable{By: orderName(order), All: len(ranked)}
-	shown := first(ranked, rows)
+	t := view.JavaClassTable{By: jvmOrderName(order), All: len(ranked)}
+	shown := jvmFirst(ranked, rows)
 	if len(shown) < len(ranked) {
 		t.ShowAll = showAll
 	}
 	t.Count = len(shown)
 	var largest int64
 	if len(shown) > 0 {
-		largest = measure(shown[0].Bytes, shown[0].Instances, order)
+		largest = jvmMeasure(shown[0].Bytes, shown[0].Instances, order)
 	}
 	t.Rows = make([]view.JavaClassRow, len(shown))
 	for i, c := range shown {
 		row := view.JavaClassRow{
 			Rank: i + 1, Name: c.Name, Module: c.Module,
 			Instances: analyze.FormatCount(c.Instances), Bytes: analyze.FormatCount(c.Bytes),
-			InstancesShare: share(c.Instances, h.TotalInstances), BytesShare: share(c.Bytes, h.TotalBytes),
+			InstancesShare: jvmShare(c.Instances, h.TotalInstances), BytesShare: jvmShare(c.Bytes, h.TotalBytes),
 			InstancesValue: c.Instances, BytesValue: c.Bytes,
-			BarPct: barPct(measure(c.Bytes, c.Instances, order), largest),
+			BarPct: jvmBarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
 			App:    !analyze.JavaIsPlatformClass(c.Name),
 		}
 		if d := analyze.JavaClassDisplayName(c.Name); d != c.Name {
@@ -306,14 +306,14 @@ func classTable(h *analyze.JavaHistogram, order analyze.JavaOrder, rows int, sho
 	return t
 }
 
-func orderName(o analyze.JavaOrder) string {
+func jvmOrderName(o analyze.JavaOrder) string {
 	if o == analyze.JavaByInstances {
 		return "instances"
 	}
 	return "bytes"
 }
 
-func measure(bytes, instances int64, o analyze.JavaOrder) int64 {
+func jvmMeasure(bytes, instances int64, o analyze.JavaOrder) int64 {
 	if o == analyze.JavaByInstances {
 		return instances
 	}
@@ -327,8 +327,8 @@ func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	base, target := hs.hs[q.base], hs.hs[q.target]
 	d := hs.diff()
 	page := view.JavaHistogramDiffPage{Header: hs.header(fmt.Sprintf("%s → %s", hs.name(q.base), hs.name(q.target)))}
-	page.Header.Meta = []view.Pair{{Label: "Base", Value: hs.name(q.base) + snapshotWhen(base.Time)}, {Label: "Target", Value: hs.name(q.target) + snapshotWhen(target.Time)}}
-	if o := orderedByOf(hs.rep); o != "" {
+	page.Header.Meta = []view.Pair{{Label: "Base", Value: hs.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: hs.name(q.target) + jvmTakenAt(target.Time)}}
+	if o := jvmOrderedBy(hs.rep); o != "" {
 		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
 	suspects := d.Suspects(q.rows)
@@ -339,19 +339,19 @@ func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	for _, w := range target.Warnings {
 		page.Header.Notices = append(page.Header.Notices, hs.name(q.target)+": "+w)
 	}
-	page.Figures = []view.Figure{
+	page.Figures = []view.JVMFigure{
 		{Label: fmt.Sprintf("bytes: %s → %s", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes)),
-			Value: signedBytes(d.TotalBytes), Key: "change-bytes", Grew: d.TotalBytes > 0, Shrank: d.TotalBytes < 0},
+			Value: jvmSignedBytes(d.TotalBytes), Key: "change-bytes", Grew: d.TotalBytes > 0, Shrank: d.TotalBytes < 0},
 		{Label: fmt.Sprintf("instances: %s → %s", analyze.FormatCount(d.BaseTotalInstances), analyze.FormatCount(d.TargetTotalInstances)),
-			Value: signedCount(d.TotalInstances), Key: "change-instances", Grew: d.TotalInstances > 0, Shrank: d.TotalInstances < 0},
+			Value: jvmSignedCount(d.TotalInstances), Key: "change-instances", Grew: d.TotalInstances > 0, Shrank: d.TotalInstances < 0},
 	}
 	showAll := q.showAll(path)
-	n := countChanges(d)
-	page.Suspects = changeTable("suspects", "Leak suspects: application classes with more instances",
+	n := jvmCountChanges(d)
+	page.Suspects = jvmChangeTable("suspects", "Leak suspects: application classes with more instances",
 		"Classes outside the JDK (not java.*, javax.*, jdk.*, sun.*, com.sun.* or arrays) whose instance count grew, most new instances first. A leaked object's own bytes are small; the count of its class is what names the leak.",
 		suspects, n.suspects, analyze.JavaByInstances, showAll)
-	page.ByBytes = changeTable("grown-bytes", "Growth in bytes", "", d.Grown(analyze.JavaByBytes, q.rows), n.bytes, analyze.JavaByBytes, showAll)
-	page.ByInstances = changeTable("grown-instances", "Growth in instances", "", d.Grown(analyze.JavaByInstances, q.rows), n.instances, analyze.JavaByInstances, showAll)
+	page.ByBytes = jvmChangeTable("grown-bytes", "Growth in bytes", "", d.Grown(analyze.JavaByBytes, q.rows), n.bytes, analyze.JavaByBytes, showAll)
+	page.ByInstances = jvmChangeTable("grown-instances", "Growth in instances", "", d.Grown(analyze.JavaByInstances, q.rows), n.instances, analyze.JavaByInstances, showAll)
 	var leak bool
 	page.Series, leak = hs.seriesViews(&page.Header.Notices)
 	page.Header.Alarm = page.Header.Alarm || leak
@@ -359,15 +359,15 @@ func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	return page
 }
 
-func snapshotWhen(t time.Time) string {
+func jvmTakenAt(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
 	return ", taken " + formatTime(t)
 }
 
-// orderedByOf reads what ordered a report's snapshots.
-func orderedByOf(rep *store.Report) string {
+// jvmOrderedBy reads what ordered a report's snapshots.
+func jvmOrderedBy(rep *store.Report) string {
 	var p jvmParams
 	json.Unmarshal(rep.Params, &p)
 	return p.OrderedBy
@@ -380,21 +380,21 @@ func histogramDiffHeadline(d *analyze.JavaHistogramDiff, suspects []analyze.Java
 	if len(suspects) > 0 {
 		c := suspects[0]
 		s = fmt.Sprintf("%s: %s → %s instances (%s), the application class that multiplied most. ", c.Name,
-			analyze.FormatCount(c.BaseInstances), analyze.FormatCount(c.TargetInstances), signedCount(c.Instances))
+			analyze.FormatCount(c.BaseInstances), analyze.FormatCount(c.TargetInstances), jvmSignedCount(c.Instances))
 	}
-	s += fmt.Sprintf("Objects on the heap: %s → %s (%s).", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes), signedBytes(d.TotalBytes))
+	s += fmt.Sprintf("Objects on the heap: %s → %s (%s).", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes), jvmSignedBytes(d.TotalBytes))
 	if g := d.Grown(analyze.JavaByBytes, 1); len(g) > 0 {
-		s += fmt.Sprintf(" Grew most in bytes: %s %s (%s instances).", classLabel(g[0].Name), signedBytes(g[0].Bytes), signedCount(g[0].Instances))
+		s += fmt.Sprintf(" Grew most in bytes: %s %s (%s instances).", jvmClassLabel(g[0].Name), jvmSignedBytes(g[0].Bytes), jvmSignedCount(g[0].Instances))
 	}
 	return s, len(suspects) > 0 || d.TotalBytes > 0
 }
 
-// changeCounts counts the classes of each table of a diff: those that grew in
+// jvmChangeCounts counts the classes of each table of a diff: those that grew in
 // bytes, in instances, and the application classes with more instances.
-type changeCounts struct{ bytes, instances, suspects int }
+type jvmChangeCounts struct{ bytes, instances, suspects int }
 
-func countChanges(d *analyze.JavaHistogramDiff) changeCounts {
-	var n changeCounts
+func jvmCountChanges(d *analyze.JavaHistogramDiff) jvmChangeCounts {
+	var n jvmChangeCounts
 	for _, c := range d.Classes {
 		if c.Bytes > 0 {
 			n.bytes++
@@ -409,28 +409,28 @@ func countChanges(d *analyze.JavaHistogramDiff) changeCounts {
 	return n
 }
 
-// changeTable formats the first rows of a ranked list of class changes of which
+// jvmChangeTable formats the first rows of a ranked list of class changes of which
 // there are all.
-func changeTable(id, title, note string, shown []analyze.JavaClassChange, all int, order analyze.JavaOrder, showAll string) view.JavaChangeTable {
-	t := view.JavaChangeTable{ID: id, Title: title, Note: note, By: orderName(order), All: all}
+func jvmChangeTable(id, title, note string, shown []analyze.JavaClassChange, all int, order analyze.JavaOrder, showAll string) view.JavaChangeTable {
+	t := view.JavaChangeTable{ID: id, Title: title, Note: note, By: jvmOrderName(order), All: all}
 	if len(shown) < all {
 		t.ShowAll = showAll
 	}
 	t.Count = len(shown)
 	var largest int64
 	if len(shown) > 0 {
-		largest = measure(shown[0].Bytes, shown[0].Instances, order)
+		largest = jvmMeasure(shown[0].Bytes, shown[0].Instances, order)
 	}
 	t.Rows = make([]view.JavaChangeRow, len(shown))
 	for i, c := range shown {
 		row := view.JavaChangeRow{
 			Rank: i + 1, Name: c.Name,
-			Bytes: signedBytes(c.Bytes), Instances: signedCount(c.Instances),
+			Bytes: jvmSignedBytes(c.Bytes), Instances: jvmSignedCount(c.Instances),
 			BaseBytes: analyze.FormatBytes(c.BaseBytes), TargetBytes: analyze.FormatBytes(c.TargetBytes),
 			BaseInstances: analyze.FormatCount(c.BaseInstances), TargetInstances: analyze.FormatCount(c.TargetInstances),
 			BytesValue: c.Bytes, InstancesValue: c.Instances, BytesGrew: c.Bytes > 0, InstancesGrew: c.Instances > 0,
 			New: c.New(), Gone: c.TargetInstances == 0 && c.BaseInstances > 0,
-			BarPct: barPct(measure(c.Bytes, c.Instances, order), largest),
+			BarPct: jvmBarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
 		}
 		if d := analyze.JavaClassDisplayName(c.Name); d != c.Name {
 			row.Display = d
@@ -478,23 +478,23 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *rep
 	if i, ok := hs.single(); ok {
 		h := hs.hs[i]
 		shown := *h
-		shown.Classes = first(h.Ranked(q.order), q.rows)
-		doc.Analysis = javaHistogramJSON{Snapshot: snapshotJSON(rep, hs.refs, i, h.Line, h.Time), JavaHistogram: &shown,
-			ClassCount: len(h.Classes), Order: orderName(q.order), Headline: h.Headline()}
+		shown.Classes = jvmFirst(h.Ranked(q.order), q.rows)
+		doc.Analysis = javaHistogramJSON{Snapshot: jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time), JavaHistogram: &shown,
+			ClassCount: len(h.Classes), Order: jvmOrderName(q.order), Headline: h.Headline()}
 		return nil
 	}
 	base, target := hs.hs[q.base], hs.hs[q.target]
 	d := hs.diff()
 	shown := *d
-	shown.Classes = first(d.Ranked(q.order), q.rows)
+	shown.Classes = jvmFirst(d.Ranked(q.order), q.rows)
 	out := javaHistogramDiffJSON{
-		Base: snapshotJSON(rep, hs.refs, q.base, base.Line, base.Time), Target: snapshotJSON(rep, hs.refs, q.target, target.Line, target.Time),
+		Base: jvmSnapshotOf(rep, hs.refs, q.base, base.Line, base.Time), Target: jvmSnapshotOf(rep, hs.refs, q.target, target.Line, target.Time),
 		JavaHistogramDiff: &shown,
 		GrownBytes:        d.Grown(analyze.JavaByBytes, q.rows), GrownInstances: d.Grown(analyze.JavaByInstances, q.rows),
 		Suspects: d.Suspects(q.rows), Headline: d.Headline(),
 	}
 	for i, h := range hs.hs {
-		out.Snapshots = append(out.Snapshots, snapshotJSON(rep, hs.refs, i, h.Line, h.Time))
+		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time))
 	}
 	if out.Series, err = hs.seriesJSON(); err != nil {
 		return err
@@ -510,22 +510,22 @@ func (s *Server) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store
 	if err != nil {
 		return err
 	}
-	rows := markdownRows(r, hs.q)
+	rows := jvmMarkdownRows(r, hs.q)
 	if i, ok := hs.single(); ok {
-		markdownHead(w, r, rep, hs.q, hs.name(i))
+		jvmMarkdownHead(w, r, rep, hs.q, hs.name(i))
 		_, err := io.WriteString(w, hs.hs[i].Markdown(rows))
 		return err
 	}
 	q := hs.q
-	markdownHead(w, r, rep, q, hs.name(q.base)+" → "+hs.name(q.target))
+	jvmMarkdownHead(w, r, rep, q, hs.name(q.base)+" → "+hs.name(q.target))
 	if _, err = io.WriteString(w, hs.diff().Markdown(rows)); err != nil {
 		return err
 	}
 	return hs.seriesMarkdown(w, rows)
 }
 
-// markdownRows is how many rows a Markdown table has: ten, or the query's n.
-func markdownRows(r *http.Request, q jvmQuery) int {
+// jvmMarkdownRows is how many rows a Markdown table has: ten, or the query's n.
+func jvmMarkdownRows(r *http.Request, q jvmQuery) int {
 	if r.URL.Query().Get("n") == "" {
 		return 10
 	}

@@ -54,7 +54,7 @@ func histogramSeries(hs []*analyze.JavaHistogram, names []string, order analyze.
 				v = make([]int64, n)
 				in.Series[c.Name] = v
 			}
-			v[i] += measure(c.Bytes, c.Instances, order)
+			v[i] += jvmMeasure(c.Bytes, c.Instances, order)
 		}
 	}
 	if timed {
@@ -68,7 +68,7 @@ func histogramSeries(hs []*analyze.JavaHistogram, names []string, order analyze.
 // series analyzes the report's histograms as a series in order's measure, cached.
 func (hs *histogramSet) series(order analyze.JavaOrder) (*analyze.SeriesReport, error) {
 	var key strings.Builder
-	fmt.Fprintf(&key, "%s-series:%s", histogramPrefix, orderName(order))
+	fmt.Fprintf(&key, "%s-series:%s", histogramPrefix, jvmOrderName(order))
 	for _, ref := range hs.refs {
 		fmt.Fprintf(&key, ":%s#%d", hs.rep.Artifacts[ref.File].SHA256, ref.Index)
 	}
@@ -93,7 +93,7 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 	for _, o := range histogramSeriesOrders {
 		s, err := hs.series(o)
 		if err != nil {
-			*notices = append(*notices, fmt.Sprintf("The series by %s could not be analyzed: %v", orderName(o), err))
+			*notices = append(*notices, fmt.Sprintf("The series by %s could not be analyzed: %v", jvmOrderName(o), err))
 			continue
 		}
 		if s == nil {
@@ -102,7 +102,7 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 		leak = leak || s.Verdict == analyze.SeriesLeak
 		// The series by bytes is compact: its snapshot list would repeat the one
 		// above it, and byte[]'s growth is already in the diff's tables.
-		out = append(out, seriesView(orderName(o), s, o == analyze.JavaByBytes, nil))
+		out = append(out, seriesView(jvmOrderName(o), s, o == analyze.JavaByBytes, nil))
 	}
 	return out, leak
 }
@@ -119,7 +119,7 @@ func (hs *histogramSet) seriesJSON() (map[string]*analyze.SeriesReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[orderName(o)] = s
+		out[jvmOrderName(o)] = s
 	}
 	return out, nil
 }
@@ -135,8 +135,8 @@ func (hs *histogramSet) seriesMarkdown(w io.Writer, rows int) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "- By %s: **%s**. %s\n", orderName(o), s.VerdictText, mdEscape(s.Reason))
-		for _, sus := range first(s.Suspects, rows) {
+		fmt.Fprintf(w, "- By %s: **%s**. %s\n", jvmOrderName(o), s.VerdictText, mdEscape(s.Reason))
+		for _, sus := range jvmFirst(s.Suspects, rows) {
 			fmt.Fprintf(w, "  - `%s` %s → %s (%s)\n", mdCode(sus.Name), analyze.FormatValue(sus.First, s.Unit),
 				analyze.FormatValue(sus.Last, s.Unit), signed(sus.Growth, s.Unit))
 		}

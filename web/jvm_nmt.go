@@ -31,7 +31,7 @@ type javaNMTSummary struct {
 // planJavaNMT makes a native memory report of one report and a diff of two or more
 // (every report of every file counts, oldest first).
 func (s *Server) planJavaNMT(form *uploadForm) (*reportPlan, error) {
-	ns, params, err := planSnapshots(s, form, nmtPrefix, "report time", analyze.ParseJavaNMTs,
+	ns, params, err := jvmPlanSnapshots(s, form, nmtPrefix, "report time", analyze.ParseJavaNMTs,
 		func(n *analyze.JavaNMT) time.Time { return n.Time })
 	if err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func javaNMTSummaryLine(raw json.RawMessage) string {
 	}
 	line := fmt.Sprintf("committed %s, Java heap %s", analyze.FormatBytes(s.Committed), analyze.FormatBytes(s.HeapCommitted))
 	if s.Reports > 1 || s.SummaryDiff {
-		line = fmt.Sprintf("committed %s, outside the heap %s", signedBytes(s.CommittedDelta), signedBytes(s.NonHeapDelta))
+		line = fmt.Sprintf("committed %s, outside the heap %s", jvmSignedBytes(s.CommittedDelta), jvmSignedBytes(s.NonHeapDelta))
 	}
 	if s.NativeLeak {
 		line += "; native leak signature"
@@ -76,7 +76,7 @@ type nmtSet struct {
 }
 
 func (s *Server) loadNMTSet(r *http.Request, rep *store.Report) (*nmtSet, error) {
-	ns, refs, err := loadSnapshots(r.Context(), s, rep, nmtPrefix, analyze.ParseJavaNMTs)
+	ns, refs, err := jvmLoadSnapshots(r.Context(), s, rep, nmtPrefix, analyze.ParseJavaNMTs)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (ns *nmtSet) single() (int, bool) {
 	return ns.q.snapshot, ns.q.snapshot >= 0
 }
 
-func (ns *nmtSet) name(i int) string { return snapshotName(ns.rep, ns.refs, i) }
+func (ns *nmtSet) name(i int) string { return jvmSnapshotName(ns.rep, ns.refs, i) }
 
 func (ns *nmtSet) header(title string) view.JVMHeader {
 	kinds := make([]string, len(ns.rep.Artifacts))
@@ -121,7 +121,7 @@ func (ns *nmtSet) header(title string) view.JVMHeader {
 	for i := range names {
 		names[i] = ns.name(i)
 	}
-	h.Tabs = snapshotTabs(ns.rep, ns.q, names)
+	h.Tabs = jvmSnapshotTabs(ns.rep, ns.q, names)
 	return h
 }
 
@@ -166,8 +166,8 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 	base, target := ns.ns[q.base], ns.ns[q.target]
 	d := analyze.DiffJavaNMT(base, target)
 	page := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.name(q.base), ns.name(q.target)))}
-	page.Header.Meta = []view.Pair{{Label: "Base", Value: ns.name(q.base) + snapshotWhen(base.Time)}, {Label: "Target", Value: ns.name(q.target) + snapshotWhen(target.Time)}}
-	if o := orderedByOf(ns.rep); o != "" {
+	page.Header.Meta = []view.Pair{{Label: "Base", Value: ns.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: ns.name(q.target) + jvmTakenAt(target.Time)}}
+	if o := jvmOrderedBy(ns.rep); o != "" {
 		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
 	page.Header.Headline, page.Header.Alarm = d.Headline(), d.NativeLeak != nil
@@ -177,17 +177,17 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 	for _, w := range target.Warnings {
 		page.Header.Notices = append(page.Header.Notices, ns.name(q.target)+": "+w)
 	}
-	page.Figures = []view.Figure{
+	page.Figures = []view.JVMFigure{
 		{Label: fmt.Sprintf("committed: %s → %s", analyze.FormatBytes(d.BaseTotalCommitted), analyze.FormatBytes(d.TotalCommitted)),
-			Value: signedBytes(d.TotalCommittedDelta), Key: "change-committed", Grew: d.TotalCommittedDelta > 0, Shrank: d.TotalCommittedDelta < 0},
+			Value: jvmSignedBytes(d.TotalCommittedDelta), Key: "change-committed", Grew: d.TotalCommittedDelta > 0, Shrank: d.TotalCommittedDelta < 0},
 		{Label: fmt.Sprintf("Java heap: %s → %s", analyze.FormatBytes(d.BaseHeapCommitted), analyze.FormatBytes(d.HeapCommitted)),
-			Value: signedBytes(d.HeapCommittedDelta), Key: "change-heap", Grew: d.HeapCommittedDelta > 0, Shrank: d.HeapCommittedDelta < 0},
+			Value: jvmSignedBytes(d.HeapCommittedDelta), Key: "change-heap", Grew: d.HeapCommittedDelta > 0, Shrank: d.HeapCommittedDelta < 0},
 		{Label: fmt.Sprintf("outside the heap: %s → %s", analyze.FormatBytes(d.BaseNonHeapCommitted), analyze.FormatBytes(d.NonHeapCommitted)),
-			Value: signedBytes(d.NonHeapCommittedDelta), Key: "change-non-heap", Grew: d.NonHeapCommittedDelta > 0, Shrank: d.NonHeapCommittedDelta < 0},
+			Value: jvmSignedBytes(d.NonHeapCommittedDelta), Key: "change-non-heap", Grew: d.NonHeapCommittedDelta > 0, Shrank: d.NonHeapCommittedDelta < 0},
 	}
 	if d.Threads > 0 || d.ThreadsDelta != 0 {
-		page.Figures = append(page.Figures, view.Figure{Label: fmt.Sprintf("threads (now %s)", analyze.FormatCount(d.Threads)),
-			Value: signedCount(d.ThreadsDelta), Key: "change-threads", Grew: d.ThreadsDelta > 0, Shrank: d.ThreadsDelta < 0})
+		page.Figures = append(page.Figures, view.JVMFigure{Label: fmt.Sprintf("threads (now %s)", analyze.FormatCount(d.Threads)),
+			Value: jvmSignedCount(d.ThreadsDelta), Key: "change-threads", Grew: d.ThreadsDelta > 0, Shrank: d.ThreadsDelta < 0})
 	}
 	page.Leak = nativeLeakView(d)
 	page.Changes = nmtChanges(d)
@@ -198,7 +198,7 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 }
 
 func (ns *nmtSet) snapshots() *view.JavaSnapshotTable {
-	return snapshotTable(ns.rep, ns.q, ns.refs, "native memory reports", []string{"committed", "reserved", "Java heap"},
+	return jvmSnapshotTable(ns.rep, ns.q, ns.refs, "native memory reports", []string{"committed", "reserved", "Java heap"},
 		func(i int) int { return ns.ns[i].Line },
 		func(i int) time.Time { return ns.ns[i].Time },
 		func(i int) []string {
@@ -224,16 +224,16 @@ func nmtMeta(n *analyze.JavaNMT) []view.Pair {
 	return m
 }
 
-func nmtFigures(n *analyze.JavaNMT) []view.Figure {
+func nmtFigures(n *analyze.JavaNMT) []view.JVMFigure {
 	heap, _ := n.Category(analyze.JavaHeapCategory)
-	figs := []view.Figure{
+	figs := []view.JVMFigure{
 		{Label: fmt.Sprintf("committed (%s bytes)", analyze.FormatCount(n.TotalCommitted)), Value: analyze.FormatBytes(n.TotalCommitted), Key: "total-committed"},
 		{Label: fmt.Sprintf("reserved (%s bytes)", analyze.FormatCount(n.TotalReserved)), Value: analyze.FormatBytes(n.TotalReserved), Key: "total-reserved"},
 		{Label: "Java heap committed", Value: analyze.FormatBytes(heap.Committed), Key: "heap-committed"},
 		{Label: "committed outside the heap", Value: analyze.FormatBytes(n.TotalCommitted - heap.Committed), Key: "non-heap-committed"},
 	}
 	if t, ok := n.Category("Thread"); ok && t.Count > 0 {
-		figs = append(figs, view.Figure{Label: "threads", Value: analyze.FormatCount(t.Count), Key: "nmt-threads"})
+		figs = append(figs, view.JVMFigure{Label: "threads", Value: analyze.FormatCount(t.Count), Key: "nmt-threads"})
 	}
 	return figs
 }
@@ -253,9 +253,9 @@ func nmtChanges(d *analyze.JavaNMTDiff) []view.JavaNMTChangeRow {
 			continue
 		}
 		out = append(out, view.JavaNMTChangeRow{Name: c.Name,
-			BaseCommitted: analyze.FormatBytes(c.BaseCommitted), Committed: analyze.FormatBytes(c.Committed), Change: signedBytes(c.CommittedDelta),
-			BaseReserved: analyze.FormatBytes(c.BaseReserved), Reserved: analyze.FormatBytes(c.Reserved), ReservedDelta: signedBytes(c.ReservedDelta),
-			Malloc: signedBytes(c.MallocDelta), Grew: c.CommittedDelta > 0, ChangeValue: c.CommittedDelta})
+			BaseCommitted: analyze.FormatBytes(c.BaseCommitted), Committed: analyze.FormatBytes(c.Committed), Change: jvmSignedBytes(c.CommittedDelta),
+			BaseReserved: analyze.FormatBytes(c.BaseReserved), Reserved: analyze.FormatBytes(c.Reserved), ReservedDelta: jvmSignedBytes(c.ReservedDelta),
+			Malloc: jvmSignedBytes(c.MallocDelta), Grew: c.CommittedDelta > 0, ChangeValue: c.CommittedDelta})
 	}
 	return out
 }
@@ -265,9 +265,9 @@ func nmtRows(n *analyze.JavaNMT) []view.JavaNMTRow {
 	var out []view.JavaNMTRow
 	for _, c := range n.ByCommitted() {
 		row := view.JavaNMTRow{Name: c.Name, Committed: analyze.FormatBytes(c.Committed), Reserved: analyze.FormatBytes(c.Reserved),
-			Share: share(c.Committed, n.TotalCommitted), CommittedValue: c.Committed}
+			Share: jvmShare(c.Committed, n.TotalCommitted), CommittedValue: c.Committed}
 		if n.Diff {
-			row.Change, row.Grew = signedBytes(c.CommittedDelta), c.CommittedDelta > 0
+			row.Change, row.Grew = jvmSignedBytes(c.CommittedDelta), c.CommittedDelta > 0
 		}
 		if c.Malloc != 0 {
 			row.Malloc = analyze.FormatBytes(c.Malloc)
@@ -334,8 +334,8 @@ func nmtChart(n, base *analyze.JavaNMT) view.JavaNMTChart {
 		value := analyze.FormatBytes(c.Committed)
 		switch {
 		case hasBase:
-			title += fmt.Sprintf("; before %s (%s)", analyze.FormatBytes(b), signedBytes(c.Committed-b))
-			value += " (" + signedBytes(c.Committed-b) + ")"
+			title += fmt.Sprintf("; before %s (%s)", analyze.FormatBytes(b), jvmSignedBytes(c.Committed-b))
+			value += " (" + jvmSignedBytes(c.Committed-b) + ")"
 		case c.Reserved > c.Committed:
 			value += " of " + analyze.FormatBytes(c.Reserved) + " reserved"
 		}
@@ -383,7 +383,7 @@ func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *reportJS
 	}
 	if i, ok := ns.single(); ok {
 		n := ns.ns[i]
-		out := javaNMTJSON{Snapshot: snapshotJSON(rep, ns.refs, i, n.Line, n.Time), JavaNMT: n, Headline: n.Headline(), Comparison: n.BaselineDiff()}
+		out := javaNMTJSON{Snapshot: jvmSnapshotOf(rep, ns.refs, i, n.Line, n.Time), JavaNMT: n, Headline: n.Headline(), Comparison: n.BaselineDiff()}
 		if out.Comparison != nil {
 			out.NativeLeak = out.Comparison.NativeLeak
 		}
@@ -393,10 +393,10 @@ func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *reportJS
 	q := ns.q
 	base, target := ns.ns[q.base], ns.ns[q.target]
 	d := analyze.DiffJavaNMT(base, target)
-	out := javaNMTDiffJSON{Base: snapshotJSON(rep, ns.refs, q.base, base.Line, base.Time), Target: snapshotJSON(rep, ns.refs, q.target, target.Line, target.Time),
+	out := javaNMTDiffJSON{Base: jvmSnapshotOf(rep, ns.refs, q.base, base.Line, base.Time), Target: jvmSnapshotOf(rep, ns.refs, q.target, target.Line, target.Time),
 		BaseNMT: base, TargetNMT: target, Headline: d.Headline(), Comparison: d, NativeLeak: d.NativeLeak}
 	for i, n := range ns.ns {
-		out.Snapshots = append(out.Snapshots, snapshotJSON(rep, ns.refs, i, n.Line, n.Time))
+		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, ns.refs, i, n.Line, n.Time))
 	}
 	doc.Analysis = out
 	return nil
@@ -409,12 +409,12 @@ func (s *Server) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report
 		return err
 	}
 	if i, ok := ns.single(); ok {
-		markdownHead(w, r, rep, ns.q, ns.name(i))
+		jvmMarkdownHead(w, r, rep, ns.q, ns.name(i))
 		_, err := io.WriteString(w, ns.ns[i].Markdown())
 		return err
 	}
 	q := ns.q
-	markdownHead(w, r, rep, q, ns.name(q.base)+" → "+ns.name(q.target))
+	jvmMarkdownHead(w, r, rep, q, ns.name(q.base)+" → "+ns.name(q.target))
 	_, err = io.WriteString(w, analyze.DiffJavaNMT(ns.ns[q.base], ns.ns[q.target]).Markdown())
 	return err
 }

@@ -25,7 +25,7 @@ type jvmDoc[A any] struct {
 	Analysis  A                  `json:"analysis"`
 }
 
-func getDoc[A any](t *testing.T, ts *testServer, path string) jvmDoc[A] {
+func jvmGetDoc[A any](t *testing.T, ts *testServer, path string) jvmDoc[A] {
 	t.Helper()
 	code, _, body := ts.get(t, path)
 	var doc jvmDoc[A]
@@ -38,8 +38,8 @@ func getDoc[A any](t *testing.T, ts *testServer, path string) jvmDoc[A] {
 	return doc
 }
 
-// getPage fetches an HTML page and parses it.
-func getPage(t *testing.T, ts *testServer, path string) (*goquery.Document, []byte) {
+// jvmGetPage fetches an HTML page and parses it.
+func jvmGetPage(t *testing.T, ts *testServer, path string) (*goquery.Document, []byte) {
 	t.Helper()
 	code, ct, body := ts.get(t, path)
 	if code != 200 || !strings.HasPrefix(ct, "text/html") {
@@ -52,7 +52,7 @@ func getPage(t *testing.T, ts *testServer, path string) (*goquery.Document, []by
 	return doc, body
 }
 
-func mustUpload(t *testing.T, ts *testServer, files ...file) uploadResponse {
+func jvmUpload(t *testing.T, ts *testServer, files ...file) uploadResponse {
 	t.Helper()
 	status, up, raw := ts.upload(t, files...)
 	if status != http.StatusCreated {
@@ -61,9 +61,9 @@ func mustUpload(t *testing.T, ts *testServer, files ...file) uploadResponse {
 	return up
 }
 
-// histogramAnalysis is the documented shape of `leakui histo -json`, which the
+// jvmHistogramAnalysis is the documented shape of `leakui histo -json`, which the
 // report's analysis follows.
-type histogramAnalysis struct {
+type jvmHistogramAnalysis struct {
 	TotalInstances int64               `json:"total_instances"`
 	TotalBytes     int64               `json:"total_bytes"`
 	HasTotal       bool                `json:"has_total"`
@@ -77,14 +77,14 @@ type histogramAnalysis struct {
 // against the engine.
 func TestJavaHistogramReport(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	data, inst, byt := tdaHistogram(t)
-	rowCount := grepCount(t, `^ *[0-9]\+: \+[0-9]\+ \+[0-9]\+ `, fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log"))
-	want := parseHistogramBytes(t, data)
-	up := mustUpload(t, ts, file{"histo.txt.gz", gzipBytes(data)})
+	data, inst, byt := jvmTDAHistogram(t)
+	rowCount := jvmGrepCount(t, `^ *[0-9]\+: \+[0-9]\+ \+[0-9]\+ `, fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log"))
+	want := jvmParseHistogram(t, data)
+	up := jvmUpload(t, ts, file{"histo.txt.gz", gzipBytes(data)})
 	if up.Artifacts[0].Kind != string(analyze.KindJavaHistogram) {
 		t.Fatalf("detected %s", up.Artifacts[0].Kind)
 	}
-	doc := getDoc[histogramAnalysis](t, ts, "/api/reports/"+up.ReportID)
+	doc := jvmGetDoc[jvmHistogramAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
 	if doc.Kind != kindJavaHistogram || a.TotalInstances != inst || a.TotalBytes != byt || !a.HasTotal || a.ClassCount != rowCount {
 		t.Errorf("%s: totals %d/%d has_total %v classes %d; the file's Total line says %d/%d over %d rows",
@@ -94,13 +94,13 @@ func TestJavaHistogramReport(t *testing.T) {
 	if len(a.Classes) != defaultTopRows || !reflect.DeepEqual(a.Classes, byBytes[:defaultTopRows]) {
 		t.Errorf("%d classes, first %+v; want the engine's first %d, first %+v", len(a.Classes), a.Classes[0], defaultTopRows, byBytes[0])
 	}
-	all := getDoc[histogramAnalysis](t, ts, "/api/reports/"+up.ReportID+"?n=all&sort=instances").Analysis
+	all := jvmGetDoc[jvmHistogramAnalysis](t, ts, "/api/reports/"+up.ReportID+"?n=all&sort=instances").Analysis
 	byInst := want.Ranked(analyze.JavaByInstances)
 	if len(all.Classes) != rowCount || all.Order != "instances" || !reflect.DeepEqual(all.Classes, byInst) {
 		t.Errorf("n=all&sort=instances: %d classes ordered by %s; want %d by instances", len(all.Classes), all.Order, rowCount)
 	}
 
-	page, body := getPage(t, ts, up.ReportURL)
+	page, body := jvmGetPage(t, ts, up.ReportURL)
 	if got := page.Find("[data-testid=total-check]").AttrOr("data-ok", ""); got != "true" {
 		t.Errorf("the Total line check says %q: %s", got, page.Find("[data-testid=total-check]").Text())
 	}
@@ -121,7 +121,7 @@ func TestJavaHistogramReport(t *testing.T) {
 	if !utf8.Valid(body) {
 		t.Error("the page is not valid UTF-8")
 	}
-	page, _ = getPage(t, ts, up.ReportURL+"?n=all&sort=instances")
+	page, _ = jvmGetPage(t, ts, up.ReportURL+"?n=all&sort=instances")
 	if n := page.Find("[data-testid=class-row]").Length(); n != rowCount {
 		t.Errorf("?n=all shows %d rows, grep counts %d", n, rowCount)
 	}
@@ -144,9 +144,9 @@ func TestJavaHistogramReport(t *testing.T) {
 	}
 }
 
-// histogramDiffAnalysis is the documented shape of `leakui histo -json HISTOGRAM
+// jvmHistogramDiffAnalysis is the documented shape of `leakui histo -json HISTOGRAM
 // BASE` plus the page's tables.
-type histogramDiffAnalysis struct {
+type jvmHistogramDiffAnalysis struct {
 	Base           jvmSnapshotJSON           `json:"base"`
 	Target         jvmSnapshotJSON           `json:"target"`
 	TotalInstances int64                     `json:"total_instances"`
@@ -164,11 +164,11 @@ type histogramDiffAnalysis struct {
 // numbers that were written.
 func TestJavaHistogramDiffReport(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	baseText, baseInst, baseBytes := histogramText("2020-02-25 03:21:02", samzaHeap(14))
-	targetText, targetInst, targetBytes := histogramText("2020-02-25 09:21:02", samzaHeap(1741))
-	up := mustUpload(t, ts, file{"after.histo", []byte(targetText)}, file{"before.histo", []byte(baseText)})
+	baseText, baseInst, baseBytes := jvmHistogramText("2020-02-25 03:21:02", jvmSamzaHeap(14))
+	targetText, targetInst, targetBytes := jvmHistogramText("2020-02-25 09:21:02", jvmSamzaHeap(1741))
+	up := jvmUpload(t, ts, file{"after.histo", []byte(targetText)}, file{"before.histo", []byte(baseText)})
 
-	doc := getDoc[histogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
+	doc := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
 	if doc.Kind != kindJavaHistogramDiff || doc.Artifacts[0].Name != "before.histo" || doc.Params.OrderedBy != "histogram time" {
 		t.Fatalf("kind %s, first file %s, ordered by %q: want a diff from before.histo by histogram time", doc.Kind, doc.Artifacts[0].Name, doc.Params.OrderedBy)
@@ -177,25 +177,25 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 		t.Errorf("%s → %s: %d bytes %d instances; want before → after, %d and %d", a.Base.Name, a.Target.Name, a.TotalBytes, a.TotalInstances,
 			targetBytes-baseBytes, targetInst-baseInst)
 	}
-	if len(a.Suspects) == 0 || a.Suspects[0].Name != samzaConsumer || a.Suspects[0].BaseInstances != 14 || a.Suspects[0].TargetInstances != 1741 || a.Suspects[0].Instances != 1727 {
-		t.Errorf("first suspect %+v; want %s 14 → 1741", a.Suspects, samzaConsumer)
+	if len(a.Suspects) == 0 || a.Suspects[0].Name != jvmSamzaConsumer || a.Suspects[0].BaseInstances != 14 || a.Suspects[0].TargetInstances != 1741 || a.Suspects[0].Instances != 1727 {
+		t.Errorf("first suspect %+v; want %s 14 → 1741", a.Suspects, jvmSamzaConsumer)
 	}
 	if len(a.GrownBytes) == 0 || a.GrownBytes[0].Name != "[B" || a.GrownBytes[0].Bytes != 4_900_000*1727 {
 		t.Errorf("grew most in bytes: %+v; want [B +%d", a.GrownBytes, 4_900_000*1727)
 	}
-	want := analyze.DiffJavaHistograms(parseHistogramBytes(t, []byte(baseText)), parseHistogramBytes(t, []byte(targetText)))
+	want := analyze.DiffJavaHistograms(jvmParseHistogram(t, []byte(baseText)), jvmParseHistogram(t, []byte(targetText)))
 	if !reflect.DeepEqual(a.Suspects, want.Suspects(defaultTopRows)) || !reflect.DeepEqual(a.GrownInstances, want.Grown(analyze.JavaByInstances, defaultTopRows)) ||
 		!reflect.DeepEqual(a.Classes, want.Classes) {
 		t.Error("the JSON tables differ from the engine's diff")
 	}
 
-	page, body := getPage(t, ts, up.ReportURL)
+	page, body := jvmGetPage(t, ts, up.ReportURL)
 	headline := page.Find("[data-testid=headline]").Text()
-	if !strings.HasPrefix(headline, samzaConsumer+": 14 → 1,741 instances (+1,727)") {
+	if !strings.HasPrefix(headline, jvmSamzaConsumer+": 14 → 1,741 instances (+1,727)") {
 		t.Errorf("the headline does not lead with the consumer: %q", headline)
 	}
 	suspect := page.Find("[data-testid=suspects] [data-testid=change-row]").First()
-	if suspect.Find("[data-testid=class-name]").Text() != samzaConsumer || suspect.AttrOr("data-instances", "") != "1727" {
+	if suspect.Find("[data-testid=class-name]").Text() != jvmSamzaConsumer || suspect.AttrOr("data-instances", "") != "1727" {
 		t.Errorf("first suspect row: %q %s", suspect.Find("[data-testid=class-name]").Text(), suspect.AttrOr("data-instances", ""))
 	}
 	if bytes.Index(body, []byte(`data-testid="suspects"`)) > bytes.Index(body, []byte(`data-testid="grown-bytes"`)) {
@@ -210,11 +210,11 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 	}
 
 	// Each histogram alone, and the diff the other way round.
-	page, _ = getPage(t, ts, up.ReportURL+"?snapshot=0")
+	page, _ = jvmGetPage(t, ts, up.ReportURL+"?snapshot=0")
 	if got := page.Find("[data-testid=total-instances]").Text(); got != analyze.FormatCount(baseInst) {
 		t.Errorf("snapshot 0 shows %s instances, want the base's %s", got, analyze.FormatCount(baseInst))
 	}
-	rev := getDoc[histogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID+"?base=1&target=0").Analysis
+	rev := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID+"?base=1&target=0").Analysis
 	if len(rev.Suspects) != 0 || rev.TotalBytes != baseBytes-targetBytes {
 		t.Errorf("after → before: %d suspects, %d bytes", len(rev.Suspects), rev.TotalBytes)
 	}
@@ -224,7 +224,7 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 		t.Errorf("the Markdown lacks the engine's diff:\n%s", md)
 	}
 	_, _, home := ts.get(t, "/")
-	if line := "suspect " + samzaConsumer + " +1,727 instances"; !bytes.Contains(home, []byte(line)) {
+	if line := "suspect " + jvmSamzaConsumer + " +1,727 instances"; !bytes.Contains(home, []byte(line)) {
 		t.Errorf("the dashboard does not say %q", line)
 	}
 }
@@ -235,39 +235,39 @@ func TestJavaHistogramsInOneFile(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	var all strings.Builder
 	for i, n := range []int64{14, 500, 1741} {
-		text, _, _ := histogramText(fmt.Sprintf("2020-02-25 0%d:00:00", i+3), samzaHeap(n))
+		text, _, _ := jvmHistogramText(fmt.Sprintf("2020-02-25 0%d:00:00", i+3), jvmSamzaHeap(n))
 		all.WriteString(text + "\n")
 	}
-	up := mustUpload(t, ts, file{"three.histo", []byte(all.String())})
-	doc := getDoc[histogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
+	up := jvmUpload(t, ts, file{"three.histo", []byte(all.String())})
+	doc := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
 	if doc.Kind != kindJavaHistogramDiff || len(a.Snapshots) != 3 || a.Base.Index != 0 || a.Target.Index != 2 ||
 		a.Suspects[0].BaseInstances != 14 || a.Suspects[0].TargetInstances != 1741 {
 		t.Errorf("kind %s, %d snapshots, %d → %d, suspect %+v", doc.Kind, len(a.Snapshots), a.Base.Index, a.Target.Index, a.Suspects)
 	}
-	page, _ := getPage(t, ts, up.ReportURL)
+	page, _ := jvmGetPage(t, ts, up.ReportURL)
 	if n := page.Find("[data-testid=snapshot]").Length(); n != 3 {
 		t.Errorf("the snapshot table has %d rows", n)
 	}
 	if page.Find("[data-testid=snapshot-base]").Length() != 1 || page.Find("[data-testid=snapshot-target]").Length() != 1 {
 		t.Error("the base and the target are not marked")
 	}
-	mid := getDoc[histogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID+"?base=1").Analysis
+	mid := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID+"?base=1").Analysis
 	if mid.Suspects[0].BaseInstances != 500 {
 		t.Errorf("base=1 compares from %d instances, want 500", mid.Suspects[0].BaseInstances)
 	}
 
-	x, _, _ := histogramText("", samzaHeap(20))
-	y, _, _ := histogramText("", samzaHeap(10))
-	up = mustUpload(t, ts, file{"x.histo", []byte(x)}, file{"y.histo", []byte(y)})
-	doc = getDoc[histogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
+	x, _, _ := jvmHistogramText("", jvmSamzaHeap(20))
+	y, _, _ := jvmHistogramText("", jvmSamzaHeap(10))
+	up = jvmUpload(t, ts, file{"x.histo", []byte(x)}, file{"y.histo", []byte(y)})
+	doc = jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	if doc.Params.OrderedBy != "upload order" || doc.Analysis.Base.Name != "x.histo" || len(doc.Analysis.Suspects) != 0 {
 		t.Errorf("without time stamps: ordered by %q from %s, %d suspects", doc.Params.OrderedBy, doc.Analysis.Base.Name, len(doc.Analysis.Suspects))
 	}
 }
 
-// threadsAnalysis is the documented shape of `leakui threads -json`.
-type threadsAnalysis struct {
+// jvmThreadsAnalysis is the documented shape of `leakui threads -json`.
+type jvmThreadsAnalysis struct {
 	Total      int                       `json:"total"`
 	Daemon     int                       `json:"daemon"`
 	GroupCount int                       `json:"group_count"`
@@ -275,13 +275,13 @@ type threadsAnalysis struct {
 	Groups     []analyze.JavaThreadGroup `json:"groups"`
 	Deadlocks  []analyze.JavaDeadlock    `json:"deadlocks"`
 	Diff       *analyze.JavaThreadDiff   `json:"diff"`
-	Histograms []histogramAnalysis       `json:"histograms"`
+	Histograms []jvmHistogramAnalysis    `json:"histograms"`
 	Names      []analyze.JavaNamePattern `json:"names"`
 	States     []analyze.JavaStateCount  `json:"states"`
 	Snapshot   jvmSnapshotJSON           `json:"snapshot"`
 }
 
-func analyzeThreadsFile(t *testing.T, path string) *analyze.JavaThreadReport {
+func jvmAnalyzeThreadsFile(t *testing.T, path string) *analyze.JavaThreadReport {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -304,11 +304,11 @@ func TestJavaThreadsReport(t *testing.T) {
 	const threadHeader = `^".*tid=`
 
 	path := fixtures.Path(t, "java", "jthreaddump-jstack-deadlock.txt")
-	up := mustUpload(t, ts, fixture(t, "java", "jthreaddump-jstack-deadlock.txt"))
-	want := analyzeThreadsFile(t, path)
-	a := getDoc[threadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
-	if a.Total != grepCount(t, threadHeader, path) || len(a.Deadlocks) != grepCount(t, "Found one Java-level deadlock", path) || len(a.Deadlocks) == 0 {
-		t.Errorf("%d threads, %d deadlocks; grep counts %d and %d", a.Total, len(a.Deadlocks), grepCount(t, threadHeader, path), grepCount(t, "Found one Java-level deadlock", path))
+	up := jvmUpload(t, ts, fixture(t, "java", "jthreaddump-jstack-deadlock.txt"))
+	want := jvmAnalyzeThreadsFile(t, path)
+	a := jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
+	if a.Total != jvmGrepCount(t, threadHeader, path) || len(a.Deadlocks) != jvmGrepCount(t, "Found one Java-level deadlock", path) || len(a.Deadlocks) == 0 {
+		t.Errorf("%d threads, %d deadlocks; grep counts %d and %d", a.Total, len(a.Deadlocks), jvmGrepCount(t, threadHeader, path), jvmGrepCount(t, "Found one Java-level deadlock", path))
 	}
 	sum := 0
 	for _, g := range a.Groups {
@@ -320,7 +320,7 @@ func TestJavaThreadsReport(t *testing.T) {
 	if !a.Groups[0].Deadlocked || a.Groups[0].Count != want.Groups.Groups[0].Count || !reflect.DeepEqual(a.Groups[0].Stack, want.Groups.Groups[0].Stack) {
 		t.Errorf("first group %+v; want the engine's deadlocked group first", a.Groups[0])
 	}
-	page, body := getPage(t, ts, up.ReportURL)
+	page, body := jvmGetPage(t, ts, up.ReportURL)
 	if page.Find("[data-testid=deadlock]").Length() != len(a.Deadlocks) {
 		t.Errorf("%d deadlock sections", page.Find("[data-testid=deadlock]").Length())
 	}
@@ -330,7 +330,7 @@ func TestJavaThreadsReport(t *testing.T) {
 	if got := page.Find("[data-testid=total-threads]").Text(); got != fmt.Sprint(a.Total) {
 		t.Errorf("threads figure %q", got)
 	}
-	if first := page.Find("[data-testid=group]").First(); first.AttrOr("data-deadlocked", "") != "true" {
+	if jvmFirst := page.Find("[data-testid=group]").First(); jvmFirst.AttrOr("data-deadlocked", "") != "true" {
 		t.Error("the first group row is not the deadlocked one")
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
@@ -340,13 +340,13 @@ func TestJavaThreadsReport(t *testing.T) {
 
 	// The JDK 5 dump with a class histogram after it.
 	withHisto := fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log")
-	_, inst, byt := tdaHistogram(t)
-	up = mustUpload(t, ts, fixture(t, "java", "tda-jdk15-threaddump-with-class-histogram.log"))
-	a = getDoc[threadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
-	if a.Total != grepCount(t, threadHeader, withHisto) || len(a.Histograms) != 1 || a.Histograms[0].TotalInstances != inst || a.Histograms[0].TotalBytes != byt {
-		t.Errorf("%d threads, histograms %+v; want %d threads and one histogram of %d/%d", a.Total, len(a.Histograms), grepCount(t, threadHeader, withHisto), inst, byt)
+	_, inst, byt := jvmTDAHistogram(t)
+	up = jvmUpload(t, ts, fixture(t, "java", "tda-jdk15-threaddump-with-class-histogram.log"))
+	a = jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
+	if a.Total != jvmGrepCount(t, threadHeader, withHisto) || len(a.Histograms) != 1 || a.Histograms[0].TotalInstances != inst || a.Histograms[0].TotalBytes != byt {
+		t.Errorf("%d threads, histograms %+v; want %d threads and one histogram of %d/%d", a.Total, len(a.Histograms), jvmGrepCount(t, threadHeader, withHisto), inst, byt)
 	}
-	page, _ = getPage(t, ts, up.ReportURL)
+	page, _ = jvmGetPage(t, ts, up.ReportURL)
 	embedded := page.Find("[data-testid=embedded-histogram]")
 	if embedded.Length() != 1 || embedded.Find("[data-testid=total-check]").AttrOr("data-ok", "") != "true" || embedded.Find("[data-testid=class-row]").Length() != defaultTopRows {
 		t.Errorf("embedded histogram: %d sections", embedded.Length())
@@ -354,12 +354,12 @@ func TestJavaThreadsReport(t *testing.T) {
 
 	// The HP-UX dump: two dumps, Korean date bytes that are not UTF-8.
 	hpux := fixtures.Path(t, "java", "tda-threaddump-hpux-jdk15-jeus-large.log")
-	up = mustUpload(t, ts, fixture(t, "java", "tda-threaddump-hpux-jdk15-jeus-large.log"))
-	a = getDoc[threadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
-	if a.Dumps != grepCount(t, "Full thread dump", hpux) || a.Diff == nil || a.Diff.BaseTotal+a.Diff.TargetTotal != grepCount(t, threadHeader, hpux) || a.Total != a.Diff.TargetTotal {
-		t.Errorf("%d dumps; diff %v; grep counts %d dumps, %d threads", a.Dumps, a.Diff != nil, grepCount(t, "Full thread dump", hpux), grepCount(t, threadHeader, hpux))
+	up = jvmUpload(t, ts, fixture(t, "java", "tda-threaddump-hpux-jdk15-jeus-large.log"))
+	a = jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
+	if a.Dumps != jvmGrepCount(t, "Full thread dump", hpux) || a.Diff == nil || a.Diff.BaseTotal+a.Diff.TargetTotal != jvmGrepCount(t, threadHeader, hpux) || a.Total != a.Diff.TargetTotal {
+		t.Errorf("%d dumps; diff %v; grep counts %d dumps, %d threads", a.Dumps, a.Diff != nil, jvmGrepCount(t, "Full thread dump", hpux), jvmGrepCount(t, threadHeader, hpux))
 	}
-	page, body = getPage(t, ts, up.ReportURL)
+	page, body = jvmGetPage(t, ts, up.ReportURL)
 	if !utf8.Valid(body) {
 		t.Error("the HP-UX page is not valid UTF-8")
 	}
@@ -371,8 +371,8 @@ func TestJavaThreadsReport(t *testing.T) {
 	}
 }
 
-// threadsDiffAnalysis is the diff of two files' dumps.
-type threadsDiffAnalysis struct {
+// jvmThreadsDiffAnalysis is the diff of two files' dumps.
+type jvmThreadsDiffAnalysis struct {
 	Base        jvmSnapshotJSON                 `json:"base"`
 	Target      jvmSnapshotJSON                 `json:"target"`
 	BaseTotal   int                             `json:"base_total"`
@@ -380,33 +380,33 @@ type threadsDiffAnalysis struct {
 	New         []analyze.JavaThreadGroupChange `json:"new"`
 	Grown       []analyze.JavaThreadGroupChange `json:"grown"`
 	Names       []analyze.JavaNameChange        `json:"names"`
-	TargetDump  threadsAnalysis                 `json:"target_dump"`
+	TargetDump  jvmThreadsAnalysis              `json:"target_dump"`
 }
 
 // TestJavaThreadsDiffReport uploads the SAMZA-2785 thread picture, 3 and then 168
 // poll threads, newest first.
 func TestJavaThreadsDiffReport(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	before := dumpText("2020-02-25 03:21:02", append(containerThreads(), pollThreads(3)...))
-	after := dumpText("2020-02-25 09:21:02", append(pollThreads(168), containerThreads()...))
-	up := mustUpload(t, ts, file{"after.jstack", []byte(after)}, file{"before.jstack", []byte(before)})
-	doc := getDoc[threadsDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
+	before := jvmDumpText("2020-02-25 03:21:02", append(jvmContainerThreads(), jvmPollThreads(3)...))
+	after := jvmDumpText("2020-02-25 09:21:02", append(jvmPollThreads(168), jvmContainerThreads()...))
+	up := jvmUpload(t, ts, file{"after.jstack", []byte(after)}, file{"before.jstack", []byte(before)})
+	doc := jvmGetDoc[jvmThreadsDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
 	if doc.Kind != kindJavaThreadsDiff || a.Base.Name != "before.jstack" || a.BaseTotal != 5 || a.TargetTotal != 170 || a.TargetDump.Total != 170 {
 		t.Fatalf("%s: %s %d → %d", doc.Kind, a.Base.Name, a.BaseTotal, a.TargetTotal)
 	}
-	if len(a.Names) == 0 || a.Names[0].Pattern != pollPattern || a.Names[0].Base != 3 || a.Names[0].Target != 168 {
-		t.Errorf("names %+v; want %q 3 → 168 first", a.Names, pollPattern)
+	if len(a.Names) == 0 || a.Names[0].Pattern != jvmPollPattern || a.Names[0].Base != 3 || a.Names[0].Target != 168 {
+		t.Errorf("names %+v; want %q 3 → 168 first", a.Names, jvmPollPattern)
 	}
 	if len(a.Grown) != 1 || a.Grown[0].Count != 168 || a.Grown[0].BaseCount != 3 || len(a.New) != 0 {
 		t.Errorf("grown %+v new %d; want the poll group 3 → 168", a.Grown, len(a.New))
 	}
-	page, _ := getPage(t, ts, up.ReportURL)
-	if h := page.Find("[data-testid=headline]").Text(); !strings.HasPrefix(h, "Threads: 5 → 170 (+165).") || !strings.Contains(h, pollPattern) {
+	page, _ := jvmGetPage(t, ts, up.ReportURL)
+	if h := page.Find("[data-testid=headline]").Text(); !strings.HasPrefix(h, "Threads: 5 → 170 (+165).") || !strings.Contains(h, jvmPollPattern) {
 		t.Errorf("headline %q", h)
 	}
 	row := page.Find("[data-testid=name-changes-row]").First()
-	if row.Find("[data-testid=label]").Text() != pollPattern || row.Find("[data-testid=change]").Text() != "+165" {
+	if row.Find("[data-testid=label]").Text() != jvmPollPattern || row.Find("[data-testid=change]").Text() != "+165" {
 		t.Errorf("first name change %q %q", row.Find("[data-testid=label]").Text(), row.Find("[data-testid=change]").Text())
 	}
 	g := page.Find("[data-testid=grown-groups] [data-testid=group]").First()
@@ -430,8 +430,8 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 	}
 }
 
-// nmtAnalysis is the documented shape of `leakui nmt -json`.
-type nmtAnalysis struct {
+// jvmNMTAnalysis is the documented shape of `leakui nmt -json`.
+type jvmNMTAnalysis struct {
 	Scale          string                    `json:"scale"`
 	Diff           bool                      `json:"diff"`
 	TotalReserved  int64                     `json:"total_reserved"`
@@ -451,29 +451,29 @@ func TestJavaNMTReport(t *testing.T) {
 		scale int64
 	}{{"nmt-summary-jdk8-1529threads-KB.txt", 1024}, {"nmt-summary-jdk17-bytes.txt", 1}} {
 		path := fixtures.Path(t, "java", tc.name)
-		total := grepLines(t, "^Total:", path)
+		total := jvmGrepLines(t, "^Total:", path)
 		var reservedN, committedN int64
 		if len(total) != 1 {
 			t.Fatalf("%s: %d Total lines", tc.name, len(total))
 		}
 		for _, f := range strings.Split(strings.TrimPrefix(total[0], "Total: "), ", ") {
 			k, v, _ := strings.Cut(f, "=")
-			n := mustInt64(t, strings.TrimSuffix(v, "KB")) * tc.scale
+			n := jvmMustInt64(t, strings.TrimSuffix(v, "KB")) * tc.scale
 			if k == "reserved" {
 				reservedN = n
 			} else {
 				committedN = n
 			}
 		}
-		categories := grepCount(t, `^-.*(reserved=`, path)
-		up := mustUpload(t, ts, fixture(t, "java", tc.name))
-		doc := getDoc[nmtAnalysis](t, ts, "/api/reports/"+up.ReportID)
+		categories := jvmGrepCount(t, `^-.*(reserved=`, path)
+		up := jvmUpload(t, ts, fixture(t, "java", tc.name))
+		doc := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
 		a := doc.Analysis
 		if doc.Kind != kindJavaNMT || a.TotalCommitted != committedN || a.TotalReserved != reservedN || len(a.Categories) != categories || a.Comparison != nil {
 			t.Errorf("%s: %s %d/%d committed/reserved, %d categories; the Total line says %d/%d, grep finds %d categories",
 				tc.name, doc.Kind, a.TotalCommitted, a.TotalReserved, len(a.Categories), committedN, reservedN, categories)
 		}
-		page, body := getPage(t, ts, up.ReportURL)
+		page, body := jvmGetPage(t, ts, up.ReportURL)
 		if n := page.Find("[data-testid=nmt-bar]").Length(); n != categories {
 			t.Errorf("%s: the chart has %d bars for %d categories", tc.name, n, categories)
 		}
@@ -499,8 +499,8 @@ func TestJavaNMTReport(t *testing.T) {
 	}
 }
 
-// nmtDiffAnalysis is the diff of two native memory reports.
-type nmtDiffAnalysis struct {
+// jvmNMTDiffAnalysis is the diff of two native memory reports.
+type jvmNMTDiffAnalysis struct {
 	Base       jvmSnapshotJSON         `json:"base"`
 	Target     jvmSnapshotJSON         `json:"target"`
 	Comparison *analyze.JavaNMTDiff    `json:"comparison"`
@@ -513,10 +513,10 @@ type nmtDiffAnalysis struct {
 func TestJavaNMTLeakSignature(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	const leakedKB = 1200 * 1024
-	before, _, baseKB := nmtSummaryText("2016-07-12 14:00:00", kafkaBrokerNMT(0))
-	after, _, targetKB := nmtSummaryText("2016-07-12 14:30:00", kafkaBrokerNMT(leakedKB))
-	up := mustUpload(t, ts, file{"after.nmt", []byte(after)}, file{"before.nmt", []byte(before)})
-	doc := getDoc[nmtDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
+	before, _, baseKB := jvmNMTSummaryText("2016-07-12 14:00:00", jvmKafkaBroker(0))
+	after, _, targetKB := jvmNMTSummaryText("2016-07-12 14:30:00", jvmKafkaBroker(leakedKB))
+	up := jvmUpload(t, ts, file{"after.nmt", []byte(after)}, file{"before.nmt", []byte(before)})
+	doc := jvmGetDoc[jvmNMTDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
 	if doc.Kind != kindJavaNMTDiff || a.Base.Name != "before.nmt" || a.Comparison.TotalCommittedDelta != (targetKB-baseKB)*1024 ||
 		a.Comparison.NonHeapCommittedDelta != leakedKB*1024 || a.Comparison.HeapCommittedDelta != 0 {
@@ -525,16 +525,16 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	if a.NativeLeak == nil || a.NativeLeak.Cause != "native-allocations" || a.NativeLeak.Grew[0].Name != "Internal" {
 		t.Fatalf("native leak %+v; want the KAFKA-3933 signature in Internal", a.NativeLeak)
 	}
-	page, _ := getPage(t, ts, up.ReportURL)
+	page, _ := jvmGetPage(t, ts, up.ReportURL)
 	leak := page.Find("[data-testid=native-leak]")
 	if leak.Length() != 1 || !strings.Contains(leak.Text(), "KAFKA-3933") || leak.Find("[data-testid=native-leak-message]").Text() != a.NativeLeak.Message {
 		t.Errorf("the callout is missing or differs: %q", leak.Text())
 	}
-	if first := page.Find("[data-testid=nmt-change]").First(); first.Find("[data-testid=category]").Text() != "Internal" ||
-		first.AttrOr("data-change", "") != fmt.Sprint(leakedKB*1024) {
-		t.Errorf("first change %q %s", first.Find("[data-testid=category]").Text(), first.AttrOr("data-change", ""))
+	if jvmFirst := page.Find("[data-testid=nmt-change]").First(); jvmFirst.Find("[data-testid=category]").Text() != "Internal" ||
+		jvmFirst.AttrOr("data-change", "") != fmt.Sprint(leakedKB*1024) {
+		t.Errorf("first change %q %s", jvmFirst.Find("[data-testid=category]").Text(), jvmFirst.AttrOr("data-change", ""))
 	}
-	if page.Find("[data-testid=nmt-base]").Length() != len(kafkaBrokerNMT(0)) {
+	if page.Find("[data-testid=nmt-base]").Length() != len(jvmKafkaBroker(0)) {
 		t.Error("the chart does not draw the base's committed memory")
 	}
 	_, _, home := ts.get(t, "/")
@@ -543,26 +543,26 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	}
 
 	// The same as one summary.diff against a baseline.
-	diffText, deltaKB := nmtDiffText(kafkaBrokerNMT(0), kafkaBrokerNMT(leakedKB))
-	up = mustUpload(t, ts, file{"summary.diff", []byte(diffText)})
-	one := getDoc[nmtAnalysis](t, ts, "/api/reports/"+up.ReportID)
+	diffText, deltaKB := jvmNMTDiffText(jvmKafkaBroker(0), jvmKafkaBroker(leakedKB))
+	up = jvmUpload(t, ts, file{"summary.diff", []byte(diffText)})
+	one := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	if one.Kind != kindJavaNMT || !one.Analysis.Diff || one.Analysis.NativeLeak == nil || one.Analysis.Comparison.TotalCommittedDelta != deltaKB*1024 {
 		t.Errorf("summary.diff: %s diff=%v leak=%v", one.Kind, one.Analysis.Diff, one.Analysis.NativeLeak != nil)
 	}
-	page, _ = getPage(t, ts, up.ReportURL)
+	page, _ = jvmGetPage(t, ts, up.ReportURL)
 	if page.Find("[data-testid=native-leak]").Length() != 1 || page.Find("[data-testid=nmt-changes]").Length() != 1 {
 		t.Error("the summary.diff page lacks the callout or the changes")
 	}
 
 	// A heap that grows as much is no native leak.
-	grown := kafkaBrokerNMT(leakedKB)
+	grown := jvmKafkaBroker(leakedKB)
 	grown[0].committed += 2 * leakedKB
-	healthy, _, _ := nmtSummaryText("2016-07-12 14:30:00", grown)
-	up = mustUpload(t, ts, file{"before.nmt", []byte(before)}, file{"healthy.nmt", []byte(healthy)})
-	if h := getDoc[nmtDiffAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis; h.NativeLeak != nil {
+	healthy, _, _ := jvmNMTSummaryText("2016-07-12 14:30:00", grown)
+	up = jvmUpload(t, ts, file{"before.nmt", []byte(before)}, file{"healthy.nmt", []byte(healthy)})
+	if h := jvmGetDoc[jvmNMTDiffAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis; h.NativeLeak != nil {
 		t.Errorf("a growing heap was called a native leak: %+v", h.NativeLeak)
 	}
-	page, _ = getPage(t, ts, up.ReportURL)
+	page, _ = jvmGetPage(t, ts, up.ReportURL)
 	if page.Find("[data-testid=native-leak]").Length() != 0 {
 		t.Error("the healthy page shows the callout")
 	}
@@ -571,7 +571,7 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 // TestJavaUploadErrors checks the refusals of JVM uploads: status, message, and
 // nothing stored.
 func TestJavaUploadErrors(t *testing.T) {
-	good, _, _ := histogramText("", samzaHeap(1))
+	good, _, _ := jvmHistogramText("", jvmSamzaHeap(1))
 	for _, tc := range []struct {
 		name   string
 		files  []file
@@ -601,9 +601,9 @@ func TestJavaUploadErrors(t *testing.T) {
 // TestJavaQueryErrors checks the parameters of JVM pages.
 func TestJavaQueryErrors(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	a, _, _ := histogramText("", samzaHeap(1))
-	b, _, _ := histogramText("", samzaHeap(2))
-	up := mustUpload(t, ts, file{"a", []byte(a)}, file{"b", []byte(b)})
+	a, _, _ := jvmHistogramText("", jvmSamzaHeap(1))
+	b, _, _ := jvmHistogramText("", jvmSamzaHeap(2))
+	up := jvmUpload(t, ts, file{"a", []byte(a)}, file{"b", []byte(b)})
 	for _, tc := range []struct{ query, msg string }{
 		{"?sort=size", "sort must be bytes or instances"},
 		{"?snapshot=2", "snapshot must be a snapshot number from 0 to 1"},
@@ -634,8 +634,8 @@ func TestJavaKindsAreAccepted(t *testing.T) {
 	}
 }
 
-// seriesAnalysis is the part of the series report the tests read.
-type seriesAnalysis struct {
+// jvmSeriesAnalysis is the part of the series report the tests read.
+type jvmSeriesAnalysis struct {
 	Verdict  string `json:"verdict"`
 	Suspects []struct {
 		Name   string  `json:"name"`
@@ -652,20 +652,20 @@ func TestJavaHistogramSeries(t *testing.T) {
 	counts := []int64{14, 200, 420, 650, 880, 1100, 1390, 1741}
 	var a, b strings.Builder
 	for i, n := range counts {
-		text, _, _ := histogramText(fmt.Sprintf("2020-02-25 %02d:00:00", 3+i), samzaHeap(n))
+		text, _, _ := jvmHistogramText(fmt.Sprintf("2020-02-25 %02d:00:00", 3+i), jvmSamzaHeap(n))
 		if i%2 == 0 {
 			a.WriteString(text + "\n")
 		} else {
 			b.WriteString(text + "\n")
 		}
 	}
-	up := mustUpload(t, ts, file{"odd-hours.histo", []byte(b.String())}, file{"even-hours.histo", []byte(a.String())})
+	up := jvmUpload(t, ts, file{"odd-hours.histo", []byte(b.String())}, file{"even-hours.histo", []byte(a.String())})
 	type doc struct {
-		Snapshots []jvmSnapshotJSON         `json:"snapshots"`
-		Series    map[string]seriesAnalysis `json:"series"`
-		Suspects  []analyze.JavaClassChange `json:"suspects"`
+		Snapshots []jvmSnapshotJSON            `json:"snapshots"`
+		Series    map[string]jvmSeriesAnalysis `json:"series"`
+		Suspects  []analyze.JavaClassChange    `json:"suspects"`
 	}
-	d := getDoc[doc](t, ts, "/api/reports/"+up.ReportID)
+	d := jvmGetDoc[doc](t, ts, "/api/reports/"+up.ReportID)
 	if d.Params.OrderedBy != "histogram time" || len(d.Analysis.Snapshots) != len(counts) {
 		t.Fatalf("ordered by %q, %d snapshots", d.Params.OrderedBy, len(d.Analysis.Snapshots))
 	}
@@ -681,23 +681,23 @@ func TestJavaHistogramSeries(t *testing.T) {
 	var names []string
 	for _, s := range inst.Suspects {
 		names = append(names, s.Name)
-		if s.Name == samzaConsumer && !reflect.DeepEqual(s.Values, counts) {
+		if s.Name == jvmSamzaConsumer && !reflect.DeepEqual(s.Values, counts) {
 			t.Errorf("the consumer's series is %v; the histograms hold %v", s.Values, counts)
 		}
 	}
-	if want := []string{kafkaConsumer, "org.apache.kafka.clients.consumer.internals.Fetcher", samzaConsumer}; !reflect.DeepEqual(names, want) {
+	if want := []string{jvmKafkaConsumer, "org.apache.kafka.clients.consumer.internals.Fetcher", jvmSamzaConsumer}; !reflect.DeepEqual(names, want) {
 		t.Errorf("suspects by instances %v; want the application classes that grew, %v", names, want)
 	}
 	if len(byt.Suspects) == 0 || byt.Suspects[0].Name != "[B" {
 		t.Errorf("suspects by bytes %+v; want [B first", byt.Suspects)
 	}
-	page, _ := getPage(t, ts, up.ReportURL)
+	page, _ := jvmGetPage(t, ts, up.ReportURL)
 	for _, id := range []string{"instances", "bytes"} {
 		if v := page.Find("[data-testid=series-"+id+"] [data-testid=series-verdict]").AttrOr("data-verdict", ""); v != "leak" {
 			t.Errorf("the page's series by %s says %q", id, v)
 		}
 	}
-	if !strings.Contains(page.Find("[data-testid=series-instances] [data-testid=series-suspects]").Text(), samzaConsumer) {
+	if !strings.Contains(page.Find("[data-testid=series-instances] [data-testid=series-suspects]").Text(), jvmSamzaConsumer) {
 		t.Error("the page's suspects by instances do not name the consumer")
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
@@ -711,15 +711,15 @@ func TestJavaHistogramSeries(t *testing.T) {
 
 	var steady strings.Builder
 	for i := range 7 {
-		text, _, _ := histogramText(fmt.Sprintf("2020-02-25 %02d:00:00", 3+i), samzaHeap(14))
+		text, _, _ := jvmHistogramText(fmt.Sprintf("2020-02-25 %02d:00:00", 3+i), jvmSamzaHeap(14))
 		steady.WriteString(text)
 	}
-	up = mustUpload(t, ts, file{"steady.histo", []byte(steady.String())})
-	s := getDoc[doc](t, ts, "/api/reports/"+up.ReportID).Analysis
+	up = jvmUpload(t, ts, file{"steady.histo", []byte(steady.String())})
+	s := jvmGetDoc[doc](t, ts, "/api/reports/"+up.ReportID).Analysis
 	if s.Series["instances"].Verdict != "steady" || s.Series["bytes"].Verdict != "steady" || len(s.Suspects) != 0 {
 		t.Errorf("a steady heap: %q by instances, %q by bytes, %d suspects", s.Series["instances"].Verdict, s.Series["bytes"].Verdict, len(s.Suspects))
 	}
-	page, _ = getPage(t, ts, up.ReportURL)
+	page, _ = jvmGetPage(t, ts, up.ReportURL)
 	if page.Find("[data-testid=headline]").HasClass("error") {
 		t.Error("a steady heap gets an alarming headline")
 	}

@@ -43,7 +43,7 @@ type javaThreadsSummary struct {
 // planJavaThreads makes a thread dump report of one file and a diff of two or more
 // (the last dump of each file, oldest first).
 func (s *Server) planJavaThreads(form *uploadForm) (*reportPlan, error) {
-	reps, params, err := planSnapshots(s, form, threadsPrefix, "dump time", parseJavaThreadReports,
+	reps, params, err := jvmPlanSnapshots(s, form, threadsPrefix, "dump time", parseJavaThreadReports,
 		func(r *analyze.JavaThreadReport) time.Time { return r.Groups.Time })
 	if err != nil {
 		return nil, err
@@ -77,13 +77,13 @@ func javaThreadsSummaryLine(raw json.RawMessage) string {
 	}
 	line := fmt.Sprintf("%s threads in %s groups", analyze.FormatCount(int64(s.Threads)), analyze.FormatCount(int64(s.Groups)))
 	if s.Files > 1 || s.Dumps > 1 {
-		line = fmt.Sprintf("threads %s → %s (%s)", analyze.FormatCount(int64(s.BaseThreads)), analyze.FormatCount(int64(s.Threads)), signedCount(int64(s.Threads-s.BaseThreads)))
+		line = fmt.Sprintf("threads %s → %s (%s)", analyze.FormatCount(int64(s.BaseThreads)), analyze.FormatCount(int64(s.Threads)), jvmSignedCount(int64(s.Threads-s.BaseThreads)))
 	}
 	if s.Deadlocks > 0 {
-		line += fmt.Sprintf(", %d %s", s.Deadlocks, plural(s.Deadlocks, "deadlock", "deadlocks"))
+		line += fmt.Sprintf(", %d %s", s.Deadlocks, jvmPlural(s.Deadlocks, "deadlock", "deadlocks"))
 	}
 	if s.TopName != "" {
-		line += fmt.Sprintf("; %s %s", cleanText(s.TopName, 80), signedCount(int64(s.TopNameDelta)))
+		line += fmt.Sprintf("; %s %s", cleanText(s.TopName, 80), jvmSignedCount(int64(s.TopNameDelta)))
 	}
 	return line
 }
@@ -98,7 +98,7 @@ type threadSet struct {
 }
 
 func (s *Server) loadThreadSet(r *http.Request, rep *store.Report) (*threadSet, error) {
-	reps, refs, err := loadSnapshots(r.Context(), s, rep, threadsPrefix, parseJavaThreadReports)
+	reps, refs, err := jvmLoadSnapshots(r.Context(), s, rep, threadsPrefix, parseJavaThreadReports)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (ts *threadSet) single() (int, bool) {
 	return ts.q.snapshot, ts.q.snapshot >= 0
 }
 
-func (ts *threadSet) name(i int) string { return snapshotName(ts.rep, ts.refs, i) }
+func (ts *threadSet) name(i int) string { return jvmSnapshotName(ts.rep, ts.refs, i) }
 
 func (ts *threadSet) header(title string) view.JVMHeader {
 	file := make([]*analyze.JavaThreadReport, len(ts.rep.Artifacts))
@@ -142,7 +142,7 @@ func (ts *threadSet) header(title string) view.JVMHeader {
 	for i := range names {
 		names[i] = ts.name(i)
 	}
-	h.Tabs = snapshotTabs(ts.rep, ts.q, names)
+	h.Tabs = jvmSnapshotTabs(ts.rep, ts.q, names)
 	return h
 }
 
@@ -167,15 +167,15 @@ func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
 	rep, q := ts.reps[i], ts.q
 	g := rep.Groups
 	page := view.JavaThreadsPage{Header: ts.header(ts.name(i))}
-	page.Header.Meta = dumpMeta(g)
+	page.Header.Meta = jvmDumpMeta(g)
 	if rep.Dumps > 1 {
 		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Dumps in the file",
 			Value: fmt.Sprintf("%d; the groups are those of the last, compared with the first", rep.Dumps)})
 	}
-	page.Header.Headline, page.Header.Alarm = threadsHeadline(g)
+	page.Header.Headline, page.Header.Alarm = jvmThreadsHeadline(g)
 	page.Header.Notices = rep.Warnings
 	if rep.Diff != nil {
-		page.Diff = threadDiffView(rep.Diff, "dump 1", fmt.Sprintf("dump %d", rep.Dumps), q.rows, q.showAll("/r/"+ts.rep.ID))
+		page.Diff = jvmThreadDiffView(rep.Diff, "dump 1", fmt.Sprintf("dump %d", rep.Dumps), q.rows, q.showAll("/r/"+ts.rep.ID))
 		page.Header.Alarm = page.Header.Alarm || rep.Diff.TargetTotal > rep.Diff.BaseTotal
 	}
 	ts.fillDump(&page, g, rep.Histograms)
@@ -188,13 +188,13 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 	base, target := ts.reps[q.base], ts.reps[q.target]
 	d := analyze.DiffJavaThreads(base.Groups, target.Groups)
 	page := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.name(q.base), ts.name(q.target)))}
-	page.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.name(q.base) + snapshotWhen(base.Groups.Time)},
-		{Label: "Target", Value: ts.name(q.target) + snapshotWhen(target.Groups.Time)}}, dumpMeta(target.Groups)...)
-	if o := orderedByOf(ts.rep); o != "" {
+	page.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.name(q.base) + jvmTakenAt(base.Groups.Time)},
+		{Label: "Target", Value: ts.name(q.target) + jvmTakenAt(target.Groups.Time)}}, jvmDumpMeta(target.Groups)...)
+	if o := jvmOrderedBy(ts.rep); o != "" {
 		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
-	headline, alarm := threadsHeadline(target.Groups)
-	page.Header.Headline = threadDiffHeadline(d) + " " + headline
+	headline, alarm := jvmThreadsHeadline(target.Groups)
+	page.Header.Headline = jvmThreadDiffHeadline(d) + " " + headline
 	page.Header.Alarm = alarm || d.TargetTotal > d.BaseTotal
 	for _, w := range base.Warnings {
 		page.Header.Notices = append(page.Header.Notices, ts.name(q.base)+": "+w)
@@ -202,9 +202,9 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 	for _, w := range target.Warnings {
 		page.Header.Notices = append(page.Header.Notices, ts.name(q.target)+": "+w)
 	}
-	page.Diff = threadDiffView(d, ts.name(q.base), ts.name(q.target), q.rows, q.showAll("/r/"+ts.rep.ID))
+	page.Diff = jvmThreadDiffView(d, ts.name(q.base), ts.name(q.target), q.rows, q.showAll("/r/"+ts.rep.ID))
 	ts.fillDump(&page, target.Groups, target.Histograms)
-	page.Snapshots = snapshotTable(ts.rep, q, ts.refs, "thread dumps", []string{"dumps", "threads", "groups"},
+	page.Snapshots = jvmSnapshotTable(ts.rep, q, ts.refs, "thread dumps", []string{"dumps", "threads", "groups"},
 		func(int) int { return 0 },
 		func(i int) time.Time { return ts.reps[i].Groups.Time },
 		func(i int) []string {
@@ -219,7 +219,7 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 func (ts *threadSet) fillDump(page *view.JavaThreadsPage, g *analyze.JavaThreadGroups, histograms []*analyze.JavaHistogram) {
 	q := ts.q
 	path := "/r/" + ts.rep.ID
-	page.Figures = []view.Figure{
+	page.Figures = []view.JVMFigure{
 		{Label: "threads", Value: analyze.FormatCount(int64(g.Total)), Key: "total-threads"},
 		{Label: "daemon", Value: analyze.FormatCount(int64(g.Daemon)), Key: "daemon-threads"},
 		{Label: "groups", Value: analyze.FormatCount(int64(len(g.Groups))), Key: "thread-groups"},
@@ -237,36 +237,36 @@ func (ts *threadSet) fillDump(page *view.JavaThreadsPage, g *analyze.JavaThreadG
 		most = max(most, st.Count)
 	}
 	for _, st := range g.States {
-		page.States = append(page.States, view.JavaBar{Label: st.State, Count: analyze.FormatCount(int64(st.Count)), Value: st.Count, BarPct: barPct(int64(st.Count), int64(most))})
+		page.States = append(page.States, view.JavaBar{Label: st.State, Count: analyze.FormatCount(int64(st.Count)), Value: st.Count, BarPct: jvmBarPct(int64(st.Count), int64(most))})
 	}
-	names := first(g.Names, q.rows)
+	names := jvmFirst(g.Names, q.rows)
 	page.NamesAll = len(g.Names)
 	for _, n := range names {
 		page.Names = append(page.Names, view.JavaBar{Label: n.Pattern, Count: analyze.FormatCount(int64(n.Count)), Value: n.Count,
-			BarPct: barPct(int64(n.Count), int64(names[0].Count))})
+			BarPct: jvmBarPct(int64(n.Count), int64(names[0].Count))})
 	}
-	groups := first(g.Groups, q.rows)
+	groups := jvmFirst(g.Groups, q.rows)
 	page.All, page.Count = len(g.Groups), len(groups)
 	if len(groups) < len(g.Groups) {
 		page.ShowAll = q.showAll(path)
 	}
 	page.Groups = make([]view.JavaThreadGroupView, len(groups))
 	for i, grp := range groups {
-		page.Groups[i] = groupView(grp, "")
+		page.Groups[i] = jvmGroupView(grp, "")
 	}
 	for _, h := range histograms {
 		ok := h.HasTotal && h.TotalInstances == h.RowInstances && h.TotalBytes == h.RowBytes
-		check, _ := totalCheck(h)
+		check, _ := jvmTotalCheck(h)
 		page.Histograms = append(page.Histograms, view.JavaEmbeddedHistogram{
 			Title:    fmt.Sprintf("Class histogram at line %d", h.Line),
 			Headline: histogramHeadline(h), TotalCheck: check, TotalOK: ok,
-			Table: classTable(h, q.order, q.rows, q.showAll(path)),
+			Table: jvmClassTable(h, q.order, q.rows, q.showAll(path)),
 		})
 	}
 }
 
-// dumpMeta describes a dump: the JVM and when it was taken.
-func dumpMeta(g *analyze.JavaThreadGroups) []view.Pair {
+// jvmDumpMeta describes a dump: the JVM and when it was taken.
+func jvmDumpMeta(g *analyze.JavaThreadGroups) []view.Pair {
 	var m []view.Pair
 	if g.Header != "" {
 		m = append(m, view.Pair{Label: "JVM", Value: g.Header})
@@ -277,12 +277,12 @@ func dumpMeta(g *analyze.JavaThreadGroups) []view.Pair {
 	return m
 }
 
-// threadsHeadline says in plain text what a dump shows: deadlocks first, then the
+// jvmThreadsHeadline says in plain text what a dump shows: deadlocks first, then the
 // threads and the largest group.
-func threadsHeadline(g *analyze.JavaThreadGroups) (string, bool) {
+func jvmThreadsHeadline(g *analyze.JavaThreadGroups) (string, bool) {
 	var b strings.Builder
 	if n := len(g.Deadlocks); n > 0 {
-		fmt.Fprintf(&b, "The JVM reported %d %s:", n, plural(n, "deadlock", "deadlocks"))
+		fmt.Fprintf(&b, "The JVM reported %d %s:", n, jvmPlural(n, "deadlock", "deadlocks"))
 		for i, t := range g.Deadlocks[0].Threads {
 			if i > 0 {
 				b.WriteString(",")
@@ -299,16 +299,16 @@ func threadsHeadline(g *analyze.JavaThreadGroups) (string, bool) {
 		if grp.Deadlocked {
 			continue
 		}
-		fmt.Fprintf(&b, " Largest group: %s threads %s %s.", analyze.FormatCount(int64(grp.Count)), grp.State, topFrame(grp.Stack))
+		fmt.Fprintf(&b, " Largest group: %s threads %s %s.", analyze.FormatCount(int64(grp.Count)), grp.State, jvmTopFrame(grp.Stack))
 		break
 	}
 	return b.String(), len(g.Deadlocks) > 0
 }
 
-// threadDiffHeadline says in plain text how the number of threads changed and which
+// jvmThreadDiffHeadline says in plain text how the number of threads changed and which
 // name multiplied most.
-func threadDiffHeadline(d *analyze.JavaThreadDiff) string {
-	s := fmt.Sprintf("Threads: %s → %s (%s).", analyze.FormatCount(int64(d.BaseTotal)), analyze.FormatCount(int64(d.TargetTotal)), signedCount(int64(d.TargetTotal-d.BaseTotal)))
+func jvmThreadDiffHeadline(d *analyze.JavaThreadDiff) string {
+	s := fmt.Sprintf("Threads: %s → %s (%s).", analyze.FormatCount(int64(d.BaseTotal)), analyze.FormatCount(int64(d.TargetTotal)), jvmSignedCount(int64(d.TargetTotal-d.BaseTotal)))
 	if len(d.Names) > 0 && d.Names[0].Delta > 0 {
 		n := d.Names[0]
 		s += fmt.Sprintf(" Most new threads are named %q: %s → %s.", n.Pattern, analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target)))
@@ -316,16 +316,16 @@ func threadDiffHeadline(d *analyze.JavaThreadDiff) string {
 	return s
 }
 
-func topFrame(stack []string) string {
+func jvmTopFrame(stack []string) string {
 	if len(stack) == 0 {
 		return "with no Java frames"
 	}
 	return "at " + stack[0]
 }
 
-// groupView formats one thread group.
-func groupView(g analyze.JavaThreadGroup, change string) view.JavaThreadGroupView {
-	v := view.JavaThreadGroupView{Count: g.Count, Change: change, State: g.State, Deadlocked: g.Deadlocked, TopFrame: topFrame(g.Stack), Stack: g.Stack}
+// jvmGroupView formats one thread group.
+func jvmGroupView(g analyze.JavaThreadGroup, change string) view.JavaThreadGroupView {
+	v := view.JavaThreadGroupView{Count: g.Count, Change: change, State: g.State, Deadlocked: g.Deadlocked, TopFrame: jvmTopFrame(g.Stack), Stack: g.Stack}
 	switch {
 	case g.Count > 0 && g.Daemon == g.Count:
 		v.Daemon = "daemon"
@@ -349,14 +349,14 @@ func groupView(g analyze.JavaThreadGroup, change string) view.JavaThreadGroupVie
 			s += fmt.Sprintf(", %d objects", l.Objects)
 		}
 		if len(l.HeldBy) > 0 {
-			s += ", held by " + strings.Join(quoteAll(l.HeldBy), ", ")
+			s += ", held by " + strings.Join(jvmQuoteAll(l.HeldBy), ", ")
 		}
 		v.Locks = append(v.Locks, s)
 	}
 	return v
 }
 
-func quoteAll(names []string) []string {
+func jvmQuoteAll(names []string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
 		out[i] = fmt.Sprintf("%q", n)
@@ -364,34 +364,34 @@ func quoteAll(names []string) []string {
 	return out
 }
 
-// threadDiffView formats a dump diff, rows groups per list (all when 0).
-func threadDiffView(d *analyze.JavaThreadDiff, baseName, targetName string, rows int, showAll string) *view.JavaThreadDiffView {
+// jvmThreadDiffView formats a dump diff, rows groups per list (all when 0).
+func jvmThreadDiffView(d *analyze.JavaThreadDiff, baseName, targetName string, rows int, showAll string) *view.JavaThreadDiffView {
 	v := &view.JavaThreadDiffView{
-		Headline: threadDiffHeadline(d), BaseName: baseName, TargetName: targetName,
+		Headline: jvmThreadDiffHeadline(d), BaseName: baseName, TargetName: targetName,
 		BaseTotal: analyze.FormatCount(int64(d.BaseTotal)), TargetTotal: analyze.FormatCount(int64(d.TargetTotal)),
-		Change: signedCount(int64(d.TargetTotal - d.BaseTotal)), Grew: d.TargetTotal > d.BaseTotal,
+		Change: jvmSignedCount(int64(d.TargetTotal - d.BaseTotal)), Grew: d.TargetTotal > d.BaseTotal,
 		NewAll: len(d.New), GrownAll: len(d.Grown), ShrunkAll: len(d.Shrunk),
 	}
 	cut := false
 	list := func(cs []analyze.JavaThreadGroupChange) []view.JavaThreadGroupView {
-		shown := first(cs, rows)
+		shown := jvmFirst(cs, rows)
 		cut = cut || len(shown) < len(cs)
 		out := make([]view.JavaThreadGroupView, len(shown))
 		for i, c := range shown {
-			out[i] = groupView(c.JavaThreadGroup, fmt.Sprintf("%s, was %d", signedCount(int64(c.Delta)), c.BaseCount))
+			out[i] = jvmGroupView(c.JavaThreadGroup, fmt.Sprintf("%s, was %d", jvmSignedCount(int64(c.Delta)), c.BaseCount))
 		}
 		return out
 	}
 	v.New, v.Grown, v.Shrunk = list(d.New), list(d.Grown), list(d.Shrunk)
-	names := first(d.Names, rows)
+	names := jvmFirst(d.Names, rows)
 	cut = cut || len(names) < len(d.Names)
 	var most int
 	for _, n := range names {
-		most = max(most, abs32(n.Delta))
+		most = max(most, jvmAbs(n.Delta))
 	}
 	for _, n := range names {
 		v.Names = append(v.Names, view.JavaBar{Label: n.Pattern, Count: fmt.Sprintf("%s → %s", analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target))),
-			Value: n.Target, Change: signedCount(int64(n.Delta)), Grew: n.Delta > 0, BarPct: barPct(int64(abs32(n.Delta)), int64(most))})
+			Value: n.Target, Change: jvmSignedCount(int64(n.Delta)), Grew: n.Delta > 0, BarPct: jvmBarPct(int64(jvmAbs(n.Delta)), int64(most))})
 	}
 	if cut {
 		v.ShowAll = showAll
@@ -399,7 +399,7 @@ func threadDiffView(d *analyze.JavaThreadDiff, baseName, targetName string, rows
 	return v
 }
 
-func abs32(n int) int {
+func jvmAbs(n int) int {
 	if n < 0 {
 		return -n
 	}
@@ -443,13 +443,13 @@ func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *repo
 		return nil
 	}
 	base, target := ts.reps[q.base], ts.reps[q.target]
-	d := cutThreadDiff(analyze.DiffJavaThreads(base.Groups, target.Groups), q.rows)
+	d := jvmCutThreadDiff(analyze.DiffJavaThreads(base.Groups, target.Groups), q.rows)
 	out := javaThreadsDiffJSON{
-		Base: snapshotJSON(rep, ts.refs, q.base, 0, base.Groups.Time), Target: snapshotJSON(rep, ts.refs, q.target, 0, target.Groups.Time),
+		Base: jvmSnapshotOf(rep, ts.refs, q.base, 0, base.Groups.Time), Target: jvmSnapshotOf(rep, ts.refs, q.target, 0, target.Groups.Time),
 		JavaThreadDiff: d, Headline: d.Headline(), TargetDump: ts.dumpJSON(q.target),
 	}
 	for i, r := range ts.reps {
-		out.Snapshots = append(out.Snapshots, snapshotJSON(rep, ts.refs, i, 0, r.Groups.Time))
+		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, ts.refs, i, 0, r.Groups.Time))
 	}
 	doc.Analysis = out
 	return nil
@@ -459,24 +459,24 @@ func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *repo
 func (ts *threadSet) dumpJSON(i int) javaThreadsJSON {
 	rep, q := ts.reps[i], ts.q
 	g := *rep.Groups
-	g.Groups, g.Names = first(g.Groups, q.rows), first(g.Names, q.rows)
-	out := javaThreadsJSON{Snapshot: snapshotJSON(ts.rep, ts.refs, i, 0, rep.Groups.Time), JavaThreadGroups: &g,
+	g.Groups, g.Names = jvmFirst(g.Groups, q.rows), jvmFirst(g.Names, q.rows)
+	out := javaThreadsJSON{Snapshot: jvmSnapshotOf(ts.rep, ts.refs, i, 0, rep.Groups.Time), JavaThreadGroups: &g,
 		GroupCount: len(rep.Groups.Groups), Dumps: rep.Dumps, Headline: rep.Groups.Headline(), Warnings: rep.Warnings}
 	if rep.Diff != nil {
-		out.Diff = cutThreadDiff(rep.Diff, q.rows)
+		out.Diff = jvmCutThreadDiff(rep.Diff, q.rows)
 	}
 	for _, h := range rep.Histograms {
 		shown := *h
-		shown.Classes = first(h.Ranked(q.order), q.rows)
+		shown.Classes = jvmFirst(h.Ranked(q.order), q.rows)
 		out.Histograms = append(out.Histograms, &shown)
 	}
 	return out
 }
 
-// cutThreadDiff returns a copy of d with every list cut to rows (all when 0).
-func cutThreadDiff(d *analyze.JavaThreadDiff, rows int) *analyze.JavaThreadDiff {
+// jvmCutThreadDiff returns a copy of d with every list cut to rows (all when 0).
+func jvmCutThreadDiff(d *analyze.JavaThreadDiff, rows int) *analyze.JavaThreadDiff {
 	c := *d
-	c.New, c.Grown, c.Shrunk, c.Names = first(d.New, rows), first(d.Grown, rows), first(d.Shrunk, rows), first(d.Names, rows)
+	c.New, c.Grown, c.Shrunk, c.Names = jvmFirst(d.New, rows), jvmFirst(d.Grown, rows), jvmFirst(d.Shrunk, rows), jvmFirst(d.Names, rows)
 	return &c
 }
 
@@ -486,14 +486,14 @@ func (s *Server) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Re
 	if err != nil {
 		return err
 	}
-	rows := markdownRows(r, ts.q)
+	rows := jvmMarkdownRows(r, ts.q)
 	if i, ok := ts.single(); ok {
-		markdownHead(w, r, rep, ts.q, ts.name(i))
+		jvmMarkdownHead(w, r, rep, ts.q, ts.name(i))
 		_, err := io.WriteString(w, ts.reps[i].Markdown(rows))
 		return err
 	}
 	q := ts.q
-	markdownHead(w, r, rep, q, ts.name(q.base)+" → "+ts.name(q.target))
+	jvmMarkdownHead(w, r, rep, q, ts.name(q.base)+" → "+ts.name(q.target))
 	d := analyze.DiffJavaThreads(ts.reps[q.base].Groups, ts.reps[q.target].Groups)
 	_, err = io.WriteString(w, d.Markdown(rows)+"\n"+ts.reps[q.target].Groups.Markdown(rows))
 	return err

@@ -21,8 +21,8 @@ type JVMHeader struct {
 	Tabs []Link
 }
 
-// Figure is one big number of a page's totals row.
-type Figure struct {
+// JVMFigure is one big number of a page's totals row.
+type JVMFigure struct {
 	Label, Value string
 	// Key is the figure's data-testid suffix ("total-bytes").
 	Key string
@@ -33,7 +33,7 @@ type Figure struct {
 // JavaHistogramPage is the page of one JVM class histogram.
 type JavaHistogramPage struct {
 	Header  JVMHeader
-	Figures []Figure
+	Figures []JVMFigure
 	// TotalCheck says whether the rows add up to the file's own Total line; TotalOK
 	// marks the good case.
 	TotalCheck string
@@ -74,7 +74,7 @@ type JavaClassRow struct {
 // between the base and the target, and the application classes that multiplied.
 type JavaHistogramDiffPage struct {
 	Header  JVMHeader
-	Figures []Figure
+	Figures []JVMFigure
 	// Suspects are the application classes with more instances, most first.
 	Suspects    JavaChangeTable
 	ByBytes     JavaChangeTable
@@ -134,7 +134,7 @@ type JavaSnapshotRow struct {
 // JavaThreadsPage is the page of a JVM thread dump, or of the change between two.
 type JavaThreadsPage struct {
 	Header  JVMHeader
-	Figures []Figure
+	Figures []JVMFigure
 	// Deadlocks are the deadlocks the JVM reported, shown first.
 	Deadlocks []JavaDeadlockView
 	// Diff is what changed: between the first and the last dump of a file, or
@@ -214,7 +214,7 @@ type JavaEmbeddedHistogram struct {
 // between two.
 type JavaNMTPage struct {
 	Header  JVMHeader
-	Figures []Figure
+	Figures []JVMFigure
 	// Leak is the KAFKA-3933 callout, nil when the numbers do not show it.
 	Leak  *JavaNativeLeakView
 	Chart JavaNMTChart

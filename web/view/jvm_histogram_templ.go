@@ -34,11 +34,11 @@ func JavaHistogramPageView(p JavaHistogramPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = FiguresView(p.Figures).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMFiguresView(p.Figures).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = totalCheck(p.TotalCheck, p.TotalOK).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = jvmTotalCheckView(p.TotalCheck, p.TotalOK).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -124,7 +124,7 @@ func JavaHistogramPageView(p JavaHistogramPage) templ.Component {
 	})
 }
 
-func totalCheck(text string, ok bool) templ.Component {
+func jvmTotalCheckView(text string, ok bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -319,7 +319,7 @@ func JavaClassTableView(t JavaClassTable) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if t.By == "bytes" {
-				templ_7745c5c3_Err = barSVG(row.BarPct).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = jvmBarSVG(row.BarPct).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -355,7 +355,7 @@ func JavaClassTableView(t JavaClassTable) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if t.By == "instances" {
-				templ_7745c5c3_Err = barSVG(row.BarPct).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = jvmBarSVG(row.BarPct).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -437,7 +437,7 @@ func JavaClassTableView(t JavaClassTable) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = showAllLine("class-count", t.Count, t.All, "classes", t.ShowAll).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = jvmShowAll("class-count", t.Count, t.All, "classes", t.ShowAll).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -468,7 +468,7 @@ func JavaHistogramDiffPageView(p JavaHistogramDiffPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = FiguresView(p.Figures).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMFiguresView(p.Figures).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -698,7 +698,7 @@ func JavaChangeTableView(t JavaChangeTable) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if t.By == "instances" {
-					templ_7745c5c3_Err = barSVG(row.BarPct).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = jvmBarSVG(row.BarPct).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -787,7 +787,7 @@ func JavaChangeTableView(t JavaChangeTable) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if t.By == "bytes" {
-					templ_7745c5c3_Err = barSVG(row.BarPct).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = jvmBarSVG(row.BarPct).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -875,7 +875,7 @@ func JavaChangeTableView(t JavaChangeTable) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = showAllLine(t.ID+"-count", t.Count, t.All, "classes", t.ShowAll).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = jvmShowAll(t.ID+"-count", t.Count, t.All, "classes", t.ShowAll).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -35,7 +35,7 @@ func JavaNMTPageView(p JavaNMTPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = FiguresView(p.Figures).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMFiguresView(p.Figures).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -450,8 +450,8 @@ func JVMHeaderView(h JVMHeader) templ.Component {
 	})
 }
 
-// FiguresView is a row of big numbers.
-func FiguresView(figs []Figure) templ.Component {
+// JVMFiguresView is a row of big numbers.
+func JVMFiguresView(figs []JVMFigure) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -801,8 +801,8 @@ func JavaSnapshotTableView(t JavaSnapshotTable) templ.Component {
 	})
 }
 
-// showAllLine says how many rows a table shows and links to all of them.
-func showAllLine(id string, count, all int, what, showAll string) templ.Component {
+// jvmShowAll says how many rows a table shows and links to all of them.
+func jvmShowAll(id string, count, all int, what, showAll string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -915,10 +915,10 @@ func showAllLine(id string, count, all int, what, showAll string) templ.Componen
 	})
 }
 
-// barSVG is a small inline bar, pct of its 40 units filled. It is drawn with SVG
+// jvmBarSVG is a small inline bar, pct of its 40 units filled. It is drawn with SVG
 // attributes only (the CSP forbids inline styles) and without the "bar" class,
 // whose CSS background would fill the whole box.
-func barSVG(pct int) templ.Component {
+func jvmBarSVG(pct int) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -34,7 +34,7 @@ func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = FiguresView(p.Figures).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMFiguresView(p.Figures).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -178,7 +178,7 @@ func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = showAllLine("group-count", p.Count, p.All, "groups", p.ShowAll).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = jvmShowAll("group-count", p.Count, p.All, "groups", p.ShowAll).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -213,7 +213,7 @@ func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = totalCheck(h.TotalCheck, h.TotalOK).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = jvmTotalCheckView(h.TotalCheck, h.TotalOK).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -382,7 +382,7 @@ func javaBars(id, what string, bars []JavaBar) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = barSVG(b.BarPct).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = jvmBarSVG(b.BarPct).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

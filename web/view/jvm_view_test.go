@@ -11,9 +11,9 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
-// hpuxBytes returns the bytes of the HP-UX dump's date that are not UTF-8 (EUC-KR
+// jvmHPUXBytes returns the bytes of the HP-UX dump's date that are not UTF-8 (EUC-KR
 // Korean), as the file has them.
-func hpuxBytes(t *testing.T) string {
+func jvmHPUXBytes(t *testing.T) string {
 	t.Helper()
 	raw, err := os.ReadFile(fixtures.Path(t, "java", "tda-threaddump-hpux-jdk15-jeus-large.log"))
 	if err != nil {
@@ -28,15 +28,15 @@ func hpuxBytes(t *testing.T) string {
 	return s
 }
 
-// hostileNames are names a dump can hold: markup, quotes, a line separator that
+// jvmHostileNames are names a dump can hold: markup, quotes, a line separator that
 // breaks JavaScript strings, and bytes that are not UTF-8.
-func hostileNames(t *testing.T) []string {
-	return []string{hostile, `"quoted" & 'single' <b>bold</b>`, "line\u2028separator\u2029", "Thread-" + hpuxBytes(t) + "-1"}
+func jvmHostileNames(t *testing.T) []string {
+	return []string{hostile, `"quoted" & 'single' <b>bold</b>`, "line\u2028separator\u2029", "Thread-" + jvmHPUXBytes(t) + "-1"}
 }
 
-// checkNoInjection fails when rendered names became markup: a script, an event
+// jvmCheckNoInjection fails when rendered names became markup: a script, an event
 // handler or an inline style (which the CSP forbids) anywhere.
-func checkNoInjection(t *testing.T, doc *goquery.Document) {
+func jvmCheckNoInjection(t *testing.T, doc *goquery.Document) {
 	t.Helper()
 	if n := doc.Find("script").Length(); n != 1 {
 		t.Errorf("%d script elements; only the layout's own may exist", n)
@@ -49,18 +49,18 @@ func checkNoInjection(t *testing.T, doc *goquery.Document) {
 	}
 }
 
-// asText is how the HTML parser reads a name back. Bytes that are not UTF-8 stay as
+// jvmAsText is how the HTML parser reads a name back. Bytes that are not UTF-8 stay as
 // they are: the view renders text as given and only has to keep it inert (the JVM
 // parsers turn such bytes into U+FFFD before a model is built; the web tests check
 // that a page of the HP-UX dump is valid UTF-8).
-func asText(s string) string { return s }
+func jvmAsText(s string) string { return s }
 
 func TestJavaHistogramPagesEscapeNames(t *testing.T) {
-	for _, name := range hostileNames(t) {
+	for _, name := range jvmHostileNames(t) {
 		page := JavaHistogramPage{
 			Header: JVMHeader{Title: name, Permalink: "/r/x", Files: []FileInfo{{Name: name}}, Meta: []Pair{{Label: "Layout", Value: name}},
 				Headline: name, Notices: []string{name}},
-			Figures:    []Figure{{Label: name, Value: "1", Key: "total-bytes"}},
+			Figures:    []JVMFigure{{Label: name, Value: "1", Key: "total-bytes"}},
 			TotalCheck: name, TotalOK: true,
 			Table: JavaClassTable{By: "bytes", Count: 2, All: 3, ShowAll: "/r/x?n=all", Rows: []JavaClassRow{
 				{Rank: 1, Name: name, Display: name, Module: name, BytesValue: 10, InstancesValue: 1, BarPct: 100},
@@ -69,15 +69,15 @@ func TestJavaHistogramPagesEscapeNames(t *testing.T) {
 			Snapshots: &JavaSnapshotTable{What: "histograms", Totals: []string{"bytes"}, Rows: []JavaSnapshotRow{{Number: 1, File: name, Values: []string{name}, Base: true}, {Number: 2, File: "b", Target: true}}},
 		}
 		doc := render(t, JavaHistogramPageView(page))
-		checkNoInjection(t, doc)
+		jvmCheckNoInjection(t, doc)
 		rows := doc.Find("[data-testid=class-row]")
 		if rows.Length() != 2 {
 			t.Fatalf("%q: %d rows", name, rows.Length())
 		}
-		if got := rows.First().Find("[data-testid=class-name]").Text(); got != asText(name) {
-			t.Errorf("class name %q, want %q", got, asText(name))
+		if got := rows.First().Find("[data-testid=class-name]").Text(); got != jvmAsText(name) {
+			t.Errorf("class name %q, want %q", got, jvmAsText(name))
 		}
-		if got := doc.Find("[data-testid=report-title]").Text(); got != asText(name) {
+		if got := doc.Find("[data-testid=report-title]").Text(); got != jvmAsText(name) {
 			t.Errorf("title %q", got)
 		}
 		if doc.Find("[data-testid=show-all]").AttrOr("href", "") != "/r/x?n=all" || doc.Find("[data-testid=snapshot]").Length() != 2 {
@@ -90,9 +90,9 @@ func TestJavaHistogramPagesEscapeNames(t *testing.T) {
 			ByBytes: JavaChangeTable{ID: "grown-bytes", Title: "Growth in bytes", By: "bytes"},
 		}
 		doc = render(t, JavaHistogramDiffPageView(diff))
-		checkNoInjection(t, doc)
+		jvmCheckNoInjection(t, doc)
 		row := doc.Find("[data-testid=suspects] [data-testid=change-row]")
-		if row.Length() != 1 || row.Find("[data-testid=class-name]").Text() != asText(name) || row.AttrOr("data-instances", "") != "1727" {
+		if row.Length() != 1 || row.Find("[data-testid=class-name]").Text() != jvmAsText(name) || row.AttrOr("data-instances", "") != "1727" {
 			t.Errorf("suspect row %q", row.Find("[data-testid=class-name]").Text())
 		}
 		if doc.Find("[data-testid=grown-bytes] [data-testid=empty]").Length() != 1 {
@@ -102,7 +102,7 @@ func TestJavaHistogramPagesEscapeNames(t *testing.T) {
 }
 
 func TestJavaThreadsPageEscapesNames(t *testing.T) {
-	for _, name := range hostileNames(t) {
+	for _, name := range jvmHostileNames(t) {
 		group := JavaThreadGroupView{Count: 3, State: name, Daemon: "daemon", Names: []Pair{{Label: name, Value: "3"}},
 			Locks: []string{"locked " + name}, TopFrame: "at " + name, Stack: []string{name, "java.lang.Thread.run(Thread.java:748)"}}
 		page := JavaThreadsPage{
@@ -115,21 +115,21 @@ func TestJavaThreadsPageEscapesNames(t *testing.T) {
 			Groups: []JavaThreadGroupView{group, {Count: 1, State: "RUNNABLE", Daemon: "no", Deadlocked: true}}, Count: 2, All: 2,
 		}
 		doc := render(t, JavaThreadsPageView(page))
-		checkNoInjection(t, doc)
-		if got := doc.Find("[data-testid=deadlock-thread-name]").Text(); got != asText(name) {
+		jvmCheckNoInjection(t, doc)
+		if got := doc.Find("[data-testid=deadlock-thread-name]").Text(); got != jvmAsText(name) {
 			t.Errorf("deadlock thread %q", got)
 		}
 		g := doc.Find("[data-testid=groups] [data-testid=group]")
-		if g.Length() != 2 || g.First().Find("[data-testid=group-name]").Length() != 1 || g.First().Find("[data-testid=group-stack] li").First().Text() != asText(name) {
+		if g.Length() != 2 || g.First().Find("[data-testid=group-name]").Length() != 1 || g.First().Find("[data-testid=group-stack] li").First().Text() != jvmAsText(name) {
 			t.Errorf("groups: %d", g.Length())
 		}
-		if !strings.HasPrefix(g.First().Find("[data-testid=group-name]").Text(), asText(name)) {
+		if !strings.HasPrefix(g.First().Find("[data-testid=group-name]").Text(), jvmAsText(name)) {
 			t.Errorf("group name %q", g.First().Find("[data-testid=group-name]").Text())
 		}
 		if g.Eq(1).AttrOr("data-deadlocked", "") != "true" {
 			t.Error("the deadlocked group is not marked")
 		}
-		if got := doc.Find("[data-testid=name-changes-row] [data-testid=label]").Text(); got != asText(name) {
+		if got := doc.Find("[data-testid=name-changes-row] [data-testid=label]").Text(); got != jvmAsText(name) {
 			t.Errorf("name change %q", got)
 		}
 		if doc.Find("[data-testid=headline]").HasClass("error") != true {
@@ -139,7 +139,7 @@ func TestJavaThreadsPageEscapesNames(t *testing.T) {
 }
 
 func TestJavaNMTPageEscapesNames(t *testing.T) {
-	for _, name := range hostileNames(t) {
+	for _, name := range jvmHostileNames(t) {
 		page := JavaNMTPage{
 			Header: JVMHeader{Title: name, Permalink: "/r/x"},
 			Leak:   &JavaNativeLeakView{Cause: "native-allocations", Message: name},
@@ -149,9 +149,9 @@ func TestJavaNMTPageEscapesNames(t *testing.T) {
 			Changes:    []JavaNMTChangeRow{{Name: name, Change: "+1.2 GB", Grew: true, ChangeValue: 1 << 30}},
 		}
 		doc := render(t, JavaNMTPageView(page))
-		checkNoInjection(t, doc)
+		jvmCheckNoInjection(t, doc)
 		bar := doc.Find("[data-testid=nmt-bar]")
-		if bar.Length() != 1 || bar.AttrOr("data-name", "") != asText(name) || bar.Find("title").Text() != asText(name) {
+		if bar.Length() != 1 || bar.AttrOr("data-name", "") != jvmAsText(name) || bar.Find("title").Text() != jvmAsText(name) {
 			t.Errorf("bar name %q title %q", bar.AttrOr("data-name", ""), bar.Find("title").Text())
 		}
 		if w := bar.Find("[data-testid=nmt-committed]").AttrOr("width", ""); w != "300" {
@@ -160,10 +160,10 @@ func TestJavaNMTPageEscapesNames(t *testing.T) {
 		if doc.Find("[data-testid=nmt-base]").Length() != 1 {
 			t.Error("the diff chart lacks the base bar")
 		}
-		if got := doc.Find("[data-testid=native-leak-message]").Text(); got != asText(name) {
+		if got := doc.Find("[data-testid=native-leak-message]").Text(); got != jvmAsText(name) {
 			t.Errorf("leak message %q", got)
 		}
-		if got := doc.Find("[data-testid=nmt-category] [data-testid=category]").Text(); got != asText(name) {
+		if got := doc.Find("[data-testid=nmt-category] [data-testid=category]").Text(); got != jvmAsText(name) {
 			t.Errorf("category %q", got)
 		}
 	}
