@@ -628,6 +628,9 @@ func TestJavaKindsAreAccepted(t *testing.T) {
 			t.Errorf("the upload form does not list %q", s)
 		}
 	}
+	if bytes.Index(home, []byte("pprof profiles")) > bytes.Index(home, []byte("JVM class histograms")) {
+		t.Error("the JVM inputs are listed before the pprof profiles")
+	}
 	status, _, raw := ts.upload(t, file{"x.bin", []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}})
 	if status != 415 || !strings.Contains(raw, "JVM class histograms") {
 		t.Errorf("%d %s", status, raw)
@@ -722,5 +725,37 @@ func TestJavaHistogramSeries(t *testing.T) {
 	page, _ = jvmGetPage(t, ts, up.ReportURL)
 	if page.Find("[data-testid=headline]").HasClass("error") {
 		t.Error("a steady heap gets an alarming headline")
+	}
+}
+
+// TestJavaThreadFixtures uploads every real thread dump and checks the JSON twin
+// against grep (the threads of a one-dump file) and against the engine (totals,
+// states, the groups shown).
+func TestJavaThreadFixtures(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	for _, name := range []string{"jthreaddump-jstack-deadlock.txt", "sjk-jstack-jdk8-hazelcast-160threads.txt",
+		"tda-jdk15-threaddump-with-class-histogram.log", "tda-jstack-jdk21-macos.log", "tda-jstack-jdk8-openjdk.log",
+		"tda-threaddump-hpux-jdk15-jeus-large.log"} {
+		path := fixtures.Path(t, "java", name)
+		want := jvmAnalyzeThreadsFile(t, path)
+		up := jvmUpload(t, ts, fixture(t, "java", name))
+		if up.Artifacts[0].Kind != string(analyze.KindJavaThreads) {
+			t.Errorf("%s: detected %s", name, up.Artifacts[0].Kind)
+			continue
+		}
+		a := jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
+		threads := jvmGrepCount(t, `^".*tid=`, path)
+		if want.Dumps == 1 && a.Total != threads {
+			t.Errorf("%s: %d threads, grep counts %d", name, a.Total, threads)
+		}
+		groups := jvmFirst(want.Groups.Groups, defaultTopRows)
+		for i := range groups {
+			groups[i].Key = "" // not in the JSON
+		}
+		if a.Total != want.Groups.Total || a.Dumps != want.Dumps || a.GroupCount != len(want.Groups.Groups) ||
+			!reflect.DeepEqual(a.States, want.Groups.States) || !reflect.DeepEqual(a.Groups, groups) {
+			t.Errorf("%s: %d threads in %d groups over %d dumps; the engine says %d in %d over %d, or the groups differ",
+				name, a.Total, a.GroupCount, a.Dumps, want.Groups.Total, len(want.Groups.Groups), want.Dumps)
+		}
 	}
 }

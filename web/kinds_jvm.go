@@ -2,7 +2,9 @@ package web
 
 import "github.com/leakui/leakui/analyze"
 
-// The JVM inputs plug into the upload path and the report pages from here.
+// The JVM inputs plug into the upload path and the report pages from here. (The
+// file's name sorts after kinds.go, so its init runs later and the upload page lists
+// the JVM inputs after the pprof profiles.)
 func init() {
 	planners[analyze.KindJavaHistogram] = (*Server).planJavaHistograms
 	planners[analyze.KindJavaThreads] = (*Server).planJavaThreads
