@@ -59,7 +59,7 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		pj.Time = &t
 	}
 	if q.view == viewFlame {
-		fg := fp.Flame(ps.si, analyze.DefaultFlameFraction)
+		fg := s.flameOf(ps, q.file, fp)
 		doc.Flame = &fg
 	} else {
 		top := fp.Top(ps.si)

@@ -183,7 +183,7 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 	default:
 		p := ps.filtered(shown, &page.Notices)
 		if q.view == viewFlame {
-			f := flameView("flame-data", p.Flame(ps.si, analyze.DefaultFlameFraction))
+			f := flameView("flame-data", s.flameOf(ps, q.file, p))
 			page.Flame = &f
 		} else {
 			t := topTable(p.Top(ps.si), q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }))

@@ -31,7 +31,7 @@ var (
 
 // leakuiBinary builds ./cmd/leakui once per test run: the lab runs workloads as
 // child processes of the real binary, and crash tests kill a real server.
-func leakuiBinary(t *testing.T) string {
+func leakuiBinary(t testing.TB) string {
 	t.Helper()
 	binaryOnce.Do(func() {
 		binaryDir, binaryErr = os.MkdirTemp("", "leakui-bin-")
