@@ -239,7 +239,7 @@ func (p *goroutineTextParser) goroutineLine(l []byte) bool {
 		p.finish()
 		return true
 	}
-	if fn, ok := parseGoroutineFuncLine(l); ok {
+	if fn, ok := parseGoroutineFuncLine(l, true); ok {
 		p.pending = goroutineFrameRef{fn: p.in.id(fn)}
 		p.hasPending = true
 		return true
@@ -317,7 +317,7 @@ func (p *goroutineTextParser) runtimeStackLine(l []byte) bool {
 		}
 		p.hasPending = false
 	}
-	if fn, ok := parseGoroutineFuncLine(l); ok {
+	if fn, ok := parseGoroutineFuncLine(l, false); ok {
 		p.pending = goroutineFrameRef{fn: p.in.id(fn)}
 		p.hasPending = true
 	}

@@ -116,8 +116,11 @@ func goroutineDigits(b []byte) bool {
 
 // parseGoroutineFuncLine recognizes a call line of a traceback, "net/http.(*Server).Serve(0xc0,
 // {0x73, 0xc0})" or "main.main()", and returns the function name without the
-// arguments.
-func parseGoroutineFuncLine(line []byte) ([]byte, bool) {
+// arguments. A name with a space is refused unless spaces is true: inside a
+// goroutine, where a call is only kept when its location line follows, a name
+// may have one (a type's equality function, "type:.eq.struct { a int }"); a
+// system stack mixes calls with other text.
+func parseGoroutineFuncLine(line []byte, spaces bool) ([]byte, bool) {
 	if len(line) < 3 || line[len(line)-1] != ')' || line[0] == ' ' || line[0] == '\t' {
 		return nil, false
 	}
@@ -126,7 +129,7 @@ func parseGoroutineFuncLine(line []byte) ([]byte, bool) {
 		return nil, false
 	}
 	name := line[:i]
-	if bytes.IndexByte(name, ' ') >= 0 {
+	if !spaces && bytes.IndexByte(name, ' ') >= 0 {
 		return nil, false
 	}
 	return name, true

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
@@ -53,7 +54,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(validUTF8(buf.Bytes()))
 }
 
 // wantsJSON tells API callers (paths under /api/, or an Accept header preferring
@@ -89,8 +90,18 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p vi
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(validUTF8(buf.Bytes()))
 	return err
+}
+
+// validUTF8 replaces the invalid UTF-8 in a page with U+FFFD, as encoding/json
+// does in the JSON twin: a function name, a file name or a log line from an
+// input may carry any bytes, and a page declared UTF-8 must be UTF-8.
+func validUTF8(page []byte) []byte {
+	if utf8.Valid(page) {
+		return page
+	}
+	return bytes.ToValidUTF8(page, []byte("\uFFFD"))
 }
 
 // page adds the stylesheet and scripts every page loads.

@@ -58,7 +58,11 @@ type server struct {
 	debug string
 	log   *syncBuffer
 	done  chan error
+	dir   string // the -data directory
 }
+
+// dataDir is the server's -data directory.
+func (s *server) dataDir() string { return s.dir }
 
 // syncBuffer collects a child's stderr.
 type syncBuffer struct {
@@ -88,7 +92,7 @@ func startServer(t *testing.T, dir string, args ...string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, log: &syncBuffer{}, done: make(chan error, 1)}
+	s := &server{cmd: cmd, log: &syncBuffer{}, done: make(chan error, 1), dir: dir}
 	cmd.Stderr = s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
