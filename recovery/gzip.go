@@ -27,7 +27,6 @@ const (
 	gzipFlagExtra   = 1 << 2
 	gzipFlagName    = 1 << 3
 	gzipFlagComment = 1 << 4
-	gzipFlagsKnown  = gzipFlagText | gzipFlagHCRC | gzipFlagExtra | gzipFlagName | gzipFlagComment
 )
 
 // newGzipReader maps the off-heap block, attaches the cleanup and reads the first
@@ -69,10 +68,9 @@ func (g *gzipReader) memberHeader(first bool) error {
 	if head[2] != 8 {
 		return inflateError("unknown compression method")
 	}
+	// Reserved flag bits are ignored, as GZIPInputStream.readHeader and
+	// compress/gzip ignore them (RFC 1952 asks for an error; neither raises one).
 	flags := head[3]
-	if flags&^gzipFlagsKnown != 0 {
-		return inflateError("reserved header flags set")
-	}
 	if flags&gzipFlagExtra != 0 {
 		lo, ok1 := g.alignedByte()
 		hi, ok2 := g.alignedByte()

@@ -121,6 +121,11 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		if e.Time, err = time.Parse(time.RFC3339Nano, t); err != nil {
 			return fmt.Errorf("workload event: time: %w", err)
 		}
+		// Written back in UTC, a time of year 0 or 9999 with an offset would
+		// fall in year -1 or 10000, which RFC 3339 cannot write.
+		if y := e.Time.UTC().Year(); y < 0 || y > 9999 {
+			return fmt.Errorf("workload event: time %q is outside the years 0000 to 9999 in UTC", t)
+		}
 	}
 	if e.Pprof, err = str("pprof"); err != nil {
 		return err
