@@ -255,7 +255,12 @@ func (m *Main) Close() error {
 	if m.store != nil {
 		errs = append(errs, m.store.Close())
 	}
-	m.log.Info("stopped")
+	if m.log != nil && m.server != nil {
+		m.log.Info("stopped")
+	}
+	// A second Close has nothing left to do (it used to wait forever for the
+	// server's end, which the first one had taken).
+	m.server, m.served, m.debug, m.web, m.store = nil, nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 
