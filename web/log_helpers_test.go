@@ -101,9 +101,10 @@ func logMustUpload(t testing.TB, ts *testServer, fields map[string]string, files
 
 // logDocument is the JSON twin of a log report.
 type logDocument struct {
-	Kind     string          `json:"kind"`
-	Params   json.RawMessage `json:"params"`
-	Analysis struct {
+	Kind      string             `json:"kind"`
+	Params    json.RawMessage    `json:"params"`
+	Artifacts []uploadedArtifact `json:"artifacts"`
+	Analysis  struct {
 		Params  logParams         `json:"params"`
 		Own     bool              `json:"own"`
 		URL     string            `json:"url"`

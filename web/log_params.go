@@ -41,6 +41,9 @@ const (
 	logMaxRowIndex   = 999
 	logMaxPairName   = 100
 	logDefaultKeyRow = 50
+	// logMaxBucket is the widest bucket accepted (what ParseLogDuration reads
+	// in days).
+	logMaxBucket = 100000 * 24 * time.Hour
 )
 
 // logRowKey matches the numbered parameters: a prefix and a row number from 1
@@ -191,6 +194,9 @@ func normalizeLogBucket(s string) (string, error) {
 	}
 	if d < time.Millisecond {
 		return "", fmt.Errorf("%w: bucket width %v is below the 1ms resolution of log timestamps", analyze.ErrInvalidParameter, d)
+	}
+	if d > logMaxBucket {
+		return "", fmt.Errorf("%w: bucket width %q is wider than %s", analyze.ErrInvalidParameter, s, analyze.LogDuration(logMaxBucket))
 	}
 	return analyze.LogDuration(d), nil
 }
