@@ -313,6 +313,13 @@ func TestLogSamzaPreset(t *testing.T) {
 		}
 	})
 
+	t.Run("dashboard", func(t *testing.T) {
+		_, _, home := ts.get(t, "/")
+		if want := "checkpoint consumers: 1,741 started, 14 closed, 1,727 still open; kafka consumers: 168 started, 3 closed, 165 still open"; !bytes.Contains(home, []byte(want)) {
+			t.Errorf("the dashboard does not list the report with %q", want)
+		}
+	})
+
 	t.Run("csv", func(t *testing.T) {
 		resp, err := http.Get(ts.URL + "/r/" + up.ReportID + "/keys.csv")
 		if err != nil {
