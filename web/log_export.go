@@ -48,11 +48,14 @@ func (s *Server) logJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) 
 	}
 	path := "/r/" + rep.ID
 	out := logJSON{Params: q.params, Own: q.own, URL: q.countURL(path), Report: lr}
+	if lr.YearlessUntimed {
+		out.Notices = append(out.Notices, logYearlessNotice)
+	}
 	if !logTimesUsable(lr) {
 		// A copy without the buckets: the cached report is never modified.
 		cp := *lr
 		cp.Buckets, cp.BucketWidth, cp.BucketMillis, cp.BucketWidened = []analyze.LogBucket{}, "", 0, false
-		out.Report, out.Notices = &cp, []string{logTimesNotice}
+		out.Report, out.Notices = &cp, append(out.Notices, logTimesNotice)
 	}
 	if logHasKeys(lr) {
 		out.CSVURL = q.countURL(path + "/keys.csv")

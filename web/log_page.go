@@ -166,6 +166,9 @@ func (s *Server) logPage(rep *store.Report, q logQuery, lr *analyze.LogReport) v
 		page.Pairs = append(page.Pairs, logPairView(p, q.rows, showAll, q.countURL(path+"/keys.csv")))
 	}
 	page.Notices = logNotices(lr)
+	if lr.YearlessUntimed {
+		page.Notices = append(page.Notices, logYearlessNotice)
+	}
 	if logTimesUsable(lr) {
 		page.Timeline = logTimeline(lr)
 		page.OpenCharts = logOpenCharts(lr)
@@ -177,8 +180,11 @@ func (s *Server) logPage(rep *store.Report, q logQuery, lr *analyze.LogReport) v
 
 // logTimesNotice explains why a report has no counts over time although its
 // lines have timestamps.
-const logTimesNotice = "Counts over time are left out: the files mix timestamps without a year (syslog, geth) with dated ones, " +
-	"or the buckets reach outside the years 0–9999. Count the files one by one to see them."
+const logTimesNotice = "Counts over time are left out: the buckets reach outside the years 0–9999. Count the files one by one to see them."
+
+// logYearlessNotice explains lines left off the time axis.
+const logYearlessNotice = "Some files' timestamps have no year (syslog, geth): their lines are counted, but left off the time axis " +
+	"the dated files set. Count them on their own to see them over time."
 
 // logTimesUsable reports whether the counts over time can be drawn and
 // written as JSON: timestamps without a year (year 0) and dated ones on one
