@@ -18,9 +18,9 @@ type logMerger struct {
 	// apart: they cannot share a time axis with dated ones.
 	yearless *logBuckets
 	keys     []*logKeyTable
-	unkeyed [][2]int64
-	long    int64
-	mu      sync.Mutex // guards buckets against bucketsSnapshot
+	unkeyed  [][2]int64
+	long     int64
+	mu       sync.Mutex // guards buckets against bucketsSnapshot
 
 	file      int
 	fileLines int64
