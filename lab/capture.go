@@ -37,12 +37,18 @@ func fetch(ctx context.Context, client *http.Client, url string) ([]byte, error)
 	return b, nil
 }
 
-// captureProfiles takes a heap profile (after a GC, so it shows what is live) and a
-// goroutine profile from a pprof endpoint, both in profile.proto form.
-func captureProfiles(ctx context.Context, client *http.Client, base string, step int64, now func() time.Time) ([]Capture, error) {
+// captureProfiles takes a heap profile (after a GC when gc is set, so it shows what
+// is live) and a goroutine profile from a pprof endpoint, both in profile.proto
+// form. A run that models a quiet heap is captured without a GC, which would run
+// the cleanups the run is about.
+func captureProfiles(ctx context.Context, client *http.Client, base string, step int64, gc bool, now func() time.Time) ([]Capture, error) {
+	heap := "/debug/pprof/heap"
+	if gc {
+		heap += "?gc=1"
+	}
 	var out []Capture
 	for _, p := range []struct{ role, path string }{
-		{"heap", "/debug/pprof/heap?gc=1"},
+		{"heap", heap},
 		{"goroutine", "/debug/pprof/goroutine"},
 	} {
 		b, err := fetch(ctx, client, base+p.path)

@@ -230,7 +230,7 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	}
 	defer os.RemoveAll(dir)
 	logPath := filepath.Join(dir, "run.log")
-	args := append(run.Spec.Args(), "-json", "-pprof", "127.0.0.1:0", "-hold", m.cfg.Hold.String(), "-log", logPath)
+	args := append(run.Spec.Args(), "-json", "-sync", "-pprof", "127.0.0.1:0", "-hold", m.cfg.Hold.String(), "-log", logPath)
 	if run.Spec.Workload == WorkloadCheckpoint && m.cfg.Brokers != "" {
 		args = append(args, "-brokers", m.cfg.Brokers)
 	}
@@ -239,6 +239,7 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	}
 	cmd := exec.Command(m.cfg.Executable, args...)
 	cmd.SysProcAttr = childAttr()
+	cmd.Env = run.Spec.childEnv()
 	cmd.Dir = dir
 	stderr := &tail{max: 8 << 10}
 	cmd.Stderr = stderr
@@ -246,6 +247,14 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	if err != nil {
 		return err
 	}
+	// With -sync the child waits for a line after every ready and progress event;
+	// the lab answers at once, except that it first captures at the steps it
+	// snapshots, so a snapshot shows exactly that step however fast steps go.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	ack := func() { stdin.Write([]byte("\n")) }
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", m.cfg.Executable, err)
 	}
@@ -264,7 +273,6 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 		}
 	}()
 
-	caps := m.startCapturer(ctx, run, log)
 	every := int64(1)
 	var pprofBase string
 	var sawDone bool
@@ -281,14 +289,18 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 		switch ev.Kind {
 		case workload.EventReady:
 			pprofBase = "http://" + ev.Pprof
-			caps.request(pprofBase, 0)
+			m.snapshot(ctx, run, pprofBase, 0, log)
+			ack()
 		case workload.EventProgress, workload.EventDone:
 			p := run.update(func(p *Progress) { p.apply(ev, run.Spec.Workload, now) })
 			if ev.Steps > 0 {
 				every = max(1, (ev.Steps+int64(m.cfg.Snapshots)-1)/int64(m.cfg.Snapshots))
 			}
-			if ev.Kind == workload.EventProgress && ev.Step%every == 0 && ev.Step < ev.Steps {
-				caps.request(pprofBase, ev.Step)
+			if ev.Kind == workload.EventProgress {
+				if ev.Step%every == 0 && ev.Step < ev.Steps {
+					m.snapshot(ctx, run, pprofBase, ev.Step, log)
+				}
+				ack()
 			}
 			if now.Sub(lastRecorded) >= m.cfg.Lease/3 || lastRecorded.IsZero() {
 				lastRecorded = now
@@ -298,17 +310,16 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 			}
 			if ev.Kind == workload.EventDone {
 				sawDone = true
-				// The child now holds: take the final snapshot, then end it.
-				caps.finish(pprofBase, ev.Step)
+				// The child now holds with everything it leaked: the final
+				// snapshot, then end it.
+				m.snapshot(ctx, run, pprofBase, ev.Step, log)
 				killGroup(pid, syscall.SIGTERM)
 			}
 		case workload.EventError:
 			run.update(func(p *Progress) { p.Error = ev.Message })
 		}
 	}
-	if !sawDone {
-		caps.finish("", 0)
-	}
+	stdin.Close()
 	waitErr := cmd.Wait()
 	close(stopKiller)
 	<-killerDone
@@ -324,6 +335,28 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 		return fmt.Errorf("the workload ended before its last step: %s", msg)
 	}
 	return nil
+}
+
+// snapshot captures a heap and a goroutine profile from the child and stores them.
+func (m *Manager) snapshot(ctx context.Context, run *Run, base string, step int64, log *slog.Logger) {
+	if m.cfg.NoCapture || base == "" || ctx.Err() != nil {
+		return
+	}
+	caps, err := captureProfiles(ctx, m.client, base, step, !run.Spec.quietHeap(), time.Now)
+	if err != nil && ctx.Err() == nil {
+		log.Warn("capture failed", "step", step, "err", err)
+	}
+	stored := 0
+	for _, c := range caps {
+		if err := m.cfg.Recorder.Capture(ctx, run.ID, c); err != nil {
+			log.Error("storing a capture", "err", err)
+			continue
+		}
+		stored++
+	}
+	if stored == 2 {
+		run.update(func(p *Progress) { p.Snapshots++ })
+	}
 }
 
 // saveLog stores the run's log as a capture.

@@ -73,6 +73,7 @@ func (s *Server) labBlock(r *http.Request, listing bool) (view.RunList, error) {
 	if !l.Enabled || !listing {
 		return l, nil
 	}
+	l.Targets = s.cfg.Targets.Names()
 	for _, p := range lab.Presets {
 		l.Presets = append(l.Presets, view.Preset{Name: p.Name, Description: p.Description})
 	}

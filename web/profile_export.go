@@ -18,6 +18,13 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 	}
 	q := ps.q
 	switch q.mode {
+	case modeSeries:
+		rep, err := ps.profileSeries(&doc.Notices)
+		if err != nil {
+			return err
+		}
+		doc.Analysis = rep
+		return nil
 	case modeDiff:
 		base := ps.filtered(ps.profiles[q.base], &doc.Notices)
 		target := ps.filtered(ps.profiles[q.target], &doc.Notices)
@@ -68,6 +75,16 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 	q := ps.q
 	link := absoluteURL(r, ps.q.url("/r/"+rep.ID, nil))
 	var notices []string
+	if q.mode == modeSeries {
+		rep, err := ps.profileSeries(&notices)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "### leakui series: %d profiles\n\n- Report: %s\n", len(ps.profiles), link)
+		writeSeriesMarkdown(w, rep)
+		writeNotices(w, notices)
+		return nil
+	}
 	if q.mode == modeDiff {
 		base, target := rep.Artifacts[q.base], rep.Artifacts[q.target]
 		d, err := analyze.Diff(ps.filtered(ps.profiles[q.base], &notices), ps.filtered(ps.profiles[q.target], &notices), ps.si)
@@ -173,4 +190,22 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 	}
 	http.Redirect(w, r, "/r/"+rep.ID, http.StatusSeeOther)
 	return nil
+}
+
+// writeSeriesMarkdown writes a series' verdict and top suspects.
+func writeSeriesMarkdown(w io.Writer, rep *analyze.SeriesReport) {
+	fmt.Fprintf(w, "- Verdict: **%s** — %s\n", rep.VerdictText, mdEscape(rep.Reason))
+	fmt.Fprintf(w, "- %s over %d snapshots: %s → %s\n", rep.SampleType, len(rep.Totals),
+		analyze.FormatValue(rep.Total.First, rep.Unit), analyze.FormatValue(rep.Total.Last, rep.Unit))
+	if len(rep.Suspects) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n| growth | per snapshot | steps up | R² | %s |\n|---:|---:|---:|---:|---|\n", rep.By)
+	for i, s := range rep.Suspects {
+		if i == 10 {
+			break
+		}
+		fmt.Fprintf(w, "| %s | %s | %d of %d | %.2f | `%s` |\n", signed(s.Growth, rep.Unit), signedFloat(s.Slope, rep.Unit),
+			s.GrewSteps, s.Steps, s.R2, mdCode(s.Name))
+	}
 }

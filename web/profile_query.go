@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
@@ -15,10 +16,8 @@ const (
 	modeDiff   = "diff"
 	modeSeries = "series"
 	viewTop    = "top"
-	// seriesKind is what an upload of three or more profiles becomes. Until the
-	// series analysis lands it is a diff of the first and the last, with every
-	// profile one click away.
-	seriesKind = modeDiff
+	// seriesKind is what an upload of three or more profiles becomes.
+	seriesKind = modeSeries
 	viewFlame  = "flame"
 )
 
@@ -34,6 +33,9 @@ type profileQuery struct {
 	base, target int    // the files compared in diff mode
 	filter       analyze.Filter
 	filterText   [4]string // f, i, h, s as given
+	// order is the series order the user chose (file numbers), nil for the
+	// profiles' own time order.
+	order []int
 }
 
 // parseProfileQuery reads the query string of a report over n profiles.
@@ -92,6 +94,11 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 			return q, err
 		}
 	}
+	if o := v.Get("order"); o != "" {
+		if q.order, err = parseOrder(o, n); err != nil {
+			return q, err
+		}
+	}
 	q.filterText = [4]string{v.Get("f"), v.Get("i"), v.Get("h"), v.Get("s")}
 	if q.filter, err = analyze.CompileFilter(q.filterText[0], q.filterText[1], q.filterText[2], q.filterText[3]); err != nil {
 		return q, err
@@ -119,6 +126,10 @@ func (q profileQuery) url(path string, change func(v url.Values)) string {
 	case modeDiff:
 		set("base", strconv.Itoa(q.base), "0")
 		set("target", strconv.Itoa(q.target), strconv.Itoa(q.files-1))
+	case modeSeries:
+		if q.order != nil {
+			v.Set("order", formatOrder(q.order))
+		}
 	}
 	if change != nil {
 		change(v)
@@ -127,4 +138,30 @@ func (q profileQuery) url(path string, change func(v url.Values)) string {
 		return path
 	}
 	return path + "?" + v.Encode()
+}
+
+// parseOrder reads a permutation of the file numbers 0..n-1, such as "2,0,1".
+func parseOrder(s string, n int) ([]int, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != n {
+		return nil, errorf(http.StatusBadRequest, "order must list all %d files once, such as 0,1,2, not %q", n, s)
+	}
+	seen := make([]bool, n)
+	out := make([]int, n)
+	for i, p := range parts {
+		k, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || k < 0 || k >= n || seen[k] {
+			return nil, errorf(http.StatusBadRequest, "order must list all %d files once, such as 0,1,2, not %q", n, s)
+		}
+		seen[k], out[i] = true, k
+	}
+	return out, nil
+}
+
+func formatOrder(order []int) string {
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = strconv.Itoa(k)
+	}
+	return strings.Join(parts, ",")
 }

@@ -162,6 +162,16 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 			return page, err
 		}
 		page.Diff = &d
+	case modeSeries:
+		rep, err := ps.profileSeries(&page.Notices)
+		if err != nil {
+			return page, err
+		}
+		sv := seriesView("profiles", rep, false, func(order []int) string {
+			return q.url(path, func(v url.Values) { v.Set("order", formatOrder(order)) })
+		})
+		page.Series = &sv
+		page.Views = nil
 	default:
 		p := ps.filtered(shown, &page.Notices)
 		if q.view == viewFlame {
@@ -375,3 +385,6 @@ func abs(v int64) int64 {
 	}
 	return v
 }
+
+// sampleIndexName is the sample type the query names ("" for the default).
+func (ps *profileSet) sampleIndexName() string { return ps.q.sampleType }

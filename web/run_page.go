@@ -49,12 +49,16 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		page.Remaining = "about " + (time.Duration(p.RemainingMs) * time.Millisecond).Round(time.Second).String() + " left"
 	}
 	page.Counters = runCounters(spec.Workload, p.Counters)
-	page.Charts = runCharts(p)
+	if len(p.Points) > 0 {
+		page.Charts = runCharts(p)
+	}
 	page.Callout = runCallout(spec, p)
 	if run.ReportID != "" {
 		page.Links = append(page.Links,
 			view.Link{Label: "report", URL: "/r/" + run.ReportID},
 			view.Link{Label: "Markdown", URL: "/r/" + run.ReportID + ".md"})
+	}
+	if run.ReportID != "" && spec.Workload != lab.WorkloadCapture {
 		rep, err := s.runReport(r.Context(), run.ID)
 		if err != nil {
 			return page, err
@@ -201,6 +205,17 @@ func (s *Server) runReport(ctx context.Context, runID string) (*view.RunReport, 
 		rep.Files = append(rep.Files, view.FileInfo{Name: a.Name, Kind: a.Role, Size: analyze.FormatBytes(a.Size),
 			Time: formatTime(a.TakenAt), Download: "/a/" + a.SHA256, SHA256: a.SHA256})
 	}
+	for _, role := range []string{"goroutine", "heap"} {
+		sv, err := s.roleSeries(ctx, arts, role)
+		if err != nil {
+			return nil, err
+		}
+		if role == "heap" {
+			rep.HeapSeries = sv
+		} else {
+			rep.GoroutineSeries = sv
+		}
+	}
 	for _, role := range []string{"heap", "goroutine"} {
 		first, last, ok := firstLast(arts, role)
 		if !ok {
@@ -275,3 +290,33 @@ func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*
 func clientIP(r *http.Request) string { return middleware.GetClientIP(r.Context()) }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// roleSeries analyzes a run's captures of one role (heap or goroutine) as a
+// series, in capture order; nil with fewer than three.
+func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role string) (*view.SeriesView, error) {
+	rep, err := s.runSeries(ctx, arts, role)
+	if err != nil || rep == nil {
+		return nil, err
+	}
+	sv := seriesView(role, rep, true, nil)
+	return &sv, nil
+}
+
+// runSeries is the series analysis of a run's captures of one role.
+func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role string) (*analyze.SeriesReport, error) {
+	var snaps []analyze.SeriesSnapshot
+	for _, a := range arts {
+		if a.Role != role {
+			continue
+		}
+		p, err := s.loadProfile(ctx, a.SHA256)
+		if err != nil {
+			return nil, err
+		}
+		snaps = append(snaps, analyze.SeriesSnapshot{Name: a.Name, Profile: p})
+	}
+	if len(snaps) < 3 {
+		return nil, nil
+	}
+	return analyze.ProfileSeries(snaps, analyze.SeriesOptions{KeepOrder: true})
+}

@@ -41,7 +41,13 @@ func (rr runRecorder) Finish(ctx context.Context, runID string, spec lab.Spec, p
 	if err != nil {
 		return err
 	}
-	if len(arts) > 0 {
+	if spec.Workload == lab.WorkloadCapture {
+		if id, err := rr.captureReport(ctx, runID, spec, arts); err != nil {
+			return err
+		} else {
+			run.ReportID = id
+		}
+	} else if len(arts) > 0 {
 		refs := make([]store.Upload, len(arts))
 		for i, a := range arts {
 			refs[i] = store.Upload{Name: a.Name, SHA256: a.SHA256, Label: a.Role}
@@ -107,4 +113,30 @@ func (s *Server) startSweeper(lease time.Duration) {
 			}
 		}
 	}()
+}
+
+// captureReport makes the series report of a live target's snapshots: a diff of
+// two, a series of more.
+func (rr runRecorder) captureReport(ctx context.Context, runID string, spec lab.Spec, arts []store.RunArtifact) (string, error) {
+	if len(arts) < 2 {
+		return "", nil
+	}
+	refs := make([]store.Upload, len(arts))
+	for i, a := range arts {
+		refs[i] = store.Upload{Name: a.Name, SHA256: a.SHA256, Label: spec.Variant}
+	}
+	last, err := rr.s.loadProfile(ctx, arts[len(arts)-1].SHA256)
+	if err != nil {
+		return "", err
+	}
+	sum := profileSummaryOf(last)
+	kind := modeDiff
+	if len(arts) > 2 {
+		kind, sum.Profiles = seriesKind, len(arts)
+	}
+	rep := &store.Report{Kind: kind, RunID: runID, Params: mustJSON(map[string]any{"ordered_by": "capture time", "target": spec.Variant}), Summary: mustJSON(sum)}
+	if err := rr.s.store.CreateReport(ctx, rep, refs); err != nil {
+		return "", err
+	}
+	return rep.ID, nil
 }

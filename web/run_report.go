@@ -78,6 +78,13 @@ func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *reportJS
 		return err
 	}
 	for _, role := range []string{"heap", "goroutine"} {
+		rep, err := s.runSeries(r.Context(), arts, role)
+		if err != nil {
+			return err
+		}
+		if rep != nil {
+			out[role+"_series"] = rep
+		}
 		first, last, ok := firstLast(arts, role)
 		if !ok {
 			continue
@@ -126,6 +133,12 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 		fmt.Fprintf(w, "- %s: %s\n", c.Label, c.Value)
 	}
 	if rep := page.Report; rep != nil {
+		for _, sv := range []*view.SeriesView{rep.GoroutineSeries, rep.HeapSeries} {
+			if sv == nil {
+				continue
+			}
+			fmt.Fprintf(w, "- %s snapshots: **%s** — %s\n", sv.SampleType, sv.VerdictText, mdEscape(sv.Reason))
+		}
 		for _, d := range []*view.DiffTable{rep.HeapDiff, rep.GoroutineDiff} {
 			if d == nil || len(d.Rows) == 0 {
 				continue

@@ -75,6 +75,9 @@ type Config struct {
 	MaxAnalyses int
 	// Retain, when positive, expires unpinned reports older than it.
 	Retain time.Duration
+	// Targets are the live pprof endpoints an operator allows captures from, by
+	// name (-target name=url); the browser only ever names one.
+	Targets lab.Targets
 }
 
 // Defaults for Config.
@@ -249,6 +252,8 @@ func (s *Server) routes() chi.Router {
 			r.Mount("/runs", runsResource{s}.Routes())
 			r.Mount("/api/runs", runsResource{s}.APIRoutes())
 		})
+		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.handleCaptureAPI))
+		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.handleCaptureForm))
 		r.Delete("/api/artifacts/{sha256}", s.handle(s.handleDeleteArtifact))
 		r.Post("/api/reports/{id}/pin", s.handle(s.handlePin(true)))
 		r.Delete("/api/reports/{id}/pin", s.handle(s.handlePin(false)))

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,19 @@ type Emitter struct {
 	w    io.Writer
 	json bool
 	now  func() time.Time
+	// acks, when set, is read after every ready and progress event: the workload
+	// waits for one line before it goes on (see SyncWith).
+	acks *bufio.Reader
+}
+
+// SyncWith makes the workload wait, after every ready and progress event, until a
+// line arrives on r. The lab uses it to take a snapshot at exactly the step it
+// wants, however fast the steps go: it answers at once except when it captures.
+// When r ends (the lab is gone) the workload stops waiting.
+func (e *Emitter) SyncWith(r io.Reader) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.acks = bufio.NewReader(r)
 }
 
 // NewEmitter returns an emitter writing to w; asJSON selects the JSON-lines form that
@@ -30,16 +44,21 @@ func (e *Emitter) Emit(ev Event) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	var err error
 	if e.json {
-		b, err := json.Marshal(ev)
-		if err != nil {
+		var b []byte
+		if b, err = json.Marshal(ev); err != nil {
 			return err
 		}
-		b = append(b, '\n')
-		_, err = e.w.Write(b)
-		return err
+		_, err = e.w.Write(append(b, '\n'))
+	} else {
+		_, err = io.WriteString(e.w, humanLine(ev))
 	}
-	_, err := io.WriteString(e.w, humanLine(ev))
+	if err == nil && e.acks != nil && (ev.Kind == EventReady || ev.Kind == EventProgress) {
+		if _, rerr := e.acks.ReadString('\n'); rerr != nil {
+			e.acks = nil // the other side is gone: run on without waiting
+		}
+	}
 	return err
 }
 

@@ -3,6 +3,7 @@ package workload
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +74,32 @@ func TestReadMemoryCountsGoroutines(t *testing.T) {
 	}
 	if after.HeapInuse <= 0 || after.RSS <= 0 {
 		t.Errorf("memory figures not read: %+v", after)
+	}
+}
+
+func TestEmitterSyncWaitsForAnAck(t *testing.T) {
+	var out bytes.Buffer
+	acks, ackw := io.Pipe()
+	em := NewEmitter(&out, true)
+	em.SyncWith(acks)
+	done := make(chan struct{})
+	go func() {
+		em.Emit(Event{Kind: EventProgress, Step: 1, Steps: 2})
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("Emit returned before the ack")
+	case <-time.After(50 * time.Millisecond):
+	}
+	ackw.Write([]byte("\n"))
+	<-done
+	// A done event does not wait; a closed ack stream stops the waiting.
+	em.Emit(Event{Kind: EventDone, Step: 2, Steps: 2})
+	ackw.Close()
+	em.Emit(Event{Kind: EventProgress, Step: 3, Steps: 3})
+	em.Emit(Event{Kind: EventProgress, Step: 4, Steps: 4})
+	if n := strings.Count(out.String(), "\n"); n != 4 {
+		t.Errorf("%d lines written, want 4", n)
 	}
 }

@@ -50,6 +50,7 @@ type workFlags struct {
 	logPath   string
 	hold      time.Duration
 	json      bool
+	sync      bool
 }
 
 // register adds -pprof, -log, -hold and -json to fs.
@@ -58,6 +59,7 @@ func (f *workFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logPath, "log", "", "write the workload's log to this file ('-' for stderr; default: no log)")
 	fs.DurationVar(&f.hold, "hold", 0, "stay alive this long after the last step, so a profiler can take a final snapshot")
 	fs.BoolVar(&f.json, "json", false, "write JSON event lines on stdout (what the lab reads)")
+	fs.BoolVar(&f.sync, "sync", false, "after every ready and progress event, wait for a line on stdin (the lab snapshots at exact steps)")
 }
 
 // workSession is what a running workload shares with the lab: its debug endpoint,
@@ -72,6 +74,9 @@ type workSession struct {
 // open starts the debug endpoint and the log, then emits the ready event.
 func (f *workFlags) open(io stdio) (*workSession, error) {
 	s := &workSession{Events: workload.NewEmitter(io.out, f.json), Log: nopWriter{}, closeLog: func() error { return nil }}
+	if f.sync {
+		s.Events.SyncWith(io.in)
+	}
 	switch f.logPath {
 	case "":
 	case "-":

@@ -32,6 +32,7 @@ func Main(args []string) int {
 	logPath := fs.String("log", "", "")
 	hold := fs.Duration("hold", 0, "")
 	asJSON := fs.Bool("json", false, "")
+	syncAcks := fs.Bool("sync", false, "")
 	fs.String("brokers", "", "")
 	if err := fs.Parse(args[2:]); err != nil {
 		return 2
@@ -52,6 +53,9 @@ func Main(args []string) int {
 		defer log.Close()
 	}
 	em := workload.NewEmitter(os.Stdout, *asJSON)
+	if *syncAcks {
+		em.SyncWith(os.Stdin)
+	}
 	em.Emit(workload.Event{Kind: workload.EventReady, Pprof: d.Addr()})
 	stop := make(chan struct{})
 	var leaked sync.WaitGroup

@@ -22,9 +22,10 @@ type ProfileReport struct {
 	// Notices are warnings such as a filter that matched nothing.
 	Notices []string
 	// Exactly one of the following is set.
-	Top   *TopTable
-	Flame *Flame
-	Diff  *DiffTable
+	Top    *TopTable
+	Flame  *Flame
+	Diff   *DiffTable
+	Series *SeriesView
 	// Compare offers the other profiles of the same type as a base, for a diff.
 	Compare *CompareForm
 }

@@ -52,9 +52,13 @@ type ChartSeries struct {
 
 // RunReport is what a finished run shows below its verdict.
 type RunReport struct {
-	HeapDiff      *DiffTable
-	GoroutineDiff *DiffTable
-	Files         []FileInfo
+	// GoroutineSeries and HeapSeries analyze the captured snapshots for steady
+	// growth.
+	GoroutineSeries *SeriesView
+	HeapSeries      *SeriesView
+	HeapDiff        *DiffTable
+	GoroutineDiff   *DiffTable
+	Files           []FileInfo
 	// Sections are further analyses (log counts, series suspects) rendered by
 	// their own components.
 	Sections []Section
@@ -73,6 +77,8 @@ type RunList struct {
 	Recent  []RunItem
 	// Variants etc. offered by the custom form.
 	CheckpointVariants, Modes, RecoveryVariants, Codecs []string
+	// Targets are the live endpoints the operator allows captures from.
+	Targets []string
 }
 
 // Preset is a run that means something, one click away.

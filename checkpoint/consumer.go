@@ -1,0 +1,257 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// Envelope is one message taken from the checkpoint topic (IncomingMessageEnvelope).
+type Envelope struct {
+	// Offset is the message's offset in the partition.
+	Offset int64
+	// Key is the task name; Value the encoded checkpoint.
+	Key, Value []byte
+}
+
+// SystemConsumer is the model of Samza's KafkaSystemConsumer over a kafka-go Reader
+// on one partition. Register then Start launches a poll loop goroutine that prefetches
+// into a buffer of FetchThreshold envelopes (KafkaConsumerProxy feeding
+// BlockingEnvelopeMap); when the buffer is full the loop blocks, and kafka-go's own
+// queue of the same size fills behind it, so a consumer nobody polls holds at most
+// twice FetchThreshold messages and sends no fetches. Poll takes from the buffer.
+// Stop ends the loop and closes the reader. A SystemConsumer is used by one goroutine
+// (the manager's); Stop may also come from the factory's Reap.
+type SystemConsumer struct {
+	cfg      ConsumerConfig
+	clientID string
+	log      *Log
+	stats    *consumerStats
+	factory  *ConsumerFactory
+
+	ssp        SSP
+	offset     int64
+	registered bool
+	position   int64 // the offset after the last envelope Poll returned
+
+	started atomic.Bool
+	stopped atomic.Bool
+
+	reader   *kafka.Reader
+	conns    *connTracker
+	buffer   chan Envelope
+	cancel   context.CancelFunc
+	loopDone chan struct{}
+	failure  error // why the poll loop ended on its own; read after loopDone
+	halt     sync.Once
+}
+
+// String is the consumer's log id, "<system>:<clientId>".
+func (c *SystemConsumer) String() string { return c.cfg.System + ":" + c.clientID }
+
+// ClientID is the Kafka client id of this consumer; every consumer gets a fresh one.
+func (c *SystemConsumer) ClientID() string { return c.clientID }
+
+// Register records the partition to read and the offset to start from. It fails once
+// the consumer has started, like Samza's.
+func (c *SystemConsumer) Register(ssp SSP, offset int64) error {
+	if c.started.Load() {
+		return fmt.Errorf("KafkaSystemConsumer: %s had started. Registration of ssp: %s, offset: %d failed", c, ssp, offset)
+	}
+	if ssp.System != c.cfg.System {
+		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: ignoring SSP %s, because this consumer's system doesn't match.", c, ssp))
+		return nil
+	}
+	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Registering ssp: %s with offset: %d", c, ssp, offset))
+	c.ssp, c.offset, c.position, c.registered = ssp, offset, offset, true
+	return nil
+}
+
+// Start launches the poll loop. A second start and a start after Stop only log, as
+// in Samza; starting an unregistered consumer is an error.
+func (c *SystemConsumer) Start() error {
+	if !c.registered {
+		c.log.Error(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer is not subscribed to any SSPs", c))
+		return fmt.Errorf("%s: %w: no SSP registered", c, ErrNotStarted)
+	}
+	if !c.started.CompareAndSwap(false, true) {
+		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start the consumer for the second (or more) time.", c))
+		return nil
+	}
+	if c.stopped.Load() {
+		c.log.Error(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start a stopped consumer", c))
+		return nil
+	}
+	conns := newConnTracker(c.cfg.DialTimeout, &c.stats.openConns)
+	rc := kafka.ReaderConfig{
+		Brokers:         c.cfg.Brokers,
+		Topic:           c.ssp.Stream,
+		Partition:       int(c.ssp.Partition),
+		Dialer:          &kafka.Dialer{ClientID: c.clientID, Timeout: c.cfg.DialTimeout, DialFunc: conns.dial},
+		QueueCapacity:   c.cfg.FetchThreshold,
+		MinBytes:        1,
+		MaxBytes:        c.cfg.FetchMaxBytes,
+		MaxWait:         c.cfg.FetchMaxWait,
+		ReadLagInterval: -1, // no lag goroutine: one reader goroutine per consumer
+	}
+	if err := rc.Validate(); err != nil { // kafka.NewReader panics on what Validate rejects
+		c.started.Store(false)
+		return fmt.Errorf("%s: %w: %v", c, ErrInvalidConfig, err)
+	}
+	c.conns, c.reader = conns, kafka.NewReader(rc)
+	if err := c.reader.SetOffset(c.offset); err != nil {
+		c.reader.Close()
+		c.reader = nil
+		c.started.Store(false)
+		return fmt.Errorf("%s: %w", c, err)
+	}
+	c.buffer = make(chan Envelope, c.cfg.FetchThreshold)
+	c.loopDone = make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	c.stats.starts.Add(1)
+	c.stats.running.Add(1)
+	go c.pollLoop(ctx)
+	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer started", c))
+	return nil
+}
+
+// PollThreadName is the name Samza gives the poll thread of this consumer. The poll
+// loop goroutine carries it as the pprof label "thread".
+func (c *SystemConsumer) PollThreadName() string {
+	return fmt.Sprintf("Samza KafkaConsumerProxy Poll %s - %s", c.clientID, c.cfg.System)
+}
+
+// pollLoop moves messages from the reader into the buffer until the consumer stops.
+// Its name is PollLoopFrame; leak tests and the lab look for it in goroutine stacks.
+func (c *SystemConsumer) pollLoop(ctx context.Context) {
+	defer close(c.loopDone)
+	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("thread", c.PollThreadName())))
+	for {
+		m, err := c.reader.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				c.failure = err
+			}
+			return
+		}
+		select {
+		case c.buffer <- Envelope{Offset: m.Offset, Key: m.Key, Value: m.Value}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Poll returns the envelopes buffered so far, waiting up to timeout for the first
+// one. It returns no envelopes and no error when the timeout passes. Like Samza's, it
+// fails with an error wrapping ErrConsumerStopped once the poll loop is not running,
+// even if envelopes are still buffered.
+func (c *SystemConsumer) Poll(ctx context.Context, timeout time.Duration) ([]Envelope, error) {
+	if !c.started.Load() || c.buffer == nil {
+		return nil, fmt.Errorf("%s: poll: %w", c, ErrNotStarted)
+	}
+	if err := c.loopEnded(); err != nil {
+		return nil, err
+	}
+	if out := c.drain(nil); len(out) > 0 {
+		return out, nil
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case e := <-c.buffer:
+		return c.drain([]Envelope{e}), nil
+	case <-c.loopDone:
+		return nil, c.loopEnded()
+	case <-t.C:
+		return nil, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// loopEnded returns why the poll loop is not running, or nil while it runs.
+func (c *SystemConsumer) loopEnded() error {
+	if c.stopped.Load() {
+		return fmt.Errorf("%s: %w", c, ErrConsumerStopped)
+	}
+	select {
+	case <-c.loopDone:
+		return fmt.Errorf("%s: KafkaConsumerProxy has stopped: %w: %v", c, ErrConsumerStopped, c.failure)
+	default:
+		return nil
+	}
+}
+
+// drain appends what the buffer holds now, without waiting, and advances Position.
+func (c *SystemConsumer) drain(out []Envelope) []Envelope {
+loop:
+	for len(out) < cap(c.buffer) {
+		select {
+		case e := <-c.buffer:
+			out = append(out, e)
+		default:
+			break loop
+		}
+	}
+	if n := len(out); n > 0 {
+		c.position = out[n-1].Offset + 1
+	}
+	return out
+}
+
+// Position is the offset of the next envelope Poll will return: the registered
+// offset until the first Poll.
+func (c *SystemConsumer) Position() int64 { return c.position }
+
+// Running reports whether the consumer was started and not stopped.
+func (c *SystemConsumer) Running() bool { return c.started.Load() && !c.stopped.Load() }
+
+// Stop ends the poll loop and closes the reader. Stopping twice only logs a warning.
+func (c *SystemConsumer) Stop() {
+	if !c.stopped.CompareAndSwap(false, true) {
+		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to stop stopped consumer.", c))
+		return
+	}
+	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping Samza kafkaConsumer ", c))
+	c.stats.stops.Add(1)
+	if c.started.Load() {
+		c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping proxy consumerProxy-%s-%s", c, c.cfg.System, c.clientID))
+	}
+	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Closing kafkaSystemConsumer kafka-go Reader{topic=%s, partition=%d}", c, c.ssp.Stream, c.ssp.Partition))
+	c.shutdown()
+}
+
+// reap stops a consumer that was never stopped, without the Samza log lines or the
+// stop counter: it models the process exiting, not the manager stopping.
+func (c *SystemConsumer) reap() bool {
+	if !c.stopped.CompareAndSwap(false, true) {
+		return false
+	}
+	c.shutdown()
+	return c.started.Load()
+}
+
+// shutdown releases the goroutines and connections of the consumer, once.
+func (c *SystemConsumer) shutdown() {
+	c.halt.Do(func() {
+		defer c.factory.forget(c)
+		if c.reader == nil {
+			return
+		}
+		c.cancel()
+		c.conns.closeAll() // wakes up a fetch waiting on the broker
+		<-c.loopDone
+		if err := c.reader.Close(); err != nil && !errors.Is(err, context.Canceled) {
+			c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Failed to stop KafkaSystemConsumer. %v", c, err))
+		}
+		c.stats.running.Add(-1)
+	})
+}

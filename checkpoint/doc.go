@@ -1,0 +1,21 @@
+// Package checkpoint reproduces SAMZA-2785 in Go: Samza's KafkaCheckpointManager
+// starts a checkpoint SystemConsumer on every start() but, once its checkpoint map is
+// filled, never stops it again, so a manager that is started and stopped once per
+// rebalance (standalone mode) leaks one running consumer per rebalance.
+//
+// The model stays close to Samza's code paths and log lines:
+//
+//   - [SystemConsumer] is KafkaSystemConsumer: Register then Start launches a poll loop
+//     (KafkaConsumerProxy's poll thread) that moves messages from a kafka-go Reader
+//     into a bounded buffer (BlockingEnvelopeMap); Poll takes from the buffer; Stop ends
+//     the loop, wakes up a fetch in flight and closes the reader.
+//   - [CheckpointManager] is KafkaCheckpointManager: Start, ReadLastCheckpoint,
+//     WriteCheckpoint and Stop, with stopConsumerAfterFirstRead (active containers) and a
+//     checkpoint map that is never reset, in the leaky variant and three fixed ones.
+//   - [Workload] runs the standalone-rebalance loop against a real Kafka protocol broker:
+//     an embedded franz-go kfake broker ([StartBroker]) or any cluster.
+//   - [Log] writes Samza's log4j layout, so the log of a run can be counted like a
+//     production log.
+//
+// The package does not import the web, store or analyze packages.
+package checkpoint

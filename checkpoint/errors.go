@@ -1,0 +1,23 @@
+package checkpoint
+
+import "errors"
+
+// Sentinel errors. Functions wrap them with the details, so test them with errors.Is.
+var (
+	// ErrInvalidConfig reports a configuration value outside its range.
+	ErrInvalidConfig = errors.New("invalid configuration")
+	// ErrBrokerUnreachable reports that no broker of the list answered in time.
+	ErrBrokerUnreachable = errors.New("broker unreachable")
+	// ErrTopicExists reports that the checkpoint topic of a new run already exists.
+	ErrTopicExists = errors.New("checkpoint topic already exists")
+	// ErrTaskNotRegistered reports a read or write for a task the manager does not know.
+	ErrTaskNotRegistered = errors.New("task is not registered with this CheckpointManager")
+	// ErrNotStarted reports a call that needs a started manager or consumer.
+	ErrNotStarted = errors.New("not started")
+	// ErrConsumerStopped reports a poll on a consumer whose poll loop has ended.
+	ErrConsumerStopped = errors.New("system consumer is stopped")
+	// ErrBadCheckpoint reports a checkpoint message that cannot be decoded.
+	ErrBadCheckpoint = errors.New("malformed checkpoint message")
+	// ErrAlreadyRun reports a second Run of the same Workload.
+	ErrAlreadyRun = errors.New("workload already ran")
+)

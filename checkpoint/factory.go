@@ -1,0 +1,161 @@
+package checkpoint
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of ConsumerConfig.
+const (
+	// DefaultFetchThreshold is the number of envelopes one consumer buffers before its
+	// poll loop blocks; Samza's systems.<s>.samza.fetch.threshold is 10000 per
+	// container, scaled down so that a leaked consumer fills up after a few cycles.
+	DefaultFetchThreshold = 100
+	// DefaultFetchMaxBytes bounds one fetch response (max.partition.fetch.bytes).
+	DefaultFetchMaxBytes = 64 << 10
+	// DefaultFetchMaxWait is the client's deadline for a fetch with no new data;
+	// kafka-go asks the broker to hold it one second less. Kafka's fetch.max.wait.ms
+	// is 500 ms, but kafka-go would then leave only 125 ms between the broker's
+	// answer and its own deadline, and reconnect whenever a loaded machine misses it.
+	DefaultFetchMaxWait = 2 * time.Second
+	// DefaultDialTimeout bounds every TCP connect to a broker.
+	DefaultDialTimeout = 5 * time.Second
+)
+
+// ConsumerConfig configures the SystemConsumers of a factory.
+type ConsumerConfig struct {
+	// System is the Samza system name of the checkpoint topic ("kafka").
+	System string
+	// Brokers are the bootstrap brokers, host:port.
+	Brokers []string
+	// FetchThreshold is the buffer of the poll loop and of kafka-go's queue, in
+	// messages (default DefaultFetchThreshold).
+	FetchThreshold int
+	// FetchMaxBytes bounds one fetch response (default DefaultFetchMaxBytes).
+	FetchMaxBytes int
+	// FetchMaxWait is the long-poll wait of one fetch (default DefaultFetchMaxWait).
+	FetchMaxWait time.Duration
+	// DialTimeout bounds each connect (default DefaultDialTimeout).
+	DialTimeout time.Duration
+}
+
+func (c ConsumerConfig) withDefaults() ConsumerConfig {
+	if c.System == "" {
+		c.System = "kafka"
+	}
+	if c.FetchThreshold <= 0 {
+		c.FetchThreshold = DefaultFetchThreshold
+	}
+	if c.FetchMaxBytes <= 0 {
+		c.FetchMaxBytes = DefaultFetchMaxBytes
+	}
+	if c.FetchMaxWait <= 0 {
+		c.FetchMaxWait = DefaultFetchMaxWait
+	}
+	if c.DialTimeout <= 0 {
+		c.DialTimeout = DefaultDialTimeout
+	}
+	return c
+}
+
+// ConsumerStats are the counters of every consumer a factory made.
+type ConsumerStats struct {
+	// Starts counts successful Start calls (": Consumer started" lines).
+	Starts int64
+	// Stops counts Stop calls that stopped a consumer ("Stopping Samza
+	// kafkaConsumer " lines).
+	Stops int64
+	// Open counts consumers started and not yet stopped or reaped.
+	Open int64
+	// Connections counts the TCP connections the consumers hold open.
+	Connections int64
+	// Reaped counts consumers stopped by Reap, the model of the process exiting.
+	Reaped int64
+}
+
+type consumerStats struct {
+	starts, stops, running, openConns, reaped atomic.Int64
+}
+
+// ConsumerFactory makes SystemConsumers with fresh client ids, counts what they do,
+// and owns every consumer that is still running, so Reap can stop them.
+type ConsumerFactory struct {
+	cfg   ConsumerConfig
+	log   *Log
+	stats consumerStats
+	seq   atomic.Int64
+
+	mu   sync.Mutex
+	live map[*SystemConsumer]struct{}
+}
+
+// NewConsumerFactory returns a factory for consumers configured by cfg that log to log.
+func NewConsumerFactory(cfg ConsumerConfig, log *Log) *ConsumerFactory {
+	return &ConsumerFactory{cfg: cfg.withDefaults(), log: log, live: make(map[*SystemConsumer]struct{})}
+}
+
+// New returns a new, unregistered consumer with client id
+// "samza-consumer-checkpoint-<n>".
+func (f *ConsumerFactory) New() *SystemConsumer {
+	c := &SystemConsumer{
+		cfg:      f.cfg,
+		clientID: fmt.Sprintf("samza-consumer-checkpoint-%d", f.seq.Add(1)),
+		log:      f.log,
+		stats:    &f.stats,
+		factory:  f,
+	}
+	f.mu.Lock()
+	f.live[c] = struct{}{}
+	f.mu.Unlock()
+	return c
+}
+
+// forget drops a consumer that has shut down.
+func (f *ConsumerFactory) forget(c *SystemConsumer) {
+	f.mu.Lock()
+	delete(f.live, c)
+	f.mu.Unlock()
+}
+
+// Stats returns the current counters.
+func (f *ConsumerFactory) Stats() ConsumerStats {
+	return ConsumerStats{
+		Starts:      f.stats.starts.Load(),
+		Stops:       f.stats.stops.Load(),
+		Open:        f.stats.running.Load(),
+		Connections: f.stats.openConns.Load(),
+		Reaped:      f.stats.reaped.Load(),
+	}
+}
+
+// Reap stops every consumer that is still running, several at a time, without
+// counting them as stops, and returns how many it stopped. Use it when the process
+// that leaked them would exit.
+func (f *ConsumerFactory) Reap() int {
+	f.mu.Lock()
+	all := make([]*SystemConsumer, 0, len(f.live))
+	for c := range f.live {
+		all = append(all, c)
+	}
+	f.mu.Unlock()
+	const workers = 64
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+		n    atomic.Int64
+	)
+	for range min(workers, len(all)) {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(all)); i = next.Add(1) - 1 {
+				if all[i].reap() {
+					n.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	f.stats.reaped.Add(n.Load())
+	return int(n.Load())
+}

@@ -1,0 +1,146 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// samzaLine is Samza's log4j layout: "2020-02-25 03:21:02.227 [main] Logger [INFO] msg".
+var samzaLine = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[[^\]]+\] \w+ \[(INFO|WARN|ERROR)\] .*$`)
+
+func TestLogLayout(t *testing.T) {
+	var buf bytes.Buffer
+	l := NewLog(&buf)
+	l.now = func() time.Time { return time.Date(2020, 2, 25, 3, 21, 2, 227_000_000, time.UTC) }
+	l.Info("main", "SamzaContainer", "Shutting down SamzaContainer.")
+	l.Warn("main", LoggerSystemConsumer, "kafka:c-1: Attempting to stop stopped consumer.")
+	l.Error("main", LoggerSystemConsumer, "offset \"1\nforged line\r\"")
+	want := "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] Shutting down SamzaContainer.\n" +
+		"2020-02-25 03:21:02.227 [main] KafkaSystemConsumer [WARN] kafka:c-1: Attempting to stop stopped consumer.\n" +
+		"2020-02-25 03:21:02.227 [main] KafkaSystemConsumer [ERROR] offset \"1\\nforged line\\r\"\n"
+	if buf.String() != want {
+		t.Errorf("log =\n%s\nwant\n%s", buf.String(), want)
+	}
+	var nilLog *Log
+	nilLog.Info("main", "X", "a nil log discards") // must not panic
+	if nilLog.Err() != nil {
+		t.Error("a nil log reports an error")
+	}
+}
+
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	w.n++
+	return 0, fmt.Errorf("disk full")
+}
+
+func TestLogKeepsTheFirstWriteError(t *testing.T) {
+	fw := &failingWriter{}
+	l := NewLog(fw)
+	l.Info("main", "X", "one")
+	l.Info("main", "X", "two")
+	if l.Err() == nil || fw.n != 1 {
+		t.Errorf("err %v after %d writes; want the error and no write after it", l.Err(), fw.n)
+	}
+}
+
+// grepCount runs the real grep -c -F on file: the anchor an SRE uses.
+func grepCount(t *testing.T, pattern, file string) int64 {
+	t.Helper()
+	out, err := exec.Command("grep", "-c", "-F", "--", pattern, file).Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Fatalf("grep %q: %v", pattern, err)
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	if err != nil {
+		t.Fatalf("grep output %q: %v", out, err)
+	}
+	return n
+}
+
+func TestLogCountsEqualTheCounters(t *testing.T) {
+	if _, err := exec.LookPath("grep"); err != nil {
+		t.Skip("no grep on this machine")
+	}
+	const cycles, tasks = 15, 3
+	b := startBroker(t)
+	for _, c := range []struct {
+		v Variant
+		m Mode
+		// stops of the manager ("Stopping system consumer"): Samza's logic per variant
+		managerStops int64
+	}{
+		{Leaky, Active, 1},
+		{Leaky, Standby, cycles},
+		{FixGuard, Active, cycles},
+		{FixReset, Standby, cycles},
+	} {
+		t.Run(fmt.Sprintf("%s/%s", c.v, c.m), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "samza.log")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, _ := run(t, b, Config{Variant: c.v, Mode: c.m, Cycles: cycles, Tasks: tasks, Log: f})
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []struct {
+				pattern string
+				want    int64
+			}{
+				{"Starting the checkpoint SystemConsumer from oldest offset", res.ConsumerStarts},
+				{": Consumer started", res.ConsumerStarts},
+				{"Stopping system consumer", c.managerStops},
+				{"Stopping Samza kafkaConsumer ", res.ConsumerStops},
+				{"Registering ssp: SystemStreamPartition [kafka, " + res.Topic + ", 0] with offset: 0", res.ConsumerStarts},
+				{"Reading checkpoint for taskName ", res.CheckpointsRead},
+				{"Got checkpoint state for taskName - ", res.CheckpointsRead},
+				{"Read ", res.TopicReads}, // "Read <n> messages from system:kafka topic:<t>"
+				{"CheckpointManager stopped.", cycles},
+				{"Attempting to", 0}, // no second start, no stop of a stopped consumer
+			} {
+				if got := grepCount(t, p.pattern, path); got != p.want {
+					t.Errorf("grep -c %q = %d, want %d", p.pattern, got, p.want)
+				}
+			}
+			if res.ConsumerStops != c.managerStops {
+				t.Errorf("consumer stops %d, manager stops %d: every stop goes through the manager", res.ConsumerStops, c.managerStops)
+			}
+			checkLayout(t, path)
+		})
+	}
+}
+
+// checkLayout checks that every line of the log has Samza's layout.
+func checkLayout(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	n := 0
+	for s.Scan() {
+		n++
+		if !samzaLine.MatchString(s.Text()) {
+			t.Fatalf("line %d is not in Samza's layout: %q", n, s.Text())
+		}
+	}
+	if n == 0 {
+		t.Fatal("empty log")
+	}
+}

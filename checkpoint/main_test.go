@@ -1,0 +1,110 @@
+package checkpoint
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package when any goroutine outlives the tests: every broker is
+// closed and every leaked consumer reaped by the end.
+func TestMain(m *testing.M) {
+	if os.Getenv(brokerChildEnv) == "1" {
+		os.Exit(runBrokerChild())
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// brokerChildEnv makes the test binary serve an embedded broker instead of running
+// tests: benchmarks use it to keep the broker's memory out of their process.
+const brokerChildEnv = "LEAKUI_CHECKPOINT_BROKER_CHILD"
+
+// runBrokerChild prints the broker's address and serves until stdin closes.
+func runBrokerChild() int {
+	b, err := StartBroker()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer b.Close()
+	fmt.Println(b.Addrs()[0])
+	for s := bufio.NewScanner(os.Stdin); s.Scan(); {
+	}
+	return 0
+}
+
+// startBroker starts an embedded broker that the test closes at its end.
+func startBroker(t testing.TB) *Broker {
+	t.Helper()
+	b, err := StartBroker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// run runs a workload against b and registers its Close.
+func run(t testing.TB, b *Broker, cfg Config) (Result, *Workload) {
+	t.Helper()
+	cfg.Brokers = b.Addrs()
+	if cfg.Job == "" {
+		cfg.Job = jobName(t)
+	}
+	w, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	res, err := w.Run(context.Background())
+	if err != nil {
+		t.Fatalf("run %s/%s: %v", cfg.Variant, cfg.Mode, err)
+	}
+	return res, w
+}
+
+// jobName turns a test name into a valid, unique job name.
+func jobName(t testing.TB) string {
+	b := []byte(t.Name())
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	if len(b) > 90 {
+		b = b[len(b)-90:]
+	}
+	return string(b)
+}
+
+// eventually waits up to 10 s for cond, then fails with msg.
+func eventually(t testing.TB, cond func() bool, msg func() string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal(msg())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// settledGoroutineCount waits until runtime.NumGoroutine stays the same for 100 ms.
+func settledGoroutineCount() int {
+	last, same := runtime.NumGoroutine(), 0
+	for i := 0; i < 300 && same < 10; i++ {
+		time.Sleep(10 * time.Millisecond)
+		if n := runtime.NumGoroutine(); n == last {
+			same++
+		} else {
+			last, same = n, 0
+		}
+	}
+	return last
+}

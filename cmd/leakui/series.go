@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+func init() {
+	commands["series"] = command{"find leak suspects in 3+ snapshots of one program (exit 3 when a leak is suspected)", runSeries}
+}
+
+// seriesLeakExit is the exit status of `leakui series` when a leak is suspected, so
+// that a CI job can fail on it.
+const seriesLeakExit = 3
+
+// runSeries implements `leakui series [-sample_index NAME] [-json] SNAPSHOT...`.
+func runSeries(ctx context.Context, args []string, io stdio) error {
+	fs := newFlagSet("series", "SNAPSHOT SNAPSHOT SNAPSHOT...", io.err)
+	sampleIndex := fs.String("sample_index", "", "sample type to follow (name or index; default: as pprof chooses, in-use for heap profiles)")
+	asJSON := fs.Bool("json", false, "print one JSON document")
+	keepOrder := fs.Bool("keep_order", false, "analyze the snapshots in the order given even when they carry times")
+	minShare := fs.Float64("min_share", 0, "smallest growth that counts, as a share of the largest total (0 = 0.005)")
+	n := fs.Int("n", 10, "suspects, growers and shrinkers to print as text (0 for all)")
+	maxDecompressed := fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 3 {
+		fmt.Fprintf(io.err, "leakui series: a series needs at least 3 snapshots, got %d\n", fs.NArg())
+		fs.Usage()
+		return errUsage
+	}
+	snaps := make([]analyze.SeriesSnapshot, 0, fs.NArg())
+	for _, path := range fs.Args() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p, err := loadProfileFile(path, *maxDecompressed)
+		if err != nil {
+			return err
+		}
+		snaps = append(snaps, analyze.SeriesSnapshot{Name: path, Profile: p})
+	}
+	rep, err := analyze.ProfileSeries(snaps, analyze.SeriesOptions{
+		SampleIndex: *sampleIndex,
+		KeepOrder:   *keepOrder,
+		Thresholds:  analyze.SeriesThresholds{MinShare: *minShare},
+	})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		err = writeJSON(io.out, rep)
+	} else {
+		err = writeSeriesText(io.out, rep, *n)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Verdict == analyze.SeriesLeak {
+		return exitError{seriesLeakExit}
+	}
+	return nil
+}
+
+// writeSeriesText prints the verdict, the totals line and the tables of suspects,
+// growers and shrinkers with a seriesSparkline of each.
+func writeSeriesText(w io.Writer, rep *analyze.SeriesReport, n int) error {
+	value := func(v int64) string { return analyze.FormatValue(v, rep.Unit) }
+	fmt.Fprintf(w, "%s: %s\n\n", strings.ToUpper(rep.VerdictText), rep.Reason)
+	first, last := rep.Snapshots[0], rep.Snapshots[len(rep.Snapshots)-1]
+	when := ""
+	if !first.Time.IsZero() && !last.Time.IsZero() {
+		when = fmt.Sprintf(", %s → %s (%s)", first.Time.Format(time.DateTime), last.Time.Format(time.DateTime), last.Time.Sub(first.Time).Round(time.Second))
+	}
+	fmt.Fprintf(w, "Snapshots: %d of %s (%s)%s\n", len(rep.Snapshots), rep.SampleType, rep.Unit, when)
+	fmt.Fprintf(w, "Total:     %s → %s (%s)  %s\n", value(rep.Total.First), value(rep.Total.Last), seriesSignedValue(rep.Total.Growth, rep.Unit), seriesSparkline(rep.Totals))
+	fmt.Fprintf(w, "Series by: %s\n", rep.By)
+	for _, list := range []struct {
+		title string
+		rows  []analyze.SeriesSuspect
+	}{
+		{"Suspects", rep.Suspects},
+		{"Growers that are not suspects", rep.Growers},
+		{"Shrinking steadily", rep.Shrinkers},
+	} {
+		if len(list.rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%d):\n", list.title, len(list.rows))
+		rows := list.rows
+		if n > 0 && len(rows) > n {
+			rows = rows[:n]
+		}
+		if err := writeSeriesTable(w, rows, rep.Unit); err != nil {
+			return err
+		}
+		if len(rows) < len(list.rows) {
+			fmt.Fprintf(w, "  … %d more (-n 0 shows all)\n", len(list.rows)-len(rows))
+		}
+	}
+	return nil
+}
+
+// writeSeriesTable prints one list: numbers, a seriesSparkline, the name, and below each
+// row its first stack (or why it is not a suspect).
+func writeSeriesTable(w io.Writer, rows []analyze.SeriesSuspect, unit string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  growth\tper snapshot\tper minute\tsteps up\tR²\tconfidence\tvalues\tname")
+	for _, s := range rows {
+		perMinute := "-"
+		if s.SlopePerMinute != nil {
+			perMinute = seriesSignedRate(*s.SlopePerMinute, unit)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%.2f\t%.2f\t%s\t%s\n",
+			seriesSignedValue(s.Growth, unit), seriesSignedRate(s.Slope, unit), perMinute,
+			s.GrewSteps, s.Steps, s.R2, s.Confidence, seriesSparkline(s.Values), s.Name)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range rows {
+		fmt.Fprintf(w, "  %s\n", s.Name)
+		if s.Why != "" {
+			fmt.Fprintf(w, "      not steady: %s\n", s.Why)
+		}
+		if len(s.Stacks) > 0 && (s.Why == "" || s.Stacks[0].Passed) {
+			st := s.Stacks[0]
+			fmt.Fprintf(w, "      %s in stack 1 of %d: %s\n", seriesSignedValue(st.Growth, unit),
+				len(s.Stacks)+s.StacksOmitted, seriesStackLine(st.Frames, 8))
+		}
+	}
+	return nil
+}
+
+// seriesStackLine renders up to max frames, leaf first.
+func seriesStackLine(frames []string, max int) string {
+	if len(frames) <= max {
+		return strings.Join(frames, " ← ")
+	}
+	return strings.Join(frames[:max], " ← ") + fmt.Sprintf(" ← … (%d more)", len(frames)-max)
+}
+
+// seriesSparkline draws values as a row of block characters, lowest to highest.
+func seriesSparkline(values []int64) string {
+	const bars = "▁▂▃▄▅▆▇█"
+	runes := []rune(bars)
+	if len(values) == 0 {
+		return ""
+	}
+	lo, hi := values[0], values[0]
+	for _, v := range values {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	var b strings.Builder
+	for _, v := range values {
+		i := 0
+		if hi > lo {
+			i = int(math.Round((float64(v) - float64(lo)) / (float64(hi) - float64(lo)) * float64(len(runes)-1)))
+		}
+		b.WriteRune(runes[min(max(i, 0), len(runes)-1)])
+	}
+	return b.String()
+}
+
+func seriesSignedValue(v int64, unit string) string {
+	if v > 0 {
+		return "+" + analyze.FormatValue(v, unit)
+	}
+	return analyze.FormatValue(v, unit)
+}
+
+// seriesSignedRate renders a slope: whole units for bytes and large counts, two
+// decimals for small counts.
+func seriesSignedRate(f float64, unit string) string {
+	sign := ""
+	if f > 0 {
+		sign = "+"
+	}
+	if unit == "bytes" || unit == "nanoseconds" || f >= 100 || f <= -100 {
+		if f >= 9e18 || f <= -9e18 {
+			return fmt.Sprintf("%s%.3g", sign, f)
+		}
+		return sign + analyze.FormatValue(int64(f), unit)
+	}
+	return fmt.Sprintf("%s%.2f", sign, f)
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"expvar"
+	"flag"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/leakui/leakui/checkpoint"
+	"github.com/leakui/leakui/workload"
+)
+
+func init() {
+	workloads["checkpoint"] = command{"SAMZA-2785: a checkpoint manager that leaks a Kafka consumer per rebalance", runWorkCheckpoint}
+}
+
+// exitInterrupted is the exit status of a checkpoint run stopped by SIGINT or SIGTERM
+// before its last cycle.
+const exitInterrupted = 130
+
+// runWorkCheckpoint runs `leakui work checkpoint [flags]`.
+func runWorkCheckpoint(ctx context.Context, args []string, io stdio) error {
+	cfg, wf, err := parseCheckpointFlags(args, io)
+	if err != nil {
+		return err
+	}
+	if len(cfg.Brokers) > 0 {
+		// Before the ready event: a wrong -brokers is one line on stderr, nothing else.
+		if err := checkpoint.CheckBrokers(ctx, cfg.Brokers, checkpoint.DefaultDialTimeout); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	sess, err := wf.open(io)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	publishCheckpointVars()
+	cfg.Log = sess.Log
+	cfg.Progress = func(p checkpoint.Progress) {
+		checkpointVars.Store(&p)
+		sess.Events.Emit(workload.Event{
+			Kind: workload.EventProgress, StepName: "cycle", Step: int64(p.Cycle), Steps: int64(p.Cycles),
+			Memory: workload.ReadMemory(), Counters: progressCounters(p),
+		})
+	}
+	w, err := checkpoint.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	res, err := w.Run(ctx)
+	if err != nil {
+		msg := fmt.Sprintf("checkpoint: %v", err)
+		sess.Events.Emit(workload.Event{Kind: workload.EventError, Message: msg})
+		if ctx.Err() != nil {
+			fmt.Fprintf(io.err, "leakui work %s\n", msg)
+			return exitError{exitInterrupted}
+		}
+		return errors.New(msg)
+	}
+	checkpointVars.Store(&res.Progress)
+	if err := sess.Events.Emit(workload.Event{
+		Kind: workload.EventDone, StepName: "cycle", Step: int64(res.Cycle), Steps: int64(res.Cycles),
+		Memory: workload.ReadMemory(), Counters: resultCounters(res), Message: resultSummary(res),
+	}); err != nil {
+		return err
+	}
+	workload.Hold(ctx, wf.hold)
+	return nil
+}
+
+// parseCheckpointFlags parses the flags into a checked configuration. A mistake is
+// reported in one line on stderr and returned as errUsage.
+func parseCheckpointFlags(args []string, io stdio) (checkpoint.Config, workFlags, error) {
+	var (
+		usage bytes.Buffer
+		wf    workFlags
+		cfg   checkpoint.Config
+	)
+	fs := newFlagSet("work checkpoint", "", &usage)
+	variant := fs.String("variant", string(checkpoint.Leaky), "manager logic: leaky|fix-close|fix-reset|fix-guard")
+	mode := fs.String("mode", string(checkpoint.Active), "container kind: active (stopConsumerAfterFirstRead) or standby")
+	fs.IntVar(&cfg.Cycles, "cycles", 100, fmt.Sprintf("standalone rebalances to run, 1-%d (production: 1741)", checkpoint.MaxCycles))
+	fs.IntVar(&cfg.Tasks, "tasks", 8, fmt.Sprintf("tasks, each with one checkpoint, 1-%d", checkpoint.MaxTasks))
+	brokers := fs.String("brokers", "", "Kafka brokers host:port,... (default: an embedded kfake broker)")
+	fs.StringVar(&cfg.Job, "job", "leakui-checkpoint", "job name: the topic is __samza_checkpoint_ver_1_for_<job>_<job-id>")
+	fs.StringVar(&cfg.JobID, "job-id", "1", "job id, the last part of the topic name")
+	fs.IntVar(&cfg.FetchThreshold, "fetch-threshold", checkpoint.DefaultFetchThreshold, "messages one consumer buffers before its poll loop blocks")
+	wf.register(fs)
+	fail := func(format string, a ...any) (checkpoint.Config, workFlags, error) {
+		fmt.Fprintf(io.err, "leakui work checkpoint: "+format+"\n", a...)
+		return cfg, wf, errUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			io.err.Write(usage.Bytes())
+			return cfg, wf, err
+		}
+		return fail("%v (see -h)", err)
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected argument %q (see -h)", fs.Arg(0))
+	}
+	var err error
+	if cfg.Variant, err = checkpoint.ParseVariant(*variant); err != nil {
+		return fail("-variant: %v", err)
+	}
+	if cfg.Mode, err = checkpoint.ParseMode(*mode); err != nil {
+		return fail("-mode: %v", err)
+	}
+	if strings.TrimSpace(*brokers) != "" {
+		if cfg.Brokers, err = checkpoint.ParseBrokers(*brokers); err != nil {
+			return fail("-brokers: %v", err)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"cycles", cfg.Cycles}, {"tasks", cfg.Tasks}, {"fetch-threshold", cfg.FetchThreshold}} {
+		if f.v < 1 {
+			return fail("-%s must be at least 1, got %d", f.name, f.v)
+		}
+	}
+	if err := cfg.Check(); err != nil {
+		return fail("%v", err)
+	}
+	return cfg, wf, nil
+}
+
+// progressCounters are the keys of a progress event, besides the memory figures
+// every event carries.
+func progressCounters(p checkpoint.Progress) map[string]int64 {
+	return map[string]int64{
+		"cycle":               int64(p.Cycle),
+		"cycles":              int64(p.Cycles),
+		"consumer_starts":     p.ConsumerStarts,
+		"consumer_stops":      p.ConsumerStops,
+		"open_consumers":      p.OpenConsumers,
+		"open_connections":    p.OpenConnections,
+		"checkpoints_read":    p.CheckpointsRead,
+		"checkpoints_written": p.CheckpointsWritten,
+		"messages_read":       p.MessagesRead,
+		"stale_reads":         p.StaleReads,
+		"elapsed_ms":          p.Elapsed.Milliseconds(),
+	}
+}
+
+// resultCounters are the keys of the done event: the progress keys and the totals.
+func resultCounters(r checkpoint.Result) map[string]int64 {
+	c := progressCounters(r.Progress)
+	c["tasks"] = int64(r.Tasks)
+	c["checkpoints_seeded"] = r.CheckpointsSeeded
+	c["topic_reads"] = r.TopicReads
+	c["missing_reads"] = r.MissingReads
+	c["poll_loop_goroutines"] = int64(r.PollLoopGoroutines)
+	c["reader_goroutines"] = int64(r.ReaderGoroutines)
+	return c
+}
+
+// resultSummary is the message of the done event.
+func resultSummary(r checkpoint.Result) string {
+	where := strings.Join(r.Brokers, ",")
+	if r.Embedded {
+		where += " (embedded)"
+	}
+	return fmt.Sprintf("variant=%s mode=%s topic=%s brokers=%s: %d consumers started, %d stopped, %d still open",
+		r.Variant, r.Mode, r.Topic, where, r.ConsumerStarts, r.ConsumerStops, r.OpenConsumers)
+}
+
+// checkpointVars holds the latest progress of the run in this process, served as
+// the expvar "checkpoint" on the -pprof endpoint.
+var (
+	checkpointVars      atomic.Pointer[checkpoint.Progress]
+	publishVarsOnce     sync.Once
+	checkpointVarsValue = func() any {
+		p := checkpointVars.Load()
+		if p == nil {
+			return nil
+		}
+		return progressCounters(*p)
+	}
+)
+
+// publishCheckpointVars registers the expvar once per process.
+func publishCheckpointVars() {
+	publishVarsOnce.Do(func() { expvar.Publish("checkpoint", expvar.Func(checkpointVarsValue)) })
+}

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+
+	"github.com/leakui/leakui/recovery"
+	"github.com/leakui/leakui/workload"
+)
+
+func init() {
+	workloads["recovery"] = command{"KAFKA-3933: recover Kafka log segments with leaky or fixed deep iterators", runWorkRecovery}
+}
+
+// recoveryFlags are the flags of `leakui work recovery`.
+type recoveryFlags struct {
+	work          workFlags
+	variant       string
+	codec         string
+	decoders      string
+	partitions    int
+	segments      int
+	batches       int
+	records       int
+	valueBytes    int
+	indexInterval int
+	dir           string
+	writeOnly     bool
+}
+
+func (f *recoveryFlags) register(fs *flag.FlagSet) {
+	d := recovery.DefaultLogConfig()
+	fs.StringVar(&f.variant, "variant", "leaky", "how a compressed batch's first offset is read: leaky (0.10.0.0: deep iterator never closed), close, drain (0.10.0.1) or header (modern Kafka)")
+	fs.StringVar(&f.codec, "codec", d.Codec.String(), "compression of the written batches: none, gzip, snappy, lz4 or zstd")
+	fs.StringVar(&f.decoders, "decoders", recovery.DecodersModel.String(), "decompressors: model (gzip: off-heap JVM zlib model; zstd: klauspost NewReader defaults) or kafka-go (kafka-go's pooled codecs)")
+	fs.IntVar(&f.partitions, "partitions", d.Partitions, "partitions to write")
+	fs.IntVar(&f.segments, "segments", d.Segments, "segments per partition")
+	fs.IntVar(&f.batches, "batches", d.BatchesPerSegment, "record batches per segment")
+	fs.IntVar(&f.records, "records", d.RecordsPerBatch, "records per batch")
+	fs.IntVar(&f.valueBytes, "value-bytes", d.ValueBytes, "bytes per record value")
+	fs.IntVar(&f.indexInterval, "index-interval", d.IndexIntervalBytes, "bytes between offset index entries (Kafka's index.interval.bytes; 1 indexes every batch)")
+	fs.StringVar(&f.dir, "dir", "", "log directory; an existing log there is recovered as it is (default: a temporary directory removed at exit)")
+	fs.BoolVar(&f.writeOnly, "write-only", false, "write the log into -dir and exit without recovering it")
+}
+
+// runWorkRecovery is `leakui work recovery`: write a Kafka log directory, then
+// recover it the way the chosen variant does, reporting every segment.
+func runWorkRecovery(ctx context.Context, args []string, io stdio) error {
+	fs := newFlagSet("work recovery", "", io.err)
+	var f recoveryFlags
+	f.work.register(fs)
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(io.err, "leakui work recovery: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	logCfg, recCfg, err := f.configs()
+	if err != nil {
+		fmt.Fprintf(io.err, "leakui work recovery: %v\n", err)
+		return errUsage
+	}
+	if f.writeOnly && f.dir == "" {
+		fmt.Fprintln(io.err, "leakui work recovery: -write-only needs -dir")
+		return errUsage
+	}
+	dir := f.dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "leakui-recovery-*"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	existing, err := holdsLog(dir)
+	if errors.Is(err, errNotALogDir) {
+		fmt.Fprintf(io.err, "leakui work recovery: %v\n", err)
+		return errUsage
+	}
+	if err != nil {
+		return err
+	}
+	if f.writeOnly && existing {
+		fmt.Fprintf(io.err, "leakui work recovery: %s already holds a log; remove it or choose another -dir\n", dir)
+		return errUsage
+	}
+
+	sess, err := f.work.open(io)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	fail := func(err error) error {
+		msg := err.Error()
+		if ctx.Err() != nil {
+			msg = "interrupted: " + msg
+		}
+		sess.Events.Emit(workload.Event{Kind: workload.EventError, Message: msg})
+		return err
+	}
+
+	if !existing {
+		start := time.Now()
+		info, err := recovery.WriteLog(ctx, dir, logCfg)
+		if err != nil {
+			return fail(fmt.Errorf("write log: %w", err))
+		}
+		if f.writeOnly {
+			err := sess.Events.Emit(workload.Event{Kind: workload.EventDone, StepName: "partition",
+				Step: int64(len(info.Partitions)), Steps: int64(len(info.Partitions)), Memory: workload.ReadMemory(),
+				Counters: writeCounters(info, time.Since(start))})
+			if err != nil {
+				return err
+			}
+			workload.Hold(ctx, f.work.hold)
+			return nil
+		}
+	}
+	// A broker recovers in a fresh process: drop what writing left on the heap.
+	runtime.GC()
+	debug.FreeOSMemory()
+
+	start := time.Now()
+	gcBase := gcCycles()
+	var emitErr error
+	recCfg.Log = sess.Log
+	recCfg.Progress = func(p recovery.Progress) {
+		if emitErr == nil {
+			emitErr = sess.Events.Emit(progressEvent(workload.EventProgress, p.Counters, p.Offheap, gcCycles()-gcBase, time.Since(start)))
+		}
+	}
+	res, err := recovery.Recover(ctx, dir, recCfg)
+	if err != nil {
+		return fail(fmt.Errorf("recover: %w", err))
+	}
+	if emitErr != nil {
+		return emitErr
+	}
+	done := progressEvent(workload.EventDone, res.Counters, recovery.ReadOffheap(), gcCycles()-gcBase, time.Since(start))
+	done.Counters["partitions"] = int64(len(res.Partitions))
+	var end int64
+	for _, p := range res.Partitions {
+		end += p.LogEndOffset
+	}
+	done.Counters["log_end_offsets"] = end
+	if err := sess.Events.Emit(done); err != nil {
+		return err
+	}
+	workload.Hold(ctx, f.work.hold)
+	return nil
+}
+
+// configs turns the flags into the package's configurations.
+func (f *recoveryFlags) configs() (recovery.LogConfig, recovery.RecoverConfig, error) {
+	variant, err := recovery.ParseVariant(f.variant)
+	if err != nil {
+		return recovery.LogConfig{}, recovery.RecoverConfig{}, err
+	}
+	codec, err := recovery.ParseCodec(f.codec)
+	if err != nil {
+		return recovery.LogConfig{}, recovery.RecoverConfig{}, err
+	}
+	decoders, err := recovery.ParseDecoders(f.decoders)
+	if err != nil {
+		return recovery.LogConfig{}, recovery.RecoverConfig{}, err
+	}
+	for _, c := range []struct {
+		name     string
+		value    int
+		smallest int
+	}{
+		{"-partitions", f.partitions, 1}, {"-segments", f.segments, 1}, {"-batches", f.batches, 1},
+		{"-records", f.records, 1}, {"-value-bytes", f.valueBytes, 0}, {"-index-interval", f.indexInterval, 1},
+	} {
+		if c.value < c.smallest {
+			return recovery.LogConfig{}, recovery.RecoverConfig{}, fmt.Errorf("%s must be at least %d", c.name, c.smallest)
+		}
+	}
+	logCfg := recovery.LogConfig{
+		Partitions: f.partitions, Segments: f.segments, BatchesPerSegment: f.batches, RecordsPerBatch: f.records,
+		ValueBytes: f.valueBytes, Codec: codec, IndexIntervalBytes: f.indexInterval,
+	}
+	recCfg := recovery.RecoverConfig{Variant: variant, Decoders: decoders, IndexIntervalBytes: logCfg.IndexIntervalBytes}
+	return logCfg, recCfg, nil
+}
+
+// errNotALogDir refuses a -dir that holds files but no Kafka log: recovery
+// truncates and deletes segment files, so it only works on directories it owns.
+var errNotALogDir = errors.New("holds files but no Kafka log (no " + recovery.RecoveryPointFile + "); choose an empty or new directory")
+
+// holdsLog reports whether dir already holds a Kafka log (its recovery-point
+// checkpoint). A missing or empty directory holds none; any other is refused.
+func holdsLog(dir string) (bool, error) {
+	_, err := os.Stat(filepath.Join(dir, recovery.RecoveryPointFile))
+	if err == nil {
+		return true, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return false, err
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return false, fmt.Errorf("%s %w", dir, errNotALogDir)
+}
+
+// progressEvent is a progress or done line: the issue's keys, the off-heap
+// figures the lab charts next to RSS and heap, and the collections so far.
+func progressEvent(kind string, c recovery.Counters, off recovery.OffheapStats, gcs uint64, elapsed time.Duration) workload.Event {
+	return workload.Event{
+		Kind: kind, StepName: "segment", Step: c.SegmentsDone, Steps: c.Segments, Memory: workload.ReadMemory(),
+		Counters: map[string]int64{
+			"segments_done":               c.SegmentsDone,
+			"segments":                    c.Segments,
+			"batches":                     c.Batches,
+			"records":                     c.Records,
+			"bytes":                       c.Bytes,
+			"index_entries":               c.IndexEntries,
+			"iterators_opened":            c.IteratorsOpened,
+			"iterators_closed":            c.IteratorsClosed,
+			"iterators_open":              c.IteratorsOpened - c.IteratorsClosed,
+			"records_decompressed":        c.RecordsDecompressed,
+			"truncations":                 c.Truncations,
+			"truncated_bytes":             c.TruncatedBytes,
+			"segments_deleted":            c.SegmentsDeleted,
+			"offheap_bytes":               off.Bytes,
+			"offheap_windows":             off.Blocks,
+			"offheap_released_by_close":   off.ReleasedByClose,
+			"offheap_released_by_cleanup": off.ReleasedByCleanup,
+			"gc_cycles":                   int64(gcs),
+			"elapsed_ms":                  elapsed.Milliseconds(),
+		},
+	}
+}
+
+// writeCounters are the totals of a -write-only run.
+func writeCounters(info recovery.LogInfo, elapsed time.Duration) map[string]int64 {
+	segments := int64(0)
+	for _, p := range info.Partitions {
+		segments += int64(len(p.Segments))
+	}
+	return map[string]int64{
+		"partitions":         int64(len(info.Partitions)),
+		"segments":           segments,
+		"batches":            info.Batches,
+		"records":            info.Records,
+		"bytes":              info.Bytes,
+		"uncompressed_bytes": info.UncompressedBytes,
+		"elapsed_ms":         elapsed.Milliseconds(),
+	}
+}
+
+// gcCycles is the number of completed garbage collections.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}

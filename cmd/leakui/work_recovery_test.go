@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leakui/leakui/recovery"
+	"github.com/leakui/leakui/workload"
+	"go.uber.org/goleak"
+)
+
+// recoveryKeys are the counters every progress and done line of `work recovery`
+// carries; the lab reads exactly these.
+var recoveryKeys = []string{
+	"segments_done", "segments", "batches", "records", "bytes", "index_entries",
+	"iterators_opened", "iterators_closed", "iterators_open", "records_decompressed",
+	"truncations", "truncated_bytes", "segments_deleted", "offheap_bytes", "offheap_windows",
+	"offheap_released_by_close", "offheap_released_by_cleanup", "gc_cycles", "elapsed_ms",
+}
+
+// smallRecovery sizes a run for tests: 1 partition × 3 segments × 20 batches.
+var smallRecovery = []string{"-partitions", "1", "-segments", "3", "-batches", "20", "-records", "5", "-value-bytes", "200"}
+
+// runRecovery runs `leakui work recovery` in this process.
+func runRecovery(t *testing.T, args ...string) (code int, events []workload.Event, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), append([]string{"work", "recovery"}, args...), stdio{strings.NewReader(""), &out, &errOut})
+	return code, decodeEvents(t, string(out.Bytes())), errOut.String()
+}
+
+// grepCount runs the real grep -c, the anchor of log counts.
+
+func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, variant := range []string{"close", "drain", "header"} {
+		t.Run(variant, func(t *testing.T) {
+			logFile := filepath.Join(t.TempDir(), "server.log")
+			code, events, stderr := runRecovery(t, append([]string{"-json", "-variant", variant, "-codec", "gzip", "-log", logFile}, smallRecovery...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if len(events) != 5 || events[0].Kind != workload.EventReady || events[0].Pprof == "" || events[4].Kind != workload.EventDone {
+				t.Fatalf("events: %+v", events)
+			}
+			for i, ev := range events[1:] {
+				if ev.StepName != "segment" || ev.Step != int64(min(i+1, 3)) || ev.Steps != 3 || ev.Memory.RSS <= 0 || ev.Memory.HeapInuse <= 0 {
+					t.Fatalf("event %d: %+v", i+1, ev)
+				}
+				for _, k := range recoveryKeys {
+					if _, ok := ev.Counters[k]; !ok {
+						t.Fatalf("event %d lacks %q: %v", i+1, k, ev.Counters)
+					}
+				}
+				if ev.Counters["segments_done"] != ev.Step || ev.Counters["segments"] != 3 {
+					t.Fatalf("event %d: segments %v", i+1, ev.Counters)
+				}
+			}
+			done := events[4].Counters
+			wantOpened := int64(60)
+			if variant == "header" {
+				wantOpened = 0
+			}
+			if done["batches"] != 60 || done["records"] != 300 || done["iterators_opened"] != wantOpened ||
+				done["iterators_closed"] != wantOpened || done["iterators_open"] != 0 || done["offheap_bytes"] != 0 || done["log_end_offsets"] != 300 {
+				t.Fatalf("done: %v", done)
+			}
+			// The counters are what the log says, counted by grep.
+			for pattern, counter := range map[string]string{
+				"DEBUG Opened deep iterator (gzip) for the batch at byte offset ": "iterators_opened",
+				"DEBUG Closed deep iterator (gzip) for the batch at byte offset ": "iterators_closed",
+				"INFO Recovering unflushed segment ":                              "segments_done",
+			} {
+				if n := grepCount(t, pattern, logFile); n != done[counter] {
+					t.Errorf("grep -c %q = %d, %s = %d", pattern, n, counter, done[counter])
+				}
+			}
+			if n := grepCount(t, "INFO Completed load of log recovery-0 with 3 log segments and log end offset 300 in ", logFile); n != 1 {
+				t.Errorf("completed-load line found %d times", n)
+			}
+		})
+	}
+}
+
+func TestWorkRecoveryWriteOnlyThenRecoverTwice(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	dir := filepath.Join(t.TempDir(), "log")
+	code, events, stderr := runRecovery(t, append([]string{"-json", "-write-only", "-dir", dir, "-codec", "snappy"}, smallRecovery...)...)
+	if code != 0 || len(events) != 2 || events[1].Kind != workload.EventDone ||
+		events[1].Counters["batches"] != 60 || events[1].Counters["segments"] != 3 || events[1].Counters["bytes"] <= 0 {
+		t.Fatalf("write-only: exit %d %s %+v", code, stderr, events)
+	}
+	if _, err := os.Stat(filepath.Join(dir, recovery.RecoveryPointFile)); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runRecovery(t, "-write-only", "-dir", dir)
+	if code != 2 || !strings.Contains(stderr, "already holds a log") {
+		t.Fatalf("second -write-only: exit %d %q", code, stderr)
+	}
+	var first map[string]int64
+	for i := range 2 {
+		code, events, stderr := runRecovery(t, "-json", "-variant", "drain", "-dir", dir)
+		if code != 0 {
+			t.Fatalf("recover %d: exit %d %s", i, code, stderr)
+		}
+		done := events[len(events)-1].Counters
+		delete(done, "elapsed_ms")
+		delete(done, "gc_cycles")
+		if first == nil {
+			first = done
+		} else if !equalCounters(first, done) {
+			t.Fatalf("second recovery differs:\n%v\n%v", first, done)
+		}
+	}
+	if first["batches"] != 60 || first["records_decompressed"] != 300 || first["truncations"] != 0 {
+		t.Fatalf("recovered %v", first)
+	}
+}
+
+func equalCounters(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestWorkRecoveryRemovesItsTemporaryDirectory(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	logFile := filepath.Join(t.TempDir(), "server.log")
+	code, _, stderr := runRecovery(t, append([]string{"-variant", "close", "-codec", "lz4", "-log", logFile}, smallRecovery...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(logFile)
+	m := regexp.MustCompile(`in log segment (\S+)/recovery-0/`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no segment path in the log:\n%s", b)
+	}
+	if _, err := os.Stat(string(m[1])); !os.IsNotExist(err) {
+		t.Fatalf("temporary log directory %s left behind (%v)", m[1], err)
+	}
+}
+
+func TestWorkRecoveryRejectsBadFlags(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	notALog := t.TempDir()
+	os.WriteFile(filepath.Join(notALog, "notes.txt"), []byte("mine"), 0o644)
+	for _, args := range [][]string{
+		{"-dir", notALog}, {"-variant", "fixed"}, {"-codec", "brotli"}, {"-decoders", "cgo"}, {"-batches", "0"},
+		{"-index-interval", "0"}, {"-write-only"}, {"-partitions", "x"}, {"extra"},
+	} {
+		code, _, stderr := runRecovery(t, args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || stderr == "" || (args[0] != "-partitions" && len(lines) != 1) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// TestWorkRecoveryHoldServesProfilesUntilCancelled checks that -hold keeps the pprof
+// endpoint answering after the done line and that cancelling ends the hold.
+func TestWorkRecoveryHoldServesProfilesUntilCancelled(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	finished := make(chan int, 1)
+	go func() {
+		defer pw.Close()
+		finished <- run(ctx, append([]string{"work", "recovery", "-json", "-hold", "1m", "-variant", "header"}, smallRecovery...),
+			stdio{strings.NewReader(""), pw, io.Discard})
+	}()
+	sc := bufio.NewScanner(pr)
+	var addr string
+	for sc.Scan() {
+		var ev workload.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == workload.EventReady {
+			addr = ev.Pprof
+		}
+		if ev.Kind == workload.EventDone {
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "goroutine profile: total") {
+		t.Fatalf("pprof during hold: %s", body)
+	}
+	start := time.Now()
+	cancel()
+	select {
+	case code := <-finished:
+		if code != 0 || time.Since(start) > 5*time.Second {
+			t.Fatalf("after cancel: exit %d in %v", code, time.Since(start))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("hold ignored the cancellation")
+	}
+}
+
+// The leaky runs happen in a child process (this test binary re-executed), so
+// what they leak dies with it.
+
+const childArgsEnv = "LEAKUI_TEST_WORK_RECOVERY_ARGS"
+
+// TestWorkRecoveryChildProcess is the child: it runs the command with the
+// arguments in the environment and exits with its status.
+func TestWorkRecoveryChildProcess(t *testing.T) {
+	raw := os.Getenv(childArgsEnv)
+	if raw == "" {
+		t.Skip("only runs as the child of the leaky tests")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(run(context.Background(), args, stdio{os.Stdin, os.Stdout, os.Stderr}))
+}
+
+func runRecoveryChild(t *testing.T, env []string, args ...string) []workload.Event {
+	t.Helper()
+	raw, _ := json.Marshal(append([]string{"work", "recovery", "-json"}, args...))
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkRecoveryChildProcess$")
+	cmd.Env = append(append(os.Environ(), childArgsEnv+"="+string(raw)), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child: %v\n%s", err, errOut.String())
+	}
+	return decodeEvents(t, string(out.Bytes()))
+}
+
+// TestWorkRecoveryLeakyGzipGrowsOffHeap: between the first and the last segment
+// the unclosed gzip iterators add their mapped windows to RSS minus heap in use,
+// and the done line says how many are open.
+func TestWorkRecoveryLeakyGzipGrowsOffHeap(t *testing.T) {
+	events := runRecoveryChild(t, nil, "-variant", "leaky", "-codec", "gzip", "-partitions", "1", "-segments", "2", "-batches", "150")
+	first, done := events[1], events[len(events)-1]
+	if first.Kind != workload.EventProgress || done.Kind != workload.EventDone {
+		t.Fatalf("events %+v", events)
+	}
+	c := done.Counters
+	live := c["iterators_opened"] - c["offheap_released_by_cleanup"]
+	if c["iterators_opened"] != 300 || c["iterators_closed"] != 0 || c["iterators_open"] != 300 ||
+		c["offheap_bytes"] != live*recovery.GzipOffheapBytes || c["offheap_windows"] != live {
+		t.Fatalf("done: %v", c)
+	}
+	added := done.Counters["offheap_bytes"] - first.Counters["offheap_bytes"]
+	gapGrowth := (done.Memory.RSS - done.Memory.HeapInuse) - (first.Memory.RSS - first.Memory.HeapInuse)
+	t.Logf("second segment: off-heap %+d, RSS−heap in use %+d, heap in use %d", added, gapGrowth, done.Memory.HeapInuse)
+	if added < 100*recovery.GzipOffheapBytes || gapGrowth < added-512<<10 {
+		t.Fatalf("second segment mapped %d more bytes but RSS minus heap in use grew by %d", added, gapGrowth)
+	}
+}
+
+// TestWorkRecoveryLeakyZstdGrowsGoroutines: batches of two zstd blocks, decoder
+// concurrency 2: three goroutines stay behind per unclosed iterator.
+func TestWorkRecoveryLeakyZstdGrowsGoroutines(t *testing.T) {
+	events := runRecoveryChild(t, []string{"GOMAXPROCS=2"},
+		"-variant", "leaky", "-codec", "zstd", "-partitions", "1", "-segments", "2", "-batches", "4", "-records", "300")
+	first, done := events[1], events[len(events)-1]
+	if done.Counters["iterators_open"] != 8 || first.Counters["iterators_open"] != 4 {
+		t.Fatalf("iterators: %v", done.Counters)
+	}
+	// Each iterator's goroutines exist once its first record is read, and they
+	// never end: the second segment's four iterators add exactly twelve.
+	if grown := done.Memory.Goroutines - first.Memory.Goroutines; grown != 3*4 || done.Memory.Goroutines < 3*8 {
+		t.Fatalf("goroutines %d after the first segment, %d at the end", first.Memory.Goroutines, done.Memory.Goroutines)
+	}
+}

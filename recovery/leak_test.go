@@ -1,0 +1,269 @@
+package recovery
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leakui/leakui/workload"
+	"go.uber.org/goleak"
+)
+
+// Environment of the leak children.
+const (
+	envDir      = "RECOVERY_TEST_DIR"
+	envVariant  = "RECOVERY_TEST_VARIANT"
+	envDecoders = "RECOVERY_TEST_DECODERS"
+)
+
+// leakReport is what a child measured around one recovery.
+type leakReport struct {
+	Counters Counters
+	// Goroutines before and after (settled), and the goroutines whose stack
+	// holds zstd's stream decoder.
+	GoroutinesBefore, GoroutinesAfter, ZstdDecoderGoroutines int
+	// Memory before, right after, and after forced garbage collections.
+	Before, After, AfterGC workload.Memory
+	// Off-heap figures at the same three moments.
+	OffheapBefore, OffheapAfter, OffheapAfterGC OffheapStats
+	// GCsDuringRecovery is how many collections ran during Recover.
+	GCsDuringRecovery uint32
+}
+
+func init() {
+	children["recover"] = childRecover
+}
+
+// childRecover recovers the log in $RECOVERY_TEST_DIR and measures.
+func childRecover() (any, error) {
+	variant, err := ParseVariant(os.Getenv(envVariant))
+	if err != nil {
+		return nil, err
+	}
+	decoders := DecodersModel
+	if s := os.Getenv(envDecoders); s != "" {
+		if decoders, err = ParseDecoders(s); err != nil {
+			return nil, err
+		}
+	}
+	var rep leakReport
+	runtime.GC()
+	runtime.GC()
+	rep.GoroutinesBefore = settledGoroutines()
+	rep.Before, rep.OffheapBefore = workload.ReadMemory(), ReadOffheap()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	gcs := ms.NumGC
+	res, err := Recover(context.Background(), os.Getenv(envDir), RecoverConfig{Variant: variant, Decoders: decoders})
+	if err != nil {
+		return nil, err
+	}
+	rep.After, rep.OffheapAfter = workload.ReadMemory(), ReadOffheap()
+	runtime.ReadMemStats(&ms)
+	rep.GCsDuringRecovery = ms.NumGC - gcs
+	rep.Counters = res.Counters
+	rep.GoroutinesAfter = settledGoroutines()
+	rep.ZstdDecoderGoroutines = countStacks("zstd.(*Decoder).startStreamDecoder")
+	// The finalizer analogy: collect until the cleanups have unmapped every window.
+	runtime.GC()
+	for deadline := time.Now().Add(10 * time.Second); ReadOffheap().Bytes > 0 && time.Now().Before(deadline); {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+	}
+	runtime.GC()
+	rep.AfterGC, rep.OffheapAfterGC = workload.ReadMemory(), ReadOffheap()
+	return rep, nil
+}
+
+// countStacks counts the goroutines whose stack mentions fn.
+func countStacks(fn string) int {
+	buf := make([]byte, 16<<20)
+	n := 0
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, fn) {
+			n++
+		}
+	}
+	return n
+}
+
+// settledGoroutines waits until the goroutine count stops changing: a closed
+// decoder's goroutines end shortly after Close returns.
+func settledGoroutines() int {
+	n, stable := runtime.NumGoroutine(), 0
+	for i := 0; i < 200 && stable < 5; i++ {
+		time.Sleep(2 * time.Millisecond)
+		if m := runtime.NumGoroutine(); m == n {
+			stable++
+		} else {
+			n, stable = m, 0
+		}
+	}
+	return n
+}
+
+func measure(t *testing.T, dir string, v Variant, d Decoders, env ...string) leakReport {
+	t.Helper()
+	var rep leakReport
+	runInChild(t, "recover", &rep, append(env, envDir+"="+dir, envVariant+"="+v.String(), envDecoders+"="+d.String())...)
+	return rep
+}
+
+// bigZstdBatches is a log whose batches are about 153 KiB before compression:
+// two zstd blocks of at most 128 KiB each.
+func bigZstdBatches() LogConfig {
+	return LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 8, RecordsPerBatch: 300, ValueBytes: 512, Codec: CodecZstd}
+}
+
+// zstdGoroutinesPerStream is what klauspost/compress/zstd starts for one stream
+// decode when its concurrency is above 1: startStreamDecoder and the two stages
+// it spawns ("Spawn 3 go routines" in decoder.go).
+const zstdGoroutinesPerStream = 3
+
+// TestZstdLeakyLeaksGoroutinesPerBatch: with GOMAXPROCS=2 the decoder's
+// concurrency is 2, so a frame of two or more blocks fills its pipeline; an
+// iterator that is never closed leaves its three goroutines blocked for good.
+func TestZstdLeakyLeaksGoroutinesPerBatch(t *testing.T) {
+	dir, info := writeLog(t, bigZstdBatches())
+	for _, v := range Variants {
+		rep := measure(t, dir, v, DecodersModel, "GOMAXPROCS=2")
+		leaked := rep.GoroutinesAfter - rep.GoroutinesBefore
+		t.Logf("%s: goroutines %d → %d, heap in use %d → %d after GC", v, rep.GoroutinesBefore, rep.GoroutinesAfter, rep.Before.HeapInuse, rep.AfterGC.HeapInuse)
+		want := 0
+		if v == VariantLeaky {
+			want = zstdGoroutinesPerStream * int(info.Batches)
+			if rep.Counters.IteratorsOpened != info.Batches || rep.Counters.IteratorsClosed != 0 {
+				t.Errorf("leaky: opened %d closed %d, want %d 0", rep.Counters.IteratorsOpened, rep.Counters.IteratorsClosed, info.Batches)
+			}
+			perIterator := (rep.AfterGC.HeapInuse - rep.Before.HeapInuse) / info.Batches
+			t.Logf("leaky: %d goroutines and %d KiB of heap still in use per unclosed iterator after GC", leaked/int(info.Batches), perIterator>>10)
+			if perIterator < 64<<10 {
+				t.Errorf("leaky: only %d bytes of heap retained per leaked decoder; its goroutines hold its buffers", perIterator)
+			}
+		}
+		if leaked != want || rep.ZstdDecoderGoroutines != want {
+			t.Errorf("%s: %d more goroutines, %d in zstd's stream decoder; want %d", v, leaked, rep.ZstdDecoderGoroutines, want)
+		}
+	}
+}
+
+// TestZstdLeakyNeedsMultiBlockBatches records the honest limit of the zstd leak:
+// batches of a single zstd block (here 10 KiB) are decoded to the end by the
+// decoder's goroutines, which then exit, so an unclosed iterator leaks nothing.
+func TestZstdLeakyNeedsMultiBlockBatches(t *testing.T) {
+	cfg := LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 20, RecordsPerBatch: 20, ValueBytes: 512, Codec: CodecZstd}
+	dir, info := writeLog(t, cfg)
+	rep := measure(t, dir, VariantLeaky, DecodersModel, "GOMAXPROCS=2")
+	if rep.Counters.IteratorsOpened != info.Batches || rep.GoroutinesAfter != rep.GoroutinesBefore {
+		t.Fatalf("single-block batches: %d iterators left %d → %d goroutines", rep.Counters.IteratorsOpened, rep.GoroutinesBefore, rep.GoroutinesAfter)
+	}
+}
+
+// TestKafkaGoZstdDoesNotLeak: kafka-go's codec decodes synchronously from a pool,
+// so even big batches left unclosed leave no goroutine.
+func TestKafkaGoZstdDoesNotLeak(t *testing.T) {
+	dir, info := writeLog(t, bigZstdBatches())
+	rep := measure(t, dir, VariantLeaky, DecodersKafkaGo, "GOMAXPROCS=2")
+	if rep.Counters.IteratorsOpened != info.Batches || rep.GoroutinesAfter != rep.GoroutinesBefore || rep.ZstdDecoderGoroutines != 0 {
+		t.Fatalf("kafka-go zstd leaky: %d iterators, goroutines %d → %d", rep.Counters.IteratorsOpened, rep.GoroutinesBefore, rep.GoroutinesAfter)
+	}
+}
+
+// TestZstdFixesLeaveNoGoroutines runs the fixes in this process under goleak.
+func TestZstdFixesLeaveNoGoroutines(t *testing.T) {
+	dir, _ := writeLog(t, bigZstdBatches())
+	for _, v := range []Variant{VariantClose, VariantDrain, VariantHeader} {
+		if _, err := Recover(context.Background(), dir, RecoverConfig{Variant: v}); err != nil {
+			t.Fatal(err)
+		}
+		goleak.VerifyNone(t)
+	}
+}
+
+// TestGzipLeakyHoldsOffheapUntilGC is the seed's "heap empty, off-heap full":
+// every unclosed gzip iterator keeps its mapped window, RSS minus the Go heap
+// grows by at least that much per batch while the heap stays small, and only a
+// garbage collection (running the cleanups, like finalizers) gives it back.
+func TestGzipLeakyHoldsOffheapUntilGC(t *testing.T) {
+	cfg := LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 150, RecordsPerBatch: 20, ValueBytes: 512, Codec: CodecGzip}
+	dir, info := writeLog(t, cfg)
+
+	leaky := measure(t, dir, VariantLeaky, DecodersModel)
+	opened := leaky.Counters.IteratorsOpened
+	cleanedDuring := leaky.OffheapAfter.ReleasedByCleanup - leaky.OffheapBefore.ReleasedByCleanup
+	live := opened - cleanedDuring
+	want := live * GzipOffheapBytes
+	// RSS minus heap in use is what the lab charts. It is exact to within the
+	// heap's growth into pages that were already resident (free heap reused),
+	// which raises heap in use but not the RSS: allow pageSlack for that.
+	const pageSlack = 512 << 10
+	rssGrowth := leaky.After.RSS - leaky.Before.RSS
+	gapGrowth := gap(leaky.After) - gap(leaky.Before)
+	heapGrowth := leaky.After.HeapInuse - leaky.Before.HeapInuse
+	t.Logf("leaky: %d iterators, %d collected during the run (%d GCs); RSS %+d, RSS−heap in use %+d, heap in use %+d; %d mapped, want %d",
+		opened, cleanedDuring, leaky.GCsDuringRecovery, rssGrowth, gapGrowth, heapGrowth, leaky.OffheapAfter.Bytes, want)
+	switch {
+	case opened != info.Batches || leaky.Counters.IteratorsClosed != 0:
+		t.Fatalf("leaky: opened %d closed %d, want %d 0", opened, leaky.Counters.IteratorsClosed, info.Batches)
+	case leaky.OffheapAfter.Bytes != want:
+		t.Fatalf("leaky: %d bytes mapped, want %d windows of %d", leaky.OffheapAfter.Bytes, live, GzipOffheapBytes)
+	case live < opened/2:
+		t.Fatalf("leaky: %d of %d windows were collected during the run; the measurement says nothing", cleanedDuring, opened)
+	case rssGrowth < want:
+		t.Fatalf("leaky: RSS grew by %d bytes, want at least %d (%d windows)", rssGrowth, want, live)
+	case gapGrowth < want-pageSlack:
+		t.Fatalf("leaky: RSS minus heap in use grew by %d bytes, want at least %d − %d", gapGrowth, want, pageSlack)
+	case heapGrowth > want/4:
+		t.Fatalf("leaky: the Go heap grew by %d bytes, not small next to %d off the heap", heapGrowth, want)
+	}
+	// After the collection the garbage heap pages stay resident as free heap,
+	// so the release shows in the RSS itself: munmap returns the pages at once.
+	released := leaky.After.RSS - leaky.AfterGC.RSS
+	t.Logf("forced GC: RSS %+d, heap in use %+d", -released, leaky.AfterGC.HeapInuse-leaky.After.HeapInuse)
+	if leaky.OffheapAfterGC.Bytes != 0 || leaky.OffheapAfterGC.ReleasedByCleanup-leaky.OffheapBefore.ReleasedByCleanup != opened ||
+		released < want-pageSlack {
+		t.Fatalf("forced GC: %d bytes still mapped, %d released by cleanups, RSS fell by %d (want ≥ %d − %d)",
+			leaky.OffheapAfterGC.Bytes, leaky.OffheapAfterGC.ReleasedByCleanup-leaky.OffheapBefore.ReleasedByCleanup, released, want, pageSlack)
+	}
+
+	closed := measure(t, dir, VariantClose, DecodersModel)
+	closedGrowth := gap(closed.After) - gap(closed.Before)
+	t.Logf("close: RSS−heap in use %+d, heap in use %+d", closedGrowth, closed.After.HeapInuse-closed.Before.HeapInuse)
+	// The difference with leaky is the windows: under -race the detector's
+	// shadow memory for the heap adds to both runs alike.
+	if closed.OffheapAfter.Bytes != 0 || closed.OffheapAfter.ReleasedByClose-closed.OffheapBefore.ReleasedByClose != info.Batches ||
+		gapGrowth-closedGrowth < want*9/10 || closedGrowth > want/2 {
+		t.Fatalf("close: %d bytes mapped, %d released by Close, RSS minus heap in use grew by %d (leaky: %d)",
+			closed.OffheapAfter.Bytes, closed.OffheapAfter.ReleasedByClose-closed.OffheapBefore.ReleasedByClose, closedGrowth, gapGrowth)
+	}
+}
+
+// gap is the process memory outside the Go heap in use.
+func gap(m workload.Memory) int64 { return m.RSS - m.HeapInuse }
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
+
+// TestPooledCodecsRetainNothing: snappy and lz4 (kafka-go's codecs in both decoder
+// sets) and kafka-go's gzip and zstd leave no goroutine and no heap behind an
+// unclosed iterator once the garbage collector has run (twice, which also empties
+// sync.Pools).
+func TestPooledCodecsRetainNothing(t *testing.T) {
+	for _, c := range []struct {
+		codec    Codec
+		decoders Decoders
+	}{{CodecSnappy, DecodersModel}, {CodecLz4, DecodersModel}, {CodecGzip, DecodersKafkaGo}, {CodecZstd, DecodersKafkaGo}} {
+		cfg := LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 10, RecordsPerBatch: 20, ValueBytes: 512, Codec: c.codec}
+		dir, info := writeLog(t, cfg)
+		rep := measure(t, dir, VariantLeaky, c.decoders, "GOMAXPROCS=2")
+		retained := rep.AfterGC.HeapInuse - rep.Before.HeapInuse
+		t.Logf("%s/%s: %d unclosed iterators, goroutines %d → %d, heap in use %+d after GC",
+			c.codec, c.decoders, rep.Counters.IteratorsOpened, rep.GoroutinesBefore, rep.GoroutinesAfter, retained)
+		if rep.Counters.IteratorsOpened != info.Batches || rep.GoroutinesAfter != rep.GoroutinesBefore || retained > 1<<20 {
+			t.Errorf("%s/%s: %d iterators left %d goroutines and %d bytes of heap", c.codec, c.decoders,
+				rep.Counters.IteratorsOpened, rep.GoroutinesAfter-rep.GoroutinesBefore, retained)
+		}
+	}
+}

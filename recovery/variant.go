@@ -1,0 +1,48 @@
+package recovery
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Variant is how recovery learns the first offset of a compressed batch: the leaky
+// code of Kafka 0.10.0.0 or one of its later fixes.
+type Variant int
+
+const (
+	// VariantLeaky opens a decompressing deep iterator, reads the first inner
+	// record to learn its offset and never closes the iterator (Kafka 0.10.0.0).
+	VariantLeaky Variant = iota
+	// VariantClose reads the first inner record like VariantLeaky, then closes the
+	// iterator (the ClosableIterator patches proposed in KAFKA-3933).
+	VariantClose
+	// VariantDrain reads every inner record through the iterator, then closes it
+	// (what shipped in Kafka 0.10.0.1).
+	VariantDrain
+	// VariantHeader takes baseOffset and lastOffsetDelta from the batch header and
+	// decompresses nothing (modern Kafka, record batch v2).
+	VariantHeader
+)
+
+// Variants lists every variant, leaky first.
+var Variants = []Variant{VariantLeaky, VariantClose, VariantDrain, VariantHeader}
+
+var variantNames = [...]string{"leaky", "close", "drain", "header"}
+
+// String returns the variant's name as the -variant flag spells it.
+func (v Variant) String() string {
+	if v >= 0 && int(v) < len(variantNames) {
+		return variantNames[v]
+	}
+	return fmt.Sprintf("variant(%d)", int(v))
+}
+
+// ParseVariant returns the variant named s (leaky, close, drain or header).
+func ParseVariant(s string) (Variant, error) {
+	for i, name := range variantNames {
+		if strings.EqualFold(s, name) {
+			return Variant(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w %q (want one of %s)", ErrUnknownVariant, s, strings.Join(variantNames[:], ", "))
+}

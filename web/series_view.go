@@ -1,0 +1,178 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/view"
+)
+
+// seriesView formats a series analysis. moveURL, when set, makes the links that
+// move snapshot i (in analysis order) one place earlier or later.
+func seriesView(id string, rep *analyze.SeriesReport, compact bool, moveURL func(order []int) string) view.SeriesView {
+	v := view.SeriesView{
+		ID: id, Verdict: string(rep.Verdict), VerdictText: rep.VerdictText, Reason: rep.Reason,
+		SampleType: rep.SampleType, By: rep.By, Compact: compact,
+	}
+	switch rep.Verdict {
+	case analyze.SeriesLeak:
+		v.VerdictClass = "bad"
+	case analyze.SeriesShrinking:
+		v.VerdictClass = "warn"
+	default:
+		v.VerdictClass = "good"
+	}
+	v.Chart = totalsChart(id, rep)
+	order := make([]int, len(rep.Snapshots))
+	for i, sn := range rep.Snapshots {
+		order[i] = sn.Index
+	}
+	for i, sn := range rep.Snapshots {
+		s := view.SeriesSnap{Label: sn.Name, Total: analyze.FormatValue(sn.Total, rep.Unit)}
+		if !sn.Time.IsZero() {
+			s.Time = formatTime(sn.Time)
+		}
+		if moveURL != nil && i > 0 {
+			s.Up = moveURL(swapped(order, i, i-1))
+		}
+		if moveURL != nil && i < len(order)-1 {
+			s.Down = moveURL(swapped(order, i, i+1))
+		}
+		v.Snapshots = append(v.Snapshots, s)
+	}
+	rows := func(list []analyze.SeriesSuspect, n int) []view.SeriesRow {
+		var out []view.SeriesRow
+		for i, s := range list {
+			if i == n {
+				break
+			}
+			out = append(out, seriesRow(s, rep.Unit))
+		}
+		return out
+	}
+	limit := 50
+	if compact {
+		limit = 5
+	}
+	v.Suspects, v.Growers, v.Shrinkers = rows(rep.Suspects, limit), rows(rep.Growers, limit), rows(rep.Shrinkers, limit)
+	return v
+}
+
+func swapped(order []int, i, j int) []int {
+	out := append([]int(nil), order...)
+	out[i], out[j] = out[j], out[i]
+	return out
+}
+
+// seriesRow formats one series.
+func seriesRow(s analyze.SeriesSuspect, unit string) view.SeriesRow {
+	r := view.SeriesRow{
+		Name: s.Name, First: analyze.FormatValue(s.First, unit), Last: analyze.FormatValue(s.Last, unit),
+		Growth: signed(s.Growth, unit), Slope: signedFloat(s.Slope, unit),
+		Steps: fmt.Sprintf("%d of %d", s.GrewSteps, s.Steps), R2: fmt.Sprintf("%.2f", s.R2),
+		Confidence: fmt.Sprintf("%.0f%%", s.Confidence*100), Why: s.Why, Spark: sparkline(s.Values), Growing: s.Growth > 0,
+		StacksOmitted: s.StacksOmitted,
+	}
+	if s.GrowthRatio != nil {
+		r.GrowthPct = fmt.Sprintf("(%+.0f%%)", *s.GrowthRatio*100)
+	}
+	if s.SlopePerMinute != nil {
+		r.PerMinute = signedFloat(*s.SlopePerMinute, unit)
+	}
+	for _, st := range s.Stacks {
+		r.Stacks = append(r.Stacks, view.SeriesStackRow{Frames: st.Frames, Growth: signed(st.Growth, unit), Spark: sparkline(st.Values), Passed: st.Passed})
+	}
+	return r
+}
+
+// signedFloat formats a slope with its unit and sign.
+func signedFloat(v float64, unit string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	if unit == "bytes" || unit == "nanoseconds" {
+		return signed(int64(math.Round(v)), unit)
+	}
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	s = strings.TrimSuffix(s, ".0")
+	if v > 0 {
+		return "+" + s
+	}
+	return s
+}
+
+// sparkline draws values in a 100×20 box.
+func sparkline(values []int64) string {
+	if len(values) == 0 {
+		return ""
+	}
+	lo, hi := values[0], values[0]
+	for _, v := range values {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	var b strings.Builder
+	for i, v := range values {
+		x := 0.0
+		if len(values) > 1 {
+			x = float64(i) * 100 / float64(len(values)-1)
+		}
+		y := 10.0
+		if hi > lo {
+			y = 19 - float64(v-lo)*18/float64(hi-lo)
+		}
+		fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// totalsChart draws the totals over the snapshots.
+func totalsChart(id string, rep *analyze.SeriesReport) view.Chart {
+	c := view.Chart{ID: "totals-" + id, Title: "Total " + rep.SampleType, Unit: rep.Unit, Width: chartWidth, Height: chartHeight,
+		XMax: fmt.Sprintf("%d snapshots", len(rep.Totals))}
+	var yMax int64
+	for _, t := range rep.Totals {
+		yMax = max(yMax, t)
+	}
+	c.YMax = formatUnit(yMax, rep.Unit)
+	var b strings.Builder
+	for i, t := range rep.Totals {
+		x := 0.0
+		if len(rep.Totals) > 1 {
+			x = float64(i) / float64(len(rep.Totals)-1) * chartWidth
+		}
+		y := float64(chartHeight)
+		if yMax > 0 {
+			y = chartHeight - float64(t)/float64(yMax)*(chartHeight-4)
+		}
+		fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
+	}
+	c.Series = []view.ChartSeries{{Key: "total", Name: rep.SampleType, Class: "s1", Points: strings.TrimSpace(b.String())}}
+	return c
+}
+
+// profileSeries analyzes profiles as a series, in the query's order when given.
+func (ps *profileSet) profileSeries(filterNotices *[]string) (*analyze.SeriesReport, error) {
+	order := ps.q.order
+	if order == nil {
+		order = make([]int, len(ps.profiles))
+		for i := range order {
+			order[i] = i
+		}
+	}
+	snaps := make([]analyze.SeriesSnapshot, len(order))
+	for i, k := range order {
+		snaps[i] = analyze.SeriesSnapshot{Name: ps.rep.Artifacts[k].Name, Profile: ps.filtered(ps.profiles[k], filterNotices)}
+	}
+	rep, err := analyze.ProfileSeries(snaps, analyze.SeriesOptions{SampleIndex: ps.sampleIndexName(), KeepOrder: ps.q.order != nil})
+	if err != nil {
+		return nil, err
+	}
+	// Map analysis positions back to the report's file numbers.
+	for i := range rep.Snapshots {
+		rep.Snapshots[i].Index = order[rep.Snapshots[i].Index]
+	}
+	return rep, nil
+}
