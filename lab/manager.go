@@ -232,7 +232,7 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	logPath := filepath.Join(dir, "run.log")
 	args := append(run.Spec.Args(), "-json", "-sync", "-pprof", "127.0.0.1:0", "-hold", m.cfg.Hold.String(), "-log", logPath)
 	if run.Spec.Workload == WorkloadCheckpoint && m.cfg.Brokers != "" {
-		args = append(args, "-brokers", m.cfg.Brokers)
+		args = append(args, "-brokers", m.cfg.Brokers, "-job-id", run.ID)
 	}
 	if run.Spec.Workload == WorkloadRecovery {
 		args = append(args, "-dir", filepath.Join(dir, "kafka-logs"))
