@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,4 +46,34 @@ func TestOpenPostgresErrors(t *testing.T) {
 	if got := redactDSN("postgres://u:pw@h/db?password=pw2&sslmode=disable"); strings.Contains(got, "pw") || !strings.Contains(got, "u@h/db") {
 		t.Errorf("redacted %q", got)
 	}
+}
+
+// FuzzRebind checks that rebind only ever turns the ? outside quotes into $1, $2, …
+// in order, and changes nothing else.
+func FuzzRebind(f *testing.F) {
+	for _, s := range []string{`SELECT ? FROM t`, `'?' ? "?" ?`, `it''s ? '`, `"unterminated ?`, `??`, ``} {
+		f.Add(s)
+	}
+	placeholder := regexp.MustCompile(`\$[0-9]+`)
+	digitAfterMark := regexp.MustCompile(`\?[0-9]`)
+	f.Fuzz(func(t *testing.T, query string) {
+		if strings.Contains(query, "$") || digitAfterMark.MatchString(query) {
+			return // "?0" would read back as $10: no query of the store has either
+		}
+		got := (postgresDialect{}).rebind(query)
+		n := 0
+		back := placeholder.ReplaceAllStringFunc(got, func(p string) string {
+			n++
+			if p != "$"+strconv.Itoa(n) {
+				t.Fatalf("placeholder %d is %s in %q", n, p, got)
+			}
+			return "?"
+		})
+		if back != query {
+			t.Fatalf("rebind(%q) = %q changes more than placeholders", query, got)
+		}
+		if want := strings.Count(query, "?") - strings.Count(got, "?"); want != n {
+			t.Fatalf("rebind(%q) = %q: %d placeholders for %d replaced question marks", query, got, n, want)
+		}
+	})
 }
