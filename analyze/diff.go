@@ -89,3 +89,18 @@ func sortDiffRows(rows []DiffRow) {
 
 // top is the row as pprof prints it.
 func (r DiffRow) top() TopRow { return TopRow{Name: r.Name, Flat: r.Flat, Cum: r.Cum} }
+
+// ByCum returns the diff with its rows ranked by the absolute cum change (then by
+// name): for goroutine profiles, where nearly every flat value sits in
+// runtime.gopark, it puts the functions whose goroutines grew first.
+func (d DiffResult) ByCum() DiffResult {
+	rows := append([]DiffRow(nil), d.Rows...)
+	sort.SliceStable(rows, func(i, j int) bool {
+		if a, b := abs64(rows[i].Cum), abs64(rows[j].Cum); a != b {
+			return a > b
+		}
+		return rows[i].Name < rows[j].Name
+	})
+	d.Rows = rows
+	return d
+}

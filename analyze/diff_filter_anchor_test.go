@@ -116,3 +116,24 @@ func TestFilterReportsNoMatch(t *testing.T) {
 		t.Errorf("invalid regexp: %v", err)
 	}
 }
+
+func TestDiffByCum(t *testing.T) {
+	base := loadFile(t, fixtures.Path(t, "pprof", "goprofnotes-goroutine-snap1-debug0.pb.gz"))
+	target := loadFile(t, fixtures.Path(t, "pprof", "goprofnotes-goroutine-snap2-debug0.pb.gz"))
+	d, err := Diff(base, target, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCum := d.ByCum()
+	if len(byCum.Rows) != len(d.Rows) || byCum.Total != d.Total {
+		t.Fatalf("ByCum changed the rows: %d vs %d", len(byCum.Rows), len(d.Rows))
+	}
+	for i := 1; i < len(byCum.Rows); i++ {
+		if abs64(byCum.Rows[i].Cum) > abs64(byCum.Rows[i-1].Cum) {
+			t.Fatalf("row %d (%+v) is larger than row %d", i, byCum.Rows[i], i-1)
+		}
+	}
+	if d.Rows[0] == byCum.Rows[0] && abs64(d.Rows[0].Cum) < abs64(byCum.Rows[0].Cum) {
+		t.Error("the original diff was reordered in place")
+	}
+}

@@ -113,6 +113,12 @@ func (m *Manager) Start(id string, spec Spec, record func(spec Spec) error) (*Ru
 	if err := spec.Normalize(m.cfg.Limits); err != nil {
 		return nil, err
 	}
+	return m.launch(id, spec, Progress{}, record, m.execute)
+}
+
+// launch registers a run (within MaxRuns), records it, and runs body in the
+// background under the run's deadline; the run is done when body returns.
+func (m *Manager) launch(id string, spec Spec, initial Progress, record func(Spec) error, body func(ctx context.Context, run *Run)) (*Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -129,16 +135,17 @@ func (m *Manager) Start(id string, spec Spec, record func(spec Spec) error) (*Ru
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ctx, cancelDeadline := context.WithTimeoutCause(ctx, m.cfg.Deadline, fmt.Errorf("the run's deadline of %s passed", m.cfg.Deadline))
 	now := time.Now()
-	run := &Run{
-		ID: id, Spec: spec, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}),
-		progress: Progress{Status: StatusRunning, StartedAt: now, UpdatedAt: now, Counters: map[string]int64{}},
+	initial.Status, initial.StartedAt, initial.UpdatedAt = StatusRunning, now, now
+	if initial.Counters == nil {
+		initial.Counters = map[string]int64{}
 	}
+	run := &Run{ID: id, Spec: spec, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}), progress: initial}
 	m.runs[id] = run
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
 		defer cancelDeadline()
-		m.execute(ctx, run)
+		body(ctx, run)
 		m.mu.Lock()
 		delete(m.runs, id)
 		m.mu.Unlock()

@@ -89,36 +89,8 @@ func (m *Manager) StartCapture(id string, ts TargetSpec, targets Targets, record
 	}
 	base := targets[ts.Target]
 	spec := Spec{Workload: WorkloadCapture, Variant: ts.Target, Mode: ts.What, Cycles: ts.Count}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return nil, errShutdown
-	}
-	if len(m.runs) >= m.cfg.MaxRuns {
-		return nil, fmt.Errorf("%w: %d of %d allowed are running; wait for one to finish or cancel it", ErrBusy, len(m.runs), m.cfg.MaxRuns)
-	}
-	if record != nil {
-		if err := record(spec); err != nil {
-			return nil, err
-		}
-	}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	ctx, cancelDeadline := context.WithTimeoutCause(ctx, m.cfg.Deadline, fmt.Errorf("the run's deadline of %s passed", m.cfg.Deadline))
-	now := time.Now()
-	run := &Run{ID: id, Spec: spec, cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}),
-		progress: Progress{Status: StatusRunning, StartedAt: now, UpdatedAt: now, Counters: map[string]int64{}, Steps: int64(ts.Count), StepName: "snapshot"}}
-	m.runs[id] = run
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer cancelDeadline()
-		m.captureSeries(ctx, run, base, ts)
-		m.mu.Lock()
-		delete(m.runs, id)
-		m.mu.Unlock()
-		close(run.done)
-	}()
-	return run, nil
+	initial := Progress{Steps: int64(ts.Count), StepName: "snapshot"}
+	return m.launch(id, spec, initial, record, func(ctx context.Context, run *Run) { m.captureSeries(ctx, run, base, ts) })
 }
 
 // captureSeries takes ts.Count snapshots, ts.Interval apart.

@@ -129,9 +129,10 @@
       })(focus, 0, chain.length - 1);
       svg.setAttribute("height", rows * ROW);
       svgHolder.replaceChildren(svg);
-      hiddenInfo.textContent = drawn + " boxes drawn; " + formatValue(hidden, data.unit) +
-        " (" + pct(hidden, data.total) + ") in boxes narrower than a pixel" +
-        (data.hidden ? "; " + formatValue(data.hidden, data.unit) + " more in " + data.dropped + " boxes the server left out" : "") + ".";
+      hiddenInfo.textContent = drawn + " boxes drawn; boxes narrower than a pixel are left out, with " +
+        formatValue(hidden, data.unit) + " (" + pct(hidden, data.total) + " of the total) under them" +
+        (data.dropped ? " (the page holds the " + (data.boxes || "") + " largest boxes; " + data.dropped.toLocaleString("en-US") +
+          " smaller ones stayed on the server: zoom shows detail down to them)" : "") + ".";
       drawCrumbs(chain);
     }
 

@@ -19,7 +19,7 @@ const (
 // and packs its data for the interactive script.
 func flameView(id string, fg analyze.FlameGraph) view.Flame {
 	f := view.Flame{ID: id, Width: flameWidth, Diff: fg.Diff}
-	f.Data = view.FlameData{Total: fg.Total, Unit: fg.Unit, Diff: fg.Diff, Hidden: fg.Hidden, Dropped: fg.Dropped}
+	f.Data = view.FlameData{Total: fg.Total, Unit: fg.Unit, Diff: fg.Diff, Hidden: fg.Hidden, Dropped: fg.Dropped, Boxes: fg.Nodes}
 	names := map[string]int64{}
 	var maxDelta int64
 	var pack func(n *analyze.FlameNode, depth int64)
@@ -75,11 +75,11 @@ func flameView(id string, fg analyze.FlameGraph) view.Flame {
 	}
 	layout(fg.Root, 0, 0)
 	f.Height = max(rows, 1) * flameRow
-	f.Hidden = fmt.Sprintf("%d boxes drawn; %s (%s) in boxes narrower than a pixel", len(f.Boxes),
-		analyze.FormatValue(tooNarrow, fg.Unit), analyze.Percent(tooNarrow, fg.Total))
+	f.Hidden = fmt.Sprintf("%d boxes drawn; boxes narrower than a pixel are left out, with %s (%s of the total) under them",
+		len(f.Boxes), analyze.FormatValue(tooNarrow, fg.Unit), analyze.Percent(tooNarrow, fg.Total))
 	if fg.Dropped > 0 {
-		f.Hidden += fmt.Sprintf("; %s more in %s boxes below 1/%d of the total, not sent to the page",
-			analyze.FormatValue(fg.Hidden, fg.Unit), analyze.FormatCount(int64(fg.Dropped)), int(1/max(fg.MinFraction, 1e-9)))
+		f.Hidden += fmt.Sprintf(" (the page holds the %s largest boxes; %s smaller ones stayed on the server)",
+			analyze.FormatCount(int64(fg.Nodes)), analyze.FormatCount(int64(fg.Dropped)))
 	}
 	f.Hidden += "."
 	return f

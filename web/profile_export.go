@@ -17,6 +17,12 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		return err
 	}
 	q := ps.q
+	if pv, ok, err := ps.extraView(); ok || err != nil { // registered in profileViews
+		if err != nil {
+			return err
+		}
+		return pv.json(s, r.Context(), ps, doc)
+	}
 	switch q.mode {
 	case modeSeries:
 		rep, err := ps.profileSeries(&doc.Notices)
@@ -53,7 +59,7 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		pj.Time = &t
 	}
 	if q.view == viewFlame {
-		fg := fp.Flame(ps.si, analyze.DefaultFlameFraction)
+		fg := s.flameOf(ps, q.file, fp)
 		doc.Flame = &fg
 	} else {
 		top := fp.Top(ps.si)

@@ -58,31 +58,16 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 	case viewFlame:
 		q.view = viewFlame
 	default:
-		return q, errorf(http.StatusBadRequest, "view must be top or flame, not %q", view)
-	}
-	switch rows := v.Get("n"); rows {
-	case "":
-	case "all":
-		q.rows = 0
-	default:
-		k, err := strconv.Atoi(rows)
-		if err != nil || k < 1 {
-			return q, errorf(http.StatusBadRequest, "n must be a positive number of rows or \"all\", not %q", rows)
+		if _, ok := profileViews[view]; !ok { // registered in profile_views.go
+			return q, errorf(http.StatusBadRequest, "view must be top, flame or %s, not %q", extraViewNames(), view)
 		}
-		q.rows = k
-	}
-	index := func(name string, def int) (int, error) {
-		s := v.Get(name)
-		if s == "" {
-			return def, nil
-		}
-		k, err := strconv.Atoi(s)
-		if err != nil || k < 0 || k >= n {
-			return 0, errorf(http.StatusBadRequest, "%s must be a file number from 0 to %d, not %q", name, n-1, s)
-		}
-		return k, nil
+		q.view = view
 	}
 	var err error
+	if q.rows, err = queryRows(v, q.rows, "rows"); err != nil {
+		return q, err
+	}
+	index := func(name string, def int) (int, error) { return queryFile(v, name, def, n) }
 	if q.file, err = index("file", 0); err != nil {
 		return q, err
 	}

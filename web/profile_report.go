@@ -153,6 +153,14 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 		{Label: "flame graph", URL: q.url(path, func(v url.Values) { v.Set("view", viewFlame) }), Current: q.view == viewFlame},
 	}
 	page.Filter = ps.filterForm(path)
+	// Views registered in profileViews (goroutine groups) render themselves.
+	page.Views = append(page.Views, ps.extraViewLinks(path)...)
+	if pv, ok, err := ps.extraView(); ok || err != nil {
+		if err != nil {
+			return page, err
+		}
+		return page, pv.page(s, ctx, ps, &page)
+	}
 	switch q.mode {
 	case modeDiff:
 		base := ps.filtered(ps.profiles[q.base], &page.Notices)
@@ -175,7 +183,7 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 	default:
 		p := ps.filtered(shown, &page.Notices)
 		if q.view == viewFlame {
-			f := flameView("flame-data", p.Flame(ps.si, analyze.DefaultFlameFraction))
+			f := flameView("flame-data", s.flameOf(ps, q.file, p))
 			page.Flame = &f
 		} else {
 			t := topTable(p.Top(ps.si), q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }))

@@ -17,6 +17,7 @@ func (s *Server) handleDeleteArtifact(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	s.profiles.remove(sha)
+	s.flames.clear()
 	s.log.Info("artifact deleted", "sha256", sha, "reports", n, "client", clientIP(r))
 	return writeJSON(w, http.StatusOK, map[string]any{"deleted": sha, "reports_deleted": n})
 }
@@ -46,6 +47,7 @@ func (s *Server) startRetention(retain time.Duration) {
 		}
 		if reports+artifacts > 0 {
 			s.profiles.clear()
+			s.flames.clear()
 			s.log.Info("retention expired old reports", "reports", reports, "artifacts", artifacts, "older_than", retain)
 		}
 	}

@@ -49,7 +49,7 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		page.Remaining = "about " + (time.Duration(p.RemainingMs) * time.Millisecond).Round(time.Second).String() + " left"
 	}
 	page.Counters = runCounters(spec.Workload, p.Counters)
-	if len(p.Points) > 0 {
+	if spec.Workload != lab.WorkloadCapture {
 		page.Charts = runCharts(p)
 	}
 	page.Callout = runCallout(spec, p)
@@ -256,16 +256,7 @@ func firstLast(arts []store.RunArtifact, role string) (first, last store.RunArti
 
 // roleDiff is the top of a first → last diff of two captured profiles.
 func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*view.DiffTable, error) {
-	base, err := s.loadProfile(ctx, first.SHA256)
-	if err != nil {
-		return nil, err
-	}
-	target, err := s.loadProfile(ctx, last.SHA256)
-	if err != nil {
-		return nil, err
-	}
-	si := target.DefaultSampleIndex()
-	d, err := analyze.Diff(base, target, si)
+	d, err := s.runDiff(ctx, first, last)
 	if err != nil {
 		return nil, err
 	}
@@ -319,4 +310,22 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 		return nil, nil
 	}
 	return analyze.ProfileSeries(snaps, analyze.SeriesOptions{KeepOrder: true})
+}
+
+// runDiff compares a run's first and last capture of one role; goroutine diffs
+// are ranked by cum, where the growth of each function's goroutines shows.
+func (s *Server) runDiff(ctx context.Context, first, last store.RunArtifact) (analyze.DiffResult, error) {
+	base, err := s.loadProfile(ctx, first.SHA256)
+	if err != nil {
+		return analyze.DiffResult{}, err
+	}
+	target, err := s.loadProfile(ctx, last.SHA256)
+	if err != nil {
+		return analyze.DiffResult{}, err
+	}
+	d, err := analyze.Diff(base, target, target.DefaultSampleIndex())
+	if err != nil || first.Role != "goroutine" {
+		return d, err
+	}
+	return d.ByCum(), nil
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
@@ -89,15 +88,7 @@ func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *reportJS
 		if !ok {
 			continue
 		}
-		base, err := s.loadProfile(r.Context(), first.SHA256)
-		if err != nil {
-			return err
-		}
-		target, err := s.loadProfile(r.Context(), last.SHA256)
-		if err != nil {
-			return err
-		}
-		d, err := analyze.Diff(base, target, target.DefaultSampleIndex())
+		d, err := s.runDiff(r.Context(), first, last)
 		if err != nil {
 			return err
 		}

@@ -95,6 +95,7 @@ type Server struct {
 	log      *slog.Logger
 	assets   *assets
 	profiles *lru[*analyze.Profile]
+	flames   *lru[analyze.FlameGraph]
 	router   chi.Router
 
 	lab *lab.Manager // nil when the lab is off
@@ -146,7 +147,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newLRU[*analyze.Profile](16),
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newLRU[*analyze.Profile](16), flames: newLRU[analyze.FlameGraph](16),
 		owner: store.NewID(), closing: make(chan struct{})}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")

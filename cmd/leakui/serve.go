@@ -56,6 +56,7 @@ type Main struct {
 	UploadRate  float64
 	RunRate     float64
 	MaxAnalyses int
+	Targets     lab.Targets
 
 	io     stdio
 	log    *slog.Logger
@@ -119,6 +120,17 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&m.UploadRate, "upload-rate", 60, "uploads per minute per client address (a burst of half as many; negative: no limit)")
 	fs.Float64Var(&m.RunRate, "run-rate", 6, "runs per minute per client address (a burst of half as many; negative: no limit)")
 	fs.IntVar(&m.MaxAnalyses, "max-analyses", 0, "requests that parse and analyze at once (default 4 per CPU)")
+	fs.Func("target", "allow captures from a live pprof endpoint: name=http://host:port (repeatable; the browser only names it)", func(v string) error {
+		name, base, err := lab.ParseTarget(v)
+		if err != nil {
+			return err
+		}
+		if m.Targets == nil {
+			m.Targets = lab.Targets{}
+		}
+		m.Targets[name] = base
+		return nil
+	})
 }
 
 // Open opens the store and starts listening and serving; Addr then holds the bound
@@ -137,7 +149,7 @@ func (m *Main) Open(ctx context.Context) error {
 	cfg := web.Config{Store: db, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed,
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
-		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1)}
+		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets}
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
 			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}}

@@ -125,10 +125,12 @@ func TestServeGracefulShutdown(t *testing.T) {
 func TestServeFlags(t *testing.T) {
 	var errb bytes.Buffer
 	m := NewMain(stdio{strings.NewReader(""), &errb, &errb})
-	if err := m.ParseFlags([]string{"-retain", "30d", "-token", "t", "-private", "-lab=false", "-max-runs", "3"}); err != nil {
+	if err := m.ParseFlags([]string{"-retain", "30d", "-token", "t", "-private", "-lab=false", "-max-runs", "3",
+		"-target", "api=http://10.0.0.5:6060", "-target", "db=http://10.0.0.6:6060/"}); err != nil {
 		t.Fatal(err)
 	}
-	if time.Duration(m.Retain) != 30*24*time.Hour || m.Token != "t" || !m.Private || m.Lab || m.MaxRuns != 3 {
+	if time.Duration(m.Retain) != 30*24*time.Hour || m.Token != "t" || !m.Private || m.Lab || m.MaxRuns != 3 ||
+		m.Targets["api"] != "http://10.0.0.5:6060" || m.Targets["db"] != "http://10.0.0.6:6060" {
 		t.Errorf("flags: %+v", m)
 	}
 	m = NewMain(stdio{strings.NewReader(""), &errb, &errb})
@@ -139,6 +141,9 @@ func TestServeFlags(t *testing.T) {
 	m = NewMain(stdio{strings.NewReader(""), &errb, &errb})
 	if err := m.ParseFlags(nil); err != nil || m.Token != "from-env" {
 		t.Errorf("LEAKUI_TOKEN: %q %v", m.Token, err)
+	}
+	if err := NewMain(stdio{strings.NewReader(""), &errb, &errb}).ParseFlags([]string{"-target", "api=file:///etc/passwd"}); err == nil {
+		t.Error("a file URL target was accepted")
 	}
 	if err := m.Retain.Set("soon"); err == nil {
 		t.Error("-retain soon was accepted")

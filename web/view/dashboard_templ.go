@@ -37,7 +37,7 @@ func DashboardPage(d Dashboard) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<form class=\"card\" method=\"post\" action=\"/upload\" enctype=\"multipart/form-data\" data-upload data-api=\"/api/artifacts\" data-testid=\"upload-form\"><div class=\"dropzone\" data-dropzone tabindex=\"0\" role=\"button\" aria-label=\"Drop files here or press Enter to choose\" data-testid=\"dropzone\"><strong>Drop profiles, goroutine dumps or logs here</strong><div class=\"muted\">or choose files (<kbd>u</kbd>); up to ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<form class=\"card\" method=\"post\" action=\"/upload\" enctype=\"multipart/form-data\" data-upload data-api=\"/api/artifacts\" data-testid=\"upload-form\"><div class=\"dropzone\" data-dropzone tabindex=\"0\" role=\"button\" aria-label=\"Drop files here or press Enter to choose\" data-testid=\"dropzone\"><strong>Drop profiles, goroutine dumps, JVM dumps or logs here</strong><div class=\"muted\">or choose files (<kbd>u</kbd>); up to ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -34,4 +34,5 @@ type FlameData struct {
 	Diff    bool       `json:"diff"`
 	Hidden  int64      `json:"hidden"`
 	Dropped int        `json:"dropped"`
+	Boxes   int        `json:"boxes"`
 }

@@ -1,5 +1,7 @@
 package view
 
+import "github.com/a-h/templ"
+
 // ProfileReport is the page of a report over one or more profiles: a single
 // profile, a diff of two, or a series.
 type ProfileReport struct {
@@ -26,6 +28,9 @@ type ProfileReport struct {
 	Flame  *Flame
 	Diff   *DiffTable
 	Series *SeriesView
+	// Extra is the content of a view registered beside top and flame graph (such
+	// as the goroutine groups of a goroutine profile); nil otherwise.
+	Extra templ.Component
 	// Compare offers the other profiles of the same type as a base, for a diff.
 	Compare *CompareForm
 }

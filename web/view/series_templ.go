@@ -422,7 +422,7 @@ func seriesTable(title, id string, rows []SeriesRow, empty bool) templ.Component
 								if templ_7745c5c3_Err != nil {
 									return templ_7745c5c3_Err
 								}
-								var templ_7745c5c3_Var23 = []any{"stack", templ.KV("passed", st.Passed)}
+								var templ_7745c5c3_Var23 = []any{"sstack", templ.KV("passed", st.Passed)}
 								templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var23...)
 								if templ_7745c5c3_Err != nil {
 									return templ_7745c5c3_Err

@@ -1,0 +1,236 @@
+package analyze
+
+import (
+	"sync"
+	"time"
+)
+
+// logMerger adds parts up in input order: it turns part-relative line numbers
+// into file line numbers, gives lines before a part's first timestamp the one in
+// effect at the end of the part before, and sums counts, buckets and keys.
+type logMerger struct {
+	plan    *logPlan
+	files   []LogFileReport
+	counts  [][]int64 // per file, per pattern
+	untimed []int64
+	buckets *logBuckets
+	keys    []*logKeyTable
+	unkeyed [][2]int64
+	long    int64
+	mu      sync.Mutex // guards buckets against bucketsSnapshot
+
+	file      int
+	fileLines int64
+	eff       int64 // the timestamp in effect at the end of the merged parts…
+	effOK     bool  // …in the current file
+}
+
+func newLogMerger(pl *logPlan, files int) *logMerger {
+	m := &logMerger{plan: pl, files: make([]LogFileReport, files), counts: make([][]int64, files)}
+	for i := range m.counts {
+		m.counts[i] = make([]int64, len(pl.patterns))
+	}
+	if pl.bucket != LogBucketNone {
+		m.buckets = newLogBuckets(pl.bucket, len(pl.patterns))
+		m.untimed = make([]int64, len(pl.patterns))
+	}
+	if pl.keyed {
+		m.keys = make([]*logKeyTable, len(pl.pairs))
+		for i, pr := range pl.pairs {
+			if pr.key != nil {
+				m.keys[i] = newLogKeyTable(pl.maxKeys)
+			}
+		}
+		m.unkeyed = make([][2]int64, len(pl.pairs))
+	}
+	return m
+}
+
+// startFile begins merging the parts of input file.
+func (m *logMerger) startFile(file int) {
+	m.file, m.fileLines, m.effOK = file, 0, false
+}
+
+// describe records what an input is.
+func (m *logMerger) describe(file int, head []byte, c Compression) {
+	m.files[file].Compression = c
+	if len(head) == 0 {
+		m.files[file].Kind = string(KindLog)
+		return
+	}
+	m.files[file].Kind = string(DetectKind(head).Kind)
+}
+
+// add merges the next part of the current file.
+func (m *logMerger) add(p *logPart) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := &m.files[m.file]
+	f.Lines += p.lines
+	f.Bytes += p.bytes
+	f.LongLines += p.long
+	m.long += p.long
+	for i, n := range p.counts {
+		m.counts[m.file][i] += n
+	}
+	if m.buckets != nil {
+		for i, n := range p.pending {
+			switch {
+			case n == 0:
+			case m.effOK:
+				m.buckets.add(m.eff, i, n)
+			default:
+				m.untimed[i] += n
+			}
+		}
+		m.buckets.merge(p.buckets)
+	}
+	for i, t := range p.keys {
+		if t == nil {
+			continue
+		}
+		g := m.keys[i]
+		g.truncated = g.truncated || t.truncated
+		for k, key := range t.keys {
+			st := t.states[k]
+			m.resolve(&st.first)
+			m.resolve(&st.last)
+			if gs := g.getString(key); gs != nil {
+				gs.merge(&st)
+			}
+		}
+	}
+	for i, u := range p.unkeyed {
+		m.unkeyed[i][0] += u[0]
+		m.unkeyed[i][1] += u[1]
+	}
+	m.fileLines += p.lines
+	if p.endOK {
+		m.eff, m.effOK = p.end, true
+	}
+}
+
+// resolve turns a part-relative mark into a file line and a known time.
+func (m *logMerger) resolve(mk *logMark) {
+	mk.file = m.file
+	mk.line += m.fileLines + 1
+	if mk.state == logTimePending {
+		if m.effOK {
+			mk.ms, mk.state = m.eff, logTimeKnown
+		} else {
+			mk.state = logTimeNone
+		}
+	}
+}
+
+// report builds the final report.
+func (m *logMerger) report(inputs []LogInput) *LogReport {
+	pl := m.plan
+	r := &LogReport{Files: m.files, Preset: pl.preset, LongLines: m.long, Pairs: []LogPairReport{}, Buckets: []LogBucket{}}
+	for i, in := range inputs {
+		r.Files[i].Name = in.Name
+		r.Lines += r.Files[i].Lines
+		r.Bytes += r.Files[i].Bytes
+	}
+	totals := make([]int64, len(pl.patterns))
+	r.Patterns = make([]LogPatternCount, len(pl.patterns))
+	for i, p := range pl.patterns {
+		pc := LogPatternCount{Pattern: p.Text, Regexp: p.Regexp, Files: make([]int64, len(inputs))}
+		for f := range inputs {
+			pc.Files[f] = m.counts[f][i]
+			pc.Count += m.counts[f][i]
+		}
+		totals[i] = pc.Count
+		r.Patterns[i] = pc
+	}
+	for i, pp := range pl.pairs {
+		pr := LogPairReport{Name: pp.Name, Start: pp.Start, Close: pp.Close, Key: pp.LogPair.Key,
+			Starts: totals[pp.start], Closes: totals[pp.close], UnclosedKeys: []LogOpenKey{}}
+		pr.Open = pr.Starts - pr.Closes
+		if m.keys != nil && m.keys[i] != nil {
+			m.keyReport(&pr, m.keys[i], r.Files)
+			pr.UnkeyedStarts, pr.UnkeyedCloses = m.unkeyed[i][0], m.unkeyed[i][1]
+		}
+		r.Pairs = append(r.Pairs, pr)
+	}
+	if m.buckets != nil {
+		m.bucketReport(r)
+	}
+	return r
+}
+
+// keyReport fills the key figures of one pair.
+func (m *logMerger) keyReport(pr *LogPairReport, t *logKeyTable, files []LogFileReport) {
+	pr.KeysTruncated = t.truncated
+	for k, key := range t.keys {
+		st := &t.states[k]
+		if st.starts > 0 {
+			pr.KeysStarted++
+		}
+		if st.closes > 0 {
+			pr.KeysClosed++
+		}
+		if st.starts > st.closes {
+			pr.UnclosedKeys = append(pr.UnclosedKeys, LogOpenKey{
+				Key: key, Starts: st.starts, Closes: st.closes, Open: st.starts - st.closes,
+				First: logPlaceOf(st.first, files), Last: logPlaceOf(st.last, files),
+			})
+		}
+	}
+	sortLogOpenKeys(pr.UnclosedKeys)
+}
+
+func logPlaceOf(mk logMark, files []LogFileReport) LogPlace {
+	p := LogPlace{File: files[mk.file].Name, Line: mk.line}
+	if mk.state == logTimeKnown {
+		t := logTime(mk.ms)
+		p.Time = &t
+	}
+	return p
+}
+
+// bucketReport fills the counts over time, with the running balance of each
+// pair.
+func (m *logMerger) bucketReport(r *LogReport) {
+	b := m.buckets
+	r.Untimed = m.untimed
+	r.BucketWidened = b.widened
+	if b.n == 0 {
+		return
+	}
+	width := time.Duration(b.width) * time.Millisecond
+	r.BucketWidth, r.BucketMillis = LogDuration(width), b.width
+	open := make([]int64, len(m.plan.pairs))
+	for i, pp := range m.plan.pairs {
+		open[i] = m.untimed[pp.start] - m.untimed[pp.close]
+	}
+	r.Buckets = make([]LogBucket, 0, b.n)
+	for k := int64(0); k < b.n; k++ {
+		counts := append([]int64(nil), b.at(k)...)
+		lb := LogBucket{Start: logTime((b.lo + k) * b.width), Counts: counts}
+		if len(open) > 0 {
+			lb.Open = make([]int64, len(open))
+			for i, pp := range m.plan.pairs {
+				open[i] += counts[pp.start] - counts[pp.close]
+				lb.Open[i] = open[i]
+			}
+		}
+		r.Buckets = append(r.Buckets, lb)
+	}
+	r.Yearless = r.Buckets[0].Start.Year() == LogYearless
+}
+
+// bucketsSnapshot returns an empty bucket set at the current merged width, so
+// that new parts start there instead of at the finest width. It is safe to
+// call while merging: it reads only the width, under the merger's lock.
+func (m *logMerger) bucketsSnapshot() *logBuckets {
+	if m.buckets == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.buckets.empty()
+}
+
+// fileBytes returns the bytes merged so far from the current file.
+func (m *logMerger) fileBytes() int64 { return m.files[m.file].Bytes }

@@ -1,0 +1,173 @@
+package web
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+)
+
+// goroutinesJSON is the analysis of a goroutines report's JSON twin: the view the
+// query selects, with the fields of `leakui goroutines -json` ({"total","format",
+// "panic","base","groups":[{"count","state","stack",…}]}) inline.
+type goroutinesJSON struct {
+	// Mode is "dump" or "diff".
+	Mode string `json:"mode"`
+	// BaseSHA256 and TargetSHA256 name the dumps shown (the base only in a diff).
+	BaseSHA256   string `json:"base_sha256,omitempty"`
+	TargetSHA256 string `json:"target_sha256"`
+	// GroupsAll counts all groups; Groups holds the first n of them.
+	GroupsAll int `json:"groups_all"`
+	*analyze.GoroutineReport
+}
+
+// goroutinesJSON fills doc.Analysis for a report over goroutine dumps.
+func (s *Server) goroutinesJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+	q, err := parseGoroutineQuery(r, rep)
+	if err != nil {
+		return err
+	}
+	base, target := q.artifacts(rep)
+	report, err := s.goroutineReport(r.Context(), base, target)
+	if err != nil {
+		return err
+	}
+	doc.Analysis = goroutineAnalysis(q.mode, base, target, report, q.rows)
+	return nil
+}
+
+// goroutineAnalysis wraps a shared report for JSON, cutting a copy to rows groups
+// (all when rows is 0).
+func goroutineAnalysis(mode, base, target string, report *analyze.GoroutineReport, rows int) goroutinesJSON {
+	cut := *report
+	if rows > 0 && len(cut.Groups) > rows {
+		cut.Groups = cut.Groups[:rows]
+	}
+	return goroutinesJSON{Mode: mode, BaseSHA256: base, TargetSHA256: target, GroupsAll: len(report.Groups), GoroutineReport: &cut}
+}
+
+// goroutinesMarkdown writes the ticket summary of a goroutines report: the totals,
+// the crash, and the top 10 groups (what grew first, in a comparison).
+func (s *Server) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	q, err := parseGoroutineQuery(r, rep)
+	if err != nil {
+		return err
+	}
+	base, target := q.artifacts(rep)
+	report, err := s.goroutineReport(r.Context(), base, target)
+	if err != nil {
+		return err
+	}
+	link := absoluteURL(r, q.url("/r/"+rep.ID, nil))
+	var names [2]string
+	if q.mode == goroutineModeDiff {
+		b, t := rep.Artifacts[q.base], rep.Artifacts[q.target]
+		names = [2]string{b.Name, t.Name}
+		fmt.Fprintf(w, "### leakui goroutines: %s → %s\n\n", mdEscape(b.Name), mdEscape(t.Name))
+		fmt.Fprintf(w, "- Report: %s\n", link)
+		fmt.Fprintf(w, "- Base: `%s` sha256 `%s`\n- Target: `%s` sha256 `%s`\n", mdCode(b.Name), b.SHA256, mdCode(t.Name), t.SHA256)
+	} else {
+		a := rep.Artifacts[q.file]
+		names[1] = a.Name
+		fmt.Fprintf(w, "### leakui goroutines: %s\n\n", mdEscape(a.Name))
+		fmt.Fprintf(w, "- Report: %s\n", link)
+		fmt.Fprintf(w, "- File: `%s`, %s, sha256 `%s`\n", mdCode(a.Name), analyze.FormatBytes(a.Size), a.SHA256)
+	}
+	writeGoroutineMarkdown(w, report)
+	return nil
+}
+
+// writeGoroutineMarkdown writes the totals, the crash and the top 10 groups of a
+// report; every name from the dump is escaped.
+func writeGoroutineMarkdown(w io.Writer, report *analyze.GoroutineReport) {
+	groups := len(report.Groups)
+	grew, gone := 0, 0
+	for i := range report.Groups {
+		if c := report.Groups[i].Change; c != nil {
+			if c.Gone {
+				gone++
+			}
+			if c.Delta > 0 {
+				grew++
+			}
+		}
+	}
+	fmt.Fprintf(w, "- %s in %s (%s)", plural(report.Total, "goroutine"), plural(groups-gone, "group"), mdEscape(report.Format))
+	if report.DeclaredTotal != nil && *report.DeclaredTotal != report.Total {
+		fmt.Fprintf(w, "; the dump says %d", *report.DeclaredTotal)
+	}
+	if report.Truncated {
+		fmt.Fprint(w, "; truncated")
+	}
+	fmt.Fprintln(w)
+	if b := report.Base; b != nil {
+		fmt.Fprintf(w, "- Base: %s; change %s; %s new or grown, %s gone\n", plural(b.Total, "goroutine"),
+			signedCount(report.Total-b.Total), plural(grew, "group"), plural(gone, "group"))
+	}
+	if p := report.Panic; p != nil {
+		fmt.Fprintf(w, "- %s:\n", mdEscape(p.Kind))
+		for _, line := range strings.Split(p.Message, "\n") {
+			if line = mdEscape(line); line != "" {
+				fmt.Fprintf(w, "  > %s\n", line)
+			}
+		}
+		if p.Signal != "" {
+			fmt.Fprintf(w, "  > %s\n", mdEscape(p.Signal))
+		}
+		if p.Goroutine >= 0 {
+			fmt.Fprintf(w, "- Goroutine %d %s; its group comes first.\n", p.Goroutine, panicVerbOf(p.Kind))
+		}
+	}
+	if groups == 0 {
+		return
+	}
+	top := min(groups, 10)
+	if report.Base != nil {
+		fmt.Fprintf(w, "\nTop %d groups, what grew first:\n\n| goroutines | base | change | state | wait | function | location |\n|---:|---:|---:|---|---|---|---|\n", top)
+	} else {
+		fmt.Fprintf(w, "\nTop %d groups:\n\n| goroutines | state | wait | function | location |\n|---:|---|---|---|---|\n", top)
+	}
+	for i := range report.Groups[:top] {
+		g := &report.Groups[i]
+		fn, loc := goroutineGroupTitle(g.Stack), ""
+		if g.Stack != nil {
+			for _, f := range g.Stack.Frames {
+				if f.Func == fn {
+					loc = f.Location()
+					break
+				}
+			}
+		}
+		state := mdEscape(g.State)
+		if g.Panicking {
+			state += " (panicking)"
+		}
+		if c := g.Change; c != nil {
+			change := signedCount(c.Delta)
+			if c.New {
+				change = "new"
+			}
+			fmt.Fprintf(w, "| %d | %d | %s | %s | %s | %s | %s |\n", g.Count, c.Base, change, state, g.Wait(), mdCodeSpan(fn), mdCodeSpan(loc))
+			continue
+		}
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s |\n", g.Count, state, g.Wait(), mdCodeSpan(fn), mdCodeSpan(loc))
+	}
+}
+
+func panicVerbOf(kind string) string {
+	if kind == analyze.GoroutineFormatPanic {
+		return "panicked"
+	}
+	return "threw"
+}
+
+// mdCodeSpan puts text in a code span for a table cell; empty text stays empty.
+func mdCodeSpan(s string) string {
+	if s = mdCode(s); s == "" {
+		return ""
+	}
+	return "`" + s + "`"
+}

@@ -1,0 +1,141 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// The report kinds over goroutine dumps.
+const (
+	// kindGoroutines is one dump, grouped.
+	kindGoroutines = "goroutines"
+	// kindGoroutinesDiff is two dumps or more: the first against the last, with
+	// every dump one click away.
+	kindGoroutinesDiff = "goroutines-diff"
+)
+
+func init() {
+	for _, k := range []string{kindGoroutines, kindGoroutinesDiff} {
+		reportKinds[k] = reportKind{
+			show:     (*Server).showGoroutines,
+			json:     (*Server).goroutinesJSON,
+			markdown: (*Server).goroutinesMarkdown,
+			summary:  goroutineSummaryLine,
+		}
+	}
+	planners[analyze.KindGoroutines] = (*Server).planGoroutines
+	acceptedKinds = append(acceptedKinds,
+		"Go goroutine dumps: /debug/pprof/goroutine?debug=1 and debug=2, panic and fatal error output, SIGQUIT dumps, runtime.Stack(buf, true); two or more dumps show what is new or grew")
+}
+
+// goroutineSummary is stored with a goroutine report: what the dashboard's list
+// line needs, of the last dump (the target of a comparison).
+type goroutineSummary struct {
+	Format string `json:"format"`
+	Total  int    `json:"total"`
+	Groups int    `json:"groups"`
+	// TopCount and TopFunc describe the largest group (the panicking one for a
+	// crash); TopFunc is its most telling function.
+	TopCount int    `json:"top_count"`
+	TopFunc  string `json:"top_func,omitempty"`
+	Panic    string `json:"panic,omitempty"`
+	// Dumps and BaseTotal are set for two dumps or more.
+	Dumps     int `json:"dumps,omitempty"`
+	BaseTotal int `json:"base_total,omitempty"`
+}
+
+// goroutineSummaryOf summarizes the target's groups against the base's total.
+func goroutineSummaryOf(target, base *analyze.GoroutineDump, dumps int) goroutineSummary {
+	groups := analyze.GroupGoroutines(target)
+	sum := goroutineSummary{Format: target.Format, Total: target.Total(), Groups: len(groups)}
+	if len(groups) > 0 {
+		sum.TopCount, sum.TopFunc = groups[0].Count, goroutineGroupTitle(groups[0].Stack)
+	}
+	if c := target.Crash; c != nil {
+		sum.Panic = cleanText(c.Kind+": "+firstLine(c.Message), 200)
+	}
+	if base != nil {
+		sum.Dumps, sum.BaseTotal = dumps, base.Total()
+	}
+	return sum
+}
+
+// goroutineSummaryLine is the dashboard's line: "20161 goroutines in 168 groups;
+// largest 12096 × pkg.fn", with the change for a comparison.
+func goroutineSummaryLine(raw json.RawMessage) string {
+	var s goroutineSummary
+	if json.Unmarshal(raw, &s) != nil || s.Format == "" {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", plural(s.Total, "goroutine"))
+	if s.Dumps > 1 {
+		fmt.Fprintf(&b, " (%+d over %d dumps)", s.Total-s.BaseTotal, s.Dumps)
+	}
+	fmt.Fprintf(&b, " in %s", plural(s.Groups, "group"))
+	if s.Panic != "" {
+		fmt.Fprintf(&b, "; %s", s.Panic)
+	} else if s.TopFunc != "" {
+		fmt.Fprintf(&b, "; largest %d × %s", s.TopCount, s.TopFunc)
+	}
+	return b.String()
+}
+
+// plural writes "1 goroutine", "2 goroutines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// goroutineGroupTitle picks a stack's most telling function for a headline: the
+// first frame of code outside the standard library (a module path has a dot in
+// its first element, and main is the program), else the first frame outside the
+// runtime's wait machinery, else the innermost frame.
+func goroutineGroupTitle(st *analyze.GoroutineStack) string {
+	if st == nil || len(st.Frames) == 0 {
+		return ""
+	}
+	for _, f := range st.Frames {
+		if !f.Elided && !isStdlibFunc(f.Func) {
+			return f.Func
+		}
+	}
+	for _, f := range st.Frames {
+		if !f.Elided && !isWaitMachinery(f.Func) {
+			return f.Func
+		}
+	}
+	return st.Frames[0].Func
+}
+
+// isStdlibFunc reports a function of the standard library: package main is the
+// program's, and a package path whose first element has a dot (github.com/…,
+// golang.org/x/…) is a module's.
+func isStdlibFunc(name string) bool {
+	if strings.HasPrefix(name, "main.") {
+		return false
+	}
+	first, _, nested := strings.Cut(name, "/")
+	return !nested || !strings.Contains(first, ".")
+}
+
+// isWaitMachinery reports the runtime, sync, syscall and poller frames a blocked
+// goroutine sits in.
+func isWaitMachinery(name string) bool {
+	for _, p := range []string{"runtime.", "runtime/internal/", "internal/", "sync.", "sync/atomic.", "syscall.", "time.Sleep"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return name == "panic"
+}

@@ -1,0 +1,138 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// Parsed goroutine dumps and their grouped reports are cached by artifact hash
+// (and the decompression limit they were read with), like the profiles: a report
+// viewed many times, or a 50,000-goroutine dump paged through, is parsed and
+// grouped once. The caches live beside the Server rather than in it so that this
+// kind of input plugs in from its own files; the content of a hash never changes,
+// so servers can share them.
+var (
+	goroutineDumps   = newLRU[*analyze.GoroutineDump](8)
+	goroutineReports = newLRU[*analyze.GoroutineReport](16)
+)
+
+func goroutineDumpKey(sha string, limit int64) string {
+	return sha + "/" + strconv.FormatInt(limit, 10)
+}
+
+// loadGoroutineDump returns an artifact's parsed goroutine dump (a text dump or a
+// goroutine profile.proto), from the cache when it is there; text is parsed as it
+// streams from the store.
+func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*analyze.GoroutineDump, error) {
+	key := goroutineDumpKey(sha, s.cfg.MaxDecompressed)
+	if d, ok := goroutineDumps.get(key); ok {
+		return d, nil
+	}
+	rc, err := s.store.OpenArtifact(ctx, sha)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	d, err := analyze.ParseGoroutineDump(rc, s.cfg.MaxDecompressed)
+	if err != nil {
+		return nil, err
+	}
+	goroutineDumps.add(key, d)
+	return d, nil
+}
+
+// parseReceivedGoroutineDump parses an uploaded file as it streams from its
+// temporary file and caches the result under its hash.
+func (s *Server) parseReceivedGoroutineDump(f *received) (*analyze.GoroutineDump, error) {
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	d, err := analyze.ParseGoroutineDump(fh, s.cfg.MaxDecompressed)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.name, err)
+	}
+	goroutineDumps.add(goroutineDumpKey(f.sha256, s.cfg.MaxDecompressed), d)
+	return d, nil
+}
+
+// goroutineReport groups the target artifact's dump, or compares it with the base
+// artifact's when base is not "", from the cache when it is there. The report is
+// shared: callers must not change it (copy it to cut its groups).
+func (s *Server) goroutineReport(ctx context.Context, base, target string) (*analyze.GoroutineReport, error) {
+	key := base + ">" + goroutineDumpKey(target, s.cfg.MaxDecompressed)
+	if r, ok := goroutineReports.get(key); ok {
+		return r, nil
+	}
+	t, err := s.loadGoroutineDump(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	var b *analyze.GoroutineDump
+	if base != "" {
+		if b, err = s.loadGoroutineDump(ctx, base); err != nil {
+			return nil, err
+		}
+	}
+	r := analyze.NewGoroutineReport(t, b)
+	goroutineReports.add(key, r)
+	return r, nil
+}
+
+// planGoroutines makes a goroutines report of one dump and a comparison of two or
+// more (the first against the last). Every file is parsed, so nothing is stored
+// for a bad one. Dumps go by the time they were taken when all of them say it (a
+// goroutine profile.proto does, text dumps do not), else by upload order.
+func (s *Server) planGoroutines(form *uploadForm) (*reportPlan, error) {
+	dumps := make([]*analyze.GoroutineDump, len(form.files))
+	for i, f := range form.files {
+		d, err := s.parseReceivedGoroutineDump(f)
+		if err != nil {
+			return nil, err
+		}
+		dumps[i] = d
+	}
+	timed := true
+	for _, d := range dumps {
+		timed = timed && !d.Time.IsZero()
+	}
+	if timed && len(dumps) > 1 {
+		order := make([]int, len(dumps))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return dumps[order[a]].Time.Before(dumps[order[b]].Time) })
+		files := make([]*received, len(order))
+		sorted := make([]*analyze.GoroutineDump, len(order))
+		for i, k := range order {
+			files[i], sorted[i] = form.files[k], dumps[k]
+		}
+		form.files, dumps = files, sorted
+	}
+	kind := kindGoroutines
+	var base *analyze.GoroutineDump
+	if len(dumps) > 1 {
+		kind, base = kindGoroutinesDiff, dumps[0]
+	}
+	return &reportPlan{
+		kind:    kind,
+		params:  map[string]any{"ordered_by": goroutineOrder(timed, len(dumps))},
+		summary: goroutineSummaryOf(dumps[len(dumps)-1], base, len(dumps)),
+	}, nil
+}
+
+func goroutineOrder(timed bool, n int) string {
+	switch {
+	case n == 1:
+		return ""
+	case timed:
+		return "dump time"
+	}
+	return "upload order"
+}

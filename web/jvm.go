@@ -1,0 +1,440 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// The report kinds of JVM inputs. One snapshot makes the single kind; two or more
+// make the diff kind, first → last.
+const (
+	kindJavaHistogram     = "jvm-histogram"
+	kindJavaHistogramDiff = "jvm-histogram-diff"
+	kindJavaThreads       = "jvm-threads"
+	kindJavaThreadsDiff   = "jvm-threads-diff"
+	kindJavaNMT           = "jvm-nmt"
+	kindJavaNMTDiff       = "jvm-nmt-diff"
+)
+
+// jvmParsed caches what the JVM parsers made of an artifact, keyed by kind and
+// sha256: an artifact's content never changes, so the entry is valid for every
+// server and every report that shares the file. Values are never modified.
+var jvmParsed = newLRU[any](16)
+
+// jvmRef names one snapshot of a report: the i-th artifact's k-th histogram, dump
+// or native memory report (both from 0).
+type jvmRef struct {
+	File  int `json:"file"`
+	Index int `json:"index"`
+}
+
+// jvmParams are the stored parameters of a JVM report: the snapshots in analysis
+// order (oldest first) and what decided that order.
+type jvmParams struct {
+	OrderedBy string   `json:"ordered_by,omitempty"`
+	Snapshots []jvmRef `json:"snapshots"`
+}
+
+// asMap is the parameters as a report plan stores them.
+func (p jvmParams) asMap() map[string]any {
+	m := map[string]any{"snapshots": p.Snapshots}
+	if p.OrderedBy != "" {
+		m["ordered_by"] = p.OrderedBy
+	}
+	return m
+}
+
+// jvmParseReceived parses an uploaded file (gzip and zstd removed) and caches the
+// result under its hash.
+func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return zero, err
+	}
+	defer fh.Close()
+	rc, _, err := analyze.Decompress(fh, s.cfg.MaxDecompressed)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", f.name, err)
+	}
+	defer rc.Close()
+	v, err := parse(rc)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", f.name, err)
+	}
+	jvmParsed.add(prefix+":"+f.sha256, v)
+	return v, nil
+}
+
+// jvmLoadParsed returns a stored artifact parsed, from the cache when it is there.
+func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact, prefix string, parse func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	key := prefix + ":" + a.SHA256
+	if v, ok := jvmParsed.get(key); ok {
+		if t, ok := v.(T); ok {
+			return t, nil
+		}
+	}
+	body, err := s.store.OpenArtifact(ctx, a.SHA256)
+	if err != nil {
+		return zero, err
+	}
+	defer body.Close()
+	rc, _, err := analyze.Decompress(body, s.cfg.MaxDecompressed)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", a.Name, err)
+	}
+	defer rc.Close()
+	v, err := parse(rc)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", a.Name, err)
+	}
+	jvmParsed.add(key, v)
+	return v, nil
+}
+
+// jvmPlanSnapshots parses every uploaded file into its snapshots, orders them oldest
+// first (by the time each says it was taken when all say it, else in upload
+// order), reorders form.files to match, and returns the snapshots in that order
+// with the parameters that record it.
+func jvmPlanSnapshots[T any](s *Server, form *uploadForm, prefix, timeName string, parse func(io.Reader) ([]T, error), timeOf func(T) time.Time) ([]T, jvmParams, error) {
+	type snap struct {
+		ref jvmRef
+		v   T
+		t   time.Time
+	}
+	var all []snap
+	timed := true
+	for i, f := range form.files {
+		vs, err := jvmParseReceived(s, f, prefix, parse)
+		if err != nil {
+			return nil, jvmParams{}, err
+		}
+		for k, v := range vs {
+			t := timeOf(v)
+			timed = timed && !t.IsZero()
+			all = append(all, snap{jvmRef{i, k}, v, t})
+		}
+	}
+	if len(all) == 0 {
+		return nil, jvmParams{}, fmt.Errorf("%w: the upload holds nothing to analyze", analyze.ErrEmpty)
+	}
+	params := jvmParams{}
+	if len(all) > 1 {
+		params.OrderedBy = "upload order"
+		if timed {
+			params.OrderedBy = timeName
+			sort.SliceStable(all, func(a, b int) bool { return all[a].t.Before(all[b].t) })
+		}
+	}
+	// Files go in the order of their first snapshot, so the report lists them
+	// oldest first too.
+	position := map[int]int{}
+	files := make([]*received, 0, len(form.files))
+	out := make([]T, len(all))
+	for i, sn := range all {
+		p, ok := position[sn.ref.File]
+		if !ok {
+			p = len(files)
+			position[sn.ref.File] = p
+			files = append(files, form.files[sn.ref.File])
+		}
+		out[i] = sn.v
+		params.Snapshots = append(params.Snapshots, jvmRef{File: p, Index: sn.ref.Index})
+	}
+	form.files = files
+	return out, params, nil
+}
+
+// jvmLoadSnapshots loads a stored report's snapshots in analysis order, and for each
+// the artifact it comes from. Reports without stored snapshots take every snapshot
+// of every file in upload order.
+func jvmLoadSnapshots[T any](ctx context.Context, s *Server, rep *store.Report, prefix string, parse func(io.Reader) ([]T, error)) ([]T, []jvmRef, error) {
+	perFile := make([][]T, len(rep.Artifacts))
+	for i, a := range rep.Artifacts {
+		vs, err := jvmLoadParsed(ctx, s, a, prefix, parse)
+		if err != nil {
+			return nil, nil, err
+		}
+		perFile[i] = vs
+	}
+	var p jvmParams
+	if len(rep.Params) > 0 {
+		if err := json.Unmarshal(rep.Params, &p); err != nil {
+			return nil, nil, fmt.Errorf("report %s: params: %w", rep.ID, err)
+		}
+	}
+	refs := p.Snapshots
+	if len(refs) == 0 {
+		for i, vs := range perFile {
+			for k := range vs {
+				refs = append(refs, jvmRef{i, k})
+			}
+		}
+	}
+	out := make([]T, len(refs))
+	for i, ref := range refs {
+		if ref.File < 0 || ref.File >= len(perFile) || ref.Index < 0 || ref.Index >= len(perFile[ref.File]) {
+			return nil, nil, fmt.Errorf("report %s: snapshot %+v is not in its files", rep.ID, ref)
+		}
+		out[i] = perFile[ref.File][ref.Index]
+	}
+	if len(out) == 0 {
+		return nil, nil, fmt.Errorf("report %s has no snapshots", rep.ID)
+	}
+	return out, refs, nil
+}
+
+// jvmQuery is everything a JVM report page is parameterised by; all of it comes
+// from the URL, so a link reproduces the view.
+type jvmQuery struct {
+	rows int // rows per table, 0 for all
+	// order ranks histogram tables (sort=bytes or sort=instances).
+	order analyze.JavaOrder
+	// snapshot shows one snapshot alone (snapshot=K), -1 for the report's own view.
+	snapshot int
+	// base and target are the snapshots a diff compares.
+	base, target int
+	values       url.Values
+}
+
+// jvmQueryKeys are the parameters a JVM page understands and keeps in its links.
+var jvmQueryKeys = []string{"n", "sort", "snapshot", "base", "target"}
+
+// parseJVMQuery reads the query string of a JVM report of n snapshots.
+func parseJVMQuery(r *http.Request, n int) (jvmQuery, error) {
+	v := r.URL.Query()
+	q := jvmQuery{rows: defaultTopRows, snapshot: -1, base: 0, target: n - 1, values: url.Values{}}
+	for _, k := range jvmQueryKeys {
+		if s := v.Get(k); s != "" {
+			q.values.Set(k, s)
+		}
+	}
+	switch rows := v.Get("n"); rows {
+	case "":
+	case "all":
+		q.rows = 0
+	default:
+		k, err := strconv.Atoi(rows)
+		if err != nil || k < 1 {
+			return q, errorf(http.StatusBadRequest, "n must be a positive number of rows or \"all\", not %q", rows)
+		}
+		q.rows = k
+	}
+	switch o := v.Get("sort"); o {
+	case "", "bytes":
+	case "instances":
+		q.order = analyze.JavaByInstances
+	default:
+		return q, errorf(http.StatusBadRequest, "sort must be bytes or instances, not %q", o)
+	}
+	index := func(name string, def int) (int, error) {
+		s := v.Get(name)
+		if s == "" {
+			return def, nil
+		}
+		k, err := strconv.Atoi(s)
+		if err != nil || k < 0 || k >= n {
+			return 0, errorf(http.StatusBadRequest, "%s must be a snapshot number from 0 to %d, not %q", name, n-1, s)
+		}
+		return k, nil
+	}
+	var err error
+	if q.snapshot, err = index("snapshot", -1); err != nil {
+		return q, err
+	}
+	if q.base, err = index("base", 0); err != nil {
+		return q, err
+	}
+	if q.target, err = index("target", n-1); err != nil {
+		return q, err
+	}
+	if n > 1 && q.base == q.target {
+		return q, errorf(http.StatusBadRequest, "base and target must be different snapshots, both are %d", q.base)
+	}
+	return q, nil
+}
+
+// url renders the query back into a URL under path, with changes applied.
+func (q jvmQuery) url(path string, change func(v url.Values)) string {
+	v := url.Values{}
+	for k, vals := range q.values {
+		v[k] = append([]string(nil), vals...)
+	}
+	if change != nil {
+		change(v)
+	}
+	if len(v) == 0 {
+		return path
+	}
+	return path + "?" + v.Encode()
+}
+
+// showAll is the query's URL with every row.
+func (q jvmQuery) showAll(path string) string {
+	return q.url(path, func(v url.Values) { v.Set("n", "all") })
+}
+
+// jvmFirst returns the first q.rows elements of s (all when q.rows is 0).
+func jvmFirst[T any](s []T, rows int) []T {
+	if rows > 0 && len(s) > rows {
+		return s[:rows]
+	}
+	return s
+}
+
+// jvmHeader builds the part of a page every JVM report shares.
+func jvmHeader(rep *store.Report, q jvmQuery, title string, kindOf func(i int) string, timeOf func(i int) time.Time) view.JVMHeader {
+	path := "/r/" + rep.ID
+	h := view.JVMHeader{
+		Title: title, Created: formatTime(rep.CreatedAt), Permalink: path,
+		Links: []view.Link{
+			{Label: "JSON", URL: q.url("/api/reports/"+rep.ID, nil)},
+			{Label: "Markdown", URL: q.url(path+".md", nil)},
+		},
+	}
+	for i, a := range rep.Artifacts {
+		fi := view.FileInfo{Name: a.Name, Kind: kindOf(i), Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: "/a/" + a.SHA256}
+		if t := timeOf(i); !t.IsZero() {
+			fi.Time = formatTime(t)
+		}
+		h.Files = append(h.Files, fi)
+		if h.Label == "" {
+			h.Label = a.Label
+		}
+	}
+	return h
+}
+
+// jvmSnapshotTabs offers the diff and each snapshot alone, for a report of several
+// snapshots; many snapshots are reached from the snapshot table instead.
+func jvmSnapshotTabs(rep *store.Report, q jvmQuery, names []string) []view.Link {
+	if len(names) < 2 {
+		return nil
+	}
+	path := "/r/" + rep.ID
+	tabs := []view.Link{{Label: "diff", Current: q.snapshot < 0, URL: q.url(path, func(v url.Values) { v.Del("snapshot") })}}
+	if len(names) > 12 {
+		return tabs
+	}
+	for i, name := range names {
+		tabs = append(tabs, view.Link{Label: fmt.Sprintf("#%d %s", i+1, name), Current: q.snapshot == i,
+			URL: q.url(path, func(v url.Values) { v.Set("snapshot", strconv.Itoa(i)) })})
+	}
+	return tabs
+}
+
+// jvmSnapshotTable lists a report's snapshots with the base and the target marked.
+func jvmSnapshotTable(rep *store.Report, q jvmQuery, refs []jvmRef, what string, totals []string,
+	lineOf func(i int) int, timeOf func(i int) time.Time, values func(i int) []string) *view.JavaSnapshotTable {
+	if len(refs) < 2 {
+		return nil
+	}
+	path := "/r/" + rep.ID
+	t := &view.JavaSnapshotTable{What: what, Totals: totals}
+	for i, ref := range refs {
+		row := view.JavaSnapshotRow{Number: i + 1, File: rep.Artifacts[ref.File].Name, Values: values(i),
+			Base: q.snapshot < 0 && i == q.base, Target: q.snapshot < 0 && i == q.target, Current: q.snapshot == i,
+			View: q.url(path, func(v url.Values) { v.Set("snapshot", strconv.Itoa(i)) })}
+		if l := lineOf(i); l > 0 {
+			row.Line = strconv.Itoa(l)
+		}
+		if tm := timeOf(i); !tm.IsZero() {
+			row.Time = formatTime(tm)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// jvmSnapshotName names snapshot i for titles: its file, with its number in the file
+// when the file holds several.
+func jvmSnapshotName(rep *store.Report, refs []jvmRef, i int) string {
+	ref := refs[i]
+	name := rep.Artifacts[ref.File].Name
+	n := 0
+	for _, r := range refs {
+		if r.File == ref.File {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Sprintf("%s #%d", name, ref.Index+1)
+	}
+	return name
+}
+
+// jvmSnapshotJSON describes one snapshot of a report in its JSON twin.
+type jvmSnapshotJSON struct {
+	Snapshot int        `json:"snapshot"`
+	Name     string     `json:"name"`
+	SHA256   string     `json:"sha256"`
+	Index    int        `json:"index"`
+	Line     int        `json:"line,omitempty"`
+	Time     *time.Time `json:"time,omitempty"`
+}
+
+func jvmSnapshotOf(rep *store.Report, refs []jvmRef, i, line int, t time.Time) jvmSnapshotJSON {
+	a := rep.Artifacts[refs[i].File]
+	s := jvmSnapshotJSON{Snapshot: i, Name: a.Name, SHA256: a.SHA256, Index: refs[i].Index, Line: line}
+	if !t.IsZero() {
+		s.Time = &t
+	}
+	return s
+}
+
+// jvmMarkdownHead starts a JVM report's Markdown: the link and the files.
+func jvmMarkdownHead(w io.Writer, r *http.Request, rep *store.Report, q jvmQuery, title string) {
+	fmt.Fprintf(w, "### leakui: %s\n\n", mdEscape(title))
+	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, q.url("/r/"+rep.ID, nil)))
+	for _, a := range rep.Artifacts {
+		fmt.Fprintf(w, "- File: `%s`, %s, sha256 `%s`\n", mdCode(a.Name), analyze.FormatBytes(a.Size), a.SHA256)
+	}
+	fmt.Fprintln(w)
+}
+
+// jvmSignedCount formats a change in a count with an explicit sign.
+func jvmSignedCount(n int64) string {
+	if n > 0 {
+		return "+" + analyze.FormatCount(n)
+	}
+	return analyze.FormatCount(n)
+}
+
+// jvmSignedBytes formats a change in bytes with an explicit sign.
+func jvmSignedBytes(n int64) string { return signed(n, "bytes") }
+
+// jvmShare renders part of whole as a percentage with one decimal.
+func jvmShare(part, whole int64) string {
+	if whole == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", float64(part)*100/float64(whole))
+}
+
+// jvmBarPct is v's share of the largest value, 0–100, at least 1 for any v > 0.
+func jvmBarPct(v, largest int64) int {
+	if v <= 0 || largest <= 0 {
+		return 0
+	}
+	return max(1, int(v*100/largest))
+}
+
+func jvmPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,179 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/leakui/leakui/store"
+)
+
+// jvmBigHistogram returns a JDK 9+ histogram of n classes, as jmap -histo prints it for
+// a large application; grow adds instances to every 100th class.
+func jvmBigHistogram(n int, grow int64) string {
+	rows := make([]jvmHistoRow, n)
+	for i := range rows {
+		inst := int64(n-i) * 3
+		if i%100 == 5 {
+			inst += grow
+		}
+		name, module := fmt.Sprintf("com.example.generated.pkg%03d.Class%05d$Inner", i%997, i), ""
+		switch i % 10 {
+		case 0:
+			name = fmt.Sprintf("[Lcom.example.generated.Type%05d;", i)
+		case 1:
+			name, module = fmt.Sprintf("jdk.internal.reflect.GeneratedMethodAccessor%d", i), "java.base@21.0.2"
+		}
+		rows[i] = jvmHistoRow{name: name, module: module, instances: inst, bytes: inst * 24}
+	}
+	text, _, _ := jvmHistogramText("", rows)
+	return text
+}
+
+// jvmBigDump returns a jstack dump of n threads spread over n/50 distinct stacks of 20
+// to 40 frames with lock lines, as a large application server has.
+func jvmBigDump(n int) string {
+	threads := make([]jvmTestThread, n)
+	for i := range threads {
+		stack := i % max(1, n/50)
+		depth := 20 + stack%21
+		frames := make([]string, 0, depth+2)
+		for f := range depth {
+			frames = append(frames, fmt.Sprintf("com.example.service%03d.Handler%02d.step%02d(Handler%02d.java:%d)", stack, f%7, f, f%7, 100+f))
+			if f == 2 {
+				frames = append(frames, "- locked ADDR (a java.lang.Object)")
+			}
+		}
+		frames = append(frames, "java.lang.Thread.run(Thread.java:750)")
+		threads[i] = jvmTestThread{name: fmt.Sprintf("pool-%d-thread-%d", stack, i), daemon: i%3 == 0,
+			state: "WAITING (parking)", status: "waiting on condition", frames: frames}
+	}
+	return jvmDumpText("2024-05-01 12:00:00", threads)
+}
+
+// jvmBenchServer is a real server on a real SQLite store, called in process.
+func jvmBenchServer(tb testing.TB) *Server {
+	tb.Helper()
+	db, err := store.OpenSQLite(context.Background(), tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	srv, err := NewServer(Config{Store: db, TempDir: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return srv
+}
+
+// jvmPostFiles posts files to the upload API in process.
+func jvmPostFiles(tb testing.TB, srv *Server, files ...file) *httptest.ResponseRecorder {
+	tb.Helper()
+	body, ct := multipartBody(tb, files, nil)
+	req := httptest.NewRequest("POST", "/api/artifacts", body)
+	req.Header.Set("Content-Type", ct)
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	return rec
+}
+
+// jvmBenchUpload posts files and returns the report's URL.
+func jvmBenchUpload(b *testing.B, srv *Server, files ...file) string {
+	b.Helper()
+	rec := jvmPostFiles(b, srv, files...)
+	var up uploadResponse
+	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &up) != nil {
+		b.Fatalf("upload: %d %s", rec.Code, rec.Body)
+	}
+	return up.ReportURL
+}
+
+// jvmBenchGet serves one GET and fails on anything but 200.
+func jvmBenchGet(b *testing.B, srv *Server, path string) int {
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	if rec.Code != http.StatusOK {
+		b.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
+	}
+	return rec.Body.Len()
+}
+
+// jvmBenchPage measures a page: warm (the parsed files cached, as for every view but
+// the first) and cold (read from SQLite and parsed again on every request).
+func jvmBenchPage(b *testing.B, srv *Server, path string) {
+	for _, cold := range []bool{false, true} {
+		name := "warm"
+		if cold {
+			name = "cold"
+		}
+		b.Run(name, func(b *testing.B) {
+			jvmBenchGet(b, srv, path)
+			b.ReportAllocs()
+			size := 0
+			for b.Loop() {
+				if cold {
+					jvmParsed = newLRU[any](16)
+				}
+				size = jvmBenchGet(b, srv, path)
+			}
+			b.ReportMetric(float64(size), "html-bytes")
+		})
+	}
+}
+
+// BenchmarkJavaHistogramPage50k serves the page of a 50,000-row histogram: the
+// default 50 rows and all of them.
+func BenchmarkJavaHistogramPage50k(b *testing.B) {
+	srv := jvmBenchServer(b)
+	url := jvmBenchUpload(b, srv, file{"big.histo", []byte(jvmBigHistogram(50_000, 0))})
+	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
+	b.Run("all", func(b *testing.B) { jvmBenchPage(b, srv, url+"?n=all") })
+	b.Run("json", func(b *testing.B) { jvmBenchPage(b, srv, strings.Replace(url, "/r/", "/api/reports/", 1)) })
+}
+
+// BenchmarkJavaHistogramDiffPage50k serves the diff of two 50,000-row histograms.
+func BenchmarkJavaHistogramDiffPage50k(b *testing.B) {
+	srv := jvmBenchServer(b)
+	url := jvmBenchUpload(b, srv, file{"a.histo", []byte(jvmBigHistogram(50_000, 0))}, file{"b.histo", []byte(jvmBigHistogram(50_000, 5000))})
+	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
+}
+
+// BenchmarkJavaHistogramSeriesPage50k serves a series of eight 50,000-row
+// histograms: the diff of the first and the last and the series analysis by
+// application instances and by bytes.
+func BenchmarkJavaHistogramSeriesPage50k(b *testing.B) {
+	srv := jvmBenchServer(b)
+	var files []file
+	for i := range 8 {
+		files = append(files, file{fmt.Sprintf("h%d.histo", i), []byte(jvmBigHistogram(50_000, int64(i)*500))})
+	}
+	url := jvmBenchUpload(b, srv, files...)
+	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
+}
+
+// BenchmarkJavaHistogramUpload50k uploads a 50,000-row histogram: receive, detect,
+// parse, store, answer.
+func BenchmarkJavaHistogramUpload50k(b *testing.B) {
+	srv := jvmBenchServer(b)
+	f := file{"big.histo", []byte(jvmBigHistogram(50_000, 0))}
+	b.SetBytes(int64(len(f.data)))
+	for b.Loop() {
+		jvmBenchUpload(b, srv, f)
+	}
+}
+
+// BenchmarkJavaThreadsPage5000 serves the page of a 5,000-thread dump, and the diff
+// of two.
+func BenchmarkJavaThreadsPage5000(b *testing.B) {
+	srv := jvmBenchServer(b)
+	dump := jvmBigDump(5000)
+	url := jvmBenchUpload(b, srv, file{"big.jstack", []byte(dump)})
+	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
+	b.Run("all", func(b *testing.B) { jvmBenchPage(b, srv, url+"?n=all") })
+	diff := jvmBenchUpload(b, srv, file{"a.jstack", []byte(jvmBigDump(4000))}, file{"b.jstack", []byte(dump)})
+	b.Run("diff", func(b *testing.B) { jvmBenchPage(b, srv, diff) })
+}

@@ -1,0 +1,275 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/internal/fixtures"
+)
+
+// jvmHistoRow is one class of a histogram a test writes.
+type jvmHistoRow struct {
+	name, module     string
+	instances, bytes int64
+}
+
+// jvmHistogramText prints rows as `jmap -histo` of JDK 9+ does (heapInspection.cpp:
+// "%4d: " INT64_FORMAT_W(13) "  " UINT64_FORMAT_W(13) "  %s (%s)"), sorted by bytes,
+// with a `date` line before it when stamp is set. It returns the text and the
+// totals it printed on the Total line.
+func jvmHistogramText(stamp string, rows []jvmHistoRow) (text string, instances, bytesTotal int64) {
+	rows = append([]jvmHistoRow(nil), rows...)
+	sort.SliceStable(rows, func(a, b int) bool { return rows[a].bytes > rows[b].bytes })
+	var b strings.Builder
+	if stamp != "" {
+		b.WriteString(stamp + "\n")
+	}
+	b.WriteString(" num     #instances         #bytes  class name (module)\n-------------------------------------------------------\n")
+	for i, r := range rows {
+		instances += r.instances
+		bytesTotal += r.bytes
+		if r.module != "" {
+			fmt.Fprintf(&b, "%4d: %13d  %13d  %s (%s)\n", i+1, r.instances, r.bytes, r.name, r.module)
+		} else {
+			fmt.Fprintf(&b, "%4d: %13d  %13d  %s\n", i+1, r.instances, r.bytes, r.name)
+		}
+	}
+	fmt.Fprintf(&b, "Total %13d  %13d\n", instances, bytesTotal)
+	return b.String(), instances, bytesTotal
+}
+
+// The SAMZA-2785 class names.
+const (
+	jvmSamzaConsumer = "org.apache.samza.system.kafka.KafkaSystemConsumer"
+	jvmKafkaConsumer = "org.apache.kafka.clients.consumer.KafkaConsumer"
+)
+
+// jvmSamzaHeap is a Samza container's heap with n leaked KafkaSystemConsumers, each
+// holding a KafkaConsumer and about 4.7 MB of fetch buffers (so that 1,741 of them
+// make the 8 GB of the production report).
+func jvmSamzaHeap(n int64) []jvmHistoRow {
+	return []jvmHistoRow{
+		{"[B", "java.base@11.0.20", 90_000 + 2000*n, 600_000_000 + 4_900_000*n},
+		{jvmSamzaConsumer, "", n, 152 * n},
+		{jvmKafkaConsumer, "", n, 120 * n},
+		{"org.apache.kafka.clients.consumer.internals.Fetcher", "", n, 96 * n},
+		{"java.util.concurrent.LinkedBlockingQueue", "java.base@11.0.20", 400 + 64*n, 19_200 + 3072*n},
+		{"java.lang.String", "java.base@11.0.20", 1_000_000, 24_000_000},
+		{"[Ljava.lang.Object;", "java.base@11.0.20", 50_000, 4_000_000},
+		{"com.example.Unchanged", "", 10, 160},
+	}
+}
+
+// jvmTestThread is one thread of a dump a test writes.
+type jvmTestThread struct {
+	name          string
+	daemon        bool
+	state, status string
+	frames        []string // "- …" lines are lock lines, ADDR replaced by an address
+}
+
+// jvmDumpText writes threads as jstack of JDK 8 does (compare
+// tda-jstack-jdk8-openjdk.log): a time stamp, the "Full thread dump" line, one block
+// per thread.
+func jvmDumpText(stamp string, threads []jvmTestThread) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nFull thread dump OpenJDK 64-Bit Server VM (25.382-b05 mixed mode):\n\n", stamp)
+	for i, th := range threads {
+		daemon := ""
+		if th.daemon {
+			daemon = "daemon "
+		}
+		fmt.Fprintf(&b, "\"%s\" #%d %sprio=5 os_prio=0 tid=0x00007f92b0%06x nid=0x%x %s [0x00007f92f5%06x]\n", th.name, i+10, daemon, i*0x800, 0x2a00+i, th.status, i*0x1000)
+		fmt.Fprintf(&b, "   java.lang.Thread.State: %s\n", th.state)
+		for j, f := range th.frames {
+			if strings.HasPrefix(f, "- ") {
+				fmt.Fprintf(&b, "\t%s\n", strings.Replace(f, "ADDR", fmt.Sprintf("<0x00000000d7%02x%04x>", i%256, j), 1))
+			} else {
+				fmt.Fprintf(&b, "\tat %s\n", f)
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("JNI global references: 412\n\n")
+	return b.String()
+}
+
+// The folded name of the poll threads pollThreads writes.
+const jvmPollPattern = "Samza KafkaConsumerProxy Poll SamzaContainerThread-… - kafka"
+
+// jvmPollThreads returns n KafkaConsumerProxy poll threads of a Samza container.
+func jvmPollThreads(n int) []jvmTestThread {
+	out := make([]jvmTestThread, n)
+	for i := range out {
+		out[i] = jvmTestThread{
+			name: fmt.Sprintf("Samza KafkaConsumerProxy Poll SamzaContainerThread-%d - kafka", i), daemon: true, state: "RUNNABLE", status: "runnable",
+			frames: []string{
+				"sun.nio.ch.EPollArrayWrapper.epollWait(Native Method)",
+				"sun.nio.ch.SelectorImpl.lockAndDoSelect(SelectorImpl.java:86)",
+				"- locked ADDR (a sun.nio.ch.EPollSelectorImpl)",
+				"org.apache.kafka.clients.consumer.KafkaConsumer.poll(KafkaConsumer.java:1175)",
+				"org.apache.samza.system.kafka.KafkaConsumerProxy$1.run(KafkaConsumerProxy.java:177)",
+				"java.lang.Thread.run(Thread.java:748)",
+			},
+		}
+	}
+	return out
+}
+
+// jvmContainerThreads are the threads every Samza container has.
+func jvmContainerThreads() []jvmTestThread {
+	return []jvmTestThread{
+		{name: "main", state: "RUNNABLE", status: "runnable", frames: []string{
+			"org.apache.samza.container.SamzaContainer.run(SamzaContainer.scala:712)",
+			"org.apache.samza.runtime.LocalContainerRunner.main(LocalContainerRunner.java:103)",
+		}},
+		{name: "Finalizer", daemon: true, state: "WAITING (on object monitor)", status: "in Object.wait()", frames: []string{
+			"java.lang.Object.wait(Native Method)",
+			"- waiting on ADDR (a java.lang.ref.ReferenceQueue$Lock)",
+			"java.lang.ref.Finalizer$FinalizerThread.run(Finalizer.java:216)",
+		}},
+	}
+}
+
+// jvmNMTCategory is one category of a native memory report a test writes, in KB.
+type jvmNMTCategory struct {
+	name                string
+	reserved, committed int64
+}
+
+// jvmNMTSummaryText writes `jcmd <pid> VM.native_memory summary scale=KB` of JDK 8
+// (compare nmt-summary-jdk8-1529threads-KB.txt), with a `date` line before it.
+func jvmNMTSummaryText(stamp string, cats []jvmNMTCategory) (text string, reservedKB, committedKB int64) {
+	for _, c := range cats {
+		reservedKB += c.reserved
+		committedKB += c.committed
+	}
+	var b strings.Builder
+	if stamp != "" {
+		b.WriteString(stamp + "\n")
+	}
+	fmt.Fprintf(&b, "5545:\n\nNative Memory Tracking:\n\nTotal: reserved=%dKB, committed=%dKB\n", reservedKB, committedKB)
+	for _, c := range cats {
+		fmt.Fprintf(&b, "-%26s (reserved=%dKB, committed=%dKB)\n", c.name, c.reserved, c.committed)
+		fmt.Fprintf(&b, "%s(malloc=%dKB #1000)\n\n", strings.Repeat(" ", 28), c.committed/2)
+	}
+	return b.String(), reservedKB, committedKB
+}
+
+// jvmKafkaBroker is a Kafka broker's JVM during log recovery (KAFKA-3933): a 1 GB
+// heap that stays put and leakedKB of native memory in Internal.
+func jvmKafkaBroker(leakedKB int64) []jvmNMTCategory {
+	return []jvmNMTCategory{
+		{"Java Heap", 4194304, 1048576},
+		{"Class", 1126400, 71680},
+		{"Thread", 133120, 133120},
+		{"Code", 256000, 37888},
+		{"GC", 163840, 163840},
+		{"Internal", 12288 + leakedKB, 12288 + leakedKB},
+		{"Symbol", 16384, 16384},
+	}
+}
+
+// jvmGrepLines runs the real GNU grep -a (the anchor tool) and returns the matching
+// lines; no match is an empty result.
+func jvmGrepLines(t testing.TB, pattern, path string) []string {
+	t.Helper()
+	out, err := exec.Command("grep", "-a", "--", pattern, path).Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("grep %q %s: %v", pattern, path, err)
+	}
+	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+}
+
+// jvmGrepCount runs `grep -ac PATTERN PATH`.
+func jvmGrepCount(t testing.TB, pattern, path string) int {
+	t.Helper()
+	out, err := exec.Command("grep", "-ac", "--", pattern, path).Output()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+		t.Fatalf("grep -c %q %s: %v", pattern, path, err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("grep -c printed %q", out)
+	}
+	return n
+}
+
+func jvmMustInt64(t testing.TB, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		t.Fatalf("anchor field %q: %v", s, err)
+	}
+	return n
+}
+
+// jvmTDAHistogram cuts the class histogram out of the TDA fixture (from its header to
+// its Total line) as a standalone `jmap -histo` file, and returns the Total line's
+// numbers as grep reads them.
+func jvmTDAHistogram(t testing.TB) (data []byte, instances, bytesTotal int64) {
+	t.Helper()
+	path := fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(raw, []byte("num   #instances"))
+	total := bytes.Index(raw, []byte("\nTotal "))
+	end := bytes.IndexByte(raw[total+1:], '\n')
+	if start < 0 || total < 0 || end < 0 {
+		t.Fatal("the TDA fixture has no histogram")
+	}
+	totals := jvmGrepLines(t, "^Total", path)
+	if len(totals) != 1 {
+		t.Fatalf("grep finds %d Total lines", len(totals))
+	}
+	f := strings.Fields(totals[0])
+	return raw[start : total+1+end+1], jvmMustInt64(t, f[1]), jvmMustInt64(t, f[2])
+}
+
+// jvmParseHistogram is the engine's reading of a histogram file, for comparisons.
+func jvmParseHistogram(t testing.TB, b []byte) *analyze.JavaHistogram {
+	t.Helper()
+	h, err := analyze.ParseJavaHistogram(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// jvmNMTDiffText writes `jcmd <pid> VM.native_memory summary.diff scale=KB` from a
+// baseline and current categories of the same names (MemSummaryDiffReporter: a
+// delta is printed only when it is not zero).
+func jvmNMTDiffText(base, cur []jvmNMTCategory) (text string, committedDeltaKB int64) {
+	pair := func(now, before int64) string {
+		s := fmt.Sprintf("%dKB", now)
+		if d := now - before; d != 0 {
+			s += fmt.Sprintf(" %+dKB", d)
+		}
+		return s
+	}
+	var tr, tc, br, bc int64
+	for i := range cur {
+		tr, tc, br, bc = tr+cur[i].reserved, tc+cur[i].committed, br+base[i].reserved, bc+base[i].committed
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "5545:\n\nNative Memory Tracking:\n\nTotal: reserved=%s, committed=%s\n\n", pair(tr, br), pair(tc, bc))
+	for i, c := range cur {
+		fmt.Fprintf(&b, "-%26s (reserved=%s, committed=%s)\n\n", c.name, pair(c.reserved, base[i].reserved), pair(c.committed, base[i].committed))
+	}
+	return b.String(), tc - bc
+}

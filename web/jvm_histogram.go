@@ -1,0 +1,533 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// histogramPrefix keys parsed histograms in the cache.
+const histogramPrefix = "jvm-histogram"
+
+// javaHistogramSummary is stored with a histogram report for the dashboard's list.
+type javaHistogramSummary struct {
+	Histograms     int    `json:"histograms"`
+	Classes        int    `json:"classes"`
+	TotalInstances int64  `json:"total_instances"`
+	TotalBytes     int64  `json:"total_bytes"`
+	Largest        string `json:"largest,omitempty"`
+	LargestBytes   int64  `json:"largest_bytes,omitempty"`
+	// The diff's numbers, first → last.
+	BytesDelta       int64  `json:"bytes_delta,omitempty"`
+	InstancesDelta   int64  `json:"instances_delta,omitempty"`
+	TopGrowth        string `json:"top_growth,omitempty"`
+	TopGrowthBytes   int64  `json:"top_growth_bytes,omitempty"`
+	Suspect          string `json:"suspect,omitempty"`
+	SuspectInstances int64  `json:"suspect_instances,omitempty"`
+	// SeriesVerdict is the series analysis's verdict for three or more
+	// histograms: "leak" when the series by instances or by bytes says so.
+	SeriesVerdict string `json:"series_verdict,omitempty"`
+}
+
+// planJavaHistograms makes a histogram report of one histogram and a diff of two or
+// more (every histogram of every file counts, oldest first).
+func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
+	hs, params, err := jvmPlanSnapshots(s, form, histogramPrefix, "histogram time", analyze.ParseJavaHistograms,
+		func(h *analyze.JavaHistogram) time.Time { return h.Time })
+	if err != nil {
+		return nil, err
+	}
+	last := hs[len(hs)-1]
+	sum := javaHistogramSummary{Histograms: len(hs), Classes: len(last.Classes), TotalInstances: last.TotalInstances, TotalBytes: last.TotalBytes}
+	if top := last.Ranked(analyze.JavaByBytes); len(top) > 0 {
+		sum.Largest, sum.LargestBytes = top[0].Name, top[0].Bytes
+	}
+	if len(hs) == 1 {
+		return &reportPlan{kind: kindJavaHistogram, params: params.asMap(), summary: sum}, nil
+	}
+	d := analyze.DiffJavaHistograms(hs[0], last)
+	sum.BytesDelta, sum.InstancesDelta = d.TotalBytes, d.TotalInstances
+	if g := d.Grown(analyze.JavaByBytes, 1); len(g) > 0 {
+		sum.TopGrowth, sum.TopGrowthBytes = g[0].Name, g[0].Bytes
+	}
+	if sus := d.Suspects(1); len(sus) > 0 {
+		sum.Suspect, sum.SuspectInstances = sus[0].Name, sus[0].Instances
+	}
+	if len(hs) >= 3 {
+		names := make([]string, len(hs))
+		for i, ref := range params.Snapshots {
+			names[i] = fmt.Sprintf("%s #%d", form.files[ref.File].name, ref.Index+1)
+		}
+		for _, o := range histogramSeriesOrders {
+			s, err := histogramSeries(hs, names, o)
+			if err != nil {
+				return nil, err
+			}
+			if sum.SeriesVerdict == "" || s.Verdict == analyze.SeriesLeak {
+				sum.SeriesVerdict = string(s.Verdict)
+			}
+		}
+	}
+	return &reportPlan{kind: kindJavaHistogramDiff, params: params.asMap(), summary: sum}, nil
+}
+
+// javaHistogramSummaryLine is the dashboard's line for a histogram report.
+func javaHistogramSummaryLine(raw json.RawMessage) string {
+	var s javaHistogramSummary
+	if json.Unmarshal(raw, &s) != nil || s.Histograms == 0 {
+		return ""
+	}
+	if s.Histograms == 1 {
+		line := fmt.Sprintf("%s classes, %s", analyze.FormatCount(int64(s.Classes)), analyze.FormatBytes(s.TotalBytes))
+		if s.Largest != "" {
+			line += fmt.Sprintf("; largest %s (%s)", cleanText(s.Largest, 80), analyze.FormatBytes(s.LargestBytes))
+		}
+		return line
+	}
+	line := fmt.Sprintf("%d histograms, objects %s", s.Histograms, jvmSignedBytes(s.BytesDelta))
+	if s.Suspect != "" {
+		line += fmt.Sprintf("; suspect %s %s instances", cleanText(s.Suspect, 80), jvmSignedCount(s.SuspectInstances))
+	} else if s.TopGrowth != "" {
+		line += fmt.Sprintf("; grew most %s %s", cleanText(s.TopGrowth, 80), jvmSignedBytes(s.TopGrowthBytes))
+	}
+	if s.SeriesVerdict != "" {
+		line += "; series: " + analyze.SeriesVerdict(s.SeriesVerdict).Text()
+	}
+	return line
+}
+
+// histogramSet is a histogram report loaded: its histograms oldest first and the
+// query that selects a view.
+type histogramSet struct {
+	rep  *store.Report
+	hs   []*analyze.JavaHistogram
+	refs []jvmRef
+	q    jvmQuery
+}
+
+func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*histogramSet, error) {
+	hs, refs, err := jvmLoadSnapshots(r.Context(), s, rep, histogramPrefix, analyze.ParseJavaHistograms)
+	if err != nil {
+		return nil, err
+	}
+	q, err := parseJVMQuery(r, len(hs))
+	if err != nil {
+		return nil, err
+	}
+	return &histogramSet{rep: rep, hs: hs, refs: refs, q: q}, nil
+}
+
+// single tells whether the view shows one histogram, and which.
+func (hs *histogramSet) single() (int, bool) {
+	if len(hs.hs) == 1 {
+		return 0, true
+	}
+	return hs.q.snapshot, hs.q.snapshot >= 0
+}
+
+// diff compares the query's base and target, cached: ranking the classes of two
+// large histograms is the expensive part of a diff page, and the result depends
+// only on the two snapshots.
+func (hs *histogramSet) diff() *analyze.JavaHistogramDiff {
+	q := hs.q
+	b, t := hs.refs[q.base], hs.refs[q.target]
+	key := fmt.Sprintf("%s-diff:%s#%d:%s#%d", histogramPrefix, hs.rep.Artifacts[b.File].SHA256, b.Index, hs.rep.Artifacts[t.File].SHA256, t.Index)
+	if v, ok := jvmParsed.get(key); ok {
+		if d, ok := v.(*analyze.JavaHistogramDiff); ok {
+			return d
+		}
+	}
+	d := analyze.DiffJavaHistograms(hs.hs[q.base], hs.hs[q.target])
+	jvmParsed.add(key, d)
+	return d
+}
+
+func (hs *histogramSet) name(i int) string { return jvmSnapshotName(hs.rep, hs.refs, i) }
+
+func (hs *histogramSet) names() []string {
+	out := make([]string, len(hs.hs))
+	for i := range out {
+		out[i] = hs.name(i)
+	}
+	return out
+}
+
+// header builds the page header: files (with how many histograms each holds),
+// links, tabs.
+func (hs *histogramSet) header(title string) view.JVMHeader {
+	counts := make([]int, len(hs.rep.Artifacts))
+	times := make([]time.Time, len(hs.rep.Artifacts))
+	for i, ref := range hs.refs {
+		counts[ref.File]++
+		if t := hs.hs[i].Time; !t.IsZero() && times[ref.File].IsZero() {
+			times[ref.File] = t
+		}
+	}
+	h := jvmHeader(hs.rep, hs.q, title, func(i int) string {
+		if counts[i] > 1 {
+			return fmt.Sprintf("JVM class histogram (%d histograms)", counts[i])
+		}
+		return "JVM class histogram"
+	}, func(i int) time.Time { return times[i] })
+	h.Tabs = jvmSnapshotTabs(hs.rep, hs.q, hs.names())
+	return h
+}
+
+func (hs *histogramSet) snapshots() *view.JavaSnapshotTable {
+	return jvmSnapshotTable(hs.rep, hs.q, hs.refs, "histograms", []string{"classes", "instances", "bytes"},
+		func(i int) int { return hs.hs[i].Line },
+		func(i int) time.Time { return hs.hs[i].Time },
+		func(i int) []string {
+			h := hs.hs[i]
+			return []string{analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes)}
+		})
+}
+
+// showJavaHistograms renders /r/{id} for histogram reports.
+func (s *Server) showJavaHistograms(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	hs, err := s.loadHistogramSet(r, rep)
+	if err != nil {
+		return err
+	}
+	if i, ok := hs.single(); ok {
+		page := hs.histogramPage(i)
+		return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.JavaHistogramPageView(page))
+	}
+	page := hs.diffPage()
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.JavaHistogramDiffPageView(page))
+}
+
+// histogramPage is the page model of histogram i alone.
+func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
+	h, q := hs.hs[i], hs.q
+	path := "/r/" + hs.rep.ID
+	page := view.JavaHistogramPage{Header: hs.header(hs.name(i))}
+	page.Header.Meta = histogramMeta(h)
+	page.Header.Headline = histogramHeadline(h)
+	page.Header.Notices = h.Warnings
+	page.Figures = []view.JVMFigure{
+		{Label: "classes", Value: analyze.FormatCount(int64(len(h.Classes))), Key: "total-classes"},
+		{Label: "instances", Value: analyze.FormatCount(h.TotalInstances), Key: "total-instances"},
+		{Label: fmt.Sprintf("bytes on the heap (%s)", analyze.FormatCount(h.TotalBytes)), Value: analyze.FormatBytes(h.TotalBytes), Key: "total-bytes"},
+	}
+	page.TotalCheck, page.TotalOK = jvmTotalCheck(h)
+	for _, o := range []struct {
+		label string
+		order analyze.JavaOrder
+	}{{"bytes", analyze.JavaByBytes}, {"instances", analyze.JavaByInstances}} {
+		page.Orders = append(page.Orders, view.Link{Label: o.label, Current: q.order == o.order,
+			URL: q.url(path, func(v url.Values) { v.Set("sort", o.label) })})
+	}
+	page.Table = jvmClassTable(h, q.order, q.rows, q.showAll(path))
+	page.Snapshots = hs.snapshots()
+	return page
+}
+
+// histogramMeta describes a histogram: its layout, when it was taken, where.
+func histogramMeta(h *analyze.JavaHistogram) []view.Pair {
+	m := []view.Pair{{Label: "Layout", Value: h.Format}}
+	if !h.Time.IsZero() {
+		m = append(m, view.Pair{Label: "Taken", Value: formatTime(h.Time)})
+	}
+	m = append(m, view.Pair{Label: "Header line", Value: fmt.Sprint(h.Line)})
+	return m
+}
+
+// histogramHeadline says what a histogram holds and its largest class, in plain
+// text (the engine's headline is Markdown).
+func histogramHeadline(h *analyze.JavaHistogram) string {
+	s := fmt.Sprintf("%s classes, %s instances, %s.", analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes))
+	if top := h.Ranked(analyze.JavaByBytes); len(top) > 0 {
+		s += fmt.Sprintf(" Largest: %s with %s in %s instances (%s of the bytes).", jvmClassLabel(top[0].Name),
+			analyze.FormatBytes(top[0].Bytes), analyze.FormatCount(top[0].Instances), jvmShare(top[0].Bytes, h.TotalBytes))
+	}
+	return s
+}
+
+// jvmTotalCheck compares a histogram's rows with the file's own Total line.
+func jvmTotalCheck(h *analyze.JavaHistogram) (string, bool) {
+	switch {
+	case !h.HasTotal:
+		return fmt.Sprintf("The file has no Total line: the totals are the sums of its %s rows, and the histogram may be cut short.",
+			analyze.FormatCount(int64(len(h.Classes)))), false
+	case h.TotalInstances != h.RowInstances || h.TotalBytes != h.RowBytes:
+		return fmt.Sprintf("The file's Total line says %s instances and %s bytes, but its %s rows add up to %s instances and %s bytes.",
+			analyze.FormatCount(h.TotalInstances), analyze.FormatCount(h.TotalBytes), analyze.FormatCount(int64(len(h.Classes))),
+			analyze.FormatCount(h.RowInstances), analyze.FormatCount(h.RowBytes)), false
+	}
+	return fmt.Sprintf("The %s rows add up exactly to the file's Total line: %s instances, %s bytes.",
+		analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatCount(h.TotalBytes)), true
+}
+
+// jvmClassLabel is a class name with its Java spelling when that differs.
+func jvmClassLabel(name string) string {
+	if d := analyze.JavaClassDisplayName(name); d != name {
+		return name + " (" + d + ")"
+	}
+	return name
+}
+
+// jvmClassTable formats the first rows of a histogram ranked by order (all when rows
+// is 0).
+func jvmClassTable(h *analyze.JavaHistogram, order analyze.JavaOrder, rows int, showAll string) view.JavaClassTable {
+	ranked := h.Ranked(order)
+	t := view.JavaClassTable{By: jvmOrderName(order), All: len(ranked)}
+	shown := jvmFirst(ranked, rows)
+	if len(shown) < len(ranked) {
+		t.ShowAll = showAll
+	}
+	t.Count = len(shown)
+	var largest int64
+	if len(shown) > 0 {
+		largest = jvmMeasure(shown[0].Bytes, shown[0].Instances, order)
+	}
+	t.Rows = make([]view.JavaClassRow, len(shown))
+	for i, c := range shown {
+		row := view.JavaClassRow{
+			Rank: i + 1, Name: c.Name, Module: c.Module,
+			Instances: analyze.FormatCount(c.Instances), Bytes: analyze.FormatCount(c.Bytes),
+			InstancesShare: jvmShare(c.Instances, h.TotalInstances), BytesShare: jvmShare(c.Bytes, h.TotalBytes),
+			InstancesValue: c.Instances, BytesValue: c.Bytes,
+			BarPct: jvmBarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
+			App:    !analyze.JavaIsPlatformClass(c.Name),
+		}
+		if d := analyze.JavaClassDisplayName(c.Name); d != c.Name {
+			row.Display = d
+		}
+		t.Rows[i] = row
+	}
+	return t
+}
+
+func jvmOrderName(o analyze.JavaOrder) string {
+	if o == analyze.JavaByInstances {
+		return "instances"
+	}
+	return "bytes"
+}
+
+func jvmMeasure(bytes, instances int64, o analyze.JavaOrder) int64 {
+	if o == analyze.JavaByInstances {
+		return instances
+	}
+	return bytes
+}
+
+// diffPage is the page model of the diff base → target.
+func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
+	q := hs.q
+	path := "/r/" + hs.rep.ID
+	base, target := hs.hs[q.base], hs.hs[q.target]
+	d := hs.diff()
+	page := view.JavaHistogramDiffPage{Header: hs.header(fmt.Sprintf("%s → %s", hs.name(q.base), hs.name(q.target)))}
+	page.Header.Meta = []view.Pair{{Label: "Base", Value: hs.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: hs.name(q.target) + jvmTakenAt(target.Time)}}
+	if o := jvmOrderedBy(hs.rep); o != "" {
+		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
+	}
+	suspects := d.Suspects(q.rows)
+	page.Header.Headline, page.Header.Alarm = histogramDiffHeadline(d, suspects)
+	for _, w := range base.Warnings {
+		page.Header.Notices = append(page.Header.Notices, hs.name(q.base)+": "+w)
+	}
+	for _, w := range target.Warnings {
+		page.Header.Notices = append(page.Header.Notices, hs.name(q.target)+": "+w)
+	}
+	page.Figures = []view.JVMFigure{
+		{Label: fmt.Sprintf("bytes: %s → %s", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes)),
+			Value: jvmSignedBytes(d.TotalBytes), Key: "change-bytes", Grew: d.TotalBytes > 0, Shrank: d.TotalBytes < 0},
+		{Label: fmt.Sprintf("instances: %s → %s", analyze.FormatCount(d.BaseTotalInstances), analyze.FormatCount(d.TargetTotalInstances)),
+			Value: jvmSignedCount(d.TotalInstances), Key: "change-instances", Grew: d.TotalInstances > 0, Shrank: d.TotalInstances < 0},
+	}
+	showAll := q.showAll(path)
+	n := jvmCountChanges(d)
+	page.Suspects = jvmChangeTable("suspects", "Leak suspects: application classes with more instances",
+		"Classes outside the JDK (not java.*, javax.*, jdk.*, sun.*, com.sun.* or arrays) whose instance count grew, most new instances first. A leaked object's own bytes are small; the count of its class is what names the leak.",
+		suspects, n.suspects, analyze.JavaByInstances, showAll)
+	page.ByBytes = jvmChangeTable("grown-bytes", "Growth in bytes", "", d.Grown(analyze.JavaByBytes, q.rows), n.bytes, analyze.JavaByBytes, showAll)
+	page.ByInstances = jvmChangeTable("grown-instances", "Growth in instances", "", d.Grown(analyze.JavaByInstances, q.rows), n.instances, analyze.JavaByInstances, showAll)
+	var leak bool
+	page.Series, leak = hs.seriesViews(&page.Header.Notices)
+	page.Header.Alarm = page.Header.Alarm || leak
+	page.Snapshots = hs.snapshots()
+	return page
+}
+
+func jvmTakenAt(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return ", taken " + formatTime(t)
+}
+
+// jvmOrderedBy reads what ordered a report's snapshots.
+func jvmOrderedBy(rep *store.Report) string {
+	var p jvmParams
+	json.Unmarshal(rep.Params, &p)
+	return p.OrderedBy
+}
+
+// histogramDiffHeadline says the verdict in plain text: the application class that
+// multiplied most first (what names a leak), then what grew most in bytes.
+func histogramDiffHeadline(d *analyze.JavaHistogramDiff, suspects []analyze.JavaClassChange) (string, bool) {
+	s := ""
+	if len(suspects) > 0 {
+		c := suspects[0]
+		s = fmt.Sprintf("%s: %s → %s instances (%s), the application class that multiplied most. ", c.Name,
+			analyze.FormatCount(c.BaseInstances), analyze.FormatCount(c.TargetInstances), jvmSignedCount(c.Instances))
+	}
+	s += fmt.Sprintf("Objects on the heap: %s → %s (%s).", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes), jvmSignedBytes(d.TotalBytes))
+	if g := d.Grown(analyze.JavaByBytes, 1); len(g) > 0 {
+		s += fmt.Sprintf(" Grew most in bytes: %s %s (%s instances).", jvmClassLabel(g[0].Name), jvmSignedBytes(g[0].Bytes), jvmSignedCount(g[0].Instances))
+	}
+	return s, len(suspects) > 0 || d.TotalBytes > 0
+}
+
+// jvmChangeCounts counts the classes of each table of a diff: those that grew in
+// bytes, in instances, and the application classes with more instances.
+type jvmChangeCounts struct{ bytes, instances, suspects int }
+
+func jvmCountChanges(d *analyze.JavaHistogramDiff) jvmChangeCounts {
+	var n jvmChangeCounts
+	for _, c := range d.Classes {
+		if c.Bytes > 0 {
+			n.bytes++
+		}
+		if c.Instances > 0 {
+			n.instances++
+			if !analyze.JavaIsPlatformClass(c.Name) {
+				n.suspects++
+			}
+		}
+	}
+	return n
+}
+
+// jvmChangeTable formats the first rows of a ranked list of class changes of which
+// there are all.
+func jvmChangeTable(id, title, note string, shown []analyze.JavaClassChange, all int, order analyze.JavaOrder, showAll string) view.JavaChangeTable {
+	t := view.JavaChangeTable{ID: id, Title: title, Note: note, By: jvmOrderName(order), All: all}
+	if len(shown) < all {
+		t.ShowAll = showAll
+	}
+	t.Count = len(shown)
+	var largest int64
+	if len(shown) > 0 {
+		largest = jvmMeasure(shown[0].Bytes, shown[0].Instances, order)
+	}
+	t.Rows = make([]view.JavaChangeRow, len(shown))
+	for i, c := range shown {
+		row := view.JavaChangeRow{
+			Rank: i + 1, Name: c.Name,
+			Bytes: jvmSignedBytes(c.Bytes), Instances: jvmSignedCount(c.Instances),
+			BaseBytes: analyze.FormatBytes(c.BaseBytes), TargetBytes: analyze.FormatBytes(c.TargetBytes),
+			BaseInstances: analyze.FormatCount(c.BaseInstances), TargetInstances: analyze.FormatCount(c.TargetInstances),
+			BytesValue: c.Bytes, InstancesValue: c.Instances, BytesGrew: c.Bytes > 0, InstancesGrew: c.Instances > 0,
+			New: c.New(), Gone: c.TargetInstances == 0 && c.BaseInstances > 0,
+			BarPct: jvmBarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
+		}
+		if d := analyze.JavaClassDisplayName(c.Name); d != c.Name {
+			row.Display = d
+		}
+		t.Rows[i] = row
+	}
+	return t
+}
+
+// javaHistogramJSON is the JSON twin of one histogram: the shape of
+// `leakui histo -json` (total_instances, total_bytes, classes [{name, instances,
+// bytes}] ranked by the query's sort and cut to n) with the snapshot it is.
+type javaHistogramJSON struct {
+	Snapshot jvmSnapshotJSON `json:"snapshot"`
+	*analyze.JavaHistogram
+	ClassCount int    `json:"class_count"`
+	Order      string `json:"order"`
+	Headline   string `json:"headline"`
+}
+
+// javaHistogramDiffJSON is the JSON twin of a diff: the shape of `leakui histo
+// -json HISTOGRAM BASE` (classes ranked by the query's sort) with the tables of
+// the page, each cut to n.
+type javaHistogramDiffJSON struct {
+	Base   jvmSnapshotJSON `json:"base"`
+	Target jvmSnapshotJSON `json:"target"`
+	*analyze.JavaHistogramDiff
+	GrownBytes     []analyze.JavaClassChange `json:"grown_bytes"`
+	GrownInstances []analyze.JavaClassChange `json:"grown_instances"`
+	Suspects       []analyze.JavaClassChange `json:"suspects"`
+	Headline       string                    `json:"headline"`
+	Snapshots      []jvmSnapshotJSON         `json:"snapshots"`
+	// Series holds, for three or more histograms, the series analysis by
+	// "instances" and by "bytes" (one series per class).
+	Series map[string]*analyze.SeriesReport `json:"series,omitempty"`
+}
+
+// javaHistogramsJSON fills doc.Analysis for histogram reports.
+func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+	hs, err := s.loadHistogramSet(r, rep)
+	if err != nil {
+		return err
+	}
+	q := hs.q
+	if i, ok := hs.single(); ok {
+		h := hs.hs[i]
+		shown := *h
+		shown.Classes = jvmFirst(h.Ranked(q.order), q.rows)
+		doc.Analysis = javaHistogramJSON{Snapshot: jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time), JavaHistogram: &shown,
+			ClassCount: len(h.Classes), Order: jvmOrderName(q.order), Headline: h.Headline()}
+		return nil
+	}
+	base, target := hs.hs[q.base], hs.hs[q.target]
+	d := hs.diff()
+	shown := *d
+	shown.Classes = jvmFirst(d.Ranked(q.order), q.rows)
+	out := javaHistogramDiffJSON{
+		Base: jvmSnapshotOf(rep, hs.refs, q.base, base.Line, base.Time), Target: jvmSnapshotOf(rep, hs.refs, q.target, target.Line, target.Time),
+		JavaHistogramDiff: &shown,
+		GrownBytes:        d.Grown(analyze.JavaByBytes, q.rows), GrownInstances: d.Grown(analyze.JavaByInstances, q.rows),
+		Suspects: d.Suspects(q.rows), Headline: d.Headline(),
+	}
+	for i, h := range hs.hs {
+		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time))
+	}
+	if out.Series, err = hs.seriesJSON(); err != nil {
+		return err
+	}
+	doc.Analysis = out
+	return nil
+}
+
+// javaHistogramsMarkdown writes the ticket summary: the engine's Markdown of the
+// histogram or the diff, ten rows per table unless n says otherwise.
+func (s *Server) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	hs, err := s.loadHistogramSet(r, rep)
+	if err != nil {
+		return err
+	}
+	rows := jvmMarkdownRows(r, hs.q)
+	if i, ok := hs.single(); ok {
+		jvmMarkdownHead(w, r, rep, hs.q, hs.name(i))
+		_, err := io.WriteString(w, hs.hs[i].Markdown(rows))
+		return err
+	}
+	q := hs.q
+	jvmMarkdownHead(w, r, rep, q, hs.name(q.base)+" → "+hs.name(q.target))
+	if _, err = io.WriteString(w, hs.diff().Markdown(rows)); err != nil {
+		return err
+	}
+	return hs.seriesMarkdown(w, rows)
+}
+
+// jvmMarkdownRows is how many rows a Markdown table has: ten, or the query's n.
+func jvmMarkdownRows(r *http.Request, q jvmQuery) int {
+	if r.URL.Query().Get("n") == "" {
+		return 10
+	}
+	return q.rows
+}

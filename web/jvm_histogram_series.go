@@ -1,0 +1,145 @@
+package web
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/view"
+)
+
+// The two measures a series of histograms is analyzed in: the instances of the
+// application's classes first, since a leaked application object is named by its
+// class's count (its own bytes are small), then the bytes of every class, where the
+// JDK's arrays the leaked objects hold show.
+var histogramSeriesOrders = []analyze.JavaOrder{analyze.JavaByInstances, analyze.JavaByBytes}
+
+// histogramSeries analyzes three or more histograms as a series with the shared
+// series analysis, in the report's order, and returns nil for fewer than three.
+// By instances, there is one series per application class (see
+// JavaIsPlatformClass) and the total is theirs: the JDK's millions of arrays and
+// strings would make 1,727 new consumers too small a share of the heap's
+// instances to be tested at all. By bytes, every class is a series and the total
+// is the heap's. A class absent from a histogram counts 0 there.
+func histogramSeries(hs []*analyze.JavaHistogram, names []string, order analyze.JavaOrder) (*analyze.SeriesReport, error) {
+	n := len(hs)
+	if n < 3 {
+		return nil, nil
+	}
+	in := analyze.SeriesInput{Labels: names, Totals: make([]int64, n), Series: map[string][]int64{}, By: "class",
+		SampleType: "bytes", Unit: "bytes"}
+	apps := order == analyze.JavaByInstances
+	if apps {
+		in.SampleType, in.Unit, in.By = "instances", "count", "application class"
+	}
+	timed := true
+	times := make([]time.Time, n)
+	for i, h := range hs {
+		times[i] = h.Time
+		timed = timed && !h.Time.IsZero()
+		if !apps {
+			in.Totals[i] = h.TotalBytes
+		}
+		for _, c := range h.Classes {
+			if apps && analyze.JavaIsPlatformClass(c.Name) {
+				continue
+			}
+			if apps {
+				in.Totals[i] += c.Instances
+			}
+			v := in.Series[c.Name]
+			if v == nil {
+				v = make([]int64, n)
+				in.Series[c.Name] = v
+			}
+			v[i] += jvmMeasure(c.Bytes, c.Instances, order)
+		}
+	}
+	if timed {
+		in.Times = times
+	}
+	// The report's order is already oldest first (or the upload order); keep it so
+	// that the series and the diff read the histograms alike.
+	return analyze.AnalyzeSeries(in, analyze.SeriesOptions{KeepOrder: true})
+}
+
+// series analyzes the report's histograms as a series in order's measure, cached.
+func (hs *histogramSet) series(order analyze.JavaOrder) (*analyze.SeriesReport, error) {
+	var key strings.Builder
+	fmt.Fprintf(&key, "%s-series:%s", histogramPrefix, jvmOrderName(order))
+	for _, ref := range hs.refs {
+		fmt.Fprintf(&key, ":%s#%d", hs.rep.Artifacts[ref.File].SHA256, ref.Index)
+	}
+	if v, ok := jvmParsed.get(key.String()); ok {
+		if s, ok := v.(*analyze.SeriesReport); ok {
+			return s, nil
+		}
+	}
+	s, err := histogramSeries(hs.hs, hs.names(), order)
+	if err != nil || s == nil {
+		return s, err
+	}
+	jvmParsed.add(key.String(), s)
+	return s, nil
+}
+
+// seriesViews formats the report's series, one per measure; an analysis that fails
+// becomes a notice rather than a failed page.
+func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool) {
+	var out []view.SeriesView
+	leak := false
+	for _, o := range histogramSeriesOrders {
+		s, err := hs.series(o)
+		if err != nil {
+			*notices = append(*notices, fmt.Sprintf("The series by %s could not be analyzed: %v", jvmOrderName(o), err))
+			continue
+		}
+		if s == nil {
+			continue
+		}
+		leak = leak || s.Verdict == analyze.SeriesLeak
+		// The series by bytes is compact: its snapshot list would repeat the one
+		// above it, and byte[]'s growth is already in the diff's tables.
+		out = append(out, seriesView(jvmOrderName(o), s, o == analyze.JavaByBytes, nil))
+	}
+	return out, leak
+}
+
+// seriesJSON returns the series analyses by measure, nil for fewer than three
+// histograms.
+func (hs *histogramSet) seriesJSON() (map[string]*analyze.SeriesReport, error) {
+	if len(hs.hs) < 3 {
+		return nil, nil
+	}
+	out := map[string]*analyze.SeriesReport{}
+	for _, o := range histogramSeriesOrders {
+		s, err := hs.series(o)
+		if err != nil {
+			return nil, err
+		}
+		out[jvmOrderName(o)] = s
+	}
+	return out, nil
+}
+
+// seriesMarkdown writes the series verdicts and their first suspects.
+func (hs *histogramSet) seriesMarkdown(w io.Writer, rows int) error {
+	if len(hs.hs) < 3 {
+		return nil
+	}
+	fmt.Fprintf(w, "\n#### Series of %d histograms\n\n", len(hs.hs))
+	for _, o := range histogramSeriesOrders {
+		s, err := hs.series(o)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "- By %s: **%s**. %s\n", jvmOrderName(o), s.VerdictText, mdEscape(s.Reason))
+		for _, sus := range jvmFirst(s.Suspects, rows) {
+			fmt.Fprintf(w, "  - `%s` %s → %s (%s)\n", mdCode(sus.Name), analyze.FormatValue(sus.First, s.Unit),
+				analyze.FormatValue(sus.Last, s.Unit), signed(sus.Growth, s.Unit))
+		}
+	}
+	return nil
+}

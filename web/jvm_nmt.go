@@ -1,0 +1,420 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// nmtPrefix keys parsed native memory reports in the cache.
+const nmtPrefix = "jvm-nmt"
+
+// javaNMTSummary is stored with a native memory report for the dashboard's list.
+type javaNMTSummary struct {
+	Reports        int   `json:"reports"`
+	Committed      int64 `json:"committed"`
+	Reserved       int64 `json:"reserved"`
+	HeapCommitted  int64 `json:"heap_committed"`
+	SummaryDiff    bool  `json:"summary_diff,omitempty"`
+	CommittedDelta int64 `json:"committed_delta,omitempty"`
+	NonHeapDelta   int64 `json:"non_heap_delta,omitempty"`
+	NativeLeak     bool  `json:"native_leak,omitempty"`
+}
+
+// planJavaNMT makes a native memory report of one report and a diff of two or more
+// (every report of every file counts, oldest first).
+func (s *Server) planJavaNMT(form *uploadForm) (*reportPlan, error) {
+	ns, params, err := jvmPlanSnapshots(s, form, nmtPrefix, "report time", analyze.ParseJavaNMTs,
+		func(n *analyze.JavaNMT) time.Time { return n.Time })
+	if err != nil {
+		return nil, err
+	}
+	last := ns[len(ns)-1]
+	heap, _ := last.Category(analyze.JavaHeapCategory)
+	sum := javaNMTSummary{Reports: len(ns), Committed: last.TotalCommitted, Reserved: last.TotalReserved, HeapCommitted: heap.Committed, SummaryDiff: last.Diff}
+	kind := kindJavaNMT
+	d := last.BaselineDiff()
+	if len(ns) > 1 {
+		kind = kindJavaNMTDiff
+		d = analyze.DiffJavaNMT(ns[0], last)
+	}
+	if d != nil {
+		sum.CommittedDelta, sum.NonHeapDelta, sum.NativeLeak = d.TotalCommittedDelta, d.NonHeapCommittedDelta, d.NativeLeak != nil
+	}
+	return &reportPlan{kind: kind, params: params.asMap(), summary: sum}, nil
+}
+
+// javaNMTSummaryLine is the dashboard's line for a native memory report.
+func javaNMTSummaryLine(raw json.RawMessage) string {
+	var s javaNMTSummary
+	if json.Unmarshal(raw, &s) != nil || s.Reports == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("committed %s, Java heap %s", analyze.FormatBytes(s.Committed), analyze.FormatBytes(s.HeapCommitted))
+	if s.Reports > 1 || s.SummaryDiff {
+		line = fmt.Sprintf("committed %s, outside the heap %s", jvmSignedBytes(s.CommittedDelta), jvmSignedBytes(s.NonHeapDelta))
+	}
+	if s.NativeLeak {
+		line += "; native leak signature"
+	}
+	return line
+}
+
+// nmtSet is a native memory report loaded: its reports oldest first and the query.
+type nmtSet struct {
+	rep  *store.Report
+	ns   []*analyze.JavaNMT
+	refs []jvmRef
+	q    jvmQuery
+}
+
+func (s *Server) loadNMTSet(r *http.Request, rep *store.Report) (*nmtSet, error) {
+	ns, refs, err := jvmLoadSnapshots(r.Context(), s, rep, nmtPrefix, analyze.ParseJavaNMTs)
+	if err != nil {
+		return nil, err
+	}
+	q, err := parseJVMQuery(r, len(ns))
+	if err != nil {
+		return nil, err
+	}
+	return &nmtSet{rep: rep, ns: ns, refs: refs, q: q}, nil
+}
+
+func (ns *nmtSet) single() (int, bool) {
+	if len(ns.ns) == 1 {
+		return 0, true
+	}
+	return ns.q.snapshot, ns.q.snapshot >= 0
+}
+
+func (ns *nmtSet) name(i int) string { return jvmSnapshotName(ns.rep, ns.refs, i) }
+
+func (ns *nmtSet) header(title string) view.JVMHeader {
+	kinds := make([]string, len(ns.rep.Artifacts))
+	times := make([]time.Time, len(ns.rep.Artifacts))
+	counts := make([]int, len(ns.rep.Artifacts))
+	for i, ref := range ns.refs {
+		counts[ref.File]++
+		kind := "summary"
+		if ns.ns[i].Diff {
+			kind = "summary.diff"
+		}
+		kinds[ref.File] = "JVM native memory " + kind
+		if t := ns.ns[i].Time; !t.IsZero() && times[ref.File].IsZero() {
+			times[ref.File] = t
+		}
+	}
+	h := jvmHeader(ns.rep, ns.q, title, func(i int) string {
+		if counts[i] > 1 {
+			return fmt.Sprintf("JVM native memory (%d reports)", counts[i])
+		}
+		return kinds[i]
+	}, func(i int) time.Time { return times[i] })
+	names := make([]string, len(ns.ns))
+	for i := range names {
+		names[i] = ns.name(i)
+	}
+	h.Tabs = jvmSnapshotTabs(ns.rep, ns.q, names)
+	return h
+}
+
+// showJavaNMT renders /r/{id} for native memory reports.
+func (s *Server) showJavaNMT(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	ns, err := s.loadNMTSet(r, rep)
+	if err != nil {
+		return err
+	}
+	var page view.JavaNMTPage
+	if i, ok := ns.single(); ok {
+		page = ns.nmtPage(i)
+	} else {
+		page = ns.diffPage()
+	}
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.JavaNMTPageView(page))
+}
+
+// nmtPage is the page model of one report, with its baseline diff when it is a
+// summary.diff.
+func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
+	n := ns.ns[i]
+	page := view.JavaNMTPage{Header: ns.header(ns.name(i))}
+	page.Header.Meta = nmtMeta(n)
+	page.Header.Headline = n.Headline()
+	page.Header.Notices = n.Warnings
+	page.Figures = nmtFigures(n)
+	if d := n.BaselineDiff(); d != nil {
+		page.Leak = nativeLeakView(d)
+		page.Changes = nmtChanges(d)
+		page.Header.Alarm = d.NativeLeak != nil
+	}
+	page.Chart = nmtChart(n, nil)
+	page.Categories, page.HasChange = nmtRows(n), n.Diff
+	page.Snapshots = ns.snapshots()
+	return page
+}
+
+// diffPage is the page model of base → target.
+func (ns *nmtSet) diffPage() view.JavaNMTPage {
+	q := ns.q
+	base, target := ns.ns[q.base], ns.ns[q.target]
+	d := analyze.DiffJavaNMT(base, target)
+	page := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.name(q.base), ns.name(q.target)))}
+	page.Header.Meta = []view.Pair{{Label: "Base", Value: ns.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: ns.name(q.target) + jvmTakenAt(target.Time)}}
+	if o := jvmOrderedBy(ns.rep); o != "" {
+		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
+	}
+	page.Header.Headline, page.Header.Alarm = d.Headline(), d.NativeLeak != nil
+	for _, w := range base.Warnings {
+		page.Header.Notices = append(page.Header.Notices, ns.name(q.base)+": "+w)
+	}
+	for _, w := range target.Warnings {
+		page.Header.Notices = append(page.Header.Notices, ns.name(q.target)+": "+w)
+	}
+	page.Figures = []view.JVMFigure{
+		{Label: fmt.Sprintf("committed: %s → %s", analyze.FormatBytes(d.BaseTotalCommitted), analyze.FormatBytes(d.TotalCommitted)),
+			Value: jvmSignedBytes(d.TotalCommittedDelta), Key: "change-committed", Grew: d.TotalCommittedDelta > 0, Shrank: d.TotalCommittedDelta < 0},
+		{Label: fmt.Sprintf("Java heap: %s → %s", analyze.FormatBytes(d.BaseHeapCommitted), analyze.FormatBytes(d.HeapCommitted)),
+			Value: jvmSignedBytes(d.HeapCommittedDelta), Key: "change-heap", Grew: d.HeapCommittedDelta > 0, Shrank: d.HeapCommittedDelta < 0},
+		{Label: fmt.Sprintf("outside the heap: %s → %s", analyze.FormatBytes(d.BaseNonHeapCommitted), analyze.FormatBytes(d.NonHeapCommitted)),
+			Value: jvmSignedBytes(d.NonHeapCommittedDelta), Key: "change-non-heap", Grew: d.NonHeapCommittedDelta > 0, Shrank: d.NonHeapCommittedDelta < 0},
+	}
+	if d.Threads > 0 || d.ThreadsDelta != 0 {
+		page.Figures = append(page.Figures, view.JVMFigure{Label: fmt.Sprintf("threads (now %s)", analyze.FormatCount(d.Threads)),
+			Value: jvmSignedCount(d.ThreadsDelta), Key: "change-threads", Grew: d.ThreadsDelta > 0, Shrank: d.ThreadsDelta < 0})
+	}
+	page.Leak = nativeLeakView(d)
+	page.Changes = nmtChanges(d)
+	page.Chart = nmtChart(target, base)
+	page.Categories = nmtRows(target)
+	page.Snapshots = ns.snapshots()
+	return page
+}
+
+func (ns *nmtSet) snapshots() *view.JavaSnapshotTable {
+	return jvmSnapshotTable(ns.rep, ns.q, ns.refs, "native memory reports", []string{"committed", "reserved", "Java heap"},
+		func(i int) int { return ns.ns[i].Line },
+		func(i int) time.Time { return ns.ns[i].Time },
+		func(i int) []string {
+			n := ns.ns[i]
+			heap, _ := n.Category(analyze.JavaHeapCategory)
+			return []string{analyze.FormatBytes(n.TotalCommitted), analyze.FormatBytes(n.TotalReserved), analyze.FormatBytes(heap.Committed)}
+		})
+}
+
+func nmtMeta(n *analyze.JavaNMT) []view.Pair {
+	kind := "summary"
+	if n.Diff {
+		kind = "summary.diff (amounts now, changes since the baseline)"
+	}
+	scale := n.Scale
+	if scale == "" {
+		scale = "bytes"
+	}
+	m := []view.Pair{{Label: "Report", Value: kind}, {Label: "Printed in", Value: scale}}
+	if !n.Time.IsZero() {
+		m = append(m, view.Pair{Label: "Taken", Value: formatTime(n.Time)})
+	}
+	return m
+}
+
+func nmtFigures(n *analyze.JavaNMT) []view.JVMFigure {
+	heap, _ := n.Category(analyze.JavaHeapCategory)
+	figs := []view.JVMFigure{
+		{Label: fmt.Sprintf("committed (%s bytes)", analyze.FormatCount(n.TotalCommitted)), Value: analyze.FormatBytes(n.TotalCommitted), Key: "total-committed"},
+		{Label: fmt.Sprintf("reserved (%s bytes)", analyze.FormatCount(n.TotalReserved)), Value: analyze.FormatBytes(n.TotalReserved), Key: "total-reserved"},
+		{Label: "Java heap committed", Value: analyze.FormatBytes(heap.Committed), Key: "heap-committed"},
+		{Label: "committed outside the heap", Value: analyze.FormatBytes(n.TotalCommitted - heap.Committed), Key: "non-heap-committed"},
+	}
+	if t, ok := n.Category("Thread"); ok && t.Count > 0 {
+		figs = append(figs, view.JVMFigure{Label: "threads", Value: analyze.FormatCount(t.Count), Key: "nmt-threads"})
+	}
+	return figs
+}
+
+func nativeLeakView(d *analyze.JavaNMTDiff) *view.JavaNativeLeakView {
+	if d.NativeLeak == nil {
+		return nil
+	}
+	return &view.JavaNativeLeakView{Cause: d.NativeLeak.Cause, Message: d.NativeLeak.Message}
+}
+
+// nmtChanges lists the categories that changed, most committed growth first.
+func nmtChanges(d *analyze.JavaNMTDiff) []view.JavaNMTChangeRow {
+	var out []view.JavaNMTChangeRow
+	for _, c := range d.Categories {
+		if c.CommittedDelta == 0 && c.ReservedDelta == 0 {
+			continue
+		}
+		out = append(out, view.JavaNMTChangeRow{Name: c.Name,
+			BaseCommitted: analyze.FormatBytes(c.BaseCommitted), Committed: analyze.FormatBytes(c.Committed), Change: jvmSignedBytes(c.CommittedDelta),
+			BaseReserved: analyze.FormatBytes(c.BaseReserved), Reserved: analyze.FormatBytes(c.Reserved), ReservedDelta: jvmSignedBytes(c.ReservedDelta),
+			Malloc: jvmSignedBytes(c.MallocDelta), Grew: c.CommittedDelta > 0, ChangeValue: c.CommittedDelta})
+	}
+	return out
+}
+
+// nmtRows lists a report's categories by committed memory.
+func nmtRows(n *analyze.JavaNMT) []view.JavaNMTRow {
+	var out []view.JavaNMTRow
+	for _, c := range n.ByCommitted() {
+		row := view.JavaNMTRow{Name: c.Name, Committed: analyze.FormatBytes(c.Committed), Reserved: analyze.FormatBytes(c.Reserved),
+			Share: jvmShare(c.Committed, n.TotalCommitted), CommittedValue: c.Committed}
+		if n.Diff {
+			row.Change, row.Grew = jvmSignedBytes(c.CommittedDelta), c.CommittedDelta > 0
+		}
+		if c.Malloc != 0 {
+			row.Malloc = analyze.FormatBytes(c.Malloc)
+		}
+		if c.MmapCommitted != 0 {
+			row.Mmap = analyze.FormatBytes(c.MmapCommitted)
+		}
+		if c.Count != 0 {
+			row.Count = analyze.FormatCount(c.Count)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// The chart's geometry in SVG units: a label column, then bars, then a value.
+const (
+	nmtChartWidth  = 1000
+	nmtChartBarX   = 230
+	nmtChartBarMax = 560
+	nmtChartRow    = 28
+)
+
+// nmtChart draws the categories of n by committed memory, each over its reserved
+// memory, and under each the base's committed memory when base is given (or the
+// baseline's, for a summary.diff). The scale is the largest committed amount:
+// reserved address space (16 GB for a heap that committed 1 GB) would flatten
+// every other bar, so a reserved bar longer than the scale is cut at its end.
+func nmtChart(n, base *analyze.JavaNMT) view.JavaNMTChart {
+	cats := n.ByCommitted()
+	baseOf := func(c analyze.JavaNMTCategory) (int64, bool) {
+		if base != nil {
+			b, _ := base.Category(c.Name)
+			return b.Committed, true
+		}
+		if n.Diff {
+			return c.Committed - c.CommittedDelta, true
+		}
+		return 0, false
+	}
+	var largest int64
+	for _, c := range cats {
+		b, _ := baseOf(c)
+		largest = max(largest, c.Committed, b)
+	}
+	units := func(v int64) int64 {
+		if v <= 0 || largest <= 0 {
+			return 0
+		}
+		return max(1, min(v, largest)*nmtChartBarMax/largest)
+	}
+	width := func(v int64) string { return strconv.FormatInt(units(v), 10) }
+	chart := view.JavaNMTChart{Width: nmtChartWidth, Height: len(cats)*nmtChartRow + 4,
+		Legend: []view.Pair{{Label: "committed", Value: "#2457d6"}, {Label: "reserved (cut at the largest committed)", Value: "#dfe3ea"}}}
+	for i, c := range cats {
+		y := i*nmtChartRow + 4
+		b, hasBase := baseOf(c)
+		chart.Diff = chart.Diff || hasBase
+		fill := "#2457d6"
+		if hasBase && c.Committed > b && c.Name != analyze.JavaHeapCategory {
+			fill = "#c62828"
+		}
+		title := fmt.Sprintf("%s: committed %s of %s reserved", c.Name, analyze.FormatBytes(c.Committed), analyze.FormatBytes(c.Reserved))
+		value := analyze.FormatBytes(c.Committed)
+		switch {
+		case hasBase:
+			title += fmt.Sprintf("; before %s (%s)", analyze.FormatBytes(b), jvmSignedBytes(c.Committed-b))
+			value += " (" + jvmSignedBytes(c.Committed-b) + ")"
+		case c.Reserved > c.Committed:
+			value += " of " + analyze.FormatBytes(c.Reserved) + " reserved"
+		}
+		end := max(units(c.Reserved), units(c.Committed), units(b))
+		chart.Bars = append(chart.Bars, view.JavaNMTBar{
+			Name: c.Name, Y: strconv.Itoa(y), TextY: strconv.Itoa(y + 13), BaseY: strconv.Itoa(y + 18),
+			ReservedW: width(c.Reserved), CommittedW: width(c.Committed), BaseW: width(b),
+			ValueX: strconv.FormatInt(nmtChartBarX+end+6, 10), Value: value, Title: title, CommittedFill: fill,
+		})
+	}
+	if chart.Diff {
+		chart.Legend = append(chart.Legend, view.Pair{Label: "committed before", Value: "#5d6778"}, view.Pair{Label: "grew outside the heap", Value: "#c62828"})
+	}
+	return chart
+}
+
+// javaNMTJSON is the JSON twin of one report: the shape of `leakui nmt -json`
+// (amounts in bytes, the comparison with its baseline for a summary.diff, the
+// native leak signature lifted to the top).
+type javaNMTJSON struct {
+	Snapshot jvmSnapshotJSON `json:"snapshot"`
+	*analyze.JavaNMT
+	Headline   string                  `json:"headline"`
+	Comparison *analyze.JavaNMTDiff    `json:"comparison"`
+	NativeLeak *analyze.JavaNativeLeak `json:"native_leak"`
+}
+
+// javaNMTDiffJSON is the JSON twin of base → target.
+type javaNMTDiffJSON struct {
+	Base       jvmSnapshotJSON         `json:"base"`
+	Target     jvmSnapshotJSON         `json:"target"`
+	BaseNMT    *analyze.JavaNMT        `json:"base_nmt"`
+	TargetNMT  *analyze.JavaNMT        `json:"target_nmt"`
+	Headline   string                  `json:"headline"`
+	Comparison *analyze.JavaNMTDiff    `json:"comparison"`
+	NativeLeak *analyze.JavaNativeLeak `json:"native_leak"`
+	Snapshots  []jvmSnapshotJSON       `json:"snapshots"`
+}
+
+// javaNMTJSONOf fills doc.Analysis for native memory reports.
+func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) error {
+	ns, err := s.loadNMTSet(r, rep)
+	if err != nil {
+		return err
+	}
+	if i, ok := ns.single(); ok {
+		n := ns.ns[i]
+		out := javaNMTJSON{Snapshot: jvmSnapshotOf(rep, ns.refs, i, n.Line, n.Time), JavaNMT: n, Headline: n.Headline(), Comparison: n.BaselineDiff()}
+		if out.Comparison != nil {
+			out.NativeLeak = out.Comparison.NativeLeak
+		}
+		doc.Analysis = out
+		return nil
+	}
+	q := ns.q
+	base, target := ns.ns[q.base], ns.ns[q.target]
+	d := analyze.DiffJavaNMT(base, target)
+	out := javaNMTDiffJSON{Base: jvmSnapshotOf(rep, ns.refs, q.base, base.Line, base.Time), Target: jvmSnapshotOf(rep, ns.refs, q.target, target.Line, target.Time),
+		BaseNMT: base, TargetNMT: target, Headline: d.Headline(), Comparison: d, NativeLeak: d.NativeLeak}
+	for i, n := range ns.ns {
+		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, ns.refs, i, n.Line, n.Time))
+	}
+	doc.Analysis = out
+	return nil
+}
+
+// javaNMTMarkdown writes the ticket summary with the engine's Markdown.
+func (s *Server) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	ns, err := s.loadNMTSet(r, rep)
+	if err != nil {
+		return err
+	}
+	if i, ok := ns.single(); ok {
+		jvmMarkdownHead(w, r, rep, ns.q, ns.name(i))
+		_, err := io.WriteString(w, ns.ns[i].Markdown())
+		return err
+	}
+	q := ns.q
+	jvmMarkdownHead(w, r, rep, q, ns.name(q.base)+" → "+ns.name(q.target))
+	_, err = io.WriteString(w, analyze.DiffJavaNMT(ns.ns[q.base], ns.ns[q.target]).Markdown())
+	return err
+}

@@ -1,0 +1,500 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// threadsPrefix keys analyzed thread dump files in the cache.
+const threadsPrefix = "jvm-threads"
+
+// parseJavaThreadReports analyzes one thread dump file: the groups of its last
+// dump, what changed since its first, the histograms printed with it. It is one
+// snapshot, for planSnapshots and loadSnapshots.
+func parseJavaThreadReports(r io.Reader) ([]*analyze.JavaThreadReport, error) {
+	rep, err := analyze.AnalyzeJavaThreads(r)
+	if err != nil {
+		return nil, err
+	}
+	return []*analyze.JavaThreadReport{rep}, nil
+}
+
+// javaThreadsSummary is stored with a thread dump report for the dashboard's list.
+type javaThreadsSummary struct {
+	Files        int    `json:"files"`
+	Dumps        int    `json:"dumps"`
+	Threads      int    `json:"threads"`
+	Daemon       int    `json:"daemon"`
+	Groups       int    `json:"groups"`
+	Deadlocks    int    `json:"deadlocks"`
+	BaseThreads  int    `json:"base_threads,omitempty"`
+	TopName      string `json:"top_name,omitempty"`
+	TopNameDelta int    `json:"top_name_delta,omitempty"`
+}
+
+// planJavaThreads makes a thread dump report of one file and a diff of two or more
+// (the last dump of each file, oldest first).
+func (s *Server) planJavaThreads(form *uploadForm) (*reportPlan, error) {
+	reps, params, err := jvmPlanSnapshots(s, form, threadsPrefix, "dump time", parseJavaThreadReports,
+		func(r *analyze.JavaThreadReport) time.Time { return r.Groups.Time })
+	if err != nil {
+		return nil, err
+	}
+	last := reps[len(reps)-1]
+	g := last.Groups
+	sum := javaThreadsSummary{Files: len(reps), Dumps: last.Dumps, Threads: g.Total, Daemon: g.Daemon, Groups: len(g.Groups), Deadlocks: len(g.Deadlocks)}
+	kind := kindJavaThreads
+	var d *analyze.JavaThreadDiff
+	switch {
+	case len(reps) > 1:
+		kind = kindJavaThreadsDiff
+		d = analyze.DiffJavaThreads(reps[0].Groups, g)
+	case last.Diff != nil:
+		d = last.Diff
+	}
+	if d != nil {
+		sum.BaseThreads = d.BaseTotal
+		if len(d.Names) > 0 && d.Names[0].Delta > 0 {
+			sum.TopName, sum.TopNameDelta = d.Names[0].Pattern, d.Names[0].Delta
+		}
+	}
+	return &reportPlan{kind: kind, params: params.asMap(), summary: sum}, nil
+}
+
+// javaThreadsSummaryLine is the dashboard's line for a thread dump report.
+func javaThreadsSummaryLine(raw json.RawMessage) string {
+	var s javaThreadsSummary
+	if json.Unmarshal(raw, &s) != nil || s.Files == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("%s threads in %s groups", analyze.FormatCount(int64(s.Threads)), analyze.FormatCount(int64(s.Groups)))
+	if s.Files > 1 || s.Dumps > 1 {
+		line = fmt.Sprintf("threads %s → %s (%s)", analyze.FormatCount(int64(s.BaseThreads)), analyze.FormatCount(int64(s.Threads)), jvmSignedCount(int64(s.Threads-s.BaseThreads)))
+	}
+	if s.Deadlocks > 0 {
+		line += fmt.Sprintf(", %d %s", s.Deadlocks, jvmPlural(s.Deadlocks, "deadlock", "deadlocks"))
+	}
+	if s.TopName != "" {
+		line += fmt.Sprintf("; %s %s", cleanText(s.TopName, 80), jvmSignedCount(int64(s.TopNameDelta)))
+	}
+	return line
+}
+
+// threadSet is a thread dump report loaded: one analyzed file per snapshot, oldest
+// first, and the query that selects a view.
+type threadSet struct {
+	rep  *store.Report
+	reps []*analyze.JavaThreadReport
+	refs []jvmRef
+	q    jvmQuery
+}
+
+func (s *Server) loadThreadSet(r *http.Request, rep *store.Report) (*threadSet, error) {
+	reps, refs, err := jvmLoadSnapshots(r.Context(), s, rep, threadsPrefix, parseJavaThreadReports)
+	if err != nil {
+		return nil, err
+	}
+	q, err := parseJVMQuery(r, len(reps))
+	if err != nil {
+		return nil, err
+	}
+	return &threadSet{rep: rep, reps: reps, refs: refs, q: q}, nil
+}
+
+func (ts *threadSet) single() (int, bool) {
+	if len(ts.reps) == 1 {
+		return 0, true
+	}
+	return ts.q.snapshot, ts.q.snapshot >= 0
+}
+
+func (ts *threadSet) name(i int) string { return jvmSnapshotName(ts.rep, ts.refs, i) }
+
+func (ts *threadSet) header(title string) view.JVMHeader {
+	file := make([]*analyze.JavaThreadReport, len(ts.rep.Artifacts))
+	for i, ref := range ts.refs {
+		file[ref.File] = ts.reps[i]
+	}
+	h := jvmHeader(ts.rep, ts.q, title, func(i int) string {
+		r := file[i]
+		if r == nil {
+			return "JVM thread dump"
+		}
+		if r.Dumps > 1 {
+			return fmt.Sprintf("JVM thread dump (%d dumps, %s threads in the last)", r.Dumps, analyze.FormatCount(int64(r.Groups.Total)))
+		}
+		return fmt.Sprintf("JVM thread dump (%s threads)", analyze.FormatCount(int64(r.Groups.Total)))
+	}, func(i int) time.Time {
+		if file[i] == nil {
+			return time.Time{}
+		}
+		return file[i].Groups.Time
+	})
+	names := make([]string, len(ts.reps))
+	for i := range names {
+		names[i] = ts.name(i)
+	}
+	h.Tabs = jvmSnapshotTabs(ts.rep, ts.q, names)
+	return h
+}
+
+// showJavaThreads renders /r/{id} for thread dump reports.
+func (s *Server) showJavaThreads(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	ts, err := s.loadThreadSet(r, rep)
+	if err != nil {
+		return err
+	}
+	var page view.JavaThreadsPage
+	if i, ok := ts.single(); ok {
+		page = ts.threadsPage(i)
+	} else {
+		page = ts.diffPage()
+	}
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.JavaThreadsPageView(page))
+}
+
+// threadsPage is the page model of one file's dump (its last), with what changed
+// since its first dump when it holds several.
+func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
+	rep, q := ts.reps[i], ts.q
+	g := rep.Groups
+	page := view.JavaThreadsPage{Header: ts.header(ts.name(i))}
+	page.Header.Meta = jvmDumpMeta(g)
+	if rep.Dumps > 1 {
+		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Dumps in the file",
+			Value: fmt.Sprintf("%d; the groups are those of the last, compared with the first", rep.Dumps)})
+	}
+	page.Header.Headline, page.Header.Alarm = jvmThreadsHeadline(g)
+	page.Header.Notices = rep.Warnings
+	if rep.Diff != nil {
+		page.Diff = jvmThreadDiffView(rep.Diff, "dump 1", fmt.Sprintf("dump %d", rep.Dumps), q.rows, q.showAll("/r/"+ts.rep.ID))
+		page.Header.Alarm = page.Header.Alarm || rep.Diff.TargetTotal > rep.Diff.BaseTotal
+	}
+	ts.fillDump(&page, g, rep.Histograms)
+	return page
+}
+
+// diffPage is the page model of the change between two files' dumps.
+func (ts *threadSet) diffPage() view.JavaThreadsPage {
+	q := ts.q
+	base, target := ts.reps[q.base], ts.reps[q.target]
+	d := analyze.DiffJavaThreads(base.Groups, target.Groups)
+	page := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.name(q.base), ts.name(q.target)))}
+	page.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.name(q.base) + jvmTakenAt(base.Groups.Time)},
+		{Label: "Target", Value: ts.name(q.target) + jvmTakenAt(target.Groups.Time)}}, jvmDumpMeta(target.Groups)...)
+	if o := jvmOrderedBy(ts.rep); o != "" {
+		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
+	}
+	headline, alarm := jvmThreadsHeadline(target.Groups)
+	page.Header.Headline = jvmThreadDiffHeadline(d) + " " + headline
+	page.Header.Alarm = alarm || d.TargetTotal > d.BaseTotal
+	for _, w := range base.Warnings {
+		page.Header.Notices = append(page.Header.Notices, ts.name(q.base)+": "+w)
+	}
+	for _, w := range target.Warnings {
+		page.Header.Notices = append(page.Header.Notices, ts.name(q.target)+": "+w)
+	}
+	page.Diff = jvmThreadDiffView(d, ts.name(q.base), ts.name(q.target), q.rows, q.showAll("/r/"+ts.rep.ID))
+	ts.fillDump(&page, target.Groups, target.Histograms)
+	page.Snapshots = jvmSnapshotTable(ts.rep, q, ts.refs, "thread dumps", []string{"dumps", "threads", "groups"},
+		func(int) int { return 0 },
+		func(i int) time.Time { return ts.reps[i].Groups.Time },
+		func(i int) []string {
+			g := ts.reps[i].Groups
+			return []string{fmt.Sprint(ts.reps[i].Dumps), analyze.FormatCount(int64(g.Total)), analyze.FormatCount(int64(len(g.Groups)))}
+		})
+	return page
+}
+
+// fillDump fills the figures, deadlocks, states, names, groups and histograms of
+// the dump shown.
+func (ts *threadSet) fillDump(page *view.JavaThreadsPage, g *analyze.JavaThreadGroups, histograms []*analyze.JavaHistogram) {
+	q := ts.q
+	path := "/r/" + ts.rep.ID
+	page.Figures = []view.JVMFigure{
+		{Label: "threads", Value: analyze.FormatCount(int64(g.Total)), Key: "total-threads"},
+		{Label: "daemon", Value: analyze.FormatCount(int64(g.Daemon)), Key: "daemon-threads"},
+		{Label: "groups", Value: analyze.FormatCount(int64(len(g.Groups))), Key: "thread-groups"},
+		{Label: "deadlocks reported by the JVM", Value: fmt.Sprint(len(g.Deadlocks)), Key: "deadlocks", Grew: len(g.Deadlocks) > 0},
+	}
+	for _, dl := range g.Deadlocks {
+		v := view.JavaDeadlockView{}
+		for _, t := range dl.Threads {
+			v.Threads = append(v.Threads, view.JavaDeadlockThreadView{Name: t.Name, Waiting: t.Waiting, HeldBy: t.HeldBy})
+		}
+		page.Deadlocks = append(page.Deadlocks, v)
+	}
+	var most int
+	for _, st := range g.States {
+		most = max(most, st.Count)
+	}
+	for _, st := range g.States {
+		page.States = append(page.States, view.JavaBar{Label: st.State, Count: analyze.FormatCount(int64(st.Count)), Value: st.Count, BarPct: jvmBarPct(int64(st.Count), int64(most))})
+	}
+	names := jvmFirst(g.Names, q.rows)
+	page.NamesAll = len(g.Names)
+	for _, n := range names {
+		page.Names = append(page.Names, view.JavaBar{Label: n.Pattern, Count: analyze.FormatCount(int64(n.Count)), Value: n.Count,
+			BarPct: jvmBarPct(int64(n.Count), int64(names[0].Count))})
+	}
+	groups := jvmFirst(g.Groups, q.rows)
+	page.All, page.Count = len(g.Groups), len(groups)
+	if len(groups) < len(g.Groups) {
+		page.ShowAll = q.showAll(path)
+	}
+	page.Groups = make([]view.JavaThreadGroupView, len(groups))
+	for i, grp := range groups {
+		page.Groups[i] = jvmGroupView(grp, "")
+	}
+	for _, h := range histograms {
+		ok := h.HasTotal && h.TotalInstances == h.RowInstances && h.TotalBytes == h.RowBytes
+		check, _ := jvmTotalCheck(h)
+		page.Histograms = append(page.Histograms, view.JavaEmbeddedHistogram{
+			Title:    fmt.Sprintf("Class histogram at line %d", h.Line),
+			Headline: histogramHeadline(h), TotalCheck: check, TotalOK: ok,
+			Table: jvmClassTable(h, q.order, q.rows, q.showAll(path)),
+		})
+	}
+}
+
+// jvmDumpMeta describes a dump: the JVM and when it was taken.
+func jvmDumpMeta(g *analyze.JavaThreadGroups) []view.Pair {
+	var m []view.Pair
+	if g.Header != "" {
+		m = append(m, view.Pair{Label: "JVM", Value: g.Header})
+	}
+	if !g.Time.IsZero() {
+		m = append(m, view.Pair{Label: "Taken", Value: formatTime(g.Time)})
+	}
+	return m
+}
+
+// jvmThreadsHeadline says in plain text what a dump shows: deadlocks first, then the
+// threads and the largest group.
+func jvmThreadsHeadline(g *analyze.JavaThreadGroups) (string, bool) {
+	var b strings.Builder
+	if n := len(g.Deadlocks); n > 0 {
+		fmt.Fprintf(&b, "The JVM reported %d %s:", n, jvmPlural(n, "deadlock", "deadlocks"))
+		for i, t := range g.Deadlocks[0].Threads {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %q waits", t.Name)
+			if t.HeldBy != "" {
+				fmt.Fprintf(&b, " for %q", t.HeldBy)
+			}
+		}
+		b.WriteString(". ")
+	}
+	fmt.Fprintf(&b, "%s threads (%s daemon) in %s groups.", analyze.FormatCount(int64(g.Total)), analyze.FormatCount(int64(g.Daemon)), analyze.FormatCount(int64(len(g.Groups))))
+	for _, grp := range g.Groups {
+		if grp.Deadlocked {
+			continue
+		}
+		fmt.Fprintf(&b, " Largest group: %s threads %s %s.", analyze.FormatCount(int64(grp.Count)), grp.State, jvmTopFrame(grp.Stack))
+		break
+	}
+	return b.String(), len(g.Deadlocks) > 0
+}
+
+// jvmThreadDiffHeadline says in plain text how the number of threads changed and which
+// name multiplied most.
+func jvmThreadDiffHeadline(d *analyze.JavaThreadDiff) string {
+	s := fmt.Sprintf("Threads: %s → %s (%s).", analyze.FormatCount(int64(d.BaseTotal)), analyze.FormatCount(int64(d.TargetTotal)), jvmSignedCount(int64(d.TargetTotal-d.BaseTotal)))
+	if len(d.Names) > 0 && d.Names[0].Delta > 0 {
+		n := d.Names[0]
+		s += fmt.Sprintf(" Most new threads are named %q: %s → %s.", n.Pattern, analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target)))
+	}
+	return s
+}
+
+func jvmTopFrame(stack []string) string {
+	if len(stack) == 0 {
+		return "with no Java frames"
+	}
+	return "at " + stack[0]
+}
+
+// jvmGroupView formats one thread group.
+func jvmGroupView(g analyze.JavaThreadGroup, change string) view.JavaThreadGroupView {
+	v := view.JavaThreadGroupView{Count: g.Count, Change: change, State: g.State, Deadlocked: g.Deadlocked, TopFrame: jvmTopFrame(g.Stack), Stack: g.Stack}
+	switch {
+	case g.Count > 0 && g.Daemon == g.Count:
+		v.Daemon = "daemon"
+	case g.Daemon == 0:
+		v.Daemon = "no"
+	default:
+		v.Daemon = fmt.Sprintf("%d of %d", g.Daemon, g.Count)
+	}
+	for _, n := range g.Names {
+		v.Names = append(v.Names, view.Pair{Label: n.Pattern, Value: analyze.FormatCount(int64(n.Count))})
+	}
+	for _, l := range g.Locks {
+		s := l.Kind
+		if l.Class != "" {
+			s += " " + l.Class
+		}
+		if l.Frame >= 0 {
+			s += fmt.Sprintf(" (frame %d)", l.Frame+1)
+		}
+		if l.Objects > 1 {
+			s += fmt.Sprintf(", %d objects", l.Objects)
+		}
+		if len(l.HeldBy) > 0 {
+			s += ", held by " + strings.Join(jvmQuoteAll(l.HeldBy), ", ")
+		}
+		v.Locks = append(v.Locks, s)
+	}
+	return v
+}
+
+func jvmQuoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%q", n)
+	}
+	return out
+}
+
+// jvmThreadDiffView formats a dump diff, rows groups per list (all when 0).
+func jvmThreadDiffView(d *analyze.JavaThreadDiff, baseName, targetName string, rows int, showAll string) *view.JavaThreadDiffView {
+	v := &view.JavaThreadDiffView{
+		Headline: jvmThreadDiffHeadline(d), BaseName: baseName, TargetName: targetName,
+		BaseTotal: analyze.FormatCount(int64(d.BaseTotal)), TargetTotal: analyze.FormatCount(int64(d.TargetTotal)),
+		Change: jvmSignedCount(int64(d.TargetTotal - d.BaseTotal)), Grew: d.TargetTotal > d.BaseTotal,
+		NewAll: len(d.New), GrownAll: len(d.Grown), ShrunkAll: len(d.Shrunk),
+	}
+	cut := false
+	list := func(cs []analyze.JavaThreadGroupChange) []view.JavaThreadGroupView {
+		shown := jvmFirst(cs, rows)
+		cut = cut || len(shown) < len(cs)
+		out := make([]view.JavaThreadGroupView, len(shown))
+		for i, c := range shown {
+			out[i] = jvmGroupView(c.JavaThreadGroup, fmt.Sprintf("%s, was %d", jvmSignedCount(int64(c.Delta)), c.BaseCount))
+		}
+		return out
+	}
+	v.New, v.Grown, v.Shrunk = list(d.New), list(d.Grown), list(d.Shrunk)
+	names := jvmFirst(d.Names, rows)
+	cut = cut || len(names) < len(d.Names)
+	var most int
+	for _, n := range names {
+		most = max(most, jvmAbs(n.Delta))
+	}
+	for _, n := range names {
+		v.Names = append(v.Names, view.JavaBar{Label: n.Pattern, Count: fmt.Sprintf("%s → %s", analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target))),
+			Value: n.Target, Change: jvmSignedCount(int64(n.Delta)), Grew: n.Delta > 0, BarPct: jvmBarPct(int64(jvmAbs(n.Delta)), int64(most))})
+	}
+	if cut {
+		v.ShowAll = showAll
+	}
+	return v
+}
+
+func jvmAbs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// javaThreadsJSON is the JSON twin of one dump: the shape of `leakui threads -json`
+// (total, groups [{count, state, stack}] cut to n) with the change since the
+// file's first dump and the histograms printed with it.
+type javaThreadsJSON struct {
+	Snapshot jvmSnapshotJSON `json:"snapshot"`
+	*analyze.JavaThreadGroups
+	GroupCount int                      `json:"group_count"`
+	Dumps      int                      `json:"dumps"`
+	Headline   string                   `json:"headline"`
+	Diff       *analyze.JavaThreadDiff  `json:"diff,omitempty"`
+	Histograms []*analyze.JavaHistogram `json:"histograms,omitempty"`
+	Warnings   []string                 `json:"warnings,omitempty"`
+}
+
+// javaThreadsDiffJSON is the JSON twin of a diff of two files' dumps: the diff
+// (new, grown, shrunk, names, cut to n) and the target dump as javaThreadsJSON.
+type javaThreadsDiffJSON struct {
+	Base   jvmSnapshotJSON `json:"base"`
+	Target jvmSnapshotJSON `json:"target"`
+	*analyze.JavaThreadDiff
+	Headline   string            `json:"headline"`
+	TargetDump javaThreadsJSON   `json:"target_dump"`
+	Snapshots  []jvmSnapshotJSON `json:"snapshots"`
+}
+
+// javaThreadsJSONOf fills doc.Analysis for thread dump reports.
+func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) error {
+	ts, err := s.loadThreadSet(r, rep)
+	if err != nil {
+		return err
+	}
+	q := ts.q
+	if i, ok := ts.single(); ok {
+		doc.Analysis = ts.dumpJSON(i)
+		return nil
+	}
+	base, target := ts.reps[q.base], ts.reps[q.target]
+	d := jvmCutThreadDiff(analyze.DiffJavaThreads(base.Groups, target.Groups), q.rows)
+	out := javaThreadsDiffJSON{
+		Base: jvmSnapshotOf(rep, ts.refs, q.base, 0, base.Groups.Time), Target: jvmSnapshotOf(rep, ts.refs, q.target, 0, target.Groups.Time),
+		JavaThreadDiff: d, Headline: d.Headline(), TargetDump: ts.dumpJSON(q.target),
+	}
+	for i, r := range ts.reps {
+		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, ts.refs, i, 0, r.Groups.Time))
+	}
+	doc.Analysis = out
+	return nil
+}
+
+// dumpJSON is the JSON of file i's (last) dump, every list cut to the query's n.
+func (ts *threadSet) dumpJSON(i int) javaThreadsJSON {
+	rep, q := ts.reps[i], ts.q
+	g := *rep.Groups
+	g.Groups, g.Names = jvmFirst(g.Groups, q.rows), jvmFirst(g.Names, q.rows)
+	out := javaThreadsJSON{Snapshot: jvmSnapshotOf(ts.rep, ts.refs, i, 0, rep.Groups.Time), JavaThreadGroups: &g,
+		GroupCount: len(rep.Groups.Groups), Dumps: rep.Dumps, Headline: rep.Groups.Headline(), Warnings: rep.Warnings}
+	if rep.Diff != nil {
+		out.Diff = jvmCutThreadDiff(rep.Diff, q.rows)
+	}
+	for _, h := range rep.Histograms {
+		shown := *h
+		shown.Classes = jvmFirst(h.Ranked(q.order), q.rows)
+		out.Histograms = append(out.Histograms, &shown)
+	}
+	return out
+}
+
+// jvmCutThreadDiff returns a copy of d with every list cut to rows (all when 0).
+func jvmCutThreadDiff(d *analyze.JavaThreadDiff, rows int) *analyze.JavaThreadDiff {
+	c := *d
+	c.New, c.Grown, c.Shrunk, c.Names = jvmFirst(d.New, rows), jvmFirst(d.Grown, rows), jvmFirst(d.Shrunk, rows), jvmFirst(d.Names, rows)
+	return &c
+}
+
+// javaThreadsMarkdown writes the ticket summary with the engine's Markdown.
+func (s *Server) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	ts, err := s.loadThreadSet(r, rep)
+	if err != nil {
+		return err
+	}
+	rows := jvmMarkdownRows(r, ts.q)
+	if i, ok := ts.single(); ok {
+		jvmMarkdownHead(w, r, rep, ts.q, ts.name(i))
+		_, err := io.WriteString(w, ts.reps[i].Markdown(rows))
+		return err
+	}
+	q := ts.q
+	jvmMarkdownHead(w, r, rep, q, ts.name(q.base)+" → "+ts.name(q.target))
+	d := analyze.DiffJavaThreads(ts.reps[q.base].Groups, ts.reps[q.target].Groups)
+	_, err = io.WriteString(w, d.Markdown(rows)+"\n"+ts.reps[q.target].Groups.Markdown(rows))
+	return err
+}
