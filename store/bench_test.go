@@ -2,12 +2,17 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"testing"
 
 	"github.com/leakui/leakui/internal/pgtest"
 )
+
+// benchSeq numbers the artifacts BenchmarkStore creates.
+var benchSeq atomic.Int64
 
 // BenchmarkStore measures the store's hot paths on each backend: a report over a
 // new 128 KiB artifact (one chunk), reading a report back, and streaming a 4 MiB
@@ -30,9 +35,11 @@ func BenchmarkStore(b *testing.B) {
 			data := randomBytes(128 << 10)
 			b.Run("CreateReport", func(b *testing.B) {
 				b.SetBytes(int64(len(data)))
-				for i := 0; b.Loop(); i++ {
-					// A different first byte per iteration: a new artifact each time.
-					data[0], data[1], data[2] = byte(i), byte(i>>8), byte(i>>16)
+				for b.Loop() {
+					// Different first bytes every time, in every run of the
+					// benchmark: a new artifact each time.
+					i := benchSeq.Add(1)
+					binary.LittleEndian.PutUint64(data, uint64(i))
 					if err := db.CreateReport(ctx, &Report{Kind: "profile"}, []Upload{upload(fmt.Sprint(i), data)}); err != nil {
 						b.Fatal(err)
 					}
