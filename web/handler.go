@@ -96,7 +96,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p vi
 // page adds the stylesheet and scripts every page loads.
 func (s *Server) page(p view.Page) view.Page {
 	p.CSS = s.assets.url("app.css")
-	p.Scripts = []string{s.assets.url("app.js"), s.assets.url("flame.js"), s.assets.url("run.js")}
+	p.Scripts = []string{s.assets.url("app.js"), s.assets.url("flame.js"), s.assets.url("run.js"), s.assets.url("log.js")}
 	return p
 }
 

@@ -25,6 +25,7 @@ func (rs runsResource) Routes() chi.Router {
 	r.Get("/compare", rs.s.handle(rs.compare))
 	r.Get("/{id}", rs.s.handle(rs.show))
 	r.Post("/{id}/cancel", rs.s.handle(rs.cancelForm))
+	r.Post("/{id}/log", rs.s.handle(rs.s.handleCountRunLog))
 	return r
 }
 
