@@ -60,6 +60,10 @@ type Manager struct {
 	wg     sync.WaitGroup
 }
 
+// killGrace is how long a stopped child may take to clean up after SIGTERM before
+// its process group gets SIGKILL.
+const killGrace = 3 * time.Second
+
 // errShutdown is the cancel cause when the server shuts down.
 var errShutdown = errors.New("the server shut down")
 
@@ -277,7 +281,14 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 		defer close(killerDone)
 		select {
 		case <-ctx.Done():
-			killGroup(pid, syscall.SIGKILL)
+			// SIGTERM first, so the workload can clean up (the checkpoint workload
+			// deletes its topic on a real cluster); SIGKILL whatever is left.
+			killGroup(pid, syscall.SIGTERM)
+			select {
+			case <-stopKiller:
+			case <-time.After(killGrace):
+				killGroup(pid, syscall.SIGKILL)
+			}
 		case <-stopKiller:
 		}
 	}()
