@@ -14,10 +14,13 @@ type logMerger struct {
 	counts  [][]int64 // per file, per pattern
 	untimed []int64
 	buckets *logBuckets
-	keys    []*logKeyTable
-	unkeyed [][2]int64
-	long    int64
-	mu      sync.Mutex // guards buckets against bucketsSnapshot
+	// yearless holds the counts of timestamps without a year (syslog, geth),
+	// apart: they cannot share a time axis with dated ones.
+	yearless *logBuckets
+	keys     []*logKeyTable
+	unkeyed  [][2]int64
+	long     int64
+	mu       sync.Mutex // guards buckets against bucketsSnapshot
 
 	file      int
 	fileLines int64
@@ -32,6 +35,7 @@ func newLogMerger(pl *logPlan, files int) *logMerger {
 	}
 	if pl.bucket != LogBucketNone {
 		m.buckets = newLogBuckets(pl.bucket, len(pl.patterns))
+		m.yearless = newLogBuckets(pl.bucket, len(pl.patterns))
 		m.untimed = make([]int64, len(pl.patterns))
 	}
 	if pl.keyed {
@@ -78,12 +82,14 @@ func (m *logMerger) add(p *logPart) {
 			switch {
 			case n == 0:
 			case m.effOK:
-				m.buckets.add(m.eff, i, n)
+				m.bucketsFor(m.eff).add(m.eff, i, n)
 			default:
 				m.untimed[i] += n
 			}
 		}
-		m.buckets.merge(p.buckets)
+		if p.buckets.n > 0 {
+			m.bucketsFor(p.buckets.lo * p.buckets.width).merge(p.buckets)
+		}
 	}
 	for i, t := range p.keys {
 		if t == nil {
@@ -189,10 +195,34 @@ func logPlaceOf(mk logMark, files []LogFileReport) LogPlace {
 	return p
 }
 
+// logYearOneMillis is 0001-01-01T00:00:00Z in Unix milliseconds: yearless
+// timestamps (year 0) fall before it, dated ones after.
+const logYearOneMillis = -62135596800000
+
+// bucketsFor picks the dated or the yearless bucket set for a time.
+func (m *logMerger) bucketsFor(ms int64) *logBuckets {
+	if ms < logYearOneMillis {
+		return m.yearless
+	}
+	return m.buckets
+}
+
 // bucketReport fills the counts over time, with the running balance of each
-// pair.
+// pair. Timestamps without a year go on the time axis only when no input has
+// dated ones; otherwise their lines count as untimed and the report says so.
 func (m *logMerger) bucketReport(r *LogReport) {
 	b := m.buckets
+	switch {
+	case b.n == 0:
+		b = m.yearless
+	case m.yearless.n > 0:
+		for k := int64(0); k < m.yearless.n; k++ {
+			for i, n := range m.yearless.at(k) {
+				m.untimed[i] += n
+			}
+		}
+		r.YearlessUntimed = true
+	}
 	r.Untimed = m.untimed
 	r.BucketWidened = b.widened
 	if b.n == 0 {

@@ -38,6 +38,10 @@ type LogReport struct {
 	// Yearless is set when timestamps had no year (syslog, geth): their times
 	// carry year 0 and pages should show them without it.
 	Yearless bool `json:"yearless,omitempty"`
+	// YearlessUntimed is set when some inputs had dated timestamps and others
+	// timestamps without a year: the yearless lines cannot share the time axis,
+	// so they are counted in Untimed.
+	YearlessUntimed bool `json:"yearless_untimed,omitempty"`
 	// Files holds the per-file figures, in the order given.
 	Files []LogFileReport `json:"files"`
 	// Preset names the preset used, if any.

@@ -147,6 +147,7 @@ func (w *Workload) Run(ctx context.Context) (Result, error) {
 	}
 	res = w.finish(res, m, began)
 	res.PollLoopGoroutines, res.ReaderGoroutines = w.settledGoroutines(res.OpenConsumers)
+	res.OpenConnections = w.consumers.Stats().Connections // the last readers have dialled by now
 	if err := w.log.Err(); err != nil {
 		return res, fmt.Errorf("log: %w", err)
 	}
@@ -192,13 +193,14 @@ func (w *Workload) finish(res Result, m *CheckpointManager, began time.Time) Res
 }
 
 // settledGoroutines counts poll loops and kafka-go reader loops, waiting up to a
-// second for the readers of the last consumers to start.
+// second for the readers of the last consumers to start and dial.
 func (w *Workload) settledGoroutines(open int64) (polls, readers int) {
 	deadline := time.Now().Add(time.Second)
 	for {
 		counts := countFrames(PollLoopFrame, ReaderFrame)
 		polls, readers = counts[0], counts[1]
-		if int64(readers) >= open || time.Now().After(deadline) {
+		settled := int64(readers) >= open && w.consumers.Stats().Connections >= open
+		if settled || time.Now().After(deadline) {
 			return polls, readers
 		}
 		time.Sleep(10 * time.Millisecond)

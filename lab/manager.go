@@ -60,6 +60,10 @@ type Manager struct {
 	wg     sync.WaitGroup
 }
 
+// killGrace is how long a stopped child may take to clean up after SIGTERM before
+// its process group gets SIGKILL.
+const killGrace = 3 * time.Second
+
 // errShutdown is the cancel cause when the server shuts down.
 var errShutdown = errors.New("the server shut down")
 
@@ -239,7 +243,9 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	logPath := filepath.Join(dir, "run.log")
 	args := append(run.Spec.Args(), "-json", "-sync", "-pprof", "127.0.0.1:0", "-hold", m.cfg.Hold.String(), "-log", logPath)
 	if run.Spec.Workload == WorkloadCheckpoint && m.cfg.Brokers != "" {
-		args = append(args, "-brokers", m.cfg.Brokers)
+		// The run's id names its checkpoint topic, so that the runs of several
+		// replicas (or of -max-runs above 1) on one cluster never share a topic.
+		args = append(args, "-brokers", m.cfg.Brokers, "-job-id", run.ID)
 	}
 	if run.Spec.Workload == WorkloadRecovery {
 		args = append(args, "-dir", filepath.Join(dir, "kafka-logs"))
@@ -275,7 +281,14 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 		defer close(killerDone)
 		select {
 		case <-ctx.Done():
-			killGroup(pid, syscall.SIGKILL)
+			// SIGTERM first, so the workload can clean up (the checkpoint workload
+			// deletes its topic on a real cluster); SIGKILL whatever is left.
+			killGroup(pid, syscall.SIGTERM)
+			select {
+			case <-stopKiller:
+			case <-time.After(killGrace):
+				killGroup(pid, syscall.SIGKILL)
+			}
 		case <-stopKiller:
 		}
 	}()

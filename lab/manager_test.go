@@ -232,3 +232,28 @@ func TestSpecValidation(t *testing.T) {
 	}
 	_ = syscall.SIGKILL
 }
+
+// TestCancelKillsAChildThatIgnoresSIGTERM: a cancelled child gets SIGTERM to clean
+// up, and SIGKILL when it does not stop.
+func TestCancelKillsAChildThatIgnoresSIGTERM(t *testing.T) {
+	childEnv(t, "1", "100ms")
+	t.Setenv("LEAKUI_LAB_IGNORE_TERM", "1")
+	m, rec := newTestManager(t, Config{NoCapture: true})
+	run, err := m.Start("stubborn", Spec{Workload: WorkloadCheckpoint, Cycles: 1000, Tasks: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := waitForChild(t, run)
+	start := time.Now()
+	m.Cancel("stubborn")
+	wait(t, run, 20*time.Second)
+	if hasProcess(pid) {
+		t.Fatalf("child %d survived", pid)
+	}
+	if took := time.Since(start); took < killGrace {
+		t.Errorf("the child ignoring SIGTERM was gone after %s, before the %s grace: was it sent SIGTERM first?", took, killGrace)
+	}
+	if p := rec.finished["stubborn"]; p.Status != StatusCancelled {
+		t.Errorf("status %s", p.Status)
+	}
+}

@@ -24,6 +24,7 @@
       for (var i = 0; i < files.length; i++) data.append("file", files[i], files[i].name);
       var extra = form.querySelectorAll("[data-upload-field]");
       for (var j = 0; j < extra.length; j++) {
+        if ((extra[j].type === "checkbox" || extra[j].type === "radio") && !extra[j].checked) continue;
         if (extra[j].value) data.append(extra[j].name, extra[j].value);
       }
       var xhr = new XMLHttpRequest();

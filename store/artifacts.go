@@ -31,9 +31,18 @@ func (db *DB) putArtifact(ctx context.Context, tx *sql.Tx, u Upload, now time.Ti
 	if u.Kind == "" {
 		return fmt.Errorf("%w: artifact %q needs a kind", ErrInvalid, u.Name)
 	}
-	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO artifacts (sha256, kind, format, size, created_at) VALUES (?, ?, ?, ?, ?)`),
-		u.SHA256, u.Kind, u.Format, u.Size, millis(now)); err != nil {
+	// A concurrent upload of the same bytes (another replica) may have stored
+	// them since: the insert then waits for it and does nothing.
+	res, err := tx.ExecContext(ctx, db.q(`INSERT INTO artifacts (sha256, kind, format, size, created_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (sha256) DO NOTHING`),
+		u.SHA256, cleanText(u.Kind), cleanText(u.Format), u.Size, millis(now))
+	if err != nil {
 		return fmt.Errorf("store: artifact: %w", err)
+	}
+	if inserted, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: artifact: %w", err)
+	} else if inserted == 0 {
+		return nil
 	}
 	r, err := u.Open()
 	if err != nil {
@@ -90,12 +99,15 @@ func (db *DB) Artifact(ctx context.Context, sha string) (*Artifact, error) {
 }
 
 // OpenArtifact returns a reader of an artifact's bytes that fetches one chunk at a
-// time, so a download never holds a whole file in memory. Close it.
+// time, so a download never holds a whole file in memory. Close it. A chunk that
+// goes missing while it reads (the artifact was deleted meanwhile) is an error,
+// never a short file.
 func (db *DB) OpenArtifact(ctx context.Context, sha string) (io.ReadCloser, error) {
-	if _, err := db.Artifact(ctx, sha); err != nil {
+	a, err := db.Artifact(ctx, sha)
+	if err != nil {
 		return nil, err
 	}
-	return &chunkReader{ctx: ctx, db: db, sha: sha}, nil
+	return &chunkReader{ctx: ctx, db: db, sha: sha, size: a.Size}, nil
 }
 
 // ReadArtifact returns all of an artifact's bytes, checking them against the hash.
@@ -115,11 +127,14 @@ func (db *DB) ReadArtifact(ctx context.Context, sha string) ([]byte, error) {
 	return b, nil
 }
 
-// chunkReader reads an artifact chunk by chunk.
+// chunkReader reads an artifact chunk by chunk, each chunk one query, so that a
+// slow download holds no connection between two chunks.
 type chunkReader struct {
 	ctx  context.Context
 	db   *DB
 	sha  string
+	size int64 // the artifact's recorded size
+	read int64 // bytes fetched so far
 	seq  int
 	buf  *bytes.Reader
 	done bool
@@ -127,19 +142,22 @@ type chunkReader struct {
 
 func (c *chunkReader) Read(p []byte) (int, error) {
 	for c.buf == nil || c.buf.Len() == 0 {
-		if c.done {
+		if c.done || c.read >= c.size {
 			return 0, io.EOF
 		}
 		var data []byte
 		err := c.db.read.QueryRowContext(c.ctx, c.db.q(`SELECT data FROM artifact_chunks WHERE sha256 = ? AND seq = ?`), c.sha, c.seq).Scan(&data)
 		if errors.Is(err, sql.ErrNoRows) {
-			c.done = true
-			return 0, io.EOF
+			return 0, fmt.Errorf("store: artifact %s: chunk %d is missing after %d of %d bytes: %w", c.sha, c.seq, c.read, c.size, io.ErrUnexpectedEOF)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("store: artifact chunk: %w", err)
 		}
+		if len(data) == 0 || c.read+int64(len(data)) > c.size {
+			return 0, fmt.Errorf("%w: artifact %s: chunk %d does not fit its size of %d bytes", ErrIntegrity, c.sha, c.seq, c.size)
+		}
 		c.seq++
+		c.read += int64(len(data))
 		c.buf = bytes.NewReader(data)
 	}
 	return c.buf.Read(p)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -27,19 +26,25 @@ type dialect interface {
 	name() string
 	// rebind turns ? placeholders into the backend's own.
 	rebind(query string) string
+	// lockMigrations keeps other processes from migrating the same database until
+	// unlock is called; conn is the connection the migrations run on.
+	lockMigrations(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
 }
 
 // Open opens the store named by dsn: a postgres:// URL, or else a directory for
 // the SQLite file.
 func Open(ctx context.Context, dsn string) (*DB, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return nil, fmt.Errorf("store: PostgreSQL is not available in this build")
+	if IsPostgresDSN(dsn) {
+		return OpenPostgres(ctx, dsn)
 	}
 	return OpenSQLite(ctx, dsn)
 }
 
 // Close closes the connections; it waits for nothing else.
 func (db *DB) Close() error {
+	if db.read == db.write {
+		return db.write.Close()
+	}
 	return errors.Join(db.read.Close(), db.write.Close())
 }
 

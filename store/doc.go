@@ -1,7 +1,10 @@
 // Package store is leakui's persistence: content-addressed artifacts (the uploaded
 // and captured files, keyed by their SHA-256), immutable reports that point at them,
 // and lab runs. The default backend is a SQLite file in the data directory
-// (modernc.org/sqlite, no cgo).
+// (modernc.org/sqlite, no cgo); a postgres:// URL selects PostgreSQL (pgx), which
+// many replicas can share. Both run the same queries (? placeholders, rebound
+// for PostgreSQL) and behave alike; one test suite runs against each. Copy and
+// Verify move a store from one backend to the other.
 //
 // Every write is one transaction: an error or a crash in the middle of an upload
 // leaves neither an artifact without all of its bytes nor a report without its

@@ -16,9 +16,21 @@ import (
 var migrations embed.FS
 
 // migrate applies, in order and each in its own transaction, the embedded
-// migrations the database has not seen yet.
+// migrations the database has not seen yet. It runs on one connection that holds
+// the dialect's migration lock, so replicas starting together apply each
+// migration once.
 func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer conn.Close()
+	unlock, err := db.dialect.lockMigrations(ctx, conn)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
 		return fmt.Errorf("store: migrations table: %w", err)
 	}
@@ -38,24 +50,37 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = db.inTx(ctx, func(tx *sql.Tx) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), version).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-				return fmt.Errorf("store: migration %s: %w", name, err)
-			}
-			_, err := tx.ExecContext(ctx, db.q(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`),
-				version, name, millis(time.Now()))
-			return err
-		})
-		if err != nil {
+		if err := db.applyMigration(ctx, conn, version, name, string(body)); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// applyMigration runs one migration on conn in a transaction unless it is
+// recorded as applied.
+func (db *DB) applyMigration(ctx context.Context, conn *sql.Conn, version int, name, body string) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), version).Scan(&n); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, body); err != nil {
+		return fmt.Errorf("store: migration %s: %w", name, err)
+	}
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`),
+		version, name, millis(time.Now())); err != nil {
+		return fmt.Errorf("store: migration %s: %w", name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: migration %s: commit: %w", name, err)
 	}
 	return nil
 }

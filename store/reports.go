@@ -23,28 +23,32 @@ func (db *DB) CreateReport(ctx context.Context, r *Report, uploads []Upload) err
 	}
 	now := time.Now().UTC()
 	id := NewID()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		for _, u := range uploads {
-			if err := db.putArtifact(ctx, tx, u, now); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-			id, r.Kind, jsonOrEmpty(r.Params), jsonOrEmpty(r.Summary), millis(now), boolInt(r.Pinned), r.RunID); err != nil {
-			return fmt.Errorf("store: report: %w", err)
-		}
-		for i, u := range uploads {
-			if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO report_artifacts (report_id, position, sha256, name, label) VALUES (?, ?, ?, ?, ?)`),
-				id, i, u.SHA256, u.Name, u.Label); err != nil {
-				return fmt.Errorf("store: report artifact: %w", err)
-			}
-		}
-		return nil
-	})
+	err := db.inTx(ctx, func(tx *sql.Tx) error { return db.insertReport(ctx, tx, id, r, uploads, now, now) })
 	if err != nil {
 		return err
 	}
 	r.ID, r.CreatedAt = id, fromMillis(millis(now))
+	return nil
+}
+
+// insertReport stores, inside tx, the uploads not yet stored (as created at
+// stored) and the report under id, created at created.
+func (db *DB) insertReport(ctx context.Context, tx *sql.Tx, id string, r *Report, uploads []Upload, created, stored time.Time) error {
+	for _, u := range uploads {
+		if err := db.putArtifact(ctx, tx, u, stored); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+		id, cleanText(r.Kind), jsonOrEmpty(r.Params), jsonOrEmpty(r.Summary), millis(created), boolInt(r.Pinned), cleanText(r.RunID)); err != nil {
+		return fmt.Errorf("store: report: %w", err)
+	}
+	for i, u := range uploads {
+		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO report_artifacts (report_id, position, sha256, name, label) VALUES (?, ?, ?, ?, ?)`),
+			id, i, u.SHA256, cleanText(u.Name), cleanText(u.Label)); err != nil {
+			return fmt.Errorf("store: report artifact: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -115,11 +119,12 @@ func (db *DB) RecentReports(ctx context.Context, limit int) ([]Report, error) {
 	return out, rows.Err()
 }
 
+// jsonOrEmpty is a JSON document as text, "{}" when there is none.
 func jsonOrEmpty(b json.RawMessage) string {
 	if len(b) == 0 {
 		return "{}"
 	}
-	return string(b)
+	return cleanText(string(b))
 }
 
 func boolInt(b bool) int {
@@ -198,11 +203,11 @@ func (db *DB) ExpireReports(ctx context.Context, cutoff time.Time) (reports, art
 		if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM runs WHERE status <> ? AND created_at < ? AND report_id = ''`), RunStatusRunning, millis(cutoff)); err != nil {
 			return fmt.Errorf("store: expire runs: %w", err)
 		}
-		orphans := `SELECT sha256 FROM artifacts WHERE sha256 NOT IN (SELECT sha256 FROM report_artifacts) AND sha256 NOT IN (SELECT sha256 FROM run_artifacts)`
-		if _, err := tx.ExecContext(ctx, db.q(`DELETE FROM artifact_chunks WHERE sha256 IN (`+orphans+`)`)); err != nil {
-			return fmt.Errorf("store: %w", err)
-		}
-		res, err = tx.ExecContext(ctx, db.q(`DELETE FROM artifacts WHERE sha256 IN (`+orphans+`)`))
+		// One statement, the chunks going by ON DELETE CASCADE: an artifact that a
+		// concurrent upload (another replica) refers to meanwhile makes the foreign
+		// key refuse the whole transaction, never keep a record without its bytes.
+		res, err = tx.ExecContext(ctx, db.q(`DELETE FROM artifacts WHERE sha256 NOT IN (SELECT sha256 FROM report_artifacts)
+			AND sha256 NOT IN (SELECT sha256 FROM run_artifacts)`))
 		if err != nil {
 			return fmt.Errorf("store: %w", err)
 		}

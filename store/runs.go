@@ -58,7 +58,7 @@ func (db *DB) CreateRun(ctx context.Context, r *Run) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, db.q(`INSERT INTO runs (id, workload, spec, status, progress, owner, lease_until, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			r.ID, r.Workload, jsonOrEmpty(r.Spec), r.Status, jsonOrEmpty(r.Progress), r.Owner, millis(r.LeaseUntil), millis(now), millis(now))
+			r.ID, cleanText(r.Workload), jsonOrEmpty(r.Spec), r.Status, jsonOrEmpty(r.Progress), cleanText(r.Owner), millis(r.LeaseUntil), millis(now), millis(now))
 		if err != nil {
 			return fmt.Errorf("store: run: %w", err)
 		}
@@ -92,7 +92,8 @@ func (db *DB) FinishRun(ctx context.Context, r *Run) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, db.q(`UPDATE runs SET status = ?, verdict = ?, reason = ?, error = ?, progress = ?, report_id = ?,
 			updated_at = ?, finished_at = ? WHERE id = ? AND status = ?`),
-			r.Status, r.Verdict, r.Reason, r.Error, jsonOrEmpty(r.Progress), r.ReportID, millis(now), millis(now), r.ID, RunStatusRunning)
+			cleanText(r.Status), cleanText(r.Verdict), cleanText(r.Reason), cleanText(r.Error), jsonOrEmpty(r.Progress), r.ReportID,
+			millis(now), millis(now), r.ID, RunStatusRunning)
 		if err != nil {
 			return fmt.Errorf("store: finish run: %w", err)
 		}
@@ -111,6 +112,15 @@ func (db *DB) AddRunArtifact(ctx context.Context, runID string, a *RunArtifact, 
 		a.TakenAt = now
 	}
 	return db.inTx(ctx, func(tx *sql.Tx) error {
+		// Lock the run's row first, so that two captures of one run numbered
+		// at once get different seqs in PostgreSQL too.
+		res, err := tx.ExecContext(ctx, db.q(`UPDATE runs SET id = id WHERE id = ?`), runID)
+		if err != nil {
+			return fmt.Errorf("store: run artifact: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("run %s: %w", runID, ErrNotFound)
+		}
 		if err := db.putArtifact(ctx, tx, u, now); err != nil {
 			return err
 		}
@@ -118,9 +128,9 @@ func (db *DB) AddRunArtifact(ctx context.Context, runID string, a *RunArtifact, 
 		if err := tx.QueryRowContext(ctx, db.q(`SELECT COALESCE(MAX(seq), -1) + 1 FROM run_artifacts WHERE run_id = ?`), runID).Scan(&seq); err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
-		a.Seq, a.SHA256, a.Name, a.Size = seq, u.SHA256, u.Name, u.Size
-		_, err := tx.ExecContext(ctx, db.q(`INSERT INTO run_artifacts (run_id, seq, role, step, sha256, name, taken_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-			runID, seq, a.Role, a.Step, u.SHA256, u.Name, millis(a.TakenAt))
+		a.Seq, a.SHA256, a.Name, a.Size = seq, u.SHA256, cleanText(u.Name), u.Size
+		_, err = tx.ExecContext(ctx, db.q(`INSERT INTO run_artifacts (run_id, seq, role, step, sha256, name, taken_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+			runID, seq, cleanText(a.Role), a.Step, u.SHA256, cleanText(u.Name), millis(a.TakenAt))
 		if err != nil {
 			return fmt.Errorf("store: run artifact: %w", err)
 		}

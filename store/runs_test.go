@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 )
 
-func TestRunLifecycle(t *testing.T) {
+func testRunLifecycle(t *testing.T, dsn string) {
 	ctx := context.Background()
-	db, _ := openTemp(t)
+	db := openStore(t, dsn)
 	r := &Run{ID: NewID(), Workload: "checkpoint", Spec: json.RawMessage(`{"cycles":5}`), Owner: "a", LeaseUntil: time.Now().Add(time.Minute)}
 	if err := db.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)
@@ -54,9 +55,9 @@ func TestRunLifecycle(t *testing.T) {
 	}
 }
 
-func TestInterruptRuns(t *testing.T) {
+func testInterruptRuns(t *testing.T, dsn string) {
 	ctx := context.Background()
-	db, _ := openTemp(t)
+	db := openStore(t, dsn)
 	now := time.Now()
 	expired := &Run{ID: NewID(), Workload: "checkpoint", Owner: "a", LeaseUntil: now.Add(-time.Second)}
 	live := &Run{ID: NewID(), Workload: "checkpoint", Owner: "b", LeaseUntil: now.Add(time.Hour)}
@@ -81,5 +82,47 @@ func TestInterruptRuns(t *testing.T) {
 	recent, err := db.RecentRuns(ctx, 10)
 	if err != nil || len(recent) != 3 {
 		t.Errorf("recent runs: %d (%v)", len(recent), err)
+	}
+}
+
+// A capture for a run that does not exist stores nothing.
+func testRunArtifactNeedsARun(t *testing.T, dsn string) {
+	ctx := context.Background()
+	db := openStore(t, dsn)
+	err := db.AddRunArtifact(ctx, NewID(), &RunArtifact{Role: "heap"}, upload("heap.pb.gz", randomBytes(100)))
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("capture of an unknown run: %v, want ErrNotFound", err)
+	}
+	if got := counts(t, db); got != [3]int{0, 0, 0} {
+		t.Errorf("left %v", got)
+	}
+}
+
+// Captures of one run stored at the same time get distinct, dense numbers.
+func testConcurrentCaptures(t *testing.T, dsn string) {
+	ctx := context.Background()
+	a, b := openStore(t, dsn), openStore(t, dsn)
+	r := &Run{ID: NewID(), Workload: "checkpoint", LeaseUntil: time.Now().Add(time.Minute)}
+	if err := a.CreateRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 10 {
+		db := []*DB{a, b}[i%2]
+		wg.Go(func() {
+			if err := db.AddRunArtifact(ctx, r.ID, &RunArtifact{Role: "heap", Step: int64(i)}, upload("h", randomBytes(100+i))); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	arts, err := a.RunArtifacts(ctx, r.ID)
+	if err != nil || len(arts) != 10 {
+		t.Fatalf("%d artifacts (%v)", len(arts), err)
+	}
+	for i, art := range arts {
+		if art.Seq != i {
+			t.Errorf("capture %d has seq %d", i, art.Seq)
+		}
 	}
 }

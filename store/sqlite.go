@@ -52,3 +52,9 @@ type sqliteDialect struct{}
 
 func (sqliteDialect) name() string               { return "sqlite" }
 func (sqliteDialect) rebind(query string) string { return query }
+
+// lockMigrations needs no lock: the one write connection is the lock, and
+// SQLite's file locking keeps other processes out of a transaction.
+func (sqliteDialect) lockMigrations(context.Context, *sql.Conn) (func(), error) {
+	return func() {}, nil
+}

@@ -12,23 +12,79 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/leakui/leakui/internal/pgtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func openTemp(t *testing.T) (*DB, string) {
+// backend is one database the suite runs against: dsn returns a fresh, empty
+// store's DSN for one test (a temporary directory, or a PostgreSQL schema).
+type backend struct {
+	name string
+	dsn  func(t *testing.T) string
+}
+
+var backends = []backend{
+	{"sqlite", func(t *testing.T) string { return t.TempDir() }},
+	{"postgres", func(t *testing.T) string { return pgtest.DSN(t) }},
+}
+
+// suite is every storage test; each runs once per backend, in parallel.
+var suite = []struct {
+	name string
+	run  func(t *testing.T, dsn string)
+}{
+	{"ReportRoundTripAndDedupe", testReportRoundTripAndDedupe},
+	{"ReopenKeepsReports", testReopenKeepsReports},
+	{"FailedWriteLeavesNothing", testFailedWriteLeavesNothing},
+	{"NotFound", testNotFound},
+	{"DeleteArtifactAndRetention", testDeleteArtifactAndRetention},
+	{"ArtifactStreamsChunkByChunk", testArtifactStreamsChunkByChunk},
+	{"DeletedWhileReadingIsAnError", testDeletedWhileReadingIsAnError},
+	{"TextIsStoredAlike", testTextIsStoredAlike},
+	{"ConcurrentOpensMigrateOnce", testConcurrentOpensMigrateOnce},
+	{"ConcurrentUploadsOfTheSameBytes", testConcurrentUploadsOfTheSameBytes},
+	{"RetentionRacingUploads", testRetentionRacingUploads},
+	{"RunLifecycle", testRunLifecycle},
+	{"InterruptRuns", testInterruptRuns},
+	{"RunArtifactNeedsARun", testRunArtifactNeedsARun},
+	{"ConcurrentCaptures", testConcurrentCaptures},
+	{"CopyAndVerify", testCopyAndVerify},
+}
+
+func TestStore(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range suite {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					c.run(t, b.dsn(t))
+				})
+			}
+		})
+	}
+}
+
+// openStore opens dsn and closes it when the test ends.
+func openStore(t *testing.T, dsn string) *DB {
 	t.Helper()
-	dir := t.TempDir()
-	db, err := OpenSQLite(context.Background(), dir)
+	db, err := Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	return db, dir
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return db
 }
 
 // upload makes an Upload of the given bytes.
@@ -58,9 +114,34 @@ func counts(t *testing.T, db *DB) [3]int {
 	return [3]int{a, c, r}
 }
 
-func TestReportRoundTripAndDedupe(t *testing.T) {
+// checkChunks fails the test unless every artifact's chunks add up to its size,
+// counted by the database itself.
+func checkChunks(t *testing.T, db *DB) {
+	t.Helper()
+	rows, err := db.read.Query(`SELECT a.sha256, a.size, COALESCE(SUM(LENGTH(c.data)), 0), COUNT(c.seq), COALESCE(MAX(c.seq), -1)
+		FROM artifacts a LEFT JOIN artifact_chunks c ON c.sha256 = a.sha256 GROUP BY a.sha256, a.size`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sha string
+		var size, stored, n, last int64
+		if err := rows.Scan(&sha, &size, &stored, &n, &last); err != nil {
+			t.Fatal(err)
+		}
+		if stored != size || last != n-1 {
+			t.Errorf("artifact %s: %d bytes in %d chunks (last seq %d), recorded size %d", sha[:8], stored, n, last, size)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testReportRoundTripAndDedupe(t *testing.T, dsn string) {
 	ctx := context.Background()
-	db, _ := openTemp(t)
+	db := openStore(t, dsn)
 	db.chunkSize = 1000 // several chunks per artifact
 	data := randomBytes(4321)
 	r1 := &Report{Kind: "profile", Params: json.RawMessage(`{"si":"inuse_space"}`), Summary: json.RawMessage(`{"total":5}`)}
@@ -80,6 +161,7 @@ func TestReportRoundTripAndDedupe(t *testing.T) {
 	if got := counts(t, db); got != [3]int{1, 5, 2} {
 		t.Errorf("artifacts, chunks, reports = %v; want one artifact of 5 chunks and 2 reports", got)
 	}
+	checkChunks(t, db)
 	got, err := db.Report(ctx, r1.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +169,9 @@ func TestReportRoundTripAndDedupe(t *testing.T) {
 	if got.Kind != "profile" || string(got.Params) != `{"si":"inuse_space"}` || string(got.Summary) != `{"total":5}` ||
 		len(got.Artifacts) != 1 || got.Artifacts[0].Name != "heap.pb.gz" || got.Artifacts[0].Size != 4321 {
 		t.Errorf("report read back = %+v", got)
+	}
+	if !got.CreatedAt.Equal(r1.CreatedAt) {
+		t.Errorf("created at %v, stored as %v", got.CreatedAt, r1.CreatedAt)
 	}
 	back, err := db.ReadArtifact(ctx, got.Artifacts[0].SHA256)
 	if err != nil || !bytes.Equal(back, data) {
@@ -96,28 +181,27 @@ func TestReportRoundTripAndDedupe(t *testing.T) {
 	if second.Artifacts[0].Name != "again.pb.gz" {
 		t.Errorf("the second upload's name is %q", second.Artifacts[0].Name)
 	}
+	recent, err := db.RecentReports(ctx, 10)
+	if err != nil || len(recent) != 2 || recent[0].Artifacts[0].Name == "" {
+		t.Errorf("recent reports %+v (%v)", recent, err)
+	}
 }
 
-func TestReopenKeepsReports(t *testing.T) {
+func testReopenKeepsReports(t *testing.T, dsn string) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := OpenSQLite(ctx, dir)
+	db, err := Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &Report{Kind: "profile"}
-	data := randomBytes(100)
+	data := randomBytes(3<<20 + 5) // four chunks of the default size
 	if err := db.CreateReport(ctx, r, []Upload{upload("a", data)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err = OpenSQLite(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = openStore(t, dsn)
 	got, err := db.Report(ctx, r.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +209,19 @@ func TestReopenKeepsReports(t *testing.T) {
 	if b, _ := db.ReadArtifact(ctx, got.Artifacts[0].SHA256); !bytes.Equal(b, data) {
 		t.Error("artifact bytes changed across a reopen")
 	}
+	if got := counts(t, db); got != [3]int{1, 4, 1} {
+		t.Errorf("artifacts, chunks, reports = %v", got)
+	}
+	var versions int
+	if err := db.read.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&versions); err != nil || versions != 2 {
+		t.Errorf("%d migrations recorded (%v), want 2", versions, err)
+	}
+}
+
+// The SQLite store is a WAL file with foreign keys on, in the data directory.
+func TestSQLiteSettings(t *testing.T) {
+	dir := t.TempDir()
+	db := openStore(t, dir)
 	var mode string
 	if err := db.read.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode = %q (%v), want wal", mode, err)
@@ -135,6 +232,9 @@ func TestReopenKeepsReports(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, SQLiteFile)); err != nil {
 		t.Error(err)
+	}
+	if db.Backend() != "sqlite" {
+		t.Errorf("backend %q", db.Backend())
 	}
 }
 
@@ -150,9 +250,9 @@ func (f *failingReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func TestFailedWriteLeavesNothing(t *testing.T) {
+func testFailedWriteLeavesNothing(t *testing.T, dsn string) {
 	ctx := context.Background()
-	db, _ := openTemp(t)
+	db := openStore(t, dsn)
 	db.chunkSize = 100
 	good := upload("good", randomBytes(1000))
 	badHash := upload("bad-hash", randomBytes(500))
@@ -170,6 +270,7 @@ func TestFailedWriteLeavesNothing(t *testing.T) {
 		{"hash mismatch after a good artifact", []Upload{good, badHash}, ErrIntegrity},
 		{"reader fails mid-artifact", []Upload{good, broken}, nil},
 		{"no sha256", []Upload{{Name: "x", Kind: "profile", Open: good.Open}}, ErrInvalid},
+		{"no kind", []Upload{good, {Name: "x", SHA256: badHash.SHA256, Open: good.Open}}, ErrInvalid},
 		{"refers to a missing artifact", []Upload{good, {Name: "gone", SHA256: strings.Repeat("ab", 32)}}, ErrNotFound},
 	} {
 		err := db.CreateReport(ctx, &Report{Kind: "profile"}, tc.uploads)
@@ -180,18 +281,34 @@ func TestFailedWriteLeavesNothing(t *testing.T) {
 			t.Errorf("%s: left artifacts, chunks, reports = %v", tc.name, got)
 		}
 	}
+	for _, r := range []*Report{{}, {Kind: "profile", Params: json.RawMessage(`{"a":`)}} {
+		if err := db.CreateReport(ctx, r, []Upload{good}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("report %+v: %v, want ErrInvalid", r, err)
+		}
+	}
 }
 
-func TestNotFound(t *testing.T) {
+func testNotFound(t *testing.T, dsn string) {
 	ctx := context.Background()
-	db, _ := openTemp(t)
-	for _, id := range []string{"", "short", "../../etc/passwd", NewID()} {
+	db := openStore(t, dsn)
+	for _, id := range []string{"", "short", "../../etc/passwd", "x' OR '1'='1", NewID()} {
 		if _, err := db.Report(ctx, id); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Report(%q): %v, want ErrNotFound", id, err)
 		}
+		if _, err := db.Run(ctx, id); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Run(%q): %v, want ErrNotFound", id, err)
+		}
+		if err := db.SetPinned(ctx, id, true); !errors.Is(err, ErrNotFound) {
+			t.Errorf("SetPinned(%q): %v, want ErrNotFound", id, err)
+		}
 	}
-	if _, err := db.OpenArtifact(ctx, "00"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("OpenArtifact: %v", err)
+	for _, sha := range []string{"00", strings.Repeat("0", 64)} {
+		if _, err := db.OpenArtifact(ctx, sha); !errors.Is(err, ErrNotFound) {
+			t.Errorf("OpenArtifact(%q): %v", sha, err)
+		}
+		if _, err := db.DeleteArtifact(ctx, sha); !errors.Is(err, ErrNotFound) {
+			t.Errorf("DeleteArtifact(%q): %v", sha, err)
+		}
 	}
 }
 
@@ -206,9 +323,9 @@ func TestNewIDIsRandomAndValid(t *testing.T) {
 	}
 }
 
-func TestDeleteArtifactAndRetention(t *testing.T) {
+func testDeleteArtifactAndRetention(t *testing.T, dsn string) {
 	ctx := context.Background()
-	db, _ := openTemp(t)
+	db := openStore(t, dsn)
 	a, b := upload("a", randomBytes(100)), upload("b", randomBytes(200))
 	r1, r2, r3 := &Report{Kind: "profile"}, &Report{Kind: "diff"}, &Report{Kind: "profile", Pinned: true}
 	for _, tc := range []struct {
@@ -251,5 +368,213 @@ func TestDeleteArtifactAndRetention(t *testing.T) {
 	}
 	if got := counts(t, db); got != [3]int{0, 0, 0} {
 		t.Errorf("left %v", got)
+	}
+}
+
+// A download fetches one chunk per read of the underlying reader, never the
+// whole artifact.
+func testArtifactStreamsChunkByChunk(t *testing.T, dsn string) {
+	ctx := context.Background()
+	db := openStore(t, dsn)
+	db.chunkSize = 1 << 10
+	data := randomBytes(10<<10 + 7) // 11 chunks
+	up := upload("big", data)
+	if err := db.CreateReport(ctx, &Report{Kind: "profile"}, []Upload{up}); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := db.OpenArtifact(ctx, up.SHA256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	cr := rc.(*chunkReader)
+	var got bytes.Buffer
+	buf := make([]byte, 700)
+	for i := 0; ; i++ {
+		n, err := rc.Read(buf)
+		got.Write(buf[:n])
+		// The reader never fetched more than the chunk that holds what it returned.
+		if want := (got.Len() + db.chunkSize - 1) / db.chunkSize; cr.seq != want {
+			t.Fatalf("after %d bytes the reader has fetched %d chunks, want %d", got.Len(), cr.seq, want)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got.Bytes(), data) {
+		t.Errorf("streamed %d bytes, not the %d stored", got.Len(), len(data))
+	}
+}
+
+// An artifact deleted while a download reads it ends the download with an error,
+// not a short file that looks complete.
+func testDeletedWhileReadingIsAnError(t *testing.T, dsn string) {
+	ctx := context.Background()
+	db := openStore(t, dsn)
+	db.chunkSize = 1 << 10
+	up := upload("big", randomBytes(4<<10))
+	if err := db.CreateReport(ctx, &Report{Kind: "profile"}, []Upload{up}); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := db.OpenArtifact(ctx, up.SHA256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	first := make([]byte, 1<<10)
+	if _, err := io.ReadFull(rc, first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.DeleteArtifact(ctx, up.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, rc)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || n != 0 {
+		t.Errorf("reading on after the delete: %d bytes, %v; want io.ErrUnexpectedEOF", n, err)
+	}
+}
+
+// PostgreSQL's TEXT refuses NUL and invalid UTF-8; both backends store such text
+// the same cleaned way instead of failing in one of them.
+func testTextIsStoredAlike(t *testing.T, dsn string) {
+	ctx := context.Background()
+	db := openStore(t, dsn)
+	up := upload("heap\x00.pb\xff.gz", randomBytes(10))
+	up.Label = "label\x00\xfe"
+	r := &Report{Kind: "profile", Summary: json.RawMessage("{\"name\":\"a\xffb\"}")}
+	if err := db.CreateReport(ctx, r, []Upload{up}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Report(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := got.Artifacts[0]; a.Name != "heap.pb\uFFFD.gz" || a.Label != "label\uFFFD" || string(got.Summary) != "{\"name\":\"a\uFFFDb\"}" {
+		t.Errorf("read back name %q label %q summary %s", a.Name, a.Label, got.Summary)
+	}
+	run := &Run{ID: NewID(), Workload: "checkpoint", LeaseUntil: time.Now().Add(time.Minute)}
+	if err := db.CreateRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	run.Status, run.Error = "failed", "broker said \x00\xc3("
+	if err := db.FinishRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := db.Run(ctx, run.ID); err != nil || back.Error != "broker said \uFFFD(" {
+		t.Errorf("run error read back %q (%v)", back.Error, err)
+	}
+}
+
+// Replicas that start together on a new database apply each migration once.
+func testConcurrentOpensMigrateOnce(t *testing.T, dsn string) {
+	ctx := context.Background()
+	const replicas = 4
+	dbs := make([]*DB, replicas)
+	errs := make([]error, replicas)
+	var wg sync.WaitGroup
+	for i := range replicas {
+		wg.Go(func() { dbs[i], errs[i] = Open(ctx, dsn) })
+	}
+	wg.Wait()
+	for i, db := range dbs {
+		if errs[i] != nil {
+			t.Errorf("replica %d: %v", i, errs[i])
+			continue
+		}
+		t.Cleanup(func() { db.Close() })
+	}
+	if t.Failed() {
+		return
+	}
+	var n, distinct int
+	if err := dbs[0].read.QueryRow(`SELECT COUNT(*), COUNT(DISTINCT version) FROM schema_migrations`).Scan(&n, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || distinct != 2 {
+		t.Errorf("schema_migrations holds %d rows of %d versions, want 2 of 2", n, distinct)
+	}
+	// Every replica sees what another wrote.
+	r := &Report{Kind: "profile"}
+	if err := dbs[1].CreateReport(ctx, r, []Upload{upload("x", randomBytes(50))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dbs[3].Report(ctx, r.ID); err != nil {
+		t.Errorf("another replica does not see the report: %v", err)
+	}
+}
+
+// Two replicas storing the same bytes at the same time make one artifact and all
+// their reports.
+func testConcurrentUploadsOfTheSameBytes(t *testing.T, dsn string) {
+	ctx := context.Background()
+	a, b := openStore(t, dsn), openStore(t, dsn)
+	a.chunkSize, b.chunkSize = 1<<10, 1<<10
+	data := randomBytes(8<<10 + 1)
+	const each = 6
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*each)
+	for _, db := range []*DB{a, b} {
+		for range each {
+			wg.Go(func() { errs <- db.CreateReport(ctx, &Report{Kind: "profile"}, []Upload{upload("same", data)}) })
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if got := counts(t, a); got != [3]int{1, 9, 2 * each} {
+		t.Errorf("artifacts, chunks, reports = %v; want 1, 9, %d", got, 2*each)
+	}
+	checkChunks(t, a)
+}
+
+// Retention on one replica racing uploads of the same bytes on another may fail
+// either side, but never leaves an artifact without all of its bytes or a report
+// without its artifact.
+func testRetentionRacingUploads(t *testing.T, dsn string) {
+	ctx := context.Background()
+	up, expire := openStore(t, dsn), openStore(t, dsn)
+	up.chunkSize = 1 << 10
+	data := randomBytes(3 << 10)
+	var wg sync.WaitGroup
+	var created []string
+	var mu sync.Mutex
+	wg.Go(func() {
+		for range 60 {
+			r := &Report{Kind: "profile"}
+			if err := up.CreateReport(ctx, r, []Upload{upload("same", data)}); err == nil {
+				mu.Lock()
+				created = append(created, r.ID)
+				mu.Unlock()
+			}
+		}
+	})
+	wg.Go(func() {
+		for range 60 {
+			expire.ExpireReports(ctx, time.Now().Add(time.Hour))
+		}
+	})
+	wg.Wait()
+	checkChunks(t, up)
+	if len(created) == 0 {
+		t.Fatal("no upload succeeded")
+	}
+	for _, id := range created {
+		r, err := up.Report(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			continue // expired
+		}
+		if err != nil || len(r.Artifacts) != 1 {
+			t.Fatalf("report %s: %+v (%v)", id, r, err)
+		}
+		if b, err := up.ReadArtifact(ctx, r.Artifacts[0].SHA256); err != nil || !bytes.Equal(b, data) {
+			t.Errorf("report %s: its artifact does not read back (%v)", id, err)
+		}
 	}
 }

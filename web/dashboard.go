@@ -24,7 +24,7 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: acceptedKinds,
-		SignIn: !listing, Auth: s.cfg.Token != ""}
+		SignIn: !listing, Auth: s.cfg.Token != "", Log: logUploadForm()}
 	if d.Lab, err = s.labBlock(r, listing); err != nil {
 		return err
 	}

@@ -64,6 +64,7 @@ func (s *Server) plan(ctx context.Context, form *uploadForm) (*reportPlan, error
 				analyze.ErrMismatch, form.files[0].name, kind.Description(), f.name, f.det.Kind.Description())
 		}
 	}
+	form.ctx = ctx
 	return planners[kind](s, form)
 }
 

@@ -22,6 +22,7 @@ func (rs reportsResource) Routes() chi.Router {
 	r := chi.NewRouter()
 	r.Get("/{ref}", rs.s.handle(rs.show))
 	r.Post("/{id}/compare", rs.s.handle(rs.compare))
+	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.handleLogKeysCSV))
 	return r
 }
 

@@ -56,6 +56,19 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 		var changed <-chan struct{}
 		if live != nil {
 			p, changed = live.State()
+			if p.Status != lab.StatusRunning {
+				// Ended, but perhaps not recorded yet: wait for the record and
+				// send the end as the store has it, with its report.
+				select {
+				case <-live.Done():
+				case <-ctx.Done():
+					return nil
+				case <-s.closing:
+					return nil
+				}
+				live = nil
+				continue
+			}
 		} else if run, p, err = s.runState(r, id); err != nil {
 			return nil // the stream is open; end it
 		}

@@ -63,6 +63,10 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		if err != nil {
 			return page, err
 		}
+		// The run's own log, counted with its workload's preset (log_run.go).
+		if rep.Log, err = s.runLogView(r.Context(), run.ID, spec); err != nil {
+			return page, err
+		}
 		page.Report = rep
 	}
 	return page, nil

@@ -25,6 +25,7 @@ func (rs runsResource) Routes() chi.Router {
 	r.Get("/compare", rs.s.handle(rs.compare))
 	r.Get("/{id}", rs.s.handle(rs.show))
 	r.Post("/{id}/cancel", rs.s.handle(rs.cancelForm))
+	r.Post("/{id}/log", rs.s.handle(rs.s.handleCountRunLog))
 	return r
 }
 
@@ -173,6 +174,12 @@ func (s *Server) runState(r *http.Request, id string) (*store.Run, lab.Progress,
 	if s.lab != nil {
 		if live, ok := s.lab.Get(id); ok && run.Status == store.RunStatusRunning {
 			p, _ = live.State()
+			if p.Status != lab.StatusRunning {
+				// The lab knows the end before the store has recorded it (the
+				// run's report is being made): until then the run is running,
+				// so that no reader sees an ended run without its report.
+				p.Status, p.Verdict, p.Reason, p.Error = lab.StatusRunning, "", "", ""
+			}
 			return run, p, nil
 		}
 	}

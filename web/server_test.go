@@ -222,7 +222,7 @@ func TestUploadErrors(t *testing.T) {
 	}{
 		{"over max-upload", Config{MaxUpload: 4096}, []file{heap}, 413, "limit"},
 		{"decompression bomb", Config{MaxDecompressed: 1 << 20}, []file{{"bomb.gz", bomb}}, 413, "more than 1.0 MB after decompression"},
-		{"a log is not a profile (yet)", Config{}, []file{fixture(t, "logs", "loghub-HDFS_2k.log")}, 415, "detected text log"},
+		{"a zip archive", Config{}, []file{{"x.zip", append([]byte("PK\x03\x04"), bytes.Repeat([]byte{0}, 64)...)}}, 415, "detected a zip archive"},
 		{"html", Config{}, []file{{"x.html", []byte("<!doctype html><html><script>alert(1)</script></html>")}}, 415, "detected an HTML page"},
 		{"truncated gzip profile", Config{}, []file{{"t.pb.gz", truncated}}, 422, "malformed"},
 		{"garbage proto", Config{}, []file{{"g.pb", []byte{0x0a, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}}}, 422, "truncated"},

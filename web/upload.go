@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -58,6 +59,9 @@ type uploadForm struct {
 	files  []*received
 	label  string
 	fields map[string]string // other small form fields (patterns, presets, …)
+	// ctx is the upload request's context while the files are planned, for
+	// planners that read files to their end (logs).
+	ctx context.Context
 }
 
 // remove deletes the temporary files.

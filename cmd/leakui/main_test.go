@@ -84,7 +84,7 @@ func (s *syncBuffer) String() string {
 
 // startServer runs `leakui serve -addr 127.0.0.1:0 -data DIR args…` and waits for
 // it to listen.
-func startServer(t *testing.T, dir string, args ...string) *server {
+func startServer(t testing.TB, dir string, args ...string) *server {
 	t.Helper()
 	bin := leakuiBinary(t)
 	cmd := exec.Command(bin, append([]string{"serve", "-addr", "127.0.0.1:0", "-data", dir}, args...)...)
@@ -137,7 +137,7 @@ func startServer(t *testing.T, dir string, args ...string) *server {
 }
 
 // stop sends SIGTERM and waits for a clean exit (a no-op once stopped).
-func (s *server) stop(t *testing.T) {
+func (s *server) stop(t testing.TB) {
 	if s.cmd.ProcessState != nil {
 		return
 	}

@@ -32,7 +32,7 @@ func openMain(t *testing.T, dir string) *Main {
 	return m
 }
 
-func uploadFile(t *testing.T, base, path string) (int, string) {
+func uploadFile(t testing.TB, base, path string) (int, string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -3,7 +3,8 @@
 // variant, and speaks the workload event protocol, so the lab's process handling can
 // be tested without Kafka. A test binary calls Main from its TestMain when
 // LEAKUI_LAB_CHILD is set: "1" runs, "fail" fails like an unreachable broker.
-// LEAKUI_LAB_STEP is the time one cycle takes.
+// LEAKUI_LAB_STEP is the time one cycle takes; LEAKUI_LAB_IGNORE_TERM makes it
+// ignore SIGTERM.
 package testworkload
 
 import (
@@ -11,7 +12,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/leakui/leakui/workload"
@@ -42,6 +45,9 @@ func Main(args []string) int {
 		return 1
 	}
 	stepDelay, _ := time.ParseDuration(os.Getenv("LEAKUI_LAB_STEP"))
+	if os.Getenv("LEAKUI_LAB_IGNORE_TERM") != "" {
+		signal.Ignore(syscall.SIGTERM) // a workload that will not stop politely
+	}
 	d, err := workload.ListenDebug(*pprofAddr)
 	if err != nil {
 		return 1

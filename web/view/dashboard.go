@@ -10,6 +10,8 @@ type Dashboard struct {
 	// lists stay hidden and the page offers /login. Auth is true when a token is
 	// configured at all.
 	SignIn, Auth bool
+	// Log is the pattern form for logs inside the upload form.
+	Log LogPatternForm
 }
 
 // ReportListItem is one line of the recent reports list.

@@ -62,6 +62,9 @@ type RunReport struct {
 	// Sections are further analyses (log counts, series suspects) rendered by
 	// their own components.
 	Sections []Section
+	// Log is the run's own log counted with its workload's preset; nil when
+	// the run stored none.
+	Log *RunLogView
 }
 
 // Section is a titled block of a report with its own content.

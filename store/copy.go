@@ -1,0 +1,232 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+)
+
+// CopyProgress tells how far Copy or Verify has come; it is reported after every
+// item.
+type CopyProgress struct {
+	// Stage is "artifacts", "runs" or "reports".
+	Stage string
+	// Done of Total items of the stage are handled.
+	Done, Total int64
+	// Bytes of TotalBytes artifact bytes are handled (over all stages).
+	Bytes, TotalBytes int64
+}
+
+// CopyResult counts what Copy stored in the target; what the target already held
+// is not counted, so a second Copy of the same source counts nothing.
+type CopyResult struct {
+	Artifacts, Runs, Reports int64
+	// Bytes is the artifact bytes copied.
+	Bytes int64
+}
+
+// copyPage is how many keys Copy and Verify read from the source at once.
+const copyPage = 500
+
+// Copy copies into dst every artifact, run and report of src that dst does not
+// hold yet, keeping ids and times. Each artifact, run (with its captures) and
+// report (with its inputs) goes in its own transaction, its bytes streamed chunk
+// by chunk and checked against their SHA-256, so an interrupted Copy is resumed by
+// running it again. Stop the servers that write to src first. progress, when not
+// nil, is called after every item.
+func Copy(ctx context.Context, dst, src *DB, progress func(CopyProgress)) (CopyResult, error) {
+	var res CopyResult
+	if progress == nil {
+		progress = func(CopyProgress) {}
+	}
+	totals, err := src.census(ctx)
+	if err != nil {
+		return res, err
+	}
+	p := CopyProgress{TotalBytes: totals.bytes}
+	// Artifacts first, so that runs and reports find theirs.
+	p.Stage, p.Total = "artifacts", totals.artifacts
+	err = src.eachKey(ctx, "artifacts", "sha256", func(sha string) error {
+		a, err := src.Artifact(ctx, sha)
+		if err != nil {
+			return err
+		}
+		has, err := dst.has(ctx, "artifacts", "sha256", sha)
+		if err != nil {
+			return err
+		}
+		if !has {
+			err := dst.inTx(ctx, func(tx *sql.Tx) error { return dst.putArtifact(ctx, tx, src.uploadOf(ctx, a, ""), a.CreatedAt) })
+			if err != nil {
+				return fmt.Errorf("copying artifact %s: %w", sha, err)
+			}
+			res.Artifacts++
+			res.Bytes += a.Size
+		}
+		p.Done++
+		p.Bytes += a.Size
+		progress(p)
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	p.Stage, p.Done, p.Total = "runs", 0, totals.runs
+	err = src.eachKey(ctx, "runs", "id", func(id string) error {
+		has, err := dst.has(ctx, "runs", "id", id)
+		if err != nil {
+			return err
+		}
+		if !has {
+			if err := copyRun(ctx, dst, src, id); err != nil {
+				return fmt.Errorf("copying run %s: %w", id, err)
+			}
+			res.Runs++
+		}
+		p.Done++
+		progress(p)
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	p.Stage, p.Done, p.Total = "reports", 0, totals.reports
+	err = src.eachKey(ctx, "reports", "id", func(id string) error {
+		has, err := dst.has(ctx, "reports", "id", id)
+		if err != nil {
+			return err
+		}
+		if !has {
+			r, err := src.Report(ctx, id)
+			if err != nil {
+				return err
+			}
+			uploads := make([]Upload, len(r.Artifacts))
+			for i, a := range r.Artifacts {
+				uploads[i] = src.uploadOf(ctx, &a.Artifact, a.Name)
+				uploads[i].Label = a.Label
+			}
+			if err := dst.inTx(ctx, func(tx *sql.Tx) error {
+				return dst.insertReport(ctx, tx, r.ID, r, uploads, r.CreatedAt, r.CreatedAt)
+			}); err != nil {
+				return fmt.Errorf("copying report %s: %w", id, err)
+			}
+			res.Reports++
+		}
+		p.Done++
+		progress(p)
+		return nil
+	})
+	return res, err
+}
+
+// copyRun copies one run and its captures in one transaction.
+func copyRun(ctx context.Context, dst, src *DB, id string) error {
+	r, err := src.Run(ctx, id)
+	if err != nil {
+		return err
+	}
+	arts, err := src.RunArtifacts(ctx, id)
+	if err != nil {
+		return err
+	}
+	return dst.inTx(ctx, func(tx *sql.Tx) error {
+		var finished int64
+		if !r.FinishedAt.IsZero() {
+			finished = millis(r.FinishedAt)
+		}
+		if _, err := tx.ExecContext(ctx, dst.q(`INSERT INTO runs (id, workload, spec, status, verdict, reason, error, progress, report_id,
+			owner, lease_until, created_at, updated_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			r.ID, r.Workload, jsonOrEmpty(r.Spec), r.Status, r.Verdict, r.Reason, r.Error, jsonOrEmpty(r.Progress), r.ReportID,
+			r.Owner, millis(r.LeaseUntil), millis(r.CreatedAt), millis(r.UpdatedAt), finished); err != nil {
+			return fmt.Errorf("store: run: %w", err)
+		}
+		for _, a := range arts {
+			meta, err := src.Artifact(ctx, a.SHA256)
+			if err != nil {
+				return err
+			}
+			if err := dst.putArtifact(ctx, tx, src.uploadOf(ctx, meta, a.Name), meta.CreatedAt); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, dst.q(`INSERT INTO run_artifacts (run_id, seq, role, step, sha256, name, taken_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+				r.ID, a.Seq, a.Role, a.Step, a.SHA256, a.Name, millis(a.TakenAt)); err != nil {
+				return fmt.Errorf("store: run artifact: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// uploadOf is an Upload that streams a stored artifact out of db.
+func (db *DB) uploadOf(ctx context.Context, a *Artifact, name string) Upload {
+	if name == "" {
+		name = a.SHA256
+	}
+	return Upload{
+		Name: name, SHA256: a.SHA256, Size: a.Size, Kind: a.Kind, Format: a.Format,
+		Open: func() (io.ReadCloser, error) { return db.OpenArtifact(ctx, a.SHA256) },
+	}
+}
+
+// census is how many artifacts, runs and reports a store holds, and the bytes of
+// its artifacts.
+type census struct {
+	artifacts, runs, reports, bytes int64
+}
+
+func (db *DB) census(ctx context.Context) (census, error) {
+	var c census
+	err := db.read.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM artifacts), (SELECT COALESCE(SUM(size), 0) FROM artifacts),
+		(SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM reports)`).Scan(&c.artifacts, &c.bytes, &c.runs, &c.reports)
+	if err != nil {
+		return c, fmt.Errorf("store: %w", err)
+	}
+	return c, nil
+}
+
+// has reports whether table holds a row whose column is key. table and column
+// are constants of this package, never user input.
+func (db *DB) has(ctx context.Context, table, column, key string) (bool, error) {
+	var n int
+	err := db.read.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM `+table+` WHERE `+column+` = ?`), key).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	return n > 0, nil
+}
+
+// eachKey calls fn with every key of table in order, reading them a page at a
+// time so that no list of the whole table is held.
+func (db *DB) eachKey(ctx context.Context, table, column string, fn func(key string) error) error {
+	after := ""
+	for {
+		rows, err := db.read.QueryContext(ctx, db.q(`SELECT `+column+` FROM `+table+` WHERE `+column+` > ? ORDER BY `+column+` LIMIT ?`), after, copyPage)
+		if err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		keys := make([]string, 0, copyPage)
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return fmt.Errorf("store: %w", err)
+			}
+			keys = append(keys, k)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		for _, k := range keys {
+			if err := fn(k); err != nil {
+				return err
+			}
+		}
+		if len(keys) < copyPage {
+			return nil
+		}
+		after = keys[len(keys)-1]
+	}
+}

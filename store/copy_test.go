@@ -1,0 +1,155 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// fillSource stores a bit of everything in a SQLite store: reports (one pinned,
+// one over two labelled files), artifacts of several chunks, a finished run with
+// captures and its report, and a run still going.
+func fillSource(t *testing.T, db *DB) {
+	t.Helper()
+	ctx := context.Background()
+	a, b, c := upload("heap.pb.gz", randomBytes(2500)), upload("goroutines.txt", randomBytes(700)), upload("app.log", randomBytes(3001))
+	b.Label, c.Label = "before", "after"
+	for _, r := range []struct {
+		rep *Report
+		up  []Upload
+	}{
+		{&Report{Kind: "profile", Params: json.RawMessage(`{"si":"inuse_space"}`), Summary: json.RawMessage(`{"total":1}`)}, []Upload{a}},
+		{&Report{Kind: "diff", Pinned: true}, []Upload{b, c}},
+	} {
+		if err := db.CreateReport(ctx, r.rep, r.up); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := &Run{ID: NewID(), Workload: "checkpoint", Spec: json.RawMessage(`{"cycles":3}`), Owner: "replica-a", LeaseUntil: time.Now().Add(time.Minute)}
+	going := &Run{ID: NewID(), Workload: "recovery", Owner: "replica-b", LeaseUntil: time.Now().Add(time.Hour)}
+	for _, r := range []*Run{done, going} {
+		if err := db.CreateRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	heap1 := upload("heap-1.pb.gz", randomBytes(1200))
+	for i, u := range []Upload{heap1, a} {
+		if err := db.AddRunArtifact(ctx, done.ID, &RunArtifact{Role: "heap", Step: int64(i + 1)}, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := &Report{Kind: "run", RunID: done.ID}
+	if err := db.CreateReport(ctx, rep, []Upload{{Name: heap1.Name, SHA256: heap1.SHA256, Label: "heap"}}); err != nil {
+		t.Fatal(err)
+	}
+	done.Status, done.Verdict, done.ReportID, done.Progress = "done", "leak", rep.ID, json.RawMessage(`{"step":3}`)
+	if err := db.FinishRun(ctx, done); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checksOK(t *testing.T, checks []TableCheck, want map[string]int64) {
+	t.Helper()
+	if len(checks) != len(want) {
+		t.Fatalf("%d tables checked, want %d: %+v", len(checks), len(want), checks)
+	}
+	for _, c := range checks {
+		if !c.OK() || c.Source != want[c.Table] || len(c.Missing) > 0 {
+			t.Errorf("table %s: %+v, want %d rows all matched", c.Table, c, want[c.Table])
+		}
+	}
+}
+
+func testCopyAndVerify(t *testing.T, dsn string) {
+	ctx := context.Background()
+	src := openStore(t, t.TempDir())
+	dst := openStore(t, dsn)
+	src.chunkSize, dst.chunkSize = 1000, 1000
+	fillSource(t, src)
+	// The expected numbers, counted independently of Copy and Verify.
+	artifacts, chunks, reports := counts(t, src)[0], counts(t, src)[1], counts(t, src)[2]
+	var runs, runArtifacts, reportArtifacts int64
+	var bytesTotal int64
+	src.read.QueryRow(`SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM run_artifacts), (SELECT COUNT(*) FROM report_artifacts),
+		(SELECT SUM(size) FROM artifacts)`).Scan(&runs, &runArtifacts, &reportArtifacts, &bytesTotal)
+	if artifacts != 4 || chunks != 3+1+4+2 || reports != 3 || runs != 2 || runArtifacts != 2 || reportArtifacts != 4 {
+		t.Fatalf("source holds %d artifacts, %d chunks, %d reports, %d runs, %d captures, %d report inputs",
+			artifacts, chunks, reports, runs, runArtifacts, reportArtifacts)
+	}
+	want := map[string]int64{"artifacts": int64(artifacts), "artifact_chunks": int64(chunks), "runs": runs,
+		"run_artifacts": runArtifacts, "reports": int64(reports), "report_artifacts": reportArtifacts}
+
+	var last CopyProgress
+	res, err := Copy(ctx, dst, src, func(p CopyProgress) { last = p })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != (CopyResult{Artifacts: 4, Runs: 2, Reports: 3, Bytes: bytesTotal}) {
+		t.Errorf("copied %+v", res)
+	}
+	if last.Stage != "reports" || last.Done != 3 || last.Total != 3 || last.Bytes != bytesTotal || last.TotalBytes != bytesTotal {
+		t.Errorf("last progress %+v", last)
+	}
+	checks, err := Verify(ctx, dst, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checksOK(t, checks, want)
+	checkChunks(t, dst)
+
+	// Copied reports and runs read back as they were.
+	srcRecent, _ := src.RecentReports(ctx, 10)
+	for _, r := range srcRecent {
+		got, err := dst.Report(ctx, r.ID)
+		if err != nil || !got.CreatedAt.Equal(r.CreatedAt) || got.Pinned != r.Pinned {
+			t.Errorf("report %s in the target: %+v (%v)", r.ID, got, err)
+			continue
+		}
+		for _, a := range got.Artifacts {
+			want, _ := src.ReadArtifact(ctx, a.SHA256)
+			if b, err := dst.ReadArtifact(ctx, a.SHA256); err != nil || !bytes.Equal(b, want) {
+				t.Errorf("artifact %s differs in the target (%v)", a.SHA256[:8], err)
+			}
+		}
+	}
+
+	// Twice copies nothing.
+	if res, err := Copy(ctx, dst, src, nil); err != nil || res != (CopyResult{}) {
+		t.Errorf("second copy: %+v (%v)", res, err)
+	}
+	if got := counts(t, dst); got != [3]int{artifacts, chunks, reports} {
+		t.Errorf("target after two copies: %v", got)
+	}
+
+	// What the target lost or holds differently is found.
+	var sha string
+	dst.read.QueryRow(`SELECT sha256 FROM artifacts WHERE size = 2500`).Scan(&sha)
+	for _, q := range []string{
+		`UPDATE artifact_chunks SET data = ` + map[string]string{"sqlite": `zeroblob(1000)`, "postgres": `decode(repeat('00', 1000), 'hex')`}[dst.Backend()] +
+			` WHERE sha256 = '` + sha + `' AND seq = 1`,
+		`UPDATE reports SET summary = '{"total":2}' WHERE kind = 'profile'`,
+		`DELETE FROM run_artifacts WHERE seq = 1`,
+	} {
+		if _, err := dst.write.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checks, err = Verify(ctx, dst, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]bool{}
+	for _, c := range checks {
+		if !c.OK() {
+			bad[c.Table] = true
+			if len(c.Missing) != 1 || c.Source-c.Matched > 2 {
+				t.Errorf("table %s: %+v", c.Table, c)
+			}
+		}
+	}
+	if len(bad) != 3 || !bad["artifacts"] || !bad["reports"] || !bad["run_artifacts"] {
+		t.Errorf("tables found different: %v, want artifacts, reports and run_artifacts", bad)
+	}
+}

@@ -1,0 +1,239 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// TableCheck is what Verify found for one table: how many of the source's rows
+// the target holds with the same content.
+type TableCheck struct {
+	Table string
+	// Source is the rows in the source; Matched is how many of them the target
+	// holds with the same content (for artifacts: the same metadata, and bytes
+	// that read back with the right size and SHA-256).
+	Source, Matched int64
+	// SourceBytes and MatchedBytes are the artifact bytes (artifacts only).
+	SourceBytes, MatchedBytes int64
+	// Missing lists the first keys that the target lacks or holds differently.
+	Missing []string
+}
+
+// OK reports whether the target holds every source row of the table.
+func (c TableCheck) OK() bool { return c.Source == c.Matched && c.SourceBytes == c.MatchedBytes }
+
+// maxMissing is how many differing keys a TableCheck lists.
+const maxMissing = 5
+
+// Verify checks that dst holds everything src holds, row by row and table by
+// table: artifacts (metadata, and their bytes read back from dst and hashed),
+// artifact chunks (per artifact), runs with their captures, reports with their
+// inputs. It returns one TableCheck per table; an error only when a database
+// cannot be read. progress, when not nil, is called after every item.
+func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]TableCheck, error) {
+	if progress == nil {
+		progress = func(CopyProgress) {}
+	}
+	totals, err := src.census(ctx)
+	if err != nil {
+		return nil, err
+	}
+	checks := map[string]*TableCheck{}
+	tables := []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts"}
+	for _, t := range tables {
+		checks[t] = &TableCheck{Table: t}
+	}
+	miss := func(c *TableCheck, key string) {
+		if len(c.Missing) < maxMissing {
+			c.Missing = append(c.Missing, key)
+		}
+	}
+	p := CopyProgress{Stage: "artifacts", Total: totals.artifacts, TotalBytes: totals.bytes}
+	err = src.eachKey(ctx, "artifacts", "sha256", func(sha string) error {
+		a, err := src.Artifact(ctx, sha)
+		if err != nil {
+			return err
+		}
+		c := checks["artifacts"]
+		c.Source++
+		c.SourceBytes += a.Size
+		srcChunks, err := src.chunkCount(ctx, sha)
+		if err != nil {
+			return err
+		}
+		dstChunks, err := dst.chunkCount(ctx, sha)
+		if err != nil {
+			return err
+		}
+		cc := checks["artifact_chunks"]
+		cc.Source += srcChunks
+		if srcChunks == dstChunks {
+			cc.Matched += srcChunks
+		} else {
+			miss(cc, sha)
+		}
+		same, err := sameArtifact(ctx, dst, a)
+		if err != nil {
+			return err
+		}
+		if same {
+			c.Matched++
+			c.MatchedBytes += a.Size
+		} else {
+			miss(c, sha)
+		}
+		p.Done++
+		p.Bytes += a.Size
+		progress(p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Stage, p.Done, p.Total = "runs", 0, totals.runs
+	err = src.eachKey(ctx, "runs", "id", func(id string) error {
+		sr, err := src.Run(ctx, id)
+		if err != nil {
+			return err
+		}
+		sa, err := src.RunArtifacts(ctx, id)
+		if err != nil {
+			return err
+		}
+		c, ca := checks["runs"], checks["run_artifacts"]
+		c.Source++
+		ca.Source += int64(len(sa))
+		dr, err := dst.Run(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			miss(c, id)
+			miss(ca, id)
+		} else if err != nil {
+			return err
+		} else {
+			if sameRun(sr, dr) {
+				c.Matched++
+			} else {
+				miss(c, id)
+			}
+			da, err := dst.RunArtifacts(ctx, id)
+			if err != nil {
+				return err
+			}
+			if slices.EqualFunc(sa, da, sameRunArtifact) {
+				ca.Matched += int64(len(sa))
+			} else {
+				miss(ca, id)
+			}
+		}
+		p.Done++
+		progress(p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Stage, p.Done, p.Total = "reports", 0, totals.reports
+	err = src.eachKey(ctx, "reports", "id", func(id string) error {
+		sr, err := src.Report(ctx, id)
+		if err != nil {
+			return err
+		}
+		c, ca := checks["reports"], checks["report_artifacts"]
+		c.Source++
+		ca.Source += int64(len(sr.Artifacts))
+		dr, err := dst.Report(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			miss(c, id)
+			miss(ca, id)
+		} else if err != nil {
+			return err
+		} else {
+			if sameReport(sr, dr) {
+				c.Matched++
+			} else {
+				miss(c, id)
+			}
+			if slices.EqualFunc(sr.Artifacts, dr.Artifacts, sameReportArtifact) {
+				ca.Matched += int64(len(sr.Artifacts))
+			} else {
+				miss(ca, id)
+			}
+		}
+		p.Done++
+		progress(p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TableCheck, len(tables))
+	for i, t := range tables {
+		out[i] = *checks[t]
+	}
+	return out, nil
+}
+
+// sameArtifact reports whether dst holds a with the same metadata and bytes that
+// hash to its SHA-256.
+func sameArtifact(ctx context.Context, dst *DB, a *Artifact) (bool, error) {
+	d, err := dst.Artifact(ctx, a.SHA256)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if d.Kind != a.Kind || d.Format != a.Format || d.Size != a.Size || !d.CreatedAt.Equal(a.CreatedAt) {
+		return false, nil
+	}
+	r, err := dst.OpenArtifact(ctx, a.SHA256)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, ErrIntegrity) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return n == a.Size && hex.EncodeToString(h.Sum(nil)) == a.SHA256, nil
+}
+
+// chunkCount is how many chunks an artifact is stored in.
+func (db *DB) chunkCount(ctx context.Context, sha string) (int64, error) {
+	var n int64
+	if err := db.read.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM artifact_chunks WHERE sha256 = ?`), sha).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	return n, nil
+}
+
+func sameRun(a, b *Run) bool {
+	return a.ID == b.ID && a.Workload == b.Workload && bytes.Equal(a.Spec, b.Spec) && a.Status == b.Status &&
+		a.Verdict == b.Verdict && a.Reason == b.Reason && a.Error == b.Error && bytes.Equal(a.Progress, b.Progress) &&
+		a.ReportID == b.ReportID && a.Owner == b.Owner && a.LeaseUntil.Equal(b.LeaseUntil) && a.CreatedAt.Equal(b.CreatedAt) &&
+		a.UpdatedAt.Equal(b.UpdatedAt) && a.FinishedAt.Equal(b.FinishedAt)
+}
+
+func sameReport(a, b *Report) bool {
+	return a.ID == b.ID && a.Kind == b.Kind && bytes.Equal(a.Params, b.Params) && bytes.Equal(a.Summary, b.Summary) &&
+		a.CreatedAt.Equal(b.CreatedAt) && a.Pinned == b.Pinned && a.RunID == b.RunID
+}
+
+func sameReportArtifact(a, b ReportArtifact) bool {
+	return a.SHA256 == b.SHA256 && a.Name == b.Name && a.Label == b.Label
+}
+
+func sameRunArtifact(a, b RunArtifact) bool {
+	return a.Seq == b.Seq && a.Role == b.Role && a.Step == b.Step && a.SHA256 == b.SHA256 && a.Name == b.Name &&
+		a.Size == b.Size && a.TakenAt.Equal(b.TakenAt)
+}

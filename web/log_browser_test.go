@@ -1,0 +1,101 @@
+package web
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/internal/browser"
+)
+
+// TestBrowserLogReport drives the real Chromium: pick the SAMZA-2785 preset in
+// the dashboard's log options, upload a built container log through the file
+// input, and read the counts and the open-keys table from the report; then add
+// pattern rows with the page's form and count them (a new URL), against grep.
+func TestBrowserLogReport(t *testing.T) {
+	ctx := browser.New(t, 90*time.Second)
+	ts := newTestServer(t, Config{})
+	s := buildSamzaLog()
+	path := filepath.Join(t.TempDir(), "samza-container.log")
+	if err := os.WriteFile(path, s.text.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	starts := logGrepCount(t, analyze.LogLiteral("Starting the checkpoint SystemConsumer from oldest offset"), path)
+	stops := logGrepCount(t, analyze.LogLiteral("Stopping system consumer"), path)
+
+	const cp = `[data-testid=log-pair][data-pair='checkpoint consumers']`
+	const kafka = `[data-testid=log-pair][data-pair='kafka consumers']`
+	browser.Do(t, ctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(`[data-testid=dropzone]`),
+		chromedp.Click(`[data-testid=log-options] summary`),
+		chromedp.WaitVisible(`[data-testid=log-preset]`),
+		chromedp.SetValue(`[data-testid=log-preset]`, "samza-2785"),
+		chromedp.SetUploadFiles(`[data-testid=file-input]`, []string{path}),
+		chromedp.WaitVisible(cp),
+	)
+	loc := browser.Get(t, ctx, chromedp.Location())
+	if !strings.Contains(loc, "/r/") {
+		t.Fatalf("the upload did not land on a report: %s", loc)
+	}
+	if got := browser.Text(t, ctx, cp+` [data-testid=pair-starts]`); got != analyze.FormatCount(starts) {
+		t.Errorf("the page says %s checkpoint consumers started; grep says %d", got, starts)
+	}
+	if got := browser.Text(t, ctx, cp+` [data-testid=pair-closes]`); got != analyze.FormatCount(stops) {
+		t.Errorf("the page says %s stopped; grep says %d", got, stops)
+	}
+	if got := browser.Text(t, ctx, cp+` [data-testid=pair-open]`); got != analyze.FormatCount(starts-stops) {
+		t.Errorf("the page says %s still open; want %d", got, starts-stops)
+	}
+	if got := browser.Text(t, ctx, kafka+` [data-testid=open-key]:first-child [data-testid=open-key-name]`); got != samzaKey(3) {
+		t.Errorf("the most open key is %s, want %s", got, samzaKey(3))
+	}
+	first := browser.Text(t, ctx, kafka+` [data-testid=open-key]:first-child [data-testid=open-key-first]`)
+	if want := "samza-container.log:" + strconv.FormatInt(s.firstStart[samzaKey(3)], 10); !strings.HasPrefix(first, want) {
+		t.Errorf("its first start is %q, want %s", first, want)
+	}
+	rows := browser.Get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("`+kafka+` [data-testid=open-key]").length`))
+	if rows != logDefaultKeyRow {
+		t.Errorf("%d open keys listed, want the first %d", rows, logDefaultKeyRow)
+	}
+	// A short page for the README's picture.
+	browser.Do(t, ctx,
+		chromedp.Navigate(loc+"?n=6"),
+		chromedp.WaitVisible(kafka),
+	)
+	browser.Screenshot(t, ctx, "log.png")
+
+	// The pattern form: type a literal into the blank row, add a row for a
+	// regexp, count.
+	lit, re := analyze.LogLiteral("Reading checkpoints for the first time"), analyze.LogRegexp(`oldest offset [0-9]*7$`)
+	browser.Do(t, ctx,
+		chromedp.SendKeys(`input[name=p1]`, lit.Text),
+		chromedp.Click(`[data-testid=log-add-pattern]`),
+		chromedp.WaitVisible(`input[name=p2]`),
+		chromedp.SendKeys(`input[name=p2]`, re.Text),
+		chromedp.Click(`input[name=re2]`),
+		chromedp.Click(`[data-testid=log-count]`),
+		chromedp.WaitVisible(`[data-testid=custom-params]`),
+	)
+	loc2 := browser.Get(t, ctx, chromedp.Location())
+	u, err := url.Parse(loc2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := u.Query(); q.Get("p1") != lit.Text || q.Get("p2") != re.Text || q.Get("re2") != "1" || q.Get("preset") != "samza-2785" {
+		t.Errorf("the form made %s", loc2)
+	}
+	for i, p := range []analyze.LogPattern{lit, re} {
+		sel := `[data-testid=log-pattern]:nth-child(` + strconv.Itoa(i+1) + `)`
+		if got, want := browser.Attr(t, ctx, sel, "data-count"), strconv.FormatInt(logGrepCount(t, p, path), 10); got != want {
+			t.Errorf("%v: the page counts %s, grep %s", p, got, want)
+		}
+	}
+}

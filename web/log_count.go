@@ -1,0 +1,158 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+)
+
+// logReports caches counted log reports by artifact hashes and parameters:
+// artifacts never change, so an entry is valid for every report (and every
+// server) over the same files. Counting a 200 MB log takes seconds; a view
+// from the cache takes milliseconds. Values are never modified.
+var logReports = newLRU[*analyze.LogReport](16)
+
+// logCounting makes concurrent views of a report that is not cached yet wait
+// for one count instead of each counting the same files.
+var logCounting = &logFlights{calls: map[string]*logFlight{}}
+
+// logCacheKey names a count: the inputs (hash and name, as names appear in
+// the report), the parameters and the decompression cap.
+func logCacheKey(hashes, names []string, p logParams, maxInput int64) string {
+	var b strings.Builder
+	for i, h := range hashes {
+		b.WriteString(h)
+		b.WriteByte(' ')
+		b.WriteString(strconv.Quote(names[i]))
+		b.WriteByte('\n')
+	}
+	b.WriteString(p.key())
+	b.WriteByte('\n')
+	b.WriteString(strconv.FormatInt(maxInput, 10))
+	return b.String()
+}
+
+// logCountArtifacts counts a stored report's files with the parameters, from
+// the cache when it is there.
+func (s *Server) logCountArtifacts(ctx context.Context, arts []store.ReportArtifact, p logParams) (*analyze.LogReport, error) {
+	hashes, names := make([]string, len(arts)), make([]string, len(arts))
+	for i, a := range arts {
+		hashes[i], names[i] = a.SHA256, a.Name
+	}
+	key := logCacheKey(hashes, names, p, s.cfg.MaxDecompressed)
+	return logCounting.do(ctx, key, func() (*analyze.LogReport, error) {
+		inputs := make([]analyze.LogInput, 0, len(arts))
+		defer func() {
+			for _, in := range inputs {
+				in.Reader.(io.Closer).Close()
+			}
+		}()
+		for _, a := range arts {
+			body, err := s.store.OpenArtifact(ctx, a.SHA256)
+			if err != nil {
+				return nil, err
+			}
+			inputs = append(inputs, analyze.LogInput{Name: a.Name, Reader: logReadCloser{body}})
+		}
+		return analyze.CountLogs(ctx, p.options(s.cfg.MaxDecompressed), inputs...)
+	})
+}
+
+// logCountReceived counts an upload's spooled files (plain files are split
+// across the cores) and caches the result under the hashes they are stored
+// by, so the report's first view is immediate.
+func (s *Server) logCountReceived(ctx context.Context, files []*received, p logParams) (*analyze.LogReport, error) {
+	hashes, names := make([]string, len(files)), make([]string, len(files))
+	for i, f := range files {
+		hashes[i], names[i] = f.sha256, f.name
+	}
+	key := logCacheKey(hashes, names, p, s.cfg.MaxDecompressed)
+	return logCounting.do(ctx, key, func() (*analyze.LogReport, error) {
+		inputs := make([]analyze.LogInput, 0, len(files))
+		defer func() {
+			for _, in := range inputs {
+				in.Reader.(io.Closer).Close()
+			}
+		}()
+		for _, f := range files {
+			fh, err := os.Open(f.path)
+			if err != nil {
+				return nil, err
+			}
+			inputs = append(inputs, analyze.LogInput{Name: f.name, Reader: fh})
+		}
+		return analyze.CountLogs(ctx, p.options(s.cfg.MaxDecompressed), inputs...)
+	})
+}
+
+// logReadCloser hides everything but Read and Close of a stored artifact's
+// reader, so the engine streams it.
+type logReadCloser struct{ rc io.ReadCloser }
+
+func (r logReadCloser) Read(p []byte) (int, error) { return r.rc.Read(p) }
+func (r logReadCloser) Close() error               { return r.rc.Close() }
+
+// logFlights runs one count per key at a time; callers of the same key wait
+// for it and share its result.
+type logFlights struct {
+	mu    sync.Mutex
+	calls map[string]*logFlight
+}
+
+type logFlight struct {
+	done chan struct{}
+	rep  *analyze.LogReport
+	err  error
+}
+
+// do returns the cached report for key, or counts it with count (once, however
+// many callers ask at the same time) and caches it. A caller whose context
+// ends stops waiting; when the count itself was stopped by its caller's
+// context, a waiter whose own context is alive counts again.
+func (g *logFlights) do(ctx context.Context, key string, count func() (*analyze.LogReport, error)) (*analyze.LogReport, error) {
+	for {
+		if rep, ok := logReports.get(key); ok {
+			return rep, nil
+		}
+		g.mu.Lock()
+		if f, ok := g.calls[key]; ok {
+			g.mu.Unlock()
+			select {
+			case <-f.done:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if f.err == nil {
+				return f.rep, nil
+			}
+			if isContextError(f.err) && ctx.Err() == nil {
+				continue
+			}
+			return nil, f.err
+		}
+		f := &logFlight{done: make(chan struct{})}
+		g.calls[key] = f
+		g.mu.Unlock()
+
+		f.rep, f.err = count()
+		if f.err == nil {
+			logReports.add(key, f.rep)
+		}
+		g.mu.Lock()
+		delete(g.calls, key)
+		g.mu.Unlock()
+		close(f.done)
+		return f.rep, f.err
+	}
+}
+
+func isContextError(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,466 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// Geometry of the log charts, in SVG units.
+const (
+	logTimelineWidth  = 900
+	logTimelineHeight = 200
+	logPairBarMax     = 400
+	logColours        = 8
+	// logMaxBars is the most bars the timeline draws.
+	logMaxBars = 500
+)
+
+// showLog renders /r/{id} for a log report. A query whose count parameters
+// are valid but not written the canonical way (a submitted form's blank rows)
+// is redirected to the canonical URL, so a parameter set has one address;
+// invalid parameters give a 400 page with the form to fix them.
+func (s *Server) showLog(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	def, err := logDefaultParams(rep)
+	if err != nil {
+		return err
+	}
+	q, qerr := parseLogQuery(r.URL.Query(), def)
+	if qerr != nil {
+		var e *Error
+		if errors.As(qerr, &e) || !errors.Is(qerr, analyze.ErrInvalidParameter) {
+			return qerr
+		}
+		status, msg := statusOf(qerr)
+		page := s.logPageHead(rep, q)
+		page.Own, page.Error = false, msg
+		return s.render(w, r, status, view.Page{Title: page.Title, Nav: "reports"}, view.LogReportPageView(page))
+	}
+	path := "/r/" + rep.ID
+	if canonical := q.url(path, nil); canonical != path+logQuerySuffix(r.URL.Query()) {
+		http.Redirect(w, r, canonical, http.StatusSeeOther)
+		return nil
+	}
+	lr, err := s.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
+	if err != nil {
+		return err
+	}
+	page := s.logPage(rep, q, lr)
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports"}, view.LogReportPageView(page))
+}
+
+// logQuerySuffix is "?query" as url.Values encodes it, or "" for none.
+func logQuerySuffix(v url.Values) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}
+
+// logPageHead builds the part of the page that needs no count: title, files,
+// links and the form.
+func (s *Server) logPageHead(rep *store.Report, q logQuery) view.LogReportPage {
+	path := "/r/" + rep.ID
+	page := view.LogReportPage{
+		ID: rep.ID, Created: formatTime(rep.CreatedAt), Permalink: q.url(path, nil), Own: q.own, OwnURL: path,
+		Links: []view.Link{
+			{Label: "JSON", URL: q.countURL("/api/reports/" + rep.ID)},
+			{Label: "Markdown", URL: q.countURL(path + ".md")},
+		},
+	}
+	page.Title = "Log counts: " + logFilesTitle(rep.Artifacts)
+	for _, a := range rep.Artifacts {
+		page.Files = append(page.Files, view.LogFileRow{Name: a.Name, Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: "/a/" + a.SHA256})
+		if page.Label == "" {
+			page.Label = a.Label
+		}
+	}
+	page.Form = logForm(path, q)
+	return page
+}
+
+// logFilesTitle names the files of a report for its title.
+func logFilesTitle(arts []store.ReportArtifact) string {
+	switch len(arts) {
+	case 0:
+		return "no file"
+	case 1:
+		return arts[0].Name
+	}
+	return fmt.Sprintf("%s and %d more", arts[0].Name, len(arts)-1)
+}
+
+// logForm fills the pattern form from the query's rows, with one blank row
+// of each kind to type into.
+func logForm(action string, q logQuery) view.LogPatternForm {
+	f := view.LogPatternForm{Action: action, Preset: q.raw.Preset, Bucket: q.raw.Bucket, Presets: logPresetOptions()}
+	for _, r := range q.raw.Patterns {
+		f.Patterns = append(f.Patterns, view.LogFormRow{Text: r.Text, Regexp: r.Regexp})
+	}
+	for _, r := range q.raw.Pairs {
+		f.Pairs = append(f.Pairs, view.LogFormRow{Text: r.Text, Regexp: r.Regexp, Key: r.Key})
+	}
+	f.Patterns = append(f.Patterns, view.LogFormRow{})
+	f.Pairs = append(f.Pairs, view.LogFormRow{})
+	if q.rows != logDefaultKeyRow {
+		n := "all"
+		if q.rows > 0 {
+			n = strconv.Itoa(q.rows)
+		}
+		f.Hidden = append(f.Hidden, view.Pair{Label: "n", Value: n})
+	}
+	return f
+}
+
+// logUploadForm is the pattern form inside the dashboard's upload form.
+func logUploadForm() view.LogPatternForm {
+	return view.LogPatternForm{Upload: true, Presets: logPresetOptions(),
+		Patterns: []view.LogFormRow{{}}, Pairs: []view.LogFormRow{{}}}
+}
+
+func logPresetOptions() []view.LogPresetOption {
+	var out []view.LogPresetOption
+	for _, p := range analyze.LogPresets() {
+		out = append(out, view.LogPresetOption{Name: p.Name, Title: p.Title, Description: p.Description})
+	}
+	return out
+}
+
+// logPage builds the whole page model from a count.
+func (s *Server) logPage(rep *store.Report, q logQuery, lr *analyze.LogReport) view.LogReportPage {
+	path := "/r/" + rep.ID
+	page := s.logPageHead(rep, q)
+	page.Lines, page.Bytes = analyze.FormatCount(lr.Lines), analyze.FormatBytes(lr.Bytes)
+	for i := range page.Files {
+		if i >= len(lr.Files) {
+			break
+		}
+		f := lr.Files[i]
+		page.Files[i].Lines, page.Files[i].Bytes = analyze.FormatCount(f.Lines), analyze.FormatBytes(f.Bytes)
+		page.Files[i].Compression = string(f.Compression)
+		if page.Files[i].Compression == "" {
+			page.Files[i].Compression = "none"
+		}
+	}
+	if logHasKeys(lr) {
+		page.Links = append(page.Links, view.Link{Label: "CSV", URL: q.countURL(path + "/keys.csv")})
+	}
+	if len(lr.Files) > 1 {
+		for _, f := range lr.Files {
+			page.FileNames = append(page.FileNames, logDisplay(f.Name))
+		}
+	}
+	page.Patterns = logPatternRows(lr, true)
+	showAll := q.url(path, func(v url.Values) { v.Set("n", "all") })
+	for _, p := range lr.Pairs {
+		page.Pairs = append(page.Pairs, logPairView(p, q.rows, showAll, q.countURL(path+"/keys.csv")))
+	}
+	page.Notices = logNotices(lr)
+	if lr.YearlessUntimed {
+		page.Notices = append(page.Notices, logYearlessNotice)
+	}
+	if logTimesUsable(lr) {
+		page.Timeline = logTimeline(lr)
+		page.OpenCharts = logOpenCharts(lr)
+	} else {
+		page.Notices = append(page.Notices, logTimesNotice)
+	}
+	return page
+}
+
+// logTimesNotice explains why a report has no counts over time although its
+// lines have timestamps.
+const logTimesNotice = "Counts over time are left out: the buckets reach outside the years 0–9999. Count the files one by one to see them."
+
+// logYearlessNotice explains lines left off the time axis.
+const logYearlessNotice = "Some files' timestamps have no year (syslog, geth): their lines are counted, but left off the time axis " +
+	"the dated files set. Count them on their own to see them over time."
+
+// logTimesUsable reports whether the counts over time can be drawn and
+// written as JSON: timestamps without a year (year 0) and dated ones on one
+// axis make buckets thousands of days wide, and epoch-aligned buckets over
+// year-0 times may start before year 0, which JSON times cannot hold.
+func logTimesUsable(lr *analyze.LogReport) bool {
+	if len(lr.Buckets) == 0 {
+		return true
+	}
+	first, last := lr.Buckets[0].Start.Year(), lr.Buckets[len(lr.Buckets)-1].Start.Year()
+	if first < 0 || last > 9999 {
+		return false
+	}
+	return !(first <= analyze.LogYearless && last > analyze.LogYearless+1)
+}
+
+// logHasKeys reports whether some pair has a key regexp (the CSV has rows to
+// offer).
+func logHasKeys(lr *analyze.LogReport) bool {
+	for _, p := range lr.Pairs {
+		if p.Key != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// logPatternRows formats the pattern counts; perFile adds the per-file
+// columns when there are several files.
+func logPatternRows(lr *analyze.LogReport, perFile bool) []view.LogPatternRow {
+	var largest int64
+	for _, p := range lr.Patterns {
+		largest = max(largest, p.Count)
+	}
+	roles := map[analyze.LogPattern][]string{}
+	for _, pr := range lr.Pairs {
+		roles[pr.Start] = append(roles[pr.Start], "starts "+pr.Name)
+		roles[pr.Close] = append(roles[pr.Close], "closes "+pr.Name)
+	}
+	rows := make([]view.LogPatternRow, len(lr.Patterns))
+	for i, p := range lr.Patterns {
+		row := view.LogPatternRow{Pattern: logDisplay(p.Pattern), Regexp: p.Regexp, Count: analyze.FormatCount(p.Count), CountValue: p.Count,
+			BarPct: jvmBarPct(p.Count, largest), Class: logColourClass(i),
+			Role: strings.Join(roles[analyze.LogPattern{Text: p.Pattern, Regexp: p.Regexp}], ", ")}
+		if perFile && len(lr.Files) > 1 {
+			for _, n := range p.Files {
+				row.PerFile = append(row.PerFile, analyze.FormatCount(n))
+			}
+		}
+		if i < len(lr.Untimed) && lr.Untimed[i] > 0 {
+			row.Untimed = analyze.FormatCount(lr.Untimed[i])
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+func logColourClass(i int) string { return "logc" + strconv.Itoa(i%logColours+1) }
+
+// logPairView formats one pair with its first rows keys never closed (all when
+// rows is 0).
+func logPairView(p analyze.LogPairReport, rows int, showAll, csv string) view.LogPairView {
+	v := view.LogPairView{Name: p.Name, Start: logDisplay(p.Start.Text), Close: logDisplay(p.Close.Text),
+		StartRegexp: p.Start.Regexp, CloseRegexp: p.Close.Regexp,
+		Starts: analyze.FormatCount(p.Starts), Closes: analyze.FormatCount(p.Closes), Open: analyze.FormatCount(p.Open),
+		StartsValue: p.Starts, ClosesValue: p.Closes, OpenValue: p.Open, BarMax: logPairBarMax}
+	if largest := max(p.Starts, p.Closes); largest > 0 {
+		v.StartW = int(p.Starts * logPairBarMax / largest)
+		v.CloseW = int(p.Closes * logPairBarMax / largest)
+		if p.Starts > 0 {
+			v.StartW = max(v.StartW, 1)
+		}
+		if p.Closes > 0 {
+			v.CloseW = max(v.CloseW, 1)
+		}
+	}
+	if p.Key == "" {
+		return v
+	}
+	v.Keyed, v.Key, v.Truncated, v.CSV = true, logDisplay(p.Key), p.KeysTruncated, csv
+	v.KeysStarted, v.KeysClosed = analyze.FormatCount(p.KeysStarted), analyze.FormatCount(p.KeysClosed)
+	v.UnclosedCount = analyze.FormatCount(int64(len(p.UnclosedKeys)))
+	v.UnkeyedStarts, v.UnkeyedClose = analyze.FormatCount(p.UnkeyedStarts), analyze.FormatCount(p.UnkeyedCloses)
+	v.All = len(p.UnclosedKeys)
+	shown := p.UnclosedKeys
+	if rows > 0 && len(shown) > rows {
+		shown, v.ShowAll = shown[:rows], showAll
+	}
+	v.Count = len(shown)
+	for i, k := range shown {
+		v.Keys = append(v.Keys, view.LogOpenKeyRow{Rank: i + 1, Key: logDisplay(k.Key),
+			Open: analyze.FormatCount(k.Open), Starts: analyze.FormatCount(k.Starts), Closes: analyze.FormatCount(k.Closes), OpenValue: k.Open,
+			FirstFile: logDisplay(k.First.File), FirstLine: strconv.FormatInt(k.First.Line, 10), FirstAt: analyze.FormatLogTime(k.First.Time),
+			LastFile: logDisplay(k.Last.File), LastLine: strconv.FormatInt(k.Last.Line, 10), LastAt: analyze.FormatLogTime(k.Last.Time)})
+	}
+	return v
+}
+
+// logNotices explains what the numbers do not cover.
+func logNotices(lr *analyze.LogReport) []string {
+	var out []string
+	if lr.LongLines > 0 {
+		out = append(out, fmt.Sprintf("%s lines are longer than %s: they are counted exactly, but keys and timestamps come from their first %s.",
+			analyze.FormatCount(lr.LongLines), analyze.FormatBytes(analyze.LogMaxLineBytes), analyze.FormatBytes(analyze.LogMaxLineBytes)))
+	}
+	if lr.BucketWidened {
+		out = append(out, fmt.Sprintf("The bucket width was widened to %s so that the chart has at most %d bars.", lr.BucketWidth, analyze.LogMaxBuckets))
+	}
+	var untimed int64
+	for _, n := range lr.Untimed {
+		untimed += n
+	}
+	if untimed > 0 && len(lr.Buckets) > 0 {
+		out = append(out, fmt.Sprintf("%s matching lines came before the first timestamp of their file and are in no bar of the chart.", analyze.FormatCount(untimed)))
+	}
+	for _, f := range lr.Files {
+		if f.Kind != "" && f.Kind != string(analyze.KindLog) {
+			out = append(out, fmt.Sprintf("%s looks like a %s, not a log; it was counted line by line all the same.", logDisplay(f.Name), analyze.Kind(f.Kind).Description()))
+		}
+	}
+	return out
+}
+
+// logTimeline draws the buckets as stacked bars; nil when the log has no
+// timestamps (or buckets are off).
+func logTimeline(lr *analyze.LogReport) *view.LogTimeline {
+	if len(lr.Buckets) == 0 || len(lr.Patterns) == 0 {
+		return nil
+	}
+	width := time.Duration(lr.BucketMillis) * time.Millisecond
+	first, last := lr.Buckets[0].Start, lr.Buckets[len(lr.Buckets)-1].Start.Add(width)
+	// A chosen width may make thousands of buckets: the chart then draws a bar
+	// per group of buckets, so it stays readable and the page small.
+	buckets := lr.Buckets
+	if group := (len(buckets) + logMaxBars - 1) / logMaxBars; group > 1 {
+		width *= time.Duration(group)
+		buckets = logGroupBuckets(lr.Buckets, group)
+	}
+	t := &view.LogTimeline{Width: logTimelineWidth, Height: logTimelineHeight, BucketWidth: analyze.LogDuration(width),
+		Buckets: len(buckets), From: analyze.FormatLogTime(&first), To: analyze.FormatLogTime(&last)}
+	var yMax int64
+	for _, b := range buckets {
+		var sum int64
+		for _, n := range b.Counts {
+			sum += n
+		}
+		yMax = max(yMax, sum)
+	}
+	t.YMax = analyze.FormatCount(yMax)
+	step := float64(logTimelineWidth) / float64(len(buckets))
+	barW := step * 0.85
+	if step < 3 {
+		barW = step
+	}
+	for i, b := range buckets {
+		start := b.Start
+		bar := view.LogBar{Start: start.UTC().Format(time.RFC3339Nano)}
+		var title strings.Builder
+		title.WriteString(analyze.FormatLogTime(&start))
+		y := float64(logTimelineHeight)
+		x := fmt.Sprintf("%.2f", float64(i)*step)
+		w := fmt.Sprintf("%.2f", barW)
+		for k, n := range b.Counts {
+			if n == 0 {
+				continue
+			}
+			bar.Total += n
+			fmt.Fprintf(&title, "\n%s: %s", logShort(logDisplay(analyze.LogPattern{Text: lr.Patterns[k].Pattern, Regexp: lr.Patterns[k].Regexp}.String()), 60), analyze.FormatCount(n))
+			if yMax == 0 {
+				continue
+			}
+			h := float64(n) / float64(yMax) * (logTimelineHeight - 4)
+			y -= h
+			bar.Rects = append(bar.Rects, view.LogRect{X: x, Y: fmt.Sprintf("%.2f", y), W: w, H: fmt.Sprintf("%.2f", h), Class: logColourClass(k)})
+		}
+		if bar.Total == 0 {
+			title.WriteString("\nno matching line")
+		}
+		bar.Title = title.String()
+		t.Bars = append(t.Bars, bar)
+	}
+	for k, p := range lr.Patterns {
+		t.Legend = append(t.Legend, view.LogLegend{Label: logShort(logDisplay(analyze.LogPattern{Text: p.Pattern, Regexp: p.Regexp}.String()), 60), Class: logColourClass(k)})
+	}
+	return t
+}
+
+// logGroupBuckets sums every group consecutive buckets into one.
+func logGroupBuckets(in []analyze.LogBucket, group int) []analyze.LogBucket {
+	var out []analyze.LogBucket
+	for i := 0; i < len(in); i += group {
+		b := analyze.LogBucket{Start: in[i].Start, Counts: make([]int64, len(in[i].Counts))}
+		for _, o := range in[i:min(i+group, len(in))] {
+			for k, n := range o.Counts {
+				b.Counts[k] += n
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// logOpenCharts draws, per pair, the number still open at the end of each
+// bucket.
+func logOpenCharts(lr *analyze.LogReport) []view.Chart {
+	if len(lr.Buckets) == 0 {
+		return nil
+	}
+	width := time.Duration(lr.BucketMillis) * time.Millisecond
+	first, last := lr.Buckets[0].Start, lr.Buckets[len(lr.Buckets)-1].Start.Add(width)
+	var charts []view.Chart
+	for k, p := range lr.Pairs {
+		var lo, hi int64
+		for _, b := range lr.Buckets {
+			if k < len(b.Open) {
+				lo, hi = min(lo, b.Open[k]), max(hi, b.Open[k])
+			}
+		}
+		c := view.Chart{ID: "open-" + strconv.Itoa(k+1), Title: "Still open over time: " + p.Name, Width: chartWidth, Height: chartHeight,
+			YMax: analyze.FormatCount(hi), XMax: analyze.FormatLogTime(&first) + " to " + analyze.FormatLogTime(&last)}
+		var pts strings.Builder
+		n := len(lr.Buckets)
+		for i, b := range lr.Buckets {
+			var v int64
+			if k < len(b.Open) {
+				v = b.Open[k]
+			}
+			x := 0.0
+			if n > 1 {
+				x = float64(i) / float64(n-1) * chartWidth
+			}
+			y := float64(chartHeight) / 2
+			if hi > lo {
+				y = chartHeight - 2 - float64(v-lo)/float64(hi-lo)*(chartHeight-4)
+			}
+			fmt.Fprintf(&pts, "%.1f,%.1f ", x, y)
+		}
+		c.Series = []view.ChartSeries{{Key: "open", Name: "still open (" + p.Name + ")", Class: "s4", Points: strings.TrimSpace(pts.String())}}
+		charts = append(charts, c)
+	}
+	return charts
+}
+
+// logDisplay makes text from a log shown as text: valid UTF-8, and control
+// characters (NUL, escape…) as their visible Unicode pictures, so nothing is
+// silently dropped or reinterpreted by the browser. Escaping is templ's job.
+func logDisplay(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || (unicode.IsControl(r) && r != '\t') }) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				b.WriteRune('\uFFFD')
+			} else {
+				b.WriteRune(r)
+			}
+		case r < 0x20 && r != '\t':
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune('\u2421')
+		case unicode.IsControl(r) && r != '\t':
+			b.WriteRune('\uFFFD')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// logShort cuts s to at most n runes, with an ellipsis.
+func logShort(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

@@ -1,0 +1,165 @@
+package view
+
+// LogReportPage is the page of a report over log files: counts per pattern,
+// start/close pairs with the keys never closed, counts over time, and the form
+// that counts other patterns (a new URL).
+type LogReportPage struct {
+	ID, Title, Label, Created string
+	// Permalink is the page's URL with its parameters.
+	Permalink string
+	Files     []LogFileRow
+	// Links are the JSON twin, the Markdown summary and the CSV of open keys.
+	Links []Link
+	// Own is false when the URL carries parameters other than the report's
+	// own; OwnURL then links back to them.
+	Own    bool
+	OwnURL string
+	// Error is set when the URL's parameters are invalid: the page then shows
+	// only the form, with the message.
+	Error string
+	// Lines and Bytes are the totals over every file.
+	Lines, Bytes string
+	Notices      []string
+	Patterns     []LogPatternRow
+	// FileNames head the per-file columns when there are several files.
+	FileNames []string
+	Pairs     []LogPairView
+	Timeline  *LogTimeline
+	// OpenCharts draw, per pair, how many were still open at the end of each
+	// bucket.
+	OpenCharts []Chart
+	Form       LogPatternForm
+}
+
+// LogFileRow is one input of a log report.
+type LogFileRow struct {
+	Name, Size, Lines, Bytes, Compression, SHA256, Download string
+}
+
+// LogPatternRow is one pattern's count: the lines matching it, summed over the
+// files and per file.
+type LogPatternRow struct {
+	Pattern string
+	Regexp  bool
+	Count   string
+	// CountValue is the exact number, for tests and scripts (data-count).
+	CountValue int64
+	PerFile    []string
+	// BarPct is the count's share of the largest count, 0–100.
+	BarPct int
+	// Class colours the pattern in the chart and its legend ("logc1"…).
+	Class string
+	// Role says which pair the pattern starts or closes, if any.
+	Role string
+	// Untimed counts matching lines before any timestamp (in no bucket).
+	Untimed string
+}
+
+// LogPairView is one start/close pair.
+type LogPairView struct {
+	Name                     string
+	Start, Close             string
+	StartRegexp, CloseRegexp bool
+	Starts, Closes, Open     string
+	// The exact numbers, for data attributes.
+	StartsValue, ClosesValue, OpenValue int64
+	// StartW and CloseW are the bar lengths, in the chart's units (0–BarMax).
+	StartW, CloseW, BarMax int
+	// Keyed is set when the pair has a key regexp.
+	Keyed                       bool
+	Key                         string
+	KeysStarted, KeysClosed     string
+	UnclosedCount               string
+	UnkeyedStarts, UnkeyedClose string
+	// Truncated says the key table hit its limit (counts stay exact).
+	Truncated bool
+	Keys      []LogOpenKeyRow
+	// Count and All count the keys shown and the keys never closed; ShowAll
+	// links to all of them; CSV downloads them.
+	Count, All   int
+	ShowAll, CSV string
+}
+
+// LogOpenKeyRow is one key started more often than closed.
+type LogOpenKeyRow struct {
+	Rank                          int
+	Key                           string
+	Open, Starts, Closes          string
+	OpenValue                     int64
+	FirstFile, FirstLine, FirstAt string
+	LastFile, LastLine, LastAt    string
+}
+
+// LogTimeline is the stacked bar chart of the patterns per time bucket.
+type LogTimeline struct {
+	Width, Height int
+	// BucketWidth is the width of a bar ("1m"); Buckets how many there are.
+	BucketWidth string
+	Buckets     int
+	From, To    string
+	YMax        string
+	Bars        []LogBar
+	Legend      []LogLegend
+}
+
+// LogBar is one bucket: its stacked rectangles and a tooltip.
+type LogBar struct {
+	Start string
+	Title string
+	Total int64
+	Rects []LogRect
+}
+
+// LogRect is one pattern's part of a bar, in SVG units.
+type LogRect struct {
+	X, Y, W, H string
+	Class      string
+}
+
+// LogLegend names a pattern's colour.
+type LogLegend struct {
+	Label, Class string
+}
+
+// LogPatternForm edits a log report's parameters: rows of patterns (literal,
+// or RE2 when marked), rows of pairs NAME=START,CLOSE with a key regexp, a
+// preset and a bucket width. On a report page it is a GET form that makes the
+// new URL; in the upload form its fields travel with the files.
+type LogPatternForm struct {
+	// Action is the report's URL (GET); empty inside the upload form.
+	Action   string
+	Upload   bool
+	Patterns []LogFormRow
+	Pairs    []LogFormRow
+	Presets  []LogPresetOption
+	Preset   string
+	Bucket   string
+	// Hidden are parameters the form keeps (n).
+	Hidden []Pair
+}
+
+// LogFormRow is one row of the form; Key is for pairs only.
+type LogFormRow struct {
+	Text   string
+	Regexp bool
+	Key    string
+}
+
+// LogPresetOption is one preset the form offers.
+type LogPresetOption struct {
+	Name, Title, Description string
+}
+
+// RunLogView is the run page's section about the run's own log, counted with
+// the workload's preset.
+type RunLogView struct {
+	Name, Size, Download string
+	Preset, PresetTitle  string
+	Lines                string
+	Pairs                []LogPairView
+	Patterns             []LogPatternRow
+	// Action is the POST that makes a full log report of it.
+	Action string
+	// Error is why the log could not be counted.
+	Error string
+}
