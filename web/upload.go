@@ -24,27 +24,6 @@ const multipartSlack = 1 << 20
 // uploadTempPattern names the temporary files uploads are spooled to.
 const uploadTempPattern = "leakui-upload-*"
 
-// RemoveStaleUploads deletes the upload spool files in dir, which a server killed
-// in the middle of an upload leaves behind. Call it before a server that uses dir
-// as its TempDir starts, and only on a directory no running server uses. It
-// returns how many files it removed.
-func RemoveStaleUploads(dir string) (int, error) {
-	stale, err := filepath.Glob(filepath.Join(dir, uploadTempPattern))
-	if err != nil {
-		return 0, err
-	}
-	removed := 0
-	var errs []error
-	for _, path := range stale {
-		if err := os.Remove(path); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		removed++
-	}
-	return removed, errors.Join(errs...)
-}
-
 // received is one uploaded file, spooled to a temporary file while it is checked.
 type received struct {
 	name   string // the client's file name, reduced to a safe base name

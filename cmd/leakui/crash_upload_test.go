@@ -50,7 +50,7 @@ func TestKillMidUpload(t *testing.T) {
 	// finishes; the server is killed once it has spooled 4 MiB.
 	stream := startSlowUpload(t, s)
 	waitFor(t, 60*time.Second, "the server to spool 4 MiB of the slow upload", func() bool {
-		return spooledBytes(dir) >= 4<<20
+		return spooledBytes(t, dir) >= 4<<20
 	})
 	s.kill()
 	stream.wait(t)
@@ -122,10 +122,9 @@ func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) 
 }
 
 // spooledBytes adds up the sizes of the spool files.
-func spooledBytes(dir string) int64 {
-	files, _ := filepath.Glob(filepath.Join(dir, "uploads", "*"))
+func spooledBytes(t *testing.T, dir string) int64 {
 	var n int64
-	for _, f := range files {
+	for _, f := range spooled(t, dir) {
 		n += fileSize(f)
 	}
 	return n

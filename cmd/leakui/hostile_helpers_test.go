@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,14 +117,15 @@ func countStore(t testing.TB, dataDir string) storeCounts {
 	return c
 }
 
-// spooled lists the upload spool files a server has in its data directory.
+// spooled lists the upload spool files the servers of a data directory hold
+// (in their own directories under uploads/, lock files aside).
 func spooled(t testing.TB, dataDir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dataDir, "uploads", "*"))
+	files, err := filepath.Glob(filepath.Join(dataDir, "uploads", "*", "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return files
+	return slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == spoolLockName })
 }
 
 // part is one part of a multipart upload: a file (name and content, or a path to
@@ -201,18 +203,6 @@ func (s *server) send(t testing.TB, body io.Reader, contentType string, length i
 	}
 	a.Status, a.Raw = resp.StatusCode, string(raw)
 	return a, elapsed
-}
-
-// get fetches a path and returns the status and body.
-func (s *server) get(t testing.TB, path string) (int, []byte) {
-	t.Helper()
-	resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(s.base + path)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
 }
 
 // corpusTable collects the rows of the hostile-corpus table for the test log.

@@ -164,8 +164,9 @@ func hostileCases(t *testing.T) []hostileCase {
 		{name: "goroutine dump with hostile names", parts: []part{small("hostile-goroutines.txt")}, status: 201, check: checkHostileDump},
 		{name: "goroutine dump with invalid UTF-8", parts: []part{small("invalid-utf8-goroutines.txt")}, status: 201, check: checkInvalidUTF8Dump},
 		{name: "goroutine dump cut mid-frame", parts: []part{small("cut-mid-frame.txt")}, status: 201, check: checkCutDump},
-		{name: "log with invalid UTF-8", parts: []part{small("invalid-utf8.log")}, status: 415, words: []string{"detected text log"}},
-		{name: "log of one 200 MB line (gzipped)", parts: []part{gen("long-line.log.gz", hostile.WriteLongLineLog)}, status: 415, words: []string{"detected text log"}},
+		{name: "log with invalid UTF-8", parts: []part{small("invalid-utf8.log"), {field: "p1", data: []byte("WARN")}}, status: 201, check: checkInvalidUTF8Log},
+		{name: "log of one 200 MB line (gzipped)", parts: []part{gen("long-line.log.gz", hostile.WriteLongLineLog), {field: "p1", data: []byte("INFO")}, {field: "p2", data: []byte("xxxxxxxxxxxxxxxx")}},
+			status: 201, check: checkLongLineLog},
 		{name: "binary executable (first MiB of leakui)", parts: []part{elf}, status: 415, words: []string{"detected an ELF executable"}},
 		{name: "HTML page", parts: []part{small("page.html")}, status: 415, words: []string{"detected an HTML page"}},
 		{name: "JSON document", parts: []part{small("doc.json")}, status: 415, words: []string{"detected a JSON document"}},
@@ -412,6 +413,63 @@ func checkInvalidUTF8Dump(t *testing.T, s *server, a uploadAnswer) {
 	}
 	for _, view := range []string{"", ".md"} {
 		if code, page := s.get(t, a.ReportURL+view); code != 200 || !utf8.Valid(page) || !bytes.Contains(page, []byte("main.bad")) {
+			t.Errorf("%s%s: %d, valid UTF-8 %v", a.ReportURL, view, code, utf8.Valid(page))
+		}
+	}
+}
+
+// logDoc is the part of a log report's JSON the checks read.
+type logDoc struct {
+	Analysis struct {
+		Report struct {
+			Lines     int64 `json:"lines"`
+			Bytes     int64 `json:"bytes"`
+			LongLines int64 `json:"long_lines"`
+			Patterns  []struct {
+				Pattern string `json:"pattern"`
+				Count   int64  `json:"count"`
+			} `json:"patterns"`
+		} `json:"report"`
+	} `json:"analysis"`
+}
+
+func (s *server) logDoc(t *testing.T, a uploadAnswer) logDoc {
+	t.Helper()
+	code, raw := s.get(t, "/api/reports/"+a.ReportID)
+	var doc logDoc
+	if code != 200 || json.Unmarshal(raw, &doc) != nil {
+		t.Fatalf("report JSON: %d %.300s", code, raw)
+	}
+	return doc
+}
+
+// checkLongLineLog: one line of LongLine bytes and its newline, each pattern
+// found once on it, counted in bounded memory (the table's heap column).
+func checkLongLineLog(t *testing.T, s *server, a uploadAnswer) {
+	r := s.logDoc(t, a).Analysis.Report
+	if r.Lines != 1 || r.Bytes != hostile.LongLine+1 || r.LongLines != 1 || len(r.Patterns) != 2 || r.Patterns[0].Count != 1 || r.Patterns[1].Count != 1 {
+		t.Errorf("lines %d, bytes %d (want 1 and %d), long lines %d, patterns %+v", r.Lines, r.Bytes, hostile.LongLine+1, r.LongLines, r.Patterns)
+	}
+	for _, view := range []string{"", ".md"} {
+		if code, page := s.get(t, a.ReportURL+view); code != 200 || len(page) > 1<<20 {
+			t.Errorf("%s%s: %d, %d bytes", a.ReportURL, view, code, len(page))
+		}
+	}
+}
+
+// checkInvalidUTF8Log: lines counted as `grep -c ''` counts them (newlines in
+// the committed file), the pattern found once, every view valid UTF-8.
+func checkInvalidUTF8Log(t *testing.T, s *server, a uploadAnswer) {
+	data, err := os.ReadFile(filepath.Join(fixtures.Root(t), "testdata", "hostile", "invalid-utf8.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.logDoc(t, a).Analysis.Report
+	if r.Lines != int64(bytes.Count(data, []byte("\n"))) || r.Bytes != int64(len(data)) || len(r.Patterns) != 1 || r.Patterns[0].Count != 1 {
+		t.Errorf("lines %d, bytes %d, patterns %+v", r.Lines, r.Bytes, r.Patterns)
+	}
+	for _, view := range []string{"", ".md"} {
+		if code, page := s.get(t, a.ReportURL+view); code != 200 || !utf8.Valid(page) {
 			t.Errorf("%s%s: %d, valid UTF-8 %v", a.ReportURL, view, code, utf8.Valid(page))
 		}
 	}

@@ -45,13 +45,13 @@ func loadTestDuration(t *testing.T) time.Duration {
 }
 
 const (
-	loadClients = 50
-	// loadMaxRequests bounds the test by count as well as by time.
-	loadMaxRequests = 500_000
-	// loadHeapSlack is how much more heap (after a collection) the server may hold
+	selfLoadClients = 50
+	// selfLoadMaxRequests bounds the test by count as well as by time.
+	selfLoadMaxRequests = 500_000
+	// selfLoadHeapSlack is how much more heap (after a collection) the server may hold
 	// after the load than before it: the caches of parsed profiles and pages
 	// filled by a handful of small fixtures, far below their own bounds.
-	loadHeapSlack = 64 << 20
+	selfLoadHeapSlack = 64 << 20
 )
 
 // loadOp is one kind of request of the mix.
@@ -116,7 +116,7 @@ func TestLoad(t *testing.T) {
 		body, _ := multipartUploadBoundary(t, "loadboundary", name, readFile(t, fixtures.Path(t, "pprof", name)))
 		uploads = append(uploads, body)
 	}
-	transport := &http.Transport{MaxIdleConnsPerHost: loadClients, MaxConnsPerHost: loadClients}
+	transport := &http.Transport{MaxIdleConnsPerHost: selfLoadClients, MaxConnsPerHost: selfLoadClients}
 	client := &http.Client{Transport: transport, Timeout: 60 * time.Second}
 
 	// Warm up: one report per fixture, and the pages of each once.
@@ -149,7 +149,7 @@ func TestLoad(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	start := time.Now()
-	for c := range loadClients {
+	for c := range selfLoadClients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -160,7 +160,7 @@ func TestLoad(t *testing.T) {
 					return
 				default:
 				}
-				if issued.Add(1) > loadMaxRequests {
+				if issued.Add(1) > selfLoadMaxRequests {
 					return
 				}
 				op := pickOp(rng)
@@ -231,7 +231,7 @@ func TestLoad(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("  %-8s %6d requests  p50 %8s  p99 %8s", op.name, len(l), percentile(l, 0.5).Round(time.Microsecond), percentile(l, 0.99).Round(time.Microsecond)))
 	}
 	t.Logf("load: %d clients, %s, %d requests, %.0f requests/s, p50 %s, p99 %s; statuses %v\n%s",
-		loadClients, elapsed.Round(time.Millisecond), total, float64(total)/elapsed.Seconds(),
+		selfLoadClients, elapsed.Round(time.Millisecond), total, float64(total)/elapsed.Seconds(),
 		percentile(all, 0.5).Round(time.Microsecond), percentile(all, 0.99).Round(time.Microsecond), stats.statuses, strings.Join(lines, "\n"))
 	for code, n := range stats.statuses {
 		if code >= 500 || code == 0 {
@@ -258,8 +258,8 @@ func TestLoad(t *testing.T) {
 	after := s.memStats(t)
 	t.Logf("server: goroutines %d before, %d after; heap in use after a GC %d MiB before, %d MiB after; largest heap %d MiB",
 		baseGoroutines, now, baseHeap.HeapAlloc>>20, after.HeapAlloc>>20, after.HeapSys>>20)
-	if after.HeapAlloc > baseHeap.HeapAlloc+loadHeapSlack {
-		t.Errorf("the heap grew from %d to %d MiB over the load (bound +%d MiB)", baseHeap.HeapAlloc>>20, after.HeapAlloc>>20, loadHeapSlack>>20)
+	if after.HeapAlloc > baseHeap.HeapAlloc+selfLoadHeapSlack {
+		t.Errorf("the heap grew from %d to %d MiB over the load (bound +%d MiB)", baseHeap.HeapAlloc>>20, after.HeapAlloc>>20, selfLoadHeapSlack>>20)
 	}
 	snapshot()
 

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -70,6 +69,7 @@ type Main struct {
 	server *http.Server
 	served chan error
 	debug  *debugServer
+	spool  *uploadSpool
 }
 
 // NewMain returns a Main with the default flags.
@@ -113,7 +113,7 @@ func (m *Main) ParseFlags(args []string) error {
 
 func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&m.Addr, "addr", m.Addr, "listen on this address (port 0 picks a free one)")
-	fs.StringVar(&m.DataDir, "data", m.DataDir, "directory of the SQLite store, created on first start")
+	fs.StringVar(&m.DataDir, "data", m.DataDir, "directory of the SQLite store and of uploads in progress, created on first start")
 	fs.StringVar(&m.DSN, "db", "", "database: a postgres:// URL (default: SQLite in -data; env LEAKUI_DB)")
 	fs.Int64Var(&m.MaxUpload, "max-upload", m.MaxUpload, "largest upload in bytes (413 beyond)")
 	fs.Int64Var(&m.MaxDecompressed, "max-decompressed", m.MaxDecompressed, "largest input after gzip/zstd decompression, in bytes (413 beyond)")
@@ -158,17 +158,18 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.store = db
-	// Uploads are spooled inside the data directory, which this server owns: what
-	// a killed server left there is removed now.
-	spool := filepath.Join(m.DataDir, "uploads")
-	if err := os.MkdirAll(spool, 0o700); err != nil {
+	// Uploads are spooled in a directory of this server's own inside the data
+	// directory; those of servers killed in the middle of an upload go now.
+	spool, removed, err := openUploadSpool(m.DataDir)
+	if err != nil {
 		db.Close()
-		return fmt.Errorf("upload directory: %w", err)
+		return err
 	}
-	if n, err := web.RemoveStaleUploads(spool); n > 0 || err != nil {
-		m.log.Warn("removed the partial uploads of a previous run", "files", n, "dir", spool, "err", err)
+	m.spool = spool
+	if removed > 0 {
+		m.log.Warn("removed the partial uploads of a server that was killed", "dirs", removed)
 	}
-	cfg := web.Config{Store: db, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, TempDir: spool,
+	cfg := web.Config{Store: db, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, TempDir: spool.dir,
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets}
@@ -178,6 +179,7 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	srv, err := web.NewServer(cfg)
 	if err != nil {
+		spool.Close()
 		db.Close()
 		return err
 	}
@@ -185,6 +187,7 @@ func (m *Main) Open(ctx context.Context) error {
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
 		srv.Close()
+		spool.Close()
 		db.Close()
 		return fmt.Errorf("listen: %w", err)
 	}
@@ -194,6 +197,7 @@ func (m *Main) Open(ctx context.Context) error {
 		if err := m.openDebug(); err != nil {
 			ln.Close()
 			srv.Close()
+			spool.Close()
 			db.Close()
 			return err
 		}
@@ -255,12 +259,15 @@ func (m *Main) Close() error {
 	if m.store != nil {
 		errs = append(errs, m.store.Close())
 	}
+	if m.spool != nil {
+		errs = append(errs, m.spool.Close())
+	}
 	if m.log != nil && m.server != nil {
 		m.log.Info("stopped")
 	}
 	// A second Close has nothing left to do (it used to wait forever for the
 	// server's end, which the first one had taken).
-	m.server, m.served, m.debug, m.web, m.store = nil, nil, nil, nil, nil
+	m.server, m.served, m.debug, m.web, m.store, m.spool = nil, nil, nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 
