@@ -88,8 +88,16 @@ func formatNanos(n int64) string {
 }
 
 // Percent renders part of total as a percentage with two decimals, as pprof does
-// ("91.41%"); a zero total gives "0%".
+// ("91.41%"): of the absolute value, so that a negative flat value of a diff or
+// of a profile with negative samples reads "80.00%" as in `go tool pprof -top`.
+// A zero total gives "0%". SignedPercent keeps the sign.
 func Percent(part, total int64) string {
+	return SignedPercent(abs64(part), abs64(total))
+}
+
+// SignedPercent renders part of total as a signed percentage with two decimals,
+// for changes ("-12.50%"); a zero total gives "0%".
+func SignedPercent(part, total int64) string {
 	if total == 0 {
 		return "0%"
 	}

@@ -101,7 +101,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		fmt.Fprintf(w, "- Report: %s\n", link)
 		fmt.Fprintf(w, "- Base: `%s` sha256 `%s`\n- Target: `%s` sha256 `%s`\n", mdCode(base.Name), base.SHA256, mdCode(target.Name), target.SHA256)
 		fmt.Fprintf(w, "- %s: %s → %s (%s, %s of the base)\n", d.SampleType, analyze.FormatValue(d.BaseTotal, d.Unit),
-			analyze.FormatValue(d.TargetTotal, d.Unit), signed(d.Change(), d.Unit), analyze.Percent(d.Change(), d.BaseTotal))
+			analyze.FormatValue(d.TargetTotal, d.Unit), signed(d.Change(), d.Unit), analyze.SignedPercent(d.Change(), d.BaseTotal))
 		writeNotices(w, notices)
 		fmt.Fprintf(w, "\nTop 10 changes by %s:\n\n| flat change | base | target | cum change | function |\n|---:|---:|---:|---:|---|\n", d.SampleType)
 		for i, row := range d.Rows {

@@ -323,7 +323,7 @@ func (ps *profileSet) diffTable(path string, base, target *analyze.Profile) (vie
 	t := view.DiffTable{
 		SampleType: d.SampleType, BaseName: ps.rep.Artifacts[q.base].Name, TargetName: ps.rep.Artifacts[q.target].Name,
 		Base: analyze.FormatValue(d.BaseTotal, d.Unit), Target: analyze.FormatValue(d.TargetTotal, d.Unit),
-		Change: signed(d.Change(), d.Unit), Ratio: analyze.Percent(d.Change(), d.BaseTotal), Grew: d.Change() > 0,
+		Change: signed(d.Change(), d.Unit), Ratio: analyze.SignedPercent(d.Change(), d.BaseTotal), Grew: d.Change() > 0,
 		All: len(d.Rows),
 	}
 	if q.view == viewFlame {

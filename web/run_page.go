@@ -267,7 +267,7 @@ func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*
 	t := &view.DiffTable{
 		SampleType: d.SampleType, BaseName: first.Name, TargetName: last.Name,
 		Base: analyze.FormatValue(d.BaseTotal, d.Unit), Target: analyze.FormatValue(d.TargetTotal, d.Unit),
-		Change: signed(d.Change(), d.Unit), Ratio: analyze.Percent(d.Change(), d.BaseTotal), Grew: d.Change() > 0, All: len(d.Rows),
+		Change: signed(d.Change(), d.Unit), Ratio: analyze.SignedPercent(d.Change(), d.BaseTotal), Grew: d.Change() > 0, All: len(d.Rows),
 	}
 	for i, r := range d.Rows {
 		if i == 10 {

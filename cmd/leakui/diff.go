@@ -56,7 +56,7 @@ func runDiff(ctx context.Context, args []string, io stdio) error {
 func writeDiffText(w io.Writer, d analyze.DiffResult) error {
 	fmt.Fprintf(w, "Type: %s\nBase: %s  Target: %s  Change: %s (%s of the base)\n", d.SampleType,
 		analyze.FormatValue(d.BaseTotal, d.Unit), analyze.FormatValue(d.TargetTotal, d.Unit),
-		analyze.FormatValue(d.Change(), d.Unit), analyze.Percent(d.Change(), d.BaseTotal))
+		analyze.FormatValue(d.Change(), d.Unit), analyze.SignedPercent(d.Change(), d.BaseTotal))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "flat\tflat%\tcum\tcum%\tbase flat\ttarget flat\t")
 	for _, r := range d.Rows {

@@ -54,3 +54,26 @@ func pprofTop(t *testing.T, path string) (int64, map[string]pprofRow) {
 	}
 	return total, rows
 }
+
+// pprofPercents runs `go tool pprof -top` and returns each function's flat% and
+// cum% as pprof prints them.
+func pprofPercents(t *testing.T, path string) map[string][2]string {
+	t.Helper()
+	cmd := exec.Command("go", "tool", "pprof", "-top", "-nodefraction=0", "-symbolize=none", "-unit=B", path)
+	cmd.Env = append(os.Environ(), "PPROF_TMPDIR="+t.TempDir())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go tool pprof -top %s: %v", path, err)
+	}
+	rows := map[string][2]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 6 && strings.HasSuffix(f[1], "%") && strings.HasSuffix(f[4], "%") {
+			rows[f[5]] = [2]string{f[1], f[4]}
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatalf("no rows in go tool pprof -top:\n%s", out)
+	}
+	return rows
+}

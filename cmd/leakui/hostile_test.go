@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -254,9 +255,26 @@ func checkAgainstPprof(t *testing.T, s *server, a uploadAnswer, file string) {
 
 func checkNegativeValues(t *testing.T, s *server, a uploadAnswer) {
 	checkAgainstPprof(t, s, a, "negative-values.pb.gz")
-	doc, _ := s.profileDoc(t, a, "")
-	if rows := doc.rowsByName(); doc.Profile.Top.Total != 4096+1024 || rows["main.shrink"].Flat != -4096 || rows["main.grow"].Flat != 1024 {
-		t.Errorf("total %d, rows %+v; built as -4096 and +1024", doc.Profile.Top.Total, rows)
+	// The percentages too: pprof prints that of the absolute value.
+	code, page := s.get(t, a.ReportURL)
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	if code != 200 || err != nil {
+		t.Fatalf("report page: %d %v", code, err)
+	}
+	pcts := map[string][]string{}
+	doc.Find("[data-testid=top-row]").Each(func(_ int, row *goquery.Selection) {
+		var cells []string
+		row.Find("td").Each(func(_ int, td *goquery.Selection) { cells = append(cells, strings.TrimSpace(td.Text())) })
+		pcts[strings.TrimSpace(row.Find("[data-testid=name]").Text())] = cells
+	})
+	for name, want := range pprofPercents(t, filepath.Join(fixtures.Root(t), "testdata", "hostile", "negative-values.pb.gz")) {
+		if !slices.Contains(pcts[name], want[0]) || !slices.Contains(pcts[name], want[1]) {
+			t.Errorf("%s: the page's cells %q lack pprof's flat%% %s and cum%% %s", name, pcts[name], want[0], want[1])
+		}
+	}
+	pd, _ := s.profileDoc(t, a, "")
+	if rows := pd.rowsByName(); pd.Profile.Top.Total != 4096+1024 || rows["main.shrink"].Flat != -4096 || rows["main.grow"].Flat != 1024 {
+		t.Errorf("total %d, rows %+v; built as -4096 and +1024", pd.Profile.Top.Total, rows)
 	}
 }
 
