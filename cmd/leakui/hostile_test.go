@@ -475,7 +475,7 @@ func checkLongLineLog(t *testing.T, s *server, a uploadAnswer) {
 	}
 }
 
-// checkInvalidUTF8Log: lines counted as `grep -c ”` counts them (newlines in
+// checkInvalidUTF8Log: lines counted as `grep -c ^` counts them (newlines in
 // the committed file), the pattern found once, every view valid UTF-8.
 func checkInvalidUTF8Log(t *testing.T, s *server, a uploadAnswer) {
 	data, err := os.ReadFile(filepath.Join(fixtures.Root(t), "testdata", "hostile", "invalid-utf8.log"))
