@@ -475,16 +475,18 @@ func checkLongLineLog(t *testing.T, s *server, a uploadAnswer) {
 	}
 }
 
-// checkInvalidUTF8Log: lines counted as `grep -c ^` counts them (newlines in
-// the committed file), the pattern found once, every view valid UTF-8.
+// checkInvalidUTF8Log: lines and matches counted as the real `grep -c -F`
+// counts them in the committed file, every view valid UTF-8.
 func checkInvalidUTF8Log(t *testing.T, s *server, a uploadAnswer) {
-	data, err := os.ReadFile(filepath.Join(fixtures.Root(t), "testdata", "hostile", "invalid-utf8.log"))
+	path := filepath.Join(fixtures.Root(t), "testdata", "hostile", "invalid-utf8.log")
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := s.logDoc(t, a).Analysis.Report
-	if r.Lines != int64(bytes.Count(data, []byte("\n"))) || r.Bytes != int64(len(data)) || len(r.Patterns) != 1 || r.Patterns[0].Count != 1 {
-		t.Errorf("lines %d, bytes %d, patterns %+v", r.Lines, r.Bytes, r.Patterns)
+	lines, warns := grepCount(t, "", path), grepCount(t, "WARN", path)
+	if r.Lines != lines || r.Bytes != int64(len(data)) || len(r.Patterns) != 1 || r.Patterns[0].Count != warns {
+		t.Errorf("lines %d, bytes %d, patterns %+v; grep -c counts %d lines, %d with WARN", r.Lines, r.Bytes, r.Patterns, lines, warns)
 	}
 	for _, view := range []string{"", ".md"} {
 		if code, page := s.get(t, a.ReportURL+view); code != 200 || !utf8.Valid(page) {
