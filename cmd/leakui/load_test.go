@@ -23,9 +23,9 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
-// The load test's length: -load-duration, else LEAKUI_LOAD_DURATION, else 8 s
+// The load test's length: -load-duration, else LEAKUI_LOAD_DURATION, else 6 s
 // under CI (so that `go test ./...` stays within its budget) and 30 s elsewhere.
-var loadDuration = flag.Duration("load-duration", 0, "how long TestLoad runs its clients (default: $LEAKUI_LOAD_DURATION, else 8s with CI=true, else 30s)")
+var loadDuration = flag.Duration("load-duration", 0, "how long TestLoad runs its clients (default: $LEAKUI_LOAD_DURATION, else 6s with CI=true, else 30s)")
 
 func loadTestDuration(t *testing.T) time.Duration {
 	if *loadDuration > 0 {
@@ -39,7 +39,7 @@ func loadTestDuration(t *testing.T) time.Duration {
 		return d
 	}
 	if os.Getenv("CI") == "true" {
-		return 8 * time.Second
+		return 6 * time.Second
 	}
 	return 30 * time.Second
 }
