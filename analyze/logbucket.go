@@ -171,6 +171,17 @@ func (b *logBuckets) merge(o *logBuckets) {
 	}
 }
 
+// counted reports whether any bucket holds a count (a touched range alone holds
+// none).
+func (b *logBuckets) counted() bool {
+	for _, c := range b.counts {
+		if c != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // at returns the counts of the k-th bucket held (one per pattern).
 func (b *logBuckets) at(k int64) []int64 {
 	return b.counts[k*int64(b.np) : (k+1)*int64(b.np)]

@@ -1,10 +1,13 @@
 package analyze
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/leakui/leakui/internal/fixtures"
 )
@@ -45,5 +48,36 @@ func TestLogMixedYearlessAndDated(t *testing.T) {
 	}
 	if rep.Untimed[0] < rep.Patterns[0].Files[0] {
 		t.Errorf("untimed %d holds fewer than erigon's %d matching lines", rep.Untimed[0], rep.Patterns[0].Files[0])
+	}
+}
+
+// TestLogYearlessAndDatedInOneFile: one file with dated and yearless lines
+// (found by FuzzCountLogs) counts the same however it is split into parts: the
+// yearless line is untimed, the dated ones are on a dated axis of 1 s buckets
+// (a part that held both once made one set from year 0 to today, widened to
+// 97-day buckets, with a bucket in year -1 that JSON cannot hold).
+func TestLogYearlessAndDatedInOneFile(t *testing.T) {
+	data := []byte("2024-01-10 00:00:00 a\nJan 10 00:00:00 a\n2024-01-10 00:00:01 a\nx a\n")
+	for _, part := range []int{1 << 20, 7, 30} {
+		o := LogCountOptions{Patterns: []LogPattern{LogLiteral("a")}, Bucket: time.Second}
+		o.partSize, o.blockSize, o.maxLine, o.Workers = part, 16, 64, 3
+		rep, err := CountLogs(context.Background(), o, LogInput{Name: "f", Reader: bytes.NewReader(data)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int64{}
+		for _, b := range rep.Buckets {
+			if b.Counts[0] != 0 {
+				got[b.Start.Format(time.RFC3339)] = b.Counts[0]
+			}
+		}
+		want := map[string]int64{"2024-01-10T00:00:00Z": 1, "2024-01-10T00:00:01Z": 2}
+		if rep.Patterns[0].Count != 4 || rep.Untimed[0] != 1 || !rep.YearlessUntimed || fmt.Sprint(got) != fmt.Sprint(want) || rep.BucketMillis != 1000 {
+			t.Errorf("parts of %d bytes: count %d, untimed %v, yearless untimed %v, %d ms buckets %v; want 4, [1], true, 1000 ms %v",
+				part, rep.Patterns[0].Count, rep.Untimed, rep.YearlessUntimed, rep.BucketMillis, got, want)
+		}
+		if _, err := json.Marshal(rep); err != nil {
+			t.Errorf("parts of %d bytes: the report does not encode: %v", part, err)
+		}
 	}
 }

@@ -36,6 +36,28 @@ func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, cl
 	}
 	var eff int64
 	effOK := false
+	// Lines counted at a time without a year stay off a time axis that dated
+	// lines are on: they count as untimed (see logMerger.bucketReport).
+	type timedHit struct {
+		ms int64
+		p  int
+	}
+	var dated, yearless []timedHit
+	defer func() {
+		if len(dated) > 0 && len(yearless) > 0 {
+			for _, h := range yearless {
+				r.untimed[h.p]++
+			}
+			yearless = nil
+		}
+		for _, h := range append(dated, yearless...) {
+			b := logFloorDiv(h.ms, width) * width
+			if r.buckets[b] == nil {
+				r.buckets[b] = make([]int64, len(ms))
+			}
+			r.buckets[b][h.p]++
+		}
+	}()
 	for i, line := range lines {
 		r.lines++
 		head := line[:min(len(line), maxLine)]
@@ -49,12 +71,10 @@ func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, cl
 			r.counts[p]++
 			if !effOK {
 				r.untimed[p]++
+			} else if width > 0 && eff < logYearOneMillis {
+				yearless = append(yearless, timedHit{eff, p})
 			} else if width > 0 {
-				b := logFloorDiv(eff, width) * width
-				if r.buckets[b] == nil {
-					r.buckets[b] = make([]int64, len(ms))
-				}
-				r.buckets[b][p]++
+				dated = append(dated, timedHit{eff, p})
 			}
 			if key != nil && (p == start || p == close) {
 				loc := key.FindSubmatchIndex(head)

@@ -123,7 +123,7 @@ func (s *logScanner) longLine(r io.Reader, progress func(int64)) (int, error) {
 	p.lines++
 	p.long++
 	if s.effOK && p.buckets != nil {
-		p.buckets.touch(s.eff)
+		p.bucketsAt(s.eff).touch(s.eff)
 	}
 	return copy(s.buf, rest), nil
 }

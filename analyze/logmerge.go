@@ -88,7 +88,10 @@ func (m *logMerger) add(p *logPart) {
 			}
 		}
 		if p.buckets.n > 0 {
-			m.bucketsFor(p.buckets.lo * p.buckets.width).merge(p.buckets)
+			m.buckets.merge(p.buckets)
+		}
+		if p.yearless.n > 0 {
+			m.yearless.merge(p.yearless)
 		}
 	}
 	for i, t := range p.keys {
@@ -208,20 +211,24 @@ func (m *logMerger) bucketsFor(ms int64) *logBuckets {
 }
 
 // bucketReport fills the counts over time, with the running balance of each
-// pair. Timestamps without a year go on the time axis only when no input has
-// dated ones; otherwise their lines count as untimed and the report says so.
+// pair. Lines counted at timestamps without a year go on the time axis only when
+// no counted line has a dated one; otherwise they count as untimed and the
+// report says so. The choice depends on the counted lines only, never on which
+// other timestamps a scan happened to see (the last of a block, the first of a
+// file), so that it does not change with how the input was split.
 func (m *logMerger) bucketReport(r *LogReport) {
 	b := m.buckets
+	dated, yearless := b.counted(), m.yearless.counted()
 	switch {
-	case b.n == 0:
-		b = m.yearless
-	case m.yearless.n > 0:
+	case dated && yearless:
 		for k := int64(0); k < m.yearless.n; k++ {
 			for i, n := range m.yearless.at(k) {
 				m.untimed[i] += n
 			}
 		}
 		r.YearlessUntimed = true
+	case yearless || b.n == 0:
+		b = m.yearless
 	}
 	r.Untimed = m.untimed
 	r.BucketWidened = b.widened

@@ -26,11 +26,24 @@ type logPart struct {
 	counts  []int64 // per pattern
 	pending []int64 // per pattern: matches before the part's first timestamp
 	buckets *logBuckets
+	// yearless holds the counts at timestamps without a year apart (see
+	// logMerger.bucketsFor): a part may hold both kinds, and one set spanning
+	// year 0 to today would widen its buckets to months.
+	yearless *logBuckets
 	end     int64 // the timestamp in effect at the end of the part…
 	endOK   bool  // …if any line of the part had one
 	keys    []*logKeyTable
 	unkeyed [][2]int64 // per pair: starts and closes the key regexp did not match
 	err     error
+}
+
+// bucketsAt picks the part's bucket set for a time: the dated one, or the one
+// of timestamps without a year.
+func (p *logPart) bucketsAt(ms int64) *logBuckets {
+	if ms < logYearOneMillis {
+		return p.yearless
+	}
+	return p.buckets
 }
 
 // logHit is a matching line in a block.
@@ -87,6 +100,7 @@ func (pl *logPlan) newPart(index int, proto *logBuckets) *logPart {
 		} else {
 			p.buckets = newLogBuckets(pl.bucket, len(pl.patterns))
 		}
+		p.yearless = newLogBuckets(pl.bucket, len(pl.patterns))
 	}
 	if pl.keyed {
 		p.keys = make([]*logKeyTable, len(pl.pairs))
@@ -176,7 +190,7 @@ func (s *logScanner) block(b []byte) {
 	}
 	if s.first && s.times {
 		if ms, ok := logFirstTime(b); ok && p.buckets != nil {
-			p.buckets.touch(ms)
+			p.bucketsAt(ms).touch(ms)
 		}
 		s.first = false
 	}
@@ -231,7 +245,7 @@ func (s *logScanner) block(b []byte) {
 			s.eff, s.effOK = ms, true
 		}
 		if s.effOK && p.buckets != nil {
-			p.buckets.touch(s.eff)
+			p.bucketsAt(s.eff).touch(s.eff)
 		}
 	}
 }
@@ -244,7 +258,7 @@ func (s *logScanner) record(text []byte, line int64, pats []int32) {
 		p.counts[pt]++
 		if p.buckets != nil {
 			if s.times && s.effOK {
-				p.buckets.add(s.eff, int(pt), 1)
+				p.bucketsAt(s.eff).add(s.eff, int(pt), 1)
 			} else {
 				p.pending[pt]++
 			}
