@@ -30,11 +30,11 @@ type logPart struct {
 	// logMerger.bucketsFor): a part may hold both kinds, and one set spanning
 	// year 0 to today would widen its buckets to months.
 	yearless *logBuckets
-	end     int64 // the timestamp in effect at the end of the part…
-	endOK   bool  // …if any line of the part had one
-	keys    []*logKeyTable
-	unkeyed [][2]int64 // per pair: starts and closes the key regexp did not match
-	err     error
+	end      int64 // the timestamp in effect at the end of the part…
+	endOK    bool  // …if any line of the part had one
+	keys     []*logKeyTable
+	unkeyed  [][2]int64 // per pair: starts and closes the key regexp did not match
+	err      error
 }
 
 // bucketsAt picks the part's bucket set for a time: the dated one, or the one
