@@ -166,6 +166,7 @@ func hostileCases(t *testing.T) []hostileCase {
 		{name: "goroutine dump with invalid UTF-8", parts: []part{small("invalid-utf8-goroutines.txt")}, status: 201, check: checkInvalidUTF8Dump},
 		{name: "goroutine dump cut mid-frame", parts: []part{small("cut-mid-frame.txt")}, status: 201, check: checkCutDump},
 		{name: "log with invalid UTF-8", parts: []part{small("invalid-utf8.log"), {field: "p1", data: []byte("WARN")}}, status: 201, check: checkInvalidUTF8Log},
+		{name: "log mixing dated and yearless timestamps", parts: []part{small("mixed-years.log"), {field: "p1", data: []byte("INFO")}}, status: 201, check: checkMixedYearsLog},
 		{name: "log of one 200 MB line (gzipped)", parts: []part{gen("long-line.log.gz", hostile.WriteLongLineLog), {field: "p1", data: []byte("INFO")}, {field: "p2", data: []byte("xxxxxxxxxxxxxxxx")}},
 			status: 201, check: checkLongLineLog},
 		{name: "binary executable (first MiB of leakui)", parts: []part{elf}, status: 415, words: []string{"detected an ELF executable"}},
@@ -471,6 +472,39 @@ func checkLongLineLog(t *testing.T, s *server, a uploadAnswer) {
 	for _, view := range []string{"", ".md"} {
 		if code, page := s.get(t, a.ReportURL+view); code != 200 || len(page) > 1<<20 {
 			t.Errorf("%s%s: %d, %d bytes", a.ReportURL, view, code, len(page))
+		}
+	}
+}
+
+// checkMixedYearsLog: the yearless line cannot share the dated time axis, so it
+// counts as untimed (and the one after it inherits a dated time); every view
+// renders. Before the fix this log had no time axis at all and no untimed line.
+func checkMixedYearsLog(t *testing.T, s *server, a uploadAnswer) {
+	code, raw := s.get(t, "/api/reports/"+a.ReportID)
+	var doc struct {
+		Analysis struct {
+			Report struct {
+				Patterns []struct {
+					Count int64 `json:"count"`
+				} `json:"patterns"`
+				Untimed         []int64 `json:"untimed"`
+				YearlessUntimed bool    `json:"yearless_untimed"`
+				Buckets         []struct {
+					Start time.Time `json:"start"`
+				} `json:"buckets"`
+			} `json:"report"`
+		} `json:"analysis"`
+	}
+	if code != 200 || json.Unmarshal(raw, &doc) != nil {
+		t.Fatalf("report JSON: %d %.300s", code, raw)
+	}
+	r := doc.Analysis.Report
+	if len(r.Patterns) != 1 || r.Patterns[0].Count != 4 || len(r.Untimed) == 0 || r.Untimed[0] != 1 || !r.YearlessUntimed || len(r.Buckets) == 0 || r.Buckets[0].Start.Year() != 2024 {
+		t.Errorf("counts %+v, untimed %v, yearless untimed %v, %d buckets", r.Patterns, r.Untimed, r.YearlessUntimed, len(r.Buckets))
+	}
+	for _, view := range []string{"", ".md"} {
+		if code, _ := s.get(t, a.ReportURL+view); code != 200 {
+			t.Errorf("%s%s: %d", a.ReportURL, view, code)
 		}
 	}
 }

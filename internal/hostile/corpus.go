@@ -129,6 +129,7 @@ func Small() map[string][]byte {
 		"invalid-utf8-goroutines.txt": []byte(goroutine(1, "chan receive", InvalidUTF8Name, "main.main") +
 			goroutine(2, "select \xff", "main.worker\xfe", "main.main")),
 		"invalid-utf8.log":         []byte("2024-01-01 00:00:00 INFO ok\n2024-01-01 00:00:01 WARN bad \xff\xfe bytes\n2024-01-01 00:00:02 INFO \xc3\n"),
+		"mixed-years.log":          []byte("2024-01-10 00:00:00 INFO dated\nJan 10 00:00:00 INFO yearless\n2024-01-10 00:00:01 INFO dated\nno time INFO\n"),
 		"legacy-text-garbage.heap": []byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n1: 2 [3: 4] @ 0xzz not hex\n\x00\x01garbage\n"),
 		"page.html":                []byte("<!DOCTYPE html>\n<html><head><title>x</title></head><body><script>alert(1)</script></body></html>\n"),
 		"doc.json":                 []byte(`{"goroutines": 12, "heap": "1 GiB", "note": "<script>alert(1)</script>"}` + "\n"),
