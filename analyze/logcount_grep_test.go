@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -17,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // grepCount runs the real GNU grep -c on a file (-a: NUL bytes do not make it
@@ -25,29 +24,7 @@ import (
 // of 0, not an error.
 func grepCount(t testing.TB, p LogPattern, path string) int64 {
 	t.Helper()
-	mode := "-F"
-	if p.Regexp {
-		mode = "-E"
-	}
-	// The pattern goes through a file: arguments cannot hold a NUL byte.
-	pf := filepath.Join(t.TempDir(), "pattern")
-	if err := os.WriteFile(pf, []byte(p.Text+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("grep", "-c", "-a", mode, "-f", pf, "--", path)
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-		err = nil
-	}
-	if err != nil {
-		t.Fatalf("grep %s %q %s: %v", mode, p.Text, path, err)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
-	if err != nil {
-		t.Fatalf("grep output %q: %v", out, err)
-	}
-	return n
+	return greptest.Count(t, p.Text, p.Regexp, path)
 }
 
 // grepLines is grep's own line count: every line matches the empty pattern.

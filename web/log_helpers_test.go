@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +15,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // logGrepCount runs the real GNU grep -c on a file: -a so NUL bytes do not make
@@ -26,28 +24,7 @@ import (
 // exits 1 when nothing matches, a count of 0.
 func logGrepCount(t testing.TB, p analyze.LogPattern, path string) int64 {
 	t.Helper()
-	mode := "-F"
-	if p.Regexp {
-		mode = "-E"
-	}
-	pf := filepath.Join(t.TempDir(), "pattern")
-	if err := os.WriteFile(pf, []byte(p.Text+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("grep", "-c", "-a", mode, "-f", pf, "--", path)
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-		err = nil
-	}
-	if err != nil {
-		t.Fatalf("grep %s %q %s: %v", mode, p.Text, path, err)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
-	if err != nil {
-		t.Fatalf("grep output %q: %v", out, err)
-	}
-	return n
+	return greptest.Count(t, p.Text, p.Regexp, path)
 }
 
 // logGrepLines is grep's line count of a file (every line matches "").
