@@ -26,17 +26,22 @@ type TargetSpec struct {
 // Targets maps operator-configured names to pprof base URLs (-target name=url).
 type Targets map[string]string
 
-// ParseTarget reads one -target flag value, "name=http://host:port".
+// ParseTarget reads one -target flag value, "name=http://host:port[/path]". The
+// base URL may not carry credentials, a query or a fragment: the lab appends
+// /debug/pprof/… to it.
 func ParseTarget(s string) (name, base string, err error) {
-	name, base, ok := strings.Cut(s, "=")
+	name, raw, ok := strings.Cut(s, "=")
 	if !ok || name == "" {
 		return "", "", fmt.Errorf("want name=http://host:port, not %q", s)
 	}
-	u, err := url.Parse(base)
+	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", "", fmt.Errorf("target %s: want an http(s) URL of a pprof endpoint, not %q", name, base)
+		return "", "", fmt.Errorf("target %s: want an http(s) URL of a pprof endpoint, not %q", name, raw)
 	}
-	return name, strings.TrimSuffix(u.String(), "/"), nil
+	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(raw, "#") {
+		return "", "", fmt.Errorf("target %s: want scheme://host:port[/path] without credentials, query or fragment, not %q", name, raw)
+	}
+	return name, u.Scheme + "://" + u.Host + strings.TrimSuffix(u.EscapedPath(), "/"), nil
 }
 
 // Names lists the targets in order.
