@@ -41,7 +41,7 @@ func ParseTarget(s string) (name, base string, err error) {
 	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(raw, "#") {
 		return "", "", fmt.Errorf("target %s: want scheme://host:port[/path] without credentials, query or fragment, not %q", name, raw)
 	}
-	return name, u.Scheme + "://" + u.Host + strings.TrimSuffix(u.EscapedPath(), "/"), nil
+	return name, u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), nil
 }
 
 // Names lists the targets in order.
