@@ -32,13 +32,19 @@ func ListenDebug(addr string) (*DebugServer, error) {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.Handle("/debug/vars", expvar.Handler())
+	return ServeDebug(ln, mux), nil
+}
+
+// ServeDebug serves h on a listener in the background until Close, for debug
+// endpoints that choose their own handlers.
+func ServeDebug(ln net.Listener, h http.Handler) *DebugServer {
 	d := &DebugServer{
 		ln:   ln,
-		srv:  &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
+		srv:  &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second},
 		done: make(chan error, 1),
 	}
 	go func() { d.done <- d.srv.Serve(ln) }()
-	return d, nil
+	return d
 }
 
 // Addr is the address the server listens on, such as "127.0.0.1:41234".

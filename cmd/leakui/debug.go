@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"expvar"
 	"fmt"
@@ -11,7 +10,8 @@ import (
 	"net/http/pprof"
 	"net/netip"
 	"strings"
-	"time"
+
+	"github.com/leakui/leakui/workload"
 )
 
 // errDebugNotLoopback refuses a -debug-pprof address another machine could reach:
@@ -39,18 +39,12 @@ func checkLoopback(addr string) error {
 	return nil
 }
 
-// debugServer serves leakui's own /debug/pprof/ and /debug/vars (-debug-pprof) on
+// listenDebug serves leakui's own /debug/pprof/ and /debug/vars (-debug-pprof) on
 // a loopback listener of its own. It leaves out the command line (/debug/pprof/
-// cmdline and expvar's "cmdline"), which may hold -token.
-type debugServer struct {
-	ln   net.Listener
-	srv  *http.Server
-	done chan error
-}
-
-// listenDebug binds addr, checks that what it bound is a loopback address
-// ("localhost" is resolved by the system) and starts serving.
-func listenDebug(addr string) (*debugServer, error) {
+// cmdline and expvar's "cmdline"), which may hold -token. It binds addr, checks
+// that what it bound is a loopback address ("localhost" is resolved by the
+// system) and starts serving.
+func listenDebug(addr string) (*workload.DebugServer, error) {
 	if err := checkLoopback(addr); err != nil {
 		return nil, err
 	}
@@ -71,13 +65,7 @@ func listenDebug(addr string) (*debugServer, error) {
 		http.Error(w, "leakui does not serve its command line (it may hold -token)", http.StatusNotFound)
 	})
 	mux.HandleFunc("/debug/vars", serveVars)
-	d := &debugServer{
-		ln:   ln,
-		srv:  &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
-		done: make(chan error, 1),
-	}
-	go func() { d.done <- d.srv.Serve(ln) }()
-	return d, nil
+	return workload.ServeDebug(ln, mux), nil
 }
 
 // serveVars is expvar's handler without the "cmdline" variable.
@@ -96,21 +84,4 @@ func serveVars(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "%q: %s", kv.Key, kv.Value)
 	})
 	io.WriteString(w, "\n}\n")
-}
-
-// Addr is the address the debug server listens on.
-func (d *debugServer) Addr() string { return d.ln.Addr().String() }
-
-// Close stops the debug server, waiting up to a second for requests in flight.
-func (d *debugServer) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	err := d.srv.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = d.srv.Close()
-	}
-	if serveErr := <-d.done; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
-		err = serveErr
-	}
-	return err
 }

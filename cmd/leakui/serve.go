@@ -15,6 +15,7 @@ import (
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web"
+	"github.com/leakui/leakui/workload"
 )
 
 func init() {
@@ -68,7 +69,7 @@ type Main struct {
 	ln     net.Listener
 	server *http.Server
 	served chan error
-	debug  *debugServer
+	debug  *workload.DebugServer
 	spool  *uploadSpool
 }
 
