@@ -193,13 +193,16 @@ func (w *Workload) finish(res Result, m *CheckpointManager, began time.Time) Res
 }
 
 // settledGoroutines counts poll loops and kafka-go reader loops, waiting up to a
-// second for the readers of the last consumers to start and dial.
+// second for the counts to equal the open consumers: the readers of the last
+// consumers to start and dial, and the goroutines of stopped ones to return (a poll
+// loop closes loopDone in a deferred call, so Stop can return a moment before its
+// goroutine is gone).
 func (w *Workload) settledGoroutines(open int64) (polls, readers int) {
 	deadline := time.Now().Add(time.Second)
 	for {
 		counts := countFrames(PollLoopFrame, ReaderFrame)
 		polls, readers = counts[0], counts[1]
-		settled := int64(readers) >= open && w.consumers.Stats().Connections >= open
+		settled := int64(polls) == open && int64(readers) == open && w.consumers.Stats().Connections == open
 		if settled || time.Now().After(deadline) {
 			return polls, readers
 		}
