@@ -93,13 +93,14 @@ func startGoroutineLivePopulation(t *testing.T) *goroutineLivePopulation {
 		l.wg.Add(1)
 		go func() { defer l.wg.Done(); liveMaybeLocked(l.ch, i < liveLockedN) }()
 	}
-	waitGoroutinesBlocked(map[string]int{
-		"[chan receive]:":                   liveReceivers + liveMaybeN - liveLockedN,
-		"[chan receive, locked to thread]:": liveLockedN,
-		"[select]:":                         liveSelectors,
-		"[sync.Mutex.Lock]:":                liveMutexes,
-		"[sync.Cond.Wait]:":                 liveCondWaits,
-	})
+	waitGoroutinesBlocked(
+		blockedGoroutines{"[chan receive]:", goroutineTestPkg + "liveChanReceive(", liveReceivers},
+		blockedGoroutines{"[chan receive]:", goroutineTestPkg + "liveMaybeLocked(", liveMaybeN - liveLockedN},
+		blockedGoroutines{"[chan receive, locked to thread]:", goroutineTestPkg + "liveMaybeLocked(", liveLockedN},
+		blockedGoroutines{"[select]:", goroutineTestPkg + "liveSelect(", liveSelectors},
+		blockedGoroutines{"[sync.Mutex.Lock]:", goroutineTestPkg + "liveMutex(", liveMutexes},
+		blockedGoroutines{"[sync.Cond.Wait]:", goroutineTestPkg + "liveCondWait(", liveCondWaits},
+	)
 	t.Cleanup(l.Stop)
 	return l
 }
@@ -265,7 +266,10 @@ func TestCompareGoroutinesLive(t *testing.T) {
 	const moreReceivers, newLeaks = 6, 9
 	l.spawn(moreReceivers, l.receive)
 	l.spawn(newLeaks, l.newLeak)
-	waitGoroutinesBlocked(map[string]int{"[chan receive]:": liveReceivers + liveMaybeN - liveLockedN + moreReceivers + newLeaks})
+	waitGoroutinesBlocked(
+		blockedGoroutines{"[chan receive]:", goroutineTestPkg + "liveChanReceive(", liveReceivers + moreReceivers},
+		blockedGoroutines{"[chan receive]:", goroutineTestPkg + "liveNewLeak(", newLeaks},
+	)
 	for _, capture := range []struct {
 		name string
 		raw  []byte

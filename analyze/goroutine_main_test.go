@@ -57,16 +57,32 @@ func currentGoroutineID() int64 {
 	return id
 }
 
-// waitGoroutinesBlocked waits until the traceback of all goroutines shows at least the given
-// number of headers ending in each status, so that a dump taken next finds every
-// goroutine blocked rather than still starting.
-func waitGoroutinesBlocked(want map[string]int) {
-	buf := make([]byte, 1<<20)
+// blockedGoroutines names goroutines in a traceback: those whose header line holds
+// Header (a status such as "[select]:") and whose text holds Text (a function or a
+// marker); N is how many a test waits for.
+type blockedGoroutines struct {
+	Header, Text string
+	N            int
+}
+
+// waitGoroutinesBlocked waits until the traceback of all goroutines shows at least N
+// goroutines of each kind, so that a dump taken next finds every goroutine of the
+// test blocked rather than still starting. Matching the status and a function of
+// the test together keeps goroutines of the rest of the process from being counted.
+func waitGoroutinesBlocked(want ...blockedGoroutines) {
 	for {
-		all := string(buf[:runtime.Stack(buf, true)])
+		got := make([]int, len(want))
+		for _, g := range strings.Split(string(captureGoroutineStacks()), "\n\ngoroutine ") {
+			header, _, _ := strings.Cut(g, "\n")
+			for i, w := range want {
+				if strings.Contains(header, w.Header) && strings.Contains(g, w.Text) {
+					got[i]++
+				}
+			}
+		}
 		ok := true
-		for status, n := range want {
-			if strings.Count(all, status) < n {
+		for i, w := range want {
+			if got[i] < w.N {
 				ok = false
 			}
 		}
@@ -101,7 +117,10 @@ func goroutineChild(mode string) {
 	for range childSelectors {
 		go childBlockedSelect(a, b)
 	}
-	waitGoroutinesBlocked(map[string]int{"[chan receive": childReceivers, "[select": childSelectors})
+	waitGoroutinesBlocked(
+		blockedGoroutines{"[chan receive", goroutineTestPkg + "childBlockedReceive(", childReceivers},
+		blockedGoroutines{"[select", goroutineTestPkg + "childBlockedSelect(", childSelectors},
+	)
 	switch mode {
 	case "panic":
 		go childPanicker(ch)

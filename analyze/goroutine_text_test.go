@@ -173,7 +173,7 @@ func TestGoroutineDeepStacksGroup(t *testing.T) {
 	}
 	defer wg.Wait()
 	defer close(ch)
-	waitGoroutinesBlocked(map[string]int{"frames elided...": len(depths)})
+	waitGoroutinesBlocked(blockedGoroutines{"[chan receive]:", "frames elided...", len(depths)})
 	groups := goroutineGroupsWith(GroupGoroutines(mustParseGoroutines(t, captureGoroutineStacks())), goroutineTestPkg+"liveRecurse")
 	if len(groups) != 1 || groups[0].Count != len(depths) {
 		t.Fatalf("%d groups of %d goroutines, want one of %d", len(groups), countGoroutines(groups), len(depths))
