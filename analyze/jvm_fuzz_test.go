@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/leakui/leakui/internal/jvmtext"
 )
 
 // javaFuzzSeeds adds the JVM fixtures (the large HP-UX dump cut to its first 16 KiB)
@@ -40,7 +42,7 @@ func javaFuzzErr(t *testing.T, err error) {
 }
 
 func FuzzParseJavaHistograms(f *testing.F) {
-	javaFuzzSeeds(f, javaHistogramText("jdk9", samzaHeap(7)), javaHistogramText("sa", samzaHeap(2)), "12345:\n"+javaHistogramText("jdk8", samzaHeap(1)))
+	javaFuzzSeeds(f, jvmtext.Histogram(jvmtext.JDK9, samzaHeap(7)), jvmtext.Histogram(jvmtext.SA, samzaHeap(2)), "12345:\n"+jvmtext.Histogram(jvmtext.JDK8, samzaHeap(1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		hs, err := ParseJavaHistograms(bytes.NewReader(data))
 		if err != nil {
@@ -79,7 +81,7 @@ func FuzzParseJavaHistograms(f *testing.F) {
 
 func FuzzParseJavaThreadDumps(f *testing.F) {
 	javaFuzzSeeds(f,
-		javaDumpText("2020-02-25 09:21:02", append(samzaContainerThreads(), samzaPollThreads(5)...)),
+		jvmtext.Dump("2020-02-25 09:21:02", append(samzaContainerThreads(), samzaPollThreads(5)...)),
 		"Found one Java-level deadlock:\n=====\n\"a\":\n  waiting to lock monitor 0x1 (object 0x2, a X),\n  which is held by \"b\"\nJava stack information for the threads listed above:\n\"a\":\n\tat x\nFound 1 deadlock.\n",
 		"\"a\" #1 daemon prio=5 tid=0x1 nid=0x2 waiting on condition [0x3]\n   java.lang.Thread.State: WAITING (parking)\n\tat a.B(C.java:1)\n\t- parking to wait for  <0x4> (a D)\n\n   Locked ownable synchronizers:\n\t- <0x5> (a E)\n")
 	f.Fuzz(func(t *testing.T, data []byte) {

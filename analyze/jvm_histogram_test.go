@@ -1,12 +1,12 @@
 package analyze
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/jvmtext"
 )
 
 // TestJavaHistogramInThreadDumpLog parses the old JDK 5/6 histogram that follows the
@@ -64,69 +64,20 @@ func TestJavaHistogramInThreadDumpLog(t *testing.T) {
 	}
 }
 
-// javaHistoRow is one class of a histogram a test writes.
-type javaHistoRow struct {
-	name, module     string
-	instances, bytes int64
-}
-
-// javaHistogramText prints rows the way HotSpot does. layout "jdk9" follows
-// KlassInfoHisto::print_histo_on and KlassInfoEntry::print_on in JDK 9+
-// (heapInspection.cpp: "%4d: " INT64_FORMAT_W(13) "  " UINT64_FORMAT_W(13) "  %s (%s@%s)"),
-// "jdk8" the same without the module column, "sa" the Serviceability Agent's
-// ObjectHistogram.printOn (jmap -F). Rows must already be sorted by bytes.
-func javaHistogramText(layout string, rows []javaHistoRow) string {
-	var b strings.Builder
-	var inst, byt int64
-	switch layout {
-	case "jdk9":
-		b.WriteString(" num     #instances         #bytes  class name (module)\n-------------------------------------------------------\n")
-	case "jdk8":
-		b.WriteString(" num     #instances         #bytes  class name\n----------------------------------------------\n")
-	case "sa":
-		b.WriteString("Object Histogram:\n\nnum \t  #instances\t#bytes\tClass description\n--------------------------------------------------------------------------\n")
-	}
-	for i, r := range rows {
-		inst += r.instances
-		byt += r.bytes
-		switch {
-		case layout == "sa":
-			fmt.Fprintf(&b, "%d:\t\t%d\t%d\t%s\n", i+1, r.instances, r.bytes, r.name)
-		case layout == "jdk9" && r.module != "":
-			fmt.Fprintf(&b, "%4d: %13d  %13d  %s (%s)\n", i+1, r.instances, r.bytes, r.name, r.module)
-		default:
-			fmt.Fprintf(&b, "%4d: %13d  %13d  %s\n", i+1, r.instances, r.bytes, r.name)
-		}
-	}
-	if layout == "sa" {
-		fmt.Fprintf(&b, "Total : \t%d\t%d\n", inst, byt)
-	} else {
-		fmt.Fprintf(&b, "Total %13d  %13d\n", inst, byt)
-	}
-	return b.String()
-}
-
 // samzaHeap returns the classes of a Samza container's heap with n leaked
 // KafkaSystemConsumers (each holding its consumer, proxy and buffers).
-func samzaHeap(n int64) []javaHistoRow {
-	rows := []javaHistoRow{
-		{"[B", "java.base@11.0.20", 90_000 + 2000*n, 600_000_000 + 4_000_000*n},
-		{"org.apache.samza.system.kafka.KafkaSystemConsumer", "", n, 88 * n},
-		{"org.apache.kafka.clients.consumer.KafkaConsumer", "", n, 120 * n},
-		{"java.util.concurrent.LinkedBlockingQueue", "java.base@11.0.20", 400 + 64*n, 19_200 + 3072*n},
-		{"java.lang.String", "java.base@11.0.20", 1_000_000, 24_000_000},
-		{"java.lang.invoke.LambdaForm$MH/0x0000000800c0c000", "java.base@11.0.20", 3, 96},
-		{"[Ljava.lang.Object;", "java.base@11.0.20", 50_000, 4_000_000},
-		{"com.example.Unchanged", "", 10, 160},
+func samzaHeap(n int64) []jvmtext.Class {
+	rows := []jvmtext.Class{
+		{Name: "[B", Module: "java.base@11.0.20", Instances: 90_000 + 2000*n, Bytes: 600_000_000 + 4_000_000*n},
+		{Name: "org.apache.samza.system.kafka.KafkaSystemConsumer", Instances: n, Bytes: 88 * n},
+		{Name: "org.apache.kafka.clients.consumer.KafkaConsumer", Instances: n, Bytes: 120 * n},
+		{Name: "java.util.concurrent.LinkedBlockingQueue", Module: "java.base@11.0.20", Instances: 400 + 64*n, Bytes: 19_200 + 3072*n},
+		{Name: "java.lang.String", Module: "java.base@11.0.20", Instances: 1_000_000, Bytes: 24_000_000},
+		{Name: "java.lang.invoke.LambdaForm$MH/0x0000000800c0c000", Module: "java.base@11.0.20", Instances: 3, Bytes: 96},
+		{Name: "[Ljava.lang.Object;", Module: "java.base@11.0.20", Instances: 50_000, Bytes: 4_000_000},
+		{Name: "com.example.Unchanged", Instances: 10, Bytes: 160},
 	}
-	// Sort by bytes, as the JVM does.
-	for i := range rows {
-		for j := i + 1; j < len(rows); j++ {
-			if rows[j].bytes > rows[i].bytes {
-				rows[i], rows[j] = rows[j], rows[i]
-			}
-		}
-	}
+	jvmtext.SortByBytes(rows) // as the JVM prints them
 	return rows
 }
 
@@ -136,20 +87,20 @@ func TestJavaHistogramLayouts(t *testing.T) {
 	rows := samzaHeap(1741)
 	var wantInst, wantBytes int64
 	for _, r := range rows {
-		wantInst += r.instances
-		wantBytes += r.bytes
+		wantInst += r.Instances
+		wantBytes += r.Bytes
 	}
 	for _, tc := range []struct {
 		name, text, format string
 		modules            bool
 	}{
-		{"jmap -histo JDK 9+", javaHistogramText("jdk9", rows), javaFormatModules, true},
-		{"jcmd GC.class_histogram JDK 17", "12345:\n" + javaHistogramText("jdk9", rows), javaFormatModules, true},
-		{"jmap -histo:live JDK 8", javaHistogramText("jdk8", rows), javaFormatClassic, false},
-		{"jcmd GC.class_histogram JDK 8", "4711:\n" + javaHistogramText("jdk8", rows), javaFormatClassic, false},
-		{"jmap -F -histo", "Attaching to process ID 4711, please wait...\nDebugger attached successfully.\nIterating over heap. This may take a while...\n" + javaHistogramText("sa", rows), javaFormatSA, false},
-		{"CRLF", strings.ReplaceAll(javaHistogramText("jdk9", rows), "\n", "\r\n"), javaFormatModules, true},
-		{"in a log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] starting\n" + javaHistogramText("jdk8", rows) + "2020-02-25 03:21:03.000 [main] SamzaContainer [INFO] still here\n", javaFormatClassic, false},
+		{"jmap -histo JDK 9+", jvmtext.Histogram(jvmtext.JDK9, rows), javaFormatModules, true},
+		{"jcmd GC.class_histogram JDK 17", "12345:\n" + jvmtext.Histogram(jvmtext.JDK9, rows), javaFormatModules, true},
+		{"jmap -histo:live JDK 8", jvmtext.Histogram(jvmtext.JDK8, rows), javaFormatClassic, false},
+		{"jcmd GC.class_histogram JDK 8", "4711:\n" + jvmtext.Histogram(jvmtext.JDK8, rows), javaFormatClassic, false},
+		{"jmap -F -histo", "Attaching to process ID 4711, please wait...\nDebugger attached successfully.\nIterating over heap. This may take a while...\n" + jvmtext.Histogram(jvmtext.SA, rows), javaFormatSA, false},
+		{"CRLF", strings.ReplaceAll(jvmtext.Histogram(jvmtext.JDK9, rows), "\n", "\r\n"), javaFormatModules, true},
+		{"in a log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] starting\n" + jvmtext.Histogram(jvmtext.JDK8, rows) + "2020-02-25 03:21:03.000 [main] SamzaContainer [INFO] still here\n", javaFormatClassic, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, err := ParseJavaHistogram(strings.NewReader(tc.text))
@@ -164,11 +115,11 @@ func TestJavaHistogramLayouts(t *testing.T) {
 			}
 			for i, r := range rows {
 				c := h.Classes[i]
-				module := r.module
+				module := r.Module
 				if !tc.modules {
 					module = ""
 				}
-				if c.Name != r.name || c.Module != module || c.Instances != r.instances || c.Bytes != r.bytes || c.Rank != i+1 {
+				if c.Name != r.Name || c.Module != module || c.Instances != r.Instances || c.Bytes != r.Bytes || c.Rank != i+1 {
 					t.Errorf("row %d: %+v, want %+v", i+1, c, r)
 				}
 			}
@@ -180,11 +131,11 @@ func TestJavaHistogramLayouts(t *testing.T) {
 // consumers apart (the SAMZA-2785 numbers), and checks the ranking and the deltas
 // against the data.
 func TestJavaHistogramDiff(t *testing.T) {
-	base, err := ParseJavaHistogram(strings.NewReader(javaHistogramText("jdk9", samzaHeap(14))))
+	base, err := ParseJavaHistogram(strings.NewReader(jvmtext.Histogram(jvmtext.JDK9, samzaHeap(14))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, err := ParseJavaHistogram(strings.NewReader(javaHistogramText("jdk9", samzaHeap(1741))))
+	target, err := ParseJavaHistogram(strings.NewReader(jvmtext.Histogram(jvmtext.JDK9, samzaHeap(1741))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +187,7 @@ func TestJavaHistogramNewAndGoneClasses(t *testing.T) {
 // TestJavaHistogramSnapshot checks the series shape: rows of one name (a class loaded
 // by two class loaders) are added up.
 func TestJavaHistogramSnapshot(t *testing.T) {
-	text := javaHistogramText("jdk8", []javaHistoRow{{"com.example.Plugin", "", 5, 80}, {"com.example.Plugin", "", 2, 32}, {"[C", "", 1, 24}})
+	text := jvmtext.Histogram(jvmtext.JDK8, []jvmtext.Class{{Name: "com.example.Plugin", Instances: 5, Bytes: 80}, {Name: "com.example.Plugin", Instances: 2, Bytes: 32}, {Name: "[C", Instances: 1, Bytes: 24}})
 	h, err := ParseJavaHistogram(strings.NewReader("2024-03-01 10:00:00\n" + text))
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +204,7 @@ func TestJavaHistogramSnapshot(t *testing.T) {
 // TestJavaHistogramSeveralInOneFile reads a log with two histograms, as
 // -XX:+PrintClassHistogram writes on every SIGQUIT.
 func TestJavaHistogramSeveralInOneFile(t *testing.T) {
-	text := javaHistogramText("jdk8", samzaHeap(3)) + "some log line\n" + javaHistogramText("jdk8", samzaHeap(30))
+	text := jvmtext.Histogram(jvmtext.JDK8, samzaHeap(3)) + "some log line\n" + jvmtext.Histogram(jvmtext.JDK8, samzaHeap(30))
 	hs, err := ParseJavaHistograms(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +229,7 @@ func javaHistogramLines(hs []*JavaHistogram) []int {
 // TestJavaHistogramBadInput checks that broken histograms give the right error or a
 // warning, never a panic.
 func TestJavaHistogramBadInput(t *testing.T) {
-	good := javaHistogramText("jdk9", samzaHeap(5))
+	good := jvmtext.Histogram(jvmtext.JDK9, samzaHeap(5))
 	lines := strings.Split(good, "\n")
 	for _, tc := range []struct {
 		name, text string

@@ -3,6 +3,8 @@ package analyze
 import (
 	"strings"
 	"testing"
+
+	"github.com/leakui/leakui/internal/jvmtext"
 )
 
 // TestDetectKindJavaFormats checks the kind detection on the JVM formats the shared
@@ -16,14 +18,14 @@ func TestDetectKindJavaFormats(t *testing.T) {
 		name, text string
 		kind       Kind
 	}{
-		{"jmap -histo JDK 9+", javaHistogramText("jdk9", samzaHeap(3)), KindJavaHistogram},
-		{"jcmd GC.class_histogram", "12345:\n" + javaHistogramText("jdk9", samzaHeap(3)), KindJavaHistogram},
-		{"jmap -histo JDK 8", javaHistogramText("jdk8", samzaHeap(3)), KindJavaHistogram},
-		{"jmap -F -histo", "Attaching to process ID 4711, please wait...\n" + javaHistogramText("sa", samzaHeap(3)), KindJavaHistogram},
-		{"jstack JDK 8", javaDumpText("2020-02-25 09:21:02", samzaPollThreads(3)), KindJavaThreads},
-		{"jstack without its first lines", strings.SplitN(javaDumpText("2020-02-25 09:21:02", samzaPollThreads(3)), "\n\n", 2)[1], KindJavaThreads},
+		{"jmap -histo JDK 9+", jvmtext.Histogram(jvmtext.JDK9, samzaHeap(3)), KindJavaHistogram},
+		{"jcmd GC.class_histogram", "12345:\n" + jvmtext.Histogram(jvmtext.JDK9, samzaHeap(3)), KindJavaHistogram},
+		{"jmap -histo JDK 8", jvmtext.Histogram(jvmtext.JDK8, samzaHeap(3)), KindJavaHistogram},
+		{"jmap -F -histo", "Attaching to process ID 4711, please wait...\n" + jvmtext.Histogram(jvmtext.SA, samzaHeap(3)), KindJavaHistogram},
+		{"jstack JDK 8", jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), KindJavaThreads},
+		{"jstack without its first lines", strings.SplitN(jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), "\n\n", 2)[1], KindJavaThreads},
 		{"jstack JDK 21 fragment", jdk21Fragment, KindJavaThreads},
-		{"SIGQUIT dump in a container log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] Starting\n" + javaDumpText("2020-02-25 09:21:02", samzaPollThreads(3)), KindJavaThreads},
+		{"SIGQUIT dump in a container log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] Starting\n" + jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), KindJavaThreads},
 		{"NMT summary.diff", javaNMTDiffText(kafkaBroker("Internal", 1<<30)), KindJavaNMT},
 		{"NMT summary", javaNMTSummaryText(kafkaBroker("Other", 0)), KindJavaNMT},
 	} {

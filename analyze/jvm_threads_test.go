@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/jvmtext"
 )
 
 // javaThreadFixtures are the thread dumps among the shared fixtures.
@@ -249,54 +250,19 @@ func TestJavaThreadHistogramInDump(t *testing.T) {
 	}
 }
 
-// javaTestThread is one thread a test writes into a dump.
-type javaTestThread struct {
-	name   string
-	daemon bool
-	state  string   // java.lang.Thread.State
-	status string   // the header's status
-	frames []string // "at" lines; lock lines start with "- "
-}
-
-// javaDumpText writes threads in the layout of jstack on JDK 8 (compare
-// tda-jstack-jdk8-openjdk.log): a time stamp, the "Full thread dump" line, one block
-// per thread, the JNI line.
-func javaDumpText(stamp string, threads []javaTestThread) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nFull thread dump OpenJDK 64-Bit Server VM (25.382-b05 mixed mode):\n\n", stamp)
-	for i, th := range threads {
-		daemon := ""
-		if th.daemon {
-			daemon = "daemon "
-		}
-		fmt.Fprintf(&b, "\"%s\" #%d %sprio=5 os_prio=0 tid=0x00007f92b0%06x nid=0x%x %s [0x00007f92f5%06x]\n", th.name, i+10, daemon, i*0x800, 0x2a00+i, th.status, i*0x1000)
-		fmt.Fprintf(&b, "   java.lang.Thread.State: %s\n", th.state)
-		for j, f := range th.frames {
-			if strings.HasPrefix(f, "- ") {
-				fmt.Fprintf(&b, "\t%s\n", strings.Replace(f, "ADDR", fmt.Sprintf("<0x00000000d7%02x%04x>", i%256, j), 1))
-			} else {
-				fmt.Fprintf(&b, "\tat %s\n", f)
-			}
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("JNI global references: 412\n\n")
-	return b.String()
-}
-
 // samzaPollThreads returns n KafkaConsumerProxy poll threads of a Samza container,
 // named the way Samza names them, with varying middle parts.
-func samzaPollThreads(n int) []javaTestThread {
+func samzaPollThreads(n int) []jvmtext.Thread {
 	middles := []string{"SamzaContainerThread-%d", "main", "Samza StreamProcessor Container Thread-%d", "checkpoint-consumer-%d-samza"}
-	var out []javaTestThread
+	var out []jvmtext.Thread
 	for i := range n {
 		m := middles[i%len(middles)]
 		if strings.Contains(m, "%d") {
 			m = fmt.Sprintf(m, i)
 		}
-		out = append(out, javaTestThread{
-			name: "Samza KafkaConsumerProxy Poll " + m + " - kafka", daemon: true, state: "RUNNABLE", status: "runnable",
-			frames: []string{
+		out = append(out, jvmtext.Thread{
+			Name: "Samza KafkaConsumerProxy Poll " + m + " - kafka", Daemon: true, State: "RUNNABLE", Status: "runnable",
+			Frames: []string{
 				"sun.nio.ch.EPollArrayWrapper.epollWait(Native Method)",
 				"sun.nio.ch.EPollArrayWrapper.poll(EPollArrayWrapper.java:269)",
 				"sun.nio.ch.EPollSelectorImpl.doSelect(EPollSelectorImpl.java:93)",
@@ -319,19 +285,19 @@ func samzaPollThreads(n int) []javaTestThread {
 
 // samzaContainerThreads returns the threads every Samza container has, with one run
 // loop thread contending for the lock the main thread holds.
-func samzaContainerThreads() []javaTestThread {
-	return []javaTestThread{
-		{name: "main", state: "RUNNABLE", status: "runnable", frames: []string{
+func samzaContainerThreads() []jvmtext.Thread {
+	return []jvmtext.Thread{
+		{Name: "main", State: "RUNNABLE", Status: "runnable", Frames: []string{
 			"org.apache.samza.container.SamzaContainer.run(SamzaContainer.scala:712)",
 			"- locked <0x00000000d7ffff00> (a java.lang.Object)",
 			"org.apache.samza.runtime.LocalContainerRunner.main(LocalContainerRunner.java:103)",
 		}},
-		{name: "Samza Container Run Loop", state: "BLOCKED (on object monitor)", status: "waiting for monitor entry", frames: []string{
+		{Name: "Samza Container Run Loop", State: "BLOCKED (on object monitor)", Status: "waiting for monitor entry", Frames: []string{
 			"org.apache.samza.container.RunLoop.run(RunLoop.java:120)",
 			"- waiting to lock <0x00000000d7ffff00> (a java.lang.Object)",
 			"java.lang.Thread.run(Thread.java:748)",
 		}},
-		{name: "Finalizer", daemon: true, state: "WAITING (on object monitor)", status: "in Object.wait()", frames: []string{
+		{Name: "Finalizer", Daemon: true, State: "WAITING (on object monitor)", Status: "in Object.wait()", Frames: []string{
 			"java.lang.Object.wait(Native Method)",
 			"- waiting on ADDR (a java.lang.ref.ReferenceQueue$Lock)",
 			"java.lang.ref.ReferenceQueue.remove(ReferenceQueue.java:144)",
@@ -345,8 +311,8 @@ func samzaContainerThreads() []javaTestThread {
 // jstack's layout, 3 and 168 poll threads, and checks the groups, the name pattern,
 // the contention and the diff against what was written.
 func TestJavaThreadGroupsAndDiff(t *testing.T) {
-	base := javaDumpText("2020-02-25 03:21:02", append(samzaContainerThreads(), samzaPollThreads(3)...))
-	target := javaDumpText("2020-02-25 09:21:02", append(samzaPollThreads(168), samzaContainerThreads()...))
+	base := jvmtext.Dump("2020-02-25 03:21:02", append(samzaContainerThreads(), samzaPollThreads(3)...))
+	target := jvmtext.Dump("2020-02-25 09:21:02", append(samzaPollThreads(168), samzaContainerThreads()...))
 	parse := func(text string) *JavaThreadGroups {
 		tf, err := ParseJavaThreadDumps(strings.NewReader(text))
 		if err != nil {
@@ -397,7 +363,7 @@ func TestJavaThreadGroupsAndDiff(t *testing.T) {
 	}
 
 	// A new group: the base has no thread in the run loop's state.
-	d2 := DiffJavaThreads(parse(javaDumpText("2020-02-25 03:00:00", samzaPollThreads(2))), tg)
+	d2 := DiffJavaThreads(parse(jvmtext.Dump("2020-02-25 03:00:00", samzaPollThreads(2))), tg)
 	if len(d2.New) != 3 || d2.New[0].BaseCount != 0 || len(d2.Grown) != 1 {
 		t.Errorf("new groups %d, grown %d; want the 3 container threads new and the poll group grown", len(d2.New), len(d2.Grown))
 	}
@@ -475,7 +441,7 @@ func TestJavaThreadBadInput(t *testing.T) {
 // TestJavaThreadMarkdownHostileName checks that a thread name cannot break out of
 // its table cell or code span.
 func TestJavaThreadMarkdownHostileName(t *testing.T) {
-	text := javaDumpText("2024-01-01 00:00:00", []javaTestThread{{name: "evil | `x` <script>", state: "RUNNABLE", status: "runnable", frames: []string{"a.B.c(B.java:1)"}}})
+	text := jvmtext.Dump("2024-01-01 00:00:00", []jvmtext.Thread{{Name: "evil | `x` <script>", State: "RUNNABLE", Status: "runnable", Frames: []string{"a.B.c(B.java:1)"}}})
 	tf, err := ParseJavaThreadDumps(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)

@@ -9,51 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leakui/leakui/internal/jvmtext"
 	"github.com/leakui/leakui/store"
 )
-
-// jvmBigHistogram returns a JDK 9+ histogram of n classes, as jmap -histo prints it for
-// a large application; grow adds instances to every 100th class.
-func jvmBigHistogram(n int, grow int64) string {
-	rows := make([]jvmHistoRow, n)
-	for i := range rows {
-		inst := int64(n-i) * 3
-		if i%100 == 5 {
-			inst += grow
-		}
-		name, module := fmt.Sprintf("com.example.generated.pkg%03d.Class%05d$Inner", i%997, i), ""
-		switch i % 10 {
-		case 0:
-			name = fmt.Sprintf("[Lcom.example.generated.Type%05d;", i)
-		case 1:
-			name, module = fmt.Sprintf("jdk.internal.reflect.GeneratedMethodAccessor%d", i), "java.base@21.0.2"
-		}
-		rows[i] = jvmHistoRow{name: name, module: module, instances: inst, bytes: inst * 24}
-	}
-	text, _, _ := jvmHistogramText("", rows)
-	return text
-}
-
-// jvmBigDump returns a jstack dump of n threads spread over n/50 distinct stacks of 20
-// to 40 frames with lock lines, as a large application server has.
-func jvmBigDump(n int) string {
-	threads := make([]jvmTestThread, n)
-	for i := range threads {
-		stack := i % max(1, n/50)
-		depth := 20 + stack%21
-		frames := make([]string, 0, depth+2)
-		for f := range depth {
-			frames = append(frames, fmt.Sprintf("com.example.service%03d.Handler%02d.step%02d(Handler%02d.java:%d)", stack, f%7, f, f%7, 100+f))
-			if f == 2 {
-				frames = append(frames, "- locked ADDR (a java.lang.Object)")
-			}
-		}
-		frames = append(frames, "java.lang.Thread.run(Thread.java:750)")
-		threads[i] = jvmTestThread{name: fmt.Sprintf("pool-%d-thread-%d", stack, i), daemon: i%3 == 0,
-			state: "WAITING (parking)", status: "waiting on condition", frames: frames}
-	}
-	return jvmDumpText("2024-05-01 12:00:00", threads)
-}
 
 // jvmBenchServer is a real server on a real SQLite store, called in process.
 func jvmBenchServer(tb testing.TB) *Server {
@@ -129,7 +87,7 @@ func jvmBenchPage(b *testing.B, srv *Server, path string) {
 // default 50 rows and all of them.
 func BenchmarkJavaHistogramPage50k(b *testing.B) {
 	srv := jvmBenchServer(b)
-	url := jvmBenchUpload(b, srv, file{"big.histo", []byte(jvmBigHistogram(50_000, 0))})
+	url := jvmBenchUpload(b, srv, file{"big.histo", []byte(jvmtext.BigHistogram(50_000, 0))})
 	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
 	b.Run("all", func(b *testing.B) { jvmBenchPage(b, srv, url+"?n=all") })
 	b.Run("json", func(b *testing.B) { jvmBenchPage(b, srv, strings.Replace(url, "/r/", "/api/reports/", 1)) })
@@ -138,7 +96,7 @@ func BenchmarkJavaHistogramPage50k(b *testing.B) {
 // BenchmarkJavaHistogramDiffPage50k serves the diff of two 50,000-row histograms.
 func BenchmarkJavaHistogramDiffPage50k(b *testing.B) {
 	srv := jvmBenchServer(b)
-	url := jvmBenchUpload(b, srv, file{"a.histo", []byte(jvmBigHistogram(50_000, 0))}, file{"b.histo", []byte(jvmBigHistogram(50_000, 5000))})
+	url := jvmBenchUpload(b, srv, file{"a.histo", []byte(jvmtext.BigHistogram(50_000, 0))}, file{"b.histo", []byte(jvmtext.BigHistogram(50_000, 5000))})
 	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
 }
 
@@ -149,7 +107,7 @@ func BenchmarkJavaHistogramSeriesPage50k(b *testing.B) {
 	srv := jvmBenchServer(b)
 	var files []file
 	for i := range 8 {
-		files = append(files, file{fmt.Sprintf("h%d.histo", i), []byte(jvmBigHistogram(50_000, int64(i)*500))})
+		files = append(files, file{fmt.Sprintf("h%d.histo", i), []byte(jvmtext.BigHistogram(50_000, int64(i)*500))})
 	}
 	url := jvmBenchUpload(b, srv, files...)
 	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
@@ -159,7 +117,7 @@ func BenchmarkJavaHistogramSeriesPage50k(b *testing.B) {
 // parse, store, answer.
 func BenchmarkJavaHistogramUpload50k(b *testing.B) {
 	srv := jvmBenchServer(b)
-	f := file{"big.histo", []byte(jvmBigHistogram(50_000, 0))}
+	f := file{"big.histo", []byte(jvmtext.BigHistogram(50_000, 0))}
 	b.SetBytes(int64(len(f.data)))
 	for b.Loop() {
 		jvmBenchUpload(b, srv, f)
@@ -170,10 +128,10 @@ func BenchmarkJavaHistogramUpload50k(b *testing.B) {
 // of two.
 func BenchmarkJavaThreadsPage5000(b *testing.B) {
 	srv := jvmBenchServer(b)
-	dump := jvmBigDump(5000)
+	dump := jvmtext.BigDump(5000)
 	url := jvmBenchUpload(b, srv, file{"big.jstack", []byte(dump)})
 	b.Run("top50", func(b *testing.B) { jvmBenchPage(b, srv, url) })
 	b.Run("all", func(b *testing.B) { jvmBenchPage(b, srv, url+"?n=all") })
-	diff := jvmBenchUpload(b, srv, file{"a.jstack", []byte(jvmBigDump(4000))}, file{"b.jstack", []byte(dump)})
+	diff := jvmBenchUpload(b, srv, file{"a.jstack", []byte(jvmtext.BigDump(4000))}, file{"b.jstack", []byte(dump)})
 	b.Run("diff", func(b *testing.B) { jvmBenchPage(b, srv, diff) })
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/browser"
+	"github.com/leakui/leakui/internal/jvmtext"
 )
 
 // TestBrowserJavaHistogramDiff drives the real Chromium: choose two class
@@ -62,8 +63,8 @@ func TestBrowserJavaHistogramDiff(t *testing.T) {
 
 	// The other two kinds, for their pictures.
 	threads := jvmUpload(t, ts,
-		file{"container-0321.jstack", []byte(jvmDumpText("2020-02-25 03:21:02", append(jvmContainerThreads(), jvmPollThreads(3)...)))},
-		file{"container-0921.jstack", []byte(jvmDumpText("2020-02-25 09:21:02", append(jvmPollThreads(168), jvmContainerThreads()...)))})
+		file{"container-0321.jstack", []byte(jvmtext.Dump("2020-02-25 03:21:02", append(jvmContainerThreads(), jvmPollThreads(3)...)))},
+		file{"container-0921.jstack", []byte(jvmtext.Dump("2020-02-25 09:21:02", append(jvmPollThreads(168), jvmContainerThreads()...)))})
 	before, _, _ := jvmNMTSummaryText("2016-07-12 14:00:00", jvmKafkaBroker(0))
 	after, _, _ := jvmNMTSummaryText("2016-07-12 14:30:00", jvmKafkaBroker(1200*1024))
 	nmt := jvmUpload(t, ts, file{"broker-1400.nmt", []byte(before)}, file{"broker-1430.nmt", []byte(after)})

@@ -11,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/internal/jvmtext"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -47,7 +48,7 @@ var jvmFuzzQueries = []string{"/r/fuzz", "/r/fuzz?n=all&sort=instances", "/r/fuz
 func FuzzJavaPages(f *testing.F) {
 	histo, _, _ := jvmHistogramText("2020-02-25 03:21:02", jvmSamzaHeap(3))
 	histo2, _, _ := jvmHistogramText("2020-02-25 04:21:02", jvmSamzaHeap(30))
-	dump := jvmDumpText("2020-02-25 03:21:02", append(jvmContainerThreads(), jvmPollThreads(2)...))
+	dump := jvmtext.Dump("2020-02-25 03:21:02", append(jvmContainerThreads(), jvmPollThreads(2)...))
 	nmt, _, _ := jvmNMTSummaryText("", jvmKafkaBroker(100))
 	diff, _ := jvmNMTDiffText(jvmKafkaBroker(0), jvmKafkaBroker(100000))
 	for _, s := range []string{histo, histo + histo2, dump, dump + dump, nmt, nmt + nmt, diff} {

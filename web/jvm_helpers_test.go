@@ -6,44 +6,28 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/jvmtext"
 )
 
-// jvmHistoRow is one class of a histogram a test writes.
-type jvmHistoRow struct {
-	name, module     string
-	instances, bytes int64
-}
-
-// jvmHistogramText prints rows as `jmap -histo` of JDK 9+ does (heapInspection.cpp:
-// "%4d: " INT64_FORMAT_W(13) "  " UINT64_FORMAT_W(13) "  %s (%s)"), sorted by bytes,
+// jvmHistogramText prints rows as `jmap -histo` of JDK 9+ does, sorted by bytes,
 // with a `date` line before it when stamp is set. It returns the text and the
 // totals it printed on the Total line.
-func jvmHistogramText(stamp string, rows []jvmHistoRow) (text string, instances, bytesTotal int64) {
-	rows = append([]jvmHistoRow(nil), rows...)
-	sort.SliceStable(rows, func(a, b int) bool { return rows[a].bytes > rows[b].bytes })
-	var b strings.Builder
+func jvmHistogramText(stamp string, rows []jvmtext.Class) (text string, instances, bytesTotal int64) {
+	rows = slices.Clone(rows)
+	jvmtext.SortByBytes(rows)
+	text = jvmtext.Histogram(jvmtext.JDK9, rows)
 	if stamp != "" {
-		b.WriteString(stamp + "\n")
+		text = stamp + "\n" + text
 	}
-	b.WriteString(" num     #instances         #bytes  class name (module)\n-------------------------------------------------------\n")
-	for i, r := range rows {
-		instances += r.instances
-		bytesTotal += r.bytes
-		if r.module != "" {
-			fmt.Fprintf(&b, "%4d: %13d  %13d  %s (%s)\n", i+1, r.instances, r.bytes, r.name, r.module)
-		} else {
-			fmt.Fprintf(&b, "%4d: %13d  %13d  %s\n", i+1, r.instances, r.bytes, r.name)
-		}
-	}
-	fmt.Fprintf(&b, "Total %13d  %13d\n", instances, bytesTotal)
-	return b.String(), instances, bytesTotal
+	instances, bytesTotal = jvmtext.Totals(rows)
+	return text, instances, bytesTotal
 }
 
 // The SAMZA-2785 class names.
@@ -55,63 +39,29 @@ const (
 // jvmSamzaHeap is a Samza container's heap with n leaked KafkaSystemConsumers, each
 // holding a KafkaConsumer and about 4.7 MB of fetch buffers (so that 1,741 of them
 // make the 8 GB of the production report).
-func jvmSamzaHeap(n int64) []jvmHistoRow {
-	return []jvmHistoRow{
-		{"[B", "java.base@11.0.20", 90_000 + 2000*n, 600_000_000 + 4_900_000*n},
-		{jvmSamzaConsumer, "", n, 152 * n},
-		{jvmKafkaConsumer, "", n, 120 * n},
-		{"org.apache.kafka.clients.consumer.internals.Fetcher", "", n, 96 * n},
-		{"java.util.concurrent.LinkedBlockingQueue", "java.base@11.0.20", 400 + 64*n, 19_200 + 3072*n},
-		{"java.lang.String", "java.base@11.0.20", 1_000_000, 24_000_000},
-		{"[Ljava.lang.Object;", "java.base@11.0.20", 50_000, 4_000_000},
-		{"com.example.Unchanged", "", 10, 160},
+func jvmSamzaHeap(n int64) []jvmtext.Class {
+	return []jvmtext.Class{
+		{Name: "[B", Module: "java.base@11.0.20", Instances: 90_000 + 2000*n, Bytes: 600_000_000 + 4_900_000*n},
+		{Name: jvmSamzaConsumer, Instances: n, Bytes: 152 * n},
+		{Name: jvmKafkaConsumer, Instances: n, Bytes: 120 * n},
+		{Name: "org.apache.kafka.clients.consumer.internals.Fetcher", Instances: n, Bytes: 96 * n},
+		{Name: "java.util.concurrent.LinkedBlockingQueue", Module: "java.base@11.0.20", Instances: 400 + 64*n, Bytes: 19_200 + 3072*n},
+		{Name: "java.lang.String", Module: "java.base@11.0.20", Instances: 1_000_000, Bytes: 24_000_000},
+		{Name: "[Ljava.lang.Object;", Module: "java.base@11.0.20", Instances: 50_000, Bytes: 4_000_000},
+		{Name: "com.example.Unchanged", Instances: 10, Bytes: 160},
 	}
-}
-
-// jvmTestThread is one thread of a dump a test writes.
-type jvmTestThread struct {
-	name          string
-	daemon        bool
-	state, status string
-	frames        []string // "- …" lines are lock lines, ADDR replaced by an address
-}
-
-// jvmDumpText writes threads as jstack of JDK 8 does (compare
-// tda-jstack-jdk8-openjdk.log): a time stamp, the "Full thread dump" line, one block
-// per thread.
-func jvmDumpText(stamp string, threads []jvmTestThread) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nFull thread dump OpenJDK 64-Bit Server VM (25.382-b05 mixed mode):\n\n", stamp)
-	for i, th := range threads {
-		daemon := ""
-		if th.daemon {
-			daemon = "daemon "
-		}
-		fmt.Fprintf(&b, "\"%s\" #%d %sprio=5 os_prio=0 tid=0x00007f92b0%06x nid=0x%x %s [0x00007f92f5%06x]\n", th.name, i+10, daemon, i*0x800, 0x2a00+i, th.status, i*0x1000)
-		fmt.Fprintf(&b, "   java.lang.Thread.State: %s\n", th.state)
-		for j, f := range th.frames {
-			if strings.HasPrefix(f, "- ") {
-				fmt.Fprintf(&b, "\t%s\n", strings.Replace(f, "ADDR", fmt.Sprintf("<0x00000000d7%02x%04x>", i%256, j), 1))
-			} else {
-				fmt.Fprintf(&b, "\tat %s\n", f)
-			}
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("JNI global references: 412\n\n")
-	return b.String()
 }
 
 // The folded name of the poll threads pollThreads writes.
 const jvmPollPattern = "Samza KafkaConsumerProxy Poll SamzaContainerThread-… - kafka"
 
 // jvmPollThreads returns n KafkaConsumerProxy poll threads of a Samza container.
-func jvmPollThreads(n int) []jvmTestThread {
-	out := make([]jvmTestThread, n)
+func jvmPollThreads(n int) []jvmtext.Thread {
+	out := make([]jvmtext.Thread, n)
 	for i := range out {
-		out[i] = jvmTestThread{
-			name: fmt.Sprintf("Samza KafkaConsumerProxy Poll SamzaContainerThread-%d - kafka", i), daemon: true, state: "RUNNABLE", status: "runnable",
-			frames: []string{
+		out[i] = jvmtext.Thread{
+			Name: fmt.Sprintf("Samza KafkaConsumerProxy Poll SamzaContainerThread-%d - kafka", i), Daemon: true, State: "RUNNABLE", Status: "runnable",
+			Frames: []string{
 				"sun.nio.ch.EPollArrayWrapper.epollWait(Native Method)",
 				"sun.nio.ch.SelectorImpl.lockAndDoSelect(SelectorImpl.java:86)",
 				"- locked ADDR (a sun.nio.ch.EPollSelectorImpl)",
@@ -125,13 +75,13 @@ func jvmPollThreads(n int) []jvmTestThread {
 }
 
 // jvmContainerThreads are the threads every Samza container has.
-func jvmContainerThreads() []jvmTestThread {
-	return []jvmTestThread{
-		{name: "main", state: "RUNNABLE", status: "runnable", frames: []string{
+func jvmContainerThreads() []jvmtext.Thread {
+	return []jvmtext.Thread{
+		{Name: "main", State: "RUNNABLE", Status: "runnable", Frames: []string{
 			"org.apache.samza.container.SamzaContainer.run(SamzaContainer.scala:712)",
 			"org.apache.samza.runtime.LocalContainerRunner.main(LocalContainerRunner.java:103)",
 		}},
-		{name: "Finalizer", daemon: true, state: "WAITING (on object monitor)", status: "in Object.wait()", frames: []string{
+		{Name: "Finalizer", Daemon: true, State: "WAITING (on object monitor)", Status: "in Object.wait()", Frames: []string{
 			"java.lang.Object.wait(Native Method)",
 			"- waiting on ADDR (a java.lang.ref.ReferenceQueue$Lock)",
 			"java.lang.ref.Finalizer$FinalizerThread.run(Finalizer.java:216)",

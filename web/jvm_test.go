@@ -15,6 +15,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/jvmtext"
 )
 
 // jvmDoc is the JSON twin of a JVM report, with the analysis decoded into A.
@@ -387,8 +388,8 @@ type jvmThreadsDiffAnalysis struct {
 // poll threads, newest first.
 func TestJavaThreadsDiffReport(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	before := jvmDumpText("2020-02-25 03:21:02", append(jvmContainerThreads(), jvmPollThreads(3)...))
-	after := jvmDumpText("2020-02-25 09:21:02", append(jvmPollThreads(168), jvmContainerThreads()...))
+	before := jvmtext.Dump("2020-02-25 03:21:02", append(jvmContainerThreads(), jvmPollThreads(3)...))
+	after := jvmtext.Dump("2020-02-25 09:21:02", append(jvmPollThreads(168), jvmContainerThreads()...))
 	up := jvmUpload(t, ts, file{"after.jstack", []byte(after)}, file{"before.jstack", []byte(before)})
 	doc := jvmGetDoc[jvmThreadsDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis

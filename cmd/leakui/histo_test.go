@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/jvmtext"
 )
 
 // jvmRunCLI runs a leakui command in-process and returns its exit status, stdout and
@@ -36,22 +36,6 @@ func jvmGrep(t *testing.T, args ...string) []string {
 		t.Fatalf("grep %q: %v", args, err)
 	}
 	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-}
-
-// jvmTestHistogram prints classes the way HotSpot's jmap -histo does on JDK 9+
-// (heapInspection.cpp: "%4d: " then "%13ld  %13lu  %s", a module in parentheses).
-func jvmTestHistogram(rows [][3]string) string {
-	var b strings.Builder
-	b.WriteString(" num     #instances         #bytes  class name (module)\n-------------------------------------------------------\n")
-	var inst, byt int64
-	for i, r := range rows {
-		in, _ := strconv.ParseInt(r[1], 10, 64)
-		by, _ := strconv.ParseInt(r[2], 10, 64)
-		inst, byt = inst+in, byt+by
-		fmt.Fprintf(&b, "%4d: %13d  %13d  %s\n", i+1, in, by, r[0])
-	}
-	fmt.Fprintf(&b, "Total %13d  %13d\n", inst, byt)
-	return b.String()
 }
 
 func jvmWriteFile(t *testing.T, name, content string) string {
@@ -96,15 +80,15 @@ func TestHistoFixtureJSON(t *testing.T) {
 // TestHistoDiffAndInputs diffs two histograms written in jmap's layout (the target
 // gzipped, the base on standard input) and checks the top growth and the suspects.
 func TestHistoDiffAndInputs(t *testing.T) {
-	base := jvmTestHistogram([][3]string{
-		{"[B (java.base@17.0.2)", "9000", "90000000"},
-		{"java.lang.String (java.base@17.0.2)", "50000", "1200000"},
-		{"org.apache.samza.system.kafka.KafkaSystemConsumer", "14", "1232"},
+	base := jvmtext.Histogram(jvmtext.JDK9, []jvmtext.Class{
+		{Name: "[B", Module: "java.base@17.0.2", Instances: 9000, Bytes: 90000000},
+		{Name: "java.lang.String", Module: "java.base@17.0.2", Instances: 50000, Bytes: 1200000},
+		{Name: "org.apache.samza.system.kafka.KafkaSystemConsumer", Instances: 14, Bytes: 1232},
 	})
-	target := jvmTestHistogram([][3]string{
-		{"[B (java.base@17.0.2)", "1750000", "8000000000"},
-		{"java.lang.String (java.base@17.0.2)", "51000", "1224000"},
-		{"org.apache.samza.system.kafka.KafkaSystemConsumer", "1741", "153208"},
+	target := jvmtext.Histogram(jvmtext.JDK9, []jvmtext.Class{
+		{Name: "[B", Module: "java.base@17.0.2", Instances: 1750000, Bytes: 8000000000},
+		{Name: "java.lang.String", Module: "java.base@17.0.2", Instances: 51000, Bytes: 1224000},
+		{Name: "org.apache.samza.system.kafka.KafkaSystemConsumer", Instances: 1741, Bytes: 153208},
 	})
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -162,7 +146,7 @@ func TestHistoErrors(t *testing.T) {
 	if code, _, _ := jvmRunCLI(t, "", "histo", "-sort", "size", nmt); code != 2 {
 		t.Errorf("bad -sort: exit %d, want 2", code)
 	}
-	two := jvmWriteFile(t, "two.log", jvmTestHistogram([][3]string{{"A", "1", "16"}})+"log line\n"+jvmTestHistogram([][3]string{{"A", "5", "80"}}))
+	two := jvmWriteFile(t, "two.log", jvmtext.Histogram(jvmtext.JDK9, []jvmtext.Class{{Name: "A", Instances: 1, Bytes: 16}})+"log line\n"+jvmtext.Histogram(jvmtext.JDK9, []jvmtext.Class{{Name: "A", Instances: 5, Bytes: 80}}))
 	if code, stdout, stderr := jvmRunCLI(t, "", "histo", "-json", "-snapshot", "1", two); code != 0 || !strings.Contains(stdout, `"total_bytes": 16`) || !strings.Contains(stderr, "holds 2 class histograms") {
 		t.Errorf("-snapshot 1: exit %d\n%s\n%s", code, stdout, stderr)
 	}
