@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // TestCompareGoroutinesProtoSnapshots compares the two goprofnotes goroutine
@@ -71,8 +72,8 @@ func goroutineChangeRank(g GoroutineGroup) int {
 func TestCompareGoroutinesDebug1Snapshots(t *testing.T) {
 	basePath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap1-debug1.txt")
 	targetPath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap2-debug1.txt")
-	baseRecords := goroutineGrep(t, "-E", "^[0-9]+ @", basePath)
-	targetRecords := goroutineGrep(t, "-E", "^[0-9]+ @", targetPath)
+	baseRecords := greptest.Output(t, "-E", "^[0-9]+ @", basePath)
+	targetRecords := greptest.Output(t, "-E", "^[0-9]+ @", targetPath)
 	var wantNew, wantGone []int
 	for _, r := range targetRecords {
 		if !slices.Contains(baseRecords, r) {
@@ -116,7 +117,7 @@ func TestCompareGoroutinesWaitDoesNotSplit(t *testing.T) {
 	basePath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap1-debug2.txt")
 	targetPath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap2-debug2.txt")
 	same := map[int64]bool{}
-	for _, h := range goroutineGrep(t, "-oE", "^goroutine [0-9]+ ", targetPath) {
+	for _, h := range greptest.Output(t, "-oE", "^goroutine [0-9]+ ", targetPath) {
 		id, _ := strconv.ParseInt(strings.Fields(h)[1], 10, 64)
 		a, b := goroutineTracebackBody(t, basePath, id), goroutineTracebackBody(t, targetPath, id)
 		same[id] = a != "" && a == b

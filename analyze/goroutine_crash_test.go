@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // goroutineCrashChild re-executes the test binary as a child that crashes the way mode says
@@ -107,7 +109,7 @@ func TestGoroutineCrashOutputs(t *testing.T) {
 					t.Errorf("crash %+v (err %v), first group %v ids %v", c, err, groups[0].Stack.Funcs(), groups[0].IDs)
 				}
 			case "deadlock", "unlock":
-				first := goroutineGrep(t, "-m1", "-oE", "^goroutine [0-9]+", path)[0]
+				first := greptest.Output(t, "-m1", "-oE", "^goroutine [0-9]+", path)[0]
 				if strconv.FormatInt(c.Goroutine, 10) != strings.Fields(first)[1] || !groups[0].Panicking {
 					t.Errorf("crashing goroutine %d, first group panicking %v; the first header is %q", c.Goroutine, groups[0].Panicking, first)
 				}

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,22 +10,8 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 )
-
-// goroutineGrep runs GNU grep with args and returns the lines it prints (none when
-// nothing matches).
-func goroutineGrep(t *testing.T, args ...string) []string {
-	t.Helper()
-	out, err := exec.Command("grep", args...).Output()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
-		return nil
-	}
-	if err != nil {
-		t.Fatalf("grep %v: %v", args, err)
-	}
-	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-}
 
 func parseGoroutineFile(t *testing.T, path string) *GoroutineDump {
 	t.Helper()
@@ -72,13 +57,13 @@ func TestGoroutineFixtureDumps(t *testing.T) {
 // line and the group counts are the record counts ("N @ 0x…"), none merged or lost.
 func checkDebug1GoroutinesAgainstGrep(t *testing.T, name, path string, d *GoroutineDump, groups []GoroutineGroup) {
 	t.Helper()
-	total := goroutineGrep(t, "-oE", "^goroutine profile: total [0-9]+", path)
+	total := greptest.Output(t, "-oE", "^goroutine profile: total [0-9]+", path)
 	declared, _ := strconv.Atoi(strings.TrimPrefix(total[0], "goroutine profile: total "))
 	if d.Total() != declared || d.DeclaredTotal != declared {
 		t.Errorf("%s: %d goroutines (declared %d), the dump says total %d", name, d.Total(), d.DeclaredTotal, declared)
 	}
 	var records []int
-	for _, r := range goroutineGrep(t, "-oE", "^[0-9]+ @", path) {
+	for _, r := range greptest.Output(t, "-oE", "^[0-9]+ @", path) {
 		n, _ := strconv.Atoi(strings.TrimSuffix(r, " @"))
 		records = append(records, n)
 	}
@@ -101,7 +86,7 @@ func checkDebug1GoroutinesAgainstGrep(t *testing.T, name, path string, d *Gorout
 func checkGoroutineWaitsAgainstGrep(t *testing.T, name, path string, groups []GoroutineGroup) {
 	t.Helper()
 	wait := map[int64]int{}
-	for _, h := range goroutineGrep(t, "-E", `^goroutine [0-9]+ .*\[.*\]:$`, path) {
+	for _, h := range greptest.Output(t, "-E", `^goroutine [0-9]+ .*\[.*\]:$`, path) {
 		id, _ := strconv.ParseInt(strings.Fields(h)[1], 10, 64)
 		for _, part := range strings.Split(h[strings.IndexByte(h, '[')+1:len(h)-2], ", ") {
 			if m, ok := strings.CutSuffix(part, " minutes"); ok {
@@ -152,8 +137,8 @@ func TestGoroutineFixtureFatalError(t *testing.T) {
 	if c == nil {
 		t.Fatal("no crash")
 	}
-	message := strings.TrimPrefix(goroutineGrep(t, "-m1", "^fatal error: ", path)[0], "fatal error: ")
-	signal := goroutineGrep(t, "-m1", `^\[signal `, path)[0]
+	message := strings.TrimPrefix(greptest.Output(t, "-m1", "^fatal error: ", path)[0], "fatal error: ")
+	signal := greptest.Output(t, "-m1", `^\[signal `, path)[0]
 	if d.Format != GoroutineFormatFatal || c.Kind != GoroutineFormatFatal || c.Message != message || c.Signal != signal || c.Goroutine != 1 {
 		t.Errorf("crash %+v in format %q; want fatal error %q, %q, goroutine 1", c, d.Format, message, signal)
 	}
@@ -199,7 +184,7 @@ func TestGoroutineFixtureFatalError(t *testing.T) {
 func TestGoroutineFixtureFramesElided(t *testing.T) {
 	path := fixtures.Path(t, "goroutine-dumps", "gostackparse-frameselided-stackoverflow.txt")
 	d := parseGoroutineFile(t, path)
-	locations := len(goroutineGrep(t, "-E", "^\t.*:[0-9]+", path))
+	locations := len(greptest.Output(t, "-E", "^\t.*:[0-9]+", path))
 	frames := d.Goroutines[0].Stack.Frames
 	last := frames[len(frames)-1]
 	if len(d.Goroutines) != 1 || len(frames) != locations+1 || !last.Elided || last.Func != "...additional frames elided..." {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // The functions below block real goroutines in known ways, one function per way,
@@ -319,7 +321,7 @@ func mustParseGoroutines(t *testing.T, raw []byte) *GoroutineDump {
 // finds is in exactly one group, whose state is the one in that header.
 func checkGoroutinesAgainstGrep(t *testing.T, name, path string, d *GoroutineDump, groups []GoroutineGroup) {
 	t.Helper()
-	headers := goroutineGrep(t, "-E", `^goroutine [0-9]+ (gp=0x[0-9a-f]+ m=[^ ]+ (mp=[^ ]+ )?)?\[.*\]:$`, path)
+	headers := greptest.Output(t, "-E", `^goroutine [0-9]+ (gp=0x[0-9a-f]+ m=[^ ]+ (mp=[^ ]+ )?)?\[.*\]:$`, path)
 	if d.Total() != len(headers) {
 		t.Errorf("%s: %d goroutines, grep counts %d headers", name, d.Total(), len(headers))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
@@ -23,21 +24,21 @@ func TestJavaHistogramInThreadDumpLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	totals := javaGrepLines(t, `^Total`, path)
+	totals := greptest.Output(t, "-a", "--", `^Total`, path)
 	if len(hs) != len(totals) || len(hs) != 1 {
 		t.Fatalf("found %d histograms, the file has %d Total lines (want 1)", len(hs), len(totals))
 	}
 	h := hs[0]
 	fields := strings.Fields(totals[0])
-	if h.TotalInstances != javaMustInt64(t, fields[1]) || h.TotalBytes != javaMustInt64(t, fields[2]) || !h.HasTotal {
+	if h.TotalInstances != greptest.Int(t, fields[1]) || h.TotalBytes != greptest.Int(t, fields[2]) || !h.HasTotal {
 		t.Errorf("totals %d instances, %d bytes; the file's Total line is %q", h.TotalInstances, h.TotalBytes, totals[0])
 	}
-	rows := javaGrepLines(t, `^ *[0-9]\+: \+[0-9]\+ \+[0-9]\+ `, path)
+	rows := greptest.Output(t, "-a", "--", `^ *[0-9]\+: \+[0-9]\+ \+[0-9]\+ `, path)
 	var inst, byt int64
 	for _, r := range rows {
 		f := strings.Fields(r)
-		inst += javaMustInt64(t, f[1])
-		byt += javaMustInt64(t, f[2])
+		inst += greptest.Int(t, f[1])
+		byt += greptest.Int(t, f[2])
 	}
 	if len(h.Classes) != len(rows) || h.RowInstances != inst || h.RowBytes != byt {
 		t.Errorf("%d rows adding up to %d instances / %d bytes; grep finds %d rows adding up to %d / %d",
@@ -47,7 +48,7 @@ func TestJavaHistogramInThreadDumpLog(t *testing.T) {
 		t.Errorf("a complete histogram must add up to its Total line without warnings; warnings: %q", h.Warnings)
 	}
 	first := strings.Fields(rows[0])
-	if c := h.Classes[0]; c.Name != strings.Join(first[3:], " ") || c.Bytes != javaMustInt64(t, first[2]) || c.Rank != 1 {
+	if c := h.Classes[0]; c.Name != strings.Join(first[3:], " ") || c.Bytes != greptest.Int(t, first[2]) || c.Rank != 1 {
 		t.Errorf("first row %+v, the file's first row is %q", c, rows[0])
 	}
 	var noName *JavaClass

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // javaNMTAnchor reads "reserved=N[KB], committed=N[KB]" from a line grep found, in
@@ -22,7 +23,7 @@ func javaNMTAnchor(t *testing.T, line string) (reserved, committed int64) {
 	if m[2] == "KB" {
 		unit = 1024
 	}
-	return javaMustInt64(t, m[1]) * unit, javaMustInt64(t, m[3]) * unit
+	return greptest.Int(t, m[1]) * unit, greptest.Int(t, m[3]) * unit
 }
 
 // TestJavaNMTFixtures parses both NMT fixtures (bytes and KB) and checks them against
@@ -48,19 +49,19 @@ func TestJavaNMTFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reserved, committed := javaNMTAnchor(t, javaGrepLines(t, `^Total:`, path)[0])
+			reserved, committed := javaNMTAnchor(t, greptest.Output(t, "-a", "--", `^Total:`, path)[0])
 			if n.TotalReserved != reserved || n.TotalCommitted != committed || n.Scale != tc.scale || n.Diff {
 				t.Errorf("total %d/%d scale %q diff %v; the Total line says %d/%d", n.TotalReserved, n.TotalCommitted, n.Scale, n.Diff, reserved, committed)
 			}
 			if want := javaGrepCount(t, `^-`, path); len(n.Categories) != want {
 				t.Errorf("%d categories, grep counts %d", len(n.Categories), want)
 			}
-			heapReserved, heapCommitted := javaNMTAnchor(t, javaGrepLines(t, `^- *Java Heap`, path)[0])
+			heapReserved, heapCommitted := javaNMTAnchor(t, greptest.Output(t, "-a", "--", `^- *Java Heap`, path)[0])
 			if heap, ok := n.Category(JavaHeapCategory); !ok || heap.Reserved != heapReserved || heap.Committed != heapCommitted || heap.MmapCommitted != heapCommitted {
 				t.Errorf("Java Heap %+v, the file says %d/%d", heap, heapReserved, heapCommitted)
 			}
-			threadLine := javaGrepLines(t, `(threads\? #`, path)[0]
-			threads := javaMustInt64(t, regexp.MustCompile(`#(\d+)`).FindStringSubmatch(threadLine)[1])
+			threadLine := greptest.Output(t, "-a", "--", `(threads\? #`, path)[0]
+			threads := greptest.Int(t, regexp.MustCompile(`#(\d+)`).FindStringSubmatch(threadLine)[1])
 			if th, _ := n.Category("Thread"); th.Count != threads {
 				t.Errorf("Thread count %d, the file says %q", th.Count, threadLine)
 			}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
@@ -130,7 +131,7 @@ func TestJavaThreadDumpFixtures(t *testing.T) {
 func javaGrepLineNumbers(t *testing.T, pattern, path string) []int {
 	t.Helper()
 	var out []int
-	for _, l := range javaGrepLines(t, pattern, path, "-n") {
+	for _, l := range greptest.Output(t, "-a", "-n", "--", pattern, path) {
 		n, err := strconv.Atoi(l[:strings.IndexByte(l, ':')])
 		if err != nil {
 			t.Fatal(err)
@@ -244,8 +245,8 @@ func TestJavaThreadHPUXNotUTF8(t *testing.T) {
 func TestJavaThreadHistogramInDump(t *testing.T) {
 	path := fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log")
 	tf := parseJavaThreadFile(t, path)
-	total := strings.Fields(javaGrepLines(t, `^Total`, path)[0])
-	if len(tf.Histograms) != 1 || tf.Histograms[0].TotalBytes != javaMustInt64(t, total[2]) || tf.Histograms[0].TotalInstances != javaMustInt64(t, total[1]) {
+	total := strings.Fields(greptest.Output(t, "-a", "--", `^Total`, path)[0])
+	if len(tf.Histograms) != 1 || tf.Histograms[0].TotalBytes != greptest.Int(t, total[2]) || tf.Histograms[0].TotalInstances != greptest.Int(t, total[1]) {
 		t.Fatalf("histograms %v, want the one with the Total line %v", tf.Histograms, total)
 	}
 }

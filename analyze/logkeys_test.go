@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // writeLog writes a log into the test's temporary directory.
@@ -166,21 +166,6 @@ func samzaLog(seed int64) string {
 	return b.String()
 }
 
-// grepOutput runs grep with args on path and returns its output lines.
-func grepOutput(t testing.TB, path string, args ...string) []string {
-	t.Helper()
-	cmd := exec.Command("grep", append(args, "--", path)...)
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-		return nil
-	}
-	if err != nil {
-		t.Fatalf("grep %v: %v", args, err)
-	}
-	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-}
-
 // TestCountLogsSamzaPreset counts the SAMZA-2785 evidence with the preset and
 // checks every figure against grep: counts with grep -c, the keys never
 // closed with grep -o (started ids minus stopped ids), their lines with
@@ -210,14 +195,14 @@ func TestCountLogsSamzaPreset(t *testing.T) {
 		// The anchor: ids that grep sees started and not stopped, with the
 		// line grep -n puts them on.
 		startedAt := map[string]int64{}
-		for _, l := range grepOutput(t, path, "-n", "-E", "[^ ]+: Consumer started") {
+		for _, l := range greptest.Output(t, "-n", "-E", "[^ ]+: Consumer started", "--", path) {
 			num, rest, _ := strings.Cut(l, ":")
 			f := strings.Fields(rest)
 			id := strings.TrimSuffix(f[len(f)-3], ":")
 			n, _ := strconv.ParseInt(num, 10, 64)
 			startedAt[id] = n
 		}
-		for _, l := range grepOutput(t, path, "-o", "-E", "[^ ]+: Stopping Samza kafkaConsumer") {
+		for _, l := range greptest.Output(t, "-o", "-E", "[^ ]+: Stopping Samza kafkaConsumer", "--", path) {
 			delete(startedAt, strings.TrimSuffix(strings.Fields(l)[0], ":"))
 		}
 		if len(startedAt) != len(kc.UnclosedKeys) {
@@ -260,7 +245,7 @@ func TestCountLogsKafkaGroupPreset(t *testing.T) {
 	path := fixtures.Path(t, "logs", "kafka-3.6.2-broker-server.log")
 	rep = countFiles(t, countVariant{}, LogCountOptions{Preset: "kafka-group-members"}, path)
 	p = rep.Pairs[0]
-	lines := grepOutput(t, path, "-n", "Adding new member ")
+	lines := greptest.Output(t, "-n", "Adding new member ", "--", path)
 	if len(lines) != 1 || p.Starts != 1 || p.Closes != 0 || len(p.UnclosedKeys) != 1 {
 		t.Fatalf("3.6.2: %d added, %d removed, %d unclosed; grep -n: %q", p.Starts, p.Closes, len(p.UnclosedKeys), lines)
 	}

@@ -8,10 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // samzaLine is Samza's log4j layout: "2020-02-25 03:21:02.227 [main] Logger [INFO] msg".
@@ -56,18 +56,7 @@ func TestLogKeepsTheFirstWriteError(t *testing.T) {
 
 // grepCount runs the real grep -c -F on file: the anchor an SRE uses.
 func grepCount(t *testing.T, pattern, file string) int64 {
-	t.Helper()
-	out, err := exec.Command("grep", "-c", "-F", "--", pattern, file).Output()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-			t.Fatalf("grep %q: %v", pattern, err)
-		}
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
-	if err != nil {
-		t.Fatalf("grep output %q: %v", out, err)
-	}
-	return n
+	return greptest.Count(t, pattern, false, file)
 }
 
 func TestLogCountsEqualTheCounters(t *testing.T) {

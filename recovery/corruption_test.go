@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // batchPositions returns the position and first offset of every batch of a
@@ -39,22 +40,9 @@ func batchPositions(t *testing.T, path string) (positions, offsets []int64) {
 	}
 }
 
-// grepCount runs the real grep -c, the anchor of every log count.
+// grepCount runs the real grep -c -F, the anchor of every log count.
 func grepCount(t *testing.T, pattern, file string) int {
-	t.Helper()
-	out, err := exec.Command("grep", "-cF", "--", pattern, file).Output()
-	if err != nil && len(out) == 0 {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() == 1 {
-			return 0
-		}
-		t.Fatalf("grep: %v", err)
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatalf("grep said %q", out)
-	}
-	return n
+	return int(greptest.Count(t, pattern, false, file))
 }
 
 // damage is one way to break the middle segment of partition 0.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -83,29 +84,15 @@ func goroutinePage(t *testing.T, ts *testServer, path string) *goquery.Document 
 	return doc
 }
 
-// grepLines runs GNU grep and returns the lines it prints (none when nothing matches).
-func grepLines(t *testing.T, args ...string) []string {
-	t.Helper()
-	out, err := exec.Command("grep", args...).Output()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
-		return nil
-	}
-	if err != nil {
-		t.Fatalf("grep %v: %v", args, err)
-	}
-	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-}
-
 // dumpTotalByGrep is the number of goroutines a dump holds, read with grep: the
 // total line of a debug=1 profile, else the goroutine headers.
 func dumpTotalByGrep(t *testing.T, path string) int {
 	t.Helper()
-	if total := grepLines(t, "-oE", "^goroutine profile: total [0-9]+", path); len(total) == 1 {
+	if total := greptest.Output(t, "-oE", "^goroutine profile: total [0-9]+", path); len(total) == 1 {
 		n, _ := strconv.Atoi(strings.TrimPrefix(total[0], "goroutine profile: total "))
 		return n
 	}
-	return len(grepLines(t, "-E", `^goroutine [0-9]+ (gp=0x[0-9a-f]+ m=[^ ]+ (mp=[^ ]+ )?)?\[.*\]:$`, path))
+	return len(greptest.Output(t, "-E", `^goroutine [0-9]+ (gp=0x[0-9a-f]+ m=[^ ]+ (mp=[^ ]+ )?)?\[.*\]:$`, path))
 }
 
 func parseDumpFile(t testing.TB, path string) *analyze.GoroutineDump {
@@ -225,7 +212,7 @@ func TestGoroutineErigonLeak(t *testing.T) {
 		t.Errorf("show all links to %q", page.Find("[data-testid=show-all]").AttrOr("href", ""))
 	}
 	all := goroutinePage(t, ts, up.ReportURL+"?n=all")
-	if n := all.Find("[data-testid=goroutine-group]").Length(); n != len(grepLines(t, "-E", "^[0-9]+ @", path)) {
+	if n := all.Find("[data-testid=goroutine-group]").Length(); n != len(greptest.Output(t, "-E", "^[0-9]+ @", path)) {
 		t.Errorf("n=all shows %d groups", n)
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
@@ -242,7 +229,7 @@ func TestGoroutineErigonLeak(t *testing.T) {
 // and the first frame of it outside the standard library.
 func largestRecordByGrep(t *testing.T, path string) (int, string) {
 	t.Helper()
-	records := grepLines(t, "-A4", "-E", "^[0-9]+ @", path)
+	records := greptest.Output(t, "-A4", "-E", "^[0-9]+ @", path)
 	largest, fn := 0, ""
 	for i, l := range records {
 		n, err := strconv.Atoi(strings.Fields(l + " x")[0])
@@ -272,7 +259,7 @@ func TestGoroutineDiffSnapshots(t *testing.T) {
 	snap2 := fixture(t, "goroutine-dumps", "goprofnotes-snap2-debug1.txt")
 	p1 := fixtures.Path(t, "goroutine-dumps", snap1.name)
 	p2 := fixtures.Path(t, "goroutine-dumps", snap2.name)
-	r1, r2 := grepLines(t, "-E", "^[0-9]+ @", p1), grepLines(t, "-E", "^[0-9]+ @", p2)
+	r1, r2 := greptest.Output(t, "-E", "^[0-9]+ @", p1), greptest.Output(t, "-E", "^[0-9]+ @", p2)
 	var wantNew, wantGone []int
 	for _, r := range r2 {
 		if !slices.Contains(r1, r) {
@@ -400,7 +387,7 @@ func TestGoroutineDiffOrderAndSeries(t *testing.T) {
 func TestGoroutinePanicReport(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	gin := fixtures.Path(t, "goroutine-dumps", "gin-fatal-error-unexpected-signal-darwin.txt")
-	message := strings.TrimPrefix(grepLines(t, "-m1", "^fatal error: ", gin)[0], "fatal error: ")
+	message := strings.TrimPrefix(greptest.Output(t, "-m1", "^fatal error: ", gin)[0], "fatal error: ")
 	_, up, _ := ts.upload(t, fixture(t, "goroutine-dumps", filepath.Base(gin)))
 	page := goroutinePage(t, ts, up.ReportURL)
 	checkPanicFirst(t, page, "fatal error", message, 1)
@@ -520,7 +507,7 @@ func grepPanickingGoroutine(t *testing.T, out []byte) int64 {
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	headers := grepLines(t, "-m1", "-oE", "^goroutine [0-9]+ ", path)
+	headers := greptest.Output(t, "-m1", "-oE", "^goroutine [0-9]+ ", path)
 	if len(headers) != 1 {
 		t.Fatalf("no goroutine in the child's output:\n%s", out)
 	}

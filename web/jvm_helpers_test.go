@@ -2,17 +2,15 @@ package web
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
@@ -128,43 +126,9 @@ func jvmKafkaBroker(leakedKB int64) []jvmNMTCategory {
 	}
 }
 
-// jvmGrepLines runs the real GNU grep -a (the anchor tool) and returns the matching
-// lines; no match is an empty result.
-func jvmGrepLines(t testing.TB, pattern, path string) []string {
-	t.Helper()
-	out, err := exec.Command("grep", "-a", "--", pattern, path).Output()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
-		return nil
-	}
-	if err != nil {
-		t.Fatalf("grep %q %s: %v", pattern, path, err)
-	}
-	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-}
-
 // jvmGrepCount runs `grep -ac PATTERN PATH`.
 func jvmGrepCount(t testing.TB, pattern, path string) int {
-	t.Helper()
-	out, err := exec.Command("grep", "-ac", "--", pattern, path).Output()
-	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-		t.Fatalf("grep -c %q %s: %v", pattern, path, err)
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatalf("grep -c printed %q", out)
-	}
-	return n
-}
-
-func jvmMustInt64(t testing.TB, s string) int64 {
-	t.Helper()
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil {
-		t.Fatalf("anchor field %q: %v", s, err)
-	}
-	return n
+	return int(greptest.CountWith(t, "-a", "--", pattern, path))
 }
 
 // jvmTDAHistogram cuts the class histogram out of the TDA fixture (from its header to
@@ -183,12 +147,12 @@ func jvmTDAHistogram(t testing.TB) (data []byte, instances, bytesTotal int64) {
 	if start < 0 || total < 0 || end < 0 {
 		t.Fatal("the TDA fixture has no histogram")
 	}
-	totals := jvmGrepLines(t, "^Total", path)
+	totals := greptest.Output(t, "-a", "--", "^Total", path)
 	if len(totals) != 1 {
 		t.Fatalf("grep finds %d Total lines", len(totals))
 	}
 	f := strings.Fields(totals[0])
-	return raw[start : total+1+end+1], jvmMustInt64(t, f[1]), jvmMustInt64(t, f[2])
+	return raw[start : total+1+end+1], greptest.Int(t, f[1]), greptest.Int(t, f[2])
 }
 
 // jvmParseHistogram is the engine's reading of a histogram file, for comparisons.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
@@ -452,14 +453,14 @@ func TestJavaNMTReport(t *testing.T) {
 		scale int64
 	}{{"nmt-summary-jdk8-1529threads-KB.txt", 1024}, {"nmt-summary-jdk17-bytes.txt", 1}} {
 		path := fixtures.Path(t, "java", tc.name)
-		total := jvmGrepLines(t, "^Total:", path)
+		total := greptest.Output(t, "-a", "--", "^Total:", path)
 		var reservedN, committedN int64
 		if len(total) != 1 {
 			t.Fatalf("%s: %d Total lines", tc.name, len(total))
 		}
 		for _, f := range strings.Split(strings.TrimPrefix(total[0], "Total: "), ", ") {
 			k, v, _ := strings.Cut(f, "=")
-			n := jvmMustInt64(t, strings.TrimSuffix(v, "KB")) * tc.scale
+			n := greptest.Int(t, strings.TrimSuffix(v, "KB")) * tc.scale
 			if k == "reserved" {
 				reservedN = n
 			} else {

@@ -8,16 +8,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // countCLI runs leakui in-process with args and stdin, returning the exit status
@@ -31,21 +30,7 @@ func countCLI(t *testing.T, stdin []byte, args ...string) (int, string, string) 
 
 // countGrepC is the anchor: GNU grep -c (-F or -E) on one file.
 func countGrepC(t *testing.T, mode, pattern, path string) int64 {
-	t.Helper()
-	cmd := exec.Command("grep", "-c", "-a", mode, "-e", pattern, "--", path)
-	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-		err = nil
-	}
-	if err != nil {
-		t.Fatalf("grep: %v", err)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return greptest.CountWith(t, "-a", mode, "-e", pattern, "--", path)
 }
 
 // TestCountJSONContract checks the JSON shape the issue fixes ({"lines",

@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // runGoroutinesCLI runs leakui in-process and returns its exit status, stdout and stderr.
@@ -75,9 +75,9 @@ func TestGoroutinesJSONDebug1(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	j := decodeGoroutines(t, out)
-	line := grepGoroutineFixture(t, "-m1", "^goroutine profile: total", path)
-	total, _ := strconv.Atoi(strings.TrimPrefix(line, "goroutine profile: total "))
-	records := strings.Fields(strings.ReplaceAll(grepGoroutineFixture(t, "-oE", "^[0-9]+ @", path), " @", ""))
+	line := strings.Join(greptest.Output(t, "-m1", "^goroutine profile: total", path), "")
+	total := int(greptest.Int(t, strings.TrimPrefix(line, "goroutine profile: total ")))
+	records := strings.Fields(strings.ReplaceAll(strings.Join(greptest.Output(t, "-oE", "^[0-9]+ @", path), "\n"), " @", ""))
 	if j.Total != total || len(j.Groups) != len(records) || j.Format != "debug=1" {
 		t.Fatalf("total %d in %d groups (%s); the dump says %d in %d records", j.Total, len(j.Groups), j.Format, total, len(records))
 	}
@@ -95,15 +95,6 @@ func TestGoroutinesJSONDebug1(t *testing.T) {
 	if sum != total || j.Groups[0].Count != largest {
 		t.Errorf("groups add up to %d, the largest is %d; want %d and %d", sum, j.Groups[0].Count, total, largest)
 	}
-}
-
-func grepGoroutineFixture(t *testing.T, args ...string) string {
-	t.Helper()
-	out, err := exec.Command("grep", args...).Output()
-	if err != nil {
-		t.Fatalf("grep %v: %v", args, err)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // TestGoroutinesJSONWithBase compares the debug=1 snapshots, 70 s apart: groups

@@ -5,15 +5,14 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
@@ -24,18 +23,6 @@ func jvmRunCLI(t *testing.T, stdin string, args ...string) (int, string, string)
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, stdio{strings.NewReader(stdin), &out, &errb})
 	return code, out.String(), errb.String()
-}
-
-// jvmGrep runs the real grep with -a and returns its output lines (exit status 1,
-// no match, is not an error: with -c grep prints 0).
-func jvmGrep(t *testing.T, args ...string) []string {
-	t.Helper()
-	out, err := exec.Command("grep", append([]string{"-a"}, args...)...).Output()
-	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-		t.Fatalf("grep %q: %v", args, err)
-	}
-	return strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 }
 
 func jvmWriteFile(t *testing.T, name, content string) string {
@@ -67,8 +54,8 @@ func TestHistoFixtureJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	total := strings.Fields(jvmGrep(t, "^Total", path)[0])
-	first := strings.Fields(jvmGrep(t, "-m1", `^ *1: `, path)[0])
+	total := strings.Fields(greptest.Output(t, "-a", "^Total", path)[0])
+	first := strings.Fields(greptest.Output(t, "-a", "-m1", `^ *1: `, path)[0])
 	if strconv.FormatInt(got.TotalInstances, 10) != total[1] || strconv.FormatInt(got.TotalBytes, 10) != total[2] {
 		t.Errorf("totals %d/%d, the file's Total line %v", got.TotalInstances, got.TotalBytes, total)
 	}

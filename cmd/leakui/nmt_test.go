@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // nmtOut is the part of `leakui nmt -json` the tests read.
@@ -53,12 +54,12 @@ func runNMTJSON(t *testing.T, wantCode int, args ...string) nmtOut {
 func TestNMTFixture(t *testing.T) {
 	path := fixtures.Path(t, "java", "nmt-summary-jdk8-1529threads-KB.txt")
 	out := runNMTJSON(t, 0, path)
-	m := regexp.MustCompile(`committed=(\d+)KB`).FindStringSubmatch(jvmGrep(t, "^Total:", path)[0])
+	m := regexp.MustCompile(`committed=(\d+)KB`).FindStringSubmatch(greptest.Output(t, "-a", "^Total:", path)[0])
 	kb, _ := strconv.ParseInt(m[1], 10, 64)
 	if out.Scale != "KB" || out.TotalCommitted != kb*1024 || out.Comparison != nil || out.NativeLeak != nil {
 		t.Errorf("scale %q, committed %d (the file says %d KB), comparison %v", out.Scale, out.TotalCommitted, kb, out.Comparison)
 	}
-	if n, _ := strconv.Atoi(jvmGrep(t, "-c", "^-", path)[0]); len(out.Categories) != n {
+	if n, _ := strconv.Atoi(greptest.Output(t, "-a", "-c", "^-", path)[0]); len(out.Categories) != n {
 		t.Errorf("%d categories, grep counts %d", len(out.Categories), n)
 	}
 	self := runNMTJSON(t, 0, path, path)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/greptest"
 )
 
 // threadsOut is the part of `leakui threads -json` the tests read.
@@ -47,7 +48,7 @@ func TestThreadsJSONMatchesGrep(t *testing.T) {
 	for _, name := range []string{"sjk-jstack-jdk8-hazelcast-160threads.txt", "jthreaddump-jstack-deadlock.txt"} {
 		path := fixtures.Path(t, "java", name)
 		out := runThreadsJSON(t, "-n", "0", path)
-		want, _ := strconv.Atoi(jvmGrep(t, "-c", `^".*tid=`, path)[0])
+		want, _ := strconv.Atoi(greptest.Output(t, "-a", "-c", `^".*tid=`, path)[0])
 		sum := 0
 		for i, g := range out.Groups {
 			sum += g.Count
@@ -58,7 +59,7 @@ func TestThreadsJSONMatchesGrep(t *testing.T) {
 		if out.Total != want || sum != want || out.Dumps != 1 || out.Dump != 1 {
 			t.Errorf("%s: total %d, groups hold %d, dumps %d; grep counts %d threads", name, out.Total, sum, out.Dumps, want)
 		}
-		deadlocks, _ := strconv.Atoi(jvmGrep(t, "-c", "^Found one Java-level deadlock", path)[0])
+		deadlocks, _ := strconv.Atoi(greptest.Output(t, "-a", "-c", "^Found one Java-level deadlock", path)[0])
 		if len(out.Deadlocks) != deadlocks {
 			t.Errorf("%s: %d deadlocks, grep counts %d", name, len(out.Deadlocks), deadlocks)
 		}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/workload"
 	"go.uber.org/goleak"
 )
@@ -49,17 +50,7 @@ func decodeEvents(t *testing.T, stdout string) []workload.Event {
 
 // grepCount runs the real grep -c -F: the count an SRE would take from the log.
 func grepCount(t *testing.T, pattern, file string) int64 {
-	t.Helper()
-	out, err := exec.Command("grep", "-c", "-F", "--", pattern, file).Output()
-	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-		t.Fatalf("grep %q: %v", pattern, err)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return greptest.Count(t, pattern, false, file)
 }
 
 func TestWorkCheckpointJSONEvents(t *testing.T) {

@@ -45,3 +45,46 @@ func Count(tb testing.TB, pattern string, regexp bool, path string) int64 {
 
 // Lines is grep's count of a file's lines (every line matches the empty pattern).
 func Lines(tb testing.TB, path string) int64 { return Count(tb, "", false, path) }
+
+// Output runs `LC_ALL=C grep args...` and returns the lines it printed. Exit status
+// 1 (no line selected) is not an error: the result is then what grep printed,
+// nothing at all, or with -c a count of 0.
+func Output(tb testing.TB, args ...string) []string {
+	tb.Helper()
+	cmd := exec.Command("grep", args...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		err = nil
+	}
+	if err != nil {
+		tb.Fatalf("grep %q: %v", args, err)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+}
+
+// CountWith runs `LC_ALL=C grep -c args...` on one file and returns the count it
+// printed.
+func CountWith(tb testing.TB, args ...string) int64 {
+	tb.Helper()
+	lines := Output(tb, append([]string{"-c"}, args...)...)
+	if len(lines) != 1 {
+		tb.Fatalf("grep -c %q printed %q, want one count", args, lines)
+	}
+	return Int(tb, lines[0])
+}
+
+// Int parses a decimal number a test took from an anchor's output, such as a
+// count grep printed or a field of a Total line.
+func Int(tb testing.TB, s string) int64 {
+	tb.Helper()
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		tb.Fatalf("anchor field %q: %v", s, err)
+	}
+	return n
+}
