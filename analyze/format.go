@@ -25,6 +25,15 @@ func FormatValue(v int64, unit string) string {
 	return FormatCount(v)
 }
 
+// FormatSignedValue is FormatValue with an explicit "+" on a positive value, for
+// changes: "+1.5 MB", "-3", "0".
+func FormatSignedValue(v int64, unit string) string {
+	if v > 0 {
+		return "+" + FormatValue(v, unit)
+	}
+	return FormatValue(v, unit)
+}
+
 // FormatCount renders an integer with thousands separators, such as "20,161".
 func FormatCount(n int64) string {
 	s := strconv.FormatInt(n, 10)

@@ -68,11 +68,11 @@ func (h *JavaHistogram) Markdown(n int) string {
 func (d *JavaHistogramDiff) Headline() string {
 	grown := d.Grown(JavaByBytes, 1)
 	if len(grown) == 0 {
-		return fmt.Sprintf("No class grew in bytes; the histogram's total changed by %s.", javaSignedBytes(d.TotalBytes))
+		return fmt.Sprintf("No class grew in bytes; the histogram's total changed by %s.", FormatSignedValue(d.TotalBytes, "bytes"))
 	}
 	top := grown[0]
 	s := fmt.Sprintf("%s grew most: %s (%s instances, %s → %s)", javaClassLabel(top.Name),
-		javaSignedBytes(top.Bytes), javaSignedCount(top.Instances), FormatBytes(top.BaseBytes), FormatBytes(top.TargetBytes))
+		FormatSignedValue(top.Bytes, "bytes"), FormatSignedValue(top.Instances, "count"), FormatBytes(top.BaseBytes), FormatBytes(top.TargetBytes))
 	if d.TotalBytes > 0 {
 		s += fmt.Sprintf(", %s of the total growth of %s", javaPercent(top.Bytes, d.TotalBytes), FormatBytes(d.TotalBytes))
 	}
@@ -83,7 +83,7 @@ func (d *JavaHistogramDiff) Headline() string {
 			if i > 0 {
 				s += ","
 			}
-			s += fmt.Sprintf(" %s %s (%s → %s)", javaClassLabel(c.Name), javaSignedCount(c.Instances), FormatCount(c.BaseInstances), FormatCount(c.TargetInstances))
+			s += fmt.Sprintf(" %s %s (%s → %s)", javaClassLabel(c.Name), FormatSignedValue(c.Instances, "count"), FormatCount(c.BaseInstances), FormatCount(c.TargetInstances))
 		}
 		s += "."
 	}
@@ -95,8 +95,8 @@ func (d *JavaHistogramDiff) Headline() string {
 func (d *JavaHistogramDiff) Markdown(n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### JVM class histogram diff\n\nObjects on the heap: %s → %s (%s), %s → %s instances (%s).\n\n**%s**\n",
-		FormatBytes(d.BaseTotalBytes), FormatBytes(d.TargetTotalBytes), javaSignedBytes(d.TotalBytes),
-		FormatCount(d.BaseTotalInstances), FormatCount(d.TargetTotalInstances), javaSignedCount(d.TotalInstances), d.Headline())
+		FormatBytes(d.BaseTotalBytes), FormatBytes(d.TargetTotalBytes), FormatSignedValue(d.TotalBytes, "bytes"),
+		FormatCount(d.BaseTotalInstances), FormatCount(d.TargetTotalInstances), FormatSignedValue(d.TotalInstances, "count"), d.Headline())
 	tables := []struct {
 		title string
 		rows  []JavaClassChange
@@ -111,8 +111,8 @@ func (d *JavaHistogramDiff) Markdown(n int) string {
 		}
 		fmt.Fprintf(&b, "\n#### %s\n\n| class | bytes | change | instances | change |\n|---|--:|--:|--:|--:|\n", table.title)
 		for _, c := range table.rows {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", javaClassLabel(c.Name), FormatBytes(c.TargetBytes), javaSignedBytes(c.Bytes),
-				FormatCount(c.TargetInstances), javaSignedCount(c.Instances))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", javaClassLabel(c.Name), FormatBytes(c.TargetBytes), FormatSignedValue(c.Bytes, "bytes"),
+				FormatCount(c.TargetInstances), FormatSignedValue(c.Instances, "count"))
 		}
 	}
 	return b.String()
@@ -174,18 +174,4 @@ func javaPercent(part, whole int64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f%%", float64(part)*100/float64(whole))
-}
-
-func javaSignedBytes(n int64) string {
-	if n > 0 {
-		return "+" + FormatBytes(n)
-	}
-	return FormatBytes(n)
-}
-
-func javaSignedCount(n int64) string {
-	if n > 0 {
-		return "+" + FormatCount(n)
-	}
-	return FormatCount(n)
 }

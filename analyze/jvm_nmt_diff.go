@@ -180,7 +180,7 @@ func (d *JavaNMTDiff) nativeLeak() *JavaNativeLeak {
 			if i > 0 {
 				b.WriteString(",")
 			}
-			fmt.Fprintf(&b, " %s %s", c.Name, javaSignedBytes(c.CommittedDelta))
+			fmt.Fprintf(&b, " %s %s", c.Name, FormatSignedValue(c.CommittedDelta, "bytes"))
 		}
 		b.WriteString(".")
 	}

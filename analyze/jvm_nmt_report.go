@@ -16,7 +16,7 @@ func (n *JavaNMT) Headline() string {
 		s += fmt.Sprintf(" %s threads.", FormatCount(t.Count))
 	}
 	if n.Diff {
-		s += fmt.Sprintf(" Since the baseline: %s committed.", javaSignedBytes(n.TotalCommittedDelta))
+		s += fmt.Sprintf(" Since the baseline: %s committed.", FormatSignedValue(n.TotalCommittedDelta, "bytes"))
 	}
 	return s
 }
@@ -38,7 +38,7 @@ func (n *JavaNMT) Markdown() string {
 	for _, c := range n.ByCommitted() {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |", javaMarkdownEscape(c.Name), FormatBytes(c.Committed), FormatBytes(c.Reserved), javaPercent(c.Committed, n.TotalCommitted))
 		if n.Diff {
-			fmt.Fprintf(&b, " %s |", javaSignedBytes(c.CommittedDelta))
+			fmt.Fprintf(&b, " %s |", FormatSignedValue(c.CommittedDelta, "bytes"))
 		}
 		b.WriteString("\n")
 	}
@@ -50,9 +50,9 @@ func (n *JavaNMT) Markdown() string {
 // into the Java heap and the rest.
 func (d *JavaNMTDiff) Headline() string {
 	return fmt.Sprintf("Committed: %s → %s (%s); Java heap %s → %s (%s); outside the heap %s → %s (%s).",
-		FormatBytes(d.BaseTotalCommitted), FormatBytes(d.TotalCommitted), javaSignedBytes(d.TotalCommittedDelta),
-		FormatBytes(d.BaseHeapCommitted), FormatBytes(d.HeapCommitted), javaSignedBytes(d.HeapCommittedDelta),
-		FormatBytes(d.BaseNonHeapCommitted), FormatBytes(d.NonHeapCommitted), javaSignedBytes(d.NonHeapCommittedDelta))
+		FormatBytes(d.BaseTotalCommitted), FormatBytes(d.TotalCommitted), FormatSignedValue(d.TotalCommittedDelta, "bytes"),
+		FormatBytes(d.BaseHeapCommitted), FormatBytes(d.HeapCommitted), FormatSignedValue(d.HeapCommittedDelta, "bytes"),
+		FormatBytes(d.BaseNonHeapCommitted), FormatBytes(d.NonHeapCommitted), FormatSignedValue(d.NonHeapCommittedDelta, "bytes"))
 }
 
 // Markdown renders the diff for a ticket: the headline, the native leak signature
@@ -68,8 +68,8 @@ func (d *JavaNMTDiff) Markdown() string {
 		if c.CommittedDelta == 0 && c.ReservedDelta == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", javaMarkdownEscape(c.Name), FormatBytes(c.Committed), javaSignedBytes(c.CommittedDelta),
-			FormatBytes(c.Reserved), javaSignedBytes(c.ReservedDelta))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", javaMarkdownEscape(c.Name), FormatBytes(c.Committed), FormatSignedValue(c.CommittedDelta, "bytes"),
+			FormatBytes(c.Reserved), FormatSignedValue(c.ReservedDelta, "bytes"))
 	}
 	return b.String()
 }

@@ -133,7 +133,7 @@ func javaLocksCell(locks []JavaGroupLock) string {
 
 // Headline is one sentence about the diff: the change in threads and what grew most.
 func (d *JavaThreadDiff) Headline() string {
-	s := fmt.Sprintf("Threads: %s → %s (%s).", FormatCount(int64(d.BaseTotal)), FormatCount(int64(d.TargetTotal)), javaSignedCount(int64(d.TargetTotal-d.BaseTotal)))
+	s := fmt.Sprintf("Threads: %s → %s (%s).", FormatCount(int64(d.BaseTotal)), FormatCount(int64(d.TargetTotal)), FormatSignedValue(int64(d.TargetTotal-d.BaseTotal), "count"))
 	if len(d.Names) > 0 && d.Names[0].Delta > 0 {
 		n := d.Names[0]
 		s += fmt.Sprintf(" Most new threads are named %s: %s → %s.", javaMarkdownCode(n.Pattern), FormatCount(int64(n.Base)), FormatCount(int64(n.Target)))
@@ -155,7 +155,7 @@ func (d *JavaThreadDiff) Markdown(n int) string {
 		}
 		fmt.Fprintf(&b, "\n#### %s\n\n| threads | change | state | names | where |\n|--:|--:|---|---|---|\n", part.title)
 		for _, c := range javaFirst(part.rows, n) {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", FormatCount(int64(c.Count)), javaSignedCount(int64(c.Delta)), javaMarkdownCode(c.State), javaNamesCell(c.Names), javaTopFrame(c.Stack))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", FormatCount(int64(c.Count)), FormatSignedValue(int64(c.Delta), "count"), javaMarkdownCode(c.State), javaNamesCell(c.Names), javaTopFrame(c.Stack))
 		}
 	}
 	var grew []JavaNameChange
@@ -167,7 +167,7 @@ func (d *JavaThreadDiff) Markdown(n int) string {
 	if len(grew) > 0 {
 		b.WriteString("\n#### Thread names that multiplied\n\n| name | before | after | change |\n|---|--:|--:|--:|\n")
 		for _, c := range javaFirst(grew, n) {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", javaMarkdownCode(c.Pattern), FormatCount(int64(c.Base)), FormatCount(int64(c.Target)), javaSignedCount(int64(c.Delta)))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", javaMarkdownCode(c.Pattern), FormatCount(int64(c.Base)), FormatCount(int64(c.Target)), FormatSignedValue(int64(c.Delta), "count"))
 		}
 	}
 	return b.String()

@@ -20,11 +20,11 @@ func (a *seriesAnalysis) verdict(rep *SeriesReport) {
 		if len(rep.Shrinkers) > 0 {
 			s := rep.Shrinkers[0]
 			rep.Reason = fmt.Sprintf("Nothing grew steadily and the total fell from %s to %s (%s): %s shrank from %s to %s in %s.",
-				a.value(total.First), a.value(total.Last), a.signed(total.Growth), s.Name,
+				a.value(total.First), a.value(total.Last), FormatSignedValue(total.Growth, a.unit), s.Name,
 				a.value(s.First), a.value(s.Last), seriesStepsText(s.ShrankSteps, s.Steps))
 		} else {
 			rep.Reason = fmt.Sprintf("Nothing grew steadily and the total fell steadily from %s to %s (%s, %s per snapshot) in %s.",
-				a.value(total.First), a.value(total.Last), a.signed(total.Growth), a.rate(total.Slope), seriesStepsText(total.ShrankSteps, total.Steps))
+				a.value(total.First), a.value(total.Last), FormatSignedValue(total.Growth, a.unit), a.rate(total.Slope), seriesStepsText(total.ShrankSteps, total.Steps))
 		}
 	default:
 		rep.Verdict = SeriesSteady
@@ -32,7 +32,7 @@ func (a *seriesAnalysis) verdict(rep *SeriesReport) {
 		if len(rep.Growers) > 0 {
 			g := rep.Growers[0]
 			rep.Reason = fmt.Sprintf("Nothing grew steadily: the largest grower, %s, went from %s to %s (%s), but %s; %s.",
-				g.Name, a.value(g.First), a.value(g.Last), a.signed(g.Growth), g.Why, totalText)
+				g.Name, a.value(g.First), a.value(g.Last), FormatSignedValue(g.Growth, a.unit), g.Why, totalText)
 		} else {
 			rep.Reason = fmt.Sprintf("Nothing grew by %s of the total or more: %s.", seriesPercent(a.th.MinShare), totalText)
 		}
@@ -64,7 +64,7 @@ func (a *seriesAnalysis) leakReason(rep *SeriesReport) string {
 		others = fmt.Sprintf("; %d other suspects", len(rep.Suspects)-1)
 	}
 	return fmt.Sprintf("%s grew steadily from %s to %s (%s, %s) in %s with R² %.2f, %s of the total%s.",
-		subject, a.value(st.First), a.value(st.Last), a.signed(st.Growth), rates,
+		subject, a.value(st.First), a.value(st.Last), FormatSignedValue(st.Growth, a.unit), rates,
 		seriesStepsText(st.GrewSteps, st.Steps), st.R2, seriesPercent(st.ShareOfTotal), others)
 }
 
@@ -115,14 +115,6 @@ func (a *seriesAnalysis) value(v int64) string {
 		return FormatCount(v)
 	}
 	return FormatValue(v, a.unit)
-}
-
-// signed renders a change with its sign.
-func (a *seriesAnalysis) signed(v int64) string {
-	if v > 0 {
-		return "+" + a.value(v)
-	}
-	return a.value(v)
 }
 
 // rate renders a slope in the series' unit with its sign; small counts keep two

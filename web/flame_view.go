@@ -58,7 +58,7 @@ func flameView(id string, fg analyze.FlameGraph) view.Flame {
 			Title: fmt.Sprintf("%s\n%s (%s of the total)", n.Name, analyze.FormatValue(n.Value, fg.Unit), analyze.Percent(n.Value, fg.Total)),
 		}
 		if fg.Diff {
-			b.Title += fmt.Sprintf("\nbase %s, change %s", analyze.FormatValue(n.Base, fg.Unit), signed(n.Value-n.Base, fg.Unit))
+			b.Title += fmt.Sprintf("\nbase %s, change %s", analyze.FormatValue(n.Base, fg.Unit), analyze.FormatSignedValue(n.Value-n.Base, fg.Unit))
 		}
 		if chars := int((w - 6) / 7); chars >= 4 {
 			b.Label = n.Name

@@ -405,17 +405,6 @@ func jvmMarkdownHead(w io.Writer, r *http.Request, rep *store.Report, q jvmQuery
 	fmt.Fprintln(w)
 }
 
-// jvmSignedCount formats a change in a count with an explicit sign.
-func jvmSignedCount(n int64) string {
-	if n > 0 {
-		return "+" + analyze.FormatCount(n)
-	}
-	return analyze.FormatCount(n)
-}
-
-// jvmSignedBytes formats a change in bytes with an explicit sign.
-func jvmSignedBytes(n int64) string { return signed(n, "bytes") }
-
 // jvmShare renders part of whole as a percentage with one decimal.
 func jvmShare(part, whole int64) string {
 	if whole == 0 {

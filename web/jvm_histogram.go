@@ -91,11 +91,11 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 		}
 		return line
 	}
-	line := fmt.Sprintf("%d histograms, objects %s", s.Histograms, jvmSignedBytes(s.BytesDelta))
+	line := fmt.Sprintf("%d histograms, objects %s", s.Histograms, analyze.FormatSignedValue(s.BytesDelta, "bytes"))
 	if s.Suspect != "" {
-		line += fmt.Sprintf("; suspect %s %s instances", cleanText(s.Suspect, 80), jvmSignedCount(s.SuspectInstances))
+		line += fmt.Sprintf("; suspect %s %s instances", cleanText(s.Suspect, 80), analyze.FormatSignedValue(s.SuspectInstances, "count"))
 	} else if s.TopGrowth != "" {
-		line += fmt.Sprintf("; grew most %s %s", cleanText(s.TopGrowth, 80), jvmSignedBytes(s.TopGrowthBytes))
+		line += fmt.Sprintf("; grew most %s %s", cleanText(s.TopGrowth, 80), analyze.FormatSignedValue(s.TopGrowthBytes, "bytes"))
 	}
 	if s.SeriesVerdict != "" {
 		line += "; series: " + analyze.SeriesVerdict(s.SeriesVerdict).Text()
@@ -341,9 +341,9 @@ func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	}
 	page.Figures = []view.JVMFigure{
 		{Label: fmt.Sprintf("bytes: %s → %s", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes)),
-			Value: jvmSignedBytes(d.TotalBytes), Key: "change-bytes", Grew: d.TotalBytes > 0, Shrank: d.TotalBytes < 0},
+			Value: analyze.FormatSignedValue(d.TotalBytes, "bytes"), Key: "change-bytes", Grew: d.TotalBytes > 0, Shrank: d.TotalBytes < 0},
 		{Label: fmt.Sprintf("instances: %s → %s", analyze.FormatCount(d.BaseTotalInstances), analyze.FormatCount(d.TargetTotalInstances)),
-			Value: jvmSignedCount(d.TotalInstances), Key: "change-instances", Grew: d.TotalInstances > 0, Shrank: d.TotalInstances < 0},
+			Value: analyze.FormatSignedValue(d.TotalInstances, "count"), Key: "change-instances", Grew: d.TotalInstances > 0, Shrank: d.TotalInstances < 0},
 	}
 	showAll := q.showAll(path)
 	n := jvmCountChanges(d)
@@ -380,11 +380,11 @@ func histogramDiffHeadline(d *analyze.JavaHistogramDiff, suspects []analyze.Java
 	if len(suspects) > 0 {
 		c := suspects[0]
 		s = fmt.Sprintf("%s: %s → %s instances (%s), the application class that multiplied most. ", c.Name,
-			analyze.FormatCount(c.BaseInstances), analyze.FormatCount(c.TargetInstances), jvmSignedCount(c.Instances))
+			analyze.FormatCount(c.BaseInstances), analyze.FormatCount(c.TargetInstances), analyze.FormatSignedValue(c.Instances, "count"))
 	}
-	s += fmt.Sprintf("Objects on the heap: %s → %s (%s).", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes), jvmSignedBytes(d.TotalBytes))
+	s += fmt.Sprintf("Objects on the heap: %s → %s (%s).", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes), analyze.FormatSignedValue(d.TotalBytes, "bytes"))
 	if g := d.Grown(analyze.JavaByBytes, 1); len(g) > 0 {
-		s += fmt.Sprintf(" Grew most in bytes: %s %s (%s instances).", jvmClassLabel(g[0].Name), jvmSignedBytes(g[0].Bytes), jvmSignedCount(g[0].Instances))
+		s += fmt.Sprintf(" Grew most in bytes: %s %s (%s instances).", jvmClassLabel(g[0].Name), analyze.FormatSignedValue(g[0].Bytes, "bytes"), analyze.FormatSignedValue(g[0].Instances, "count"))
 	}
 	return s, len(suspects) > 0 || d.TotalBytes > 0
 }
@@ -425,7 +425,7 @@ func jvmChangeTable(id, title, note string, shown []analyze.JavaClassChange, all
 	for i, c := range shown {
 		row := view.JavaChangeRow{
 			Rank: i + 1, Name: c.Name,
-			Bytes: jvmSignedBytes(c.Bytes), Instances: jvmSignedCount(c.Instances),
+			Bytes: analyze.FormatSignedValue(c.Bytes, "bytes"), Instances: analyze.FormatSignedValue(c.Instances, "count"),
 			BaseBytes: analyze.FormatBytes(c.BaseBytes), TargetBytes: analyze.FormatBytes(c.TargetBytes),
 			BaseInstances: analyze.FormatCount(c.BaseInstances), TargetInstances: analyze.FormatCount(c.TargetInstances),
 			BytesValue: c.Bytes, InstancesValue: c.Instances, BytesGrew: c.Bytes > 0, InstancesGrew: c.Instances > 0,

@@ -138,7 +138,7 @@ func (hs *histogramSet) seriesMarkdown(w io.Writer, rows int) error {
 		fmt.Fprintf(w, "- By %s: **%s**. %s\n", jvmOrderName(o), s.VerdictText, mdEscape(s.Reason))
 		for _, sus := range jvmFirst(s.Suspects, rows) {
 			fmt.Fprintf(w, "  - `%s` %s → %s (%s)\n", mdCode(sus.Name), analyze.FormatValue(sus.First, s.Unit),
-				analyze.FormatValue(sus.Last, s.Unit), signed(sus.Growth, s.Unit))
+				analyze.FormatValue(sus.Last, s.Unit), analyze.FormatSignedValue(sus.Growth, s.Unit))
 		}
 	}
 	return nil

@@ -59,7 +59,7 @@ func javaNMTSummaryLine(raw json.RawMessage) string {
 	}
 	line := fmt.Sprintf("committed %s, Java heap %s", analyze.FormatBytes(s.Committed), analyze.FormatBytes(s.HeapCommitted))
 	if s.Reports > 1 || s.SummaryDiff {
-		line = fmt.Sprintf("committed %s, outside the heap %s", jvmSignedBytes(s.CommittedDelta), jvmSignedBytes(s.NonHeapDelta))
+		line = fmt.Sprintf("committed %s, outside the heap %s", analyze.FormatSignedValue(s.CommittedDelta, "bytes"), analyze.FormatSignedValue(s.NonHeapDelta, "bytes"))
 	}
 	if s.NativeLeak {
 		line += "; native leak signature"
@@ -179,15 +179,15 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 	}
 	page.Figures = []view.JVMFigure{
 		{Label: fmt.Sprintf("committed: %s → %s", analyze.FormatBytes(d.BaseTotalCommitted), analyze.FormatBytes(d.TotalCommitted)),
-			Value: jvmSignedBytes(d.TotalCommittedDelta), Key: "change-committed", Grew: d.TotalCommittedDelta > 0, Shrank: d.TotalCommittedDelta < 0},
+			Value: analyze.FormatSignedValue(d.TotalCommittedDelta, "bytes"), Key: "change-committed", Grew: d.TotalCommittedDelta > 0, Shrank: d.TotalCommittedDelta < 0},
 		{Label: fmt.Sprintf("Java heap: %s → %s", analyze.FormatBytes(d.BaseHeapCommitted), analyze.FormatBytes(d.HeapCommitted)),
-			Value: jvmSignedBytes(d.HeapCommittedDelta), Key: "change-heap", Grew: d.HeapCommittedDelta > 0, Shrank: d.HeapCommittedDelta < 0},
+			Value: analyze.FormatSignedValue(d.HeapCommittedDelta, "bytes"), Key: "change-heap", Grew: d.HeapCommittedDelta > 0, Shrank: d.HeapCommittedDelta < 0},
 		{Label: fmt.Sprintf("outside the heap: %s → %s", analyze.FormatBytes(d.BaseNonHeapCommitted), analyze.FormatBytes(d.NonHeapCommitted)),
-			Value: jvmSignedBytes(d.NonHeapCommittedDelta), Key: "change-non-heap", Grew: d.NonHeapCommittedDelta > 0, Shrank: d.NonHeapCommittedDelta < 0},
+			Value: analyze.FormatSignedValue(d.NonHeapCommittedDelta, "bytes"), Key: "change-non-heap", Grew: d.NonHeapCommittedDelta > 0, Shrank: d.NonHeapCommittedDelta < 0},
 	}
 	if d.Threads > 0 || d.ThreadsDelta != 0 {
 		page.Figures = append(page.Figures, view.JVMFigure{Label: fmt.Sprintf("threads (now %s)", analyze.FormatCount(d.Threads)),
-			Value: jvmSignedCount(d.ThreadsDelta), Key: "change-threads", Grew: d.ThreadsDelta > 0, Shrank: d.ThreadsDelta < 0})
+			Value: analyze.FormatSignedValue(d.ThreadsDelta, "count"), Key: "change-threads", Grew: d.ThreadsDelta > 0, Shrank: d.ThreadsDelta < 0})
 	}
 	page.Leak = nativeLeakView(d)
 	page.Changes = nmtChanges(d)
@@ -253,9 +253,9 @@ func nmtChanges(d *analyze.JavaNMTDiff) []view.JavaNMTChangeRow {
 			continue
 		}
 		out = append(out, view.JavaNMTChangeRow{Name: c.Name,
-			BaseCommitted: analyze.FormatBytes(c.BaseCommitted), Committed: analyze.FormatBytes(c.Committed), Change: jvmSignedBytes(c.CommittedDelta),
-			BaseReserved: analyze.FormatBytes(c.BaseReserved), Reserved: analyze.FormatBytes(c.Reserved), ReservedDelta: jvmSignedBytes(c.ReservedDelta),
-			Malloc: jvmSignedBytes(c.MallocDelta), Grew: c.CommittedDelta > 0, ChangeValue: c.CommittedDelta})
+			BaseCommitted: analyze.FormatBytes(c.BaseCommitted), Committed: analyze.FormatBytes(c.Committed), Change: analyze.FormatSignedValue(c.CommittedDelta, "bytes"),
+			BaseReserved: analyze.FormatBytes(c.BaseReserved), Reserved: analyze.FormatBytes(c.Reserved), ReservedDelta: analyze.FormatSignedValue(c.ReservedDelta, "bytes"),
+			Malloc: analyze.FormatSignedValue(c.MallocDelta, "bytes"), Grew: c.CommittedDelta > 0, ChangeValue: c.CommittedDelta})
 	}
 	return out
 }
@@ -267,7 +267,7 @@ func nmtRows(n *analyze.JavaNMT) []view.JavaNMTRow {
 		row := view.JavaNMTRow{Name: c.Name, Committed: analyze.FormatBytes(c.Committed), Reserved: analyze.FormatBytes(c.Reserved),
 			Share: jvmShare(c.Committed, n.TotalCommitted), CommittedValue: c.Committed}
 		if n.Diff {
-			row.Change, row.Grew = jvmSignedBytes(c.CommittedDelta), c.CommittedDelta > 0
+			row.Change, row.Grew = analyze.FormatSignedValue(c.CommittedDelta, "bytes"), c.CommittedDelta > 0
 		}
 		if c.Malloc != 0 {
 			row.Malloc = analyze.FormatBytes(c.Malloc)
@@ -334,8 +334,8 @@ func nmtChart(n, base *analyze.JavaNMT) view.JavaNMTChart {
 		value := analyze.FormatBytes(c.Committed)
 		switch {
 		case hasBase:
-			title += fmt.Sprintf("; before %s (%s)", analyze.FormatBytes(b), jvmSignedBytes(c.Committed-b))
-			value += " (" + jvmSignedBytes(c.Committed-b) + ")"
+			title += fmt.Sprintf("; before %s (%s)", analyze.FormatBytes(b), analyze.FormatSignedValue(c.Committed-b, "bytes"))
+			value += " (" + analyze.FormatSignedValue(c.Committed-b, "bytes") + ")"
 		case c.Reserved > c.Committed:
 			value += " of " + analyze.FormatBytes(c.Reserved) + " reserved"
 		}

@@ -77,13 +77,13 @@ func javaThreadsSummaryLine(raw json.RawMessage) string {
 	}
 	line := fmt.Sprintf("%s threads in %s groups", analyze.FormatCount(int64(s.Threads)), analyze.FormatCount(int64(s.Groups)))
 	if s.Files > 1 || s.Dumps > 1 {
-		line = fmt.Sprintf("threads %s → %s (%s)", analyze.FormatCount(int64(s.BaseThreads)), analyze.FormatCount(int64(s.Threads)), jvmSignedCount(int64(s.Threads-s.BaseThreads)))
+		line = fmt.Sprintf("threads %s → %s (%s)", analyze.FormatCount(int64(s.BaseThreads)), analyze.FormatCount(int64(s.Threads)), analyze.FormatSignedValue(int64(s.Threads-s.BaseThreads), "count"))
 	}
 	if s.Deadlocks > 0 {
 		line += fmt.Sprintf(", %d %s", s.Deadlocks, jvmPlural(s.Deadlocks, "deadlock", "deadlocks"))
 	}
 	if s.TopName != "" {
-		line += fmt.Sprintf("; %s %s", cleanText(s.TopName, 80), jvmSignedCount(int64(s.TopNameDelta)))
+		line += fmt.Sprintf("; %s %s", cleanText(s.TopName, 80), analyze.FormatSignedValue(int64(s.TopNameDelta), "count"))
 	}
 	return line
 }
@@ -308,7 +308,7 @@ func jvmThreadsHeadline(g *analyze.JavaThreadGroups) (string, bool) {
 // jvmThreadDiffHeadline says in plain text how the number of threads changed and which
 // name multiplied most.
 func jvmThreadDiffHeadline(d *analyze.JavaThreadDiff) string {
-	s := fmt.Sprintf("Threads: %s → %s (%s).", analyze.FormatCount(int64(d.BaseTotal)), analyze.FormatCount(int64(d.TargetTotal)), jvmSignedCount(int64(d.TargetTotal-d.BaseTotal)))
+	s := fmt.Sprintf("Threads: %s → %s (%s).", analyze.FormatCount(int64(d.BaseTotal)), analyze.FormatCount(int64(d.TargetTotal)), analyze.FormatSignedValue(int64(d.TargetTotal-d.BaseTotal), "count"))
 	if len(d.Names) > 0 && d.Names[0].Delta > 0 {
 		n := d.Names[0]
 		s += fmt.Sprintf(" Most new threads are named %q: %s → %s.", n.Pattern, analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target)))
@@ -369,7 +369,7 @@ func jvmThreadDiffView(d *analyze.JavaThreadDiff, baseName, targetName string, r
 	v := &view.JavaThreadDiffView{
 		Headline: jvmThreadDiffHeadline(d), BaseName: baseName, TargetName: targetName,
 		BaseTotal: analyze.FormatCount(int64(d.BaseTotal)), TargetTotal: analyze.FormatCount(int64(d.TargetTotal)),
-		Change: jvmSignedCount(int64(d.TargetTotal - d.BaseTotal)), Grew: d.TargetTotal > d.BaseTotal,
+		Change: analyze.FormatSignedValue(int64(d.TargetTotal-d.BaseTotal), "count"), Grew: d.TargetTotal > d.BaseTotal,
 		NewAll: len(d.New), GrownAll: len(d.Grown), ShrunkAll: len(d.Shrunk),
 	}
 	cut := false
@@ -378,7 +378,7 @@ func jvmThreadDiffView(d *analyze.JavaThreadDiff, baseName, targetName string, r
 		cut = cut || len(shown) < len(cs)
 		out := make([]view.JavaThreadGroupView, len(shown))
 		for i, c := range shown {
-			out[i] = jvmGroupView(c.JavaThreadGroup, fmt.Sprintf("%s, was %d", jvmSignedCount(int64(c.Delta)), c.BaseCount))
+			out[i] = jvmGroupView(c.JavaThreadGroup, fmt.Sprintf("%s, was %d", analyze.FormatSignedValue(int64(c.Delta), "count"), c.BaseCount))
 		}
 		return out
 	}
@@ -391,7 +391,7 @@ func jvmThreadDiffView(d *analyze.JavaThreadDiff, baseName, targetName string, r
 	}
 	for _, n := range names {
 		v.Names = append(v.Names, view.JavaBar{Label: n.Pattern, Count: fmt.Sprintf("%s → %s", analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target))),
-			Value: n.Target, Change: jvmSignedCount(int64(n.Delta)), Grew: n.Delta > 0, BarPct: jvmBarPct(int64(jvmAbs(n.Delta)), int64(most))})
+			Value: n.Target, Change: analyze.FormatSignedValue(int64(n.Delta), "count"), Grew: n.Delta > 0, BarPct: jvmBarPct(int64(jvmAbs(n.Delta)), int64(most))})
 	}
 	if cut {
 		v.ShowAll = showAll

@@ -101,15 +101,15 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		fmt.Fprintf(w, "- Report: %s\n", link)
 		fmt.Fprintf(w, "- Base: `%s` sha256 `%s`\n- Target: `%s` sha256 `%s`\n", mdCode(base.Name), base.SHA256, mdCode(target.Name), target.SHA256)
 		fmt.Fprintf(w, "- %s: %s → %s (%s, %s of the base)\n", d.SampleType, analyze.FormatValue(d.BaseTotal, d.Unit),
-			analyze.FormatValue(d.TargetTotal, d.Unit), signed(d.Change(), d.Unit), analyze.SignedPercent(d.Change(), d.BaseTotal))
+			analyze.FormatValue(d.TargetTotal, d.Unit), analyze.FormatSignedValue(d.Change(), d.Unit), analyze.SignedPercent(d.Change(), d.BaseTotal))
 		writeNotices(w, notices)
 		fmt.Fprintf(w, "\nTop 10 changes by %s:\n\n| flat change | base | target | cum change | function |\n|---:|---:|---:|---:|---|\n", d.SampleType)
 		for i, row := range d.Rows {
 			if i == 10 {
 				break
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n", signed(row.Flat, d.Unit), analyze.FormatValue(row.BaseFlat, d.Unit),
-				analyze.FormatValue(row.TargetFlat, d.Unit), signed(row.Cum, d.Unit), mdCode(row.Name))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n", analyze.FormatSignedValue(row.Flat, d.Unit), analyze.FormatValue(row.BaseFlat, d.Unit),
+				analyze.FormatValue(row.TargetFlat, d.Unit), analyze.FormatSignedValue(row.Cum, d.Unit), mdCode(row.Name))
 		}
 		return nil
 	}
@@ -211,7 +211,7 @@ func writeSeriesMarkdown(w io.Writer, rep *analyze.SeriesReport) {
 		if i == 10 {
 			break
 		}
-		fmt.Fprintf(w, "| %s | %s | %d of %d | %.2f | `%s` |\n", signed(s.Growth, rep.Unit), signedFloat(s.Slope, rep.Unit),
+		fmt.Fprintf(w, "| %s | %s | %d of %d | %.2f | `%s` |\n", analyze.FormatSignedValue(s.Growth, rep.Unit), signedFloat(s.Slope, rep.Unit),
 			s.GrewSteps, s.Steps, s.R2, mdCode(s.Name))
 	}
 }

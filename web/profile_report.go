@@ -323,7 +323,7 @@ func (ps *profileSet) diffTable(path string, base, target *analyze.Profile) (vie
 	t := view.DiffTable{
 		SampleType: d.SampleType, BaseName: ps.rep.Artifacts[q.base].Name, TargetName: ps.rep.Artifacts[q.target].Name,
 		Base: analyze.FormatValue(d.BaseTotal, d.Unit), Target: analyze.FormatValue(d.TargetTotal, d.Unit),
-		Change: signed(d.Change(), d.Unit), Ratio: analyze.SignedPercent(d.Change(), d.BaseTotal), Grew: d.Change() > 0,
+		Change: analyze.FormatSignedValue(d.Change(), d.Unit), Ratio: analyze.SignedPercent(d.Change(), d.BaseTotal), Grew: d.Change() > 0,
 		All: len(d.Rows),
 	}
 	if q.view == viewFlame {
@@ -343,21 +343,12 @@ func (ps *profileSet) diffTable(path string, base, target *analyze.Profile) (vie
 	t.Count = len(rows)
 	for i, r := range rows {
 		t.Rows = append(t.Rows, view.DiffRow{
-			Rank: i + 1, Name: r.Name, Flat: signed(r.Flat, d.Unit), Cum: signed(r.Cum, d.Unit),
+			Rank: i + 1, Name: r.Name, Flat: analyze.FormatSignedValue(r.Flat, d.Unit), Cum: analyze.FormatSignedValue(r.Cum, d.Unit),
 			BaseFlat: analyze.FormatValue(r.BaseFlat, d.Unit), TargetFlat: analyze.FormatValue(r.TargetFlat, d.Unit),
 			PctOf: analyze.Percent(r.Flat, d.Total), FlatValue: r.Flat, CumValue: r.Cum, Grew: r.Flat > 0,
 		})
 	}
 	return t, nil
-}
-
-// signed formats a change with an explicit sign.
-func signed(v int64, unit string) string {
-	s := analyze.FormatValue(v, unit)
-	if v > 0 {
-		return "+" + s
-	}
-	return s
 }
 
 // compareForm lists the recent single-profile reports of the same type as bases.

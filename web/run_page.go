@@ -182,7 +182,7 @@ func runCallout(spec lab.Spec, p lab.Progress) string {
 	gap := (last.RSS - last.HeapInuse) - (first.RSS - first.HeapInuse)
 	heap := last.HeapInuse - first.HeapInuse
 	return fmt.Sprintf("Heap vs RSS: RSS − Go heap in use grew by %s while the Go heap changed by %s. This variant models the JVM's native zlib memory: each gzip deep iterator keeps its inflate window off the heap until it is closed or a GC runs its cleanup, so the heap profile looks empty while the process runs out of memory.",
-		signed(gap, "bytes"), signed(heap, "bytes"))
+		analyze.FormatSignedValue(gap, "bytes"), analyze.FormatSignedValue(heap, "bytes"))
 }
 
 func statusClass(status string) string {
@@ -267,13 +267,13 @@ func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*
 	t := &view.DiffTable{
 		SampleType: d.SampleType, BaseName: first.Name, TargetName: last.Name,
 		Base: analyze.FormatValue(d.BaseTotal, d.Unit), Target: analyze.FormatValue(d.TargetTotal, d.Unit),
-		Change: signed(d.Change(), d.Unit), Ratio: analyze.SignedPercent(d.Change(), d.BaseTotal), Grew: d.Change() > 0, All: len(d.Rows),
+		Change: analyze.FormatSignedValue(d.Change(), d.Unit), Ratio: analyze.SignedPercent(d.Change(), d.BaseTotal), Grew: d.Change() > 0, All: len(d.Rows),
 	}
 	for i, r := range d.Rows {
 		if i == 10 {
 			break
 		}
-		t.Rows = append(t.Rows, view.DiffRow{Rank: i + 1, Name: r.Name, Flat: signed(r.Flat, d.Unit), Cum: signed(r.Cum, d.Unit),
+		t.Rows = append(t.Rows, view.DiffRow{Rank: i + 1, Name: r.Name, Flat: analyze.FormatSignedValue(r.Flat, d.Unit), Cum: analyze.FormatSignedValue(r.Cum, d.Unit),
 			BaseFlat: analyze.FormatValue(r.BaseFlat, d.Unit), TargetFlat: analyze.FormatValue(r.TargetFlat, d.Unit),
 			PctOf: analyze.Percent(r.Flat, d.Total), FlatValue: r.Flat, CumValue: r.Cum, Grew: r.Flat > 0})
 	}

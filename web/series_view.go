@@ -71,7 +71,7 @@ func swapped(order []int, i, j int) []int {
 func seriesRow(s analyze.SeriesSuspect, unit string) view.SeriesRow {
 	r := view.SeriesRow{
 		Name: s.Name, First: analyze.FormatValue(s.First, unit), Last: analyze.FormatValue(s.Last, unit),
-		Growth: signed(s.Growth, unit), Slope: signedFloat(s.Slope, unit),
+		Growth: analyze.FormatSignedValue(s.Growth, unit), Slope: signedFloat(s.Slope, unit),
 		Steps: fmt.Sprintf("%d of %d", s.GrewSteps, s.Steps), R2: fmt.Sprintf("%.2f", s.R2),
 		Confidence: fmt.Sprintf("%.0f%%", s.Confidence*100), Why: s.Why, Spark: sparkline(s.Values), Growing: s.Growth > 0,
 		StacksOmitted: s.StacksOmitted,
@@ -83,7 +83,7 @@ func seriesRow(s analyze.SeriesSuspect, unit string) view.SeriesRow {
 		r.PerMinute = signedFloat(*s.SlopePerMinute, unit)
 	}
 	for _, st := range s.Stacks {
-		r.Stacks = append(r.Stacks, view.SeriesStackRow{Frames: st.Frames, Growth: signed(st.Growth, unit), Spark: sparkline(st.Values), Passed: st.Passed})
+		r.Stacks = append(r.Stacks, view.SeriesStackRow{Frames: st.Frames, Growth: analyze.FormatSignedValue(st.Growth, unit), Spark: sparkline(st.Values), Passed: st.Passed})
 	}
 	return r
 }
@@ -94,7 +94,7 @@ func signedFloat(v float64, unit string) string {
 		return ""
 	}
 	if unit == "bytes" || unit == "nanoseconds" {
-		return signed(int64(math.Round(v)), unit)
+		return analyze.FormatSignedValue(int64(math.Round(v)), unit)
 	}
 	s := strconv.FormatFloat(v, 'f', 1, 64)
 	s = strings.TrimSuffix(s, ".0")

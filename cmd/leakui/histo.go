@@ -118,7 +118,7 @@ func printHisto(w io.Writer, path string, h *analyze.JavaHistogram, rows []analy
 func printHistoDiff(w io.Writer, basePath, targetPath string, d *analyze.JavaHistogramDiff, n int) {
 	fmt.Fprintf(w, "JVM class histogram diff: %s → %s\n", basePath, targetPath)
 	fmt.Fprintf(w, "Objects: %s → %s (%s), %s → %s instances (%s)\n", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes),
-		jvmSignedBytes(d.TotalBytes), analyze.FormatCount(d.BaseTotalInstances), analyze.FormatCount(d.TargetTotalInstances), jvmSignedCount(d.TotalInstances))
+		analyze.FormatSignedValue(d.TotalBytes, "bytes"), analyze.FormatCount(d.BaseTotalInstances), analyze.FormatCount(d.TargetTotalInstances), analyze.FormatSignedValue(d.TotalInstances, "count"))
 	for _, table := range []struct {
 		title string
 		rows  []analyze.JavaClassChange
@@ -134,8 +134,8 @@ func printHistoDiff(w io.Writer, basePath, targetPath string, d *analyze.JavaHis
 		}
 		fmt.Fprintf(w, "%12s %12s %14s %14s  %s\n", "bytes", "change", "instances", "change", "class")
 		for _, c := range table.rows {
-			fmt.Fprintf(w, "%12s %12s %14s %14s  %s\n", analyze.FormatBytes(c.TargetBytes), jvmSignedBytes(c.Bytes),
-				analyze.FormatCount(c.TargetInstances), jvmSignedCount(c.Instances), jvmClassName(c.Name))
+			fmt.Fprintf(w, "%12s %12s %14s %14s  %s\n", analyze.FormatBytes(c.TargetBytes), analyze.FormatSignedValue(c.Bytes, "bytes"),
+				analyze.FormatCount(c.TargetInstances), analyze.FormatSignedValue(c.Instances, "count"), jvmClassName(c.Name))
 		}
 	}
 }
@@ -221,20 +221,6 @@ func jvmShare(part, whole int64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", float64(part)*100/float64(whole))
-}
-
-func jvmSignedBytes(n int64) string {
-	if n > 0 {
-		return "+" + analyze.FormatBytes(n)
-	}
-	return analyze.FormatBytes(n)
-}
-
-func jvmSignedCount(n int64) string {
-	if n > 0 {
-		return "+" + analyze.FormatCount(n)
-	}
-	return analyze.FormatCount(n)
 }
 
 // jvmClassName renders a class with its Java spelling when that differs: "[B (byte[])".

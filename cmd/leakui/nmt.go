@@ -115,8 +115,8 @@ func printNMT(w io.Writer, path string, out *nmtJSON, compared string) {
 		if c.CommittedDelta == 0 && c.ReservedDelta == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%-26s %12s %12s %12s %12s\n", c.Name, analyze.FormatBytes(c.Committed), jvmSignedBytes(c.CommittedDelta),
-			analyze.FormatBytes(c.Reserved), jvmSignedBytes(c.ReservedDelta))
+		fmt.Fprintf(w, "%-26s %12s %12s %12s %12s\n", c.Name, analyze.FormatBytes(c.Committed), analyze.FormatSignedValue(c.CommittedDelta, "bytes"),
+			analyze.FormatBytes(c.Reserved), analyze.FormatSignedValue(c.ReservedDelta, "bytes"))
 	}
 }
 

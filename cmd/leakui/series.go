@@ -81,7 +81,7 @@ func writeSeriesText(w io.Writer, rep *analyze.SeriesReport, n int) error {
 		when = fmt.Sprintf(", %s → %s (%s)", first.Time.Format(time.DateTime), last.Time.Format(time.DateTime), last.Time.Sub(first.Time).Round(time.Second))
 	}
 	fmt.Fprintf(w, "Snapshots: %d of %s (%s)%s\n", len(rep.Snapshots), rep.SampleType, rep.Unit, when)
-	fmt.Fprintf(w, "Total:     %s → %s (%s)  %s\n", value(rep.Total.First), value(rep.Total.Last), seriesSignedValue(rep.Total.Growth, rep.Unit), seriesSparkline(rep.Totals))
+	fmt.Fprintf(w, "Total:     %s → %s (%s)  %s\n", value(rep.Total.First), value(rep.Total.Last), analyze.FormatSignedValue(rep.Total.Growth, rep.Unit), seriesSparkline(rep.Totals))
 	fmt.Fprintf(w, "Series by: %s\n", rep.By)
 	for _, list := range []struct {
 		title string
@@ -120,7 +120,7 @@ func writeSeriesTable(w io.Writer, rows []analyze.SeriesSuspect, unit string) er
 			perMinute = seriesSignedRate(*s.SlopePerMinute, unit)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%.2f\t%.2f\t%s\t%s\n",
-			seriesSignedValue(s.Growth, unit), seriesSignedRate(s.Slope, unit), perMinute,
+			analyze.FormatSignedValue(s.Growth, unit), seriesSignedRate(s.Slope, unit), perMinute,
 			s.GrewSteps, s.Steps, s.R2, s.Confidence, seriesSparkline(s.Values), s.Name)
 	}
 	if err := tw.Flush(); err != nil {
@@ -133,7 +133,7 @@ func writeSeriesTable(w io.Writer, rows []analyze.SeriesSuspect, unit string) er
 		}
 		if len(s.Stacks) > 0 && (s.Why == "" || s.Stacks[0].Passed) {
 			st := s.Stacks[0]
-			fmt.Fprintf(w, "      %s in stack 1 of %d: %s\n", seriesSignedValue(st.Growth, unit),
+			fmt.Fprintf(w, "      %s in stack 1 of %d: %s\n", analyze.FormatSignedValue(st.Growth, unit),
 				len(s.Stacks)+s.StacksOmitted, seriesStackLine(st.Frames, 8))
 		}
 	}
@@ -168,13 +168,6 @@ func seriesSparkline(values []int64) string {
 		b.WriteRune(runes[min(max(i, 0), len(runes)-1)])
 	}
 	return b.String()
-}
-
-func seriesSignedValue(v int64, unit string) string {
-	if v > 0 {
-		return "+" + analyze.FormatValue(v, unit)
-	}
-	return analyze.FormatValue(v, unit)
 }
 
 // seriesSignedRate renders a slope: whole units for bytes and large counts, two

@@ -167,13 +167,13 @@ func printThreadGroup(w io.Writer, grp analyze.JavaThreadGroup, change string, d
 
 func printThreadDiff(w io.Writer, basePath, targetPath string, d *analyze.JavaThreadDiff) {
 	fmt.Fprintf(w, "\nDiff %s → %s: %s → %s threads (%s)\n", basePath, targetPath, analyze.FormatCount(int64(d.BaseTotal)),
-		analyze.FormatCount(int64(d.TargetTotal)), jvmSignedCount(int64(d.TargetTotal-d.BaseTotal)))
+		analyze.FormatCount(int64(d.TargetTotal)), analyze.FormatSignedValue(int64(d.TargetTotal-d.BaseTotal), "count"))
 	fmt.Fprintln(w, "\nThread names by change:")
 	if len(d.Names) == 0 {
 		fmt.Fprintln(w, "  (no change)")
 	}
 	for _, c := range d.Names {
-		fmt.Fprintf(w, "%8s  %6d → %-6d  %s\n", jvmSignedCount(int64(c.Delta)), c.Base, c.Target, c.Pattern)
+		fmt.Fprintf(w, "%8s  %6d → %-6d  %s\n", analyze.FormatSignedValue(int64(c.Delta), "count"), c.Base, c.Target, c.Pattern)
 	}
 	for _, part := range []struct {
 		title string
@@ -184,7 +184,7 @@ func printThreadDiff(w io.Writer, basePath, targetPath string, d *analyze.JavaTh
 			fmt.Fprintln(w, "  (none)")
 		}
 		for _, c := range part.rows {
-			printThreadGroup(w, c.JavaThreadGroup, fmt.Sprintf(" (%s, was %d)", jvmSignedCount(int64(c.Delta)), c.BaseCount), 3)
+			printThreadGroup(w, c.JavaThreadGroup, fmt.Sprintf(" (%s, was %d)", analyze.FormatSignedValue(int64(c.Delta), "count"), c.BaseCount), 3)
 		}
 	}
 }
