@@ -24,7 +24,7 @@ var (
 // the side-by-side benchmark's generated dump.
 func goroutineBenchDump(b *testing.B, n int) []byte {
 	b.Helper()
-	raw := strings.TrimSpace(string(readGoroutineFixture(b, "goroutine-dumps", "goprofnotes-snap2-debug2.txt")))
+	raw := strings.TrimSpace(string(readGoroutineFixture(b, "goroutines", "goprofnotes-snap2-debug2.txt")))
 	blocks := strings.Split(raw, "\n\n")
 	var out strings.Builder
 	for i := 0; i < n; i++ {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
@@ -17,7 +16,7 @@ import (
 // returns holds together: groups add up to the total, ids fit their counts, a dump
 // compared with itself has not changed, and the report encodes as JSON.
 func FuzzParseGoroutineDump(f *testing.F) {
-	for _, dir := range []string{"goroutine-dumps"} {
+	for _, dir := range []string{"goroutines"} {
 		for _, path := range fixtures.Glob(f, dir, "*") {
 			if b, err := os.ReadFile(path); err == nil && len(b) < 20<<10 {
 				f.Add(b)
@@ -25,7 +24,7 @@ func FuzzParseGoroutineDump(f *testing.F) {
 		}
 	}
 	for _, name := range []string{"goprofnotes-goroutine-snap1-debug0.pb.gz"} {
-		b, err := os.ReadFile(filepath.Join(fixtures.Shared(f), "fixtures", "pprof", name))
+		b, err := os.ReadFile(fixtures.Path(f, "pprof", name))
 		if err != nil {
 			f.Fatal(err)
 		}

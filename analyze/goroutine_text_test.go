@@ -41,7 +41,7 @@ func completeGoroutineHeaders(text string) int {
 // goroutine's frames, but not when it falls between goroutines.
 func TestGoroutineDumpCutAnywhere(t *testing.T) {
 	for _, name := range []string{"goleak-http-debug2-go121.txt", "goleak-http-tracebackancestors.txt", "gin-fatal-error-unexpected-signal-darwin.txt"} {
-		full := string(readGoroutineFixture(t, "goroutine-dumps", name))
+		full := string(readGoroutineFixture(t, "goroutines", name))
 		step := 1
 		if name != "goleak-http-debug2-go121.txt" {
 			step = 11 // every byte of one dump, one in 11 of the others, to keep the test quick
@@ -80,7 +80,7 @@ func TestGoroutineDumpCutAnywhere(t *testing.T) {
 // gzip and zstd, a megabyte of one line in the middle, log lines around it. The
 // groups are the same each time.
 func TestGoroutineDumpVariants(t *testing.T) {
-	raw := readGoroutineFixture(t, "goroutine-dumps", "goprofnotes-snap2-debug2.txt")
+	raw := readGoroutineFixture(t, "goroutines", "goprofnotes-snap2-debug2.txt")
 	want := goroutineGroupSummary(GroupGoroutines(mustParseGoroutines(t, raw)))
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -201,7 +201,7 @@ func TestParseGoroutineDumpRefuses(t *testing.T) {
 	}{
 		{"heap profile", readGoroutineFixture(t, "pprof", "flameshow-heap.pb.gz"), ErrUnsupportedKind, "not a goroutine profile"},
 		{"log", readGoroutineFixture(t, "logs", "loghub-HDFS_2k.log"), ErrUnsupportedKind, "text log"},
-		{"jvm threads", readGoroutineFixture(t, "java", "tda-jstack-jdk8-openjdk.log"), ErrUnsupportedKind, "JVM thread dump"},
+		{"jvm threads", readGoroutineFixture(t, "jvm", "tda-jstack-jdk8-openjdk.log"), ErrUnsupportedKind, "JVM thread dump"},
 		{"elf", []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"), ErrUnsupportedKind, "ELF"},
 		{"empty", nil, ErrEmpty, ""},
 		{"blank", []byte("\n\n  \n"), ErrEmpty, ""},

@@ -4,22 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
 // javaFuzzSeeds adds the JVM fixtures (the large HP-UX dump cut to its first 16 KiB)
 // and the test's own generated files to a fuzz corpus.
 func javaFuzzSeeds(f *testing.F, extra ...string) {
-	dir := filepath.Join("..", "..", "shared", "fixtures", "java")
-	if env := os.Getenv("LEAKUI_SHARED"); env != "" {
-		dir = filepath.Join(env, "fixtures", "java")
-	}
-	paths, _ := filepath.Glob(filepath.Join(dir, "*"))
-	for _, p := range paths {
+	for _, p := range fixtures.Glob(f, "jvm", "*") {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			continue

@@ -14,7 +14,7 @@ import (
 // thread dump in the TDA fixture and checks it against the file itself, read with
 // grep: the Total line, the number of rows and the sums of the rows' columns.
 func TestJavaHistogramInThreadDumpLog(t *testing.T) {
-	path := fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log")
+	path := fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

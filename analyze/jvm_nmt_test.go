@@ -39,7 +39,7 @@ func TestJavaNMTFixtures(t *testing.T) {
 		{"nmt-summary-jdk8-1529threads-KB.txt", "KB", 1024 * 11},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := fixtures.Path(t, "java", tc.name)
+			path := fixtures.Path(t, "jvm", tc.name)
 			f, err := os.Open(path)
 			if err != nil {
 				t.Fatal(err)

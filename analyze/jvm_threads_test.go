@@ -45,7 +45,7 @@ func parseJavaThreadFile(t *testing.T, path string) *JavaThreadFile {
 func TestJavaThreadDumpFixtures(t *testing.T) {
 	for _, name := range javaThreadFixtures {
 		t.Run(name, func(t *testing.T) {
-			path := fixtures.Path(t, "java", name)
+			path := fixtures.Path(t, "jvm", name)
 			tf := parseJavaThreadFile(t, path)
 			headers := javaGrepLineNumbers(t, `^".*tid=`, path)
 			if tf.Threads() != len(headers) || len(headers) == 0 {
@@ -158,7 +158,7 @@ func javaCheckUTF8(t *testing.T, th JavaThread) {
 // against `grep -c "java.lang.Thread.State: X"`.
 func TestJavaThreadStatesMatchGrep(t *testing.T) {
 	for _, name := range []string{"tda-jstack-jdk8-openjdk.log", "tda-jstack-jdk21-macos.log", "sjk-jstack-jdk8-hazelcast-160threads.txt"} {
-		path := fixtures.Path(t, "java", name)
+		path := fixtures.Path(t, "jvm", name)
 		g := GroupJavaThreads(parseJavaThreadFile(t, path).Dumps[0])
 		withState := 0
 		for _, s := range g.States {
@@ -179,7 +179,7 @@ func TestJavaThreadStatesMatchGrep(t *testing.T) {
 // TestJavaThreadDeadlockFixture checks the deadlock the JVM reported in the jstack of
 // OpenJDK 25: its two threads, who holds what, and that their groups come first.
 func TestJavaThreadDeadlockFixture(t *testing.T) {
-	path := fixtures.Path(t, "java", "jthreaddump-jstack-deadlock.txt")
+	path := fixtures.Path(t, "jvm", "jthreaddump-jstack-deadlock.txt")
 	tf := parseJavaThreadFile(t, path)
 	d := tf.Dumps[0]
 	if len(d.Deadlocks) != 1 || len(d.Deadlocks[0].Threads) != 2 {
@@ -223,7 +223,7 @@ func TestJavaThreadDeadlockFixture(t *testing.T) {
 // TestJavaThreadHPUXNotUTF8 checks the non-UTF-8 header of the HP-UX dump is kept
 // with the bad bytes replaced, and the second dump diffs against the first.
 func TestJavaThreadHPUXNotUTF8(t *testing.T) {
-	path := fixtures.Path(t, "java", "tda-threaddump-hpux-jdk15-jeus-large.log")
+	path := fixtures.Path(t, "jvm", "tda-threaddump-hpux-jdk15-jeus-large.log")
 	tf := parseJavaThreadFile(t, path)
 	h := tf.Dumps[0].Header
 	if !strings.Contains(h, "\uFFFD") || !strings.HasSuffix(h, "IA64W mixed mode):") || !strings.Contains(h, "14:48:56 KST 2008") {
@@ -243,7 +243,7 @@ func TestJavaThreadHPUXNotUTF8(t *testing.T) {
 // TestJavaThreadHistogramInDump checks that the thread dump parser also returns the
 // histogram printed after the dump.
 func TestJavaThreadHistogramInDump(t *testing.T) {
-	path := fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log")
+	path := fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log")
 	tf := parseJavaThreadFile(t, path)
 	total := strings.Fields(greptest.Output(t, "-a", "--", `^Total`, path)[0])
 	if len(tf.Histograms) != 1 || tf.Histograms[0].TotalBytes != greptest.Int(t, total[2]) || tf.Histograms[0].TotalInstances != greptest.Int(t, total[1]) {
@@ -463,7 +463,7 @@ func TestJavaThreadMarkdownHostileName(t *testing.T) {
 // first-to-last diff of a file with two dumps, the histogram of the TDA log.
 func TestAnalyzeJavaThreads(t *testing.T) {
 	open := func(name string) *os.File {
-		f, err := os.Open(fixtures.Path(t, "java", name))
+		f, err := os.Open(fixtures.Path(t, "jvm", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -481,7 +481,7 @@ func TestAnalyzeJavaThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := javaGrepLineNumbers(t, `^num `, fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log"))[0]
+	line := javaGrepLineNumbers(t, `^num `, fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log"))[0]
 	if rep.Diff != nil || len(rep.Histograms) != 1 || !strings.Contains(rep.Markdown(3), fmt.Sprintf("Class histogram at line %d: 1,084 classes", line)) {
 		t.Errorf("TDA report: diff %v, %d histograms\n%s", rep.Diff, len(rep.Histograms), rep.Markdown(3))
 	}

@@ -14,7 +14,7 @@ import (
 
 // writeBenchLog writes about mb MiB of a Samza-style container log with the
 // SAMZA-2785 start/stop pattern among noise (the shape of
-// ../shared/bench/genlog.go).
+// bench/genlog).
 func writeBenchLog(tb testing.TB, mb int) string {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "bench.log")

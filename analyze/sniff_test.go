@@ -22,7 +22,7 @@ func TestDetectKindFixtures(t *testing.T) {
 			}
 		}
 	}
-	for _, path := range fixtures.Glob(t, "goroutine-dumps", "*") {
+	for _, path := range fixtures.Glob(t, "goroutines", "*") {
 		if got := detectFile(t, path); got.Kind != KindGoroutines {
 			t.Errorf("%s: detected %v, want goroutines", filepath.Base(path), got)
 		}
@@ -38,7 +38,7 @@ func TestDetectKindFixtures(t *testing.T) {
 		"tda-threaddump-hpux-jdk15-jeus-large.log":      KindJavaThreads,
 	}
 	for name, kind := range java {
-		if got := detectFile(t, fixtures.Path(t, "java", name)); got.Kind != kind {
+		if got := detectFile(t, fixtures.Path(t, "jvm", name)); got.Kind != kind {
 			t.Errorf("%s: detected %v, want %s", name, got, kind)
 		}
 	}

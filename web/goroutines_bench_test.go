@@ -14,7 +14,7 @@ import (
 	"github.com/leakui/leakui/store"
 )
 
-// benchDump50k is the 50,000-goroutine dump of ../shared/bench (gendump.go) when
+// benchDump50k is the 50,000-goroutine dump of bench/goroutines-vs-pp.sh (bench/gendump) when
 // it has been generated, else a dump of the same size written here.
 func benchDump50k(b *testing.B) []byte {
 	b.Helper()

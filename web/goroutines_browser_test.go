@@ -19,7 +19,7 @@ import (
 func TestBrowserGoroutineDump(t *testing.T) {
 	ctx := browser.New(t, 90*time.Second)
 	ts := newTestServer(t, Config{})
-	path := fixtures.Path(t, "goroutine-dumps", "erigon-debug1-20161-goroutines.txt")
+	path := fixtures.Path(t, "goroutines", "erigon-debug1-20161-goroutines.txt")
 	largest, fn := largestRecordByGrep(t, path)
 	total := dumpTotalByGrep(t, path)
 	const first = `[data-testid=goroutine-group]:first-child`
@@ -49,7 +49,7 @@ func TestBrowserGoroutineDump(t *testing.T) {
 	browser.Screenshot(t, ctx, "goroutines.png")
 
 	// Two debug=2 dumps: what is new or grew first, with the ids one key away.
-	_, diff, raw := ts.upload(t, fixture(t, "goroutine-dumps", "goprofnotes-snap1-debug2.txt"), fixture(t, "goroutine-dumps", "goprofnotes-snap2-debug2.txt"))
+	_, diff, raw := ts.upload(t, fixture(t, "goroutines", "goprofnotes-snap1-debug2.txt"), fixture(t, "goroutines", "goprofnotes-snap2-debug2.txt"))
 	if diff.ReportURL == "" {
 		t.Fatal(raw)
 	}

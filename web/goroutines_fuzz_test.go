@@ -21,14 +21,14 @@ import (
 // the page gains no element from it, every group's count is shown, and the
 // Markdown keeps markup out of its prose.
 func FuzzGoroutineRender(f *testing.F) {
-	for _, path := range fixtures.Glob(f, "goroutine-dumps", "*") {
+	for _, path := range fixtures.Glob(f, "goroutines", "*") {
 		if data, err := os.ReadFile(path); err == nil && len(data) < 32<<10 {
 			f.Add(data)
 		}
 	}
 	f.Add([]byte("goroutine 1 [running]:\nmain.<script>x</script>()\n\t/a.go:1 +0x1\n"))
 	f.Add([]byte("panic: <b>\u2028</b>\n\ngoroutine 7 [running]:\nmain.f|`()\n\t/a|b.go:2 +0x1\n"))
-	base, err := os.ReadFile(fixtures.Path(f, "goroutine-dumps", "goprofnotes-snap1-debug2.txt"))
+	base, err := os.ReadFile(fixtures.Path(f, "goroutines", "goprofnotes-snap1-debug2.txt"))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func parseDumpFile(t testing.TB, path string) *analyze.GoroutineDump {
 // own total (its total line, or its goroutine headers counted by grep).
 func TestGoroutineFixtureReports(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	for _, path := range fixtures.Glob(t, "goroutine-dumps", "*") {
+	for _, path := range fixtures.Glob(t, "goroutines", "*") {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			want := analyze.NewGoroutineReport(parseDumpFile(t, path), nil)
@@ -122,7 +122,7 @@ func TestGoroutineFixtureReports(t *testing.T) {
 			if want.Total != grepTotal {
 				t.Fatalf("the engine reads %d goroutines, grep %d", want.Total, grepTotal)
 			}
-			status, up, raw := ts.upload(t, fixture(t, "goroutine-dumps", name))
+			status, up, raw := ts.upload(t, fixture(t, "goroutines", name))
 			if status != 201 || len(up.Artifacts) != 1 || up.Artifacts[0].Kind != "goroutines" {
 				t.Fatalf("upload: %d %s", status, raw)
 			}
@@ -196,13 +196,13 @@ func TestGoroutineFixtureReports(t *testing.T) {
 func TestGoroutineErigonLeak(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	const name = "erigon-debug1-20161-goroutines.txt"
-	path := fixtures.Path(t, "goroutine-dumps", name)
+	path := fixtures.Path(t, "goroutines", name)
 	total := dumpTotalByGrep(t, path)
 	largest, fn := largestRecordByGrep(t, path)
 	if total != 20161 || largest != 12096 || fn != "github.com/anacrolix/torrent.(*webseedPeer).requester" {
 		t.Fatalf("grep reads total %d, largest %d in %q; PROVENANCE.md says 20161, 12096, webseedPeer.requester", total, largest, fn)
 	}
-	_, up, _ := ts.upload(t, fixture(t, "goroutine-dumps", name))
+	_, up, _ := ts.upload(t, fixture(t, "goroutines", name))
 	page := goroutinePage(t, ts, up.ReportURL)
 	first := page.Find("[data-testid=goroutine-group]").First()
 	if c, f := first.Find("[data-testid=group-count]").Text(), first.Find("[data-testid=group-func]").Text(); c != "12096" || f != fn {
@@ -255,10 +255,10 @@ func largestRecordByGrep(t *testing.T, path string) (int, string) {
 // comparison's new and gone groups are the records grep finds in only one file.
 func TestGoroutineDiffSnapshots(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	snap1 := fixture(t, "goroutine-dumps", "goprofnotes-snap1-debug1.txt")
-	snap2 := fixture(t, "goroutine-dumps", "goprofnotes-snap2-debug1.txt")
-	p1 := fixtures.Path(t, "goroutine-dumps", snap1.name)
-	p2 := fixtures.Path(t, "goroutine-dumps", snap2.name)
+	snap1 := fixture(t, "goroutines", "goprofnotes-snap1-debug1.txt")
+	snap2 := fixture(t, "goroutines", "goprofnotes-snap2-debug1.txt")
+	p1 := fixtures.Path(t, "goroutines", snap1.name)
+	p2 := fixtures.Path(t, "goroutines", snap2.name)
 	r1, r2 := greptest.Output(t, "-E", "^[0-9]+ @", p1), greptest.Output(t, "-E", "^[0-9]+ @", p2)
 	var wantNew, wantGone []int
 	for _, r := range r2 {
@@ -355,9 +355,9 @@ func TestGoroutineDiffSnapshots(t *testing.T) {
 // with the last, each dump one click away.
 func TestGoroutineDiffOrderAndSeries(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	d1 := fixture(t, "goroutine-dumps", "goprofnotes-snap1-debug2.txt")
-	d2 := fixture(t, "goroutine-dumps", "goprofnotes-snap2-debug2.txt")
-	stack := fixture(t, "goroutine-dumps", "goprofnotes-snap2-runtime-stack-all.txt")
+	d1 := fixture(t, "goroutines", "goprofnotes-snap1-debug2.txt")
+	d2 := fixture(t, "goroutines", "goprofnotes-snap2-debug2.txt")
+	stack := fixture(t, "goroutines", "goprofnotes-snap2-runtime-stack-all.txt")
 	_, rev, _ := ts.upload(t, d2, d1)
 	doc := goroutineReportDoc(t, ts, "/api/reports/"+rev.ReportID)
 	if doc.Artifacts[0].Name != d2.name || doc.Analysis.BaseSHA256 != rev.Artifacts[0].SHA256 {
@@ -366,7 +366,7 @@ func TestGoroutineDiffOrderAndSeries(t *testing.T) {
 	_, three, raw := ts.upload(t, d1, d2, stack)
 	doc = goroutineReportDoc(t, ts, "/api/reports/"+three.ReportID)
 	if doc.Kind != kindGoroutinesDiff || doc.Analysis.BaseSHA256 != three.Artifacts[0].SHA256 || doc.Analysis.TargetSHA256 != three.Artifacts[2].SHA256 ||
-		doc.Analysis.Total != dumpTotalByGrep(t, fixtures.Path(t, "goroutine-dumps", stack.name)) || doc.Summary.Dumps != 3 {
+		doc.Analysis.Total != dumpTotalByGrep(t, fixtures.Path(t, "goroutines", stack.name)) || doc.Summary.Dumps != 3 {
 		t.Fatalf("three dumps: %s %+v", raw, doc.Analysis)
 	}
 	page := goroutinePage(t, ts, three.ReportURL)
@@ -386,9 +386,9 @@ func TestGoroutineDiffOrderAndSeries(t *testing.T) {
 // first: the gin fatal error fixture, and a real panic of a child process.
 func TestGoroutinePanicReport(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	gin := fixtures.Path(t, "goroutine-dumps", "gin-fatal-error-unexpected-signal-darwin.txt")
+	gin := fixtures.Path(t, "goroutines", "gin-fatal-error-unexpected-signal-darwin.txt")
 	message := strings.TrimPrefix(greptest.Output(t, "-m1", "^fatal error: ", gin)[0], "fatal error: ")
-	_, up, _ := ts.upload(t, fixture(t, "goroutine-dumps", filepath.Base(gin)))
+	_, up, _ := ts.upload(t, fixture(t, "goroutines", filepath.Base(gin)))
 	page := goroutinePage(t, ts, up.ReportURL)
 	checkPanicFirst(t, page, "fatal error", message, 1)
 
@@ -529,8 +529,8 @@ func TestGoroutineUploadErrors(t *testing.T) {
 	}{
 		{"binary named as a dump", []file{{"goroutines.txt", binary}}, 415, "binary data"},
 		{"a total line and binary garbage", []file{{"goroutines.txt", append([]byte("goroutine profile: total 5\n"), binary...)}}, 422, "malformed"},
-		{"a dump with a heap profile", []file{fixture(t, "goroutine-dumps", "goleak-http-debug2-go121.txt"), fixture(t, "pprof", "flameshow-heap.pb.gz")}, 422, "upload files of one kind together"},
-		{"a good dump with a bad one", []file{fixture(t, "goroutine-dumps", "goleak-http-debug2-go121.txt"), {"bad.txt", append([]byte("goroutine profile: total 5\n"), binary...)}}, 422, "bad.txt"},
+		{"a dump with a heap profile", []file{fixture(t, "goroutines", "goleak-http-debug2-go121.txt"), fixture(t, "pprof", "flameshow-heap.pb.gz")}, 422, "upload files of one kind together"},
+		{"a good dump with a bad one", []file{fixture(t, "goroutines", "goleak-http-debug2-go121.txt"), {"bad.txt", append([]byte("goroutine profile: total 5\n"), binary...)}}, 422, "bad.txt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := newTestServer(t, Config{})
@@ -552,8 +552,8 @@ func TestGoroutineProfileView(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	pb1 := fixture(t, "pprof", "goprofnotes-goroutine-snap1-debug0.pb.gz")
 	pb2 := fixture(t, "pprof", "goprofnotes-goroutine-snap2-debug0.pb.gz")
-	total1 := dumpTotalByGrep(t, fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap1-debug1.txt"))
-	total2 := dumpTotalByGrep(t, fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap2-debug1.txt"))
+	total1 := dumpTotalByGrep(t, fixtures.Path(t, "goroutines", "goprofnotes-snap1-debug1.txt"))
+	total2 := dumpTotalByGrep(t, fixtures.Path(t, "goroutines", "goprofnotes-snap2-debug1.txt"))
 	_, one, _ := ts.upload(t, pb1)
 	page := goroutinePage(t, ts, one.ReportURL)
 	link := page.Find(`[data-testid=view][data-view="goroutine groups"]`)

@@ -136,7 +136,7 @@ func jvmGrepCount(t testing.TB, pattern, path string) int {
 // numbers as grep reads them.
 func jvmTDAHistogram(t testing.TB) (data []byte, instances, bytesTotal int64) {
 	t.Helper()
-	path := fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log")
+	path := fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

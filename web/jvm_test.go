@@ -80,7 +80,7 @@ type jvmHistogramAnalysis struct {
 func TestJavaHistogramReport(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	data, inst, byt := jvmTDAHistogram(t)
-	rowCount := jvmGrepCount(t, `^ *[0-9]\+: \+[0-9]\+ \+[0-9]\+ `, fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log"))
+	rowCount := jvmGrepCount(t, `^ *[0-9]\+: \+[0-9]\+ \+[0-9]\+ `, fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log"))
 	want := jvmParseHistogram(t, data)
 	up := jvmUpload(t, ts, file{"histo.txt.gz", gzipBytes(data)})
 	if up.Artifacts[0].Kind != string(analyze.KindJavaHistogram) {
@@ -305,8 +305,8 @@ func TestJavaThreadsReport(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	const threadHeader = `^".*tid=`
 
-	path := fixtures.Path(t, "java", "jthreaddump-jstack-deadlock.txt")
-	up := jvmUpload(t, ts, fixture(t, "java", "jthreaddump-jstack-deadlock.txt"))
+	path := fixtures.Path(t, "jvm", "jthreaddump-jstack-deadlock.txt")
+	up := jvmUpload(t, ts, fixture(t, "jvm", "jthreaddump-jstack-deadlock.txt"))
 	want := jvmAnalyzeThreadsFile(t, path)
 	a := jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
 	if a.Total != jvmGrepCount(t, threadHeader, path) || len(a.Deadlocks) != jvmGrepCount(t, "Found one Java-level deadlock", path) || len(a.Deadlocks) == 0 {
@@ -341,9 +341,9 @@ func TestJavaThreadsReport(t *testing.T) {
 	}
 
 	// The JDK 5 dump with a class histogram after it.
-	withHisto := fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log")
+	withHisto := fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log")
 	_, inst, byt := jvmTDAHistogram(t)
-	up = jvmUpload(t, ts, fixture(t, "java", "tda-jdk15-threaddump-with-class-histogram.log"))
+	up = jvmUpload(t, ts, fixture(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log"))
 	a = jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
 	if a.Total != jvmGrepCount(t, threadHeader, withHisto) || len(a.Histograms) != 1 || a.Histograms[0].TotalInstances != inst || a.Histograms[0].TotalBytes != byt {
 		t.Errorf("%d threads, histograms %+v; want %d threads and one histogram of %d/%d", a.Total, len(a.Histograms), jvmGrepCount(t, threadHeader, withHisto), inst, byt)
@@ -355,8 +355,8 @@ func TestJavaThreadsReport(t *testing.T) {
 	}
 
 	// The HP-UX dump: two dumps, Korean date bytes that are not UTF-8.
-	hpux := fixtures.Path(t, "java", "tda-threaddump-hpux-jdk15-jeus-large.log")
-	up = jvmUpload(t, ts, fixture(t, "java", "tda-threaddump-hpux-jdk15-jeus-large.log"))
+	hpux := fixtures.Path(t, "jvm", "tda-threaddump-hpux-jdk15-jeus-large.log")
+	up = jvmUpload(t, ts, fixture(t, "jvm", "tda-threaddump-hpux-jdk15-jeus-large.log"))
 	a = jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
 	if a.Dumps != jvmGrepCount(t, "Full thread dump", hpux) || a.Diff == nil || a.Diff.BaseTotal+a.Diff.TargetTotal != jvmGrepCount(t, threadHeader, hpux) || a.Total != a.Diff.TargetTotal {
 		t.Errorf("%d dumps; diff %v; grep counts %d dumps, %d threads", a.Dumps, a.Diff != nil, jvmGrepCount(t, "Full thread dump", hpux), jvmGrepCount(t, threadHeader, hpux))
@@ -452,7 +452,7 @@ func TestJavaNMTReport(t *testing.T) {
 		name  string
 		scale int64
 	}{{"nmt-summary-jdk8-1529threads-KB.txt", 1024}, {"nmt-summary-jdk17-bytes.txt", 1}} {
-		path := fixtures.Path(t, "java", tc.name)
+		path := fixtures.Path(t, "jvm", tc.name)
 		total := greptest.Output(t, "-a", "--", "^Total:", path)
 		var reservedN, committedN int64
 		if len(total) != 1 {
@@ -468,7 +468,7 @@ func TestJavaNMTReport(t *testing.T) {
 			}
 		}
 		categories := jvmGrepCount(t, `^-.*(reserved=`, path)
-		up := jvmUpload(t, ts, fixture(t, "java", tc.name))
+		up := jvmUpload(t, ts, fixture(t, "jvm", tc.name))
 		doc := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
 		a := doc.Analysis
 		if doc.Kind != kindJavaNMT || a.TotalCommitted != committedN || a.TotalReserved != reservedN || len(a.Categories) != categories || a.Comparison != nil {
@@ -491,7 +491,7 @@ func TestJavaNMTReport(t *testing.T) {
 		if page.Find("[data-testid=native-leak]").Length() != 0 {
 			t.Errorf("%s: a single summary cannot show a leak", tc.name)
 		}
-		n, err := analyze.ParseJavaNMT(bytes.NewReader(fixture(t, "java", tc.name).data))
+		n, err := analyze.ParseJavaNMT(bytes.NewReader(fixture(t, "jvm", tc.name).data))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -584,7 +584,7 @@ func TestJavaUploadErrors(t *testing.T) {
 		{"histogram count out of range", []file{{"h.txt", []byte(" num     #instances         #bytes  class name\n   1:  99999999999999999999999  10  [B\nTotal 1 10\n")}}, 422, "out of range"},
 		{"a broken one among good ones", []file{{"a.txt", []byte(good)}, {"b.txt", []byte(" num     #instances         #bytes  class name\n   1:  99999999999999999999999  10  [B\n")}}, 422, "b.txt"},
 		{"native memory report without a Total line", []file{{"n.txt", []byte("Native Memory Tracking:\n\n-                 Java Heap (reserved=4194304KB, committed=1048576KB)\n")}}, 422, "no Total line"},
-		{"a histogram and a thread dump", []file{{"a.txt", []byte(good)}, fixture(t, "java", "tda-jstack-jdk8-openjdk.log")}, 422, "upload files of one kind together"},
+		{"a histogram and a thread dump", []file{{"a.txt", []byte(good)}, fixture(t, "jvm", "tda-jstack-jdk8-openjdk.log")}, 422, "upload files of one kind together"},
 		{"truncated gzip", []file{{"h.gz", gzipBytes([]byte(good))[:40]}}, 422, "malformed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -738,9 +738,9 @@ func TestJavaThreadFixtures(t *testing.T) {
 	for _, name := range []string{"jthreaddump-jstack-deadlock.txt", "sjk-jstack-jdk8-hazelcast-160threads.txt",
 		"tda-jdk15-threaddump-with-class-histogram.log", "tda-jstack-jdk21-macos.log", "tda-jstack-jdk8-openjdk.log",
 		"tda-threaddump-hpux-jdk15-jeus-large.log"} {
-		path := fixtures.Path(t, "java", name)
+		path := fixtures.Path(t, "jvm", name)
 		want := jvmAnalyzeThreadsFile(t, path)
-		up := jvmUpload(t, ts, fixture(t, "java", name))
+		up := jvmUpload(t, ts, fixture(t, "jvm", name))
 		if up.Artifacts[0].Kind != string(analyze.KindJavaThreads) {
 			t.Errorf("%s: detected %s", name, up.Artifacts[0].Kind)
 			continue

@@ -44,7 +44,7 @@ func TestKillMidUpload(t *testing.T) {
 	for _, name := range []string{"flameshow-heap.pb.gz", "parca-self-heap-t0-1644509272.pb.gz"} {
 		before = append(before, uploadAck(t, s, name, readFile(t, fixtures.Path(t, "pprof", name))))
 	}
-	before = append(before, uploadAck(t, s, "dump.txt", readFile(t, fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap1-debug2.txt"))))
+	before = append(before, uploadAck(t, s, "dump.txt", readFile(t, fixtures.Path(t, "goroutines", "goprofnotes-snap1-debug2.txt"))))
 
 	// 1. Mid-receive: a client streams 64 KiB every 5 ms of a file it never
 	// finishes; the server is killed once it has spooled 4 MiB.

@@ -69,7 +69,7 @@ func decodeGoroutines(t *testing.T, out string) goroutinesJSON {
 // TestGoroutinesJSONDebug1 checks the JSON contract on the erigon dump: the total
 // is the dump's own "total" line and the counts are its records, read with grep.
 func TestGoroutinesJSONDebug1(t *testing.T) {
-	path := fixtures.Path(t, "goroutine-dumps", "erigon-debug1-20161-goroutines.txt")
+	path := fixtures.Path(t, "goroutines", "erigon-debug1-20161-goroutines.txt")
 	code, out, stderr := runGoroutinesCLI(t, "", "goroutines", "-json", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -101,8 +101,8 @@ func TestGoroutinesJSONDebug1(t *testing.T) {
 // that are new or grew come first, unchanged ones after, gone ones last, each with
 // its base count and delta; the deltas add up to the change of the totals.
 func TestGoroutinesJSONWithBase(t *testing.T) {
-	base := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap1-debug1.txt")
-	target := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap2-debug1.txt")
+	base := fixtures.Path(t, "goroutines", "goprofnotes-snap1-debug1.txt")
+	target := fixtures.Path(t, "goroutines", "goprofnotes-snap2-debug1.txt")
 	code, out, stderr := runGoroutinesCLI(t, "", "goroutines", "-json", target, base)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -146,7 +146,7 @@ func TestGoroutinesJSONWithBase(t *testing.T) {
 // TestGoroutinesText checks the human output of a crash: the message, the
 // panicking goroutine first, and every frame's file:line as in the dump.
 func TestGoroutinesText(t *testing.T) {
-	path := fixtures.Path(t, "goroutine-dumps", "gin-fatal-error-unexpected-signal-darwin.txt")
+	path := fixtures.Path(t, "goroutines", "gin-fatal-error-unexpected-signal-darwin.txt")
 	code, out, stderr := runGoroutinesCLI(t, "", "goroutines", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -37,7 +37,7 @@ func jvmWriteFile(t *testing.T, name, content string) string {
 // TestHistoFixtureJSON runs `leakui histo -json` on the histogram inside the TDA
 // thread dump log and checks the contract fields against the file's Total line.
 func TestHistoFixtureJSON(t *testing.T) {
-	path := fixtures.Path(t, "java", "tda-jdk15-threaddump-with-class-histogram.log")
+	path := fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log")
 	code, stdout, stderr := jvmRunCLI(t, "", "histo", "-json", "-n", "3", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -123,7 +123,7 @@ func TestHistoDiffAndInputs(t *testing.T) {
 
 // TestHistoErrors checks usage mistakes and files of the wrong kind.
 func TestHistoErrors(t *testing.T) {
-	nmt := fixtures.Path(t, "java", "nmt-summary-jdk17-bytes.txt")
+	nmt := fixtures.Path(t, "jvm", "nmt-summary-jdk17-bytes.txt")
 	if code, _, stderr := jvmRunCLI(t, "", "histo", nmt); code != 1 || !strings.Contains(stderr, "try leakui nmt") {
 		t.Errorf("histo of an NMT report: exit %d, %q; want 1 and a hint", code, stderr)
 	}

@@ -66,7 +66,7 @@ func sqliteSource(t *testing.T, dir string) []byte {
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-	dump, err := os.ReadFile(fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap1-debug1.txt"))
+	dump, err := os.ReadFile(fixtures.Path(t, "goroutines", "goprofnotes-snap1-debug1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

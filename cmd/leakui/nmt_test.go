@@ -52,7 +52,7 @@ func runNMTJSON(t *testing.T, wantCode int, args ...string) nmtOut {
 // bytes equal to the file's Total line times 1024, no comparison, exit 0; and the
 // report against itself: a comparison without change, exit 0.
 func TestNMTFixture(t *testing.T) {
-	path := fixtures.Path(t, "java", "nmt-summary-jdk8-1529threads-KB.txt")
+	path := fixtures.Path(t, "jvm", "nmt-summary-jdk8-1529threads-KB.txt")
 	out := runNMTJSON(t, 0, path)
 	m := regexp.MustCompile(`committed=(\d+)KB`).FindStringSubmatch(greptest.Output(t, "-a", "^Total:", path)[0])
 	kb, _ := strconv.ParseInt(m[1], 10, 64)

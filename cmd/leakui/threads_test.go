@@ -46,7 +46,7 @@ func runThreadsJSON(t *testing.T, args ...string) threadsOut {
 // of thread headers, for every group, on a JDK 8 and a JDK 25 dump (with a deadlock).
 func TestThreadsJSONMatchesGrep(t *testing.T) {
 	for _, name := range []string{"sjk-jstack-jdk8-hazelcast-160threads.txt", "jthreaddump-jstack-deadlock.txt"} {
-		path := fixtures.Path(t, "java", name)
+		path := fixtures.Path(t, "jvm", name)
 		out := runThreadsJSON(t, "-n", "0", path)
 		want, _ := strconv.Atoi(greptest.Output(t, "-a", "-c", `^".*tid=`, path)[0])
 		sum := 0
@@ -69,13 +69,13 @@ func TestThreadsJSONMatchesGrep(t *testing.T) {
 // TestThreadsDiff compares two different real dumps (new groups) and the two dumps of
 // the HP-UX file (the same file as DUMP and BASE).
 func TestThreadsDiff(t *testing.T) {
-	base := fixtures.Path(t, "java", "tda-jstack-jdk8-openjdk.log")
-	target := fixtures.Path(t, "java", "sjk-jstack-jdk8-hazelcast-160threads.txt")
+	base := fixtures.Path(t, "jvm", "tda-jstack-jdk8-openjdk.log")
+	target := fixtures.Path(t, "jvm", "sjk-jstack-jdk8-hazelcast-160threads.txt")
 	out := runThreadsJSON(t, target, base)
 	if out.Diff == nil || out.Diff.BaseTotal != 21 || out.Diff.TargetTotal != 160 || len(out.Diff.New) == 0 {
 		t.Errorf("diff %+v, want 21 → 160 with new groups", out.Diff)
 	}
-	hpux := fixtures.Path(t, "java", "tda-threaddump-hpux-jdk15-jeus-large.log")
+	hpux := fixtures.Path(t, "jvm", "tda-threaddump-hpux-jdk15-jeus-large.log")
 	out = runThreadsJSON(t, "-snapshot", "2", "-base-snapshot", "1", hpux, hpux)
 	if out.Dumps != 2 || out.Dump != 2 || out.Total != 574 || out.Diff.BaseTotal != 574 {
 		t.Errorf("HP-UX: dump %d of %d, %d threads, base %d; want dump 2 of 2 with 574, base 574", out.Dump, out.Dumps, out.Total, out.Diff.BaseTotal)
@@ -88,7 +88,7 @@ func TestThreadsDiff(t *testing.T) {
 
 // TestThreadsText checks the text view leads with the JVM's deadlock.
 func TestThreadsText(t *testing.T) {
-	path := fixtures.Path(t, "java", "jthreaddump-jstack-deadlock.txt")
+	path := fixtures.Path(t, "jvm", "jthreaddump-jstack-deadlock.txt")
 	code, stdout, stderr := jvmRunCLI(t, "", "threads", "-n", "3", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -98,7 +98,7 @@ func TestThreadsText(t *testing.T) {
 	if dl < 0 || group < dl || !strings.Contains(stdout, `"DeadlockThread-A" waiting to lock monitor`) {
 		t.Errorf("the deadlock must come first:\n%s", stdout)
 	}
-	if code, _, stderr := jvmRunCLI(t, "", "threads", fixtures.Path(t, "java", "nmt-summary-jdk8-1529threads-KB.txt")); code != 1 || !strings.Contains(stderr, "try leakui nmt") {
+	if code, _, stderr := jvmRunCLI(t, "", "threads", fixtures.Path(t, "jvm", "nmt-summary-jdk8-1529threads-KB.txt")); code != 1 || !strings.Contains(stderr, "try leakui nmt") {
 		t.Errorf("threads of an NMT report: exit %d, %q", code, stderr)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // Korean), as the file has them.
 func jvmHPUXBytes(t *testing.T) string {
 	t.Helper()
-	raw, err := os.ReadFile(fixtures.Path(t, "java", "tda-threaddump-hpux-jdk15-jeus-large.log"))
+	raw, err := os.ReadFile(fixtures.Path(t, "jvm", "tda-threaddump-hpux-jdk15-jeus-large.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
