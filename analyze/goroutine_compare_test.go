@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leakui/leakui/internal/testtool"
+
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 )
@@ -70,8 +72,8 @@ func goroutineChangeRank(g GoroutineGroup) int {
 // and its program counters) found in only one file is a group that is new or gone,
 // by its count; every other group is unchanged.
 func TestCompareGoroutinesDebug1Snapshots(t *testing.T) {
-	basePath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap1-debug1.txt")
-	targetPath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap2-debug1.txt")
+	basePath := fixtures.Path(t, "goroutines", "goprofnotes-snap1-debug1.txt")
+	targetPath := fixtures.Path(t, "goroutines", "goprofnotes-snap2-debug1.txt")
 	baseRecords := greptest.Output(t, "-E", "^[0-9]+ @", basePath)
 	targetRecords := greptest.Output(t, "-E", "^[0-9]+ @", targetPath)
 	var wantNew, wantGone []int
@@ -114,8 +116,8 @@ func goroutineRecordCount(record string) int {
 // traceback (sed, everything after the header) is byte for byte the same in both
 // files are unchanged, although most have waited a minute longer in the second.
 func TestCompareGoroutinesWaitDoesNotSplit(t *testing.T) {
-	basePath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap1-debug2.txt")
-	targetPath := fixtures.Path(t, "goroutine-dumps", "goprofnotes-snap2-debug2.txt")
+	basePath := fixtures.Path(t, "goroutines", "goprofnotes-snap1-debug2.txt")
+	targetPath := fixtures.Path(t, "goroutines", "goprofnotes-snap2-debug2.txt")
 	same := map[int64]bool{}
 	for _, h := range greptest.Output(t, "-oE", "^goroutine [0-9]+ ", targetPath) {
 		id, _ := strconv.ParseInt(strings.Fields(h)[1], 10, 64)
@@ -148,7 +150,7 @@ func TestCompareGoroutinesWaitDoesNotSplit(t *testing.T) {
 // sed prints them.
 func goroutineTracebackBody(t *testing.T, path string, id int64) string {
 	t.Helper()
-	out, err := exec.Command("sed", "-n", "/^goroutine "+strconv.FormatInt(id, 10)+" /,/^$/p", path).Output()
+	out, err := exec.Command(testtool.Require(t, "sed", "sed"), "-n", "/^goroutine "+strconv.FormatInt(id, 10)+" /,/^$/p", path).Output()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leakui/leakui/internal/testtool"
+
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 )
@@ -32,7 +34,7 @@ func parseGoroutineFile(t *testing.T, path string) *GoroutineDump {
 // the count of every record; for tracebacks, the goroutine headers (how many, which
 // ids, which state and wait each has).
 func TestGoroutineFixtureDumps(t *testing.T) {
-	for _, path := range fixtures.Glob(t, "goroutine-dumps", "*") {
+	for _, path := range fixtures.Glob(t, "goroutines", "*") {
 		name := filepath.Base(path)
 		d := parseGoroutineFile(t, path)
 		groups := GroupGoroutines(d)
@@ -112,7 +114,7 @@ func checkGoroutineWaitsAgainstGrep(t *testing.T, name, path string, groups []Go
 // TestGoroutineFixtureErigonLeak checks the real leak PROVENANCE.md describes: 168
 // groups, the largest one 12096 goroutines in webseedPeer.requester on sync.Cond.Wait.
 func TestGoroutineFixtureErigonLeak(t *testing.T) {
-	d := parseGoroutineFile(t, fixtures.Path(t, "goroutine-dumps", "erigon-debug1-20161-goroutines.txt"))
+	d := parseGoroutineFile(t, fixtures.Path(t, "goroutines", "erigon-debug1-20161-goroutines.txt"))
 	groups := GroupGoroutines(d)
 	if len(groups) != 168 {
 		t.Errorf("%d groups, want 168", len(groups))
@@ -131,7 +133,7 @@ func TestGoroutineFixtureErigonLeak(t *testing.T) {
 // error and signal lines, the runtime stack (not a goroutine), and goroutine 1
 // first, with its frames; grep and sed read the same lines from the file.
 func TestGoroutineFixtureFatalError(t *testing.T) {
-	path := fixtures.Path(t, "goroutine-dumps", "gin-fatal-error-unexpected-signal-darwin.txt")
+	path := fixtures.Path(t, "goroutines", "gin-fatal-error-unexpected-signal-darwin.txt")
 	d := parseGoroutineFile(t, path)
 	c := d.Crash
 	if c == nil {
@@ -142,7 +144,7 @@ func TestGoroutineFixtureFatalError(t *testing.T) {
 	if d.Format != GoroutineFormatFatal || c.Kind != GoroutineFormatFatal || c.Message != message || c.Signal != signal || c.Goroutine != 1 {
 		t.Errorf("crash %+v in format %q; want fatal error %q, %q, goroutine 1", c, d.Format, message, signal)
 	}
-	out, err := exec.Command("sed", "-n", `/^runtime stack:/,/^$/p`, path).Output()
+	out, err := exec.Command(testtool.Require(t, "sed", "sed"), "-n", `/^runtime stack:/,/^$/p`, path).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func TestGoroutineFixtureFatalError(t *testing.T) {
 	if !slices.Equal(got, runtimeCalls) || len(got) == 0 {
 		t.Errorf("runtime stack %v, sed finds %v", got, runtimeCalls)
 	}
-	out, err = exec.Command("sed", "-n", `/^goroutine 1 /,$p`, path).Output()
+	out, err = exec.Command(testtool.Require(t, "sed", "sed"), "-n", `/^goroutine 1 /,$p`, path).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +184,7 @@ func TestGoroutineFixtureFatalError(t *testing.T) {
 // TestGoroutineFixtureFramesElided checks a 100-frame stack that ends with the
 // runtime's "...additional frames elided..." marker.
 func TestGoroutineFixtureFramesElided(t *testing.T) {
-	path := fixtures.Path(t, "goroutine-dumps", "gostackparse-frameselided-stackoverflow.txt")
+	path := fixtures.Path(t, "goroutines", "gostackparse-frameselided-stackoverflow.txt")
 	d := parseGoroutineFile(t, path)
 	locations := len(greptest.Output(t, "-E", "^\t.*:[0-9]+", path))
 	frames := d.Goroutines[0].Stack.Frames
@@ -196,8 +198,8 @@ func TestGoroutineFixtureFramesElided(t *testing.T) {
 // Go 1.21 dump of the same program: the ancestors' frames are neither goroutines
 // nor part of a stack, so every group is the same.
 func TestGoroutineFixtureAncestors(t *testing.T) {
-	plain := parseGoroutineFile(t, fixtures.Path(t, "goroutine-dumps", "goleak-http-debug2-go121.txt"))
-	ancestors := parseGoroutineFile(t, fixtures.Path(t, "goroutine-dumps", "goleak-http-tracebackancestors.txt"))
+	plain := parseGoroutineFile(t, fixtures.Path(t, "goroutines", "goleak-http-debug2-go121.txt"))
+	ancestors := parseGoroutineFile(t, fixtures.Path(t, "goroutines", "goleak-http-tracebackancestors.txt"))
 	for _, g := range CompareGoroutines(plain, ancestors) {
 		if g.Change.Delta != 0 || g.Count != 1 {
 			t.Errorf("group %v created by %+v: %d goroutines, %+v; want the same in both", g.Stack.Funcs(), g.Stack.CreatedBy, g.Count, g.Change)

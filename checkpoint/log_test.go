@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/leakui/leakui/internal/testtool"
 
 	"github.com/leakui/leakui/internal/greptest"
 )
@@ -60,9 +61,7 @@ func grepCount(t *testing.T, pattern, file string) int64 {
 }
 
 func TestLogCountsEqualTheCounters(t *testing.T) {
-	if _, err := exec.LookPath("grep"); err != nil {
-		t.Skip("no grep on this machine")
-	}
+	testtool.Require(t, "grep", "grep")
 	const cycles, tasks = 15, 3
 	b := startBroker(t)
 	for _, c := range []struct {

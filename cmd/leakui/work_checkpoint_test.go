@@ -18,9 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leakui/leakui/internal/testtool"
+
+	"go.uber.org/goleak"
+
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/workload"
-	"go.uber.org/goleak"
 )
 
 // runCheckpoint runs `leakui work checkpoint args…` in-process.
@@ -54,9 +57,7 @@ func grepCount(t *testing.T, pattern, file string) int64 {
 }
 
 func TestWorkCheckpointJSONEvents(t *testing.T) {
-	if _, err := exec.LookPath("grep"); err != nil {
-		t.Skip("no grep")
-	}
+	testtool.Require(t, "grep", "grep")
 	const cycles = 6
 	ignore := goleak.IgnoreCurrent()
 	logPath := filepath.Join(t.TempDir(), "samza.log")

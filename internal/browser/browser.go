@@ -1,7 +1,8 @@
 // Package browser starts the real Chromium for browser tests through chromedp.
 //
 // A test calls New; when /usr/bin/chromium (or $LEAKUI_CHROMIUM) is missing the test
-// is skipped locally and fails in CI (CI=true), where the browser must be there.
+// is skipped locally and fails in CI (CI=true), where the browser must be there
+// (the policy of package testtool).
 package browser
 
 import (
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/leakui/leakui/internal/testtool"
 )
 
 // Path returns the Chromium binary to use.
@@ -30,10 +33,7 @@ func New(t *testing.T, timeout time.Duration) context.Context {
 	t.Helper()
 	path := Path()
 	if _, err := exec.LookPath(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("browser test: %s is missing (CI installs it with apt-get install -y chromium)", path)
-		}
-		t.Skipf("browser test skipped: %s is missing", path)
+		testtool.Missing(t, path, testtool.Hint("chromium"), "browser test")
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),

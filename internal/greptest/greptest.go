@@ -10,7 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/leakui/leakui/internal/testtool"
 )
+
+// grepPath returns grep's path, or skips the test (fails it in CI) when grep is
+// missing.
+func grepPath(tb testing.TB) string {
+	tb.Helper()
+	return testtool.Require(tb, "grep", "grep")
+}
 
 // Count runs `LC_ALL=C grep -c -a -F` (or -E when regexp is set) on a file and
 // returns its count: -a so NUL bytes do not make it a "binary file", LC_ALL=C so
@@ -26,7 +35,7 @@ func Count(tb testing.TB, pattern string, regexp bool, path string) int64 {
 	if err := os.WriteFile(pf, []byte(pattern+"\n"), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command("grep", "-c", "-a", mode, "-f", pf, "--", path)
+	cmd := exec.Command(grepPath(tb), "-c", "-a", mode, "-f", pf, "--", path)
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	out, err := cmd.Output()
 	var ee *exec.ExitError
@@ -51,7 +60,7 @@ func Lines(tb testing.TB, path string) int64 { return Count(tb, "", false, path)
 // nothing at all, or with -c a count of 0.
 func Output(tb testing.TB, args ...string) []string {
 	tb.Helper()
-	cmd := exec.Command("grep", args...)
+	cmd := exec.Command(grepPath(tb), args...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	out, err := cmd.Output()
 	var ee *exec.ExitError

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+
+	"github.com/leakui/leakui/internal/testtool"
 )
 
 // EnvDSN is the variable naming the test database.
@@ -31,10 +33,7 @@ func DSN(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(EnvDSN)
 	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set: CI must run the PostgreSQL tests (.ci/run starts a cluster)", EnvDSN)
-		}
-		t.Skipf("PostgreSQL tests skipped: set %s to a postgres:// URL of a database they may use", EnvDSN)
+		testtool.Missing(t, "PostgreSQL ("+EnvDSN+" is not set)", testtool.Hint("postgres"), "PostgreSQL store test")
 	}
 	admin, err := sql.Open("pgx", base)
 	if err != nil {
