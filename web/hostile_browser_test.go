@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,17 +24,25 @@ import (
 // injected alert cannot block the test) and the console's errors and uncaught
 // exceptions.
 type pageWatch struct {
+	ctx      context.Context
 	mu       sync.Mutex
 	dialogs  []string
 	problems []string
+	marks    int           // the check marks sent to the console (check's own)
+	seen     int           // the last check mark the console goroutine saw
+	marked   chan struct{} // closed and replaced when the console goroutine sees a mark
 	stop     context.CancelFunc
 	wg       sync.WaitGroup
 }
 
+// checkMark starts the text of the console messages that check writes to know
+// that the console goroutine has caught up with the page.
+const checkMark = "leakui-check-mark-"
+
 func watchPage(t *testing.T, ctx context.Context) *pageWatch {
 	t.Helper()
 	lctx, stop := context.WithCancel(ctx)
-	w := &pageWatch{stop: stop}
+	w := &pageWatch{ctx: ctx, stop: stop, marked: make(chan struct{})}
 	dialogs := chromedp.Events(lctx, page.JavascriptDialogOpening)
 	console := chromedp.Console(lctx)
 	w.wg.Add(2)
@@ -55,6 +64,16 @@ func watchPage(t *testing.T, ctx context.Context) *pageWatch {
 			if err != nil {
 				return
 			}
+			if n, ok := strings.CutPrefix(m.Text, checkMark); ok && m.Type == chromedp.ConsoleLog {
+				if n, err := strconv.Atoi(n); err == nil {
+					w.mu.Lock()
+					w.seen = n
+					close(w.marked)
+					w.marked = make(chan struct{})
+					w.mu.Unlock()
+				}
+				continue
+			}
 			// The browser asks for /favicon.ico on its own; leakui has none.
 			if (m.Type == chromedp.ConsoleError || m.IsException()) && !strings.HasSuffix(m.URL, "/favicon.ico") {
 				w.mu.Lock()
@@ -73,10 +92,32 @@ func (w *pageWatch) end() {
 	w.wg.Wait()
 }
 
-// check fails the test for every dialog and console error seen so far.
+// check fails the test for every dialog and console error seen so far. The
+// events come from other goroutines, so check first writes a mark to the
+// console and waits until the console goroutine has seen it: the console keeps
+// the order of its messages, so every message before the mark has been read.
+// A dialog stops the page's scripts until the dialog goroutine, which records
+// it first, dismisses it, so every dialog before the mark has been recorded.
 func (w *pageWatch) check(t *testing.T, where string) {
 	t.Helper()
-	time.Sleep(200 * time.Millisecond) // events are delivered from another goroutine
+	w.marks++
+	mark := w.marks
+	browser.Do(t, w.ctx, chromedp.Evaluate[chromedp.Void](`console.log(`+jsString(checkMark+strconv.Itoa(mark))+`)`))
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	for {
+		w.mu.Lock()
+		seen, marked := w.seen, w.marked
+		w.mu.Unlock()
+		if seen >= mark {
+			break
+		}
+		select {
+		case <-marked:
+		case <-timeout.C:
+			t.Fatalf("%s: the console never showed the check mark %d", where, mark)
+		}
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, d := range w.dialogs {

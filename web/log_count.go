@@ -104,6 +104,10 @@ func (r logReadCloser) Close() error               { return r.rc.Close() }
 type logFlights struct {
 	mu    sync.Mutex
 	calls map[string]*logFlight
+	// joined, when it is not nil, is called each time a caller finds the count
+	// of its key in flight and is about to wait for it. Tests set it to know
+	// that a caller joined a flight; it is nil in production.
+	joined func()
 }
 
 type logFlight struct {
@@ -124,6 +128,9 @@ func (g *logFlights) do(ctx context.Context, key string, count func() (*analyze.
 		g.mu.Lock()
 		if f, ok := g.calls[key]; ok {
 			g.mu.Unlock()
+			if g.joined != nil {
+				g.joined()
+			}
 			select {
 			case <-f.done:
 			case <-ctx.Done():

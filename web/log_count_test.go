@@ -15,18 +15,30 @@ import (
 // once: it runs once, everyone gets its result, and the next ask hits the
 // cache.
 func TestLogFlightsCountOnce(t *testing.T) {
-	g := &logFlights{calls: map[string]*logFlight{}}
+	const callers = 8
+	joins := make(chan struct{}, callers)
+	g := &logFlights{calls: map[string]*logFlight{}, joined: func() { joins <- struct{}{} }}
 	key := "test:" + t.Name()
 	defer logReports.remove(key)
 	var counts atomic.Int32
 	want := &analyze.LogReport{Lines: 42}
+	// The count lasts until every other caller waits for it.
 	count := func() (*analyze.LogReport, error) {
 		counts.Add(1)
-		time.Sleep(50 * time.Millisecond)
+		timeout := time.NewTimer(10 * time.Second)
+		defer timeout.Stop()
+		for n := 0; n < callers-1; n++ {
+			select {
+			case <-joins:
+			case <-timeout.C:
+				t.Errorf("%d of the %d other callers joined the count", n, callers-1)
+				return want, nil
+			}
+		}
 		return want, nil
 	}
 	var wg sync.WaitGroup
-	for range 8 {
+	for range callers {
 		wg.Go(func() {
 			got, err := g.do(context.Background(), key, count)
 			if err != nil || got != want {
@@ -47,10 +59,17 @@ func TestLogFlightsCountOnce(t *testing.T) {
 // context's error, nothing is cached, and a request that was waiting counts
 // for itself.
 func TestLogFlightsCancelledLeader(t *testing.T) {
-	g := &logFlights{calls: map[string]*logFlight{}}
+	joined := make(chan struct{}, 1)
+	g := &logFlights{calls: map[string]*logFlight{}, joined: func() {
+		select {
+		case joined <- struct{}{}:
+		default:
+		}
+	}}
 	key := "test:" + t.Name()
 	defer logReports.remove(key)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	started := make(chan struct{})
 	leaderDone := make(chan error, 1)
 	go func() {
@@ -70,7 +89,11 @@ func TestLogFlightsCancelledLeader(t *testing.T) {
 		}
 		waiter <- rep
 	}()
-	time.Sleep(20 * time.Millisecond) // let the waiter join (it counts itself either way)
+	select {
+	case <-joined:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter never joined the leader's count")
+	}
 	cancel()
 	if err := <-leaderDone; !errors.Is(err, context.Canceled) {
 		t.Errorf("leader: %v", err)

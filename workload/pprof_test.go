@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,12 +38,44 @@ func TestDebugServerServesProfilesAndVars(t *testing.T) {
 	}
 }
 
+// doneWatch is a context that reports, by closing asked, the first time its
+// Done channel is asked for: then the caller is about to wait on it.
+type doneWatch struct {
+	context.Context
+	once  sync.Once
+	asked chan struct{}
+}
+
+func (c *doneWatch) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.asked) })
+	return c.Context.Done()
+}
+
+// TestHoldReturnsOnCancel cancels the context once Hold waits on it (the
+// context was alive when Hold began) and checks that Hold returns long before
+// its hour is up.
 func TestHoldReturnsOnCancel(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
-	start := time.Now()
-	Hold(ctx, time.Hour)
-	if time.Since(start) > 5*time.Second {
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx := &doneWatch{Context: parent, asked: make(chan struct{})}
+	returned := make(chan struct{})
+	go func() {
+		defer close(returned)
+		Hold(ctx, time.Hour)
+	}()
+	timeout := time.NewTimer(5 * time.Second)
+	defer timeout.Stop()
+	select {
+	case <-ctx.asked:
+	case <-returned:
+		t.Fatal("Hold returned before the context was cancelled")
+	case <-timeout.C:
+		t.Fatal("Hold never waits on the context")
+	}
+	cancel()
+	select {
+	case <-returned:
+	case <-timeout.C:
 		t.Fatal("Hold ignored the cancelled context")
 	}
 }

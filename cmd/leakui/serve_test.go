@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +30,9 @@ func openMain(t *testing.T, dir string) *Main {
 	if err := m.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// A test that stops early still closes the server and its store, so the next
+	// test's goleak check does not see this one's goroutines (Close is idempotent).
+	t.Cleanup(func() { m.Close() })
 	if !strings.Contains(out.String(), "leakui listening on http://"+m.Addr) {
 		t.Errorf("stdout = %q", out.String())
 	}
@@ -88,26 +95,63 @@ func TestServeGracefulShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The client asks for "100 Continue" and sends no body before it: the
+	// server answers 100 only once the upload handler reads the body, so the
+	// trace's Got100Continue means the request is in the handler, in flight.
+	reading := make(chan struct{})
+	var once sync.Once
+	trace := &httptrace.ClientTrace{Got100Continue: func() { once.Do(func() { close(reading) }) }}
+	tr := &http.Transport{ExpectContinueTimeout: time.Minute}
+	defer tr.CloseIdleConnections()
+	// The server runs the hooks registered on shutdown once it has closed its
+	// listener: then Close has begun.
+	shuttingDown := make(chan struct{})
+	m.server.RegisterOnShutdown(func() { close(shuttingDown) })
+
 	pr, pw := io.Pipe()
+	// A test that fails early ends the body, so the handler and Close finish.
+	defer pw.CloseWithError(errors.New("the test ended"))
 	mw := multipart.NewWriter(pw)
 	result := make(chan int, 1)
 	go func() {
-		req, _ := http.NewRequest("POST", "http://"+m.Addr+"/api/artifacts", pr)
+		req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", "http://"+m.Addr+"/api/artifacts", pr)
 		req.Header.Set("Content-Type", mw.FormDataContentType())
-		resp, err := http.DefaultClient.Do(req)
+		req.Header.Set("Expect", "100-continue")
+		resp, err := (&http.Client{Transport: tr}).Do(req)
 		if err != nil {
+			pr.CloseWithError(err) // the writes below fail instead of blocking
 			result <- -1
 			return
 		}
 		resp.Body.Close()
 		result <- resp.StatusCode
 	}()
+	timeout := time.NewTimer(10 * time.Second)
+	defer timeout.Stop()
+	select {
+	case <-reading:
+	case code := <-result:
+		t.Fatalf("the upload ended with %d before its body was sent", code)
+	case <-timeout.C:
+		t.Fatal("the server never started to read the upload's body")
+	}
 	w, _ := mw.CreateFormFile("file", "heap.pb.gz")
-	w.Write(data[:len(data)/2])
-	time.Sleep(100 * time.Millisecond) // the request is now in flight
+	if _, err := w.Write(data[:len(data)/2]); err != nil {
+		t.Fatal(err)
+	}
 	closed := make(chan error, 1)
 	go func() { closed <- m.Close() }()
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-shuttingDown:
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) before the upload finished", err)
+	case <-timeout.C:
+		t.Fatal("Close never began to shut the server down")
+	}
+	if conn, err := net.Dial("tcp", m.Addr); err == nil {
+		conn.Close()
+		t.Error("the server still accepts connections while it shuts down")
+	}
 	w.Write(data[len(data)/2:])
 	mw.Close()
 	pw.Close()
