@@ -134,13 +134,3 @@ func (g *callGraph) stack(i int) []int32 { return g.stacks[g.offsets[i]:g.offset
 
 // value returns sample i's value of sample type j.
 func (g *callGraph) value(i, j int) int64 { return g.values[i*g.nTypes+j] }
-
-// leaf returns the node that gets a sample's flat value: the innermost frame of its
-// first location, or -1 for a sample without locations.
-func (g *callGraph) leaf(i int) int32 {
-	s := g.stack(i)
-	if len(s) == 0 {
-		return -1
-	}
-	return g.locs[s[0]].lines[0].node
-}

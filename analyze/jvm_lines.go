@@ -132,20 +132,6 @@ func parseJavaTimestamp(b []byte) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// javaPID recognizes the "<pid>:" line jcmd prints before its output.
-func javaPID(b []byte) bool {
-	b = bytes.TrimSpace(b)
-	if len(b) < 2 || b[len(b)-1] != ':' {
-		return false
-	}
-	for _, c := range b[:len(b)-1] {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // javaAddInt64 adds two counts and reports an overflow instead of wrapping.
 func javaAddInt64(a, b int64) (int64, bool) {
 	s := a + b

@@ -363,8 +363,7 @@ func (n *JavaNMT) amount(b []byte) (int64, error) {
 		sign, b = -1, b[1:]
 	}
 	digits := bytes.TrimRight(b, "KMGB")
-	unit := string(b[len(digits):])
-	scale, ok := javaNMTScales[unit]
+	scale, ok := javaNMTScales[string(b[len(digits):])]
 	if !ok || len(digits) == 0 {
 		return 0, fmt.Errorf("amount %q is not a number of bytes", javaErrSnippet(b))
 	}

@@ -95,9 +95,8 @@ func logISOTime(s []byte) (int64, bool) {
 	}
 	rest := s[11+n:]
 	var offset int64
-	if len(rest) > 0 && rest[0] == 'Z' {
-		rest = rest[1:]
-	} else if len(rest) >= 5 && (rest[0] == '+' || rest[0] == '-') && logIsDigit(rest[1]) && logIsDigit(rest[2]) {
+	// "Z" (UTC) leaves the offset at zero.
+	if len(rest) >= 5 && (rest[0] == '+' || rest[0] == '-') && logIsDigit(rest[1]) && logIsDigit(rest[2]) {
 		hh, _ := logDigits(rest[1:3])
 		mmDigits := rest[3:5]
 		if rest[3] == ':' && len(rest) >= 6 {

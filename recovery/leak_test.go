@@ -244,8 +244,6 @@ func TestGzipLeakyHoldsOffheapUntilGC(t *testing.T) {
 // gap is the process memory outside the Go heap in use.
 func gap(m workload.Memory) int64 { return m.RSS - m.HeapInuse }
 
-func mib(n int64) float64 { return float64(n) / (1 << 20) }
-
 // TestPooledCodecsRetainNothing: snappy and lz4 (kafka-go's codecs in both decoder
 // sets) and kafka-go's gzip and zstd leave no goroutine and no heap behind an
 // unclosed iterator once the garbage collector has run (twice, which also empties

@@ -69,7 +69,7 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 				live = nil
 				continue
 			}
-		} else if run, p, err = s.runState(r, id); err != nil {
+		} else if _, p, err = s.runState(r, id); err != nil {
 			return nil // the stream is open; end it
 		}
 		if err := send("progress", p); err != nil {

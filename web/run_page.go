@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -283,8 +282,6 @@ func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*
 
 // clientIP is the client address the middleware found.
 func clientIP(r *http.Request) string { return middleware.GetClientIP(r.Context()) }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // roleSeries analyzes a run's captures of one role (heap or goroutine) as a
 // series, in capture order; nil with fewer than three.

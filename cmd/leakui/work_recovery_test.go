@@ -37,7 +37,7 @@ func runRecovery(t *testing.T, args ...string) (code int, events []workload.Even
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = run(context.Background(), append([]string{"work", "recovery"}, args...), stdio{strings.NewReader(""), &out, &errOut})
-	return code, decodeEvents(t, string(out.Bytes())), errOut.String()
+	return code, decodeEvents(t, out.String()), errOut.String()
 }
 
 // grepCount runs the real grep -c, the anchor of log counts.
@@ -253,7 +253,7 @@ func runRecoveryChild(t *testing.T, env []string, args ...string) []workload.Eve
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("child: %v\n%s", err, errOut.String())
 	}
-	return decodeEvents(t, string(out.Bytes()))
+	return decodeEvents(t, out.String())
 }
 
 // TestWorkRecoveryLeakyGzipGrowsOffHeap: between the first and the last segment
