@@ -17,13 +17,6 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-func init() {
-	commands["count"] = command{
-		summary: "count log lines per pattern, start/close pairs and keys never closed (like grep -c)",
-		run:     runCount,
-	}
-}
-
 // countProgressMin is the input size from which a progress bar is drawn.
 const countProgressMin = 64 << 20
 
@@ -74,8 +67,8 @@ type countFlags struct {
 	maxKeys  int
 }
 
-func runCount(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("count", "LOG... (- reads standard input; gzip and zstd are detected)", io.err)
+func runCount(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("count", "LOG... (- reads standard input; gzip and zstd are detected)", std.err)
 	var cf countFlags
 	var key string
 	bucket := bucketFlag{}
@@ -112,12 +105,12 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(io.err, "leakui count: no LOG given (use - for standard input)")
+		fmt.Fprintln(std.err, "leakui count: no LOG given (use - for standard input)")
 		fs.Usage()
 		return errUsage
 	}
 	if cf.csvFile == "-" && cf.jsonOut {
-		fmt.Fprintln(io.err, "leakui count: -csv - and -json would both write to standard output; give -csv a file")
+		fmt.Fprintln(std.err, "leakui count: -csv - and -json would both write to standard output; give -csv a file")
 		return errUsage
 	}
 	cf.opts.Key = key
@@ -130,12 +123,12 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 	// Counting needs little memory; a soft limit makes the garbage collector
 	// keep it so even when key tables churn (restored for in-process callers).
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(countMemoryLimit))
-	inputs, closeAll, err := openCountInputs(fs.Args(), io)
+	inputs, closeAll, err := openCountInputs(fs.Args(), std)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	bar := newCountProgress(io.err, cf.progress, inputs)
+	bar := newCountProgress(std.err, cf.progress, inputs)
 	if bar != nil {
 		cf.opts.Progress = bar.update
 	}
@@ -147,18 +140,18 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 	if cf.csvFile != "" {
-		if err := writeCountCSV(cf.csvFile, rep, io.out); err != nil {
+		if err := writeCountCSV(cf.csvFile, rep, std.out); err != nil {
 			return err
 		}
 	}
 	if cf.jsonOut {
-		enc := json.NewEncoder(io.out)
+		enc := json.NewEncoder(std.out)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(rep); err != nil {
 			return err
 		}
 	} else if cf.csvFile != "-" {
-		if err := rep.WriteText(io.out); err != nil {
+		if err := rep.WriteText(std.out); err != nil {
 			return err
 		}
 	}
@@ -173,7 +166,7 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 }
 
 // openCountInputs opens the named logs; "-" is standard input.
-func openCountInputs(names []string, io stdio) ([]analyze.LogInput, func(), error) {
+func openCountInputs(names []string, std stdio) ([]analyze.LogInput, func(), error) {
 	var files []*os.File
 	closeAll := func() {
 		for _, f := range files {
@@ -189,7 +182,7 @@ func openCountInputs(names []string, io stdio) ([]analyze.LogInput, func(), erro
 				return nil, nil, fmt.Errorf("standard input (-) given twice")
 			}
 			stdin = true
-			inputs = append(inputs, analyze.LogInput{Name: "(stdin)", Reader: io.in})
+			inputs = append(inputs, analyze.LogInput{Name: "(stdin)", Reader: std.in})
 			continue
 		}
 		f, err := os.Open(name)

@@ -18,14 +18,10 @@ import (
 	"github.com/leakui/leakui/workload"
 )
 
-func init() {
-	commands["serve"] = command{"serve the dashboard (the default when no command is given)", runServe}
-}
-
 // runServe implements `leakui serve`: parse flags, open, serve until the context
 // ends (SIGINT/SIGTERM), then shut down gracefully.
-func runServe(ctx context.Context, args []string, io stdio) error {
-	m := NewMain(io)
+func runServe(ctx context.Context, args []string, std stdio) error {
+	m := NewMain(std)
 	if err := m.ParseFlags(args); err != nil {
 		return err
 	}
@@ -74,10 +70,10 @@ type Main struct {
 }
 
 // NewMain returns a Main with the default flags.
-func NewMain(io stdio) *Main {
+func NewMain(std stdio) *Main {
 	return &Main{
 		Addr: "127.0.0.1:8080", DataDir: "./leakui-data", MaxUpload: web.DefaultMaxUpload,
-		MaxDecompressed: analyze.DefaultMaxDecompressed, ShutdownTimeout: 30 * time.Second, io: io,
+		MaxDecompressed: analyze.DefaultMaxDecompressed, ShutdownTimeout: 30 * time.Second, io: std,
 		Lab: true, MaxRuns: 1, RunDeadline: 30 * time.Minute, RunLease: 30 * time.Second, MaxCycles: 5000, Snapshots: 15,
 	}
 }
