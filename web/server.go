@@ -101,6 +101,8 @@ type Server struct {
 	profiles *lru[*analyze.Profile]
 	flames   *lru[analyze.FlameGraph]
 	router   chi.Router
+	// kinds are the report and input kinds, built once from inputKinds.
+	kinds *kindRegistry
 
 	lab *lab.Manager // nil when the lab is off
 	// uploadLimit and runLimit are per-client rate limits (nil: none).
@@ -152,7 +154,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*analyze.Profile).MemSize), flames: newLRU[analyze.FlameGraph](16),
-		owner: store.NewID(), closing: make(chan struct{})}
+		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry()}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")
 	}
