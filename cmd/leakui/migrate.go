@@ -12,6 +12,8 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/postgres"
+	"github.com/leakui/leakui/store/sqlite"
 )
 
 // runMigrate implements `leakui migrate -from DIR -to postgres://…`: Copy, then
@@ -53,17 +55,17 @@ func runMigrate(ctx context.Context, args []string, std stdio) error {
 		fmt.Fprintf(std.err, "leakui migrate: -progress must be auto, always or never, not %q\n", *progress)
 		return errUsage
 	}
-	if !store.IsPostgresDSN(*from) {
-		if _, err := os.Stat(filepath.Join(*from, store.SQLiteFile)); err != nil {
+	if !postgres.IsDSN(*from) {
+		if _, err := os.Stat(filepath.Join(*from, sqlite.File)); err != nil {
 			return fmt.Errorf("no leakui store in %s: %w", *from, err)
 		}
 	}
-	src, err := store.Open(ctx, *from)
+	src, err := openStore(ctx, *from)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	dst, err := store.Open(ctx, *to)
+	dst, err := openStore(ctx, *to)
 	if err != nil {
 		return err
 	}

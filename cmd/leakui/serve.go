@@ -150,7 +150,7 @@ func (m *Main) Open(ctx context.Context) error {
 	if dsn == "" {
 		dsn = m.DataDir
 	}
-	db, err := store.Open(ctx, dsn)
+	db, err := openStore(ctx, dsn)
 	if err != nil {
 		return err
 	}
