@@ -82,10 +82,20 @@ type Config struct {
 
 // Defaults for Config.
 const (
-	DefaultMaxUpload      = 256 << 20
-	DefaultMaxFiles       = 64
+	// DefaultMaxUpload is the largest upload in bytes.
+	DefaultMaxUpload = 256 << 20
+	// DefaultMaxFiles is the most files one upload may carry.
+	DefaultMaxFiles = 64
+	// DefaultRequestTimeout bounds a request other than an upload.
 	DefaultRequestTimeout = 60 * time.Second
-	DefaultUploadTimeout  = 15 * time.Minute
+	// DefaultUploadTimeout bounds an upload, body included.
+	DefaultUploadTimeout = 15 * time.Minute
+	// DefaultUploadsPerMinute limits each client address's uploads, with a burst
+	// of half as many.
+	DefaultUploadsPerMinute = 60
+	// DefaultRunsPerMinute limits each client address's lab runs, with a burst of
+	// half as many.
+	DefaultRunsPerMinute = 6
 )
 
 // profileCacheBytes bounds what the parsed-profile cache keeps, by the
@@ -141,10 +151,10 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.UploadsPerMinute == 0 {
-		cfg.UploadsPerMinute, cfg.UploadBurst = 60, 30
+		cfg.UploadsPerMinute, cfg.UploadBurst = DefaultUploadsPerMinute, DefaultUploadsPerMinute/2
 	}
 	if cfg.RunsPerMinute == 0 {
-		cfg.RunsPerMinute, cfg.RunBurst = 6, 3
+		cfg.RunsPerMinute, cfg.RunBurst = DefaultRunsPerMinute, DefaultRunsPerMinute/2
 	}
 	if cfg.MaxAnalyses <= 0 {
 		cfg.MaxAnalyses = 4 * runtime.NumCPU()
