@@ -71,7 +71,7 @@ type Config struct {
 	UploadsPerMinute, RunsPerMinute float64
 	UploadBurst, RunBurst           int
 	// MaxAnalyses caps the requests that parse and analyze at once (default 4 per
-	// CPU); more wait up to 30 s in a backlog, then get 503.
+	// CPU); more wait up to 30 s in a backlog of 8 times as many, then get 429.
 	MaxAnalyses int
 	// Retain, when positive, expires unpinned reports older than it.
 	Retain time.Duration
