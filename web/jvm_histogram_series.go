@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -14,23 +15,23 @@ import (
 // application's classes first, since a leaked application object is named by its
 // class's count (its own bytes are small), then the bytes of every class, where the
 // JDK's arrays the leaked objects hold show.
-var histogramSeriesOrders = []analyze.JavaOrder{analyze.JavaByInstances, analyze.JavaByBytes}
+var histogramSeriesOrders = []jvm.Order{jvm.ByInstances, jvm.ByBytes}
 
 // histogramSeries analyzes three or more histograms as a series with the shared
 // series analysis, in the report's order, and returns nil for fewer than three.
 // By instances, there is one series per application class (see
-// JavaIsPlatformClass) and the total is theirs: the JDK's millions of arrays and
+// jvm.IsPlatformClass) and the total is theirs: the JDK's millions of arrays and
 // strings would make 1,727 new consumers too small a share of the heap's
 // instances to be tested at all. By bytes, every class is a series and the total
 // is the heap's. A class absent from a histogram counts 0 there.
-func histogramSeries(hs []*analyze.JavaHistogram, names []string, order analyze.JavaOrder) (*analyze.SeriesReport, error) {
+func histogramSeries(hs []*jvm.Histogram, names []string, order jvm.Order) (*analyze.SeriesReport, error) {
 	n := len(hs)
 	if n < 3 {
 		return nil, nil
 	}
 	in := analyze.SeriesInput{Labels: names, Totals: make([]int64, n), Series: map[string][]int64{}, By: "class",
 		SampleType: "bytes", Unit: "bytes"}
-	apps := order == analyze.JavaByInstances
+	apps := order == jvm.ByInstances
 	if apps {
 		in.SampleType, in.Unit, in.By = "instances", "count", "application class"
 	}
@@ -43,7 +44,7 @@ func histogramSeries(hs []*analyze.JavaHistogram, names []string, order analyze.
 			in.Totals[i] = h.TotalBytes
 		}
 		for _, c := range h.Classes {
-			if apps && analyze.JavaIsPlatformClass(c.Name) {
+			if apps && jvm.IsPlatformClass(c.Name) {
 				continue
 			}
 			if apps {
@@ -66,7 +67,7 @@ func histogramSeries(hs []*analyze.JavaHistogram, names []string, order analyze.
 }
 
 // series analyzes the report's histograms as a series in order's measure, cached.
-func (hs *histogramSet) series(order analyze.JavaOrder) (*analyze.SeriesReport, error) {
+func (hs *histogramSet) series(order jvm.Order) (*analyze.SeriesReport, error) {
 	var key strings.Builder
 	fmt.Fprintf(&key, "%s-series:%s", histogramPrefix, jvmOrderName(order))
 	for _, ref := range hs.refs {
@@ -102,7 +103,7 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 		leak = leak || s.Verdict == analyze.SeriesLeak
 		// The series by bytes is compact: its snapshot list would repeat the one
 		// above it, and byte[]'s growth is already in the diff's tables.
-		out = append(out, seriesView(jvmOrderName(o), s, o == analyze.JavaByBytes, nil))
+		out = append(out, seriesView(jvmOrderName(o), s, o == jvm.ByBytes, nil))
 	}
 	return out, leak
 }

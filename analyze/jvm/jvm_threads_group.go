@@ -1,4 +1,4 @@
-package analyze
+package jvm
 
 import (
 	"cmp"
@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// JavaThreadGroup is a set of threads of one dump with the same state, the same
+// ThreadGroup is a set of threads of one dump with the same state, the same
 // stack and the same kinds of locks on the same frames, like a goroutine group.
-type JavaThreadGroup struct {
+type ThreadGroup struct {
 	Count int    `json:"count"`
 	State string `json:"state"`
 	// Stack is the frames, innermost first, as printed after "at ".
@@ -19,16 +19,16 @@ type JavaThreadGroup struct {
 	Daemon int `json:"daemon"`
 	// Deadlocked is set when the JVM reported a deadlock involving these threads.
 	Deadlocked bool `json:"deadlocked,omitempty"`
-	// Names are the threads' names folded into patterns (see FoldJavaThreadName).
-	Names []JavaNamePattern `json:"names"`
+	// Names are the threads' names folded into patterns (see foldThreadName).
+	Names []NamePattern `json:"names"`
 	// Locks are the lock lines the group's threads share, per frame.
-	Locks []JavaGroupLock `json:"locks,omitempty"`
+	Locks []GroupLock `json:"locks,omitempty"`
 	// Key identifies the group across dumps: state, frames and lock kinds.
 	Key string `json:"-"`
 }
 
-// JavaGroupLock is one lock line that every thread of a group has on the same frame.
-type JavaGroupLock struct {
+// GroupLock is one lock line that every thread of a group has on the same frame.
+type GroupLock struct {
 	Kind  string `json:"kind"`
 	Class string `json:"class,omitempty"`
 	Frame int    `json:"frame"`
@@ -40,41 +40,41 @@ type JavaGroupLock struct {
 	HeldBy []string `json:"held_by,omitempty"`
 }
 
-// JavaNamePattern is a thread name pattern and the number of threads that match it.
-type JavaNamePattern struct {
+// NamePattern is a thread name pattern and the number of threads that match it.
+type NamePattern struct {
 	Pattern string `json:"pattern"`
 	Count   int    `json:"count"`
 }
 
-// JavaStateCount is the number of threads in one state.
-type JavaStateCount struct {
+// StateCount is the number of threads in one state.
+type StateCount struct {
 	State string `json:"state"`
 	Count int    `json:"count"`
 }
 
-// JavaThreadGroups is the grouped view of one thread dump.
-type JavaThreadGroups struct {
+// ThreadGroups is the grouped view of one thread dump.
+type ThreadGroups struct {
 	Header string    `json:"header,omitempty"`
 	Time   time.Time `json:"time,omitzero"`
 	Total  int       `json:"total"`
 	Daemon int       `json:"daemon"`
 	// States counts threads per state, most first (a chart's data).
-	States []JavaStateCount `json:"states"`
+	States []StateCount `json:"states"`
 	// Deadlocks are the deadlocks the JVM reported, to be shown first.
-	Deadlocks []JavaDeadlock `json:"deadlocks,omitempty"`
+	Deadlocks []Deadlock `json:"deadlocks,omitempty"`
 	// Groups are ordered deadlocked first, then by size, largest first.
-	Groups []JavaThreadGroup `json:"groups"`
+	Groups []ThreadGroup `json:"groups"`
 	// Names counts threads per folded name over the whole dump, most first.
-	Names []JavaNamePattern `json:"names"`
+	Names []NamePattern `json:"names"`
 }
 
-// GroupJavaThreads groups the threads of one dump by identical state, stack and lock
+// GroupThreads groups the threads of one dump by identical state, stack and lock
 // kinds, and counts states and thread name patterns.
-func GroupJavaThreads(d *JavaThreadDump) *JavaThreadGroups {
-	g := &JavaThreadGroups{Header: d.Header, Time: d.Time, Total: len(d.Threads), Deadlocks: d.Deadlocks, Groups: []JavaThreadGroup{}}
+func GroupThreads(d *ThreadDump) *ThreadGroups {
+	g := &ThreadGroups{Header: d.Header, Time: d.Time, Total: len(d.Threads), Deadlocks: d.Deadlocks, Groups: []ThreadGroup{}}
 	holders := javaLockHolders(d.Threads)
 	type building struct {
-		group   *JavaThreadGroup
+		group   *ThreadGroup
 		names   map[string]int
 		objects []map[string]bool
 		heldBy  []map[string]bool
@@ -88,7 +88,7 @@ func GroupJavaThreads(d *JavaThreadDump) *JavaThreadGroups {
 		t := &d.Threads[i]
 		state := t.EffectiveState()
 		states[state]++
-		folded := FoldJavaThreadName(t.Name)
+		folded := foldThreadName(t.Name)
 		names[folded]++
 		if t.Daemon {
 			g.Daemon++
@@ -96,9 +96,9 @@ func GroupJavaThreads(d *JavaThreadDump) *JavaThreadGroups {
 		key = javaThreadKey(key[:0], state, t)
 		b, ok := groups[string(key)]
 		if !ok {
-			grp := &JavaThreadGroup{State: state, Stack: t.Frames, Key: string(key)}
+			grp := &ThreadGroup{State: state, Stack: t.Frames, Key: string(key)}
 			for _, l := range t.Locks {
-				grp.Locks = append(grp.Locks, JavaGroupLock{Kind: l.Kind, Class: l.Class, Frame: l.Frame})
+				grp.Locks = append(grp.Locks, GroupLock{Kind: l.Kind, Class: l.Class, Frame: l.Frame})
 			}
 			b = &building{group: grp, names: map[string]int{}, objects: make([]map[string]bool, len(t.Locks)), heldBy: make([]map[string]bool, len(t.Locks))}
 			groups[grp.Key] = b
@@ -141,7 +141,7 @@ func GroupJavaThreads(d *JavaThreadDump) *JavaThreadGroups {
 		b.group.Names = javaGroupNamePatterns(b.names)
 		g.Groups = append(g.Groups, *b.group)
 	}
-	slices.SortStableFunc(g.Groups, func(a, b JavaThreadGroup) int {
+	slices.SortStableFunc(g.Groups, func(a, b ThreadGroup) int {
 		if a.Deadlocked != b.Deadlocked {
 			if a.Deadlocked {
 				return -1
@@ -154,9 +154,9 @@ func GroupJavaThreads(d *JavaThreadDump) *JavaThreadGroups {
 		return cmp.Compare(a.Key, b.Key)
 	})
 	for s, n := range states {
-		g.States = append(g.States, JavaStateCount{State: s, Count: n})
+		g.States = append(g.States, StateCount{State: s, Count: n})
 	}
-	slices.SortFunc(g.States, func(a, b JavaStateCount) int {
+	slices.SortFunc(g.States, func(a, b StateCount) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
 			return c
 		}
@@ -168,7 +168,7 @@ func GroupJavaThreads(d *JavaThreadDump) *JavaThreadGroups {
 
 // javaThreadKey appends the grouping key of a thread to b: its state, its frames
 // and, per frame, the kinds and classes (not the addresses) of its lock lines.
-func javaThreadKey(b []byte, state string, t *JavaThread) []byte {
+func javaThreadKey(b []byte, state string, t *Thread) []byte {
 	b = append(b, state...)
 	locks := t.Locks
 	for f := -1; f < len(t.Frames); f++ {
@@ -194,7 +194,7 @@ func javaThreadKey(b []byte, state string, t *JavaThread) []byte {
 }
 
 // javaLockHolders maps each object address to the names of the threads holding it.
-func javaLockHolders(threads []JavaThread) map[string][]string {
+func javaLockHolders(threads []Thread) map[string][]string {
 	holders := map[string][]string{}
 	for i := range threads {
 		for _, l := range threads[i].Locks {
@@ -218,11 +218,11 @@ func javaSortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// FoldJavaThreadName folds the parts of a thread name that vary between threads of
+// foldThreadName folds the parts of a thread name that vary between threads of
 // one pool into "…": runs of digits, "0x" hex numbers and hex ids of eight or more
 // characters. "hz._hzInstance_2_dev.cached.thread-4" becomes
 // "hz._hzInstance_…_dev.cached.thread-…". HotSpot's own "G1", "C1" and "C2" stay.
-func FoldJavaThreadName(name string) string {
+func foldThreadName(name string) string {
 	var b strings.Builder
 	folded := false
 	for i := 0; i < len(name); {
@@ -294,12 +294,12 @@ func javaIsAlnum(c byte) bool {
 }
 
 // javaNameCounts turns folded name counts into patterns, most threads first.
-func javaNameCounts(m map[string]int) []JavaNamePattern {
-	out := make([]JavaNamePattern, 0, len(m))
+func javaNameCounts(m map[string]int) []NamePattern {
+	out := make([]NamePattern, 0, len(m))
 	for p, n := range m {
-		out = append(out, JavaNamePattern{Pattern: p, Count: n})
+		out = append(out, NamePattern{Pattern: p, Count: n})
 	}
-	slices.SortFunc(out, func(a, b JavaNamePattern) int {
+	slices.SortFunc(out, func(a, b NamePattern) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
 			return c
 		}
@@ -312,7 +312,7 @@ func javaNameCounts(m map[string]int) []JavaNamePattern {
 // they are; more are merged into their common prefix and suffix around "…"
 // ("Samza KafkaConsumerProxy Poll … - kafka"), or, with nothing in common, the three
 // most frequent and a count of the others.
-func javaGroupNamePatterns(m map[string]int) []JavaNamePattern {
+func javaGroupNamePatterns(m map[string]int) []NamePattern {
 	all := javaNameCounts(m)
 	if len(all) <= 3 {
 		return all
@@ -335,13 +335,13 @@ func javaGroupNamePatterns(m map[string]int) []JavaNamePattern {
 		}
 	}
 	if len(strings.TrimSpace(prefix))+len(strings.TrimSpace(suffix)) >= 3 {
-		return []JavaNamePattern{{Pattern: strings.TrimSuffix(prefix, "…") + "…" + strings.TrimPrefix(suffix, "…"), Count: total}}
+		return []NamePattern{{Pattern: strings.TrimSuffix(prefix, "…") + "…" + strings.TrimPrefix(suffix, "…"), Count: total}}
 	}
 	rest := 0
 	for _, p := range all[3:] {
 		rest += p.Count
 	}
-	return append(all[:3:3], JavaNamePattern{Pattern: fmt.Sprintf("(%d other names)", len(all)-3), Count: rest})
+	return append(all[:3:3], NamePattern{Pattern: fmt.Sprintf("(%d other names)", len(all)-3), Count: rest})
 }
 
 func javaCommonPrefix(a, b string) string {

@@ -1,4 +1,4 @@
-package analyze
+package jvm
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ func BenchmarkParseJavaHistogram50k(b *testing.B) {
 	b.ReportAllocs()
 	defer javaReportCPU(b)()
 	for b.Loop() {
-		h, err := ParseJavaHistogram(strings.NewReader(text))
+		h, err := ParseHistogram(strings.NewReader(text))
 		if err != nil || len(h.Classes) != 50_000 {
 			b.Fatal(err)
 		}
@@ -24,13 +24,13 @@ func BenchmarkParseJavaHistogram50k(b *testing.B) {
 // BenchmarkDiffJavaHistograms50k diffs two 50,000-row histograms and ranks the
 // growth both ways and the suspects (what the diff page and CLI show).
 func BenchmarkDiffJavaHistograms50k(b *testing.B) {
-	base, _ := ParseJavaHistogram(strings.NewReader(jvmtext.BigHistogram(50_000, 0)))
-	target, _ := ParseJavaHistogram(strings.NewReader(jvmtext.BigHistogram(50_000, 1000)))
+	base, _ := ParseHistogram(strings.NewReader(jvmtext.BigHistogram(50_000, 0)))
+	target, _ := ParseHistogram(strings.NewReader(jvmtext.BigHistogram(50_000, 1000)))
 	b.ReportAllocs()
 	defer javaReportCPU(b)()
 	for b.Loop() {
-		d := DiffJavaHistograms(base, target)
-		if len(d.Grown(JavaByBytes, 20)) != 20 || len(d.Grown(JavaByInstances, 20)) != 20 || len(d.Suspects(20)) == 0 {
+		d := DiffHistograms(base, target)
+		if len(d.Grown(ByBytes, 20)) != 20 || len(d.Grown(ByInstances, 20)) != 20 || len(d.Suspects(20)) == 0 {
 			b.Fatal("no growth")
 		}
 	}
@@ -44,18 +44,18 @@ func BenchmarkAnalyzeJavaHistogramPair50k(b *testing.B) {
 	b.ReportAllocs()
 	defer javaReportCPU(b)()
 	for b.Loop() {
-		base, err1 := ParseJavaHistogram(strings.NewReader(baseText))
-		target, err2 := ParseJavaHistogram(strings.NewReader(targetText))
+		base, err1 := ParseHistogram(strings.NewReader(baseText))
+		target, err2 := ParseHistogram(strings.NewReader(targetText))
 		if err1 != nil || err2 != nil {
 			b.Fatal(err1, err2)
 		}
-		_ = DiffJavaHistograms(base, target).Markdown(20)
+		_ = DiffHistograms(base, target).Markdown(20)
 	}
 }
 
 // BenchmarkJavaHistogramSnapshot50k builds the series shape of a 50,000-row histogram.
 func BenchmarkJavaHistogramSnapshot50k(b *testing.B) {
-	h, _ := ParseJavaHistogram(strings.NewReader(jvmtext.BigHistogram(50_000, 0)))
+	h, _ := ParseHistogram(strings.NewReader(jvmtext.BigHistogram(50_000, 0)))
 	b.ReportAllocs()
 	defer javaReportCPU(b)()
 	for b.Loop() {
@@ -70,11 +70,11 @@ func BenchmarkAnalyzeJavaThreads5000(b *testing.B) {
 	b.ReportAllocs()
 	defer javaReportCPU(b)()
 	for b.Loop() {
-		tf, err := ParseJavaThreadDumps(strings.NewReader(text))
+		tf, err := ParseThreadDumps(strings.NewReader(text))
 		if err != nil || tf.Threads() != 5000 {
 			b.Fatal(err)
 		}
-		if g := GroupJavaThreads(tf.Dumps[0]); len(g.Groups) != 100 {
+		if g := GroupThreads(tf.Dumps[0]); len(g.Groups) != 100 {
 			b.Fatalf("%d groups", len(g.Groups))
 		}
 	}
@@ -82,23 +82,23 @@ func BenchmarkAnalyzeJavaThreads5000(b *testing.B) {
 
 // BenchmarkGroupJavaThreads5000 groups an already parsed 5,000-thread dump.
 func BenchmarkGroupJavaThreads5000(b *testing.B) {
-	tf, _ := ParseJavaThreadDumps(strings.NewReader(jvmtext.BigDump(5000)))
+	tf, _ := ParseThreadDumps(strings.NewReader(jvmtext.BigDump(5000)))
 	b.ReportAllocs()
 	defer javaReportCPU(b)()
 	for b.Loop() {
-		_ = GroupJavaThreads(tf.Dumps[0])
+		_ = GroupThreads(tf.Dumps[0])
 	}
 }
 
 // BenchmarkDiffJavaThreads5000 diffs two grouped 5,000-thread dumps.
 func BenchmarkDiffJavaThreads5000(b *testing.B) {
-	tf1, _ := ParseJavaThreadDumps(strings.NewReader(jvmtext.BigDump(4000)))
-	tf2, _ := ParseJavaThreadDumps(strings.NewReader(jvmtext.BigDump(5000)))
-	g1, g2 := GroupJavaThreads(tf1.Dumps[0]), GroupJavaThreads(tf2.Dumps[0])
+	tf1, _ := ParseThreadDumps(strings.NewReader(jvmtext.BigDump(4000)))
+	tf2, _ := ParseThreadDumps(strings.NewReader(jvmtext.BigDump(5000)))
+	g1, g2 := GroupThreads(tf1.Dumps[0]), GroupThreads(tf2.Dumps[0])
 	b.ReportAllocs()
 	defer javaReportCPU(b)()
 	for b.Loop() {
-		_ = DiffJavaThreads(g1, g2).Markdown(20)
+		_ = DiffThreads(g1, g2).Markdown(20)
 	}
 }
 
@@ -109,7 +109,7 @@ func BenchmarkParseJavaNMT(b *testing.B) {
 	b.ReportAllocs()
 	defer javaReportCPU(b)()
 	for b.Loop() {
-		n, err := ParseJavaNMT(strings.NewReader(text))
+		n, err := ParseNMT(strings.NewReader(text))
 		if err != nil || n.BaselineDiff().NativeLeak == nil {
 			b.Fatal(err)
 		}

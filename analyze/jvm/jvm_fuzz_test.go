@@ -1,4 +1,4 @@
-package analyze
+package jvm
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/jvmtext"
 )
@@ -31,7 +32,7 @@ func javaFuzzSeeds(f *testing.F, extra ...string) {
 
 // javaFuzzErr checks that a parser failed with one of the package's sentinel errors.
 func javaFuzzErr(t *testing.T, err error) {
-	if !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrUnsupportedKind) && !errors.Is(err, ErrMalformed) {
+	if !errors.Is(err, analyze.ErrEmpty) && !errors.Is(err, analyze.ErrUnsupportedKind) && !errors.Is(err, analyze.ErrMalformed) {
 		t.Fatalf("error %v is none of ErrEmpty, ErrUnsupportedKind, ErrMalformed", err)
 	}
 }
@@ -39,7 +40,7 @@ func javaFuzzErr(t *testing.T, err error) {
 func FuzzParseJavaHistograms(f *testing.F) {
 	javaFuzzSeeds(f, jvmtext.Histogram(jvmtext.JDK9, samzaHeap(7)), jvmtext.Histogram(jvmtext.SA, samzaHeap(2)), "12345:\n"+jvmtext.Histogram(jvmtext.JDK8, samzaHeap(1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		hs, err := ParseJavaHistograms(bytes.NewReader(data))
+		hs, err := ParseHistograms(bytes.NewReader(data))
 		if err != nil {
 			javaFuzzErr(t, err)
 			return
@@ -64,8 +65,8 @@ func FuzzParseJavaHistograms(f *testing.F) {
 			if snap != h.RowBytes {
 				t.Fatalf("snapshot adds up to %d bytes, rows to %d", snap, h.RowBytes)
 			}
-			d := DiffJavaHistograms(h, h)
-			if d.TotalBytes != 0 || len(d.Grown(JavaByBytes, 0)) != 0 || len(d.Suspects(0)) != 0 {
+			d := DiffHistograms(h, h)
+			if d.TotalBytes != 0 || len(d.Grown(ByBytes, 0)) != 0 || len(d.Suspects(0)) != 0 {
 				t.Fatalf("a histogram against itself grew: %+v", d)
 			}
 			_ = h.Markdown(10)
@@ -80,14 +81,14 @@ func FuzzParseJavaThreadDumps(f *testing.F) {
 		"Found one Java-level deadlock:\n=====\n\"a\":\n  waiting to lock monitor 0x1 (object 0x2, a X),\n  which is held by \"b\"\nJava stack information for the threads listed above:\n\"a\":\n\tat x\nFound 1 deadlock.\n",
 		"\"a\" #1 daemon prio=5 tid=0x1 nid=0x2 waiting on condition [0x3]\n   java.lang.Thread.State: WAITING (parking)\n\tat a.B(C.java:1)\n\t- parking to wait for  <0x4> (a D)\n\n   Locked ownable synchronizers:\n\t- <0x5> (a E)\n")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tf, err := ParseJavaThreadDumps(bytes.NewReader(data))
+		tf, err := ParseThreadDumps(bytes.NewReader(data))
 		if err != nil {
 			javaFuzzErr(t, err)
 			return
 		}
 		total := 0
 		for _, d := range tf.Dumps {
-			g := GroupJavaThreads(d)
+			g := GroupThreads(d)
 			sum := 0
 			for _, grp := range g.Groups {
 				sum += grp.Count
@@ -102,7 +103,7 @@ func FuzzParseJavaThreadDumps(f *testing.F) {
 			for _, th := range d.Threads {
 				javaCheckUTF8(t, th)
 			}
-			self := DiffJavaThreads(g, g)
+			self := DiffThreads(g, g)
 			if len(self.New)+len(self.Grown)+len(self.Shrunk)+len(self.Names) != 0 {
 				t.Fatalf("a dump against itself changed: %+v", self)
 			}
@@ -119,7 +120,7 @@ func FuzzParseJavaNMT(f *testing.F) {
 	cats := kafkaBroker("Other", 300<<20)
 	javaFuzzSeeds(f, javaNMTDiffText(cats), javaNMTSummaryText(cats), javaNMTSummaryText(javaNMTBase(cats)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		all, err := ParseJavaNMTs(bytes.NewReader(data))
+		all, err := ParseNMTs(bytes.NewReader(data))
 		if err != nil {
 			javaFuzzErr(t, err)
 			return
@@ -130,7 +131,7 @@ func FuzzParseJavaNMT(f *testing.F) {
 					t.Fatalf("category name %q", c.Name)
 				}
 			}
-			d := DiffJavaNMT(n, n)
+			d := DiffNMT(n, n)
 			if d.TotalCommittedDelta != 0 || d.NonHeapCommittedDelta != 0 || d.NativeLeak != nil {
 				t.Fatalf("a report against itself changed: %+v", d)
 			}

@@ -1,10 +1,11 @@
-package analyze
+package jvm
 
 import (
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
@@ -20,7 +21,7 @@ func TestJavaHistogramInThreadDumpLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	hs, err := ParseJavaHistograms(f)
+	hs, err := ParseHistograms(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestJavaHistogramInThreadDumpLog(t *testing.T) {
 	if c := h.Classes[0]; c.Name != strings.Join(first[3:], " ") || c.Bytes != greptest.Int(t, first[2]) || c.Rank != 1 {
 		t.Errorf("first row %+v, the file's first row is %q", c, rows[0])
 	}
-	var noName *JavaClass
+	var noName *Class
 	for i := range h.Classes {
 		if h.Classes[i].Name == "<no name>" {
 			noName = &h.Classes[i]
@@ -104,7 +105,7 @@ func TestJavaHistogramLayouts(t *testing.T) {
 		{"in a log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] starting\n" + jvmtext.Histogram(jvmtext.JDK8, rows) + "2020-02-25 03:21:03.000 [main] SamzaContainer [INFO] still here\n", javaFormatClassic, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := ParseJavaHistogram(strings.NewReader(tc.text))
+			h, err := ParseHistogram(strings.NewReader(tc.text))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,28 +133,28 @@ func TestJavaHistogramLayouts(t *testing.T) {
 // consumers apart (the SAMZA-2785 numbers), and checks the ranking and the deltas
 // against the data.
 func TestJavaHistogramDiff(t *testing.T) {
-	base, err := ParseJavaHistogram(strings.NewReader(jvmtext.Histogram(jvmtext.JDK9, samzaHeap(14))))
+	base, err := ParseHistogram(strings.NewReader(jvmtext.Histogram(jvmtext.JDK9, samzaHeap(14))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, err := ParseJavaHistogram(strings.NewReader(jvmtext.Histogram(jvmtext.JDK9, samzaHeap(1741))))
+	target, err := ParseHistogram(strings.NewReader(jvmtext.Histogram(jvmtext.JDK9, samzaHeap(1741))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := DiffJavaHistograms(base, target)
+	d := DiffHistograms(base, target)
 	if d.TotalBytes != target.TotalBytes-base.TotalBytes || d.BaseTotalBytes != base.TotalBytes || d.TargetTotalInstances != target.TotalInstances {
 		t.Errorf("diff totals %+v", d)
 	}
 	const leaked = 1741 - 14
-	byBytes := d.Grown(JavaByBytes, 0)
+	byBytes := d.Grown(ByBytes, 0)
 	if len(byBytes) != 4 || byBytes[0].Name != "[B" || byBytes[0].Bytes != 4_000_000*leaked || byBytes[0].Instances != 2000*leaked {
 		t.Errorf("growth by bytes: %+v; want [B first with %d bytes, and four classes that grew", byBytes, 4_000_000*leaked)
 	}
-	byInst := d.Grown(JavaByInstances, 2)
+	byInst := d.Grown(ByInstances, 2)
 	if len(byInst) != 2 || byInst[0].Name != "[B" || byInst[1].Name != "java.util.concurrent.LinkedBlockingQueue" || byInst[1].Instances != 64*leaked {
 		t.Errorf("growth by instances: %+v", byInst)
 	}
-	var consumer JavaClassChange
+	var consumer ClassChange
 	for _, c := range d.Classes {
 		if c.Name == "org.apache.samza.system.kafka.KafkaSystemConsumer" {
 			consumer = c
@@ -170,16 +171,16 @@ func TestJavaHistogramDiff(t *testing.T) {
 	if last.Bytes != 0 {
 		t.Errorf("no class shrank, so the last row should be unchanged; got %+v", last)
 	}
-	if md := d.Markdown(5); !strings.Contains(md, "`[B` (`byte[]`) grew most: +"+FormatBytes(d.Classes[0].Bytes)+" (+3,454,000 instances") {
+	if md := d.Markdown(5); !strings.Contains(md, "`[B` (`byte[]`) grew most: +"+analyze.FormatBytes(d.Classes[0].Bytes)+" (+3,454,000 instances") {
 		t.Errorf("Markdown headline does not name the top growth:\n%s", md)
 	}
 }
 
 // TestJavaHistogramNewAndGoneClasses checks classes present in only one histogram.
 func TestJavaHistogramNewAndGoneClasses(t *testing.T) {
-	base := &JavaHistogram{TotalInstances: 3, TotalBytes: 48, Classes: []JavaClass{{Name: "Gone", Instances: 3, Bytes: 48}}}
-	target := &JavaHistogram{TotalInstances: 2, TotalBytes: 64, Classes: []JavaClass{{Name: "New", Instances: 2, Bytes: 64}}}
-	d := DiffJavaHistograms(base, target)
+	base := &Histogram{TotalInstances: 3, TotalBytes: 48, Classes: []Class{{Name: "Gone", Instances: 3, Bytes: 48}}}
+	target := &Histogram{TotalInstances: 2, TotalBytes: 64, Classes: []Class{{Name: "New", Instances: 2, Bytes: 64}}}
+	d := DiffHistograms(base, target)
 	if len(d.Classes) != 2 || d.Classes[0].Name != "New" || !d.Classes[0].New() || d.Classes[1].Name != "Gone" || d.Classes[1].Bytes != -48 {
 		t.Errorf("changes %+v", d.Classes)
 	}
@@ -189,7 +190,7 @@ func TestJavaHistogramNewAndGoneClasses(t *testing.T) {
 // by two class loaders) are added up.
 func TestJavaHistogramSnapshot(t *testing.T) {
 	text := jvmtext.Histogram(jvmtext.JDK8, []jvmtext.Class{{Name: "com.example.Plugin", Instances: 5, Bytes: 80}, {Name: "com.example.Plugin", Instances: 2, Bytes: 32}, {Name: "[C", Instances: 1, Bytes: 24}})
-	h, err := ParseJavaHistogram(strings.NewReader("2024-03-01 10:00:00\n" + text))
+	h, err := ParseHistogram(strings.NewReader("2024-03-01 10:00:00\n" + text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,20 +207,20 @@ func TestJavaHistogramSnapshot(t *testing.T) {
 // -XX:+PrintClassHistogram writes on every SIGQUIT.
 func TestJavaHistogramSeveralInOneFile(t *testing.T) {
 	text := jvmtext.Histogram(jvmtext.JDK8, samzaHeap(3)) + "some log line\n" + jvmtext.Histogram(jvmtext.JDK8, samzaHeap(30))
-	hs, err := ParseJavaHistograms(strings.NewReader(text))
+	hs, err := ParseHistograms(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(hs) != 2 || hs[0].Line != 1 || hs[1].Line != 13 {
 		t.Fatalf("histograms at lines %v, want 2 at lines 1 and 13", javaHistogramLines(hs))
 	}
-	last, err := ParseJavaHistogram(strings.NewReader(text))
+	last, err := ParseHistogram(strings.NewReader(text))
 	if err != nil || last.TotalBytes != hs[1].TotalBytes {
-		t.Errorf("ParseJavaHistogram should return the last histogram: %v, %v", last, err)
+		t.Errorf("ParseHistogram should return the last histogram: %v, %v", last, err)
 	}
 }
 
-func javaHistogramLines(hs []*JavaHistogram) []int {
+func javaHistogramLines(hs []*Histogram) []int {
 	var lines []int
 	for _, h := range hs {
 		lines = append(lines, h.Line)
@@ -237,17 +238,17 @@ func TestJavaHistogramBadInput(t *testing.T) {
 		err        error
 		warning    string
 	}{
-		{"empty", "", ErrEmpty, ""},
-		{"a log", "2020-02-25 03:21:02.227 [main] INFO hello\n", ErrUnsupportedKind, ""},
-		{"header only", lines[0] + "\n" + lines[1] + "\n", ErrMalformed, ""},
-		{"overflowing count", lines[0] + "\n   1: 99999999999999999999999 16 [B\n", ErrMalformed, ""},
-		{"sum overflows", lines[0] + "\n   1: 999999999999999999 16 [B\n   2: 999999999999999999 16 [C\n   3: 999999999999999999 16 [I\n   4: 999999999999999999 16 [J\n   5: 999999999999999999 16 [S\n   6: 999999999999999999 16 [Z\n   7: 999999999999999999 16 [F\n   8: 999999999999999999 16 [D\n   9: 999999999999999999 16 [L\n  10: 999999999999999999 16 [X\n", ErrMalformed, ""},
+		{"empty", "", analyze.ErrEmpty, ""},
+		{"a log", "2020-02-25 03:21:02.227 [main] INFO hello\n", analyze.ErrUnsupportedKind, ""},
+		{"header only", lines[0] + "\n" + lines[1] + "\n", analyze.ErrMalformed, ""},
+		{"overflowing count", lines[0] + "\n   1: 99999999999999999999999 16 [B\n", analyze.ErrMalformed, ""},
+		{"sum overflows", lines[0] + "\n   1: 999999999999999999 16 [B\n   2: 999999999999999999 16 [C\n   3: 999999999999999999 16 [I\n   4: 999999999999999999 16 [J\n   5: 999999999999999999 16 [S\n   6: 999999999999999999 16 [Z\n   7: 999999999999999999 16 [F\n   8: 999999999999999999 16 [D\n   9: 999999999999999999 16 [L\n  10: 999999999999999999 16 [X\n", analyze.ErrMalformed, ""},
 		{"cut short", strings.Join(lines[:5], "\n") + "\n", nil, "no Total line"},
 		{"a row removed", strings.Join(append(lines[:3:3], lines[4:]...), "\n"), nil, "out of sequence"},
 		{"wrong total", strings.Join(lines[:len(lines)-2], "\n") + "\nTotal 1 2\n", nil, "the rows add up to"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, err := ParseJavaHistogram(strings.NewReader(tc.text))
+			h, err := ParseHistogram(strings.NewReader(tc.text))
 			if tc.err != nil {
 				if !isErr(err, tc.err) {
 					t.Errorf("err %v, want %v", err, tc.err)
@@ -269,8 +270,8 @@ func TestJavaClassDisplayName(t *testing.T) {
 		"[B": "byte[]", "[[I": "int[][]", "[Ljava.lang.String;": "java.lang.String[]", "[[Lcom.x.Y;": "com.x.Y[][]",
 		"java.lang.String": "java.lang.String", "[": "[", "[Q": "[Q", "[L;": "[L;", "<symbolKlass>": "<symbolKlass>",
 	} {
-		if got := JavaClassDisplayName(in); got != want {
-			t.Errorf("JavaClassDisplayName(%q) = %q, want %q", in, got, want)
+		if got := ClassDisplayName(in); got != want {
+			t.Errorf("ClassDisplayName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package analyze
+package jvm
 
 import (
 	"cmp"
@@ -7,30 +7,30 @@ import (
 	"time"
 )
 
-// JavaOrder is what JVM class tables are ranked by.
-type JavaOrder int
+// Order is what JVM class tables are ranked by.
+type Order int
 
 // The orders of class tables.
 const (
-	// JavaByBytes ranks by bytes (or growth in bytes), largest first.
-	JavaByBytes JavaOrder = iota
-	// JavaByInstances ranks by instances (or growth in instances), largest first.
-	JavaByInstances
+	// ByBytes ranks by bytes (or growth in bytes), largest first.
+	ByBytes Order = iota
+	// ByInstances ranks by instances (or growth in instances), largest first.
+	ByInstances
 )
 
-// JavaHistogramSnapshot is one histogram in the shape a series analysis takes: per
+// HistogramSnapshot is one histogram in the shape a series analysis takes: per
 // class name, its bytes and its instances, and when it was taken (zero when
 // unknown). Rows of the same name (one class loaded by several class loaders) are
 // added up.
-type JavaHistogramSnapshot struct {
+type HistogramSnapshot struct {
 	Time      time.Time
 	Bytes     map[string]int64
 	Instances map[string]int64
 }
 
 // Snapshot returns the histogram as a series snapshot.
-func (h *JavaHistogram) Snapshot() JavaHistogramSnapshot {
-	s := JavaHistogramSnapshot{
+func (h *Histogram) Snapshot() HistogramSnapshot {
+	s := HistogramSnapshot{
 		Time:      h.Time,
 		Bytes:     make(map[string]int64, len(h.Classes)),
 		Instances: make(map[string]int64, len(h.Classes)),
@@ -43,10 +43,10 @@ func (h *JavaHistogram) Snapshot() JavaHistogramSnapshot {
 }
 
 // Ranked returns the classes ranked by order (ties by name), without changing h.
-func (h *JavaHistogram) Ranked(order JavaOrder) []JavaClass {
+func (h *Histogram) Ranked(order Order) []Class {
 	out := slices.Clone(h.Classes)
-	slices.SortStableFunc(out, func(a, b JavaClass) int {
-		if order == JavaByInstances {
+	slices.SortStableFunc(out, func(a, b Class) int {
+		if order == ByInstances {
 			if c := cmp.Compare(b.Instances, a.Instances); c != 0 {
 				return c
 			}
@@ -59,9 +59,9 @@ func (h *JavaHistogram) Ranked(order JavaOrder) []JavaClass {
 	return out
 }
 
-// JavaClassChange is how one class changed between two histograms. Instances and
+// ClassChange is how one class changed between two histograms. Instances and
 // Bytes are target − base, like the rows of `go tool pprof -top -diff_base`.
-type JavaClassChange struct {
+type ClassChange struct {
 	Name            string `json:"name"`
 	Instances       int64  `json:"instances"`
 	Bytes           int64  `json:"bytes"`
@@ -72,10 +72,10 @@ type JavaClassChange struct {
 }
 
 // New reports whether the class had no instances in the base.
-func (c JavaClassChange) New() bool { return c.BaseInstances == 0 && c.TargetInstances > 0 }
+func (c ClassChange) New() bool { return c.BaseInstances == 0 && c.TargetInstances > 0 }
 
-// JavaHistogramDiff compares two class histograms of one JVM: what grew, by how much.
-type JavaHistogramDiff struct {
+// HistogramDiff compares two class histograms of one JVM: what grew, by how much.
+type HistogramDiff struct {
 	// TotalInstances and TotalBytes are target − base.
 	TotalInstances       int64 `json:"total_instances"`
 	TotalBytes           int64 `json:"total_bytes"`
@@ -85,13 +85,13 @@ type JavaHistogramDiff struct {
 	TargetTotalBytes     int64 `json:"target_total_bytes"`
 	// Classes holds every class of either histogram, ranked by growth in bytes
 	// (then in instances, then by name): what grew most first, what shrank last.
-	Classes []JavaClassChange `json:"classes"`
+	Classes []ClassChange `json:"classes"`
 }
 
-// DiffJavaHistograms compares base with target, class by class (rows of the same name
+// DiffHistograms compares base with target, class by class (rows of the same name
 // added up). Totals come from each histogram's Total line.
-func DiffJavaHistograms(base, target *JavaHistogram) *JavaHistogramDiff {
-	d := &JavaHistogramDiff{
+func DiffHistograms(base, target *Histogram) *HistogramDiff {
+	d := &HistogramDiff{
 		BaseTotalInstances:   base.TotalInstances,
 		BaseTotalBytes:       base.TotalBytes,
 		TargetTotalInstances: target.TotalInstances,
@@ -100,16 +100,16 @@ func DiffJavaHistograms(base, target *JavaHistogram) *JavaHistogramDiff {
 		TotalBytes:           target.TotalBytes - base.TotalBytes,
 	}
 	index := make(map[string]int, len(target.Classes)+len(base.Classes)/8)
-	changeOf := func(name string) *JavaClassChange {
+	changeOf := func(name string) *ClassChange {
 		i, ok := index[name]
 		if !ok {
 			i = len(d.Classes)
 			index[name] = i
-			d.Classes = append(d.Classes, JavaClassChange{Name: name})
+			d.Classes = append(d.Classes, ClassChange{Name: name})
 		}
 		return &d.Classes[i]
 	}
-	d.Classes = make([]JavaClassChange, 0, len(target.Classes)+len(base.Classes)/8)
+	d.Classes = make([]ClassChange, 0, len(target.Classes)+len(base.Classes)/8)
 	for _, c := range base.Classes {
 		ch := changeOf(c.Name)
 		ch.BaseInstances += c.Instances
@@ -125,13 +125,13 @@ func DiffJavaHistograms(base, target *JavaHistogram) *JavaHistogramDiff {
 		c.Instances = c.TargetInstances - c.BaseInstances
 		c.Bytes = c.TargetBytes - c.BaseBytes
 	}
-	sortJavaChanges(d.Classes, JavaByBytes)
+	sortJavaChanges(d.Classes, ByBytes)
 	return d
 }
 
 // Ranked returns the changes ranked by growth in order (ties by the other measure,
 // then by name), without changing d.
-func (d *JavaHistogramDiff) Ranked(order JavaOrder) []JavaClassChange {
+func (d *HistogramDiff) Ranked(order Order) []ClassChange {
 	out := slices.Clone(d.Classes)
 	sortJavaChanges(out, order)
 	return out
@@ -139,30 +139,30 @@ func (d *JavaHistogramDiff) Ranked(order JavaOrder) []JavaClassChange {
 
 // Grown returns at most n classes that grew in order's measure, largest growth
 // first; n ≤ 0 means all.
-func (d *JavaHistogramDiff) Grown(order JavaOrder, n int) []JavaClassChange {
-	return javaTopChanges(d.Classes, order, n, func(c JavaClassChange) bool {
-		if order == JavaByInstances {
+func (d *HistogramDiff) Grown(order Order, n int) []ClassChange {
+	return javaTopChanges(d.Classes, order, n, func(c ClassChange) bool {
+		if order == ByInstances {
 			return c.Instances > 0
 		}
 		return c.Bytes > 0
 	})
 }
 
-// Suspects returns at most n application classes (see JavaIsPlatformClass) that
+// Suspects returns at most n application classes (see IsPlatformClass) that
 // grew in instances, most new instances first (n ≤ 0: all). The shallow bytes of a
 // leaked object are small and the JDK's arrays and collections it holds dominate the
 // byte ranking; the application class whose instance count climbs is what names the
 // leak (SAMZA-2785: 14 → 1,741 KafkaSystemConsumer instances).
-func (d *JavaHistogramDiff) Suspects(n int) []JavaClassChange {
-	return javaTopChanges(d.Classes, JavaByInstances, n, func(c JavaClassChange) bool {
-		return c.Instances > 0 && !JavaIsPlatformClass(c.Name)
+func (d *HistogramDiff) Suspects(n int) []ClassChange {
+	return javaTopChanges(d.Classes, ByInstances, n, func(c ClassChange) bool {
+		return c.Instances > 0 && !IsPlatformClass(c.Name)
 	})
 }
 
 // javaTopChanges returns the changes that keep accepts, ranked by order, at most n of
 // them (n ≤ 0: all). With a small n it keeps a sorted window instead of sorting all.
-func javaTopChanges(cs []JavaClassChange, order JavaOrder, n int, keep func(JavaClassChange) bool) []JavaClassChange {
-	out := []JavaClassChange{}
+func javaTopChanges(cs []ClassChange, order Order, n int, keep func(ClassChange) bool) []ClassChange {
+	out := []ClassChange{}
 	for _, c := range cs {
 		if !keep(c) {
 			continue
@@ -186,21 +186,21 @@ func javaTopChanges(cs []JavaClassChange, order JavaOrder, n int, keep func(Java
 }
 
 // javaSiftUp moves cs[i] up to its place in the sorted cs[:i+1].
-func javaSiftUp(cs []JavaClassChange, i int, order JavaOrder) {
+func javaSiftUp(cs []ClassChange, i int, order Order) {
 	for ; i > 0 && javaChangeLess(cs[i], cs[i-1], order); i-- {
 		cs[i], cs[i-1] = cs[i-1], cs[i]
 	}
 }
 
 // javaChangeLess reports whether a ranks before b.
-func javaChangeLess(a, b JavaClassChange, order JavaOrder) bool {
+func javaChangeLess(a, b ClassChange, order Order) bool {
 	return javaCompareChanges(a, b, order) < 0
 }
 
-// JavaIsPlatformClass reports whether a histogram row is the JDK's own rather than
+// IsPlatformClass reports whether a histogram row is the JDK's own rather than
 // the application's: arrays, VM-internal rows such as "<symbolKlass>", and classes
 // in the java, javax, jdk, sun and com.sun packages.
-func JavaIsPlatformClass(name string) bool {
+func IsPlatformClass(name string) bool {
 	if name == "" || name[0] == '[' || name[0] == '<' || name[0] == '*' {
 		return true
 	}
@@ -212,15 +212,15 @@ func JavaIsPlatformClass(name string) bool {
 	return false
 }
 
-func sortJavaChanges(cs []JavaClassChange, order JavaOrder) {
-	slices.SortFunc(cs, func(a, b JavaClassChange) int { return javaCompareChanges(a, b, order) })
+func sortJavaChanges(cs []ClassChange, order Order) {
+	slices.SortFunc(cs, func(a, b ClassChange) int { return javaCompareChanges(a, b, order) })
 }
 
 // javaCompareChanges ranks by growth in order's measure, then in the other, then by
 // name.
-func javaCompareChanges(a, b JavaClassChange, order JavaOrder) int {
+func javaCompareChanges(a, b ClassChange, order Order) int {
 	first, second := cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(b.Instances, a.Instances)
-	if order == JavaByInstances {
+	if order == ByInstances {
 		first, second = second, first
 	}
 	if first != 0 {

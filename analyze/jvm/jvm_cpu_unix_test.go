@@ -1,6 +1,6 @@
 //go:build unix
 
-package analyze
+package jvm
 
 import (
 	"syscall"

@@ -1,14 +1,16 @@
-package analyze
+package jvm
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/leakui/leakui/analyze"
 )
 
-// JavaClassDisplayName renders a class name the way Java source spells it: "[B"
+// ClassDisplayName renders a class name the way Java source spells it: "[B"
 // becomes "byte[]", "[[Ljava.lang.String;" becomes "java.lang.String[][]". Any other
 // name is returned as it is.
-func JavaClassDisplayName(name string) string {
+func ClassDisplayName(name string) string {
 	dims := 0
 	for dims < len(name) && name[dims] == '[' {
 		dims++
@@ -34,18 +36,18 @@ func JavaClassDisplayName(name string) string {
 
 // Headline is one sentence about the histogram for a page title or a ticket: its
 // size and its largest class.
-func (h *JavaHistogram) Headline() string {
-	s := fmt.Sprintf("%s classes, %s instances, %s.", FormatCount(int64(len(h.Classes))), FormatCount(h.TotalInstances), FormatBytes(h.TotalBytes))
-	if top := h.Ranked(JavaByBytes); len(top) > 0 {
+func (h *Histogram) Headline() string {
+	s := fmt.Sprintf("%s classes, %s instances, %s.", analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes))
+	if top := h.Ranked(ByBytes); len(top) > 0 {
 		s += fmt.Sprintf(" Largest: %s with %s in %s instances (%s of the heap's objects).",
-			javaClassLabel(top[0].Name), FormatBytes(top[0].Bytes), FormatCount(top[0].Instances), javaPercent(top[0].Bytes, h.TotalBytes))
+			javaClassLabel(top[0].Name), analyze.FormatBytes(top[0].Bytes), analyze.FormatCount(top[0].Instances), javaPercent(top[0].Bytes, h.TotalBytes))
 	}
 	return s
 }
 
 // Markdown renders the histogram for a ticket: totals, its n largest classes by
 // bytes (n ≤ 0: all) and its warnings.
-func (h *JavaHistogram) Markdown(n int) string {
+func (h *Histogram) Markdown(n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### JVM class histogram\n\n%s\n\n", h.Headline())
 	fmt.Fprintf(&b, "Layout: %s.", h.Format)
@@ -53,11 +55,11 @@ func (h *JavaHistogram) Markdown(n int) string {
 		fmt.Fprintf(&b, " Taken %s.", h.Time.Format("2006-01-02 15:04:05"))
 	}
 	b.WriteString("\n\n| # | class | instances | bytes | share |\n|--:|---|--:|--:|--:|\n")
-	for i, c := range javaFirst(h.Ranked(JavaByBytes), n) {
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", i+1, javaClassLabel(c.Name), FormatCount(c.Instances), FormatBytes(c.Bytes), javaPercent(c.Bytes, h.TotalBytes))
+	for i, c := range javaFirst(h.Ranked(ByBytes), n) {
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", i+1, javaClassLabel(c.Name), analyze.FormatCount(c.Instances), analyze.FormatBytes(c.Bytes), javaPercent(c.Bytes, h.TotalBytes))
 	}
 	if rest := len(h.Classes) - n; n > 0 && rest > 0 {
-		fmt.Fprintf(&b, "\n…and %s more classes.\n", FormatCount(int64(rest)))
+		fmt.Fprintf(&b, "\n…and %s more classes.\n", analyze.FormatCount(int64(rest)))
 	}
 	javaMarkdownWarnings(&b, h.Warnings)
 	return b.String()
@@ -65,16 +67,16 @@ func (h *JavaHistogram) Markdown(n int) string {
 
 // Headline is one sentence about the diff: the class that grew most in bytes, with
 // its growth in instances and its share of the total growth.
-func (d *JavaHistogramDiff) Headline() string {
-	grown := d.Grown(JavaByBytes, 1)
+func (d *HistogramDiff) Headline() string {
+	grown := d.Grown(ByBytes, 1)
 	if len(grown) == 0 {
-		return fmt.Sprintf("No class grew in bytes; the histogram's total changed by %s.", FormatSignedValue(d.TotalBytes, "bytes"))
+		return fmt.Sprintf("No class grew in bytes; the histogram's total changed by %s.", analyze.FormatSignedValue(d.TotalBytes, "bytes"))
 	}
 	top := grown[0]
 	s := fmt.Sprintf("%s grew most: %s (%s instances, %s → %s)", javaClassLabel(top.Name),
-		FormatSignedValue(top.Bytes, "bytes"), FormatSignedValue(top.Instances, "count"), FormatBytes(top.BaseBytes), FormatBytes(top.TargetBytes))
+		analyze.FormatSignedValue(top.Bytes, "bytes"), analyze.FormatSignedValue(top.Instances, "count"), analyze.FormatBytes(top.BaseBytes), analyze.FormatBytes(top.TargetBytes))
 	if d.TotalBytes > 0 {
-		s += fmt.Sprintf(", %s of the total growth of %s", javaPercent(top.Bytes, d.TotalBytes), FormatBytes(d.TotalBytes))
+		s += fmt.Sprintf(", %s of the total growth of %s", javaPercent(top.Bytes, d.TotalBytes), analyze.FormatBytes(d.TotalBytes))
 	}
 	s += "."
 	if suspects := d.Suspects(3); len(suspects) > 0 {
@@ -83,7 +85,7 @@ func (d *JavaHistogramDiff) Headline() string {
 			if i > 0 {
 				s += ","
 			}
-			s += fmt.Sprintf(" %s %s (%s → %s)", javaClassLabel(c.Name), FormatSignedValue(c.Instances, "count"), FormatCount(c.BaseInstances), FormatCount(c.TargetInstances))
+			s += fmt.Sprintf(" %s %s (%s → %s)", javaClassLabel(c.Name), analyze.FormatSignedValue(c.Instances, "count"), analyze.FormatCount(c.BaseInstances), analyze.FormatCount(c.TargetInstances))
 		}
 		s += "."
 	}
@@ -92,17 +94,17 @@ func (d *JavaHistogramDiff) Headline() string {
 
 // Markdown renders the diff for a ticket: totals, the headline, and the n classes
 // that grew most in bytes and in instances (n ≤ 0: all that grew).
-func (d *JavaHistogramDiff) Markdown(n int) string {
+func (d *HistogramDiff) Markdown(n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### JVM class histogram diff\n\nObjects on the heap: %s → %s (%s), %s → %s instances (%s).\n\n**%s**\n",
-		FormatBytes(d.BaseTotalBytes), FormatBytes(d.TargetTotalBytes), FormatSignedValue(d.TotalBytes, "bytes"),
-		FormatCount(d.BaseTotalInstances), FormatCount(d.TargetTotalInstances), FormatSignedValue(d.TotalInstances, "count"), d.Headline())
+		analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes), analyze.FormatSignedValue(d.TotalBytes, "bytes"),
+		analyze.FormatCount(d.BaseTotalInstances), analyze.FormatCount(d.TargetTotalInstances), analyze.FormatSignedValue(d.TotalInstances, "count"), d.Headline())
 	tables := []struct {
 		title string
-		rows  []JavaClassChange
+		rows  []ClassChange
 	}{
-		{"Growth in bytes", d.Grown(JavaByBytes, n)},
-		{"Growth in instances", d.Grown(JavaByInstances, n)},
+		{"Growth in bytes", d.Grown(ByBytes, n)},
+		{"Growth in instances", d.Grown(ByInstances, n)},
 		{"Application classes with more instances", d.Suspects(n)},
 	}
 	for _, table := range tables {
@@ -111,8 +113,8 @@ func (d *JavaHistogramDiff) Markdown(n int) string {
 		}
 		fmt.Fprintf(&b, "\n#### %s\n\n| class | bytes | change | instances | change |\n|---|--:|--:|--:|--:|\n", table.title)
 		for _, c := range table.rows {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", javaClassLabel(c.Name), FormatBytes(c.TargetBytes), FormatSignedValue(c.Bytes, "bytes"),
-				FormatCount(c.TargetInstances), FormatSignedValue(c.Instances, "count"))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", javaClassLabel(c.Name), analyze.FormatBytes(c.TargetBytes), analyze.FormatSignedValue(c.Bytes, "bytes"),
+				analyze.FormatCount(c.TargetInstances), analyze.FormatSignedValue(c.Instances, "count"))
 		}
 	}
 	return b.String()
@@ -122,7 +124,7 @@ func (d *JavaHistogramDiff) Markdown(n int) string {
 // it when that differs ("`[B` (`byte[]`)").
 func javaClassLabel(name string) string {
 	s := javaMarkdownCode(name)
-	if d := JavaClassDisplayName(name); d != name {
+	if d := ClassDisplayName(name); d != name {
 		s += " (" + javaMarkdownCode(d) + ")"
 	}
 	return s

@@ -1,14 +1,16 @@
-package analyze
+package jvm
 
 import (
 	"cmp"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/leakui/leakui/analyze"
 )
 
-// JavaNMTChange is how one native memory category changed, in bytes.
-type JavaNMTChange struct {
+// NMTChange is how one native memory category changed, in bytes.
+type NMTChange struct {
 	Name           string `json:"name"`
 	BaseReserved   int64  `json:"base_reserved"`
 	Reserved       int64  `json:"reserved"`
@@ -19,9 +21,9 @@ type JavaNMTChange struct {
 	MallocDelta    int64  `json:"malloc_delta"`
 }
 
-// JavaNMTDiff compares two native memory reports of one JVM (two summaries, or a
+// NMTDiff compares two native memory reports of one JVM (two summaries, or a
 // summary.diff against its baseline).
-type JavaNMTDiff struct {
+type NMTDiff struct {
 	BaseTotalReserved   int64 `json:"base_total_reserved"`
 	TotalReserved       int64 `json:"total_reserved"`
 	TotalReservedDelta  int64 `json:"total_reserved_delta"`
@@ -40,23 +42,23 @@ type JavaNMTDiff struct {
 	Threads      int64 `json:"threads"`
 	ThreadsDelta int64 `json:"threads_delta"`
 	// Categories are ranked by committed growth, largest first.
-	Categories []JavaNMTChange `json:"categories"`
+	Categories []NMTChange `json:"categories"`
 	// NativeLeak is the KAFKA-3933 signature when it is there, else nil.
-	NativeLeak *JavaNativeLeak `json:"native_leak"`
+	NativeLeak *NativeLeak `json:"native_leak"`
 }
 
-// JavaNativeLeak is the KAFKA-3933 signature: memory the JVM committed outside the
+// NativeLeak is the KAFKA-3933 signature: memory the JVM committed outside the
 // Java heap grew while the heap did not. Native allocations that only a finalizer or
 // a GC frees (unclosed GZIPInputStream/Inflater, direct buffers) pile up when the heap
 // is quiet enough that no GC runs.
-type JavaNativeLeak struct {
+type NativeLeak struct {
 	// Cause is "native-allocations" (the KAFKA-3933 kind) or "thread-stacks" when
 	// most of the growth is the stacks of new threads (a thread leak).
 	Cause string `json:"cause"`
 	// Message says it in one paragraph, with the numbers.
 	Message string `json:"message"`
 	// Grew are the non-heap categories that grew, most first (at most five).
-	Grew []JavaNMTChange `json:"grew"`
+	Grew []NMTChange `json:"grew"`
 }
 
 // The thresholds of the KAFKA-3933 signature: non-heap committed memory grows by at
@@ -68,15 +70,15 @@ const (
 	javaHeapFlatPercent = 1
 )
 
-// DiffJavaNMT compares a base report with a later target report of the same JVM.
+// DiffNMT compares a base report with a later target report of the same JVM.
 // When a report is itself a summary.diff, its current amounts are used.
-func DiffJavaNMT(base, target *JavaNMT) *JavaNMTDiff {
-	d := &JavaNMTDiff{
+func DiffNMT(base, target *NMT) *NMTDiff {
+	d := &NMTDiff{
 		BaseTotalReserved: base.TotalReserved, TotalReserved: target.TotalReserved,
 		BaseTotalCommitted: base.TotalCommitted, TotalCommitted: target.TotalCommitted,
-		Categories: []JavaNMTChange{},
+		Categories: []NMTChange{},
 	}
-	before := map[string]JavaNMTCategory{}
+	before := map[string]NMTCategory{}
 	for _, c := range base.Categories {
 		before[c.Name] = c
 	}
@@ -91,7 +93,7 @@ func DiffJavaNMT(base, target *JavaNMT) *JavaNMTDiff {
 	}
 	for _, b := range base.Categories {
 		if !seen[b.Name] {
-			d.Categories = append(d.Categories, javaNMTChange(b, JavaNMTCategory{Name: b.Name}))
+			d.Categories = append(d.Categories, javaNMTChange(b, NMTCategory{Name: b.Name}))
 		}
 	}
 	d.finish()
@@ -100,17 +102,17 @@ func DiffJavaNMT(base, target *JavaNMT) *JavaNMTDiff {
 
 // BaselineDiff returns the diff a summary.diff report describes (its baseline is
 // its amounts minus its deltas), or nil for a plain summary.
-func (n *JavaNMT) BaselineDiff() *JavaNMTDiff {
+func (n *NMT) BaselineDiff() *NMTDiff {
 	if !n.Diff {
 		return nil
 	}
-	d := &JavaNMTDiff{
+	d := &NMTDiff{
 		BaseTotalReserved: n.TotalReserved - n.TotalReservedDelta, TotalReserved: n.TotalReserved,
 		BaseTotalCommitted: n.TotalCommitted - n.TotalCommittedDelta, TotalCommitted: n.TotalCommitted,
-		Categories: []JavaNMTChange{},
+		Categories: []NMTChange{},
 	}
 	for _, c := range n.Categories {
-		base := JavaNMTCategory{Name: c.Name, Reserved: c.Reserved - c.ReservedDelta, Committed: c.Committed - c.CommittedDelta,
+		base := NMTCategory{Name: c.Name, Reserved: c.Reserved - c.ReservedDelta, Committed: c.Committed - c.CommittedDelta,
 			Malloc: c.Malloc - c.MallocDelta, Count: c.Count - c.CountDelta}
 		d.Categories = append(d.Categories, javaNMTChange(base, c))
 		if c.Name == "Thread" {
@@ -121,12 +123,12 @@ func (n *JavaNMT) BaselineDiff() *JavaNMTDiff {
 	return d
 }
 
-func javaNMTChange(base, target JavaNMTCategory) JavaNMTChange {
+func javaNMTChange(base, target NMTCategory) NMTChange {
 	name := target.Name
 	if name == "" {
 		name = base.Name
 	}
-	return JavaNMTChange{Name: name,
+	return NMTChange{Name: name,
 		BaseReserved: base.Reserved, Reserved: target.Reserved, ReservedDelta: target.Reserved - base.Reserved,
 		BaseCommitted: base.Committed, Committed: target.Committed, CommittedDelta: target.Committed - base.Committed,
 		MallocDelta: target.Malloc - base.Malloc}
@@ -134,11 +136,11 @@ func javaNMTChange(base, target JavaNMTCategory) JavaNMTChange {
 
 // finish computes totals, heap and non-heap, ranks the categories and looks for the
 // native leak signature.
-func (d *JavaNMTDiff) finish() {
+func (d *NMTDiff) finish() {
 	d.TotalReservedDelta = d.TotalReserved - d.BaseTotalReserved
 	d.TotalCommittedDelta = d.TotalCommitted - d.BaseTotalCommitted
 	for _, c := range d.Categories {
-		if c.Name == JavaHeapCategory {
+		if c.Name == HeapCategory {
 			d.BaseHeapCommitted, d.HeapCommitted = c.BaseCommitted, c.Committed
 		}
 	}
@@ -146,7 +148,7 @@ func (d *JavaNMTDiff) finish() {
 	d.BaseNonHeapCommitted = d.BaseTotalCommitted - d.BaseHeapCommitted
 	d.NonHeapCommitted = d.TotalCommitted - d.HeapCommitted
 	d.NonHeapCommittedDelta = d.NonHeapCommitted - d.BaseNonHeapCommitted
-	slices.SortStableFunc(d.Categories, func(a, b JavaNMTChange) int {
+	slices.SortStableFunc(d.Categories, func(a, b NMTChange) int {
 		if c := cmp.Compare(b.CommittedDelta, a.CommittedDelta); c != 0 {
 			return c
 		}
@@ -156,7 +158,7 @@ func (d *JavaNMTDiff) finish() {
 }
 
 // nativeLeak returns the KAFKA-3933 signature when the numbers show it.
-func (d *JavaNMTDiff) nativeLeak() *JavaNativeLeak {
+func (d *NMTDiff) nativeLeak() *NativeLeak {
 	growth := d.NonHeapCommittedDelta
 	if growth < javaLeakMinGrowth || growth*100 < javaLeakMinPercent*d.BaseNonHeapCommitted {
 		return nil
@@ -164,30 +166,30 @@ func (d *JavaNMTDiff) nativeLeak() *JavaNativeLeak {
 	if d.HeapCommittedDelta*100 > javaHeapFlatPercent*d.BaseHeapCommitted {
 		return nil
 	}
-	leak := &JavaNativeLeak{}
+	leak := &NativeLeak{}
 	for _, c := range d.Categories {
-		if c.Name != JavaHeapCategory && c.CommittedDelta > 0 && len(leak.Grew) < 5 {
+		if c.Name != HeapCategory && c.CommittedDelta > 0 && len(leak.Grew) < 5 {
 			leak.Grew = append(leak.Grew, c)
 		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Native memory outside the Java heap grew by %s (%s → %s committed, %s) while the Java heap did not (%s → %s).",
-		FormatBytes(growth), FormatBytes(d.BaseNonHeapCommitted), FormatBytes(d.NonHeapCommitted), javaPercentChange(growth, d.BaseNonHeapCommitted),
-		FormatBytes(d.BaseHeapCommitted), FormatBytes(d.HeapCommitted))
+		analyze.FormatBytes(growth), analyze.FormatBytes(d.BaseNonHeapCommitted), analyze.FormatBytes(d.NonHeapCommitted), javaPercentChange(growth, d.BaseNonHeapCommitted),
+		analyze.FormatBytes(d.BaseHeapCommitted), analyze.FormatBytes(d.HeapCommitted))
 	if len(leak.Grew) > 0 {
 		b.WriteString(" Grew:")
 		for i, c := range leak.Grew {
 			if i > 0 {
 				b.WriteString(",")
 			}
-			fmt.Fprintf(&b, " %s %s", c.Name, FormatSignedValue(c.CommittedDelta, "bytes"))
+			fmt.Fprintf(&b, " %s %s", c.Name, analyze.FormatSignedValue(c.CommittedDelta, "bytes"))
 		}
 		b.WriteString(".")
 	}
 	if len(leak.Grew) > 0 && leak.Grew[0].Name == "Thread" && d.ThreadsDelta > 0 {
 		leak.Cause = "thread-stacks"
 		fmt.Fprintf(&b, " Most of it is thread stacks: %s more threads (now %s), a thread leak; the thread dumps show which pool grows.",
-			FormatCount(d.ThreadsDelta), FormatCount(d.Threads))
+			analyze.FormatCount(d.ThreadsDelta), analyze.FormatCount(d.Threads))
 	} else {
 		leak.Cause = "native-allocations"
 		b.WriteString(" This is the KAFKA-3933 signature: native allocations that only a GC or a finalizer frees (an unclosed GZIPInputStream, Inflater or Deflater, direct buffers) pile up while the heap is too quiet for a GC to run.")

@@ -1,13 +1,13 @@
-package analyze
+package jvm
 
 import (
 	"cmp"
 	"slices"
 )
 
-// JavaThreadGroupChange is a thread group whose size changed between two dumps.
-type JavaThreadGroupChange struct {
-	JavaThreadGroup
+// ThreadGroupChange is a thread group whose size changed between two dumps.
+type ThreadGroupChange struct {
+	ThreadGroup
 	// BaseCount is the group's size in the base dump (0 for a new group); Count is
 	// its size in the target (0 for a group that is gone).
 	BaseCount int `json:"base_count"`
@@ -15,36 +15,36 @@ type JavaThreadGroupChange struct {
 	Delta int `json:"delta"`
 }
 
-// JavaNameChange is how many threads of one name pattern each dump has.
-type JavaNameChange struct {
+// NameChange is how many threads of one name pattern each dump has.
+type NameChange struct {
 	Pattern string `json:"pattern"`
 	Base    int    `json:"base"`
 	Target  int    `json:"target"`
 	Delta   int    `json:"delta"`
 }
 
-// JavaThreadDiff compares two thread dumps of one JVM: which groups are new, which
+// ThreadDiff compares two thread dumps of one JVM: which groups are new, which
 // grew, which shrank or are gone, and which thread names multiplied.
-type JavaThreadDiff struct {
+type ThreadDiff struct {
 	BaseTotal   int `json:"base_total"`
 	TargetTotal int `json:"target_total"`
 	// New are groups the base does not have, largest first.
-	New []JavaThreadGroupChange `json:"new"`
+	New []ThreadGroupChange `json:"new"`
 	// Grown are groups with more threads than in the base, most growth first.
-	Grown []JavaThreadGroupChange `json:"grown"`
+	Grown []ThreadGroupChange `json:"grown"`
 	// Shrunk are groups with fewer threads, gone ones included, most loss first.
-	Shrunk []JavaThreadGroupChange `json:"shrunk"`
+	Shrunk []ThreadGroupChange `json:"shrunk"`
 	// Names are the name patterns whose count changed, most growth first: a pool
 	// whose threads each sit in a different place shows here even when no single
 	// group grows much.
-	Names []JavaNameChange `json:"names"`
+	Names []NameChange `json:"names"`
 }
 
-// DiffJavaThreads compares the groups of a base dump with those of a target dump.
-func DiffJavaThreads(base, target *JavaThreadGroups) *JavaThreadDiff {
-	d := &JavaThreadDiff{BaseTotal: base.Total, TargetTotal: target.Total,
-		New: []JavaThreadGroupChange{}, Grown: []JavaThreadGroupChange{}, Shrunk: []JavaThreadGroupChange{}, Names: []JavaNameChange{}}
-	baseGroups := make(map[string]*JavaThreadGroup, len(base.Groups))
+// DiffThreads compares the groups of a base dump with those of a target dump.
+func DiffThreads(base, target *ThreadGroups) *ThreadDiff {
+	d := &ThreadDiff{BaseTotal: base.Total, TargetTotal: target.Total,
+		New: []ThreadGroupChange{}, Grown: []ThreadGroupChange{}, Shrunk: []ThreadGroupChange{}, Names: []NameChange{}}
+	baseGroups := make(map[string]*ThreadGroup, len(base.Groups))
 	for i := range base.Groups {
 		baseGroups[base.Groups[i].Key] = &base.Groups[i]
 	}
@@ -55,7 +55,7 @@ func DiffJavaThreads(base, target *JavaThreadGroups) *JavaThreadDiff {
 		if b, ok := baseGroups[g.Key]; ok {
 			before = b.Count
 		}
-		c := JavaThreadGroupChange{JavaThreadGroup: g, BaseCount: before, Delta: g.Count - before}
+		c := ThreadGroupChange{ThreadGroup: g, BaseCount: before, Delta: g.Count - before}
 		switch {
 		case before == 0:
 			d.New = append(d.New, c)
@@ -69,10 +69,10 @@ func DiffJavaThreads(base, target *JavaThreadGroups) *JavaThreadDiff {
 		if !seen[g.Key] {
 			gone := g
 			gone.Count = 0
-			d.Shrunk = append(d.Shrunk, JavaThreadGroupChange{JavaThreadGroup: gone, BaseCount: g.Count, Delta: -g.Count})
+			d.Shrunk = append(d.Shrunk, ThreadGroupChange{ThreadGroup: gone, BaseCount: g.Count, Delta: -g.Count})
 		}
 	}
-	byGrowth := func(a, b JavaThreadGroupChange) int {
+	byGrowth := func(a, b ThreadGroupChange) int {
 		if c := cmp.Compare(b.Delta, a.Delta); c != 0 {
 			return c
 		}
@@ -80,16 +80,16 @@ func DiffJavaThreads(base, target *JavaThreadGroups) *JavaThreadDiff {
 	}
 	slices.SortStableFunc(d.New, byGrowth)
 	slices.SortStableFunc(d.Grown, byGrowth)
-	slices.SortStableFunc(d.Shrunk, func(a, b JavaThreadGroupChange) int { return byGrowth(b, a) })
+	slices.SortStableFunc(d.Shrunk, func(a, b ThreadGroupChange) int { return byGrowth(b, a) })
 
-	counts := map[string]*JavaNameChange{}
+	counts := map[string]*NameChange{}
 	for _, n := range base.Names {
-		counts[n.Pattern] = &JavaNameChange{Pattern: n.Pattern, Base: n.Count}
+		counts[n.Pattern] = &NameChange{Pattern: n.Pattern, Base: n.Count}
 	}
 	for _, n := range target.Names {
 		c, ok := counts[n.Pattern]
 		if !ok {
-			c = &JavaNameChange{Pattern: n.Pattern}
+			c = &NameChange{Pattern: n.Pattern}
 			counts[n.Pattern] = c
 		}
 		c.Target = n.Count
@@ -99,7 +99,7 @@ func DiffJavaThreads(base, target *JavaThreadGroups) *JavaThreadDiff {
 			d.Names = append(d.Names, *c)
 		}
 	}
-	slices.SortFunc(d.Names, func(a, b JavaNameChange) int {
+	slices.SortFunc(d.Names, func(a, b NameChange) int {
 		if c := cmp.Compare(b.Delta, a.Delta); c != 0 {
 			return c
 		}

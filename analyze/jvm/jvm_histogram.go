@@ -1,15 +1,17 @@
-package analyze
+package jvm
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/leakui/leakui/analyze"
 )
 
-// JavaClass is one row of a JVM class histogram: how many instances of a class the
+// Class is one row of a JVM class histogram: how many instances of a class the
 // heap holds and how many bytes they take (shallow size, as the JVM counts it).
-type JavaClass struct {
+type Class struct {
 	// Rank is the row number the JVM printed (1 for the largest), 0 if unknown.
 	Rank int `json:"rank,omitempty"`
 	// Name is the class name as printed: "java.lang.String", "[B" for byte[],
@@ -22,10 +24,10 @@ type JavaClass struct {
 	Bytes     int64  `json:"bytes"`
 }
 
-// JavaHistogram is one class histogram as printed by `jmap -histo[:live]`,
+// Histogram is one class histogram as printed by `jmap -histo[:live]`,
 // `jcmd <pid> GC.class_histogram`, `jmap -F -histo` or a JVM run with
 // -XX:+PrintClassHistogram (the old JDK 5/6 layout inside a thread dump log).
-type JavaHistogram struct {
+type Histogram struct {
 	// Format names the layout, such as "JDK 9+ (module column)".
 	Format string `json:"format"`
 	// Time is when the histogram was taken, from a time stamp line before it (as
@@ -44,28 +46,28 @@ type JavaHistogram struct {
 	RowInstances int64 `json:"row_instances"`
 	RowBytes     int64 `json:"row_bytes"`
 	// Classes are the rows in the file's order (by bytes, largest first).
-	Classes []JavaClass `json:"classes"`
+	Classes []Class `json:"classes"`
 	// Warnings describe what looks wrong without stopping the analysis: a missing
 	// Total line, rows that do not add up to it, missing rows.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Histogram layouts, as JavaHistogram.Format names them.
+// Histogram layouts, as Histogram.Format names them.
 const (
 	javaFormatModules = "JDK 9+ (module column)"
 	javaFormatClassic = "JDK 8 or earlier"
 	javaFormatSA      = "jmap -F (Serviceability Agent)"
 )
 
-// ParseJavaHistograms reads every class histogram in r: a file of one histogram,
+// ParseHistograms reads every class histogram in r: a file of one histogram,
 // jcmd output (with its "<pid>:" line), or a log or thread dump with histograms in
 // it. r is text (see Decompress for gzip and zstd). It fails with ErrEmpty on no
 // input, ErrUnsupportedKind when there is no histogram header, and ErrMalformed when
 // a histogram is broken (a header with no rows, a count that overflows).
-func ParseJavaHistograms(r io.Reader) ([]*JavaHistogram, error) {
+func ParseHistograms(r io.Reader) ([]*Histogram, error) {
 	l := newJavaLines(r)
 	var (
-		out     []*JavaHistogram
+		out     []*Histogram
 		stamp   time.Time
 		emptyAt int
 	)
@@ -100,17 +102,17 @@ func ParseJavaHistograms(r io.Reader) ([]*JavaHistogram, error) {
 		}
 		return out, nil
 	case l.num == 0:
-		return nil, ErrEmpty
+		return nil, analyze.ErrEmpty
 	case emptyAt > 0:
-		return nil, fmt.Errorf("%w: the class histogram header at line %d has no rows", ErrMalformed, emptyAt)
+		return nil, fmt.Errorf("%w: the class histogram header at line %d has no rows", analyze.ErrMalformed, emptyAt)
 	}
-	return nil, fmt.Errorf("%w: no class histogram (a \" num  #instances  #bytes  class name\" header) in %d lines", ErrUnsupportedKind, l.num)
+	return nil, fmt.Errorf("%w: no class histogram (a \" num  #instances  #bytes  class name\" header) in %d lines", analyze.ErrUnsupportedKind, l.num)
 }
 
-// ParseJavaHistogram reads the last class histogram in r (the most recent, when a
-// log holds several); see ParseJavaHistograms.
-func ParseJavaHistogram(r io.Reader) (*JavaHistogram, error) {
-	hs, err := ParseJavaHistograms(r)
+// ParseHistogram reads the last class histogram in r (the most recent, when a
+// log holds several); see ParseHistograms.
+func ParseHistogram(r io.Reader) (*Histogram, error) {
+	hs, err := ParseHistograms(r)
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +158,8 @@ func javaHistogramHeader(line []byte) (format string, modules, ok bool) {
 
 // parseJavaHistogramSection reads the rows after a header line up to and including
 // the Total line; the first line that is neither is handed back to l.
-func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*JavaHistogram, error) {
-	h := &JavaHistogram{Format: format, Line: l.num, Classes: []JavaClass{}}
+func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Histogram, error) {
+	h := &Histogram{Format: format, Line: l.num, Classes: []Class{}}
 	gaps := 0
 	first := true
 	for l.next() {
@@ -170,7 +172,7 @@ func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Java
 		}
 		row, isRow, err := parseJavaHistogramRow(line, modules)
 		if err != nil {
-			return nil, fmt.Errorf("%w: class histogram line %d: %v", ErrMalformed, l.num, err)
+			return nil, fmt.Errorf("%w: class histogram line %d: %v", analyze.ErrMalformed, l.num, err)
 		}
 		if isRow {
 			if row.Rank != len(h.Classes)+1 {
@@ -180,14 +182,14 @@ func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Java
 			h.RowInstances, ok1 = javaAddInt64(h.RowInstances, row.Instances)
 			h.RowBytes, ok2 = javaAddInt64(h.RowBytes, row.Bytes)
 			if !ok1 || !ok2 {
-				return nil, fmt.Errorf("%w: class histogram line %d: the rows add up to more than 2^63", ErrMalformed, l.num)
+				return nil, fmt.Errorf("%w: class histogram line %d: the rows add up to more than 2^63", analyze.ErrMalformed, l.num)
 			}
 			h.Classes = append(h.Classes, row)
 			continue
 		}
 		if inst, b, ok, err := parseJavaHistogramTotal(line); ok || err != nil {
 			if err != nil {
-				return nil, fmt.Errorf("%w: class histogram line %d: %v", ErrMalformed, l.num, err)
+				return nil, fmt.Errorf("%w: class histogram line %d: %v", analyze.ErrMalformed, l.num, err)
 			}
 			h.TotalInstances, h.TotalBytes, h.HasTotal = inst, b, true
 			break
@@ -203,7 +205,7 @@ func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Java
 		h.Warnings = append(h.Warnings, fmt.Sprintf("no Total line after %d rows: the histogram may be cut short", len(h.Classes)))
 	} else if h.TotalInstances != h.RowInstances || h.TotalBytes != h.RowBytes {
 		h.Warnings = append(h.Warnings, fmt.Sprintf("the Total line says %s instances and %s bytes but the rows add up to %s instances and %s bytes",
-			FormatCount(h.TotalInstances), FormatCount(h.TotalBytes), FormatCount(h.RowInstances), FormatCount(h.RowBytes)))
+			analyze.FormatCount(h.TotalInstances), analyze.FormatCount(h.TotalBytes), analyze.FormatCount(h.RowInstances), analyze.FormatCount(h.RowBytes)))
 	}
 	if gaps > 0 {
 		h.Warnings = append(h.Warnings, fmt.Sprintf("%d rows are out of sequence: some rows may have been filtered out", gaps))
@@ -214,7 +216,7 @@ func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Java
 // parseJavaHistogramRow parses "   1:   15660   3695576  [C" (with " (java.base@17)"
 // after the name when modules is set). isRow is false for any other line; err is set
 // for a row whose numbers do not fit.
-func parseJavaHistogramRow(line []byte, modules bool) (row JavaClass, isRow bool, err error) {
+func parseJavaHistogramRow(line []byte, modules bool) (row Class, isRow bool, err error) {
 	i := 0
 	for i < len(line) && javaIsSpace(line[i]) {
 		i++

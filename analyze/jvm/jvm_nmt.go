@@ -1,4 +1,4 @@
-package analyze
+package jvm
 
 import (
 	"bytes"
@@ -8,13 +8,15 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/leakui/leakui/analyze"
 )
 
-// JavaNMTCategory is one category of a native memory tracking report ("Java Heap",
+// NMTCategory is one category of a native memory tracking report ("Java Heap",
 // "Thread", "Internal", "Other"…). Every amount is in bytes, whatever scale the
 // report was printed in; the deltas are those a summary.diff prints against its
 // baseline (zero in a plain summary).
-type JavaNMTCategory struct {
+type NMTCategory struct {
 	Name           string `json:"name"`
 	Reserved       int64  `json:"reserved"`
 	Committed      int64  `json:"committed"`
@@ -35,9 +37,9 @@ type JavaNMTCategory struct {
 	CountDelta int64 `json:"count_delta,omitempty"`
 }
 
-// JavaNMT is one report of `jcmd <pid> VM.native_memory summary` (or summary.diff,
+// NMT is one report of `jcmd <pid> VM.native_memory summary` (or summary.diff,
 // or the summary part of detail), in any scale: amounts are normalized to bytes.
-type JavaNMT struct {
+type NMT struct {
 	// Scale is the unit the report was printed in: "" for bytes, "KB", "MB", "GB".
 	Scale string `json:"scale"`
 	// Diff tells that the report is a summary.diff: the deltas are the change since
@@ -54,41 +56,41 @@ type JavaNMT struct {
 	Malloc      int64 `json:"malloc,omitempty"`
 	MallocDelta int64 `json:"malloc_delta,omitempty"`
 	// Categories are in the report's order.
-	Categories []JavaNMTCategory `json:"categories"`
-	Warnings   []string          `json:"warnings,omitempty"`
+	Categories []NMTCategory `json:"categories"`
+	Warnings   []string      `json:"warnings,omitempty"`
 }
 
-// JavaHeapCategory is the NMT category of the Java heap.
-const JavaHeapCategory = "Java Heap"
+// HeapCategory is the NMT category of the Java heap.
+const HeapCategory = "Java Heap"
 
 // Category returns the category of that name.
-func (n *JavaNMT) Category(name string) (JavaNMTCategory, bool) {
+func (n *NMT) Category(name string) (NMTCategory, bool) {
 	for _, c := range n.Categories {
 		if c.Name == name {
 			return c, true
 		}
 	}
-	return JavaNMTCategory{}, false
+	return NMTCategory{}, false
 }
 
 // ByCommitted returns the categories by committed bytes, largest first: the data of
 // a bar chart.
-func (n *JavaNMT) ByCommitted() []JavaNMTCategory {
+func (n *NMT) ByCommitted() []NMTCategory {
 	out := slices.Clone(n.Categories)
-	slices.SortStableFunc(out, func(a, b JavaNMTCategory) int { return cmp.Compare(b.Committed, a.Committed) })
+	slices.SortStableFunc(out, func(a, b NMTCategory) int { return cmp.Compare(b.Committed, a.Committed) })
 	return out
 }
 
-// ParseJavaNMTs reads every native memory tracking report in r (jcmd output with its
+// ParseNMTs reads every native memory tracking report in r (jcmd output with its
 // "<pid>:" line, several reports appended to one file, the summary part of a detail
 // report). r is text (see Decompress). It fails with ErrEmpty on no input,
 // ErrUnsupportedKind without a "Native Memory Tracking:" line, and ErrMalformed for
 // a report without a Total line or with amounts that do not fit.
-func ParseJavaNMTs(r io.Reader) ([]*JavaNMT, error) {
+func ParseNMTs(r io.Reader) ([]*NMT, error) {
 	l := newJavaLines(r)
 	var (
-		out   []*JavaNMT
-		cur   *JavaNMT
+		out   []*NMT
+		cur   *NMT
 		stamp time.Time
 		done  bool // past the summary of the current report (its details)
 	)
@@ -97,7 +99,7 @@ func ParseJavaNMTs(r io.Reader) ([]*JavaNMT, error) {
 			return nil
 		}
 		if cur.Categories == nil {
-			return fmt.Errorf("%w: the native memory report at line %d has no Total line", ErrMalformed, cur.Line)
+			return fmt.Errorf("%w: the native memory report at line %d has no Total line", analyze.ErrMalformed, cur.Line)
 		}
 		cur.check()
 		out = append(out, cur)
@@ -111,7 +113,7 @@ func ParseJavaNMTs(r io.Reader) ([]*JavaNMT, error) {
 			if err := finish(); err != nil {
 				return nil, err
 			}
-			cur, done = &JavaNMT{Line: l.num, Time: stamp}, false
+			cur, done = &NMT{Line: l.num, Time: stamp}, false
 			stamp = time.Time{}
 			continue
 		case cur == nil || done:
@@ -138,7 +140,7 @@ func ParseJavaNMTs(r io.Reader) ([]*JavaNMT, error) {
 			done = true
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: native memory report line %d: %v", ErrMalformed, l.num, err)
+			return nil, fmt.Errorf("%w: native memory report line %d: %v", analyze.ErrMalformed, l.num, err)
 		}
 	}
 	if err := l.readErr(); err != nil {
@@ -154,14 +156,14 @@ func ParseJavaNMTs(r io.Reader) ([]*JavaNMT, error) {
 		}
 		return out, nil
 	case l.num == 0:
-		return nil, ErrEmpty
+		return nil, analyze.ErrEmpty
 	}
-	return nil, fmt.Errorf("%w: no native memory report (a \"Native Memory Tracking:\" line) in %d lines", ErrUnsupportedKind, l.num)
+	return nil, fmt.Errorf("%w: no native memory report (a \"Native Memory Tracking:\" line) in %d lines", analyze.ErrUnsupportedKind, l.num)
 }
 
-// ParseJavaNMT reads the last native memory tracking report in r; see ParseJavaNMTs.
-func ParseJavaNMT(r io.Reader) (*JavaNMT, error) {
-	all, err := ParseJavaNMTs(r)
+// ParseNMT reads the last native memory tracking report in r; see ParseNMTs.
+func ParseNMT(r io.Reader) (*NMT, error) {
+	all, err := ParseNMTs(r)
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +171,11 @@ func ParseJavaNMT(r io.Reader) (*JavaNMT, error) {
 }
 
 // parseTotal parses " reserved=5942859KB +2339KB, committed=4104347KB +1519KB".
-func (n *JavaNMT) parseTotal(s []byte) error {
+func (n *NMT) parseTotal(s []byte) error {
 	if n.Categories != nil {
 		return fmt.Errorf("a second Total line")
 	}
-	n.Categories = []JavaNMTCategory{}
+	n.Categories = []NMTCategory{}
 	if i := bytes.IndexByte(s, '='); i >= 0 {
 		if end := bytes.IndexByte(s[i:], ','); end > 0 {
 			v := bytes.Fields(s[i+1 : i+end])
@@ -204,7 +206,7 @@ func (n *JavaNMT) parseTotal(s []byte) error {
 }
 
 // parseTotalMalloc parses the JDK 17+ " 61143309 #215943, peak=…" after "malloc:".
-func (n *JavaNMT) parseTotalMalloc(s []byte) error {
+func (n *NMT) parseTotalMalloc(s []byte) error {
 	f := bytes.Fields(bytes.ReplaceAll(s, []byte(","), []byte(" ")))
 	if len(f) == 0 {
 		return nil
@@ -224,12 +226,12 @@ func (n *JavaNMT) parseTotalMalloc(s []byte) error {
 }
 
 // parseCategory parses "                 Java Heap (reserved=…, committed=…)".
-func (n *JavaNMT) parseCategory(s []byte) error {
+func (n *NMT) parseCategory(s []byte) error {
 	open := bytes.IndexByte(s, '(')
 	if open < 0 {
 		return nil
 	}
-	c := JavaNMTCategory{Name: javaText(bytes.TrimSpace(s[:open]))}
+	c := NMTCategory{Name: javaText(bytes.TrimSpace(s[:open]))}
 	content := s[open+1:]
 	if end := bytes.LastIndexByte(content, ')'); end >= 0 {
 		content = content[:end]
@@ -250,7 +252,7 @@ func (n *JavaNMT) parseCategory(s []byte) error {
 // parseDetail parses one "(…)" line under a category: malloc, mmap, arena, and the
 // thread or class count. Other details (metaspace, peaks, tracking overhead) are
 // skipped.
-func (n *JavaNMT) parseDetail(c *JavaNMTCategory, s []byte) error {
+func (n *NMT) parseDetail(c *NMTCategory, s []byte) error {
 	end := bytes.IndexByte(s, ')')
 	if end < 0 {
 		end = len(s)
@@ -295,7 +297,7 @@ func (n *JavaNMT) parseDetail(c *JavaNMTCategory, s []byte) error {
 
 // eachAmount calls fn for each "key=AMOUNT [DELTA]" of a comma separated list such as
 // "reserved=1109328KB +2056KB, committed=66640KB +264KB, readonly=0".
-func (n *JavaNMT) eachAmount(s []byte, fn func(key string, value, delta int64, hasDelta bool)) error {
+func (n *NMT) eachAmount(s []byte, fn func(key string, value, delta int64, hasDelta bool)) error {
 	for part := range bytes.SplitSeq(s, []byte(",")) {
 		key, rest, ok := bytes.Cut(bytes.TrimSpace(part), []byte("="))
 		if !ok {
@@ -323,7 +325,7 @@ func (n *JavaNMT) eachAmount(s []byte, fn func(key string, value, delta int64, h
 
 // amountAndCount parses "1360KB +8KB #15153 +331" (amount, delta, count, count delta),
 // skipping a "type=…" some JDKs print after the amount.
-func (n *JavaNMT) amountAndCount(s []byte) (v, d, count, countDelta int64, err error) {
+func (n *NMT) amountAndCount(s []byte) (v, d, count, countDelta int64, err error) {
 	f := slices.DeleteFunc(bytes.Fields(s), func(b []byte) bool { return bytes.IndexByte(b, '=') >= 0 })
 	if len(f) == 0 {
 		return 0, 0, 0, 0, fmt.Errorf("no amount")
@@ -354,7 +356,7 @@ func (n *JavaNMT) amountAndCount(s []byte) (v, d, count, countDelta int64, err e
 var javaNMTScales = map[string]int64{"": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 
 // amount parses "4194304KB", "18669619469" or a delta "+2339KB" / "-12KB" in bytes.
-func (n *JavaNMT) amount(b []byte) (int64, error) {
+func (n *NMT) amount(b []byte) (int64, error) {
 	sign := int64(1)
 	switch {
 	case len(b) > 0 && b[0] == '+':
@@ -394,7 +396,7 @@ func javaSignedCountValue(b []byte) (int64, error) {
 
 // check warns when the categories do not add up to the Total line (beyond the
 // rounding of a scaled report, in which NMT also omits categories under one unit).
-func (n *JavaNMT) check() {
+func (n *NMT) check() {
 	var reserved, committed int64
 	for _, c := range n.Categories {
 		reserved += c.Reserved
@@ -405,12 +407,12 @@ func (n *JavaNMT) check() {
 		tolerance = 40 * javaNMTScales[n.Scale]
 	}
 	if d := n.TotalCommitted - committed; d > tolerance || d < -tolerance {
-		n.Warnings = append(n.Warnings, fmt.Sprintf("the categories add up to %s committed but the Total line says %s", FormatBytes(committed), FormatBytes(n.TotalCommitted)))
+		n.Warnings = append(n.Warnings, fmt.Sprintf("the categories add up to %s committed but the Total line says %s", analyze.FormatBytes(committed), analyze.FormatBytes(n.TotalCommitted)))
 	}
 	if len(n.Categories) == 0 {
 		n.Warnings = append(n.Warnings, "the report has a Total line but no categories")
 	}
-	if _, ok := n.Category(JavaHeapCategory); !ok && len(n.Categories) > 0 {
+	if _, ok := n.Category(HeapCategory); !ok && len(n.Categories) > 0 {
 		n.Warnings = append(n.Warnings, "the report has no Java Heap category")
 	}
 }

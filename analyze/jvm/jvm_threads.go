@@ -1,15 +1,17 @@
-package analyze
+package jvm
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/leakui/leakui/analyze"
 )
 
-// JavaLock is one lock line under a thread's frame ("- locked <0x…> (a Foo)") or
+// Lock is one lock line under a thread's frame ("- locked <0x…> (a Foo)") or
 // one of its "Locked ownable synchronizers".
-type JavaLock struct {
+type Lock struct {
 	// Kind is what the thread does with the object, as printed: "locked",
 	// "waiting on", "waiting to lock", "parking to wait for", "waiting to re-lock in
 	// wait()", "eliminated", or "owns" for an ownable synchronizer.
@@ -26,13 +28,13 @@ type JavaLock struct {
 
 // Held reports whether the thread holds the object (a monitor it locked or an
 // ownable synchronizer it owns).
-func (l JavaLock) Held() bool { return l.Kind == "locked" || l.Kind == "owns" }
+func (l Lock) Held() bool { return l.Kind == "locked" || l.Kind == "owns" }
 
 // Waiting reports whether the thread waits for the object.
-func (l JavaLock) Waiting() bool { return !l.Held() && l.Kind != "eliminated" }
+func (l Lock) Waiting() bool { return !l.Held() && l.Kind != "eliminated" }
 
-// JavaThread is one thread of a JVM thread dump.
-type JavaThread struct {
+// Thread is one thread of a JVM thread dump.
+type Thread struct {
 	Name string `json:"name"`
 	// Number is the Java thread number ("#20"), 0 when not printed (JDK 5, VM threads).
 	Number int64  `json:"number,omitempty"`
@@ -44,9 +46,9 @@ type JavaThread struct {
 	Status string `json:"status,omitempty"`
 	// State is the java.lang.Thread.State line ("TIMED_WAITING (sleeping)"); JDK 5
 	// does not print it.
-	State  string     `json:"state,omitempty"`
-	Frames []string   `json:"frames"`
-	Locks  []JavaLock `json:"locks,omitempty"`
+	State  string   `json:"state,omitempty"`
+	Frames []string `json:"frames"`
+	Locks  []Lock   `json:"locks,omitempty"`
 	// Deadlocked is set for the threads of a deadlock the JVM reported.
 	Deadlocked bool `json:"deadlocked,omitempty"`
 	// Line is the line of the thread's header in its file, from 1.
@@ -55,7 +57,7 @@ type JavaThread struct {
 
 // EffectiveState is the thread's java.lang.Thread.State, or the header's status when
 // the JVM did not print a state (JDK 5, VM threads).
-func (t *JavaThread) EffectiveState() string {
+func (t *Thread) EffectiveState() string {
 	if t.State != "" {
 		return t.State
 	}
@@ -65,14 +67,14 @@ func (t *JavaThread) EffectiveState() string {
 	return "unknown"
 }
 
-// JavaDeadlock is one deadlock cycle the JVM found and printed after a dump ("Found
+// Deadlock is one deadlock cycle the JVM found and printed after a dump ("Found
 // one Java-level deadlock:").
-type JavaDeadlock struct {
-	Threads []JavaDeadlockThread `json:"threads"`
+type Deadlock struct {
+	Threads []DeadlockThread `json:"threads"`
 }
 
-// JavaDeadlockThread is one thread of a deadlock cycle.
-type JavaDeadlockThread struct {
+// DeadlockThread is one thread of a deadlock cycle.
+type DeadlockThread struct {
 	Name string `json:"name"`
 	// Waiting is what it waits for, as printed ("waiting to lock monitor 0x… (object
 	// 0x…, a java.lang.Object)").
@@ -81,32 +83,32 @@ type JavaDeadlockThread struct {
 	HeldBy string `json:"held_by"`
 }
 
-// JavaThreadDump is one dump: the threads printed after one "Full thread dump" line
+// ThreadDump is one dump: the threads printed after one "Full thread dump" line
 // (or, for a fragment without that line, all of them).
-type JavaThreadDump struct {
+type ThreadDump struct {
 	// Header is the "Full thread dump …" line naming the JVM, empty for a fragment.
 	Header string `json:"header,omitempty"`
 	// Time is when the dump was taken, from the time stamp line jstack prints
 	// before it; zero when the file does not say.
-	Time      time.Time      `json:"time,omitzero"`
-	Line      int            `json:"line"`
-	Threads   []JavaThread   `json:"threads"`
-	Deadlocks []JavaDeadlock `json:"deadlocks,omitempty"`
+	Time      time.Time  `json:"time,omitzero"`
+	Line      int        `json:"line"`
+	Threads   []Thread   `json:"threads"`
+	Deadlocks []Deadlock `json:"deadlocks,omitempty"`
 	// Heap is the heap summary a JDK 8 SIGQUIT dump prints after the threads.
 	Heap []string `json:"heap,omitempty"`
 }
 
-// JavaThreadFile is everything ParseJavaThreadDumps found in one file: the thread
+// ThreadFile is everything ParseThreadDumps found in one file: the thread
 // dumps in order (a log may hold several SIGQUIT dumps) and any class histograms
 // printed with them (-XX:+PrintClassHistogram).
-type JavaThreadFile struct {
-	Dumps      []*JavaThreadDump `json:"dumps"`
-	Histograms []*JavaHistogram  `json:"histograms,omitempty"`
-	Warnings   []string          `json:"warnings,omitempty"`
+type ThreadFile struct {
+	Dumps      []*ThreadDump `json:"dumps"`
+	Histograms []*Histogram  `json:"histograms,omitempty"`
+	Warnings   []string      `json:"warnings,omitempty"`
 }
 
 // Threads counts the threads of every dump in the file.
-func (f *JavaThreadFile) Threads() int {
+func (f *ThreadFile) Threads() int {
 	n := 0
 	for _, d := range f.Dumps {
 		n += len(d.Threads)
@@ -116,7 +118,7 @@ func (f *JavaThreadFile) Threads() int {
 
 // Dump returns the i-th dump counting from 1, or from the end when i is negative
 // (-1 is the last), and false when there is no such dump.
-func (f *JavaThreadFile) Dump(i int) (*JavaThreadDump, bool) {
+func (f *ThreadFile) Dump(i int) (*ThreadDump, bool) {
 	if i < 0 {
 		i += len(f.Dumps) + 1
 	}
@@ -126,14 +128,14 @@ func (f *JavaThreadFile) Dump(i int) (*JavaThreadDump, bool) {
 	return f.Dumps[i-1], true
 }
 
-// ParseJavaThreadDumps reads JVM thread dumps from r: jstack and jstack -l output,
+// ParseThreadDumps reads JVM thread dumps from r: jstack and jstack -l output,
 // jcmd <pid> Thread.print, SIGQUIT dumps from JDK 5 to 25 alone or inside a container
 // log, several dumps in one file. Bytes that are not UTF-8 are kept as U+FFFD, never
 // rejected. A thread is a line that starts with a quoted name and holds "tid=" (what
 // `grep -c '^".*tid='` counts). r is text (see Decompress). It fails with ErrEmpty on
 // no input and ErrUnsupportedKind when there is no thread in it.
-func ParseJavaThreadDumps(r io.Reader) (*JavaThreadFile, error) {
-	p := &javaThreadParser{lines: newJavaLines(r), file: &JavaThreadFile{}, intern: map[string]string{}}
+func ParseThreadDumps(r io.Reader) (*ThreadFile, error) {
+	p := &javaThreadParser{lines: newJavaLines(r), file: &ThreadFile{}, intern: map[string]string{}}
 	if err := p.run(); err != nil {
 		return nil, err
 	}
@@ -142,10 +144,10 @@ func ParseJavaThreadDumps(r io.Reader) (*JavaThreadFile, error) {
 		f.Warnings = append(f.Warnings, w)
 	}
 	if p.lines.num == 0 {
-		return nil, ErrEmpty
+		return nil, analyze.ErrEmpty
 	}
 	if f.Threads() == 0 {
-		return nil, fmt.Errorf("%w: no JVM thread (a line like \"name\" … tid=…) in %d lines", ErrUnsupportedKind, p.lines.num)
+		return nil, fmt.Errorf("%w: no JVM thread (a line like \"name\" … tid=…) in %d lines", analyze.ErrUnsupportedKind, p.lines.num)
 	}
 	kept := f.Dumps[:0]
 	for _, d := range f.Dumps {
@@ -162,18 +164,18 @@ func ParseJavaThreadDumps(r io.Reader) (*JavaThreadFile, error) {
 	return f, nil
 }
 
-// javaThreadParser is the state of one ParseJavaThreadDumps run.
+// javaThreadParser is the state of one ParseThreadDumps run.
 type javaThreadParser struct {
 	lines  *javaLines
-	file   *JavaThreadFile
-	dump   *JavaThreadDump
-	thread *JavaThread // the thread whose lines are being read, nil between threads
-	owned  bool        // inside its "Locked ownable synchronizers:"
-	heap   bool        // inside a "Heap" summary
-	stamp  time.Time   // a time stamp line not yet claimed by a dump
+	file   *ThreadFile
+	dump   *ThreadDump
+	thread *Thread   // the thread whose lines are being read, nil between threads
+	owned  bool      // inside its "Locked ownable synchronizers:"
+	heap   bool      // inside a "Heap" summary
+	stamp  time.Time // a time stamp line not yet claimed by a dump
 	// deadlock is set inside a "Found one Java-level deadlock:" section; stacks is
 	// set in its "Java stack information" part, which repeats threads already read.
-	deadlock *JavaDeadlock
+	deadlock *Deadlock
 	stacks   bool
 	intern   map[string]string
 }
@@ -210,12 +212,12 @@ func (p *javaThreadParser) topLevel(line []byte) error {
 	switch {
 	case bytes.HasPrefix(line, []byte("Full thread dump")):
 		p.deadlock, p.stacks = nil, false
-		p.dump = &JavaThreadDump{Header: javaText(bytes.TrimSpace(line)), Line: p.lines.num, Time: p.stamp, Threads: []JavaThread{}}
+		p.dump = &ThreadDump{Header: javaText(bytes.TrimSpace(line)), Line: p.lines.num, Time: p.stamp, Threads: []Thread{}}
 		p.stamp = time.Time{}
 		p.file.Dumps = append(p.file.Dumps, p.dump)
 	case bytes.HasPrefix(line, []byte("Found one ")) && bytes.Contains(line, []byte("deadlock")):
 		p.stacks = false
-		p.currentDump().Deadlocks = append(p.currentDump().Deadlocks, JavaDeadlock{})
+		p.currentDump().Deadlocks = append(p.currentDump().Deadlocks, Deadlock{})
 		p.deadlock = &p.dump.Deadlocks[len(p.dump.Deadlocks)-1]
 	case p.deadlock != nil && bytes.HasPrefix(line, []byte("Java stack information")):
 		p.stacks = true
@@ -224,7 +226,7 @@ func (p *javaThreadParser) topLevel(line []byte) error {
 	case p.deadlock != nil && !p.stacks && line[0] == '"':
 		name := bytes.TrimSuffix(bytes.TrimSpace(line), []byte(":"))
 		name = bytes.TrimSuffix(bytes.TrimPrefix(name, []byte(`"`)), []byte(`"`))
-		p.deadlock.Threads = append(p.deadlock.Threads, JavaDeadlockThread{Name: javaText(name)})
+		p.deadlock.Threads = append(p.deadlock.Threads, DeadlockThread{Name: javaText(name)})
 	case bytes.Equal(bytes.TrimSpace(line), []byte("Heap")):
 		p.heap = true
 	default:
@@ -251,9 +253,9 @@ func (p *javaThreadParser) topLevel(line []byte) error {
 
 // currentDump returns the dump being read, starting one for a fragment without a
 // "Full thread dump" line.
-func (p *javaThreadParser) currentDump() *JavaThreadDump {
+func (p *javaThreadParser) currentDump() *ThreadDump {
 	if p.dump == nil {
-		p.dump = &JavaThreadDump{Line: p.lines.num, Time: p.stamp, Threads: []JavaThread{}}
+		p.dump = &ThreadDump{Line: p.lines.num, Time: p.stamp, Threads: []Thread{}}
 		p.stamp = time.Time{}
 		p.file.Dumps = append(p.file.Dumps, p.dump)
 	}
@@ -269,7 +271,7 @@ func (p *javaThreadParser) startThread(line []byte) {
 	if end := bytes.LastIndexByte(line, '"'); end > 0 {
 		name, attrs = line[1:end], line[end+1:]
 	}
-	t := JavaThread{Name: javaText(name), Line: p.lines.num, Frames: []string{}}
+	t := Thread{Name: javaText(name), Line: p.lines.num, Frames: []string{}}
 	fields := bytes.Fields(attrs)
 	i := 0
 	for ; i < len(fields); i++ {
@@ -358,11 +360,11 @@ func (p *javaThreadParser) threadLine(t []byte) {
 // java.util.TaskQueue)`, `waiting on <no object reference available>`, or under
 // "Locked ownable synchronizers:" `<0x…> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)`
 // and `None` (no lock).
-func parseJavaLock(s []byte, p *javaThreadParser) (JavaLock, bool) {
+func parseJavaLock(s []byte, p *javaThreadParser) (Lock, bool) {
 	if bytes.Equal(s, []byte("None")) {
-		return JavaLock{}, false
+		return Lock{}, false
 	}
-	var l JavaLock
+	var l Lock
 	open := bytes.IndexByte(s, '<')
 	if open < 0 {
 		l.Kind = p.text(bytes.TrimSpace(s))
@@ -411,7 +413,7 @@ func (p *javaThreadParser) text(b []byte) string {
 }
 
 // markJavaDeadlocked flags the threads of d that a deadlock report names.
-func markJavaDeadlocked(d *JavaThreadDump) {
+func markJavaDeadlocked(d *ThreadDump) {
 	if len(d.Deadlocks) == 0 {
 		return
 	}

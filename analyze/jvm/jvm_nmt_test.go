@@ -1,4 +1,4 @@
-package analyze
+package jvm
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 )
@@ -45,7 +46,7 @@ func TestJavaNMTFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			n, err := ParseJavaNMT(f)
+			n, err := ParseNMT(f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +58,7 @@ func TestJavaNMTFixtures(t *testing.T) {
 				t.Errorf("%d categories, grep counts %d", len(n.Categories), want)
 			}
 			heapReserved, heapCommitted := javaNMTAnchor(t, greptest.Output(t, "-a", "--", `^- *Java Heap`, path)[0])
-			if heap, ok := n.Category(JavaHeapCategory); !ok || heap.Reserved != heapReserved || heap.Committed != heapCommitted || heap.MmapCommitted != heapCommitted {
+			if heap, ok := n.Category(HeapCategory); !ok || heap.Reserved != heapReserved || heap.Committed != heapCommitted || heap.MmapCommitted != heapCommitted {
 				t.Errorf("Java Heap %+v, the file says %d/%d", heap, heapReserved, heapCommitted)
 			}
 			threadLine := greptest.Output(t, "-a", "--", `(threads\? #`, path)[0]
@@ -79,7 +80,7 @@ func TestJavaNMTFixtures(t *testing.T) {
 			if len(n.Warnings) != 0 {
 				t.Errorf("warnings %q", n.Warnings)
 			}
-			self := DiffJavaNMT(n, n)
+			self := DiffNMT(n, n)
 			if self.TotalCommittedDelta != 0 || self.NativeLeak != nil || len(self.Categories) != len(n.Categories) {
 				t.Errorf("a report against itself: %+v", self)
 			}
@@ -202,7 +203,7 @@ func javaNMTBase(cats []javaNMTCat) []javaNMTCat {
 func TestJavaNMTSummaryDiff(t *testing.T) {
 	const leaked = 1536 << 20
 	cats := kafkaBroker("Internal", leaked)
-	n, err := ParseJavaNMT(strings.NewReader(javaNMTDiffText(cats)))
+	n, err := ParseNMT(strings.NewReader(javaNMTDiffText(cats)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestJavaNMTSummaryDiff(t *testing.T) {
 	if d.NativeLeak == nil || d.NativeLeak.Grew[0].Name != "Internal" || len(d.NativeLeak.Grew) != 3 || d.NativeLeak.Cause != "native-allocations" {
 		t.Fatalf("native leak %+v, want it led by Internal", d.NativeLeak)
 	}
-	if !strings.Contains(d.NativeLeak.Message, "grew by "+FormatBytes(wantGrowth)) || !strings.Contains(d.NativeLeak.Message, "KAFKA-3933") || !strings.Contains(d.NativeLeak.Message, "Internal +"+FormatBytes(d.NativeLeak.Grew[0].CommittedDelta)) {
+	if !strings.Contains(d.NativeLeak.Message, "grew by "+analyze.FormatBytes(wantGrowth)) || !strings.Contains(d.NativeLeak.Message, "KAFKA-3933") || !strings.Contains(d.NativeLeak.Message, "Internal +"+analyze.FormatBytes(d.NativeLeak.Grew[0].CommittedDelta)) {
 		t.Errorf("message %q", d.NativeLeak.Message)
 	}
 	if md := n.Markdown(); !strings.Contains(md, "KAFKA-3933") {
@@ -236,8 +237,8 @@ func TestJavaNMTSummaryDiff(t *testing.T) {
 // for growth in Other with a flat heap, and not when the heap grows too or when the
 // growth is small.
 func TestJavaNMTTwoSummaries(t *testing.T) {
-	parse := func(cats []javaNMTCat) *JavaNMT {
-		n, err := ParseJavaNMT(strings.NewReader(javaNMTSummaryText(cats)))
+	parse := func(cats []javaNMTCat) *NMT {
+		n, err := ParseNMT(strings.NewReader(javaNMTSummaryText(cats)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,29 +248,29 @@ func TestJavaNMTTwoSummaries(t *testing.T) {
 		return n
 	}
 	leaking := kafkaBroker("Other", 800<<20)
-	d := DiffJavaNMT(parse(javaNMTBase(leaking)), parse(leaking))
+	d := DiffNMT(parse(javaNMTBase(leaking)), parse(leaking))
 	if d.NativeLeak == nil || d.NativeLeak.Grew[0].Name != "Other" || d.NativeLeak.Grew[0].CommittedDelta != 800<<20 || d.Categories[0].Name != "Other" {
 		t.Fatalf("leak %+v, categories %+v", d.NativeLeak, d.Categories)
 	}
 	if d.TotalCommittedDelta != 802<<20 || d.ThreadsDelta != 1 || d.Threads != 131 {
 		t.Errorf("total %+d, threads %d (%+d)", d.TotalCommittedDelta, d.Threads, d.ThreadsDelta)
 	}
-	if md := d.Markdown(); !strings.Contains(md, "| Other | "+FormatBytes(812<<20)+" | +"+FormatBytes(800<<20)+" |") {
+	if md := d.Markdown(); !strings.Contains(md, "| Other | "+analyze.FormatBytes(812<<20)+" | +"+analyze.FormatBytes(800<<20)+" |") {
 		t.Errorf("Markdown:\n%s", md)
 	}
 
 	heapToo := kafkaBroker("Other", 800<<20)
 	heapToo[0].committed = 2048 << 20
-	if d := DiffJavaNMT(parse(javaNMTBase(heapToo)), parse(heapToo)); d.NativeLeak != nil {
+	if d := DiffNMT(parse(javaNMTBase(heapToo)), parse(heapToo)); d.NativeLeak != nil {
 		t.Errorf("the heap grew by 1 GiB as well: no native leak signature, got %q", d.NativeLeak.Message)
 	}
 	small := kafkaBroker("Other", 512<<10)
-	if d := DiffJavaNMT(parse(javaNMTBase(small)), parse(small)); d.NativeLeak != nil {
+	if d := DiffNMT(parse(javaNMTBase(small)), parse(small)); d.NativeLeak != nil {
 		t.Errorf("512 KiB of growth is noise, got %q", d.NativeLeak.Message)
 	}
 	threads := kafkaBroker("Other", 0)
 	threads[2].reserved, threads[2].committed, threads[2].count = 1500<<20, 1500<<20, 1529
-	d = DiffJavaNMT(parse(javaNMTBase(threads)), parse(threads))
+	d = DiffNMT(parse(javaNMTBase(threads)), parse(threads))
 	if d.NativeLeak == nil || d.NativeLeak.Grew[0].Name != "Thread" || !strings.Contains(d.NativeLeak.Message, "1,399 more threads (now 1,529)") || d.NativeLeak.Cause != "thread-stacks" || strings.Contains(d.NativeLeak.Message, "KAFKA-3933") {
 		t.Errorf("thread stack growth: %+v", d.NativeLeak)
 	}
@@ -280,14 +281,14 @@ func TestJavaNMTTwoSummaries(t *testing.T) {
 func TestJavaNMTSeveralReports(t *testing.T) {
 	cats := kafkaBroker("Other", 100<<20)
 	text := "Thu Feb 13 23:00:00 UTC 2020\n" + javaNMTSummaryText(javaNMTBase(cats)) + "Thu Feb 13 23:01:00 UTC 2020\n" + javaNMTSummaryText(cats)
-	all, err := ParseJavaNMTs(strings.NewReader(text))
+	all, err := ParseNMTs(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(all) != 2 || all[0].Time.Format("15:04") != "23:00" || all[1].Time.Format("15:04") != "23:01" {
 		t.Fatalf("%d reports", len(all))
 	}
-	if d := DiffJavaNMT(all[0], all[1]); d.NativeLeak == nil {
+	if d := DiffNMT(all[0], all[1]); d.NativeLeak == nil {
 		t.Error("100 MiB of Other with a flat heap: want the signature")
 	}
 }
@@ -299,18 +300,18 @@ func TestJavaNMTBadInput(t *testing.T) {
 		name, text string
 		err        error
 	}{
-		{"empty", "", ErrEmpty},
-		{"a log", "hello\n", ErrUnsupportedKind},
-		{"no total", "Native Memory Tracking:\n\n-   Java Heap (reserved=1, committed=1)\n", ErrMalformed},
-		{"overflow", "Native Memory Tracking:\nTotal: reserved=999999999999999999GB, committed=1\n", ErrMalformed},
-		{"unknown unit", "Native Memory Tracking:\nTotal: reserved=5TB, committed=1TB\n", ErrMalformed},
-		{"two totals", "Native Memory Tracking:\nTotal: reserved=5, committed=1\nTotal: reserved=5, committed=1\n", ErrMalformed},
-		{"bad delta", "Native Memory Tracking:\nTotal: reserved=5KB +x, committed=1KB\n", ErrMalformed},
+		{"empty", "", analyze.ErrEmpty},
+		{"a log", "hello\n", analyze.ErrUnsupportedKind},
+		{"no total", "Native Memory Tracking:\n\n-   Java Heap (reserved=1, committed=1)\n", analyze.ErrMalformed},
+		{"overflow", "Native Memory Tracking:\nTotal: reserved=999999999999999999GB, committed=1\n", analyze.ErrMalformed},
+		{"unknown unit", "Native Memory Tracking:\nTotal: reserved=5TB, committed=1TB\n", analyze.ErrMalformed},
+		{"two totals", "Native Memory Tracking:\nTotal: reserved=5, committed=1\nTotal: reserved=5, committed=1\n", analyze.ErrMalformed},
+		{"bad delta", "Native Memory Tracking:\nTotal: reserved=5KB +x, committed=1KB\n", analyze.ErrMalformed},
 		{"cut", good[:len(good)/2], nil},
-		{"garbage details", "Native Memory Tracking:\nTotal: reserved=5, committed=1\n- (\n(threads #\n(malloc=\n-  X (reserved=1, committed=1\n", ErrMalformed},
+		{"garbage details", "Native Memory Tracking:\nTotal: reserved=5, committed=1\n- (\n(threads #\n(malloc=\n-  X (reserved=1, committed=1\n", analyze.ErrMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n, err := ParseJavaNMT(strings.NewReader(tc.text))
+			n, err := ParseNMT(strings.NewReader(tc.text))
 			if tc.err != nil {
 				if !isErr(err, tc.err) {
 					t.Errorf("err %v, want %v", err, tc.err)

@@ -1,4 +1,4 @@
-package analyze
+package jvm
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
@@ -24,14 +25,14 @@ var javaThreadFixtures = []string{
 	"tda-threaddump-hpux-jdk15-jeus-large.log",
 }
 
-func parseJavaThreadFile(t *testing.T, path string) *JavaThreadFile {
+func parseJavaThreadFile(t *testing.T, path string) *ThreadFile {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	tf, err := ParseJavaThreadDumps(f)
+	tf, err := ParseThreadDumps(f)
 	if err != nil {
 		t.Fatalf("%s: %v", filepath.Base(path), err)
 	}
@@ -73,7 +74,7 @@ func TestJavaThreadDumpFixtures(t *testing.T) {
 				if len(d.Threads) != inDump {
 					t.Errorf("dump %d has %d threads, grep counts %d headers in its lines", i+1, len(d.Threads), inDump)
 				}
-				g := GroupJavaThreads(d)
+				g := GroupThreads(d)
 				sum := 0
 				for _, grp := range g.Groups {
 					sum += grp.Count
@@ -141,7 +142,7 @@ func javaGrepLineNumbers(t *testing.T, pattern, path string) []int {
 	return out
 }
 
-func javaCheckUTF8(t *testing.T, th JavaThread) {
+func javaCheckUTF8(t *testing.T, th Thread) {
 	t.Helper()
 	all := append([]string{th.Name, th.State, th.Status, th.TID, th.NID}, th.Frames...)
 	for _, l := range th.Locks {
@@ -159,7 +160,7 @@ func javaCheckUTF8(t *testing.T, th JavaThread) {
 func TestJavaThreadStatesMatchGrep(t *testing.T) {
 	for _, name := range []string{"tda-jstack-jdk8-openjdk.log", "tda-jstack-jdk21-macos.log", "sjk-jstack-jdk8-hazelcast-160threads.txt"} {
 		path := fixtures.Path(t, "jvm", name)
-		g := GroupJavaThreads(parseJavaThreadFile(t, path).Dumps[0])
+		g := GroupThreads(parseJavaThreadFile(t, path).Dumps[0])
 		withState := 0
 		for _, s := range g.States {
 			javaState := map[string]bool{"NEW": true, "RUNNABLE": true, "BLOCKED": true, "WAITING": true, "TIMED_WAITING": true, "TERMINATED": true}
@@ -190,7 +191,7 @@ func TestJavaThreadDeadlockFixture(t *testing.T) {
 		!strings.HasPrefix(a.Waiting, "waiting to lock monitor 0x0000600002f9dba0") {
 		t.Errorf("deadlock %+v", d.Deadlocks[0])
 	}
-	g := GroupJavaThreads(d)
+	g := GroupThreads(d)
 	for i := range 2 {
 		grp := g.Groups[i]
 		if !grp.Deadlocked || grp.Count != 1 || !strings.HasPrefix(grp.State, "BLOCKED") {
@@ -234,7 +235,7 @@ func TestJavaThreadHPUXNotUTF8(t *testing.T) {
 		len(th.Frames) != 9 || th.Locks[0].Address != "9fffffff59c52280" || th.Locks[0].Class != "java.io.BufferedInputStream" {
 		t.Errorf("first thread %+v", th)
 	}
-	d := DiffJavaThreads(GroupJavaThreads(tf.Dumps[0]), GroupJavaThreads(tf.Dumps[1]))
+	d := DiffThreads(GroupThreads(tf.Dumps[0]), GroupThreads(tf.Dumps[1]))
 	if d.BaseTotal != 574 || d.TargetTotal != 574 {
 		t.Errorf("diff totals %d → %d", d.BaseTotal, d.TargetTotal)
 	}
@@ -314,12 +315,12 @@ func samzaContainerThreads() []jvmtext.Thread {
 func TestJavaThreadGroupsAndDiff(t *testing.T) {
 	base := jvmtext.Dump("2020-02-25 03:21:02", append(samzaContainerThreads(), samzaPollThreads(3)...))
 	target := jvmtext.Dump("2020-02-25 09:21:02", append(samzaPollThreads(168), samzaContainerThreads()...))
-	parse := func(text string) *JavaThreadGroups {
-		tf, err := ParseJavaThreadDumps(strings.NewReader(text))
+	parse := func(text string) *ThreadGroups {
+		tf, err := ParseThreadDumps(strings.NewReader(text))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return GroupJavaThreads(tf.Dumps[0])
+		return GroupThreads(tf.Dumps[0])
 	}
 	bg, tg := parse(base), parse(target)
 	if tg.Total != 171 || tg.Daemon != 169 || len(tg.Groups) != 4 || tg.Time.Format("15:04") != "09:21" {
@@ -335,7 +336,7 @@ func TestJavaThreadGroupsAndDiff(t *testing.T) {
 	if len(poll.Locks) != 3 || poll.Locks[0].Objects != 168 || poll.Locks[0].Frame != 3 || poll.Locks[0].Class != "sun.nio.ch.Util$3" {
 		t.Errorf("poll group locks %+v, want 3 locks on frame 3, 168 objects each", poll.Locks)
 	}
-	var runLoop *JavaThreadGroup
+	var runLoop *ThreadGroup
 	for i := range tg.Groups {
 		if tg.Groups[i].Names[0].Pattern == "Samza Container Run Loop" {
 			runLoop = &tg.Groups[i]
@@ -345,7 +346,7 @@ func TestJavaThreadGroupsAndDiff(t *testing.T) {
 		t.Errorf("run loop group %+v, want it waiting for the lock main holds", runLoop)
 	}
 
-	d := DiffJavaThreads(bg, tg)
+	d := DiffThreads(bg, tg)
 	if d.BaseTotal != 6 || d.TargetTotal != 171 || len(d.New) != 0 || len(d.Grown) != 1 || d.Grown[0].Delta != 165 || d.Grown[0].BaseCount != 3 {
 		t.Fatalf("diff %d → %d, new %d, grown %+v", d.BaseTotal, d.TargetTotal, len(d.New), d.Grown)
 	}
@@ -364,17 +365,17 @@ func TestJavaThreadGroupsAndDiff(t *testing.T) {
 	}
 
 	// A new group: the base has no thread in the run loop's state.
-	d2 := DiffJavaThreads(parse(jvmtext.Dump("2020-02-25 03:00:00", samzaPollThreads(2))), tg)
+	d2 := DiffThreads(parse(jvmtext.Dump("2020-02-25 03:00:00", samzaPollThreads(2))), tg)
 	if len(d2.New) != 3 || d2.New[0].BaseCount != 0 || len(d2.Grown) != 1 {
 		t.Errorf("new groups %d, grown %d; want the 3 container threads new and the poll group grown", len(d2.New), len(d2.Grown))
 	}
-	gone := DiffJavaThreads(tg, bg)
+	gone := DiffThreads(tg, bg)
 	if len(gone.Shrunk) != 1 || gone.Shrunk[0].Delta != -165 || gone.Shrunk[0].Count != 3 {
 		t.Errorf("shrunk %+v", gone.Shrunk)
 	}
 }
 
-func TestFoldJavaThreadName(t *testing.T) {
+func TestFoldThreadName(t *testing.T) {
 	for in, want := range map[string]string{
 		"hz._hzInstance_2_dev.cached.thread-4":   "hz._hzInstance_…_dev.cached.thread-…",
 		"GC Thread#7":                            "GC Thread#…",
@@ -389,8 +390,8 @@ func TestFoldJavaThreadName(t *testing.T) {
 		"AG1 thread":                             "AG… thread",
 		"kafka-producer-network-thread | prod-1": "kafka-producer-network-thread | prod-…",
 	} {
-		if got := FoldJavaThreadName(in); got != want {
-			t.Errorf("FoldJavaThreadName(%q) = %q, want %q", in, got, want)
+		if got := foldThreadName(in); got != want {
+			t.Errorf("foldThreadName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -403,20 +404,20 @@ func TestJavaThreadBadInput(t *testing.T) {
 		err        error
 		threads    int
 	}{
-		{"empty", "", ErrEmpty, 0},
-		{"a log", "2020-02-25 03:21:02.227 [main] INFO hello\n", ErrUnsupportedKind, 0},
-		{"header without threads", "Full thread dump OpenJDK:\n\nJNI global references: 3\n", ErrUnsupportedKind, 0},
+		{"empty", "", analyze.ErrEmpty, 0},
+		{"a log", "2020-02-25 03:21:02.227 [main] INFO hello\n", analyze.ErrUnsupportedKind, 0},
+		{"header without threads", "Full thread dump OpenJDK:\n\nJNI global references: 3\n", analyze.ErrUnsupportedKind, 0},
 		{"lone quote", "\"tid=\n", nil, 1},
-		{"quote only", "\"\n\"", ErrUnsupportedKind, 0},
+		{"quote only", "\"\n\"", analyze.ErrUnsupportedKind, 0},
 		{"cut mid-thread", "\"a\" tid=0x1 nid=0x2 runnable\n   java.lang.Thread.State: RUN", nil, 1},
 		{"lock without object", "\"a\" tid=0x1 nid=0x2 waiting\n\tat x.Y.z(Y.java:1)\n\t- waiting on <no object reference available>\n\t- locked <\n\t- \n", nil, 1},
 		{"deadlock without dump", "Found one Java-level deadlock:\n=====\n\"a\":\n  which is held by \"b\"\nFound 1 deadlock.\n\"a\" tid=1\n", nil, 1},
 		{"binary", "\"\xfe\x00\xff\" tid=\x00\n\tat \xff\n\x00\x01\n", nil, 1},
-		{"long name", "\"" + strings.Repeat("x", 200_000) + "\" tid=0x1 runnable\n\tat a.b(c)\n", ErrUnsupportedKind, 0},
+		{"long name", "\"" + strings.Repeat("x", 200_000) + "\" tid=0x1 runnable\n\tat a.b(c)\n", analyze.ErrUnsupportedKind, 0},
 		{"long frame", "\"a\" tid=0x1 runnable\n\tat " + strings.Repeat("x", 200_000) + "\n\"b\" tid=0x2 runnable\n", nil, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tf, err := ParseJavaThreadDumps(strings.NewReader(tc.text))
+			tf, err := ParseThreadDumps(strings.NewReader(tc.text))
 			if tc.err != nil {
 				if !isErr(err, tc.err) {
 					t.Errorf("err %v, want %v", err, tc.err)
@@ -433,7 +434,7 @@ func TestJavaThreadBadInput(t *testing.T) {
 				for _, th := range d.Threads {
 					javaCheckUTF8(t, th)
 				}
-				_ = GroupJavaThreads(d).Markdown(0)
+				_ = GroupThreads(d).Markdown(0)
 			}
 		})
 	}
@@ -443,11 +444,11 @@ func TestJavaThreadBadInput(t *testing.T) {
 // its table cell or code span.
 func TestJavaThreadMarkdownHostileName(t *testing.T) {
 	text := jvmtext.Dump("2024-01-01 00:00:00", []jvmtext.Thread{{Name: "evil | `x` <script>", State: "RUNNABLE", Status: "runnable", Frames: []string{"a.B.c(B.java:1)"}}})
-	tf, err := ParseJavaThreadDumps(strings.NewReader(text))
+	tf, err := ParseThreadDumps(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := GroupJavaThreads(tf.Dumps[0]).Markdown(5)
+	md := GroupThreads(tf.Dumps[0]).Markdown(5)
 	row := ""
 	for _, l := range strings.Split(md, "\n") {
 		if strings.HasPrefix(l, "| 1 |") {
@@ -470,14 +471,14 @@ func TestAnalyzeJavaThreads(t *testing.T) {
 		t.Cleanup(func() { f.Close() })
 		return f
 	}
-	rep, err := AnalyzeJavaThreads(open("tda-threaddump-hpux-jdk15-jeus-large.log"))
+	rep, err := AnalyzeThreads(open("tda-threaddump-hpux-jdk15-jeus-large.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Dumps != 2 || rep.Groups.Total != 574 || rep.Diff == nil || rep.Diff.BaseTotal != 574 {
 		t.Errorf("HP-UX report: %d dumps, %d threads, diff %v", rep.Dumps, rep.Groups.Total, rep.Diff)
 	}
-	rep, err = AnalyzeJavaThreads(open("tda-jdk15-threaddump-with-class-histogram.log"))
+	rep, err = AnalyzeThreads(open("tda-jdk15-threaddump-with-class-histogram.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
