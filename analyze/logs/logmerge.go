@@ -1,6 +1,7 @@
-package analyze
+package logs
 
 import (
+	"github.com/leakui/leakui/analyze"
 	"sync"
 	"time"
 )
@@ -10,7 +11,7 @@ import (
 // effect at the end of the part before, and sums counts, buckets and keys.
 type logMerger struct {
 	plan    *logPlan
-	files   []LogFileReport
+	files   []FileReport
 	counts  [][]int64 // per file, per pattern
 	untimed []int64
 	buckets *logBuckets
@@ -29,11 +30,11 @@ type logMerger struct {
 }
 
 func newLogMerger(pl *logPlan, files int) *logMerger {
-	m := &logMerger{plan: pl, files: make([]LogFileReport, files), counts: make([][]int64, files)}
+	m := &logMerger{plan: pl, files: make([]FileReport, files), counts: make([][]int64, files)}
 	for i := range m.counts {
 		m.counts[i] = make([]int64, len(pl.patterns))
 	}
-	if pl.bucket != LogBucketNone {
+	if pl.bucket != BucketNone {
 		m.buckets = newLogBuckets(pl.bucket, len(pl.patterns))
 		m.yearless = newLogBuckets(pl.bucket, len(pl.patterns))
 		m.untimed = make([]int64, len(pl.patterns))
@@ -56,13 +57,13 @@ func (m *logMerger) startFile(file int) {
 }
 
 // describe records what an input is.
-func (m *logMerger) describe(file int, head []byte, c Compression) {
+func (m *logMerger) describe(file int, head []byte, c analyze.Compression) {
 	m.files[file].Compression = c
 	if len(head) == 0 {
-		m.files[file].Kind = string(KindLog)
+		m.files[file].Kind = string(analyze.KindLog)
 		return
 	}
-	m.files[file].Kind = string(DetectKind(head).Kind)
+	m.files[file].Kind = string(analyze.DetectKind(head).Kind)
 }
 
 // add merges the next part of the current file.
@@ -133,18 +134,18 @@ func (m *logMerger) resolve(mk *logMark) {
 }
 
 // report builds the final report.
-func (m *logMerger) report(inputs []LogInput) *LogReport {
+func (m *logMerger) report(inputs []Input) *Report {
 	pl := m.plan
-	r := &LogReport{Files: m.files, Preset: pl.preset, LongLines: m.long, Pairs: []LogPairReport{}, Buckets: []LogBucket{}}
+	r := &Report{Files: m.files, Preset: pl.preset, LongLines: m.long, Pairs: []PairReport{}, Buckets: []Bucket{}}
 	for i, in := range inputs {
 		r.Files[i].Name = in.Name
 		r.Lines += r.Files[i].Lines
 		r.Bytes += r.Files[i].Bytes
 	}
 	totals := make([]int64, len(pl.patterns))
-	r.Patterns = make([]LogPatternCount, len(pl.patterns))
+	r.Patterns = make([]PatternCount, len(pl.patterns))
 	for i, p := range pl.patterns {
-		pc := LogPatternCount{Pattern: p.Text, Regexp: p.Regexp, Files: make([]int64, len(inputs))}
+		pc := PatternCount{Pattern: p.Text, Regexp: p.Regexp, Files: make([]int64, len(inputs))}
 		for f := range inputs {
 			pc.Files[f] = m.counts[f][i]
 			pc.Count += m.counts[f][i]
@@ -153,8 +154,8 @@ func (m *logMerger) report(inputs []LogInput) *LogReport {
 		r.Patterns[i] = pc
 	}
 	for i, pp := range pl.pairs {
-		pr := LogPairReport{Name: pp.Name, Start: pp.Start, Close: pp.Close, Key: pp.LogPair.Key,
-			Starts: totals[pp.start], Closes: totals[pp.close], UnclosedKeys: []LogOpenKey{}}
+		pr := PairReport{Name: pp.Name, Start: pp.Start, Close: pp.Close, Key: pp.Pair.Key,
+			Starts: totals[pp.start], Closes: totals[pp.close], UnclosedKeys: []OpenKey{}}
 		pr.Open = pr.Starts - pr.Closes
 		if m.keys != nil && m.keys[i] != nil {
 			m.keyReport(&pr, m.keys[i], r.Files)
@@ -169,7 +170,7 @@ func (m *logMerger) report(inputs []LogInput) *LogReport {
 }
 
 // keyReport fills the key figures of one pair.
-func (m *logMerger) keyReport(pr *LogPairReport, t *logKeyTable, files []LogFileReport) {
+func (m *logMerger) keyReport(pr *PairReport, t *logKeyTable, files []FileReport) {
 	pr.KeysTruncated = t.truncated
 	for k, key := range t.keys {
 		st := &t.states[k]
@@ -180,7 +181,7 @@ func (m *logMerger) keyReport(pr *LogPairReport, t *logKeyTable, files []LogFile
 			pr.KeysClosed++
 		}
 		if st.starts > st.closes {
-			pr.UnclosedKeys = append(pr.UnclosedKeys, LogOpenKey{
+			pr.UnclosedKeys = append(pr.UnclosedKeys, OpenKey{
 				Key: key, Starts: st.starts, Closes: st.closes, Open: st.starts - st.closes,
 				First: logPlaceOf(st.first, files), Last: logPlaceOf(st.last, files),
 			})
@@ -189,8 +190,8 @@ func (m *logMerger) keyReport(pr *LogPairReport, t *logKeyTable, files []LogFile
 	sortLogOpenKeys(pr.UnclosedKeys)
 }
 
-func logPlaceOf(mk logMark, files []LogFileReport) LogPlace {
-	p := LogPlace{File: files[mk.file].Name, Line: mk.line}
+func logPlaceOf(mk logMark, files []FileReport) Place {
+	p := Place{File: files[mk.file].Name, Line: mk.line}
 	if mk.state == logTimeKnown {
 		t := logTime(mk.ms)
 		p.Time = &t
@@ -216,7 +217,7 @@ func (m *logMerger) bucketsFor(ms int64) *logBuckets {
 // report says so. The choice depends on the counted lines only, never on which
 // other timestamps a scan happened to see (the last of a block, the first of a
 // file), so that it does not change with how the input was split.
-func (m *logMerger) bucketReport(r *LogReport) {
+func (m *logMerger) bucketReport(r *Report) {
 	b := m.buckets
 	dated, yearless := b.counted(), m.yearless.counted()
 	switch {
@@ -236,15 +237,15 @@ func (m *logMerger) bucketReport(r *LogReport) {
 		return
 	}
 	width := time.Duration(b.width) * time.Millisecond
-	r.BucketWidth, r.BucketMillis = LogDuration(width), b.width
+	r.BucketWidth, r.BucketMillis = FormatDuration(width), b.width
 	open := make([]int64, len(m.plan.pairs))
 	for i, pp := range m.plan.pairs {
 		open[i] = m.untimed[pp.start] - m.untimed[pp.close]
 	}
-	r.Buckets = make([]LogBucket, 0, b.n)
+	r.Buckets = make([]Bucket, 0, b.n)
 	for k := int64(0); k < b.n; k++ {
 		counts := append([]int64(nil), b.at(k)...)
-		lb := LogBucket{Start: logTime((b.lo + k) * b.width), Counts: counts}
+		lb := Bucket{Start: logTime((b.lo + k) * b.width), Counts: counts}
 		if len(open) > 0 {
 			lb.Open = make([]int64, len(open))
 			for i, pp := range m.plan.pairs {
@@ -254,7 +255,7 @@ func (m *logMerger) bucketReport(r *LogReport) {
 		}
 		r.Buckets = append(r.Buckets, lb)
 	}
-	r.Yearless = r.Buckets[0].Start.Year() == LogYearless
+	r.Yearless = r.Buckets[0].Start.Year() == Yearless
 }
 
 // bucketsSnapshot returns an empty bucket set at the current merged width, so

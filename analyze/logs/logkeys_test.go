@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -28,11 +28,11 @@ func writeLog(t testing.TB, name, content string) string {
 	return path
 }
 
-// countFiles runs CountLogs over several files in order.
-func countFiles(t testing.TB, v countVariant, opts LogCountOptions, paths ...string) *LogReport {
+// countFiles runs Count over several files in order.
+func countFiles(t testing.TB, v countVariant, opts CountOptions, paths ...string) *Report {
 	t.Helper()
 	opts.blockSize, opts.partSize, opts.maxLine, opts.Workers = v.block, v.part, v.maxLine, v.worker
-	var inputs []LogInput
+	var inputs []Input
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
@@ -43,9 +43,9 @@ func countFiles(t testing.TB, v countVariant, opts LogCountOptions, paths ...str
 		if v.stream {
 			r = streamOnly{f}
 		}
-		inputs = append(inputs, LogInput{Name: filepath.Base(p), Reader: r})
+		inputs = append(inputs, Input{Name: filepath.Base(p), Reader: r})
 	}
-	rep, err := CountLogs(context.Background(), opts, inputs...)
+	rep, err := Count(context.Background(), opts, inputs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,17 +78,17 @@ func TestCountLogsKeysNeverClosed(t *testing.T) {
 		"2024-03-01 11:00:00.000 INFO consumer c2 stopped\n"+
 		"2024-03-01 11:00:01.000 INFO consumer c3 stopped\n"+
 		"2024-03-01 11:00:02.000 INFO consumer c9 stopped\n")
-	opts := LogCountOptions{
-		Pairs: []LogPair{{Name: "consumers", Start: LogLiteral(" started"), Close: LogLiteral(" stopped")}},
+	opts := CountOptions{
+		Pairs: []Pair{{Name: "consumers", Start: Literal(" started"), Close: Literal(" stopped")}},
 		Key:   `consumer (\S+) (?:started|stopped)`,
 	}
-	want := []LogOpenKey{
+	want := []OpenKey{
 		{Key: "c3", Starts: 2, Closes: 1, Open: 1,
-			First: LogPlace{File: "a.log", Line: 5, Time: at("2024-03-01 10:00:03.000")},
-			Last:  LogPlace{File: "a.log", Line: 6, Time: at("2024-03-01 10:00:04.000")}},
+			First: Place{File: "a.log", Line: 5, Time: at("2024-03-01 10:00:03.000")},
+			Last:  Place{File: "a.log", Line: 6, Time: at("2024-03-01 10:00:04.000")}},
 		{Key: "c4", Starts: 1, Closes: 0, Open: 1,
-			First: LogPlace{File: "a.log", Line: 7, Time: at("2024-03-01 10:00:04.000")},
-			Last:  LogPlace{File: "a.log", Line: 7, Time: at("2024-03-01 10:00:04.000")}},
+			First: Place{File: "a.log", Line: 7, Time: at("2024-03-01 10:00:04.000")},
+			Last:  Place{File: "a.log", Line: 7, Time: at("2024-03-01 10:00:04.000")}},
 	}
 	for _, v := range []countVariant{{name: "default"}, {name: "stream", stream: true},
 		{name: "a line per part", block: 16, part: 1, worker: 3}, {name: "tiny", block: 20, part: 60, worker: 2}} {
@@ -106,21 +106,21 @@ func TestCountLogsKeysNeverClosed(t *testing.T) {
 	}
 }
 
-func equalOpenKeys(a, b []LogOpenKey) bool {
-	return slices.EqualFunc(a, b, func(x, y LogOpenKey) bool {
+func equalOpenKeys(a, b []OpenKey) bool {
+	return slices.EqualFunc(a, b, func(x, y OpenKey) bool {
 		return x.Key == y.Key && x.Starts == y.Starts && x.Closes == y.Closes && x.Open == y.Open &&
 			equalPlace(x.First, y.First) && equalPlace(x.Last, y.Last)
 	})
 }
 
-func equalPlace(a, b LogPlace) bool {
+func equalPlace(a, b Place) bool {
 	if a.File != b.File || a.Line != b.Line || (a.Time == nil) != (b.Time == nil) {
 		return false
 	}
 	return a.Time == nil || a.Time.Equal(*b.Time)
 }
 
-func showKeys(keys []LogOpenKey) string {
+func showKeys(keys []OpenKey) string {
 	var s []string
 	for _, k := range keys {
 		s = append(s, fmt.Sprintf("%s(%d/%d/%d %v %v)", k.Key, k.Starts, k.Closes, k.Open, k.First, k.Last))
@@ -173,7 +173,7 @@ func samzaLog(seed int64) string {
 func TestCountLogsSamzaPreset(t *testing.T) {
 	path := writeLog(t, "samza.log", samzaLog(1))
 	for _, v := range []countVariant{{name: "default"}, {name: "parts", block: 4096, part: 20000, worker: 2}, {name: "stream", stream: true}} {
-		rep := countFiles(t, v, LogCountOptions{Preset: "samza-2785"}, path)
+		rep := countFiles(t, v, CountOptions{Preset: "samza-2785"}, path)
 		cp, ok := rep.Pair("checkpoint consumers")
 		if !ok {
 			t.Fatal("no checkpoint consumers pair")
@@ -230,11 +230,11 @@ func TestCountLogsSamzaPreset(t *testing.T) {
 func TestCountLogsKafkaGroupPreset(t *testing.T) {
 	older := fixtures.Path(t, "logs", "kafka-2.1.1-broker-server.log.2020-02-13-23")
 	newer := fixtures.Path(t, "logs", "kafka-2.1.1-broker-server.log.2020-02-14-00")
-	rep := countFiles(t, countVariant{}, LogCountOptions{Preset: "kafka-group-members"}, older, newer)
+	rep := countFiles(t, countVariant{}, CountOptions{Preset: "kafka-group-members"}, older, newer)
 	p := rep.Pairs[0]
-	adds := grepCount(t, LogLiteral("Adding new member "), older) + grepCount(t, LogLiteral("Adding new member "), newer)
-	removes := grepCount(t, LogRegexp("removing member [^ ]+ on (LeaveGroup|heartbeat expiration)"), older) +
-		grepCount(t, LogRegexp("removing member [^ ]+ on (LeaveGroup|heartbeat expiration)"), newer)
+	adds := grepCount(t, Literal("Adding new member "), older) + grepCount(t, Literal("Adding new member "), newer)
+	removes := grepCount(t, Regexp("removing member [^ ]+ on (LeaveGroup|heartbeat expiration)"), older) +
+		grepCount(t, Regexp("removing member [^ ]+ on (LeaveGroup|heartbeat expiration)"), newer)
 	if p.Starts != adds || p.Closes != removes || adds != 4 || removes != 4 {
 		t.Errorf("2.1.1: %d added, %d removed; grep: %d, %d (the fixture has 4 and 4)", p.Starts, p.Closes, adds, removes)
 	}
@@ -243,7 +243,7 @@ func TestCountLogsKafkaGroupPreset(t *testing.T) {
 	}
 
 	path := fixtures.Path(t, "logs", "kafka-3.6.2-broker-server.log")
-	rep = countFiles(t, countVariant{}, LogCountOptions{Preset: "kafka-group-members"}, path)
+	rep = countFiles(t, countVariant{}, CountOptions{Preset: "kafka-group-members"}, path)
 	p = rep.Pairs[0]
 	lines := greptest.Output(t, "-n", "Adding new member ", "--", path)
 	if len(lines) != 1 || p.Starts != 1 || p.Closes != 0 || len(p.UnclosedKeys) != 1 {
@@ -269,8 +269,8 @@ func TestCountLogsKeyLimit(t *testing.T) {
 	}
 	path := writeLog(t, "many.log", b.String())
 	for _, v := range []countVariant{{name: "default"}, {name: "parts", block: 64, part: 200, worker: 2}} {
-		rep := countFiles(t, v, LogCountOptions{MaxKeys: 10, Key: `id=(\d+)`,
-			Pairs: []LogPair{{Name: "ids", Start: LogLiteral(" open "), Close: LogLiteral(" close ")}}}, path)
+		rep := countFiles(t, v, CountOptions{MaxKeys: 10, Key: `id=(\d+)`,
+			Pairs: []Pair{{Name: "ids", Start: Literal(" open "), Close: Literal(" close ")}}}, path)
 		p := rep.Pairs[0]
 		if p.Starts != 50 || p.Closes != 5 || p.Open != 45 || !p.KeysTruncated || p.KeysStarted > 10 || len(p.UnclosedKeys) > 10 {
 			t.Errorf("%s: %d/%d/%d truncated=%v keys=%d unclosed=%d; want 50/5/45, truncated, at most 10 keys",
@@ -283,8 +283,8 @@ func TestCountLogsKeyLimit(t *testing.T) {
 // looks like a spreadsheet formula is defused.
 func TestLogReportCSV(t *testing.T) {
 	path := writeLog(t, "x.log", "2024-01-01 00:00:00.000 start k==1+1\n2024-01-01 00:00:01.000 start k=plain\nstart k=late\n")
-	rep := countFiles(t, countVariant{}, LogCountOptions{Key: `k=(\S+)`,
-		Pairs: []LogPair{{Name: "things", Start: LogLiteral("start"), Close: LogLiteral("stop")}}}, path)
+	rep := countFiles(t, countVariant{}, CountOptions{Key: `k=(\S+)`,
+		Pairs: []Pair{{Name: "things", Start: Literal("start"), Close: Literal("stop")}}}, path)
 	var buf bytes.Buffer
 	if err := rep.WriteUnclosedCSV(&buf); err != nil {
 		t.Fatal(err)
@@ -294,7 +294,7 @@ func TestLogReportCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]string{
-		LogCSVHeader,
+		CSVHeader,
 		{"things", "'=1+1", "1", "0", "1", "x.log", "1", "2024-01-01T00:00:00.000Z", "x.log", "1", "2024-01-01T00:00:00.000Z"},
 		{"things", "plain", "1", "0", "1", "x.log", "2", "2024-01-01T00:00:01.000Z", "x.log", "2", "2024-01-01T00:00:01.000Z"},
 		{"things", "late", "1", "0", "1", "x.log", "3", "2024-01-01T00:00:01.000Z", "x.log", "3", "2024-01-01T00:00:01.000Z"},
@@ -319,7 +319,7 @@ func TestCountLogsRecoveryPreset(t *testing.T) {
 		"[2020-02-14 01:34:02,125] WARN Found invalid messages in log segment " + seg + " at byte offset 2400: record is corrupt (kafka.log.LogSegment)\n" +
 		"[2020-02-14 01:34:02,130] INFO Completed load of log orders-0 with 1 log segments and log end offset 60 in 16 ms (kafka.log.Log)\n"
 	path := writeLog(t, "server.log", log)
-	rep := countFiles(t, countVariant{}, LogCountOptions{Preset: "kafka-3933"}, path)
+	rep := countFiles(t, countVariant{}, CountOptions{Preset: "kafka-3933"}, path)
 	p, _ := rep.Pair("deep iterators")
 	if p.Starts != 3 || p.Closes != 1 || p.Open != 2 || len(p.UnclosedKeys) != 2 ||
 		p.UnclosedKeys[0].Key != "byte offset 812 in log segment "+seg || p.UnclosedKeys[1].Key != "byte offset 1650 in log segment "+seg ||
@@ -327,7 +327,7 @@ func TestCountLogsRecoveryPreset(t *testing.T) {
 		t.Errorf("deep iterators: %d/%d/%d, unclosed %s", p.Starts, p.Closes, p.Open, showKeys(p.UnclosedKeys))
 	}
 	for _, pc := range rep.Patterns {
-		if g := grepCount(t, LogPattern{pc.Pattern, pc.Regexp}, path); g != pc.Count {
+		if g := grepCount(t, Pattern{pc.Pattern, pc.Regexp}, path); g != pc.Count {
 			t.Errorf("%q: %d, grep -c %d", pc.Pattern, pc.Count, g)
 		}
 	}
@@ -343,9 +343,9 @@ func TestCountLogsKeyCapSharedByPairs(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		fmt.Fprintf(&b, "a-open id=%d\nb-open id=%d\n", i, i)
 	}
-	rep := countFiles(t, countVariant{}, LogCountOptions{MaxKeys: 20, Key: `id=(\d+)`, Pairs: []LogPair{
-		{Name: "a", Start: LogLiteral("a-open"), Close: LogLiteral("a-close")},
-		{Name: "b", Start: LogLiteral("b-open"), Close: LogLiteral("b-close")}}}, writeLog(t, "two.log", b.String()))
+	rep := countFiles(t, countVariant{}, CountOptions{MaxKeys: 20, Key: `id=(\d+)`, Pairs: []Pair{
+		{Name: "a", Start: Literal("a-open"), Close: Literal("a-close")},
+		{Name: "b", Start: Literal("b-open"), Close: Literal("b-close")}}}, writeLog(t, "two.log", b.String()))
 	for _, p := range rep.Pairs {
 		if p.Starts != 30 || p.KeysStarted != 10 || !p.KeysTruncated {
 			t.Errorf("%s: %d starts, %d keys, truncated %v; want 30 starts, 10 keys (half of 20), truncated", p.Name, p.Starts, p.KeysStarted, p.KeysTruncated)
@@ -358,8 +358,8 @@ func TestCountLogsKeyCapSharedByPairs(t *testing.T) {
 // summary.
 func TestLogReportMarkdownHostileKeys(t *testing.T) {
 	log := "start k=`a|b`\nstart k=``x\nstart k=*bold*<script>\n"
-	rep := countFiles(t, countVariant{}, LogCountOptions{Key: `k=(.+)`,
-		Pairs: []LogPair{{Name: "p|q *x*", Start: LogLiteral("start"), Close: LogLiteral("stop")}}}, writeLog(t, "h.log", log))
+	rep := countFiles(t, countVariant{}, CountOptions{Key: `k=(.+)`,
+		Pairs: []Pair{{Name: "p|q *x*", Start: Literal("start"), Close: Literal("stop")}}}, writeLog(t, "h.log", log))
 	md := rep.Markdown()
 	for _, want := range []string{
 		"| ``` ``x ``` |",      // fence longer than the run inside, padded

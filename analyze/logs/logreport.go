@@ -1,16 +1,17 @@
-package analyze
+package logs
 
 import (
 	"cmp"
+	"github.com/leakui/leakui/analyze"
 	"slices"
 	"time"
 )
 
-// LogReport is the result of CountLogs: counts per pattern (summed and per
+// Report is the result of Count: counts per pattern (summed and per
 // file), start/close pairs with their keys never closed, and counts over time.
 // Its JSON form is the `leakui count -json` contract: fields may be added, never
 // renamed.
-type LogReport struct {
+type Report struct {
 	// Lines is the number of lines read, as grep counts them (a last line
 	// without a newline counts).
 	Lines int64 `json:"lines"`
@@ -18,19 +19,19 @@ type LogReport struct {
 	Bytes int64 `json:"bytes"`
 	// Patterns holds every distinct pattern counted: the requested ones first,
 	// then those pairs and the preset added, in order.
-	Patterns []LogPatternCount `json:"patterns"`
+	Patterns []PatternCount `json:"patterns"`
 	// Pairs holds one entry per start/close pair.
-	Pairs []LogPairReport `json:"pairs"`
+	Pairs []PairReport `json:"pairs"`
 	// Buckets holds the counts over time, oldest first, every bucket of the
 	// range present (empty ones included); empty when no line had a timestamp
 	// or buckets were turned off.
-	Buckets []LogBucket `json:"buckets"`
+	Buckets []Bucket `json:"buckets"`
 	// BucketWidth is the width of each bucket, such as "1m0s".
 	BucketWidth string `json:"bucket_width,omitempty"`
 	// BucketMillis is the width in milliseconds, for charts.
 	BucketMillis int64 `json:"bucket_ms,omitempty"`
 	// BucketWidened is set when the requested width would have needed more than
-	// LogMaxBuckets buckets and was doubled until it fit.
+	// MaxBuckets buckets and was doubled until it fit.
 	BucketWidened bool `json:"bucket_widened,omitempty"`
 	// Untimed counts, per pattern, the matching lines that came before any
 	// timestamp in their file (they are in no bucket).
@@ -43,30 +44,30 @@ type LogReport struct {
 	// so they are counted in Untimed.
 	YearlessUntimed bool `json:"yearless_untimed,omitempty"`
 	// Files holds the per-file figures, in the order given.
-	Files []LogFileReport `json:"files"`
+	Files []FileReport `json:"files"`
 	// Preset names the preset used, if any.
 	Preset string `json:"preset,omitempty"`
-	// LongLines counts lines longer than LogMaxLineBytes: they are counted
-	// exactly, but keys and timestamps came from their first LogMaxLineBytes.
+	// LongLines counts lines longer than MaxLineBytes: they are counted
+	// exactly, but keys and timestamps came from their first MaxLineBytes.
 	LongLines int64 `json:"long_lines,omitempty"`
 }
 
-// LogPatternCount is the number of lines matching one pattern.
-type LogPatternCount struct {
+// PatternCount is the number of lines matching one pattern.
+type PatternCount struct {
 	Pattern string `json:"pattern"`
 	Regexp  bool   `json:"regexp,omitempty"`
 	// Count is the number of matching lines over all files: what grep -c
 	// (grep -cE for a regexp) prints, summed.
 	Count int64 `json:"count"`
-	// Files holds the count per file, in the order of LogReport.Files.
+	// Files holds the count per file, in the order of Report.Files.
 	Files []int64 `json:"files"`
 }
 
-// LogPairReport is the balance of one start/close pair.
-type LogPairReport struct {
-	Name  string     `json:"name"`
-	Start LogPattern `json:"start"`
-	Close LogPattern `json:"close"`
+// PairReport is the balance of one start/close pair.
+type PairReport struct {
+	Name  string  `json:"name"`
+	Start Pattern `json:"start"`
+	Close Pattern `json:"close"`
 	// Starts and Closes are the line counts of the two patterns; Open is
 	// Starts − Closes, what is still open at the end of the log.
 	Starts int64 `json:"starts"`
@@ -84,81 +85,81 @@ type LogPairReport struct {
 	UnkeyedCloses int64 `json:"unkeyed_closes,omitempty"`
 	// UnclosedKeys lists the keys started more often than closed, most open
 	// first (then most started, then first seen).
-	UnclosedKeys []LogOpenKey `json:"unclosed_keys"`
+	UnclosedKeys []OpenKey `json:"unclosed_keys"`
 	// KeysTruncated is set when more distinct keys appeared than the table
-	// keeps (its share of LogCountOptions.MaxKeys): the counts above stay
+	// keeps (its share of CountOptions.MaxKeys): the counts above stay
 	// exact, the key figures cover the keys seen first.
 	KeysTruncated bool `json:"keys_truncated,omitempty"`
 }
 
-// LogOpenKey is one key started and never (or not as often) closed.
-type LogOpenKey struct {
-	Key    string   `json:"key"`
-	Starts int64    `json:"starts"`
-	Closes int64    `json:"closes"`
-	Open   int64    `json:"open"`
-	First  LogPlace `json:"first"`
-	Last   LogPlace `json:"last"`
+// OpenKey is one key started and never (or not as often) closed.
+type OpenKey struct {
+	Key    string `json:"key"`
+	Starts int64  `json:"starts"`
+	Closes int64  `json:"closes"`
+	Open   int64  `json:"open"`
+	First  Place  `json:"first"`
+	Last   Place  `json:"last"`
 }
 
-// LogPlace is a line in one of the inputs.
-type LogPlace struct {
+// Place is a line in one of the inputs.
+type Place struct {
 	File string `json:"file"`
 	Line int64  `json:"line"`
 	// Time is the line's timestamp (its own or inherited), if known.
 	Time *time.Time `json:"time,omitempty"`
 }
 
-// LogBucket is one bar of the counts over time.
-type LogBucket struct {
+// Bucket is one bar of the counts over time.
+type Bucket struct {
 	Start time.Time `json:"start"`
 	// Counts holds the matching lines per pattern, in the order of
-	// LogReport.Patterns.
+	// Report.Patterns.
 	Counts []int64 `json:"counts"`
 	// Open holds, per pair, how many were still open at the end of the bucket
 	// (starts − closes so far, untimed lines included).
 	Open []int64 `json:"open,omitempty"`
 }
 
-// LogFileReport is the figures of one input.
-type LogFileReport struct {
+// FileReport is the figures of one input.
+type FileReport struct {
 	Name  string `json:"name"`
 	Lines int64  `json:"lines"`
 	Bytes int64  `json:"bytes"`
 	// Compression is "gzip" or "zstd" when the input was compressed.
-	Compression Compression `json:"compression,omitempty"`
+	Compression analyze.Compression `json:"compression,omitempty"`
 	// Kind is what the content looks like (a log, or a profile given by
 	// mistake): see DetectKind.
 	Kind string `json:"kind"`
-	// LongLines counts lines longer than LogMaxLineBytes.
+	// LongLines counts lines longer than MaxLineBytes.
 	LongLines int64 `json:"long_lines,omitempty"`
 }
 
 // Pattern returns the count of the pattern with the given text (literal or
 // regexp) and whether there is one.
-func (r *LogReport) Pattern(text string) (LogPatternCount, bool) {
+func (r *Report) Pattern(text string) (PatternCount, bool) {
 	for _, p := range r.Patterns {
 		if p.Pattern == text {
 			return p, true
 		}
 	}
-	return LogPatternCount{}, false
+	return PatternCount{}, false
 }
 
 // Pair returns the pair with the given name and whether there is one.
-func (r *LogReport) Pair(name string) (LogPairReport, bool) {
+func (r *Report) Pair(name string) (PairReport, bool) {
 	for _, p := range r.Pairs {
 		if p.Name == name {
 			return p, true
 		}
 	}
-	return LogPairReport{}, false
+	return PairReport{}, false
 }
 
 // sortLogOpenKeys orders keys most open first, then most started; keys arrive
 // in first-seen order and the sort is stable, so ties keep it.
-func sortLogOpenKeys(keys []LogOpenKey) {
-	slices.SortStableFunc(keys, func(a, b LogOpenKey) int {
+func sortLogOpenKeys(keys []OpenKey) {
+	slices.SortStableFunc(keys, func(a, b OpenKey) int {
 		if c := cmp.Compare(b.Open, a.Open); c != 0 {
 			return c
 		}

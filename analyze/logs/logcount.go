@@ -1,10 +1,11 @@
-package analyze
+package logs
 
 import (
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/leakui/leakui/analyze"
 	"io"
 	"io/fs"
 	"strconv"
@@ -13,17 +14,17 @@ import (
 	"time"
 )
 
-// LogInput is one log to count: a name for the report and its content, plain,
+// Input is one log to count: a name for the report and its content, plain,
 // gzip or zstd (detected from the bytes). When Reader is also an io.ReaderAt
 // of known size (an *os.File of a regular file, an *io.SectionReader, a
 // *bytes.Reader) and the content is not compressed, the input is split at
 // line boundaries and scanned by several goroutines; otherwise it is streamed.
-type LogInput struct {
+type Input struct {
 	Name   string
 	Reader io.Reader
 }
 
-// CountLogs counts the patterns, pairs and keys of opts in the inputs, in one
+// Count counts the patterns, pairs and keys of opts in the inputs, in one
 // pass over each, and returns the report. Counts are those of grep -c (grep -cE
 // for regexps) on each input, summed; key tables and timestamps follow the
 // inputs in the order given (a key started in one file may be closed in the
@@ -31,7 +32,7 @@ type LogInput struct {
 // read; a broken compressed input fails with ErrMalformed, one larger than
 // opts.MaxInputBytes with ErrTooLarge, both naming the input. An empty input
 // counts as zero lines.
-func CountLogs(ctx context.Context, opts LogCountOptions, inputs ...LogInput) (*LogReport, error) {
+func Count(ctx context.Context, opts CountOptions, inputs ...Input) (*Report, error) {
 	plan, err := newLogPlan(opts)
 	if err != nil {
 		return nil, err
@@ -48,9 +49,9 @@ func CountLogs(ctx context.Context, opts LogCountOptions, inputs ...LogInput) (*
 	return c.merge.report(inputs), nil
 }
 
-// logCounter counts the inputs of one CountLogs call, one after the other.
+// logCounter counts the inputs of one Count call, one after the other.
 type logCounter struct {
-	opts  LogCountOptions
+	opts  CountOptions
 	plan  *logPlan
 	merge *logMerger
 	total int64 // sum of the input sizes, for progress
@@ -58,18 +59,18 @@ type logCounter struct {
 }
 
 // count counts one input into the merger.
-func (c *logCounter) count(ctx context.Context, file int, in LogInput) error {
+func (c *logCounter) count(ctx context.Context, file int, in Input) error {
 	c.merge.startFile(file)
 	if ra, size, ok := logRandomAccess(in.Reader); ok {
 		head := make([]byte, min(size, logSampleSize))
 		if _, err := ra.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
-		if DetectCompression(head) == CompressionNone {
+		if analyze.DetectCompression(head) == analyze.CompressionNone {
 			if c.opts.MaxInputBytes > 0 && size > c.opts.MaxInputBytes {
-				return fmt.Errorf("%w: %s, more than the limit of %s", ErrTooLarge, FormatBytes(size), FormatBytes(c.opts.MaxInputBytes))
+				return fmt.Errorf("%w: %s, more than the limit of %s", analyze.ErrTooLarge, analyze.FormatBytes(size), analyze.FormatBytes(c.opts.MaxInputBytes))
 			}
-			c.merge.describe(file, head, CompressionNone)
+			c.merge.describe(file, head, analyze.CompressionNone)
 			err := c.countParallel(ctx, file, ra, size, head)
 			c.done += size
 			c.progress(file, 0)
@@ -87,9 +88,9 @@ func (c *logCounter) countStream(ctx context.Context, file int, r io.Reader) err
 	if limit <= 0 {
 		limit = 1 << 62
 	}
-	rc, comp, err := Decompress(raw, limit)
-	if errors.Is(err, ErrEmpty) {
-		c.merge.describe(file, nil, CompressionNone)
+	rc, comp, err := analyze.Decompress(raw, limit)
+	if errors.Is(err, analyze.ErrEmpty) {
+		c.merge.describe(file, nil, analyze.CompressionNone)
 		c.merge.add(c.plan.newPart(0, nil))
 		return nil
 	}
@@ -100,7 +101,7 @@ func (c *logCounter) countStream(ctx context.Context, file int, r io.Reader) err
 	// Decompression runs ahead on a core of its own. (A plain stream is not
 	// worth it: the hand-over costs more than reading does.)
 	var stream io.Reader = rc
-	if comp != CompressionNone && c.opts.workers() > 1 {
+	if comp != analyze.CompressionNone && c.opts.workers() > 1 {
 		pf := newLogPrefetch(rc, 1<<20, 2)
 		defer pf.Close() // before rc.Close: the goroutine reads rc
 		stream = pf
@@ -137,7 +138,7 @@ func (c *logCounter) newScanner(head []byte) *logScanner {
 // progress reports the bytes consumed: those of earlier inputs plus n.
 func (c *logCounter) progress(file int, n int64) {
 	if c.opts.Progress != nil {
-		c.opts.Progress(LogProgress{File: file, Done: c.done + n, Total: c.total})
+		c.opts.Progress(Progress{File: file, Done: c.done + n, Total: c.total})
 	}
 }
 
@@ -221,9 +222,9 @@ func (c *logCountingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// LogDuration formats a bucket width the way the -bucket flag takes it: 1m
+// FormatDuration formats a bucket width the way the -bucket flag takes it: 1m
 // rather than 1m0s, 10d for whole days.
-func LogDuration(d time.Duration) string {
+func FormatDuration(d time.Duration) string {
 	const day = 24 * time.Hour
 	if d >= day && d%day == 0 {
 		return strconv.FormatInt(int64(d/day), 10) + "d"
@@ -237,19 +238,19 @@ func LogDuration(d time.Duration) string {
 	return s
 }
 
-// ParseLogDuration parses a bucket width: a Go duration (30s, 1m, 1h30m) or
+// ParseDuration parses a bucket width: a Go duration (30s, 1m, 1h30m) or
 // whole days (7d).
-func ParseLogDuration(s string) (time.Duration, error) {
+func ParseDuration(s string) (time.Duration, error) {
 	if n, ok := strings.CutSuffix(s, "d"); ok {
 		days, err := strconv.ParseInt(n, 10, 64)
 		if err != nil || days <= 0 || days > 100000 {
-			return 0, fmt.Errorf("%w: bucket width %q", ErrInvalidParameter, s)
+			return 0, fmt.Errorf("%w: bucket width %q", analyze.ErrInvalidParameter, s)
 		}
 		return time.Duration(days) * 24 * time.Hour, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%w: bucket width %q: want a positive duration such as 30s, 1m or 7d", ErrInvalidParameter, s)
+		return 0, fmt.Errorf("%w: bucket width %q: want a positive duration such as 30s, 1m or 7d", analyze.ErrInvalidParameter, s)
 	}
 	return d, nil
 }

@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bufio"
@@ -57,9 +57,9 @@ func writeBenchLog(tb testing.TB, mb int) string {
 	return path
 }
 
-var benchPatterns = []LogPattern{
-	LogLiteral("Starting the checkpoint SystemConsumer"), LogLiteral("Stopping system consumer"),
-	LogLiteral(": Consumer started"), LogLiteral("Stopping Samza kafkaConsumer"),
+var benchPatterns = []Pattern{
+	Literal("Starting the checkpoint SystemConsumer"), Literal("Stopping system consumer"),
+	Literal(": Consumer started"), Literal("Stopping Samza kafkaConsumer"),
 }
 
 // BenchmarkCountLogs measures one count of a 64 MiB log in the shapes the
@@ -69,25 +69,25 @@ var benchPatterns = []LogPattern{
 func BenchmarkCountLogs(b *testing.B) {
 	path := writeBenchLog(b, 64)
 	fi, _ := os.Stat(path)
-	keyed := LogCountOptions{Patterns: benchPatterns[:2], Key: `(\S+): (?:Consumer started|Stopping Samza kafkaConsumer)`,
-		Pairs: []LogPair{{Name: "consumers", Start: benchPatterns[2], Close: benchPatterns[3]}}}
+	keyed := CountOptions{Patterns: benchPatterns[:2], Key: `(\S+): (?:Consumer started|Stopping Samza kafkaConsumer)`,
+		Pairs: []Pair{{Name: "consumers", Start: benchPatterns[2], Close: benchPatterns[3]}}}
 	for _, bc := range []struct {
 		name   string
-		opts   LogCountOptions
+		opts   CountOptions
 		stream string
 	}{
-		{"1 literal, no buckets", LogCountOptions{Patterns: benchPatterns[:1], Bucket: LogBucketNone}, ""},
-		{"4 literals, no buckets", LogCountOptions{Patterns: benchPatterns, Bucket: LogBucketNone}, ""},
-		{"4 literals, buckets", LogCountOptions{Patterns: benchPatterns}, ""},
+		{"1 literal, no buckets", CountOptions{Patterns: benchPatterns[:1], Bucket: BucketNone}, ""},
+		{"4 literals, no buckets", CountOptions{Patterns: benchPatterns, Bucket: BucketNone}, ""},
+		{"4 literals, buckets", CountOptions{Patterns: benchPatterns}, ""},
 		{"4 literals, key and buckets", keyed, ""},
-		{"regexp with literal", LogCountOptions{Patterns: []LogPattern{LogRegexp(`checkpoint-\d+: Consumer started`)}, Bucket: LogBucketNone}, ""},
-		{"regexp ignoring case", LogCountOptions{Patterns: []LogPattern{LogRegexp(`(?i)stopping samza`)}, Bucket: LogBucketNone}, ""},
-		{"regexp alternatives", LogCountOptions{Patterns: []LogPattern{LogRegexp(`(WARN|ERROR) .*Consumer`)}, Bucket: LogBucketNone}, ""},
-		{"regexp, literal on many lines", LogCountOptions{Patterns: []LogPattern{LogRegexp(`\d{5} ms`)}, Bucket: LogBucketNone}, ""},
-		{"regexp without literal", LogCountOptions{Patterns: []LogPattern{LogRegexp(`^[0-9-]+ [0-9:.]+ \[\w+\] \w+$`)}, Bucket: LogBucketNone}, ""},
-		{"4 literals, stream", LogCountOptions{Patterns: benchPatterns}, "plain"},
-		{"4 literals, gzip", LogCountOptions{Patterns: benchPatterns}, "gzip"},
-		{"4 literals, zstd", LogCountOptions{Patterns: benchPatterns}, "zstd"},
+		{"regexp with literal", CountOptions{Patterns: []Pattern{Regexp(`checkpoint-\d+: Consumer started`)}, Bucket: BucketNone}, ""},
+		{"regexp ignoring case", CountOptions{Patterns: []Pattern{Regexp(`(?i)stopping samza`)}, Bucket: BucketNone}, ""},
+		{"regexp alternatives", CountOptions{Patterns: []Pattern{Regexp(`(WARN|ERROR) .*Consumer`)}, Bucket: BucketNone}, ""},
+		{"regexp, literal on many lines", CountOptions{Patterns: []Pattern{Regexp(`\d{5} ms`)}, Bucket: BucketNone}, ""},
+		{"regexp without literal", CountOptions{Patterns: []Pattern{Regexp(`^[0-9-]+ [0-9:.]+ \[\w+\] \w+$`)}, Bucket: BucketNone}, ""},
+		{"4 literals, stream", CountOptions{Patterns: benchPatterns}, "plain"},
+		{"4 literals, gzip", CountOptions{Patterns: benchPatterns}, "gzip"},
+		{"4 literals, zstd", CountOptions{Patterns: benchPatterns}, "zstd"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var data []byte
@@ -98,20 +98,20 @@ func BenchmarkCountLogs(b *testing.B) {
 			b.SetBytes(fi.Size())
 			b.ReportAllocs()
 			for b.Loop() {
-				var in LogInput
+				var in Input
 				switch bc.stream {
 				case "":
 					f, _ := os.Open(path)
 					defer f.Close()
-					in = LogInput{Name: "bench", Reader: f}
+					in = Input{Name: "bench", Reader: f}
 				case "plain":
 					f, _ := os.Open(path)
 					defer f.Close()
-					in = LogInput{Name: "bench", Reader: streamOnly{f}}
+					in = Input{Name: "bench", Reader: streamOnly{f}}
 				default:
-					in = LogInput{Name: "bench", Reader: bytes.NewReader(data)}
+					in = Input{Name: "bench", Reader: bytes.NewReader(data)}
 				}
-				if _, err := CountLogs(context.Background(), bc.opts, in); err != nil {
+				if _, err := Count(context.Background(), bc.opts, in); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,33 +1,34 @@
-package analyze
+package logs
 
 import (
 	"fmt"
+	"github.com/leakui/leakui/analyze"
 	"regexp"
 	"runtime"
 	"strings"
 	"time"
 )
 
-// LogCountOptions says what CountLogs counts. The zero value counts lines and
+// CountOptions says what Count counts. The zero value counts lines and
 // bytes only.
-type LogCountOptions struct {
+type CountOptions struct {
 	// Patterns are counted line by line, each on its own.
-	Patterns []LogPattern
+	Patterns []Pattern
 	// Pairs are start/close patterns whose balance is reported; their patterns
 	// are counted too.
-	Pairs []LogPair
+	Pairs []Pair
 	// Key is a regexp with a capture group applied to the lines of every pair
 	// that has no Key of its own: the first group names what was started or
 	// closed, so the keys started and never closed can be listed.
 	Key string
-	// Preset names a preset (see LogPresets) whose patterns and pairs are added
+	// Preset names a preset (see Presets) whose patterns and pairs are added
 	// after the ones above.
 	Preset string
-	// Bucket is the width of the counts over time: LogBucketAuto (zero) picks
-	// one for 50–300 bars, LogBucketNone turns them off.
+	// Bucket is the width of the counts over time: BucketAuto (zero) picks
+	// one for 50–300 bars, BucketNone turns them off.
 	Bucket time.Duration
 	// MaxKeys caps the distinct keys kept, over all pairs (each keyed pair
-	// gets an even share); zero means LogDefaultMaxKeys.
+	// gets an even share); zero means DefaultMaxKeys.
 	MaxKeys int
 	// MaxInputBytes caps each input's size after decompression (ErrTooLarge
 	// past it); zero means no cap.
@@ -36,16 +37,16 @@ type LogCountOptions struct {
 	Workers int
 	// Progress, when set, is called as input is consumed (about every 4 MiB,
 	// and at the end of each input), always from the goroutine that called
-	// CountLogs.
-	Progress func(LogProgress)
+	// Count.
+	Progress func(Progress)
 
 	// Test knobs: the read block, the parallel part size and the longest line
 	// held in memory.
 	blockSize, partSize, maxLine int
 }
 
-// LogProgress tells how far a count has got.
-type LogProgress struct {
+// Progress tells how far a count has got.
+type Progress struct {
 	// File is the index of the input being read.
 	File int
 	// Done is how many input bytes have been consumed so far, over all inputs
@@ -55,24 +56,24 @@ type LogProgress struct {
 	Total int64
 }
 
-// LogPair is a start pattern and a close pattern whose counts should balance,
+// Pair is a start pattern and a close pattern whose counts should balance,
 // such as consumers started and stopped.
-type LogPair struct {
-	Name  string     `json:"name"`
-	Start LogPattern `json:"start"`
-	Close LogPattern `json:"close"`
+type Pair struct {
+	Name  string  `json:"name"`
+	Start Pattern `json:"start"`
+	Close Pattern `json:"close"`
 	// Key, if set, is a regexp whose first capture group names what a line of
-	// this pair starts or closes; it overrides LogCountOptions.Key.
+	// this pair starts or closes; it overrides CountOptions.Key.
 	Key string `json:"key,omitempty"`
 }
 
-// ParseLogPair parses the command-line form NAME=START,CLOSE. A comma inside a
+// ParsePair parses the command-line form NAME=START,CLOSE. A comma inside a
 // pattern is written \, and a backslash \\. Both patterns are literals unless
 // regexp is set.
-func ParseLogPair(s string, regexp bool) (LogPair, error) {
+func ParsePair(s string, regexp bool) (Pair, error) {
 	name, rest, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(name) == "" {
-		return LogPair{}, fmt.Errorf("%w: pair %q: want NAME=START,CLOSE", ErrInvalidParameter, s)
+		return Pair{}, fmt.Errorf("%w: pair %q: want NAME=START,CLOSE", analyze.ErrInvalidParameter, s)
 	}
 	var parts []string
 	var cur strings.Builder
@@ -90,14 +91,14 @@ func ParseLogPair(s string, regexp bool) (LogPair, error) {
 	}
 	parts = append(parts, cur.String())
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
-		return LogPair{}, fmt.Errorf("%w: pair %q: want NAME=START,CLOSE with two non-empty patterns (write a comma inside a pattern as \\,)", ErrInvalidParameter, s)
+		return Pair{}, fmt.Errorf("%w: pair %q: want NAME=START,CLOSE with two non-empty patterns (write a comma inside a pattern as \\,)", analyze.ErrInvalidParameter, s)
 	}
-	return LogPair{Name: name, Start: LogPattern{parts[0], regexp}, Close: LogPattern{parts[1], regexp}}, nil
+	return Pair{Name: name, Start: Pattern{parts[0], regexp}, Close: Pattern{parts[1], regexp}}, nil
 }
 
 // logPlan is the validated, input-independent form of the options.
 type logPlan struct {
-	patterns []LogPattern
+	patterns []Pattern
 	pairs    []logPairPlan
 	roles    [][]logRole // per pattern: the pairs it starts or closes
 	bucket   time.Duration
@@ -108,7 +109,7 @@ type logPlan struct {
 }
 
 type logPairPlan struct {
-	LogPair
+	Pair
 	start, close int // pattern indices
 	key          *regexp.Regexp
 }
@@ -120,31 +121,31 @@ type logRole struct {
 
 // newLogPlan validates the options: limits, regexps (errors name the pattern
 // and the cause, wrapping ErrInvalidParameter), the preset name.
-func newLogPlan(o LogCountOptions) (*logPlan, error) {
+func newLogPlan(o CountOptions) (*logPlan, error) {
 	pl := &logPlan{bucket: o.Bucket, maxKeys: o.MaxKeys, preset: o.Preset}
 	if pl.maxKeys <= 0 {
-		pl.maxKeys = LogDefaultMaxKeys
+		pl.maxKeys = DefaultMaxKeys
 	}
-	if o.Bucket < 0 && o.Bucket != LogBucketNone {
-		return nil, fmt.Errorf("%w: bucket width %v is negative", ErrInvalidParameter, o.Bucket)
+	if o.Bucket < 0 && o.Bucket != BucketNone {
+		return nil, fmt.Errorf("%w: bucket width %v is negative", analyze.ErrInvalidParameter, o.Bucket)
 	}
 	if o.Bucket > 0 && o.Bucket < time.Millisecond {
-		return nil, fmt.Errorf("%w: bucket width %v is below the 1ms resolution of log timestamps", ErrInvalidParameter, o.Bucket)
+		return nil, fmt.Errorf("%w: bucket width %v is below the 1ms resolution of log timestamps", analyze.ErrInvalidParameter, o.Bucket)
 	}
 	patterns, pairs := o.Patterns, o.Pairs
 	if o.Preset != "" {
-		p, ok := LookupLogPreset(o.Preset)
+		p, ok := LookupPreset(o.Preset)
 		if !ok {
-			return nil, fmt.Errorf("%w: unknown preset %q (known: %s)", ErrInvalidParameter, o.Preset, strings.Join(LogPresetNames(), ", "))
+			return nil, fmt.Errorf("%w: unknown preset %q (known: %s)", analyze.ErrInvalidParameter, o.Preset, strings.Join(PresetNames(), ", "))
 		}
 		patterns = append(slices0(patterns), p.Patterns...)
 		pairs = append(slices0(pairs), p.Pairs...)
 	}
-	if len(pairs) > LogMaxPairs {
-		return nil, fmt.Errorf("%w: %d pairs; the limit is %d", ErrInvalidParameter, len(pairs), LogMaxPairs)
+	if len(pairs) > maxPairs {
+		return nil, fmt.Errorf("%w: %d pairs; the limit is %d", analyze.ErrInvalidParameter, len(pairs), maxPairs)
 	}
-	index := map[LogPattern]int{}
-	add := func(p LogPattern) (int, error) {
+	index := map[Pattern]int{}
+	add := func(p Pattern) (int, error) {
 		if i, ok := index[p]; ok {
 			return i, nil
 		}
@@ -156,8 +157,8 @@ func newLogPlan(o LogCountOptions) (*logPlan, error) {
 				return 0, err
 			}
 		}
-		if len(pl.patterns) >= LogMaxPatterns {
-			return 0, fmt.Errorf("%w: more than %d patterns", ErrInvalidParameter, LogMaxPatterns)
+		if len(pl.patterns) >= MaxPatterns {
+			return 0, fmt.Errorf("%w: more than %d patterns", analyze.ErrInvalidParameter, MaxPatterns)
 		}
 		index[p] = len(pl.patterns)
 		pl.patterns = append(pl.patterns, p)
@@ -176,20 +177,20 @@ func newLogPlan(o LogCountOptions) (*logPlan, error) {
 	names := map[string]bool{}
 	for _, pr := range pairs {
 		if pr.Name == "" {
-			return nil, fmt.Errorf("%w: a pair has no name", ErrInvalidParameter)
+			return nil, fmt.Errorf("%w: a pair has no name", analyze.ErrInvalidParameter)
 		}
 		if names[pr.Name] {
-			return nil, fmt.Errorf("%w: two pairs are named %q", ErrInvalidParameter, pr.Name)
+			return nil, fmt.Errorf("%w: two pairs are named %q", analyze.ErrInvalidParameter, pr.Name)
 		}
 		names[pr.Name] = true
-		pp := logPairPlan{LogPair: pr, key: defaultKey}
+		pp := logPairPlan{Pair: pr, key: defaultKey}
 		if pr.Key != "" {
 			if pp.key, err = compileLogKey(pr.Key); err != nil {
 				return nil, err
 			}
 		}
 		if pp.key != nil {
-			pp.LogPair.Key = pp.key.String()
+			pp.Pair.Key = pp.key.String()
 			pl.keyed = true
 		}
 		if pp.start, err = add(pr.Start); err != nil {
@@ -203,7 +204,7 @@ func newLogPlan(o LogCountOptions) (*logPlan, error) {
 		pl.roles[pp.close] = append(pl.roles[pp.close], logRole{pair: n, start: false})
 		pl.pairs = append(pl.pairs, pp)
 	}
-	pl.times = o.Bucket != LogBucketNone || pl.keyed
+	pl.times = o.Bucket != BucketNone || pl.keyed
 	// The key cap holds over all pairs: each keyed pair gets an even share.
 	keyed := 0
 	for _, pp := range pl.pairs {
@@ -222,29 +223,29 @@ func compileLogKey(expr string) (*regexp.Regexp, error) {
 	if expr == "" {
 		return nil, nil
 	}
-	if len(expr) > LogMaxPatternBytes {
-		return nil, fmt.Errorf("%w: key regexp is %d bytes long; the limit is %d", ErrInvalidParameter, len(expr), LogMaxPatternBytes)
+	if len(expr) > maxPatternBytes {
+		return nil, fmt.Errorf("%w: key regexp is %d bytes long; the limit is %d", analyze.ErrInvalidParameter, len(expr), maxPatternBytes)
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: key regexp %q: %v", ErrInvalidParameter, expr, err)
+		return nil, fmt.Errorf("%w: key regexp %q: %v", analyze.ErrInvalidParameter, expr, err)
 	}
 	if re.NumSubexp() < 1 {
-		return nil, fmt.Errorf("%w: key regexp %q has no capture group; put the key in parentheses, as in `consumer (\\S+)`", ErrInvalidParameter, expr)
+		return nil, fmt.Errorf("%w: key regexp %q has no capture group; put the key in parentheses, as in `consumer (\\S+)`", analyze.ErrInvalidParameter, expr)
 	}
 	return re, nil
 }
 
-// ValidateLogCountOptions reports the first problem with the options (an
+// ValidateCountOptions reports the first problem with the options (an
 // invalid regexp names the pattern and the error) without reading anything,
 // so a form can be checked before an upload is counted.
-func ValidateLogCountOptions(o LogCountOptions) error {
+func ValidateCountOptions(o CountOptions) error {
 	_, err := newLogPlan(o)
 	return err
 }
 
 // workers returns how many goroutines scan one plain input.
-func (o LogCountOptions) workers() int {
+func (o CountOptions) workers() int {
 	if o.Workers > 0 {
 		return o.Workers
 	}

@@ -1,23 +1,23 @@
-package analyze_test
+package logs_test
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 )
 
 // A web handler counts an upload with a preset in one call and renders the
 // report; here, the Markdown evidence for a ticket.
-func ExampleCountLogs() {
+func ExampleCount() {
 	log := `2020-02-25 03:21:00.001 [main] KafkaCheckpointManager [INFO] Starting the checkpoint SystemConsumer from oldest offset 12
 2020-02-25 03:21:00.004 [main] KafkaCheckpointManager [INFO] Stopping system consumer
 2020-02-25 03:22:00.001 [main] KafkaCheckpointManager [INFO] Starting the checkpoint SystemConsumer from oldest offset 13
 2020-02-25 03:22:00.002 [main] KafkaSystemConsumer [INFO] kafka:consumer-b: Consumer started
 `
-	rep, err := analyze.CountLogs(context.Background(), analyze.LogCountOptions{Preset: "samza-2785"},
-		analyze.LogInput{Name: "container.log", Reader: strings.NewReader(log)})
+	rep, err := logs.Count(context.Background(), logs.CountOptions{Preset: "samza-2785"},
+		logs.Input{Name: "container.log", Reader: strings.NewReader(log)})
 	if err != nil {
 		fmt.Println(err)
 		return

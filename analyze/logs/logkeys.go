@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 // logTimeState tells what is known of a line's timestamp.
 type logTimeState uint8

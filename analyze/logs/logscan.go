@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -84,7 +84,7 @@ func newLogScanner(plan *logPlan, blockSize, maxLine int) *logScanner {
 		blockSize = logDefaultBlockSize
 	}
 	if maxLine <= 0 {
-		maxLine = LogMaxLineBytes
+		maxLine = MaxLineBytes
 	}
 	return &logScanner{plan: plan, blockSize: blockSize, maxLine: max(maxLine, blockSize), buf: make([]byte, blockSize)}
 }
@@ -93,7 +93,7 @@ func newLogScanner(plan *logPlan, blockSize, maxLine int) *logScanner {
 // proto (the merged set so far) when given.
 func (pl *logPlan) newPart(index int, proto *logBuckets) *logPart {
 	p := &logPart{index: index, counts: make([]int64, len(pl.patterns))}
-	if pl.bucket != LogBucketNone {
+	if pl.bucket != BucketNone {
 		p.pending = make([]int64, len(pl.patterns))
 		if proto != nil {
 			p.buckets = proto.empty()
@@ -312,8 +312,8 @@ func (s *logScanner) key(pr *logPairPlan, text []byte) ([]byte, bool) {
 	ok := loc != nil && loc[2] >= 0
 	if ok {
 		key = text[loc[2]:loc[3]]
-		if len(key) > LogMaxKeyBytes {
-			key = key[:LogMaxKeyBytes]
+		if len(key) > maxKeyBytes {
+			key = key[:maxKeyBytes]
 		}
 	}
 	s.keyCache = append(s.keyCache, logKeyHit{re: pr.key, key: key, ok: ok})

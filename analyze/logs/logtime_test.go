@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"fmt"
@@ -104,8 +104,8 @@ func TestCountLogsBucketBoundaries(t *testing.T) {
 		"", "close inherits 10:03",
 	)
 	path := writeLog(t, "b.log", log)
-	opts := LogCountOptions{Bucket: time.Minute, Patterns: []LogPattern{LogLiteral("noise")},
-		Pairs: []LogPair{{Name: "p", Start: LogLiteral("start"), Close: LogLiteral("close")}}}
+	opts := CountOptions{Bucket: time.Minute, Patterns: []Pattern{Literal("noise")},
+		Pairs: []Pair{{Name: "p", Start: Literal("start"), Close: Literal("close")}}}
 	type row struct {
 		start  string
 		counts []int64 // noise, start, close
@@ -139,7 +139,7 @@ func TestCountLogsBucketBoundaries(t *testing.T) {
 
 // TestCountLogsAutoBuckets checks that automatic buckets give a chart of 50 to
 // 300 bars whatever the span, that they add up to the counts, and that a
-// chosen width too fine for the span is widened past LogMaxBuckets.
+// chosen width too fine for the span is widened past MaxBuckets.
 func TestCountLogsAutoBuckets(t *testing.T) {
 	for _, span := range []time.Duration{time.Second, 7 * time.Second, 90 * time.Second, time.Hour, 26 * time.Hour,
 		9 * 24 * time.Hour, 400 * 24 * time.Hour, 30 * 365 * 24 * time.Hour} {
@@ -152,9 +152,9 @@ func TestCountLogsAutoBuckets(t *testing.T) {
 		}
 		path := writeLog(t, "auto.log", b.String())
 		for _, v := range []countVariant{{name: "default"}, {name: "parts", block: 512, part: 2000, worker: 2}} {
-			rep := countFiles(t, v, LogCountOptions{Patterns: []LogPattern{LogLiteral(" hit ")}}, path)
+			rep := countFiles(t, v, CountOptions{Patterns: []Pattern{Literal(" hit ")}}, path)
 			n := len(rep.Buckets)
-			if n < LogMinAutoBuckets || n > LogMaxAutoBuckets {
+			if n < MinAutoBuckets || n > MaxAutoBuckets {
 				t.Errorf("span %v (%s): %d buckets of %s, want 50–300", span, v.name, n, rep.BucketWidth)
 			}
 			var sum int64
@@ -174,9 +174,9 @@ func TestCountLogsAutoBuckets(t *testing.T) {
 	for i := 0; i < 3600; i++ {
 		fmt.Fprintf(&b, "2021-01-01 %02d:%02d:%02d.000 hit\n", i/3600, i/60%60, i%60)
 	}
-	rep := countFiles(t, countVariant{}, LogCountOptions{Bucket: time.Millisecond, Patterns: []LogPattern{LogLiteral("hit")}}, writeLog(t, "h.log", b.String()))
-	if !rep.BucketWidened || len(rep.Buckets) > LogMaxBuckets || rep.BucketMillis <= 1 {
-		t.Errorf("1ms over an hour: widened=%v, %d buckets of %s; want widened to at most %d", rep.BucketWidened, len(rep.Buckets), rep.BucketWidth, LogMaxBuckets)
+	rep := countFiles(t, countVariant{}, CountOptions{Bucket: time.Millisecond, Patterns: []Pattern{Literal("hit")}}, writeLog(t, "h.log", b.String()))
+	if !rep.BucketWidened || len(rep.Buckets) > MaxBuckets || rep.BucketMillis <= 1 {
+		t.Errorf("1ms over an hour: widened=%v, %d buckets of %s; want widened to at most %d", rep.BucketWidened, len(rep.Buckets), rep.BucketWidth, MaxBuckets)
 	}
 }
 
@@ -185,14 +185,14 @@ func TestCountLogsAutoBuckets(t *testing.T) {
 func TestCountLogsYearlessAndNone(t *testing.T) {
 	log := "[INFO] [02-21|11:55:36.680] Starting node\n[WARN] [02-21|11:57:01.000] peer dropped\n[INFO] [02-21|12:10:00.000] Starting node\n"
 	path := writeLog(t, "geth.log", log)
-	rep := countFiles(t, countVariant{}, LogCountOptions{Patterns: []LogPattern{LogLiteral("Starting node")}}, path)
-	if !rep.Yearless || len(rep.Buckets) < LogMinAutoBuckets || rep.Buckets[0].Start.Month() != time.February {
+	rep := countFiles(t, countVariant{}, CountOptions{Patterns: []Pattern{Literal("Starting node")}}, path)
+	if !rep.Yearless || len(rep.Buckets) < MinAutoBuckets || rep.Buckets[0].Start.Month() != time.February {
 		t.Errorf("yearless: %v, %d buckets from %v", rep.Yearless, len(rep.Buckets), rep.Buckets[0].Start)
 	}
-	if s := FormatLogTime(&rep.Buckets[0].Start); !strings.HasPrefix(s, "02-21 11:5") {
+	if s := FormatTime(&rep.Buckets[0].Start); !strings.HasPrefix(s, "02-21 11:5") {
 		t.Errorf("yearless time shown as %q, want 02-21 11:5…", s)
 	}
-	rep = countFiles(t, countVariant{}, LogCountOptions{Bucket: LogBucketNone, Patterns: []LogPattern{LogLiteral("Starting node")}}, path)
+	rep = countFiles(t, countVariant{}, CountOptions{Bucket: BucketNone, Patterns: []Pattern{Literal("Starting node")}}, path)
 	if len(rep.Buckets) != 0 || rep.BucketWidth != "" || rep.Patterns[0].Count != 2 {
 		t.Errorf("bucket none: %d buckets, width %q, count %d", len(rep.Buckets), rep.BucketWidth, rep.Patterns[0].Count)
 	}
@@ -204,16 +204,16 @@ func TestLogDuration(t *testing.T) {
 		text string
 		d    time.Duration
 	}{{"1m", time.Minute}, {"30s", 30 * time.Second}, {"1h", time.Hour}, {"1h30m", 90 * time.Minute}, {"10d", 240 * time.Hour}, {"200ms", 200 * time.Millisecond}} {
-		if got := LogDuration(tc.d); got != tc.text {
-			t.Errorf("LogDuration(%v) = %q, want %q", tc.d, got, tc.text)
+		if got := FormatDuration(tc.d); got != tc.text {
+			t.Errorf("FormatDuration(%v) = %q, want %q", tc.d, got, tc.text)
 		}
-		if got, err := ParseLogDuration(tc.text); err != nil || got != tc.d {
-			t.Errorf("ParseLogDuration(%q) = %v, %v; want %v", tc.text, got, err, tc.d)
+		if got, err := ParseDuration(tc.text); err != nil || got != tc.d {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", tc.text, got, err, tc.d)
 		}
 	}
 	for _, bad := range []string{"", "0", "-1m", "xd", "0d", "soon"} {
-		if _, err := ParseLogDuration(bad); err == nil {
-			t.Errorf("ParseLogDuration(%q) accepted", bad)
+		if _, err := ParseDuration(bad); err == nil {
+			t.Errorf("ParseDuration(%q) accepted", bad)
 		}
 	}
 }

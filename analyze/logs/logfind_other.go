@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package analyze
+package logs
 
 // logIndexPair returns the smallest j with s[j]|m1 == c1 and s[j+d]|m2 == c2
 // (d ≥ 1), or -1 when there is none.

@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -22,17 +22,17 @@ import (
 // a "binary file"; -F or -E as the pattern says; LC_ALL=C: bytes, not runes)
 // and returns its count. grep exits 1 when nothing matches, which is a count
 // of 0, not an error.
-func grepCount(t testing.TB, p LogPattern, path string) int64 {
+func grepCount(t testing.TB, p Pattern, path string) int64 {
 	t.Helper()
 	return greptest.Count(t, p.Text, p.Regexp, path)
 }
 
 // grepLines is grep's own line count: every line matches the empty pattern.
 func grepLines(t testing.TB, path string) int64 {
-	return grepCount(t, LogLiteral(""), path)
+	return grepCount(t, Literal(""), path)
 }
 
-// streamOnly hides io.ReaderAt so that CountLogs streams the input.
+// streamOnly hides io.ReaderAt so that Count streams the input.
 type streamOnly struct{ r io.Reader }
 
 func (s streamOnly) Read(p []byte) (int, error) { return s.r.Read(p) }
@@ -57,8 +57,8 @@ var countVariants = []countVariant{
 	{name: "zstd", compress: "zstd"},
 }
 
-// countFile runs CountLogs on path the way v says.
-func countFile(t testing.TB, v countVariant, path string, opts LogCountOptions) *LogReport {
+// countFile runs Count on path the way v says.
+func countFile(t testing.TB, v countVariant, path string, opts CountOptions) *Report {
 	t.Helper()
 	opts.blockSize, opts.partSize, opts.maxLine, opts.Workers = v.block, v.part, v.maxLine, v.worker
 	var in io.Reader
@@ -80,7 +80,7 @@ func countFile(t testing.TB, v countVariant, path string, opts LogCountOptions) 
 	if v.stream {
 		in = streamOnly{in}
 	}
-	rep, err := CountLogs(context.Background(), opts, LogInput{Name: filepath.Base(path), Reader: in})
+	rep, err := Count(context.Background(), opts, Input{Name: filepath.Base(path), Reader: in})
 	if err != nil {
 		t.Fatalf("%s (%s): %v", path, v.name, err)
 	}
@@ -108,7 +108,7 @@ func compressBytes(t testing.TB, kind string, raw []byte) []byte {
 
 // checkAgainstGrep counts the patterns in path every way and compares each
 // count, and the line count, with grep's.
-func checkAgainstGrep(t *testing.T, path string, patterns []LogPattern, variants []countVariant) {
+func checkAgainstGrep(t *testing.T, path string, patterns []Pattern, variants []countVariant) {
 	t.Helper()
 	want := make([]int64, len(patterns))
 	for i, p := range patterns {
@@ -116,7 +116,7 @@ func checkAgainstGrep(t *testing.T, path string, patterns []LogPattern, variants
 	}
 	wantLines := grepLines(t, path)
 	for _, v := range variants {
-		rep := countFile(t, v, path, LogCountOptions{Patterns: patterns})
+		rep := countFile(t, v, path, CountOptions{Patterns: patterns})
 		if rep.Lines != wantLines {
 			t.Errorf("%s (%s): %d lines, grep -c '' says %d", filepath.Base(path), v.name, rep.Lines, wantLines)
 		}
@@ -134,15 +134,15 @@ func checkAgainstGrep(t *testing.T, path string, patterns []LogPattern, variants
 // TestCountLogsFixturesMatchGrep counts real logs of every layout in the
 // shared fixtures and compares each count with grep -c.
 func TestCountLogsFixturesMatchGrep(t *testing.T) {
-	patterns := []LogPattern{
-		LogLiteral("INFO"), LogLiteral("WARN"), LogLiteral("ERROR"), LogLiteral("Exception"),
-		LogLiteral(" - "), LogLiteral("kafka"), LogLiteral("0"), LogLiteral("e"),
-		LogLiteral("Adding new member"), LogLiteral("removing member"), LogLiteral("PacketResponder"),
-		LogLiteral("Starting"), LogLiteral("Stopping"), LogLiteral("]: "),
-		LogRegexp(`[0-9]{4}-[0-9]{2}-[0-9]{2}`), LogRegexp(`(WARN|ERROR)`), LogRegexp(`^\[`),
-		LogRegexp(`\)$`), LogRegexp(`blk_-?[0-9]+`), LogRegexp(`INFO.*(Coordinator|Log)`),
-		LogRegexp(`member consumer-[0-9]+-[0-9a-f-]+`), LogRegexp(`[A-Z][a-z]+Exception`),
-		LogRegexp(`^$`), LogRegexp(`size [0-9]+$`),
+	patterns := []Pattern{
+		Literal("INFO"), Literal("WARN"), Literal("ERROR"), Literal("Exception"),
+		Literal(" - "), Literal("kafka"), Literal("0"), Literal("e"),
+		Literal("Adding new member"), Literal("removing member"), Literal("PacketResponder"),
+		Literal("Starting"), Literal("Stopping"), Literal("]: "),
+		Regexp(`[0-9]{4}-[0-9]{2}-[0-9]{2}`), Regexp(`(WARN|ERROR)`), Regexp(`^\[`),
+		Regexp(`\)$`), Regexp(`blk_-?[0-9]+`), Regexp(`INFO.*(Coordinator|Log)`),
+		Regexp(`member consumer-[0-9]+-[0-9a-f-]+`), Regexp(`[A-Z][a-z]+Exception`),
+		Regexp(`^$`), Regexp(`size [0-9]+$`),
 	}
 	variants := []countVariant{countVariants[0], countVariants[1], countVariants[2], countVariants[6]}
 	for _, path := range fixtures.Glob(t, "logs", "*") {
@@ -188,13 +188,13 @@ func edgeCases() map[string][]byte {
 // every count with grep -c -a, for every way of reading it.
 func TestCountLogsEdgeCasesMatchGrep(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	patterns := []LogPattern{
-		LogLiteral("start"), LogLiteral("close"), LogLiteral("start-close"), LogLiteral("abab"),
-		LogLiteral("aba"), LogLiteral("bab"), LogLiteral("tart"), LogLiteral("star"), LogLiteral("a"),
-		LogLiteral("\x00"), LogLiteral("\xff"), LogLiteral("\r"), LogLiteral("x"), LogLiteral(""),
-		LogLiteral("in the middle"), LogLiteral("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx start"),
-		LogRegexp(`^$`), LogRegexp(`^start`), LogRegexp(`close$`), LogRegexp(`(ab)+`),
-		LogRegexp(`st.rt`), LogRegexp(`z{5}$`), LogRegexp(`start.*close`), LogRegexp(`^[a-z-]+$`),
+	patterns := []Pattern{
+		Literal("start"), Literal("close"), Literal("start-close"), Literal("abab"),
+		Literal("aba"), Literal("bab"), Literal("tart"), Literal("star"), Literal("a"),
+		Literal("\x00"), Literal("\xff"), Literal("\r"), Literal("x"), Literal(""),
+		Literal("in the middle"), Literal("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx start"),
+		Regexp(`^$`), Regexp(`^start`), Regexp(`close$`), Regexp(`(ab)+`),
+		Regexp(`st.rt`), Regexp(`z{5}$`), Regexp(`start.*close`), Regexp(`^[a-z-]+$`),
 	}
 	dir := t.TempDir()
 	for name, content := range edgeCases() {
@@ -210,8 +210,8 @@ func TestCountLogsEdgeCasesMatchGrep(t *testing.T) {
 			// lines past the buffer with 64 KiB windows.
 			variants = []countVariant{countVariants[0], countVariants[1], countVariants[6],
 				{name: "long-line mode", block: 64 << 10, maxLine: 64 << 10, part: 1 << 20, worker: 2}}
-			pats = []LogPattern{LogLiteral("start"), LogLiteral("close"), LogLiteral("in the middle"), LogLiteral(""),
-				LogLiteral("x"), LogRegexp(`^start`), LogRegexp(`close$`), LogRegexp(`st.rt`), LogRegexp(`e s`)}
+			pats = []Pattern{Literal("start"), Literal("close"), Literal("in the middle"), Literal(""),
+				Literal("x"), Regexp(`^start`), Regexp(`close$`), Regexp(`st.rt`), Regexp(`e s`)}
 		}
 		t.Run(name, func(t *testing.T) {
 			checkAgainstGrep(t, path, pats, variants)
@@ -236,8 +236,8 @@ func TestCountLogsLongLineWindows(t *testing.T) {
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	patterns := []LogPattern{LogLiteral("needle"), LogLiteral("thread"), LogLiteral("tail-end"),
-		LogLiteral("needle" + strings.Repeat(".", 6) + "thread"), LogLiteral("=tail")}
+	patterns := []Pattern{Literal("needle"), Literal("thread"), Literal("tail-end"),
+		Literal("needle" + strings.Repeat(".", 6) + "thread"), Literal("=tail")}
 	var variants []countVariant
 	for _, block := range []int{16, 17, 31, 64, 100} {
 		variants = append(variants,
@@ -245,7 +245,7 @@ func TestCountLogsLongLineWindows(t *testing.T) {
 			countVariant{name: fmt.Sprintf("stream block %d", block), block: block, maxLine: 2 * block, stream: true})
 	}
 	checkAgainstGrep(t, path, patterns, variants)
-	rep := countFile(t, variants[0], path, LogCountOptions{Patterns: patterns})
+	rep := countFile(t, variants[0], path, CountOptions{Patterns: patterns})
 	if rep.LongLines != 2 {
 		t.Errorf("long lines: %d, want 2 (the needle line and the tail-end line)", rep.LongLines)
 	}

@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leakui/leakui/analyze"
 	"go.uber.org/goleak"
 )
 
@@ -16,29 +17,29 @@ import (
 // anything is read, with ErrInvalidParameter and a message that names what is
 // wrong (the web maps it to 400).
 func TestCountLogsInvalidOptions(t *testing.T) {
-	many := make([]LogPattern, LogMaxPatterns+1)
+	many := make([]Pattern, MaxPatterns+1)
 	for i := range many {
-		many[i] = LogLiteral(strings.Repeat("x", i+1))
+		many[i] = Literal(strings.Repeat("x", i+1))
 	}
 	for _, tc := range []struct {
 		name string
-		opts LogCountOptions
+		opts CountOptions
 		want []string
 	}{
-		{"bad regexp", LogCountOptions{Patterns: []LogPattern{LogRegexp(`consumer (\d+`)}}, []string{`consumer (\d+`, "missing closing )"}},
-		{"bad pair regexp", LogCountOptions{Pairs: []LogPair{{Name: "p", Start: LogRegexp(`a[`), Close: LogLiteral("b")}}}, []string{`a[`, "missing closing ]"}},
-		{"bad key", LogCountOptions{Key: `(?P<x`}, []string{`(?P<x`, "key regexp"}},
-		{"key without group", LogCountOptions{Key: `consumer \S+`, Pairs: []LogPair{{Name: "p", Start: LogLiteral("a"), Close: LogLiteral("b")}}}, []string{"no capture group"}},
-		{"newline", LogCountOptions{Patterns: []LogPattern{LogLiteral("a\nb")}}, []string{"line break"}},
-		{"too long", LogCountOptions{Patterns: []LogPattern{LogLiteral(strings.Repeat("y", LogMaxPatternBytes+1))}}, []string{"limit is 1024"}},
-		{"too many", LogCountOptions{Patterns: many}, []string{"more than 64 patterns"}},
-		{"unknown preset", LogCountOptions{Preset: "nope"}, []string{`"nope"`, "samza-2785"}},
-		{"unnamed pair", LogCountOptions{Pairs: []LogPair{{Start: LogLiteral("a"), Close: LogLiteral("b")}}}, []string{"no name"}},
-		{"twin pairs", LogCountOptions{Pairs: []LogPair{{Name: "p", Start: LogLiteral("a"), Close: LogLiteral("b")}, {Name: "p", Start: LogLiteral("c"), Close: LogLiteral("d")}}}, []string{`"p"`}},
-		{"bucket", LogCountOptions{Bucket: time.Microsecond}, []string{"1ms"}},
+		{"bad regexp", CountOptions{Patterns: []Pattern{Regexp(`consumer (\d+`)}}, []string{`consumer (\d+`, "missing closing )"}},
+		{"bad pair regexp", CountOptions{Pairs: []Pair{{Name: "p", Start: Regexp(`a[`), Close: Literal("b")}}}, []string{`a[`, "missing closing ]"}},
+		{"bad key", CountOptions{Key: `(?P<x`}, []string{`(?P<x`, "key regexp"}},
+		{"key without group", CountOptions{Key: `consumer \S+`, Pairs: []Pair{{Name: "p", Start: Literal("a"), Close: Literal("b")}}}, []string{"no capture group"}},
+		{"newline", CountOptions{Patterns: []Pattern{Literal("a\nb")}}, []string{"line break"}},
+		{"too long", CountOptions{Patterns: []Pattern{Literal(strings.Repeat("y", maxPatternBytes+1))}}, []string{"limit is 1024"}},
+		{"too many", CountOptions{Patterns: many}, []string{"more than 64 patterns"}},
+		{"unknown preset", CountOptions{Preset: "nope"}, []string{`"nope"`, "samza-2785"}},
+		{"unnamed pair", CountOptions{Pairs: []Pair{{Start: Literal("a"), Close: Literal("b")}}}, []string{"no name"}},
+		{"twin pairs", CountOptions{Pairs: []Pair{{Name: "p", Start: Literal("a"), Close: Literal("b")}, {Name: "p", Start: Literal("c"), Close: Literal("d")}}}, []string{`"p"`}},
+		{"bucket", CountOptions{Bucket: time.Microsecond}, []string{"1ms"}},
 	} {
-		_, err := CountLogs(context.Background(), tc.opts, LogInput{Name: "x", Reader: failingReader{t}})
-		if !errors.Is(err, ErrInvalidParameter) {
+		_, err := Count(context.Background(), tc.opts, Input{Name: "x", Reader: failingReader{t}})
+		if !errors.Is(err, analyze.ErrInvalidParameter) {
 			t.Errorf("%s: err %v, want ErrInvalidParameter", tc.name, err)
 			continue
 		}
@@ -47,8 +48,8 @@ func TestCountLogsInvalidOptions(t *testing.T) {
 				t.Errorf("%s: %q does not mention %q", tc.name, err, w)
 			}
 		}
-		if err2 := ValidateLogCountOptions(tc.opts); err2 == nil || err2.Error() != err.Error() {
-			t.Errorf("%s: ValidateLogCountOptions says %v, CountLogs %v", tc.name, err2, err)
+		if err2 := ValidateCountOptions(tc.opts); err2 == nil || err2.Error() != err.Error() {
+			t.Errorf("%s: ValidateCountOptions says %v, Count %v", tc.name, err2, err)
 		}
 	}
 }
@@ -63,16 +64,16 @@ func (f failingReader) Read([]byte) (int, error) {
 
 // TestParseLogPair checks the command-line pair syntax.
 func TestParseLogPair(t *testing.T) {
-	p, err := ParseLogPair(`consumers=Starting the checkpoint SystemConsumer,Stopping system consumer`, false)
+	p, err := ParsePair(`consumers=Starting the checkpoint SystemConsumer,Stopping system consumer`, false)
 	if err != nil || p.Name != "consumers" || p.Start.Text != "Starting the checkpoint SystemConsumer" || p.Close.Text != "Stopping system consumer" || p.Start.Regexp {
 		t.Errorf("plain pair: %+v, %v", p, err)
 	}
-	p, err = ParseLogPair(`x=a\,b,c\\d`, true)
+	p, err = ParsePair(`x=a\,b,c\\d`, true)
 	if err != nil || p.Start.Text != "a,b" || p.Close.Text != `c\d` || !p.Close.Regexp {
 		t.Errorf("escaped pair: %+v, %v", p, err)
 	}
 	for _, bad := range []string{"nameonly", "=a,b", "x=a", "x=a,b,c", "x=,b", "x=a,"} {
-		if _, err := ParseLogPair(bad, false); !errors.Is(err, ErrInvalidParameter) {
+		if _, err := ParsePair(bad, false); !errors.Is(err, analyze.ErrInvalidParameter) {
 			t.Errorf("%q: err %v, want ErrInvalidParameter", bad, err)
 		}
 	}
@@ -85,26 +86,26 @@ func TestCountLogsBadInputs(t *testing.T) {
 	log := bytes.Repeat([]byte("2024-01-01 00:00:00.000 start consumer\n"), 5000)
 	gz := compressBytes(t, "gzip", log)
 	zs := compressBytes(t, "zstd", log)
-	opts := LogCountOptions{Patterns: []LogPattern{LogLiteral("start")}}
+	opts := CountOptions{Patterns: []Pattern{Literal("start")}}
 	for _, tc := range []struct {
 		name string
 		in   []byte
-		opts LogCountOptions
+		opts CountOptions
 		want error
 	}{
-		{"truncated gzip", gz[:len(gz)/2], opts, ErrMalformed},
-		{"truncated zstd", zs[:len(zs)/2], opts, ErrMalformed},
-		{"gzip garbage", append([]byte{0x1f, 0x8b, 8, 0}, bytes.Repeat([]byte{0xff}, 100)...), opts, ErrMalformed},
-		{"too large plain", log, LogCountOptions{MaxInputBytes: 1000}, ErrTooLarge},
-		{"too large gzip", gz, LogCountOptions{MaxInputBytes: 1000}, ErrTooLarge},
-		{"gzip in gzip", compressBytes(t, "gzip", gz), opts, ErrUnsupportedKind},
+		{"truncated gzip", gz[:len(gz)/2], opts, analyze.ErrMalformed},
+		{"truncated zstd", zs[:len(zs)/2], opts, analyze.ErrMalformed},
+		{"gzip garbage", append([]byte{0x1f, 0x8b, 8, 0}, bytes.Repeat([]byte{0xff}, 100)...), opts, analyze.ErrMalformed},
+		{"too large plain", log, CountOptions{MaxInputBytes: 1000}, analyze.ErrTooLarge},
+		{"too large gzip", gz, CountOptions{MaxInputBytes: 1000}, analyze.ErrTooLarge},
+		{"gzip in gzip", compressBytes(t, "gzip", gz), opts, analyze.ErrUnsupportedKind},
 	} {
 		for _, stream := range []bool{false, true} {
 			var r io.Reader = bytes.NewReader(tc.in)
 			if stream {
 				r = streamOnly{r}
 			}
-			_, err := CountLogs(context.Background(), tc.opts, LogInput{Name: "upload.log", Reader: r})
+			_, err := Count(context.Background(), tc.opts, Input{Name: "upload.log", Reader: r})
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), "upload.log") {
 				t.Errorf("%s (stream %v): err %v, want %v naming upload.log", tc.name, stream, err, tc.want)
 			}
@@ -115,14 +116,14 @@ func TestCountLogsBadInputs(t *testing.T) {
 		if stream {
 			r = streamOnly{r}
 		}
-		rep, err := CountLogs(context.Background(), opts, LogInput{Name: "empty", Reader: r})
+		rep, err := Count(context.Background(), opts, Input{Name: "empty", Reader: r})
 		if err != nil || rep.Lines != 0 || rep.Patterns[0].Count != 0 || len(rep.Files) != 1 {
 			t.Errorf("empty (stream %v): %+v, %v", stream, rep, err)
 		}
 	}
 	// The same log compressed counts the same as plain.
 	for _, in := range [][]byte{log, gz, zs} {
-		rep, err := CountLogs(context.Background(), opts, LogInput{Name: "x", Reader: bytes.NewReader(in)})
+		rep, err := Count(context.Background(), opts, Input{Name: "x", Reader: bytes.NewReader(in)})
 		if err != nil || rep.Lines != 5000 || rep.Patterns[0].Count != 5000 || rep.Bytes != int64(len(log)) {
 			t.Errorf("%d-byte input: %+v, %v; want 5000 lines of %d bytes", len(in), rep, err, len(log))
 		}
@@ -169,10 +170,10 @@ func TestCountLogsCancel(t *testing.T) {
 		if stream {
 			r = streamOnly{r}
 		}
-		opts := LogCountOptions{Key: `k=(\d+)`, Pairs: []LogPair{{Name: "p", Start: LogLiteral("started"), Close: LogLiteral("stopped")}},
+		opts := CountOptions{Key: `k=(\d+)`, Pairs: []Pair{{Name: "p", Start: Literal("started"), Close: Literal("stopped")}},
 			partSize: 1 << 16, blockSize: 1 << 12}
 		start := time.Now()
-		_, err := CountLogs(ctx, opts, LogInput{Name: "huge", Reader: r})
+		_, err := Count(ctx, opts, Input{Name: "huge", Reader: r})
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("stream %v: err %v, want the deadline", stream, err)
@@ -223,8 +224,8 @@ func TestCountLogsReadError(t *testing.T) {
 		if stream {
 			r = streamOnly{r}
 		}
-		_, err := CountLogs(context.Background(), LogCountOptions{Patterns: []LogPattern{LogLiteral("a")}, partSize: 1 << 16},
-			LogInput{Name: "broken.log", Reader: r})
+		_, err := Count(context.Background(), CountOptions{Patterns: []Pattern{Literal("a")}, partSize: 1 << 16},
+			Input{Name: "broken.log", Reader: r})
 		if !errors.Is(err, boom) || !strings.Contains(err.Error(), "broken.log") {
 			t.Errorf("stream %v: err %v, want the read error naming broken.log", stream, err)
 		}

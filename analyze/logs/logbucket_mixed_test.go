@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -17,16 +17,16 @@ import (
 // untimed, every count still adds up, and the report encodes as JSON (a bucket
 // before year 0 did not).
 func TestLogMixedYearlessAndDated(t *testing.T) {
-	var inputs []LogInput
+	var inputs []Input
 	for _, name := range []string{"erigon-node.log", "loghub-HDFS_2k.log"} {
 		f, err := os.Open(fixtures.Path(t, "logs", name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		inputs = append(inputs, LogInput{Name: name, Reader: f})
+		inputs = append(inputs, Input{Name: name, Reader: f})
 	}
-	rep, err := CountLogs(context.Background(), LogCountOptions{Patterns: []LogPattern{LogLiteral("INFO")}}, inputs...)
+	rep, err := Count(context.Background(), CountOptions{Patterns: []Pattern{Literal("INFO")}}, inputs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,9 +59,9 @@ func TestLogMixedYearlessAndDated(t *testing.T) {
 func TestLogYearlessAndDatedInOneFile(t *testing.T) {
 	data := []byte("2024-01-10 00:00:00 a\nJan 10 00:00:00 a\n2024-01-10 00:00:01 a\nx a\n")
 	for _, part := range []int{1 << 20, 7, 30} {
-		o := LogCountOptions{Patterns: []LogPattern{LogLiteral("a")}, Bucket: time.Second}
+		o := CountOptions{Patterns: []Pattern{Literal("a")}, Bucket: time.Second}
 		o.partSize, o.blockSize, o.maxLine, o.Workers = part, 16, 64, 3
-		rep, err := CountLogs(context.Background(), o, LogInput{Name: "f", Reader: bytes.NewReader(data)})
+		rep, err := Count(context.Background(), o, Input{Name: "f", Reader: bytes.NewReader(data)})
 		if err != nil {
 			t.Fatal(err)
 		}

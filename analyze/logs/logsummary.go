@@ -1,8 +1,9 @@
-package analyze
+package logs
 
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/leakui/leakui/analyze"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -14,23 +15,23 @@ import (
 // logTimeLayout is how log times are shown: to the millisecond, UTC.
 const logTimeLayout = "2006-01-02 15:04:05.000"
 
-// FormatLogTime renders a log timestamp for tables: without the year when the
+// FormatTime renders a log timestamp for tables: without the year when the
 // log's layout had none.
-func FormatLogTime(t *time.Time) string {
+func FormatTime(t *time.Time) string {
 	if t == nil {
 		return ""
 	}
-	if t.Year() == LogYearless {
+	if t.Year() == Yearless {
 		return t.Format("01-02 15:04:05.000")
 	}
 	return t.Format(logTimeLayout)
 }
 
 // String renders a place as file:line and its time.
-func (p LogPlace) String() string {
+func (p Place) String() string {
 	s := p.File + ":" + strconv.FormatInt(p.Line, 10)
 	if p.Time != nil {
-		s += " " + FormatLogTime(p.Time)
+		s += " " + FormatTime(p.Time)
 	}
 	return s
 }
@@ -40,15 +41,15 @@ func (p LogPlace) String() string {
 const logTextKeyRows = 20
 
 // WriteText writes the report as the human tables of `leakui count`.
-func (r *LogReport) WriteText(w io.Writer) error {
+func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	files := "1 file"
 	if len(r.Files) != 1 {
 		files = fmt.Sprintf("%d files", len(r.Files))
 	}
-	fmt.Fprintf(w, "%s, %s lines, %s\n", files, FormatCount(r.Lines), FormatBytes(r.Bytes))
+	fmt.Fprintf(w, "%s, %s lines, %s\n", files, analyze.FormatCount(r.Lines), analyze.FormatBytes(r.Bytes))
 	if r.LongLines > 0 {
-		fmt.Fprintf(w, "%s lines longer than %s: keys and timestamps were taken from their start\n", FormatCount(r.LongLines), FormatBytes(LogMaxLineBytes))
+		fmt.Fprintf(w, "%s lines longer than %s: keys and timestamps were taken from their start\n", analyze.FormatCount(r.LongLines), analyze.FormatBytes(MaxLineBytes))
 	}
 	if len(r.Patterns) > 0 {
 		fmt.Fprintln(w)
@@ -60,13 +61,13 @@ func (r *LogReport) WriteText(w io.Writer) error {
 		}
 		fmt.Fprint(tw, " pattern\n")
 		for _, p := range r.Patterns {
-			fmt.Fprintf(tw, "%s\t", FormatCount(p.Count))
+			fmt.Fprintf(tw, "%s\t", analyze.FormatCount(p.Count))
 			if len(r.Files) > 1 {
 				for _, n := range p.Files {
-					fmt.Fprintf(tw, "%s\t", FormatCount(n))
+					fmt.Fprintf(tw, "%s\t", analyze.FormatCount(n))
 				}
 			}
-			fmt.Fprintf(tw, " %s\n", LogPattern{p.Pattern, p.Regexp})
+			fmt.Fprintf(tw, " %s\n", Pattern{p.Pattern, p.Regexp})
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -76,7 +77,7 @@ func (r *LogReport) WriteText(w io.Writer) error {
 		fmt.Fprintln(w)
 		fmt.Fprint(tw, "starts\tcloses\tstill open\t pair\n")
 		for _, p := range r.Pairs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t %s\n", FormatCount(p.Starts), FormatCount(p.Closes), FormatCount(p.Open), p.Name)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t %s\n", analyze.FormatCount(p.Starts), analyze.FormatCount(p.Closes), analyze.FormatCount(p.Open), p.Name)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -87,9 +88,9 @@ func (r *LogReport) WriteText(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s: %s keys started, %s closed, %s not closed as often as started%s\n", p.Name,
-			FormatCount(p.KeysStarted), FormatCount(p.KeysClosed), FormatCount(int64(len(p.UnclosedKeys))), p.truncatedNote())
+			analyze.FormatCount(p.KeysStarted), analyze.FormatCount(p.KeysClosed), analyze.FormatCount(int64(len(p.UnclosedKeys))), p.truncatedNote())
 		if p.UnkeyedStarts+p.UnkeyedCloses > 0 {
-			fmt.Fprintf(w, "(%s starts and %s closes had no key)\n", FormatCount(p.UnkeyedStarts), FormatCount(p.UnkeyedCloses))
+			fmt.Fprintf(w, "(%s starts and %s closes had no key)\n", analyze.FormatCount(p.UnkeyedStarts), analyze.FormatCount(p.UnkeyedCloses))
 		}
 		if len(p.UnclosedKeys) == 0 {
 			continue
@@ -100,24 +101,24 @@ func (r *LogReport) WriteText(w io.Writer) error {
 			if i == logTextKeyRows {
 				break
 			}
-			fmt.Fprintf(kw, "%s\t%s\t%s\t%s\t%s\n", FormatCount(k.Open), FormatCount(k.Starts), k.Key, k.First, k.Last)
+			fmt.Fprintf(kw, "%s\t%s\t%s\t%s\t%s\n", analyze.FormatCount(k.Open), analyze.FormatCount(k.Starts), k.Key, k.First, k.Last)
 		}
 		if err := kw.Flush(); err != nil {
 			return err
 		}
 		if len(p.UnclosedKeys) > logTextKeyRows {
-			fmt.Fprintf(w, "(the first %d of %s; -json or -csv FILE for all)\n", logTextKeyRows, FormatCount(int64(len(p.UnclosedKeys))))
+			fmt.Fprintf(w, "(the first %d of %s; -json or -csv FILE for all)\n", logTextKeyRows, analyze.FormatCount(int64(len(p.UnclosedKeys))))
 		}
 	}
 	if len(r.Buckets) > 0 {
 		first, last := r.Buckets[0].Start, r.Buckets[len(r.Buckets)-1].Start
 		fmt.Fprintf(w, "\ncounts over time: %d buckets of %s from %s to %s (-json for the series)\n",
-			len(r.Buckets), r.BucketWidth, FormatLogTime(&first), FormatLogTime(&last))
+			len(r.Buckets), r.BucketWidth, FormatTime(&first), FormatTime(&last))
 	}
 	return nil
 }
 
-func (p LogPairReport) truncatedNote() string {
+func (p PairReport) truncatedNote() string {
 	if p.KeysTruncated {
 		return " (key table truncated: more distinct keys than the limit)"
 	}
@@ -127,19 +128,19 @@ func (p LogPairReport) truncatedNote() string {
 // Markdown renders the report as evidence to paste into a ticket: the counts
 // per pattern, then per pair the start and close counts and what is still
 // open, then the keys never closed.
-func (r *LogReport) Markdown() string {
+func (r *Report) Markdown() string {
 	var b strings.Builder
 	files := make([]string, len(r.Files))
 	for i, f := range r.Files {
 		files[i] = logMarkdownCode(f.Name)
 	}
-	fmt.Fprintf(&b, "Log counts over %s: %s lines, %s.\n", strings.Join(files, ", "), FormatCount(r.Lines), FormatBytes(r.Bytes))
+	fmt.Fprintf(&b, "Log counts over %s: %s lines, %s.\n", strings.Join(files, ", "), analyze.FormatCount(r.Lines), analyze.FormatBytes(r.Bytes))
 	inPair := map[string]bool{}
 	for _, p := range r.Pairs {
 		inPair[p.Start.Text] = true
 		inPair[p.Close.Text] = true
 	}
-	var lone []LogPatternCount
+	var lone []PatternCount
 	for _, p := range r.Patterns {
 		if !inPair[p.Pattern] {
 			lone = append(lone, p)
@@ -148,7 +149,7 @@ func (r *LogReport) Markdown() string {
 	if len(lone) > 0 {
 		b.WriteString("\n")
 		for _, p := range lone {
-			fmt.Fprintf(&b, "- %s: %d\n", logMarkdownCode(LogPattern{p.Pattern, p.Regexp}.String()), p.Count)
+			fmt.Fprintf(&b, "- %s: %d\n", logMarkdownCode(Pattern{p.Pattern, p.Regexp}.String()), p.Count)
 		}
 	}
 	for _, p := range r.Pairs {
@@ -210,15 +211,15 @@ func logMarkdownEscape(s string) string {
 	return b.String()
 }
 
-// LogCSVHeader is the header row of WriteUnclosedCSV.
-var LogCSVHeader = []string{"pair", "key", "starts", "closes", "open", "first_file", "first_line", "first_time", "last_file", "last_line", "last_time"}
+// CSVHeader is the header row of WriteUnclosedCSV.
+var CSVHeader = []string{"pair", "key", "starts", "closes", "open", "first_file", "first_line", "first_time", "last_file", "last_line", "last_time"}
 
 // WriteUnclosedCSV writes the keys never closed of every keyed pair as CSV,
-// with the LogCSVHeader row first. Times are RFC 3339 in UTC, empty when
+// with the CSVHeader row first. Times are RFC 3339 in UTC, empty when
 // unknown.
-func (r *LogReport) WriteUnclosedCSV(w io.Writer) error {
+func (r *Report) WriteUnclosedCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(LogCSVHeader); err != nil {
+	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
 	for _, p := range r.Pairs {

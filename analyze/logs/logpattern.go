@@ -1,8 +1,9 @@
-package analyze
+package logs
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/leakui/leakui/analyze"
 	"regexp"
 	"strings"
 )
@@ -10,30 +11,30 @@ import (
 // Limits of a log count. They keep memory bounded whatever the input: the
 // matchers, key tables and bucket arrays never grow past them.
 const (
-	// LogMaxPatterns is the most distinct patterns one count may have, pair
+	// MaxPatterns is the most distinct patterns one count may have, pair
 	// patterns included.
-	LogMaxPatterns = 64
-	// LogMaxPatternBytes is the longest pattern or key regexp accepted.
-	LogMaxPatternBytes = 1024
-	// LogMaxPairs is the most start/close pairs one count may have.
-	LogMaxPairs = 16
-	// LogDefaultMaxKeys is how many distinct keys are kept in the key tables (of
-	// all pairs together) when LogCountOptions.MaxKeys is zero. Beyond it
+	MaxPatterns = 64
+	// maxPatternBytes is the longest pattern or key regexp accepted.
+	maxPatternBytes = 1024
+	// maxPairs is the most start/close pairs one count may have.
+	maxPairs = 16
+	// DefaultMaxKeys is how many distinct keys are kept in the key tables (of
+	// all pairs together) when CountOptions.MaxKeys is zero. Beyond it
 	// counting goes on and the table says it is truncated.
-	LogDefaultMaxKeys = 25000
-	// LogMaxKeyBytes is the longest key kept; longer captures are cut to it.
-	LogMaxKeyBytes = 256
-	// LogMaxLineBytes is the longest line held in memory at once. Longer lines are
+	DefaultMaxKeys = 25000
+	// maxKeyBytes is the longest key kept; longer captures are cut to it.
+	maxKeyBytes = 256
+	// MaxLineBytes is the longest line held in memory at once. Longer lines are
 	// still counted exactly (literals are searched in overlapping windows,
 	// regexps read the line as a stream); keys and timestamps come from their
-	// first LogMaxLineBytes.
-	LogMaxLineBytes = 8 << 20
+	// first MaxLineBytes.
+	MaxLineBytes = 8 << 20
 )
 
-// LogPattern is one pattern to count: a literal (matched like grep -F) or an RE2
+// Pattern is one pattern to count: a literal (matched like grep -F) or an RE2
 // regexp (matched like grep -E) when Regexp is set. A line counts once per
 // pattern, however often the pattern occurs in it.
-type LogPattern struct {
+type Pattern struct {
 	// Text is the literal or the regexp.
 	Text string `json:"pattern"`
 	// Regexp marks Text as an RE2 regular expression.
@@ -41,22 +42,22 @@ type LogPattern struct {
 }
 
 // String renders the pattern for tables: the literal itself, or /regexp/.
-func (p LogPattern) String() string {
+func (p Pattern) String() string {
 	if p.Regexp {
 		return "/" + p.Text + "/"
 	}
 	return p.Text
 }
 
-// LogLiteral returns a literal pattern.
-func LogLiteral(text string) LogPattern { return LogPattern{Text: text} }
+// Literal returns a literal pattern.
+func Literal(text string) Pattern { return Pattern{Text: text} }
 
-// LogRegexp returns a regexp pattern.
-func LogRegexp(expr string) LogPattern { return LogPattern{Text: expr, Regexp: true} }
+// Regexp returns a regexp pattern.
+func Regexp(expr string) Pattern { return Pattern{Text: expr, Regexp: true} }
 
 // logMatcher finds the lines that match one pattern.
 type logMatcher struct {
-	pattern LogPattern
+	pattern Pattern
 	every   bool           // the empty literal: every line matches
 	finders []logFinder    // the literal, or literals one of which every match of re contains
 	re      *regexp.Regexp // nil for a literal
@@ -78,7 +79,7 @@ func (st *logMatchState) reset(n int) {
 
 // compileLogPattern validates p and prepares its matcher; ranks and sample
 // tune the literal scan to the input.
-func compileLogPattern(p LogPattern, ranks *logByteRanks, sample []byte) (*logMatcher, error) {
+func compileLogPattern(p Pattern, ranks *logByteRanks, sample []byte) (*logMatcher, error) {
 	if err := checkLogPattern(p); err != nil {
 		return nil, err
 	}
@@ -103,12 +104,12 @@ func compileLogPattern(p LogPattern, ranks *logByteRanks, sample []byte) (*logMa
 }
 
 // checkLogPattern applies the limits and rules every pattern must meet.
-func checkLogPattern(p LogPattern) error {
-	if len(p.Text) > LogMaxPatternBytes {
-		return fmt.Errorf("%w: pattern %.40q… is %d bytes long; the limit is %d", ErrInvalidParameter, p.Text, len(p.Text), LogMaxPatternBytes)
+func checkLogPattern(p Pattern) error {
+	if len(p.Text) > maxPatternBytes {
+		return fmt.Errorf("%w: pattern %.40q… is %d bytes long; the limit is %d", analyze.ErrInvalidParameter, p.Text, len(p.Text), maxPatternBytes)
 	}
 	if strings.ContainsAny(p.Text, "\n") {
-		return fmt.Errorf("%w: pattern %q contains a line break; logs are matched line by line", ErrInvalidParameter, p.Text)
+		return fmt.Errorf("%w: pattern %q contains a line break; logs are matched line by line", analyze.ErrInvalidParameter, p.Text)
 	}
 	return nil
 }
@@ -119,7 +120,7 @@ func checkLogPattern(p LogPattern) error {
 func compileLogRegexp(expr string) (*regexp.Regexp, [][]logReq, error) {
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: regexp %q: %v", ErrInvalidParameter, expr, err)
+		return nil, nil, fmt.Errorf("%w: regexp %q: %v", analyze.ErrInvalidParameter, expr, err)
 	}
 	return re, logRequiredSets(expr), nil
 }

@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import "golang.org/x/sys/cpu"
 

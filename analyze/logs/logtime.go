@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import "time"
 
@@ -6,10 +6,10 @@ import "time"
 // and Erigon layouts put a file name or a level before it).
 const logTimeScan = 96
 
-// LogTimeFormats lists, for documentation and pages, the timestamp layouts a log
+// TimeFormats lists, for documentation and pages, the timestamp layouts a log
 // line may start with (after a short prefix such as a level or a file name). A
 // line without one inherits the timestamp of the line before it.
-var LogTimeFormats = []string{
+var TimeFormats = []string{
 	"2006-01-02 15:04:05.000 (also with a comma, T, Z, an offset, or slashes)",
 	"[2006-01-02 15:04:05,000] (log4j)",
 	"2006-01-02T15:04:05.999999999Z07:00 (RFC 3339)",
@@ -20,9 +20,9 @@ var LogTimeFormats = []string{
 	"epoch seconds (10 digits, optional fraction) or milliseconds (13 digits) at the line start",
 }
 
-// LogYearless is the year given to timestamps whose layout has none (syslog,
+// Yearless is the year given to timestamps whose layout has none (syslog,
 // geth); pages show such times without the year.
-const LogYearless = 0
+const Yearless = 0
 
 // logParseTime returns the timestamp of a line in Unix milliseconds (UTC; a
 // time without a zone is taken as UTC), and whether the line has one.
@@ -144,7 +144,7 @@ func logGethTime(s []byte) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return logCivil(LogYearless, month, day, ms)
+	return logCivil(Yearless, month, day, ms)
 }
 
 var logMonths = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
@@ -180,7 +180,7 @@ func logSyslogTime(s []byte) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return logCivil(LogYearless, month, day, ms)
+	return logCivil(Yearless, month, day, ms)
 }
 
 // logEpochTime parses Unix seconds (10 digits, optional .fraction) or

@@ -1,9 +1,10 @@
-package analyze
+package logs
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/leakui/leakui/analyze"
 	"regexp"
 	"runtime"
 	"testing"
@@ -81,7 +82,7 @@ func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, cl
 				if loc == nil || loc[2] < 0 {
 					continue
 				}
-				k := string(head[loc[2]:min(loc[3], loc[2]+LogMaxKeyBytes)])
+				k := string(head[loc[2]:min(loc[3], loc[2]+maxKeyBytes)])
 				if p == start {
 					r.open[k]++
 					if _, ok := r.firstAt[k]; !ok {
@@ -128,10 +129,10 @@ func checkAgainstReference(t *testing.T, data []byte, pattern string, isRegexp b
 		if len(data) > 1<<16 {
 			return
 		}
-		pats := []LogPattern{{Text: pattern, Regexp: isRegexp}, LogLiteral("close"), LogLiteral("a"), LogRegexp(`[0-9]$`)}
-		opts := LogCountOptions{
+		pats := []Pattern{{Text: pattern, Regexp: isRegexp}, Literal("close"), Literal("a"), Regexp(`[0-9]$`)}
+		opts := CountOptions{
 			Patterns: pats[:1],
-			Pairs:    []LogPair{{Name: "p", Start: pats[0], Close: pats[1]}},
+			Pairs:    []Pair{{Name: "p", Start: pats[0], Close: pats[1]}},
 			Key:      `k=(\w+)`,
 			Bucket:   time.Second,
 		}
@@ -154,14 +155,14 @@ func checkAgainstReference(t *testing.T, data []byte, pattern string, isRegexp b
 			if v.stream {
 				r = streamOnly{in}
 			}
-			rep, err := CountLogs(context.Background(), o, LogInput{Name: "f", Reader: r})
+			rep, err := Count(context.Background(), o, Input{Name: "f", Reader: r})
 			if err != nil {
-				if bytes.HasPrefix(data, gzipMagic) || bytes.HasPrefix(data, zstdMagic) {
+				if analyze.DetectCompression(data) != analyze.CompressionNone {
 					return // compressed garbage: an error is the right answer
 				}
 				t.Fatalf("%s: %v", v.name, err)
 			}
-			if DetectCompression(data) != CompressionNone {
+			if analyze.DetectCompression(data) != analyze.CompressionNone {
 				return
 			}
 			width := rep.BucketMillis
@@ -260,7 +261,7 @@ func FuzzLogRequiredLiteral(f *testing.F) {
 				t.Fatalf("%q matches %q but none of the required literals %+v is in it", expr, line, set)
 			}
 		}
-		m, err := compileLogPattern(LogRegexp(expr), newLogByteRanks(nil), nil)
+		m, err := compileLogPattern(Regexp(expr), newLogByteRanks(nil), nil)
 		if err != nil {
 			return // a line break in the pattern: refused
 		}

@@ -1,25 +1,25 @@
-package analyze
+package logs
 
 import "time"
 
-// Bucket limits. An automatic width keeps a chart between LogMinAutoBuckets and
-// LogMaxAutoBuckets bars (fewer only when the log spans less than 50 ms); a
-// width the user chose is widened, by doubling, only past LogMaxBuckets.
+// Bucket limits. An automatic width keeps a chart between MinAutoBuckets and
+// MaxAutoBuckets bars (fewer only when the log spans less than 50 ms); a
+// width the user chose is widened, by doubling, only past MaxBuckets.
 const (
-	// LogMinAutoBuckets is the fewest bars an automatic width aims for.
-	LogMinAutoBuckets = 50
-	// LogMaxAutoBuckets is the most bars an automatic width allows.
-	LogMaxAutoBuckets = 300
-	// LogMaxBuckets is the most buckets a chosen width may produce.
-	LogMaxBuckets = 10000
+	// MinAutoBuckets is the fewest bars an automatic width aims for.
+	MinAutoBuckets = 50
+	// MaxAutoBuckets is the most bars an automatic width allows.
+	MaxAutoBuckets = 300
+	// MaxBuckets is the most buckets a chosen width may produce.
+	MaxBuckets = 10000
 )
 
-// Special values of LogCountOptions.Bucket.
+// Special values of CountOptions.Bucket.
 const (
-	// LogBucketAuto picks the width so that a chart has 50–300 bars.
-	LogBucketAuto time.Duration = 0
-	// LogBucketNone turns counts over time off (and with them timestamps).
-	LogBucketNone time.Duration = -1
+	// BucketAuto picks the width so that a chart has 50–300 bars.
+	BucketAuto time.Duration = 0
+	// BucketNone turns counts over time off (and with them timestamps).
+	BucketNone time.Duration = -1
 )
 
 // logBucketLadder lists the automatic widths in milliseconds. Each divides the
@@ -57,9 +57,9 @@ type logBuckets struct {
 func newLogBuckets(width time.Duration, np int) *logBuckets {
 	b := &logBuckets{np: np}
 	if width <= 0 {
-		b.auto, b.width, b.limit = true, logBucketLadder[0], LogMaxAutoBuckets
+		b.auto, b.width, b.limit = true, logBucketLadder[0], MaxAutoBuckets
 	} else {
-		b.width, b.limit = max(width.Milliseconds(), 1), LogMaxBuckets
+		b.width, b.limit = max(width.Milliseconds(), 1), MaxBuckets
 	}
 	return b
 }
