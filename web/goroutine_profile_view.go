@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -24,7 +25,7 @@ func init() {
 // goroutineProfileReport groups the goroutine profile a profile report shows, or,
 // in a diff or a series, compares its base (the first) with its target (the last);
 // the profile's focus and ignore filters keep and drop whole groups.
-func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, notices *[]string) (mode string, base, target string, rep *analyze.GoroutineReport, err error) {
+func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, notices *[]string) (mode string, base, target string, rep *goroutines.Report, err error) {
 	q, arts := ps.q, ps.rep.Artifacts
 	mode = goroutineModeDump
 	target = arts[q.file].SHA256

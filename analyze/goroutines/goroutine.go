@@ -1,34 +1,34 @@
-package analyze
+package goroutines
 
 import (
 	"strconv"
 	"time"
 )
 
-// The formats a GoroutineDump can come from, as GoroutineDump.Format names them.
+// The formats a Dump can come from, as Dump.Format names them.
 const (
-	// GoroutineFormatDebug1 is /debug/pprof/goroutine?debug=1: goroutines already
+	// FormatDebug1 is /debug/pprof/goroutine?debug=1: goroutines already
 	// counted per stack by the runtime, without ids, states or creators.
-	GoroutineFormatDebug1 = "debug=1"
-	// GoroutineFormatText is one traceback per goroutine: /debug/pprof/goroutine?debug=2,
+	FormatDebug1 = "debug=1"
+	// FormatText is one traceback per goroutine: /debug/pprof/goroutine?debug=2,
 	// runtime.Stack(buf, true), or a crash dump without a recognized crash message.
-	GoroutineFormatText = "goroutine dump"
-	// GoroutineFormatPanic is the output of a Go program that died of a panic.
-	GoroutineFormatPanic = "panic"
-	// GoroutineFormatFatal is the output of a Go program that died of a runtime fatal
+	FormatText = "goroutine dump"
+	// FormatPanic is the output of a Go program that died of a panic.
+	FormatPanic = "panic"
+	// FormatFatal is the output of a Go program that died of a runtime fatal
 	// error ("fatal error: all goroutines are asleep - deadlock!", a bad signal).
-	GoroutineFormatFatal = "fatal error"
-	// GoroutineFormatSignal is the output of a Go program killed by a signal it
+	FormatFatal = "fatal error"
+	// FormatSignal is the output of a Go program killed by a signal it
 	// dumps its goroutines for, such as SIGQUIT; the format is named by the signal
 	// instead ("SIGQUIT"), this constant only documents the family.
-	GoroutineFormatSignal = "signal"
-	// GoroutineFormatProto is a goroutine profile in profile.proto
+	FormatSignal = "signal"
+	// FormatProto is a goroutine profile in profile.proto
 	// (/debug/pprof/goroutine, debug=0).
-	GoroutineFormatProto = "profile.proto"
+	FormatProto = "profile.proto"
 )
 
-// GoroutineFrame is one call in a goroutine's stack.
-type GoroutineFrame struct {
+// Frame is one call in a goroutine's stack.
+type Frame struct {
 	// Func is the function as the runtime names it, without arguments, such as
 	// "net/http.(*Server).Serve" or "main.main.func1".
 	Func string `json:"func"`
@@ -42,28 +42,28 @@ type GoroutineFrame struct {
 }
 
 // Location is "file:line", or the file alone when the line is unknown.
-func (f GoroutineFrame) Location() string {
+func (f Frame) Location() string {
 	if f.Line == 0 {
 		return f.File
 	}
 	return f.File + ":" + strconv.Itoa(f.Line)
 }
 
-// GoroutineStack is a call stack, innermost call first, with the call that started
+// Stack is a call stack, innermost call first, with the call that started
 // the goroutine. Every goroutine of one dump with the same calls (function, file and
 // line; argument values and program-counter offsets ignored) shares one
-// *GoroutineStack, so stacks can be compared by pointer within a dump. Treat it as
+// *Stack, so stacks can be compared by pointer within a dump. Treat it as
 // read-only.
-type GoroutineStack struct {
-	Frames []GoroutineFrame
+type Stack struct {
+	Frames []Frame
 	// CreatedBy is the `go` statement that started the goroutine ("created by …"),
 	// nil when the dump does not say (the main goroutine, debug=1 and proto
 	// profiles).
-	CreatedBy *GoroutineFrame
+	CreatedBy *Frame
 }
 
 // Funcs lists the function names of the stack, innermost first.
-func (s *GoroutineStack) Funcs() []string {
+func (s *Stack) Funcs() []string {
 	names := make([]string, len(s.Frames))
 	for i, f := range s.Frames {
 		names[i] = f.Func
@@ -95,13 +95,13 @@ type Goroutine struct {
 	Labels map[string]string
 	// Stack is the goroutine's call stack, shared with every goroutine of the dump
 	// that has the same one.
-	Stack *GoroutineStack
+	Stack *Stack
 
 	labelsKey string // canonical form of Labels, for grouping
 }
 
-// GoroutineCrash is what a dying program printed before its goroutines.
-type GoroutineCrash struct {
+// Crash is what a dying program printed before its goroutines.
+type Crash struct {
 	// Kind is "panic", "fatal error" or "signal".
 	Kind string `json:"kind"`
 	// Message is the crash message without its "panic: " or "fatal error: " prefix,
@@ -115,12 +115,12 @@ type GoroutineCrash struct {
 	Goroutine int64 `json:"goroutine"`
 	// RuntimeStack is the system stack printed under "runtime stack:" by a fatal
 	// error, innermost first; it belongs to no goroutine.
-	RuntimeStack []GoroutineFrame `json:"runtime_stack,omitempty"`
+	RuntimeStack []Frame `json:"runtime_stack,omitempty"`
 }
 
-// GoroutineDump is a parsed goroutine dump or goroutine profile.
-type GoroutineDump struct {
-	// Format is one of the GoroutineFormat constants, or a signal name ("SIGQUIT").
+// Dump is a parsed goroutine dump or goroutine profile.
+type Dump struct {
+	// Format is one of the Format constants, or a signal name ("SIGQUIT").
 	Format string
 	// DeclaredTotal is the count the dump states about itself ("goroutine profile:
 	// total N"), or -1 when it states none.
@@ -129,7 +129,7 @@ type GoroutineDump struct {
 	Goroutines []Goroutine
 	// Crash is the panic or fatal error the dump starts with; nil for a dump of a
 	// live program.
-	Crash *GoroutineCrash
+	Crash *Crash
 	// Time is when a proto profile was taken; zero when unknown.
 	Time time.Time
 	// Truncated reports that the dump ends inside a goroutine (cut mid-frame, a
@@ -142,7 +142,7 @@ type GoroutineDump struct {
 }
 
 // Total is the number of goroutines in the dump: the sum of the records' counts.
-func (d *GoroutineDump) Total() int {
+func (d *Dump) Total() int {
 	n := 0
 	for i := range d.Goroutines {
 		n += d.Goroutines[i].Count
@@ -152,6 +152,6 @@ func (d *GoroutineDump) Total() int {
 
 // PerGoroutine reports whether the dump lists goroutines one by one (with ids,
 // states and creators) rather than counted per stack.
-func (d *GoroutineDump) PerGoroutine() bool {
-	return d.Format != GoroutineFormatDebug1 && d.Format != GoroutineFormatProto
+func (d *Dump) PerGoroutine() bool {
+	return d.Format != FormatDebug1 && d.Format != FormatProto
 }

@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"bytes"
@@ -7,11 +7,12 @@ import (
 	"os"
 	"testing"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
 // FuzzParseGoroutineDump feeds arbitrary bytes to the goroutine dump parser (through
-// ParseGoroutineDump and straight into the text parser) and checks that it never
+// Parse and straight into the text parser) and checks that it never
 // panics or hangs, fails only with the package's sentinel errors, and that what it
 // returns holds together: groups add up to the total, ids fit their counts, a dump
 // compared with itself has not changed, and the report encodes as JSON.
@@ -35,9 +36,9 @@ func FuzzParseGoroutineDump(f *testing.F) {
 	f.Add([]byte("goroutine profile: total 3\n3 @ 0x1 0x2\n# labels: {\"k\":\"v\"}\n#\t0x1\tmain.f+0x1\t/x.go:1\n#\t0x2\n"))
 	f.Add([]byte("fatal error: x\n[signal SIGSEGV: y]\n\nruntime stack:\nruntime.throw()\n\t/p.go:1 +0x1\n\ngoroutine 5 [syscall]:\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := ParseGoroutineDump(bytes.NewReader(data), 1<<20)
+		d, err := Parse(bytes.NewReader(data), 1<<20)
 		if err != nil {
-			if !errors.Is(err, ErrEmpty) && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrUnsupportedKind) && !errors.Is(err, ErrTooLarge) {
+			if !errors.Is(err, analyze.ErrEmpty) && !errors.Is(err, analyze.ErrMalformed) && !errors.Is(err, analyze.ErrUnsupportedKind) && !errors.Is(err, analyze.ErrTooLarge) {
 				t.Fatalf("error without a sentinel: %v", err)
 			}
 		} else {
@@ -51,9 +52,9 @@ func FuzzParseGoroutineDump(f *testing.F) {
 	})
 }
 
-func checkGoroutineDumpInvariants(t *testing.T, d *GoroutineDump) {
+func checkGoroutineDumpInvariants(t *testing.T, d *Dump) {
 	t.Helper()
-	groups := GroupGoroutines(d)
+	groups := Groups(d)
 	if countGoroutines(groups) != d.Total() {
 		t.Fatalf("groups hold %d goroutines, the dump %d", countGoroutines(groups), d.Total())
 	}
@@ -65,12 +66,12 @@ func checkGoroutineDumpInvariants(t *testing.T, d *GoroutineDump) {
 			t.Fatalf("group %d larger than group %d", i, i-1)
 		}
 	}
-	for _, g := range CompareGoroutines(d, d) {
+	for _, g := range compareDumps(d, d) {
 		if g.Change.Delta != 0 || g.Change.New || g.Change.Gone {
 			t.Fatalf("a dump compared with itself changed: %+v", g.Change)
 		}
 	}
-	if _, err := json.Marshal(NewGoroutineReport(d, nil)); err != nil {
+	if _, err := json.Marshal(NewReport(d, nil)); err != nil {
 		t.Fatalf("report JSON: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"bufio"
@@ -80,10 +80,10 @@ func TestGoroutineCrashOutputs(t *testing.T) {
 		message               string // prefix
 		all                   bool   // every goroutine is printed
 	}{
-		{"panic all", "panic", "all", "", GoroutineFormatPanic, "leakui test panic in goroutine ", true},
-		{"panic single", "panic", "single", "", GoroutineFormatPanic, "leakui test panic in goroutine ", false},
-		{"deadlock", "deadlock", "single", "", GoroutineFormatFatal, "all goroutines are asleep - deadlock!", true},
-		{"unlock", "unlock", "all", "", GoroutineFormatFatal, "sync: unlock of unlocked mutex", true},
+		{"panic all", "panic", "all", "", FormatPanic, "leakui test panic in goroutine ", true},
+		{"panic single", "panic", "single", "", FormatPanic, "leakui test panic in goroutine ", false},
+		{"deadlock", "deadlock", "single", "", FormatFatal, "all goroutines are asleep - deadlock!", true},
+		{"unlock", "unlock", "all", "", FormatFatal, "sync: unlock of unlocked mutex", true},
 		{"sigquit", "sigquit", "single", "", "SIGQUIT", "SIGQUIT: quit", true},
 		{"sigquit with labels", "sigquit", "single", "tracebacklabels=1", "SIGQUIT", "SIGQUIT: quit", true},
 	} {
@@ -94,7 +94,7 @@ func TestGoroutineCrashOutputs(t *testing.T) {
 			raw := goroutineCrashChild(t, tc.mode, "GOTRACEBACK="+tc.traceback, "GODEBUG="+tc.godebug)
 			path := writeGoroutineTemp(t, raw)
 			d := mustParseGoroutines(t, raw)
-			groups := GroupGoroutines(d)
+			groups := Groups(d)
 			checkGoroutinesAgainstGrep(t, tc.name, path, d, groups)
 			c := d.Crash
 			if d.Format != tc.format || c == nil || !strings.HasPrefix(c.Message, tc.message) {
@@ -114,7 +114,7 @@ func TestGoroutineCrashOutputs(t *testing.T) {
 					t.Errorf("crashing goroutine %d, first group panicking %v; the first header is %q", c.Goroutine, groups[0].Panicking, first)
 				}
 			case "sigquit":
-				if c.Kind != GoroutineFormatSignal || c.Goroutine != -1 || groups[0].Panicking {
+				if c.Kind != FormatSignal || c.Goroutine != -1 || groups[0].Panicking {
 					t.Errorf("crash %+v, first group panicking %v; a SIGQUIT dump names no crashing goroutine", c, groups[0].Panicking)
 				}
 			}

@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"bytes"
@@ -274,11 +274,11 @@ func parseGoroutineDebug1Frame(line []byte) (fn, file []byte, lineNo int32, ok b
 func goroutineCrashKind(line []byte) (kind string, message []byte) {
 	switch {
 	case bytes.HasPrefix(line, []byte("panic: ")):
-		return GoroutineFormatPanic, line[len("panic: "):]
+		return FormatPanic, line[len("panic: "):]
 	case bytes.HasPrefix(line, []byte("fatal error: ")):
-		return GoroutineFormatFatal, line[len("fatal error: "):]
+		return FormatFatal, line[len("fatal error: "):]
 	case goroutineSignalName(line) != "":
-		return GoroutineFormatSignal, line
+		return FormatSignal, line
 	}
 	return "", nil
 }

@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"fmt"
@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/leakui/leakui/analyze"
 )
 
-// GoroutineDumpFromProfile turns a goroutine profile (sample type "goroutine", as
+// dumpFromProfile turns a goroutine profile (sample type "goroutine", as
 // /debug/pprof/goroutine serves it) into a dump: one record per sample, counting
 // the sample's value, with its labels. Frames are the profile's own, innermost
 // first, with inlined calls expanded; runtime frames the text formats hide
 // (runtime.gopark and the like) are kept, as `go tool pprof -traces` shows them.
 // Another profile type is refused with ErrUnsupportedKind.
-func GoroutineDumpFromProfile(p *profile.Profile) (*GoroutineDump, error) {
+func dumpFromProfile(p *profile.Profile) (*Dump, error) {
 	vi := -1
 	var types []string
 	for i, st := range p.SampleType {
@@ -25,9 +26,9 @@ func GoroutineDumpFromProfile(p *profile.Profile) (*GoroutineDump, error) {
 		types = append(types, st.Type)
 	}
 	if vi < 0 {
-		return nil, fmt.Errorf("%w: a profile of %s, not a goroutine profile", ErrUnsupportedKind, strings.Join(types, "/"))
+		return nil, fmt.Errorf("%w: a profile of %s, not a goroutine profile", analyze.ErrUnsupportedKind, strings.Join(types, "/"))
 	}
-	d := &GoroutineDump{Format: GoroutineFormatProto, DeclaredTotal: -1}
+	d := &Dump{Format: FormatProto, DeclaredTotal: -1}
 	if p.TimeNanos > 0 {
 		d.Time = time.Unix(0, p.TimeNanos).UTC()
 	}
@@ -40,7 +41,7 @@ func GoroutineDumpFromProfile(p *profile.Profile) (*GoroutineDump, error) {
 		}
 		count := s.Value[vi]
 		if count >= 1<<31 {
-			return nil, fmt.Errorf("%w: a sample of %d goroutines", ErrMalformed, count)
+			return nil, fmt.Errorf("%w: a sample of %d goroutines", analyze.ErrMalformed, count)
 		}
 		frames = frames[:0]
 		for _, loc := range s.Location {

@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"os"
@@ -15,14 +15,14 @@ import (
 	"github.com/leakui/leakui/internal/greptest"
 )
 
-func parseGoroutineFile(t *testing.T, path string) *GoroutineDump {
+func parseGoroutineFile(t *testing.T, path string) *Dump {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	d, err := ParseGoroutineDump(f, 0)
+	d, err := Parse(f, 0)
 	if err != nil {
 		t.Fatalf("%s: %v", filepath.Base(path), err)
 	}
@@ -37,7 +37,7 @@ func TestGoroutineFixtureDumps(t *testing.T) {
 	for _, path := range fixtures.Glob(t, "goroutines", "*") {
 		name := filepath.Base(path)
 		d := parseGoroutineFile(t, path)
-		groups := GroupGoroutines(d)
+		groups := Groups(d)
 		if countGoroutines(groups) != d.Total() || d.Total() == 0 || d.Truncated {
 			t.Errorf("%s: groups hold %d of %d goroutines, truncated %v", name, countGoroutines(groups), d.Total(), d.Truncated)
 		}
@@ -46,7 +46,7 @@ func TestGoroutineFixtureDumps(t *testing.T) {
 				t.Errorf("%s: group %d (%d) is smaller than group %d (%d)", name, i-1, groups[i-1].Count, i, groups[i].Count)
 			}
 		}
-		if d.Format == GoroutineFormatDebug1 {
+		if d.Format == FormatDebug1 {
 			checkDebug1GoroutinesAgainstGrep(t, name, path, d, groups)
 			continue
 		}
@@ -57,7 +57,7 @@ func TestGoroutineFixtureDumps(t *testing.T) {
 
 // checkDebug1GoroutinesAgainstGrep checks a debug=1 dump: the total is the one on its first
 // line and the group counts are the record counts ("N @ 0x…"), none merged or lost.
-func checkDebug1GoroutinesAgainstGrep(t *testing.T, name, path string, d *GoroutineDump, groups []GoroutineGroup) {
+func checkDebug1GoroutinesAgainstGrep(t *testing.T, name, path string, d *Dump, groups []Group) {
 	t.Helper()
 	total := greptest.Output(t, "-oE", "^goroutine profile: total [0-9]+", path)
 	declared, _ := strconv.Atoi(strings.TrimPrefix(total[0], "goroutine profile: total "))
@@ -85,7 +85,7 @@ func checkDebug1GoroutinesAgainstGrep(t *testing.T, name, path string, d *Gorout
 
 // checkGoroutineWaitsAgainstGrep checks each group's wait range against the ", N minutes" of
 // its goroutines' headers.
-func checkGoroutineWaitsAgainstGrep(t *testing.T, name, path string, groups []GoroutineGroup) {
+func checkGoroutineWaitsAgainstGrep(t *testing.T, name, path string, groups []Group) {
 	t.Helper()
 	wait := map[int64]int{}
 	for _, h := range greptest.Output(t, "-E", `^goroutine [0-9]+ .*\[.*\]:$`, path) {
@@ -115,7 +115,7 @@ func checkGoroutineWaitsAgainstGrep(t *testing.T, name, path string, groups []Go
 // groups, the largest one 12096 goroutines in webseedPeer.requester on sync.Cond.Wait.
 func TestGoroutineFixtureErigonLeak(t *testing.T) {
 	d := parseGoroutineFile(t, fixtures.Path(t, "goroutines", "erigon-debug1-20161-goroutines.txt"))
-	groups := GroupGoroutines(d)
+	groups := Groups(d)
 	if len(groups) != 168 {
 		t.Errorf("%d groups, want 168", len(groups))
 	}
@@ -141,7 +141,7 @@ func TestGoroutineFixtureFatalError(t *testing.T) {
 	}
 	message := strings.TrimPrefix(greptest.Output(t, "-m1", "^fatal error: ", path)[0], "fatal error: ")
 	signal := greptest.Output(t, "-m1", `^\[signal `, path)[0]
-	if d.Format != GoroutineFormatFatal || c.Kind != GoroutineFormatFatal || c.Message != message || c.Signal != signal || c.Goroutine != 1 {
+	if d.Format != FormatFatal || c.Kind != FormatFatal || c.Message != message || c.Signal != signal || c.Goroutine != 1 {
 		t.Errorf("crash %+v in format %q; want fatal error %q, %q, goroutine 1", c, d.Format, message, signal)
 	}
 	out, err := exec.Command(testtool.Require(t, "sed", "sed"), "-n", `/^runtime stack:/,/^$/p`, path).Output()
@@ -172,7 +172,7 @@ func TestGoroutineFixtureFatalError(t *testing.T) {
 			locations++
 		}
 	}
-	groups := GroupGoroutines(d)
+	groups := Groups(d)
 	if len(groups) != 1 || !groups[0].Panicking || len(groups[0].Stack.Frames) != locations || groups[0].State != "syscall" {
 		t.Errorf("groups %+v; want goroutine 1 panicking, syscall, with %d frames", groups, locations)
 	}
@@ -200,7 +200,7 @@ func TestGoroutineFixtureFramesElided(t *testing.T) {
 func TestGoroutineFixtureAncestors(t *testing.T) {
 	plain := parseGoroutineFile(t, fixtures.Path(t, "goroutines", "goleak-http-debug2-go121.txt"))
 	ancestors := parseGoroutineFile(t, fixtures.Path(t, "goroutines", "goleak-http-tracebackancestors.txt"))
-	for _, g := range CompareGoroutines(plain, ancestors) {
+	for _, g := range compareDumps(plain, ancestors) {
 		if g.Change.Delta != 0 || g.Count != 1 {
 			t.Errorf("group %v created by %+v: %d goroutines, %+v; want the same in both", g.Stack.Funcs(), g.Stack.CreatedBy, g.Count, g.Change)
 		}
@@ -259,7 +259,7 @@ func goroutineTracesKey(labels []string, funcs []string) string {
 	return strings.Join(labels, ";") + "|" + strings.Join(funcs, ";")
 }
 
-func groupGoroutineTracesKey(g *GoroutineGroup) string {
+func groupGoroutineTracesKey(g *Group) string {
 	var labels []string
 	for k, v := range g.Labels {
 		labels = append(labels, k+":  "+v)
@@ -273,7 +273,7 @@ func TestGoroutineFixtureProtos(t *testing.T) {
 	for _, name := range []string{"flameshow-goroutine.pb.gz", "goprofnotes-goroutine-snap1-debug0.pb.gz", "goprofnotes-goroutine-snap2-debug0.pb.gz"} {
 		path := fixtures.Path(t, "pprof", name)
 		d := parseGoroutineFile(t, path)
-		if d.Format != GoroutineFormatProto || d.Time.IsZero() {
+		if d.Format != FormatProto || d.Time.IsZero() {
 			t.Errorf("%s: format %q, time %v", name, d.Format, d.Time)
 		}
 		want := map[string]int{}
@@ -281,7 +281,7 @@ func TestGoroutineFixtureProtos(t *testing.T) {
 			want[goroutineTracesKey(b.labels, b.funcs)] += b.count
 		}
 		got := map[string]int{}
-		for _, g := range GroupGoroutines(d) {
+		for _, g := range Groups(d) {
 			got[groupGoroutineTracesKey(&g)] += g.Count
 		}
 		if len(got) != len(want) {

@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"os/exec"
@@ -25,7 +25,7 @@ func TestCompareGoroutinesProtoSnapshots(t *testing.T) {
 		want[goroutineTracesKey(labels, b.funcs)] += b.count
 	}
 	base, target := parseGoroutineFile(t, basePath), parseGoroutineFile(t, targetPath)
-	groups := CompareGoroutines(base, target)
+	groups := compareDumps(base, target)
 	got := map[string]int{}
 	changed := 0
 	for _, g := range groups {
@@ -55,7 +55,7 @@ func TestCompareGoroutinesProtoSnapshots(t *testing.T) {
 	}
 }
 
-func goroutineChangeRank(g GoroutineGroup) int {
+func goroutineChangeRank(g Group) int {
 	switch {
 	case g.Change.Delta > 0:
 		return 0
@@ -88,7 +88,7 @@ func TestCompareGoroutinesDebug1Snapshots(t *testing.T) {
 		}
 	}
 	var gotNew, gotGone []int
-	for _, g := range CompareGoroutines(parseGoroutineFile(t, basePath), parseGoroutineFile(t, targetPath)) {
+	for _, g := range compareDumps(parseGoroutineFile(t, basePath), parseGoroutineFile(t, targetPath)) {
 		switch {
 		case g.Change.New:
 			gotNew = append(gotNew, g.Count)
@@ -125,7 +125,7 @@ func TestCompareGoroutinesWaitDoesNotSplit(t *testing.T) {
 		same[id] = a != "" && a == b
 	}
 	waited, checked := 0, 0
-	for _, g := range CompareGoroutines(parseGoroutineFile(t, basePath), parseGoroutineFile(t, targetPath)) {
+	for _, g := range compareDumps(parseGoroutineFile(t, basePath), parseGoroutineFile(t, targetPath)) {
 		all := len(g.IDs) > 0
 		for _, id := range g.IDs {
 			all = all && same[id]

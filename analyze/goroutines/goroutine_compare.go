@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// CompareGoroutines groups both dumps and matches the groups of target with those
+// compareDumps groups both dumps and matches the groups of target with those
 // of base, so that what is new or grew shows first: groups that grew (new ones
 // included) by growth, then unchanged groups by size, then groups that shrank, then
 // groups that are gone (Count 0, showing the base's goroutines). The panicking
@@ -19,19 +19,19 @@ import (
 // which the text formats hide and protos keep), plus the state and creator when
 // both list goroutines one by one, plus labels when both have labels. Groups of one
 // dump that look the same under that rule are merged.
-func CompareGoroutines(base, target *GoroutineDump) []GoroutineGroup {
+func compareDumps(base, target *Dump) []Group {
 	rule := goroutineCompareRule{
 		perGoroutine: base.PerGoroutine() && target.PerGoroutine(),
 		labels:       hasGoroutineLabels(base) && hasGoroutineLabels(target),
 	}
-	targetGroups, targetIndex := mergeGoroutineGroupsByKey(GroupGoroutines(target), rule)
-	baseGroups, baseIndex := mergeGoroutineGroupsByKey(GroupGoroutines(base), rule)
-	out := make([]GoroutineGroup, 0, len(targetGroups)+len(baseGroups))
+	targetGroups, targetIndex := mergeGoroutineGroupsByKey(Groups(target), rule)
+	baseGroups, baseIndex := mergeGoroutineGroupsByKey(Groups(base), rule)
+	out := make([]Group, 0, len(targetGroups)+len(baseGroups))
 	for key, ti := range targetIndex {
 		g := targetGroups[ti]
-		ch := &GoroutineChange{New: true}
+		ch := &Change{New: true}
 		if bi, ok := baseIndex[key]; ok {
-			ch = &GoroutineChange{Base: baseGroups[bi].Count}
+			ch = &Change{Base: baseGroups[bi].Count}
 		}
 		ch.Delta = g.Count - ch.Base
 		g.Change = ch
@@ -42,7 +42,7 @@ func CompareGoroutines(base, target *GoroutineDump) []GoroutineGroup {
 			continue
 		}
 		g := baseGroups[bi]
-		g.Change = &GoroutineChange{Base: g.Count, Delta: -g.Count, Gone: true}
+		g.Change = &Change{Base: g.Count, Delta: -g.Count, Gone: true}
 		g.Count = 0
 		g.Panicking = false
 		g.first += len(target.Goroutines)
@@ -58,7 +58,7 @@ type goroutineCompareRule struct {
 	labels       bool
 }
 
-func hasGoroutineLabels(d *GoroutineDump) bool {
+func hasGoroutineLabels(d *Dump) bool {
 	for i := range d.Goroutines {
 		if d.Goroutines[i].labelsKey != "" {
 			return true
@@ -69,9 +69,9 @@ func hasGoroutineLabels(d *GoroutineDump) bool {
 
 // mergeGoroutineGroupsByKey merges the groups that share a comparison key and indexes
 // the result by key; the order of groups stays that of their first member.
-func mergeGoroutineGroupsByKey(groups []GoroutineGroup, rule goroutineCompareRule) ([]GoroutineGroup, map[string]int) {
+func mergeGoroutineGroupsByKey(groups []Group, rule goroutineCompareRule) ([]Group, map[string]int) {
 	index := make(map[string]int, len(groups))
-	var out []GoroutineGroup
+	var out []Group
 	for _, g := range groups {
 		key := goroutineCompareKey(&g, rule)
 		if i, ok := index[key]; ok {
@@ -93,7 +93,7 @@ func mergeGoroutineGroupsByKey(groups []GoroutineGroup, rule goroutineCompareRul
 }
 
 // goroutineCompareKey writes what identifies a group across dumps.
-func goroutineCompareKey(g *GoroutineGroup, rule goroutineCompareRule) string {
+func goroutineCompareKey(g *Group, rule goroutineCompareRule) string {
 	var b strings.Builder
 	frames := comparableGoroutineFrames(g.Stack.Frames)
 	for _, f := range frames {
@@ -132,8 +132,8 @@ func goroutineCompareKey(g *GoroutineGroup, rule goroutineCompareRule) string {
 // runtime's unexported functions, as a traceback hides them. runtime.gopanic, which
 // tracebacks print as "panic", is renamed. A stack of nothing but runtime frames
 // stays whole.
-func comparableGoroutineFrames(frames []GoroutineFrame) []GoroutineFrame {
-	out := make([]GoroutineFrame, 0, len(frames))
+func comparableGoroutineFrames(frames []Frame) []Frame {
+	out := make([]Frame, 0, len(frames))
 	for _, f := range frames {
 		if f.Func == "runtime.gopanic" {
 			f.Func = "panic"
@@ -167,8 +167,8 @@ func hiddenGoroutineRuntimeFrame(name string) bool {
 // sortGoroutineChanges orders a comparison: the panicking group, then groups that
 // grew (by growth), unchanged ones (by size), shrunk ones (most shrunk first), gone
 // ones (largest first).
-func sortGoroutineChanges(groups []GoroutineGroup) {
-	rank := func(g *GoroutineGroup) int {
+func sortGoroutineChanges(groups []Group) {
+	rank := func(g *Group) int {
 		switch {
 		case g.Panicking:
 			return 0

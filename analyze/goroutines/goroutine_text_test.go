@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
@@ -48,7 +49,7 @@ func TestGoroutineDumpCutAnywhere(t *testing.T) {
 		}
 		for cut := 1; cut <= len(full); cut += step {
 			prefix := full[:cut]
-			d, err := ParseGoroutineDump(strings.NewReader(prefix), 0)
+			d, err := Parse(strings.NewReader(prefix), 0)
 			headers := completeGoroutineHeaders(prefix)
 			if headers == 0 {
 				if err == nil && len(d.Goroutines) > 0 {
@@ -81,7 +82,7 @@ func TestGoroutineDumpCutAnywhere(t *testing.T) {
 // groups are the same each time.
 func TestGoroutineDumpVariants(t *testing.T) {
 	raw := readGoroutineFixture(t, "goroutines", "goprofnotes-snap2-debug2.txt")
-	want := goroutineGroupSummary(GroupGoroutines(mustParseGoroutines(t, raw)))
+	want := goroutineGroupSummary(Groups(mustParseGoroutines(t, raw)))
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write(raw)
@@ -103,7 +104,7 @@ func TestGoroutineDumpVariants(t *testing.T) {
 		"inside logs": logged,
 	} {
 		d := mustParseGoroutines(t, in)
-		if got := goroutineGroupSummary(GroupGoroutines(d)); got != want {
+		if got := goroutineGroupSummary(Groups(d)); got != want {
 			t.Errorf("%s: groups\n%s\nwant\n%s", name, got, want)
 		}
 		if d.Truncated {
@@ -115,7 +116,7 @@ func TestGoroutineDumpVariants(t *testing.T) {
 func concatGoroutineBytes(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 // goroutineGroupSummary writes groups as text for comparisons.
-func goroutineGroupSummary(groups []GoroutineGroup) string {
+func goroutineGroupSummary(groups []Group) string {
 	var b strings.Builder
 	for _, g := range groups {
 		fmt.Fprintf(&b, "%d [%s %d-%d %v] %v %v\n", g.Count, g.State, g.WaitMin, g.WaitMax, g.Locked, g.IDs, g.Stack.Funcs())
@@ -129,7 +130,7 @@ func goroutineGroupSummary(groups []GoroutineGroup) string {
 func TestGoroutineWaitFoldsIntoRange(t *testing.T) {
 	startGoroutineLivePopulation(t)
 	raw := string(captureGoroutineStacks())
-	before := GroupGoroutines(mustParseGoroutines(t, []byte(raw)))
+	before := Groups(mustParseGoroutines(t, []byte(raw)))
 	minutes := 0
 	rewritten := regexp.MustCompile(`(?m)^(goroutine \d+ \[chan receive)((?:, locked to thread)?\]:)$`).ReplaceAllStringFunc(raw, func(h string) string {
 		minutes++
@@ -140,7 +141,7 @@ func TestGoroutineWaitFoldsIntoRange(t *testing.T) {
 		t.Fatalf("rewrote %d headers", minutes)
 	}
 	path := writeGoroutineTemp(t, []byte(rewritten))
-	after := GroupGoroutines(parseGoroutineFile(t, path))
+	after := Groups(parseGoroutineFile(t, path))
 	if len(after) != len(before) {
 		t.Fatalf("%d groups with waits, %d without", len(after), len(before))
 	}
@@ -174,7 +175,7 @@ func TestGoroutineDeepStacksGroup(t *testing.T) {
 	defer wg.Wait()
 	defer close(ch)
 	waitGoroutinesBlocked(blockedGoroutines{"[chan receive]:", "frames elided...", len(depths)})
-	groups := goroutineGroupsWith(GroupGoroutines(mustParseGoroutines(t, captureGoroutineStacks())), goroutineTestPkg+"liveRecurse")
+	groups := goroutineGroupsWith(Groups(mustParseGoroutines(t, captureGoroutineStacks())), goroutineTestPkg+"liveRecurse")
 	if len(groups) != 1 || groups[0].Count != len(depths) {
 		t.Fatalf("%d groups of %d goroutines, want one of %d", len(groups), countGoroutines(groups), len(depths))
 	}
@@ -199,16 +200,16 @@ func TestParseGoroutineDumpRefuses(t *testing.T) {
 		want error
 		says string
 	}{
-		{"heap profile", readGoroutineFixture(t, "pprof", "flameshow-heap.pb.gz"), ErrUnsupportedKind, "not a goroutine profile"},
-		{"log", readGoroutineFixture(t, "logs", "loghub-HDFS_2k.log"), ErrUnsupportedKind, "text log"},
-		{"jvm threads", readGoroutineFixture(t, "jvm", "tda-jstack-jdk8-openjdk.log"), ErrUnsupportedKind, "JVM thread dump"},
-		{"elf", []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"), ErrUnsupportedKind, "ELF"},
-		{"empty", nil, ErrEmpty, ""},
-		{"blank", []byte("\n\n  \n"), ErrEmpty, ""},
-		{"header only", []byte("goroutine profile: total 5\n"), ErrMalformed, "no goroutine"},
-		{"broken proto", []byte{0x0a, 0x05, 0x01, 0x02}, ErrMalformed, "profile.proto"},
+		{"heap profile", readGoroutineFixture(t, "pprof", "flameshow-heap.pb.gz"), analyze.ErrUnsupportedKind, "not a goroutine profile"},
+		{"log", readGoroutineFixture(t, "logs", "loghub-HDFS_2k.log"), analyze.ErrUnsupportedKind, "text log"},
+		{"jvm threads", readGoroutineFixture(t, "jvm", "tda-jstack-jdk8-openjdk.log"), analyze.ErrUnsupportedKind, "JVM thread dump"},
+		{"elf", []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00"), analyze.ErrUnsupportedKind, "ELF"},
+		{"empty", nil, analyze.ErrEmpty, ""},
+		{"blank", []byte("\n\n  \n"), analyze.ErrEmpty, ""},
+		{"header only", []byte("goroutine profile: total 5\n"), analyze.ErrMalformed, "no goroutine"},
+		{"broken proto", []byte{0x0a, 0x05, 0x01, 0x02}, analyze.ErrMalformed, "profile.proto"},
 	} {
-		_, err := ParseGoroutineDump(bytes.NewReader(tc.in), 0)
+		_, err := Parse(bytes.NewReader(tc.in), 0)
 		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: %v, want %v saying %q", tc.name, err, tc.want, tc.says)
 		}
@@ -217,7 +218,7 @@ func TestParseGoroutineDumpRefuses(t *testing.T) {
 	for big.Len() < 2<<20 {
 		big.WriteString("goroutine 1 [running]:\nmain.main()\n\t/x.go:1 +0x1\n\n")
 	}
-	if _, err := ParseGoroutineDump(&big, 1<<20); !errors.Is(err, ErrTooLarge) {
+	if _, err := Parse(&big, 1<<20); !errors.Is(err, analyze.ErrTooLarge) {
 		t.Errorf("2 MiB under a 1 MiB limit: %v, want ErrTooLarge", err)
 	}
 }
@@ -239,7 +240,7 @@ func TestGoroutineLineFormats(t *testing.T) {
 		t.Fatalf("%d goroutines, truncated %v", len(d.Goroutines), d.Truncated)
 	}
 	g := d.Goroutines[0]
-	want := []GoroutineFrame{
+	want := []Frame{
 		{Func: "main.F[...]", File: "/src/main.go", Line: 12},
 		{Func: "main.(*T).M-fm", File: "C:/Program Files/x y/main.go", Line: 30},
 		{Func: "panic", File: "/usr/lib/go/src/runtime/panic.go", Line: 770},
@@ -253,7 +254,7 @@ func TestGoroutineLineFormats(t *testing.T) {
 	}
 	r := d.Goroutines[2]
 	if r.Count != 3 || r.Labels["a"] != "1" || r.Labels["b"] != `x"y` ||
-		fmt.Sprint(r.Stack.Frames) != fmt.Sprint([]GoroutineFrame{{Func: "0x45fe2e"}, {Func: "main.f", File: "/src/f.go", Line: 9}}) {
+		fmt.Sprint(r.Stack.Frames) != fmt.Sprint([]Frame{{Func: "0x45fe2e"}, {Func: "main.f", File: "/src/f.go", Line: 9}}) {
 		t.Errorf("debug=1 record: %+v %+v", r, r.Stack.Frames)
 	}
 }

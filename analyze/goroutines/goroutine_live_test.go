@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // The functions below block real goroutines in known ways, one function per way,
 // so that a test can find each group by name in a dump the runtime writes.
 
-const goroutineTestPkg = "github.com/leakui/leakui/analyze."
+const goroutineTestPkg = "github.com/leakui/leakui/analyze/goroutines."
 
 //go:noinline
 func liveChanReceive(ch chan struct{}) { <-ch }
@@ -157,8 +157,8 @@ func captureGoroutineProfile(t *testing.T, debug int) []byte {
 }
 
 // goroutineGroupsWith returns the groups whose stack calls the function.
-func goroutineGroupsWith(groups []GoroutineGroup, fn string) []GoroutineGroup {
-	var out []GoroutineGroup
+func goroutineGroupsWith(groups []Group, fn string) []Group {
+	var out []Group
 	for _, g := range groups {
 		for _, f := range g.Stack.Frames {
 			if f.Func == fn {
@@ -170,7 +170,7 @@ func goroutineGroupsWith(groups []GoroutineGroup, fn string) []GoroutineGroup {
 	return out
 }
 
-func countGoroutines(groups []GoroutineGroup) int {
+func countGoroutines(groups []Group) int {
 	n := 0
 	for _, g := range groups {
 		n += g.Count
@@ -205,11 +205,11 @@ func TestGroupGoroutinesLive(t *testing.T) {
 		{"liveMaybeLocked", liveMaybeN, "chan receive", 2},
 	}
 	for name, raw := range dumps {
-		d, err := ParseGoroutineDump(bytes.NewReader(raw), 0)
+		d, err := Parse(bytes.NewReader(raw), 0)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		groups := GroupGoroutines(d)
+		groups := Groups(d)
 		perGoroutine := name == "runtime.Stack" || name == "debug=2"
 		if d.PerGoroutine() != perGoroutine || d.Truncated {
 			t.Errorf("%s: format %q, truncated %v", name, d.Format, d.Truncated)
@@ -278,15 +278,15 @@ func TestCompareGoroutinesLive(t *testing.T) {
 		raw  []byte
 	}{{"runtime.Stack", captureGoroutineStacks()}, {"debug=1", captureGoroutineProfile(t, 1)}, {"proto", captureGoroutineProfile(t, 0)}} {
 		target := mustParseGoroutines(t, capture.raw)
-		groups := CompareGoroutines(base, target)
+		groups := compareDumps(base, target)
 		if len(groups) < 2 {
 			t.Fatalf("%s: %d groups", capture.name, len(groups))
 		}
 		first, second := groups[0], groups[1]
-		if len(goroutineGroupsWith([]GoroutineGroup{first}, goroutineTestPkg+"liveNewLeak")) != 1 || !first.Change.New || first.Count != newLeaks || first.Change.Delta != newLeaks {
+		if len(goroutineGroupsWith([]Group{first}, goroutineTestPkg+"liveNewLeak")) != 1 || !first.Change.New || first.Count != newLeaks || first.Change.Delta != newLeaks {
 			t.Errorf("%s: first group %v %+v, want the new liveNewLeak group of %d", capture.name, first.Stack.Funcs(), first.Change, newLeaks)
 		}
-		if len(goroutineGroupsWith([]GoroutineGroup{second}, goroutineTestPkg+"liveChanReceive")) != 1 || second.Change.New ||
+		if len(goroutineGroupsWith([]Group{second}, goroutineTestPkg+"liveChanReceive")) != 1 || second.Change.New ||
 			second.Change.Base != liveReceivers || second.Count != liveReceivers+moreReceivers || second.Change.Delta != moreReceivers {
 			t.Errorf("%s: second group %v count %d %+v, want liveChanReceive grown from %d by %d",
 				capture.name, second.Stack.Funcs(), second.Count, second.Change, liveReceivers, moreReceivers)
@@ -308,9 +308,9 @@ func TestCompareGoroutinesLive(t *testing.T) {
 	}
 }
 
-func mustParseGoroutines(t *testing.T, raw []byte) *GoroutineDump {
+func mustParseGoroutines(t *testing.T, raw []byte) *Dump {
 	t.Helper()
-	d, err := ParseGoroutineDump(bytes.NewReader(raw), 0)
+	d, err := Parse(bytes.NewReader(raw), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func mustParseGoroutines(t *testing.T, raw []byte) *GoroutineDump {
 // checkGoroutinesAgainstGrep checks a per-goroutine text dump against GNU grep run on the
 // file: the number of goroutine headers is the total, and every goroutine id grep
 // finds is in exactly one group, whose state is the one in that header.
-func checkGoroutinesAgainstGrep(t *testing.T, name, path string, d *GoroutineDump, groups []GoroutineGroup) {
+func checkGoroutinesAgainstGrep(t *testing.T, name, path string, d *Dump, groups []Group) {
 	t.Helper()
 	headers := greptest.Output(t, "-E", `^goroutine [0-9]+ (gp=0x[0-9a-f]+ m=[^ ]+ (mp=[^ ]+ )?)?\[.*\]:$`, path)
 	if d.Total() != len(headers) {

@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"encoding/binary"
@@ -18,7 +18,7 @@ type goroutineFrameRef struct {
 type goroutineInterner struct {
 	ids     map[string]uint32
 	strings []string
-	stacks  map[string]*GoroutineStack
+	stacks  map[string]*Stack
 	key     []byte
 }
 
@@ -26,7 +26,7 @@ func newGoroutineInterner() *goroutineInterner {
 	return &goroutineInterner{
 		ids:     map[string]uint32{"": 0},
 		strings: []string{""},
-		stacks:  map[string]*GoroutineStack{},
+		stacks:  map[string]*Stack{},
 	}
 }
 
@@ -59,9 +59,9 @@ func (in *goroutineInterner) str(b []byte) string {
 	return in.strings[in.id(b)]
 }
 
-// stack returns the one *GoroutineStack with these frames and creator, creating
+// stack returns the one *Stack with these frames and creator, creating
 // it on first sight. frames is not retained.
-func (in *goroutineInterner) stack(frames []goroutineFrameRef, createdBy *goroutineFrameRef) *GoroutineStack {
+func (in *goroutineInterner) stack(frames []goroutineFrameRef, createdBy *goroutineFrameRef) *Stack {
 	key := in.key[:0]
 	for _, f := range frames {
 		key = appendGoroutineFrameKey(key, f)
@@ -74,7 +74,7 @@ func (in *goroutineInterner) stack(frames []goroutineFrameRef, createdBy *gorout
 	if s, ok := in.stacks[string(key)]; ok {
 		return s
 	}
-	s := &GoroutineStack{Frames: make([]GoroutineFrame, len(frames))}
+	s := &Stack{Frames: make([]Frame, len(frames))}
 	for i, f := range frames {
 		s.Frames[i] = in.frame(f)
 	}
@@ -86,8 +86,8 @@ func (in *goroutineInterner) stack(frames []goroutineFrameRef, createdBy *gorout
 	return s
 }
 
-func (in *goroutineInterner) frame(f goroutineFrameRef) GoroutineFrame {
-	return GoroutineFrame{Func: in.strings[f.fn], File: in.strings[f.file], Line: int(f.line), Elided: f.elided}
+func (in *goroutineInterner) frame(f goroutineFrameRef) Frame {
+	return Frame{Func: in.strings[f.fn], File: in.strings[f.file], Line: int(f.line), Elided: f.elided}
 }
 
 func appendGoroutineFrameKey(key []byte, f goroutineFrameRef) []byte {

@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"bytes"
@@ -57,11 +57,11 @@ func BenchmarkParseGoroutineDump(b *testing.B) {
 			b.ReportAllocs()
 			groups := 0
 			for b.Loop() {
-				d, err := ParseGoroutineDump(bytes.NewReader(data), 0)
+				d, err := Parse(bytes.NewReader(data), 0)
 				if err != nil {
 					b.Fatal(err)
 				}
-				groups = len(GroupGoroutines(d))
+				groups = len(Groups(d))
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/goroutine")
 			b.ReportMetric(float64(groups), "groups")
@@ -73,14 +73,14 @@ func BenchmarkParseGoroutineDump(b *testing.B) {
 // linear in the number of goroutines (panicparse's default mode is quadratic).
 func BenchmarkGroupGoroutines(b *testing.B) {
 	for _, n := range goroutineBenchSizes {
-		d, err := ParseGoroutineDump(bytes.NewReader(goroutineBenchDump(b, n)), 0)
+		d, err := Parse(bytes.NewReader(goroutineBenchDump(b, n)), 0)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("goroutines=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				GroupGoroutines(d)
+				Groups(d)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/goroutine")
 		})
@@ -90,16 +90,16 @@ func BenchmarkGroupGoroutines(b *testing.B) {
 // BenchmarkCompareGoroutines compares two dumps of 50,000 goroutines that differ by
 // a tenth.
 func BenchmarkCompareGoroutines(b *testing.B) {
-	base, err := ParseGoroutineDump(bytes.NewReader(goroutineBenchDump(b, 45000)), 0)
+	base, err := Parse(bytes.NewReader(goroutineBenchDump(b, 45000)), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	target, err := ParseGoroutineDump(bytes.NewReader(goroutineBenchDump(b, 50000)), 0)
+	target, err := Parse(bytes.NewReader(goroutineBenchDump(b, 50000)), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		CompareGoroutines(base, target)
+		compareDumps(base, target)
 	}
 }

@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"bufio"
@@ -30,7 +30,7 @@ const (
 // goroutines and distinct stacks, not with the size of the dump.
 type goroutineTextParser struct {
 	in     *goroutineInterner
-	d      *GoroutineDump
+	d      *Dump
 	labels map[string]map[string]string // interned label sets by canonical form
 
 	mode goroutineTextMode
@@ -52,10 +52,10 @@ type goroutineTextParser struct {
 // panic, fatal error or SIGQUIT output, with any other text around it). It returns a
 // dump with no goroutines, not an error, when the text holds none; read errors are
 // returned as they are.
-func parseGoroutineText(r io.Reader) (*GoroutineDump, error) {
+func parseGoroutineText(r io.Reader) (*Dump, error) {
 	p := &goroutineTextParser{
 		in:     newGoroutineInterner(),
-		d:      &GoroutineDump{DeclaredTotal: -1},
+		d:      &Dump{DeclaredTotal: -1},
 		labels: map[string]map[string]string{},
 	}
 	br := bufio.NewReaderSize(r, goroutineLineBuffer)
@@ -146,7 +146,7 @@ func (p *goroutineTextParser) outsideLine(l []byte) {
 		if v, n := parseGoroutineDecimal(l[len(totalPrefix):]); n > 0 && n == len(l)-len(totalPrefix) && v < 1<<31 {
 			p.d.DeclaredTotal = int(v)
 			if p.d.Format == "" {
-				p.d.Format = GoroutineFormatDebug1
+				p.d.Format = FormatDebug1
 			}
 			return
 		}
@@ -156,15 +156,15 @@ func (p *goroutineTextParser) outsideLine(l []byte) {
 		p.cur = Goroutine{ID: -1, Count: int(count), CreatorID: -1}
 		p.frames = p.frames[:0]
 		if p.d.Format == "" {
-			p.d.Format = GoroutineFormatDebug1
+			p.d.Format = FormatDebug1
 		}
 		return
 	}
 	if kind, msg := goroutineCrashKind(l); kind != "" && p.d.Crash == nil {
-		p.d.Crash = &GoroutineCrash{Kind: kind, Goroutine: -1}
-		if p.d.Format == "" || p.d.Format == GoroutineFormatText {
+		p.d.Crash = &Crash{Kind: kind, Goroutine: -1}
+		if p.d.Format == "" || p.d.Format == FormatText {
 			p.d.Format = kind
-			if kind == GoroutineFormatSignal {
+			if kind == FormatSignal {
 				p.d.Format = goroutineSignalName(l)
 			}
 		}
@@ -207,11 +207,11 @@ func (p *goroutineTextParser) startGoroutine(id int64, status []byte) {
 	p.frames = p.frames[:0]
 	p.hasPending, p.hasCreated, p.cbPending, p.note = false, false, false, false
 	if p.d.Format == "" {
-		p.d.Format = GoroutineFormatText
+		p.d.Format = FormatText
 	}
 	// The first goroutine after a panic or fatal error message is the one that
 	// crashed; a signal dump starts with whichever goroutine took the signal.
-	if c := p.d.Crash; c != nil && c.Goroutine < 0 && c.Kind != GoroutineFormatSignal {
+	if c := p.d.Crash; c != nil && c.Goroutine < 0 && c.Kind != FormatSignal {
 		c.Goroutine = id
 	}
 }
@@ -361,7 +361,7 @@ func (p *goroutineTextParser) finish() {
 		p.d.Crash.Message = string(p.message)
 	case goroutineModeRuntimeStack:
 		if p.d.Crash != nil && p.d.Crash.RuntimeStack == nil {
-			p.d.Crash.RuntimeStack = make([]GoroutineFrame, len(p.runtime))
+			p.d.Crash.RuntimeStack = make([]Frame, len(p.runtime))
 			for i, f := range p.runtime {
 				p.d.Crash.RuntimeStack[i] = p.in.frame(f)
 			}

@@ -1,4 +1,4 @@
-package analyze
+package goroutines
 
 import (
 	"slices"
@@ -6,12 +6,12 @@ import (
 	"strconv"
 )
 
-// GoroutineGroup is a set of goroutines of one dump with the same stack (functions,
+// Group is a set of goroutines of one dump with the same stack (functions,
 // files and lines, including where they were created), state, lock to a thread and
 // labels: what panicparse calls a bucket in its aggressive mode, since argument
 // values and offsets never split a group. How long they have waited does not split
 // a group either: it becomes the range WaitMin–WaitMax.
-type GoroutineGroup struct {
+type Group struct {
 	// Count is the number of goroutines in the group.
 	Count int
 	// State is the goroutines' status ("chan receive", "running"); empty for
@@ -25,7 +25,7 @@ type GoroutineGroup struct {
 	// Labels are the group's pprof labels; nil when none.
 	Labels map[string]string
 	// Stack is the shared stack, innermost call first.
-	Stack *GoroutineStack
+	Stack *Stack
 	// IDs are the goroutine ids in ascending order; empty for debug=1 and proto,
 	// which do not have them.
 	IDs []int64
@@ -35,14 +35,14 @@ type GoroutineGroup struct {
 	// Panicking reports that the group holds the goroutine that panicked or threw.
 	Panicking bool
 	// Change is how the group changed since a base dump; nil outside a comparison
-	// (see CompareGoroutines).
-	Change *GoroutineChange
+	// (see compareDumps).
+	Change *Change
 
 	first int // index of the group's first goroutine in the dump, for stable order
 }
 
-// GoroutineChange tells how a group changed between a base dump and the target.
-type GoroutineChange struct {
+// Change tells how a group changed between a base dump and the target.
+type Change struct {
 	// Base is the group's count in the base dump.
 	Base int
 	// Delta is Count − Base.
@@ -55,19 +55,19 @@ type GoroutineChange struct {
 // goroutineGroupKey is what makes two goroutines of one dump the same group. Stacks are
 // interned, so the pointer compares frames and creator.
 type goroutineGroupKey struct {
-	stack  *GoroutineStack
+	stack  *Stack
 	state  string
 	locked bool
 	labels string
 }
 
-// GroupGoroutines groups the goroutines of a dump (see GoroutineGroup), largest
+// Groups groups the goroutines of a dump (see Group), largest
 // group first; ties keep the order of the dump. The group of the goroutine that
 // panicked or threw comes before all others. It runs in time linear in the number
 // of goroutines (and in the ids it sorts).
-func GroupGoroutines(d *GoroutineDump) []GoroutineGroup {
+func Groups(d *Dump) []Group {
 	index := make(map[goroutineGroupKey]int)
-	var groups []GoroutineGroup
+	var groups []Group
 	crashed := int64(-1)
 	if d.Crash != nil {
 		crashed = d.Crash.Goroutine
@@ -79,7 +79,7 @@ func GroupGoroutines(d *GoroutineDump) []GoroutineGroup {
 		if !ok {
 			gi = len(groups)
 			index[k] = gi
-			groups = append(groups, GoroutineGroup{
+			groups = append(groups, Group{
 				State: g.State, Locked: g.Locked, Labels: g.Labels, Stack: g.Stack,
 				WaitMin: g.WaitMinutes, WaitMax: g.WaitMinutes, first: i,
 			})
@@ -110,7 +110,7 @@ func GroupGoroutines(d *GoroutineDump) []GoroutineGroup {
 // Wait describes the group's wait times for people: "" when all waited under a
 // minute (or the dump does not say), "5 minutes", "1–5 minutes", or "up to 5
 // minutes" when some waited under a minute.
-func (g *GoroutineGroup) Wait() string {
+func (g *Group) Wait() string {
 	switch {
 	case g.WaitMax == 0:
 		return ""
@@ -131,7 +131,7 @@ func goroutinePluralMinutes(n int) string {
 
 // sortGoroutineGroups orders groups: the panicking one first, then by count, larger
 // first, then by first appearance.
-func sortGoroutineGroups(groups []GoroutineGroup) {
+func sortGoroutineGroups(groups []Group) {
 	sort.SliceStable(groups, func(i, j int) bool {
 		a, b := &groups[i], &groups[j]
 		if a.Panicking != b.Panicking {
