@@ -74,47 +74,47 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 	// Pass 1: everything but the samples.
 	err := walkMessage(d.data, func(field int, wire int, v uint64, b []byte) error {
 		switch field {
-		case 1:
+		case fieldProfileSampleType:
 			sampleTypeMsgs = append(sampleTypeMsgs, b)
-		case 2:
+		case fieldProfileSample:
 			samples++
-		case 3:
+		case fieldProfileMapping:
 			m, err := decodeMapping(b)
 			if err != nil {
 				return err
 			}
 			mappings = append(mappings, m)
-		case 4:
+		case fieldProfileLocation:
 			l, err := decodeLocation(b)
 			if err != nil {
 				return err
 			}
 			locations = append(locations, l)
-		case 5:
+		case fieldProfileFunction:
 			id, f, err := decodeFunction(b)
 			if err != nil {
 				return err
 			}
 			functionIDs = append(functionIDs, id)
 			functions = append(functions, f)
-		case 6:
+		case fieldProfileStringTable:
 			d.strings = append(d.strings, string(b))
-		case 7:
+		case fieldProfileDropFrames:
 			dropIdx = int64(v)
-		case 9:
+		case fieldProfileTimeNanos:
 			d.meta.timeNanos = int64(v)
-		case 10:
+		case fieldProfileDurationNanos:
 			d.meta.durationNanos = int64(v)
-		case 11:
+		case fieldProfilePeriodType:
 			periodTypeMsg = b
-		case 12:
+		case fieldProfilePeriod:
 			d.meta.period = int64(v)
-		case 13:
-			if wire == 2 { // packed
+		case fieldProfileComment:
+			if wire == wireBytes { // packed
 				return walkPacked(b, func(x uint64) { commentIdx = append(commentIdx, int64(x)) })
 			}
 			commentIdx = append(commentIdx, int64(v))
-		case 14:
+		case fieldProfileDefaultSampleType:
 			defaultIdx = int64(v)
 		}
 		return nil
@@ -222,14 +222,14 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 		values = make([]int64, 0, nTypes)
 	)
 	err = walkMessage(d.data, func(field int, wire int, _ uint64, msg []byte) error {
-		if field != 2 {
+		if field != fieldProfileSample {
 			return nil
 		}
 		stack, values = stack[:0], values[:0]
 		var inner error
 		err := walkMessage(msg, func(f int, w int, v uint64, b []byte) error {
 			switch f {
-			case 1:
+			case fieldSampleLocationID:
 				add := func(id uint64) {
 					i, ok := locIndex.get(id)
 					if !ok && inner == nil {
@@ -237,12 +237,12 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 					}
 					stack = append(stack, i)
 				}
-				if w == 2 {
+				if w == wireBytes {
 					return walkPacked(b, add)
 				}
 				add(v)
-			case 2:
-				if w == 2 {
+			case fieldSampleValue:
+				if w == wireBytes {
 					return walkPacked(b, func(x uint64) { values = append(values, int64(x)) })
 				}
 				values = append(values, int64(v))
@@ -271,9 +271,9 @@ func (d *protoDecoder) decodeValueType(b []byte, str func(int64, string) (string
 	var typ, unit int64
 	err := walkMessage(b, func(f, _ int, v uint64, _ []byte) error {
 		switch f {
-		case 1:
+		case fieldValueTypeType:
 			typ = int64(v)
-		case 2:
+		case fieldValueTypeUnit:
 			unit = int64(v)
 		}
 		return nil
@@ -293,9 +293,9 @@ func decodeMapping(b []byte) (rawMapping, error) {
 	var m rawMapping
 	err := walkMessage(b, func(f, _ int, v uint64, _ []byte) error {
 		switch f {
-		case 1:
+		case fieldMappingID:
 			m.id = v
-		case 5:
+		case fieldMappingFilename:
 			m.file = int64(v)
 		}
 		return nil
@@ -308,11 +308,11 @@ func decodeFunction(b []byte) (uint64, rawFunction, error) {
 	var fn rawFunction
 	err := walkMessage(b, func(f, _ int, v uint64, _ []byte) error {
 		switch f {
-		case 1:
+		case fieldFunctionID:
 			id = v
-		case 2:
+		case fieldFunctionName:
 			fn.name = int64(v)
-		case 4:
+		case fieldFunctionFilename:
 			fn.file = int64(v)
 		}
 		return nil
@@ -324,14 +324,14 @@ func decodeLocation(b []byte) (rawLocation, error) {
 	var l rawLocation
 	err := walkMessage(b, func(f, _ int, v uint64, msg []byte) error {
 		switch f {
-		case 1:
+		case fieldLocationID:
 			l.id = v
-		case 2:
+		case fieldLocationMappingID:
 			l.mappingID = v
-		case 4:
+		case fieldLocationLine:
 			var ln rawLine
 			if err := walkMessage(msg, func(f, _ int, v uint64, _ []byte) error {
-				if f == 1 {
+				if f == fieldLineFunctionID {
 					ln.functionID = v
 				}
 				return nil

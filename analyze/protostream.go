@@ -79,13 +79,13 @@ func (p *protoStream) check(b []byte) error {
 				return p.fail("field number 0")
 			}
 			switch v & 7 {
-			case 0:
+			case wireVarint:
 				p.state = protoVarint
-			case 1:
+			case wireFixed64:
 				p.state, p.skip = protoSkip, 8
-			case 2:
+			case wireBytes:
 				p.state = protoLength
-			case 5:
+			case wireFixed32:
 				p.state, p.skip = protoSkip, 4
 			default:
 				return p.fail(fmt.Sprintf("wire type %d in field %d", v&7, v>>3))

@@ -18,7 +18,7 @@ func walkMessage(b []byte, fn func(field, wire int, v uint64, msg []byte) error)
 			return fmt.Errorf("%w: field number 0", errProto)
 		}
 		switch wire {
-		case 0:
+		case wireVarint:
 			v, n := uvarint(b)
 			if n <= 0 {
 				return fmt.Errorf("%w: bad varint in field %d", errProto, field)
@@ -27,7 +27,7 @@ func walkMessage(b []byte, fn func(field, wire int, v uint64, msg []byte) error)
 			if err := fn(field, wire, v, nil); err != nil {
 				return err
 			}
-		case 1:
+		case wireFixed64:
 			if len(b) < 8 {
 				return fmt.Errorf("%w: truncated fixed64 in field %d", errProto, field)
 			}
@@ -37,7 +37,7 @@ func walkMessage(b []byte, fn func(field, wire int, v uint64, msg []byte) error)
 			if err := fn(field, wire, v, nil); err != nil {
 				return err
 			}
-		case 2:
+		case wireBytes:
 			l, n := uvarint(b)
 			if n <= 0 || l > uint64(len(b)-n) {
 				return fmt.Errorf("%w: truncated field %d", errProto, field)
@@ -47,7 +47,7 @@ func walkMessage(b []byte, fn func(field, wire int, v uint64, msg []byte) error)
 			if err := fn(field, wire, 0, msg); err != nil {
 				return err
 			}
-		case 5:
+		case wireFixed32:
 			if len(b) < 4 {
 				return fmt.Errorf("%w: truncated fixed32 in field %d", errProto, field)
 			}

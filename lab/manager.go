@@ -64,6 +64,21 @@ type Manager struct {
 // its process group gets SIGKILL.
 const killGrace = 3 * time.Second
 
+// The defaults of Config, exported so that the command line shows the same values.
+const (
+	// DefaultMaxRuns is how many runs may go at once.
+	DefaultMaxRuns = 1
+	// DefaultDeadline is the longest a run may take before it is stopped.
+	DefaultDeadline = 30 * time.Minute
+	// DefaultSnapshots is about how many heap and goroutine snapshots a run captures.
+	DefaultSnapshots = 15
+	// DefaultHold is how long a workload holds its leak for the last captures.
+	DefaultHold = 60 * time.Second
+	// DefaultLease is how long a run survives its server's silence before another
+	// replica marks it interrupted.
+	DefaultLease = 30 * time.Second
+)
+
 // errShutdown is the cancel cause when the server shuts down.
 var errShutdown = errors.New("the server shut down")
 
@@ -86,19 +101,19 @@ func NewManager(cfg Config) (*Manager, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.MaxRuns <= 0 {
-		cfg.MaxRuns = 1
+		cfg.MaxRuns = DefaultMaxRuns
 	}
 	if cfg.Deadline <= 0 {
-		cfg.Deadline = 30 * time.Minute
+		cfg.Deadline = DefaultDeadline
 	}
 	if cfg.Snapshots <= 0 {
-		cfg.Snapshots = 15
+		cfg.Snapshots = DefaultSnapshots
 	}
 	if cfg.Hold <= 0 {
-		cfg.Hold = 60 * time.Second
+		cfg.Hold = DefaultHold
 	}
 	if cfg.Lease <= 0 {
-		cfg.Lease = 30 * time.Second
+		cfg.Lease = DefaultLease
 	}
 	return &Manager{
 		cfg: cfg, log: cfg.Logger, runs: map[string]*Run{},

@@ -37,21 +37,30 @@ var (
 	recoveryCodecs     = []string{"none", "gzip", "snappy", "lz4", "zstd"}
 )
 
+// The defaults of Limits.
+const (
+	// DefaultMaxCycles bounds a checkpoint run's cycles.
+	DefaultMaxCycles = 5000
+	// DefaultMaxRecords bounds a recovery run's partitions × segments × batches ×
+	// records.
+	DefaultMaxRecords = 20_000_000
+)
+
 // Limits bound what one run may ask for.
 type Limits struct {
-	// MaxCycles bounds checkpoint cycles (default 5000).
+	// MaxCycles bounds checkpoint cycles (default DefaultMaxCycles).
 	MaxCycles int
 	// MaxRecords bounds recovery's partitions × segments × batches × records
-	// (default 20 million).
+	// (default DefaultMaxRecords).
 	MaxRecords int
 }
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxCycles <= 0 {
-		l.MaxCycles = 5000
+		l.MaxCycles = DefaultMaxCycles
 	}
 	if l.MaxRecords <= 0 {
-		l.MaxRecords = 20_000_000
+		l.MaxRecords = DefaultMaxRecords
 	}
 	return l
 }

@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/internal/pgtest"
+	"github.com/leakui/leakui/store"
 )
 
 // benchSeq numbers the artifacts BenchmarkStore creates.
@@ -27,7 +28,7 @@ func BenchmarkStore(b *testing.B) {
 		{"postgres", func(b *testing.B) string { return pgtest.DSN(b) }},
 	} {
 		b.Run(be.name, func(b *testing.B) {
-			db, err := Open(ctx, be.dsn(b))
+			db, err := open(ctx, be.dsn(b))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -40,14 +41,14 @@ func BenchmarkStore(b *testing.B) {
 					// benchmark: a new artifact each time.
 					i := benchSeq.Add(1)
 					binary.LittleEndian.PutUint64(data, uint64(i))
-					if err := db.CreateReport(ctx, &Report{Kind: "profile"}, []Upload{upload(fmt.Sprint(i), data)}); err != nil {
+					if err := db.CreateReport(ctx, &store.Report{Kind: "profile"}, []store.Upload{upload(fmt.Sprint(i), data)}); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
-			r := &Report{Kind: "profile"}
+			r := &store.Report{Kind: "profile"}
 			big := upload("big", randomBytes(4<<20))
-			if err := db.CreateReport(ctx, r, []Upload{big}); err != nil {
+			if err := db.CreateReport(ctx, r, []store.Upload{big}); err != nil {
 				b.Fatal(err)
 			}
 			b.Run("Report", func(b *testing.B) {

@@ -37,88 +37,111 @@ const copyPage = 500
 // nil, is called after every item.
 func Copy(ctx context.Context, dst, src *DB, progress func(CopyProgress)) (CopyResult, error) {
 	var res CopyResult
-	if progress == nil {
-		progress = func(CopyProgress) {}
-	}
+	err := walk(ctx, src, progress, visitors{
+		"artifacts": func(sha string) (int64, error) {
+			a, err := src.Artifact(ctx, sha)
+			if err != nil {
+				return 0, err
+			}
+			has, err := dst.has(ctx, "artifacts", "sha256", sha)
+			if err != nil {
+				return 0, err
+			}
+			if !has {
+				err := dst.inTx(ctx, func(tx *sql.Tx) error { return dst.putArtifact(ctx, tx, src.uploadOf(ctx, a, ""), a.CreatedAt) })
+				if err != nil {
+					return 0, fmt.Errorf("copying artifact %s: %w", sha, err)
+				}
+				res.Artifacts++
+				res.Bytes += a.Size
+			}
+			return a.Size, nil
+		},
+		"runs": func(id string) (int64, error) {
+			has, err := dst.has(ctx, "runs", "id", id)
+			if err != nil {
+				return 0, err
+			}
+			if !has {
+				if err := copyRun(ctx, dst, src, id); err != nil {
+					return 0, fmt.Errorf("copying run %s: %w", id, err)
+				}
+				res.Runs++
+			}
+			return 0, nil
+		},
+		"reports": func(id string) (int64, error) {
+			has, err := dst.has(ctx, "reports", "id", id)
+			if err != nil {
+				return 0, err
+			}
+			if !has {
+				r, err := src.Report(ctx, id)
+				if err != nil {
+					return 0, err
+				}
+				uploads := make([]Upload, len(r.Artifacts))
+				for i, a := range r.Artifacts {
+					uploads[i] = src.uploadOf(ctx, &a.Artifact, a.Name)
+					uploads[i].Label = a.Label
+				}
+				if err := dst.inTx(ctx, func(tx *sql.Tx) error {
+					return dst.insertReport(ctx, tx, r.ID, r, uploads, r.CreatedAt, r.CreatedAt)
+				}); err != nil {
+					return 0, fmt.Errorf("copying report %s: %w", id, err)
+				}
+				res.Reports++
+			}
+			return 0, nil
+		},
+	})
+	return res, err
+}
+
+// walkTables are the tables that Copy and Verify walk, in order, each with its
+// key column and its count in a census. Artifacts come first, so that the runs
+// and reports Copy stores after them find theirs.
+var walkTables = []struct {
+	name, key string
+	total     func(census) int64
+}{
+	{"artifacts", "sha256", func(c census) int64 { return c.artifacts }},
+	{"runs", "id", func(c census) int64 { return c.runs }},
+	{"reports", "id", func(c census) int64 { return c.reports }},
+}
+
+// visitors handle the rows of the walkTables, by table name: each is called
+// with a row's key and returns the artifact bytes it handled.
+type visitors map[string]func(key string) (bytes int64, err error)
+
+// walk calls visit with the key of every row of src's walkTables, table by
+// table in order, and progress after every row (when progress is not nil). The
+// stage of a CopyProgress is the table's name. It stops at the first error.
+func walk(ctx context.Context, src *DB, progress func(CopyProgress), visit visitors) error {
 	totals, err := src.census(ctx)
 	if err != nil {
-		return res, err
+		return err
 	}
 	p := CopyProgress{TotalBytes: totals.bytes}
-	// Artifacts first, so that runs and reports find theirs.
-	p.Stage, p.Total = "artifacts", totals.artifacts
-	err = src.eachKey(ctx, "artifacts", "sha256", func(sha string) error {
-		a, err := src.Artifact(ctx, sha)
-		if err != nil {
-			return err
-		}
-		has, err := dst.has(ctx, "artifacts", "sha256", sha)
-		if err != nil {
-			return err
-		}
-		if !has {
-			err := dst.inTx(ctx, func(tx *sql.Tx) error { return dst.putArtifact(ctx, tx, src.uploadOf(ctx, a, ""), a.CreatedAt) })
-			if err != nil {
-				return fmt.Errorf("copying artifact %s: %w", sha, err)
-			}
-			res.Artifacts++
-			res.Bytes += a.Size
-		}
-		p.Done++
-		p.Bytes += a.Size
-		progress(p)
-		return nil
-	})
-	if err != nil {
-		return res, err
-	}
-	p.Stage, p.Done, p.Total = "runs", 0, totals.runs
-	err = src.eachKey(ctx, "runs", "id", func(id string) error {
-		has, err := dst.has(ctx, "runs", "id", id)
-		if err != nil {
-			return err
-		}
-		if !has {
-			if err := copyRun(ctx, dst, src, id); err != nil {
-				return fmt.Errorf("copying run %s: %w", id, err)
-			}
-			res.Runs++
-		}
-		p.Done++
-		progress(p)
-		return nil
-	})
-	if err != nil {
-		return res, err
-	}
-	p.Stage, p.Done, p.Total = "reports", 0, totals.reports
-	err = src.eachKey(ctx, "reports", "id", func(id string) error {
-		has, err := dst.has(ctx, "reports", "id", id)
-		if err != nil {
-			return err
-		}
-		if !has {
-			r, err := src.Report(ctx, id)
+	for _, t := range walkTables {
+		p.Stage, p.Done, p.Total = t.name, 0, t.total(totals)
+		err := src.eachKey(ctx, t.name, t.key, func(key string) error {
+			n, err := visit[t.name](key)
 			if err != nil {
 				return err
 			}
-			uploads := make([]Upload, len(r.Artifacts))
-			for i, a := range r.Artifacts {
-				uploads[i] = src.uploadOf(ctx, &a.Artifact, a.Name)
-				uploads[i].Label = a.Label
+			p.Done++
+			p.Bytes += n
+			if progress != nil {
+				progress(p)
 			}
-			if err := dst.inTx(ctx, func(tx *sql.Tx) error {
-				return dst.insertReport(ctx, tx, r.ID, r, uploads, r.CreatedAt, r.CreatedAt)
-			}); err != nil {
-				return fmt.Errorf("copying report %s: %w", id, err)
-			}
-			res.Reports++
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		p.Done++
-		progress(p)
-		return nil
-	})
-	return res, err
+	}
+	return nil
 }
 
 // copyRun copies one run and its captures in one transaction.

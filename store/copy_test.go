@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"bytes"
@@ -6,42 +6,44 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/leakui/leakui/store"
 )
 
 // fillSource stores a bit of everything in a SQLite store: reports (one pinned,
 // one over two labelled files), artifacts of several chunks, a finished run with
 // captures and its report, and a run still going.
-func fillSource(t *testing.T, db *DB) {
+func fillSource(t *testing.T, db *store.DB) {
 	t.Helper()
 	ctx := context.Background()
 	a, b, c := upload("heap.pb.gz", randomBytes(2500)), upload("goroutines.txt", randomBytes(700)), upload("app.log", randomBytes(3001))
 	b.Label, c.Label = "before", "after"
 	for _, r := range []struct {
-		rep *Report
-		up  []Upload
+		rep *store.Report
+		up  []store.Upload
 	}{
-		{&Report{Kind: "profile", Params: json.RawMessage(`{"si":"inuse_space"}`), Summary: json.RawMessage(`{"total":1}`)}, []Upload{a}},
-		{&Report{Kind: "diff", Pinned: true}, []Upload{b, c}},
+		{&store.Report{Kind: "profile", Params: json.RawMessage(`{"si":"inuse_space"}`), Summary: json.RawMessage(`{"total":1}`)}, []store.Upload{a}},
+		{&store.Report{Kind: "diff", Pinned: true}, []store.Upload{b, c}},
 	} {
 		if err := db.CreateReport(ctx, r.rep, r.up); err != nil {
 			t.Fatal(err)
 		}
 	}
-	done := &Run{ID: NewID(), Workload: "checkpoint", Spec: json.RawMessage(`{"cycles":3}`), Owner: "replica-a", LeaseUntil: time.Now().Add(time.Minute)}
-	going := &Run{ID: NewID(), Workload: "recovery", Owner: "replica-b", LeaseUntil: time.Now().Add(time.Hour)}
-	for _, r := range []*Run{done, going} {
+	done := &store.Run{ID: store.NewID(), Workload: "checkpoint", Spec: json.RawMessage(`{"cycles":3}`), Owner: "replica-a", LeaseUntil: time.Now().Add(time.Minute)}
+	going := &store.Run{ID: store.NewID(), Workload: "recovery", Owner: "replica-b", LeaseUntil: time.Now().Add(time.Hour)}
+	for _, r := range []*store.Run{done, going} {
 		if err := db.CreateRun(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	heap1 := upload("heap-1.pb.gz", randomBytes(1200))
-	for i, u := range []Upload{heap1, a} {
-		if err := db.AddRunArtifact(ctx, done.ID, &RunArtifact{Role: "heap", Step: int64(i + 1)}, u); err != nil {
+	for i, u := range []store.Upload{heap1, a} {
+		if err := db.AddRunArtifact(ctx, done.ID, &store.RunArtifact{Role: "heap", Step: int64(i + 1)}, u); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rep := &Report{Kind: "run", RunID: done.ID}
-	if err := db.CreateReport(ctx, rep, []Upload{{Name: heap1.Name, SHA256: heap1.SHA256, Label: "heap"}}); err != nil {
+	rep := &store.Report{Kind: "run", RunID: done.ID}
+	if err := db.CreateReport(ctx, rep, []store.Upload{{Name: heap1.Name, SHA256: heap1.SHA256, Label: "heap"}}); err != nil {
 		t.Fatal(err)
 	}
 	done.Status, done.Verdict, done.ReportID, done.Progress = "done", "leak", rep.ID, json.RawMessage(`{"step":3}`)
@@ -50,7 +52,7 @@ func fillSource(t *testing.T, db *DB) {
 	}
 }
 
-func checksOK(t *testing.T, checks []TableCheck, want map[string]int64) {
+func checksOK(t *testing.T, checks []store.TableCheck, want map[string]int64) {
 	t.Helper()
 	if len(checks) != len(want) {
 		t.Fatalf("%d tables checked, want %d: %+v", len(checks), len(want), checks)
@@ -66,13 +68,14 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 	ctx := context.Background()
 	src := openStore(t, t.TempDir())
 	dst := openStore(t, dsn)
-	src.chunkSize, dst.chunkSize = 1000, 1000
+	store.SetChunkSize(src, 1000)
+	store.SetChunkSize(dst, 1000)
 	fillSource(t, src)
 	// The expected numbers, counted independently of Copy and Verify.
 	artifacts, chunks, reports := counts(t, src)[0], counts(t, src)[1], counts(t, src)[2]
 	var runs, runArtifacts, reportArtifacts int64
 	var bytesTotal int64
-	src.read.QueryRow(`SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM run_artifacts), (SELECT COUNT(*) FROM report_artifacts),
+	store.ReadPool(src).QueryRow(`SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM run_artifacts), (SELECT COUNT(*) FROM report_artifacts),
 		(SELECT SUM(size) FROM artifacts)`).Scan(&runs, &runArtifacts, &reportArtifacts, &bytesTotal)
 	if artifacts != 4 || chunks != 3+1+4+2 || reports != 3 || runs != 2 || runArtifacts != 2 || reportArtifacts != 4 {
 		t.Fatalf("source holds %d artifacts, %d chunks, %d reports, %d runs, %d captures, %d report inputs",
@@ -81,18 +84,18 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 	want := map[string]int64{"artifacts": int64(artifacts), "artifact_chunks": int64(chunks), "runs": runs,
 		"run_artifacts": runArtifacts, "reports": int64(reports), "report_artifacts": reportArtifacts}
 
-	var last CopyProgress
-	res, err := Copy(ctx, dst, src, func(p CopyProgress) { last = p })
+	var last store.CopyProgress
+	res, err := store.Copy(ctx, dst, src, func(p store.CopyProgress) { last = p })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res != (CopyResult{Artifacts: 4, Runs: 2, Reports: 3, Bytes: bytesTotal}) {
+	if res != (store.CopyResult{Artifacts: 4, Runs: 2, Reports: 3, Bytes: bytesTotal}) {
 		t.Errorf("copied %+v", res)
 	}
 	if last.Stage != "reports" || last.Done != 3 || last.Total != 3 || last.Bytes != bytesTotal || last.TotalBytes != bytesTotal {
 		t.Errorf("last progress %+v", last)
 	}
-	checks, err := Verify(ctx, dst, src, nil)
+	checks, err := store.Verify(ctx, dst, src, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +119,7 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 	}
 
 	// Twice copies nothing.
-	if res, err := Copy(ctx, dst, src, nil); err != nil || res != (CopyResult{}) {
+	if res, err := store.Copy(ctx, dst, src, nil); err != nil || res != (store.CopyResult{}) {
 		t.Errorf("second copy: %+v (%v)", res, err)
 	}
 	if got := counts(t, dst); got != [3]int{artifacts, chunks, reports} {
@@ -125,18 +128,18 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 
 	// What the target lost or holds differently is found.
 	var sha string
-	dst.read.QueryRow(`SELECT sha256 FROM artifacts WHERE size = 2500`).Scan(&sha)
+	store.ReadPool(dst).QueryRow(`SELECT sha256 FROM artifacts WHERE size = 2500`).Scan(&sha)
 	for _, q := range []string{
 		`UPDATE artifact_chunks SET data = ` + map[string]string{"sqlite": `zeroblob(1000)`, "postgres": `decode(repeat('00', 1000), 'hex')`}[dst.Backend()] +
 			` WHERE sha256 = '` + sha + `' AND seq = 1`,
 		`UPDATE reports SET summary = '{"total":2}' WHERE kind = 'profile'`,
 		`DELETE FROM run_artifacts WHERE seq = 1`,
 	} {
-		if _, err := dst.write.Exec(q); err != nil {
+		if _, err := store.WritePool(dst).Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	checks, err = Verify(ctx, dst, src, nil)
+	checks, err = store.Verify(ctx, dst, src, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 )
 
@@ -14,30 +15,41 @@ const defaultChunkSize = 1 << 20
 // DB is a connection to the store. It is safe for concurrent use.
 type DB struct {
 	write, read *sql.DB
-	dialect     dialect
+	dialect     Dialect
 	chunkSize   int
 	// Location names where the data lives (a file path, or a database URL without
 	// its password), for logs.
 	Location string
 }
 
-// dialect is what differs between the SQL backends.
-type dialect interface {
-	name() string
-	// rebind turns ? placeholders into the backend's own.
-	rebind(query string) string
-	// lockMigrations keeps other processes from migrating the same database until
+// Dialect is what differs between the SQL backends; the driver packages
+// store/sqlite and store/postgres each provide one. Every query of the store is
+// written with ? placeholders in SQL that both backends accept.
+type Dialect interface {
+	// Name names the backend, as DB.Backend reports it ("sqlite", "postgres").
+	Name() string
+	// Rebind turns the ? placeholders of a query into the backend's own.
+	Rebind(query string) string
+	// Migrations holds the backend's schema migrations: files named
+	// NNNN_name.sql at its root, applied in the order of their numbers.
+	Migrations() fs.FS
+	// LockMigrations keeps other processes from migrating the same database until
 	// unlock is called; conn is the connection the migrations run on.
-	lockMigrations(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
+	LockMigrations(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
 }
 
-// Open opens the store named by dsn: a postgres:// URL, or else a directory for
-// the SQLite file.
-func Open(ctx context.Context, dsn string) (*DB, error) {
-	if IsPostgresDSN(dsn) {
-		return OpenPostgres(ctx, dsn)
+// New returns the store in the database that write and read connect to (one
+// pool for both, or a pool for writes and another for reads), whose SQL is
+// written in dialect d, after applying the migrations the database has not seen
+// yet. location names where the data lives, for logs (see DB.Location). The DB
+// owns the pools: Close closes them, and so does New when it fails.
+func New(ctx context.Context, write, read *sql.DB, d Dialect, location string) (*DB, error) {
+	db := &DB{write: write, read: read, dialect: d, chunkSize: defaultChunkSize, Location: location}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
 	}
-	return OpenSQLite(ctx, dsn)
+	return db, nil
 }
 
 // Close closes the connections; it waits for nothing else.
@@ -49,7 +61,7 @@ func (db *DB) Close() error {
 }
 
 // Backend names the database in use ("sqlite" or "postgres").
-func (db *DB) Backend() string { return db.dialect.name() }
+func (db *DB) Backend() string { return db.dialect.Name() }
 
 // inTx runs fn in one write transaction, committing when it returns nil.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
@@ -68,7 +80,7 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 // q rebinds a query for the backend.
-func (db *DB) q(query string) string { return db.dialect.rebind(query) }
+func (db *DB) q(query string) string { return db.dialect.Rebind(query) }
 
 func millis(t time.Time) int64 { return t.UnixMilli() }
 

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -12,10 +11,7 @@ import (
 	"time"
 )
 
-//go:embed migrations
-var migrations embed.FS
-
-// migrate applies, in order and each in its own transaction, the embedded
+// migrate applies, in order and each in its own transaction, the dialect's
 // migrations the database has not seen yet. It runs on one connection that holds
 // the dialect's migration lock, so replicas starting together apply each
 // migration once.
@@ -25,7 +21,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("store: %w", err)
 	}
 	defer conn.Close()
-	unlock, err := db.dialect.lockMigrations(ctx, conn)
+	unlock, err := db.dialect.LockMigrations(ctx, conn)
 	if err != nil {
 		return err
 	}
@@ -34,8 +30,8 @@ func (db *DB) migrate(ctx context.Context) error {
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`); err != nil {
 		return fmt.Errorf("store: migrations table: %w", err)
 	}
-	dir := "migrations/" + db.dialect.name()
-	entries, err := fs.ReadDir(migrations, dir)
+	migrations := db.dialect.Migrations()
+	entries, err := fs.ReadDir(migrations, ".")
 	if err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -46,7 +42,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("store: migration %s: name must start with a number", name)
 		}
-		body, err := migrations.ReadFile(dir + "/" + name)
+		body, err := fs.ReadFile(migrations, name)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"bytes"
@@ -8,12 +8,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/leakui/leakui/store"
 )
 
 func testRunLifecycle(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
-	r := &Run{ID: NewID(), Workload: "checkpoint", Spec: json.RawMessage(`{"cycles":5}`), Owner: "a", LeaseUntil: time.Now().Add(time.Minute)}
+	r := &store.Run{ID: store.NewID(), Workload: "checkpoint", Spec: json.RawMessage(`{"cycles":5}`), Owner: "a", LeaseUntil: time.Now().Add(time.Minute)}
 	if err := db.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -21,11 +23,11 @@ func testRunLifecycle(t *testing.T, dsn string) {
 		t.Fatal(err)
 	}
 	heap := randomBytes(3000)
-	a := &RunArtifact{Role: "heap", Step: 2}
+	a := &store.RunArtifact{Role: "heap", Step: 2}
 	if err := db.AddRunArtifact(ctx, r.ID, a, upload("heap-0002.pb.gz", heap)); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AddRunArtifact(ctx, r.ID, &RunArtifact{Role: "heap", Step: 4}, upload("heap-0004.pb.gz", heap)); err != nil {
+	if err := db.AddRunArtifact(ctx, r.ID, &store.RunArtifact{Role: "heap", Step: 4}, upload("heap-0004.pb.gz", heap)); err != nil {
 		t.Fatal(err)
 	}
 	arts, err := db.RunArtifacts(ctx, r.ID)
@@ -43,10 +45,10 @@ func testRunLifecycle(t *testing.T, dsn string) {
 	if err != nil || got.Status != "done" || got.Verdict != "leak" || string(got.Progress) != `{"step":5}` || got.FinishedAt.IsZero() {
 		t.Fatalf("run read back %+v (%v)", got, err)
 	}
-	if err := db.UpdateRunProgress(ctx, r.ID, nil, time.Now()); !errors.Is(err, ErrNotFound) {
+	if err := db.UpdateRunProgress(ctx, r.ID, nil, time.Now()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("progress on a finished run: %v", err)
 	}
-	if err := db.FinishRun(ctx, r); !errors.Is(err, ErrNotFound) {
+	if err := db.FinishRun(ctx, r); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("finishing twice: %v", err)
 	}
 	back, _ := db.ReadArtifact(ctx, arts[0].SHA256)
@@ -59,10 +61,10 @@ func testInterruptRuns(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
 	now := time.Now()
-	expired := &Run{ID: NewID(), Workload: "checkpoint", Owner: "a", LeaseUntil: now.Add(-time.Second)}
-	live := &Run{ID: NewID(), Workload: "checkpoint", Owner: "b", LeaseUntil: now.Add(time.Hour)}
-	mine := &Run{ID: NewID(), Workload: "recovery", Owner: "c", LeaseUntil: now.Add(time.Hour)}
-	for _, r := range []*Run{expired, live, mine} {
+	expired := &store.Run{ID: store.NewID(), Workload: "checkpoint", Owner: "a", LeaseUntil: now.Add(-time.Second)}
+	live := &store.Run{ID: store.NewID(), Workload: "checkpoint", Owner: "b", LeaseUntil: now.Add(time.Hour)}
+	mine := &store.Run{ID: store.NewID(), Workload: "recovery", Owner: "c", LeaseUntil: now.Add(time.Hour)}
+	for _, r := range []*store.Run{expired, live, mine} {
 		if err := db.CreateRun(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -89,8 +91,8 @@ func testInterruptRuns(t *testing.T, dsn string) {
 func testRunArtifactNeedsARun(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
-	err := db.AddRunArtifact(ctx, NewID(), &RunArtifact{Role: "heap"}, upload("heap.pb.gz", randomBytes(100)))
-	if !errors.Is(err, ErrNotFound) {
+	err := db.AddRunArtifact(ctx, store.NewID(), &store.RunArtifact{Role: "heap"}, upload("heap.pb.gz", randomBytes(100)))
+	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("capture of an unknown run: %v, want ErrNotFound", err)
 	}
 	if got := counts(t, db); got != [3]int{0, 0, 0} {
@@ -102,15 +104,15 @@ func testRunArtifactNeedsARun(t *testing.T, dsn string) {
 func testConcurrentCaptures(t *testing.T, dsn string) {
 	ctx := context.Background()
 	a, b := openStore(t, dsn), openStore(t, dsn)
-	r := &Run{ID: NewID(), Workload: "checkpoint", LeaseUntil: time.Now().Add(time.Minute)}
+	r := &store.Run{ID: store.NewID(), Workload: "checkpoint", LeaseUntil: time.Now().Add(time.Minute)}
 	if err := a.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
 	for i := range 10 {
-		db := []*DB{a, b}[i%2]
+		db := []*store.DB{a, b}[i%2]
 		wg.Go(func() {
-			if err := db.AddRunArtifact(ctx, r.ID, &RunArtifact{Role: "heap", Step: int64(i)}, upload("h", randomBytes(100+i))); err != nil {
+			if err := db.AddRunArtifact(ctx, r.ID, &store.RunArtifact{Role: "heap", Step: int64(i)}, upload("h", randomBytes(100+i))); err != nil {
 				t.Error(err)
 			}
 		})

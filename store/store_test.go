@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"bytes"
@@ -9,8 +9,6 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +17,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/leakui/leakui/internal/pgtest"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/postgres"
+	"github.com/leakui/leakui/store/sqlite"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -72,10 +73,19 @@ func TestStore(t *testing.T) {
 	}
 }
 
+// open opens the store at dsn with the driver that serves it, as cmd/leakui
+// does: PostgreSQL for a postgres:// URL, else SQLite in a directory.
+func open(ctx context.Context, dsn string) (*store.DB, error) {
+	if postgres.IsDSN(dsn) {
+		return postgres.Open(ctx, dsn)
+	}
+	return sqlite.Open(ctx, dsn)
+}
+
 // openStore opens dsn and closes it when the test ends.
-func openStore(t *testing.T, dsn string) *DB {
+func openStore(t *testing.T, dsn string) *store.DB {
 	t.Helper()
-	db, err := Open(context.Background(), dsn)
+	db, err := open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +98,9 @@ func openStore(t *testing.T, dsn string) *DB {
 }
 
 // upload makes an Upload of the given bytes.
-func upload(name string, data []byte) Upload {
+func upload(name string, data []byte) store.Upload {
 	sum := sha256.Sum256(data)
-	return Upload{
+	return store.Upload{
 		Name: name, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data)), Kind: "profile",
 		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil },
 	}
@@ -105,7 +115,7 @@ func randomBytes(n int) []byte {
 	return b
 }
 
-func counts(t *testing.T, db *DB) [3]int {
+func counts(t *testing.T, db *store.DB) [3]int {
 	t.Helper()
 	a, c, r, err := db.Counts(context.Background())
 	if err != nil {
@@ -116,9 +126,9 @@ func counts(t *testing.T, db *DB) [3]int {
 
 // checkChunks fails the test unless every artifact's chunks add up to its size,
 // counted by the database itself.
-func checkChunks(t *testing.T, db *DB) {
+func checkChunks(t *testing.T, db *store.DB) {
 	t.Helper()
-	rows, err := db.read.Query(`SELECT a.sha256, a.size, COALESCE(SUM(LENGTH(c.data)), 0), COUNT(c.seq), COALESCE(MAX(c.seq), -1)
+	rows, err := store.ReadPool(db).Query(`SELECT a.sha256, a.size, COALESCE(SUM(LENGTH(c.data)), 0), COUNT(c.seq), COALESCE(MAX(c.seq), -1)
 		FROM artifacts a LEFT JOIN artifact_chunks c ON c.sha256 = a.sha256 GROUP BY a.sha256, a.size`)
 	if err != nil {
 		t.Fatal(err)
@@ -142,17 +152,17 @@ func checkChunks(t *testing.T, db *DB) {
 func testReportRoundTripAndDedupe(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
-	db.chunkSize = 1000 // several chunks per artifact
+	store.SetChunkSize(db, 1000) // several chunks per artifact
 	data := randomBytes(4321)
-	r1 := &Report{Kind: "profile", Params: json.RawMessage(`{"si":"inuse_space"}`), Summary: json.RawMessage(`{"total":5}`)}
-	if err := db.CreateReport(ctx, r1, []Upload{upload("heap.pb.gz", data)}); err != nil {
+	r1 := &store.Report{Kind: "profile", Params: json.RawMessage(`{"si":"inuse_space"}`), Summary: json.RawMessage(`{"total":5}`)}
+	if err := db.CreateReport(ctx, r1, []store.Upload{upload("heap.pb.gz", data)}); err != nil {
 		t.Fatal(err)
 	}
-	if !ValidID(r1.ID) {
+	if !store.ValidID(r1.ID) {
 		t.Fatalf("report id %q is not a valid id", r1.ID)
 	}
-	r2 := &Report{Kind: "profile"}
-	if err := db.CreateReport(ctx, r2, []Upload{upload("again.pb.gz", data)}); err != nil {
+	r2 := &store.Report{Kind: "profile"}
+	if err := db.CreateReport(ctx, r2, []store.Upload{upload("again.pb.gz", data)}); err != nil {
 		t.Fatal(err)
 	}
 	if r1.ID == r2.ID {
@@ -189,13 +199,13 @@ func testReportRoundTripAndDedupe(t *testing.T, dsn string) {
 
 func testReopenKeepsReports(t *testing.T, dsn string) {
 	ctx := context.Background()
-	db, err := Open(ctx, dsn)
+	db, err := open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Report{Kind: "profile"}
+	r := &store.Report{Kind: "profile"}
 	data := randomBytes(3<<20 + 5) // four chunks of the default size
-	if err := db.CreateReport(ctx, r, []Upload{upload("a", data)}); err != nil {
+	if err := db.CreateReport(ctx, r, []store.Upload{upload("a", data)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
@@ -213,28 +223,8 @@ func testReopenKeepsReports(t *testing.T, dsn string) {
 		t.Errorf("artifacts, chunks, reports = %v", got)
 	}
 	var versions int
-	if err := db.read.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&versions); err != nil || versions != 2 {
+	if err := store.ReadPool(db).QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&versions); err != nil || versions != 2 {
 		t.Errorf("%d migrations recorded (%v), want 2", versions, err)
-	}
-}
-
-// The SQLite store is a WAL file with foreign keys on, in the data directory.
-func TestSQLiteSettings(t *testing.T) {
-	dir := t.TempDir()
-	db := openStore(t, dir)
-	var mode string
-	if err := db.read.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
-		t.Errorf("journal_mode = %q (%v), want wal", mode, err)
-	}
-	var fk int
-	if err := db.write.QueryRow(`PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
-		t.Errorf("foreign_keys = %d (%v), want 1", fk, err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, SQLiteFile)); err != nil {
-		t.Error(err)
-	}
-	if db.Backend() != "sqlite" {
-		t.Errorf("backend %q", db.Backend())
 	}
 }
 
@@ -253,7 +243,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 func testFailedWriteLeavesNothing(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
-	db.chunkSize = 100
+	store.SetChunkSize(db, 100)
 	good := upload("good", randomBytes(1000))
 	badHash := upload("bad-hash", randomBytes(500))
 	badHash.SHA256 = good.SHA256[:63] + "0"
@@ -264,16 +254,16 @@ func testFailedWriteLeavesNothing(t *testing.T, dsn string) {
 	broken.Open = func() (io.ReadCloser, error) { return io.NopCloser(&failingReader{left: 450}), nil }
 	for _, tc := range []struct {
 		name    string
-		uploads []Upload
+		uploads []store.Upload
 		want    error
 	}{
-		{"hash mismatch after a good artifact", []Upload{good, badHash}, ErrIntegrity},
-		{"reader fails mid-artifact", []Upload{good, broken}, nil},
-		{"no sha256", []Upload{{Name: "x", Kind: "profile", Open: good.Open}}, ErrInvalid},
-		{"no kind", []Upload{good, {Name: "x", SHA256: badHash.SHA256, Open: good.Open}}, ErrInvalid},
-		{"refers to a missing artifact", []Upload{good, {Name: "gone", SHA256: strings.Repeat("ab", 32)}}, ErrNotFound},
+		{"hash mismatch after a good artifact", []store.Upload{good, badHash}, store.ErrIntegrity},
+		{"reader fails mid-artifact", []store.Upload{good, broken}, nil},
+		{"no sha256", []store.Upload{{Name: "x", Kind: "profile", Open: good.Open}}, store.ErrInvalid},
+		{"no kind", []store.Upload{good, {Name: "x", SHA256: badHash.SHA256, Open: good.Open}}, store.ErrInvalid},
+		{"refers to a missing artifact", []store.Upload{good, {Name: "gone", SHA256: strings.Repeat("ab", 32)}}, store.ErrNotFound},
 	} {
-		err := db.CreateReport(ctx, &Report{Kind: "profile"}, tc.uploads)
+		err := db.CreateReport(ctx, &store.Report{Kind: "profile"}, tc.uploads)
 		if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
 			t.Errorf("%s: err %v, want %v", tc.name, err, tc.want)
 		}
@@ -281,8 +271,8 @@ func testFailedWriteLeavesNothing(t *testing.T, dsn string) {
 			t.Errorf("%s: left artifacts, chunks, reports = %v", tc.name, got)
 		}
 	}
-	for _, r := range []*Report{{}, {Kind: "profile", Params: json.RawMessage(`{"a":`)}} {
-		if err := db.CreateReport(ctx, r, []Upload{good}); !errors.Is(err, ErrInvalid) {
+	for _, r := range []*store.Report{{}, {Kind: "profile", Params: json.RawMessage(`{"a":`)}} {
+		if err := db.CreateReport(ctx, r, []store.Upload{good}); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("report %+v: %v, want ErrInvalid", r, err)
 		}
 	}
@@ -291,22 +281,22 @@ func testFailedWriteLeavesNothing(t *testing.T, dsn string) {
 func testNotFound(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
-	for _, id := range []string{"", "short", "../../etc/passwd", "x' OR '1'='1", NewID()} {
-		if _, err := db.Report(ctx, id); !errors.Is(err, ErrNotFound) {
+	for _, id := range []string{"", "short", "../../etc/passwd", "x' OR '1'='1", store.NewID()} {
+		if _, err := db.Report(ctx, id); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Report(%q): %v, want ErrNotFound", id, err)
 		}
-		if _, err := db.Run(ctx, id); !errors.Is(err, ErrNotFound) {
+		if _, err := db.Run(ctx, id); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Run(%q): %v, want ErrNotFound", id, err)
 		}
-		if err := db.SetPinned(ctx, id, true); !errors.Is(err, ErrNotFound) {
+		if err := db.SetPinned(ctx, id, true); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("SetPinned(%q): %v, want ErrNotFound", id, err)
 		}
 	}
 	for _, sha := range []string{"00", strings.Repeat("0", 64)} {
-		if _, err := db.OpenArtifact(ctx, sha); !errors.Is(err, ErrNotFound) {
+		if _, err := db.OpenArtifact(ctx, sha); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("OpenArtifact(%q): %v", sha, err)
 		}
-		if _, err := db.DeleteArtifact(ctx, sha); !errors.Is(err, ErrNotFound) {
+		if _, err := db.DeleteArtifact(ctx, sha); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("DeleteArtifact(%q): %v", sha, err)
 		}
 	}
@@ -315,8 +305,8 @@ func testNotFound(t *testing.T, dsn string) {
 func TestNewIDIsRandomAndValid(t *testing.T) {
 	seen := map[string]bool{}
 	for range 1000 {
-		id := NewID()
-		if !ValidID(id) || seen[id] {
+		id := store.NewID()
+		if !store.ValidID(id) || seen[id] {
 			t.Fatalf("id %q invalid or repeated", id)
 		}
 		seen[id] = true
@@ -327,11 +317,11 @@ func testDeleteArtifactAndRetention(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
 	a, b := upload("a", randomBytes(100)), upload("b", randomBytes(200))
-	r1, r2, r3 := &Report{Kind: "profile"}, &Report{Kind: "diff"}, &Report{Kind: "profile", Pinned: true}
+	r1, r2, r3 := &store.Report{Kind: "profile"}, &store.Report{Kind: "diff"}, &store.Report{Kind: "profile", Pinned: true}
 	for _, tc := range []struct {
-		r  *Report
-		up []Upload
-	}{{r1, []Upload{a}}, {r2, []Upload{a, b}}, {r3, []Upload{b}}} {
+		r  *store.Report
+		up []store.Upload
+	}{{r1, []store.Upload{a}}, {r2, []store.Upload{a, b}}, {r3, []store.Upload{b}}} {
 		if err := db.CreateReport(ctx, tc.r, tc.up); err != nil {
 			t.Fatal(err)
 		}
@@ -346,11 +336,11 @@ func testDeleteArtifactAndRetention(t *testing.T, dsn string) {
 	if _, err := db.Report(ctx, r3.ID); err != nil {
 		t.Errorf("a report that did not use the artifact went: %v", err)
 	}
-	if _, err := db.DeleteArtifact(ctx, a.SHA256); !errors.Is(err, ErrNotFound) {
+	if _, err := db.DeleteArtifact(ctx, a.SHA256); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("deleting twice: %v", err)
 	}
-	r4 := &Report{Kind: "profile"}
-	if err := db.CreateReport(ctx, r4, []Upload{upload("c", randomBytes(300))}); err != nil {
+	r4 := &store.Report{Kind: "profile"}
+	if err := db.CreateReport(ctx, r4, []store.Upload{upload("c", randomBytes(300))}); err != nil {
 		t.Fatal(err)
 	}
 	reports, artifacts, err := db.ExpireReports(ctx, time.Now().Add(time.Hour))
@@ -376,10 +366,11 @@ func testDeleteArtifactAndRetention(t *testing.T, dsn string) {
 func testArtifactStreamsChunkByChunk(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
-	db.chunkSize = 1 << 10
+	const chunk = 1 << 10
+	store.SetChunkSize(db, chunk)
 	data := randomBytes(10<<10 + 7) // 11 chunks
 	up := upload("big", data)
-	if err := db.CreateReport(ctx, &Report{Kind: "profile"}, []Upload{up}); err != nil {
+	if err := db.CreateReport(ctx, &store.Report{Kind: "profile"}, []store.Upload{up}); err != nil {
 		t.Fatal(err)
 	}
 	rc, err := db.OpenArtifact(ctx, up.SHA256)
@@ -387,15 +378,14 @@ func testArtifactStreamsChunkByChunk(t *testing.T, dsn string) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	cr := rc.(*chunkReader)
 	var got bytes.Buffer
 	buf := make([]byte, 700)
 	for i := 0; ; i++ {
 		n, err := rc.Read(buf)
 		got.Write(buf[:n])
 		// The reader never fetched more than the chunk that holds what it returned.
-		if want := (got.Len() + db.chunkSize - 1) / db.chunkSize; cr.seq != want {
-			t.Fatalf("after %d bytes the reader has fetched %d chunks, want %d", got.Len(), cr.seq, want)
+		if want := (got.Len() + chunk - 1) / chunk; store.ChunksFetched(rc) != want {
+			t.Fatalf("after %d bytes the reader has fetched %d chunks, want %d", got.Len(), store.ChunksFetched(rc), want)
 		}
 		if err == io.EOF {
 			break
@@ -414,9 +404,9 @@ func testArtifactStreamsChunkByChunk(t *testing.T, dsn string) {
 func testDeletedWhileReadingIsAnError(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
-	db.chunkSize = 1 << 10
+	store.SetChunkSize(db, 1<<10)
 	up := upload("big", randomBytes(4<<10))
-	if err := db.CreateReport(ctx, &Report{Kind: "profile"}, []Upload{up}); err != nil {
+	if err := db.CreateReport(ctx, &store.Report{Kind: "profile"}, []store.Upload{up}); err != nil {
 		t.Fatal(err)
 	}
 	rc, err := db.OpenArtifact(ctx, up.SHA256)
@@ -444,8 +434,8 @@ func testTextIsStoredAlike(t *testing.T, dsn string) {
 	db := openStore(t, dsn)
 	up := upload("heap\x00.pb\xff.gz", randomBytes(10))
 	up.Label = "label\x00\xfe"
-	r := &Report{Kind: "profile", Summary: json.RawMessage("{\"name\":\"a\xffb\"}")}
-	if err := db.CreateReport(ctx, r, []Upload{up}); err != nil {
+	r := &store.Report{Kind: "profile", Summary: json.RawMessage("{\"name\":\"a\xffb\"}")}
+	if err := db.CreateReport(ctx, r, []store.Upload{up}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.Report(ctx, r.ID)
@@ -455,7 +445,7 @@ func testTextIsStoredAlike(t *testing.T, dsn string) {
 	if a := got.Artifacts[0]; a.Name != "heap.pb\uFFFD.gz" || a.Label != "label\uFFFD" || string(got.Summary) != "{\"name\":\"a\uFFFDb\"}" {
 		t.Errorf("read back name %q label %q summary %s", a.Name, a.Label, got.Summary)
 	}
-	run := &Run{ID: NewID(), Workload: "checkpoint", LeaseUntil: time.Now().Add(time.Minute)}
+	run := &store.Run{ID: store.NewID(), Workload: "checkpoint", LeaseUntil: time.Now().Add(time.Minute)}
 	if err := db.CreateRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -472,11 +462,11 @@ func testTextIsStoredAlike(t *testing.T, dsn string) {
 func testConcurrentOpensMigrateOnce(t *testing.T, dsn string) {
 	ctx := context.Background()
 	const replicas = 4
-	dbs := make([]*DB, replicas)
+	dbs := make([]*store.DB, replicas)
 	errs := make([]error, replicas)
 	var wg sync.WaitGroup
 	for i := range replicas {
-		wg.Go(func() { dbs[i], errs[i] = Open(ctx, dsn) })
+		wg.Go(func() { dbs[i], errs[i] = open(ctx, dsn) })
 	}
 	wg.Wait()
 	for i, db := range dbs {
@@ -490,15 +480,15 @@ func testConcurrentOpensMigrateOnce(t *testing.T, dsn string) {
 		return
 	}
 	var n, distinct int
-	if err := dbs[0].read.QueryRow(`SELECT COUNT(*), COUNT(DISTINCT version) FROM schema_migrations`).Scan(&n, &distinct); err != nil {
+	if err := store.ReadPool(dbs[0]).QueryRow(`SELECT COUNT(*), COUNT(DISTINCT version) FROM schema_migrations`).Scan(&n, &distinct); err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 || distinct != 2 {
 		t.Errorf("schema_migrations holds %d rows of %d versions, want 2 of 2", n, distinct)
 	}
 	// Every replica sees what another wrote.
-	r := &Report{Kind: "profile"}
-	if err := dbs[1].CreateReport(ctx, r, []Upload{upload("x", randomBytes(50))}); err != nil {
+	r := &store.Report{Kind: "profile"}
+	if err := dbs[1].CreateReport(ctx, r, []store.Upload{upload("x", randomBytes(50))}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := dbs[3].Report(ctx, r.ID); err != nil {
@@ -511,14 +501,17 @@ func testConcurrentOpensMigrateOnce(t *testing.T, dsn string) {
 func testConcurrentUploadsOfTheSameBytes(t *testing.T, dsn string) {
 	ctx := context.Background()
 	a, b := openStore(t, dsn), openStore(t, dsn)
-	a.chunkSize, b.chunkSize = 1<<10, 1<<10
+	store.SetChunkSize(a, 1<<10)
+	store.SetChunkSize(b, 1<<10)
 	data := randomBytes(8<<10 + 1)
 	const each = 6
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*each)
-	for _, db := range []*DB{a, b} {
+	for _, db := range []*store.DB{a, b} {
 		for range each {
-			wg.Go(func() { errs <- db.CreateReport(ctx, &Report{Kind: "profile"}, []Upload{upload("same", data)}) })
+			wg.Go(func() {
+				errs <- db.CreateReport(ctx, &store.Report{Kind: "profile"}, []store.Upload{upload("same", data)})
+			})
 		}
 	}
 	wg.Wait()
@@ -540,15 +533,15 @@ func testConcurrentUploadsOfTheSameBytes(t *testing.T, dsn string) {
 func testRetentionRacingUploads(t *testing.T, dsn string) {
 	ctx := context.Background()
 	up, expire := openStore(t, dsn), openStore(t, dsn)
-	up.chunkSize = 1 << 10
+	store.SetChunkSize(up, 1<<10)
 	data := randomBytes(3 << 10)
 	var wg sync.WaitGroup
 	var created []string
 	var mu sync.Mutex
 	wg.Go(func() {
 		for range 60 {
-			r := &Report{Kind: "profile"}
-			if err := up.CreateReport(ctx, r, []Upload{upload("same", data)}); err == nil {
+			r := &store.Report{Kind: "profile"}
+			if err := up.CreateReport(ctx, r, []store.Upload{upload("same", data)}); err == nil {
 				mu.Lock()
 				created = append(created, r.ID)
 				mu.Unlock()
@@ -567,7 +560,7 @@ func testRetentionRacingUploads(t *testing.T, dsn string) {
 	}
 	for _, id := range created {
 		r, err := up.Report(ctx, id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			continue // expired
 		}
 		if err != nil || len(r.Artifacts) != 1 {

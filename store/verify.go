@@ -37,13 +37,6 @@ const maxMissing = 5
 // inputs. It returns one TableCheck per table; an error only when a database
 // cannot be read. progress, when not nil, is called after every item.
 func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]TableCheck, error) {
-	if progress == nil {
-		progress = func(CopyProgress) {}
-	}
-	totals, err := src.census(ctx)
-	if err != nil {
-		return nil, err
-	}
 	checks := map[string]*TableCheck{}
 	tables := []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts"}
 	for _, t := range tables {
@@ -54,68 +47,63 @@ func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]T
 			c.Missing = append(c.Missing, key)
 		}
 	}
-	p := CopyProgress{Stage: "artifacts", Total: totals.artifacts, TotalBytes: totals.bytes}
-	err = src.eachKey(ctx, "artifacts", "sha256", func(sha string) error {
-		a, err := src.Artifact(ctx, sha)
-		if err != nil {
-			return err
-		}
-		c := checks["artifacts"]
-		c.Source++
-		c.SourceBytes += a.Size
-		srcChunks, err := src.chunkCount(ctx, sha)
-		if err != nil {
-			return err
-		}
-		dstChunks, err := dst.chunkCount(ctx, sha)
-		if err != nil {
-			return err
-		}
-		cc := checks["artifact_chunks"]
-		cc.Source += srcChunks
-		if srcChunks == dstChunks {
-			cc.Matched += srcChunks
-		} else {
-			miss(cc, sha)
-		}
-		same, err := sameArtifact(ctx, dst, a)
-		if err != nil {
-			return err
-		}
-		if same {
-			c.Matched++
-			c.MatchedBytes += a.Size
-		} else {
-			miss(c, sha)
-		}
-		p.Done++
-		p.Bytes += a.Size
-		progress(p)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	p.Stage, p.Done, p.Total = "runs", 0, totals.runs
-	err = src.eachKey(ctx, "runs", "id", func(id string) error {
-		sr, err := src.Run(ctx, id)
-		if err != nil {
-			return err
-		}
-		sa, err := src.RunArtifacts(ctx, id)
-		if err != nil {
-			return err
-		}
-		c, ca := checks["runs"], checks["run_artifacts"]
-		c.Source++
-		ca.Source += int64(len(sa))
-		dr, err := dst.Run(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			miss(c, id)
-			miss(ca, id)
-		} else if err != nil {
-			return err
-		} else {
+	err := walk(ctx, src, progress, visitors{
+		"artifacts": func(sha string) (int64, error) {
+			a, err := src.Artifact(ctx, sha)
+			if err != nil {
+				return 0, err
+			}
+			c := checks["artifacts"]
+			c.Source++
+			c.SourceBytes += a.Size
+			srcChunks, err := src.chunkCount(ctx, sha)
+			if err != nil {
+				return 0, err
+			}
+			dstChunks, err := dst.chunkCount(ctx, sha)
+			if err != nil {
+				return 0, err
+			}
+			cc := checks["artifact_chunks"]
+			cc.Source += srcChunks
+			if srcChunks == dstChunks {
+				cc.Matched += srcChunks
+			} else {
+				miss(cc, sha)
+			}
+			same, err := sameArtifact(ctx, dst, a)
+			if err != nil {
+				return 0, err
+			}
+			if same {
+				c.Matched++
+				c.MatchedBytes += a.Size
+			} else {
+				miss(c, sha)
+			}
+			return a.Size, nil
+		},
+		"runs": func(id string) (int64, error) {
+			sr, err := src.Run(ctx, id)
+			if err != nil {
+				return 0, err
+			}
+			sa, err := src.RunArtifacts(ctx, id)
+			if err != nil {
+				return 0, err
+			}
+			c, ca := checks["runs"], checks["run_artifacts"]
+			c.Source++
+			ca.Source += int64(len(sa))
+			dr, err := dst.Run(ctx, id)
+			if errors.Is(err, ErrNotFound) {
+				miss(c, id)
+				miss(ca, id)
+				return 0, nil
+			}
+			if err != nil {
+				return 0, err
+			}
 			if sameRun(sr, dr) {
 				c.Matched++
 			} else {
@@ -123,37 +111,32 @@ func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]T
 			}
 			da, err := dst.RunArtifacts(ctx, id)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			if slices.EqualFunc(sa, da, sameRunArtifact) {
 				ca.Matched += int64(len(sa))
 			} else {
 				miss(ca, id)
 			}
-		}
-		p.Done++
-		progress(p)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	p.Stage, p.Done, p.Total = "reports", 0, totals.reports
-	err = src.eachKey(ctx, "reports", "id", func(id string) error {
-		sr, err := src.Report(ctx, id)
-		if err != nil {
-			return err
-		}
-		c, ca := checks["reports"], checks["report_artifacts"]
-		c.Source++
-		ca.Source += int64(len(sr.Artifacts))
-		dr, err := dst.Report(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			miss(c, id)
-			miss(ca, id)
-		} else if err != nil {
-			return err
-		} else {
+			return 0, nil
+		},
+		"reports": func(id string) (int64, error) {
+			sr, err := src.Report(ctx, id)
+			if err != nil {
+				return 0, err
+			}
+			c, ca := checks["reports"], checks["report_artifacts"]
+			c.Source++
+			ca.Source += int64(len(sr.Artifacts))
+			dr, err := dst.Report(ctx, id)
+			if errors.Is(err, ErrNotFound) {
+				miss(c, id)
+				miss(ca, id)
+				return 0, nil
+			}
+			if err != nil {
+				return 0, err
+			}
 			if sameReport(sr, dr) {
 				c.Matched++
 			} else {
@@ -164,10 +147,8 @@ func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]T
 			} else {
 				miss(ca, id)
 			}
-		}
-		p.Done++
-		progress(p)
-		return nil
+			return 0, nil
+		},
 	})
 	if err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: acceptedKinds,
+	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: s.kinds.accepted,
 		SignIn: !listing, Auth: s.cfg.Token != "", Log: logUploadForm()}
 	if d.Lab, err = s.labBlock(r, listing); err != nil {
 		return err
@@ -33,15 +33,15 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 		if len(rep.Artifacts) > 0 {
 			item.Title = rep.Artifacts[0].Name
 		}
-		item.Summary = summaryLine(rep.Kind, rep.Summary)
+		item.Summary = s.summaryLine(rep.Kind, rep.Summary)
 		d.Recent = append(d.Recent, item)
 	}
 	return s.render(w, r, http.StatusOK, view.Page{Title: "dashboard", Nav: "upload"}, view.DashboardPage(d))
 }
 
 // summaryLine renders a stored summary as one line for listings.
-func summaryLine(kind string, raw json.RawMessage) string {
-	if k, ok := reportKinds[kind]; ok && k.summary != nil {
+func (s *Server) summaryLine(kind string, raw json.RawMessage) string {
+	if k, ok := s.kinds.reports[kind]; ok && k.summary != nil {
 		return k.summary(raw)
 	}
 	return ""

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
 )
 
@@ -17,20 +16,6 @@ const (
 	// every dump one click away.
 	kindGoroutinesDiff = "goroutines-diff"
 )
-
-func init() {
-	for _, k := range []string{kindGoroutines, kindGoroutinesDiff} {
-		reportKinds[k] = reportKind{
-			show:     (*Server).showGoroutines,
-			json:     (*Server).goroutinesJSON,
-			markdown: (*Server).goroutinesMarkdown,
-			summary:  goroutineSummaryLine,
-		}
-	}
-	planners[analyze.KindGoroutines] = (*Server).planGoroutines
-	acceptedKinds = append(acceptedKinds,
-		"Go goroutine dumps: /debug/pprof/goroutine?debug=1 and debug=2, panic and fatal error output, SIGQUIT dumps, runtime.Stack(buf, true); two or more dumps show what is new or grew")
-}
 
 // goroutineSummary is stored with a goroutine report: what the dashboard's list
 // line needs, of the last dump (the target of a comparison).

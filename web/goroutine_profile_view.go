@@ -13,15 +13,6 @@ import (
 // viewGoroutines is the goroutine groups view of a goroutine profile report.
 const viewGoroutines = "goroutines"
 
-func init() {
-	profileViews[viewGoroutines] = profileView{
-		label:   "goroutine groups",
-		applies: func(ps *profileSet) bool { return ps.shown().IsGoroutineProfile() },
-		page:    (*Server).goroutineProfilePage,
-		json:    (*Server).goroutineProfileJSON,
-	}
-}
-
 // goroutineProfileReport groups the goroutine profile a profile report shows, or,
 // in a diff or a series, compares its base (the first) with its target (the last);
 // the profile's focus and ignore filters keep and drop whole groups.

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/analyze/goroutines"
-	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/sqlite"
 )
 
 // benchDump50k is the 50,000-goroutine dump of bench/goroutines-vs-pp.sh (bench/gendump) when
@@ -48,7 +48,7 @@ func synthDump(n, stacks int) []byte {
 // benchServer is a server on a real SQLite store with one uploaded report.
 func benchServer(b *testing.B, files ...file) (*Server, uploadResponse) {
 	b.Helper()
-	db, err := store.OpenSQLite(context.Background(), b.TempDir())
+	db, err := sqlite.Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func BenchmarkGoroutineDiffPage50k(b *testing.B) {
 // grouping for the summary and storing.
 func BenchmarkGoroutineUpload50k(b *testing.B) {
 	data := benchDump50k(b)
-	db, err := store.OpenSQLite(context.Background(), b.TempDir())
+	db, err := sqlite.Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

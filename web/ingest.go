@@ -55,9 +55,9 @@ type reportPlan struct {
 func (s *Server) plan(ctx context.Context, form *uploadForm) (*reportPlan, error) {
 	kind := form.files[0].det.Kind
 	for _, f := range form.files {
-		if _, ok := planners[f.det.Kind]; !ok {
+		if _, ok := s.kinds.planners[f.det.Kind]; !ok {
 			return nil, fmt.Errorf("%w: %s: detected %s; leakui accepts %s", analyze.ErrUnsupportedKind,
-				f.name, f.det, strings.Join(acceptedKinds, "; "))
+				f.name, f.det, strings.Join(s.kinds.accepted, "; "))
 		}
 		if f.det.Kind != kind {
 			return nil, fmt.Errorf("%w: %s is a %s but %s is a %s; upload files of one kind together",
@@ -65,7 +65,7 @@ func (s *Server) plan(ctx context.Context, form *uploadForm) (*reportPlan, error
 		}
 	}
 	form.ctx = ctx
-	return planners[kind](s, form)
+	return s.kinds.planners[kind](s, form)
 }
 
 // planProfiles makes a profile report of one file, a diff of two, a series of more.

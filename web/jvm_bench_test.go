@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/internal/jvmtext"
-	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/sqlite"
 )
 
 // jvmBenchServer is a real server on a real SQLite store, called in process.
 func jvmBenchServer(tb testing.TB) *Server {
 	tb.Helper()
-	db, err := store.OpenSQLite(context.Background(), tb.TempDir())
+	db, err := sqlite.Open(context.Background(), tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
-	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/sqlite"
 )
 
 // benchLogSize is the size of the benchmark's container log.
@@ -110,7 +110,7 @@ func benchUploadFile(tb testing.TB, srv *Server, path string, fields map[string]
 func BenchmarkLogReport200MB(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "container.log")
 	writeBenchLog(b, path, benchLogSize)
-	db, err := store.OpenSQLite(context.Background(), b.TempDir())
+	db, err := sqlite.Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,17 +18,6 @@ const kindLog = "log"
 // Logs plug into the upload path and the report pages from here. (The file's
 // name sorts after kinds.go and kinds_jvm.go, so the upload page lists logs
 // last.)
-func init() {
-	reportKinds[kindLog] = reportKind{
-		show:     (*Server).showLog,
-		json:     (*Server).logJSONOf,
-		markdown: (*Server).logMarkdown,
-		summary:  logSummaryLine,
-	}
-	planners[analyze.KindLog] = (*Server).planLogs
-	acceptedKinds = append(acceptedKinds,
-		"Logs: any text log, plain, gzip or zstd, counted like grep -c: patterns (literal or RE2), start/close pairs with the keys never closed, counts over time, and presets for SAMZA-2785, Kafka consumer groups and KAFKA-3933")
-}
 
 // planLogs makes one log report over every uploaded log. The count
 // parameters come from the upload's form fields (the same names as the

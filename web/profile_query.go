@@ -58,7 +58,7 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 	case viewFlame:
 		q.view = viewFlame
 	default:
-		if _, ok := profileViews[view]; !ok { // registered in profile_views.go
+		if _, ok := lookupProfileView(view); !ok {
 			return q, errorf(http.StatusBadRequest, "view must be top, flame or %s, not %q", extraViewNames(), view)
 		}
 		q.view = view

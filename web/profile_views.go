@@ -4,16 +4,16 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 
 	"github.com/leakui/leakui/web/view"
 )
 
 // profileView is a view of a profile report beyond the top table and the flame
-// graph, offered next to them when it applies to the report's profiles. Each
-// registers itself in profileViews from the file that implements it.
+// graph, offered next to them when it applies to the report's profiles.
 type profileView struct {
+	// key is the value of the view parameter that selects it.
+	key string
 	// label names the view in the view switcher.
 	label string
 	// applies reports whether the view can show these profiles.
@@ -24,22 +24,38 @@ type profileView struct {
 	json func(s *Server, ctx context.Context, ps *profileSet, doc *reportJSON) error
 }
 
-// profileViews maps the value of the view parameter to the extra view.
-var profileViews = map[string]profileView{}
+// profileViews lists the extra views in the order the view switcher shows them.
+// It is a function because the views' functions reach back to it.
+func profileViews() []profileView {
+	return []profileView{
+		{
+			key:     viewGoroutines,
+			label:   "goroutine groups",
+			applies: func(ps *profileSet) bool { return ps.shown().IsGoroutineProfile() },
+			page:    (*Server).goroutineProfilePage,
+			json:    (*Server).goroutineProfileJSON,
+		},
+	}
+}
 
-// extraViewLinks lists the extra views that apply to the profiles, by key.
-func (ps *profileSet) extraViewLinks(path string) []view.Link {
-	keys := make([]string, 0, len(profileViews))
-	for k, pv := range profileViews {
-		if pv.applies(ps) {
-			keys = append(keys, k)
+// lookupProfileView returns the extra view whose key is key.
+func lookupProfileView(key string) (profileView, bool) {
+	for _, pv := range profileViews() {
+		if pv.key == key {
+			return pv, true
 		}
 	}
-	sort.Strings(keys)
-	links := make([]view.Link, len(keys))
-	for i, k := range keys {
-		links[i] = view.Link{Label: profileViews[k].label, Current: ps.q.view == k,
-			URL: ps.q.url(path, func(v url.Values) { v.Set("view", k) })}
+	return profileView{}, false
+}
+
+// extraViewLinks lists the extra views that apply to the profiles.
+func (ps *profileSet) extraViewLinks(path string) []view.Link {
+	var links []view.Link
+	for _, pv := range profileViews() {
+		if pv.applies(ps) {
+			links = append(links, view.Link{Label: pv.label, Current: ps.q.view == pv.key,
+				URL: ps.q.url(path, func(v url.Values) { v.Set("view", pv.key) })})
+		}
 	}
 	return links
 }
@@ -47,7 +63,7 @@ func (ps *profileSet) extraViewLinks(path string) []view.Link {
 // extraView returns the extra view the query selects, if any; one that does not
 // apply to the profiles is a 400.
 func (ps *profileSet) extraView() (profileView, bool, error) {
-	pv, ok := profileViews[ps.q.view]
+	pv, ok := lookupProfileView(ps.q.view)
 	if !ok {
 		return pv, false, nil
 	}
@@ -59,10 +75,9 @@ func (ps *profileSet) extraView() (profileView, bool, error) {
 
 // extraViewNames lists the extra views' keys for an error message.
 func extraViewNames() string {
-	keys := make([]string, 0, len(profileViews))
-	for k := range profileViews {
-		keys = append(keys, k)
+	var keys []string
+	for _, pv := range profileViews() {
+		keys = append(keys, pv.key)
 	}
-	sort.Strings(keys)
 	return strings.Join(keys, ", ")
 }

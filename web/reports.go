@@ -43,7 +43,7 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 		_, err = w.Write(md)
 		return err
 	}
-	kind, ok := reportKinds[rep.Kind]
+	kind, ok := rs.s.kinds.reports[rep.Kind]
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
@@ -65,7 +65,7 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 		doc.Artifacts = append(doc.Artifacts, uploadedArtifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
 			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: "/a/" + a.SHA256})
 	}
-	kind, ok := reportKinds[rep.Kind]
+	kind, ok := s.kinds.reports[rep.Kind]
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
@@ -77,7 +77,7 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 
 // markdown renders a report's Markdown summary for a ticket.
 func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
-	kind, ok := reportKinds[rep.Kind]
+	kind, ok := s.kinds.reports[rep.Kind]
 	if !ok {
 		return nil, fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}

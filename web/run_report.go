@@ -14,21 +14,6 @@ import (
 // kindRun is the report a lab run makes when it ends.
 const kindRun = "run"
 
-func init() {
-	reportKinds[kindRun] = reportKind{
-		show:     (*Server).showRunReport,
-		json:     (*Server).runReportJSON,
-		markdown: (*Server).runReportMarkdown,
-		summary: func(raw json.RawMessage) string {
-			var s runSummary
-			if json.Unmarshal(raw, &s) != nil {
-				return ""
-			}
-			return fmt.Sprintf("%s: %s", s.Title, verdictWord(s.Verdict, s.Status))
-		},
-	}
-}
-
 func verdictWord(verdict, status string) string {
 	switch verdict {
 	case lab.VerdictLeak:
@@ -144,4 +129,20 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 		}
 	}
 	return nil
+}
+
+// runReportKind is how a lab run's report is shown.
+func runReportKind() reportKind {
+	return reportKind{
+		show:     (*Server).showRunReport,
+		json:     (*Server).runReportJSON,
+		markdown: (*Server).runReportMarkdown,
+		summary: func(raw json.RawMessage) string {
+			var s runSummary
+			if json.Unmarshal(raw, &s) != nil {
+				return ""
+			}
+			return fmt.Sprintf("%s: %s", s.Title, verdictWord(s.Verdict, s.Status))
+		},
+	}
 }

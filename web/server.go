@@ -71,7 +71,7 @@ type Config struct {
 	UploadsPerMinute, RunsPerMinute float64
 	UploadBurst, RunBurst           int
 	// MaxAnalyses caps the requests that parse and analyze at once (default 4 per
-	// CPU); more wait up to 30 s in a backlog, then get 503.
+	// CPU); more wait up to 30 s in a backlog of 8 times as many, then get 429.
 	MaxAnalyses int
 	// Retain, when positive, expires unpinned reports older than it.
 	Retain time.Duration
@@ -82,10 +82,20 @@ type Config struct {
 
 // Defaults for Config.
 const (
-	DefaultMaxUpload      = 256 << 20
-	DefaultMaxFiles       = 64
+	// DefaultMaxUpload is the largest upload in bytes.
+	DefaultMaxUpload = 256 << 20
+	// DefaultMaxFiles is the most files one upload may carry.
+	DefaultMaxFiles = 64
+	// DefaultRequestTimeout bounds a request other than an upload.
 	DefaultRequestTimeout = 60 * time.Second
-	DefaultUploadTimeout  = 15 * time.Minute
+	// DefaultUploadTimeout bounds an upload, body included.
+	DefaultUploadTimeout = 15 * time.Minute
+	// DefaultUploadsPerMinute limits each client address's uploads, with a burst
+	// of half as many.
+	DefaultUploadsPerMinute = 60
+	// DefaultRunsPerMinute limits each client address's lab runs, with a burst of
+	// half as many.
+	DefaultRunsPerMinute = 6
 )
 
 // profileCacheBytes bounds what the parsed-profile cache keeps, by the
@@ -101,6 +111,8 @@ type Server struct {
 	profiles *lru[*analyze.Profile]
 	flames   *lru[analyze.FlameGraph]
 	router   chi.Router
+	// kinds are the report and input kinds, built once from inputKinds.
+	kinds *kindRegistry
 
 	lab *lab.Manager // nil when the lab is off
 	// uploadLimit and runLimit are per-client rate limits (nil: none).
@@ -139,10 +151,10 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.UploadsPerMinute == 0 {
-		cfg.UploadsPerMinute, cfg.UploadBurst = 60, 30
+		cfg.UploadsPerMinute, cfg.UploadBurst = DefaultUploadsPerMinute, DefaultUploadsPerMinute/2
 	}
 	if cfg.RunsPerMinute == 0 {
-		cfg.RunsPerMinute, cfg.RunBurst = 6, 3
+		cfg.RunsPerMinute, cfg.RunBurst = DefaultRunsPerMinute, DefaultRunsPerMinute/2
 	}
 	if cfg.MaxAnalyses <= 0 {
 		cfg.MaxAnalyses = 4 * runtime.NumCPU()
@@ -152,7 +164,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*analyze.Profile).MemSize), flames: newLRU[analyze.FlameGraph](16),
-		owner: store.NewID(), closing: make(chan struct{})}
+		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry()}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/testworkload"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/sqlite"
 )
 
 // TestMain doubles as the lab's test workload when LEAKUI_LAB_CHILD is set.
@@ -38,7 +39,7 @@ type testServer struct {
 
 func newTestServer(t *testing.T, cfg Config) *testServer {
 	t.Helper()
-	db, err := store.OpenSQLite(context.Background(), t.TempDir())
+	db, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,13 @@ import (
 
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/sqlite"
 )
 
 // fuzzServer is a real server on a real SQLite store for the fuzz targets, with
 // small limits so that the fuzzer reaches them.
 func fuzzServer(f *testing.F) (*Server, *store.DB, string) {
-	db, err := store.OpenSQLite(context.Background(), f.TempDir())
+	db, err := sqlite.Open(context.Background(), f.TempDir())
 	if err != nil {
 		f.Fatal(err)
 	}

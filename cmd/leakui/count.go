@@ -18,13 +18,6 @@ import (
 	"github.com/leakui/leakui/analyze/logs"
 )
 
-func init() {
-	commands["count"] = command{
-		summary: "count log lines per pattern, start/close pairs and keys never closed (like grep -c)",
-		run:     runCount,
-	}
-}
-
 // countProgressMin is the input size from which a progress bar is drawn.
 const countProgressMin = 64 << 20
 
@@ -75,8 +68,8 @@ type countFlags struct {
 	maxKeys  int
 }
 
-func runCount(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("count", "LOG... (- reads standard input; gzip and zstd are detected)", io.err)
+func runCount(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("count", "LOG... (- reads standard input; gzip and zstd are detected)", std.err)
 	var cf countFlags
 	var key string
 	bucket := bucketFlag{}
@@ -113,12 +106,12 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(io.err, "leakui count: no LOG given (use - for standard input)")
+		fmt.Fprintln(std.err, "leakui count: no LOG given (use - for standard input)")
 		fs.Usage()
 		return errUsage
 	}
 	if cf.csvFile == "-" && cf.jsonOut {
-		fmt.Fprintln(io.err, "leakui count: -csv - and -json would both write to standard output; give -csv a file")
+		fmt.Fprintln(std.err, "leakui count: -csv - and -json would both write to standard output; give -csv a file")
 		return errUsage
 	}
 	cf.opts.Key = key
@@ -131,12 +124,12 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 	// Counting needs little memory; a soft limit makes the garbage collector
 	// keep it so even when key tables churn (restored for in-process callers).
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(countMemoryLimit))
-	inputs, closeAll, err := openCountInputs(fs.Args(), io)
+	inputs, closeAll, err := openCountInputs(fs.Args(), std)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	bar := newCountProgress(io.err, cf.progress, inputs)
+	bar := newCountProgress(std.err, cf.progress, inputs)
 	if bar != nil {
 		cf.opts.Progress = bar.update
 	}
@@ -148,18 +141,18 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 	if cf.csvFile != "" {
-		if err := writeCountCSV(cf.csvFile, rep, io.out); err != nil {
+		if err := writeCountCSV(cf.csvFile, rep, std.out); err != nil {
 			return err
 		}
 	}
 	if cf.jsonOut {
-		enc := json.NewEncoder(io.out)
+		enc := json.NewEncoder(std.out)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(rep); err != nil {
 			return err
 		}
 	} else if cf.csvFile != "-" {
-		if err := rep.WriteText(io.out); err != nil {
+		if err := rep.WriteText(std.out); err != nil {
 			return err
 		}
 	}
@@ -174,7 +167,7 @@ func runCount(ctx context.Context, args []string, io stdio) error {
 }
 
 // openCountInputs opens the named logs; "-" is standard input.
-func openCountInputs(names []string, io stdio) ([]logs.Input, func(), error) {
+func openCountInputs(names []string, std stdio) ([]logs.Input, func(), error) {
 	var files []*os.File
 	closeAll := func() {
 		for _, f := range files {
@@ -190,7 +183,7 @@ func openCountInputs(names []string, io stdio) ([]logs.Input, func(), error) {
 				return nil, nil, fmt.Errorf("standard input (-) given twice")
 			}
 			stdin = true
-			inputs = append(inputs, logs.Input{Name: "(stdin)", Reader: io.in})
+			inputs = append(inputs, logs.Input{Name: "(stdin)", Reader: std.in})
 			continue
 		}
 		f, err := os.Open(name)

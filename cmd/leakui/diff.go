@@ -9,13 +9,9 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-func init() {
-	commands["diff"] = command{"compare two profiles, as go tool pprof -top -diff_base does", runDiff}
-}
-
 // runDiff implements `leakui diff [-sample_index NAME] [-n 20] [-json] BASE TARGET`.
-func runDiff(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("diff", "BASE TARGET", io.err)
+func runDiff(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("diff", "BASE TARGET", std.err)
 	sampleIndex := fs.String("sample_index", "", "sample type to compare (name or index; default as pprof chooses)")
 	n := fs.Int("n", 20, "number of rows (0 for all)")
 	asJSON := fs.Bool("json", false, "print one JSON document")
@@ -47,9 +43,9 @@ func runDiff(ctx context.Context, args []string, io stdio) error {
 		d.Rows = d.Rows[:*n]
 	}
 	if *asJSON {
-		return writeJSON(io.out, d)
+		return writeJSON(std.out, d)
 	}
-	return writeDiffText(io.out, d)
+	return writeDiffText(std.out, d)
 }
 
 // writeDiffText prints the diff in pprof's column layout, with each side's flat.

@@ -13,16 +13,12 @@ import (
 	"github.com/leakui/leakui/analyze/goroutines"
 )
 
-func init() {
-	commands["goroutines"] = command{"group a goroutine dump or profile by stack; with BASE, what is new or grew", runGoroutines}
-}
-
 // goroutineIDsShown is how many goroutine ids the text output lists per group.
 const goroutineIDsShown = 10
 
 // runGoroutines is `leakui goroutines [-json] [-n N] DUMP_OR_PROFILE [BASE]`.
-func runGoroutines(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("goroutines", "DUMP_OR_PROFILE [BASE]", io.err)
+func runGoroutines(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("goroutines", "DUMP_OR_PROFILE [BASE]", std.err)
 	asJSON := fs.Bool("json", false, "write one JSON document: {\"total\",\"groups\":[{\"count\",\"state\",\"stack\",…}]}")
 	limit := fs.Int("n", 0, "show only the first `N` groups (0: all)")
 	if err := parseFlags(fs, args); err != nil {
@@ -32,13 +28,13 @@ func runGoroutines(ctx context.Context, args []string, io stdio) error {
 		fs.Usage()
 		return errUsage
 	}
-	target, err := readGoroutineDump(fs.Arg(0), io.in)
+	target, err := readGoroutineDump(fs.Arg(0), std.in)
 	if err != nil {
 		return err
 	}
 	var base *goroutines.Dump
 	if fs.NArg() == 2 {
-		if base, err = readGoroutineDump(fs.Arg(1), io.in); err != nil {
+		if base, err = readGoroutineDump(fs.Arg(1), std.in); err != nil {
 			return err
 		}
 	}
@@ -53,9 +49,9 @@ func runGoroutines(ctx context.Context, args []string, io stdio) error {
 		report.Groups = report.Groups[:*limit]
 	}
 	if *asJSON {
-		return json.NewEncoder(io.out).Encode(report)
+		return json.NewEncoder(std.out).Encode(report)
 	}
-	w := bufio.NewWriterSize(io.out, 64<<10)
+	w := bufio.NewWriterSize(std.out, 64<<10)
 	writeGoroutineReport(w, report, groups, gone)
 	return w.Flush()
 }

@@ -13,10 +13,6 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 )
 
-func init() {
-	commands["histo"] = command{"JVM class histogram (jmap -histo, jcmd GC.class_histogram): classes by bytes, or what grew since BASE", runHisto}
-}
-
 // histoJSON is `leakui histo -json` for one histogram: the analyze type, whose
 // total_instances, total_bytes and classes [{name, instances, bytes}] are the
 // contract, with the classes cut to -n.

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 )
 
@@ -23,13 +22,39 @@ type stdio struct {
 
 // command is one subcommand of leakui.
 type command struct {
+	name    string
 	summary string
-	run     func(ctx context.Context, args []string, io stdio) error
+	run     func(ctx context.Context, args []string, std stdio) error
 }
 
-// commands lists every subcommand by name. Keep the summaries to one line.
-var commands = map[string]command{
-	// "serve" is registered in serve.go.
+// commandList returns every subcommand in the order usage prints them (by name).
+// Keep the summaries to one line. It is a function rather than a variable because
+// the commands' run functions reach back to it (through usage), which a package
+// variable's initializer may not.
+func commandList() []command {
+	return []command{
+		{"count", "count log lines per pattern, start/close pairs and keys never closed (like grep -c)", runCount},
+		{"diff", "compare two profiles, as go tool pprof -top -diff_base does", runDiff},
+		{"goroutines", "group a goroutine dump or profile by stack; with BASE, what is new or grew", runGoroutines},
+		{"histo", "JVM class histogram (jmap -histo, jcmd GC.class_histogram): classes by bytes, or what grew since BASE", runHisto},
+		{"migrate", "copy a store into another (SQLite into PostgreSQL), then check that every row arrived", runMigrate},
+		{"nmt", "JVM native memory (jcmd VM.native_memory summary or summary.diff): categories, growth since BASE; exit 3 on a native leak", runNMT},
+		{"series", "find leak suspects in 3+ snapshots of one program (exit 3 when a leak is suspected)", runSeries},
+		{"serve", "serve the dashboard (the default when no command is given)", runServe},
+		{"threads", "JVM thread dump (jstack, jcmd Thread.print, SIGQUIT): threads grouped by stack and state, or what grew since BASE", runThreads},
+		{"top", "print the top functions of a profile, as go tool pprof -top does", runTop},
+		{"work", "run a leak reproduction (checkpoint: SAMZA-2785, recovery: KAFKA-3933)", runWork},
+	}
+}
+
+// lookupCommand returns the command called name in list.
+func lookupCommand(list []command, name string) (command, bool) {
+	for _, c := range list {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 // exitError asks main to exit with a specific status without printing anything more.
@@ -45,22 +70,22 @@ func main() {
 }
 
 // run dispatches to a subcommand and turns its error into an exit status.
-func run(ctx context.Context, args []string, io stdio) int {
+func run(ctx context.Context, args []string, std stdio) int {
 	name := "serve"
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
-		usage(io.err)
+		usage(std.err)
 		return 0
 	}
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		name, args = args[0], args[1:]
 	}
-	cmd, ok := commands[name]
+	cmd, ok := lookupCommand(commandList(), name)
 	if !ok {
-		fmt.Fprintf(io.err, "leakui: unknown command %q\n\n", name)
-		usage(io.err)
+		fmt.Fprintf(std.err, "leakui: unknown command %q\n\n", name)
+		usage(std.err)
 		return 2
 	}
-	err := cmd.run(ctx, args, io)
+	err := cmd.run(ctx, args, std)
 	var exit exitError
 	switch {
 	case err == nil:
@@ -72,7 +97,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 	case errors.Is(err, errUsage):
 		return 2
 	default:
-		fmt.Fprintf(io.err, "leakui %s: %v\n", name, err)
+		fmt.Fprintf(std.err, "leakui %s: %v\n", name, err)
 		return 1
 	}
 }
@@ -84,13 +109,8 @@ var errUsage = errors.New("usage")
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "leakui: heap and leak forensics for Go (and JVM) services.")
 	fmt.Fprintln(w, "\nUsage: leakui [command] [flags] [args]\n\nCommands:")
-	names := make([]string, 0, len(commands))
-	for name := range commands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fmt.Fprintf(w, "  %-12s %s\n", name, commands[name].summary)
+	for _, c := range commandList() {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'leakui COMMAND -h' for the flags of one command.")
 }

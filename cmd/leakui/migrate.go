@@ -12,17 +12,15 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/postgres"
+	"github.com/leakui/leakui/store/sqlite"
 )
-
-func init() {
-	commands["migrate"] = command{"copy a store into another (SQLite into PostgreSQL), then check that every row arrived", runMigrate}
-}
 
 // runMigrate implements `leakui migrate -from DIR -to postgres://…`: Copy, then
 // Verify, then a table of both on stdout. It exits 1 when the check finds a row of
 // the source that the target lacks or holds differently.
-func runMigrate(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("migrate", "", io.err)
+func runMigrate(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("migrate", "", std.err)
 	from := fs.String("from", "./leakui-data", "the store to copy: a SQLite data directory or a postgres:// URL")
 	to := fs.String("to", "", "the store to copy into: a postgres:// URL (env LEAKUI_DB) or a SQLite data directory")
 	progress := fs.String("progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
@@ -30,44 +28,44 @@ func runMigrate(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(io.err, "leakui migrate: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(std.err, "leakui migrate: unexpected argument %q\n", fs.Arg(0))
 		return errUsage
 	}
 	if *to == "" {
 		*to = os.Getenv("LEAKUI_DB")
 	}
 	if *to == "" {
-		fmt.Fprintln(io.err, "leakui migrate: -to is required (a postgres:// URL)")
+		fmt.Fprintln(std.err, "leakui migrate: -to is required (a postgres:// URL)")
 		return errUsage
 	}
 	if *from == *to {
-		fmt.Fprintln(io.err, "leakui migrate: -from and -to name the same store")
+		fmt.Fprintln(std.err, "leakui migrate: -from and -to name the same store")
 		return errUsage
 	}
 	var bar *progressBar
 	switch *progress {
 	case "always":
-		bar = &progressBar{w: io.err}
+		bar = &progressBar{w: std.err}
 	case "auto":
-		if isTerminal(io.err) {
-			bar = &progressBar{w: io.err}
+		if isTerminal(std.err) {
+			bar = &progressBar{w: std.err}
 		}
 	case "never":
 	default:
-		fmt.Fprintf(io.err, "leakui migrate: -progress must be auto, always or never, not %q\n", *progress)
+		fmt.Fprintf(std.err, "leakui migrate: -progress must be auto, always or never, not %q\n", *progress)
 		return errUsage
 	}
-	if !store.IsPostgresDSN(*from) {
-		if _, err := os.Stat(filepath.Join(*from, store.SQLiteFile)); err != nil {
+	if !postgres.IsDSN(*from) {
+		if _, err := os.Stat(filepath.Join(*from, sqlite.File)); err != nil {
 			return fmt.Errorf("no leakui store in %s: %w", *from, err)
 		}
 	}
-	src, err := store.Open(ctx, *from)
+	src, err := openStore(ctx, *from)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	dst, err := store.Open(ctx, *to)
+	dst, err := openStore(ctx, *to)
 	if err != nil {
 		return err
 	}
@@ -79,7 +77,7 @@ func runMigrate(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "copied %d artifacts (%s), %d runs, %d reports from %s to %s in %s\n",
+	fmt.Fprintf(std.out, "copied %d artifacts (%s), %d runs, %d reports from %s to %s in %s\n",
 		res.Artifacts, analyze.FormatBytes(res.Bytes), res.Runs, res.Reports, src.Location, dst.Location,
 		time.Since(start).Round(time.Millisecond))
 	checks, err := store.Verify(ctx, dst, src, bar.update("check"))
@@ -87,7 +85,7 @@ func runMigrate(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(std.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "table\tsource\tin target\t")
 	failed := 0
 	for _, c := range checks {
@@ -103,10 +101,10 @@ func runMigrate(ctx context.Context, args []string, io stdio) error {
 	}
 	tw.Flush()
 	if failed > 0 {
-		fmt.Fprintf(io.out, "count check FAILED: %d of %d tables differ\n", failed, len(checks))
+		fmt.Fprintf(std.out, "count check FAILED: %d of %d tables differ\n", failed, len(checks))
 		return exitError{1}
 	}
-	fmt.Fprintln(io.out, "count check ok: the target holds every row and byte of the source")
+	fmt.Fprintln(std.out, "count check ok: the target holds every row and byte of the source")
 	return nil
 }
 

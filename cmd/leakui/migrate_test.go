@@ -18,6 +18,7 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/pgtest"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/sqlite"
 )
 
 // fileUpload is an Upload of real bytes.
@@ -35,7 +36,7 @@ func fileUpload(name string, data []byte, kind string) store.Upload {
 func sqliteSource(t *testing.T, dir string) []byte {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.OpenSQLite(ctx, dir)
+	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func testMigrate(t *testing.T, to string) {
 	from := t.TempDir()
 	log := sqliteSource(t, from)
 	// The expected rows, counted with SQL in the source itself.
-	src, err := sql.Open("sqlite", "file:"+from+"/"+store.SQLiteFile+"?mode=ro")
+	src, err := sql.Open("sqlite", "file:"+from+"/"+sqlite.File+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func testMigrate(t *testing.T, to string) {
 	}
 
 	// The target serves the same bytes.
-	dst, err := store.Open(ctx, to)
+	dst, err := openStore(ctx, to)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func testMigrate(t *testing.T, to string) {
 	}
 
 	// A target that holds a row differently fails the check, and says where.
-	driver, dsn := "sqlite", "file:"+to+"/"+store.SQLiteFile
+	driver, dsn := "sqlite", "file:"+to+"/"+sqlite.File
 	if dst.Backend() == "postgres" {
 		driver, dsn = "pgx", to
 	}

@@ -10,10 +10,6 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 )
 
-func init() {
-	commands["nmt"] = command{"JVM native memory (jcmd VM.native_memory summary or summary.diff): categories, growth since BASE; exit 3 on a native leak", runNMT}
-}
-
 // nmtJSON is `leakui nmt -json`: the report (amounts in bytes, whatever scale it was
 // printed in), the comparison with BASE or with the baseline of a summary.diff, and
 // the native leak signature lifted to the top (null when absent).

@@ -12,17 +12,13 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-func init() {
-	commands["series"] = command{"find leak suspects in 3+ snapshots of one program (exit 3 when a leak is suspected)", runSeries}
-}
-
 // seriesLeakExit is the exit status of `leakui series` when a leak is suspected, so
 // that a CI job can fail on it.
 const seriesLeakExit = 3
 
 // runSeries implements `leakui series [-sample_index NAME] [-json] SNAPSHOT...`.
-func runSeries(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("series", "SNAPSHOT SNAPSHOT SNAPSHOT...", io.err)
+func runSeries(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("series", "SNAPSHOT SNAPSHOT SNAPSHOT...", std.err)
 	sampleIndex := fs.String("sample_index", "", "sample type to follow (name or index; default: as pprof chooses, in-use for heap profiles)")
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	keepOrder := fs.Bool("keep_order", false, "analyze the snapshots in the order given even when they carry times")
@@ -33,7 +29,7 @@ func runSeries(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 	if fs.NArg() < 3 {
-		fmt.Fprintf(io.err, "leakui series: a series needs at least 3 snapshots, got %d\n", fs.NArg())
+		fmt.Fprintf(std.err, "leakui series: a series needs at least 3 snapshots, got %d\n", fs.NArg())
 		fs.Usage()
 		return errUsage
 	}
@@ -57,9 +53,9 @@ func runSeries(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 	if *asJSON {
-		err = writeJSON(io.out, rep)
+		err = writeJSON(std.out, rep)
 	} else {
-		err = writeSeriesText(io.out, rep, *n)
+		err = writeSeriesText(std.out, rep, *n)
 	}
 	if err != nil {
 		return err

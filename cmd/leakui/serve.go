@@ -18,14 +18,10 @@ import (
 	"github.com/leakui/leakui/workload"
 )
 
-func init() {
-	commands["serve"] = command{"serve the dashboard (the default when no command is given)", runServe}
-}
-
 // runServe implements `leakui serve`: parse flags, open, serve until the context
 // ends (SIGINT/SIGTERM), then shut down gracefully.
-func runServe(ctx context.Context, args []string, io stdio) error {
-	m := NewMain(io)
+func runServe(ctx context.Context, args []string, std stdio) error {
+	m := NewMain(std)
 	if err := m.ParseFlags(args); err != nil {
 		return err
 	}
@@ -74,11 +70,12 @@ type Main struct {
 }
 
 // NewMain returns a Main with the default flags.
-func NewMain(io stdio) *Main {
+func NewMain(std stdio) *Main {
 	return &Main{
 		Addr: "127.0.0.1:8080", DataDir: "./leakui-data", MaxUpload: web.DefaultMaxUpload,
-		MaxDecompressed: analyze.DefaultMaxDecompressed, ShutdownTimeout: 30 * time.Second, io: io,
-		Lab: true, MaxRuns: 1, RunDeadline: 30 * time.Minute, RunLease: 30 * time.Second, MaxCycles: 5000, Snapshots: 15,
+		MaxDecompressed: analyze.DefaultMaxDecompressed, ShutdownTimeout: 30 * time.Second, io: std,
+		Lab: true, MaxRuns: lab.DefaultMaxRuns, RunDeadline: lab.DefaultDeadline, RunLease: lab.DefaultLease,
+		MaxCycles: lab.DefaultMaxCycles, Snapshots: lab.DefaultSnapshots,
 	}
 }
 
@@ -129,8 +126,8 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&m.Token, "token", "", "require this token for uploads, runs and deletes (env LEAKUI_TOKEN); never logged")
 	fs.BoolVar(&m.Private, "private", false, "with -token, require it for reading reports too")
 	fs.Var(&m.Retain, "retain", "expire unpinned reports older than this, such as 30d or 12h (default: keep all)")
-	fs.Float64Var(&m.UploadRate, "upload-rate", 60, "uploads per minute per client address (a burst of half as many; negative: no limit)")
-	fs.Float64Var(&m.RunRate, "run-rate", 6, "runs per minute per client address (a burst of half as many; negative: no limit)")
+	fs.Float64Var(&m.UploadRate, "upload-rate", web.DefaultUploadsPerMinute, "uploads per minute per client address (a burst of half as many; negative: no limit)")
+	fs.Float64Var(&m.RunRate, "run-rate", web.DefaultRunsPerMinute, "runs per minute per client address (a burst of half as many; negative: no limit)")
 	fs.IntVar(&m.MaxAnalyses, "max-analyses", 0, "requests that parse and analyze at once (default 4 per CPU)")
 	fs.StringVar(&m.DebugPprof, "debug-pprof", "", "serve leakui's own /debug/pprof/ and /debug/vars on this loopback address, such as 127.0.0.1:6060 (default: off)")
 	fs.Func("target", "allow captures from a live pprof endpoint: name=http://host:port (repeatable; the browser only names it)", func(v string) error {
@@ -154,7 +151,7 @@ func (m *Main) Open(ctx context.Context) error {
 	if dsn == "" {
 		dsn = m.DataDir
 	}
-	db, err := store.Open(ctx, dsn)
+	db, err := openStore(ctx, dsn)
 	if err != nil {
 		return err
 	}

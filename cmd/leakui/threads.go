@@ -10,10 +10,6 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 )
 
-func init() {
-	commands["threads"] = command{"JVM thread dump (jstack, jcmd Thread.print, SIGQUIT): threads grouped by stack and state, or what grew since BASE", runThreads}
-}
-
 // threadsJSON is `leakui threads -json`: the grouped dump, whose total and groups
 // [{count, state, stack}] are the contract, with the groups cut to -n, and the diff
 // against BASE when one is given.

@@ -11,13 +11,9 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-func init() {
-	commands["top"] = command{"print the top functions of a profile, as go tool pprof -top does", runTop}
-}
-
 // runTop implements `leakui top [-sample_index NAME] [-n 20] [-json] PROFILE`.
-func runTop(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("top", "PROFILE", io.err)
+func runTop(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("top", "PROFILE", std.err)
 	sampleIndex := fs.String("sample_index", "", "sample type to show (name or index; default as pprof chooses)")
 	n := fs.Int("n", 20, "number of rows (0 for all)")
 	asJSON := fs.Bool("json", false, "print one JSON document")
@@ -42,9 +38,9 @@ func runTop(ctx context.Context, args []string, io stdio) error {
 		top.Rows = top.Rows[:*n]
 	}
 	if *asJSON {
-		return writeJSON(io.out, top)
+		return writeJSON(std.out, top)
 	}
-	return writeTopText(io.out, top)
+	return writeTopText(std.out, top)
 }
 
 // loadProfileFile opens and parses one profile file ("-" for stdin is not supported:

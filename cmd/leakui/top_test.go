@@ -83,9 +83,26 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for name := range commands {
-		if !strings.Contains(errs, "  "+name+" ") {
-			t.Errorf("-h does not list %q:\n%s", name, errs)
+	list := commandList()
+	if len(list) < 11 {
+		t.Errorf("%d commands, want at least the 11 of the contract", len(list))
+	}
+	last := -1
+	for _, c := range list {
+		at := strings.Index(errs, "  "+c.name+" ")
+		if at < 0 {
+			t.Errorf("-h does not list %q:\n%s", c.name, errs)
+			continue
 		}
+		if at < last {
+			t.Errorf("-h lists %q out of order:\n%s", c.name, errs)
+		}
+		last = at
+		if got, ok := lookupCommand(list, c.name); !ok || got.summary != c.summary {
+			t.Errorf("lookupCommand(%q) = %+v, %v", c.name, got, ok)
+		}
+	}
+	if _, ok := lookupCommand(list, "nope"); ok {
+		t.Error("lookupCommand found a command that does not exist")
 	}
 }

@@ -6,42 +6,38 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/leakui/leakui/workload"
 )
 
-func init() {
-	commands["work"] = command{"run a leak reproduction (checkpoint: SAMZA-2785, recovery: KAFKA-3933)", runWork}
+// workloadList returns the reproductions `leakui work NAME` runs, in the order its
+// usage prints them (by name).
+func workloadList() []command {
+	return []command{
+		{"checkpoint", "SAMZA-2785: a checkpoint manager that leaks a Kafka consumer per rebalance", runWorkCheckpoint},
+		{"recovery", "KAFKA-3933: recover Kafka log segments with leaky or fixed deep iterators", runWorkRecovery},
+	}
 }
 
-// workloads lists the reproductions `leakui work NAME` runs. Each adds itself here.
-var workloads = map[string]command{}
-
 // runWork dispatches `leakui work NAME [flags]`.
-func runWork(ctx context.Context, args []string, io stdio) error {
+func runWork(ctx context.Context, args []string, std stdio) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
-		fmt.Fprintln(io.err, "Usage: leakui work WORKLOAD [flags]\n\nWorkloads:")
-		names := make([]string, 0, len(workloads))
-		for n := range workloads {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintf(io.err, "  %-12s %s\n", n, workloads[n].summary)
+		fmt.Fprintln(std.err, "Usage: leakui work WORKLOAD [flags]\n\nWorkloads:")
+		for _, w := range workloadList() {
+			fmt.Fprintf(std.err, "  %-12s %s\n", w.name, w.summary)
 		}
 		if len(args) == 0 {
 			return errUsage
 		}
 		return nil
 	}
-	w, ok := workloads[args[0]]
+	w, ok := lookupCommand(workloadList(), args[0])
 	if !ok {
-		fmt.Fprintf(io.err, "leakui work: unknown workload %q\n", args[0])
+		fmt.Fprintf(std.err, "leakui work: unknown workload %q\n", args[0])
 		return errUsage
 	}
-	return w.run(ctx, args[1:], io)
+	return w.run(ctx, args[1:], std)
 }
 
 // workFlags are the flags every workload shares.
@@ -72,15 +68,15 @@ type workSession struct {
 }
 
 // open starts the debug endpoint and the log, then emits the ready event.
-func (f *workFlags) open(io stdio) (*workSession, error) {
-	s := &workSession{Events: workload.NewEmitter(io.out, f.json), Log: nopWriter{}, closeLog: func() error { return nil }}
+func (f *workFlags) open(std stdio) (*workSession, error) {
+	s := &workSession{Events: workload.NewEmitter(std.out, f.json), Log: nopWriter{}, closeLog: func() error { return nil }}
 	if f.sync {
-		s.Events.SyncWith(io.in)
+		s.Events.SyncWith(std.in)
 	}
 	switch f.logPath {
 	case "":
 	case "-":
-		s.Log = io.err
+		s.Log = std.err
 	default:
 		file, err := os.Create(f.logPath)
 		if err != nil {

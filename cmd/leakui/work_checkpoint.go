@@ -15,17 +15,13 @@ import (
 	"github.com/leakui/leakui/workload"
 )
 
-func init() {
-	workloads["checkpoint"] = command{"SAMZA-2785: a checkpoint manager that leaks a Kafka consumer per rebalance", runWorkCheckpoint}
-}
-
 // exitInterrupted is the exit status of a checkpoint run stopped by SIGINT or SIGTERM
 // before its last cycle.
 const exitInterrupted = 130
 
 // runWorkCheckpoint runs `leakui work checkpoint [flags]`.
-func runWorkCheckpoint(ctx context.Context, args []string, io stdio) error {
-	cfg, wf, err := parseCheckpointFlags(args, io)
+func runWorkCheckpoint(ctx context.Context, args []string, std stdio) error {
+	cfg, wf, err := parseCheckpointFlags(args, std)
 	if err != nil {
 		return err
 	}
@@ -35,7 +31,7 @@ func runWorkCheckpoint(ctx context.Context, args []string, io stdio) error {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}
-	sess, err := wf.open(io)
+	sess, err := wf.open(std)
 	if err != nil {
 		return err
 	}
@@ -59,7 +55,7 @@ func runWorkCheckpoint(ctx context.Context, args []string, io stdio) error {
 		msg := fmt.Sprintf("checkpoint: %v", err)
 		sess.Events.Emit(workload.Event{Kind: workload.EventError, Message: msg})
 		if ctx.Err() != nil {
-			fmt.Fprintf(io.err, "leakui work %s\n", msg)
+			fmt.Fprintf(std.err, "leakui work %s\n", msg)
 			return exitError{exitInterrupted}
 		}
 		return errors.New(msg)
@@ -77,7 +73,7 @@ func runWorkCheckpoint(ctx context.Context, args []string, io stdio) error {
 
 // parseCheckpointFlags parses the flags into a checked configuration. A mistake is
 // reported in one line on stderr and returned as errUsage.
-func parseCheckpointFlags(args []string, io stdio) (checkpoint.Config, workFlags, error) {
+func parseCheckpointFlags(args []string, std stdio) (checkpoint.Config, workFlags, error) {
 	var (
 		usage bytes.Buffer
 		wf    workFlags
@@ -94,12 +90,12 @@ func parseCheckpointFlags(args []string, io stdio) (checkpoint.Config, workFlags
 	fs.IntVar(&cfg.FetchThreshold, "fetch-threshold", checkpoint.DefaultFetchThreshold, "messages one consumer buffers before its poll loop blocks")
 	wf.register(fs)
 	fail := func(format string, a ...any) (checkpoint.Config, workFlags, error) {
-		fmt.Fprintf(io.err, "leakui work checkpoint: "+format+"\n", a...)
+		fmt.Fprintf(std.err, "leakui work checkpoint: "+format+"\n", a...)
 		return cfg, wf, errUsage
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			io.err.Write(usage.Bytes())
+			std.err.Write(usage.Bytes())
 			return cfg, wf, err
 		}
 		return fail("%v (see -h)", err)

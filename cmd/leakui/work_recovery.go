@@ -16,10 +16,6 @@ import (
 	"github.com/leakui/leakui/workload"
 )
 
-func init() {
-	workloads["recovery"] = command{"KAFKA-3933: recover Kafka log segments with leaky or fixed deep iterators", runWorkRecovery}
-}
-
 // recoveryFlags are the flags of `leakui work recovery`.
 type recoveryFlags struct {
 	work          workFlags
@@ -53,8 +49,8 @@ func (f *recoveryFlags) register(fs *flag.FlagSet) {
 
 // runWorkRecovery is `leakui work recovery`: write a Kafka log directory, then
 // recover it the way the chosen variant does, reporting every segment.
-func runWorkRecovery(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("work recovery", "", io.err)
+func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("work recovery", "", std.err)
 	var f recoveryFlags
 	f.work.register(fs)
 	f.register(fs)
@@ -62,16 +58,16 @@ func runWorkRecovery(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(io.err, "leakui work recovery: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(std.err, "leakui work recovery: unexpected argument %q\n", fs.Arg(0))
 		return errUsage
 	}
 	logCfg, recCfg, err := f.configs()
 	if err != nil {
-		fmt.Fprintf(io.err, "leakui work recovery: %v\n", err)
+		fmt.Fprintf(std.err, "leakui work recovery: %v\n", err)
 		return errUsage
 	}
 	if f.writeOnly && f.dir == "" {
-		fmt.Fprintln(io.err, "leakui work recovery: -write-only needs -dir")
+		fmt.Fprintln(std.err, "leakui work recovery: -write-only needs -dir")
 		return errUsage
 	}
 	dir := f.dir
@@ -83,18 +79,18 @@ func runWorkRecovery(ctx context.Context, args []string, io stdio) error {
 	}
 	existing, err := holdsLog(dir)
 	if errors.Is(err, errNotALogDir) {
-		fmt.Fprintf(io.err, "leakui work recovery: %v\n", err)
+		fmt.Fprintf(std.err, "leakui work recovery: %v\n", err)
 		return errUsage
 	}
 	if err != nil {
 		return err
 	}
 	if f.writeOnly && existing {
-		fmt.Fprintf(io.err, "leakui work recovery: %s already holds a log; remove it or choose another -dir\n", dir)
+		fmt.Fprintf(std.err, "leakui work recovery: %s already holds a log; remove it or choose another -dir\n", dir)
 		return errUsage
 	}
 
-	sess, err := f.work.open(io)
+	sess, err := f.work.open(std)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func DashboardPage(d Dashboard) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<progress max=\"100\" value=\"0\" hidden data-testid=\"upload-progress\"></progress><div hidden data-testid=\"upload-status\"></div><details><summary class=\"muted\">What can I upload?</summary><ul>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<progress max=\"100\" value=\"0\" hidden data-testid=\"upload-progress\"></progress><div hidden data-testid=\"upload-status\"></div><details><summary class=\"muted\">What can I upload?</summary><ul data-testid=\"accepted-kinds\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

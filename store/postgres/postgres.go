@@ -1,42 +1,49 @@
-package store
+package postgres
 
 import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"embed"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"strconv"
 	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+
+	"github.com/leakui/leakui/store"
 )
 
-// DefaultPostgresConns is how many connections one replica opens to PostgreSQL
-// at most; override it with the DSN parameter leakui_max_conns.
-const DefaultPostgresConns = 16
+// DefaultConns is how many connections one replica opens to PostgreSQL at most;
+// override it with the DSN parameter leakui_max_conns.
+const DefaultConns = 16
 
 // migrationLockKey is the pg_advisory_lock key under which replicas apply
 // migrations one at a time: the first 8 bytes of "leakui.m" as a number.
 const migrationLockKey int64 = 0x6c65616b75692e6d
 
-// IsPostgresDSN reports whether dsn names a PostgreSQL database (a postgres:// or
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// IsDSN reports whether dsn names a PostgreSQL database (a postgres:// or
 // postgresql:// URL) rather than a SQLite data directory.
-func IsPostgresDSN(dsn string) bool {
+func IsDSN(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
-// OpenPostgres opens the PostgreSQL store at dsn (a postgres:// URL that pgx
-// understands, such as postgres://user:pass@host:5432/leakui?sslmode=require),
-// checks the connection and applies the migrations under an advisory lock, so that
-// replicas starting together apply each one once. Reads and writes share one pool
-// of at most leakui_max_conns connections (default DefaultPostgresConns).
-func OpenPostgres(ctx context.Context, dsn string) (*DB, error) {
+// Open opens the PostgreSQL store at dsn (a postgres:// URL that pgx understands,
+// such as postgres://user:pass@host:5432/leakui?sslmode=require), checks the
+// connection and applies the migrations under an advisory lock, so that replicas
+// starting together apply each one once. Reads and writes share one pool of at
+// most leakui_max_conns connections (default DefaultConns).
+func Open(ctx context.Context, dsn string) (*store.DB, error) {
 	u, err := url.Parse(dsn)
-	if err != nil || !IsPostgresDSN(dsn) {
-		return nil, fmt.Errorf("store: %q is not a postgres:// URL", redactDSN(dsn))
+	if err != nil || !IsDSN(dsn) {
+		return nil, fmt.Errorf("store: %q is not a postgres:// URL", redact(dsn))
 	}
-	conns := DefaultPostgresConns
+	conns := DefaultConns
 	q := u.Query()
 	if v := q.Get("leakui_max_conns"); v != "" {
 		if conns, err = strconv.Atoi(v); err != nil || conns < 1 {
@@ -53,18 +60,14 @@ func OpenPostgres(ctx context.Context, dsn string) (*DB, error) {
 	pool.SetMaxIdleConns(conns)
 	if err := pool.PingContext(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("store: postgres at %s: %w", redactDSN(dsn), err)
+		return nil, fmt.Errorf("store: postgres at %s: %w", redact(dsn), err)
 	}
-	db := &DB{write: pool, read: pool, dialect: postgresDialect{}, chunkSize: defaultChunkSize, Location: redactDSN(dsn)}
-	if err := db.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
+	return store.New(ctx, pool, pool, dialect{}, redact(dsn))
 }
 
-// redactDSN returns the URL without its password, for logs and errors.
-func redactDSN(dsn string) string {
+// redact returns the URL dsn without its password (in the user information or
+// the password parameter), for logs and errors.
+func redact(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "postgres://…"
@@ -80,13 +83,15 @@ func redactDSN(dsn string) string {
 	return u.String()
 }
 
-// postgresDialect writes queries for PostgreSQL.
-type postgresDialect struct{}
+// dialect is the store.Dialect of PostgreSQL: numbered placeholders, the
+// PostgreSQL schema and an advisory lock around migrations.
+type dialect struct{}
 
-func (postgresDialect) name() string { return "postgres" }
+// Name returns "postgres".
+func (dialect) Name() string { return "postgres" }
 
-// rebind turns each ? outside quotes into $1, $2, ….
-func (postgresDialect) rebind(query string) string {
+// Rebind turns each ? outside quotes into $1, $2, ….
+func (dialect) Rebind(query string) string {
 	var b strings.Builder
 	b.Grow(len(query) + 16)
 	n := 0
@@ -111,9 +116,18 @@ func (postgresDialect) rebind(query string) string {
 	return b.String()
 }
 
-// lockMigrations takes the session-level advisory lock on conn: replicas that
+// Migrations returns the PostgreSQL schema's migrations.
+func (dialect) Migrations() fs.FS {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		panic(err) // the directory is embedded above
+	}
+	return sub
+}
+
+// LockMigrations takes the session-level advisory lock on conn: replicas that
 // start together wait here for the first to finish.
-func (postgresDialect) lockMigrations(ctx context.Context, conn *sql.Conn) (unlock func(), err error) {
+func (dialect) LockMigrations(ctx context.Context, conn *sql.Conn) (unlock func(), err error) {
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLockKey); err != nil {
 		return nil, fmt.Errorf("store: migration lock: %w", err)
 	}

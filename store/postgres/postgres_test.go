@@ -1,4 +1,4 @@
-package store
+package postgres
 
 import (
 	"context"
@@ -7,9 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
-func TestPostgresRebind(t *testing.T) {
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestRebind(t *testing.T) {
 	for in, want := range map[string]string{
 		`SELECT a FROM t WHERE x = ? AND y = ?`:   `SELECT a FROM t WHERE x = $1 AND y = $2`,
 		`SELECT '?' FROM t WHERE x = ?`:           `SELECT '?' FROM t WHERE x = $1`,
@@ -17,7 +21,7 @@ func TestPostgresRebind(t *testing.T) {
 		`INSERT INTO t VALUES (?, 'it''s ?', ?)`:  `INSERT INTO t VALUES ($1, 'it''s ?', $2)`,
 		`no placeholders`:                         `no placeholders`,
 	} {
-		if got := (postgresDialect{}).rebind(in); got != want {
+		if got := (dialect{}).Rebind(in); got != want {
 			t.Errorf("rebind(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -25,7 +29,7 @@ func TestPostgresRebind(t *testing.T) {
 
 // A server that cannot be reached is a clear error that names the server but
 // never its password.
-func TestOpenPostgresErrors(t *testing.T) {
+func TestOpenErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for _, tc := range []struct{ dsn, want string }{
@@ -43,7 +47,7 @@ func TestOpenPostgresErrors(t *testing.T) {
 			t.Errorf("Open(%q): %v; want it to mention %q and not the password", tc.dsn, err, tc.want)
 		}
 	}
-	if got := redactDSN("postgres://u:pw@h/db?password=pw2&sslmode=disable"); strings.Contains(got, "pw") || !strings.Contains(got, "u@h/db") {
+	if got := redact("postgres://u:pw@h/db?password=pw2&sslmode=disable"); strings.Contains(got, "pw") || !strings.Contains(got, "u@h/db") {
 		t.Errorf("redacted %q", got)
 	}
 }
@@ -60,7 +64,7 @@ func FuzzRebind(f *testing.F) {
 		if strings.Contains(query, "$") || digitAfterMark.MatchString(query) {
 			return // "?0" would read back as $10: no query of the store has either
 		}
-		got := (postgresDialect{}).rebind(query)
+		got := (dialect{}).Rebind(query)
 		n := 0
 		back := placeholder.ReplaceAllStringFunc(got, func(p string) string {
 			n++

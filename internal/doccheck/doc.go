@@ -1,0 +1,12 @@
+// Package doccheck holds the documentation's link test; it has no code of its own.
+//
+// The test reads README.md and every Markdown file under docs/, and fails for a
+// relative link ([text](path), [text](path#anchor), ![image](path)) whose target does
+// not exist in the repository, and for an #anchor, in the same file or another one,
+// that matches no heading's GitHub-style slug in the target file. External links
+// (http, https, mailto) are not checked. It also fails when README.md reaches 200
+// lines, and when a package named in the tables of the "Packages" section of
+// docs/ARCHITECTURE.md is not a directory with Go files.
+//
+// Run it with go test ./internal/doccheck.
+package doccheck

@@ -1,0 +1,54 @@
+package web
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// TestAcceptedKindsInOrder checks the upload page's "What can I upload?" list: one
+// line per kind of evidence, pprof profiles first, then goroutine dumps, the JVM's
+// three outputs and logs last, the same order as the unsupported-kind message.
+func TestAcceptedKindsInOrder(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	status, _, body := ts.get(t, "/")
+	if status != 200 {
+		t.Fatalf("GET / answered %d", status)
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []string
+	doc.Find(`[data-testid="accepted-kinds"] li`).Each(func(_ int, li *goquery.Selection) {
+		items = append(items, li.Text())
+	})
+	want := []string{"pprof profiles:", "Go goroutine dumps:", "JVM class histograms:", "JVM thread dumps:", "JVM native memory tracking:", "Logs:"}
+	if len(items) != len(want) {
+		t.Fatalf("the upload page lists %d kinds, want %d: %q", len(items), len(want), items)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(items[i], w) {
+			t.Errorf("kind %d is %q, want it to start with %q", i+1, items[i], w)
+		}
+	}
+	reg := newKindRegistry()
+	if strings.Join(reg.accepted, "\n") != strings.Join(items, "\n") {
+		t.Errorf("the page and the registry disagree:\npage %q\nregistry %q", items, reg.accepted)
+	}
+	for _, k := range []analyze.Kind{analyze.KindProfile, analyze.KindGoroutines, analyze.KindLog, analyze.KindJavaHistogram, analyze.KindJavaThreads, analyze.KindJavaNMT} {
+		if reg.planners[k] == nil {
+			t.Errorf("no planner for %s", k)
+		}
+	}
+	for _, k := range []string{modeSingle, modeDiff, modeSeries, kindGoroutines, kindGoroutinesDiff, kindLog, kindRun,
+		kindJavaHistogram, kindJavaHistogramDiff, kindJavaThreads, kindJavaThreadsDiff, kindJavaNMT, kindJavaNMTDiff} {
+		if v, ok := reg.reports[k]; !ok || v.show == nil || v.json == nil || v.markdown == nil || v.summary == nil {
+			t.Errorf("report kind %s has no complete views", k)
+		}
+	}
+}
