@@ -8,7 +8,7 @@ import (
 )
 
 // SeriesInput is a series of snapshots of one program, reduced to named series of
-// values: one value per snapshot for every name. Profiles (ProfileSeries) produce
+// values: one value per snapshot for every name. Profiles (pprof.Series) produce
 // one series per allocation or goroutine site with its stacks as parts; JVM class
 // histograms can produce one per class. The analysis does not care where the
 // numbers came from.
@@ -77,7 +77,7 @@ var DefaultSeriesThresholds = SeriesThresholds{
 
 // SeriesOptions tune a series analysis. The zero value gives the defaults.
 type SeriesOptions struct {
-	// SampleIndex picks the sample type of profiles (ProfileSeries only), as
+	// SampleIndex picks the sample type of profiles (pprof.Series only), as
 	// `go tool pprof -sample_index` does; "" picks the default, preferring the
 	// in-use type of heap profiles.
 	SampleIndex string

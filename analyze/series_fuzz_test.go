@@ -1,15 +1,10 @@
 package analyze
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -238,47 +233,4 @@ func reverseSnapshots(in SeriesInput) SeriesInput {
 		out.Times[len(in.Times)-1-i] = t
 	}
 	return out
-}
-
-// FuzzSeriesProfiles runs a series over three copies of any profile the loader
-// accepts: it must not panic, and three identical snapshots are flat — or the
-// sample type is refused as cumulative.
-func FuzzSeriesProfiles(f *testing.F) {
-	for _, path := range fixturesGlob(f, "pprof") {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if len(data) > 32<<10 {
-			continue
-		}
-		if zr, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
-			if raw, err := io.ReadAll(zr); err == nil {
-				data = raw
-			}
-		}
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParseProfile(data)
-		if err != nil {
-			return
-		}
-		snaps := []SeriesSnapshot{{"a", p}, {"b", p}, {"c", p}}
-		rep, err := ProfileSeries(snaps, SeriesOptions{})
-		if errors.Is(err, ErrInvalidParameter) && seriesCumulative(p.meta.sampleTypes[p.DefaultSampleIndex()].typ) {
-			return
-		}
-		if err != nil {
-			t.Fatalf("three copies of a loaded profile refused: %v", err)
-		}
-		if _, err := json.Marshal(rep); err != nil {
-			t.Fatalf("the report does not encode: %v", err)
-		}
-		checkSeriesReport(t, rep, 3)
-		want := p.SampleTypes()[p.DefaultSampleIndex()].Total
-		if rep.Verdict != SeriesSteady || len(rep.Growers)+len(rep.Shrinkers) != 0 || rep.Totals[0] != want || rep.Total.Growth != 0 {
-			t.Fatalf("identical snapshots: %s, totals %v (profile total %d): %s", rep.Verdict, rep.Totals, want, rep.Reason)
-		}
-	})
 }

@@ -1,6 +1,8 @@
 package analyze
 
-import "math"
+import (
+	"math"
+)
 
 // seriesAxis holds what every series of one analysis shares: the snapshot
 // positions, the minutes since the first snapshot (when known), the reference

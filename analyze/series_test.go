@@ -432,3 +432,11 @@ func TestSeriesJSONShape(t *testing.T) {
 		}
 	}
 }
+
+func suspectNames(ss []SeriesSuspect) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Name)
+	}
+	return out
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -207,8 +208,8 @@ func signedCount(n int) string {
 // goroutineFilter keeps the groups with a frame matching the filter's focus and
 // drops those with a frame matching its ignore, as pprof does with samples; it
 // reports which of the two matched anything.
-func goroutineFilter(groups []goroutines.Group, f analyze.Filter) ([]goroutines.Group, analyze.FilterMatches) {
-	var m analyze.FilterMatches
+func goroutineFilter(groups []goroutines.Group, f pprof.Filter) ([]goroutines.Group, pprof.FilterMatches) {
+	var m pprof.FilterMatches
 	if f.Focus == nil && f.Ignore == nil {
 		return groups, m
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -34,7 +34,7 @@ func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, not
 		return mode, base, target, shared, nil
 	}
 	cut := *shared
-	var m analyze.FilterMatches
+	var m pprof.FilterMatches
 	cut.Groups, m = goroutineFilter(shared.Groups, q.filter)
 	for _, name := range q.filter.Unmatched(m) {
 		switch name {

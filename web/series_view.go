@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -162,11 +163,11 @@ func (ps *profileSet) profileSeries(filterNotices *[]string) (*analyze.SeriesRep
 			order[i] = i
 		}
 	}
-	snaps := make([]analyze.SeriesSnapshot, len(order))
+	snaps := make([]pprof.Snapshot, len(order))
 	for i, k := range order {
-		snaps[i] = analyze.SeriesSnapshot{Name: ps.rep.Artifacts[k].Name, Profile: ps.filtered(ps.profiles[k], filterNotices)}
+		snaps[i] = pprof.Snapshot{Name: ps.rep.Artifacts[k].Name, Profile: ps.filtered(ps.profiles[k], filterNotices)}
 	}
-	rep, err := analyze.ProfileSeries(snaps, analyze.SeriesOptions{SampleIndex: ps.sampleIndexName(), KeepOrder: ps.q.order != nil})
+	rep, err := pprof.Series(snaps, analyze.SeriesOptions{SampleIndex: ps.sampleIndexName(), KeepOrder: ps.q.order != nil})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/google/pprof/profile"
+
 	"github.com/leakui/leakui/analyze"
 )
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
 	"github.com/leakui/leakui/analyze"
 )
 

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/leakui/leakui/analyze"
+
 	"io"
 	"io/fs"
 	"strconv"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+
 	"go.uber.org/goleak"
 )
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+
 	"github.com/leakui/leakui/analyze"
+
 	"regexp"
 	"runtime"
 	"testing"

@@ -2,6 +2,7 @@ package logs
 
 import (
 	"github.com/leakui/leakui/analyze"
+
 	"sync"
 	"time"
 )

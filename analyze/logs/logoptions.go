@@ -2,7 +2,9 @@ package logs
 
 import (
 	"fmt"
+
 	"github.com/leakui/leakui/analyze"
+
 	"regexp"
 	"runtime"
 	"strings"

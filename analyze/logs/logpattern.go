@@ -3,7 +3,9 @@ package logs
 import (
 	"bytes"
 	"fmt"
+
 	"github.com/leakui/leakui/analyze"
+
 	"regexp"
 	"strings"
 )

@@ -2,7 +2,9 @@ package logs
 
 import (
 	"errors"
+
 	"github.com/leakui/leakui/analyze"
+
 	"slices"
 	"testing"
 )

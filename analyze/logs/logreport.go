@@ -2,7 +2,9 @@ package logs
 
 import (
 	"cmp"
+
 	"github.com/leakui/leakui/analyze"
+
 	"slices"
 	"time"
 )

@@ -3,7 +3,9 @@ package logs
 import (
 	"encoding/csv"
 	"fmt"
+
 	"github.com/leakui/leakui/analyze"
+
 	"io"
 	"path/filepath"
 	"strconv"

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
@@ -96,7 +97,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // then checks that the server's goroutines come back to their baseline and its
 // heap stays within a bound. leakui judges itself too: its own heap and
 // goroutine profiles (-debug-pprof), taken before, during and after the load, go
-// through analyze.ProfileSeries, whose verdict must be "no steady growth".
+// through pprof.Series, whose verdict must be "no steady growth".
 func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the load test runs for seconds")
@@ -273,15 +274,15 @@ func TestLoad(t *testing.T) {
 		what  string
 		snaps [][]byte
 	}{{"heap", heaps}, {"goroutine", goroutines}} {
-		var in []analyze.SeriesSnapshot
+		var in []pprof.Snapshot
 		for i, b := range series.snaps {
-			p, err := analyze.LoadProfile(bytes.NewReader(b), 0)
+			p, err := pprof.Load(bytes.NewReader(b), 0)
 			if err != nil {
 				t.Fatalf("%s snapshot %d: %v", series.what, i, err)
 			}
-			in = append(in, analyze.SeriesSnapshot{Name: series.what + "-" + strconv.Itoa(i), Profile: p})
+			in = append(in, pprof.Snapshot{Name: series.what + "-" + strconv.Itoa(i), Profile: p})
 		}
-		rep, err := analyze.ProfileSeries(in, analyze.SeriesOptions{KeepOrder: true})
+		rep, err := pprof.Series(in, analyze.SeriesOptions{KeepOrder: true})
 		if err != nil {
 			t.Fatalf("%s series: %v", series.what, err)
 		}

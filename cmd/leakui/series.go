@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 )
 
 // seriesLeakExit is the exit status of `leakui series` when a leak is suspected, so
@@ -33,7 +34,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 		fs.Usage()
 		return errUsage
 	}
-	snaps := make([]analyze.SeriesSnapshot, 0, fs.NArg())
+	snaps := make([]pprof.Snapshot, 0, fs.NArg())
 	for _, path := range fs.Args() {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -42,9 +43,9 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 		if err != nil {
 			return err
 		}
-		snaps = append(snaps, analyze.SeriesSnapshot{Name: path, Profile: p})
+		snaps = append(snaps, pprof.Snapshot{Name: path, Profile: p})
 	}
-	rep, err := analyze.ProfileSeries(snaps, analyze.SeriesOptions{
+	rep, err := pprof.Series(snaps, analyze.SeriesOptions{
 		SampleIndex: *sampleIndex,
 		KeepOrder:   *keepOrder,
 		Thresholds:  analyze.SeriesThresholds{MinShare: *minShare},

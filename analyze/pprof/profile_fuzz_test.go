@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // FuzzParseProfile feeds arbitrary bytes to the profile loader. It must never panic,
@@ -32,7 +34,7 @@ func FuzzParseProfile(f *testing.F) {
 	}
 	f.Add([]byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n1: 2 [3: 4] @ 0x1 0x2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParseProfile(data)
+		p, err := parse(data)
 		if err != nil || p.Format != "profile.proto" {
 			return
 		}
@@ -65,12 +67,12 @@ func FuzzDetectKind(f *testing.F) {
 	f.Add([]byte("\x1f\x8b\x08"))
 	f.Add([]byte("heap profile: 1: 1 [1: 1] @ heap/1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d := DetectKind(data)
+		d := analyze.DetectKind(data)
 		if d.Kind == "" {
 			t.Fatal("empty kind")
 		}
-		if len(data) >= SniffSize {
-			if again := DetectKind(append(data[:SniffSize:SniffSize], 'x')); again != d {
+		if len(data) >= analyze.SniffSize {
+			if again := analyze.DetectKind(append(data[:analyze.SniffSize:analyze.SniffSize], 'x')); again != d {
 				t.Fatalf("detection depends on bytes after the sniffed prefix: %v vs %v", d, again)
 			}
 		}

@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
@@ -18,11 +19,11 @@ var parcaSeries = []string{
 	"parca-self-heap-t9-1644509299.pb.gz",
 }
 
-func fixtureSnapshots(t *testing.T, names ...string) []SeriesSnapshot {
+func fixtureSnapshots(t *testing.T, names ...string) []Snapshot {
 	t.Helper()
-	var snaps []SeriesSnapshot
+	var snaps []Snapshot
 	for _, name := range names {
-		snaps = append(snaps, SeriesSnapshot{Name: name, Profile: loadFile(t, fixtures.Path(t, "pprof", name))})
+		snaps = append(snaps, Snapshot{Name: name, Profile: loadFile(t, fixtures.Path(t, "pprof", name))})
 	}
 	return snaps
 }
@@ -30,7 +31,7 @@ func fixtureSnapshots(t *testing.T, names ...string) []SeriesSnapshot {
 // TestSeriesSitesMatchPprof checks the numbers a series is built from against the
 // real pprof: a heap site's value is pprof's flat value of that function; a
 // goroutine site's value is pprof's flat value once the park machinery is hidden
-// with -hide=SeriesMachineryPattern. Goroutines with nothing but machinery on
+// with -hide=machineryPattern. Goroutines with nothing but machinery on
 // their stack (pprof shows them in the total only) must account for the rest of
 // the total.
 func TestSeriesSitesMatchPprof(t *testing.T) {
@@ -59,12 +60,12 @@ func TestSeriesSitesMatchPprof(t *testing.T) {
 			}
 			args := []string{"-sample_index=" + strconv.Itoa(si)}
 			if tc.hide {
-				args = append(args, "-hide="+SeriesMachineryPattern)
+				args = append(args, "-hide="+machineryPattern)
 			}
 			want := runPprofTop(t, p.SampleTypes()[si].Unit, append(args, path)...)
 			sites := map[string]int64{}
 			var total int64
-			for _, s := range p.SeriesStacks(si) {
+			for _, s := range p.seriesStacks(si) {
 				sites[s.Site] += s.Value
 				total += abs64(s.Value)
 			}
@@ -109,7 +110,7 @@ func TestSeriesSitesMatchPprof(t *testing.T) {
 // one jump, and three snapshots would be too few to call a steady trend anyway.
 func TestSeriesParcaHeap(t *testing.T) {
 	snaps := fixtureSnapshots(t, parcaSeries[2], parcaSeries[0], parcaSeries[1])
-	rep, err := ProfileSeries(snaps, SeriesOptions{})
+	rep, err := Series(snaps, analyze.SeriesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestSeriesParcaHeap(t *testing.T) {
 			t.Errorf("%s in %s = %v, pprof's flat is %d", arena, name, got, flat[arena])
 		}
 	}
-	if rep.Verdict != SeriesSteady || rep.VerdictText != "no steady growth" || len(rep.Suspects) != 0 {
+	if rep.Verdict != analyze.SeriesSteady || rep.VerdictText != "no steady growth" || len(rep.Suspects) != 0 {
 		t.Fatalf("verdict %s, suspects %v: %s", rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 	}
 	top := rep.Growers[0]
@@ -152,8 +153,8 @@ func TestSeriesParcaHeap(t *testing.T) {
 	}
 }
 
-func growerValues(rep *SeriesReport, name string) []int64 {
-	for _, list := range [][]SeriesSuspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
+func growerValues(rep *analyze.SeriesReport, name string) []int64 {
+	for _, list := range [][]analyze.SeriesSuspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
 		for _, s := range list {
 			if s.Name == name {
 				return s.Values
@@ -169,21 +170,21 @@ func TestSeriesRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		files []string
-		opts  SeriesOptions
+		opts  analyze.SeriesOptions
 		want  error
 		msg   []string
 	}{
-		{"two goroutine snapshots", []string{snap1, snap2}, SeriesOptions{}, ErrInvalidParameter, []string{"at least 3 snapshots", "got 2"}},
-		{"heap then goroutine", []string{parcaSeries[0], parcaSeries[1], snap1}, SeriesOptions{}, ErrMismatch,
+		{"two goroutine snapshots", []string{snap1, snap2}, analyze.SeriesOptions{}, analyze.ErrInvalidParameter, []string{"at least 3 snapshots", "got 2"}},
+		{"heap then goroutine", []string{parcaSeries[0], parcaSeries[1], snap1}, analyze.SeriesOptions{}, analyze.ErrMismatch,
 			[]string{"snapshot 3 (" + snap1 + ") is a goroutine profile", "snapshot 1 (" + parcaSeries[0] + ") is a heap profile"}},
-		{"goroutine then heap", []string{snap1, snap2, parcaSeries[0]}, SeriesOptions{}, ErrMismatch, []string{"is a heap profile", "is a goroutine profile"}},
-		{"heap and CPU", []string{parcaSeries[0], "erigon-cpu-30s.pb.gz", parcaSeries[1]}, SeriesOptions{}, ErrMismatch, []string{"CPU profile"}},
-		{"alloc_space only grows", parcaSeries, SeriesOptions{SampleIndex: "alloc_space"}, ErrInvalidParameter, []string{"alloc_space counts everything since the program started"}},
-		{"unknown sample type", parcaSeries, SeriesOptions{SampleIndex: "nope"}, ErrInvalidParameter, []string{`sample_index "nope" must be one of`}},
-		{"bad threshold", parcaSeries, SeriesOptions{Thresholds: SeriesThresholds{Alpha: 2}}, ErrInvalidParameter, []string{"alpha 2 is out of range"}},
+		{"goroutine then heap", []string{snap1, snap2, parcaSeries[0]}, analyze.SeriesOptions{}, analyze.ErrMismatch, []string{"is a heap profile", "is a goroutine profile"}},
+		{"heap and CPU", []string{parcaSeries[0], "erigon-cpu-30s.pb.gz", parcaSeries[1]}, analyze.SeriesOptions{}, analyze.ErrMismatch, []string{"CPU profile"}},
+		{"alloc_space only grows", parcaSeries, analyze.SeriesOptions{SampleIndex: "alloc_space"}, analyze.ErrInvalidParameter, []string{"alloc_space counts everything since the program started"}},
+		{"unknown sample type", parcaSeries, analyze.SeriesOptions{SampleIndex: "nope"}, analyze.ErrInvalidParameter, []string{`sample_index "nope" must be one of`}},
+		{"bad threshold", parcaSeries, analyze.SeriesOptions{Thresholds: analyze.SeriesThresholds{Alpha: 2}}, analyze.ErrInvalidParameter, []string{"alpha 2 is out of range"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ProfileSeries(fixtureSnapshots(t, tc.files...), tc.opts)
+			_, err := Series(fixtureSnapshots(t, tc.files...), tc.opts)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error %v, want %v", err, tc.want)
 			}
@@ -205,12 +206,12 @@ func TestSeriesDeltaAllocs(t *testing.T) {
 	if snaps[0].Profile.Duration() == 0 {
 		t.Fatal("the fixture is not a delta profile")
 	}
-	rep, err := ProfileSeries(snaps, SeriesOptions{SampleIndex: "alloc_space"})
+	rep, err := Series(snaps, analyze.SeriesOptions{SampleIndex: "alloc_space"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	top := runPprofTop(t, "bytes", "-sample_index=alloc_space", fixtures.Path(t, "pprof", name))
-	if rep.Verdict != SeriesSteady || rep.Total.Growth != 0 || rep.Totals[0] != top.Total || len(rep.Growers) != 0 {
+	if rep.Verdict != analyze.SeriesSteady || rep.Total.Growth != 0 || rep.Totals[0] != top.Total || len(rep.Growers) != 0 {
 		t.Fatalf("verdict %s, totals %v (pprof %d), growers %v", rep.Verdict, rep.Totals, top.Total, suspectNames(rep.Growers))
 	}
 	if !strings.HasPrefix(rep.Reason, "Nothing grew by 0.5% of the total or more") {

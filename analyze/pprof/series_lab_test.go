@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"bytes"
@@ -72,17 +72,17 @@ func funcName(fn any) string {
 
 // goroutineSnapshot takes a goroutine profile (proto, as /debug/pprof/goroutine
 // serves it) of the test process and loads it.
-func goroutineSnapshot(t *testing.T, name string) SeriesSnapshot {
+func goroutineSnapshot(t *testing.T, name string) Snapshot {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
 		t.Fatal(err)
 	}
-	p, err := LoadProfile(&buf, 0)
+	p, err := Load(&buf, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return SeriesSnapshot{Name: name, Profile: p}
+	return Snapshot{Name: name, Profile: p}
 }
 
 // The allocation sites of the heap tests.
@@ -163,12 +163,12 @@ func heapSnapshotPath(dir string, i int) string {
 }
 
 // loadHeapSnapshots loads what writeHeapSnapshot wrote.
-func loadHeapSnapshots(t *testing.T, dir string, n int) []SeriesSnapshot {
+func loadHeapSnapshots(t *testing.T, dir string, n int) []Snapshot {
 	t.Helper()
-	snaps := make([]SeriesSnapshot, n)
+	snaps := make([]Snapshot, n)
 	for i := range snaps {
 		path := heapSnapshotPath(dir, i)
-		snaps[i] = SeriesSnapshot{Name: filepath.Base(path), Profile: loadFile(t, path)}
+		snaps[i] = Snapshot{Name: filepath.Base(path), Profile: loadFile(t, path)}
 	}
 	return snaps
 }
@@ -184,8 +184,8 @@ func withMemProfileRate(t *testing.T, fn func()) {
 	fn()
 }
 
-func shuffled(rng *rand.Rand, snaps []SeriesSnapshot) []SeriesSnapshot {
-	out := append([]SeriesSnapshot(nil), snaps...)
+func shuffled(rng *rand.Rand, snaps []Snapshot) []Snapshot {
+	out := append([]Snapshot(nil), snaps...)
 	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
 }

@@ -1,8 +1,10 @@
-package analyze
+package pprof
 
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // Filter selects samples and frames the way `go tool pprof`'s -focus, -ignore, -hide
@@ -61,7 +63,7 @@ func CompileFilter(focus, ignore, hide, show string) (Filter, error) {
 		}
 		re, err := regexp.Compile(o.expr)
 		if err != nil {
-			return Filter{}, fmt.Errorf("%w: %s regexp %q: %v", ErrInvalidParameter, o.name, o.expr, err)
+			return Filter{}, fmt.Errorf("%w: %s regexp %q: %v", analyze.ErrInvalidParameter, o.name, o.expr, err)
 		}
 		*o.dst = re
 	}

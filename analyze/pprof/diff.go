@@ -1,8 +1,10 @@
-package analyze
+package pprof
 
 import (
 	"fmt"
 	"sort"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // DiffRow is one function of a diff: flat and cum as target − base (what
@@ -37,10 +39,10 @@ func (d DiffResult) Change() int64 { return d.TargetTotal - d.BaseTotal }
 func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 	if !base.SameType(target) {
 		return DiffResult{}, fmt.Errorf("%w: the base measures %s and the target %s; compare profiles of one type (heap with heap, CPU with CPU)",
-			ErrMismatch, base.TypeNames(), target.TypeNames())
+			analyze.ErrMismatch, base.TypeNames(), target.TypeNames())
 	}
 	if sampleIndex < 0 || sampleIndex >= len(base.meta.sampleTypes) {
-		return DiffResult{}, fmt.Errorf("%w: sample index %d", ErrInvalidParameter, sampleIndex)
+		return DiffResult{}, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, sampleIndex)
 	}
 	bFlat, bCum, bTotal := nodeValues(base.graph, sampleIndex)
 	tFlat, tCum, tTotal := nodeValues(target.graph, sampleIndex)

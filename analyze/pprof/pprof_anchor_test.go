@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"bufio"
@@ -109,7 +109,7 @@ func loadFile(t testing.TB, path string) *Profile {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := LoadProfile(f, 0)
+	p, err := Load(f, 0)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func BenchmarkLoadProfile(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := LoadProfile(bytes.NewReader(data), 0); err != nil {
+		if _, err := Load(bytes.NewReader(data), 0); err != nil {
 			b.Fatal(err)
 		}
 	}

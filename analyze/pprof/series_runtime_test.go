@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // The tests in this file profile the test process itself with runtime/pprof while
@@ -24,7 +26,7 @@ type goroutineLab struct {
 	leaked seriesPool
 	freed  seriesPool
 	noise  []*seriesPool
-	snaps  []SeriesSnapshot
+	snaps  []Snapshot
 	// counts[fn][i] is how many goroutines of fn were parked at snapshot i.
 	counts map[string][]int64
 }
@@ -66,7 +68,7 @@ func (lab *goroutineLab) stop() {
 
 // checkCounts asserts that every site the lab drives has exactly the values the
 // lab set, in snapshot order.
-func (lab *goroutineLab) checkCounts(rep *SeriesReport, in SeriesInput) {
+func (lab *goroutineLab) checkCounts(rep *analyze.SeriesReport, in analyze.SeriesInput) {
 	lab.t.Helper()
 	for name, want := range lab.counts {
 		got := in.Series[name]
@@ -88,9 +90,9 @@ func uniformNoise(rng *rand.Rand, hi int) []int {
 	return out
 }
 
-// seriesInputOf rebuilds the input ProfileSeries analyzed, in snapshot order, so
+// seriesInputOf rebuilds the input Series analyzed, in snapshot order, so
 // that a test can compare the per-site values with what it set.
-func seriesInputOf(t *testing.T, snaps []SeriesSnapshot, sampleIndex string) SeriesInput {
+func seriesInputOf(t *testing.T, snaps []Snapshot, sampleIndex string) analyze.SeriesInput {
 	t.Helper()
 	si, err := seriesSampleIndex(snaps, sampleIndex)
 	if err != nil {
@@ -100,7 +102,7 @@ func seriesInputOf(t *testing.T, snaps []SeriesSnapshot, sampleIndex string) Ser
 	for i, s := range snaps {
 		b.add(i, s.Profile.graph, si)
 	}
-	var in SeriesInput
+	var in analyze.SeriesInput
 	b.fill(&in)
 	return in
 }
@@ -123,7 +125,7 @@ func TestSeriesGoroutineLeakInNoise(t *testing.T) {
 	if swing := slices.Max(noiseTotals) - slices.Min(noiseTotals); swing <= seriesLabSnapshots {
 		t.Fatalf("the noise swings by %d goroutines, not more than the leak's %d: the leak is not hidden", swing, seriesLabSnapshots-1)
 	}
-	rep, err := ProfileSeries(shuffled(rng, lab.snaps), SeriesOptions{})
+	rep, err := Series(shuffled(rng, lab.snaps), analyze.SeriesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func TestSeriesGoroutineLeakInNoise(t *testing.T) {
 	}
 	lab.checkCounts(rep, seriesInputOf(t, lab.snaps, ""))
 	leak := funcName(seriesLeakedWorker)
-	if rep.Verdict != SeriesLeak || rep.VerdictText != "leak suspected" {
+	if rep.Verdict != analyze.SeriesLeak || rep.VerdictText != "leak suspected" {
 		t.Fatalf("verdict %s (%s): %s", rep.Verdict, rep.VerdictText, rep.Reason)
 	}
 	if len(rep.Suspects) != 1 || rep.Suspects[0].Name != leak {
@@ -168,12 +170,12 @@ func TestSeriesGoroutineFlatNoise(t *testing.T) {
 			lab.snapshot(0, 0, uniformNoise(rng, 40))
 		}
 		lab.stop()
-		rep, err := ProfileSeries(lab.snaps, SeriesOptions{})
+		rep, err := Series(lab.snaps, analyze.SeriesOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		lab.checkCounts(rep, seriesInputOf(t, lab.snaps, ""))
-		if rep.Verdict == SeriesLeak || len(rep.Suspects) != 0 {
+		if rep.Verdict == analyze.SeriesLeak || len(rep.Suspects) != 0 {
 			t.Errorf("seed %d: verdict %s, suspects %v: %s", seed, rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 		}
 	}
@@ -190,13 +192,13 @@ func TestSeriesGoroutineRelease(t *testing.T) {
 	for i := range n {
 		lab.snapshot(0, 40-4*i, uniformNoise(rng, 5))
 	}
-	rep, err := ProfileSeries(lab.snaps, SeriesOptions{})
+	rep, err := Series(lab.snaps, analyze.SeriesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lab.checkCounts(rep, seriesInputOf(t, lab.snaps, ""))
 	freed := funcName(seriesReleasedWorker)
-	if rep.Verdict != SeriesShrinking || rep.VerdictText != "shrinking" || len(rep.Suspects) != 0 {
+	if rep.Verdict != analyze.SeriesShrinking || rep.VerdictText != "shrinking" || len(rep.Suspects) != 0 {
 		t.Fatalf("verdict %s, suspects %v: %s", rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 	}
 	if len(rep.Shrinkers) == 0 || rep.Shrinkers[0].Name != freed || rep.Shrinkers[0].Growth != -36 || rep.Shrinkers[0].Slope > -3.999 {
@@ -211,7 +213,7 @@ func TestSeriesGoroutineRelease(t *testing.T) {
 // leaking) while four other sites retain a random number (0–256) of 1 kB buffers,
 // replaced at every snapshot. It returns the snapshots and how many buffers each
 // noise site held at each snapshot.
-func heapLab(t *testing.T, seed uint64, leak bool) ([]SeriesSnapshot, [][]int64) {
+func heapLab(t *testing.T, seed uint64, leak bool) ([]Snapshot, [][]int64) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(seed, 512))
 	var head *seriesLeakNode
@@ -240,7 +242,7 @@ func heapLab(t *testing.T, seed uint64, leak bool) ([]SeriesSnapshot, [][]int64)
 
 // checkHeapObjects asserts that each noise site holds exactly the objects the test
 // retained: its buffers plus the slice that holds them.
-func checkHeapObjects(t *testing.T, snaps []SeriesSnapshot, buffers [][]int64) {
+func checkHeapObjects(t *testing.T, snaps []Snapshot, buffers [][]int64) {
 	t.Helper()
 	in := seriesInputOf(t, snaps, "inuse_objects")
 	for k, fn := range seriesNoiseAllocs {
@@ -262,12 +264,12 @@ func checkHeapObjects(t *testing.T, snaps []SeriesSnapshot, buffers [][]int64) {
 func TestSeriesHeapLeakInNoise(t *testing.T) {
 	snaps, buffers := heapLab(t, 1, true)
 	checkHeapObjects(t, snaps, buffers)
-	rep, err := ProfileSeries(snaps, SeriesOptions{})
+	rep, err := Series(snaps, analyze.SeriesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	leak := funcName(seriesLeakyAlloc)
-	if rep.Verdict != SeriesLeak || len(rep.Suspects) == 0 || rep.Suspects[0].Name != leak {
+	if rep.Verdict != analyze.SeriesLeak || len(rep.Suspects) == 0 || rep.Suspects[0].Name != leak {
 		t.Fatalf("verdict %s, suspects %v: %s", rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 	}
 	if rep.SampleType != "inuse_space" || rep.Unit != "bytes" {
@@ -276,7 +278,7 @@ func TestSeriesHeapLeakInNoise(t *testing.T) {
 	if swing := slices.Max(rep.Totals) - slices.Min(rep.Totals); swing < 4*rep.Suspects[0].Growth {
 		t.Errorf("the total swings by %d bytes, less than 4× the leak's %d: not hidden", swing, rep.Suspects[0].Growth)
 	}
-	objects, err := ProfileSeries(snaps, SeriesOptions{SampleIndex: "inuse_objects"})
+	objects, err := Series(snaps, analyze.SeriesOptions{SampleIndex: "inuse_objects"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,17 +304,17 @@ func TestSeriesHeapFlatNoise(t *testing.T) {
 	for seed := range uint64(3) {
 		snaps, buffers := heapLab(t, seed+10, false)
 		checkHeapObjects(t, snaps, buffers)
-		rep, err := ProfileSeries(snaps, SeriesOptions{})
+		rep, err := Series(snaps, analyze.SeriesOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.Verdict == SeriesLeak {
+		if rep.Verdict == analyze.SeriesLeak {
 			t.Errorf("seed %d: verdict %s, suspects %v: %s", seed, rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 		}
 	}
 }
 
-func suspectNames(ss []SeriesSuspect) []string {
+func suspectNames(ss []analyze.SeriesSuspect) []string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, s.Name)

@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // seriesBenchProgram is a made-up Go program whose heap profiles the benchmark
@@ -75,22 +77,22 @@ func (prog *seriesBenchProgram) snapshot(rng *rand.Rand, i int) []byte {
 
 // seriesBenchSnapshots loads n snapshots of a program with the given number of
 // stacks.
-func seriesBenchSnapshots(tb testing.TB, n, stacks int) ([]SeriesSnapshot, *seriesBenchProgram) {
+func seriesBenchSnapshots(tb testing.TB, n, stacks int) ([]Snapshot, *seriesBenchProgram) {
 	rng := rand.New(rand.NewPCG(uint64(stacks), 7))
 	prog := newSeriesBenchProgram(rng, 800, stacks, 3)
-	snaps := make([]SeriesSnapshot, n)
+	snaps := make([]Snapshot, n)
 	for i := range snaps {
-		p, err := ParseProfile(gunzip(tb, prog.snapshot(rng, i)))
+		p, err := parse(gunzip(tb, prog.snapshot(rng, i)))
 		if err != nil {
 			tb.Fatal(err)
 		}
-		snaps[i] = SeriesSnapshot{Name: fmt.Sprintf("heap-%02d", i), Profile: p}
+		snaps[i] = Snapshot{Name: fmt.Sprintf("heap-%02d", i), Profile: p}
 	}
 	return snaps, prog
 }
 
 func gunzip(tb testing.TB, data []byte) []byte {
-	out, _, err := ReadAllLimited(bytes.NewReader(data), 0)
+	out, _, err := analyze.ReadAllLimited(bytes.NewReader(data), 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func gunzip(tb testing.TB, data []byte) []byte {
 func TestSeriesSynthesizedProfiles(t *testing.T) {
 	snaps, prog := seriesBenchSnapshots(t, 12, 2000)
 	slices.Reverse(snaps) // given newest first: the profiles' times put them back in order
-	rep, err := ProfileSeries(snaps, SeriesOptions{})
+	rep, err := Series(snaps, analyze.SeriesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func TestSeriesSynthesizedProfiles(t *testing.T) {
 	for k := range prog.leaking {
 		want = append(want, prog.stacks[k][0].Line[0].Function.Name)
 	}
-	if rep.Verdict != SeriesLeak {
+	if rep.Verdict != analyze.SeriesLeak {
 		t.Fatalf("verdict %s: %s", rep.Verdict, rep.Reason)
 	}
 	got := suspectNames(rep.Suspects)
@@ -138,7 +140,7 @@ func BenchmarkProfileSeries(b *testing.B) {
 			b.ResetTimer()
 			cpu0, cpuOK := processCPUTime()
 			for b.Loop() {
-				if _, err := ProfileSeries(snaps, SeriesOptions{}); err != nil {
+				if _, err := Series(snaps, analyze.SeriesOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,8 +1,10 @@
-package analyze
+package pprof
 
 import (
 	"fmt"
 	"io"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // protoStream checks the top-level framing of a profile.proto while it is read,
@@ -100,5 +102,5 @@ func (p *protoStream) check(b []byte) error {
 }
 
 func (p *protoStream) fail(what string) error {
-	return fmt.Errorf("%w: %v: %s at byte %d", ErrMalformed, errProto, what, p.off-1)
+	return fmt.Errorf("%w: %v: %s at byte %d", analyze.ErrMalformed, errProto, what, p.off-1)
 }

@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ func TestMemSizeEstimatesTheRetainedHeap(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	prof, err := ParseProfile(data)
+	prof, err := parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}

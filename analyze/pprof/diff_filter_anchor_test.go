@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
@@ -48,7 +49,7 @@ func TestDiffMatchesPprof(t *testing.T) {
 func TestDiffRefusesDifferentTypes(t *testing.T) {
 	heap := loadFile(t, fixtures.Path(t, "pprof", "flameshow-heap.pb.gz"))
 	cpu := loadFile(t, fixtures.Path(t, "pprof", "flameshow-cpu-10s.pb.gz"))
-	if _, err := Diff(heap, cpu, 0); !isErr(err, ErrMismatch) {
+	if _, err := Diff(heap, cpu, 0); !isErr(err, analyze.ErrMismatch) {
 		t.Fatalf("heap vs cpu: %v, want ErrMismatch", err)
 	}
 }
@@ -112,7 +113,7 @@ func TestFilterReportsNoMatch(t *testing.T) {
 	if p.Samples() == 0 {
 		t.Error("filtering changed the original profile")
 	}
-	if _, err := CompileFilter("(", "", "", ""); !isErr(err, ErrInvalidParameter) {
+	if _, err := CompileFilter("(", "", "", ""); !isErr(err, analyze.ErrInvalidParameter) {
 		t.Errorf("invalid regexp: %v", err)
 	}
 }

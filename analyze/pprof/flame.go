@@ -1,9 +1,11 @@
-package analyze
+package pprof
 
 import (
 	"container/heap"
 	"fmt"
 	"sort"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // FlameNode is one box of a flame graph: a function at a position in the call tree,
@@ -53,7 +55,7 @@ func (p *Profile) Flame(sampleIndex int, minFraction float64) FlameGraph {
 // by growth.
 func DiffFlame(base, target *Profile, sampleIndex int, minFraction float64) (FlameGraph, error) {
 	if !base.SameType(target) {
-		return FlameGraph{}, fmt.Errorf("%w: the base measures %s and the target %s", ErrMismatch, base.TypeNames(), target.TypeNames())
+		return FlameGraph{}, fmt.Errorf("%w: the base measures %s and the target %s", analyze.ErrMismatch, base.TypeNames(), target.TypeNames())
 	}
 	t := newFlameTree()
 	t.add(target.graph, sampleIndex, false)
@@ -137,7 +139,7 @@ func (t *flameTree) bump(n int32, v int64, asBase bool) {
 
 // graph prunes the tree and converts it to FlameNodes: boxes are kept largest
 // first (a box is never larger than its parent, so every kept box's parent is kept)
-// until MaxFlameNodes are kept or the next is narrower than minFraction of the total.
+// until maxFlameNodes are kept or the next is narrower than minFraction of the total.
 func (t *flameTree) graph(typ, unit string, minFraction float64, diff bool) FlameGraph {
 	root := t.nodes[0]
 	fg := FlameGraph{SampleType: typ, Unit: unit, Total: root.value, Diff: diff, MinFraction: minFraction}
@@ -153,7 +155,7 @@ func (t *flameTree) graph(typ, unit string, minFraction float64, diff bool) Flam
 	for _, c := range t.nodes[0].kids {
 		heap.Push(queue, c)
 	}
-	for queue.Len() > 0 && fg.Nodes < MaxFlameNodes {
+	for queue.Len() > 0 && fg.Nodes < maxFlameNodes {
 		i := heap.Pop(queue).(int32)
 		if s := size(i); s < cutoff || s == 0 {
 			break
@@ -184,8 +186,8 @@ func (t *flameTree) graph(typ, unit string, minFraction float64, diff bool) Flam
 	return fg
 }
 
-// MaxFlameNodes caps the boxes of one flame graph whatever the profile.
-const MaxFlameNodes = 20000
+// maxFlameNodes caps the boxes of one flame graph whatever the profile.
+const maxFlameNodes = 20000
 
 // flameQueue is a max-heap of tree nodes by size.
 type flameQueue struct {

@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // Profile is a parsed pprof profile, loaded once and then analyzed many times. It is
@@ -37,7 +39,7 @@ type SampleType struct {
 	Total int64 `json:"total"`
 }
 
-// LoadProfile reads any profile `go tool pprof` reads (profile.proto gzipped or not,
+// Load reads any profile `go tool pprof` reads (profile.proto gzipped or not,
 // legacy text heap/growth/threadcreate, legacy binary CPU) from r. The content is
 // decompressed within limit bytes (see Decompress). Errors wrap ErrEmpty, ErrTooLarge,
 // ErrUnsupportedKind (for content that is not a profile) or ErrMalformed.
@@ -45,41 +47,41 @@ type SampleType struct {
 // A profile is parsed in memory. A profile.proto's framing is checked while it
 // streams in, so that a compression bomb that merely starts like a profile is
 // refused at its first invalid byte, not after limit bytes.
-func LoadProfile(r io.Reader, limit int64) (*Profile, error) {
-	rc, _, err := Decompress(r, limit)
+func Load(r io.Reader, limit int64) (*Profile, error) {
+	rc, _, err := analyze.Decompress(r, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	br := bufio.NewReaderSize(rc, SniffSize)
-	head, err := br.Peek(SniffSize)
+	br := bufio.NewReaderSize(rc, analyze.SniffSize)
+	head, err := br.Peek(analyze.SniffSize)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	var src io.Reader = br
-	if DetectKind(head).Format == "profile.proto" {
+	if analyze.DetectKind(head).Format == "profile.proto" {
 		src = &protoStream{r: br}
 	}
 	data, err := io.ReadAll(src)
 	if err != nil {
 		return nil, err
 	}
-	return ParseProfile(data)
+	return parse(data)
 }
 
-// ParseProfile parses decompressed profile bytes; see LoadProfile.
-func ParseProfile(data []byte) (prof *Profile, err error) {
+// parse parses decompressed profile bytes; see Load.
+func parse(data []byte) (prof *Profile, err error) {
 	if len(data) == 0 {
-		return nil, ErrEmpty
+		return nil, analyze.ErrEmpty
 	}
-	det := DetectKind(data)
-	if det.Kind != KindProfile {
-		return nil, fmt.Errorf("%w: detected %s, not a pprof profile", ErrUnsupportedKind, det)
+	det := analyze.DetectKind(data)
+	if det.Kind != analyze.KindProfile {
+		return nil, fmt.Errorf("%w: detected %s, not a pprof profile", analyze.ErrUnsupportedKind, det)
 	}
 	if det.Format == "profile.proto" {
 		g, meta, err := decodeProfileProto(data)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+			return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
 		}
 		if meta.dropFrames == "" {
 			if err := checkTotals(g, meta); err != nil {
@@ -93,23 +95,23 @@ func ParseProfile(data []byte) (prof *Profile, err error) {
 		// The reference parser is third-party code: a hostile file must not take the
 		// server down, whatever it trips on.
 		if r := recover(); r != nil {
-			prof, err = nil, fmt.Errorf("%w: profile parser failed: %v", ErrMalformed, r)
+			prof, err = nil, fmt.Errorf("%w: profile parser failed: %v", analyze.ErrMalformed, r)
 		}
 	}()
 	p, err := profile.ParseData(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, det.Format, err)
+		return nil, fmt.Errorf("%w: %s: %v", analyze.ErrMalformed, det.Format, err)
 	}
 	if len(p.SampleType) == 0 {
-		return nil, fmt.Errorf("%w: the profile has no sample types", ErrMalformed)
+		return nil, fmt.Errorf("%w: the profile has no sample types", analyze.ErrMalformed)
 	}
 	for _, s := range p.Sample {
 		if len(s.Value) != len(p.SampleType) {
-			return nil, fmt.Errorf("%w: a sample has %d values for %d sample types", ErrMalformed, len(s.Value), len(p.SampleType))
+			return nil, fmt.Errorf("%w: a sample has %d values for %d sample types", analyze.ErrMalformed, len(s.Value), len(p.SampleType))
 		}
 	}
 	if err := p.RemoveUninteresting(); err != nil {
-		return nil, fmt.Errorf("%w: drop_frames: %v", ErrMalformed, err)
+		return nil, fmt.Errorf("%w: drop_frames: %v", analyze.ErrMalformed, err)
 	}
 	g, meta := graphFromProfile(p), metaFromProfile(p)
 	if err := checkTotals(g, meta); err != nil {
@@ -136,7 +138,7 @@ func checkTotals(g *callGraph, meta profileMeta) error {
 			if j < len(meta.sampleTypes) {
 				name = meta.sampleTypes[j].typ
 			}
-			return fmt.Errorf("%w: the %s values add up to more than %d, the largest total pprof can count; the profile is corrupt", ErrMalformed, name, int64(math.MaxInt64))
+			return fmt.Errorf("%w: the %s values add up to more than %d, the largest total pprof can count; the profile is corrupt", analyze.ErrMalformed, name, int64(math.MaxInt64))
 		}
 	}
 	return nil
@@ -200,7 +202,7 @@ func (p *Profile) SampleIndex(name string) (int, error) {
 	}
 	if i, err := strconv.Atoi(name); err == nil {
 		if i < 0 || i >= len(types) {
-			return 0, fmt.Errorf("%w: sample_index %s is outside the range [0..%d]", ErrInvalidParameter, name, len(types)-1)
+			return 0, fmt.Errorf("%w: sample_index %s is outside the range [0..%d]", analyze.ErrInvalidParameter, name, len(types)-1)
 		}
 		return i, nil
 	}
@@ -210,7 +212,7 @@ func (p *Profile) SampleIndex(name string) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: sample_index %q must be one of: %s", ErrInvalidParameter, name, strings.Join(p.typeNames(), ", "))
+	return 0, fmt.Errorf("%w: sample_index %q must be one of: %s", analyze.ErrInvalidParameter, name, strings.Join(p.typeNames(), ", "))
 }
 
 func (p *Profile) typeNames() []string {

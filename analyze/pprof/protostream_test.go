@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/hostile"
 )
 
@@ -38,8 +39,8 @@ func TestLoadProfileRefusesABombAtItsFirstBadByte(t *testing.T) {
 	defer f.Close()
 	st, _ := f.Stat()
 	in := &countingReader{r: f}
-	_, err = LoadProfile(in, DefaultMaxDecompressed)
-	if !isErr(err, ErrMalformed) || !strings.Contains(err.Error(), "field number 0") {
+	_, err = Load(in, analyze.DefaultMaxDecompressed)
+	if !isErr(err, analyze.ErrMalformed) || !strings.Contains(err.Error(), "field number 0") {
 		t.Fatalf("err %v, want ErrMalformed naming field number 0", err)
 	}
 	if in.n > 256<<10 {
@@ -63,7 +64,7 @@ func TestProtoStreamAgreesWithTheDecoder(t *testing.T) {
 		append(good[:len(good):len(good)], bytes.Repeat([]byte{0x88}, 11)...),
 	} {
 		_, err := io.ReadAll(&protoStream{r: &chunkedReader{b: bad, n: 5}})
-		if !isErr(err, ErrMalformed) {
+		if !isErr(err, analyze.ErrMalformed) {
 			t.Errorf("%x…: stream check err %v, want ErrMalformed", bad[len(bad)-3:], err)
 		}
 		if _, _, derr := decodeProfileProto(bad); derr == nil {

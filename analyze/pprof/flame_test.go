@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
@@ -87,8 +88,8 @@ func TestFlamePrunesNarrowBoxes(t *testing.T) {
 func TestFlameCapsBoxes(t *testing.T) {
 	p := synthProfile(t, 8, 1024) // 65,536 stacks, ~175,000 boxes unpruned
 	fg := p.Flame(1, 0)
-	if fg.Nodes != MaxFlameNodes || fg.Dropped == 0 || fg.Hidden == 0 {
-		t.Errorf("nodes %d dropped %d hidden %d; want the cap of %d", fg.Nodes, fg.Dropped, fg.Hidden, MaxFlameNodes)
+	if fg.Nodes != maxFlameNodes || fg.Dropped == 0 || fg.Hidden == 0 {
+		t.Errorf("nodes %d dropped %d hidden %d; want the cap of %d", fg.Nodes, fg.Dropped, fg.Hidden, maxFlameNodes)
 	}
 }
 
@@ -105,7 +106,7 @@ func TestDiffFlame(t *testing.T) {
 		t.Errorf("diff flame totals %d/%d, diff %d/%d", fg.BaseTotal, fg.Total, d.BaseTotal, d.TargetTotal)
 	}
 	cpu := loadFile(t, fixtures.Path(t, "pprof", "flameshow-cpu-10s.pb.gz"))
-	if _, err := DiffFlame(cpu, target, 0, 0); !isErr(err, ErrMismatch) {
+	if _, err := DiffFlame(cpu, target, 0, 0); !isErr(err, analyze.ErrMismatch) {
 		t.Errorf("cpu vs heap: %v", err)
 	}
 }
@@ -138,7 +139,7 @@ func synthProfile(tb testing.TB, depth int, scale int64) *Profile {
 	if err := p.Write(&buf); err != nil {
 		tb.Fatal(err)
 	}
-	out, err := LoadProfile(&buf, 0)
+	out, err := Load(&buf, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func BenchmarkFlame262k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		fg := p.Flame(1, DefaultFlameFraction)
-		if fg.Nodes > MaxFlameNodes {
+		if fg.Nodes > maxFlameNodes {
 			b.Fatalf("%d boxes", fg.Nodes)
 		}
 	}

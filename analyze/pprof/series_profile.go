@@ -1,53 +1,56 @@
-package analyze
+package pprof
 
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/leakui/leakui/analyze"
 )
 
-// SeriesMachineryPattern matches the functions a goroutine parks and waits in:
+// machineryPattern matches the functions a goroutine parks and waits in:
 // everything in the runtime, internal, sync and time packages (and their
 // subpackages). The site of a goroutine is the first frame from the leaf that
 // does not match, since every parked goroutine's leaf is runtime.gopark. It is an
 // RE2 regexp, so `go tool pprof -hide` accepts it and then shows the same sites as
 // flat values.
-const SeriesMachineryPattern = `^(internal|runtime|sync|time)(/[^.]*)?\.`
+const machineryPattern = `^(internal|runtime|sync|time)(/[^.]*)?\.`
 
-var seriesMachinery = regexp.MustCompile(SeriesMachineryPattern)
+var seriesMachinery = regexp.MustCompile(machineryPattern)
 
-// SeriesSnapshot is one profile of a series and the name it is shown under.
-type SeriesSnapshot struct {
+// Snapshot is one profile of a series and the name it is shown under.
+type Snapshot struct {
 	Name    string
 	Profile *Profile
 }
 
-// SeriesStackValue is one distinct stack of a profile, at pprof's "functions"
+// stackValue is one distinct stack of a profile, at pprof's "functions"
 // granularity (samples whose stacks have the same function names are merged).
-type SeriesStackValue struct {
+type stackValue struct {
 	// Frames lists the function names, leaf first.
 	Frames []string `json:"frames"`
 	// Site is the frame the stack is attributed to in a series: the leaf, or for a
-	// goroutine profile the first frame outside SeriesMachineryPattern (the
+	// goroutine profile the first frame outside machineryPattern (the
 	// outermost frame below runtime.goexit when every frame matches).
 	Site  string `json:"site"`
 	Value int64  `json:"value"`
 }
 
-// SeriesStacks lists the profile's distinct stacks with their values of one sample
+// seriesStacks lists the profile's distinct stacks with their values of one sample
 // type (an index from SampleIndex) and their sites, largest value first. Samples
 // of value 0 and samples without frames are left out.
-func (p *Profile) SeriesStacks(sampleIndex int) []SeriesStackValue {
+func (p *Profile) seriesStacks(sampleIndex int) []stackValue {
 	b := newSeriesBuilder(1, p.IsGoroutineProfile())
 	b.add(0, p.graph, sampleIndex)
-	out := make([]SeriesStackValue, 0, len(b.stacks))
+	out := make([]stackValue, 0, len(b.stacks))
 	for _, acc := range b.stacks {
-		out = append(out, SeriesStackValue{Frames: b.frameNames(acc.frames), Site: b.names[acc.site], Value: acc.values[0]})
+		out = append(out, stackValue{Frames: b.frameNames(acc.frames), Site: b.names[acc.site], Value: acc.values[0]})
 	}
-	slices.SortFunc(out, func(x, y SeriesStackValue) int {
+	slices.SortFunc(out, func(x, y stackValue) int {
 		if x.Value != y.Value {
 			if x.Value > y.Value {
 				return -1
@@ -59,27 +62,27 @@ func (p *Profile) SeriesStacks(sampleIndex int) []SeriesStackValue {
 	return out
 }
 
-// ProfileSeries analyzes three or more profiles of one program taken over time:
+// Series analyzes three or more profiles of one program taken over time:
 // one series per site (the allocating function of a heap profile, the waiting
 // function of a goroutine profile), with the site's full stacks as its parts. The
 // snapshots are ordered by the profiles' own times when all have one, else taken
 // as given. Profiles of different types are refused with ErrMismatch; fewer than
 // three, an unknown sample index or a cumulative sample type (alloc_space only
 // ever grows) with ErrInvalidParameter.
-func ProfileSeries(snaps []SeriesSnapshot, opts SeriesOptions) (*SeriesReport, error) {
+func Series(snaps []Snapshot, opts analyze.SeriesOptions) (*analyze.SeriesReport, error) {
 	if len(snaps) < 3 {
-		return nil, fmt.Errorf("%w: a series needs at least 3 snapshots of one program, got %d", ErrInvalidParameter, len(snaps))
+		return nil, fmt.Errorf("%w: a series needs at least 3 snapshots of one program, got %d", analyze.ErrInvalidParameter, len(snaps))
 	}
 	for i, s := range snaps {
 		if s.Profile == nil {
-			return nil, fmt.Errorf("%w: snapshot %d (%s) has no profile", ErrInvalidParameter, i+1, s.Name)
+			return nil, fmt.Errorf("%w: snapshot %d (%s) has no profile", analyze.ErrInvalidParameter, i+1, s.Name)
 		}
 	}
 	first := snaps[0]
 	for i, s := range snaps[1:] {
 		if !first.Profile.SameType(s.Profile) {
 			return nil, fmt.Errorf("%w: snapshot %d (%s) is a %s but snapshot 1 (%s) is a %s; a series compares snapshots of one kind",
-				ErrMismatch, i+2, s.Name, seriesKind(s.Profile), first.Name, seriesKind(first.Profile))
+				analyze.ErrMismatch, i+2, s.Name, seriesKind(s.Profile), first.Name, seriesKind(first.Profile))
 		}
 	}
 	si, err := seriesSampleIndex(snaps, opts.SampleIndex)
@@ -88,7 +91,7 @@ func ProfileSeries(snaps []SeriesSnapshot, opts SeriesOptions) (*SeriesReport, e
 	}
 	goroutine := first.Profile.IsGoroutineProfile()
 	b := newSeriesBuilder(len(snaps), goroutine)
-	in := SeriesInput{
+	in := analyze.SeriesInput{
 		Labels: make([]string, len(snaps)),
 		Times:  make([]time.Time, len(snaps)),
 	}
@@ -107,7 +110,7 @@ func ProfileSeries(snaps []SeriesSnapshot, opts SeriesOptions) (*SeriesReport, e
 	case !strings.HasPrefix(st.typ, "inuse_"):
 		in.By = "leaf function"
 	}
-	return AnalyzeSeries(in, opts)
+	return analyze.AnalyzeSeries(in, opts)
 }
 
 // seriesKind names what a profile measures, for messages.
@@ -127,7 +130,7 @@ func seriesKind(p *Profile) string {
 // the in-use counterpart of a cumulative heap type (the allocs profile defaults to
 // alloc_space); a cumulative type asked for explicitly is refused unless every
 // snapshot is a delta profile.
-func seriesSampleIndex(snaps []SeriesSnapshot, name string) (int, error) {
+func seriesSampleIndex(snaps []Snapshot, name string) (int, error) {
 	p := snaps[0].Profile
 	si, err := p.SampleIndex(name)
 	if err != nil {
@@ -147,7 +150,7 @@ func seriesSampleIndex(snaps []SeriesSnapshot, name string) (int, error) {
 				}
 			}
 			return 0, fmt.Errorf("%w: %s counts everything since the program started, so it only grows: a series needs what is held now (such as inuse_space) or delta profiles (?seconds=N)",
-				ErrInvalidParameter, typ)
+				analyze.ErrInvalidParameter, typ)
 		}
 	}
 	return si, nil
@@ -166,7 +169,7 @@ type seriesBuilder struct {
 	goroutine bool
 	names     []string
 	byName    map[string]int32
-	machinery []bool // per name: matches SeriesMachineryPattern
+	machinery []bool // per name: matches machineryPattern
 	stacks    map[string]*seriesStack
 	totals    []int64
 	frames    []int32 // scratch
@@ -268,10 +271,10 @@ func (b *seriesBuilder) frameNames(ids []int32) []string {
 }
 
 // fill sets the input's series (per site), parts (per stack) and totals.
-func (b *seriesBuilder) fill(in *SeriesInput) {
+func (b *seriesBuilder) fill(in *analyze.SeriesInput) {
 	in.Totals = b.totals
 	in.Series = make(map[string][]int64)
-	in.Parts = make(map[string][]SeriesPart)
+	in.Parts = make(map[string][]analyze.SeriesPart)
 	for _, st := range b.stacks {
 		name := b.names[st.site]
 		sum, ok := in.Series[name]
@@ -282,6 +285,26 @@ func (b *seriesBuilder) fill(in *SeriesInput) {
 		for i, v := range st.values {
 			sum[i] = seriesAdd(sum[i], v)
 		}
-		in.Parts[name] = append(in.Parts[name], SeriesPart{Frames: b.frameNames(st.frames), Values: st.values})
+		in.Parts[name] = append(in.Parts[name], analyze.SeriesPart{Frames: b.frameNames(st.frames), Values: st.values})
 	}
+}
+
+// seriesAdd returns a + b, clamped to the int64 range instead of wrapping.
+func seriesAdd(a, b int64) int64 {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		if b > 0 {
+			return math.MaxInt64
+		}
+		return math.MinInt64
+	}
+	return s
+}
+
+// seriesAbs returns |v|, with |MinInt64| clamped to MaxInt64.
+func seriesAbs(v int64) int64 {
+	if v == math.MinInt64 {
+		return math.MaxInt64
+	}
+	return abs64(v)
 }

@@ -1,4 +1,4 @@
-package analyze
+package pprof
 
 // The field numbers of profile.proto (google/pprof, proto/profile.proto) that the
 // decoder reads, named as pprof's own decoder names them (profile/profile.proto,
