@@ -10,6 +10,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -71,7 +72,7 @@ func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
 			if err != nil {
 				return nil, err
 			}
-			if sum.SeriesVerdict == "" || s.Verdict == analyze.SeriesLeak {
+			if sum.SeriesVerdict == "" || s.Verdict == series.Leak {
 				sum.SeriesVerdict = string(s.Verdict)
 			}
 		}
@@ -99,7 +100,7 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 		line += fmt.Sprintf("; grew most %s %s", cleanText(s.TopGrowth, 80), analyze.FormatSignedValue(s.TopGrowthBytes, "bytes"))
 	}
 	if s.SeriesVerdict != "" {
-		line += "; series: " + analyze.SeriesVerdict(s.SeriesVerdict).Text()
+		line += "; series: " + series.Verdict(s.SeriesVerdict).Text()
 	}
 	return line
 }
@@ -466,7 +467,7 @@ type javaHistogramDiffJSON struct {
 	Snapshots      []jvmSnapshotJSON `json:"snapshots"`
 	// Series holds, for three or more histograms, the series analysis by
 	// "instances" and by "bytes" (one series per class).
-	Series map[string]*analyze.SeriesReport `json:"series,omitempty"`
+	Series map[string]*series.Report `json:"series,omitempty"`
 }
 
 // javaHistogramsJSON fills doc.Analysis for histogram reports.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -24,12 +25,12 @@ var histogramSeriesOrders = []jvm.Order{jvm.ByInstances, jvm.ByBytes}
 // strings would make 1,727 new consumers too small a share of the heap's
 // instances to be tested at all. By bytes, every class is a series and the total
 // is the heap's. A class absent from a histogram counts 0 there.
-func histogramSeries(hs []*jvm.Histogram, names []string, order jvm.Order) (*analyze.SeriesReport, error) {
+func histogramSeries(hs []*jvm.Histogram, names []string, order jvm.Order) (*series.Report, error) {
 	n := len(hs)
 	if n < 3 {
 		return nil, nil
 	}
-	in := analyze.SeriesInput{Labels: names, Totals: make([]int64, n), Series: map[string][]int64{}, By: "class",
+	in := series.Input{Labels: names, Totals: make([]int64, n), Series: map[string][]int64{}, By: "class",
 		SampleType: "bytes", Unit: "bytes"}
 	apps := order == jvm.ByInstances
 	if apps {
@@ -63,18 +64,18 @@ func histogramSeries(hs []*jvm.Histogram, names []string, order jvm.Order) (*ana
 	}
 	// The report's order is already oldest first (or the upload order); keep it so
 	// that the series and the diff read the histograms alike.
-	return analyze.AnalyzeSeries(in, analyze.SeriesOptions{KeepOrder: true})
+	return series.Analyze(in, series.Options{KeepOrder: true})
 }
 
 // series analyzes the report's histograms as a series in order's measure, cached.
-func (hs *histogramSet) series(order jvm.Order) (*analyze.SeriesReport, error) {
+func (hs *histogramSet) series(order jvm.Order) (*series.Report, error) {
 	var key strings.Builder
 	fmt.Fprintf(&key, "%s-series:%s", histogramPrefix, jvmOrderName(order))
 	for _, ref := range hs.refs {
 		fmt.Fprintf(&key, ":%s#%d", hs.rep.Artifacts[ref.File].SHA256, ref.Index)
 	}
 	if v, ok := jvmParsed.get(key.String()); ok {
-		if s, ok := v.(*analyze.SeriesReport); ok {
+		if s, ok := v.(*series.Report); ok {
 			return s, nil
 		}
 	}
@@ -100,7 +101,7 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 		if s == nil {
 			continue
 		}
-		leak = leak || s.Verdict == analyze.SeriesLeak
+		leak = leak || s.Verdict == series.Leak
 		// The series by bytes is compact: its snapshot list would repeat the one
 		// above it, and byte[]'s growth is already in the diff's tables.
 		out = append(out, seriesView(jvmOrderName(o), s, o == jvm.ByBytes, nil))
@@ -110,11 +111,11 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 
 // seriesJSON returns the series analyses by measure, nil for fewer than three
 // histograms.
-func (hs *histogramSet) seriesJSON() (map[string]*analyze.SeriesReport, error) {
+func (hs *histogramSet) seriesJSON() (map[string]*series.Report, error) {
 	if len(hs.hs) < 3 {
 		return nil, nil
 	}
-	out := map[string]*analyze.SeriesReport{}
+	out := map[string]*series.Report{}
 	for _, o := range histogramSeriesOrders {
 		s, err := hs.series(o)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
 )
 
@@ -200,7 +201,7 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 }
 
 // writeSeriesMarkdown writes a series' verdict and top suspects.
-func writeSeriesMarkdown(w io.Writer, rep *analyze.SeriesReport) {
+func writeSeriesMarkdown(w io.Writer, rep *series.Report) {
 	fmt.Fprintf(w, "- Verdict: **%s** — %s\n", rep.VerdictText, mdEscape(rep.Reason))
 	fmt.Fprintf(w, "- %s over %d snapshots: %s → %s\n", rep.SampleType, len(rep.Totals),
 		analyze.FormatValue(rep.Total.First, rep.Unit), analyze.FormatValue(rep.Total.Last, rep.Unit))

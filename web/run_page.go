@@ -11,6 +11,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
@@ -296,7 +297,7 @@ func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role 
 }
 
 // runSeries is the series analysis of a run's captures of one role.
-func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role string) (*analyze.SeriesReport, error) {
+func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role string) (*series.Report, error) {
 	var snaps []pprof.Snapshot
 	for _, a := range arts {
 		if a.Role != role {
@@ -311,7 +312,7 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 	if len(snaps) < 3 {
 		return nil, nil
 	}
-	return pprof.Series(snaps, analyze.SeriesOptions{KeepOrder: true})
+	return pprof.Series(snaps, series.Options{KeepOrder: true})
 }
 
 // runDiff compares a run's first and last capture of one role; goroutine diffs

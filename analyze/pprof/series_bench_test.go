@@ -11,6 +11,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/series"
 )
 
 // seriesBenchProgram is a made-up Go program whose heap profiles the benchmark
@@ -104,7 +105,7 @@ func gunzip(tb testing.TB, data []byte) []byte {
 func TestSeriesSynthesizedProfiles(t *testing.T) {
 	snaps, prog := seriesBenchSnapshots(t, 12, 2000)
 	slices.Reverse(snaps) // given newest first: the profiles' times put them back in order
-	rep, err := Series(snaps, analyze.SeriesOptions{})
+	rep, err := Series(snaps, series.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestSeriesSynthesizedProfiles(t *testing.T) {
 	for k := range prog.leaking {
 		want = append(want, prog.stacks[k][0].Line[0].Function.Name)
 	}
-	if rep.Verdict != analyze.SeriesLeak {
+	if rep.Verdict != series.Leak {
 		t.Fatalf("verdict %s: %s", rep.Verdict, rep.Reason)
 	}
 	got := suspectNames(rep.Suspects)
@@ -140,7 +141,7 @@ func BenchmarkProfileSeries(b *testing.B) {
 			b.ResetTimer()
 			cpu0, cpuOK := processCPUTime()
 			for b.Loop() {
-				if _, err := Series(snaps, analyze.SeriesOptions{}); err != nil {
+				if _, err := Series(snaps, series.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

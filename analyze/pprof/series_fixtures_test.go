@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
@@ -110,7 +111,7 @@ func TestSeriesSitesMatchPprof(t *testing.T) {
 // one jump, and three snapshots would be too few to call a steady trend anyway.
 func TestSeriesParcaHeap(t *testing.T) {
 	snaps := fixtureSnapshots(t, parcaSeries[2], parcaSeries[0], parcaSeries[1])
-	rep, err := Series(snaps, analyze.SeriesOptions{})
+	rep, err := Series(snaps, series.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestSeriesParcaHeap(t *testing.T) {
 			t.Errorf("%s in %s = %v, pprof's flat is %d", arena, name, got, flat[arena])
 		}
 	}
-	if rep.Verdict != analyze.SeriesSteady || rep.VerdictText != "no steady growth" || len(rep.Suspects) != 0 {
+	if rep.Verdict != series.Steady || rep.VerdictText != "no steady growth" || len(rep.Suspects) != 0 {
 		t.Fatalf("verdict %s, suspects %v: %s", rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 	}
 	top := rep.Growers[0]
@@ -153,8 +154,8 @@ func TestSeriesParcaHeap(t *testing.T) {
 	}
 }
 
-func growerValues(rep *analyze.SeriesReport, name string) []int64 {
-	for _, list := range [][]analyze.SeriesSuspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
+func growerValues(rep *series.Report, name string) []int64 {
+	for _, list := range [][]series.Suspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
 		for _, s := range list {
 			if s.Name == name {
 				return s.Values
@@ -170,18 +171,18 @@ func TestSeriesRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		files []string
-		opts  analyze.SeriesOptions
+		opts  series.Options
 		want  error
 		msg   []string
 	}{
-		{"two goroutine snapshots", []string{snap1, snap2}, analyze.SeriesOptions{}, analyze.ErrInvalidParameter, []string{"at least 3 snapshots", "got 2"}},
-		{"heap then goroutine", []string{parcaSeries[0], parcaSeries[1], snap1}, analyze.SeriesOptions{}, analyze.ErrMismatch,
+		{"two goroutine snapshots", []string{snap1, snap2}, series.Options{}, analyze.ErrInvalidParameter, []string{"at least 3 snapshots", "got 2"}},
+		{"heap then goroutine", []string{parcaSeries[0], parcaSeries[1], snap1}, series.Options{}, analyze.ErrMismatch,
 			[]string{"snapshot 3 (" + snap1 + ") is a goroutine profile", "snapshot 1 (" + parcaSeries[0] + ") is a heap profile"}},
-		{"goroutine then heap", []string{snap1, snap2, parcaSeries[0]}, analyze.SeriesOptions{}, analyze.ErrMismatch, []string{"is a heap profile", "is a goroutine profile"}},
-		{"heap and CPU", []string{parcaSeries[0], "erigon-cpu-30s.pb.gz", parcaSeries[1]}, analyze.SeriesOptions{}, analyze.ErrMismatch, []string{"CPU profile"}},
-		{"alloc_space only grows", parcaSeries, analyze.SeriesOptions{SampleIndex: "alloc_space"}, analyze.ErrInvalidParameter, []string{"alloc_space counts everything since the program started"}},
-		{"unknown sample type", parcaSeries, analyze.SeriesOptions{SampleIndex: "nope"}, analyze.ErrInvalidParameter, []string{`sample_index "nope" must be one of`}},
-		{"bad threshold", parcaSeries, analyze.SeriesOptions{Thresholds: analyze.SeriesThresholds{Alpha: 2}}, analyze.ErrInvalidParameter, []string{"alpha 2 is out of range"}},
+		{"goroutine then heap", []string{snap1, snap2, parcaSeries[0]}, series.Options{}, analyze.ErrMismatch, []string{"is a heap profile", "is a goroutine profile"}},
+		{"heap and CPU", []string{parcaSeries[0], "erigon-cpu-30s.pb.gz", parcaSeries[1]}, series.Options{}, analyze.ErrMismatch, []string{"CPU profile"}},
+		{"alloc_space only grows", parcaSeries, series.Options{SampleIndex: "alloc_space"}, analyze.ErrInvalidParameter, []string{"alloc_space counts everything since the program started"}},
+		{"unknown sample type", parcaSeries, series.Options{SampleIndex: "nope"}, analyze.ErrInvalidParameter, []string{`sample_index "nope" must be one of`}},
+		{"bad threshold", parcaSeries, series.Options{Thresholds: series.Thresholds{Alpha: 2}}, analyze.ErrInvalidParameter, []string{"alpha 2 is out of range"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Series(fixtureSnapshots(t, tc.files...), tc.opts)
@@ -206,12 +207,12 @@ func TestSeriesDeltaAllocs(t *testing.T) {
 	if snaps[0].Profile.Duration() == 0 {
 		t.Fatal("the fixture is not a delta profile")
 	}
-	rep, err := Series(snaps, analyze.SeriesOptions{SampleIndex: "alloc_space"})
+	rep, err := Series(snaps, series.Options{SampleIndex: "alloc_space"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	top := runPprofTop(t, "bytes", "-sample_index=alloc_space", fixtures.Path(t, "pprof", name))
-	if rep.Verdict != analyze.SeriesSteady || rep.Total.Growth != 0 || rep.Totals[0] != top.Total || len(rep.Growers) != 0 {
+	if rep.Verdict != series.Steady || rep.Total.Growth != 0 || rep.Totals[0] != top.Total || len(rep.Growers) != 0 {
 		t.Fatalf("verdict %s, totals %v (pprof %d), growers %v", rep.Verdict, rep.Totals, top.Total, suspectNames(rep.Growers))
 	}
 	if !strings.HasPrefix(rep.Reason, "Nothing grew by 0.5% of the total or more") {

@@ -11,27 +11,28 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/series"
 )
 
 // checkSeriesReport asserts what holds for every report.
-func checkSeriesReport(t *testing.T, rep *analyze.SeriesReport, n int) {
+func checkSeriesReport(t *testing.T, rep *series.Report, n int) {
 	t.Helper()
 	if rep.VerdictText != rep.Verdict.Text() || rep.Reason == "" || len(rep.Totals) != n || len(rep.Snapshots) != n {
 		t.Fatalf("verdict %q/%q, reason %q, %d totals", rep.Verdict, rep.VerdictText, rep.Reason, len(rep.Totals))
 	}
 	switch rep.Verdict {
-	case analyze.SeriesLeak:
+	case series.Leak:
 		if len(rep.Suspects) == 0 {
 			t.Fatal("a leak without suspects")
 		}
-	case analyze.SeriesSteady, analyze.SeriesShrinking:
+	case series.Steady, series.Shrinking:
 		if len(rep.Suspects) != 0 {
 			t.Fatalf("%s with suspects", rep.Verdict)
 		}
 	default:
 		t.Fatalf("unknown verdict %q", rep.Verdict)
 	}
-	stats := func(name string, st analyze.SeriesStats, values []int64) {
+	stats := func(name string, st series.Stats, values []int64) {
 		in01 := func(f float64) bool { return f >= 0 && f <= 1 }
 		if !in01(st.Confidence) || !in01(st.PValue) || !in01(st.R2) || !in01(st.StepShare) || len(values) != n ||
 			st.GrewSteps+st.ShrankSteps > st.Steps || st.Steps != n-1 || st.First != values[0] || st.Last != values[n-1] ||
@@ -40,17 +41,17 @@ func checkSeriesReport(t *testing.T, rep *analyze.SeriesReport, n int) {
 		}
 	}
 	stats("total", rep.Total, rep.Totals)
-	for _, list := range [][]analyze.SeriesSuspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
+	for _, list := range [][]series.Suspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
 		for _, s := range list {
-			stats(s.Name, s.SeriesStats, s.Values)
+			stats(s.Name, s.Stats, s.Values)
 			for _, st := range s.Stacks {
-				stats(s.Name+" stack", st.SeriesStats, st.Values)
+				stats(s.Name+" stack", st.Stats, st.Values)
 			}
 		}
 	}
 	for _, s := range rep.Suspects {
 		if s.Why == "" && (s.Growth <= 0 || s.Slope <= 0 || s.PValue > rep.Checks.Alpha || s.StepShare < rep.Checks.MinStepShare) {
-			t.Fatalf("suspect %s fails the checks: %+v", s.Name, s.SeriesStats)
+			t.Fatalf("suspect %s fails the checks: %+v", s.Name, s.Stats)
 		}
 	}
 }
@@ -80,7 +81,7 @@ func FuzzSeriesProfiles(f *testing.F) {
 			return
 		}
 		snaps := []Snapshot{{"a", p}, {"b", p}, {"c", p}}
-		rep, err := Series(snaps, analyze.SeriesOptions{})
+		rep, err := Series(snaps, series.Options{})
 		if errors.Is(err, analyze.ErrInvalidParameter) && seriesCumulative(p.meta.sampleTypes[p.DefaultSampleIndex()].typ) {
 			return
 		}
@@ -92,7 +93,7 @@ func FuzzSeriesProfiles(f *testing.F) {
 		}
 		checkSeriesReport(t, rep, 3)
 		want := p.SampleTypes()[p.DefaultSampleIndex()].Total
-		if rep.Verdict != analyze.SeriesSteady || len(rep.Growers)+len(rep.Shrinkers) != 0 || rep.Totals[0] != want || rep.Total.Growth != 0 {
+		if rep.Verdict != series.Steady || len(rep.Growers)+len(rep.Shrinkers) != 0 || rep.Totals[0] != want || rep.Total.Growth != 0 {
 			t.Fatalf("identical snapshots: %s, totals %v (profile total %d): %s", rep.Verdict, rep.Totals, want, rep.Reason)
 		}
 	})

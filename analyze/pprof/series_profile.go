@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/series"
 )
 
 // machineryPattern matches the functions a goroutine parks and waits in:
@@ -69,7 +70,7 @@ func (p *Profile) seriesStacks(sampleIndex int) []stackValue {
 // as given. Profiles of different types are refused with ErrMismatch; fewer than
 // three, an unknown sample index or a cumulative sample type (alloc_space only
 // ever grows) with ErrInvalidParameter.
-func Series(snaps []Snapshot, opts analyze.SeriesOptions) (*analyze.SeriesReport, error) {
+func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 	if len(snaps) < 3 {
 		return nil, fmt.Errorf("%w: a series needs at least 3 snapshots of one program, got %d", analyze.ErrInvalidParameter, len(snaps))
 	}
@@ -91,7 +92,7 @@ func Series(snaps []Snapshot, opts analyze.SeriesOptions) (*analyze.SeriesReport
 	}
 	goroutine := first.Profile.IsGoroutineProfile()
 	b := newSeriesBuilder(len(snaps), goroutine)
-	in := analyze.SeriesInput{
+	in := series.Input{
 		Labels: make([]string, len(snaps)),
 		Times:  make([]time.Time, len(snaps)),
 	}
@@ -110,7 +111,7 @@ func Series(snaps []Snapshot, opts analyze.SeriesOptions) (*analyze.SeriesReport
 	case !strings.HasPrefix(st.typ, "inuse_"):
 		in.By = "leaf function"
 	}
-	return analyze.AnalyzeSeries(in, opts)
+	return series.Analyze(in, opts)
 }
 
 // seriesKind names what a profile measures, for messages.
@@ -271,10 +272,10 @@ func (b *seriesBuilder) frameNames(ids []int32) []string {
 }
 
 // fill sets the input's series (per site), parts (per stack) and totals.
-func (b *seriesBuilder) fill(in *analyze.SeriesInput) {
+func (b *seriesBuilder) fill(in *series.Input) {
 	in.Totals = b.totals
 	in.Series = make(map[string][]int64)
-	in.Parts = make(map[string][]analyze.SeriesPart)
+	in.Parts = make(map[string][]series.Part)
 	for _, st := range b.stacks {
 		name := b.names[st.site]
 		sum, ok := in.Series[name]
@@ -285,7 +286,7 @@ func (b *seriesBuilder) fill(in *analyze.SeriesInput) {
 		for i, v := range st.values {
 			sum[i] = seriesAdd(sum[i], v)
 		}
-		in.Parts[name] = append(in.Parts[name], analyze.SeriesPart{Frames: b.frameNames(st.frames), Values: st.values})
+		in.Parts[name] = append(in.Parts[name], series.Part{Frames: b.frameNames(st.frames), Values: st.values})
 	}
 }
 

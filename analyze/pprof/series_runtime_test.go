@@ -11,7 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/series"
 )
 
 // The tests in this file profile the test process itself with runtime/pprof while
@@ -68,7 +68,7 @@ func (lab *goroutineLab) stop() {
 
 // checkCounts asserts that every site the lab drives has exactly the values the
 // lab set, in snapshot order.
-func (lab *goroutineLab) checkCounts(rep *analyze.SeriesReport, in analyze.SeriesInput) {
+func (lab *goroutineLab) checkCounts(rep *series.Report, in series.Input) {
 	lab.t.Helper()
 	for name, want := range lab.counts {
 		got := in.Series[name]
@@ -92,7 +92,7 @@ func uniformNoise(rng *rand.Rand, hi int) []int {
 
 // seriesInputOf rebuilds the input Series analyzed, in snapshot order, so
 // that a test can compare the per-site values with what it set.
-func seriesInputOf(t *testing.T, snaps []Snapshot, sampleIndex string) analyze.SeriesInput {
+func seriesInputOf(t *testing.T, snaps []Snapshot, sampleIndex string) series.Input {
 	t.Helper()
 	si, err := seriesSampleIndex(snaps, sampleIndex)
 	if err != nil {
@@ -102,7 +102,7 @@ func seriesInputOf(t *testing.T, snaps []Snapshot, sampleIndex string) analyze.S
 	for i, s := range snaps {
 		b.add(i, s.Profile.graph, si)
 	}
-	var in analyze.SeriesInput
+	var in series.Input
 	b.fill(&in)
 	return in
 }
@@ -125,7 +125,7 @@ func TestSeriesGoroutineLeakInNoise(t *testing.T) {
 	if swing := slices.Max(noiseTotals) - slices.Min(noiseTotals); swing <= seriesLabSnapshots {
 		t.Fatalf("the noise swings by %d goroutines, not more than the leak's %d: the leak is not hidden", swing, seriesLabSnapshots-1)
 	}
-	rep, err := Series(shuffled(rng, lab.snaps), analyze.SeriesOptions{})
+	rep, err := Series(shuffled(rng, lab.snaps), series.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestSeriesGoroutineLeakInNoise(t *testing.T) {
 	}
 	lab.checkCounts(rep, seriesInputOf(t, lab.snaps, ""))
 	leak := funcName(seriesLeakedWorker)
-	if rep.Verdict != analyze.SeriesLeak || rep.VerdictText != "leak suspected" {
+	if rep.Verdict != series.Leak || rep.VerdictText != "leak suspected" {
 		t.Fatalf("verdict %s (%s): %s", rep.Verdict, rep.VerdictText, rep.Reason)
 	}
 	if len(rep.Suspects) != 1 || rep.Suspects[0].Name != leak {
@@ -149,7 +149,7 @@ func TestSeriesGoroutineLeakInNoise(t *testing.T) {
 	}
 	if !slices.Equal(s.Values, want) || s.Growth != seriesLabSnapshots-1 || math.Abs(s.Slope-1) > 1e-9 ||
 		s.GrewSteps != seriesLabSnapshots-1 || s.R2 < 0.999999 || s.SlopePerMinute == nil || *s.SlopePerMinute <= 0 {
-		t.Errorf("suspect stats %+v", s.SeriesStats)
+		t.Errorf("suspect stats %+v", s.Stats)
 	}
 	if len(s.Stacks) == 0 || !slices.Contains(s.Stacks[0].Frames, leak) || s.Stacks[0].Frames[0] != "runtime.gopark" {
 		t.Errorf("first stack %v: want the full stack from runtime.gopark through %s", s.Stacks[0].Frames, leak)
@@ -170,12 +170,12 @@ func TestSeriesGoroutineFlatNoise(t *testing.T) {
 			lab.snapshot(0, 0, uniformNoise(rng, 40))
 		}
 		lab.stop()
-		rep, err := Series(lab.snaps, analyze.SeriesOptions{})
+		rep, err := Series(lab.snaps, series.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		lab.checkCounts(rep, seriesInputOf(t, lab.snaps, ""))
-		if rep.Verdict == analyze.SeriesLeak || len(rep.Suspects) != 0 {
+		if rep.Verdict == series.Leak || len(rep.Suspects) != 0 {
 			t.Errorf("seed %d: verdict %s, suspects %v: %s", seed, rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 		}
 	}
@@ -192,13 +192,13 @@ func TestSeriesGoroutineRelease(t *testing.T) {
 	for i := range n {
 		lab.snapshot(0, 40-4*i, uniformNoise(rng, 5))
 	}
-	rep, err := Series(lab.snaps, analyze.SeriesOptions{})
+	rep, err := Series(lab.snaps, series.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lab.checkCounts(rep, seriesInputOf(t, lab.snaps, ""))
 	freed := funcName(seriesReleasedWorker)
-	if rep.Verdict != analyze.SeriesShrinking || rep.VerdictText != "shrinking" || len(rep.Suspects) != 0 {
+	if rep.Verdict != series.Shrinking || rep.VerdictText != "shrinking" || len(rep.Suspects) != 0 {
 		t.Fatalf("verdict %s, suspects %v: %s", rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 	}
 	if len(rep.Shrinkers) == 0 || rep.Shrinkers[0].Name != freed || rep.Shrinkers[0].Growth != -36 || rep.Shrinkers[0].Slope > -3.999 {
@@ -264,12 +264,12 @@ func checkHeapObjects(t *testing.T, snaps []Snapshot, buffers [][]int64) {
 func TestSeriesHeapLeakInNoise(t *testing.T) {
 	snaps, buffers := heapLab(t, 1, true)
 	checkHeapObjects(t, snaps, buffers)
-	rep, err := Series(snaps, analyze.SeriesOptions{})
+	rep, err := Series(snaps, series.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	leak := funcName(seriesLeakyAlloc)
-	if rep.Verdict != analyze.SeriesLeak || len(rep.Suspects) == 0 || rep.Suspects[0].Name != leak {
+	if rep.Verdict != series.Leak || len(rep.Suspects) == 0 || rep.Suspects[0].Name != leak {
 		t.Fatalf("verdict %s, suspects %v: %s", rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 	}
 	if rep.SampleType != "inuse_space" || rep.Unit != "bytes" {
@@ -278,7 +278,7 @@ func TestSeriesHeapLeakInNoise(t *testing.T) {
 	if swing := slices.Max(rep.Totals) - slices.Min(rep.Totals); swing < 4*rep.Suspects[0].Growth {
 		t.Errorf("the total swings by %d bytes, less than 4× the leak's %d: not hidden", swing, rep.Suspects[0].Growth)
 	}
-	objects, err := Series(snaps, analyze.SeriesOptions{SampleIndex: "inuse_objects"})
+	objects, err := Series(snaps, series.Options{SampleIndex: "inuse_objects"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,17 +304,17 @@ func TestSeriesHeapFlatNoise(t *testing.T) {
 	for seed := range uint64(3) {
 		snaps, buffers := heapLab(t, seed+10, false)
 		checkHeapObjects(t, snaps, buffers)
-		rep, err := Series(snaps, analyze.SeriesOptions{})
+		rep, err := Series(snaps, series.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.Verdict == analyze.SeriesLeak {
+		if rep.Verdict == series.Leak {
 			t.Errorf("seed %d: verdict %s, suspects %v: %s", seed, rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 		}
 	}
 }
 
-func suspectNames(ss []analyze.SeriesSuspect) []string {
+func suspectNames(ss []series.Suspect) []string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, s.Name)

@@ -1,4 +1,4 @@
-package analyze
+package series
 
 import (
 	"math"
@@ -6,19 +6,19 @@ import (
 	"strings"
 )
 
-// seriesAnalysis is one run of AnalyzeSeries: the input in analysis order and
+// seriesAnalysis is one run of Analyze: the input in analysis order and
 // what every series is measured against.
 type seriesAnalysis struct {
-	th         SeriesThresholds
+	th         Thresholds
 	ax         *seriesAxis
 	sampleType string
 	unit       string
 	by         string
 	names      []string // sorted
 	values     map[string][]int64
-	parts      map[string][]SeriesPart
+	parts      map[string][]Part
 	totals     []int64
-	snapshots  []SeriesSnapshotInfo
+	snapshots  []SnapshotInfo
 	candidates int
 }
 
@@ -27,14 +27,14 @@ type seriesAnalysis struct {
 type seriesEntry struct {
 	name   string
 	values []int64
-	stats  SeriesStats
+	stats  Stats
 	up     seriesCheck // the first check failed as a grower (seriesPassed if none)
 	down   seriesCheck // the same as a shrinker
 	tested bool        // stats.PValue and Confidence are filled in
 }
 
 // newSeriesAnalysis reorders the input and prepares the shared axis.
-func newSeriesAnalysis(in SeriesInput, order []int, th SeriesThresholds) *seriesAnalysis {
+func newSeriesAnalysis(in Input, order []int, th Thresholds) *seriesAnalysis {
 	n := len(order)
 	a := &seriesAnalysis{
 		th:         th,
@@ -42,7 +42,7 @@ func newSeriesAnalysis(in SeriesInput, order []int, th SeriesThresholds) *series
 		unit:       in.Unit,
 		by:         in.By,
 		values:     make(map[string][]int64, len(in.Series)),
-		parts:      make(map[string][]SeriesPart, len(in.Parts)),
+		parts:      make(map[string][]Part, len(in.Parts)),
 	}
 	for name, v := range in.Series {
 		a.names = append(a.names, name)
@@ -50,9 +50,9 @@ func newSeriesAnalysis(in SeriesInput, order []int, th SeriesThresholds) *series
 	}
 	sort.Strings(a.names)
 	for name, parts := range in.Parts {
-		out := make([]SeriesPart, len(parts))
+		out := make([]Part, len(parts))
 		for i, p := range parts {
-			out[i] = SeriesPart{Frames: p.Frames, Values: seriesReorder(p.Values, order)}
+			out[i] = Part{Frames: p.Frames, Values: seriesReorder(p.Values, order)}
 		}
 		a.parts[name] = out
 	}
@@ -66,9 +66,9 @@ func newSeriesAnalysis(in SeriesInput, order []int, th SeriesThresholds) *series
 			}
 		}
 	}
-	a.snapshots = make([]SeriesSnapshotInfo, n)
+	a.snapshots = make([]SnapshotInfo, n)
 	for i, orig := range order {
-		s := SeriesSnapshotInfo{Index: orig, Total: a.totals[i]}
+		s := SnapshotInfo{Index: orig, Total: a.totals[i]}
 		if len(in.Labels) == n {
 			s.Name = in.Labels[orig]
 		}
@@ -190,7 +190,7 @@ const (
 
 // check runs the thresholds on a series' statistics in one direction (1 growth,
 // −1 decline).
-func (a *seriesAnalysis) check(st SeriesStats, dir int) seriesCheck {
+func (a *seriesAnalysis) check(st Stats, dir int) seriesCheck {
 	change := float64(st.Growth) * float64(dir)
 	switch {
 	case seriesSign(st.Slope) != dir || change <= 0:
@@ -210,8 +210,8 @@ func (a *seriesAnalysis) check(st SeriesStats, dir int) seriesCheck {
 }
 
 // report runs the checks on every series and stack and writes the report.
-func (a *seriesAnalysis) report(opts SeriesOptions) *SeriesReport {
-	rep := &SeriesReport{
+func (a *seriesAnalysis) report(opts Options) *Report {
+	rep := &Report{
 		SampleType: a.sampleType,
 		Unit:       a.unit,
 		By:         a.by,
@@ -219,9 +219,9 @@ func (a *seriesAnalysis) report(opts SeriesOptions) *SeriesReport {
 		Totals:     a.totals,
 		Candidates: a.candidates,
 		Checks:     a.th,
-		Suspects:   []SeriesSuspect{},
-		Growers:    []SeriesSuspect{},
-		Shrinkers:  []SeriesSuspect{},
+		Suspects:   []Suspect{},
+		Growers:    []Suspect{},
+		Shrinkers:  []Suspect{},
 	}
 	rep.Total = a.ax.stats(a.totals)
 	a.ax.test(&rep.Total, a.totals, 1)
@@ -285,14 +285,14 @@ func (a *seriesAnalysis) report(opts SeriesOptions) *SeriesReport {
 // seriesListed is a series on its way into one of the report's lists.
 type seriesListed struct {
 	site      seriesEntry
-	parts     []SeriesPart
+	parts     []Part
 	partStats []seriesEntry
 }
 
 // suspect renders a listed series in one direction, with its stacks.
-func (a *seriesAnalysis) suspect(l seriesListed, dir int, maxStacks int) SeriesSuspect {
+func (a *seriesAnalysis) suspect(l seriesListed, dir int, maxStacks int) Suspect {
 	a.test(&l.site)
-	s := SeriesSuspect{Name: l.site.name, Values: l.site.values, SeriesStats: l.site.stats}
+	s := Suspect{Name: l.site.name, Values: l.site.values, Stats: l.site.stats}
 	result := l.site.up
 	if dir < 0 {
 		result = l.site.down
@@ -331,13 +331,13 @@ func (a *seriesAnalysis) suspect(l seriesListed, dir int, maxStacks int) SeriesS
 	for _, i := range idx {
 		e := l.partStats[i]
 		a.test(&e)
-		s.Stacks = append(s.Stacks, SeriesStack{Frames: l.parts[i].Frames, Values: e.values, SeriesStats: e.stats, Passed: passed(i)})
+		s.Stacks = append(s.Stacks, Stack{Frames: l.parts[i].Frames, Values: e.values, Stats: e.stats, Passed: passed(i)})
 	}
 	return s
 }
 
 // test fills in a series' p-value (multiplied by the candidates) and confidence.
-func (ax *seriesAxis) test(st *SeriesStats, v []int64, candidates int) {
+func (ax *seriesAxis) test(st *Stats, v []int64, candidates int) {
 	st.PValue, st.Confidence = 1, 0
 	dir := seriesSign(st.Slope)
 	if dir == 0 || st.Max == st.Min {

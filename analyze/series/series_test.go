@@ -1,4 +1,4 @@
-package analyze
+package series
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // permutations calls fn with every ordering of 0…n−1.
@@ -134,12 +136,12 @@ func TestSeriesOrderAndTimes(t *testing.T) {
 	t0 := time.Date(2020, 2, 25, 3, 21, 0, 0, time.UTC)
 	minute := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 	// Given out of order: the values, read in time order, are 10, 20, 30, 40.
-	in := SeriesInput{
+	in := Input{
 		Labels: []string{"c", "a", "d", "b"},
 		Times:  []time.Time{minute(4), minute(0), minute(6), minute(2)},
 		Series: map[string][]int64{"grower": {30, 10, 40, 20}, "flat": {100, 100, 100, 100}},
 	}
-	rep, err := AnalyzeSeries(in, SeriesOptions{})
+	rep, err := Analyze(in, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func TestSeriesOrderAndTimes(t *testing.T) {
 	}
 	// One time missing: upload order, and no slope per minute.
 	in.Times[2] = time.Time{}
-	rep, err = AnalyzeSeries(in, SeriesOptions{})
+	rep, err = Analyze(in, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +171,7 @@ func TestSeriesOrderAndTimes(t *testing.T) {
 	}
 	// The user's order wins over the times.
 	in.Times[2] = minute(6)
-	rep, err = AnalyzeSeries(in, SeriesOptions{KeepOrder: true})
+	rep, err = Analyze(in, Options{KeepOrder: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +180,8 @@ func TestSeriesOrderAndTimes(t *testing.T) {
 	}
 }
 
-func findSeries(rep *SeriesReport, name string) *SeriesSuspect {
-	for _, list := range [][]SeriesSuspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
+func findSeries(rep *Report, name string) *Suspect {
+	for _, list := range [][]Suspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
 		for i := range list {
 			if list[i].Name == name {
 				return &list[i]
@@ -190,8 +192,8 @@ func findSeries(rep *SeriesReport, name string) *SeriesSuspect {
 }
 
 // noiseInput makes `series` flat noisy series of n snapshots: uniform in [0, hi].
-func noiseInput(rng *rand.Rand, series, n, hi int) SeriesInput {
-	in := SeriesInput{Series: map[string][]int64{}}
+func noiseInput(rng *rand.Rand, series, n, hi int) Input {
+	in := Input{Series: map[string][]int64{}}
 	for k := range series {
 		v := make([]int64, n)
 		for i := range v {
@@ -213,11 +215,11 @@ func TestSeriesManyNoisySeries(t *testing.T) {
 		for seed := range uint64(100) {
 			rng := rand.New(rand.NewPCG(seed, uint64(hi)))
 			in := noiseInput(rng, 200, 10, hi)
-			rep, err := AnalyzeSeries(in, SeriesOptions{})
+			rep, err := Analyze(in, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Verdict == SeriesLeak {
+			if rep.Verdict == Leak {
 				falseAlarms++
 				t.Logf("hi=%d seed %d: %s", hi, seed, rep.Reason)
 			}
@@ -226,7 +228,7 @@ func TestSeriesManyNoisySeries(t *testing.T) {
 				step = 1 << 17 // one small allocation per snapshot in a 100 MB heap
 			}
 			in.Series["leak"] = linear(10, 0, step)
-			rep, err = AnalyzeSeries(in, SeriesOptions{})
+			rep, err = Analyze(in, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,19 +248,19 @@ func TestSeriesManyNoisySeries(t *testing.T) {
 // snapshots would do.
 func TestSeriesNeedsEnoughSnapshots(t *testing.T) {
 	flat := func(n int) []int64 { return linear(n, 1000, 0) }
-	rep, err := AnalyzeSeries(SeriesInput{Series: map[string][]int64{"leak": linear(3, 0, 10), "flat": flat(3)}}, SeriesOptions{})
+	rep, err := Analyze(Input{Series: map[string][]int64{"leak": linear(3, 0, 10), "flat": flat(3)}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// One candidate: 1/3! = 0.17 > 0.001, and 1/7! = 0.0002 is the first below.
-	if rep.Verdict != SeriesSteady || !strings.Contains(rep.Reason, "with 3 snapshots and 1 candidate, growing in 2 of 2 steps could be chance (p = 0.17); take at least 7 snapshots") {
+	if rep.Verdict != Steady || !strings.Contains(rep.Reason, "with 3 snapshots and 1 candidate, growing in 2 of 2 steps could be chance (p = 0.17); take at least 7 snapshots") {
 		t.Fatalf("3 snapshots: %s: %s", rep.Verdict, rep.Reason)
 	}
-	rep, err = AnalyzeSeries(SeriesInput{Series: map[string][]int64{"leak": linear(7, 0, 10), "flat": flat(7)}}, SeriesOptions{})
+	rep, err = Analyze(Input{Series: map[string][]int64{"leak": linear(7, 0, 10), "flat": flat(7)}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Verdict != SeriesLeak || rep.Suspects[0].Name != "leak" || math.Abs(rep.Suspects[0].PValue-1.0/5040) > 1e-12 {
+	if rep.Verdict != Leak || rep.Suspects[0].Name != "leak" || math.Abs(rep.Suspects[0].PValue-1.0/5040) > 1e-12 {
 		t.Fatalf("7 snapshots: %s: %s", rep.Verdict, rep.Reason)
 	}
 	// 60 of a largest total of 1,060 is 5.7%.
@@ -275,22 +277,22 @@ func TestSeriesChecks(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		values  []int64
-		verdict SeriesVerdict
+		verdict Verdict
 		why     string
 	}{
-		{"steady", linear(n, 0, 1000), SeriesLeak, ""},
-		{"accelerating", []int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}, SeriesLeak, ""},
-		{"tiny", linear(n, 0, 1), SeriesSteady, ""},
-		{"one jump", []int64{0, 0, 0, 0, 0, 0, 9000, 9000, 9000, 9000, 9000, 9000}, SeriesSteady, "it grew in one jump (1 of 11 steps)"},
-		{"staircase", []int64{0, 0, 0, 3000, 3000, 3000, 6000, 6000, 6000, 9000, 9000, 9000}, SeriesSteady, "it grew in only 3 of 11 steps"},
-		{"jumpy", []int64{0, 5000, 100, 5100, 200, 5200, 300, 5300, 400, 5400, 500, 5500}, SeriesSteady, "it grew in only 6 of 11 steps"},
-		{"spike and late jump", []int64{0, 9000, 100, 100, 200, 200, 300, 400, 500, 600, 700, 8000}, SeriesSteady, "a straight line fits it poorly (R² 0.01)"},
-		{"shrinking", linear(n, 20000, -1000), SeriesShrinking, ""},
+		{"steady", linear(n, 0, 1000), Leak, ""},
+		{"accelerating", []int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}, Leak, ""},
+		{"tiny", linear(n, 0, 1), Steady, ""},
+		{"one jump", []int64{0, 0, 0, 0, 0, 0, 9000, 9000, 9000, 9000, 9000, 9000}, Steady, "it grew in one jump (1 of 11 steps)"},
+		{"staircase", []int64{0, 0, 0, 3000, 3000, 3000, 6000, 6000, 6000, 9000, 9000, 9000}, Steady, "it grew in only 3 of 11 steps"},
+		{"jumpy", []int64{0, 5000, 100, 5100, 200, 5200, 300, 5300, 400, 5400, 500, 5500}, Steady, "it grew in only 6 of 11 steps"},
+		{"spike and late jump", []int64{0, 9000, 100, 100, 200, 200, 300, 400, 500, 600, 700, 8000}, Steady, "a straight line fits it poorly (R² 0.01)"},
+		{"shrinking", linear(n, 20000, -1000), Shrinking, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			series := base()
 			series["x"] = tc.values
-			rep, err := AnalyzeSeries(SeriesInput{Series: series}, SeriesOptions{})
+			rep, err := Analyze(Input{Series: series}, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,26 +309,26 @@ func TestSeriesChecks(t *testing.T) {
 	}
 	// A zigzag climb: half the steps grew (allowed here), a line fits poorly; with
 	// the fit check off too, the climb is within three times its noise.
-	th := SeriesThresholds{MinStepShare: 0.5}
+	th := Thresholds{MinStepShare: 0.5}
 	series := base()
 	zigzag := make([]int64, n)
 	for i := range zigzag {
 		zigzag[i] = int64(1000*i + 20000*(i%2))
 	}
 	series["x"] = zigzag
-	rep, err := AnalyzeSeries(SeriesInput{Series: series}, SeriesOptions{Thresholds: th})
+	rep, err := Analyze(Input{Series: series}, Options{Thresholds: th})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Verdict != SeriesSteady || !strings.HasPrefix(rep.Growers[0].Why, "a straight line fits it poorly (R² 0.") {
+	if rep.Verdict != Steady || !strings.HasPrefix(rep.Growers[0].Why, "a straight line fits it poorly (R² 0.") {
 		t.Errorf("poor fit: %s", rep.Reason)
 	}
 	th.MinR2 = 0.01
-	rep, err = AnalyzeSeries(SeriesInput{Series: series}, SeriesOptions{Thresholds: th})
+	rep, err = Analyze(Input{Series: series}, Options{Thresholds: th})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Verdict != SeriesSteady || !strings.HasPrefix(rep.Growers[0].Why, "its change, 31,000, is within 3× the noise around its line") {
+	if rep.Verdict != Steady || !strings.HasPrefix(rep.Growers[0].Why, "its change, 31,000, is within 3× the noise around its line") {
 		t.Errorf("noisy: %s", rep.Reason)
 	}
 }
@@ -338,8 +340,8 @@ func TestSeriesStackInsideNoisySite(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	const n = 12
 	in := noiseInput(rng, 20, n, 10)
-	leak := SeriesPart{Frames: []string{"bytes.growSlice", "leaky.(*Cache).Put", "main.main"}, Values: linear(n, 0, 1)}
-	parts := []SeriesPart{leak}
+	leak := Part{Frames: []string{"bytes.growSlice", "leaky.(*Cache).Put", "main.main"}, Values: linear(n, 0, 1)}
+	parts := []Part{leak}
 	site := slices.Clone(leak.Values)
 	for k := range 3 {
 		noise := make([]int64, n)
@@ -347,15 +349,15 @@ func TestSeriesStackInsideNoisySite(t *testing.T) {
 			noise[i] = int64(rng.IntN(20))
 			site[i] += noise[i]
 		}
-		parts = append(parts, SeriesPart{Frames: []string{"bytes.growSlice", fmt.Sprintf("pool%d.Get", k)}, Values: noise})
+		parts = append(parts, Part{Frames: []string{"bytes.growSlice", fmt.Sprintf("pool%d.Get", k)}, Values: noise})
 	}
 	in.Series["bytes.growSlice"] = site
-	in.Parts = map[string][]SeriesPart{"bytes.growSlice": parts}
-	rep, err := AnalyzeSeries(in, SeriesOptions{})
+	in.Parts = map[string][]Part{"bytes.growSlice": parts}
+	rep, err := Analyze(in, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Verdict != SeriesLeak || len(rep.Suspects) != 1 || rep.Suspects[0].Name != "bytes.growSlice" {
+	if rep.Verdict != Leak || len(rep.Suspects) != 1 || rep.Suspects[0].Name != "bytes.growSlice" {
 		t.Fatalf("verdict %s, suspects %v: %s", rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 	}
 	s := rep.Suspects[0]
@@ -372,21 +374,21 @@ func TestSeriesInputErrors(t *testing.T) {
 	three := []int64{1, 2, 3}
 	for _, tc := range []struct {
 		name string
-		in   SeriesInput
-		opts SeriesOptions
+		in   Input
+		opts Options
 		msg  string
 	}{
-		{"empty", SeriesInput{}, SeriesOptions{}, "at least 3 snapshots, got 0"},
-		{"two", SeriesInput{Series: map[string][]int64{"a": {1, 2}}}, SeriesOptions{}, "at least 3 snapshots, got 2"},
-		{"ragged", SeriesInput{Series: map[string][]int64{"a": three, "b": {1, 2}}}, SeriesOptions{}, "snapshots"},
-		{"orphan parts", SeriesInput{Series: map[string][]int64{"a": three}, Parts: map[string][]SeriesPart{"b": {{Values: three}}}}, SeriesOptions{}, `parts of "b", which is not a series`},
-		{"short part", SeriesInput{Series: map[string][]int64{"a": three}, Parts: map[string][]SeriesPart{"a": {{Values: three[:2]}}}}, SeriesOptions{}, "a stack of \"a\" has 2 values"},
-		{"times", SeriesInput{Series: map[string][]int64{"a": three}, Times: make([]time.Time, 2)}, SeriesOptions{}, "2 times for 3 snapshots"},
-		{"negative share", SeriesInput{Series: map[string][]int64{"a": three}}, SeriesOptions{Thresholds: SeriesThresholds{MinShare: -1}}, "min share -1 is out of range"},
-		{"NaN R²", SeriesInput{Series: map[string][]int64{"a": three}}, SeriesOptions{Thresholds: SeriesThresholds{MinR2: math.NaN()}}, "min R² NaN is out of range"},
+		{"empty", Input{}, Options{}, "at least 3 snapshots, got 0"},
+		{"two", Input{Series: map[string][]int64{"a": {1, 2}}}, Options{}, "at least 3 snapshots, got 2"},
+		{"ragged", Input{Series: map[string][]int64{"a": three, "b": {1, 2}}}, Options{}, "snapshots"},
+		{"orphan parts", Input{Series: map[string][]int64{"a": three}, Parts: map[string][]Part{"b": {{Values: three}}}}, Options{}, `parts of "b", which is not a series`},
+		{"short part", Input{Series: map[string][]int64{"a": three}, Parts: map[string][]Part{"a": {{Values: three[:2]}}}}, Options{}, "a stack of \"a\" has 2 values"},
+		{"times", Input{Series: map[string][]int64{"a": three}, Times: make([]time.Time, 2)}, Options{}, "2 times for 3 snapshots"},
+		{"negative share", Input{Series: map[string][]int64{"a": three}}, Options{Thresholds: Thresholds{MinShare: -1}}, "min share -1 is out of range"},
+		{"NaN R²", Input{Series: map[string][]int64{"a": three}}, Options{Thresholds: Thresholds{MinR2: math.NaN()}}, "min R² NaN is out of range"},
 	} {
-		_, err := AnalyzeSeries(tc.in, tc.opts)
-		if !errors.Is(err, ErrInvalidParameter) || !strings.Contains(err.Error(), tc.msg) {
+		_, err := Analyze(tc.in, tc.opts)
+		if !errors.Is(err, analyze.ErrInvalidParameter) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: error %v, want ErrInvalidParameter saying %q", tc.name, err, tc.msg)
 		}
 	}
@@ -395,7 +397,7 @@ func TestSeriesInputErrors(t *testing.T) {
 // TestSeriesJSONShape checks the fields the CLI and the web page rely on, and
 // that extreme values still encode (no NaN or infinity).
 func TestSeriesJSONShape(t *testing.T) {
-	in := SeriesInput{
+	in := Input{
 		SampleType: "goroutine", Unit: "count",
 		Series: map[string][]int64{
 			"leak": linear(8, 1, 1),
@@ -403,7 +405,7 @@ func TestSeriesJSONShape(t *testing.T) {
 			"zero": make([]int64, 8),
 		},
 	}
-	rep, err := AnalyzeSeries(in, SeriesOptions{})
+	rep, err := Analyze(in, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +435,7 @@ func TestSeriesJSONShape(t *testing.T) {
 	}
 }
 
-func suspectNames(ss []SeriesSuspect) []string {
+func suspectNames(ss []Suspect) []string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, s.Name)

@@ -1,18 +1,20 @@
-package analyze
+package series
 
 import (
 	"fmt"
 	"math"
 	"sort"
 	"time"
+
+	"github.com/leakui/leakui/analyze"
 )
 
-// SeriesInput is a series of snapshots of one program, reduced to named series of
+// Input is a series of snapshots of one program, reduced to named series of
 // values: one value per snapshot for every name. Profiles (pprof.Series) produce
 // one series per allocation or goroutine site with its stacks as parts; JVM class
 // histograms can produce one per class. The analysis does not care where the
 // numbers came from.
-type SeriesInput struct {
+type Input struct {
 	// Labels names the snapshots (file names, artifact ids); optional.
 	Labels []string
 	// Times says when each snapshot was taken; optional. When every snapshot has a
@@ -33,22 +35,22 @@ type SeriesInput struct {
 	// Parts optionally breaks a series down by name: for a profile, the full
 	// stacks whose sum is the site's series. A part that grows steadily makes its
 	// series a suspect even when the rest of the series hides it.
-	Parts map[string][]SeriesPart
+	Parts map[string][]Part
 }
 
-// SeriesPart is one part of a series: a full stack and its values.
-type SeriesPart struct {
+// Part is one part of a series: a full stack and its values.
+type Part struct {
 	// Frames lists the stack's functions, innermost (the leaf) first.
 	Frames []string `json:"frames"`
 	// Values has one value per snapshot.
 	Values []int64 `json:"values"`
 }
 
-// SeriesThresholds are the checks a series must pass to be reported as growing (or
+// Thresholds are the checks a series must pass to be reported as growing (or
 // shrinking) steadily. Together they keep the verdict from firing on noise: a
 // flat, noisy series fails the step and fit checks, and a series that merely
 // happens to rise in every step among many candidates fails the chance check.
-type SeriesThresholds struct {
+type Thresholds struct {
 	// MinShare is the smallest change first→last, as a share of the largest total,
 	// that counts (0.005 = 0.5%). Smaller series are not tested at all.
 	MinShare float64 `json:"min_share"`
@@ -66,8 +68,8 @@ type SeriesThresholds struct {
 	Alpha float64 `json:"alpha"`
 }
 
-// DefaultSeriesThresholds are the thresholds used for any field left zero.
-var DefaultSeriesThresholds = SeriesThresholds{
+// defaultThresholds are the thresholds used for any field left zero.
+var defaultThresholds = Thresholds{
 	MinShare:     0.005,
 	MinStepShare: 0.6,
 	MinR2:        0.6,
@@ -75,8 +77,8 @@ var DefaultSeriesThresholds = SeriesThresholds{
 	Alpha:        0.001,
 }
 
-// SeriesOptions tune a series analysis. The zero value gives the defaults.
-type SeriesOptions struct {
+// Options tune a series analysis. The zero value gives the defaults.
+type Options struct {
 	// SampleIndex picks the sample type of profiles (pprof.Series only), as
 	// `go tool pprof -sample_index` does; "" picks the default, preferring the
 	// in-use type of heap profiles.
@@ -84,8 +86,8 @@ type SeriesOptions struct {
 	// KeepOrder analyzes the snapshots in the given order even when they carry
 	// times (the user reordered them).
 	KeepOrder bool
-	// Thresholds override DefaultSeriesThresholds field by field.
-	Thresholds SeriesThresholds
+	// Thresholds override defaultThresholds field by field.
+	Thresholds Thresholds
 	// MaxListed caps the growers and shrinkers listed besides the suspects
 	// (default 20; negative lists all).
 	MaxListed int
@@ -94,32 +96,32 @@ type SeriesOptions struct {
 	MaxStacks int
 }
 
-// SeriesVerdict is the conclusion of a series analysis.
-type SeriesVerdict string
+// Verdict is the conclusion of a series analysis.
+type Verdict string
 
 // The verdicts of a series analysis.
 const (
-	// SeriesLeak means at least one series grows steadily: a leak is suspected.
-	SeriesLeak SeriesVerdict = "leak"
-	// SeriesSteady means nothing grows steadily.
-	SeriesSteady SeriesVerdict = "steady"
-	// SeriesShrinking means nothing grows steadily and the program is releasing.
-	SeriesShrinking SeriesVerdict = "shrinking"
+	// Leak means at least one series grows steadily: a leak is suspected.
+	Leak Verdict = "leak"
+	// Steady means nothing grows steadily.
+	Steady Verdict = "steady"
+	// Shrinking means nothing grows steadily and the program is releasing.
+	Shrinking Verdict = "shrinking"
 )
 
 // Text is the verdict as the report page shows it.
-func (v SeriesVerdict) Text() string {
+func (v Verdict) Text() string {
 	switch v {
-	case SeriesLeak:
+	case Leak:
 		return "leak suspected"
-	case SeriesShrinking:
+	case Shrinking:
 		return "shrinking"
 	}
 	return "no steady growth"
 }
 
-// SeriesStats describe how one series moves over the snapshots.
-type SeriesStats struct {
+// Stats describe how one series moves over the snapshots.
+type Stats struct {
 	// First and Last are the values in the first and last snapshot; Min and Max
 	// the extremes.
 	First int64 `json:"first"`
@@ -158,31 +160,31 @@ type SeriesStats struct {
 	Confidence float64 `json:"confidence"`
 }
 
-// SeriesSuspect is one series of the report with its statistics.
-type SeriesSuspect struct {
+// Suspect is one series of the report with its statistics.
+type Suspect struct {
 	Name   string  `json:"name"`
 	Values []int64 `json:"values"`
-	SeriesStats
+	Stats
 	// Why names the check a grower (or shrinker) failed; empty for suspects.
 	Why string `json:"why,omitempty"`
 	// Stacks are the series' parts (full stacks), those that passed the checks
 	// first, then by change; StacksOmitted counts those left out.
-	Stacks        []SeriesStack `json:"stacks,omitempty"`
-	StacksOmitted int           `json:"stacks_omitted,omitempty"`
+	Stacks        []Stack `json:"stacks,omitempty"`
+	StacksOmitted int     `json:"stacks_omitted,omitempty"`
 }
 
-// SeriesStack is one part (full stack) of a listed series.
-type SeriesStack struct {
+// Stack is one part (full stack) of a listed series.
+type Stack struct {
 	Frames []string `json:"frames"`
 	Values []int64  `json:"values"`
-	SeriesStats
+	Stats
 	// Passed is true when this stack on its own passed the checks in the
 	// direction of the list it is in.
 	Passed bool `json:"passed,omitempty"`
 }
 
-// SeriesSnapshotInfo describes one snapshot in analysis order.
-type SeriesSnapshotInfo struct {
+// SnapshotInfo describes one snapshot in analysis order.
+type SnapshotInfo struct {
 	// Index is the snapshot's position in the input (upload order).
 	Index int       `json:"index"`
 	Name  string    `json:"name,omitempty"`
@@ -190,10 +192,10 @@ type SeriesSnapshotInfo struct {
 	Total int64     `json:"total"`
 }
 
-// SeriesReport is the result of a series analysis: the verdict with its reason,
+// Report is the result of a series analysis: the verdict with its reason,
 // the totals over the snapshots, and the suspects.
-type SeriesReport struct {
-	Verdict SeriesVerdict `json:"verdict"`
+type Report struct {
+	Verdict Verdict `json:"verdict"`
 	// VerdictText is the verdict as shown: "leak suspected", "no steady growth",
 	// "shrinking".
 	VerdictText string `json:"verdict_text"`
@@ -204,27 +206,27 @@ type SeriesReport struct {
 	By         string `json:"by,omitempty"`
 	// Snapshots lists the snapshots in the order analyzed; Totals repeats their
 	// totals for a line chart, and Total describes that line.
-	Snapshots []SeriesSnapshotInfo `json:"snapshots"`
-	Totals    []int64              `json:"totals"`
-	Total     SeriesStats          `json:"total"`
+	Snapshots []SnapshotInfo `json:"snapshots"`
+	Totals    []int64        `json:"totals"`
+	Total     Stats          `json:"total"`
 	// Candidates is the number of series and stacks large enough to be tested,
 	// the multiplier of the p-values.
 	Candidates int `json:"candidates"`
 	// Suspects are the series that grow steadily (themselves or through one of
 	// their stacks), largest growth first.
-	Suspects []SeriesSuspect `json:"suspects"`
+	Suspects []Suspect `json:"suspects"`
 	// Growers are other series that grew enough to be tested but failed a check
 	// (see Why), largest growth first; Shrinkers are the series that shrink
 	// steadily, largest decline first.
-	Growers   []SeriesSuspect  `json:"growers"`
-	Shrinkers []SeriesSuspect  `json:"shrinkers"`
-	Checks    SeriesThresholds `json:"checks"`
+	Growers   []Suspect  `json:"growers"`
+	Shrinkers []Suspect  `json:"shrinkers"`
+	Checks    Thresholds `json:"checks"`
 }
 
-// AnalyzeSeries finds the series that grow steadily over the snapshots and gives
+// Analyze finds the series that grow steadily over the snapshots and gives
 // a verdict. It needs at least three snapshots (ErrInvalidParameter), and every
 // series, part, label, time and total must have one entry per snapshot.
-func AnalyzeSeries(in SeriesInput, opts SeriesOptions) (*SeriesReport, error) {
+func Analyze(in Input, opts Options) (*Report, error) {
 	n, err := validateSeriesInput(in)
 	if err != nil {
 		return nil, err
@@ -241,7 +243,7 @@ func AnalyzeSeries(in SeriesInput, opts SeriesOptions) (*SeriesReport, error) {
 
 // validateSeriesInput checks the shape of the input and returns the number of
 // snapshots.
-func validateSeriesInput(in SeriesInput) (int, error) {
+func validateSeriesInput(in Input) (int, error) {
 	n := -1
 	for _, v := range in.Series {
 		n = len(v)
@@ -254,20 +256,20 @@ func validateSeriesInput(in SeriesInput) (int, error) {
 		n = max(len(in.Times), len(in.Labels))
 	}
 	if n < 3 {
-		return 0, fmt.Errorf("%w: a series needs at least 3 snapshots, got %d", ErrInvalidParameter, max(n, 0))
+		return 0, fmt.Errorf("%w: a series needs at least 3 snapshots, got %d", analyze.ErrInvalidParameter, max(n, 0))
 	}
 	for name, v := range in.Series {
 		if len(v) != n {
-			return 0, fmt.Errorf("%w: series %q has %d values for %d snapshots", ErrInvalidParameter, name, len(v), n)
+			return 0, fmt.Errorf("%w: series %q has %d values for %d snapshots", analyze.ErrInvalidParameter, name, len(v), n)
 		}
 	}
 	for name, parts := range in.Parts {
 		if _, ok := in.Series[name]; !ok {
-			return 0, fmt.Errorf("%w: parts of %q, which is not a series", ErrInvalidParameter, name)
+			return 0, fmt.Errorf("%w: parts of %q, which is not a series", analyze.ErrInvalidParameter, name)
 		}
 		for _, p := range parts {
 			if len(p.Values) != n {
-				return 0, fmt.Errorf("%w: a stack of %q has %d values for %d snapshots", ErrInvalidParameter, name, len(p.Values), n)
+				return 0, fmt.Errorf("%w: a stack of %q has %d values for %d snapshots", analyze.ErrInvalidParameter, name, len(p.Values), n)
 			}
 		}
 	}
@@ -276,16 +278,16 @@ func validateSeriesInput(in SeriesInput) (int, error) {
 		len  int
 	}{{"labels", len(in.Labels)}, {"times", len(in.Times)}, {"totals", len(in.Totals)}} {
 		if f.len != 0 && f.len != n {
-			return 0, fmt.Errorf("%w: %d %s for %d snapshots", ErrInvalidParameter, f.len, f.what, n)
+			return 0, fmt.Errorf("%w: %d %s for %d snapshots", analyze.ErrInvalidParameter, f.len, f.what, n)
 		}
 	}
 	return n, nil
 }
 
 // thresholds fills the zero fields with the defaults and checks the rest.
-func (o SeriesOptions) thresholds() (SeriesThresholds, error) {
+func (o Options) thresholds() (Thresholds, error) {
 	th := o.Thresholds
-	d := DefaultSeriesThresholds
+	d := defaultThresholds
 	for _, f := range []struct {
 		v      *float64
 		def    float64
@@ -302,7 +304,7 @@ func (o SeriesOptions) thresholds() (SeriesThresholds, error) {
 			*f.v = f.def
 		}
 		if math.IsNaN(*f.v) || math.IsInf(*f.v, 0) || *f.v < 0 || (f.maxOne && *f.v > 1) {
-			return th, fmt.Errorf("%w: %s %v is out of range", ErrInvalidParameter, f.name, *f.v)
+			return th, fmt.Errorf("%w: %s %v is out of range", analyze.ErrInvalidParameter, f.name, *f.v)
 		}
 	}
 	return th, nil

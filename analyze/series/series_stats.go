@@ -1,4 +1,4 @@
-package analyze
+package series
 
 import (
 	"math"
@@ -17,8 +17,8 @@ type seriesAxis struct {
 
 // stats describes one series' movement. The p-value and confidence, which cost a
 // pass over all pairs of values, are left for test.
-func (ax *seriesAxis) stats(v []int64) SeriesStats {
-	st := SeriesStats{First: v[0], Last: v[len(v)-1], Min: v[0], Max: v[0], Steps: len(v) - 1, PValue: 1}
+func (ax *seriesAxis) stats(v []int64) Stats {
+	st := Stats{First: v[0], Last: v[len(v)-1], Min: v[0], Max: v[0], Steps: len(v) - 1, PValue: 1}
 	for i, x := range v {
 		st.Min, st.Max = min(st.Min, x), max(st.Max, x)
 		if i == 0 {
@@ -222,5 +222,8 @@ func seriesAbs(v int64) int64 {
 	if v == math.MinInt64 {
 		return math.MaxInt64
 	}
-	return abs64(v)
+	if v < 0 {
+		return -v
+	}
+	return v
 }

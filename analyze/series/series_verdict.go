@@ -1,38 +1,40 @@
-package analyze
+package series
 
 import (
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // verdict sets the report's verdict and the one-sentence reason.
-func (a *seriesAnalysis) verdict(rep *SeriesReport) {
+func (a *seriesAnalysis) verdict(rep *Report) {
 	n := len(rep.Totals)
 	total := rep.Total
 	switch {
 	case len(rep.Suspects) > 0:
-		rep.Verdict = SeriesLeak
+		rep.Verdict = Leak
 		rep.Reason = a.leakReason(rep)
 	case total.Growth < 0 && (len(rep.Shrinkers) > 0 || a.check(total, -1) == seriesPassed):
-		rep.Verdict = SeriesShrinking
+		rep.Verdict = Shrinking
 		if len(rep.Shrinkers) > 0 {
 			s := rep.Shrinkers[0]
 			rep.Reason = fmt.Sprintf("Nothing grew steadily and the total fell from %s to %s (%s): %s shrank from %s to %s in %s.",
-				a.value(total.First), a.value(total.Last), FormatSignedValue(total.Growth, a.unit), s.Name,
+				a.value(total.First), a.value(total.Last), analyze.FormatSignedValue(total.Growth, a.unit), s.Name,
 				a.value(s.First), a.value(s.Last), seriesStepsText(s.ShrankSteps, s.Steps))
 		} else {
 			rep.Reason = fmt.Sprintf("Nothing grew steadily and the total fell steadily from %s to %s (%s, %s per snapshot) in %s.",
-				a.value(total.First), a.value(total.Last), FormatSignedValue(total.Growth, a.unit), a.rate(total.Slope), seriesStepsText(total.ShrankSteps, total.Steps))
+				a.value(total.First), a.value(total.Last), analyze.FormatSignedValue(total.Growth, a.unit), a.rate(total.Slope), seriesStepsText(total.ShrankSteps, total.Steps))
 		}
 	default:
-		rep.Verdict = SeriesSteady
+		rep.Verdict = Steady
 		totalText := fmt.Sprintf("the total went from %s to %s over %d snapshots", a.value(total.First), a.value(total.Last), n)
 		if len(rep.Growers) > 0 {
 			g := rep.Growers[0]
 			rep.Reason = fmt.Sprintf("Nothing grew steadily: the largest grower, %s, went from %s to %s (%s), but %s; %s.",
-				g.Name, a.value(g.First), a.value(g.Last), FormatSignedValue(g.Growth, a.unit), g.Why, totalText)
+				g.Name, a.value(g.First), a.value(g.Last), analyze.FormatSignedValue(g.Growth, a.unit), g.Why, totalText)
 		} else {
 			rep.Reason = fmt.Sprintf("Nothing grew by %s of the total or more: %s.", seriesPercent(a.th.MinShare), totalText)
 		}
@@ -41,12 +43,12 @@ func (a *seriesAnalysis) verdict(rep *SeriesReport) {
 }
 
 // leakReason names the top suspect and the numbers that make it one.
-func (a *seriesAnalysis) leakReason(rep *SeriesReport) string {
+func (a *seriesAnalysis) leakReason(rep *Report) string {
 	s := rep.Suspects[0]
-	subject, st := s.Name, s.SeriesStats
+	subject, st := s.Name, s.Stats
 	if s.Why != "" && len(s.Stacks) > 0 && s.Stacks[0].Passed {
 		// The series passed through one of its stacks: quote the stack's numbers.
-		subject, st = "a stack of "+s.Name, s.Stacks[0].SeriesStats
+		subject, st = "a stack of "+s.Name, s.Stacks[0].Stats
 		if fr := s.Stacks[0].Frames; len(fr) > 1 {
 			subject += " (called from " + fr[1] + ")"
 		}
@@ -64,13 +66,13 @@ func (a *seriesAnalysis) leakReason(rep *SeriesReport) string {
 		others = fmt.Sprintf("; %d other suspects", len(rep.Suspects)-1)
 	}
 	return fmt.Sprintf("%s grew steadily from %s to %s (%s, %s) in %s with R² %.2f, %s of the total%s.",
-		subject, a.value(st.First), a.value(st.Last), FormatSignedValue(st.Growth, a.unit), rates,
+		subject, a.value(st.First), a.value(st.Last), analyze.FormatSignedValue(st.Growth, a.unit), rates,
 		seriesStepsText(st.GrewSteps, st.Steps), st.R2, seriesPercent(st.ShareOfTotal), others)
 }
 
 // why explains in a clause which check a listed series failed in one direction
 // (listed series are large enough and move in that direction).
-func (a *seriesAnalysis) why(st SeriesStats, c seriesCheck, dir int) string {
+func (a *seriesAnalysis) why(st Stats, c seriesCheck, dir int) string {
 	moved, verb, gerund := st.GrewSteps, "grew", "growing"
 	if dir < 0 {
 		moved, verb, gerund = st.ShrankSteps, "shrank", "shrinking"
@@ -112,9 +114,9 @@ func seriesStepsText(k, steps int) string {
 // value renders a value in the series' unit.
 func (a *seriesAnalysis) value(v int64) string {
 	if a.unit == "" {
-		return FormatCount(v)
+		return analyze.FormatCount(v)
 	}
-	return FormatValue(v, a.unit)
+	return analyze.FormatValue(v, a.unit)
 }
 
 // rate renders a slope in the series' unit with its sign; small counts keep two

@@ -1,4 +1,4 @@
-package analyze
+package series
 
 import (
 	"encoding/binary"
@@ -44,7 +44,7 @@ func (f *fuzzBytes) value(scale byte) int64 {
 // fuzzSeriesInput decodes a series input: some unrelated series from the bytes,
 // plus a constant series and a strictly increasing one with steps in [s, 2s],
 // which the invariants are about.
-func fuzzSeriesInput(data []byte) (in SeriesInput, rise []int64) {
+func fuzzSeriesInput(data []byte) (in Input, rise []int64) {
 	f := &fuzzBytes{data}
 	n := 3 + int(f.byte()%30)
 	unrelated := int(f.byte() % 8)
@@ -80,7 +80,7 @@ func fuzzSeriesInput(data []byte) (in SeriesInput, rise []int64) {
 	return in, rise
 }
 
-// FuzzSeriesAnalysis feeds decoded series to AnalyzeSeries. It must never panic or
+// FuzzSeriesAnalysis feeds decoded series to Analyze. It must never panic or
 // produce a document that does not encode; every statistic stays in its range;
 // a constant series is never listed; a strictly increasing series with regular
 // steps that grew by the minimum share, with enough snapshots for the number of
@@ -93,7 +93,7 @@ func FuzzSeriesAnalysis(f *testing.F) {
 	f.Add([]byte{12, 3, 1, 0, 200, 100, 50, 25, 12, 6, 3, 1, 0, 255, 128, 64})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in, rise := fuzzSeriesInput(data)
-		rep, err := AnalyzeSeries(in, SeriesOptions{MaxListed: -1, MaxStacks: -1})
+		rep, err := Analyze(in, Options{MaxListed: -1, MaxStacks: -1})
 		if err != nil {
 			t.Fatalf("well-formed input refused: %v", err)
 		}
@@ -102,7 +102,7 @@ func FuzzSeriesAnalysis(f *testing.F) {
 			t.Fatalf("the report does not encode: %v", err)
 		}
 		checkSeriesReport(t, rep, len(rise))
-		for _, list := range [][]SeriesSuspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
+		for _, list := range [][]Suspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
 			for _, s := range list {
 				if s.Name == "const" {
 					t.Fatalf("a constant series is listed: %s", doc)
@@ -131,7 +131,7 @@ func FuzzSeriesAnalysis(f *testing.F) {
 			}
 			renamed.Series[name] = v
 		}
-		again, err := AnalyzeSeries(renamed, SeriesOptions{MaxListed: -1, MaxStacks: -1})
+		again, err := Analyze(renamed, Options{MaxListed: -1, MaxStacks: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func FuzzSeriesAnalysis(f *testing.F) {
 		// Shuffle the snapshots with their distinct times: they are put back in order.
 		if seriesTimesKnown(in.Times) && distinctTimes(in.Times) {
 			shuffledIn := reverseSnapshots(in)
-			back, err := AnalyzeSeries(shuffledIn, SeriesOptions{MaxListed: -1, MaxStacks: -1})
+			back, err := Analyze(shuffledIn, Options{MaxListed: -1, MaxStacks: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,24 +153,24 @@ func FuzzSeriesAnalysis(f *testing.F) {
 }
 
 // checkSeriesReport asserts what holds for every report.
-func checkSeriesReport(t *testing.T, rep *SeriesReport, n int) {
+func checkSeriesReport(t *testing.T, rep *Report, n int) {
 	t.Helper()
 	if rep.VerdictText != rep.Verdict.Text() || rep.Reason == "" || len(rep.Totals) != n || len(rep.Snapshots) != n {
 		t.Fatalf("verdict %q/%q, reason %q, %d totals", rep.Verdict, rep.VerdictText, rep.Reason, len(rep.Totals))
 	}
 	switch rep.Verdict {
-	case SeriesLeak:
+	case Leak:
 		if len(rep.Suspects) == 0 {
 			t.Fatal("a leak without suspects")
 		}
-	case SeriesSteady, SeriesShrinking:
+	case Steady, Shrinking:
 		if len(rep.Suspects) != 0 {
 			t.Fatalf("%s with suspects", rep.Verdict)
 		}
 	default:
 		t.Fatalf("unknown verdict %q", rep.Verdict)
 	}
-	stats := func(name string, st SeriesStats, values []int64) {
+	stats := func(name string, st Stats, values []int64) {
 		in01 := func(f float64) bool { return f >= 0 && f <= 1 }
 		if !in01(st.Confidence) || !in01(st.PValue) || !in01(st.R2) || !in01(st.StepShare) || len(values) != n ||
 			st.GrewSteps+st.ShrankSteps > st.Steps || st.Steps != n-1 || st.First != values[0] || st.Last != values[n-1] ||
@@ -179,17 +179,17 @@ func checkSeriesReport(t *testing.T, rep *SeriesReport, n int) {
 		}
 	}
 	stats("total", rep.Total, rep.Totals)
-	for _, list := range [][]SeriesSuspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
+	for _, list := range [][]Suspect{rep.Suspects, rep.Growers, rep.Shrinkers} {
 		for _, s := range list {
-			stats(s.Name, s.SeriesStats, s.Values)
+			stats(s.Name, s.Stats, s.Values)
 			for _, st := range s.Stacks {
-				stats(s.Name+" stack", st.SeriesStats, st.Values)
+				stats(s.Name+" stack", st.Stats, st.Values)
 			}
 		}
 	}
 	for _, s := range rep.Suspects {
 		if s.Why == "" && (s.Growth <= 0 || s.Slope <= 0 || s.PValue > rep.Checks.Alpha || s.StepShare < rep.Checks.MinStepShare) {
-			t.Fatalf("suspect %s fails the checks: %+v", s.Name, s.SeriesStats)
+			t.Fatalf("suspect %s fails the checks: %+v", s.Name, s.Stats)
 		}
 	}
 }
@@ -215,7 +215,7 @@ func distinctTimes(ts []time.Time) bool {
 }
 
 // reverseSnapshots reverses the snapshot order of an input, times included.
-func reverseSnapshots(in SeriesInput) SeriesInput {
+func reverseSnapshots(in Input) Input {
 	rev := func(v []int64) []int64 {
 		out := make([]int64, len(v))
 		for i, x := range v {
