@@ -366,8 +366,8 @@ func TestJavaThreadsReport(t *testing.T) {
 	if !utf8.Valid(body) {
 		t.Error("the HP-UX page is not valid UTF-8")
 	}
-	if jvm := page.Find("[data-testid=meta-JVM]").Text(); !strings.Contains(jvm, "\uFFFD") || !strings.Contains(jvm, "IA64W mixed mode") {
-		t.Errorf("the JVM line %q does not show the undecodable date bytes as U+FFFD", jvm)
+	if meta := page.Find("[data-testid=meta-JVM]").Text(); !strings.Contains(meta, "\uFFFD") || !strings.Contains(meta, "IA64W mixed mode") {
+		t.Errorf("the JVM line %q does not show the undecodable date bytes as U+FFFD", meta)
 	}
 	if page.Find("[data-testid=thread-diff]").Length() != 1 {
 		t.Error("the file's two dumps are not compared")

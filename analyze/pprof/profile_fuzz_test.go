@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
-
-	"github.com/leakui/leakui/analyze"
 )
 
 // FuzzParseProfile feeds arbitrary bytes to the profile loader. It must never panic,
@@ -55,25 +53,6 @@ func FuzzParseProfile(f *testing.F) {
 				if got.Rows[i] != exp.Rows[i] {
 					t.Fatalf("sample type %d row %d: %+v; reference %+v", si, i, got.Rows[i], exp.Rows[i])
 				}
-			}
-		}
-	})
-}
-
-// FuzzDetectKind checks that kind detection never panics and is stable under
-// appending: it looks at a bounded prefix only.
-func FuzzDetectKind(f *testing.F) {
-	f.Add([]byte("goroutine 1 [running]:\nmain.main()\n"))
-	f.Add([]byte("\x1f\x8b\x08"))
-	f.Add([]byte("heap profile: 1: 1 [1: 1] @ heap/1\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		d := analyze.DetectKind(data)
-		if d.Kind == "" {
-			t.Fatal("empty kind")
-		}
-		if len(data) >= analyze.SniffSize {
-			if again := analyze.DetectKind(append(data[:analyze.SniffSize:analyze.SniffSize], 'x')); again != d {
-				t.Fatalf("detection depends on bytes after the sniffed prefix: %v vs %v", d, again)
 			}
 		}
 	})
