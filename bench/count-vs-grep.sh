@@ -23,5 +23,5 @@ if command -v rg >/dev/null; then
 	r=$(median_seconds rg -cF -- "${P[0]}" "$LOG")
 	echo "rg -cF (1 pattern): ${r}s; leakui/rg: $(ratio "$l" "$r")"
 fi
-echo "peak RSS leakui: $(peak_kib "$LEAKUI" count -json "${args[@]}" "$LOG") KiB"
+echo "peak RSS grep: $(peak_kib env LC_ALL=C grep -cF -- "${P[0]}" "$LOG") KiB; leakui: $(peak_kib "$LEAKUI" count -json "${args[@]}" "$LOG") KiB"
 echo "leakui/grep: $(ratio "$l" "$g")"

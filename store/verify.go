@@ -84,70 +84,25 @@ func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]T
 			return a.Size, nil
 		},
 		"runs": func(id string) (int64, error) {
-			sr, err := src.Run(ctx, id)
-			if err != nil {
-				return 0, err
+			load := func(db *DB) (*Run, []RunArtifact, error) {
+				r, err := db.Run(ctx, id)
+				if err != nil {
+					return nil, nil, err
+				}
+				a, err := db.RunArtifacts(ctx, id)
+				return r, a, err
 			}
-			sa, err := src.RunArtifacts(ctx, id)
-			if err != nil {
-				return 0, err
-			}
-			c, ca := checks["runs"], checks["run_artifacts"]
-			c.Source++
-			ca.Source += int64(len(sa))
-			dr, err := dst.Run(ctx, id)
-			if errors.Is(err, ErrNotFound) {
-				miss(c, id)
-				miss(ca, id)
-				return 0, nil
-			}
-			if err != nil {
-				return 0, err
-			}
-			if sameRun(sr, dr) {
-				c.Matched++
-			} else {
-				miss(c, id)
-			}
-			da, err := dst.RunArtifacts(ctx, id)
-			if err != nil {
-				return 0, err
-			}
-			if slices.EqualFunc(sa, da, sameRunArtifact) {
-				ca.Matched += int64(len(sa))
-			} else {
-				miss(ca, id)
-			}
-			return 0, nil
+			return 0, verifyRow(id, checks["runs"], checks["run_artifacts"], miss, src, dst, load, sameRun, sameRunArtifact)
 		},
 		"reports": func(id string) (int64, error) {
-			sr, err := src.Report(ctx, id)
-			if err != nil {
-				return 0, err
+			load := func(db *DB) (*Report, []ReportArtifact, error) {
+				r, err := db.Report(ctx, id)
+				if err != nil {
+					return nil, nil, err
+				}
+				return r, r.Artifacts, nil
 			}
-			c, ca := checks["reports"], checks["report_artifacts"]
-			c.Source++
-			ca.Source += int64(len(sr.Artifacts))
-			dr, err := dst.Report(ctx, id)
-			if errors.Is(err, ErrNotFound) {
-				miss(c, id)
-				miss(ca, id)
-				return 0, nil
-			}
-			if err != nil {
-				return 0, err
-			}
-			if sameReport(sr, dr) {
-				c.Matched++
-			} else {
-				miss(c, id)
-			}
-			if slices.EqualFunc(sr.Artifacts, dr.Artifacts, sameReportArtifact) {
-				ca.Matched += int64(len(sr.Artifacts))
-			} else {
-				miss(ca, id)
-			}
-			return 0, nil
+			return 0, verifyRow(id, checks["reports"], checks["report_artifacts"], miss, src, dst, load, sameReport, sameReportArtifact)
 		},
 	})
 	if err != nil {
@@ -158,6 +113,39 @@ func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]T
 		out[i] = *checks[t]
 	}
 	return out, nil
+}
+
+// verifyRow checks one row of a table and its links (a run's captures, a report's
+// inputs) between the stores: load reads both from a store, same and sameLink
+// compare them. A row the target lacks misses in both checks.
+func verifyRow[R any, L any](id string, rows, links *TableCheck, miss func(*TableCheck, string), src, dst *DB,
+	load func(*DB) (R, []L, error), same func(a, b R) bool, sameLink func(a, b L) bool) error {
+	sr, sl, err := load(src)
+	if err != nil {
+		return err
+	}
+	rows.Source++
+	links.Source += int64(len(sl))
+	dr, dl, err := load(dst)
+	if errors.Is(err, ErrNotFound) {
+		miss(rows, id)
+		miss(links, id)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if same(sr, dr) {
+		rows.Matched++
+	} else {
+		miss(rows, id)
+	}
+	if slices.EqualFunc(sl, dl, sameLink) {
+		links.Matched += int64(len(sl))
+	} else {
+		miss(links, id)
+	}
+	return nil
 }
 
 // sameArtifact reports whether dst holds a with the same metadata and bytes that

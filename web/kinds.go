@@ -31,89 +31,37 @@ type planner func(s *Server, form *uploadForm) (*reportPlan, error)
 // report kinds it makes with their views.
 type inputKind struct {
 	kind     analyze.Kind
-	accepted []string // lines for the upload page and the unsupported-kind message
 	plan     planner
 	reports  []string // the report kinds (store.Report.Kind) it makes
 	views    reportKind
+	accepted []string // lines for the upload page and the unsupported-kind message
 }
 
 // inputKinds lists every kind of evidence leakui accepts, in the order the upload
 // page and errors name them: pprof profiles first (the most common input), then Go
 // goroutine dumps, the JVM's three outputs, and logs, the kind any other text is.
 func inputKinds() []inputKind {
+	// Each entry: the kind, its planner, the report kinds it makes, their views
+	// (page, JSON, Markdown, one-line summary), and what the upload page says of it.
 	return []inputKind{
-		{
-			kind:     analyze.KindProfile,
-			accepted: []string{"pprof profiles: heap, allocs, goroutine, CPU, block, mutex, threadcreate (profile.proto, gzipped or not, and the legacy text and binary formats)"},
-			plan:     (*Server).planProfiles,
-			reports:  []string{modeSingle, modeDiff, modeSeries},
-			views: reportKind{
-				show:     (*Server).showProfiles,
-				json:     (*Server).profilesJSON,
-				markdown: (*Server).profilesMarkdown,
-				summary:  profileSummaryLine,
-			},
-		},
-		{
-			kind:     analyze.KindGoroutines,
-			accepted: []string{"Go goroutine dumps: /debug/pprof/goroutine?debug=1 and debug=2, panic and fatal error output, SIGQUIT dumps, runtime.Stack(buf, true); two or more dumps show what is new or grew"},
-			plan:     (*Server).planGoroutines,
-			reports:  []string{kindGoroutines, kindGoroutinesDiff},
-			views: reportKind{
-				show:     (*Server).showGoroutines,
-				json:     (*Server).goroutinesJSON,
-				markdown: (*Server).goroutinesMarkdown,
-				summary:  goroutineSummaryLine,
-			},
-		},
-		{
-			kind:     analyze.KindJavaHistogram,
-			accepted: []string{"JVM class histograms: jmap -histo[:live], jcmd GC.class_histogram, jmap -F, JDK 5 to 25 (two or more make a diff of what grew)"},
-			plan:     (*Server).planJavaHistograms,
-			reports:  []string{kindJavaHistogram, kindJavaHistogramDiff},
-			views: reportKind{
-				show:     (*Server).showJavaHistograms,
-				json:     (*Server).javaHistogramsJSON,
-				markdown: (*Server).javaHistogramsMarkdown,
-				summary:  javaHistogramSummaryLine,
-			},
-		},
-		{
-			kind:     analyze.KindJavaThreads,
-			accepted: []string{"JVM thread dumps: jstack, jcmd Thread.print, SIGQUIT output in a log, JDK 5 to 25 (two make a diff of new and grown groups)"},
-			plan:     (*Server).planJavaThreads,
-			reports:  []string{kindJavaThreads, kindJavaThreadsDiff},
-			views: reportKind{
-				show:     (*Server).showJavaThreads,
-				json:     (*Server).javaThreadsJSONOf,
-				markdown: (*Server).javaThreadsMarkdown,
-				summary:  javaThreadsSummaryLine,
-			},
-		},
-		{
-			kind:     analyze.KindJavaNMT,
-			accepted: []string{"JVM native memory tracking: jcmd VM.native_memory summary or summary.diff, in any scale (two make a diff)"},
-			plan:     (*Server).planJavaNMT,
-			reports:  []string{kindJavaNMT, kindJavaNMTDiff},
-			views: reportKind{
-				show:     (*Server).showJavaNMT,
-				json:     (*Server).javaNMTJSONOf,
-				markdown: (*Server).javaNMTMarkdown,
-				summary:  javaNMTSummaryLine,
-			},
-		},
-		{
-			kind:     analyze.KindLog,
-			accepted: []string{"Logs: any text log, plain, gzip or zstd, counted like grep -c: patterns (literal or RE2), start/close pairs with the keys never closed, counts over time, and presets for SAMZA-2785, Kafka consumer groups and KAFKA-3933"},
-			plan:     (*Server).planLogs,
-			reports:  []string{kindLog},
-			views: reportKind{
-				show:     (*Server).showLog,
-				json:     (*Server).logJSONOf,
-				markdown: (*Server).logMarkdown,
-				summary:  logSummaryLine,
-			},
-		},
+		{analyze.KindProfile, (*Server).planProfiles, []string{modeSingle, modeDiff, modeSeries},
+			reportKind{(*Server).showProfiles, (*Server).profilesJSON, (*Server).profilesMarkdown, profileSummaryLine},
+			[]string{"pprof profiles: heap, allocs, goroutine, CPU, block, mutex, threadcreate (profile.proto, gzipped or not, and the legacy text and binary formats)"}},
+		{analyze.KindGoroutines, (*Server).planGoroutines, []string{kindGoroutines, kindGoroutinesDiff},
+			reportKind{(*Server).showGoroutines, (*Server).goroutinesJSON, (*Server).goroutinesMarkdown, goroutineSummaryLine},
+			[]string{"Go goroutine dumps: /debug/pprof/goroutine?debug=1 and debug=2, panic and fatal error output, SIGQUIT dumps, runtime.Stack(buf, true); two or more dumps show what is new or grew"}},
+		{analyze.KindJavaHistogram, (*Server).planJavaHistograms, []string{kindJavaHistogram, kindJavaHistogramDiff},
+			reportKind{(*Server).showJavaHistograms, (*Server).javaHistogramsJSON, (*Server).javaHistogramsMarkdown, javaHistogramSummaryLine},
+			[]string{"JVM class histograms: jmap -histo[:live], jcmd GC.class_histogram, jmap -F, JDK 5 to 25 (two or more make a diff of what grew)"}},
+		{analyze.KindJavaThreads, (*Server).planJavaThreads, []string{kindJavaThreads, kindJavaThreadsDiff},
+			reportKind{(*Server).showJavaThreads, (*Server).javaThreadsJSONOf, (*Server).javaThreadsMarkdown, javaThreadsSummaryLine},
+			[]string{"JVM thread dumps: jstack, jcmd Thread.print, SIGQUIT output in a log, JDK 5 to 25 (two make a diff of new and grown groups)"}},
+		{analyze.KindJavaNMT, (*Server).planJavaNMT, []string{kindJavaNMT, kindJavaNMTDiff},
+			reportKind{(*Server).showJavaNMT, (*Server).javaNMTJSONOf, (*Server).javaNMTMarkdown, javaNMTSummaryLine},
+			[]string{"JVM native memory tracking: jcmd VM.native_memory summary or summary.diff, in any scale (two make a diff)"}},
+		{analyze.KindLog, (*Server).planLogs, []string{kindLog},
+			reportKind{(*Server).showLog, (*Server).logJSONOf, (*Server).logMarkdown, logSummaryLine},
+			[]string{"Logs: any text log, plain, gzip or zstd, counted like grep -c: patterns (literal or RE2), start/close pairs with the keys never closed, counts over time, and presets for SAMZA-2785, Kafka consumer groups and KAFKA-3933"}},
 	}
 }
 
