@@ -2,7 +2,8 @@ package analyze
 
 import "errors"
 
-// Sentinel errors of the analyze package. The web package maps each to an HTTP status
+// Sentinel errors of the analyze packages: the root and every subpackage (pprof,
+// goroutines, logs, jvm, series) return these. The web package maps each to an HTTP status
 // in one table; wrap them with fmt.Errorf("…: %w", err) to add detail.
 var (
 	// ErrTooLarge means an input, or its decompressed form, exceeds a size limit.

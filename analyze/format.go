@@ -119,3 +119,11 @@ func SignedPercent(part, total int64) string {
 	}
 	return fmt.Sprintf("%.2f%%", p)
 }
+
+// abs64 returns |v|.
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

@@ -256,3 +256,22 @@ func profileProtoFraming(b []byte, complete bool) bool {
 func hasPrefixFold(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && bytes.EqualFold(b[:len(prefix)], []byte(prefix))
 }
+
+// uvarint decodes a varint; n ≤ 0 means b is truncated or the varint overflows.
+func uvarint(b []byte) (v uint64, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	var shift uint
+	for i, c := range b {
+		if i == 10 {
+			return 0, -1
+		}
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, i + 1
+		}
+		shift += 7
+	}
+	return 0, 0
+}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 
 	"github.com/leakui/leakui/internal/browser"
 	"github.com/leakui/leakui/internal/fixtures"
@@ -106,7 +106,7 @@ func TestBrowserFlameGraphAndDiff(t *testing.T) {
 	browser.Screenshot(t, ctx, "flame-search.png")
 
 	base, target := loadProfileBytes(t, t0.data), loadProfileBytes(t, t9.data)
-	want, _ := analyze.Diff(base, target, target.DefaultSampleIndex())
+	want, _ := pprof.Diff(base, target, target.DefaultSampleIndex())
 	browser.Do(t, ctx,
 		chromedp.Navigate(ts.URL+diff.ReportURL),
 		chromedp.WaitVisible(`[data-testid=diff-table]`),

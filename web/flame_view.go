@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -17,13 +18,13 @@ const (
 
 // flameView lays out a flame graph as a static SVG (boxes at least one unit wide)
 // and packs its data for the interactive script.
-func flameView(id string, fg analyze.FlameGraph) view.Flame {
+func flameView(id string, fg pprof.FlameGraph) view.Flame {
 	f := view.Flame{ID: id, Width: flameWidth, Diff: fg.Diff}
 	f.Data = view.FlameData{Total: fg.Total, Unit: fg.Unit, Diff: fg.Diff, Hidden: fg.Hidden, Dropped: fg.Dropped, Boxes: fg.Nodes}
 	names := map[string]int64{}
 	var maxDelta int64
-	var pack func(n *analyze.FlameNode, depth int64)
-	pack = func(n *analyze.FlameNode, depth int64) {
+	var pack func(n *pprof.FlameNode, depth int64)
+	pack = func(n *pprof.FlameNode, depth int64) {
 		id, ok := names[n.Name]
 		if !ok {
 			id = int64(len(f.Data.Names))
@@ -44,8 +45,8 @@ func flameView(id string, fg analyze.FlameGraph) view.Flame {
 	if fg.Total > 0 {
 		scale = float64(flameWidth) / float64(fg.Total)
 	}
-	var layout func(n *analyze.FlameNode, x float64, depth int)
-	layout = func(n *analyze.FlameNode, x float64, depth int) {
+	var layout func(n *pprof.FlameNode, x float64, depth int)
+	layout = func(n *pprof.FlameNode, x float64, depth int) {
 		w := float64(n.Value) * scale
 		if w < 1 {
 			tooNarrow += n.Value
@@ -86,7 +87,7 @@ func flameView(id string, fg analyze.FlameGraph) view.Flame {
 }
 
 // flameFill colours a box: warm hues by name, or red/blue by growth in a diff.
-func flameFill(n *analyze.FlameNode, diff bool, maxDelta int64) string {
+func flameFill(n *pprof.FlameNode, diff bool, maxDelta int64) string {
 	if diff {
 		d := n.Value - n.Base
 		if d == 0 || maxDelta == 0 {

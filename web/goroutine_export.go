@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/store"
 )
 
@@ -21,7 +22,7 @@ type goroutinesJSON struct {
 	TargetSHA256 string `json:"target_sha256"`
 	// GroupsAll counts all groups; Groups holds the first n of them.
 	GroupsAll int `json:"groups_all"`
-	*analyze.GoroutineReport
+	*goroutines.Report
 }
 
 // goroutinesJSON fills doc.Analysis for a report over goroutine dumps.
@@ -41,12 +42,12 @@ func (s *Server) goroutinesJSON(r *http.Request, rep *store.Report, doc *reportJ
 
 // goroutineAnalysis wraps a shared report for JSON, cutting a copy to rows groups
 // (all when rows is 0).
-func goroutineAnalysis(mode, base, target string, report *analyze.GoroutineReport, rows int) goroutinesJSON {
+func goroutineAnalysis(mode, base, target string, report *goroutines.Report, rows int) goroutinesJSON {
 	cut := *report
 	if rows > 0 && len(cut.Groups) > rows {
 		cut.Groups = cut.Groups[:rows]
 	}
-	return goroutinesJSON{Mode: mode, BaseSHA256: base, TargetSHA256: target, GroupsAll: len(report.Groups), GoroutineReport: &cut}
+	return goroutinesJSON{Mode: mode, BaseSHA256: base, TargetSHA256: target, GroupsAll: len(report.Groups), Report: &cut}
 }
 
 // goroutinesMarkdown writes the ticket summary of a goroutines report: the totals,
@@ -82,7 +83,7 @@ func (s *Server) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Rep
 
 // writeGoroutineMarkdown writes the totals, the crash and the top 10 groups of a
 // report; every name from the dump is escaped.
-func writeGoroutineMarkdown(w io.Writer, report *analyze.GoroutineReport) {
+func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 	groups := len(report.Groups)
 	grew, gone := 0, 0
 	for i := range report.Groups {
@@ -158,7 +159,7 @@ func writeGoroutineMarkdown(w io.Writer, report *analyze.GoroutineReport) {
 }
 
 func panicVerbOf(kind string) string {
-	if kind == analyze.GoroutineFormatPanic {
+	if kind == goroutines.FormatPanic {
 		return "panicked"
 	}
 	return "threw"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
 )
 
 // The report kinds over goroutine dumps.
@@ -34,8 +34,8 @@ type goroutineSummary struct {
 }
 
 // goroutineSummaryOf summarizes the target's groups against the base's total.
-func goroutineSummaryOf(target, base *analyze.GoroutineDump, dumps int) goroutineSummary {
-	groups := analyze.GroupGoroutines(target)
+func goroutineSummaryOf(target, base *goroutines.Dump, dumps int) goroutineSummary {
+	groups := goroutines.Groups(target)
 	sum := goroutineSummary{Format: target.Format, Total: target.Total(), Groups: len(groups)}
 	if len(groups) > 0 {
 		sum.TopCount, sum.TopFunc = groups[0].Count, goroutineGroupTitle(groups[0].Stack)
@@ -87,7 +87,7 @@ func firstLine(s string) string {
 // first frame of code outside the standard library (a module path has a dot in
 // its first element, and main is the program), else the first frame outside the
 // runtime's wait machinery, else the innermost frame.
-func goroutineGroupTitle(st *analyze.GoroutineStack) string {
+func goroutineGroupTitle(st *goroutines.Stack) string {
 	if st == nil || len(st.Frames) == 0 {
 		return ""
 	}

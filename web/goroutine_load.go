@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
 )
 
 // Parsed goroutine dumps and their grouped reports are cached by artifact hash
@@ -17,8 +17,8 @@ import (
 // kind of input plugs in from its own files; the content of a hash never changes,
 // so servers can share them.
 var (
-	goroutineDumps   = newLRU[*analyze.GoroutineDump](8)
-	goroutineReports = newLRU[*analyze.GoroutineReport](16)
+	goroutineDumps   = newLRU[*goroutines.Dump](8)
+	goroutineReports = newLRU[*goroutines.Report](16)
 )
 
 func goroutineDumpKey(sha string, limit int64) string {
@@ -28,7 +28,7 @@ func goroutineDumpKey(sha string, limit int64) string {
 // loadGoroutineDump returns an artifact's parsed goroutine dump (a text dump or a
 // goroutine profile.proto), from the cache when it is there; text is parsed as it
 // streams from the store.
-func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*analyze.GoroutineDump, error) {
+func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*goroutines.Dump, error) {
 	key := goroutineDumpKey(sha, s.cfg.MaxDecompressed)
 	if d, ok := goroutineDumps.get(key); ok {
 		return d, nil
@@ -38,7 +38,7 @@ func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*analyze.Go
 		return nil, err
 	}
 	defer rc.Close()
-	d, err := analyze.ParseGoroutineDump(rc, s.cfg.MaxDecompressed)
+	d, err := goroutines.Parse(rc, s.cfg.MaxDecompressed)
 	if err != nil {
 		return nil, err
 	}
@@ -48,13 +48,13 @@ func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*analyze.Go
 
 // parseReceivedGoroutineDump parses an uploaded file as it streams from its
 // temporary file and caches the result under its hash.
-func (s *Server) parseReceivedGoroutineDump(f *received) (*analyze.GoroutineDump, error) {
+func (s *Server) parseReceivedGoroutineDump(f *received) (*goroutines.Dump, error) {
 	fh, err := os.Open(f.path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	d, err := analyze.ParseGoroutineDump(fh, s.cfg.MaxDecompressed)
+	d, err := goroutines.Parse(fh, s.cfg.MaxDecompressed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}
@@ -65,7 +65,7 @@ func (s *Server) parseReceivedGoroutineDump(f *received) (*analyze.GoroutineDump
 // goroutineReport groups the target artifact's dump, or compares it with the base
 // artifact's when base is not "", from the cache when it is there. The report is
 // shared: callers must not change it (copy it to cut its groups).
-func (s *Server) goroutineReport(ctx context.Context, base, target string) (*analyze.GoroutineReport, error) {
+func (s *Server) goroutineReport(ctx context.Context, base, target string) (*goroutines.Report, error) {
 	key := base + ">" + goroutineDumpKey(target, s.cfg.MaxDecompressed)
 	if r, ok := goroutineReports.get(key); ok {
 		return r, nil
@@ -74,13 +74,13 @@ func (s *Server) goroutineReport(ctx context.Context, base, target string) (*ana
 	if err != nil {
 		return nil, err
 	}
-	var b *analyze.GoroutineDump
+	var b *goroutines.Dump
 	if base != "" {
 		if b, err = s.loadGoroutineDump(ctx, base); err != nil {
 			return nil, err
 		}
 	}
-	r := analyze.NewGoroutineReport(t, b)
+	r := goroutines.NewReport(t, b)
 	goroutineReports.add(key, r)
 	return r, nil
 }
@@ -90,7 +90,7 @@ func (s *Server) goroutineReport(ctx context.Context, base, target string) (*ana
 // for a bad one. Dumps go by the time they were taken when all of them say it (a
 // goroutine profile.proto does, text dumps do not), else by upload order.
 func (s *Server) planGoroutines(form *uploadForm) (*reportPlan, error) {
-	dumps := make([]*analyze.GoroutineDump, len(form.files))
+	dumps := make([]*goroutines.Dump, len(form.files))
 	for i, f := range form.files {
 		d, err := s.parseReceivedGoroutineDump(f)
 		if err != nil {
@@ -109,14 +109,14 @@ func (s *Server) planGoroutines(form *uploadForm) (*reportPlan, error) {
 		}
 		sort.SliceStable(order, func(a, b int) bool { return dumps[order[a]].Time.Before(dumps[order[b]].Time) })
 		files := make([]*received, len(order))
-		sorted := make([]*analyze.GoroutineDump, len(order))
+		sorted := make([]*goroutines.Dump, len(order))
 		for i, k := range order {
 			files[i], sorted[i] = form.files[k], dumps[k]
 		}
 		form.files, dumps = files, sorted
 	}
 	kind := kindGoroutines
-	var base *analyze.GoroutineDump
+	var base *goroutines.Dump
 	if len(dumps) > 1 {
 		kind, base = kindGoroutinesDiff, dumps[0]
 	}

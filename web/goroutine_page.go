@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -94,7 +96,7 @@ func goroutineModeLinks(rep *store.Report, q goroutineQuery, path string) []view
 
 // goroutineGroupsView formats a report's first rows groups (all when rows is 0);
 // names are the base's and the target's file names, for a comparison.
-func goroutineGroupsView(rep *analyze.GoroutineReport, rows int, showAll string, names [2]string) view.GoroutineGroups {
+func goroutineGroupsView(rep *goroutines.Report, rows int, showAll string, names [2]string) view.GoroutineGroups {
 	g := view.GoroutineGroups{Total: rep.Total, Format: rep.Format, Declared: -1, Truncated: rep.Truncated,
 		IgnoredLines: rep.IgnoredLines, All: len(rep.Groups)}
 	if rep.DeclaredTotal != nil {
@@ -135,7 +137,7 @@ func goroutineGroupsView(rep *analyze.GoroutineReport, rows int, showAll string,
 }
 
 // goroutineGroupRow formats one group.
-func goroutineGroupRow(rank int, gr *analyze.GoroutineGroup) view.GoroutineGroupRow {
+func goroutineGroupRow(rank int, gr *goroutines.Group) view.GoroutineGroupRow {
 	row := view.GoroutineGroupRow{Rank: rank, Count: gr.Count, Title: goroutineGroupTitle(gr.Stack), State: gr.State,
 		Wait: gr.Wait(), Locked: gr.Locked, Panicking: gr.Panicking, IDCount: len(gr.IDs), IDs: joinIDs(gr.IDs)}
 	keys := make([]string, 0, len(gr.Labels))
@@ -206,12 +208,12 @@ func signedCount(n int) string {
 // goroutineFilter keeps the groups with a frame matching the filter's focus and
 // drops those with a frame matching its ignore, as pprof does with samples; it
 // reports which of the two matched anything.
-func goroutineFilter(groups []analyze.GoroutineGroup, f analyze.Filter) ([]analyze.GoroutineGroup, analyze.FilterMatches) {
-	var m analyze.FilterMatches
+func goroutineFilter(groups []goroutines.Group, f pprof.Filter) ([]goroutines.Group, pprof.FilterMatches) {
+	var m pprof.FilterMatches
 	if f.Focus == nil && f.Ignore == nil {
 		return groups, m
 	}
-	matches := func(gr *analyze.GoroutineGroup, re interface{ MatchString(string) bool }) bool {
+	matches := func(gr *goroutines.Group, re interface{ MatchString(string) bool }) bool {
 		if gr.Stack == nil {
 			return false
 		}
@@ -222,7 +224,7 @@ func goroutineFilter(groups []analyze.GoroutineGroup, f analyze.Filter) ([]analy
 		}
 		return false
 	}
-	out := make([]analyze.GoroutineGroup, 0, len(groups))
+	out := make([]goroutines.Group, 0, len(groups))
 	for i := range groups {
 		gr := &groups[i]
 		if f.Focus != nil {

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -15,7 +16,7 @@ const viewGoroutines = "goroutines"
 // goroutineProfileReport groups the goroutine profile a profile report shows, or,
 // in a diff or a series, compares its base (the first) with its target (the last);
 // the profile's focus and ignore filters keep and drop whole groups.
-func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, notices *[]string) (mode string, base, target string, rep *analyze.GoroutineReport, err error) {
+func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, notices *[]string) (mode string, base, target string, rep *goroutines.Report, err error) {
 	q, arts := ps.q, ps.rep.Artifacts
 	mode = goroutineModeDump
 	target = arts[q.file].SHA256
@@ -33,7 +34,7 @@ func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, not
 		return mode, base, target, shared, nil
 	}
 	cut := *shared
-	var m analyze.FilterMatches
+	var m pprof.FilterMatches
 	cut.Groups, m = goroutineFilter(shared.Groups, q.filter)
 	for _, name := range q.filter.Unmatched(m) {
 		switch name {

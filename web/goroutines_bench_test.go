@@ -10,7 +10,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/store/sqlite"
 )
 
@@ -100,8 +100,8 @@ func BenchmarkGoroutinePage50k(b *testing.B) {
 	b.Run("markdown", func(b *testing.B) { serveBench(b, srv, up.ReportURL+".md", nil) })
 	b.Run("page-uncached", func(b *testing.B) {
 		serveBench(b, srv, up.ReportURL, func() {
-			goroutineDumps = newLRU[*analyze.GoroutineDump](8)
-			goroutineReports = newLRU[*analyze.GoroutineReport](16)
+			goroutineDumps = newLRU[*goroutines.Dump](8)
+			goroutineReports = newLRU[*goroutines.Report](16)
 		})
 	})
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/web/view"
 )
@@ -32,17 +32,17 @@ func FuzzGoroutineRender(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	baseDump, err := analyze.ParseGoroutineDump(bytes.NewReader(base), 0)
+	baseDump, err := goroutines.Parse(bytes.NewReader(base), 0)
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := analyze.ParseGoroutineDump(bytes.NewReader(data), 1<<20)
+		d, err := goroutines.Parse(bytes.NewReader(data), 1<<20)
 		if err != nil {
 			return
 		}
-		for _, b := range []*analyze.GoroutineDump{nil, baseDump} {
-			rep := analyze.NewGoroutineReport(d, b)
+		for _, b := range []*goroutines.Dump{nil, baseDump} {
+			rep := goroutines.NewReport(d, b)
 			g := goroutineGroupsView(rep, 0, "", [2]string{"base", "target"})
 			var buf bytes.Buffer
 			ctx := templ.WithChildren(context.Background(), view.GoroutineGroupsView(g))

@@ -17,7 +17,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/web/view"
@@ -30,14 +30,14 @@ type goroutineDoc struct {
 	Summary   goroutineSummary   `json:"summary"`
 	Notices   []string           `json:"notices"`
 	Analysis  struct {
-		Mode          string                  `json:"mode"`
-		BaseSHA256    string                  `json:"base_sha256"`
-		TargetSHA256  string                  `json:"target_sha256"`
-		GroupsAll     int                     `json:"groups_all"`
-		Total         int                     `json:"total"`
-		Format        string                  `json:"format"`
-		DeclaredTotal *int                    `json:"declared_total"`
-		Panic         *analyze.GoroutineCrash `json:"panic"`
+		Mode          string            `json:"mode"`
+		BaseSHA256    string            `json:"base_sha256"`
+		TargetSHA256  string            `json:"target_sha256"`
+		GroupsAll     int               `json:"groups_all"`
+		Total         int               `json:"total"`
+		Format        string            `json:"format"`
+		DeclaredTotal *int              `json:"declared_total"`
+		Panic         *goroutines.Crash `json:"panic"`
 		Base          *struct {
 			Total int `json:"total"`
 		} `json:"base"`
@@ -95,14 +95,14 @@ func dumpTotalByGrep(t *testing.T, path string) int {
 	return len(greptest.Output(t, "-E", `^goroutine [0-9]+ (gp=0x[0-9a-f]+ m=[^ ]+ (mp=[^ ]+ )?)?\[.*\]:$`, path))
 }
 
-func parseDumpFile(t testing.TB, path string) *analyze.GoroutineDump {
+func parseDumpFile(t testing.TB, path string) *goroutines.Dump {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	d, err := analyze.ParseGoroutineDump(f, 0)
+	d, err := goroutines.Parse(f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestGoroutineFixtureReports(t *testing.T) {
 	for _, path := range fixtures.Glob(t, "goroutines", "*") {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
-			want := analyze.NewGoroutineReport(parseDumpFile(t, path), nil)
+			want := goroutines.NewReport(parseDumpFile(t, path), nil)
 			grepTotal := dumpTotalByGrep(t, path)
 			if want.Total != grepTotal {
 				t.Fatalf("the engine reads %d goroutines, grep %d", want.Total, grepTotal)
@@ -568,7 +568,7 @@ func TestGoroutineProfileView(t *testing.T) {
 		t.Error("the view is not marked current, or the top table is still there")
 	}
 	doc := goroutineReportDoc(t, ts, "/api/reports/"+one.ReportID+"?view=goroutines")
-	want := analyze.NewGoroutineReport(parseDumpFile(t, fixtures.Path(t, "pprof", pb1.name)), nil)
+	want := goroutines.NewReport(parseDumpFile(t, fixtures.Path(t, "pprof", pb1.name)), nil)
 	if doc.Analysis.Total != total1 || doc.Analysis.Format != "profile.proto" || len(doc.Analysis.Groups) != len(want.Groups) {
 		t.Errorf("JSON: %d goroutines in %d groups; want %d in %d", doc.Analysis.Total, len(doc.Analysis.Groups), total1, len(want.Groups))
 	}
@@ -594,7 +594,7 @@ func TestGoroutineProfileView(t *testing.T) {
 		diff.Analysis.BaseSHA256 != one.Artifacts[0].SHA256 {
 		t.Errorf("diff view: mode %s base %+v total %d", diff.Analysis.Mode, diff.Analysis.Base, diff.Analysis.Total)
 	}
-	compared := analyze.NewGoroutineReport(parseDumpFile(t, fixtures.Path(t, "pprof", pb2.name)), parseDumpFile(t, fixtures.Path(t, "pprof", pb1.name)))
+	compared := goroutines.NewReport(parseDumpFile(t, fixtures.Path(t, "pprof", pb2.name)), parseDumpFile(t, fixtures.Path(t, "pprof", pb1.name)))
 	for i, g := range diff.Analysis.Groups {
 		if c := compared.Groups[i].Change; g.Delta == nil || *g.Delta != c.Delta || g.New != c.New || g.Gone != c.Gone {
 			t.Errorf("group %d: %+v, the engine says %+v", i, g, c)

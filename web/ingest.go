@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
 )
 
@@ -72,7 +73,7 @@ func (s *Server) plan(ctx context.Context, form *uploadForm) (*reportPlan, error
 // Several profiles must be of one type; they are ordered by the time each was
 // taken when all say it, else kept in upload order.
 func (s *Server) planProfiles(form *uploadForm) (*reportPlan, error) {
-	profiles := make([]*analyze.Profile, len(form.files))
+	profiles := make([]*pprof.Profile, len(form.files))
 	for i, f := range form.files {
 		p, err := s.loadReceivedProfile(f)
 		if err != nil {
@@ -95,7 +96,7 @@ func (s *Server) planProfiles(form *uploadForm) (*reportPlan, error) {
 		}
 		sort.SliceStable(order, func(a, b int) bool { return profiles[order[a]].Time().Before(profiles[order[b]].Time()) })
 		files := make([]*received, len(order))
-		sorted := make([]*analyze.Profile, len(order))
+		sorted := make([]*pprof.Profile, len(order))
 		for i, k := range order {
 			files[i], sorted[i] = form.files[k], profiles[k]
 		}
@@ -125,13 +126,13 @@ func orderedBy(timed bool, n int) string {
 }
 
 // loadReceivedProfile parses a received file as a profile and caches it.
-func (s *Server) loadReceivedProfile(f *received) (*analyze.Profile, error) {
+func (s *Server) loadReceivedProfile(f *received) (*pprof.Profile, error) {
 	fh, err := os.Open(f.path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	p, err := analyze.LoadProfile(fh, s.cfg.MaxDecompressed)
+	p, err := pprof.Load(fh, s.cfg.MaxDecompressed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -202,7 +203,7 @@ func jvmLoadSnapshots[T any](ctx context.Context, s *Server, rep *store.Report, 
 type jvmQuery struct {
 	rows int // rows per table, 0 for all
 	// order ranks histogram tables (sort=bytes or sort=instances).
-	order analyze.JavaOrder
+	order jvm.Order
 	// snapshot shows one snapshot alone (snapshot=K), -1 for the report's own view.
 	snapshot int
 	// base and target are the snapshots a diff compares.
@@ -236,7 +237,7 @@ func parseJVMQuery(r *http.Request, n int) (jvmQuery, error) {
 	switch o := v.Get("sort"); o {
 	case "", "bytes":
 	case "instances":
-		q.order = analyze.JavaByInstances
+		q.order = jvm.ByInstances
 	default:
 		return q, errorf(http.StatusBadRequest, "sort must be bytes or instances, not %q", o)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/browser"
 	"github.com/leakui/leakui/internal/jvmtext"
 )
@@ -30,8 +30,8 @@ func TestBrowserJavaHistogramDiff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := analyze.DiffJavaHistograms(jvmParseHistogram(t, []byte(baseText)), jvmParseHistogram(t, []byte(targetText)))
-	topBytes, topSuspect := want.Grown(analyze.JavaByBytes, 1)[0], want.Suspects(1)[0]
+	want := jvm.DiffHistograms(jvmParseHistogram(t, []byte(baseText)), jvmParseHistogram(t, []byte(targetText)))
+	topBytes, topSuspect := want.Grown(jvm.ByBytes, 1)[0], want.Suspects(1)[0]
 
 	browser.Do(t, ctx,
 		chromedp.Navigate(ts.URL+"/"),

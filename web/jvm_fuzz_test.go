@@ -10,7 +10,7 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/jvmtext"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
@@ -71,7 +71,7 @@ func FuzzJavaPages(f *testing.F) {
 			}
 			return out
 		}
-		if hs, err := analyze.ParseJavaHistograms(strings.NewReader(text)); err == nil {
+		if hs, err := jvm.ParseHistograms(strings.NewReader(text)); err == nil {
 			hs = append(hs, hs[0]) // a diff even of one histogram
 			rep, refs := jvmFuzzReport(len(hs))
 			for _, q := range queries(len(hs)) {
@@ -83,8 +83,8 @@ func FuzzJavaPages(f *testing.F) {
 				}
 			}
 		}
-		if r, err := analyze.AnalyzeJavaThreads(strings.NewReader(text)); err == nil {
-			reps := []*analyze.JavaThreadReport{r, r}
+		if r, err := jvm.AnalyzeThreads(strings.NewReader(text)); err == nil {
+			reps := []*jvm.ThreadReport{r, r}
 			rep, refs := jvmFuzzReport(2)
 			for _, q := range queries(2) {
 				set := &threadSet{rep: rep, reps: reps, refs: refs, q: q}
@@ -92,7 +92,7 @@ func FuzzJavaPages(f *testing.F) {
 				check("thread diff", view.JavaThreadsPageView(set.diffPage()))
 			}
 		}
-		if ns, err := analyze.ParseJavaNMTs(strings.NewReader(text)); err == nil {
+		if ns, err := jvm.ParseNMTs(strings.NewReader(text)); err == nil {
 			ns = append(ns, ns[0])
 			rep, refs := jvmFuzzReport(len(ns))
 			for _, q := range queries(len(ns)) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
@@ -156,9 +156,9 @@ func jvmTDAHistogram(t testing.TB) (data []byte, instances, bytesTotal int64) {
 }
 
 // jvmParseHistogram is the engine's reading of a histogram file, for comparisons.
-func jvmParseHistogram(t testing.TB, b []byte) *analyze.JavaHistogram {
+func jvmParseHistogram(t testing.TB, b []byte) *jvm.Histogram {
 	t.Helper()
-	h, err := analyze.ParseJavaHistogram(bytes.NewReader(b))
+	h, err := jvm.ParseHistogram(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -39,22 +41,22 @@ type javaHistogramSummary struct {
 // planJavaHistograms makes a histogram report of one histogram and a diff of two or
 // more (every histogram of every file counts, oldest first).
 func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
-	hs, params, err := jvmPlanSnapshots(s, form, histogramPrefix, "histogram time", analyze.ParseJavaHistograms,
-		func(h *analyze.JavaHistogram) time.Time { return h.Time })
+	hs, params, err := jvmPlanSnapshots(s, form, histogramPrefix, "histogram time", jvm.ParseHistograms,
+		func(h *jvm.Histogram) time.Time { return h.Time })
 	if err != nil {
 		return nil, err
 	}
 	last := hs[len(hs)-1]
 	sum := javaHistogramSummary{Histograms: len(hs), Classes: len(last.Classes), TotalInstances: last.TotalInstances, TotalBytes: last.TotalBytes}
-	if top := last.Ranked(analyze.JavaByBytes); len(top) > 0 {
+	if top := last.Ranked(jvm.ByBytes); len(top) > 0 {
 		sum.Largest, sum.LargestBytes = top[0].Name, top[0].Bytes
 	}
 	if len(hs) == 1 {
 		return &reportPlan{kind: kindJavaHistogram, params: params.asMap(), summary: sum}, nil
 	}
-	d := analyze.DiffJavaHistograms(hs[0], last)
+	d := jvm.DiffHistograms(hs[0], last)
 	sum.BytesDelta, sum.InstancesDelta = d.TotalBytes, d.TotalInstances
-	if g := d.Grown(analyze.JavaByBytes, 1); len(g) > 0 {
+	if g := d.Grown(jvm.ByBytes, 1); len(g) > 0 {
 		sum.TopGrowth, sum.TopGrowthBytes = g[0].Name, g[0].Bytes
 	}
 	if sus := d.Suspects(1); len(sus) > 0 {
@@ -70,7 +72,7 @@ func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
 			if err != nil {
 				return nil, err
 			}
-			if sum.SeriesVerdict == "" || s.Verdict == analyze.SeriesLeak {
+			if sum.SeriesVerdict == "" || s.Verdict == series.Leak {
 				sum.SeriesVerdict = string(s.Verdict)
 			}
 		}
@@ -98,7 +100,7 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 		line += fmt.Sprintf("; grew most %s %s", cleanText(s.TopGrowth, 80), analyze.FormatSignedValue(s.TopGrowthBytes, "bytes"))
 	}
 	if s.SeriesVerdict != "" {
-		line += "; series: " + analyze.SeriesVerdict(s.SeriesVerdict).Text()
+		line += "; series: " + series.Verdict(s.SeriesVerdict).Text()
 	}
 	return line
 }
@@ -107,13 +109,13 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 // query that selects a view.
 type histogramSet struct {
 	rep  *store.Report
-	hs   []*analyze.JavaHistogram
+	hs   []*jvm.Histogram
 	refs []jvmRef
 	q    jvmQuery
 }
 
 func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*histogramSet, error) {
-	hs, refs, err := jvmLoadSnapshots(r.Context(), s, rep, histogramPrefix, analyze.ParseJavaHistograms)
+	hs, refs, err := jvmLoadSnapshots(r.Context(), s, rep, histogramPrefix, jvm.ParseHistograms)
 	if err != nil {
 		return nil, err
 	}
@@ -135,16 +137,16 @@ func (hs *histogramSet) single() (int, bool) {
 // diff compares the query's base and target, cached: ranking the classes of two
 // large histograms is the expensive part of a diff page, and the result depends
 // only on the two snapshots.
-func (hs *histogramSet) diff() *analyze.JavaHistogramDiff {
+func (hs *histogramSet) diff() *jvm.HistogramDiff {
 	q := hs.q
 	b, t := hs.refs[q.base], hs.refs[q.target]
 	key := fmt.Sprintf("%s-diff:%s#%d:%s#%d", histogramPrefix, hs.rep.Artifacts[b.File].SHA256, b.Index, hs.rep.Artifacts[t.File].SHA256, t.Index)
 	if v, ok := jvmParsed.get(key); ok {
-		if d, ok := v.(*analyze.JavaHistogramDiff); ok {
+		if d, ok := v.(*jvm.HistogramDiff); ok {
 			return d
 		}
 	}
-	d := analyze.DiffJavaHistograms(hs.hs[q.base], hs.hs[q.target])
+	d := jvm.DiffHistograms(hs.hs[q.base], hs.hs[q.target])
 	jvmParsed.add(key, d)
 	return d
 }
@@ -220,8 +222,8 @@ func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 	page.TotalCheck, page.TotalOK = jvmTotalCheck(h)
 	for _, o := range []struct {
 		label string
-		order analyze.JavaOrder
-	}{{"bytes", analyze.JavaByBytes}, {"instances", analyze.JavaByInstances}} {
+		order jvm.Order
+	}{{"bytes", jvm.ByBytes}, {"instances", jvm.ByInstances}} {
 		page.Orders = append(page.Orders, view.Link{Label: o.label, Current: q.order == o.order,
 			URL: q.url(path, func(v url.Values) { v.Set("sort", o.label) })})
 	}
@@ -231,7 +233,7 @@ func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 }
 
 // histogramMeta describes a histogram: its layout, when it was taken, where.
-func histogramMeta(h *analyze.JavaHistogram) []view.Pair {
+func histogramMeta(h *jvm.Histogram) []view.Pair {
 	m := []view.Pair{{Label: "Layout", Value: h.Format}}
 	if !h.Time.IsZero() {
 		m = append(m, view.Pair{Label: "Taken", Value: formatTime(h.Time)})
@@ -242,9 +244,9 @@ func histogramMeta(h *analyze.JavaHistogram) []view.Pair {
 
 // histogramHeadline says what a histogram holds and its largest class, in plain
 // text (the engine's headline is Markdown).
-func histogramHeadline(h *analyze.JavaHistogram) string {
+func histogramHeadline(h *jvm.Histogram) string {
 	s := fmt.Sprintf("%s classes, %s instances, %s.", analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes))
-	if top := h.Ranked(analyze.JavaByBytes); len(top) > 0 {
+	if top := h.Ranked(jvm.ByBytes); len(top) > 0 {
 		s += fmt.Sprintf(" Largest: %s with %s in %s instances (%s of the bytes).", jvmClassLabel(top[0].Name),
 			analyze.FormatBytes(top[0].Bytes), analyze.FormatCount(top[0].Instances), jvmShare(top[0].Bytes, h.TotalBytes))
 	}
@@ -252,7 +254,7 @@ func histogramHeadline(h *analyze.JavaHistogram) string {
 }
 
 // jvmTotalCheck compares a histogram's rows with the file's own Total line.
-func jvmTotalCheck(h *analyze.JavaHistogram) (string, bool) {
+func jvmTotalCheck(h *jvm.Histogram) (string, bool) {
 	switch {
 	case !h.HasTotal:
 		return fmt.Sprintf("The file has no Total line: the totals are the sums of its %s rows, and the histogram may be cut short.",
@@ -268,7 +270,7 @@ func jvmTotalCheck(h *analyze.JavaHistogram) (string, bool) {
 
 // jvmClassLabel is a class name with its Java spelling when that differs.
 func jvmClassLabel(name string) string {
-	if d := analyze.JavaClassDisplayName(name); d != name {
+	if d := jvm.ClassDisplayName(name); d != name {
 		return name + " (" + d + ")"
 	}
 	return name
@@ -276,7 +278,7 @@ func jvmClassLabel(name string) string {
 
 // jvmClassTable formats the first rows of a histogram ranked by order (all when rows
 // is 0).
-func jvmClassTable(h *analyze.JavaHistogram, order analyze.JavaOrder, rows int, showAll string) view.JavaClassTable {
+func jvmClassTable(h *jvm.Histogram, order jvm.Order, rows int, showAll string) view.JavaClassTable {
 	ranked := h.Ranked(order)
 	t := view.JavaClassTable{By: jvmOrderName(order), All: len(ranked)}
 	shown := jvmFirst(ranked, rows)
@@ -296,9 +298,9 @@ func jvmClassTable(h *analyze.JavaHistogram, order analyze.JavaOrder, rows int, 
 			InstancesShare: jvmShare(c.Instances, h.TotalInstances), BytesShare: jvmShare(c.Bytes, h.TotalBytes),
 			InstancesValue: c.Instances, BytesValue: c.Bytes,
 			BarPct: jvmBarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
-			App:    !analyze.JavaIsPlatformClass(c.Name),
+			App:    !jvm.IsPlatformClass(c.Name),
 		}
-		if d := analyze.JavaClassDisplayName(c.Name); d != c.Name {
+		if d := jvm.ClassDisplayName(c.Name); d != c.Name {
 			row.Display = d
 		}
 		t.Rows[i] = row
@@ -306,15 +308,15 @@ func jvmClassTable(h *analyze.JavaHistogram, order analyze.JavaOrder, rows int, 
 	return t
 }
 
-func jvmOrderName(o analyze.JavaOrder) string {
-	if o == analyze.JavaByInstances {
+func jvmOrderName(o jvm.Order) string {
+	if o == jvm.ByInstances {
 		return "instances"
 	}
 	return "bytes"
 }
 
-func jvmMeasure(bytes, instances int64, o analyze.JavaOrder) int64 {
-	if o == analyze.JavaByInstances {
+func jvmMeasure(bytes, instances int64, o jvm.Order) int64 {
+	if o == jvm.ByInstances {
 		return instances
 	}
 	return bytes
@@ -349,9 +351,9 @@ func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	n := jvmCountChanges(d)
 	page.Suspects = jvmChangeTable("suspects", "Leak suspects: application classes with more instances",
 		"Classes outside the JDK (not java.*, javax.*, jdk.*, sun.*, com.sun.* or arrays) whose instance count grew, most new instances first. A leaked object's own bytes are small; the count of its class is what names the leak.",
-		suspects, n.suspects, analyze.JavaByInstances, showAll)
-	page.ByBytes = jvmChangeTable("grown-bytes", "Growth in bytes", "", d.Grown(analyze.JavaByBytes, q.rows), n.bytes, analyze.JavaByBytes, showAll)
-	page.ByInstances = jvmChangeTable("grown-instances", "Growth in instances", "", d.Grown(analyze.JavaByInstances, q.rows), n.instances, analyze.JavaByInstances, showAll)
+		suspects, n.suspects, jvm.ByInstances, showAll)
+	page.ByBytes = jvmChangeTable("grown-bytes", "Growth in bytes", "", d.Grown(jvm.ByBytes, q.rows), n.bytes, jvm.ByBytes, showAll)
+	page.ByInstances = jvmChangeTable("grown-instances", "Growth in instances", "", d.Grown(jvm.ByInstances, q.rows), n.instances, jvm.ByInstances, showAll)
 	var leak bool
 	page.Series, leak = hs.seriesViews(&page.Header.Notices)
 	page.Header.Alarm = page.Header.Alarm || leak
@@ -375,7 +377,7 @@ func jvmOrderedBy(rep *store.Report) string {
 
 // histogramDiffHeadline says the verdict in plain text: the application class that
 // multiplied most first (what names a leak), then what grew most in bytes.
-func histogramDiffHeadline(d *analyze.JavaHistogramDiff, suspects []analyze.JavaClassChange) (string, bool) {
+func histogramDiffHeadline(d *jvm.HistogramDiff, suspects []jvm.ClassChange) (string, bool) {
 	s := ""
 	if len(suspects) > 0 {
 		c := suspects[0]
@@ -383,7 +385,7 @@ func histogramDiffHeadline(d *analyze.JavaHistogramDiff, suspects []analyze.Java
 			analyze.FormatCount(c.BaseInstances), analyze.FormatCount(c.TargetInstances), analyze.FormatSignedValue(c.Instances, "count"))
 	}
 	s += fmt.Sprintf("Objects on the heap: %s → %s (%s).", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes), analyze.FormatSignedValue(d.TotalBytes, "bytes"))
-	if g := d.Grown(analyze.JavaByBytes, 1); len(g) > 0 {
+	if g := d.Grown(jvm.ByBytes, 1); len(g) > 0 {
 		s += fmt.Sprintf(" Grew most in bytes: %s %s (%s instances).", jvmClassLabel(g[0].Name), analyze.FormatSignedValue(g[0].Bytes, "bytes"), analyze.FormatSignedValue(g[0].Instances, "count"))
 	}
 	return s, len(suspects) > 0 || d.TotalBytes > 0
@@ -393,7 +395,7 @@ func histogramDiffHeadline(d *analyze.JavaHistogramDiff, suspects []analyze.Java
 // bytes, in instances, and the application classes with more instances.
 type jvmChangeCounts struct{ bytes, instances, suspects int }
 
-func jvmCountChanges(d *analyze.JavaHistogramDiff) jvmChangeCounts {
+func jvmCountChanges(d *jvm.HistogramDiff) jvmChangeCounts {
 	var n jvmChangeCounts
 	for _, c := range d.Classes {
 		if c.Bytes > 0 {
@@ -401,7 +403,7 @@ func jvmCountChanges(d *analyze.JavaHistogramDiff) jvmChangeCounts {
 		}
 		if c.Instances > 0 {
 			n.instances++
-			if !analyze.JavaIsPlatformClass(c.Name) {
+			if !jvm.IsPlatformClass(c.Name) {
 				n.suspects++
 			}
 		}
@@ -411,7 +413,7 @@ func jvmCountChanges(d *analyze.JavaHistogramDiff) jvmChangeCounts {
 
 // jvmChangeTable formats the first rows of a ranked list of class changes of which
 // there are all.
-func jvmChangeTable(id, title, note string, shown []analyze.JavaClassChange, all int, order analyze.JavaOrder, showAll string) view.JavaChangeTable {
+func jvmChangeTable(id, title, note string, shown []jvm.ClassChange, all int, order jvm.Order, showAll string) view.JavaChangeTable {
 	t := view.JavaChangeTable{ID: id, Title: title, Note: note, By: jvmOrderName(order), All: all}
 	if len(shown) < all {
 		t.ShowAll = showAll
@@ -432,7 +434,7 @@ func jvmChangeTable(id, title, note string, shown []analyze.JavaClassChange, all
 			New: c.New(), Gone: c.TargetInstances == 0 && c.BaseInstances > 0,
 			BarPct: jvmBarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
 		}
-		if d := analyze.JavaClassDisplayName(c.Name); d != c.Name {
+		if d := jvm.ClassDisplayName(c.Name); d != c.Name {
 			row.Display = d
 		}
 		t.Rows[i] = row
@@ -445,7 +447,7 @@ func jvmChangeTable(id, title, note string, shown []analyze.JavaClassChange, all
 // bytes}] ranked by the query's sort and cut to n) with the snapshot it is.
 type javaHistogramJSON struct {
 	Snapshot jvmSnapshotJSON `json:"snapshot"`
-	*analyze.JavaHistogram
+	*jvm.Histogram
 	ClassCount int    `json:"class_count"`
 	Order      string `json:"order"`
 	Headline   string `json:"headline"`
@@ -457,15 +459,15 @@ type javaHistogramJSON struct {
 type javaHistogramDiffJSON struct {
 	Base   jvmSnapshotJSON `json:"base"`
 	Target jvmSnapshotJSON `json:"target"`
-	*analyze.JavaHistogramDiff
-	GrownBytes     []analyze.JavaClassChange `json:"grown_bytes"`
-	GrownInstances []analyze.JavaClassChange `json:"grown_instances"`
-	Suspects       []analyze.JavaClassChange `json:"suspects"`
-	Headline       string                    `json:"headline"`
-	Snapshots      []jvmSnapshotJSON         `json:"snapshots"`
+	*jvm.HistogramDiff
+	GrownBytes     []jvm.ClassChange `json:"grown_bytes"`
+	GrownInstances []jvm.ClassChange `json:"grown_instances"`
+	Suspects       []jvm.ClassChange `json:"suspects"`
+	Headline       string            `json:"headline"`
+	Snapshots      []jvmSnapshotJSON `json:"snapshots"`
 	// Series holds, for three or more histograms, the series analysis by
 	// "instances" and by "bytes" (one series per class).
-	Series map[string]*analyze.SeriesReport `json:"series,omitempty"`
+	Series map[string]*series.Report `json:"series,omitempty"`
 }
 
 // javaHistogramsJSON fills doc.Analysis for histogram reports.
@@ -479,7 +481,7 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *rep
 		h := hs.hs[i]
 		shown := *h
 		shown.Classes = jvmFirst(h.Ranked(q.order), q.rows)
-		doc.Analysis = javaHistogramJSON{Snapshot: jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time), JavaHistogram: &shown,
+		doc.Analysis = javaHistogramJSON{Snapshot: jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time), Histogram: &shown,
 			ClassCount: len(h.Classes), Order: jvmOrderName(q.order), Headline: h.Headline()}
 		return nil
 	}
@@ -489,8 +491,8 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *rep
 	shown.Classes = jvmFirst(d.Ranked(q.order), q.rows)
 	out := javaHistogramDiffJSON{
 		Base: jvmSnapshotOf(rep, hs.refs, q.base, base.Line, base.Time), Target: jvmSnapshotOf(rep, hs.refs, q.target, target.Line, target.Time),
-		JavaHistogramDiff: &shown,
-		GrownBytes:        d.Grown(analyze.JavaByBytes, q.rows), GrownInstances: d.Grown(analyze.JavaByInstances, q.rows),
+		HistogramDiff: &shown,
+		GrownBytes:    d.Grown(jvm.ByBytes, q.rows), GrownInstances: d.Grown(jvm.ByInstances, q.rows),
 		Suspects: d.Suspects(q.rows), Headline: d.Headline(),
 	}
 	for i, h := range hs.hs {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -14,23 +16,23 @@ import (
 // application's classes first, since a leaked application object is named by its
 // class's count (its own bytes are small), then the bytes of every class, where the
 // JDK's arrays the leaked objects hold show.
-var histogramSeriesOrders = []analyze.JavaOrder{analyze.JavaByInstances, analyze.JavaByBytes}
+var histogramSeriesOrders = []jvm.Order{jvm.ByInstances, jvm.ByBytes}
 
 // histogramSeries analyzes three or more histograms as a series with the shared
 // series analysis, in the report's order, and returns nil for fewer than three.
 // By instances, there is one series per application class (see
-// JavaIsPlatformClass) and the total is theirs: the JDK's millions of arrays and
+// jvm.IsPlatformClass) and the total is theirs: the JDK's millions of arrays and
 // strings would make 1,727 new consumers too small a share of the heap's
 // instances to be tested at all. By bytes, every class is a series and the total
 // is the heap's. A class absent from a histogram counts 0 there.
-func histogramSeries(hs []*analyze.JavaHistogram, names []string, order analyze.JavaOrder) (*analyze.SeriesReport, error) {
+func histogramSeries(hs []*jvm.Histogram, names []string, order jvm.Order) (*series.Report, error) {
 	n := len(hs)
 	if n < 3 {
 		return nil, nil
 	}
-	in := analyze.SeriesInput{Labels: names, Totals: make([]int64, n), Series: map[string][]int64{}, By: "class",
+	in := series.Input{Labels: names, Totals: make([]int64, n), Series: map[string][]int64{}, By: "class",
 		SampleType: "bytes", Unit: "bytes"}
-	apps := order == analyze.JavaByInstances
+	apps := order == jvm.ByInstances
 	if apps {
 		in.SampleType, in.Unit, in.By = "instances", "count", "application class"
 	}
@@ -43,7 +45,7 @@ func histogramSeries(hs []*analyze.JavaHistogram, names []string, order analyze.
 			in.Totals[i] = h.TotalBytes
 		}
 		for _, c := range h.Classes {
-			if apps && analyze.JavaIsPlatformClass(c.Name) {
+			if apps && jvm.IsPlatformClass(c.Name) {
 				continue
 			}
 			if apps {
@@ -62,18 +64,18 @@ func histogramSeries(hs []*analyze.JavaHistogram, names []string, order analyze.
 	}
 	// The report's order is already oldest first (or the upload order); keep it so
 	// that the series and the diff read the histograms alike.
-	return analyze.AnalyzeSeries(in, analyze.SeriesOptions{KeepOrder: true})
+	return series.Analyze(in, series.Options{KeepOrder: true})
 }
 
 // series analyzes the report's histograms as a series in order's measure, cached.
-func (hs *histogramSet) series(order analyze.JavaOrder) (*analyze.SeriesReport, error) {
+func (hs *histogramSet) series(order jvm.Order) (*series.Report, error) {
 	var key strings.Builder
 	fmt.Fprintf(&key, "%s-series:%s", histogramPrefix, jvmOrderName(order))
 	for _, ref := range hs.refs {
 		fmt.Fprintf(&key, ":%s#%d", hs.rep.Artifacts[ref.File].SHA256, ref.Index)
 	}
 	if v, ok := jvmParsed.get(key.String()); ok {
-		if s, ok := v.(*analyze.SeriesReport); ok {
+		if s, ok := v.(*series.Report); ok {
 			return s, nil
 		}
 	}
@@ -99,21 +101,21 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 		if s == nil {
 			continue
 		}
-		leak = leak || s.Verdict == analyze.SeriesLeak
+		leak = leak || s.Verdict == series.Leak
 		// The series by bytes is compact: its snapshot list would repeat the one
 		// above it, and byte[]'s growth is already in the diff's tables.
-		out = append(out, seriesView(jvmOrderName(o), s, o == analyze.JavaByBytes, nil))
+		out = append(out, seriesView(jvmOrderName(o), s, o == jvm.ByBytes, nil))
 	}
 	return out, leak
 }
 
 // seriesJSON returns the series analyses by measure, nil for fewer than three
 // histograms.
-func (hs *histogramSet) seriesJSON() (map[string]*analyze.SeriesReport, error) {
+func (hs *histogramSet) seriesJSON() (map[string]*series.Report, error) {
 	if len(hs.hs) < 3 {
 		return nil, nil
 	}
-	out := map[string]*analyze.SeriesReport{}
+	out := map[string]*series.Report{}
 	for _, o := range histogramSeriesOrders {
 		s, err := hs.series(o)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -31,19 +32,19 @@ type javaNMTSummary struct {
 // planJavaNMT makes a native memory report of one report and a diff of two or more
 // (every report of every file counts, oldest first).
 func (s *Server) planJavaNMT(form *uploadForm) (*reportPlan, error) {
-	ns, params, err := jvmPlanSnapshots(s, form, nmtPrefix, "report time", analyze.ParseJavaNMTs,
-		func(n *analyze.JavaNMT) time.Time { return n.Time })
+	ns, params, err := jvmPlanSnapshots(s, form, nmtPrefix, "report time", jvm.ParseNMTs,
+		func(n *jvm.NMT) time.Time { return n.Time })
 	if err != nil {
 		return nil, err
 	}
 	last := ns[len(ns)-1]
-	heap, _ := last.Category(analyze.JavaHeapCategory)
+	heap, _ := last.Category(jvm.HeapCategory)
 	sum := javaNMTSummary{Reports: len(ns), Committed: last.TotalCommitted, Reserved: last.TotalReserved, HeapCommitted: heap.Committed, SummaryDiff: last.Diff}
 	kind := kindJavaNMT
 	d := last.BaselineDiff()
 	if len(ns) > 1 {
 		kind = kindJavaNMTDiff
-		d = analyze.DiffJavaNMT(ns[0], last)
+		d = jvm.DiffNMT(ns[0], last)
 	}
 	if d != nil {
 		sum.CommittedDelta, sum.NonHeapDelta, sum.NativeLeak = d.TotalCommittedDelta, d.NonHeapCommittedDelta, d.NativeLeak != nil
@@ -70,13 +71,13 @@ func javaNMTSummaryLine(raw json.RawMessage) string {
 // nmtSet is a native memory report loaded: its reports oldest first and the query.
 type nmtSet struct {
 	rep  *store.Report
-	ns   []*analyze.JavaNMT
+	ns   []*jvm.NMT
 	refs []jvmRef
 	q    jvmQuery
 }
 
 func (s *Server) loadNMTSet(r *http.Request, rep *store.Report) (*nmtSet, error) {
-	ns, refs, err := jvmLoadSnapshots(r.Context(), s, rep, nmtPrefix, analyze.ParseJavaNMTs)
+	ns, refs, err := jvmLoadSnapshots(r.Context(), s, rep, nmtPrefix, jvm.ParseNMTs)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
 func (ns *nmtSet) diffPage() view.JavaNMTPage {
 	q := ns.q
 	base, target := ns.ns[q.base], ns.ns[q.target]
-	d := analyze.DiffJavaNMT(base, target)
+	d := jvm.DiffNMT(base, target)
 	page := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.name(q.base), ns.name(q.target)))}
 	page.Header.Meta = []view.Pair{{Label: "Base", Value: ns.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: ns.name(q.target) + jvmTakenAt(target.Time)}}
 	if o := jvmOrderedBy(ns.rep); o != "" {
@@ -203,12 +204,12 @@ func (ns *nmtSet) snapshots() *view.JavaSnapshotTable {
 		func(i int) time.Time { return ns.ns[i].Time },
 		func(i int) []string {
 			n := ns.ns[i]
-			heap, _ := n.Category(analyze.JavaHeapCategory)
+			heap, _ := n.Category(jvm.HeapCategory)
 			return []string{analyze.FormatBytes(n.TotalCommitted), analyze.FormatBytes(n.TotalReserved), analyze.FormatBytes(heap.Committed)}
 		})
 }
 
-func nmtMeta(n *analyze.JavaNMT) []view.Pair {
+func nmtMeta(n *jvm.NMT) []view.Pair {
 	kind := "summary"
 	if n.Diff {
 		kind = "summary.diff (amounts now, changes since the baseline)"
@@ -224,8 +225,8 @@ func nmtMeta(n *analyze.JavaNMT) []view.Pair {
 	return m
 }
 
-func nmtFigures(n *analyze.JavaNMT) []view.JVMFigure {
-	heap, _ := n.Category(analyze.JavaHeapCategory)
+func nmtFigures(n *jvm.NMT) []view.JVMFigure {
+	heap, _ := n.Category(jvm.HeapCategory)
 	figs := []view.JVMFigure{
 		{Label: fmt.Sprintf("committed (%s bytes)", analyze.FormatCount(n.TotalCommitted)), Value: analyze.FormatBytes(n.TotalCommitted), Key: "total-committed"},
 		{Label: fmt.Sprintf("reserved (%s bytes)", analyze.FormatCount(n.TotalReserved)), Value: analyze.FormatBytes(n.TotalReserved), Key: "total-reserved"},
@@ -238,7 +239,7 @@ func nmtFigures(n *analyze.JavaNMT) []view.JVMFigure {
 	return figs
 }
 
-func nativeLeakView(d *analyze.JavaNMTDiff) *view.JavaNativeLeakView {
+func nativeLeakView(d *jvm.NMTDiff) *view.JavaNativeLeakView {
 	if d.NativeLeak == nil {
 		return nil
 	}
@@ -246,7 +247,7 @@ func nativeLeakView(d *analyze.JavaNMTDiff) *view.JavaNativeLeakView {
 }
 
 // nmtChanges lists the categories that changed, most committed growth first.
-func nmtChanges(d *analyze.JavaNMTDiff) []view.JavaNMTChangeRow {
+func nmtChanges(d *jvm.NMTDiff) []view.JavaNMTChangeRow {
 	var out []view.JavaNMTChangeRow
 	for _, c := range d.Categories {
 		if c.CommittedDelta == 0 && c.ReservedDelta == 0 {
@@ -261,7 +262,7 @@ func nmtChanges(d *analyze.JavaNMTDiff) []view.JavaNMTChangeRow {
 }
 
 // nmtRows lists a report's categories by committed memory.
-func nmtRows(n *analyze.JavaNMT) []view.JavaNMTRow {
+func nmtRows(n *jvm.NMT) []view.JavaNMTRow {
 	var out []view.JavaNMTRow
 	for _, c := range n.ByCommitted() {
 		row := view.JavaNMTRow{Name: c.Name, Committed: analyze.FormatBytes(c.Committed), Reserved: analyze.FormatBytes(c.Reserved),
@@ -296,9 +297,9 @@ const (
 // baseline's, for a summary.diff). The scale is the largest committed amount:
 // reserved address space (16 GB for a heap that committed 1 GB) would flatten
 // every other bar, so a reserved bar longer than the scale is cut at its end.
-func nmtChart(n, base *analyze.JavaNMT) view.JavaNMTChart {
+func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
 	cats := n.ByCommitted()
-	baseOf := func(c analyze.JavaNMTCategory) (int64, bool) {
+	baseOf := func(c jvm.NMTCategory) (int64, bool) {
 		if base != nil {
 			b, _ := base.Category(c.Name)
 			return b.Committed, true
@@ -327,7 +328,7 @@ func nmtChart(n, base *analyze.JavaNMT) view.JavaNMTChart {
 		b, hasBase := baseOf(c)
 		chart.Diff = chart.Diff || hasBase
 		fill := "#2457d6"
-		if hasBase && c.Committed > b && c.Name != analyze.JavaHeapCategory {
+		if hasBase && c.Committed > b && c.Name != jvm.HeapCategory {
 			fill = "#c62828"
 		}
 		title := fmt.Sprintf("%s: committed %s of %s reserved", c.Name, analyze.FormatBytes(c.Committed), analyze.FormatBytes(c.Reserved))
@@ -357,22 +358,22 @@ func nmtChart(n, base *analyze.JavaNMT) view.JavaNMTChart {
 // native leak signature lifted to the top).
 type javaNMTJSON struct {
 	Snapshot jvmSnapshotJSON `json:"snapshot"`
-	*analyze.JavaNMT
-	Headline   string                  `json:"headline"`
-	Comparison *analyze.JavaNMTDiff    `json:"comparison"`
-	NativeLeak *analyze.JavaNativeLeak `json:"native_leak"`
+	*jvm.NMT
+	Headline   string          `json:"headline"`
+	Comparison *jvm.NMTDiff    `json:"comparison"`
+	NativeLeak *jvm.NativeLeak `json:"native_leak"`
 }
 
 // javaNMTDiffJSON is the JSON twin of base → target.
 type javaNMTDiffJSON struct {
-	Base       jvmSnapshotJSON         `json:"base"`
-	Target     jvmSnapshotJSON         `json:"target"`
-	BaseNMT    *analyze.JavaNMT        `json:"base_nmt"`
-	TargetNMT  *analyze.JavaNMT        `json:"target_nmt"`
-	Headline   string                  `json:"headline"`
-	Comparison *analyze.JavaNMTDiff    `json:"comparison"`
-	NativeLeak *analyze.JavaNativeLeak `json:"native_leak"`
-	Snapshots  []jvmSnapshotJSON       `json:"snapshots"`
+	Base       jvmSnapshotJSON   `json:"base"`
+	Target     jvmSnapshotJSON   `json:"target"`
+	BaseNMT    *jvm.NMT          `json:"base_nmt"`
+	TargetNMT  *jvm.NMT          `json:"target_nmt"`
+	Headline   string            `json:"headline"`
+	Comparison *jvm.NMTDiff      `json:"comparison"`
+	NativeLeak *jvm.NativeLeak   `json:"native_leak"`
+	Snapshots  []jvmSnapshotJSON `json:"snapshots"`
 }
 
 // javaNMTJSONOf fills doc.Analysis for native memory reports.
@@ -383,7 +384,7 @@ func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *reportJS
 	}
 	if i, ok := ns.single(); ok {
 		n := ns.ns[i]
-		out := javaNMTJSON{Snapshot: jvmSnapshotOf(rep, ns.refs, i, n.Line, n.Time), JavaNMT: n, Headline: n.Headline(), Comparison: n.BaselineDiff()}
+		out := javaNMTJSON{Snapshot: jvmSnapshotOf(rep, ns.refs, i, n.Line, n.Time), NMT: n, Headline: n.Headline(), Comparison: n.BaselineDiff()}
 		if out.Comparison != nil {
 			out.NativeLeak = out.Comparison.NativeLeak
 		}
@@ -392,7 +393,7 @@ func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *reportJS
 	}
 	q := ns.q
 	base, target := ns.ns[q.base], ns.ns[q.target]
-	d := analyze.DiffJavaNMT(base, target)
+	d := jvm.DiffNMT(base, target)
 	out := javaNMTDiffJSON{Base: jvmSnapshotOf(rep, ns.refs, q.base, base.Line, base.Time), Target: jvmSnapshotOf(rep, ns.refs, q.target, target.Line, target.Time),
 		BaseNMT: base, TargetNMT: target, Headline: d.Headline(), Comparison: d, NativeLeak: d.NativeLeak}
 	for i, n := range ns.ns {
@@ -415,6 +416,6 @@ func (s *Server) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report
 	}
 	q := ns.q
 	jvmMarkdownHead(w, r, rep, q, ns.name(q.base)+" → "+ns.name(q.target))
-	_, err = io.WriteString(w, analyze.DiffJavaNMT(ns.ns[q.base], ns.ns[q.target]).Markdown())
+	_, err = io.WriteString(w, jvm.DiffNMT(ns.ns[q.base], ns.ns[q.target]).Markdown())
 	return err
 }

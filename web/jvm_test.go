@@ -14,6 +14,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
@@ -66,12 +67,12 @@ func jvmUpload(t *testing.T, ts *testServer, files ...file) uploadResponse {
 // jvmHistogramAnalysis is the documented shape of `leakui histo -json`, which the
 // report's analysis follows.
 type jvmHistogramAnalysis struct {
-	TotalInstances int64               `json:"total_instances"`
-	TotalBytes     int64               `json:"total_bytes"`
-	HasTotal       bool                `json:"has_total"`
-	ClassCount     int                 `json:"class_count"`
-	Order          string              `json:"order"`
-	Classes        []analyze.JavaClass `json:"classes"`
+	TotalInstances int64       `json:"total_instances"`
+	TotalBytes     int64       `json:"total_bytes"`
+	HasTotal       bool        `json:"has_total"`
+	ClassCount     int         `json:"class_count"`
+	Order          string      `json:"order"`
+	Classes        []jvm.Class `json:"classes"`
 }
 
 // TestJavaHistogramReport uploads the real histogram of the TDA fixture and checks
@@ -92,12 +93,12 @@ func TestJavaHistogramReport(t *testing.T) {
 		t.Errorf("%s: totals %d/%d has_total %v classes %d; the file's Total line says %d/%d over %d rows",
 			doc.Kind, a.TotalInstances, a.TotalBytes, a.HasTotal, a.ClassCount, inst, byt, rowCount)
 	}
-	byBytes := want.Ranked(analyze.JavaByBytes)
+	byBytes := want.Ranked(jvm.ByBytes)
 	if len(a.Classes) != defaultTopRows || !reflect.DeepEqual(a.Classes, byBytes[:defaultTopRows]) {
 		t.Errorf("%d classes, first %+v; want the engine's first %d, first %+v", len(a.Classes), a.Classes[0], defaultTopRows, byBytes[0])
 	}
 	all := jvmGetDoc[jvmHistogramAnalysis](t, ts, "/api/reports/"+up.ReportID+"?n=all&sort=instances").Analysis
-	byInst := want.Ranked(analyze.JavaByInstances)
+	byInst := want.Ranked(jvm.ByInstances)
 	if len(all.Classes) != rowCount || all.Order != "instances" || !reflect.DeepEqual(all.Classes, byInst) {
 		t.Errorf("n=all&sort=instances: %d classes ordered by %s; want %d by instances", len(all.Classes), all.Order, rowCount)
 	}
@@ -149,15 +150,15 @@ func TestJavaHistogramReport(t *testing.T) {
 // jvmHistogramDiffAnalysis is the documented shape of `leakui histo -json HISTOGRAM
 // BASE` plus the page's tables.
 type jvmHistogramDiffAnalysis struct {
-	Base           jvmSnapshotJSON           `json:"base"`
-	Target         jvmSnapshotJSON           `json:"target"`
-	TotalInstances int64                     `json:"total_instances"`
-	TotalBytes     int64                     `json:"total_bytes"`
-	Classes        []analyze.JavaClassChange `json:"classes"`
-	GrownBytes     []analyze.JavaClassChange `json:"grown_bytes"`
-	GrownInstances []analyze.JavaClassChange `json:"grown_instances"`
-	Suspects       []analyze.JavaClassChange `json:"suspects"`
-	Snapshots      []jvmSnapshotJSON         `json:"snapshots"`
+	Base           jvmSnapshotJSON   `json:"base"`
+	Target         jvmSnapshotJSON   `json:"target"`
+	TotalInstances int64             `json:"total_instances"`
+	TotalBytes     int64             `json:"total_bytes"`
+	Classes        []jvm.ClassChange `json:"classes"`
+	GrownBytes     []jvm.ClassChange `json:"grown_bytes"`
+	GrownInstances []jvm.ClassChange `json:"grown_instances"`
+	Suspects       []jvm.ClassChange `json:"suspects"`
+	Snapshots      []jvmSnapshotJSON `json:"snapshots"`
 }
 
 // TestJavaHistogramDiffReport uploads the SAMZA-2785 picture, 14 and then 1,741
@@ -185,8 +186,8 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 	if len(a.GrownBytes) == 0 || a.GrownBytes[0].Name != "[B" || a.GrownBytes[0].Bytes != 4_900_000*1727 {
 		t.Errorf("grew most in bytes: %+v; want [B +%d", a.GrownBytes, 4_900_000*1727)
 	}
-	want := analyze.DiffJavaHistograms(jvmParseHistogram(t, []byte(baseText)), jvmParseHistogram(t, []byte(targetText)))
-	if !reflect.DeepEqual(a.Suspects, want.Suspects(defaultTopRows)) || !reflect.DeepEqual(a.GrownInstances, want.Grown(analyze.JavaByInstances, defaultTopRows)) ||
+	want := jvm.DiffHistograms(jvmParseHistogram(t, []byte(baseText)), jvmParseHistogram(t, []byte(targetText)))
+	if !reflect.DeepEqual(a.Suspects, want.Suspects(defaultTopRows)) || !reflect.DeepEqual(a.GrownInstances, want.Grown(jvm.ByInstances, defaultTopRows)) ||
 		!reflect.DeepEqual(a.Classes, want.Classes) {
 		t.Error("the JSON tables differ from the engine's diff")
 	}
@@ -270,27 +271,27 @@ func TestJavaHistogramsInOneFile(t *testing.T) {
 
 // jvmThreadsAnalysis is the documented shape of `leakui threads -json`.
 type jvmThreadsAnalysis struct {
-	Total      int                       `json:"total"`
-	Daemon     int                       `json:"daemon"`
-	GroupCount int                       `json:"group_count"`
-	Dumps      int                       `json:"dumps"`
-	Groups     []analyze.JavaThreadGroup `json:"groups"`
-	Deadlocks  []analyze.JavaDeadlock    `json:"deadlocks"`
-	Diff       *analyze.JavaThreadDiff   `json:"diff"`
-	Histograms []jvmHistogramAnalysis    `json:"histograms"`
-	Names      []analyze.JavaNamePattern `json:"names"`
-	States     []analyze.JavaStateCount  `json:"states"`
-	Snapshot   jvmSnapshotJSON           `json:"snapshot"`
+	Total      int                    `json:"total"`
+	Daemon     int                    `json:"daemon"`
+	GroupCount int                    `json:"group_count"`
+	Dumps      int                    `json:"dumps"`
+	Groups     []jvm.ThreadGroup      `json:"groups"`
+	Deadlocks  []jvm.Deadlock         `json:"deadlocks"`
+	Diff       *jvm.ThreadDiff        `json:"diff"`
+	Histograms []jvmHistogramAnalysis `json:"histograms"`
+	Names      []jvm.NamePattern      `json:"names"`
+	States     []jvm.StateCount       `json:"states"`
+	Snapshot   jvmSnapshotJSON        `json:"snapshot"`
 }
 
-func jvmAnalyzeThreadsFile(t *testing.T, path string) *analyze.JavaThreadReport {
+func jvmAnalyzeThreadsFile(t *testing.T, path string) *jvm.ThreadReport {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rep, err := analyze.AnalyzeJavaThreads(f)
+	rep, err := jvm.AnalyzeThreads(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,8 +366,8 @@ func TestJavaThreadsReport(t *testing.T) {
 	if !utf8.Valid(body) {
 		t.Error("the HP-UX page is not valid UTF-8")
 	}
-	if jvm := page.Find("[data-testid=meta-JVM]").Text(); !strings.Contains(jvm, "\uFFFD") || !strings.Contains(jvm, "IA64W mixed mode") {
-		t.Errorf("the JVM line %q does not show the undecodable date bytes as U+FFFD", jvm)
+	if meta := page.Find("[data-testid=meta-JVM]").Text(); !strings.Contains(meta, "\uFFFD") || !strings.Contains(meta, "IA64W mixed mode") {
+		t.Errorf("the JVM line %q does not show the undecodable date bytes as U+FFFD", meta)
 	}
 	if page.Find("[data-testid=thread-diff]").Length() != 1 {
 		t.Error("the file's two dumps are not compared")
@@ -375,14 +376,14 @@ func TestJavaThreadsReport(t *testing.T) {
 
 // jvmThreadsDiffAnalysis is the diff of two files' dumps.
 type jvmThreadsDiffAnalysis struct {
-	Base        jvmSnapshotJSON                 `json:"base"`
-	Target      jvmSnapshotJSON                 `json:"target"`
-	BaseTotal   int                             `json:"base_total"`
-	TargetTotal int                             `json:"target_total"`
-	New         []analyze.JavaThreadGroupChange `json:"new"`
-	Grown       []analyze.JavaThreadGroupChange `json:"grown"`
-	Names       []analyze.JavaNameChange        `json:"names"`
-	TargetDump  jvmThreadsAnalysis              `json:"target_dump"`
+	Base        jvmSnapshotJSON         `json:"base"`
+	Target      jvmSnapshotJSON         `json:"target"`
+	BaseTotal   int                     `json:"base_total"`
+	TargetTotal int                     `json:"target_total"`
+	New         []jvm.ThreadGroupChange `json:"new"`
+	Grown       []jvm.ThreadGroupChange `json:"grown"`
+	Names       []jvm.NameChange        `json:"names"`
+	TargetDump  jvmThreadsAnalysis      `json:"target_dump"`
 }
 
 // TestJavaThreadsDiffReport uploads the SAMZA-2785 thread picture, 3 and then 168
@@ -415,15 +416,15 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 	if g.AttrOr("data-count", "") != "168" || g.Find("[data-testid=group-change]").Text() != "+165, was 3" {
 		t.Errorf("grown group %s %q", g.AttrOr("data-count", ""), g.Find("[data-testid=group-change]").Text())
 	}
-	parse := func(s string) *analyze.JavaThreadGroups {
-		r, err := analyze.AnalyzeJavaThreads(strings.NewReader(s))
+	parse := func(s string) *jvm.ThreadGroups {
+		r, err := jvm.AnalyzeThreads(strings.NewReader(s))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r.Groups
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
-	if want := analyze.DiffJavaThreads(parse(before), parse(after)).Markdown(10); !bytes.Contains(md, []byte(want)) {
+	if want := jvm.DiffThreads(parse(before), parse(after)).Markdown(10); !bytes.Contains(md, []byte(want)) {
 		t.Errorf("the Markdown lacks the engine's diff:\n%s", md)
 	}
 	_, _, home := ts.get(t, "/")
@@ -434,13 +435,13 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 
 // jvmNMTAnalysis is the documented shape of `leakui nmt -json`.
 type jvmNMTAnalysis struct {
-	Scale          string                    `json:"scale"`
-	Diff           bool                      `json:"diff"`
-	TotalReserved  int64                     `json:"total_reserved"`
-	TotalCommitted int64                     `json:"total_committed"`
-	Categories     []analyze.JavaNMTCategory `json:"categories"`
-	Comparison     *analyze.JavaNMTDiff      `json:"comparison"`
-	NativeLeak     *analyze.JavaNativeLeak   `json:"native_leak"`
+	Scale          string            `json:"scale"`
+	Diff           bool              `json:"diff"`
+	TotalReserved  int64             `json:"total_reserved"`
+	TotalCommitted int64             `json:"total_committed"`
+	Categories     []jvm.NMTCategory `json:"categories"`
+	Comparison     *jvm.NMTDiff      `json:"comparison"`
+	NativeLeak     *jvm.NativeLeak   `json:"native_leak"`
 }
 
 // TestJavaNMTReport uploads the real native memory summaries (KB and bytes) and
@@ -491,7 +492,7 @@ func TestJavaNMTReport(t *testing.T) {
 		if page.Find("[data-testid=native-leak]").Length() != 0 {
 			t.Errorf("%s: a single summary cannot show a leak", tc.name)
 		}
-		n, err := analyze.ParseJavaNMT(bytes.NewReader(fixture(t, "jvm", tc.name).data))
+		n, err := jvm.ParseNMT(bytes.NewReader(fixture(t, "jvm", tc.name).data))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -503,10 +504,10 @@ func TestJavaNMTReport(t *testing.T) {
 
 // jvmNMTDiffAnalysis is the diff of two native memory reports.
 type jvmNMTDiffAnalysis struct {
-	Base       jvmSnapshotJSON         `json:"base"`
-	Target     jvmSnapshotJSON         `json:"target"`
-	Comparison *analyze.JavaNMTDiff    `json:"comparison"`
-	NativeLeak *analyze.JavaNativeLeak `json:"native_leak"`
+	Base       jvmSnapshotJSON `json:"base"`
+	Target     jvmSnapshotJSON `json:"target"`
+	Comparison *jvm.NMTDiff    `json:"comparison"`
+	NativeLeak *jvm.NativeLeak `json:"native_leak"`
 }
 
 // TestJavaNMTLeakSignature uploads the KAFKA-3933 picture, a broker whose Internal
@@ -668,7 +669,7 @@ func TestJavaHistogramSeries(t *testing.T) {
 	type doc struct {
 		Snapshots []jvmSnapshotJSON            `json:"snapshots"`
 		Series    map[string]jvmSeriesAnalysis `json:"series"`
-		Suspects  []analyze.JavaClassChange    `json:"suspects"`
+		Suspects  []jvm.ClassChange            `json:"suspects"`
 	}
 	d := jvmGetDoc[doc](t, ts, "/api/reports/"+up.ReportID)
 	if d.Params.OrderedBy != "histogram time" || len(d.Analysis.Snapshots) != len(counts) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -19,12 +20,12 @@ const threadsPrefix = "jvm-threads"
 // parseJavaThreadReports analyzes one thread dump file: the groups of its last
 // dump, what changed since its first, the histograms printed with it. It is one
 // snapshot, for planSnapshots and loadSnapshots.
-func parseJavaThreadReports(r io.Reader) ([]*analyze.JavaThreadReport, error) {
-	rep, err := analyze.AnalyzeJavaThreads(r)
+func parseJavaThreadReports(r io.Reader) ([]*jvm.ThreadReport, error) {
+	rep, err := jvm.AnalyzeThreads(r)
 	if err != nil {
 		return nil, err
 	}
-	return []*analyze.JavaThreadReport{rep}, nil
+	return []*jvm.ThreadReport{rep}, nil
 }
 
 // javaThreadsSummary is stored with a thread dump report for the dashboard's list.
@@ -44,7 +45,7 @@ type javaThreadsSummary struct {
 // (the last dump of each file, oldest first).
 func (s *Server) planJavaThreads(form *uploadForm) (*reportPlan, error) {
 	reps, params, err := jvmPlanSnapshots(s, form, threadsPrefix, "dump time", parseJavaThreadReports,
-		func(r *analyze.JavaThreadReport) time.Time { return r.Groups.Time })
+		func(r *jvm.ThreadReport) time.Time { return r.Groups.Time })
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +53,11 @@ func (s *Server) planJavaThreads(form *uploadForm) (*reportPlan, error) {
 	g := last.Groups
 	sum := javaThreadsSummary{Files: len(reps), Dumps: last.Dumps, Threads: g.Total, Daemon: g.Daemon, Groups: len(g.Groups), Deadlocks: len(g.Deadlocks)}
 	kind := kindJavaThreads
-	var d *analyze.JavaThreadDiff
+	var d *jvm.ThreadDiff
 	switch {
 	case len(reps) > 1:
 		kind = kindJavaThreadsDiff
-		d = analyze.DiffJavaThreads(reps[0].Groups, g)
+		d = jvm.DiffThreads(reps[0].Groups, g)
 	case last.Diff != nil:
 		d = last.Diff
 	}
@@ -92,7 +93,7 @@ func javaThreadsSummaryLine(raw json.RawMessage) string {
 // first, and the query that selects a view.
 type threadSet struct {
 	rep  *store.Report
-	reps []*analyze.JavaThreadReport
+	reps []*jvm.ThreadReport
 	refs []jvmRef
 	q    jvmQuery
 }
@@ -119,7 +120,7 @@ func (ts *threadSet) single() (int, bool) {
 func (ts *threadSet) name(i int) string { return jvmSnapshotName(ts.rep, ts.refs, i) }
 
 func (ts *threadSet) header(title string) view.JVMHeader {
-	file := make([]*analyze.JavaThreadReport, len(ts.rep.Artifacts))
+	file := make([]*jvm.ThreadReport, len(ts.rep.Artifacts))
 	for i, ref := range ts.refs {
 		file[ref.File] = ts.reps[i]
 	}
@@ -186,7 +187,7 @@ func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
 func (ts *threadSet) diffPage() view.JavaThreadsPage {
 	q := ts.q
 	base, target := ts.reps[q.base], ts.reps[q.target]
-	d := analyze.DiffJavaThreads(base.Groups, target.Groups)
+	d := jvm.DiffThreads(base.Groups, target.Groups)
 	page := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.name(q.base), ts.name(q.target)))}
 	page.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.name(q.base) + jvmTakenAt(base.Groups.Time)},
 		{Label: "Target", Value: ts.name(q.target) + jvmTakenAt(target.Groups.Time)}}, jvmDumpMeta(target.Groups)...)
@@ -216,7 +217,7 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 
 // fillDump fills the figures, deadlocks, states, names, groups and histograms of
 // the dump shown.
-func (ts *threadSet) fillDump(page *view.JavaThreadsPage, g *analyze.JavaThreadGroups, histograms []*analyze.JavaHistogram) {
+func (ts *threadSet) fillDump(page *view.JavaThreadsPage, g *jvm.ThreadGroups, histograms []*jvm.Histogram) {
 	q := ts.q
 	path := "/r/" + ts.rep.ID
 	page.Figures = []view.JVMFigure{
@@ -266,7 +267,7 @@ func (ts *threadSet) fillDump(page *view.JavaThreadsPage, g *analyze.JavaThreadG
 }
 
 // jvmDumpMeta describes a dump: the JVM and when it was taken.
-func jvmDumpMeta(g *analyze.JavaThreadGroups) []view.Pair {
+func jvmDumpMeta(g *jvm.ThreadGroups) []view.Pair {
 	var m []view.Pair
 	if g.Header != "" {
 		m = append(m, view.Pair{Label: "JVM", Value: g.Header})
@@ -279,7 +280,7 @@ func jvmDumpMeta(g *analyze.JavaThreadGroups) []view.Pair {
 
 // jvmThreadsHeadline says in plain text what a dump shows: deadlocks first, then the
 // threads and the largest group.
-func jvmThreadsHeadline(g *analyze.JavaThreadGroups) (string, bool) {
+func jvmThreadsHeadline(g *jvm.ThreadGroups) (string, bool) {
 	var b strings.Builder
 	if n := len(g.Deadlocks); n > 0 {
 		fmt.Fprintf(&b, "The JVM reported %d %s:", n, jvmPlural(n, "deadlock", "deadlocks"))
@@ -307,7 +308,7 @@ func jvmThreadsHeadline(g *analyze.JavaThreadGroups) (string, bool) {
 
 // jvmThreadDiffHeadline says in plain text how the number of threads changed and which
 // name multiplied most.
-func jvmThreadDiffHeadline(d *analyze.JavaThreadDiff) string {
+func jvmThreadDiffHeadline(d *jvm.ThreadDiff) string {
 	s := fmt.Sprintf("Threads: %s → %s (%s).", analyze.FormatCount(int64(d.BaseTotal)), analyze.FormatCount(int64(d.TargetTotal)), analyze.FormatSignedValue(int64(d.TargetTotal-d.BaseTotal), "count"))
 	if len(d.Names) > 0 && d.Names[0].Delta > 0 {
 		n := d.Names[0]
@@ -324,7 +325,7 @@ func jvmTopFrame(stack []string) string {
 }
 
 // jvmGroupView formats one thread group.
-func jvmGroupView(g analyze.JavaThreadGroup, change string) view.JavaThreadGroupView {
+func jvmGroupView(g jvm.ThreadGroup, change string) view.JavaThreadGroupView {
 	v := view.JavaThreadGroupView{Count: g.Count, Change: change, State: g.State, Deadlocked: g.Deadlocked, TopFrame: jvmTopFrame(g.Stack), Stack: g.Stack}
 	switch {
 	case g.Count > 0 && g.Daemon == g.Count:
@@ -365,7 +366,7 @@ func jvmQuoteAll(names []string) []string {
 }
 
 // jvmThreadDiffView formats a dump diff, rows groups per list (all when 0).
-func jvmThreadDiffView(d *analyze.JavaThreadDiff, baseName, targetName string, rows int, showAll string) *view.JavaThreadDiffView {
+func jvmThreadDiffView(d *jvm.ThreadDiff, baseName, targetName string, rows int, showAll string) *view.JavaThreadDiffView {
 	v := &view.JavaThreadDiffView{
 		Headline: jvmThreadDiffHeadline(d), BaseName: baseName, TargetName: targetName,
 		BaseTotal: analyze.FormatCount(int64(d.BaseTotal)), TargetTotal: analyze.FormatCount(int64(d.TargetTotal)),
@@ -373,12 +374,12 @@ func jvmThreadDiffView(d *analyze.JavaThreadDiff, baseName, targetName string, r
 		NewAll: len(d.New), GrownAll: len(d.Grown), ShrunkAll: len(d.Shrunk),
 	}
 	cut := false
-	list := func(cs []analyze.JavaThreadGroupChange) []view.JavaThreadGroupView {
+	list := func(cs []jvm.ThreadGroupChange) []view.JavaThreadGroupView {
 		shown := jvmFirst(cs, rows)
 		cut = cut || len(shown) < len(cs)
 		out := make([]view.JavaThreadGroupView, len(shown))
 		for i, c := range shown {
-			out[i] = jvmGroupView(c.JavaThreadGroup, fmt.Sprintf("%s, was %d", analyze.FormatSignedValue(int64(c.Delta), "count"), c.BaseCount))
+			out[i] = jvmGroupView(c.ThreadGroup, fmt.Sprintf("%s, was %d", analyze.FormatSignedValue(int64(c.Delta), "count"), c.BaseCount))
 		}
 		return out
 	}
@@ -411,13 +412,13 @@ func jvmAbs(n int) int {
 // file's first dump and the histograms printed with it.
 type javaThreadsJSON struct {
 	Snapshot jvmSnapshotJSON `json:"snapshot"`
-	*analyze.JavaThreadGroups
-	GroupCount int                      `json:"group_count"`
-	Dumps      int                      `json:"dumps"`
-	Headline   string                   `json:"headline"`
-	Diff       *analyze.JavaThreadDiff  `json:"diff,omitempty"`
-	Histograms []*analyze.JavaHistogram `json:"histograms,omitempty"`
-	Warnings   []string                 `json:"warnings,omitempty"`
+	*jvm.ThreadGroups
+	GroupCount int              `json:"group_count"`
+	Dumps      int              `json:"dumps"`
+	Headline   string           `json:"headline"`
+	Diff       *jvm.ThreadDiff  `json:"diff,omitempty"`
+	Histograms []*jvm.Histogram `json:"histograms,omitempty"`
+	Warnings   []string         `json:"warnings,omitempty"`
 }
 
 // javaThreadsDiffJSON is the JSON twin of a diff of two files' dumps: the diff
@@ -425,7 +426,7 @@ type javaThreadsJSON struct {
 type javaThreadsDiffJSON struct {
 	Base   jvmSnapshotJSON `json:"base"`
 	Target jvmSnapshotJSON `json:"target"`
-	*analyze.JavaThreadDiff
+	*jvm.ThreadDiff
 	Headline   string            `json:"headline"`
 	TargetDump javaThreadsJSON   `json:"target_dump"`
 	Snapshots  []jvmSnapshotJSON `json:"snapshots"`
@@ -443,10 +444,10 @@ func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *repo
 		return nil
 	}
 	base, target := ts.reps[q.base], ts.reps[q.target]
-	d := jvmCutThreadDiff(analyze.DiffJavaThreads(base.Groups, target.Groups), q.rows)
+	d := jvmCutThreadDiff(jvm.DiffThreads(base.Groups, target.Groups), q.rows)
 	out := javaThreadsDiffJSON{
 		Base: jvmSnapshotOf(rep, ts.refs, q.base, 0, base.Groups.Time), Target: jvmSnapshotOf(rep, ts.refs, q.target, 0, target.Groups.Time),
-		JavaThreadDiff: d, Headline: d.Headline(), TargetDump: ts.dumpJSON(q.target),
+		ThreadDiff: d, Headline: d.Headline(), TargetDump: ts.dumpJSON(q.target),
 	}
 	for i, r := range ts.reps {
 		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, ts.refs, i, 0, r.Groups.Time))
@@ -460,7 +461,7 @@ func (ts *threadSet) dumpJSON(i int) javaThreadsJSON {
 	rep, q := ts.reps[i], ts.q
 	g := *rep.Groups
 	g.Groups, g.Names = jvmFirst(g.Groups, q.rows), jvmFirst(g.Names, q.rows)
-	out := javaThreadsJSON{Snapshot: jvmSnapshotOf(ts.rep, ts.refs, i, 0, rep.Groups.Time), JavaThreadGroups: &g,
+	out := javaThreadsJSON{Snapshot: jvmSnapshotOf(ts.rep, ts.refs, i, 0, rep.Groups.Time), ThreadGroups: &g,
 		GroupCount: len(rep.Groups.Groups), Dumps: rep.Dumps, Headline: rep.Groups.Headline(), Warnings: rep.Warnings}
 	if rep.Diff != nil {
 		out.Diff = jvmCutThreadDiff(rep.Diff, q.rows)
@@ -474,7 +475,7 @@ func (ts *threadSet) dumpJSON(i int) javaThreadsJSON {
 }
 
 // jvmCutThreadDiff returns a copy of d with every list cut to rows (all when 0).
-func jvmCutThreadDiff(d *analyze.JavaThreadDiff, rows int) *analyze.JavaThreadDiff {
+func jvmCutThreadDiff(d *jvm.ThreadDiff, rows int) *jvm.ThreadDiff {
 	c := *d
 	c.New, c.Grown, c.Shrunk, c.Names = jvmFirst(d.New, rows), jvmFirst(d.Grown, rows), jvmFirst(d.Shrunk, rows), jvmFirst(d.Names, rows)
 	return &c
@@ -494,7 +495,7 @@ func (s *Server) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Re
 	}
 	q := ts.q
 	jvmMarkdownHead(w, r, rep, q, ts.name(q.base)+" → "+ts.name(q.target))
-	d := analyze.DiffJavaThreads(ts.reps[q.base].Groups, ts.reps[q.target].Groups)
+	d := jvm.DiffThreads(ts.reps[q.base].Groups, ts.reps[q.target].Groups)
 	_, err = io.WriteString(w, d.Markdown(rows)+"\n"+ts.reps[q.target].Groups.Markdown(rows))
 	return err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/browser"
 )
 
@@ -27,8 +28,8 @@ func TestBrowserLogReport(t *testing.T) {
 	if err := os.WriteFile(path, s.text.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	starts := logGrepCount(t, analyze.LogLiteral("Starting the checkpoint SystemConsumer from oldest offset"), path)
-	stops := logGrepCount(t, analyze.LogLiteral("Stopping system consumer"), path)
+	starts := logGrepCount(t, logs.Literal("Starting the checkpoint SystemConsumer from oldest offset"), path)
+	stops := logGrepCount(t, logs.Literal("Stopping system consumer"), path)
 
 	const cp = `[data-testid=log-pair][data-pair='checkpoint consumers']`
 	const kafka = `[data-testid=log-pair][data-pair='kafka consumers']`
@@ -74,7 +75,7 @@ func TestBrowserLogReport(t *testing.T) {
 
 	// The pattern form: type a literal into the blank row, add a row for a
 	// regexp, count.
-	lit, re := analyze.LogLiteral("Reading checkpoints for the first time"), analyze.LogRegexp(`oldest offset [0-9]*7$`)
+	lit, re := logs.Literal("Reading checkpoints for the first time"), logs.Regexp(`oldest offset [0-9]*7$`)
 	browser.Do(t, ctx,
 		chromedp.SendKeys(`input[name=p1]`, lit.Text),
 		chromedp.Click(`[data-testid=log-add-pattern]`),
@@ -92,7 +93,7 @@ func TestBrowserLogReport(t *testing.T) {
 	if q := u.Query(); q.Get("p1") != lit.Text || q.Get("p2") != re.Text || q.Get("re2") != "1" || q.Get("preset") != "samza-2785" {
 		t.Errorf("the form made %s", loc2)
 	}
-	for i, p := range []analyze.LogPattern{lit, re} {
+	for i, p := range []logs.Pattern{lit, re} {
 		sel := `[data-testid=log-pattern]:nth-child(` + strconv.Itoa(i+1) + `)`
 		if got, want := browser.Attr(t, ctx, sel, "data-count"), strconv.FormatInt(logGrepCount(t, p, path), 10); got != want {
 			t.Errorf("%v: the page counts %s, grep %s", p, got, want)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
 )
 
@@ -17,7 +17,7 @@ import (
 // artifacts never change, so an entry is valid for every report (and every
 // server) over the same files. Counting a 200 MB log takes seconds; a view
 // from the cache takes milliseconds. Values are never modified.
-var logReports = newLRU[*analyze.LogReport](16)
+var logReports = newLRU[*logs.Report](16)
 
 // logCounting makes concurrent views of a report that is not cached yet wait
 // for one count instead of each counting the same files.
@@ -41,14 +41,14 @@ func logCacheKey(hashes, names []string, p logParams, maxInput int64) string {
 
 // logCountArtifacts counts a stored report's files with the parameters, from
 // the cache when it is there.
-func (s *Server) logCountArtifacts(ctx context.Context, arts []store.ReportArtifact, p logParams) (*analyze.LogReport, error) {
+func (s *Server) logCountArtifacts(ctx context.Context, arts []store.ReportArtifact, p logParams) (*logs.Report, error) {
 	hashes, names := make([]string, len(arts)), make([]string, len(arts))
 	for i, a := range arts {
 		hashes[i], names[i] = a.SHA256, a.Name
 	}
 	key := logCacheKey(hashes, names, p, s.cfg.MaxDecompressed)
-	return logCounting.do(ctx, key, func() (*analyze.LogReport, error) {
-		inputs := make([]analyze.LogInput, 0, len(arts))
+	return logCounting.do(ctx, key, func() (*logs.Report, error) {
+		inputs := make([]logs.Input, 0, len(arts))
 		defer func() {
 			for _, in := range inputs {
 				in.Reader.(io.Closer).Close()
@@ -59,23 +59,23 @@ func (s *Server) logCountArtifacts(ctx context.Context, arts []store.ReportArtif
 			if err != nil {
 				return nil, err
 			}
-			inputs = append(inputs, analyze.LogInput{Name: a.Name, Reader: logReadCloser{body}})
+			inputs = append(inputs, logs.Input{Name: a.Name, Reader: logReadCloser{body}})
 		}
-		return analyze.CountLogs(ctx, p.options(s.cfg.MaxDecompressed), inputs...)
+		return logs.Count(ctx, p.options(s.cfg.MaxDecompressed), inputs...)
 	})
 }
 
 // logCountReceived counts an upload's spooled files (plain files are split
 // across the cores) and caches the result under the hashes they are stored
 // by, so the report's first view is immediate.
-func (s *Server) logCountReceived(ctx context.Context, files []*received, p logParams) (*analyze.LogReport, error) {
+func (s *Server) logCountReceived(ctx context.Context, files []*received, p logParams) (*logs.Report, error) {
 	hashes, names := make([]string, len(files)), make([]string, len(files))
 	for i, f := range files {
 		hashes[i], names[i] = f.sha256, f.name
 	}
 	key := logCacheKey(hashes, names, p, s.cfg.MaxDecompressed)
-	return logCounting.do(ctx, key, func() (*analyze.LogReport, error) {
-		inputs := make([]analyze.LogInput, 0, len(files))
+	return logCounting.do(ctx, key, func() (*logs.Report, error) {
+		inputs := make([]logs.Input, 0, len(files))
 		defer func() {
 			for _, in := range inputs {
 				in.Reader.(io.Closer).Close()
@@ -86,9 +86,9 @@ func (s *Server) logCountReceived(ctx context.Context, files []*received, p logP
 			if err != nil {
 				return nil, err
 			}
-			inputs = append(inputs, analyze.LogInput{Name: f.name, Reader: fh})
+			inputs = append(inputs, logs.Input{Name: f.name, Reader: fh})
 		}
-		return analyze.CountLogs(ctx, p.options(s.cfg.MaxDecompressed), inputs...)
+		return logs.Count(ctx, p.options(s.cfg.MaxDecompressed), inputs...)
 	})
 }
 
@@ -112,7 +112,7 @@ type logFlights struct {
 
 type logFlight struct {
 	done chan struct{}
-	rep  *analyze.LogReport
+	rep  *logs.Report
 	err  error
 }
 
@@ -120,7 +120,7 @@ type logFlight struct {
 // many callers ask at the same time) and caches it. A caller whose context
 // ends stops waiting; when the count itself was stopped by its caller's
 // context, a waiter whose own context is alive counts again.
-func (g *logFlights) do(ctx context.Context, key string, count func() (*analyze.LogReport, error)) (*analyze.LogReport, error) {
+func (g *logFlights) do(ctx context.Context, key string, count func() (*logs.Report, error)) (*logs.Report, error) {
 	for {
 		if rep, ok := logReports.get(key); ok {
 			return rep, nil

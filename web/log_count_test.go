@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 )
 
 // TestLogFlightsCountOnce asks for one uncached count from many requests at
@@ -21,9 +21,9 @@ func TestLogFlightsCountOnce(t *testing.T) {
 	key := "test:" + t.Name()
 	defer logReports.remove(key)
 	var counts atomic.Int32
-	want := &analyze.LogReport{Lines: 42}
+	want := &logs.Report{Lines: 42}
 	// The count lasts until every other caller waits for it.
-	count := func() (*analyze.LogReport, error) {
+	count := func() (*logs.Report, error) {
 		counts.Add(1)
 		timeout := time.NewTimer(10 * time.Second)
 		defer timeout.Stop()
@@ -73,7 +73,7 @@ func TestLogFlightsCancelledLeader(t *testing.T) {
 	started := make(chan struct{})
 	leaderDone := make(chan error, 1)
 	go func() {
-		_, err := g.do(ctx, key, func() (*analyze.LogReport, error) {
+		_, err := g.do(ctx, key, func() (*logs.Report, error) {
 			close(started)
 			<-ctx.Done()
 			return nil, ctx.Err()
@@ -81,9 +81,9 @@ func TestLogFlightsCancelledLeader(t *testing.T) {
 		leaderDone <- err
 	}()
 	<-started
-	waiter := make(chan *analyze.LogReport, 1)
+	waiter := make(chan *logs.Report, 1)
 	go func() {
-		rep, err := g.do(context.Background(), key, func() (*analyze.LogReport, error) { return &analyze.LogReport{Lines: 7}, nil })
+		rep, err := g.do(context.Background(), key, func() (*logs.Report, error) { return &logs.Report{Lines: 7}, nil })
 		if err != nil {
 			t.Errorf("waiter: %v", err)
 		}

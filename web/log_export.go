@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
 )
 
@@ -18,9 +19,9 @@ type logJSON struct {
 	// Own is true when Params are the report's own.
 	Own bool `json:"own"`
 	// URL is the page of these parameters; CSVURL the keys never closed.
-	URL    string             `json:"url"`
-	CSVURL string             `json:"csv_url,omitempty"`
-	Report *analyze.LogReport `json:"report"`
+	URL    string       `json:"url"`
+	CSVURL string       `json:"csv_url,omitempty"`
+	Report *logs.Report `json:"report"`
 	// Notices say what the report leaves out (counts over time of files that
 	// mix yearless and dated timestamps).
 	Notices []string `json:"notices,omitempty"`
@@ -54,7 +55,7 @@ func (s *Server) logJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) 
 	if !logTimesUsable(lr) {
 		// A copy without the buckets: the cached report is never modified.
 		cp := *lr
-		cp.Buckets, cp.BucketWidth, cp.BucketMillis, cp.BucketWidened = []analyze.LogBucket{}, "", 0, false
+		cp.Buckets, cp.BucketWidth, cp.BucketMillis, cp.BucketWidened = []logs.Bucket{}, "", 0, false
 		out.Report, out.Notices = &cp, append(out.Notices, logTimesNotice)
 	}
 	if logHasKeys(lr) {
@@ -82,7 +83,7 @@ func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) er
 	}
 	if lr.Preset != "" {
 		title := lr.Preset
-		if p, ok := analyze.LookupLogPreset(lr.Preset); ok {
+		if p, ok := logs.LookupPreset(lr.Preset); ok {
 			title = p.Title
 		}
 		fmt.Fprintf(w, "- Preset: %s\n", mdEscape(title))

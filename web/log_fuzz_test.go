@@ -12,6 +12,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -68,11 +69,11 @@ func FuzzLogRender(f *testing.F) {
 	f.Add([]byte("Jun 21 12:00:01 open a\nJun 21 12:00:02 open b\n\n\nopen"))
 	f.Add(bytes.Repeat([]byte("1600000000123 open k\n"), 50))
 	opts := logParams{
-		Patterns: []analyze.LogPattern{analyze.LogLiteral("<"), analyze.LogRegexp(`[\x00-\x1f]`)},
-		Pairs:    []analyze.LogPair{{Name: "things", Start: analyze.LogLiteral("open "), Close: analyze.LogLiteral("close "), Key: `(?:open|close) (\S+)`}},
+		Patterns: []logs.Pattern{logs.Literal("<"), logs.Regexp(`[\x00-\x1f]`)},
+		Pairs:    []logs.Pair{{Name: "things", Start: logs.Literal("open "), Close: logs.Literal("close "), Key: `(?:open|close) (\S+)`}},
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		lr, err := analyze.CountLogs(context.Background(), opts.options(1<<20), analyze.LogInput{Name: "f.log", Reader: bytes.NewReader(data)})
+		lr, err := logs.Count(context.Background(), opts.options(1<<20), logs.Input{Name: "f.log", Reader: bytes.NewReader(data)})
 		if err != nil {
 			t.Fatal(err) // plain bytes always count
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/greptest"
 )
 
@@ -22,18 +22,18 @@ import (
 // it a "binary file", -F or -E as the pattern says, LC_ALL=C so it matches bytes.
 // The pattern goes through a file (an argument cannot hold a NUL byte). grep
 // exits 1 when nothing matches, a count of 0.
-func logGrepCount(t testing.TB, p analyze.LogPattern, path string) int64 {
+func logGrepCount(t testing.TB, p logs.Pattern, path string) int64 {
 	t.Helper()
 	return greptest.Count(t, p.Text, p.Regexp, path)
 }
 
 // logGrepLines is grep's line count of a file (every line matches "").
 func logGrepLines(t testing.TB, path string) int64 {
-	return logGrepCount(t, analyze.LogLiteral(""), path)
+	return logGrepCount(t, logs.Literal(""), path)
 }
 
 // logFields numbers patterns and pairs the way the forms do: p1, re1, pair1…
-func logFields(patterns []analyze.LogPattern, pairs []string, extra ...string) map[string]string {
+func logFields(patterns []logs.Pattern, pairs []string, extra ...string) map[string]string {
 	f := map[string]string{}
 	for i, p := range patterns {
 		n := strconv.Itoa(i + 1)
@@ -82,12 +82,12 @@ type logDocument struct {
 	Params    json.RawMessage    `json:"params"`
 	Artifacts []uploadedArtifact `json:"artifacts"`
 	Analysis  struct {
-		Params  logParams         `json:"params"`
-		Own     bool              `json:"own"`
-		URL     string            `json:"url"`
-		CSVURL  string            `json:"csv_url"`
-		Report  analyze.LogReport `json:"report"`
-		Notices []string          `json:"notices"`
+		Params  logParams   `json:"params"`
+		Own     bool        `json:"own"`
+		URL     string      `json:"url"`
+		CSVURL  string      `json:"csv_url"`
+		Report  logs.Report `json:"report"`
+		Notices []string    `json:"notices"`
 	} `json:"analysis"`
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
 )
 
@@ -67,7 +68,7 @@ type logSummaryPairLine struct {
 // logSummaryMaxPatterns is how many patterns a stored summary keeps.
 const logSummaryMaxPatterns = 8
 
-func logSummaryOf(rep *analyze.LogReport) logSummary {
+func logSummaryOf(rep *logs.Report) logSummary {
 	sum := logSummary{Lines: rep.Lines, Bytes: rep.Bytes, Files: len(rep.Files), Preset: rep.Preset}
 	for i, p := range rep.Patterns {
 		if i == logSummaryMaxPatterns {
@@ -100,7 +101,7 @@ func logSummaryLine(raw json.RawMessage) string {
 			if i == 3 {
 				break
 			}
-			parts = append(parts, fmt.Sprintf("%s: %s", analyze.LogPattern{Text: p.Pattern, Regexp: p.Regexp}, analyze.FormatCount(p.Count)))
+			parts = append(parts, fmt.Sprintf("%s: %s", logs.Pattern{Text: p.Pattern, Regexp: p.Regexp}, analyze.FormatCount(p.Count)))
 		}
 	}
 	return cleanText(strings.Join(parts, "; "), 300)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -130,14 +131,14 @@ func logUploadForm() view.LogPatternForm {
 
 func logPresetOptions() []view.LogPresetOption {
 	var out []view.LogPresetOption
-	for _, p := range analyze.LogPresets() {
+	for _, p := range logs.Presets() {
 		out = append(out, view.LogPresetOption{Name: p.Name, Title: p.Title, Description: p.Description})
 	}
 	return out
 }
 
 // logPage builds the whole page model from a count.
-func (s *Server) logPage(rep *store.Report, q logQuery, lr *analyze.LogReport) view.LogReportPage {
+func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.LogReportPage {
 	path := "/r/" + rep.ID
 	page := s.logPageHead(rep, q)
 	page.Lines, page.Bytes = analyze.FormatCount(lr.Lines), analyze.FormatBytes(lr.Bytes)
@@ -190,7 +191,7 @@ const logYearlessNotice = "Some files' timestamps have no year (syslog, geth): t
 // written as JSON: timestamps without a year (year 0) and dated ones on one
 // axis make buckets thousands of days wide, and epoch-aligned buckets over
 // year-0 times may start before year 0, which JSON times cannot hold.
-func logTimesUsable(lr *analyze.LogReport) bool {
+func logTimesUsable(lr *logs.Report) bool {
 	if len(lr.Buckets) == 0 {
 		return true
 	}
@@ -198,12 +199,12 @@ func logTimesUsable(lr *analyze.LogReport) bool {
 	if first < 0 || last > 9999 {
 		return false
 	}
-	return !(first <= analyze.LogYearless && last > analyze.LogYearless+1)
+	return !(first <= logs.Yearless && last > logs.Yearless+1)
 }
 
 // logHasKeys reports whether some pair has a key regexp (the CSV has rows to
 // offer).
-func logHasKeys(lr *analyze.LogReport) bool {
+func logHasKeys(lr *logs.Report) bool {
 	for _, p := range lr.Pairs {
 		if p.Key != "" {
 			return true
@@ -214,12 +215,12 @@ func logHasKeys(lr *analyze.LogReport) bool {
 
 // logPatternRows formats the pattern counts; perFile adds the per-file
 // columns when there are several files.
-func logPatternRows(lr *analyze.LogReport, perFile bool) []view.LogPatternRow {
+func logPatternRows(lr *logs.Report, perFile bool) []view.LogPatternRow {
 	var largest int64
 	for _, p := range lr.Patterns {
 		largest = max(largest, p.Count)
 	}
-	roles := map[analyze.LogPattern][]string{}
+	roles := map[logs.Pattern][]string{}
 	for _, pr := range lr.Pairs {
 		roles[pr.Start] = append(roles[pr.Start], "starts "+pr.Name)
 		roles[pr.Close] = append(roles[pr.Close], "closes "+pr.Name)
@@ -228,7 +229,7 @@ func logPatternRows(lr *analyze.LogReport, perFile bool) []view.LogPatternRow {
 	for i, p := range lr.Patterns {
 		row := view.LogPatternRow{Pattern: logDisplay(p.Pattern), Regexp: p.Regexp, Count: analyze.FormatCount(p.Count), CountValue: p.Count,
 			BarPct: jvmBarPct(p.Count, largest), Class: logColourClass(i),
-			Role: strings.Join(roles[analyze.LogPattern{Text: p.Pattern, Regexp: p.Regexp}], ", ")}
+			Role: strings.Join(roles[logs.Pattern{Text: p.Pattern, Regexp: p.Regexp}], ", ")}
 		if perFile && len(lr.Files) > 1 {
 			for _, n := range p.Files {
 				row.PerFile = append(row.PerFile, analyze.FormatCount(n))
@@ -246,7 +247,7 @@ func logColourClass(i int) string { return "logc" + strconv.Itoa(i%logColours+1)
 
 // logPairView formats one pair with its first rows keys never closed (all when
 // rows is 0).
-func logPairView(p analyze.LogPairReport, rows int, showAll, csv string) view.LogPairView {
+func logPairView(p logs.PairReport, rows int, showAll, csv string) view.LogPairView {
 	v := view.LogPairView{Name: p.Name, Start: logDisplay(p.Start.Text), Close: logDisplay(p.Close.Text),
 		StartRegexp: p.Start.Regexp, CloseRegexp: p.Close.Regexp,
 		Starts: analyze.FormatCount(p.Starts), Closes: analyze.FormatCount(p.Closes), Open: analyze.FormatCount(p.Open),
@@ -277,21 +278,21 @@ func logPairView(p analyze.LogPairReport, rows int, showAll, csv string) view.Lo
 	for i, k := range shown {
 		v.Keys = append(v.Keys, view.LogOpenKeyRow{Rank: i + 1, Key: logDisplay(k.Key),
 			Open: analyze.FormatCount(k.Open), Starts: analyze.FormatCount(k.Starts), Closes: analyze.FormatCount(k.Closes), OpenValue: k.Open,
-			FirstFile: logDisplay(k.First.File), FirstLine: strconv.FormatInt(k.First.Line, 10), FirstAt: analyze.FormatLogTime(k.First.Time),
-			LastFile: logDisplay(k.Last.File), LastLine: strconv.FormatInt(k.Last.Line, 10), LastAt: analyze.FormatLogTime(k.Last.Time)})
+			FirstFile: logDisplay(k.First.File), FirstLine: strconv.FormatInt(k.First.Line, 10), FirstAt: logs.FormatTime(k.First.Time),
+			LastFile: logDisplay(k.Last.File), LastLine: strconv.FormatInt(k.Last.Line, 10), LastAt: logs.FormatTime(k.Last.Time)})
 	}
 	return v
 }
 
 // logNotices explains what the numbers do not cover.
-func logNotices(lr *analyze.LogReport) []string {
+func logNotices(lr *logs.Report) []string {
 	var out []string
 	if lr.LongLines > 0 {
 		out = append(out, fmt.Sprintf("%s lines are longer than %s: they are counted exactly, but keys and timestamps come from their first %s.",
-			analyze.FormatCount(lr.LongLines), analyze.FormatBytes(analyze.LogMaxLineBytes), analyze.FormatBytes(analyze.LogMaxLineBytes)))
+			analyze.FormatCount(lr.LongLines), analyze.FormatBytes(logs.MaxLineBytes), analyze.FormatBytes(logs.MaxLineBytes)))
 	}
 	if lr.BucketWidened {
-		out = append(out, fmt.Sprintf("The bucket width was widened to %s so that the chart has at most %d bars.", lr.BucketWidth, analyze.LogMaxBuckets))
+		out = append(out, fmt.Sprintf("The bucket width was widened to %s so that the chart has at most %d bars.", lr.BucketWidth, logs.MaxBuckets))
 	}
 	var untimed int64
 	for _, n := range lr.Untimed {
@@ -310,7 +311,7 @@ func logNotices(lr *analyze.LogReport) []string {
 
 // logTimeline draws the buckets as stacked bars; nil when the log has no
 // timestamps (or buckets are off).
-func logTimeline(lr *analyze.LogReport) *view.LogTimeline {
+func logTimeline(lr *logs.Report) *view.LogTimeline {
 	if len(lr.Buckets) == 0 || len(lr.Patterns) == 0 {
 		return nil
 	}
@@ -323,8 +324,8 @@ func logTimeline(lr *analyze.LogReport) *view.LogTimeline {
 		width *= time.Duration(group)
 		buckets = logGroupBuckets(lr.Buckets, group)
 	}
-	t := &view.LogTimeline{Width: logTimelineWidth, Height: logTimelineHeight, BucketWidth: analyze.LogDuration(width),
-		Buckets: len(buckets), From: analyze.FormatLogTime(&first), To: analyze.FormatLogTime(&last)}
+	t := &view.LogTimeline{Width: logTimelineWidth, Height: logTimelineHeight, BucketWidth: logs.FormatDuration(width),
+		Buckets: len(buckets), From: logs.FormatTime(&first), To: logs.FormatTime(&last)}
 	var yMax int64
 	for _, b := range buckets {
 		var sum int64
@@ -343,7 +344,7 @@ func logTimeline(lr *analyze.LogReport) *view.LogTimeline {
 		start := b.Start
 		bar := view.LogBar{Start: start.UTC().Format(time.RFC3339Nano)}
 		var title strings.Builder
-		title.WriteString(analyze.FormatLogTime(&start))
+		title.WriteString(logs.FormatTime(&start))
 		y := float64(logTimelineHeight)
 		x := fmt.Sprintf("%.2f", float64(i)*step)
 		w := fmt.Sprintf("%.2f", barW)
@@ -352,7 +353,7 @@ func logTimeline(lr *analyze.LogReport) *view.LogTimeline {
 				continue
 			}
 			bar.Total += n
-			fmt.Fprintf(&title, "\n%s: %s", logShort(logDisplay(analyze.LogPattern{Text: lr.Patterns[k].Pattern, Regexp: lr.Patterns[k].Regexp}.String()), 60), analyze.FormatCount(n))
+			fmt.Fprintf(&title, "\n%s: %s", logShort(logDisplay(logs.Pattern{Text: lr.Patterns[k].Pattern, Regexp: lr.Patterns[k].Regexp}.String()), 60), analyze.FormatCount(n))
 			if yMax == 0 {
 				continue
 			}
@@ -367,16 +368,16 @@ func logTimeline(lr *analyze.LogReport) *view.LogTimeline {
 		t.Bars = append(t.Bars, bar)
 	}
 	for k, p := range lr.Patterns {
-		t.Legend = append(t.Legend, view.LogLegend{Label: logShort(logDisplay(analyze.LogPattern{Text: p.Pattern, Regexp: p.Regexp}.String()), 60), Class: logColourClass(k)})
+		t.Legend = append(t.Legend, view.LogLegend{Label: logShort(logDisplay(logs.Pattern{Text: p.Pattern, Regexp: p.Regexp}.String()), 60), Class: logColourClass(k)})
 	}
 	return t
 }
 
 // logGroupBuckets sums every group consecutive buckets into one.
-func logGroupBuckets(in []analyze.LogBucket, group int) []analyze.LogBucket {
-	var out []analyze.LogBucket
+func logGroupBuckets(in []logs.Bucket, group int) []logs.Bucket {
+	var out []logs.Bucket
 	for i := 0; i < len(in); i += group {
-		b := analyze.LogBucket{Start: in[i].Start, Counts: make([]int64, len(in[i].Counts))}
+		b := logs.Bucket{Start: in[i].Start, Counts: make([]int64, len(in[i].Counts))}
 		for _, o := range in[i:min(i+group, len(in))] {
 			for k, n := range o.Counts {
 				b.Counts[k] += n
@@ -389,7 +390,7 @@ func logGroupBuckets(in []analyze.LogBucket, group int) []analyze.LogBucket {
 
 // logOpenCharts draws, per pair, the number still open at the end of each
 // bucket.
-func logOpenCharts(lr *analyze.LogReport) []view.Chart {
+func logOpenCharts(lr *logs.Report) []view.Chart {
 	if len(lr.Buckets) == 0 {
 		return nil
 	}
@@ -404,7 +405,7 @@ func logOpenCharts(lr *analyze.LogReport) []view.Chart {
 			}
 		}
 		c := view.Chart{ID: "open-" + strconv.Itoa(k+1), Title: "Still open over time: " + p.Name, Width: chartWidth, Height: chartHeight,
-			YMax: analyze.FormatCount(hi), XMax: analyze.FormatLogTime(&first) + " to " + analyze.FormatLogTime(&last)}
+			YMax: analyze.FormatCount(hi), XMax: logs.FormatTime(&first) + " to " + logs.FormatTime(&last)}
 		var pts strings.Builder
 		n := len(lr.Buckets)
 		for i, b := range lr.Buckets {

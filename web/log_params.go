@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 )
 
 // logParams are the count parameters of a log report: the patterns, the
@@ -18,9 +19,9 @@ import (
 // upload's choice as its default; its URL may carry another set, which makes a
 // new URL and never changes the report.
 type logParams struct {
-	Patterns []analyze.LogPattern `json:"patterns,omitempty"`
-	Pairs    []analyze.LogPair    `json:"pairs,omitempty"`
-	Preset   string               `json:"preset,omitempty"`
+	Patterns []logs.Pattern `json:"patterns,omitempty"`
+	Pairs    []logs.Pair    `json:"pairs,omitempty"`
+	Preset   string         `json:"preset,omitempty"`
 	// Bucket is the width of the counts over time: "" (automatic), "none", or
 	// a width such as "1m" or "7d".
 	Bucket string `json:"bucket,omitempty"`
@@ -41,7 +42,7 @@ const (
 	logMaxRowIndex   = 999
 	logMaxPairName   = 100
 	logDefaultKeyRow = 50
-	// logMaxBucket is the widest bucket accepted (what ParseLogDuration reads
+	// logMaxBucket is the widest bucket accepted (what logs.ParseDuration reads
 	// in days).
 	logMaxBucket = 100000 * 24 * time.Hour
 )
@@ -130,13 +131,13 @@ func readLogRaw(v url.Values) logRawParams {
 func (raw logRawParams) params() (logParams, error) {
 	var p logParams
 	for _, r := range raw.Patterns {
-		p.Patterns = append(p.Patterns, analyze.LogPattern{Text: r.Text, Regexp: r.Regexp})
+		p.Patterns = append(p.Patterns, logs.Pattern{Text: r.Text, Regexp: r.Regexp})
 	}
 	for i, r := range raw.Pairs {
 		if r.Text == "" {
 			return p, fmt.Errorf("%w: pair %d has a key regexp but no NAME=START,CLOSE", analyze.ErrInvalidParameter, i+1)
 		}
-		pr, err := analyze.ParseLogPair(r.Text, r.Regexp)
+		pr, err := logs.ParsePair(r.Text, r.Regexp)
 		if err != nil {
 			return p, err
 		}
@@ -148,9 +149,9 @@ func (raw logRawParams) params() (logParams, error) {
 	}
 	p.Preset = raw.Preset
 	if p.Preset != "" {
-		if _, ok := analyze.LookupLogPreset(p.Preset); !ok {
+		if _, ok := logs.LookupPreset(p.Preset); !ok {
 			return p, fmt.Errorf("%w: unknown preset %q (known: %s)", analyze.ErrInvalidParameter, p.Preset,
-				strings.Join(analyze.LogPresetNames(), ", "))
+				strings.Join(logs.PresetNames(), ", "))
 		}
 	}
 	bucket, err := normalizeLogBucket(raw.Bucket)
@@ -158,7 +159,7 @@ func (raw logRawParams) params() (logParams, error) {
 		return p, err
 	}
 	p.Bucket = bucket
-	if err := analyze.ValidateLogCountOptions(p.options(0)); err != nil {
+	if err := logs.ValidateCountOptions(p.options(0)); err != nil {
 		return p, err
 	}
 	return p, nil
@@ -180,7 +181,7 @@ func checkLogPairName(name string) error {
 
 // normalizeLogBucket reads a bucket width: "" or "auto" for automatic, "none"
 // (or "off", "0") for no counts over time, or a width, returned in the form
-// LogDuration writes.
+// logs.FormatDuration writes.
 func normalizeLogBucket(s string) (string, error) {
 	switch strings.ToLower(s) {
 	case "", "auto":
@@ -188,7 +189,7 @@ func normalizeLogBucket(s string) (string, error) {
 	case "none", "off", "0":
 		return "none", nil
 	}
-	d, err := analyze.ParseLogDuration(s)
+	d, err := logs.ParseDuration(s)
 	if err != nil {
 		return "", err
 	}
@@ -196,30 +197,30 @@ func normalizeLogBucket(s string) (string, error) {
 		return "", fmt.Errorf("%w: bucket width %v is below the 1ms resolution of log timestamps", analyze.ErrInvalidParameter, d)
 	}
 	if d > logMaxBucket {
-		return "", fmt.Errorf("%w: bucket width %q is wider than %s", analyze.ErrInvalidParameter, s, analyze.LogDuration(logMaxBucket))
+		return "", fmt.Errorf("%w: bucket width %q is wider than %s", analyze.ErrInvalidParameter, s, logs.FormatDuration(logMaxBucket))
 	}
-	return analyze.LogDuration(d), nil
+	return logs.FormatDuration(d), nil
 }
 
-// bucket returns the width for LogCountOptions.
+// bucket returns the width for logs.CountOptions.
 func (p logParams) bucket() time.Duration {
 	switch p.Bucket {
 	case "":
-		return analyze.LogBucketAuto
+		return logs.BucketAuto
 	case "none":
-		return analyze.LogBucketNone
+		return logs.BucketNone
 	}
-	d, err := analyze.ParseLogDuration(p.Bucket)
+	d, err := logs.ParseDuration(p.Bucket)
 	if err != nil {
-		return analyze.LogBucketAuto // stored parameters were checked when stored
+		return logs.BucketAuto // stored parameters were checked when stored
 	}
 	return d
 }
 
 // options returns the engine's options; maxInput caps each input after
 // decompression (0: no cap).
-func (p logParams) options(maxInput int64) analyze.LogCountOptions {
-	return analyze.LogCountOptions{Patterns: p.Patterns, Pairs: p.Pairs, Preset: p.Preset, Bucket: p.bucket(), MaxInputBytes: maxInput}
+func (p logParams) options(maxInput int64) logs.CountOptions {
+	return logs.CountOptions{Patterns: p.Patterns, Pairs: p.Pairs, Preset: p.Preset, Bucket: p.bucket(), MaxInputBytes: maxInput}
 }
 
 // values renders the parameters as query parameters, rows numbered from 1.
@@ -252,7 +253,7 @@ func (p logParams) values() url.Values {
 }
 
 // escapeLogPairPattern writes a pattern for NAME=START,CLOSE: a backslash as
-// \\ and a comma as \, (what ParseLogPair reads back).
+// \\ and a comma as \, (what logs.ParsePair reads back).
 func escapeLogPairPattern(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `,`, `\,`).Replace(s)
 }

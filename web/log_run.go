@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
@@ -52,7 +53,7 @@ func (s *Server) runLogView(ctx context.Context, runID string, spec lab.Spec) (*
 	p := logParams{Preset: logRunPreset(spec.Workload)}
 	v := &view.RunLogView{Name: a.Name, Size: analyze.FormatBytes(a.Size), Download: "/a/" + a.SHA256,
 		Preset: p.Preset, PresetTitle: "none", Action: "/runs/" + runID + "/log"}
-	if pr, ok := analyze.LookupLogPreset(p.Preset); ok {
+	if pr, ok := logs.LookupPreset(p.Preset); ok {
 		v.PresetTitle = pr.Title
 	}
 	lr, err := s.logCountArtifacts(ctx, []store.ReportArtifact{{Artifact: store.Artifact{SHA256: a.SHA256}, Name: a.Name}}, p)
@@ -65,12 +66,12 @@ func (s *Server) runLogView(ctx context.Context, runID string, spec lab.Spec) (*
 	for _, pr := range lr.Pairs {
 		v.Pairs = append(v.Pairs, logPairView(pr, 0, "", ""))
 	}
-	inPair := map[analyze.LogPattern]bool{}
+	inPair := map[logs.Pattern]bool{}
 	for _, pr := range lr.Pairs {
 		inPair[pr.Start], inPair[pr.Close] = true, true
 	}
 	for _, row := range logPatternRows(lr, false) {
-		if !inPair[analyze.LogPattern{Text: row.Pattern, Regexp: row.Regexp}] {
+		if !inPair[logs.Pattern{Text: row.Pattern, Regexp: row.Regexp}] {
 			v.Patterns = append(v.Patterns, row)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/lab"
 )
 
@@ -42,8 +42,8 @@ func TestLogRunSection(t *testing.T) {
 	resp.Body.Close()
 	path := filepath.Join(t.TempDir(), "checkpoint.log")
 	os.WriteFile(path, body, 0o644)
-	starts := logGrepCount(t, analyze.LogLiteral("Starting the checkpoint SystemConsumer from oldest offset"), path)
-	stops := logGrepCount(t, analyze.LogLiteral("Stopping system consumer"), path)
+	starts := logGrepCount(t, logs.Literal("Starting the checkpoint SystemConsumer from oldest offset"), path)
+	stops := logGrepCount(t, logs.Literal("Stopping system consumer"), path)
 	if starts != cycles || stops != 0 {
 		t.Fatalf("the stored log has %d starts and %d stops; the workload ran %d leaky cycles", starts, stops, cycles)
 	}
@@ -96,7 +96,7 @@ func TestLogRunSection(t *testing.T) {
 func TestLogRunPresets(t *testing.T) {
 	for _, w := range []string{lab.WorkloadCheckpoint, lab.WorkloadRecovery} {
 		name := logRunPreset(w)
-		if _, ok := analyze.LookupLogPreset(name); !ok {
+		if _, ok := logs.LookupPreset(name); !ok {
 			t.Errorf("workload %s: preset %q does not exist", w, name)
 		}
 	}

@@ -18,17 +18,18 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
 // logFixturePatterns are literals and regexps that hit every layout of the
 // fixture logs (and some that hit nothing).
-var logFixturePatterns = []analyze.LogPattern{
-	analyze.LogLiteral("INFO"), analyze.LogLiteral("WARN"), analyze.LogLiteral("ERROR"), analyze.LogLiteral("Exception"),
-	analyze.LogLiteral("kafka"), analyze.LogLiteral("Adding new member"), analyze.LogLiteral("removing member"),
-	analyze.LogLiteral("PacketResponder"), analyze.LogLiteral("]: "), analyze.LogLiteral("no such text anywhere"),
-	analyze.LogRegexp(`[0-9]{4}-[0-9]{2}-[0-9]{2}`), analyze.LogRegexp(`(WARN|ERROR)`), analyze.LogRegexp(`^\[`),
-	analyze.LogRegexp(`blk_-?[0-9]+`), analyze.LogRegexp(`member consumer-[0-9]+-[0-9a-f-]+`), analyze.LogRegexp(`size [0-9]+$`),
+var logFixturePatterns = []logs.Pattern{
+	logs.Literal("INFO"), logs.Literal("WARN"), logs.Literal("ERROR"), logs.Literal("Exception"),
+	logs.Literal("kafka"), logs.Literal("Adding new member"), logs.Literal("removing member"),
+	logs.Literal("PacketResponder"), logs.Literal("]: "), logs.Literal("no such text anywhere"),
+	logs.Regexp(`[0-9]{4}-[0-9]{2}-[0-9]{2}`), logs.Regexp(`(WARN|ERROR)`), logs.Regexp(`^\[`),
+	logs.Regexp(`blk_-?[0-9]+`), logs.Regexp(`member consumer-[0-9]+-[0-9a-f-]+`), logs.Regexp(`size [0-9]+$`),
 }
 
 // TestLogFixturesMatchGrep uploads every fixture log in one report with
@@ -118,12 +119,12 @@ func TestLogFixturesMatchGrep(t *testing.T) {
 func TestLogYearlessTimeline(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	name := "erigon-node.log"
-	p := analyze.LogLiteral("INFO")
-	up := logMustUpload(t, ts, logFields([]analyze.LogPattern{p}, nil), fixture(t, "logs", name))
+	p := logs.Literal("INFO")
+	up := logMustUpload(t, ts, logFields([]logs.Pattern{p}, nil), fixture(t, "logs", name))
 	doc, _ := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
 	page, _ := logGetPage(t, ts, up.ReportURL)
 	rep := doc.Analysis.Report
-	if !rep.Yearless || len(rep.Buckets) < analyze.LogMinAutoBuckets || len(doc.Analysis.Notices) != 0 {
+	if !rep.Yearless || len(rep.Buckets) < logs.MinAutoBuckets || len(doc.Analysis.Notices) != 0 {
 		t.Fatalf("yearless %v, %d buckets, notices %v", rep.Yearless, len(rep.Buckets), doc.Analysis.Notices)
 	}
 	tl := page.Find("[data-testid=log-timeline]")
@@ -158,7 +159,7 @@ func TestLogCompressedInputs(t *testing.T) {
 	}
 	zw.Write(plain.data)
 	zw.Close()
-	patterns := []analyze.LogPattern{analyze.LogLiteral("Adding new member"), analyze.LogRegexp(`removing member \S+ on LeaveGroup`)}
+	patterns := []logs.Pattern{logs.Literal("Adding new member"), logs.Regexp(`removing member \S+ on LeaveGroup`)}
 	up := logMustUpload(t, ts, logFields(patterns, nil),
 		plain, file{name: name + ".gz", data: logGzip(t, plain.data)}, file{name: name + ".zst", data: zbuf.Bytes()})
 	doc, _ := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
@@ -194,10 +195,10 @@ func TestLogSamzaPreset(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The anchor: grep on the bytes the test built.
-	starts := logGrepCount(t, analyze.LogLiteral("Starting the checkpoint SystemConsumer from oldest offset"), path)
-	stops := logGrepCount(t, analyze.LogLiteral("Stopping system consumer"), path)
-	kafkaStarts := logGrepCount(t, analyze.LogLiteral(": Consumer started"), path)
-	kafkaStops := logGrepCount(t, analyze.LogLiteral("Stopping Samza kafkaConsumer"), path)
+	starts := logGrepCount(t, logs.Literal("Starting the checkpoint SystemConsumer from oldest offset"), path)
+	stops := logGrepCount(t, logs.Literal("Stopping system consumer"), path)
+	kafkaStarts := logGrepCount(t, logs.Literal(": Consumer started"), path)
+	kafkaStops := logGrepCount(t, logs.Literal("Stopping Samza kafkaConsumer"), path)
 	if starts != samzaCheckpointStarts || stops != samzaCheckpointStops || kafkaStarts != samzaKafkaKeys*samzaKafkaStartsPer || kafkaStops != samzaKafkaClosedKeys {
 		t.Fatalf("the built log holds %d/%d checkpoint and %d/%d kafka starts/stops", starts, stops, kafkaStarts, kafkaStops)
 	}
@@ -282,7 +283,7 @@ func TestLogSamzaPreset(t *testing.T) {
 					s.firstStart[k.Key], s.lastStart[k.Key], samzaKafkaStartsPer)
 			}
 		}
-		if len(rep.Buckets) < analyze.LogMinAutoBuckets || len(rep.Buckets) > analyze.LogMaxAutoBuckets {
+		if len(rep.Buckets) < logs.MinAutoBuckets || len(rep.Buckets) > logs.MaxAutoBuckets {
 			t.Errorf("%d buckets; automatic widths make 50–300", len(rep.Buckets))
 		}
 		if last := rep.Buckets[len(rep.Buckets)-1]; last.Open[0] != starts-stops || last.Open[1] != kafkaStarts-kafkaStops {
@@ -335,7 +336,7 @@ func TestLogSamzaPreset(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Join(records[0], ",") != strings.Join(analyze.LogCSVHeader, ",") {
+		if strings.Join(records[0], ",") != strings.Join(logs.CSVHeader, ",") {
 			t.Errorf("header %v", records[0])
 		}
 		if len(records) != 1+unclosed {
@@ -387,7 +388,7 @@ func TestLogParametersInTheURL(t *testing.T) {
 	}
 	doc, _ := logGetPage(t, ts, loc)
 	counts := logPageCounts(doc)
-	for _, p := range []analyze.LogPattern{analyze.LogLiteral("INFO"), analyze.LogRegexp(`Member \S+ in group`), analyze.LogLiteral("Adding new member "), analyze.LogLiteral("removing member")} {
+	for _, p := range []logs.Pattern{logs.Literal("INFO"), logs.Regexp(`Member \S+ in group`), logs.Literal("Adding new member "), logs.Literal("removing member")} {
 		if got, want := counts[p.String()][0], strconv.FormatInt(logGrepCount(t, p, path), 10); got != want {
 			t.Errorf("%v: page %s, grep %s", p, got, want)
 		}
@@ -409,7 +410,7 @@ func TestLogParametersInTheURL(t *testing.T) {
 		t.Errorf("JSON of the URL's parameters: own %v params %+v url %q", js.Analysis.Own, js.Analysis.Params, js.Analysis.URL)
 	}
 	members, ok := js.Analysis.Report.Pair("members")
-	if !ok || members.Starts != logGrepCount(t, analyze.LogLiteral("Adding new member "), path) {
+	if !ok || members.Starts != logGrepCount(t, logs.Literal("Adding new member "), path) {
 		t.Errorf("members pair %+v", members)
 	}
 
@@ -463,11 +464,11 @@ func TestLogErrors(t *testing.T) {
 		{"pair without close", map[string]string{"pair1": "x=start"}, log, 400, []string{`pair "x=start"`}},
 		{"too many patterns", func() map[string]string {
 			f := map[string]string{}
-			for i := 1; i <= analyze.LogMaxPatterns+1; i++ {
+			for i := 1; i <= logs.MaxPatterns+1; i++ {
 				f["p"+strconv.Itoa(i)] = "pattern " + strconv.Itoa(i)
 			}
 			return f
-		}(), log, 400, []string{fmt.Sprintf("more than %d patterns", analyze.LogMaxPatterns)}},
+		}(), log, 400, []string{fmt.Sprintf("more than %d patterns", logs.MaxPatterns)}},
 		// Cut at three quarters: the head is fine (the upload's kind is
 		// detected), the stream breaks further on, where only a count that
 		// reads to the end finds it.

@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
 )
 
@@ -35,14 +37,14 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		base := ps.filtered(ps.profiles[q.base], &doc.Notices)
 		target := ps.filtered(ps.profiles[q.target], &doc.Notices)
 		if q.view == viewFlame {
-			fg, err := analyze.DiffFlame(base, target, ps.si, analyze.DefaultFlameFraction)
+			fg, err := pprof.DiffFlame(base, target, ps.si, pprof.DefaultFlameFraction)
 			if err != nil {
 				return err
 			}
 			doc.Flame = &fg
 			return nil
 		}
-		d, err := analyze.Diff(base, target, ps.si)
+		d, err := pprof.Diff(base, target, ps.si)
 		if err != nil {
 			return err
 		}
@@ -93,7 +95,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 	}
 	if q.mode == modeDiff {
 		base, target := rep.Artifacts[q.base], rep.Artifacts[q.target]
-		d, err := analyze.Diff(ps.filtered(ps.profiles[q.base], &notices), ps.filtered(ps.profiles[q.target], &notices), ps.si)
+		d, err := pprof.Diff(ps.filtered(ps.profiles[q.base], &notices), ps.filtered(ps.profiles[q.target], &notices), ps.si)
 		if err != nil {
 			return err
 		}
@@ -180,7 +182,7 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if _, err := analyze.Diff(bp, tp, tp.DefaultSampleIndex()); err != nil {
+	if _, err := pprof.Diff(bp, tp, tp.DefaultSampleIndex()); err != nil {
 		return err
 	}
 	rep := &store.Report{Kind: modeDiff, Params: []byte(`{}`), Summary: mustJSON(profileSummaryOf(tp))}
@@ -199,7 +201,7 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 }
 
 // writeSeriesMarkdown writes a series' verdict and top suspects.
-func writeSeriesMarkdown(w io.Writer, rep *analyze.SeriesReport) {
+func writeSeriesMarkdown(w io.Writer, rep *series.Report) {
 	fmt.Fprintf(w, "- Verdict: **%s** — %s\n", rep.VerdictText, mdEscape(rep.Reason))
 	fmt.Fprintf(w, "- %s over %d snapshots: %s → %s\n", rep.SampleType, len(rep.Totals),
 		analyze.FormatValue(rep.Total.First, rep.Unit), analyze.FormatValue(rep.Total.Last, rep.Unit))

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
 )
 
@@ -31,7 +31,7 @@ type profileQuery struct {
 	rows         int    // 0 means all
 	file         int    // the file shown in single mode
 	base, target int    // the files compared in diff mode
-	filter       analyze.Filter
+	filter       pprof.Filter
 	filterText   [4]string // f, i, h, s as given
 	// order is the series order the user chose (file numbers), nil for the
 	// profiles' own time order.
@@ -85,7 +85,7 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 		}
 	}
 	q.filterText = [4]string{v.Get("f"), v.Get("i"), v.Get("h"), v.Get("s")}
-	if q.filter, err = analyze.CompileFilter(q.filterText[0], q.filterText[1], q.filterText[2], q.filterText[3]); err != nil {
+	if q.filter, err = pprof.CompileFilter(q.filterText[0], q.filterText[1], q.filterText[2], q.filterText[3]); err != nil {
 		return q, err
 	}
 	return q, nil

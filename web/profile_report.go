@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -20,7 +21,7 @@ const defaultTopRows = 50
 // profileSet is a report's profiles, loaded, with the query that selects a view.
 type profileSet struct {
 	rep      *store.Report
-	profiles []*analyze.Profile
+	profiles []*pprof.Profile
 	q        profileQuery
 	si       int // resolved sample index
 }
@@ -50,7 +51,7 @@ func (s *Server) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet
 
 // shown is the profile whose sample types the page offers: the single one, or the
 // diff's target.
-func (ps *profileSet) shown() *analyze.Profile {
+func (ps *profileSet) shown() *pprof.Profile {
 	switch ps.q.mode {
 	case modeDiff:
 		return ps.profiles[ps.q.target]
@@ -62,7 +63,7 @@ func (ps *profileSet) shown() *analyze.Profile {
 
 // filtered applies the query's filter to a profile and adds a notice for every
 // option that matched nothing.
-func (ps *profileSet) filtered(p *analyze.Profile, notices *[]string) *analyze.Profile {
+func (ps *profileSet) filtered(p *pprof.Profile, notices *[]string) *pprof.Profile {
 	fp, m := p.Filter(ps.q.filter)
 	for _, name := range ps.q.filter.Unmatched(m) {
 		*notices = append(*notices, fmt.Sprintf("The %s filter %q matched nothing in %s.", name, ps.filterText(name), ps.name(p)))
@@ -82,7 +83,7 @@ func (ps *profileSet) filterText(option string) string {
 	return ps.q.filterText[3]
 }
 
-func (ps *profileSet) name(p *analyze.Profile) string {
+func (ps *profileSet) name(p *pprof.Profile) string {
 	for i, q := range ps.profiles {
 		if q == p {
 			return ps.rep.Artifacts[i].Name
@@ -257,7 +258,7 @@ func (ps *profileSet) filterForm(path string) view.FilterForm {
 }
 
 // profileMeta describes one profile.
-func profileMeta(p *analyze.Profile) []view.Pair {
+func profileMeta(p *pprof.Profile) []view.Pair {
 	var m []view.Pair
 	if t := p.Time(); !t.IsZero() {
 		m = append(m, view.Pair{Label: "Profile time", Value: formatTime(t)})
@@ -272,7 +273,7 @@ func profileMeta(p *analyze.Profile) []view.Pair {
 	return m
 }
 
-func typeNames(p *analyze.Profile) []string {
+func typeNames(p *pprof.Profile) []string {
 	var out []string
 	for _, st := range p.SampleTypes() {
 		out = append(out, st.Type)
@@ -281,7 +282,7 @@ func typeNames(p *analyze.Profile) []string {
 }
 
 // topTable formats the first rows of a top table (all when rows is 0).
-func topTable(top analyze.TopResult, rows int, showAll string) view.TopTable {
+func topTable(top pprof.TopResult, rows int, showAll string) view.TopTable {
 	t := view.TopTable{SampleType: top.SampleType, Total: analyze.FormatValue(top.Total, top.Unit), All: len(top.Rows)}
 	if top.Shown != top.Total {
 		t.Shown = analyze.FormatValue(top.Shown, top.Unit)
@@ -314,9 +315,9 @@ func topTable(top analyze.TopResult, rows int, showAll string) view.TopTable {
 }
 
 // diffTable formats a diff, or its flame graph in the flame view.
-func (ps *profileSet) diffTable(path string, base, target *analyze.Profile) (view.DiffTable, error) {
+func (ps *profileSet) diffTable(path string, base, target *pprof.Profile) (view.DiffTable, error) {
 	q := ps.q
-	d, err := analyze.Diff(base, target, ps.si)
+	d, err := pprof.Diff(base, target, ps.si)
 	if err != nil {
 		return view.DiffTable{}, err
 	}
@@ -327,7 +328,7 @@ func (ps *profileSet) diffTable(path string, base, target *analyze.Profile) (vie
 		All: len(d.Rows),
 	}
 	if q.view == viewFlame {
-		fg, err := analyze.DiffFlame(base, target, ps.si, analyze.DefaultFlameFraction)
+		fg, err := pprof.DiffFlame(base, target, ps.si, pprof.DefaultFlameFraction)
 		if err != nil {
 			return t, err
 		}
@@ -352,7 +353,7 @@ func (ps *profileSet) diffTable(path string, base, target *analyze.Profile) (vie
 }
 
 // compareForm lists the recent single-profile reports of the same type as bases.
-func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *analyze.Profile) (*view.CompareForm, error) {
+func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *pprof.Profile) (*view.CompareForm, error) {
 	recent, err := s.store.RecentReports(ctx, 50)
 	if err != nil {
 		return nil, err

@@ -4,21 +4,21 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 )
 
 // profileSummary is stored with a profile report: the numbers a listing or a ticket
 // needs without parsing the profiles again (those of the last profile for a diff or
 // a series).
 type profileSummary struct {
-	Format      string               `json:"format"`
-	SampleTypes []analyze.SampleType `json:"sample_types"`
-	Default     string               `json:"default_sample_type"`
-	Samples     int                  `json:"samples"`
-	Profiles    int                  `json:"profiles,omitempty"`
+	Format      string             `json:"format"`
+	SampleTypes []pprof.SampleType `json:"sample_types"`
+	Default     string             `json:"default_sample_type"`
+	Samples     int                `json:"samples"`
+	Profiles    int                `json:"profiles,omitempty"`
 }
 
-func profileSummaryOf(p *analyze.Profile) profileSummary {
+func profileSummaryOf(p *pprof.Profile) profileSummary {
 	types := p.SampleTypes()
 	return profileSummary{Format: p.Format, SampleTypes: types, Default: types[p.DefaultSampleIndex()].Type, Samples: p.Samples()}
 }

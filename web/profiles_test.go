@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 )
 
 func reportDoc(t *testing.T, ts *testServer, path string) reportJSON {
@@ -26,7 +26,7 @@ func TestFiltersInTheURL(t *testing.T) {
 	heap := fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz")
 	_, up, _ := ts.upload(t, heap)
 	p := loadProfileBytes(t, heap.data)
-	f, _ := analyze.CompileFilter("badger", "", "", "")
+	f, _ := pprof.CompileFilter("badger", "", "", "")
 	fp, _ := p.Filter(f)
 	want := fp.Top(p.DefaultSampleIndex())
 
@@ -80,7 +80,7 @@ func TestUploadTwoProfilesMakesADiff(t *testing.T) {
 		t.Fatalf("kind %s, artifacts %+v: want a diff with the older profile as the base", doc.Kind, doc.Artifacts)
 	}
 	base, target := loadProfileBytes(t, t0.data), loadProfileBytes(t, t9.data)
-	want, _ := analyze.Diff(base, target, target.DefaultSampleIndex())
+	want, _ := pprof.Diff(base, target, target.DefaultSampleIndex())
 	got := doc.Diff.Result
 	if got.BaseTotal != want.BaseTotal || got.TargetTotal != want.TargetTotal || got.Rows[0] != want.Rows[0] {
 		t.Errorf("diff %d→%d first %+v; want %d→%d first %+v", got.BaseTotal, got.TargetTotal, got.Rows[0], want.BaseTotal, want.TargetTotal, want.Rows[0])

@@ -4,23 +4,23 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 )
 
 // reportJSON is the JSON twin of a report page.
 type reportJSON struct {
-	ID          string              `json:"id"`
-	Kind        string              `json:"kind"`
-	CreatedAt   time.Time           `json:"created_at"`
-	URL         string              `json:"url"`
-	MarkdownURL string              `json:"markdown_url"`
-	Params      json.RawMessage     `json:"params"`
-	Summary     json.RawMessage     `json:"summary"`
-	Artifacts   []uploadedArtifact  `json:"artifacts"`
-	Profile     *profileJSON        `json:"profile,omitempty"`
-	Diff        *diffJSON           `json:"diff,omitempty"`
-	Flame       *analyze.FlameGraph `json:"flame,omitempty"`
-	Notices     []string            `json:"notices,omitempty"`
+	ID          string             `json:"id"`
+	Kind        string             `json:"kind"`
+	CreatedAt   time.Time          `json:"created_at"`
+	URL         string             `json:"url"`
+	MarkdownURL string             `json:"markdown_url"`
+	Params      json.RawMessage    `json:"params"`
+	Summary     json.RawMessage    `json:"summary"`
+	Artifacts   []uploadedArtifact `json:"artifacts"`
+	Profile     *profileJSON       `json:"profile,omitempty"`
+	Diff        *diffJSON          `json:"diff,omitempty"`
+	Flame       *pprof.FlameGraph  `json:"flame,omitempty"`
+	Notices     []string           `json:"notices,omitempty"`
 	// Analysis holds the result of the report kinds that have no field of their
 	// own (goroutines, logs, JVM dumps, runs).
 	Analysis any `json:"analysis,omitempty"`
@@ -28,17 +28,17 @@ type reportJSON struct {
 
 // diffJSON is a diff report's analysis for one sample type.
 type diffJSON struct {
-	Base   string             `json:"base"`
-	Target string             `json:"target"`
-	Result analyze.DiffResult `json:"result"`
+	Base   string           `json:"base"`
+	Target string           `json:"target"`
+	Result pprof.DiffResult `json:"result"`
 }
 
 // profileJSON is a profile report's analysis for one sample type.
 type profileJSON struct {
-	Format      string               `json:"format"`
-	Time        *time.Time           `json:"time,omitempty"`
-	DurationNs  int64                `json:"duration_ns,omitempty"`
-	Samples     int                  `json:"samples"`
-	SampleTypes []analyze.SampleType `json:"sample_types"`
-	Top         analyze.TopResult    `json:"top"`
+	Format      string             `json:"format"`
+	Time        *time.Time         `json:"time,omitempty"`
+	DurationNs  int64              `json:"duration_ns,omitempty"`
+	Samples     int                `json:"samples"`
+	SampleTypes []pprof.SampleType `json:"sample_types"`
+	Top         pprof.TopResult    `json:"top"`
 }

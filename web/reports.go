@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
 )
 
@@ -89,7 +89,7 @@ func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 }
 
 // loadProfile returns an artifact's parsed profile, from the cache when it is there.
-func (s *Server) loadProfile(ctx context.Context, sha string) (*analyze.Profile, error) {
+func (s *Server) loadProfile(ctx context.Context, sha string) (*pprof.Profile, error) {
 	if p, ok := s.profiles.get(sha); ok {
 		return p, nil
 	}
@@ -97,7 +97,7 @@ func (s *Server) loadProfile(ctx context.Context, sha string) (*analyze.Profile,
 	if err != nil {
 		return nil, err
 	}
-	p, err := analyze.LoadProfile(bytes.NewReader(data), s.cfg.MaxDecompressed)
+	p, err := pprof.Load(bytes.NewReader(data), s.cfg.MaxDecompressed)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
@@ -295,8 +297,8 @@ func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role 
 }
 
 // runSeries is the series analysis of a run's captures of one role.
-func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role string) (*analyze.SeriesReport, error) {
-	var snaps []analyze.SeriesSnapshot
+func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role string) (*series.Report, error) {
+	var snaps []pprof.Snapshot
 	for _, a := range arts {
 		if a.Role != role {
 			continue
@@ -305,26 +307,26 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 		if err != nil {
 			return nil, err
 		}
-		snaps = append(snaps, analyze.SeriesSnapshot{Name: a.Name, Profile: p})
+		snaps = append(snaps, pprof.Snapshot{Name: a.Name, Profile: p})
 	}
 	if len(snaps) < 3 {
 		return nil, nil
 	}
-	return analyze.ProfileSeries(snaps, analyze.SeriesOptions{KeepOrder: true})
+	return pprof.Series(snaps, series.Options{KeepOrder: true})
 }
 
 // runDiff compares a run's first and last capture of one role; goroutine diffs
 // are ranked by cum, where the growth of each function's goroutines shows.
-func (s *Server) runDiff(ctx context.Context, first, last store.RunArtifact) (analyze.DiffResult, error) {
+func (s *Server) runDiff(ctx context.Context, first, last store.RunArtifact) (pprof.DiffResult, error) {
 	base, err := s.loadProfile(ctx, first.SHA256)
 	if err != nil {
-		return analyze.DiffResult{}, err
+		return pprof.DiffResult{}, err
 	}
 	target, err := s.loadProfile(ctx, last.SHA256)
 	if err != nil {
-		return analyze.DiffResult{}, err
+		return pprof.DiffResult{}, err
 	}
-	d, err := analyze.Diff(base, target, target.DefaultSampleIndex())
+	d, err := pprof.Diff(base, target, target.DefaultSampleIndex())
 	if err != nil || first.Role != "goroutine" {
 		return d, err
 	}

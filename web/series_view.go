@@ -7,20 +7,22 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/web/view"
 )
 
 // seriesView formats a series analysis. moveURL, when set, makes the links that
 // move snapshot i (in analysis order) one place earlier or later.
-func seriesView(id string, rep *analyze.SeriesReport, compact bool, moveURL func(order []int) string) view.SeriesView {
+func seriesView(id string, rep *series.Report, compact bool, moveURL func(order []int) string) view.SeriesView {
 	v := view.SeriesView{
 		ID: id, Verdict: string(rep.Verdict), VerdictText: rep.VerdictText, Reason: rep.Reason,
 		SampleType: rep.SampleType, By: rep.By, Compact: compact,
 	}
 	switch rep.Verdict {
-	case analyze.SeriesLeak:
+	case series.Leak:
 		v.VerdictClass = "bad"
-	case analyze.SeriesShrinking:
+	case series.Shrinking:
 		v.VerdictClass = "warn"
 	default:
 		v.VerdictClass = "good"
@@ -43,7 +45,7 @@ func seriesView(id string, rep *analyze.SeriesReport, compact bool, moveURL func
 		}
 		v.Snapshots = append(v.Snapshots, s)
 	}
-	rows := func(list []analyze.SeriesSuspect, n int) []view.SeriesRow {
+	rows := func(list []series.Suspect, n int) []view.SeriesRow {
 		var out []view.SeriesRow
 		for i, s := range list {
 			if i == n {
@@ -68,7 +70,7 @@ func swapped(order []int, i, j int) []int {
 }
 
 // seriesRow formats one series.
-func seriesRow(s analyze.SeriesSuspect, unit string) view.SeriesRow {
+func seriesRow(s series.Suspect, unit string) view.SeriesRow {
 	r := view.SeriesRow{
 		Name: s.Name, First: analyze.FormatValue(s.First, unit), Last: analyze.FormatValue(s.Last, unit),
 		Growth: analyze.FormatSignedValue(s.Growth, unit), Slope: signedFloat(s.Slope, unit),
@@ -129,7 +131,7 @@ func sparkline(values []int64) string {
 }
 
 // totalsChart draws the totals over the snapshots.
-func totalsChart(id string, rep *analyze.SeriesReport) view.Chart {
+func totalsChart(id string, rep *series.Report) view.Chart {
 	c := view.Chart{ID: "totals-" + id, Title: "Total " + rep.SampleType, Unit: rep.Unit, Width: chartWidth, Height: chartHeight,
 		XMax: fmt.Sprintf("%d snapshots", len(rep.Totals))}
 	var yMax int64
@@ -154,7 +156,7 @@ func totalsChart(id string, rep *analyze.SeriesReport) view.Chart {
 }
 
 // profileSeries analyzes profiles as a series, in the query's order when given.
-func (ps *profileSet) profileSeries(filterNotices *[]string) (*analyze.SeriesReport, error) {
+func (ps *profileSet) profileSeries(filterNotices *[]string) (*series.Report, error) {
 	order := ps.q.order
 	if order == nil {
 		order = make([]int, len(ps.profiles))
@@ -162,11 +164,11 @@ func (ps *profileSet) profileSeries(filterNotices *[]string) (*analyze.SeriesRep
 			order[i] = i
 		}
 	}
-	snaps := make([]analyze.SeriesSnapshot, len(order))
+	snaps := make([]pprof.Snapshot, len(order))
 	for i, k := range order {
-		snaps[i] = analyze.SeriesSnapshot{Name: ps.rep.Artifacts[k].Name, Profile: ps.filtered(ps.profiles[k], filterNotices)}
+		snaps[i] = pprof.Snapshot{Name: ps.rep.Artifacts[k].Name, Profile: ps.filtered(ps.profiles[k], filterNotices)}
 	}
-	rep, err := analyze.ProfileSeries(snaps, analyze.SeriesOptions{SampleIndex: ps.sampleIndexName(), KeepOrder: ps.q.order != nil})
+	rep, err := pprof.Series(snaps, series.Options{SampleIndex: ps.sampleIndexName(), KeepOrder: ps.q.order != nil})
 	if err != nil {
 		return nil, err
 	}

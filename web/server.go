@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
@@ -108,8 +109,8 @@ type Server struct {
 	store    Store
 	log      *slog.Logger
 	assets   *assets
-	profiles *lru[*analyze.Profile]
-	flames   *lru[analyze.FlameGraph]
+	profiles *lru[*pprof.Profile]
+	flames   *lru[pprof.FlameGraph]
 	router   chi.Router
 	// kinds are the report and input kinds, built once from inputKinds.
 	kinds *kindRegistry
@@ -163,7 +164,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*analyze.Profile).MemSize), flames: newLRU[analyze.FlameGraph](16),
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[pprof.FlameGraph](16),
 		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry()}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")

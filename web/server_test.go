@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/testworkload"
 	"github.com/leakui/leakui/store"
@@ -124,9 +125,9 @@ func fixture(t testing.TB, dir, name string) file {
 	return file{name: name, data: b}
 }
 
-func loadProfileBytes(t testing.TB, b []byte) *analyze.Profile {
+func loadProfileBytes(t testing.TB, b []byte) *pprof.Profile {
 	t.Helper()
-	p, err := analyze.LoadProfile(bytes.NewReader(b), 0)
+	p, err := pprof.Load(bytes.NewReader(b), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logs"
 )
 
 // countProgressMin is the input size from which a progress bar is drawn.
@@ -32,24 +33,24 @@ type bucketFlag struct{ d time.Duration }
 
 func (b *bucketFlag) String() string {
 	switch b.d {
-	case analyze.LogBucketAuto:
+	case logs.BucketAuto:
 		return "auto"
-	case analyze.LogBucketNone:
+	case logs.BucketNone:
 		return "none"
 	}
-	return analyze.LogDuration(b.d)
+	return logs.FormatDuration(b.d)
 }
 
 func (b *bucketFlag) Set(s string) error {
 	switch s {
 	case "auto", "":
-		b.d = analyze.LogBucketAuto
+		b.d = logs.BucketAuto
 		return nil
 	case "none", "0", "off":
-		b.d = analyze.LogBucketNone
+		b.d = logs.BucketNone
 		return nil
 	}
-	d, err := analyze.ParseLogDuration(s)
+	d, err := logs.ParseDuration(s)
 	if err != nil {
 		return fmt.Errorf("want auto, none or a positive duration such as 1m or 7d")
 	}
@@ -59,7 +60,7 @@ func (b *bucketFlag) Set(s string) error {
 
 // countFlags are the flags of `leakui count`, in the order patterns were given.
 type countFlags struct {
-	opts     analyze.LogCountOptions
+	opts     logs.CountOptions
 	jsonOut  bool
 	csvFile  string
 	failOpen bool
@@ -74,16 +75,16 @@ func runCount(ctx context.Context, args []string, std stdio) error {
 	bucket := bucketFlag{}
 	// -e and -E keep their relative order: a flag.Func per kind appends to one list.
 	fs.Func("e", "count lines containing this literal (repeatable; like grep -F)", func(s string) error {
-		cf.opts.Patterns = append(cf.opts.Patterns, analyze.LogLiteral(s))
+		cf.opts.Patterns = append(cf.opts.Patterns, logs.Literal(s))
 		return nil
 	})
 	fs.Func("E", "count lines matching this RE2 regexp (repeatable; like grep -E)", func(s string) error {
-		cf.opts.Patterns = append(cf.opts.Patterns, analyze.LogRegexp(s))
+		cf.opts.Patterns = append(cf.opts.Patterns, logs.Regexp(s))
 		return nil
 	})
 	pairFunc := func(regexp bool) func(string) error {
 		return func(s string) error {
-			p, err := analyze.ParseLogPair(s, regexp)
+			p, err := logs.ParsePair(s, regexp)
 			if err != nil {
 				return errors.Unwrap(err)
 			}
@@ -94,12 +95,12 @@ func runCount(ctx context.Context, args []string, std stdio) error {
 	fs.Func("pair", "`NAME=START,CLOSE` literals whose counts should balance (repeatable; write a comma in a pattern as \\,)", pairFunc(false))
 	fs.Func("pairE", "`NAME=START,CLOSE` as -pair, with RE2 regexps", pairFunc(true))
 	fs.StringVar(&key, "key", "", "RE2 `REGEX` with a capture group naming what a pair line starts or closes; lists the keys never closed")
-	fs.StringVar(&cf.opts.Preset, "preset", "", "add a preset's patterns and pairs: "+strings.Join(analyze.LogPresetNames(), ", "))
+	fs.StringVar(&cf.opts.Preset, "preset", "", "add a preset's patterns and pairs: "+strings.Join(logs.PresetNames(), ", "))
 	fs.Var(&bucket, "bucket", "width of the counts over time: `auto` (50-300 bars), none, or a duration such as 1m or 7d")
 	fs.BoolVar(&cf.jsonOut, "json", false, "print one JSON document")
 	fs.StringVar(&cf.csvFile, "csv", "", "write the keys never closed as CSV to `FILE` (- for standard output)")
 	fs.BoolVar(&cf.failOpen, "fail-open", false, "exit with status 3 when a pair has more starts than closes (a CI leak gate)")
-	fs.IntVar(&cf.maxKeys, "max-keys", analyze.LogDefaultMaxKeys, "distinct keys kept (all pairs together); beyond, counting goes on and the table is marked truncated")
+	fs.IntVar(&cf.maxKeys, "max-keys", logs.DefaultMaxKeys, "distinct keys kept (all pairs together); beyond, counting goes on and the table is marked truncated")
 	fs.StringVar(&cf.progress, "progress", "auto", "progress bar on standard error: auto (a terminal and more than 64 MiB), always, never")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -116,7 +117,7 @@ func runCount(ctx context.Context, args []string, std stdio) error {
 	cf.opts.Key = key
 	cf.opts.Bucket = bucket.d
 	cf.opts.MaxKeys = cf.maxKeys
-	if err := analyze.ValidateLogCountOptions(cf.opts); err != nil {
+	if err := logs.ValidateCountOptions(cf.opts); err != nil {
 		return err
 	}
 
@@ -132,7 +133,7 @@ func runCount(ctx context.Context, args []string, std stdio) error {
 	if bar != nil {
 		cf.opts.Progress = bar.update
 	}
-	rep, err := analyze.CountLogs(ctx, cf.opts, inputs...)
+	rep, err := logs.Count(ctx, cf.opts, inputs...)
 	if bar != nil {
 		bar.clear()
 	}
@@ -166,14 +167,14 @@ func runCount(ctx context.Context, args []string, std stdio) error {
 }
 
 // openCountInputs opens the named logs; "-" is standard input.
-func openCountInputs(names []string, std stdio) ([]analyze.LogInput, func(), error) {
+func openCountInputs(names []string, std stdio) ([]logs.Input, func(), error) {
 	var files []*os.File
 	closeAll := func() {
 		for _, f := range files {
 			f.Close()
 		}
 	}
-	var inputs []analyze.LogInput
+	var inputs []logs.Input
 	stdin := false
 	for _, name := range names {
 		if name == "-" {
@@ -182,7 +183,7 @@ func openCountInputs(names []string, std stdio) ([]analyze.LogInput, func(), err
 				return nil, nil, fmt.Errorf("standard input (-) given twice")
 			}
 			stdin = true
-			inputs = append(inputs, analyze.LogInput{Name: "(stdin)", Reader: std.in})
+			inputs = append(inputs, logs.Input{Name: "(stdin)", Reader: std.in})
 			continue
 		}
 		f, err := os.Open(name)
@@ -191,13 +192,13 @@ func openCountInputs(names []string, std stdio) ([]analyze.LogInput, func(), err
 			return nil, nil, err
 		}
 		files = append(files, f)
-		inputs = append(inputs, analyze.LogInput{Name: name, Reader: f})
+		inputs = append(inputs, logs.Input{Name: name, Reader: f})
 	}
 	return inputs, closeAll, nil
 }
 
 // writeCountCSV writes the keys never closed of every keyed pair.
-func writeCountCSV(name string, rep *analyze.LogReport, stdout io.Writer) error {
+func writeCountCSV(name string, rep *logs.Report, stdout io.Writer) error {
 	if name == "-" {
 		return rep.WriteUnclosedCSV(stdout)
 	}
@@ -221,7 +222,7 @@ type countProgress struct {
 
 // newCountProgress returns a bar when mode asks for one: "always", or "auto"
 // when w is a terminal and the inputs add up to more than 64 MiB.
-func newCountProgress(w io.Writer, mode string, inputs []analyze.LogInput) *countProgress {
+func newCountProgress(w io.Writer, mode string, inputs []logs.Input) *countProgress {
 	switch mode {
 	case "never":
 		return nil
@@ -246,7 +247,7 @@ func newCountProgress(w io.Writer, mode string, inputs []analyze.LogInput) *coun
 	return &countProgress{w: w}
 }
 
-func (p *countProgress) update(pr analyze.LogProgress) {
+func (p *countProgress) update(pr logs.Progress) {
 	now := time.Now()
 	if now.Sub(p.last) < 100*time.Millisecond || pr.Total <= 0 {
 		return

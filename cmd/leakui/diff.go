@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 )
 
 // runDiff implements `leakui diff [-sample_index NAME] [-n 20] [-json] BASE TARGET`.
@@ -35,7 +36,7 @@ func runDiff(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	d, err := analyze.Diff(base, target, si)
+	d, err := pprof.Diff(base, target, si)
 	if err != nil {
 		return err
 	}
@@ -49,7 +50,7 @@ func runDiff(ctx context.Context, args []string, std stdio) error {
 }
 
 // writeDiffText prints the diff in pprof's column layout, with each side's flat.
-func writeDiffText(w io.Writer, d analyze.DiffResult) error {
+func writeDiffText(w io.Writer, d pprof.DiffResult) error {
 	fmt.Fprintf(w, "Type: %s\nBase: %s  Target: %s  Change: %s (%s of the base)\n", d.SampleType,
 		analyze.FormatValue(d.BaseTotal, d.Unit), analyze.FormatValue(d.TargetTotal, d.Unit),
 		analyze.FormatValue(d.Change(), d.Unit), analyze.SignedPercent(d.Change(), d.BaseTotal))

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
@@ -31,20 +31,20 @@ func TestDiffJSONShape(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	open := func(p string) *analyze.Profile {
+	open := func(p string) *pprof.Profile {
 		f, err := os.Open(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		pr, err := analyze.LoadProfile(f, 0)
+		pr, err := pprof.Load(f, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return pr
 	}
 	tp := open(target)
-	want, err := analyze.Diff(open(base), tp, tp.DefaultSampleIndex())
+	want, err := pprof.Diff(open(base), tp, tp.DefaultSampleIndex())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
 )
 
 // goroutineIDsShown is how many goroutine ids the text output lists per group.
@@ -32,13 +32,13 @@ func runGoroutines(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	var base *analyze.GoroutineDump
+	var base *goroutines.Dump
 	if fs.NArg() == 2 {
 		if base, err = readGoroutineDump(fs.Arg(1), std.in); err != nil {
 			return err
 		}
 	}
-	report := analyze.NewGoroutineReport(target, base)
+	report := goroutines.NewReport(target, base)
 	groups, gone := len(report.Groups), 0
 	for _, g := range report.Groups {
 		if g.Change != nil && g.Change.Gone {
@@ -57,9 +57,9 @@ func runGoroutines(ctx context.Context, args []string, std stdio) error {
 }
 
 // readGoroutineDump parses the dump in the named file, or standard input for "-".
-func readGoroutineDump(name string, stdin io.Reader) (*analyze.GoroutineDump, error) {
+func readGoroutineDump(name string, stdin io.Reader) (*goroutines.Dump, error) {
 	if name == "-" {
-		d, err := analyze.ParseGoroutineDump(stdin, 0)
+		d, err := goroutines.Parse(stdin, 0)
 		if err != nil {
 			return nil, fmt.Errorf("standard input: %w", err)
 		}
@@ -70,7 +70,7 @@ func readGoroutineDump(name string, stdin io.Reader) (*analyze.GoroutineDump, er
 		return nil, err
 	}
 	defer f.Close()
-	d, err := analyze.ParseGoroutineDump(f, 0)
+	d, err := goroutines.Parse(f, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -80,10 +80,10 @@ func readGoroutineDump(name string, stdin io.Reader) (*analyze.GoroutineDump, er
 // writeGoroutineReport prints the report for people, in the manner of panicparse:
 // the crash, a summary line, then each group with its stack. groups counts all
 // groups before -n, gone those only the base has.
-func writeGoroutineReport(w io.Writer, r *analyze.GoroutineReport, groups, gone int) {
+func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 	if p := r.Panic; p != nil {
 		switch p.Kind {
-		case analyze.GoroutineFormatPanic, analyze.GoroutineFormatFatal:
+		case goroutines.FormatPanic, goroutines.FormatFatal:
 			fmt.Fprintf(w, "%s: %s\n", p.Kind, p.Message)
 		default:
 			fmt.Fprintln(w, p.Message)
@@ -120,14 +120,14 @@ func writeGoroutineReport(w io.Writer, r *analyze.GoroutineReport, groups, gone 
 }
 
 func goroutineCrashVerb(kind string) string {
-	if kind == analyze.GoroutineFormatPanic {
+	if kind == goroutines.FormatPanic {
 		return "panicked"
 	}
 	return "threw"
 }
 
 // writeGoroutineGroup prints one group: a title line, then its frames.
-func writeGoroutineGroup(w io.Writer, g *analyze.GoroutineGroup) {
+func writeGoroutineGroup(w io.Writer, g *goroutines.Group) {
 	var title strings.Builder
 	title.WriteString(goroutinePlural(g.Count, "goroutine"))
 	if c := g.Change; c != nil {

@@ -10,22 +10,23 @@ import (
 	"os"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 )
 
 // histoJSON is `leakui histo -json` for one histogram: the analyze type, whose
 // total_instances, total_bytes and classes [{name, instances, bytes}] are the
 // contract, with the classes cut to -n.
 type histoJSON struct {
-	*analyze.JavaHistogram
+	*jvm.Histogram
 	Headline string `json:"headline"`
 }
 
 // histoDiffJSON is `leakui histo -json HISTOGRAM BASE`: totals and rows as target −
 // base (like `leakui diff -json`), with base_… and target_… beside them.
 type histoDiffJSON struct {
-	*analyze.JavaHistogramDiff
-	Suspects []analyze.JavaClassChange `json:"suspects"`
-	Headline string                    `json:"headline"`
+	*jvm.HistogramDiff
+	Suspects []jvm.ClassChange `json:"suspects"`
+	Headline string            `json:"headline"`
 }
 
 // runHisto implements `leakui histo [flags] HISTOGRAM [BASE]`.
@@ -43,11 +44,11 @@ func runHisto(ctx context.Context, args []string, std stdio) error {
 		fs.Usage()
 		return errUsage
 	}
-	order := analyze.JavaByBytes
+	order := jvm.ByBytes
 	switch *sortBy {
 	case "bytes":
 	case "instances":
-		order = analyze.JavaByInstances
+		order = jvm.ByInstances
 	default:
 		fmt.Fprintf(std.err, "leakui histo: -sort %q: want bytes or instances\n", *sortBy)
 		return errUsage
@@ -57,10 +58,10 @@ func runHisto(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	if fs.NArg() == 1 {
-		out := &histoJSON{JavaHistogram: target, Headline: target.Headline()}
-		shown := *out.JavaHistogram
+		out := &histoJSON{Histogram: target, Headline: target.Headline()}
+		shown := *out.Histogram
 		shown.Classes = jvmFirst(target.Ranked(order), *n)
-		out.JavaHistogram = &shown
+		out.Histogram = &shown
 		if *asJSON {
 			return jvmWriteJSON(std.out, out)
 		}
@@ -71,21 +72,21 @@ func runHisto(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	d := analyze.DiffJavaHistograms(base, target)
+	d := jvm.DiffHistograms(base, target)
 	if *asJSON {
 		shown := *d
 		shown.Classes = jvmFirst(d.Ranked(order), *n)
-		return jvmWriteJSON(std.out, &histoDiffJSON{JavaHistogramDiff: &shown, Suspects: d.Suspects(*n), Headline: d.Headline()})
+		return jvmWriteJSON(std.out, &histoDiffJSON{HistogramDiff: &shown, Suspects: d.Suspects(*n), Headline: d.Headline()})
 	}
 	printHistoDiff(std.out, fs.Arg(1), fs.Arg(0), d, *n)
 	return nil
 }
 
 // jvmHistogram reads the chosen histogram of a file.
-func jvmHistogram(path string, pick int, std stdio) (*analyze.JavaHistogram, error) {
-	var all []*analyze.JavaHistogram
+func jvmHistogram(path string, pick int, std stdio) (*jvm.Histogram, error) {
+	var all []*jvm.Histogram
 	err := jvmRead(path, std, func(r io.Reader) (err error) {
-		all, err = analyze.ParseJavaHistograms(r)
+		all, err = jvm.ParseHistograms(r)
 		return err
 	})
 	if err != nil {
@@ -94,7 +95,7 @@ func jvmHistogram(path string, pick int, std stdio) (*analyze.JavaHistogram, err
 	return jvmPick(all, pick, path, "class histograms", std)
 }
 
-func printHisto(w io.Writer, path string, h *analyze.JavaHistogram, rows []analyze.JavaClass) {
+func printHisto(w io.Writer, path string, h *jvm.Histogram, rows []jvm.Class) {
 	fmt.Fprintf(w, "JVM class histogram of %s (%s", path, h.Format)
 	if !h.Time.IsZero() {
 		fmt.Fprintf(w, ", taken %s", h.Time.Format("2006-01-02 15:04:05"))
@@ -111,16 +112,16 @@ func printHisto(w io.Writer, path string, h *analyze.JavaHistogram, rows []analy
 	}
 }
 
-func printHistoDiff(w io.Writer, basePath, targetPath string, d *analyze.JavaHistogramDiff, n int) {
+func printHistoDiff(w io.Writer, basePath, targetPath string, d *jvm.HistogramDiff, n int) {
 	fmt.Fprintf(w, "JVM class histogram diff: %s → %s\n", basePath, targetPath)
 	fmt.Fprintf(w, "Objects: %s → %s (%s), %s → %s instances (%s)\n", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes),
 		analyze.FormatSignedValue(d.TotalBytes, "bytes"), analyze.FormatCount(d.BaseTotalInstances), analyze.FormatCount(d.TargetTotalInstances), analyze.FormatSignedValue(d.TotalInstances, "count"))
 	for _, table := range []struct {
 		title string
-		rows  []analyze.JavaClassChange
+		rows  []jvm.ClassChange
 	}{
-		{"Growth in bytes", d.Grown(analyze.JavaByBytes, n)},
-		{"Growth in instances", d.Grown(analyze.JavaByInstances, n)},
+		{"Growth in bytes", d.Grown(jvm.ByBytes, n)},
+		{"Growth in instances", d.Grown(jvm.ByInstances, n)},
 		{"Application classes with more instances (leak suspects)", d.Suspects(n)},
 	} {
 		fmt.Fprintf(w, "\n%s:\n", table.title)
@@ -221,7 +222,7 @@ func jvmShare(part, whole int64) string {
 
 // jvmClassName renders a class with its Java spelling when that differs: "[B (byte[])".
 func jvmClassName(name string) string {
-	if d := analyze.JavaClassDisplayName(name); d != name {
+	if d := jvm.ClassDisplayName(name); d != name {
 		return name + " (" + d + ")"
 	}
 	return name

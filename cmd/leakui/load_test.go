@@ -19,7 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
@@ -96,7 +97,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // then checks that the server's goroutines come back to their baseline and its
 // heap stays within a bound. leakui judges itself too: its own heap and
 // goroutine profiles (-debug-pprof), taken before, during and after the load, go
-// through analyze.ProfileSeries, whose verdict must be "no steady growth".
+// through pprof.Series, whose verdict must be "no steady growth".
 func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the load test runs for seconds")
@@ -269,29 +270,29 @@ func TestLoad(t *testing.T) {
 	snapshot()
 
 	// leakui's own verdict on itself.
-	for _, series := range []struct {
+	for _, tc := range []struct {
 		what  string
 		snaps [][]byte
 	}{{"heap", heaps}, {"goroutine", goroutines}} {
-		var in []analyze.SeriesSnapshot
-		for i, b := range series.snaps {
-			p, err := analyze.LoadProfile(bytes.NewReader(b), 0)
+		var in []pprof.Snapshot
+		for i, b := range tc.snaps {
+			p, err := pprof.Load(bytes.NewReader(b), 0)
 			if err != nil {
-				t.Fatalf("%s snapshot %d: %v", series.what, i, err)
+				t.Fatalf("%s snapshot %d: %v", tc.what, i, err)
 			}
-			in = append(in, analyze.SeriesSnapshot{Name: series.what + "-" + strconv.Itoa(i), Profile: p})
+			in = append(in, pprof.Snapshot{Name: tc.what + "-" + strconv.Itoa(i), Profile: p})
 		}
-		rep, err := analyze.ProfileSeries(in, analyze.SeriesOptions{KeepOrder: true})
+		rep, err := pprof.Series(in, series.Options{KeepOrder: true})
 		if err != nil {
-			t.Fatalf("%s series: %v", series.what, err)
+			t.Fatalf("%s series: %v", tc.what, err)
 		}
 		t.Logf("leakui on its own %s, %d snapshots (before, %d during, after): %s — %s; totals %v",
-			series.what, len(in), during, rep.VerdictText, rep.Reason, rep.Totals)
-		if rep.Verdict != analyze.SeriesSteady {
+			tc.what, len(in), during, rep.VerdictText, rep.Reason, rep.Totals)
+		if rep.Verdict != series.Steady {
 			for _, sus := range rep.Suspects {
 				t.Logf("  suspect %s: %v", sus.Name, sus.Values)
 			}
-			t.Errorf("%s: verdict %q, want %q", series.what, rep.Verdict, analyze.SeriesSteady)
+			t.Errorf("%s: verdict %q, want %q", tc.what, rep.Verdict, series.Steady)
 		}
 	}
 }

@@ -7,16 +7,17 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 )
 
 // nmtJSON is `leakui nmt -json`: the report (amounts in bytes, whatever scale it was
 // printed in), the comparison with BASE or with the baseline of a summary.diff, and
 // the native leak signature lifted to the top (null when absent).
 type nmtJSON struct {
-	*analyze.JavaNMT
-	Headline   string                  `json:"headline"`
-	Comparison *analyze.JavaNMTDiff    `json:"comparison"`
-	NativeLeak *analyze.JavaNativeLeak `json:"native_leak"`
+	*jvm.NMT
+	Headline   string          `json:"headline"`
+	Comparison *jvm.NMTDiff    `json:"comparison"`
+	NativeLeak *jvm.NativeLeak `json:"native_leak"`
 }
 
 // runNMT implements `leakui nmt [flags] SUMMARY [BASE]`. It exits with status 3 when
@@ -37,14 +38,14 @@ func runNMT(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	out := &nmtJSON{JavaNMT: target, Headline: target.Headline(), Comparison: target.BaselineDiff()}
+	out := &nmtJSON{NMT: target, Headline: target.Headline(), Comparison: target.BaselineDiff()}
 	compared := "its baseline"
 	if fs.NArg() == 2 {
 		base, err := jvmNMT(fs.Arg(1), *basePick, std)
 		if err != nil {
 			return err
 		}
-		out.Comparison, compared = analyze.DiffJavaNMT(base, target), fs.Arg(1)
+		out.Comparison, compared = jvm.DiffNMT(base, target), fs.Arg(1)
 	}
 	if out.Comparison != nil {
 		out.NativeLeak = out.Comparison.NativeLeak
@@ -61,10 +62,10 @@ func runNMT(ctx context.Context, args []string, std stdio) error {
 }
 
 // jvmNMT reads the chosen native memory report of a file.
-func jvmNMT(path string, pick int, std stdio) (*analyze.JavaNMT, error) {
-	var all []*analyze.JavaNMT
+func jvmNMT(path string, pick int, std stdio) (*jvm.NMT, error) {
+	var all []*jvm.NMT
 	err := jvmRead(path, std, func(r io.Reader) (err error) {
-		all, err = analyze.ParseJavaNMTs(r)
+		all, err = jvm.ParseNMTs(r)
 		return err
 	})
 	if err != nil {
@@ -74,7 +75,7 @@ func jvmNMT(path string, pick int, std stdio) (*analyze.JavaNMT, error) {
 }
 
 func printNMT(w io.Writer, path string, out *nmtJSON, compared string) {
-	n := out.JavaNMT
+	n := out.NMT
 	scale := n.Scale
 	if scale == "" {
 		scale = "bytes"
@@ -117,6 +118,6 @@ func printNMT(w io.Writer, path string, out *nmtJSON, compared string) {
 }
 
 func (o *nmtJSON) heapCommitted() int64 {
-	c, _ := o.Category(analyze.JavaHeapCategory)
+	c, _ := o.Category(jvm.HeapCategory)
 	return c.Committed
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/analyze/series"
 )
 
 // seriesLeakExit is the exit status of `leakui series` when a leak is suspected, so
@@ -33,7 +35,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 		fs.Usage()
 		return errUsage
 	}
-	snaps := make([]analyze.SeriesSnapshot, 0, fs.NArg())
+	snaps := make([]pprof.Snapshot, 0, fs.NArg())
 	for _, path := range fs.Args() {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -42,12 +44,12 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 		if err != nil {
 			return err
 		}
-		snaps = append(snaps, analyze.SeriesSnapshot{Name: path, Profile: p})
+		snaps = append(snaps, pprof.Snapshot{Name: path, Profile: p})
 	}
-	rep, err := analyze.ProfileSeries(snaps, analyze.SeriesOptions{
+	rep, err := pprof.Series(snaps, series.Options{
 		SampleIndex: *sampleIndex,
 		KeepOrder:   *keepOrder,
-		Thresholds:  analyze.SeriesThresholds{MinShare: *minShare},
+		Thresholds:  series.Thresholds{MinShare: *minShare},
 	})
 	if err != nil {
 		return err
@@ -60,7 +62,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	if rep.Verdict == analyze.SeriesLeak {
+	if rep.Verdict == series.Leak {
 		return exitError{seriesLeakExit}
 	}
 	return nil
@@ -68,7 +70,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 
 // writeSeriesText prints the verdict, the totals line and the tables of suspects,
 // growers and shrinkers with a seriesSparkline of each.
-func writeSeriesText(w io.Writer, rep *analyze.SeriesReport, n int) error {
+func writeSeriesText(w io.Writer, rep *series.Report, n int) error {
 	value := func(v int64) string { return analyze.FormatValue(v, rep.Unit) }
 	fmt.Fprintf(w, "%s: %s\n\n", strings.ToUpper(rep.VerdictText), rep.Reason)
 	first, last := rep.Snapshots[0], rep.Snapshots[len(rep.Snapshots)-1]
@@ -81,7 +83,7 @@ func writeSeriesText(w io.Writer, rep *analyze.SeriesReport, n int) error {
 	fmt.Fprintf(w, "Series by: %s\n", rep.By)
 	for _, list := range []struct {
 		title string
-		rows  []analyze.SeriesSuspect
+		rows  []series.Suspect
 	}{
 		{"Suspects", rep.Suspects},
 		{"Growers that are not suspects", rep.Growers},
@@ -107,7 +109,7 @@ func writeSeriesText(w io.Writer, rep *analyze.SeriesReport, n int) error {
 
 // writeSeriesTable prints one list: numbers, a seriesSparkline, the name, and below each
 // row its first stack (or why it is not a suspect).
-func writeSeriesTable(w io.Writer, rows []analyze.SeriesSuspect, unit string) error {
+func writeSeriesTable(w io.Writer, rows []series.Suspect, unit string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  growth\tper snapshot\tper minute\tsteps up\tR²\tconfidence\tvalues\tname")
 	for _, s := range rows {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
@@ -137,7 +138,7 @@ func TestSeriesCLIText(t *testing.T) {
 }
 
 // TestSeriesCLIParca: the three Parca heap snapshots grow by one jump, not
-// steadily (see analyze.TestSeriesParcaHeap): exit 0, as a CI gate would pass.
+// steadily (see pprof.TestSeriesParcaHeap): exit 0, as a CI gate would pass.
 func TestSeriesCLIParca(t *testing.T) {
 	var paths []string
 	for _, name := range []string{"parca-self-heap-t0-1644509272.pb.gz", "parca-self-heap-t6-1644509290.pb.gz", "parca-self-heap-t9-1644509299.pb.gz"} {

@@ -7,18 +7,19 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
 )
 
 // threadsJSON is `leakui threads -json`: the grouped dump, whose total and groups
 // [{count, state, stack}] are the contract, with the groups cut to -n, and the diff
 // against BASE when one is given.
 type threadsJSON struct {
-	*analyze.JavaThreadGroups
+	*jvm.ThreadGroups
 	// Dumps is how many dumps the file holds; Dump is the one shown, from 1.
-	Dumps    int                     `json:"dumps"`
-	Dump     int                     `json:"dump"`
-	Headline string                  `json:"headline"`
-	Diff     *analyze.JavaThreadDiff `json:"diff,omitempty"`
+	Dumps    int             `json:"dumps"`
+	Dump     int             `json:"dump"`
+	Headline string          `json:"headline"`
+	Diff     *jvm.ThreadDiff `json:"diff,omitempty"`
 }
 
 // runThreads implements `leakui threads [flags] DUMP [BASE]`.
@@ -46,13 +47,13 @@ func runThreads(ctx context.Context, args []string, std stdio) error {
 		if err != nil {
 			return err
 		}
-		d := analyze.DiffJavaThreads(base, target)
+		d := jvm.DiffThreads(base, target)
 		d.New, d.Grown, d.Shrunk, d.Names = jvmFirst(d.New, *n), jvmFirst(d.Grown, *n), jvmFirst(d.Shrunk, *n), jvmFirst(d.Names, *n)
 		out.Diff = d
 	}
 	shown := *target
 	shown.Groups = jvmFirst(target.Groups, *n)
-	out.JavaThreadGroups = &shown
+	out.ThreadGroups = &shown
 	if *asJSON {
 		return jvmWriteJSON(std.out, out)
 	}
@@ -65,10 +66,10 @@ func runThreads(ctx context.Context, args []string, std stdio) error {
 
 // jvmThreadGroups reads the chosen dump of a file and groups it; it also returns how
 // many dumps the file holds and the number of the one chosen.
-func jvmThreadGroups(path string, pick int, std stdio) (*analyze.JavaThreadGroups, int, int, error) {
-	var f *analyze.JavaThreadFile
+func jvmThreadGroups(path string, pick int, std stdio) (*jvm.ThreadGroups, int, int, error) {
+	var f *jvm.ThreadFile
 	err := jvmRead(path, std, func(r io.Reader) (err error) {
-		f, err = analyze.ParseJavaThreadDumps(r)
+		f, err = jvm.ParseThreadDumps(r)
 		return err
 	})
 	if err != nil {
@@ -85,11 +86,11 @@ func jvmThreadGroups(path string, pick int, std stdio) (*analyze.JavaThreadGroup
 	if index < 0 {
 		index += len(f.Dumps) + 1
 	}
-	return analyze.GroupJavaThreads(d), len(f.Dumps), index, nil
+	return jvm.GroupThreads(d), len(f.Dumps), index, nil
 }
 
 func printThreads(w io.Writer, path string, out *threadsJSON, groups, depth int) {
-	g := out.JavaThreadGroups
+	g := out.ThreadGroups
 	fmt.Fprintf(w, "JVM thread dump %d of %d in %s", out.Dump, out.Dumps, path)
 	if !g.Time.IsZero() {
 		fmt.Fprintf(w, ", taken %s", g.Time.Format("2006-01-02 15:04:05"))
@@ -123,7 +124,7 @@ func printThreads(w io.Writer, path string, out *threadsJSON, groups, depth int)
 }
 
 // printThreadGroup prints one group: size, state, daemon, names, locks, stack.
-func printThreadGroup(w io.Writer, grp analyze.JavaThreadGroup, change string, depth int) {
+func printThreadGroup(w io.Writer, grp jvm.ThreadGroup, change string, depth int) {
 	daemon := "non-daemon"
 	switch {
 	case grp.Daemon == grp.Count:
@@ -161,7 +162,7 @@ func printThreadGroup(w io.Writer, grp analyze.JavaThreadGroup, change string, d
 	}
 }
 
-func printThreadDiff(w io.Writer, basePath, targetPath string, d *analyze.JavaThreadDiff) {
+func printThreadDiff(w io.Writer, basePath, targetPath string, d *jvm.ThreadDiff) {
 	fmt.Fprintf(w, "\nDiff %s → %s: %s → %s threads (%s)\n", basePath, targetPath, analyze.FormatCount(int64(d.BaseTotal)),
 		analyze.FormatCount(int64(d.TargetTotal)), analyze.FormatSignedValue(int64(d.TargetTotal-d.BaseTotal), "count"))
 	fmt.Fprintln(w, "\nThread names by change:")
@@ -173,14 +174,14 @@ func printThreadDiff(w io.Writer, basePath, targetPath string, d *analyze.JavaTh
 	}
 	for _, part := range []struct {
 		title string
-		rows  []analyze.JavaThreadGroupChange
+		rows  []jvm.ThreadGroupChange
 	}{{"New groups", d.New}, {"Grown groups", d.Grown}, {"Shrunk or gone groups", d.Shrunk}} {
 		fmt.Fprintf(w, "\n%s:\n", part.title)
 		if len(part.rows) == 0 {
 			fmt.Fprintln(w, "  (none)")
 		}
 		for _, c := range part.rows {
-			printThreadGroup(w, c.JavaThreadGroup, fmt.Sprintf(" (%s, was %d)", analyze.FormatSignedValue(int64(c.Delta), "count"), c.BaseCount), 3)
+			printThreadGroup(w, c.ThreadGroup, fmt.Sprintf(" (%s, was %d)", analyze.FormatSignedValue(int64(c.Delta), "count"), c.BaseCount), 3)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 )
 
 // runTop implements `leakui top [-sample_index NAME] [-n 20] [-json] PROFILE`.
@@ -45,13 +46,13 @@ func runTop(ctx context.Context, args []string, std stdio) error {
 
 // loadProfileFile opens and parses one profile file ("-" for stdin is not supported:
 // profiles are files).
-func loadProfileFile(path string, limit int64) (*analyze.Profile, error) {
+func loadProfileFile(path string, limit int64) (*pprof.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := analyze.LoadProfile(f, limit)
+	p, err := pprof.Load(f, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -59,7 +60,7 @@ func loadProfileFile(path string, limit int64) (*analyze.Profile, error) {
 }
 
 // writeTopText prints the table in pprof's column layout with human units.
-func writeTopText(w io.Writer, top analyze.TopResult) error {
+func writeTopText(w io.Writer, top pprof.TopResult) error {
 	fmt.Fprintf(w, "Type: %s\nTotal: %s\n", top.SampleType, analyze.FormatValue(top.Total, top.Unit))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "flat\tflat%\tsum%\tcum\tcum%\t")

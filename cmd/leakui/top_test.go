@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
@@ -42,7 +42,7 @@ func TestTopJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := analyze.LoadProfile(f, 0)
+	p, err := pprof.Load(f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,0 @@
-//go:build !race
-
-package analyze
-
-// goroutineRaceEnabled reports a -race build, in which the runtime cannot detect a
-// deadlock (the race detector's own threads keep it from seeing one).
-const goroutineRaceEnabled = false

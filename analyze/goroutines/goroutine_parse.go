@@ -1,0 +1,66 @@
+package goroutines
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// Parse reads any goroutine input leakui accepts, gzip- or
+// zstd-compressed or not: a goroutine profile in profile.proto, a debug=1 text
+// profile, or text tracebacks (debug=2, runtime.Stack(buf, true), panic, fatal
+// error and SIGQUIT output, with other text around them). Text is parsed as it
+// streams; at most limit bytes are read after decompression (≤ 0 means
+// DefaultMaxDecompressed).
+//
+// A dump cut short is parsed as far as it goes and flagged Truncated. Input that is
+// some other kind (a heap profile, a log without goroutines, a JVM thread dump) is
+// refused with ErrUnsupportedKind, a goroutine dump without a single readable
+// goroutine with ErrMalformed, empty input with ErrEmpty.
+func Parse(r io.Reader, limit int64) (*Dump, error) {
+	rc, _, err := analyze.Decompress(r, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, analyze.SniffSize)
+	head, err := br.Peek(analyze.SniffSize)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(head)) == 0 {
+		return nil, analyze.ErrEmpty
+	}
+	det := analyze.DetectKind(head)
+	switch {
+	case det.Kind == analyze.KindProfile && det.Format == "profile.proto":
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return nil, err
+		}
+		p, err := profile.ParseData(data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: profile.proto: %v", analyze.ErrMalformed, err)
+		}
+		return dumpFromProfile(p)
+	case det.Kind == analyze.KindGoroutines, det.Kind == analyze.KindLog:
+		d, err := parseGoroutineText(br)
+		if err != nil {
+			return nil, err
+		}
+		if len(d.Goroutines) == 0 && d.DeclaredTotal != 0 {
+			if det.Kind == analyze.KindLog {
+				return nil, fmt.Errorf("%w: %s without goroutine tracebacks", analyze.ErrUnsupportedKind, det)
+			}
+			return nil, fmt.Errorf("%w: %s in which no goroutine could be read", analyze.ErrMalformed, det)
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("%w: %s is not a goroutine dump or profile", analyze.ErrUnsupportedKind, det)
+}

@@ -1,0 +1,101 @@
+package goroutines
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// dumpFromProfile turns a goroutine profile (sample type "goroutine", as
+// /debug/pprof/goroutine serves it) into a dump: one record per sample, counting
+// the sample's value, with its labels. Frames are the profile's own, innermost
+// first, with inlined calls expanded; runtime frames the text formats hide
+// (runtime.gopark and the like) are kept, as `go tool pprof -traces` shows them.
+// Another profile type is refused with ErrUnsupportedKind.
+func dumpFromProfile(p *profile.Profile) (*Dump, error) {
+	vi := -1
+	var types []string
+	for i, st := range p.SampleType {
+		if st.Type == "goroutine" {
+			vi = i
+		}
+		types = append(types, st.Type)
+	}
+	if vi < 0 {
+		return nil, fmt.Errorf("%w: a profile of %s, not a goroutine profile", analyze.ErrUnsupportedKind, strings.Join(types, "/"))
+	}
+	d := &Dump{Format: FormatProto, DeclaredTotal: -1}
+	if p.TimeNanos > 0 {
+		d.Time = time.Unix(0, p.TimeNanos).UTC()
+	}
+	in := newGoroutineInterner()
+	labelSets := map[string]map[string]string{}
+	var frames []goroutineFrameRef
+	for _, s := range p.Sample {
+		if vi >= len(s.Value) || s.Value[vi] <= 0 {
+			continue
+		}
+		count := s.Value[vi]
+		if count >= 1<<31 {
+			return nil, fmt.Errorf("%w: a sample of %d goroutines", analyze.ErrMalformed, count)
+		}
+		frames = frames[:0]
+		for _, loc := range s.Location {
+			if loc == nil {
+				continue
+			}
+			if len(loc.Line) == 0 {
+				frames = append(frames, goroutineFrameRef{fn: in.idString("0x" + strconv.FormatUint(loc.Address, 16))})
+				continue
+			}
+			for _, ln := range loc.Line {
+				name := "?"
+				file := ""
+				if ln.Function != nil {
+					name, file = ln.Function.Name, ln.Function.Filename
+				}
+				line := ln.Line
+				if line < 0 || line >= 1<<31 {
+					line = 0
+				}
+				frames = append(frames, goroutineFrameRef{fn: in.idString(name), file: in.idString(file), line: int32(line)})
+			}
+		}
+		g := Goroutine{ID: -1, Count: int(count), CreatorID: -1, Stack: in.stack(frames, nil)}
+		if labels, key := goroutineSampleLabels(s); key != "" {
+			if shared, ok := labelSets[key]; ok {
+				labels = shared
+			} else {
+				labelSets[key] = labels
+			}
+			g.Labels, g.labelsKey = labels, key
+		}
+		d.Goroutines = append(d.Goroutines, g)
+	}
+	return d, nil
+}
+
+// goroutineSampleLabels flattens a sample's string and numeric labels to one value per key
+// (several values are joined with commas).
+func goroutineSampleLabels(s *profile.Sample) (map[string]string, string) {
+	if len(s.Label) == 0 && len(s.NumLabel) == 0 {
+		return nil, ""
+	}
+	labels := make(map[string]string, len(s.Label)+len(s.NumLabel))
+	for k, vs := range s.Label {
+		labels[k] = strings.Join(vs, ",")
+	}
+	for k, vs := range s.NumLabel {
+		nums := make([]string, len(vs))
+		for i, v := range vs {
+			nums[i] = strconv.FormatInt(v, 10)
+		}
+		labels[k] = strings.Join(nums, ",")
+	}
+	return labels, canonicalGoroutineLabels(labels)
+}

@@ -1,0 +1,5 @@
+package jvm
+
+import "errors"
+
+func isErr(err, target error) bool { return errors.Is(err, target) }

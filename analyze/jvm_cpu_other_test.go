@@ -1,8 +1,0 @@
-//go:build !unix
-
-package analyze
-
-import "testing"
-
-// javaReportCPU reports nothing where the process's CPU time is not available.
-func javaReportCPU(*testing.B) func() { return func() {} }

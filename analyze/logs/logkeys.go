@@ -1,0 +1,87 @@
+package logs
+
+// logTimeState tells what is known of a line's timestamp.
+type logTimeState uint8
+
+const (
+	logTimeNone    logTimeState = iota // no line up to this one has a timestamp
+	logTimeKnown                       // ms holds it (its own or inherited)
+	logTimePending                     // none yet in this part: inherit from the part before
+)
+
+// logMark is where a key was started: file, line and timestamp.
+type logMark struct {
+	file  int
+	line  int64 // 0-based within the part while scanning, 1-based within the file after merging
+	ms    int64
+	state logTimeState
+}
+
+// logKeyState is what is known of one key of a pair.
+type logKeyState struct {
+	starts, closes int64
+	first, last    logMark // the first and last start
+}
+
+// logKeyTable holds the keys of one pair in first-seen order, up to a limit.
+type logKeyTable struct {
+	index     map[string]int
+	keys      []string
+	states    []logKeyState
+	limit     int
+	truncated bool // a key was seen after the table was full
+}
+
+func newLogKeyTable(limit int) *logKeyTable {
+	return &logKeyTable{index: make(map[string]int), limit: limit}
+}
+
+// get returns the state of key, adding it when there is room, or nil (and marks
+// the table truncated) when it is full.
+func (t *logKeyTable) get(key []byte) *logKeyState {
+	if i, ok := t.index[string(key)]; ok {
+		return &t.states[i]
+	}
+	return t.add(string(key))
+}
+
+// getString is get for a key held as a string (no copy when it is new).
+func (t *logKeyTable) getString(key string) *logKeyState {
+	if i, ok := t.index[key]; ok {
+		return &t.states[i]
+	}
+	return t.add(key)
+}
+
+func (t *logKeyTable) add(k string) *logKeyState {
+	if len(t.keys) >= t.limit {
+		t.truncated = true
+		return nil
+	}
+	t.index[k] = len(t.keys)
+	t.keys = append(t.keys, k)
+	t.states = append(t.states, logKeyState{})
+	return &t.states[len(t.states)-1]
+}
+
+// start records a start of the key at mark.
+func (s *logKeyState) start(m logMark) {
+	s.starts++
+	if s.starts == 1 {
+		s.first = m
+	}
+	s.last = m
+}
+
+// merge adds a later part's state of the same key, whose marks are already
+// resolved.
+func (s *logKeyState) merge(o *logKeyState) {
+	if o.starts > 0 {
+		if s.starts == 0 {
+			s.first = o.first
+		}
+		s.last = o.last
+	}
+	s.starts += o.starts
+	s.closes += o.closes
+}

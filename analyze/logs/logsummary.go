@@ -1,0 +1,255 @@
+package logs
+
+import (
+	"encoding/csv"
+	"fmt"
+
+	"github.com/leakui/leakui/analyze"
+
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// logTimeLayout is how log times are shown: to the millisecond, UTC.
+const logTimeLayout = "2006-01-02 15:04:05.000"
+
+// FormatTime renders a log timestamp for tables: without the year when the
+// log's layout had none.
+func FormatTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	if t.Year() == Yearless {
+		return t.Format("01-02 15:04:05.000")
+	}
+	return t.Format(logTimeLayout)
+}
+
+// String renders a place as file:line and its time.
+func (p Place) String() string {
+	s := p.File + ":" + strconv.FormatInt(p.Line, 10)
+	if p.Time != nil {
+		s += " " + FormatTime(p.Time)
+	}
+	return s
+}
+
+// logTextKeyRows is how many unclosed keys the text and Markdown summaries
+// show per pair; JSON and CSV have them all.
+const logTextKeyRows = 20
+
+// WriteText writes the report as the human tables of `leakui count`.
+func (r *Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	files := "1 file"
+	if len(r.Files) != 1 {
+		files = fmt.Sprintf("%d files", len(r.Files))
+	}
+	fmt.Fprintf(w, "%s, %s lines, %s\n", files, analyze.FormatCount(r.Lines), analyze.FormatBytes(r.Bytes))
+	if r.LongLines > 0 {
+		fmt.Fprintf(w, "%s lines longer than %s: keys and timestamps were taken from their start\n", analyze.FormatCount(r.LongLines), analyze.FormatBytes(MaxLineBytes))
+	}
+	if len(r.Patterns) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprint(tw, "lines\t")
+		if len(r.Files) > 1 {
+			for _, f := range r.Files {
+				fmt.Fprintf(tw, "%s\t", filepath.Base(f.Name))
+			}
+		}
+		fmt.Fprint(tw, " pattern\n")
+		for _, p := range r.Patterns {
+			fmt.Fprintf(tw, "%s\t", analyze.FormatCount(p.Count))
+			if len(r.Files) > 1 {
+				for _, n := range p.Files {
+					fmt.Fprintf(tw, "%s\t", analyze.FormatCount(n))
+				}
+			}
+			fmt.Fprintf(tw, " %s\n", Pattern{p.Pattern, p.Regexp})
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(r.Pairs) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprint(tw, "starts\tcloses\tstill open\t pair\n")
+		for _, p := range r.Pairs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t %s\n", analyze.FormatCount(p.Starts), analyze.FormatCount(p.Closes), analyze.FormatCount(p.Open), p.Name)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, p := range r.Pairs {
+		if p.Key == "" {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s: %s keys started, %s closed, %s not closed as often as started%s\n", p.Name,
+			analyze.FormatCount(p.KeysStarted), analyze.FormatCount(p.KeysClosed), analyze.FormatCount(int64(len(p.UnclosedKeys))), p.truncatedNote())
+		if p.UnkeyedStarts+p.UnkeyedCloses > 0 {
+			fmt.Fprintf(w, "(%s starts and %s closes had no key)\n", analyze.FormatCount(p.UnkeyedStarts), analyze.FormatCount(p.UnkeyedCloses))
+		}
+		if len(p.UnclosedKeys) == 0 {
+			continue
+		}
+		kw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprint(kw, "open\tstarts\tkey\tfirst start\tlast start\n")
+		for i, k := range p.UnclosedKeys {
+			if i == logTextKeyRows {
+				break
+			}
+			fmt.Fprintf(kw, "%s\t%s\t%s\t%s\t%s\n", analyze.FormatCount(k.Open), analyze.FormatCount(k.Starts), k.Key, k.First, k.Last)
+		}
+		if err := kw.Flush(); err != nil {
+			return err
+		}
+		if len(p.UnclosedKeys) > logTextKeyRows {
+			fmt.Fprintf(w, "(the first %d of %s; -json or -csv FILE for all)\n", logTextKeyRows, analyze.FormatCount(int64(len(p.UnclosedKeys))))
+		}
+	}
+	if len(r.Buckets) > 0 {
+		first, last := r.Buckets[0].Start, r.Buckets[len(r.Buckets)-1].Start
+		fmt.Fprintf(w, "\ncounts over time: %d buckets of %s from %s to %s (-json for the series)\n",
+			len(r.Buckets), r.BucketWidth, FormatTime(&first), FormatTime(&last))
+	}
+	return nil
+}
+
+func (p PairReport) truncatedNote() string {
+	if p.KeysTruncated {
+		return " (key table truncated: more distinct keys than the limit)"
+	}
+	return ""
+}
+
+// Markdown renders the report as evidence to paste into a ticket: the counts
+// per pattern, then per pair the start and close counts and what is still
+// open, then the keys never closed.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	files := make([]string, len(r.Files))
+	for i, f := range r.Files {
+		files[i] = logMarkdownCode(f.Name)
+	}
+	fmt.Fprintf(&b, "Log counts over %s: %s lines, %s.\n", strings.Join(files, ", "), analyze.FormatCount(r.Lines), analyze.FormatBytes(r.Bytes))
+	inPair := map[string]bool{}
+	for _, p := range r.Pairs {
+		inPair[p.Start.Text] = true
+		inPair[p.Close.Text] = true
+	}
+	var lone []PatternCount
+	for _, p := range r.Patterns {
+		if !inPair[p.Pattern] {
+			lone = append(lone, p)
+		}
+	}
+	if len(lone) > 0 {
+		b.WriteString("\n")
+		for _, p := range lone {
+			fmt.Fprintf(&b, "- %s: %d\n", logMarkdownCode(Pattern{p.Pattern, p.Regexp}.String()), p.Count)
+		}
+	}
+	for _, p := range r.Pairs {
+		fmt.Fprintf(&b, "\n**%s**\n\n", logMarkdownEscape(p.Name))
+		fmt.Fprintf(&b, "- %s: %d\n", logMarkdownCode(p.Start.String()), p.Starts)
+		fmt.Fprintf(&b, "- %s: %d\n", logMarkdownCode(p.Close.String()), p.Closes)
+		fmt.Fprintf(&b, "- still open: %d\n", p.Open)
+		if p.Key == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "- keys (%s): %d started, %d closed, %d never closed%s\n", logMarkdownCode(p.Key),
+			p.KeysStarted, p.KeysClosed, len(p.UnclosedKeys), p.truncatedNote())
+		if len(p.UnclosedKeys) == 0 {
+			continue
+		}
+		b.WriteString("\n| key | starts | closes | first start | last start |\n|---|---:|---:|---|---|\n")
+		for i, k := range p.UnclosedKeys {
+			if i == logTextKeyRows {
+				fmt.Fprintf(&b, "| … %d more | | | | |\n", len(p.UnclosedKeys)-logTextKeyRows)
+				break
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", logMarkdownCode(k.Key), k.Starts, k.Closes,
+				logMarkdownEscape(k.First.String()), logMarkdownEscape(k.Last.String()))
+		}
+	}
+	return b.String()
+}
+
+// logMarkdownCode renders s as an inline code span, with a fence longer than
+// any run of backticks inside it and no line break or table pipe that could
+// break out of a list or table cell.
+func logMarkdownCode(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|").Replace(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// logMarkdownEscape escapes the characters that Markdown or a table would
+// interpret.
+func logMarkdownEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '#':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\n', '\r':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// CSVHeader is the header row of WriteUnclosedCSV.
+var CSVHeader = []string{"pair", "key", "starts", "closes", "open", "first_file", "first_line", "first_time", "last_file", "last_line", "last_time"}
+
+// WriteUnclosedCSV writes the keys never closed of every keyed pair as CSV,
+// with the CSVHeader row first. Times are RFC 3339 in UTC, empty when
+// unknown.
+func (r *Report) WriteUnclosedCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, p := range r.Pairs {
+		for _, k := range p.UnclosedKeys {
+			row := []string{p.Name, logCSVSafe(k.Key), strconv.FormatInt(k.Starts, 10), strconv.FormatInt(k.Closes, 10),
+				strconv.FormatInt(k.Open, 10), logCSVSafe(k.First.File), strconv.FormatInt(k.First.Line, 10), logCSVTime(k.First.Time),
+				logCSVSafe(k.Last.File), strconv.FormatInt(k.Last.Line, 10), logCSVTime(k.Last.Time)}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func logCSVTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// logCSVSafe keeps a cell from being read as a formula by spreadsheets: keys
+// come from logs, which anyone may have written to.
+func logCSVSafe(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

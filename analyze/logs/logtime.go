@@ -1,0 +1,304 @@
+package logs
+
+import "time"
+
+// logTimeScan is how far into a line a timestamp is looked for (the OpenStack
+// and Erigon layouts put a file name or a level before it).
+const logTimeScan = 96
+
+// TimeFormats lists, for documentation and pages, the timestamp layouts a log
+// line may start with (after a short prefix such as a level or a file name). A
+// line without one inherits the timestamp of the line before it.
+var TimeFormats = []string{
+	"2006-01-02 15:04:05.000 (also with a comma, T, Z, an offset, or slashes)",
+	"[2006-01-02 15:04:05,000] (log4j)",
+	"2006-01-02T15:04:05.999999999Z07:00 (RFC 3339)",
+	"[01-02|15:04:05.000] (geth/erigon, no year)",
+	"Jan _2 15:04:05 (syslog, no year)",
+	"06/01/02 15:04:05 (yy/MM/dd)",
+	"060102 150405 (yyMMdd HHmmss at the line start)",
+	"epoch seconds (10 digits, optional fraction) or milliseconds (13 digits) at the line start",
+}
+
+// Yearless is the year given to timestamps whose layout has none (syslog,
+// geth); pages show such times without the year.
+const Yearless = 0
+
+// logParseTime returns the timestamp of a line in Unix milliseconds (UTC; a
+// time without a zone is taken as UTC), and whether the line has one.
+func logParseTime(line []byte) (int64, bool) {
+	if ms, ok := logTimeAt(line, 0, true); ok {
+		return ms, true
+	}
+	limit := min(len(line), logTimeScan)
+	for i := 1; i < limit; i++ {
+		c := line[i]
+		if logIsAlnum(line[i-1]) || !(logIsDigit(c) || (c >= 'A' && c <= 'Z')) {
+			continue
+		}
+		if ms, ok := logTimeAt(line, i, i == 1 && line[0] == '['); ok {
+			return ms, true
+		}
+	}
+	return 0, false
+}
+
+// logTimeAt tries every layout at line[i:]. Layouts that are plain digit runs
+// (epoch, yyMMdd) are tried only at the line start.
+func logTimeAt(line []byte, i int, atStart bool) (int64, bool) {
+	s := line[i:]
+	if len(s) < 8 {
+		return 0, false
+	}
+	if logIsDigit(s[0]) {
+		if ms, ok := logISOTime(s); ok {
+			return ms, true
+		}
+		if ms, ok := logSlashYYTime(s); ok {
+			return ms, true
+		}
+		if ms, ok := logGethTime(s); ok {
+			return ms, true
+		}
+		if atStart {
+			if ms, ok := logEpochTime(s); ok {
+				return ms, true
+			}
+			if ms, ok := logCompactTime(s); ok {
+				return ms, true
+			}
+		}
+		return 0, false
+	}
+	return logSyslogTime(s)
+}
+
+// logISOTime parses 2006-01-02[ T]15:04:05[.,frac][Z|±hh:mm|±hhmm], with '-' or
+// '/' between the date fields.
+func logISOTime(s []byte) (int64, bool) {
+	if len(s) < 19 {
+		return 0, false
+	}
+	sep := s[4]
+	if sep != '-' && sep != '/' || s[7] != sep || (s[10] != ' ' && s[10] != 'T') {
+		return 0, false
+	}
+	year, ok1 := logDigits(s[0:4])
+	month, ok2 := logDigits(s[5:7])
+	day, ok3 := logDigits(s[8:10])
+	if !ok1 || !ok2 || !ok3 {
+		return 0, false
+	}
+	ms, n, ok := logClock(s[11:])
+	if !ok {
+		return 0, false
+	}
+	rest := s[11+n:]
+	var offset int64
+	// "Z" (UTC) leaves the offset at zero.
+	if len(rest) >= 5 && (rest[0] == '+' || rest[0] == '-') && logIsDigit(rest[1]) && logIsDigit(rest[2]) {
+		hh, _ := logDigits(rest[1:3])
+		mmDigits := rest[3:5]
+		if rest[3] == ':' && len(rest) >= 6 {
+			mmDigits = rest[4:6]
+		}
+		if mm, ok := logDigits(mmDigits); ok && hh < 24 && mm < 60 {
+			offset = int64(hh*60+mm) * 60000
+			if rest[0] == '-' {
+				offset = -offset
+			}
+		}
+	}
+	return logCivil(year, month, day, ms-offset)
+}
+
+// logSlashYYTime parses 06/01/02 15:04:05 (Spark, Hadoop's older layout).
+func logSlashYYTime(s []byte) (int64, bool) {
+	if len(s) < 17 || s[2] != '/' || s[5] != '/' || s[8] != ' ' {
+		return 0, false
+	}
+	yy, ok1 := logDigits(s[0:2])
+	month, ok2 := logDigits(s[3:5])
+	day, ok3 := logDigits(s[6:8])
+	if !ok1 || !ok2 || !ok3 {
+		return 0, false
+	}
+	ms, _, ok := logClock(s[9:])
+	if !ok {
+		return 0, false
+	}
+	return logCivil(2000+yy, month, day, ms)
+}
+
+// logGethTime parses 01-02|15:04:05.000 (geth and erigon, no year).
+func logGethTime(s []byte) (int64, bool) {
+	if len(s) < 14 || s[2] != '-' || s[5] != '|' {
+		return 0, false
+	}
+	month, ok1 := logDigits(s[0:2])
+	day, ok2 := logDigits(s[3:5])
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	ms, _, ok := logClock(s[6:])
+	if !ok {
+		return 0, false
+	}
+	return logCivil(Yearless, month, day, ms)
+}
+
+var logMonths = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+
+// logSyslogTime parses Jan _2 15:04:05 (no year).
+func logSyslogTime(s []byte) (int64, bool) {
+	if len(s) < 15 || s[3] != ' ' {
+		return 0, false
+	}
+	month := 0
+	for i, m := range logMonths {
+		if string(s[:3]) == m {
+			month = i + 1
+			break
+		}
+	}
+	if month == 0 {
+		return 0, false
+	}
+	var day int
+	switch {
+	case s[4] == ' ' && logIsDigit(s[5]):
+		day = int(s[5] - '0')
+	case logIsDigit(s[4]) && logIsDigit(s[5]):
+		day = int(s[4]-'0')*10 + int(s[5]-'0')
+	default:
+		return 0, false
+	}
+	if s[6] != ' ' {
+		return 0, false
+	}
+	ms, _, ok := logClock(s[7:])
+	if !ok {
+		return 0, false
+	}
+	return logCivil(Yearless, month, day, ms)
+}
+
+// logEpochTime parses Unix seconds (10 digits, optional .fraction) or
+// milliseconds (13 digits) that are not part of a longer number.
+func logEpochTime(s []byte) (int64, bool) {
+	n := 0
+	for n < len(s) && logIsDigit(s[n]) {
+		n++
+	}
+	if n != 10 && n != 13 {
+		return 0, false
+	}
+	v, _ := logDigits(s[:n])
+	if n == 13 {
+		return int64(v), true
+	}
+	ms := int64(v) * 1000
+	if n+1 < len(s) && s[n] == '.' && logIsDigit(s[n+1]) {
+		frac, _, _ := logFraction(s[n+1:])
+		ms += frac
+	}
+	return ms, true
+}
+
+// logCompactTime parses 060102 150405 (HDFS) followed by a space or the end.
+func logCompactTime(s []byte) (int64, bool) {
+	if len(s) < 13 || s[6] != ' ' || (len(s) > 13 && s[13] != ' ') {
+		return 0, false
+	}
+	date, ok1 := logDigits(s[0:6])
+	clock, ok2 := logDigits(s[7:13])
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	h, m, sec := clock/10000, clock/100%100, clock%100
+	if h > 23 || m > 59 || sec > 60 {
+		return 0, false
+	}
+	return logCivil(2000+date/10000, date/100%100, date%100, int64((h*60+m)*60+sec)*1000)
+}
+
+// logClock parses 15:04:05 with an optional .fraction or ,fraction and returns
+// the milliseconds into the day and how many bytes it used.
+func logClock(s []byte) (int64, int, bool) {
+	if len(s) < 8 || s[2] != ':' || s[5] != ':' {
+		return 0, 0, false
+	}
+	h, ok1 := logDigits(s[0:2])
+	m, ok2 := logDigits(s[3:5])
+	sec, ok3 := logDigits(s[6:8])
+	if !ok1 || !ok2 || !ok3 || h > 23 || m > 59 || sec > 60 {
+		return 0, 0, false
+	}
+	ms := int64((h*60+m)*60+sec) * 1000
+	n := 8
+	if len(s) > 9 && (s[8] == '.' || s[8] == ',') && logIsDigit(s[9]) {
+		frac, used, _ := logFraction(s[9:])
+		ms += frac
+		n += 1 + used
+	}
+	return ms, n, true
+}
+
+// logFraction reads a run of fraction digits and returns milliseconds.
+func logFraction(s []byte) (int64, int, bool) {
+	var ms int64
+	n := 0
+	for n < len(s) && logIsDigit(s[n]) {
+		if n < 3 {
+			ms = ms*10 + int64(s[n]-'0')
+		}
+		n++
+	}
+	for k := n; k < 3; k++ {
+		ms *= 10
+	}
+	return ms, n, n > 0
+}
+
+// logCivil turns a calendar date and milliseconds into the day into Unix
+// milliseconds, rejecting impossible dates.
+func logCivil(year, month, day int, msOfDay int64) (int64, bool) {
+	if month < 1 || month > 12 || day < 1 || day > 31 {
+		return 0, false
+	}
+	y := year
+	if month <= 2 {
+		y--
+	}
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (month + 9) % 12
+	doy := (153*mp+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	days := int64(era)*146097 + int64(doe) - 719468
+	return days*86400000 + msOfDay, true
+}
+
+func logDigits(s []byte) (int, bool) {
+	v := 0
+	for _, c := range s {
+		if !logIsDigit(c) {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, true
+}
+
+func logIsDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func logIsAlnum(c byte) bool {
+	return logIsDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z')
+}
+
+// logTime converts Unix milliseconds to a UTC time.
+func logTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

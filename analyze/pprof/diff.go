@@ -1,0 +1,108 @@
+package pprof
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// DiffRow is one function of a diff: flat and cum as target − base (what
+// `go tool pprof -top -diff_base=BASE TARGET` prints) and the values on each side.
+type DiffRow struct {
+	Name       string `json:"name"`
+	Flat       int64  `json:"flat"`
+	Cum        int64  `json:"cum"`
+	BaseFlat   int64  `json:"base_flat"`
+	TargetFlat int64  `json:"target_flat"`
+	BaseCum    int64  `json:"base_cum"`
+	TargetCum  int64  `json:"target_cum"`
+}
+
+// DiffResult compares one sample type of two profiles of the same type.
+type DiffResult struct {
+	SampleType string `json:"sample_type"`
+	Unit       string `json:"unit"`
+	// Total is what pprof divides by for percentages in a diff: the base total.
+	Total       int64     `json:"total"`
+	BaseTotal   int64     `json:"base_total"`
+	TargetTotal int64     `json:"target_total"`
+	Rows        []DiffRow `json:"rows"`
+}
+
+// Change is TargetTotal − BaseTotal.
+func (d DiffResult) Change() int64 { return d.TargetTotal - d.BaseTotal }
+
+// Diff compares target with base for one sample type, ranked like pprof's
+// -diff_base top: by the absolute flat change, then by name, then by cum change.
+// Profiles of different types are refused with ErrMismatch.
+func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
+	if !base.SameType(target) {
+		return DiffResult{}, fmt.Errorf("%w: the base measures %s and the target %s; compare profiles of one type (heap with heap, CPU with CPU)",
+			analyze.ErrMismatch, base.TypeNames(), target.TypeNames())
+	}
+	if sampleIndex < 0 || sampleIndex >= len(base.meta.sampleTypes) {
+		return DiffResult{}, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, sampleIndex)
+	}
+	bFlat, bCum, bTotal := nodeValues(base.graph, sampleIndex)
+	tFlat, tCum, tTotal := nodeValues(target.graph, sampleIndex)
+	st := base.meta.sampleTypes[sampleIndex]
+	res := DiffResult{SampleType: st.typ, Unit: st.unit, BaseTotal: bTotal, TargetTotal: tTotal, Total: bTotal}
+	if bTotal == 0 {
+		res.Total = tTotal // pprof falls back to the whole merged total
+	}
+	byName := make(map[string]*DiffRow, len(target.graph.names))
+	row := func(name string) *DiffRow {
+		r, ok := byName[name]
+		if !ok {
+			r = &DiffRow{Name: name}
+			byName[name] = r
+		}
+		return r
+	}
+	for n, name := range base.graph.names {
+		if bFlat[n] != 0 || bCum[n] != 0 {
+			r := row(name)
+			r.BaseFlat, r.BaseCum = bFlat[n], bCum[n]
+		}
+	}
+	for n, name := range target.graph.names {
+		if tFlat[n] != 0 || tCum[n] != 0 {
+			r := row(name)
+			r.TargetFlat, r.TargetCum = tFlat[n], tCum[n]
+		}
+	}
+	res.Rows = make([]DiffRow, 0, len(byName))
+	for _, r := range byName {
+		r.Flat, r.Cum = r.TargetFlat-r.BaseFlat, r.TargetCum-r.BaseCum
+		if r.Flat == 0 && r.Cum == 0 {
+			continue // pprof drops nodes that cancel out
+		}
+		res.Rows = append(res.Rows, *r)
+	}
+	sortDiffRows(res.Rows)
+	return res, nil
+}
+
+// sortDiffRows orders rows as pprof's -top does for a merged diff profile.
+func sortDiffRows(rows []DiffRow) {
+	sort.Slice(rows, func(i, j int) bool { return topLess(rows[i].top(), rows[j].top()) })
+}
+
+// top is the row as pprof prints it.
+func (r DiffRow) top() TopRow { return TopRow{Name: r.Name, Flat: r.Flat, Cum: r.Cum} }
+
+// ByCum returns the diff with its rows ranked by the absolute cum change (then by
+// name): for goroutine profiles, where nearly every flat value sits in
+// runtime.gopark, it puts the functions whose goroutines grew first.
+func (d DiffResult) ByCum() DiffResult {
+	rows := append([]DiffRow(nil), d.Rows...)
+	sort.SliceStable(rows, func(i, j int) bool {
+		if a, b := abs64(rows[i].Cum), abs64(rows[j].Cum); a != b {
+			return a > b
+		}
+		return rows[i].Name < rows[j].Name
+	})
+	d.Rows = rows
+	return d
+}

@@ -1,0 +1,192 @@
+package pprof
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// Filter selects samples and frames the way `go tool pprof`'s -focus, -ignore, -hide
+// and -show do. A nil regexp means the option is off.
+type Filter struct {
+	// Focus keeps only samples with a frame matching it.
+	Focus *regexp.Regexp
+	// Ignore drops samples with a frame matching it.
+	Ignore *regexp.Regexp
+	// Hide removes matching frames from the stacks.
+	Hide *regexp.Regexp
+	// Show keeps only matching frames in the stacks.
+	Show *regexp.Regexp
+}
+
+// FilterMatches tells which of a filter's options matched something, so a page can
+// say that a filter matched nothing instead of showing an empty table.
+type FilterMatches struct {
+	Focus, Ignore, Hide, Show bool
+}
+
+// Active reports whether any option is set.
+func (f Filter) Active() bool {
+	return f.Focus != nil || f.Ignore != nil || f.Hide != nil || f.Show != nil
+}
+
+// Unmatched lists the options that are set but matched nothing, as pprof's flag
+// names ("focus", "ignore", "hide", "show").
+func (f Filter) Unmatched(m FilterMatches) []string {
+	var out []string
+	if f.Focus != nil && !m.Focus {
+		out = append(out, "focus")
+	}
+	if f.Ignore != nil && !m.Ignore {
+		out = append(out, "ignore")
+	}
+	if f.Hide != nil && !m.Hide {
+		out = append(out, "hide")
+	}
+	if f.Show != nil && !m.Show {
+		out = append(out, "show")
+	}
+	return out
+}
+
+// CompileFilter compiles the four RE2 regexps; an empty string leaves that option
+// off. An invalid regexp wraps ErrInvalidParameter and names the option.
+func CompileFilter(focus, ignore, hide, show string) (Filter, error) {
+	var f Filter
+	for _, o := range []struct {
+		name, expr string
+		dst        **regexp.Regexp
+	}{{"focus", focus, &f.Focus}, {"ignore", ignore, &f.Ignore}, {"hide", hide, &f.Hide}, {"show", show, &f.Show}} {
+		if o.expr == "" {
+			continue
+		}
+		re, err := regexp.Compile(o.expr)
+		if err != nil {
+			return Filter{}, fmt.Errorf("%w: %s regexp %q: %v", analyze.ErrInvalidParameter, o.name, o.expr, err)
+		}
+		*o.dst = re
+	}
+	return f, nil
+}
+
+// Filter returns a copy of the profile with only the samples and frames the filter
+// selects, and which options matched. The profile itself is not changed.
+func (p *Profile) Filter(f Filter) (*Profile, FilterMatches) {
+	if !f.Active() {
+		return p, FilterMatches{Focus: true}
+	}
+	g, m := filterGraph(p.graph, f)
+	totals := p.totals
+	if totals == nil {
+		totals = make([]int64, len(p.meta.sampleTypes))
+		for i, st := range p.SampleTypes() {
+			totals[i] = st.Total
+		}
+	}
+	return &Profile{graph: g, meta: p.meta, Format: p.Format, totals: totals}, m
+}
+
+// filterGraph applies pprof's FilterSamplesByName to a call graph.
+func filterGraph(g *callGraph, f Filter) (*callGraph, FilterMatches) {
+	var m FilterMatches
+	const (
+		neither = iota
+		focused
+		ignored
+	)
+	state := make([]uint8, len(g.locs))
+	hidden := make([]bool, len(g.locs))
+	anyHidden := false
+	locs := make([]graphLoc, len(g.locs))
+	for i, loc := range g.locs {
+		if f.Ignore != nil && loc.matches(f.Ignore) {
+			m.Ignore = true
+			state[i] = ignored
+		} else if f.Focus == nil || loc.matches(f.Focus) {
+			m.Focus = true
+			state[i] = focused
+		}
+		lines := loc.lines
+		if f.Hide != nil && loc.matches(f.Hide) {
+			m.Hide = true
+			lines = loc.linesWhere(f.Hide, false, lines)
+			if len(lines) == 0 {
+				hidden[i] = true
+			}
+		}
+		if f.Show != nil {
+			lines = loc.linesWhere(f.Show, true, lines)
+			if len(lines) == 0 {
+				hidden[i] = true
+			} else {
+				m.Show = true
+			}
+		}
+		anyHidden = anyHidden || hidden[i]
+		locs[i] = graphLoc{lines: lines, mapFile: loc.mapFile, hasMapping: loc.hasMapping, noLines: loc.noLines}
+	}
+	out := &callGraph{names: g.names, locs: locs, nTypes: g.nTypes, offsets: []int32{0}}
+	var stack []int32
+	for i := range g.samples() {
+		keep, focus := true, false
+		for _, l := range g.stack(i) {
+			switch state[l] {
+			case ignored:
+				keep = false
+			case focused:
+				focus = true
+			}
+		}
+		if !keep || !focus {
+			continue
+		}
+		stack = stack[:0]
+		for _, l := range g.stack(i) {
+			if !anyHidden || !hidden[l] {
+				stack = append(stack, l)
+			}
+		}
+		if len(stack) == 0 {
+			continue
+		}
+		out.stacks = append(out.stacks, stack...)
+		out.offsets = append(out.offsets, int32(len(out.stacks)))
+		out.values = append(out.values, g.values[i*g.nTypes:(i+1)*g.nTypes]...)
+	}
+	return out, m
+}
+
+// matches is pprof's Location.matchesName: a frame's function name or file, or the
+// mapping's file.
+func (l graphLoc) matches(re *regexp.Regexp) bool {
+	for _, ln := range l.lines {
+		if ln.hasFunc && (re.MatchString(ln.fn) || re.MatchString(ln.file)) {
+			return true
+		}
+	}
+	return l.hasMapping && re.MatchString(l.mapFile)
+}
+
+// linesWhere keeps the frames that match re (keep=true, pprof's matchedLines) or
+// that do not (keep=false, unmatchedLines). A matching mapping file selects every
+// frame; frames without a function are always kept; a location that has no frames
+// at all (only the placeholder) keeps none.
+func (l graphLoc) linesWhere(re *regexp.Regexp, keep bool, lines []graphLine) []graphLine {
+	if l.noLines {
+		return nil
+	}
+	if l.hasMapping && re.MatchString(l.mapFile) {
+		if keep {
+			return lines
+		}
+		return nil
+	}
+	var out []graphLine
+	for _, ln := range lines {
+		if !ln.hasFunc || (re.MatchString(ln.fn) || re.MatchString(ln.file)) == keep {
+			out = append(out, ln)
+		}
+	}
+	return out
+}

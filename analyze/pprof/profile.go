@@ -1,0 +1,301 @@
+package pprof
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// Profile is a parsed pprof profile, loaded once and then analyzed many times. It is
+// never modified after loading; analyses that filter build a filtered copy of its
+// call graph, as pprof's driver copies a profile before filtering.
+type Profile struct {
+	graph *callGraph
+	meta  profileMeta
+	// totals, when set, are the totals of the unfiltered profile this one was
+	// filtered from: pprof keeps percentages relative to the whole profile.
+	totals []int64
+	// Format names the encoding the profile was read from ("profile.proto",
+	// "legacy text heap", …).
+	Format string
+}
+
+// SampleType is one value kind of a profile with its total over all samples.
+type SampleType struct {
+	// Type is the sample type's name, such as "inuse_space" or "goroutine".
+	Type string `json:"type"`
+	// Unit is its unit, such as "bytes", "count" or "nanoseconds".
+	Unit string `json:"unit"`
+	// Total is the sum of the absolute sample values, what pprof calls the total.
+	Total int64 `json:"total"`
+}
+
+// Load reads any profile `go tool pprof` reads (profile.proto gzipped or not,
+// legacy text heap/growth/threadcreate, legacy binary CPU) from r. The content is
+// decompressed within limit bytes (see Decompress). Errors wrap ErrEmpty, ErrTooLarge,
+// ErrUnsupportedKind (for content that is not a profile) or ErrMalformed.
+//
+// A profile is parsed in memory. A profile.proto's framing is checked while it
+// streams in, so that a compression bomb that merely starts like a profile is
+// refused at its first invalid byte, not after limit bytes.
+func Load(r io.Reader, limit int64) (*Profile, error) {
+	rc, _, err := analyze.Decompress(r, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, analyze.SniffSize)
+	head, err := br.Peek(analyze.SniffSize)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	var src io.Reader = br
+	if analyze.DetectKind(head).Format == "profile.proto" {
+		src = &protoStream{r: br}
+	}
+	data, err := io.ReadAll(src)
+	if err != nil {
+		return nil, err
+	}
+	return parse(data)
+}
+
+// parse parses decompressed profile bytes; see Load.
+func parse(data []byte) (prof *Profile, err error) {
+	if len(data) == 0 {
+		return nil, analyze.ErrEmpty
+	}
+	det := analyze.DetectKind(data)
+	if det.Kind != analyze.KindProfile {
+		return nil, fmt.Errorf("%w: detected %s, not a pprof profile", analyze.ErrUnsupportedKind, det)
+	}
+	if det.Format == "profile.proto" {
+		g, meta, err := decodeProfileProto(data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
+		}
+		if meta.dropFrames == "" {
+			if err := checkTotals(g, meta); err != nil {
+				return nil, err
+			}
+			return &Profile{graph: g, meta: meta, Format: det.Format}, nil
+		}
+		// Frames to drop: let the reference parser apply its pruning rules.
+	}
+	defer func() {
+		// The reference parser is third-party code: a hostile file must not take the
+		// server down, whatever it trips on.
+		if r := recover(); r != nil {
+			prof, err = nil, fmt.Errorf("%w: profile parser failed: %v", analyze.ErrMalformed, r)
+		}
+	}()
+	p, err := profile.ParseData(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", analyze.ErrMalformed, det.Format, err)
+	}
+	if len(p.SampleType) == 0 {
+		return nil, fmt.Errorf("%w: the profile has no sample types", analyze.ErrMalformed)
+	}
+	for _, s := range p.Sample {
+		if len(s.Value) != len(p.SampleType) {
+			return nil, fmt.Errorf("%w: a sample has %d values for %d sample types", analyze.ErrMalformed, len(s.Value), len(p.SampleType))
+		}
+	}
+	if err := p.RemoveUninteresting(); err != nil {
+		return nil, fmt.Errorf("%w: drop_frames: %v", analyze.ErrMalformed, err)
+	}
+	g, meta := graphFromProfile(p), metaFromProfile(p)
+	if err := checkTotals(g, meta); err != nil {
+		return nil, err
+	}
+	return &Profile{graph: g, meta: meta, Format: det.Format}, nil
+}
+
+// checkTotals refuses a profile whose total of some sample type (the sum of the
+// absolute sample values, what pprof calls the total) does not fit in an int64:
+// every number shown of it would be wrapped around. pprof prints such totals
+// wrapped; no program holds 8 EiB.
+func checkTotals(g *callGraph, meta profileMeta) error {
+	totals := make([]uint64, g.nTypes)
+	for i, v := range g.values {
+		j := i % g.nTypes
+		a := uint64(v)
+		if v < 0 {
+			a = uint64(-v) // MinInt64 stays 1<<63, which is out of range below
+		}
+		totals[j] += a
+		if a > math.MaxInt64 || totals[j] > math.MaxInt64 {
+			name := ""
+			if j < len(meta.sampleTypes) {
+				name = meta.sampleTypes[j].typ
+			}
+			return fmt.Errorf("%w: the %s values add up to more than %d, the largest total pprof can count; the profile is corrupt", analyze.ErrMalformed, name, int64(math.MaxInt64))
+		}
+	}
+	return nil
+}
+
+// metaFromProfile copies what the reference parser read about the profile.
+func metaFromProfile(p *profile.Profile) profileMeta {
+	m := profileMeta{
+		defaultSampleType: p.DefaultSampleType,
+		timeNanos:         p.TimeNanos,
+		durationNanos:     p.DurationNanos,
+		period:            p.Period,
+		comments:          p.Comments,
+	}
+	for _, st := range p.SampleType {
+		m.sampleTypes = append(m.sampleTypes, valueType{st.Type, st.Unit})
+	}
+	if p.PeriodType != nil {
+		m.periodType = valueType{p.PeriodType.Type, p.PeriodType.Unit}
+	}
+	for _, mp := range p.Mapping {
+		m.mappingFiles = append(m.mappingFiles, mp.File)
+	}
+	return m
+}
+
+// SampleTypes lists the profile's sample types with their totals, in profile order.
+func (p *Profile) SampleTypes() []SampleType {
+	g := p.graph
+	out := make([]SampleType, len(p.meta.sampleTypes))
+	for j, st := range p.meta.sampleTypes {
+		out[j] = SampleType{Type: st.typ, Unit: st.unit}
+	}
+	for i, v := range g.values {
+		out[i%g.nTypes].Total += abs64(v)
+	}
+	return out
+}
+
+// DefaultSampleIndex is the sample type pprof shows when none is asked for: the
+// profile's default_sample_type, else the last one.
+func (p *Profile) DefaultSampleIndex() int {
+	i, _ := p.SampleIndex("")
+	return i
+}
+
+// SampleIndex resolves a sample type name (or index, or "" for the default) the way
+// `go tool pprof -sample_index` does, including its legacy "inuse_" prefix rule. An
+// unknown name wraps ErrInvalidParameter and lists the valid names.
+func (p *Profile) SampleIndex(name string) (int, error) {
+	types := p.meta.sampleTypes
+	if name == "" {
+		if dst := p.meta.defaultSampleType; dst != "" {
+			for i, t := range types {
+				if t.typ == dst {
+					return i, nil
+				}
+			}
+		}
+		return len(types) - 1, nil
+	}
+	if i, err := strconv.Atoi(name); err == nil {
+		if i < 0 || i >= len(types) {
+			return 0, fmt.Errorf("%w: sample_index %s is outside the range [0..%d]", analyze.ErrInvalidParameter, name, len(types)-1)
+		}
+		return i, nil
+	}
+	noInuse := strings.TrimPrefix(name, "inuse_")
+	for i, t := range types {
+		if t.typ == name || t.typ == noInuse {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: sample_index %q must be one of: %s", analyze.ErrInvalidParameter, name, strings.Join(p.typeNames(), ", "))
+}
+
+func (p *Profile) typeNames() []string {
+	names := make([]string, len(p.meta.sampleTypes))
+	for i, t := range p.meta.sampleTypes {
+		names[i] = t.typ
+	}
+	return names
+}
+
+// Time is when the profile was taken, or the zero time when it does not say.
+func (p *Profile) Time() time.Time {
+	if p.meta.timeNanos == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, p.meta.timeNanos).UTC()
+}
+
+// Duration is the time the profile covers (CPU and delta profiles), or 0.
+func (p *Profile) Duration() time.Duration { return time.Duration(p.meta.durationNanos) }
+
+// Samples is the number of samples in the profile.
+func (p *Profile) Samples() int { return p.graph.samples() }
+
+// Comments returns the profile's comments.
+func (p *Profile) Comments() []string { return p.meta.comments }
+
+// MainBinary names the main mapping's file (the profiled program), or "".
+func (p *Profile) MainBinary() string {
+	if len(p.meta.mappingFiles) == 0 {
+		return ""
+	}
+	f := p.meta.mappingFiles[0]
+	if i := strings.LastIndexByte(f, '/'); i >= 0 {
+		f = f[i+1:]
+	}
+	return f
+}
+
+// IsGoroutineProfile reports whether this is a goroutine profile (proto form), whose
+// samples are goroutine stacks.
+func (p *Profile) IsGoroutineProfile() bool {
+	return len(p.meta.sampleTypes) == 1 && p.meta.sampleTypes[0].typ == "goroutine"
+}
+
+// SameType reports whether two profiles measure the same things (the same sample
+// type names and units, in order), so that they can be compared.
+func (p *Profile) SameType(q *Profile) bool {
+	if len(p.meta.sampleTypes) != len(q.meta.sampleTypes) {
+		return false
+	}
+	for i, st := range p.meta.sampleTypes {
+		if st != q.meta.sampleTypes[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TypeNames renders the sample type names for messages, such as
+// "alloc_objects/alloc_space/inuse_objects/inuse_space".
+func (p *Profile) TypeNames() string { return strings.Join(p.typeNames(), "/") }
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// MemSize estimates the bytes the parsed profile holds in memory (its call graph
+// and strings), so that a cache can bound what it keeps by size, not by count.
+func (p *Profile) MemSize() int64 {
+	g := p.graph
+	n := int64(len(g.stacks))*4 + int64(len(g.offsets))*4 + int64(len(g.values))*8
+	for _, name := range g.names {
+		n += 16 + int64(len(name))
+	}
+	for _, l := range g.locs {
+		n += 48 + int64(len(l.mapFile))
+		for _, ln := range l.lines {
+			n += 48 + int64(len(ln.fn)) + int64(len(ln.file))
+		}
+	}
+	return n + int64(len(g.names))*24 // the names' index while it was built
+}

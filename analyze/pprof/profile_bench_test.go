@@ -1,0 +1,35 @@
+package pprof
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/leakui/leakui/internal/fixtures"
+)
+
+// BenchmarkLoadProfile measures decompressing and decoding the largest real heap
+// profile of the fixtures (erigon, 54,395 samples).
+func BenchmarkLoadProfile(b *testing.B) {
+	data, err := os.ReadFile(fixtures.Path(b, "pprof", "erigon-integration-heap.pb.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(bytes.NewReader(data), 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTop measures the top table of a loaded profile.
+func BenchmarkTop(b *testing.B) {
+	p := loadFile(b, fixtures.Path(b, "pprof", "erigon-integration-heap.pb.gz"))
+	si := p.DefaultSampleIndex()
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Top(si)
+	}
+}

@@ -1,0 +1,396 @@
+package pprof
+
+import (
+	"errors"
+	"fmt"
+)
+
+// profileMeta is what a profile says about itself besides its samples.
+type profileMeta struct {
+	sampleTypes       []valueType
+	defaultSampleType string
+	timeNanos         int64
+	durationNanos     int64
+	periodType        valueType
+	period            int64
+	comments          []string
+	mappingFiles      []string
+	dropFrames        string
+}
+
+type valueType struct{ typ, unit string }
+
+// errProto describes the first thing wrong in a profile.proto.
+var errProto = errors.New("invalid profile.proto")
+
+// protoDecoder reads profile.proto directly into a call graph: two passes over the
+// message, the first for the tables (strings, functions, locations, mappings), the
+// second for the samples, which become location indexes without building a
+// profile.Profile. It is what makes loading a profile of 262,144 stacks fast and
+// lean; anything it does not understand falls back to the full parser.
+type protoDecoder struct {
+	data    []byte
+	strings []string
+	meta    profileMeta
+}
+
+// rawFunction and rawLocation hold the tables by id until the graph is built.
+type rawFunction struct {
+	name, file int64
+}
+
+type rawLine struct{ functionID uint64 }
+
+type rawLocation struct {
+	id, mappingID uint64
+	lines         []rawLine
+}
+
+type rawMapping struct {
+	id   uint64
+	file int64
+}
+
+// decodeProfileProto decodes data (an uncompressed profile.proto).
+func decodeProfileProto(data []byte) (*callGraph, profileMeta, error) {
+	d := &protoDecoder{data: data}
+	g, err := d.decode()
+	return g, d.meta, err
+}
+
+func (d *protoDecoder) decode() (*callGraph, error) {
+	var (
+		sampleTypeMsgs [][]byte
+		functions      []rawFunction
+		functionIDs    []uint64
+		locations      []rawLocation
+		mappings       []rawMapping
+		commentIdx     []int64
+		dropIdx        int64
+		defaultIdx     int64
+		periodTypeMsg  []byte
+		samples        int
+	)
+	// Pass 1: everything but the samples.
+	err := walkMessage(d.data, func(field int, wire int, v uint64, b []byte) error {
+		switch field {
+		case fieldProfileSampleType:
+			sampleTypeMsgs = append(sampleTypeMsgs, b)
+		case fieldProfileSample:
+			samples++
+		case fieldProfileMapping:
+			m, err := decodeMapping(b)
+			if err != nil {
+				return err
+			}
+			mappings = append(mappings, m)
+		case fieldProfileLocation:
+			l, err := decodeLocation(b)
+			if err != nil {
+				return err
+			}
+			locations = append(locations, l)
+		case fieldProfileFunction:
+			id, f, err := decodeFunction(b)
+			if err != nil {
+				return err
+			}
+			functionIDs = append(functionIDs, id)
+			functions = append(functions, f)
+		case fieldProfileStringTable:
+			d.strings = append(d.strings, string(b))
+		case fieldProfileDropFrames:
+			dropIdx = int64(v)
+		case fieldProfileTimeNanos:
+			d.meta.timeNanos = int64(v)
+		case fieldProfileDurationNanos:
+			d.meta.durationNanos = int64(v)
+		case fieldProfilePeriodType:
+			periodTypeMsg = b
+		case fieldProfilePeriod:
+			d.meta.period = int64(v)
+		case fieldProfileComment:
+			if wire == wireBytes { // packed
+				return walkPacked(b, func(x uint64) { commentIdx = append(commentIdx, int64(x)) })
+			}
+			commentIdx = append(commentIdx, int64(v))
+		case fieldProfileDefaultSampleType:
+			defaultIdx = int64(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(d.strings) == 0 || d.strings[0] != "" {
+		return nil, fmt.Errorf("%w: the string table must start with an empty string", errProto)
+	}
+	str := func(i int64, what string) (string, error) {
+		if i < 0 || i >= int64(len(d.strings)) {
+			return "", fmt.Errorf("%w: %s refers to string %d of %d", errProto, what, i, len(d.strings))
+		}
+		return d.strings[i], nil
+	}
+	for _, b := range sampleTypeMsgs {
+		vt, err := d.decodeValueType(b, str)
+		if err != nil {
+			return nil, err
+		}
+		d.meta.sampleTypes = append(d.meta.sampleTypes, vt)
+	}
+	if periodTypeMsg != nil {
+		if d.meta.periodType, err = d.decodeValueType(periodTypeMsg, str); err != nil {
+			return nil, err
+		}
+	}
+	if d.meta.defaultSampleType, err = str(defaultIdx, "default_sample_type"); err != nil {
+		return nil, err
+	}
+	if d.meta.dropFrames, err = str(dropIdx, "drop_frames"); err != nil {
+		return nil, err
+	}
+	for _, c := range commentIdx {
+		s, err := str(c, "a comment")
+		if err != nil {
+			return nil, err
+		}
+		d.meta.comments = append(d.meta.comments, s)
+	}
+	nTypes := len(d.meta.sampleTypes)
+	if nTypes == 0 {
+		return nil, fmt.Errorf("%w: no sample types", errProto)
+	}
+
+	// Resolve the tables.
+	b := newGraphBuilder(nTypes, samples)
+	mapFiles := make(map[uint64]string, len(mappings))
+	for _, m := range mappings {
+		f, err := str(m.file, "a mapping's file name")
+		if err != nil {
+			return nil, err
+		}
+		mapFiles[m.id] = f
+		d.meta.mappingFiles = append(d.meta.mappingFiles, f)
+	}
+	funcs := make(map[uint64]rawFunction, len(functions))
+	for i, f := range functions {
+		if _, err := str(f.name, "a function name"); err != nil {
+			return nil, err
+		}
+		if _, err := str(f.file, "a function's file name"); err != nil {
+			return nil, err
+		}
+		funcs[functionIDs[i]] = f
+	}
+	locIndex := newIDIndex(len(locations))
+	for _, l := range locations {
+		if l.id == 0 {
+			return nil, fmt.Errorf("%w: a location has id 0", errProto)
+		}
+		mapFile, hasMapping := "", false
+		if l.mappingID != 0 {
+			f, ok := mapFiles[l.mappingID]
+			if !ok {
+				return nil, fmt.Errorf("%w: location %d refers to mapping %d, which does not exist", errProto, l.id, l.mappingID)
+			}
+			mapFile, hasMapping = f, true
+		}
+		loc := graphLoc{mapFile: mapFile, hasMapping: hasMapping}
+		for _, ln := range l.lines {
+			f, ok := funcs[ln.functionID]
+			if !ok {
+				if ln.functionID != 0 {
+					return nil, fmt.Errorf("%w: location %d refers to function %d, which does not exist", errProto, l.id, ln.functionID)
+				}
+				loc.lines = append(loc.lines, b.line("", "", false, mapFile))
+				continue
+			}
+			loc.lines = append(loc.lines, b.line(d.strings[f.name], d.strings[f.file], true, mapFile))
+		}
+		if len(loc.lines) == 0 {
+			loc.lines, loc.noLines = []graphLine{b.line("", "", false, mapFile)}, true
+		}
+		if !locIndex.set(l.id, int32(len(b.g.locs))) {
+			return nil, fmt.Errorf("%w: two locations have id %d", errProto, l.id)
+		}
+		b.g.locs = append(b.g.locs, loc)
+	}
+
+	// Pass 2: the samples.
+	var (
+		stack  []int32
+		values = make([]int64, 0, nTypes)
+	)
+	err = walkMessage(d.data, func(field int, wire int, _ uint64, msg []byte) error {
+		if field != fieldProfileSample {
+			return nil
+		}
+		stack, values = stack[:0], values[:0]
+		var inner error
+		err := walkMessage(msg, func(f int, w int, v uint64, b []byte) error {
+			switch f {
+			case fieldSampleLocationID:
+				add := func(id uint64) {
+					i, ok := locIndex.get(id)
+					if !ok && inner == nil {
+						inner = fmt.Errorf("%w: a sample refers to location %d, which does not exist", errProto, id)
+					}
+					stack = append(stack, i)
+				}
+				if w == wireBytes {
+					return walkPacked(b, add)
+				}
+				add(v)
+			case fieldSampleValue:
+				if w == wireBytes {
+					return walkPacked(b, func(x uint64) { values = append(values, int64(x)) })
+				}
+				values = append(values, int64(v))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if inner != nil {
+			return inner
+		}
+		if len(values) != nTypes {
+			return fmt.Errorf("%w: a sample has %d values for %d sample types", errProto, len(values), nTypes)
+		}
+		b.sample(stack, values)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b.g, nil
+}
+
+func (d *protoDecoder) decodeValueType(b []byte, str func(int64, string) (string, error)) (valueType, error) {
+	var typ, unit int64
+	err := walkMessage(b, func(f, _ int, v uint64, _ []byte) error {
+		switch f {
+		case fieldValueTypeType:
+			typ = int64(v)
+		case fieldValueTypeUnit:
+			unit = int64(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return valueType{}, err
+	}
+	t, err := str(typ, "a sample type")
+	if err != nil {
+		return valueType{}, err
+	}
+	u, err := str(unit, "a sample unit")
+	return valueType{t, u}, err
+}
+
+func decodeMapping(b []byte) (rawMapping, error) {
+	var m rawMapping
+	err := walkMessage(b, func(f, _ int, v uint64, _ []byte) error {
+		switch f {
+		case fieldMappingID:
+			m.id = v
+		case fieldMappingFilename:
+			m.file = int64(v)
+		}
+		return nil
+	})
+	return m, err
+}
+
+func decodeFunction(b []byte) (uint64, rawFunction, error) {
+	var id uint64
+	var fn rawFunction
+	err := walkMessage(b, func(f, _ int, v uint64, _ []byte) error {
+		switch f {
+		case fieldFunctionID:
+			id = v
+		case fieldFunctionName:
+			fn.name = int64(v)
+		case fieldFunctionFilename:
+			fn.file = int64(v)
+		}
+		return nil
+	})
+	return id, fn, err
+}
+
+func decodeLocation(b []byte) (rawLocation, error) {
+	var l rawLocation
+	err := walkMessage(b, func(f, _ int, v uint64, msg []byte) error {
+		switch f {
+		case fieldLocationID:
+			l.id = v
+		case fieldLocationMappingID:
+			l.mappingID = v
+		case fieldLocationLine:
+			var ln rawLine
+			if err := walkMessage(msg, func(f, _ int, v uint64, _ []byte) error {
+				if f == fieldLineFunctionID {
+					ln.functionID = v
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+			l.lines = append(l.lines, ln)
+		}
+		return nil
+	})
+	return l, err
+}
+
+// idIndex maps ids to indexes: a slice when the ids are dense (the usual case), a
+// map otherwise.
+type idIndex struct {
+	dense []int32 // id → index+1
+	m     map[uint64]int32
+	limit uint64 // ids below it are dense; fixed, so hostile ids cannot grow it
+}
+
+func newIDIndex(n int) *idIndex {
+	return &idIndex{dense: make([]int32, 0, n+1), limit: uint64(4*n + 1024)}
+}
+
+func (x *idIndex) set(id uint64, i int32) bool {
+	if x.m == nil && id < x.limit {
+		for uint64(len(x.dense)) <= id {
+			x.dense = append(x.dense, 0)
+		}
+		if x.dense[id] != 0 {
+			return false
+		}
+		x.dense[id] = i + 1
+		return true
+	}
+	if x.m == nil {
+		x.m = make(map[uint64]int32)
+		for id, v := range x.dense {
+			if v != 0 {
+				x.m[uint64(id)] = v - 1
+			}
+		}
+		x.dense = nil
+	}
+	if _, dup := x.m[id]; dup {
+		return false
+	}
+	x.m[id] = i
+	return true
+}
+
+func (x *idIndex) get(id uint64) (int32, bool) {
+	if x.m != nil {
+		i, ok := x.m[id]
+		return i, ok
+	}
+	if id < uint64(len(x.dense)) && x.dense[id] != 0 {
+		return x.dense[id] - 1, true
+	}
+	return 0, false
+}

@@ -1,0 +1,101 @@
+package pprof
+
+import (
+	"sort"
+	"strings"
+)
+
+// TopRow is one function of a top table: its own value (flat) and its value
+// including everything it called (cum), in the unit of the sample type.
+type TopRow struct {
+	Name string `json:"name"`
+	Flat int64  `json:"flat"`
+	Cum  int64  `json:"cum"`
+}
+
+// TopResult is what `go tool pprof -top -sample_index=X` prints: every function with
+// flat and cum, ordered by flat (largest absolute value first), then by name, then
+// by cum.
+type TopResult struct {
+	SampleType string `json:"sample_type"`
+	Unit       string `json:"unit"`
+	// Total is the whole profile's total, also after filtering (as in pprof).
+	Total int64 `json:"total"`
+	// Shown is the total of the samples a filter kept; it equals Total unfiltered.
+	Shown int64    `json:"shown"`
+	Rows  []TopRow `json:"rows"`
+}
+
+// Top computes the top table of one sample type (an index from SampleIndex) with
+// pprof's aggregation: every frame, inlined or not, is a function node; a node
+// counts once in cum per sample however often it recurs; flat goes to the leaf.
+func (p *Profile) Top(sampleIndex int) TopResult {
+	st := p.meta.sampleTypes[sampleIndex]
+	res := topOf(p.graph, sampleIndex)
+	res.SampleType, res.Unit, res.Shown = st.typ, st.unit, res.Total
+	if p.totals != nil {
+		res.Total = p.totals[sampleIndex]
+	}
+	return res
+}
+
+// topOf aggregates one sample type of a call graph into sorted rows.
+func topOf(g *callGraph, sampleIndex int) TopResult {
+	flat, cum, total := nodeValues(g, sampleIndex)
+	rows := make([]TopRow, 0, len(g.names))
+	for n, name := range g.names {
+		if flat[n] == 0 && cum[n] == 0 {
+			continue
+		}
+		rows = append(rows, TopRow{Name: name, Flat: flat[n], Cum: cum[n]})
+	}
+	sortTopRows(rows)
+	return TopResult{Total: total, Rows: rows}
+}
+
+// nodeValues returns every node's flat and cum value of one sample type and the
+// total, as pprof's graph builder computes them.
+func nodeValues(g *callGraph, sampleIndex int) (flat, cum []int64, total int64) {
+	flat = make([]int64, len(g.names))
+	cum = make([]int64, len(g.names))
+	seen := make([]int32, len(g.names)) // sample number + 1 that last counted the node
+	for i := range g.samples() {
+		v := g.value(i, sampleIndex)
+		if v == 0 {
+			continue
+		}
+		total += abs64(v)
+		stack := g.stack(i)
+		if len(stack) == 0 {
+			continue
+		}
+		mark := int32(i + 1)
+		for _, l := range stack {
+			for _, ln := range g.locs[l].lines {
+				if seen[ln.node] != mark {
+					seen[ln.node] = mark
+					cum[ln.node] += v
+				}
+			}
+		}
+		flat[g.locs[stack[0]].lines[0].node] += v
+	}
+	return flat, cum, total
+}
+
+// sortTopRows orders rows as pprof's -top does.
+func sortTopRows(rows []TopRow) {
+	sort.Slice(rows, func(i, j int) bool { return topLess(rows[i], rows[j]) })
+}
+
+// topLess is pprof's flat order: the larger absolute flat first, then the name, then
+// the larger absolute cum.
+func topLess(a, b TopRow) bool {
+	if fa, fb := abs64(a.Flat), abs64(b.Flat); fa != fb {
+		return fa > fb
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c < 0
+	}
+	return abs64(a.Cum) > abs64(b.Cum)
+}
