@@ -75,7 +75,7 @@ func FuzzJavaPages(f *testing.F) {
 			hs = append(hs, hs[0]) // a diff even of one histogram
 			rep, refs := jvmFuzzReport(len(hs))
 			for _, q := range queries(len(hs)) {
-				set := &histogramSet{rep: rep, hs: hs, refs: refs, q: q}
+				set := &histogramSet{&snapshotSet[*jvm.Histogram]{rep: rep, items: hs, refs: refs, q: q}}
 				if i, ok := set.single(); ok {
 					check("histogram", view.JavaHistogramPageView(set.histogramPage(i)))
 				} else {
@@ -87,7 +87,7 @@ func FuzzJavaPages(f *testing.F) {
 			reps := []*jvm.ThreadReport{r, r}
 			rep, refs := jvmFuzzReport(2)
 			for _, q := range queries(2) {
-				set := &threadSet{rep: rep, reps: reps, refs: refs, q: q}
+				set := &threadSet{&snapshotSet[*jvm.ThreadReport]{rep: rep, items: reps, refs: refs, q: q}}
 				check("thread dump", view.JavaThreadsPageView(set.threadsPage(0)))
 				check("thread diff", view.JavaThreadsPageView(set.diffPage()))
 			}
@@ -96,7 +96,7 @@ func FuzzJavaPages(f *testing.F) {
 			ns = append(ns, ns[0])
 			rep, refs := jvmFuzzReport(len(ns))
 			for _, q := range queries(len(ns)) {
-				set := &nmtSet{rep: rep, ns: ns, refs: refs, q: q}
+				set := &nmtSet{&snapshotSet[*jvm.NMT]{rep: rep, items: ns, refs: refs, q: q}}
 				check("native memory", view.JavaNMTPageView(set.nmtPage(0)))
 				check("native memory diff", view.JavaNMTPageView(set.diffPage()))
 			}

@@ -108,30 +108,15 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 // histogramSet is a histogram report loaded: its histograms oldest first and the
 // query that selects a view.
 type histogramSet struct {
-	rep  *store.Report
-	hs   []*jvm.Histogram
-	refs []jvmRef
-	q    jvmQuery
+	*snapshotSet[*jvm.Histogram]
 }
 
 func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*histogramSet, error) {
-	hs, refs, err := jvmLoadSnapshots(r.Context(), s, rep, histogramPrefix, jvm.ParseHistograms)
+	ss, err := loadSnapshotSet(s, r, rep, histogramPrefix, jvm.ParseHistograms)
 	if err != nil {
 		return nil, err
 	}
-	q, err := parseJVMQuery(r, len(hs))
-	if err != nil {
-		return nil, err
-	}
-	return &histogramSet{rep: rep, hs: hs, refs: refs, q: q}, nil
-}
-
-// single tells whether the view shows one histogram, and which.
-func (hs *histogramSet) single() (int, bool) {
-	if len(hs.hs) == 1 {
-		return 0, true
-	}
-	return hs.q.snapshot, hs.q.snapshot >= 0
+	return &histogramSet{ss}, nil
 }
 
 // diff compares the query's base and target, cached: ranking the classes of two
@@ -146,19 +131,9 @@ func (hs *histogramSet) diff() *jvm.HistogramDiff {
 			return d
 		}
 	}
-	d := jvm.DiffHistograms(hs.hs[q.base], hs.hs[q.target])
+	d := jvm.DiffHistograms(hs.items[q.base], hs.items[q.target])
 	jvmParsed.add(key, d)
 	return d
-}
-
-func (hs *histogramSet) name(i int) string { return jvmSnapshotName(hs.rep, hs.refs, i) }
-
-func (hs *histogramSet) names() []string {
-	out := make([]string, len(hs.hs))
-	for i := range out {
-		out[i] = hs.name(i)
-	}
-	return out
 }
 
 // header builds the page header: files (with how many histograms each holds),
@@ -168,26 +143,24 @@ func (hs *histogramSet) header(title string) view.JVMHeader {
 	times := make([]time.Time, len(hs.rep.Artifacts))
 	for i, ref := range hs.refs {
 		counts[ref.File]++
-		if t := hs.hs[i].Time; !t.IsZero() && times[ref.File].IsZero() {
+		if t := hs.items[i].Time; !t.IsZero() && times[ref.File].IsZero() {
 			times[ref.File] = t
 		}
 	}
-	h := jvmHeader(hs.rep, hs.q, title, func(i int) string {
+	return hs.snapshotSet.header(title, func(i int) string {
 		if counts[i] > 1 {
 			return fmt.Sprintf("JVM class histogram (%d histograms)", counts[i])
 		}
 		return "JVM class histogram"
 	}, func(i int) time.Time { return times[i] })
-	h.Tabs = jvmSnapshotTabs(hs.rep, hs.q, hs.names())
-	return h
 }
 
 func (hs *histogramSet) snapshots() *view.JavaSnapshotTable {
 	return jvmSnapshotTable(hs.rep, hs.q, hs.refs, "histograms", []string{"classes", "instances", "bytes"},
-		func(i int) int { return hs.hs[i].Line },
-		func(i int) time.Time { return hs.hs[i].Time },
+		func(i int) int { return hs.items[i].Line },
+		func(i int) time.Time { return hs.items[i].Time },
 		func(i int) []string {
-			h := hs.hs[i]
+			h := hs.items[i]
 			return []string{analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes)}
 		})
 }
@@ -208,7 +181,7 @@ func (s *Server) showJavaHistograms(w http.ResponseWriter, r *http.Request, rep 
 
 // histogramPage is the page model of histogram i alone.
 func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
-	h, q := hs.hs[i], hs.q
+	h, q := hs.items[i], hs.q
 	path := "/r/" + hs.rep.ID
 	page := view.JavaHistogramPage{Header: hs.header(hs.name(i))}
 	page.Header.Meta = histogramMeta(h)
@@ -326,7 +299,7 @@ func jvmMeasure(bytes, instances int64, o jvm.Order) int64 {
 func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	q := hs.q
 	path := "/r/" + hs.rep.ID
-	base, target := hs.hs[q.base], hs.hs[q.target]
+	base, target := hs.items[q.base], hs.items[q.target]
 	d := hs.diff()
 	page := view.JavaHistogramDiffPage{Header: hs.header(fmt.Sprintf("%s → %s", hs.name(q.base), hs.name(q.target)))}
 	page.Header.Meta = []view.Pair{{Label: "Base", Value: hs.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: hs.name(q.target) + jvmTakenAt(target.Time)}}
@@ -478,14 +451,14 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *rep
 	}
 	q := hs.q
 	if i, ok := hs.single(); ok {
-		h := hs.hs[i]
+		h := hs.items[i]
 		shown := *h
 		shown.Classes = jvmFirst(h.Ranked(q.order), q.rows)
 		doc.Analysis = javaHistogramJSON{Snapshot: jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time), Histogram: &shown,
 			ClassCount: len(h.Classes), Order: jvmOrderName(q.order), Headline: h.Headline()}
 		return nil
 	}
-	base, target := hs.hs[q.base], hs.hs[q.target]
+	base, target := hs.items[q.base], hs.items[q.target]
 	d := hs.diff()
 	shown := *d
 	shown.Classes = jvmFirst(d.Ranked(q.order), q.rows)
@@ -495,7 +468,7 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *rep
 		GrownBytes:    d.Grown(jvm.ByBytes, q.rows), GrownInstances: d.Grown(jvm.ByInstances, q.rows),
 		Suspects: d.Suspects(q.rows), Headline: d.Headline(),
 	}
-	for i, h := range hs.hs {
+	for i, h := range hs.items {
 		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time))
 	}
 	if out.Series, err = hs.seriesJSON(); err != nil {
@@ -515,7 +488,7 @@ func (s *Server) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store
 	rows := jvmMarkdownRows(r, hs.q)
 	if i, ok := hs.single(); ok {
 		jvmMarkdownHead(w, r, rep, hs.q, hs.name(i))
-		_, err := io.WriteString(w, hs.hs[i].Markdown(rows))
+		_, err := io.WriteString(w, hs.items[i].Markdown(rows))
 		return err
 	}
 	q := hs.q

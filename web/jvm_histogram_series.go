@@ -79,7 +79,7 @@ func (hs *histogramSet) series(order jvm.Order) (*series.Report, error) {
 			return s, nil
 		}
 	}
-	s, err := histogramSeries(hs.hs, hs.names(), order)
+	s, err := histogramSeries(hs.items, hs.names(), order)
 	if err != nil || s == nil {
 		return s, err
 	}
@@ -112,7 +112,7 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 // seriesJSON returns the series analyses by measure, nil for fewer than three
 // histograms.
 func (hs *histogramSet) seriesJSON() (map[string]*series.Report, error) {
-	if len(hs.hs) < 3 {
+	if len(hs.items) < 3 {
 		return nil, nil
 	}
 	out := map[string]*series.Report{}
@@ -128,10 +128,10 @@ func (hs *histogramSet) seriesJSON() (map[string]*series.Report, error) {
 
 // seriesMarkdown writes the series verdicts and their first suspects.
 func (hs *histogramSet) seriesMarkdown(w io.Writer, rows int) error {
-	if len(hs.hs) < 3 {
+	if len(hs.items) < 3 {
 		return nil
 	}
-	fmt.Fprintf(w, "\n#### Series of %d histograms\n\n", len(hs.hs))
+	fmt.Fprintf(w, "\n#### Series of %d histograms\n\n", len(hs.items))
 	for _, o := range histogramSeriesOrders {
 		s, err := hs.series(o)
 		if err != nil {

@@ -70,32 +70,16 @@ func javaNMTSummaryLine(raw json.RawMessage) string {
 
 // nmtSet is a native memory report loaded: its reports oldest first and the query.
 type nmtSet struct {
-	rep  *store.Report
-	ns   []*jvm.NMT
-	refs []jvmRef
-	q    jvmQuery
+	*snapshotSet[*jvm.NMT]
 }
 
 func (s *Server) loadNMTSet(r *http.Request, rep *store.Report) (*nmtSet, error) {
-	ns, refs, err := jvmLoadSnapshots(r.Context(), s, rep, nmtPrefix, jvm.ParseNMTs)
+	ss, err := loadSnapshotSet(s, r, rep, nmtPrefix, jvm.ParseNMTs)
 	if err != nil {
 		return nil, err
 	}
-	q, err := parseJVMQuery(r, len(ns))
-	if err != nil {
-		return nil, err
-	}
-	return &nmtSet{rep: rep, ns: ns, refs: refs, q: q}, nil
+	return &nmtSet{ss}, nil
 }
-
-func (ns *nmtSet) single() (int, bool) {
-	if len(ns.ns) == 1 {
-		return 0, true
-	}
-	return ns.q.snapshot, ns.q.snapshot >= 0
-}
-
-func (ns *nmtSet) name(i int) string { return jvmSnapshotName(ns.rep, ns.refs, i) }
 
 func (ns *nmtSet) header(title string) view.JVMHeader {
 	kinds := make([]string, len(ns.rep.Artifacts))
@@ -104,26 +88,20 @@ func (ns *nmtSet) header(title string) view.JVMHeader {
 	for i, ref := range ns.refs {
 		counts[ref.File]++
 		kind := "summary"
-		if ns.ns[i].Diff {
+		if ns.items[i].Diff {
 			kind = "summary.diff"
 		}
 		kinds[ref.File] = "JVM native memory " + kind
-		if t := ns.ns[i].Time; !t.IsZero() && times[ref.File].IsZero() {
+		if t := ns.items[i].Time; !t.IsZero() && times[ref.File].IsZero() {
 			times[ref.File] = t
 		}
 	}
-	h := jvmHeader(ns.rep, ns.q, title, func(i int) string {
+	return ns.snapshotSet.header(title, func(i int) string {
 		if counts[i] > 1 {
 			return fmt.Sprintf("JVM native memory (%d reports)", counts[i])
 		}
 		return kinds[i]
 	}, func(i int) time.Time { return times[i] })
-	names := make([]string, len(ns.ns))
-	for i := range names {
-		names[i] = ns.name(i)
-	}
-	h.Tabs = jvmSnapshotTabs(ns.rep, ns.q, names)
-	return h
 }
 
 // showJavaNMT renders /r/{id} for native memory reports.
@@ -144,7 +122,7 @@ func (s *Server) showJavaNMT(w http.ResponseWriter, r *http.Request, rep *store.
 // nmtPage is the page model of one report, with its baseline diff when it is a
 // summary.diff.
 func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
-	n := ns.ns[i]
+	n := ns.items[i]
 	page := view.JavaNMTPage{Header: ns.header(ns.name(i))}
 	page.Header.Meta = nmtMeta(n)
 	page.Header.Headline = n.Headline()
@@ -164,7 +142,7 @@ func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
 // diffPage is the page model of base → target.
 func (ns *nmtSet) diffPage() view.JavaNMTPage {
 	q := ns.q
-	base, target := ns.ns[q.base], ns.ns[q.target]
+	base, target := ns.items[q.base], ns.items[q.target]
 	d := jvm.DiffNMT(base, target)
 	page := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.name(q.base), ns.name(q.target)))}
 	page.Header.Meta = []view.Pair{{Label: "Base", Value: ns.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: ns.name(q.target) + jvmTakenAt(target.Time)}}
@@ -200,10 +178,10 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 
 func (ns *nmtSet) snapshots() *view.JavaSnapshotTable {
 	return jvmSnapshotTable(ns.rep, ns.q, ns.refs, "native memory reports", []string{"committed", "reserved", "Java heap"},
-		func(i int) int { return ns.ns[i].Line },
-		func(i int) time.Time { return ns.ns[i].Time },
+		func(i int) int { return ns.items[i].Line },
+		func(i int) time.Time { return ns.items[i].Time },
 		func(i int) []string {
-			n := ns.ns[i]
+			n := ns.items[i]
 			heap, _ := n.Category(jvm.HeapCategory)
 			return []string{analyze.FormatBytes(n.TotalCommitted), analyze.FormatBytes(n.TotalReserved), analyze.FormatBytes(heap.Committed)}
 		})
@@ -383,7 +361,7 @@ func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *reportJS
 		return err
 	}
 	if i, ok := ns.single(); ok {
-		n := ns.ns[i]
+		n := ns.items[i]
 		out := javaNMTJSON{Snapshot: jvmSnapshotOf(rep, ns.refs, i, n.Line, n.Time), NMT: n, Headline: n.Headline(), Comparison: n.BaselineDiff()}
 		if out.Comparison != nil {
 			out.NativeLeak = out.Comparison.NativeLeak
@@ -392,11 +370,11 @@ func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *reportJS
 		return nil
 	}
 	q := ns.q
-	base, target := ns.ns[q.base], ns.ns[q.target]
+	base, target := ns.items[q.base], ns.items[q.target]
 	d := jvm.DiffNMT(base, target)
 	out := javaNMTDiffJSON{Base: jvmSnapshotOf(rep, ns.refs, q.base, base.Line, base.Time), Target: jvmSnapshotOf(rep, ns.refs, q.target, target.Line, target.Time),
 		BaseNMT: base, TargetNMT: target, Headline: d.Headline(), Comparison: d, NativeLeak: d.NativeLeak}
-	for i, n := range ns.ns {
+	for i, n := range ns.items {
 		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, ns.refs, i, n.Line, n.Time))
 	}
 	doc.Analysis = out
@@ -411,11 +389,11 @@ func (s *Server) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report
 	}
 	if i, ok := ns.single(); ok {
 		jvmMarkdownHead(w, r, rep, ns.q, ns.name(i))
-		_, err := io.WriteString(w, ns.ns[i].Markdown())
+		_, err := io.WriteString(w, ns.items[i].Markdown())
 		return err
 	}
 	q := ns.q
 	jvmMarkdownHead(w, r, rep, q, ns.name(q.base)+" → "+ns.name(q.target))
-	_, err = io.WriteString(w, jvm.DiffNMT(ns.ns[q.base], ns.ns[q.target]).Markdown())
+	_, err = io.WriteString(w, jvm.DiffNMT(ns.items[q.base], ns.items[q.target]).Markdown())
 	return err
 }

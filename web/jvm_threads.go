@@ -92,39 +92,23 @@ func javaThreadsSummaryLine(raw json.RawMessage) string {
 // threadSet is a thread dump report loaded: one analyzed file per snapshot, oldest
 // first, and the query that selects a view.
 type threadSet struct {
-	rep  *store.Report
-	reps []*jvm.ThreadReport
-	refs []jvmRef
-	q    jvmQuery
+	*snapshotSet[*jvm.ThreadReport]
 }
 
 func (s *Server) loadThreadSet(r *http.Request, rep *store.Report) (*threadSet, error) {
-	reps, refs, err := jvmLoadSnapshots(r.Context(), s, rep, threadsPrefix, parseJavaThreadReports)
+	ss, err := loadSnapshotSet(s, r, rep, threadsPrefix, parseJavaThreadReports)
 	if err != nil {
 		return nil, err
 	}
-	q, err := parseJVMQuery(r, len(reps))
-	if err != nil {
-		return nil, err
-	}
-	return &threadSet{rep: rep, reps: reps, refs: refs, q: q}, nil
+	return &threadSet{ss}, nil
 }
-
-func (ts *threadSet) single() (int, bool) {
-	if len(ts.reps) == 1 {
-		return 0, true
-	}
-	return ts.q.snapshot, ts.q.snapshot >= 0
-}
-
-func (ts *threadSet) name(i int) string { return jvmSnapshotName(ts.rep, ts.refs, i) }
 
 func (ts *threadSet) header(title string) view.JVMHeader {
 	file := make([]*jvm.ThreadReport, len(ts.rep.Artifacts))
 	for i, ref := range ts.refs {
-		file[ref.File] = ts.reps[i]
+		file[ref.File] = ts.items[i]
 	}
-	h := jvmHeader(ts.rep, ts.q, title, func(i int) string {
+	return ts.snapshotSet.header(title, func(i int) string {
 		r := file[i]
 		if r == nil {
 			return "JVM thread dump"
@@ -139,12 +123,6 @@ func (ts *threadSet) header(title string) view.JVMHeader {
 		}
 		return file[i].Groups.Time
 	})
-	names := make([]string, len(ts.reps))
-	for i := range names {
-		names[i] = ts.name(i)
-	}
-	h.Tabs = jvmSnapshotTabs(ts.rep, ts.q, names)
-	return h
 }
 
 // showJavaThreads renders /r/{id} for thread dump reports.
@@ -165,7 +143,7 @@ func (s *Server) showJavaThreads(w http.ResponseWriter, r *http.Request, rep *st
 // threadsPage is the page model of one file's dump (its last), with what changed
 // since its first dump when it holds several.
 func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
-	rep, q := ts.reps[i], ts.q
+	rep, q := ts.items[i], ts.q
 	g := rep.Groups
 	page := view.JavaThreadsPage{Header: ts.header(ts.name(i))}
 	page.Header.Meta = jvmDumpMeta(g)
@@ -186,7 +164,7 @@ func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
 // diffPage is the page model of the change between two files' dumps.
 func (ts *threadSet) diffPage() view.JavaThreadsPage {
 	q := ts.q
-	base, target := ts.reps[q.base], ts.reps[q.target]
+	base, target := ts.items[q.base], ts.items[q.target]
 	d := jvm.DiffThreads(base.Groups, target.Groups)
 	page := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.name(q.base), ts.name(q.target)))}
 	page.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.name(q.base) + jvmTakenAt(base.Groups.Time)},
@@ -207,10 +185,10 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 	ts.fillDump(&page, target.Groups, target.Histograms)
 	page.Snapshots = jvmSnapshotTable(ts.rep, q, ts.refs, "thread dumps", []string{"dumps", "threads", "groups"},
 		func(int) int { return 0 },
-		func(i int) time.Time { return ts.reps[i].Groups.Time },
+		func(i int) time.Time { return ts.items[i].Groups.Time },
 		func(i int) []string {
-			g := ts.reps[i].Groups
-			return []string{fmt.Sprint(ts.reps[i].Dumps), analyze.FormatCount(int64(g.Total)), analyze.FormatCount(int64(len(g.Groups)))}
+			g := ts.items[i].Groups
+			return []string{fmt.Sprint(ts.items[i].Dumps), analyze.FormatCount(int64(g.Total)), analyze.FormatCount(int64(len(g.Groups)))}
 		})
 	return page
 }
@@ -443,13 +421,13 @@ func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *repo
 		doc.Analysis = ts.dumpJSON(i)
 		return nil
 	}
-	base, target := ts.reps[q.base], ts.reps[q.target]
+	base, target := ts.items[q.base], ts.items[q.target]
 	d := jvmCutThreadDiff(jvm.DiffThreads(base.Groups, target.Groups), q.rows)
 	out := javaThreadsDiffJSON{
 		Base: jvmSnapshotOf(rep, ts.refs, q.base, 0, base.Groups.Time), Target: jvmSnapshotOf(rep, ts.refs, q.target, 0, target.Groups.Time),
 		ThreadDiff: d, Headline: d.Headline(), TargetDump: ts.dumpJSON(q.target),
 	}
-	for i, r := range ts.reps {
+	for i, r := range ts.items {
 		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, ts.refs, i, 0, r.Groups.Time))
 	}
 	doc.Analysis = out
@@ -458,7 +436,7 @@ func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *repo
 
 // dumpJSON is the JSON of file i's (last) dump, every list cut to the query's n.
 func (ts *threadSet) dumpJSON(i int) javaThreadsJSON {
-	rep, q := ts.reps[i], ts.q
+	rep, q := ts.items[i], ts.q
 	g := *rep.Groups
 	g.Groups, g.Names = jvmFirst(g.Groups, q.rows), jvmFirst(g.Names, q.rows)
 	out := javaThreadsJSON{Snapshot: jvmSnapshotOf(ts.rep, ts.refs, i, 0, rep.Groups.Time), ThreadGroups: &g,
@@ -490,12 +468,12 @@ func (s *Server) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Re
 	rows := jvmMarkdownRows(r, ts.q)
 	if i, ok := ts.single(); ok {
 		jvmMarkdownHead(w, r, rep, ts.q, ts.name(i))
-		_, err := io.WriteString(w, ts.reps[i].Markdown(rows))
+		_, err := io.WriteString(w, ts.items[i].Markdown(rows))
 		return err
 	}
 	q := ts.q
 	jvmMarkdownHead(w, r, rep, q, ts.name(q.base)+" → "+ts.name(q.target))
-	d := jvm.DiffThreads(ts.reps[q.base].Groups, ts.reps[q.target].Groups)
-	_, err = io.WriteString(w, d.Markdown(rows)+"\n"+ts.reps[q.target].Groups.Markdown(rows))
+	d := jvm.DiffThreads(ts.items[q.base].Groups, ts.items[q.target].Groups)
+	_, err = io.WriteString(w, d.Markdown(rows)+"\n"+ts.items[q.target].Groups.Markdown(rows))
 	return err
 }
