@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
+	"github.com/leakui/leakui/internal/spark"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -107,28 +108,7 @@ func signedFloat(v float64, unit string) string {
 }
 
 // sparkline draws values in a 100×20 box.
-func sparkline(values []int64) string {
-	if len(values) == 0 {
-		return ""
-	}
-	lo, hi := values[0], values[0]
-	for _, v := range values {
-		lo, hi = min(lo, v), max(hi, v)
-	}
-	var b strings.Builder
-	for i, v := range values {
-		x := 0.0
-		if len(values) > 1 {
-			x = float64(i) * 100 / float64(len(values)-1)
-		}
-		y := 10.0
-		if hi > lo {
-			y = 19 - float64(v-lo)*18/float64(hi-lo)
-		}
-		fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
-	}
-	return strings.TrimSpace(b.String())
-}
+func sparkline(values []int64) string { return spark.Points(values, 100, 20) }
 
 // totalsChart draws the totals over the snapshots.
 func totalsChart(id string, rep *series.Report) view.Chart {

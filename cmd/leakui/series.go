@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
+	"github.com/leakui/leakui/internal/spark"
 )
 
 // seriesLeakExit is the exit status of `leakui series` when a leak is suspected, so
@@ -79,7 +79,7 @@ func writeSeriesText(w io.Writer, rep *series.Report, n int) error {
 		when = fmt.Sprintf(", %s → %s (%s)", first.Time.Format(time.DateTime), last.Time.Format(time.DateTime), last.Time.Sub(first.Time).Round(time.Second))
 	}
 	fmt.Fprintf(w, "Snapshots: %d of %s (%s)%s\n", len(rep.Snapshots), rep.SampleType, rep.Unit, when)
-	fmt.Fprintf(w, "Total:     %s → %s (%s)  %s\n", value(rep.Total.First), value(rep.Total.Last), analyze.FormatSignedValue(rep.Total.Growth, rep.Unit), seriesSparkline(rep.Totals))
+	fmt.Fprintf(w, "Total:     %s → %s (%s)  %s\n", value(rep.Total.First), value(rep.Total.Last), analyze.FormatSignedValue(rep.Total.Growth, rep.Unit), spark.Blocks(rep.Totals))
 	fmt.Fprintf(w, "Series by: %s\n", rep.By)
 	for _, list := range []struct {
 		title string
@@ -119,7 +119,7 @@ func writeSeriesTable(w io.Writer, rows []series.Suspect, unit string) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%.2f\t%.2f\t%s\t%s\n",
 			analyze.FormatSignedValue(s.Growth, unit), seriesSignedRate(s.Slope, unit), perMinute,
-			s.GrewSteps, s.Steps, s.R2, s.Confidence, seriesSparkline(s.Values), s.Name)
+			s.GrewSteps, s.Steps, s.R2, s.Confidence, spark.Blocks(s.Values), s.Name)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -144,28 +144,6 @@ func seriesStackLine(frames []string, max int) string {
 		return strings.Join(frames, " ← ")
 	}
 	return strings.Join(frames[:max], " ← ") + fmt.Sprintf(" ← … (%d more)", len(frames)-max)
-}
-
-// seriesSparkline draws values as a row of block characters, lowest to highest.
-func seriesSparkline(values []int64) string {
-	const bars = "▁▂▃▄▅▆▇█"
-	runes := []rune(bars)
-	if len(values) == 0 {
-		return ""
-	}
-	lo, hi := values[0], values[0]
-	for _, v := range values {
-		lo, hi = min(lo, v), max(hi, v)
-	}
-	var b strings.Builder
-	for _, v := range values {
-		i := 0
-		if hi > lo {
-			i = int(math.Round((float64(v) - float64(lo)) / (float64(hi) - float64(lo)) * float64(len(runes)-1)))
-		}
-		b.WriteRune(runes[min(max(i, 0), len(runes)-1)])
-	}
-	return b.String()
 }
 
 // seriesSignedRate renders a slope: whole units for bytes and large counts, two
