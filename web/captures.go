@@ -55,7 +55,7 @@ func (s *Server) handleCaptureAPI(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "url": "/runs/" + id})
+	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "url": runURL(id)})
 }
 
 // handleCaptureForm is POST /captures from the dashboard: 303 to the run page.
@@ -70,6 +70,6 @@ func (s *Server) handleCaptureForm(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+	http.Redirect(w, r, runURL(id), http.StatusSeeOther)
 	return nil
 }

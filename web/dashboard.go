@@ -29,7 +29,7 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	for _, rep := range recent {
-		item := view.ReportListItem{URL: "/r/" + rep.ID, Title: rep.ID, Kind: rep.Kind, Created: formatTime(rep.CreatedAt)}
+		item := view.ReportListItem{URL: reportURL(rep.ID), Title: rep.ID, Kind: rep.Kind, Created: formatTime(rep.CreatedAt)}
 		if len(rep.Artifacts) > 0 {
 			item.Title = rep.Artifacts[0].Name
 		}
@@ -84,7 +84,7 @@ func (s *Server) labBlock(r *http.Request, listing bool) (view.RunList, error) {
 	for _, run := range runs {
 		var spec lab.Spec
 		jsonUnmarshal(run.Spec, &spec)
-		l.Recent = append(l.Recent, view.RunItem{ID: run.ID, URL: "/runs/" + run.ID, Title: spec.Title(), Status: run.Status,
+		l.Recent = append(l.Recent, view.RunItem{ID: run.ID, URL: runURL(run.ID), Title: spec.Title(), Status: run.Status,
 			StatusClass: statusClass(run.Status), Verdict: run.Verdict, Created: formatTime(run.CreatedAt)})
 	}
 	return l, nil

@@ -62,7 +62,7 @@ func (s *Server) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Rep
 	if err != nil {
 		return err
 	}
-	link := absoluteURL(r, q.url("/r/"+rep.ID, nil))
+	link := absoluteURL(r, q.url(reportURL(rep.ID), nil))
 	var names [2]string
 	if q.mode == goroutineModeDiff {
 		b, t := rep.Artifacts[q.base], rep.Artifacts[q.target]

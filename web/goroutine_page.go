@@ -29,11 +29,11 @@ func (s *Server) showGoroutines(w http.ResponseWriter, r *http.Request, rep *sto
 
 // goroutinePage builds the page model.
 func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQuery) (view.GoroutineReport, error) {
-	path := "/r/" + rep.ID
+	path := reportURL(rep.ID)
 	page := view.GoroutineReport{
 		ID: rep.ID, Created: formatTime(rep.CreatedAt), Permalink: path,
 		Links: []view.Link{
-			{Label: "JSON", URL: q.url("/api/reports/"+rep.ID, nil)},
+			{Label: "JSON", URL: q.url(reportJSONURL(rep.ID), nil)},
 			{Label: "Markdown", URL: q.url(path+".md", nil)},
 		},
 	}
@@ -43,7 +43,7 @@ func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQu
 			kind += " (" + a.Format + ")"
 		}
 		page.Files = append(page.Files, view.FileInfo{Name: a.Name, Kind: kind, Size: analyze.FormatBytes(a.Size),
-			SHA256: a.SHA256, Download: "/a/" + a.SHA256})
+			SHA256: a.SHA256, Download: artifactURL(a.SHA256)})
 		if page.Label == "" {
 			page.Label = a.Label
 		}

@@ -53,7 +53,7 @@ func (s *Server) goroutineProfilePage(ctx context.Context, ps *profileSet, page 
 	if err != nil {
 		return err
 	}
-	path := "/r/" + ps.rep.ID
+	path := reportURL(ps.rep.ID)
 	q, arts := ps.q, ps.rep.Artifacts
 	names := [2]string{arts[q.base].Name, arts[q.target].Name}
 	if q.mode == modeSeries {

@@ -202,11 +202,11 @@ func (s *Server) handleUploadAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := uploadResponse{ReportID: rep.ID, ReportURL: "/r/" + rep.ID}
+	resp := uploadResponse{ReportID: rep.ID, ReportURL: reportURL(rep.ID)}
 	for _, f := range form.files {
 		resp.Artifacts = append(resp.Artifacts, uploadedArtifact{
 			ID: f.sha256, SHA256: f.sha256, Name: f.name, Kind: string(f.det.Kind), Format: f.det.Format,
-			Size: f.size, URL: "/a/" + f.sha256,
+			Size: f.size, URL: artifactURL(f.sha256),
 		})
 	}
 	w.Header().Set("Location", resp.ReportURL)
@@ -224,6 +224,6 @@ func (s *Server) handleUploadForm(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/r/"+rep.ID, http.StatusSeeOther)
+	http.Redirect(w, r, reportURL(rep.ID), http.StatusSeeOther)
 	return nil
 }

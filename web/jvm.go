@@ -298,16 +298,16 @@ func jvmFirst[T any](s []T, rows int) []T {
 
 // jvmHeader builds the part of a page every JVM report shares.
 func jvmHeader(rep *store.Report, q jvmQuery, title string, kindOf func(i int) string, timeOf func(i int) time.Time) view.JVMHeader {
-	path := "/r/" + rep.ID
+	path := reportURL(rep.ID)
 	h := view.JVMHeader{
 		Title: title, Created: formatTime(rep.CreatedAt), Permalink: path,
 		Links: []view.Link{
-			{Label: "JSON", URL: q.url("/api/reports/"+rep.ID, nil)},
+			{Label: "JSON", URL: q.url(reportJSONURL(rep.ID), nil)},
 			{Label: "Markdown", URL: q.url(path+".md", nil)},
 		},
 	}
 	for i, a := range rep.Artifacts {
-		fi := view.FileInfo{Name: a.Name, Kind: kindOf(i), Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: "/a/" + a.SHA256}
+		fi := view.FileInfo{Name: a.Name, Kind: kindOf(i), Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)}
 		if t := timeOf(i); !t.IsZero() {
 			fi.Time = formatTime(t)
 		}
@@ -325,7 +325,7 @@ func jvmSnapshotTabs(rep *store.Report, q jvmQuery, names []string) []view.Link 
 	if len(names) < 2 {
 		return nil
 	}
-	path := "/r/" + rep.ID
+	path := reportURL(rep.ID)
 	tabs := []view.Link{{Label: "diff", Current: q.snapshot < 0, URL: q.url(path, func(v url.Values) { v.Del("snapshot") })}}
 	if len(names) > 12 {
 		return tabs
@@ -343,7 +343,7 @@ func jvmSnapshotTable(rep *store.Report, q jvmQuery, refs []jvmRef, what string,
 	if len(refs) < 2 {
 		return nil
 	}
-	path := "/r/" + rep.ID
+	path := reportURL(rep.ID)
 	t := &view.JavaSnapshotTable{What: what, Totals: totals}
 	for i, ref := range refs {
 		row := view.JavaSnapshotRow{Number: i + 1, File: rep.Artifacts[ref.File].Name, Values: values(i),
@@ -399,7 +399,7 @@ func jvmSnapshotOf(rep *store.Report, refs []jvmRef, i, line int, t time.Time) j
 // jvmMarkdownHead starts a JVM report's Markdown: the link and the files.
 func jvmMarkdownHead(w io.Writer, r *http.Request, rep *store.Report, q jvmQuery, title string) {
 	fmt.Fprintf(w, "### leakui: %s\n\n", mdEscape(title))
-	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, q.url("/r/"+rep.ID, nil)))
+	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, q.url(reportURL(rep.ID), nil)))
 	for _, a := range rep.Artifacts {
 		fmt.Fprintf(w, "- File: `%s`, %s, sha256 `%s`\n", mdCode(a.Name), analyze.FormatBytes(a.Size), a.SHA256)
 	}

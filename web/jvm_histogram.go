@@ -182,7 +182,7 @@ func (s *Server) showJavaHistograms(w http.ResponseWriter, r *http.Request, rep 
 // histogramPage is the page model of histogram i alone.
 func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 	h, q := hs.items[i], hs.q
-	path := "/r/" + hs.rep.ID
+	path := reportURL(hs.rep.ID)
 	page := view.JavaHistogramPage{Header: hs.header(hs.name(i))}
 	page.Header.Meta = histogramMeta(h)
 	page.Header.Headline = histogramHeadline(h)
@@ -298,7 +298,7 @@ func jvmMeasure(bytes, instances int64, o jvm.Order) int64 {
 // diffPage is the page model of the diff base → target.
 func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	q := hs.q
-	path := "/r/" + hs.rep.ID
+	path := reportURL(hs.rep.ID)
 	base, target := hs.items[q.base], hs.items[q.target]
 	d := hs.diff()
 	page := view.JavaHistogramDiffPage{Header: hs.header(fmt.Sprintf("%s → %s", hs.name(q.base), hs.name(q.target)))}

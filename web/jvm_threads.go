@@ -154,7 +154,7 @@ func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
 	page.Header.Headline, page.Header.Alarm = jvmThreadsHeadline(g)
 	page.Header.Notices = rep.Warnings
 	if rep.Diff != nil {
-		page.Diff = jvmThreadDiffView(rep.Diff, "dump 1", fmt.Sprintf("dump %d", rep.Dumps), q.rows, q.showAll("/r/"+ts.rep.ID))
+		page.Diff = jvmThreadDiffView(rep.Diff, "dump 1", fmt.Sprintf("dump %d", rep.Dumps), q.rows, q.showAll(reportURL(ts.rep.ID)))
 		page.Header.Alarm = page.Header.Alarm || rep.Diff.TargetTotal > rep.Diff.BaseTotal
 	}
 	ts.fillDump(&page, g, rep.Histograms)
@@ -181,7 +181,7 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 	for _, w := range target.Warnings {
 		page.Header.Notices = append(page.Header.Notices, ts.name(q.target)+": "+w)
 	}
-	page.Diff = jvmThreadDiffView(d, ts.name(q.base), ts.name(q.target), q.rows, q.showAll("/r/"+ts.rep.ID))
+	page.Diff = jvmThreadDiffView(d, ts.name(q.base), ts.name(q.target), q.rows, q.showAll(reportURL(ts.rep.ID)))
 	ts.fillDump(&page, target.Groups, target.Histograms)
 	page.Snapshots = jvmSnapshotTable(ts.rep, q, ts.refs, "thread dumps", []string{"dumps", "threads", "groups"},
 		func(int) int { return 0 },
@@ -197,7 +197,7 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 // the dump shown.
 func (ts *threadSet) fillDump(page *view.JavaThreadsPage, g *jvm.ThreadGroups, histograms []*jvm.Histogram) {
 	q := ts.q
-	path := "/r/" + ts.rep.ID
+	path := reportURL(ts.rep.ID)
 	page.Figures = []view.JVMFigure{
 		{Label: "threads", Value: analyze.FormatCount(int64(g.Total)), Key: "total-threads"},
 		{Label: "daemon", Value: analyze.FormatCount(int64(g.Daemon)), Key: "daemon-threads"},

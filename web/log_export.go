@@ -47,7 +47,7 @@ func (s *Server) logJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) 
 	if err != nil {
 		return err
 	}
-	path := "/r/" + rep.ID
+	path := reportURL(rep.ID)
 	out := logJSON{Params: q.params, Own: q.own, URL: q.countURL(path), Report: lr}
 	if lr.YearlessUntimed {
 		out.Notices = append(out.Notices, logYearlessNotice)
@@ -77,7 +77,7 @@ func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) er
 		return err
 	}
 	fmt.Fprintf(w, "### leakui: log counts\n\n")
-	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, q.countURL("/r/"+rep.ID)))
+	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, q.countURL(reportURL(rep.ID))))
 	for _, a := range rep.Artifacts {
 		fmt.Fprintf(w, "- File: `%s`, %s, sha256 `%s`\n", mdCode(a.Name), analyze.FormatBytes(a.Size), a.SHA256)
 	}

@@ -47,7 +47,7 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, rep *store.Repo
 		page.Own, page.Error = false, msg
 		return s.render(w, r, status, view.Page{Title: page.Title, Nav: "reports"}, view.LogReportPageView(page))
 	}
-	path := "/r/" + rep.ID
+	path := reportURL(rep.ID)
 	if canonical := q.url(path, nil); canonical != path+logQuerySuffix(r.URL.Query()) {
 		http.Redirect(w, r, canonical, http.StatusSeeOther)
 		return nil
@@ -71,17 +71,17 @@ func logQuerySuffix(v url.Values) string {
 // logPageHead builds the part of the page that needs no count: title, files,
 // links and the form.
 func (s *Server) logPageHead(rep *store.Report, q logQuery) view.LogReportPage {
-	path := "/r/" + rep.ID
+	path := reportURL(rep.ID)
 	page := view.LogReportPage{
 		ID: rep.ID, Created: formatTime(rep.CreatedAt), Permalink: q.url(path, nil), Own: q.own, OwnURL: path,
 		Links: []view.Link{
-			{Label: "JSON", URL: q.countURL("/api/reports/" + rep.ID)},
+			{Label: "JSON", URL: q.countURL(reportJSONURL(rep.ID))},
 			{Label: "Markdown", URL: q.countURL(path + ".md")},
 		},
 	}
 	page.Title = "Log counts: " + logFilesTitle(rep.Artifacts)
 	for _, a := range rep.Artifacts {
-		page.Files = append(page.Files, view.LogFileRow{Name: a.Name, Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: "/a/" + a.SHA256})
+		page.Files = append(page.Files, view.LogFileRow{Name: a.Name, Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)})
 		if page.Label == "" {
 			page.Label = a.Label
 		}
@@ -139,7 +139,7 @@ func logPresetOptions() []view.LogPresetOption {
 
 // logPage builds the whole page model from a count.
 func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.LogReportPage {
-	path := "/r/" + rep.ID
+	path := reportURL(rep.ID)
 	page := s.logPageHead(rep, q)
 	page.Lines, page.Bytes = analyze.FormatCount(lr.Lines), analyze.FormatBytes(lr.Bytes)
 	for i := range page.Files {

@@ -51,8 +51,8 @@ func (s *Server) runLogView(ctx context.Context, runID string, spec lab.Spec) (*
 		return nil, err
 	}
 	p := logParams{Preset: logRunPreset(spec.Workload)}
-	v := &view.RunLogView{Name: a.Name, Size: analyze.FormatBytes(a.Size), Download: "/a/" + a.SHA256,
-		Preset: p.Preset, PresetTitle: "none", Action: "/runs/" + runID + "/log"}
+	v := &view.RunLogView{Name: a.Name, Size: analyze.FormatBytes(a.Size), Download: artifactURL(a.SHA256),
+		Preset: p.Preset, PresetTitle: "none", Action: runLogURL(runID)}
 	if pr, ok := logs.LookupPreset(p.Preset); ok {
 		v.PresetTitle = pr.Title
 	}
@@ -106,6 +106,6 @@ func (s *Server) handleCountRunLog(w http.ResponseWriter, r *http.Request) error
 	if err := s.store.CreateReport(r.Context(), rep, []store.Upload{{Name: a.Name, SHA256: a.SHA256, Label: cleanText(label, 200)}}); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/r/"+rep.ID, http.StatusSeeOther)
+	http.Redirect(w, r, reportURL(rep.ID), http.StatusSeeOther)
 	return nil
 }

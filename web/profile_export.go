@@ -81,7 +81,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		return err
 	}
 	q := ps.q
-	link := absoluteURL(r, ps.q.url("/r/"+rep.ID, nil))
+	link := absoluteURL(r, ps.q.url(reportURL(rep.ID), nil))
 	var notices []string
 	if q.mode == modeSeries {
 		rep, err := ps.profileSeries(&notices)
@@ -146,7 +146,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n", analyze.FormatValue(row.Flat, top.Unit), analyze.Percent(row.Flat, top.Total),
 			analyze.FormatValue(row.Cum, top.Unit), analyze.Percent(row.Cum, top.Total), mdCode(row.Name))
 	}
-	fmt.Fprintf(w, "\nOpen it with `go tool pprof %s`.\n", absoluteURL(r, "/a/"+a.SHA256))
+	fmt.Fprintf(w, "\nOpen it with `go tool pprof %s`.\n", absoluteURL(r, artifactURL(a.SHA256)))
 	return nil
 }
 
@@ -194,9 +194,9 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if wantsJSON(r) {
-		return writeJSON(w, http.StatusCreated, map[string]string{"report_id": rep.ID, "report_url": "/r/" + rep.ID})
+		return writeJSON(w, http.StatusCreated, map[string]string{"report_id": rep.ID, "report_url": reportURL(rep.ID)})
 	}
-	http.Redirect(w, r, "/r/"+rep.ID, http.StatusSeeOther)
+	http.Redirect(w, r, reportURL(rep.ID), http.StatusSeeOther)
 	return nil
 }
 

@@ -108,18 +108,18 @@ func (s *Server) showProfiles(w http.ResponseWriter, r *http.Request, rep *store
 // profilePage builds the page model.
 func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileReport, error) {
 	rep, q := ps.rep, ps.q
-	path := "/r/" + rep.ID
+	path := reportURL(rep.ID)
 	page := view.ProfileReport{
 		ID: rep.ID, Created: formatTime(rep.CreatedAt), Permalink: path,
 		Links: []view.Link{
-			{Label: "JSON", URL: q.url("/api/reports/"+rep.ID, nil)},
+			{Label: "JSON", URL: q.url(reportJSONURL(rep.ID), nil)},
 			{Label: "Markdown", URL: q.url(path+".md", nil)},
 		},
 	}
 	for i, a := range rep.Artifacts {
 		p := ps.profiles[i]
 		fi := view.FileInfo{Name: a.Name, Kind: "pprof " + strings.Join(typeNames(p), "/") + " (" + p.Format + ")",
-			Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: "/a/" + a.SHA256}
+			Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)}
 		if t := p.Time(); !t.IsZero() {
 			fi.Time = formatTime(t)
 		}
@@ -358,7 +358,7 @@ func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *pprof.Pr
 	if err != nil {
 		return nil, err
 	}
-	cf := &view.CompareForm{Action: "/r/" + rep.ID + "/compare"}
+	cf := &view.CompareForm{Action: reportCompareURL(rep.ID)}
 	want := strings.Join(typeNames(p), "/")
 	for _, other := range recent {
 		if other.ID == rep.ID || other.Kind != modeSingle {

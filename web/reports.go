@@ -58,12 +58,12 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	doc := reportJSON{
-		ID: rep.ID, Kind: rep.Kind, CreatedAt: rep.CreatedAt, URL: "/r/" + rep.ID, MarkdownURL: "/r/" + rep.ID + ".md",
+		ID: rep.ID, Kind: rep.Kind, CreatedAt: rep.CreatedAt, URL: reportURL(rep.ID), MarkdownURL: reportMarkdownURL(rep.ID),
 		Params: rep.Params, Summary: rep.Summary,
 	}
 	for _, a := range rep.Artifacts {
 		doc.Artifacts = append(doc.Artifacts, uploadedArtifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
-			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: "/a/" + a.SHA256})
+			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: artifactURL(a.SHA256)})
 	}
 	kind, ok := s.kinds.reports[rep.Kind]
 	if !ok {

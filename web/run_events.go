@@ -76,7 +76,7 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 		if p.Status != lab.StatusRunning {
-			send("end", map[string]string{"status": p.Status, "url": "/runs/" + id})
+			send("end", map[string]string{"status": p.Status, "url": runURL(id)})
 			return nil
 		}
 		// Wait for a change (or the next poll), then keep at least eventInterval

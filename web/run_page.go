@@ -35,10 +35,10 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 	page := view.RunPage{
 		ID: run.ID, Title: spec.Title(), Status: p.Status, StatusClass: statusClass(p.Status), Verdict: p.Verdict,
 		Reason: p.Reason, Error: p.Error, Running: p.Status == lab.StatusRunning, Step: p.Step, Steps: p.Steps,
-		StepName: p.StepName, Snapshots: p.Snapshots, EventsURL: "/runs/" + run.ID + "/events",
-		CancelURL: "/runs/" + run.ID + "/cancel",
+		StepName: p.StepName, Snapshots: p.Snapshots, EventsURL: runEventsURL(run.ID),
+		CancelURL: runCancelURL(run.ID),
 		Elapsed:   "elapsed " + (time.Duration(p.ElapsedMs) * time.Millisecond).Round(time.Second).String(),
-		Links:     []view.Link{{Label: "JSON", URL: "/api/runs/" + run.ID}},
+		Links:     []view.Link{{Label: "JSON", URL: runJSONURL(run.ID)}},
 	}
 	if page.StepName == "" {
 		page.StepName = "step"
@@ -56,8 +56,8 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 	page.Callout = runCallout(spec, p)
 	if run.ReportID != "" {
 		page.Links = append(page.Links,
-			view.Link{Label: "report", URL: "/r/" + run.ReportID},
-			view.Link{Label: "Markdown", URL: "/r/" + run.ReportID + ".md"})
+			view.Link{Label: "report", URL: reportURL(run.ReportID)},
+			view.Link{Label: "Markdown", URL: reportMarkdownURL(run.ReportID)})
 	}
 	if run.ReportID != "" && spec.Workload != lab.WorkloadCapture {
 		rep, err := s.runReport(r.Context(), run.ID)
@@ -208,7 +208,7 @@ func (s *Server) runReport(ctx context.Context, runID string) (*view.RunReport, 
 	rep := &view.RunReport{}
 	for _, a := range arts {
 		rep.Files = append(rep.Files, view.FileInfo{Name: a.Name, Kind: a.Role, Size: analyze.FormatBytes(a.Size),
-			Time: formatTime(a.TakenAt), Download: "/a/" + a.SHA256, SHA256: a.SHA256})
+			Time: formatTime(a.TakenAt), Download: artifactURL(a.SHA256), SHA256: a.SHA256})
 	}
 	for _, role := range []string{"goroutine", "heap"} {
 		sv, err := s.roleSeries(ctx, arts, role)

@@ -55,7 +55,7 @@ func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *reportJS
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"run_id": run.ID, "run_url": "/runs/" + run.ID, "status": p.Status, "verdict": p.Verdict,
+	out := map[string]any{"run_id": run.ID, "run_url": runURL(run.ID), "status": p.Status, "verdict": p.Verdict,
 		"reason": p.Reason, "counters": p.Counters, "points": p.Points, "snapshots": p.Snapshots}
 	arts, err := s.store.RunArtifacts(r.Context(), id)
 	if err != nil {
@@ -97,7 +97,7 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 		return err
 	}
 	fmt.Fprintf(w, "### leakui run: %s\n\n", mdEscape(page.Title))
-	fmt.Fprintf(w, "- Run: %s (report %s)\n", absoluteURL(r, "/runs/"+id), absoluteURL(r, "/r/"+rep.ID))
+	fmt.Fprintf(w, "- Run: %s (report %s)\n", absoluteURL(r, runURL(id)), absoluteURL(r, reportURL(rep.ID)))
 	fmt.Fprintf(w, "- Status: %s; verdict: **%s**\n", page.Status, verdictWord(page.Verdict, page.Status))
 	if page.Reason != "" {
 		fmt.Fprintf(w, "- %s\n", mdEscape(page.Reason))

@@ -79,8 +79,8 @@ func (rs runsResource) startAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", "/runs/"+id)
-	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "url": "/runs/" + id})
+	w.Header().Set("Location", runURL(id))
+	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "url": runURL(id)})
 }
 
 // startForm is POST /runs from the dashboard: 303 to the run's page.
@@ -127,7 +127,7 @@ func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+	http.Redirect(w, r, runURL(id), http.StatusSeeOther)
 	return nil
 }
 
@@ -198,12 +198,12 @@ func (rs runsResource) getAPI(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	doc := runJSON{
-		ID: run.ID, URL: "/runs/" + run.ID, Workload: run.Workload, Spec: run.Spec, Status: p.Status, Verdict: p.Verdict,
+		ID: run.ID, URL: runURL(run.ID), Workload: run.Workload, Spec: run.Spec, Status: p.Status, Verdict: p.Verdict,
 		Reason: p.Reason, Error: p.Error, Counters: p.Counters, Step: p.Step, Steps: p.Steps, Snapshots: p.Snapshots,
 		CreatedAt: run.CreatedAt, Progress: p,
 	}
 	if run.ReportID != "" {
-		doc.ReportURL = "/r/" + run.ReportID
+		doc.ReportURL = reportURL(run.ReportID)
 	}
 	if !run.FinishedAt.IsZero() {
 		doc.FinishedAt = &run.FinishedAt
@@ -251,7 +251,7 @@ func (rs runsResource) cancelForm(w http.ResponseWriter, r *http.Request) error 
 	if err := rs.s.cancelRun(r, id); err != nil {
 		return err
 	}
-	http.Redirect(w, r, "/runs/"+id, http.StatusSeeOther)
+	http.Redirect(w, r, runURL(id), http.StatusSeeOther)
 	return nil
 }
 
