@@ -12,27 +12,13 @@ import (
 
 // runDiff implements `leakui diff [-sample_index NAME] [-n 20] [-json] BASE TARGET`.
 func runDiff(ctx context.Context, args []string, std stdio) error {
-	fs := newFlagSet("diff", "BASE TARGET", std.err)
-	sampleIndex := fs.String("sample_index", "", "sample type to compare (name or index; default as pprof chooses)")
-	n := fs.Int("n", 20, "number of rows (0 for all)")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	maxDecompressed := fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return errUsage
-	}
-	base, err := loadProfileFile(fs.Arg(0), *maxDecompressed)
+	pf := newProfileFlags("diff", "BASE TARGET", "sample type to compare", std)
+	ps, err := pf.load(args, 2)
 	if err != nil {
 		return err
 	}
-	target, err := loadProfileFile(fs.Arg(1), *maxDecompressed)
-	if err != nil {
-		return err
-	}
-	si, err := target.SampleIndex(*sampleIndex)
+	base, target := ps[0], ps[1]
+	si, err := target.SampleIndex(*pf.sampleIndex)
 	if err != nil {
 		return err
 	}
@@ -40,10 +26,10 @@ func runDiff(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	if *n > 0 && len(d.Rows) > *n {
-		d.Rows = d.Rows[:*n]
+	if *pf.n > 0 && len(d.Rows) > *pf.n {
+		d.Rows = d.Rows[:*pf.n]
 	}
-	if *asJSON {
+	if *pf.asJSON {
 		return writeJSON(std.out, d)
 	}
 	return writeDiffText(std.out, d)

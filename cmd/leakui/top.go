@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,34 +15,66 @@ import (
 
 // runTop implements `leakui top [-sample_index NAME] [-n 20] [-json] PROFILE`.
 func runTop(ctx context.Context, args []string, std stdio) error {
-	fs := newFlagSet("top", "PROFILE", std.err)
-	sampleIndex := fs.String("sample_index", "", "sample type to show (name or index; default as pprof chooses)")
-	n := fs.Int("n", 20, "number of rows (0 for all)")
-	asJSON := fs.Bool("json", false, "print one JSON document")
-	maxDecompressed := fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return errUsage
-	}
-	p, err := loadProfileFile(fs.Arg(0), *maxDecompressed)
+	pf := newProfileFlags("top", "PROFILE", "sample type to show", std)
+	ps, err := pf.load(args, 1)
 	if err != nil {
 		return err
 	}
-	si, err := p.SampleIndex(*sampleIndex)
+	p := ps[0]
+	si, err := p.SampleIndex(*pf.sampleIndex)
 	if err != nil {
 		return err
 	}
 	top := p.Top(si)
-	if *n > 0 && len(top.Rows) > *n {
-		top.Rows = top.Rows[:*n]
+	if *pf.n > 0 && len(top.Rows) > *pf.n {
+		top.Rows = top.Rows[:*pf.n]
 	}
-	if *asJSON {
+	if *pf.asJSON {
 		return writeJSON(std.out, top)
 	}
 	return writeTopText(std.out, top)
+}
+
+// profileFlags are the flags top and diff share, named as go tool pprof names them.
+type profileFlags struct {
+	fs              *flag.FlagSet
+	sampleIndex     *string
+	n               *int
+	asJSON          *bool
+	maxDecompressed *int64
+}
+
+// newProfileFlags registers the shared flags of the command called name, whose
+// arguments argsUsage names; sampleIndexUsage begins the -sample_index help.
+func newProfileFlags(name, argsUsage, sampleIndexUsage string, std stdio) profileFlags {
+	fs := newFlagSet(name, argsUsage, std.err)
+	return profileFlags{
+		fs:              fs,
+		sampleIndex:     fs.String("sample_index", "", sampleIndexUsage+" (name or index; default as pprof chooses)"),
+		n:               fs.Int("n", 20, "number of rows (0 for all)"),
+		asJSON:          fs.Bool("json", false, "print one JSON document"),
+		maxDecompressed: fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression"),
+	}
+}
+
+// load parses args, which must name exactly files profiles, and loads them in order.
+func (pf profileFlags) load(args []string, files int) ([]*pprof.Profile, error) {
+	if err := parseFlags(pf.fs, args); err != nil {
+		return nil, err
+	}
+	if pf.fs.NArg() != files {
+		pf.fs.Usage()
+		return nil, errUsage
+	}
+	out := make([]*pprof.Profile, files)
+	for i := range out {
+		p, err := loadProfileFile(pf.fs.Arg(i), *pf.maxDecompressed)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
 }
 
 // loadProfileFile opens and parses one profile file ("-" for stdin is not supported:
