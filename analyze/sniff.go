@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+
+	"github.com/leakui/leakui/internal/varint"
 )
 
 // SniffSize is how many leading bytes of decompressed content DetectKind looks at.
@@ -224,7 +226,7 @@ func profileProtoFraming(b []byte, complete bool) bool {
 		if !looksLikeProfileProto(b) && !(len(b) == 1 && !complete) {
 			return false
 		}
-		key, n := uvarint(b)
+		key, n := varint.Uvarint(b)
 		if n <= 0 {
 			return !complete && n == 0 && fields > 0
 		}
@@ -232,13 +234,13 @@ func profileProtoFraming(b []byte, complete bool) bool {
 		fields++
 		switch key & 7 {
 		case 0:
-			_, n := uvarint(b)
+			_, n := varint.Uvarint(b)
 			if n <= 0 {
 				return !complete && n == 0
 			}
 			b = b[n:]
 		case 2:
-			l, n := uvarint(b)
+			l, n := varint.Uvarint(b)
 			if n <= 0 {
 				return !complete && n == 0
 			}
@@ -255,23 +257,4 @@ func profileProtoFraming(b []byte, complete bool) bool {
 
 func hasPrefixFold(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && bytes.EqualFold(b[:len(prefix)], []byte(prefix))
-}
-
-// uvarint decodes a varint; n ≤ 0 means b is truncated or the varint overflows.
-func uvarint(b []byte) (v uint64, n int) {
-	if len(b) > 0 && b[0] < 0x80 {
-		return uint64(b[0]), 1
-	}
-	var shift uint
-	for i, c := range b {
-		if i == 10 {
-			return 0, -1
-		}
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v, i + 1
-		}
-		shift += 7
-	}
-	return 0, 0
 }

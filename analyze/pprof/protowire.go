@@ -1,6 +1,10 @@
 package pprof
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/leakui/leakui/internal/varint"
+)
 
 // walkMessage calls fn for every field of a protobuf message: varint and fixed
 // fields with their value, length-delimited fields with their bytes (a sub-slice of
@@ -8,7 +12,7 @@ import "fmt"
 // error, never a panic.
 func walkMessage(b []byte, fn func(field, wire int, v uint64, msg []byte) error) error {
 	for len(b) > 0 {
-		key, n := uvarint(b)
+		key, n := varint.Uvarint(b)
 		if n <= 0 {
 			return fmt.Errorf("%w: bad field key", errProto)
 		}
@@ -19,7 +23,7 @@ func walkMessage(b []byte, fn func(field, wire int, v uint64, msg []byte) error)
 		}
 		switch wire {
 		case wireVarint:
-			v, n := uvarint(b)
+			v, n := varint.Uvarint(b)
 			if n <= 0 {
 				return fmt.Errorf("%w: bad varint in field %d", errProto, field)
 			}
@@ -38,7 +42,7 @@ func walkMessage(b []byte, fn func(field, wire int, v uint64, msg []byte) error)
 				return err
 			}
 		case wireBytes:
-			l, n := uvarint(b)
+			l, n := varint.Uvarint(b)
 			if n <= 0 || l > uint64(len(b)-n) {
 				return fmt.Errorf("%w: truncated field %d", errProto, field)
 			}
@@ -66,7 +70,7 @@ func walkMessage(b []byte, fn func(field, wire int, v uint64, msg []byte) error)
 // walkPacked calls fn for every varint of a packed repeated field.
 func walkPacked(b []byte, fn func(uint64)) error {
 	for len(b) > 0 {
-		v, n := uvarint(b)
+		v, n := varint.Uvarint(b)
 		if n <= 0 {
 			return fmt.Errorf("%w: bad packed varint", errProto)
 		}
@@ -74,23 +78,4 @@ func walkPacked(b []byte, fn func(uint64)) error {
 		b = b[n:]
 	}
 	return nil
-}
-
-// uvarint decodes a varint; n ≤ 0 means b is truncated or the varint overflows.
-func uvarint(b []byte) (v uint64, n int) {
-	if len(b) > 0 && b[0] < 0x80 {
-		return uint64(b[0]), 1
-	}
-	var shift uint
-	for i, c := range b {
-		if i == 10 {
-			return 0, -1
-		}
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v, i + 1
-		}
-		shift += 7
-	}
-	return 0, 0
 }
