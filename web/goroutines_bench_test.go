@@ -57,11 +57,7 @@ func benchServer(b *testing.B, files ...file) (*Server, uploadResponse) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	body, ct := multipartBody(b, files, nil)
-	req := httptest.NewRequest("POST", "/api/artifacts", body)
-	req.Header.Set("Content-Type", ct)
-	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
+	rec := postFiles(b, srv, nil, files...)
 	var up uploadResponse
 	if rec.Code != 201 || json.Unmarshal(rec.Body.Bytes(), &up) != nil {
 		b.Fatalf("upload: %d %s", rec.Code, rec.Body.Bytes())

@@ -28,21 +28,10 @@ func jvmBenchServer(tb testing.TB) *Server {
 	return srv
 }
 
-// jvmPostFiles posts files to the upload API in process.
-func jvmPostFiles(tb testing.TB, srv *Server, files ...file) *httptest.ResponseRecorder {
-	tb.Helper()
-	body, ct := multipartBody(tb, files, nil)
-	req := httptest.NewRequest("POST", "/api/artifacts", body)
-	req.Header.Set("Content-Type", ct)
-	rec := httptest.NewRecorder()
-	srv.ServeHTTP(rec, req)
-	return rec
-}
-
 // jvmBenchUpload posts files and returns the report's URL.
 func jvmBenchUpload(b *testing.B, srv *Server, files ...file) string {
 	b.Helper()
-	rec := jvmPostFiles(b, srv, files...)
+	rec := postFiles(b, srv, nil, files...)
 	var up uploadResponse
 	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &up) != nil {
 		b.Fatalf("upload: %d %s", rec.Code, rec.Body)

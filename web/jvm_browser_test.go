@@ -62,12 +62,12 @@ func TestBrowserJavaHistogramDiff(t *testing.T) {
 	browser.Screenshot(t, ctx, "jvm-histogram-diff.png")
 
 	// The other two kinds, for their pictures.
-	threads := jvmUpload(t, ts,
+	threads := ts.mustUpload(t, nil,
 		file{"container-0321.jstack", []byte(jvmtext.Dump("2020-02-25 03:21:02", append(jvmContainerThreads(), jvmPollThreads(3)...)))},
 		file{"container-0921.jstack", []byte(jvmtext.Dump("2020-02-25 09:21:02", append(jvmPollThreads(168), jvmContainerThreads()...)))})
 	before, _, _ := jvmNMTSummaryText("2016-07-12 14:00:00", jvmKafkaBroker(0))
 	after, _, _ := jvmNMTSummaryText("2016-07-12 14:30:00", jvmKafkaBroker(1200*1024))
-	nmt := jvmUpload(t, ts, file{"broker-1400.nmt", []byte(before)}, file{"broker-1430.nmt", []byte(after)})
+	nmt := ts.mustUpload(t, nil, file{"broker-1400.nmt", []byte(before)}, file{"broker-1430.nmt", []byte(after)})
 	browser.Do(t, ctx,
 		chromedp.Navigate(ts.URL+threads.ReportURL),
 		chromedp.WaitVisible(`[data-testid=thread-diff]`),

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"reflect"
 	"strings"
@@ -55,15 +54,6 @@ func jvmGetPage(t *testing.T, ts *testServer, path string) (*goquery.Document, [
 	return doc, body
 }
 
-func jvmUpload(t *testing.T, ts *testServer, files ...file) uploadResponse {
-	t.Helper()
-	status, up, raw := ts.upload(t, files...)
-	if status != http.StatusCreated {
-		t.Fatalf("upload: %d %s", status, raw)
-	}
-	return up
-}
-
 // jvmHistogramAnalysis is the documented shape of `leakui histo -json`, which the
 // report's analysis follows.
 type jvmHistogramAnalysis struct {
@@ -83,7 +73,7 @@ func TestJavaHistogramReport(t *testing.T) {
 	data, inst, byt := jvmTDAHistogram(t)
 	rowCount := jvmGrepCount(t, `^ *[0-9]\+: \+[0-9]\+ \+[0-9]\+ `, fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log"))
 	want := jvmParseHistogram(t, data)
-	up := jvmUpload(t, ts, file{"histo.txt.gz", gzipBytes(data)})
+	up := ts.mustUpload(t, nil, file{"histo.txt.gz", gzipBytes(data)})
 	if up.Artifacts[0].Kind != string(analyze.KindJavaHistogram) {
 		t.Fatalf("detected %s", up.Artifacts[0].Kind)
 	}
@@ -169,7 +159,7 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	baseText, baseInst, baseBytes := jvmHistogramText("2020-02-25 03:21:02", jvmSamzaHeap(14))
 	targetText, targetInst, targetBytes := jvmHistogramText("2020-02-25 09:21:02", jvmSamzaHeap(1741))
-	up := jvmUpload(t, ts, file{"after.histo", []byte(targetText)}, file{"before.histo", []byte(baseText)})
+	up := ts.mustUpload(t, nil, file{"after.histo", []byte(targetText)}, file{"before.histo", []byte(baseText)})
 
 	doc := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
@@ -241,7 +231,7 @@ func TestJavaHistogramsInOneFile(t *testing.T) {
 		text, _, _ := jvmHistogramText(fmt.Sprintf("2020-02-25 0%d:00:00", i+3), jvmSamzaHeap(n))
 		all.WriteString(text + "\n")
 	}
-	up := jvmUpload(t, ts, file{"three.histo", []byte(all.String())})
+	up := ts.mustUpload(t, nil, file{"three.histo", []byte(all.String())})
 	doc := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
 	if doc.Kind != kindJavaHistogramDiff || len(a.Snapshots) != 3 || a.Base.Index != 0 || a.Target.Index != 2 ||
@@ -262,7 +252,7 @@ func TestJavaHistogramsInOneFile(t *testing.T) {
 
 	x, _, _ := jvmHistogramText("", jvmSamzaHeap(20))
 	y, _, _ := jvmHistogramText("", jvmSamzaHeap(10))
-	up = jvmUpload(t, ts, file{"x.histo", []byte(x)}, file{"y.histo", []byte(y)})
+	up = ts.mustUpload(t, nil, file{"x.histo", []byte(x)}, file{"y.histo", []byte(y)})
 	doc = jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	if doc.Params.OrderedBy != "upload order" || doc.Analysis.Base.Name != "x.histo" || len(doc.Analysis.Suspects) != 0 {
 		t.Errorf("without time stamps: ordered by %q from %s, %d suspects", doc.Params.OrderedBy, doc.Analysis.Base.Name, len(doc.Analysis.Suspects))
@@ -307,7 +297,7 @@ func TestJavaThreadsReport(t *testing.T) {
 	const threadHeader = `^".*tid=`
 
 	path := fixtures.Path(t, "jvm", "jthreaddump-jstack-deadlock.txt")
-	up := jvmUpload(t, ts, fixture(t, "jvm", "jthreaddump-jstack-deadlock.txt"))
+	up := ts.mustUpload(t, nil, fixture(t, "jvm", "jthreaddump-jstack-deadlock.txt"))
 	want := jvmAnalyzeThreadsFile(t, path)
 	a := jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
 	if a.Total != jvmGrepCount(t, threadHeader, path) || len(a.Deadlocks) != jvmGrepCount(t, "Found one Java-level deadlock", path) || len(a.Deadlocks) == 0 {
@@ -344,7 +334,7 @@ func TestJavaThreadsReport(t *testing.T) {
 	// The JDK 5 dump with a class histogram after it.
 	withHisto := fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log")
 	_, inst, byt := jvmTDAHistogram(t)
-	up = jvmUpload(t, ts, fixture(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log"))
+	up = ts.mustUpload(t, nil, fixture(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log"))
 	a = jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
 	if a.Total != jvmGrepCount(t, threadHeader, withHisto) || len(a.Histograms) != 1 || a.Histograms[0].TotalInstances != inst || a.Histograms[0].TotalBytes != byt {
 		t.Errorf("%d threads, histograms %+v; want %d threads and one histogram of %d/%d", a.Total, len(a.Histograms), jvmGrepCount(t, threadHeader, withHisto), inst, byt)
@@ -357,7 +347,7 @@ func TestJavaThreadsReport(t *testing.T) {
 
 	// The HP-UX dump: two dumps, Korean date bytes that are not UTF-8.
 	hpux := fixtures.Path(t, "jvm", "tda-threaddump-hpux-jdk15-jeus-large.log")
-	up = jvmUpload(t, ts, fixture(t, "jvm", "tda-threaddump-hpux-jdk15-jeus-large.log"))
+	up = ts.mustUpload(t, nil, fixture(t, "jvm", "tda-threaddump-hpux-jdk15-jeus-large.log"))
 	a = jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
 	if a.Dumps != jvmGrepCount(t, "Full thread dump", hpux) || a.Diff == nil || a.Diff.BaseTotal+a.Diff.TargetTotal != jvmGrepCount(t, threadHeader, hpux) || a.Total != a.Diff.TargetTotal {
 		t.Errorf("%d dumps; diff %v; grep counts %d dumps, %d threads", a.Dumps, a.Diff != nil, jvmGrepCount(t, "Full thread dump", hpux), jvmGrepCount(t, threadHeader, hpux))
@@ -392,7 +382,7 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	before := jvmtext.Dump("2020-02-25 03:21:02", append(jvmContainerThreads(), jvmPollThreads(3)...))
 	after := jvmtext.Dump("2020-02-25 09:21:02", append(jvmPollThreads(168), jvmContainerThreads()...))
-	up := jvmUpload(t, ts, file{"after.jstack", []byte(after)}, file{"before.jstack", []byte(before)})
+	up := ts.mustUpload(t, nil, file{"after.jstack", []byte(after)}, file{"before.jstack", []byte(before)})
 	doc := jvmGetDoc[jvmThreadsDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
 	if doc.Kind != kindJavaThreadsDiff || a.Base.Name != "before.jstack" || a.BaseTotal != 5 || a.TargetTotal != 170 || a.TargetDump.Total != 170 {
@@ -469,7 +459,7 @@ func TestJavaNMTReport(t *testing.T) {
 			}
 		}
 		categories := jvmGrepCount(t, `^-.*(reserved=`, path)
-		up := jvmUpload(t, ts, fixture(t, "jvm", tc.name))
+		up := ts.mustUpload(t, nil, fixture(t, "jvm", tc.name))
 		doc := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
 		a := doc.Analysis
 		if doc.Kind != kindJavaNMT || a.TotalCommitted != committedN || a.TotalReserved != reservedN || len(a.Categories) != categories || a.Comparison != nil {
@@ -518,7 +508,7 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	const leakedKB = 1200 * 1024
 	before, _, baseKB := jvmNMTSummaryText("2016-07-12 14:00:00", jvmKafkaBroker(0))
 	after, _, targetKB := jvmNMTSummaryText("2016-07-12 14:30:00", jvmKafkaBroker(leakedKB))
-	up := jvmUpload(t, ts, file{"after.nmt", []byte(after)}, file{"before.nmt", []byte(before)})
+	up := ts.mustUpload(t, nil, file{"after.nmt", []byte(after)}, file{"before.nmt", []byte(before)})
 	doc := jvmGetDoc[jvmNMTDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
 	if doc.Kind != kindJavaNMTDiff || a.Base.Name != "before.nmt" || a.Comparison.TotalCommittedDelta != (targetKB-baseKB)*1024 ||
@@ -547,7 +537,7 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 
 	// The same as one summary.diff against a baseline.
 	diffText, deltaKB := jvmNMTDiffText(jvmKafkaBroker(0), jvmKafkaBroker(leakedKB))
-	up = jvmUpload(t, ts, file{"summary.diff", []byte(diffText)})
+	up = ts.mustUpload(t, nil, file{"summary.diff", []byte(diffText)})
 	one := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	if one.Kind != kindJavaNMT || !one.Analysis.Diff || one.Analysis.NativeLeak == nil || one.Analysis.Comparison.TotalCommittedDelta != deltaKB*1024 {
 		t.Errorf("summary.diff: %s diff=%v leak=%v", one.Kind, one.Analysis.Diff, one.Analysis.NativeLeak != nil)
@@ -561,7 +551,7 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	grown := jvmKafkaBroker(leakedKB)
 	grown[0].committed += 2 * leakedKB
 	healthy, _, _ := jvmNMTSummaryText("2016-07-12 14:30:00", grown)
-	up = jvmUpload(t, ts, file{"before.nmt", []byte(before)}, file{"healthy.nmt", []byte(healthy)})
+	up = ts.mustUpload(t, nil, file{"before.nmt", []byte(before)}, file{"healthy.nmt", []byte(healthy)})
 	if h := jvmGetDoc[jvmNMTDiffAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis; h.NativeLeak != nil {
 		t.Errorf("a growing heap was called a native leak: %+v", h.NativeLeak)
 	}
@@ -606,7 +596,7 @@ func TestJavaQueryErrors(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	a, _, _ := jvmHistogramText("", jvmSamzaHeap(1))
 	b, _, _ := jvmHistogramText("", jvmSamzaHeap(2))
-	up := jvmUpload(t, ts, file{"a", []byte(a)}, file{"b", []byte(b)})
+	up := ts.mustUpload(t, nil, file{"a", []byte(a)}, file{"b", []byte(b)})
 	for _, tc := range []struct{ query, msg string }{
 		{"?sort=size", "sort must be bytes or instances"},
 		{"?snapshot=2", "snapshot must be a snapshot number from 0 to 1"},
@@ -665,7 +655,7 @@ func TestJavaHistogramSeries(t *testing.T) {
 			b.WriteString(text + "\n")
 		}
 	}
-	up := jvmUpload(t, ts, file{"odd-hours.histo", []byte(b.String())}, file{"even-hours.histo", []byte(a.String())})
+	up := ts.mustUpload(t, nil, file{"odd-hours.histo", []byte(b.String())}, file{"even-hours.histo", []byte(a.String())})
 	type doc struct {
 		Snapshots []jvmSnapshotJSON            `json:"snapshots"`
 		Series    map[string]jvmSeriesAnalysis `json:"series"`
@@ -720,7 +710,7 @@ func TestJavaHistogramSeries(t *testing.T) {
 		text, _, _ := jvmHistogramText(fmt.Sprintf("2020-02-25 %02d:00:00", 3+i), jvmSamzaHeap(14))
 		steady.WriteString(text)
 	}
-	up = jvmUpload(t, ts, file{"steady.histo", []byte(steady.String())})
+	up = ts.mustUpload(t, nil, file{"steady.histo", []byte(steady.String())})
 	s := jvmGetDoc[doc](t, ts, "/api/reports/"+up.ReportID).Analysis
 	if s.Series["instances"].Verdict != "steady" || s.Series["bytes"].Verdict != "steady" || len(s.Suspects) != 0 {
 		t.Errorf("a steady heap: %q by instances, %q by bytes, %d suspects", s.Series["instances"].Verdict, s.Series["bytes"].Verdict, len(s.Suspects))
@@ -741,7 +731,7 @@ func TestJavaThreadFixtures(t *testing.T) {
 		"tda-threaddump-hpux-jdk15-jeus-large.log"} {
 		path := fixtures.Path(t, "jvm", name)
 		want := jvmAnalyzeThreadsFile(t, path)
-		up := jvmUpload(t, ts, fixture(t, "jvm", name))
+		up := ts.mustUpload(t, nil, fixture(t, "jvm", name))
 		if up.Artifacts[0].Kind != string(analyze.KindJavaThreads) {
 			t.Errorf("%s: detected %s", name, up.Artifacts[0].Kind)
 			continue

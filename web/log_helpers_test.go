@@ -5,8 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,31 +47,6 @@ func logFields(patterns []logs.Pattern, pairs []string, extra ...string) map[str
 		f[extra[i]] = extra[i+1]
 	}
 	return f
-}
-
-// logUpload posts files with form fields to /api/artifacts.
-func logUpload(t testing.TB, ts *testServer, fields map[string]string, files ...file) (int, uploadResponse, string) {
-	t.Helper()
-	body, ct := multipartBody(t, files, fields)
-	resp, err := http.Post(ts.URL+"/api/artifacts", ct, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var out uploadResponse
-	json.Unmarshal(raw, &out)
-	return resp.StatusCode, out, string(raw)
-}
-
-// logMustUpload uploads and fails the test unless a report was made.
-func logMustUpload(t testing.TB, ts *testServer, fields map[string]string, files ...file) uploadResponse {
-	t.Helper()
-	code, up, raw := logUpload(t, ts, fields, files...)
-	if code != http.StatusCreated || up.ReportID == "" {
-		t.Fatalf("upload: %d %s", code, raw)
-	}
-	return up
 }
 
 // logDocument is the JSON twin of a log report.

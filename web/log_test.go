@@ -46,7 +46,7 @@ func TestLogFixturesMatchGrep(t *testing.T) {
 	for _, p := range paths {
 		files = append(files, fixture(t, "logs", filepath.Base(p)))
 	}
-	up := logMustUpload(t, ts, logFields(logFixturePatterns, nil), files...)
+	up := ts.mustUpload(t, logFields(logFixturePatterns, nil), files...)
 	doc, _ := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
 	page, _ := logGetPage(t, ts, up.ReportURL)
 	rep := doc.Analysis.Report
@@ -120,7 +120,7 @@ func TestLogYearlessTimeline(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	name := "erigon-node.log"
 	p := logs.Literal("INFO")
-	up := logMustUpload(t, ts, logFields([]logs.Pattern{p}, nil), fixture(t, "logs", name))
+	up := ts.mustUpload(t, logFields([]logs.Pattern{p}, nil), fixture(t, "logs", name))
 	doc, _ := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
 	page, _ := logGetPage(t, ts, up.ReportURL)
 	rep := doc.Analysis.Report
@@ -160,7 +160,7 @@ func TestLogCompressedInputs(t *testing.T) {
 	zw.Write(plain.data)
 	zw.Close()
 	patterns := []logs.Pattern{logs.Literal("Adding new member"), logs.Regexp(`removing member \S+ on LeaveGroup`)}
-	up := logMustUpload(t, ts, logFields(patterns, nil),
+	up := ts.mustUpload(t, logFields(patterns, nil),
 		plain, file{name: name + ".gz", data: logGzip(t, plain.data)}, file{name: name + ".zst", data: zbuf.Bytes()})
 	doc, _ := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
 	page, _ := logGetPage(t, ts, up.ReportURL)
@@ -202,7 +202,7 @@ func TestLogSamzaPreset(t *testing.T) {
 	if starts != samzaCheckpointStarts || stops != samzaCheckpointStops || kafkaStarts != samzaKafkaKeys*samzaKafkaStartsPer || kafkaStops != samzaKafkaClosedKeys {
 		t.Fatalf("the built log holds %d/%d checkpoint and %d/%d kafka starts/stops", starts, stops, kafkaStarts, kafkaStops)
 	}
-	up := logMustUpload(t, ts, map[string]string{"preset": "samza-2785", "label": "container 7"},
+	up := ts.mustUpload(t, map[string]string{"preset": "samza-2785", "label": "container 7"},
 		file{name: "samza-container.log.gz", data: logGzip(t, s.text.Bytes())})
 	unclosed := samzaKafkaKeys // every key started more often than closed
 
@@ -363,7 +363,7 @@ func TestLogParametersInTheURL(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	name := "kafka-2.1.1-broker-server.log.2020-02-14-00"
 	path := fixtures.Path(t, "logs", name)
-	up := logMustUpload(t, ts, map[string]string{"preset": "kafka-group-members"}, fixture(t, "logs", name))
+	up := ts.mustUpload(t, map[string]string{"preset": "kafka-group-members"}, fixture(t, "logs", name))
 	base := "/r/" + up.ReportID
 
 	// A submitted form: blank rows, an unticked box, a pair with a key.
@@ -482,7 +482,7 @@ func TestLogErrors(t *testing.T) {
 		}(), 422, []string{"zstd"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, raw := logUpload(t, ts, tc.fields, file{name: "x.log", data: tc.file})
+			code, _, raw := ts.uploadFields(t, tc.fields, file{name: "x.log", data: tc.file})
 			if code != tc.status {
 				t.Fatalf("%d %s, want %d", code, raw, tc.status)
 			}
@@ -501,7 +501,7 @@ func TestLogErrors(t *testing.T) {
 
 	// The same checks on a stored report's URL: the page shows the form again
 	// with the message; the JSON, Markdown and CSV are plain 400s.
-	up := logMustUpload(t, ts, nil, file{name: "x.log", data: log})
+	up := ts.mustUpload(t, nil, file{name: "x.log", data: log})
 	bad := "?p1=start&p2=%28unclosed&re2=1"
 	code, ct, body := ts.get(t, up.ReportURL+bad)
 	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(body))
@@ -535,7 +535,7 @@ func TestLogHostileContent(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "2020-02-25 03:22:00.000 close %s\n", keys[1])
 	fields := map[string]string{"pair1": "things=open ,close ", "key1": `(?:open|close) (\S+)`, "p1": "<script>", "p2": "\"", "p3": "\u2028"}
-	up := logMustUpload(t, ts, fields, file{name: `<b>"log".txt`, data: b.Bytes()})
+	up := ts.mustUpload(t, fields, file{name: `<b>"log".txt`, data: b.Bytes()})
 
 	doc, body := logGetPage(t, ts, up.ReportURL)
 	if n := doc.Find("script").Length(); n != 4 {

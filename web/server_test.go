@@ -86,9 +86,39 @@ func multipartBody(t testing.TB, files []file, fields map[string]string) (io.Rea
 }
 
 // upload posts files to /api/artifacts and decodes the answer.
-func (ts *testServer) upload(t *testing.T, files ...file) (int, uploadResponse, string) {
+func (ts *testServer) upload(t testing.TB, files ...file) (int, uploadResponse, string) {
 	t.Helper()
-	body, ct := multipartBody(t, files, nil)
+	return ts.uploadFields(t, nil, files...)
+}
+
+// mustUpload posts files with form fields (nil for none) and fails the test
+// unless a report was made.
+func (ts *testServer) mustUpload(t testing.TB, fields map[string]string, files ...file) uploadResponse {
+	t.Helper()
+	code, up, raw := ts.uploadFields(t, fields, files...)
+	if code != http.StatusCreated || up.ReportID == "" {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	return up
+}
+
+// postFiles posts files with form fields (nil for none) to an in-process server,
+// as the benchmarks do, and returns the recorded answer.
+func postFiles(tb testing.TB, srv http.Handler, fields map[string]string, files ...file) *httptest.ResponseRecorder {
+	tb.Helper()
+	body, ct := multipartBody(tb, files, fields)
+	req := httptest.NewRequest("POST", "/api/artifacts", body)
+	req.Header.Set("Content-Type", ct)
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	return rec
+}
+
+// uploadFields posts files with form fields to /api/artifacts and decodes the
+// answer.
+func (ts *testServer) uploadFields(t testing.TB, fields map[string]string, files ...file) (int, uploadResponse, string) {
+	t.Helper()
+	body, ct := multipartBody(t, files, fields)
 	resp, err := http.Post(ts.URL+"/api/artifacts", ct, body)
 	if err != nil {
 		t.Fatal(err)
