@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/leakui/leakui/internal/fixtures"
 )
 
 // maxReadmeLines is the hard limit on README.md's length: it is the front door,
@@ -20,25 +22,6 @@ const maxReadmeLines = 200
 
 // architecture is the file whose package tables must name real packages.
 const architecture = "docs/ARCHITECTURE.md"
-
-// moduleRoot walks up from the test's directory to the directory holding go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
 
 // docFiles lists README.md and every .md file under docs/, as slash paths
 // relative to root.
@@ -61,7 +44,7 @@ func docFiles(root string) ([]string, error) {
 }
 
 func TestLinks(t *testing.T) {
-	root := moduleRoot(t)
+	root := fixtures.Root(t)
 	files, err := docFiles(root)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +58,7 @@ func TestLinks(t *testing.T) {
 }
 
 func TestReadmeLength(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(moduleRoot(t), "README.md"))
+	b, err := os.ReadFile(filepath.Join(fixtures.Root(t), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +72,7 @@ func TestReadmeLength(t *testing.T) {
 }
 
 func TestArchitecturePackages(t *testing.T) {
-	root := moduleRoot(t)
+	root := fixtures.Root(t)
 	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(architecture)))
 	if err != nil {
 		t.Fatal(err)
