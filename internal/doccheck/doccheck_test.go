@@ -89,6 +89,46 @@ func TestArchitecturePackages(t *testing.T) {
 			t.Errorf("%s names package %s: %v", architecture, pkg, err)
 		}
 	}
+	named := map[string]bool{}
+	for _, pkg := range pkgs {
+		named[pkg] = true
+	}
+	all, err := goPackageDirs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range all {
+		if !named[pkg] {
+			t.Errorf("package %s is not in %s's package tables: say what it owns and imports", pkg, architecture)
+		}
+	}
+}
+
+// goPackageDirs lists, as slash paths relative to root, every directory of the
+// module that holds Go files, leaving out testdata folders and hidden ones.
+func goPackageDirs(root string) ([]string, error) {
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || name == "leakui-data") {
+			return filepath.SkipDir
+		}
+		if hasGoFiles(path) == nil && path != root {
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			dirs = append(dirs, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return dirs, err
 }
 
 // TestCheckerFails makes sure the checks can fail: a small repository with one
