@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -466,4 +467,84 @@ func hasGoFiles(dir string) error {
 		}
 	}
 	return fmt.Errorf("the directory holds no Go files")
+}
+
+// TestArchitectureImports checks the last column of the package tables against
+// the code: every leakui package a package imports (outside its tests) must be
+// named there, in backticks, or covered by "`P` and its subpackages"; a row that
+// says "none" must import none.
+func TestArchitectureImports(t *testing.T) {
+	root := fixtures.Root(t)
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(architecture)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	columns := importColumns(string(b))
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const module = "github.com/leakui/leakui/"
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		column, ok := columns[pkg]
+		if !ok {
+			continue // TestArchitecturePackages reports a missing row
+		}
+		checked++
+		for _, imp := range fields[1:] {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			if !strings.Contains(column, "`"+dep+"`") && !coveredBySubpackages(column, dep) {
+				t.Errorf("%s: %s imports %s, which its row's imports column (%q) does not name", architecture, pkg, dep, column)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("checked the imports of %d packages; the tables did not parse", checked)
+	}
+}
+
+// coveredBySubpackages reports whether column says "`P` and its subpackages" for
+// a P that dep is P or under.
+func coveredBySubpackages(column, dep string) bool {
+	for _, m := range regexp.MustCompile("`([^`]+)` and its subpackages").FindAllStringSubmatch(column, -1) {
+		if dep == m[1] || strings.HasPrefix(dep, m[1]+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// importColumns maps each package named in the tables under "## Packages" to the
+// text of its row's last column.
+func importColumns(text string) map[string]string {
+	out := map[string]string{}
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			in = strings.TrimSpace(strings.TrimPrefix(line, "## ")) == "Packages"
+			continue
+		}
+		if !in || !strings.HasPrefix(strings.TrimSpace(line), "|") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+		if len(cells) < 3 {
+			continue
+		}
+		last := strings.TrimSpace(cells[len(cells)-1])
+		for _, part := range strings.Split(cells[0], ",") {
+			if name := strings.Trim(strings.TrimSpace(part), "`"); name != "" && name != "package" {
+				out[name] = last
+			}
+		}
+	}
+	return out
 }
