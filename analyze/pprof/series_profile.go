@@ -3,7 +3,6 @@ package pprof
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -217,7 +216,7 @@ func (b *seriesBuilder) add(snap int, g *callGraph, sampleIndex int) {
 		if v == 0 {
 			continue
 		}
-		b.totals[snap] = seriesAdd(b.totals[snap], seriesAbs(v))
+		b.totals[snap] = series.AddClamped(b.totals[snap], series.AbsClamped(v))
 		frames := b.frames[:0]
 		for _, l := range g.stack(i) {
 			for _, ln := range g.locs[l].lines {
@@ -238,7 +237,7 @@ func (b *seriesBuilder) add(snap int, g *callGraph, sampleIndex int) {
 			st = &seriesStack{frames: slices.Clone(frames), site: b.site(frames), values: make([]int64, b.snapshots)}
 			b.stacks[string(key)] = st
 		}
-		st.values[snap] = seriesAdd(st.values[snap], v)
+		st.values[snap] = series.AddClamped(st.values[snap], v)
 	}
 }
 
@@ -284,28 +283,8 @@ func (b *seriesBuilder) fill(in *series.Input) {
 			in.Series[name] = sum
 		}
 		for i, v := range st.values {
-			sum[i] = seriesAdd(sum[i], v)
+			sum[i] = series.AddClamped(sum[i], v)
 		}
 		in.Parts[name] = append(in.Parts[name], series.Part{Frames: b.frameNames(st.frames), Values: st.values})
 	}
-}
-
-// seriesAdd returns a + b, clamped to the int64 range instead of wrapping.
-func seriesAdd(a, b int64) int64 {
-	s := a + b
-	if (b > 0 && s < a) || (b < 0 && s > a) {
-		if b > 0 {
-			return math.MaxInt64
-		}
-		return math.MinInt64
-	}
-	return s
-}
-
-// seriesAbs returns |v|, with |MinInt64| clamped to MaxInt64.
-func seriesAbs(v int64) int64 {
-	if v == math.MinInt64 {
-		return math.MaxInt64
-	}
-	return abs64(v)
 }

@@ -62,7 +62,7 @@ func newSeriesAnalysis(in Input, order []int, th Thresholds) *seriesAnalysis {
 		a.totals = make([]int64, n)
 		for _, name := range a.names {
 			for i, v := range a.values[name] {
-				a.totals[i] = seriesAdd(a.totals[i], seriesAbs(v))
+				a.totals[i] = AddClamped(a.totals[i], AbsClamped(v))
 			}
 		}
 	}
@@ -111,12 +111,12 @@ func seriesReorder(v []int64, order []int) []int64 {
 func (a *seriesAnalysis) referenceTotal() float64 {
 	var ref int64
 	for _, t := range a.totals {
-		ref = max(ref, seriesAbs(t))
+		ref = max(ref, AbsClamped(t))
 	}
 	if ref == 0 {
 		for _, name := range a.names {
 			for _, v := range a.values[name] {
-				ref = max(ref, seriesAbs(v))
+				ref = max(ref, AbsClamped(v))
 			}
 		}
 	}

@@ -111,7 +111,7 @@ func FuzzSeriesAnalysis(f *testing.F) {
 		}
 		var ref int64
 		for _, v := range rep.Totals {
-			ref = max(ref, seriesAbs(v))
+			ref = max(ref, AbsClamped(v))
 		}
 		got := findSeries(rep, "rise")
 		growth := rise[len(rise)-1] - rise[0]

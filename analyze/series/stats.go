@@ -205,8 +205,9 @@ func seriesSub(a, b int64) int64 {
 	return d
 }
 
-// seriesAdd returns a + b, clamped to the int64 range instead of wrapping.
-func seriesAdd(a, b int64) int64 {
+// AddClamped returns a + b, clamped to the int64 range instead of wrapping, as
+// every sum of a series is (pprof's series feed it too).
+func AddClamped(a, b int64) int64 {
 	s := a + b
 	if (b > 0 && s < a) || (b < 0 && s > a) {
 		if b > 0 {
@@ -217,8 +218,8 @@ func seriesAdd(a, b int64) int64 {
 	return s
 }
 
-// seriesAbs returns |v|, with |MinInt64| clamped to MaxInt64.
-func seriesAbs(v int64) int64 {
+// AbsClamped returns |v|, with |MinInt64| clamped to MaxInt64.
+func AbsClamped(v int64) int64 {
 	if v == math.MinInt64 {
 		return math.MaxInt64
 	}

@@ -77,7 +77,7 @@ func (a *seriesAnalysis) why(st Stats, c seriesCheck, dir int) string {
 	if dir < 0 {
 		moved, verb, gerund = st.ShrankSteps, "shrank", "shrinking"
 	}
-	change := a.value(seriesAbs(st.Growth))
+	change := a.value(AbsClamped(st.Growth))
 	switch c {
 	case seriesUnsteady:
 		if moved == 1 {
