@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
+	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
 )
 
@@ -67,15 +69,15 @@ func (s *Server) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Rep
 	if q.mode == goroutineModeDiff {
 		b, t := rep.Artifacts[q.base], rep.Artifacts[q.target]
 		names = [2]string{b.Name, t.Name}
-		fmt.Fprintf(w, "### leakui goroutines: %s → %s\n\n", mdEscape(b.Name), mdEscape(t.Name))
+		fmt.Fprint(w, markdown.Heading(3, "leakui goroutines: "+markdown.Escape(b.Name)+" → "+markdown.Escape(t.Name)))
 		fmt.Fprintf(w, "- Report: %s\n", link)
-		fmt.Fprintf(w, "- Base: `%s` sha256 `%s`\n- Target: `%s` sha256 `%s`\n", mdCode(b.Name), b.SHA256, mdCode(t.Name), t.SHA256)
+		fmt.Fprintf(w, "- Base: %s sha256 %s\n- Target: %s sha256 %s\n", markdown.Code(b.Name), markdown.Code(b.SHA256), markdown.Code(t.Name), markdown.Code(t.SHA256))
 	} else {
 		a := rep.Artifacts[q.file]
 		names[1] = a.Name
-		fmt.Fprintf(w, "### leakui goroutines: %s\n\n", mdEscape(a.Name))
+		fmt.Fprint(w, markdown.Heading(3, "leakui goroutines: "+markdown.Escape(a.Name)))
 		fmt.Fprintf(w, "- Report: %s\n", link)
-		fmt.Fprintf(w, "- File: `%s`, %s, sha256 `%s`\n", mdCode(a.Name), analyze.FormatBytes(a.Size), a.SHA256)
+		fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
 	}
 	writeGoroutineMarkdown(w, report)
 	return nil
@@ -96,7 +98,7 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "- %s in %s (%s)", plural(report.Total, "goroutine"), plural(groups-gone, "group"), mdEscape(report.Format))
+	fmt.Fprintf(w, "- %s in %s (%s)", plural(report.Total, "goroutine"), plural(groups-gone, "group"), markdown.Escape(report.Format))
 	if report.DeclaredTotal != nil && *report.DeclaredTotal != report.Total {
 		fmt.Fprintf(w, "; the dump says %d", *report.DeclaredTotal)
 	}
@@ -109,14 +111,14 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 			signedCount(report.Total-b.Total), plural(grew, "group"), plural(gone, "group"))
 	}
 	if p := report.Panic; p != nil {
-		fmt.Fprintf(w, "- %s:\n", mdEscape(p.Kind))
+		fmt.Fprintf(w, "- %s:\n", markdown.Escape(p.Kind))
 		for _, line := range strings.Split(p.Message, "\n") {
-			if line = mdEscape(line); line != "" {
+			if line = markdown.Escape(strings.TrimSpace(line)); line != "" {
 				fmt.Fprintf(w, "  > %s\n", line)
 			}
 		}
 		if p.Signal != "" {
-			fmt.Fprintf(w, "  > %s\n", mdEscape(p.Signal))
+			fmt.Fprintf(w, "  > %s\n", markdown.Escape(p.Signal))
 		}
 		if p.Goroutine >= 0 {
 			fmt.Fprintf(w, "- Goroutine %d %s; its group comes first.\n", p.Goroutine, panicVerbOf(p.Kind))
@@ -127,9 +129,11 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 	}
 	top := min(groups, 10)
 	if report.Base != nil {
-		fmt.Fprintf(w, "\nTop %d groups, what grew first:\n\n| goroutines | base | change | state | wait | function | location |\n|---:|---:|---:|---|---|---|---|\n", top)
+		fmt.Fprintf(w, "\nTop %d groups, what grew first:\n\n%s", top, markdown.TableHead(markdown.Right("goroutines"), markdown.Right("base"), markdown.Right("change"),
+			markdown.Left("state"), markdown.Left("wait"), markdown.Left("function"), markdown.Left("location")))
 	} else {
-		fmt.Fprintf(w, "\nTop %d groups:\n\n| goroutines | state | wait | function | location |\n|---:|---|---|---|---|\n", top)
+		fmt.Fprintf(w, "\nTop %d groups:\n\n%s", top, markdown.TableHead(markdown.Right("goroutines"), markdown.Left("state"), markdown.Left("wait"),
+			markdown.Left("function"), markdown.Left("location")))
 	}
 	for i := range report.Groups[:top] {
 		g := &report.Groups[i]
@@ -142,7 +146,7 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 				}
 			}
 		}
-		state := mdEscape(g.State)
+		state := markdown.Escape(g.State)
 		if g.Panicking {
 			state += " (panicking)"
 		}
@@ -151,10 +155,10 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 			if c.New {
 				change = "new"
 			}
-			fmt.Fprintf(w, "| %d | %d | %s | %s | %s | %s | %s |\n", g.Count, c.Base, change, state, g.Wait(), mdCodeSpan(fn), mdCodeSpan(loc))
+			fmt.Fprint(w, markdown.Row(strconv.Itoa(g.Count), strconv.Itoa(c.Base), change, state, g.Wait(), markdown.Code(fn), markdown.Code(loc)))
 			continue
 		}
-		fmt.Fprintf(w, "| %d | %s | %s | %s | %s |\n", g.Count, state, g.Wait(), mdCodeSpan(fn), mdCodeSpan(loc))
+		fmt.Fprint(w, markdown.Row(strconv.Itoa(g.Count), state, g.Wait(), markdown.Code(fn), markdown.Code(loc)))
 	}
 }
 
@@ -163,12 +167,4 @@ func panicVerbOf(kind string) string {
 		return "panicked"
 	}
 	return "threw"
-}
-
-// mdCodeSpan puts text in a code span for a table cell; empty text stays empty.
-func mdCodeSpan(s string) string {
-	if s = mdCode(s); s == "" {
-		return ""
-	}
-	return "`" + s + "`"
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -61,15 +62,9 @@ func FuzzGoroutineRender(f *testing.F) {
 			}
 			var md bytes.Buffer
 			writeGoroutineMarkdown(&md, rep)
-			var prose strings.Builder
-			for i, part := range strings.Split(md.String(), "`") {
-				if i%2 == 0 {
-					prose.WriteString(part)
-				}
-			}
 			// Escaped brackets and the blockquote marker "  > " of a crash message
-			// are the only ones allowed.
-			p := strings.NewReplacer("\n  > ", "\n", `\<`, "", `\>`, "").Replace(prose.String())
+			// are the only ones allowed outside code spans.
+			p := strings.NewReplacer("\n  > ", "\n", `\<`, "", `\>`, "").Replace(markdown.Prose(md.String()))
 			if strings.ContainsAny(p, "<>") {
 				t.Fatalf("markup in the Markdown prose:\n%s", md.String())
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
+	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -398,10 +399,10 @@ func jvmSnapshotOf(rep *store.Report, refs []jvmRef, i, line int, t time.Time) j
 
 // jvmMarkdownHead starts a JVM report's Markdown: the link and the files.
 func jvmMarkdownHead(w io.Writer, r *http.Request, rep *store.Report, q jvmQuery, title string) {
-	fmt.Fprintf(w, "### leakui: %s\n\n", mdEscape(title))
+	fmt.Fprint(w, markdown.Heading(3, "leakui: "+markdown.Escape(title)))
 	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, q.url(reportURL(rep.ID), nil)))
 	for _, a := range rep.Artifacts {
-		fmt.Fprintf(w, "- File: `%s`, %s, sha256 `%s`\n", mdCode(a.Name), analyze.FormatBytes(a.Size), a.SHA256)
+		fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
 	}
 	fmt.Fprintln(w)
 }

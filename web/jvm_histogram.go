@@ -216,7 +216,7 @@ func histogramMeta(h *jvm.Histogram) []view.Pair {
 }
 
 // histogramHeadline says what a histogram holds and its largest class, in plain
-// text (the engine's headline is Markdown).
+// text (the engine's headline quotes names as code spans).
 func histogramHeadline(h *jvm.Histogram) string {
 	s := fmt.Sprintf("%s classes, %s instances, %s.", analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes))
 	if top := h.Ranked(jvm.ByBytes); len(top) > 0 {
@@ -478,7 +478,7 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *rep
 	return nil
 }
 
-// javaHistogramsMarkdown writes the ticket summary: the engine's Markdown of the
+// javaHistogramsMarkdown writes the ticket summary: the Markdown of the
 // histogram or the diff, ten rows per table unless n says otherwise.
 func (s *Server) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	hs, err := s.loadHistogramSet(r, rep)
@@ -488,12 +488,12 @@ func (s *Server) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store
 	rows := jvmMarkdownRows(r, hs.q)
 	if i, ok := hs.single(); ok {
 		jvmMarkdownHead(w, r, rep, hs.q, hs.name(i))
-		_, err := io.WriteString(w, hs.items[i].Markdown(rows))
+		_, err := io.WriteString(w, jvmHistogramMarkdown(hs.items[i], rows))
 		return err
 	}
 	q := hs.q
 	jvmMarkdownHead(w, r, rep, q, hs.name(q.base)+" → "+hs.name(q.target))
-	if _, err = io.WriteString(w, hs.diff().Markdown(rows)); err != nil {
+	if _, err = io.WriteString(w, jvmHistogramDiffMarkdown(hs.diff(), rows)); err != nil {
 		return err
 	}
 	return hs.seriesMarkdown(w, rows)

@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/analyze/series"
+	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -137,9 +138,9 @@ func (hs *histogramSet) seriesMarkdown(w io.Writer, rows int) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "- By %s: **%s**. %s\n", jvmOrderName(o), s.VerdictText, mdEscape(s.Reason))
+		fmt.Fprintf(w, "- By %s: **%s**. %s\n", jvmOrderName(o), s.VerdictText, markdown.Escape(s.Reason))
 		for _, sus := range jvmFirst(s.Suspects, rows) {
-			fmt.Fprintf(w, "  - `%s` %s → %s (%s)\n", mdCode(sus.Name), analyze.FormatValue(sus.First, s.Unit),
+			fmt.Fprintf(w, "  - %s %s → %s (%s)\n", markdown.Code(sus.Name), analyze.FormatValue(sus.First, s.Unit),
 				analyze.FormatValue(sus.Last, s.Unit), analyze.FormatSignedValue(sus.Growth, s.Unit))
 		}
 	}

@@ -381,7 +381,7 @@ func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *reportJS
 	return nil
 }
 
-// javaNMTMarkdown writes the ticket summary with the engine's Markdown.
+// javaNMTMarkdown writes the ticket summary (web/markdown_jvm.go renders it).
 func (s *Server) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	ns, err := s.loadNMTSet(r, rep)
 	if err != nil {
@@ -389,11 +389,11 @@ func (s *Server) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report
 	}
 	if i, ok := ns.single(); ok {
 		jvmMarkdownHead(w, r, rep, ns.q, ns.name(i))
-		_, err := io.WriteString(w, ns.items[i].Markdown())
+		_, err := io.WriteString(w, jvmNMTMarkdown(ns.items[i]))
 		return err
 	}
 	q := ns.q
 	jvmMarkdownHead(w, r, rep, q, ns.name(q.base)+" → "+ns.name(q.target))
-	_, err = io.WriteString(w, jvm.DiffNMT(ns.items[q.base], ns.items[q.target]).Markdown())
+	_, err = io.WriteString(w, jvmNMTDiffMarkdown(jvm.DiffNMT(ns.items[q.base], ns.items[q.target])))
 	return err
 }

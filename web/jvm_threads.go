@@ -459,7 +459,7 @@ func jvmCutThreadDiff(d *jvm.ThreadDiff, rows int) *jvm.ThreadDiff {
 	return &c
 }
 
-// javaThreadsMarkdown writes the ticket summary with the engine's Markdown.
+// javaThreadsMarkdown writes the ticket summary (web/markdown_jvm.go renders it).
 func (s *Server) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
@@ -468,12 +468,12 @@ func (s *Server) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Re
 	rows := jvmMarkdownRows(r, ts.q)
 	if i, ok := ts.single(); ok {
 		jvmMarkdownHead(w, r, rep, ts.q, ts.name(i))
-		_, err := io.WriteString(w, ts.items[i].Markdown(rows))
+		_, err := io.WriteString(w, jvmThreadReportMarkdown(ts.items[i], rows))
 		return err
 	}
 	q := ts.q
 	jvmMarkdownHead(w, r, rep, q, ts.name(q.base)+" → "+ts.name(q.target))
 	d := jvm.DiffThreads(ts.items[q.base].Groups, ts.items[q.target].Groups)
-	_, err = io.WriteString(w, d.Markdown(rows)+"\n"+ts.items[q.target].Groups.Markdown(rows))
+	_, err = io.WriteString(w, jvmThreadDiffMarkdown(d, rows)+"\n"+jvmThreadGroupsMarkdown(ts.items[q.target].Groups, rows))
 	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
+	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
 )
 
@@ -79,17 +80,17 @@ func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) er
 	fmt.Fprintf(w, "### leakui: log counts\n\n")
 	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, q.countURL(reportURL(rep.ID))))
 	for _, a := range rep.Artifacts {
-		fmt.Fprintf(w, "- File: `%s`, %s, sha256 `%s`\n", mdCode(a.Name), analyze.FormatBytes(a.Size), a.SHA256)
+		fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
 	}
 	if lr.Preset != "" {
 		title := lr.Preset
 		if p, ok := logs.LookupPreset(lr.Preset); ok {
 			title = p.Title
 		}
-		fmt.Fprintf(w, "- Preset: %s\n", mdEscape(title))
+		fmt.Fprintf(w, "- Preset: %s\n", markdown.Escape(title))
 	}
 	fmt.Fprintln(w)
-	_, err = io.WriteString(w, lr.Markdown())
+	_, err = io.WriteString(w, logReportMarkdown(lr))
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
+	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
 )
 
@@ -99,28 +100,29 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "### leakui diff: %s → %s\n\n", mdEscape(base.Name), mdEscape(target.Name))
+		fmt.Fprint(w, markdown.Heading(3, "leakui diff: "+markdown.Escape(base.Name)+" → "+markdown.Escape(target.Name)))
 		fmt.Fprintf(w, "- Report: %s\n", link)
-		fmt.Fprintf(w, "- Base: `%s` sha256 `%s`\n- Target: `%s` sha256 `%s`\n", mdCode(base.Name), base.SHA256, mdCode(target.Name), target.SHA256)
+		fmt.Fprintf(w, "- Base: %s sha256 %s\n- Target: %s sha256 %s\n", markdown.Code(base.Name), markdown.Code(base.SHA256), markdown.Code(target.Name), markdown.Code(target.SHA256))
 		fmt.Fprintf(w, "- %s: %s → %s (%s, %s of the base)\n", d.SampleType, analyze.FormatValue(d.BaseTotal, d.Unit),
 			analyze.FormatValue(d.TargetTotal, d.Unit), analyze.FormatSignedValue(d.Change(), d.Unit), analyze.SignedPercent(d.Change(), d.BaseTotal))
 		writeNotices(w, notices)
-		fmt.Fprintf(w, "\nTop 10 changes by %s:\n\n| flat change | base | target | cum change | function |\n|---:|---:|---:|---:|---|\n", d.SampleType)
+		fmt.Fprintf(w, "\nTop 10 changes by %s:\n\n", d.SampleType)
+		fmt.Fprint(w, markdown.TableHead(markdown.Right("flat change"), markdown.Right("base"), markdown.Right("target"), markdown.Right("cum change"), markdown.Left("function")))
 		for i, row := range d.Rows {
 			if i == 10 {
 				break
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n", analyze.FormatSignedValue(row.Flat, d.Unit), analyze.FormatValue(row.BaseFlat, d.Unit),
-				analyze.FormatValue(row.TargetFlat, d.Unit), analyze.FormatSignedValue(row.Cum, d.Unit), mdCode(row.Name))
+			fmt.Fprint(w, markdown.Row(analyze.FormatSignedValue(row.Flat, d.Unit), analyze.FormatValue(row.BaseFlat, d.Unit),
+				analyze.FormatValue(row.TargetFlat, d.Unit), analyze.FormatSignedValue(row.Cum, d.Unit), markdown.Code(row.Name)))
 		}
 		return nil
 	}
 	a := rep.Artifacts[q.file]
 	p := ps.profiles[q.file]
 	top := ps.filtered(p, &notices).Top(ps.si)
-	fmt.Fprintf(w, "### leakui: %s\n\n", mdEscape(a.Name))
+	fmt.Fprint(w, markdown.Heading(3, "leakui: "+markdown.Escape(a.Name)))
 	fmt.Fprintf(w, "- Report: %s\n", link)
-	fmt.Fprintf(w, "- File: `%s`, %s, sha256 `%s`\n", mdCode(a.Name), analyze.FormatBytes(a.Size), a.SHA256)
+	fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
 	fmt.Fprintf(w, "- Kind: pprof profile (%s), %s samples", p.Format, analyze.FormatCount(int64(p.Samples())))
 	if t := p.Time(); !t.IsZero() {
 		fmt.Fprintf(w, ", taken %s", formatTime(t))
@@ -137,22 +139,21 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 	fmt.Fprintln(w)
 	writeNotices(w, notices)
 	fmt.Fprintf(w, "\nTop 10 by %s (total %s):\n\n", top.SampleType, analyze.FormatValue(top.Total, top.Unit))
-	fmt.Fprintln(w, "| flat | flat% | cum | cum% | function |")
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---|")
+	fmt.Fprint(w, markdown.TableHead(markdown.Right("flat"), markdown.Right("flat%"), markdown.Right("cum"), markdown.Right("cum%"), markdown.Left("function")))
 	for i, row := range top.Rows {
 		if i == 10 {
 			break
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` |\n", analyze.FormatValue(row.Flat, top.Unit), analyze.Percent(row.Flat, top.Total),
-			analyze.FormatValue(row.Cum, top.Unit), analyze.Percent(row.Cum, top.Total), mdCode(row.Name))
+		fmt.Fprint(w, markdown.Row(analyze.FormatValue(row.Flat, top.Unit), analyze.Percent(row.Flat, top.Total),
+			analyze.FormatValue(row.Cum, top.Unit), analyze.Percent(row.Cum, top.Total), markdown.Code(row.Name)))
 	}
-	fmt.Fprintf(w, "\nOpen it with `go tool pprof %s`.\n", absoluteURL(r, artifactURL(a.SHA256)))
+	fmt.Fprintf(w, "\nOpen it with %s.\n", markdown.Code("go tool pprof "+absoluteURL(r, artifactURL(a.SHA256))))
 	return nil
 }
 
 func writeNotices(w io.Writer, notices []string) {
 	for _, n := range notices {
-		fmt.Fprintf(w, "- Note: %s\n", mdEscape(n))
+		fmt.Fprintf(w, "- Note: %s\n", markdown.Escape(n))
 	}
 }
 
@@ -202,18 +203,18 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 
 // writeSeriesMarkdown writes a series' verdict and top suspects.
 func writeSeriesMarkdown(w io.Writer, rep *series.Report) {
-	fmt.Fprintf(w, "- Verdict: **%s** — %s\n", rep.VerdictText, mdEscape(rep.Reason))
+	fmt.Fprintf(w, "- Verdict: **%s** — %s\n", rep.VerdictText, markdown.Escape(rep.Reason))
 	fmt.Fprintf(w, "- %s over %d snapshots: %s → %s\n", rep.SampleType, len(rep.Totals),
 		analyze.FormatValue(rep.Total.First, rep.Unit), analyze.FormatValue(rep.Total.Last, rep.Unit))
 	if len(rep.Suspects) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n| growth | per snapshot | steps up | R² | %s |\n|---:|---:|---:|---:|---|\n", rep.By)
+	fmt.Fprint(w, "\n"+markdown.TableHead(markdown.Right("growth"), markdown.Right("per snapshot"), markdown.Right("steps up"), markdown.Right("R²"), markdown.Left(markdown.Escape(rep.By))))
 	for i, s := range rep.Suspects {
 		if i == 10 {
 			break
 		}
-		fmt.Fprintf(w, "| %s | %s | %d of %d | %.2f | `%s` |\n", analyze.FormatSignedValue(s.Growth, rep.Unit), signedFloat(s.Slope, rep.Unit),
-			s.GrewSteps, s.Steps, s.R2, mdCode(s.Name))
+		fmt.Fprint(w, markdown.Row(analyze.FormatSignedValue(s.Growth, rep.Unit), signedFloat(s.Slope, rep.Unit),
+			fmt.Sprintf("%d of %d", s.GrewSteps, s.Steps), fmt.Sprintf("%.2f", s.R2), markdown.Code(s.Name)))
 	}
 }

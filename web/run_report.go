@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
@@ -96,14 +97,14 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "### leakui run: %s\n\n", mdEscape(page.Title))
+	fmt.Fprint(w, markdown.Heading(3, "leakui run: "+markdown.Escape(page.Title)))
 	fmt.Fprintf(w, "- Run: %s (report %s)\n", absoluteURL(r, runURL(id)), absoluteURL(r, reportURL(rep.ID)))
 	fmt.Fprintf(w, "- Status: %s; verdict: **%s**\n", page.Status, verdictWord(page.Verdict, page.Status))
 	if page.Reason != "" {
-		fmt.Fprintf(w, "- %s\n", mdEscape(page.Reason))
+		fmt.Fprintf(w, "- %s\n", markdown.Escape(page.Reason))
 	}
 	if page.Callout != "" {
-		fmt.Fprintf(w, "- %s\n", mdEscape(page.Callout))
+		fmt.Fprintf(w, "- %s\n", markdown.Escape(page.Callout))
 	}
 	for _, c := range page.Counters {
 		fmt.Fprintf(w, "- %s: %s\n", c.Label, c.Value)
@@ -113,18 +114,19 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 			if sv == nil {
 				continue
 			}
-			fmt.Fprintf(w, "- %s snapshots: **%s** — %s\n", sv.SampleType, sv.VerdictText, mdEscape(sv.Reason))
+			fmt.Fprintf(w, "- %s snapshots: **%s** — %s\n", sv.SampleType, sv.VerdictText, markdown.Escape(sv.Reason))
 		}
 		for _, d := range []*view.DiffTable{rep.HeapDiff, rep.GoroutineDiff} {
 			if d == nil || len(d.Rows) == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "\n%s, first → last snapshot: %s → %s (%s)\n\n| change | function |\n|---:|---|\n", d.SampleType, d.Base, d.Target, d.Change)
+			fmt.Fprintf(w, "\n%s, first → last snapshot: %s → %s (%s)\n\n%s", d.SampleType, d.Base, d.Target, d.Change,
+				markdown.TableHead(markdown.Right("change"), markdown.Left("function")))
 			for i, row := range d.Rows {
 				if i == 5 {
 					break
 				}
-				fmt.Fprintf(w, "| %s | `%s` |\n", row.Flat, mdCode(row.Name))
+				fmt.Fprint(w, markdown.Row(row.Flat, markdown.Code(row.Name)))
 			}
 		}
 	}

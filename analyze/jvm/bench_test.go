@@ -37,7 +37,8 @@ func BenchmarkDiffJavaHistograms50k(b *testing.B) {
 }
 
 // BenchmarkAnalyzeJavaHistogramPair50k is the whole two-file path: parse both
-// histograms, diff, render the Markdown summary.
+// histograms, diff, and the headline (the Markdown summary is rendered and
+// measured in package web).
 func BenchmarkAnalyzeJavaHistogramPair50k(b *testing.B) {
 	baseText, targetText := jvmtext.BigHistogram(50_000, 0), jvmtext.BigHistogram(50_000, 1000)
 	b.SetBytes(int64(len(baseText) + len(targetText)))
@@ -49,7 +50,7 @@ func BenchmarkAnalyzeJavaHistogramPair50k(b *testing.B) {
 		if err1 != nil || err2 != nil {
 			b.Fatal(err1, err2)
 		}
-		_ = DiffHistograms(base, target).Markdown(20)
+		_ = DiffHistograms(base, target).Headline()
 	}
 }
 
@@ -98,7 +99,7 @@ func BenchmarkDiffJavaThreads5000(b *testing.B) {
 	b.ReportAllocs()
 	defer javaReportCPU(b)()
 	for b.Loop() {
-		_ = DiffThreads(g1, g2).Markdown(20)
+		_ = DiffThreads(g1, g2).Headline()
 	}
 }
 

@@ -69,8 +69,8 @@ func FuzzParseJavaHistograms(f *testing.F) {
 			if d.TotalBytes != 0 || len(d.Grown(ByBytes, 0)) != 0 || len(d.Suspects(0)) != 0 {
 				t.Fatalf("a histogram against itself grew: %+v", d)
 			}
-			_ = h.Markdown(10)
-			_ = d.Markdown(10)
+			_ = h.Headline()
+			_ = d.Headline()
 		}
 	})
 }
@@ -107,8 +107,8 @@ func FuzzParseJavaThreadDumps(f *testing.F) {
 			if len(self.New)+len(self.Grown)+len(self.Shrunk)+len(self.Names) != 0 {
 				t.Fatalf("a dump against itself changed: %+v", self)
 			}
-			_ = g.Markdown(5)
-			_ = self.Markdown(5)
+			_ = g.Headline()
+			_ = self.Headline()
 		}
 		if total != tf.Threads() || total == 0 {
 			t.Fatalf("%d threads in groups, %d in the file", total, tf.Threads())
@@ -138,8 +138,8 @@ func FuzzParseJavaNMT(f *testing.F) {
 			if bd := n.BaselineDiff(); (bd != nil) != n.Diff {
 				t.Fatalf("BaselineDiff %v for a report with Diff %v", bd, n.Diff)
 			}
-			_ = n.Markdown()
-			_ = d.Markdown()
+			_ = n.Headline()
+			_ = d.Headline()
 		}
 	})
 }

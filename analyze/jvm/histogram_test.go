@@ -171,8 +171,8 @@ func TestJavaHistogramDiff(t *testing.T) {
 	if last.Bytes != 0 {
 		t.Errorf("no class shrank, so the last row should be unchanged; got %+v", last)
 	}
-	if md := d.Markdown(5); !strings.Contains(md, "`[B` (`byte[]`) grew most: +"+analyze.FormatBytes(d.Classes[0].Bytes)+" (+3,454,000 instances") {
-		t.Errorf("Markdown headline does not name the top growth:\n%s", md)
+	if md := d.Headline(); !strings.HasPrefix(md, "`[B` (`byte[]`) grew most: +"+analyze.FormatBytes(d.Classes[0].Bytes)+" (+3,454,000 instances") {
+		t.Errorf("the headline does not name the top growth:\n%s", md)
 	}
 }
 
@@ -276,15 +276,16 @@ func TestJavaClassDisplayName(t *testing.T) {
 	}
 }
 
-func TestJavaMarkdownCodeIsSafe(t *testing.T) {
+// TestBacktickQuote pins how the JSON and command-line headlines quote names.
+func TestBacktickQuote(t *testing.T) {
 	for in, want := range map[string]string{
 		"[B":     "`[B`",
 		"a|b":    "`a\\|b`",
 		"x`y":    "`` x`y ``",
 		"``evil": "``` ``evil ```",
 	} {
-		if got := javaMarkdownCode(in); got != want {
-			t.Errorf("javaMarkdownCode(%q) = %q, want %q", in, got, want)
+		if got := backtickQuote(in); got != want {
+			t.Errorf("backtickQuote(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -1,9 +1,7 @@
 package jvm
 
 import (
-	"fmt"
 	"io"
-	"strings"
 )
 
 // ThreadReport is what a page shows about one uploaded thread dump file: the
@@ -34,23 +32,4 @@ func AnalyzeThreads(r io.Reader) (*ThreadReport, error) {
 		rep.Diff = DiffThreads(GroupThreads(f.Dumps[0]), rep.Groups)
 	}
 	return rep, nil
-}
-
-// Markdown renders the report for a ticket: the last dump's groups (n ≤ 0: all), the
-// change since the first dump, the histograms' headlines and the warnings.
-func (r *ThreadReport) Markdown(n int) string {
-	var b strings.Builder
-	if r.Dumps > 1 {
-		fmt.Fprintf(&b, "The file holds %d thread dumps; this is the last.\n\n", r.Dumps)
-	}
-	b.WriteString(r.Groups.Markdown(n))
-	if r.Diff != nil {
-		b.WriteString("\n")
-		b.WriteString(r.Diff.Markdown(n))
-	}
-	for _, h := range r.Histograms {
-		fmt.Fprintf(&b, "\nClass histogram at line %d: %s\n", h.Line, h.Headline())
-	}
-	javaMarkdownWarnings(&b, r.Warnings)
-	return b.String()
 }

@@ -204,8 +204,8 @@ func TestJavaThreadDeadlockFixture(t *testing.T) {
 			t.Errorf("group %d (%s): lock %+v, want waiting to lock held by %s", i, grp.Names[0].Pattern, wait, other)
 		}
 	}
-	if md := g.Markdown(5); !strings.Contains(md, "The JVM reported 1 deadlock: `DeadlockThread-A` waits for `DeadlockThread-B`") {
-		t.Errorf("Markdown does not lead with the deadlock:\n%s", md)
+	if h := g.Headline(); !strings.HasPrefix(h, "The JVM reported 1 deadlock: `DeadlockThread-A` waits for `DeadlockThread-B`") {
+		t.Errorf("the headline does not lead with the deadlock: %s", h)
 	}
 	threads := 0
 	for _, th := range d.Threads {
@@ -360,8 +360,11 @@ func TestJavaThreadGroupsAndDiff(t *testing.T) {
 	if grownNames != 165 || d.Names[0].Delta != 42 || d.Names[0].Base != 0 {
 		t.Errorf("name changes %+v; want +165 poll threads in all, first the 42 of the kind the base lacks", d.Names)
 	}
-	if md := d.Markdown(5); !strings.Contains(md, "Threads: 6 → 171 (+165)") || !strings.Contains(md, "| 168 | +165 | `RUNNABLE` | `Samza KafkaConsumerProxy Poll … - kafka` |") {
-		t.Errorf("diff Markdown:\n%s", md)
+	if g := d.Grown[0]; g.Count != 168 || g.State != "RUNNABLE" || len(g.Names) != 1 || g.Names[0].Pattern != "Samza KafkaConsumerProxy Poll … - kafka" {
+		t.Errorf("grown group %+v, want the 168 RUNNABLE poll threads", g)
+	}
+	if h := d.Headline(); !strings.HasPrefix(h, "Threads: 6 → 171 (+165).") {
+		t.Errorf("diff headline: %s", h)
 	}
 
 	// A new group: the base has no thread in the run loop's state.
@@ -434,29 +437,9 @@ func TestJavaThreadBadInput(t *testing.T) {
 				for _, th := range d.Threads {
 					javaCheckUTF8(t, th)
 				}
-				_ = GroupThreads(d).Markdown(0)
+				_ = GroupThreads(d).Headline()
 			}
 		})
-	}
-}
-
-// TestJavaThreadMarkdownHostileName checks that a thread name cannot break out of
-// its table cell or code span.
-func TestJavaThreadMarkdownHostileName(t *testing.T) {
-	text := jvmtext.Dump("2024-01-01 00:00:00", []jvmtext.Thread{{Name: "evil | `x` <script>", State: "RUNNABLE", Status: "runnable", Frames: []string{"a.B.c(B.java:1)"}}})
-	tf, err := ParseThreadDumps(strings.NewReader(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := GroupThreads(tf.Dumps[0]).Markdown(5)
-	row := ""
-	for _, l := range strings.Split(md, "\n") {
-		if strings.HasPrefix(l, "| 1 |") {
-			row = l
-		}
-	}
-	if !strings.Contains(row, "`` evil \\| `x` <script> ``") || strings.Count(strings.ReplaceAll(row, `\|`, ""), "|") != 6 {
-		t.Errorf("row %q: the name must stay one escaped code span in one cell", row)
 	}
 }
 
@@ -483,7 +466,7 @@ func TestAnalyzeJavaThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := javaGrepLineNumbers(t, `^num `, fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log"))[0]
-	if rep.Diff != nil || len(rep.Histograms) != 1 || !strings.Contains(rep.Markdown(3), fmt.Sprintf("Class histogram at line %d: 1,084 classes", line)) {
-		t.Errorf("TDA report: diff %v, %d histograms\n%s", rep.Diff, len(rep.Histograms), rep.Markdown(3))
+	if rep.Diff != nil || len(rep.Histograms) != 1 || rep.Histograms[0].Line != line || !strings.HasPrefix(rep.Histograms[0].Headline(), "1,084 classes") {
+		t.Errorf("TDA report: diff %v, %d histograms", rep.Diff, len(rep.Histograms))
 	}
 }

@@ -3,13 +3,15 @@ package logs_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/leakui/leakui/analyze/logs"
 )
 
 // A web handler counts an upload with a preset in one call and renders the
-// report; here, the Markdown evidence for a ticket.
+// report (package web writes its page, JSON and Markdown); here, the text
+// summary of `leakui count`.
 func ExampleCount() {
 	log := `2020-02-25 03:21:00.001 [main] KafkaCheckpointManager [INFO] Starting the checkpoint SystemConsumer from oldest offset 12
 2020-02-25 03:21:00.004 [main] KafkaCheckpointManager [INFO] Stopping system consumer
@@ -22,24 +24,25 @@ func ExampleCount() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Print(rep.Markdown())
+	if err := rep.WriteText(os.Stdout); err != nil {
+		fmt.Println(err)
+	}
 	// Output:
-	// Log counts over `container.log`: 4 lines, 423 B.
+	// 1 file, 4 lines, 423 B
 	//
-	// **checkpoint consumers**
+	//   lines pattern
+	//       2 Starting the checkpoint SystemConsumer from oldest offset
+	//       1 Stopping system consumer
+	//       1 : Consumer started
+	//       0 Stopping Samza kafkaConsumer
 	//
-	// - `Starting the checkpoint SystemConsumer from oldest offset`: 2
-	// - `Stopping system consumer`: 1
-	// - still open: 1
+	//   starts  closes  still open pair
+	//        2       1           1 checkpoint consumers
+	//        1       0           1 kafka consumers
 	//
-	// **kafka consumers**
+	// kafka consumers: 1 keys started, 0 closed, 1 not closed as often as started
+	// open  starts  key               first start                              last start
+	// 1     1       kafka:consumer-b  container.log:4 2020-02-25 03:22:00.002  container.log:4 2020-02-25 03:22:00.002
 	//
-	// - `: Consumer started`: 1
-	// - `Stopping Samza kafkaConsumer`: 0
-	// - still open: 1
-	// - keys (`(\S+): (?:Consumer started\|Stopping Samza kafkaConsumer)`): 1 started, 0 closed, 1 never closed
-	//
-	// | key | starts | closes | first start | last start |
-	// |---|---:|---:|---|---|
-	// | `kafka:consumer-b` | 1 | 0 | container.log:4 2020-02-25 03:22:00.002 | container.log:4 2020-02-25 03:22:00.002 |
+	// counts over time: 61 buckets of 1s from 2020-02-25 03:21:00.000 to 2020-02-25 03:22:00.000 (-json for the series)
 }

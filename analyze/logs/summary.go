@@ -38,9 +38,9 @@ func (p Place) String() string {
 	return s
 }
 
-// logTextKeyRows is how many unclosed keys the text and Markdown summaries
-// show per pair; JSON and CSV have them all.
-const logTextKeyRows = 20
+// SummaryKeyRows is how many unclosed keys the text summary (WriteText) and
+// the Markdown summary show per pair; JSON and CSV have them all.
+const SummaryKeyRows = 20
 
 // WriteText writes the report as the human tables of `leakui count`.
 func (r *Report) WriteText(w io.Writer) error {
@@ -90,7 +90,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s: %s keys started, %s closed, %s not closed as often as started%s\n", p.Name,
-			analyze.FormatCount(p.KeysStarted), analyze.FormatCount(p.KeysClosed), analyze.FormatCount(int64(len(p.UnclosedKeys))), p.truncatedNote())
+			analyze.FormatCount(p.KeysStarted), analyze.FormatCount(p.KeysClosed), analyze.FormatCount(int64(len(p.UnclosedKeys))), p.TruncatedNote())
 		if p.UnkeyedStarts+p.UnkeyedCloses > 0 {
 			fmt.Fprintf(w, "(%s starts and %s closes had no key)\n", analyze.FormatCount(p.UnkeyedStarts), analyze.FormatCount(p.UnkeyedCloses))
 		}
@@ -100,7 +100,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		kw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprint(kw, "open\tstarts\tkey\tfirst start\tlast start\n")
 		for i, k := range p.UnclosedKeys {
-			if i == logTextKeyRows {
+			if i == SummaryKeyRows {
 				break
 			}
 			fmt.Fprintf(kw, "%s\t%s\t%s\t%s\t%s\n", analyze.FormatCount(k.Open), analyze.FormatCount(k.Starts), k.Key, k.First, k.Last)
@@ -108,8 +108,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		if err := kw.Flush(); err != nil {
 			return err
 		}
-		if len(p.UnclosedKeys) > logTextKeyRows {
-			fmt.Fprintf(w, "(the first %d of %s; -json or -csv FILE for all)\n", logTextKeyRows, analyze.FormatCount(int64(len(p.UnclosedKeys))))
+		if len(p.UnclosedKeys) > SummaryKeyRows {
+			fmt.Fprintf(w, "(the first %d of %s; -json or -csv FILE for all)\n", SummaryKeyRows, analyze.FormatCount(int64(len(p.UnclosedKeys))))
 		}
 	}
 	if len(r.Buckets) > 0 {
@@ -120,97 +120,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	return nil
 }
 
-func (p PairReport) truncatedNote() string {
+// TruncatedNote is what the summaries add after a pair's key counts when its key
+// table was truncated, starting with a space; empty otherwise.
+func (p PairReport) TruncatedNote() string {
 	if p.KeysTruncated {
 		return " (key table truncated: more distinct keys than the limit)"
 	}
 	return ""
-}
-
-// Markdown renders the report as evidence to paste into a ticket: the counts
-// per pattern, then per pair the start and close counts and what is still
-// open, then the keys never closed.
-func (r *Report) Markdown() string {
-	var b strings.Builder
-	files := make([]string, len(r.Files))
-	for i, f := range r.Files {
-		files[i] = logMarkdownCode(f.Name)
-	}
-	fmt.Fprintf(&b, "Log counts over %s: %s lines, %s.\n", strings.Join(files, ", "), analyze.FormatCount(r.Lines), analyze.FormatBytes(r.Bytes))
-	inPair := map[string]bool{}
-	for _, p := range r.Pairs {
-		inPair[p.Start.Text] = true
-		inPair[p.Close.Text] = true
-	}
-	var lone []PatternCount
-	for _, p := range r.Patterns {
-		if !inPair[p.Pattern] {
-			lone = append(lone, p)
-		}
-	}
-	if len(lone) > 0 {
-		b.WriteString("\n")
-		for _, p := range lone {
-			fmt.Fprintf(&b, "- %s: %d\n", logMarkdownCode(Pattern{p.Pattern, p.Regexp}.String()), p.Count)
-		}
-	}
-	for _, p := range r.Pairs {
-		fmt.Fprintf(&b, "\n**%s**\n\n", logMarkdownEscape(p.Name))
-		fmt.Fprintf(&b, "- %s: %d\n", logMarkdownCode(p.Start.String()), p.Starts)
-		fmt.Fprintf(&b, "- %s: %d\n", logMarkdownCode(p.Close.String()), p.Closes)
-		fmt.Fprintf(&b, "- still open: %d\n", p.Open)
-		if p.Key == "" {
-			continue
-		}
-		fmt.Fprintf(&b, "- keys (%s): %d started, %d closed, %d never closed%s\n", logMarkdownCode(p.Key),
-			p.KeysStarted, p.KeysClosed, len(p.UnclosedKeys), p.truncatedNote())
-		if len(p.UnclosedKeys) == 0 {
-			continue
-		}
-		b.WriteString("\n| key | starts | closes | first start | last start |\n|---|---:|---:|---|---|\n")
-		for i, k := range p.UnclosedKeys {
-			if i == logTextKeyRows {
-				fmt.Fprintf(&b, "| … %d more | | | | |\n", len(p.UnclosedKeys)-logTextKeyRows)
-				break
-			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", logMarkdownCode(k.Key), k.Starts, k.Closes,
-				logMarkdownEscape(k.First.String()), logMarkdownEscape(k.Last.String()))
-		}
-	}
-	return b.String()
-}
-
-// logMarkdownCode renders s as an inline code span, with a fence longer than
-// any run of backticks inside it and no line break or table pipe that could
-// break out of a list or table cell.
-func logMarkdownCode(s string) string {
-	s = strings.NewReplacer("\r", " ", "\n", " ", "|", "\\|").Replace(s)
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
-}
-
-// logMarkdownEscape escapes the characters that Markdown or a table would
-// interpret.
-func logMarkdownEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '#':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n', '\r':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // CSVHeader is the header row of WriteUnclosedCSV.
