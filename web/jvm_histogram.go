@@ -485,18 +485,12 @@ func (s *Server) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store
 	if err != nil {
 		return err
 	}
-	rows := jvmMarkdownRows(r, hs.q)
-	if i, ok := hs.single(); ok {
-		jvmMarkdownHead(w, r, rep, hs.q, hs.name(i))
-		_, err := io.WriteString(w, jvmHistogramMarkdown(hs.items[i], rows))
-		return err
-	}
-	q := hs.q
-	jvmMarkdownHead(w, r, rep, q, hs.name(q.base)+" → "+hs.name(q.target))
-	if _, err = io.WriteString(w, jvmHistogramDiffMarkdown(hs.diff(), rows)); err != nil {
-		return err
-	}
-	return hs.seriesMarkdown(w, rows)
+	return hs.markdown(w, r, jvmHistogramMarkdown, func(w io.Writer, rows int) error {
+		if _, err := io.WriteString(w, jvmHistogramDiffMarkdown(hs.diff(), rows)); err != nil {
+			return err
+		}
+		return hs.seriesMarkdown(w, rows)
+	})
 }
 
 // jvmMarkdownRows is how many rows a Markdown table has: ten, or the query's n.

@@ -110,13 +110,8 @@ func (s *Server) showJavaNMT(w http.ResponseWriter, r *http.Request, rep *store.
 	if err != nil {
 		return err
 	}
-	var page view.JavaNMTPage
-	if i, ok := ns.single(); ok {
-		page = ns.nmtPage(i)
-	} else {
-		page = ns.diffPage()
-	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.JavaNMTPageView(page))
+	return showPage(s, w, r, ns.snapshotSet, ns.nmtPage, ns.diffPage,
+		func(p view.JavaNMTPage) view.JVMHeader { return p.Header }, view.JavaNMTPageView)
 }
 
 // nmtPage is the page model of one report, with its baseline diff when it is a
@@ -387,13 +382,8 @@ func (s *Server) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report
 	if err != nil {
 		return err
 	}
-	if i, ok := ns.single(); ok {
-		jvmMarkdownHead(w, r, rep, ns.q, ns.name(i))
-		_, err := io.WriteString(w, jvmNMTMarkdown(ns.items[i]))
+	return ns.markdown(w, r, func(n *jvm.NMT, _ int) string { return jvmNMTMarkdown(n) }, func(w io.Writer, _ int) error {
+		_, err := io.WriteString(w, jvmNMTDiffMarkdown(jvm.DiffNMT(ns.items[ns.q.base], ns.items[ns.q.target])))
 		return err
-	}
-	q := ns.q
-	jvmMarkdownHead(w, r, rep, q, ns.name(q.base)+" → "+ns.name(q.target))
-	_, err = io.WriteString(w, jvmNMTDiffMarkdown(jvm.DiffNMT(ns.items[q.base], ns.items[q.target])))
-	return err
+	})
 }

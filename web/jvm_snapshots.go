@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -61,4 +63,31 @@ func (ss *snapshotSet[T]) header(title string, kindOf func(i int) string, timeOf
 	h := jvmHeader(ss.rep, ss.q, title, kindOf, timeOf)
 	h.Tabs = jvmSnapshotTabs(ss.rep, ss.q, ss.names())
 	return h
+}
+
+// markdown writes a JVM report's ticket summary: the head, then one snapshot's
+// Markdown (one) when the query selects one, else the diff's (diff), with the
+// number of rows the query asks for.
+func (ss *snapshotSet[T]) markdown(w io.Writer, r *http.Request, one func(item T, rows int) string, diff func(w io.Writer, rows int) error) error {
+	rows := jvmMarkdownRows(r, ss.q)
+	if i, ok := ss.single(); ok {
+		jvmMarkdownHead(w, r, ss.rep, ss.q, ss.name(i))
+		_, err := io.WriteString(w, one(ss.items[i], rows))
+		return err
+	}
+	jvmMarkdownHead(w, r, ss.rep, ss.q, ss.name(ss.q.base)+" → "+ss.name(ss.q.target))
+	return diff(w, rows)
+}
+
+// showPage renders a JVM report's page whose one-snapshot and diff views share a
+// page model P: one(i) when the query selects snapshot i, else diff().
+func showPage[T, P any](s *Server, w http.ResponseWriter, r *http.Request, ss *snapshotSet[T], one func(i int) P, diff func() P,
+	header func(P) view.JVMHeader, component func(P) templ.Component) error {
+	var page P
+	if i, ok := ss.single(); ok {
+		page = one(i)
+	} else {
+		page = diff()
+	}
+	return s.render(w, r, http.StatusOK, view.Page{Title: header(page).Title, Nav: "reports"}, component(page))
 }

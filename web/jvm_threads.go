@@ -131,13 +131,8 @@ func (s *Server) showJavaThreads(w http.ResponseWriter, r *http.Request, rep *st
 	if err != nil {
 		return err
 	}
-	var page view.JavaThreadsPage
-	if i, ok := ts.single(); ok {
-		page = ts.threadsPage(i)
-	} else {
-		page = ts.diffPage()
-	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.JavaThreadsPageView(page))
+	return showPage(s, w, r, ts.snapshotSet, ts.threadsPage, ts.diffPage,
+		func(p view.JavaThreadsPage) view.JVMHeader { return p.Header }, view.JavaThreadsPageView)
 }
 
 // threadsPage is the page model of one file's dump (its last), with what changed
@@ -465,15 +460,10 @@ func (s *Server) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Re
 	if err != nil {
 		return err
 	}
-	rows := jvmMarkdownRows(r, ts.q)
-	if i, ok := ts.single(); ok {
-		jvmMarkdownHead(w, r, rep, ts.q, ts.name(i))
-		_, err := io.WriteString(w, jvmThreadReportMarkdown(ts.items[i], rows))
+	return ts.markdown(w, r, jvmThreadReportMarkdown, func(w io.Writer, rows int) error {
+		q := ts.q
+		d := jvm.DiffThreads(ts.items[q.base].Groups, ts.items[q.target].Groups)
+		_, err := io.WriteString(w, jvmThreadDiffMarkdown(d, rows)+"\n"+jvmThreadGroupsMarkdown(ts.items[q.target].Groups, rows))
 		return err
-	}
-	q := ts.q
-	jvmMarkdownHead(w, r, rep, q, ts.name(q.base)+" → "+ts.name(q.target))
-	d := jvm.DiffThreads(ts.items[q.base].Groups, ts.items[q.target].Groups)
-	_, err = io.WriteString(w, jvmThreadDiffMarkdown(d, rows)+"\n"+jvmThreadGroupsMarkdown(ts.items[q.target].Groups, rows))
-	return err
+	})
 }
