@@ -3,10 +3,8 @@ package analyze
 import (
 	"bytes"
 	"io"
+	"unicode/utf16"
 	"unicode/utf8"
-
-	"golang.org/x/text/encoding/unicode"
-	"golang.org/x/text/transform"
 )
 
 // The text encodings leakui transcodes to UTF-8 before it looks at an input.
@@ -33,13 +31,88 @@ func DetectEncoding(b []byte) string {
 
 // newUTF16Reader returns a reader of r's UTF-16 text (starting with its byte order
 // mark, which is dropped) as UTF-8. It streams through fixed buffers of a few KB;
-// an unpaired surrogate and an odd last byte become U+FFFD.
+// every unpaired surrogate and an odd last byte become U+FFFD, as unicode/utf16
+// decodes them.
 func newUTF16Reader(r io.Reader, encoding string) io.Reader {
-	order := unicode.LittleEndian
-	if encoding == EncodingUTF16BE {
-		order = unicode.BigEndian
+	return &utf16Reader{r: r, be: encoding == EncodingUTF16BE}
+}
+
+// utf16ReadSize is how many bytes of UTF-16 a utf16Reader decodes at a time.
+const utf16ReadSize = 8 << 10
+
+// utf16Reader is the transcoder newUTF16Reader returns.
+type utf16Reader struct {
+	r          io.Reader
+	be         bool
+	in         [utf16ReadSize]byte
+	start, end int    // the undecoded bytes are in[start:end]
+	high       rune   // a high surrogate waiting for its pair, 0 when none
+	bom        bool   // the byte order mark was dropped
+	buf        []byte // decoded bytes, reused
+	out        []byte // decoded bytes not yet read
+	err        error
+}
+
+// Read implements io.Reader.
+func (u *utf16Reader) Read(p []byte) (int, error) {
+	for len(u.out) == 0 {
+		if u.err != nil {
+			return 0, u.err
+		}
+		u.fill()
 	}
-	return transform.NewReader(r, unicode.UTF16(order, unicode.ExpectBOM).NewDecoder())
+	n := copy(p, u.out)
+	u.out = u.out[n:]
+	return n, nil
+}
+
+// fill reads the next bytes from r and decodes every complete code unit; an odd
+// byte waits for the next read, a high surrogate for the next unit.
+func (u *utf16Reader) fill() {
+	u.end = copy(u.in[:], u.in[u.start:u.end])
+	u.start = 0
+	n, err := u.r.Read(u.in[u.end:])
+	u.end += n
+	if !u.bom && u.end >= 2 {
+		u.start, u.bom = 2, true
+	}
+	out := u.buf[:0]
+	for ; u.end-u.start >= 2; u.start += 2 {
+		a, b := rune(u.in[u.start]), rune(u.in[u.start+1])
+		unit := b<<8 | a
+		if u.be {
+			unit = a<<8 | b
+		}
+		if u.high != 0 {
+			if unit >= 0xdc00 && unit < 0xe000 {
+				out = utf8.AppendRune(out, utf16.DecodeRune(u.high, unit))
+				u.high = 0
+				continue
+			}
+			out = utf8.AppendRune(out, utf8.RuneError)
+			u.high = 0
+		}
+		switch {
+		case unit >= 0xd800 && unit < 0xdc00:
+			u.high = unit
+		case unit >= 0xdc00 && unit < 0xe000:
+			out = utf8.AppendRune(out, utf8.RuneError)
+		default:
+			out = utf8.AppendRune(out, unit)
+		}
+	}
+	if err != nil {
+		if u.high != 0 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+			u.high = 0
+		}
+		if u.end-u.start == 1 && u.bom {
+			out = utf8.AppendRune(out, utf8.RuneError)
+			u.start++
+		}
+		u.err = err
+	}
+	u.buf, u.out = out, out
 }
 
 // EncodingOf returns the encoding the text of r was transcoded from, when r is a
