@@ -1,10 +1,14 @@
 package jvm
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
@@ -102,6 +106,79 @@ func TestJavaThreadsPrefixed(t *testing.T) {
 			}
 			if d := analyze.DetectKind(b); d.Kind != analyze.KindJavaThreads || d.Prefix != prefix {
 				t.Errorf("%s with %s prefixes: detected %+v", name, prefix, d)
+			}
+		}
+	}
+}
+
+// javaUTF16 returns b as UTF-16 with a byte order mark, little- or big-endian.
+func javaUTF16(b []byte, be bool) []byte {
+	out := []byte{0xff, 0xfe}
+	if be {
+		out = []byte{0xfe, 0xff}
+	}
+	for _, u := range utf16.Encode([]rune(string(b))) {
+		if be {
+			out = append(out, byte(u>>8), byte(u))
+		} else {
+			out = append(out, byte(u), byte(u>>8))
+		}
+	}
+	return out
+}
+
+// TestJavaHistogramAndNMTUTF16 reads a class histogram and NMT summaries in UTF-16
+// (both byte orders) through analyze.Decompress: the same values as the UTF-8
+// files, detected as their kinds with the encoding named.
+func TestJavaHistogramAndNMTUTF16(t *testing.T) {
+	read := func(b []byte, parse func(io.Reader) (any, error)) (string, analyze.Detection) {
+		t.Helper()
+		rc, _, err := analyze.Decompress(bytes.NewReader(b), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rc.Close()
+		br := bufio.NewReader(rc)
+		head, _ := br.Peek(analyze.SniffSize)
+		det := analyze.DetectKind(head)
+		det.Encoding = analyze.EncodingOf(rc)
+		v, err := parse(br)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), det
+	}
+	histograms := func(r io.Reader) (any, error) { return ParseHistograms(r) }
+	nmts := func(r io.Reader) (any, error) { return ParseNMTs(r) }
+	for _, tc := range []struct {
+		name  string
+		kind  analyze.Kind
+		parse func(io.Reader) (any, error)
+	}{
+		{"tda-jdk15-threaddump-with-class-histogram.log", analyze.KindJavaThreads, histograms},
+		{"nmt-summary-jdk17-bytes.txt", analyze.KindJavaNMT, nmts},
+		{"nmt-summary-jdk8-1529threads-KB.txt", analyze.KindJavaNMT, nmts},
+	} {
+		orig, err := os.ReadFile(fixtures.Path(t, "jvm", tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !utf8.Valid(orig) {
+			t.Fatalf("%s is not UTF-8", tc.name)
+		}
+		want, _ := read(orig, tc.parse)
+		for _, be := range []bool{false, true} {
+			got, det := read(javaUTF16(orig, be), tc.parse)
+			enc := analyze.EncodingUTF16LE
+			if be {
+				enc = analyze.EncodingUTF16BE
+			}
+			if got != want || det.Kind != tc.kind || det.Encoding != enc {
+				t.Errorf("%s in %s: detected %+v; values equal the UTF-8 file's: %v", tc.name, enc, det, got == want)
 			}
 		}
 	}
