@@ -378,12 +378,14 @@ func scanForDump(r *bufio.Reader, prefix string) (Detection, bool) {
 		full := errors.Is(err, bufio.ErrBufferFull)
 		start := offset
 		offset += int64(len(raw))
-		if len(raw) > 0 && !mid {
+		near := startAt >= 0 && line-startAt <= crashLinesBefore
+		// Most lines of a log are none of the lines looked for: those are passed
+		// over without stripping their prefix.
+		if len(raw) > 0 && !mid && (near || mayStartDump(raw)) {
 			text, stripped := stripLine(raw, prefix, buf)
 			if stripped && prefix == PrefixDockerJSON {
 				buf = text[:0]
 			}
-			near := startAt >= 0 && line-startAt <= crashLinesBefore
 			switch {
 			case near && startFormat != "thread dump" && bytes.HasPrefix(text, []byte("goroutine ")) && goroutineHeader.Match(text),
 				near && startFormat == "thread dump" && bytes.HasPrefix(text, []byte(`"`)) && javaThreadHead.Match(text):
@@ -411,6 +413,13 @@ func scanForDump(r *bufio.Reader, prefix string) (Detection, bool) {
 			return Detection{}, false
 		}
 	}
+}
+
+// mayStartDump reports whether line holds the text of a line that starts a dump
+// (see crashFormatOf), prefixed or not.
+func mayStartDump(line []byte) bool {
+	return bytes.Contains(line, []byte("SIGQUIT: quit")) || bytes.Contains(line, []byte("SIGABRT: abort")) ||
+		bytes.Contains(line, []byte("Full thread dump"))
 }
 
 // crashFormatOf names the dump format a line starts when it is the first line of a
