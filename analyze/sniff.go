@@ -324,8 +324,8 @@ func hasPrefixFold(b []byte, prefix string) bool {
 // Sniff detects the kind of the text r holds, where r is a reader Decompress
 // returned: DetectKind over the first SniffSize bytes, with the Encoding of r. What
 // DetectKind calls a log is read on, line by line up to its end (Decompress's limit
-// bounds it), for a Go crash or SIGQUIT dump or a JVM thread dump further in, such
-// as one printed into a long container log; a dump found there is the detection,
+// bounds it), for a Go SIGQUIT or SIGABRT dump or a JVM thread dump further in,
+// such as one printed into a long container log; a dump found there is the detection,
 // with Skipped and SkippedLines saying how much log came before it. UTF-16 data
 // that decodes to mostly unpaired surrogates, private-use and control characters is
 // binary data. Read errors after the first SniffSize bytes end the search, not the
