@@ -35,7 +35,10 @@ func DetectCompression(head []byte) Compression {
 // fails with ErrTooLarge as soon as more than limit decompressed bytes are read, so a
 // compression bomb is caught while streaming, never by inflating it first; a limit
 // ≤ 0 means DefaultMaxDecompressed. A compressed stream inside a compressed stream is
-// refused with ErrUnsupportedKind. Close the returned reader.
+// refused with ErrUnsupportedKind. Text with a UTF-16 byte order mark (after
+// decompression) is transcoded to UTF-8 as it streams, the BOM dropped, and the limit
+// counts the UTF-8 bytes; EncodingOf tells the reader's encoding. Close the returned
+// reader.
 func Decompress(r io.Reader, limit int64) (io.ReadCloser, Compression, error) {
 	if limit <= 0 {
 		limit = DefaultMaxDecompressed
@@ -52,7 +55,7 @@ func Decompress(r io.Reader, limit int64) (io.ReadCloser, Compression, error) {
 	var inner io.ReadCloser
 	switch c {
 	case CompressionNone:
-		return io.NopCloser(&limitedReader{r: br, left: limit, limit: limit}), c, nil
+		return newDecompressed(br, nil, c, limit), c, nil
 	case CompressionGzip:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -68,32 +71,54 @@ func Decompress(r io.Reader, limit int64) (io.ReadCloser, Compression, error) {
 		}
 		inner = zr.IOReadCloser()
 	}
-	out := &decompressed{limitedReader: limitedReader{r: bufio.NewReaderSize(inner, 64<<10), left: limit, limit: limit}, closer: inner, c: c}
-	nb := out.limitedReader.r.(*bufio.Reader)
+	nb := bufio.NewReaderSize(inner, 64<<10)
 	if nested, _ := nb.Peek(4); DetectCompression(nested) != CompressionNone {
 		inner.Close()
 		return nil, c, fmt.Errorf("%w: %s inside %s (decompress it once before uploading)", ErrUnsupportedKind, DetectCompression(nested), c)
 	}
-	return out, c, nil
+	return newDecompressed(nb, inner, c, limit), c, nil
 }
 
-// decompressed is a size-capped decompressing reader that maps the decoders' errors
-// to ErrMalformed.
+// newDecompressed caps br's content at limit bytes, transcoding it to UTF-8 first
+// when it starts with a UTF-16 byte order mark. closer is the decoder to close, nil
+// for uncompressed input.
+func newDecompressed(br *bufio.Reader, closer io.Closer, c Compression, limit int64) *decompressed {
+	var src io.Reader = br
+	bom, _ := br.Peek(2)
+	enc := DetectEncoding(bom)
+	if enc != "" {
+		src = newUTF16Reader(br, enc)
+	}
+	return &decompressed{limitedReader: limitedReader{r: src, left: limit, limit: limit}, closer: closer, c: c, enc: enc}
+}
+
+// decompressed is a size-capped decompressing (and transcoding) reader that maps
+// the decoders' errors to ErrMalformed.
 type decompressed struct {
 	limitedReader
 	closer io.Closer
 	c      Compression
+	enc    string
 }
 
 func (d *decompressed) Read(p []byte) (int, error) {
 	n, err := d.limitedReader.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrTooLarge) {
+	if err != nil && d.c != CompressionNone && !errors.Is(err, io.EOF) && !errors.Is(err, ErrTooLarge) {
 		err = fmt.Errorf("%w: %s stream: %v", ErrMalformed, d.c, err)
 	}
 	return n, err
 }
 
-func (d *decompressed) Close() error { return d.closer.Close() }
+// Encoding is the encoding the content was transcoded from (see EncodingOf).
+func (d *decompressed) Encoding() string { return d.enc }
+
+// Close closes the decoder, if there is one.
+func (d *decompressed) Close() error {
+	if d.closer == nil {
+		return nil
+	}
+	return d.closer.Close()
+}
 
 // limitedReader fails with ErrTooLarge once more than limit bytes are read.
 type limitedReader struct {

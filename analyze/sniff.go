@@ -1,9 +1,14 @@
 package analyze
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"regexp"
+	"strings"
 
 	"github.com/leakui/leakui/internal/varint"
 )
@@ -18,17 +23,58 @@ type Detection struct {
 	// Format names the specific format within the kind, such as "profile.proto",
 	// "legacy text heap", "debug=2", "panic", "jmap -histo"; empty when unknown.
 	Format string
+	// Encoding is EncodingUTF16LE or EncodingUTF16BE when the input was UTF-16 text,
+	// transcoded to UTF-8 before it was looked at (see Decompress); empty for UTF-8.
+	// DetectKind leaves it empty; Sniff sets it.
+	Encoding string
+	// Prefix is the line prefix (one of the Prefix constants) every line of the dump
+	// carries and the parsers strip; empty when none.
+	Prefix string
+	// Skipped and SkippedLines are how many bytes and lines of other text (a
+	// container log) come before a dump that Sniff found past the first lines.
+	Skipped, SkippedLines int64
 }
 
 // String describes the detection for messages, such as "pprof profile (profile.proto)".
 func (d Detection) String() string {
-	if d.Format == "" {
+	format := d.FullFormat()
+	if format == "" {
 		return d.Kind.Description()
 	}
 	if d.Kind == KindUnknown {
-		return d.Format
+		return format
 	}
-	return d.Kind.Description() + " (" + d.Format + ")"
+	return d.Kind.Description() + " (" + format + ")"
+}
+
+// Notes says in words what was done to the input before it was read: transcoded
+// from UTF-16, a line prefix stripped, a log before the dump skipped, such as
+// "UTF-16LE; kubectl logs --timestamps prefixes stripped"; "" when nothing was.
+func (d Detection) Notes() string {
+	var notes []string
+	if d.Encoding != "" {
+		notes = append(notes, d.Encoding)
+	}
+	if d.Prefix != "" {
+		notes = append(notes, d.Prefix+" prefixes stripped")
+	}
+	if d.SkippedLines > 0 {
+		notes = append(notes, fmt.Sprintf("%s lines (%s) of log before the dump skipped", FormatCount(d.SkippedLines), FormatBytes(d.Skipped)))
+	}
+	return strings.Join(notes, "; ")
+}
+
+// FullFormat is Format followed by the Notes, such as "thread dump; UTF-16LE": what
+// pages show where they show the format.
+func (d Detection) FullFormat() string {
+	notes := d.Notes()
+	switch {
+	case notes == "":
+		return d.Format
+	case d.Format == "":
+		return notes
+	}
+	return d.Format + "; " + notes
 }
 
 var (
@@ -44,11 +90,27 @@ var (
 // DetectKind tells what an input is from its first bytes after decompression (at
 // most SniffSize of them). It looks only at content, never at a file name. A
 // profile.proto is recognized by its first field; whether it really parses is for
-// the loader to find out.
+// the loader to find out. A goroutine or JVM thread dump whose every line carries a
+// log collector's prefix (see DetectLinePrefix) is a dump, with Prefix set.
 func DetectKind(head []byte) Detection {
 	if len(head) > SniffSize {
 		head = head[:SniffSize]
 	}
+	d := detectKind(head)
+	if d.Kind != KindLog {
+		return d
+	}
+	if prefix := DetectLinePrefix(head); prefix != "" {
+		if s := detectKind(stripHead(head, prefix)); s.Kind == KindGoroutines || s.Kind == KindJavaThreads {
+			s.Prefix = prefix
+			return s
+		}
+	}
+	return d
+}
+
+// detectKind is DetectKind without the look behind line prefixes.
+func detectKind(head []byte) Detection {
 	if len(head) == 0 {
 		return Detection{Kind: KindUnknown, Format: "an empty file"}
 	}
@@ -257,4 +319,119 @@ func profileProtoFraming(b []byte, complete bool) bool {
 
 func hasPrefixFold(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && bytes.EqualFold(b[:len(prefix)], []byte(prefix))
+}
+
+// Sniff detects the kind of the text r holds, where r is a reader Decompress
+// returned: DetectKind over the first SniffSize bytes, with the Encoding of r. What
+// DetectKind calls a log is read on, line by line up to its end (Decompress's limit
+// bounds it), for a Go SIGQUIT or SIGABRT dump or a JVM thread dump further in,
+// such as one printed into a long container log; a dump found there is the detection,
+// with Skipped and SkippedLines saying how much log came before it. UTF-16 data
+// that decodes to mostly unpaired surrogates, private-use and control characters is
+// binary data. Read errors after the first SniffSize bytes end the search, not the
+// detection: the readers that follow report them.
+func Sniff(r io.Reader) (Detection, error) {
+	br := bufio.NewReaderSize(r, SniffSize)
+	head, err := br.Peek(SniffSize)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return Detection{}, err
+	}
+	enc := EncodingOf(r)
+	if enc != "" && looksLikeDecodedBinary(head) {
+		return Detection{Kind: KindUnknown, Format: "binary data", Encoding: enc}, nil
+	}
+	d := DetectKind(head)
+	d.Encoding = enc
+	if d.Kind != KindLog {
+		return d, nil
+	}
+	if deep, ok := scanForDump(br, DetectLinePrefix(head)); ok {
+		deep.Encoding = enc
+		return deep, nil
+	}
+	return d, nil
+}
+
+// crashLinesBefore is how many lines a signal dump's first line may come before its
+// first goroutine header (the signal's registers come between).
+const crashLinesBefore = 50
+
+// scanForDump reads r to its end (or a read error) for the first line that starts
+// a dump: a Go signal dump's first line ("SIGQUIT: quit", "SIGABRT: abort")
+// followed within crashLinesBefore lines by a goroutine header,
+// or a JVM "Full thread dump" line followed by a thread line. Lines are looked at
+// with prefix stripped.
+func scanForDump(r *bufio.Reader, prefix string) (Detection, bool) {
+	var (
+		offset, line int64
+		mid          bool
+		buf          []byte
+		// The last start line seen: its number, offset, format and whether it
+		// carried the prefix (a log whose own time stamps look like kubectl's
+		// keeps its dump bare).
+		startAt, startOffset int64 = -1, 0
+		startFormat          string
+		startPrefixed        bool
+	)
+	for {
+		raw, err := r.ReadSlice('\n')
+		full := errors.Is(err, bufio.ErrBufferFull)
+		start := offset
+		offset += int64(len(raw))
+		near := startAt >= 0 && line-startAt <= crashLinesBefore
+		// Most lines of a log are none of the lines looked for: those are passed
+		// over without stripping their prefix.
+		if len(raw) > 0 && !mid && (near || mayStartDump(raw)) {
+			text, stripped := stripLine(raw, prefix, buf)
+			if stripped && prefix == PrefixDockerJSON {
+				buf = text[:0]
+			}
+			switch {
+			case near && startFormat != "thread dump" && bytes.HasPrefix(text, []byte("goroutine ")) && goroutineHeader.Match(text),
+				near && startFormat == "thread dump" && bytes.HasPrefix(text, []byte(`"`)) && javaThreadHead.Match(text):
+				d := Detection{Kind: KindGoroutines, Format: startFormat, Skipped: startOffset, SkippedLines: startAt}
+				if startFormat == "thread dump" {
+					d.Kind = KindJavaThreads
+				}
+				if startPrefixed {
+					d.Prefix = prefix
+				}
+				return d, true
+			case bytes.HasPrefix(text, []byte("Full thread dump")):
+				startAt, startOffset, startFormat, startPrefixed = line, start, "thread dump", stripped
+			default:
+				if f := crashFormatOf(text); f != "" {
+					startAt, startOffset, startFormat, startPrefixed = line, start, f, stripped
+				}
+			}
+		}
+		mid = full
+		if !full {
+			line++
+		}
+		if err != nil && !full {
+			return Detection{}, false
+		}
+	}
+}
+
+// mayStartDump reports whether line holds the text of a line that starts a dump
+// (see crashFormatOf), prefixed or not.
+func mayStartDump(line []byte) bool {
+	return bytes.Contains(line, []byte("SIGQUIT: quit")) || bytes.Contains(line, []byte("SIGABRT: abort")) ||
+		bytes.Contains(line, []byte("Full thread dump"))
+}
+
+// crashFormatOf names the dump format a line starts when it is the first line of a
+// dump of every goroutine a signal asked for ("SIGQUIT: quit", "SIGABRT: abort"), or
+// "". A panic in a log is not one: a service that crashes and restarts logs its
+// panics (with the panicking goroutine only), and stays a log.
+func crashFormatOf(line []byte) string {
+	switch {
+	case bytes.HasPrefix(line, []byte("SIGQUIT: quit")):
+		return "SIGQUIT"
+	case bytes.HasPrefix(line, []byte("SIGABRT: abort")):
+		return "SIGABRT"
+	}
+	return ""
 }

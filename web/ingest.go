@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,7 +15,8 @@ import (
 	"github.com/leakui/leakui/store"
 )
 
-// classify detects the kind of every received file from its content.
+// classify detects the kind of every received file from its content (see
+// analyze.Sniff: UTF-16 is read as UTF-8, a dump far into a log is found).
 func (s *Server) classify(files []*received) error {
 	for _, f := range files {
 		if f.size == 0 {
@@ -31,14 +31,12 @@ func (s *Server) classify(files []*received) error {
 			fh.Close()
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
-		head := make([]byte, analyze.SniffSize)
-		n, err := io.ReadFull(rc, head)
+		f.det, err = analyze.Sniff(rc)
 		rc.Close()
 		fh.Close()
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		if err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
-		f.det = analyze.DetectKind(head[:n])
 	}
 	return nil
 }
@@ -164,7 +162,7 @@ func (s *Server) ingest(ctx context.Context, form *uploadForm) (*store.Report, e
 		path := f.path
 		uploads[i] = store.Upload{
 			Name: f.name, Label: form.label, SHA256: f.sha256, Size: f.size,
-			Kind: string(f.det.Kind), Format: f.det.Format,
+			Kind: string(f.det.Kind), Format: f.det.FullFormat(),
 			Open: func() (io.ReadCloser, error) { return os.Open(path) },
 		}
 	}
@@ -187,8 +185,15 @@ type uploadedArtifact struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
 	Format string `json:"format,omitempty"`
-	Size   int64  `json:"size"`
-	URL    string `json:"url"`
+	// Encoding is "UTF-16LE" or "UTF-16BE" for a file transcoded to UTF-8.
+	Encoding string `json:"encoding,omitempty"`
+	// Prefix names the line prefix stripped from a dump ("kubectl logs --timestamps").
+	Prefix string `json:"prefix,omitempty"`
+	// SkippedLines and SkippedBytes are the log before a dump found far into a file.
+	SkippedLines int64  `json:"skipped_lines,omitempty"`
+	SkippedBytes int64  `json:"skipped_bytes,omitempty"`
+	Size         int64  `json:"size"`
+	URL          string `json:"url"`
 }
 
 // handleUploadAPI is POST /api/artifacts: 201 with the artifacts and the report URL.
@@ -206,6 +211,7 @@ func (s *Server) handleUploadAPI(w http.ResponseWriter, r *http.Request) error {
 	for _, f := range form.files {
 		resp.Artifacts = append(resp.Artifacts, uploadedArtifact{
 			ID: f.sha256, SHA256: f.sha256, Name: f.name, Kind: string(f.det.Kind), Format: f.det.Format,
+			Encoding: f.det.Encoding, Prefix: f.det.Prefix, SkippedLines: f.det.SkippedLines, SkippedBytes: f.det.Skipped,
 			Size: f.size, URL: artifactURL(f.sha256),
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -309,6 +310,9 @@ func jvmHeader(rep *store.Report, q jvmQuery, title string, kindOf func(i int) s
 	}
 	for i, a := range rep.Artifacts {
 		fi := view.FileInfo{Name: a.Name, Kind: kindOf(i), Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)}
+		if notes := formatNotes(a.Format); notes != "" {
+			fi.Kind += " (" + notes + ")"
+		}
 		if t := timeOf(i); !t.IsZero() {
 			fi.Time = formatTime(t)
 		}
@@ -428,4 +432,14 @@ func jvmPlural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// formatNotes returns what a stored artifact's format says was done to its text
+// before it was read (see analyze.Detection.FullFormat: "UTF-16LE", "kubectl logs
+// --timestamps prefixes stripped"), or "" when nothing was.
+func formatNotes(format string) string {
+	if _, notes, ok := strings.Cut(format, "; "); ok {
+		return notes
+	}
+	return ""
 }

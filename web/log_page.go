@@ -152,6 +152,9 @@ func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.Lo
 		if page.Files[i].Compression == "" {
 			page.Files[i].Compression = "none"
 		}
+		if f.Encoding != "" {
+			page.Files[i].Compression += " (" + f.Encoding + " text)"
+		}
 	}
 	if logHasKeys(lr) {
 		page.Links = append(page.Links, view.Link{Label: "CSV", URL: q.countURL(path + "/keys.csv")})

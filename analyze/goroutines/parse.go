@@ -17,7 +17,10 @@ import (
 // profile, or text tracebacks (debug=2, runtime.Stack(buf, true), panic, fatal
 // error and SIGQUIT output, with other text around them). Text is parsed as it
 // streams; at most limit bytes are read after decompression (≤ 0 means
-// DefaultMaxDecompressed).
+// DefaultMaxDecompressed). UTF-16 text (with its byte order mark) is read as
+// UTF-8, and a dump whose every line carries a log collector's prefix (`kubectl logs
+// --timestamps`, journald, Docker JSON lines; see analyze.DetectLinePrefix) is read
+// without it, also when the dump is far into a container log.
 //
 // A dump cut short is parsed as far as it goes and flagged Truncated. Input that is
 // some other kind (a heap profile, a log without goroutines, a JVM thread dump) is
@@ -50,7 +53,11 @@ func Parse(r io.Reader, limit int64) (*Dump, error) {
 		}
 		return dumpFromProfile(p)
 	case det.Kind == analyze.KindGoroutines, det.Kind == analyze.KindLog:
-		d, err := parseGoroutineText(br)
+		prefix := det.Prefix
+		if prefix == "" {
+			prefix = analyze.DetectLinePrefix(head)
+		}
+		d, err := parseGoroutineText(analyze.StripLinePrefix(br, prefix))
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package jvm
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -132,9 +133,15 @@ func (f *ThreadFile) Dump(i int) (*ThreadDump, bool) {
 // jcmd <pid> Thread.print, SIGQUIT dumps from JDK 5 to 25 alone or inside a container
 // log, several dumps in one file. Bytes that are not UTF-8 are kept as U+FFFD, never
 // rejected. A thread is a line that starts with a quoted name and holds "tid=" (what
-// `grep -c '^".*tid='` counts). r is text (see Decompress). It fails with ErrEmpty on
-// no input and ErrUnsupportedKind when there is no thread in it.
+// `grep -c '^".*tid='` counts). r is text (see Decompress, which also turns UTF-16
+// into UTF-8). A dump whose every line carries a log collector's prefix (`kubectl
+// logs --timestamps`, journald, Docker JSON lines; see analyze.DetectLinePrefix) is
+// read without it. It fails with ErrEmpty on no input and ErrUnsupportedKind when
+// there is no thread in it.
 func ParseThreadDumps(r io.Reader) (*ThreadFile, error) {
+	br := bufio.NewReaderSize(r, analyze.SniffSize)
+	head, _ := br.Peek(analyze.SniffSize) // a read error comes again from br, after head
+	r = analyze.StripLinePrefix(br, analyze.DetectLinePrefix(head))
 	p := &javaThreadParser{lines: newJavaLines(r), file: &ThreadFile{}, intern: map[string]string{}}
 	if err := p.run(); err != nil {
 		return nil, err

@@ -68,7 +68,9 @@ func (c *logCounter) count(ctx context.Context, file int, in Input) error {
 		if _, err := ra.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
-		if analyze.DetectCompression(head) == analyze.CompressionNone {
+		// UTF-16 is counted as the UTF-8 Decompress makes of it, which only the
+		// stream reads.
+		if analyze.DetectCompression(head) == analyze.CompressionNone && analyze.DetectEncoding(head) == "" {
 			if c.opts.MaxInputBytes > 0 && size > c.opts.MaxInputBytes {
 				return fmt.Errorf("%w: %s, more than the limit of %s", analyze.ErrTooLarge, analyze.FormatBytes(size), analyze.FormatBytes(c.opts.MaxInputBytes))
 			}
@@ -114,6 +116,7 @@ func (c *logCounter) countStream(ctx context.Context, file int, r io.Reader) err
 		return err
 	}
 	c.merge.describe(file, head, comp)
+	c.merge.files[file].Encoding = analyze.EncodingOf(rc)
 	sc := c.newScanner(head)
 	part := c.plan.newPart(0, c.merge.bucketsSnapshot())
 	last := int64(0)

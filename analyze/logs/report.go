@@ -130,6 +130,9 @@ type FileReport struct {
 	Bytes int64  `json:"bytes"`
 	// Compression is "gzip" or "zstd" when the input was compressed.
 	Compression analyze.Compression `json:"compression,omitempty"`
+	// Encoding is "UTF-16LE" or "UTF-16BE" when the input was UTF-16 text, counted
+	// as the UTF-8 it transcodes to (Lines and Bytes included).
+	Encoding string `json:"encoding,omitempty"`
 	// Kind is what the content looks like (a log, or a profile given by
 	// mistake): see DetectKind.
 	Kind string `json:"kind"`

@@ -234,3 +234,37 @@ func TestCountProgress(t *testing.T) {
 		t.Errorf("stderr is not a terminal, yet it got %q", errOut)
 	}
 }
+
+// TestCountContainerLogWithDump counts a container log that holds a SIGQUIT
+// goroutine dump 5 MB in (an upload makes a dump report of it): `leakui count`
+// still counts it as the log it is, line for line with grep -c.
+func TestCountContainerLogWithDump(t *testing.T) {
+	dump, err := os.ReadFile(fixtures.Path(t, "goroutines", "goprofnotes-snap2-debug2.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Join([][]byte{fixtures.ContainerLog(5 << 20), []byte("SIGQUIT: quit\nPC=0x46e4e1 m=0 sigcode=0\n\n"), dump, fixtures.ContainerLog(4 << 10)}, nil)
+	path := filepath.Join(t.TempDir(), "container.log")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := countCLI(t, nil, "count", "-json", "-e", "INFO", "-e", "goroutine ", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Lines    int64
+		Patterns []struct{ Count int64 }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if want := countGrepC(t, "-F", "", path); rep.Lines != want {
+		t.Errorf("%d lines, grep -c counts %d", rep.Lines, want)
+	}
+	for i, p := range []string{"INFO", "goroutine "} {
+		if want := countGrepC(t, "-F", p, path); len(rep.Patterns) != 2 || rep.Patterns[i].Count != want {
+			t.Errorf("%q: %+v, grep -c counts %d", p, rep.Patterns, want)
+		}
+	}
+}

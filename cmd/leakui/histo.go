@@ -140,7 +140,9 @@ func printHistoDiff(w io.Writer, basePath, targetPath string, d *jvm.HistogramDi
 // The helpers below are shared by the JVM commands (histo, threads, nmt).
 
 // jvmRead opens path ("-" for standard input), removes one layer of gzip or zstd and
-// hands the text to parse; errors name the file, and when it holds nothing parse
+// hands the text to parse (UTF-16 transcoded to UTF-8, see analyze.Decompress);
+// standard error says when the text was UTF-16 or its lines carried a log
+// collector's prefix. Errors name the file, and when it holds nothing parse
 // understands, say what it looks like and which command reads that.
 func jvmRead(path string, std stdio, parse func(io.Reader) error) error {
 	var in io.Reader = std.in
@@ -160,6 +162,10 @@ func jvmRead(path string, std stdio, parse func(io.Reader) error) error {
 	br := bufio.NewReaderSize(rc, analyze.SniffSize)
 	head, _ := br.Peek(analyze.SniffSize)
 	detected := analyze.DetectKind(head)
+	detected.Encoding = analyze.EncodingOf(rc)
+	if notes := detected.Notes(); notes != "" {
+		fmt.Fprintf(std.err, "leakui: %s: read as %s\n", path, notes)
+	}
 	if err := parse(br); err != nil {
 		if errors.Is(err, analyze.ErrUnsupportedKind) {
 			return fmt.Errorf("%s: %w (it looks like a %s%s)", path, err, detected, jvmCommandFor(detected.Kind))

@@ -102,3 +102,35 @@ func TestThreadsText(t *testing.T) {
 		t.Errorf("threads of an NMT report: exit %d, %q", code, stderr)
 	}
 }
+
+// TestThreadsUTF16 runs `leakui threads` on the UTF-16LE and UTF-16BE copies of a
+// jstack dump: the total is what `iconv -f UTF-16 -t UTF-8 | grep -c '^"'` counts,
+// the groups are the UTF-8 original's, and standard error says the file was UTF-16.
+func TestThreadsUTF16(t *testing.T) {
+	orig := runThreadsJSON(t, "-n", "0", fixtures.Path(t, "jvm", "tda-jstack-jdk8-openjdk.log"))
+	for _, tc := range []struct{ name, enc string }{
+		{"tda-jstack-jdk8-openjdk-utf16le.log", "UTF-16LE"},
+		{"tda-jstack-jdk8-openjdk-utf16be.log", "UTF-16BE"},
+	} {
+		path := fixtures.Path(t, "jvm", tc.name)
+		want := greptest.CountWith(t, "-a", "--", `^"`, greptest.UTF8Copy(t, "UTF-16", path))
+		code, stdout, stderr := jvmRunCLI(t, "", "threads", "-json", "-n", "0", path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
+		}
+		var out threadsOut
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		if int64(out.Total) != want || want == 0 || len(out.Groups) != len(orig.Groups) {
+			t.Errorf("%s: %d threads in %d groups; iconv + grep count %d, the UTF-8 file has %d groups", tc.name, out.Total, len(out.Groups), want, len(orig.Groups))
+		}
+		if !strings.Contains(stderr, tc.enc) {
+			t.Errorf("%s: standard error %q does not say %s", tc.name, stderr, tc.enc)
+		}
+		code, text, _ := jvmRunCLI(t, "", "threads", path)
+		if code != 0 || !strings.Contains(text, strconv.Itoa(int(want))) {
+			t.Errorf("%s: text output (exit %d) does not give %d threads:\n%s", tc.name, code, want, text)
+		}
+	}
+}

@@ -97,3 +97,20 @@ func Int(tb testing.TB, s string) int64 {
 	}
 	return n
 }
+
+// UTF8Copy runs `iconv -f from -t UTF-8` on a file (from "UTF-16" reads the byte
+// order mark) and returns the path of a temporary file with its output, so that grep
+// can count the UTF-8 text leakui reads from a UTF-16 file.
+func UTF8Copy(tb testing.TB, from, path string) string {
+	tb.Helper()
+	iconv := testtool.Require(tb, "iconv", "iconv")
+	out, err := exec.Command(iconv, "-f", from, "-t", "UTF-8", path).Output()
+	if err != nil {
+		tb.Fatalf("iconv -f %s -t UTF-8 %s: %v", from, path, err)
+	}
+	dst := filepath.Join(tb.TempDir(), filepath.Base(path)+".utf8")
+	if err := os.WriteFile(dst, out, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dst
+}

@@ -18,6 +18,7 @@ func InCI() bool { return os.Getenv("CI") == "true" }
 var installHints = map[string]string{
 	"grep":     "apt-get install -y grep",
 	"sed":      "apt-get install -y sed",
+	"iconv":    "apt-get install -y libc-bin",
 	"chromium": "apt-get install -y chromium",
 	"postgres": "apt-get install -y postgresql, then export LEAKUI_TEST_POSTGRES=$(.ci/postgres start /tmp/leakui-pg)",
 }
