@@ -1,0 +1,588 @@
+package pprof
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// This file prints `go tool pprof -top` byte for byte. It ports the pieces of
+// go tool pprof that make that report, from the copy of github.com/google/pprof the
+// Go toolchain vendors ($GOROOT/src/cmd/vendor/github.com/google/pprof/internal/…,
+// which cannot be imported): driver/fetch.go (fetchProfiles: the diff base, then
+// RemoveUninteresting and unsourceMappings), driver/driver.go (generateRawReport,
+// applyCommandOverrides, aggregate), report/report.go (newTrimmedGraph,
+// selectOutputUnit, TextItems, printText, ProfileLabels, reportLabels,
+// computeTotal) and graph/graph.go (newGraph, CreateNodes, nodeInfo, NodeInfo's
+// PrintableName, the flat sort, node and edge trimming). The public
+// github.com/google/pprof/profile package parses, merges and aggregates, as in pprof.
+
+// TextOptions are the options of go tool pprof that shape a -top report.
+type TextOptions struct {
+	// SampleIndex is the sample type shown (an index from SampleIndex).
+	SampleIndex int
+	// NodeCount is -nodecount: show at most this many rows; 0 shows all (what -top
+	// does when -nodecount is not given).
+	NodeCount int
+	// NodeFraction is -nodefraction: rows whose |cum| is below this fraction of the
+	// shown total are dropped (pprof's default 0.005).
+	NodeFraction float64
+	// EdgeFraction is -edgefraction: call edges below this fraction are dropped
+	// (default 0.001); in -top it decides which "(inline)" marks remain.
+	EdgeFraction float64
+	// Unit is -unit: "minimum" (the default) picks one as pprof does.
+	Unit string
+}
+
+// Default values of go tool pprof's options (driver/config.go defaultConfig).
+const (
+	DefaultNodeFraction = 0.005
+	DefaultEdgeFraction = 0.001
+	DefaultUnit         = "minimum"
+)
+
+// Reference is a profile as go tool pprof holds it: parsed by
+// github.com/google/pprof/profile, for reports that must equal pprof's text.
+type Reference struct {
+	// data is the decompressed file: every report parses it anew, as pprof parses
+	// the file, because reports modify the profile.
+	data []byte
+}
+
+// LoadReference reads a profile as `go tool pprof FILE` does, decompressed within
+// limit bytes (see analyze.Decompress). Errors wrap ErrEmpty, ErrTooLarge or
+// ErrMalformed.
+func LoadReference(r io.Reader, limit int64) (ref *Reference, err error) {
+	rc, _, err := analyze.Decompress(r, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, analyze.ErrEmpty
+	}
+	ref = &Reference{data: data}
+	if _, err := ref.parse(); err != nil {
+		return nil, err
+	}
+	return ref, nil
+}
+
+// parse parses the profile as driver/fetch.go grabProfile does.
+func (r *Reference) parse() (p *profile.Profile, err error) {
+	defer func() {
+		// Third-party parser: a hostile file must not crash the caller.
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("%w: profile parser failed: %v", analyze.ErrMalformed, r)
+		}
+	}()
+	p, err = profile.ParseData(r.data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
+	}
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
+	}
+	return p, nil
+}
+
+// WriteTopText prints what `go tool pprof -top` prints for the profile with these
+// options (and -symbolize=none: leakui does not symbolize).
+func WriteTopText(w io.Writer, ref *Reference, o TextOptions) error {
+	p, err := ref.parse()
+	if err != nil {
+		return err
+	}
+	finishFetch(p)
+	return writeText(w, p, o)
+}
+
+// WriteDiffText prints what `go tool pprof -top -diff_base=BASE TARGET` prints.
+// The profiles must be of one type (see Profile.SameType).
+func WriteDiffText(w io.Writer, base, target *Reference, o TextOptions) error {
+	p, err := target.parse()
+	if err != nil {
+		return err
+	}
+	pbase, err := base.parse()
+	if err != nil {
+		return err
+	}
+	// driver/fetch.go fetchProfiles: mark the base, negate it, merge. (measurement.
+	// ScaleProfiles, which pprof runs first, changes nothing for two profiles of
+	// the same sample types and units, the only ones leakui compares.)
+	pbase.SetLabel("pprof::base", []string{"true"})
+	pbase.Scale(-1)
+	if err := profile.CompatibilizeSampleTypes([]*profile.Profile{p, pbase}); err != nil {
+		return fmt.Errorf("%w: %v", analyze.ErrMismatch, err)
+	}
+	merged, err := profile.Merge([]*profile.Profile{p, pbase})
+	if err != nil {
+		return fmt.Errorf("%w: %v", analyze.ErrMismatch, err)
+	}
+	finishFetch(merged)
+	return writeText(w, merged, o)
+}
+
+// finishFetch is the end of driver/fetch.go fetchProfiles (after symbolization,
+// which leakui does not do).
+func finishFetch(p *profile.Profile) {
+	p.RemoveUninteresting()
+	// unsourceMappings
+	for _, m := range p.Mapping {
+		if m.BuildID == "" && filepath.VolumeName(m.File) == "" {
+			if u, err := url.Parse(m.File); err == nil && u.IsAbs() {
+				m.File = ""
+			}
+		}
+	}
+}
+
+// textReport is report.Report for the text format.
+type textReport struct {
+	p          *profile.Profile
+	o          TextOptions
+	sampleType string
+	sampleUnit string
+	outputUnit string
+	total      int64
+}
+
+func (r *textReport) formatValue(v int64) string {
+	return ScaledLabel(v, r.sampleUnit, r.outputUnit)
+}
+
+// writeText is driver.generateRawReport + report.printText for -top.
+func writeText(w io.Writer, p *profile.Profile, o TextOptions) error {
+	if o.SampleIndex < 0 || o.SampleIndex >= len(p.SampleType) {
+		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
+	}
+	if o.Unit == "" {
+		o.Unit = DefaultUnit
+	}
+	if o.NodeCount < 0 {
+		o.NodeCount = 0 // applyCommandOverrides: -1 means all for text reports
+	}
+	st := p.SampleType[o.SampleIndex]
+	rpt := &textReport{p: p, o: o, sampleType: st.Type, sampleUnit: st.Unit, outputUnit: o.Unit}
+	rpt.total = computeTotal(p, o.SampleIndex)
+	// driver.aggregate at the default "functions" granularity, with inlined frames.
+	if err := p.Aggregate(true, true, false, false, false, false); err != nil {
+		return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
+	}
+
+	// report.TextItems
+	nodes, origCount, droppedNodes := rpt.trimmedGraph()
+	rpt.selectOutputUnit(nodes)
+	labels := rpt.labels(graphFlatTotal(nodes), len(nodes), origCount, droppedNodes)
+
+	var b strings.Builder
+	b.WriteString(strings.Join(labels, "\n"))
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum")
+	var flatSum int64
+	for _, n := range nodes {
+		var inline, noinline bool
+		for _, e := range n.in {
+			if e.inline {
+				inline = true
+			} else {
+				noinline = true
+			}
+		}
+		inl := ""
+		if inline {
+			if noinline {
+				inl = " (partial-inline)"
+			} else {
+				inl = " (inline)"
+			}
+		}
+		flatSum += n.flat
+		fmt.Fprintf(&b, "%10s %s %s %10s %s  %s%s\n",
+			rpt.formatValue(n.flat), Percentage(n.flat, rpt.total),
+			Percentage(flatSum, rpt.total),
+			rpt.formatValue(n.cum), Percentage(n.cum, rpt.total),
+			n.info.printableName(), inl)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// computeTotal is report.computeTotal without a mean divisor: the sum of the
+// absolute values, of the diff base's samples only when there are any.
+func computeTotal(p *profile.Profile, si int) int64 {
+	var total, diffTotal int64
+	for _, s := range p.Sample {
+		v := s.Value[si]
+		if v < 0 {
+			v = -v
+		}
+		total += v
+		if s.DiffBaseSample() {
+			diffTotal += v
+		}
+	}
+	if diffTotal > 0 {
+		return diffTotal
+	}
+	return total
+}
+
+// trimmedGraph is report.newTrimmedGraph for a text report (no call tree, flat
+// order): the graph without nodes below -nodefraction, then the first -nodecount
+// nodes, with edges below -edgefraction removed.
+func (r *textReport) trimmedGraph() (nodes []*textNode, origCount, droppedNodes int) {
+	nodes = r.graph(nil)
+	totalValue := graphFlatTotal(nodes)
+	nodeCutoff := abs64(int64(float64(totalValue) * r.o.NodeFraction))
+	edgeCutoff := abs64(int64(float64(totalValue) * r.o.EdgeFraction))
+
+	if nodeCutoff > 0 {
+		kept := make(map[textNodeInfo]bool, len(nodes))
+		for _, n := range nodes {
+			if abs64(n.cum) >= nodeCutoff {
+				kept[n.info] = true
+			}
+		}
+		if len(kept) != len(nodes) {
+			droppedNodes = len(nodes) - len(kept)
+			nodes = r.graph(kept)
+		}
+	}
+	origCount = len(nodes)
+
+	sortFlatName(nodes)
+	if nc := r.o.NodeCount; nc > 0 {
+		trimLowFrequencyEdges(nodes, edgeCutoff)
+		if nc < len(nodes) {
+			kept := make(map[textNodeInfo]bool, nc)
+			for _, n := range nodes[:nc] {
+				kept[n.info] = true
+			}
+			nodes = r.graph(kept)
+			sortFlatName(nodes)
+		}
+	}
+	trimLowFrequencyEdges(nodes, edgeCutoff)
+	return nodes, origCount, droppedNodes
+}
+
+// selectOutputUnit is report.selectOutputUnit.
+func (r *textReport) selectOutputUnit(nodes []*textNode) {
+	if r.outputUnit != "minimum" || len(nodes) == 0 {
+		return
+	}
+	var minValue int64
+	for _, n := range nodes {
+		nodeMin := abs64(n.flat)
+		if nodeMin == 0 {
+			nodeMin = abs64(n.cum)
+		}
+		if nodeMin > 0 && (minValue == 0 || nodeMin < minValue) {
+			minValue = nodeMin
+		}
+	}
+	r.outputUnit = OutputUnit("minimum", r.sampleUnit, minValue, r.total)
+}
+
+// labels is report.reportLabels (with report.ProfileLabels) for -top.
+func (r *textReport) labels(shownTotal int64, nodeCount, origCount, droppedNodes int) []string {
+	label := r.profileLabels()
+	label = append(label, fmt.Sprintf("Showing nodes accounting for %s, %s of %s total",
+		r.formatValue(shownTotal), strings.TrimSpace(Percentage(shownTotal, r.total)), r.formatValue(r.total)))
+	if r.total != 0 {
+		if droppedNodes > 0 {
+			label = append(label, droppedLabel(droppedNodes, r.formatValue(abs64(int64(float64(r.total)*r.o.NodeFraction)))))
+		}
+		if nodeCount > 0 && nodeCount < origCount {
+			label = append(label, fmt.Sprintf("Showing top %d nodes out of %d", nodeCount, origCount))
+		}
+	}
+	return label
+}
+
+// droppedLabel is report.genLabel for nodes: "Dropped 57 nodes (cum <= 12.50MB)".
+func droppedLabel(d int, cutoff string) string {
+	n := "node"
+	if d > 1 {
+		n = "nodes"
+	}
+	return fmt.Sprintf("Dropped %d %s (cum <= %s)", d, n, cutoff)
+}
+
+// profileLabels is report.ProfileLabels.
+func (r *textReport) profileLabels() []string {
+	label := []string{}
+	p := r.p
+	if len(p.Mapping) > 0 {
+		if p.Mapping[0].File != "" {
+			label = append(label, "File: "+filepath.Base(p.Mapping[0].File))
+		}
+		if p.Mapping[0].BuildID != "" {
+			label = append(label, "Build ID: "+p.Mapping[0].BuildID)
+		}
+	}
+	for _, c := range p.Comments {
+		if !strings.HasPrefix(c, "#") {
+			label = append(label, c)
+		}
+	}
+	if r.sampleType != "" {
+		label = append(label, "Type: "+r.sampleType)
+	}
+	if u := p.DocURL; u != "" {
+		label = append(label, "Doc: "+u)
+	}
+	if p.TimeNanos != 0 {
+		const layout = "2006-01-02 15:04:05 MST"
+		label = append(label, "Time: "+time.Unix(0, p.TimeNanos).Format(layout))
+	}
+	if p.DurationNanos != 0 {
+		duration := ScaledLabel(p.DurationNanos, "nanoseconds", "auto")
+		totalNanos, totalUnit := scaleValue(r.total, r.sampleUnit, "nanoseconds")
+		var ratio string
+		if totalUnit == "ns" && totalNanos != 0 {
+			ratio = "(" + Percentage(int64(totalNanos), p.DurationNanos) + ")"
+		}
+		label = append(label, fmt.Sprintf("Duration: %s, Total samples = %s %s", duration, r.formatValue(r.total), ratio))
+	}
+	return label
+}
+
+// textNodeInfo is graph.NodeInfo, field for field and in the same order:
+// compareNodes orders ties by fmt.Sprint of it.
+type textNodeInfo struct {
+	Name              string
+	OrigName          string
+	Address           uint64
+	File              string
+	StartLine, Lineno int
+	Columnno          int
+	Objfile           string
+}
+
+// printableName is NodeInfo.PrintableName.
+func (i *textNodeInfo) printableName() string {
+	var name []string
+	if i.Address != 0 {
+		name = append(name, fmt.Sprintf("%016x", i.Address))
+	}
+	if fun := i.Name; fun != "" {
+		name = append(name, fun)
+	}
+	switch {
+	case i.Lineno != 0:
+		s := fmt.Sprintf("%s:%d", i.File, i.Lineno)
+		if i.Columnno != 0 {
+			s += fmt.Sprintf(":%d", i.Columnno)
+		}
+		name = append(name, s)
+	case i.File != "":
+		name = append(name, i.File)
+	case i.Name != "":
+	case i.Objfile != "":
+		name = append(name, "["+filepath.Base(i.Objfile)+"]")
+	default:
+		name = append(name, "<unknown>")
+	}
+	return strings.Join(name, " ")
+}
+
+// comparePrintableName is NodeInfo.comparePrintableName.
+func (i *textNodeInfo) comparePrintableName(right textNodeInfo) (equal bool, less bool) {
+	if right == *i {
+		return true, false
+	}
+	if i.Address != 0 && right.Address != 0 && i.Address != right.Address {
+		return false, i.Address < right.Address
+	}
+	return false, i.printableName() < right.printableName()
+}
+
+// textNode is graph.Node without tags and mean divisors.
+type textNode struct {
+	info      textNodeInfo
+	flat, cum int64
+	in, out   map[*textNode]*textEdge
+}
+
+// textEdge is graph.Edge.
+type textEdge struct {
+	src, dest *textNode
+	weight    int64
+	residual  bool
+	inline    bool
+}
+
+// addToEdge is Node.AddToEdgeDiv.
+func (n *textNode) addToEdge(to *textNode, v int64, residual, inline bool) {
+	if e := n.out[to]; e != nil {
+		e.weight += v
+		if residual {
+			e.residual = true
+		}
+		if !inline {
+			e.inline = false
+		}
+		return
+	}
+	e := &textEdge{src: n, dest: to, weight: v, residual: residual, inline: inline}
+	n.out[to] = e
+	to.in[n] = e
+}
+
+// graph is graph.New (graph.newGraph) with report.newGraph's options for -top:
+// function nodes, binary names dropped, only the nodes in kept when it is not nil.
+func (r *textReport) graph(kept map[textNodeInfo]bool) []*textNode {
+	p, si := r.p, r.o.SampleIndex
+	// CreateNodes
+	nm := make(map[textNodeInfo]*textNode, len(p.Location))
+	findOrInsert := func(info textNodeInfo) *textNode {
+		if kept != nil && !kept[info] {
+			return nil
+		}
+		if n, ok := nm[info]; ok {
+			return n
+		}
+		n := &textNode{info: info, in: map[*textNode]*textEdge{}, out: map[*textNode]*textEdge{}}
+		nm[info] = n
+		// (FindOrInsertNode also adds a whole-function node for address or line
+		// nodes; it never gets a value, so selectNodesForGraph drops it.)
+		return n
+	}
+	locations := make(map[uint64][]*textNode, len(p.Location))
+	for _, l := range p.Location {
+		lines := l.Line
+		if len(lines) == 0 {
+			lines = []profile.Line{{}}
+		}
+		ns := make([]*textNode, len(lines))
+		for i, ln := range lines {
+			ns[i] = findOrInsert(nodeInfoOf(l, ln))
+		}
+		locations[l.ID] = ns
+	}
+
+	type nodePair struct{ src, dest *textNode }
+	seenNode := make(map[*textNode]bool)
+	seenEdge := make(map[nodePair]bool)
+	for _, s := range p.Sample {
+		w := s.Value[si]
+		if w == 0 {
+			continue
+		}
+		clear(seenNode)
+		clear(seenEdge)
+		var parent *textNode
+		residual := false
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			locNodes := locations[s.Location[i].ID]
+			for ni := len(locNodes) - 1; ni >= 0; ni-- {
+				n := locNodes[ni]
+				if n == nil {
+					residual = true
+					continue
+				}
+				if !seenNode[n] {
+					seenNode[n] = true
+					n.cum += w
+				}
+				if pair := (nodePair{n, parent}); !seenEdge[pair] && parent != nil && n != parent {
+					seenEdge[pair] = true
+					parent.addToEdge(n, w, residual, ni != len(locNodes)-1)
+				}
+				parent = n
+				residual = false
+			}
+		}
+		if parent != nil && !residual {
+			parent.flat += w
+		}
+	}
+
+	// selectNodesForGraph
+	out := make([]*textNode, 0, len(nm))
+	for _, n := range nm {
+		if n.cum == 0 && n.flat == 0 {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// nodeInfoOf is graph.nodeInfo without -addresses' object names.
+func nodeInfoOf(l *profile.Location, line profile.Line) textNodeInfo {
+	var objfile string
+	if m := l.Mapping; m != nil && m.File != "" {
+		objfile = m.File
+	}
+	if line.Function == nil {
+		return textNodeInfo{Address: l.Address, Objfile: objfile}
+	}
+	ni := textNodeInfo{
+		Address:  l.Address,
+		Lineno:   int(line.Line),
+		Columnno: int(line.Column),
+		Name:     line.Function.Name,
+	}
+	if fname := line.Function.Filename; fname != "" {
+		ni.File = filepath.Clean(fname)
+	}
+	if ni.Name == "" {
+		ni.Objfile = objfile
+		ni.StartLine = int(line.Function.StartLine)
+	}
+	return ni
+}
+
+// graphFlatTotal is Nodes.Sum's flat (report.graphTotal).
+func graphFlatTotal(nodes []*textNode) int64 {
+	var t int64
+	for _, n := range nodes {
+		t += n.flat
+	}
+	return t
+}
+
+// trimLowFrequencyEdges is Graph.TrimLowFrequencyEdges.
+func trimLowFrequencyEdges(nodes []*textNode, edgeCutoff int64) {
+	for _, n := range nodes {
+		for src, e := range n.in {
+			if abs64(e.weight) < edgeCutoff {
+				delete(n.in, src)
+				delete(src.out, n)
+			}
+		}
+	}
+}
+
+// sortFlatName is Nodes.Sort(FlatNameOrder).
+func sortFlatName(ns []*textNode) {
+	sort.Slice(ns, func(i, j int) bool {
+		l, r := ns[i], ns[j]
+		if iv, jv := abs64(l.flat), abs64(r.flat); iv != jv {
+			return iv > jv
+		}
+		if equal, leftLess := l.info.comparePrintableName(r.info); !equal {
+			return leftLess
+		}
+		if iv, jv := abs64(l.cum), abs64(r.cum); iv != jv {
+			return iv > jv
+		}
+		return fmt.Sprint(l.info) < fmt.Sprint(r.info)
+	})
+}
