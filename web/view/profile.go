@@ -64,6 +64,14 @@ type TopTable struct {
 	// the full table when some are hidden.
 	Count, All int
 	ShowAll    string
+	// Dropped is how many of the rows pprof's default -top would drop (cum below
+	// its -nodefraction of 0.5%), DroppedCutoff the cut-off pprof names.
+	Dropped       int
+	DroppedCutoff string
+	// PprofView is true when the table shows only the rows pprof's -top shows;
+	// Toggle links to the other view.
+	PprofView bool
+	Toggle    string
 }
 
 // TopRow is one function of the top table, formatted.
