@@ -52,9 +52,11 @@ const (
 // Reference is a profile as go tool pprof holds it: parsed by
 // github.com/google/pprof/profile, for reports that must equal pprof's text.
 type Reference struct {
-	// data is the decompressed file: every report parses it anew, as pprof parses
-	// the file, because reports modify the profile.
-	data []byte
+	// data is the decompressed file. Reports modify the profile they print, so
+	// each gets its own: the first takes parsed (parsed once by LoadReference to
+	// check the file), later ones parse data anew.
+	data   []byte
+	parsed *profile.Profile
 }
 
 // LoadReference reads a profile as `go tool pprof FILE` does, decompressed within
@@ -74,10 +76,19 @@ func LoadReference(r io.Reader, limit int64) (ref *Reference, err error) {
 		return nil, analyze.ErrEmpty
 	}
 	ref = &Reference{data: data}
-	if _, err := ref.parse(); err != nil {
+	if ref.parsed, err = ref.parse(); err != nil {
 		return nil, err
 	}
 	return ref, nil
+}
+
+// profile returns a profile of its own for one report.
+func (r *Reference) profile() (*profile.Profile, error) {
+	if p := r.parsed; p != nil {
+		r.parsed = nil
+		return p, nil
+	}
+	return r.parse()
 }
 
 // parse parses the profile as driver/fetch.go grabProfile does.
@@ -99,9 +110,10 @@ func (r *Reference) parse() (p *profile.Profile, err error) {
 }
 
 // WriteTopText prints what `go tool pprof -top` prints for the profile with these
-// options (and -symbolize=none: leakui does not symbolize).
+// options (and -symbolize=none: leakui does not symbolize). A Reference is not
+// safe for concurrent use.
 func WriteTopText(w io.Writer, ref *Reference, o TextOptions) error {
-	p, err := ref.parse()
+	p, err := ref.profile()
 	if err != nil {
 		return err
 	}
@@ -112,11 +124,11 @@ func WriteTopText(w io.Writer, ref *Reference, o TextOptions) error {
 // WriteDiffText prints what `go tool pprof -top -diff_base=BASE TARGET` prints.
 // The profiles must be of one type (see Profile.SameType).
 func WriteDiffText(w io.Writer, base, target *Reference, o TextOptions) error {
-	p, err := target.parse()
+	p, err := target.profile()
 	if err != nil {
 		return err
 	}
-	pbase, err := base.parse()
+	pbase, err := base.profile()
 	if err != nil {
 		return err
 	}
@@ -158,6 +170,7 @@ type textReport struct {
 	sampleUnit string
 	outputUnit string
 	total      int64
+	in         *textGraphInput
 }
 
 func (r *textReport) formatValue(v int64) string {
@@ -182,6 +195,7 @@ func writeText(w io.Writer, p *profile.Profile, o TextOptions) error {
 	if err := p.Aggregate(true, true, false, false, false, false); err != nil {
 		return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
 	}
+	rpt.in = newTextGraphInput(p, o.SampleIndex)
 
 	// report.TextItems
 	nodes, origCount, droppedNodes := rpt.trimmedGraph()
@@ -251,14 +265,16 @@ func (r *textReport) trimmedGraph() (nodes []*textNode, origCount, droppedNodes 
 	edgeCutoff := abs64(int64(float64(totalValue) * r.o.EdgeFraction))
 
 	if nodeCutoff > 0 {
-		kept := make(map[textNodeInfo]bool, len(nodes))
+		kept := make([]bool, len(r.in.infos))
+		nKept := 0
 		for _, n := range nodes {
 			if abs64(n.cum) >= nodeCutoff {
-				kept[n.info] = true
+				kept[n.id] = true
+				nKept++
 			}
 		}
-		if len(kept) != len(nodes) {
-			droppedNodes = len(nodes) - len(kept)
+		if nKept != len(nodes) {
+			droppedNodes = len(nodes) - nKept
 			nodes = r.graph(kept)
 		}
 	}
@@ -268,9 +284,9 @@ func (r *textReport) trimmedGraph() (nodes []*textNode, origCount, droppedNodes 
 	if nc := r.o.NodeCount; nc > 0 {
 		trimLowFrequencyEdges(nodes, edgeCutoff)
 		if nc < len(nodes) {
-			kept := make(map[textNodeInfo]bool, nc)
+			kept := make([]bool, len(r.in.infos))
 			for _, n := range nodes[:nc] {
-				kept[n.info] = true
+				kept[n.id] = true
 			}
 			nodes = r.graph(kept)
 			sortFlatName(nodes)
@@ -412,114 +428,136 @@ func (i *textNodeInfo) comparePrintableName(right textNodeInfo) (equal bool, les
 	return false, i.printableName() < right.printableName()
 }
 
-// textNode is graph.Node without tags and mean divisors.
+// textNode is graph.Node without tags and mean divisors; in holds its incoming
+// edges (graph.Node.In), which decide its "(inline)" mark.
 type textNode struct {
+	id        int32
 	info      textNodeInfo
 	flat, cum int64
-	in, out   map[*textNode]*textEdge
+	in        []*textEdge
 }
 
-// textEdge is graph.Edge.
+// textEdge is graph.Edge: the calls from one node to another, their weight (each
+// sample counted once) and whether every one of them was inlined.
 type textEdge struct {
-	src, dest *textNode
-	weight    int64
-	residual  bool
-	inline    bool
+	weight int64
+	inline bool
+	stamp  int32 // the sample (number + 1) that last added to the weight
 }
 
-// addToEdge is Node.AddToEdgeDiv.
-func (n *textNode) addToEdge(to *textNode, v int64, residual, inline bool) {
-	if e := n.out[to]; e != nil {
-		e.weight += v
-		if residual {
-			e.residual = true
+// textGraphInput is what graph.New reads of a profile, indexed once for the
+// several graphs a report builds: every distinct node (graph.NodeInfo), the nodes
+// of every location (CreateNodes), and every sample's locations and value.
+type textGraphInput struct {
+	infos    []textNodeInfo
+	locNodes [][]int32 // location index → node ids, innermost first
+	stacks   [][]int32 // sample → location indexes, leaf first (samples of value 0 left out)
+	values   []int64
+}
+
+// newTextGraphInput indexes an aggregated profile for sample type si.
+func newTextGraphInput(p *profile.Profile, si int) *textGraphInput {
+	in := &textGraphInput{locNodes: make([][]int32, len(p.Location))}
+	ids := make(map[textNodeInfo]int32)
+	locIndex := make(map[*profile.Location]int32, len(p.Location))
+	for i, l := range p.Location {
+		lines := l.Line
+		if len(lines) == 0 {
+			lines = []profile.Line{{}} // as CreateNodes: one node for the location
 		}
-		if !inline {
-			e.inline = false
+		ns := make([]int32, len(lines))
+		for j, ln := range lines {
+			info := nodeInfoOf(l, ln)
+			id, ok := ids[info]
+			if !ok {
+				id = int32(len(in.infos))
+				ids[info] = id
+				in.infos = append(in.infos, info)
+			}
+			ns[j] = id
 		}
-		return
+		in.locNodes[i] = ns
+		locIndex[l] = int32(i)
 	}
-	e := &textEdge{src: n, dest: to, weight: v, residual: residual, inline: inline}
-	n.out[to] = e
-	to.in[n] = e
+	for _, s := range p.Sample {
+		if s.Value[si] == 0 {
+			continue // newGraph skips samples without value
+		}
+		st := make([]int32, len(s.Location))
+		for i, l := range s.Location {
+			st[i] = locIndex[l]
+		}
+		in.stacks = append(in.stacks, st)
+		in.values = append(in.values, s.Value[si])
+	}
+	return in
 }
 
 // graph is graph.New (graph.newGraph) with report.newGraph's options for -top:
-// function nodes, binary names dropped, only the nodes in kept when it is not nil.
-func (r *textReport) graph(kept map[textNodeInfo]bool) []*textNode {
-	p, si := r.p, r.o.SampleIndex
-	// CreateNodes
-	nm := make(map[textNodeInfo]*textNode, len(p.Location))
-	findOrInsert := func(info textNodeInfo) *textNode {
-		if kept != nil && !kept[info] {
-			return nil
-		}
-		if n, ok := nm[info]; ok {
-			return n
-		}
-		n := &textNode{info: info, in: map[*textNode]*textEdge{}, out: map[*textNode]*textEdge{}}
-		nm[info] = n
-		// (FindOrInsertNode also adds a whole-function node for address or line
-		// nodes; it never gets a value, so selectNodesForGraph drops it.)
-		return n
-	}
-	locations := make(map[uint64][]*textNode, len(p.Location))
-	for _, l := range p.Location {
-		lines := l.Line
-		if len(lines) == 0 {
-			lines = []profile.Line{{}}
-		}
-		ns := make([]*textNode, len(lines))
-		for i, ln := range lines {
-			ns[i] = findOrInsert(nodeInfoOf(l, ln))
-		}
-		locations[l.ID] = ns
-	}
-
-	type nodePair struct{ src, dest *textNode }
-	seenNode := make(map[*textNode]bool)
-	seenEdge := make(map[nodePair]bool)
-	for _, s := range p.Sample {
-		w := s.Value[si]
-		if w == 0 {
-			continue
-		}
-		clear(seenNode)
-		clear(seenEdge)
-		var parent *textNode
+// function nodes, binary names dropped, only the nodes in kept when it is not nil
+// (the others become residual: their flat is lost, their calls skipped).
+func (r *textReport) graph(kept []bool) []*textNode {
+	in := r.in
+	n := len(in.infos)
+	flat, cum := make([]int64, n), make([]int64, n)
+	seen := make([]int32, n)
+	edges := make(map[uint64]*textEdge)
+	for i, st := range in.stacks {
+		w, mark := in.values[i], int32(i+1)
+		parent := int32(-1)
 		residual := false
-		for i := len(s.Location) - 1; i >= 0; i-- {
-			locNodes := locations[s.Location[i].ID]
+		for k := len(st) - 1; k >= 0; k-- {
+			locNodes := in.locNodes[st[k]]
 			for ni := len(locNodes) - 1; ni >= 0; ni-- {
-				n := locNodes[ni]
-				if n == nil {
+				id := locNodes[ni]
+				if kept != nil && !kept[id] {
 					residual = true
 					continue
 				}
-				if !seenNode[n] {
-					seenNode[n] = true
-					n.cum += w
+				if seen[id] != mark {
+					seen[id] = mark
+					cum[id] += w
 				}
-				if pair := (nodePair{n, parent}); !seenEdge[pair] && parent != nil && n != parent {
-					seenEdge[pair] = true
-					parent.addToEdge(n, w, residual, ni != len(locNodes)-1)
+				if parent >= 0 && id != parent {
+					key := uint64(parent)<<32 | uint64(id)
+					inline := ni != len(locNodes)-1
+					e := edges[key]
+					if e == nil {
+						e = &textEdge{inline: inline}
+						edges[key] = e
+					}
+					if e.stamp != mark {
+						e.stamp = mark
+						e.weight += w
+						if !inline {
+							e.inline = false
+						}
+					}
 				}
-				parent = n
+				parent = id
 				residual = false
 			}
 		}
-		if parent != nil && !residual {
-			parent.flat += w
+		if parent >= 0 && !residual {
+			flat[parent] += w
 		}
 	}
 
 	// selectNodesForGraph
-	out := make([]*textNode, 0, len(nm))
-	for _, n := range nm {
-		if n.cum == 0 && n.flat == 0 {
+	byID := make([]*textNode, n)
+	var out []*textNode
+	for id := range n {
+		if cum[id] == 0 && flat[id] == 0 {
 			continue
 		}
-		out = append(out, n)
+		node := &textNode{id: int32(id), info: in.infos[id], flat: flat[id], cum: cum[id]}
+		byID[id] = node
+		out = append(out, node)
+	}
+	for key, e := range edges {
+		if dest := byID[int32(key&(1<<32-1))]; dest != nil {
+			dest.in = append(dest.in, e)
+		}
 	}
 	return out
 }
@@ -561,12 +599,13 @@ func graphFlatTotal(nodes []*textNode) int64 {
 // trimLowFrequencyEdges is Graph.TrimLowFrequencyEdges.
 func trimLowFrequencyEdges(nodes []*textNode, edgeCutoff int64) {
 	for _, n := range nodes {
-		for src, e := range n.in {
-			if abs64(e.weight) < edgeCutoff {
-				delete(n.in, src)
-				delete(src.out, n)
+		kept := n.in[:0]
+		for _, e := range n.in {
+			if abs64(e.weight) >= edgeCutoff {
+				kept = append(kept, e)
 			}
 		}
+		n.in = kept
 	}
 }
 

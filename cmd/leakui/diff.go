@@ -20,15 +20,18 @@ func runDiff(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	d, err := pprof.Diff(base, target, si)
-	if err != nil {
-		return err
-	}
 	if *pf.asJSON {
+		d, err := pprof.Diff(base, target, si)
+		if err != nil {
+			return err
+		}
 		if n := pf.jsonRows(); n > 0 && len(d.Rows) > n {
 			d.Rows = d.Rows[:n]
 		}
 		return writeJSON(std.out, d)
+	}
+	if err := pprof.Comparable(base, target); err != nil {
+		return err
 	}
 	refs := make([]*pprof.Reference, 2)
 	for i := range refs {

@@ -175,3 +175,16 @@ func TestTopNIsNodecount(t *testing.T) {
 		t.Errorf("-json printed %d rows by default, want %d", n, jsonRowsDefault)
 	}
 }
+
+// TestDiffTextRefusesMismatch checks that the text diff refuses profiles of
+// different types, as -json does.
+func TestDiffTextRefusesMismatch(t *testing.T) {
+	heap := fixtures.Path(t, "pprof", "flameshow-heap.pb.gz")
+	goroutine := fixtures.Path(t, "pprof", "flameshow-goroutine.pb.gz")
+	for _, args := range [][]string{{"diff", heap, goroutine}, {"diff", "-json", heap, goroutine}} {
+		code, out, errs := runCLI(t, args...)
+		if code != 1 || out != "" || !strings.Contains(errs, "compare profiles of one type") {
+			t.Errorf("leakui %v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+}
