@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/internal/fixtures"
 )
@@ -185,6 +187,102 @@ func TestDiffTextRefusesMismatch(t *testing.T) {
 		code, out, errs := runCLI(t, args...)
 		if code != 1 || out != "" || !strings.Contains(errs, "compare profiles of one type") {
 			t.Errorf("leakui %v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+}
+
+// syntheticProfile writes a profile with what the fixtures may lack: a tab inside
+// a function name, C++ and Rust names, inlined frames (one function both inlined
+// and called, one only inlined), a location with no lines in a mapping and one in none, comments, a
+// doc URL, a build ID, a duration and two sample types of time.
+func syntheticProfile(t *testing.T) string {
+	t.Helper()
+	m := &profile.Mapping{ID: 1, Start: 0x1000, Limit: 0x9000, File: "/usr/local/bin/some-server", BuildID: "abc123", HasFunctions: true}
+	var fns []*profile.Function
+	fn := func(name string) *profile.Function {
+		f := &profile.Function{ID: uint64(len(fns) + 1), Name: name, SystemName: name, Filename: "src/" + strings.ReplaceAll(name, "\t", "_") + ".go"}
+		fns = append(fns, f)
+		return f
+	}
+	tab, rust, cpp := fn("main.handle\twith tab"), fn("<alloc::alloc::Global as core::alloc::Allocator>::allocate"), fn("std::vector<int>::push_back")
+	inl, caller, main := fn("example.com/pkg/v2.(*T).inlined[...]"), fn("example.com/pkg/v2.caller"), fn("main.main")
+	other, pure := fn("example.com/other.call"), fn("example.com/pkg.pureInlined")
+	var locs []*profile.Location
+	loc := func(addr uint64, m *profile.Mapping, fs ...*profile.Function) *profile.Location {
+		l := &profile.Location{ID: uint64(len(locs) + 1), Address: addr, Mapping: m}
+		for i, f := range fs {
+			l.Line = append(l.Line, profile.Line{Function: f, Line: int64(10 + i)})
+		}
+		locs = append(locs, l)
+		return l
+	}
+	lTab, lRust, lCpp := loc(0x1100, m, tab), loc(0x1200, m, rust), loc(0x1300, m, cpp)
+	lInl := loc(0x1400, m, inl, caller)  // inl inlined into caller
+	lCallInl := loc(0x1480, m, inl)      // and called by other
+	lPure := loc(0x1490, m, pure, other) // only ever inlined
+	lOther := loc(0x1510, m, other)
+	lCaller, lMain := loc(0x1500, m, caller), loc(0x1600, m, main)
+	lBare, lNone := loc(0x1700, m), loc(0x20000, nil)
+	sample := func(cpu int64, ls ...*profile.Location) *profile.Sample {
+		return &profile.Sample{Value: []int64{cpu / 1e7, cpu}, Location: ls}
+	}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, Period: 1e7,
+		TimeNanos: 1700000000123456789, DurationNanos: 30e9,
+		Comments: []string{"a comment", "#hidden comment"}, DocURL: "https://example.com/doc",
+		Mapping: []*profile.Mapping{m}, Function: fns, Location: locs,
+		Sample: []*profile.Sample{
+			sample(3e9, lTab, lCaller, lMain),
+			sample(2e9, lRust, lCpp, lMain),
+			sample(1e9, lInl, lMain),
+			sample(5e8, lCallInl, lOther, lMain),
+			sample(2e8, lPure, lMain),
+			sample(4e7, lBare, lMain),
+			sample(3e7, lNone, lMain),
+			sample(1e7, lCpp, lCpp, lMain), // recursion
+		},
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "synthetic.pb.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestTopTextEqualsPprofSynthetic compares leakui top with go tool pprof -top on
+// the synthetic profile, for both sample types and several flag sets; it checks
+// that the output has the things it is there for (the tab, the inline marks, the
+// header lines), so that a change in pprof's output cannot make it vacuous.
+func TestTopTextEqualsPprofSynthetic(t *testing.T) {
+	path := syntheticProfile(t)
+	var seen strings.Builder
+	for _, si := range []string{"0", "1"} {
+		for _, flags := range [][]string{nil, {"-nodefraction=0"}, {"-nodefraction=0", "-edgefraction=0.2"}, {"-nodecount=3", "-unit=ms"}, {"-unit=hrs"}} {
+			args := append([]string{"-sample_index=" + si}, flags...)
+			want := goToolPprof(t, append(append([]string{"-top", "-symbolize=none"}, args...), path)...)
+			code, got, errs := runCLI(t, append(append([]string{"top"}, args...), path)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			t.Run(strings.Join(args, " "), func(t *testing.T) { compareText(t, got, want) })
+			seen.WriteString(got)
+		}
+	}
+	for _, s := range []string{"File: some-server", "Build ID: abc123", "a comment", "Doc: https://example.com/doc", "Duration: 30s",
+		"main.handle\twith tab", "(inline)", "(partial-inline)", "[some-server]", "<unknown>", "Dropped", "Showing top 3 nodes"} {
+		if !strings.Contains(seen.String(), s) {
+			t.Errorf("no output has %q", s)
 		}
 	}
 }
