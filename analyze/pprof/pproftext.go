@@ -118,11 +118,11 @@ func WriteTopText(w io.Writer, ref *Reference, o TextOptions) error {
 		return err
 	}
 	finishFetch(p)
-	return writeText(w, p, o)
+	return writeText(w, p, []*profile.Profile{p}, o)
 }
 
 // WriteDiffText prints what `go tool pprof -top -diff_base=BASE TARGET` prints.
-// The profiles must be of one type (see Profile.SameType).
+// The profiles must be of one type (see Comparable).
 func WriteDiffText(w io.Writer, base, target *Reference, o TextOptions) error {
 	p, err := target.profile()
 	if err != nil {
@@ -132,7 +132,7 @@ func WriteDiffText(w io.Writer, base, target *Reference, o TextOptions) error {
 	if err != nil {
 		return err
 	}
-	// driver/fetch.go fetchProfiles: mark the base, negate it, merge. (measurement.
+	// driver/fetch.go fetchProfiles: mark the base and negate it. (measurement.
 	// ScaleProfiles, which pprof runs first, changes nothing for two profiles of
 	// the same sample types and units, the only ones leakui compares.)
 	pbase.SetLabel("pprof::base", []string{"true"})
@@ -140,12 +140,64 @@ func WriteDiffText(w io.Writer, base, target *Reference, o TextOptions) error {
 	if err := profile.CompatibilizeSampleTypes([]*profile.Profile{p, pbase}); err != nil {
 		return fmt.Errorf("%w: %v", analyze.ErrMismatch, err)
 	}
-	merged, err := profile.Merge([]*profile.Profile{p, pbase})
-	if err != nil {
-		return fmt.Errorf("%w: %v", analyze.ErrMismatch, err)
+	if !sameValueType(p.PeriodType, pbase.PeriodType) {
+		return fmt.Errorf("%w: the profiles' period types differ", analyze.ErrMismatch)
 	}
-	finishFetch(merged)
-	return writeText(w, merged, o)
+	// pprof then merges the two (profile.Merge) and prunes the merged profile with
+	// the target's drop_frames. Merging adds up samples with the same stack and
+	// labels, which changes no sum the report makes (the base's samples keep
+	// their label, so none merges with the target's), so the report reads both
+	// profiles as they are, and only the header is merged: half the time and
+	// memory of the merge. (One difference remains possible: Merge identifies
+	// mappings by build ID, so an unsymbolized frame of the base whose binary has
+	// the target's build ID under another path is named after the target's path.)
+	pbase.DropFrames, pbase.KeepFrames = p.DropFrames, p.KeepFrames
+	finishFetch(p)
+	finishFetch(pbase)
+	return writeText(w, mergedHeader(p, pbase), []*profile.Profile{p, pbase}, o)
+}
+
+// sameValueType reports whether two optional value types are equal.
+func sameValueType(a, b *profile.ValueType) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Type == b.Type && a.Unit == b.Unit
+}
+
+// mergedHeader is what profile.Merge's combineHeaders makes of the profiles'
+// headers, with the first mapping Merge keeps (the first profile's first one, if
+// any): all the report's labels read.
+func mergedHeader(srcs ...*profile.Profile) *profile.Profile {
+	var timeNanos, durationNanos int64
+	var comments []string
+	seen := map[string]bool{}
+	var docURL string
+	var mapping *profile.Mapping
+	for _, s := range srcs {
+		if timeNanos == 0 || s.TimeNanos < timeNanos {
+			timeNanos = s.TimeNanos
+		}
+		durationNanos += s.DurationNanos
+		for _, c := range s.Comments {
+			if !seen[c] {
+				comments = append(comments, c)
+				seen[c] = true
+			}
+		}
+		if docURL == "" {
+			docURL = s.DocURL
+		}
+		if mapping == nil && len(s.Mapping) > 0 {
+			mapping = s.Mapping[0]
+		}
+	}
+	h := &profile.Profile{TimeNanos: timeNanos, DurationNanos: durationNanos, Comments: comments, DocURL: docURL,
+		SampleType: srcs[0].SampleType}
+	if mapping != nil {
+		h.Mapping = []*profile.Mapping{mapping}
+	}
+	return h
 }
 
 // finishFetch is the end of driver/fetch.go fetchProfiles (after symbolization,
@@ -177,9 +229,11 @@ func (r *textReport) formatValue(v int64) string {
 	return ScaledLabel(v, r.sampleUnit, r.outputUnit)
 }
 
-// writeText is driver.generateRawReport + report.printText for -top.
-func writeText(w io.Writer, p *profile.Profile, o TextOptions) error {
-	if o.SampleIndex < 0 || o.SampleIndex >= len(p.SampleType) {
+// writeText is driver.generateRawReport + report.printText for -top over the
+// samples of srcs (one profile, or a diff's target and negated base), with the
+// header labels of hdr.
+func writeText(w io.Writer, hdr *profile.Profile, srcs []*profile.Profile, o TextOptions) error {
+	if o.SampleIndex < 0 || o.SampleIndex >= len(hdr.SampleType) {
 		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
 	}
 	if o.Unit == "" {
@@ -188,14 +242,16 @@ func writeText(w io.Writer, p *profile.Profile, o TextOptions) error {
 	if o.NodeCount < 0 {
 		o.NodeCount = 0 // applyCommandOverrides: -1 means all for text reports
 	}
-	st := p.SampleType[o.SampleIndex]
-	rpt := &textReport{p: p, o: o, sampleType: st.Type, sampleUnit: st.Unit, outputUnit: o.Unit}
-	rpt.total = computeTotal(p, o.SampleIndex)
-	// driver.aggregate at the default "functions" granularity, with inlined frames.
-	if err := p.Aggregate(true, true, false, false, false, false); err != nil {
-		return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
+	st := hdr.SampleType[o.SampleIndex]
+	rpt := &textReport{p: hdr, o: o, sampleType: st.Type, sampleUnit: st.Unit, outputUnit: o.Unit}
+	rpt.total = computeTotal(srcs, o.SampleIndex)
+	for _, p := range srcs {
+		// driver.aggregate at the default "functions" granularity, with inlined frames.
+		if err := p.Aggregate(true, true, false, false, false, false); err != nil {
+			return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
+		}
 	}
-	rpt.in = newTextGraphInput(p, o.SampleIndex)
+	rpt.in = newTextGraphInput(srcs, o.SampleIndex)
 
 	// report.TextItems
 	nodes, origCount, droppedNodes := rpt.trimmedGraph()
@@ -237,16 +293,18 @@ func writeText(w io.Writer, p *profile.Profile, o TextOptions) error {
 
 // computeTotal is report.computeTotal without a mean divisor: the sum of the
 // absolute values, of the diff base's samples only when there are any.
-func computeTotal(p *profile.Profile, si int) int64 {
+func computeTotal(srcs []*profile.Profile, si int) int64 {
 	var total, diffTotal int64
-	for _, s := range p.Sample {
-		v := s.Value[si]
-		if v < 0 {
-			v = -v
-		}
-		total += v
-		if s.DiffBaseSample() {
-			diffTotal += v
+	for _, p := range srcs {
+		for _, s := range p.Sample {
+			v := s.Value[si]
+			if v < 0 {
+				v = -v
+			}
+			total += v
+			if s.DiffBaseSample() {
+				diffTotal += v
+			}
 		}
 	}
 	if diffTotal > 0 {
@@ -455,40 +513,44 @@ type textGraphInput struct {
 	values   []int64
 }
 
-// newTextGraphInput indexes an aggregated profile for sample type si.
-func newTextGraphInput(p *profile.Profile, si int) *textGraphInput {
-	in := &textGraphInput{locNodes: make([][]int32, len(p.Location))}
+// newTextGraphInput indexes aggregated profiles (a diff's two read as one, as
+// pprof reads their merge) for sample type si.
+func newTextGraphInput(srcs []*profile.Profile, si int) *textGraphInput {
+	in := &textGraphInput{}
 	ids := make(map[textNodeInfo]int32)
-	locIndex := make(map[*profile.Location]int32, len(p.Location))
-	for i, l := range p.Location {
-		lines := l.Line
-		if len(lines) == 0 {
-			lines = []profile.Line{{}} // as CreateNodes: one node for the location
-		}
-		ns := make([]int32, len(lines))
-		for j, ln := range lines {
-			info := nodeInfoOf(l, ln)
-			id, ok := ids[info]
-			if !ok {
-				id = int32(len(in.infos))
-				ids[info] = id
-				in.infos = append(in.infos, info)
+	for _, p := range srcs {
+		first := int32(len(in.locNodes))
+		locIndex := make(map[*profile.Location]int32, len(p.Location))
+		for i, l := range p.Location {
+			lines := l.Line
+			if len(lines) == 0 {
+				lines = []profile.Line{{}} // as CreateNodes: one node for the location
 			}
-			ns[j] = id
+			ns := make([]int32, len(lines))
+			for j, ln := range lines {
+				info := nodeInfoOf(l, ln)
+				id, ok := ids[info]
+				if !ok {
+					id = int32(len(in.infos))
+					ids[info] = id
+					in.infos = append(in.infos, info)
+				}
+				ns[j] = id
+			}
+			in.locNodes = append(in.locNodes, ns)
+			locIndex[l] = first + int32(i)
 		}
-		in.locNodes[i] = ns
-		locIndex[l] = int32(i)
-	}
-	for _, s := range p.Sample {
-		if s.Value[si] == 0 {
-			continue // newGraph skips samples without value
+		for _, s := range p.Sample {
+			if s.Value[si] == 0 {
+				continue // newGraph skips samples without value
+			}
+			st := make([]int32, len(s.Location))
+			for i, l := range s.Location {
+				st[i] = locIndex[l]
+			}
+			in.stacks = append(in.stacks, st)
+			in.values = append(in.values, s.Value[si])
 		}
-		st := make([]int32, len(s.Location))
-		for i, l := range s.Location {
-			st[i] = locIndex[l]
-		}
-		in.stacks = append(in.stacks, st)
-		in.values = append(in.values, s.Value[si])
 	}
 	return in
 }

@@ -279,7 +279,19 @@ func TestTopTextEqualsPprofSynthetic(t *testing.T) {
 			seen.WriteString(got)
 		}
 	}
-	for _, s := range []string{"File: some-server", "Build ID: abc123", "a comment", "Doc: https://example.com/doc", "Duration: 30s",
+	// A diff of the profile with itself: merged headers (the durations add up, the
+	// comments are not repeated) and every row cancelling out.
+	for _, si := range []string{"0", "1"} {
+		args := []string{"-sample_index=" + si, "-nodefraction=0"}
+		want := goToolPprof(t, append(append([]string{"-top", "-symbolize=none", "-diff_base=" + path}, args...), path)...)
+		code, got, errs := runCLI(t, append(append([]string{"diff"}, args...), path, path)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		t.Run("diff "+strings.Join(args, " "), func(t *testing.T) { compareText(t, got, want) })
+		seen.WriteString(got)
+	}
+	for _, s := range []string{"Duration: 60s", "File: some-server", "Build ID: abc123", "a comment", "Doc: https://example.com/doc", "Duration: 30s",
 		"main.handle\twith tab", "(inline)", "(partial-inline)", "[some-server]", "<unknown>", "Dropped", "Showing top 3 nodes"} {
 		if !strings.Contains(seen.String(), s) {
 			t.Errorf("no output has %q", s)
