@@ -104,8 +104,8 @@ func (pf profileFlags) textOptions(sampleIndex int) pprof.TextOptions {
 func newProfileFlags(name, argsUsage, sampleIndexUsage string, std stdio) profileFlags {
 	fs := newFlagSet(name, argsUsage, std.err)
 	nc := new(nodeCountFlag)
-	fs.Var(nc, "nodecount", "show at most this many rows, as pprof's -nodecount (default: every row that survives -nodefraction; with -json the first 20; 0 for all)")
-	fs.Var(nc, "n", "alias of -nodecount")
+	fs.Var(nc, "nodecount", "show at most `N` rows, as pprof's -nodecount (default: every row that survives -nodefraction; with -json the first 20; 0 for all)")
+	fs.Var(nc, "n", "alias of -nodecount `N`")
 	return profileFlags{
 		fs:              fs,
 		sampleIndex:     fs.String("sample_index", "", sampleIndexUsage+" (name or index; default as pprof chooses)"),
