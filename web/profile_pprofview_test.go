@@ -12,7 +12,8 @@ import (
 )
 
 // TestTopTablePprofView checks the web top table against pprof's -top formatting:
-// percentages as pprof prints them, the count of rows pprof's default -top drops
+// percentages as pprof prints them, its inline marks (Profile.InlineMarks, anchored
+// to pprof by TestPprofTrimMatchesPprof), the count of rows pprof's default -top drops
 // (the number TestPprofTrimMatchesPprof anchors to go tool pprof), and pprof's view
 // (trim=pprof), whose rows and sum% are those of `go tool pprof -top`.
 func TestTopTablePprofView(t *testing.T) {
@@ -39,14 +40,22 @@ func TestTopTablePprofView(t *testing.T) {
 		return doc
 	}
 	// checkRows checks every row's percentages, sum% running over the rows shown.
-	checkRows := func(doc *goquery.Document, want int) {
+	checkRows := func(doc *goquery.Document, want int, marks map[string]string) {
 		t.Helper()
 		rows := doc.Find("[data-testid=top-row]")
 		if rows.Length() != want {
 			t.Fatalf("%d rows, want %d", rows.Length(), want)
 		}
 		var sum int64
+		nMarks := 0
 		rows.Each(func(i int, s *goquery.Selection) {
+			name, mark := s.Find("[data-testid=name]").Text(), s.Find("[data-testid=inline]").Text()
+			if mark != marks[name] {
+				t.Errorf("%s: mark %q, pprof prints %q", name, mark, marks[name])
+			}
+			if mark != "" {
+				nMarks++
+			}
 			flat, _ := strconv.ParseInt(s.AttrOr("data-flat", ""), 10, 64)
 			cum, _ := strconv.ParseInt(s.AttrOr("data-cum", ""), 10, 64)
 			sum += flat
@@ -57,10 +66,14 @@ func TestTopTablePprofView(t *testing.T) {
 				}
 			}
 		})
+		if nMarks == 0 {
+			t.Error("no row has an inline mark; choose a profile with inlined frames")
+		}
 	}
 
+	si := p.DefaultSampleIndex()
 	all := page("?n=all")
-	checkRows(all, len(top.Rows))
+	checkRows(all, len(top.Rows), p.InlineMarks(si, 0, pprof.DefaultEdgeFraction))
 	note := all.Find("[data-testid=top-dropped]").Text()
 	if !strings.Contains(note, "pprof's default -top would drop "+strconv.Itoa(dropped)+" functions (cum ≤ ") {
 		t.Errorf("the note says %q, want pprof's %d dropped functions", note, dropped)
@@ -71,7 +84,7 @@ func TestTopTablePprofView(t *testing.T) {
 	}
 
 	pv := page(strings.TrimPrefix(toggle, "/r/"+up.ReportID) + "&n=all")
-	checkRows(pv, len(kept))
+	checkRows(pv, len(kept), p.InlineMarks(si, pprof.DefaultNodeFraction, pprof.DefaultEdgeFraction))
 	if back, _ := pv.Find("[data-testid=top-toggle]").Attr("href"); strings.Contains(back, "trim=") {
 		t.Errorf("the link back to every function keeps trim: %q", back)
 	}

@@ -187,7 +187,12 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 			f := flameView("flame-data", s.flameOf(ps, q.file, p))
 			page.Flame = &f
 		} else {
-			t := topTable(p.Top(ps.si), q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), q.pprofTrim,
+			nodeFraction := 0.0 // every row: the marks pprof -top -nodefraction=0 prints
+			if q.pprofTrim {
+				nodeFraction = pprof.DefaultNodeFraction
+			}
+			marks := p.InlineMarks(ps.si, nodeFraction, pprof.DefaultEdgeFraction)
+			t := topTable(p.Top(ps.si), marks, q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), q.pprofTrim,
 				q.url(path, func(v url.Values) {
 					if q.pprofTrim {
 						v.Del("trim")
@@ -289,9 +294,10 @@ func typeNames(p *pprof.Profile) []string {
 }
 
 // topTable formats the first rows of a top table (all when rows is 0), with
-// pprof's percentages. pprofTrim shows only the rows pprof's default -top shows
-// (see TopResult.PprofTrim); toggle links to the other view.
-func topTable(top pprof.TopResult, rows int, showAll string, pprofTrim bool, toggle string) view.TopTable {
+// pprof's percentages and inline marks (by name). pprofTrim shows only the rows
+// pprof's default -top shows (see TopResult.PprofTrim); toggle links to the other
+// view.
+func topTable(top pprof.TopResult, marks map[string]string, rows int, showAll string, pprofTrim bool, toggle string) view.TopTable {
 	kept, dropped, cutoff := top.PprofTrim(pprof.DefaultNodeFraction)
 	t := view.TopTable{SampleType: top.SampleType, Total: analyze.FormatValue(top.Total, top.Unit),
 		Dropped: dropped, DroppedCutoff: analyze.FormatValue(cutoff, top.Unit), PprofView: pprofTrim, Toggle: toggle}
@@ -319,7 +325,7 @@ func topTable(top pprof.TopResult, rows int, showAll string, pprofTrim bool, tog
 			bar = int(abs(row.Flat) * 100 / maxFlat)
 		}
 		t.Rows = append(t.Rows, view.TopRow{
-			Rank: i + 1, Name: row.Name,
+			Rank: i + 1, Name: row.Name, Inline: marks[row.Name],
 			Flat: analyze.FormatValue(row.Flat, top.Unit), FlatPct: pprofPercent(row.Flat, top.Total),
 			SumPct: pprofPercent(sum, top.Total),
 			Cum:    analyze.FormatValue(row.Cum, top.Unit), CumPct: pprofPercent(row.Cum, top.Total),

@@ -264,21 +264,9 @@ func writeText(w io.Writer, hdr *profile.Profile, srcs []*profile.Profile, o Tex
 	fmt.Fprintf(&b, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum")
 	var flatSum int64
 	for _, n := range nodes {
-		var inline, noinline bool
-		for _, e := range n.in {
-			if e.inline {
-				inline = true
-			} else {
-				noinline = true
-			}
-		}
-		inl := ""
-		if inline {
-			if noinline {
-				inl = " (partial-inline)"
-			} else {
-				inl = " (inline)"
-			}
+		inl := inlineMark(n)
+		if inl != "" {
+			inl = " " + inl
 		}
 		flatSum += n.flat
 		fmt.Fprintf(&b, "%10s %s %s %10s %s  %s%s\n",
@@ -289,6 +277,61 @@ func writeText(w io.Writer, hdr *profile.Profile, srcs []*profile.Profile, o Tex
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// inlineMark is report.TextItems' InlineLabel: "(inline)" when every call to the
+// node that -edgefraction keeps was inlined, "(partial-inline)" when some were.
+func inlineMark(n *textNode) string {
+	var inline, noinline bool
+	for _, e := range n.in {
+		if e.inline {
+			inline = true
+		} else {
+			noinline = true
+		}
+	}
+	switch {
+	case inline && noinline:
+		return "(partial-inline)"
+	case inline:
+		return "(inline)"
+	}
+	return ""
+}
+
+// InlineMarks returns, by function name, the "(inline)" or "(partial-inline)"
+// mark `go tool pprof -top` prints beside the rows of this profile's top table
+// with -nodefraction and -edgefraction as given (functions without one are left
+// out). It runs pprof's graph over the profile's call graph, whose function nodes
+// are pprof's.
+func (p *Profile) InlineMarks(sampleIndex int, nodeFraction, edgeFraction float64) map[string]string {
+	g := p.graph
+	in := &textGraphInput{infos: make([]textNodeInfo, len(g.names)), locNodes: make([][]int32, len(g.locs))}
+	for i, name := range g.names {
+		in.infos[i] = textNodeInfo{Name: name}
+	}
+	for i, l := range g.locs {
+		ns := make([]int32, len(l.lines))
+		for j, ln := range l.lines {
+			ns[j] = ln.node
+		}
+		in.locNodes[i] = ns
+	}
+	for i := range g.samples() {
+		if v := g.value(i, sampleIndex); v != 0 {
+			in.stacks = append(in.stacks, g.stack(i))
+			in.values = append(in.values, v)
+		}
+	}
+	r := &textReport{o: TextOptions{SampleIndex: sampleIndex, NodeFraction: nodeFraction, EdgeFraction: edgeFraction}, in: in}
+	nodes, _, _ := r.trimmedGraph()
+	marks := make(map[string]string)
+	for _, n := range nodes {
+		if m := inlineMark(n); m != "" {
+			marks[n.info.Name] = m
+		}
+	}
+	return marks
 }
 
 // computeTotal is report.computeTotal without a mean divisor: the sum of the

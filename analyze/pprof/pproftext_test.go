@@ -14,56 +14,93 @@ import (
 
 var pprofDroppedLine = regexp.MustCompile(`^Dropped (\d+) nodes? \(cum <= (\d+)[a-zA-Z]*\)$`)
 
-// TestPprofTrimMatchesPprof checks TopResult.PprofTrim, which the web table uses,
-// against go tool pprof's default -top (-nodefraction=0.005) on every fixture and
-// sample type: the same rows in the same order, the same "Dropped N nodes" count
-// and cut-off.
+// pprofTopText is what TestPprofTrimMatchesPprof reads of `go tool pprof -top`:
+// the rows' names and inline marks, and the "Dropped N nodes (cum <= C)" line.
+type pprofTopText struct {
+	names   []string
+	marks   map[string]string
+	dropped int
+	cutoff  int64
+}
+
+func runPprofTopText(t *testing.T, unit string, args ...string) pprofTopText {
+	t.Helper()
+	args = append(append([]string{"-top", "-symbolize=none"}, unitFlag(unit)...), args...)
+	cmd := exec.Command(pprofTool(t), args...)
+	cmd.Env = append(os.Environ(), "PPROF_TMPDIR="+t.TempDir(), "HOME="+t.TempDir())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pprof %v: %v", args, err)
+	}
+	res := pprofTopText{marks: map[string]string{}}
+	inRows := false
+	for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		if m := pprofDroppedLine.FindStringSubmatch(line); m != nil && !inRows {
+			res.dropped, _ = strconv.Atoi(m[1])
+			res.cutoff, _ = strconv.ParseInt(m[2], 10, 64)
+		}
+		if strings.Contains(line, "flat%") {
+			inRows = true
+			continue
+		}
+		if inRows {
+			m := pprofRowLine.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("cannot parse %q", line)
+			}
+			res.names = append(res.names, m[5])
+			for _, mark := range []string{"(inline)", "(partial-inline)"} {
+				if strings.HasSuffix(line, " "+mark) {
+					res.marks[m[5]] = mark
+				}
+			}
+		}
+	}
+	return res
+}
+
+// TestPprofTrimMatchesPprof checks TopResult.PprofTrim and Profile.InlineMarks,
+// which the web table uses, against go tool pprof's -top on every fixture and
+// sample type: with the default -nodefraction (0.005) the same rows in the same
+// order, the same "Dropped N nodes" count and cut-off, the same inline marks; with
+// -nodefraction=0 (the web table's every row) the same marks.
 func TestPprofTrimMatchesPprof(t *testing.T) {
 	for _, path := range fixturesGlob(t, "pprof") {
 		p := loadFile(t, path)
 		for si, st := range p.SampleTypes() {
 			t.Run(fmt.Sprintf("%s/%s", filepath.Base(path), st.Type), func(t *testing.T) {
 				t.Parallel()
-				args := append([]string{"-top", "-symbolize=none", "-sample_index=" + strconv.Itoa(si)}, unitFlag(st.Unit)...)
-				cmd := exec.Command(pprofTool(t), append(args, path)...)
-				cmd.Env = append(os.Environ(), "PPROF_TMPDIR="+t.TempDir(), "HOME="+t.TempDir())
-				out, err := cmd.Output()
-				if err != nil {
-					t.Fatalf("pprof: %v", err)
-				}
-				var names []string
-				wantDropped, wantCutoff := 0, int64(0)
-				inRows := false
-				for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
-					if m := pprofDroppedLine.FindStringSubmatch(line); m != nil && !inRows {
-						wantDropped, _ = strconv.Atoi(m[1])
-						wantCutoff, _ = strconv.ParseInt(m[2], 10, 64)
-					}
-					if strings.Contains(line, "flat%") {
-						inRows = true
-						continue
-					}
-					if inRows {
-						m := pprofRowLine.FindStringSubmatch(line)
-						if m == nil {
-							t.Fatalf("cannot parse %q", line)
-						}
-						names = append(names, m[5])
-					}
-				}
+				want := runPprofTopText(t, st.Unit, "-sample_index="+strconv.Itoa(si), path)
 				kept, dropped, cutoff := p.Top(si).PprofTrim(DefaultNodeFraction)
-				if dropped != wantDropped || (dropped > 0 && cutoff != wantCutoff) {
-					t.Errorf("dropped %d (cum <= %d), pprof %d (cum <= %d)", dropped, cutoff, wantDropped, wantCutoff)
+				if dropped != want.dropped || (dropped > 0 && cutoff != want.cutoff) {
+					t.Errorf("dropped %d (cum <= %d), pprof %d (cum <= %d)", dropped, cutoff, want.dropped, want.cutoff)
 				}
-				if len(kept) != len(names) {
-					t.Fatalf("%d rows kept, pprof shows %d", len(kept), len(names))
+				if len(kept) != len(want.names) {
+					t.Fatalf("%d rows kept, pprof shows %d", len(kept), len(want.names))
 				}
 				for i, r := range kept {
-					if r.Name != names[i] {
-						t.Errorf("row %d = %q, pprof %q", i, r.Name, names[i])
+					if r.Name != want.names[i] {
+						t.Errorf("row %d = %q, pprof %q", i, r.Name, want.names[i])
 					}
 				}
+				compareMarks(t, p.InlineMarks(si, DefaultNodeFraction, DefaultEdgeFraction), want.marks)
+				all := runPprofTopText(t, st.Unit, "-nodefraction=0", "-sample_index="+strconv.Itoa(si), path)
+				compareMarks(t, p.InlineMarks(si, 0, DefaultEdgeFraction), all.marks)
 			})
+		}
+	}
+}
+
+func compareMarks(t *testing.T, got, want map[string]string) {
+	t.Helper()
+	for name, m := range want {
+		if got[name] != m {
+			t.Errorf("%s: mark %q, pprof %q", name, got[name], m)
+		}
+	}
+	for name, m := range got {
+		if want[name] == "" {
+			t.Errorf("%s: mark %q, pprof none", name, m)
 		}
 	}
 }

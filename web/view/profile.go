@@ -76,8 +76,10 @@ type TopTable struct {
 
 // TopRow is one function of the top table, formatted.
 type TopRow struct {
-	Rank                               int
-	Name                               string
+	Rank int
+	Name string
+	// Inline is pprof's "(inline)" or "(partial-inline)" mark, or "".
+	Inline                             string
 	Flat, FlatPct, SumPct, Cum, CumPct string
 	// FlatValue and CumValue are the exact values, for tests and copy-paste.
 	FlatValue, CumValue int64
