@@ -22,8 +22,9 @@ import (
 // applyCommandOverrides, aggregate), report/report.go (newTrimmedGraph,
 // selectOutputUnit, TextItems, printText, ProfileLabels, reportLabels,
 // computeTotal) and graph/graph.go (newGraph, CreateNodes, nodeInfo, NodeInfo's
-// PrintableName, the flat sort, node and edge trimming). The public
-// github.com/google/pprof/profile package parses, merges and aggregates, as in pprof.
+// PrintableName, the flat sort, node and edge trimming), with profile/merge.go's
+// combineHeaders for a diff's header. The public github.com/google/pprof/profile
+// package parses, prunes and aggregates, as in pprof.
 
 // TextOptions are the options of go tool pprof that shape a -top report.
 type TextOptions struct {
@@ -216,7 +217,7 @@ func finishFetch(p *profile.Profile) {
 
 // textReport is report.Report for the text format.
 type textReport struct {
-	p          *profile.Profile
+	p          *profile.Profile // the header the labels read
 	o          TextOptions
 	sampleType string
 	sampleUnit string
