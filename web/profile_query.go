@@ -36,7 +36,12 @@ type profileQuery struct {
 	// order is the series order the user chose (file numbers), nil for the
 	// profiles' own time order.
 	order []int
+	// pprofTrim shows only the rows pprof's default -top shows (trim=pprof).
+	pprofTrim bool
 }
+
+// trimPprof is the value of the trim parameter that shows pprof's default view.
+const trimPprof = "pprof"
 
 // parseProfileQuery reads the query string of a report over n profiles.
 func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error) {
@@ -84,6 +89,13 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 			return q, err
 		}
 	}
+	switch t := v.Get("trim"); t {
+	case "":
+	case trimPprof:
+		q.pprofTrim = true
+	default:
+		return q, errorf(http.StatusBadRequest, "trim must be %s or absent, not %q", trimPprof, t)
+	}
 	q.filterText = [4]string{v.Get("f"), v.Get("i"), v.Get("h"), v.Get("s")}
 	if q.filter, err = pprof.CompileFilter(q.filterText[0], q.filterText[1], q.filterText[2], q.filterText[3]); err != nil {
 		return q, err
@@ -104,6 +116,9 @@ func (q profileQuery) url(path string, change func(v url.Values)) string {
 	set("si", q.sampleType, "")
 	for i, k := range []string{"f", "i", "h", "s"} {
 		set(k, q.filterText[i], "")
+	}
+	if q.pprofTrim {
+		v.Set("trim", trimPprof)
 	}
 	switch q.mode {
 	case modeSingle:

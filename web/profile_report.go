@@ -187,7 +187,19 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 			f := flameView("flame-data", s.flameOf(ps, q.file, p))
 			page.Flame = &f
 		} else {
-			t := topTable(p.Top(ps.si), q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }))
+			nodeFraction := 0.0 // every row: the marks pprof -top -nodefraction=0 prints
+			if q.pprofTrim {
+				nodeFraction = pprof.DefaultNodeFraction
+			}
+			marks := p.InlineMarks(ps.si, nodeFraction, pprof.DefaultEdgeFraction)
+			t := topTable(p.Top(ps.si), marks, q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), q.pprofTrim,
+				q.url(path, func(v url.Values) {
+					if q.pprofTrim {
+						v.Del("trim")
+					} else {
+						v.Set("trim", trimPprof)
+					}
+				}))
 			page.Top = &t
 		}
 		if q.mode == modeSingle && len(rep.Artifacts) == 1 {
@@ -281,13 +293,22 @@ func typeNames(p *pprof.Profile) []string {
 	return out
 }
 
-// topTable formats the first rows of a top table (all when rows is 0).
-func topTable(top pprof.TopResult, rows int, showAll string) view.TopTable {
-	t := view.TopTable{SampleType: top.SampleType, Total: analyze.FormatValue(top.Total, top.Unit), All: len(top.Rows)}
+// topTable formats the first rows of a top table (all when rows is 0), with
+// pprof's percentages and inline marks (by name). pprofTrim shows only the rows
+// pprof's default -top shows (see TopResult.PprofTrim); toggle links to the other
+// view.
+func topTable(top pprof.TopResult, marks map[string]string, rows int, showAll string, pprofTrim bool, toggle string) view.TopTable {
+	kept, dropped, cutoff := top.PprofTrim(pprof.DefaultNodeFraction)
+	t := view.TopTable{SampleType: top.SampleType, Total: analyze.FormatValue(top.Total, top.Unit),
+		Dropped: dropped, DroppedCutoff: analyze.FormatValue(cutoff, top.Unit), PprofView: pprofTrim, Toggle: toggle}
 	if top.Shown != top.Total {
 		t.Shown = analyze.FormatValue(top.Shown, top.Unit)
 	}
 	shown := top.Rows
+	if pprofTrim {
+		shown = kept
+	}
+	t.All = len(shown)
 	if rows > 0 && len(shown) > rows {
 		shown = shown[:rows]
 		t.ShowAll = showAll
@@ -304,14 +325,20 @@ func topTable(top pprof.TopResult, rows int, showAll string) view.TopTable {
 			bar = int(abs(row.Flat) * 100 / maxFlat)
 		}
 		t.Rows = append(t.Rows, view.TopRow{
-			Rank: i + 1, Name: row.Name,
-			Flat: analyze.FormatValue(row.Flat, top.Unit), FlatPct: analyze.Percent(row.Flat, top.Total),
-			SumPct: analyze.Percent(sum, top.Total),
-			Cum:    analyze.FormatValue(row.Cum, top.Unit), CumPct: analyze.Percent(row.Cum, top.Total),
+			Rank: i + 1, Name: row.Name, Inline: marks[row.Name],
+			Flat: analyze.FormatValue(row.Flat, top.Unit), FlatPct: pprofPercent(row.Flat, top.Total),
+			SumPct: pprofPercent(sum, top.Total),
+			Cum:    analyze.FormatValue(row.Cum, top.Unit), CumPct: pprofPercent(row.Cum, top.Total),
 			FlatValue: row.Flat, CumValue: row.Cum, BarPct: bar,
 		})
 	}
 	return t
+}
+
+// pprofPercent is a percentage as go tool pprof prints it ("0.015%", "100%"),
+// without its padding.
+func pprofPercent(part, total int64) string {
+	return strings.TrimSpace(pprof.Percentage(part, total))
 }
 
 // diffTable formats a diff, or its flame graph in the flame view.
@@ -346,7 +373,7 @@ func (ps *profileSet) diffTable(path string, base, target *pprof.Profile) (view.
 		t.Rows = append(t.Rows, view.DiffRow{
 			Rank: i + 1, Name: r.Name, Flat: analyze.FormatSignedValue(r.Flat, d.Unit), Cum: analyze.FormatSignedValue(r.Cum, d.Unit),
 			BaseFlat: analyze.FormatValue(r.BaseFlat, d.Unit), TargetFlat: analyze.FormatValue(r.TargetFlat, d.Unit),
-			PctOf: analyze.Percent(r.Flat, d.Total), FlatValue: r.Flat, CumValue: r.Cum, Grew: r.Flat > 0,
+			PctOf: pprofPercent(r.Flat, d.Total), FlatValue: r.Flat, CumValue: r.Cum, Grew: r.Flat > 0,
 		})
 	}
 	return t, nil

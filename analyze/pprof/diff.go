@@ -37,9 +37,8 @@ func (d DiffResult) Change() int64 { return d.TargetTotal - d.BaseTotal }
 // -diff_base top: by the absolute flat change, then by name, then by cum change.
 // Profiles of different types are refused with ErrMismatch.
 func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
-	if !base.SameType(target) {
-		return DiffResult{}, fmt.Errorf("%w: the base measures %s and the target %s; compare profiles of one type (heap with heap, CPU with CPU)",
-			analyze.ErrMismatch, base.TypeNames(), target.TypeNames())
+	if err := Comparable(base, target); err != nil {
+		return DiffResult{}, err
 	}
 	if sampleIndex < 0 || sampleIndex >= len(base.meta.sampleTypes) {
 		return DiffResult{}, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, sampleIndex)
@@ -82,6 +81,16 @@ func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 	}
 	sortDiffRows(res.Rows)
 	return res, nil
+}
+
+// Comparable refuses, with an error wrapping ErrMismatch, profiles of different
+// types (see SameType), which Diff cannot compare.
+func Comparable(base, target *Profile) error {
+	if !base.SameType(target) {
+		return fmt.Errorf("%w: the base measures %s and the target %s; compare profiles of one type (heap with heap, CPU with CPU)",
+			analyze.ErrMismatch, base.TypeNames(), target.TypeNames())
+	}
+	return nil
 }
 
 // sortDiffRows orders rows as pprof's -top does for a merged diff profile.

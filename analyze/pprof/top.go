@@ -99,3 +99,28 @@ func topLess(a, b TopRow) bool {
 	}
 	return abs64(a.Cum) > abs64(b.Cum)
 }
+
+// PprofTrim is what `go tool pprof -top` with -nodefraction=nodeFraction does to
+// the table (report.newTrimmedGraph): it drops the rows whose |cum| is below
+// nodeFraction × the sum of the flats, and says "Dropped N nodes (cum <= C)" with
+// C = nodeFraction × Total. Kept rows keep their values and order: pprof rebuilds
+// the graph without the dropped nodes, which moves no flat or cum value to another
+// node. It returns the kept rows, how many were dropped, and C.
+func (t TopResult) PprofTrim(nodeFraction float64) (kept []TopRow, dropped int, cutoff int64) {
+	var flatSum int64
+	for _, r := range t.Rows {
+		flatSum += r.Flat
+	}
+	nodeCutoff := abs64(int64(float64(flatSum) * nodeFraction))
+	cutoff = abs64(int64(float64(t.Total) * nodeFraction))
+	if nodeCutoff <= 0 {
+		return t.Rows, 0, cutoff
+	}
+	kept = make([]TopRow, 0, len(t.Rows))
+	for _, r := range t.Rows {
+		if abs64(r.Cum) >= nodeCutoff {
+			kept = append(kept, r)
+		}
+	}
+	return kept, len(t.Rows) - len(kept), cutoff
+}

@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
+	"strconv"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 )
 
-// runTop implements `leakui top [-sample_index NAME] [-n 20] [-json] PROFILE`.
+// runTop implements `leakui top [-sample_index NAME] [-nodecount N] [-nodefraction F]
+// [-edgefraction F] [-unit U] [-json] PROFILE`. The text output is what
+// `go tool pprof -top` prints with the same flags, byte for byte.
 func runTop(ctx context.Context, args []string, std stdio) error {
 	pf := newProfileFlags("top", "PROFILE", "sample type to show", std)
 	ps, err := pf.load(args, 1)
@@ -25,34 +27,93 @@ func runTop(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	top := p.Top(si)
-	if *pf.n > 0 && len(top.Rows) > *pf.n {
-		top.Rows = top.Rows[:*pf.n]
-	}
 	if *pf.asJSON {
+		top := p.Top(si)
+		if n := pf.jsonRows(); n > 0 && len(top.Rows) > n {
+			top.Rows = top.Rows[:n]
+		}
 		return writeJSON(std.out, top)
 	}
-	return writeTopText(std.out, top)
+	ref, err := loadReferenceFile(pf.fs.Arg(0), *pf.maxDecompressed)
+	if err != nil {
+		return err
+	}
+	return pprof.WriteTopText(std.out, ref, pf.textOptions(si))
 }
 
 // profileFlags are the flags top and diff share, named as go tool pprof names them.
 type profileFlags struct {
 	fs              *flag.FlagSet
 	sampleIndex     *string
-	n               *int
+	nodeCount       *nodeCountFlag
+	nodeFraction    *float64
+	edgeFraction    *float64
+	unit            *string
 	asJSON          *bool
 	maxDecompressed *int64
+}
+
+// nodeCountFlag is -nodecount (and its alias -n): unset, the text output shows
+// every row that survives -nodefraction, as pprof's -top does, and -json its first 20.
+type nodeCountFlag struct {
+	n   int
+	set bool
+}
+
+func (f *nodeCountFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return strconv.Itoa(f.n)
+}
+
+func (f *nodeCountFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return err
+	}
+	f.n, f.set = n, true
+	return nil
+}
+
+// jsonRowsDefault is how many rows -json prints without -nodecount (as before the
+// text output followed pprof).
+const jsonRowsDefault = 20
+
+// jsonRows is the number of rows -json prints (0 for all).
+func (pf profileFlags) jsonRows() int {
+	if !pf.nodeCount.set {
+		return jsonRowsDefault
+	}
+	return pf.nodeCount.n
+}
+
+// textOptions are pprof's report options from the flags.
+func (pf profileFlags) textOptions(sampleIndex int) pprof.TextOptions {
+	return pprof.TextOptions{
+		SampleIndex:  sampleIndex,
+		NodeCount:    pf.nodeCount.n,
+		NodeFraction: *pf.nodeFraction,
+		EdgeFraction: *pf.edgeFraction,
+		Unit:         *pf.unit,
+	}
 }
 
 // newProfileFlags registers the shared flags of the command called name, whose
 // arguments argsUsage names; sampleIndexUsage begins the -sample_index help.
 func newProfileFlags(name, argsUsage, sampleIndexUsage string, std stdio) profileFlags {
 	fs := newFlagSet(name, argsUsage, std.err)
+	nc := new(nodeCountFlag)
+	fs.Var(nc, "nodecount", "show at most `N` rows, as pprof's -nodecount (default: every row that survives -nodefraction; with -json the first 20; 0 for all)")
+	fs.Var(nc, "n", "alias of -nodecount `N`")
 	return profileFlags{
 		fs:              fs,
 		sampleIndex:     fs.String("sample_index", "", sampleIndexUsage+" (name or index; default as pprof chooses)"),
-		n:               fs.Int("n", 20, "number of rows (0 for all)"),
-		asJSON:          fs.Bool("json", false, "print one JSON document"),
+		nodeCount:       nc,
+		nodeFraction:    fs.Float64("nodefraction", pprof.DefaultNodeFraction, "hide rows whose cum is below this fraction of the total, as pprof's -nodefraction (text output)"),
+		edgeFraction:    fs.Float64("edgefraction", pprof.DefaultEdgeFraction, "ignore calls below this fraction of the total, as pprof's -edgefraction (decides the (inline) marks)"),
+		unit:            fs.String("unit", pprof.DefaultUnit, "unit of the text output, as pprof's -unit (B, kB, MB, ns, ms, s, …; minimum chooses)"),
+		asJSON:          fs.Bool("json", false, "print one JSON document of exact values"),
 		maxDecompressed: fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression"),
 	}
 }
@@ -92,20 +153,18 @@ func loadProfileFile(path string, limit int64) (*pprof.Profile, error) {
 	return p, nil
 }
 
-// writeTopText prints the table in pprof's column layout with human units.
-func writeTopText(w io.Writer, top pprof.TopResult) error {
-	fmt.Fprintf(w, "Type: %s\nTotal: %s\n", top.SampleType, analyze.FormatValue(top.Total, top.Unit))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "flat\tflat%\tsum%\tcum\tcum%\t")
-	var sum int64
-	for _, r := range top.Rows {
-		sum += r.Flat
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t  %s\n",
-			analyze.FormatValue(r.Flat, top.Unit), analyze.Percent(r.Flat, top.Total),
-			analyze.Percent(sum, top.Total), analyze.FormatValue(r.Cum, top.Unit),
-			analyze.Percent(r.Cum, top.Total), r.Name)
+// loadReferenceFile reads a profile file as go tool pprof reads it.
+func loadReferenceFile(path string, limit int64) (*pprof.Reference, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	return tw.Flush()
+	defer f.Close()
+	ref, err := pprof.LoadReference(f, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ref, nil
 }
 
 // writeJSON writes v as one indented JSON document.

@@ -64,12 +64,22 @@ type TopTable struct {
 	// the full table when some are hidden.
 	Count, All int
 	ShowAll    string
+	// Dropped is how many of the rows pprof's default -top would drop (cum below
+	// its -nodefraction of 0.5%), DroppedCutoff the cut-off pprof names.
+	Dropped       int
+	DroppedCutoff string
+	// PprofView is true when the table shows only the rows pprof's -top shows;
+	// Toggle links to the other view.
+	PprofView bool
+	Toggle    string
 }
 
 // TopRow is one function of the top table, formatted.
 type TopRow struct {
-	Rank                               int
-	Name                               string
+	Rank int
+	Name string
+	// Inline is pprof's "(inline)" or "(partial-inline)" mark, or "".
+	Inline                             string
 	Flat, FlatPct, SumPct, Cum, CumPct string
 	// FlatValue and CumValue are the exact values, for tests and copy-paste.
 	FlatValue, CumValue int64

@@ -1,0 +1,733 @@
+package pprof
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// This file prints `go tool pprof -top` byte for byte. It ports the pieces of
+// go tool pprof that make that report, from the copy of github.com/google/pprof the
+// Go toolchain vendors ($GOROOT/src/cmd/vendor/github.com/google/pprof/internal/…,
+// which cannot be imported): driver/fetch.go (fetchProfiles: the diff base, then
+// RemoveUninteresting and unsourceMappings), driver/driver.go (generateRawReport,
+// applyCommandOverrides, aggregate), report/report.go (newTrimmedGraph,
+// selectOutputUnit, TextItems, printText, ProfileLabels, reportLabels,
+// computeTotal) and graph/graph.go (newGraph, CreateNodes, nodeInfo, NodeInfo's
+// PrintableName, the flat sort, node and edge trimming), with profile/merge.go's
+// combineHeaders for a diff's header. The public github.com/google/pprof/profile
+// package parses, prunes and aggregates, as in pprof.
+
+// TextOptions are the options of go tool pprof that shape a -top report.
+type TextOptions struct {
+	// SampleIndex is the sample type shown (an index from SampleIndex).
+	SampleIndex int
+	// NodeCount is -nodecount: show at most this many rows; 0 shows all (what -top
+	// does when -nodecount is not given).
+	NodeCount int
+	// NodeFraction is -nodefraction: rows whose |cum| is below this fraction of the
+	// shown total are dropped (pprof's default 0.005).
+	NodeFraction float64
+	// EdgeFraction is -edgefraction: call edges below this fraction are dropped
+	// (default 0.001); in -top it decides which "(inline)" marks remain.
+	EdgeFraction float64
+	// Unit is -unit: "minimum" (the default) picks one as pprof does.
+	Unit string
+}
+
+// Default values of go tool pprof's options (driver/config.go defaultConfig).
+const (
+	DefaultNodeFraction = 0.005
+	DefaultEdgeFraction = 0.001
+	DefaultUnit         = "minimum"
+)
+
+// Reference is a profile as go tool pprof holds it: parsed by
+// github.com/google/pprof/profile, for reports that must equal pprof's text.
+type Reference struct {
+	// data is the decompressed file. Reports modify the profile they print, so
+	// each gets its own: the first takes parsed (parsed once by LoadReference to
+	// check the file), later ones parse data anew.
+	data   []byte
+	parsed *profile.Profile
+}
+
+// LoadReference reads a profile as `go tool pprof FILE` does, decompressed within
+// limit bytes (see analyze.Decompress). Errors wrap ErrEmpty, ErrTooLarge or
+// ErrMalformed.
+func LoadReference(r io.Reader, limit int64) (ref *Reference, err error) {
+	rc, _, err := analyze.Decompress(r, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, analyze.ErrEmpty
+	}
+	ref = &Reference{data: data}
+	if ref.parsed, err = ref.parse(); err != nil {
+		return nil, err
+	}
+	return ref, nil
+}
+
+// profile returns a profile of its own for one report.
+func (r *Reference) profile() (*profile.Profile, error) {
+	if p := r.parsed; p != nil {
+		r.parsed = nil
+		return p, nil
+	}
+	return r.parse()
+}
+
+// parse parses the profile as driver/fetch.go grabProfile does.
+func (r *Reference) parse() (p *profile.Profile, err error) {
+	defer func() {
+		// Third-party parser: a hostile file must not crash the caller.
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("%w: profile parser failed: %v", analyze.ErrMalformed, r)
+		}
+	}()
+	p, err = profile.ParseData(r.data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
+	}
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
+	}
+	return p, nil
+}
+
+// WriteTopText prints what `go tool pprof -top` prints for the profile with these
+// options (and -symbolize=none: leakui does not symbolize). A Reference is not
+// safe for concurrent use.
+func WriteTopText(w io.Writer, ref *Reference, o TextOptions) error {
+	p, err := ref.profile()
+	if err != nil {
+		return err
+	}
+	finishFetch(p)
+	return writeText(w, p, []*profile.Profile{p}, o)
+}
+
+// WriteDiffText prints what `go tool pprof -top -diff_base=BASE TARGET` prints.
+// The profiles must be of one type (see Comparable).
+func WriteDiffText(w io.Writer, base, target *Reference, o TextOptions) error {
+	p, err := target.profile()
+	if err != nil {
+		return err
+	}
+	pbase, err := base.profile()
+	if err != nil {
+		return err
+	}
+	// driver/fetch.go fetchProfiles: mark the base and negate it. (measurement.
+	// ScaleProfiles, which pprof runs first, changes nothing for two profiles of
+	// the same sample types and units, the only ones leakui compares.)
+	pbase.SetLabel("pprof::base", []string{"true"})
+	pbase.Scale(-1)
+	if err := profile.CompatibilizeSampleTypes([]*profile.Profile{p, pbase}); err != nil {
+		return fmt.Errorf("%w: %v", analyze.ErrMismatch, err)
+	}
+	if !sameValueType(p.PeriodType, pbase.PeriodType) {
+		return fmt.Errorf("%w: the profiles' period types differ", analyze.ErrMismatch)
+	}
+	// pprof then merges the two (profile.Merge) and prunes the merged profile with
+	// the target's drop_frames. Merging adds up samples with the same stack and
+	// labels, which changes no sum the report makes (the base's samples keep
+	// their label, so none merges with the target's), so the report reads both
+	// profiles as they are, and only the header is merged: half the time and
+	// memory of the merge. (One difference remains possible: Merge identifies
+	// mappings by build ID, so an unsymbolized frame of the base whose binary has
+	// the target's build ID under another path is named after the target's path.)
+	pbase.DropFrames, pbase.KeepFrames = p.DropFrames, p.KeepFrames
+	finishFetch(p)
+	finishFetch(pbase)
+	return writeText(w, mergedHeader(p, pbase), []*profile.Profile{p, pbase}, o)
+}
+
+// sameValueType reports whether two optional value types are equal.
+func sameValueType(a, b *profile.ValueType) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Type == b.Type && a.Unit == b.Unit
+}
+
+// mergedHeader is what profile.Merge's combineHeaders makes of the profiles'
+// headers, with the first mapping Merge keeps (the first profile's first one, if
+// any): all the report's labels read.
+func mergedHeader(srcs ...*profile.Profile) *profile.Profile {
+	var timeNanos, durationNanos int64
+	var comments []string
+	seen := map[string]bool{}
+	var docURL string
+	var mapping *profile.Mapping
+	for _, s := range srcs {
+		if timeNanos == 0 || s.TimeNanos < timeNanos {
+			timeNanos = s.TimeNanos
+		}
+		durationNanos += s.DurationNanos
+		for _, c := range s.Comments {
+			if !seen[c] {
+				comments = append(comments, c)
+				seen[c] = true
+			}
+		}
+		if docURL == "" {
+			docURL = s.DocURL
+		}
+		if mapping == nil && len(s.Mapping) > 0 {
+			mapping = s.Mapping[0]
+		}
+	}
+	h := &profile.Profile{TimeNanos: timeNanos, DurationNanos: durationNanos, Comments: comments, DocURL: docURL,
+		SampleType: srcs[0].SampleType}
+	if mapping != nil {
+		h.Mapping = []*profile.Mapping{mapping}
+	}
+	return h
+}
+
+// finishFetch is the end of driver/fetch.go fetchProfiles (after symbolization,
+// which leakui does not do).
+func finishFetch(p *profile.Profile) {
+	p.RemoveUninteresting()
+	// unsourceMappings
+	for _, m := range p.Mapping {
+		if m.BuildID == "" && filepath.VolumeName(m.File) == "" {
+			if u, err := url.Parse(m.File); err == nil && u.IsAbs() {
+				m.File = ""
+			}
+		}
+	}
+}
+
+// textReport is report.Report for the text format.
+type textReport struct {
+	p          *profile.Profile // the header the labels read
+	o          TextOptions
+	sampleType string
+	sampleUnit string
+	outputUnit string
+	total      int64
+	in         *textGraphInput
+}
+
+func (r *textReport) formatValue(v int64) string {
+	return ScaledLabel(v, r.sampleUnit, r.outputUnit)
+}
+
+// writeText is driver.generateRawReport + report.printText for -top over the
+// samples of srcs (one profile, or a diff's target and negated base), with the
+// header labels of hdr.
+func writeText(w io.Writer, hdr *profile.Profile, srcs []*profile.Profile, o TextOptions) error {
+	if o.SampleIndex < 0 || o.SampleIndex >= len(hdr.SampleType) {
+		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
+	}
+	if o.Unit == "" {
+		o.Unit = DefaultUnit
+	}
+	if o.NodeCount < 0 {
+		o.NodeCount = 0 // applyCommandOverrides: -1 means all for text reports
+	}
+	st := hdr.SampleType[o.SampleIndex]
+	rpt := &textReport{p: hdr, o: o, sampleType: st.Type, sampleUnit: st.Unit, outputUnit: o.Unit}
+	rpt.total = computeTotal(srcs, o.SampleIndex)
+	for _, p := range srcs {
+		// driver.aggregate at the default "functions" granularity, with inlined frames.
+		if err := p.Aggregate(true, true, false, false, false, false); err != nil {
+			return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
+		}
+	}
+	rpt.in = newTextGraphInput(srcs, o.SampleIndex)
+
+	// report.TextItems
+	nodes, origCount, droppedNodes := rpt.trimmedGraph()
+	rpt.selectOutputUnit(nodes)
+	labels := rpt.labels(graphFlatTotal(nodes), len(nodes), origCount, droppedNodes)
+
+	var b strings.Builder
+	b.WriteString(strings.Join(labels, "\n"))
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum")
+	var flatSum int64
+	for _, n := range nodes {
+		inl := inlineMark(n)
+		if inl != "" {
+			inl = " " + inl
+		}
+		flatSum += n.flat
+		fmt.Fprintf(&b, "%10s %s %s %10s %s  %s%s\n",
+			rpt.formatValue(n.flat), Percentage(n.flat, rpt.total),
+			Percentage(flatSum, rpt.total),
+			rpt.formatValue(n.cum), Percentage(n.cum, rpt.total),
+			n.info.printableName(), inl)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// inlineMark is report.TextItems' InlineLabel: "(inline)" when every call to the
+// node that -edgefraction keeps was inlined, "(partial-inline)" when some were.
+func inlineMark(n *textNode) string {
+	var inline, noinline bool
+	for _, e := range n.in {
+		if e.inline {
+			inline = true
+		} else {
+			noinline = true
+		}
+	}
+	switch {
+	case inline && noinline:
+		return "(partial-inline)"
+	case inline:
+		return "(inline)"
+	}
+	return ""
+}
+
+// InlineMarks returns, by function name, the "(inline)" or "(partial-inline)"
+// mark `go tool pprof -top` prints beside the rows of this profile's top table
+// with -nodefraction and -edgefraction as given (functions without one are left
+// out). It runs pprof's graph over the profile's call graph, whose function nodes
+// are pprof's.
+func (p *Profile) InlineMarks(sampleIndex int, nodeFraction, edgeFraction float64) map[string]string {
+	g := p.graph
+	in := &textGraphInput{infos: make([]textNodeInfo, len(g.names)), locNodes: make([][]int32, len(g.locs))}
+	for i, name := range g.names {
+		in.infos[i] = textNodeInfo{Name: name}
+	}
+	for i, l := range g.locs {
+		ns := make([]int32, len(l.lines))
+		for j, ln := range l.lines {
+			ns[j] = ln.node
+		}
+		in.locNodes[i] = ns
+	}
+	for i := range g.samples() {
+		if v := g.value(i, sampleIndex); v != 0 {
+			in.stacks = append(in.stacks, g.stack(i))
+			in.values = append(in.values, v)
+		}
+	}
+	r := &textReport{o: TextOptions{SampleIndex: sampleIndex, NodeFraction: nodeFraction, EdgeFraction: edgeFraction}, in: in}
+	nodes, _, _ := r.trimmedGraph()
+	marks := make(map[string]string)
+	for _, n := range nodes {
+		if m := inlineMark(n); m != "" {
+			marks[n.info.Name] = m
+		}
+	}
+	return marks
+}
+
+// computeTotal is report.computeTotal without a mean divisor: the sum of the
+// absolute values, of the diff base's samples only when there are any.
+func computeTotal(srcs []*profile.Profile, si int) int64 {
+	var total, diffTotal int64
+	for _, p := range srcs {
+		for _, s := range p.Sample {
+			v := s.Value[si]
+			if v < 0 {
+				v = -v
+			}
+			total += v
+			if s.DiffBaseSample() {
+				diffTotal += v
+			}
+		}
+	}
+	if diffTotal > 0 {
+		return diffTotal
+	}
+	return total
+}
+
+// trimmedGraph is report.newTrimmedGraph for a text report (no call tree, flat
+// order): the graph without nodes below -nodefraction, then the first -nodecount
+// nodes, with edges below -edgefraction removed.
+func (r *textReport) trimmedGraph() (nodes []*textNode, origCount, droppedNodes int) {
+	nodes = r.graph(nil)
+	totalValue := graphFlatTotal(nodes)
+	nodeCutoff := abs64(int64(float64(totalValue) * r.o.NodeFraction))
+	edgeCutoff := abs64(int64(float64(totalValue) * r.o.EdgeFraction))
+
+	if nodeCutoff > 0 {
+		kept := make([]bool, len(r.in.infos))
+		nKept := 0
+		for _, n := range nodes {
+			if abs64(n.cum) >= nodeCutoff {
+				kept[n.id] = true
+				nKept++
+			}
+		}
+		if nKept != len(nodes) {
+			droppedNodes = len(nodes) - nKept
+			nodes = r.graph(kept)
+		}
+	}
+	origCount = len(nodes)
+
+	sortFlatName(nodes)
+	if nc := r.o.NodeCount; nc > 0 {
+		trimLowFrequencyEdges(nodes, edgeCutoff)
+		if nc < len(nodes) {
+			kept := make([]bool, len(r.in.infos))
+			for _, n := range nodes[:nc] {
+				kept[n.id] = true
+			}
+			nodes = r.graph(kept)
+			sortFlatName(nodes)
+		}
+	}
+	trimLowFrequencyEdges(nodes, edgeCutoff)
+	return nodes, origCount, droppedNodes
+}
+
+// selectOutputUnit is report.selectOutputUnit.
+func (r *textReport) selectOutputUnit(nodes []*textNode) {
+	if r.outputUnit != "minimum" || len(nodes) == 0 {
+		return
+	}
+	var minValue int64
+	for _, n := range nodes {
+		nodeMin := abs64(n.flat)
+		if nodeMin == 0 {
+			nodeMin = abs64(n.cum)
+		}
+		if nodeMin > 0 && (minValue == 0 || nodeMin < minValue) {
+			minValue = nodeMin
+		}
+	}
+	r.outputUnit = OutputUnit("minimum", r.sampleUnit, minValue, r.total)
+}
+
+// labels is report.reportLabels (with report.ProfileLabels) for -top.
+func (r *textReport) labels(shownTotal int64, nodeCount, origCount, droppedNodes int) []string {
+	label := r.profileLabels()
+	label = append(label, fmt.Sprintf("Showing nodes accounting for %s, %s of %s total",
+		r.formatValue(shownTotal), strings.TrimSpace(Percentage(shownTotal, r.total)), r.formatValue(r.total)))
+	if r.total != 0 {
+		if droppedNodes > 0 {
+			label = append(label, droppedLabel(droppedNodes, r.formatValue(abs64(int64(float64(r.total)*r.o.NodeFraction)))))
+		}
+		if nodeCount > 0 && nodeCount < origCount {
+			label = append(label, fmt.Sprintf("Showing top %d nodes out of %d", nodeCount, origCount))
+		}
+	}
+	return label
+}
+
+// droppedLabel is report.genLabel for nodes: "Dropped 57 nodes (cum <= 12.50MB)".
+func droppedLabel(d int, cutoff string) string {
+	n := "node"
+	if d > 1 {
+		n = "nodes"
+	}
+	return fmt.Sprintf("Dropped %d %s (cum <= %s)", d, n, cutoff)
+}
+
+// profileLabels is report.ProfileLabels.
+func (r *textReport) profileLabels() []string {
+	label := []string{}
+	p := r.p
+	if len(p.Mapping) > 0 {
+		if p.Mapping[0].File != "" {
+			label = append(label, "File: "+filepath.Base(p.Mapping[0].File))
+		}
+		if p.Mapping[0].BuildID != "" {
+			label = append(label, "Build ID: "+p.Mapping[0].BuildID)
+		}
+	}
+	for _, c := range p.Comments {
+		if !strings.HasPrefix(c, "#") {
+			label = append(label, c)
+		}
+	}
+	if r.sampleType != "" {
+		label = append(label, "Type: "+r.sampleType)
+	}
+	if u := p.DocURL; u != "" {
+		label = append(label, "Doc: "+u)
+	}
+	if p.TimeNanos != 0 {
+		const layout = "2006-01-02 15:04:05 MST"
+		label = append(label, "Time: "+time.Unix(0, p.TimeNanos).Format(layout))
+	}
+	if p.DurationNanos != 0 {
+		duration := ScaledLabel(p.DurationNanos, "nanoseconds", "auto")
+		totalNanos, totalUnit := scaleValue(r.total, r.sampleUnit, "nanoseconds")
+		var ratio string
+		if totalUnit == "ns" && totalNanos != 0 {
+			ratio = "(" + Percentage(int64(totalNanos), p.DurationNanos) + ")"
+		}
+		label = append(label, fmt.Sprintf("Duration: %s, Total samples = %s %s", duration, r.formatValue(r.total), ratio))
+	}
+	return label
+}
+
+// textNodeInfo is graph.NodeInfo, field for field and in the same order:
+// compareNodes orders ties by fmt.Sprint of it.
+type textNodeInfo struct {
+	Name              string
+	OrigName          string
+	Address           uint64
+	File              string
+	StartLine, Lineno int
+	Columnno          int
+	Objfile           string
+}
+
+// printableName is NodeInfo.PrintableName.
+func (i *textNodeInfo) printableName() string {
+	var name []string
+	if i.Address != 0 {
+		name = append(name, fmt.Sprintf("%016x", i.Address))
+	}
+	if fun := i.Name; fun != "" {
+		name = append(name, fun)
+	}
+	switch {
+	case i.Lineno != 0:
+		s := fmt.Sprintf("%s:%d", i.File, i.Lineno)
+		if i.Columnno != 0 {
+			s += fmt.Sprintf(":%d", i.Columnno)
+		}
+		name = append(name, s)
+	case i.File != "":
+		name = append(name, i.File)
+	case i.Name != "":
+	case i.Objfile != "":
+		name = append(name, "["+filepath.Base(i.Objfile)+"]")
+	default:
+		name = append(name, "<unknown>")
+	}
+	return strings.Join(name, " ")
+}
+
+// comparePrintableName is NodeInfo.comparePrintableName.
+func (i *textNodeInfo) comparePrintableName(right textNodeInfo) (equal bool, less bool) {
+	if right == *i {
+		return true, false
+	}
+	if i.Address != 0 && right.Address != 0 && i.Address != right.Address {
+		return false, i.Address < right.Address
+	}
+	return false, i.printableName() < right.printableName()
+}
+
+// textNode is graph.Node without tags and mean divisors; in holds its incoming
+// edges (graph.Node.In), which decide its "(inline)" mark.
+type textNode struct {
+	id        int32
+	info      textNodeInfo
+	flat, cum int64
+	in        []*textEdge
+}
+
+// textEdge is graph.Edge: the calls from one node to another, their weight (each
+// sample counted once) and whether every one of them was inlined.
+type textEdge struct {
+	weight int64
+	inline bool
+	stamp  int32 // the sample (number + 1) that last added to the weight
+}
+
+// textGraphInput is what graph.New reads of a profile, indexed once for the
+// several graphs a report builds: every distinct node (graph.NodeInfo), the nodes
+// of every location (CreateNodes), and every sample's locations and value.
+type textGraphInput struct {
+	infos    []textNodeInfo
+	locNodes [][]int32 // location index → node ids, innermost first
+	stacks   [][]int32 // sample → location indexes, leaf first (samples of value 0 left out)
+	values   []int64
+}
+
+// newTextGraphInput indexes aggregated profiles (a diff's two read as one, as
+// pprof reads their merge) for sample type si.
+func newTextGraphInput(srcs []*profile.Profile, si int) *textGraphInput {
+	in := &textGraphInput{}
+	ids := make(map[textNodeInfo]int32)
+	for _, p := range srcs {
+		first := int32(len(in.locNodes))
+		locIndex := make(map[*profile.Location]int32, len(p.Location))
+		for i, l := range p.Location {
+			lines := l.Line
+			if len(lines) == 0 {
+				lines = []profile.Line{{}} // as CreateNodes: one node for the location
+			}
+			ns := make([]int32, len(lines))
+			for j, ln := range lines {
+				info := nodeInfoOf(l, ln)
+				id, ok := ids[info]
+				if !ok {
+					id = int32(len(in.infos))
+					ids[info] = id
+					in.infos = append(in.infos, info)
+				}
+				ns[j] = id
+			}
+			in.locNodes = append(in.locNodes, ns)
+			locIndex[l] = first + int32(i)
+		}
+		for _, s := range p.Sample {
+			if s.Value[si] == 0 {
+				continue // newGraph skips samples without value
+			}
+			st := make([]int32, len(s.Location))
+			for i, l := range s.Location {
+				st[i] = locIndex[l]
+			}
+			in.stacks = append(in.stacks, st)
+			in.values = append(in.values, s.Value[si])
+		}
+	}
+	return in
+}
+
+// graph is graph.New (graph.newGraph) with report.newGraph's options for -top:
+// function nodes, binary names dropped, only the nodes in kept when it is not nil
+// (the others become residual: their flat is lost, their calls skipped).
+func (r *textReport) graph(kept []bool) []*textNode {
+	in := r.in
+	n := len(in.infos)
+	flat, cum := make([]int64, n), make([]int64, n)
+	seen := make([]int32, n)
+	edges := make(map[uint64]*textEdge)
+	for i, st := range in.stacks {
+		w, mark := in.values[i], int32(i+1)
+		parent := int32(-1)
+		residual := false
+		for k := len(st) - 1; k >= 0; k-- {
+			locNodes := in.locNodes[st[k]]
+			for ni := len(locNodes) - 1; ni >= 0; ni-- {
+				id := locNodes[ni]
+				if kept != nil && !kept[id] {
+					residual = true
+					continue
+				}
+				if seen[id] != mark {
+					seen[id] = mark
+					cum[id] += w
+				}
+				if parent >= 0 && id != parent {
+					key := uint64(parent)<<32 | uint64(id)
+					inline := ni != len(locNodes)-1
+					e := edges[key]
+					if e == nil {
+						e = &textEdge{inline: inline}
+						edges[key] = e
+					}
+					if e.stamp != mark {
+						e.stamp = mark
+						e.weight += w
+						if !inline {
+							e.inline = false
+						}
+					}
+				}
+				parent = id
+				residual = false
+			}
+		}
+		if parent >= 0 && !residual {
+			flat[parent] += w
+		}
+	}
+
+	// selectNodesForGraph
+	byID := make([]*textNode, n)
+	var out []*textNode
+	for id := range n {
+		if cum[id] == 0 && flat[id] == 0 {
+			continue
+		}
+		node := &textNode{id: int32(id), info: in.infos[id], flat: flat[id], cum: cum[id]}
+		byID[id] = node
+		out = append(out, node)
+	}
+	for key, e := range edges {
+		if dest := byID[int32(key&(1<<32-1))]; dest != nil {
+			dest.in = append(dest.in, e)
+		}
+	}
+	return out
+}
+
+// nodeInfoOf is graph.nodeInfo without -addresses' object names.
+func nodeInfoOf(l *profile.Location, line profile.Line) textNodeInfo {
+	var objfile string
+	if m := l.Mapping; m != nil && m.File != "" {
+		objfile = m.File
+	}
+	if line.Function == nil {
+		return textNodeInfo{Address: l.Address, Objfile: objfile}
+	}
+	ni := textNodeInfo{
+		Address:  l.Address,
+		Lineno:   int(line.Line),
+		Columnno: int(line.Column),
+		Name:     line.Function.Name,
+	}
+	if fname := line.Function.Filename; fname != "" {
+		ni.File = filepath.Clean(fname)
+	}
+	if ni.Name == "" {
+		ni.Objfile = objfile
+		ni.StartLine = int(line.Function.StartLine)
+	}
+	return ni
+}
+
+// graphFlatTotal is Nodes.Sum's flat (report.graphTotal).
+func graphFlatTotal(nodes []*textNode) int64 {
+	var t int64
+	for _, n := range nodes {
+		t += n.flat
+	}
+	return t
+}
+
+// trimLowFrequencyEdges is Graph.TrimLowFrequencyEdges.
+func trimLowFrequencyEdges(nodes []*textNode, edgeCutoff int64) {
+	for _, n := range nodes {
+		kept := n.in[:0]
+		for _, e := range n.in {
+			if abs64(e.weight) >= edgeCutoff {
+				kept = append(kept, e)
+			}
+		}
+		n.in = kept
+	}
+}
+
+// sortFlatName is Nodes.Sort(FlatNameOrder).
+func sortFlatName(ns []*textNode) {
+	sort.Slice(ns, func(i, j int) bool {
+		l, r := ns[i], ns[j]
+		if iv, jv := abs64(l.flat), abs64(r.flat); iv != jv {
+			return iv > jv
+		}
+		if equal, leftLess := l.info.comparePrintableName(r.info); !equal {
+			return leftLess
+		}
+		if iv, jv := abs64(l.cum), abs64(r.cum); iv != jv {
+			return iv > jv
+		}
+		return fmt.Sprint(l.info) < fmt.Sprint(r.info)
+	})
+}
