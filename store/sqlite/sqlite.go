@@ -4,13 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
-	_ "modernc.org/sqlite" // the SQLite driver, pure Go
+	msqlite "modernc.org/sqlite" // the SQLite driver, pure Go
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/leakui/leakui/store"
 )
@@ -24,12 +27,38 @@ var migrations embed.FS
 // Open opens (creating on first use) the SQLite store in dir: WAL mode, foreign
 // keys on, a busy timeout, migrations applied. Writes go through one connection,
 // as SQLite has one writer; reads use a pool.
+//
+// Stores opening the same file together (replicas sharing a data directory, or
+// one starting while another migrates) can be answered SQLITE_BUSY without the
+// busy timeout being waited, while one of them switches the new file to WAL; Open
+// then tries again, for up to openRetryFor.
 func Open(ctx context.Context, dir string) (*store.DB, error) {
-	write, read, path, err := openPools(dir)
-	if err != nil {
-		return nil, err
+	deadline := time.Now().Add(openRetryFor)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		write, read, path, err := openPools(dir)
+		if err != nil {
+			return nil, err
+		}
+		db, err := store.New(ctx, write, read, dialect{}, path)
+		if err == nil || !busy(err) || time.Now().Add(wait).After(deadline) {
+			return db, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
 	}
-	return store.New(ctx, write, read, dialect{}, path)
+}
+
+// openRetryFor bounds how long Open retries a file another store holds locked.
+const openRetryFor = 10 * time.Second
+
+// busy reports whether err is SQLite's "database is locked" (SQLITE_BUSY, with
+// any extended code).
+func busy(err error) bool {
+	var se *msqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // openPools opens the pools of the SQLite file in dir, creating the directory:
@@ -40,7 +69,7 @@ func openPools(dir string) (write, read *sql.DB, path string, err error) {
 	}
 	path = filepath.Join(dir, File)
 	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "foreign_keys(1)", "busy_timeout(10000)", "synchronous(NORMAL)"} {
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
