@@ -18,7 +18,7 @@ import (
 // through the file input, land on the report, read the top function, switch the
 // sample type by click and by key.
 func TestBrowserUploadAndSwitchSampleType(t *testing.T) {
-	ctx := browser.New(t, 60*time.Second)
+	ctx := browser.New(t, 120*time.Second)
 	ts := newTestServer(t, Config{})
 	path := fixtures.Path(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz")
 	want := loadProfileBytes(t, fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz").data)
