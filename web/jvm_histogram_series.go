@@ -103,6 +103,9 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 			continue
 		}
 		leak = leak || s.Verdict == series.Leak
+		if s.RateNote != "" && o == histogramSeriesOrders[0] {
+			*notices = append(*notices, "Rates: "+s.RateNote+".")
+		}
 		// The series by bytes is compact: its snapshot list would repeat the one
 		// above it, and byte[]'s growth is already in the diff's tables.
 		out = append(out, seriesView(jvmOrderName(o), s, o == jvm.ByBytes, nil))

@@ -150,3 +150,24 @@ func TestCompareWithAnEarlierReport(t *testing.T) {
 		t.Errorf("heap vs cpu compare: %d", resp.StatusCode)
 	}
 }
+
+// TestSeriesRateNote uploads the three Parca heap snapshots, 27 s apart: the
+// series view's JSON and page say the rates are per snapshot, and no suspect or
+// total carries a per-minute slope.
+func TestSeriesRateNote(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	var files []file
+	for _, name := range []string{"parca-self-heap-t0-1644509272.pb.gz", "parca-self-heap-t6-1644509290.pb.gz", "parca-self-heap-t9-1644509299.pb.gz"} {
+		files = append(files, fixture(t, "pprof", name))
+	}
+	up := ts.mustUpload(t, nil, files...)
+	const note = "Rates: the snapshots span 27s, less than 1m0s: rates are per snapshot, not per minute."
+	status, _, body := ts.get(t, reportJSONURL(up.ReportID)+"?mode=series")
+	if status != 200 || !strings.Contains(string(body), note) || strings.Contains(string(body), "slope_per_minute") {
+		t.Errorf("JSON %d: want the note and no per-minute slope:\n%.2000s", status, body)
+	}
+	status, _, body = ts.get(t, reportURL(up.ReportID)+"?mode=series")
+	if status != 200 || !strings.Contains(string(body), "the snapshots span 27s") {
+		t.Errorf("page %d lacks the rate note", status)
+	}
+}

@@ -136,7 +136,7 @@ func totalsChart(id string, rep *series.Report) view.Chart {
 }
 
 // profileSeries analyzes profiles as a series, in the query's order when given.
-func (ps *profileSet) profileSeries(filterNotices *[]string) (*series.Report, error) {
+func (ps *profileSet) profileSeries(notices *[]string) (*series.Report, error) {
 	order := ps.q.order
 	if order == nil {
 		order = make([]int, len(ps.profiles))
@@ -146,11 +146,14 @@ func (ps *profileSet) profileSeries(filterNotices *[]string) (*series.Report, er
 	}
 	snaps := make([]pprof.Snapshot, len(order))
 	for i, k := range order {
-		snaps[i] = pprof.Snapshot{Name: ps.rep.Artifacts[k].Name, Profile: ps.filtered(ps.profiles[k], filterNotices)}
+		snaps[i] = pprof.Snapshot{Name: ps.rep.Artifacts[k].Name, Profile: ps.filtered(ps.profiles[k], notices)}
 	}
 	rep, err := pprof.Series(snaps, series.Options{SampleIndex: ps.sampleIndexName(), KeepOrder: ps.q.order != nil})
 	if err != nil {
 		return nil, err
+	}
+	if rep.RateNote != "" {
+		*notices = append(*notices, "Rates: "+rep.RateNote+".")
 	}
 	// Map analysis positions back to the report's file numbers.
 	for i := range rep.Snapshots {

@@ -148,8 +148,13 @@ func TestSeriesGoroutineLeakInNoise(t *testing.T) {
 		want[i] = int64(i + 1)
 	}
 	if !slices.Equal(s.Values, want) || s.Growth != seriesLabSnapshots-1 || math.Abs(s.Slope-1) > 1e-9 ||
-		s.GrewSteps != seriesLabSnapshots-1 || s.R2 < 0.999999 || s.SlopePerMinute == nil || *s.SlopePerMinute <= 0 {
+		s.GrewSteps != seriesLabSnapshots-1 || s.R2 < 0.999999 {
 		t.Errorf("suspect stats %+v", s.Stats)
+	}
+	// The snapshots were taken milliseconds apart: no rate per minute, and the
+	// report says why.
+	if s.SlopePerMinute != nil || !strings.Contains(rep.RateNote, "rates are per snapshot") {
+		t.Errorf("slope per minute %v, rate note %q: want none over a span of milliseconds, and the note", s.SlopePerMinute, rep.RateNote)
 	}
 	if len(s.Stacks) == 0 || !slices.Contains(s.Stacks[0].Frames, leak) || s.Stacks[0].Frames[0] != "runtime.gopark" {
 		t.Errorf("first stack %v: want the full stack from runtime.gopark through %s", s.Stacks[0].Frames, leak)

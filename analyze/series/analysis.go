@@ -1,9 +1,11 @@
 package series
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // seriesAnalysis is one run of Analyze: the input in analysis order and
@@ -20,6 +22,9 @@ type seriesAnalysis struct {
 	totals     []int64
 	snapshots  []SnapshotInfo
 	candidates int
+	// rateNote says why there are no per-minute rates although the snapshots
+	// have times (empty otherwise).
+	rateNote string
 }
 
 // seriesEntry is one series (or part) with its statistics and the outcome of the
@@ -84,13 +89,15 @@ func newSeriesAnalysis(in Input, order []int, th Thresholds) *seriesAnalysis {
 	if seriesTimesKnown(in.Times) {
 		t0 := in.Times[order[0]]
 		minutes := make([]float64, n)
-		spread := false
+		var span time.Duration
 		for i, orig := range order {
 			minutes[i] = in.Times[orig].Sub(t0).Minutes()
-			spread = spread || minutes[i] != 0
+			span = max(span, in.Times[orig].Sub(t0))
 		}
-		if spread {
+		if span >= MinRateSpan {
 			a.ax.minutes = minutes
+		} else {
+			a.rateNote = fmt.Sprintf("the snapshots span %s, less than %s: rates are per snapshot, not per minute", span.Round(time.Millisecond), MinRateSpan)
 		}
 	}
 	a.candidates = a.countCandidates()
@@ -218,6 +225,7 @@ func (a *seriesAnalysis) report(opts Options) *Report {
 		Snapshots:  a.snapshots,
 		Totals:     a.totals,
 		Candidates: a.candidates,
+		RateNote:   a.rateNote,
 		Checks:     a.th,
 		Suspects:   []Suspect{},
 		Growers:    []Suspect{},

@@ -19,7 +19,7 @@ type Input struct {
 	Labels []string
 	// Times says when each snapshot was taken; optional. When every snapshot has a
 	// time, the snapshots are ordered by it (unless the options keep the given order)
-	// and slopes per minute are reported.
+	// and slopes per minute are reported when they span at least MinRateSpan.
 	Times []time.Time
 	// Totals is the whole program's value in each snapshot (what a line chart of
 	// the series draws); optional, by default the sum of the absolute values of
@@ -221,7 +221,17 @@ type Report struct {
 	Growers   []Suspect  `json:"growers"`
 	Shrinkers []Suspect  `json:"shrinkers"`
 	Checks    Thresholds `json:"checks"`
+	// RateNote says why the slopes are per snapshot only although the snapshots
+	// have times: they were taken less than MinRateSpan apart, too close for a
+	// rate per minute to mean anything. Empty otherwise.
+	RateNote string `json:"rate_note,omitempty"`
 }
+
+// MinRateSpan is the shortest time from the first snapshot to the last over which
+// slopes are also given per minute; over a shorter span a per-minute figure
+// would be an extrapolation (snapshots taken within one second gave "+129 MB per
+// minute").
+const MinRateSpan = time.Minute
 
 // Analyze finds the series that grow steadily over the snapshots and gives
 // a verdict. It needs at least three snapshots (ErrInvalidParameter), and every

@@ -442,3 +442,43 @@ func suspectNames(ss []Suspect) []string {
 	}
 	return out
 }
+
+// TestSeriesRatesNeedASpan gives the same growing series taken one second apart
+// and one minute apart: per-minute slopes and their mention in the reason only
+// for the second, and for the first a note that says why.
+func TestSeriesRatesNeedASpan(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 7, 35, 50, 0, time.UTC)
+	values := []int64{100 << 20, 200 << 20, 300 << 20, 400 << 20, 500 << 20, 600 << 20, 700 << 20, 800 << 20}
+	for _, tc := range []struct {
+		step     time.Duration
+		perMin   bool
+		wantNote string
+	}{
+		{time.Second, false, "the snapshots span 7s, less than 1m0s: rates are per snapshot, not per minute"},
+		{0, false, "the snapshots span 0s, less than 1m0s"},
+		{15 * time.Second, true, ""},
+		{time.Minute, true, ""},
+	} {
+		times := make([]time.Time, len(values))
+		for i := range times {
+			times[i] = t0.Add(time.Duration(i) * tc.step)
+		}
+		rep, err := Analyze(Input{Times: times, Unit: "bytes", Series: map[string][]int64{"grower": values}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := findSeries(rep, "grower")
+		if g == nil {
+			t.Fatalf("step %s: no grower in %+v", tc.step, rep)
+		}
+		if got := g.SlopePerMinute != nil; got != tc.perMin {
+			t.Errorf("step %s: slope per minute %v, want one: %v", tc.step, g.SlopePerMinute, tc.perMin)
+		}
+		if got := strings.Contains(rep.Reason, "per minute"); got != tc.perMin {
+			t.Errorf("step %s: reason %q", tc.step, rep.Reason)
+		}
+		if tc.wantNote == "" && rep.RateNote != "" || !strings.HasPrefix(rep.RateNote, tc.wantNote) {
+			t.Errorf("step %s: rate note %q, want %q", tc.step, rep.RateNote, tc.wantNote)
+		}
+	}
+}

@@ -81,6 +81,9 @@ func writeSeriesText(w io.Writer, rep *series.Report, n int) error {
 	fmt.Fprintf(w, "Snapshots: %d of %s (%s)%s\n", len(rep.Snapshots), rep.SampleType, rep.Unit, when)
 	fmt.Fprintf(w, "Total:     %s → %s (%s)  %s\n", value(rep.Total.First), value(rep.Total.Last), analyze.FormatSignedValue(rep.Total.Growth, rep.Unit), spark.Blocks(rep.Totals))
 	fmt.Fprintf(w, "Series by: %s\n", rep.By)
+	if rep.RateNote != "" {
+		fmt.Fprintf(w, "Rates:     %s\n", rep.RateNote)
+	}
 	for _, list := range []struct {
 		title string
 		rows  []series.Suspect

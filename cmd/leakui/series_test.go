@@ -156,6 +156,16 @@ func TestSeriesCLIParca(t *testing.T) {
 	if got.Verdict != "steady" || got.Suspects == nil || len(got.Suspects) != 0 || len(got.Totals) != 3 {
 		t.Errorf("got %+v", got)
 	}
+	// The three snapshots span 27 s: too short for rates per minute, and the text
+	// and the JSON say so.
+	if !strings.Contains(out, `"rate_note": "the snapshots span 27s, less than 1m0s: rates are per snapshot, not per minute"`) ||
+		strings.Contains(out, "slope_per_minute") {
+		t.Errorf("JSON lacks the rate note or still has a per-minute slope:\n%s", out)
+	}
+	code, out, errs = runCLI(t, append([]string{"series", "-sample_index", "inuse_space"}, paths...)...)
+	if code != 0 || !strings.Contains(out, "Rates:     the snapshots span 27s, less than 1m0s") || strings.Contains(out, " per minute,") {
+		t.Errorf("text: exit %d (%s):\n%s", code, errs, out)
+	}
 }
 
 func TestSeriesCLIErrors(t *testing.T) {
