@@ -34,7 +34,7 @@ func (s *Server) goroutinesJSON(r *http.Request, rep *store.Report, doc *reportJ
 		return err
 	}
 	base, target := q.artifacts(rep)
-	report, err := s.goroutineReport(r.Context(), base, target)
+	report, err := s.goroutineReport(r.Context(), base, target, q.split)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (s *Server) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Rep
 		return err
 	}
 	base, target := q.artifacts(rep)
-	report, err := s.goroutineReport(r.Context(), base, target)
+	report, err := s.goroutineReport(r.Context(), base, target, q.split)
 	if err != nil {
 		return err
 	}
@@ -97,6 +97,11 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 				grew++
 			}
 		}
+	}
+	if report.ProvenLeaked {
+		fmt.Fprintln(w, "- Proven leaked by the Go runtime (goroutineleak profile): every goroutine below can never run again.")
+	} else if report.Leaked > 0 {
+		fmt.Fprintf(w, "- %s proven leaked by the Go runtime (state \"(leaked)\").\n", plural(report.Leaked, "goroutine"))
 	}
 	fmt.Fprintf(w, "- %s in %s (%s)", plural(report.Total, "goroutine"), plural(groups-gone, "group"), markdown.Escape(report.Format))
 	if report.DeclaredTotal != nil && *report.DeclaredTotal != report.Total {

@@ -253,9 +253,17 @@ func (p *Profile) MainBinary() string {
 }
 
 // IsGoroutineProfile reports whether this is a goroutine profile (proto form), whose
-// samples are goroutine stacks.
+// samples are goroutine stacks: /debug/pprof/goroutine, or the runtime's goroutineleak
+// profile (see IsGoroutineLeakProfile).
 func (p *Profile) IsGoroutineProfile() bool {
-	return len(p.meta.sampleTypes) == 1 && p.meta.sampleTypes[0].typ == "goroutine"
+	return len(p.meta.sampleTypes) == 1 && (p.meta.sampleTypes[0].typ == "goroutine" || p.meta.sampleTypes[0].typ == "goroutineleak")
+}
+
+// IsGoroutineLeakProfile reports whether this is the Go runtime's goroutineleak
+// profile (GOEXPERIMENT=goroutineleakprofile, /debug/pprof/goroutineleak, sample
+// type goroutineleak/count): the goroutines the garbage collector proved leaked.
+func (p *Profile) IsGoroutineLeakProfile() bool {
+	return len(p.meta.sampleTypes) == 1 && p.meta.sampleTypes[0].typ == "goroutineleak"
 }
 
 // SameType reports whether two profiles measure the same things (the same sample

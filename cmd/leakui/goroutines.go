@@ -96,6 +96,9 @@ func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 		}
 		fmt.Fprintln(w)
 	}
+	if r.ProvenLeaked {
+		fmt.Fprintf(w, "proven leaked by the Go runtime (goroutineleak profile): every goroutine below can never run again\n")
+	}
 	fmt.Fprintf(w, "%s in %s (%s)", goroutinePlural(r.Total, "goroutine"), goroutinePlural(groups-gone, "group"), r.Format)
 	if r.DeclaredTotal != nil && *r.DeclaredTotal != r.Total {
 		fmt.Fprintf(w, ", the dump says %d", *r.DeclaredTotal)
@@ -110,6 +113,12 @@ func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 		}
 	}
 	fmt.Fprintln(w)
+	switch {
+	case !r.ProvenLeaked && r.Leaked > 0:
+		fmt.Fprintf(w, "%s proven leaked by the Go runtime (state \"…%s\")\n", goroutinePlural(r.Leaked, "goroutine"), goroutines.LeakedStateSuffix)
+	case r.LeakProofHint != "":
+		fmt.Fprintln(w, r.LeakProofHint)
+	}
 	if len(r.Groups) < groups {
 		fmt.Fprintf(w, "showing the first %d groups\n", len(r.Groups))
 	}
