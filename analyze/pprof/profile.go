@@ -75,7 +75,9 @@ func parse(data []byte) (prof *Profile, err error) {
 		return nil, analyze.ErrEmpty
 	}
 	det := analyze.DetectKind(data)
-	if det.Kind != analyze.KindProfile {
+	// The debug=1 text of the goroutineleak profile is a goroutine dump to the
+	// goroutine reports and a legacy count profile to pprof, as it always was.
+	if det.Kind != analyze.KindProfile && det.Format != analyze.FormatGoroutineLeak {
 		return nil, fmt.Errorf("%w: detected %s, not a pprof profile", analyze.ErrUnsupportedKind, det)
 	}
 	if det.Format == "profile.proto" {
