@@ -111,6 +111,12 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 		fmt.Fprint(w, "; truncated")
 	}
 	fmt.Fprintln(w)
+	if report.SplitBy == goroutines.SplitCreator {
+		fmt.Fprintln(w, "- Groups split by the goroutine that created them.")
+	}
+	if report.LeakProofHint != "" {
+		fmt.Fprintf(w, "- %s\n", markdown.Escape(report.LeakProofHint))
+	}
 	if b := report.Base; b != nil {
 		fmt.Fprintf(w, "- Base: %s; change %s; %s new or grown, %s gone\n", plural(b.Total, "goroutine"),
 			signedCount(report.Total-b.Total), plural(grew, "group"), plural(gone, "group"))

@@ -84,6 +84,10 @@ func TestGoroutineSplitByCreator(t *testing.T) {
 	if doc.Analysis.SplitBy != "creator" || strings.Join(got, ",") != "2@1,1@7" {
 		t.Errorf("JSON split_by %q groups %v, want creator [2@1 1@7]", doc.Analysis.SplitBy, got)
 	}
+	_, _, md := ts.get(t, up.ReportURL+".md?split=creator")
+	if !strings.Contains(string(md), "Groups split by the goroutine that created them.") || !strings.Contains(string(md), "GOEXPERIMENT=goroutineleakprofile") {
+		t.Errorf("split markdown lacks the split or the leak hint:\n%s", md)
+	}
 	if code, _, _ := ts.get(t, "/api/reports/"+up.ReportID+"?split=bogus"); code != 400 {
 		t.Errorf("split=bogus: %d, want 400", code)
 	}
