@@ -255,5 +255,17 @@ func TestGoroutineLeakProof(t *testing.T) {
 		if !strings.Contains(string(page), "Proven leaked by the Go runtime") || !strings.Contains(string(page), "main.strand.func1") || strings.Contains(string(page), "main.park") {
 			t.Errorf("web page of %s (%s): not headed as proven leaked, or wrong groups", filepath.Base(c.file), doc.Kind)
 		}
+		if c.query != "" {
+			// The profile's default view (top) says what the profile is.
+			resp, err = http.Get(web + link)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(page), "proven leaked by the Go runtime") {
+				t.Errorf("the top view of %s does not say its goroutines are proven leaked", filepath.Base(c.file))
+			}
+		}
 	}
 }
