@@ -13,6 +13,11 @@ import (
 	"github.com/leakui/leakui/internal/varint"
 )
 
+// FormatGoroutineLeak is Detection.Format of the debug=1 text of the Go runtime's
+// goroutineleak profile (GOEXPERIMENT=goroutineleakprofile): goroutines the garbage
+// collector proved can never run again.
+const FormatGoroutineLeak = "goroutineleak"
+
 // SniffSize is how many leading bytes of decompressed content DetectKind looks at.
 const SniffSize = 64 << 10
 
@@ -115,8 +120,13 @@ func detectKind(head []byte) Detection {
 		return Detection{Kind: KindUnknown, Format: "an empty file"}
 	}
 	if m := countProfileHead.FindSubmatch(head); m != nil {
-		if string(m[1]) == "goroutine" {
+		switch string(m[1]) {
+		case "goroutine":
 			return Detection{Kind: KindGoroutines, Format: "debug=1"}
+		case "goroutineleak":
+			// The runtime's proof of leaked goroutines (GOEXPERIMENT=goroutineleakprofile,
+			// /debug/pprof/goroutineleak?debug=1): a goroutine dump of its own.
+			return Detection{Kind: KindGoroutines, Format: FormatGoroutineLeak}
 		}
 		return Detection{Kind: KindProfile, Format: "legacy text " + string(m[1])}
 	}

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,25 @@ import (
 
 // maxCaptureBytes bounds one captured profile.
 const maxCaptureBytes = 256 << 20
+
+// RoleGoroutineLeak is the role of a capture of /debug/pprof/goroutineleak: the Go
+// runtime's proof of leaked goroutines, served by programs built with
+// GOEXPERIMENT=goroutineleakprofile (Go 1.26). It is taken with the goroutine
+// profile when the target serves it; a target that answers 404 has none.
+const RoleGoroutineLeak = "goroutineleak"
+
+// errNotServed is fetch's error for a 404: the target does not serve the path.
+var errNotServed = errors.New("not served")
+
+// fetchOptional is fetch for an endpoint a target may lack: a 404 gives no data
+// and no error.
+func fetchOptional(ctx context.Context, client *http.Client, url string) ([]byte, error) {
+	b, err := fetch(ctx, client, url)
+	if errors.Is(err, errNotServed) {
+		return nil, nil
+	}
+	return b, err
+}
 
 // fetch GETs a URL with a timeout and a size bound.
 func fetch(ctx context.Context, client *http.Client, url string) ([]byte, error) {
@@ -24,6 +44,9 @@ func fetch(ctx context.Context, client *http.Client, url string) ([]byte, error)
 		return nil, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, fmt.Errorf("GET %s: %s: %w", url, resp.Status, errNotServed)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
@@ -39,8 +62,10 @@ func fetch(ctx context.Context, client *http.Client, url string) ([]byte, error)
 
 // captureProfiles takes a heap profile (after a GC when gc is set, so it shows what
 // is live) and a goroutine profile from a pprof endpoint, both in profile.proto
-// form. A run that models a quiet heap is captured without a GC, which would run
-// the cleanups the run is about.
+// form, and, when gc is set and the target serves it, the goroutineleak profile
+// (RoleGoroutineLeak). A run that models a quiet heap is captured without a GC,
+// which would run the cleanups the run is about; the goroutineleak profile runs a
+// GC of its own, so such a run is captured without it.
 func captureProfiles(ctx context.Context, client *http.Client, base string, step int64, gc bool, now func() time.Time) ([]Capture, error) {
 	heap := "/debug/pprof/heap"
 	if gc {
@@ -57,5 +82,12 @@ func captureProfiles(ctx context.Context, client *http.Client, base string, step
 		}
 		out = append(out, Capture{Role: p.role, Step: step, Name: fmt.Sprintf("%s-%05d.pb.gz", p.role, step), Data: b, TakenAt: now()})
 	}
-	return out, nil
+	if !gc {
+		return out, nil
+	}
+	b, err := fetchOptional(ctx, client, base+"/debug/pprof/goroutineleak")
+	if err != nil || b == nil {
+		return out, err
+	}
+	return append(out, Capture{Role: RoleGoroutineLeak, Step: step, Name: fmt.Sprintf("%s-%05d.pb.gz", RoleGoroutineLeak, step), Data: b, TakenAt: now()}), nil
 }

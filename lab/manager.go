@@ -372,7 +372,8 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	return nil
 }
 
-// snapshot captures a heap and a goroutine profile from the child and stores them.
+// snapshot captures a heap and a goroutine profile from the child (and its
+// goroutineleak profile when it serves one) and stores them.
 func (m *Manager) snapshot(ctx context.Context, run *Run, base string, step int64, log *slog.Logger) {
 	if m.cfg.NoCapture || base == "" || ctx.Err() != nil {
 		return
@@ -387,7 +388,9 @@ func (m *Manager) snapshot(ctx context.Context, run *Run, base string, step int6
 			log.Error("storing a capture", "err", err)
 			continue
 		}
-		stored++
+		if c.Role != RoleGoroutineLeak {
+			stored++
+		}
 	}
 	if stored == 2 {
 		run.update(func(p *Progress) { p.Snapshots++ })

@@ -20,7 +20,7 @@ type Recorder interface {
 // Capture is one file taken from a run: a heap or goroutine profile from its pprof
 // endpoint, or its log.
 type Capture struct {
-	// Role is "heap", "goroutine" or "log".
+	// Role is "heap", "goroutine", RoleGoroutineLeak or "log".
 	Role string
 	// Step is the step the run had reached (0 before the first).
 	Step int64

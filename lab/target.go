@@ -98,7 +98,9 @@ func (m *Manager) StartCapture(id string, ts TargetSpec, targets Targets, record
 	return m.launch(id, spec, initial, record, func(ctx context.Context, run *Run) { m.captureSeries(ctx, run, base, ts) })
 }
 
-// captureSeries takes ts.Count snapshots, ts.Interval apart.
+// captureSeries takes ts.Count snapshots, ts.Interval apart; a goroutine capture
+// also takes the target's goroutineleak profile (RoleGoroutineLeak) while the target
+// serves it.
 func (m *Manager) captureSeries(ctx context.Context, run *Run, base string, ts TargetSpec) {
 	log := m.log.With("run", run.ID, "target", ts.Target)
 	path := "/debug/pprof/heap"
@@ -106,6 +108,7 @@ func (m *Manager) captureSeries(ctx context.Context, run *Run, base string, ts T
 		path = "/debug/pprof/goroutine"
 	}
 	var failure error
+	leakServed := true
 	tick := time.NewTicker(ts.Interval)
 	defer tick.Stop()
 	for k := 1; k <= ts.Count; k++ {
@@ -118,6 +121,23 @@ func (m *Manager) captureSeries(ctx context.Context, run *Run, base string, ts T
 		if err := m.cfg.Recorder.Capture(ctx, run.ID, c); err != nil {
 			failure = err
 			break
+		}
+		if ts.What == "goroutine" && leakServed {
+			// The runtime's proof, when the target serves it; a 404 means it does not,
+			// and is not asked again.
+			b, err := fetchOptional(ctx, m.client, base+"/debug/pprof/goroutineleak")
+			if err != nil {
+				failure = fmt.Errorf("snapshot %d from %s: %w", k, ts.Target, err)
+				break
+			}
+			leakServed = b != nil
+			if b != nil {
+				c := Capture{Role: RoleGoroutineLeak, Step: int64(k), Name: fmt.Sprintf("%s-%s-%03d.pb.gz", ts.Target, RoleGoroutineLeak, k), Data: b, TakenAt: time.Now()}
+				if err := m.cfg.Recorder.Capture(ctx, run.ID, c); err != nil {
+					failure = err
+					break
+				}
+			}
 		}
 		p := run.update(func(p *Progress) {
 			p.Step, p.Snapshots, p.UpdatedAt = int64(k), k, time.Now()

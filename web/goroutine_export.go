@@ -34,7 +34,7 @@ func (s *Server) goroutinesJSON(r *http.Request, rep *store.Report, doc *reportJ
 		return err
 	}
 	base, target := q.artifacts(rep)
-	report, err := s.goroutineReport(r.Context(), base, target)
+	report, err := s.goroutineReport(r.Context(), base, target, q.split)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (s *Server) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Rep
 		return err
 	}
 	base, target := q.artifacts(rep)
-	report, err := s.goroutineReport(r.Context(), base, target)
+	report, err := s.goroutineReport(r.Context(), base, target, q.split)
 	if err != nil {
 		return err
 	}
@@ -98,6 +98,11 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 			}
 		}
 	}
+	if report.ProvenLeaked {
+		fmt.Fprintln(w, "- Proven leaked by the Go runtime (goroutineleak profile): every goroutine below can never run again.")
+	} else if report.Leaked > 0 {
+		fmt.Fprintf(w, "- %s proven leaked by the Go runtime (state \"(leaked)\").\n", plural(report.Leaked, "goroutine"))
+	}
 	fmt.Fprintf(w, "- %s in %s (%s)", plural(report.Total, "goroutine"), plural(groups-gone, "group"), markdown.Escape(report.Format))
 	if report.DeclaredTotal != nil && *report.DeclaredTotal != report.Total {
 		fmt.Fprintf(w, "; the dump says %d", *report.DeclaredTotal)
@@ -106,6 +111,12 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 		fmt.Fprint(w, "; truncated")
 	}
 	fmt.Fprintln(w)
+	if report.SplitBy == goroutines.SplitCreator {
+		fmt.Fprintln(w, "- Groups split by the goroutine that created them.")
+	}
+	if report.LeakProofHint != "" {
+		fmt.Fprintf(w, "- %s\n", markdown.Escape(report.LeakProofHint))
+	}
 	if b := report.Base; b != nil {
 		fmt.Fprintf(w, "- Base: %s; change %s; %s new or grown, %s gone\n", plural(b.Total, "goroutine"),
 			signedCount(report.Total-b.Total), plural(grew, "group"), plural(gone, "group"))

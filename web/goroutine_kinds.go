@@ -31,12 +31,14 @@ type goroutineSummary struct {
 	// Dumps and BaseTotal are set for two dumps or more.
 	Dumps     int `json:"dumps,omitempty"`
 	BaseTotal int `json:"base_total,omitempty"`
+	// ProvenLeaked marks the runtime's goroutineleak profile.
+	ProvenLeaked bool `json:"proven_leaked,omitempty"`
 }
 
 // goroutineSummaryOf summarizes the target's groups against the base's total.
 func goroutineSummaryOf(target, base *goroutines.Dump, dumps int) goroutineSummary {
 	groups := goroutines.Groups(target)
-	sum := goroutineSummary{Format: target.Format, Total: target.Total(), Groups: len(groups)}
+	sum := goroutineSummary{Format: target.Format, Total: target.Total(), Groups: len(groups), ProvenLeaked: target.ProvenLeaked}
 	if len(groups) > 0 {
 		sum.TopCount, sum.TopFunc = groups[0].Count, goroutineGroupTitle(groups[0].Stack)
 	}
@@ -57,6 +59,9 @@ func goroutineSummaryLine(raw json.RawMessage) string {
 		return ""
 	}
 	var b strings.Builder
+	if s.ProvenLeaked {
+		b.WriteString("proven leaked by the Go runtime: ")
+	}
 	fmt.Fprintf(&b, "%s", plural(s.Total, "goroutine"))
 	if s.Dumps > 1 {
 		fmt.Fprintf(&b, " (%+d over %d dumps)", s.Total-s.BaseTotal, s.Dumps)

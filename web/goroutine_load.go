@@ -63,10 +63,11 @@ func (s *Server) parseReceivedGoroutineDump(f *received) (*goroutines.Dump, erro
 }
 
 // goroutineReport groups the target artifact's dump, or compares it with the base
-// artifact's when base is not "", from the cache when it is there. The report is
-// shared: callers must not change it (copy it to cut its groups).
-func (s *Server) goroutineReport(ctx context.Context, base, target string) (*goroutines.Report, error) {
-	key := base + ">" + goroutineDumpKey(target, s.cfg.MaxDecompressed)
+// artifact's when base is not "", from the cache when it is there; split is
+// goroutines.SplitCreator to split one dump's groups by creating goroutine. The
+// report is shared: callers must not change it (copy it to cut its groups).
+func (s *Server) goroutineReport(ctx context.Context, base, target, split string) (*goroutines.Report, error) {
+	key := base + ">" + goroutineDumpKey(target, s.cfg.MaxDecompressed) + ">" + split
 	if r, ok := goroutineReports.get(key); ok {
 		return r, nil
 	}
@@ -81,6 +82,9 @@ func (s *Server) goroutineReport(ctx context.Context, base, target string) (*gor
 		}
 	}
 	r := goroutines.NewReport(t, b)
+	if split == goroutines.SplitCreator && b == nil {
+		r = goroutines.NewReportByCreator(t)
+	}
 	goroutineReports.add(key, r)
 	return r, nil
 }

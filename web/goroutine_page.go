@@ -49,7 +49,7 @@ func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQu
 		}
 	}
 	base, target := q.artifacts(rep)
-	report, err := s.goroutineReport(r.Context(), base, target)
+	report, err := s.goroutineReport(r.Context(), base, target, q.split)
 	if err != nil {
 		return page, err
 	}
@@ -61,7 +61,28 @@ func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQu
 	page.Modes = goroutineModeLinks(rep, q, path)
 	names := [2]string{rep.Artifacts[q.base].Name, rep.Artifacts[q.target].Name}
 	page.Groups = goroutineGroupsView(report, q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), names)
+	if q.mode == goroutineModeDump {
+		if d, err := s.loadGoroutineDump(r.Context(), target); err == nil && d.PerGoroutine() {
+			page.Groups.CreatorNote = goroutineCreatorNote(q.split != "")
+			page.Groups.SplitURL = q.url(path, func(v url.Values) {
+				if q.split != "" {
+					v.Del("split")
+				} else {
+					v.Set("split", goroutines.SplitCreator)
+				}
+			})
+		}
+	}
 	return page, nil
+}
+
+// goroutineCreatorNote says in one line how groups treat the creating goroutine:
+// by default, unlike panicparse, "in goroutine N" does not split a group.
+func goroutineCreatorNote(split bool) string {
+	if split {
+		return "Groups are split by stack and by the goroutine that created them (\"created by … in goroutine N\"), as panicparse groups."
+	}
+	return "Groups are by stack, state and creating function; unlike panicparse, the creating goroutine (\"in goroutine N\") does not split a group."
 }
 
 // goroutineModeLinks offers each dump alone and the comparison of the first and
@@ -102,6 +123,7 @@ func goroutineGroupsView(rep *goroutines.Report, rows int, showAll string, names
 	if rep.DeclaredTotal != nil {
 		g.Declared = *rep.DeclaredTotal
 	}
+	g.ProvenLeaked, g.Leaked, g.LeakHint = rep.ProvenLeaked, rep.Leaked, rep.LeakProofHint
 	if p := rep.Panic; p != nil {
 		g.Panic = &view.GoroutinePanic{Kind: p.Kind, Message: p.Message, Signal: p.Signal, Goroutine: p.Goroutine}
 	}

@@ -26,7 +26,7 @@ func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, not
 	case modeSeries:
 		mode, base, target = goroutineModeDiff, arts[0].SHA256, arts[len(arts)-1].SHA256
 	}
-	shared, err := s.goroutineReport(ctx, base, target)
+	shared, err := s.goroutineReport(ctx, base, target, "")
 	if err != nil {
 		return mode, base, target, nil, err
 	}

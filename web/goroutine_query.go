@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/store"
 )
 
@@ -22,10 +23,13 @@ type goroutineQuery struct {
 	file              int // the dump shown in dump mode
 	base, target      int // the dumps compared in diff mode
 	rows              int // groups shown; 0 means all
+	// split is goroutines.SplitCreator to split groups by creating goroutine
+	// (one dump only), else "".
+	split string
 }
 
-// parseGoroutineQuery reads mode (dump or diff), file, base, target and n (a
-// number of groups or "all").
+// parseGoroutineQuery reads mode (dump or diff), file, base, target, n (a number
+// of groups or "all") and split ("creator", one dump only).
 func parseGoroutineQuery(r *http.Request, rep *store.Report) (goroutineQuery, error) {
 	v := r.URL.Query()
 	n := len(rep.Artifacts)
@@ -40,6 +44,15 @@ func parseGoroutineQuery(r *http.Request, rep *store.Report) (goroutineQuery, er
 		q.mode = m
 	default:
 		return q, errorf(http.StatusBadRequest, "mode %q is not available for a report of %d goroutine dumps (dump, or diff for two or more)", m, n)
+	}
+	switch sp := v.Get("split"); {
+	case sp == "":
+	case sp == goroutines.SplitCreator && q.mode == goroutineModeDump:
+		q.split = sp
+	case sp == goroutines.SplitCreator:
+		return q, errorf(http.StatusBadRequest, "split=creator applies to one dump (mode=dump), not to a comparison")
+	default:
+		return q, errorf(http.StatusBadRequest, "split %q is not known (creator: split groups by the goroutine that created them)", sp)
 	}
 	var err error
 	if q.rows, err = queryRows(v, q.rows, "groups"); err != nil {
@@ -76,6 +89,9 @@ func (q goroutineQuery) url(path string, change func(v url.Values)) string {
 		if q.target != q.files-1 {
 			v.Set("target", strconv.Itoa(q.target))
 		}
+	}
+	if q.split != "" {
+		v.Set("split", q.split)
 	}
 	if q.rows != defaultTopRows {
 		if q.rows == 0 {

@@ -46,10 +46,10 @@ func inputKinds() []inputKind {
 	return []inputKind{
 		{analyze.KindProfile, (*Server).planProfiles, []string{modeSingle, modeDiff, modeSeries},
 			reportKind{(*Server).showProfiles, (*Server).profilesJSON, (*Server).profilesMarkdown, profileSummaryLine},
-			[]string{"pprof profiles: heap, allocs, goroutine, CPU, block, mutex, threadcreate (profile.proto, gzipped or not, and the legacy text and binary formats)"}},
+			[]string{"pprof profiles: heap, allocs, goroutine, goroutineleak (the Go runtime's proof of leaked goroutines), CPU, block, mutex, threadcreate (profile.proto, gzipped or not, and the legacy text and binary formats)"}},
 		{analyze.KindGoroutines, (*Server).planGoroutines, []string{kindGoroutines, kindGoroutinesDiff},
 			reportKind{(*Server).showGoroutines, (*Server).goroutinesJSON, (*Server).goroutinesMarkdown, goroutineSummaryLine},
-			[]string{"Go goroutine dumps: /debug/pprof/goroutine?debug=1 and debug=2, panic and fatal error output, SIGQUIT dumps, runtime.Stack(buf, true); two or more dumps show what is new or grew"}},
+			[]string{"Go goroutine dumps: /debug/pprof/goroutine?debug=1 and debug=2, /debug/pprof/goroutineleak?debug=1 (proven leaked), panic and fatal error output, SIGQUIT dumps, runtime.Stack(buf, true); two or more dumps show what is new or grew"}},
 		{analyze.KindJavaHistogram, (*Server).planJavaHistograms, []string{kindJavaHistogram, kindJavaHistogramDiff},
 			reportKind{(*Server).showJavaHistograms, (*Server).javaHistogramsJSON, (*Server).javaHistogramsMarkdown, javaHistogramSummaryLine},
 			[]string{"JVM class histograms: jmap -histo[:live], jcmd GC.class_histogram, jmap -F, JDK 5 to 25 (two or more make a diff of what grew)"}},

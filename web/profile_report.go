@@ -156,6 +156,9 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 	page.Filter = ps.filterForm(path)
 	// Views registered in profileViews (goroutine groups) render themselves.
 	page.Views = append(page.Views, ps.extraViewLinks(path)...)
+	if shown.IsGoroutineLeakProfile() && q.view != viewGoroutines {
+		page.Notices = append(page.Notices, "This is the Go runtime's goroutineleak profile: every goroutine in it is proven leaked by the Go runtime. The goroutine groups view lists them by stack.")
+	}
 	if pv, ok, err := ps.extraView(); ok || err != nil {
 		if err != nil {
 			return page, err

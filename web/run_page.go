@@ -70,6 +70,18 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		}
 		page.Report = rep
 	}
+	if run.ReportID != "" && spec.Workload == lab.WorkloadCapture {
+		// A target capture shows the runtime's proof when it took it.
+		arts, err := s.runArtifacts(r.Context(), run.ID)
+		if err != nil {
+			return page, err
+		}
+		if j, ok, err := s.runProvenLeak(r.Context(), arts); err != nil {
+			return page, err
+		} else if ok && j.Served {
+			page.Report = &view.RunReport{Sections: []view.Section{provenLeakSection(j)}}
+		}
+	}
 	return page, nil
 }
 
@@ -220,6 +232,11 @@ func (s *Server) runReport(ctx context.Context, runID string) (*view.RunReport, 
 		} else {
 			rep.GoroutineSeries = sv
 		}
+	}
+	if j, ok, err := s.runProvenLeak(ctx, arts); err != nil {
+		return nil, err
+	} else if ok {
+		rep.Sections = append(rep.Sections, provenLeakSection(j))
 	}
 	for _, role := range []string{"heap", "goroutine"} {
 		first, last, ok := firstLast(arts, role)

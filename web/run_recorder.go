@@ -116,8 +116,15 @@ func (s *Server) startSweeper(lease time.Duration) {
 }
 
 // captureReport makes the series report of a live target's snapshots: a diff of
-// two, a series of more.
-func (rr runRecorder) captureReport(ctx context.Context, runID string, spec lab.Spec, arts []store.RunArtifact) (string, error) {
+// two, a series of more. The goroutineleak captures taken beside goroutine
+// snapshots are not part of it (the run page shows them).
+func (rr runRecorder) captureReport(ctx context.Context, runID string, spec lab.Spec, all []store.RunArtifact) (string, error) {
+	var arts []store.RunArtifact
+	for _, a := range all {
+		if a.Role != lab.RoleGoroutineLeak {
+			arts = append(arts, a)
+		}
+	}
 	if len(arts) < 2 {
 		return "", nil
 	}

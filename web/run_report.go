@@ -83,6 +83,11 @@ func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *reportJS
 		}
 		out[role+"_diff"] = d
 	}
+	if j, ok, err := s.runProvenLeak(r.Context(), arts); err != nil {
+		return err
+	} else if ok {
+		out["proven_leaked"] = j
+	}
 	doc.Analysis = out
 	return nil
 }
@@ -115,6 +120,12 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 				continue
 			}
 			fmt.Fprintf(w, "- %s snapshots: **%s** — %s\n", sv.SampleType, sv.VerdictText, markdown.Escape(sv.Reason))
+		}
+		for _, sec := range rep.Sections {
+			fmt.Fprintf(w, "- %s:\n", markdown.Escape(sec.Title))
+			for _, line := range sec.Lines {
+				fmt.Fprintf(w, "  - %s\n", markdown.Escape(line))
+			}
 		}
 		for _, d := range []*view.DiffTable{rep.HeapDiff, rep.GoroutineDiff} {
 			if d == nil || len(d.Rows) == 0 {

@@ -2,6 +2,7 @@ package goroutines
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -139,6 +140,34 @@ type Dump struct {
 	// IgnoredLines counts the lines that belong to no goroutine and no crash
 	// message: `go run` banners, hex dumps, registers, log lines around the dump.
 	IgnoredLines int
+	// ProvenLeaked reports that the dump is the Go runtime's goroutineleak profile
+	// (GOEXPERIMENT=goroutineleakprofile, /debug/pprof/goroutineleak, in proto or
+	// debug=1 text): every goroutine in it was proved by the garbage collector to be
+	// blocked forever, on channels or locks nothing reachable can wake.
+	ProvenLeaked bool
+}
+
+// LeakedStateSuffix ends the state of a goroutine the runtime proved leaked, as a
+// debug=2 dump prints it after a leak check ("chan receive (leaked)").
+const LeakedStateSuffix = " (leaked)"
+
+// LeakProofHint says in one line how to get the Go runtime's proof of leaked
+// goroutines, for reports of dumps that do not carry it.
+const LeakProofHint = "The Go runtime can prove which goroutines leaked: build with GOEXPERIMENT=goroutineleakprofile (Go 1.26) and fetch /debug/pprof/goroutineleak."
+
+// Leaked is how many goroutines of the dump the runtime proved leaked: all of them
+// in a goroutineleak profile, else those whose state ends in LeakedStateSuffix.
+func (d *Dump) Leaked() int {
+	if d.ProvenLeaked {
+		return d.Total()
+	}
+	n := 0
+	for i := range d.Goroutines {
+		if strings.HasSuffix(d.Goroutines[i].State, LeakedStateSuffix) {
+			n += d.Goroutines[i].Count
+		}
+	}
+	return n
 }
 
 // Total is the number of goroutines in the dump: the sum of the records' counts.

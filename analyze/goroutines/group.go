@@ -55,10 +55,11 @@ type Change struct {
 // goroutineGroupKey is what makes two goroutines of one dump the same group. Stacks are
 // interned, so the pointer compares frames and creator.
 type goroutineGroupKey struct {
-	stack  *Stack
-	state  string
-	locked bool
-	labels string
+	stack   *Stack
+	state   string
+	locked  bool
+	labels  string
+	creator int64 // the creating goroutine when split by creator, else -1
 }
 
 // Groups groups the goroutines of a dump (see Group), largest
@@ -66,6 +67,20 @@ type goroutineGroupKey struct {
 // panicked or threw comes before all others. It runs in time linear in the number
 // of goroutines (and in the ids it sorts).
 func Groups(d *Dump) []Group {
+	return groupDump(d, false)
+}
+
+// GroupsByCreator groups like Groups, but also splits a group by the goroutine that
+// created its members ("created by … in goroutine N"), as panicparse's buckets do:
+// goroutines started by the same `go` statement from different goroutines land in
+// different groups. Dumps that do not name creators (debug=1, proto) group as with
+// Groups.
+func GroupsByCreator(d *Dump) []Group {
+	return groupDump(d, true)
+}
+
+// groupDump is Groups, split by creator when byCreator is set.
+func groupDump(d *Dump, byCreator bool) []Group {
 	index := make(map[goroutineGroupKey]int)
 	var groups []Group
 	crashed := int64(-1)
@@ -74,7 +89,10 @@ func Groups(d *Dump) []Group {
 	}
 	for i := range d.Goroutines {
 		g := &d.Goroutines[i]
-		k := goroutineGroupKey{stack: g.Stack, state: g.State, locked: g.Locked, labels: g.labelsKey}
+		k := goroutineGroupKey{stack: g.Stack, state: g.State, locked: g.Locked, labels: g.labelsKey, creator: -1}
+		if byCreator {
+			k.creator = g.CreatorID
+		}
 		gi, ok := index[k]
 		if !ok {
 			gi = len(groups)

@@ -16,20 +16,23 @@ import (
 // the sample's value, with its labels. Frames are the profile's own, innermost
 // first, with inlined calls expanded; runtime frames the text formats hide
 // (runtime.gopark and the like) are kept, as `go tool pprof -traces` shows them.
-// Another profile type is refused with ErrUnsupportedKind.
+// The runtime's goroutineleak profile (sample type "goroutineleak") is read the same
+// way, and the dump is flagged ProvenLeaked. Another profile type is refused with
+// ErrUnsupportedKind.
 func dumpFromProfile(p *profile.Profile) (*Dump, error) {
 	vi := -1
+	leak := false
 	var types []string
 	for i, st := range p.SampleType {
-		if st.Type == "goroutine" {
-			vi = i
+		if st.Type == "goroutine" || st.Type == "goroutineleak" {
+			vi, leak = i, st.Type == "goroutineleak"
 		}
 		types = append(types, st.Type)
 	}
 	if vi < 0 {
 		return nil, fmt.Errorf("%w: a profile of %s, not a goroutine profile", analyze.ErrUnsupportedKind, strings.Join(types, "/"))
 	}
-	d := &Dump{Format: FormatProto, DeclaredTotal: -1}
+	d := &Dump{Format: FormatProto, DeclaredTotal: -1, ProvenLeaked: leak}
 	if p.TimeNanos > 0 {
 		d.Time = time.Unix(0, p.TimeNanos).UTC()
 	}

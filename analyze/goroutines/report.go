@@ -24,6 +24,17 @@ type Report struct {
 	IgnoredLines int `json:"ignored_lines,omitempty"`
 	// Panic is the crash the dump starts with; nil for a live program's dump.
 	Panic *Crash `json:"panic,omitempty"`
+	// ProvenLeaked reports that the dump is the Go runtime's goroutineleak profile:
+	// every goroutine in it is proven leaked (see Dump.ProvenLeaked).
+	ProvenLeaked bool `json:"proven_leaked,omitempty"`
+	// Leaked is how many goroutines the runtime proved leaked (see Dump.Leaked).
+	Leaked int `json:"leaked,omitempty"`
+	// LeakProofHint says how to get the runtime's proof when the dump proves no
+	// leak (LeakProofHint); empty for a leak profile and for a crash.
+	LeakProofHint string `json:"leak_proof_hint,omitempty"`
+	// SplitBy is "creator" when the groups are split by the goroutine that created
+	// their members (see GroupsByCreator); empty for groups by stack.
+	SplitBy string `json:"split_by,omitempty"`
 	// Base describes the base dump of a comparison; nil otherwise.
 	Base *ReportBase `json:"base,omitempty"`
 	// Groups are the groups in the order Groups or compareDumps gives.
@@ -38,6 +49,18 @@ type ReportBase struct {
 	Truncated bool       `json:"truncated,omitempty"`
 }
 
+// SplitCreator is Report.SplitBy for groups split by creating goroutine.
+const SplitCreator = "creator"
+
+// NewReportByCreator groups target like NewReport without a base, but split by the
+// goroutine that created each member (see GroupsByCreator).
+func NewReportByCreator(target *Dump) *Report {
+	r := NewReport(target, nil)
+	r.Groups = GroupsByCreator(target)
+	r.SplitBy = SplitCreator
+	return r
+}
+
 // NewReport groups target, or compares it with base when base is not nil.
 func NewReport(target, base *Dump) *Report {
 	r := &Report{
@@ -47,6 +70,11 @@ func NewReport(target, base *Dump) *Report {
 		IgnoredLines: target.IgnoredLines,
 		Panic:        target.Crash,
 		Time:         goroutineTimeOrNil(target.Time),
+		ProvenLeaked: target.ProvenLeaked,
+		Leaked:       target.Leaked(),
+	}
+	if r.Leaked == 0 && !r.ProvenLeaked && r.Panic == nil {
+		r.LeakProofHint = LeakProofHint
 	}
 	if target.DeclaredTotal >= 0 {
 		n := target.DeclaredTotal

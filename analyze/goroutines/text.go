@@ -142,13 +142,19 @@ func (p *goroutineTextParser) outsideLine(l []byte) {
 		return
 	}
 	const totalPrefix = "goroutine profile: total "
-	if len(l) > len(totalPrefix) && string(l[:len(totalPrefix)]) == totalPrefix {
-		if v, n := parseGoroutineDecimal(l[len(totalPrefix):]); n > 0 && n == len(l)-len(totalPrefix) && v < 1<<31 {
-			p.d.DeclaredTotal = int(v)
-			if p.d.Format == "" {
-				p.d.Format = FormatDebug1
+	const leakPrefix = "goroutineleak profile: total "
+	for _, prefix := range [...]string{totalPrefix, leakPrefix} {
+		if len(l) > len(prefix) && string(l[:len(prefix)]) == prefix {
+			if v, n := parseGoroutineDecimal(l[len(prefix):]); n > 0 && n == len(l)-len(prefix) && v < 1<<31 {
+				p.d.DeclaredTotal = int(v)
+				if p.d.Format == "" {
+					p.d.Format = FormatDebug1
+				}
+				if prefix == leakPrefix {
+					p.d.ProvenLeaked = true
+				}
+				return
 			}
-			return
 		}
 	}
 	if count, ok := parseGoroutineDebug1Record(l); ok && count < 1<<31 {

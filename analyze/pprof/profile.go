@@ -75,7 +75,9 @@ func parse(data []byte) (prof *Profile, err error) {
 		return nil, analyze.ErrEmpty
 	}
 	det := analyze.DetectKind(data)
-	if det.Kind != analyze.KindProfile {
+	// The debug=1 text of the goroutineleak profile is a goroutine dump to the
+	// goroutine reports and a legacy count profile to pprof, as it always was.
+	if det.Kind != analyze.KindProfile && det.Format != analyze.FormatGoroutineLeak {
 		return nil, fmt.Errorf("%w: detected %s, not a pprof profile", analyze.ErrUnsupportedKind, det)
 	}
 	if det.Format == "profile.proto" {
@@ -253,9 +255,17 @@ func (p *Profile) MainBinary() string {
 }
 
 // IsGoroutineProfile reports whether this is a goroutine profile (proto form), whose
-// samples are goroutine stacks.
+// samples are goroutine stacks: /debug/pprof/goroutine, or the runtime's goroutineleak
+// profile (see IsGoroutineLeakProfile).
 func (p *Profile) IsGoroutineProfile() bool {
-	return len(p.meta.sampleTypes) == 1 && p.meta.sampleTypes[0].typ == "goroutine"
+	return len(p.meta.sampleTypes) == 1 && (p.meta.sampleTypes[0].typ == "goroutine" || p.meta.sampleTypes[0].typ == "goroutineleak")
+}
+
+// IsGoroutineLeakProfile reports whether this is the Go runtime's goroutineleak
+// profile (GOEXPERIMENT=goroutineleakprofile, /debug/pprof/goroutineleak, sample
+// type goroutineleak/count): the goroutines the garbage collector proved leaked.
+func (p *Profile) IsGoroutineLeakProfile() bool {
+	return len(p.meta.sampleTypes) == 1 && p.meta.sampleTypes[0].typ == "goroutineleak"
 }
 
 // SameType reports whether two profiles measure the same things (the same sample

@@ -105,6 +105,8 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 	in.SampleType, in.Unit = st.typ, st.unit
 	in.By = "allocation site (the allocating function)"
 	switch {
+	case first.Profile.IsGoroutineLeakProfile():
+		in.By = "goroutine site of the goroutines proven leaked by the Go runtime (goroutineleak profile; the first function outside the runtime, internal, sync and time packages)"
 	case goroutine:
 		in.By = "goroutine site (the first function outside the runtime, internal, sync and time packages)"
 	case !strings.HasPrefix(st.typ, "inuse_"):
@@ -116,6 +118,8 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 // seriesKind names what a profile measures, for messages.
 func seriesKind(p *Profile) string {
 	switch names := p.typeNames(); {
+	case p.IsGoroutineLeakProfile():
+		return "goroutineleak profile (goroutines proven leaked by the Go runtime)"
 	case p.IsGoroutineProfile():
 		return "goroutine profile"
 	case slices.Contains(names, "inuse_space"):

@@ -16,15 +16,17 @@ import (
 // goroutineIDsShown is how many goroutine ids the text output lists per group.
 const goroutineIDsShown = 10
 
-// runGoroutines is `leakui goroutines [-json] [-n N] DUMP_OR_PROFILE [BASE]`.
+// runGoroutines is `leakui goroutines [-json] [-n N] [-split creator]
+// DUMP_OR_PROFILE [BASE]`.
 func runGoroutines(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("goroutines", "DUMP_OR_PROFILE [BASE]", std.err)
 	asJSON := fs.Bool("json", false, "write one JSON document: {\"total\",\"groups\":[{\"count\",\"state\",\"stack\",…}]}")
 	limit := fs.Int("n", 0, "show only the first `N` groups (0: all)")
+	split := fs.String("split", "", "creator: also split groups by the goroutine that created them (\"in goroutine N\"), as panicparse does; one dump only")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() < 1 || fs.NArg() > 2 || *limit < 0 {
+	if fs.NArg() < 1 || fs.NArg() > 2 || *limit < 0 || (*split != "" && (*split != goroutines.SplitCreator || fs.NArg() == 2)) {
 		fs.Usage()
 		return errUsage
 	}
@@ -39,6 +41,9 @@ func runGoroutines(ctx context.Context, args []string, std stdio) error {
 		}
 	}
 	report := goroutines.NewReport(target, base)
+	if *split != "" {
+		report = goroutines.NewReportByCreator(target)
+	}
 	groups, gone := len(report.Groups), 0
 	for _, g := range report.Groups {
 		if g.Change != nil && g.Change.Gone {
@@ -96,6 +101,9 @@ func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 		}
 		fmt.Fprintln(w)
 	}
+	if r.ProvenLeaked {
+		fmt.Fprintf(w, "proven leaked by the Go runtime (goroutineleak profile): every goroutine below can never run again\n")
+	}
 	fmt.Fprintf(w, "%s in %s (%s)", goroutinePlural(r.Total, "goroutine"), goroutinePlural(groups-gone, "group"), r.Format)
 	if r.DeclaredTotal != nil && *r.DeclaredTotal != r.Total {
 		fmt.Fprintf(w, ", the dump says %d", *r.DeclaredTotal)
@@ -110,6 +118,15 @@ func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 		}
 	}
 	fmt.Fprintln(w)
+	if r.SplitBy == goroutines.SplitCreator {
+		fmt.Fprintln(w, "groups split by the goroutine that created them")
+	}
+	switch {
+	case !r.ProvenLeaked && r.Leaked > 0:
+		fmt.Fprintf(w, "%s proven leaked by the Go runtime (state \"…%s\")\n", goroutinePlural(r.Leaked, "goroutine"), goroutines.LeakedStateSuffix)
+	case r.LeakProofHint != "":
+		fmt.Fprintln(w, r.LeakProofHint)
+	}
 	if len(r.Groups) < groups {
 		fmt.Fprintf(w, "showing the first %d groups\n", len(r.Groups))
 	}

@@ -27,6 +27,9 @@ func runTop(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	if p.IsGoroutineLeakProfile() {
+		fmt.Fprintf(std.err, "leakui top: %s is the goroutineleak profile: its goroutines are proven leaked by the Go runtime; `leakui goroutines %s` groups them by stack\n", pf.fs.Arg(0), pf.fs.Arg(0))
+	}
 	if *pf.asJSON {
 		top := p.Top(si)
 		if n := pf.jsonRows(); n > 0 && len(top.Rows) > n {

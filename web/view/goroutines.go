@@ -41,6 +41,17 @@ type GoroutineGroups struct {
 	ShowAll    string
 	// Notices are warnings, such as a filter that matched nothing.
 	Notices []string
+	// ProvenLeaked reports the Go runtime's goroutineleak profile: every goroutine
+	// shown is proven leaked. Leaked counts the goroutines proven leaked (also in a
+	// debug=2 dump whose states say "(leaked)").
+	ProvenLeaked bool
+	Leaked       int
+	// LeakHint says how to get the runtime's proof; empty when the dump has it.
+	LeakHint string
+	// CreatorNote says how the creating goroutine takes part in grouping, and
+	// SplitURL switches between grouping with and without it; both empty for
+	// dumps that do not name creators.
+	CreatorNote, SplitURL string
 }
 
 // GoroutinePanic is the panic or fatal error a dump starts with.
