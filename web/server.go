@@ -79,6 +79,11 @@ type Config struct {
 	// Targets are the live pprof endpoints an operator allows captures from, by
 	// name (-target name=url); the browser only ever names one.
 	Targets lab.Targets
+	// AllowedHosts lists the Host headers the server answers to (-allowed-hosts);
+	// others get 421, which defeats DNS rebinding. An entry "host:port" matches
+	// exactly, "host" on any port, and "*" turns the check off. Empty allows
+	// localhost, 127.0.0.1 and [::1] on any port.
+	AllowedHosts []string
 }
 
 // Defaults for Config.
@@ -114,6 +119,8 @@ type Server struct {
 	router   chi.Router
 	// kinds are the report and input kinds, built once from inputKinds.
 	kinds *kindRegistry
+	// hosts are the Host headers the server answers to.
+	hosts *hostAllowList
 
 	lab *lab.Manager // nil when the lab is off
 	// uploadLimit and runLimit are per-client rate limits (nil: none).
@@ -165,7 +172,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[pprof.FlameGraph](16),
-		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry()}
+		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry(), hosts: newHostAllowList(cfg.AllowedHosts)}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")
 	}
@@ -233,6 +240,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(middleware.RequestLogger(slogFormatter{s.log}))
 	r.Use(middleware.Recoverer)
 	r.Use(securityHeaders)
+	r.Use(s.checkHost)
 	r.Use(s.crossOriginProtection)
 	r.Use(s.access)
 	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error {
