@@ -125,6 +125,8 @@ type Server struct {
 	lab *lab.Manager // nil when the lab is off
 	// uploadLimit and runLimit are per-client rate limits (nil: none).
 	uploadLimit, runLimit *clientLimiter
+	// logins counts failed sign-ins per client and locks the client out.
+	logins *loginLimiter
 	// owner identifies this replica's runs in the store.
 	owner string
 	// closing is closed when the server begins to shut down, so that long-lived
@@ -172,7 +174,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[pprof.FlameGraph](16),
-		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry(), hosts: newHostAllowList(cfg.AllowedHosts)}
+		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry(), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")
 	}
