@@ -23,13 +23,23 @@ func (s *Server) authorized(r *http.Request) bool {
 		return true
 	}
 	if h := r.Header.Get("Authorization"); h != "" {
-		given, ok := strings.CutPrefix(h, "Bearer ")
+		given, ok := bearerToken(h)
 		return ok && subtle.ConstantTimeCompare([]byte(given), []byte(s.cfg.Token)) == 1
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.sessionValue())) == 1
 	}
 	return false
+}
+
+// bearerToken takes the token out of an Authorization header; the scheme is
+// matched without regard to case ("bearer" works as "Bearer" does, RFC 9110).
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }
 
 // sessionValue is the cookie value that proves the token.

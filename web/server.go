@@ -237,6 +237,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // routes mounts every resource on the root router.
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
+	// HEAD is answered wherever GET is, by the GET handler without its body.
+	r.Use(middleware.GetHead)
 	r.Use(middleware.RequestID)
 	r.Use(middleware.ClientIPFromRemoteAddr)
 	r.Use(middleware.RequestLogger(slogFormatter{s.log}))
