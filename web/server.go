@@ -79,6 +79,11 @@ type Config struct {
 	// Targets are the live pprof endpoints an operator allows captures from, by
 	// name (-target name=url); the browser only ever names one.
 	Targets lab.Targets
+	// IdleBodyTimeout cuts a client that sends no byte of its request body for
+	// this long (-idle-body-timeout, default 30 s); IdleWriteTimeout one that
+	// takes no byte of its response for this long (default 30 s). Both wait only
+	// while the server reads or writes, and negative turns them off.
+	IdleBodyTimeout, IdleWriteTimeout time.Duration
 	// AllowedHosts lists the Host headers the server answers to (-allowed-hosts);
 	// others get 421, which defeats DNS rebinding. An entry "host:port" matches
 	// exactly, "host" on any port, and "*" turns the check off. Empty allows
@@ -96,6 +101,11 @@ const (
 	DefaultRequestTimeout = 60 * time.Second
 	// DefaultUploadTimeout bounds an upload, body included.
 	DefaultUploadTimeout = 15 * time.Minute
+	// DefaultIdleBodyTimeout is how long a request body may send nothing.
+	DefaultIdleBodyTimeout = 30 * time.Second
+	// DefaultIdleWriteTimeout is how long a client may take no byte of its
+	// response.
+	DefaultIdleWriteTimeout = 30 * time.Second
 	// DefaultUploadsPerMinute limits each client address's uploads, with a burst
 	// of half as many.
 	DefaultUploadsPerMinute = 60
@@ -156,6 +166,12 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.UploadTimeout <= 0 {
 		cfg.UploadTimeout = DefaultUploadTimeout
+	}
+	if cfg.IdleBodyTimeout == 0 {
+		cfg.IdleBodyTimeout = DefaultIdleBodyTimeout
+	}
+	if cfg.IdleWriteTimeout == 0 {
+		cfg.IdleWriteTimeout = DefaultIdleWriteTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -243,6 +259,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(middleware.ClientIPFromRemoteAddr)
 	r.Use(middleware.RequestLogger(slogFormatter{s.log}))
 	r.Use(middleware.Recoverer)
+	r.Use(s.progressDeadlines)
 	r.Use(securityHeaders)
 	r.Use(s.checkHost)
 	r.Use(s.crossOriginProtection)

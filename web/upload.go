@@ -154,6 +154,9 @@ func uploadError(err error, limit int64) error {
 	if errors.As(err, &maxBytes) {
 		return errorf(http.StatusRequestEntityTooLarge, "the upload is larger than the %s limit (-max-upload)", analyze.FormatBytes(limit))
 	}
+	if errors.Is(err, errBodyIdle) {
+		return &Error{Status: http.StatusRequestTimeout, Message: "the upload stopped: no byte arrived within -idle-body-timeout", Err: err}
+	}
 	return &Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("the upload could not be read: %v", err), Err: err}
 }
 

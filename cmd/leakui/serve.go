@@ -57,6 +57,9 @@ type Main struct {
 	// AllowedHosts are the Host headers served (-allowed-hosts); empty means
 	// the listen address and the loopback names with its port.
 	AllowedHosts []string
+	// IdleBodyTimeout and IdleWriteTimeout cut clients that stop sending their
+	// request body or stop reading their response.
+	IdleBodyTimeout, IdleWriteTimeout time.Duration
 	// DebugPprof, when set, serves net/http/pprof and expvar on this loopback
 	// address (a listener of its own, never the dashboard's).
 	DebugPprof string
@@ -142,6 +145,8 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 		}
 		return nil
 	})
+	fs.DurationVar(&m.IdleBodyTimeout, "idle-body-timeout", web.DefaultIdleBodyTimeout, "cut a client that sends no byte of its request body (an upload) for this long")
+	fs.DurationVar(&m.IdleWriteTimeout, "idle-write-timeout", web.DefaultIdleWriteTimeout, "cut a client that reads no byte of its response (a download) for this long")
 	fs.StringVar(&m.DebugPprof, "debug-pprof", "", "serve leakui's own /debug/pprof/ and /debug/vars on this loopback address, such as 127.0.0.1:6060 (default: off)")
 	fs.Func("target", "allow captures from a live pprof endpoint: name=http://host:port (repeatable; the browser only names it)", func(v string) error {
 		name, base, err := lab.ParseTarget(v)
@@ -195,7 +200,8 @@ func (m *Main) Open(ctx context.Context) error {
 	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, TempDir: spool.dir,
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
-		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets}
+		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,
+		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout}
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
 			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}}
