@@ -23,13 +23,23 @@ func (s *Server) authorized(r *http.Request) bool {
 		return true
 	}
 	if h := r.Header.Get("Authorization"); h != "" {
-		given, ok := strings.CutPrefix(h, "Bearer ")
+		given, ok := bearerToken(h)
 		return ok && subtle.ConstantTimeCompare([]byte(given), []byte(s.cfg.Token)) == 1
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.sessionValue())) == 1
 	}
 	return false
+}
+
+// bearerToken takes the token out of an Authorization header; the scheme is
+// matched without regard to case ("bearer" works as "Bearer" does, RFC 9110).
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
 }
 
 // sessionValue is the cookie value that proves the token.
@@ -45,9 +55,25 @@ func (s *Server) sessionValue() string {
 // health check and the static files are always open.
 func (s *Server) access(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.Token == "" || s.authorized(r) || openPath(r.URL.Path) {
+		if s.cfg.Token == "" || openPath(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
+		}
+		// A bearer token is guessed through the API as well as at /login, so
+		// wrong ones count against the same back-off.
+		bearer := r.Header.Get("Authorization") != ""
+		if bearer {
+			if wait := s.logins.wait(clientIP(r), time.Now()); wait > 0 {
+				s.writeError(w, r, tooManySignIns(w, wait))
+				return
+			}
+		}
+		if s.authorized(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if bearer {
+			s.logins.failed(clientIP(r), time.Now())
 		}
 		safe := r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions
 		if safe && !s.cfg.Private {
@@ -77,16 +103,23 @@ func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleLogin is POST /login with the token: it sets the session cookie (HttpOnly,
-// SameSite=Strict) and goes to the dashboard.
+// SameSite=Strict) and goes to the dashboard. A client that keeps sending wrong
+// tokens is locked out with a growing delay (429 with Retry-After).
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
 	if err := r.ParseForm(); err != nil {
 		return errorf(http.StatusBadRequest, "bad form: %v", err)
 	}
+	client := clientIP(r)
+	if wait := s.logins.wait(client, time.Now()); wait > 0 {
+		return tooManySignIns(w, wait)
+	}
 	if s.cfg.Token == "" || subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), []byte(s.cfg.Token)) != 1 {
-		s.log.Warn("sign-in refused", "client", clientIP(r))
+		lockout := s.logins.failed(client, time.Now())
+		s.log.Warn("sign-in refused", "client", client, "locked_out", lockout)
 		return errorf(http.StatusUnauthorized, "wrong token")
 	}
+	s.logins.succeeded(client)
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: s.sessionValue(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: r.TLS != nil, Expires: time.Now().Add(30 * 24 * time.Hour),

@@ -79,6 +79,16 @@ type Config struct {
 	// Targets are the live pprof endpoints an operator allows captures from, by
 	// name (-target name=url); the browser only ever names one.
 	Targets lab.Targets
+	// IdleBodyTimeout cuts a client that sends no byte of its request body for
+	// this long (-idle-body-timeout, default 30 s); IdleWriteTimeout one that
+	// takes no byte of its response for this long (default 30 s). Both wait only
+	// while the server reads or writes, and negative turns them off.
+	IdleBodyTimeout, IdleWriteTimeout time.Duration
+	// AllowedHosts lists the Host headers the server answers to (-allowed-hosts);
+	// others get 421, which defeats DNS rebinding. An entry "host:port" matches
+	// exactly, "host" on any port, and "*" turns the check off. Empty allows
+	// localhost, 127.0.0.1 and [::1] on any port.
+	AllowedHosts []string
 }
 
 // Defaults for Config.
@@ -91,6 +101,11 @@ const (
 	DefaultRequestTimeout = 60 * time.Second
 	// DefaultUploadTimeout bounds an upload, body included.
 	DefaultUploadTimeout = 15 * time.Minute
+	// DefaultIdleBodyTimeout is how long a request body may send nothing.
+	DefaultIdleBodyTimeout = 30 * time.Second
+	// DefaultIdleWriteTimeout is how long a client may take no byte of its
+	// response.
+	DefaultIdleWriteTimeout = 30 * time.Second
 	// DefaultUploadsPerMinute limits each client address's uploads, with a burst
 	// of half as many.
 	DefaultUploadsPerMinute = 60
@@ -114,10 +129,14 @@ type Server struct {
 	router   chi.Router
 	// kinds are the report and input kinds, built once from inputKinds.
 	kinds *kindRegistry
+	// hosts are the Host headers the server answers to.
+	hosts *hostAllowList
 
 	lab *lab.Manager // nil when the lab is off
 	// uploadLimit and runLimit are per-client rate limits (nil: none).
 	uploadLimit, runLimit *clientLimiter
+	// logins counts failed sign-ins per client and locks the client out.
+	logins *loginLimiter
 	// owner identifies this replica's runs in the store.
 	owner string
 	// closing is closed when the server begins to shut down, so that long-lived
@@ -148,6 +167,12 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.UploadTimeout <= 0 {
 		cfg.UploadTimeout = DefaultUploadTimeout
 	}
+	if cfg.IdleBodyTimeout == 0 {
+		cfg.IdleBodyTimeout = DefaultIdleBodyTimeout
+	}
+	if cfg.IdleWriteTimeout == 0 {
+		cfg.IdleWriteTimeout = DefaultIdleWriteTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -165,7 +190,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[pprof.FlameGraph](16),
-		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry()}
+		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry(), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")
 	}
@@ -228,11 +253,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 // routes mounts every resource on the root router.
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
+	// HEAD is answered wherever GET is, by the GET handler without its body.
+	r.Use(middleware.GetHead)
 	r.Use(middleware.RequestID)
 	r.Use(middleware.ClientIPFromRemoteAddr)
 	r.Use(middleware.RequestLogger(slogFormatter{s.log}))
 	r.Use(middleware.Recoverer)
+	r.Use(s.progressDeadlines)
 	r.Use(securityHeaders)
+	r.Use(s.checkHost)
 	r.Use(s.crossOriginProtection)
 	r.Use(s.access)
 	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error {

@@ -21,6 +21,15 @@ import (
 // multipartSlack is what the multipart framing may add to the files' bytes.
 const multipartSlack = 1 << 20
 
+// Bounds on an upload's text fields (patterns, presets, the label), which are
+// held in memory: each field at most maxFormFieldBytes, at most maxFormFields of
+// them (repetitions included) and maxFormBytes in all; 413 beyond.
+const (
+	maxFormFieldBytes = 64 << 10
+	maxFormFields     = 256
+	maxFormBytes      = 1 << 20
+)
+
 // uploadTempPattern names the temporary files uploads are spooled to.
 const uploadTempPattern = "leakui-upload-*"
 
@@ -66,6 +75,10 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 	}
 	form := &uploadForm{fields: map[string]string{}}
 	var total int64
+	// Repeated text fields are joined once at the end, not on each repetition,
+	// and their count and bytes are bounded.
+	texts := map[string]*strings.Builder{}
+	var textFields, textBytes int
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -91,37 +104,51 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 			total += rec.size
 			form.files = append(form.files, rec)
 		case part.FormName() != "":
-			v, err := io.ReadAll(io.LimitReader(part, 64<<10+1))
+			if textFields++; textFields > maxFormFields {
+				part.Close()
+				form.remove()
+				return nil, errorf(http.StatusRequestEntityTooLarge, "too many form fields: the limit is %d besides the files", maxFormFields)
+			}
+			v, err := io.ReadAll(io.LimitReader(part, maxFormFieldBytes+1))
 			part.Close()
 			if err != nil {
 				form.remove()
 				return nil, uploadError(err, limit)
 			}
-			if len(v) > 64<<10 {
+			if len(v) > maxFormFieldBytes {
 				form.remove()
 				return nil, errorf(http.StatusRequestEntityTooLarge, "the form field %q is longer than 64 kB", part.FormName())
 			}
+			if textBytes += len(v); textBytes > maxFormBytes {
+				form.remove()
+				return nil, errorf(http.StatusRequestEntityTooLarge, "the form fields hold more than %s besides the files", analyze.FormatBytes(maxFormBytes))
+			}
 			if part.FormName() == "label" {
 				form.label = cleanText(string(v), 200)
-			} else if len(form.fields) < 256 {
-				form.fields[part.FormName()] = form.fields[part.FormName()] + joinSep(form.fields[part.FormName()]) + string(v)
+				break
 			}
+			b := texts[part.FormName()]
+			if b == nil {
+				b = &strings.Builder{}
+				texts[part.FormName()] = b
+			}
+			// Repeated values are separated by a newline; empty leading ones
+			// vanish, as they always have.
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.Write(v)
 		default:
 			part.Close()
 		}
+	}
+	for name, b := range texts {
+		form.fields[name] = b.String()
 	}
 	if len(form.files) == 0 {
 		return nil, errorf(http.StatusBadRequest, "the upload has no file: send it in a multipart field named \"file\", e.g. curl -F file=@heap.pb.gz")
 	}
 	return form, nil
-}
-
-// joinSep separates repeated form values with a newline.
-func joinSep(existing string) string {
-	if existing == "" {
-		return ""
-	}
-	return "\n"
 }
 
 // spool copies one file part to a temporary file, hashing it, failing once more
@@ -153,6 +180,9 @@ func uploadError(err error, limit int64) error {
 	var maxBytes *http.MaxBytesError
 	if errors.As(err, &maxBytes) {
 		return errorf(http.StatusRequestEntityTooLarge, "the upload is larger than the %s limit (-max-upload)", analyze.FormatBytes(limit))
+	}
+	if errors.Is(err, errBodyIdle) {
+		return &Error{Status: http.StatusRequestTimeout, Message: "the upload stopped: no byte arrived within -idle-body-timeout", Err: err}
 	}
 	return &Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("the upload could not be read: %v", err), Err: err}
 }

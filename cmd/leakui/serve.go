@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -53,6 +54,12 @@ type Main struct {
 	UploadRate  float64
 	RunRate     float64
 	MaxAnalyses int
+	// AllowedHosts are the Host headers served (-allowed-hosts); empty means
+	// the listen address and the loopback names with its port.
+	AllowedHosts []string
+	// IdleBodyTimeout and IdleWriteTimeout cut clients that stop sending their
+	// request body or stop reading their response.
+	IdleBodyTimeout, IdleWriteTimeout time.Duration
 	// DebugPprof, when set, serves net/http/pprof and expvar on this loopback
 	// address (a listener of its own, never the dashboard's).
 	DebugPprof string
@@ -129,6 +136,17 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&m.UploadRate, "upload-rate", web.DefaultUploadsPerMinute, "uploads per minute per client address (a burst of half as many; negative: no limit)")
 	fs.Float64Var(&m.RunRate, "run-rate", web.DefaultRunsPerMinute, "runs per minute per client address (a burst of half as many; negative: no limit)")
 	fs.IntVar(&m.MaxAnalyses, "max-analyses", 0, "requests that parse and analyze at once (default 4 per CPU)")
+	fs.Func("allowed-hosts", "answer only to these Host headers, comma-separated: host:port, host (any port) or * (no check); others get 421 (default: the -addr host, localhost, 127.0.0.1 and [::1] with its port)", func(v string) error {
+		m.AllowedHosts = nil
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				m.AllowedHosts = append(m.AllowedHosts, h)
+			}
+		}
+		return nil
+	})
+	fs.DurationVar(&m.IdleBodyTimeout, "idle-body-timeout", web.DefaultIdleBodyTimeout, "cut a client that sends no byte of its request body (an upload) for this long")
+	fs.DurationVar(&m.IdleWriteTimeout, "idle-write-timeout", web.DefaultIdleWriteTimeout, "cut a client that reads no byte of its response (a download) for this long")
 	fs.StringVar(&m.DebugPprof, "debug-pprof", "", "serve leakui's own /debug/pprof/ and /debug/vars on this loopback address, such as 127.0.0.1:6060 (default: off)")
 	fs.Func("target", "allow captures from a live pprof endpoint: name=http://host:port (repeatable; the browser only names it)", func(v string) error {
 		name, base, err := lab.ParseTarget(v)
@@ -167,30 +185,35 @@ func (m *Main) Open(ctx context.Context) error {
 	if removed > 0 {
 		m.log.Warn("removed the partial uploads of a server that was killed", "dirs", removed)
 	}
-	cfg := web.Config{Store: db, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, TempDir: spool.dir,
-		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
-		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
-		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets}
-	if m.Lab {
-		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
-			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}}
-	}
-	srv, err := web.NewServer(cfg)
-	if err != nil {
-		spool.Close()
-		db.Close()
-		return err
-	}
-	m.web = srv
 	ln, err := net.Listen("tcp", m.Addr)
 	if err != nil {
-		srv.Close()
 		spool.Close()
 		db.Close()
 		return fmt.Errorf("listen: %w", err)
 	}
 	m.ln = ln
 	m.Addr = ln.Addr().String()
+	hosts := m.AllowedHosts
+	if len(hosts) == 0 {
+		hosts = defaultAllowedHosts(m.Addr)
+	}
+	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, TempDir: spool.dir,
+		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
+		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
+		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,
+		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout}
+	if m.Lab {
+		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
+			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}}
+	}
+	srv, err := web.NewServer(cfg)
+	if err != nil {
+		ln.Close()
+		spool.Close()
+		db.Close()
+		return err
+	}
+	m.web = srv
 	if m.DebugPprof != "" {
 		if err := m.openDebug(); err != nil {
 			ln.Close()
@@ -267,6 +290,33 @@ func (m *Main) Close() error {
 	// server's end, which the first one had taken).
 	m.server, m.served, m.debug, m.web, m.store, m.spool = nil, nil, nil, nil, nil, nil
 	return errors.Join(errs...)
+}
+
+// defaultAllowedHosts are the Host headers a server listening on addr answers to
+// without -allowed-hosts: its own address and the loopback names, with its port.
+// On an unspecified address (0.0.0.0, [::]) they are the machine's interface
+// addresses and its host name instead of the listen host.
+func defaultAllowedHosts(addr string) []string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil
+	}
+	hosts := []string{net.JoinHostPort("localhost", port), net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port)}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsUnspecified() {
+		return append(hosts, net.JoinHostPort(host, port))
+	}
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok {
+				hosts = append(hosts, net.JoinHostPort(n.IP.String(), port))
+			}
+		}
+	}
+	if name, err := os.Hostname(); err == nil && name != "" {
+		hosts = append(hosts, net.JoinHostPort(name, port))
+	}
+	return hosts
 }
 
 // openDebug starts the -debug-pprof listener.

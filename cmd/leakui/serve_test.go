@@ -193,3 +193,39 @@ func TestServeFlags(t *testing.T) {
 		t.Error("-retain soon was accepted")
 	}
 }
+
+// TestServeAllowedHosts checks that the served binary's default answers to its
+// own address and refuses a rebound name, and that -allowed-hosts replaces the
+// default.
+func TestServeAllowedHosts(t *testing.T) {
+	m := openMain(t, t.TempDir())
+	_, port, _ := net.SplitHostPort(m.Addr)
+	get := func(host string) int {
+		t.Helper()
+		req, _ := http.NewRequest("GET", "http://"+m.Addr+"/", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for host, want := range map[string]int{m.Addr: 200, "localhost:" + port: 200, "evil.example:" + port: 421, "evil.example": 421, "localhost:1": 421} {
+		if got := get(host); got != want {
+			t.Errorf("Host %s: %d, want %d", host, got, want)
+		}
+	}
+	var errb bytes.Buffer
+	m2 := NewMain(stdio{strings.NewReader(""), &errb, &errb})
+	if err := m2.ParseFlags([]string{"-allowed-hosts", " leakui.internal:8080, dash.example ,"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(m2.AllowedHosts, "|") != "leakui.internal:8080|dash.example" {
+		t.Errorf("-allowed-hosts: %q", m2.AllowedHosts)
+	}
+	all := strings.Join(defaultAllowedHosts("0.0.0.0:8080"), " ")
+	if !strings.Contains(all, "127.0.0.1:8080") || !strings.Contains(all, "localhost:8080") || strings.Contains(all, "0.0.0.0") {
+		t.Errorf("defaults on 0.0.0.0: %s", all)
+	}
+}
