@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"embed"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -23,9 +22,6 @@ const DefaultConns = 16
 // migrationLockKey is the pg_advisory_lock key under which replicas apply
 // migrations one at a time: the first 8 bytes of "leakui.m" as a number.
 const migrationLockKey int64 = 0x6c65616b75692e6d
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // IsDSN reports whether dsn names a PostgreSQL database (a postgres:// or
 // postgresql:// URL) rather than a SQLite data directory.
@@ -118,11 +114,7 @@ func (dialect) Rebind(query string) string {
 
 // Migrations returns the PostgreSQL schema's migrations.
 func (dialect) Migrations() fs.FS {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		panic(err) // the directory is embedded above
-	}
-	return sub
+	return store.Migrations(store.SchemaWords{Int64: "BIGINT", Bytes: "BYTEA", Strict: ""})
 }
 
 // LockMigrations takes the session-level advisory lock on conn: replicas that

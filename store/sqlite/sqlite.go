@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,9 +19,6 @@ import (
 
 // File is the name of the database file inside the data directory.
 const File = "leakui.db"
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // Open opens (creating on first use) the SQLite store in dir: WAL mode, foreign
 // keys on, a busy timeout, migrations applied. Writes go through one connection,
@@ -100,11 +96,7 @@ func (dialect) Rebind(query string) string { return query }
 
 // Migrations returns the SQLite schema's migrations.
 func (dialect) Migrations() fs.FS {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		panic(err) // the directory is embedded above
-	}
-	return sub
+	return store.Migrations(store.SchemaWords{Int64: "INTEGER", Bytes: "BLOB", Strict: " STRICT"})
 }
 
 // LockMigrations takes no lock: the one write connection is the lock, and
