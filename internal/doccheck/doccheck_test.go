@@ -423,20 +423,8 @@ func slug(heading string) string {
 // the "## Packages" section (up to the next "## " heading) of the architecture
 // file. A cell names one or more packages, each in backticks.
 func packageTable(text string) (pkgs, problems []string) {
-	in := false
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "## ") {
-			in = strings.TrimSpace(strings.TrimPrefix(line, "## ")) == "Packages"
-			continue
-		}
-		if !in || !strings.HasPrefix(strings.TrimSpace(line), "|") {
-			continue
-		}
-		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+	for _, cells := range packageRows(text) {
 		first := strings.TrimSpace(cells[0])
-		if first == "package" || strings.Trim(first, "-: ") == "" {
-			continue // a header or separator row
-		}
 		var names []string
 		for _, part := range strings.Split(first, ",") {
 			part = strings.TrimSpace(part)
@@ -453,6 +441,29 @@ func packageTable(text string) (pkgs, problems []string) {
 		pkgs = append(pkgs, names...)
 	}
 	return pkgs, problems
+}
+
+// packageRows returns the cells of every data row of the tables in the
+// "## Packages" section (up to the next "## " heading), header and separator
+// rows left out.
+func packageRows(text string) [][]string {
+	var rows [][]string
+	in := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "## ") {
+			in = strings.TrimSpace(strings.TrimPrefix(line, "## ")) == "Packages"
+			continue
+		}
+		if !in || !strings.HasPrefix(strings.TrimSpace(line), "|") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+		if first := strings.TrimSpace(cells[0]); first == "package" || strings.Trim(first, "-: ") == "" {
+			continue // a header or separator row
+		}
+		rows = append(rows, cells)
+	}
+	return rows
 }
 
 // hasGoFiles reports an error unless dir is a directory holding .go files.
@@ -526,22 +537,13 @@ func coveredBySubpackages(column, dep string) bool {
 // text of its row's last column.
 func importColumns(text string) map[string]string {
 	out := map[string]string{}
-	in := false
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "## ") {
-			in = strings.TrimSpace(strings.TrimPrefix(line, "## ")) == "Packages"
-			continue
-		}
-		if !in || !strings.HasPrefix(strings.TrimSpace(line), "|") {
-			continue
-		}
-		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+	for _, cells := range packageRows(text) {
 		if len(cells) < 3 {
 			continue
 		}
 		last := strings.TrimSpace(cells[len(cells)-1])
 		for _, part := range strings.Split(cells[0], ",") {
-			if name := strings.Trim(strings.TrimSpace(part), "`"); name != "" && name != "package" {
+			if name := strings.Trim(strings.TrimSpace(part), "`"); name != "" {
 				out[name] = last
 			}
 		}
