@@ -21,6 +21,7 @@ var installHints = map[string]string{
 	"iconv":    "apt-get install -y libc-bin",
 	"chromium": "apt-get install -y chromium",
 	"postgres": "apt-get install -y postgresql, then export LEAKUI_TEST_POSTGRES=$(.ci/postgres start /tmp/leakui-pg)",
+	"jdk":      "apt-get install -y openjdk-17-jdk-headless",
 }
 
 // Hint returns how to install the program name, as a command to run.
