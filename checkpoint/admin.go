@@ -13,23 +13,37 @@ import (
 // topic metadata, creation and deletion over a kafka-go Client with its own
 // Transport, whose connections close with close().
 type systemAdmin struct {
-	topic     string
+	topic       string
+	brokers     []string
+	clientID    string
+	dialTimeout time.Duration
+
 	client    *kafka.Client
 	transport *kafka.Transport
 }
 
+// newSystemAdmin returns a started admin.
 func newSystemAdmin(brokers []string, topic, clientID string, dialTimeout time.Duration) *systemAdmin {
-	t := &kafka.Transport{ClientID: clientID, DialTimeout: dialTimeout}
-	return &systemAdmin{
-		topic:     topic,
-		transport: t,
-		client:    &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 30 * time.Second, Transport: t},
+	a := &systemAdmin{topic: topic, brokers: brokers, clientID: clientID, dialTimeout: dialTimeout}
+	a.start()
+	return a
+}
+
+// start makes the client again after close; it dials on the first request.
+func (a *systemAdmin) start() {
+	if a.client != nil {
+		return
 	}
+	a.transport = &kafka.Transport{ClientID: a.clientID, DialTimeout: a.dialTimeout}
+	a.client = &kafka.Client{Addr: kafka.TCP(a.brokers...), Timeout: 30 * time.Second, Transport: a.transport}
 }
 
 // offsets returns the oldest offset of partition 0 and the upcoming one (the offset
 // the next message will get).
 func (a *systemAdmin) offsets(ctx context.Context) (oldest, upcoming int64, err error) {
+	if a.client == nil {
+		return 0, 0, fmt.Errorf("metadata of %s: %w", a.topic, ErrNotStarted)
+	}
 	resp, err := a.client.ListOffsets(ctx, &kafka.ListOffsetsRequest{
 		Topics: map[string][]kafka.OffsetRequest{a.topic: {kafka.FirstOffsetOf(0), kafka.LastOffsetOf(0)}},
 	})
@@ -93,4 +107,10 @@ func (a *systemAdmin) deleteTopic(ctx context.Context) error {
 }
 
 // close drops the admin's connections.
-func (a *systemAdmin) close() { a.transport.CloseIdleConnections() }
+func (a *systemAdmin) close() {
+	if a.client == nil {
+		return
+	}
+	a.transport.CloseIdleConnections()
+	a.client, a.transport = nil, nil
+}

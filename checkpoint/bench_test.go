@@ -1,14 +1,9 @@
 package checkpoint
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"runtime"
-	"strings"
 	"testing"
 )
 
@@ -107,28 +102,5 @@ func heapAfterGC() uint64 {
 // with brokerChildEnv set) and returns its address; it stops when the benchmark ends.
 func startChildBroker(b *testing.B) []string {
 	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), brokerChildEnv+"=1")
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		stdin.Close()
-		cmd.Wait()
-	})
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		b.Fatalf("child broker: %v", err)
-	}
-	go io.Copy(io.Discard, stdout)
-	return []string{strings.TrimSpace(addr)}
+	return startBrokerProcess(b).Addrs()
 }

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // MaxCheckpointBytes bounds the size of one encoded checkpoint message.
@@ -128,15 +127,4 @@ func DecodeCheckpoint(data []byte) (Checkpoint, error) {
 		cp.Offsets[ssp] = e.Offset
 	}
 	return cp, nil
-}
-
-// decodeTaskName checks a checkpoint message key: the task name, in UTF-8.
-func decodeTaskName(key []byte) (string, error) {
-	if len(key) == 0 {
-		return "", fmt.Errorf("%w: message without key", ErrBadCheckpoint)
-	}
-	if len(key) > 1024 || !utf8.Valid(key) {
-		return "", fmt.Errorf("%w: key is not a task name", ErrBadCheckpoint)
-	}
-	return string(key), nil
 }

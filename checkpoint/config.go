@@ -20,13 +20,21 @@ type Config struct {
 	Variant Variant
 	// Mode selects active or standby containers (default Active).
 	Mode Mode
-	// Cycles is the number of standalone rebalances: Start, read every task, write
-	// every task, Stop (default 100).
+	// Scenario selects how containers meet rebalances (default Storm).
+	Scenario Scenario
+	// ReadFraction is the share of storm containers that reach their first read,
+	// in (0, 1] (default DefaultReadFraction).
+	ReadFraction float64
+	// Cycles is the number of standalone rebalances (default 100).
 	Cycles int
 	// Tasks is the number of tasks, "Partition 0" … "Partition N-1" (default 8).
 	Tasks int
-	// Brokers lists host:port of a Kafka cluster; empty starts an embedded broker.
+	// Brokers lists host:port of a Kafka cluster; empty starts a broker, in the
+	// process BrokerCommand starts when it is set and in this process otherwise.
 	Brokers []string
+	// BrokerCommand is the command line of a broker process (see ServeBroker), such
+	// as {"leakui", "work", "broker"}; BrokerEnv is added to its environment.
+	BrokerCommand, BrokerEnv []string
 	// Job and JobID name the checkpoint topic (defaults "leakui-checkpoint", "1").
 	Job, JobID string
 	// FetchThreshold is the per-consumer buffer in messages (default
@@ -52,6 +60,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Mode == "" {
 		c.Mode = Active
 	}
+	if c.Scenario == "" {
+		c.Scenario = Storm
+	}
+	if c.ReadFraction == 0 {
+		c.ReadFraction = DefaultReadFraction
+	}
 	if c.Cycles == 0 {
 		c.Cycles = 100
 	}
@@ -76,14 +90,20 @@ func (c Config) withDefaults() (Config, error) {
 	if _, err := ParseMode(string(c.Mode)); err != nil {
 		return c, err
 	}
+	if _, err := ParseScenario(string(c.Scenario)); err != nil {
+		return c, err
+	}
+	if !(c.ReadFraction > 0 && c.ReadFraction <= 1) {
+		return c, fmt.Errorf("%w: read fraction must be in (0, 1], got %v", ErrInvalidConfig, c.ReadFraction)
+	}
 	if c.Cycles < 1 || c.Cycles > MaxCycles {
 		return c, fmt.Errorf("%w: cycles must be 1-%d, got %d", ErrInvalidConfig, MaxCycles, c.Cycles)
 	}
 	if c.Tasks < 1 || c.Tasks > MaxTasks {
 		return c, fmt.Errorf("%w: tasks must be 1-%d, got %d", ErrInvalidConfig, MaxTasks, c.Tasks)
 	}
-	if c.FetchThreshold < 0 || c.FetchThreshold > 1_000_000 {
-		return c, fmt.Errorf("%w: fetch threshold must be 1-1000000, got %d", ErrInvalidConfig, c.FetchThreshold)
+	if c.FetchThreshold < 0 || c.FetchThreshold > MaxFetchThreshold {
+		return c, fmt.Errorf("%w: fetch threshold must be 1-%d, got %d", ErrInvalidConfig, MaxFetchThreshold, c.FetchThreshold)
 	}
 	for name, v := range map[string]string{"job": c.Job, "job id": c.JobID} {
 		if !topicPart.MatchString(v) || len(v) > 100 {

@@ -25,6 +25,9 @@ func TestConfigRejectsBadValues(t *testing.T) {
 		{"long job", Config{Job: strings.Repeat("j", 101)}},
 		{"broker without port", Config{Brokers: []string{"localhost"}}},
 		{"fetch threshold", Config{FetchThreshold: -5}},
+		{"scenario", Config{Scenario: "hurricane"}},
+		{"negative read fraction", Config{ReadFraction: -0.1}},
+		{"read fraction above 1", Config{ReadFraction: 1.5}},
 	} {
 		if _, err := New(c.cfg); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("%s: New = %v, want ErrInvalidConfig", c.name, err)
@@ -37,8 +40,37 @@ func TestConfigRejectsBadValues(t *testing.T) {
 	if w.Topic() != "__samza_checkpoint_ver_1_for_my-job_2" {
 		t.Errorf("topic %q", w.Topic())
 	}
-	if w.cfg.Variant != Leaky || w.cfg.Mode != Active || w.cfg.Cycles != 100 || w.cfg.Tasks != 8 {
+	if w.cfg.Variant != Leaky || w.cfg.Mode != Active || w.cfg.Scenario != Storm || w.cfg.ReadFraction != DefaultReadFraction ||
+		w.cfg.Cycles != 100 || w.cfg.Tasks != 8 {
 		t.Errorf("defaults %+v", w.cfg)
+	}
+}
+
+func TestStormScheduleSpreadsTheReadsEvenly(t *testing.T) {
+	count := func(sc Scenario, f float64, n int) (reads int) {
+		for k := 1; k <= n; k++ {
+			if reachesRead(sc, f, k) {
+				reads++
+			}
+		}
+		return reads
+	}
+	for _, c := range []struct {
+		sc   Scenario
+		f    float64
+		n    int
+		want int
+	}{
+		{Storm, DefaultReadFraction, 1741, 14}, // the seed's 14 stops of 1741 starts
+		{Storm, DefaultReadFraction, 100, 1},
+		{Storm, 0.1, 20, 2},
+		{Storm, 1, 50, 50},
+		{Steady, DefaultReadFraction, 30, 30},
+		{Reuse, 0.5, 30, 30},
+	} {
+		if got := count(c.sc, c.f, c.n); got != c.want {
+			t.Errorf("%s with fraction %v: %d of %d rebalances read, want %d", c.sc, c.f, got, c.n, c.want)
+		}
 	}
 }
 
@@ -48,7 +80,7 @@ func TestParseVariantAndMode(t *testing.T) {
 			t.Errorf("ParseVariant(%q) = %q, %v", v, got, err)
 		}
 	}
-	if _, err := ParseVariant("Leaky"); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "leaky|fix-close|fix-reset|fix-guard") {
+	if _, err := ParseVariant("Leaky"); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "leaky|pr1674|reset|guard-start") {
 		t.Errorf("ParseVariant(Leaky) = %v", err)
 	}
 	if m, err := ParseMode("standby"); m != Standby || err != nil || m.StopConsumerAfterFirstRead() {

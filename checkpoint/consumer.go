@@ -22,12 +22,12 @@ type Envelope struct {
 
 // SystemConsumer is the model of Samza's KafkaSystemConsumer over a kafka-go Reader
 // on one partition. Register then Start launches a poll loop goroutine that prefetches
-// into a buffer of FetchThreshold envelopes (KafkaConsumerProxy feeding
-// BlockingEnvelopeMap); when the buffer is full the loop blocks, and kafka-go's own
-// queue of the same size fills behind it, so a consumer nobody polls holds at most
-// twice FetchThreshold messages and sends no fetches. Poll takes from the buffer.
-// Stop ends the loop and closes the reader. A SystemConsumer is used by one goroutine
-// (the manager's); Stop may also come from the factory's Reap.
+// into a queue of up to FetchThreshold envelopes (KafkaConsumerProxy feeding
+// BlockingEnvelopeMap); when the queue is full the loop blocks, and kafka-go's own
+// queue (ReaderQueueCapacity messages, the KafkaConsumer's fetch buffer) fills behind
+// it, so a consumer nobody polls stops fetching. Poll takes from the queue. Stop ends
+// the loop and closes the reader. A SystemConsumer is used by one goroutine (the
+// manager's); Stop may also come from the factory's Reap.
 type SystemConsumer struct {
 	cfg      ConsumerConfig
 	clientID string
@@ -45,7 +45,7 @@ type SystemConsumer struct {
 
 	reader   *kafka.Reader
 	conns    *connTracker
-	buffer   chan Envelope
+	buffer   *envelopeQueue
 	cancel   context.CancelFunc
 	loopDone chan struct{}
 	failure  error // why the poll loop ended on its own; read after loopDone
@@ -58,11 +58,13 @@ func (c *SystemConsumer) String() string { return c.cfg.System + ":" + c.clientI
 // ClientID is the Kafka client id of this consumer; every consumer gets a fresh one.
 func (c *SystemConsumer) ClientID() string { return c.clientID }
 
-// Register records the partition to read and the offset to start from. It fails once
-// the consumer has started, like Samza's.
+// Register records the partition to read and the offset to start from. Once the
+// consumer has started it fails with ErrRegistrationRefused and upstream's message
+// (KafkaSystemConsumer.java:258-261), stopped or not.
 func (c *SystemConsumer) Register(ssp SSP, offset int64) error {
 	if c.started.Load() {
-		return fmt.Errorf("KafkaSystemConsumer: %s had started. Registration of ssp: %s, offset: %d failed", c, ssp, offset)
+		c.stats.refused.Add(1)
+		return fmt.Errorf("%w: KafkaSystemConsumer: %s had started. Registration of ssp: %s, offset: %d failed.", ErrRegistrationRefused, c, ssp, offset)
 	}
 	if ssp.System != c.cfg.System {
 		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: ignoring SSP %s, because this consumer's system doesn't match.", c, ssp))
@@ -81,6 +83,7 @@ func (c *SystemConsumer) Start() error {
 		return fmt.Errorf("%s: %w: no SSP registered", c, ErrNotStarted)
 	}
 	if !c.started.CompareAndSwap(false, true) {
+		c.stats.secondStarts.Add(1)
 		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start the consumer for the second (or more) time.", c))
 		return nil
 	}
@@ -94,7 +97,7 @@ func (c *SystemConsumer) Start() error {
 		Topic:           c.ssp.Stream,
 		Partition:       int(c.ssp.Partition),
 		Dialer:          &kafka.Dialer{ClientID: c.clientID, Timeout: c.cfg.DialTimeout, DialFunc: conns.dial},
-		QueueCapacity:   c.cfg.FetchThreshold,
+		QueueCapacity:   min(c.cfg.FetchThreshold, ReaderQueueCapacity),
 		MinBytes:        1,
 		MaxBytes:        c.cfg.FetchMaxBytes,
 		MaxWait:         c.cfg.FetchMaxWait,
@@ -111,7 +114,7 @@ func (c *SystemConsumer) Start() error {
 		c.started.Store(false)
 		return fmt.Errorf("%s: %w", c, err)
 	}
-	c.buffer = make(chan Envelope, c.cfg.FetchThreshold)
+	c.buffer = newEnvelopeQueue(c.cfg.FetchThreshold)
 	c.loopDone = make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
@@ -141,9 +144,7 @@ func (c *SystemConsumer) pollLoop(ctx context.Context) {
 			}
 			return
 		}
-		select {
-		case c.buffer <- Envelope{Offset: m.Offset, Key: m.Key, Value: m.Value}:
-		case <-ctx.Done():
+		if c.buffer.put(ctx, Envelope{Offset: m.Offset, Key: m.Key, Value: m.Value}) != nil {
 			return
 		}
 	}
@@ -160,20 +161,22 @@ func (c *SystemConsumer) Poll(ctx context.Context, timeout time.Duration) ([]Env
 	if err := c.loopEnded(); err != nil {
 		return nil, err
 	}
-	if out := c.drain(nil); len(out) > 0 {
-		return out, nil
-	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
-	select {
-	case e := <-c.buffer:
-		return c.drain([]Envelope{e}), nil
-	case <-c.loopDone:
-		return nil, c.loopEnded()
-	case <-t.C:
-		return nil, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	for {
+		if out := c.buffer.takeAll(); len(out) > 0 {
+			c.position = out[len(out)-1].Offset + 1
+			return out, nil
+		}
+		select {
+		case <-c.buffer.ready:
+		case <-c.loopDone:
+			return nil, c.loopEnded()
+		case <-t.C:
+			return nil, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 
@@ -190,21 +193,12 @@ func (c *SystemConsumer) loopEnded() error {
 	}
 }
 
-// drain appends what the buffer holds now, without waiting, and advances Position.
-func (c *SystemConsumer) drain(out []Envelope) []Envelope {
-loop:
-	for len(out) < cap(c.buffer) {
-		select {
-		case e := <-c.buffer:
-			out = append(out, e)
-		default:
-			break loop
-		}
+// Buffered returns the number of envelopes the consumer holds for Poll.
+func (c *SystemConsumer) Buffered() int {
+	if c.buffer == nil {
+		return 0
 	}
-	if n := len(out); n > 0 {
-		c.position = out[n-1].Offset + 1
-	}
-	return out
+	return c.buffer.len()
 }
 
 // Position is the offset of the next envelope Poll will return: the registered

@@ -46,7 +46,7 @@ func TestConsumerPollsEveryMessageInOrder(t *testing.T) {
 		got = append(got, envs...)
 	}
 	for i, e := range got {
-		if e.Offset != int64(i) || string(e.Key) != TaskName(i) {
+		if e.Offset != int64(i) || string(e.Key) != string(CheckpointKey(TaskName(i)).Encode()) {
 			t.Fatalf("envelope %d: offset %d key %q", i, e.Offset, e.Key)
 		}
 	}
@@ -163,7 +163,7 @@ func TestALeakedConsumerStopsFetchingWhenItsBufferIsFull(t *testing.T) {
 	// fetch that may have been in flight when they filled has landed.
 	eventually(t, func() bool {
 		s := c.reader.Stats()
-		return len(c.buffer) == threshold && s.QueueLength == s.QueueCapacity
+		return c.Buffered() == threshold && s.QueueLength == s.QueueCapacity
 	}, func() string { return "the consumer never filled its buffers" })
 	eventually(t, func() bool {
 		c.reader.Stats() // reset kafka-go's counters
@@ -184,7 +184,7 @@ func TestACaughtUpConsumerWaitsOnTheLongPoll(t *testing.T) {
 	f := NewConsumerFactory(ConsumerConfig{Brokers: b.Addrs()}, nil) // fetch.max.wait 2 s
 	c := startConsumer(t, f, topic)
 	defer c.Stop()
-	eventually(t, func() bool { return len(c.buffer) == 1 },
+	eventually(t, func() bool { return c.Buffered() == 1 },
 		func() string { return "the only message never arrived" })
 	c.reader.Stats()
 	time.Sleep(3 * time.Second)

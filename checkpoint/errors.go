@@ -18,6 +18,8 @@ var (
 	ErrConsumerStopped = errors.New("system consumer is stopped")
 	// ErrBadCheckpoint reports a checkpoint message that cannot be decoded.
 	ErrBadCheckpoint = errors.New("malformed checkpoint message")
+	// ErrRegistrationRefused reports a registration with a consumer that had started.
+	ErrRegistrationRefused = errors.New("registration refused")
 	// ErrAlreadyRun reports a second Run of the same Workload.
 	ErrAlreadyRun = errors.New("workload already ran")
 )

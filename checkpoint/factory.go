@@ -10,9 +10,15 @@ import (
 // Defaults of ConsumerConfig.
 const (
 	// DefaultFetchThreshold is the number of envelopes one consumer buffers before its
-	// poll loop blocks; Samza's systems.<s>.samza.fetch.threshold is 10000 per
-	// container, scaled down so that a leaked consumer fills up after a few cycles.
-	DefaultFetchThreshold = 100
+	// poll loop blocks: Samza's systems.<s>.samza.fetch.threshold, whose default is
+	// FETCH_THRESHOLD = 10000 (KafkaSystemConsumer.java:48), divided among the
+	// consumer's partitions (one here).
+	DefaultFetchThreshold = 10000
+	// MaxFetchThreshold bounds the fetch threshold.
+	MaxFetchThreshold = 1_000_000
+	// ReaderQueueCapacity bounds kafka-go's own queue of fetched messages, the
+	// counterpart of the KafkaConsumer's fetch buffer behind Samza's poll loop.
+	ReaderQueueCapacity = 100
 	// DefaultFetchMaxBytes bounds one fetch response (max.partition.fetch.bytes).
 	DefaultFetchMaxBytes = 64 << 10
 	// DefaultFetchMaxWait is the client's deadline for a fetch with no new data;
@@ -73,10 +79,17 @@ type ConsumerStats struct {
 	Connections int64
 	// Reaped counts consumers stopped by Reap, the model of the process exiting.
 	Reaped int64
+	// Made counts consumers made (one per CheckpointManager).
+	Made int64
+	// Refused counts registrations refused because the consumer had started.
+	Refused int64
+	// SecondStarts counts starts of a consumer already started ("Attempting to start
+	// the consumer for the second (or more) time.").
+	SecondStarts int64
 }
 
 type consumerStats struct {
-	starts, stops, running, openConns, reaped atomic.Int64
+	starts, stops, running, openConns, reaped, refused, secondStarts atomic.Int64
 }
 
 // ConsumerFactory makes SystemConsumers with fresh client ids, counts what they do,
@@ -122,11 +135,14 @@ func (f *ConsumerFactory) forget(c *SystemConsumer) {
 // Stats returns the current counters.
 func (f *ConsumerFactory) Stats() ConsumerStats {
 	return ConsumerStats{
-		Starts:      f.stats.starts.Load(),
-		Stops:       f.stats.stops.Load(),
-		Open:        f.stats.running.Load(),
-		Connections: f.stats.openConns.Load(),
-		Reaped:      f.stats.reaped.Load(),
+		Starts:       f.stats.starts.Load(),
+		Stops:        f.stats.stops.Load(),
+		Open:         f.stats.running.Load(),
+		Connections:  f.stats.openConns.Load(),
+		Reaped:       f.stats.reaped.Load(),
+		Made:         f.seq.Load(),
+		Refused:      f.stats.refused.Load(),
+		SecondStarts: f.stats.secondStarts.Load(),
 	}
 }
 

@@ -73,9 +73,83 @@ func TestDecodeCheckpointRejectsBadInput(t *testing.T) {
 			t.Errorf("DecodeCheckpoint(%.60q) = %v, %v; want ErrBadCheckpoint", bad, cp, err)
 		}
 	}
-	for _, key := range [][]byte{nil, {0xff, 0xfe}, []byte(strings.Repeat("k", 1025))} {
-		if _, err := decodeTaskName(key); !errors.Is(err, ErrBadCheckpoint) {
-			t.Errorf("decodeTaskName(%.20q) = %v, want ErrBadCheckpoint", key, err)
+	for _, key := range [][]byte{nil, {0xff, 0xfe}, []byte(strings.Repeat("k", maxKeyBytes+1)), []byte("Partition 0"),
+		[]byte(`{"taskName":"Partition 0"}`), []byte(`{"type":"checkpoint"}`), []byte(`{"taskName":"","type":"checkpoint"}`),
+		[]byte(`{"taskName":"a","type":"checkpoint","other":"x"}`), []byte(`{"taskName":"a","type":"checkpoint"}{}`),
+		[]byte(`{"taskName":1,"type":"checkpoint"}`)} {
+		if k, err := DecodeKey(key); !errors.Is(err, ErrBadCheckpoint) {
+			t.Errorf("DecodeKey(%.40q) = %v, %v; want ErrBadCheckpoint", key, k, err)
+		}
+	}
+}
+
+func FuzzDecodeKey(f *testing.F) {
+	f.Add(CheckpointKey("Partition 0").Encode())
+	f.Add([]byte(`{"taskName":"t","type":"checkpoint-v2"}`))
+	f.Add([]byte(`{"taskName":"\u0000\n","type":"x","systemstreampartition-grouper-factory":null}`))
+	f.Add([]byte(`{`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k, err := DecodeKey(data)
+		if err != nil {
+			if !errors.Is(err, ErrBadCheckpoint) {
+				t.Fatalf("error %v does not wrap ErrBadCheckpoint", err)
+			}
+			return
+		}
+		again, err := DecodeKey(k.Encode())
+		if err != nil || again != k {
+			t.Fatalf("round trip of %q: %+v, %v; want %+v", k.Encode(), again, err, k)
+		}
+		_ = k.String()
+	})
+}
+
+func FuzzParseSamzaConfig(f *testing.F) {
+	for _, s := range []string{ConfigStopAfterFirstRead + "=false", ConfigFetchThreshold("kafka") + "=50000", "a=b", "=", "x",
+		ConfigStopAfterFirstRead + "=TRUE", ConfigFetchThreshold("kafka") + "=0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		mode, threshold, err := ParseSamzaConfig([]string{s})
+		if err != nil {
+			if !errors.Is(err, ErrInvalidConfig) {
+				t.Fatalf("error %v does not wrap ErrInvalidConfig", err)
+			}
+			return
+		}
+		if mode == "" && threshold == 0 {
+			t.Fatalf("%q parsed to nothing without an error", s)
+		}
+		if threshold < 0 || threshold > MaxFetchThreshold {
+			t.Fatalf("%q: threshold %d", s, threshold)
+		}
+	})
+}
+
+func TestCheckpointKeyIsSamzasJSON(t *testing.T) {
+	// KafkaCheckpointLogKeySerde's documented example (KafkaCheckpointLogKeySerde.java:33).
+	want := `{"systemstreampartition-grouper-factory":"org.apache.samza.container.grouper.stream.GroupByPartitionFactory","taskName":"Partition 0","type":"checkpoint"}`
+	if got := string(CheckpointKey("Partition 0").Encode()); got != want {
+		t.Errorf("key = %s\nwant  %s", got, want)
+	}
+	k, err := DecodeKey([]byte(want))
+	if err != nil || k != CheckpointKey("Partition 0") {
+		t.Errorf("DecodeKey = %+v, %v", k, err)
+	}
+}
+
+func TestParseSamzaConfig(t *testing.T) {
+	mode, threshold, err := ParseSamzaConfig([]string{ConfigStopAfterFirstRead + "=false", " systems.kafka.samza.fetch.threshold = 50000"})
+	if mode != Standby || threshold != 50000 || err != nil {
+		t.Errorf("ParseSamzaConfig = %q, %d, %v", mode, threshold, err)
+	}
+	if mode, _, err := ParseSamzaConfig([]string{ConfigStopAfterFirstRead + "=true"}); mode != Active || err != nil {
+		t.Errorf("stop.after.first.read=true gives %q, %v", mode, err)
+	}
+	for _, bad := range []string{"x", "=1", ConfigStopAfterFirstRead + "=yes", ConfigFetchThreshold("kafka") + "=0",
+		ConfigFetchThreshold("other") + "=5", "task.checkpoint.system=kafka"} {
+		if _, _, err := ParseSamzaConfig([]string{bad}); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("ParseSamzaConfig(%q) = %v, want ErrInvalidConfig", bad, err)
 		}
 	}
 }

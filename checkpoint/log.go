@@ -17,6 +17,7 @@ const (
 const (
 	LoggerCheckpointManager = "KafkaCheckpointManager"
 	LoggerSystemConsumer    = "KafkaSystemConsumer"
+	LoggerSamzaContainer    = "SamzaContainer"
 )
 
 // ThreadMain is the thread name of the lines the run loop writes.

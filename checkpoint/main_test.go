@@ -1,7 +1,6 @@
 package checkpoint
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -22,21 +21,36 @@ func TestMain(m *testing.M) {
 }
 
 // brokerChildEnv makes the test binary serve an embedded broker instead of running
-// tests: benchmarks use it to keep the broker's memory out of their process.
+// tests (ServeBroker), as `leakui work broker` does: the tests and benchmarks that
+// measure the client keep the broker's goroutines and memory out of their process.
 const brokerChildEnv = "LEAKUI_CHECKPOINT_BROKER_CHILD"
 
-// runBrokerChild prints the broker's address and serves until stdin closes.
+// runBrokerChild serves a broker until stdin closes.
 func runBrokerChild() int {
-	b, err := StartBroker()
-	if err != nil {
+	if err := ServeBroker(context.Background(), os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer b.Close()
-	fmt.Println(b.Addrs()[0])
-	for s := bufio.NewScanner(os.Stdin); s.Scan(); {
-	}
 	return 0
+}
+
+// brokerCommand is the command line and environment of a broker process: this
+// test binary with brokerChildEnv set.
+func brokerCommand() (argv, env []string) {
+	return []string{os.Args[0], "-test.run=^$"}, []string{brokerChildEnv + "=1"}
+}
+
+// startBrokerProcess starts a broker in a child process that the test stops at its
+// end.
+func startBrokerProcess(t testing.TB) *BrokerProcess {
+	t.Helper()
+	argv, env := brokerCommand()
+	p, err := StartBrokerProcess(context.Background(), argv, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
 }
 
 // startBroker starts an embedded broker that the test closes at its end.
@@ -50,8 +64,11 @@ func startBroker(t testing.TB) *Broker {
 	return b
 }
 
+// addrser is a broker in this process or in a child.
+type addrser interface{ Addrs() []string }
+
 // run runs a workload against b and registers its Close.
-func run(t testing.TB, b *Broker, cfg Config) (Result, *Workload) {
+func run(t testing.TB, b addrser, cfg Config) (Result, *Workload) {
 	t.Helper()
 	cfg.Brokers = b.Addrs()
 	if cfg.Job == "" {

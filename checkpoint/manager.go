@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -17,7 +18,7 @@ type ManagerConfig struct {
 	Variant Variant
 	// Mode sets stopConsumerAfterFirstRead (default Active).
 	Mode Mode
-	// Consumers makes the SystemConsumer of every Start.
+	// Consumers makes the manager's one SystemConsumer.
 	Consumers *ConsumerFactory
 	// Log receives Samza's log lines; nil discards them.
 	Log *Log
@@ -39,10 +40,16 @@ type ManagerStats struct {
 	MessagesRead int64
 	// TopicReads counts reads of the topic to its end (readCheckpoints calls).
 	TopicReads int64
+	// ConsumerStops counts the manager's "Stopping system consumer" lines.
+	ConsumerStops int64
 }
 
-// CheckpointManager is the model of Samza's KafkaCheckpointManager. Start, the reads
-// and writes, and Stop are called from one goroutine, as Samza's main thread does.
+// CheckpointManager is the model of Samza's KafkaCheckpointManager
+// (samza-kafka/src/main/scala/org/apache/samza/checkpoint/kafka/KafkaCheckpointManager.scala).
+// Like upstream's it makes its one consumer, its admin and its producer when it is
+// made (lines 70-76), and every start() registers and starts that same consumer.
+// Start, the reads and writes, and Stop are called from one goroutine, as Samza's
+// container thread does.
 type CheckpointManager struct {
 	cfg            ManagerConfig
 	log            *Log
@@ -54,15 +61,15 @@ type CheckpointManager struct {
 
 	taskNamesToCheckpoints map[string]Checkpoint // nil until the first read
 	consumer               *SystemConsumer
-	systemConsumerStarted  bool // FixGuard only
+	systemConsumerStarted  bool // PR1674 and GuardStart only
 	producer               *systemProducer
 	admin                  *systemAdmin
-	starts                 int
 
-	read, written, messages, topicReads atomic.Int64
+	read, written, messages, topicReads, consumerStops atomic.Int64
 }
 
-// NewCheckpointManager returns a manager for the checkpoint topic cfg.Topic.
+// NewCheckpointManager returns a manager for the checkpoint topic cfg.Topic with its
+// own consumer, taken from cfg.Consumers.
 func NewCheckpointManager(cfg ManagerConfig) (*CheckpointManager, error) {
 	if cfg.Variant == "" {
 		cfg.Variant = Leaky
@@ -88,13 +95,19 @@ func NewCheckpointManager(cfg ManagerConfig) (*CheckpointManager, error) {
 	if cfg.ReadTimeout <= 0 {
 		cfg.ReadTimeout = 30 * time.Second
 	}
-	return &CheckpointManager{
+	m := &CheckpointManager{
 		cfg:            cfg,
 		log:            cfg.Log,
 		ssp:            SSP{System: cfg.Consumers.cfg.System, Stream: cfg.Topic, Partition: 0},
 		stopAfterFirst: cfg.Mode.StopConsumerAfterFirstRead(),
 		known:          make(map[string]bool),
-	}, nil
+	}
+	m.info(fmt.Sprintf("Creating KafkaCheckpointManager for checkpointTopic:%s, systemName:%s validateCheckpoints:true", cfg.Topic, m.ssp.System))
+	m.consumer = cfg.Consumers.New()
+	id := strings.TrimPrefix(m.consumer.ClientID(), "samza-consumer-checkpoint-")
+	m.admin = newSystemAdmin(cfg.Brokers, cfg.Topic, "samza-admin-checkpoint-"+id, cfg.DialTimeout)
+	m.producer = newSystemProducer(cfg.Brokers, cfg.Topic, "samza-producer-checkpoint-"+id, cfg.DialTimeout)
+	return m, nil
 }
 
 // Register adds a task whose checkpoints this manager reads and writes.
@@ -105,6 +118,9 @@ func (m *CheckpointManager) Register(taskName string) {
 	}
 }
 
+// Consumer returns the manager's one SystemConsumer.
+func (m *CheckpointManager) Consumer() *SystemConsumer { return m.consumer }
+
 // Stats returns the manager's counters.
 func (m *CheckpointManager) Stats() ManagerStats {
 	return ManagerStats{
@@ -112,43 +128,45 @@ func (m *CheckpointManager) Stats() ManagerStats {
 		CheckpointsWritten: m.written.Load(),
 		MessagesRead:       m.messages.Load(),
 		TopicReads:         m.topicReads.Load(),
+		ConsumerStops:      m.consumerStops.Load(),
 	}
 }
 
 func (m *CheckpointManager) info(msg string) { m.log.Info(ThreadMain, LoggerCheckpointManager, msg) }
 
-// Start starts the producer and the admin, then takes a fresh consumer from the
-// factory, registers it at the oldest offset of the topic and starts it. FixGuard
-// skips the consumer while one is started.
+// Start starts the producer and the admin, then registers the consumer at the oldest
+// offset of the topic and starts it (KafkaCheckpointManager.scala:113-124). On a
+// manager started before, the registration is refused (ErrRegistrationRefused), as
+// upstream's consumer refuses it; GuardStart skips the consumer once it started it.
 func (m *CheckpointManager) Start(ctx context.Context) error {
-	m.starts++
 	m.info("Starting the checkpoint SystemProducer")
-	m.producer = newSystemProducer(m.cfg.Brokers, m.cfg.Topic, fmt.Sprintf("samza-producer-checkpoint-%d", m.starts), m.cfg.DialTimeout)
+	m.producer.start()
 	m.info("Starting the checkpoint SystemAdmin")
-	m.admin = newSystemAdmin(m.cfg.Brokers, m.cfg.Topic, fmt.Sprintf("samza-admin-checkpoint-%d", m.starts), m.cfg.DialTimeout)
-	if m.cfg.Variant == FixGuard && m.systemConsumerStarted {
-		return nil
-	}
+	m.admin.start()
 	oldest, _, err := m.admin.offsets(ctx)
 	if err != nil {
 		return err
 	}
 	m.info(fmt.Sprintf("Starting the checkpoint SystemConsumer from oldest offset %d", oldest))
-	c := m.cfg.Consumers.New()
-	m.consumer = c // the previous consumer, if still running, is now unreachable from here
-	if err := c.Register(m.ssp, oldest); err != nil {
+	if m.cfg.Variant == GuardStart && m.systemConsumerStarted {
+		return nil
+	}
+	if err := m.consumer.Register(m.ssp, oldest); err != nil {
 		return err
 	}
-	if err := c.Start(); err != nil {
+	if err := m.consumer.Start(); err != nil {
 		return err
 	}
-	m.systemConsumerStarted = true
+	if m.cfg.Variant == PR1674 || m.cfg.Variant == GuardStart {
+		m.systemConsumerStarted = true
+	}
 	return nil
 }
 
 // ReadLastCheckpoint returns the last checkpoint of taskName, reading the topic the
 // first time (and stopping the consumer after it in active mode) and merging a new
-// read every time in standby mode. ok is false when the task has no checkpoint.
+// read every time in standby mode (KafkaCheckpointManager.scala:138-160). ok is
+// false when the task has no checkpoint.
 func (m *CheckpointManager) ReadLastCheckpoint(ctx context.Context, taskName string) (cp Checkpoint, ok bool, err error) {
 	if !m.known[taskName] {
 		return Checkpoint{}, false, fmt.Errorf("task %q: %w", taskName, ErrTaskNotRegistered)
@@ -162,9 +180,10 @@ func (m *CheckpointManager) ReadLastCheckpoint(ctx context.Context, taskName str
 		}
 		m.taskNamesToCheckpoints = cps
 		if m.stopAfterFirst {
-			m.info("Stopping system consumer")
-			m.consumer.Stop()
-			m.systemConsumerStarted = false
+			m.stopConsumer()
+			if m.cfg.Variant == PR1674 {
+				m.systemConsumerStarted = false
+			}
 		}
 	} else if !m.stopAfterFirst {
 		cps, err := m.readCheckpoints(ctx)
@@ -185,10 +204,11 @@ func (m *CheckpointManager) ReadLastCheckpoint(ctx context.Context, taskName str
 	return cp, ok, nil
 }
 
-// readCheckpoints polls the current consumer until it reaches the offset that was
-// upcoming when the read began, keeping the last checkpoint of every task.
+// readCheckpoints polls the consumer until it reaches the offset that was upcoming
+// when the read began, keeping the last checkpoint of every task
+// (KafkaCheckpointManager.scala:246-323).
 func (m *CheckpointManager) readCheckpoints(ctx context.Context) (map[string]Checkpoint, error) {
-	if m.consumer == nil || m.admin == nil {
+	if !m.consumer.Running() {
 		return nil, fmt.Errorf("read checkpoints: %w", ErrNotStarted)
 	}
 	_, upcoming, err := m.admin.offsets(ctx)
@@ -211,31 +231,32 @@ func (m *CheckpointManager) readCheckpoints(ctx context.Context) (map[string]Che
 			if n%1000 == 0 {
 				m.info(fmt.Sprintf("Read %d from topic: %s. Current offset: %d", n, m.cfg.Topic, e.Offset))
 			}
-			task, err := decodeTaskName(e.Key)
+			key, err := DecodeKey(e.Key)
 			if err != nil {
 				return nil, fmt.Errorf("%s offset %d: %w", m.cfg.Topic, e.Offset, err)
+			}
+			if key.Type != KeyTypeCheckpointV1 {
+				m.log.Warn(ThreadMain, LoggerCheckpointManager, fmt.Sprintf("Ignoring unknown checkpoint key type for checkpoint key: %s", key))
+				continue
 			}
 			cp, err := DecodeCheckpoint(e.Value)
 			if err != nil {
 				return nil, fmt.Errorf("%s offset %d: %w", m.cfg.Topic, e.Offset, err)
 			}
-			checkpoints[task] = cp
+			checkpoints[key.TaskName] = cp
 		}
 	}
 	m.info(fmt.Sprintf("Read %d messages from system:%s topic:%s", n, m.ssp.System, m.cfg.Topic))
 	return checkpoints, nil
 }
 
-// WriteCheckpoint writes one checkpoint message, keyed by the task name, and waits
-// for the broker to acknowledge it.
+// WriteCheckpoint writes one checkpoint message, keyed as KafkaCheckpointLogKeySerde
+// keys it, and waits for the broker to acknowledge it.
 func (m *CheckpointManager) WriteCheckpoint(ctx context.Context, taskName string, cp Checkpoint) error {
 	if !m.known[taskName] {
 		return fmt.Errorf("task %q: %w", taskName, ErrTaskNotRegistered)
 	}
-	if m.producer == nil {
-		return fmt.Errorf("write checkpoint: %w", ErrNotStarted)
-	}
-	if err := m.producer.send(ctx, []byte(taskName), cp.Encode()); err != nil {
+	if err := m.producer.send(ctx, CheckpointKey(taskName).Encode(), cp.Encode()); err != nil {
 		return err
 	}
 	m.written.Add(1)
@@ -243,35 +264,25 @@ func (m *CheckpointManager) WriteCheckpoint(ctx context.Context, taskName string
 }
 
 // Stop stops the admin and the producer and, depending on the variant and the mode,
-// the consumer; FixReset also forgets the checkpoints read.
+// the consumer (KafkaCheckpointManager.scala:220-233); Reset also forgets the
+// checkpoints read.
 func (m *CheckpointManager) Stop() error {
-	var err error
 	m.info("Stopping system admin.")
-	if m.admin != nil {
-		m.admin.close()
-		m.admin = nil
-	}
+	m.admin.close()
 	m.info("Stopping system producer.")
-	if m.producer != nil {
-		err = m.producer.close()
-		m.producer = nil
-	}
+	err := m.producer.close()
 	switch m.cfg.Variant {
-	case Leaky, FixReset:
-		if !m.stopAfterFirst {
-			m.stopConsumer()
-		}
-	case FixClose:
-		if !m.stopAfterFirst || (m.consumer != nil && m.consumer.Running()) {
-			m.stopConsumer()
-		}
-	case FixGuard:
+	case PR1674:
 		if m.systemConsumerStarted {
 			m.stopConsumer()
 			m.systemConsumerStarted = false
 		}
+	default:
+		if !m.stopAfterFirst {
+			m.stopConsumer()
+		}
 	}
-	if m.cfg.Variant == FixReset {
+	if m.cfg.Variant == Reset {
 		m.taskNamesToCheckpoints = nil
 	}
 	m.info("CheckpointManager stopped.")
@@ -280,7 +291,6 @@ func (m *CheckpointManager) Stop() error {
 
 func (m *CheckpointManager) stopConsumer() {
 	m.info("Stopping system consumer")
-	if m.consumer != nil {
-		m.consumer.Stop()
-	}
+	m.consumerStops.Add(1)
+	m.consumer.Stop()
 }

@@ -11,54 +11,30 @@ import (
 	"github.com/segmentio/kafka-go"
 )
 
-// staleReadsWanted is what Samza's logic implies: active containers of the variants
-// that keep the map read the checkpoints once, in the first cycle, and return those
-// same checkpoints in every later cycle; fix-reset and standby read every cycle.
-func staleReadsWanted(v Variant, m Mode, cycles, tasks int) int64 {
-	if m == Active && v != FixReset {
-		return int64(tasks * (cycles - 1))
-	}
-	return 0
-}
-
-// topicReadsWanted and messagesReadWanted follow the same logic: a read in cycle k
-// starts from the oldest offset of a topic that holds tasks×k messages.
-func topicReadsWanted(v Variant, m Mode, cycles, tasks int) int64 {
-	switch {
-	case m == Standby:
-		return int64(cycles * tasks) // the first read and every merge
-	case v == FixReset:
-		return int64(cycles)
-	default:
-		return 1
-	}
-}
-
-func messagesReadWanted(v Variant, m Mode, cycles, tasks int) int64 {
-	if m == Active && v != FixReset {
-		return int64(tasks)
-	}
-	return int64(tasks * cycles * (cycles + 1) / 2)
-}
-
 func TestCheckpointsReadBackEqualTheOnesWritten(t *testing.T) {
 	const cycles, tasks = 6, 5
 	b := startBroker(t)
 	for _, v := range Variants {
 		for _, m := range Modes {
 			t.Run(fmt.Sprintf("%s/%s", v, m), func(t *testing.T) {
-				res, w := run(t, b, Config{Variant: v, Mode: m, Cycles: cycles, Tasks: tasks})
+				// Steady: a new manager per rebalance reads the whole topic, which holds
+				// tasks × k messages in rebalance k (the seed and k−1 rebalances).
+				res, w := run(t, b, Config{Scenario: Steady, Variant: v, Mode: m, Cycles: cycles, Tasks: tasks})
 				if res.MissingReads != 0 {
 					t.Errorf("%d reads found no checkpoint", res.MissingReads)
 				}
-				if want := staleReadsWanted(v, m, cycles, tasks); res.StaleReads != want {
-					t.Errorf("stale reads = %d, want %d", res.StaleReads, want)
-				}
-				if want := topicReadsWanted(v, m, cycles, tasks); res.TopicReads != want {
-					t.Errorf("topic reads = %d, want %d", res.TopicReads, want)
-				}
-				if want := messagesReadWanted(v, m, cycles, tasks); res.MessagesRead != want {
+				if want := int64(tasks * cycles * (cycles + 1) / 2); res.MessagesRead != want {
 					t.Errorf("messages read = %d, want %d", res.MessagesRead, want)
+				}
+				wantTopicReads := int64(cycles) // one read per manager
+				if m == Standby {
+					wantTopicReads = cycles * tasks // and a merge on every later read
+				}
+				if res.TopicReads != wantTopicReads {
+					t.Errorf("topic reads = %d, want %d", res.TopicReads, wantTopicReads)
+				}
+				if res.Containers != cycles || res.FirstReads != cycles {
+					t.Errorf("containers %d, first reads %d; want %d each", res.Containers, res.FirstReads, cycles)
 				}
 				if res.CheckpointsRead != cycles*tasks || res.CheckpointsWritten != cycles*tasks {
 					t.Errorf("read/written = %d/%d, want %d each", res.CheckpointsRead, res.CheckpointsWritten, cycles*tasks)
@@ -102,11 +78,18 @@ func readTopic(t *testing.T, b *Broker, topic string) (map[string]Checkpoint, in
 		if err != nil {
 			t.Fatalf("read %s at %d of %d: %v", topic, n, end, err)
 		}
+		key, err := DecodeKey(m.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if key != CheckpointKey(key.TaskName) {
+			t.Fatalf("offset %d: key %s, want a CheckpointV1 key of GroupByPartitionFactory", m.Offset, key)
+		}
 		cp, err := DecodeCheckpoint(m.Value)
 		if err != nil {
 			t.Fatal(err)
 		}
-		last[string(m.Key)] = cp
+		last[key.TaskName] = cp
 		n++
 	}
 	return last, n
@@ -179,13 +162,14 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
-	if res.Cycle != 5 || res.ConsumerStarts != 5 || res.OpenConsumers != 4 {
-		t.Errorf("cancelled after cycle %d with %d starts, %d open; want 5, 5, 4", res.Cycle, res.ConsumerStarts, res.OpenConsumers)
+	// A storm at the default read fraction: no container of the first 62 reads.
+	if res.Cycle != 5 || res.ConsumerStarts != 5 || res.OpenConsumers != 5 {
+		t.Errorf("cancelled after cycle %d with %d starts, %d open; want 5, 5, 5", res.Cycle, res.ConsumerStarts, res.OpenConsumers)
 	}
 	if _, err := w.Run(context.Background()); !errors.Is(err, ErrAlreadyRun) {
 		t.Errorf("second Run = %v, want ErrAlreadyRun", err)
 	}
-	if reaped, err := w.Close(); reaped != 4 || err != nil {
-		t.Errorf("Close reaped %d (err %v), want 4", reaped, err)
+	if reaped, err := w.Close(); reaped != 5 || err != nil {
+		t.Errorf("Close reaped %d (err %v), want 5", reaped, err)
 	}
 }

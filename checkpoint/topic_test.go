@@ -15,10 +15,11 @@ func createTopicForTest(t testing.TB, b *Broker, topic string, n int) {
 		t.Fatal(err)
 	}
 	p := newSystemProducer(b.Addrs(), topic, "test-producer", DefaultDialTimeout)
+	p.start()
 	defer p.close()
 	for i := range n {
 		cp := Checkpoint{Offsets: map[SSP]string{{"kafka", "in", int32(i)}: "0"}}
-		if err := p.send(ctx, []byte(TaskName(i)), cp.Encode()); err != nil {
+		if err := p.send(ctx, CheckpointKey(TaskName(i)).Encode(), cp.Encode()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,58 +2,74 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 	"time"
 )
 
-// Progress is the state of a run after one cycle.
+// Progress is the state of a run after one rebalance.
 type Progress struct {
-	// Cycle is the number of cycles done; Cycles the number asked for.
+	// Cycle is the number of rebalances done; Cycles the number asked for.
 	Cycle, Cycles int
+	// Containers counts the containers built, each with its own CheckpointManager
+	// and consumer (one in the reuse scenario).
+	Containers int64
+	// FirstReads counts the containers that reached their first readLastCheckpoint.
+	FirstReads int64
+	// FailedContainers counts containers whose start or read failed in Samza's own
+	// logic (a refused registration, a read from a stopped consumer).
+	FailedContainers int64
 	// ConsumerStarts and ConsumerStops count SystemConsumer starts and stops.
 	ConsumerStarts, ConsumerStops int64
 	// OpenConsumers counts consumers started and not stopped: the leak.
 	OpenConsumers int64
 	// OpenConnections counts the TCP connections the consumers hold.
 	OpenConnections int64
+	// RefusedRegistrations counts registrations the consumer refused because it had
+	// started; SecondStarts the starts it ignored for the same reason.
+	RefusedRegistrations, SecondStarts int64
+	// ManagerConsumerStops counts the managers' "Stopping system consumer" lines.
+	ManagerConsumerStops int64
 	// CheckpointsRead counts ReadLastCheckpoint results, CheckpointsWritten the
-	// checkpoints written by the manager (the seed excluded).
+	// checkpoints written by the managers (the seed excluded).
 	CheckpointsRead, CheckpointsWritten int64
 	// MessagesRead counts checkpoint messages consumed from the topic.
 	MessagesRead int64
-	// StaleReads counts reads that did not return the task's last written checkpoint.
-	StaleReads int64
-	// Elapsed is the time since the first cycle began.
+	// Elapsed is the time since the first rebalance began.
 	Elapsed time.Duration
 }
 
 // Result is what a whole run did.
 type Result struct {
 	Progress
-	// Variant, Mode and Tasks echo the configuration.
-	Variant Variant
-	Mode    Mode
-	Tasks   int
+	// Variant, Mode, Scenario, ReadFraction and Tasks echo the configuration.
+	Variant      Variant
+	Mode         Mode
+	Scenario     Scenario
+	ReadFraction float64
+	Tasks        int
 	// Topic is the checkpoint topic; Brokers the cluster; Embedded is true when the
-	// run started its own broker.
-	Topic    string
-	Brokers  []string
-	Embedded bool
-	// CheckpointsSeeded counts the checkpoints written before the first cycle.
+	// run started its own broker, BrokerPID its process when it runs in another one.
+	Topic     string
+	Brokers   []string
+	Embedded  bool
+	BrokerPID int
+	// CheckpointsSeeded counts the checkpoints written before the first rebalance.
 	CheckpointsSeeded int64
 	// TopicReads counts reads of the topic to its end.
 	TopicReads int64
 	// MissingReads counts reads that found no checkpoint at all for a seeded task.
 	MissingReads int64
 	// PollLoopGoroutines and ReaderGoroutines count the goroutines whose stacks hold
-	// PollLoopFrame and ReaderFrame after the last cycle: one each per open consumer.
+	// PollLoopFrame and ReaderFrame after the last rebalance: one each per open
+	// consumer.
 	PollLoopGoroutines, ReaderGoroutines int
 }
 
 // Workload runs the reproduction once and owns what the run leaves behind: the
-// consumers it leaked, the embedded broker and the topic. Close releases them.
+// consumers it leaked, the broker it started and the topic. Close releases them.
 type Workload struct {
 	cfg       Config
 	log       *Log
@@ -63,6 +79,7 @@ type Workload struct {
 	ran     bool
 	closed  bool
 	broker  *Broker
+	process *BrokerProcess
 	brokers []string
 	topic   string
 	created bool
@@ -80,10 +97,10 @@ func New(cfg Config) (*Workload, error) {
 // Topic returns the checkpoint topic of the run.
 func (w *Workload) Topic() string { return w.topic }
 
-// Run starts the embedded broker when no brokers are configured, checks the brokers,
-// creates the checkpoint topic, seeds one checkpoint per task, then runs the cycles on
-// one CheckpointManager. Consumers the variant leaks stay alive after Run returns,
-// as they would in the leaking process, until Close.
+// Run starts a broker when none is configured, checks the brokers, creates the
+// checkpoint topic, seeds one checkpoint per task, then runs the rebalances of the
+// scenario. Consumers the variant leaks stay alive after Run returns, as they would
+// in the leaking process, until Close.
 func (w *Workload) Run(ctx context.Context) (Result, error) {
 	w.mu.Lock()
 	if w.ran || w.closed {
@@ -93,13 +110,17 @@ func (w *Workload) Run(ctx context.Context) (Result, error) {
 	w.ran = true
 	w.mu.Unlock()
 
-	res := Result{Variant: w.cfg.Variant, Mode: w.cfg.Mode, Tasks: w.cfg.Tasks, Topic: w.topic}
+	res := Result{Variant: w.cfg.Variant, Mode: w.cfg.Mode, Scenario: w.cfg.Scenario, ReadFraction: w.cfg.ReadFraction,
+		Tasks: w.cfg.Tasks, Topic: w.topic}
 	res.Cycles = w.cfg.Cycles
 	brokers, err := w.connect(ctx)
 	if err != nil {
 		return res, err
 	}
-	res.Brokers, res.Embedded = brokers, w.broker != nil
+	res.Brokers, res.Embedded = brokers, w.broker != nil || w.process != nil
+	if w.process != nil {
+		res.BrokerPID = w.process.PID()
+	}
 	w.consumers = NewConsumerFactory(ConsumerConfig{
 		Brokers: brokers, FetchThreshold: w.cfg.FetchThreshold, DialTimeout: w.cfg.DialTimeout,
 	}, w.log)
@@ -107,45 +128,33 @@ func (w *Workload) Run(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	tasks := make([]string, w.cfg.Tasks)
-	last := make(map[string]Checkpoint, w.cfg.Tasks)
 	for i := range tasks {
 		tasks[i] = TaskName(i)
-		last[tasks[i]] = w.checkpointFor(0, i)
 	}
-	if err := w.seed(ctx, tasks, last); err != nil {
+	if err := w.seed(ctx, tasks); err != nil {
 		return res, err
 	}
 	res.CheckpointsSeeded = int64(len(tasks))
 
-	m, err := NewCheckpointManager(ManagerConfig{
-		Topic: w.topic, Brokers: brokers, Variant: w.cfg.Variant, Mode: w.cfg.Mode,
-		Consumers: w.consumers, Log: w.log, DialTimeout: w.cfg.DialTimeout, ReadTimeout: w.cfg.ReadTimeout,
-	})
-	if err != nil {
-		return res, err
-	}
-	for _, t := range tasks {
-		m.Register(t)
-	}
+	r := &rebalances{w: w, tasks: tasks, res: &res}
 	began := time.Now()
 	for k := 1; k <= w.cfg.Cycles; k++ {
 		if err := ctx.Err(); err != nil {
-			return w.finish(res, m, began), fmt.Errorf("interrupted after %d of %d cycles: %w", k-1, w.cfg.Cycles, err)
+			return w.finish(res, r, began), fmt.Errorf("interrupted after %d of %d rebalances: %w", k-1, w.cfg.Cycles, err)
 		}
-		if err := w.cycle(ctx, m, k, tasks, last, &res); err != nil {
-			m.Stop()
+		if err := r.rebalance(ctx, k); err != nil {
 			if ctx.Err() != nil {
 				err = ctx.Err() // the signal, not the call it interrupted
-				return w.finish(res, m, began), fmt.Errorf("interrupted after %d of %d cycles: %w", k-1, w.cfg.Cycles, err)
+				return w.finish(res, r, began), fmt.Errorf("interrupted after %d of %d rebalances: %w", k-1, w.cfg.Cycles, err)
 			}
-			return w.finish(res, m, began), fmt.Errorf("cycle %d: %w", k, err)
+			return w.finish(res, r, began), fmt.Errorf("rebalance %d: %w", k, err)
 		}
 		res.Cycle = k
 		if w.cfg.Progress != nil {
-			w.cfg.Progress(w.finish(res, m, began).Progress)
+			w.cfg.Progress(w.finish(res, r, began).Progress)
 		}
 	}
-	res = w.finish(res, m, began)
+	res = w.finish(res, r, began)
 	res.PollLoopGoroutines, res.ReaderGoroutines = w.settledGoroutines(res.OpenConsumers)
 	res.OpenConnections = w.consumers.Stats().Connections // the last readers have dialled by now
 	if err := w.log.Err(); err != nil {
@@ -154,40 +163,124 @@ func (w *Workload) Run(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
-// cycle is one standalone rebalance: Start, read every task, write every task, Stop.
-func (w *Workload) cycle(ctx context.Context, m *CheckpointManager, k int, tasks []string, last map[string]Checkpoint, res *Result) error {
-	if err := m.Start(ctx); err != nil {
-		return err
-	}
-	for _, t := range tasks {
-		cp, ok, err := m.ReadLastCheckpoint(ctx, t)
+// rebalances is the state of the run's rebalances: the managers' counters so far
+// and, in the reuse scenario, the one manager.
+type rebalances struct {
+	w      *Workload
+	tasks  []string
+	res    *Result
+	reused *CheckpointManager
+	done   ManagerStats // the counters of the managers already stopped for good
+}
+
+// rebalance is one new job model: the container it builds (or, in the reuse
+// scenario, the one manager) starts the checkpoint manager, reads and writes the
+// tasks' checkpoints unless the next rebalance interrupts it first, and stops it,
+// as SamzaContainer.run does (SamzaContainer.scala:750-840).
+func (r *rebalances) rebalance(ctx context.Context, k int) error {
+	w := r.w
+	m := r.reused
+	if m == nil {
+		var err error
+		m, err = NewCheckpointManager(ManagerConfig{
+			Topic: w.topic, Brokers: w.brokers, Variant: w.cfg.Variant, Mode: w.cfg.Mode,
+			Consumers: w.consumers, Log: w.log, DialTimeout: w.cfg.DialTimeout, ReadTimeout: w.cfg.ReadTimeout,
+		})
 		if err != nil {
 			return err
 		}
-		switch {
-		case !ok:
-			res.MissingReads++
-			res.StaleReads++
-		case !cp.Equal(last[t]):
-			res.StaleReads++
+		for _, t := range r.tasks {
+			m.Register(t)
+		}
+		r.res.Containers++
+		if w.cfg.Scenario == Reuse {
+			r.reused = m
 		}
 	}
-	for i, t := range tasks {
-		cp := w.checkpointFor(k, i)
-		if err := m.WriteCheckpoint(ctx, t, cp); err != nil {
-			return err
+	defer func() {
+		if r.reused == nil {
+			r.done = addStats(r.done, m.Stats())
 		}
-		last[t] = cp
+	}()
+	w.containerLog(LevelInfo, "Starting container.")
+	err := m.Start(ctx)
+	if err == nil && !reachesRead(w.cfg.Scenario, w.cfg.ReadFraction, k) {
+		w.containerLog(LevelWarn, "Received an interrupt during initialization.")
+		w.containerLog(LevelInfo, "Shutting down SamzaContainer.")
+		return m.Stop()
 	}
+	if err == nil {
+		r.res.FirstReads++
+		err = r.readAndWrite(ctx, m, k)
+	}
+	if err != nil && !containerFailure(err) {
+		m.Stop()
+		return err
+	}
+	if err != nil {
+		r.res.FailedContainers++
+		w.containerLog(LevelError, "Caught exception/error while initializing container. "+err.Error())
+	}
+	w.containerLog(LevelInfo, "Shutting down SamzaContainer.")
 	return m.Stop()
 }
 
-// finish copies the counters of the factory and the manager into res.
-func (w *Workload) finish(res Result, m *CheckpointManager, began time.Time) Result {
-	cs, ms := w.consumers.Stats(), m.Stats()
+// containerFailure reports an error of Samza's own logic, which fails the container
+// (SamzaContainer.scala:814-820) but not the run: a refused registration, or a read
+// from a consumer that is not running.
+func containerFailure(err error) bool {
+	return errors.Is(err, ErrRegistrationRefused) || errors.Is(err, ErrNotStarted) || errors.Is(err, ErrConsumerStopped)
+}
+
+// readAndWrite reads the last checkpoint of every task, then writes the next one.
+func (r *rebalances) readAndWrite(ctx context.Context, m *CheckpointManager, k int) error {
+	for _, t := range r.tasks {
+		_, ok, err := m.ReadLastCheckpoint(ctx, t)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			r.res.MissingReads++
+		}
+	}
+	for i, t := range r.tasks {
+		if err := m.WriteCheckpoint(ctx, t, r.w.checkpointFor(k, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stats returns the counters of every manager of the run.
+func (r *rebalances) stats() ManagerStats {
+	if r.reused != nil {
+		return addStats(r.done, r.reused.Stats())
+	}
+	return r.done
+}
+
+func addStats(a, b ManagerStats) ManagerStats {
+	return ManagerStats{
+		CheckpointsRead:    a.CheckpointsRead + b.CheckpointsRead,
+		CheckpointsWritten: a.CheckpointsWritten + b.CheckpointsWritten,
+		MessagesRead:       a.MessagesRead + b.MessagesRead,
+		TopicReads:         a.TopicReads + b.TopicReads,
+		ConsumerStops:      a.ConsumerStops + b.ConsumerStops,
+	}
+}
+
+// containerLog writes a line of the container (SamzaContainer's logger).
+func (w *Workload) containerLog(level, msg string) {
+	w.log.Line(ThreadMain, LoggerSamzaContainer, level, msg)
+}
+
+// finish copies the counters of the factory and the managers into res.
+func (w *Workload) finish(res Result, r *rebalances, began time.Time) Result {
+	cs, ms := w.consumers.Stats(), r.stats()
 	res.ConsumerStarts, res.ConsumerStops, res.OpenConsumers, res.OpenConnections = cs.Starts, cs.Stops, cs.Open, cs.Connections
+	res.RefusedRegistrations, res.SecondStarts = cs.Refused, cs.SecondStarts
 	res.CheckpointsRead, res.CheckpointsWritten, res.MessagesRead = ms.CheckpointsRead, ms.CheckpointsWritten, ms.MessagesRead
-	res.TopicReads = ms.TopicReads
+	res.TopicReads, res.ManagerConsumerStops = ms.TopicReads, ms.ConsumerStops
 	res.Elapsed = time.Since(began)
 	return res
 }
@@ -198,7 +291,7 @@ func (w *Workload) finish(res Result, m *CheckpointManager, began time.Time) Res
 // loop closes loopDone in a deferred call, so Stop can return a moment before its
 // goroutine is gone).
 func (w *Workload) settledGoroutines(open int64) (polls, readers int) {
-	deadline := time.Now().Add(time.Second)
+	deadline := time.Now().Add(5 * time.Second)
 	for {
 		counts := countFrames(PollLoopFrame, ReaderFrame)
 		polls, readers = counts[0], counts[1]
@@ -222,7 +315,18 @@ func (w *Workload) checkpointFor(k, i int) Checkpoint {
 // configured, and checks that one answers.
 func (w *Workload) connect(ctx context.Context) ([]string, error) {
 	brokers := w.cfg.Brokers
-	if len(brokers) == 0 {
+	switch {
+	case len(brokers) > 0:
+	case len(w.cfg.BrokerCommand) > 0:
+		p, err := StartBrokerProcess(ctx, w.cfg.BrokerCommand, w.cfg.BrokerEnv)
+		if err != nil {
+			return nil, err
+		}
+		w.mu.Lock()
+		w.process = p
+		w.mu.Unlock()
+		brokers = p.Addrs()
+	default:
 		b, err := StartBroker()
 		if err != nil {
 			return nil, err
@@ -259,11 +363,12 @@ func (w *Workload) createTopic(ctx context.Context) error {
 }
 
 // seed writes the first checkpoint of every task, as an earlier deployment would have.
-func (w *Workload) seed(ctx context.Context, tasks []string, last map[string]Checkpoint) error {
+func (w *Workload) seed(ctx context.Context, tasks []string) error {
 	p := newSystemProducer(w.brokers, w.topic, "samza-producer-checkpoint-seed", w.cfg.DialTimeout)
+	p.start()
 	var err error
-	for _, t := range tasks {
-		if err = p.send(ctx, []byte(t), last[t].Encode()); err != nil {
+	for i, t := range tasks {
+		if err = p.send(ctx, CheckpointKey(t).Encode(), w.checkpointFor(0, i).Encode()); err != nil {
 			break
 		}
 	}
@@ -286,12 +391,12 @@ func (w *Workload) Close() (reaped int, err error) {
 		return 0, nil
 	}
 	w.closed = true
-	broker, created, brokers := w.broker, w.created, w.brokers
+	broker, process, created, brokers := w.broker, w.process, w.created, w.brokers
 	w.mu.Unlock()
 	if w.consumers != nil {
 		reaped = w.consumers.Reap()
 	}
-	if created && broker == nil {
+	if created && broker == nil && process == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*w.cfg.DialTimeout)
 		a := newSystemAdmin(brokers, w.topic, "samza-admin-checkpoint-delete", w.cfg.DialTimeout)
 		err = a.deleteTopic(ctx)
@@ -300,6 +405,11 @@ func (w *Workload) Close() (reaped int, err error) {
 	}
 	if broker != nil {
 		broker.Close()
+	}
+	if process != nil {
+		if perr := process.Close(); err == nil {
+			err = perr
+		}
 	}
 	return reaped, err
 }

@@ -80,7 +80,7 @@ func logOf(rec *memRecorder, id string) []byte {
 func TestFixedRunIsNoLeak(t *testing.T) {
 	childEnv(t, "1", "1ms")
 	m, rec := newTestManager(t, Config{NoCapture: true})
-	run, err := m.Start("fixed", Spec{Workload: WorkloadCheckpoint, Variant: "fix-guard", Cycles: 10, Tasks: 1}, nil)
+	run, err := m.Start("fixed", Spec{Workload: WorkloadCheckpoint, Variant: "pr1674", Cycles: 10, Tasks: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

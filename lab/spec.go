@@ -12,9 +12,11 @@ type Spec struct {
 	Workload string `json:"workload"`
 	Variant  string `json:"variant"`
 	// Checkpoint (SAMZA-2785).
-	Mode   string `json:"mode,omitempty"`
-	Cycles int    `json:"cycles,omitempty"`
-	Tasks  int    `json:"tasks,omitempty"`
+	Mode         string  `json:"mode,omitempty"`
+	Scenario     string  `json:"scenario,omitempty"`
+	ReadFraction float64 `json:"read_fraction,omitempty"`
+	Cycles       int     `json:"cycles,omitempty"`
+	Tasks        int     `json:"tasks,omitempty"`
 	// Recovery (KAFKA-3933).
 	Codec      string `json:"codec,omitempty"`
 	Partitions int    `json:"partitions,omitempty"`
@@ -31,14 +33,18 @@ const (
 )
 
 var (
-	checkpointVariants = []string{"leaky", "fix-close", "fix-reset", "fix-guard"}
-	checkpointModes    = []string{"active", "standby"}
-	recoveryVariants   = []string{"leaky", "close", "drain", "header"}
-	recoveryCodecs     = []string{"none", "gzip", "snappy", "lz4", "zstd"}
+	checkpointVariants  = []string{"leaky", "pr1674", "reset", "guard-start"}
+	checkpointModes     = []string{"active", "standby"}
+	checkpointScenarios = []string{"storm", "steady", "reuse"}
+	recoveryVariants    = []string{"leaky", "close", "drain", "header"}
+	recoveryCodecs      = []string{"none", "gzip", "snappy", "lz4", "zstd"}
 )
 
 // The defaults of Limits.
 const (
+	// DefaultReadFraction is the checkpoint storm's share of containers that reach
+	// their first read: 14 of SAMZA-2785's 1741 (checkpoint.DefaultReadFraction).
+	DefaultReadFraction = 0.008
 	// DefaultMaxCycles bounds a checkpoint run's cycles.
 	DefaultMaxCycles = 5000
 	// DefaultMaxRecords bounds a recovery run's partitions × segments × batches ×
@@ -98,6 +104,18 @@ func (s *Spec) Normalize(limits Limits) error {
 		if err := oneOf("mode", s.Mode, checkpointModes); err != nil {
 			return err
 		}
+		if s.Scenario == "" {
+			s.Scenario = "storm"
+		}
+		if err := oneOf("scenario", s.Scenario, checkpointScenarios); err != nil {
+			return err
+		}
+		if s.ReadFraction == 0 {
+			s.ReadFraction = DefaultReadFraction
+		}
+		if !(s.ReadFraction > 0 && s.ReadFraction <= 1) {
+			return fmt.Errorf("%w: read_fraction must be above 0 and at most 1, not %v", ErrInvalidSpec, s.ReadFraction)
+		}
 		if s.Cycles > limits.MaxCycles {
 			return fmt.Errorf("%w: %d cycles; this server allows at most %d", ErrTooLarge, s.Cycles, limits.MaxCycles)
 		}
@@ -140,7 +158,7 @@ func (s *Spec) Normalize(limits Limits) error {
 			return fmt.Errorf("%w: %d records (partitions × segments × batches × records); this server allows at most %d",
 				ErrTooLarge, n, limits.MaxRecords)
 		}
-		s.Mode, s.Cycles, s.Tasks = "", 0, 0
+		s.Mode, s.Scenario, s.ReadFraction, s.Cycles, s.Tasks = "", "", 0, 0, 0
 	default:
 		return fmt.Errorf("%w: workload %q is not one of [checkpoint recovery]", ErrInvalidSpec, s.Workload)
 	}
@@ -154,6 +172,12 @@ func (s Spec) Args() []string {
 	switch s.Workload {
 	case WorkloadCheckpoint:
 		args = append(args, "-mode", s.Mode)
+		if s.Scenario != "" {
+			args = append(args, "-scenario", s.Scenario)
+		}
+		if s.ReadFraction != 0 {
+			args = append(args, "-read-fraction", strconv.FormatFloat(s.ReadFraction, 'g', -1, 64))
+		}
 		add("-cycles", s.Cycles)
 		add("-tasks", s.Tasks)
 	case WorkloadRecovery:
@@ -171,7 +195,7 @@ func (s Spec) Args() []string {
 func (s Spec) Title() string {
 	switch s.Workload {
 	case WorkloadCheckpoint:
-		return fmt.Sprintf("checkpoint %s/%s, %d cycles × %d tasks", s.Variant, s.Mode, s.Cycles, s.Tasks)
+		return fmt.Sprintf("checkpoint %s %s/%s, %d rebalances × %d tasks", s.Scenario, s.Variant, s.Mode, s.Cycles, s.Tasks)
 	case WorkloadRecovery:
 		return fmt.Sprintf("recovery %s/%s, %d partitions × %d segments × %d batches", s.Variant, s.Codec, s.Partitions, s.Segments, s.Batches)
 	case WorkloadCapture:
@@ -188,12 +212,14 @@ type Preset struct {
 
 // Presets are the runs the dashboard offers first.
 var Presets = []Preset{
-	{"samza-2785-production", "SAMZA-2785 as seen in production: 1741 rebalances, active container",
-		Spec{Workload: WorkloadCheckpoint, Variant: "leaky", Mode: "active", Cycles: 1741, Tasks: 4}},
-	{"samza-2785-fix-guard", "the same with the upstream fix (fix-guard, apache/samza#1674)",
-		Spec{Workload: WorkloadCheckpoint, Variant: "fix-guard", Mode: "active", Cycles: 1741, Tasks: 4}},
-	{"samza-2785-quick", "SAMZA-2785 in a minute: 100 rebalances, active container",
-		Spec{Workload: WorkloadCheckpoint, Variant: "leaky", Mode: "active", Cycles: 100, Tasks: 4}},
+	{"samza-2785-production", "SAMZA-2785 as seen in production: a storm of 1741 rebalances, 14 containers reach their first read",
+		Spec{Workload: WorkloadCheckpoint, Variant: "leaky", Mode: "active", Scenario: "storm", Cycles: 1741, Tasks: 4}},
+	{"samza-2785-pr1674", "the same storm with apache/samza#1674's change (pr1674)",
+		Spec{Workload: WorkloadCheckpoint, Variant: "pr1674", Mode: "active", Scenario: "storm", Cycles: 1741, Tasks: 4}},
+	{"samza-2785-quick", "SAMZA-2785 in a minute: a storm of 100 rebalances, active containers",
+		Spec{Workload: WorkloadCheckpoint, Variant: "leaky", Mode: "active", Scenario: "storm", Cycles: 100, Tasks: 4}},
+	{"samza-2785-reuse", "one manager started 100 times: upstream's consumer refuses every registration after the first",
+		Spec{Workload: WorkloadCheckpoint, Variant: "leaky", Mode: "active", Scenario: "reuse", Cycles: 100, Tasks: 4}},
 	{"kafka-3933-gzip-leaky", "KAFKA-3933: recover 20 gzip segments, leaky (0.10.0.0)",
 		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "gzip", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512}},
 	{"kafka-3933-gzip-drain", "… with drain (what shipped in 0.10.0.1)",

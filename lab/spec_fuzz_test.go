@@ -18,7 +18,7 @@ import (
 func FuzzSpec(f *testing.F) {
 	for _, s := range []string{
 		`{"workload":"checkpoint","variant":"leaky","mode":"active","cycles":30,"tasks":4}`,
-		`{"workload":"checkpoint","variant":"fix-guard","mode":"standby","cycles":5001}`,
+		`{"workload":"checkpoint","variant":"guard-start","mode":"standby","cycles":5001}`,
 		`{"workload":"recovery","variant":"drain","codec":"gzip","partitions":64,"segments":1000,"batches":100000,"records":10000}`,
 		`{"workload":"recovery","codec":"lz4","value_bytes":-1}`,
 		`{"workload":"nope"}`,

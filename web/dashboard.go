@@ -68,7 +68,7 @@ func profileSummaryLine(raw json.RawMessage) string {
 // labBlock fills the dashboard's lab section.
 func (s *Server) labBlock(r *http.Request, listing bool) (view.RunList, error) {
 	l := view.RunList{Enabled: s.lab != nil,
-		CheckpointVariants: []string{"leaky", "fix-close", "fix-reset", "fix-guard"}, Modes: []string{"active", "standby"},
+		CheckpointVariants: []string{"leaky", "pr1674", "reset", "guard-start"}, Modes: []string{"active", "standby"},
 		RecoveryVariants: []string{"leaky", "close", "drain", "header"}, Codecs: []string{"gzip", "zstd", "snappy", "lz4", "none"}}
 	if !l.Enabled || !listing {
 		return l, nil

@@ -179,12 +179,12 @@ func TestRunLimitsCancelAndCompare(t *testing.T) {
 		t.Errorf("cancelling an ended run: %d", code)
 	}
 	t.Setenv("LEAKUI_LAB_STEP", "1ms")
-	code, second := postJSON(t, ts.URL+"/api/runs", `{"workload":"checkpoint","variant":"fix-guard","cycles":5,"tasks":1}`)
+	code, second := postJSON(t, ts.URL+"/api/runs", `{"workload":"checkpoint","variant":"pr1674","cycles":5,"tasks":1}`)
 	if code != 202 {
 		t.Fatal(code)
 	}
 	if r := waitRun(t, ts, second["id"]); r.Verdict != lab.VerdictNoLeak {
-		t.Errorf("fix-guard verdict %s", r.Verdict)
+		t.Errorf("pr1674 verdict %s", r.Verdict)
 	}
 	code, _, page := ts.get(t, "/runs/compare?a="+first["id"]+"&b="+second["id"])
 	if code != 200 || bytes.Count(page, []byte(`data-testid="run-title"`)) != 2 {

@@ -63,7 +63,7 @@ func TestBrowserLabRun(t *testing.T) {
 	// The same size with the upstream fix, then the comparison.
 	browser.Do(t, ctx,
 		chromedp.Navigate(s.base+"/"),
-		chromedp.SetValue(`[data-testid=run-variant]`, "fix-guard"),
+		chromedp.SetValue(`[data-testid=run-variant]`, "pr1674"),
 		chromedp.SetValue(`[data-testid=run-cycles]`, "600"),
 		chromedp.Click(`[data-testid=run-start]`),
 		chromedp.WaitVisible(`[data-testid=run-verdict]`),

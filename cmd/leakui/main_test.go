@@ -20,7 +20,14 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// The checkpoint workload starts `leakui work broker` as this same executable;
+	// under go test that is the test binary, so it serves the broker here.
+	if os.Getenv(workBrokerEnv) == "1" {
+		os.Exit(run(context.Background(), []string{"work", "broker"}, stdio{os.Stdin, os.Stdout, os.Stderr}))
+	}
+	goleak.VerifyTestMain(m)
+}
 
 var (
 	binaryOnce sync.Once

@@ -31,6 +31,11 @@ func runWorkCheckpoint(ctx context.Context, args []string, std stdio) error {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}
+	if len(cfg.Brokers) == 0 {
+		if cfg.BrokerCommand, cfg.BrokerEnv, err = brokerCommand(); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+	}
 	sess, err := wf.open(std)
 	if err != nil {
 		return err
@@ -80,14 +85,18 @@ func parseCheckpointFlags(args []string, std stdio) (checkpoint.Config, workFlag
 		cfg   checkpoint.Config
 	)
 	fs := newFlagSet("work checkpoint", "", &usage)
-	variant := fs.String("variant", string(checkpoint.Leaky), "manager logic: leaky|fix-close|fix-reset|fix-guard")
+	variant := fs.String("variant", string(checkpoint.Leaky), "manager logic: "+variantUsage())
 	mode := fs.String("mode", string(checkpoint.Active), "container kind: active (stopConsumerAfterFirstRead) or standby")
+	scenario := fs.String("scenario", string(checkpoint.Storm), "how containers meet rebalances: "+scenarioUsage())
+	fs.Float64Var(&cfg.ReadFraction, "read-fraction", checkpoint.DefaultReadFraction, "storm: share of containers that reach their first read before the next rebalance, in (0, 1] (production: 14 of 1741)")
+	var samzaConfig stringList
+	fs.Var(&samzaConfig, "config", "a Samza setting key=value by upstream's name, repeatable: "+checkpoint.ConfigStopAfterFirstRead+", "+checkpoint.ConfigFetchThreshold("kafka"))
 	fs.IntVar(&cfg.Cycles, "cycles", 100, fmt.Sprintf("standalone rebalances to run, 1-%d (production: 1741)", checkpoint.MaxCycles))
 	fs.IntVar(&cfg.Tasks, "tasks", 8, fmt.Sprintf("tasks, each with one checkpoint, 1-%d", checkpoint.MaxTasks))
-	brokers := fs.String("brokers", "", "Kafka brokers host:port,... (default: an embedded kfake broker)")
+	brokers := fs.String("brokers", "", "Kafka brokers host:port,... (default: a kfake broker in a child process, `leakui work broker`)")
 	fs.StringVar(&cfg.Job, "job", "leakui-checkpoint", "job name: the topic is __samza_checkpoint_ver_1_for_<job>_<job-id>")
 	fs.StringVar(&cfg.JobID, "job-id", "1", "job id, the last part of the topic name")
-	fs.IntVar(&cfg.FetchThreshold, "fetch-threshold", checkpoint.DefaultFetchThreshold, "messages one consumer buffers before its poll loop blocks")
+	fs.IntVar(&cfg.FetchThreshold, "fetch-threshold", checkpoint.DefaultFetchThreshold, "messages one consumer buffers before its poll loop blocks (systems.kafka.samza.fetch.threshold)")
 	wf.register(fs)
 	fail := func(format string, a ...any) (checkpoint.Config, workFlags, error) {
 		fmt.Fprintf(std.err, "leakui work checkpoint: "+format+"\n", a...)
@@ -109,6 +118,24 @@ func parseCheckpointFlags(args []string, std stdio) (checkpoint.Config, workFlag
 	}
 	if cfg.Mode, err = checkpoint.ParseMode(*mode); err != nil {
 		return fail("-mode: %v", err)
+	}
+	if cfg.Scenario, err = checkpoint.ParseScenario(*scenario); err != nil {
+		return fail("-scenario: %v", err)
+	}
+	if !(cfg.ReadFraction > 0 && cfg.ReadFraction <= 1) {
+		return fail("-read-fraction must be in (0, 1], got %v", cfg.ReadFraction)
+	}
+	if len(samzaConfig) > 0 {
+		m, threshold, err := checkpoint.ParseSamzaConfig(samzaConfig)
+		if err != nil {
+			return fail("-config: %v", err)
+		}
+		if m != "" {
+			cfg.Mode = m
+		}
+		if threshold != 0 {
+			cfg.FetchThreshold = threshold
+		}
 	}
 	if strings.TrimSpace(*brokers) != "" {
 		if cfg.Brokers, err = checkpoint.ParseBrokers(*brokers); err != nil {
@@ -133,17 +160,22 @@ func parseCheckpointFlags(args []string, std stdio) (checkpoint.Config, workFlag
 // every event carries.
 func progressCounters(p checkpoint.Progress) map[string]int64 {
 	return map[string]int64{
-		"cycle":               int64(p.Cycle),
-		"cycles":              int64(p.Cycles),
-		"consumer_starts":     p.ConsumerStarts,
-		"consumer_stops":      p.ConsumerStops,
-		"open_consumers":      p.OpenConsumers,
-		"open_connections":    p.OpenConnections,
-		"checkpoints_read":    p.CheckpointsRead,
-		"checkpoints_written": p.CheckpointsWritten,
-		"messages_read":       p.MessagesRead,
-		"stale_reads":         p.StaleReads,
-		"elapsed_ms":          p.Elapsed.Milliseconds(),
+		"cycle":                  int64(p.Cycle),
+		"cycles":                 int64(p.Cycles),
+		"containers":             p.Containers,
+		"first_reads":            p.FirstReads,
+		"failed_containers":      p.FailedContainers,
+		"consumer_starts":        p.ConsumerStarts,
+		"consumer_stops":         p.ConsumerStops,
+		"manager_consumer_stops": p.ManagerConsumerStops,
+		"refused_registrations":  p.RefusedRegistrations,
+		"second_starts":          p.SecondStarts,
+		"open_consumers":         p.OpenConsumers,
+		"open_connections":       p.OpenConnections,
+		"checkpoints_read":       p.CheckpointsRead,
+		"checkpoints_written":    p.CheckpointsWritten,
+		"messages_read":          p.MessagesRead,
+		"elapsed_ms":             p.Elapsed.Milliseconds(),
 	}
 }
 
@@ -162,11 +194,13 @@ func resultCounters(r checkpoint.Result) map[string]int64 {
 // resultSummary is the message of the done event.
 func resultSummary(r checkpoint.Result) string {
 	where := strings.Join(r.Brokers, ",")
-	if r.Embedded {
+	if r.BrokerPID != 0 {
+		where += fmt.Sprintf(" (kfake in process %d)", r.BrokerPID)
+	} else if r.Embedded {
 		where += " (embedded)"
 	}
-	return fmt.Sprintf("variant=%s mode=%s topic=%s brokers=%s: %d consumers started, %d stopped, %d still open",
-		r.Variant, r.Mode, r.Topic, where, r.ConsumerStarts, r.ConsumerStops, r.OpenConsumers)
+	return fmt.Sprintf("scenario=%s variant=%s mode=%s topic=%s brokers=%s: %d rebalances, %d reached their first read; %d consumers started, %d stopped, %d still open; %d registrations refused",
+		r.Scenario, r.Variant, r.Mode, r.Topic, where, r.Cycle, r.FirstReads, r.ConsumerStarts, r.ConsumerStops, r.OpenConsumers, r.RefusedRegistrations)
 }
 
 // checkpointVars holds the latest progress of the run in this process, served as
@@ -186,4 +220,16 @@ var (
 // publishCheckpointVars registers the expvar once per process.
 func publishCheckpointVars() {
 	publishVarsOnce.Do(func() { expvar.Publish("checkpoint", expvar.Func(checkpointVarsValue)) })
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+// String joins the values.
+func (l *stringList) String() string { return strings.Join(*l, " ") }
+
+// Set appends one value.
+func (l *stringList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
 }

@@ -61,7 +61,9 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 	const cycles = 6
 	ignore := goleak.IgnoreCurrent()
 	logPath := filepath.Join(t.TempDir(), "samza.log")
-	code, stdout, stderr := runCheckpoint(t, "-json", "-cycles", strconv.Itoa(cycles), "-tasks", "3", "-log", logPath)
+	// A storm where every second container reaches its first read: rebalances 1, 3
+	// and 5 read (round(k/2) grows), the others are interrupted after start().
+	code, stdout, stderr := runCheckpoint(t, "-json", "-read-fraction", "0.5", "-cycles", strconv.Itoa(cycles), "-tasks", "3", "-log", logPath)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -74,7 +76,9 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 	}
 	for k := 1; k <= cycles; k++ {
 		e := events[k]
-		want := map[string]int64{"cycle": int64(k), "cycles": cycles, "consumer_starts": int64(k), "consumer_stops": 1, "open_consumers": int64(k - 1)}
+		reads := int64((k + 1) / 2)
+		want := map[string]int64{"cycle": int64(k), "cycles": cycles, "containers": int64(k), "first_reads": reads,
+			"consumer_starts": int64(k), "consumer_stops": reads, "open_consumers": int64(k) - reads}
 		if e.Kind != workload.EventProgress || e.Step != int64(k) || e.Steps != cycles {
 			t.Errorf("event %d: %+v, want progress %d/%d", k, e, k, cycles)
 		}
@@ -88,13 +92,13 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 		}
 	}
 	done := events[cycles+1]
-	if done.Kind != workload.EventDone || !strings.Contains(done.Message, "variant=leaky mode=active") {
+	if done.Kind != workload.EventDone || !strings.Contains(done.Message, "scenario=storm variant=leaky mode=active") {
 		t.Fatalf("last event %+v, want done", done)
 	}
 	for key, v := range map[string]int64{
-		"consumer_starts": cycles, "consumer_stops": 1, "open_consumers": cycles - 1,
-		"poll_loop_goroutines": cycles - 1, "reader_goroutines": cycles - 1,
-		"checkpoints_read": 3 * cycles, "checkpoints_written": 3 * cycles, "checkpoints_seeded": 3,
+		"consumer_starts": cycles, "consumer_stops": 3, "open_consumers": cycles - 3,
+		"poll_loop_goroutines": cycles - 3, "reader_goroutines": cycles - 3, "refused_registrations": 0,
+		"checkpoints_read": 3 * 3, "checkpoints_written": 3 * 3, "checkpoints_seeded": 3,
 	} {
 		if got := done.Counters[key]; got != v {
 			t.Errorf("done: %s = %d, want %d", key, got, v)
@@ -105,7 +109,7 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 		"Starting the checkpoint SystemConsumer from oldest offset": "consumer_starts",
 		": Consumer started":            "consumer_starts",
 		"Stopping Samza kafkaConsumer ": "consumer_stops",
-		"Stopping system consumer":      "consumer_stops",
+		"Stopping system consumer":      "manager_consumer_stops",
 	} {
 		if got := grepCount(t, pattern, logPath); got != done.Counters[key] {
 			t.Errorf("grep -c %q = %d, done event %s = %d", pattern, got, key, done.Counters[key])
@@ -116,7 +120,7 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 }
 
 func TestWorkCheckpointFixedVariantLeavesNothingOpen(t *testing.T) {
-	code, stdout, stderr := runCheckpoint(t, "-json", "-variant", "fix-guard", "-mode", "active", "-cycles", "5", "-tasks", "2")
+	code, stdout, stderr := runCheckpoint(t, "-json", "-variant", "pr1674", "-mode", "active", "-cycles", "5", "-tasks", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -134,7 +138,7 @@ func TestWorkCheckpointHumanOutput(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != 4 || !strings.HasPrefix(lines[0], "pprof endpoint: http://127.0.0.1:") ||
-		!strings.HasPrefix(lines[2], "progress cycle 2/2 ") || !strings.Contains(lines[3], "open_consumers=1") {
+		!strings.HasPrefix(lines[2], "progress cycle 2/2 ") || !strings.Contains(lines[3], "open_consumers=2") {
 		t.Errorf("human output:\n%s", stdout)
 	}
 }
@@ -144,6 +148,8 @@ func TestWorkCheckpointBadFlagsFailWithOneLine(t *testing.T) {
 		{"-variant", "bogus"}, {"-mode", "passive"}, {"-cycles", "0"}, {"-cycles", "x"},
 		{"-cycles", "2000000"}, {"-tasks", "-3"}, {"-brokers", "nohost"}, {"-brokers", ","},
 		{"-job", "a/b"}, {"-fetch-threshold", "0"}, {"-nosuchflag"}, {"stray"},
+		{"-scenario", "hurricane"}, {"-read-fraction", "0"}, {"-read-fraction", "1.5"}, {"-config", "bogus"},
+		{"-config", "task.checkpoint.system=kafka"}, {"-config", "samza.internal.task.checkpoint.consumer.stop.after.first.read=maybe"},
 	} {
 		code, stdout, stderr := runCheckpoint(t, args...)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "leakui work checkpoint: ") {
@@ -188,17 +194,22 @@ func TestWorkCheckpointProcess(t *testing.T) {
 		base := "http://" + ready.Pprof
 		for range 2 { // still answering a while after the last cycle
 			dump := httpGet(t, base+"/debug/pprof/goroutine?debug=1")
-			if n := goroutinesWith(dump, "checkpoint.(*SystemConsumer).pollLoop"); n != 4 {
-				t.Errorf("goroutine profile shows %d poll loops, want 4 leaked consumers", n)
+			// A storm at the default read fraction: none of the 5 containers reads.
+			if n := goroutinesWith(dump, "checkpoint.(*SystemConsumer).pollLoop"); n != 5 {
+				t.Errorf("goroutine profile shows %d poll loops, want 5 leaked consumers", n)
 			}
-			if n := goroutinesWith(dump, "kafka-go.(*reader).run"); n != 4 {
-				t.Errorf("goroutine profile shows %d kafka-go readers, want 4", n)
+			if n := goroutinesWith(dump, "kafka-go.(*reader).run"); n != 5 {
+				t.Errorf("goroutine profile shows %d kafka-go readers, want 5", n)
+			}
+			// The broker serves from its own process (`leakui work broker`).
+			if n := goroutinesWith(dump, "franz-go/pkg/kfake."); n != 0 {
+				t.Errorf("goroutine profile shows %d kfake goroutines; the broker belongs in its own process", n)
 			}
 			var vars struct{ Checkpoint map[string]int64 }
 			if err := json.Unmarshal([]byte(httpGet(t, base+"/debug/vars")), &vars); err != nil {
 				t.Fatal(err)
 			}
-			if vars.Checkpoint["open_consumers"] != 4 || vars.Checkpoint["cycle"] != 5 {
+			if vars.Checkpoint["open_consumers"] != 5 || vars.Checkpoint["cycle"] != 5 {
 				t.Errorf("expvar checkpoint = %v", vars.Checkpoint)
 			}
 			time.Sleep(500 * time.Millisecond)

@@ -29,6 +29,8 @@ func Main(args []string) int {
 	fs := flag.NewFlagSet("work", flag.ContinueOnError)
 	variant := fs.String("variant", "leaky", "")
 	fs.String("mode", "active", "")
+	fs.String("scenario", "storm", "")
+	fs.Float64("read-fraction", 0.008, "")
 	cycles := fs.Int("cycles", 10, "")
 	fs.Int("tasks", 1, "")
 	pprofAddr := fs.String("pprof", "127.0.0.1:0", "")
