@@ -10,9 +10,14 @@ import (
 
 // Limits of a Config.
 const (
-	MaxCycles = 1_000_000
-	MaxTasks  = 10_000
+	MaxCycles  = 1_000_000
+	MaxTasks   = 10_000
+	MaxHistory = 10_000
 )
+
+// DefaultHistory is the number of checkpoints of every task on the topic before the
+// first rebalance.
+const DefaultHistory = 25
 
 // Config describes one run of the reproduction.
 type Config struct {
@@ -29,6 +34,10 @@ type Config struct {
 	Cycles int
 	// Tasks is the number of tasks, "Partition 0" … "Partition N-1" (default 8).
 	Tasks int
+	// History is the number of checkpoints of every task on the topic before the
+	// first rebalance, as earlier commits leave them until compaction (default
+	// DefaultHistory). Each consumer reads them all into its envelope queue.
+	History int
 	// Brokers lists host:port of a Kafka cluster; empty starts a broker, in the
 	// process BrokerCommand starts when it is set and in this process otherwise.
 	Brokers []string
@@ -72,6 +81,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Tasks == 0 {
 		c.Tasks = 8
 	}
+	if c.History == 0 {
+		c.History = DefaultHistory
+	}
 	if c.Job == "" {
 		c.Job = "leakui-checkpoint"
 	}
@@ -101,6 +113,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Tasks < 1 || c.Tasks > MaxTasks {
 		return c, fmt.Errorf("%w: tasks must be 1-%d, got %d", ErrInvalidConfig, MaxTasks, c.Tasks)
+	}
+	if c.History < 1 || c.History > MaxHistory || c.History*c.Tasks > 1_000_000 {
+		return c, fmt.Errorf("%w: history must be 1-%d with history × tasks at most 1000000, got %d × %d", ErrInvalidConfig, MaxHistory, c.History, c.Tasks)
 	}
 	if c.FetchThreshold < 0 || c.FetchThreshold > MaxFetchThreshold {
 		return c, fmt.Errorf("%w: fetch threshold must be 1-%d, got %d", ErrInvalidConfig, MaxFetchThreshold, c.FetchThreshold)

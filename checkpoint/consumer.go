@@ -144,10 +144,22 @@ func (c *SystemConsumer) pollLoop(ctx context.Context) {
 			}
 			return
 		}
-		if c.buffer.put(ctx, Envelope{Offset: m.Offset, Key: m.Key, Value: m.Value}) != nil {
+		if c.buffer.put(ctx, c.envelope(m)) != nil {
 			return
 		}
 	}
+}
+
+// envelope turns a fetched record into the consumer's own envelope, as
+// KafkaConsumerProxy.processResults builds an IncomingMessageEnvelope per record: key
+// and value are copied into one allocation of the consumer's, so what a leaked
+// consumer holds is charged to it in a heap profile, as the seed's heap dump charged
+// 8 GB to KafkaSystemConsumer.
+func (c *SystemConsumer) envelope(m kafka.Message) Envelope {
+	b := make([]byte, len(m.Key)+len(m.Value))
+	n := copy(b, m.Key)
+	copy(b[n:], m.Value)
+	return Envelope{Offset: m.Offset, Key: b[:n:n], Value: b[n:]}
 }
 
 // Poll returns the envelopes buffered so far, waiting up to timeout for the first

@@ -16,9 +16,11 @@ const (
 	DefaultFetchThreshold = 10000
 	// MaxFetchThreshold bounds the fetch threshold.
 	MaxFetchThreshold = 1_000_000
-	// ReaderQueueCapacity bounds kafka-go's own queue of fetched messages, the
-	// counterpart of the KafkaConsumer's fetch buffer behind Samza's poll loop.
-	ReaderQueueCapacity = 100
+	// ReaderQueueCapacity is kafka-go's own queue of fetched messages: one, so the
+	// messages wait in the consumer's envelope queue (BlockingEnvelopeMap), where
+	// KafkaConsumerProxy moves every polled record (KafkaConsumerProxy.java:236-241),
+	// and not in a channel kafka-go reserves up front.
+	ReaderQueueCapacity = 1
 	// DefaultFetchMaxBytes bounds one fetch response (max.partition.fetch.bytes).
 	DefaultFetchMaxBytes = 64 << 10
 	// DefaultFetchMaxWait is the client's deadline for a fetch with no new data;

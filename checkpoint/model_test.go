@@ -19,7 +19,7 @@ func TestCheckpointsReadBackEqualTheOnesWritten(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", v, m), func(t *testing.T) {
 				// Steady: a new manager per rebalance reads the whole topic, which holds
 				// tasks × k messages in rebalance k (the seed and k−1 rebalances).
-				res, w := run(t, b, Config{Scenario: Steady, Variant: v, Mode: m, Cycles: cycles, Tasks: tasks})
+				res, w := run(t, b, Config{Scenario: Steady, Variant: v, Mode: m, Cycles: cycles, Tasks: tasks, History: 1})
 				if res.MissingReads != 0 {
 					t.Errorf("%d reads found no checkpoint", res.MissingReads)
 				}

@@ -134,7 +134,7 @@ func (w *Workload) Run(ctx context.Context) (Result, error) {
 	if err := w.seed(ctx, tasks); err != nil {
 		return res, err
 	}
-	res.CheckpointsSeeded = int64(len(tasks))
+	res.CheckpointsSeeded = int64(len(tasks) * w.cfg.History)
 
 	r := &rebalances{w: w, tasks: tasks, res: &res}
 	began := time.Now()
@@ -362,13 +362,20 @@ func (w *Workload) createTopic(ctx context.Context) error {
 	return nil
 }
 
-// seed writes the first checkpoint of every task, as an earlier deployment would have.
+// seed writes the checkpoints an earlier deployment left on the topic: History
+// commits of every task, each of the same offsets (a job that committed every
+// interval without moving on).
 func (w *Workload) seed(ctx context.Context, tasks []string) error {
 	p := newSystemProducer(w.brokers, w.topic, "samza-producer-checkpoint-seed", w.cfg.DialTimeout)
 	p.start()
 	var err error
-	for i, t := range tasks {
-		if err = p.send(ctx, CheckpointKey(t).Encode(), w.checkpointFor(0, i).Encode()); err != nil {
+	for range w.cfg.History {
+		for i, t := range tasks {
+			if err = p.send(ctx, CheckpointKey(t).Encode(), w.checkpointFor(0, i).Encode()); err != nil {
+				break
+			}
+		}
+		if err != nil {
 			break
 		}
 	}

@@ -329,11 +329,16 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 	if len(snaps) < 3 {
 		return nil, nil
 	}
-	return pprof.Series(snaps, series.Options{KeepOrder: true})
+	// A run's goroutines are attributed to the function they were started in, as
+	// its goroutine diff is: the leaked poll loop, not the runtime's park functions
+	// or the standard library's network read its goroutines block in.
+	return pprof.Series(snaps, series.Options{KeepOrder: true, GoroutineStart: true})
 }
 
 // runDiff compares a run's first and last capture of one role; goroutine diffs
-// are ranked by cum, where the growth of each function's goroutines shows.
+// count the goroutines by the function they were started in
+// (pprof.DiffByGoroutineStart), so runtime.gopark and runtime.selectgo, where
+// every blocked goroutine waits, never head them.
 func (s *Server) runDiff(ctx context.Context, first, last store.RunArtifact) (pprof.DiffResult, error) {
 	base, err := s.loadProfile(ctx, first.SHA256)
 	if err != nil {
@@ -343,9 +348,8 @@ func (s *Server) runDiff(ctx context.Context, first, last store.RunArtifact) (pp
 	if err != nil {
 		return pprof.DiffResult{}, err
 	}
-	d, err := pprof.Diff(base, target, target.DefaultSampleIndex())
-	if err != nil || first.Role != "goroutine" {
-		return d, err
+	if first.Role == "goroutine" && base.IsGoroutineProfile() {
+		return pprof.DiffByGoroutineStart(base, target)
 	}
-	return d.ByCum(), nil
+	return pprof.Diff(base, target, target.DefaultSampleIndex())
 }

@@ -91,6 +91,7 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 	}
 	goroutine := first.Profile.IsGoroutineProfile()
 	b := newSeriesBuilder(len(snaps), goroutine)
+	b.byStart = goroutine && opts.GoroutineStart
 	in := series.Input{
 		Labels: make([]string, len(snaps)),
 		Times:  make([]time.Time, len(snaps)),
@@ -107,6 +108,8 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 	switch {
 	case first.Profile.IsGoroutineLeakProfile():
 		in.By = "goroutine site of the goroutines proven leaked by the Go runtime (goroutineleak profile; the first function outside the runtime, internal, sync and time packages)"
+	case goroutine && opts.GoroutineStart:
+		in.By = "start function of the goroutines (the first function outside the runtime, internal, sync and time packages, counted from the root)"
 	case goroutine:
 		in.By = "goroutine site (the first function outside the runtime, internal, sync and time packages)"
 	case !strings.HasPrefix(st.typ, "inuse_"):
@@ -171,6 +174,7 @@ func seriesCumulative(typ string) bool {
 type seriesBuilder struct {
 	snapshots int
 	goroutine bool
+	byStart   bool // goroutine sites by start function (series.Options.GoroutineStart)
 	names     []string
 	byName    map[string]int32
 	machinery []bool // per name: matches machineryPattern
@@ -249,6 +253,13 @@ func (b *seriesBuilder) add(snap int, g *callGraph, sampleIndex int) {
 func (b *seriesBuilder) site(frames []int32) int32 {
 	if !b.goroutine {
 		return frames[0]
+	}
+	if b.byStart {
+		for i := len(frames) - 1; i >= 0; i-- {
+			if !b.machinery[frames[i]] {
+				return frames[i]
+			}
+		}
 	}
 	for _, f := range frames {
 		if !b.machinery[f] {

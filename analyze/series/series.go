@@ -94,6 +94,11 @@ type Options struct {
 	// MaxStacks caps the stacks listed under each series (default 20; negative
 	// lists all).
 	MaxStacks int
+	// GoroutineStart attributes each goroutine of goroutine profiles (pprof.Series
+	// only) to the function it was started in, the first frame outside the runtime,
+	// internal, sync and time packages counted from the root, as `go tool trace`
+	// groups goroutines; by default, to the first such frame counted from the leaf.
+	GoroutineStart bool
 }
 
 // Verdict is the conclusion of a series analysis.

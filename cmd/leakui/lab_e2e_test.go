@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // reportDoc is the part of GET /api/reports/{id} for runs the tests read.
@@ -67,14 +69,15 @@ func TestLabCheckpointEndToEnd(t *testing.T) {
 	if code := s.getJSON(t, strings.Replace(r.ReportURL, "/r/", "/api/reports/", 1), &doc); code != 200 || doc.Kind != "run" {
 		t.Fatalf("run report: %d %s", code, doc.Kind)
 	}
-	// The goroutines that grew between the first and the last snapshot are the
-	// consumers' poll loops and kafka-go readers, 30 of each (less the one or two
-	// that had started at the first snapshot).
+	// The goroutines that grew between the first and the last snapshot, by the
+	// function they were started in, are the consumers' poll loops and kafka-go
+	// readers, 30 of each (less the one or two that had started at the first
+	// snapshot).
 	grew := map[string]int64{}
 	for _, row := range doc.Analysis.GoroutineDiff.Rows {
 		grew[row.Name] = row.Cum
 	}
-	for _, frame := range []string{"github.com/leakui/leakui/checkpoint.(*SystemConsumer).pollLoop", "github.com/segmentio/kafka-go.(*reader).run"} {
+	for _, frame := range []string{"github.com/leakui/leakui/checkpoint.(*SystemConsumer).pollLoop", "github.com/segmentio/kafka-go.(*Reader).start.func1"} {
 		if grew[frame] < 28 {
 			t.Errorf("%s grew by %d goroutines, want ≥ 28 (diff rows %v)", frame, grew[frame], doc.Analysis.GoroutineDiff.Rows)
 		}
@@ -265,5 +268,116 @@ func TestLabRecoveryEndToEnd(t *testing.T) {
 	drain := start(`{"workload":"recovery","variant":"drain","codec":"gzip","partitions":1,"segments":4,"batches":100}`)
 	if drain.Status != "done" || drain.Verdict != "no-leak" || drain.Counters["iterators_opened"] != drain.Counters["iterators_closed"] {
 		t.Errorf("gzip drain: %+v", drain)
+	}
+}
+
+// presetDoc is the part of a run report's JSON that names the suspects.
+type presetDoc struct {
+	Analysis struct {
+		GoroutineDiff   presetDiff   `json:"goroutine_diff"`
+		HeapDiff        presetDiff   `json:"heap_diff"`
+		GoroutineSeries presetSeries `json:"goroutine_series"`
+		HeapSeries      presetSeries `json:"heap_series"`
+	} `json:"analysis"`
+}
+
+type presetDiff struct {
+	Rows []struct {
+		Name string `json:"name"`
+		Flat int64  `json:"flat"`
+	} `json:"rows"`
+}
+
+type presetSeries struct {
+	Suspects []struct {
+		Name string `json:"name"`
+	} `json:"suspects"`
+}
+
+// TestLabLeakyPresetNamesTheConsumer runs the lab's SAMZA-2785 production preset
+// (1741 rebalances, leaky) through the real server and workload, with the kfake
+// broker in a process of its own, and checks that the page, the JSON and the
+// Markdown of its report all name the consumer's own code first: the poll loop for
+// the goroutines (counted by the function they were started in, never the
+// runtime's park functions) and the consumer's envelopes for the heap. Nothing of
+// the broker appears.
+func TestLabLeakyPresetNamesTheConsumer(t *testing.T) {
+	const pollLoop = "github.com/leakui/leakui/checkpoint.(*SystemConsumer).pollLoop"
+	const consumerPkg = "github.com/leakui/leakui/checkpoint."
+	s := startServer(t, t.TempDir())
+	code, out := s.post(t, "/api/runs", `{"preset":"samza-2785-production"}`)
+	if code != http.StatusAccepted {
+		t.Fatalf("POST preset: %d %v", code, out)
+	}
+	r := s.waitRun(t, out["id"], 5*time.Minute)
+	if r.Status != "done" || r.Verdict != "leak" || r.Counters["consumer_starts"] != 1741 || r.Counters["consumer_stops"] != 14 {
+		t.Fatalf("preset run: %+v\n%s", r, s.log.String())
+	}
+	reportID := r.ReportURL[strings.LastIndex(r.ReportURL, "/")+1:]
+
+	var doc presetDoc
+	if code := s.getJSON(t, "/api/reports/"+reportID, &doc); code != 200 {
+		t.Fatalf("report JSON: %d", code)
+	}
+	a := doc.Analysis
+	if len(a.GoroutineDiff.Rows) < 2 || a.GoroutineDiff.Rows[0].Name != pollLoop || a.GoroutineDiff.Rows[0].Flat != 1727 {
+		t.Errorf("JSON goroutine diff rows %+v, want %s +1727 first", a.GoroutineDiff.Rows, pollLoop)
+	}
+	if len(a.GoroutineSeries.Suspects) == 0 || a.GoroutineSeries.Suspects[0].Name != pollLoop {
+		t.Errorf("JSON goroutine suspects %+v, want %s first", a.GoroutineSeries.Suspects, pollLoop)
+	}
+	if len(a.HeapDiff.Rows) == 0 || !strings.HasPrefix(a.HeapDiff.Rows[0].Name, consumerPkg) {
+		t.Errorf("JSON heap diff rows %+v, want the consumer's code first", a.HeapDiff.Rows)
+	}
+	if len(a.HeapSeries.Suspects) == 0 || !strings.HasPrefix(a.HeapSeries.Suspects[0].Name, consumerPkg) {
+		t.Errorf("JSON heap suspects %+v, want the consumer's code first", a.HeapSeries.Suspects)
+	}
+	for _, row := range a.GoroutineDiff.Rows {
+		if strings.Contains(row.Name, "kfake") || strings.HasPrefix(row.Name, "runtime.") {
+			t.Errorf("goroutine diff row %q: the broker and the runtime belong elsewhere", row.Name)
+		}
+	}
+
+	page := s.download(t, "/r/"+reportID)
+	html, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := func(sel string) string { return strings.TrimSpace(html.Find(sel).First().Text()) }
+	if got := first("[data-testid=goroutine-diff] [data-testid=diff-row] [data-testid=name]"); got != pollLoop {
+		t.Errorf("page: first goroutine diff row %q, want %s", got, pollLoop)
+	}
+	if got := first("[data-testid=run-goroutine-series] [data-testid=series-suspects] [data-testid=series-name]"); got != pollLoop {
+		t.Errorf("page: first goroutine suspect %q, want %s", got, pollLoop)
+	}
+	if got := first("[data-testid=heap-diff] [data-testid=diff-row] [data-testid=name]"); !strings.HasPrefix(got, consumerPkg) {
+		t.Errorf("page: first heap diff row %q, want the consumer's code", got)
+	}
+	if got := first("[data-testid=run-heap-series] [data-testid=series-suspects] [data-testid=series-name]"); !strings.HasPrefix(got, consumerPkg) {
+		t.Errorf("page: first heap suspect %q, want the consumer's code", got)
+	}
+
+	md := string(s.download(t, "/r/"+reportID+".md"))
+	wantLines := []string{
+		"- goroutine snapshots: **leak suspected** — github.com/leakui/leakui/checkpoint.(\\*SystemConsumer).pollLoop grew steadily",
+		"- inuse_space snapshots: **leak suspected** — github.com/leakui/leakui/checkpoint.",
+		"| +1,727 | `" + pollLoop + "` |",
+	}
+	for _, w := range wantLines {
+		if !strings.Contains(md, w) {
+			t.Errorf("Markdown lacks %q:\n%s", w, md)
+		}
+	}
+	// The first row of each Markdown table is the consumer's.
+	for _, table := range []string{"inuse_space, first → last snapshot", "goroutine, first → last snapshot"} {
+		i := strings.Index(md, table)
+		if i < 0 {
+			t.Errorf("Markdown lacks the table %q", table)
+			continue
+		}
+		rows := strings.Split(md[i:], "\n")
+		if len(rows) < 5 || !strings.Contains(rows[4], "`"+consumerPkg) {
+			t.Errorf("Markdown table %q: first row %q, want the consumer's code", table, rows[min(4, len(rows)-1)])
+		}
 	}
 }

@@ -92,7 +92,8 @@ func parseCheckpointFlags(args []string, std stdio) (checkpoint.Config, workFlag
 	var samzaConfig stringList
 	fs.Var(&samzaConfig, "config", "a Samza setting key=value by upstream's name, repeatable: "+checkpoint.ConfigStopAfterFirstRead+", "+checkpoint.ConfigFetchThreshold("kafka"))
 	fs.IntVar(&cfg.Cycles, "cycles", 100, fmt.Sprintf("standalone rebalances to run, 1-%d (production: 1741)", checkpoint.MaxCycles))
-	fs.IntVar(&cfg.Tasks, "tasks", 8, fmt.Sprintf("tasks, each with one checkpoint, 1-%d", checkpoint.MaxTasks))
+	fs.IntVar(&cfg.Tasks, "tasks", 8, fmt.Sprintf("tasks (GroupByPartition's \"Partition <n>\"), 1-%d", checkpoint.MaxTasks))
+	fs.IntVar(&cfg.History, "history", checkpoint.DefaultHistory, fmt.Sprintf("checkpoints of every task on the topic before the first rebalance, 1-%d", checkpoint.MaxHistory))
 	brokers := fs.String("brokers", "", "Kafka brokers host:port,... (default: a kfake broker in a child process, `leakui work broker`)")
 	fs.StringVar(&cfg.Job, "job", "leakui-checkpoint", "job name: the topic is __samza_checkpoint_ver_1_for_<job>_<job-id>")
 	fs.StringVar(&cfg.JobID, "job-id", "1", "job id, the last part of the topic name")
@@ -145,7 +146,7 @@ func parseCheckpointFlags(args []string, std stdio) (checkpoint.Config, workFlag
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"cycles", cfg.Cycles}, {"tasks", cfg.Tasks}, {"fetch-threshold", cfg.FetchThreshold}} {
+	}{{"cycles", cfg.Cycles}, {"tasks", cfg.Tasks}, {"history", cfg.History}, {"fetch-threshold", cfg.FetchThreshold}} {
 		if f.v < 1 {
 			return fail("-%s must be at least 1, got %d", f.name, f.v)
 		}

@@ -98,7 +98,7 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 	for key, v := range map[string]int64{
 		"consumer_starts": cycles, "consumer_stops": 3, "open_consumers": cycles - 3,
 		"poll_loop_goroutines": cycles - 3, "reader_goroutines": cycles - 3, "refused_registrations": 0,
-		"checkpoints_read": 3 * 3, "checkpoints_written": 3 * 3, "checkpoints_seeded": 3,
+		"checkpoints_read": 3 * 3, "checkpoints_written": 3 * 3, "checkpoints_seeded": 3 * 25,
 	} {
 		if got := done.Counters[key]; got != v {
 			t.Errorf("done: %s = %d, want %d", key, got, v)
@@ -147,7 +147,7 @@ func TestWorkCheckpointBadFlagsFailWithOneLine(t *testing.T) {
 	for _, args := range [][]string{
 		{"-variant", "bogus"}, {"-mode", "passive"}, {"-cycles", "0"}, {"-cycles", "x"},
 		{"-cycles", "2000000"}, {"-tasks", "-3"}, {"-brokers", "nohost"}, {"-brokers", ","},
-		{"-job", "a/b"}, {"-fetch-threshold", "0"}, {"-nosuchflag"}, {"stray"},
+		{"-job", "a/b"}, {"-fetch-threshold", "0"}, {"-history", "0"}, {"-nosuchflag"}, {"stray"},
 		{"-scenario", "hurricane"}, {"-read-fraction", "0"}, {"-read-fraction", "1.5"}, {"-config", "bogus"},
 		{"-config", "task.checkpoint.system=kafka"}, {"-config", "samza.internal.task.checkpoint.consumer.stop.after.first.read=maybe"},
 	} {

@@ -916,7 +916,7 @@ func RunReportView(r RunReport) templ.Component {
 			}
 		}
 		if r.GoroutineDiff != nil {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, "<section data-testid=\"goroutine-diff\"><h2>Goroutines: first → last snapshot, ranked by cum</h2>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, "<section data-testid=\"goroutine-diff\"><h2>Goroutines: first → last snapshot, by the function they were started in</h2>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -1,0 +1,115 @@
+package pprof
+
+import (
+	"bytes"
+	"errors"
+	runtimepprof "runtime/pprof"
+	"testing"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// The goroutines of TestDiffByGoroutineStart: each start function parks in a helper
+// of its own, so the start function is never the leaf site.
+
+//go:noinline
+func startDiffLeaked(ready chan<- struct{}, stop <-chan struct{}) { startDiffWait(ready, stop) }
+
+//go:noinline
+func startDiffSteady(ready chan<- struct{}, stop <-chan struct{}) { startDiffWait(ready, stop) }
+
+//go:noinline
+func startDiffWait(ready chan<- struct{}, stop <-chan struct{}) {
+	close(ready)
+	select {
+	case <-stop:
+	}
+}
+
+// startDiffPool starts goroutines with `go fn(…)`, so fn is their start function.
+type startDiffPool struct {
+	fn    func(chan<- struct{}, <-chan struct{})
+	stops []chan struct{}
+}
+
+func (p *startDiffPool) grow(n int) {
+	for range n {
+		ready, stop := make(chan struct{}), make(chan struct{})
+		go p.fn(ready, stop)
+		<-ready
+		p.stops = append(p.stops, stop)
+	}
+}
+
+func (p *startDiffPool) stop() {
+	for _, s := range p.stops {
+		close(s)
+	}
+}
+
+func TestDiffByGoroutineStart(t *testing.T) {
+	leaked, steady := &startDiffPool{fn: startDiffLeaked}, &startDiffPool{fn: startDiffSteady}
+	defer leaked.stop()
+	defer steady.stop()
+	leaked.grow(3)
+	steady.grow(5)
+	base := goroutineSnapshot(t, "base").Profile
+	leaked.grow(40)
+	target := goroutineSnapshot(t, "target").Profile
+
+	d, err := DiffByGoroutineStart(base, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.SampleType != "goroutine" || d.TargetTotal-d.BaseTotal < 40 {
+		t.Errorf("totals %d → %d of %s, want 40 more goroutines", d.BaseTotal, d.TargetTotal, d.SampleType)
+	}
+	top := d.Rows[0]
+	if top.Name != funcName(startDiffLeaked) || top.Flat != 40 || top.BaseFlat != 3 || top.TargetFlat != 43 {
+		t.Errorf("top row %+v, want %s 3 → 43", top, funcName(startDiffLeaked))
+	}
+	var sum int64
+	for _, r := range d.Rows {
+		if seriesMachinery.MatchString(r.Name) && r.Name != "runtime.main" {
+			t.Errorf("row %q is a runtime frame", r.Name)
+		}
+		if r.Name == funcName(startDiffWait) {
+			t.Errorf("row %q: the helper the goroutines park in is not their start function", r.Name)
+		}
+		if r.Name == funcName(startDiffSteady) && (r.Flat != 0 || r.TargetFlat != 5) {
+			t.Errorf("steady row %+v, want 5 → 5", r)
+		}
+		sum += r.TargetFlat
+	}
+	if sum != d.TargetTotal {
+		t.Errorf("rows hold %d goroutines of the target's %d", sum, d.TargetTotal)
+	}
+
+	var heap bytes.Buffer
+	if err := runtimepprof.Lookup("heap").WriteTo(&heap, 0); err != nil {
+		t.Fatal(err)
+	}
+	hp, err := Load(&heap, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DiffByGoroutineStart(base, hp); !errors.Is(err, analyze.ErrMismatch) {
+		t.Errorf("goroutine vs heap: %v, want ErrMismatch", err)
+	}
+}
+
+func TestGoroutineStart(t *testing.T) {
+	for _, c := range []struct {
+		frames []string
+		want   string
+	}{
+		{[]string{"runtime.gopark", "runtime.selectgo", "lib.Wait", "app.loop", "runtime.goexit"}, "app.loop"},
+		{[]string{"runtime.gopark", "runtime.goparkunlock", "runtime.bgsweep", "runtime.goexit"}, "runtime.bgsweep"},
+		{[]string{"runtime.gopark", "sync.(*Cond).Wait", "app.worker"}, "app.worker"},
+		{[]string{"runtime.goexit"}, "runtime.goexit"},
+	} {
+		if got := goroutineStart(c.frames); got != c.want {
+			t.Errorf("goroutineStart(%q) = %q, want %q", c.frames, got, c.want)
+		}
+	}
+}
