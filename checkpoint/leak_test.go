@@ -123,7 +123,7 @@ func TestStormReproducesTheProductionCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, w := run(t, b, Config{Variant: c.v, Cycles: n, Tasks: 4, Log: f})
+			res, w := run(t, b, Config{Variant: c.v, Cycles: n, Tasks: 4, History: 1, Log: f})
 			if err := f.Close(); err != nil {
 				t.Fatal(err)
 			}
