@@ -14,6 +14,11 @@ import (
 // field never starts or ends with a word character, a line matches the
 // regular expression exactly when masking the line gives the template: the
 // count of a template is what `grep -cE` of its regular expression prints.
+//
+// Control characters other than tab have no template, except a run of them at
+// the end of a line (the CR of CRLF logs): the template marks it and its
+// regular expression ends in [[:cntrl:]]+ instead of writing a raw CR, which
+// no form field or grep argument would keep.
 
 // Field kinds, a bit each: a template's field records every kind seen there.
 const (
@@ -63,7 +68,7 @@ var logClass = func() (t [256]uint8) {
 			t[c] = clsWord | clsAlpha
 		case c == '_' || c == '.' || c == '-':
 			t[c] = clsWord | clsPunct
-		case c == '\t' || c == '\r':
+		case c == '\t':
 		case c < 0x20 || c == 0x7f:
 			t[c] = clsBad
 		case c >= 0x80:
@@ -73,9 +78,17 @@ var logClass = func() (t [256]uint8) {
 	return t
 }()
 
-// logFieldMarker stands for a field in a template's key; a line with it (a
-// NUL byte) has no template.
-const logFieldMarker = 0
+// logFieldMarker stands for a field in a template's key, and logControlMarker
+// for a run of control characters ending the line; lines with them elsewhere
+// (NUL, SOH) have no template.
+const (
+	logFieldMarker   = 0
+	logControlMarker = 1
+)
+
+// logIsControl reports whether c is a control character ([[:cntrl:]] in the
+// C locale).
+func logIsControl(c byte) bool { return c < 0x20 || c == 0x7f }
 
 // MaxTemplateBytes is the longest template key (the line with every field
 // shortened to one byte): lines whose key is longer have no template.
@@ -89,10 +102,16 @@ type logMasker struct {
 
 // mask masks one line (without its '\n'). It returns the line's level (see
 // Level) and whether the line has a template: ok is false for lines with
-// control characters other than tab and CR, invalid UTF-8, or a key longer
-// than MaxTemplateBytes. On success m.key and m.kinds hold the template.
+// control characters other than tab (but at the end), invalid UTF-8, or a key
+// longer than MaxTemplateBytes. On success m.key and m.kinds hold the template.
 func (m *logMasker) mask(line []byte) (level int, ok bool) {
 	key, kinds := m.key[:0], m.kinds[:0]
+	end := len(line)
+	for end > 0 && logIsControl(line[end-1]) {
+		end--
+	}
+	control := end < len(line)
+	line = line[:end]
 	level = LevelNone
 	ok = true
 	high := false
@@ -144,6 +163,9 @@ func (m *logMasker) mask(line []byte) (level int, ok bool) {
 	}
 	if ok {
 		key = append(key, line[lit:]...)
+		if control {
+			key = append(key, logControlMarker)
+		}
 	}
 	m.key, m.kinds = key, kinds
 	return level, ok
@@ -254,6 +276,10 @@ func logTemplateRegexp(key string, kinds []uint8) string {
 			field++
 			continue
 		}
+		if c == logControlMarker {
+			b.WriteString("[[:cntrl:]]+")
+			continue
+		}
 		if strings.IndexByte(`.[()*+?{|^$\`, c) >= 0 {
 			b.WriteByte('\\')
 		}
@@ -295,6 +321,9 @@ func logTemplateText(key string, kinds []uint8) string {
 	var b strings.Builder
 	field := 0
 	for i := 0; i < len(key); i++ {
+		if key[i] == logControlMarker {
+			continue
+		}
 		if key[i] != logFieldMarker {
 			b.WriteByte(key[i])
 			continue
