@@ -61,12 +61,12 @@ type LogLevelRow struct {
 // LogTemplateRow is one message template: its text with fields masked, its
 // regexp, the lines matching it, and the links that make it a pattern.
 type LogTemplateRow struct {
-	Rank                   int
-	Template, Regexp       string
-	Level, Sample, First   string
-	Count                  string
-	CountValue             int64
-	BarPct                 int
+	Rank                 int
+	Template, Regexp     string
+	Level, Sample, First string
+	Count                string
+	CountValue           int64
+	BarPct               int
 	// CountURL is the report with the template's regexp added as a pattern;
 	// empty when the regexp is longer than a pattern may be.
 	CountURL string
