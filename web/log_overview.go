@@ -12,7 +12,7 @@ import (
 
 // logTemplatePageRows is how many templates a log report's page lists (the
 // JSON has up to logs.TemplateRows).
-const logTemplatePageRows = 50
+const logTemplatePageRows = 30
 
 // logLevelClasses colours the levels, in the order of logs.LevelNames, with
 // the chart's classes: FATAL magenta, ERROR red, WARN amber, INFO blue, DEBUG
@@ -28,7 +28,7 @@ func logOverviewView(lr *logs.Report, q logQuery, path string) *view.LogOverview
 	}
 	v := &view.LogOverview{Distinct: analyze.FormatCount(int64(o.Distinct)), Other: analyze.FormatCount(o.OtherLines)}
 	for i, l := range o.Levels {
-		if l.Lines == 0 && i != logs.LevelNone {
+		if l.Lines == 0 {
 			continue
 		}
 		v.Levels = append(v.Levels, view.LogLevelRow{Level: l.Level, Lines: analyze.FormatCount(l.Lines), LinesValue: l.Lines, Class: logLevelClasses[i]})
@@ -57,8 +57,12 @@ func logOverviewView(lr *logs.Report, q logQuery, path string) *view.LogOverview
 			analyze.FormatCount(logs.MaxTemplates), analyze.FormatCount(o.Overflow)))
 	}
 	if o.Untemplated > 0 {
-		v.Notices = append(v.Notices, fmt.Sprintf("%s lines have no template: control characters, invalid UTF-8, more than %d bytes of text, or longer than %s.",
-			analyze.FormatCount(o.Untemplated), logs.MaxTemplateBytes, analyze.FormatBytes(logs.MaxLineBytes)))
+		lines := analyze.FormatCount(o.Untemplated) + " lines have"
+		if o.Untemplated == 1 {
+			lines = "1 line has"
+		}
+		v.Notices = append(v.Notices, fmt.Sprintf("%s no template: control characters, invalid UTF-8, more than %d bytes of text, or longer than %s.",
+			lines, logs.MaxTemplateBytes, analyze.FormatBytes(logs.MaxLineBytes)))
 	}
 	return v
 }
@@ -146,7 +150,7 @@ func logNoMatch(lr *logs.Report) string {
 		if p, ok := logs.LookupPreset(lr.Preset); ok {
 			title = p.Title
 		}
-		what = fmt.Sprintf("any of the %d patterns of the preset %s", len(lr.Patterns), title)
+		what = fmt.Sprintf("any of the %d patterns of the preset “%s”", len(lr.Patterns), title)
 	}
 	return fmt.Sprintf("Nothing matched: none of the %s lines matches %s, so there is no chart.", analyze.FormatCount(lr.Lines), what)
 }
