@@ -45,7 +45,67 @@
     renumber(box);
   }
 
+  // escapePair writes a pattern for NAME=START,CLOSE: a backslash as \\ and a
+  // comma as \, (what the server's pair parser reads back).
+  function escapePair(s) {
+    return s.replace(/\\/g, "\\\\").replace(/,/g, "\\,");
+  }
+
+  // pendingStart reports whether a pair field holds NAME=START, and waits for
+  // its close: it ends with a comma that is not escaped.
+  function pendingStart(v) {
+    if (v.slice(-1) !== ",") return false;
+    var n = 0;
+    for (var i = v.length - 2; i >= 0 && v[i] === "\\"; i--) n++;
+    return n % 2 === 0;
+  }
+
+  // pairRow returns the pair row to fill: for a close, the last one waiting
+  // for its close; else the first empty one, added when there is none.
+  function pairRow(box, close) {
+    var rows = Array.prototype.slice.call(box.querySelectorAll(":scope > [data-log-row]"));
+    var field = function (r) { return r.querySelector("[data-log-name=pair]"); };
+    if (close) {
+      for (var i = rows.length - 1; i >= 0; i--) {
+        if (pendingStart(field(rows[i]).value)) return rows[i];
+      }
+    }
+    for (var j = 0; j < rows.length; j++) {
+      if (field(rows[j]).value === "") return rows[j];
+    }
+    box.querySelector(":scope > [data-log-add]").click();
+    rows = box.querySelectorAll(":scope > [data-log-row]");
+    return rows[rows.length - 1];
+  }
+
+  // A template's "pair start" and "pair close" buttons write its regexp into
+  // the pattern form's pair rows (NAME=START,CLOSE with RE2 ticked); Count
+  // then counts the pair.
+  function setupTemplateButtons() {
+    var box = document.querySelector("form[data-testid=log-form] [data-log-rows=pair]");
+    if (!box) return;
+    document.addEventListener("click", function (e) {
+      var btn = e.target.closest("[data-log-use]");
+      if (!btn) return;
+      var close = btn.getAttribute("data-log-use") === "close";
+      var row = pairRow(box, close);
+      var input = row.querySelector("[data-log-name=pair]");
+      var re = escapePair(btn.getAttribute("data-regexp"));
+      if (!close) {
+        input.value = (btn.getAttribute("data-pair-name") || "pair") + "=" + re + ",";
+      } else if (pendingStart(input.value)) {
+        input.value += re;
+      } else {
+        input.value = "pair=," + re;
+      }
+      row.querySelector("[data-log-name=pre]").checked = true;
+      input.scrollIntoView({ block: "center" });
+      input.focus();
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("[data-log-rows]").forEach(setupRows);
+    setupTemplateButtons();
   });
 })();

@@ -179,6 +179,10 @@ func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.Lo
 	} else {
 		page.Notices = append(page.Notices, logTimesNotice)
 	}
+	if page.NoMatch = logNoMatch(lr); page.NoMatch != "" {
+		page.Timeline, page.OpenCharts = nil, nil
+	}
+	page.Overview = logOverviewView(lr, q, path)
 	return page
 }
 
@@ -231,7 +235,7 @@ func logPatternRows(lr *logs.Report, perFile bool) []view.LogPatternRow {
 	rows := make([]view.LogPatternRow, len(lr.Patterns))
 	for i, p := range lr.Patterns {
 		row := view.LogPatternRow{Pattern: logDisplay(p.Pattern), Regexp: p.Regexp, Count: analyze.FormatCount(p.Count), CountValue: p.Count,
-			BarPct: jvmBarPct(p.Count, largest), Class: logColourClass(i),
+			BarPct: jvmBarPct(p.Count, largest), Class: logColourClass(i), None: p.Count == 0,
 			Role: strings.Join(roles[logs.Pattern{Text: p.Pattern, Regexp: p.Regexp}], ", ")}
 		if perFile && len(lr.Files) > 1 {
 			for _, n := range p.Files {

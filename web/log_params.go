@@ -220,7 +220,7 @@ func (p logParams) bucket() time.Duration {
 // options returns the engine's options; maxInput caps each input after
 // decompression (0: no cap).
 func (p logParams) options(maxInput int64) logs.CountOptions {
-	return logs.CountOptions{Patterns: p.Patterns, Pairs: p.Pairs, Preset: p.Preset, Bucket: p.bucket(), MaxInputBytes: maxInput}
+	return logs.CountOptions{Patterns: p.Patterns, Pairs: p.Pairs, Preset: p.Preset, Bucket: p.bucket(), MaxInputBytes: maxInput, Overview: true}
 }
 
 // values renders the parameters as query parameters, rows numbered from 1.

@@ -60,5 +60,32 @@ func logReportMarkdown(r *logs.Report) string {
 			b.WriteString(markdown.Row(markdown.Code(k.Key), fmt.Sprint(k.Starts), fmt.Sprint(k.Closes), markdown.Escape(k.First.String()), markdown.Escape(k.Last.String())))
 		}
 	}
+	if r.Overview != nil {
+		logOverviewMarkdown(&b, r.Overview)
+	}
 	return b.String()
+}
+
+// logOverviewMarkdown writes the lines by level and the most frequent
+// templates (the first logs.SummaryTemplateRows), each with its regexp.
+func logOverviewMarkdown(b *strings.Builder, o *logs.Overview) {
+	var levels []string
+	for _, l := range o.Levels {
+		if l.Lines > 0 {
+			levels = append(levels, fmt.Sprintf("%s %s", l.Level, analyze.FormatCount(l.Lines)))
+		}
+	}
+	fmt.Fprintf(b, "\n**Lines by level:** %s\n", markdown.Escape(strings.Join(levels, ", ")))
+	if len(o.Templates) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n**Most frequent messages** (%s distinct templates; each count is `grep -cE` of the template's regexp)\n\n", analyze.FormatCount(int64(o.Distinct)))
+	b.WriteString(markdown.TableHead(markdown.Right("lines"), markdown.Left("level"), markdown.Left("template"), markdown.Left("regexp")))
+	for i, t := range o.Templates {
+		if i == logs.SummaryTemplateRows {
+			b.WriteString(markdown.Row(fmt.Sprintf("… %d more", len(o.Templates)-i), "", "", ""))
+			break
+		}
+		b.WriteString(markdown.Row(fmt.Sprint(t.Count), markdown.Escape(t.Level), markdown.Code(t.Template), markdown.Code(t.Regexp)))
+	}
 }

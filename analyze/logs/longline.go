@@ -119,6 +119,9 @@ func (s *logScanner) longLine(r io.Reader, progress func(int64)) (int, error) {
 	}
 	s.pats = pats
 	s.record(head, s.line, pats) // before s.buf, which holds head, is reused
+	if p.ov != nil {
+		s.overviewLine(head, s.line, true)
+	}
 	s.line++
 	p.lines++
 	p.long++

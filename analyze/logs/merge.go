@@ -22,6 +22,7 @@ type logMerger struct {
 	keys     []*logKeyTable
 	unkeyed  [][2]int64
 	long     int64
+	ov       *logOverviewMerge
 	mu       sync.Mutex // guards buckets against bucketsSnapshot
 
 	file      int
@@ -36,9 +37,12 @@ func newLogMerger(pl *logPlan, files int) *logMerger {
 		m.counts[i] = make([]int64, len(pl.patterns))
 	}
 	if pl.bucket != BucketNone {
-		m.buckets = newLogBuckets(pl.bucket, len(pl.patterns))
-		m.yearless = newLogBuckets(pl.bucket, len(pl.patterns))
-		m.untimed = make([]int64, len(pl.patterns))
+		m.buckets = newLogBuckets(pl.bucket, pl.columns())
+		m.yearless = newLogBuckets(pl.bucket, pl.columns())
+		m.untimed = make([]int64, pl.columns())
+	}
+	if pl.overview {
+		m.ov = &logOverviewMerge{table: newLogTemplateTable()}
 	}
 	if pl.keyed {
 		m.keys = make([]*logKeyTable, len(pl.pairs))
@@ -115,6 +119,9 @@ func (m *logMerger) add(p *logPart) {
 		m.unkeyed[i][0] += u[0]
 		m.unkeyed[i][1] += u[1]
 	}
+	if m.ov != nil {
+		m.addOverview(p)
+	}
 	m.fileLines += p.lines
 	if p.endOK {
 		m.eff, m.effOK = p.end, true
@@ -166,6 +173,9 @@ func (m *logMerger) report(inputs []Input) *Report {
 	}
 	if m.buckets != nil {
 		m.bucketReport(r)
+	}
+	if m.ov != nil {
+		r.Overview = m.overviewReport(r)
 	}
 	return r
 }
@@ -232,7 +242,8 @@ func (m *logMerger) bucketReport(r *Report) {
 	case yearless || b.n == 0:
 		b = m.yearless
 	}
-	r.Untimed = m.untimed
+	npat := len(m.plan.patterns)
+	r.Untimed = m.untimed[:npat]
 	r.BucketWidened = b.widened
 	if b.n == 0 {
 		return
@@ -245,8 +256,12 @@ func (m *logMerger) bucketReport(r *Report) {
 	}
 	r.Buckets = make([]Bucket, 0, b.n)
 	for k := int64(0); k < b.n; k++ {
-		counts := append([]int64(nil), b.at(k)...)
+		at := b.at(k)
+		counts := append([]int64(nil), at[:npat]...)
 		lb := Bucket{Start: logTime((b.lo + k) * b.width), Counts: counts}
+		if m.plan.overview {
+			lb.Levels = append([]int64(nil), at[npat:]...)
+		}
 		if len(open) > 0 {
 			lb.Open = make([]int64, len(open))
 			for i, pp := range m.plan.pairs {

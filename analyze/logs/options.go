@@ -29,6 +29,10 @@ type CountOptions struct {
 	// Bucket is the width of the counts over time: BucketAuto (zero) picks
 	// one for 50–300 bars, BucketNone turns them off.
 	Bucket time.Duration
+	// Overview adds what every log says without a pattern (Report.Overview):
+	// lines by level, lines by level over time and the most frequent message
+	// templates, from one more look at every line.
+	Overview bool
 	// MaxKeys caps the distinct keys kept, over all pairs (each keyed pair
 	// gets an even share); zero means DefaultMaxKeys.
 	MaxKeys int
@@ -108,6 +112,16 @@ type logPlan struct {
 	keyed    bool // some pair has a key regexp
 	maxKeys  int
 	preset   string
+	overview bool // levels and templates of every line (CountOptions.Overview)
+}
+
+// columns is the number of counters per time bucket: one per pattern, then
+// one per level when the overview is on.
+func (pl *logPlan) columns() int {
+	if pl.overview {
+		return len(pl.patterns) + NumLevels
+	}
+	return len(pl.patterns)
 }
 
 type logPairPlan struct {
@@ -124,7 +138,7 @@ type logRole struct {
 // newLogPlan validates the options: limits, regexps (errors name the pattern
 // and the cause, wrapping ErrInvalidParameter), the preset name.
 func newLogPlan(o CountOptions) (*logPlan, error) {
-	pl := &logPlan{bucket: o.Bucket, maxKeys: o.MaxKeys, preset: o.Preset}
+	pl := &logPlan{bucket: o.Bucket, maxKeys: o.MaxKeys, preset: o.Preset, overview: o.Overview}
 	if pl.maxKeys <= 0 {
 		pl.maxKeys = DefaultMaxKeys
 	}

@@ -52,6 +52,9 @@ type Report struct {
 	// LongLines counts lines longer than MaxLineBytes: they are counted
 	// exactly, but keys and timestamps came from their first MaxLineBytes.
 	LongLines int64 `json:"long_lines,omitempty"`
+	// Overview holds the levels and templates of every line, when
+	// CountOptions.Overview asked for them.
+	Overview *Overview `json:"overview,omitempty"`
 }
 
 // PatternCount is the number of lines matching one pattern.
@@ -121,6 +124,9 @@ type Bucket struct {
 	// Open holds, per pair, how many were still open at the end of the bucket
 	// (starts − closes so far, untimed lines included).
 	Open []int64 `json:"open,omitempty"`
+	// Levels holds, with the overview, the lines of each level in the bucket
+	// (in the order of LevelNames).
+	Levels []int64 `json:"levels,omitempty"`
 }
 
 // FileReport is the figures of one input.

@@ -24,7 +24,7 @@ type logPart struct {
 	bytes   int64
 	long    int64
 	counts  []int64 // per pattern
-	pending []int64 // per pattern: matches before the part's first timestamp
+	pending []int64 // per column (logPlan.columns): matches before the part's first timestamp
 	buckets *logBuckets
 	// yearless holds the counts at timestamps without a year apart (see
 	// logMerger.bucketsFor): a part may hold both kinds, and one set spanning
@@ -34,6 +34,7 @@ type logPart struct {
 	endOK    bool  // …if any line of the part had one
 	keys     []*logKeyTable
 	unkeyed  [][2]int64 // per pair: starts and closes the key regexp did not match
+	ov       *logOverviewPart
 	err      error
 }
 
@@ -71,6 +72,10 @@ type logScanner struct {
 	eff   int64 // the timestamp in effect before the next line…
 	effOK bool  // …if there is one yet in this part
 	first bool  // the part starts a file: touch its first timestamp
+
+	masker logMasker // the overview's
+	ovEff  int64     // the timestamp in effect for the overview…
+	ovOK   bool      // …if there is one yet in this part
 }
 
 type logKeyHit struct {
@@ -94,13 +99,16 @@ func newLogScanner(plan *logPlan, blockSize, maxLine int) *logScanner {
 func (pl *logPlan) newPart(index int, proto *logBuckets) *logPart {
 	p := &logPart{index: index, counts: make([]int64, len(pl.patterns))}
 	if pl.bucket != BucketNone {
-		p.pending = make([]int64, len(pl.patterns))
+		p.pending = make([]int64, pl.columns())
 		if proto != nil {
 			p.buckets = proto.empty()
 		} else {
-			p.buckets = newLogBuckets(pl.bucket, len(pl.patterns))
+			p.buckets = newLogBuckets(pl.bucket, pl.columns())
 		}
-		p.yearless = newLogBuckets(pl.bucket, len(pl.patterns))
+		p.yearless = newLogBuckets(pl.bucket, pl.columns())
+	}
+	if pl.overview {
+		p.ov = &logOverviewPart{table: newLogTemplateTable()}
 	}
 	if pl.keyed {
 		p.keys = make([]*logKeyTable, len(pl.pairs))
@@ -117,7 +125,7 @@ func (pl *logPlan) newPart(index int, proto *logBuckets) *logPart {
 // scan reads r to its end into part p. first says that r starts a file.
 // progress, if set, is told of every block read.
 func (s *logScanner) scan(ctx context.Context, r io.Reader, p *logPart, first bool, progress func(int64)) error {
-	s.part, s.line, s.effOK, s.first = p, 0, false, first
+	s.part, s.line, s.effOK, s.first, s.ovOK = p, 0, false, first, false
 	n := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -174,6 +182,9 @@ func (s *logScanner) finish() {
 // input).
 func (s *logScanner) block(b []byte) {
 	p := s.part
+	if p.ov != nil {
+		s.overview(b)
+	}
 	if !s.times && !s.plan.keyed {
 		s.grow()
 		for i, m := range s.ms {

@@ -112,6 +112,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "(the first %d of %s; -json or -csv FILE for all)\n", SummaryKeyRows, analyze.FormatCount(int64(len(p.UnclosedKeys))))
 		}
 	}
+	if r.Overview != nil {
+		if err := r.Overview.writeText(w); err != nil {
+			return err
+		}
+	}
 	if len(r.Buckets) > 0 {
 		first, last := r.Buckets[0].Start, r.Buckets[len(r.Buckets)-1].Start
 		fmt.Fprintf(w, "\ncounts over time: %d buckets of %s from %s to %s (-json for the series)\n",
@@ -168,4 +173,35 @@ func logCSVSafe(s string) string {
 		return "'" + s
 	}
 	return s
+}
+
+// SummaryTemplateRows is how many templates the text and Markdown summaries
+// list; JSON has up to TemplateRows.
+const SummaryTemplateRows = 10
+
+// writeText writes the levels and the most frequent templates with their
+// regexps.
+func (o *Overview) writeText(w io.Writer) error {
+	fmt.Fprint(w, "\nlines by level:")
+	for _, l := range o.Levels {
+		if l.Lines > 0 {
+			fmt.Fprintf(w, " %s %s", l.Level, analyze.FormatCount(l.Lines))
+		}
+	}
+	fmt.Fprintf(w, "\n\nmost frequent templates (%s distinct; each count is grep -cE of its regexp):\n", analyze.FormatCount(int64(o.Distinct)))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "lines\t template\n")
+	for i, t := range o.Templates {
+		if i == SummaryTemplateRows {
+			break
+		}
+		fmt.Fprintf(tw, "%s\t %s\n\t %s\n", analyze.FormatCount(t.Count), t.Template, t.Regexp)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if o.Truncated {
+		fmt.Fprintf(w, "(more than %d distinct templates: %s lines of later ones are in none)\n", MaxTemplates, analyze.FormatCount(o.Overflow))
+	}
+	return nil
 }

@@ -97,6 +97,7 @@ func runCount(ctx context.Context, args []string, std stdio) error {
 	fs.StringVar(&key, "key", "", "RE2 `REGEX` with a capture group naming what a pair line starts or closes; lists the keys never closed")
 	fs.StringVar(&cf.opts.Preset, "preset", "", "add a preset's patterns and pairs: "+strings.Join(logs.PresetNames(), ", "))
 	fs.Var(&bucket, "bucket", "width of the counts over time: `auto` (50-300 bars), none, or a duration such as 1m or 7d")
+	fs.BoolVar(&cf.opts.Overview, "overview", false, "add lines by level, over time and the most frequent message templates (each with its grep -E regexp)")
 	fs.BoolVar(&cf.jsonOut, "json", false, "print one JSON document")
 	fs.StringVar(&cf.csvFile, "csv", "", "write the keys never closed as CSV to `FILE` (- for standard output)")
 	fs.BoolVar(&cf.failOpen, "fail-open", false, "exit with status 3 when a pair has more starts than closes (a CI leak gate)")

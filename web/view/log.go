@@ -28,7 +28,50 @@ type LogReportPage struct {
 	// OpenCharts draw, per pair, how many were still open at the end of each
 	// bucket.
 	OpenCharts []Chart
-	Form       LogPatternForm
+	// NoMatch says in one line that the preset or patterns matched nothing,
+	// in place of an empty chart.
+	NoMatch string
+	// Overview is what the log says without a pattern: levels, lines over
+	// time and message templates.
+	Overview *LogOverview
+	Form     LogPatternForm
+}
+
+// LogOverview shows every line of a log: how many per level, per level over
+// time, and the most frequent message templates.
+type LogOverview struct {
+	Levels []LogLevelRow
+	// Timeline stacks the lines of each level per time bucket.
+	Timeline  *LogTimeline
+	Templates []LogTemplateRow
+	// Distinct is how many distinct templates there are; Other how many
+	// lines are in none listed.
+	Distinct, Other string
+	Notices         []string
+}
+
+// LogLevelRow is one level's line count.
+type LogLevelRow struct {
+	Level, Lines string
+	LinesValue   int64
+	// Class colours the level in the chart ("logc2" for ERROR…).
+	Class string
+}
+
+// LogTemplateRow is one message template: its text with fields masked, its
+// regexp, the lines matching it, and the links that make it a pattern.
+type LogTemplateRow struct {
+	Rank                 int
+	Template, Regexp     string
+	Level, Sample, First string
+	Count                string
+	CountValue           int64
+	BarPct               int
+	// CountURL is the report with the template's regexp added as a pattern;
+	// empty when the regexp is longer than a pattern may be.
+	CountURL string
+	// PairName is the name the pair buttons give a pair started here.
+	PairName string
 }
 
 // LogFileRow is one input of a log report.
@@ -53,6 +96,8 @@ type LogPatternRow struct {
 	Role string
 	// Untimed counts matching lines before any timestamp (in no bucket).
 	Untimed string
+	// None is set when no line matched.
+	None bool
 }
 
 // LogPairView is one start/close pair.
@@ -92,6 +137,9 @@ type LogOpenKeyRow struct {
 
 // LogTimeline is the stacked bar chart of the patterns per time bucket.
 type LogTimeline struct {
+	// TestID and Label name the chart ("log-timeline", "matching lines over
+	// time" when empty).
+	TestID, Label string
 	Width, Height int
 	// BucketWidth is the width of a bar ("1m"); Buckets how many there are.
 	BucketWidth string
@@ -162,4 +210,18 @@ type RunLogView struct {
 	Action string
 	// Error is why the log could not be counted.
 	Error string
+}
+
+func (t LogTimeline) testID() string {
+	if t.TestID == "" {
+		return "log-timeline"
+	}
+	return t.TestID
+}
+
+func (t LogTimeline) label() string {
+	if t.Label == "" {
+		return "matching lines over time"
+	}
+	return t.Label
 }

@@ -1,0 +1,280 @@
+package logs
+
+import (
+	"cmp"
+	"slices"
+	"unicode/utf8"
+)
+
+// Limits of the overview. The template tables never hold more than
+// MaxTemplates templates of at most MaxTemplateBytes each (with their field
+// kinds and a sample of logTemplateSample bytes), so an overview's memory is
+// bounded by a few MiB per table however many distinct lines a log has; a
+// count holds one table per part in flight and one merged.
+const (
+	// MaxTemplates is the most distinct templates a table keeps. Lines of
+	// templates first seen after it is full are counted as overflow.
+	MaxTemplates = 1000
+	// TemplateRows is the most templates a report lists, most frequent first.
+	TemplateRows = 200
+	// logTemplateSample is the longest sample line kept per template.
+	logTemplateSample = 256
+	// logTemplateOverhead estimates a template's bookkeeping beyond its bytes
+	// (map entry, struct, slice and string headers).
+	logTemplateOverhead = 160
+)
+
+// Overview is what every log says without a pattern: its lines by level, its
+// lines over time (Bucket.Levels) and its most frequent message templates.
+type Overview struct {
+	// Levels counts the lines of each level, in the order of LevelNames
+	// (FATAL first, lines without a level last).
+	Levels []LevelCount `json:"levels"`
+	// Templates lists the most frequent templates (at most TemplateRows), most
+	// lines first. Each Count is exact: the number of lines matching Regexp,
+	// what `grep -cE` of it prints over the files.
+	Templates []Template `json:"templates"`
+	// Distinct is the number of distinct templates kept (at most
+	// MaxTemplates), listed or not.
+	Distinct int `json:"distinct"`
+	// OtherLines counts the lines in no listed template.
+	OtherLines int64 `json:"other_lines"`
+	// Untemplated counts the lines that have no template: control characters,
+	// invalid UTF-8, a key longer than MaxTemplateBytes, or longer than
+	// MaxLineBytes.
+	Untemplated int64 `json:"untemplated"`
+	// Overflow counts the lines whose template was first seen after a table
+	// was full, and Truncated says some were: their templates are not listed.
+	Overflow  int64 `json:"overflow"`
+	Truncated bool  `json:"truncated,omitempty"`
+	// TemplateBytes is the memory the merged template table held.
+	TemplateBytes int64 `json:"template_bytes"`
+	// UntimedLines counts lines before the first timestamp of their file (in
+	// no bucket).
+	UntimedLines int64 `json:"untimed_lines,omitempty"`
+}
+
+// LevelCount is the number of lines of one level.
+type LevelCount struct {
+	Level string `json:"level"`
+	Lines int64  `json:"lines"`
+}
+
+// Template is one message template and the lines that have it.
+type Template struct {
+	// Template is the line with its fields shown as <NUM>, <IP>, <HEX>,
+	// <UUID>, <DATE> or <*>.
+	Template string `json:"template"`
+	// Regexp is the template as an anchored regular expression that GNU grep
+	// -E and RE2 read alike.
+	Regexp string `json:"regexp"`
+	// Count is the number of lines matching Regexp.
+	Count int64 `json:"count"`
+	// Level is the level of its first line.
+	Level string `json:"level"`
+	// Sample is its first line, cut to 256 bytes.
+	Sample string `json:"sample"`
+	// First is where that line is.
+	First Place `json:"first"`
+}
+
+// logTemplateStat is one template of a table.
+type logTemplateStat struct {
+	key      string
+	kinds    []uint8
+	count    int64
+	sample   string
+	level    int
+	file     int   // merged tables: the file of the first line
+	line     int64 // part tables: part-relative index; merged: line number
+	complete bool  // merged tables: every line of it was counted
+}
+
+// logTemplateTable counts the templates of a part, or of a whole count.
+type logTemplateTable struct {
+	m        map[string]*logTemplateStat
+	order    []*logTemplateStat // first seen first
+	overflow int64              // lines of templates refused once full
+	bytes    int64
+}
+
+func newLogTemplateTable() *logTemplateTable {
+	return &logTemplateTable{m: map[string]*logTemplateStat{}}
+}
+
+// add counts one line whose template key and field kinds are given.
+func (t *logTemplateTable) add(key []byte, kinds []uint8, text []byte, level int, line int64) {
+	if st, ok := t.m[string(key)]; ok {
+		st.count++
+		for i, k := range kinds {
+			st.kinds[i] |= k
+		}
+		return
+	}
+	if len(t.m) >= MaxTemplates {
+		t.overflow++
+		return
+	}
+	st := &logTemplateStat{key: string(key), kinds: append([]uint8(nil), kinds...), count: 1,
+		sample: logSample(text), level: level, line: line}
+	t.insert(st)
+}
+
+func (t *logTemplateTable) insert(st *logTemplateStat) {
+	t.m[st.key] = st
+	t.order = append(t.order, st)
+	t.bytes += int64(len(st.key)+len(st.kinds)+len(st.sample)) + logTemplateOverhead
+}
+
+// logSample cuts a line to logTemplateSample bytes at a rune boundary.
+func logSample(text []byte) string {
+	if len(text) <= logTemplateSample {
+		return string(text)
+	}
+	cut := logTemplateSample
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return string(text[:cut])
+}
+
+// logOverviewPart is the overview of one part.
+type logOverviewPart struct {
+	levels      [NumLevels]int64
+	table       *logTemplateTable
+	untemplated int64
+}
+
+// overview masks, levels and buckets every line of a block of whole lines.
+func (s *logScanner) overview(b []byte) {
+	line := s.line
+	for from := 0; from < len(b); {
+		le := logLineEnd(b, from)
+		s.overviewLine(b[from:le], line, false)
+		line++
+		from = le + 1
+	}
+}
+
+// overviewLine counts one line (part-relative index line) in the overview;
+// long lines (only their head is here) get a level and a bucket, no template.
+func (s *logScanner) overviewLine(text []byte, line int64, long bool) {
+	p := s.part
+	ov := p.ov
+	if long {
+		text = text[:min(len(text), 2*logLevelScan)]
+	}
+	level, ok := s.masker.mask(text)
+	ov.levels[level]++
+	if ok && !long {
+		ov.table.add(s.masker.key, s.masker.kinds, text, level, line)
+	} else {
+		ov.untemplated++
+	}
+	if p.buckets == nil {
+		return
+	}
+	col := len(s.plan.patterns) + level
+	if s.times {
+		if ms, ok := logParseTime(text); ok {
+			s.ovEff, s.ovOK = ms, true
+		}
+	}
+	if s.times && s.ovOK {
+		p.bucketsAt(s.ovEff).add(s.ovEff, col, 1)
+	} else {
+		p.pending[col]++
+	}
+}
+
+// logOverviewMerge adds the overviews of parts up, in input order.
+type logOverviewMerge struct {
+	levels      [NumLevels]int64
+	table       *logTemplateTable
+	untemplated int64
+	overflow    int64
+	// refused is set once some part or the merged table refused a template:
+	// templates first merged after that may have lost lines there.
+	refused bool
+}
+
+// addOverview merges the overview of the next part. A template's count stays
+// exact only if every part that refused templates kept it: the others are
+// marked incomplete and left out of the report.
+func (m *logMerger) addOverview(p *logPart) {
+	g, po := m.ov, p.ov
+	for i, n := range po.levels {
+		g.levels[i] += n
+	}
+	g.untemplated += po.untemplated
+	for _, st := range po.table.order {
+		if gs, ok := g.table.m[st.key]; ok {
+			gs.count += st.count
+			for i, k := range st.kinds {
+				gs.kinds[i] |= k
+			}
+			continue
+		}
+		if len(g.table.m) >= MaxTemplates {
+			g.overflow += st.count
+			g.refused = true
+			continue
+		}
+		ns := *st
+		ns.file, ns.line, ns.complete = m.file, m.fileLines+st.line+1, !g.refused
+		g.table.insert(&ns)
+	}
+	if po.table.overflow > 0 {
+		g.overflow += po.table.overflow
+		g.refused = true
+		for _, gs := range g.table.order {
+			if _, ok := po.table.m[gs.key]; !ok {
+				gs.complete = false
+			}
+		}
+	}
+}
+
+// overviewReport builds the report's overview.
+func (m *logMerger) overviewReport(r *Report) *Overview {
+	g := m.ov
+	o := &Overview{Distinct: len(g.table.m), Untemplated: g.untemplated, Overflow: g.overflow,
+		Truncated: g.refused, TemplateBytes: g.table.bytes, Templates: []Template{}}
+	for i, n := range g.levels {
+		o.Levels = append(o.Levels, LevelCount{Level: LevelNames[i], Lines: n})
+	}
+	if m.untimed != nil {
+		for _, n := range m.untimed[len(m.plan.patterns):] {
+			o.UntimedLines += n
+		}
+	}
+	var kept []*logTemplateStat
+	for _, st := range g.table.order {
+		if st.complete {
+			kept = append(kept, st)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b *logTemplateStat) int {
+		if c := cmp.Compare(b.count, a.count); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.file, b.file); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.line, b.line)
+	})
+	listed := int64(0)
+	for i, st := range kept {
+		if i == TemplateRows {
+			break
+		}
+		o.Templates = append(o.Templates, Template{
+			Template: logTemplateText(st.key, st.kinds), Regexp: logTemplateRegexp(st.key, st.kinds),
+			Count: st.count, Level: LevelNames[st.level], Sample: st.sample,
+			First: Place{File: r.Files[st.file].Name, Line: st.line},
+		})
+		listed += st.count
+	}
+	o.OtherLines = r.Lines - listed
+	return o
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Side by side: the overview's pass (`leakui count -overview`: levels, lines over time,
+# message templates) against `leakui count` with the four patterns of count-vs-grep.sh, on
+# the same generated Samza-style log. Checks that the two most frequent templates count what
+# GNU grep -cE of their regexps counts, then prints the time ratio and both peak RSS.
+# Run from anywhere:  bench/templates-vs-count.sh [MiB]
+source "$(dirname "$0")/lib.sh"
+MB=${1:-1024}
+LOG=$WORK/samza-$MB.log
+[ -s "$LOG" ] || generate genlog -mb "$MB" -seed 7 >"$LOG"
+build_leakui
+P=("Starting the checkpoint SystemConsumer" "Stopping system consumer" ": Consumer started" "Stopping Samza kafkaConsumer")
+args=()
+for p in "${P[@]}"; do args+=(-e "$p"); done
+"$LEAKUI" count -json -overview "$LOG" >"$WORK/overview.json"
+for i in 0 1; do
+	re=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["overview"]["templates"][int(sys.argv[2])]["regexp"])' "$WORK/overview.json" "$i")
+	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["overview"]["templates"][int(sys.argv[2])]["count"])' "$WORK/overview.json" "$i")
+	want=$(LC_ALL=C grep -cE -- "$re" "$LOG")
+	[ "$want" = "$got" ] || { echo "template $i ($re): grep -cE $want, leakui $got"; exit 1; }
+done
+c=$(median_seconds "$LEAKUI" count -json "${args[@]}" "$LOG")
+o=$(median_seconds "$LEAKUI" count -json -overview "$LOG")
+echo "log: $MB MiB; leakui count (4 patterns): ${c}s; leakui count -overview: ${o}s"
+echo "peak RSS count: $(peak_kib "$LEAKUI" count -json "${args[@]}" "$LOG") KiB; overview: $(peak_kib "$LEAKUI" count -json -overview "$LOG") KiB"
+echo "overview/count: $(ratio "$o" "$c")"
