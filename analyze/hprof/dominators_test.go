@@ -88,7 +88,7 @@ func checkDominators(t *testing.T, h *Heap) {
 // gzip-compressed (jcmd GC.heap_dump -gz=1), which Open inflates.
 func TestDominatorsOfARealDumpByRemoval(t *testing.T) {
 	jh := runJava(t, "LeakShape", true, []string{"-XX:+UseSerialGC", "-Xmx64m"}, "3", "4096", "30", "10")
-	h, err := Open(jh.dump, OpenOptions{TempDir: t.TempDir()})
+	h, err := Open(jh.Dump, OpenOptions{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

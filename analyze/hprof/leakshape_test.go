@@ -3,8 +3,8 @@ package hprof
 import (
 	"bytes"
 	"errors"
-	"os"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,11 +28,11 @@ func leakShapeHeap(t *testing.T, gz bool) (*Heap, *Report, *jvm.Histogram, strin
 	t.Helper()
 	jh := runJava(t, "LeakShape", gz, []string{"-XX:+UseSerialGC", "-Xmx256m"},
 		itoa(leakN), itoa(leakB), itoa(cacheM), itoa(cacheB))
-	hist, err := jvm.ParseHistogram(bytes.NewReader(jh.histogram))
+	hist, err := jvm.ParseHistogram(bytes.NewReader(jh.Histogram))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := Open(jh.dump, OpenOptions{TempDir: t.TempDir()})
+	h, err := Open(jh.Dump, OpenOptions{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func leakShapeHeap(t *testing.T, gz bool) (*Heap, *Report, *jvm.Histogram, strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h, rep, hist, jh.dump
+	return h, rep, hist, jh.Dump
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

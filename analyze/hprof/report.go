@@ -209,6 +209,11 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	for _, t := range rep.Threads {
 		names[t.Object.Ordinal] = t.Name
 	}
+	for i, d := range rep.Dominators {
+		if name, ok := names[d.Ordinal]; ok {
+			rep.Dominators[i].Text = name
+		}
+	}
 	rep.Suspects = h.finishSuspects(suspects, res, names)
 	rep.DuplicateStrings = finishDuplicates(dups, res)
 	return rep, nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // accumulationShare is how much of its parent's retained size a dominated object
@@ -210,12 +212,12 @@ func (h *Heap) finishSuspects(in []*suspect, res *resolver, names map[uint32]str
 	return out
 }
 
-// sentence says a suspect in one line: "16 instances of `a.Consumer` retain 16.0 MiB
+// sentence says a suspect in one line: "16 instances of `a.Consumer` retain 16.0 MB
 // (75%), accumulated in threads `leak-0`, `leak-1` and 14 more".
 func sentence(s Suspect) string {
 	what := fmt.Sprintf("One instance of `%s` retains", s.Holder)
 	if s.HolderInstances != 1 {
-		what = fmt.Sprintf("%s instances of `%s` retain", groupDigits(s.HolderInstances), s.Holder)
+		what = fmt.Sprintf("%s instances of `%s` retain", analyze.FormatCount(s.HolderInstances), s.Holder)
 	}
 	where := ""
 	switch {
@@ -232,30 +234,7 @@ func sentence(s Suspect) string {
 	case s.Class != s.Holder && s.Instances == 1:
 		where = fmt.Sprintf(", held by one `%s`", s.Class)
 	case s.Class != s.Holder:
-		where = fmt.Sprintf(", held by %s instances of `%s`", groupDigits(s.Instances), s.Class)
+		where = fmt.Sprintf(", held by %s instances of `%s`", analyze.FormatCount(s.Instances), s.Class)
 	}
-	return fmt.Sprintf("%s %s (%.0f%%)%s.", what, FormatBytes(s.Retained), 100*s.Share, where)
-}
-
-// groupDigits writes n with thousands separators: 1,727.
-func groupDigits(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// FormatBytes writes a size in binary units: 512 B, 16.0 MiB, 6.9 GiB.
-func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+	return fmt.Sprintf("%s %s (%.0f%%)%s.", what, analyze.FormatBytes(s.Retained), 100*s.Share, where)
 }

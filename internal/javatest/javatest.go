@@ -1,4 +1,7 @@
-package hprof
+// Package javatest runs the tests' small Java programs on the real JDK: it compiles
+// one, runs it until it prints "ready", and takes jcmd's class histogram and heap dump
+// of its quiet heap.
+package javatest
 
 import (
 	"bufio"
@@ -14,26 +17,27 @@ import (
 	"github.com/leakui/leakui/internal/testtool"
 )
 
-// javaHeap is one heap of a real JVM: the class histogram jcmd printed and the heap
+// Heap is one heap of a real JVM: the class histogram jcmd printed and the heap
 // dump jcmd wrote, taken one after the other while the program waited.
-type javaHeap struct {
-	histogram []byte
-	dump      string
+type Heap struct {
+	// Histogram is the output of `jcmd PID GC.class_histogram`.
+	Histogram []byte
+	// Dump is the path of the heap dump, in a temporary directory of the test.
+	Dump string
 }
 
-// runJava compiles testdata/PROGRAM.java into a temporary directory, runs it with
-// args until it prints "ready", takes `jcmd PID GC.class_histogram` and `jcmd PID
-// GC.heap_dump` (gzip-compressed with gz) of its quiet heap, and kills it.
-func runJava(t testing.TB, program string, gz bool, jvmArgs []string, args ...string) javaHeap {
+// Run compiles the Java source file src (PROGRAM.java, whose class PROGRAM has a
+// main) into a temporary directory, runs it with jvmArgs and args until it prints
+// "ready", takes `jcmd PID GC.class_histogram` and `jcmd PID GC.heap_dump`
+// (gzip-compressed with gz) of its quiet heap, and kills it when the test ends. A
+// missing JDK skips the test, or fails it under CI=true.
+func Run(t testing.TB, src string, gz bool, jvmArgs []string, args ...string) Heap {
 	t.Helper()
 	javac := testtool.Require(t, "jdk", "javac")
 	java := testtool.Require(t, "jdk", "java")
 	jcmd := testtool.Require(t, "jdk", "jcmd")
 	dir := t.TempDir()
-	src, err := filepath.Abs(filepath.Join("testdata", program+".java"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	program := strings.TrimSuffix(filepath.Base(src), ".java")
 	if out, err := exec.Command(javac, "-d", dir, src).CombinedOutput(); err != nil {
 		t.Fatalf("javac %s: %v\n%s", program, err, out)
 	}
@@ -90,5 +94,5 @@ func runJava(t testing.TB, program string, gz bool, jvmArgs []string, args ...st
 	if _, err := os.Stat(dump); err != nil {
 		t.Fatal(err)
 	}
-	return javaHeap{histogram: histogram, dump: dump}
+	return Heap{Histogram: histogram, Dump: dump}
 }
