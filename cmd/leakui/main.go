@@ -36,6 +36,7 @@ func commandList() []command {
 		{"count", "count log lines per pattern, start/close pairs and keys never closed (like grep -c)", runCount},
 		{"diff", "compare two profiles, as go tool pprof -top -diff_base does", runDiff},
 		{"goroutines", "group a goroutine dump or profile by stack; with BASE, what is new or grew", runGoroutines},
+		{"hprof", "JVM heap dump (jcmd GC.heap_dump, .hprof or .hprof.gz): leak suspects with their path to a GC root, retained sizes, dominator tree; exit 3 over -fail-share", runHprof},
 		{"histo", "JVM class histogram (jmap -histo, jcmd GC.class_histogram): classes by bytes, or what grew since BASE", runHisto},
 		{"migrate", "copy a store into another (SQLite into PostgreSQL), then check that every row arrived", runMigrate},
 		{"nmt", "JVM native memory (jcmd VM.native_memory summary or summary.diff): categories, growth since BASE; exit 3 on a native leak", runNMT},

@@ -1,0 +1,138 @@
+package hprof
+
+import (
+	"slices"
+)
+
+// Analyze computes the dominator tree, the retained size of every object and the
+// shortest paths from the GC roots. It is idempotent.
+func (h *Heap) Analyze(progress func(string, float64)) {
+	if h.analyzed {
+		return
+	}
+	if progress == nil {
+		progress = func(string, float64) {}
+	}
+	n := uint32(len(h.ids))
+	idom, order := h.dominators(progress)
+	progress("dominators", 0.85)
+
+	// Retained sizes: every object adds its own to its dominators', children first
+	// (a dominator precedes what it dominates in the DFS order).
+	retained := make([]uint64, n+1)
+	for k := len(order) - 1; k >= 2; k-- {
+		o := order[k]
+		retained[o] += uint64(h.ShallowSize(o))
+		retained[idom[o]] += retained[o]
+	}
+	order = nil
+
+	// The dominator tree's children, largest first.
+	offsets := make([]uint32, n+2)
+	for _, d := range idom {
+		if d != noObject {
+			offsets[d+1]++
+		}
+	}
+	for i := uint32(1); i <= n+1; i++ {
+		offsets[i] += offsets[i-1]
+	}
+	kids := make([]uint32, offsets[n+1])
+	fill := make([]uint32, n+1)
+	copy(fill, offsets[:n+1])
+	for o, d := range idom {
+		if d != noObject {
+			kids[fill[d]] = uint32(o)
+			fill[d]++
+		}
+	}
+	fill = nil
+	for p := uint32(0); p <= n; p++ {
+		row := kids[offsets[p]:offsets[p+1]]
+		if len(row) > 1 {
+			slices.SortFunc(row, func(a, b uint32) int {
+				switch {
+				case retained[a] > retained[b]:
+					return -1
+				case retained[a] < retained[b]:
+					return 1
+				}
+				return int(a) - int(b)
+			})
+		}
+	}
+	h.idom, h.retained, h.domKids = idom, retained, csr{offsets: offsets, targets: kids}
+	progress("dominators", 0.95)
+	h.bfs = h.shortestPaths()
+	h.analyzed = true
+	progress("dominators", 1)
+}
+
+// shortestPaths runs a breadth-first search from the virtual root over the strong
+// references and returns each object's parent on a shortest path from a GC root
+// (len(ids) for a root, noObject for the unreachable).
+func (h *Heap) shortestPaths() []uint32 {
+	n := uint32(len(h.ids))
+	parent := make([]uint32, n)
+	for i := range parent {
+		parent[i] = noObject
+	}
+	queue := make([]uint32, 0, 1024)
+	for _, o := range h.rootTargets() {
+		if parent[o] == noObject {
+			parent[o] = n
+			queue = append(queue, o)
+		}
+	}
+	for i := 0; i < len(queue); i++ {
+		o := queue[i]
+		for _, t := range h.out.row(o) {
+			if parent[t] == noObject {
+				parent[t] = o
+				queue = append(queue, t)
+			}
+		}
+	}
+	return parent
+}
+
+// Retained is the retained size of object o: the bytes freed if it were freed,
+// 0 for an object no strong path from a GC root reaches. Analyze must have run.
+func (h *Heap) Retained(o uint32) int64 { return int64(h.retained[o]) }
+
+// TotalRetained is the size of every object reachable from the GC roots.
+func (h *Heap) TotalRetained() int64 { return int64(h.retained[len(h.ids)]) }
+
+// Dominator is the immediate dominator of o; ok is false when o is a top-level
+// object (dominated by the GC roots only) or unreachable (Reachable tells).
+func (h *Heap) Dominator(o uint32) (d uint32, ok bool) {
+	d = h.idom[o]
+	return d, d != noObject && d != uint32(len(h.ids))
+}
+
+// Reachable tells whether a strong path from a GC root reaches o.
+func (h *Heap) Reachable(o uint32) bool { return h.idom[o] != noObject }
+
+// Dominated are the objects o immediately dominates, largest retained first; with
+// top set, the top-level objects (those the GC roots dominate together).
+func (h *Heap) Dominated(o uint32, top bool) []uint32 {
+	if top {
+		return h.domKids.row(uint32(len(h.ids)))
+	}
+	return h.domKids.row(o)
+}
+
+// PathToRoot is a shortest chain of strong references from a GC root to o: the root
+// first and o last; nil when o is unreachable.
+func (h *Heap) PathToRoot(o uint32) []uint32 {
+	if h.bfs[o] == noObject {
+		return nil
+	}
+	n := uint32(len(h.ids))
+	var path []uint32
+	for x := o; x != n; x = h.bfs[x] {
+		path = append(path, x)
+	}
+	slices.Reverse(path)
+	return path
+}

@@ -1,0 +1,147 @@
+package hprof
+
+// dominators computes the immediate dominator of every object reachable from the
+// GC roots, with a virtual root (ordinal n = len(ids)) whose references are the
+// roots, by the semi-NCA algorithm (Georgiadis, "Linear-Time Algorithms for
+// Dominators and Related Problems", 2005), iteratively: a depth-first numbering
+// with an explicit stack, semidominators through path-compressed evaluation, and
+// immediate dominators by walking up the spanning tree, as LLVM's
+// GenericDomTreeConstruction.h (runDFS, runSemiNCA, eval) does it. It returns the
+// immediate dominator of every ordinal (n for the virtual root, noObject for the
+// unreachable) and the DFS order (ordinals by DFS number from 1; 0 is unused).
+func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order []uint32) {
+	n := uint32(len(h.ids))
+	rootTargets := h.rootTargets()
+	succ := func(o uint32) []uint32 {
+		if o == n {
+			return rootTargets
+		}
+		return h.out.row(o)
+	}
+
+	// Depth-first numbering from the virtual root: num[o] is o's number (1 for the
+	// root, 0 for unreached), vertex[k] the ordinal numbered k, parent[k] the number of
+	// its spanning-tree parent.
+	num := make([]uint32, n+1)
+	vertex := make([]uint32, 1, 1024)
+	parent := make([]uint32, 1, 1024)
+	type frame struct{ o, next uint32 }
+	stack := []frame{{o: n}}
+	vertex = append(vertex, n)
+	parent = append(parent, 0)
+	num[n] = 1
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		row := succ(top.o)
+		if int(top.next) >= len(row) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		t := row[top.next]
+		top.next++
+		if num[t] != 0 {
+			continue
+		}
+		num[t] = uint32(len(vertex))
+		parent = append(parent, num[top.o])
+		vertex = append(vertex, t)
+		stack = append(stack, frame{o: t})
+	}
+	stack = nil
+	count := uint32(len(vertex) - 1) // reached vertices, numbered 1..count
+	progress("dominators", 0.2)
+
+	// Referrers of every object; the virtual root refers to each root.
+	if h.in.offsets == nil {
+		h.in = h.out.reverse(int(n))
+	}
+	isRoot := make([]bool, n)
+	for _, o := range rootTargets {
+		isRoot[o] = true
+	}
+	progress("dominators", 0.4)
+
+	semi := make([]uint32, count+1)
+	label := make([]uint32, count+1)
+	dom := make([]uint32, count+1)
+	for k := uint32(1); k <= count; k++ {
+		semi[k], label[k], dom[k] = k, k, parent[k]
+	}
+	anc := parent // reused as the path-compressed forest's ancestor links
+	var path []uint32
+	eval := func(v, lastLinked uint32) uint32 {
+		if anc[v] < lastLinked {
+			return label[v]
+		}
+		path = path[:0]
+		for {
+			path = append(path, v)
+			v = anc[v]
+			if anc[v] < lastLinked {
+				break
+			}
+		}
+		p := v
+		pLabel := label[p]
+		for i := len(path) - 1; i >= 0; i-- {
+			w := path[i]
+			anc[w] = anc[p]
+			if semi[pLabel] < semi[label[w]] {
+				label[w] = pLabel
+			} else {
+				pLabel = label[w]
+			}
+			p = w
+		}
+		return label[p]
+	}
+	for k := count; k >= 2; k-- {
+		s := dom[k] // the spanning-tree parent
+		o := vertex[k]
+		if o != n && isRoot[o] {
+			s = 1
+		}
+		for _, pred := range h.in.row(o) {
+			j := num[pred]
+			if j == 0 {
+				continue
+			}
+			if u := semi[eval(j, k+1)]; u < s {
+				s = u
+			}
+		}
+		semi[k] = s
+		if k&(1<<20-1) == 0 {
+			progress("dominators", 0.4+0.4*float64(count-k)/float64(count))
+		}
+	}
+	label, isRoot = nil, nil
+	for k := uint32(2); k <= count; k++ {
+		c := dom[k]
+		for c > semi[k] {
+			c = dom[c]
+		}
+		dom[k] = c
+	}
+	idom = make([]uint32, n)
+	for o := range idom {
+		idom[o] = noObject
+	}
+	for k := uint32(2); k <= count; k++ {
+		idom[vertex[k]] = vertex[dom[k]]
+	}
+	return idom, vertex
+}
+
+// rootTargets are the ordinals of the GC roots, each once, in the dump's order.
+func (h *Heap) rootTargets() []uint32 {
+	seen := map[uint32]bool{}
+	var out []uint32
+	for _, r := range h.Roots {
+		if !seen[r.Ordinal] {
+			seen[r.Ordinal] = true
+			out = append(out, r.Ordinal)
+		}
+	}
+	return out
+}

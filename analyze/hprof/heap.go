@@ -1,0 +1,552 @@
+package hprof
+
+import (
+	"fmt"
+	"hash/maphash"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// noObject marks a missing object ordinal.
+const noObject = ^uint32(0)
+
+// DefaultMaxObjects is the default cap on the number of objects of a dump (about
+// 40 bytes of memory each during the analysis).
+const DefaultMaxObjects = 200_000_000
+
+// Options tune Parse.
+type Options struct {
+	// MaxObjects caps the objects (instances, arrays and classes) a dump may hold;
+	// beyond it Parse fails with ErrTooLarge. ≤ 0 means DefaultMaxObjects.
+	MaxObjects int64
+	// Layout overrides the object layout assumed for shallow sizes (by default
+	// compressed oops for 8-byte identifiers, 32-bit HotSpot for 4-byte ones).
+	Layout *Layout
+	// Progress, when set, is called now and then with the stage ("read", "index",
+	// "references", "dominators", "report") and the fraction of it done.
+	Progress func(stage string, done float64)
+}
+
+// Root is one GC root record.
+type Root struct {
+	Ordinal uint32   `json:"object"`
+	Kind    RootKind `json:"kind"`
+	// Thread is the serial of the thread of a Java local, a JNI local, a native stack
+	// or thread block root, or of a thread object; 0 for the others.
+	Thread uint32 `json:"thread,omitempty"`
+	// Frame is the depth of the stack frame of a Java or JNI local, -1 for others.
+	Frame int32 `json:"frame"`
+	trace uint32
+}
+
+// Heap is a parsed heap dump: its objects as ordinals with their class, shallow
+// size and references, and, once Analyze ran, the dominator tree.
+type Heap struct {
+	// Version is the header's "JAVA PROFILE 1.0.2".
+	Version string `json:"version"`
+	// IDSize is the size of an identifier (4 or 8 bytes).
+	IDSize int `json:"id_size"`
+	// Time is the dump's time stamp.
+	Time time.Time `json:"time"`
+	// Layout is the object layout the shallow sizes assume.
+	Layout Layout `json:"layout"`
+	// Classes are every class, indexed by the class numbers of objects.
+	Classes []*Class `json:"-"`
+	// Roots are the GC roots whose object is in the dump, in the dump's order.
+	Roots []Root `json:"-"`
+	// Dangling counts references to identifiers that are not in the dump (skipped).
+	Dangling int64 `json:"dangling_references"`
+
+	file       io.ReaderAt
+	closer     func() error
+	fileSize   int64
+	dataStart  int64
+	names      map[uint64]string
+	classByID  map[uint64]uint32
+	loadNames  map[uint64]uint64 // class id → name id from LOAD CLASS
+	serials    map[uint32]uint64 // class serial → class id
+	frames     map[uint64]rawFrame
+	traces     map[uint32]rawTrace
+	threadObjs map[uint32]uint32 // thread serial → thread object ordinal
+
+	ids       []uint64 // identifier of each ordinal
+	class     []uint32 // class number of each ordinal
+	size      []uint32 // shallow size of each ordinal (saturated at 4 GiB - 1)
+	bigSize   map[uint32]int64
+	sortedIDs []uint64 // ids sorted, when ids are not ascending
+	sortedOrd []uint32
+	index     idIndex
+
+	out csr // references
+	in  csr // referrers (built for the dominators, kept for paths)
+
+	strings []stringRef // java.lang.String objects and their value arrays
+	hashes  arrayHashes // content hashes of byte[] and char[]
+	threads []threadRef
+
+	// Analysis, filled by Analyze.
+	analyzed bool
+	idom     []uint32 // immediate dominator of each ordinal; root = len(ids); noObject unreachable
+	retained []uint64
+	domKids  csr
+	bfs      []uint32 // parent on a shortest path from a GC root; root = len(ids)
+}
+
+type rawTrace struct {
+	thread uint32
+	frames []uint64
+}
+
+type stringRef struct {
+	str, value uint32
+	coder      uint8 // java.lang.String.coder: 0 Latin-1, 1 UTF-16
+}
+
+type threadRef struct {
+	obj, name uint32 // name: ordinal of the name String, noObject if null
+}
+
+type arrayHashes struct {
+	ord  []uint32
+	hash []uint64
+}
+
+// Objects is the number of objects in the dump.
+func (h *Heap) Objects() int { return len(h.ids) }
+
+// ID is the identifier of object o.
+func (h *Heap) ID(o uint32) uint64 { return h.ids[o] }
+
+// ClassOf is the class of object o.
+func (h *Heap) ClassOf(o uint32) *Class { return h.Classes[h.class[o]] }
+
+// ShallowSize is the shallow size of object o under the heap's layout.
+func (h *Heap) ShallowSize(o uint32) int64 {
+	if s := h.size[o]; s != ^uint32(0) {
+		return int64(s)
+	}
+	return h.bigSize[o]
+}
+
+// References are the objects o references (null and dangling references and
+// java.lang.ref.Reference.referent are not edges).
+func (h *Heap) References(o uint32) []uint32 { return h.out.row(o) }
+
+// Referrers are the objects that reference o.
+func (h *Heap) Referrers(o uint32) []uint32 { return h.in.row(o) }
+
+// Parse reads a heap dump from r, size bytes long (an uncompressed HPROF file; see
+// Open for gzip), in three passes. It fails with ErrUnsupportedKind for a file that
+// is not HPROF, ErrMalformed for a broken one, ErrTooLarge beyond opt.MaxObjects.
+// The Heap reads r again later (names, strings), so r must stay open while it is
+// used.
+func Parse(r io.ReaderAt, size int64, opt Options) (*Heap, error) {
+	if size == 0 {
+		return nil, analyze.ErrEmpty
+	}
+	if opt.MaxObjects <= 0 {
+		opt.MaxObjects = DefaultMaxObjects
+	}
+	progress := opt.Progress
+	if progress == nil {
+		progress = func(string, float64) {}
+	}
+	s := newScanner(r, size)
+	hd, err := readHeader(s)
+	if err != nil {
+		return nil, err
+	}
+	h := &Heap{
+		Version: hd.version, IDSize: hd.idSize, Time: time.UnixMilli(hd.millis).UTC(),
+		file: r, fileSize: size, dataStart: hd.end,
+		names: map[uint64]string{}, classByID: map[uint64]uint32{}, loadNames: map[uint64]uint64{},
+		serials: map[uint32]uint64{}, frames: map[uint64]rawFrame{}, traces: map[uint32]rawTrace{},
+		threadObjs: map[uint32]uint32{}, bigSize: map[uint32]int64{},
+	}
+	h.Layout = defaultLayout(hd.idSize)
+	if opt.Layout != nil {
+		h.Layout = *opt.Layout
+	}
+	p1 := &pass1{h: h, max: opt.MaxObjects, progress: progress, seed: maphash.MakeSeed()}
+	p1.init()
+	if err := walk(s, hd.end, p1); err != nil {
+		return nil, err
+	}
+	p1.finish()
+	if len(h.ids) == 0 {
+		return nil, fmt.Errorf("%w: the dump holds no heap objects", analyze.ErrMalformed)
+	}
+	progress("index", 0)
+	if err := h.buildIndex(); err != nil {
+		return nil, err
+	}
+	if err := h.resolveClasses(); err != nil {
+		return nil, err
+	}
+	h.fixSizes()
+	progress("references", 0)
+	p2 := &pass2{h: h, progress: progress}
+	if err := walk(s, hd.end, p2); err != nil {
+		return nil, err
+	}
+	if err := p2.finish(); err != nil {
+		return nil, err
+	}
+	h.resolveRoots(p1.roots)
+	return h, nil
+}
+
+// pass1 collects the names, classes, stack traces, roots and, for every object, its
+// identifier, class and (for arrays) shallow size.
+type pass1 struct {
+	h        *Heap
+	max      int64
+	progress func(string, float64)
+	seed     maphash.Seed
+	ids      slab[uint64]
+	cls      slab[uint32]
+	size     slab[uint32]
+	hashOrd  slab[uint32]
+	hashVal  slab[uint64]
+	roots    []rawRoot
+	prim     [12]uint32 // class number of each primitive array type
+	classCls uint32     // class number of java.lang.Class
+	n        uint32
+}
+
+type rawRoot struct {
+	id            uint64
+	kind          RootKind
+	thread, trace uint32
+	frame         int32
+}
+
+func (p *pass1) init() {
+	for t := byte(typeBoolean); t <= typeLong; t++ {
+		p.prim[t] = p.h.addClass(&Class{Name: primName(t), kind: objPrimArray, elem: t, super: noClass, ordinal: noObject, dumped: true})
+	}
+	p.classCls = p.h.addClass(&Class{Name: "java.lang.Class", kind: objClass, super: noClass, ordinal: noObject, dumped: true})
+}
+
+func (h *Heap) addClass(c *Class) uint32 {
+	h.Classes = append(h.Classes, c)
+	return uint32(len(h.Classes) - 1)
+}
+
+// classNumber is the class number of class identifier id, created on first sight.
+func (h *Heap) classNumber(id uint64, kind objKind) uint32 {
+	if n, ok := h.classByID[id]; ok {
+		return n
+	}
+	n := h.addClass(&Class{ID: id, kind: kind, super: noClass, ordinal: noObject})
+	h.classByID[id] = n
+	return n
+}
+
+func (p *pass1) utf8(id uint64, text []byte) { p.h.names[id] = string(text) }
+
+func (p *pass1) loadClass(serial uint32, classID, nameID uint64) {
+	p.h.loadNames[classID] = nameID
+	p.h.serials[serial] = classID
+}
+
+func (p *pass1) stackFrame(f rawFrame) { p.h.frames[f.id] = f }
+
+func (p *pass1) stackTrace(serial, thread uint32, frames []uint64) {
+	p.h.traces[serial] = rawTrace{thread: thread, frames: frames}
+}
+
+func (p *pass1) root(kind RootKind, id uint64, thread uint32, frame int32, trace uint32) {
+	p.roots = append(p.roots, rawRoot{id: id, kind: kind, thread: thread, frame: frame, trace: trace})
+}
+
+func (p *pass1) add(id uint64, class, size uint32) error {
+	if int64(p.n) >= p.max {
+		return fmt.Errorf("%w: more than %d objects in the dump", analyze.ErrTooLarge, p.max)
+	}
+	p.ids.add(id)
+	p.cls.add(class)
+	p.size.add(size)
+	p.n++
+	if p.n&(1<<20-1) == 0 {
+		p.progress("read", 0)
+	}
+	return nil
+}
+
+func (p *pass1) class(d *classDump) error {
+	n := p.h.classNumber(d.id, objInstance)
+	c := p.h.Classes[n]
+	if c.dumped {
+		return fmt.Errorf("%w: class 0x%x dumped twice", analyze.ErrMalformed, d.id)
+	}
+	c.dumped, c.superID, c.loaderID, c.dumpSize = true, d.super, d.loader, d.instanceSize
+	c.fields, c.statics, c.cpRefs = d.fields, d.statics, d.cpRefs
+	c.ordinal = p.n
+	var size int64 = 0
+	for _, f := range d.statics {
+		if f.typ == typeObject {
+			size += p.h.Layout.Ref
+		} else {
+			size += int64(typeSize(f.typ, 8))
+		}
+	}
+	return p.add(d.id, p.classCls, sat32(size))
+}
+
+func (p *pass1) object(kind objKind, id, classID uint64, n uint32, elem byte, s *scanner) error {
+	switch kind {
+	case objInstance:
+		return p.add(id, p.h.classNumber(classID, objInstance), 0)
+	case objObjArray:
+		cn := p.h.classNumber(classID, objObjArray)
+		p.h.Classes[cn].kind = objObjArray
+		return p.add(id, cn, sat32(p.h.Layout.ArraySize(int64(n), p.h.Layout.Ref)))
+	}
+	es := typeSize(elem, 8)
+	if (elem == typeByte || elem == typeChar) && int64(n)*int64(es) <= maxHashed {
+		data, err := s.need(int(n) * es)
+		if err != nil {
+			return err
+		}
+		p.hashOrd.add(p.n)
+		p.hashVal.add(maphash.Bytes(p.seed, data))
+	}
+	return p.add(id, p.prim[elem], sat32(p.h.Layout.ArraySize(int64(n), int64(es))))
+}
+
+// maxHashed is the largest byte[] or char[] whose content is hashed for the
+// duplicate strings.
+const maxHashed = 64 << 10
+
+func sat32(v int64) uint32 {
+	if v >= int64(^uint32(0)) {
+		return ^uint32(0)
+	}
+	return uint32(v)
+}
+
+func (p *pass1) finish() {
+	h := p.h
+	h.ids, h.class, h.size = p.ids.flat(), p.cls.flat(), p.size.flat()
+	h.hashes = arrayHashes{ord: p.hashOrd.flat(), hash: p.hashVal.flat()}
+}
+
+// fixSizes sets the shallow size of every instance from its class, and keeps the
+// exact size of the arrays larger than 4 GiB.
+func (h *Heap) fixSizes() {
+	java := h.classByName("java.lang.Class")
+	for o, cn := range h.class {
+		c := h.Classes[cn]
+		switch c.kind {
+		case objInstance:
+			h.size[o] = c.shallow
+		case objClass:
+			if java != nil {
+				h.size[o] = sat32(int64(h.size[o]) + int64(java.shallow))
+			} else {
+				h.size[o] = sat32(h.Layout.InstanceSize(int64(h.size[o])))
+			}
+		}
+	}
+}
+
+// classByName finds a class by its Java name (the first one, if several loaders
+// loaded it), nil if none.
+func (h *Heap) classByName(name string) *Class {
+	for _, c := range h.Classes {
+		if c.Name == name && c.kind != objClass {
+			return c
+		}
+	}
+	return nil
+}
+
+// resolveClasses names every class, links superclasses and computes each instance
+// class's layout: the offsets of its reference fields in the dump (without
+// java.lang.ref.Reference.referent) and its shallow size.
+func (h *Heap) resolveClasses() error {
+	for _, c := range h.Classes {
+		if c.ID == 0 {
+			continue
+		}
+		if nameID, ok := h.loadNames[c.ID]; ok {
+			if name, ok := h.names[nameID]; ok {
+				c.Name = javaName(name)
+			}
+		}
+		if c.Name == "" {
+			c.Name = fmt.Sprintf("class@0x%x", c.ID)
+		}
+		if c.superID != 0 {
+			if sn, ok := h.classByID[c.superID]; ok {
+				c.super = sn
+			}
+		}
+	}
+	// java.lang.Class was created before its class dump was read: share the name.
+	for _, c := range h.Classes {
+		if c.kind != objInstance || !c.dumped {
+			continue
+		}
+		var offsets []uint32
+		var names []uint64
+		var off, heapBytes int64
+		depth := 0
+		for k := c; k != nil; {
+			if depth++; depth > 1<<16 {
+				return fmt.Errorf("%w: the superclasses of %s form a loop", analyze.ErrMalformed, c.Name)
+			}
+			if !k.dumped {
+				return fmt.Errorf("%w: superclass 0x%x of %s is not in the dump", analyze.ErrMalformed, k.ID, c.Name)
+			}
+			isRef := k.Name == "java.lang.ref.Reference"
+			for _, f := range k.fields {
+				if f.typ == typeObject {
+					if !(isRef && h.names[f.name] == "referent") {
+						offsets = append(offsets, uint32(off))
+						names = append(names, f.name)
+					}
+					heapBytes += h.Layout.Ref
+				} else {
+					heapBytes += int64(typeSize(f.typ, 8))
+				}
+				off += int64(typeSize(f.typ, h.IDSize))
+			}
+			if k.Name == "java.lang.Thread" {
+				c.isThread = true
+			}
+			if k.super == noClass {
+				break
+			}
+			k = h.Classes[k.super]
+		}
+		if off > 1<<24 {
+			return fmt.Errorf("%w: class %s declares %d bytes of fields", analyze.ErrMalformed, c.Name, off)
+		}
+		c.refOffsets, c.refNames, c.fieldBytes = offsets, names, uint32(off)
+		c.shallow = sat32(h.Layout.InstanceSize(heapBytes))
+		c.isString = c.Name == "java.lang.String"
+		c.coderAt = -1
+		if c.isString {
+			var at int64
+			for _, f := range c.fields {
+				if f.typ == typeByte && h.names[f.name] == "coder" {
+					c.coderAt = int32(at)
+				}
+				at += int64(typeSize(f.typ, h.IDSize))
+			}
+		}
+	}
+	return nil
+}
+
+// idIndex finds the position of an identifier in a sorted table: a bucket table
+// over the identifiers' range narrows the binary search to a few entries.
+type idIndex struct {
+	min     uint64
+	shift   uint
+	buckets []uint32 // buckets[b] is the first position whose (id-min)>>shift ≥ b
+}
+
+// buildIndex sorts the identifiers (when the dump did not list them in order),
+// refuses duplicates and builds the bucket table.
+func (h *Heap) buildIndex() error {
+	sorted := h.ids
+	if !slices.IsSorted(h.ids) {
+		ord := make([]uint32, len(h.ids))
+		for i := range ord {
+			ord[i] = uint32(i)
+		}
+		slices.SortFunc(ord, func(a, b uint32) int {
+			x, y := h.ids[a], h.ids[b]
+			if x < y {
+				return -1
+			}
+			if x > y {
+				return 1
+			}
+			return 0
+		})
+		sorted = make([]uint64, len(ord))
+		for i, o := range ord {
+			sorted[i] = h.ids[o]
+		}
+		h.sortedIDs, h.sortedOrd = sorted, ord
+	}
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return fmt.Errorf("%w: object 0x%x is dumped twice", analyze.ErrMalformed, sorted[i])
+		}
+	}
+	n := len(sorted)
+	lo, hi := sorted[0], sorted[n-1]
+	nb := 1
+	for nb < n/8 && nb < 1<<22 {
+		nb <<= 1
+	}
+	shift := uint(0)
+	for (hi-lo)>>shift >= uint64(nb) {
+		shift++
+	}
+	buckets := make([]uint32, nb+1)
+	j := 0
+	for b := 0; b <= nb; b++ {
+		for j < n && (sorted[j]-lo)>>shift < uint64(b) {
+			j++
+		}
+		buckets[b] = uint32(j)
+	}
+	h.index = idIndex{min: lo, shift: shift, buckets: buckets}
+	return nil
+}
+
+// ordinal is the ordinal of identifier id, noObject when no object has it.
+func (h *Heap) ordinal(id uint64) uint32 {
+	ix := &h.index
+	if id < ix.min {
+		return noObject
+	}
+	b := (id - ix.min) >> ix.shift
+	if b >= uint64(len(ix.buckets)-1) {
+		return noObject
+	}
+	sorted := h.ids
+	if h.sortedIDs != nil {
+		sorted = h.sortedIDs
+	}
+	lo, hi := int(ix.buckets[b]), int(ix.buckets[b+1])
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sorted[m] < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(sorted) && sorted[lo] == id {
+		if h.sortedOrd != nil {
+			return h.sortedOrd[lo]
+		}
+		return uint32(lo)
+	}
+	return noObject
+}
+
+// resolveRoots keeps the roots whose object is in the dump and notes the thread
+// objects by serial.
+func (h *Heap) resolveRoots(raw []rawRoot) {
+	for _, r := range raw {
+		o := h.ordinal(r.id)
+		if o == noObject {
+			continue
+		}
+		h.Roots = append(h.Roots, Root{Ordinal: o, Kind: r.kind, Thread: r.thread, Frame: r.frame, trace: r.trace})
+		if r.kind == RootThreadObject {
+			h.threadObjs[r.thread] = o
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/hprof"
+)
+
+// hprofFailExit is the exit status of `leakui hprof -fail-share F` when a suspect
+// retains more than F of the heap.
+const hprofFailExit = 3
+
+// runHprof implements `leakui hprof [flags] DUMP`.
+func runHprof(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("hprof", "DUMP", std.err)
+	n := fs.Int("n", 20, "show the top `N` rows of the histogram, the dominator tree and the other lists (0: all)")
+	asJSON := fs.Bool("json", false, "write one JSON document on stdout")
+	suspectShare := fs.Float64("suspect-share", 0.1, "the smallest `share` of the reachable heap a leak suspect retains")
+	failShare := fs.Float64("fail-share", 0, "exit with status 3 when a suspect retains more than this `share` of the heap (0: never)")
+	maxObjects := fs.Int64("max-objects", hprof.DefaultMaxObjects, "refuse dumps of more than `N` objects")
+	tempDir := fs.String("tmp", "", "`directory` for the inflated copy of a compressed dump (default: the system's)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || *suspectShare <= 0 || *suspectShare > 1 || *failShare < 0 || *failShare > 1 {
+		fs.Usage()
+		return errUsage
+	}
+	h, err := hprof.Open(fs.Arg(0), hprof.OpenOptions{Options: hprof.Options{MaxObjects: *maxObjects}, TempDir: *tempDir})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	rep, err := h.NewReport(hprof.ReportOptions{SuspectShare: *suspectShare, Top: max(*n, 0)}, nil)
+	if err != nil {
+		return err
+	}
+	shown := *rep
+	shown.Histogram = jvmFirst(rep.Histogram, *n)
+	shown.Packages = jvmFirst(rep.Packages, *n)
+	shown.Threads = jvmFirst(rep.Threads, *n)
+	if *asJSON {
+		err = jvmWriteJSON(std.out, &shown)
+	} else {
+		printHprof(std.out, fs.Arg(0), &shown, *suspectShare)
+	}
+	if err != nil {
+		return err
+	}
+	for _, s := range rep.Suspects {
+		if *failShare > 0 && s.Share > *failShare {
+			fmt.Fprintf(std.err, "leakui hprof: a suspect retains %.0f%% of the heap, more than -fail-share %g\n", 100*s.Share, *failShare)
+			return exitError{hprofFailExit}
+		}
+	}
+	return nil
+}
+
+func printHprof(w io.Writer, path string, r *hprof.Report, suspectShare float64) {
+	fmt.Fprintf(w, "Heap dump %s (%s, %d-byte identifiers, taken %s)\n", path, r.Version, r.IDSize, r.Time.Format("2006-01-02 15:04:05 UTC"))
+	fmt.Fprintf(w, "%s objects, %s classes, %s GC roots; %s reachable, %s in %s objects not strongly reachable\n",
+		analyze.FormatCount(r.Objects), analyze.FormatCount(int64(r.Classes)), analyze.FormatCount(int64(r.Roots)),
+		analyze.FormatBytes(r.Reachable), analyze.FormatBytes(r.UnreachableBytes), analyze.FormatCount(r.UnreachableObjects))
+	fmt.Fprintf(w, "Shallow sizes assume %d-byte object headers, %d-byte array headers and %d-byte references\n",
+		r.Layout.Header, r.Layout.ArrayHeader, r.Layout.Ref)
+
+	fmt.Fprintf(w, "\nLeak suspects (retaining %.0f%% of the reachable heap or more): %d\n", 100*suspectShare, len(r.Suspects))
+	for i, s := range r.Suspects {
+		fmt.Fprintf(w, "%d. %s\n", i+1, strings.ReplaceAll(s.Sentence, "`", ""))
+		fmt.Fprintln(w, "   Shortest path from a GC root:")
+		for j, st := range s.Path {
+			via := st.Root
+			if j > 0 {
+				via = "." + st.Field
+			}
+			fmt.Fprintf(w, "   %s%s → %s\n", strings.Repeat("  ", j), via, hprofObject(st.Object))
+		}
+	}
+
+	fmt.Fprintf(w, "\nClass histogram (by retained size)\n%14s %12s %12s  %s\n", "instances", "shallow", "retained", "class")
+	for _, c := range r.Histogram {
+		fmt.Fprintf(w, "%14s %12s %12s  %s\n", analyze.FormatCount(c.Instances), analyze.FormatBytes(c.Shallow), analyze.FormatBytes(c.Retained), c.Name)
+	}
+	fmt.Fprintf(w, "\nDominator tree (top level, by retained size)\n%12s %7s %12s  %s\n", "retained", "share", "shallow", "object")
+	for _, o := range r.Dominators {
+		fmt.Fprintf(w, "%12s %7s %12s  %s\n", analyze.FormatBytes(o.Retained), jvmShare(o.Retained, r.Reachable), analyze.FormatBytes(o.Shallow), hprofObject(o))
+	}
+	fmt.Fprintf(w, "\nThreads (by retained size)\n%12s  %s\n", "retained", "thread")
+	for _, t := range r.Threads {
+		top := ""
+		if len(t.Stack) > 0 {
+			top = "  at " + t.Stack[0].String()
+		}
+		fmt.Fprintf(w, "%12s  %q%s\n", analyze.FormatBytes(t.Object.Retained), t.Name, top)
+	}
+	fmt.Fprintf(w, "\nPackages (by retained size)\n%12s %14s  %s\n", "retained", "instances", "package")
+	for _, p := range r.Packages {
+		name := p.Package
+		if name == "" {
+			name = "(no package: primitive arrays and the unnamed package)"
+		}
+		fmt.Fprintf(w, "%12s %14s  %s\n", analyze.FormatBytes(p.Retained), analyze.FormatCount(p.Instances), name)
+	}
+	fmt.Fprintf(w, "\nDuplicate strings (by wasted size)\n%12s %8s  %s\n", "wasted", "copies", "text")
+	for _, d := range r.DuplicateStrings {
+		fmt.Fprintf(w, "%12s %8s  %q\n", analyze.FormatBytes(d.Wasted), analyze.FormatCount(d.Count), d.Text)
+	}
+}
+
+// hprofObject names an object: "java.util.HashMap @0x7f00 (12.0 MB)" with its text.
+func hprofObject(o hprof.Object) string {
+	s := fmt.Sprintf("%s @%s (%s)", o.Class, o.ID, analyze.FormatBytes(o.Retained))
+	if o.Text != "" {
+		s += fmt.Sprintf(" %q", o.Text)
+	}
+	return s
+}
