@@ -327,7 +327,7 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 			m.snapshot(ctx, run, pprofBase, 0, log)
 			ack()
 		case workload.EventProgress, workload.EventDone:
-			p := run.update(func(p *Progress) { p.apply(ev, run.Spec.Workload, now) })
+			run.update(func(p *Progress) { p.apply(ev, run.Spec.Workload, now) })
 			if ev.Steps > 0 {
 				every = max(1, (ev.Steps+int64(m.cfg.Snapshots)-1)/int64(m.cfg.Snapshots))
 			}
@@ -339,7 +339,7 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 			}
 			if now.Sub(lastRecorded) >= m.cfg.Lease/3 || lastRecorded.IsZero() {
 				lastRecorded = now
-				if err := m.cfg.Recorder.Progress(ctx, run.ID, p, now.Add(m.cfg.Lease)); err != nil && ctx.Err() == nil {
+				if err := m.recordProgress(ctx, run); err != nil && ctx.Err() == nil {
 					log.Warn("recording progress", "err", err)
 				}
 			}

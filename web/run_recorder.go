@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"time"
 
@@ -88,11 +89,17 @@ func detectBytes(b []byte) analyze.Detection {
 
 // startSweeper marks as interrupted, every half lease, the runs whose replica
 // stopped renewing them (this one's included, after a crash and a restart).
+// Before each sweep it renews the leases of the runs going here (the lab's
+// heartbeat), so a run whose child is silent for longer than the lease is never
+// marked interrupted by its own server while the child lives.
 func (s *Server) startSweeper(lease time.Duration) {
 	s.sweeperStop, s.sweeperDone = make(chan struct{}), make(chan struct{})
 	sweep := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		if err := s.lab.Heartbeat(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
+			s.log.Warn("renewing the leases of this server's runs", "err", err)
+		}
 		if n, err := s.store.InterruptExpiredRuns(ctx, time.Now()); err != nil {
 			s.log.Warn("interrupting stale runs", "err", err)
 		} else if n > 0 {
