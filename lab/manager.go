@@ -33,7 +33,8 @@ type Config struct {
 	// Brokers points the checkpoint workload at a Kafka cluster instead of its
 	// embedded broker.
 	Brokers string
-	// TempDir holds each run's log while it runs (default os.TempDir()).
+	// TempDir holds each run's directory (its log, a recovery run's Kafka log
+	// directory) while it runs (default os.TempDir()); it is made when missing.
 	TempDir string
 	// Snapshots is roughly how many captures a run gets whatever its size
 	// (default 15, so 10–20).
@@ -250,6 +251,11 @@ func (m *Manager) execute(ctx context.Context, run *Run) {
 // runChild starts the child, follows its events, captures its profiles and waits
 // for it. It returns when the child is gone.
 func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) error {
+	if m.cfg.TempDir != "" {
+		if err := os.MkdirAll(m.cfg.TempDir, 0o700); err != nil {
+			return fmt.Errorf("run directory: %w", err)
+		}
+	}
 	dir, err := os.MkdirTemp(m.cfg.TempDir, "leakui-run-")
 	if err != nil {
 		return fmt.Errorf("run directory: %w", err)

@@ -204,7 +204,7 @@ func (m *Main) Open(ctx context.Context) error {
 		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout}
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
-			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}}
+			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}, TempDir: spool.runsDir()}
 	}
 	srv, err := web.NewServer(cfg)
 	if err != nil {
