@@ -118,7 +118,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	return &Manager{
 		cfg: cfg, log: cfg.Logger, runs: map[string]*Run{},
-		client: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}},
+		client: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: sameOrigin},
 	}, nil
 }
 
