@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -47,6 +48,9 @@ type Config struct {
 	Lease time.Duration
 	// NoCapture turns the captures off (to measure what they cost).
 	NoCapture bool
+	// Child bounds each run's child process: memory, CPU time and the quota of
+	// its run directory (zero fields: the defaults).
+	Child ChildLimits
 }
 
 // Manager starts runs and owns them until they end. Close stops them all.
@@ -116,6 +120,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
 	}
+	cfg.Child = cfg.Child.withDefaults()
 	return &Manager{
 		cfg: cfg, log: cfg.Logger, runs: map[string]*Run{},
 		client: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: sameOrigin},
@@ -130,7 +135,7 @@ func (m *Manager) Lease() time.Duration { return m.cfg.Lease }
 // it calls record (under the manager's lock), where the caller records the run as
 // running under id; an error from record starts nothing.
 func (m *Manager) Start(id string, spec Spec, record func(spec Spec) error) (*Run, error) {
-	if err := spec.Normalize(m.cfg.Limits); err != nil {
+	if err := m.Check(&spec); err != nil {
 		return nil, err
 	}
 	return m.launch(id, spec, Progress{}, record, m.execute)
@@ -175,7 +180,13 @@ func (m *Manager) launch(id string, spec Spec, initial Progress, record func(Spe
 }
 
 // Check validates a spec against the limits without starting it.
-func (m *Manager) Check(spec *Spec) error { return spec.Normalize(m.cfg.Limits) }
+// The budget of the child (ChildLimits) is part of the check.
+func (m *Manager) Check(spec *Spec) error {
+	if err := spec.Normalize(m.cfg.Limits); err != nil {
+		return err
+	}
+	return spec.checkBudget(m.cfg.Child)
+}
 
 // Get returns a run running on this server.
 func (m *Manager) Get(id string) (*Run, bool) {
@@ -276,7 +287,8 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	cmd.Env = run.Spec.childEnv()
 	cmd.Dir = dir
 	stderr := &tail{max: 8 << 10}
-	cmd.Stderr = stderr
+	limitsMet := &markerWatch{}
+	cmd.Stderr = io.MultiWriter(stderr, limitsMet)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -293,7 +305,18 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 		return fmt.Errorf("starting %s: %w", m.cfg.Executable, err)
 	}
 	pid := cmd.Process.Pid
+	if err := applyChildLimits(pid, m.cfg.Child); err != nil {
+		killGroup(pid, syscall.SIGKILL)
+		cmd.Wait()
+		return fmt.Errorf("limiting the child: %w", err)
+	}
 	log.Info("run started", "pid", pid, "args", args)
+	stopDiskWatch := make(chan struct{})
+	diskWatchDone := make(chan struct{})
+	go func() {
+		defer close(diskWatchDone)
+		watchDisk(dir, m.cfg.Child.Disk, run.cancel, stopDiskWatch)
+	}()
 
 	// Whatever happens, the child's process group dies when the context ends.
 	stopKiller := make(chan struct{})
@@ -364,14 +387,23 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	waitErr := cmd.Wait()
 	close(stopKiller)
 	<-killerDone
+	close(stopDiskWatch)
+	<-diskWatchDone
+	used := dirUsage(dir)
 	m.saveLog(run, logPath, log)
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
+	}
+	if used > m.cfg.Child.Disk {
+		return fmt.Errorf("the run directory grew to %s, past its quota of %s (-run-disk)", formatBytes(used), formatBytes(m.cfg.Child.Disk))
 	}
 	if !sawDone {
 		msg := stderr.String()
 		if msg == "" && waitErr != nil {
 			msg = waitErr.Error()
+		}
+		if limit := explainChildEnd(cmd.ProcessState, limitsMet.text(), m.cfg.Child); limit != "" {
+			msg = limit // the child's last line may name a path of the server's
 		}
 		return fmt.Errorf("the workload ended before its last step: %s", msg)
 	}
