@@ -18,6 +18,21 @@ const maxCaptureBytes = 256 << 20
 // profile when the target serves it; a target that answers 404 has none.
 const RoleGoroutineLeak = "goroutineleak"
 
+// sameOrigin is the capture client's redirect policy: a redirect is followed
+// only to the scheme, host and port the request went to (a pprof handler's own
+// redirect), at most five times. A target that redirects elsewhere would make
+// the lab fetch, and store, whatever another host serves.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return fmt.Errorf("the target redirected to %s://%s, another origin; captures follow redirects only within the target", req.URL.Scheme, req.URL.Host)
+	}
+	if len(via) >= 5 {
+		return errors.New("the target redirected five times")
+	}
+	return nil
+}
+
 // errNotServed is fetch's error for a 404: the target does not serve the path.
 var errNotServed = errors.New("not served")
 

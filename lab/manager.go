@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -33,7 +34,8 @@ type Config struct {
 	// Brokers points the checkpoint workload at a Kafka cluster instead of its
 	// embedded broker.
 	Brokers string
-	// TempDir holds each run's log while it runs (default os.TempDir()).
+	// TempDir holds each run's directory (its log, a recovery run's Kafka log
+	// directory) while it runs (default os.TempDir()); it is made when missing.
 	TempDir string
 	// Snapshots is roughly how many captures a run gets whatever its size
 	// (default 15, so 10–20).
@@ -46,6 +48,9 @@ type Config struct {
 	Lease time.Duration
 	// NoCapture turns the captures off (to measure what they cost).
 	NoCapture bool
+	// Child bounds each run's child process: memory, CPU time and the quota of
+	// its run directory (zero fields: the defaults).
+	Child ChildLimits
 }
 
 // Manager starts runs and owns them until they end. Close stops them all.
@@ -115,9 +120,10 @@ func NewManager(cfg Config) (*Manager, error) {
 	if cfg.Lease <= 0 {
 		cfg.Lease = DefaultLease
 	}
+	cfg.Child = cfg.Child.withDefaults()
 	return &Manager{
 		cfg: cfg, log: cfg.Logger, runs: map[string]*Run{},
-		client: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}},
+		client: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: sameOrigin},
 	}, nil
 }
 
@@ -129,7 +135,7 @@ func (m *Manager) Lease() time.Duration { return m.cfg.Lease }
 // it calls record (under the manager's lock), where the caller records the run as
 // running under id; an error from record starts nothing.
 func (m *Manager) Start(id string, spec Spec, record func(spec Spec) error) (*Run, error) {
-	if err := spec.Normalize(m.cfg.Limits); err != nil {
+	if err := m.Check(&spec); err != nil {
 		return nil, err
 	}
 	return m.launch(id, spec, Progress{}, record, m.execute)
@@ -174,7 +180,13 @@ func (m *Manager) launch(id string, spec Spec, initial Progress, record func(Spe
 }
 
 // Check validates a spec against the limits without starting it.
-func (m *Manager) Check(spec *Spec) error { return spec.Normalize(m.cfg.Limits) }
+// The budget of the child (ChildLimits) is part of the check.
+func (m *Manager) Check(spec *Spec) error {
+	if err := spec.Normalize(m.cfg.Limits); err != nil {
+		return err
+	}
+	return spec.checkBudget(m.cfg.Child)
+}
 
 // Get returns a run running on this server.
 func (m *Manager) Get(id string) (*Run, bool) {
@@ -250,6 +262,11 @@ func (m *Manager) execute(ctx context.Context, run *Run) {
 // runChild starts the child, follows its events, captures its profiles and waits
 // for it. It returns when the child is gone.
 func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) error {
+	if m.cfg.TempDir != "" {
+		if err := os.MkdirAll(m.cfg.TempDir, 0o700); err != nil {
+			return fmt.Errorf("run directory: %w", err)
+		}
+	}
 	dir, err := os.MkdirTemp(m.cfg.TempDir, "leakui-run-")
 	if err != nil {
 		return fmt.Errorf("run directory: %w", err)
@@ -270,7 +287,8 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	cmd.Env = run.Spec.childEnv()
 	cmd.Dir = dir
 	stderr := &tail{max: 8 << 10}
-	cmd.Stderr = stderr
+	limitsMet := &markerWatch{}
+	cmd.Stderr = io.MultiWriter(stderr, limitsMet)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -287,7 +305,18 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 		return fmt.Errorf("starting %s: %w", m.cfg.Executable, err)
 	}
 	pid := cmd.Process.Pid
+	if err := applyChildLimits(pid, m.cfg.Child); err != nil {
+		killGroup(pid, syscall.SIGKILL)
+		cmd.Wait()
+		return fmt.Errorf("limiting the child: %w", err)
+	}
 	log.Info("run started", "pid", pid, "args", args)
+	stopDiskWatch := make(chan struct{})
+	diskWatchDone := make(chan struct{})
+	go func() {
+		defer close(diskWatchDone)
+		watchDisk(dir, m.cfg.Child.Disk, run.cancel, stopDiskWatch)
+	}()
 
 	// Whatever happens, the child's process group dies when the context ends.
 	stopKiller := make(chan struct{})
@@ -327,7 +356,7 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 			m.snapshot(ctx, run, pprofBase, 0, log)
 			ack()
 		case workload.EventProgress, workload.EventDone:
-			p := run.update(func(p *Progress) { p.apply(ev, run.Spec.Workload, now) })
+			run.update(func(p *Progress) { p.apply(ev, run.Spec.Workload, now) })
 			if ev.Steps > 0 {
 				every = max(1, (ev.Steps+int64(m.cfg.Snapshots)-1)/int64(m.cfg.Snapshots))
 			}
@@ -339,7 +368,7 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 			}
 			if now.Sub(lastRecorded) >= m.cfg.Lease/3 || lastRecorded.IsZero() {
 				lastRecorded = now
-				if err := m.cfg.Recorder.Progress(ctx, run.ID, p, now.Add(m.cfg.Lease)); err != nil && ctx.Err() == nil {
+				if err := m.recordProgress(ctx, run); err != nil && ctx.Err() == nil {
 					log.Warn("recording progress", "err", err)
 				}
 			}
@@ -358,14 +387,23 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	waitErr := cmd.Wait()
 	close(stopKiller)
 	<-killerDone
+	close(stopDiskWatch)
+	<-diskWatchDone
+	used := dirUsage(dir)
 	m.saveLog(run, logPath, log)
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
+	}
+	if used > m.cfg.Child.Disk {
+		return fmt.Errorf("the run directory grew to %s, past its quota of %s (-run-disk)", formatBytes(used), formatBytes(m.cfg.Child.Disk))
 	}
 	if !sawDone {
 		msg := stderr.String()
 		if msg == "" && waitErr != nil {
 			msg = waitErr.Error()
+		}
+		if limit := explainChildEnd(cmd.ProcessState, limitsMet.text(), m.cfg.Child); limit != "" {
+			msg = limit // the child's last line may name a path of the server's
 		}
 		return fmt.Errorf("the workload ended before its last step: %s", msg)
 	}

@@ -16,6 +16,9 @@ type Run struct {
 	changed  chan struct{} // closed at the next change
 	cancel   context.CancelCauseFunc
 	done     chan struct{}
+	// recording serialises the recording of progress (the run's own and the
+	// heartbeat's), so the store never gets an older state after a newer one.
+	recording sync.Mutex
 }
 
 // State returns a copy of the current progress and a channel that is closed at the

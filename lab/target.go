@@ -139,12 +139,12 @@ func (m *Manager) captureSeries(ctx context.Context, run *Run, base string, ts T
 				}
 			}
 		}
-		p := run.update(func(p *Progress) {
+		run.update(func(p *Progress) {
 			p.Step, p.Snapshots, p.UpdatedAt = int64(k), k, time.Now()
 			p.ElapsedMs = p.UpdatedAt.Sub(p.StartedAt).Milliseconds()
 			p.RemainingMs = int64(ts.Count-k) * ts.Interval.Milliseconds()
 		})
-		if err := m.cfg.Recorder.Progress(ctx, run.ID, p, time.Now().Add(m.cfg.Lease)); err != nil && ctx.Err() == nil {
+		if err := m.recordProgress(ctx, run); err != nil && ctx.Err() == nil {
 			log.Warn("recording progress", "err", err)
 		}
 		if k == ts.Count {

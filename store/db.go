@@ -63,18 +63,19 @@ func (db *DB) Close() error {
 // Backend names the database in use ("sqlite" or "postgres").
 func (db *DB) Backend() string { return db.dialect.Name() }
 
-// inTx runs fn in one write transaction, committing when it returns nil.
+// inTx runs fn in one write transaction, committing when it returns nil. A
+// write the disk had no room for is rolled back and wrapped with ErrFull.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
+		return markFull(fmt.Errorf("store: begin: %w", err))
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return markFull(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+		return markFull(fmt.Errorf("store: commit: %w", err))
 	}
 	return nil
 }

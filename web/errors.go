@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"syscall"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
@@ -54,7 +55,15 @@ var statusTable = []struct {
 	{lab.ErrDisabled, http.StatusForbidden},
 	{lab.ErrNotRunning, http.StatusConflict},
 	{lab.ErrUnknownTarget, http.StatusBadRequest},
+	{store.ErrFull, http.StatusInsufficientStorage},
+	{syscall.ENOSPC, http.StatusInsufficientStorage},
+	{syscall.EDQUOT, http.StatusInsufficientStorage},
+	{syscall.EFBIG, http.StatusInsufficientStorage},
 }
+
+// diskFullMessage is the answer to a write the server's disk had no room for
+// (507). It names no path: where the server keeps its data is its own business.
+const diskFullMessage = "the server's disk is full: nothing of this request was stored; try again once the operator has made room (retention, -retain)"
 
 // statusOf returns the status and the user-facing message for err.
 func statusOf(err error) (int, string) {
@@ -68,6 +77,9 @@ func statusOf(err error) (int, string) {
 	}
 	for _, row := range statusTable {
 		if errors.Is(err, row.err) {
+			if row.status == http.StatusInsufficientStorage {
+				return row.status, diskFullMessage
+			}
 			if row.status >= 500 {
 				return row.status, http.StatusText(row.status)
 			}

@@ -103,10 +103,10 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		fmt.Fprint(w, markdown.Heading(3, "leakui diff: "+markdown.Escape(base.Name)+" → "+markdown.Escape(target.Name)))
 		fmt.Fprintf(w, "- Report: %s\n", link)
 		fmt.Fprintf(w, "- Base: %s sha256 %s\n- Target: %s sha256 %s\n", markdown.Code(base.Name), markdown.Code(base.SHA256), markdown.Code(target.Name), markdown.Code(target.SHA256))
-		fmt.Fprintf(w, "- %s: %s → %s (%s, %s of the base)\n", d.SampleType, analyze.FormatValue(d.BaseTotal, d.Unit),
+		fmt.Fprintf(w, "- %s: %s → %s (%s, %s of the base)\n", markdown.Escape(d.SampleType), analyze.FormatValue(d.BaseTotal, d.Unit),
 			analyze.FormatValue(d.TargetTotal, d.Unit), analyze.FormatSignedValue(d.Change(), d.Unit), analyze.SignedPercent(d.Change(), d.BaseTotal))
 		writeNotices(w, notices)
-		fmt.Fprintf(w, "\nTop 10 changes by %s:\n\n", d.SampleType)
+		fmt.Fprintf(w, "\nTop 10 changes by %s:\n\n", markdown.Escape(d.SampleType))
 		fmt.Fprint(w, markdown.TableHead(markdown.Right("flat change"), markdown.Right("base"), markdown.Right("target"), markdown.Right("cum change"), markdown.Left("function")))
 		for i, row := range d.Rows {
 			if i == 10 {
@@ -123,7 +123,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 	fmt.Fprint(w, markdown.Heading(3, "leakui: "+markdown.Escape(a.Name)))
 	fmt.Fprintf(w, "- Report: %s\n", link)
 	fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
-	fmt.Fprintf(w, "- Kind: pprof profile (%s), %s samples", p.Format, analyze.FormatCount(int64(p.Samples())))
+	fmt.Fprintf(w, "- Kind: pprof profile (%s), %s samples", markdown.Escape(p.Format), analyze.FormatCount(int64(p.Samples())))
 	if t := p.Time(); !t.IsZero() {
 		fmt.Fprintf(w, ", taken %s", formatTime(t))
 	}
@@ -134,11 +134,11 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		if i == 0 {
 			sep = ""
 		}
-		fmt.Fprintf(w, "%s %s %s", sep, st.Type, analyze.FormatValue(st.Total, st.Unit))
+		fmt.Fprintf(w, "%s %s %s", sep, markdown.Escape(st.Type), analyze.FormatValue(st.Total, st.Unit))
 	}
 	fmt.Fprintln(w)
 	writeNotices(w, notices)
-	fmt.Fprintf(w, "\nTop 10 by %s (total %s):\n\n", top.SampleType, analyze.FormatValue(top.Total, top.Unit))
+	fmt.Fprintf(w, "\nTop 10 by %s (total %s):\n\n", markdown.Escape(top.SampleType), analyze.FormatValue(top.Total, top.Unit))
 	fmt.Fprint(w, markdown.TableHead(markdown.Right("flat"), markdown.Right("flat%"), markdown.Right("cum"), markdown.Right("cum%"), markdown.Left("function")))
 	for i, row := range top.Rows {
 		if i == 10 {
@@ -203,8 +203,8 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 
 // writeSeriesMarkdown writes a series' verdict and top suspects.
 func writeSeriesMarkdown(w io.Writer, rep *series.Report) {
-	fmt.Fprintf(w, "- Verdict: **%s** — %s\n", rep.VerdictText, markdown.Escape(rep.Reason))
-	fmt.Fprintf(w, "- %s over %d snapshots: %s → %s\n", rep.SampleType, len(rep.Totals),
+	fmt.Fprintf(w, "- Verdict: **%s** — %s\n", markdown.Escape(rep.VerdictText), markdown.Escape(rep.Reason))
+	fmt.Fprintf(w, "- %s over %d snapshots: %s → %s\n", markdown.Escape(rep.SampleType), len(rep.Totals),
 		analyze.FormatValue(rep.Total.First, rep.Unit), analyze.FormatValue(rep.Total.Last, rep.Unit))
 	if len(rep.Suspects) == 0 {
 		return

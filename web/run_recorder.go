@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"time"
 
@@ -23,8 +24,15 @@ func (rr runRecorder) Progress(ctx context.Context, runID string, p lab.Progress
 }
 
 // Capture implements lab.Recorder: the bytes become an artifact of the run.
+// A capture in a profile's role (heap, goroutine, goroutineleak) must be a
+// profile leakui reads, of the type of the run's first capture in that role;
+// anything else is refused before it is stored, with an error the run ends
+// with (see checkCapture).
 func (rr runRecorder) Capture(ctx context.Context, runID string, c lab.Capture) error {
 	sum := sha256.Sum256(c.Data)
+	if err := rr.checkCapture(ctx, runID, c, hex.EncodeToString(sum[:])); err != nil {
+		return err
+	}
 	det := detectBytes(c.Data)
 	u := store.Upload{
 		Name: c.Name, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(c.Data)), Kind: string(det.Kind), Format: det.Format,
@@ -33,20 +41,40 @@ func (rr runRecorder) Capture(ctx context.Context, runID string, c lab.Capture) 
 	return rr.s.store.AddRunArtifact(ctx, runID, &store.RunArtifact{Role: c.Role, Step: c.Step, TakenAt: c.TakenAt}, u)
 }
 
-// Finish implements lab.Recorder: it makes the run's report and records the end.
+// Finish implements lab.Recorder: it makes the run's report and records the
+// end. A report that cannot be made does not keep the run running: the run
+// ends failed, with the reason, and without a report.
 func (rr runRecorder) Finish(ctx context.Context, runID string, spec lab.Spec, p lab.Progress) error {
 	s := rr.s
 	run := &store.Run{ID: runID, Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Error: p.Error, Progress: mustJSON(p)}
+	if err := rr.report(ctx, run, spec, p); err != nil {
+		if errors.Is(err, store.ErrFull) || ctx.Err() != nil {
+			return err
+		}
+		s.log.Warn("a run's report could not be made", "run", runID, "err", err)
+		_, msg := statusOf(err)
+		run.Status, run.Verdict, run.ReportID = lab.StatusFailed, "", ""
+		run.Error = "its report could not be made: " + msg
+		p.Status, p.Verdict, p.Error = run.Status, "", run.Error
+		run.Progress = mustJSON(p)
+	}
+	return s.store.FinishRun(ctx, run)
+}
+
+// report makes the report of a run's artifacts and sets run.ReportID (left
+// empty when the run produced nothing to report on).
+func (rr runRecorder) report(ctx context.Context, run *store.Run, spec lab.Spec, p lab.Progress) error {
+	s, runID := rr.s, run.ID
 	arts, err := s.store.RunArtifacts(ctx, runID)
 	if err != nil {
 		return err
 	}
 	if spec.Workload == lab.WorkloadCapture {
-		if id, err := rr.captureReport(ctx, runID, spec, arts); err != nil {
+		id, err := rr.captureReport(ctx, runID, spec, arts)
+		if err != nil {
 			return err
-		} else {
-			run.ReportID = id
 		}
+		run.ReportID = id
 	} else if len(arts) > 0 {
 		refs := make([]store.Upload, len(arts))
 		for i, a := range arts {
@@ -62,7 +90,7 @@ func (rr runRecorder) Finish(ctx context.Context, runID string, spec lab.Spec, p
 		}
 		run.ReportID = rep.ID
 	}
-	return s.store.FinishRun(ctx, run)
+	return nil
 }
 
 // runSummary is stored with a run's report.
@@ -88,11 +116,17 @@ func detectBytes(b []byte) analyze.Detection {
 
 // startSweeper marks as interrupted, every half lease, the runs whose replica
 // stopped renewing them (this one's included, after a crash and a restart).
+// Before each sweep it renews the leases of the runs going here (the lab's
+// heartbeat), so a run whose child is silent for longer than the lease is never
+// marked interrupted by its own server while the child lives.
 func (s *Server) startSweeper(lease time.Duration) {
 	s.sweeperStop, s.sweeperDone = make(chan struct{}), make(chan struct{})
 	sweep := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		if err := s.lab.Heartbeat(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
+			s.log.Warn("renewing the leases of this server's runs", "err", err)
+		}
 		if n, err := s.store.InterruptExpiredRuns(ctx, time.Now()); err != nil {
 			s.log.Warn("interrupting stale runs", "err", err)
 		} else if n > 0 {

@@ -104,7 +104,7 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 	}
 	fmt.Fprint(w, markdown.Heading(3, "leakui run: "+markdown.Escape(page.Title)))
 	fmt.Fprintf(w, "- Run: %s (report %s)\n", absoluteURL(r, runURL(id)), absoluteURL(r, reportURL(rep.ID)))
-	fmt.Fprintf(w, "- Status: %s; verdict: **%s**\n", page.Status, verdictWord(page.Verdict, page.Status))
+	fmt.Fprintf(w, "- Status: %s; verdict: **%s**\n", markdown.Escape(page.Status), markdown.Escape(verdictWord(page.Verdict, page.Status)))
 	if page.Reason != "" {
 		fmt.Fprintf(w, "- %s\n", markdown.Escape(page.Reason))
 	}
@@ -112,14 +112,14 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 		fmt.Fprintf(w, "- %s\n", markdown.Escape(page.Callout))
 	}
 	for _, c := range page.Counters {
-		fmt.Fprintf(w, "- %s: %s\n", c.Label, c.Value)
+		fmt.Fprintf(w, "- %s: %s\n", markdown.Escape(c.Label), markdown.Escape(c.Value))
 	}
 	if rep := page.Report; rep != nil {
 		for _, sv := range []*view.SeriesView{rep.GoroutineSeries, rep.HeapSeries} {
 			if sv == nil {
 				continue
 			}
-			fmt.Fprintf(w, "- %s snapshots: **%s** — %s\n", sv.SampleType, sv.VerdictText, markdown.Escape(sv.Reason))
+			fmt.Fprintf(w, "- %s snapshots: **%s** — %s\n", markdown.Escape(sv.SampleType), markdown.Escape(sv.VerdictText), markdown.Escape(sv.Reason))
 		}
 		for _, sec := range rep.Sections {
 			fmt.Fprintf(w, "- %s:\n", markdown.Escape(sec.Title))
@@ -131,13 +131,13 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 			if d == nil || len(d.Rows) == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "\n%s, first → last snapshot: %s → %s (%s)\n\n%s", d.SampleType, d.Base, d.Target, d.Change,
+			fmt.Fprintf(w, "\n%s, first → last snapshot: %s → %s (%s)\n\n%s", markdown.Escape(d.SampleType), markdown.Escape(d.Base), markdown.Escape(d.Target), markdown.Escape(d.Change),
 				markdown.TableHead(markdown.Right("change"), markdown.Left("function")))
 			for i, row := range d.Rows {
 				if i == 5 {
 					break
 				}
-				fmt.Fprint(w, markdown.Row(row.Flat, markdown.Code(row.Name)))
+				fmt.Fprint(w, markdown.Row(markdown.Escape(row.Flat), markdown.Code(row.Name)))
 			}
 		}
 	}

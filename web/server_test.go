@@ -208,7 +208,7 @@ func TestUploadReportJSONMarkdownDownload(t *testing.T) {
 	if code != 200 || !strings.HasPrefix(ct, "text/markdown") {
 		t.Fatalf("markdown: %d %s", code, ct)
 	}
-	for _, s := range []string{ts.URL + up.ReportURL, up.Artifacts[0].SHA256, "inuse_space " + analyze.FormatValue(wantTop.Total, "bytes"), wantTop.Rows[9].Name} {
+	for _, s := range []string{ts.URL + up.ReportURL, up.Artifacts[0].SHA256, `inuse\_space ` + analyze.FormatValue(wantTop.Total, "bytes"), wantTop.Rows[9].Name} {
 		if !bytes.Contains(md, []byte(s)) {
 			t.Errorf("markdown lacks %q:\n%s", s, md)
 		}

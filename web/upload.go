@@ -181,6 +181,9 @@ func uploadError(err error, limit int64) error {
 	if errors.As(err, &maxBytes) {
 		return errorf(http.StatusRequestEntityTooLarge, "the upload is larger than the %s limit (-max-upload)", analyze.FormatBytes(limit))
 	}
+	if status, _ := statusOf(err); status == http.StatusInsufficientStorage {
+		return err // the disk is full, not the request wrong: 507 without the spool's path
+	}
 	if errors.Is(err, errBodyIdle) {
 		return &Error{Status: http.StatusRequestTimeout, Message: "the upload stopped: no byte arrived within -idle-body-timeout", Err: err}
 	}

@@ -203,8 +203,15 @@ func TestLabCancelKillAndRestart(t *testing.T) {
 	}
 	s.kill()
 	waitGone(t, child, 10*time.Second) // the kernel kills it with the server (Pdeathsig)
+	runDirs := filepath.Join(dir, "uploads", "*", "runs", "leakui-run-*")
+	if left, _ := filepath.Glob(runDirs); len(left) != 1 {
+		t.Fatalf("the killed server left %d run directories, want its one: %v", len(left), left)
+	}
 
 	s2 := startServer(t, dir, "-run-lease", "2s")
+	if left, _ := filepath.Glob(runDirs); len(left) != 0 {
+		t.Errorf("the restarted server kept the run directories of the killed one: %v", left)
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	var r runState
 	for {

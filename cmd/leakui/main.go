@@ -86,6 +86,12 @@ func run(ctx context.Context, args []string, std stdio) int {
 		usage(std.err)
 		return 2
 	}
+	if textCommand(name) {
+		out, errw := newVisibleWriter(std.out), newVisibleWriter(std.err)
+		defer out.Flush()
+		defer errw.Flush()
+		std.out, std.err = out, errw
+	}
 	err := cmd.run(ctx, args, std)
 	var exit exitError
 	switch {
@@ -102,6 +108,13 @@ func run(ctx context.Context, args []string, std stdio) int {
 		return 1
 	}
 }
+
+// textCommand reports whether the command called name writes text a person
+// reads, whose control characters are written visibly escaped (see
+// visibleWriter). serve logs through slog, which quotes, work speaks the JSON
+// event protocol on stdout, and migrate draws its progress bars with \r and
+// ANSI erase codes of its own and prints no text from the files it copies.
+func textCommand(name string) bool { return name != "serve" && name != "work" && name != "migrate" }
 
 // errUsage reports a command-line mistake that the flag package has already explained.
 var errUsage = errors.New("usage")

@@ -93,8 +93,17 @@ func (s *syncBuffer) String() string {
 // it to listen.
 func startServer(t testing.TB, dir string, args ...string) *server {
 	t.Helper()
+	return startServerVia(t, nil, dir, args...)
+}
+
+// startServerVia is startServer with the server started through the command
+// prefix (such as a shell that mounts or limits something first and then
+// execs the server, so that its process is the server's).
+func startServerVia(t testing.TB, prefix []string, dir string, args ...string) *server {
+	t.Helper()
 	bin := leakuiBinary(t)
-	cmd := exec.Command(bin, append([]string{"serve", "-addr", "127.0.0.1:0", "-data", dir}, args...)...)
+	argv := append(append(append([]string{}, prefix...), bin, "serve", "-addr", "127.0.0.1:0", "-data", dir), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

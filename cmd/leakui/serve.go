@@ -47,6 +47,8 @@ type Main struct {
 	MaxCycles   int
 	Brokers     string
 	Snapshots   int
+	// RunChild bounds each run's child (-run-memory, -run-disk, -run-cpu).
+	RunChild lab.ChildLimits
 	// Access and limits.
 	Token       string
 	Private     bool
@@ -83,6 +85,7 @@ func NewMain(std stdio) *Main {
 		MaxDecompressed: analyze.DefaultMaxDecompressed, ShutdownTimeout: 30 * time.Second, io: std,
 		Lab: true, MaxRuns: lab.DefaultMaxRuns, RunDeadline: lab.DefaultDeadline, RunLease: lab.DefaultLease,
 		MaxCycles: lab.DefaultMaxCycles, Snapshots: lab.DefaultSnapshots,
+		RunChild: lab.ChildLimits{Memory: lab.DefaultChildMemory, Disk: lab.DefaultChildDisk, CPU: lab.DefaultChildCPU},
 	}
 }
 
@@ -128,6 +131,9 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&m.RunDeadline, "run-deadline", m.RunDeadline, "longest a reproduction may run before it is stopped")
 	fs.DurationVar(&m.RunLease, "run-lease", m.RunLease, "a run whose server stops renewing it for this long is marked interrupted")
 	fs.IntVar(&m.MaxCycles, "max-cycles", m.MaxCycles, "most cycles one checkpoint run may ask for")
+	fs.Int64Var(&m.RunChild.Memory, "run-memory", m.RunChild.Memory, "address space of a run's child in bytes (RLIMIT_AS; a Go child needs about 1 GiB to start); larger recovery batches are refused")
+	fs.Int64Var(&m.RunChild.Disk, "run-disk", m.RunChild.Disk, "quota of a run's directory in bytes; a recovery run that would write more is refused, a child that writes more is stopped")
+	fs.DurationVar(&m.RunChild.CPU, "run-cpu", m.RunChild.CPU, "CPU time of a run's child (RLIMIT_CPU); the kernel kills it beyond")
 	fs.IntVar(&m.Snapshots, "snapshots", m.Snapshots, "about how many heap and goroutine snapshots a run captures")
 	fs.StringVar(&m.Brokers, "brokers", "", "Kafka brokers host:port,... for the checkpoint workload (default: an embedded broker per run)")
 	fs.StringVar(&m.Token, "token", "", "require this token for uploads, runs and deletes (env LEAKUI_TOKEN); never logged")
@@ -204,7 +210,7 @@ func (m *Main) Open(ctx context.Context) error {
 		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout}
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
-			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}}
+			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}, TempDir: spool.runsDir(), Child: m.RunChild}
 	}
 	srv, err := web.NewServer(cfg)
 	if err != nil {

@@ -92,6 +92,12 @@ func (s *uploadSpool) removeStale(root string) (int, error) {
 	return removed, errors.Join(errs...)
 }
 
+// runsDir is where the lab makes its runs' directories (their logs, the Kafka
+// log directory of a recovery run): inside this server's spool, so a server
+// killed in the middle of a run leaves them to be removed, with its spool, when
+// the next server starts (see removeStale).
+func (s *uploadSpool) runsDir() string { return filepath.Join(s.dir, "runs") }
+
 // Close releases the lock and removes the directory.
 func (s *uploadSpool) Close() error {
 	return errors.Join(s.lock.Close(), os.RemoveAll(s.dir))
