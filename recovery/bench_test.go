@@ -17,7 +17,7 @@ import (
 // benchLog is the batch shape (20 records of 512 bytes) in one partition
 // of 2 segments × 200 batches.
 func benchLog(codec Codec) LogConfig {
-	return LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 200, RecordsPerBatch: 20, ValueBytes: 512, Codec: codec}
+	return LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 200, RecordsPerBatch: 20, ValueBytes: 512, Codec: codec, Format: FormatV2}
 }
 
 // BenchmarkRecover recovers the same log per codec with every variant and
