@@ -208,6 +208,9 @@ func TestGzipModelMatchesTheJVM(t *testing.T) {
 	if jvmPer < 4096 {
 		t.Fatalf("the JVM grew by %.0f B per open stream: the reference measured nothing", jvmPer)
 	}
+	if r := JVMGzipStreamBytes / jvmPer; r < 0.85 || r > 1.15 {
+		t.Errorf("JVMGzipStreamBytes (%d) is %.2f× what the JVM measured now (%.0f B): measure it again", JVMGzipStreamBytes, r, jvmPer)
+	}
 	if r := modelPer / jvmPer; r < 0.75 || r > 1.25 {
 		t.Errorf("the model grows by %.0f B per stream, %.2f× the JVM's %.0f B (want within ±25%%)", modelPer, r, jvmPer)
 	}

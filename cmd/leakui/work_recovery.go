@@ -32,6 +32,8 @@ type recoveryFlags struct {
 	indexInterval int
 	dir           string
 	writeOnly     bool
+	corruptBatch  int
+	corruptTail   bool
 }
 
 func (f *recoveryFlags) register(fs *flag.FlagSet) {
@@ -49,6 +51,8 @@ func (f *recoveryFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.indexInterval, "index-interval", d.IndexIntervalBytes, "bytes between offset index entries (Kafka's index.interval.bytes; 1 indexes every batch)")
 	fs.StringVar(&f.dir, "dir", "", "log directory; an existing log there is recovered as it is (default: a temporary directory removed at exit)")
 	fs.BoolVar(&f.writeOnly, "write-only", false, "write the log into -dir and exit without recovering it")
+	fs.IntVar(&f.corruptBatch, "corrupt-batch", -1, "after writing, flip one byte in the middle of the compressed payload of this batch of partition 0's first segment and recompute its CRC: only variants that decompress it to the end see it (-1: none)")
+	fs.BoolVar(&f.corruptTail, "corrupt-trailer", false, "with -corrupt-batch, flip a byte of the gzip trailer (its CRC-32) instead")
 }
 
 // runWorkRecovery is `leakui work recovery`: write a Kafka log directory, then
@@ -91,6 +95,10 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	if f.corruptBatch >= 0 && existing {
+		fmt.Fprintln(std.err, "leakui work recovery: -corrupt-batch damages the log it writes; -dir already holds one")
+		return errUsage
+	}
 	if f.writeOnly && existing {
 		fmt.Fprintf(std.err, "leakui work recovery: %s already holds a log; remove it or choose another -dir\n", dir)
 		return errUsage
@@ -110,11 +118,19 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 
+	var damage *recovery.DamageReport
 	if !existing {
 		start := time.Now()
 		info, err := recovery.WriteLog(ctx, dir, logCfg)
 		if err != nil {
 			return fail(fmt.Errorf("write log: %w", err))
+		}
+		if f.corruptBatch >= 0 {
+			rep, err := recovery.Corrupt(dir, logCfg, recovery.Damage{Batch: f.corruptBatch, Trailer: f.corruptTail})
+			if err != nil {
+				return fail(fmt.Errorf("corrupt batch %d: %w", f.corruptBatch, err))
+			}
+			damage = &rep
 		}
 		if f.writeOnly {
 			err := sess.Events.Emit(workload.Event{Kind: workload.EventDone, StepName: "partition",
@@ -162,7 +178,16 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 		end += p.LogEndOffset
 	}
 	done.Counters["log_end_offsets"] = end
-	done.Message = recoveryVerdict(recCfg.Variant, logCfg, res.Counters, done.Counters, memBefore, done.Memory)
+	if logCfg.Codec == recovery.CodecGzip && recCfg.Decoders == recovery.DecodersModel {
+		// The figure that came from the JVM, for the pages to set beside the model's.
+		done.Counters["jvm_bytes_per_open_stream"] = recovery.JVMGzipStreamBytes
+	}
+	if damage != nil {
+		done.Counters["corrupt_batch_position"] = damage.Position
+		done.Counters["corrupt_batch_offset"] = damage.FirstOffset
+		done.Counters["corrupt_batch_indexed"] = boolCount(damage.Indexed)
+	}
+	done.Message = recoveryVerdict(recCfg.Variant, logCfg, res, done.Counters, memBefore, done.Memory) + damageVerdict(recCfg.Variant, logCfg, damage, res)
 	if err := sess.Events.Emit(done); err != nil {
 		return err
 	}

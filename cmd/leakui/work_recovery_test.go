@@ -327,3 +327,36 @@ func TestWorkRecoveryLeakyZstdGrowsGoroutines(t *testing.T) {
 		t.Fatalf("goroutines %d after the first segment, %d at the end", first.Memory.Goroutines, done.Memory.Goroutines)
 	}
 }
+
+// TestWorkRecoveryCorruptBatch damages an indexed gzip payload of a v0 log: drain
+// (0.10.0.1) truncates there and says why; leaky and header keep every offset,
+// and their verdicts say why they did not see it.
+func TestWorkRecoveryCorruptBatch(t *testing.T) {
+	args := []string{"-json", "-partitions", "1", "-segments", "3", "-batches", "60", "-corrupt-batch", "30"}
+	for _, c := range []struct {
+		variant, because string
+		truncated        bool
+	}{
+		{"drain", "was seen: 0.10.0.1 reads every indexed wrapper to its end", true},
+		{"close", "was not seen: this variant reads only the first record", false},
+		{"header", "was not seen: modern Kafka takes offsets from headers", false},
+	} {
+		code, events, stderr := runRecovery(t, append(args, "-variant", c.variant)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.variant, code, stderr)
+		}
+		done := events[len(events)-1]
+		d := done.Counters
+		wantEnd, wantTruncations := int64(3600), int64(0)
+		if c.truncated {
+			wantEnd, wantTruncations = d["corrupt_batch_offset"], 1
+		}
+		if d["corrupt_batch_indexed"] != 1 || d["corrupt_batch_offset"] != 600 || d["log_end_offsets"] != wantEnd ||
+			d["truncations"] != wantTruncations || !strings.Contains(done.Message, c.because) {
+			t.Errorf("%s: %v\n%s", c.variant, d, done.Message)
+		}
+	}
+	if code, _, stderr := runRecovery(t, "-corrupt-batch", "5", "-codec", "none", "-partitions", "1", "-segments", "1", "-batches", "10"); code == 0 || !strings.Contains(stderr, "not compressed") {
+		t.Errorf("-corrupt-batch of an uncompressed log: exit %d %q", code, stderr)
+	}
+}

@@ -9,7 +9,8 @@ import (
 
 // recoveryVerdict is the one line `leakui work recovery` ends with: whether deep
 // iterators were left open and what they hold, in the run's own numbers.
-func recoveryVerdict(v recovery.Variant, log recovery.LogConfig, c recovery.Counters, counters map[string]int64, before, after workload.Memory) string {
+func recoveryVerdict(v recovery.Variant, log recovery.LogConfig, res recovery.Result, counters map[string]int64, before, after workload.Memory) string {
+	c := res.Counters
 	open := c.IteratorsOpened - c.IteratorsClosed
 	outside := (after.RSS - after.HeapInuse) - (before.RSS - before.HeapInuse)
 	heap := after.HeapInuse - before.HeapInuse
@@ -27,14 +28,59 @@ func recoveryVerdict(v recovery.Variant, log recovery.LogConfig, c recovery.Coun
 	case open > 0:
 		verdict = fmt.Sprintf("no leak: %s left %d deep iterators unclosed, but their decoders hold nothing (RSS − heap in use %s, goroutines %+d).",
 			what, open, sizeText(outside), goroutines)
+	case c.IteratorsOpened == 0:
+		verdict = fmt.Sprintf("no leak: %s opened no deep iterator (RSS − heap in use %s, goroutines %+d).", what, sizeText(outside), goroutines)
 	default:
 		verdict = fmt.Sprintf("no leak: %s opened %d deep iterators and closed them all (RSS − heap in use %s, goroutines %+d).",
 			what, c.IteratorsOpened, sizeText(outside), goroutines)
 	}
-	if c.Truncations > 0 {
-		verdict += fmt.Sprintf(" Recovery truncated %d segments (%d bytes) and deleted %d.", c.Truncations, c.TruncatedBytes, c.SegmentsDeleted)
+	if jvm := counters["jvm_bytes_per_open_stream"]; jvm > 0 && open > 0 {
+		verdict += fmt.Sprintf(" Per open stream: %s here, %s in a JVM (measured by GzipLeak.java on JDK 17).", sizeText(outside/open), sizeText(jvm))
+	}
+	for _, p := range res.Partitions {
+		for _, s := range p.Recovered {
+			if s.Corruption != nil {
+				verdict += fmt.Sprintf(" %s truncated at byte %d (log end offset %d, %d later segments deleted): %s.",
+					p.Name, s.Corruption.Position, p.LogEndOffset, len(p.Deleted), s.Corruption.Reason)
+			}
+		}
 	}
 	return "verdict: " + verdict
+}
+
+// damageVerdict says why the variant saw the -corrupt-batch damage or not.
+func damageVerdict(v recovery.Variant, log recovery.LogConfig, d *recovery.DamageReport, res recovery.Result) string {
+	if d == nil {
+		return ""
+	}
+	seen := false
+	for _, p := range res.Partitions {
+		for _, s := range p.Recovered {
+			seen = seen || s.Corruption != nil && s.Path == d.Segment && s.Corruption.Position == d.Position
+		}
+	}
+	what := fmt.Sprintf(" The damaged batch at byte %d (offset %d)", d.Position, d.FirstOffset)
+	switch {
+	case seen && v == recovery.VariantDrain:
+		return what + " was seen: 0.10.0.1 reads every indexed wrapper to its end, where gzip checks its trailer."
+	case seen:
+		return what + " was seen: the deep iterator read it to its end (a v1 wrapper is read eagerly)."
+	case v == recovery.VariantHeader:
+		return what + " was not seen: modern Kafka takes offsets from headers and decompresses nothing during recovery."
+	case !d.Indexed:
+		return what + " was not seen: it gets no index entry, so no deep iterator is opened on it."
+	case log.Format == recovery.FormatV0 || log.Format == recovery.FormatV2:
+		return what + " was not seen: this variant reads only the first record of the batch."
+	}
+	return what + " was not seen."
+}
+
+// boolCount is 1 for true, 0 for false.
+func boolCount(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // sizeText renders a signed byte count in binary units.
