@@ -44,6 +44,8 @@ type modelReport struct {
 	Streams                        int64
 	Before, After, Collected       workload.Memory
 	OffheapAfter, OffheapCollected OffheapStats
+	// Resident is what mincore counts of the model's mappings with the streams open.
+	Resident int64
 }
 
 func init() {
@@ -147,6 +149,9 @@ func childGzipStreams() (any, error) {
 		open = append(open, it)
 	}
 	rep.After, rep.OffheapAfter = workload.ReadMemory(), ReadOffheap()
+	if rep.Resident, err = OffheapResident(); err != nil {
+		return nil, err
+	}
 	runtime.KeepAlive(open)
 	open = nil
 	for deadline := time.Now().Add(10 * time.Second); ReadOffheap().Blocks > 0 && time.Now().Before(deadline); {
@@ -205,6 +210,11 @@ func TestGzipModelMatchesTheJVM(t *testing.T) {
 		jvmPer, nmtPer, 100*jvmKept)
 	t.Logf("model: RSS − heap in use %+.0f B per stream (%.2f× the JVM), %.0f%% kept after collection; heap in use %+d B",
 		modelPer, modelPer/jvmPer, 100*modelKept, model.After.HeapInuse-model.Before.HeapInuse)
+	residentPer := float64(model.Resident) / float64(model.Streams)
+	t.Logf("model: %.0f B resident per stream by mincore (the warm-up's blocks included)", residentPer)
+	if r := residentPer / jvmPer; r < 0.75 || r > 1.25 {
+		t.Errorf("mincore counts %.0f B per stream, %.2f× the JVM's %.0f B", residentPer, r, jvmPer)
+	}
 	if jvmPer < 4096 {
 		t.Fatalf("the JVM grew by %.0f B per open stream: the reference measured nothing", jvmPer)
 	}

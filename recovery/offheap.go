@@ -46,6 +46,7 @@ var offheapCounters struct {
 var allocator struct {
 	mu   sync.Mutex
 	free [][]byte
+	all  [][]byte // every mapping made and not trimmed, live or free
 }
 
 // OffheapStats is the process-wide state of the off-heap blocks of gzip deep
@@ -92,7 +93,42 @@ func TrimOffheap() int64 {
 	for _, mem := range free {
 		unmapAnonymous(mem)
 	}
+	allocator.mu.Lock()
+	kept := allocator.all[:0]
+	for _, mem := range allocator.all {
+		if !containsMapping(free, mem) {
+			kept = append(kept, mem)
+		}
+	}
+	allocator.all = kept
+	allocator.mu.Unlock()
 	return int64(len(free)) * GzipOffheapBytes
+}
+
+func containsMapping(list [][]byte, mem []byte) bool {
+	for _, m := range list {
+		if &m[0] == &mem[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// OffheapResident returns how many bytes of the model's mappings, live and
+// kept, are resident (mincore on Linux): what the model adds to the process's
+// RSS, whatever the Go heap does meanwhile. It costs a system call per mapping.
+func OffheapResident() (int64, error) {
+	allocator.mu.Lock()
+	defer allocator.mu.Unlock()
+	var n int64
+	for _, mem := range allocator.all {
+		r, err := residentBytes(mem)
+		if err != nil {
+			return n, err
+		}
+		n += r
+	}
+	return n, nil
 }
 
 // offheapBlock is one block of GzipOffheapBytes. It holds no pointer to its
@@ -117,6 +153,9 @@ func allocOffheap() (*offheapBlock, error) {
 		if mem, err = mapAnonymous(GzipOffheapBytes); err != nil {
 			return nil, err
 		}
+		allocator.mu.Lock()
+		allocator.all = append(allocator.all, mem)
+		allocator.mu.Unlock()
 	}
 	offheapCounters.bytes.Add(GzipOffheapBytes)
 	offheapCounters.blocks.Add(1)

@@ -4,7 +4,9 @@ package recovery
 
 import (
 	"fmt"
+	"os"
 	"syscall"
+	"unsafe"
 )
 
 // mapAnonymous maps n bytes of private anonymous memory outside the Go heap.
@@ -27,4 +29,21 @@ func unmapAnonymous(mem []byte) {
 	// munmap of a mapping we made can only fail on a bad address, which would be
 	// a bug here; there is nothing better to do than to keep going.
 	_ = syscall.Munmap(mem)
+}
+
+// residentBytes counts the resident pages of a mapping with mincore(2).
+func residentBytes(mem []byte) (int64, error) {
+	page := os.Getpagesize()
+	vec := make([]byte, (len(mem)+page-1)/page)
+	_, _, errno := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(&mem[0])), uintptr(len(mem)), uintptr(unsafe.Pointer(&vec[0])))
+	if errno != 0 {
+		return 0, fmt.Errorf("recovery: mincore: %w", errno)
+	}
+	var n int64
+	for _, v := range vec {
+		if v&1 != 0 {
+			n += int64(page)
+		}
+	}
+	return n, nil
 }

@@ -179,8 +179,12 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 	}
 	done.Counters["log_end_offsets"] = end
 	if logCfg.Codec == recovery.CodecGzip && recCfg.Decoders == recovery.DecodersModel {
-		// The figure that came from the JVM, for the pages to set beside the model's.
+		// The figure that came from the JVM, for the pages to set beside the
+		// model's own, which mincore counts apart from the Go heap.
 		done.Counters["jvm_bytes_per_open_stream"] = recovery.JVMGzipStreamBytes
+		if resident, err := recovery.OffheapResident(); err == nil {
+			done.Counters["offheap_resident_bytes"] = resident
+		}
 	}
 	if damage != nil {
 		done.Counters["corrupt_batch_position"] = damage.Position

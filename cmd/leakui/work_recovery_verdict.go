@@ -35,7 +35,7 @@ func recoveryVerdict(v recovery.Variant, log recovery.LogConfig, res recovery.Re
 			what, c.IteratorsOpened, sizeText(outside), goroutines)
 	}
 	if jvm := counters["jvm_bytes_per_open_stream"]; jvm > 0 && open > 0 {
-		verdict += fmt.Sprintf(" Per open stream: %s here, %s in a JVM (measured by GzipLeak.java on JDK 17).", sizeText(outside/open), sizeText(jvm))
+		verdict += fmt.Sprintf(" Per open stream: %s resident in the model, %s in a JVM (measured by GzipLeak.java on JDK 17).", sizeText(counters["offheap_resident_bytes"]/open), sizeText(jvm))
 	}
 	for _, p := range res.Partitions {
 		for _, s := range p.Recovered {
