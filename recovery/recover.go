@@ -380,7 +380,7 @@ func (r *recoverer) legacyFirstOffset(seg segmentFile, b Batch) (int64, error) {
 		return 0, err
 	}
 	r.res.IteratorsOpened++
-	r.log.begin("DEBUG").s("Opened deep iterator (").s(b.Codec().String()).s(", magic ").d(int64(b.Magic)).s(") for the message at byte offset ").
+	r.log.begin("DEBUG").s("Opened deep iterator (").s(b.Codec().String()).s(", magic ").d(int64(b.Magic)).s(") for the batch at byte offset ").
 		d(b.Position).s(" in log segment ").s(seg.path).end(loggerLogSegment)
 	var first int64
 	if err == nil {
@@ -399,7 +399,7 @@ func (r *recoverer) legacyFirstOffset(seg segmentFile, b Batch) (int64, error) {
 	}
 	if it.StreamClosed() {
 		r.res.IteratorsClosed++
-		r.log.begin("DEBUG").s("Closed deep iterator (").s(b.Codec().String()).s(", magic ").d(int64(b.Magic)).s(") for the message at byte offset ").
+		r.log.begin("DEBUG").s("Closed deep iterator (").s(b.Codec().String()).s(", magic ").d(int64(b.Magic)).s(") for the batch at byte offset ").
 			d(b.Position).s(" in log segment ").s(seg.path).s(" after ").d(int64(it.RecordsRead())).s(" messages").end(loggerLogSegment)
 	}
 	return first, err

@@ -82,8 +82,8 @@ func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
 			}
 			// The counters are what the log says, counted by grep.
 			for pattern, counter := range map[string]string{
-				"DEBUG Opened deep iterator (gzip, magic 0) for the message at byte offset ": "iterators_opened",
-				"DEBUG Closed deep iterator (gzip, magic 0) for the message at byte offset ": "iterators_closed",
+				"DEBUG Opened deep iterator (gzip, magic 0) for the batch at byte offset ": "iterators_opened",
+				"DEBUG Closed deep iterator (gzip, magic 0) for the batch at byte offset ": "iterators_closed",
 				"INFO Recovering unflushed segment ":                                         "segments_done",
 			} {
 				if n := grepCount(t, pattern, logFile); n != done[counter] {
