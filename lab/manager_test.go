@@ -211,6 +211,10 @@ func TestSpecValidation(t *testing.T) {
 		{Spec{Workload: WorkloadCheckpoint, Tasks: -1}, ErrInvalidSpec, "tasks"},
 		{Spec{Workload: WorkloadRecovery, Codec: "brotli"}, ErrInvalidSpec, "codec"},
 		{Spec{Workload: WorkloadRecovery, Partitions: 64, Segments: 1000, Batches: 1000, Records: 100}, ErrTooLarge, "records"},
+		{Spec{Workload: WorkloadRecovery, Format: "v3"}, ErrInvalidSpec, "format"},
+		{Spec{Workload: WorkloadRecovery, Codec: "zstd", Format: "v1"}, ErrInvalidSpec, "zstd came with record batches v2"},
+		{Spec{Workload: WorkloadRecovery, Damage: "payload", Batches: 50}, ErrInvalidSpec, "more than 100 batches"},
+		{Spec{Workload: WorkloadRecovery, Damage: "trailer", Codec: "snappy"}, ErrInvalidSpec, "gzip for a trailer"},
 	} {
 		s := tc.spec
 		if err := s.Normalize(Limits{}); !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.msg) {
@@ -218,10 +222,17 @@ func TestSpecValidation(t *testing.T) {
 		}
 	}
 	s := Spec{Workload: WorkloadRecovery}
-	if err := s.Normalize(Limits{}); err != nil || s.Codec != "zstd" || s.Segments != 20 || s.Variant != "leaky" {
+	if err := s.Normalize(Limits{}); err != nil || s.Codec != "gzip" || s.Format != "v0" || s.Segments != 20 || s.Variant != "leaky" {
 		t.Errorf("defaults: %+v %v", s, err)
 	}
-	if got := strings.Join(s.Args(), " "); got != "work recovery -variant leaky -codec zstd -partitions 4 -segments 20 -batches 500 -records 20 -value-bytes 512" {
+	if got := strings.Join(s.Args(), " "); got != "work recovery -variant leaky -codec gzip -partitions 4 -segments 20 -batches 500 -records 20 -value-bytes 512 -format v0" {
+		t.Errorf("args = %s", got)
+	}
+	z := Spec{Workload: WorkloadRecovery, Codec: "zstd", Damage: "payload"}
+	if err := z.Normalize(Limits{}); err != nil || z.Format != "v2" {
+		t.Errorf("zstd defaults: %+v %v", z, err)
+	}
+	if got := strings.Join(z.Args(), " "); !strings.HasSuffix(got, " -format v2 -corrupt-batch 100") {
 		t.Errorf("args = %s", got)
 	}
 	for _, p := range Presets {

@@ -24,7 +24,16 @@ type Spec struct {
 	Batches    int    `json:"batches,omitempty"`
 	Records    int    `json:"records,omitempty"`
 	ValueBytes int    `json:"value_bytes,omitempty"`
+	// Format is the message format, v0, v1 or v2 (default v0, v2 for zstd).
+	Format string `json:"format,omitempty"`
+	// Damage corrupts batch DamageBatch's compressed payload before recovery:
+	// "payload" (a byte in the middle) or "trailer" (the gzip trailer); "" is none.
+	Damage string `json:"damage,omitempty"`
 }
+
+// DamageBatch is the batch of partition 0's first segment a Damage corrupts: at
+// the default shape it gets an index entry, offset 2000.
+const DamageBatch = 100
 
 // The workloads and their choices.
 const (
@@ -38,6 +47,8 @@ var (
 	checkpointScenarios = []string{"storm", "steady", "reuse"}
 	recoveryVariants    = []string{"leaky", "close", "drain", "header"}
 	recoveryCodecs      = []string{"none", "gzip", "snappy", "lz4", "zstd"}
+	recoveryFormats     = []string{"v0", "v1", "v2"}
+	recoveryDamages     = []string{"", "payload", "trailer"}
 )
 
 // The defaults of Limits.
@@ -125,19 +136,34 @@ func (s *Spec) Normalize(limits Limits) error {
 		if err := inRange("tasks", &s.Tasks, 8, 1, 256); err != nil {
 			return err
 		}
-		s.Codec, s.Partitions, s.Segments, s.Batches, s.Records, s.ValueBytes = "", 0, 0, 0, 0, 0
+		s.Codec, s.Partitions, s.Segments, s.Batches, s.Records, s.ValueBytes, s.Format, s.Damage = "", 0, 0, 0, 0, 0, "", ""
 	case WorkloadRecovery:
 		if s.Variant == "" {
 			s.Variant = "leaky"
 		}
 		if s.Codec == "" {
-			s.Codec = "zstd"
+			s.Codec = "gzip"
+		}
+		if s.Format == "" {
+			s.Format = "v0"
+			if s.Codec == "zstd" {
+				s.Format = "v2"
+			}
 		}
 		if err := oneOf("variant", s.Variant, recoveryVariants); err != nil {
 			return err
 		}
 		if err := oneOf("codec", s.Codec, recoveryCodecs); err != nil {
 			return err
+		}
+		if err := oneOf("format", s.Format, recoveryFormats); err != nil {
+			return err
+		}
+		if err := oneOf("damage", s.Damage, recoveryDamages); err != nil {
+			return err
+		}
+		if s.Codec == "zstd" && s.Format != "v2" {
+			return fmt.Errorf("%w: zstd came with record batches v2 (Kafka 2.1); format %s has no zstd", ErrInvalidSpec, s.Format)
 		}
 		for _, f := range []struct {
 			name        string
@@ -153,6 +179,9 @@ func (s *Spec) Normalize(limits Limits) error {
 			if err := inRange(f.name, f.v, f.def, f.lo, f.hi); err != nil {
 				return err
 			}
+		}
+		if s.Damage != "" && (s.Codec == "none" || s.Batches <= DamageBatch || s.Damage == "trailer" && s.Codec != "gzip") {
+			return fmt.Errorf("%w: damage %q needs a compressed log (gzip for a trailer) of more than %d batches per segment", ErrInvalidSpec, s.Damage, DamageBatch)
 		}
 		if n := s.Partitions * s.Segments * s.Batches * s.Records; n > limits.MaxRecords {
 			return fmt.Errorf("%w: %d records (partitions × segments × batches × records); this server allows at most %d",
@@ -187,6 +216,15 @@ func (s Spec) Args() []string {
 		add("-batches", s.Batches)
 		add("-records", s.Records)
 		add("-value-bytes", s.ValueBytes)
+		if s.Format != "" {
+			args = append(args, "-format", s.Format)
+		}
+		if s.Damage != "" {
+			add("-corrupt-batch", DamageBatch)
+			if s.Damage == "trailer" {
+				args = append(args, "-corrupt-trailer")
+			}
+		}
 	}
 	return args
 }
@@ -197,7 +235,11 @@ func (s Spec) Title() string {
 	case WorkloadCheckpoint:
 		return fmt.Sprintf("checkpoint %s %s/%s, %d rebalances × %d tasks", s.Scenario, s.Variant, s.Mode, s.Cycles, s.Tasks)
 	case WorkloadRecovery:
-		return fmt.Sprintf("recovery %s/%s, %d partitions × %d segments × %d batches", s.Variant, s.Codec, s.Partitions, s.Segments, s.Batches)
+		t := fmt.Sprintf("recovery %s/%s %s, %d partitions × %d segments × %d batches", s.Variant, s.Codec, s.Format, s.Partitions, s.Segments, s.Batches)
+		if s.Damage != "" {
+			t += ", damaged " + s.Damage
+		}
+		return t
 	case WorkloadCapture:
 		return fmt.Sprintf("capture %s of %s, %d snapshots", s.Mode, s.Variant, s.Cycles)
 	}
@@ -220,12 +262,18 @@ var Presets = []Preset{
 		Spec{Workload: WorkloadCheckpoint, Variant: "leaky", Mode: "active", Scenario: "storm", Cycles: 100, Tasks: 4}},
 	{"samza-2785-reuse", "one manager started 100 times: upstream's consumer refuses every registration after the first",
 		Spec{Workload: WorkloadCheckpoint, Variant: "leaky", Mode: "active", Scenario: "reuse", Cycles: 100, Tasks: 4}},
-	{"kafka-3933-gzip-leaky", "KAFKA-3933: recover 20 gzip segments, leaky (0.10.0.0)",
-		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "gzip", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512}},
+	{"kafka-3933-gzip-leaky", "KAFKA-3933 as it happened: 20 gzip segments in message format v0, recovered by 0.10.0.0 (leaky: an iterator per index entry, never closed)",
+		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "gzip", Format: "v0", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512}},
 	{"kafka-3933-gzip-drain", "… with drain (what shipped in 0.10.0.1)",
-		Spec{Workload: WorkloadRecovery, Variant: "drain", Codec: "gzip", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512}},
-	{"kafka-3933-zstd-leaky", "KAFKA-3933 with zstd: decoder goroutines never closed (large batches)",
-		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "zstd", Partitions: 1, Segments: 4, Batches: 10, Records: 1000, ValueBytes: 512}},
+		Spec{Workload: WorkloadRecovery, Variant: "drain", Codec: "gzip", Format: "v0", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512}},
+	{"kafka-3933-gzip-v1-leaky", "… in message format v1: 0.10.0.0 reads v1 wrappers eagerly and closes them, no leak",
+		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "gzip", Format: "v1", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512}},
+	{"kafka-3933-corrupt-drain", "a damaged gzip payload (CRC recomputed) in batch 100: drain reads it to its end and truncates at offset 2000",
+		Spec{Workload: WorkloadRecovery, Variant: "drain", Codec: "gzip", Format: "v0", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512, Damage: "payload"}},
+	{"kafka-3933-corrupt-leaky", "the same damage under leaky (0.10.0.0 reads one record of a v0 wrapper) and header: not seen, nothing truncated",
+		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "gzip", Format: "v0", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512, Damage: "payload"}},
+	{"kafka-3933-zstd-leaky", "zstd record batches v2, never closed: stranded decoder goroutines, a Go library behaviour (klauspost/compress), not Kafka's",
+		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "zstd", Format: "v2", Partitions: 1, Segments: 4, Batches: 10, Records: 1000, ValueBytes: 512}},
 }
 
 // PresetByName finds a preset.

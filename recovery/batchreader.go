@@ -12,10 +12,16 @@ import (
 // runs fit; a claim beyond the end of the file is caught first anyway.
 const DefaultMaxBatchBytes = 64 << 20
 
-// Batch is one complete, checked record batch of a segment.
+// Batch is one complete, checked entry of a segment: a record batch v2, or a
+// message of format v0 or v1 (a compressed one being the wrapper of an inner
+// message set), as modern Kafka's FileLogInputStream reads either.
 type Batch struct {
-	// Header is the decoded v2 header.
+	// Magic is the entry's format: 0, 1 or 2.
+	Magic int8
+	// Header is the decoded v2 header (magic 2 only).
 	Header BatchHeader
+	// Message is the decoded v0 or v1 message (magic 0 and 1 only).
+	Message MessageHeader
 	// Position is the byte offset of the batch in the segment file.
 	Position int64
 	// Bytes is the whole batch, header included. It is valid only until the
@@ -23,12 +29,43 @@ type Batch struct {
 	Bytes []byte
 }
 
-// Records is the records section of the batch (compressed as a whole when the
-// codec is not none).
-func (b Batch) Records() []byte { return b.Bytes[BatchHeaderSize:] }
+// Legacy reports whether the entry is a v0 or v1 message.
+func (b Batch) Legacy() bool { return b.Magic < batchMagic }
 
-// BatchReader reads the batches of one segment in order, checking each the way
-// LogSegment.recover does. It reads with ReadAt, so it never moves a file offset,
+// Records is the records section of a v2 batch (compressed as a whole when the
+// codec is not none), or the value of a v0 or v1 message (the compressed inner
+// message set of a wrapper).
+func (b Batch) Records() []byte {
+	if b.Legacy() {
+		return b.Message.Value
+	}
+	return b.Bytes[BatchHeaderSize:]
+}
+
+// Codec is the entry's compression codec.
+func (b Batch) Codec() Codec {
+	if b.Legacy() {
+		return b.Message.Codec()
+	}
+	return b.Header.Codec()
+}
+
+// Size is the whole entry in bytes.
+func (b Batch) Size() int64 { return int64(len(b.Bytes)) }
+
+// LastOffset is the offset of the entry's last record, from its header alone:
+// baseOffset + lastOffsetDelta in v2, the entry's offset in v0 and v1 (a
+// wrapper carries the offset of its last inner message).
+func (b Batch) LastOffset() int64 {
+	if b.Legacy() {
+		return b.Message.Offset
+	}
+	return b.Header.LastOffset()
+}
+
+// BatchReader reads the entries of one segment in order, checking each the way
+// LogSegment.recover does: record batches v2 and messages v0 and v1 alike, told
+// apart by the magic byte at position 16, as FileLogInputStream.nextBatch does. It reads with ReadAt, so it never moves a file offset,
 // and reuses one buffer for every batch.
 type BatchReader struct {
 	src      io.ReaderAt
@@ -71,16 +108,23 @@ func (r *BatchReader) next() (Batch, error) {
 	if remaining <= 0 {
 		return Batch{}, io.EOF
 	}
-	if remaining < BatchHeaderSize {
+	if remaining <= offsetMagic {
 		return Batch{}, &CorruptBatchError{Position: r.pos, Incomplete: true,
-			Reason: fmt.Sprintf("incomplete batch: %d bytes left in the file, a batch header needs %d", remaining, BatchHeaderSize)}
+			Reason: fmt.Sprintf("incomplete batch: %d bytes left in the file, %d needed to see its magic", remaining, offsetMagic+1)}
 	}
 	if cap(r.buf) < BatchHeaderSize {
 		r.buf = make([]byte, BatchHeaderSize, 64<<10)
 	}
-	head := r.buf[:BatchHeaderSize]
+	head := r.buf[:min(BatchHeaderSize, remaining)]
 	if err := r.readAt(head, r.pos); err != nil {
 		return Batch{}, err
+	}
+	if magic := int8(head[offsetMagic]); magic == 0 || magic == 1 {
+		return r.nextMessage(head, remaining)
+	}
+	if remaining < BatchHeaderSize {
+		return Batch{}, &CorruptBatchError{Position: r.pos, Incomplete: true,
+			Reason: fmt.Sprintf("incomplete batch: %d bytes left in the file, a batch header needs %d", remaining, BatchHeaderSize)}
 	}
 	length := int64(int32(binary.BigEndian.Uint32(head[offsetBatchLength:])))
 	size := length + logOverhead
@@ -98,22 +142,92 @@ func (r *BatchReader) next() (Batch, error) {
 		return Batch{}, &CorruptBatchError{Position: r.pos, Incomplete: true,
 			Reason: fmt.Sprintf("incomplete batch: header claims %d bytes, %d left in the file", size, remaining)}
 	}
-	if int64(cap(r.buf)) < size {
-		grown := make([]byte, size)
-		copy(grown, head)
-		r.buf = grown
-	}
-	whole := r.buf[:size]
-	if err := r.readAt(whole[BatchHeaderSize:], r.pos+BatchHeaderSize); err != nil {
+	whole, err := r.readWhole(head, size)
+	if err != nil {
 		return Batch{}, err
 	}
 	h, err := CheckBatch(whole, r.pos)
 	if err != nil {
 		return Batch{}, err
 	}
-	b := Batch{Header: h, Position: r.pos, Bytes: whole}
+	b := Batch{Magic: batchMagic, Header: h, Position: r.pos, Bytes: whole}
 	r.pos += size
 	return b, nil
+}
+
+// nextMessage reads a v0 or v1 entry with the checks of Kafka 0.10.0.0's
+// FileMessageSet.iterator and Message.ensureValid: a size within bounds, the
+// whole message in the file, then its CRC-32.
+func (r *BatchReader) nextMessage(head []byte, remaining int64) (Batch, error) {
+	size := int64(int32(binary.BigEndian.Uint32(head[offsetBatchLength:]))) + logOverhead
+	switch {
+	case size < MinLegacyEntrySize:
+		return Batch{}, &CorruptBatchError{Position: r.pos,
+			Reason: fmt.Sprintf("Found record size %d smaller than minimum record overhead (%d)", size, MinLegacyEntrySize)}
+	case size > r.maxBatch:
+		return Batch{}, &CorruptBatchError{Position: r.pos,
+			Reason: fmt.Sprintf("Message size exceeds the largest allowable message size (%d)", r.maxBatch)}
+	case size > remaining:
+		return Batch{}, &CorruptBatchError{Position: r.pos, Incomplete: true,
+			Reason: fmt.Sprintf("incomplete message: its size says %d bytes, %d left in the file", size, remaining)}
+	}
+	whole, err := r.readWhole(head, size)
+	if err != nil {
+		return Batch{}, err
+	}
+	m, err := CheckMessage(whole, r.pos)
+	if err != nil {
+		return Batch{}, err
+	}
+	b := Batch{Magic: m.Magic, Message: m, Position: r.pos, Bytes: whole}
+	r.pos += size
+	return b, nil
+}
+
+// readWhole returns the entry of size bytes at the current position, of which
+// head is already read, in the reused buffer.
+func (r *BatchReader) readWhole(head []byte, size int64) ([]byte, error) {
+	if int64(cap(r.buf)) < size {
+		grown := make([]byte, size)
+		copy(grown, head)
+		r.buf = grown
+	}
+	whole := r.buf[:size]
+	if int64(len(head)) >= size {
+		return whole, nil
+	}
+	if err := r.readAt(whole[len(head):], r.pos+int64(len(head))); err != nil {
+		return nil, err
+	}
+	return whole, nil
+}
+
+// CheckMessage makes the checks of Kafka 0.10.0.0's LogSegment.recover on one
+// complete v0 or v1 entry (entry.message.ensureValid(), then the fields a
+// Message reads): the stored CRC-32 equal to the computed one, the key and value
+// within the message, a codec of that era. The error is a *CorruptBatchError at
+// position pos.
+func CheckMessage(entry []byte, pos int64) (MessageHeader, error) {
+	if len(entry) < MinLegacyEntrySize {
+		return MessageHeader{}, &CorruptBatchError{Position: pos, Incomplete: true,
+			Reason: fmt.Sprintf("incomplete message: %d bytes, at least %d needed", len(entry), MinLegacyEntrySize)}
+	}
+	stored, computed := binary.BigEndian.Uint32(entry[offsetMessageCRC:]), messageCRC(entry)
+	if stored != computed {
+		return MessageHeader{}, &CorruptBatchError{Position: pos,
+			Reason: fmt.Sprintf("Message is corrupt (stored crc = %d, computed crc = %d)", stored, computed)}
+	}
+	m, err := parseMessage(entry)
+	if err != nil {
+		return m, &CorruptBatchError{Position: pos, Reason: err.Error()}
+	}
+	if c := m.Codec(); !Format(m.Magic).supports(c) || int(c) >= len(codecNames) {
+		return m, &CorruptBatchError{Position: pos, Reason: fmt.Sprintf("Unknown Codec: %d", int(c))}
+	}
+	if m.Offset < 0 {
+		return m, &CorruptBatchError{Position: pos, Reason: fmt.Sprintf("Message has a negative offset %d", m.Offset)}
+	}
+	return m, nil
 }
 
 // readAt fills p from offset off; a file shorter than announced is an I/O error.

@@ -17,16 +17,33 @@ import (
 // benchLog is the batch shape (20 records of 512 bytes) in one partition
 // of 2 segments × 200 batches.
 func benchLog(codec Codec) LogConfig {
-	return LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 200, RecordsPerBatch: 20, ValueBytes: 512, Codec: codec}
+	return LogConfig{Partitions: 1, Segments: 2, BatchesPerSegment: 200, RecordsPerBatch: 20, ValueBytes: 512, Codec: codec, Format: FormatV2}
 }
 
 // BenchmarkRecover recovers the same log per codec with every variant and
 // decoder set. MB/s counts segment bytes (what is read from disk); batches/s and
 // the uncompressed MB/s are reported beside it.
 func BenchmarkRecover(b *testing.B) {
+	type logCase struct {
+		format Format
+		codec  Codec
+	}
+	var cases []logCase
 	for _, codec := range Codecs {
+		cases = append(cases, logCase{FormatV2, codec})
+	}
+	// The data KAFKA-3933 happened on: gzip wrappers in message formats v0 and v1.
+	cases = append(cases, logCase{FormatV0, CodecGzip}, logCase{FormatV1, CodecGzip})
+	for _, c := range cases {
+		codec := c.codec
+		cfg := benchLog(codec)
+		cfg.Format = c.format
+		prefix := ""
+		if c.format != FormatV2 {
+			prefix = c.format.String() + "-"
+		}
 		dir := b.TempDir()
-		info, err := WriteLog(context.Background(), dir, benchLog(codec))
+		info, err := WriteLog(context.Background(), dir, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -35,9 +52,9 @@ func BenchmarkRecover(b *testing.B) {
 				continue // the same decoders as the model
 			}
 			for _, v := range Variants {
-				name := codec.String() + "/" + v.String()
+				name := prefix + codec.String() + "/" + v.String()
 				if decoders == DecodersKafkaGo {
-					name = codec.String() + "-kafka-go/" + v.String()
+					name = prefix + codec.String() + "-kafka-go/" + v.String()
 				}
 				b.Run(name, func(b *testing.B) {
 					b.ReportAllocs()

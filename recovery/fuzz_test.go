@@ -12,34 +12,59 @@ import (
 	"testing"
 )
 
-// seedSegments returns small real segments of every codec.
+// seedSegments returns small real segments of record batches v2, one per codec
+// in codec order.
 func seedSegments(f *testing.F) [][]byte {
 	var segs [][]byte
 	for _, codec := range Codecs {
-		dir := f.TempDir()
-		cfg := LogConfig{Partitions: 1, Segments: 1, BatchesPerSegment: 3, RecordsPerBatch: 4, ValueBytes: 64, Codec: codec}
-		if _, err := WriteLog(context.Background(), dir, cfg); err != nil {
-			f.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, PartitionDirName("recovery", 0), SegmentFileName(0, logSuffix)))
-		if err != nil {
-			f.Fatal(err)
-		}
-		segs = append(segs, b)
+		segs = append(segs, seedSegment(f, FormatV2, codec))
 	}
 	return segs
 }
 
-// fixCRCs rewrites the CRC of every batch-shaped region, so that the fuzzer gets
-// past the checksum to the records and the decompressors.
+// legacySeedSegments returns small real segments of message formats v0 and v1,
+// of every codec those formats have.
+func legacySeedSegments(f *testing.F) [][]byte {
+	var segs [][]byte
+	for _, format := range []Format{FormatV0, FormatV1} {
+		for _, codec := range []Codec{CodecNone, CodecGzip, CodecSnappy, CodecLz4} {
+			segs = append(segs, seedSegment(f, format, codec))
+		}
+	}
+	return segs
+}
+
+func seedSegment(f *testing.F, format Format, codec Codec) []byte {
+	dir := f.TempDir()
+	cfg := LogConfig{Partitions: 1, Segments: 1, BatchesPerSegment: 3, RecordsPerBatch: 4, ValueBytes: 64, Codec: codec, Format: format}
+	if _, err := WriteLog(context.Background(), dir, cfg); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, PartitionDirName("recovery", 0), SegmentFileName(0, logSuffix)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}
+
+// fixCRCs rewrites the CRC of every batch- or message-shaped region (CRC-32C of
+// a v2 batch, CRC-32 of a v0 or v1 message), so that the fuzzer gets past the
+// checksum to the records and the decompressors.
 func fixCRCs(data []byte) {
-	for pos := 0; len(data)-pos >= BatchHeaderSize; {
+	for pos := 0; len(data)-pos > offsetMagic; {
 		size := int(int32(binary.BigEndian.Uint32(data[pos+offsetBatchLength:]))) + logOverhead
-		if size < BatchHeaderSize || size > len(data)-pos {
+		if size < MinLegacyEntrySize || size > len(data)-pos {
 			return
 		}
-		batch := data[pos : pos+size]
-		binary.BigEndian.PutUint32(batch[offsetCRC:], BatchCRC(batch))
+		entry := data[pos : pos+size]
+		switch {
+		case entry[offsetMagic] < batchMagic:
+			binary.BigEndian.PutUint32(entry[offsetMessageCRC:], messageCRC(entry))
+		case size >= BatchHeaderSize:
+			binary.BigEndian.PutUint32(entry[offsetCRC:], BatchCRC(entry))
+		default:
+			return
+		}
 		pos += size
 	}
 }
@@ -48,7 +73,7 @@ func fixCRCs(data []byte) {
 // accepts through a deep iterator. Nothing may panic or hang; the reader must stop
 // with io.EOF or a *CorruptBatchError at a position inside the data.
 func FuzzBatchReader(f *testing.F) {
-	for _, seg := range seedSegments(f) {
+	for _, seg := range append(seedSegments(f), legacySeedSegments(f)...) {
 		f.Add(seg, false)
 		f.Add(seg[:len(seg)-7], true)
 	}
@@ -77,6 +102,18 @@ func FuzzBatchReader(f *testing.F) {
 			}
 			if err != nil {
 				t.Fatalf("unexpected error %v", err)
+			}
+			if b.Legacy() {
+				if b.Position != next || b.Size() != int64(len(b.Bytes)) || messageCRC(b.Bytes) != b.Message.CRC {
+					t.Fatalf("message at %d: %+v", next, b.Message)
+				}
+				next += b.Size()
+				if b.Codec().Compressed() {
+					for _, d := range []Decoders{DecodersModel, DecodersKafkaGo} {
+						drainLegacy(t, b.Message, bytes.Clone(b.Records()), d)
+					}
+				}
+				continue
 			}
 			if b.Position != next || b.Header.Size() != int64(len(b.Bytes)) || BatchCRC(b.Bytes) != b.Header.CRC {
 				t.Fatalf("batch at %d: %+v", next, b.Header)
@@ -117,6 +154,62 @@ func drain(t *testing.T, h BatchHeader, records []byte, d Decoders) {
 			t.Fatalf("record offset %d outside %d…%d", rec.Offset, h.BaseOffset, h.LastOffset())
 		}
 	}
+}
+
+// drainLegacy reads a wrapper through 0.10.0.1's deep iterator (eager, closed in
+// a finally) and checks what it may return: inner messages with offsets, or an
+// error Kafka's recover either catches (ErrCorruptRecord) or not
+// (ErrRecoveryAborted); the stream is closed either way.
+func drainLegacy(t *testing.T, m MessageHeader, payload []byte, d Decoders) {
+	it, err := OpenLegacyIterator(m, payload, d, true)
+	if err != nil {
+		if !errors.Is(err, ErrCorruptRecord) && !errors.Is(err, ErrRecoveryAborted) {
+			t.Fatalf("open: %v wraps neither ErrCorruptRecord nor ErrRecoveryAborted", err)
+		}
+		if it != nil && !it.StreamClosed() {
+			t.Fatal("0.10.0.1's iterator left its stream open after an error")
+		}
+		return
+	}
+	if !it.StreamClosed() {
+		t.Fatal("0.10.0.1's iterator left its stream open")
+	}
+	for n := 0; ; n++ {
+		if _, err := it.Next(); err != nil {
+			if !errors.Is(err, io.EOF) || n != it.RecordsRead() {
+				t.Fatalf("after %d of %d messages: %v", n, it.RecordsRead(), err)
+			}
+			return
+		}
+	}
+}
+
+// FuzzLegacyIterator feeds arbitrary bytes as the compressed value of a v0 or v1
+// wrapper, through 0.10.0.0's iterator (lazy for v0: one Next, then Close) and
+// 0.10.0.1's (eager). Nothing may panic or hang; errors are of the two kinds.
+func FuzzLegacyIterator(f *testing.F) {
+	for _, seg := range legacySeedSegments(f) {
+		m, err := parseMessage(seg[:logOverhead+binary.BigEndian.Uint32(seg[offsetBatchLength:])])
+		if err == nil && m.Codec().Compressed() {
+			f.Add(uint8(m.Magic), uint8(m.Codec()), m.Value)
+		}
+	}
+	f.Fuzz(func(t *testing.T, magic, codec uint8, payload []byte) {
+		m := MessageHeader{Offset: 1000, Magic: int8(magic % 2), Attributes: int8(1 + codec%3)}
+		for _, d := range []Decoders{DecodersModel, DecodersKafkaGo} {
+			drainLegacy(t, m, bytes.Clone(payload), d)
+			it, err := OpenLegacyIterator(m, bytes.Clone(payload), d, false)
+			if it != nil {
+				if err == nil {
+					_, err = it.Next()
+				}
+				it.Close()
+			}
+			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrCorruptRecord) && !errors.Is(err, ErrRecoveryAborted) {
+				t.Fatalf("0.10.0.0: %v wraps neither ErrCorruptRecord nor ErrRecoveryAborted", err)
+			}
+		}
+	})
 }
 
 // FuzzDeepIterator feeds arbitrary bytes as the records section of a batch of
@@ -173,7 +266,7 @@ func FuzzGzipReader(f *testing.F) {
 // FuzzRecover recovers an arbitrary segment file end to end: recovery must leave
 // the file at its valid size, and a second recovery must find nothing to do.
 func FuzzRecover(f *testing.F) {
-	for _, seg := range seedSegments(f) {
+	for _, seg := range append(seedSegments(f), legacySeedSegments(f)...) {
 		f.Add(seg, false, uint8(VariantDrain))
 		f.Add(append(bytes.Clone(seg), 1, 2, 3), true, uint8(VariantClose))
 	}
@@ -190,6 +283,9 @@ func FuzzRecover(f *testing.F) {
 			t.Fatal(err)
 		}
 		res, err := Recover(context.Background(), dir, RecoverConfig{Variant: v, IndexIntervalBytes: 100})
+		if errors.Is(err, ErrRecoveryAborted) {
+			return // what 0.10 threw out of recover; the broker would stop
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,7 @@ const (
 // newGzipReader maps the off-heap block, attaches the cleanup and reads the first
 // member header. On error nothing stays mapped.
 func newGzipReader(src []byte) (*gzipReader, error) {
-	block, err := allocOffheap(GzipOffheapBytes)
+	block, err := allocOffheap()
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,13 @@ func (g *gzipReader) memberTrailer() error {
 	return g.memberHeader(false)
 }
 
-// fill decodes until some output is unread, the stream ends or fails.
+// byteReadAhead is how much ReadByte decodes when nothing is left unread: a few
+// varints' worth, so that reading a record's length byte by byte stays cheap.
+const byteReadAhead = 256
+
+// fill decodes until some output is unread, the stream ends or fails. Like zlib
+// writing into the caller's buffer, it decodes about want bytes, no more, so
+// the window's pages become resident only as far as the reader got.
 func (g *gzipReader) fill(want int) error {
 	for g.unread() == 0 {
 		if g.err != nil {
@@ -143,7 +149,7 @@ func (g *gzipReader) fill(want int) error {
 			g.err = g.memberTrailer()
 			continue
 		}
-		g.err = g.decode(max(want, 4096))
+		g.err = g.decode(want)
 		if g.err != nil && g.unread() > 0 {
 			return nil // hand out what was decoded; the error comes next
 		}
@@ -172,7 +178,7 @@ func (g *gzipReader) ReadByte() (byte, error) {
 		return 0, ErrIteratorClosed
 	}
 	if g.rpos == g.wpos {
-		if err := g.fill(1); err != nil {
+		if err := g.fill(byteReadAhead); err != nil {
 			return 0, err
 		}
 	}

@@ -69,38 +69,47 @@ func OpenDeepIterator(h BatchHeader, records []byte, d Decoders) (*DeepIterator,
 		return nil, recordError("record count %d, last offset delta %d", h.RecordCount, h.LastOffsetDelta)
 	}
 	it := &DeepIterator{header: h}
-	codec := h.Codec()
-	if err := checkDeclaredSizes(codec, records); err != nil {
+	stream, dec, err := openStream(h.Codec(), records, d)
+	if err != nil {
 		return nil, err
+	}
+	it.stream, it.dec = stream, dec
+	return it, nil
+}
+
+// openStream starts decompressing records with the codec's decoder of the set d,
+// as CompressionFactory does for a wrapper message or a batch.
+func openStream(codec Codec, records []byte, d Decoders) (byteStream, io.Closer, error) {
+	if err := checkDeclaredSizes(codec, records); err != nil {
+		return nil, nil, err
 	}
 	// A *bytes.Reader, not a *bytes.Buffer: zstd decodes a small Buffer
 	// synchronously, and the model wants its default, asynchronous stream decoder.
 	src := bytes.NewReader(records)
 	switch {
 	case codec == CodecNone:
-		it.stream, it.dec = bufio.NewReaderSize(src, 4096), io.NopCloser(nil)
+		return bufio.NewReaderSize(src, 4096), io.NopCloser(nil), nil
 	case codec == CodecGzip && d == DecodersModel:
 		g, err := newGzipReader(records)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		it.stream, it.dec = g, g
+		return g, g, nil
 	case codec == CodecZstd && d == DecodersModel:
 		z, err := zstd.NewReader(src, zstd.WithDecoderMaxWindow(maxDeclaredBytes))
 		if err != nil {
-			return nil, fmt.Errorf("%w: zstd: %w", ErrCorruptRecord, err)
+			return nil, nil, fmt.Errorf("%w: zstd: %w", ErrCorruptRecord, err)
 		}
 		rc := z.IOReadCloser()
-		it.stream, it.dec = bufio.NewReaderSize(rc, 4096), rc
+		return bufio.NewReaderSize(rc, 4096), rc, nil
 	default:
 		c := compress.Compression(codec).Codec()
 		if c == nil {
-			return nil, recordError("unknown compression codec %d", int(codec))
+			return nil, nil, recordError("unknown compression codec %d", int(codec))
 		}
 		rc := c.NewReader(src)
-		it.stream, it.dec = bufio.NewReaderSize(rc, 4096), rc
+		return bufio.NewReaderSize(rc, 4096), rc, nil
 	}
-	return it, nil
 }
 
 // Next returns the next record, or io.EOF after the last one. After the number of

@@ -108,9 +108,14 @@ type SegmentResult struct {
 type BatchOffsets struct {
 	// Position is the byte offset of the batch in its segment.
 	Position int64
-	// FirstOffset is the offset the variant found; LastOffset comes from the
+	// FirstOffset is the first offset, from the header of a v2 batch or a plain
+	// message, through the deep iterator where one was opened, else -1 (a v0 or
+	// v1 wrapper's header holds only its last offset). LastOffset comes from the
 	// header.
 	FirstOffset, LastOffset int64
+	// IndexOffset is the offset of the index entry recovery made for the
+	// batch, -1 when none was due.
+	IndexOffset int64
 }
 
 // Recover does what a Kafka broker does with a log directory after an unclean
@@ -273,25 +278,35 @@ func (r *recoverer) recoverSegment(ctx context.Context, seg segmentFile) (Segmen
 		if err != nil {
 			return sr, fmt.Errorf("recover %s: %w", seg.path, err)
 		}
-		first, err := r.firstOffset(seg, b)
-		if err != nil {
-			sr.Corruption = &CorruptBatchError{Position: b.Position, Reason: err.Error()}
-			break
-		}
+		bo := BatchOffsets{Position: b.Position, FirstOffset: shallowFirstOffset(b), LastOffset: b.LastOffset(), IndexOffset: -1}
+		// LogSegment.recover: "if(validBytes - lastIndexEntry > indexIntervalBytes)";
+		// only then does Kafka look for the offset to index, and only then does
+		// 0.10 open a deep iterator.
 		if index.due(b.Position) {
-			if err := index.add(first, b.Position); err != nil {
+			offset, deep, err := r.indexOffset(seg, b)
+			if errors.Is(err, ErrRecoveryAborted) {
+				return sr, fmt.Errorf("recover %s at byte offset %d: %w", seg.path, b.Position, err)
+			}
+			if err == nil {
+				err = index.add(offset, b.Position)
+			}
+			if err != nil {
 				sr.Corruption = &CorruptBatchError{Position: b.Position, Reason: err.Error()}
 				break
 			}
+			bo.IndexOffset = offset
+			if deep >= 0 {
+				bo.FirstOffset = deep
+			}
 		}
 		if r.cfg.KeepBatches {
-			sr.Batches = append(sr.Batches, BatchOffsets{Position: b.Position, FirstOffset: first, LastOffset: b.Header.LastOffset()})
+			sr.Batches = append(sr.Batches, bo)
 		}
-		sr.ValidBytes = b.Position + b.Header.Size()
-		sr.NextOffset = b.Header.LastOffset() + 1
+		r.res.Records += recordsIn(b, sr.NextOffset)
+		sr.ValidBytes = b.Position + b.Size()
+		sr.NextOffset = b.LastOffset() + 1
 		r.res.Batches++
-		r.res.Records += int64(b.Header.RecordCount)
-		r.res.Bytes += b.Header.Size()
+		r.res.Bytes += b.Size()
 	}
 	if c := sr.Corruption; c != nil && !c.Incomplete {
 		r.log.begin("WARN").s("Found invalid messages in log segment ").s(seg.path).s(" at byte offset ").
@@ -314,12 +329,87 @@ func (r *recoverer) recoverSegment(ctx context.Context, seg segmentFile) (Segmen
 	return sr, f.Close()
 }
 
-// firstOffset learns the first offset of a valid batch the variant's way.
+// shallowFirstOffset is the first offset an entry's header tells: a v2 batch's
+// base offset, a plain v0 or v1 message's offset; -1 for a compressed v0 or v1
+// wrapper, whose header holds only the offset of its last inner message.
+func shallowFirstOffset(b Batch) int64 {
+	switch {
+	case !b.Legacy():
+		return b.Header.BaseOffset
+	case !b.Codec().Compressed():
+		return b.Message.Offset
+	}
+	return -1
+}
+
+// recordsIn counts the records of an entry: from a v2 header, or, for a v0 or
+// v1 wrapper, the offsets between the end of the previous entry and its last.
+func recordsIn(b Batch, next int64) int64 {
+	if !b.Legacy() {
+		return int64(b.Header.RecordCount)
+	}
+	return max(b.LastOffset()-next+1, 1)
+}
+
+// indexOffset is the offset the variant's Kafka version writes into the index
+// for the entry: the last offset from the header (modern Kafka, LogSegment.java
+// recover: offsetIndex().append(batch.lastOffset(), validBytes)), the entry's
+// own offset when it is not compressed, else the first inner offset through a
+// deep iterator (0.10: ByteBufferMessageSet.deepIterator(entry).next().offset).
+// deep is that inner offset, or -1 when no iterator was opened.
+func (r *recoverer) indexOffset(seg segmentFile, b Batch) (offset, deep int64, err error) {
+	switch {
+	case r.cfg.Variant == VariantHeader:
+		return b.LastOffset(), -1, nil
+	case !b.Codec().Compressed():
+		return shallowFirstOffset(b), -1, nil
+	case b.Legacy():
+		deep, err = r.legacyFirstOffset(seg, b)
+	default:
+		deep, err = r.firstOffset(seg, b)
+	}
+	return deep, deep, err
+}
+
+// legacyFirstOffset opens 0.10's deep iterator over a v0 or v1 wrapper and takes
+// its first inner offset, then closes it or not as the variant does.
+func (r *recoverer) legacyFirstOffset(seg segmentFile, b Batch) (int64, error) {
+	// The iterator gets its own copy, as the wrapper message owned its buffer.
+	it, err := OpenLegacyIterator(b.Message, bytes.Clone(b.Records()), r.cfg.Decoders, r.cfg.Variant == VariantDrain)
+	if it == nil {
+		return 0, err
+	}
+	r.res.IteratorsOpened++
+	r.log.begin("DEBUG").s("Opened deep iterator (").s(b.Codec().String()).s(", magic ").d(int64(b.Magic)).s(") for the batch at byte offset ").
+		d(b.Position).s(" in log segment ").s(seg.path).end(loggerLogSegment)
+	var first int64
+	if err == nil {
+		var rec Record
+		rec, err = it.Next()
+		if errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%w: NoSuchElementException: the wrapper holds no message", ErrRecoveryAborted)
+		}
+		first = rec.Offset
+	}
+	r.res.RecordsDecompressed += int64(it.RecordsRead())
+	if r.cfg.Variant == VariantClose {
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if it.StreamClosed() {
+		r.res.IteratorsClosed++
+		r.log.begin("DEBUG").s("Closed deep iterator (").s(b.Codec().String()).s(", magic ").d(int64(b.Magic)).s(") for the batch at byte offset ").
+			d(b.Position).s(" in log segment ").s(seg.path).s(" after ").d(int64(it.RecordsRead())).s(" messages").end(loggerLogSegment)
+	}
+	return first, err
+}
+
+// firstOffset learns the first offset of a compressed v2 batch through a deep
+// iterator, the variant's way. (0.10 never read v2 batches, which came with
+// 0.11; this is its recover logic applied to them, which the zstd codec needs.)
 func (r *recoverer) firstOffset(seg segmentFile, b Batch) (int64, error) {
 	h := b.Header
-	if !h.Codec().Compressed() || r.cfg.Variant == VariantHeader {
-		return h.BaseOffset, nil
-	}
 	// The iterator gets its own copy of the records, as Kafka 0.10's deep
 	// iterator read its wrapper message's own ByteBuffer; the batch buffer is
 	// reused for the next batch.

@@ -15,12 +15,29 @@ import (
 	"github.com/segmentio/kafka-go/protocol"
 )
 
-// smallLog is a log small enough for every test: 2 partitions × 3 segments × 12
-// batches × 6 records of 300 bytes, with index entries every 1000 bytes so every
-// segment has several.
+// smallLog is a log of record batches v2 small enough for every test: 2
+// partitions × 3 segments × 12 batches × 6 records of 300 bytes, with index
+// entries every 1000 bytes so every segment has several.
 func smallLog(codec Codec) LogConfig {
+	return formatLog(FormatV2, codec)
+}
+
+// formatLog is smallLog in the given message format.
+func formatLog(format Format, codec Codec) LogConfig {
 	return LogConfig{Topic: "orders", Partitions: 2, Segments: 3, BatchesPerSegment: 12,
-		RecordsPerBatch: 6, ValueBytes: 300, Codec: codec, IndexIntervalBytes: 1000, Seed: 7}
+		RecordsPerBatch: 6, ValueBytes: 300, Codec: codec, Format: format, IndexIntervalBytes: 1000, Seed: 7}
+}
+
+// eachFormatAndCodec runs f for every format and every codec Kafka wrote in it.
+func eachFormatAndCodec(t *testing.T, f func(t *testing.T, format Format, codec Codec)) {
+	for _, format := range Formats {
+		for _, codec := range Codecs {
+			if !format.supports(codec) {
+				continue
+			}
+			t.Run(format.String()+"/"+codec.String(), func(t *testing.T) { f(t, format, codec) })
+		}
+	}
 }
 
 func writeLog(t testing.TB, cfg LogConfig) (string, LogInfo) {
@@ -72,7 +89,79 @@ func readFiles(t testing.TB, dir string) map[string][]byte {
 	return files
 }
 
-// comparable strips the paths, which differ between copies of a log.
+// TestRoundTripEveryCodecAndVariant recovers a valid log of every format and
+// codec with every variant: every batch's offsets, each variant's index entries
+// as its Kafka version computes them, the deep iterators it opens and leaves
+// open, and the files left as they were (the index rebuilt as the writer's
+// Kafka version wrote it, when the variant's version is the same).
+func TestRoundTripEveryCodecAndVariant(t *testing.T) {
+	eachFormatAndCodec(t, func(t *testing.T, format Format, codec Codec) {
+		cfg := formatLog(format, codec)
+		dir, info := writeLog(t, cfg)
+		written := readFiles(t, dir)
+		var reference Result
+		for i, variant := range []Variant{VariantHeader, VariantDrain, VariantClose, VariantLeaky} {
+			copied := copyDir(t, dir)
+			res, err := Recover(context.Background(), copied, RecoverConfig{
+				Variant: variant, IndexIntervalBytes: cfg.IndexIntervalBytes, KeepBatches: true})
+			if err != nil {
+				t.Fatalf("%s: %v", variant, err)
+			}
+			checkRecoveredOffsets(t, variant, cfg, res)
+			entries := checkIndexRule(t, variant, cfg, res)
+			got := readFiles(t, copied)
+			for name, b := range written {
+				same := bytes.Equal(got[name], b)
+				if strings.HasSuffix(name, indexSuffix) && !writerIndexMatches(cfg, variant) {
+					continue // checked against the variant's own rule above
+				}
+				if !same {
+					t.Errorf("%s: recovery changed %s of a valid log", variant, name)
+				}
+			}
+			checkIteratorCounters(t, cfg, variant, info, entries, res)
+			if i == 0 {
+				reference = comparable(res)
+			} else if got := comparable(res); !reflect.DeepEqual(got, reference) {
+				t.Errorf("%s recovered\n%+v\nheader recovered\n%+v", variant, got, reference)
+			}
+		}
+	})
+}
+
+// writerIndexMatches reports whether the variant rebuilds the index the writer
+// wrote: 0.10.0.0's LogSegment.append indexed a message set's first offset, as
+// 0.10's recover does (but per appended set, where recover goes per message of
+// an uncompressed set); modern Kafka indexes a batch's last offset in both.
+func writerIndexMatches(cfg LogConfig, v Variant) bool {
+	if cfg.Format.Legacy() {
+		return v != VariantHeader && cfg.Codec.Compressed()
+	}
+	return v == VariantHeader
+}
+
+// expectedEntries lists the (first, last) offsets of the entries of segment s
+// as the writer makes them: a batch or wrapper per batch, or, for uncompressed
+// v0 and v1, a message per record.
+func expectedEntries(cfg LogConfig, s int) [][2]int64 {
+	perBatch := int64(cfg.RecordsPerBatch)
+	base := int64(s) * int64(cfg.BatchesPerSegment) * perBatch
+	var out [][2]int64
+	for b := range int64(cfg.BatchesPerSegment) {
+		first := base + b*perBatch
+		if cfg.Format.Legacy() && !cfg.Codec.Compressed() {
+			for o := first; o < first+perBatch; o++ {
+				out = append(out, [2]int64{o, o})
+			}
+			continue
+		}
+		out = append(out, [2]int64{first, first + perBatch - 1})
+	}
+	return out
+}
+
+// comparable strips what differs between variants: the paths and the index
+// entries (checked on their own), the iterator counters.
 func comparable(res Result) Result {
 	out := res
 	out.Partitions = nil
@@ -81,6 +170,7 @@ func comparable(res Result) Result {
 		q.Recovered = nil
 		for _, s := range p.Recovered {
 			s.Path = filepath.Base(s.Path)
+			s.Batches = nil
 			q.Recovered = append(q.Recovered, s)
 		}
 		out.Partitions = append(out.Partitions, q)
@@ -89,60 +179,34 @@ func comparable(res Result) Result {
 	return out
 }
 
-func TestRoundTripEveryCodecAndVariant(t *testing.T) {
-	for _, codec := range Codecs {
-		t.Run(codec.String(), func(t *testing.T) {
-			cfg := smallLog(codec)
-			dir, info := writeLog(t, cfg)
-			written := readFiles(t, dir)
-			var reference Result
-			for i, variant := range []Variant{VariantHeader, VariantDrain, VariantClose, VariantLeaky} {
-				copied := copyDir(t, dir)
-				res, err := Recover(context.Background(), copied, RecoverConfig{
-					Variant: variant, IndexIntervalBytes: cfg.IndexIntervalBytes, KeepBatches: true})
-				if err != nil {
-					t.Fatalf("%s: %v", variant, err)
-				}
-				checkRecoveredOffsets(t, variant, cfg, res)
-				checkIndexRule(t, res, cfg.IndexIntervalBytes)
-				if got := readFiles(t, copied); !reflect.DeepEqual(got, written) {
-					t.Errorf("%s: recovery changed the files of a valid log (indexes must be rebuilt identical)", variant)
-				}
-				checkIteratorCounters(t, codec, variant, info, res)
-				if i == 0 {
-					reference = comparable(res)
-				} else if got := comparable(res); !reflect.DeepEqual(got, reference) {
-					t.Errorf("%s recovered\n%+v\nheader recovered\n%+v", variant, got, reference)
-				}
-			}
-		})
-	}
-}
-
-// checkRecoveredOffsets checks every batch's offsets against the offsets the
-// writer gave the records: batch b of segment s starts at (s·batches+b)·records.
+// checkRecoveredOffsets checks every entry's offsets against the offsets the
+// writer gave the records. The first offset of a compressed v0 or v1 wrapper is
+// known only where a deep iterator read it.
 func checkRecoveredOffsets(t *testing.T, variant Variant, cfg LogConfig, res Result) {
 	t.Helper()
-	perBatch := int64(cfg.RecordsPerBatch)
-	perSegment := int64(cfg.BatchesPerSegment) * perBatch
+	perSegment := int64(cfg.BatchesPerSegment) * int64(cfg.RecordsPerBatch)
 	if len(res.Partitions) != cfg.Partitions {
 		t.Fatalf("%s: %d partitions recovered, want %d", variant, len(res.Partitions), cfg.Partitions)
 	}
+	wrappers := cfg.Format.Legacy() && cfg.Codec.Compressed()
 	for p, pr := range res.Partitions {
 		if pr.Name != PartitionDirName(cfg.Topic, p) || pr.LogEndOffset != int64(cfg.Segments)*perSegment ||
 			pr.NumSegments != cfg.Segments || len(pr.Recovered) != cfg.Segments {
 			t.Fatalf("%s: partition %d: %+v", variant, p, pr)
 		}
 		for s, sr := range pr.Recovered {
-			base := int64(s) * perSegment
-			if sr.BaseOffset != base || sr.TruncatedBytes != 0 || sr.Corruption != nil || len(sr.Batches) != cfg.BatchesPerSegment {
+			want := expectedEntries(cfg, s)
+			if sr.BaseOffset != int64(s)*perSegment || sr.TruncatedBytes != 0 || sr.Corruption != nil || len(sr.Batches) != len(want) {
 				t.Fatalf("%s: %s segment %d: %+v", variant, pr.Name, s, sr)
 			}
 			for b, bo := range sr.Batches {
-				first := base + int64(b)*perBatch
-				if bo.FirstOffset != first || bo.LastOffset != first+perBatch-1 {
-					t.Fatalf("%s: %s segment %d batch %d: offsets %d…%d, want %d…%d",
-						variant, pr.Name, s, b, bo.FirstOffset, bo.LastOffset, first, first+perBatch-1)
+				first := want[b][0]
+				if wrappers && (variant == VariantHeader || bo.IndexOffset < 0) {
+					first = -1
+				}
+				if bo.FirstOffset != first || bo.LastOffset != want[b][1] {
+					t.Fatalf("%s: %s segment %d entry %d: offsets %d…%d, want %d…%d",
+						variant, pr.Name, s, b, bo.FirstOffset, bo.LastOffset, first, want[b][1])
 				}
 			}
 		}
@@ -150,65 +214,117 @@ func checkRecoveredOffsets(t *testing.T, variant Variant, cfg LogConfig, res Res
 }
 
 // checkIndexRule checks every rebuilt index against Kafka's rule, restated here
-// on its own: walking the batches in order, the batch at position p gets an entry
-// (its first offset, p) when p minus the position of the last entry (0 at the
-// start) is more than the interval, so the first batch never does.
-func checkIndexRule(t *testing.T, res Result, interval int) {
+// on its own: walking the entries of the file in order, the entry at position p
+// gets an index entry when p minus the position of the last one (0 at the
+// start) is more than the interval, so the first never does; its offset is the
+// entry's last offset for header (modern Kafka) and its first for the 0.10
+// variants. It returns the number of index entries.
+func checkIndexRule(t *testing.T, variant Variant, cfg LogConfig, res Result) int64 {
 	t.Helper()
+	var n int64
 	for _, pr := range res.Partitions {
-		for _, sr := range pr.Recovered {
+		for s, sr := range pr.Recovered {
 			got, err := ReadIndex(strings.TrimSuffix(sr.Path, logSuffix)+indexSuffix, sr.BaseOffset)
 			if err != nil {
 				t.Fatal(err)
 			}
+			offsets := expectedEntries(cfg, s)
+			positions := entryPositions(t, sr.Path)
+			if len(positions) != len(offsets) {
+				t.Fatalf("%s segment %d: %d entries in the file, want %d", pr.Name, sr.BaseOffset, len(positions), len(offsets))
+			}
 			var want []IndexEntry
 			last := int64(0)
-			for _, b := range sr.Batches {
-				if b.Position-last > int64(interval) {
-					want = append(want, IndexEntry{Offset: b.FirstOffset, Position: b.Position})
-					last = b.Position
+			for i, pos := range positions {
+				if pos-last > int64(cfg.IndexIntervalBytes) {
+					offset := offsets[i][0]
+					if variant == VariantHeader {
+						offset = offsets[i][1]
+					}
+					want = append(want, IndexEntry{Offset: offset, Position: pos})
+					last = pos
 				}
 			}
 			if len(want) < 2 || !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s segment %d: index %v, want %v", pr.Name, sr.BaseOffset, got, want)
+				t.Fatalf("%s %s segment %d: index %v, want %v", variant, pr.Name, sr.BaseOffset, got, want)
 			}
+			n += int64(len(want))
 		}
 	}
+	return n
 }
 
-func checkIteratorCounters(t *testing.T, codec Codec, variant Variant, info LogInfo, res Result) {
+// entryPositions walks a segment file by the size field every format has at
+// byte 8 (the bytes after the 12-byte log overhead), without the package's
+// reader.
+func entryPositions(t *testing.T, path string) []int64 {
 	t.Helper()
-	wantOpened := info.Batches
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	for pos := 0; pos < len(b); pos += 12 + int(binary.BigEndian.Uint32(b[pos+8:])) {
+		out = append(out, int64(pos))
+	}
+	return out
+}
+
+// checkIteratorCounters checks the deep iterators against what each variant's
+// Kafka version does: one per index entry of a compressed entry (never for
+// header), left open only by 0.10.0.0 over a v0 wrapper (lazy) or a v2 batch,
+// reading one message lazily and every message eagerly.
+func checkIteratorCounters(t *testing.T, cfg LogConfig, variant Variant, info LogInfo, entries int64, res Result) {
+	t.Helper()
+	codec, n := cfg.Codec, int64(cfg.RecordsPerBatch)
+	wantOpened := entries
 	if !codec.Compressed() || variant == VariantHeader {
 		wantOpened = 0
 	}
 	wantClosed, wantRecords := wantOpened, wantOpened
+	eager := cfg.Format == FormatV1
 	switch variant {
 	case VariantLeaky:
-		wantClosed = 0
-	case VariantDrain:
-		wantRecords = info.Records
-		if wantOpened == 0 {
-			wantRecords = 0
+		if !eager {
+			wantClosed = 0
 		}
+	case VariantDrain:
+		eager = true
+	}
+	if eager {
+		wantRecords = wantOpened * n
 	}
 	if res.IteratorsOpened != wantOpened || res.IteratorsClosed != wantClosed || res.RecordsDecompressed != wantRecords {
-		t.Errorf("%s/%s: opened %d closed %d decompressed %d records, want %d %d %d", codec, variant,
+		t.Errorf("%s/%s/%s: opened %d closed %d decompressed %d records, want %d %d %d", cfg.Format, codec, variant,
 			res.IteratorsOpened, res.IteratorsClosed, res.RecordsDecompressed, wantOpened, wantClosed, wantRecords)
 	}
+	if res.IndexEntries != entries {
+		t.Errorf("%s/%s/%s: %d index entries, the rule says %d", cfg.Format, codec, variant, res.IndexEntries, entries)
+	}
 	if res.Batches != info.Batches || res.Records != info.Records || res.Bytes != info.Bytes {
-		t.Errorf("%s/%s: %d batches %d records %d bytes, want %d %d %d", codec, variant,
+		t.Errorf("%s/%s/%s: %d batches %d records %d bytes, want %d %d %d", cfg.Format, codec, variant,
 			res.Batches, res.Records, res.Bytes, info.Batches, info.Records, info.Bytes)
 	}
 }
 
 // TestSegmentsReadableByKafkaGo reads every segment with kafka-go's own decoder,
-// protocol.RecordSet.ReadFrom, and checks base offsets, record offsets, keys and
-// values against what the writer generated.
+// protocol.RecordSet.ReadFrom (record batches v2, and message sets v0 and v1 with
+// their CRC-32), and checks base offsets, record offsets, keys, values and
+// timestamps against what the writer generated. kafka-go turns every wrapper's
+// inner offsets into absolute ones as v1 asks, which is wrong for v0 wrappers
+// (whose inner offsets are absolute already), so their offsets are not compared.
 func TestSegmentsReadableByKafkaGo(t *testing.T) {
-	for _, codec := range Codecs {
-		t.Run(codec.String(), func(t *testing.T) {
-			cfg := smallLog(codec)
+	eachFormatAndCodec(t, func(t *testing.T, format Format, codec Codec) {
+		{
+			cfg := formatLog(format, codec)
+			wantBatches := cfg.BatchesPerSegment
+			if format.Legacy() && !codec.Compressed() {
+				wantBatches *= cfg.RecordsPerBatch
+			}
+			wantVersion := int8(2)
+			if format.Legacy() {
+				wantVersion = 1
+			}
 			dir, _ := writeLog(t, cfg)
 			gen := recordGenerator{seed: cfg.Seed, valueBytes: cfg.ValueBytes}
 			for p := range cfg.Partitions {
@@ -228,16 +344,15 @@ func TestSegmentsReadableByKafkaGo(t *testing.T) {
 						t.Fatalf("kafka-go cannot read %s: %v", seg.path, err)
 					}
 					stream, ok := rs.Records.(*protocol.RecordStream)
-					if !ok || len(stream.Records) != cfg.BatchesPerSegment || rs.Version != 2 || rs.Attributes.Compression() != 0 && int(rs.Attributes.Compression()) != int(codec) {
+					if !ok || len(stream.Records) != wantBatches || rs.Version != wantVersion || rs.Attributes.Compression() != 0 && int(rs.Attributes.Compression()) != int(codec) {
 						t.Fatalf("kafka-go read %T with %d batches, version %d, attributes %v", rs.Records, len(stream.Records), rs.Version, rs.Attributes)
 					}
 					for _, batch := range stream.Records {
-						rb := batch.(*protocol.RecordBatch)
-						if rb.BaseOffset != want {
+						if rb, ok := batch.(*protocol.RecordBatch); ok && rb.BaseOffset != want {
 							t.Fatalf("batch base offset %d, want %d", rb.BaseOffset, want)
 						}
 						for {
-							rec, err := rb.ReadRecord()
+							rec, err := batch.ReadRecord()
 							if errors.Is(err, io.EOF) {
 								break
 							}
@@ -246,10 +361,11 @@ func TestSegmentsReadableByKafkaGo(t *testing.T) {
 							}
 							key, _ := protocol.ReadAll(rec.Key)
 							value, _ := protocol.ReadAll(rec.Value)
-							if rec.Offset != want || !bytes.Equal(key, gen.key(nil, p, want)) || !bytes.Equal(value, gen.value(nil, p, want)) {
+							v0Wrapper := format == FormatV0 && codec.Compressed()
+							if rec.Offset != want && !v0Wrapper || !bytes.Equal(key, gen.key(nil, p, want)) || !bytes.Equal(value, gen.value(nil, p, want)) {
 								t.Fatalf("record %d: offset %d key %q value %.40q…", want, rec.Offset, key, value)
 							}
-							if rec.Time.UnixMilli() != recordTime+want {
+							if format != FormatV0 && rec.Time.UnixMilli() != recordTime+want {
 								t.Fatalf("record %d: time %v", want, rec.Time)
 							}
 							want++
@@ -260,8 +376,8 @@ func TestSegmentsReadableByKafkaGo(t *testing.T) {
 					t.Fatalf("kafka-go read %d records", want)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestDeepIteratorReadsWhatWasWritten drains every batch through both decoder sets

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/segmentio/kafka-go/compress"
 	"github.com/segmentio/kafka-go/protocol"
 )
 
@@ -24,6 +25,9 @@ type LogConfig struct {
 	ValueBytes int
 	// Codec compresses every batch.
 	Codec Codec
+	// Format is the message format: v0 and v1 write a compressed batch as one
+	// wrapper message holding the inner message set, v2 record batches.
+	Format Format
 	// IndexIntervalBytes places offset index entries (Kafka's
 	// index.interval.bytes); 0 means DefaultIndexIntervalBytes.
 	IndexIntervalBytes int
@@ -35,12 +39,13 @@ type LogConfig struct {
 	Seed uint64
 }
 
-// DefaultLogConfig returns the sizes of the issue: 4 partitions × 20 segments ×
-// 500 batches × 20 records of 512-byte values, zstd.
+// DefaultLogConfig returns the log of KAFKA-3933 as it happened: 4 partitions ×
+// 20 segments × 500 batches × 20 records of 512-byte values, gzip, in message
+// format v0, the format of the brokers that leaked.
 func DefaultLogConfig() LogConfig {
 	return LogConfig{
 		Topic: "recovery", Partitions: 4, Segments: 20, BatchesPerSegment: 500,
-		RecordsPerBatch: 20, ValueBytes: 512, Codec: CodecZstd,
+		RecordsPerBatch: 20, ValueBytes: 512, Codec: CodecGzip, Format: FormatV0,
 		IndexIntervalBytes: DefaultIndexIntervalBytes,
 	}
 }
@@ -59,6 +64,10 @@ func (c *LogConfig) normalize() error {
 		return fmt.Errorf("%w: value size %d outside 0…1 MiB", ErrInvalidConfig, c.ValueBytes)
 	case int(c.Codec) < 0 || int(c.Codec) >= len(codecNames):
 		return fmt.Errorf("%w: codec %d", ErrInvalidConfig, c.Codec)
+	case c.Format < 0 || int(c.Format) >= len(formatNames):
+		return fmt.Errorf("%w: format %d", ErrInvalidConfig, c.Format)
+	case !c.Format.supports(c.Codec):
+		return fmt.Errorf("%w: %s came with Kafka 2.1 in record batches v2; message format %s has no %s", ErrInvalidConfig, c.Codec, c.Format, c.Codec)
 	case c.IndexIntervalBytes < 0:
 		return fmt.Errorf("%w: negative index interval", ErrInvalidConfig)
 	case c.FlushedSegments < 0 || c.FlushedSegments > c.Segments:
@@ -75,7 +84,8 @@ type LogInfo struct {
 	Dir string
 	// Partitions describes every partition folder.
 	Partitions []PartitionInfo
-	// Batches, Records and Bytes are totals over the partitions; Bytes counts
+	// Batches, Records and Bytes are totals over the partitions; Batches counts
+	// entries (batches, wrapper messages, or plain v0 and v1 messages), Bytes
 	// segment bytes, UncompressedBytes the record keys and values.
 	Batches, Records, Bytes, UncompressedBytes int64
 }
@@ -95,8 +105,12 @@ type PartitionInfo struct {
 }
 
 // WriteLog writes a log directory as a broker has it: one folder per partition,
-// segments of record batches v2 encoded by kafka-go's protocol.RecordSet with
-// their offset indexes, and the recovery-point-offset-checkpoint.
+// segments with their offset indexes, and the recovery-point-offset-checkpoint.
+// Format v2 segments hold record batches encoded by kafka-go's
+// protocol.RecordSet, indexed at each batch's last offset as modern Kafka's
+// LogSegment.append does; v0 and v1 segments hold messages as Kafka 0.10.0.0's
+// ByteBufferMessageSet wrote them (a compressed batch is one wrapper message),
+// indexed at each message set's first offset as its LogSegment.append did.
 func WriteLog(ctx context.Context, dir string, cfg LogConfig) (LogInfo, error) {
 	if err := cfg.normalize(); err != nil {
 		return LogInfo{}, err
@@ -125,6 +139,8 @@ type logWriter struct {
 	data    []byte // keys and values of one batch
 	records []protocol.Record
 	encoded bytes.Buffer
+	inner   []byte // a v0 or v1 message set before compression
+	wrapper []byte // its wrapper message
 }
 
 func (w *logWriter) writePartition(ctx context.Context, dir string, p int, info *LogInfo) (PartitionInfo, error) {
@@ -170,12 +186,20 @@ func (w *logWriter) writeSegment(ctx context.Context, pdir string, p int, base i
 			return 0, err
 		}
 		first := base + int64(b)*int64(cfg.RecordsPerBatch)
-		batch, err := w.encodeBatch(p, first)
+		var batch []byte
+		var err error
+		indexed := first
+		if cfg.Format.Legacy() {
+			batch, err = w.encodeMessageSet(p, first)
+		} else {
+			batch, err = w.encodeBatch(p, first)
+			indexed = first + int64(cfg.RecordsPerBatch) - 1
+		}
 		if err != nil {
 			return 0, err
 		}
 		if index.due(pos) {
-			if err := index.add(first, pos); err != nil {
+			if err := index.add(indexed, pos); err != nil {
 				return 0, err
 			}
 		}
@@ -184,6 +208,9 @@ func (w *logWriter) writeSegment(ctx context.Context, pdir string, p int, base i
 		}
 		pos += int64(len(batch))
 		info.Batches++
+		if cfg.Format.Legacy() && !cfg.Codec.Compressed() {
+			info.Batches += int64(cfg.RecordsPerBatch) - 1 // one entry per message
+		}
 		info.Records += int64(cfg.RecordsPerBatch)
 		info.Bytes += int64(len(batch))
 		info.UncompressedBytes += int64(len(w.data))
@@ -198,6 +225,45 @@ func (w *logWriter) writeSegment(ctx context.Context, pdir string, p int, base i
 		return 0, err
 	}
 	return index.entries(), nil
+}
+
+// encodeMessageSet returns the records first…first+RecordsPerBatch-1 as a
+// message set of format v0 or v1, as Kafka 0.10.0.0's ByteBufferMessageSet
+// writes it: plain messages when not compressed, else one wrapper message whose
+// value is the compressed inner messages (absolute offsets in v0, relative
+// offsets 0…n-1 in v1) and whose offset is the last inner offset.
+func (w *logWriter) encodeMessageSet(p int, first int64) ([]byte, error) {
+	cfg := w.cfg
+	magic := int8(cfg.Format)
+	n := int64(cfg.RecordsPerBatch)
+	w.data = w.data[:0]
+	w.inner = w.inner[:0]
+	for i := range n {
+		off := first + i
+		k0 := len(w.data)
+		w.data = w.gen.key(w.data, p, off)
+		k1 := len(w.data)
+		w.data = w.gen.value(w.data, p, off)
+		inner := off
+		if magic > 0 && cfg.Codec.Compressed() {
+			inner = i
+		}
+		w.inner = appendMessage(w.inner, inner, magic, 0, recordTime+off, w.data[k0:k1], w.data[k1:])
+	}
+	if !cfg.Codec.Compressed() {
+		return w.inner, nil
+	}
+	w.encoded.Reset()
+	zw := compress.Compression(cfg.Codec).Codec().NewWriter(&w.encoded)
+	if _, err := zw.Write(w.inner); err != nil {
+		return nil, fmt.Errorf("compress message set at offset %d: %w", first, err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compress message set at offset %d: %w", first, err)
+	}
+	last := first + n - 1
+	w.wrapper = appendMessage(w.wrapper[:0], last, magic, int8(cfg.Codec), recordTime+last, nil, w.encoded.Bytes())
+	return w.wrapper, nil
 }
 
 // encodeBatch returns the batch of records first…first+RecordsPerBatch-1 as

@@ -1,0 +1,235 @@
+package recovery
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/leakui/leakui/internal/testtool"
+	"github.com/leakui/leakui/workload"
+)
+
+// calibrationStreams is how many streams both sides leave open.
+const calibrationStreams = 2000
+
+// Environment of the calibration child.
+const (
+	envPayloads = "RECOVERY_TEST_PAYLOADS"
+	envStreams  = "RECOVERY_TEST_STREAMS"
+)
+
+// jvmReport is what GzipLeak.java prints.
+type jvmReport struct {
+	Streams            int64 `json:"streams"`
+	Payloads           int64 `json:"payloads"`
+	RSSBefore          int64 `json:"rss_before"`
+	RSSAfter           int64 `json:"rss_after"`
+	RSSCollected       int64 `json:"rss_collected"`
+	NMTCommittedBefore int64 `json:"nmt_committed_before"`
+	NMTCommittedAfter  int64 `json:"nmt_committed_after"`
+}
+
+// modelReport is what the Go model's calibration child measured.
+type modelReport struct {
+	Streams                        int64
+	Before, After, Collected       workload.Memory
+	OffheapAfter, OffheapCollected OffheapStats
+	// Resident is what mincore counts of the model's mappings with the streams open.
+	Resident int64
+}
+
+func init() {
+	children["gzipstreams"] = childGzipStreams
+}
+
+// calibrationPayloads writes a log of the default shape (gzip, format v0, 20
+// records of 512 bytes per wrapper) and returns the wrapper messages' values,
+// the compressed inner message sets a deep iterator reads, in a file of
+// length-prefixed payloads that GzipLeak.java reads too.
+func calibrationPayloads(t *testing.T) string {
+	t.Helper()
+	cfg := DefaultLogConfig()
+	cfg.Partitions, cfg.Segments, cfg.BatchesPerSegment = 1, 1, 100
+	dir, _ := writeLog(t, cfg)
+	f, err := os.Open(filepath.Join(dir, PartitionDirName(cfg.Topic, 0), SegmentFileName(0, logSuffix)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	r := NewBatchReader(f, st.Size(), 0)
+	var out []byte
+	for {
+		b, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !b.Legacy() || b.Codec() != CodecGzip {
+			t.Fatalf("entry at %d: magic %d codec %s", b.Position, b.Magic, b.Codec())
+		}
+		out = binary.BigEndian.AppendUint32(out, uint32(len(b.Records())))
+		out = append(out, b.Records()...)
+	}
+	path := filepath.Join(t.TempDir(), "payloads.bin")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// readPayloads reads the file calibrationPayloads writes.
+func readPayloads(path string) ([][]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for len(b) >= 4 {
+		n := int(binary.BigEndian.Uint32(b))
+		if n > len(b)-4 {
+			return nil, errors.New("truncated payload file")
+		}
+		out = append(out, b[4:4+n])
+		b = b[4+n:]
+	}
+	return out, nil
+}
+
+// childGzipStreams is the model's side of the calibration: the same streams as
+// GzipLeak.java, through 0.10.0.0's deep iterator over v0 wrappers, left open.
+func childGzipStreams() (any, error) {
+	payloads, err := readPayloads(os.Getenv(envPayloads))
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(os.Getenv(envStreams))
+	if err != nil {
+		return nil, err
+	}
+	wrapper := MessageHeader{Magic: 0, Attributes: int8(CodecGzip)}
+	openOne := func(i int) (*LegacyIterator, error) {
+		// Each stream owns its payload, as each wrapper message owned its buffer.
+		it, err := OpenLegacyIterator(wrapper, bytes.Clone(payloads[i%len(payloads)]), DecodersModel, false)
+		if err != nil {
+			return nil, err
+		}
+		_, err = it.Next()
+		return it, err
+	}
+	// Warm up as the JVM side does, closing what it opens.
+	for i := range 200 {
+		it, err := openOne(i)
+		if err != nil {
+			return nil, err
+		}
+		it.Close()
+	}
+	runtime.GC()
+	runtime.GC()
+	rep := modelReport{Streams: int64(n), Before: workload.ReadMemory()}
+	open := make([]*LegacyIterator, 0, n)
+	for i := range n {
+		it, err := openOne(i)
+		if err != nil {
+			return nil, err
+		}
+		open = append(open, it)
+	}
+	rep.After, rep.OffheapAfter = workload.ReadMemory(), ReadOffheap()
+	if rep.Resident, err = OffheapResident(); err != nil {
+		return nil, err
+	}
+	runtime.KeepAlive(open)
+	open = nil
+	for deadline := time.Now().Add(10 * time.Second); ReadOffheap().Blocks > 0 && time.Now().Before(deadline); {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Give the Go heap's free pages back, so that what stays resident is what
+	// the allocator model keeps.
+	debug.FreeOSMemory()
+	rep.Collected, rep.OffheapCollected = workload.ReadMemory(), ReadOffheap()
+	return rep, nil
+}
+
+// runGzipLeak compiles and runs the JVM reference over the payloads.
+func runGzipLeak(t *testing.T, payloads string, streams int) (jvmReport, string) {
+	t.Helper()
+	javac := testtool.Require(t, "jdk", "javac")
+	java := filepath.Join(filepath.Dir(javac), "java")
+	classes, out := t.TempDir(), t.TempDir()
+	if b, err := exec.Command(javac, "-d", classes, filepath.Join("testdata", "jvm", "GzipLeak.java")).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, b)
+	}
+	cmd := exec.Command(java, "-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:NativeMemoryTracking=summary",
+		"-cp", classes, "GzipLeak", payloads, strconv.Itoa(streams), out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("java GzipLeak: %v\n%s", err, stderr.String())
+	}
+	var rep jvmReport
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("GzipLeak printed %q: %v", stdout.String(), err)
+	}
+	return rep, out
+}
+
+// TestGzipModelMatchesTheJVM is the calibration of the gzip model against a real
+// JVM: GzipLeak.java and the model open the same number of gzip streams over the
+// same payloads (v0 wrapper values written by WriteLog), read the first inner
+// message of each and leave them open. The model's growth of the memory outside
+// the Go heap per stream must be within ±25% of the JVM's resident-set growth
+// per stream (its Java heap committed and touched up front, so the growth is
+// native memory).
+func TestGzipModelMatchesTheJVM(t *testing.T) {
+	payloads := calibrationPayloads(t)
+	jvm, _ := runGzipLeak(t, payloads, calibrationStreams)
+	var model modelReport
+	runInChild(t, "gzipstreams", &model, envPayloads+"="+payloads, envStreams+"="+strconv.Itoa(calibrationStreams), "GOGC=off")
+
+	jvmPer := float64(jvm.RSSAfter-jvm.RSSBefore) / float64(jvm.Streams)
+	nmtPer := float64(jvm.NMTCommittedAfter-jvm.NMTCommittedBefore) / float64(jvm.Streams)
+	jvmKept := float64(jvm.RSSCollected-jvm.RSSBefore) / float64(jvm.RSSAfter-jvm.RSSBefore)
+	modelPer := float64(gap(model.After)-gap(model.Before)) / float64(model.Streams)
+	modelKept := float64(model.Collected.RSS-model.Before.RSS) / float64(gap(model.After)-gap(model.Before))
+	t.Logf("JVM: RSS %+.0f B per stream, NMT committed %+.0f B per stream, %.0f%% of the growth kept after the streams were collected",
+		jvmPer, nmtPer, 100*jvmKept)
+	t.Logf("model: RSS − heap in use %+.0f B per stream (%.2f× the JVM), %.0f%% kept after collection; heap in use %+d B",
+		modelPer, modelPer/jvmPer, 100*modelKept, model.After.HeapInuse-model.Before.HeapInuse)
+	residentPer := float64(model.Resident) / float64(model.Streams)
+	t.Logf("model: %.0f B resident per stream by mincore (the warm-up's blocks included)", residentPer)
+	if r := residentPer / jvmPer; r < 0.75 || r > 1.25 {
+		t.Errorf("mincore counts %.0f B per stream, %.2f× the JVM's %.0f B", residentPer, r, jvmPer)
+	}
+	if jvmPer < 4096 {
+		t.Fatalf("the JVM grew by %.0f B per open stream: the reference measured nothing", jvmPer)
+	}
+	if r := JVMGzipStreamBytes / jvmPer; r < 0.85 || r > 1.15 {
+		t.Errorf("JVMGzipStreamBytes (%d) is %.2f× what the JVM measured now (%.0f B): measure it again", JVMGzipStreamBytes, r, jvmPer)
+	}
+	if r := modelPer / jvmPer; r < 0.75 || r > 1.25 {
+		t.Errorf("the model grows by %.0f B per stream, %.2f× the JVM's %.0f B (want within ±25%%)", modelPer, r, jvmPer)
+	}
+	if model.OffheapAfter.Blocks != model.Streams || model.OffheapCollected.Blocks != 0 ||
+		model.OffheapCollected.ReleasedByCleanup-model.OffheapAfter.ReleasedByCleanup != model.Streams {
+		t.Errorf("model: %d blocks live with the streams open, %d after collection, %d released by cleanups",
+			model.OffheapAfter.Blocks, model.OffheapCollected.Blocks, model.OffheapCollected.ReleasedByCleanup-model.OffheapAfter.ReleasedByCleanup)
+	}
+	if d := modelKept - jvmKept; d < -0.25 || d > 0.25 {
+		t.Errorf("after collection the model keeps %.0f%% of its growth resident, the JVM %.0f%% (want within 25 points)", 100*modelKept, 100*jvmKept)
+	}
+}
