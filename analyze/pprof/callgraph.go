@@ -50,12 +50,17 @@ type graphBuilder struct {
 	byName map[string]int32
 }
 
-func newGraphBuilder(nTypes, samples int) *graphBuilder {
+// newGraphBuilder starts a call graph of samples samples and stackEntries
+// location references in all, of locs locations (capacities only: the decoder
+// knows them from its census; the other callers may pass 0).
+func newGraphBuilder(nTypes, samples, stackEntries, locs int) *graphBuilder {
 	return &graphBuilder{
 		g: &callGraph{
 			nTypes:  nTypes,
 			offsets: make([]int32, 1, samples+1),
 			values:  make([]int64, 0, samples*nTypes),
+			stacks:  make([]int32, 0, stackEntries),
+			locs:    make([]graphLoc, 0, locs),
 		},
 		byName: make(map[string]int32),
 	}
@@ -95,7 +100,7 @@ func (b *graphBuilder) sample(locs []int32, values []int64) {
 // graphFromProfile converts a profile parsed by github.com/google/pprof/profile
 // (the legacy formats, and protos that ask for frames to be dropped).
 func graphFromProfile(p *profile.Profile) *callGraph {
-	b := newGraphBuilder(len(p.SampleType), len(p.Sample))
+	b := newGraphBuilder(len(p.SampleType), len(p.Sample), 0, len(p.Location))
 	index := make(map[uint64]int32, len(p.Location))
 	for _, l := range p.Location {
 		var loc graphLoc

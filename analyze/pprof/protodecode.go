@@ -53,19 +53,30 @@ type rawMapping struct {
 
 // decodeProfileProto decodes data (an uncompressed profile.proto).
 func decodeProfileProto(data []byte) (*callGraph, profileMeta, error) {
-	d := &protoDecoder{data: data}
-	g, err := d.decode()
+	c, err := censusOf(data)
+	if err != nil {
+		return nil, profileMeta{}, err
+	}
+	return decodeCounted(data, c)
+}
+
+// decodeCounted decodes data, whose census is c: every table is allocated once,
+// at the size the census counted.
+func decodeCounted(data []byte, c *protoCensus) (*callGraph, profileMeta, error) {
+	d := &protoDecoder{data: data, strings: make([]string, 0, c.strings)}
+	g, err := d.decode(c)
 	return g, d.meta, err
 }
 
-func (d *protoDecoder) decode() (*callGraph, error) {
+func (d *protoDecoder) decode(c *protoCensus) (*callGraph, error) {
 	var (
-		sampleTypeMsgs [][]byte
-		functions      []rawFunction
-		functionIDs    []uint64
-		locations      []rawLocation
-		mappings       []rawMapping
-		commentIdx     []int64
+		sampleTypeMsgs = make([][]byte, 0, c.sampleTypes)
+		functions      = make([]rawFunction, 0, c.functions)
+		functionIDs    = make([]uint64, 0, c.functions)
+		locations      = make([]rawLocation, 0, c.locations)
+		lines          = make([]rawLine, 0, c.lines)
+		mappings       = make([]rawMapping, 0, c.mappings)
+		commentIdx     = make([]int64, 0, c.comments)
 		dropIdx        int64
 		defaultIdx     int64
 		periodTypeMsg  []byte
@@ -85,7 +96,7 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 			}
 			mappings = append(mappings, m)
 		case fieldProfileLocation:
-			l, err := decodeLocation(b)
+			l, err := decodeLocation(b, &lines)
 			if err != nil {
 				return err
 			}
@@ -162,7 +173,8 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 	}
 
 	// Resolve the tables.
-	b := newGraphBuilder(nTypes, samples)
+	b := newGraphBuilder(nTypes, samples, int(c.stackEntries), len(locations))
+	graphLines := make([]graphLine, 0, int(c.lines)+len(locations))
 	mapFiles := make(map[uint64]string, len(mappings))
 	for _, m := range mappings {
 		f, err := str(m.file, "a mapping's file name")
@@ -196,20 +208,23 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 			mapFile, hasMapping = f, true
 		}
 		loc := graphLoc{mapFile: mapFile, hasMapping: hasMapping}
+		start := len(graphLines)
 		for _, ln := range l.lines {
 			f, ok := funcs[ln.functionID]
 			if !ok {
 				if ln.functionID != 0 {
 					return nil, fmt.Errorf("%w: location %d refers to function %d, which does not exist", errProto, l.id, ln.functionID)
 				}
-				loc.lines = append(loc.lines, b.line("", "", false, mapFile))
+				graphLines = append(graphLines, b.line("", "", false, mapFile))
 				continue
 			}
-			loc.lines = append(loc.lines, b.line(d.strings[f.name], d.strings[f.file], true, mapFile))
+			graphLines = append(graphLines, b.line(d.strings[f.name], d.strings[f.file], true, mapFile))
 		}
-		if len(loc.lines) == 0 {
-			loc.lines, loc.noLines = []graphLine{b.line("", "", false, mapFile)}, true
+		if len(l.lines) == 0 {
+			graphLines = append(graphLines, b.line("", "", false, mapFile))
+			loc.noLines = true
 		}
+		loc.lines = graphLines[start:len(graphLines):len(graphLines)]
 		if !locIndex.set(l.id, int32(len(b.g.locs))) {
 			return nil, fmt.Errorf("%w: two locations have id %d", errProto, l.id)
 		}
@@ -320,8 +335,11 @@ func decodeFunction(b []byte) (uint64, rawFunction, error) {
 	return id, fn, err
 }
 
-func decodeLocation(b []byte) (rawLocation, error) {
+// decodeLocation decodes a Location, appending its lines to *lines (shared by
+// all locations, allocated once) and slicing them from there.
+func decodeLocation(b []byte, lines *[]rawLine) (rawLocation, error) {
 	var l rawLocation
+	start := len(*lines)
 	err := walkMessage(b, func(f, _ int, v uint64, msg []byte) error {
 		switch f {
 		case fieldLocationID:
@@ -338,10 +356,11 @@ func decodeLocation(b []byte) (rawLocation, error) {
 			}); err != nil {
 				return err
 			}
-			l.lines = append(l.lines, ln)
+			*lines = append(*lines, ln)
 		}
 		return nil
 	})
+	l.lines = (*lines)[start:len(*lines):len(*lines)]
 	return l, err
 }
 
