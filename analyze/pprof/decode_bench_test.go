@@ -3,6 +3,7 @@ package pprof
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"sync"
 	"testing"
 
@@ -49,5 +50,21 @@ func BenchmarkTopBenchProfile(b *testing.B) {
 			b.Fatal(err)
 		}
 		p.Top(p.DefaultSampleIndex())
+	}
+}
+
+// BenchmarkTopTextBenchProfile measures `leakui top`'s text (go tool pprof -top's)
+// printed from the decoded profile.
+func BenchmarkTopTextBenchProfile(b *testing.B) {
+	data := benchProfile()
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := Load(bytes.NewReader(data), 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteProfileTopText(io.Discard, p, TextOptions{SampleIndex: p.DefaultSampleIndex(), NodeFraction: DefaultNodeFraction, EdgeFraction: DefaultEdgeFraction}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

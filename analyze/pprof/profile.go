@@ -133,6 +133,9 @@ func parseCounted(data []byte, census *protoCensus, budget *analyze.Budget) (pro
 				return nil, err
 			}
 		}
+		if census.stackEntries >= math.MaxInt32 || census.samples >= math.MaxInt32 {
+			return nil, fmt.Errorf("%w: %d samples of %d frames in all; at most %d fit", analyze.ErrTooLarge, census.samples, census.stackEntries, math.MaxInt32-1)
+		}
 		g, meta, err := decodeCounted(data, census)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
@@ -184,7 +187,8 @@ func parseCounted(data []byte, census *protoCensus, budget *analyze.Budget) (pro
 // wrapped; no program holds 8 EiB.
 func checkTotals(g *callGraph, meta profileMeta) error {
 	totals := make([]uint64, g.nTypes)
-	for i, v := range g.values {
+	for i := range g.numValues() {
+		v := g.valueAt(i)
 		j := i % g.nTypes
 		a := uint64(v)
 		if v < 0 {
@@ -230,8 +234,8 @@ func (p *Profile) SampleTypes() []SampleType {
 	for j, st := range p.meta.sampleTypes {
 		out[j] = SampleType{Type: st.typ, Unit: st.unit}
 	}
-	for i, v := range g.values {
-		out[i%g.nTypes].Total += abs64(v)
+	for i := range g.numValues() {
+		out[i%g.nTypes].Total += abs64(g.valueAt(i))
 	}
 	return out
 }
@@ -353,7 +357,7 @@ func abs64(v int64) int64 {
 // and strings), so that a cache can bound what it keeps by size, not by count.
 func (p *Profile) MemSize() int64 {
 	g := p.graph
-	n := int64(len(g.stacks))*4 + int64(len(g.offsets))*4 + int64(len(g.values))*8
+	n := int64(len(g.stacks))*4 + int64(len(g.stacks16))*2 + int64(len(g.offsets))*4 + int64(len(g.values))*8 + int64(len(g.values32))*4
 	for _, name := range g.names {
 		n += 16 + int64(len(name))
 	}

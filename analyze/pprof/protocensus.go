@@ -15,6 +15,9 @@ type protoCensus struct {
 	lines                int64 // lines over all locations
 	functions            int64
 	comments             int64
+	// wideValues is set when some sample value may not fit in 32 bits (a
+	// varint longer than 4 bytes, or a value not packed).
+	wideValues bool
 }
 
 // The in-memory cost, in bytes on a 64-bit machine, of each thing the decoder
@@ -82,6 +85,9 @@ func (c *protoCensus) add(field, wire int, msg []byte) error {
 				c.stackEntries += n
 			case fieldSampleValue:
 				c.values += n
+				if w != wireBytes || longVarint(b) {
+					c.wideValues = true
+				}
 			}
 			return nil
 		})
@@ -119,6 +125,22 @@ func countVarints(b []byte) int64 {
 		}
 	}
 	return n
+}
+
+// longVarint reports whether a packed field holds a varint of more than 4
+// bytes (28 bits).
+func longVarint(b []byte) bool {
+	run := 0
+	for _, c := range b {
+		if c >= 0x80 {
+			if run++; run >= 4 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // censusOf counts a whole Profile message.

@@ -16,6 +16,12 @@ type profileMeta struct {
 	comments          []string
 	mappingFiles      []string
 	dropFrames        string
+	// mainBuildID is the first mapping's build id, docURL the profile's doc_url.
+	mainBuildID, docURL string
+	// textExact is true when the call graph names every frame as pprof's
+	// function nodes do (every frame symbolized, ids regular), so that
+	// `go tool pprof -top` can be printed from it (see WriteProfileTopText).
+	textExact bool
 }
 
 type valueType struct{ typ, unit string }
@@ -47,8 +53,8 @@ type rawLocation struct {
 }
 
 type rawMapping struct {
-	id   uint64
-	file int64
+	id            uint64
+	file, buildID int64
 }
 
 // decodeProfileProto decodes data (an uncompressed profile.proto).
@@ -79,6 +85,7 @@ func (d *protoDecoder) decode(c *protoCensus) (*callGraph, error) {
 		commentIdx     = make([]int64, 0, c.comments)
 		dropIdx        int64
 		defaultIdx     int64
+		docIdx         int64
 		periodTypeMsg  []byte
 		samples        int
 	)
@@ -127,6 +134,8 @@ func (d *protoDecoder) decode(c *protoCensus) (*callGraph, error) {
 			commentIdx = append(commentIdx, int64(v))
 		case fieldProfileDefaultSampleType:
 			defaultIdx = int64(v)
+		case fieldProfileDocURL:
+			docIdx = int64(v)
 		}
 		return nil
 	})
@@ -160,6 +169,10 @@ func (d *protoDecoder) decode(c *protoCensus) (*callGraph, error) {
 	if d.meta.dropFrames, err = str(dropIdx, "drop_frames"); err != nil {
 		return nil, err
 	}
+	if d.meta.docURL, err = str(docIdx, "doc_url"); err != nil {
+		return nil, err
+	}
+	exact := true
 	for _, c := range commentIdx {
 		s, err := str(c, "a comment")
 		if err != nil {
@@ -174,12 +187,25 @@ func (d *protoDecoder) decode(c *protoCensus) (*callGraph, error) {
 
 	// Resolve the tables.
 	b := newGraphBuilder(nTypes, samples, int(c.stackEntries), len(locations))
+	if !c.wideValues {
+		b.g.useNarrowValues(samples * nTypes)
+	}
 	graphLines := make([]graphLine, 0, int(c.lines)+len(locations))
 	mapFiles := make(map[uint64]string, len(mappings))
-	for _, m := range mappings {
+	for i, m := range mappings {
 		f, err := str(m.file, "a mapping's file name")
 		if err != nil {
 			return nil, err
+		}
+		bid, err := str(m.buildID, "a mapping's build id")
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			d.meta.mainBuildID = bid
+		}
+		if _, dup := mapFiles[m.id]; dup || m.id == 0 {
+			exact = false // the reference parser's checks decide
 		}
 		mapFiles[m.id] = f
 		d.meta.mappingFiles = append(d.meta.mappingFiles, f)
@@ -191,6 +217,9 @@ func (d *protoDecoder) decode(c *protoCensus) (*callGraph, error) {
 		}
 		if _, err := str(f.file, "a function's file name"); err != nil {
 			return nil, err
+		}
+		if _, dup := funcs[functionIDs[i]]; dup || functionIDs[i] == 0 || f.name == 0 {
+			exact = false // pprof names an unnamed function after its binary, by start line
 		}
 		funcs[functionIDs[i]] = f
 	}
@@ -216,13 +245,14 @@ func (d *protoDecoder) decode(c *protoCensus) (*callGraph, error) {
 					return nil, fmt.Errorf("%w: location %d refers to function %d, which does not exist", errProto, l.id, ln.functionID)
 				}
 				graphLines = append(graphLines, b.line("", "", false, mapFile))
+				exact = false
 				continue
 			}
 			graphLines = append(graphLines, b.line(d.strings[f.name], d.strings[f.file], true, mapFile))
 		}
 		if len(l.lines) == 0 {
 			graphLines = append(graphLines, b.line("", "", false, mapFile))
-			loc.noLines = true
+			loc.noLines, exact = true, false
 		}
 		loc.lines = graphLines[start:len(graphLines):len(graphLines)]
 		if !locIndex.set(l.id, int32(len(b.g.locs))) {
@@ -279,6 +309,7 @@ func (d *protoDecoder) decode(c *protoCensus) (*callGraph, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.meta.textExact = exact
 	return b.g, nil
 }
 
@@ -312,6 +343,8 @@ func decodeMapping(b []byte) (rawMapping, error) {
 			m.id = v
 		case fieldMappingFilename:
 			m.file = int64(v)
+		case fieldMappingBuildID:
+			m.buildID = int64(v)
 		}
 		return nil
 	})
