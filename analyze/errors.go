@@ -21,4 +21,7 @@ var (
 	ErrInvalidParameter = errors.New("invalid parameter")
 	// ErrMismatch means two inputs cannot be compared, such as a heap and a CPU profile.
 	ErrMismatch = errors.New("inputs cannot be compared")
+	// ErrBusy means the analysis could run, but not now: the memory the server
+	// shares among analyses is in use by others (see Budget). Try again later.
+	ErrBusy = errors.New("server busy")
 )

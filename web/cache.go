@@ -3,6 +3,8 @@ package web
 import (
 	"container/list"
 	"sync"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // lru is a small least-recently-used cache of analysis results keyed by artifact
@@ -18,6 +20,9 @@ type lru[V any] struct {
 	total   int64
 	order   *list.List // front = most recent; elements hold *lruEntry[V]
 	items   map[string]*list.Element
+	// budget, when set, is charged with the cost of every entry kept: an entry
+	// the server's memory budget has no room for is not kept.
+	budget *analyze.Budget
 }
 
 type lruEntry[V any] struct {
@@ -62,6 +67,12 @@ func (c *lru[V]) add(key string, v V) {
 	if c.cost != nil && cost > c.maxCost {
 		return
 	}
+	for c.budget.Charge(cost) != nil {
+		if c.order.Len() == 0 {
+			return
+		}
+		c.drop(c.order.Back())
+	}
 	c.items[key] = c.order.PushFront(&lruEntry[V]{key, v, cost})
 	c.total += cost
 	for c.order.Len() > c.max || (c.cost != nil && c.total > c.maxCost) {
@@ -75,6 +86,7 @@ func (c *lru[V]) drop(e *list.Element) {
 	c.order.Remove(e)
 	delete(c.items, entry.key)
 	c.total -= entry.cost
+	c.budget.Uncharge(entry.cost)
 }
 
 func (c *lru[V]) remove(key string) {
@@ -90,5 +102,6 @@ func (c *lru[V]) clear() {
 	defer c.mu.Unlock()
 	c.order.Init()
 	clear(c.items)
+	c.budget.Uncharge(c.total)
 	c.total = 0
 }

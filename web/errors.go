@@ -49,6 +49,7 @@ var statusTable = []struct {
 	{analyze.ErrMalformed, http.StatusUnprocessableEntity},
 	{analyze.ErrInvalidParameter, http.StatusBadRequest},
 	{analyze.ErrMismatch, http.StatusUnprocessableEntity},
+	{analyze.ErrBusy, http.StatusServiceUnavailable},
 	{lab.ErrInvalidSpec, http.StatusBadRequest},
 	{lab.ErrTooLarge, http.StatusRequestEntityTooLarge},
 	{lab.ErrBusy, http.StatusTooManyRequests},

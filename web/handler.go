@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -35,6 +37,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := statusOf(err)
 	if r.Context().Err() == context.DeadlineExceeded {
 		status, msg = http.StatusServiceUnavailable, "the request took too long and was stopped"
+	}
+	if errors.Is(err, analyze.ErrBusy) {
+		w.Header().Set("Retry-After", "5")
 	}
 	if status >= 500 {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status,

@@ -130,7 +130,9 @@ func (s *Server) loadReceivedProfile(f *received) (*pprof.Profile, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	p, err := pprof.Load(fh, s.cfg.MaxDecompressed)
+	b := s.analysisBudget()
+	defer b.Release()
+	p, err := pprof.LoadWithin(fh, s.cfg.MaxDecompressed, b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}

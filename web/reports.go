@@ -97,7 +97,9 @@ func (s *Server) loadProfile(ctx context.Context, sha string) (*pprof.Profile, e
 	if err != nil {
 		return nil, err
 	}
-	p, err := pprof.Load(bytes.NewReader(data), s.cfg.MaxDecompressed)
+	b := s.analysisBudget()
+	defer b.Release()
+	p, err := pprof.LoadWithin(bytes.NewReader(data), s.cfg.MaxDecompressed, b)
 	if err != nil {
 		return nil, err
 	}

@@ -84,6 +84,11 @@ type Config struct {
 	// takes no byte of its response for this long (default 30 s). Both wait only
 	// while the server reads or writes, and negative turns them off.
 	IdleBodyTimeout, IdleWriteTimeout time.Duration
+	// MemoryBudget is the bytes the analyses in flight and the caches of parsed
+	// profiles and views may hold together (-memory-budget); one analysis may
+	// hold at most half of it (413 beyond), and an analysis that finds the rest
+	// held by others gets 503 with Retry-After. 0 means DefaultMemoryBudget.
+	MemoryBudget int64
 	// AllowedHosts lists the Host headers the server answers to (-allowed-hosts);
 	// others get 421, which defeats DNS rebinding. An entry "host:port" matches
 	// exactly, "host" on any port, and "*" turns the check off. Empty allows
@@ -148,6 +153,9 @@ type Server struct {
 	// retentionStop and retentionDone run the retention loop when Retain is set.
 	retentionStop chan struct{}
 	retentionDone chan struct{}
+
+	// budget is the memory budget shared by the analyses and the caches.
+	budget *analyze.Budget
 }
 
 // NewServer builds the router with every route and middleware.
@@ -185,6 +193,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.MaxAnalyses <= 0 {
 		cfg.MaxAnalyses = 4 * runtime.NumCPU()
 	}
+	if cfg.MemoryBudget <= 0 {
+		cfg.MemoryBudget = DefaultMemoryBudget()
+	}
 	a, err := newAssets(static.FS)
 	if err != nil {
 		return nil, err
@@ -213,6 +224,8 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Retain > 0 {
 		s.startRetention(cfg.Retain)
 	}
+	s.budget = analyze.NewBudget(cfg.MemoryBudget)
+	s.profiles.budget = s.budget
 	s.router = s.routes()
 	return s, nil
 }

@@ -14,12 +14,20 @@ type callGraph struct {
 	names []string // node id → printable name
 	locs  []graphLoc
 	// stacks holds every sample's location indexes, leaf first, concatenated;
-	// sample i spans stacks[offsets[i]:offsets[i+1]].
-	stacks  []int32
-	offsets []int32
+	// sample i spans stacks[offsets[i]:offsets[i+1]]. When every index fits in
+	// 16 bits (narrow: at most 65,536 locations, the usual case) they are in
+	// stacks16 instead, at half the memory. Read them with stack.
+	stacks   []int32
+	stacks16 []uint16
+	narrow   bool
+	offsets  []int32
 	// values holds nTypes values per sample: sample i, type j is values[i*nTypes+j].
-	values []int64
-	nTypes int
+	// When the decoder knows every value fits in 32 bits (narrowValues) they are
+	// in values32 instead, at half the memory. Read them with value.
+	values       []int64
+	values32     []int32
+	narrowValues bool
+	nTypes       int
 }
 
 // graphLoc is one location: its frames, innermost (the callee inlined into the
@@ -50,15 +58,31 @@ type graphBuilder struct {
 	byName map[string]int32
 }
 
-func newGraphBuilder(nTypes, samples int) *graphBuilder {
-	return &graphBuilder{
-		g: &callGraph{
-			nTypes:  nTypes,
-			offsets: make([]int32, 1, samples+1),
-			values:  make([]int64, 0, samples*nTypes),
-		},
-		byName: make(map[string]int32),
+// newGraphBuilder starts a call graph of samples samples and stackEntries
+// location references in all, of locs locations (capacities only: the decoder
+// knows them from its census; the other callers may pass 0).
+func newGraphBuilder(nTypes, samples, stackEntries, locs int) *graphBuilder {
+	g := newCallGraph(nTypes, samples, stackEntries, locs)
+	g.locs = make([]graphLoc, 0, locs)
+	return &graphBuilder{g: g, byName: make(map[string]int32)}
+}
+
+// newCallGraph makes an empty call graph with room for samples samples and
+// stackEntries location references over locs locations (which decides whether
+// its stacks are narrow).
+func newCallGraph(nTypes, samples, stackEntries, locs int) *callGraph {
+	g := &callGraph{
+		nTypes:  nTypes,
+		offsets: make([]int32, 1, samples+1),
+		values:  make([]int64, 0, samples*nTypes),
+		narrow:  locs <= 1<<16,
 	}
+	if g.narrow {
+		g.stacks16 = make([]uint16, 0, stackEntries)
+	} else {
+		g.stacks = make([]int32, 0, stackEntries)
+	}
+	return g
 }
 
 // node returns the id of the node with this name, adding it when new.
@@ -87,15 +111,81 @@ func (b *graphBuilder) line(fn, file string, hasFunc bool, mapFile string) graph
 
 // sample appends one sample: its location indexes, leaf first, and its values.
 func (b *graphBuilder) sample(locs []int32, values []int64) {
-	b.g.stacks = append(b.g.stacks, locs...)
-	b.g.offsets = append(b.g.offsets, int32(len(b.g.stacks)))
-	b.g.values = append(b.g.values, values...)
+	b.g.appendSample(locs, values)
+}
+
+// appendSample appends one sample: its location indexes, leaf first, and its
+// values.
+func (g *callGraph) appendSample(locs []int32, values []int64) {
+	if g.narrow {
+		for _, l := range locs {
+			g.stacks16 = append(g.stacks16, uint16(l))
+		}
+		g.offsets = append(g.offsets, int32(len(g.stacks16)))
+	} else {
+		g.stacks = append(g.stacks, locs...)
+		g.offsets = append(g.offsets, int32(len(g.stacks)))
+	}
+	if g.narrowValues {
+		for _, v := range values {
+			if int64(int32(v)) != v {
+				g.widenValues()
+				g.values = append(g.values, values...)
+				return
+			}
+		}
+		for _, v := range values {
+			g.values32 = append(g.values32, int32(v))
+		}
+		return
+	}
+	g.values = append(g.values, values...)
+}
+
+// useNarrowValues makes the graph keep its values in 32 bits, with room for n;
+// it must be empty.
+func (g *callGraph) useNarrowValues(n int) {
+	g.narrowValues, g.values, g.values32 = true, nil, make([]int32, 0, n)
+}
+
+// widenValues moves the values to 64 bits.
+func (g *callGraph) widenValues() {
+	g.values = make([]int64, len(g.values32), cap(g.values32))
+	for i, v := range g.values32 {
+		g.values[i] = int64(v)
+	}
+	g.narrowValues, g.values32 = false, nil
+}
+
+// numValues is the number of values (samples × types).
+func (g *callGraph) numValues() int {
+	if g.narrowValues {
+		return len(g.values32)
+	}
+	return len(g.values)
+}
+
+// valueAt is the k-th value: sample k/nTypes, type k%nTypes.
+func (g *callGraph) valueAt(k int) int64 {
+	if g.narrowValues {
+		return int64(g.values32[k])
+	}
+	return g.values[k]
+}
+
+// sampleValues copies sample i's values into buf.
+func (g *callGraph) sampleValues(i int, buf []int64) []int64 {
+	buf = buf[:0]
+	for j := range g.nTypes {
+		buf = append(buf, g.value(i, j))
+	}
+	return buf
 }
 
 // graphFromProfile converts a profile parsed by github.com/google/pprof/profile
 // (the legacy formats, and protos that ask for frames to be dropped).
 func graphFromProfile(p *profile.Profile) *callGraph {
-	b := newGraphBuilder(len(p.SampleType), len(p.Sample))
+	b := newGraphBuilder(len(p.SampleType), len(p.Sample), 0, len(p.Location))
 	index := make(map[uint64]int32, len(p.Location))
 	for _, l := range p.Location {
 		var loc graphLoc
@@ -129,8 +219,18 @@ func graphFromProfile(p *profile.Profile) *callGraph {
 // samples is the number of samples.
 func (g *callGraph) samples() int { return len(g.offsets) - 1 }
 
-// stack returns sample i's location indexes, leaf first.
-func (g *callGraph) stack(i int) []int32 { return g.stacks[g.offsets[i]:g.offsets[i+1]] }
+// stack returns sample i's location indexes, leaf first: in buf (reused) when
+// the stacks are narrow, else a slice of the graph's own. Do not keep it.
+func (g *callGraph) stack(i int, buf []int32) []int32 {
+	if !g.narrow {
+		return g.stacks[g.offsets[i]:g.offsets[i+1]]
+	}
+	buf = buf[:0]
+	for _, l := range g.stacks16[g.offsets[i]:g.offsets[i+1]] {
+		buf = append(buf, int32(l))
+	}
+	return buf
+}
 
 // value returns sample i's value of sample type j.
-func (g *callGraph) value(i, j int) int64 { return g.values[i*g.nTypes+j] }
+func (g *callGraph) value(i, j int) int64 { return g.valueAt(i*g.nTypes + j) }

@@ -126,11 +126,17 @@ func filterGraph(g *callGraph, f Filter) (*callGraph, FilterMatches) {
 		anyHidden = anyHidden || hidden[i]
 		locs[i] = graphLoc{lines: lines, mapFile: loc.mapFile, hasMapping: loc.hasMapping, noLines: loc.noLines}
 	}
-	out := &callGraph{names: g.names, locs: locs, nTypes: g.nTypes, offsets: []int32{0}}
-	var stack []int32
+	out := newCallGraph(g.nTypes, 0, 0, len(locs))
+	out.names, out.locs = g.names, locs
+	if g.narrowValues {
+		out.useNarrowValues(0)
+	}
+	var stack, buf []int32
+	var vals []int64
 	for i := range g.samples() {
 		keep, focus := true, false
-		for _, l := range g.stack(i) {
+		buf = g.stack(i, buf)
+		for _, l := range buf {
 			switch state[l] {
 			case ignored:
 				keep = false
@@ -142,7 +148,7 @@ func filterGraph(g *callGraph, f Filter) (*callGraph, FilterMatches) {
 			continue
 		}
 		stack = stack[:0]
-		for _, l := range g.stack(i) {
+		for _, l := range buf {
 			if !anyHidden || !hidden[l] {
 				stack = append(stack, l)
 			}
@@ -150,9 +156,8 @@ func filterGraph(g *callGraph, f Filter) (*callGraph, FilterMatches) {
 		if len(stack) == 0 {
 			continue
 		}
-		out.stacks = append(out.stacks, stack...)
-		out.offsets = append(out.offsets, int32(len(out.stacks)))
-		out.values = append(out.values, g.values[i*g.nTypes:(i+1)*g.nTypes]...)
+		vals = g.sampleValues(i, vals)
+		out.appendSample(stack, vals)
 	}
 	return out, m
 }

@@ -102,12 +102,13 @@ func (t *flameTree) add(g *callGraph, si int, asBase bool) {
 	for n, name := range g.names {
 		ids[n] = t.nameID(name)
 	}
+	var stack []int32
 	for i := range g.samples() {
 		v := g.value(i, si)
 		if v == 0 {
 			continue
 		}
-		stack := g.stack(i)
+		stack = g.stack(i, stack)
 		cur := int32(0)
 		t.bump(cur, v, asBase)
 		for k := len(stack) - 1; k >= 0; k-- {

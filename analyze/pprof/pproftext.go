@@ -215,9 +215,33 @@ func finishFetch(p *profile.Profile) {
 	}
 }
 
+// textHeader is what the labels of a report read of a profile (its header,
+// or a diff's merged one: see mergedHeader).
+type textHeader struct {
+	// mainFile and mainBuildID are the first mapping's, after unsourceMappings.
+	mainFile, mainBuildID    string
+	hasMapping               bool
+	comments                 []string
+	docURL                   string
+	timeNanos, durationNanos int64
+	sampleTypes              []valueType
+}
+
+// headerOf is the textHeader of a profile parsed by the reference parser.
+func headerOf(p *profile.Profile) textHeader {
+	h := textHeader{comments: p.Comments, docURL: p.DocURL, timeNanos: p.TimeNanos, durationNanos: p.DurationNanos}
+	if len(p.Mapping) > 0 {
+		h.hasMapping, h.mainFile, h.mainBuildID = true, p.Mapping[0].File, p.Mapping[0].BuildID
+	}
+	for _, st := range p.SampleType {
+		h.sampleTypes = append(h.sampleTypes, valueType{st.Type, st.Unit})
+	}
+	return h
+}
+
 // textReport is report.Report for the text format.
 type textReport struct {
-	p          *profile.Profile // the header the labels read
+	h          textHeader // the header the labels read
 	o          TextOptions
 	sampleType string
 	sampleUnit string
@@ -237,22 +261,28 @@ func writeText(w io.Writer, hdr *profile.Profile, srcs []*profile.Profile, o Tex
 	if o.SampleIndex < 0 || o.SampleIndex >= len(hdr.SampleType) {
 		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
 	}
-	if o.Unit == "" {
-		o.Unit = DefaultUnit
-	}
-	if o.NodeCount < 0 {
-		o.NodeCount = 0 // applyCommandOverrides: -1 means all for text reports
-	}
-	st := hdr.SampleType[o.SampleIndex]
-	rpt := &textReport{p: hdr, o: o, sampleType: st.Type, sampleUnit: st.Unit, outputUnit: o.Unit}
-	rpt.total = computeTotal(srcs, o.SampleIndex)
 	for _, p := range srcs {
 		// driver.aggregate at the default "functions" granularity, with inlined frames.
 		if err := p.Aggregate(true, true, false, false, false, false); err != nil {
 			return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
 		}
 	}
-	rpt.in = newTextGraphInput(srcs, o.SampleIndex)
+	return writeTextReport(w, headerOf(hdr), newTextGraphInput(srcs, o.SampleIndex), computeTotal(srcs, o.SampleIndex), o)
+}
+
+// writeTextReport prints the -top report of the graph input in with header h.
+func writeTextReport(w io.Writer, h textHeader, in *textGraphInput, total int64, o TextOptions) error {
+	if o.SampleIndex < 0 || o.SampleIndex >= len(h.sampleTypes) {
+		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
+	}
+	if o.Unit == "" {
+		o.Unit = DefaultUnit
+	}
+	if o.NodeCount < 0 {
+		o.NodeCount = 0 // applyCommandOverrides: -1 means all for text reports
+	}
+	st := h.sampleTypes[o.SampleIndex]
+	rpt := &textReport{h: h, o: o, sampleType: st.typ, sampleUnit: st.unit, outputUnit: o.Unit, total: total, in: in}
 
 	// report.TextItems
 	nodes, origCount, droppedNodes := rpt.trimmedGraph()
@@ -306,24 +336,8 @@ func inlineMark(n *textNode) string {
 // out). It runs pprof's graph over the profile's call graph, whose function nodes
 // are pprof's.
 func (p *Profile) InlineMarks(sampleIndex int, nodeFraction, edgeFraction float64) map[string]string {
-	g := p.graph
-	in := &textGraphInput{infos: make([]textNodeInfo, len(g.names)), locNodes: make([][]int32, len(g.locs))}
-	for i, name := range g.names {
-		in.infos[i] = textNodeInfo{Name: name}
-	}
-	for i, l := range g.locs {
-		ns := make([]int32, len(l.lines))
-		for j, ln := range l.lines {
-			ns[j] = ln.node
-		}
-		in.locNodes[i] = ns
-	}
-	for i := range g.samples() {
-		if v := g.value(i, sampleIndex); v != 0 {
-			in.stacks = append(in.stacks, g.stack(i))
-			in.values = append(in.values, v)
-		}
-	}
+	in := &textGraphInput{}
+	in.addGraph(p.graph, sampleIndex, false, map[string]int32{})
 	r := &textReport{o: TextOptions{SampleIndex: sampleIndex, NodeFraction: nodeFraction, EdgeFraction: edgeFraction}, in: in}
 	nodes, _, _ := r.trimmedGraph()
 	marks := make(map[string]string)
@@ -444,16 +458,16 @@ func droppedLabel(d int, cutoff string) string {
 // profileLabels is report.ProfileLabels.
 func (r *textReport) profileLabels() []string {
 	label := []string{}
-	p := r.p
-	if len(p.Mapping) > 0 {
-		if p.Mapping[0].File != "" {
-			label = append(label, "File: "+filepath.Base(p.Mapping[0].File))
+	h := r.h
+	if h.hasMapping {
+		if h.mainFile != "" {
+			label = append(label, "File: "+filepath.Base(h.mainFile))
 		}
-		if p.Mapping[0].BuildID != "" {
-			label = append(label, "Build ID: "+p.Mapping[0].BuildID)
+		if h.mainBuildID != "" {
+			label = append(label, "Build ID: "+h.mainBuildID)
 		}
 	}
-	for _, c := range p.Comments {
+	for _, c := range h.comments {
 		if !strings.HasPrefix(c, "#") {
 			label = append(label, c)
 		}
@@ -461,19 +475,19 @@ func (r *textReport) profileLabels() []string {
 	if r.sampleType != "" {
 		label = append(label, "Type: "+r.sampleType)
 	}
-	if u := p.DocURL; u != "" {
+	if u := h.docURL; u != "" {
 		label = append(label, "Doc: "+u)
 	}
-	if p.TimeNanos != 0 {
+	if h.timeNanos != 0 {
 		const layout = "2006-01-02 15:04:05 MST"
-		label = append(label, "Time: "+time.Unix(0, p.TimeNanos).Format(layout))
+		label = append(label, "Time: "+time.Unix(0, h.timeNanos).Format(layout))
 	}
-	if p.DurationNanos != 0 {
-		duration := ScaledLabel(p.DurationNanos, "nanoseconds", "auto")
+	if h.durationNanos != 0 {
+		duration := ScaledLabel(h.durationNanos, "nanoseconds", "auto")
 		totalNanos, totalUnit := scaleValue(r.total, r.sampleUnit, "nanoseconds")
 		var ratio string
 		if totalUnit == "ns" && totalNanos != 0 {
-			ratio = "(" + Percentage(int64(totalNanos), p.DurationNanos) + ")"
+			ratio = "(" + Percentage(int64(totalNanos), h.durationNanos) + ")"
 		}
 		label = append(label, fmt.Sprintf("Duration: %s, Total samples = %s %s", duration, r.formatValue(r.total), ratio))
 	}
@@ -549,12 +563,45 @@ type textEdge struct {
 
 // textGraphInput is what graph.New reads of a profile, indexed once for the
 // several graphs a report builds: every distinct node (graph.NodeInfo), the nodes
-// of every location (CreateNodes), and every sample's locations and value.
+// of every location (CreateNodes), and the samples of one sample type of one or
+// two call graphs (a diff's target and its base, read as pprof reads their merge).
 type textGraphInput struct {
 	infos    []textNodeInfo
-	locNodes [][]int32 // location index → node ids, innermost first
-	stacks   [][]int32 // sample → location indexes, leaf first (samples of value 0 left out)
-	values   []int64
+	locNodes [][]int32 // location index over the parts → node ids, innermost first
+	parts    []textPart
+}
+
+// textPart is the samples of one call graph: its sample type si, negated for a
+// diff's base that is not negated yet, its locations numbered from locBase.
+type textPart struct {
+	g       *callGraph
+	si      int
+	neg     bool
+	locBase int32
+}
+
+// addGraph adds a call graph whose nodes are named as pprof names function
+// nodes (infos holds just the name), merging nodes of one name across parts.
+func (in *textGraphInput) addGraph(g *callGraph, si int, neg bool, ids map[string]int32) {
+	nodeOf := make([]int32, len(g.names))
+	for i, name := range g.names {
+		id, ok := ids[name]
+		if !ok {
+			id = int32(len(in.infos))
+			ids[name] = id
+			in.infos = append(in.infos, textNodeInfo{Name: name})
+		}
+		nodeOf[i] = id
+	}
+	base := int32(len(in.locNodes))
+	for _, l := range g.locs {
+		ns := make([]int32, len(l.lines))
+		for j, ln := range l.lines {
+			ns[j] = nodeOf[ln.node]
+		}
+		in.locNodes = append(in.locNodes, ns)
+	}
+	in.parts = append(in.parts, textPart{g: g, si: si, neg: neg, locBase: base})
 }
 
 // newTextGraphInput indexes aggregated profiles (a diff's two read as one, as
@@ -582,19 +629,21 @@ func newTextGraphInput(srcs []*profile.Profile, si int) *textGraphInput {
 				ns[j] = id
 			}
 			in.locNodes = append(in.locNodes, ns)
-			locIndex[l] = first + int32(i)
+			locIndex[l] = int32(i)
 		}
+		g := newCallGraph(1, len(p.Sample), 0, len(p.Location))
+		var st []int32
 		for _, s := range p.Sample {
 			if s.Value[si] == 0 {
 				continue // newGraph skips samples without value
 			}
-			st := make([]int32, len(s.Location))
-			for i, l := range s.Location {
-				st[i] = locIndex[l]
+			st = st[:0]
+			for _, l := range s.Location {
+				st = append(st, locIndex[l])
 			}
-			in.stacks = append(in.stacks, st)
-			in.values = append(in.values, s.Value[si])
+			g.appendSample(st, s.Value[si:si+1])
 		}
+		in.parts = append(in.parts, textPart{g: g, locBase: first})
 	}
 	return in
 }
@@ -608,44 +657,71 @@ func (r *textReport) graph(kept []bool) []*textNode {
 	flat, cum := make([]int64, n), make([]int64, n)
 	seen := make([]int32, n)
 	edges := make(map[uint64]*textEdge)
-	for i, st := range in.stacks {
-		w, mark := in.values[i], int32(i+1)
-		parent := int32(-1)
-		residual := false
-		for k := len(st) - 1; k >= 0; k-- {
-			locNodes := in.locNodes[st[k]]
-			for ni := len(locNodes) - 1; ni >= 0; ni-- {
-				id := locNodes[ni]
-				if kept != nil && !kept[id] {
-					residual = true
-					continue
-				}
-				if seen[id] != mark {
-					seen[id] = mark
-					cum[id] += w
-				}
-				if parent >= 0 && id != parent {
-					key := uint64(parent)<<32 | uint64(id)
-					inline := ni != len(locNodes)-1
-					e := edges[key]
-					if e == nil {
-						e = &textEdge{inline: inline}
-						edges[key] = e
+	// With few nodes (the usual case) the edges are found in a matrix instead
+	// of the map: a sample visits every one of its frames' edges.
+	var dense []*textEdge
+	if n*n <= 1<<16 {
+		dense = make([]*textEdge, n*n)
+	}
+	mark := int32(0)
+	var st []int32
+	for _, part := range in.parts {
+		g := part.g
+		for i := range g.samples() {
+			w := g.value(i, part.si)
+			if w == 0 {
+				continue // newGraph skips samples without value
+			}
+			if part.neg {
+				w = -w
+			}
+			mark++
+			st = g.stack(i, st)
+			parent := int32(-1)
+			residual := false
+			for k := len(st) - 1; k >= 0; k-- {
+				locNodes := in.locNodes[part.locBase+st[k]]
+				for ni := len(locNodes) - 1; ni >= 0; ni-- {
+					id := locNodes[ni]
+					if kept != nil && !kept[id] {
+						residual = true
+						continue
 					}
-					if e.stamp != mark {
-						e.stamp = mark
-						e.weight += w
-						if !inline {
-							e.inline = false
+					if seen[id] != mark {
+						seen[id] = mark
+						cum[id] += w
+					}
+					if parent >= 0 && id != parent {
+						key := uint64(parent)<<32 | uint64(id)
+						inline := ni != len(locNodes)-1
+						var e *textEdge
+						if dense != nil {
+							e = dense[int(parent)*n+int(id)]
+						} else {
+							e = edges[key]
+						}
+						if e == nil {
+							e = &textEdge{inline: inline}
+							edges[key] = e
+							if dense != nil {
+								dense[int(parent)*n+int(id)] = e
+							}
+						}
+						if e.stamp != mark {
+							e.stamp = mark
+							e.weight += w
+							if !inline {
+								e.inline = false
+							}
 						}
 					}
+					parent = id
+					residual = false
 				}
-				parent = id
-				residual = false
 			}
-		}
-		if parent >= 0 && !residual {
-			flat[parent] += w
+			if parent >= 0 && !residual {
+				flat[parent] += w
+			}
 		}
 	}
 

@@ -47,7 +47,20 @@ type SampleType struct {
 // A profile is parsed in memory. A profile.proto's framing is checked while it
 // streams in, so that a compression bomb that merely starts like a profile is
 // refused at its first invalid byte, not after limit bytes.
-func Load(r io.Reader, limit int64) (*Profile, error) {
+func Load(r io.Reader, limit int64) (*Profile, error) { return LoadWithin(r, limit, nil) }
+
+// LoadWithin is Load within a memory budget (nil: unbounded): the decompressed
+// bytes and everything the decoder will hold are charged to it before they are
+// allocated, field by field as the profile streams in (a Line costs its in-memory
+// size, a string its header and bytes), so a small file that would decode to
+// gigabytes is refused with ErrTooLarge within milliseconds. The budget keeps
+// nothing charged when LoadWithin returns; the caller accounts for the profile it
+// keeps (MemSize).
+func LoadWithin(r io.Reader, limit int64, budget *analyze.Budget) (*Profile, error) {
+	if limit <= 0 {
+		limit = analyze.DefaultMaxDecompressed
+	}
+	hint := analyze.SizeHint(r)
 	rc, _, err := analyze.Decompress(r, limit)
 	if err != nil {
 		return nil, err
@@ -58,19 +71,49 @@ func Load(r io.Reader, limit int64) (*Profile, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	var src io.Reader = br
+	// What is charged here is given back at the end: the analysis's budget
+	// counts its peak, and the caller counts what it keeps.
+	local := budget.Child(budget.Remaining())
+	defer local.Release()
 	if analyze.DetectKind(head).Format == "profile.proto" {
-		src = &protoStream{r: br}
+		data, census, err := readProto(br, limit, hint, local)
+		if err != nil {
+			return nil, err
+		}
+		return parseCounted(data, census, local)
 	}
-	data, err := io.ReadAll(src)
+	data, err := io.ReadAll(&chargingReader{r: br, budget: local})
 	if err != nil {
 		return nil, err
 	}
-	return parse(data)
+	return parseCounted(data, nil, local)
 }
 
+// chargingReader charges a budget with every byte read through it.
+type chargingReader struct {
+	r      io.Reader
+	budget *analyze.Budget
+}
+
+func (c *chargingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if cerr := c.budget.Charge(2 * int64(n)); cerr != nil { // 2: io.ReadAll's growth
+		return 0, cerr
+	}
+	return n, err
+}
+
+// referenceExpansion is how many bytes the reference parser
+// (github.com/google/pprof/profile) holds per byte of the decoder's own tables or
+// of legacy text: its profiles are graphs of pointers.
+const referenceExpansion = 4
+
 // parse parses decompressed profile bytes; see Load.
-func parse(data []byte) (prof *Profile, err error) {
+func parse(data []byte) (*Profile, error) { return parseCounted(data, nil, nil) }
+
+// parseCounted parses decompressed profile bytes within budget. census, when not
+// nil, is a profile.proto's census already charged (readProto's).
+func parseCounted(data []byte, census *protoCensus, budget *analyze.Budget) (prof *Profile, err error) {
 	if len(data) == 0 {
 		return nil, analyze.ErrEmpty
 	}
@@ -80,8 +123,20 @@ func parse(data []byte) (prof *Profile, err error) {
 	if det.Kind != analyze.KindProfile && det.Format != analyze.FormatGoroutineLeak {
 		return nil, fmt.Errorf("%w: detected %s, not a pprof profile", analyze.ErrUnsupportedKind, det)
 	}
+	referenceCost := int64(len(data)) * referenceExpansion
 	if det.Format == "profile.proto" {
-		g, meta, err := decodeProfileProto(data)
+		if census == nil {
+			if census, err = censusOf(data); err != nil {
+				return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
+			}
+			if err := budget.Charge(census.cost()); err != nil {
+				return nil, err
+			}
+		}
+		if census.stackEntries >= math.MaxInt32 || census.samples >= math.MaxInt32 {
+			return nil, fmt.Errorf("%w: %d samples of %d frames in all; at most %d fit", analyze.ErrTooLarge, census.samples, census.stackEntries, math.MaxInt32-1)
+		}
+		g, meta, err := decodeCounted(data, census)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
 		}
@@ -92,6 +147,10 @@ func parse(data []byte) (prof *Profile, err error) {
 			return &Profile{graph: g, meta: meta, Format: det.Format}, nil
 		}
 		// Frames to drop: let the reference parser apply its pruning rules.
+		referenceCost = census.cost() * referenceExpansion
+	}
+	if err := budget.Charge(referenceCost); err != nil {
+		return nil, err
 	}
 	defer func() {
 		// The reference parser is third-party code: a hostile file must not take the
@@ -128,7 +187,8 @@ func parse(data []byte) (prof *Profile, err error) {
 // wrapped; no program holds 8 EiB.
 func checkTotals(g *callGraph, meta profileMeta) error {
 	totals := make([]uint64, g.nTypes)
-	for i, v := range g.values {
+	for i := range g.numValues() {
+		v := g.valueAt(i)
 		j := i % g.nTypes
 		a := uint64(v)
 		if v < 0 {
@@ -174,8 +234,8 @@ func (p *Profile) SampleTypes() []SampleType {
 	for j, st := range p.meta.sampleTypes {
 		out[j] = SampleType{Type: st.typ, Unit: st.unit}
 	}
-	for i, v := range g.values {
-		out[i%g.nTypes].Total += abs64(v)
+	for i := range g.numValues() {
+		out[i%g.nTypes].Total += abs64(g.valueAt(i))
 	}
 	return out
 }
@@ -297,7 +357,7 @@ func abs64(v int64) int64 {
 // and strings), so that a cache can bound what it keeps by size, not by count.
 func (p *Profile) MemSize() int64 {
 	g := p.graph
-	n := int64(len(g.stacks))*4 + int64(len(g.offsets))*4 + int64(len(g.values))*8
+	n := int64(len(g.stacks))*4 + int64(len(g.stacks16))*2 + int64(len(g.offsets))*4 + int64(len(g.values))*8 + int64(len(g.values32))*4
 	for _, name := range g.names {
 		n += 16 + int64(len(name))
 	}

@@ -16,6 +16,12 @@ type profileMeta struct {
 	comments          []string
 	mappingFiles      []string
 	dropFrames        string
+	// mainBuildID is the first mapping's build id, docURL the profile's doc_url.
+	mainBuildID, docURL string
+	// textExact is true when the call graph names every frame as pprof's
+	// function nodes do (every frame symbolized, ids regular), so that
+	// `go tool pprof -top` can be printed from it (see WriteProfileTopText).
+	textExact bool
 }
 
 type valueType struct{ typ, unit string }
@@ -47,27 +53,39 @@ type rawLocation struct {
 }
 
 type rawMapping struct {
-	id   uint64
-	file int64
+	id            uint64
+	file, buildID int64
 }
 
 // decodeProfileProto decodes data (an uncompressed profile.proto).
 func decodeProfileProto(data []byte) (*callGraph, profileMeta, error) {
-	d := &protoDecoder{data: data}
-	g, err := d.decode()
+	c, err := censusOf(data)
+	if err != nil {
+		return nil, profileMeta{}, err
+	}
+	return decodeCounted(data, c)
+}
+
+// decodeCounted decodes data, whose census is c: every table is allocated once,
+// at the size the census counted.
+func decodeCounted(data []byte, c *protoCensus) (*callGraph, profileMeta, error) {
+	d := &protoDecoder{data: data, strings: make([]string, 0, c.strings)}
+	g, err := d.decode(c)
 	return g, d.meta, err
 }
 
-func (d *protoDecoder) decode() (*callGraph, error) {
+func (d *protoDecoder) decode(c *protoCensus) (*callGraph, error) {
 	var (
-		sampleTypeMsgs [][]byte
-		functions      []rawFunction
-		functionIDs    []uint64
-		locations      []rawLocation
-		mappings       []rawMapping
-		commentIdx     []int64
+		sampleTypeMsgs = make([][]byte, 0, c.sampleTypes)
+		functions      = make([]rawFunction, 0, c.functions)
+		functionIDs    = make([]uint64, 0, c.functions)
+		locations      = make([]rawLocation, 0, c.locations)
+		lines          = make([]rawLine, 0, c.lines)
+		mappings       = make([]rawMapping, 0, c.mappings)
+		commentIdx     = make([]int64, 0, c.comments)
 		dropIdx        int64
 		defaultIdx     int64
+		docIdx         int64
 		periodTypeMsg  []byte
 		samples        int
 	)
@@ -85,7 +103,7 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 			}
 			mappings = append(mappings, m)
 		case fieldProfileLocation:
-			l, err := decodeLocation(b)
+			l, err := decodeLocation(b, &lines)
 			if err != nil {
 				return err
 			}
@@ -116,6 +134,8 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 			commentIdx = append(commentIdx, int64(v))
 		case fieldProfileDefaultSampleType:
 			defaultIdx = int64(v)
+		case fieldProfileDocURL:
+			docIdx = int64(v)
 		}
 		return nil
 	})
@@ -149,6 +169,10 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 	if d.meta.dropFrames, err = str(dropIdx, "drop_frames"); err != nil {
 		return nil, err
 	}
+	if d.meta.docURL, err = str(docIdx, "doc_url"); err != nil {
+		return nil, err
+	}
+	exact := true
 	for _, c := range commentIdx {
 		s, err := str(c, "a comment")
 		if err != nil {
@@ -162,12 +186,26 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 	}
 
 	// Resolve the tables.
-	b := newGraphBuilder(nTypes, samples)
+	b := newGraphBuilder(nTypes, samples, int(c.stackEntries), len(locations))
+	if !c.wideValues {
+		b.g.useNarrowValues(samples * nTypes)
+	}
+	graphLines := make([]graphLine, 0, int(c.lines)+len(locations))
 	mapFiles := make(map[uint64]string, len(mappings))
-	for _, m := range mappings {
+	for i, m := range mappings {
 		f, err := str(m.file, "a mapping's file name")
 		if err != nil {
 			return nil, err
+		}
+		bid, err := str(m.buildID, "a mapping's build id")
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			d.meta.mainBuildID = bid
+		}
+		if _, dup := mapFiles[m.id]; dup || m.id == 0 {
+			exact = false // the reference parser's checks decide
 		}
 		mapFiles[m.id] = f
 		d.meta.mappingFiles = append(d.meta.mappingFiles, f)
@@ -179,6 +217,9 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 		}
 		if _, err := str(f.file, "a function's file name"); err != nil {
 			return nil, err
+		}
+		if _, dup := funcs[functionIDs[i]]; dup || functionIDs[i] == 0 || f.name == 0 {
+			exact = false // pprof names an unnamed function after its binary, by start line
 		}
 		funcs[functionIDs[i]] = f
 	}
@@ -196,20 +237,24 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 			mapFile, hasMapping = f, true
 		}
 		loc := graphLoc{mapFile: mapFile, hasMapping: hasMapping}
+		start := len(graphLines)
 		for _, ln := range l.lines {
 			f, ok := funcs[ln.functionID]
 			if !ok {
 				if ln.functionID != 0 {
 					return nil, fmt.Errorf("%w: location %d refers to function %d, which does not exist", errProto, l.id, ln.functionID)
 				}
-				loc.lines = append(loc.lines, b.line("", "", false, mapFile))
+				graphLines = append(graphLines, b.line("", "", false, mapFile))
+				exact = false
 				continue
 			}
-			loc.lines = append(loc.lines, b.line(d.strings[f.name], d.strings[f.file], true, mapFile))
+			graphLines = append(graphLines, b.line(d.strings[f.name], d.strings[f.file], true, mapFile))
 		}
-		if len(loc.lines) == 0 {
-			loc.lines, loc.noLines = []graphLine{b.line("", "", false, mapFile)}, true
+		if len(l.lines) == 0 {
+			graphLines = append(graphLines, b.line("", "", false, mapFile))
+			loc.noLines, exact = true, false
 		}
+		loc.lines = graphLines[start:len(graphLines):len(graphLines)]
 		if !locIndex.set(l.id, int32(len(b.g.locs))) {
 			return nil, fmt.Errorf("%w: two locations have id %d", errProto, l.id)
 		}
@@ -264,6 +309,7 @@ func (d *protoDecoder) decode() (*callGraph, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.meta.textExact = exact
 	return b.g, nil
 }
 
@@ -297,6 +343,8 @@ func decodeMapping(b []byte) (rawMapping, error) {
 			m.id = v
 		case fieldMappingFilename:
 			m.file = int64(v)
+		case fieldMappingBuildID:
+			m.buildID = int64(v)
 		}
 		return nil
 	})
@@ -320,8 +368,11 @@ func decodeFunction(b []byte) (uint64, rawFunction, error) {
 	return id, fn, err
 }
 
-func decodeLocation(b []byte) (rawLocation, error) {
+// decodeLocation decodes a Location, appending its lines to *lines (shared by
+// all locations, allocated once) and slicing them from there.
+func decodeLocation(b []byte, lines *[]rawLine) (rawLocation, error) {
 	var l rawLocation
+	start := len(*lines)
 	err := walkMessage(b, func(f, _ int, v uint64, msg []byte) error {
 		switch f {
 		case fieldLocationID:
@@ -338,10 +389,11 @@ func decodeLocation(b []byte) (rawLocation, error) {
 			}); err != nil {
 				return err
 			}
-			l.lines = append(l.lines, ln)
+			*lines = append(*lines, ln)
 		}
 		return nil
 	})
+	l.lines = (*lines)[start:len(*lines):len(*lines)]
 	return l, err
 }
 

@@ -19,6 +19,7 @@ const (
 	fieldProfilePeriod            = 12 // int64 period
 	fieldProfileComment           = 13 // repeated int64 comment (string table indexes)
 	fieldProfileDefaultSampleType = 14 // int64 default_sample_type (a string table index)
+	fieldProfileDocURL            = 15 // int64 doc_url (a string table index)
 
 	// ValueType.
 	fieldValueTypeType = 1 // int64 type (a string table index)
@@ -31,6 +32,7 @@ const (
 	// Mapping.
 	fieldMappingID       = 1 // uint64 id
 	fieldMappingFilename = 5 // int64 filename (a string table index)
+	fieldMappingBuildID  = 6 // int64 build_id (a string table index)
 
 	// Location.
 	fieldLocationID        = 1 // uint64 id

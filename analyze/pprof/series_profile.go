@@ -181,6 +181,7 @@ type seriesBuilder struct {
 	stacks    map[string]*seriesStack
 	totals    []int64
 	frames    []int32 // scratch
+	stack     []int32 // scratch: one sample's locations
 	key       []byte  // scratch
 }
 
@@ -226,7 +227,8 @@ func (b *seriesBuilder) add(snap int, g *callGraph, sampleIndex int) {
 		}
 		b.totals[snap] = series.AddClamped(b.totals[snap], series.AbsClamped(v))
 		frames := b.frames[:0]
-		for _, l := range g.stack(i) {
+		b.stack = g.stack(i, b.stack)
+		for _, l := range b.stack {
 			for _, ln := range g.locs[l].lines {
 				frames = append(frames, global[ln.node])
 			}

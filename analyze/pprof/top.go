@@ -59,13 +59,14 @@ func nodeValues(g *callGraph, sampleIndex int) (flat, cum []int64, total int64) 
 	flat = make([]int64, len(g.names))
 	cum = make([]int64, len(g.names))
 	seen := make([]int32, len(g.names)) // sample number + 1 that last counted the node
+	var stack []int32
 	for i := range g.samples() {
 		v := g.value(i, sampleIndex)
 		if v == 0 {
 			continue
 		}
 		total += abs64(v)
-		stack := g.stack(i)
+		stack = g.stack(i, stack)
 		if len(stack) == 0 {
 			continue
 		}

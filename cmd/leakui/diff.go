@@ -33,6 +33,9 @@ func runDiff(ctx context.Context, args []string, std stdio) error {
 	if err := pprof.Comparable(base, target); err != nil {
 		return err
 	}
+	if base.TextExact() && target.TextExact() {
+		return pprof.WriteProfileDiffText(std.out, base, target, pf.textOptions(si))
+	}
 	refs := make([]*pprof.Reference, 2)
 	for i := range refs {
 		if refs[i], err = loadReferenceFile(pf.fs.Arg(i), *pf.maxDecompressed); err != nil {

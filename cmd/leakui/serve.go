@@ -39,6 +39,13 @@ type Main struct {
 	MaxUpload       int64
 	MaxDecompressed int64
 	ShutdownTimeout time.Duration
+	// MemoryBudget is what analyses and caches may hold together
+	// (-memory-budget); 0: half of the Go memory limit, which serve sets to
+	// three quarters of the machine's (or cgroup's) memory when GOMEMLIMIT is
+	// not given. maxDecompressedSet tells whether -max-decompressed was given;
+	// if not, it is lowered to what one analysis's budget can hold.
+	MemoryBudget       int64
+	maxDecompressedSet bool
 	// Lab flags.
 	Lab         bool
 	MaxRuns     int
@@ -96,6 +103,7 @@ func (m *Main) ParseFlags(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	fs.Visit(func(f *flag.Flag) { m.maxDecompressedSet = m.maxDecompressedSet || f.Name == "max-decompressed" })
 	if fs.NArg() > 0 {
 		fmt.Fprintf(m.io.err, "leakui serve: unexpected argument %q\n", fs.Arg(0))
 		return errUsage
@@ -125,6 +133,7 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&m.DSN, "db", "", "database: a postgres:// URL (default: SQLite in -data; env LEAKUI_DB)")
 	fs.Int64Var(&m.MaxUpload, "max-upload", m.MaxUpload, "largest upload in bytes (413 beyond)")
 	fs.Int64Var(&m.MaxDecompressed, "max-decompressed", m.MaxDecompressed, "largest input after gzip/zstd decompression, in bytes (413 beyond)")
+	fs.Int64Var(&m.MemoryBudget, "memory-budget", 0, "bytes the analyses in flight and the caches may hold together; one analysis gets half, 413 beyond, 503 while others hold the rest (default: half of GOMEMLIMIT, which serve sets to 3/4 of the machine's or cgroup's memory when not given)")
 	fs.DurationVar(&m.ShutdownTimeout, "shutdown-timeout", m.ShutdownTimeout, "how long requests in flight may finish on SIGINT/SIGTERM")
 	fs.BoolVar(&m.Lab, "lab", m.Lab, "run reproductions from the dashboard (false: analyze uploads only)")
 	fs.IntVar(&m.MaxRuns, "max-runs", m.MaxRuns, "reproductions that may run at once (429 beyond)")
@@ -203,7 +212,15 @@ func (m *Main) Open(ctx context.Context) error {
 	if len(hosts) == 0 {
 		hosts = defaultAllowedHosts(m.Addr)
 	}
-	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, TempDir: spool.dir,
+	memLimit := serveMemoryLimit()
+	if m.MemoryBudget <= 0 {
+		m.MemoryBudget = web.DefaultMemoryBudget()
+	}
+	if !m.maxDecompressedSet {
+		m.MaxDecompressed = min(m.MaxDecompressed, m.MemoryBudget/2)
+	}
+	m.log.Info("memory", "gomemlimit", memLimit, "memory_budget", m.MemoryBudget, "max_decompressed", m.MaxDecompressed)
+	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, TempDir: spool.dir, MemoryBudget: m.MemoryBudget,
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,

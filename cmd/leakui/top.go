@@ -37,6 +37,10 @@ func runTop(ctx context.Context, args []string, std stdio) error {
 		}
 		return writeJSON(std.out, top)
 	}
+	if p.TextExact() {
+		// pprof's report from the profile already decoded: no second parse.
+		return pprof.WriteProfileTopText(std.out, p, pf.textOptions(si))
+	}
 	ref, err := loadReferenceFile(pf.fs.Arg(0), *pf.maxDecompressed)
 	if err != nil {
 		return err

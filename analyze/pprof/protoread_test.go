@@ -48,13 +48,13 @@ func TestLoadProfileRefusesABombAtItsFirstBadByte(t *testing.T) {
 	}
 }
 
-// TestProtoStreamAgreesWithTheDecoder: everything the stream check refuses, the
+// TestProtoStreamAgreesWithTheDecoder: everything the streaming reader refuses, the
 // decoder refuses too, fed in pieces of any size.
 func TestProtoStreamAgreesWithTheDecoder(t *testing.T) {
 	good := hostile.HostileNamesProfile()
 	for _, piece := range []int{1, 3, 7, 4096} {
-		ps := &protoStream{r: &chunkedReader{b: good, n: piece}}
-		if b, err := io.ReadAll(ps); err != nil || !bytes.Equal(b, good) {
+		b, _, err := readProto(&chunkedReader{b: good, n: piece}, 1<<20, 0, nil)
+		if err != nil || !bytes.Equal(b, good) {
 			t.Errorf("pieces of %d: a valid profile was refused: %v", piece, err)
 		}
 	}
@@ -63,7 +63,7 @@ func TestProtoStreamAgreesWithTheDecoder(t *testing.T) {
 		append(good[:len(good):len(good)], 1<<3|3),
 		append(good[:len(good):len(good)], bytes.Repeat([]byte{0x88}, 11)...),
 	} {
-		_, err := io.ReadAll(&protoStream{r: &chunkedReader{b: bad, n: 5}})
+		_, _, err := readProto(&chunkedReader{b: bad, n: 5}, 1<<20, 0, nil)
 		if !isErr(err, analyze.ErrMalformed) {
 			t.Errorf("%x…: stream check err %v, want ErrMalformed", bad[len(bad)-3:], err)
 		}
@@ -99,7 +99,7 @@ func FuzzProtoStream(f *testing.F) {
 		if piece <= 0 {
 			piece = 1
 		}
-		_, serr := io.ReadAll(&protoStream{r: &chunkedReader{b: data, n: piece}})
+		_, _, serr := readProto(&chunkedReader{b: data, n: piece}, 1<<20, 0, nil)
 		werr := walkMessage(data, func(int, int, uint64, []byte) error { return nil })
 		if serr != nil && werr == nil {
 			t.Fatalf("the stream check refuses (%v) what walkMessage accepts", serr)
