@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -12,15 +11,10 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
+	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
-)
-
-// Chart geometry, in SVG units.
-const (
-	chartWidth  = 560
-	chartHeight = 160
 )
 
 // runPage builds a run's page: the live part from its progress, the report part
@@ -115,35 +109,23 @@ func runCounters(workload string, c map[string]int64) []view.Counter {
 
 // runCharts draws goroutines, memory and the open count against the steps.
 func runCharts(p lab.Progress) []view.Chart {
-	xMax := p.Steps
-	for _, pt := range p.Points {
-		xMax = max(xMax, pt.Step)
+	x := make([]float64, len(p.Points))
+	for i, pt := range p.Points {
+		x[i] = float64(pt.Step)
 	}
 	chart := func(id, title, unit string, series ...view.ChartSeries) view.Chart {
-		var yMax int64
-		for _, pt := range p.Points {
-			for _, s := range series {
-				yMax = max(yMax, pointValue(pt, s.Key))
-			}
-		}
-		c := view.Chart{ID: id, Title: title, Unit: unit, Width: chartWidth, Height: chartHeight,
-			XMax: fmt.Sprintf("%s %d", stepWord(p.StepName), xMax), YMax: formatUnit(yMax, unit)}
+		c := linechart.Chart{Title: title, Unit: unit, XLabel: stepWord(p.StepName), X: x}
 		for _, s := range series {
-			var b strings.Builder
-			for _, pt := range p.Points {
-				x, y := 0.0, float64(chartHeight)
-				if xMax > 0 {
-					x = float64(pt.Step) / float64(xMax) * chartWidth
-				}
-				if yMax > 0 {
-					y = chartHeight - float64(pointValue(pt, s.Key))/float64(yMax)*(chartHeight-4)
-				}
-				fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
+			values := make([]float64, len(p.Points))
+			for i, pt := range p.Points {
+				values[i] = float64(pointValue(pt, s.Key))
 			}
-			s.Points = strings.TrimSpace(b.String())
-			c.Series = append(c.Series, s)
+			c.Series = append(c.Series, linechart.Series{Key: s.Key, Name: s.Name, Class: s.Class, Values: values})
 		}
-		return c
+		if unit == "bytes" {
+			c.Format = func(v float64) string { return analyze.FormatBytes(int64(v)) }
+		}
+		return chartView(id, c)
 	}
 	return []view.Chart{
 		chart("goroutines", "Goroutines", "", view.ChartSeries{Key: "goroutines", Name: "goroutines", Class: "s1"}),
@@ -169,13 +151,6 @@ func pointValue(pt lab.Point, key string) int64 {
 		return pt.Open
 	}
 	return 0
-}
-
-func formatUnit(v int64, unit string) string {
-	if unit == "bytes" {
-		return analyze.FormatBytes(v)
-	}
-	return analyze.FormatCount(v)
 }
 
 func stepWord(name string) string {

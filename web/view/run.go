@@ -32,22 +32,28 @@ type Counter struct {
 	Key, Label, Value string
 }
 
-// Chart is a line chart of a run's figures against its steps.
+// Chart is a line chart: a static SVG with axes (internal/linechart) that
+// static/charts.js replaces with an interactive uPlot chart of the same data.
 type Chart struct {
 	ID, Title string
 	// Unit of the values: "bytes" or "" for plain counts.
-	Unit          string
-	Width, Height int
-	Series        []ChartSeries
-	YMax, XMax    string
+	Unit   string
+	Series []ChartSeries
+	// YMax and XMax are the caption's largest value and x extent.
+	YMax, XMax string
+	// SVG is the static chart, markup drawn by internal/linechart from numbers
+	// (every text in it escaped).
+	SVG string
+	// Data is the chart's JSON for static/charts.js.
+	Data string
+	// ImageURL, when set, is the chart's stable URL as an SVG image.
+	ImageURL string
 }
 
 // ChartSeries is one line of a chart.
 type ChartSeries struct {
-	// Key names the figure in the run's points (goroutines, heap_inuse, rss, open).
+	// Key names the figure (goroutines, heap_inuse, rss, open, total).
 	Key, Name, Class string
-	// Points is the SVG polyline, "x,y x,y …".
-	Points string
 }
 
 // RunReport is what a finished run shows below its verdict.
