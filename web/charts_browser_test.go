@@ -83,3 +83,10 @@ func TestBrowserSeriesChart(t *testing.T) {
 	}
 	browser.Screenshot(t, ctx, "series.png")
 }
+
+// bannerBottom is how far down the page the verdict banner's state badge ends,
+// in CSS pixels (1e9 without a banner).
+func bannerBottom(t *testing.T, ctx context.Context) float64 {
+	t.Helper()
+	return browser.Get(t, ctx, chromedp.Evaluate[float64](`(() => { const b = document.querySelector("[data-testid=verdict-banner] .badge"); return b ? b.getBoundingClientRect().bottom + window.scrollY : 1e9; })()`))
+}

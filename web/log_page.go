@@ -180,6 +180,7 @@ func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.Lo
 	} else {
 		page.Notices = append(page.Notices, logTimesNotice)
 	}
+	page.Verdict = logBanner(page)
 	return page
 }
 

@@ -76,6 +76,7 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 			page.Report = &view.RunReport{Sections: []view.Section{provenLeakSection(j)}}
 		}
 	}
+	page.Banner = runBanner(page)
 	return page, nil
 }
 

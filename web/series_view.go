@@ -21,14 +21,7 @@ func seriesView(id string, rep *series.Report, compact bool, moveURL func(order 
 		ID: id, Verdict: string(rep.Verdict), VerdictText: rep.VerdictText, Reason: rep.Reason,
 		SampleType: rep.SampleType, By: rep.By, Compact: compact,
 	}
-	switch rep.Verdict {
-	case series.Leak:
-		v.VerdictClass = "bad"
-	case series.Shrinking:
-		v.VerdictClass = "warn"
-	default:
-		v.VerdictClass = "good"
-	}
+	v.VerdictClass = seriesClass(rep.Verdict)
 	v.Chart = totalsChart(id, rep)
 	order := make([]int, len(rep.Snapshots))
 	for i, sn := range rep.Snapshots {

@@ -25,6 +25,8 @@ type RunPage struct {
 	CancelURL string
 	Links     []Link
 	Report    *RunReport
+	// Banner is the verdict under the title (status, verdict, reason, counters).
+	Banner *Banner
 }
 
 // Counter is one of a run's counters.
