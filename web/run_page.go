@@ -45,7 +45,7 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 	}
 	page.Counters = runCounters(spec.Workload, p.Counters)
 	if spec.Workload != lab.WorkloadCapture {
-		page.Charts = runCharts(p)
+		page.Charts = runCharts(p, nil)
 	}
 	page.Callout = runCallout(spec, p)
 	if run.ReportID != "" {
@@ -75,6 +75,9 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		} else if ok && j.Served {
 			page.Report = &view.RunReport{Sections: []view.Section{provenLeakSection(j)}}
 		}
+	}
+	if page.CompareWith, err = s.compareWith(r.Context(), run.ID); err != nil {
+		return page, err
 	}
 	page.Banner = runBanner(page)
 	return page, nil
@@ -108,34 +111,59 @@ func runCounters(workload string, c map[string]int64) []view.Counter {
 	return out
 }
 
-// runCharts draws goroutines, memory and the open count against the steps.
-func runCharts(p lab.Progress) []view.Chart {
+// runChartSpecs are a run's charts: id, title, unit and lines.
+var runChartSpecs = []struct {
+	id, title, unit string
+	series          []view.ChartSeries
+}{
+	{"goroutines", "Goroutines", "", []view.ChartSeries{{Key: "goroutines", Name: "goroutines", Class: "s1"}}},
+	{"memory", "Memory", "bytes", []view.ChartSeries{
+		{Key: "rss", Name: "RSS", Class: "s2"},
+		{Key: "heap_inuse", Name: "Go heap in use", Class: "s1"},
+		{Key: "offheap", Name: "off-heap (model)", Class: "s3"}}},
+	{"open", "Still open (started − closed)", "", []view.ChartSeries{{Key: "open", Name: "open", Class: "s4"}}},
+}
+
+// runCharts draws goroutines, memory and the open count against the steps. yMax,
+// when given, holds the least top of each chart's y axis by id (runs compared
+// side by side share their scales).
+func runCharts(p lab.Progress, yMax map[string]float64) []view.Chart {
+	var out []view.Chart
+	for _, spec := range runChartSpecs {
+		c := runLineChart(p, spec.title, spec.unit, spec.series)
+		c.YMax = yMax[spec.id]
+		out = append(out, chartView(spec.id, c))
+	}
+	return out
+}
+
+// runChartMax is the largest value of each of a run's charts, by id.
+func runChartMax(p lab.Progress) map[string]float64 {
+	out := map[string]float64{}
+	for _, spec := range runChartSpecs {
+		out[spec.id] = runLineChart(p, spec.title, spec.unit, spec.series).DataMax()
+	}
+	return out
+}
+
+// runLineChart is the data of one of a run's charts.
+func runLineChart(p lab.Progress, title, unit string, series []view.ChartSeries) linechart.Chart {
 	x := make([]float64, len(p.Points))
 	for i, pt := range p.Points {
 		x[i] = float64(pt.Step)
 	}
-	chart := func(id, title, unit string, series ...view.ChartSeries) view.Chart {
-		c := linechart.Chart{Title: title, Unit: unit, XLabel: stepWord(p.StepName), X: x}
-		for _, s := range series {
-			values := make([]float64, len(p.Points))
-			for i, pt := range p.Points {
-				values[i] = float64(pointValue(pt, s.Key))
-			}
-			c.Series = append(c.Series, linechart.Series{Key: s.Key, Name: s.Name, Class: s.Class, Values: values})
+	c := linechart.Chart{Title: title, Unit: unit, XLabel: stepWord(p.StepName), X: x}
+	for _, s := range series {
+		values := make([]float64, len(p.Points))
+		for i, pt := range p.Points {
+			values[i] = float64(pointValue(pt, s.Key))
 		}
-		if unit == "bytes" {
-			c.Format = func(v float64) string { return analyze.FormatBytes(int64(v)) }
-		}
-		return chartView(id, c)
+		c.Series = append(c.Series, linechart.Series{Key: s.Key, Name: s.Name, Class: s.Class, Values: values})
 	}
-	return []view.Chart{
-		chart("goroutines", "Goroutines", "", view.ChartSeries{Key: "goroutines", Name: "goroutines", Class: "s1"}),
-		chart("memory", "Memory", "bytes",
-			view.ChartSeries{Key: "rss", Name: "RSS", Class: "s2"},
-			view.ChartSeries{Key: "heap_inuse", Name: "Go heap in use", Class: "s1"},
-			view.ChartSeries{Key: "offheap", Name: "off-heap (model)", Class: "s3"}),
-		chart("open", "Still open (started − closed)", "", view.ChartSeries{Key: "open", Name: "open", Class: "s4"}),
+	if unit == "bytes" {
+		c.Format = func(v float64) string { return analyze.FormatBytes(int64(v)) }
 	}
+	return c
 }
 
 func pointValue(pt lab.Point, key string) int64 {
@@ -161,6 +189,11 @@ func stepWord(name string) string {
 	return name
 }
 
+// calloutMinGap is the growth of RSS − heap in use below which the heap vs RSS
+// callout stays quiet: the lab's verdict counts off-heap growth from the same
+// 16 MiB (lab/verdict.go), below it RSS moves with the allocator's own noise.
+const calloutMinGap = 16 << 20
+
 // runCallout names the heap vs RSS gap of the gzip model: the JVM's native zlib
 // memory, which the heap profile does not see.
 func runCallout(spec lab.Spec, p lab.Progress) string {
@@ -170,6 +203,10 @@ func runCallout(spec lab.Spec, p lab.Progress) string {
 	first, last := p.Points[0], p.Points[len(p.Points)-1]
 	gap := (last.RSS - last.HeapInuse) - (first.RSS - first.HeapInuse)
 	heap := last.HeapInuse - first.HeapInuse
+	if gap <= calloutMinGap {
+		// RSS − heap did not grow: nothing outside the heap to warn about.
+		return ""
+	}
 	return fmt.Sprintf("Heap vs RSS: RSS − Go heap in use grew by %s while the Go heap changed by %s. This variant models the JVM's native zlib memory: each gzip deep iterator keeps its inflate window off the heap until it is closed or a GC runs its cleanup, so the heap profile looks empty while the process runs out of memory.",
 		analyze.FormatSignedValue(gap, "bytes"), analyze.FormatSignedValue(heap, "bytes"))
 }

@@ -131,12 +131,10 @@ func runBanner(p view.RunPage) *view.Banner {
 			b.Reason = "The run ended without a verdict."
 		}
 	}
-	for _, c := range p.Counters {
-		b.Numbers = append(b.Numbers, view.Pair{Label: c.Label, Value: c.Value})
-	}
-	b.Numbers = append(b.Numbers, view.Pair{Label: p.StepName + "s", Value: strconv.FormatInt(p.Step, 10) + " of " + strconv.FormatInt(p.Steps, 10)})
+	// The counters follow right below the banner (and update live): the banner
+	// does not repeat them.
 	if p.Verdict == lab.VerdictLeak && p.Report != nil && p.Report.HeapSeries != nil && p.Report.HeapSeries.Verdict != string(series.Leak) {
-		b.Notes = append(b.Notes, fmt.Sprintf("Why the heap snapshots say %q while the run says leak: the run's verdict counts what the workload opened and never closed (and the goroutines and memory they keep); the heap series looks only for an allocation site that grew steadily in the Go heap profile. What leaks here is held by goroutines and outside the Go heap (or is too small beside the rest of the heap to pass its checks), so the heap series finds no steady grower.",
+		b.Notes = append(b.Notes, fmt.Sprintf("Why the heap snapshots say %q while the run says leak: the run counts what the workload opened and never closed; the heap series looks only for a Go heap allocation site growing steadily, and what leaks here is held mostly by goroutines and outside the Go heap.",
 			p.Report.HeapSeries.VerdictText))
 	}
 	return b

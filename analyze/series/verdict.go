@@ -62,7 +62,7 @@ func (a *seriesAnalysis) tooShort(total Stats, n int) bool {
 func (a *seriesAnalysis) inconclusiveReason(rep *Report, n int) string {
 	total := rep.Total
 	over := fmt.Sprintf("%d snapshots", n)
-	if a.span > 0 {
+	if a.span >= time.Second {
 		over += " spanning " + a.span.Round(time.Second).String()
 	}
 	pct := ""

@@ -27,6 +27,9 @@ type RunPage struct {
 	Report    *RunReport
 	// Banner is the verdict under the title (status, verdict, reason, counters).
 	Banner *Banner
+	// CompareWith offers the other runs to compare this one with; nil when there
+	// is none.
+	CompareWith *CompareWith
 }
 
 // Counter is one of a run's counters.
@@ -98,9 +101,4 @@ type Preset struct{ Name, Description string }
 // RunItem is one line of the recent runs list.
 type RunItem struct {
 	URL, Title, Status, StatusClass, Verdict, Created, ID string
-}
-
-// ComparePage shows two runs side by side.
-type ComparePage struct {
-	Runs [2]RunPage
 }
