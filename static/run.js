@@ -39,6 +39,8 @@
       fig.dispatchEvent(new CustomEvent("leakui:data", { detail: { x: x, values: values, xlabel: p.step_name || "step" } }));
       var label = fig.querySelector("[data-ymax]");
       if (label) label.textContent = formatValue(yMax, fig.getAttribute("data-unit"));
+      var xmax = fig.querySelector("[data-xmax]");
+      if (xmax) xmax.textContent = (p.step_name || "step") + " " + (p.step || 0);
       fig.setAttribute("data-points", String(points.length));
     });
   }
@@ -46,6 +48,12 @@
   function update(root, p) {
     var step = root.querySelector("[data-testid=run-step]");
     if (step) step.textContent = (p.step_name || "step") + " " + p.step + " of " + p.steps;
+    var phase = root.querySelector("[data-testid=run-phase]");
+    if (phase) {
+      var ph = p.phase;
+      phase.textContent = ph ? ph.name + " " + ph.step + (ph.steps > 0 ? " of " + ph.steps : "") : "";
+      phase.hidden = !ph;
+    }
     var bar = root.querySelector("[data-testid=run-progress]");
     if (bar && p.steps > 0) bar.value = Math.floor(p.step * 100 / p.steps);
     var el = root.querySelector("[data-testid=run-elapsed]");

@@ -37,6 +37,9 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 	if page.StepName == "" {
 		page.StepName = "step"
 	}
+	if p.Phase != nil && page.Running {
+		page.Phase = phaseText(p.Phase)
+	}
 	if p.Steps > 0 {
 		page.Pct = int(p.Step * 100 / p.Steps)
 	}
@@ -83,6 +86,14 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 	return page, nil
 }
 
+// phaseText is a phase's line: "write segment 3 of 80".
+func phaseText(ph *lab.Phase) string {
+	if ph.Steps > 0 {
+		return fmt.Sprintf("%s %d of %d", ph.Name, ph.Step, ph.Steps)
+	}
+	return fmt.Sprintf("%s %d", ph.Name, ph.Step)
+}
+
 // runCounters names a workload's counters: started, stopped, still open.
 func runCounters(workload string, c map[string]int64) []view.Counter {
 	var keys [][2]string
@@ -97,9 +108,12 @@ func runCounters(workload string, c map[string]int64) []view.Counter {
 	for _, k := range keys {
 		v, ok := c[k[0]]
 		if k[0] == "iterators_open" {
-			v, ok = c["iterators_opened"]-c["iterators_closed"], true
+			v, ok = c["iterators_opened"]-c["iterators_closed"], len(c) > 0
 		}
 		if !ok {
+			// Shown from the start, so the live page has it to update with the
+			// first event.
+			out = append(out, view.Counter{Key: k[0], Label: k[1], Value: "–"})
 			continue
 		}
 		text := analyze.FormatCount(v)

@@ -12,6 +12,9 @@ type RunPage struct {
 	Running     bool
 	Step, Steps int64
 	StepName    string
+	// Phase is the line of a phase without the workload's steps ("write segment
+	// 3 of 80"), or "".
+	Phase string
 	Pct         int
 	Elapsed     string
 	Remaining   string
