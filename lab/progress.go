@@ -41,7 +41,23 @@ type Progress struct {
 	Verdict     string `json:"verdict,omitempty"`
 	Reason      string `json:"reason,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// Phase is the current phase that is not the workload's own unit of work
+	// (writing the log before recovering it), from progress events whose step name
+	// is not that unit's; nil while the unit's own steps run.
+	Phase *Phase `json:"phase,omitempty"`
 }
+
+// Phase is the progress of a phase without the workload's unit of work: "write
+// segment" 3 of 80.
+type Phase struct {
+	Name  string `json:"name"`
+	Step  int64  `json:"step"`
+	Steps int64  `json:"steps"`
+}
+
+// unitOf names each workload's unit of work, the step name its charts and
+// verdict count; progress events under another step name are phases.
+var unitOf = map[string]string{WorkloadCheckpoint: "cycle", WorkloadRecovery: "segment"}
 
 // Memory is the child's memory at one moment.
 type Memory struct {
@@ -71,18 +87,32 @@ func (p Progress) clone() Progress {
 		c.Counters[k] = v
 	}
 	c.Points = append([]Point(nil), p.Points...)
+	if p.Phase != nil {
+		ph := *p.Phase
+		c.Phase = &ph
+	}
 	return c
 }
 
 // apply folds a progress or done event into the state.
 func (p *Progress) apply(ev workload.Event, workloadName string, now time.Time) {
-	p.Step, p.Steps, p.StepName = ev.Step, ev.Steps, ev.StepName
 	if p.Counters == nil {
 		p.Counters = map[string]int64{}
 	}
 	for k, v := range ev.Counters {
 		p.Counters[k] = v
 	}
+	if unit := unitOf[workloadName]; ev.Kind == workload.EventProgress && unit != "" && ev.StepName != "" && ev.StepName != unit {
+		// A phase of its own (writing before recovering): its line on the page,
+		// not a point of the charts, whose x is the unit's steps.
+		p.Phase = &Phase{Name: ev.StepName, Step: ev.Step, Steps: ev.Steps}
+		p.Memory = Memory{Goroutines: ev.Memory.Goroutines, HeapInuse: ev.Memory.HeapInuse, RSS: ev.Memory.RSS}
+		p.UpdatedAt = now
+		p.ElapsedMs = now.Sub(p.StartedAt).Milliseconds()
+		return
+	}
+	p.Phase = nil
+	p.Step, p.Steps, p.StepName = ev.Step, ev.Steps, ev.StepName
 	p.Memory = Memory{Goroutines: ev.Memory.Goroutines, HeapInuse: ev.Memory.HeapInuse, RSS: ev.Memory.RSS}
 	pt := Point{Step: ev.Step, Goroutines: ev.Memory.Goroutines, HeapInuse: ev.Memory.HeapInuse, RSS: ev.Memory.RSS,
 		Open: openCount(workloadName, p.Counters), OffHeap: p.Counters["offheap_bytes"]}

@@ -21,34 +21,39 @@
 
   var pointKey = { goroutines: "goroutines", heap_inuse: "heap_inuse", rss: "rss", offheap: "offheap", open: "open" };
 
+  // drawCharts hands the live points to each chart (static/charts.js draws them)
+  // and updates the captions' maxima.
   function drawCharts(root, p) {
-    var xMax = p.steps || 0;
-    (p.points || []).forEach(function (pt) { xMax = Math.max(xMax, pt.step); });
-    root.querySelectorAll("[data-chart]").forEach(function (fig) {
-      var svg = fig.querySelector("svg"), vb = svg.viewBox.baseVal, W = vb.width, H = vb.height;
-      var lines = fig.querySelectorAll("polyline[data-series]"), yMax = 0;
-      lines.forEach(function (l) {
-        var k = pointKey[l.getAttribute("data-series")];
-        (p.points || []).forEach(function (pt) { yMax = Math.max(yMax, pt[k] || 0); });
+    var points = p.points || [];
+    var x = points.map(function (pt) { return pt.step; });
+    root.querySelectorAll("figure[data-chart]").forEach(function (fig) {
+      var values = {}, yMax = 0;
+      Object.keys(pointKey).forEach(function (key) {
+        values[key] = points.map(function (pt) { return pt[pointKey[key]] || 0; });
       });
-      lines.forEach(function (l) {
-        var k = pointKey[l.getAttribute("data-series")];
-        var pts = (p.points || []).map(function (pt) {
-          var x = xMax > 0 ? pt.step / xMax * W : 0;
-          var y = yMax > 0 ? H - (pt[k] || 0) / yMax * (H - 4) : H;
-          return x.toFixed(1) + "," + y.toFixed(1);
-        });
-        l.setAttribute("points", pts.join(" "));
+      var d = {};
+      try { d = JSON.parse(fig.getAttribute("data-chart-data")) || {}; } catch (e) { d = {}; }
+      (d.series || []).forEach(function (s) {
+        (values[s.key] || []).forEach(function (v) { yMax = Math.max(yMax, v); });
       });
+      fig.dispatchEvent(new CustomEvent("leakui:data", { detail: { x: x, values: values, xlabel: p.step_name || "step" } }));
       var label = fig.querySelector("[data-ymax]");
       if (label) label.textContent = formatValue(yMax, fig.getAttribute("data-unit"));
-      fig.setAttribute("data-points", String((p.points || []).length));
+      var xmax = fig.querySelector("[data-xmax]");
+      if (xmax) xmax.textContent = (p.step_name || "step") + " " + (p.step || 0);
+      fig.setAttribute("data-points", String(points.length));
     });
   }
 
   function update(root, p) {
     var step = root.querySelector("[data-testid=run-step]");
     if (step) step.textContent = (p.step_name || "step") + " " + p.step + " of " + p.steps;
+    var phase = root.querySelector("[data-testid=run-phase]");
+    if (phase) {
+      var ph = p.phase;
+      phase.textContent = ph ? ph.name + " " + ph.step + (ph.steps > 0 ? " of " + ph.steps : "") : "";
+      phase.hidden = !ph;
+    }
     var bar = root.querySelector("[data-testid=run-progress]");
     if (bar && p.steps > 0) bar.value = Math.floor(p.step * 100 / p.steps);
     var el = root.querySelector("[data-testid=run-elapsed]");

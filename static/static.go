@@ -1,10 +1,11 @@
 // Package static holds the dashboard's CSS and JavaScript, embedded into the binary.
-// The web package serves them under content-hashed URLs.
+// The web package serves them under content-hashed URLs. vendor/ holds third-party
+// release builds, each with its licence and a README naming its version and sums.
 package static
 
 import "embed"
 
-// FS holds every asset, by file name.
+// FS holds every asset, by file name (vendor/… for the vendored libraries).
 //
-//go:embed *.css *.js
+//go:embed *.css *.js vendor/uplot/*.js vendor/uplot/*.css vendor/uplot/LICENSE
 var FS embed.FS

@@ -51,12 +51,12 @@ func (a *assets) url(name string) string {
 	return "/static/" + f.hash + "/" + name
 }
 
-// Routes serves /{hash}/{name}; a stale hash still gets the current file, without
-// the long cache.
+// Routes serves /{hash}/{name} (a name may have folders: vendor/uplot/…); a stale
+// hash still gets the current file, without the long cache.
 func (a *assets) Routes() chi.Router {
 	r := chi.NewRouter()
-	r.Get("/{hash}/{name}", func(w http.ResponseWriter, r *http.Request) {
-		name := chi.URLParam(r, "name")
+	r.Get("/{hash}/*", func(w http.ResponseWriter, r *http.Request) {
+		name := chi.URLParam(r, "*")
 		f, ok := a.files[name]
 		if !ok {
 			http.NotFound(w, r)

@@ -112,7 +112,8 @@ func validUTF8(page []byte) []byte {
 // page adds the stylesheet and scripts every page loads.
 func (s *Server) page(p view.Page) view.Page {
 	p.CSS = s.assets.url("app.css")
-	p.Scripts = []string{s.assets.url("app.js"), s.assets.url("flame.js"), s.assets.url("run.js"), s.assets.url("log.js")}
+	p.Styles = []string{s.assets.url("vendor/uplot/uPlot.min.css")}
+	p.Scripts = []string{s.assets.url("app.js"), s.assets.url("flame.js"), s.assets.url("vendor/uplot/uPlot.iife.min.js"), s.assets.url("charts.js"), s.assets.url("run.js"), s.assets.url("log.js")}
 	return p
 }
 

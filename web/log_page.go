@@ -13,6 +13,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
+	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -183,6 +184,7 @@ func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.Lo
 		page.Timeline, page.OpenCharts = nil, nil
 	}
 	page.Overview = logOverviewView(lr, q, path)
+	page.Verdict = logBanner(page)
 	return page
 }
 
@@ -396,42 +398,26 @@ func logGroupBuckets(in []logs.Bucket, group int) []logs.Bucket {
 }
 
 // logOpenCharts draws, per pair, the number still open at the end of each
-// bucket.
+// bucket, against the buckets' wall time.
 func logOpenCharts(lr *logs.Report) []view.Chart {
 	if len(lr.Buckets) == 0 {
 		return nil
 	}
-	width := time.Duration(lr.BucketMillis) * time.Millisecond
-	first, last := lr.Buckets[0].Start, lr.Buckets[len(lr.Buckets)-1].Start.Add(width)
+	x := make([]float64, len(lr.Buckets))
+	for i, b := range lr.Buckets {
+		x[i] = float64(b.Start.Unix())
+	}
 	var charts []view.Chart
 	for k, p := range lr.Pairs {
-		var lo, hi int64
-		for _, b := range lr.Buckets {
-			if k < len(b.Open) {
-				lo, hi = min(lo, b.Open[k]), max(hi, b.Open[k])
-			}
-		}
-		c := view.Chart{ID: "open-" + strconv.Itoa(k+1), Title: "Still open over time: " + p.Name, Width: chartWidth, Height: chartHeight,
-			YMax: analyze.FormatCount(hi), XMax: logs.FormatTime(&first) + " to " + logs.FormatTime(&last)}
-		var pts strings.Builder
-		n := len(lr.Buckets)
+		values := make([]float64, len(lr.Buckets))
 		for i, b := range lr.Buckets {
-			var v int64
 			if k < len(b.Open) {
-				v = b.Open[k]
+				values[i] = float64(b.Open[k])
 			}
-			x := 0.0
-			if n > 1 {
-				x = float64(i) / float64(n-1) * chartWidth
-			}
-			y := float64(chartHeight) / 2
-			if hi > lo {
-				y = chartHeight - 2 - float64(v-lo)/float64(hi-lo)*(chartHeight-4)
-			}
-			fmt.Fprintf(&pts, "%.1f,%.1f ", x, y)
 		}
-		c.Series = []view.ChartSeries{{Key: "open", Name: "still open (" + p.Name + ")", Class: "s4", Points: strings.TrimSpace(pts.String())}}
-		charts = append(charts, c)
+		c := linechart.Chart{Title: "Still open over time: " + p.Name, XTime: true, X: x,
+			Series: []linechart.Series{{Key: "open", Name: "still open (" + p.Name + ")", Class: "s4", Values: values}}}
+		charts = append(charts, chartView("open-"+strconv.Itoa(k+1), c))
 	}
 	return charts
 }

@@ -174,6 +174,7 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 			return page, err
 		}
 		page.Diff = &d
+		page.Verdict = diffBanner(d)
 	case modeSeries:
 		rep, err := ps.profileSeries(&page.Notices)
 		if err != nil {
@@ -182,7 +183,9 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 		sv := seriesView("profiles", rep, false, func(order []int) string {
 			return q.url(path, func(v url.Values) { v.Set("order", formatOrder(order)) })
 		})
+		sv.InBanner = true
 		page.Series = &sv
+		page.Verdict = seriesBanner(rep)
 		page.Views = nil
 	default:
 		p := ps.filtered(shown, &page.Notices)
@@ -204,6 +207,7 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 					}
 				}))
 			page.Top = &t
+			page.Verdict = topBanner(t)
 		}
 		if q.mode == modeSingle && len(rep.Artifacts) == 1 {
 			cf, err := s.compareForm(ctx, rep, shown)

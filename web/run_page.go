@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -12,15 +11,10 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
+	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
-)
-
-// Chart geometry, in SVG units.
-const (
-	chartWidth  = 560
-	chartHeight = 160
 )
 
 // runPage builds a run's page: the live part from its progress, the report part
@@ -43,6 +37,9 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 	if page.StepName == "" {
 		page.StepName = "step"
 	}
+	if p.Phase != nil && page.Running {
+		page.Phase = phaseText(p.Phase)
+	}
 	if p.Steps > 0 {
 		page.Pct = int(p.Step * 100 / p.Steps)
 	}
@@ -51,7 +48,7 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 	}
 	page.Counters = runCounters(spec.Workload, p.Counters)
 	if spec.Workload != lab.WorkloadCapture {
-		page.Charts = runCharts(p)
+		page.Charts = runCharts(p, nil)
 	}
 	page.Callout = runCallout(spec, p)
 	if run.ReportID != "" {
@@ -82,7 +79,19 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 			page.Report = &view.RunReport{Sections: []view.Section{provenLeakSection(j)}}
 		}
 	}
+	if page.CompareWith, err = s.compareWith(r.Context(), run.ID); err != nil {
+		return page, err
+	}
+	page.Banner = runBanner(page)
 	return page, nil
+}
+
+// phaseText is a phase's line: "write segment 3 of 80".
+func phaseText(ph *lab.Phase) string {
+	if ph.Steps > 0 {
+		return fmt.Sprintf("%s %d of %d", ph.Name, ph.Step, ph.Steps)
+	}
+	return fmt.Sprintf("%s %d", ph.Name, ph.Step)
 }
 
 // runCounters names a workload's counters: started, stopped, still open.
@@ -99,9 +108,12 @@ func runCounters(workload string, c map[string]int64) []view.Counter {
 	for _, k := range keys {
 		v, ok := c[k[0]]
 		if k[0] == "iterators_open" {
-			v, ok = c["iterators_opened"]-c["iterators_closed"], true
+			v, ok = c["iterators_opened"]-c["iterators_closed"], len(c) > 0
 		}
 		if !ok {
+			// Shown from the start, so the live page has it to update with the
+			// first event.
+			out = append(out, view.Counter{Key: k[0], Label: k[1], Value: "–"})
 			continue
 		}
 		text := analyze.FormatCount(v)
@@ -113,46 +125,59 @@ func runCounters(workload string, c map[string]int64) []view.Counter {
 	return out
 }
 
-// runCharts draws goroutines, memory and the open count against the steps.
-func runCharts(p lab.Progress) []view.Chart {
-	xMax := p.Steps
-	for _, pt := range p.Points {
-		xMax = max(xMax, pt.Step)
+// runChartSpecs are a run's charts: id, title, unit and lines.
+var runChartSpecs = []struct {
+	id, title, unit string
+	series          []view.ChartSeries
+}{
+	{"goroutines", "Goroutines", "", []view.ChartSeries{{Key: "goroutines", Name: "goroutines", Class: "s1"}}},
+	{"memory", "Memory", "bytes", []view.ChartSeries{
+		{Key: "rss", Name: "RSS", Class: "s2"},
+		{Key: "heap_inuse", Name: "Go heap in use", Class: "s1"},
+		{Key: "offheap", Name: "off-heap (model)", Class: "s3"}}},
+	{"open", "Still open (started − closed)", "", []view.ChartSeries{{Key: "open", Name: "open", Class: "s4"}}},
+}
+
+// runCharts draws goroutines, memory and the open count against the steps. yMax,
+// when given, holds the least top of each chart's y axis by id (runs compared
+// side by side share their scales).
+func runCharts(p lab.Progress, yMax map[string]float64) []view.Chart {
+	var out []view.Chart
+	for _, spec := range runChartSpecs {
+		c := runLineChart(p, spec.title, spec.unit, spec.series)
+		c.YMax = yMax[spec.id]
+		out = append(out, chartView(spec.id, c))
 	}
-	chart := func(id, title, unit string, series ...view.ChartSeries) view.Chart {
-		var yMax int64
-		for _, pt := range p.Points {
-			for _, s := range series {
-				yMax = max(yMax, pointValue(pt, s.Key))
-			}
+	return out
+}
+
+// runChartMax is the largest value of each of a run's charts, by id.
+func runChartMax(p lab.Progress) map[string]float64 {
+	out := map[string]float64{}
+	for _, spec := range runChartSpecs {
+		out[spec.id] = runLineChart(p, spec.title, spec.unit, spec.series).DataMax()
+	}
+	return out
+}
+
+// runLineChart is the data of one of a run's charts.
+func runLineChart(p lab.Progress, title, unit string, series []view.ChartSeries) linechart.Chart {
+	x := make([]float64, len(p.Points))
+	for i, pt := range p.Points {
+		x[i] = float64(pt.Step)
+	}
+	c := linechart.Chart{Title: title, Unit: unit, XLabel: stepWord(p.StepName), X: x}
+	for _, s := range series {
+		values := make([]float64, len(p.Points))
+		for i, pt := range p.Points {
+			values[i] = float64(pointValue(pt, s.Key))
 		}
-		c := view.Chart{ID: id, Title: title, Unit: unit, Width: chartWidth, Height: chartHeight,
-			XMax: fmt.Sprintf("%s %d", stepWord(p.StepName), xMax), YMax: formatUnit(yMax, unit)}
-		for _, s := range series {
-			var b strings.Builder
-			for _, pt := range p.Points {
-				x, y := 0.0, float64(chartHeight)
-				if xMax > 0 {
-					x = float64(pt.Step) / float64(xMax) * chartWidth
-				}
-				if yMax > 0 {
-					y = chartHeight - float64(pointValue(pt, s.Key))/float64(yMax)*(chartHeight-4)
-				}
-				fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
-			}
-			s.Points = strings.TrimSpace(b.String())
-			c.Series = append(c.Series, s)
-		}
-		return c
+		c.Series = append(c.Series, linechart.Series{Key: s.Key, Name: s.Name, Class: s.Class, Values: values})
 	}
-	return []view.Chart{
-		chart("goroutines", "Goroutines", "", view.ChartSeries{Key: "goroutines", Name: "goroutines", Class: "s1"}),
-		chart("memory", "Memory", "bytes",
-			view.ChartSeries{Key: "rss", Name: "RSS", Class: "s2"},
-			view.ChartSeries{Key: "heap_inuse", Name: "Go heap in use", Class: "s1"},
-			view.ChartSeries{Key: "offheap", Name: "off-heap (model)", Class: "s3"}),
-		chart("open", "Still open (started − closed)", "", view.ChartSeries{Key: "open", Name: "open", Class: "s4"}),
+	if unit == "bytes" {
+		c.Format = func(v float64) string { return analyze.FormatBytes(int64(v)) }
 	}
+	return c
 }
 
 func pointValue(pt lab.Point, key string) int64 {
@@ -171,19 +196,17 @@ func pointValue(pt lab.Point, key string) int64 {
 	return 0
 }
 
-func formatUnit(v int64, unit string) string {
-	if unit == "bytes" {
-		return analyze.FormatBytes(v)
-	}
-	return analyze.FormatCount(v)
-}
-
 func stepWord(name string) string {
 	if name == "" {
 		return "step"
 	}
 	return name
 }
+
+// calloutMinGap is the growth of RSS − heap in use below which the heap vs RSS
+// callout stays quiet: the lab's verdict counts off-heap growth from the same
+// 16 MiB (lab/verdict.go), below it RSS moves with the allocator's own noise.
+const calloutMinGap = 16 << 20
 
 // runCallout names the heap vs RSS gap of the gzip model: the JVM's native zlib
 // memory, which the heap profile does not see.
@@ -194,6 +217,10 @@ func runCallout(spec lab.Spec, p lab.Progress) string {
 	first, last := p.Points[0], p.Points[len(p.Points)-1]
 	gap := (last.RSS - last.HeapInuse) - (first.RSS - first.HeapInuse)
 	heap := last.HeapInuse - first.HeapInuse
+	if gap <= calloutMinGap {
+		// RSS − heap did not grow: nothing outside the heap to warn about.
+		return ""
+	}
 	s := fmt.Sprintf("Heap vs RSS: RSS − Go heap in use grew by %s while the Go heap changed by %s. This variant models the JVM's native zlib memory: each gzip deep iterator keeps its inflate state and window off the heap until it is closed or a GC runs its cleanup (and the allocator keeps them resident after that, as glibc does), so the heap profile looks empty while the process runs out of memory.",
 		analyze.FormatSignedValue(gap, "bytes"), analyze.FormatSignedValue(heap, "bytes"))
 	if jvm, open := p.Counters["jvm_bytes_per_open_stream"], p.Counters["iterators_opened"]-p.Counters["iterators_closed"]; jvm > 0 && open > 0 {

@@ -273,13 +273,9 @@ func (rs runsResource) compare(w http.ResponseWriter, r *http.Request) error {
 	if ids[0] == "" || ids[1] == "" {
 		return errorf(http.StatusBadRequest, "pick two runs to compare: /runs/compare?a=RUN&b=RUN")
 	}
-	var c view.ComparePage
-	for i, id := range ids {
-		page, err := rs.s.runPage(r, id)
-		if err != nil {
-			return err
-		}
-		c.Runs[i] = page
+	c, err := rs.s.comparePage(r, ids)
+	if err != nil {
+		return err
 	}
 	return rs.s.render(w, r, http.StatusOK, view.Page{Title: "compare runs", Nav: "runs"}, view.CompareRunsPage(c))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
+	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/internal/spark"
 	"github.com/leakui/leakui/web/view"
 )
@@ -20,14 +21,7 @@ func seriesView(id string, rep *series.Report, compact bool, moveURL func(order 
 		ID: id, Verdict: string(rep.Verdict), VerdictText: rep.VerdictText, Reason: rep.Reason,
 		SampleType: rep.SampleType, By: rep.By, Compact: compact,
 	}
-	switch rep.Verdict {
-	case series.Leak:
-		v.VerdictClass = "bad"
-	case series.Shrinking:
-		v.VerdictClass = "warn"
-	default:
-		v.VerdictClass = "good"
-	}
+	v.VerdictClass = seriesClass(rep.Verdict)
 	v.Chart = totalsChart(id, rep)
 	order := make([]int, len(rep.Snapshots))
 	for i, sn := range rep.Snapshots {
@@ -110,29 +104,25 @@ func signedFloat(v float64, unit string) string {
 // sparkline draws values in a 100×20 box.
 func sparkline(values []int64) string { return spark.Points(values, 100, 20) }
 
-// totalsChart draws the totals over the snapshots.
+// totalsChart draws the totals over the snapshots: against their wall time when
+// every snapshot has one, else against their numbers.
 func totalsChart(id string, rep *series.Report) view.Chart {
-	c := view.Chart{ID: "totals-" + id, Title: "Total " + rep.SampleType, Unit: rep.Unit, Width: chartWidth, Height: chartHeight,
-		XMax: fmt.Sprintf("%d snapshots", len(rep.Totals))}
-	var yMax int64
-	for _, t := range rep.Totals {
-		yMax = max(yMax, t)
+	c := linechart.Chart{Title: "Total " + rep.SampleType, Unit: rep.Unit, XLabel: "snapshot",
+		Format: func(v float64) string { return analyze.FormatValue(int64(v), rep.Unit) }}
+	timed := len(rep.Snapshots) == len(rep.Totals)
+	for _, sn := range rep.Snapshots {
+		timed = timed && !sn.Time.IsZero()
 	}
-	c.YMax = formatUnit(yMax, rep.Unit)
-	var b strings.Builder
-	for i, t := range rep.Totals {
-		x := 0.0
-		if len(rep.Totals) > 1 {
-			x = float64(i) / float64(len(rep.Totals)-1) * chartWidth
+	for i := range rep.Totals {
+		if timed {
+			c.X = append(c.X, float64(rep.Snapshots[i].Time.Unix()))
+		} else {
+			c.X = append(c.X, float64(i+1))
 		}
-		y := float64(chartHeight)
-		if yMax > 0 {
-			y = chartHeight - float64(t)/float64(yMax)*(chartHeight-4)
-		}
-		fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
 	}
-	c.Series = []view.ChartSeries{{Key: "total", Name: rep.SampleType, Class: "s1", Points: strings.TrimSpace(b.String())}}
-	return c
+	c.XTime = timed
+	c.Series = []linechart.Series{{Key: "total", Name: rep.SampleType, Class: "s1", Values: floats(rep.Totals)}}
+	return chartView("totals-"+id, c)
 }
 
 // profileSeries analyzes profiles as a series, in the query's order when given.

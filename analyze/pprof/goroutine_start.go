@@ -34,13 +34,15 @@ func goroutineStarts(p *Profile) (counts map[string]int64, total int64) {
 	si := p.DefaultSampleIndex()
 	counts = make(map[string]int64)
 	var frames []string
+	var buf []int32
 	for i := range g.samples() {
 		v := g.value(i, si)
 		if v == 0 {
 			continue
 		}
 		frames = frames[:0]
-		for _, l := range g.stack(i) {
+		buf = g.stack(i, buf)
+		for _, l := range buf {
 			for _, ln := range g.locs[l].lines {
 				frames = append(frames, g.names[ln.node])
 			}

@@ -25,6 +25,9 @@ type seriesAnalysis struct {
 	// rateNote says why there are no per-minute rates although the snapshots
 	// have times (empty otherwise).
 	rateNote string
+	// span is the time from the first snapshot to the last, when every snapshot
+	// has a time.
+	span time.Duration
 }
 
 // seriesEntry is one series (or part) with its statistics and the outcome of the
@@ -94,6 +97,7 @@ func newSeriesAnalysis(in Input, order []int, th Thresholds) *seriesAnalysis {
 			minutes[i] = in.Times[orig].Sub(t0).Minutes()
 			span = max(span, in.Times[orig].Sub(t0))
 		}
+		a.span = span
 		if span >= MinRateSpan {
 			a.ax.minutes = minutes
 		} else {

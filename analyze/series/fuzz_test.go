@@ -163,7 +163,7 @@ func checkSeriesReport(t *testing.T, rep *Report, n int) {
 		if len(rep.Suspects) == 0 {
 			t.Fatal("a leak without suspects")
 		}
-	case Steady, Shrinking:
+	case Steady, Shrinking, Inconclusive:
 		if len(rep.Suspects) != 0 {
 			t.Fatalf("%s with suspects", rep.Verdict)
 		}

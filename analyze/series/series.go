@@ -112,7 +112,21 @@ const (
 	Steady Verdict = "steady"
 	// Shrinking means nothing grows steadily and the program is releasing.
 	Shrinking Verdict = "shrinking"
+	// Inconclusive means nothing passed the checks, but the total moved by
+	// MinDecisiveChange or more over fewer than MinDecisiveSnapshots snapshots:
+	// too few to tell a steady trend from a jump, so the absence of a suspect is
+	// no reassurance.
+	Inconclusive Verdict = "inconclusive"
 )
+
+// MinDecisiveSnapshots is the fewest snapshots over which a total that moved by
+// MinDecisiveChange or more may read "no steady growth"; with fewer, the verdict
+// is Inconclusive. The guide's advice is 8–12 snapshots.
+const MinDecisiveSnapshots = 8
+
+// MinDecisiveChange is the change of the total, as a share of its first value,
+// from which a short series is inconclusive rather than steady.
+const MinDecisiveChange = 0.10
 
 // Text is the verdict as the report page shows it.
 func (v Verdict) Text() string {
@@ -121,6 +135,8 @@ func (v Verdict) Text() string {
 		return "leak suspected"
 	case Shrinking:
 		return "shrinking"
+	case Inconclusive:
+		return "inconclusive"
 	}
 	return "no steady growth"
 }

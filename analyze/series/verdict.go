@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/leakui/leakui/analyze"
 )
@@ -28,6 +29,9 @@ func (a *seriesAnalysis) verdict(rep *Report) {
 			rep.Reason = fmt.Sprintf("Nothing grew steadily and the total fell steadily from %s to %s (%s, %s per snapshot) in %s.",
 				a.value(total.First), a.value(total.Last), analyze.FormatSignedValue(total.Growth, a.unit), a.rate(total.Slope), seriesStepsText(total.ShrankSteps, total.Steps))
 		}
+	case a.tooShort(total, n):
+		rep.Verdict = Inconclusive
+		rep.Reason = a.inconclusiveReason(rep, n)
 	default:
 		rep.Verdict = Steady
 		totalText := fmt.Sprintf("the total went from %s to %s over %d snapshots", a.value(total.First), a.value(total.Last), n)
@@ -40,6 +44,47 @@ func (a *seriesAnalysis) verdict(rep *Report) {
 		}
 	}
 	rep.VerdictText = rep.Verdict.Text()
+}
+
+// tooShort says whether a series without suspects is too short to call steady:
+// fewer than MinDecisiveSnapshots snapshots while the total moved by
+// MinDecisiveChange of its first value or more.
+func (a *seriesAnalysis) tooShort(total Stats, n int) bool {
+	if n >= MinDecisiveSnapshots {
+		return false
+	}
+	first := math.Max(math.Abs(float64(total.First)), 1)
+	return math.Abs(float64(total.Growth)) >= MinDecisiveChange*first
+}
+
+// inconclusiveReason says how far the total moved, why that decides nothing, and
+// how many snapshots to take.
+func (a *seriesAnalysis) inconclusiveReason(rep *Report, n int) string {
+	total := rep.Total
+	over := fmt.Sprintf("%d snapshots", n)
+	if a.span >= time.Second {
+		over += " spanning " + a.span.Round(time.Second).String()
+	}
+	pct := ""
+	if total.First != 0 {
+		pct = ", " + seriesSignedPercent(float64(total.Growth)/math.Abs(float64(total.First)))
+	}
+	s := fmt.Sprintf("Too few snapshots to decide: the total went from %s to %s (%s%s) over %s, too few to tell steady growth from a one-off jump",
+		a.value(total.First), a.value(total.Last), analyze.FormatSignedValue(total.Growth, a.unit), pct, over)
+	if len(rep.Growers) > 0 {
+		g := rep.Growers[0]
+		s += fmt.Sprintf("; the largest grower, %s, went from %s to %s (%s) and %s", g.Name, a.value(g.First), a.value(g.Last),
+			analyze.FormatSignedValue(g.Growth, a.unit), g.Why)
+	}
+	return s + fmt.Sprintf(". Take 8–12 snapshots (at least %d more), evenly spaced over several minutes of the suspected growth.", MinDecisiveSnapshots-n)
+}
+
+// seriesSignedPercent renders a change as a signed percentage.
+func seriesSignedPercent(f float64) string {
+	if f > 0 {
+		return "+" + seriesPercent(f)
+	}
+	return seriesPercent(f)
 }
 
 // leakReason names the top suspect and the numbers that make it one.

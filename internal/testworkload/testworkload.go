@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -65,6 +66,21 @@ func Main(args []string) int {
 		em.SyncWith(os.Stdin)
 	}
 	em.Emit(workload.Event{Kind: workload.EventReady, Pprof: d.Addr()})
+	// LEAKUI_LAB_PHASE=n emits n progress events of a phase without cycles
+	// ("prepare" k of n) first; LEAKUI_LAB_GATE=path then waits (up to a minute)
+	// until that file exists, so a test can look at the phase while it lasts.
+	if n, _ := strconv.Atoi(os.Getenv("LEAKUI_LAB_PHASE")); n > 0 {
+		for k := 1; k <= n; k++ {
+			em.Emit(workload.Event{Kind: workload.EventProgress, Step: int64(k), Steps: int64(n), StepName: "prepare", Memory: workload.ReadMemory()})
+		}
+		if gate := os.Getenv("LEAKUI_LAB_GATE"); gate != "" {
+			for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+				if _, err := os.Stat(gate); err == nil {
+					break
+				}
+			}
+		}
+	}
 	stop := make(chan struct{})
 	var leaked sync.WaitGroup
 	starts, stops := int64(0), int64(0)

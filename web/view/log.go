@@ -4,6 +4,8 @@ package view
 // start/close pairs with the keys never closed, counts over time, and the form
 // that counts other patterns (a new URL).
 type LogReportPage struct {
+	// Verdict opens the page under its title.
+	Verdict                   *Banner
 	ID, Title, Label, Created string
 	// Permalink is the page's URL with its parameters.
 	Permalink string

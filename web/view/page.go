@@ -10,6 +10,9 @@ type Page struct {
 	// CSS is the content-hashed URL of the stylesheet; Scripts those of the scripts.
 	CSS     string
 	Scripts []string
+	// Styles are further stylesheets (the vendored chart library's), loaded
+	// before CSS so that leakui's own rules win.
+	Styles []string
 	// Nav marks the current section ("upload", "reports", "runs").
 	Nav string
 }

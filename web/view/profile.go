@@ -5,6 +5,8 @@ import "github.com/a-h/templ"
 // ProfileReport is the page of a report over one or more profiles: a single
 // profile, a diff of two, or a series.
 type ProfileReport struct {
+	// Verdict opens the page under its title.
+	Verdict   *Banner
 	ID        string
 	Title     string
 	Label     string

@@ -12,6 +12,9 @@ type RunPage struct {
 	Running     bool
 	Step, Steps int64
 	StepName    string
+	// Phase is the line of a phase without the workload's steps ("write segment
+	// 3 of 80"), or "".
+	Phase string
 	Pct         int
 	Elapsed     string
 	Remaining   string
@@ -25,6 +28,11 @@ type RunPage struct {
 	CancelURL string
 	Links     []Link
 	Report    *RunReport
+	// Banner is the verdict under the title (status, verdict, reason, counters).
+	Banner *Banner
+	// CompareWith offers the other runs to compare this one with; nil when there
+	// is none.
+	CompareWith *CompareWith
 }
 
 // Counter is one of a run's counters.
@@ -32,22 +40,28 @@ type Counter struct {
 	Key, Label, Value string
 }
 
-// Chart is a line chart of a run's figures against its steps.
+// Chart is a line chart: a static SVG with axes (internal/linechart) that
+// static/charts.js replaces with an interactive uPlot chart of the same data.
 type Chart struct {
 	ID, Title string
 	// Unit of the values: "bytes" or "" for plain counts.
-	Unit          string
-	Width, Height int
-	Series        []ChartSeries
-	YMax, XMax    string
+	Unit   string
+	Series []ChartSeries
+	// YMax and XMax are the caption's largest value and x extent.
+	YMax, XMax string
+	// SVG is the static chart, markup drawn by internal/linechart from numbers
+	// (every text in it escaped).
+	SVG string
+	// Data is the chart's JSON for static/charts.js.
+	Data string
+	// ImageURL, when set, is the chart's stable URL as an SVG image.
+	ImageURL string
 }
 
 // ChartSeries is one line of a chart.
 type ChartSeries struct {
-	// Key names the figure in the run's points (goroutines, heap_inuse, rss, open).
+	// Key names the figure (goroutines, heap_inuse, rss, open, total).
 	Key, Name, Class string
-	// Points is the SVG polyline, "x,y x,y …".
-	Points string
 }
 
 // RunReport is what a finished run shows below its verdict.
@@ -90,9 +104,4 @@ type Preset struct{ Name, Description string }
 // RunItem is one line of the recent runs list.
 type RunItem struct {
 	URL, Title, Status, StatusClass, Verdict, Created, ID string
-}
-
-// ComparePage shows two runs side by side.
-type ComparePage struct {
-	Runs [2]RunPage
 }

@@ -4,7 +4,7 @@ package view
 // line chart of the totals, and the suspects with their stacks one click away.
 type SeriesView struct {
 	ID           string
-	Verdict      string // "leak", "steady", "shrinking"
+	Verdict      string // "leak", "steady", "shrinking", "inconclusive"
 	VerdictText  string
 	VerdictClass string // "bad", "good", "warn"
 	Reason       string
@@ -17,6 +17,9 @@ type SeriesView struct {
 	Shrinkers    []SeriesRow
 	// Compact leaves out the snapshot list and the growers (inside a run report).
 	Compact bool
+	// InBanner says the page's verdict banner already shows the verdict and its
+	// reason, so the block leaves them out.
+	InBanner bool
 }
 
 // SeriesSnap is one snapshot in analysis order, with links that move it.

@@ -1,0 +1,126 @@
+package linechart
+
+import (
+	"encoding/xml"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestYTicksStartAtZeroAndClearTheTop checks that the y axis starts at zero and
+// ends on a round value strictly above the highest point, in the unit's steps.
+func TestYTicksStartAtZeroAndClearTheTop(t *testing.T) {
+	for _, tc := range []struct {
+		top  float64
+		unit string
+		want string
+	}{
+		{519, "", "0 200 400 600"},
+		{31, "", "0 10 20 30 40"},
+		{6, "", "0 2 4 6 8"},
+		{1, "", "0 1 2"},
+		{137.0 * 1024 * 1024, "bytes", "0 B,50 MB,100 MB,150 MB"},
+		{3 * 1024, "bytes", "0 B,1 kB,2 kB,3 kB,4 kB"},
+		{0, "", "0 1"},
+	} {
+		ticks := YTicks(tc.top, tc.unit)
+		var got []string
+		for _, v := range ticks {
+			got = append(got, FormatY(v, tc.unit))
+		}
+		sep := " "
+		if tc.unit == "bytes" {
+			sep = ","
+		}
+		if strings.Join(got, sep) != tc.want {
+			t.Errorf("YTicks(%v, %q) = %q, want %q", tc.top, tc.unit, strings.Join(got, sep), tc.want)
+		}
+		if ticks[0] != 0 || ticks[len(ticks)-1] <= tc.top {
+			t.Errorf("YTicks(%v): %v does not run from 0 to above the top", tc.top, ticks)
+		}
+	}
+}
+
+// TestFlatSeriesIsNotDrawnAlongTheTop draws a flat series of 6 and checks its
+// points sit at the value 6 on the axis, below the plot's top edge, and that the
+// axis labels carry the tick values.
+func TestFlatSeriesIsNotDrawnAlongTheTop(t *testing.T) {
+	c := Chart{Title: "Goroutines", X: []float64{1, 2, 3, 4}, Series: []Series{{Key: "g", Name: "goroutines", Class: "s1", Values: []float64{6, 6, 6, 6}}}}
+	svg := SVG(c, 560, 220, false)
+	ys := circleYs(t, svg)
+	if len(ys) != 4 {
+		t.Fatalf("%d markers, want 4", len(ys))
+	}
+	// The plot runs from y=10 (top) to y=186 (220 − 34); 6 of 0..8 is 3/4 up.
+	want := 10 + 176 - 6.0/8*176
+	for _, y := range ys {
+		if math.Abs(y-want) > 0.1 {
+			t.Errorf("flat series drawn at y=%.1f, want %.1f (value 6 on a 0..8 axis)", y, want)
+		}
+	}
+	for _, label := range []string{">0<", ">2<", ">8<"} {
+		if !strings.Contains(svg, label) {
+			t.Errorf("no tick label %s in %s", label, svg)
+		}
+	}
+}
+
+// TestTimeAxisAndTooltips checks that wall-time x values are labelled as clock
+// times and that each marker's tooltip names its value and time.
+func TestTimeAxisAndTooltips(t *testing.T) {
+	t0 := time.Date(2022, 2, 10, 16, 7, 52, 0, time.UTC)
+	var x []float64
+	for i := range 3 {
+		x = append(x, float64(t0.Add(time.Duration(i)*13*time.Second).Unix()))
+	}
+	c := Chart{Title: "Total inuse_space", Unit: "bytes", XTime: true, X: x,
+		Series: []Series{{Key: "total", Name: "inuse_space", Class: "s1", Values: []float64{46.7 * (1 << 20), 90 * (1 << 20), 137 * (1 << 20)}}}}
+	svg := SVG(c, 560, 220, true)
+	for _, want := range []string{"16:08:00", "16:08:10", "inuse_space: 137 MB at time (UTC) 16:08:18", "time (UTC)", `xmlns="http://www.w3.org/2000/svg"`} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("no %q in %s", want, svg)
+		}
+	}
+	if err := xml.Unmarshal([]byte(svg), new(struct{})); err != nil {
+		t.Errorf("standalone SVG is not well-formed XML: %v", err)
+	}
+}
+
+// TestSVGEscapesNames checks that a hostile series name stays text.
+func TestSVGEscapesNames(t *testing.T) {
+	c := Chart{Title: `<script>alert(1)</script>`, X: []float64{1, 2}, Series: []Series{{Name: `"><img src=x>`, Values: []float64{1, 2}}}}
+	svg := SVG(c, 560, 220, true)
+	if strings.Contains(svg, "<script") || strings.Contains(svg, "<img") {
+		t.Errorf("unescaped name in %s", svg)
+	}
+	if err := xml.Unmarshal([]byte(svg), new(struct{})); err != nil {
+		t.Errorf("not well-formed: %v", err)
+	}
+}
+
+// TestNegativeValuesGetAnAxisBelowZero checks a series that dips below zero.
+func TestNegativeValuesGetAnAxisBelowZero(t *testing.T) {
+	c := Chart{X: []float64{1, 2, 3}, Series: []Series{{Values: []float64{-3, 0, 5}}}}
+	ticks := c.Ticks()
+	if ticks[0] > -3 || ticks[len(ticks)-1] <= 5 {
+		t.Errorf("ticks %v do not cover -3..5", ticks)
+	}
+}
+
+var cyRE = regexp.MustCompile(`<circle cx="[0-9.]+" cy="([0-9.]+)"`)
+
+func circleYs(t *testing.T, svg string) []float64 {
+	t.Helper()
+	var ys []float64
+	for _, m := range cyRE.FindAllStringSubmatch(svg, -1) {
+		y, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ys = append(ys, y)
+	}
+	return ys
+}

@@ -1,0 +1,158 @@
+package web
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/series"
+	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/web/view"
+)
+
+// seriesClass colours a series verdict.
+func seriesClass(v series.Verdict) string {
+	switch v {
+	case series.Leak:
+		return "bad"
+	case series.Shrinking, series.Inconclusive:
+		return "warn"
+	}
+	return "good"
+}
+
+// seriesBanner is the verdict of a series report.
+func seriesBanner(rep *series.Report) *view.Banner {
+	b := &view.Banner{State: string(rep.Verdict), Class: seriesClass(rep.Verdict), Reason: rep.Reason}
+	b.Badges = []view.Badge{{Label: rep.VerdictText, Class: b.Class, TestID: "verdict-state"}}
+	t := rep.Total
+	change := analyze.FormatSignedValue(t.Growth, rep.Unit)
+	if t.First != 0 {
+		change += " (" + analyze.SignedPercent(t.Growth, t.First) + ")"
+	}
+	b.Numbers = append(b.Numbers,
+		view.Pair{Label: "total " + rep.SampleType, Value: analyze.FormatValue(t.First, rep.Unit) + " → " + analyze.FormatValue(t.Last, rep.Unit)},
+		view.Pair{Label: "change", Value: change},
+		view.Pair{Label: "snapshots", Value: snapshotsText(rep)},
+		view.Pair{Label: "leak suspects", Value: strconv.Itoa(len(rep.Suspects))})
+	return b
+}
+
+// snapshotsText is the number of snapshots and, when they have times, their span.
+func snapshotsText(rep *series.Report) string {
+	s := strconv.Itoa(len(rep.Snapshots))
+	if n := len(rep.Snapshots); n > 1 && !rep.Snapshots[0].Time.IsZero() && !rep.Snapshots[n-1].Time.IsZero() {
+		s += " over " + rep.Snapshots[n-1].Time.Sub(rep.Snapshots[0].Time).Round(time.Second).String()
+	}
+	return s
+}
+
+// diffBanner is the verdict of a diff: how the total moved and the largest change.
+func diffBanner(d view.DiffTable) *view.Banner {
+	b := &view.Banner{State: "unchanged", Class: "good"}
+	label := "unchanged"
+	switch {
+	case d.Grew:
+		b.State, label, b.Class = "grew", "grew "+d.Change, "warn"
+	case d.Change != "0" && d.Change != "0 B":
+		b.State, label = "shrank", "shrank "+d.Change
+	}
+	b.Badges = []view.Badge{{Label: label, Class: b.Class, TestID: "verdict-state"}}
+	b.Reason = fmt.Sprintf("Total %s went from %s to %s (%s, %s) between %s and %s", d.SampleType, d.Base, d.Target, d.Change, d.Ratio, d.BaseName, d.TargetName)
+	if len(d.Rows) > 0 {
+		b.Reason += fmt.Sprintf("; the largest change is %s (%s flat).", d.Rows[0].Name, d.Rows[0].Flat)
+	} else {
+		b.Reason += "."
+	}
+	b.Numbers = []view.Pair{{Label: "base", Value: d.Base}, {Label: "target", Value: d.Target}, {Label: "change", Value: d.Change + " " + d.Ratio}}
+	return b
+}
+
+// topBanner is the headline of one profile: its total and its largest function.
+func topBanner(t view.TopTable) *view.Banner {
+	b := &view.Banner{State: "profile", Badges: []view.Badge{{Label: "one profile", TestID: "verdict-state"}}}
+	b.Reason = fmt.Sprintf("One profile: %s totals %s.", t.SampleType, t.Total)
+	if len(t.Rows) > 0 {
+		r := t.Rows[0]
+		b.Reason = fmt.Sprintf("One profile: %s totals %s; the largest is %s with %s flat (%s). A single profile shows where memory is, not whether it grows: upload 8–12 snapshots over time for a leak verdict.",
+			t.SampleType, t.Total, r.Name, r.Flat, r.FlatPct)
+		b.Numbers = []view.Pair{{Label: "total", Value: t.Total}, {Label: "functions", Value: analyze.FormatCount(int64(t.All))}}
+	}
+	return b
+}
+
+// logBanner is the verdict of a log report: the pair with the most never closed,
+// or the lines counted when there is no pair.
+func logBanner(p view.LogReportPage) *view.Banner {
+	b := &view.Banner{State: "counted"}
+	label := p.Lines + " lines"
+	b.Numbers = []view.Pair{{Label: "lines", Value: p.Lines}, {Label: "read", Value: p.Bytes}}
+	worst := -1
+	for i, pr := range p.Pairs {
+		b.Numbers = append(b.Numbers, view.Pair{Label: pr.Name + ": still open", Value: pr.Open})
+		if worst < 0 || pr.OpenValue > p.Pairs[worst].OpenValue {
+			worst = i
+		}
+	}
+	switch {
+	case worst >= 0 && p.Pairs[worst].OpenValue > 0:
+		pr := p.Pairs[worst]
+		b.State, label, b.Class = "open", pr.Open+" never closed", "bad"
+		b.Reason = fmt.Sprintf("%s: %s started and %s closed, so %s were never closed by the end of the log.", pr.Name, pr.Starts, pr.Closes, pr.Open)
+	case worst >= 0:
+		pr := p.Pairs[worst]
+		b.State, label, b.Class = "closed", "all closed", "good"
+		b.Reason = fmt.Sprintf("%s: %s started and %s closed; none left open.", pr.Name, pr.Starts, pr.Closes)
+	default:
+		b.Reason = fmt.Sprintf("%s lines counted with %d patterns; no start/close pair was given, so nothing is judged open.", p.Lines, len(p.Patterns))
+	}
+	b.Badges = []view.Badge{{Label: label, Class: b.Class, TestID: "verdict-state"}}
+	return b
+}
+
+// runBanner is the verdict of a run: its verdict once ended, else its state, with
+// the counters; when the run is a leak but its heap series shows no steady
+// growth, a note says why the two differ.
+func runBanner(p view.RunPage) *view.Banner {
+	b := &view.Banner{State: p.Status, Class: p.StatusClass, Reason: p.Reason, ReasonTestID: "run-reason"}
+	b.Badges = []view.Badge{{Label: p.Status, Class: p.StatusClass, TestID: "run-status"}}
+	if p.Verdict != "" {
+		b.State, b.Class = p.Verdict, runVerdictClass(p.Verdict)
+		b.Badges = append(b.Badges, view.Badge{Label: runVerdictText(p.Verdict), Class: b.Class, TestID: "run-verdict"})
+	}
+	if b.Reason == "" {
+		switch {
+		case p.Error != "":
+			b.Reason = p.Error
+		case p.Running:
+			b.Reason = fmt.Sprintf("Running: %s %d of %d; the verdict comes when it ends.", p.StepName, p.Step, p.Steps)
+		default:
+			b.Reason = "The run ended without a verdict."
+		}
+	}
+	// The counters follow right below the banner (and update live): the banner
+	// does not repeat them.
+	if p.Verdict == lab.VerdictLeak && p.Report != nil && p.Report.HeapSeries != nil && p.Report.HeapSeries.Verdict != string(series.Leak) {
+		b.Notes = append(b.Notes, fmt.Sprintf("Why the heap snapshots say %q while the run says leak: the run counts what the workload opened and never closed; the heap series looks only for a Go heap allocation site growing steadily, and what leaks here is held mostly by goroutines and outside the Go heap.",
+			p.Report.HeapSeries.VerdictText))
+	}
+	return b
+}
+
+func runVerdictText(v string) string {
+	switch v {
+	case lab.VerdictLeak:
+		return "leak"
+	case lab.VerdictNoLeak:
+		return "no leak"
+	}
+	return v
+}
+
+func runVerdictClass(v string) string {
+	if v == lab.VerdictLeak {
+		return "bad"
+	}
+	return "good"
+}

@@ -1,0 +1,43 @@
+package web
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/leakui/leakui/internal/browser"
+)
+
+// TestBrowserVerdictFirst opens a series, a diff, a profile and a log report at
+// 1400 px and at 390 px and checks that the verdict banner's state and reason are
+// inside the first 400 px of the page, and that the three-snapshot Parca series
+// reads "inconclusive" with the 8–12 advice.
+func TestBrowserVerdictFirst(t *testing.T) {
+	ctx := browser.New(t, 120*time.Second)
+	ts := newTestServer(t, Config{})
+	pages := map[string]string{}
+	series := ts.mustUpload(t, nil, parcaSeries(t)...)
+	pages["series"] = reportURL(series.ReportID)
+	pages["diff"] = reportURL(ts.mustUpload(t, nil, parcaSeries(t)[0], parcaSeries(t)[2]).ReportID)
+	pages["profile"] = reportURL(ts.mustUpload(t, nil, parcaSeries(t)[2]).ReportID)
+	pages["log"] = reportURL(ts.mustUpload(t, nil, fixture(t, "logs", "kafka-2.1.1-broker-server.log.2020-02-14-00")).ReportID)
+	for _, width := range []int64{1400, 390} {
+		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900))
+		for name, path := range pages {
+			browser.Do(t, ctx, chromedp.Navigate(ts.URL+path), chromedp.WaitVisible(`[data-testid=verdict-banner]`))
+			if bottom := bannerBottom(t, ctx); bottom > 400 {
+				t.Errorf("%s at %d px: the verdict banner's first lines end %.0f px down the page, below 400 px", name, width, bottom)
+			}
+		}
+	}
+	browser.Do(t, ctx, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(ts.URL+pages["series"]), chromedp.WaitVisible(`[data-testid=verdict-banner]`))
+	if state := browser.Attr(t, ctx, `[data-testid=verdict-banner]`, "data-state"); state != "inconclusive" {
+		t.Errorf("the three-snapshot Parca series reads %q, want inconclusive", state)
+	}
+	if reason := browser.Text(t, ctx, `[data-testid=verdict-reason]`); !strings.Contains(reason, "46.7 MB to 137.0 MB") || !strings.Contains(reason, "Take 8–12 snapshots") {
+		t.Errorf("reason %q lacks the numbers or the 8–12 advice", reason)
+	}
+	browser.Screenshot(t, ctx, "series-verdict.png")
+}
