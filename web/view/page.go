@@ -10,6 +10,8 @@ type Page struct {
 	// CSS is the content-hashed URL of the stylesheet; Scripts those of the scripts.
 	CSS     string
 	Scripts []string
+	// Icon is the content-hashed URL of the favicon, "" for none.
+	Icon string
 	// Nav marks the current section ("upload", "reports", "runs").
 	Nav string
 }
