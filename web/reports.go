@@ -85,7 +85,7 @@ func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 	if err := kind.markdown(s, &b, r, rep); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return withLabelLine(b.Bytes(), rep), nil
 }
 
 // loadProfile returns an artifact's parsed profile, from the cache when it is there.

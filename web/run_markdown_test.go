@@ -31,6 +31,13 @@ func TestRunMarkdownAndCaptureNames(t *testing.T) {
 	if code != 200 || !bytes.Equal(md, reportMD) || !bytes.Contains(md, []byte("verdict: **leak**")) {
 		t.Errorf("/runs/%s.md: %d\n%s\nwant the report's:\n%s", id, code, md, reportMD)
 	}
+	// The dashboard lists the run's report beside uploads, and alone with source=run.
+	for _, path := range []string{"/", "/?source=run", "/?q=leak"} {
+		urls, _, _, _ := dashboardList(t, ts, path)
+		if len(urls) != 1 || urls[0] != r.ReportURL {
+			t.Errorf("%s lists %v; want the run's report %s", path, urls, r.ReportURL)
+		}
+	}
 	if code, _, _ := ts.get(t, "/runs/aaaaaaaaaaaaaaaaaaaaaaaaaa.md"); code != 404 {
 		t.Errorf("unknown run's Markdown: %d", code)
 	}
