@@ -6,7 +6,7 @@ type Dashboard struct {
 	Accepted  []string
 	// Reports is the searchable, paged list of reports.
 	Reports ReportList
-	Lab       RunList
+	Lab     RunList
 	// SignIn is true when the server has a token the visitor has not given: the
 	// lists stay hidden and the page offers /login. Auth is true when a token is
 	// configured at all.
