@@ -7,5 +7,5 @@ import "embed"
 
 // FS holds every asset, by file name (vendor/… for the vendored libraries).
 //
-//go:embed *.css *.js vendor/uplot/*.js vendor/uplot/*.css vendor/uplot/LICENSE
+//go:embed *.css *.js *.svg vendor/uplot/*.js vendor/uplot/*.css vendor/uplot/LICENSE
 var FS embed.FS

@@ -7,7 +7,6 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
-	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -15,26 +14,17 @@ import (
 func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 	// Report ids are the secret that protects reports: list them only to those
 	// who may see them all.
-	var recent []store.Report
 	var err error
 	listing := s.authorized(r)
+	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: s.kinds.accepted,
+		SignIn: !listing, Auth: s.cfg.Token != "", Log: logUploadForm()}
 	if listing {
-		if recent, err = s.store.RecentReports(r.Context(), 20); err != nil {
+		if d.Reports, err = s.reportList(r); err != nil {
 			return err
 		}
 	}
-	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: s.kinds.accepted,
-		SignIn: !listing, Auth: s.cfg.Token != "", Log: logUploadForm()}
 	if d.Lab, err = s.labBlock(r, listing); err != nil {
 		return err
-	}
-	for _, rep := range recent {
-		item := view.ReportListItem{URL: reportURL(rep.ID), Title: rep.ID, Kind: rep.Kind, Created: formatTime(rep.CreatedAt)}
-		if len(rep.Artifacts) > 0 {
-			item.Title = rep.Artifacts[0].Name
-		}
-		item.Summary = s.summaryLine(rep.Kind, rep.Summary)
-		d.Recent = append(d.Recent, item)
 	}
 	return s.render(w, r, http.StatusOK, view.Page{Title: "dashboard", Nav: "upload"}, view.DashboardPage(d))
 }

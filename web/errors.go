@@ -18,6 +18,9 @@ type Error struct {
 	Message string
 	// Err is the underlying error, logged for 5xx and never shown.
 	Err error
+	// Details, when set, is the path of a page that explains more than the
+	// one-line Message (see detailsOf).
+	Details string
 }
 
 func (e *Error) Error() string {

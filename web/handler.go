@@ -45,14 +45,20 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status,
 			"request_id", middleware.GetReqID(r.Context()), "err", err)
 	}
+	msg = oneLine(msg)
+	details := detailsOf(err)
 	if wantsJSON(r) {
-		writeJSON(w, status, map[string]string{"error": msg})
+		body := map[string]string{"error": msg}
+		if details != "" {
+			body["details_url"] = absoluteURL(r, details)
+		}
+		writeJSON(w, status, body)
 		return
 	}
 	var buf bytes.Buffer
 	page := s.page(view.Page{Title: http.StatusText(status)})
 	c := view.Layout(page)
-	ctx := templ.WithChildren(r.Context(), view.ErrorPage(status, http.StatusText(status), msg))
+	ctx := templ.WithChildren(r.Context(), view.ErrorPage(status, http.StatusText(status), msg, details))
 	if rerr := c.Render(ctx, &buf); rerr != nil {
 		http.Error(w, msg, status)
 		return
@@ -112,6 +118,7 @@ func validUTF8(page []byte) []byte {
 // page adds the stylesheet and scripts every page loads.
 func (s *Server) page(p view.Page) view.Page {
 	p.CSS = s.assets.url("app.css")
+	p.Icon = s.assets.url("favicon.svg")
 	p.Styles = []string{s.assets.url("vendor/uplot/uPlot.min.css")}
 	p.Scripts = []string{s.assets.url("app.js"), s.assets.url("flame.js"), s.assets.url("vendor/uplot/uPlot.iife.min.js"), s.assets.url("charts.js"), s.assets.url("run.js"), s.assets.url("log.js")}
 	return p

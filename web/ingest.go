@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"sort"
-	"strings"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
@@ -56,7 +55,7 @@ func (s *Server) plan(ctx context.Context, form *uploadForm) (*reportPlan, error
 	for _, f := range form.files {
 		if _, ok := s.kinds.planners[f.det.Kind]; !ok {
 			return nil, fmt.Errorf("%w: %s: detected %s; leakui accepts %s", analyze.ErrUnsupportedKind,
-				f.name, f.det, strings.Join(s.kinds.accepted, "; "))
+				f.name, f.det, s.kinds.acceptedNames())
 		}
 		if f.det.Kind != kind {
 			return nil, fmt.Errorf("%w: %s is a %s but %s is a %s; upload files of one kind together",
@@ -109,6 +108,7 @@ func (s *Server) planProfiles(form *uploadForm) (*reportPlan, error) {
 	case len(profiles) > 2:
 		kind = seriesKind
 		sum.Profiles = len(profiles)
+		sum.Verdict = seriesVerdictOf(form.files, profiles)
 	}
 	return &reportPlan{kind: kind, params: map[string]any{"ordered_by": orderedBy(timed, len(profiles))}, summary: sum}, nil
 }
@@ -178,7 +178,10 @@ func (s *Server) ingest(ctx context.Context, form *uploadForm) (*store.Report, e
 type uploadResponse struct {
 	Artifacts []uploadedArtifact `json:"artifacts"`
 	ReportID  string             `json:"report_id"`
-	ReportURL string             `json:"report_url"`
+	// ReportURL is absolute: -base-url, else the request's scheme and host.
+	ReportURL string `json:"report_url"`
+	// Verdict is the report's verdict when it has one ("leak", "no leak", …).
+	Verdict string `json:"verdict,omitempty"`
 }
 
 type uploadedArtifact struct {
@@ -209,7 +212,7 @@ func (s *Server) handleUploadAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := uploadResponse{ReportID: rep.ID, ReportURL: reportURL(rep.ID)}
+	resp := uploadResponse{ReportID: rep.ID, ReportURL: absoluteURL(r, reportURL(rep.ID)), Verdict: reportVerdict(rep.Summary)}
 	for _, f := range form.files {
 		resp.Artifacts = append(resp.Artifacts, uploadedArtifact{
 			ID: f.sha256, SHA256: f.sha256, Name: f.name, Kind: string(f.det.Kind), Format: f.det.Format,

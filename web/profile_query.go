@@ -38,6 +38,10 @@ type profileQuery struct {
 	order []int
 	// pprofTrim shows only the rows pprof's default -top shows (trim=pprof).
 	pprofTrim bool
+	// sort orders the top table: "" (pprof's flat order), sortCum or sortName.
+	sort string
+	// fn is the function of the sandwich view (a top table row's name).
+	fn string
 }
 
 // trimPprof is the value of the trim parameter that shows pprof's default view.
@@ -96,6 +100,9 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 	default:
 		return q, errorf(http.StatusBadRequest, "trim must be %s or absent, not %q", trimPprof, t)
 	}
+	if q.sort, q.fn, err = parseSortAndFunction(v); err != nil {
+		return q, err
+	}
 	q.filterText = [4]string{v.Get("f"), v.Get("i"), v.Get("h"), v.Get("s")}
 	if q.filter, err = pprof.CompileFilter(q.filterText[0], q.filterText[1], q.filterText[2], q.filterText[3]); err != nil {
 		return q, err
@@ -120,6 +127,8 @@ func (q profileQuery) url(path string, change func(v url.Values)) string {
 	if q.pprofTrim {
 		v.Set("trim", trimPprof)
 	}
+	set("sort", q.sort, "")
+	set("fn", q.fn, "")
 	switch q.mode {
 	case modeSingle:
 		set("file", strconv.Itoa(q.file), "0")

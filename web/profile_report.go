@@ -198,7 +198,9 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 				nodeFraction = pprof.DefaultNodeFraction
 			}
 			marks := p.InlineMarks(ps.si, nodeFraction, pprof.DefaultEdgeFraction)
-			t := topTable(p.Top(ps.si), marks, q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), q.pprofTrim,
+			top := p.Top(ps.si)
+			sortTopRows(top.Rows, q.sort)
+			t := topTable(top, marks, q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), q.pprofTrim,
 				q.url(path, func(v url.Values) {
 					if q.pprofTrim {
 						v.Del("trim")
@@ -206,6 +208,7 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 						v.Set("trim", trimPprof)
 					}
 				}))
+			ps.linkTopTable(&t, path)
 			page.Top = &t
 			page.Verdict = topBanner(t)
 		}

@@ -16,6 +16,9 @@ type profileSummary struct {
 	Default     string             `json:"default_sample_type"`
 	Samples     int                `json:"samples"`
 	Profiles    int                `json:"profiles,omitempty"`
+	// Verdict is a series' verdict ("leak", "steady", "shrinking") over its
+	// default sample type, as its page shows it unfiltered.
+	Verdict string `json:"verdict,omitempty"`
 }
 
 func profileSummaryOf(p *pprof.Profile) profileSummary {

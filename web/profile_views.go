@@ -35,6 +35,7 @@ func profileViews() []profileView {
 			page:    (*Server).goroutineProfilePage,
 			json:    (*Server).goroutineProfileJSON,
 		},
+		sandwichView(),
 	}
 }
 

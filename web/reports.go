@@ -85,7 +85,7 @@ func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 	if err := kind.markdown(s, &b, r, rep); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return withLabelLine(b.Bytes(), rep), nil
 }
 
 // loadProfile returns an artifact's parsed profile, from the cache when it is there.
@@ -107,14 +107,9 @@ func (s *Server) loadProfile(ctx context.Context, sha string) (*pprof.Profile, e
 	return p, nil
 }
 
-// absoluteURL makes a link for a ticket from the request's own host.
-func absoluteURL(r *http.Request, path string) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host + path
-}
+// absoluteURL makes a link for a ticket or an API client: -base-url, else the
+// request's own scheme and host, then path.
+func absoluteURL(r *http.Request, path string) string { return baseURLOf(r) + path }
 
 func chiParam(r *http.Request, name string) string { return chi.URLParam(r, name) }
 

@@ -35,7 +35,7 @@ func (rr runRecorder) Capture(ctx context.Context, runID string, c lab.Capture) 
 	}
 	det := detectBytes(c.Data)
 	u := store.Upload{
-		Name: c.Name, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(c.Data)), Kind: string(det.Kind), Format: det.Format,
+		Name: rr.captureName(ctx, runID, c), SHA256: hex.EncodeToString(sum[:]), Size: int64(len(c.Data)), Kind: string(det.Kind), Format: det.Format,
 		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(c.Data)), nil },
 	}
 	return rr.s.store.AddRunArtifact(ctx, runID, &store.RunArtifact{Role: c.Role, Step: c.Step, TakenAt: c.TakenAt}, u)

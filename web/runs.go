@@ -24,6 +24,7 @@ func (rs runsResource) Routes() chi.Router {
 	r.With(rs.s.runLimit.middleware(rs.s)).Post("/", rs.s.handle(rs.startForm))
 	r.Get("/compare", rs.s.handle(rs.compare))
 	r.Get("/{id}", rs.s.handle(rs.show))
+	r.Get("/{id}.md", rs.s.handle(rs.showRunMarkdown))
 	r.Post("/{id}/cancel", rs.s.handle(rs.cancelForm))
 	r.Post("/{id}/log", rs.s.handle(rs.s.handleCountRunLog))
 	return r

@@ -28,6 +28,9 @@ type Store interface {
 	Artifact(ctx context.Context, sha string) (*store.Artifact, error)
 	OpenArtifact(ctx context.Context, sha string) (io.ReadCloser, error)
 	ReadArtifact(ctx context.Context, sha string) ([]byte, error)
+	ArtifactsWithPrefix(ctx context.Context, prefix string, limit int) ([]string, error)
+	ArtifactName(ctx context.Context, sha string) (string, error)
+	SearchReports(ctx context.Context, q store.ReportSearch) ([]store.Report, error)
 
 	CreateRun(ctx context.Context, r *store.Run) error
 	UpdateRunProgress(ctx context.Context, id string, progress json.RawMessage, leaseUntil time.Time) error
@@ -94,6 +97,10 @@ type Config struct {
 	// exactly, "host" on any port, and "*" turns the check off. Empty allows
 	// localhost, 127.0.0.1 and [::1] on any port.
 	AllowedHosts []string
+	// BaseURL, when set (-base-url, such as https://leakui.example.com), starts
+	// the absolute links the server hands out (the upload API's report_url,
+	// Markdown summaries); else they start with the request's scheme and host.
+	BaseURL string
 }
 
 // Defaults for Config.
@@ -196,6 +203,12 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.MemoryBudget <= 0 {
 		cfg.MemoryBudget = DefaultMemoryBudget()
 	}
+	if cfg.BaseURL != "" {
+		var err error
+		if cfg.BaseURL, err = ParseBaseURL(cfg.BaseURL); err != nil {
+			return nil, err
+		}
+	}
 	a, err := newAssets(static.FS)
 	if err != nil {
 		return nil, err
@@ -277,6 +290,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(s.checkHost)
 	r.Use(s.crossOriginProtection)
 	r.Use(s.access)
+	r.Use(s.withBaseURL)
 	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusNotFound, "no page at %s", r.URL.Path)
 	}))
@@ -288,6 +302,7 @@ func (s *Server) routes() chi.Router {
 		io.WriteString(w, "ok")
 	})
 	r.Mount("/static", s.assets.Routes())
+	r.Get("/favicon.ico", s.handleFavicon)
 	throttle := middleware.ThrottleBacklog(s.cfg.MaxAnalyses, 8*s.cfg.MaxAnalyses, 30*time.Second)
 
 	// Uploads may take long; everything else is bounded tightly.
@@ -306,6 +321,7 @@ func (s *Server) routes() chi.Router {
 		r.Group(func(r chi.Router) {
 			r.Use(throttle)
 			r.Get("/", s.handle(s.handleDashboard))
+			r.Get(kindsURL, s.handle(s.handleKinds))
 			r.Mount("/r", reportsResource{s}.Routes())
 			r.Mount("/a", artifactsResource{s}.Routes())
 			r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))

@@ -127,13 +127,18 @@ func (ts *testServer) uploadFields(t testing.TB, fields map[string]string, files
 	raw, _ := io.ReadAll(resp.Body)
 	var out uploadResponse
 	json.Unmarshal(raw, &out)
+	// report_url is absolute; the tests follow it as a path on ts.
+	out.ReportURL = strings.TrimPrefix(out.ReportURL, ts.URL)
 	return resp.StatusCode, out, string(raw)
 }
 
 // get fetches a URL and returns status, content type and body.
 func (ts *testServer) get(t *testing.T, path string, header ...string) (int, string, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", ts.URL+path, nil)
+	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
+		path = ts.URL + path // a path on ts; the upload API's report_url is absolute
+	}
+	req, _ := http.NewRequest("GET", path, nil)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}

@@ -73,6 +73,8 @@ type Main struct {
 	// address (a listener of its own, never the dashboard's).
 	DebugPprof string
 	Targets    lab.Targets
+	// BaseURL starts the absolute links the server hands out (-base-url).
+	BaseURL string
 
 	io     stdio
 	log    *slog.Logger
@@ -162,6 +164,10 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	})
 	fs.DurationVar(&m.IdleBodyTimeout, "idle-body-timeout", web.DefaultIdleBodyTimeout, "cut a client that sends no byte of its request body (an upload) for this long")
 	fs.DurationVar(&m.IdleWriteTimeout, "idle-write-timeout", web.DefaultIdleWriteTimeout, "cut a client that reads no byte of its response (a download) for this long")
+	fs.Func("base-url", "the URL users reach the server at, such as https://leakui.example.com: the upload API's report_url and Markdown links start with it (default: the request's scheme and host)", func(v string) (err error) {
+		m.BaseURL, err = web.ParseBaseURL(v)
+		return err
+	})
 	fs.StringVar(&m.DebugPprof, "debug-pprof", "", "serve leakui's own /debug/pprof/ and /debug/vars on this loopback address, such as 127.0.0.1:6060 (default: off)")
 	fs.Func("target", "allow captures from a live pprof endpoint: name=http://host:port (repeatable; the browser only names it)", func(v string) error {
 		name, base, err := lab.ParseTarget(v)
@@ -224,7 +230,7 @@ func (m *Main) Open(ctx context.Context) error {
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,
-		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout}
+		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout, BaseURL: m.BaseURL}
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
 			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}, TempDir: spool.runsDir(), Child: m.RunChild}

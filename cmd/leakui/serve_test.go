@@ -59,7 +59,11 @@ func uploadFile(t testing.TB, base, path string) (int, string) {
 		ReportURL string `json:"report_url"`
 	}
 	json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out.ReportURL
+	// report_url is absolute, on the server asked; the callers want its path.
+	if resp.StatusCode == http.StatusCreated && !strings.HasPrefix(out.ReportURL, base+"/r/") {
+		t.Errorf("report_url %q does not start with %s/r/", out.ReportURL, base)
+	}
+	return resp.StatusCode, strings.TrimPrefix(out.ReportURL, base)
 }
 
 // TestServeLinksSurviveRestart uploads, stops the server, starts a new one on the

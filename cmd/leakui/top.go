@@ -155,7 +155,7 @@ func loadProfileFile(path string, limit int64) (*pprof.Profile, error) {
 	defer f.Close()
 	p, err := pprof.Load(f, limit)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w%s", path, err, notAProfileHint(path, err))
 	}
 	return p, nil
 }

@@ -13,6 +13,8 @@ type Page struct {
 	// Styles are further stylesheets (the vendored chart library's), loaded
 	// before CSS so that leakui's own rules win.
 	Styles []string
+	// Icon is the content-hashed URL of the favicon, "" for none.
+	Icon string
 	// Nav marks the current section ("upload", "reports", "runs").
 	Nav string
 }

@@ -74,6 +74,12 @@ type TopTable struct {
 	// Toggle links to the other view.
 	PprofView bool
 	Toggle    string
+	// Sort is the column the rows are ordered by ("flat", "cum", "name"), and
+	// SortURLs the links that order them by each, in that order.
+	Sort     string
+	SortURLs [3]string
+	// Compact leaves out the notes under the table, beside a flame graph.
+	Compact bool
 }
 
 // TopRow is one function of the top table, formatted.
@@ -87,6 +93,9 @@ type TopRow struct {
 	FlatValue, CumValue int64
 	// BarPct is the flat share of the largest row, 0–100, for the inline bar.
 	BarPct int
+	// Sandwich links to the function's callers and callees, Focus to the
+	// profile focused on it (?f=^name$).
+	Sandwich, Focus string
 }
 
 // DiffTable is a base → target comparison ranked by growth.

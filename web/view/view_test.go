@@ -141,7 +141,7 @@ func TestDashboardPage(t *testing.T) {
 }
 
 func TestErrorPage(t *testing.T) {
-	doc := render(t, ErrorPage(415, "Unsupported Media Type", hostile))
+	doc := render(t, ErrorPage(415, "Unsupported Media Type", hostile, ""))
 	if doc.Find("[data-testid=error-message]").Text() != hostile || doc.Find("[data-testid=error-status]").Text() != "Unsupported Media Type" {
 		t.Error("the error page does not show the message as text")
 	}

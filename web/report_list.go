@@ -1,0 +1,128 @@
+package web
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// reportsPerPage is how many reports one page of the dashboard's list shows.
+const reportsPerPage = 20
+
+// maxSearch bounds the dashboard's search text.
+const maxSearch = 200
+
+// reportList is one page of the dashboard's list of reports, from ?q= (name,
+// label, kind, verdict or SHA-256 prefix), ?source= (upload or run) and ?after=
+// (the cursor of the page before).
+func (s *Server) reportList(r *http.Request) (view.ReportList, error) {
+	v := r.URL.Query()
+	l := view.ReportList{Query: cleanText(v.Get("q"), maxSearch), Source: v.Get("source")}
+	l.Searched = l.Query != "" || l.Source != ""
+	switch l.Source {
+	case "", "upload", "run":
+	default:
+		return l, errorf(http.StatusBadRequest, "source must be upload, run or empty, not %q", l.Source)
+	}
+	after := v.Get("after")
+	reps, err := s.store.SearchReports(r.Context(), store.ReportSearch{Text: l.Query, Source: l.Source, After: after, Limit: reportsPerPage + 1})
+	if err != nil {
+		return l, err
+	}
+	page := func(cursor string) string {
+		q := url.Values{}
+		if l.Query != "" {
+			q.Set("q", l.Query)
+		}
+		if l.Source != "" {
+			q.Set("source", l.Source)
+		}
+		if cursor != "" {
+			q.Set("after", cursor)
+		}
+		if len(q) == 0 {
+			return "/#reports"
+		}
+		return "/?" + q.Encode() + "#reports"
+	}
+	if after != "" {
+		l.First = page("")
+	}
+	if len(reps) > reportsPerPage {
+		reps = reps[:reportsPerPage]
+		l.Next = page(store.Cursor(reps[len(reps)-1]))
+	}
+	for _, rep := range reps {
+		item := view.ReportListItem{URL: reportURL(rep.ID), Title: rep.ID, Kind: rep.Kind, Created: formatTime(rep.CreatedAt),
+			Summary: s.summaryLine(rep.Kind, rep.Summary), Run: rep.RunID != "", Verdict: reportVerdict(rep.Summary)}
+		if len(rep.Artifacts) > 0 {
+			if rep.Artifacts[0].Name != "" {
+				item.Title = rep.Artifacts[0].Name
+			}
+			if rep.RunID == "" {
+				item.Label = rep.Artifacts[0].Label
+			}
+		}
+		if t := runTitle(rep.Summary); item.Run && t != "" {
+			item.Title = t
+		}
+		item.VerdictClass = verdictClass(item.Verdict)
+		l.Items = append(l.Items, item)
+	}
+	return l, nil
+}
+
+// runTitle is the title a run's report summary keeps ("checkpoint leaky/active,
+// …"), "" when it has none.
+func runTitle(summary []byte) string {
+	var sum runSummary
+	jsonUnmarshal(summary, &sum)
+	return sum.Title
+}
+
+// verdictClass colours a verdict badge: a leak is bad, growth that shrinks a
+// warning, anything else good.
+func verdictClass(verdict string) string {
+	switch verdict {
+	case "":
+		return ""
+	case "leak":
+		return "bad"
+	case "shrinking":
+		return "warn"
+	}
+	return "good"
+}
+
+// reportLabel is the label an upload's files were given ("INC-1234 checkout
+// OOM"), "" for none; a lab run's inputs carry their roles instead, not a label.
+func reportLabel(rep *store.Report) string {
+	if rep.RunID != "" {
+		return ""
+	}
+	for _, a := range rep.Artifacts {
+		if a.Label != "" {
+			return a.Label
+		}
+	}
+	return ""
+}
+
+// withLabelLine puts a report's label under the Markdown summary's heading, so a
+// ticket pasted from it names the incident.
+func withLabelLine(md []byte, rep *store.Report) []byte {
+	label := reportLabel(rep)
+	if label == "" {
+		return md
+	}
+	line := []byte("Label: **" + markdown.Escape(label) + "**\n\n")
+	if i := bytes.Index(md, []byte("\n\n")); bytes.HasPrefix(md, []byte("#")) && i >= 0 {
+		return slices.Concat(md[:i+2], line, md[i+2:])
+	}
+	return slices.Concat(line, md)
+}
