@@ -22,8 +22,12 @@ func decide(spec Spec, p Progress) (verdict, reason string) {
 			return VerdictLeak, fmt.Sprintf("%d consumers started and %d stopped: %d were never closed, and goroutines went from %d to %d (%+d, %.1f per leaked consumer).",
 				starts, stops, open, first.Goroutines, last.Goroutines, last.Goroutines-first.Goroutines, perEach(last.Goroutines-first.Goroutines, open))
 		}
-		return VerdictNoLeak, fmt.Sprintf("%d consumers started and %d stopped: none left open; goroutines %d at the first step and %d at the last.",
-			starts, stops, first.Goroutines, last.Goroutines)
+		refused := ""
+		if n := c["refused_registrations"]; n > 0 {
+			refused = fmt.Sprintf(" The consumer refused %d registrations after it had started, as upstream's KafkaSystemConsumer does.", n)
+		}
+		return VerdictNoLeak, fmt.Sprintf("%d consumers started and %d stopped: none left open; goroutines %d at the first step and %d at the last.%s",
+			starts, stops, first.Goroutines, last.Goroutines, refused)
 	case WorkloadRecovery:
 		opened, closed := c["iterators_opened"], c["iterators_closed"]
 		open := opened - closed

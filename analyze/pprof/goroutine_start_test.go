@@ -113,3 +113,47 @@ func TestGoroutineStart(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDiffByGoroutineStart compares two goroutine profiles of 5000 parked
+// goroutines by start function; BenchmarkDiffGoroutines is the same pair through
+// Diff, the anchor (pprof's -diff_base top).
+func BenchmarkDiffByGoroutineStart(b *testing.B) {
+	base, target := benchGoroutinePair(b)
+	for b.Loop() {
+		if _, err := DiffByGoroutineStart(base, target); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDiffGoroutines(b *testing.B) {
+	base, target := benchGoroutinePair(b)
+	for b.Loop() {
+		if _, err := Diff(base, target, target.DefaultSampleIndex()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchGoroutinePair(b *testing.B) (base, target *Profile) {
+	b.Helper()
+	leaked, steady := &startDiffPool{fn: startDiffLeaked}, &startDiffPool{fn: startDiffSteady}
+	b.Cleanup(leaked.stop)
+	b.Cleanup(steady.stop)
+	steady.grow(1000)
+	leaked.grow(1000)
+	take := func() *Profile {
+		var buf bytes.Buffer
+		if err := runtimepprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
+			b.Fatal(err)
+		}
+		p, err := Load(&buf, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}
+	base = take()
+	leaked.grow(3000)
+	return base, take()
+}
