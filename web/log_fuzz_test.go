@@ -62,7 +62,7 @@ func FuzzLogQuery(f *testing.F) {
 // FuzzLogRender counts any bytes with a keyed pair and a few patterns and
 // renders the report page from the count: nothing panics, the log gains no
 // element on the page, every key never closed is shown exactly as logDisplay
-// writes it, and every count is in its row.
+// writes it, and every count (of a pattern or a template) is in its row.
 func FuzzLogRender(f *testing.F) {
 	f.Add([]byte("2020-02-25 03:21:00.001 open <script>alert(1)</script>\n2020-02-25 03:21:00.002 close x\n"))
 	f.Add([]byte("open \x00\xff\xfe\u2028 \"'\nopen =1+1\r\nclose =1+1\n[02-21|11:55:36.680] open <img/src=x/onerror=alert(1)>\n"))
@@ -98,6 +98,15 @@ func FuzzLogRender(f *testing.F) {
 		for i, p := range lr.Patterns {
 			if got := rows.Eq(i).AttrOr("data-count", ""); got != strconv.FormatInt(p.Count, 10) {
 				t.Fatalf("%v: row says %s, count %d", p, got, p.Count)
+			}
+		}
+		tpls := doc.Find("[data-testid=log-template]")
+		if want := min(len(lr.Overview.Templates), logTemplatePageRows); tpls.Length() != want {
+			t.Fatalf("%d template rows for %d templates", tpls.Length(), want)
+		}
+		for i := range tpls.Length() {
+			if got, want := tpls.Eq(i).AttrOr("data-count", ""), strconv.FormatInt(lr.Overview.Templates[i].Count, 10); got != want {
+				t.Fatalf("template %d: row says %s, count %s", i, got, want)
 			}
 		}
 		keys := doc.Find("[data-testid=open-key-name]")
