@@ -84,7 +84,7 @@ func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
 			for pattern, counter := range map[string]string{
 				"DEBUG Opened deep iterator (gzip, magic 0) for the batch at byte offset ": "iterators_opened",
 				"DEBUG Closed deep iterator (gzip, magic 0) for the batch at byte offset ": "iterators_closed",
-				"INFO Recovering unflushed segment ":                                         "segments_done",
+				"INFO Recovering unflushed segment ":                                       "segments_done",
 			} {
 				if n := grepCount(t, pattern, logFile); n != done[counter] {
 					t.Errorf("grep -c %q = %d, %s = %d", pattern, n, counter, done[counter])
