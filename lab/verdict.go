@@ -34,8 +34,12 @@ func decide(spec Spec, p Progress) (verdict, reason string) {
 		extra := recoveryNotes(c, open)
 		switch {
 		case open > 0 && retained:
-			return VerdictLeak, fmt.Sprintf("%d deep iterators opened and %d closed: %d left open; RSS − heap in use grew by %s while the heap changed by %s, and %+d goroutines.%s",
-				opened, closed, open, bytesText(offHeap), bytesText(heap), goroutines, extra)
+			holding := ""
+			if r := c["offheap_resident_bytes"]; r > 0 {
+				holding = fmt.Sprintf(", holding %s resident outside the Go heap (counted by mincore)", bytesText(r))
+			}
+			return VerdictLeak, fmt.Sprintf("%d deep iterators opened and %d closed: %d left open%s; RSS − heap in use grew by %s while the heap changed by %s, and %+d goroutines.%s",
+				opened, closed, open, holding, bytesText(offHeap), bytesText(heap), goroutines, extra)
 		case open > 0:
 			return VerdictNoLeak, fmt.Sprintf("%d deep iterators were never closed, but nothing stayed allocated: goroutines %+d, RSS − heap %s; the %s readers are plain garbage for the GC.%s",
 				open, goroutines, bytesText(offHeap), spec.Codec, extra)
