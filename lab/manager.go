@@ -281,6 +281,9 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	}
 	if run.Spec.Workload == WorkloadRecovery {
 		args = append(args, "-dir", filepath.Join(dir, "kafka-logs"))
+		if run.Spec.Variant == VariantJVM {
+			args = append(args, "-jvm-out", filepath.Join(dir, "jvm"))
+		}
 	}
 	cmd := exec.Command(m.cfg.Executable, args...)
 	cmd.SysProcAttr = childAttr()
@@ -391,6 +394,7 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	<-diskWatchDone
 	used := dirUsage(dir)
 	m.saveLog(run, logPath, log)
+	m.saveJVMOutputs(run, filepath.Join(dir, "jvm"), log)
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
@@ -447,6 +451,27 @@ func (m *Manager) saveLog(run *Run, path string, log *slog.Logger) {
 	c := Capture{Role: "log", Step: p.Step, Name: run.Spec.Workload + ".log", Data: b, TakenAt: time.Now()}
 	if err := m.cfg.Recorder.Capture(ctx, run.ID, c); err != nil {
 		log.Error("storing the run's log", "err", err)
+	}
+}
+
+// saveJVMOutputs stores the jcmd outputs of a jvm variant run (native memory
+// summaries, class histogram) as captures of role RoleJVM.
+func (m *Manager) saveJVMOutputs(run *Run, dir string, log *slog.Logger) {
+	if run.Spec.Variant != VariantJVM {
+		return
+	}
+	p, _ := run.State()
+	for _, name := range []string{"nmt-before.txt", "nmt-after.txt", "histo.txt"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		c := Capture{Role: RoleJVM, Step: p.Step, Name: "jvm-" + name, Data: b, TakenAt: time.Now()}
+		if err := m.cfg.Recorder.Capture(ctx, run.ID, c); err != nil {
+			log.Error("storing a jcmd output", "name", name, "err", err)
+		}
+		cancel()
 	}
 }
 

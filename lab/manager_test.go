@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -237,6 +238,9 @@ func TestSpecValidation(t *testing.T) {
 	}
 	for _, p := range Presets {
 		spec := p.Spec
+		if ok, _ := JVMAvailable(); !ok && spec.Variant == VariantJVM {
+			continue // TestJVMVariantUnavailableWithoutAJDK
+		}
 		if err := spec.Normalize(Limits{}); err != nil {
 			t.Errorf("preset %s: %v", p.Name, err)
 		}
@@ -266,5 +270,21 @@ func TestCancelKillsAChildThatIgnoresSIGTERM(t *testing.T) {
 	}
 	if p := rec.finished["stubborn"]; p.Status != StatusCancelled {
 		t.Errorf("status %s", p.Status)
+	}
+}
+
+// TestJVMVariantUnavailableWithoutAJDK: with no JDK on PATH the jvm variant is
+// refused with the reason and left out of RecoveryVariants.
+func TestJVMVariantUnavailableWithoutAJDK(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	s := Spec{Workload: WorkloadRecovery, Variant: VariantJVM}
+	if err := s.Normalize(Limits{}); !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), "unavailable: no JDK on this server") {
+		t.Errorf("jvm without a JDK: %v", err)
+	}
+	if slices.Contains(RecoveryVariants(), VariantJVM) {
+		t.Errorf("RecoveryVariants() = %v offers jvm without a JDK", RecoveryVariants())
+	}
+	if ok, why := JVMAvailable(); ok || why == "" {
+		t.Errorf("JVMAvailable() = %v, %q", ok, why)
 	}
 }

@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 )
@@ -45,7 +46,7 @@ var (
 	checkpointVariants  = []string{"leaky", "pr1674", "reset", "guard-start"}
 	checkpointModes     = []string{"active", "standby"}
 	checkpointScenarios = []string{"storm", "steady", "reuse"}
-	recoveryVariants    = []string{"leaky", "close", "drain", "header"}
+	recoveryVariants    = []string{"leaky", "close", "drain", "header", VariantJVM}
 	recoveryCodecs      = []string{"none", "gzip", "snappy", "lz4", "zstd"}
 	recoveryFormats     = []string{"v0", "v1", "v2"}
 	recoveryDamages     = []string{"", "payload", "trailer"}
@@ -153,6 +154,14 @@ func (s *Spec) Normalize(limits Limits) error {
 		if err := oneOf("variant", s.Variant, recoveryVariants); err != nil {
 			return err
 		}
+		if s.Variant == VariantJVM {
+			if ok, why := JVMAvailable(); !ok {
+				return fmt.Errorf("%w: variant jvm is unavailable: %s", ErrInvalidSpec, why)
+			}
+			if s.Codec != "gzip" || s.Format != "v0" || s.Damage != "" {
+				return fmt.Errorf("%w: variant jvm reproduces 0.10.0.0 over an undamaged gzip log of format v0", ErrInvalidSpec)
+			}
+		}
 		if err := oneOf("codec", s.Codec, recoveryCodecs); err != nil {
 			return err
 		}
@@ -246,6 +255,32 @@ func (s Spec) Title() string {
 	return s.Workload
 }
 
+// VariantJVM is the recovery variant that runs the JVM reference
+// (GzipLeak.java) instead of the Go model; it needs a JDK.
+const VariantJVM = "jvm"
+
+// RoleJVM is the role of the jcmd outputs a jvm variant run stores.
+const RoleJVM = "jvm"
+
+// JVMAvailable reports whether the jvm variant can run here, and if not why.
+func JVMAvailable() (bool, string) {
+	for _, tool := range []string{"javac", "java", "jcmd"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return false, "no JDK on this server (" + tool + " is not on PATH; apt-get install -y openjdk-17-jdk-headless)"
+		}
+	}
+	return true, ""
+}
+
+// RecoveryVariants lists the recovery variants this server can run: jvm only
+// where a JDK is installed.
+func RecoveryVariants() []string {
+	if ok, _ := JVMAvailable(); ok {
+		return slices.Clone(recoveryVariants)
+	}
+	return slices.Clone(recoveryVariants[:len(recoveryVariants)-1])
+}
+
 // Preset is a named run that means something.
 type Preset struct {
 	Name, Description string
@@ -272,6 +307,8 @@ var Presets = []Preset{
 		Spec{Workload: WorkloadRecovery, Variant: "drain", Codec: "gzip", Format: "v0", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512, Damage: "payload"}},
 	{"kafka-3933-corrupt-leaky", "the same damage under leaky (0.10.0.0 reads one record of a v0 wrapper) and header: not seen, nothing truncated",
 		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "gzip", Format: "v0", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512, Damage: "payload"}},
+	{"kafka-3933-jvm-reference", "the JVM reference: as many GZIPInputStreams left open in a real JVM (GzipLeak.java) as leaky leaves iterators, with its jcmd native memory summaries and class histogram (needs a JDK)",
+		Spec{Workload: WorkloadRecovery, Variant: VariantJVM, Codec: "gzip", Format: "v0", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512}},
 	{"kafka-3933-zstd-leaky", "zstd record batches v2, never closed: stranded decoder goroutines, a Go library behaviour (klauspost/compress), not Kafka's",
 		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "zstd", Format: "v2", Partitions: 1, Segments: 4, Batches: 10, Records: 1000, ValueBytes: 512}},
 }

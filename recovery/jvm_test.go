@@ -2,12 +2,10 @@ package recovery
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -28,17 +26,6 @@ const (
 	envStreams  = "RECOVERY_TEST_STREAMS"
 )
 
-// jvmReport is what GzipLeak.java prints.
-type jvmReport struct {
-	Streams            int64 `json:"streams"`
-	Payloads           int64 `json:"payloads"`
-	RSSBefore          int64 `json:"rss_before"`
-	RSSAfter           int64 `json:"rss_after"`
-	RSSCollected       int64 `json:"rss_collected"`
-	NMTCommittedBefore int64 `json:"nmt_committed_before"`
-	NMTCommittedAfter  int64 `json:"nmt_committed_after"`
-}
-
 // modelReport is what the Go model's calibration child measured.
 type modelReport struct {
 	Streams                        int64
@@ -53,39 +40,17 @@ func init() {
 }
 
 // calibrationPayloads writes a log of the default shape (gzip, format v0, 20
-// records of 512 bytes per wrapper) and returns the wrapper messages' values,
-// the compressed inner message sets a deep iterator reads, in a file of
+// records of 512 bytes per wrapper) and the wrapper messages' values, the
+// compressed inner message sets a deep iterator reads, to a file of
 // length-prefixed payloads that GzipLeak.java reads too.
 func calibrationPayloads(t *testing.T) string {
 	t.Helper()
 	cfg := DefaultLogConfig()
 	cfg.Partitions, cfg.Segments, cfg.BatchesPerSegment = 1, 1, 100
 	dir, _ := writeLog(t, cfg)
-	f, err := os.Open(filepath.Join(dir, PartitionDirName(cfg.Topic, 0), SegmentFileName(0, logSuffix)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	r := NewBatchReader(f, st.Size(), 0)
-	var out []byte
-	for {
-		b, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !b.Legacy() || b.Codec() != CodecGzip {
-			t.Fatalf("entry at %d: magic %d codec %s", b.Position, b.Magic, b.Codec())
-		}
-		out = binary.BigEndian.AppendUint32(out, uint32(len(b.Records())))
-		out = append(out, b.Records()...)
-	}
 	path := filepath.Join(t.TempDir(), "payloads.bin")
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
+	if n, err := WriteJVMPayloads(dir, cfg, path); err != nil || n != cfg.BatchesPerSegment {
+		t.Fatalf("%d payloads: %v", n, err)
 	}
 	return path
 }
@@ -165,25 +130,16 @@ func childGzipStreams() (any, error) {
 	return rep, nil
 }
 
-// runGzipLeak compiles and runs the JVM reference over the payloads.
-func runGzipLeak(t *testing.T, payloads string, streams int) (jvmReport, string) {
+// runGzipLeak runs the JVM reference over the payloads, or skips (fails under
+// CI=true) without a JDK.
+func runGzipLeak(t *testing.T, payloads string, streams int) (JVMResult, string) {
 	t.Helper()
-	javac := testtool.Require(t, "jdk", "javac")
-	java := filepath.Join(filepath.Dir(javac), "java")
-	classes, out := t.TempDir(), t.TempDir()
-	if b, err := exec.Command(javac, "-d", classes, filepath.Join("testdata", "jvm", "GzipLeak.java")).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, b)
-	}
-	cmd := exec.Command(java, "-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:NativeMemoryTracking=summary",
-		"-cp", classes, "GzipLeak", payloads, strconv.Itoa(streams), out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("java GzipLeak: %v\n%s", err, stderr.String())
-	}
-	var rep jvmReport
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		t.Fatalf("GzipLeak printed %q: %v", stdout.String(), err)
+	testtool.Require(t, "jdk", "javac")
+	testtool.Require(t, "jdk", "java")
+	out := t.TempDir()
+	rep, err := RunJVMReference(context.Background(), payloads, streams, out)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return rep, out
 }
@@ -197,7 +153,7 @@ func runGzipLeak(t *testing.T, payloads string, streams int) (jvmReport, string)
 // native memory).
 func TestGzipModelMatchesTheJVM(t *testing.T) {
 	payloads := calibrationPayloads(t)
-	jvm, _ := runGzipLeak(t, payloads, calibrationStreams)
+	jvm, out := runGzipLeak(t, payloads, calibrationStreams)
 	var model modelReport
 	runInChild(t, "gzipstreams", &model, envPayloads+"="+payloads, envStreams+"="+strconv.Itoa(calibrationStreams), "GOGC=off")
 
@@ -232,4 +188,30 @@ func TestGzipModelMatchesTheJVM(t *testing.T) {
 	if d := modelKept - jvmKept; d < -0.25 || d > 0.25 {
 		t.Errorf("after collection the model keeps %.0f%% of its growth resident, the JVM %.0f%% (want within 25 points)", 100*modelKept, 100*jvmKept)
 	}
+	// The jcmd outputs: NMT's summary, and a class histogram that counts the
+	// open streams' Inflaters.
+	nmt, err := os.ReadFile(filepath.Join(out, "nmt-after.txt"))
+	if err != nil || !bytes.Contains(nmt, []byte("Native Memory Tracking:")) || jvm.NMTCommittedAfter <= 0 {
+		t.Errorf("nmt-after.txt: %v %.200q", err, nmt)
+	}
+	histo, err := os.ReadFile(filepath.Join(out, "histo.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := histogramInstances(histo, "java.util.zip.Inflater"); n < jvm.Streams {
+		t.Errorf("the class histogram counts %d java.util.zip.Inflater instances for %d open streams", n, jvm.Streams)
+	}
+}
+
+// histogramInstances reads the instance count of a class from jcmd
+// GC.class_histogram's output ("  12:   2000   96000  java.util.zip.Inflater").
+func histogramInstances(histo []byte, class string) int64 {
+	for _, line := range bytes.Split(histo, []byte("\n")) {
+		f := bytes.Fields(line)
+		if len(f) >= 4 && string(f[3]) == class {
+			n, _ := strconv.ParseInt(string(f[1]), 10, 64)
+			return n
+		}
+	}
+	return -1
 }

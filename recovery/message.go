@@ -2,8 +2,10 @@ package recovery
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"strconv"
 )
 
 // Message format v0 and v1 layout (big-endian), as in Kafka 0.10.0.0's
@@ -31,8 +33,6 @@ const (
 	// messageOverheadV0 is Message.MinMessageOverhead: crc, magic, attributes and
 	// the two lengths of a v0 message with empty key and value.
 	messageOverheadV0 = 14
-	// messageOverheadV1 adds the timestamp.
-	messageOverheadV1 = messageOverheadV0 + 8
 	// MinLegacyEntrySize is the smallest v0 entry: the log overhead and
 	// MinMessageOverhead.
 	MinLegacyEntrySize = logOverhead + messageOverheadV0
@@ -96,7 +96,7 @@ func parseMessage(entry []byte) (MessageHeader, error) {
 		m.Timestamp = int64(be.Uint64(rest))
 		rest = rest[8:]
 	default:
-		return m, fmt.Errorf("Invalid magic found in record: %d", m.Magic)
+		return m, errors.New("Invalid magic found in record: " + strconv.Itoa(int(m.Magic)))
 	}
 	field := func(name string) ([]byte, error) {
 		if len(rest) < 4 {

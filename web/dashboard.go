@@ -59,13 +59,17 @@ func profileSummaryLine(raw json.RawMessage) string {
 func (s *Server) labBlock(r *http.Request, listing bool) (view.RunList, error) {
 	l := view.RunList{Enabled: s.lab != nil,
 		CheckpointVariants: []string{"leaky", "pr1674", "reset", "guard-start"}, Modes: []string{"active", "standby"},
-		RecoveryVariants: []string{"leaky", "close", "drain", "header"}, Codecs: []string{"gzip", "zstd", "snappy", "lz4", "none"}}
+		RecoveryVariants: lab.RecoveryVariants(), Codecs: []string{"gzip", "zstd", "snappy", "lz4", "none"}}
 	if !l.Enabled || !listing {
 		return l, nil
 	}
 	l.Targets = s.cfg.Targets.Names()
 	for _, p := range lab.Presets {
-		l.Presets = append(l.Presets, view.Preset{Name: p.Name, Description: p.Description})
+		desc := p.Description
+		if ok, why := lab.JVMAvailable(); p.Spec.Variant == lab.VariantJVM && !ok {
+			desc += " — unavailable: " + why
+		}
+		l.Presets = append(l.Presets, view.Preset{Name: p.Name, Description: desc})
 	}
 	runs, err := s.store.RecentRuns(r.Context(), 20)
 	if err != nil {

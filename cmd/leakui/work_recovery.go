@@ -34,11 +34,13 @@ type recoveryFlags struct {
 	writeOnly     bool
 	corruptBatch  int
 	corruptTail   bool
+	jvmOut        string
 }
 
 func (f *recoveryFlags) register(fs *flag.FlagSet) {
 	d := recovery.DefaultLogConfig()
-	fs.StringVar(&f.variant, "variant", "leaky", "how a compressed batch's first offset is read: leaky (0.10.0.0: deep iterator never closed), close, drain (0.10.0.1) or header (modern Kafka)")
+	fs.StringVar(&f.variant, "variant", "leaky", "how a compressed batch's first offset is read: leaky (0.10.0.0: deep iterator never closed), close, drain (0.10.0.1) or header (modern Kafka); jvm runs the JVM reference (GzipLeak.java, needs a JDK) on the streams leaky leaves open")
+	fs.StringVar(&f.jvmOut, "jvm-out", "", "with -variant jvm, the directory for the JVM's jcmd outputs (default: jvm/ in the log directory)")
 	fs.StringVar(&f.codec, "codec", d.Codec.String(), "compression of the written batches: none, gzip, snappy, lz4 or zstd (zstd: record batches v2 only; its goroutine leak is klauspost/compress's, not Kafka's)")
 	fs.StringVar(&f.format, "format", "", "message format of the written log: v0 or v1 (message sets of Kafka 0.10, a compressed batch is one wrapper message) or v2 (record batches, Kafka 0.11+); default v0, v2 for zstd")
 	fs.BoolVar(&f.quietHeap, "quiet-heap", true, "recover without garbage collection until the Go heap reaches 1 GiB (GOGC=off GOMEMLIMIT=1GiB), like a JVM whose almost empty heap never collects, so unclosed gzip streams are not finalized; an explicit GOGC in the environment wins")
@@ -71,7 +73,14 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 		fmt.Fprintf(std.err, "leakui work recovery: unexpected argument %q\n", fs.Arg(0))
 		return errUsage
 	}
+	jvm := f.variant == "jvm"
+	if jvm {
+		f.variant = "leaky" // the streams the JVM leaves open are leaky's
+	}
 	logCfg, recCfg, err := f.configs()
+	if err == nil && jvm && (logCfg.Format != recovery.FormatV0 || logCfg.Codec != recovery.CodecGzip) {
+		err = errors.New("-variant jvm reproduces 0.10.0.0 over gzip wrappers of message format v0")
+	}
 	if err != nil {
 		fmt.Fprintf(std.err, "leakui work recovery: %v\n", err)
 		return errUsage
@@ -94,6 +103,10 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 	}
 	if err != nil {
 		return err
+	}
+	if jvm && existing {
+		fmt.Fprintln(std.err, "leakui work recovery: -variant jvm writes its own log; -dir already holds one")
+		return errUsage
 	}
 	if f.corruptBatch >= 0 && existing {
 		fmt.Fprintln(std.err, "leakui work recovery: -corrupt-batch damages the log it writes; -dir already holds one")
@@ -131,6 +144,9 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 				return fail(fmt.Errorf("corrupt batch %d: %w", f.corruptBatch, err))
 			}
 			damage = &rep
+		}
+		if jvm {
+			return runJVMRecovery(ctx, sess, &f, dir, logCfg, info, std, fail)
 		}
 		if f.writeOnly {
 			err := sess.Events.Emit(workload.Event{Kind: workload.EventDone, StepName: "partition",

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leakui/leakui/internal/testtool"
 	"github.com/leakui/leakui/recovery"
 	"github.com/leakui/leakui/workload"
 	"go.uber.org/goleak"
@@ -84,7 +85,7 @@ func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
 			for pattern, counter := range map[string]string{
 				"DEBUG Opened deep iterator (gzip, magic 0) for the batch at byte offset ": "iterators_opened",
 				"DEBUG Closed deep iterator (gzip, magic 0) for the batch at byte offset ": "iterators_closed",
-				"INFO Recovering unflushed segment ":                                         "segments_done",
+				"INFO Recovering unflushed segment ":                                       "segments_done",
 			} {
 				if n := grepCount(t, pattern, logFile); n != done[counter] {
 					t.Errorf("grep -c %q = %d, %s = %d", pattern, n, counter, done[counter])
@@ -358,5 +359,31 @@ func TestWorkRecoveryCorruptBatch(t *testing.T) {
 	}
 	if code, _, stderr := runRecovery(t, "-corrupt-batch", "5", "-codec", "none", "-partitions", "1", "-segments", "1", "-batches", "10"); code == 0 || !strings.Contains(stderr, "not compressed") {
 		t.Errorf("-corrupt-batch of an uncompressed log: exit %d %q", code, stderr)
+	}
+}
+
+// TestWorkRecoveryJVMVariant runs the JVM reference on a small v0 gzip log: as
+// many GZIPInputStreams open as leaky leaves deep iterators, the JVM's resident
+// set grown by at least a page per stream, and the jcmd outputs written.
+func TestWorkRecoveryJVMVariant(t *testing.T) {
+	testtool.Require(t, "jdk", "javac")
+	dir := filepath.Join(t.TempDir(), "log")
+	code, events, stderr := runRecovery(t, "-json", "-variant", "jvm", "-partitions", "1", "-segments", "2", "-batches", "200", "-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	done := events[len(events)-1]
+	c := done.Counters
+	if done.Kind != workload.EventDone || c["jvm_streams"] == 0 || c["jvm_streams"] != c["index_entries"] || c["iterators_open"] != c["jvm_streams"] ||
+		c["jvm_rss_after"]-c["jvm_rss_before"] < 4096*c["jvm_streams"] || !strings.HasPrefix(done.Message, "verdict: LEAK (JVM reference") {
+		t.Fatalf("done: %v %s", c, done.Message)
+	}
+	for _, name := range []string{"nmt-before.txt", "nmt-after.txt", "histo.txt"} {
+		if b, err := os.ReadFile(filepath.Join(dir, "jvm", name)); err != nil || len(b) == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if code, _, stderr := runRecovery(t, "-variant", "jvm", "-format", "v1"); code != 2 || !strings.Contains(stderr, "format v0") {
+		t.Errorf("-variant jvm -format v1: exit %d %q", code, stderr)
 	}
 }

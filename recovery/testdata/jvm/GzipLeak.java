@@ -51,7 +51,6 @@ public final class GzipLeak {
 
         long rssBefore = rssBytes();
         String nmtBefore = jcmd("VM.native_memory", "summary");
-        long firstBytes = 0;
         for (int i = 0; i < streams; i++) {
             DataInputStream in = openFirst(payloads.get(i % payloads.size()));
             open.add(in);
