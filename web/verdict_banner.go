@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -155,4 +156,21 @@ func runVerdictClass(v string) string {
 		return "bad"
 	}
 	return "good"
+}
+
+// bannerDescription is a banner as one line for link previews: its badges, then
+// its reason.
+func bannerDescription(b *view.Banner) string {
+	if b == nil {
+		return ""
+	}
+	var words []string
+	for _, badge := range b.Badges {
+		words = append(words, badge.Label)
+	}
+	head := strings.Join(words, ", ")
+	if b.Reason == "" {
+		return head
+	}
+	return head + ": " + b.Reason
 }
