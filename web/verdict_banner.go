@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +31,7 @@ func seriesBanner(rep *series.Report) *view.Banner {
 	t := rep.Total
 	change := analyze.FormatSignedValue(t.Growth, rep.Unit)
 	if t.First != 0 {
-		change += " (" + analyze.SignedPercent(t.Growth, t.First) + ")"
+		change += fmt.Sprintf(" (%+.0f%%)", float64(t.Growth)/math.Abs(float64(t.First))*100)
 	}
 	b.Numbers = append(b.Numbers,
 		view.Pair{Label: "total " + rep.SampleType, Value: analyze.FormatValue(t.First, rep.Unit) + " → " + analyze.FormatValue(t.Last, rep.Unit)},
