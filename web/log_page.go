@@ -58,7 +58,7 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, rep *store.Repo
 		return err
 	}
 	page := s.logPage(rep, q, lr)
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports"}, view.LogReportPageView(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports", Description: bannerDescription(page.Verdict)}, view.LogReportPageView(page))
 }
 
 // logQuerySuffix is "?query" as url.Values encodes it, or "" for none.

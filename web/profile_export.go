@@ -92,6 +92,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		fmt.Fprintf(w, "### leakui series: %d profiles\n\n- Report: %s\n", len(ps.profiles), link)
 		writeSeriesMarkdown(w, rep)
 		writeNotices(w, notices)
+		fmt.Fprintf(w, "\n![Total %s](%s)\n", markdown.Escape(rep.SampleType), absoluteURL(r, q.url(reportChartImageURL(ps.rep.ID, "totals", ""), nil)))
 		return nil
 	}
 	if q.mode == modeDiff {

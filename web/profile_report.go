@@ -102,7 +102,7 @@ func (s *Server) showProfiles(w http.ResponseWriter, r *http.Request, rep *store
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports"}, view.ProfileReportPage(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports", Description: bannerDescription(page.Verdict)}, view.ProfileReportPage(page))
 }
 
 // profilePage builds the page model.
@@ -184,6 +184,7 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 			return q.url(path, func(v url.Values) { v.Set("order", formatOrder(order)) })
 		})
 		sv.InBanner = true
+		sv.Chart.ImageURL = q.url(reportChartImageURL(ps.rep.ID, "totals", ""), nil)
 		page.Series = &sv
 		page.Verdict = seriesBanner(rep)
 		page.Views = nil

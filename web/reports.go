@@ -23,6 +23,7 @@ func (rs reportsResource) Routes() chi.Router {
 	r.Get("/{ref}", rs.s.handle(rs.show))
 	r.Post("/{id}/compare", rs.s.handle(rs.compare))
 	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.handleLogKeysCSV))
+	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleReportChartImage))
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -235,4 +236,17 @@ func (s *Server) compareWith(ctx context.Context, id string) (*view.CompareWith,
 		return nil, nil
 	}
 	return c, nil
+}
+
+// compareDescription is the comparison in one line for link previews.
+func compareDescription(c view.ComparePage) string {
+	var parts []string
+	for i, r := range c.Runs {
+		v := r.Status
+		if r.Verdict != "" {
+			v = runVerdictText(r.Verdict)
+		}
+		parts = append(parts, fmt.Sprintf("%c: %s — %s", 'A'+i, r.Title, v))
+	}
+	return strings.Join(parts, "; ")
 }

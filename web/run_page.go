@@ -49,6 +49,9 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 	page.Counters = runCounters(spec.Workload, p.Counters)
 	if spec.Workload != lab.WorkloadCapture {
 		page.Charts = runCharts(p, nil)
+		for i := range page.Charts {
+			page.Charts[i].ImageURL = runChartImageURL(run.ID, page.Charts[i].ID)
+		}
 	}
 	page.Callout = runCallout(spec, p)
 	if run.ReportID != "" {

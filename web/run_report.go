@@ -43,7 +43,7 @@ func (s *Server) showRunReport(w http.ResponseWriter, r *http.Request, rep *stor
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "runs"}, view.RunView(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "runs", Description: bannerDescription(page.Banner)}, view.RunView(page))
 }
 
 // runReportJSON fills the JSON twin of a run's report.
@@ -113,6 +113,12 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 	}
 	for _, c := range page.Counters {
 		fmt.Fprintf(w, "- %s: %s\n", markdown.Escape(c.Label), markdown.Escape(c.Value))
+	}
+	if len(page.Charts) > 0 {
+		fmt.Fprintln(w)
+		for _, c := range page.Charts {
+			fmt.Fprintf(w, "![%s](%s)\n", markdown.Escape(c.Title), absoluteURL(r, runChartImageURL(id, c.ID)))
+		}
 	}
 	if rep := page.Report; rep != nil {
 		for _, sv := range []*view.SeriesView{rep.GoroutineSeries, rep.HeapSeries} {

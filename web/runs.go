@@ -25,6 +25,7 @@ func (rs runsResource) Routes() chi.Router {
 	r.Get("/compare", rs.s.handle(rs.compare))
 	r.Get("/{id}", rs.s.handle(rs.show))
 	r.Get("/{id}.md", rs.s.handle(rs.showRunMarkdown))
+	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleRunChartImage))
 	r.Post("/{id}/cancel", rs.s.handle(rs.cancelForm))
 	r.Post("/{id}/log", rs.s.handle(rs.s.handleCountRunLog))
 	return r
@@ -262,7 +263,7 @@ func (rs runsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rs.s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "runs"}, view.RunView(page))
+	return rs.s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "runs", Description: bannerDescription(page.Banner)}, view.RunView(page))
 }
 
 // compare is GET /runs/compare?a=ID&b=ID (or ?run=ID&run=ID from the dashboard).
@@ -278,5 +279,5 @@ func (rs runsResource) compare(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rs.s.render(w, r, http.StatusOK, view.Page{Title: "compare runs", Nav: "runs"}, view.CompareRunsPage(c))
+	return rs.s.render(w, r, http.StatusOK, view.Page{Title: "compare runs", Nav: "runs", Description: compareDescription(c)}, view.CompareRunsPage(c))
 }

@@ -107,6 +107,11 @@ func sparkline(values []int64) string { return spark.Points(values, 100, 20) }
 // totalsChart draws the totals over the snapshots: against their wall time when
 // every snapshot has one, else against their numbers.
 func totalsChart(id string, rep *series.Report) view.Chart {
+	return chartView("totals-"+id, totalsLineChart(rep))
+}
+
+// totalsLineChart is the data of a series' totals chart.
+func totalsLineChart(rep *series.Report) linechart.Chart {
 	c := linechart.Chart{Title: "Total " + rep.SampleType, Unit: rep.Unit, XLabel: "snapshot",
 		Format: func(v float64) string { return analyze.FormatValue(int64(v), rep.Unit) }}
 	timed := len(rep.Snapshots) == len(rep.Totals)
@@ -122,7 +127,7 @@ func totalsChart(id string, rep *series.Report) view.Chart {
 	}
 	c.XTime = timed
 	c.Series = []linechart.Series{{Key: "total", Name: rep.SampleType, Class: "s1", Values: floats(rep.Totals)}}
-	return chartView("totals-"+id, c)
+	return c
 }
 
 // profileSeries analyzes profiles as a series, in the query's order when given.

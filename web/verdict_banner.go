@@ -2,7 +2,9 @@ package web
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -29,7 +31,7 @@ func seriesBanner(rep *series.Report) *view.Banner {
 	t := rep.Total
 	change := analyze.FormatSignedValue(t.Growth, rep.Unit)
 	if t.First != 0 {
-		change += " (" + analyze.SignedPercent(t.Growth, t.First) + ")"
+		change += fmt.Sprintf(" (%+.0f%%)", float64(t.Growth)/math.Abs(float64(t.First))*100)
 	}
 	b.Numbers = append(b.Numbers,
 		view.Pair{Label: "total " + rep.SampleType, Value: analyze.FormatValue(t.First, rep.Unit) + " → " + analyze.FormatValue(t.Last, rep.Unit)},
@@ -155,4 +157,21 @@ func runVerdictClass(v string) string {
 		return "bad"
 	}
 	return "good"
+}
+
+// bannerDescription is a banner as one line for link previews: its badges, then
+// its reason.
+func bannerDescription(b *view.Banner) string {
+	if b == nil {
+		return ""
+	}
+	var words []string
+	for _, badge := range b.Badges {
+		words = append(words, badge.Label)
+	}
+	head := strings.Join(words, ", ")
+	if b.Reason == "" {
+		return head
+	}
+	return head + ": " + b.Reason
 }

@@ -17,6 +17,10 @@ type Page struct {
 	Icon string
 	// Nav marks the current section ("upload", "reports", "runs").
 	Nav string
+	// Description is the verdict in a sentence: with it the page carries
+	// OpenGraph and Twitter card tags, so a link pasted in a ticket or a chat
+	// unfurls with its title and verdict.
+	Description string
 }
 
 // Link is a labelled URL.

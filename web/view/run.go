@@ -14,13 +14,13 @@ type RunPage struct {
 	StepName    string
 	// Phase is the line of a phase without the workload's steps ("write segment
 	// 3 of 80"), or "".
-	Phase string
-	Pct         int
-	Elapsed     string
-	Remaining   string
-	Snapshots   int
-	Counters    []Counter
-	Charts      []Chart
+	Phase     string
+	Pct       int
+	Elapsed   string
+	Remaining string
+	Snapshots int
+	Counters  []Counter
+	Charts    []Chart
 	// Callout is a sentence the run's numbers make worth shouting (the heap vs RSS
 	// gap of the gzip model).
 	Callout   string

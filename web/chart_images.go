@@ -1,0 +1,108 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/leakui/leakui/internal/linechart"
+	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/store"
+)
+
+// Chart images: each chart as a standalone SVG at a stable URL, for the Markdown
+// summaries, tickets and chat (GitHub and most trackers show an SVG image link
+// inline). The same internal/linechart drawing as the page's no-JavaScript chart.
+
+// Size of a chart image, in pixels.
+const (
+	chartImageWidth  = 720
+	chartImageHeight = 300
+)
+
+// runChartImageURL is the URL of one of a run's charts as an SVG image.
+func runChartImageURL(runID, chart string) string {
+	return "/runs/" + runID + "/charts/" + chart + ".svg"
+}
+
+// reportChartImageURL is the URL of a report's chart as an SVG image; query (the
+// page's parameters: sample type, order) makes the image show what the page does.
+func reportChartImageURL(reportID, chart, query string) string {
+	u := "/r/" + reportID + "/charts/" + chart + ".svg"
+	if query != "" {
+		u += "?" + query
+	}
+	return u
+}
+
+// handleRunChartImage is GET /runs/{id}/charts/{chart}.svg.
+func (s *Server) handleRunChartImage(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.runChart(r, chi.URLParam(r, "id"), chi.URLParam(r, "chart"))
+	if err != nil {
+		return err
+	}
+	return writeSVG(w, c)
+}
+
+// runChart is one of a run's charts by name (goroutines, memory, open).
+func (s *Server) runChart(r *http.Request, runID, file string) (linechart.Chart, error) {
+	name, ok := strings.CutSuffix(file, ".svg")
+	if !ok {
+		return linechart.Chart{}, store.ErrNotFound
+	}
+	run, p, err := s.runState(r, runID)
+	if err != nil {
+		return linechart.Chart{}, err
+	}
+	var spec lab.Spec
+	jsonUnmarshal(run.Spec, &spec)
+	if spec.Workload == lab.WorkloadCapture {
+		return linechart.Chart{}, errorf(http.StatusNotFound, "a capture run has no charts")
+	}
+	for _, cs := range runChartSpecs {
+		if cs.id == name {
+			return runLineChart(p, cs.title, cs.unit, cs.series), nil
+		}
+	}
+	return linechart.Chart{}, errorf(http.StatusNotFound, "no chart %q: a run has goroutines, memory and open", name)
+}
+
+// handleReportChartImage is GET /r/{id}/charts/{chart}.svg: a series' totals, or
+// a run report's charts.
+func (s *Server) handleReportChartImage(w http.ResponseWriter, r *http.Request) error {
+	rep, err := s.store.Report(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	file := chi.URLParam(r, "chart")
+	if rep.RunID != "" {
+		c, err := s.runChart(r, rep.RunID, file)
+		if err != nil {
+			return err
+		}
+		return writeSVG(w, c)
+	}
+	profiles := rep.Kind == modeSingle || rep.Kind == modeDiff || rep.Kind == modeSeries
+	if file != "totals.svg" || !profiles || len(rep.Artifacts) < 3 {
+		return errorf(http.StatusNotFound, "report %s has no chart %q: a series of three or more profiles has totals.svg", rep.ID, file)
+	}
+	ps, err := s.loadProfileSet(r, rep)
+	if err != nil {
+		return err
+	}
+	var notices []string
+	srep, err := ps.profileSeries(&notices)
+	if err != nil {
+		return err
+	}
+	return writeSVG(w, totalsLineChart(srep))
+}
+
+// writeSVG answers a chart as a standalone SVG image.
+func writeSVG(w http.ResponseWriter, c linechart.Chart) error {
+	w.Header().Set("Content-Type", "image/svg+xml; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, err := w.Write([]byte(linechart.SVG(c, chartImageWidth, chartImageHeight, true)))
+	return err
+}

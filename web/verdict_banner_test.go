@@ -1,0 +1,64 @@
+package web
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+func pageDoc(t *testing.T, ts *testServer, path string) *goquery.Document {
+	t.Helper()
+	code, _, body := ts.get(t, path)
+	if code != 200 {
+		t.Fatalf("GET %s: %d", path, code)
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestVerdictBannerAndLinkPreview: the Parca series page opens with the
+// inconclusive banner (its numbers and the 8–12 advice), says the verdict once,
+// and carries OpenGraph and Twitter tags with the title and the verdict sentence
+// for link previews; a diff and a log page have their own banners.
+func TestVerdictBannerAndLinkPreview(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	up := ts.mustUpload(t, nil, parcaSeries(t)...)
+	doc := pageDoc(t, ts, reportURL(up.ReportID))
+	banner := doc.Find("main [data-testid=verdict-banner]")
+	if banner.Length() != 1 || banner.AttrOr("data-state", "") != "inconclusive" || banner.Find("[data-testid=verdict-state]").Text() != "inconclusive" {
+		t.Fatalf("banner %q", banner.Text())
+	}
+	if first := doc.Find("[data-testid=report-title]").NextAll().Not("[data-testid=report-label]").First(); first.AttrOr("data-testid", "") != "verdict-banner" {
+		t.Errorf("the element after the title is %q, not the banner", first.AttrOr("data-testid", goquery.NodeName(first)))
+	}
+	numbers := banner.Find("[data-testid=verdict-numbers]").Text()
+	for _, want := range []string{"46.7 MB → 137.0 MB", "+90.4 MB", "3 over 27s"} {
+		if !strings.Contains(numbers, want) {
+			t.Errorf("banner numbers %q lack %q", numbers, want)
+		}
+	}
+	if doc.Find("[data-testid=series-verdict]").Length() != 0 || doc.Find("[data-testid=series-reason]").Length() != 0 {
+		t.Error("the series block repeats the verdict the banner gives")
+	}
+	og := doc.Find(`meta[property="og:description"]`).AttrOr("content", "")
+	if !strings.HasPrefix(og, "inconclusive: Too few snapshots to decide: the total went from 46.7 MB to 137.0 MB") ||
+		doc.Find(`meta[name="twitter:description"]`).AttrOr("content", "") != og ||
+		doc.Find(`meta[property="og:title"]`).AttrOr("content", "") != "leakui — "+doc.Find("[data-testid=report-title]").Text() ||
+		doc.Find(`meta[name="twitter:card"]`).AttrOr("content", "") != "summary" {
+		t.Errorf("link preview tags: og:description %q", og)
+	}
+
+	diff := pageDoc(t, ts, reportURL(ts.mustUpload(t, nil, parcaSeries(t)[0], parcaSeries(t)[2]).ReportID))
+	if b := diff.Find("[data-testid=verdict-banner]"); b.AttrOr("data-state", "") != "grew" || !strings.Contains(b.Text(), "46.7 MB") || !strings.Contains(b.Text(), "137.0 MB") {
+		t.Errorf("diff banner %q", b.Text())
+	}
+	home := pageDoc(t, ts, "/")
+	if home.Find(`meta[property="og:description"]`).Length() != 0 {
+		t.Error("the dashboard has a verdict preview")
+	}
+}
