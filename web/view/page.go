@@ -12,6 +12,8 @@ type Page struct {
 	Scripts []string
 	// Icon is the content-hashed URL of the favicon, "" for none.
 	Icon string
+	// Styles are more stylesheets, after CSS.
+	Styles []string
 	// Nav marks the current section ("upload", "reports", "runs").
 	Nav string
 }
