@@ -80,7 +80,8 @@
         var input = document.querySelector("[data-testid=file-input]");
         if (input) { e.preventDefault(); input.click(); }
       } else if (e.key === "/") {
-        var search = document.querySelector("input[type=search]");
+        // On a flame graph "/" searches its frames, not the pprof focus field.
+        var search = document.querySelector("[data-testid=flame-search]") || document.querySelector("input[type=search]");
         if (search) { e.preventDefault(); search.focus(); }
       } else if (/^[1-9]$/.test(e.key)) {
         var tab = document.querySelector("[data-key='" + e.key + "']");

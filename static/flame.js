@@ -1,7 +1,9 @@
 // leakui flame graphs: an icicle (root at the top) drawn from the JSON the server
 // embeds in the page, with tooltips, click to zoom, a breadcrumb back, and a search
-// that highlights matching frames and shows their share of the total. Without
-// JavaScript the server's static SVG stays in place.
+// that highlights matching frames and shows their share of the total. The zoom and
+// the search live in the URL (?zoom=a;b;c&search=re), so a link reproduces the
+// view; a clicked or searched function links to its sandwich and to the profile
+// focused on it. Without JavaScript the server's static SVG stays in place.
 (function () {
   "use strict";
   var SVGNS = "http://www.w3.org/2000/svg";
@@ -24,6 +26,29 @@
   function pct(v, total) {
     if (!total) return "0%";
     return (100 * v / total).toFixed(2) + "%";
+  }
+
+  // label fits a name into chars characters by cutting it from the left, at the
+  // package path's slashes first, so the function's own name survives (the
+  // server's flameLabel in web/flame_label.go does the same for the static SVG).
+  function label(name, chars) {
+    var r = Array.from(name);
+    if (r.length <= chars) return name;
+    if (chars < 3) return "";
+    for (var i = 0; i < r.length; i++) {
+      if (r[i] !== "/") continue;
+      var rest = r.slice(i + 1);
+      if (rest.length > 0 && rest.length + 2 <= chars) return "…/" + rest.join("");
+    }
+    return "…" + r.slice(r.length - (chars - 1)).join("");
+  }
+
+  // quoteMeta escapes a name as Go's regexp.QuoteMeta does, for ?f=^name$.
+  function quoteMeta(s) { return s.replace(/[\\.+*?()|[\]{}^$]/g, "\\$&"); }
+
+  // withParam adds one query parameter to a URL that may have a query already.
+  function withParam(url, key, value) {
+    return url + (url.indexOf("?") >= 0 ? "&" : "?") + encodeURIComponent(key) + "=" + encodeURIComponent(value);
   }
 
   // build turns the preorder list [name, value, base, depth] into a tree.
@@ -105,13 +130,12 @@
           var t = document.createElementNS(SVGNS, "text");
           t.setAttribute("x", (x + 3).toFixed(1));
           t.setAttribute("y", depth * ROW + 13);
-          var chars = Math.floor((w - 6) / 7);
-          t.textContent = n.name.length > chars ? n.name.slice(0, Math.max(chars - 1, 1)) + "…" : n.name;
+          t.textContent = label(n.name, Math.floor((w - 6) / 7));
           g.appendChild(t);
         }
         g.addEventListener("mousemove", function (e) { showTip(e, n); });
         g.addEventListener("mouseleave", function () { tip.hidden = true; });
-        g.addEventListener("click", function () { zoom(n); });
+        g.addEventListener("click", function () { zoom(n); select(n); });
         svg.appendChild(g);
         drawn++;
         rows = Math.max(rows, depth + 1);
@@ -160,7 +184,75 @@
       tip.style.top = (e.clientY - rect.top + 14) + "px";
     }
 
-    function zoom(n) { focus = n; draw(); }
+    var selected = box.querySelector("[data-testid=flame-selected]");
+    var sandwichURL = box.getAttribute("data-sandwich") || "";
+    var focusURL = box.getAttribute("data-focus") || "";
+
+    // functionLinks fills el with a function's name and the links to its
+    // sandwich and to the profile focused on it, when the page offers them.
+    function functionLinks(el, prefix, name) {
+      el.replaceChildren(document.createTextNode(prefix));
+      var code = document.createElement("code");
+      code.textContent = name;
+      el.appendChild(code);
+      if (sandwichURL) {
+        var a = document.createElement("a");
+        a.href = withParam(sandwichURL, "fn", name);
+        a.textContent = "callers and callees";
+        a.setAttribute("data-testid", "flame-sandwich");
+        el.appendChild(document.createTextNode(" "));
+        el.appendChild(a);
+      }
+      if (focusURL) {
+        var f = document.createElement("a");
+        f.href = withParam(focusURL, "f", "^" + quoteMeta(name) + "$");
+        f.textContent = "focus";
+        f.setAttribute("data-testid", "flame-focus");
+        el.appendChild(document.createTextNode(" "));
+        el.appendChild(f);
+      }
+    }
+
+    function select(n) {
+      if (!selected || n === root) { if (selected) selected.hidden = true; return; }
+      functionLinks(selected, "selected: ", n.name);
+      selected.hidden = false;
+    }
+
+    // pathOf names the frames from the root's child down to n, for ?zoom=.
+    function pathOf(n) {
+      var names = [];
+      for (var a = n; a && a.parent; a = a.parent) names.unshift(a.name);
+      return names.join(";");
+    }
+
+    // nodeAt follows a ?zoom= path from the root; it stops where a name is missing.
+    function nodeAt(path) {
+      var n = root;
+      if (!path) return n;
+      var names = path.split(";");
+      for (var i = 0; i < names.length; i++) {
+        var next = null;
+        for (var j = 0; j < n.children.length; j++) if (n.children[j].name === names[i]) { next = n.children[j]; break; }
+        if (!next) break;
+        n = next;
+      }
+      return n;
+    }
+
+    // saveState writes the zoom and the search into the URL: a new history entry
+    // for a zoom, the same entry while typing a search.
+    function saveState(push) {
+      if (!window.history || !window.URL) return;
+      var u = new URL(window.location.href);
+      var z = pathOf(focus), q = search.value.trim();
+      if (z) u.searchParams.set("zoom", z); else u.searchParams.delete("zoom");
+      if (q) u.searchParams.set("search", q); else u.searchParams.delete("search");
+      if (u.href === window.location.href) return;
+      if (push) window.history.pushState(null, "", u.href); else window.history.replaceState(null, "", u.href);
+    }
+
+    function zoom(n) { focus = n; draw(); saveState(true); }
 
     function runSearch() {
       var q = search.value.trim();
@@ -178,14 +270,42 @@
         (function walkAll(n) { if (matches(n)) count++; n.children.forEach(walkAll); })(root);
         matchInfo.textContent = count === 0 ? "no frame matches" :
           "matched: " + formatValue(total, data.unit) + " (" + pct(total, data.total) + " of the total)";
+        var best = largestMatch();
+        if (best) functionLinks(selected, "largest match: ", best); else if (selected) selected.hidden = true;
+        if (best && selected) selected.hidden = false;
       }
       draw();
     }
 
-    search.addEventListener("input", runSearch);
+    // largestMatch is the matching function with the most value, each function
+    // counted once per stack (its outermost frame), for the search's sandwich link.
+    function largestMatch() {
+      var byName = {}, best = null;
+      (function walk(n, open) {
+        var counted = open[n.name];
+        if (matches(n) && !counted) byName[n.name] = (byName[n.name] || 0) + n.value;
+        var inner = open;
+        if (!counted) { inner = Object.create(open); inner[n.name] = true; }
+        n.children.forEach(function (c) { walk(c, inner); });
+      })(root, Object.create(null));
+      Object.keys(byName).forEach(function (k) { if (best === null || byName[k] > byName[best]) best = k; });
+      return best;
+    }
+
+    search.addEventListener("input", function () { runSearch(); saveState(false); });
+    window.addEventListener("popstate", restore);
+
+    // restore reads the zoom and the search from the URL.
+    function restore() {
+      var params = new URLSearchParams(window.location.search);
+      search.value = params.get("search") || "";
+      focus = nodeAt(params.get("zoom"));
+      if (search.value) runSearch(); else { query = null; matchInfo.textContent = ""; draw(); }
+      if (focus !== root) select(focus);
+    }
     window.addEventListener("resize", draw);
     box.classList.add("interactive");
-    draw();
+    restore();
   }
 
   document.addEventListener("DOMContentLoaded", function () {

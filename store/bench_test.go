@@ -74,3 +74,44 @@ func BenchmarkStore(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchReports measures one page of the dashboard's list over 5,000
+// reports on each backend: the first page, a text search that scans names,
+// labels and summaries, and a SHA-256 prefix.
+func BenchmarkSearchReports(b *testing.B) {
+	ctx := context.Background()
+	for _, be := range []struct {
+		name string
+		dsn  func(b *testing.B) string
+	}{
+		{"sqlite", func(b *testing.B) string { return b.TempDir() }},
+		{"postgres", func(b *testing.B) string { return pgtest.DSN(b) }},
+	} {
+		b.Run(be.name, func(b *testing.B) {
+			db, err := open(ctx, be.dsn(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { db.Close() })
+			var sha string
+			for i := range 5000 {
+				u := upload(fmt.Sprintf("heap-%05d.pb.gz", i), []byte(fmt.Sprintf("search bench %d", i)))
+				u.Label = fmt.Sprintf("INC-%d", i)
+				if err := db.CreateReport(ctx, &store.Report{Kind: "profile"}, []store.Upload{u}); err != nil {
+					b.Fatal(err)
+				}
+				sha = u.SHA256
+			}
+			for _, c := range []struct{ name, text string }{{"first-page", ""}, {"label", "inc-4321"}, {"sha-prefix", sha[:12]}} {
+				b.Run(c.name, func(b *testing.B) {
+					for b.Loop() {
+						rs, err := db.SearchReports(ctx, store.ReportSearch{Text: c.text, Limit: 21})
+						if err != nil || len(rs) == 0 {
+							b.Fatal(len(rs), err)
+						}
+					}
+				})
+			}
+		})
+	}
+}

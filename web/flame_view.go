@@ -62,10 +62,7 @@ func flameView(id string, fg pprof.FlameGraph) view.Flame {
 			b.Title += fmt.Sprintf("\nbase %s, change %s", analyze.FormatValue(n.Base, fg.Unit), analyze.FormatSignedValue(n.Value-n.Base, fg.Unit))
 		}
 		if chars := int((w - 6) / 7); chars >= 4 {
-			b.Label = n.Name
-			if r := []rune(n.Name); len(r) > chars {
-				b.Label = string(r[:chars-1]) + "…"
-			}
+			b.Label = flameLabel(n.Name, chars)
 		}
 		f.Boxes = append(f.Boxes, b)
 		cx := x

@@ -119,7 +119,8 @@ func validUTF8(page []byte) []byte {
 func (s *Server) page(p view.Page) view.Page {
 	p.CSS = s.assets.url("app.css")
 	p.Icon = s.assets.url("favicon.svg")
-	p.Styles = []string{s.assets.url("vendor/uplot/uPlot.min.css")}
+	p.VendorStyles = []string{s.assets.url("vendor/uplot/uPlot.min.css")}
+	p.Styles = []string{s.assets.url("navigate.css")}
 	p.Scripts = []string{s.assets.url("app.js"), s.assets.url("flame.js"), s.assets.url("vendor/uplot/uPlot.iife.min.js"), s.assets.url("charts.js"), s.assets.url("copy.js"), s.assets.url("run.js"), s.assets.url("log.js")}
 	return p
 }

@@ -192,7 +192,9 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 		p := ps.filtered(shown, &page.Notices)
 		if q.view == viewFlame {
 			f := flameView("flame-data", s.flameOf(ps, q.file, p))
+			ps.linkFlame(&f, path)
 			page.Flame = &f
+			page.Top = ps.sideTable(p, path)
 		} else {
 			nodeFraction := 0.0 // every row: the marks pprof -top -nodefraction=0 prints
 			if q.pprofTrim {

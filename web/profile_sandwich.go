@@ -148,3 +148,26 @@ func (s *Server) sandwichJSON(_ context.Context, ps *profileSet, doc *reportJSON
 	doc.Analysis = sw
 	return nil
 }
+
+// sideRows is how many rows the top table beside a flame graph shows.
+const sideRows = 30
+
+// sideTable is the compact top table shown beside a profile's flame graph, in
+// the query's order, its rows linked to their sandwiches.
+func (ps *profileSet) sideTable(p *pprof.Profile, path string) *view.TopTable {
+	q := ps.q
+	top := p.Top(ps.si)
+	sortTopRows(top.Rows, q.sort)
+	t := topTable(top, nil, sideRows, q.url(path, func(v url.Values) { v.Del("view"); v.Set("n", "all") }), false, "")
+	t.Compact = true
+	ps.linkTopTable(&t, path)
+	return &t
+}
+
+// linkFlame gives a flame graph of a single profile the URLs its script opens
+// for a clicked or searched function: the sandwich and the focused view.
+func (ps *profileSet) linkFlame(f *view.Flame, path string) {
+	q := ps.q
+	f.SandwichURL = q.url(path, func(v url.Values) { v.Set("view", viewSandwich); v.Del("fn") })
+	f.FocusURL = q.url(path, func(v url.Values) { v.Del("view"); v.Del("fn"); v.Del("f") })
+}

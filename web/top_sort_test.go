@@ -140,3 +140,49 @@ func readTopRowsAllowFew(t *testing.T, ts *testServer, path string) []topRowSeen
 	})
 	return rows
 }
+
+// TestFlamePageHasTheTableAndLinks: the flame view shows the top table beside
+// it, linked like the top view, names the sandwich and focus URLs for its
+// script, and its static labels are cut from the left.
+func TestFlamePageHasTheTableAndLinks(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
+	code, _, page := ts.get(t, reportURL(up.ReportID)+"?view=flame&sort=cum")
+	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	rows := doc.Find("[data-testid=side-table] [data-testid=top-row]")
+	if code != 200 || rows.Length() != sideRows {
+		t.Fatalf("flame view: %d, %d side rows; want %d", code, rows.Length(), sideRows)
+	}
+	if href, _ := rows.First().Find("a[data-testid=name]").Attr("href"); !strings.Contains(href, "view=sandwich") || !strings.Contains(href, "sort=cum") {
+		t.Errorf("a side row links to %q", href)
+	}
+	flame := doc.Find("[data-testid=flame]")
+	if s, _ := flame.Attr("data-sandwich"); !strings.Contains(s, "view=sandwich") || strings.Contains(s, "fn=") {
+		t.Errorf("data-sandwich %q", s)
+	}
+	if f, _ := flame.Attr("data-focus"); strings.Contains(f, "view=") || f == "" {
+		t.Errorf("data-focus %q", f)
+	}
+	cut := 0
+	flame.Find("[data-testid=flame-box]").Each(func(_ int, g *goquery.Selection) {
+		name, _ := g.Attr("data-name")
+		label := g.Find("text").Text()
+		if label == "" || label == name {
+			return
+		}
+		cut++
+		if !strings.HasPrefix(label, "…") || !strings.HasSuffix(name, strings.TrimPrefix(strings.TrimPrefix(label, "…"), "/")) {
+			t.Errorf("static label %q of %q", label, name)
+		}
+	})
+	if cut == 0 {
+		t.Error("no static label was cut")
+	}
+	// A diff's flame graph has no sandwich to offer.
+	two := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
+	_, _, page = ts.get(t, reportURL(two.ReportID)+"?view=flame")
+	doc, _ = goquery.NewDocumentFromReader(bytes.NewReader(page))
+	if s, _ := doc.Find("[data-testid=flame]").Attr("data-sandwich"); s != "" {
+		t.Errorf("a diff's flame graph offers a sandwich: %q", s)
+	}
+}

@@ -33,3 +33,24 @@ func BenchmarkTop(b *testing.B) {
 		p.Top(si)
 	}
 }
+
+// BenchmarkSandwich measures the sandwich of the function with the largest cum
+// below the root frames of the same profile as BenchmarkTop, which is its
+// in-process anchor: both walk every sample once.
+func BenchmarkSandwich(b *testing.B) {
+	p := loadFile(b, fixtures.Path(b, "pprof", "erigon-integration-heap.pb.gz"))
+	si := p.DefaultSampleIndex()
+	top := p.Top(si)
+	name, best := "", int64(0)
+	for _, r := range top.Rows {
+		if r.Cum > best && r.Cum < top.Total {
+			name, best = r.Name, r.Cum
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Sandwich(si, name); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -11,6 +11,10 @@ type Flame struct {
 	Hidden string
 	Data   FlameData
 	Diff   bool
+	// SandwichURL and FocusURL, when set, are the page's URL for the sandwich view
+	// and for a focused view; the script appends fn=NAME or f=^NAME$ to them for
+	// the function clicked or searched.
+	SandwichURL, FocusURL string
 }
 
 // FlameBox is one rectangle of the static picture.

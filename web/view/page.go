@@ -10,11 +10,13 @@ type Page struct {
 	// CSS is the content-hashed URL of the stylesheet; Scripts those of the scripts.
 	CSS     string
 	Scripts []string
-	// Styles are further stylesheets (the vendored chart library's), loaded
-	// before CSS so that leakui's own rules win.
-	Styles []string
+	// VendorStyles are the vendored libraries' stylesheets (the chart
+	// library's), loaded before CSS so that leakui's own rules win.
+	VendorStyles []string
 	// Icon is the content-hashed URL of the favicon, "" for none.
 	Icon string
+	// Styles are more stylesheets, after CSS.
+	Styles []string
 	// Nav marks the current section ("upload", "reports", "runs").
 	Nav string
 	// Description is the verdict in a sentence: with it the page carries

@@ -134,9 +134,12 @@ func TestDashboardPage(t *testing.T) {
 	if doc.Find("[data-testid=no-reports]").Length() != 1 {
 		t.Error("an empty dashboard does not say there are no reports")
 	}
-	doc = render(t, DashboardPage(Dashboard{Recent: []ReportListItem{{URL: "/r/x", Title: hostile, Kind: "profile"}}}))
-	if got := doc.Find("[data-testid=recent-reports] a").Text(); got != hostile {
+	doc = render(t, DashboardPage(Dashboard{Reports: ReportList{Items: []ReportListItem{{URL: "/r/x", Title: hostile, Kind: "profile", Label: hostile}}}}))
+	if got := doc.Find("[data-testid=recent-reports] [data-testid=report-link]").Text(); got != hostile {
 		t.Errorf("listing title = %q", got)
+	}
+	if got := doc.Find("[data-testid=report-label]").Text(); got != hostile {
+		t.Errorf("listing label = %q", got)
 	}
 }
 
