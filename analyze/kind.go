@@ -20,6 +20,9 @@ const (
 	KindJavaThreads Kind = "jvm-threads"
 	// KindJavaNMT is a JVM native memory tracking summary (VM.native_memory).
 	KindJavaNMT Kind = "jvm-nmt"
+	// KindJavaHeapDump is a JVM heap dump in the HPROF format (jcmd GC.heap_dump,
+	// jmap -dump, -XX:+HeapDumpOnOutOfMemoryError).
+	KindJavaHeapDump Kind = "jvm-heapdump"
 	// KindUnknown is binary data of no kind leakui reads.
 	KindUnknown Kind = "unknown"
 )
@@ -39,6 +42,8 @@ func (k Kind) Description() string {
 		return "JVM thread dump"
 	case KindJavaNMT:
 		return "JVM native memory summary"
+	case KindJavaHeapDump:
+		return "JVM heap dump"
 	default:
 		return "unrecognized binary data"
 	}

@@ -136,6 +136,9 @@ func detectKind(head []byte) Detection {
 	if isLegacyBinaryCPU(head) {
 		return Detection{Kind: KindProfile, Format: "legacy binary CPU"}
 	}
+	if bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0.1\x00")) || bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0.2\x00")) {
+		return Detection{Kind: KindJavaHeapDump, Format: "HPROF " + string(head[13:18])}
+	}
 	if magic := binaryMagic(head); magic != "" {
 		return Detection{Kind: KindUnknown, Format: magic}
 	}
@@ -241,7 +244,7 @@ func binaryMagic(b []byte) string {
 	case bytes.HasPrefix(b, []byte("\x89PNG")):
 		return "a PNG image"
 	case bytes.HasPrefix(b, []byte("JAVA PROFILE")):
-		return "a Java HPROF heap dump (leakui reads jmap -histo output instead)"
+		return "a Java HPROF heap dump of a version leakui does not read (it reads 1.0.1 and 1.0.2)"
 	case len(b) > 262 && string(b[257:262]) == "ustar":
 		return "a tar archive"
 	}

@@ -14,8 +14,9 @@ func (h *Heap) Analyze(progress func(string, float64)) {
 		progress = func(string, float64) {}
 	}
 	n := uint32(len(h.ids))
+	progress("dominators", 0)
 	idom, order := h.dominators(progress)
-	progress("dominators", 0.85)
+	progress("retained", 0)
 
 	// Retained sizes: every object adds its own to its dominators', children first
 	// (a dominator precedes what it dominates in the DFS order).
@@ -62,10 +63,9 @@ func (h *Heap) Analyze(progress func(string, float64)) {
 		}
 	}
 	h.idom, h.retained, h.domKids = idom, retained, csr{offsets: offsets, targets: kids}
-	progress("dominators", 0.95)
+	progress("paths", 0)
 	h.bfs = h.shortestPaths()
 	h.analyzed = true
-	progress("dominators", 1)
 }
 
 // shortestPaths runs a breadth-first search from the virtual root over the strong

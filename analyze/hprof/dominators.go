@@ -51,10 +51,9 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 	count := uint32(len(vertex) - 1) // reached vertices, numbered 1..count
 	progress("dominators", 0.2)
 
-	// Referrers of every object; the virtual root refers to each root.
-	if h.in.offsets == nil {
-		h.in = h.out.reverse(int(n))
-	}
+	// Referrers of every object (the virtual root refers to each root, which
+	// isRoot marks), only while the semidominators are computed.
+	in := h.out.reverse(int(n))
 	isRoot := make([]bool, n)
 	for _, o := range rootTargets {
 		isRoot[o] = true
@@ -101,7 +100,7 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 		if o != n && isRoot[o] {
 			s = 1
 		}
-		for _, pred := range h.in.row(o) {
+		for _, pred := range in.row(o) {
 			j := num[pred]
 			if j == 0 {
 				continue
@@ -115,7 +114,7 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 			progress("dominators", 0.4+0.4*float64(count-k)/float64(count))
 		}
 	}
-	label, isRoot = nil, nil
+	label, isRoot, in, num, anc, parent, path = nil, nil, csr{}, nil, nil, nil, nil
 	for k := uint32(2); k <= count; k++ {
 		c := dom[k]
 		for c > semi[k] {

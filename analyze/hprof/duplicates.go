@@ -12,9 +12,12 @@ type dupGroup struct {
 	wasted int64
 }
 
+// maxDuplicates is how many groups of duplicate strings a heap keeps.
+const maxDuplicates = 100
+
 // duplicateStrings groups the java.lang.String objects by the content of their value
 // arrays (hashed in the first pass) and keeps the top groups by wasted bytes.
-func (h *Heap) duplicateStrings(top int, res *resolver) []dupGroup {
+func (h *Heap) duplicateStrings() []dupGroup {
 	type keyed struct {
 		hash uint64
 		size int64
@@ -59,7 +62,12 @@ func (h *Heap) duplicateStrings(top int, res *resolver) []dupGroup {
 		i = j
 	}
 	slices.SortStableFunc(groups, func(a, b dupGroup) int { return cmpDesc(a.wasted, b.wasted, a.count, b.count) })
-	groups = groups[:min(len(groups), top)]
+	return slices.Clip(groups[:min(len(groups), maxDuplicates)])
+}
+
+// wantDuplicates asks for the texts of the top duplicate strings.
+func (h *Heap) wantDuplicates(top int, res *resolver) []dupGroup {
+	groups := h.dups[:min(len(h.dups), top)]
 	for _, g := range groups {
 		res.texts[g.value] = g.coder
 	}

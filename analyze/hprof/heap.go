@@ -81,10 +81,10 @@ type Heap struct {
 	index     idIndex
 
 	out csr // references
-	in  csr // referrers (built for the dominators, kept for paths)
 
 	strings []stringRef // java.lang.String objects and their value arrays
-	hashes  arrayHashes // content hashes of byte[] and char[]
+	hashes  arrayHashes // content hashes of byte[] and char[], until duplicates are grouped
+	dups    []dupGroup  // the duplicate strings, largest waste first
 	threads []threadRef
 
 	// Analysis, filled by Analyze.
@@ -135,9 +135,6 @@ func (h *Heap) ShallowSize(o uint32) int64 {
 // java.lang.ref.Reference.referent are not edges).
 func (h *Heap) References(o uint32) []uint32 { return h.out.row(o) }
 
-// Referrers are the objects that reference o.
-func (h *Heap) Referrers(o uint32) []uint32 { return h.in.row(o) }
-
 // Parse reads a heap dump from r, size bytes long (an uncompressed HPROF file; see
 // Open for gzip), in three passes. It fails with ErrUnsupportedKind for a file that
 // is not HPROF, ErrMalformed for a broken one, ErrTooLarge beyond opt.MaxObjects.
@@ -172,6 +169,7 @@ func Parse(r io.ReaderAt, size int64, opt Options) (*Heap, error) {
 	}
 	p1 := &pass1{h: h, max: opt.MaxObjects, progress: progress, seed: maphash.MakeSeed()}
 	p1.init()
+	progress("read", 0)
 	if err := walk(s, hd.end, p1); err != nil {
 		return nil, err
 	}
@@ -196,6 +194,8 @@ func Parse(r io.ReaderAt, size int64, opt Options) (*Heap, error) {
 		return nil, err
 	}
 	h.resolveRoots(p1.roots)
+	h.dups = h.duplicateStrings()
+	h.hashes = arrayHashes{}
 	return h, nil
 }
 

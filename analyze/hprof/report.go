@@ -173,6 +173,9 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	if opt.Top <= 0 {
 		opt.Top = 25
 	}
+	if progress == nil {
+		progress = func(string, float64) {}
+	}
 	h.Analyze(progress)
 	n := uint32(len(h.ids))
 	rep := &Report{Version: h.Version, IDSize: h.IDSize, Time: h.Time, Layout: h.Layout,
@@ -186,6 +189,7 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 			rep.UnreachableBytes += s
 		}
 	}
+	progress("histogram", 0)
 	rep.Histogram, rep.Packages = h.histogram()
 	res := newResolver(h)
 	top := h.Dominated(0, true)
@@ -193,9 +197,11 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 		rep.Dominators = append(rep.Dominators, h.object(o))
 		res.wantText(o)
 	}
+	progress("suspects", 0)
 	threads := h.threadList(res)
 	suspects := h.suspects(opt.SuspectShare, res)
-	dups := h.duplicateStrings(opt.Top, res)
+	dups := h.wantDuplicates(opt.Top, res)
+	progress("names", 0)
 	if err := res.run(); err != nil {
 		return nil, err
 	}

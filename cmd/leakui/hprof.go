@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
@@ -23,6 +26,7 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 	failShare := fs.Float64("fail-share", 0, "exit with status 3 when a suspect retains more than this `share` of the heap (0: never)")
 	maxObjects := fs.Int64("max-objects", hprof.DefaultMaxObjects, "refuse dumps of more than `N` objects")
 	tempDir := fs.String("tmp", "", "`directory` for the inflated copy of a compressed dump (default: the system's)")
+	verbose := fs.Bool("v", false, "print each stage's time and the heap in use on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -30,12 +34,20 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 		fs.Usage()
 		return errUsage
 	}
-	h, err := hprof.Open(fs.Arg(0), hprof.OpenOptions{Options: hprof.Options{MaxObjects: *maxObjects}, TempDir: *tempDir})
+	// The analysis holds a few large arrays of plain numbers, which the collector
+	// scans at no cost: collecting more often keeps the peak near what is live.
+	debug.SetGCPercent(20)
+	var progress func(string, float64)
+	if *verbose {
+		progress = hprofStages(std.err)
+		defer progress("done", 1)
+	}
+	h, err := hprof.Open(fs.Arg(0), hprof.OpenOptions{Options: hprof.Options{MaxObjects: *maxObjects, Progress: progress}, TempDir: *tempDir})
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	rep, err := h.NewReport(hprof.ReportOptions{SuspectShare: *suspectShare, Top: max(*n, 0)}, nil)
+	rep, err := h.NewReport(hprof.ReportOptions{SuspectShare: *suspectShare, Top: max(*n, 0)}, progress)
 	if err != nil {
 		return err
 	}
@@ -118,4 +130,20 @@ func hprofObject(o hprof.Object) string {
 		s += fmt.Sprintf(" %q", o.Text)
 	}
 	return s
+}
+
+// hprofStages returns a progress function that prints, at the start of each stage,
+// the time since the start and the Go heap in use.
+func hprofStages(w io.Writer) func(string, float64) {
+	start, last := time.Now(), ""
+	return func(stage string, _ float64) {
+		if stage == last {
+			return
+		}
+		last = stage
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		fmt.Fprintf(w, "%7.2fs %-11s heap in use %s, from the OS %s\n", time.Since(start).Seconds(), stage,
+			analyze.FormatBytes(int64(m.HeapInuse)), analyze.FormatBytes(int64(m.Sys)))
+	}
 }

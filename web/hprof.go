@@ -1,0 +1,234 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/hprof"
+	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// kindJavaHeapDump is the report kind of one JVM heap dump.
+const kindJavaHeapDump = "jvm-heapdump"
+
+// heapDumpRows is how many rows of each list a heap dump report keeps.
+const heapDumpRows = 25
+
+// heapDumpSummary is stored with a heap dump report: the analysis itself (the
+// suspects with their paths and the top of every list), so that showing the report
+// never reads the dump again.
+type heapDumpSummary struct {
+	Objects   int64         `json:"objects"`
+	Reachable int64         `json:"reachable"`
+	Suspects  int           `json:"suspects"`
+	Headline  string        `json:"headline,omitempty"`
+	Report    *hprof.Report `json:"report"`
+}
+
+// planJavaHeapDump analyzes one heap dump (a gzip or zstd one is inflated into the
+// server's spool directory first) and keeps its report as the summary.
+func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
+	if len(form.files) != 1 {
+		return nil, fmt.Errorf("%w: upload one heap dump at a time (%d files)", analyze.ErrMismatch, len(form.files))
+	}
+	h, err := hprof.Open(form.files[0].path, hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: s.cfg.MaxDecompressed})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", form.files[0].name, err)
+	}
+	defer h.Close()
+	rep, err := h.NewReport(hprof.ReportOptions{Top: heapDumpRows}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", form.files[0].name, err)
+	}
+	rep.Histogram = jvmFirst(rep.Histogram, heapDumpRows)
+	rep.Packages = jvmFirst(rep.Packages, heapDumpRows)
+	rep.Threads = jvmFirst(rep.Threads, heapDumpRows)
+	sum := heapDumpSummary{Objects: rep.Objects, Reachable: rep.Reachable, Suspects: len(rep.Suspects), Report: rep}
+	if len(rep.Suspects) > 0 {
+		sum.Headline = rep.Suspects[0].Sentence
+	}
+	return &reportPlan{kind: kindJavaHeapDump, params: map[string]any{}, summary: sum}, nil
+}
+
+// heapDumpSummaryLine is the dashboard's line for a heap dump report.
+func heapDumpSummaryLine(raw json.RawMessage) string {
+	var s struct {
+		Objects   int64  `json:"objects"`
+		Reachable int64  `json:"reachable"`
+		Headline  string `json:"headline"`
+	}
+	if json.Unmarshal(raw, &s) != nil || s.Objects == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("%s objects, %s reachable", analyze.FormatCount(s.Objects), analyze.FormatBytes(s.Reachable))
+	if s.Headline != "" {
+		line += "; " + strings.ReplaceAll(s.Headline, "`", "")
+	}
+	return line
+}
+
+// heapDumpReport reads the analysis stored with a heap dump report.
+func heapDumpReport(rep *store.Report) (*hprof.Report, error) {
+	var sum heapDumpSummary
+	if err := json.Unmarshal(rep.Summary, &sum); err != nil || sum.Report == nil {
+		return nil, fmt.Errorf("report %s: the stored heap dump analysis is unreadable: %v", rep.ID, err)
+	}
+	return sum.Report, nil
+}
+
+// showJavaHeapDump renders /r/{id} for a heap dump.
+func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	hr, err := heapDumpReport(rep)
+	if err != nil {
+		return err
+	}
+	page := heapDumpPage(rep, hr)
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.HeapDumpPageView(page))
+}
+
+// javaHeapDumpJSON puts the analysis in the JSON twin.
+func (s *Server) javaHeapDumpJSON(_ *http.Request, rep *store.Report, doc *reportJSON) error {
+	hr, err := heapDumpReport(rep)
+	if err != nil {
+		return err
+	}
+	doc.Analysis = hr
+	return nil
+}
+
+func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
+	path := reportURL(rep.ID)
+	h := view.JVMHeader{
+		Title: "JVM heap dump", Created: formatTime(rep.CreatedAt), Permalink: path,
+		Links: []view.Link{{Label: "JSON", URL: reportJSONURL(rep.ID)}, {Label: "Markdown", URL: path + ".md"}},
+		Meta: []view.Pair{
+			{Label: "format", Value: fmt.Sprintf("%s, %d-byte identifiers", hr.Version, hr.IDSize)},
+			{Label: "taken", Value: formatTime(hr.Time)},
+			{Label: "layout", Value: fmt.Sprintf("%d-byte headers, %d-byte references", hr.Layout.Header, hr.Layout.Ref)},
+		},
+	}
+	for _, a := range rep.Artifacts {
+		h.Files = append(h.Files, view.FileInfo{Name: a.Name, Kind: "JVM heap dump", Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)})
+		if h.Label == "" {
+			h.Label = a.Label
+		}
+	}
+	if len(hr.Suspects) > 0 {
+		h.Headline, h.Alarm = strings.ReplaceAll(hr.Suspects[0].Sentence, "`", ""), true
+	} else {
+		h.Headline = "No leak suspect: no class of top-level objects retains 10% of the heap."
+	}
+	p := view.HeapDumpPage{Header: h, Figures: []view.JVMFigure{
+		{Label: "objects", Value: analyze.FormatCount(hr.Objects), Key: "objects"},
+		{Label: "reachable", Value: analyze.FormatBytes(hr.Reachable), Key: "reachable"},
+		{Label: "not strongly reachable", Value: analyze.FormatBytes(hr.UnreachableBytes), Key: "unreachable"},
+		{Label: "classes", Value: analyze.FormatCount(int64(hr.Classes)), Key: "classes"},
+		{Label: "GC roots", Value: analyze.FormatCount(int64(hr.Roots)), Key: "roots"},
+	}}
+	for _, s := range hr.Suspects {
+		vs := view.HeapSuspect{Sentence: strings.ReplaceAll(s.Sentence, "`", ""), Share: fmt.Sprintf("%.0f%%", 100*s.Share)}
+		for i, st := range s.Path {
+			via := st.Root
+			if i > 0 {
+				via = "." + st.Field
+			}
+			vs.Path = append(vs.Path, view.HeapStep{Via: via, Class: st.Object.Class, ID: st.Object.ID, Text: st.Object.Text,
+				Retained: analyze.FormatBytes(st.Object.Retained), Root: i == 0})
+		}
+		p.Suspects = append(p.Suspects, vs)
+	}
+	for _, d := range hr.Dominators {
+		p.Dominators = append(p.Dominators, view.HeapRow{Class: d.Class, ID: d.ID, Text: d.Text, Retained: analyze.FormatBytes(d.Retained),
+			Shallow: analyze.FormatBytes(d.Shallow), Share: jvmShare(d.Retained, hr.Reachable), RetainedValue: d.Retained})
+	}
+	for _, c := range hr.Histogram {
+		p.Histogram = append(p.Histogram, view.HeapClass{Name: c.Name, Instances: analyze.FormatCount(c.Instances),
+			Shallow: analyze.FormatBytes(c.Shallow), Retained: analyze.FormatBytes(c.Retained), RetainedValue: c.Retained})
+	}
+	for _, c := range hr.Packages {
+		name := c.Package
+		if name == "" {
+			name = "(primitive arrays, unnamed package)"
+		}
+		p.Packages = append(p.Packages, view.HeapClass{Name: name, Instances: analyze.FormatCount(c.Instances),
+			Shallow: analyze.FormatBytes(c.Shallow), Retained: analyze.FormatBytes(c.Retained), RetainedValue: c.Retained})
+	}
+	for _, t := range hr.Threads {
+		top := ""
+		if len(t.Stack) > 0 {
+			top = t.Stack[0].String()
+		}
+		p.Threads = append(p.Threads, view.HeapThread{Name: t.Name, Retained: analyze.FormatBytes(t.Object.Retained), Top: top})
+	}
+	for _, d := range hr.DuplicateStrings {
+		p.Duplicates = append(p.Duplicates, view.HeapDuplicate{Text: d.Text, Copies: analyze.FormatCount(d.Count), Wasted: analyze.FormatBytes(d.Wasted)})
+	}
+	return p
+}
+
+// javaHeapDumpMarkdown writes the ticket summary: each suspect's sentence and its
+// path from a GC root, then the top of the dominator tree.
+func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	hr, err := heapDumpReport(rep)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(markdown.Heading(3, "leakui: JVM heap dump"))
+	fmt.Fprintf(&b, "- Report: %s\n", absoluteURL(r, reportURL(rep.ID)))
+	for _, a := range rep.Artifacts {
+		fmt.Fprintf(&b, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
+	}
+	fmt.Fprintf(&b, "- %s objects, %s reachable from the GC roots\n\n", analyze.FormatCount(hr.Objects), analyze.FormatBytes(hr.Reachable))
+	if len(hr.Suspects) == 0 {
+		b.WriteString("No leak suspect: no class of top-level objects retains 10% of the heap.\n")
+	}
+	for i, su := range hr.Suspects {
+		fmt.Fprintf(&b, "%d. %s\n\n", i+1, heapMarkdownSentence(su.Sentence))
+		b.WriteString("   Shortest path from a GC root:\n\n")
+		for j, st := range su.Path {
+			via := markdown.Escape(st.Root)
+			if j > 0 {
+				via = "via " + markdown.Code("."+st.Field)
+			}
+			line := fmt.Sprintf("%s %s %s (retains %s)", via, markdown.Code(st.Object.Class), markdown.Code(st.Object.ID), analyze.FormatBytes(st.Object.Retained))
+			if st.Object.Text != "" {
+				line += " " + markdown.Code(st.Object.Text)
+			}
+			fmt.Fprintf(&b, "   %s- %s\n", strings.Repeat("  ", j), line)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(markdown.Heading(4, "Dominator tree, top level"))
+	b.WriteString(markdown.TableHead(markdown.Left("object"), markdown.Right("retained"), markdown.Right("share")))
+	for _, d := range jvmFirst(hr.Dominators, 10) {
+		name := markdown.Code(d.Class)
+		if d.Text != "" {
+			name += " " + markdown.Code(d.Text)
+		}
+		b.WriteString(markdown.Row(name, analyze.FormatBytes(d.Retained), jvmShare(d.Retained, hr.Reachable)))
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// heapMarkdownSentence writes a suspect sentence with its class and thread names,
+// which the analysis puts between backticks, as code spans.
+func heapMarkdownSentence(sentence string) string {
+	parts := strings.Split(sentence, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			b.WriteString(markdown.Code(p))
+		} else {
+			b.WriteString(markdown.Escape(p))
+		}
+	}
+	return b.String()
+}

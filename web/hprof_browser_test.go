@@ -1,0 +1,54 @@
+package web
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/leakui/leakui/internal/browser"
+)
+
+// TestBrowserHeapDump drives the real Chromium: choose a real heap dump in the
+// dashboard's file input, land on its report, read the first suspect and open its
+// path from the GC root; at 390 px the verdict is on the first screen and the page
+// does not scroll sideways.
+func TestBrowserHeapDump(t *testing.T) {
+	ctx := browser.New(t, 120*time.Second)
+	ts := newTestServer(t, Config{})
+	dump := leakShapeDump(t, true, 4, 1<<20)
+	path := filepath.Join(t.TempDir(), dump.name)
+	if err := os.WriteFile(path, dump.data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	browser.Do(t, ctx,
+		chromedp.EmulateViewport(1400, 900),
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(`[data-testid=dropzone]`),
+		chromedp.SetUploadFiles(`[data-testid=file-input]`, []string{path}),
+		chromedp.WaitVisible(`[data-testid=suspect]`),
+	)
+	const first = `[data-testid=suspect][data-rank="1"]`
+	if got := browser.Text(t, ctx, first+` [data-testid=suspect-sentence]`); !strings.HasPrefix(got, "4 instances of LeakShape$Consumer retain 4.0 MB") {
+		t.Errorf("the first suspect reads %q", got)
+	}
+	// The first suspect's path is open; the second one's (if any) is folded.
+	if got := browser.Text(t, ctx, first+` [data-testid=path-step]:last-child [data-testid=path-via]`); got != ".consumer" {
+		t.Errorf("the last step of the path is reached through %q, want .consumer", got)
+	}
+	browser.Screenshot(t, ctx, "jvm-heapdump.png")
+
+	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=headline]`))
+	scrollWidth := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+	if scrollWidth > 390 {
+		t.Errorf("at 390 px the page is %d px wide", scrollWidth)
+	}
+	bottom := browser.Get(t, ctx, chromedp.Evaluate[float64](`document.querySelector('[data-testid=headline]').getBoundingClientRect().bottom`))
+	if bottom > 900 {
+		t.Errorf("the verdict ends %.0f px down, below the first screen", bottom)
+	}
+	browser.Screenshot(t, ctx, "jvm-heapdump-narrow.png")
+}

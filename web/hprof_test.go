@@ -1,0 +1,114 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/leakui/leakui/analyze/hprof"
+	"github.com/leakui/leakui/internal/javatest"
+)
+
+// leakShapeDump runs analyze/hprof/testdata/LeakShape.java (the SAMZA-2785 shape:
+// n consumers of b bytes held by parked threads) and returns its heap dump.
+func leakShapeDump(t *testing.T, gz bool, n, b int) file {
+	t.Helper()
+	jh := javatest.Run(t, "../analyze/hprof/testdata/LeakShape.java", gz, []string{"-XX:+UseSerialGC", "-Xmx128m"},
+		strconv.Itoa(n), strconv.Itoa(b), "100", "10")
+	data, err := os.ReadFile(jh.Dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "LeakShape.hprof"
+	if gz {
+		name += ".gz"
+	}
+	return file{name: name, data: data}
+}
+
+// TestHeapDumpUpload uploads a real gzip-compressed heap dump and reads its report as
+// a page, as JSON and as Markdown: the suspect is the consumers, held by their
+// threads, with the path from the thread to the consumer.
+func TestHeapDumpUpload(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	dump := leakShapeDump(t, true, 5, 1<<20)
+	up := ts.mustUpload(t, nil, dump)
+	if len(up.Artifacts) != 1 || up.Artifacts[0].Kind != "jvm-heapdump" {
+		t.Fatalf("artifacts %+v", up.Artifacts)
+	}
+
+	doc, _ := jvmGetPage(t, ts, up.ReportURL)
+	sentence := doc.Find(`[data-testid="suspect"][data-rank="1"] [data-testid="suspect-sentence"]`).Text()
+	if !strings.HasPrefix(sentence, "5 instances of LeakShape$Consumer retain 5.0 MB") || !strings.Contains(sentence, "accumulated in threads KafkaConsumerProxy-") {
+		t.Errorf("first suspect %q", sentence)
+	}
+	steps := doc.Find(`[data-testid="suspect"][data-rank="1"] [data-testid="path-step"]`)
+	if steps.Length() != 2 || !strings.HasPrefix(steps.Eq(0).Find(`[data-testid="path-via"]`).Text(), "thread KafkaConsumerProxy-") ||
+		steps.Eq(1).Find(`[data-testid="path-via"]`).Text() != ".consumer" {
+		t.Errorf("path: %q", steps.Text())
+	}
+	if doc.Find(`[data-testid="headline"]`).Text() != sentence {
+		t.Errorf("headline %q", doc.Find(`[data-testid="headline"]`).Text())
+	}
+	if n := doc.Find(`[data-testid="dominator"]`).Length(); n == 0 || n > heapDumpRows {
+		t.Errorf("%d dominator rows", n)
+	}
+	if doc.Find(`[data-testid="histogram-row"]`).Length() != heapDumpRows {
+		t.Errorf("%d histogram rows", doc.Find(`[data-testid="histogram-row"]`).Length())
+	}
+
+	code, _, body := ts.get(t, "/api/reports/"+up.ReportID)
+	if code != http.StatusOK {
+		t.Fatalf("JSON: %d %s", code, body)
+	}
+	var got struct {
+		Kind     string       `json:"kind"`
+		Analysis hprof.Report `json:"analysis"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	s := got.Analysis.Suspects
+	if got.Kind != kindJavaHeapDump || len(s) == 0 || s[0].Holder != "LeakShape$Consumer" || s[0].HolderInstances != 5 || s[0].HolderRetained < 5<<20 {
+		t.Errorf("JSON: %s", body)
+	}
+
+	code, _, md := ts.get(t, up.ReportURL+".md")
+	if code != http.StatusOK || !strings.Contains(string(md), "5 instances of `LeakShape$Consumer` retain") ||
+		!strings.Contains(string(md), "via `.consumer` `LeakShape$Consumer`") {
+		t.Errorf("Markdown: %d\n%s", code, md)
+	}
+}
+
+// TestHeapDumpUploadRefused checks the answers to broken heap dumps: nothing is
+// stored and the status says why.
+func TestHeapDumpUploadRefused(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	dump := leakShapeDump(t, false, 2, 4096)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want int
+	}{
+		{"truncated", dump.data[:len(dump.data)/2], http.StatusUnprocessableEntity},
+		{"identifier size 3", append(append([]byte{}, dump.data[:19]...), append([]byte{0, 0, 0, 3}, dump.data[23:200]...)...), http.StatusUnprocessableEntity},
+	} {
+		code, _, raw := ts.upload(t, file{name: c.name + ".hprof", data: c.data})
+		if code != c.want {
+			t.Errorf("%s: %d %s", c.name, code, raw)
+		}
+	}
+	if code, _, raw := ts.upload(t, dump, dump); code != http.StatusUnprocessableEntity {
+		t.Errorf("two dumps: %d %s", code, raw)
+	}
+	reports, err := ts.db.RecentReports(t.Context(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) != 0 {
+		t.Errorf("%d reports stored for refused uploads", len(reports))
+	}
+}

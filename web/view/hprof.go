@@ -1,0 +1,55 @@
+package view
+
+// HeapDumpPage is the report of a JVM heap dump: the leak suspects with their path
+// to a GC root, the top of the dominator tree, the class histogram with retained
+// sizes, the threads, the packages and the duplicate strings.
+type HeapDumpPage struct {
+	Header     JVMHeader
+	Figures    []JVMFigure
+	Suspects   []HeapSuspect
+	Dominators []HeapRow
+	Histogram  []HeapClass
+	Threads    []HeapThread
+	Packages   []HeapClass
+	Duplicates []HeapDuplicate
+}
+
+// HeapSuspect is one leak suspect.
+type HeapSuspect struct {
+	Sentence string
+	Share    string
+	Path     []HeapStep
+}
+
+// HeapStep is one object on a path from a GC root.
+type HeapStep struct {
+	// Via is the GC root for the first step, the field (".consumer", "[3]") after.
+	Via      string
+	Class    string
+	ID       string
+	Text     string
+	Retained string
+	Root     bool
+}
+
+// HeapRow is one object of the dominator tree.
+type HeapRow struct {
+	Class, ID, Text, Retained, Shallow, Share string
+	RetainedValue                             int64
+}
+
+// HeapClass is one row of the histogram (or of the packages).
+type HeapClass struct {
+	Name, Instances, Shallow, Retained string
+	RetainedValue                      int64
+}
+
+// HeapThread is one thread with what it retains and where it stands.
+type HeapThread struct {
+	Name, Retained, Top string
+}
+
+// HeapDuplicate is one string held by several String objects.
+type HeapDuplicate struct {
+	Text, Copies, Wasted string
+}
