@@ -38,7 +38,7 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		base := ps.filtered(ps.profiles[q.base], &doc.Notices)
 		target := ps.filtered(ps.profiles[q.target], &doc.Notices)
 		if q.view == viewFlame {
-			fg, err := pprof.DiffFlame(base, target, ps.si, pprof.DefaultFlameFraction)
+			fg, err := ps.diffFlame(base, target)
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,10 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		pj.Time = &t
 	}
 	if q.view == viewFlame {
-		fg := s.flameOf(ps, q.file, fp)
+		fg, err := s.flameOf(r.Context(), ps, q.file, fp)
+		if err != nil {
+			return err
+		}
 		doc.Flame = &fg
 	} else {
 		top := fp.Top(ps.si)

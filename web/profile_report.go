@@ -24,6 +24,8 @@ type profileSet struct {
 	profiles []*pprof.Profile
 	q        profileQuery
 	si       int // resolved sample index
+	// diffFlame builds (or takes from the server's cache) the diff flame graph.
+	diffFlame func(base, target *pprof.Profile) (pprof.FlameGraph, error)
 }
 
 // loadProfileSet loads every profile of a report and resolves the query.
@@ -33,6 +35,9 @@ func (s *Server) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet
 		return nil, err
 	}
 	set := &profileSet{rep: rep, q: q}
+	set.diffFlame = func(base, target *pprof.Profile) (pprof.FlameGraph, error) {
+		return s.diffFlameOf(r.Context(), set, base, target)
+	}
 	for _, a := range rep.Artifacts {
 		p, err := s.loadProfile(r.Context(), a.SHA256)
 		if err != nil {
@@ -191,7 +196,11 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 	default:
 		p := ps.filtered(shown, &page.Notices)
 		if q.view == viewFlame {
-			f := flameView("flame-data", s.flameOf(ps, q.file, p))
+			fg, err := s.flameOf(ctx, ps, q.file, p)
+			if err != nil {
+				return page, err
+			}
+			f := flameView("flame-data", fg)
 			ps.linkFlame(&f, path)
 			page.Flame = &f
 			page.Top = ps.sideTable(p, path)
@@ -368,7 +377,7 @@ func (ps *profileSet) diffTable(path string, base, target *pprof.Profile) (view.
 		All: len(d.Rows),
 	}
 	if q.view == viewFlame {
-		fg, err := pprof.DiffFlame(base, target, ps.si, pprof.DefaultFlameFraction)
+		fg, err := ps.diffFlame(base, target)
 		if err != nil {
 			return t, err
 		}

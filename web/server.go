@@ -163,6 +163,8 @@ type Server struct {
 
 	// budget is the memory budget shared by the analyses and the caches.
 	budget *analyze.Budget
+	// views bounds the flame graphs built at once.
+	views *viewQueue
 }
 
 // NewServer builds the router with every route and middleware.
@@ -239,6 +241,8 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s.budget = analyze.NewBudget(cfg.MemoryBudget)
 	s.profiles.budget = s.budget
+	s.flames.maxCost, s.flames.cost, s.flames.budget = flameCacheBytes, flameCost, s.budget
+	s.views = newViewQueue(viewSlots*runtime.NumCPU(), viewWait)
 	s.router = s.routes()
 	return s, nil
 }
