@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"sync"
 	"time"
@@ -42,6 +43,11 @@ type Store interface {
 	SetPinned(ctx context.Context, id string, pinned bool) error
 	DeleteArtifact(ctx context.Context, sha string) (int, error)
 	ExpireReports(ctx context.Context, cutoff time.Time) (int, int, error)
+
+	CreateSession(ctx context.Context, id string, expires time.Time) error
+	SessionValid(ctx context.Context, id string, now time.Time) (bool, error)
+	DeleteSession(ctx context.Context, id string) error
+	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)
 }
 
 // Config configures a Server. Zero values mean the defaults.
@@ -89,6 +95,16 @@ type Config struct {
 	// exactly, "host" on any port, and "*" turns the check off. Empty allows
 	// localhost, 127.0.0.1 and [::1] on any port.
 	AllowedHosts []string
+	// SessionLifetime is how long a sign-in at /login lasts (default
+	// DefaultSessionLifetime); /logout ends it sooner.
+	SessionLifetime time.Duration
+	// BaseURL is the absolute URL browsers reach the server at (-base-url);
+	// when it is https, session cookies are Secure.
+	BaseURL string
+	// TrustedProxies are the addresses of reverse proxies whose
+	// X-Forwarded-Proto is believed (-trusted-proxy): https there makes the
+	// session cookie Secure.
+	TrustedProxies []netip.Prefix
 }
 
 // Defaults for Config.
@@ -152,6 +168,9 @@ type Server struct {
 
 // NewServer builds the router with every route and middleware.
 func NewServer(cfg Config) (*Server, error) {
+	if cfg.SessionLifetime <= 0 {
+		cfg.SessionLifetime = DefaultSessionLifetime
+	}
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = DefaultMaxUpload
 	}

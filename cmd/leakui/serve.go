@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -59,6 +60,10 @@ type Main struct {
 	// AllowedHosts are the Host headers served (-allowed-hosts); empty means
 	// the listen address and the loopback names with its port.
 	AllowedHosts []string
+	// BaseURL, TrustedProxies and SessionLifetime: see registerAccessFlags.
+	BaseURL         string
+	TrustedProxies  []netip.Prefix
+	SessionLifetime time.Duration
 	// IdleBodyTimeout and IdleWriteTimeout cut clients that stop sending their
 	// request body or stop reading their response.
 	IdleBodyTimeout, IdleWriteTimeout time.Duration
@@ -121,6 +126,7 @@ func (m *Main) ParseFlags(args []string) error {
 
 func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&m.Addr, "addr", m.Addr, "listen on this address (port 0 picks a free one)")
+	m.registerAccessFlags(fs)
 	fs.StringVar(&m.DataDir, "data", m.DataDir, "directory of the SQLite store and of uploads in progress, created on first start")
 	fs.StringVar(&m.DSN, "db", "", "database: a postgres:// URL (default: SQLite in -data; env LEAKUI_DB)")
 	fs.Int64Var(&m.MaxUpload, "max-upload", m.MaxUpload, "largest upload in bytes (413 beyond)")
@@ -207,7 +213,8 @@ func (m *Main) Open(ctx context.Context) error {
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,
-		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout}
+		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout,
+		BaseURL: m.BaseURL, TrustedProxies: m.TrustedProxies, SessionLifetime: m.SessionLifetime}
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
 			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}, TempDir: spool.runsDir(), Child: m.RunChild}
