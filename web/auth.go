@@ -73,7 +73,7 @@ func (s *Server) access(next http.Handler) http.Handler {
 
 // openPath lists what needs no token even on a private server.
 func openPath(path string) bool {
-	return path == "/login" || path == "/logout" || path == "/healthz" || strings.HasPrefix(path, "/static/")
+	return path == "/login" || path == "/logout" || path == "/healthz" || path == "/readyz" || strings.HasPrefix(path, "/static/")
 }
 
 // unauthorized explains how to authenticate.

@@ -157,7 +157,10 @@ type Server struct {
 	owner string
 	// closing is closed when the server begins to shut down, so that long-lived
 	// responses (server-sent events) end and let it.
-	closing     chan struct{}
+	closing chan struct{}
+	// analyses counts the requests in and before the analysis throttle, for
+	// /healthz and /readyz.
+	analyses    *throttleGauge
 	closeOnce   sync.Once
 	sweeperStop chan struct{}
 	sweeperDone chan struct{}
@@ -289,12 +292,11 @@ func (s *Server) routes() chi.Router {
 	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path)
 	}))
-	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, "ok")
-	})
+	r.Get("/healthz", s.handle(s.handleHealthz))
+	r.Get("/readyz", s.handle(s.handleReadyz))
 	r.Mount("/static", s.assets.Routes())
-	throttle := middleware.ThrottleBacklog(s.cfg.MaxAnalyses, 8*s.cfg.MaxAnalyses, 30*time.Second)
+	s.analyses = &throttleGauge{limit: s.cfg.MaxAnalyses, backlog: 8 * s.cfg.MaxAnalyses}
+	throttle := s.analyses.wrap(middleware.ThrottleBacklog(s.cfg.MaxAnalyses, 8*s.cfg.MaxAnalyses, 30*time.Second))
 
 	// Uploads may take long; everything else is bounded tightly.
 	r.Group(func(r chi.Router) {
