@@ -196,6 +196,9 @@ func (m *Manager) Get(id string) (*Run, bool) {
 	return r, ok
 }
 
+// MaxRuns is how many runs may go at once.
+func (m *Manager) MaxRuns() int { return m.cfg.MaxRuns }
+
 // Running is the number of runs going now.
 func (m *Manager) Running() int {
 	m.mu.Lock()

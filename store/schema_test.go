@@ -15,10 +15,13 @@ var shippedMigrations = map[string]map[string]string{
 	"sqlite": {
 		"0001_init.sql": "e3e3b032fefeee816736afe8670379b8f4b13ec5bf37183c9af864aa77cd51f4",
 		"0002_runs.sql": "b823c62794a17ff35f206a0ac9ae672dc7407d6e9181e14ca27e909a2ba8edbb",
+		// Written in store/schema from the start (issue 21's sessions).
+		"0003_sessions.sql": "c5eb2f50f5997b544ca7f18f9f3b82625eba55098354266a898bee312d9bf8e2",
 	},
 	"postgres": {
-		"0001_init.sql": "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
-		"0002_runs.sql": "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
+		"0001_init.sql":     "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
+		"0002_runs.sql":     "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
+		"0003_sessions.sql": "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
 	},
 }
 

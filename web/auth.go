@@ -1,10 +1,7 @@
 package web
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"net/http"
 	"strings"
 	"time"
@@ -12,8 +9,8 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// sessionCookie carries a browser's proof of the token: an HMAC of a fixed message
-// under the token, so the cookie never reveals the token itself.
+// sessionCookie carries a browser's session: a random id that the store knows
+// (web/sessions.go) until it expires or /logout ends it.
 const sessionCookie = "leakui_session"
 
 // authorized reports whether the request carries the server's token, as a bearer
@@ -26,10 +23,7 @@ func (s *Server) authorized(r *http.Request) bool {
 		given, ok := bearerToken(h)
 		return ok && subtle.ConstantTimeCompare([]byte(given), []byte(s.cfg.Token)) == 1
 	}
-	if c, err := r.Cookie(sessionCookie); err == nil {
-		return subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.sessionValue())) == 1
-	}
-	return false
+	return s.validSession(r)
 }
 
 // bearerToken takes the token out of an Authorization header; the scheme is
@@ -40,13 +34,6 @@ func bearerToken(header string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimSpace(token), true
-}
-
-// sessionValue is the cookie value that proves the token.
-func (s *Server) sessionValue() string {
-	m := hmac.New(sha256.New, []byte(s.cfg.Token))
-	m.Write([]byte("leakui session v1"))
-	return hex.EncodeToString(m.Sum(nil))
 }
 
 // access enforces the token when one is configured: every request that changes
@@ -86,7 +73,7 @@ func (s *Server) access(next http.Handler) http.Handler {
 
 // openPath lists what needs no token even on a private server.
 func openPath(path string) bool {
-	return path == "/login" || path == "/logout" || path == "/healthz" || strings.HasPrefix(path, "/static/")
+	return path == "/login" || path == "/logout" || path == "/healthz" || path == "/readyz" || strings.HasPrefix(path, "/static/")
 }
 
 // unauthorized explains how to authenticate.
@@ -102,8 +89,9 @@ func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, view.Page{Title: "sign in"}, view.LoginPage(s.cfg.Token != "", s.authorized(r)))
 }
 
-// handleLogin is POST /login with the token: it sets the session cookie (HttpOnly,
-// SameSite=Strict) and goes to the dashboard. A client that keeps sending wrong
+// handleLogin is POST /login with the token: it starts a session, sets its
+// cookie (HttpOnly, SameSite=Strict, Secure behind HTTPS) and goes to the
+// dashboard. A client that keeps sending wrong
 // tokens is locked out with a growing delay (429 with Retry-After).
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
@@ -120,17 +108,19 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusUnauthorized, "wrong token")
 	}
 	s.logins.succeeded(client)
-	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: s.sessionValue(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: r.TLS != nil, Expires: time.Now().Add(30 * 24 * time.Hour),
-	})
+	if err := s.startSession(r.Context(), w, r); err != nil {
+		return err
+	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }
 
-// handleLogout is POST /logout.
+// handleLogout is POST /logout: the session ends in the store, so its cookie
+// is refused everywhere from now on, and the cookie is cleared.
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	if err := s.endSession(r.Context(), w, r); err != nil {
+		return err
+	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 	return nil
 }

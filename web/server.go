@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"sync"
 	"time"
@@ -45,6 +46,11 @@ type Store interface {
 	SetPinned(ctx context.Context, id string, pinned bool) error
 	DeleteArtifact(ctx context.Context, sha string) (int, error)
 	ExpireReports(ctx context.Context, cutoff time.Time) (int, int, error)
+
+	CreateSession(ctx context.Context, id string, expires time.Time) error
+	SessionValid(ctx context.Context, id string, now time.Time) (bool, error)
+	DeleteSession(ctx context.Context, id string) error
+	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)
 }
 
 // Config configures a Server. Zero values mean the defaults.
@@ -97,10 +103,19 @@ type Config struct {
 	// exactly, "host" on any port, and "*" turns the check off. Empty allows
 	// localhost, 127.0.0.1 and [::1] on any port.
 	AllowedHosts []string
-	// BaseURL, when set (-base-url, such as https://leakui.example.com), starts
-	// the absolute links the server hands out (the upload API's report_url,
-	// Markdown summaries); else they start with the request's scheme and host.
+	// SessionLifetime is how long a sign-in at /login lasts (default
+	// DefaultSessionLifetime); /logout ends it sooner.
+	SessionLifetime time.Duration
+	// BaseURL, when set (-base-url, such as https://leakui.example.com), is the
+	// absolute URL browsers reach the server at: it starts the links the server
+	// hands out (the upload API's report_url, Markdown summaries), else they
+	// start with the request's scheme and host; when it is https, session
+	// cookies are Secure.
 	BaseURL string
+	// TrustedProxies are the addresses of reverse proxies whose
+	// X-Forwarded-Proto is believed (-trusted-proxy): https there makes the
+	// session cookie Secure.
+	TrustedProxies []netip.Prefix
 }
 
 // Defaults for Config.
@@ -153,7 +168,10 @@ type Server struct {
 	owner string
 	// closing is closed when the server begins to shut down, so that long-lived
 	// responses (server-sent events) end and let it.
-	closing     chan struct{}
+	closing chan struct{}
+	// analyses counts the requests in and before the analysis throttle, for
+	// /healthz and /readyz.
+	analyses    *throttleGauge
 	closeOnce   sync.Once
 	sweeperStop chan struct{}
 	sweeperDone chan struct{}
@@ -169,6 +187,9 @@ type Server struct {
 
 // NewServer builds the router with every route and middleware.
 func NewServer(cfg Config) (*Server, error) {
+	if cfg.SessionLifetime <= 0 {
+		cfg.SessionLifetime = DefaultSessionLifetime
+	}
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = DefaultMaxUpload
 	}
@@ -301,13 +322,12 @@ func (s *Server) routes() chi.Router {
 	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path)
 	}))
-	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, "ok")
-	})
+	r.Get("/healthz", s.handle(s.handleHealthz))
+	r.Get("/readyz", s.handle(s.handleReadyz))
 	r.Mount("/static", s.assets.Routes())
 	r.Get("/favicon.ico", s.handleFavicon)
-	throttle := middleware.ThrottleBacklog(s.cfg.MaxAnalyses, 8*s.cfg.MaxAnalyses, 30*time.Second)
+	s.analyses = &throttleGauge{limit: s.cfg.MaxAnalyses, backlog: 8 * s.cfg.MaxAnalyses}
+	throttle := s.analyses.wrap(middleware.ThrottleBacklog(s.cfg.MaxAnalyses, 8*s.cfg.MaxAnalyses, 30*time.Second))
 
 	// Uploads may take long; everything else is bounded tightly.
 	r.Group(func(r chi.Router) {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -66,6 +67,12 @@ type Main struct {
 	// AllowedHosts are the Host headers served (-allowed-hosts); empty means
 	// the listen address and the loopback names with its port.
 	AllowedHosts []string
+	// BaseURL (-base-url) starts the absolute links the server hands out; with
+	// TrustedProxies and SessionLifetime (see registerAccessFlags) it decides
+	// whether session cookies are Secure.
+	BaseURL         string
+	TrustedProxies  []netip.Prefix
+	SessionLifetime time.Duration
 	// IdleBodyTimeout and IdleWriteTimeout cut clients that stop sending their
 	// request body or stop reading their response.
 	IdleBodyTimeout, IdleWriteTimeout time.Duration
@@ -73,8 +80,6 @@ type Main struct {
 	// address (a listener of its own, never the dashboard's).
 	DebugPprof string
 	Targets    lab.Targets
-	// BaseURL starts the absolute links the server hands out (-base-url).
-	BaseURL string
 
 	io     stdio
 	log    *slog.Logger
@@ -131,6 +136,7 @@ func (m *Main) ParseFlags(args []string) error {
 
 func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&m.Addr, "addr", m.Addr, "listen on this address (port 0 picks a free one)")
+	m.registerAccessFlags(fs)
 	fs.StringVar(&m.DataDir, "data", m.DataDir, "directory of the SQLite store and of uploads in progress, created on first start")
 	fs.StringVar(&m.DSN, "db", "", "database: a postgres:// URL (default: SQLite in -data; env LEAKUI_DB)")
 	fs.Int64Var(&m.MaxUpload, "max-upload", m.MaxUpload, "largest upload in bytes (413 beyond)")
@@ -164,7 +170,7 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	})
 	fs.DurationVar(&m.IdleBodyTimeout, "idle-body-timeout", web.DefaultIdleBodyTimeout, "cut a client that sends no byte of its request body (an upload) for this long")
 	fs.DurationVar(&m.IdleWriteTimeout, "idle-write-timeout", web.DefaultIdleWriteTimeout, "cut a client that reads no byte of its response (a download) for this long")
-	fs.Func("base-url", "the URL users reach the server at, such as https://leakui.example.com: the upload API's report_url and Markdown links start with it (default: the request's scheme and host)", func(v string) (err error) {
+	fs.Func("base-url", "the URL users reach the server at, such as https://leakui.example.com: the upload API's report_url and Markdown links start with it (default: the request's scheme and host), and https makes the session cookie Secure", func(v string) (err error) {
 		m.BaseURL, err = web.ParseBaseURL(v)
 		return err
 	})
@@ -230,7 +236,8 @@ func (m *Main) Open(ctx context.Context) error {
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,
-		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout, BaseURL: m.BaseURL}
+		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout,
+		BaseURL: m.BaseURL, TrustedProxies: m.TrustedProxies, SessionLifetime: m.SessionLifetime}
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
 			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}, TempDir: spool.runsDir(), Child: m.RunChild}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
 )
@@ -68,4 +70,36 @@ func TestVisibleWriterSplitsCharacters(t *testing.T) {
 	if got, want := out.String(), "é\tb\\a\n→\\u2028\\xe2\\x86"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+}
+
+// FuzzVisibleWriter writes any bytes through visibleWriter, whole and split at
+// a point, and checks that the output is valid UTF-8 with no control character
+// but tab and line feed, nothing IsPrint refuses, and the same however the
+// writes were split.
+func FuzzVisibleWriter(f *testing.F) {
+	f.Add([]byte("main.a\x00b\x1b[31m\r\u202e\xff\n\tok"), 3)
+	f.Add([]byte("é→\xe2\x86"), 1)
+	f.Fuzz(func(t *testing.T, in []byte, split int) {
+		var whole, parts bytes.Buffer
+		v := newVisibleWriter(&whole)
+		v.Write(in)
+		v.Flush()
+		split = min(max(split, 0), len(in))
+		v = newVisibleWriter(&parts)
+		v.Write(in[:split])
+		v.Write(in[split:])
+		v.Flush()
+		if whole.String() != parts.String() {
+			t.Fatalf("split at %d: %q, whole: %q", split, parts.String(), whole.String())
+		}
+		out := whole.String()
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 out: %q", out)
+		}
+		for _, r := range out {
+			if r != '\n' && r != '\t' && !strconv.IsPrint(r) {
+				t.Fatalf("%U written raw: %q", r, out)
+			}
+		}
+	})
 }

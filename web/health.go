@@ -1,0 +1,134 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// throttleGauge counts the requests around the analysis throttle (chi's
+// ThrottleBacklog, which shows nothing of its state): those inside it, holding
+// one of its slots, and those that entered it, waiting in its backlog or
+// inside.
+type throttleGauge struct {
+	limit, backlog  int
+	entered, inside atomic.Int64
+}
+
+// wrap returns throttle with the gauge counting around it.
+func (g *throttleGauge) wrap(throttle func(http.Handler) http.Handler) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		throttled := throttle(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			g.inside.Add(1)
+			defer g.inside.Add(-1)
+			next.ServeHTTP(w, r)
+		}))
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			g.entered.Add(1)
+			defer g.entered.Add(-1)
+			throttled.ServeHTTP(w, r)
+		})
+	}
+}
+
+// health is the state /healthz and /readyz report.
+type health struct {
+	Status string `json:"status"` // "ok", "degraded" (healthz) or "not ready" (readyz)
+	// Reasons say what is degraded or not ready, in words.
+	Reasons []string `json:"reasons,omitempty"`
+	// Analyses are the requests that parse and analyze: busy of limit slots,
+	// and how many wait for one (at most backlog).
+	Analyses struct {
+		Busy    int64 `json:"busy"`
+		Limit   int   `json:"limit"`
+		Waiting int64 `json:"waiting"`
+		Backlog int   `json:"backlog"`
+	} `json:"analyses"`
+	// Runs are the lab's runs going here, of at most MaxRuns (0: no lab).
+	Runs    int `json:"runs"`
+	MaxRuns int `json:"max_runs"`
+}
+
+// health measures the server's load: the analysis throttle is saturated when
+// every slot is busy or a request waits for one; the lab is full when MaxRuns
+// are going.
+func (s *Server) health() health {
+	var h health
+	g := s.analyses
+	inside, entered := g.inside.Load(), g.entered.Load()
+	h.Analyses.Busy, h.Analyses.Limit = inside, g.limit
+	h.Analyses.Waiting, h.Analyses.Backlog = max(entered-inside, 0), g.backlog
+	if inside >= int64(g.limit) || entered > inside {
+		h.Reasons = append(h.Reasons, fmt.Sprintf("the analysis throttle is saturated: %d of %d busy, %d waiting (-max-analyses)", inside, g.limit, h.Analyses.Waiting))
+	}
+	if s.lab != nil {
+		h.Runs, h.MaxRuns = s.lab.Running(), s.lab.MaxRuns()
+		if h.Runs >= h.MaxRuns {
+			h.Reasons = append(h.Reasons, fmt.Sprintf("the lab is full: %d of %d runs (-max-runs)", h.Runs, h.MaxRuns))
+		}
+	}
+	h.Status = "ok"
+	if len(h.Reasons) > 0 {
+		h.Status = "degraded"
+	}
+	return h
+}
+
+// handleHealthz is GET /healthz, the liveness check: 200 while the process
+// serves, with "ok" or "degraded" and why (a saturated throttle, a full lab),
+// as text or, asked for JSON, as a document. It does not fail when degraded:
+// restarting a busy server would not help.
+func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) error {
+	return writeHealth(w, r, http.StatusOK, s.health())
+}
+
+// handleReadyz is GET /readyz, for load balancers: 503 while the server
+// shuts down, cannot reach its store, or has requests waiting for the
+// analysis throttle (send new ones elsewhere); 200 otherwise.
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
+	h := s.health()
+	var reasons []string
+	select {
+	case <-s.closing:
+		reasons = append(reasons, "the server is shutting down")
+	default:
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if _, err := s.store.RecentReports(ctx, 1); err != nil {
+		s.log.Warn("readyz: the store does not answer", "err", err)
+		reasons = append(reasons, "the store does not answer")
+	}
+	if h.Analyses.Waiting > 0 {
+		reasons = append(reasons, fmt.Sprintf("requests waiting for the analysis throttle: %d", h.Analyses.Waiting))
+	}
+	if len(reasons) > 0 {
+		h.Status, h.Reasons = "not ready", reasons
+		return writeHealth(w, r, http.StatusServiceUnavailable, h)
+	}
+	h.Status, h.Reasons = "ok", nil
+	return writeHealth(w, r, http.StatusOK, h)
+}
+
+// writeHealth answers a health check as JSON or as one line of text.
+func writeHealth(w http.ResponseWriter, r *http.Request, status int, h health) error {
+	w.Header().Set("Cache-Control", "no-store")
+	if wantsJSON(r) {
+		return writeJSON(w, status, h)
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	line := h.Status
+	for i, reason := range h.Reasons {
+		sep := "; "
+		if i == 0 {
+			sep = ": "
+		}
+		line += sep + reason
+	}
+	_, err := io.WriteString(w, line)
+	return err
+}
