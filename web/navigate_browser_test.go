@@ -168,6 +168,12 @@ func TestBrowserDashboardSearchAndDownload(t *testing.T) {
 		t.Errorf("the dashboard is %d px wide at 390", w)
 	}
 	browser.Screenshot(t, ctx, "i17-dashboard-search-390.png")
+	// What a refused upload links to fits a phone too.
+	browser.Do(t, ctx, chromedp.Navigate(ts.URL+"/kinds"), chromedp.WaitVisible(`[data-testid=kinds]`))
+	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
+		t.Errorf("/kinds is %d px wide at 390", w)
+	}
+	browser.Screenshot(t, ctx, "i17-kinds-390.png")
 
 	// The download lands under the uploaded name.
 	dir := t.TempDir()

@@ -105,6 +105,7 @@ func rfc5987Escape(s string) string {
 // resolveArtifactPrefix turns a SHA-256 prefix of at least 12 hex characters into
 // the one artifact it names: 404 when none, 409 listing them when several.
 func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (string, error) {
+	prefix = strings.ToLower(prefix) // as a person may copy it from elsewhere
 	if !store.ValidSHA256Prefix(prefix) {
 		return "", errorf(http.StatusNotFound, "no artifact %q: give its SHA-256 or at least its first %d hex characters", prefix, store.MinArtifactPrefix)
 	}

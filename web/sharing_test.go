@@ -76,6 +76,9 @@ func TestArtifactPrefix(t *testing.T) {
 	if code != http.StatusConflict || !strings.Contains(e.Error, shas[0]) || !strings.Contains(e.Error, shas[1]) {
 		t.Errorf("ambiguous prefix: %d %s; want 409 naming both", code, body)
 	}
+	if code, _, body := ts.get(t, "/a/"+strings.ToUpper(shas[1][:14])); code != 200 || string(body) != prefixTwins[1] {
+		t.Errorf("an upper-case prefix: %d %q", code, body)
+	}
 	for _, p := range []string{shas[0][:11], "000000000000", "zzzzzzzzzzzz"} {
 		if code, _, _ := ts.get(t, "/a/"+p); code != http.StatusNotFound {
 			t.Errorf("/a/%s: %d, want 404", p, code)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -95,6 +96,17 @@ func TestTopTableSortsAndLinks(t *testing.T) {
 			cum != strconv.FormatInt(r.cum, 10) || flat != strconv.FormatInt(r.flat, 10) {
 			t.Errorf("%s: sandwich %d %q flat %s cum %s; the top table says %d %d", r.name, code,
 				doc.Find("[data-testid=sandwich-name]").Text(), flat, cum, r.flat, r.cum)
+		}
+		// The JSON twin says the same.
+		_, _, raw := ts.get(t, strings.Replace(r.sandwich, "/r/", "/api/reports/", 1))
+		var js struct {
+			Analysis struct {
+				Name      string `json:"name"`
+				Flat, Cum int64
+			} `json:"analysis"`
+		}
+		if err := json.Unmarshal(raw, &js); err != nil || js.Analysis.Name != r.name || js.Analysis.Cum != r.cum || js.Analysis.Flat != r.flat {
+			t.Errorf("%s: the sandwich's JSON says %+v (%v)", r.name, js.Analysis, err)
 		}
 		// Callers' values never exceed the function's cum.
 		doc.Find("[data-testid=sandwich-callers-row]").Each(func(_ int, s *goquery.Selection) {
