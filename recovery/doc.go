@@ -1,36 +1,45 @@
 // Package recovery is the KAFKA-3933 model: Kafka broker log recovery over real
-// on-disk segments of record batches v2, with the leaky deep iterator of Kafka
-// 0.10.0.0 and each later fix.
+// on-disk segments, with the leaky deep iterator of Kafka 0.10.0.0 and each later
+// fix, on the data it leaked on.
 //
 // WriteLog writes a log directory as a broker has it: a folder per partition
-// ("<topic>-<n>"), segments named by their 20-digit base offset holding batches
-// encoded by kafka-go's protocol.RecordSet, their offset indexes, and the
-// recovery-point-offset-checkpoint. Recover does what a broker does after an
-// unclean shutdown: for every segment from the recovery point on, read batch by
-// batch, check size, magic and CRC-32C, rebuild the offset index, truncate at the
-// first invalid or incomplete batch and delete the later segments, logging in
-// Kafka's log4j layout.
+// ("<topic>-<n>"), segments named by their 20-digit base offset, their offset
+// indexes, and the recovery-point-offset-checkpoint. Segments hold message format
+// v0 or v1 (Kafka 0.10's message sets: a compressed batch is one wrapper message
+// whose value is the compressed inner message set, CRC-32) or record batches v2
+// (encoded by kafka-go's protocol.RecordSet, CRC-32C). Recover does what a broker
+// does after an unclean shutdown: for every segment from the recovery point on,
+// read entry by entry, check size, magic and checksum, rebuild the offset index,
+// truncate at the first invalid or incomplete entry and delete the later
+// segments, logging in Kafka's log4j layout.
 //
-// The first offset of each compressed batch comes from a Variant: VariantLeaky
-// opens a decompressing DeepIterator, reads one record and drops the iterator
-// unclosed; VariantClose closes it; VariantDrain reads the batch to its end, then
-// closes it; VariantHeader reads the batch header only. Kafka 0.10.0.0 opened the
-// deep iterator only where an index entry was due (every index.interval.bytes);
-// this model opens one for every compressed batch, which is the same thing once
-// batches are larger than the index interval.
+// As in LogSegment.recover, the index gets an entry where more than
+// index.interval.bytes were read since the last one, and only there does the
+// variant look for the entry's offset: VariantLeaky (0.10.0.0) opens a deep
+// iterator and takes its first inner offset, lazily and never closing it over a
+// v0 wrapper, eagerly and closing it at the end over a v1 wrapper; VariantClose
+// closes it; VariantDrain (0.10.0.1) reads every wrapper to its end and closes
+// it; VariantHeader (modern Kafka) takes the entry's last offset from its header
+// and decompresses nothing. Corrupt damages a payload behind a valid checksum,
+// which only the variants that read it to its end see.
 //
 // What an unclosed iterator holds depends on the codec, and nothing is kept
 // alive on purpose:
 //
-//   - gzip is a model of the JVM's native zlib memory. The iterator's inflate
-//     window (32 KiB) and state (8 KiB) live in an anonymous mapping outside the
-//     Go heap, as a GZIPInputStream's live in malloc'd native memory outside the
-//     Java heap. Close unmaps it; an unclosed iterator's mapping is unmapped only
-//     by a runtime.AddCleanup after the garbage collector finds the iterator
-//     unreachable, as only a finalizer frees an unclosed GZIPInputStream. With
-//     little heap garbage the collector seldom runs, so RSS climbs while the heap
-//     stays small. ReadOffheap reports the mapped bytes.
-//   - zstd goes through klauspost/compress/zstd NewReader with its default
+//   - gzip is a model of the JVM's native zlib memory, calibrated against a JVM
+//     (GzipLeak.java, RunJVMReference). The iterator's inflate state (8 KiB) and
+//     window (32 KiB) live in an anonymous mapping outside the Go heap, as a
+//     GZIPInputStream's live in malloc'd native memory outside the Java heap;
+//     their pages become resident as they are written, about three for an
+//     iterator that read one message. Close gives the block back; an unclosed
+//     iterator's block is given back only by a runtime.AddCleanup after the
+//     garbage collector finds the iterator unreachable, as only a finalizer frees
+//     an unclosed GZIPInputStream, and a given-back block stays resident for
+//     reuse, as glibc keeps freed chunks. With little heap garbage the collector
+//     seldom runs, so RSS climbs while the heap stays small. ReadOffheap reports
+//     the blocks, OffheapResident their resident bytes.
+//   - zstd (record batches v2 only) is a Go library behaviour, not Kafka's: it
+//     goes through klauspost/compress/zstd NewReader with its default
 //     concurrency, min(GOMAXPROCS, 4). Its stream decoder runs three goroutines
 //     that end at Close or at the end of the stream. When a batch holds at least
 //     that many zstd blocks (128 KiB each), an iterator that read one record and

@@ -177,7 +177,9 @@ func TestGzipModelMatchesTheJVM(t *testing.T) {
 	if r := JVMGzipStreamBytes / jvmPer; r < 0.85 || r > 1.15 {
 		t.Errorf("JVMGzipStreamBytes (%d) is %.2f× what the JVM measured now (%.0f B): measure it again", JVMGzipStreamBytes, r, jvmPer)
 	}
-	if r := modelPer / jvmPer; r < 0.75 || r > 1.25 {
+	// Under the race detector its shadow of the Go heap adds to RSS − heap in
+	// use; mincore's count above is the model's own either way.
+	if r := modelPer / jvmPer; !raceEnabled && (r < 0.75 || r > 1.25) {
 		t.Errorf("the model grows by %.0f B per stream, %.2f× the JVM's %.0f B (want within ±25%%)", modelPer, r, jvmPer)
 	}
 	if model.OffheapAfter.Blocks != model.Streams || model.OffheapCollected.Blocks != 0 ||
@@ -185,7 +187,7 @@ func TestGzipModelMatchesTheJVM(t *testing.T) {
 		t.Errorf("model: %d blocks live with the streams open, %d after collection, %d released by cleanups",
 			model.OffheapAfter.Blocks, model.OffheapCollected.Blocks, model.OffheapCollected.ReleasedByCleanup-model.OffheapAfter.ReleasedByCleanup)
 	}
-	if d := modelKept - jvmKept; d < -0.25 || d > 0.25 {
+	if d := modelKept - jvmKept; !raceEnabled && (d < -0.25 || d > 0.25) {
 		t.Errorf("after collection the model keeps %.0f%% of its growth resident, the JVM %.0f%% (want within 25 points)", 100*modelKept, 100*jvmKept)
 	}
 	// The jcmd outputs: NMT's summary, and a class histogram that counts the

@@ -93,11 +93,21 @@ func (it *LegacyIterator) readMessage() (Record, error) {
 	if size < messageOverheadV0 || size > maxRecordBytes {
 		return Record{}, recordError("Message found with corrupt size `%d` in deep iterator", size)
 	}
-	it.scratch = append(append(it.scratch[:0], head[:]...), make([]byte, size)...)
-	if _, err := io.ReadFull(it.stream, it.scratch[logOverhead:]); err != nil {
+	// A lazy iterator hands out one message at a time and reuses its buffer;
+	// an eager one keeps every message, each in its own buffer, as Kafka reads
+	// each into a new array.
+	buf := it.scratch[:0]
+	if !it.lazy {
+		buf = nil
+	}
+	buf = append(append(buf, head[:]...), make([]byte, size)...)
+	if it.lazy {
+		it.scratch = buf
+	}
+	if _, err := io.ReadFull(it.stream, buf[logOverhead:]); err != nil {
 		return Record{}, it.streamError(err)
 	}
-	if magic := int8(it.scratch[offsetMessageMagic]); magic != it.wrapper.Magic {
+	if magic := int8(buf[offsetMessageMagic]); magic != it.wrapper.Magic {
 		return Record{}, fmt.Errorf("%w: IllegalStateException: Compressed message has magic value %d but inner message has magic value %d",
 			ErrRecoveryAborted, it.wrapper.Magic, magic)
 	}
@@ -106,7 +116,7 @@ func (it *LegacyIterator) readMessage() (Record, error) {
 	rec := Record{Offset: inner, Timestamp: it.wrapper.Timestamp}
 	// The deep iterator does not check inner messages; a key or value that does
 	// not fit is simply not returned.
-	if m, err := parseMessage(it.scratch); err == nil {
+	if m, err := parseMessage(buf); err == nil {
 		rec.Key, rec.Value = m.Key, m.Value
 		if it.wrapper.Magic == 1 && it.wrapper.Attributes&timestampTypeMask == 0 {
 			rec.Timestamp = m.Timestamp

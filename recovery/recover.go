@@ -36,13 +36,16 @@ type Counters struct {
 	// SegmentsDone counts unflushed segments recovered or deleted so far;
 	// Segments is how many there are in all.
 	SegmentsDone, Segments int64
-	// Batches, Records and Bytes count the valid batches, their records (from
-	// the headers) and their bytes in the recovered segments.
+	// Batches, Records and Bytes count the valid entries (batches, wrapper
+	// messages or plain v0 and v1 messages), their records (from v2 headers, or
+	// from the offsets of v0 and v1 entries) and their bytes in the recovered
+	// segments.
 	Batches, Records, Bytes int64
 	// IndexEntries counts the offset index entries rebuilt.
 	IndexEntries int64
-	// IteratorsOpened and IteratorsClosed count deep iterators; the difference
-	// is what the leaky variant leaves behind.
+	// IteratorsOpened and IteratorsClosed count deep iterators (one per index
+	// entry of a compressed entry, none for header); the difference is what the
+	// leaky variant leaves behind.
 	IteratorsOpened, IteratorsClosed int64
 	// RecordsDecompressed counts records read through deep iterators.
 	RecordsDecompressed int64

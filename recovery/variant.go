@@ -10,8 +10,10 @@ import (
 type Variant int
 
 const (
-	// VariantLeaky opens a decompressing deep iterator, reads the first inner
-	// record to learn its offset and never closes the iterator (Kafka 0.10.0.0).
+	// VariantLeaky is Kafka 0.10.0.0: where an index entry is due it opens a
+	// decompressing deep iterator for the first inner offset; over a v0 wrapper
+	// it reads one message and never closes it, over a v1 wrapper it reads every
+	// message and closes it at the end.
 	VariantLeaky Variant = iota
 	// VariantClose reads the first inner record like VariantLeaky, then closes the
 	// iterator (the ClosableIterator patches proposed in KAFKA-3933).
@@ -19,8 +21,8 @@ const (
 	// VariantDrain reads every inner record through the iterator, then closes it
 	// (what shipped in Kafka 0.10.0.1).
 	VariantDrain
-	// VariantHeader takes baseOffset and lastOffsetDelta from the batch header and
-	// decompresses nothing (modern Kafka, record batch v2).
+	// VariantHeader is modern Kafka: it indexes an entry's last offset, from its
+	// header, and decompresses nothing.
 	VariantHeader
 )
 
