@@ -27,6 +27,12 @@ func newVisibleWriter(w io.Writer) *visibleWriter { return &visibleWriter{w: w} 
 // Write escapes p and writes it; it reports len(p) when the underlying writer
 // took everything.
 func (v *visibleWriter) Write(p []byte) (int, error) {
+	if len(v.pending) == 0 && plain(p) {
+		if _, err := v.w.Write(p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	in := p
 	if len(v.pending) > 0 {
 		in = append(v.pending, p...)
@@ -81,3 +87,14 @@ func (v *visibleWriter) Flush() error {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// plain reports whether p is printable ASCII, tabs and line feeds only, which
+// pass as they are (the common case: pprof's tables).
+func plain(p []byte) bool {
+	for _, c := range p {
+		if (c < 0x20 || c >= 0x7f) && c != '\n' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}

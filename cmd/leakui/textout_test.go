@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -102,4 +103,15 @@ func FuzzVisibleWriter(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkVisibleWriter writes the text of a pprof -top table (printable
+// ASCII with tabs and line feeds, the common case) through visibleWriter.
+func BenchmarkVisibleWriter(b *testing.B) {
+	line := []byte("     5000B 33.33% 33.33%      5000B 33.33%  github.com/leakui/leakui/analyze/pprof.(*decoder).location\n")
+	b.SetBytes(int64(len(line)))
+	v := newVisibleWriter(io.Discard)
+	for b.Loop() {
+		v.Write(line)
+	}
 }
