@@ -64,6 +64,7 @@ func (c *SystemConsumer) ClientID() string { return c.clientID }
 func (c *SystemConsumer) Register(ssp SSP, offset int64) error {
 	if c.started.Load() {
 		c.stats.refused.Add(1)
+		//lint:ignore ST1005 upstream's message, word for word (KafkaSystemConsumer.java:259)
 		return fmt.Errorf("%w: KafkaSystemConsumer: %s had started. Registration of ssp: %s, offset: %d failed.", ErrRegistrationRefused, c, ssp, offset)
 	}
 	if ssp.System != c.cfg.System {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"testing"
 	"time"
 
@@ -110,18 +109,4 @@ func eventually(t testing.TB, cond func() bool, msg func() string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// settledGoroutineCount waits until runtime.NumGoroutine stays the same for 100 ms.
-func settledGoroutineCount() int {
-	last, same := runtime.NumGoroutine(), 0
-	for i := 0; i < 300 && same < 10; i++ {
-		time.Sleep(10 * time.Millisecond)
-		if n := runtime.NumGoroutine(); n == last {
-			same++
-		} else {
-			last, same = n, 0
-		}
-	}
-	return last
 }

@@ -59,6 +59,7 @@ func profileSummaryLine(raw json.RawMessage) string {
 func (s *Server) labBlock(r *http.Request, listing bool) (view.RunList, error) {
 	l := view.RunList{Enabled: s.lab != nil,
 		CheckpointVariants: []string{"leaky", "pr1674", "reset", "guard-start"}, Modes: []string{"active", "standby"},
+		Scenarios:        []string{"storm", "steady", "reuse"},
 		RecoveryVariants: lab.RecoveryVariants(), Codecs: []string{"gzip", "zstd", "snappy", "lz4", "none"}}
 	if !l.Enabled || !listing {
 		return l, nil

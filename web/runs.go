@@ -107,7 +107,7 @@ func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
 		var err error
 		switch req.Workload {
 		case lab.WorkloadCheckpoint:
-			req.Mode = f.Get("mode")
+			req.Mode, req.Scenario = f.Get("mode"), f.Get("scenario")
 			if req.Cycles, err = num("cycles"); err == nil {
 				req.Tasks, err = num("tasks")
 			}

@@ -21,9 +21,7 @@ func startDiffSteady(ready chan<- struct{}, stop <-chan struct{}) { startDiffWai
 //go:noinline
 func startDiffWait(ready chan<- struct{}, stop <-chan struct{}) {
 	close(ready)
-	select {
-	case <-stop:
-	}
+	<-stop
 }
 
 // startDiffPool starts goroutines with `go fn(…)`, so fn is their start function.

@@ -54,7 +54,8 @@ func TestBrowserLabRun(t *testing.T) {
 	if v := browser.Text(t, ctx, `[data-testid=run-verdict]`); v != "leak" {
 		t.Errorf("verdict %q", v)
 	}
-	if r := browser.Text(t, ctx, `[data-testid=run-reason]`); !strings.Contains(r, "599 were never closed") {
+	// A storm of 600 rebalances at the default read fraction: 5 containers read.
+	if r := browser.Text(t, ctx, `[data-testid=run-reason]`); !strings.Contains(r, "595 were never closed") {
 		t.Errorf("reason %q", r)
 	}
 	leakyURL := browser.Get(t, ctx, chromedp.Location())

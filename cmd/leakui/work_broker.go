@@ -34,7 +34,7 @@ func brokerCommand() (argv, env []string, err error) {
 	return []string{exe, "work", "broker"}, []string{workBrokerEnv + "=1"}, nil
 }
 
-// variantUsage lists the checkpoint variants for -h.
+// variantUsage lists the checkpoint variants for -h, each with where it comes from.
 func variantUsage() string {
 	s := ""
 	for i, v := range checkpoint.Variants {
@@ -43,17 +43,23 @@ func variantUsage() string {
 		}
 		s += string(v)
 	}
+	for _, v := range checkpoint.Variants {
+		s += "\n  " + string(v) + ": " + v.Description()
+	}
 	return s
 }
 
-// scenarioUsage lists the checkpoint scenarios for -h.
+// scenarioUsage lists the checkpoint scenarios for -h, each with what it is.
 func scenarioUsage() string {
 	s := ""
-	for i, v := range checkpoint.Scenarios {
+	for i, sc := range checkpoint.Scenarios {
 		if i > 0 {
 			s += "|"
 		}
-		s += string(v)
+		s += string(sc)
+	}
+	for _, sc := range checkpoint.Scenarios {
+		s += "\n  " + string(sc) + ": " + sc.Description()
 	}
 	return s
 }

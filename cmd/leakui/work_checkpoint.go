@@ -90,11 +90,11 @@ func parseCheckpointFlags(args []string, std stdio) (checkpoint.Config, workFlag
 	scenario := fs.String("scenario", string(checkpoint.Storm), "how containers meet rebalances: "+scenarioUsage())
 	fs.Float64Var(&cfg.ReadFraction, "read-fraction", checkpoint.DefaultReadFraction, "storm: share of containers that reach their first read before the next rebalance, in (0, 1] (production: 14 of 1741)")
 	var samzaConfig stringList
-	fs.Var(&samzaConfig, "config", "a Samza setting key=value by upstream's name, repeatable: "+checkpoint.ConfigStopAfterFirstRead+", "+checkpoint.ConfigFetchThreshold("kafka"))
+	fs.Var(&samzaConfig, "config", "a Samza setting `key=value` by upstream's name, repeatable: "+checkpoint.ConfigStopAfterFirstRead+", "+checkpoint.ConfigFetchThreshold("kafka"))
 	fs.IntVar(&cfg.Cycles, "cycles", 100, fmt.Sprintf("standalone rebalances to run, 1-%d (production: 1741)", checkpoint.MaxCycles))
 	fs.IntVar(&cfg.Tasks, "tasks", 8, fmt.Sprintf("tasks (GroupByPartition's \"Partition <n>\"), 1-%d", checkpoint.MaxTasks))
 	fs.IntVar(&cfg.History, "history", checkpoint.DefaultHistory, fmt.Sprintf("checkpoints of every task on the topic before the first rebalance, 1-%d", checkpoint.MaxHistory))
-	brokers := fs.String("brokers", "", "Kafka brokers host:port,... (default: a kfake broker in a child process, `leakui work broker`)")
+	brokers := fs.String("brokers", "", "Kafka brokers host:port,... (default: a kfake broker in a child process, leakui work broker)")
 	fs.StringVar(&cfg.Job, "job", "leakui-checkpoint", "job name: the topic is __samza_checkpoint_ver_1_for_<job>_<job-id>")
 	fs.StringVar(&cfg.JobID, "job-id", "1", "job id, the last part of the topic name")
 	fs.IntVar(&cfg.FetchThreshold, "fetch-threshold", checkpoint.DefaultFetchThreshold, "messages one consumer buffers before its poll loop blocks (systems.kafka.samza.fetch.threshold)")

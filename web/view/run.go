@@ -94,6 +94,8 @@ type RunList struct {
 	Recent  []RunItem
 	// Variants etc. offered by the custom form.
 	CheckpointVariants, Modes, RecoveryVariants, Codecs []string
+	// Scenarios are the checkpoint workload's ways to meet rebalances.
+	Scenarios []string
 	// Targets are the live endpoints the operator allows captures from.
 	Targets []string
 }
