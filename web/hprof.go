@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,7 +39,7 @@ func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
 	if len(form.files) != 1 {
 		return nil, fmt.Errorf("%w: upload one heap dump at a time (%d files)", analyze.ErrMismatch, len(form.files))
 	}
-	h, err := hprof.Open(form.files[0].path, hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: s.cfg.MaxDecompressed})
+	h, err := hprof.Open(form.files[0].path, hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", form.files[0].name, err)
 	}
@@ -231,4 +233,22 @@ func heapMarkdownSentence(sentence string) string {
 		}
 	}
 	return b.String()
+}
+
+// heapDumpSniff is how many bytes of an uploaded file tell a heap dump.
+const heapDumpSniff = 4 << 10
+
+// isHeapDump tells whether an upload's first bytes are those of an HPROF heap
+// dump, plain or gzip-compressed.
+func isHeapDump(head []byte) bool {
+	if analyze.DetectCompression(head) == analyze.CompressionGzip {
+		zr, err := gzip.NewReader(bytes.NewReader(head))
+		if err != nil {
+			return false
+		}
+		inflated := make([]byte, 32)
+		n, _ := io.ReadFull(zr, inflated)
+		head = inflated[:n]
+	}
+	return analyze.DetectKind(head).Kind == analyze.KindJavaHeapDump
 }

@@ -112,3 +112,25 @@ func TestHeapDumpUploadRefused(t *testing.T) {
 		t.Errorf("%d reports stored for refused uploads", len(reports))
 	}
 }
+
+// TestHeapDumpSizeLimit checks that a heap dump has a limit of its own,
+// -max-heapdump, beside -max-upload for everything else.
+func TestHeapDumpSizeLimit(t *testing.T) {
+	dump := leakShapeDump(t, false, 2, 4096)
+	size := int64(len(dump.data))
+	big := newTestServer(t, Config{MaxUpload: size / 4, MaxHeapDump: 2 * size})
+	if code, _, raw := big.upload(t, dump); code != http.StatusCreated {
+		t.Errorf("a %d-byte dump within -max-heapdump %d (over -max-upload %d): %d %s", size, 2*size, size/4, code, raw)
+	}
+	log := file{name: "app.log", data: []byte(strings.Repeat("INFO nothing to see here\n", int(size/4/25)+1000))}
+	if code, _, raw := big.upload(t, log); code != http.StatusRequestEntityTooLarge || !strings.Contains(raw, "-max-upload") {
+		t.Errorf("a log over -max-upload: %d %s", code, raw)
+	}
+	small := newTestServer(t, Config{MaxUpload: size / 4, MaxHeapDump: size / 2})
+	if code, _, raw := small.upload(t, dump); code != http.StatusRequestEntityTooLarge || !strings.Contains(raw, "-max-heapdump") {
+		t.Errorf("a dump over -max-heapdump: %d %s", code, raw)
+	}
+	if reports, err := small.db.RecentReports(t.Context(), 10); err != nil || len(reports) != 0 {
+		t.Errorf("%d reports stored after a refused dump (%v)", len(reports), err)
+	}
+}

@@ -38,6 +38,7 @@ type Main struct {
 	DSN             string
 	MaxUpload       int64
 	MaxDecompressed int64
+	MaxHeapDump     int64
 	ShutdownTimeout time.Duration
 	// Lab flags.
 	Lab         bool
@@ -80,7 +81,7 @@ type Main struct {
 func NewMain(std stdio) *Main {
 	return &Main{
 		Addr: "127.0.0.1:8080", DataDir: "./leakui-data", MaxUpload: web.DefaultMaxUpload,
-		MaxDecompressed: analyze.DefaultMaxDecompressed, ShutdownTimeout: 30 * time.Second, io: std,
+		MaxDecompressed: analyze.DefaultMaxDecompressed, MaxHeapDump: web.DefaultMaxHeapDump, ShutdownTimeout: 30 * time.Second, io: std,
 		Lab: true, MaxRuns: lab.DefaultMaxRuns, RunDeadline: lab.DefaultDeadline, RunLease: lab.DefaultLease,
 		MaxCycles: lab.DefaultMaxCycles, Snapshots: lab.DefaultSnapshots,
 	}
@@ -122,6 +123,7 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&m.DSN, "db", "", "database: a postgres:// URL (default: SQLite in -data; env LEAKUI_DB)")
 	fs.Int64Var(&m.MaxUpload, "max-upload", m.MaxUpload, "largest upload in bytes (413 beyond)")
 	fs.Int64Var(&m.MaxDecompressed, "max-decompressed", m.MaxDecompressed, "largest input after gzip/zstd decompression, in bytes (413 beyond)")
+	fs.Int64Var(&m.MaxHeapDump, "max-heapdump", m.MaxHeapDump, "largest JVM heap dump in an upload, in bytes, streamed to disk (413 beyond)")
 	fs.DurationVar(&m.ShutdownTimeout, "shutdown-timeout", m.ShutdownTimeout, "how long requests in flight may finish on SIGINT/SIGTERM")
 	fs.BoolVar(&m.Lab, "lab", m.Lab, "run reproductions from the dashboard (false: analyze uploads only)")
 	fs.IntVar(&m.MaxRuns, "max-runs", m.MaxRuns, "reproductions that may run at once (429 beyond)")
@@ -197,7 +199,7 @@ func (m *Main) Open(ctx context.Context) error {
 	if len(hosts) == 0 {
 		hosts = defaultAllowedHosts(m.Addr)
 	}
-	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, TempDir: spool.dir,
+	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, MaxHeapDump: m.MaxHeapDump, TempDir: spool.dir,
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,
