@@ -146,8 +146,7 @@ func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
 		p.Suspects = append(p.Suspects, vs)
 	}
 	for _, d := range hr.Dominators {
-		p.Dominators = append(p.Dominators, view.HeapRow{Class: d.Class, ID: d.ID, Text: d.Text, Retained: analyze.FormatBytes(d.Retained),
-			Shallow: analyze.FormatBytes(d.Shallow), Share: jvmShare(d.Retained, hr.Reachable), RetainedValue: d.Retained})
+		p.Dominators = append(p.Dominators, heapRow(d, hr.Reachable, 0))
 	}
 	for _, c := range hr.Histogram {
 		p.Histogram = append(p.Histogram, view.HeapClass{Name: c.Name, Instances: analyze.FormatCount(c.Instances),
@@ -172,6 +171,17 @@ func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
 		p.Duplicates = append(p.Duplicates, view.HeapDuplicate{Text: d.Text, Copies: analyze.FormatCount(d.Count), Wasted: analyze.FormatBytes(d.Wasted)})
 	}
 	return p
+}
+
+// heapRow is the page's row of a dominator tree object and its children.
+func heapRow(d hprof.Object, reachable int64, level int) view.HeapRow {
+	row := view.HeapRow{Class: d.Class, ID: d.ID, Text: d.Text, Retained: analyze.FormatBytes(d.Retained),
+		Shallow: analyze.FormatBytes(d.Shallow), Share: jvmShare(d.Retained, reachable), RetainedValue: d.Retained,
+		Level: level, Dominated: d.Dominated}
+	for _, c := range d.Children {
+		row.Children = append(row.Children, heapRow(c, reachable, level+1))
+	}
+	return row
 }
 
 // javaHeapDumpMarkdown writes the ticket summary: each suspect's sentence and its

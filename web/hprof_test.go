@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/internal/javatest"
 )
@@ -53,8 +55,18 @@ func TestHeapDumpUpload(t *testing.T) {
 	if doc.Find(`[data-testid="headline"]`).Text() != sentence {
 		t.Errorf("headline %q", doc.Find(`[data-testid="headline"]`).Text())
 	}
-	if n := doc.Find(`[data-testid="dominator"]`).Length(); n == 0 || n > heapDumpRows {
+	if n := doc.Find(`[data-testid="dominator"][data-level="0"]`).Length(); n == 0 || n > heapDumpRows {
 		t.Errorf("%d dominator rows", n)
+	}
+	// Two levels below each thread: its consumer, then the consumer's buffer.
+	thread := doc.Find(`[data-testid="dominator"][data-level="0"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.ChildrenFiltered("details").Find(`summary [data-testid="dominator-class"]`).First().Text() == "LeakShape$ConsumerThread"
+	}).First()
+	consumer := thread.Find(`[data-testid="dominator"][data-level="1"]`).First()
+	buffer := consumer.Find(`[data-testid="dominator"][data-level="2"]`).First()
+	if consumer.Find(`[data-testid="dominator-class"]`).First().Text() != "LeakShape$Consumer" ||
+		buffer.Find(`[data-testid="dominator-class"]`).Text() != "byte[]" || buffer.AttrOr("data-retained", "") != strconv.Itoa(16+1<<20) {
+		t.Errorf("the dominator tree below a consumer thread: %q", thread.Text())
 	}
 	if doc.Find(`[data-testid="histogram-row"]`).Length() != heapDumpRows {
 		t.Errorf("%d histogram rows", doc.Find(`[data-testid="histogram-row"]`).Length())
