@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,7 +39,7 @@ func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
 	if len(form.files) != 1 {
 		return nil, fmt.Errorf("%w: upload one heap dump at a time (%d files)", analyze.ErrMismatch, len(form.files))
 	}
-	h, err := hprof.Open(form.files[0].path, hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: s.cfg.MaxDecompressed})
+	h, err := hprof.Open(form.files[0].path, hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", form.files[0].name, err)
 	}
@@ -144,8 +146,7 @@ func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
 		p.Suspects = append(p.Suspects, vs)
 	}
 	for _, d := range hr.Dominators {
-		p.Dominators = append(p.Dominators, view.HeapRow{Class: d.Class, ID: d.ID, Text: d.Text, Retained: analyze.FormatBytes(d.Retained),
-			Shallow: analyze.FormatBytes(d.Shallow), Share: jvmShare(d.Retained, hr.Reachable), RetainedValue: d.Retained})
+		p.Dominators = append(p.Dominators, heapRow(d, hr.Reachable, 0))
 	}
 	for _, c := range hr.Histogram {
 		p.Histogram = append(p.Histogram, view.HeapClass{Name: c.Name, Instances: analyze.FormatCount(c.Instances),
@@ -170,6 +171,17 @@ func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
 		p.Duplicates = append(p.Duplicates, view.HeapDuplicate{Text: d.Text, Copies: analyze.FormatCount(d.Count), Wasted: analyze.FormatBytes(d.Wasted)})
 	}
 	return p
+}
+
+// heapRow is the page's row of a dominator tree object and its children.
+func heapRow(d hprof.Object, reachable int64, level int) view.HeapRow {
+	row := view.HeapRow{Class: d.Class, ID: d.ID, Text: d.Text, Retained: analyze.FormatBytes(d.Retained),
+		Shallow: analyze.FormatBytes(d.Shallow), Share: jvmShare(d.Retained, reachable), RetainedValue: d.Retained,
+		Level: level, Dominated: d.Dominated}
+	for _, c := range d.Children {
+		row.Children = append(row.Children, heapRow(c, reachable, level+1))
+	}
+	return row
 }
 
 // javaHeapDumpMarkdown writes the ticket summary: each suspect's sentence and its
@@ -231,4 +243,22 @@ func heapMarkdownSentence(sentence string) string {
 		}
 	}
 	return b.String()
+}
+
+// heapDumpSniff is how many bytes of an uploaded file tell a heap dump.
+const heapDumpSniff = 4 << 10
+
+// isHeapDump tells whether an upload's first bytes are those of an HPROF heap
+// dump, plain or gzip-compressed.
+func isHeapDump(head []byte) bool {
+	if analyze.DetectCompression(head) == analyze.CompressionGzip {
+		zr, err := gzip.NewReader(bytes.NewReader(head))
+		if err != nil {
+			return false
+		}
+		inflated := make([]byte, 32)
+		n, _ := io.ReadFull(zr, inflated)
+		head = inflated[:n]
+	}
+	return analyze.DetectKind(head).Kind == analyze.KindJavaHeapDump
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // TestBrowserHeapDump drives the real Chromium: choose a real heap dump in the
-// dashboard's file input, land on its report, read the first suspect and open its
-// path from the GC root; at 390 px the verdict is on the first screen and the page
+// dashboard's file input, land on its report, read the first suspect and its path
+// from the GC root, open two levels of the dominator tree; at 390 px the verdict is on the first screen and the page
 // does not scroll sideways.
 func TestBrowserHeapDump(t *testing.T) {
 	ctx := browser.New(t, 120*time.Second)
@@ -38,6 +38,22 @@ func TestBrowserHeapDump(t *testing.T) {
 	// The first suspect's path is open; the second one's (if any) is folded.
 	if got := browser.Text(t, ctx, first+` [data-testid=path-step]:last-child [data-testid=path-via]`); got != ".consumer" {
 		t.Errorf("the last step of the path is reached through %q, want .consumer", got)
+	}
+	// Open two levels of the dominator tree below the first consumer thread.
+	const thread = `[data-testid=dominators] > [data-testid=dominator][data-level="0"]:nth-child(1)`
+	const consumer = thread + ` > details > ul > [data-testid=dominator][data-level="1"]:first-child`
+	const buffer = consumer + ` > details > ul > [data-testid=dominator][data-level="2"]:first-child`
+	browser.Do(t, ctx,
+		chromedp.Click(thread+` > details > summary`),
+		chromedp.WaitVisible(consumer),
+		chromedp.Click(consumer+` > details > summary`),
+		chromedp.WaitVisible(buffer),
+	)
+	if got := browser.Text(t, ctx, consumer+` > details > summary [data-testid=dominator-class]`); got != "LeakShape$Consumer" {
+		t.Errorf("level 1 of the tree below the largest object: %q", got)
+	}
+	if got := browser.Text(t, ctx, buffer+` [data-testid=dominator-class]`); got != "byte[]" {
+		t.Errorf("level 2: %q", got)
 	}
 	browser.Screenshot(t, ctx, "jvm-heapdump.png")
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/internal/javatest"
 )
@@ -53,8 +55,18 @@ func TestHeapDumpUpload(t *testing.T) {
 	if doc.Find(`[data-testid="headline"]`).Text() != sentence {
 		t.Errorf("headline %q", doc.Find(`[data-testid="headline"]`).Text())
 	}
-	if n := doc.Find(`[data-testid="dominator"]`).Length(); n == 0 || n > heapDumpRows {
+	if n := doc.Find(`[data-testid="dominator"][data-level="0"]`).Length(); n == 0 || n > heapDumpRows {
 		t.Errorf("%d dominator rows", n)
+	}
+	// Two levels below each thread: its consumer, then the consumer's buffer.
+	thread := doc.Find(`[data-testid="dominator"][data-level="0"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.ChildrenFiltered("details").Find(`summary [data-testid="dominator-class"]`).First().Text() == "LeakShape$ConsumerThread"
+	}).First()
+	consumer := thread.Find(`[data-testid="dominator"][data-level="1"]`).First()
+	buffer := consumer.Find(`[data-testid="dominator"][data-level="2"]`).First()
+	if consumer.Find(`[data-testid="dominator-class"]`).First().Text() != "LeakShape$Consumer" ||
+		buffer.Find(`[data-testid="dominator-class"]`).Text() != "byte[]" || buffer.AttrOr("data-retained", "") != strconv.Itoa(16+1<<20) {
+		t.Errorf("the dominator tree below a consumer thread: %q", thread.Text())
 	}
 	if doc.Find(`[data-testid="histogram-row"]`).Length() != heapDumpRows {
 		t.Errorf("%d histogram rows", doc.Find(`[data-testid="histogram-row"]`).Length())
@@ -110,5 +122,27 @@ func TestHeapDumpUploadRefused(t *testing.T) {
 	}
 	if len(reports) != 0 {
 		t.Errorf("%d reports stored for refused uploads", len(reports))
+	}
+}
+
+// TestHeapDumpSizeLimit checks that a heap dump has a limit of its own,
+// -max-heapdump, beside -max-upload for everything else.
+func TestHeapDumpSizeLimit(t *testing.T) {
+	dump := leakShapeDump(t, false, 2, 4096)
+	size := int64(len(dump.data))
+	big := newTestServer(t, Config{MaxUpload: size / 4, MaxHeapDump: 2 * size})
+	if code, _, raw := big.upload(t, dump); code != http.StatusCreated {
+		t.Errorf("a %d-byte dump within -max-heapdump %d (over -max-upload %d): %d %s", size, 2*size, size/4, code, raw)
+	}
+	log := file{name: "app.log", data: []byte(strings.Repeat("INFO nothing to see here\n", int(size/4/25)+1000))}
+	if code, _, raw := big.upload(t, log); code != http.StatusRequestEntityTooLarge || !strings.Contains(raw, "-max-upload") {
+		t.Errorf("a log over -max-upload: %d %s", code, raw)
+	}
+	small := newTestServer(t, Config{MaxUpload: size / 4, MaxHeapDump: size / 2})
+	if code, _, raw := small.upload(t, dump); code != http.StatusRequestEntityTooLarge || !strings.Contains(raw, "-max-heapdump") {
+		t.Errorf("a dump over -max-heapdump: %d %s", code, raw)
+	}
+	if reports, err := small.db.RecentReports(t.Context(), 10); err != nil || len(reports) != 0 {
+		t.Errorf("%d reports stored after a refused dump (%v)", len(reports), err)
 	}
 }

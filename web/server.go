@@ -61,6 +61,9 @@ type Config struct {
 	MaxUpload int64
 	// MaxDecompressed caps the decompressed size of one input (default 1 GiB).
 	MaxDecompressed int64
+	// MaxHeapDump caps the bytes of a JVM heap dump in an upload, which streams to
+	// the spool directory (default 4 GiB), and its size once inflated.
+	MaxHeapDump int64
 	// MaxFiles caps the number of files in one upload (default 64).
 	MaxFiles int
 	// TempDir receives uploads while they are checked (default os.TempDir()).
@@ -122,6 +125,8 @@ type Config struct {
 const (
 	// DefaultMaxUpload is the largest upload in bytes.
 	DefaultMaxUpload = 256 << 20
+	// DefaultMaxHeapDump is the largest JVM heap dump an upload may carry.
+	DefaultMaxHeapDump = 4 << 30
 	// DefaultMaxFiles is the most files one upload may carry.
 	DefaultMaxFiles = 64
 	// DefaultRequestTimeout bounds a request other than an upload.
@@ -195,6 +200,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxDecompressed <= 0 {
 		cfg.MaxDecompressed = analyze.DefaultMaxDecompressed
+	}
+	if cfg.MaxHeapDump <= 0 {
+		cfg.MaxHeapDump = DefaultMaxHeapDump
 	}
 	if cfg.MaxFiles <= 0 {
 		cfg.MaxFiles = DefaultMaxFiles

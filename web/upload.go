@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -40,6 +41,8 @@ type received struct {
 	size   int64
 	sha256 string
 	det    analyze.Detection
+	// heapDump tells a JVM heap dump, which has a size limit of its own.
+	heapDump bool
 }
 
 // uploadForm is a parsed upload request.
@@ -64,17 +67,19 @@ func (f *uploadForm) remove() {
 // must call remove on the result.
 func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadForm, error) {
 	limit := s.cfg.MaxUpload
-	if r.ContentLength > limit+multipartSlack {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "the upload is %s; the limit is %s (-max-upload)",
-			analyze.FormatBytes(r.ContentLength), analyze.FormatBytes(limit))
+	// A JVM heap dump has a limit of its own (see spool); the body may be as large.
+	bodyLimit := max(limit, s.cfg.MaxHeapDump)
+	if r.ContentLength > bodyLimit+multipartSlack {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "the upload is %s; the limit is %s (-max-upload; %s for a JVM heap dump, -max-heapdump)",
+			analyze.FormatBytes(r.ContentLength), analyze.FormatBytes(limit), analyze.FormatBytes(s.cfg.MaxHeapDump))
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit+multipartSlack)
+	r.Body = http.MaxBytesReader(w, r.Body, bodyLimit+multipartSlack)
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "send the files as multipart/form-data in a field named \"file\" (%v)", err)
 	}
 	form := &uploadForm{fields: map[string]string{}}
-	var total int64
+	var total, heapTotal int64
 	// Repeated text fields are joined once at the end, not on each repetition,
 	// and their count and bytes are bounded.
 	texts := map[string]*strings.Builder{}
@@ -95,13 +100,20 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 				form.remove()
 				return nil, errorf(http.StatusRequestEntityTooLarge, "too many files in one upload: the limit is %d", s.cfg.MaxFiles)
 			}
-			rec, err := s.spool(part, limit-total)
+			rec, err := s.spool(part, limit-total, s.cfg.MaxHeapDump-heapTotal)
 			part.Close()
 			if err != nil {
 				form.remove()
+				if e := (*Error)(nil); errors.As(err, &e) {
+					return nil, e
+				}
 				return nil, uploadError(err, limit)
 			}
-			total += rec.size
+			if rec.heapDump {
+				heapTotal += rec.size
+			} else {
+				total += rec.size
+			}
 			form.files = append(form.files, rec)
 		case part.FormName() != "":
 			if textFields++; textFields > maxFormFields {
@@ -152,20 +164,29 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 }
 
 // spool copies one file part to a temporary file, hashing it, failing once more
-// than left bytes arrive.
-func (s *Server) spool(part *multipart.Part, left int64) (*received, error) {
+// than left bytes arrive, or heapLeft for a JVM heap dump (told by its first bytes).
+func (s *Server) spool(part *multipart.Part, left, heapLeft int64) (*received, error) {
 	f, err := os.CreateTemp(s.cfg.TempDir, uploadTempPattern)
 	if err != nil {
 		return nil, fmt.Errorf("spooling the upload: %w", err)
 	}
 	rec := &received{name: safeFileName(part.FileName()), path: f.Name()}
+	br := bufio.NewReaderSize(part, heapDumpSniff)
+	head, _ := br.Peek(heapDumpSniff)
+	if rec.heapDump = isHeapDump(head); rec.heapDump {
+		left = heapLeft
+	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(part, left+1))
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(br, left+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil && n > left {
 		err = &http.MaxBytesError{Limit: s.cfg.MaxUpload}
+		if rec.heapDump {
+			err = errorf(http.StatusRequestEntityTooLarge, "the heap dump %s is larger than the %s limit (-max-heapdump)",
+				rec.name, analyze.FormatBytes(s.cfg.MaxHeapDump))
+		}
 	}
 	if err != nil {
 		os.Remove(rec.path)

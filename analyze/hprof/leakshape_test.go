@@ -201,6 +201,23 @@ func TestLeakShapeAgainstJcmd(t *testing.T) {
 		t.Errorf("unreachable: %d bytes, less than SoftOnly's payload", rep.UnreachableBytes)
 	}
 
+	// The dominator tree's top levels: each consumer thread dominates its consumer,
+	// which dominates its buffer.
+	threadsSeen := 0
+	for _, d := range rep.Dominators {
+		if d.Class != "LeakShape$ConsumerThread" {
+			continue
+		}
+		threadsSeen++
+		if !strings.HasPrefix(d.Text, "KafkaConsumerProxy-") || len(d.Children) == 0 || d.Children[0].Class != "LeakShape$Consumer" ||
+			len(d.Children[0].Children) == 0 || d.Children[0].Children[0].Class != "byte[]" || d.Children[0].Children[0].Shallow != h.Layout.ArraySize(leakB, 1) {
+			t.Errorf("dominator subtree of %s: %+v", d.Text, d)
+		}
+	}
+	if threadsSeen != leakN {
+		t.Errorf("%d consumer threads at the top of the dominator tree, want %d", threadsSeen, leakN)
+	}
+
 	// Threads: each consumer thread with its name, retained size and stack.
 	found := 0
 	for _, th := range rep.Threads {

@@ -15,6 +15,10 @@ type Object struct {
 	Retained int64  `json:"retained"`
 	// Text is the value of a java.lang.String, or the name of a thread.
 	Text string `json:"text,omitempty"`
+	// Children are the largest objects this one dominates (in Report.Dominators,
+	// down to ReportOptions.Depth levels), and Dominated how many it dominates in all.
+	Children  []Object `json:"children,omitempty"`
+	Dominated int      `json:"dominated,omitempty"`
 }
 
 // ClassRow is one row of the class histogram.
@@ -144,6 +148,9 @@ type ReportOptions struct {
 	// Top caps the dominator tree's top level and the lists (default 25); the
 	// histogram and packages lists are complete.
 	Top int
+	// Depth is how many levels below the top of the dominator tree the report keeps
+	// (default 2; -1 for none), Fanout how many children per object (default 8).
+	Depth, Fanout int
 }
 
 // object describes ordinal o.
@@ -173,6 +180,12 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	if opt.Top <= 0 {
 		opt.Top = 25
 	}
+	if opt.Depth == 0 {
+		opt.Depth = 2
+	}
+	if opt.Fanout <= 0 {
+		opt.Fanout = 8
+	}
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
@@ -194,8 +207,7 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	res := newResolver(h)
 	top := h.Dominated(0, true)
 	for _, o := range top[:min(len(top), opt.Top)] {
-		rep.Dominators = append(rep.Dominators, h.object(o))
-		res.wantText(o)
+		rep.Dominators = append(rep.Dominators, h.subtree(o, opt.Depth, opt.Fanout, res))
 	}
 	progress("suspects", 0)
 	threads := h.threadList(res)
@@ -206,19 +218,15 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 		return nil, err
 	}
 	for i := range rep.Dominators {
-		if t, ok := res.textOf(rep.Dominators[i].Ordinal); ok {
-			rep.Dominators[i].Text = t
-		}
+		h.nameTree(&rep.Dominators[i], res, nil)
 	}
 	rep.Threads = h.finishThreads(threads, res)
 	names := map[uint32]string{}
 	for _, t := range rep.Threads {
 		names[t.Object.Ordinal] = t.Name
 	}
-	for i, d := range rep.Dominators {
-		if name, ok := names[d.Ordinal]; ok {
-			rep.Dominators[i].Text = name
-		}
+	for i := range rep.Dominators {
+		h.nameTree(&rep.Dominators[i], res, names)
 	}
 	rep.Suspects = h.finishSuspects(suspects, res, names)
 	rep.DuplicateStrings = finishDuplicates(dups, res)
@@ -377,4 +385,32 @@ func (h *Heap) finishThreads(roots []Root, res *resolver) []Thread {
 	}
 	slices.SortStableFunc(out, func(a, b Thread) int { return cmpDesc(a.Object.Retained, b.Object.Retained, 0, 0) })
 	return out
+}
+
+// subtree describes o with its largest dominated objects, depth levels down.
+func (h *Heap) subtree(o uint32, depth, fanout int, res *resolver) Object {
+	obj := h.object(o)
+	res.wantText(o)
+	kids := h.domKids.row(o)
+	obj.Dominated = len(kids)
+	if depth > 0 {
+		for _, k := range kids[:min(len(kids), fanout)] {
+			obj.Children = append(obj.Children, h.subtree(k, depth-1, fanout, res))
+		}
+	}
+	return obj
+}
+
+// nameTree fills in the texts of a subtree: string values after the resolver ran,
+// and thread names when names is given.
+func (h *Heap) nameTree(obj *Object, res *resolver, names map[uint32]string) {
+	if t, ok := res.textOf(obj.Ordinal); ok {
+		obj.Text = t
+	}
+	if name, ok := names[obj.Ordinal]; ok {
+		obj.Text = name
+	}
+	for i := range obj.Children {
+		h.nameTree(&obj.Children[i], res, names)
+	}
 }

@@ -39,6 +39,7 @@ type Main struct {
 	DSN             string
 	MaxUpload       int64
 	MaxDecompressed int64
+	MaxHeapDump     int64
 	ShutdownTimeout time.Duration
 	// MemoryBudget is what analyses and caches may hold together
 	// (-memory-budget); 0: half of the Go memory limit, which serve sets to
@@ -96,7 +97,7 @@ type Main struct {
 func NewMain(std stdio) *Main {
 	return &Main{
 		Addr: "127.0.0.1:8080", DataDir: "./leakui-data", MaxUpload: web.DefaultMaxUpload,
-		MaxDecompressed: analyze.DefaultMaxDecompressed, ShutdownTimeout: 30 * time.Second, io: std,
+		MaxDecompressed: analyze.DefaultMaxDecompressed, MaxHeapDump: web.DefaultMaxHeapDump, ShutdownTimeout: 30 * time.Second, io: std,
 		Lab: true, MaxRuns: lab.DefaultMaxRuns, RunDeadline: lab.DefaultDeadline, RunLease: lab.DefaultLease,
 		MaxCycles: lab.DefaultMaxCycles, Snapshots: lab.DefaultSnapshots,
 		RunChild: lab.ChildLimits{Memory: lab.DefaultChildMemory, Disk: lab.DefaultChildDisk, CPU: lab.DefaultChildCPU},
@@ -142,6 +143,7 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&m.MaxUpload, "max-upload", m.MaxUpload, "largest upload in bytes (413 beyond)")
 	fs.Int64Var(&m.MaxDecompressed, "max-decompressed", m.MaxDecompressed, "largest input after gzip/zstd decompression, in bytes (413 beyond)")
 	fs.Int64Var(&m.MemoryBudget, "memory-budget", 0, "bytes the analyses in flight and the caches may hold together; one analysis gets half, 413 beyond, 503 while others hold the rest (default: half of GOMEMLIMIT, which serve sets to 3/4 of the machine's or cgroup's memory when not given)")
+	fs.Int64Var(&m.MaxHeapDump, "max-heapdump", m.MaxHeapDump, "largest JVM heap dump in an upload, in bytes, streamed to disk (413 beyond)")
 	fs.DurationVar(&m.ShutdownTimeout, "shutdown-timeout", m.ShutdownTimeout, "how long requests in flight may finish on SIGINT/SIGTERM")
 	fs.BoolVar(&m.Lab, "lab", m.Lab, "run reproductions from the dashboard (false: analyze uploads only)")
 	fs.IntVar(&m.MaxRuns, "max-runs", m.MaxRuns, "reproductions that may run at once (429 beyond)")
@@ -232,7 +234,7 @@ func (m *Main) Open(ctx context.Context) error {
 		m.MaxDecompressed = min(m.MaxDecompressed, m.MemoryBudget/2)
 	}
 	m.log.Info("memory", "gomemlimit", memLimit, "memory_budget", m.MemoryBudget, "max_decompressed", m.MaxDecompressed)
-	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, TempDir: spool.dir, MemoryBudget: m.MemoryBudget,
+	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, MaxHeapDump: m.MaxHeapDump, TempDir: spool.dir, MemoryBudget: m.MemoryBudget,
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,

@@ -32,10 +32,15 @@ type HeapStep struct {
 	Root     bool
 }
 
-// HeapRow is one object of the dominator tree.
+// HeapRow is one object of the dominator tree, with the largest objects it
+// dominates (two levels below the top).
 type HeapRow struct {
 	Class, ID, Text, Retained, Shallow, Share string
 	RetainedValue                             int64
+	Level                                     int
+	// Dominated is how many objects it dominates, Children the largest of them.
+	Dominated int
+	Children  []HeapRow
 }
 
 // HeapClass is one row of the histogram (or of the packages).
