@@ -50,7 +50,8 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxUpload caps the bytes of one upload request (default 256 MiB).
 	MaxUpload int64
-	// MaxDecompressed caps the decompressed size of one input (default 1 GiB).
+	// MaxDecompressed caps the decompressed size of one input (default 1 GiB,
+	// or what one analysis may hold, half of MemoryBudget, when that is less).
 	MaxDecompressed int64
 	// MaxFiles caps the number of files in one upload (default 64).
 	MaxFiles int
@@ -165,7 +166,8 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = DefaultMaxUpload
 	}
-	if cfg.MaxDecompressed <= 0 {
+	defaultMaxDecompressed := cfg.MaxDecompressed <= 0
+	if defaultMaxDecompressed {
 		cfg.MaxDecompressed = analyze.DefaultMaxDecompressed
 	}
 	if cfg.MaxFiles <= 0 {
@@ -197,6 +199,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.MemoryBudget <= 0 {
 		cfg.MemoryBudget = DefaultMemoryBudget()
+	}
+	if defaultMaxDecompressed {
+		cfg.MaxDecompressed = min(cfg.MaxDecompressed, cfg.MemoryBudget/2) // what one analysis may hold
 	}
 	a, err := newAssets(static.FS)
 	if err != nil {
