@@ -59,7 +59,8 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxUpload caps the bytes of one upload request (default 256 MiB).
 	MaxUpload int64
-	// MaxDecompressed caps the decompressed size of one input (default 1 GiB).
+	// MaxDecompressed caps the decompressed size of one input (default 1 GiB,
+	// or what one analysis may hold, half of MemoryBudget, when that is less).
 	MaxDecompressed int64
 	// MaxHeapDump caps the bytes of a JVM heap dump in an upload, which streams to
 	// the spool directory (default 4 GiB), and its size once inflated.
@@ -198,7 +199,8 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = DefaultMaxUpload
 	}
-	if cfg.MaxDecompressed <= 0 {
+	defaultMaxDecompressed := cfg.MaxDecompressed <= 0
+	if defaultMaxDecompressed {
 		cfg.MaxDecompressed = analyze.DefaultMaxDecompressed
 	}
 	if cfg.MaxHeapDump <= 0 {
@@ -239,6 +241,9 @@ func NewServer(cfg Config) (*Server, error) {
 		if cfg.BaseURL, err = ParseBaseURL(cfg.BaseURL); err != nil {
 			return nil, err
 		}
+	}
+	if defaultMaxDecompressed {
+		cfg.MaxDecompressed = min(cfg.MaxDecompressed, cfg.MemoryBudget/2) // what one analysis may hold
 	}
 	a, err := newAssets(static.FS)
 	if err != nil {

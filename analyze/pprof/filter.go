@@ -126,6 +126,19 @@ func filterGraph(g *callGraph, f Filter) (*callGraph, FilterMatches) {
 		anyHidden = anyHidden || hidden[i]
 		locs[i] = graphLoc{lines: lines, mapFile: loc.mapFile, hasMapping: loc.hasMapping, noLines: loc.noLines}
 	}
+	allFocused := true
+	for _, st := range state {
+		allFocused = allFocused && st == focused
+	}
+	if !anyHidden && allFocused && noEmptyStack(g) {
+		// Every sample stays whole (a hide that removes no whole frame, a focus
+		// that matches everything): the copy shares the samples, read-only, and
+		// only the frames may differ. A fresh filter then costs no copy of a
+		// large profile.
+		out := *g
+		out.locs = locs
+		return &out, m
+	}
 	out := newCallGraph(g.nTypes, 0, 0, len(locs))
 	out.names, out.locs = g.names, locs
 	if g.narrowValues {
@@ -194,4 +207,15 @@ func (l graphLoc) linesWhere(re *regexp.Regexp, keep bool, lines []graphLine) []
 		}
 	}
 	return out
+}
+
+// noEmptyStack reports whether every sample of g has a stack (the filter drops
+// those that have none).
+func noEmptyStack(g *callGraph) bool {
+	for i := range g.samples() {
+		if g.offsets[i] == g.offsets[i+1] {
+			return false
+		}
+	}
+	return true
 }

@@ -130,11 +130,12 @@ func (t *flameTree) newNode(n flameTreeNode) int32 {
 	return int32(t.size - 1)
 }
 
-// Charging the budget: a node costs its 32 bytes and the same again for the
-// slice's growth, and a map entry of a wide parent about 48; the tree charges
-// per flameChargeEvery nodes.
+// Charging the budget: a node costs its 32 bytes and a little for its page's
+// slack, and an entry in the map of wide parents about 48; the tree charges per
+// flameChargeEvery nodes.
 const (
-	flameNodeCost    = 32 + 48
+	flameNodeCost    = 40
+	flameMapCost     = 48
 	flameChargeEvery = 4096
 )
 
@@ -185,6 +186,11 @@ func (t *flameTree) child(cur, name int32) (int32, error) {
 		}
 	case n.kids > flameScanKids+1:
 		t.children[uint64(cur)<<32|uint64(uint32(name))] = c
+	}
+	if n.kids > flameScanKids {
+		if err := t.budget.Charge(flameMapCost); err != nil {
+			return 0, err
+		}
 	}
 	return c, nil
 }

@@ -59,6 +59,9 @@ func readProto(r io.Reader, limit, sizeHint int64, budget *analyze.Budget) ([]by
 			return nil, nil, cerr
 		}
 		if errors.Is(err, io.EOF) {
+			if err := p.chargeCensus(); err != nil {
+				return nil, nil, err
+			}
 			return p.buf, &p.census, nil
 		}
 		if err != nil {
@@ -129,8 +132,10 @@ func (p *protoReader) check() error {
 			if err := p.census.add(field, wire, b[n+m:size]); err != nil {
 				return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
 			}
-			if err := p.chargeCensus(); err != nil {
-				return err
+			if p.census.cost()-p.charged >= censusChargeStep {
+				if err := p.chargeCensus(); err != nil {
+					return err
+				}
 			}
 		default:
 			return p.fail(fmt.Sprintf("wire type %d in field %d", wire, field), p.off+n-1)
@@ -142,6 +147,11 @@ func (p *protoReader) check() error {
 	}
 	return nil
 }
+
+// censusChargeStep is how much the census's cost grows between two charges:
+// a charge per field would make 50 million empty strings 50 million atomic
+// additions.
+const censusChargeStep = 64 << 10
 
 // chargeCensus charges what the census has counted since the last call.
 func (p *protoReader) chargeCensus() error {

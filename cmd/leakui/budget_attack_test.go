@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leakui/leakui/internal/hostile"
+)
+
+// peakRSS is a process's peak resident memory (VmHWM of /proc/PID/status), or
+// 0 where there is no /proc.
+func peakRSS(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// pageProbe asks for the dashboard and /healthz every 100 ms while an attack
+// runs, and records every answer's status and time.
+type pageProbe struct {
+	stop     chan struct{}
+	done     chan struct{}
+	mu       sync.Mutex
+	answers  int
+	failures []string
+	slowest  time.Duration
+}
+
+func probePages(base string) *pageProbe {
+	p := &pageProbe{stop: make(chan struct{}), done: make(chan struct{})}
+	client := &http.Client{Timeout: 10 * time.Second}
+	go func() {
+		defer close(p.done)
+		for i := 0; ; i++ {
+			path := []string{"/", "/healthz"}[i%2]
+			start := time.Now()
+			resp, err := client.Get(base + path)
+			took := time.Since(start)
+			p.mu.Lock()
+			p.answers++
+			p.slowest = max(p.slowest, took)
+			switch {
+			case err != nil:
+				p.failures = append(p.failures, fmt.Sprintf("%s: %v", path, err))
+			case resp.StatusCode != http.StatusOK:
+				p.failures = append(p.failures, fmt.Sprintf("%s: %d", path, resp.StatusCode))
+			}
+			p.mu.Unlock()
+			if resp != nil {
+				resp.Body.Close()
+			}
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return p
+}
+
+func (p *pageProbe) end() (answers int, failures []string, slowest time.Duration) {
+	close(p.stop)
+	<-p.done
+	return p.answers, p.failures, p.slowest
+}
+
+// TestMemoryAttacksAnswerWithinBudget runs issue 21's memory attacks against a
+// real `leakui serve` under GOMEMLIMIT=1GiB and -memory-budget 768 MiB: B1, valid
+// profile.proto of a few hundred kB that decodes to gigabytes (one Location of
+// 200 M empty Lines; 100 MiB of empty strings), must answer 413 naming the budget;
+// B2, flame views of a diff of two 40 MB profiles, each with a fresh filter and
+// four at once, must each answer 200 or 503 (slots taken) without taking the
+// server down. Pages must keep answering meanwhile. The server's peak heap and
+// peak RSS and the pages' slowest answer are logged, not asserted (timing).
+func TestMemoryAttacksAnswerWithinBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uploads two 40 MB profiles")
+	}
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	const budget = 768 << 20
+	s := startServer(t, t.TempDir(), "-upload-rate", "-1", "-memory-budget", strconv.Itoa(budget), "-debug-pprof", "127.0.0.1:0")
+	pid := s.cmd.Process.Pid
+	var log strings.Builder
+	record := func(what string, took time.Duration, heap uint64, probe *pageProbe) {
+		answers, failures, slowest := probe.end()
+		fmt.Fprintf(&log, "%-40s %8s  heap in use at most %4d MiB  peak RSS %4d MiB  pages: %d answers, slowest %s\n",
+			what, took.Round(time.Millisecond), heap>>20, peakRSS(pid)>>20, answers, slowest.Round(time.Millisecond))
+		if len(failures) > 0 {
+			t.Errorf("%s: pages failed meanwhile: %v", what, failures)
+		}
+	}
+
+	// B1.
+	for name, data := range map[string][]byte{"B1 one Location of 200 M Lines": hostile.LineBomb(), "B1 100 MiB of empty strings": hostile.EmptyStringsBomb()} {
+		s.collectGarbage(t)
+		watch, probe := s.watchHeap(t), probePages(s.base)
+		body, ct := multipartUpload(t, part{name: "attack.pb.gz", data: data})
+		a, took := s.send(t, bytes.NewReader(body), ct, int64(len(body)), time.Minute)
+		record(name, took, watch.end(), probe)
+		if a.Status != http.StatusRequestEntityTooLarge || !strings.Contains(a.Error, "memory budget") {
+			t.Errorf("%s: %d %.300s, want 413 naming the memory budget", name, a.Status, a.Raw)
+		}
+	}
+
+	// B2: a diff of two 40 MB profiles, then its flame view with fresh filters.
+	body, ct := multipartUpload(t, part{name: "base.pb.gz", data: hostile.Gzip(hostile.ManyStacks(10, 0))}, part{name: "target.pb.gz", data: hostile.Gzip(hostile.ManyStacks(10, 1))})
+	s.collectGarbage(t)
+	watch, probe := s.watchHeap(t), probePages(s.base)
+	a, took := s.send(t, bytes.NewReader(body), ct, int64(len(body)), 5*time.Minute)
+	record("upload of two 40 MB profiles", took, watch.end(), probe)
+	if a.Status != http.StatusCreated {
+		t.Fatalf("the diff upload: %d %.300s", a.Status, a.Raw)
+	}
+	for round := range 2 {
+		watch, probe := s.watchHeap(t), probePages(s.base)
+		start := time.Now()
+		var wg sync.WaitGroup
+		statuses := make([]int, 4)
+		for i := range statuses {
+			wg.Go(func() {
+				client := &http.Client{Timeout: 2 * time.Minute}
+				resp, err := client.Get(fmt.Sprintf("%s%s?view=flame&h=nothing%d-%d", s.base, a.ReportURL, round, i))
+				if err != nil {
+					t.Errorf("flame view: %v", err)
+					return
+				}
+				resp.Body.Close()
+				statuses[i] = resp.StatusCode
+				if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
+					t.Errorf("503 without Retry-After")
+				}
+			})
+		}
+		wg.Wait()
+		record(fmt.Sprintf("B2 4 diff flame views, fresh h= (%d)", round), time.Since(start), watch.end(), probe)
+		for _, st := range statuses {
+			if st != http.StatusOK && st != http.StatusServiceUnavailable {
+				t.Errorf("a diff flame view answered %d, want 200 or 503", st)
+			}
+		}
+		fmt.Fprintf(&log, "    statuses %v\n", statuses)
+	}
+	if code, _ := s.get(t, "/healthz"); code != http.StatusOK {
+		t.Errorf("/healthz %d after the attacks", code)
+	}
+	t.Logf("memory attacks on leakui serve (GOMEMLIMIT=1GiB, -memory-budget %d MiB):\n%s", budget>>20, log.String())
+}
