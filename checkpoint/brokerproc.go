@@ -14,7 +14,8 @@ import (
 // ServeBroker runs an embedded broker in this process for another one: it writes
 // the broker's address as one line to out, then serves until in reaches its end
 // (the parent closed the pipe or exited) or ctx ends. `leakui work broker` runs it,
-// so a workload's profiles hold the client side only.
+// so a workload's profiles hold the client side only. When ctx ends first, the
+// goroutine reading in returns only when in ends; the process is about to exit.
 func ServeBroker(ctx context.Context, in io.Reader, out io.Writer) error {
 	b, err := StartBroker()
 	if err != nil {
