@@ -45,7 +45,7 @@ func TestLabJVMVariant(t *testing.T) {
 		}
 	}
 	page := s.download(t, "/runs/"+run.ID)
-	if !bytes.Contains(page, []byte("jvm-histo.txt")) {
-		t.Error("the run page does not list the JVM's class histogram")
+	if !bytes.Contains(page, []byte("jvm-histo.txt")) || !bytes.Contains(page, []byte("These figures came from a real JVM, not the Go model")) {
+		t.Error("the run page does not list the JVM's class histogram or say its figures came from the JVM")
 	}
 }
