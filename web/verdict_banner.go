@@ -87,12 +87,12 @@ func topBanner(t view.TopTable) *view.Banner {
 // logBanner is the verdict of a log report: the pair with the most never closed,
 // or the lines counted when there is no pair.
 func logBanner(p view.LogReportPage) *view.Banner {
+	// The totals (lines, bytes, still open per pair) follow right below: the
+	// banner does not repeat them.
 	b := &view.Banner{State: "counted"}
 	label := p.Lines + " lines"
-	b.Numbers = []view.Pair{{Label: "lines", Value: p.Lines}, {Label: "read", Value: p.Bytes}}
 	worst := -1
 	for i, pr := range p.Pairs {
-		b.Numbers = append(b.Numbers, view.Pair{Label: pr.Name + ": still open", Value: pr.Open})
 		if worst < 0 || pr.OpenValue > p.Pairs[worst].OpenValue {
 			worst = i
 		}

@@ -39,5 +39,5 @@ func TestBrowserVerdictFirst(t *testing.T) {
 	if reason := browser.Text(t, ctx, `[data-testid=verdict-reason]`); !strings.Contains(reason, "46.7 MB to 137.0 MB") || !strings.Contains(reason, "Take 8–12 snapshots") {
 		t.Errorf("reason %q lacks the numbers or the 8–12 advice", reason)
 	}
-	browser.Screenshot(t, ctx, "series-verdict.png")
+	shot(t, ctx, "series-verdict.png")
 }
