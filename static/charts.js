@@ -166,7 +166,8 @@
           stroke: colours[s.cls] || colours.s1,
           width: 2,
           spanGaps: true,
-          points: { show: d.x.length <= 120, size: 6, fill: colours[s.cls] || colours.s1 },
+          // uPlot shows the markers while there is room for them.
+          points: { size: 6, fill: colours[s.cls] || colours.s1 },
           value: function (u, v) { return formatValue(v, d.unit); }
         };
       })),
@@ -194,7 +195,12 @@
       var nd = e.detail || {};
       if (nd.x) d.x = nd.x;
       if (nd.values) d.series.forEach(function (s) { if (nd.values[s.key]) s.values = nd.values[s.key]; });
-      if (nd.xlabel) d.xlabel = nd.xlabel;
+      if (nd.xlabel && nd.xlabel !== d.xlabel && !d.xtime) {
+        d.xlabel = nd.xlabel;
+        u.axes[0].label = nd.xlabel;
+        var key = u.root.querySelector(".u-legend .u-series:first-child .u-label");
+        if (key) key.textContent = nd.xlabel;
+      }
       u.setData(columns(d));
     });
     if (window.ResizeObserver) {

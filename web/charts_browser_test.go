@@ -81,7 +81,7 @@ func TestBrowserSeriesChart(t *testing.T) {
 	if !strings.Contains(readout, wantValue) || !strings.Contains(readout, wantTime) {
 		t.Errorf("hovering the last snapshot reads %q; want its total %s and time %s", readout, wantValue, wantTime)
 	}
-	shot(t, ctx, "series.png")
+	shot(t, ctx, "series-1400.png")
 }
 
 // bannerBottom is how far down the page the verdict banner's state badge ends,

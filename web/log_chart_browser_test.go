@@ -41,6 +41,7 @@ func TestBrowserLogReportChartAndVerdict(t *testing.T) {
 		}
 		if width < 1400 {
 			// Hundreds of buckets in 300 px: a pixel holds several; hover at 1400.
+			shot(t, ctx, "log-390.png")
 			continue
 		}
 		readout := hoverPoint(t, ctx, fig, len(buckets)-1)

@@ -128,7 +128,7 @@ func runBanner(p view.RunPage) *view.Banner {
 		case p.Error != "":
 			b.Reason = p.Error
 		case p.Running:
-			b.Reason = fmt.Sprintf("Running: %s %d of %d; the verdict comes when it ends.", p.StepName, p.Step, p.Steps)
+			b.Reason = "Running: the verdict comes when it ends; the progress, counters and charts below follow it live."
 		default:
 			b.Reason = "The run ended without a verdict."
 		}
