@@ -84,11 +84,16 @@ func TestBrowserSeriesChart(t *testing.T) {
 	shot(t, ctx, "series-1400.png")
 }
 
-// bannerBottom is how far down the page the verdict banner's state badge ends,
-// in CSS pixels (1e9 without a banner).
+// bannerBottom is how far down the page the first line of the verdict banner
+// (its state badge, or the first line of its sentence) ends, in CSS pixels (1e9
+// without a banner).
 func bannerBottom(t *testing.T, ctx context.Context) float64 {
 	t.Helper()
-	return browser.Get(t, ctx, chromedp.Evaluate[float64](`(() => { const b = document.querySelector("[data-testid=verdict-banner] .badge"); return b ? b.getBoundingClientRect().bottom + window.scrollY : 1e9; })()`))
+	return browser.Get(t, ctx, chromedp.Evaluate[float64](`(() => {
+		const e = document.querySelector("[data-testid=verdict-banner] .badge, [data-testid=verdict-banner] .verdict-line > *");
+		const r = e && e.getClientRects()[0];
+		return r ? r.bottom + window.scrollY : 1e9;
+	})()`))
 }
 
 // shot scrolls back to the top (sticky table headers otherwise land mid-page in
