@@ -109,8 +109,9 @@
     readout.setAttribute("data-testid", "chart-readout");
     readout.setAttribute("aria-live", "polite");
     readout.textContent = "Hover over the chart for values; click a legend entry to hide its line.";
-    fig.appendChild(host);
-    fig.appendChild(readout);
+    var links = fig.querySelector(".chart-links");
+    fig.insertBefore(host, links);
+    fig.insertBefore(readout, links);
 
     var xSpan = function () {
       if (d.x.length < 2) return 0;
