@@ -59,6 +59,10 @@ type Phase struct {
 // verdict count; progress events under another step name are phases.
 var unitOf = map[string]string{WorkloadCheckpoint: "cycle", WorkloadRecovery: "segment"}
 
+// UnitOf names a workload's unit of work ("cycle", "segment"), or "" when it has
+// none declared.
+func UnitOf(workload string) string { return unitOf[workload] }
+
 // Memory is the child's memory at one moment.
 type Memory struct {
 	Goroutines int64 `json:"goroutines"`

@@ -109,8 +109,9 @@
     readout.setAttribute("data-testid", "chart-readout");
     readout.setAttribute("aria-live", "polite");
     readout.textContent = "Hover over the chart for values; click a legend entry to hide its line.";
-    fig.appendChild(host);
-    fig.appendChild(readout);
+    var links = fig.querySelector(".chart-links");
+    fig.insertBefore(host, links);
+    fig.insertBefore(readout, links);
 
     var xSpan = function () {
       if (d.x.length < 2) return 0;
@@ -166,7 +167,8 @@
           stroke: colours[s.cls] || colours.s1,
           width: 2,
           spanGaps: true,
-          points: { show: d.x.length <= 120, size: 6, fill: colours[s.cls] || colours.s1 },
+          // uPlot shows the markers while there is room for them.
+          points: { size: 6, fill: colours[s.cls] || colours.s1 },
           value: function (u, v) { return formatValue(v, d.unit); }
         };
       })),
@@ -194,7 +196,12 @@
       var nd = e.detail || {};
       if (nd.x) d.x = nd.x;
       if (nd.values) d.series.forEach(function (s) { if (nd.values[s.key]) s.values = nd.values[s.key]; });
-      if (nd.xlabel) d.xlabel = nd.xlabel;
+      if (nd.xlabel && nd.xlabel !== d.xlabel && !d.xtime) {
+        d.xlabel = nd.xlabel;
+        u.axes[0].label = nd.xlabel;
+        var key = u.root.querySelector(".u-legend .u-series:first-child .u-label");
+        if (key) key.textContent = nd.xlabel;
+      }
       u.setData(columns(d));
     });
     if (window.ResizeObserver) {

@@ -81,12 +81,25 @@ func TestBrowserSeriesChart(t *testing.T) {
 	if !strings.Contains(readout, wantValue) || !strings.Contains(readout, wantTime) {
 		t.Errorf("hovering the last snapshot reads %q; want its total %s and time %s", readout, wantValue, wantTime)
 	}
-	browser.Screenshot(t, ctx, "series.png")
+	shot(t, ctx, "series-1400.png")
 }
 
-// bannerBottom is how far down the page the verdict banner's state badge ends,
-// in CSS pixels (1e9 without a banner).
+// bannerBottom is how far down the page the first line of the verdict banner
+// (its state badge, or the first line of its sentence) ends, in CSS pixels (1e9
+// without a banner).
 func bannerBottom(t *testing.T, ctx context.Context) float64 {
 	t.Helper()
-	return browser.Get(t, ctx, chromedp.Evaluate[float64](`(() => { const b = document.querySelector("[data-testid=verdict-banner] .badge"); return b ? b.getBoundingClientRect().bottom + window.scrollY : 1e9; })()`))
+	return browser.Get(t, ctx, chromedp.Evaluate[float64](`(() => {
+		const e = document.querySelector("[data-testid=verdict-banner] .badge, [data-testid=verdict-banner] .verdict-line > *");
+		const r = e && e.getClientRects()[0];
+		return r ? r.bottom + window.scrollY : 1e9;
+	})()`))
+}
+
+// shot scrolls back to the top (sticky table headers otherwise land mid-page in
+// a full-page screenshot) and takes the screenshot.
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	browser.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	browser.Screenshot(t, ctx, name)
 }

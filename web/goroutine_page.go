@@ -24,7 +24,7 @@ func (s *Server) showGoroutines(w http.ResponseWriter, r *http.Request, rep *sto
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports"}, view.GoroutineReportPage(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports", Description: bannerDescription(page.Verdict)}, view.GoroutineReportPage(page))
 }
 
 // goroutinePage builds the page model.
@@ -73,6 +73,7 @@ func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQu
 			})
 		}
 	}
+	page.Verdict = goroutineBanner(page.Groups)
 	return page, nil
 }
 

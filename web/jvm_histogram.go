@@ -173,10 +173,10 @@ func (s *Server) showJavaHistograms(w http.ResponseWriter, r *http.Request, rep 
 	}
 	if i, ok := hs.single(); ok {
 		page := hs.histogramPage(i)
-		return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.JavaHistogramPageView(page))
+		return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports", Description: page.Header.Headline}, view.JavaHistogramPageView(page))
 	}
 	page := hs.diffPage()
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.JavaHistogramDiffPageView(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports", Description: page.Header.Headline}, view.JavaHistogramDiffPageView(page))
 }
 
 // histogramPage is the page model of histogram i alone.

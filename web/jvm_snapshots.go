@@ -89,5 +89,5 @@ func showPage[T, P any](s *Server, w http.ResponseWriter, r *http.Request, ss *s
 	} else {
 		page = diff()
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: header(page).Title, Nav: "reports"}, component(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: header(page).Title, Nav: "reports", Description: header(page).Headline}, component(page))
 }

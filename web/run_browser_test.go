@@ -63,7 +63,7 @@ func TestBrowserRunAndCompare(t *testing.T) {
 		if !strings.Contains(readout, "goroutines "+strconv.FormatInt(last.Goroutines, 10)) || !strings.Contains(readout, strconv.FormatInt(last.Step, 10)+":") {
 			t.Errorf("hovering the last point reads %q; want goroutines %d at step %d", readout, last.Goroutines, last.Step)
 		}
-		browser.Screenshot(t, ctx, "run-"+strconv.FormatInt(width, 10)+".png")
+		shot(t, ctx, "run-"+strconv.FormatInt(width, 10)+".png")
 	}
 	if n := browser.Get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("[data-testid=compare-with-run] option").length`)); n != 1 {
 		t.Errorf("Compare with… offers %d runs, want the other 1", n)
@@ -82,7 +82,7 @@ func TestBrowserRunAndCompare(t *testing.T) {
 		if !order {
 			t.Errorf("compare at %d px: the differences are not above the charts", width)
 		}
-		browser.Screenshot(t, ctx, "compare-"+strconv.FormatInt(width, 10)+".png")
+		shot(t, ctx, "compare-"+strconv.FormatInt(width, 10)+".png")
 	}
 	verdicts := browser.Get(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("[data-testid=compare-diff][data-key=verdict] td")).map(e => e.textContent)`))
 	if len(verdicts) < 2 || verdicts[0] != "leak" || verdicts[1] != "no leak" {

@@ -35,7 +35,9 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		Links:     []view.Link{{Label: "JSON", URL: runJSONURL(run.ID)}},
 	}
 	if page.StepName == "" {
-		page.StepName = "step"
+		// Before the first event: the workload's unit, as its events will say.
+		page.StepName = stepWord(lab.UnitOf(spec.Workload))
+		p.StepName = lab.UnitOf(spec.Workload)
 	}
 	if p.Phase != nil && page.Running {
 		page.Phase = phaseText(p.Phase)

@@ -57,6 +57,18 @@ func TestVerdictBannerAndLinkPreview(t *testing.T) {
 	if b := diff.Find("[data-testid=verdict-banner]"); b.AttrOr("data-state", "") != "grew" || !strings.Contains(b.Text(), "46.7 MB") || !strings.Contains(b.Text(), "137.0 MB") {
 		t.Errorf("diff banner %q", b.Text())
 	}
+	one := pageDoc(t, ts, reportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "erigon-debug1-20161-goroutines.txt")).ReportID))
+	if b := one.Find("[data-testid=verdict-banner]"); b.AttrOr("data-state", "") != "dump" || b.Find("[data-testid=verdict-state]").Text() != "20,161 goroutines" {
+		t.Errorf("goroutine dump banner %q", b.Text())
+	}
+	crash := pageDoc(t, ts, reportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "gin-fatal-error-unexpected-signal-darwin.txt")).ReportID))
+	if b := crash.Find("[data-testid=verdict-banner]"); b.AttrOr("data-state", "") != "crash" || !strings.Contains(b.Text(), "The program crashed (fatal error") {
+		t.Errorf("crash banner %q", b.Text())
+	}
+	two := pageDoc(t, ts, reportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "goprofnotes-snap1-debug2.txt"), fixture(t, "goroutines", "goprofnotes-snap2-debug2.txt")).ReportID))
+	if b := two.Find("[data-testid=verdict-banner]"); !strings.Contains(b.Text(), "Goroutines went from") {
+		t.Errorf("goroutine comparison banner %q", b.Text())
+	}
 	home := pageDoc(t, ts, "/")
 	if home.Find(`meta[property="og:description"]`).Length() != 0 {
 		t.Error("the dashboard has a verdict preview")

@@ -10,7 +10,7 @@ import (
 	"github.com/leakui/leakui/internal/browser"
 )
 
-// TestBrowserVerdictFirst opens a series, a diff, a profile and a log report at
+// TestBrowserVerdictFirst opens a series, a diff, a profile, a goroutine dump, a JVM thread dump and a log report at
 // 1400 px and at 390 px and checks that the verdict banner's state and reason are
 // inside the first 400 px of the page, and that the three-snapshot Parca series
 // reads "inconclusive" with the 8–12 advice.
@@ -22,6 +22,8 @@ func TestBrowserVerdictFirst(t *testing.T) {
 	pages["series"] = reportURL(series.ReportID)
 	pages["diff"] = reportURL(ts.mustUpload(t, nil, parcaSeries(t)[0], parcaSeries(t)[2]).ReportID)
 	pages["profile"] = reportURL(ts.mustUpload(t, nil, parcaSeries(t)[2]).ReportID)
+	pages["goroutines"] = reportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "erigon-debug1-20161-goroutines.txt")).ReportID)
+	pages["jvm threads"] = reportURL(ts.mustUpload(t, nil, fixture(t, "jvm", "sjk-jstack-jdk8-hazelcast-160threads.txt")).ReportID)
 	pages["log"] = reportURL(ts.mustUpload(t, nil, fixture(t, "logs", "kafka-2.1.1-broker-server.log.2020-02-14-00")).ReportID)
 	for _, width := range []int64{1400, 390} {
 		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900))
@@ -32,6 +34,8 @@ func TestBrowserVerdictFirst(t *testing.T) {
 			}
 		}
 	}
+	browser.Do(t, ctx, chromedp.Navigate(ts.URL+pages["series"]), chromedp.WaitVisible(`[data-testid=verdict-banner]`))
+	shot(t, ctx, "series-390.png") // the viewport is still 390 px wide
 	browser.Do(t, ctx, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(ts.URL+pages["series"]), chromedp.WaitVisible(`[data-testid=verdict-banner]`))
 	if state := browser.Attr(t, ctx, `[data-testid=verdict-banner]`, "data-state"); state != "inconclusive" {
 		t.Errorf("the three-snapshot Parca series reads %q, want inconclusive", state)
@@ -39,5 +43,4 @@ func TestBrowserVerdictFirst(t *testing.T) {
 	if reason := browser.Text(t, ctx, `[data-testid=verdict-reason]`); !strings.Contains(reason, "46.7 MB to 137.0 MB") || !strings.Contains(reason, "Take 8–12 snapshots") {
 		t.Errorf("reason %q lacks the numbers or the 8–12 advice", reason)
 	}
-	browser.Screenshot(t, ctx, "series-verdict.png")
 }

@@ -18,6 +18,7 @@ func TestBrowserLabRun(t *testing.T) {
 	ctx := browser.New(t, 4*time.Minute)
 	s := startServer(t, t.TempDir())
 	browser.Do(t, ctx,
+		chromedp.EmulateViewport(1400, 1000),
 		chromedp.Navigate(s.base+"/"),
 		chromedp.WaitVisible(`[data-testid=run-form]`),
 		chromedp.SetValue(`[data-testid=run-workload]`, "checkpoint"),
@@ -79,5 +80,8 @@ func TestBrowserLabRun(t *testing.T) {
 	if len(verdicts) != 2 || verdicts[0] != "leak" || verdicts[1] != "no leak" {
 		t.Errorf("compare verdicts %v", verdicts)
 	}
+	browser.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	browser.Screenshot(t, ctx, "run-compare.png")
+	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=compare]`))
+	browser.Screenshot(t, ctx, "run-compare-390.png")
 }

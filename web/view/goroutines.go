@@ -3,6 +3,8 @@ package view
 // GoroutineReport is the page of a report over goroutine dumps: one dump's groups,
 // or what changed between two.
 type GoroutineReport struct {
+	// Verdict opens the page under its title.
+	Verdict   *Banner
 	ID        string
 	Title     string
 	Label     string
