@@ -74,12 +74,22 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 			analyze.FormatBytes(r.ContentLength), analyze.FormatBytes(limit), analyze.FormatBytes(s.cfg.MaxHeapDump))
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, bodyLimit+multipartSlack)
+	// A body declared larger than -max-upload may only carry a heap dump: without
+	// one, any failure (or the end) is the 413 that the declared length earns.
+	var heapTotal int64
+	overUpload := func(err error) error {
+		if r.ContentLength > limit+multipartSlack && heapTotal == 0 {
+			return errorf(http.StatusRequestEntityTooLarge, "the upload is %s; the limit is %s (-max-upload; %s for a JVM heap dump, -max-heapdump)",
+				analyze.FormatBytes(r.ContentLength), analyze.FormatBytes(limit), analyze.FormatBytes(s.cfg.MaxHeapDump))
+		}
+		return err
+	}
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "send the files as multipart/form-data in a field named \"file\" (%v)", err)
 	}
 	form := &uploadForm{fields: map[string]string{}}
-	var total, heapTotal int64
+	var total int64
 	// Repeated text fields are joined once at the end, not on each repetition,
 	// and their count and bytes are bounded.
 	texts := map[string]*strings.Builder{}
@@ -91,7 +101,7 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 		}
 		if err != nil {
 			form.remove()
-			return nil, uploadError(err, limit)
+			return nil, overUpload(uploadError(err, limit))
 		}
 		switch {
 		case part.FormName() == "file":
@@ -107,7 +117,7 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 				if e := (*Error)(nil); errors.As(err, &e) {
 					return nil, e
 				}
-				return nil, uploadError(err, limit)
+				return nil, overUpload(uploadError(err, limit))
 			}
 			if rec.heapDump {
 				heapTotal += rec.size
@@ -125,7 +135,7 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 			part.Close()
 			if err != nil {
 				form.remove()
-				return nil, uploadError(err, limit)
+				return nil, overUpload(uploadError(err, limit))
 			}
 			if len(v) > maxFormFieldBytes {
 				form.remove()
@@ -156,6 +166,10 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 	}
 	for name, b := range texts {
 		form.fields[name] = b.String()
+	}
+	if err := overUpload(nil); err != nil {
+		form.remove()
+		return nil, err
 	}
 	if len(form.files) == 0 {
 		return nil, errorf(http.StatusBadRequest, "the upload has no file: send it in a multipart field named \"file\", e.g. curl -F file=@heap.pb.gz")

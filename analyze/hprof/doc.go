@@ -13,7 +13,10 @@
 // The dominator tree is computed with the semi-NCA algorithm (iteratively) over the
 // graph whose virtual root points at every GC root; the referent field of
 // java.lang.ref.Reference is not an edge, so weakly, softly and phantom reachable
-// objects are outside the tree and retain nothing.
+// objects are outside the tree and retain nothing. The edges are the reference
+// fields of instances, the elements of object arrays, and a class's superclass,
+// class loader, static fields and constant pool; unlike Eclipse MAT, an instance
+// has no edge to its class (class objects are reached through their loaders).
 //
 // The record layout follows HotSpot's writer, openjdk/jdk
 // src/hotspot/share/services/heapDumper.cpp (the format description at the top of

@@ -397,7 +397,7 @@ func (h *Heap) resolveClasses() error {
 		var off, heapBytes int64
 		depth := 0
 		for k := c; k != nil; {
-			if depth++; depth > 1<<16 {
+			if depth++; depth > len(h.Classes) {
 				return fmt.Errorf("%w: the superclasses of %s form a loop", analyze.ErrMalformed, c.Name)
 			}
 			if !k.dumped {

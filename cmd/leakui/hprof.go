@@ -36,7 +36,7 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 	}
 	// The analysis holds a few large arrays of plain numbers, which the collector
 	// scans at no cost: collecting more often keeps the peak near what is live.
-	debug.SetGCPercent(20)
+	defer debug.SetGCPercent(debug.SetGCPercent(20))
 	var progress func(string, float64)
 	if *verbose {
 		progress = hprofStages(std.err)
