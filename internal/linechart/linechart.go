@@ -33,7 +33,7 @@ type Chart struct {
 	X      []float64
 	// Times, when set, holds each X's wall time in Unix seconds (0: unknown), for
 	// charts whose x is a step number: tooltips and hover readouts name it too.
-	Times []float64
+	Times  []float64
 	Series []Series
 	// YMax, when above zero, is the least top of the y axis: charts compared side
 	// by side share it.
