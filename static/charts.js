@@ -53,7 +53,7 @@
   // formatX matches internal/linechart.FormatX: UTC clock times, or numbers.
   function formatX(x, isTime, span) {
     if (!isTime) return plain(x);
-    var d = new Date(Math.round(x) * 1000);
+    var d = new Date(Math.floor(x) * 1000); // truncated, as the pages print times
     var hm = pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes());
     if (span >= 2 * 86400) return months[d.getUTCMonth()] + " " + d.getUTCDate() + " " + hm;
     if (span >= 600) return hm;

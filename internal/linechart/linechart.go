@@ -181,7 +181,7 @@ func FormatX(x float64, isTime bool, span float64) string {
 	if !isTime {
 		return formatPlain(x)
 	}
-	t := time.Unix(int64(math.Round(x)), 0).UTC()
+	t := time.Unix(int64(math.Floor(x)), 0).UTC() // truncated, as the pages print times
 	switch {
 	case span >= 2*86400:
 		return t.Format("Jan 2 15:04")
