@@ -78,6 +78,9 @@ type Point struct {
 	RSS        int64 `json:"rss"`
 	Open       int64 `json:"open"`
 	OffHeap    int64 `json:"offheap,omitempty"`
+	// At is when the lab read the step's event, in Unix milliseconds (0 in
+	// progress recorded before it was kept).
+	At int64 `json:"at,omitempty"`
 }
 
 // maxPoints bounds the points kept per run.
@@ -119,7 +122,7 @@ func (p *Progress) apply(ev workload.Event, workloadName string, now time.Time) 
 	p.Step, p.Steps, p.StepName = ev.Step, ev.Steps, ev.StepName
 	p.Memory = Memory{Goroutines: ev.Memory.Goroutines, HeapInuse: ev.Memory.HeapInuse, RSS: ev.Memory.RSS}
 	pt := Point{Step: ev.Step, Goroutines: ev.Memory.Goroutines, HeapInuse: ev.Memory.HeapInuse, RSS: ev.Memory.RSS,
-		Open: openCount(workloadName, p.Counters), OffHeap: p.Counters["offheap_bytes"]}
+		Open: openCount(workloadName, p.Counters), OffHeap: p.Counters["offheap_bytes"], At: now.UnixMilli()}
 	if n := len(p.Points); n > 0 && p.Points[n-1].Step == pt.Step {
 		p.Points[n-1] = pt
 	} else {

@@ -53,7 +53,7 @@
   // formatX matches internal/linechart.FormatX: UTC clock times, or numbers.
   function formatX(x, isTime, span) {
     if (!isTime) return plain(x);
-    var d = new Date(Math.round(x) * 1000);
+    var d = new Date(Math.floor(x) * 1000); // truncated, as the pages print times
     var hm = pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes());
     if (span >= 2 * 86400) return months[d.getUTCMonth()] + " " + d.getUTCDate() + " " + hm;
     if (span >= 600) return hm;
@@ -180,7 +180,8 @@
           d.series.forEach(function (s, k) {
             if (u.series[k + 1].show) parts.push(s.name + " " + formatValue(s.values[i], d.unit));
           });
-          readout.textContent = (d.xtime ? "" : d.xlabel + " ") + formatX(d.x[i], d.xtime, 0) + (d.xtime ? " UTC" : "") + ": " + parts.join(", ");
+          var at = !d.xtime && d.times && d.times[i] > 0 ? " (" + formatX(d.times[i], true, 0) + " UTC)" : "";
+          readout.textContent = (d.xtime ? "" : d.xlabel + " ") + formatX(d.x[i], d.xtime, 0) + (d.xtime ? " UTC" : at) + ": " + parts.join(", ");
         }],
         draw: [function (u) {
           fig.setAttribute("data-ymax-scale", String(u.scales.y.max));
@@ -195,6 +196,7 @@
     fig.addEventListener("leakui:data", function (e) {
       var nd = e.detail || {};
       if (nd.x) d.x = nd.x;
+      if (nd.times) d.times = nd.times;
       if (nd.values) d.series.forEach(function (s) { if (nd.values[s.key]) s.values = nd.values[s.key]; });
       if (nd.xlabel && nd.xlabel !== d.xlabel && !d.xtime) {
         d.xlabel = nd.xlabel;

@@ -26,6 +26,7 @@
   function drawCharts(root, p) {
     var points = p.points || [];
     var x = points.map(function (pt) { return pt.step; });
+    var times = points.map(function (pt) { return (pt.at || 0) / 1000; });
     root.querySelectorAll("figure[data-chart]").forEach(function (fig) {
       var values = {}, yMax = 0;
       Object.keys(pointKey).forEach(function (key) {
@@ -36,7 +37,7 @@
       (d.series || []).forEach(function (s) {
         (values[s.key] || []).forEach(function (v) { yMax = Math.max(yMax, v); });
       });
-      fig.dispatchEvent(new CustomEvent("leakui:data", { detail: { x: x, values: values, xlabel: p.step_name || "step" } }));
+      fig.dispatchEvent(new CustomEvent("leakui:data", { detail: { x: x, times: times, values: values, xlabel: p.step_name || "step" } }));
       var label = fig.querySelector("[data-ymax]");
       if (label) label.textContent = formatValue(yMax, fig.getAttribute("data-unit"));
       var xmax = fig.querySelector("[data-xmax]");

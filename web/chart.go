@@ -23,6 +23,7 @@ type chartData struct {
 	XTime  bool          `json:"xtime"`
 	XLabel string        `json:"xlabel"`
 	X      []float64     `json:"x"`
+	Times  []float64     `json:"times,omitempty"`
 	Series []chartSeries `json:"series"`
 	// YMax is the least top of the y axis (a shared scale on the compare page).
 	YMax float64 `json:"ymax"`
@@ -57,7 +58,7 @@ func chartView(id string, c linechart.Chart) view.Chart {
 			v.XMax = xlabel + " " + linechart.FormatX(c.X[n-1], false, 0)
 		}
 	}
-	d := chartData{Title: c.Title, Unit: c.Unit, XTime: c.XTime, XLabel: xlabel, X: c.X, YMax: c.YMax}
+	d := chartData{Title: c.Title, Unit: c.Unit, XTime: c.XTime, XLabel: xlabel, X: c.X, Times: c.Times, YMax: c.YMax}
 	if d.X == nil {
 		d.X = []float64{}
 	}

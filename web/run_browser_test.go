@@ -27,7 +27,7 @@ func noSidewaysScroll(t *testing.T, ctx context.Context, what string) {
 // TestBrowserRunAndCompare runs a leaky and a fixed SAMZA-2785 reproduction (the
 // test binary as workload) and opens their pages at 1400 and 390 px: the verdict
 // banner is inside the first 400 px, the goroutine chart has tick labels and a
-// hover over its last point reads the goroutines and the cycle, the run page
+// hover over its last point reads the goroutines, the cycle and its time, the run page
 // offers "Compare with…", and the compare page lists the differences before the
 // charts and draws both goroutine charts on one y maximum.
 func TestBrowserRunAndCompare(t *testing.T) {
@@ -60,8 +60,9 @@ func TestBrowserRunAndCompare(t *testing.T) {
 		pts := leaky.Progress.Points
 		last := pts[len(pts)-1]
 		readout := hoverPoint(t, ctx, fig, len(pts)-1)
-		if !strings.Contains(readout, "goroutines "+strconv.FormatInt(last.Goroutines, 10)) || !strings.Contains(readout, strconv.FormatInt(last.Step, 10)+":") {
-			t.Errorf("hovering the last point reads %q; want goroutines %d at step %d", readout, last.Goroutines, last.Step)
+		at := time.UnixMilli(last.At).UTC().Format("15:04:05")
+		if !strings.Contains(readout, "goroutines "+strconv.FormatInt(last.Goroutines, 10)) || !strings.HasPrefix(readout, "cycle "+strconv.FormatInt(last.Step, 10)+" ("+at+" UTC):") {
+			t.Errorf("hovering the last point reads %q; want goroutines %d at cycle %d, %s UTC", readout, last.Goroutines, last.Step, at)
 		}
 		shot(t, ctx, "run-"+strconv.FormatInt(width, 10)+".png")
 	}

@@ -172,6 +172,15 @@ func runLineChart(p lab.Progress, title, unit string, series []view.ChartSeries)
 		x[i] = float64(pt.Step)
 	}
 	c := linechart.Chart{Title: title, Unit: unit, XLabel: stepWord(p.StepName), X: x}
+	for _, pt := range p.Points {
+		if pt.At > 0 {
+			c.Times = make([]float64, len(p.Points))
+			for i, pt := range p.Points {
+				c.Times[i] = float64(pt.At) / 1000
+			}
+			break
+		}
+	}
 	for _, s := range series {
 		values := make([]float64, len(p.Points))
 		for i, pt := range p.Points {

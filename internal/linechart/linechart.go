@@ -31,6 +31,9 @@ type Chart struct {
 	XTime  bool
 	XLabel string
 	X      []float64
+	// Times, when set, holds each X's wall time in Unix seconds (0: unknown), for
+	// charts whose x is a step number: tooltips and hover readouts name it too.
+	Times  []float64
 	Series []Series
 	// YMax, when above zero, is the least top of the y axis: charts compared side
 	// by side share it.
@@ -178,7 +181,7 @@ func FormatX(x float64, isTime bool, span float64) string {
 	if !isTime {
 		return formatPlain(x)
 	}
-	t := time.Unix(int64(math.Round(x)), 0).UTC()
+	t := time.Unix(int64(math.Floor(x)), 0).UTC() // truncated, as the pages print times
 	switch {
 	case span >= 2*86400:
 		return t.Format("Jan 2 15:04")

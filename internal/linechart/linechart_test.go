@@ -124,3 +124,13 @@ func circleYs(t *testing.T, svg string) []float64 {
 	}
 	return ys
 }
+
+// TestStepChartTooltipsNameTheTime: a chart against steps with wall times names
+// both in each marker's tooltip.
+func TestStepChartTooltipsNameTheTime(t *testing.T) {
+	t0 := float64(time.Date(2026, 12, 1, 12, 51, 16, 0, time.UTC).Unix())
+	c := Chart{XLabel: "cycle", X: []float64{1, 2}, Times: []float64{t0, t0 + 2}, Series: []Series{{Name: "goroutines", Values: []float64{3, 8}}}}
+	if svg := SVG(c, 560, 220, false); !strings.Contains(svg, "goroutines: 8 at cycle 2 (12:51:18 UTC)") {
+		t.Errorf("no step and time in the tooltip: %s", svg)
+	}
+}
