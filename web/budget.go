@@ -18,7 +18,13 @@ func DefaultMemoryBudget() int64 {
 }
 
 // analysisBudget is the budget of one analysis (one profile parsed, one view
-// built): half of the server's, charged to it too. Release it when done.
+// built): half of the server's, at most MaxAnalysisBudget, charged to the
+// server's too. Release it when done.
 func (s *Server) analysisBudget() *analyze.Budget {
-	return s.budget.Child(s.budget.Limit() / 2)
+	return s.budget.Child(min(s.budget.Limit()/2, MaxAnalysisBudget))
 }
+
+// MaxAnalysisBudget bounds what one analysis may hold however large the
+// server's budget: four times the default -max-decompressed, what a profile of
+// many samples needs, and less than the 11 GB that 400 KB of gzip can ask for.
+const MaxAnalysisBudget = 4 << 30

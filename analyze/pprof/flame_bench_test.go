@@ -23,6 +23,9 @@ func TestDiffFlameOfTwo50MBProfiles(t *testing.T) {
 		t.Skip("builds two 45 MB profiles")
 	}
 	a, b := fiftyMB()
+	if raceEnabled {
+		a, b = hostile.ManyStacks(8, 0), hostile.ManyStacks(8, 1) // the same code on 65,536 stacks
+	}
 	base, err := parse(a)
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
+
+	"github.com/leakui/leakui/internal/hostile"
 )
 
 // TestServeSetsAMemoryLimit: without GOMEMLIMIT, serve gives the Go runtime a
@@ -23,5 +28,19 @@ func TestServeSetsAMemoryLimit(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "1GiB")
 	if got := serveMemoryLimit(); got != 1<<30 {
 		t.Errorf("with GOMEMLIMIT=1GiB: limit %d", got)
+	}
+}
+
+// TestTopRefusesAnAmplifyingProfile: `leakui top` on 400 KB of gzip that is a
+// valid profile.proto of one Location with 200 M empty Lines stops with an error
+// naming the memory budget instead of allocating gigabytes.
+func TestTopRefusesAnAmplifyingProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lines.pb.gz")
+	if err := os.WriteFile(path, hostile.LineBomb(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "top", path)
+	if code == 0 || !strings.Contains(errs, "memory budget") {
+		t.Errorf("exit %d: %s; want an error naming the memory budget", code, errs)
 	}
 }

@@ -153,12 +153,27 @@ func loadProfileFile(path string, limit int64) (*pprof.Profile, error) {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := pprof.Load(f, limit)
+	p, err := pprof.LoadWithin(f, limit, cliBudget())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w%s", path, err, notAProfileHint(path, err))
 	}
 	return p, nil
 }
+
+// cliBudget is the memory budget of a command's profile: half of the machine's
+// (or cgroup's) memory, at most cliMaxBudget, so that a small file that decodes
+// to more stops with a clear error instead of taking the machine's memory.
+func cliBudget() *analyze.Budget {
+	limit := int64(cliMaxBudget)
+	if mem := machineMemory(); mem > 0 {
+		limit = min(limit, mem/2)
+	}
+	return analyze.NewBudget(limit).Child(0)
+}
+
+// cliMaxBudget bounds cliBudget: four times the largest decompressed input
+// (-max-decompressed, 1 GiB) is what a profile of many samples needs.
+const cliMaxBudget = 4 << 30
 
 // loadReferenceFile reads a profile file as go tool pprof reads it.
 func loadReferenceFile(path string, limit int64) (*pprof.Reference, error) {
