@@ -20,15 +20,22 @@ func (rr runRecorder) captureName(ctx context.Context, runID string, c lab.Captu
 	}
 	var spec lab.Spec
 	jsonUnmarshal(run.Spec, &spec)
-	parts := []string{}
-	for _, p := range []string{spec.Workload, spec.Variant, runID[:min(6, len(runID))], c.Role} {
-		if p = nameSafe(p); p != "" {
-			parts = append(parts, p)
-		}
-	}
 	ext := ".pb.gz"
 	if e := path.Ext(c.Name); e != ".gz" && e != "" {
 		ext = e
+	}
+	// The kind is the capture's role ("heap-00004.pb.gz" is a heap), unless the
+	// lab named the capture itself ("jvm-nmt-before.txt"): then its own name
+	// says more, and several captures of one role and step stay apart.
+	kind := c.Role
+	if stem := strings.TrimSuffix(strings.TrimSuffix(c.Name, ".pb.gz"), ext); !genericCaptureName(stem, c.Role) {
+		kind = stem
+	}
+	parts := []string{}
+	for _, p := range []string{spec.Workload, spec.Variant, runID[:min(6, len(runID))], kind} {
+		if p = nameSafe(p); p != "" {
+			parts = append(parts, p)
+		}
 	}
 	return fmt.Sprintf("%s-step%03d%s", strings.Join(parts, "-"), c.Step, ext)
 }
@@ -44,4 +51,21 @@ func nameSafe(s string) string {
 		}
 		return -1
 	}, s)
+}
+
+// genericCaptureName reports whether stem says no more than the capture's role
+// and step: the lab's numbered names ("heap-00004"), a target's
+// ("api-heap-003") and a run's log ("checkpoint"). Only a name that starts
+// with the role and goes on with words ("jvm-nmt-before") says more.
+func genericCaptureName(stem, role string) bool {
+	rest, ok := strings.CutPrefix(stem, role+"-")
+	if !ok {
+		return true
+	}
+	for _, r := range rest {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -33,7 +33,7 @@ func noSidewaysScroll(t *testing.T, ctx context.Context, what string) {
 func TestBrowserRunAndCompare(t *testing.T) {
 	ts := labServer(t, "5ms", lab.Config{Snapshots: 4})
 	ids := map[string]string{}
-	for _, variant := range []string{"leaky", "fix-guard"} {
+	for _, variant := range []string{"leaky", "pr1674"} {
 		code, out := postJSON(t, ts.URL+"/api/runs", `{"workload":"checkpoint","variant":"`+variant+`","mode":"active","cycles":30,"tasks":1}`)
 		if code != http.StatusAccepted {
 			t.Fatalf("POST %s: %d %v", variant, code, out)
@@ -70,7 +70,7 @@ func TestBrowserRunAndCompare(t *testing.T) {
 		t.Errorf("Compare with… offers %d runs, want the other 1", n)
 	}
 
-	compare := ts.URL + "/runs/compare?a=" + ids["leaky"] + "&b=" + ids["fix-guard"]
+	compare := ts.URL + "/runs/compare?a=" + ids["leaky"] + "&b=" + ids["pr1674"]
 	for _, width := range []int64{1400, 390} {
 		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(compare), chromedp.WaitVisible(`[data-testid=compare-diffs]`))
 		noSidewaysScroll(t, ctx, "compare page")

@@ -142,7 +142,7 @@ func TestMemoryAttacksAnswerWithinBudget(t *testing.T) {
 		for i := range statuses {
 			wg.Go(func() {
 				client := &http.Client{Timeout: 2 * time.Minute}
-				resp, err := client.Get(fmt.Sprintf("%s%s?view=flame&h=nothing%d-%d", s.base, a.ReportURL, round, i))
+				resp, err := client.Get(fmt.Sprintf("%s?view=flame&h=nothing%d-%d", a.ReportURL, round, i)) // report_url is absolute
 				if err != nil {
 					t.Errorf("flame view: %v", err)
 					return

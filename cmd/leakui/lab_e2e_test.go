@@ -378,7 +378,7 @@ func TestLabLeakyPresetNamesTheConsumer(t *testing.T) {
 	md := string(s.download(t, "/r/"+reportID+".md"))
 	wantLines := []string{
 		"- goroutine snapshots: **leak suspected** — github.com/leakui/leakui/checkpoint.(\\*SystemConsumer).pollLoop grew steadily",
-		"- inuse_space snapshots: **leak suspected** — github.com/leakui/leakui/checkpoint.",
+		"- inuse\\_space snapshots: **leak suspected** — github.com/leakui/leakui/checkpoint.", // the sample type through markdown.Escape
 		"| +1,727 | `" + pollLoop + "` |",
 	}
 	for _, w := range wantLines {
@@ -387,7 +387,7 @@ func TestLabLeakyPresetNamesTheConsumer(t *testing.T) {
 		}
 	}
 	// The first row of each Markdown table is the consumer's.
-	for _, table := range []string{"inuse_space, first → last snapshot", "goroutine, first → last snapshot"} {
+	for _, table := range []string{"inuse\\_space, first → last snapshot", "goroutine, first → last snapshot"} {
 		i := strings.Index(md, table)
 		if i < 0 {
 			t.Errorf("Markdown lacks the table %q", table)

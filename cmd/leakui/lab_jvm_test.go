@@ -32,10 +32,19 @@ func TestLabJVMVariant(t *testing.T) {
 	for _, a := range doc.Artifacts {
 		names[a.Name] = a.URL
 	}
+	// Captures are named by run, kind and step ("recovery-jvm-ab3d9f-jvm-histo-step002.txt").
+	byKind := func(kind string) (string, bool) {
+		for name, url := range names {
+			if strings.Contains(name, "-"+kind+"-step") {
+				return url, true
+			}
+		}
+		return "", false
+	}
 	for name, marker := range map[string]string{
-		"jvm-nmt-before.txt": "Native Memory Tracking:", "jvm-nmt-after.txt": "Native Memory Tracking:", "jvm-histo.txt": "java.util.zip.Inflater",
+		"jvm-nmt-before": "Native Memory Tracking:", "jvm-nmt-after": "Native Memory Tracking:", "jvm-histo": "java.util.zip.Inflater",
 	} {
-		url, ok := names[name]
+		url, ok := byKind(name)
 		if !ok {
 			t.Errorf("no artifact %s among %v", name, names)
 			continue
@@ -45,7 +54,8 @@ func TestLabJVMVariant(t *testing.T) {
 		}
 	}
 	page := s.download(t, "/runs/"+run.ID)
-	if !bytes.Contains(page, []byte("jvm-histo.txt")) || !bytes.Contains(page, []byte("These figures came from a real JVM, not the Go model")) {
+	histo, _ := byKind("jvm-histo")
+	if histo == "" || !bytes.Contains(page, []byte(`href="`+histo)) || !bytes.Contains(page, []byte("These figures came from a real JVM, not the Go model")) {
 		t.Error("the run page does not list the JVM's class histogram or say its figures came from the JVM")
 	}
 }
