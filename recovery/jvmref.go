@@ -127,12 +127,17 @@ func RunJVMReference(ctx context.Context, payloads string, streams int, out stri
 	if err := os.WriteFile(filepath.Join(src, "GzipLeak.java"), gzipLeakJava, 0o644); err != nil {
 		return JVMResult{}, err
 	}
-	if b, err := exec.CommandContext(ctx, javac, "-d", src, filepath.Join(src, "GzipLeak.java")).CombinedOutput(); err != nil {
+	// javac, java and the jcmd GzipLeak starts are JVMs with small reservations
+	// (heap, code cache, class space), so that they start under the lab's
+	// address-space limit (-run-memory) as well as without one.
+	if b, err := exec.CommandContext(ctx, javac, "-J-Xmx256m", "-J-XX:ReservedCodeCacheSize=64m", "-J-XX:CompressedClassSpaceSize=64m", "-J-XX:+UseSerialGC",
+		"-d", src, filepath.Join(src, "GzipLeak.java")).CombinedOutput(); err != nil {
 		return JVMResult{}, fmt.Errorf("javac GzipLeak.java: %w: %s", err, bytes.TrimSpace(b))
 	}
 	// The heap holds the streams' small Java objects: 64 MiB plus 4 KiB a stream.
 	heap := strconv.Itoa(64+streams/256) + "m"
 	cmd := exec.CommandContext(ctx, java, "-Xms"+heap, "-Xmx"+heap, "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC",
+		"-XX:ReservedCodeCacheSize=64m", "-XX:CompressedClassSpaceSize=64m",
 		"-XX:NativeMemoryTracking=summary", "-cp", src, "GzipLeak", payloads, strconv.Itoa(streams), out)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -125,6 +125,10 @@ public final class GzipLeak {
     private static String jcmd(String... command) throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>();
         argv.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+        // jcmd is a JVM too: a small one, so that it starts under the lab's
+        // address-space limit (-run-memory), which its default heap reservation
+        // (a quarter of the machine's memory) would pass.
+        argv.addAll(List.of("-J-Xmx64m", "-J-XX:ReservedCodeCacheSize=32m", "-J-XX:CompressedClassSpaceSize=64m", "-J-XX:+UseSerialGC"));
         argv.add(Long.toString(ProcessHandle.current().pid()));
         argv.addAll(List.of(command));
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
