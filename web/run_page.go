@@ -222,6 +222,11 @@ func stepWord(name string) string {
 // 16 MiB (lab/verdict.go), below it RSS moves with the allocator's own noise.
 const calloutMinGap = 16 << 20
 
+// calloutMinResident is the model's own count of resident off-heap bytes
+// (mincore, exact rather than noisy) from which the callout speaks even when
+// RSS − heap in use grew less than calloutMinGap.
+const calloutMinResident = 1 << 20
+
 // runCallout names the heap vs RSS gap of the gzip model: the JVM's native zlib
 // memory, which the heap profile does not see.
 func runCallout(spec lab.Spec, p lab.Progress) string {
@@ -242,7 +247,7 @@ func runCallout(spec lab.Spec, p lab.Progress) string {
 	gap := (last.RSS - last.HeapInuse) - (first.RSS - first.HeapInuse)
 	heap := last.HeapInuse - first.HeapInuse
 	resident := p.Counters["offheap_resident_bytes"] // the model's own count of its resident off-heap pages (mincore)
-	if gap <= calloutMinGap && resident <= calloutMinGap {
+	if gap <= calloutMinGap && resident < calloutMinResident {
 		// Neither RSS − heap nor the model's resident off-heap memory grew:
 		// nothing outside the heap to warn about.
 		return ""

@@ -28,12 +28,12 @@ func TestBrowserRecoveryRunNamesTheJVMFigure(t *testing.T) {
 	}
 	for _, width := range []int64{1400, 390} {
 		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900),
-			chromedp.Navigate(s.base+"/runs/"+run.ID), chromedp.WaitVisible(`[data-testid=run-verdict]`))
+			chromedp.Navigate(s.base+"/runs/"+run.ID), chromedp.WaitVisible(`[data-testid=verdict-banner]`))
 		callout := browser.Text(t, ctx, `[data-testid=run-callout]`)
 		if !strings.Contains(callout, "the figure that came from the JVM (GzipLeak.java") || !strings.Contains(callout, "resident in this run (the Go model") {
 			t.Errorf("%d px: callout %q", width, callout)
 		}
-		bottom := browser.Get(t, ctx, chromedp.Evaluate[float64](`document.querySelector("[data-testid=run-verdict]").getBoundingClientRect().bottom`))
+		bottom := browser.Get(t, ctx, chromedp.Evaluate[float64](`document.querySelector("[data-testid=verdict-banner]").getBoundingClientRect().bottom`))
 		scrollWidth := browser.Get(t, ctx, chromedp.Evaluate[int64](`document.documentElement.scrollWidth`))
 		if bottom > 900 || scrollWidth > width {
 			t.Errorf("%d px: verdict ends at %.0f px, page %d px wide", width, bottom, scrollWidth)
