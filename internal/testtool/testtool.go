@@ -24,6 +24,7 @@ var installHints = map[string]string{
 	"jdk":      "apt-get install -y openjdk-17-jdk-headless",
 	"prlimit":  "apt-get install -y util-linux",
 	"env":      "apt-get install -y coreutils",
+	"time":     "apt-get install -y time",
 }
 
 // Hint returns how to install the program name, as a command to run.
