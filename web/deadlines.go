@@ -29,8 +29,11 @@ func (s *Server) progressDeadlines(next http.Handler) http.Handler {
 		}
 		if s.cfg.IdleWriteTimeout > 0 {
 			// The last bytes are written after the handler returns; they get
-			// as long as any other write.
-			defer rc.SetWriteDeadline(time.Now().Add(s.cfg.IdleWriteTimeout))
+			// as long as any other write, counted from then (not from the
+			// request's start: the answer of a request that took longer than
+			// the timeout, a slow upload's 201 or a trickled one's 408, would
+			// be lost).
+			defer func() { rc.SetWriteDeadline(time.Now().Add(s.cfg.IdleWriteTimeout)) }()
 			w = &idleWriter{ResponseWriter: w, rc: rc, idle: s.cfg.IdleWriteTimeout}
 		}
 		next.ServeHTTP(w, r)

@@ -16,9 +16,11 @@ import (
 
 // TestTrickledUploadIsCut starts an upload, sends one byte of its body and goes
 // silent: with a 1 s idle-body timeout the server answers 408 and closes the
-// connection within a few seconds, and stores and keeps nothing.
+// connection within a few seconds, and stores and keeps nothing. The
+// idle-write timeout is set too, as serve sets both: the 408 is written after
+// it has passed since the request began.
 func TestTrickledUploadIsCut(t *testing.T) {
-	ts := newTestServer(t, Config{IdleBodyTimeout: time.Second})
+	ts := newTestServer(t, Config{IdleBodyTimeout: time.Second, IdleWriteTimeout: time.Second})
 	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -53,9 +55,11 @@ func TestTrickledUploadIsCut(t *testing.T) {
 }
 
 // TestSlowMovingUploadSucceeds sends an upload in small pieces 300 ms apart,
-// longer in all than the 1 s idle-body timeout: it keeps moving, so it is stored.
+// longer in all than the 1 s idle-body timeout: it keeps moving, so it is
+// stored, and its 201 arrives though the request took longer than the 1 s
+// idle-write timeout.
 func TestSlowMovingUploadSucceeds(t *testing.T) {
-	ts := newTestServer(t, Config{IdleBodyTimeout: time.Second})
+	ts := newTestServer(t, Config{IdleBodyTimeout: time.Second, IdleWriteTimeout: time.Second})
 	body, ct := multipartBody(t, []file{fixture(t, "pprof", "flameshow-heap.pb.gz")}, nil)
 	raw, _ := io.ReadAll(body)
 	pr, pw := io.Pipe()

@@ -46,7 +46,7 @@ func (s *Server) startRun(r *http.Request, spec lab.Spec) (string, error) {
 		return "", lab.ErrDisabled
 	}
 	id := store.NewID()
-	_, err := s.lab.Start(id, spec, func(spec lab.Spec) error {
+	run, err := s.lab.Start(id, spec, func(spec lab.Spec) error {
 		return s.store.CreateRun(r.Context(), &store.Run{
 			ID: id, Workload: spec.Workload, Spec: mustJSON(spec), Owner: s.owner,
 			LeaseUntil: time.Now().Add(s.lab.Lease()),
@@ -55,7 +55,8 @@ func (s *Server) startRun(r *http.Request, spec lab.Spec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s.log.Info("run started", "run", id, "spec", spec.Title(), "client", clientIP(r))
+	// The run's spec has its defaults filled in; the request's may not.
+	s.log.Info("run started", "run", id, "spec", run.Spec.Title(), "client", clientIP(r))
 	return id, nil
 }
 

@@ -22,6 +22,9 @@ var installHints = map[string]string{
 	"chromium": "apt-get install -y chromium",
 	"postgres": "apt-get install -y postgresql, then export LEAKUI_TEST_POSTGRES=$(.ci/postgres start /tmp/leakui-pg)",
 	"jdk":      "apt-get install -y openjdk-17-jdk-headless",
+	"prlimit":  "apt-get install -y util-linux",
+	"env":      "apt-get install -y coreutils",
+	"time":     "apt-get install -y time",
 }
 
 // Hint returns how to install the program name, as a command to run.
