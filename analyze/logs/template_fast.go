@@ -1,5 +1,7 @@
 package logs
 
+import "encoding/binary"
+
 // The fast path of the masker. A log repeats a few templates, so each scanner
 // keeps the templates its part has seen in a trie of their literal segments:
 // a line walks it comparing whole segments (memequal, vectorised in the Go
@@ -39,10 +41,18 @@ const logFastMaxFields = MaxTemplateBytes/2 + 1
 // field is the same word as the line before skips classifying it.
 const logFastMaxVal = 64
 
+// logFastMaxSiblings bounds the segments tried at one place of a line.
+const logFastMaxSiblings = 256
+
 // logFastCache is the template trie of one scanner and one part.
 type logFastCache struct {
 	root  logFastNode
 	edges int
+	// hits and misses count the lines of the part the trie did and did not
+	// lead to a template; off is set once misses are many and most: the
+	// part's lines then go to the masker directly.
+	hits, misses int
+	off          bool
 	// The last line matched: its field kinds, and where each of its literal
 	// segments starts.
 	fields int
@@ -67,7 +77,16 @@ type logFastEdge struct {
 	next *logFastNode // the segment is followed by a field…
 	val  []byte       // …which was this word last time…
 	kind uint8        // …of this kind
-	leaf *logFastLeaf // the segment ends the line
+	// valWord is val's first 8 bytes (little endian) and valMask the bits
+	// val fills.
+	valWord, valMask uint64
+	// probe is the 8 bytes of lit at probeAt (those that tell it from its
+	// siblings), probeMask the bits of them lit fills: a line whose bytes
+	// differ there is not on this edge.
+	shared           int
+	probeAt          int
+	probe, probeMask uint64
+	leaf             *logFastLeaf // the segment ends the line
 }
 
 // logFastLeaf is a template of the trie.
@@ -83,13 +102,16 @@ type logFastLeaf struct {
 // reset empties the trie (a new part has a new table).
 func (c *logFastCache) reset() {
 	c.root = logFastNode{}
-	c.edges = 0
+	c.edges, c.hits, c.misses, c.off = 0, 0, 0, false
 }
 
 // match walks the trie with a line (without its '\n'). It returns the line's
 // template and level when the trie leads to one; c.kinds then holds the
 // line's field kinds.
 func (c *logFastCache) match(text []byte) (leaf *logFastLeaf, level int) {
+	if c.off {
+		return nil, LevelNone
+	}
 	end := len(text)
 	for end > 0 && logIsControl(text[end-1]) {
 		end--
@@ -105,6 +127,9 @@ walk:
 		rest := line[e:]
 		for i := range node.edges {
 			ed := &node.edges[i]
+			if ed.probeAt+8 <= len(rest) && binary.LittleEndian.Uint64(rest[ed.probeAt:])&ed.probeMask != ed.probe {
+				continue // the bytes where this segment differs from its siblings
+			}
 			if len(rest) < len(ed.lit) || string(rest[:len(ed.lit)]) != ed.lit {
 				continue
 			}
@@ -120,7 +145,9 @@ walk:
 			}
 			var kind uint8
 			fe := q + len(ed.val)
-			if len(ed.val) > 0 && fe <= n && string(line[q:fe]) == string(ed.val) && (fe == n || logClass[line[fe]]&clsWord == 0) {
+			if len(ed.val) > 0 && fe <= n && (fe == n || logClass[line[fe]]&clsWord == 0) &&
+				(len(ed.val) <= 8 && q+8 <= n && binary.LittleEndian.Uint64(line[q:])&ed.valMask == ed.valWord ||
+					string(line[q:fe]) == string(ed.val)) {
 				kind = ed.kind // the same word as last time
 			} else {
 				f := uint8(0)
@@ -137,6 +164,7 @@ walk:
 				kind = logFieldKind(line[q:fe], f)
 				if fe-q <= logFastMaxVal {
 					ed.val, ed.kind = append(ed.val[:0], line[q:fe]...), kind
+					ed.valWord, ed.valMask = logFastWord(ed.val)
 				}
 			}
 			if fields == len(c.kinds) {
@@ -154,8 +182,13 @@ walk:
 	}
 	c.fields = fields
 	if leaf == nil {
+		c.misses++
+		if c.misses > 4096 && c.misses > c.hits {
+			c.off = true
+		}
 		return nil, LevelNone
 	}
+	c.hits++
 	level = LevelNone
 	if len(line) >= 5 && logKlogLevel(line) {
 		level = logLevelKlog(line[0])
@@ -176,9 +209,9 @@ func (ed *logFastEdge) hit(node *logFastNode, i int) {
 
 // insert adds the template key (from mask) whose entry in the part's table is
 // stat (nil when the table refused it). It returns false when the trie is
-// full.
+// full, or the template would add a segment where logFastMaxSiblings are.
 func (c *logFastCache) insert(key []byte, stat *logTemplateStat) bool {
-	if c.edges >= logFastMaxEdges {
+	if c.edges >= logFastMaxEdges || c.off {
 		return false
 	}
 	leaf := &logFastLeaf{key: string(key), stat: stat, levelSeg: -1, level: LevelNone}
@@ -204,7 +237,11 @@ func (c *logFastCache) insert(key []byte, stat *logTemplateStat) bool {
 					return true // already there
 				}
 			}
+			if len(node.edges) >= logFastMaxSiblings {
+				return false
+			}
 			node.edges = append(node.edges, logFastEdge{lit: string(lit), leaf: leaf})
+			node.probes()
 			c.edges++
 			return true
 		}
@@ -216,14 +253,61 @@ func (c *logFastCache) insert(key []byte, stat *logTemplateStat) bool {
 			}
 		}
 		if next == nil {
+			if len(node.edges) >= logFastMaxSiblings {
+				return false
+			}
 			next = &logFastNode{}
 			node.edges = append(node.edges, logFastEdge{lit: string(lit), next: next})
+			node.probes()
 			c.edges++
 		}
 		node = next
 		seg, from = seg+1, i+1
 	}
 	return true
+}
+
+// probes places each edge's probe where its segment parts from the others:
+// after the longest prefix it shares with a sibling (shared), or at its end.
+// Only the last edge is new.
+func (node *logFastNode) probes() {
+	last := len(node.edges) - 1
+	nw := &node.edges[last]
+	for i := range node.edges[:last] {
+		ed := &node.edges[i]
+		cp := logCommonPrefix(ed.lit, nw.lit)
+		nw.shared = max(nw.shared, cp)
+		if cp > ed.shared {
+			ed.shared = cp
+			ed.probe8()
+		}
+	}
+	nw.probe8()
+}
+
+// probe8 sets the probe of an edge after the prefix it shares.
+func (ed *logFastEdge) probe8() {
+	ed.probeAt = max(0, min(ed.shared, len(ed.lit)-8))
+	ed.probe, ed.probeMask = logFastWord([]byte(ed.lit[ed.probeAt:]))
+}
+
+// logCommonPrefix is the length of the longest common prefix of a and b.
+func logCommonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// logFastWord returns the first 8 bytes of b as a little-endian word, and the
+// mask of the bits b fills (fewer when b is shorter).
+func logFastWord(b []byte) (word, mask uint64) {
+	for i := 0; i < len(b) && i < 8; i++ {
+		word |= uint64(b[i]) << (8 * i)
+		mask |= 0xff << (8 * i)
+	}
+	return word, mask
 }
 
 // logFirstLevelWord finds the first word of a literal segment that names a
