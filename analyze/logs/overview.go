@@ -173,7 +173,7 @@ func (s *logScanner) overviewLine(text []byte, line int64, long bool) {
 	}
 	col := len(s.plan.patterns) + level
 	if s.times {
-		if ms, ok := logParseTime(text); ok {
+		if ms, ok := s.days.parseTime(text); ok {
 			s.ovEff, s.ovOK = ms, true
 		}
 	}

@@ -75,6 +75,7 @@ type logScanner struct {
 
 	masker logMasker    // the overview's
 	fast   logFastCache // the overview's templates of this part (template_fast.go)
+	days   logDayMemo   // the overview's last date
 	ovEff  int64        // the timestamp in effect for the overview…
 	ovOK   bool         // …if there is one yet in this part
 }

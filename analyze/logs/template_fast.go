@@ -303,6 +303,9 @@ func logCommonPrefix(a, b string) int {
 // logFastWord returns the first 8 bytes of b as a little-endian word, and the
 // mask of the bits b fills (fewer when b is shorter).
 func logFastWord(b []byte) (word, mask uint64) {
+	if len(b) >= 8 {
+		return binary.LittleEndian.Uint64(b), ^uint64(0)
+	}
 	for i := 0; i < len(b) && i < 8; i++ {
 		word |= uint64(b[i]) << (8 * i)
 		mask |= 0xff << (8 * i)
