@@ -164,7 +164,12 @@ walk:
 				kind = logFieldKind(line[q:fe], f)
 				if fe-q <= logFastMaxVal {
 					ed.val, ed.kind = append(ed.val[:0], line[q:fe]...), kind
-					ed.valWord, ed.valMask = logFastWord(ed.val)
+					if w := fe - q; w < 8 && q+8 <= n {
+						ed.valMask = 1<<(8*w) - 1
+						ed.valWord = binary.LittleEndian.Uint64(line[q:]) & ed.valMask
+					} else {
+						ed.valWord, ed.valMask = logFastWord(ed.val)
+					}
 				}
 			}
 			if fields == len(c.kinds) {
@@ -201,6 +206,9 @@ walk:
 // hit counts a use of edge i of node and moves it before a less used
 // neighbour, so that the frequent segments are tried first.
 func (ed *logFastEdge) hit(node *logFastNode, i int) {
+	if len(node.edges) == 1 {
+		return
+	}
 	ed.hits++
 	if i > 0 && node.edges[i-1].hits < ed.hits {
 		node.edges[i-1], node.edges[i] = node.edges[i], node.edges[i-1]
