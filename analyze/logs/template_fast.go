@@ -1,6 +1,9 @@
 package logs
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The fast path of the masker. A log repeats a few templates, so each scanner
 // keeps the templates its part has seen in a trie of their literal segments:
@@ -25,6 +28,12 @@ import "encoding/binary"
 // klog letter, read on the line as mask reads it, or else the first level word
 // of the literal segments if it starts in the first logLevelScan bytes: the
 // trie's leaf keeps where that word sits in its segment.
+//
+// Lines in a row share their first bytes (the date, the hour): a walk starts
+// after the last field the line before ended inside that shared prefix, at
+// the node it reached there. Only one edge of a node fits a line (its segment
+// ends where the line's next field starts), and getting there looked at those
+// bytes only.
 //
 // TestFastPathMatchesMask and FuzzTemplateFastPath hold the walk to mask on
 // the testdata logs and on random lines.
@@ -58,6 +67,35 @@ type logFastCache struct {
 	fields int
 	kinds  [logFastMaxFields]uint8
 	segs   [logFastMaxFields + 1]int32
+	// The head of the last line walked, and the first steps of its walk:
+	// the node after each field and the field's end.
+	head     [logFastHead]byte
+	headLen  int
+	steps    int
+	stepNode [logFastResume]*logFastNode
+	stepEnd  [logFastResume]int32
+}
+
+// logFastHead is how much of a line the next one is compared with, and
+// logFastResume the most steps of a walk kept for the next line to resume.
+const (
+	logFastHead   = 64
+	logFastResume = 16
+)
+
+// logCommonPrefixBytes is the length of the longest common prefix of a and b,
+// compared 8 bytes at a time.
+func logCommonPrefixBytes(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
 }
 
 // fieldKinds returns the field kinds of the last line matched.
@@ -103,6 +141,7 @@ type logFastLeaf struct {
 func (c *logFastCache) reset() {
 	c.root = logFastNode{}
 	c.edges, c.hits, c.misses, c.off = 0, 0, 0, false
+	c.steps, c.headLen = 0, 0
 }
 
 // match walks the trie with a line (without its '\n'). It returns the line's
@@ -122,6 +161,18 @@ func (c *logFastCache) match(text []byte) (leaf *logFastLeaf, level int) {
 	fields := 0
 	node := &c.root
 	e := 0
+	// Resume after the last field that ended, its end byte included,
+	// inside the prefix this line shares with the line before: the walk
+	// examined only those bytes to get there, and only one path fits them.
+	if c.steps > 0 {
+		cp := logCommonPrefixBytes(line, c.head[:c.headLen])
+		for fields < c.steps && int(c.stepEnd[fields]) < cp {
+			fields++
+		}
+		if fields > 0 {
+			node, e = c.stepNode[fields-1], int(c.stepEnd[fields-1])
+		}
+	}
 walk:
 	for node != nil {
 		rest := line[e:]
@@ -176,9 +227,12 @@ walk:
 				break walk
 			}
 			c.kinds[fields], c.segs[fields] = kind, int32(e)
+			next := ed.next
+			if fields < logFastResume {
+				c.stepNode[fields], c.stepEnd[fields] = next, int32(fe)
+			}
 			fields++
 			e = fe
-			next := ed.next
 			ed.hit(node, i)
 			node = next
 			continue walk
@@ -186,6 +240,8 @@ walk:
 		break
 	}
 	c.fields = fields
+	c.steps = min(fields, logFastResume)
+	c.headLen = copy(c.head[:], line)
 	if leaf == nil {
 		c.misses++
 		if c.misses > 4096 && c.misses > c.hits {
