@@ -102,22 +102,24 @@ func newLogTemplateTable() *logTemplateTable {
 	return &logTemplateTable{m: map[string]*logTemplateStat{}}
 }
 
-// add counts one line whose template key and field kinds are given.
-func (t *logTemplateTable) add(key []byte, kinds []uint8, text []byte, level int, line int64) {
+// add counts one line whose template key and field kinds are given. It
+// returns the template's entry, or nil when the table is full and refused it.
+func (t *logTemplateTable) add(key []byte, kinds []uint8, text []byte, level int, line int64) *logTemplateStat {
 	if st, ok := t.m[string(key)]; ok {
 		st.count++
 		for i, k := range kinds {
 			st.kinds[i] |= k
 		}
-		return
+		return st
 	}
 	if len(t.m) >= MaxTemplates {
 		t.overflow++
-		return
+		return nil
 	}
 	st := &logTemplateStat{key: string(key), kinds: append([]uint8(nil), kinds...), count: 1,
 		sample: logSample(text), level: level, line: line}
 	t.insert(st)
+	return st
 }
 
 func (t *logTemplateTable) insert(st *logTemplateStat) {
@@ -164,19 +166,14 @@ func (s *logScanner) overviewLine(text []byte, line int64, long bool) {
 	if long {
 		text = text[:min(len(text), 2*logLevelScan)]
 	}
-	level, ok := s.masker.mask(text)
+	level := s.template(ov, text, line, long)
 	ov.levels[level]++
-	if ok && !long {
-		ov.table.add(s.masker.key, s.masker.kinds, text, level, line)
-	} else {
-		ov.untemplated++
-	}
 	if p.buckets == nil {
 		return
 	}
 	col := len(s.plan.patterns) + level
 	if s.times {
-		if ms, ok := logParseTime(text); ok {
+		if ms, ok := s.days.parseTime(text); ok {
 			s.ovEff, s.ovOK = ms, true
 		}
 	}
@@ -186,6 +183,38 @@ func (s *logScanner) overviewLine(text []byte, line int64, long bool) {
 		p.pending[col]++
 	}
 }
+
+// template counts the template of one line in the part's table and returns
+// the line's level: through the fast path (template_fast.go) when the line's
+// template is in the scanner's trie, else through the masker, adding the
+// template to the trie.
+func (s *logScanner) template(ov *logOverviewPart, text []byte, line int64, long bool) int {
+	if !long && !logFastDisabled {
+		if leaf, level := s.fast.match(text); leaf != nil {
+			if st := leaf.stat; st != nil {
+				st.count++
+				for i, k := range s.fast.fieldKinds() {
+					st.kinds[i] |= k
+				}
+			} else {
+				ov.table.overflow++
+			}
+			return level
+		}
+	}
+	level, ok := s.masker.mask(text)
+	if !ok || long {
+		ov.untemplated++
+		return level
+	}
+	st := ov.table.add(s.masker.key, s.masker.kinds, text, level, line)
+	s.fast.insert(s.masker.key, st)
+	return level
+}
+
+// logFastDisabled turns the fast path off, for tests that compare it with
+// the masker.
+var logFastDisabled = false
 
 // logOverviewMerge adds the overviews of parts up, in input order.
 type logOverviewMerge struct {

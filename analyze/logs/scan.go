@@ -73,9 +73,11 @@ type logScanner struct {
 	effOK bool  // …if there is one yet in this part
 	first bool  // the part starts a file: touch its first timestamp
 
-	masker logMasker // the overview's
-	ovEff  int64     // the timestamp in effect for the overview…
-	ovOK   bool      // …if there is one yet in this part
+	masker logMasker    // the overview's
+	fast   logFastCache // the overview's templates of this part (template_fast.go)
+	days   logDayMemo   // the overview's last date
+	ovEff  int64        // the timestamp in effect for the overview…
+	ovOK   bool         // …if there is one yet in this part
 }
 
 type logKeyHit struct {
@@ -126,6 +128,7 @@ func (pl *logPlan) newPart(index int, proto *logBuckets) *logPart {
 // progress, if set, is told of every block read.
 func (s *logScanner) scan(ctx context.Context, r io.Reader, p *logPart, first bool, progress func(int64)) error {
 	s.part, s.line, s.effOK, s.first, s.ovOK = p, 0, false, first, false
+	s.fast.reset()
 	n := 0
 	for {
 		if err := ctx.Err(); err != nil {

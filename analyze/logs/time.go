@@ -89,11 +89,22 @@ func logISOTime(s []byte) (int64, bool) {
 	if !ok1 || !ok2 || !ok3 {
 		return 0, false
 	}
-	ms, n, ok := logClock(s[11:])
+	ms, ok := logISOClock(s[11:])
 	if !ok {
 		return 0, false
 	}
-	rest := s[11+n:]
+	return logCivil(year, month, day, ms)
+}
+
+// logISOClock parses the time of day of an ISO timestamp (what follows the
+// date and its ' ' or 'T') and its zone: milliseconds of the day in UTC (they
+// may fall outside 0…86,399,999).
+func logISOClock(s []byte) (int64, bool) {
+	ms, n, ok := logClock(s)
+	if !ok {
+		return 0, false
+	}
+	rest := s[n:]
 	var offset int64
 	// "Z" (UTC) leaves the offset at zero.
 	if len(rest) >= 5 && (rest[0] == '+' || rest[0] == '-') && logIsDigit(rest[1]) && logIsDigit(rest[2]) {
@@ -109,7 +120,39 @@ func logISOTime(s []byte) (int64, bool) {
 			}
 		}
 	}
-	return logCivil(year, month, day, ms-offset)
+	return ms - offset, true
+}
+
+// logDayMemo remembers the date of the last line that started with an ISO
+// timestamp, so that lines of the same day parse only their time of day.
+type logDayMemo struct {
+	date [11]byte // "2006-01-02 " (or with 'T', or slashes)
+	ms   int64    // the day's midnight, Unix milliseconds
+	ok   bool
+}
+
+// parseTime is logParseTime, with the date of a line starting with an ISO
+// timestamp taken from the memo when it is the date before: logISOTime's
+// result is logCivil of the date plus logISOClock of the rest, and logCivil
+// adds the time of day to the day's midnight.
+func (d *logDayMemo) parseTime(line []byte) (int64, bool) {
+	if len(line) >= 19 && logIsDigit(line[0]) {
+		if d.ok && string(line[:11]) == string(d.date[:]) {
+			if ms, ok := logISOClock(line[11:]); ok {
+				return d.ms + ms, true
+			}
+		} else if _, ok := logISOTime(line); ok {
+			year, _ := logDigits(line[0:4])
+			month, _ := logDigits(line[5:7])
+			day, _ := logDigits(line[8:10])
+			d.ms, _ = logCivil(year, month, day, 0)
+			copy(d.date[:], line[:11])
+			d.ok = true
+			ms, _ := logISOClock(line[11:])
+			return d.ms + ms, true
+		}
+	}
+	return logParseTime(line)
 }
 
 // logSlashYYTime parses 06/01/02 15:04:05 (Spark, Hadoop's older layout).

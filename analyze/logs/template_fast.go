@@ -1,0 +1,396 @@
+package logs
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// The fast path of the masker. A log repeats a few templates, so each scanner
+// keeps the templates its part has seen in a trie of their literal segments:
+// a line walks it comparing whole segments (memequal, vectorised in the Go
+// runtime) and scanning only its field words byte by byte, and lands on the
+// template's entry in the part's table without hashing the key. Any line the
+// trie does not lead to a template goes through logMasker.mask, and its
+// template is added to the trie.
+//
+// Why the walk gives what mask gives: a template's key is its literal segments
+// L0 F L1 F … Ln, where each F is a word (a maximal run of [0-9A-Za-z_.-])
+// that is a field, so every segment but L0 ends with a byte that is not a word
+// byte, every segment but the last starts with one, and the words inside a
+// segment are whole words that are not fields. A line whose bytes are L0, a
+// field word, L1, …, Ln (then the same trailing control characters, or none)
+// therefore splits into the same words, with the same fields and literals, as
+// the line the template came from: mask gives it the same key. The fields'
+// kinds are computed from the line's words by the same logFieldKind. Whether a
+// line has a template at all (no control characters inside, valid UTF-8, a
+// key of at most MaxTemplateBytes) depends only on its key: the literal bytes
+// are those of a line that had one and the fields are ASCII. The level is the
+// klog letter, read on the line as mask reads it, or else the first level word
+// of the literal segments if it starts in the first logLevelScan bytes: the
+// trie's leaf keeps where that word sits in its segment.
+//
+// Lines in a row share their first bytes (the date, the hour): a walk starts
+// after the last field the line before ended inside that shared prefix, at
+// the node it reached there. Only one edge of a node fits a line (its segment
+// ends where the line's next field starts), and getting there looked at those
+// bytes only.
+//
+// TestFastPathMatchesMask and FuzzTemplateFastPath hold the walk to mask on
+// the testdata logs and on random lines.
+
+// logFastMaxEdges bounds a trie: once it holds that many edges, new templates
+// are counted by the slow path only.
+const logFastMaxEdges = 4096
+
+// logFastMaxFields is the most fields a key of MaxTemplateBytes can hold
+// (a field and a separator each).
+const logFastMaxFields = MaxTemplateBytes/2 + 1
+
+// logFastMaxVal is the longest field word an edge remembers: a line whose
+// field is the same word as the line before skips classifying it.
+const logFastMaxVal = 64
+
+// logFastMaxSiblings bounds the segments tried at one place of a line.
+const logFastMaxSiblings = 256
+
+// logFastCache is the template trie of one scanner and one part.
+type logFastCache struct {
+	root  logFastNode
+	edges int
+	// hits and misses count the lines of the part the trie did and did not
+	// lead to a template; off is set once misses are many and most: the
+	// part's lines then go to the masker directly.
+	hits, misses int
+	off          bool
+	// The last line matched: its field kinds, and where each of its literal
+	// segments starts.
+	fields int
+	kinds  [logFastMaxFields]uint8
+	segs   [logFastMaxFields + 1]int32
+	// The head of the last line walked, and the first steps of its walk:
+	// the node after each field and the field's end.
+	head     [logFastHead]byte
+	headLen  int
+	steps    int
+	stepNode [logFastResume]*logFastNode
+	stepEnd  [logFastResume]int32
+}
+
+// logFastHead is how much of a line the next one is compared with, and
+// logFastResume the most steps of a walk kept for the next line to resume.
+const (
+	logFastHead   = 64
+	logFastResume = 16
+)
+
+// logCommonPrefixBytes is the length of the longest common prefix of a and b,
+// compared 8 bytes at a time.
+func logCommonPrefixBytes(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
+}
+
+// fieldKinds returns the field kinds of the last line matched.
+func (c *logFastCache) fieldKinds() []uint8 { return c.kinds[:c.fields] }
+
+// logFastNode is a place in a line just after a field (or at its start): its
+// edges are the literal segments seen there.
+type logFastNode struct {
+	edges []logFastEdge
+}
+
+// logFastEdge is a literal segment: either followed by a field and the node
+// after it, or ending the line (leaf set).
+type logFastEdge struct {
+	lit  string
+	hits int64
+	next *logFastNode // the segment is followed by a field…
+	val  []byte       // …which was this word last time…
+	kind uint8        // …of this kind
+	// valWord is val's first 8 bytes (little endian) and valMask the bits
+	// val fills.
+	valWord, valMask uint64
+	// probe is the 8 bytes of lit at probeAt (those that tell it from its
+	// siblings), probeMask the bits of them lit fills: a line whose bytes
+	// differ there is not on this edge.
+	shared           int
+	probeAt          int
+	probe, probeMask uint64
+	leaf             *logFastLeaf // the segment ends the line
+}
+
+// logFastLeaf is a template of the trie.
+type logFastLeaf struct {
+	key     string
+	control bool             // the line ends in control characters
+	stat    *logTemplateStat // the part's entry; nil: the table refused it
+	// The template's first level word: in segment levelSeg (-1: none) at
+	// levelOff, naming level.
+	levelSeg, levelOff, level int
+}
+
+// reset empties the trie (a new part has a new table).
+func (c *logFastCache) reset() {
+	c.root = logFastNode{}
+	c.edges, c.hits, c.misses, c.off = 0, 0, 0, false
+	c.steps, c.headLen = 0, 0
+}
+
+// match walks the trie with a line (without its '\n'). It returns the line's
+// template and level when the trie leads to one; c.kinds then holds the
+// line's field kinds.
+func (c *logFastCache) match(text []byte) (leaf *logFastLeaf, level int) {
+	if c.off {
+		return nil, LevelNone
+	}
+	end := len(text)
+	for end > 0 && logIsControl(text[end-1]) {
+		end--
+	}
+	control := end < len(text)
+	line := text[:end]
+	n := len(line)
+	fields := 0
+	node := &c.root
+	e := 0
+	// Resume after the last field that ended, its end byte included,
+	// inside the prefix this line shares with the line before: the walk
+	// examined only those bytes to get there, and only one path fits them.
+	if c.steps > 0 {
+		cp := logCommonPrefixBytes(line, c.head[:c.headLen])
+		for fields < c.steps && int(c.stepEnd[fields]) < cp {
+			fields++
+		}
+		if fields > 0 {
+			node, e = c.stepNode[fields-1], int(c.stepEnd[fields-1])
+		}
+	}
+walk:
+	for node != nil {
+		rest := line[e:]
+		for i := range node.edges {
+			ed := &node.edges[i]
+			if ed.probeAt+8 <= len(rest) && binary.LittleEndian.Uint64(rest[ed.probeAt:])&ed.probeMask != ed.probe {
+				continue // the bytes where this segment differs from its siblings
+			}
+			if len(rest) < len(ed.lit) || string(rest[:len(ed.lit)]) != ed.lit {
+				continue
+			}
+			q := e + len(ed.lit)
+			if ed.leaf != nil {
+				if q != n || ed.leaf.control != control {
+					continue
+				}
+				leaf = ed.leaf
+				c.segs[fields] = int32(e)
+				ed.hit(node, i)
+				break walk
+			}
+			var kind uint8
+			fe := q + len(ed.val)
+			if len(ed.val) > 0 && fe <= n && (fe == n || logClass[line[fe]]&clsWord == 0) &&
+				(len(ed.val) <= 8 && q+8 <= n && binary.LittleEndian.Uint64(line[q:])&ed.valMask == ed.valWord ||
+					string(line[q:fe]) == string(ed.val)) {
+				kind = ed.kind // the same word as last time
+			} else {
+				f := uint8(0)
+				for fe = q; fe < n; fe++ {
+					k := logClass[line[fe]]
+					if k&clsWord == 0 {
+						break
+					}
+					f |= k
+				}
+				if fe == q || (f&clsDigit == 0 && !(fe-q == 36 && logIsUUID(line[q:fe]))) {
+					continue
+				}
+				kind = logFieldKind(line[q:fe], f)
+				if fe-q <= logFastMaxVal {
+					ed.val, ed.kind = append(ed.val[:0], line[q:fe]...), kind
+					if w := fe - q; w < 8 && q+8 <= n {
+						ed.valMask = 1<<(8*w) - 1
+						ed.valWord = binary.LittleEndian.Uint64(line[q:]) & ed.valMask
+					} else {
+						ed.valWord, ed.valMask = logFastWord(ed.val)
+					}
+				}
+			}
+			if fields == len(c.kinds) {
+				break walk
+			}
+			c.kinds[fields], c.segs[fields] = kind, int32(e)
+			next := ed.next
+			if fields < logFastResume {
+				c.stepNode[fields], c.stepEnd[fields] = next, int32(fe)
+			}
+			fields++
+			e = fe
+			ed.hit(node, i)
+			node = next
+			continue walk
+		}
+		break
+	}
+	c.fields = fields
+	c.steps = min(fields, logFastResume)
+	c.headLen = copy(c.head[:], line)
+	if leaf == nil {
+		c.misses++
+		if c.misses > 4096 && c.misses > c.hits {
+			c.off = true
+		}
+		return nil, LevelNone
+	}
+	c.hits++
+	level = LevelNone
+	if len(line) >= 5 && logKlogLevel(line) {
+		level = logLevelKlog(line[0])
+	} else if leaf.levelSeg >= 0 && int(c.segs[leaf.levelSeg])+leaf.levelOff < logLevelScan {
+		level = leaf.level
+	}
+	return leaf, level
+}
+
+// hit counts a use of edge i of node and moves it before a less used
+// neighbour, so that the frequent segments are tried first.
+func (ed *logFastEdge) hit(node *logFastNode, i int) {
+	if len(node.edges) == 1 {
+		return
+	}
+	ed.hits++
+	if i > 0 && node.edges[i-1].hits < ed.hits {
+		node.edges[i-1], node.edges[i] = node.edges[i], node.edges[i-1]
+	}
+}
+
+// insert adds the template key (from mask) whose entry in the part's table is
+// stat (nil when the table refused it). It returns false when the trie is
+// full, or the template would add a segment where logFastMaxSiblings are.
+func (c *logFastCache) insert(key []byte, stat *logTemplateStat) bool {
+	if c.edges >= logFastMaxEdges || c.off {
+		return false
+	}
+	leaf := &logFastLeaf{key: string(key), stat: stat, levelSeg: -1, level: LevelNone}
+	if len(key) > 0 && key[len(key)-1] == logControlMarker {
+		leaf.control = true
+		key = key[:len(key)-1]
+	}
+	node := &c.root
+	seg, from := 0, 0
+	for i := 0; i <= len(key); i++ {
+		if i < len(key) && key[i] != logFieldMarker {
+			continue
+		}
+		lit := key[from:i]
+		if leaf.levelSeg < 0 {
+			if off, level, ok := logFirstLevelWord(lit); ok {
+				leaf.levelSeg, leaf.levelOff, leaf.level = seg, off, level
+			}
+		}
+		if i == len(key) {
+			for _, ed := range node.edges {
+				if ed.leaf != nil && ed.lit == string(lit) && ed.leaf.control == leaf.control {
+					return true // already there
+				}
+			}
+			if len(node.edges) >= logFastMaxSiblings {
+				return false
+			}
+			node.edges = append(node.edges, logFastEdge{lit: string(lit), leaf: leaf})
+			node.probes()
+			c.edges++
+			return true
+		}
+		var next *logFastNode
+		for _, ed := range node.edges {
+			if ed.next != nil && ed.lit == string(lit) {
+				next = ed.next
+				break
+			}
+		}
+		if next == nil {
+			if len(node.edges) >= logFastMaxSiblings {
+				return false
+			}
+			next = &logFastNode{}
+			node.edges = append(node.edges, logFastEdge{lit: string(lit), next: next})
+			node.probes()
+			c.edges++
+		}
+		node = next
+		seg, from = seg+1, i+1
+	}
+	return true
+}
+
+// probes places each edge's probe where its segment parts from the others:
+// after the longest prefix it shares with a sibling (shared), or at its end.
+// Only the last edge is new.
+func (node *logFastNode) probes() {
+	last := len(node.edges) - 1
+	nw := &node.edges[last]
+	for i := range node.edges[:last] {
+		ed := &node.edges[i]
+		cp := logCommonPrefix(ed.lit, nw.lit)
+		nw.shared = max(nw.shared, cp)
+		if cp > ed.shared {
+			ed.shared = cp
+			ed.probe8()
+		}
+	}
+	nw.probe8()
+}
+
+// probe8 sets the probe of an edge after the prefix it shares.
+func (ed *logFastEdge) probe8() {
+	ed.probeAt = max(0, min(ed.shared, len(ed.lit)-8))
+	ed.probe, ed.probeMask = logFastWord([]byte(ed.lit[ed.probeAt:]))
+}
+
+// logCommonPrefix is the length of the longest common prefix of a and b.
+func logCommonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// logFastWord returns the first 8 bytes of b as a little-endian word, and the
+// mask of the bits b fills (fewer when b is shorter).
+func logFastWord(b []byte) (word, mask uint64) {
+	if len(b) >= 8 {
+		return binary.LittleEndian.Uint64(b), ^uint64(0)
+	}
+	for i := 0; i < len(b) && i < 8; i++ {
+		word |= uint64(b[i]) << (8 * i)
+		mask |= 0xff << (8 * i)
+	}
+	return word, mask
+}
+
+// logFirstLevelWord finds the first word of a literal segment that names a
+// level: its offset in the segment and the level.
+func logFirstLevelWord(lit []byte) (off, level int, ok bool) {
+	for i := 0; i < len(lit); {
+		if logClass[lit[i]]&clsWord == 0 {
+			i++
+			continue
+		}
+		s := i
+		for i++; i < len(lit) && logClass[lit[i]]&clsWord != 0; i++ {
+		}
+		if l := logLevelWord(lit[s:i]); l != LevelNone {
+			return s, l, true
+		}
+	}
+	return 0, LevelNone, false
+}
