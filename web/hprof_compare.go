@@ -240,6 +240,13 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 	heapDumpHeader(&diff.Header, fmt.Sprintf("JVM heap dumps %s → %s", hd.name(hd.q.base), hd.name(hd.q.target)))
 	diff.Figures = append(diff.Figures, hd.reachableFigure())
 	diff.Suspects.Note = "Classes outside the JDK whose instance count grew, most new instances first, counted in the dumps as GC.class_histogram counts them."
+	if t := diff.Snapshots; t != nil {
+		t.What = "heap dumps"
+		t.Totals = append(t.Totals, "reachable")
+		for i := range t.Rows {
+			t.Rows[i].Values = append(t.Rows[i].Values, analyze.FormatBytes(hd.sum.Dumps[i].Reachable))
+		}
+	}
 	page := view.HeapDumpComparePage{Diff: diff}
 	grown, all := hd.retainedGrowth(hd.q.rows)
 	page.Retained = view.HeapRetainedTable{All: all}

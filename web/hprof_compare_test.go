@@ -156,6 +156,9 @@ func TestHeapDumpSeries(t *testing.T) {
 		files, hs = append(files, f), append(hs, h)
 	}
 	up := ts.mustUpload(t, nil, files...)
+	if up.Verdict != string(series.Leak) {
+		t.Errorf("the upload's verdict %q", up.Verdict)
+	}
 	code, _, body := ts.get(t, "/api/reports/"+up.ReportID)
 	if code != http.StatusOK {
 		t.Fatalf("JSON: %d %s", code, body)
