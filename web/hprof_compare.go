@@ -153,21 +153,35 @@ type heapDumpSet struct {
 	sum      heapDumpsSummary
 }
 
+// heapDumpsLoaded is a comparison's summary read and its histograms built, cached
+// by report (a report's summary never changes).
+type heapDumpsLoaded struct {
+	sum             heapDumpsSummary
+	shallow, retain []*jvm.Histogram
+}
+
 func loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpSet, error) {
-	var sum heapDumpsSummary
-	if err := json.Unmarshal(rep.Summary, &sum); err != nil || len(sum.Dumps) != len(rep.Artifacts) || len(sum.Dumps) < 2 {
-		return nil, fmt.Errorf("report %s: the stored heap dump comparison is unreadable (%d dumps, %d files): %v", rep.ID, len(sum.Dumps), len(rep.Artifacts), err)
+	key := "heapdump-diff:" + rep.ID
+	v, ok := jvmParsed.get(key)
+	l, _ := v.(*heapDumpsLoaded)
+	if !ok || l == nil {
+		l = &heapDumpsLoaded{}
+		if err := json.Unmarshal(rep.Summary, &l.sum); err != nil || len(l.sum.Dumps) != len(rep.Artifacts) || len(l.sum.Dumps) < 2 {
+			return nil, fmt.Errorf("report %s: the stored heap dump comparison is unreadable (%d dumps, %d files): %v", rep.ID, len(l.sum.Dumps), len(rep.Artifacts), err)
+		}
+		l.shallow, l.retain = heapDumpHistograms(l.sum.Dumps, false), heapDumpHistograms(l.sum.Dumps, true)
+		jvmParsed.add(key, l)
 	}
-	q, err := parseJVMQuery(r, len(sum.Dumps))
+	q, err := parseJVMQuery(r, len(l.sum.Dumps))
 	if err != nil {
 		return nil, err
 	}
-	refs := make([]jvmRef, len(sum.Dumps))
+	refs := make([]jvmRef, len(l.sum.Dumps))
 	for i := range refs {
 		refs[i] = jvmRef{File: i}
 	}
-	ss := &snapshotSet[*jvm.Histogram]{rep: rep, items: heapDumpHistograms(sum.Dumps, false), refs: refs, q: q}
-	return &heapDumpSet{histogramSet: &histogramSet{ss}, retained: heapDumpHistograms(sum.Dumps, true), sum: sum}, nil
+	ss := &snapshotSet[*jvm.Histogram]{rep: rep, items: l.shallow, refs: refs, q: q}
+	return &heapDumpSet{histogramSet: &histogramSet{ss}, retained: l.retain, sum: l.sum}, nil
 }
 
 // retainedGrowth lists the classes whose retained size grew from the query's base

@@ -18,7 +18,13 @@ import (
 
 // leakShapeRun runs LeakShape with n consumers of b bytes and returns its heap dump
 // (named after n) and jcmd's class histogram of the same heap.
-func leakShapeRun(t *testing.T, n, b int) (file, *jvm.Histogram) {
+func leakShapeRun(t testing.TB, n, b int) (file, *jvm.Histogram) {
+	f, h, _ := leakShapeRunText(t, n, b)
+	return f, h
+}
+
+// leakShapeRunText is leakShapeRun with jcmd's histogram as printed too.
+func leakShapeRunText(t testing.TB, n, b int) (file, *jvm.Histogram, []byte) {
 	t.Helper()
 	jh := javatest.Run(t, "../analyze/hprof/testdata/LeakShape.java", false, []string{"-XX:+UseSerialGC", "-Xmx128m"},
 		strconv.Itoa(n), strconv.Itoa(b), "100", "10")
@@ -30,7 +36,7 @@ func leakShapeRun(t *testing.T, n, b int) (file, *jvm.Histogram) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return file{name: "LeakShape-" + strconv.Itoa(n) + ".hprof", data: data}, h
+	return file{name: "LeakShape-" + strconv.Itoa(n) + ".hprof", data: data}, h, jh.Histogram
 }
 
 // jcmdInstances is the instance count jcmd's histogram gives a class.
