@@ -33,20 +33,37 @@ type heapDumpSummary struct {
 	Report    *hprof.Report `json:"report"`
 }
 
-// planJavaHeapDump analyzes one heap dump (a gzip or zstd one is inflated into the
-// server's spool directory first) and keeps its report as the summary.
-func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
-	if len(form.files) != 1 {
-		return nil, fmt.Errorf("%w: upload one heap dump at a time (%d files)", analyze.ErrMismatch, len(form.files))
-	}
-	h, err := hprof.Open(form.files[0].path, hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)})
+// heapDumpAnalyses lets one heap dump analysis run at a time in the process: one
+// takes memory in proportion to the dump's object count (about a gigabyte for 15
+// million objects), and two uploads at once must not double that.
+var heapDumpAnalyses = make(chan struct{}, 1)
+
+// analyzeHeapDump analyzes one uploaded heap dump (a gzip or zstd one is inflated
+// into the server's spool directory first), waiting for any other analysis to end.
+func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.Report, error) {
+	heapDumpAnalyses <- struct{}{}
+	defer func() { <-heapDumpAnalyses }()
+	h, err := hprof.Open(f.path, hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", form.files[0].name, err)
+		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}
 	defer h.Close()
-	rep, err := h.NewReport(hprof.ReportOptions{Top: heapDumpRows}, nil)
+	rep, err := h.NewReport(opt, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", form.files[0].name, err)
+		return nil, fmt.Errorf("%s: %w", f.name, err)
+	}
+	return rep, nil
+}
+
+// planJavaHeapDump analyzes one heap dump and keeps its report as the summary; two
+// or more make a comparison by class (planJavaHeapDumps).
+func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
+	if len(form.files) > 1 {
+		return s.planJavaHeapDumps(form)
+	}
+	rep, err := s.analyzeHeapDump(form.files[0], hprof.ReportOptions{Top: heapDumpRows})
+	if err != nil {
+		return nil, err
 	}
 	rep.Histogram = jvmFirst(rep.Histogram, heapDumpRows)
 	rep.Packages = jvmFirst(rep.Packages, heapDumpRows)

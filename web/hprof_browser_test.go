@@ -68,3 +68,45 @@ func TestBrowserHeapDump(t *testing.T) {
 	}
 	browser.Screenshot(t, ctx, "jvm-heapdump-narrow.png")
 }
+
+// TestBrowserHeapDumpCompare drives the real Chromium: choose two real heap dumps
+// at once in the dashboard's file input, land on their comparison, read the
+// verdict and the consumers' retained growth; at 390 px the verdict is on the first
+// screen and the page does not scroll sideways.
+func TestBrowserHeapDumpCompare(t *testing.T) {
+	ctx := browser.New(t, 120*time.Second)
+	ts := newTestServer(t, Config{})
+	dir := t.TempDir()
+	var paths []string
+	for _, n := range []int{2, 6} {
+		dump, _ := leakShapeRun(t, n, 1<<20)
+		path := filepath.Join(dir, dump.name)
+		if err := os.WriteFile(path, dump.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	browser.Do(t, ctx,
+		chromedp.EmulateViewport(1400, 900),
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(`[data-testid=dropzone]`),
+		chromedp.SetUploadFiles(`[data-testid=file-input]`, paths),
+		chromedp.WaitVisible(`[data-testid=retained-table]`),
+	)
+	if got := browser.Text(t, ctx, `[data-testid=headline]`); !strings.Contains(got, ": 2 → 6 instances (+4)") {
+		t.Errorf("the verdict reads %q", got)
+	}
+	if got := browser.Attr(t, ctx, `[data-testid=retained-row][data-class="LeakShape$Consumer"]`, "data-instances"); got != "4" {
+		t.Errorf("the consumers' retained row counts %q more instances", got)
+	}
+	browser.Screenshot(t, ctx, "jvm-heapdump-compare.png")
+
+	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=headline]`))
+	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
+		t.Errorf("at 390 px the page is %d px wide", w)
+	}
+	if bottom := browser.Get(t, ctx, chromedp.Evaluate[float64](`document.querySelector('[data-testid=headline]').getBoundingClientRect().bottom`)); bottom > 900 {
+		t.Errorf("the verdict ends %.0f px down, below the first screen", bottom)
+	}
+	browser.Screenshot(t, ctx, "jvm-heapdump-compare-narrow.png")
+}

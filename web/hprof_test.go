@@ -113,8 +113,9 @@ func TestHeapDumpUploadRefused(t *testing.T) {
 			t.Errorf("%s: %d %s", c.name, code, raw)
 		}
 	}
-	if code, _, raw := ts.upload(t, dump, dump); code != http.StatusUnprocessableEntity {
-		t.Errorf("two dumps: %d %s", code, raw)
+	truncated := file{name: "truncated.hprof", data: dump.data[:len(dump.data)/2]}
+	if code, _, raw := ts.upload(t, dump, truncated); code != http.StatusUnprocessableEntity {
+		t.Errorf("a dump compared with a truncated one: %d %s", code, raw)
 	}
 	reports, err := ts.db.RecentReports(t.Context(), 10)
 	if err != nil {

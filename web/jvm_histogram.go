@@ -449,14 +449,20 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *rep
 	if err != nil {
 		return err
 	}
-	q := hs.q
+	doc.Analysis, err = hs.analysisJSON()
+	return err
+}
+
+// analysisJSON is the JSON twin of the query's view: one histogram
+// (javaHistogramJSON) or a diff (javaHistogramDiffJSON).
+func (hs *histogramSet) analysisJSON() (any, error) {
+	rep, q := hs.rep, hs.q
 	if i, ok := hs.single(); ok {
 		h := hs.items[i]
 		shown := *h
 		shown.Classes = jvmFirst(h.Ranked(q.order), q.rows)
-		doc.Analysis = javaHistogramJSON{Snapshot: jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time), Histogram: &shown,
-			ClassCount: len(h.Classes), Order: jvmOrderName(q.order), Headline: h.Headline()}
-		return nil
+		return javaHistogramJSON{Snapshot: jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time), Histogram: &shown,
+			ClassCount: len(h.Classes), Order: jvmOrderName(q.order), Headline: h.Headline()}, nil
 	}
 	base, target := hs.items[q.base], hs.items[q.target]
 	d := hs.diff()
@@ -471,11 +477,11 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *rep
 	for i, h := range hs.items {
 		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time))
 	}
+	var err error
 	if out.Series, err = hs.seriesJSON(); err != nil {
-		return err
+		return nil, err
 	}
-	doc.Analysis = out
-	return nil
+	return out, nil
 }
 
 // javaHistogramsMarkdown writes the ticket summary: the Markdown of the

@@ -84,12 +84,17 @@ func (c *Class) Package() string {
 
 // HistogramName is the name GC.class_histogram prints for the class
 // ("[B", "[Ljava.lang.Object;", "java.lang.String").
-func (c *Class) HistogramName() string {
-	dims := strings.Count(c.Name, "[]")
+func (c *Class) HistogramName() string { return HistogramClassName(c.Name) }
+
+// HistogramClassName turns a class name as reports spell it ("byte[]",
+// "java.lang.Object[]") into the one GC.class_histogram prints ("[B",
+// "[Ljava.lang.Object;"), so that a dump's histogram compares with jcmd's.
+func HistogramClassName(name string) string {
+	dims := strings.Count(name, "[]")
 	if dims == 0 {
-		return c.Name
+		return name
 	}
-	base := strings.TrimSuffix(c.Name, strings.Repeat("[]", dims))
+	base := strings.TrimSuffix(name, strings.Repeat("[]", dims))
 	code := map[string]string{"boolean": "Z", "char": "C", "float": "F", "double": "D", "byte": "B", "short": "S", "int": "I", "long": "J"}[base]
 	if code == "" {
 		code = "L" + base + ";"

@@ -1,0 +1,392 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/hprof"
+	"github.com/leakui/leakui/analyze/jvm"
+	"github.com/leakui/leakui/analyze/series"
+	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// kindJavaHeapDumpDiff is the report kind of two or more JVM heap dumps compared by
+// class.
+const kindJavaHeapDumpDiff = "jvm-heapdump-diff"
+
+// heapDumpSnapshot is what a comparison keeps of one dump: its totals, its first
+// suspect, and its whole class histogram (instances, shallow and retained size).
+type heapDumpSnapshot struct {
+	Time      time.Time        `json:"time,omitzero"`
+	Objects   int64            `json:"objects"`
+	Shallow   int64            `json:"shallow"`
+	Reachable int64            `json:"reachable"`
+	Headline  string           `json:"headline,omitempty"`
+	Classes   []hprof.ClassRow `json:"classes"`
+}
+
+// heapDumpsSummary is stored with a comparison of heap dumps: every dump's
+// histogram, oldest first, so that showing the report never reads a dump again;
+// and the dashboard's numbers, first → last.
+type heapDumpsSummary struct {
+	Dumps            []heapDumpSnapshot `json:"dumps"`
+	ShallowDelta     int64              `json:"shallow_delta"`
+	ReachableDelta   int64              `json:"reachable_delta"`
+	Suspect          string             `json:"suspect,omitempty"`
+	SuspectInstances int64              `json:"suspect_instances,omitempty"`
+	SeriesVerdict    string             `json:"series_verdict,omitempty"`
+}
+
+// planJavaHeapDumps analyzes two or more heap dumps one after the other and keeps
+// each one's class histogram; the dumps go oldest first by the time each header
+// says it was written (else in upload order).
+func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
+	type dump struct {
+		file int
+		snap heapDumpSnapshot
+	}
+	dumps := make([]dump, len(form.files))
+	for i, f := range form.files {
+		rep, err := s.analyzeHeapDump(f, hprof.ReportOptions{Top: 1, Depth: -1})
+		if err != nil {
+			return nil, err
+		}
+		d := heapDumpSnapshot{Time: rep.Time, Objects: rep.Objects, Shallow: rep.Shallow, Reachable: rep.Reachable, Classes: rep.Histogram}
+		if len(rep.Suspects) > 0 {
+			d.Headline = rep.Suspects[0].Sentence
+		}
+		dumps[i] = dump{i, d}
+	}
+	params := jvmParams{OrderedBy: "upload order"}
+	timed := true
+	for _, d := range dumps {
+		timed = timed && !d.snap.Time.IsZero()
+	}
+	if timed {
+		params.OrderedBy = "heap dump time"
+		sort.SliceStable(dumps, func(a, b int) bool { return dumps[a].snap.Time.Before(dumps[b].snap.Time) })
+	}
+	files := make([]*received, len(dumps))
+	sum := heapDumpsSummary{}
+	for i, d := range dumps {
+		files[i] = form.files[d.file]
+		sum.Dumps = append(sum.Dumps, d.snap)
+		params.Snapshots = append(params.Snapshots, jvmRef{File: i})
+	}
+	form.files = files
+	first, last := sum.Dumps[0], sum.Dumps[len(sum.Dumps)-1]
+	sum.ShallowDelta, sum.ReachableDelta = last.Shallow-first.Shallow, last.Reachable-first.Reachable
+	hs := heapDumpHistograms(sum.Dumps, false)
+	if sus := jvm.DiffHistograms(hs[0], hs[len(hs)-1]).Suspects(1); len(sus) > 0 {
+		sum.Suspect, sum.SuspectInstances = sus[0].Name, sus[0].Instances
+	}
+	if len(hs) >= 3 {
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f.name
+		}
+		for _, o := range histogramSeriesOrders {
+			sr, err := histogramSeries(hs, names, o)
+			if err != nil {
+				return nil, err
+			}
+			if sum.SeriesVerdict == "" || sr.Verdict == series.Leak {
+				sum.SeriesVerdict = string(sr.Verdict)
+			}
+		}
+	}
+	return &reportPlan{kind: kindJavaHeapDumpDiff, params: params.asMap(), summary: sum}, nil
+}
+
+// heapDumpHistograms turns the dumps' histograms into class histograms as jcmd
+// prints them (its class names, shallow bytes; the retained sizes as the bytes when
+// retained is set), so that the histograms' diff and series code compares them.
+func heapDumpHistograms(dumps []heapDumpSnapshot, retained bool) []*jvm.Histogram {
+	out := make([]*jvm.Histogram, len(dumps))
+	for i, d := range dumps {
+		h := &jvm.Histogram{Format: "JVM heap dump (HPROF)", Time: d.Time, HasTotal: true, Classes: make([]jvm.Class, len(d.Classes))}
+		for k, c := range d.Classes {
+			b := c.Shallow
+			if retained {
+				b = c.Retained
+			}
+			h.Classes[k] = jvm.Class{Name: hprof.HistogramClassName(c.Name), Instances: c.Instances, Bytes: b}
+			h.RowInstances += c.Instances
+			h.RowBytes += b
+		}
+		h.TotalInstances, h.TotalBytes = h.RowInstances, h.RowBytes
+		out[i] = h
+	}
+	return out
+}
+
+// heapDumpsSummaryLine is the dashboard's line for a comparison of heap dumps.
+func heapDumpsSummaryLine(raw json.RawMessage) string {
+	var s heapDumpsSummary
+	if json.Unmarshal(raw, &s) != nil || len(s.Dumps) < 2 {
+		return ""
+	}
+	line := fmt.Sprintf("%d heap dumps, reachable %s", len(s.Dumps), analyze.FormatSignedValue(s.ReachableDelta, "bytes"))
+	if s.Suspect != "" {
+		line += fmt.Sprintf("; suspect %s %s instances", cleanText(s.Suspect, 80), analyze.FormatSignedValue(s.SuspectInstances, "count"))
+	}
+	if s.SeriesVerdict != "" {
+		line += "; series: " + series.Verdict(s.SeriesVerdict).Text()
+	}
+	return line
+}
+
+// heapDumpSet is a comparison of heap dumps loaded: their histograms as a
+// histogram report's (shallow bytes), the same with retained sizes as bytes, and
+// the stored summary.
+type heapDumpSet struct {
+	*histogramSet
+	retained []*jvm.Histogram
+	sum      heapDumpsSummary
+}
+
+// heapDumpsLoaded is a comparison's summary read and its histograms built, cached
+// by report (a report's summary never changes).
+type heapDumpsLoaded struct {
+	sum             heapDumpsSummary
+	shallow, retain []*jvm.Histogram
+}
+
+func loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpSet, error) {
+	key := "heapdump-diff:" + rep.ID
+	v, ok := jvmParsed.get(key)
+	l, _ := v.(*heapDumpsLoaded)
+	if !ok || l == nil {
+		l = &heapDumpsLoaded{}
+		if err := json.Unmarshal(rep.Summary, &l.sum); err != nil || len(l.sum.Dumps) != len(rep.Artifacts) || len(l.sum.Dumps) < 2 {
+			return nil, fmt.Errorf("report %s: the stored heap dump comparison is unreadable (%d dumps, %d files): %v", rep.ID, len(l.sum.Dumps), len(rep.Artifacts), err)
+		}
+		l.shallow, l.retain = heapDumpHistograms(l.sum.Dumps, false), heapDumpHistograms(l.sum.Dumps, true)
+		jvmParsed.add(key, l)
+	}
+	q, err := parseJVMQuery(r, len(l.sum.Dumps))
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]jvmRef, len(l.sum.Dumps))
+	for i := range refs {
+		refs[i] = jvmRef{File: i}
+	}
+	ss := &snapshotSet[*jvm.Histogram]{rep: rep, items: l.shallow, refs: refs, q: q}
+	return &heapDumpSet{histogramSet: &histogramSet{ss}, retained: l.retain, sum: l.sum}, nil
+}
+
+// retainedGrowth lists the classes whose retained size grew from the query's base
+// to its target, most first, cut to the query's rows, and how many grew.
+func (hd *heapDumpSet) retainedGrowth(rows int) ([]jvm.ClassChange, int) {
+	d := jvm.DiffHistograms(hd.retained[hd.q.base], hd.retained[hd.q.target])
+	all := 0
+	for _, c := range d.Classes {
+		if c.Bytes > 0 {
+			all++
+		}
+	}
+	return d.Grown(jvm.ByBytes, rows), all
+}
+
+// heapRetainedChange is one class whose retained size changed, in the JSON twin.
+type heapRetainedChange struct {
+	Name            string `json:"name"`
+	BaseRetained    int64  `json:"base_retained"`
+	TargetRetained  int64  `json:"target_retained"`
+	Retained        int64  `json:"retained"`
+	BaseInstances   int64  `json:"base_instances"`
+	TargetInstances int64  `json:"target_instances"`
+	Instances       int64  `json:"instances"`
+}
+
+func heapRetainedChanges(cs []jvm.ClassChange) []heapRetainedChange {
+	out := make([]heapRetainedChange, len(cs))
+	for i, c := range cs {
+		out[i] = heapRetainedChange{Name: c.Name, BaseRetained: c.BaseBytes, TargetRetained: c.TargetBytes, Retained: c.Bytes,
+			BaseInstances: c.BaseInstances, TargetInstances: c.TargetInstances, Instances: c.Instances}
+	}
+	return out
+}
+
+// heapDumpFigure is the reachable heap of each dump, base → target.
+func (hd *heapDumpSet) reachableFigure() view.JVMFigure {
+	b, t := hd.sum.Dumps[hd.q.base].Reachable, hd.sum.Dumps[hd.q.target].Reachable
+	return view.JVMFigure{Label: fmt.Sprintf("reachable: %s → %s", analyze.FormatBytes(b), analyze.FormatBytes(t)),
+		Value: analyze.FormatSignedValue(t-b, "bytes"), Key: "change-reachable", Grew: t > b, Shrank: t < b}
+}
+
+// heapDumpHeader renames what a histogram page's header says of its files.
+func heapDumpHeader(h *view.JVMHeader, title string) {
+	h.Title = title
+	for i := range h.Files {
+		h.Files[i].Kind = "JVM heap dump"
+	}
+}
+
+// showJavaHeapDumps renders /r/{id} for a comparison of heap dumps: one dump's
+// histogram when the query selects one, else the comparison of base and target.
+func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	hd, err := loadHeapDumpSet(r, rep)
+	if err != nil {
+		return err
+	}
+	if i, ok := hd.single(); ok {
+		page := hd.histogramPage(i)
+		heapDumpHeader(&page.Header, "JVM heap dump "+hd.name(i))
+		page.Header.Meta = []view.Pair{{Label: "Taken", Value: formatTime(hd.sum.Dumps[i].Time)}}
+		page.Figures = append(page.Figures, view.JVMFigure{Label: "reachable", Value: analyze.FormatBytes(hd.sum.Dumps[i].Reachable), Key: "reachable"})
+		page.TotalCheck, page.TotalOK = "", true
+		if hd.sum.Dumps[i].Headline != "" {
+			page.Header.Headline = strings.ReplaceAll(hd.sum.Dumps[i].Headline, "`", "")
+		}
+		return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports", Description: page.Header.Headline}, view.JavaHistogramPageView(page))
+	}
+	diff := hd.diffPage()
+	heapDumpHeader(&diff.Header, fmt.Sprintf("JVM heap dumps %s → %s", hd.name(hd.q.base), hd.name(hd.q.target)))
+	diff.Figures = append(diff.Figures, hd.reachableFigure())
+	diff.Suspects.Note = "Classes outside the JDK whose instance count grew, most new instances first, counted in the dumps as GC.class_histogram counts them."
+	if t := diff.Snapshots; t != nil {
+		t.What = "heap dumps"
+		t.Totals = append(t.Totals, "reachable")
+		for i := range t.Rows {
+			t.Rows[i].Values = append(t.Rows[i].Values, analyze.FormatBytes(hd.sum.Dumps[i].Reachable))
+		}
+	}
+	page := view.HeapDumpComparePage{Diff: diff}
+	grown, all := hd.retainedGrowth(hd.q.rows)
+	page.Retained = view.HeapRetainedTable{All: all}
+	if len(grown) < all {
+		page.Retained.ShowAll = hd.q.showAll(reportURL(rep.ID))
+	}
+	var largest int64
+	if len(grown) > 0 {
+		largest = grown[0].Bytes
+	}
+	for i, c := range grown {
+		row := view.HeapRetainedRow{Rank: i + 1, Name: c.Name, Base: analyze.FormatBytes(c.BaseBytes), Target: analyze.FormatBytes(c.TargetBytes),
+			Change: analyze.FormatSignedValue(c.Bytes, "bytes"), InstancesChange: analyze.FormatSignedValue(c.Instances, "count"),
+			ChangeValue: c.Bytes, InstancesValue: c.Instances, BaseValue: c.BaseBytes, BarPct: jvmBarPct(c.Bytes, largest)}
+		if d := jvm.ClassDisplayName(c.Name); d != c.Name {
+			row.Display = d
+		}
+		page.Retained.Rows = append(page.Retained.Rows, row)
+	}
+	return s.render(w, r, http.StatusOK, view.Page{Title: diff.Header.Title, Nav: "reports", Description: diff.Header.Headline}, view.HeapDumpComparePageView(page))
+}
+
+// heapDumpsJSON is the JSON twin of a comparison of heap dumps: the histogram
+// diff's (classes by instances and shallow bytes, the series of three or more) with
+// the classes whose retained size grew and each dump's totals.
+type heapDumpsJSON struct {
+	javaHistogramDiffJSON
+	GrownRetained []heapRetainedChange `json:"grown_retained"`
+	Dumps         []heapDumpBrief      `json:"dumps"`
+}
+
+// heapDumpBrief is one dump's totals in the JSON twin.
+type heapDumpBrief struct {
+	Name      string    `json:"name"`
+	Time      time.Time `json:"time,omitzero"`
+	Objects   int64     `json:"objects"`
+	Shallow   int64     `json:"shallow"`
+	Reachable int64     `json:"reachable"`
+	Headline  string    `json:"headline,omitempty"`
+}
+
+// javaHeapDumpsJSON fills doc.Analysis for a comparison of heap dumps (one dump's
+// histogram, as a histogram report's, when the query selects one).
+func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+	hd, err := loadHeapDumpSet(r, rep)
+	if err != nil {
+		return err
+	}
+	a, err := hd.analysisJSON()
+	if err != nil {
+		return err
+	}
+	d, ok := a.(javaHistogramDiffJSON)
+	if !ok {
+		doc.Analysis = a
+		return nil
+	}
+	grown, _ := hd.retainedGrowth(hd.q.rows)
+	out := heapDumpsJSON{javaHistogramDiffJSON: d, GrownRetained: heapRetainedChanges(grown)}
+	for i, dump := range hd.sum.Dumps {
+		out.Dumps = append(out.Dumps, heapDumpBrief{Name: hd.name(i), Time: dump.Time, Objects: dump.Objects, Shallow: dump.Shallow,
+			Reachable: dump.Reachable, Headline: dump.Headline})
+	}
+	doc.Analysis = out
+	return nil
+}
+
+// javaHeapDumpsMarkdown writes the ticket summary of a comparison: the histogram
+// diff's Markdown, the classes whose retained size grew, the series.
+func (s *Server) javaHeapDumpsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	hd, err := loadHeapDumpSet(r, rep)
+	if err != nil {
+		return err
+	}
+	return hd.markdown(w, r, jvmHistogramMarkdown, func(w io.Writer, rows int) error {
+		b, t := hd.sum.Dumps[hd.q.base], hd.sum.Dumps[hd.q.target]
+		fmt.Fprintf(w, "Reachable from the GC roots: %s → %s (%s).\n\n", analyze.FormatBytes(b.Reachable), analyze.FormatBytes(t.Reachable),
+			analyze.FormatSignedValue(t.Reachable-b.Reachable, "bytes"))
+		if _, err := io.WriteString(w, jvmHistogramDiffMarkdown(hd.diff(), rows)); err != nil {
+			return err
+		}
+		if grown, _ := hd.retainedGrowth(rows); len(grown) > 0 {
+			var m strings.Builder
+			m.WriteString("\n" + markdown.Heading(4, "Growth in retained size"))
+			m.WriteString(markdown.TableHead(markdown.Left("class"), markdown.Right("retained"), markdown.Right("change"), markdown.Right("instances change")))
+			for _, c := range grown {
+				m.WriteString(markdown.Row(jvm.ClassLabel(c.Name, markdown.Code), analyze.FormatBytes(c.TargetBytes),
+					analyze.FormatSignedValue(c.Bytes, "bytes"), analyze.FormatSignedValue(c.Instances, "count")))
+			}
+			if _, err := io.WriteString(w, m.String()); err != nil {
+				return err
+			}
+		}
+		return hd.seriesMarkdown(w, rows)
+	})
+}
+
+// showJavaHeapDumpReport renders either kind of heap dump report.
+func (s *Server) showJavaHeapDumpReport(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	if rep.Kind == kindJavaHeapDumpDiff {
+		return s.showJavaHeapDumps(w, r, rep)
+	}
+	return s.showJavaHeapDump(w, r, rep)
+}
+
+// javaHeapDumpReportJSON fills the JSON twin of either kind of heap dump report.
+func (s *Server) javaHeapDumpReportJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+	if rep.Kind == kindJavaHeapDumpDiff {
+		return s.javaHeapDumpsJSON(r, rep, doc)
+	}
+	return s.javaHeapDumpJSON(r, rep, doc)
+}
+
+// javaHeapDumpReportMarkdown writes the Markdown of either kind of heap dump report.
+func (s *Server) javaHeapDumpReportMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	if rep.Kind == kindJavaHeapDumpDiff {
+		return s.javaHeapDumpsMarkdown(w, r, rep)
+	}
+	return s.javaHeapDumpMarkdown(w, r, rep)
+}
+
+// heapDumpReportSummaryLine is the dashboard's line for either kind of heap dump
+// report, told apart by the summary's shape.
+func heapDumpReportSummaryLine(raw json.RawMessage) string {
+	if line := heapDumpsSummaryLine(raw); line != "" {
+		return line
+	}
+	return heapDumpSummaryLine(raw)
+}
