@@ -182,9 +182,22 @@ func checkPollThreadLabels(t *testing.T, open int) {
 	if len(names) != open {
 		t.Errorf("%d poll thread names in the goroutine profile, want %d", len(names), open)
 	}
+	// Each leaked consumer's label is on its poll loop and its reader. A goroutine
+	// kafka-go starts from the reader for a moment (a fetch's dial or timer)
+	// inherits the label too, so a few labels may carry a third one while the
+	// profile is taken; never fewer than two, and a lasting third would show on
+	// most of them.
+	extra := 0
 	for name, k := range names {
-		if k != 2 {
+		if k < 2 {
 			t.Errorf("%q labels %d goroutines, want 2 (poll loop and reader)", name, k)
 		}
+		if k > 2 {
+			extra++
+			t.Logf("%q labels %d goroutines while the profile was taken", name, k)
+		}
+	}
+	if extra*100 > open {
+		t.Errorf("%d of %d poll thread labels carry more than the poll loop and the reader", extra, open)
 	}
 }
