@@ -124,10 +124,14 @@ func (s *Server) startSweeper(lease time.Duration) {
 	sweep := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		// Leases are judged as of the heartbeat's start: the heartbeat renewed
+		// this server's runs to at least then + lease, however long its writes
+		// took on a loaded machine, so none of them reads as expired.
+		asOf := time.Now()
 		if err := s.lab.Heartbeat(ctx); err != nil && !errors.Is(err, store.ErrNotFound) {
 			s.log.Warn("renewing the leases of this server's runs", "err", err)
 		}
-		if n, err := s.store.InterruptExpiredRuns(ctx, time.Now()); err != nil {
+		if n, err := s.store.InterruptExpiredRuns(ctx, asOf); err != nil {
 			s.log.Warn("interrupting stale runs", "err", err)
 		} else if n > 0 {
 			s.log.Info("runs interrupted: their server stopped renewing them", "runs", n)
