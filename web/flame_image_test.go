@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/leakui/leakui/internal/hostile"
 )
 
@@ -72,9 +74,18 @@ func TestFlameImageInMarkdown(t *testing.T) {
 		t.Errorf("markup from a function name reached the image:\n%s", svg)
 	}
 
-	// A focus filter in the page's URL reaches the Markdown's image.
+	// A focus filter in the page's URL reaches the Markdown's image and the
+	// flame view's "SVG image" link.
 	_, _, md = ts.get(t, up.ReportURL+".md?f=onerror")
 	focused, _ := readFlameImage(t, ts, md, "Flame graph of inuse_space")
+	_, _, page := ts.get(t, up.ReportURL+"?view=flame&f=onerror")
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if href := doc.Find(`[data-testid="link-SVG image"]`).AttrOr("href", ""); href == "" || !strings.Contains(string(md), href+")") {
+		t.Errorf("the flame view links the image %q; the Markdown embeds:\n%s", href, md)
+	}
 	if len(focused.Boxes) >= len(img.Boxes) {
 		t.Errorf("f=onerror: %d boxes, unfiltered %d", len(focused.Boxes), len(img.Boxes))
 	}
