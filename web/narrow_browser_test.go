@@ -1,6 +1,7 @@
 package web
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -44,7 +45,8 @@ func TestBrowserNoSidewaysScrollOnAPhone(t *testing.T) {
 // sandwich view and a diff's table at 390 px: each table fits the screen without
 // scrolling inside its own box (flat%, sum% and cum% are dropped), and its
 // function column is at least 150 px wide, so long Go names wrap at their
-// separators instead of one letter per line.
+// separators instead of one letter per line. Then it shows the top table and the
+// flame graph at 390 and 1400 px, which do not scroll sideways either.
 func TestBrowserProfileTablesFitAPhone(t *testing.T) {
 	ctx := browser.New(t, 120*time.Second)
 	ts := newTestServer(t, Config{})
@@ -68,5 +70,16 @@ func TestBrowserProfileTablesFitAPhone(t *testing.T) {
 			t.Errorf("%s at 390 px: table %d px wide in a %d px box, narrowest function cell %d px, %d of %d secondary cells shown",
 				page.name, scroll, client, name, shown, secondary)
 		}
+	}
+	// The heap profile's top table and flame graph on a phone and on a laptop
+	// (the README's pictures): neither scrolls sideways.
+	for _, width := range []int64{390, 1400} {
+		w := strconv.FormatInt(width, 10)
+		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(ts.URL+heap), chromedp.WaitVisible(`[data-testid=top-table]`))
+		noSidewaysScroll(t, ctx, "top table at "+w+" px")
+		browser.Screenshot(t, ctx, "profile-top-"+w+".png")
+		browser.Do(t, ctx, chromedp.Navigate(ts.URL+heap+"?view=flame"), chromedp.WaitVisible(`[data-testid=flame] canvas, [data-testid=flame] svg`))
+		noSidewaysScroll(t, ctx, "flame graph at "+w+" px")
+		browser.Screenshot(t, ctx, "profile-flame-"+w+".png")
 	}
 }
