@@ -107,3 +107,12 @@ func TestFlameImageInMarkdown(t *testing.T) {
 		t.Errorf("a series file's flame image: %d, want 200", code)
 	}
 }
+
+// BenchmarkFlameImage serves the erigon heap profile's flame graph as an SVG
+// image (the flame graph cached after the first request, as the flame view's),
+// beside the flame view's page, which draws the same static picture.
+func BenchmarkFlameImage(b *testing.B) {
+	srv, up := benchServer(b, fixture(b, "pprof", "erigon-integration-heap.pb.gz"))
+	b.Run("image", func(b *testing.B) { serveBench(b, srv, "/r/"+up.ReportID+"/flame.svg", nil) })
+	b.Run("flame-page", func(b *testing.B) { serveBench(b, srv, up.ReportURL+"?view=flame", nil) })
+}
