@@ -68,8 +68,8 @@ func (s *Server) runChart(r *http.Request, runID, file string) (linechart.Chart,
 	return linechart.Chart{}, errorf(http.StatusNotFound, "no chart %q: a run has goroutines, memory and open", name)
 }
 
-// handleReportChartImage is GET /r/{id}/charts/{chart}.svg: a series' totals, or
-// a run report's charts.
+// handleReportChartImage is GET /r/{id}/charts/{chart}.svg: a series' totals, a
+// run report's charts, or a log report's still-open charts (open-1.svg…).
 func (s *Server) handleReportChartImage(w http.ResponseWriter, r *http.Request) error {
 	rep, err := s.store.Report(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
@@ -82,6 +82,9 @@ func (s *Server) handleReportChartImage(w http.ResponseWriter, r *http.Request) 
 			return err
 		}
 		return writeSVG(w, c)
+	}
+	if rep.Kind == kindLog {
+		return s.logChartImage(w, r, rep, file)
 	}
 	profiles := rep.Kind == modeSingle || rep.Kind == modeDiff || rep.Kind == modeSeries
 	if file != "totals.svg" || !profiles || len(rep.Artifacts) < 3 {
@@ -105,4 +108,25 @@ func writeSVG(w http.ResponseWriter, c linechart.Chart) error {
 	w.Header().Set("Cache-Control", "no-cache")
 	_, err := w.Write([]byte(linechart.SVG(c, chartImageWidth, chartImageHeight, true)))
 	return err
+}
+
+// logChartImage answers a log report's still-open chart of one pair
+// (open-N.svg), counted with the query's parameters as the page counts them.
+func (s *Server) logChartImage(w http.ResponseWriter, r *http.Request, rep *store.Report, file string) error {
+	q, err := logQueryOf(r, rep)
+	if err != nil {
+		return err
+	}
+	lr, err := s.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
+	if err != nil {
+		return err
+	}
+	if logTimesUsable(lr) && logNoMatch(lr) == "" {
+		for k, c := range logOpenLineCharts(lr) {
+			if file == logOpenChartID(k)+".svg" {
+				return writeSVG(w, c)
+			}
+		}
+	}
+	return errorf(http.StatusNotFound, "log report %s has no chart %q: a report with timed lines has open-1.svg… per pair", rep.ID, file)
 }

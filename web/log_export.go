@@ -90,8 +90,15 @@ func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) er
 		fmt.Fprintf(w, "- Preset: %s\n", markdown.Escape(title))
 	}
 	fmt.Fprintln(w)
-	_, err = io.WriteString(w, logReportMarkdown(lr))
-	return err
+	if _, err = io.WriteString(w, logReportMarkdown(lr)); err != nil {
+		return err
+	}
+	if logTimesUsable(lr) && logNoMatch(lr) == "" {
+		for k, c := range logOpenLineCharts(lr) {
+			fmt.Fprintf(w, "\n![%s](%s)\n", markdown.Escape(c.Title), absoluteURL(r, q.countURL(reportChartImageURL(rep.ID, logOpenChartID(k), ""))))
+		}
+	}
+	return nil
 }
 
 // handleLogKeysCSV is GET /r/{id}/keys.csv: the keys never closed of every

@@ -176,7 +176,7 @@ func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.Lo
 	}
 	if logTimesUsable(lr) {
 		page.Timeline = logTimeline(lr)
-		page.OpenCharts = logOpenCharts(lr)
+		page.OpenCharts = logOpenCharts(lr, func(chart string) string { return q.countURL(reportChartImageURL(rep.ID, chart, "")) })
 	} else {
 		page.Notices = append(page.Notices, logTimesNotice)
 	}
@@ -398,8 +398,26 @@ func logGroupBuckets(in []logs.Bucket, group int) []logs.Bucket {
 }
 
 // logOpenCharts draws, per pair, the number still open at the end of each
-// bucket, against the buckets' wall time.
-func logOpenCharts(lr *logs.Report) []view.Chart {
+// bucket, against the buckets' wall time; imageURL, when given, is each chart's
+// stable URL as an SVG image.
+func logOpenCharts(lr *logs.Report, imageURL func(chart string) string) []view.Chart {
+	var charts []view.Chart
+	for k, c := range logOpenLineCharts(lr) {
+		id := logOpenChartID(k)
+		v := chartView(id, c)
+		if imageURL != nil {
+			v.ImageURL = imageURL(id)
+		}
+		charts = append(charts, v)
+	}
+	return charts
+}
+
+// logOpenChartID names the still-open chart of the k-th pair (from 0).
+func logOpenChartID(k int) string { return "open-" + strconv.Itoa(k+1) }
+
+// logOpenLineCharts is, per pair, the still-open chart of logOpenCharts.
+func logOpenLineCharts(lr *logs.Report) []linechart.Chart {
 	if len(lr.Buckets) == 0 {
 		return nil
 	}
@@ -407,7 +425,7 @@ func logOpenCharts(lr *logs.Report) []view.Chart {
 	for i, b := range lr.Buckets {
 		x[i] = float64(b.Start.Unix())
 	}
-	var charts []view.Chart
+	var charts []linechart.Chart
 	for k, p := range lr.Pairs {
 		values := make([]float64, len(lr.Buckets))
 		for i, b := range lr.Buckets {
@@ -415,9 +433,8 @@ func logOpenCharts(lr *logs.Report) []view.Chart {
 				values[i] = float64(b.Open[k])
 			}
 		}
-		c := linechart.Chart{Title: "Still open over time: " + p.Name, XTime: true, X: x,
-			Series: []linechart.Series{{Key: "open", Name: "still open (" + p.Name + ")", Class: "s4", Values: values}}}
-		charts = append(charts, chartView("open-"+strconv.Itoa(k+1), c))
+		charts = append(charts, linechart.Chart{Title: "Still open over time: " + p.Name, XTime: true, X: x,
+			Series: []linechart.Series{{Key: "open", Name: "still open (" + p.Name + ")", Class: "s4", Values: values}}})
 	}
 	return charts
 }

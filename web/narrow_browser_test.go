@@ -1,6 +1,7 @@
 package web
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -37,5 +38,48 @@ func TestBrowserNoSidewaysScrollOnAPhone(t *testing.T) {
 			wide := browser.Get(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("main *")).filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest("table.data") && e.parentElement.getBoundingClientRect().right <= window.innerWidth + 1).slice(0, 8).map(e => e.tagName.toLowerCase() + (e.className ? "." + e.className : "") + (e.dataset.testid ? "[" + e.dataset.testid + "]" : ""))`))
 			t.Errorf("%s (%s): the page is %d px wide in a %d px window: it scrolls sideways; too wide: %v", name, path, scrollWidth, innerWidth, wide)
 		}
+	}
+}
+
+// TestBrowserProfileTablesFitAPhone opens a heap profile's top table, its
+// sandwich view and a diff's table at 390 px: each table fits the screen without
+// scrolling inside its own box (flat%, sum% and cum% are dropped), and its
+// function column is at least 150 px wide, so long Go names wrap at their
+// separators instead of one letter per line. Then it shows the top table and the
+// flame graph at 390 and 1400 px, which do not scroll sideways either.
+func TestBrowserProfileTablesFitAPhone(t *testing.T) {
+	ctx := browser.New(t, 120*time.Second)
+	ts := newTestServer(t, Config{})
+	heap := reportURL(ts.mustUpload(t, nil, fixture(t, "pprof", "erigon-integration-heap.pb.gz")).ReportID)
+	diff := reportURL(ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz")).ReportID)
+	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Navigate(ts.URL+heap), chromedp.WaitReady(`[data-testid=top-table]`))
+	sandwich := browser.Attr(t, ctx, `[data-testid=top-row]:first-child a[data-testid=name]`, "href")
+	for _, page := range []struct{ name, path, table string }{
+		{"top table", heap, `[data-testid=top-table]`},
+		{"sandwich", sandwich, `[data-testid=sandwich-self]`},
+		{"sandwich callers", sandwich, `[data-testid=sandwich-callers]`},
+		{"diff table", diff, `[data-testid=diff-table]`},
+	} {
+		browser.Do(t, ctx, chromedp.Navigate(ts.URL+page.path), chromedp.WaitReady(page.table))
+		noSidewaysScroll(t, ctx, page.name)
+		fit := browser.Get(t, ctx, chromedp.Evaluate[[]int](`(() => { const t = document.querySelector(`+"`"+page.table+"`"+`);
+			const widths = Array.from(t.querySelectorAll("td.name")).map(td => Math.round(td.getBoundingClientRect().width));
+			return [t.scrollWidth, t.clientWidth, widths.length ? Math.min(...widths) : 0, t.querySelectorAll(".secondary").length,
+				Array.from(t.querySelectorAll(".secondary")).filter(e => getComputedStyle(e).display != "none").length]; })()`))
+		if scroll, client, name, secondary, shown := fit[0], fit[1], fit[2], fit[3], fit[4]; scroll > client+1 || name < 150 || secondary == 0 || shown != 0 {
+			t.Errorf("%s at 390 px: table %d px wide in a %d px box, narrowest function cell %d px, %d of %d secondary cells shown",
+				page.name, scroll, client, name, shown, secondary)
+		}
+	}
+	// The heap profile's top table and flame graph on a phone and on a laptop
+	// (the README's pictures): neither scrolls sideways.
+	for _, width := range []int64{390, 1400} {
+		w := strconv.FormatInt(width, 10)
+		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(ts.URL+heap), chromedp.WaitVisible(`[data-testid=top-table]`))
+		noSidewaysScroll(t, ctx, "top table at "+w+" px")
+		browser.Screenshot(t, ctx, "profile-top-"+w+".png")
+		browser.Do(t, ctx, chromedp.Navigate(ts.URL+heap+"?view=flame"), chromedp.WaitVisible(`[data-testid=flame] canvas, [data-testid=flame] svg`))
+		noSidewaysScroll(t, ctx, "flame graph at "+w+" px")
+		browser.Screenshot(t, ctx, "profile-flame-"+w+".png")
 	}
 }

@@ -119,6 +119,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 			fmt.Fprint(w, markdown.Row(analyze.FormatSignedValue(row.Flat, d.Unit), analyze.FormatValue(row.BaseFlat, d.Unit),
 				analyze.FormatValue(row.TargetFlat, d.Unit), analyze.FormatSignedValue(row.Cum, d.Unit), markdown.Code(row.Name)))
 		}
+		fmt.Fprintf(w, "\n![Diff flame graph of %s](%s)\n", markdown.Escape(d.SampleType), absoluteURL(r, reportFlameImageURL(ps)))
 		return nil
 	}
 	a := rep.Artifacts[q.file]
@@ -151,6 +152,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		fmt.Fprint(w, markdown.Row(analyze.FormatValue(row.Flat, top.Unit), analyze.Percent(row.Flat, top.Total),
 			analyze.FormatValue(row.Cum, top.Unit), analyze.Percent(row.Cum, top.Total), markdown.Code(row.Name)))
 	}
+	fmt.Fprintf(w, "\n![Flame graph of %s](%s)\n", markdown.Escape(top.SampleType), absoluteURL(r, reportFlameImageURL(ps)))
 	fmt.Fprintf(w, "\nOpen it with %s.\n", markdown.Code("go tool pprof "+absoluteURL(r, artifactURL(a.SHA256))))
 	return nil
 }

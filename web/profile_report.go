@@ -179,6 +179,9 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 			return page, err
 		}
 		page.Diff = &d
+		if d.Flame != nil {
+			page.Links = append(page.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
+		}
 		page.Verdict = diffBanner(d)
 	case modeSeries:
 		rep, err := ps.profileSeries(&page.Notices)
@@ -203,6 +206,7 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 			f := flameView("flame-data", fg)
 			ps.linkFlame(&f, path)
 			page.Flame = &f
+			page.Links = append(page.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
 			page.Top = ps.sideTable(p, path)
 		} else {
 			nodeFraction := 0.0 // every row: the marks pprof -top -nodefraction=0 prints

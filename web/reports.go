@@ -24,6 +24,7 @@ func (rs reportsResource) Routes() chi.Router {
 	r.Post("/{id}/compare", rs.s.handle(rs.compare))
 	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.handleLogKeysCSV))
 	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleReportChartImage))
+	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.handleReportFlameImage))
 	return r
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,9 +12,19 @@ import (
 	"github.com/leakui/leakui/internal/browser"
 )
 
+// fitsPhone fails the test when the page scrolls sideways in a 390 px window.
+func fitsPhone(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	scroll := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+	if inner := browser.Get(t, ctx, chromedp.Evaluate[int](`window.innerWidth`)); inner != 390 || scroll > inner {
+		t.Errorf("%s: %d px wide in a %d px window", what, scroll, inner)
+	}
+}
+
 // TestBrowserLabRun starts a run from the dashboard's form in the real Chromium,
 // watches the progress bar move and the chart gain points over server-sent events,
-// waits for the verdict, and opens the comparison with a fixed run.
+// waits for the verdict (the live and the finished page fit a 390 px phone too),
+// and opens the comparison with a fixed run.
 func TestBrowserLabRun(t *testing.T) {
 	ctx := browser.New(t, 4*time.Minute)
 	s := startServer(t, t.TempDir())
@@ -30,6 +41,7 @@ func TestBrowserLabRun(t *testing.T) {
 	// Watch the live page: the progress bar and the chart's points must move.
 	progress := map[string]bool{}
 	maxPoints := 0
+	livePhone := false
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		v := browser.Get(t, ctx, chromedp.Evaluate[string](`(() => { const p = document.querySelector("[data-testid=run-progress]"); return p ? String(p.value) : "gone"; })()`))
@@ -46,6 +58,13 @@ func TestBrowserLabRun(t *testing.T) {
 		if len(progress) == 2 {
 			browser.Screenshot(t, ctx, "run-live.png")
 		}
+		if len(progress) >= 3 && !livePhone { // the same live page on a phone, once
+			livePhone = true
+			browser.Do(t, ctx, chromedp.EmulateViewport(390, 900))
+			fitsPhone(t, ctx, "the live run page")
+			browser.Screenshot(t, ctx, "run-live-390.png")
+			browser.Do(t, ctx, chromedp.EmulateViewport(1400, 1000))
+		}
 		time.Sleep(150 * time.Millisecond)
 	}
 	if len(progress) < 3 || maxPoints < 5 {
@@ -61,6 +80,10 @@ func TestBrowserLabRun(t *testing.T) {
 	}
 	leakyURL := browser.Get(t, ctx, chromedp.Location())
 	browser.Screenshot(t, ctx, "run-report.png")
+	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900))
+	fitsPhone(t, ctx, "the run's report page")
+	browser.Screenshot(t, ctx, "run-report-390.png")
+	browser.Do(t, ctx, chromedp.EmulateViewport(1400, 1000))
 
 	// The same size with the upstream fix, then the comparison.
 	browser.Do(t, ctx,

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/leakui/leakui/internal/testtool"
@@ -98,7 +101,23 @@ func Attr(t *testing.T, ctx context.Context, sel, name string) string {
 // there). It returns the temporary path.
 func Screenshot(t *testing.T, ctx context.Context, name string) string {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	// Scrollbars hidden while capturing, as on a phone: otherwise the page is
+	// measured beside the scrollbar (375 px of a 390 px window) but captured
+	// whole without one (laid out 390 px wide), and its right edge is cut off.
+	capture := true
+	png, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+		if _, err := cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: true}); err != nil {
+			return nil, err
+		}
+		defer cdp.Call(ctx, tg, emulation.SetScrollbarsHidden, emulation.SetScrollbarsHiddenParams{Hidden: false}) //nolint:errcheck
+		size, err := chromedp.Evaluate[[]float64](`[window.innerWidth, document.documentElement.scrollHeight]`)(ctx, tg)
+		if err != nil {
+			return nil, err
+		}
+		res, err := cdp.Call(ctx, tg, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng,
+			CaptureBeyondViewport: &capture, FromSurface: &capture, Clip: &page.Viewport{Width: size[0], Height: size[1], Scale: 1}})
+		return res.Data, err
+	})
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}

@@ -40,3 +40,6 @@ type FlameData struct {
 	Dropped int        `json:"dropped"`
 	Boxes   int        `json:"boxes"`
 }
+
+// flameImageCaption is the height of FlameImage's caption line, in SVG units.
+const flameImageCaption = 24
