@@ -70,6 +70,12 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		if rep.Log, err = s.runLogView(r.Context(), run.ID, spec); err != nil {
 			return page, err
 		}
+		// A jvm run's jcmd outputs, with the JVM views' own parts (run_jvm.go).
+		if j, err := s.runJVMOf(r.Context(), run.ID, run.ReportID); err != nil {
+			return page, err
+		} else if j != nil {
+			rep.JVM = j.view()
+		}
 		page.Report = rep
 	}
 	if run.ReportID != "" && spec.Workload == lab.WorkloadCapture {
@@ -216,14 +222,19 @@ const calloutMinGap = 16 << 20
 // runCallout names the heap vs RSS gap of the gzip model: the JVM's native zlib
 // memory, which the heap profile does not see.
 func runCallout(spec lab.Spec, p lab.Progress) string {
-	if spec.Workload != lab.WorkloadRecovery || spec.Codec != "gzip" || len(p.Points) < 2 {
+	if spec.Workload != lab.WorkloadRecovery || spec.Codec != "gzip" {
 		return ""
 	}
-	if spec.Variant == lab.VariantJVM {
+	if spec.Variant == lab.VariantJVM && p.Counters["jvm_streams"] > 0 {
+		// The JVM's figures come with the done event, not from points: the
+		// run's write and JVM phases make none.
 		return fmt.Sprintf("These figures came from a real JVM, not the Go model: GzipLeak.java left %d GZIPInputStreams open and its resident set grew by %s (%s per stream), while Native Memory Tracking saw %s of it — zlib allocates with malloc, which NMT does not track. The JVM's jcmd outputs are among the captured files.",
 			p.Counters["jvm_streams"], analyze.FormatSignedValue(p.Counters["jvm_rss_after"]-p.Counters["jvm_rss_before"], "bytes"),
 			analyze.FormatSignedValue(p.Counters["jvm_bytes_per_open_stream"], "bytes"),
 			analyze.FormatSignedValue(p.Counters["jvm_nmt_committed_after"]-p.Counters["jvm_nmt_committed_before"], "bytes"))
+	}
+	if len(p.Points) < 2 {
+		return ""
 	}
 	first, last := p.Points[0], p.Points[len(p.Points)-1]
 	gap := (last.RSS - last.HeapInuse) - (first.RSS - first.HeapInuse)
