@@ -119,7 +119,8 @@ func runCounters(workload string, c map[string]int64) []view.Counter {
 	for _, k := range keys {
 		v, ok := c[k[0]]
 		if k[0] == "iterators_open" {
-			v, ok = c["iterators_opened"]-c["iterators_closed"], len(c) > 0
+			_, ok = c["iterators_opened"] // not yet during the write phase
+			v = c["iterators_opened"] - c["iterators_closed"]
 		}
 		if !ok {
 			// Shown from the start, so the live page has it to update with the
