@@ -363,11 +363,12 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 			ack()
 		case workload.EventProgress, workload.EventDone:
 			run.update(func(p *Progress) { p.apply(ev, run.Spec.Workload, now) })
-			if ev.Steps > 0 {
+			phase := isPhase(ev, run.Spec.Workload) // its steps are not the unit's: no snapshot
+			if ev.Steps > 0 && !phase {
 				every = max(1, (ev.Steps+int64(m.cfg.Snapshots)-1)/int64(m.cfg.Snapshots))
 			}
 			if ev.Kind == workload.EventProgress {
-				if ev.Step%every == 0 && ev.Step < ev.Steps {
+				if !phase && ev.Step%every == 0 && ev.Step < ev.Steps {
 					m.snapshot(ctx, run, pprofBase, ev.Step, log)
 				}
 				ack()

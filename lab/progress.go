@@ -45,6 +45,10 @@ type Progress struct {
 	// (writing the log before recovering it), from progress events whose step name
 	// is not that unit's; nil while the unit's own steps run.
 	Phase *Phase `json:"phase,omitempty"`
+	// Phases are the phases the run went through so far, each at its latest
+	// event, in order: what stays of the phase line once the unit's steps run
+	// ("writing segments 80 of 80").
+	Phases []Phase `json:"phases,omitempty"`
 }
 
 // Phase is the progress of a phase without the workload's unit of work: "write
@@ -58,6 +62,17 @@ type Phase struct {
 // unitOf names each workload's unit of work, the step name its charts and
 // verdict count; progress events under another step name are phases.
 var unitOf = map[string]string{WorkloadCheckpoint: "cycle", WorkloadRecovery: "segment"}
+
+// maxPhases bounds the phases a run keeps.
+const maxPhases = 8
+
+// isPhase reports whether a progress event belongs to a phase without the
+// workload's unit of work (its step name is not the unit's): it makes the
+// phase line, not a point of the charts nor a step to snapshot at.
+func isPhase(ev workload.Event, workloadName string) bool {
+	unit := unitOf[workloadName]
+	return ev.Kind == workload.EventProgress && unit != "" && ev.StepName != "" && ev.StepName != unit
+}
 
 // UnitOf names a workload's unit of work ("cycle", "segment"), or "" when it has
 // none declared.
@@ -94,6 +109,7 @@ func (p Progress) clone() Progress {
 		c.Counters[k] = v
 	}
 	c.Points = append([]Point(nil), p.Points...)
+	c.Phases = append([]Phase(nil), p.Phases...)
 	if p.Phase != nil {
 		ph := *p.Phase
 		c.Phase = &ph
@@ -109,10 +125,15 @@ func (p *Progress) apply(ev workload.Event, workloadName string, now time.Time) 
 	for k, v := range ev.Counters {
 		p.Counters[k] = v
 	}
-	if unit := unitOf[workloadName]; ev.Kind == workload.EventProgress && unit != "" && ev.StepName != "" && ev.StepName != unit {
+	if isPhase(ev, workloadName) {
 		// A phase of its own (writing before recovering): its line on the page,
 		// not a point of the charts, whose x is the unit's steps.
 		p.Phase = &Phase{Name: ev.StepName, Step: ev.Step, Steps: ev.Steps}
+		if n := len(p.Phases); n > 0 && p.Phases[n-1].Name == ev.StepName {
+			p.Phases[n-1] = *p.Phase
+		} else if n < maxPhases {
+			p.Phases = append(p.Phases, *p.Phase)
+		}
 		p.Memory = Memory{Goroutines: ev.Memory.Goroutines, HeapInuse: ev.Memory.HeapInuse, RSS: ev.Memory.RSS}
 		p.UpdatedAt = now
 		p.ElapsedMs = now.Sub(p.StartedAt).Milliseconds()

@@ -37,6 +37,16 @@ type LogConfig struct {
 	FlushedSegments int
 	// Seed varies the record contents; the same config writes the same bytes.
 	Seed uint64
+	// Progress, when set, is called after every segment written (its index
+	// included), from WriteLog's goroutine.
+	Progress func(WriteProgress)
+}
+
+// WriteProgress is how far WriteLog has come: segments written of all the
+// log's segments (every partition's), and the totals so far.
+type WriteProgress struct {
+	SegmentsWritten, Segments int64
+	Batches, Records, Bytes   int64
 }
 
 // DefaultLogConfig returns the log of KAFKA-3933 as it happened: 4 partitions ×
@@ -141,6 +151,7 @@ type logWriter struct {
 	encoded bytes.Buffer
 	inner   []byte // a v0 or v1 message set before compression
 	wrapper []byte // its wrapper message
+	written int64  // segments written, for Progress
 }
 
 func (w *logWriter) writePartition(ctx context.Context, dir string, p int, info *LogInfo) (PartitionInfo, error) {
@@ -162,6 +173,11 @@ func (w *logWriter) writePartition(ctx context.Context, dir string, p int, info 
 		}
 		pi.Segments = append(pi.Segments, base)
 		pi.IndexEntries += entries
+		if cfg.Progress != nil {
+			w.written++
+			cfg.Progress(WriteProgress{SegmentsWritten: w.written, Segments: int64(cfg.Partitions) * int64(cfg.Segments),
+				Batches: info.Batches, Records: info.Records, Bytes: info.Bytes})
+		}
 	}
 	pi.LogEndOffset = int64(cfg.Segments) * perSegment
 	if cfg.FlushedSegments == cfg.Segments {

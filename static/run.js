@@ -48,7 +48,9 @@
 
   function update(root, p) {
     var step = root.querySelector("[data-testid=run-step]");
-    if (step) step.textContent = (p.step_name || "step") + " " + p.step + " of " + p.steps;
+    // Before the first of the unit's steps (a phase such as writing the log),
+    // the line keeps the unit the page was rendered with.
+    if (step && p.steps > 0) step.textContent = (p.step_name || "step") + " " + p.step + " of " + p.steps;
     var phase = root.querySelector("[data-testid=run-phase]");
     if (phase) {
       var ph = p.phase;
@@ -65,7 +67,7 @@
     if (snaps) snaps.textContent = String(p.snapshots || 0);
     root.querySelectorAll("[data-counter]").forEach(function (c) {
       var k = c.getAttribute("data-counter"), counters = p.counters || {};
-      var v = k === "iterators_open" ? (counters.iterators_opened || 0) - (counters.iterators_closed || 0) : counters[k];
+      var v = k === "iterators_open" ? (counters.iterators_opened === undefined ? undefined : counters.iterators_opened - (counters.iterators_closed || 0)) : counters[k];
       if (v !== undefined) c.textContent = k === "offheap_bytes" ? formatValue(v, "bytes") : v.toLocaleString("en-US");
     });
     var status = root.querySelector("[data-testid=run-status]");

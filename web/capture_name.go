@@ -10,7 +10,8 @@ import (
 )
 
 // captureName names a lab capture by its run, kind and step, such as
-// "checkpoint-leaky-ab3d9f-heap-step004.pb.gz", so that a download or a listing
+// "checkpoint-leaky-ab3d9f-heap-step004.pb.gz" (a jvm run's jcmd outputs
+// keep their own name after the role: "recovery-jvm-ab3d9f-jvm-nmt-before-step002.txt"), so that a download or a listing
 // of captures from several runs says where each came from. A run the store
 // cannot read keeps the lab's own name.
 func (rr runRecorder) captureName(ctx context.Context, runID string, c lab.Capture) string {

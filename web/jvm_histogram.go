@@ -46,6 +46,16 @@ func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	return histogramPlanOf(hs, params, func(i int) string {
+		ref := params.Snapshots[i]
+		return fmt.Sprintf("%s #%d", form.files[ref.File].name, ref.Index+1)
+	})
+}
+
+// histogramPlanOf is the report of histograms in analysis order: the kind (one
+// histogram or a diff, first → last) and the dashboard's numbers; nameOf names
+// histogram i for the series of three or more.
+func histogramPlanOf(hs []*jvm.Histogram, params jvmParams, nameOf func(i int) string) (*reportPlan, error) {
 	last := hs[len(hs)-1]
 	sum := javaHistogramSummary{Histograms: len(hs), Classes: len(last.Classes), TotalInstances: last.TotalInstances, TotalBytes: last.TotalBytes}
 	if top := last.Ranked(jvm.ByBytes); len(top) > 0 {
@@ -64,8 +74,8 @@ func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
 	}
 	if len(hs) >= 3 {
 		names := make([]string, len(hs))
-		for i, ref := range params.Snapshots {
-			names[i] = fmt.Sprintf("%s #%d", form.files[ref.File].name, ref.Index+1)
+		for i := range hs {
+			names[i] = nameOf(i)
 		}
 		for _, o := range histogramSeriesOrders {
 			s, err := histogramSeries(hs, names, o)
@@ -187,11 +197,7 @@ func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 	page.Header.Meta = histogramMeta(h)
 	page.Header.Headline = histogramHeadline(h)
 	page.Header.Notices = h.Warnings
-	page.Figures = []view.JVMFigure{
-		{Label: "classes", Value: analyze.FormatCount(int64(len(h.Classes))), Key: "total-classes"},
-		{Label: "instances", Value: analyze.FormatCount(h.TotalInstances), Key: "total-instances"},
-		{Label: fmt.Sprintf("bytes on the heap (%s)", analyze.FormatCount(h.TotalBytes)), Value: analyze.FormatBytes(h.TotalBytes), Key: "total-bytes"},
-	}
+	page.Figures = histogramFigures(h)
 	page.TotalCheck, page.TotalOK = jvmTotalCheck(h)
 	for _, o := range []struct {
 		label string
@@ -203,6 +209,15 @@ func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 	page.Table = jvmClassTable(h, q.order, q.rows, q.showAll(path))
 	page.Snapshots = hs.snapshots()
 	return page
+}
+
+// histogramFigures are a histogram's big numbers: classes, instances, bytes.
+func histogramFigures(h *jvm.Histogram) []view.JVMFigure {
+	return []view.JVMFigure{
+		{Label: "classes", Value: analyze.FormatCount(int64(len(h.Classes))), Key: "total-classes"},
+		{Label: "instances", Value: analyze.FormatCount(h.TotalInstances), Key: "total-instances"},
+		{Label: fmt.Sprintf("bytes on the heap (%s)", analyze.FormatCount(h.TotalBytes)), Value: analyze.FormatBytes(h.TotalBytes), Key: "total-bytes"},
+	}
 }
 
 // histogramMeta describes a histogram: its layout, when it was taken, where.

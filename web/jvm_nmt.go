@@ -37,6 +37,12 @@ func (s *Server) planJavaNMT(form *uploadForm) (*reportPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	return nmtPlanOf(ns, params), nil
+}
+
+// nmtPlanOf is the report of native memory reports in analysis order: the
+// kind (one report or a diff, first → last) and the dashboard's numbers.
+func nmtPlanOf(ns []*jvm.NMT, params jvmParams) *reportPlan {
 	last := ns[len(ns)-1]
 	heap, _ := last.Category(jvm.HeapCategory)
 	sum := javaNMTSummary{Reports: len(ns), Committed: last.TotalCommitted, Reserved: last.TotalReserved, HeapCommitted: heap.Committed, SummaryDiff: last.Diff}
@@ -49,7 +55,7 @@ func (s *Server) planJavaNMT(form *uploadForm) (*reportPlan, error) {
 	if d != nil {
 		sum.CommittedDelta, sum.NonHeapDelta, sum.NativeLeak = d.TotalCommittedDelta, d.NonHeapCommittedDelta, d.NativeLeak != nil
 	}
-	return &reportPlan{kind: kind, params: params.asMap(), summary: sum}, nil
+	return &reportPlan{kind: kind, params: params.asMap(), summary: sum}
 }
 
 // javaNMTSummaryLine is the dashboard's line for a native memory report.
@@ -151,7 +157,19 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 	for _, w := range target.Warnings {
 		page.Header.Notices = append(page.Header.Notices, ns.name(q.target)+": "+w)
 	}
-	page.Figures = []view.JVMFigure{
+	page.Figures = nmtDiffFigures(d)
+	page.Leak = nativeLeakView(d)
+	page.Changes = nmtChanges(d)
+	page.Chart = nmtChart(target, base)
+	page.Categories = nmtRows(target)
+	page.Snapshots = ns.snapshots()
+	return page
+}
+
+// nmtDiffFigures are the big numbers of base → target: committed, Java heap,
+// outside the heap, threads.
+func nmtDiffFigures(d *jvm.NMTDiff) []view.JVMFigure {
+	figs := []view.JVMFigure{
 		{Label: fmt.Sprintf("committed: %s → %s", analyze.FormatBytes(d.BaseTotalCommitted), analyze.FormatBytes(d.TotalCommitted)),
 			Value: analyze.FormatSignedValue(d.TotalCommittedDelta, "bytes"), Key: "change-committed", Grew: d.TotalCommittedDelta > 0, Shrank: d.TotalCommittedDelta < 0},
 		{Label: fmt.Sprintf("Java heap: %s → %s", analyze.FormatBytes(d.BaseHeapCommitted), analyze.FormatBytes(d.HeapCommitted)),
@@ -160,15 +178,10 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 			Value: analyze.FormatSignedValue(d.NonHeapCommittedDelta, "bytes"), Key: "change-non-heap", Grew: d.NonHeapCommittedDelta > 0, Shrank: d.NonHeapCommittedDelta < 0},
 	}
 	if d.Threads > 0 || d.ThreadsDelta != 0 {
-		page.Figures = append(page.Figures, view.JVMFigure{Label: fmt.Sprintf("threads (now %s)", analyze.FormatCount(d.Threads)),
+		figs = append(figs, view.JVMFigure{Label: fmt.Sprintf("threads (now %s)", analyze.FormatCount(d.Threads)),
 			Value: analyze.FormatSignedValue(d.ThreadsDelta, "count"), Key: "change-threads", Grew: d.ThreadsDelta > 0, Shrank: d.ThreadsDelta < 0})
 	}
-	page.Leak = nativeLeakView(d)
-	page.Changes = nmtChanges(d)
-	page.Chart = nmtChart(target, base)
-	page.Categories = nmtRows(target)
-	page.Snapshots = ns.snapshots()
-	return page
+	return figs
 }
 
 func (ns *nmtSet) snapshots() *view.JavaSnapshotTable {

@@ -70,6 +70,12 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		if rep.Log, err = s.runLogView(r.Context(), run.ID, spec); err != nil {
 			return page, err
 		}
+		// A jvm run's jcmd outputs, with the JVM views' own parts (run_jvm.go).
+		if j, err := s.runJVMOf(r.Context(), run.ID, run.ReportID); err != nil {
+			return page, err
+		} else if j != nil {
+			rep.JVM = j.view()
+		}
 		page.Report = rep
 	}
 	if run.ReportID != "" && spec.Workload == lab.WorkloadCapture {
@@ -113,7 +119,8 @@ func runCounters(workload string, c map[string]int64) []view.Counter {
 	for _, k := range keys {
 		v, ok := c[k[0]]
 		if k[0] == "iterators_open" {
-			v, ok = c["iterators_opened"]-c["iterators_closed"], len(c) > 0
+			_, ok = c["iterators_opened"] // not yet during the write phase
+			v = c["iterators_opened"] - c["iterators_closed"]
 		}
 		if !ok {
 			// Shown from the start, so the live page has it to update with the
@@ -234,7 +241,8 @@ func runCallout(spec lab.Spec, p lab.Progress) string {
 		return ""
 	}
 	if spec.Variant == lab.VariantJVM && p.Counters["jvm_streams"] > 0 {
-		// The JVM's own figures, whatever the Go side's points (a short run has one).
+		// The JVM's figures come with the done event, not from points: the
+		// run's write and JVM phases make none.
 		return fmt.Sprintf("These figures came from a real JVM, not the Go model: GzipLeak.java left %d GZIPInputStreams open and its resident set grew by %s (%s per stream), while Native Memory Tracking saw %s of it — zlib allocates with malloc, which NMT does not track. The JVM's jcmd outputs are among the captured files.",
 			p.Counters["jvm_streams"], analyze.FormatSignedValue(p.Counters["jvm_rss_after"]-p.Counters["jvm_rss_before"], "bytes"),
 			analyze.FormatSignedValue(p.Counters["jvm_bytes_per_open_stream"], "bytes"),

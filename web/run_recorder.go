@@ -80,10 +80,15 @@ func (rr runRecorder) report(ctx context.Context, run *store.Run, spec lab.Spec,
 		for i, a := range arts {
 			refs[i] = store.Upload{Name: a.Name, SHA256: a.SHA256, Label: a.Role}
 		}
+		// A jvm run's jcmd outputs become JVM reports of their own (run_jvm.go).
+		jvmRefs, err := rr.jvmReports(ctx, runID, arts)
+		if err != nil {
+			return err
+		}
 		rep := &store.Report{
 			Kind: kindRun, RunID: runID,
 			Params:  mustJSON(map[string]any{"run_id": runID, "spec": spec}),
-			Summary: mustJSON(runSummary{Title: spec.Title(), Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Counters: p.Counters}),
+			Summary: mustJSON(runSummary{Title: spec.Title(), Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Counters: p.Counters, JVM: jvmRefs}),
 		}
 		if err := s.store.CreateReport(ctx, rep, refs); err != nil {
 			return err
@@ -100,6 +105,8 @@ type runSummary struct {
 	Verdict  string           `json:"verdict"`
 	Reason   string           `json:"reason"`
 	Counters map[string]int64 `json:"counters"`
+	// JVM names the JVM reports made of a jvm run's jcmd outputs.
+	JVM []runJVMRef `json:"jvm,omitempty"`
 }
 
 // detectBytes tells the kind of captured bytes.

@@ -88,6 +88,11 @@ func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *reportJS
 	} else if ok {
 		out["proven_leaked"] = j
 	}
+	if j, err := s.runJVMOf(r.Context(), run.ID, run.ReportID); err != nil {
+		return err
+	} else if j != nil {
+		out["jvm"] = j.json()
+	}
 	doc.Analysis = out
 	return nil
 }
@@ -113,6 +118,11 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 	}
 	for _, c := range page.Counters {
 		fmt.Fprintf(w, "- %s: %s\n", markdown.Escape(c.Label), markdown.Escape(c.Value))
+	}
+	if j, err := s.runJVMOf(r.Context(), id, rep.ID); err != nil {
+		return err
+	} else if j != nil {
+		j.markdown(w, r)
 	}
 	if len(page.Charts) > 0 {
 		fmt.Fprintln(w)

@@ -221,6 +221,11 @@ type runState struct {
 			RSS        int64 `json:"rss"`
 			OffHeap    int64 `json:"offheap"`
 		} `json:"points"`
+		Phases []struct {
+			Name  string `json:"name"`
+			Step  int64  `json:"step"`
+			Steps int64  `json:"steps"`
+		} `json:"phases"`
 	} `json:"progress"`
 }
 

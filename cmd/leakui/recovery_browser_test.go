@@ -18,7 +18,9 @@ import (
 func TestBrowserRecoveryRunNamesTheJVMFigure(t *testing.T) {
 	ctx := browser.New(t, 4*time.Minute)
 	s := startServer(t, t.TempDir())
-	code, out := s.post(t, "/api/runs", `{"workload":"recovery","variant":"leaky","codec":"gzip","format":"v0","partitions":1,"segments":6,"batches":300}`)
+	// 30 segments, so that RSS − heap in use grows past the 16 MiB below which
+	// the page keeps the callout quiet (as in TestLabRecoveryEndToEnd).
+	code, out := s.post(t, "/api/runs", `{"workload":"recovery","variant":"leaky","codec":"gzip","format":"v0","partitions":1,"segments":30,"batches":300}`)
 	if code != http.StatusAccepted {
 		t.Fatalf("POST /api/runs: %d %v", code, out)
 	}

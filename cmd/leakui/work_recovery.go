@@ -134,9 +134,18 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 	var damage *recovery.DamageReport
 	if !existing {
 		start := time.Now()
+		var emitErr error
+		logCfg.Progress = func(p recovery.WriteProgress) {
+			if emitErr == nil {
+				emitErr = sess.Events.Emit(writeProgressEvent(p))
+			}
+		}
 		info, err := recovery.WriteLog(ctx, dir, logCfg)
 		if err != nil {
 			return fail(fmt.Errorf("write log: %w", err))
+		}
+		if emitErr != nil {
+			return emitErr
 		}
 		if f.corruptBatch >= 0 {
 			rep, err := recovery.Corrupt(dir, logCfg, recovery.Damage{Batch: f.corruptBatch, Trailer: f.corruptTail})
@@ -311,6 +320,19 @@ func progressEvent(kind string, c recovery.Counters, off recovery.OffheapStats, 
 			"gc_cycles":                   int64(gcs),
 			"elapsed_ms":                  elapsed.Milliseconds(),
 		},
+	}
+}
+
+// writePhase is the step name of the write phase's progress events: the lab
+// shows them as the run's phase line ("writing segments 3 of 80"), apart from
+// the recovery's own steps, the segments recovered.
+const writePhase = "writing segments"
+
+// writeProgressEvent is the progress line after a segment written.
+func writeProgressEvent(p recovery.WriteProgress) workload.Event {
+	return workload.Event{
+		Kind: workload.EventProgress, StepName: writePhase, Step: p.SegmentsWritten, Steps: p.Segments, Memory: workload.ReadMemory(),
+		Counters: map[string]int64{"segments_written": p.SegmentsWritten, "bytes_written": p.Bytes},
 	}
 }
 

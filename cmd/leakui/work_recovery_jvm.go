@@ -32,7 +32,7 @@ func runJVMRecovery(ctx context.Context, sess *workSession, f *recoveryFlags, di
 		return fail(fmt.Errorf("variant jvm: %w", err))
 	}
 	counters := map[string]int64{"jvm_streams": streams, "jvm_payloads": int64(n), "index_entries": streams}
-	if err := sess.Events.Emit(workload.Event{Kind: workload.EventProgress, StepName: "phase", Step: 1, Steps: 2, Memory: workload.ReadMemory(), Counters: counters}); err != nil {
+	if err := sess.Events.Emit(workload.Event{Kind: workload.EventProgress, StepName: "running the JVM reference", Step: 1, Steps: 2, Memory: workload.ReadMemory(), Counters: counters}); err != nil {
 		return err
 	}
 	res, err := recovery.RunJVMReference(ctx, payloads, int(streams), out)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/internal/testtool"
+	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/recovery"
 	"github.com/leakui/leakui/workload"
 	"go.uber.org/goleak"
@@ -52,9 +53,13 @@ func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			if len(events) != 5 || events[0].Kind != workload.EventReady || events[0].Pprof == "" || events[4].Kind != workload.EventDone {
+			// Ready, the write phase (one event per segment written), the
+			// three segments recovered and done.
+			if len(events) != 8 || events[0].Kind != workload.EventReady || events[0].Pprof == "" || events[7].Kind != workload.EventDone {
 				t.Fatalf("events: %+v", events)
 			}
+			checkWritePhase(t, events[1:4], 3)
+			events = append(events[:1], events[4:]...)
 			for i, ev := range events[1:] {
 				if ev.StepName != "segment" || ev.Step != int64(min(i+1, 3)) || ev.Steps != 3 || ev.Memory.RSS <= 0 || ev.Memory.HeapInuse <= 0 {
 					t.Fatalf("event %d: %+v", i+1, ev)
@@ -98,13 +103,33 @@ func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
 	}
 }
 
+// checkWritePhase checks the write phase's events: one per segment written, k
+// of n in order, under the phase's step name, which is not the recovery's unit.
+func checkWritePhase(t *testing.T, events []workload.Event, segments int64) {
+	t.Helper()
+	if int64(len(events)) != segments {
+		t.Fatalf("%d write events, want %d", len(events), segments)
+	}
+	for i, ev := range events {
+		k := int64(i + 1)
+		if ev.Kind != workload.EventProgress || ev.StepName != writePhase || ev.StepName == lab.UnitOf(lab.WorkloadRecovery) ||
+			ev.Step != k || ev.Steps != segments || ev.Counters["segments_written"] != k || ev.Counters["bytes_written"] <= 0 {
+			t.Fatalf("write event %d: %+v", k, ev)
+		}
+	}
+}
+
 func TestWorkRecoveryWriteOnlyThenRecoverTwice(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	dir := filepath.Join(t.TempDir(), "log")
 	code, events, stderr := runRecovery(t, append([]string{"-json", "-write-only", "-dir", dir, "-codec", "snappy"}, smallRecovery...)...)
-	if code != 0 || len(events) != 2 || events[1].Kind != workload.EventDone ||
-		events[1].Counters["batches"] != 60 || events[1].Counters["segments"] != 3 || events[1].Counters["bytes"] <= 0 {
+	if code != 0 || len(events) != 5 || events[4].Kind != workload.EventDone ||
+		events[4].Counters["batches"] != 60 || events[4].Counters["segments"] != 3 || events[4].Counters["bytes"] <= 0 {
 		t.Fatalf("write-only: exit %d %s %+v", code, stderr, events)
+	}
+	checkWritePhase(t, events[1:4], 3)
+	if events[3].Counters["bytes_written"] != events[4].Counters["bytes"] {
+		t.Errorf("the write phase ended at %d bytes, the log has %d", events[3].Counters["bytes_written"], events[4].Counters["bytes"])
 	}
 	if _, err := os.Stat(filepath.Join(dir, recovery.RecoveryPointFile)); err != nil {
 		t.Fatal(err)
@@ -261,12 +286,25 @@ func runRecoveryChild(t *testing.T, env []string, args ...string) []workload.Eve
 	return decodeEvents(t, out.String())
 }
 
+// firstSegment is the progress event of the first segment recovered, after the
+// write phase's.
+func firstSegment(t *testing.T, events []workload.Event) workload.Event {
+	t.Helper()
+	for _, ev := range events {
+		if ev.Kind == workload.EventProgress && ev.StepName == "segment" {
+			return ev
+		}
+	}
+	t.Fatalf("no segment recovered among %+v", events)
+	return workload.Event{}
+}
+
 // TestWorkRecoveryLeakyGzipGrowsOffHeap: between the first and the last segment
 // the unclosed gzip iterators (one per index entry due) add about three pages
 // each to RSS minus heap in use, and the done line says how many are open.
 func TestWorkRecoveryLeakyGzipGrowsOffHeap(t *testing.T) {
 	events := runRecoveryChild(t, nil, "-variant", "leaky", "-codec", "gzip", "-partitions", "1", "-segments", "2", "-batches", "150")
-	first, done := events[1], events[len(events)-1]
+	first, done := firstSegment(t, events), events[len(events)-1]
 	if first.Kind != workload.EventProgress || done.Kind != workload.EventDone {
 		t.Fatalf("events %+v", events)
 	}
@@ -316,7 +354,7 @@ func TestWorkRecoveryDefaultsReproduceTheLeak(t *testing.T) {
 func TestWorkRecoveryLeakyZstdGrowsGoroutines(t *testing.T) {
 	events := runRecoveryChild(t, []string{"GOMAXPROCS=2"},
 		"-variant", "leaky", "-codec", "zstd", "-partitions", "1", "-segments", "2", "-batches", "4", "-records", "300")
-	first, done := events[1], events[len(events)-1]
+	first, done := firstSegment(t, events), events[len(events)-1]
 	// Every batch is larger than the index interval: all but the first of each
 	// segment get an index entry, and an iterator.
 	if done.Counters["iterators_open"] != 6 || first.Counters["iterators_open"] != 3 {

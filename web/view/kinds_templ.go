@@ -40,7 +40,7 @@ func KindsPage(accepted []string) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(a)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `kinds.templ`, Line: 10, Col: 11}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/view/kinds.templ`, Line: 10, Col: 11}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {

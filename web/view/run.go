@@ -79,6 +79,8 @@ type RunReport struct {
 	// Log is the run's own log counted with its workload's preset; nil when
 	// the run stored none.
 	Log *RunLogView
+	// JVM is what a jvm run's jcmd outputs say; nil for other runs.
+	JVM *RunJVM
 }
 
 // Section is a titled block of a report with its own content.

@@ -1,0 +1,309 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/jvm"
+	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// A jvm run (the recovery workload's variant that runs GzipLeak.java on a real
+// JDK) stores the JVM's jcmd outputs as captures of role lab.RoleJVM. When the
+// run ends, its report makes a JVM report over them, as an upload of the same
+// files would (a native memory diff first → last, a class histogram), and the
+// run's page, JSON and Markdown show them with the same code.
+
+// runJVMClassRows is how many classes the run page shows of the histogram.
+const runJVMClassRows = 15
+
+// runJVMRef names a JVM report a jvm run's report made over its jcmd outputs.
+type runJVMRef struct {
+	// Kind is the files' kind: jvm-nmt or jvm-histogram.
+	Kind     string `json:"kind"`
+	ReportID string `json:"report_id"`
+}
+
+// runJVMFiles are a run's jcmd outputs by kind, in capture order.
+type runJVMFiles struct {
+	nmt, histograms []store.ReportArtifact
+}
+
+// jvmFilesOf sorts a run's captures of role jvm by their detected kind.
+func (s *Server) jvmFilesOf(ctx context.Context, arts []store.RunArtifact) (runJVMFiles, error) {
+	var f runJVMFiles
+	for _, a := range arts {
+		if a.Role != lab.RoleJVM {
+			continue
+		}
+		art, err := s.store.Artifact(ctx, a.SHA256)
+		if err != nil {
+			return f, err
+		}
+		ra := store.ReportArtifact{Artifact: *art, Name: a.Name, Label: a.Role}
+		switch analyze.Kind(art.Kind) {
+		case analyze.KindJavaNMT:
+			f.nmt = append(f.nmt, ra)
+		case analyze.KindJavaHistogram:
+			f.histograms = append(f.histograms, ra)
+		}
+	}
+	return f, nil
+}
+
+// loadRunSnapshots parses files (cached like a JVM report's) into their
+// snapshots in capture order, with the parameters a JVM report stores.
+func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.ReportArtifact, prefix string, parse func(io.Reader) ([]T, error)) ([]T, jvmParams, error) {
+	var out []T
+	var params jvmParams
+	for i, f := range files {
+		vs, err := jvmLoadParsed(ctx, s, f, prefix, parse)
+		if err != nil {
+			return nil, params, err
+		}
+		for k, v := range vs {
+			out = append(out, v)
+			params.Snapshots = append(params.Snapshots, jvmRef{File: i, Index: k})
+		}
+	}
+	if len(out) > 1 {
+		params.OrderedBy = "capture order"
+	}
+	return out, params, nil
+}
+
+// jvmReports makes the JVM reports of a jvm run's jcmd outputs, as an upload of
+// the same files would. Outputs the JVM parsers refuse make no report (the run
+// page lists them among its files all the same); they do not fail the run.
+func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store.RunArtifact) ([]runJVMRef, error) {
+	s := rr.s
+	files, err := s.jvmFilesOf(ctx, arts)
+	if err != nil {
+		return nil, err
+	}
+	var refs []runJVMRef
+	create := func(kind analyze.Kind, plan *reportPlan, fs []store.ReportArtifact) error {
+		uploads := make([]store.Upload, len(fs))
+		for i, f := range fs {
+			uploads[i] = store.Upload{Name: f.Name, SHA256: f.SHA256, Label: f.Label}
+		}
+		rep := &store.Report{Kind: plan.kind, RunID: runID, Params: mustJSON(plan.params), Summary: mustJSON(plan.summary)}
+		if err := s.store.CreateReport(ctx, rep, uploads); err != nil {
+			return err
+		}
+		refs = append(refs, runJVMRef{Kind: string(kind), ReportID: rep.ID})
+		return nil
+	}
+	if len(files.nmt) > 0 {
+		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTs)
+		if err == nil && len(ns) > 0 {
+			if err := create(analyze.KindJavaNMT, nmtPlanOf(ns, params), files.nmt); err != nil {
+				return nil, err
+			}
+		} else if err != nil {
+			s.log.Warn("a jvm run's native memory summaries make no report", "run", runID, "err", err)
+		}
+	}
+	if len(files.histograms) > 0 {
+		hs, params, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistograms)
+		var plan *reportPlan
+		if err == nil && len(hs) > 0 {
+			plan, err = histogramPlanOf(hs, params, func(i int) string { return files.histograms[params.Snapshots[i].File].Name })
+		}
+		if err != nil {
+			s.log.Warn("a jvm run's class histograms make no report", "run", runID, "err", err)
+		} else if plan != nil {
+			if err := create(analyze.KindJavaHistogram, plan, files.histograms); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return refs, nil
+}
+
+// runJVM is what a run's jcmd outputs say, read with package analyze/jvm: the
+// native memory summaries first → last and the last class histogram.
+type runJVM struct {
+	NMTFiles  []string
+	NMT       []*jvm.NMT
+	Histogram *jvm.Histogram
+	HistoFile string
+	// Reports are the JVM reports the run's report made, by kind.
+	Reports map[string]string
+}
+
+// runJVMOf reads a run's jcmd outputs; nil when it has none.
+func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM, error) {
+	arts, err := s.runArtifacts(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	files, err := s.jvmFilesOf(ctx, arts)
+	if err != nil || (len(files.nmt) == 0 && len(files.histograms) == 0) {
+		return nil, err
+	}
+	j := &runJVM{Reports: map[string]string{}}
+	if reportID != "" {
+		if rep, err := s.store.Report(ctx, reportID); err == nil {
+			var sum runSummary
+			jsonUnmarshal(rep.Summary, &sum)
+			for _, ref := range sum.JVM {
+				j.Reports[ref.Kind] = ref.ReportID
+			}
+		}
+	}
+	// Outputs the parsers refuse are left out here as they are from the reports.
+	if ns, _, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTs); err == nil {
+		j.NMT = ns
+		for _, f := range files.nmt {
+			j.NMTFiles = append(j.NMTFiles, f.Name)
+		}
+	}
+	if hs, _, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistograms); err == nil && len(hs) > 0 {
+		j.Histogram, j.HistoFile = hs[len(hs)-1], files.histograms[len(files.histograms)-1].Name
+	}
+	return j, nil
+}
+
+// nmtDiff is first → last of the native memory summaries, nil with fewer
+// than two.
+func (j *runJVM) nmtDiff() *jvm.NMTDiff {
+	if len(j.NMT) < 2 {
+		return nil
+	}
+	return jvm.DiffNMT(j.NMT[0], j.NMT[len(j.NMT)-1])
+}
+
+// jvmClass finds a class of the histogram by name.
+func jvmClass(h *jvm.Histogram, name string) (jvm.Class, bool) {
+	for _, c := range h.Classes {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return jvm.Class{}, false
+}
+
+// inflaterClass is the class whose instances each unclosed GZIPInputStream
+// keeps, with its native zlib state.
+const inflaterClass = "java.util.zip.Inflater"
+
+// view draws the run's jcmd outputs with the JVM report pages' figures and
+// tables.
+func (j *runJVM) view() *view.RunJVM {
+	out := &view.RunJVM{}
+	if len(j.NMT) > 0 {
+		p := view.RunJVMPart{ID: "nmt", Title: "Native memory (jcmd VM.native_memory summary)", Files: j.NMTFiles}
+		if d := j.nmtDiff(); d != nil {
+			p.Title += ", first → last"
+			p.Headline, p.Alarm = d.Headline(), d.NativeLeak != nil
+			p.Figures, p.Leak, p.Changes = nmtDiffFigures(d), nativeLeakView(d), nmtChanges(d)
+		} else {
+			p.Headline, p.Figures = j.NMT[0].Headline(), nmtFigures(j.NMT[0])
+		}
+		if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
+			p.ReportURL, p.ReportLabel = reportURL(id), "Open in the JVM native memory view"
+		}
+		out.Parts = append(out.Parts, p)
+	}
+	if h := j.Histogram; h != nil {
+		p := view.RunJVMPart{ID: "histogram", Title: "Class histogram (jcmd GC.class_histogram)", Files: []string{j.HistoFile},
+			Headline: histogramHeadline(h), Figures: histogramFigures(h)}
+		if c, ok := jvmClass(h, inflaterClass); ok {
+			p.Figures = append(p.Figures, view.JVMFigure{Label: inflaterClass + " instances (one per stream left open)",
+				Value: analyze.FormatCount(c.Instances), Key: "inflater-instances"})
+		}
+		showAll := ""
+		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
+			p.ReportURL, p.ReportLabel = reportURL(id), "Open in the JVM class histogram view"
+			showAll = reportURL(id) + "?n=all"
+		}
+		t := jvmClassTable(h, jvm.ByBytes, runJVMClassRows, showAll)
+		p.Classes = &t
+		out.Parts = append(out.Parts, p)
+	}
+	return out
+}
+
+// runJVMJSON is the JVM part of a jvm run's report JSON: the same numbers
+// package analyze/jvm reports for the files, and the JVM reports made of them.
+type runJVMJSON struct {
+	NMTFiles      []string        `json:"nmt_files,omitempty"`
+	NMT           []*jvm.NMT      `json:"nmt,omitempty"`
+	NMTComparison *jvm.NMTDiff    `json:"nmt_comparison,omitempty"`
+	NativeLeak    *jvm.NativeLeak `json:"native_leak,omitempty"`
+	NMTReportURL  string          `json:"nmt_report_url,omitempty"`
+	HistogramFile string          `json:"histogram_file,omitempty"`
+	Histogram     *jvmHistogramOf `json:"histogram,omitempty"`
+	HistoReport   string          `json:"histogram_report_url,omitempty"`
+}
+
+// jvmHistogramOf is a histogram's totals and its largest classes.
+type jvmHistogramOf struct {
+	Classes          int         `json:"classes"`
+	TotalInstances   int64       `json:"total_instances"`
+	TotalBytes       int64       `json:"total_bytes"`
+	InflaterInstance int64       `json:"inflater_instances"`
+	Largest          []jvm.Class `json:"largest"`
+}
+
+func (j *runJVM) json() runJVMJSON {
+	out := runJVMJSON{NMTFiles: j.NMTFiles, NMT: j.NMT, NMTComparison: j.nmtDiff()}
+	if out.NMTComparison != nil {
+		out.NativeLeak = out.NMTComparison.NativeLeak
+	}
+	if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
+		out.NMTReportURL = reportURL(id)
+	}
+	if h := j.Histogram; h != nil {
+		out.HistogramFile = j.HistoFile
+		c, _ := jvmClass(h, inflaterClass)
+		out.Histogram = &jvmHistogramOf{Classes: len(h.Classes), TotalInstances: h.TotalInstances, TotalBytes: h.TotalBytes,
+			InflaterInstance: c.Instances, Largest: jvmFirst(h.Ranked(jvm.ByBytes), runJVMClassRows)}
+		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
+			out.HistoReport = reportURL(id)
+		}
+	}
+	return out
+}
+
+// markdown writes the JVM lines of a jvm run's ticket summary.
+func (j *runJVM) markdown(w io.Writer, r *http.Request) {
+	if d := j.nmtDiff(); d != nil {
+		fmt.Fprintf(w, "- JVM native memory (jcmd VM.native_memory summary, %s): committed %s → %s (%s), outside the Java heap %s",
+			markdown.Escape(joinArrow(j.NMTFiles)), analyze.FormatBytes(d.BaseTotalCommitted), analyze.FormatBytes(d.TotalCommitted),
+			analyze.FormatSignedValue(d.TotalCommittedDelta, "bytes"), analyze.FormatSignedValue(d.NonHeapCommittedDelta, "bytes"))
+		if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
+			fmt.Fprintf(w, "; report %s", absoluteURL(r, reportURL(id)))
+		}
+		fmt.Fprintln(w)
+	}
+	if h := j.Histogram; h != nil {
+		fmt.Fprintf(w, "- JVM class histogram (jcmd GC.class_histogram, %s): %s classes, %s instances, %s",
+			markdown.Code(j.HistoFile), analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes))
+		if c, ok := jvmClass(h, inflaterClass); ok {
+			fmt.Fprintf(w, "; %s %s instances", markdown.Code(inflaterClass), analyze.FormatCount(c.Instances))
+		}
+		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
+			fmt.Fprintf(w, "; report %s", absoluteURL(r, reportURL(id)))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func joinArrow(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += " → "
+		}
+		s += n
+	}
+	return s
+}

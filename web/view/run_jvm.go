@@ -1,0 +1,29 @@
+package view
+
+// RunJVM is what a jvm run's jcmd outputs say, drawn with the JVM report
+// pages' own parts: the native memory summaries first → last, then the class
+// histogram.
+type RunJVM struct {
+	Parts []RunJVMPart
+}
+
+// RunJVMPart is one kind of jcmd output of a run.
+type RunJVMPart struct {
+	// ID names the part in data-testid ("nmt", "histogram").
+	ID, Title string
+	// Files are the captured files it was read from, in capture order.
+	Files []string
+	// Headline is the JVM report's one-sentence verdict; Alarm marks a native
+	// leak signature.
+	Headline string
+	Alarm    bool
+	Figures  []JVMFigure
+	Leak     *JavaNativeLeakView
+	// Changes are the native memory categories that changed (NMT only).
+	Changes []JavaNMTChangeRow
+	// Classes are the histogram's first classes (histogram only).
+	Classes *JavaClassTable
+	// ReportURL opens the files as a JVM report; "" for runs whose report made
+	// none.
+	ReportURL, ReportLabel string
+}
