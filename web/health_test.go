@@ -35,7 +35,7 @@ func waitHealth(t *testing.T, ts *testServer, cond func(health) bool) health {
 }
 
 // stalledUpload starts an upload whose body stops after its first part's
-// header, so the request holds (or waits for) an analysis slot until the
+// header, so the request holds (or waits for) an upload slot until the
 // returned function ends it.
 func stalledUpload(t *testing.T, ts *testServer) (end func()) {
 	t.Helper()
