@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// throttleGauge counts the requests around the analysis throttle (chi's
+// throttleGauge counts the requests around one class's throttle (chi's
 // ThrottleBacklog, which shows nothing of its state): those inside it, holding
 // one of its slots, and those that entered it, waiting in its backlog or
 // inside.
@@ -39,30 +39,42 @@ type health struct {
 	Status string `json:"status"` // "ok", "degraded" (healthz) or "not ready" (readyz)
 	// Reasons say what is degraded or not ready, in words.
 	Reasons []string `json:"reasons,omitempty"`
-	// Analyses are the requests that parse and analyze: busy of limit slots,
-	// and how many wait for one (at most backlog).
-	Analyses struct {
-		Busy    int64 `json:"busy"`
-		Limit   int   `json:"limit"`
-		Waiting int64 `json:"waiting"`
-		Backlog int   `json:"backlog"`
-	} `json:"analyses"`
+	// Throttles are the request classes (uploads, downloads, pages,
+	// api_reads), each with its own throttle.
+	Throttles map[string]throttleState `json:"throttles"`
 	// Runs are the lab's runs going here, of at most MaxRuns (0: no lab).
 	Runs    int `json:"runs"`
 	MaxRuns int `json:"max_runs"`
 }
 
-// health measures the server's load: the analysis throttle is saturated when
+// throttleState is one class's throttle: busy of limit slots, and how many
+// requests wait for one (at most backlog).
+type throttleState struct {
+	Busy    int64 `json:"busy"`
+	Limit   int   `json:"limit"`
+	Waiting int64 `json:"waiting"`
+	Backlog int   `json:"backlog"`
+	// PerClient is the most requests of the class one client address may
+	// have going (0: no cap).
+	PerClient int `json:"per_client,omitempty"`
+}
+
+// health measures the server's load: a class's throttle is saturated when
 // every slot is busy or a request waits for one; the lab is full when MaxRuns
 // are going.
 func (s *Server) health() health {
-	var h health
-	g := s.analyses
-	inside, entered := g.inside.Load(), g.entered.Load()
-	h.Analyses.Busy, h.Analyses.Limit = inside, g.limit
-	h.Analyses.Waiting, h.Analyses.Backlog = max(entered-inside, 0), g.backlog
-	if inside >= int64(g.limit) || entered > inside {
-		h.Reasons = append(h.Reasons, fmt.Sprintf("the analysis throttle is saturated: %d of %d busy, %d waiting (-max-analyses)", inside, g.limit, h.Analyses.Waiting))
+	h := health{Throttles: map[string]throttleState{}}
+	for _, c := range s.throttles.all() {
+		g := c.gauge
+		inside, entered := g.inside.Load(), g.entered.Load()
+		st := throttleState{Busy: inside, Limit: g.limit, Waiting: max(entered-inside, 0), Backlog: g.backlog}
+		if c.perClient != nil {
+			st.PerClient = c.perClient.limit
+		}
+		h.Throttles[c.key] = st
+		if c.saturated() {
+			h.Reasons = append(h.Reasons, c.String())
+		}
 	}
 	if s.lab != nil {
 		h.Runs, h.MaxRuns = s.lab.Running(), s.lab.MaxRuns()
@@ -86,8 +98,8 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleReadyz is GET /readyz, for load balancers: 503 while the server
-// shuts down, cannot reach its store, or has requests waiting for the
-// analysis throttle (send new ones elsewhere); 200 otherwise.
+// shuts down, cannot reach its store, or has requests waiting for a class's
+// throttle (send new ones elsewhere); 200 otherwise.
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
 	h := s.health()
 	var reasons []string
@@ -102,8 +114,10 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
 		s.log.Warn("readyz: the store does not answer", "err", err)
 		reasons = append(reasons, "the store does not answer")
 	}
-	if h.Analyses.Waiting > 0 {
-		reasons = append(reasons, fmt.Sprintf("requests waiting for the analysis throttle: %d", h.Analyses.Waiting))
+	for _, c := range s.throttles.all() {
+		if st := h.Throttles[c.key]; st.Waiting > 0 {
+			reasons = append(reasons, fmt.Sprintf("requests waiting for the %s throttle: %d", c.name, st.Waiting))
+		}
 	}
 	if len(reasons) > 0 {
 		h.Status, h.Reasons = "not ready", reasons

@@ -35,7 +35,7 @@ func waitHealth(t *testing.T, ts *testServer, cond func(health) bool) health {
 }
 
 // stalledUpload starts an upload whose body stops after its first part's
-// header, so the request holds (or waits for) an analysis slot until the
+// header, so the request holds (or waits for) an upload slot until the
 // returned function ends it.
 func stalledUpload(t *testing.T, ts *testServer) (end func()) {
 	t.Helper()
@@ -57,34 +57,34 @@ func stalledUpload(t *testing.T, ts *testServer) (end func()) {
 	return func() { pw.CloseWithError(io.ErrUnexpectedEOF); <-done }
 }
 
-// TestHealthzAndReadyz saturates the analysis throttle (one slot) with
+// TestHealthzAndReadyz saturates the uploads' throttle (one slot) with
 // uploads that stall: /healthz stays 200 and says degraded with the counts;
 // /readyz turns 503 once a request waits for the slot, and again while the
 // server shuts down; both answer ok when the load is gone.
 func TestHealthzAndReadyz(t *testing.T) {
-	ts := newTestServer(t, Config{MaxAnalyses: 1, IdleBodyTimeout: -1})
+	ts := newTestServer(t, Config{MaxUploads: 1, MaxPerClient: 2, IdleBodyTimeout: -1})
 	if code, h := healthOf(t, ts, "/readyz"); code != http.StatusOK || h.Status != "ok" {
 		t.Fatalf("idle readyz: %d %+v", code, h)
 	}
 	first := stalledUpload(t, ts)
-	h := waitHealth(t, ts, func(h health) bool { return h.Analyses.Busy == 1 })
+	h := waitHealth(t, ts, func(h health) bool { return h.Throttles["uploads"].Busy == 1 })
 	if h.Status != "degraded" || len(h.Reasons) == 0 || !strings.Contains(h.Reasons[0], "1 of 1 busy") {
 		t.Errorf("healthz with the one slot busy: %+v", h)
 	}
-	if code, _, body := ts.get(t, "/healthz"); code != http.StatusOK || !strings.HasPrefix(string(body), "degraded: the analysis throttle is saturated") {
+	if code, _, body := ts.get(t, "/healthz"); code != http.StatusOK || !strings.HasPrefix(string(body), "degraded: the uploads throttle is saturated") {
 		t.Errorf("healthz as text: %d %q", code, body)
 	}
 	if code, h := healthOf(t, ts, "/readyz"); code != http.StatusOK {
 		t.Errorf("readyz with a busy slot and no one waiting: %d %+v", code, h)
 	}
 	second := stalledUpload(t, ts)
-	waitHealth(t, ts, func(h health) bool { return h.Analyses.Waiting == 1 })
-	if code, h := healthOf(t, ts, "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(strings.Join(h.Reasons, ";"), "requests waiting for the analysis throttle: 1") {
+	waitHealth(t, ts, func(h health) bool { return h.Throttles["uploads"].Waiting == 1 })
+	if code, h := healthOf(t, ts, "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(strings.Join(h.Reasons, ";"), "requests waiting for the uploads throttle: 1") {
 		t.Errorf("readyz with a request waiting: %d %+v", code, h)
 	}
 	first()
 	second()
-	waitHealth(t, ts, func(h health) bool { return h.Analyses.Busy == 0 && h.Analyses.Waiting == 0 })
+	waitHealth(t, ts, func(h health) bool { return h.Throttles["uploads"].Busy == 0 && h.Throttles["uploads"].Waiting == 0 })
 	if code, _, body := ts.get(t, "/healthz"); code != http.StatusOK || string(body) != "ok" {
 		t.Errorf("healthz after the load: %d %q", code, body)
 	}

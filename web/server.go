@@ -84,9 +84,14 @@ type Config struct {
 	// of UploadBurst and RunBurst); 0 means the defaults, negative no limit.
 	UploadsPerMinute, RunsPerMinute float64
 	UploadBurst, RunBurst           int
-	// MaxAnalyses caps the requests that parse and analyze at once (default 4 per
-	// CPU); more wait up to 30 s in a backlog of 8 times as many, then get 429.
-	MaxAnalyses int
+	// MaxAnalyses caps the page views served at once (default 4 per CPU);
+	// MaxAPIReads the API reads (/api/, Markdown, JSON, CSV, chart images),
+	// MaxUploads the uploads and MaxDownloads the downloads (/a/), each
+	// default 4 per CPU and each a throttle of its own: more wait up to 30 s in
+	// a backlog of 8 times as many, then get 429. MaxPerClient caps the
+	// uploads, and the downloads, one client address has going (default 4, or
+	// half the smaller class's slots if fewer); beyond it, 429 with Retry-After.
+	MaxAnalyses, MaxAPIReads, MaxUploads, MaxDownloads, MaxPerClient int
 	// Retain, when positive, expires unpinned reports older than it.
 	Retain time.Duration
 	// Targets are the live pprof endpoints an operator allows captures from, by
@@ -142,6 +147,9 @@ const (
 	// DefaultUploadsPerMinute limits each client address's uploads, with a burst
 	// of half as many.
 	DefaultUploadsPerMinute = 60
+	// DefaultMaxPerClient is the uploads, and the downloads, one client
+	// address may have going at once.
+	DefaultMaxPerClient = 4
 	// DefaultRunsPerMinute limits each client address's lab runs, with a burst of
 	// half as many.
 	DefaultRunsPerMinute = 6
@@ -175,9 +183,9 @@ type Server struct {
 	// closing is closed when the server begins to shut down, so that long-lived
 	// responses (server-sent events) end and let it.
 	closing chan struct{}
-	// analyses counts the requests in and before the analysis throttle, for
-	// /healthz and /readyz.
-	analyses    *throttleGauge
+	// throttles hold the request classes' throttles, counted for /healthz and
+	// /readyz.
+	throttles   *throttles
 	closeOnce   sync.Once
 	sweeperStop chan struct{}
 	sweeperDone chan struct{}
@@ -230,8 +238,14 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.RunsPerMinute == 0 {
 		cfg.RunsPerMinute, cfg.RunBurst = DefaultRunsPerMinute, DefaultRunsPerMinute/2
 	}
-	if cfg.MaxAnalyses <= 0 {
-		cfg.MaxAnalyses = 4 * runtime.NumCPU()
+	for _, n := range []*int{&cfg.MaxAnalyses, &cfg.MaxAPIReads, &cfg.MaxUploads, &cfg.MaxDownloads} {
+		if *n <= 0 {
+			*n = 4 * runtime.NumCPU()
+		}
+	}
+	if cfg.MaxPerClient <= 0 {
+		// At most half a class's slots, so one client never holds them all.
+		cfg.MaxPerClient = min(DefaultMaxPerClient, max(min(cfg.MaxUploads, cfg.MaxDownloads)/2, 1))
 	}
 	if cfg.MemoryBudget <= 0 {
 		cfg.MemoryBudget = DefaultMemoryBudget()
@@ -339,14 +353,13 @@ func (s *Server) routes() chi.Router {
 	r.Get("/readyz", s.handle(s.handleReadyz))
 	r.Mount("/static", s.assets.Routes())
 	r.Get("/favicon.ico", s.handleFavicon)
-	s.analyses = &throttleGauge{limit: s.cfg.MaxAnalyses, backlog: 8 * s.cfg.MaxAnalyses}
-	throttle := s.analyses.wrap(middleware.ThrottleBacklog(s.cfg.MaxAnalyses, 8*s.cfg.MaxAnalyses, 30*time.Second))
+	s.throttles = newThrottles(s.cfg)
 
 	// Uploads may take long; everything else is bounded tightly.
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.Timeout(s.cfg.UploadTimeout))
 		r.Use(s.uploadLimit.middleware(s))
-		r.Use(throttle)
+		r.Use(s.throttles.middleware(s, s.throttles.uploads))
 		r.Post("/upload", s.handle(s.handleUploadForm))
 		r.Post("/api/artifacts", s.handle(s.handleUploadAPI))
 	})
@@ -356,7 +369,7 @@ func (s *Server) routes() chi.Router {
 		r.Post("/login", s.handle(s.handleLogin))
 		r.Post("/logout", s.handle(s.handleLogout))
 		r.Group(func(r chi.Router) {
-			r.Use(throttle)
+			r.Use(s.throttles.middleware(s, nil))
 			r.Get("/", s.handle(s.handleDashboard))
 			r.Get(kindsURL, s.handle(s.handleKinds))
 			r.Mount("/r", reportsResource{s}.Routes())

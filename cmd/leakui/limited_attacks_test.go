@@ -61,10 +61,13 @@ func TestIssue21AttacksOnALimitedServer(t *testing.T) {
 // openServerArgs are the open server's flags: the idle timeouts at 1 s so
 // that B4 takes seconds, not minutes; a run directory's quota of 10 MiB (B3);
 // a short lease (B9, B14); the capture targets (B9–B11); no upload or run
-// rate, since the test's own uploads and runs come from one address.
+// rate, since the test's own uploads and runs come from one address; 8
+// uploads and 8 downloads, all of them for one address, so that B4's 8
+// stalled ones fill their class while the probe asks for pages.
 func openServerArgs(targets *captureTargets) []string {
 	args := []string{"-upload-rate", "-1", "-run-rate", "-1", "-max-runs", "4", "-run-lease", "500ms",
-		"-run-disk", strconv.Itoa(10 << 20), "-idle-body-timeout", "1s", "-idle-write-timeout", "1s"}
+		"-run-disk", strconv.Itoa(10 << 20), "-idle-body-timeout", "1s", "-idle-write-timeout", "1s",
+		"-max-uploads", "8", "-max-downloads", "8", "-max-per-client", "8"}
 	for _, name := range slices.Sorted(maps.Keys(targets.urls)) {
 		args = append(args, "-target", name+"="+targets.urls[name])
 	}

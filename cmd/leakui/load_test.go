@@ -104,7 +104,9 @@ func TestLoad(t *testing.T) {
 	}
 	duration := loadTestDuration(t)
 	dir := t.TempDir()
-	s := startServer(t, dir, "-upload-rate", "-1", "-debug-pprof", "127.0.0.1:0")
+	// Every load client comes from one address: the cap per address lets them
+	// all upload at once.
+	s := startServer(t, dir, "-upload-rate", "-1", "-max-per-client", strconv.Itoa(selfLoadClients), "-debug-pprof", "127.0.0.1:0")
 	for _, base := range []string{s.base, s.debug} {
 		u, _ := url.Parse(base)
 		if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {

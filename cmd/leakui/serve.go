@@ -65,6 +65,9 @@ type Main struct {
 	UploadRate  float64
 	RunRate     float64
 	MaxAnalyses int
+	// MaxAPIReads, MaxUploads and MaxDownloads are the other request classes'
+	// throttles; MaxPerClient caps one address's uploads and downloads.
+	MaxAPIReads, MaxUploads, MaxDownloads, MaxPerClient int
 	// AllowedHosts are the Host headers served (-allowed-hosts); empty means
 	// the listen address and the loopback names with its port.
 	AllowedHosts []string
@@ -160,7 +163,11 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.Var(&m.Retain, "retain", "expire unpinned reports older than this, such as 30d or 12h (default: keep all)")
 	fs.Float64Var(&m.UploadRate, "upload-rate", web.DefaultUploadsPerMinute, "uploads per minute per client address (a burst of half as many; negative: no limit)")
 	fs.Float64Var(&m.RunRate, "run-rate", web.DefaultRunsPerMinute, "runs per minute per client address (a burst of half as many; negative: no limit)")
-	fs.IntVar(&m.MaxAnalyses, "max-analyses", 0, "requests that parse and analyze at once (default 4 per CPU)")
+	fs.IntVar(&m.MaxAnalyses, "max-analyses", 0, "page views served at once; more wait up to 30 s, then 429 (default 4 per CPU)")
+	fs.IntVar(&m.MaxAPIReads, "max-api-reads", 0, "API reads (/api/, .md, .json, .csv, chart images) served at once (default 4 per CPU)")
+	fs.IntVar(&m.MaxUploads, "max-uploads", 0, "uploads received at once (default 4 per CPU)")
+	fs.IntVar(&m.MaxDownloads, "max-downloads", 0, "artifact downloads (/a/) sent at once (default 4 per CPU)")
+	fs.IntVar(&m.MaxPerClient, "max-per-client", 0, "uploads, and downloads, one client address may have going at once; beyond, 429 with Retry-After (default 4, or half of -max-uploads or -max-downloads if fewer)")
 	fs.Func("allowed-hosts", "answer only to these Host headers, comma-separated: host:port, host (any port) or * (no check); others get 421 (default: the -addr host, localhost, 127.0.0.1 and [::1] with its port)", func(v string) error {
 		m.AllowedHosts = nil
 		for _, h := range strings.Split(v, ",") {
@@ -236,6 +243,7 @@ func (m *Main) Open(ctx context.Context) error {
 	m.log.Info("memory", "gomemlimit", memLimit, "memory_budget", m.MemoryBudget, "max_decompressed", m.MaxDecompressed)
 	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, MaxHeapDump: m.MaxHeapDump, TempDir: spool.dir, MemoryBudget: m.MemoryBudget,
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
+		MaxAPIReads: m.MaxAPIReads, MaxUploads: m.MaxUploads, MaxDownloads: m.MaxDownloads, MaxPerClient: m.MaxPerClient,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,
 		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout,
