@@ -33,56 +33,6 @@ func peakRSS(pid int) int64 {
 	return 0
 }
 
-// pageProbe asks for the dashboard and /healthz every 100 ms while an attack
-// runs, and records every answer's status and time.
-type pageProbe struct {
-	stop     chan struct{}
-	done     chan struct{}
-	mu       sync.Mutex
-	answers  int
-	failures []string
-	slowest  time.Duration
-}
-
-func probePages(base string) *pageProbe {
-	p := &pageProbe{stop: make(chan struct{}), done: make(chan struct{})}
-	client := &http.Client{Timeout: 10 * time.Second}
-	go func() {
-		defer close(p.done)
-		for i := 0; ; i++ {
-			path := []string{"/", "/healthz"}[i%2]
-			start := time.Now()
-			resp, err := client.Get(base + path)
-			took := time.Since(start)
-			p.mu.Lock()
-			p.answers++
-			p.slowest = max(p.slowest, took)
-			switch {
-			case err != nil:
-				p.failures = append(p.failures, fmt.Sprintf("%s: %v", path, err))
-			case resp.StatusCode != http.StatusOK:
-				p.failures = append(p.failures, fmt.Sprintf("%s: %d", path, resp.StatusCode))
-			}
-			p.mu.Unlock()
-			if resp != nil {
-				resp.Body.Close()
-			}
-			select {
-			case <-p.stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
-	return p
-}
-
-func (p *pageProbe) end() (answers int, failures []string, slowest time.Duration) {
-	close(p.stop)
-	<-p.done
-	return p.answers, p.failures, p.slowest
-}
-
 // TestMemoryAttacksAnswerWithinBudget runs issue 21's memory attacks against a
 // real `leakui serve` under GOMEMLIMIT=1GiB and -memory-budget 768 MiB: B1, valid
 // profile.proto of a few hundred kB that decodes to gigabytes (one Location of
@@ -100,19 +50,19 @@ func TestMemoryAttacksAnswerWithinBudget(t *testing.T) {
 	s := startServer(t, t.TempDir(), "-upload-rate", "-1", "-memory-budget", strconv.Itoa(budget), "-debug-pprof", "127.0.0.1:0")
 	pid := s.cmd.Process.Pid
 	var log strings.Builder
-	record := func(what string, took time.Duration, heap uint64, probe *pageProbe) {
-		answers, failures, slowest := probe.end()
-		fmt.Fprintf(&log, "%-40s %8s  heap in use at most %4d MiB  peak RSS %4d MiB  pages: %d answers, slowest %s\n",
-			what, took.Round(time.Millisecond), heap>>20, peakRSS(pid)>>20, answers, slowest.Round(time.Millisecond))
-		if len(failures) > 0 {
-			t.Errorf("%s: pages failed meanwhile: %v", what, failures)
+	record := func(what string, took time.Duration, heap uint64, probe *liveProbe) {
+		pages := probe.end()
+		fmt.Fprintf(&log, "%-40s %8s  heap in use at most %4d MiB  peak RSS %4d MiB  pages: %d answers, median %s, slowest %s\n",
+			what, took.Round(time.Millisecond), heap>>20, peakRSS(pid)>>20, pages.pages, pages.median.Round(time.Millisecond), pages.utmost.Round(time.Millisecond))
+		if len(pages.failures) > 0 {
+			t.Errorf("%s: pages failed meanwhile: %v", what, pages.failures)
 		}
 	}
 
 	// B1.
 	for name, data := range map[string][]byte{"B1 one Location of 200 M Lines": hostile.LineBomb(), "B1 100 MiB of empty strings": hostile.EmptyStringsBomb()} {
 		s.collectGarbage(t)
-		watch, probe := s.watchHeap(t), probePages(s.base)
+		watch, probe := s.watchHeap(t), startLiveProbe(s.base, nil)
 		body, ct := multipartUpload(t, part{name: "attack.pb.gz", data: data})
 		a, took := s.send(t, bytes.NewReader(body), ct, int64(len(body)), time.Minute)
 		record(name, took, watch.end(), probe)
@@ -128,14 +78,14 @@ func TestMemoryAttacksAnswerWithinBudget(t *testing.T) {
 	}
 	body, ct := multipartUpload(t, part{name: "base.pb.gz", data: hostile.Gzip(hostile.ManyStacks(depth, 0))}, part{name: "target.pb.gz", data: hostile.Gzip(hostile.ManyStacks(depth, 1))})
 	s.collectGarbage(t)
-	watch, probe := s.watchHeap(t), probePages(s.base)
+	watch, probe := s.watchHeap(t), startLiveProbe(s.base, nil)
 	a, took := s.send(t, bytes.NewReader(body), ct, int64(len(body)), 5*time.Minute)
 	record(fmt.Sprintf("upload of two profiles of 4^%d stacks", depth), took, watch.end(), probe)
 	if a.Status != http.StatusCreated {
 		t.Fatalf("the diff upload: %d %.300s", a.Status, a.Raw)
 	}
 	for round := range 2 {
-		watch, probe := s.watchHeap(t), probePages(s.base)
+		watch, probe := s.watchHeap(t), startLiveProbe(s.base, nil)
 		start := time.Now()
 		var wg sync.WaitGroup
 		statuses := make([]int, 4)
