@@ -113,11 +113,7 @@ func writeSVG(w http.ResponseWriter, c linechart.Chart) error {
 // logChartImage answers a log report's still-open chart of one pair
 // (open-N.svg), counted with the query's parameters as the page counts them.
 func (s *Server) logChartImage(w http.ResponseWriter, r *http.Request, rep *store.Report, file string) error {
-	q, err := logQueryOf(r, rep)
-	if err != nil {
-		return err
-	}
-	lr, err := s.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
+	_, lr, err := s.logReportOf(r, rep)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -37,6 +38,17 @@ func logCacheKey(hashes, names []string, p logParams, maxInput int64) string {
 	b.WriteByte('\n')
 	b.WriteString(strconv.FormatInt(maxInput, 10))
 	return b.String()
+}
+
+// logReportOf counts a stored log report's files with the parameters of the
+// request's query, as its page, JSON, Markdown, CSV and chart images do.
+func (s *Server) logReportOf(r *http.Request, rep *store.Report) (logQuery, *logs.Report, error) {
+	q, err := logQueryOf(r, rep)
+	if err != nil {
+		return q, nil, err
+	}
+	lr, err := s.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
+	return q, lr, err
 }
 
 // logCountArtifacts counts a stored report's files with the parameters, from

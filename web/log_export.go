@@ -40,11 +40,7 @@ func logQueryOf(r *http.Request, rep *store.Report) (logQuery, error) {
 // logJSONOf fills the JSON twin of a log report, honouring the page's query
 // parameters.
 func (s *Server) logJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) error {
-	q, err := logQueryOf(r, rep)
-	if err != nil {
-		return err
-	}
-	lr, err := s.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
+	q, lr, err := s.logReportOf(r, rep)
 	if err != nil {
 		return err
 	}
@@ -69,11 +65,7 @@ func (s *Server) logJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) 
 // logMarkdown writes a log report's evidence for a ticket: the link, the
 // files, then the counts the way a ticket quotes grep.
 func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
-	q, err := logQueryOf(r, rep)
-	if err != nil {
-		return err
-	}
-	lr, err := s.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
+	q, lr, err := s.logReportOf(r, rep)
 	if err != nil {
 		return err
 	}
@@ -113,11 +105,7 @@ func (s *Server) handleLogKeysCSV(w http.ResponseWriter, r *http.Request) error 
 	if rep.Kind != kindLog {
 		return errorf(http.StatusNotFound, "report %s is not a log report: it has no keys to download", id)
 	}
-	q, err := logQueryOf(r, rep)
-	if err != nil {
-		return err
-	}
-	lr, err := s.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
+	_, lr, err := s.logReportOf(r, rep)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/leakui/leakui/checkpoint"
 )
@@ -34,32 +35,17 @@ func brokerCommand() (argv, env []string, err error) {
 	return []string{exe, "work", "broker"}, []string{workBrokerEnv + "=1"}, nil
 }
 
-// variantUsage lists the checkpoint variants for -h, each with where it comes from.
-func variantUsage() string {
-	s := ""
-	for i, v := range checkpoint.Variants {
-		if i > 0 {
-			s += "|"
-		}
-		s += string(v)
+// choiceUsage lists the choices of a -variant or -scenario flag for -h: their
+// names joined by "|", then each on a line of its own with its description.
+func choiceUsage[C interface {
+	~string
+	Description() string
+}](choices []C) string {
+	names := make([]string, len(choices))
+	lines := ""
+	for i, c := range choices {
+		names[i] = string(c)
+		lines += "\n  " + string(c) + ": " + c.Description()
 	}
-	for _, v := range checkpoint.Variants {
-		s += "\n  " + string(v) + ": " + v.Description()
-	}
-	return s
-}
-
-// scenarioUsage lists the checkpoint scenarios for -h, each with what it is.
-func scenarioUsage() string {
-	s := ""
-	for i, sc := range checkpoint.Scenarios {
-		if i > 0 {
-			s += "|"
-		}
-		s += string(sc)
-	}
-	for _, sc := range checkpoint.Scenarios {
-		s += "\n  " + string(sc) + ": " + sc.Description()
-	}
-	return s
+	return strings.Join(names, "|") + lines
 }

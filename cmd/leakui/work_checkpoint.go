@@ -85,9 +85,9 @@ func parseCheckpointFlags(args []string, std stdio) (checkpoint.Config, workFlag
 		cfg   checkpoint.Config
 	)
 	fs := newFlagSet("work checkpoint", "", &usage)
-	variant := fs.String("variant", string(checkpoint.Leaky), "manager logic: "+variantUsage())
+	variant := fs.String("variant", string(checkpoint.Leaky), "manager logic: "+choiceUsage(checkpoint.Variants))
 	mode := fs.String("mode", string(checkpoint.Active), "container kind: active (stopConsumerAfterFirstRead) or standby")
-	scenario := fs.String("scenario", string(checkpoint.Storm), "how containers meet rebalances: "+scenarioUsage())
+	scenario := fs.String("scenario", string(checkpoint.Storm), "how containers meet rebalances: "+choiceUsage(checkpoint.Scenarios))
 	fs.Float64Var(&cfg.ReadFraction, "read-fraction", checkpoint.DefaultReadFraction, "storm: share of containers that reach their first read before the next rebalance, in (0, 1] (production: 14 of 1741)")
 	var samzaConfig stringList
 	fs.Var(&samzaConfig, "config", "a Samza setting `key=value` by upstream's name, repeatable: "+checkpoint.ConfigStopAfterFirstRead+", "+checkpoint.ConfigFetchThreshold("kafka"))
