@@ -59,8 +59,10 @@ func TestDiffByGoroutineStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.SampleType != "goroutine" || d.TargetTotal-d.BaseTotal < 40 {
-		t.Errorf("totals %d → %d of %s, want 40 more goroutines", d.BaseTotal, d.TargetTotal, d.SampleType)
+	// The totals include goroutines other tests left winding down, which may end
+	// between the snapshots; only this test's 8 and 48 are certain.
+	if d.SampleType != "goroutine" || d.BaseTotal < 8 || d.TargetTotal < 48 {
+		t.Errorf("totals %d → %d of %s, want at least 8 → 48 goroutines", d.BaseTotal, d.TargetTotal, d.SampleType)
 	}
 	// The leaked start function is the largest growth. (Rows rank by the
 	// absolute change: goroutines an earlier test left winding down may drop by
