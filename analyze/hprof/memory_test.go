@@ -102,6 +102,39 @@ func TestParseUnderABudget(t *testing.T) {
 		}
 	}
 
+	// Analyze refused at each of its stages leaves the parsed heap as it was (and
+	// its charge), and runs once the budget has room.
+	for k := int64(1); k <= 9; k++ {
+		budget := server.Child(peak)
+		h, err := Open(jh.Dump, OpenOptions{TempDir: t.TempDir(), Options: Options{Budget: budget}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed := budget.Used()
+		room := (peak - parsed) * k / 10
+		other := peak - parsed - room // held by something else of the same analysis
+		if err := budget.Charge(other); err != nil {
+			t.Fatal(err)
+		}
+		err = h.Analyze(nil)
+		if !errors.Is(err, analyze.ErrTooLarge) || budget.Used() != parsed+other {
+			t.Fatalf("Analyze with %d%% of the room it needs: %v; %d bytes charged, %d before", 10*k, err, budget.Used(), parsed+other)
+		}
+		t.Logf("Analyze with %d%% of the room it needs: %v", 10*k, err)
+		budget.Uncharge(other)
+		rep, err := h.NewReport(ReportOptions{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := reportJSON(t, rep); got != want {
+			t.Errorf("the report after a refused Analyze differs")
+		}
+		h.Close()
+		if budget.Used() != 0 || server.Used() != 0 {
+			t.Fatalf("%d and %d bytes still charged", budget.Used(), server.Used())
+		}
+	}
+
 	// The server's budget held by other analyses.
 	busy := analyze.NewBudget(peak)
 	if err := busy.Charge(peak / 2); err != nil {
