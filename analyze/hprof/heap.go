@@ -174,8 +174,9 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 		threadObjs: map[uint32]uint32{}, bigSize: map[uint32]int64{},
 		mem: meter{budget: opt.Budget},
 	}
+	done := false
 	defer func() {
-		if err != nil {
+		if !done { // an error, or a panic unwinding the parse (a progress callback may)
 			h.mem.release()
 		}
 	}()
@@ -246,6 +247,7 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 		fmt.Sprintf("the analysis of %d objects and %d references", n, e)); err != nil {
 		return nil, err
 	}
+	done = true
 	return h, nil
 }
 

@@ -3,6 +3,7 @@ package hprof
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -190,4 +191,67 @@ func parsedCharge(t *testing.T, dump string) int64 {
 	}
 	defer h.Close()
 	return budget.Used()
+}
+
+// TestBudgetAfterAPanickingProgress unwinds Parse and Analyze by a panic from the
+// progress callback (as a server closing does) at each stage: nothing stays
+// charged beyond the parsed heap, and the inflated copy of the dump is removed.
+func TestBudgetAfterAPanickingProgress(t *testing.T) {
+	jh := runJava(t, "LeakShape", true, []string{"-XX:+UseSerialGC", "-Xmx64m"}, "3", "4096", "30", "10")
+	type stop struct{}
+	panicAt := func(stage string) func(string, float64) {
+		return func(s string, _ float64) {
+			if s == stage {
+				panic(stop{})
+			}
+		}
+	}
+	unwinds := func(f func()) (stopped bool) {
+		defer func() {
+			if p := recover(); p != nil {
+				if _, ok := p.(stop); !ok {
+					panic(p)
+				}
+				stopped = true
+			}
+		}()
+		f()
+		return false
+	}
+	for _, stage := range []string{"read", "index", "references"} {
+		budget := analyze.NewBudget(0).Child(0)
+		tmp := t.TempDir()
+		if !unwinds(func() {
+			Open(jh.Dump, OpenOptions{TempDir: tmp, Options: Options{Budget: budget, Progress: panicAt(stage)}})
+		}) {
+			t.Fatalf("Parse did not reach %q", stage)
+		}
+		if budget.Used() != 0 {
+			t.Errorf("Parse unwound at %q: %d bytes still charged", stage, budget.Used())
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("Parse unwound at %q left %d files in its TempDir", stage, len(left))
+		}
+	}
+	for _, stage := range []string{"dominators", "retained", "paths"} {
+		budget := analyze.NewBudget(0).Child(0)
+		h, err := Open(jh.Dump, OpenOptions{TempDir: t.TempDir(), Options: Options{Budget: budget}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed := budget.Used()
+		if !unwinds(func() { h.Analyze(panicAt(stage)) }) {
+			t.Fatalf("Analyze did not reach %q", stage)
+		}
+		if budget.Used() != parsed {
+			t.Errorf("Analyze unwound at %q: %d bytes charged, %d after Parse", stage, budget.Used(), parsed)
+		}
+		if err := h.Analyze(nil); err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+		if budget.Used() != 0 {
+			t.Errorf("%d bytes charged after Close", budget.Used())
+		}
+	}
 }
