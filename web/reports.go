@@ -45,6 +45,9 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 		_, err = w.Write(md)
 		return err
 	}
+	if rep.Status != store.ReportReady {
+		return rs.s.showAnalysis(w, r, rep)
+	}
 	kind, ok := rs.s.kinds.reports[rep.Kind]
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
@@ -67,6 +70,10 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 		doc.Artifacts = append(doc.Artifacts, uploadedArtifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
 			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: artifactURL(a.SHA256)})
 	}
+	if rep.Status != store.ReportReady {
+		s.analysisJSON(rep, &doc)
+		return writeJSON(w, http.StatusOK, doc)
+	}
 	kind, ok := s.kinds.reports[rep.Kind]
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
@@ -79,6 +86,9 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 
 // markdown renders a report's Markdown summary for a ticket.
 func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
+	if rep.Status != store.ReportReady {
+		return withLabelLine(s.analysisMarkdown(r, rep), rep), nil
+	}
 	kind, ok := s.kinds.reports[rep.Kind]
 	if !ok {
 		return nil, fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)

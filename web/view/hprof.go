@@ -1,5 +1,7 @@
 package view
 
+import "strconv"
+
 // HeapDumpPage is the report of a JVM heap dump: the leak suspects with their path
 // to a GC root, the top of the dominator tree, the class histogram with retained
 // sizes, the threads, the packages and the duplicate strings.
@@ -57,4 +59,35 @@ type HeapThread struct {
 // HeapDuplicate is one string held by several String objects.
 type HeapDuplicate struct {
 	Text, Copies, Wasted string
+}
+
+// HeapDumpAnalysis is the page of a heap dump report whose analysis runs in
+// the background or failed: where it stands, followed live by
+// static/heapdump.js through the server-sent events at EventsURL.
+type HeapDumpAnalysis struct {
+	Header JVMHeader
+	// Status is "analyzing" or "failed".
+	Status string
+	// Stage names the running stage; Percent is the whole analysis's progress.
+	Stage   string
+	Percent int
+	// Queue is how many analyses run or wait before this one.
+	Queue int
+	// Error is why the analysis failed, Code the HTTP status it maps to.
+	Error     string
+	Code      int
+	EventsURL string
+	// Refresh reloads the page (the fallback without JavaScript).
+	Refresh string
+}
+
+// QueueText says how many analyses come before this one.
+func (a HeapDumpAnalysis) QueueText() string {
+	switch a.Queue {
+	case 0:
+		return ""
+	case 1:
+		return "Waiting: 1 analysis runs before this one."
+	}
+	return "Waiting: " + strconv.Itoa(a.Queue) + " analyses run or wait before this one."
 }
