@@ -92,7 +92,8 @@ type Heap struct {
 	idom     []uint32 // immediate dominator of each ordinal; root = len(ids); noObject unreachable
 	retained []uint64
 	domKids  csr
-	bfs      []uint32 // parent on a shortest path from a GC root; root = len(ids)
+	bfs      []uint32          // parent on a shortest path from a GC root; root = len(ids)
+	texts    map[uint32]string // the texts of the objects the last report shows
 }
 
 type rawTrace struct {

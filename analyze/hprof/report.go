@@ -230,7 +230,36 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	}
 	rep.Suspects = h.finishSuspects(suspects, res, names)
 	rep.DuplicateStrings = finishDuplicates(dups, res)
+	h.texts = reportTexts(rep)
 	return rep, nil
+}
+
+// reportTexts are the texts of the objects a report shows, by ordinal, for the
+// index (WriteIndex).
+func reportTexts(rep *Report) map[uint32]string {
+	texts := map[uint32]string{}
+	var add func(o *Object)
+	add = func(o *Object) {
+		if o.Text != "" {
+			texts[o.Ordinal] = o.Text
+		}
+		for i := range o.Children {
+			add(&o.Children[i])
+		}
+	}
+	for i := range rep.Dominators {
+		add(&rep.Dominators[i])
+	}
+	for i := range rep.Threads {
+		add(&rep.Threads[i].Object)
+	}
+	for i := range rep.Suspects {
+		add(&rep.Suspects[i].Accumulation)
+		for j := range rep.Suspects[i].Path {
+			add(&rep.Suspects[i].Path[j].Object)
+		}
+	}
+	return texts
 }
 
 // histogram counts instances, shallow and retained sizes per class and package. The

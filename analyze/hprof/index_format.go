@@ -1,0 +1,73 @@
+package hprof
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// IndexRoot is the node number of the virtual root above the GC roots in an Index:
+// its children are the top-level objects (those the GC roots dominate together).
+const IndexRoot uint32 = math.MaxUint32
+
+// The index format (little-endian): a fixed header (indexHeader) with the section
+// offsets, then the sections it names.
+//
+//   - classOffsets: classes+1 uint32 offsets into classNames (the name of class c is
+//     classNames[off[c]:off[c+1]]).
+//   - classNames: the class names, UTF-8, back to back.
+//   - records: objects+1 records of recordSize bytes, one per ordinal and the last
+//     for the virtual root: the first of its children in kids (uint32), its
+//     immediate dominator (uint32: an ordinal, objects for the virtual root,
+//     noObject when unreachable), its class number (uint32, with textFlag when it
+//     has a text), its shallow size (uint32, 2³²-1 when in bigShallow), its retained
+//     size (uint64) and its identifier (uint32 (id-idBase)>>idShift when idWidth is
+//     4, else uint64). Its children end where the next record's begin (kids' end for
+//     the root).
+//   - kids: the dominator tree's children of every node in ordinal order, each
+//     node's largest retained first (uint32 ordinals).
+//   - bigShallow: (ordinal uint32, size uint64) of the objects of 4 GiB or more,
+//     ascending by ordinal.
+//   - textIndex: (ordinal uint32, offset uint32, length uint32) ascending by ordinal,
+//     into textBlob: the texts the Heap knows (see Heap.WriteIndex).
+//   - textBlob: the texts, UTF-8.
+const (
+	indexMagic   = "LKUIHIDX"
+	indexVersion = 1
+	// textFlag marks the class number of a record whose object has a text.
+	textFlag = 1 << 31
+	// recordFixed is a record's size without its identifier.
+	recordFixed = 4 + 4 + 4 + 4 + 8
+	// bigEntry and textEntry are the sizes of bigShallow's and textIndex's entries.
+	bigEntry  = 4 + 8
+	textEntry = 4 + 4 + 4
+)
+
+// section locates one section of an index.
+type section struct {
+	Offset, Length uint64
+}
+
+// indexHeader is the index's first bytes.
+type indexHeader struct {
+	Magic         [8]byte
+	Version       uint32
+	IDWidth       uint32 // 4 or 8
+	IDShift       uint32
+	Classes       uint32
+	IDBase        uint64
+	Objects       uint64
+	Reachable     uint64
+	TotalRetained uint64
+	ClassOffsets  section
+	ClassNames    section
+	Records       section
+	Kids          section
+	BigShallow    section
+	TextIndex     section
+	TextBlob      section
+}
+
+var le = binary.LittleEndian
+
+// indexHeaderSize is the encoded size of indexHeader.
+var indexHeaderSize = binary.Size(indexHeader{})
