@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
@@ -114,6 +115,18 @@ func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *s
 		return err
 	}
 	page := heapDumpPage(rep, hr)
+	var sum heapDumpSummary
+	if json.Unmarshal(rep.Summary, &sum) == nil && sum.Indexed {
+		// The tree expands lazily from the stored index, the suspects' chains too.
+		if page.Lazy, err = s.heapDumpLazyTree(r.Context(), rep); err != nil {
+			return err
+		}
+		for i, su := range hr.Suspects {
+			if page.Lazy != nil && i < len(page.Suspects) {
+				page.Suspects[i].Chain = heapDomURL(rep.ID) + "?node=" + strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
+			}
+		}
+	}
 	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.HeapDumpPageView(page))
 }
 

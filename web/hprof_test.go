@@ -58,15 +58,19 @@ func TestHeapDumpUpload(t *testing.T) {
 	if n := doc.Find(`[data-testid="dominator"][data-level="0"]`).Length(); n == 0 || n > heapDumpRows {
 		t.Errorf("%d dominator rows", n)
 	}
-	// Two levels below each thread: its consumer, then the consumer's buffer.
-	thread := doc.Find(`[data-testid="dominator"][data-level="0"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
-		return s.ChildrenFiltered("details").Find(`summary [data-testid="dominator-class"]`).First().Text() == "LeakShape$ConsumerThread"
+	// Two levels below each thread, loaded from the stored index as the page's
+	// expand buttons do: its consumer, then the consumer's buffer.
+	thread := doc.Find(`[data-testid="dominators"] > [data-testid="dominator"][data-level="0"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.Find(`[data-testid="dominator-class"]`).Text() == "LeakShape$ConsumerThread"
 	}).First()
-	consumer := thread.Find(`[data-testid="dominator"][data-level="1"]`).First()
-	buffer := consumer.Find(`[data-testid="dominator"][data-level="2"]`).First()
-	if consumer.Find(`[data-testid="dominator-class"]`).First().Text() != "LeakShape$Consumer" ||
+	if thread.Find(`[data-testid="dominator-expand"]`).Length() != 1 {
+		t.Fatalf("no expandable consumer thread at the top of the tree: %q", doc.Find(`[data-testid="dominators"]`).Text())
+	}
+	consumer := heapDomFragment(t, ts, up.ReportID, thread.AttrOr("data-node", ""), 1).Find(`[data-testid="dominator"]`).First()
+	buffer := heapDomFragment(t, ts, up.ReportID, consumer.AttrOr("data-node", ""), 2).Find(`[data-testid="dominator"]`).First()
+	if consumer.Find(`[data-testid="dominator-class"]`).Text() != "LeakShape$Consumer" || consumer.AttrOr("data-level", "") != "1" ||
 		buffer.Find(`[data-testid="dominator-class"]`).Text() != "byte[]" || buffer.AttrOr("data-retained", "") != strconv.Itoa(16+1<<20) {
-		t.Errorf("the dominator tree below a consumer thread: %q", thread.Text())
+		t.Errorf("the dominator tree below a consumer thread: %q, then %q", consumer.Text(), buffer.Text())
 	}
 	if doc.Find(`[data-testid="histogram-row"]`).Length() != heapDumpRows {
 		t.Errorf("%d histogram rows", doc.Find(`[data-testid="histogram-row"]`).Length())

@@ -25,6 +25,8 @@ func (rs reportsResource) Routes() chi.Router {
 	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.handleLogKeysCSV))
 	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleReportChartImage))
 	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.handleReportFlameImage))
+	r.Get("/{id}/dominators", rs.s.handle(rs.s.handleHeapDominators))
+	r.Get("/{id}/dominators.json", rs.s.handle(rs.s.handleHeapDominators))
 	return r
 }
 
