@@ -5,30 +5,55 @@ import (
 )
 
 // Analyze computes the dominator tree, the retained size of every object and the
-// shortest paths from the GC roots. It is idempotent.
-func (h *Heap) Analyze(progress func(string, float64)) {
+// shortest paths from the GC roots. It is idempotent. It fails only when
+// Options.Budget refuses the memory it needs (ErrTooLarge or ErrBusy), and then
+// leaves the heap as it was.
+func (h *Heap) Analyze(progress func(string, float64)) (err error) {
 	if h.analyzed {
-		return
+		return nil
 	}
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
+	held := h.mem.used
+	defer func() {
+		if err != nil {
+			h.idom, h.retained, h.domKids, h.bfs = nil, nil, csr{}, nil
+			h.mem.uncharge(h.mem.used - held)
+		}
+	}()
 	n := uint32(len(h.ids))
 	progress("dominators", 0)
-	idom, order := h.dominators(progress)
+	idom, order, err := h.dominators(progress)
+	if err != nil {
+		return err
+	}
 	progress("retained", 0)
 
 	// Retained sizes: every object adds its own to its dominators', children first
 	// (a dominator precedes what it dominates in the DFS order).
+	if err := h.mem.charge(8*int64(n+1), "the retained sizes"); err != nil {
+		return err
+	}
 	retained := make([]uint64, n+1)
 	for k := len(order) - 1; k >= 2; k-- {
 		o := order[k]
 		retained[o] += uint64(h.ShallowSize(o))
 		retained[idom[o]] += retained[o]
 	}
+	h.mem.uncharge(4 * int64(cap(order)))
 	order = nil
 
 	// The dominator tree's children, largest first.
+	reached := 0
+	for _, d := range idom {
+		if d != noObject {
+			reached++
+		}
+	}
+	if err := h.mem.charge(4*int64(n+2)+4*int64(reached)+4*int64(n+1), "the dominator tree"); err != nil {
+		return err
+	}
 	offsets := make([]uint32, n+2)
 	for _, d := range idom {
 		if d != noObject {
@@ -48,6 +73,7 @@ func (h *Heap) Analyze(progress func(string, float64)) {
 		}
 	}
 	fill = nil
+	h.mem.uncharge(4 * int64(n+1))
 	for p := uint32(0); p <= n; p++ {
 		row := kids[offsets[p]:offsets[p+1]]
 		if len(row) > 1 {
@@ -64,20 +90,27 @@ func (h *Heap) Analyze(progress func(string, float64)) {
 	}
 	h.idom, h.retained, h.domKids = idom, retained, csr{offsets: offsets, targets: kids}
 	progress("paths", 0)
-	h.bfs = h.shortestPaths()
+	if h.bfs, err = h.shortestPaths(reached); err != nil {
+		return err
+	}
 	h.analyzed = true
+	return nil
 }
 
 // shortestPaths runs a breadth-first search from the virtual root over the strong
 // references and returns each object's parent on a shortest path from a GC root
 // (len(ids) for a root, noObject for the unreachable).
-func (h *Heap) shortestPaths() []uint32 {
+func (h *Heap) shortestPaths(reached int) ([]uint32, error) {
 	n := uint32(len(h.ids))
+	if err := h.mem.charge(4*int64(n)+4*int64(reached), "the paths from the GC roots"); err != nil {
+		return nil, err
+	}
+	defer h.mem.uncharge(4 * int64(reached))
 	parent := make([]uint32, n)
 	for i := range parent {
 		parent[i] = noObject
 	}
-	queue := make([]uint32, 0, 1024)
+	queue := make([]uint32, 0, reached)
 	for _, o := range h.rootTargets() {
 		if parent[o] == noObject {
 			parent[o] = n
@@ -93,7 +126,7 @@ func (h *Heap) shortestPaths() []uint32 {
 			}
 		}
 	}
-	return parent
+	return parent, nil
 }
 
 // Retained is the retained size of object o: the bytes freed if it were freed,

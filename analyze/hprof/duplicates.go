@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"slices"
+	"unsafe"
 )
 
 // dupGroup is a group of Strings with equal values before their text is read.
@@ -17,13 +18,19 @@ const maxDuplicates = 100
 
 // duplicateStrings groups the java.lang.String objects by the content of their value
 // arrays (hashed in the first pass) and keeps the top groups by wasted bytes.
-func (h *Heap) duplicateStrings() []dupGroup {
+func (h *Heap) duplicateStrings() ([]dupGroup, error) {
 	type keyed struct {
 		hash uint64
 		size int64
 		s    stringRef
 	}
-	var all []keyed
+	// The strings with their hashes, and at most one group for two of them.
+	scratch := int64(len(h.strings)) * int64(unsafe.Sizeof(keyed{})+unsafe.Sizeof(dupGroup{})/2)
+	if err := h.mem.charge(scratch, "the duplicate strings"); err != nil {
+		return nil, err
+	}
+	defer h.mem.uncharge(scratch)
+	all := make([]keyed, 0, len(h.strings))
 	for _, s := range h.strings {
 		i, ok := slicesSearch(len(h.hashes.ord), func(i int) bool { return h.hashes.ord[i] >= s.value })
 		if !ok || h.hashes.ord[i] != s.value {
@@ -42,7 +49,7 @@ func (h *Heap) duplicateStrings() []dupGroup {
 		case a.size > b.size:
 			return 1
 		}
-		return 0
+		return cmpUint32(a.s.value, b.s.value)
 	})
 	var groups []dupGroup
 	for i := 0; i < len(all); {
@@ -61,8 +68,15 @@ func (h *Heap) duplicateStrings() []dupGroup {
 		}
 		i = j
 	}
-	slices.SortStableFunc(groups, func(a, b dupGroup) int { return cmpDesc(a.wasted, b.wasted, a.count, b.count) })
-	return slices.Clip(groups[:min(len(groups), maxDuplicates)])
+	// Equal groups in the order of their arrays, not of the hashes (whose seed
+	// differs from one parse to the next), so that a dump gives one report.
+	slices.SortFunc(groups, func(a, b dupGroup) int {
+		if c := cmpDesc(a.wasted, b.wasted, a.count, b.count); c != 0 {
+			return c
+		}
+		return cmpUint32(a.value, b.value)
+	})
+	return slices.Clone(groups[:min(len(groups), maxDuplicates)]), nil
 }
 
 // wantDuplicates asks for the texts of the top duplicate strings.

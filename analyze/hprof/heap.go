@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/leakui/leakui/analyze"
 )
@@ -28,6 +29,12 @@ type Options struct {
 	// Progress, when set, is called now and then with the stage ("read", "index",
 	// "references", "dominators", "report") and the fraction of it done.
 	Progress func(stage string, done float64)
+	// Budget, when set, is charged what Parse and Analyze allocate before they
+	// allocate it (the object tables once the objects are counted, the references,
+	// the dominator tree's arrays), so a dump too big for it fails as soon as its size
+	// is known, with an error wrapping analyze.ErrTooLarge or analyze.ErrBusy that
+	// names the limit. Close gives it back. nil is unlimited.
+	Budget *analyze.Budget
 }
 
 // Root is one GC root record.
@@ -94,6 +101,8 @@ type Heap struct {
 	domKids  csr
 	bfs      []uint32          // parent on a shortest path from a GC root; root = len(ids)
 	texts    map[uint32]string // the texts of the objects the last report shows
+
+	mem meter // what the Heap holds of Options.Budget
 }
 
 type rawTrace struct {
@@ -141,7 +150,7 @@ func (h *Heap) References(o uint32) []uint32 { return h.out.row(o) }
 // is not HPROF, ErrMalformed for a broken one, ErrTooLarge beyond opt.MaxObjects.
 // The Heap reads r again later (names, strings), so r must stay open while it is
 // used.
-func Parse(r io.ReaderAt, size int64, opt Options) (*Heap, error) {
+func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	if size == 0 {
 		return nil, analyze.ErrEmpty
 	}
@@ -163,18 +172,32 @@ func Parse(r io.ReaderAt, size int64, opt Options) (*Heap, error) {
 		names: map[uint64]string{}, classByID: map[uint64]uint32{}, loadNames: map[uint64]uint64{},
 		serials: map[uint32]uint64{}, frames: map[uint64]rawFrame{}, traces: map[uint32]rawTrace{},
 		threadObjs: map[uint32]uint32{}, bigSize: map[uint32]int64{},
+		mem: meter{budget: opt.Budget},
 	}
+	defer func() {
+		if err != nil {
+			h.mem.release()
+		}
+	}()
 	h.Layout = defaultLayout(hd.idSize)
 	if opt.Layout != nil {
 		h.Layout = *opt.Layout
 	}
 	p1 := &pass1{h: h, max: opt.MaxObjects, progress: progress, seed: maphash.MakeSeed()}
 	p1.init()
+	if err := h.mem.err; err != nil {
+		return nil, err
+	}
 	progress("read", 0)
 	if err := walk(s, hd.end, p1); err != nil {
 		return nil, err
 	}
-	p1.finish()
+	if err := h.mem.flush(); err != nil {
+		return nil, err
+	}
+	if err := p1.finish(); err != nil {
+		return nil, err
+	}
 	if len(h.ids) == 0 {
 		return nil, fmt.Errorf("%w: the dump holds no heap objects", analyze.ErrMalformed)
 	}
@@ -187,16 +210,29 @@ func Parse(r io.ReaderAt, size int64, opt Options) (*Heap, error) {
 	}
 	h.fixSizes()
 	progress("references", 0)
-	p2 := &pass2{h: h, progress: progress}
+	p2 := &pass2{h: h, progress: progress,
+		offsets: slab[uint32]{meter: &h.mem, what: "reference offsets"},
+		targets: slab[uint32]{meter: &h.mem, what: "references"},
+		strings: slab[stringRef]{meter: &h.mem, what: "strings"}}
 	if err := walk(s, hd.end, p2); err != nil {
 		return nil, err
 	}
 	if err := p2.finish(); err != nil {
 		return nil, err
 	}
-	h.resolveRoots(p1.roots)
-	h.dups = h.duplicateStrings()
+	if err := h.resolveRoots(p1.roots); err != nil {
+		return nil, err
+	}
+	h.mem.uncharge(int64(cap(p1.roots)) * rawRootSize)
+	p1.roots = nil
+	if h.dups, err = h.duplicateStrings(); err != nil {
+		return nil, err
+	}
+	h.mem.uncharge(12 * int64(len(h.hashes.ord)))
 	h.hashes = arrayHashes{}
+	if err := h.mem.flush(); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -226,6 +262,12 @@ type rawRoot struct {
 }
 
 func (p *pass1) init() {
+	m := &p.h.mem
+	p.ids = slab[uint64]{meter: m, what: "object identifiers"}
+	p.cls = slab[uint32]{meter: m, what: "object classes"}
+	p.size = slab[uint32]{meter: m, what: "object sizes"}
+	p.hashOrd = slab[uint32]{meter: m, what: "array hashes"}
+	p.hashVal = slab[uint64]{meter: m, what: "array hashes"}
 	for t := byte(typeBoolean); t <= typeLong; t++ {
 		p.prim[t] = p.h.addClass(&Class{Name: primName(t), kind: objPrimArray, elem: t, super: noClass, ordinal: noObject, dumped: true})
 	}
@@ -233,6 +275,7 @@ func (p *pass1) init() {
 }
 
 func (h *Heap) addClass(c *Class) uint32 {
+	h.mem.chargeSmall(classSize, "classes")
 	h.Classes = append(h.Classes, c)
 	return uint32(len(h.Classes) - 1)
 }
@@ -247,20 +290,41 @@ func (h *Heap) classNumber(id uint64, kind objKind) uint32 {
 	return n
 }
 
-func (p *pass1) utf8(id uint64, text []byte) { p.h.names[id] = string(text) }
+// The approximate sizes of what pass 1 keeps besides the per-object arrays: a
+// class, a map entry, a root.
+const (
+	classSize   = 256
+	mapEntry    = 48
+	rawRootSize = 32
+)
+
+func (p *pass1) utf8(id uint64, text []byte) {
+	p.h.mem.chargeSmall(int64(len(text))+mapEntry, "names")
+	p.h.names[id] = string(text)
+}
+
+func (p *pass1) failed() error { return p.h.mem.err }
 
 func (p *pass1) loadClass(serial uint32, classID, nameID uint64) {
+	p.h.mem.chargeSmall(2*mapEntry, "classes")
 	p.h.loadNames[classID] = nameID
 	p.h.serials[serial] = classID
 }
 
-func (p *pass1) stackFrame(f rawFrame) { p.h.frames[f.id] = f }
+func (p *pass1) stackFrame(f rawFrame) {
+	p.h.mem.chargeSmall(mapEntry+48, "stack frames")
+	p.h.frames[f.id] = f
+}
 
 func (p *pass1) stackTrace(serial, thread uint32, frames []uint64) {
+	p.h.mem.chargeSmall(mapEntry+8*int64(len(frames)), "stack traces")
 	p.h.traces[serial] = rawTrace{thread: thread, frames: frames}
 }
 
 func (p *pass1) root(kind RootKind, id uint64, thread uint32, frame int32, trace uint32) {
+	if len(p.roots) == cap(p.roots) {
+		p.h.mem.chargeSmall(int64(max(cap(p.roots), 64))*rawRootSize, "GC roots")
+	}
 	p.roots = append(p.roots, rawRoot{id: id, kind: kind, thread: thread, frame: frame, trace: trace})
 }
 
@@ -268,9 +332,15 @@ func (p *pass1) add(id uint64, class, size uint32) error {
 	if int64(p.n) >= p.max {
 		return fmt.Errorf("%w: more than %d objects in the dump", analyze.ErrTooLarge, p.max)
 	}
-	p.ids.add(id)
-	p.cls.add(class)
-	p.size.add(size)
+	if err := p.ids.add(id); err != nil {
+		return err
+	}
+	if err := p.cls.add(class); err != nil {
+		return err
+	}
+	if err := p.size.add(size); err != nil {
+		return err
+	}
 	p.n++
 	if p.n&(1<<20-1) == 0 {
 		p.progress("read", 0)
@@ -313,8 +383,12 @@ func (p *pass1) object(kind objKind, id, classID uint64, n uint32, elem byte, s 
 		if err != nil {
 			return err
 		}
-		p.hashOrd.add(p.n)
-		p.hashVal.add(maphash.Bytes(p.seed, data))
+		if err := p.hashOrd.add(p.n); err != nil {
+			return err
+		}
+		if err := p.hashVal.add(maphash.Bytes(p.seed, data)); err != nil {
+			return err
+		}
 	}
 	return p.add(id, p.prim[elem], sat32(p.h.Layout.ArraySize(int64(n), int64(es))))
 }
@@ -330,10 +404,23 @@ func sat32(v int64) uint32 {
 	return uint32(v)
 }
 
-func (p *pass1) finish() {
+func (p *pass1) finish() error {
 	h := p.h
-	h.ids, h.class, h.size = p.ids.flat(), p.cls.flat(), p.size.flat()
-	h.hashes = arrayHashes{ord: p.hashOrd.flat(), hash: p.hashVal.flat()}
+	var err error
+	if h.ids, err = p.ids.flat(); err != nil {
+		return err
+	}
+	if h.class, err = p.cls.flat(); err != nil {
+		return err
+	}
+	if h.size, err = p.size.flat(); err != nil {
+		return err
+	}
+	if h.hashes.ord, err = p.hashOrd.flat(); err != nil {
+		return err
+	}
+	h.hashes.hash, err = p.hashVal.flat()
+	return err
 }
 
 // fixSizes sets the shallow size of every instance from its class, and keeps the
@@ -458,6 +545,9 @@ type idIndex struct {
 func (h *Heap) buildIndex() error {
 	sorted := h.ids
 	if !slices.IsSorted(h.ids) {
+		if err := h.mem.charge(12*int64(len(h.ids)), "the sorted identifiers"); err != nil {
+			return err
+		}
 		ord := make([]uint32, len(h.ids))
 		for i := range ord {
 			ord[i] = uint32(i)
@@ -492,6 +582,9 @@ func (h *Heap) buildIndex() error {
 	shift := uint(0)
 	for (hi-lo)>>shift >= uint64(nb) {
 		shift++
+	}
+	if err := h.mem.charge(4*int64(nb+1), "the identifier index"); err != nil {
+		return err
 	}
 	buckets := make([]uint32, nb+1)
 	j := 0
@@ -539,7 +632,10 @@ func (h *Heap) ordinal(id uint64) uint32 {
 
 // resolveRoots keeps the roots whose object is in the dump and notes the thread
 // objects by serial.
-func (h *Heap) resolveRoots(raw []rawRoot) {
+func (h *Heap) resolveRoots(raw []rawRoot) error {
+	if err := h.mem.charge(int64(len(raw))*int64(unsafe.Sizeof(Root{})), "GC roots"); err != nil {
+		return err
+	}
 	for _, r := range raw {
 		o := h.ordinal(r.id)
 		if o == noObject {
@@ -550,4 +646,5 @@ func (h *Heap) resolveRoots(raw []rawRoot) {
 			h.threadObjs[r.thread] = o
 		}
 	}
+	return nil
 }

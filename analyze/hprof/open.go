@@ -60,8 +60,11 @@ func OpenFile(f *os.File, opt Options) (*Heap, error) {
 	return Parse(f, st.Size(), opt)
 }
 
-// Close releases the dump's file (and its inflated copy) when Open opened it.
+// Close releases the dump's file (and its inflated copy) when Open opened it, and
+// gives back what the Heap charged to Options.Budget; the Heap is not to be used
+// after.
 func (h *Heap) Close() error {
+	h.mem.release()
 	if h.closer == nil {
 		return nil
 	}

@@ -25,6 +25,7 @@ func (p *pass2) loadClass(uint32, uint64, uint64)             {}
 func (p *pass2) stackFrame(rawFrame)                          {}
 func (p *pass2) stackTrace(uint32, uint32, []uint64)          {}
 func (p *pass2) root(RootKind, uint64, uint32, int32, uint32) {}
+func (p *pass2) failed() error                                { return nil }
 
 // ref adds an edge to identifier id unless it is null or dangling, and returns the
 // target's ordinal (noObject if none).
@@ -40,15 +41,16 @@ func (p *pass2) ref(id uint64) (uint32, error) {
 	if p.targets.len() == int(^uint32(0)) {
 		return noObject, fmt.Errorf("%w: more than 4 billion references", analyze.ErrTooLarge)
 	}
-	p.targets.add(o)
-	return o, nil
+	return o, p.targets.add(o)
 }
 
 func (p *pass2) start(id uint64) error {
 	if int(p.n) >= len(p.h.ids) || p.h.ids[p.n] != id {
 		return fmt.Errorf("%w: the dump changed between two readings", analyze.ErrMalformed)
 	}
-	p.offsets.add(uint32(p.targets.len()))
+	if err := p.offsets.add(uint32(p.targets.len())); err != nil {
+		return err
+	}
 	if p.n&(1<<20-1) == 0 {
 		p.progress("references", float64(p.n)/float64(len(p.h.ids)))
 	}
@@ -112,7 +114,9 @@ func (p *pass2) object(kind objKind, id, classID uint64, n uint32, elem byte, s 
 				if c.coderAt >= 0 {
 					r.coder = data[c.coderAt]
 				}
-				p.strings.add(r)
+				if err := p.strings.add(r); err != nil {
+					return err
+				}
 			}
 			if c.isThread && p.h.names[c.refNames[i]] == "name" {
 				p.threads = append(p.threads, threadRef{obj: o, name: t})
@@ -142,9 +146,19 @@ func (p *pass2) finish() error {
 	if int(p.n) != len(h.ids) {
 		return fmt.Errorf("%w: the dump changed between two readings", analyze.ErrMalformed)
 	}
-	p.offsets.add(uint32(p.targets.len()))
-	h.out = csr{offsets: p.offsets.flat(), targets: p.targets.flat()}
-	h.strings = p.strings.flat()
+	if err := p.offsets.add(uint32(p.targets.len())); err != nil {
+		return err
+	}
+	var err error
+	if h.out.offsets, err = p.offsets.flat(); err != nil {
+		return err
+	}
+	if h.out.targets, err = p.targets.flat(); err != nil {
+		return err
+	}
+	if h.strings, err = p.strings.flat(); err != nil {
+		return err
+	}
 	h.threads = p.threads
 	h.Dangling = p.dangling
 	return nil

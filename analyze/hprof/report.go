@@ -189,7 +189,9 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	if progress == nil {
 		progress = func(string, float64) {}
 	}
-	h.Analyze(progress)
+	if err := h.Analyze(progress); err != nil {
+		return nil, err
+	}
 	n := uint32(len(h.ids))
 	rep := &Report{Version: h.Version, IDSize: h.IDSize, Time: h.Time, Layout: h.Layout,
 		Objects: int64(n), Classes: len(h.Classes), Roots: len(h.Roots),

@@ -48,6 +48,9 @@ type visitor interface {
 	stackFrame(f rawFrame)
 	stackTrace(serial, thread uint32, frames []uint64)
 	root(kind RootKind, id uint64, thread uint32, frame int32, trace uint32)
+	// failed is the first error of the calls above that return none (a memory
+	// budget refused): walk stops at the end of the record or root that met it.
+	failed() error
 	class(c *classDump) error
 	object(kind objKind, id, classID uint64, n uint32, elem byte, s *scanner) error
 }
@@ -132,6 +135,9 @@ func walk(s *scanner, start int64, v visitor) error {
 				return err
 			}
 		}
+		if err := v.failed(); err != nil {
+			return err
+		}
 		s.seek(end)
 	}
 	return nil
@@ -180,6 +186,9 @@ func walkHeap(s *scanner, end int64, v visitor) error {
 				// heap id and name: not a root
 			default:
 				v.root(RootOther, id, 0, -1, 0)
+			}
+			if err := v.failed(); err != nil {
+				return err
 			}
 			continue
 		}

@@ -1,0 +1,160 @@
+package hprof
+
+import (
+	"encoding/json"
+	"errors"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leakui/leakui/analyze"
+)
+
+// reportJSON is a report as JSON.
+func reportJSON(t *testing.T, rep *Report) string {
+	t.Helper()
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// openBudget opens dump under budget and makes its report.
+func openBudget(t *testing.T, dump string, budget *analyze.Budget) (*Heap, *Report, error) {
+	t.Helper()
+	h, err := Open(dump, OpenOptions{TempDir: t.TempDir(), Options: Options{Budget: budget}})
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := h.NewReport(ReportOptions{}, nil)
+	if err != nil {
+		h.Close()
+		return nil, nil, err
+	}
+	return h, rep, nil
+}
+
+// TestParseUnderABudget analyzes a real dump under budgets from a tenth of what it
+// needs to all of it: each fails with ErrTooLarge naming the limit and gives back
+// every byte, or gives the report made without a budget; a server budget other
+// analyses hold fails with ErrBusy.
+func TestParseUnderABudget(t *testing.T) {
+	jh := runJava(t, "LeakShape", true, []string{"-XX:+UseSerialGC", "-Xmx64m"}, "3", "4096", "30", "10")
+	h, rep, err := openBudget(t, jh.Dump, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := reportJSON(t, rep)
+	h.Close()
+
+	server := analyze.NewBudget(1 << 40)
+	budget := server.Child(0)
+	h, rep, err = openBudget(t, jh.Dump, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reportJSON(t, rep); got != want {
+		t.Errorf("the report under a budget differs from the one without")
+	}
+	peak, held := h.mem.peak, budget.Used()
+	parsed := parsedCharge(t, jh.Dump)
+	t.Logf("%d objects: %s charged at the peak, %s held after the analysis", h.Objects(), analyze.FormatBytes(peak), analyze.FormatBytes(held))
+	if held <= 0 || peak < held || server.Used() != held {
+		t.Fatalf("peak %d, held %d, the server's budget %d", peak, held, server.Used())
+	}
+	h.Close()
+	if budget.Used() != 0 || server.Used() != 0 {
+		t.Fatalf("after Close: %d and %d bytes still charged", budget.Used(), server.Used())
+	}
+
+	// Budgets from a tenth of the peak to all of it, and two that the parse fits
+	// in but not the analysis.
+	var limits []int64
+	for k := int64(1); k <= 10; k++ {
+		limits = append(limits, peak*k/10)
+	}
+	limits = append(limits, parsed+(peak-parsed)/4, parsed+(peak-parsed)/2)
+	slices.Sort(limits)
+	for _, limit := range limits {
+		k := 100 * limit / peak
+		budget := server.Child(limit)
+		start := time.Now()
+		h, rep, err := openBudget(t, jh.Dump, budget)
+		if limit == peak {
+			if err != nil {
+				t.Fatalf("under the peak it charged (%d bytes): %v", limit, err)
+			}
+			if got := reportJSON(t, rep); got != want {
+				t.Errorf("the report under a budget of exactly the peak differs")
+			}
+			h.Close()
+		} else {
+			if !errors.Is(err, analyze.ErrTooLarge) || !strings.Contains(err.Error(), analyze.FormatBytes(limit)) {
+				t.Fatalf("under %d bytes (%d%% of the peak): %v", limit, k, err)
+			}
+			t.Logf("%d%% of the peak: refused after %v: %v", k, time.Since(start).Round(time.Millisecond), err)
+		}
+		if budget.Used() != 0 || server.Used() != 0 {
+			t.Fatalf("%d%% of the peak: %d and %d bytes still charged", k, budget.Used(), server.Used())
+		}
+	}
+
+	// The server's budget held by other analyses.
+	busy := analyze.NewBudget(peak)
+	if err := busy.Charge(peak / 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := openBudget(t, jh.Dump, busy.Child(0)); !errors.Is(err, analyze.ErrBusy) {
+		t.Fatalf("with half the server's budget held by others: %v", err)
+	}
+	if busy.Used() != peak/2 {
+		t.Fatalf("the server's budget holds %d, the others %d", busy.Used(), peak/2)
+	}
+}
+
+// TestBudgetChargesWhatTheHeapHolds compares what a heap holds of its budget after
+// the analysis with how much the Go heap grew for it (measured, logged; asserted
+// only loosely: the charge is at least half the growth).
+func TestBudgetChargesWhatTheHeapHolds(t *testing.T) {
+	h, _, _, dump := leakShapeHeap(t, false)
+	h.Close()
+	budget := analyze.NewBudget(0).Child(0)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	h, err := Open(dump, OpenOptions{TempDir: t.TempDir(), Options: Options{Budget: budget}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.Analyze(nil); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	charged := budget.Used()
+	t.Logf("%d objects, %d references: charged %s (peak %s), the Go heap grew %s (%.0f%% charged); %.1f bytes an object",
+		h.Objects(), len(h.out.targets), analyze.FormatBytes(charged), analyze.FormatBytes(h.mem.peak),
+		analyze.FormatBytes(grew), 100*float64(charged)/float64(grew), float64(grew)/float64(h.Objects()))
+	if charged < grew/2 {
+		t.Errorf("charged %d bytes, less than half the %d the Go heap grew", charged, grew)
+	}
+	runtime.KeepAlive(h)
+}
+
+// parsedCharge is what the heap of dump holds of its budget after Parse, before
+// Analyze.
+func parsedCharge(t *testing.T, dump string) int64 {
+	t.Helper()
+	budget := analyze.NewBudget(0).Child(0)
+	h, err := Open(dump, OpenOptions{TempDir: t.TempDir(), Options: Options{Budget: budget}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	return budget.Used()
+}
