@@ -47,7 +47,13 @@ var heapDumpAnalyses = make(chan struct{}, 1)
 func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.Report, error) {
 	heapDumpAnalyses <- struct{}{}
 	defer func() { <-heapDumpAnalyses }()
-	h, err := hprof.Open(f.path, hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)})
+	open := hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)}
+	finish, err := s.heapDumpBudget(&open.Options)
+	if err != nil {
+		return nil, err
+	}
+	defer finish()
+	h, err := hprof.Open(f.path, open)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}

@@ -25,10 +25,12 @@ const heapDumpIndexName = "hprof-index"
 // shows.
 const heapDomPage = 25
 
-// heapDumpIndexOptions prepares a background analysis's options; call finish
-// when it is done.
-func (s *Server) heapDumpIndexOptions(opt *hprof.Options) (finish func(), err error) {
-	return func() {}, nil
+// heapDumpBudget charges a heap dump analysis to the server's memory
+// budget (one analysis's share of it); call finish once the Heap is closed.
+func (s *Server) heapDumpBudget(opt *hprof.Options) (finish func(), err error) {
+	b := s.analysisBudget()
+	opt.Budget = b
+	return b.Release, nil
 }
 
 // storeHeapDumpIndex writes the analyzed heap's index (hprof.Heap.WriteIndex)

@@ -285,7 +285,7 @@ func (j *heapDumpJobs) analyze(ctx context.Context, id string) (*heapDumpSummary
 	}
 	opt := hprof.OpenOptions{TempDir: dir, MaxInflated: max(j.s.cfg.MaxDecompressed, j.s.cfg.MaxHeapDump)}
 	opt.Progress = j.progress
-	finish, err := j.s.heapDumpIndexOptions(&opt.Options)
+	finish, err := j.s.heapDumpBudget(&opt.Options)
 	if err != nil {
 		return nil, err
 	}
