@@ -33,7 +33,7 @@ func (db *DB) PutDerived(ctx context.Context, reportID, name string, r io.Reader
 	if name == "" {
 		return 0, fmt.Errorf("%w: a derived blob needs a name", ErrInvalid)
 	}
-	chunk := db.chunkSize
+	chunk := db.derivedChunk
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM reports WHERE id = ?`), reportID).Scan(&n); err != nil {
@@ -148,7 +148,7 @@ func (db *DB) OpenDerived(ctx context.Context, reportID, name string) (Blob, err
 }
 
 // blobCacheChunks is how many chunks a Blob keeps.
-const blobCacheChunks = 4
+const blobCacheChunks = 16
 
 // blob reads a derived blob's chunks on demand.
 type blob struct {

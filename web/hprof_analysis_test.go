@@ -234,3 +234,20 @@ func TestHeapDumpAnalysisFails(t *testing.T) {
 		}
 	}
 }
+
+// TestHeapDumpAnalysisOverBudget analyzes a dump on a server whose memory
+// budget cannot hold it: the report fails with the budget's 413 and its reason.
+func TestHeapDumpAnalysisOverBudget(t *testing.T) {
+	ts := newTestServer(t, Config{MemoryBudget: 256 << 10})
+	code, up, raw := ts.upload(t, leakShapeDump(t, false, 2, 4096))
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	st := ts.waitAnalysis(t, up.ReportID)
+	if st.Status != "failed" || st.Code != http.StatusRequestEntityTooLarge || st.Error == "" {
+		t.Errorf("over the budget the analysis ended %+v", st)
+	}
+	if _, err := ts.db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an index is stored for a failed analysis (%v)", err)
+	}
+}

@@ -58,29 +58,41 @@ func (s *Server) storeHeapDumpIndex(ctx context.Context, id string, h *hprof.Hea
 	return true, nil
 }
 
-// openHeapDumpIndex opens a ready heap dump report's stored index; close the
-// blob when done. A report without one (made before indexes were stored) is a
-// 404 that says so.
-func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hprof.Index, store.Blob, error) {
+// heapIndexCacheEntries is how many opened heap dump indexes the server keeps:
+// opening one reads its header and class names, and a tree being expanded asks
+// for the same index again and again. An entry holds those and a few chunks.
+const heapIndexCacheEntries = 8
+
+// openHeapDumpIndex opens a ready heap dump report's stored index (or takes it
+// from the server's cache). A report without one (made before indexes were
+// stored) is a 404 that says so.
+func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hprof.Index, error) {
 	if rep.Kind != kindJavaHeapDump {
-		return nil, nil, errorf(http.StatusNotFound, "report %s is not a heap dump: it has no dominator tree", rep.ID)
+		return nil, errorf(http.StatusNotFound, "report %s is not a heap dump: it has no dominator tree", rep.ID)
 	}
 	if rep.Status != store.ReportReady {
-		return nil, nil, errorf(http.StatusConflict, "report %s is %s: its dominator tree is not ready", rep.ID, rep.Status)
+		return nil, errorf(http.StatusConflict, "report %s is %s: its dominator tree is not ready", rep.ID, rep.Status)
 	}
-	b, err := s.store.OpenDerived(ctx, rep.ID, heapDumpIndexName)
+	if x, ok := s.heapIndexes.get(rep.ID); ok {
+		return x, nil
+	}
+	// The blob outlives this request in the cache; it holds no connection
+	// between two reads, and Close only drops its chunks, so an entry that
+	// leaves the cache needs no closing.
+	b, err := s.store.OpenDerived(context.WithoutCancel(ctx), rep.ID, heapDumpIndexName)
 	if err != nil {
 		if status, _ := statusOf(err); status == http.StatusNotFound {
-			return nil, nil, errorf(http.StatusNotFound, "report %s has no stored index (it was made before leakui stored them): its page shows the top levels of the dominator tree", rep.ID)
+			return nil, errorf(http.StatusNotFound, "report %s has no stored index (it was made before leakui stored them): its page shows the top levels of the dominator tree", rep.ID)
 		}
-		return nil, nil, err
+		return nil, err
 	}
 	x, err := hprof.OpenIndex(b, b.Size())
 	if err != nil {
 		b.Close()
-		return nil, nil, fmt.Errorf("report %s: the stored index: %w", rep.ID, err)
+		return nil, fmt.Errorf("report %s: the stored index: %w", rep.ID, err)
 	}
-	return x, b, nil
+	s.heapIndexes.add(rep.ID, x)
+	return x, nil
 }
 
 // heapDomURL is a report's dominators endpoint, /r/{id}/dominators.
@@ -151,11 +163,10 @@ func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	x, b, err := s.openHeapDumpIndex(r.Context(), rep)
+	x, err := s.openHeapDumpIndex(r.Context(), rep)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
 	kids, total, err := x.Children(node, offset, heapDomPage)
 	if err != nil {
 		return heapIndexError(err)
@@ -235,14 +246,13 @@ func heapLazyRow(src string, o hprof.Object, reachable int64, level int) view.He
 // index for the page; nil when the report has none (made before indexes were
 // stored), which then shows the levels kept in its summary.
 func (s *Server) heapDumpLazyTree(ctx context.Context, rep *store.Report) (*view.HeapDomList, error) {
-	x, b, err := s.openHeapDumpIndex(ctx, rep)
+	x, err := s.openHeapDumpIndex(ctx, rep)
 	if err != nil {
 		if status, _ := statusOf(err); status == http.StatusNotFound {
 			return nil, nil
 		}
 		return nil, err
 	}
-	defer b.Close()
 	kids, total, err := x.Children(hprof.IndexRoot, 0, heapDomPage)
 	if err != nil {
 		return nil, err

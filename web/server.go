@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
@@ -201,8 +202,10 @@ type Server struct {
 	budget *analyze.Budget
 	// views bounds the flame graphs built at once.
 	views *viewQueue
-	// heapJobs analyzes uploaded heap dumps in the background.
-	heapJobs *heapDumpJobs
+	// heapJobs analyzes uploaded heap dumps in the background; heapIndexes
+	// keeps their stored indexes opened, by report id.
+	heapJobs    *heapDumpJobs
+	heapIndexes *lru[*hprof.Index]
 }
 
 // NewServer builds the router with every route and middleware.
@@ -298,6 +301,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.flames.maxCost, s.flames.cost, s.flames.budget = flameCacheBytes, flameCost, s.budget
 	s.views = newViewQueue(viewSlots*runtime.NumCPU(), viewWait)
 	s.heapJobs = newHeapDumpJobs(s)
+	s.heapIndexes = newLRU[*hprof.Index](heapIndexCacheEntries)
 	s.router = s.routes()
 	// Heap dumps whose analysis a stopped server left unfinished are analyzed
 	// again: their dumps are stored.
