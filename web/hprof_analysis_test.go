@@ -7,7 +7,9 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -249,5 +251,64 @@ func TestHeapDumpAnalysisOverBudget(t *testing.T) {
 	}
 	if _, err := ts.db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("an index is stored for a failed analysis (%v)", err)
+	}
+}
+
+// TestHeapDumpAnalysisStoppedMidway closes a server while its analysis computes
+// the dominator tree: the analysis unwinds, leaves the report analyzing and no
+// file in the spool directory, and the next server on the same store completes
+// it.
+func TestHeapDumpAnalysisStoppedMidway(t *testing.T) {
+	db, err := sqlite.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	spool := t.TempDir()
+	srv, err := NewServer(Config{Store: db, TempDir: spool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
+	reached, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	heapJobStageHook = func(stage string) {
+		if stage == "dominators" {
+			once.Do(func() { close(reached); <-proceed })
+		}
+	}
+	defer func() { heapJobStageHook = nil }()
+	code, up, raw := ts.upload(t, leakShapeDump(t, false, 2, 32<<10))
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	<-reached
+	closed := make(chan struct{})
+	go func() {
+		srv.BeginShutdown()
+		ts.Close()
+		srv.Close()
+		close(closed)
+	}()
+	<-srv.heapJobs.stop // Close has begun: let the analysis see it
+	close(proceed)
+	<-closed
+	if rep, err := db.Report(t.Context(), up.ReportID); err != nil || rep.Status != store.ReportAnalyzing {
+		t.Fatalf("after a stop midway the report is %q (%v), want analyzing", rep.Status, err)
+	}
+	if left, _ := os.ReadDir(spool); len(left) != 0 {
+		t.Errorf("the stopped analysis left %d files in the spool directory: %v", len(left), left)
+	}
+	srv2, err := NewServer(Config{Store: db, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts2 := &testServer{Server: httptest.NewServer(srv2), db: db, srv: srv2}
+	defer func() { srv2.BeginShutdown(); ts2.Close(); srv2.Close() }()
+	if st := ts2.waitAnalysis(t, up.ReportID); st.Status != "done" {
+		t.Fatalf("after the restart the analysis ended %+v", st)
+	}
+	if _, err := db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); err != nil {
+		t.Errorf("the resumed analysis stored no index: %v", err)
 	}
 }
