@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,9 +47,29 @@ func TestBrowserHeapDump(t *testing.T) {
 	}
 	browser.Screenshot(t, ctx, "jvm-heapdump-analyzing-narrow.png")
 
-	// The analysis runs: the page reloads into the report when its events end.
+	// The analysis runs, held while it computes the dominator tree: the page
+	// follows it (stage and bar), then reloads into the report when it ends.
+	atDominators, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	heapJobStageHook = func(stage string) {
+		if stage == "dominators" {
+			once.Do(func() { close(atDominators); <-proceed })
+		}
+	}
+	defer func() { heapJobStageHook = nil }()
+	var resumed sync.Once
+	resume := func() { resumed.Do(func() { close(proceed) }) }
+	defer resume()
+	browser.Do(t, ctx, chromedp.EmulateViewport(1400, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=analysis-progress]`))
 	release()
-	browser.Do(t, ctx, chromedp.EmulateViewport(1400, 900), chromedp.WaitVisible(`[data-testid=suspect]`))
+	<-atDominators
+	browser.Do(t, ctx, chromedp.Poll[chromedp.Void](`document.querySelector("[data-testid=analysis-stage]").textContent === "Computing the dominator tree"`))
+	if pct := browser.Get(t, ctx, chromedp.Evaluate[int](`document.querySelector("[data-testid=analysis-progress]").value`)); pct <= 0 || pct >= 100 {
+		t.Errorf("while the dominator tree is computed the bar is at %d%%", pct)
+	}
+	browser.Screenshot(t, ctx, "jvm-heapdump-progress.png")
+	resume()
+	browser.Do(t, ctx, chromedp.WaitVisible(`[data-testid=suspect]`))
 	const first = `[data-testid=suspect][data-rank="1"]`
 	if got := browser.Text(t, ctx, first+` [data-testid=suspect-sentence]`); !strings.HasPrefix(got, "4 instances of LeakShape$Consumer retain 4.0 MB") {
 		t.Errorf("the first suspect reads %q", got)

@@ -189,14 +189,14 @@ func (j *heapDumpJobs) work() {
 }
 
 // heapJobStageHook, when set (by tests), is called with every progress report
-// of a background analysis before it is recorded.
+// of a background analysis once it is recorded.
 var heapJobStageHook func(stage string)
 
 // progress records the running analysis's stage; it unwinds the analysis (by
 // panicking with errJobStopped, recovered in run) when the server closes.
 func (j *heapDumpJobs) progress(stage string, done float64) {
 	if heapJobStageHook != nil {
-		heapJobStageHook(stage)
+		defer heapJobStageHook(stage) // after the unlock below
 	}
 	select {
 	case <-j.stop:
