@@ -17,9 +17,9 @@ import (
 // artifacts, read chunk by chunk on demand, and deleted with their report.
 
 // derivedChunksPerTx is how many chunks of a derived blob one write transaction
-// holds, so that writing a blob of hundreds of megabytes never keeps the
-// database's write lock (SQLite) for long.
-const derivedChunksPerTx = 8
+// holds (1 MiB of 32 KiB chunks), so that writing a blob of hundreds of
+// megabytes never keeps the database's write lock (SQLite) for long.
+const derivedChunksPerTx = 32
 
 // PutDerived stores the bytes r yields as the derived blob name of report
 // reportID, replacing one of that name, and returns its size. The blob is

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -213,7 +214,7 @@ func (j *heapDumpJobs) progress(stage string, done float64) {
 }
 
 // run analyzes one report's dump and records the outcome.
-func (j *heapDumpJobs) run(id string) (err error) {
+func (j *heapDumpJobs) run(id string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -223,22 +224,16 @@ func (j *heapDumpJobs) run(id string) (err error) {
 		case <-ctx.Done():
 		}
 	}()
-	defer func() {
-		if p := recover(); p != nil {
-			if e, ok := p.(error); ok && errors.Is(e, errJobStopped) {
-				err = errJobStopped
-				return
-			}
-			panic(p)
-		}
-	}()
-	sum, err := j.analyze(ctx, id)
+	sum, err := j.analyzeRecovering(ctx, id)
+	if errors.Is(err, errJobStopped) {
+		return err
+	}
 	select {
 	case <-j.stop:
 		return errJobStopped // the report stays analyzing, taken up at the next start
 	default:
 	}
-	// Record the outcome even if the analysis ran out of time.
+	// Record the outcome with a context of its own.
 	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer rcancel()
 	if err != nil {
@@ -260,6 +255,22 @@ func (j *heapDumpJobs) run(id string) (err error) {
 		return err
 	}
 	return nil
+}
+
+// analyzeRecovering is analyze, unwound by errJobStopped when the server
+// closes; any other panic (a bug) fails the report rather than the process.
+func (j *heapDumpJobs) analyzeRecovering(ctx context.Context, id string) (sum *heapDumpSummary, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if e, ok := p.(error); ok && errors.Is(e, errJobStopped) {
+				sum, err = nil, errJobStopped
+				return
+			}
+			j.s.log.Error("heap dump analysis panicked", "report", id, "panic", p, "stack", string(debug.Stack()))
+			sum, err = nil, fmt.Errorf("the analysis panicked: %v", p)
+		}
+	}()
+	return j.analyze(ctx, id)
 }
 
 // analyze reads report id's dump from the store into a directory of its own
