@@ -12,11 +12,19 @@ import (
 // defaultChunkSize is how many bytes of an artifact one row holds.
 const defaultChunkSize = 1 << 20
 
+// defaultDerivedChunkSize is how many bytes of a derived blob one row holds:
+// less than an artifact's, since a blob is read at random places (a page of
+// the dominator tree reads a few dozen small records) and each read fetches
+// whole chunks.
+const defaultDerivedChunkSize = 32 << 10
+
 // DB is a connection to the store. It is safe for concurrent use.
 type DB struct {
 	write, read *sql.DB
 	dialect     Dialect
 	chunkSize   int
+	// derivedChunk is how many bytes of a derived blob one row holds.
+	derivedChunk int
 	// Location names where the data lives (a file path, or a database URL without
 	// its password), for logs.
 	Location string
@@ -44,7 +52,7 @@ type Dialect interface {
 // yet. location names where the data lives, for logs (see DB.Location). The DB
 // owns the pools: Close closes them, and so does New when it fails.
 func New(ctx context.Context, write, read *sql.DB, d Dialect, location string) (*DB, error) {
-	db := &DB{write: write, read: read, dialect: d, chunkSize: defaultChunkSize, Location: location}
+	db := &DB{write: write, read: read, dialect: d, chunkSize: defaultChunkSize, derivedChunk: defaultDerivedChunkSize, Location: location}
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err

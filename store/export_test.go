@@ -5,9 +5,9 @@ import (
 	"io"
 )
 
-// SetChunkSize sets how many bytes of an artifact one row of db holds, so that
-// a test stores small artifacts in several chunks.
-func SetChunkSize(db *DB, n int) { db.chunkSize = n }
+// SetChunkSize sets how many bytes of an artifact (and of a derived blob) one
+// row of db holds, so that a test stores small artifacts in several chunks.
+func SetChunkSize(db *DB, n int) { db.chunkSize, db.derivedChunk = n, n }
 
 // ReadPool returns the pool db reads through, for tests that count rows
 // themselves.

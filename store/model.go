@@ -34,7 +34,22 @@ type Report struct {
 	Pinned bool
 	// RunID names the lab run that produced the report, if any.
 	RunID string
+	// Status is ReportReady (the empty string) for a report whose summary is
+	// complete, ReportAnalyzing while a background analysis computes it, and
+	// ReportFailed when that analysis failed, Error telling why.
+	Status string
+	Error  string
 }
+
+// The states of a report (Report.Status).
+const (
+	// ReportReady is a report whose analysis is complete.
+	ReportReady = ""
+	// ReportAnalyzing is a report whose analysis runs (or waits) in the background.
+	ReportAnalyzing = "analyzing"
+	// ReportFailed is a report whose background analysis failed.
+	ReportFailed = "failed"
+)
 
 // ReportArtifact is one input of a report, in order, with the name it was uploaded
 // under.

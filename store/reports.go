@@ -39,8 +39,8 @@ func (db *DB) insertReport(ctx context.Context, tx *sql.Tx, id string, r *Report
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-		id, cleanText(r.Kind), jsonOrEmpty(r.Params), jsonOrEmpty(r.Summary), millis(created), boolInt(r.Pinned), cleanText(r.RunID)); err != nil {
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		id, cleanText(r.Kind), jsonOrEmpty(r.Params), jsonOrEmpty(r.Summary), millis(created), boolInt(r.Pinned), cleanText(r.RunID), cleanText(r.Status), cleanText(r.Error)); err != nil {
 		return fmt.Errorf("store: report: %w", err)
 	}
 	for i, u := range uploads {
@@ -60,8 +60,8 @@ func (db *DB) Report(ctx context.Context, id string) (*Report, error) {
 	r := &Report{ID: id}
 	var params, summary string
 	var created, pinned int64
-	err := db.read.QueryRowContext(ctx, db.q(`SELECT kind, params, summary, created_at, pinned, run_id FROM reports WHERE id = ?`), id).
-		Scan(&r.Kind, &params, &summary, &created, &pinned, &r.RunID)
+	err := db.read.QueryRowContext(ctx, db.q(`SELECT kind, params, summary, created_at, pinned, run_id, status, error FROM reports WHERE id = ?`), id).
+		Scan(&r.Kind, &params, &summary, &created, &pinned, &r.RunID, &r.Status, &r.Error)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("report %s: %w", id, ErrNotFound)
 	}

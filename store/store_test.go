@@ -59,6 +59,8 @@ var suite = []struct {
 	{"ConcurrentCaptures", testConcurrentCaptures},
 	{"CopyAndVerify", testCopyAndVerify},
 	{"Sessions", testSessions},
+	{"DerivedBlobs", testDerivedBlobs},
+	{"DerivedGoneWithArtifact", testDerivedGoneWithArtifact},
 }
 
 func TestStore(t *testing.T) {

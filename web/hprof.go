@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
@@ -31,6 +32,9 @@ type heapDumpSummary struct {
 	Suspects  int           `json:"suspects"`
 	Headline  string        `json:"headline,omitempty"`
 	Report    *hprof.Report `json:"report"`
+	// Indexed tells that the dump's index is stored with the report (derived blob
+	// heapDumpIndexName), which the dominator tree is paged from.
+	Indexed bool `json:"indexed,omitempty"`
 }
 
 // heapDumpAnalyses lets one heap dump analysis run at a time in the process: one
@@ -43,7 +47,13 @@ var heapDumpAnalyses = make(chan struct{}, 1)
 func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.Report, error) {
 	heapDumpAnalyses <- struct{}{}
 	defer func() { <-heapDumpAnalyses }()
-	h, err := hprof.Open(f.path, hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)})
+	open := hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)}
+	finish, err := s.heapDumpBudget(&open.Options)
+	if err != nil {
+		return nil, err
+	}
+	defer finish()
+	h, err := hprof.Open(f.path, open)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}
@@ -55,24 +65,27 @@ func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.R
 	return rep, nil
 }
 
-// planJavaHeapDump analyzes one heap dump and keeps its report as the summary; two
-// or more make a comparison by class (planJavaHeapDumps).
+// planJavaHeapDump stores one heap dump as a report to be analyzed in the
+// background (heapDumpJobs), which keeps the analysis as the summary; two or
+// more make a comparison by class (planJavaHeapDumps), analyzed at once.
 func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
 	if len(form.files) > 1 {
 		return s.planJavaHeapDumps(form)
 	}
-	rep, err := s.analyzeHeapDump(form.files[0], hprof.ReportOptions{Top: heapDumpRows})
-	if err != nil {
-		return nil, err
-	}
+	return &reportPlan{kind: kindJavaHeapDump, params: map[string]any{}, summary: map[string]any{}, background: true}, nil
+}
+
+// heapDumpSummaryOf keeps the top of a heap dump's analysis as its report's
+// summary.
+func heapDumpSummaryOf(rep *hprof.Report) *heapDumpSummary {
 	rep.Histogram = jvmFirst(rep.Histogram, heapDumpRows)
 	rep.Packages = jvmFirst(rep.Packages, heapDumpRows)
 	rep.Threads = jvmFirst(rep.Threads, heapDumpRows)
-	sum := heapDumpSummary{Objects: rep.Objects, Reachable: rep.Reachable, Suspects: len(rep.Suspects), Report: rep}
+	sum := &heapDumpSummary{Objects: rep.Objects, Reachable: rep.Reachable, Suspects: len(rep.Suspects), Report: rep}
 	if len(rep.Suspects) > 0 {
 		sum.Headline = rep.Suspects[0].Sentence
 	}
-	return &reportPlan{kind: kindJavaHeapDump, params: map[string]any{}, summary: sum}, nil
+	return sum
 }
 
 // heapDumpSummaryLine is the dashboard's line for a heap dump report.
@@ -108,6 +121,18 @@ func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *s
 		return err
 	}
 	page := heapDumpPage(rep, hr)
+	var sum heapDumpSummary
+	if json.Unmarshal(rep.Summary, &sum) == nil && sum.Indexed {
+		// The tree expands lazily from the stored index, the suspects' chains too.
+		if page.Lazy, err = s.heapDumpLazyTree(r.Context(), rep); err != nil {
+			return err
+		}
+		for i, su := range hr.Suspects {
+			if page.Lazy != nil && i < len(page.Suspects) {
+				page.Suspects[i].Chain = heapDomURL(rep.ID) + "?node=" + strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
+			}
+		}
+	}
 	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.HeapDumpPageView(page))
 }
 

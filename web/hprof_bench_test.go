@@ -1,8 +1,18 @@
 package web
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/leakui/leakui/analyze/hprof"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/sqlite"
 )
 
 // BenchmarkHeapDumpComparePage serves the comparison of two real heap dumps of
@@ -19,4 +29,68 @@ func BenchmarkHeapDumpComparePage(b *testing.B) {
 	b.Run("dumps", func(b *testing.B) { jvmBenchPage(b, srv, dumps) })
 	b.Run("dumps-json", func(b *testing.B) { jvmBenchPage(b, srv, strings.Replace(dumps, "/r/", "/api/reports/", 1)) })
 	b.Run("histograms", func(b *testing.B) { jvmBenchPage(b, srv, histos) })
+}
+
+// BenchmarkHeapDominators pages the dominator tree of a real heap dump of
+// LeakShape (30 consumers) from the stored index, as the page's expand buttons
+// and the API do, and, as the anchor, analyzes the dump again (what a server
+// without the index would do to page the tree past the levels its summary
+// keeps).
+func BenchmarkHeapDominators(b *testing.B) {
+	db, err := sqlite.Open(context.Background(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	srv, err := NewServer(Config{Store: db, TempDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	dump, _, _ := leakShapeRunText(b, 30, 4096)
+	rec := postFiles(b, srv, nil, dump)
+	var up uploadResponse
+	if rec.Code != http.StatusAccepted || json.Unmarshal(rec.Body.Bytes(), &up) != nil {
+		b.Fatalf("upload: %d %s", rec.Code, rec.Body)
+	}
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		rep, err := db.Report(context.Background(), up.ReportID)
+		if err != nil || rep.Status == store.ReportFailed || time.Now().After(deadline) {
+			b.Fatalf("the analysis: %v %+v", err, rep)
+		}
+		if rep.Status == store.ReportReady {
+			break
+		}
+	}
+	src := heapDomURL(up.ReportID)
+	for _, c := range []struct{ name, path string }{
+		{"root-json", src + ".json?node=root"},
+		{"root-fragment", src + "?node=root&fragment=1"},
+		{"root-page-2-json", src + ".json?node=root&offset=25"},
+		{"report-page", reportURL(up.ReportID)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				jvmBenchGet(b, srv, c.path)
+			}
+		})
+	}
+	path := filepath.Join(b.TempDir(), "dump.hprof")
+	if err := os.WriteFile(path, dump.data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("anchor-reanalyze", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			h, err := hprof.Open(path, hprof.OpenOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := h.NewReport(hprof.ReportOptions{Top: heapDumpRows}, nil); err != nil {
+				b.Fatal(err)
+			}
+			h.Close()
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,9 +14,13 @@ import (
 )
 
 // TestBrowserHeapDump drives the real Chromium: choose a real heap dump in the
-// dashboard's file input, land on its report, read the first suspect and its path
-// from the GC root, open two levels of the dominator tree; at 390 px the verdict is on the first screen and the page
-// does not scroll sideways.
+// dashboard's file input and land at once on its report, analyzing (the
+// analysis slot is held so the progress page stays); once the analysis runs the
+// page follows it and reloads into the report by itself. There: read the first
+// suspect and its path from the GC root, load its dominator chain from the
+// stored index and expand it, then expand two levels of the dominator tree
+// lazily (the second with the keyboard); at 390 px the verdict is on the first
+// screen and the page does not scroll sideways, analyzing and done.
 func TestBrowserHeapDump(t *testing.T) {
 	ctx := browser.New(t, 120*time.Second)
 	ts := newTestServer(t, Config{})
@@ -24,13 +29,47 @@ func TestBrowserHeapDump(t *testing.T) {
 	if err := os.WriteFile(path, dump.data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	release := holdAnalyses(t)
 	browser.Do(t, ctx,
 		chromedp.EmulateViewport(1400, 900),
 		chromedp.Navigate(ts.URL+"/"),
 		chromedp.WaitVisible(`[data-testid=dropzone]`),
 		chromedp.SetUploadFiles(`[data-testid=file-input]`, []string{path}),
-		chromedp.WaitVisible(`[data-testid=suspect]`),
+		chromedp.WaitVisible(`[data-testid=analysis][data-status=analyzing] [data-testid=analysis-progress]`),
 	)
+	if got := browser.Text(t, ctx, `[data-testid=analysis-stage]`); got != "Waiting for the analyzer" {
+		t.Errorf("the analyzing page's stage reads %q", got)
+	}
+	browser.Screenshot(t, ctx, "jvm-heapdump-analyzing.png")
+	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=analysis-progress]`))
+	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
+		t.Errorf("at 390 px the analyzing page is %d px wide", w)
+	}
+	browser.Screenshot(t, ctx, "jvm-heapdump-analyzing-narrow.png")
+
+	// The analysis runs, held while it computes the dominator tree: the page
+	// follows it (stage and bar), then reloads into the report when it ends.
+	atDominators, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	heapJobStageHook = func(stage string) {
+		if stage == "dominators" {
+			once.Do(func() { close(atDominators); <-proceed })
+		}
+	}
+	defer func() { heapJobStageHook = nil }()
+	var resumed sync.Once
+	resume := func() { resumed.Do(func() { close(proceed) }) }
+	defer resume()
+	browser.Do(t, ctx, chromedp.EmulateViewport(1400, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=analysis-progress]`))
+	release()
+	<-atDominators
+	browser.Do(t, ctx, chromedp.Poll[chromedp.Void](`document.querySelector("[data-testid=analysis-stage]").textContent === "Computing the dominator tree"`))
+	if pct := browser.Get(t, ctx, chromedp.Evaluate[int](`document.querySelector("[data-testid=analysis-progress]").value`)); pct <= 0 || pct >= 100 {
+		t.Errorf("while the dominator tree is computed the bar is at %d%%", pct)
+	}
+	browser.Screenshot(t, ctx, "jvm-heapdump-progress.png")
+	resume()
+	browser.Do(t, ctx, chromedp.WaitVisible(`[data-testid=suspect]`))
 	const first = `[data-testid=suspect][data-rank="1"]`
 	if got := browser.Text(t, ctx, first+` [data-testid=suspect-sentence]`); !strings.HasPrefix(got, "4 instances of LeakShape$Consumer retain 4.0 MB") {
 		t.Errorf("the first suspect reads %q", got)
@@ -39,17 +78,44 @@ func TestBrowserHeapDump(t *testing.T) {
 	if got := browser.Text(t, ctx, first+` [data-testid=path-step]:last-child [data-testid=path-via]`); got != ".consumer" {
 		t.Errorf("the last step of the path is reached through %q, want .consumer", got)
 	}
-	// Open two levels of the dominator tree below the first consumer thread.
-	const thread = `[data-testid=dominators] > [data-testid=dominator][data-level="0"]:nth-child(1)`
-	const consumer = thread + ` > details > ul > [data-testid=dominator][data-level="1"]:first-child`
-	const buffer = consumer + ` > details > ul > [data-testid=dominator][data-level="2"]:first-child`
+	// Its dominator chain from the GC roots, from the index: the thread, then the
+	// consumer, which expands to its buffer.
+	const chain = first + ` [data-testid=dominator-chain]`
 	browser.Do(t, ctx,
-		chromedp.Click(thread+` > details > summary`),
+		chromedp.Click(first+` [data-testid=suspect-chain]`),
+		chromedp.WaitVisible(chain+` > [data-testid=dominator]:last-child`),
+	)
+	if got := browser.Text(t, ctx, chain+` > [data-testid=dominator]:first-child [data-testid=dominator-class]`); got != "LeakShape$ConsumerThread" {
+		t.Errorf("the chain starts at %q", got)
+	}
+	const accumulation = chain + ` > [data-testid=dominator]:last-child`
+	if got := browser.Text(t, ctx, accumulation+` > [data-testid=dominator-class]`); got != "LeakShape$Consumer" {
+		t.Errorf("the chain ends at %q", got)
+	}
+	browser.Do(t, ctx,
+		chromedp.Click(accumulation+` > [data-testid=dominator-expand]`),
+		chromedp.WaitVisible(accumulation+` > ul > [data-testid=dominator]:first-child`),
+	)
+	if got := browser.Text(t, ctx, accumulation+` > ul > [data-testid=dominator]:first-child [data-testid=dominator-class]`); got != "byte[]" {
+		t.Errorf("the consumer in the chain dominates %q", got)
+	}
+
+	// Expand two levels of the tree below the largest object, a consumer thread:
+	// by mouse, then by keyboard.
+	const thread = `[data-testid=dominators] > [data-testid=dominator][data-level="0"]:nth-child(1)`
+	const consumer = thread + ` > ul > [data-testid=dominator][data-level="1"]:first-child`
+	const buffer = consumer + ` > ul > [data-testid=dominator][data-level="2"]:first-child`
+	browser.Do(t, ctx,
+		chromedp.Click(thread+` > [data-testid=dominator-expand]`),
 		chromedp.WaitVisible(consumer),
-		chromedp.Click(consumer+` > details > summary`),
+		chromedp.Focus(consumer+` > [data-testid=dominator-expand]`),
+		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(buffer),
 	)
-	if got := browser.Text(t, ctx, consumer+` > details > summary [data-testid=dominator-class]`); got != "LeakShape$Consumer" {
+	if got := browser.Attr(t, ctx, thread+` > [data-testid=dominator-expand]`, "aria-expanded"); got != "true" {
+		t.Errorf("the expanded thread's button says aria-expanded=%q", got)
+	}
+	if got := browser.Text(t, ctx, consumer+` > [data-testid=dominator-class]`); got != "LeakShape$Consumer" {
 		t.Errorf("level 1 of the tree below the largest object: %q", got)
 	}
 	if got := browser.Text(t, ctx, buffer+` [data-testid=dominator-class]`); got != "byte[]" {
@@ -57,7 +123,8 @@ func TestBrowserHeapDump(t *testing.T) {
 	}
 	browser.Screenshot(t, ctx, "jvm-heapdump.png")
 
-	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=headline]`))
+	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=headline]`),
+		chromedp.Click(thread+` > [data-testid=dominator-expand]`), chromedp.WaitVisible(consumer))
 	scrollWidth := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
 	if scrollWidth > 390 {
 		t.Errorf("at 390 px the page is %d px wide", scrollWidth)

@@ -45,6 +45,9 @@ type reportPlan struct {
 	kind    string
 	params  map[string]any
 	summary any
+	// background stores the report as analyzing, its analysis queued
+	// (heapDumpJobs) to complete the summary after the upload has answered.
+	background bool
 }
 
 // plan validates the files for the report they make and computes its summary. A
@@ -159,6 +162,9 @@ func (s *Server) ingest(ctx context.Context, form *uploadForm) (*store.Report, e
 		return nil, err
 	}
 	rep := &store.Report{Kind: pl.kind, Params: params, Summary: summary}
+	if pl.background {
+		rep.Status = store.ReportAnalyzing
+	}
 	uploads := make([]store.Upload, len(form.files))
 	for i, f := range form.files {
 		path := f.path
@@ -171,6 +177,9 @@ func (s *Server) ingest(ctx context.Context, form *uploadForm) (*store.Report, e
 	if err := s.store.CreateReport(ctx, rep, uploads); err != nil {
 		return nil, err
 	}
+	if pl.background {
+		s.heapJobs.enqueue(rep.ID)
+	}
 	return rep, nil
 }
 
@@ -182,6 +191,10 @@ type uploadResponse struct {
 	ReportURL string `json:"report_url"`
 	// Verdict is the report's verdict when it has one ("leak", "no leak", …).
 	Verdict string `json:"verdict,omitempty"`
+	// Status is "analyzing" for a report analyzed in the background (a JVM heap
+	// dump; the answer is then 202 Accepted): its page and JSON tell when it is
+	// done.
+	Status string `json:"status,omitempty"`
 }
 
 type uploadedArtifact struct {
@@ -221,6 +234,10 @@ func (s *Server) handleUploadAPI(w http.ResponseWriter, r *http.Request) error {
 		})
 	}
 	w.Header().Set("Location", resp.ReportURL)
+	if rep.Status == store.ReportAnalyzing {
+		resp.Status = rep.Status
+		return writeJSON(w, http.StatusAccepted, resp)
+	}
 	return writeJSON(w, http.StatusCreated, resp)
 }
 

@@ -21,6 +21,11 @@ type reportJSON struct {
 	Diff        *diffJSON          `json:"diff,omitempty"`
 	Flame       *pprof.FlameGraph  `json:"flame,omitempty"`
 	Notices     []string           `json:"notices,omitempty"`
+	// Status is "analyzing" or "failed" for a report whose background analysis
+	// has not completed it (absent for a complete one), Progress how far it is or
+	// why it failed.
+	Status   string        `json:"status,omitempty"`
+	Progress *heapJobState `json:"progress,omitempty"`
 	// Analysis holds the result of the report kinds that have no field of their
 	// own (goroutines, logs, JVM dumps, runs).
 	Analysis any `json:"analysis,omitempty"`

@@ -25,6 +25,8 @@ func (rs reportsResource) Routes() chi.Router {
 	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.handleLogKeysCSV))
 	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleReportChartImage))
 	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.handleReportFlameImage))
+	r.Get("/{id}/dominators", rs.s.handle(rs.s.handleHeapDominators))
+	r.Get("/{id}/dominators.json", rs.s.handle(rs.s.handleHeapDominators))
 	return r
 }
 
@@ -44,6 +46,9 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
 		_, err = w.Write(md)
 		return err
+	}
+	if rep.Status != store.ReportReady {
+		return rs.s.showAnalysis(w, r, rep)
 	}
 	kind, ok := rs.s.kinds.reports[rep.Kind]
 	if !ok {
@@ -67,6 +72,10 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 		doc.Artifacts = append(doc.Artifacts, uploadedArtifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
 			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: artifactURL(a.SHA256)})
 	}
+	if rep.Status != store.ReportReady {
+		s.analysisJSON(rep, &doc)
+		return writeJSON(w, http.StatusOK, doc)
+	}
 	kind, ok := s.kinds.reports[rep.Kind]
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
@@ -79,6 +88,9 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 
 // markdown renders a report's Markdown summary for a ticket.
 func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
+	if rep.Status != store.ReportReady {
+		return withLabelLine(s.analysisMarkdown(r, rep), rep), nil
+	}
 	kind, ok := s.kinds.reports[rep.Kind]
 	if !ok {
 		return nil, fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)

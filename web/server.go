@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
@@ -44,6 +45,10 @@ type Store interface {
 	InterruptOwnedRuns(ctx context.Context, owner string) (int, error)
 
 	SetPinned(ctx context.Context, id string, pinned bool) error
+	SetReportState(ctx context.Context, id, status, reason string, summary json.RawMessage) error
+	ReportsInState(ctx context.Context, status string) ([]string, error)
+	PutDerived(ctx context.Context, reportID, name string, r io.Reader) (int64, error)
+	OpenDerived(ctx context.Context, reportID, name string) (store.Blob, error)
 	DeleteArtifact(ctx context.Context, sha string) (int, error)
 	ExpireReports(ctx context.Context, cutoff time.Time) (int, int, error)
 
@@ -197,6 +202,10 @@ type Server struct {
 	budget *analyze.Budget
 	// views bounds the flame graphs built at once.
 	views *viewQueue
+	// heapJobs analyzes uploaded heap dumps in the background; heapIndexes
+	// keeps their stored indexes opened, by report id.
+	heapJobs    *heapDumpJobs
+	heapIndexes *lru[*hprof.Index]
 }
 
 // NewServer builds the router with every route and middleware.
@@ -291,7 +300,16 @@ func NewServer(cfg Config) (*Server, error) {
 	s.profiles.budget = s.budget
 	s.flames.maxCost, s.flames.cost, s.flames.budget = flameCacheBytes, flameCost, s.budget
 	s.views = newViewQueue(viewSlots*runtime.NumCPU(), viewWait)
+	s.heapJobs = newHeapDumpJobs(s)
+	s.heapIndexes = newLRU[*hprof.Index](heapIndexCacheEntries)
 	s.router = s.routes()
+	// Heap dumps whose analysis a stopped server left unfinished are analyzed
+	// again: their dumps are stored.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.heapJobs.resume(ctx); err != nil {
+		s.log.Error("taking up the heap dump analyses left unfinished", "err", err)
+	}
 	return s, nil
 }
 
@@ -306,6 +324,7 @@ func (s *Server) BeginShutdown() {
 // the store closes.
 func (s *Server) Close() error {
 	s.BeginShutdown()
+	s.heapJobs.close()
 	var err error
 	if s.retentionStop != nil {
 		close(s.retentionStop)
@@ -387,5 +406,6 @@ func (s *Server) routes() chi.Router {
 	// Server-sent events live as long as a run; they end when it does or when the
 	// server shuts down.
 	r.Get("/runs/{id}/events", s.handle(s.handleRunEvents))
+	r.Get("/r/{id}/events", s.handle(s.handleReportEvents))
 	return r
 }

@@ -1,10 +1,16 @@
 package view
 
+import "strconv"
+
 // HeapDumpPage is the report of a JVM heap dump: the leak suspects with their path
 // to a GC root, the top of the dominator tree, the class histogram with retained
 // sizes, the threads, the packages and the duplicate strings.
 type HeapDumpPage struct {
-	Header     JVMHeader
+	Header JVMHeader
+	// Lazy, when set, is the top of the dominator tree read from the stored
+	// index, each object expanding on demand; else Dominators holds the top
+	// levels kept in the summary.
+	Lazy       *HeapDomList
 	Figures    []JVMFigure
 	Suspects   []HeapSuspect
 	Dominators []HeapRow
@@ -19,6 +25,9 @@ type HeapSuspect struct {
 	Sentence string
 	Share    string
 	Path     []HeapStep
+	// Chain, when set, is the dominators endpoint's URL of the accumulation
+	// point's dominator chain (the report has a stored index).
+	Chain string
 }
 
 // HeapStep is one object on a path from a GC root.
@@ -41,6 +50,42 @@ type HeapRow struct {
 	// Dominated is how many objects it dominates, Children the largest of them.
 	Dominated int
 	Children  []HeapRow
+	// Node is the object's ordinal in the stored index; with Src (the report's
+	// dominators endpoint) the row expands lazily instead of showing Children.
+	Node string
+	Src  string
+}
+
+// HeapDomList is one page of an object's children in the lazily loaded
+// dominator tree: the rows, and a link to the next page when there are more.
+type HeapDomList struct {
+	// Src is the report's dominators endpoint, Node the parent's ordinal
+	// ("root" for the GC roots), Level the rows' depth.
+	Src, Node string
+	Level     int
+	Rows      []HeapRow
+	// More is how many children follow these, from NextOffset.
+	More, NextOffset int
+}
+
+// MoreLabel says what the "show more" link adds.
+func (l HeapDomList) MoreLabel() string {
+	return "Show " + strconv.Itoa(min(l.More, 25)) + " more of " + strconv.Itoa(l.More)
+}
+
+// MoreURL is the next page of the list (the fallback without JavaScript).
+func (l HeapDomList) MoreURL() string {
+	return l.Src + "?node=" + l.Node + "&offset=" + strconv.Itoa(l.NextOffset) + "&level=" + strconv.Itoa(l.Level)
+}
+
+// HeapDomNodePage is the page of one object of the dominator tree, for browsers
+// without JavaScript: its dominator chain from the GC roots and a page of its
+// children, each linking to its own page.
+type HeapDomNodePage struct {
+	Header JVMHeader
+	// Chain is the object's dominators from the top down to it.
+	Chain    []HeapRow
+	Children HeapDomList
 }
 
 // HeapClass is one row of the histogram (or of the packages).
@@ -57,4 +102,35 @@ type HeapThread struct {
 // HeapDuplicate is one string held by several String objects.
 type HeapDuplicate struct {
 	Text, Copies, Wasted string
+}
+
+// HeapDumpAnalysis is the page of a heap dump report whose analysis runs in
+// the background or failed: where it stands, followed live by
+// static/heapdump.js through the server-sent events at EventsURL.
+type HeapDumpAnalysis struct {
+	Header JVMHeader
+	// Status is "analyzing" or "failed".
+	Status string
+	// Stage names the running stage; Percent is the whole analysis's progress.
+	Stage   string
+	Percent int
+	// Queue is how many analyses run or wait before this one.
+	Queue int
+	// Error is why the analysis failed, Code the HTTP status it maps to.
+	Error     string
+	Code      int
+	EventsURL string
+	// Refresh reloads the page (the fallback without JavaScript).
+	Refresh string
+}
+
+// QueueText says how many analyses come before this one.
+func (a HeapDumpAnalysis) QueueText() string {
+	switch a.Queue {
+	case 0:
+		return ""
+	case 1:
+		return "Waiting: 1 analysis runs before this one."
+	}
+	return "Waiting: " + strconv.Itoa(a.Queue) + " analyses run or wait before this one."
 }

@@ -1,0 +1,188 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/view"
+)
+
+// heapJobStages are the stages of a heap dump's background analysis in order,
+// each with the share of the whole it takes (roughly, as measured on the 1 GiB
+// dump): the bar moves through them.
+var heapJobStages = []struct {
+	name, label string
+	weight      float64
+}{
+	{"waiting", "Waiting for the analyzer", 0},
+	{"load", "Reading the dump from the store", 5},
+	{"read", "Reading the objects", 25},
+	{"index", "Indexing the object identifiers", 5},
+	{"references", "Reading the references", 20},
+	{"dominators", "Computing the dominator tree", 20},
+	{"retained", "Computing retained sizes", 5},
+	{"paths", "Finding the paths to the GC roots", 5},
+	{"histogram", "Counting classes", 3},
+	{"suspects", "Finding the leak suspects", 2},
+	{"names", "Naming objects", 2},
+	{"store-index", "Storing the index", 8},
+}
+
+// heapJobProgress turns a stage and the fraction of it done into the stage's
+// label and the whole analysis's percentage.
+func heapJobProgress(stage string, done float64) (string, float64) {
+	var total, before float64
+	for _, s := range heapJobStages {
+		total += s.weight
+	}
+	for _, s := range heapJobStages {
+		if s.name == stage {
+			return s.label, 100 * (before + s.weight*min(max(done, 0), 1)) / total
+		}
+		before += s.weight
+	}
+	if stage == "queued" {
+		return "Queued", 0
+	}
+	return stage, 0
+}
+
+// reportState is where a report stands: done, failed (why), or analyzing (how
+// far, here or in another process).
+func (s *Server) reportState(rep *store.Report) heapJobState {
+	switch rep.Status {
+	case store.ReportReady:
+		return heapJobState{Status: "done", Percent: 100}
+	case store.ReportFailed:
+		code, msg := parseFailedReason(rep.Error)
+		return heapJobState{Status: store.ReportFailed, Error: msg, Code: code}
+	}
+	st, ok, _ := s.heapJobs.state(rep.ID)
+	if !ok {
+		return heapJobState{Status: store.ReportAnalyzing, Stage: "Analyzing in another process", Elsewhere: true}
+	}
+	st.Stage, st.Percent = heapJobProgress(st.Stage, st.Percent/100)
+	return st
+}
+
+// showAnalysis renders the page of a report that is not ready: its analysis's
+// progress, or why it failed.
+func (s *Server) showAnalysis(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	st := s.reportState(rep)
+	path := reportURL(rep.ID)
+	h := view.JVMHeader{Title: "JVM heap dump", Created: formatTime(rep.CreatedAt), Permalink: path,
+		Links: []view.Link{{Label: "JSON", URL: reportJSONURL(rep.ID)}, {Label: "Markdown", URL: path + ".md"}}}
+	for _, a := range rep.Artifacts {
+		h.Files = append(h.Files, view.FileInfo{Name: a.Name, Kind: "JVM heap dump", Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)})
+		if h.Label == "" {
+			h.Label = a.Label
+		}
+	}
+	if st.Status == store.ReportFailed {
+		h.Headline, h.Alarm = "The heap dump could not be analyzed.", true
+	} else {
+		h.Headline = "Analyzing the heap dump…"
+	}
+	page := view.HeapDumpAnalysis{Header: h, Status: st.Status, Stage: st.Stage, Percent: int(st.Percent), Queue: st.Queue,
+		Error: st.Error, Code: st.Code, EventsURL: reportEventsURL(rep.ID), Refresh: path}
+	return s.render(w, r, http.StatusOK, view.Page{Title: h.Title, Nav: "reports"}, view.HeapDumpAnalysisView(page))
+}
+
+// analysisJSON fills the JSON twin of a report that is not ready.
+func (s *Server) analysisJSON(rep *store.Report, doc *reportJSON) {
+	st := s.reportState(rep)
+	doc.Status, doc.Progress = st.Status, &st
+}
+
+// analysisMarkdown is the Markdown of a report that is not ready.
+func (s *Server) analysisMarkdown(r *http.Request, rep *store.Report) []byte {
+	st := s.reportState(rep)
+	var b strings.Builder
+	b.WriteString(markdown.Heading(3, "leakui: JVM heap dump"))
+	fmt.Fprintf(&b, "- Report: %s\n", absoluteURL(r, reportURL(rep.ID)))
+	for _, a := range rep.Artifacts {
+		fmt.Fprintf(&b, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
+	}
+	if st.Status == store.ReportFailed {
+		fmt.Fprintf(&b, "\nThe analysis failed (%d): %s\n", st.Code, markdown.Escape(st.Error))
+	} else {
+		fmt.Fprintf(&b, "\nThe analysis is running (%s, %.0f%%): the report will be at the link above.\n", markdown.Escape(st.Stage), st.Percent)
+	}
+	return []byte(b.String())
+}
+
+// reportEventsURL streams a report's analysis, /r/{id}/events.
+func reportEventsURL(id string) string { return reportURL(id) + "/events" }
+
+// handleReportEvents is GET /r/{id}/events: server-sent events with the
+// report's analysis, at most one every 250 ms, starting with the current state,
+// and an "end" event once the report is done or failed (then the page reloads).
+// An analysis in another process is followed through the store.
+func (s *Server) handleReportEvents(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "id")
+	if _, err := s.store.Report(r.Context(), id); err != nil {
+		return err
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		return fmt.Errorf("streaming is not supported by this connection")
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(event string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+			return err
+		}
+		flusher.Flush()
+		return nil
+	}
+	ctx := r.Context()
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
+	for {
+		// Read the store first, then this process's queue: a report that leaves
+		// the queue is recorded before it does.
+		_, _, changed := s.heapJobs.state(id)
+		rep, err := s.store.Report(ctx, id)
+		if err != nil {
+			return nil // the stream is open; end it
+		}
+		st := s.reportState(rep)
+		if err := send("progress", st); err != nil {
+			return nil
+		}
+		if st.Status != store.ReportAnalyzing {
+			send("end", map[string]string{"status": st.Status, "url": reportURL(id)})
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.closing:
+			return nil
+		case <-changed:
+		case <-poll.C:
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.closing:
+			return nil
+		case <-time.After(eventInterval):
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/sqlite"
+)
+
+// analysisDoc is the part of a report's JSON that tells its analysis's state.
+type analysisDoc struct {
+	Status   string        `json:"status"`
+	Progress *heapJobState `json:"progress"`
+}
+
+// reportAnalysis reads a report's state from its JSON twin.
+func (ts *testServer) reportAnalysis(t *testing.T, id string) analysisDoc {
+	t.Helper()
+	code, _, body := ts.get(t, "/api/reports/"+id)
+	if code != http.StatusOK {
+		t.Fatalf("report JSON: %d %s", code, body)
+	}
+	var d analysisDoc
+	if err := json.Unmarshal(body, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// waitAnalysis follows a report's server-sent events until its analysis ends,
+// and returns the last state they gave. The deadline only keeps a broken
+// analysis from hanging the test.
+func (ts *testServer) waitAnalysis(t *testing.T, id string) heapJobState {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+reportEventsURL(id), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	var last heapJobState
+	sc := bufio.NewScanner(resp.Body)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: ") && event == "progress":
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &last); err != nil {
+				t.Fatal(err)
+			}
+		case strings.HasPrefix(line, "data: ") && event == "end":
+			return last
+		}
+	}
+	t.Fatalf("the events ended without an end event (%v); last state %+v", sc.Err(), last)
+	return last
+}
+
+// mustUploadHeapDump uploads one heap dump, checks that the answer is 202 with
+// the report analyzing, and waits for the analysis to succeed.
+func (ts *testServer) mustUploadHeapDump(t *testing.T, f file) uploadResponse {
+	t.Helper()
+	code, up, raw := ts.upload(t, f)
+	if code != http.StatusAccepted || up.Status != store.ReportAnalyzing || up.ReportID == "" {
+		t.Fatalf("heap dump upload: %d %s", code, raw)
+	}
+	if st := ts.waitAnalysis(t, up.ReportID); st.Status != "done" {
+		t.Fatalf("the analysis ended %+v", st)
+	}
+	return up
+}
+
+// holdAnalyses keeps the process's one heap dump analysis slot until the test
+// calls release (or ends), so that uploads stay queued.
+func holdAnalyses(t *testing.T) (release func()) {
+	heapDumpAnalyses <- struct{}{}
+	released := false
+	release = func() {
+		if !released {
+			released = true
+			<-heapDumpAnalyses
+		}
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// TestHeapDumpAnalysisInBackground checks that a heap dump upload answers
+// before its analysis ends: 202 with the report's URL, the report analyzing
+// (page with a progress bar, JSON and Markdown saying so), a second upload
+// queued behind it with its position, and both done once the analyses run.
+func TestHeapDumpAnalysisInBackground(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	dump := leakShapeDump(t, false, 3, 64<<10)
+	release := holdAnalyses(t)
+	code, up, raw := ts.upload(t, dump)
+	if code != http.StatusAccepted || up.Status != "analyzing" || !strings.HasPrefix(up.ReportURL, "/r/") {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	second := dump
+	second.name = "second.hprof"
+	second.data = append(append([]byte{}, dump.data...), dump.data[len(dump.data)-9:]...) // another sha256, a trailing record
+	code, up2, raw := ts.upload(t, second)
+	if code != http.StatusAccepted {
+		t.Fatalf("second upload: %d %s", code, raw)
+	}
+	if d := ts.reportAnalysis(t, up.ReportID); d.Status != "analyzing" || d.Progress == nil || d.Progress.Queue != 0 {
+		t.Errorf("first report's JSON while analyzing: %+v", d)
+	}
+	if d := ts.reportAnalysis(t, up2.ReportID); d.Status != "analyzing" || d.Progress.Queue != 1 {
+		t.Errorf("second report's JSON while queued: %+v %+v", d, d.Progress)
+	}
+	doc, _ := jvmGetPage(t, ts, up2.ReportURL)
+	if doc.Find(`[data-testid=analysis][data-status=analyzing] progress[data-testid=analysis-progress]`).Length() != 1 ||
+		!strings.Contains(doc.Find(`[data-testid=analysis-queue]`).Text(), "1 analysis runs before this one") {
+		t.Errorf("queued page: %q", doc.Find(`[data-testid=analysis]`).Text())
+	}
+	if doc.Find(`[data-testid=analysis-refresh]`).AttrOr("href", "") != up2.ReportURL {
+		t.Error("no refresh link for browsers without JavaScript")
+	}
+	if code, _, md := ts.get(t, up.ReportURL+".md"); code != http.StatusOK || !strings.Contains(string(md), "The analysis is running") {
+		t.Errorf("Markdown while analyzing: %d %s", code, md)
+	}
+	release()
+	for _, id := range []string{up.ReportID, up2.ReportID} {
+		if st := ts.waitAnalysis(t, id); st.Status != "done" {
+			t.Errorf("report %s ended %+v", id, st)
+		}
+		if d := ts.reportAnalysis(t, id); d.Status != "" || d.Progress != nil {
+			t.Errorf("a done report's JSON still says %+v", d)
+		}
+	}
+	doc, _ = jvmGetPage(t, ts, up.ReportURL)
+	if got := doc.Find(`[data-testid="suspect"][data-rank="1"] [data-testid="suspect-sentence"]`).Text(); !strings.HasPrefix(got, "3 instances of LeakShape$Consumer") {
+		t.Errorf("the report once done: first suspect %q", got)
+	}
+}
+
+// TestHeapDumpAnalysisResumesAfterRestart stops a server while its analysis
+// waits, then starts another on the same store: it takes the report up again
+// and completes it.
+func TestHeapDumpAnalysisResumesAfterRestart(t *testing.T) {
+	db, err := sqlite.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	start := func() (*Server, *testServer) {
+		srv, err := NewServer(Config{Store: db, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv, &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
+	}
+	stop := func(srv *Server, ts *testServer) {
+		srv.BeginShutdown()
+		ts.Close()
+		srv.Close()
+	}
+	dump := leakShapeDump(t, false, 2, 32<<10)
+	release := holdAnalyses(t)
+	srv, ts := start()
+	code, up, raw := ts.upload(t, dump)
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	stop(srv, ts) // the analysis never began
+	if rep, err := db.Report(t.Context(), up.ReportID); err != nil || rep.Status != store.ReportAnalyzing {
+		t.Fatalf("after the stop the report is %q (%v), want analyzing", rep.Status, err)
+	}
+	release()
+	srv, ts = start()
+	defer stop(srv, ts)
+	if st := ts.waitAnalysis(t, up.ReportID); st.Status != "done" {
+		t.Fatalf("after the restart the analysis ended %+v", st)
+	}
+	rep, err := db.Report(t.Context(), up.ReportID)
+	if err != nil || rep.Status != store.ReportReady || !strings.Contains(string(rep.Summary), `"suspects"`) {
+		t.Errorf("the resumed report: %q %v", rep.Status, err)
+	}
+}
+
+// TestHeapDumpAnalysisFails uploads broken dumps: each upload is accepted, its
+// report fails with the 4xx-class reason (page, JSON, Markdown), and no index is
+// stored.
+func TestHeapDumpAnalysisFails(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	dump := leakShapeDump(t, false, 2, 4096)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want int
+	}{
+		{"truncated", dump.data[:len(dump.data)/2], http.StatusUnprocessableEntity},
+		{"identifier size 3", append(append([]byte{}, dump.data[:19]...), append([]byte{0, 0, 0, 3}, dump.data[23:200]...)...), http.StatusUnprocessableEntity},
+	} {
+		code, up, raw := ts.upload(t, file{name: c.name + ".hprof", data: c.data})
+		if code != http.StatusAccepted {
+			t.Errorf("%s: %d %s", c.name, code, raw)
+			continue
+		}
+		st := ts.waitAnalysis(t, up.ReportID)
+		if st.Status != "failed" || st.Code != c.want || st.Error == "" || strings.Contains(st.Error, "\n") {
+			t.Errorf("%s: ended %+v, want failed with %d", c.name, st, c.want)
+		}
+		d := ts.reportAnalysis(t, up.ReportID)
+		if d.Status != "failed" || d.Progress == nil || d.Progress.Error != st.Error {
+			t.Errorf("%s: JSON %+v", c.name, d)
+		}
+		doc, _ := jvmGetPage(t, ts, up.ReportURL)
+		if got := doc.Find(`[data-testid=analysis][data-status=failed] [data-testid=analysis-error]`).Text(); !strings.Contains(got, st.Error) {
+			t.Errorf("%s: the page says %q", c.name, got)
+		}
+		if _, _, md := ts.get(t, up.ReportURL+".md"); !strings.Contains(string(md), "The analysis failed (422)") {
+			t.Errorf("%s: Markdown %s", c.name, md)
+		}
+		if _, err := ts.db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: an index is stored for a failed analysis (%v)", c.name, err)
+		}
+	}
+}
+
+// TestHeapDumpAnalysisOverBudget analyzes a dump on a server whose memory
+// budget cannot hold it: the report fails with the budget's 413 and its reason.
+func TestHeapDumpAnalysisOverBudget(t *testing.T) {
+	ts := newTestServer(t, Config{MemoryBudget: 256 << 10})
+	code, up, raw := ts.upload(t, leakShapeDump(t, false, 2, 4096))
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	st := ts.waitAnalysis(t, up.ReportID)
+	if st.Status != "failed" || st.Code != http.StatusRequestEntityTooLarge || st.Error == "" {
+		t.Errorf("over the budget the analysis ended %+v", st)
+	}
+	if _, err := ts.db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an index is stored for a failed analysis (%v)", err)
+	}
+}
+
+// TestHeapDumpAnalysisStoppedMidway closes a server while its analysis computes
+// the dominator tree: the analysis unwinds, leaves the report analyzing and no
+// file in the spool directory, and the next server on the same store completes
+// it.
+func TestHeapDumpAnalysisStoppedMidway(t *testing.T) {
+	db, err := sqlite.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	spool := t.TempDir()
+	srv, err := NewServer(Config{Store: db, TempDir: spool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
+	reached, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	heapJobStageHook = func(stage string) {
+		if stage == "dominators" {
+			once.Do(func() { close(reached); <-proceed })
+		}
+	}
+	defer func() { heapJobStageHook = nil }()
+	code, up, raw := ts.upload(t, leakShapeDump(t, false, 2, 32<<10))
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	<-reached
+	closed := make(chan struct{})
+	go func() {
+		srv.BeginShutdown()
+		ts.Close()
+		srv.Close()
+		close(closed)
+	}()
+	<-srv.heapJobs.stop // Close has begun: let the analysis see it
+	close(proceed)
+	<-closed
+	if rep, err := db.Report(t.Context(), up.ReportID); err != nil || rep.Status != store.ReportAnalyzing {
+		t.Fatalf("after a stop midway the report is %q (%v), want analyzing", rep.Status, err)
+	}
+	if left, _ := os.ReadDir(spool); len(left) != 0 {
+		t.Errorf("the stopped analysis left %d files in the spool directory: %v", len(left), left)
+	}
+	srv2, err := NewServer(Config{Store: db, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts2 := &testServer{Server: httptest.NewServer(srv2), db: db, srv: srv2}
+	defer func() { srv2.BeginShutdown(); ts2.Close(); srv2.Close() }()
+	if st := ts2.waitAnalysis(t, up.ReportID); st.Status != "done" {
+		t.Fatalf("after the restart the analysis ended %+v", st)
+	}
+	if _, err := db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); err != nil {
+		t.Errorf("the resumed analysis stored no index: %v", err)
+	}
+}

@@ -1,0 +1,382 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/leakui/leakui/analyze/hprof"
+	"github.com/leakui/leakui/store"
+)
+
+// heapDumpJobs analyzes uploaded heap dumps in the background, one at a time,
+// the others waiting in the order they came: the upload answers at once with the
+// report's URL, and the report page follows the analysis (handleReportEvents).
+// The Server owns it: its worker starts with the first job and stops in Close;
+// a server that starts takes up the reports left analyzing (their dumps are
+// stored).
+type heapDumpJobs struct {
+	s *Server
+
+	mu      sync.Mutex
+	queue   []string // report ids waiting, first come first
+	current string   // the report being analyzed, "" for none
+	// progress is the current analysis's stage and the fraction of it done.
+	stage string
+	done  float64
+	// changed is closed (and replaced) at every change, waking the followers.
+	changed chan struct{}
+	running bool // the worker goroutine is started
+	stopped bool
+
+	stop     chan struct{}
+	finished chan struct{}
+}
+
+// heapJobState is where one report's analysis stands, as its page and its
+// events say it.
+type heapJobState struct {
+	// Status is "analyzing", "failed" or "done" (the report is complete).
+	Status string `json:"status"`
+	// Queue is how many analyses run or wait before this one (0: it runs).
+	Queue int `json:"queue"`
+	// Stage and Percent tell the running analysis's progress.
+	Stage   string  `json:"stage,omitempty"`
+	Percent float64 `json:"percent"`
+	// Error is why a failed analysis failed, Code the HTTP status class of it.
+	Error string `json:"error,omitempty"`
+	Code  int    `json:"error_status,omitempty"`
+	// Elsewhere tells an analysis this process does not hold (another replica's,
+	// or one queued again at its next start).
+	Elsewhere bool `json:"elsewhere,omitempty"`
+}
+
+// errJobStopped unwinds an analysis when the server closes; the report stays
+// "analyzing" and the next start takes it up again.
+var errJobStopped = errors.New("the server is shutting down")
+
+func newHeapDumpJobs(s *Server) *heapDumpJobs {
+	return &heapDumpJobs{s: s, changed: make(chan struct{}), stop: make(chan struct{}), finished: make(chan struct{})}
+}
+
+// resume queues the reports the store holds as analyzing, oldest first.
+func (j *heapDumpJobs) resume(ctx context.Context) error {
+	ids, err := j.s.store.ReportsInState(ctx, store.ReportAnalyzing)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		j.enqueue(id)
+	}
+	return nil
+}
+
+// enqueue adds a report to the queue, starting the worker if needed.
+func (j *heapDumpJobs) enqueue(id string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.stopped || id == j.current || containsString(j.queue, id) {
+		return
+	}
+	j.queue = append(j.queue, id)
+	if !j.running {
+		j.running = true
+		go j.work()
+	}
+	j.notifyLocked()
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// notifyLocked wakes the followers; j.mu is held.
+func (j *heapDumpJobs) notifyLocked() {
+	close(j.changed)
+	j.changed = make(chan struct{})
+}
+
+// close stops the worker, unwinding the running analysis at its next progress
+// report, and waits for it.
+func (j *heapDumpJobs) close() {
+	j.mu.Lock()
+	if j.stopped {
+		j.mu.Unlock()
+		return
+	}
+	j.stopped = true
+	running := j.running
+	close(j.stop)
+	j.mu.Unlock()
+	if running {
+		<-j.finished
+	}
+}
+
+// state returns where report id's analysis stands in this process (ok false
+// when it is neither queued nor running here) and a channel closed at the next
+// change.
+func (j *heapDumpJobs) state(id string) (st heapJobState, ok bool, changed <-chan struct{}) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	st.Status = store.ReportAnalyzing
+	switch {
+	case id == j.current:
+		st.Stage, st.Percent = j.stage, 100*j.done
+	default:
+		i := 0
+		for i < len(j.queue) && j.queue[i] != id {
+			i++
+		}
+		if i == len(j.queue) {
+			return st, false, j.changed
+		}
+		st.Stage, st.Queue = "queued", i+1
+		if j.current == "" {
+			st.Queue = i
+		}
+	}
+	return st, true, j.changed
+}
+
+// work analyzes the queued reports one after the other until close.
+func (j *heapDumpJobs) work() {
+	defer close(j.finished)
+	for {
+		j.mu.Lock()
+		for len(j.queue) == 0 && !j.stopped {
+			changed := j.changed
+			j.mu.Unlock()
+			select {
+			case <-changed:
+			case <-j.stop:
+			}
+			j.mu.Lock()
+		}
+		if j.stopped {
+			j.mu.Unlock()
+			return
+		}
+		id := j.queue[0]
+		j.queue = j.queue[1:]
+		j.current, j.stage, j.done = id, "waiting", 0
+		j.notifyLocked()
+		j.mu.Unlock()
+
+		err := j.run(id)
+
+		j.mu.Lock()
+		j.current = ""
+		j.notifyLocked()
+		j.mu.Unlock()
+		if errors.Is(err, errJobStopped) {
+			return
+		}
+	}
+}
+
+// heapJobStageHook, when set (by tests), is called with every progress report
+// of a background analysis once it is recorded.
+var heapJobStageHook func(stage string)
+
+// progress records the running analysis's stage; it unwinds the analysis (by
+// panicking with errJobStopped, recovered in run) when the server closes.
+func (j *heapDumpJobs) progress(stage string, done float64) {
+	if heapJobStageHook != nil {
+		defer heapJobStageHook(stage) // after the unlock below
+	}
+	select {
+	case <-j.stop:
+		panic(errJobStopped)
+	default:
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if stage == j.stage && done-j.done < 0.01 && done < 1 {
+		return // too small a step to tell the followers
+	}
+	j.stage, j.done = stage, min(max(done, 0), 1)
+	j.notifyLocked()
+}
+
+// run analyzes one report's dump and records the outcome.
+func (j *heapDumpJobs) run(id string) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-j.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	sum, err := j.analyzeRecovering(ctx, id)
+	if errors.Is(err, errJobStopped) {
+		return err
+	}
+	select {
+	case <-j.stop:
+		return errJobStopped // the report stays analyzing, taken up at the next start
+	default:
+	}
+	// Record the outcome with a context of its own.
+	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer rcancel()
+	if err != nil {
+		code, msg := statusOf(err)
+		if code >= 500 {
+			j.s.log.Error("heap dump analysis failed", "report", id, "err", err)
+		}
+		if serr := j.s.store.SetReportState(rctx, id, store.ReportFailed, failedReason(code, msg), nil); serr != nil && !errors.Is(serr, store.ErrNotFound) {
+			j.s.log.Error("recording a failed heap dump analysis", "report", id, "err", serr)
+		}
+		return err
+	}
+	raw, err := json.Marshal(sum)
+	if err != nil {
+		return err
+	}
+	if err := j.s.store.SetReportState(rctx, id, store.ReportReady, "", raw); err != nil && !errors.Is(err, store.ErrNotFound) {
+		j.s.log.Error("recording a heap dump analysis", "report", id, "err", err)
+		return err
+	}
+	return nil
+}
+
+// analyzeRecovering is analyze, unwound by errJobStopped when the server
+// closes; any other panic (a bug) fails the report rather than the process.
+func (j *heapDumpJobs) analyzeRecovering(ctx context.Context, id string) (sum *heapDumpSummary, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if e, ok := p.(error); ok && errors.Is(e, errJobStopped) {
+				sum, err = nil, errJobStopped
+				return
+			}
+			j.s.log.Error("heap dump analysis panicked", "report", id, "panic", p, "stack", string(debug.Stack()))
+			sum, err = nil, fmt.Errorf("the analysis panicked: %v", p)
+		}
+	}()
+	return j.analyze(ctx, id)
+}
+
+// analyze reads report id's dump from the store into a directory of its own
+// (which also receives the inflated copy of a compressed dump, and goes
+// whatever happens), analyzes it, stores its index, and returns the summary.
+func (j *heapDumpJobs) analyze(ctx context.Context, id string) (*heapDumpSummary, error) {
+	rep, err := j.s.store.Report(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Status != store.ReportAnalyzing || len(rep.Artifacts) != 1 {
+		return nil, fmt.Errorf("%w: report %s is %q with %d files, not a heap dump to analyze", store.ErrInvalid, id, rep.Status, len(rep.Artifacts))
+	}
+	a := rep.Artifacts[0]
+	// One analysis at a time in the process, comparisons included.
+	select {
+	case heapDumpAnalyses <- struct{}{}:
+	case <-j.stop:
+		return nil, errJobStopped
+	}
+	defer func() { <-heapDumpAnalyses }()
+	dir, err := os.MkdirTemp(j.s.cfg.TempDir, "leakui-heapdump-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := dir + string(os.PathSeparator) + "dump"
+	if err := j.spool(ctx, a, path); err != nil {
+		return nil, err
+	}
+	opt := hprof.OpenOptions{TempDir: dir, MaxInflated: max(j.s.cfg.MaxDecompressed, j.s.cfg.MaxHeapDump)}
+	opt.Progress = j.progress
+	finish, err := j.s.heapDumpBudget(&opt.Options)
+	if err != nil {
+		return nil, err
+	}
+	defer finish()
+	h, err := hprof.Open(path, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Name, err)
+	}
+	defer h.Close()
+	hr, err := h.NewReport(hprof.ReportOptions{Top: heapDumpRows}, j.progress)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Name, err)
+	}
+	indexed, err := j.s.storeHeapDumpIndex(ctx, id, h, j.progress)
+	if err != nil {
+		return nil, err
+	}
+	sum := heapDumpSummaryOf(hr)
+	sum.Indexed = indexed
+	return sum, nil
+}
+
+// spool copies an artifact from the store to path, telling the progress.
+func (j *heapDumpJobs) spool(ctx context.Context, a store.ReportArtifact, path string) error {
+	rc, err := j.s.store.OpenArtifact(ctx, a.SHA256)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		k, rerr := rc.Read(buf)
+		if k > 0 {
+			if _, err := f.Write(buf[:k]); err != nil {
+				f.Close()
+				return err
+			}
+			n += int64(k)
+			if a.Size > 0 {
+				j.progress("load", float64(n)/float64(a.Size))
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			f.Close()
+			return rerr
+		}
+	}
+	return f.Close()
+}
+
+// failedReason is how a failed analysis is stored: the HTTP status its error
+// maps to, then the message safe to show.
+func failedReason(code int, msg string) string {
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return strconv.Itoa(code) + " " + msg
+}
+
+// parseFailedReason splits a stored reason into its status and message; a
+// reason without a status is a 500.
+func parseFailedReason(reason string) (int, string) {
+	code, msg, ok := strings.Cut(reason, " ")
+	if n, err := strconv.Atoi(code); ok && err == nil && n >= 400 && n < 600 {
+		return n, msg
+	}
+	return http.StatusInternalServerError, reason
+}
