@@ -1,7 +1,10 @@
 package goroutines
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +23,12 @@ import (
 // way, and the dump is flagged ProvenLeaked. Another profile type is refused with
 // ErrUnsupportedKind.
 func dumpFromProfile(p *profile.Profile) (*Dump, error) {
+	return dumpFromProfileWithin(p, nil)
+}
+
+// dumpFromProfileWithin is dumpFromProfile within a memory budget (nil:
+// unbounded), charged as the text parser charges it.
+func dumpFromProfileWithin(p *profile.Profile, budget *analyze.Budget) (*Dump, error) {
 	vi := -1
 	leak := false
 	var types []string
@@ -37,6 +46,9 @@ func dumpFromProfile(p *profile.Profile) (*Dump, error) {
 		d.Time = time.Unix(0, p.TimeNanos).UTC()
 	}
 	in := newGoroutineInterner()
+	meter := analyze.NewMeter(budget)
+	defer meter.Settle()
+	in.meter = meter
 	labelSets := map[string]map[string]string{}
 	var frames []goroutineFrameRef
 	for _, s := range p.Sample {
@@ -73,14 +85,54 @@ func dumpFromProfile(p *profile.Profile) (*Dump, error) {
 		if labels, key := goroutineSampleLabels(s); key != "" {
 			if shared, ok := labelSets[key]; ok {
 				labels = shared
-			} else {
+			} else if in.charge(2*int64(len(key)) + int64(len(labels))*goroutineStringCost) {
 				labelSets[key] = labels
 			}
 			g.Labels, g.labelsKey = labels, key
 		}
+		if !in.charge(goroutineCost) {
+			return nil, in.err
+		}
 		d.Goroutines = append(d.Goroutines, g)
 	}
+	if in.err != nil {
+		return nil, in.err
+	}
+	d.memSize = meter.Spent()
 	return d, nil
+}
+
+// protoExpansion is how many bytes google/pprof's decoder may hold per byte of
+// profile.proto it decodes: a one-byte location id becomes a uint64 and a
+// pointer, an empty two-byte Line a 32-byte struct, with room for the slices'
+// growth.
+const protoExpansion = 32
+
+// readProtoWithin reads a goroutine profile.proto whole, charging budget for it
+// and for what decoding it may hold (protoExpansion) as it streams in, so a
+// profile that would not fit is refused before it is decoded. The charge is the
+// caller's to release.
+func readProtoWithin(r io.Reader, budget *analyze.Budget) ([]byte, error) {
+	if budget == nil {
+		return io.ReadAll(r)
+	}
+	var buf bytes.Buffer
+	chunk := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(chunk)
+		if n > 0 {
+			if cerr := budget.Charge(int64(n) * (2 + protoExpansion)); cerr != nil { // 2: the buffer's growth
+				return nil, cerr
+			}
+			buf.Write(chunk[:n])
+		}
+		if errors.Is(err, io.EOF) {
+			return buf.Bytes(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // goroutineSampleLabels flattens a sample's string and numeric labels to one value per key
