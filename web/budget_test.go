@@ -3,8 +3,8 @@ package web
 import (
 	"net/http"
 	"runtime"
-	"strconv"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"testing"
 
