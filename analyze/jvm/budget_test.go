@@ -1,6 +1,7 @@
 package jvm
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -98,5 +99,24 @@ func TestJavaParsersRefuseBeyondTheirBudget(t *testing.T) {
 				t.Errorf("the server holds %d after the releases", server.Used())
 			}
 		})
+	}
+}
+
+// javaCheckWithin parses data within a budget of 4 KiB and within an ample one:
+// the small one either refuses it with ErrTooLarge or parses it as the ample one
+// does, and both are empty again after Release (for the fuzz targets).
+func javaCheckWithin(t *testing.T, data []byte, parse func(io.Reader, *analyze.Budget) (int, error)) {
+	t.Helper()
+	server := analyze.NewBudget(1 << 40)
+	small, ample := server.Child(4<<10), server.Child(1<<30)
+	n, err := parse(bytes.NewReader(data), small)
+	want, wantErr := parse(bytes.NewReader(data), ample)
+	if !errors.Is(err, analyze.ErrTooLarge) && (n != want || (err == nil) != (wantErr == nil)) {
+		t.Fatalf("within 4 KiB: %d, %v; within 1 GiB: %d, %v", n, err, want, wantErr)
+	}
+	small.Release()
+	ample.Release()
+	if server.Used() != 0 {
+		t.Fatalf("the budget holds %d after the releases", server.Used())
 	}
 }
