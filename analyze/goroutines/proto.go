@@ -14,7 +14,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-// dumpFromProfile turns a goroutine profile (sample type "goroutine", as
+// dumpFromProfileWithin turns a goroutine profile (sample type "goroutine", as
 // /debug/pprof/goroutine serves it) into a dump: one record per sample, counting
 // the sample's value, with its labels. Frames are the profile's own, innermost
 // first, with inlined calls expanded; runtime frames the text formats hide
@@ -22,12 +22,7 @@ import (
 // The runtime's goroutineleak profile (sample type "goroutineleak") is read the same
 // way, and the dump is flagged ProvenLeaked. Another profile type is refused with
 // ErrUnsupportedKind.
-func dumpFromProfile(p *profile.Profile) (*Dump, error) {
-	return dumpFromProfileWithin(p, nil)
-}
-
-// dumpFromProfileWithin is dumpFromProfile within a memory budget (nil:
-// unbounded), charged as the text parser charges it.
+// The dump is charged to budget (nil: unbounded) as the text parser charges it.
 func dumpFromProfileWithin(p *profile.Profile, budget *analyze.Budget) (*Dump, error) {
 	vi := -1
 	leak := false
