@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,5 +61,93 @@ func TestCachedProfilesAreChargedToTheBudget(t *testing.T) {
 	ts.srv.profiles.clear()
 	if used := ts.srv.budget.Used(); used != 0 {
 		t.Errorf("the budget holds %d bytes after the cache was cleared", used)
+	}
+}
+
+// TestTextUploadsBeyondTheBudgetAre413: a goroutine dump and a class histogram
+// within the upload and decompression limits whose parse needs more than one
+// analysis's budget are answered 413 naming -memory-budget, and leave the budget
+// free; with the server's budget held by other analyses, a small dump is answered
+// 503 with Retry-After (ErrBusy), and once they are done, 201.
+func TestTextUploadsBeyondTheBudgetAre413(t *testing.T) {
+	const budget = 64 << 20 // an analysis's: 32 MB, and so is -max-decompressed
+	ts := newTestServer(t, Config{MemoryBudget: budget})
+	for name, data := range map[string][]byte{
+		"goroutines.txt.gz": hostile.GoroutineBomb(300_000), // 24 MB of text
+		"histo.txt.gz":      hostile.HistogramBomb(600_000), // 24 MB of text
+	} {
+		code, _, raw := ts.upload(t, file{name, data})
+		if code != http.StatusRequestEntityTooLarge || !strings.Contains(raw, "memory budget of 32.0 MB") || !strings.Contains(raw, "-memory-budget") {
+			t.Errorf("%s: %d %.300s, want 413 naming the analysis's budget of 32.0 MB and -memory-budget", name, code, raw)
+		}
+		if used := ts.srv.budget.Used(); used != 0 {
+			t.Errorf("%s: the budget still holds %d bytes", name, used)
+		}
+	}
+
+	others := ts.srv.budget.Child(0)
+	if err := others.Charge(ts.srv.budget.Remaining() - 1024); err != nil {
+		t.Fatal(err)
+	}
+	small := file{"small.txt", hostile.HostileNamesDump()}
+	body, ct := multipartBody(t, []file{small}, nil)
+	resp, err := http.Post(ts.URL+"/api/artifacts", ct, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a dump while the server's budget is held: %d (Retry-After %q), want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	others.Release()
+	if code, _, raw := ts.upload(t, small); code != http.StatusCreated {
+		t.Errorf("the dump once the budget is free: %d %.300s", code, raw)
+	}
+}
+
+// TestFilteredViewsAreChargedToTheBudget: the copy a filter makes of a cached
+// profile is charged to the request's budget: with the server's budget held by
+// other analyses a filtered view is answered 503 while the unfiltered view, which
+// copies nothing, answers 200; when they are done the filtered view answers 200
+// and gives its charge back (the budget holds the cached profile alone).
+func TestFilteredViewsAreChargedToTheBudget(t *testing.T) {
+	ts := newTestServer(t, Config{MemoryBudget: 256 << 20})
+	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
+	cached := ts.srv.budget.Used()
+	others := ts.srv.budget.Child(0)
+	if err := others.Charge(ts.srv.budget.Remaining() - 1024); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, body := ts.get(t, up.ReportURL+"?f=badger"); code != http.StatusServiceUnavailable {
+		t.Errorf("a filtered view while the budget is held: %d %.200s, want 503", code, body)
+	}
+	if code, _, body := ts.get(t, up.ReportURL); code != http.StatusOK {
+		t.Errorf("the unfiltered view while the budget is held: %d %.200s, want 200", code, body)
+	}
+	others.Release()
+	if code, _, body := ts.get(t, up.ReportURL+"?f=badger"); code != http.StatusOK {
+		t.Errorf("the filtered view once the budget is free: %d %.200s", code, body)
+	}
+	if used := ts.srv.budget.Used(); used != cached {
+		t.Errorf("the budget holds %d after the filtered view, the cached profile %d", used, cached)
+	}
+}
+
+// TestLogCountsReserveTheirBoundInTheBudget: a log count charges the most its
+// tables and buffers can hold before it reads anything, so on a server whose
+// analyses may hold less than that an upload of a small log is answered 413
+// naming -memory-budget, and the budget is free afterwards.
+func TestLogCountsReserveTheirBoundInTheBudget(t *testing.T) {
+	ts := newTestServer(t, Config{MemoryBudget: 16 << 20}) // an analysis's: 8 MB
+	var log strings.Builder
+	for i := range 1000 {
+		log.WriteString("2024-05-01T12:00:00.000Z INFO request " + strconv.Itoa(i) + " served\n")
+	}
+	code, _, raw := ts.upload(t, file{"app.log", []byte(log.String())})
+	if code != http.StatusRequestEntityTooLarge || !strings.Contains(raw, "memory budget of 8.0 MB") || !strings.Contains(raw, "-memory-budget") {
+		t.Errorf("a log on a server of 16 MB: %d %.300s, want 413 naming the analysis's budget of 8.0 MB", code, raw)
+	}
+	if used := ts.srv.budget.Used(); used != 0 {
+		t.Errorf("the budget still holds %d bytes", used)
 	}
 }

@@ -94,6 +94,7 @@ func (s *Server) handleReportChartImage(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
+	defer ps.release()
 	var notices []string
 	srep, err := ps.profileSeries(&notices)
 	if err != nil {

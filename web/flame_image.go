@@ -34,6 +34,7 @@ func (s *Server) handleReportFlameImage(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
+	defer ps.release()
 	var notices []string
 	var fg pprof.FlameGraph
 	var caption string
@@ -41,14 +42,20 @@ func (s *Server) handleReportFlameImage(w http.ResponseWriter, r *http.Request) 
 	case modeSeries:
 		return errorf(http.StatusNotFound, "a series has no flame graph: its chart is /r/%s/charts/totals.svg, and mode=profile&file=N shows one file's flame graph", rep.ID)
 	case modeDiff:
-		base := ps.filtered(ps.profiles[ps.q.base], &notices)
-		target := ps.filtered(ps.profiles[ps.q.target], &notices)
+		base, target, err := ps.filteredPair(&notices)
+		if err != nil {
+			return err
+		}
 		if fg, err = ps.diffFlame(base, target); err != nil {
 			return err
 		}
 		caption = rep.Artifacts[ps.q.base].Name + " → " + rep.Artifacts[ps.q.target].Name
 	default:
-		if fg, err = s.flameOf(r.Context(), ps, ps.q.file, ps.filtered(ps.profiles[ps.q.file], &notices)); err != nil {
+		fp, err := ps.filtered(ps.profiles[ps.q.file], &notices)
+		if err != nil {
+			return err
+		}
+		if fg, err = s.flameOf(r.Context(), ps, ps.q.file, fp); err != nil {
 			return err
 		}
 		caption = rep.Artifacts[ps.q.file].Name

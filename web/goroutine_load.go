@@ -17,9 +17,14 @@ import (
 // kind of input plugs in from its own files; the content of a hash never changes,
 // so servers can share them.
 var (
-	goroutineDumps   = newLRU[*goroutines.Dump](8)
+	goroutineDumps   = newSizedLRU(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize)
 	goroutineReports = newLRU[*goroutines.Report](16)
 )
+
+// goroutineDumpCacheBytes bounds what the cache of parsed dumps keeps, as their
+// parse charged it (Dump.MemSize): a few dumps of millions of goroutines must not
+// stay pinned.
+const goroutineDumpCacheBytes = 256 << 20
 
 func goroutineDumpKey(sha string, limit int64) string {
 	return sha + "/" + strconv.FormatInt(limit, 10)
@@ -38,7 +43,9 @@ func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*goroutines
 		return nil, err
 	}
 	defer rc.Close()
-	d, err := goroutines.Parse(rc, s.cfg.MaxDecompressed)
+	b := s.analysisBudget()
+	defer b.Release()
+	d, err := goroutines.ParseWithin(rc, s.cfg.MaxDecompressed, b)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +61,9 @@ func (s *Server) parseReceivedGoroutineDump(f *received) (*goroutines.Dump, erro
 		return nil, err
 	}
 	defer fh.Close()
-	d, err := goroutines.Parse(fh, s.cfg.MaxDecompressed)
+	b := s.analysisBudget()
+	defer b.Release()
+	d, err := goroutines.ParseWithin(fh, s.cfg.MaxDecompressed, b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}

@@ -61,7 +61,7 @@ func (p jvmParams) asMap() map[string]any {
 
 // jvmParseReceived parses an uploaded file (gzip and zstd removed) and caches the
 // result under its hash.
-func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(io.Reader) (T, error)) (T, error) {
+func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(io.Reader, *analyze.Budget) (T, error)) (T, error) {
 	var zero T
 	fh, err := os.Open(f.path)
 	if err != nil {
@@ -73,7 +73,11 @@ func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(i
 		return zero, fmt.Errorf("%s: %w", f.name, err)
 	}
 	defer rc.Close()
-	v, err := parse(rc)
+	// What the parse keeps is charged while it runs; the cache that keeps it is
+	// bounded by count.
+	b := s.analysisBudget()
+	defer b.Release()
+	v, err := parse(rc, b)
 	if err != nil {
 		return zero, fmt.Errorf("%s: %w", f.name, err)
 	}
@@ -82,7 +86,7 @@ func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(i
 }
 
 // jvmLoadParsed returns a stored artifact parsed, from the cache when it is there.
-func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact, prefix string, parse func(io.Reader) (T, error)) (T, error) {
+func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) (T, error)) (T, error) {
 	var zero T
 	key := prefix + ":" + a.SHA256
 	if v, ok := jvmParsed.get(key); ok {
@@ -100,7 +104,11 @@ func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact
 		return zero, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	defer rc.Close()
-	v, err := parse(rc)
+	// What the parse keeps is charged while it runs; the cache that keeps it is
+	// bounded by count.
+	b := s.analysisBudget()
+	defer b.Release()
+	v, err := parse(rc, b)
 	if err != nil {
 		return zero, fmt.Errorf("%s: %w", a.Name, err)
 	}
@@ -112,7 +120,7 @@ func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact
 // first (by the time each says it was taken when all say it, else in upload
 // order), reorders form.files to match, and returns the snapshots in that order
 // with the parameters that record it.
-func jvmPlanSnapshots[T any](s *Server, form *uploadForm, prefix, timeName string, parse func(io.Reader) ([]T, error), timeOf func(T) time.Time) ([]T, jvmParams, error) {
+func jvmPlanSnapshots[T any](s *Server, form *uploadForm, prefix, timeName string, parse func(io.Reader, *analyze.Budget) ([]T, error), timeOf func(T) time.Time) ([]T, jvmParams, error) {
 	type snap struct {
 		ref jvmRef
 		v   T
@@ -164,7 +172,7 @@ func jvmPlanSnapshots[T any](s *Server, form *uploadForm, prefix, timeName strin
 // jvmLoadSnapshots loads a stored report's snapshots in analysis order, and for each
 // the artifact it comes from. Reports without stored snapshots take every snapshot
 // of every file in upload order.
-func jvmLoadSnapshots[T any](ctx context.Context, s *Server, rep *store.Report, prefix string, parse func(io.Reader) ([]T, error)) ([]T, []jvmRef, error) {
+func jvmLoadSnapshots[T any](ctx context.Context, s *Server, rep *store.Report, prefix string, parse func(io.Reader, *analyze.Budget) ([]T, error)) ([]T, []jvmRef, error) {
 	perFile := make([][]T, len(rep.Artifacts))
 	for i, a := range rep.Artifacts {
 		vs, err := jvmLoadParsed(ctx, s, a, prefix, parse)

@@ -41,7 +41,7 @@ type javaHistogramSummary struct {
 // planJavaHistograms makes a histogram report of one histogram and a diff of two or
 // more (every histogram of every file counts, oldest first).
 func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
-	hs, params, err := jvmPlanSnapshots(s, form, histogramPrefix, "histogram time", jvm.ParseHistograms,
+	hs, params, err := jvmPlanSnapshots(s, form, histogramPrefix, "histogram time", jvm.ParseHistogramsWithin,
 		func(h *jvm.Histogram) time.Time { return h.Time })
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ type histogramSet struct {
 }
 
 func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*histogramSet, error) {
-	ss, err := loadSnapshotSet(s, r, rep, histogramPrefix, jvm.ParseHistograms)
+	ss, err := loadSnapshotSet(s, r, rep, histogramPrefix, jvm.ParseHistogramsWithin)
 	if err != nil {
 		return nil, err
 	}

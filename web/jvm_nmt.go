@@ -32,7 +32,7 @@ type javaNMTSummary struct {
 // planJavaNMT makes a native memory report of one report and a diff of two or more
 // (every report of every file counts, oldest first).
 func (s *Server) planJavaNMT(form *uploadForm) (*reportPlan, error) {
-	ns, params, err := jvmPlanSnapshots(s, form, nmtPrefix, "report time", jvm.ParseNMTs,
+	ns, params, err := jvmPlanSnapshots(s, form, nmtPrefix, "report time", jvm.ParseNMTsWithin,
 		func(n *jvm.NMT) time.Time { return n.Time })
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ type nmtSet struct {
 }
 
 func (s *Server) loadNMTSet(r *http.Request, rep *store.Report) (*nmtSet, error) {
-	ss, err := loadSnapshotSet(s, r, rep, nmtPrefix, jvm.ParseNMTs)
+	ss, err := loadSnapshotSet(s, r, rep, nmtPrefix, jvm.ParseNMTsWithin)
 	if err != nil {
 		return nil, err
 	}

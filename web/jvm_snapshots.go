@@ -7,6 +7,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
 )
@@ -24,7 +25,7 @@ type snapshotSet[T any] struct {
 
 // loadSnapshotSet parses every file of the report with parse (cached by file and
 // prefix) and reads the query against the snapshots found.
-func loadSnapshotSet[T any](s *Server, r *http.Request, rep *store.Report, prefix string, parse func(io.Reader) ([]T, error)) (*snapshotSet[T], error) {
+func loadSnapshotSet[T any](s *Server, r *http.Request, rep *store.Report, prefix string, parse func(io.Reader, *analyze.Budget) ([]T, error)) (*snapshotSet[T], error) {
 	items, refs, err := jvmLoadSnapshots(r.Context(), s, rep, prefix, parse)
 	if err != nil {
 		return nil, err

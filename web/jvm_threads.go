@@ -20,8 +20,8 @@ const threadsPrefix = "jvm-threads"
 // parseJavaThreadReports analyzes one thread dump file: the groups of its last
 // dump, what changed since its first, the histograms printed with it. It is one
 // snapshot, for planSnapshots and loadSnapshots.
-func parseJavaThreadReports(r io.Reader) ([]*jvm.ThreadReport, error) {
-	rep, err := jvm.AnalyzeThreads(r)
+func parseJavaThreadReports(r io.Reader, b *analyze.Budget) ([]*jvm.ThreadReport, error) {
+	rep, err := jvm.AnalyzeThreadsWithin(r, b)
 	if err != nil {
 		return nil, err
 	}

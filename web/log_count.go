@@ -73,7 +73,7 @@ func (s *Server) logCountArtifacts(ctx context.Context, arts []store.ReportArtif
 			}
 			inputs = append(inputs, logs.Input{Name: a.Name, Reader: logReadCloser{body}})
 		}
-		return logs.Count(ctx, p.options(s.cfg.MaxDecompressed), inputs...)
+		return s.countLogs(ctx, p, inputs)
 	})
 }
 
@@ -100,7 +100,7 @@ func (s *Server) logCountReceived(ctx context.Context, files []*received, p logP
 			}
 			inputs = append(inputs, logs.Input{Name: f.name, Reader: fh})
 		}
-		return logs.Count(ctx, p.options(s.cfg.MaxDecompressed), inputs...)
+		return s.countLogs(ctx, p, inputs)
 	})
 }
 
@@ -174,4 +174,12 @@ func (g *logFlights) do(ctx context.Context, key string, count func() (*logs.Rep
 
 func isContextError(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// countLogs counts inputs with p's options within an analysis's memory budget.
+func (s *Server) countLogs(ctx context.Context, p logParams, inputs []logs.Input) (*logs.Report, error) {
+	o := p.options(s.cfg.MaxDecompressed)
+	o.Budget = s.analysisBudget()
+	defer o.Budget.Release()
+	return logs.Count(ctx, o, inputs...)
 }

@@ -19,6 +19,7 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 	if err != nil {
 		return err
 	}
+	defer ps.release()
 	q := ps.q
 	if pv, ok, err := ps.extraView(); ok || err != nil { // registered in profileViews
 		if err != nil {
@@ -35,8 +36,10 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		doc.Analysis = rep
 		return nil
 	case modeDiff:
-		base := ps.filtered(ps.profiles[q.base], &doc.Notices)
-		target := ps.filtered(ps.profiles[q.target], &doc.Notices)
+		base, target, err := ps.filteredPair(&doc.Notices)
+		if err != nil {
+			return err
+		}
 		if q.view == viewFlame {
 			fg, err := ps.diffFlame(base, target)
 			if err != nil {
@@ -56,7 +59,10 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		return nil
 	}
 	p := ps.shown()
-	fp := ps.filtered(p, &doc.Notices)
+	fp, err := ps.filtered(p, &doc.Notices)
+	if err != nil {
+		return err
+	}
 	pj := &profileJSON{Format: p.Format, DurationNs: int64(p.Duration()), Samples: p.Samples(), SampleTypes: p.SampleTypes()}
 	if t := p.Time(); !t.IsZero() {
 		pj.Time = &t
@@ -84,6 +90,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 	if err != nil {
 		return err
 	}
+	defer ps.release()
 	q := ps.q
 	link := absoluteURL(r, ps.q.url(reportURL(rep.ID), nil))
 	var notices []string
@@ -100,7 +107,11 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 	}
 	if q.mode == modeDiff {
 		base, target := rep.Artifacts[q.base], rep.Artifacts[q.target]
-		d, err := pprof.Diff(ps.filtered(ps.profiles[q.base], &notices), ps.filtered(ps.profiles[q.target], &notices), ps.si)
+		fb, ft, err := ps.filteredPair(&notices)
+		if err != nil {
+			return err
+		}
+		d, err := pprof.Diff(fb, ft, ps.si)
 		if err != nil {
 			return err
 		}
@@ -124,7 +135,11 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 	}
 	a := rep.Artifacts[q.file]
 	p := ps.profiles[q.file]
-	top := ps.filtered(p, &notices).Top(ps.si)
+	fp, err := ps.filtered(p, &notices)
+	if err != nil {
+		return err
+	}
+	top := fp.Top(ps.si)
 	fmt.Fprint(w, markdown.Heading(3, "leakui: "+markdown.Escape(a.Name)))
 	fmt.Fprintf(w, "- Report: %s\n", link)
 	fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))

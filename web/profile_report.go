@@ -26,7 +26,13 @@ type profileSet struct {
 	si       int // resolved sample index
 	// diffFlame builds (or takes from the server's cache) the diff flame graph.
 	diffFlame func(base, target *pprof.Profile) (pprof.FlameGraph, error)
+	// budget is charged with the filtered copies of the request's profiles;
+	// release gives it back when the request is done.
+	budget *analyze.Budget
 }
+
+// release gives back what the request's filtered profiles were charged.
+func (ps *profileSet) release() { ps.budget.Release() }
 
 // loadProfileSet loads every profile of a report and resolves the query.
 func (s *Server) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet, error) {
@@ -35,6 +41,9 @@ func (s *Server) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet
 		return nil, err
 	}
 	set := &profileSet{rep: rep, q: q}
+	if q.filter.Active() {
+		set.budget = s.analysisBudget()
+	}
 	set.diffFlame = func(base, target *pprof.Profile) (pprof.FlameGraph, error) {
 		return s.diffFlameOf(r.Context(), set, base, target)
 	}
@@ -68,12 +77,28 @@ func (ps *profileSet) shown() *pprof.Profile {
 
 // filtered applies the query's filter to a profile and adds a notice for every
 // option that matched nothing.
-func (ps *profileSet) filtered(p *pprof.Profile, notices *[]string) *pprof.Profile {
-	fp, m := p.Filter(ps.q.filter)
+// The copy a filter makes is charged to the request's budget (ErrTooLarge or
+// ErrBusy when it has no room).
+func (ps *profileSet) filtered(p *pprof.Profile, notices *[]string) (*pprof.Profile, error) {
+	fp, m, err := p.FilterWithin(ps.q.filter, ps.budget)
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range ps.q.filter.Unmatched(m) {
 		*notices = append(*notices, fmt.Sprintf("The %s filter %q matched nothing in %s.", name, ps.filterText(name), ps.name(p)))
 	}
-	return fp
+	return fp, nil
+}
+
+// filteredPair filters a diff's base and target.
+func (ps *profileSet) filteredPair(notices *[]string) (base, target *pprof.Profile, err error) {
+	if base, err = ps.filtered(ps.profiles[ps.q.base], notices); err != nil {
+		return nil, nil, err
+	}
+	if target, err = ps.filtered(ps.profiles[ps.q.target], notices); err != nil {
+		return nil, nil, err
+	}
+	return base, target, nil
 }
 
 func (ps *profileSet) filterText(option string) string {
@@ -103,6 +128,7 @@ func (s *Server) showProfiles(w http.ResponseWriter, r *http.Request, rep *store
 	if err != nil {
 		return err
 	}
+	defer ps.release()
 	page, err := s.profilePage(r.Context(), ps)
 	if err != nil {
 		return err
@@ -172,8 +198,10 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 	}
 	switch q.mode {
 	case modeDiff:
-		base := ps.filtered(ps.profiles[q.base], &page.Notices)
-		target := ps.filtered(ps.profiles[q.target], &page.Notices)
+		base, target, err := ps.filteredPair(&page.Notices)
+		if err != nil {
+			return page, err
+		}
 		d, err := ps.diffTable(path, base, target)
 		if err != nil {
 			return page, err
@@ -197,7 +225,10 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 		page.Verdict = seriesBanner(rep)
 		page.Views = nil
 	default:
-		p := ps.filtered(shown, &page.Notices)
+		p, err := ps.filtered(shown, &page.Notices)
+		if err != nil {
+			return page, err
+		}
 		if q.view == viewFlame {
 			fg, err := s.flameOf(ctx, ps, q.file, p)
 			if err != nil {

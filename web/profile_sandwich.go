@@ -103,7 +103,11 @@ func sandwichView() profileView {
 
 // sandwich computes the chosen function's sandwich over the filtered profile.
 func (ps *profileSet) sandwich(notices *[]string) (pprof.Sandwich, error) {
-	return ps.filtered(ps.shown(), notices).Sandwich(ps.si, ps.q.fn)
+	fp, err := ps.filtered(ps.shown(), notices)
+	if err != nil {
+		return pprof.Sandwich{}, err
+	}
+	return fp.Sandwich(ps.si, ps.q.fn)
 }
 
 // sandwichPage fills a profile page with the sandwich of ?fn=.

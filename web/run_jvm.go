@@ -59,7 +59,7 @@ func (s *Server) jvmFilesOf(ctx context.Context, arts []store.RunArtifact) (runJ
 
 // loadRunSnapshots parses files (cached like a JVM report's) into their
 // snapshots in capture order, with the parameters a JVM report stores.
-func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.ReportArtifact, prefix string, parse func(io.Reader) ([]T, error)) ([]T, jvmParams, error) {
+func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) ([]T, error)) ([]T, jvmParams, error) {
 	var out []T
 	var params jvmParams
 	for i, f := range files {
@@ -101,7 +101,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		return nil
 	}
 	if len(files.nmt) > 0 {
-		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTs)
+		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTsWithin)
 		if err == nil && len(ns) > 0 {
 			if err := create(analyze.KindJavaNMT, nmtPlanOf(ns, params), files.nmt); err != nil {
 				return nil, err
@@ -111,7 +111,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		}
 	}
 	if len(files.histograms) > 0 {
-		hs, params, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistograms)
+		hs, params, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistogramsWithin)
 		var plan *reportPlan
 		if err == nil && len(hs) > 0 {
 			plan, err = histogramPlanOf(hs, params, func(i int) string { return files.histograms[params.Snapshots[i].File].Name })
@@ -159,13 +159,13 @@ func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM,
 		}
 	}
 	// Outputs the parsers refuse are left out here as they are from the reports.
-	if ns, _, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTs); err == nil {
+	if ns, _, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTsWithin); err == nil {
 		j.NMT = ns
 		for _, f := range files.nmt {
 			j.NMTFiles = append(j.NMTFiles, f.Name)
 		}
 	}
-	if hs, _, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistograms); err == nil && len(hs) > 0 {
+	if hs, _, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistogramsWithin); err == nil && len(hs) > 0 {
 		j.Histogram, j.HistoFile = hs[len(hs)-1], files.histograms[len(files.histograms)-1].Name
 	}
 	return j, nil

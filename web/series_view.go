@@ -141,7 +141,11 @@ func (ps *profileSet) profileSeries(notices *[]string) (*series.Report, error) {
 	}
 	snaps := make([]pprof.Snapshot, len(order))
 	for i, k := range order {
-		snaps[i] = pprof.Snapshot{Name: ps.rep.Artifacts[k].Name, Profile: ps.filtered(ps.profiles[k], notices)}
+		fp, err := ps.filtered(ps.profiles[k], notices)
+		if err != nil {
+			return nil, err
+		}
+		snaps[i] = pprof.Snapshot{Name: ps.rep.Artifacts[k].Name, Profile: fp}
 	}
 	rep, err := pprof.Series(snaps, series.Options{SampleIndex: ps.sampleIndexName(), KeepOrder: ps.q.order != nil})
 	if err != nil {

@@ -44,6 +44,18 @@ func FuzzParseGoroutineDump(f *testing.F) {
 		} else {
 			checkGoroutineDumpInvariants(t, d)
 		}
+		// Within a budget of 4 KiB the parse is refused (ErrTooLarge) or gives
+		// the same dump; nothing stays charged after Release.
+		server := analyze.NewBudget(1 << 40)
+		small := server.Child(4 << 10)
+		dw, werr := ParseWithin(bytes.NewReader(data), 1<<20, small)
+		if !errors.Is(werr, analyze.ErrTooLarge) && ((werr == nil) != (err == nil) || (err == nil && (dw.Total() != d.Total() || len(Groups(dw)) != len(Groups(d))))) {
+			t.Fatalf("within 4 KiB: %v; without a budget: %v", werr, err)
+		}
+		small.Release()
+		if server.Used() != 0 {
+			t.Fatalf("the budget holds %d after the release", server.Used())
+		}
 		text, err := parseGoroutineText(bytes.NewReader(data))
 		if err != nil {
 			t.Fatalf("text parser on bytes in memory: %v", err)

@@ -145,7 +145,14 @@ type Dump struct {
 	// debug=1 text): every goroutine in it was proved by the garbage collector to be
 	// blocked forever, on channels or locks nothing reachable can wake.
 	ProvenLeaked bool
+
+	memSize int64 // the bytes charged to the budget it was parsed within
 }
+
+// MemSize is what the dump and its grouping were charged when it was parsed
+// within a budget (ParseWithin), for a cache to bound what it keeps; 0 when it
+// was parsed without one.
+func (d *Dump) MemSize() int64 { return d.memSize }
 
 // LeakedStateSuffix ends the state of a goroutine the runtime proved leaked, as a
 // debug=2 dump prints it after a leak check ("chan receive (leaked)").

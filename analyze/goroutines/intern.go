@@ -2,6 +2,9 @@ package goroutines
 
 import (
 	"encoding/binary"
+	"unsafe"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // goroutineFrameRef is a frame whose strings are interned as numbers, the parser's working
@@ -20,6 +23,36 @@ type goroutineInterner struct {
 	strings []string
 	stacks  map[string]*Stack
 	key     []byte
+	// meter, when set, is charged for every string and stack before it is
+	// kept; err is its first refusal, after which nothing more is kept (the
+	// parser checks it after every line).
+	meter *analyze.Meter
+	err   error
+}
+
+// In-memory costs the interner charges, beyond the bytes of the strings: a
+// string's place in the table and the map (header, key, bucket share), a stack's
+// struct, map entry and key, a frame.
+const (
+	goroutineStringCost = 16 + 16 + 40
+	goroutineStackCost  = int64(unsafe.Sizeof(Stack{})) + 48
+	goroutineFrameCost  = int64(unsafe.Sizeof(Frame{}))
+)
+
+// charge counts n bytes on the meter; false (and err set) when the budget
+// refuses them.
+func (in *goroutineInterner) charge(n int64) bool {
+	if in.err != nil {
+		return false
+	}
+	if in.meter == nil {
+		return true
+	}
+	if err := in.meter.Charge(n); err != nil {
+		in.err = err
+		return false
+	}
+	return true
 }
 
 func newGoroutineInterner() *goroutineInterner {
@@ -36,6 +69,9 @@ func (in *goroutineInterner) id(b []byte) uint32 {
 	if id, ok := in.ids[string(b)]; ok {
 		return id
 	}
+	if !in.charge(int64(len(b)) + goroutineStringCost) {
+		return 0
+	}
 	s := string(b)
 	id := uint32(len(in.strings))
 	in.strings = append(in.strings, s)
@@ -47,6 +83,9 @@ func (in *goroutineInterner) id(b []byte) uint32 {
 func (in *goroutineInterner) idString(s string) uint32 {
 	if id, ok := in.ids[s]; ok {
 		return id
+	}
+	if !in.charge(int64(len(s)) + goroutineStringCost) {
+		return 0
 	}
 	id := uint32(len(in.strings))
 	in.strings = append(in.strings, s)
@@ -74,6 +113,9 @@ func (in *goroutineInterner) stack(frames []goroutineFrameRef, createdBy *gorout
 	if s, ok := in.stacks[string(key)]; ok {
 		return s
 	}
+	if !in.charge(goroutineStackCost + int64(len(key)) + int64(len(frames)+1)*goroutineFrameCost) {
+		return emptyGoroutineStack
+	}
 	s := &Stack{Frames: make([]Frame, len(frames))}
 	for i, f := range frames {
 		s.Frames[i] = in.frame(f)
@@ -99,3 +141,7 @@ func appendGoroutineFrameKey(key []byte, f goroutineFrameRef) []byte {
 	}
 	return binary.LittleEndian.AppendUint32(key, line)
 }
+
+// emptyGoroutineStack stands for a stack the budget had no room for; the parse
+// fails with the budget's error, so no dump holds it.
+var emptyGoroutineStack = &Stack{}

@@ -27,6 +27,16 @@ import (
 // refused with ErrUnsupportedKind, a goroutine dump without a single readable
 // goroutine with ErrMalformed, empty input with ErrEmpty.
 func Parse(r io.Reader, limit int64) (*Dump, error) {
+	return ParseWithin(r, limit, nil)
+}
+
+// ParseWithin is Parse within a memory budget (nil: unbounded): every goroutine,
+// frame, string and stack is charged at its in-memory size (with what grouping
+// the dump will need) before it is kept, so a dump that would not fit is refused
+// with the budget's error (ErrTooLarge or ErrBusy, naming the limit) as soon as
+// what was read of it has used the budget up. What the dump holds stays charged
+// (see Dump.MemSize); release the budget when the dump is no longer needed.
+func ParseWithin(r io.Reader, limit int64, budget *analyze.Budget) (*Dump, error) {
 	rc, _, err := analyze.Decompress(r, limit)
 	if err != nil {
 		return nil, err
@@ -43,7 +53,11 @@ func Parse(r io.Reader, limit int64) (*Dump, error) {
 	det := analyze.DetectKind(head)
 	switch {
 	case det.Kind == analyze.KindProfile && det.Format == "profile.proto":
-		data, err := io.ReadAll(br)
+		// The profile and what decoding it holds are charged to a budget of
+		// their own, given back once the dump is made of them.
+		local := budget.Child(budget.Remaining())
+		defer local.Release()
+		data, err := readProtoWithin(br, local)
 		if err != nil {
 			return nil, err
 		}
@@ -51,13 +65,13 @@ func Parse(r io.Reader, limit int64) (*Dump, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: profile.proto: %v", analyze.ErrMalformed, err)
 		}
-		return dumpFromProfile(p)
+		return dumpFromProfileWithin(p, budget)
 	case det.Kind == analyze.KindGoroutines, det.Kind == analyze.KindLog:
 		prefix := det.Prefix
 		if prefix == "" {
 			prefix = analyze.DetectLinePrefix(head)
 		}
-		d, err := parseGoroutineText(analyze.StripLinePrefix(br, prefix))
+		d, err := parseGoroutineTextWithin(analyze.StripLinePrefix(br, prefix), budget)
 		if err != nil {
 			return nil, err
 		}

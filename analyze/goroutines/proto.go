@@ -1,7 +1,10 @@
 package goroutines
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -11,7 +14,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-// dumpFromProfile turns a goroutine profile (sample type "goroutine", as
+// dumpFromProfileWithin turns a goroutine profile (sample type "goroutine", as
 // /debug/pprof/goroutine serves it) into a dump: one record per sample, counting
 // the sample's value, with its labels. Frames are the profile's own, innermost
 // first, with inlined calls expanded; runtime frames the text formats hide
@@ -19,7 +22,8 @@ import (
 // The runtime's goroutineleak profile (sample type "goroutineleak") is read the same
 // way, and the dump is flagged ProvenLeaked. Another profile type is refused with
 // ErrUnsupportedKind.
-func dumpFromProfile(p *profile.Profile) (*Dump, error) {
+// The dump is charged to budget (nil: unbounded) as the text parser charges it.
+func dumpFromProfileWithin(p *profile.Profile, budget *analyze.Budget) (*Dump, error) {
 	vi := -1
 	leak := false
 	var types []string
@@ -37,6 +41,9 @@ func dumpFromProfile(p *profile.Profile) (*Dump, error) {
 		d.Time = time.Unix(0, p.TimeNanos).UTC()
 	}
 	in := newGoroutineInterner()
+	meter := analyze.NewMeter(budget)
+	defer meter.Settle()
+	in.meter = meter
 	labelSets := map[string]map[string]string{}
 	var frames []goroutineFrameRef
 	for _, s := range p.Sample {
@@ -73,14 +80,54 @@ func dumpFromProfile(p *profile.Profile) (*Dump, error) {
 		if labels, key := goroutineSampleLabels(s); key != "" {
 			if shared, ok := labelSets[key]; ok {
 				labels = shared
-			} else {
+			} else if in.charge(2*int64(len(key)) + int64(len(labels))*goroutineStringCost) {
 				labelSets[key] = labels
 			}
 			g.Labels, g.labelsKey = labels, key
 		}
+		if !in.charge(goroutineCost) {
+			return nil, in.err
+		}
 		d.Goroutines = append(d.Goroutines, g)
 	}
+	if in.err != nil {
+		return nil, in.err
+	}
+	d.memSize = meter.Spent()
 	return d, nil
+}
+
+// protoExpansion is how many bytes google/pprof's decoder may hold per byte of
+// profile.proto it decodes: a one-byte location id becomes a uint64 and a
+// pointer, an empty two-byte Line a 32-byte struct, with room for the slices'
+// growth.
+const protoExpansion = 32
+
+// readProtoWithin reads a goroutine profile.proto whole, charging budget for it
+// and for what decoding it may hold (protoExpansion) as it streams in, so a
+// profile that would not fit is refused before it is decoded. The charge is the
+// caller's to release.
+func readProtoWithin(r io.Reader, budget *analyze.Budget) ([]byte, error) {
+	if budget == nil {
+		return io.ReadAll(r)
+	}
+	var buf bytes.Buffer
+	chunk := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(chunk)
+		if n > 0 {
+			if cerr := budget.Charge(int64(n) * (2 + protoExpansion)); cerr != nil { // 2: the buffer's growth
+				return nil, cerr
+			}
+			buf.Write(chunk[:n])
+		}
+		if errors.Is(err, io.EOF) {
+			return buf.Bytes(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // goroutineSampleLabels flattens a sample's string and numeric labels to one value per key

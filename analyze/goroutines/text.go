@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"unsafe"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // goroutineLineBuffer is the longest line the text parser reads whole; the rest of
@@ -46,18 +49,39 @@ type goroutineTextParser struct {
 
 	message []byte
 	runtime []goroutineFrameRef
+
+	meter      analyze.Meter
+	framesCap  int // the capacity of frames and runtime charged so far
+	runtimeCap int
 }
+
+// goroutineCost is what one goroutine costs the budget: its place in
+// Dump.Goroutines and its share of what grouping the dump allocates (a group, a
+// map entry, an id), each with room for the slices' growth.
+var goroutineCost = 2*int64(unsafe.Sizeof(Goroutine{})) + 2*int64(unsafe.Sizeof(Group{})) + 2*64 + 2*8
+
+// goroutineFrameRefCost is a frame of the parser's working buffers.
+const goroutineFrameRefCost = int64(unsafe.Sizeof(goroutineFrameRef{}))
 
 // parseGoroutineText parses a text goroutine dump (debug=1, debug=2, runtime.Stack,
 // panic, fatal error or SIGQUIT output, with any other text around it). It returns a
 // dump with no goroutines, not an error, when the text holds none; read errors are
 // returned as they are.
 func parseGoroutineText(r io.Reader) (*Dump, error) {
+	return parseGoroutineTextWithin(r, nil)
+}
+
+// parseGoroutineTextWithin is parseGoroutineText within a memory budget (nil:
+// unbounded), as ParseWithin.
+func parseGoroutineTextWithin(r io.Reader, budget *analyze.Budget) (*Dump, error) {
 	p := &goroutineTextParser{
 		in:     newGoroutineInterner(),
 		d:      &Dump{DeclaredTotal: -1},
 		labels: map[string]map[string]string{},
 	}
+	p.meter = *analyze.NewMeter(budget)
+	p.in.meter = &p.meter
+	defer p.meter.Settle()
 	br := bufio.NewReaderSize(r, goroutineLineBuffer)
 	partial := false
 	for {
@@ -77,6 +101,9 @@ func parseGoroutineText(r io.Reader) (*Dump, error) {
 				partial = p.mode == goroutineModeFrames || p.mode == goroutineModeAncestors || p.mode == goroutineModeDebug1
 			}
 			p.line(trimGoroutineEOL(line))
+			if p.in.err != nil {
+				return nil, p.in.err
+			}
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -86,7 +113,30 @@ func parseGoroutineText(r io.Reader) (*Dump, error) {
 		}
 	}
 	p.end(partial)
+	if p.in.err != nil {
+		return nil, p.in.err
+	}
+	p.d.memSize = p.meter.Spent()
 	return p.d, nil
+}
+
+// chargeFrames charges the growth of the working frame buffers before a frame
+// is appended to one of them.
+func (p *goroutineTextParser) chargeFrames(buf []goroutineFrameRef, charged *int) {
+	if len(buf) < *charged {
+		return
+	}
+	grow := max(len(buf), 16)
+	if p.in.charge(int64(grow) * goroutineFrameRefCost) {
+		*charged += grow
+	}
+}
+
+// keep appends the goroutine read to the dump, charging it first.
+func (p *goroutineTextParser) keep() {
+	if p.in.charge(goroutineCost) {
+		p.d.Goroutines = append(p.d.Goroutines, p.cur)
+	}
 }
 
 func trimGoroutineEOL(line []byte) []byte {
@@ -230,6 +280,7 @@ func (p *goroutineTextParser) goroutineLine(l []byte) bool {
 			ref := goroutineFrameRef{file: p.in.id(file), line: line}
 			if p.hasPending {
 				ref.fn = p.pending.fn
+				p.chargeFrames(p.frames, &p.framesCap)
 				p.frames = append(p.frames, ref)
 				p.hasPending = false
 			} else {
@@ -257,6 +308,7 @@ func (p *goroutineTextParser) goroutineLine(l []byte) bool {
 		return true
 	}
 	if marker, ok := goroutineElidedMarker(l); ok {
+		p.chargeFrames(p.frames, &p.framesCap)
 		p.frames = append(p.frames, goroutineFrameRef{fn: p.in.idString(marker), elided: true})
 		return true
 	}
@@ -279,6 +331,7 @@ func (p *goroutineTextParser) debug1Line(l []byte) bool {
 		return true
 	}
 	if fn, file, line, ok := parseGoroutineDebug1Frame(l); ok {
+		p.chargeFrames(p.frames, &p.framesCap)
 		p.frames = append(p.frames, goroutineFrameRef{fn: p.in.id(fn), file: p.in.id(file), line: line})
 		return true
 	}
@@ -317,6 +370,7 @@ func (p *goroutineTextParser) runtimeStackLine(l []byte) bool {
 	}
 	if p.hasPending {
 		if file, line, ok := parseGoroutineFileLine(l); ok {
+			p.chargeFrames(p.runtime, &p.runtimeCap)
 			p.runtime = append(p.runtime, goroutineFrameRef{fn: p.pending.fn, file: p.in.id(file), line: line})
 			p.hasPending = false
 			return true
@@ -339,6 +393,9 @@ func (p *goroutineTextParser) setLabels(b []byte) {
 	if shared, ok := p.labels[key]; ok {
 		labels = shared
 	} else {
+		if !p.in.charge(2*int64(len(key)) + int64(len(labels))*goroutineStringCost) {
+			return
+		}
 		p.labels[key] = labels
 	}
 	p.cur.Labels, p.cur.labelsKey = labels, key
@@ -349,6 +406,7 @@ func (p *goroutineTextParser) finish() {
 	switch p.mode {
 	case goroutineModeFrames, goroutineModeAncestors:
 		if p.hasPending {
+			p.chargeFrames(p.frames, &p.framesCap)
 			p.frames = append(p.frames, p.pending)
 			p.hasPending = false
 		}
@@ -357,16 +415,16 @@ func (p *goroutineTextParser) finish() {
 			cb = &p.createdBy
 		}
 		p.cur.Stack = p.in.stack(p.frames, cb)
-		p.d.Goroutines = append(p.d.Goroutines, p.cur)
+		p.keep()
 	case goroutineModeDebug1:
 		if p.cur.Count > 0 { // "0 @ …" stands for no goroutine
 			p.cur.Stack = p.in.stack(p.frames, nil)
-			p.d.Goroutines = append(p.d.Goroutines, p.cur)
+			p.keep()
 		}
 	case goroutineModeCrash:
 		p.d.Crash.Message = string(p.message)
 	case goroutineModeRuntimeStack:
-		if p.d.Crash != nil && p.d.Crash.RuntimeStack == nil {
+		if p.d.Crash != nil && p.d.Crash.RuntimeStack == nil && p.in.charge(int64(len(p.runtime))*goroutineFrameCost) {
 			p.d.Crash.RuntimeStack = make([]Frame, len(p.runtime))
 			for i, f := range p.runtime {
 				p.d.Crash.RuntimeStack[i] = p.in.frame(f)

@@ -3,6 +3,7 @@ package jvm
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"testing"
 	"unicode/utf8"
@@ -40,6 +41,10 @@ func javaFuzzErr(t *testing.T, err error) {
 func FuzzParseJavaHistograms(f *testing.F) {
 	javaFuzzSeeds(f, jvmtext.Histogram(jvmtext.JDK9, samzaHeap(7)), jvmtext.Histogram(jvmtext.SA, samzaHeap(2)), "12345:\n"+jvmtext.Histogram(jvmtext.JDK8, samzaHeap(1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		javaCheckWithin(t, data, func(r io.Reader, b *analyze.Budget) (int, error) {
+			hs, err := ParseHistogramsWithin(r, b)
+			return len(hs), err
+		})
 		hs, err := ParseHistograms(bytes.NewReader(data))
 		if err != nil {
 			javaFuzzErr(t, err)
@@ -81,6 +86,13 @@ func FuzzParseJavaThreadDumps(f *testing.F) {
 		"Found one Java-level deadlock:\n=====\n\"a\":\n  waiting to lock monitor 0x1 (object 0x2, a X),\n  which is held by \"b\"\nJava stack information for the threads listed above:\n\"a\":\n\tat x\nFound 1 deadlock.\n",
 		"\"a\" #1 daemon prio=5 tid=0x1 nid=0x2 waiting on condition [0x3]\n   java.lang.Thread.State: WAITING (parking)\n\tat a.B(C.java:1)\n\t- parking to wait for  <0x4> (a D)\n\n   Locked ownable synchronizers:\n\t- <0x5> (a E)\n")
 	f.Fuzz(func(t *testing.T, data []byte) {
+		javaCheckWithin(t, data, func(r io.Reader, b *analyze.Budget) (int, error) {
+			tf, err := ParseThreadDumpsWithin(r, b)
+			if err != nil {
+				return 0, err
+			}
+			return tf.Threads(), nil
+		})
 		tf, err := ParseThreadDumps(bytes.NewReader(data))
 		if err != nil {
 			javaFuzzErr(t, err)
@@ -120,6 +132,10 @@ func FuzzParseJavaNMT(f *testing.F) {
 	cats := kafkaBroker("Other", 300<<20)
 	javaFuzzSeeds(f, javaNMTDiffText(cats), javaNMTSummaryText(cats), javaNMTSummaryText(javaNMTBase(cats)))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		javaCheckWithin(t, data, func(r io.Reader, b *analyze.Budget) (int, error) {
+			all, err := ParseNMTsWithin(r, b)
+			return len(all), err
+		})
 		all, err := ParseNMTs(bytes.NewReader(data))
 		if err != nil {
 			javaFuzzErr(t, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unsafe"
 
 	"github.com/leakui/leakui/analyze"
 )
@@ -65,7 +66,17 @@ const (
 // input, ErrUnsupportedKind when there is no histogram header, and ErrMalformed when
 // a histogram is broken (a header with no rows, a count that overflows).
 func ParseHistograms(r io.Reader) ([]*Histogram, error) {
-	l := newJavaLines(r)
+	return ParseHistogramsWithin(r, nil)
+}
+
+// ParseHistogramsWithin is ParseHistograms within a memory budget (nil:
+// unbounded): every row is charged at its in-memory size before it is kept, so
+// a histogram that would not fit is refused with the budget's error (ErrTooLarge
+// or ErrBusy, naming the limit) once what was read of it used the budget up.
+// What the histograms hold stays charged; release the budget when done.
+func ParseHistogramsWithin(r io.Reader, budget *analyze.Budget) ([]*Histogram, error) {
+	l := newJavaLines(r, budget)
+	defer l.meter.Settle()
 	var (
 		out     []*Histogram
 		stamp   time.Time
@@ -83,6 +94,9 @@ func ParseHistograms(r io.Reader) ([]*Histogram, error) {
 		}
 		h, err := parseJavaHistogramSection(l, format, modules)
 		if err != nil {
+			return nil, err
+		}
+		if err := l.readErr(); err != nil {
 			return nil, err
 		}
 		if len(h.Classes) == 0 && !h.HasTotal {
@@ -183,6 +197,9 @@ func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Hist
 			h.RowBytes, ok2 = javaAddInt64(h.RowBytes, row.Bytes)
 			if !ok1 || !ok2 {
 				return nil, fmt.Errorf("%w: class histogram line %d: the rows add up to more than 2^63", analyze.ErrMalformed, l.num)
+			}
+			if !l.charge(javaClassCost + int64(len(line))) {
+				break
 			}
 			h.Classes = append(h.Classes, row)
 			continue
@@ -310,3 +327,7 @@ func javaSpacedDigits(line []byte, i int) ([]byte, int, bool) {
 	}
 	return javaDigits(line, i)
 }
+
+// javaClassCost is what a histogram row costs beyond its text: its Class, with
+// room for the slice's growth.
+const javaClassCost = 2 * int64(unsafe.Sizeof(Class{}))

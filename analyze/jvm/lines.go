@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // javaMaxLine is the longest line the JVM parsers keep; the rest of a longer line is
@@ -27,16 +29,32 @@ type javaLines struct {
 	err     error
 	// Cut counts the lines longer than javaMaxLine.
 	Cut int
+	// meter is charged by the parsers for what they keep (see charge).
+	meter analyze.Meter
 }
 
-func newJavaLines(r io.Reader) *javaLines {
-	return &javaLines{br: bufio.NewReaderSize(r, 64<<10)}
+func newJavaLines(r io.Reader, budget *analyze.Budget) *javaLines {
+	return &javaLines{br: bufio.NewReaderSize(r, 64<<10), meter: *analyze.NewMeter(budget)}
+}
+
+// charge counts n bytes a parser is about to keep. When the budget refuses them
+// it reports false and reading stops: next returns false and readErr the
+// budget's error (ErrTooLarge or ErrBusy, naming the limit).
+func (l *javaLines) charge(n int64) bool {
+	if l.err != nil && !errors.Is(l.err, io.EOF) {
+		return false
+	}
+	if err := l.meter.Charge(n); err != nil {
+		l.err, l.pending = err, false
+		return false
+	}
+	return true
 }
 
 // next advances to the next line and reports whether there is one. After it returns
 // false, err tells a read failure from the end of the input.
 func (l *javaLines) next() bool {
-	if l.pending {
+	if l.pending && (l.err == nil || errors.Is(l.err, io.EOF)) {
 		l.pending = false
 		return true
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/leakui/leakui/analyze"
 )
@@ -87,7 +88,15 @@ func (n *NMT) ByCommitted() []NMTCategory {
 // ErrUnsupportedKind without a "Native Memory Tracking:" line, and ErrMalformed for
 // a report without a Total line or with amounts that do not fit.
 func ParseNMTs(r io.Reader) ([]*NMT, error) {
-	l := newJavaLines(r)
+	return ParseNMTsWithin(r, nil)
+}
+
+// ParseNMTsWithin is ParseNMTs within a memory budget (nil: unbounded), charged
+// as ParseHistogramsWithin charges it: every report and category before it is
+// kept.
+func ParseNMTsWithin(r io.Reader, budget *analyze.Budget) ([]*NMT, error) {
+	l := newJavaLines(r, budget)
+	defer l.meter.Settle()
 	var (
 		out   []*NMT
 		cur   *NMT
@@ -113,6 +122,9 @@ func ParseNMTs(r io.Reader) ([]*NMT, error) {
 			if err := finish(); err != nil {
 				return nil, err
 			}
+			if !l.charge(javaNMTCost) {
+				continue
+			}
 			cur, done = &NMT{Line: l.num, Time: stamp}, false
 			stamp = time.Time{}
 			continue
@@ -133,6 +145,9 @@ func ParseNMTs(r io.Reader) ([]*NMT, error) {
 		case bytes.HasPrefix(t, []byte("malloc:")) && cur.Categories != nil && len(cur.Categories) == 0:
 			err = cur.parseTotalMalloc(t[len("malloc:"):])
 		case bytes.HasPrefix(t, []byte("-")) && cur.Categories != nil:
+			if !l.charge(javaNMTCategoryCost + int64(len(t))) {
+				continue
+			}
 			err = cur.parseCategory(t[1:])
 		case bytes.HasPrefix(t, []byte("(")) && len(cur.Categories) > 0:
 			err = cur.parseDetail(&cur.Categories[len(cur.Categories)-1], t)
@@ -416,3 +431,10 @@ func (n *NMT) check() {
 		n.Warnings = append(n.Warnings, "the report has no Java Heap category")
 	}
 }
+
+// javaNMTCost and javaNMTCategoryCost are what a report and a category cost
+// beyond their text, with room for the slices' growth.
+const (
+	javaNMTCost         = 2 * int64(unsafe.Sizeof(NMT{}))
+	javaNMTCategoryCost = 2 * int64(unsafe.Sizeof(NMTCategory{}))
+)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unsafe"
 
 	"github.com/leakui/leakui/analyze"
 )
@@ -139,10 +140,19 @@ func (f *ThreadFile) Dump(i int) (*ThreadDump, bool) {
 // read without it. It fails with ErrEmpty on no input and ErrUnsupportedKind when
 // there is no thread in it.
 func ParseThreadDumps(r io.Reader) (*ThreadFile, error) {
+	return ParseThreadDumpsWithin(r, nil)
+}
+
+// ParseThreadDumpsWithin is ParseThreadDumps within a memory budget (nil:
+// unbounded), charged as ParseHistogramsWithin charges it: every dump, thread,
+// frame, lock and string before it is kept, with what grouping the threads
+// needs (GroupThreads keys a group by its frames' text).
+func ParseThreadDumpsWithin(r io.Reader, budget *analyze.Budget) (*ThreadFile, error) {
 	br := bufio.NewReaderSize(r, analyze.SniffSize)
 	head, _ := br.Peek(analyze.SniffSize) // a read error comes again from br, after head
 	r = analyze.StripLinePrefix(br, analyze.DetectLinePrefix(head))
-	p := &javaThreadParser{lines: newJavaLines(r), file: &ThreadFile{}, intern: map[string]string{}}
+	p := &javaThreadParser{lines: newJavaLines(r, budget), file: &ThreadFile{}, intern: map[string]string{}}
+	defer p.lines.meter.Settle()
 	if err := p.run(); err != nil {
 		return nil, err
 	}
@@ -218,11 +228,17 @@ func (p *javaThreadParser) topLevel(line []byte) error {
 	p.thread, p.owned, p.heap = nil, false, false
 	switch {
 	case bytes.HasPrefix(line, []byte("Full thread dump")):
+		if !p.lines.charge(javaDumpCost + int64(len(line))) {
+			return nil
+		}
 		p.deadlock, p.stacks = nil, false
 		p.dump = &ThreadDump{Header: javaText(bytes.TrimSpace(line)), Line: p.lines.num, Time: p.stamp, Threads: []Thread{}}
 		p.stamp = time.Time{}
 		p.file.Dumps = append(p.file.Dumps, p.dump)
 	case bytes.HasPrefix(line, []byte("Found one ")) && bytes.Contains(line, []byte("deadlock")):
+		if !p.lines.charge(javaDumpCost) {
+			return nil
+		}
 		p.stacks = false
 		p.currentDump().Deadlocks = append(p.currentDump().Deadlocks, Deadlock{})
 		p.deadlock = &p.dump.Deadlocks[len(p.dump.Deadlocks)-1]
@@ -231,6 +247,9 @@ func (p *javaThreadParser) topLevel(line []byte) error {
 	case p.deadlock != nil && bytes.HasPrefix(line, []byte("Found ")):
 		p.deadlock, p.stacks = nil, false
 	case p.deadlock != nil && !p.stacks && line[0] == '"':
+		if !p.lines.charge(javaLineCost + int64(len(line))) {
+			return nil
+		}
 		name := bytes.TrimSuffix(bytes.TrimSpace(line), []byte(":"))
 		name = bytes.TrimSuffix(bytes.TrimPrefix(name, []byte(`"`)), []byte(`"`))
 		p.deadlock.Threads = append(p.deadlock.Threads, DeadlockThread{Name: javaText(name)})
@@ -272,6 +291,9 @@ func (p *javaThreadParser) currentDump() *ThreadDump {
 // startThread parses a thread header line such as
 // `"Timer-0" #16 daemon prio=6 os_prio=0 tid=0x00007f92b0057800 nid=0x2a40 in Object.wait() [0x00007f92f9ea4000]`.
 func (p *javaThreadParser) startThread(line []byte) {
+	if !p.lines.charge(javaThreadCost + int64(len(line))) {
+		return
+	}
 	p.owned, p.heap, p.deadlock, p.stacks = false, false, nil, false
 	d := p.currentDump()
 	name, attrs := []byte{}, line[1:]
@@ -322,7 +344,17 @@ func (p *javaThreadParser) startThread(line []byte) {
 // heap summary or of a deadlock report.
 func (p *javaThreadParser) indented(line []byte) {
 	t := bytes.TrimSpace(line)
-	if len(t) == 0 {
+	if len(t) == 0 || (p.deadlock == nil && !p.heap && p.thread == nil) {
+		return
+	}
+	// A line of a thread is kept as a frame (its text interned, see text, and
+	// in its group's key), a lock or its state; of a deadlock report or a heap
+	// summary, as text.
+	cost := javaLineCost
+	if bytes.HasPrefix(t, []byte("at ")) {
+		cost = javaFrameCost
+	}
+	if !p.lines.charge(cost + int64(len(t))) {
 		return
 	}
 	switch {
@@ -412,6 +444,9 @@ func (p *javaThreadParser) text(b []byte) string {
 	if s, ok := p.intern[string(b)]; ok {
 		return s
 	}
+	if !p.lines.charge(2*int64(len(b)) + 64) { // the string, its key and map entry
+		return ""
+	}
 	s := javaText(b)
 	if len(p.intern) < 1<<20 {
 		p.intern[string(b)] = s
@@ -436,3 +471,13 @@ func markJavaDeadlocked(d *ThreadDump) {
 		}
 	}
 }
+
+// What the thread parser charges beyond the text it keeps: a dump, a thread
+// (with its share of a group) and a line of a thread (a frame's string header
+// and place in the stack, or a lock), each with room for the slices' growth.
+const (
+	javaDumpCost   = 2 * int64(unsafe.Sizeof(ThreadDump{}))
+	javaThreadCost = 2*int64(unsafe.Sizeof(Thread{})) + 2*int64(unsafe.Sizeof(ThreadGroup{}))
+	javaLineCost   = 2 * int64(unsafe.Sizeof(Lock{}))
+	javaFrameCost  = 2 * 16
+)

@@ -2,6 +2,8 @@ package jvm
 
 import (
 	"io"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // ThreadReport is what a page shows about one uploaded thread dump file: the
@@ -22,7 +24,13 @@ type ThreadReport struct {
 // AnalyzeThreads parses a thread dump file and groups it in one call; see
 // ParseThreadDumps for the formats and errors.
 func AnalyzeThreads(r io.Reader) (*ThreadReport, error) {
-	f, err := ParseThreadDumps(r)
+	return AnalyzeThreadsWithin(r, nil)
+}
+
+// AnalyzeThreadsWithin is AnalyzeThreads within a memory budget (nil:
+// unbounded); see ParseThreadDumpsWithin.
+func AnalyzeThreadsWithin(r io.Reader, budget *analyze.Budget) (*ThreadReport, error) {
+	f, err := ParseThreadDumpsWithin(r, budget)
 	if err != nil {
 		return nil, err
 	}

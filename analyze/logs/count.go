@@ -39,6 +39,13 @@ func Count(ctx context.Context, opts CountOptions, inputs ...Input) (*Report, er
 	if err != nil {
 		return nil, err
 	}
+	if opts.Budget != nil {
+		bound := plan.memoryBound(opts)
+		if err := opts.Budget.Charge(bound); err != nil {
+			return nil, fmt.Errorf("%w (a count of these options may hold %s)", err, analyze.FormatBytes(bound))
+		}
+		defer opts.Budget.Uncharge(bound)
+	}
 	c := &logCounter{opts: opts, plan: plan, merge: newLogMerger(plan, len(inputs))}
 	for _, in := range inputs {
 		c.total += logInputSize(in.Reader)

@@ -41,6 +41,11 @@ type CountOptions struct {
 	MaxInputBytes int64
 	// Workers is how many goroutines scan a plain file; zero means GOMAXPROCS.
 	Workers int
+	// Budget, when set, is charged with the most the count can hold (its
+	// tables and buffers are bounded) before anything is read, and given it
+	// back when Count returns: ErrTooLarge or ErrBusy, naming the limit, when
+	// it has no room for them.
+	Budget *analyze.Budget
 	// Progress, when set, is called as input is consumed (about every 4 MiB,
 	// and at the end of each input), always from the goroutine that called
 	// Count.

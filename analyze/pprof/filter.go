@@ -3,6 +3,8 @@ package pprof
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"unsafe"
 
 	"github.com/leakui/leakui/analyze"
 )
@@ -73,10 +75,25 @@ func CompileFilter(focus, ignore, hide, show string) (Filter, error) {
 // Filter returns a copy of the profile with only the samples and frames the filter
 // selects, and which options matched. The profile itself is not changed.
 func (p *Profile) Filter(f Filter) (*Profile, FilterMatches) {
+	fp, m, _ := p.FilterWithin(f, nil) // without a budget nothing is refused
+	return fp, m
+}
+
+// FilterWithin is Filter within a memory budget (nil: unbounded): the copy (its
+// frames, and the samples it keeps when it drops some) is charged to the budget
+// before it is allocated, so a filter over a profile the budget has no room to
+// copy is refused with the budget's error (ErrTooLarge or ErrBusy, naming the
+// limit). The copy stays charged; release the budget when it is no longer used.
+func (p *Profile) FilterWithin(f Filter, budget *analyze.Budget) (*Profile, FilterMatches, error) {
 	if !f.Active() {
-		return p, FilterMatches{Focus: true}
+		return p, FilterMatches{Focus: true}, nil
 	}
-	g, m := filterGraph(p.graph, f)
+	meter := analyze.NewMeter(budget)
+	defer meter.Settle()
+	g, m, err := filterGraph(p.graph, f, meter)
+	if err != nil {
+		return nil, m, err
+	}
 	totals := p.totals
 	if totals == nil {
 		totals = make([]int64, len(p.meta.sampleTypes))
@@ -84,12 +101,22 @@ func (p *Profile) Filter(f Filter) (*Profile, FilterMatches) {
 			totals[i] = st.Total
 		}
 	}
-	return &Profile{graph: g, meta: p.meta, Format: p.Format, totals: totals}, m
+	return &Profile{graph: g, meta: p.meta, Format: p.Format, totals: totals}, m, nil
 }
 
-// filterGraph applies pprof's FilterSamplesByName to a call graph.
-func filterGraph(g *callGraph, f Filter) (*callGraph, FilterMatches) {
+// filterGraph applies pprof's FilterSamplesByName to a call graph, charging
+// meter for the copy before allocating it.
+func filterGraph(g *callGraph, f Filter, meter *analyze.Meter) (*callGraph, FilterMatches, error) {
 	var m FilterMatches
+	locsCost := int64(len(g.locs)) * (int64(unsafe.Sizeof(graphLoc{})) + 2)
+	if f.Hide != nil || f.Show != nil { // the frames kept get slices of their own
+		for _, loc := range g.locs {
+			locsCost += int64(len(loc.lines)) * int64(unsafe.Sizeof(graphLine{}))
+		}
+	}
+	if err := meter.Charge(locsCost); err != nil {
+		return nil, m, err
+	}
 	const (
 		neither = iota
 		focused
@@ -137,7 +164,7 @@ func filterGraph(g *callGraph, f Filter) (*callGraph, FilterMatches) {
 		// large profile.
 		out := *g
 		out.locs = locs
-		return &out, m
+		return &out, m, nil
 	}
 	out := newCallGraph(g.nTypes, 0, 0, len(locs))
 	out.names, out.locs = g.names, locs
@@ -170,9 +197,46 @@ func filterGraph(g *callGraph, f Filter) (*callGraph, FilterMatches) {
 			continue
 		}
 		vals = g.sampleValues(i, vals)
+		if err := out.reserveSample(len(stack), meter); err != nil {
+			return nil, m, err
+		}
 		out.appendSample(stack, vals)
 	}
-	return out, m
+	return out, m, nil
+}
+
+// reserveSample makes room in g for one more sample of n frames, charging meter
+// for every larger array before it is allocated (the arrays it replaces stay
+// charged: they are garbage the collector has not taken yet).
+func (g *callGraph) reserveSample(n int, meter *analyze.Meter) (err error) {
+	if g.narrow {
+		g.stacks16, err = growCharged(g.stacks16, n, meter)
+	} else {
+		g.stacks, err = growCharged(g.stacks, n, meter)
+	}
+	if err == nil {
+		g.offsets, err = growCharged(g.offsets, 1, meter)
+	}
+	if err == nil && g.narrowValues {
+		g.values32, err = growCharged(g.values32, g.nTypes, meter)
+	} else if err == nil {
+		g.values, err = growCharged(g.values, g.nTypes, meter)
+	}
+	return err
+}
+
+// growCharged returns s with room for extra more elements: the same slice when
+// it has it, else a copy twice as large, charged to meter first.
+func growCharged[T any](s []T, extra int, meter *analyze.Meter) ([]T, error) {
+	if len(s)+extra <= cap(s) {
+		return s, nil
+	}
+	n := max(2*cap(s), len(s)+extra, 64)
+	var zero T
+	if err := meter.Charge(int64(n) * int64(unsafe.Sizeof(zero))); err != nil {
+		return s, err
+	}
+	return slices.Grow(s, n-len(s)), nil
 }
 
 // matches is pprof's Location.matchesName: a frame's function name or file, or the

@@ -36,7 +36,9 @@ func peakRSS(pid int) int64 {
 // TestMemoryAttacksAnswerWithinBudget runs issue 21's memory attacks against a
 // real `leakui serve` under GOMEMLIMIT=1GiB and -memory-budget 768 MiB: B1, valid
 // profile.proto of a few hundred kB that decodes to gigabytes (one Location of
-// 200 M empty Lines; 100 MiB of empty strings), must answer 413 naming the budget;
+// 200 M empty Lines; 100 MiB of empty strings), must answer 413 naming the budget,
+// and so must a goroutine dump and a class histogram that are small gzipped and
+// need more than an analysis's budget once parsed;
 // B2, flame views of a diff of two 40 MB profiles, each with a fresh filter and
 // four at once, must each answer 200 or 503 (slots taken) without taking the
 // server down. Pages must keep answering meanwhile. The server's peak heap and
@@ -68,6 +70,27 @@ func TestMemoryAttacksAnswerWithinBudget(t *testing.T) {
 		record(name, took, watch.end(), probe)
 		if a.Status != http.StatusRequestEntityTooLarge || !strings.Contains(a.Error, "memory budget") {
 			t.Errorf("%s: %d %.300s, want 413 naming the memory budget", name, a.Status, a.Raw)
+		}
+	}
+
+	// Text that is modest on the wire and large once parsed: each kind's parser
+	// charges what it keeps, so an upload within -max-decompressed (384 MiB
+	// here) that needs more than one analysis's budget (384 MiB) is refused
+	// with 413 naming -memory-budget after reading part of it.
+	for _, row := range []struct {
+		name, file string
+		data       []byte
+	}{
+		{"goroutine dump of 2 M goroutines (170 MB)", "goroutines.txt.gz", hostile.GoroutineBomb(2_000_000)},
+		{"class histogram of 4 M rows (170 MB)", "histo.txt.gz", hostile.HistogramBomb(4_000_000)},
+	} {
+		s.collectGarbage(t)
+		watch, probe := s.watchHeap(t), startLiveProbe(s.base, nil)
+		body, ct := multipartUpload(t, part{name: row.file, data: row.data})
+		a, took := s.send(t, bytes.NewReader(body), ct, int64(len(body)), time.Minute)
+		record(row.name, took, watch.end(), probe)
+		if a.Status != http.StatusRequestEntityTooLarge || !strings.Contains(a.Error, "-memory-budget") {
+			t.Errorf("%s: %d %.300s, want 413 naming -memory-budget", row.name, a.Status, a.Raw)
 		}
 	}
 
