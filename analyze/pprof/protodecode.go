@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/varint"
 )
 
@@ -54,8 +55,11 @@ type protoDecoder struct {
 	dropIdx, defaultIdx, docIdx int64
 	periodTypeMsg               []byte
 	samples                     int
-	nTypes                      int
-	locIndex                    *idIndex
+	// budget is a stream's (data nil): its tables grow as they come, and each
+	// new array is charged before it is made.
+	budget   *analyze.Budget
+	nTypes   int
+	locIndex *idIndex
 }
 
 // rawFunction and rawLocation hold the tables by id until the graph is built.
@@ -152,9 +156,10 @@ func (d *protoDecoder) tableField(field int, wire int, v uint64, b []byte) error
 		}
 		return b
 	}
+	var err error
 	switch field {
 	case fieldProfileSampleType:
-		d.sampleTypeMsgs = append(d.sampleTypeMsgs, keep(b))
+		d.sampleTypeMsgs, err = appendTo(d, d.sampleTypeMsgs, keep(b), 24)
 	case fieldProfileSample:
 		d.samples++
 	case fieldProfileMapping:
@@ -162,7 +167,8 @@ func (d *protoDecoder) tableField(field int, wire int, v uint64, b []byte) error
 		if err != nil {
 			return err
 		}
-		d.mappings = append(d.mappings, m)
+		d.mappings, err = appendTo(d, d.mappings, m, 24)
+		return err
 	case fieldProfileLocation:
 		lines := &d.lines
 		if d.data == nil {
@@ -175,16 +181,20 @@ func (d *protoDecoder) tableField(field int, wire int, v uint64, b []byte) error
 		if err != nil {
 			return err
 		}
-		d.locations = append(d.locations, l)
+		d.locations, err = appendTo(d, d.locations, l, 40)
+		return err
 	case fieldProfileFunction:
 		id, f, err := decodeFunction(b)
 		if err != nil {
 			return err
 		}
-		d.functionIDs = append(d.functionIDs, id)
-		d.functions = append(d.functions, f)
+		if d.functionIDs, err = appendTo(d, d.functionIDs, id, 8); err != nil {
+			return err
+		}
+		d.functions, err = appendTo(d, d.functions, f, 16)
+		return err
 	case fieldProfileStringTable:
-		d.strings = append(d.strings, string(b))
+		d.strings, err = appendTo(d, d.strings, string(b), 16)
 	case fieldProfileDropFrames:
 		d.dropIdx = int64(v)
 	case fieldProfileTimeNanos:
@@ -197,15 +207,36 @@ func (d *protoDecoder) tableField(field int, wire int, v uint64, b []byte) error
 		d.meta.period = int64(v)
 	case fieldProfileComment:
 		if wire == wireBytes { // packed
-			return walkPacked(b, func(x uint64) { d.commentIdx = append(d.commentIdx, int64(x)) })
+			return walkPacked(b, func(x uint64) {
+				if err == nil {
+					d.commentIdx, err = appendTo(d, d.commentIdx, int64(x), 8)
+				}
+			})
 		}
-		d.commentIdx = append(d.commentIdx, int64(v))
+		d.commentIdx, err = appendTo(d, d.commentIdx, int64(v), 8)
 	case fieldProfileDefaultSampleType:
 		d.defaultIdx = int64(v)
 	case fieldProfileDocURL:
 		d.docIdx = int64(v)
 	}
-	return nil
+	return err
+}
+
+// appendTo appends x to a table of d whose elements are size bytes. In a
+// stream, whose tables' sizes are not known beforehand, it grows the table
+// itself by doubling and charges every new array before making it (the arrays
+// it leaves behind are garbage, not yet free).
+func appendTo[T any](d *protoDecoder, s []T, x T, size int64) ([]T, error) {
+	if d.data == nil && len(s) == cap(s) {
+		n := max(2*cap(s), 8)
+		if err := d.budget.Charge(int64(n) * size); err != nil {
+			return s, err
+		}
+		grown := make([]T, len(s), n)
+		copy(grown, s)
+		s = grown
+	}
+	return append(s, x), nil
 }
 
 // locationLines counts the Lines of a Location message (0 when it is
