@@ -18,4 +18,7 @@ p=$(median_seconds go tool pprof -top -sample_index="$SI" "$PROF")
 l=$(median_seconds "$LEAKUI" top -sample_index "$SI" "$PROF")
 echo "profile: $PROF; go tool pprof -top: ${p}s; leakui top: ${l}s"
 echo "peak RSS pprof: $(peak_kib go tool pprof -top -sample_index="$SI" "$PROF") KiB; leakui: $(peak_kib "$LEAKUI" top -sample_index "$SI" "$PROF") KiB"
+# CPU seconds (user + system) of one run: on a shared machine the wall time waits for a core.
+cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >"$WORK/cpu.out" | tail -n 1 | awk '{printf "%.3f\n", $1 + $2}'; }
+echo "CPU seconds pprof: $(cpu go tool pprof -top -sample_index="$SI" "$PROF"); leakui: $(cpu "$LEAKUI" top -sample_index "$SI" "$PROF")"
 echo "leakui/pprof: $(ratio "$l" "$p")"

@@ -68,3 +68,23 @@ func BenchmarkTopTextBenchProfile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStreamedTopTextBenchProfile measures `leakui top`'s text from the
+// streamed profile: the tables' pass and the walks over the samples, each
+// decompressing the file again.
+func BenchmarkStreamedTopTextBenchProfile(b *testing.B) {
+	data := benchProfile()
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	b.ReportAllocs()
+	for b.Loop() {
+		sp, err := OpenStreamed(open, 0, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		si, _ := sp.SampleIndex("")
+		if err := sp.WriteTopText(io.Discard, TextOptions{SampleIndex: si, NodeFraction: DefaultNodeFraction, EdgeFraction: DefaultEdgeFraction}); err != nil {
+			b.Fatal(err)
+		}
+		sp.Close()
+	}
+}

@@ -267,11 +267,14 @@ func writeText(w io.Writer, hdr *profile.Profile, srcs []*profile.Profile, o Tex
 			return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
 		}
 	}
-	return writeTextReport(w, headerOf(hdr), newTextGraphInput(srcs, o.SampleIndex), computeTotal(srcs, o.SampleIndex), o)
+	total := computeTotal(srcs, o.SampleIndex)
+	return writeTextReport(w, headerOf(hdr), newTextGraphInput(srcs, o.SampleIndex), func() int64 { return total }, o)
 }
 
 // writeTextReport prints the -top report of the graph input in with header h.
-func writeTextReport(w io.Writer, h textHeader, in *textGraphInput, total int64, o TextOptions) error {
+// total is called once the graph has been built: a streamed profile's total is
+// known after its first walk over the samples.
+func writeTextReport(w io.Writer, h textHeader, in *textGraphInput, total func() int64, o TextOptions) error {
 	if o.SampleIndex < 0 || o.SampleIndex >= len(h.sampleTypes) {
 		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
 	}
@@ -282,10 +285,14 @@ func writeTextReport(w io.Writer, h textHeader, in *textGraphInput, total int64,
 		o.NodeCount = 0 // applyCommandOverrides: -1 means all for text reports
 	}
 	st := h.sampleTypes[o.SampleIndex]
-	rpt := &textReport{h: h, o: o, sampleType: st.typ, sampleUnit: st.unit, outputUnit: o.Unit, total: total, in: in}
+	rpt := &textReport{h: h, o: o, sampleType: st.typ, sampleUnit: st.unit, outputUnit: o.Unit, in: in}
 
 	// report.TextItems
-	nodes, origCount, droppedNodes := rpt.trimmedGraph()
+	nodes, origCount, droppedNodes, err := rpt.trimmedGraph()
+	if err != nil {
+		return err
+	}
+	rpt.total = total()
 	rpt.selectOutputUnit(nodes)
 	labels := rpt.labels(graphFlatTotal(nodes), len(nodes), origCount, droppedNodes)
 
@@ -306,7 +313,7 @@ func writeTextReport(w io.Writer, h textHeader, in *textGraphInput, total int64,
 			rpt.formatValue(n.cum), Percentage(n.cum, rpt.total),
 			n.info.printableName(), inl)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 
@@ -339,7 +346,7 @@ func (p *Profile) InlineMarks(sampleIndex int, nodeFraction, edgeFraction float6
 	in := &textGraphInput{}
 	in.addGraph(p.graph, sampleIndex, false, map[string]int32{})
 	r := &textReport{o: TextOptions{SampleIndex: sampleIndex, NodeFraction: nodeFraction, EdgeFraction: edgeFraction}, in: in}
-	nodes, _, _ := r.trimmedGraph()
+	nodes, _, _, _ := r.trimmedGraph() // a call graph's samples are read without error
 	marks := make(map[string]string)
 	for _, n := range nodes {
 		if m := inlineMark(n); m != "" {
@@ -374,8 +381,10 @@ func computeTotal(srcs []*profile.Profile, si int) int64 {
 // trimmedGraph is report.newTrimmedGraph for a text report (no call tree, flat
 // order): the graph without nodes below -nodefraction, then the first -nodecount
 // nodes, with edges below -edgefraction removed.
-func (r *textReport) trimmedGraph() (nodes []*textNode, origCount, droppedNodes int) {
-	nodes = r.graph(nil)
+func (r *textReport) trimmedGraph() (nodes []*textNode, origCount, droppedNodes int, err error) {
+	if nodes, err = r.graph(nil); err != nil {
+		return nil, 0, 0, err
+	}
 	totalValue := graphFlatTotal(nodes)
 	nodeCutoff := abs64(int64(float64(totalValue) * r.o.NodeFraction))
 	edgeCutoff := abs64(int64(float64(totalValue) * r.o.EdgeFraction))
@@ -391,7 +400,9 @@ func (r *textReport) trimmedGraph() (nodes []*textNode, origCount, droppedNodes 
 		}
 		if nKept != len(nodes) {
 			droppedNodes = len(nodes) - nKept
-			nodes = r.graph(kept)
+			if nodes, err = r.keptGraph(nodes, kept); err != nil {
+				return nil, 0, 0, err
+			}
 		}
 	}
 	origCount = len(nodes)
@@ -404,12 +415,36 @@ func (r *textReport) trimmedGraph() (nodes []*textNode, origCount, droppedNodes 
 			for _, n := range nodes[:nc] {
 				kept[n.id] = true
 			}
-			nodes = r.graph(kept)
+			if nodes, err = r.keptGraph(nodes, kept); err != nil {
+				return nil, 0, 0, err
+			}
 			sortFlatName(nodes)
 		}
 	}
 	trimLowFrequencyEdges(nodes, edgeCutoff)
-	return nodes, origCount, droppedNodes
+	return nodes, origCount, droppedNodes, nil
+}
+
+// keptGraph is graph(kept), from nodes (the graph of more nodes) when that
+// gives the same report without another walk over the samples: dropping
+// nodes changes no other node's flat or cum (flat goes to the leaf's node, or
+// is lost when that node is dropped; cum counts the samples a node is in), only
+// which node calls which, and the calls decide nothing in a -top report but the
+// "(inline)" marks. A node never inlined into another frame of its location
+// has no inline call, before or after, so it has no mark either way; only when
+// a kept node was inlined somewhere is the graph built again.
+func (r *textReport) keptGraph(nodes []*textNode, kept []bool) ([]*textNode, error) {
+	out := make([]*textNode, 0, len(nodes))
+	for _, n := range nodes {
+		if !kept[n.id] {
+			continue
+		}
+		if int(n.id) < len(r.in.inlined) && r.in.inlined[n.id] {
+			return r.graph(kept)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // selectOutputUnit is report.selectOutputUnit.
@@ -569,15 +604,52 @@ type textGraphInput struct {
 	infos    []textNodeInfo
 	locNodes [][]int32 // location index over the parts → node ids, innermost first
 	parts    []textPart
+	// inlined is set for the nodes inlined into another frame of some
+	// location (not its outermost frame): the only ones with "(inline)" marks.
+	inlined []bool
+}
+
+// addLocation adds a location's nodes, innermost first.
+func (in *textGraphInput) addLocation(ns []int32) {
+	for len(in.inlined) < len(in.infos) {
+		in.inlined = append(in.inlined, false)
+	}
+	for _, id := range ns[:max(len(ns)-1, 0)] {
+		in.inlined[id] = true
+	}
+	in.locNodes = append(in.locNodes, ns)
 }
 
 // textPart is the samples of one call graph: its sample type si, negated for a
 // diff's base that is not negated yet, its locations numbered from locBase.
+// When file is set, the graph holds the locations only and the samples are
+// read from the file for each walk.
 type textPart struct {
 	g       *callGraph
+	file    *StreamedProfile
 	si      int
 	neg     bool
 	locBase int32
+}
+
+// samples calls fn with the stack (location indexes, leaf first; do not keep
+// it) and the value of every sample whose value is not 0.
+func (p textPart) samples(fn func(st []int32, w int64)) error {
+	if p.file != nil {
+		return p.file.walk(func(st []int32, values []int64) {
+			if w := values[p.si]; w != 0 {
+				fn(st, w)
+			}
+		})
+	}
+	var st []int32
+	for i := range p.g.samples() {
+		if w := p.g.value(i, p.si); w != 0 {
+			st = p.g.stack(i, st)
+			fn(st, w)
+		}
+	}
+	return nil
 }
 
 // addGraph adds a call graph whose nodes are named as pprof names function
@@ -599,7 +671,7 @@ func (in *textGraphInput) addGraph(g *callGraph, si int, neg bool, ids map[strin
 		for j, ln := range l.lines {
 			ns[j] = nodeOf[ln.node]
 		}
-		in.locNodes = append(in.locNodes, ns)
+		in.addLocation(ns)
 	}
 	in.parts = append(in.parts, textPart{g: g, si: si, neg: neg, locBase: base})
 }
@@ -628,7 +700,7 @@ func newTextGraphInput(srcs []*profile.Profile, si int) *textGraphInput {
 				}
 				ns[j] = id
 			}
-			in.locNodes = append(in.locNodes, ns)
+			in.addLocation(ns)
 			locIndex[l] = int32(i)
 		}
 		g := newCallGraph(1, len(p.Sample), 0, len(p.Location))
@@ -651,7 +723,7 @@ func newTextGraphInput(srcs []*profile.Profile, si int) *textGraphInput {
 // graph is graph.New (graph.newGraph) with report.newGraph's options for -top:
 // function nodes, binary names dropped, only the nodes in kept when it is not nil
 // (the others become residual: their flat is lost, their calls skipped).
-func (r *textReport) graph(kept []bool) []*textNode {
+func (r *textReport) graph(kept []bool) ([]*textNode, error) {
 	in := r.in
 	n := len(in.infos)
 	flat, cum := make([]int64, n), make([]int64, n)
@@ -664,19 +736,12 @@ func (r *textReport) graph(kept []bool) []*textNode {
 		dense = make([]*textEdge, n*n)
 	}
 	mark := int32(0)
-	var st []int32
 	for _, part := range in.parts {
-		g := part.g
-		for i := range g.samples() {
-			w := g.value(i, part.si)
-			if w == 0 {
-				continue // newGraph skips samples without value
-			}
+		err := part.samples(func(st []int32, w int64) {
 			if part.neg {
 				w = -w
 			}
 			mark++
-			st = g.stack(i, st)
 			parent := int32(-1)
 			residual := false
 			for k := len(st) - 1; k >= 0; k-- {
@@ -722,6 +787,9 @@ func (r *textReport) graph(kept []bool) []*textNode {
 			if parent >= 0 && !residual {
 				flat[parent] += w
 			}
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 
@@ -741,7 +809,7 @@ func (r *textReport) graph(kept []bool) []*textNode {
 			dest.in = append(dest.in, e)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // nodeInfoOf is graph.nodeInfo without -addresses' object names.

@@ -188,22 +188,20 @@ func parseCounted(data []byte, census *protoCensus, budget *analyze.Budget) (pro
 func checkTotals(g *callGraph, meta profileMeta) error {
 	totals := make([]uint64, g.nTypes)
 	for i := range g.numValues() {
-		v := g.valueAt(i)
-		j := i % g.nTypes
-		a := uint64(v)
-		if v < 0 {
-			a = uint64(-v) // MinInt64 stays 1<<63, which is out of range below
-		}
-		totals[j] += a
-		if a > math.MaxInt64 || totals[j] > math.MaxInt64 {
-			name := ""
-			if j < len(meta.sampleTypes) {
-				name = meta.sampleTypes[j].typ
-			}
-			return fmt.Errorf("%w: the %s values add up to more than %d, the largest total pprof can count; the profile is corrupt", analyze.ErrMalformed, name, int64(math.MaxInt64))
+		if j := i % g.nTypes; !addAbs(&totals[j], g.valueAt(i)) {
+			return errTotalTooLarge(meta, j)
 		}
 	}
 	return nil
+}
+
+// errTotalTooLarge is checkTotals' error for sample type j.
+func errTotalTooLarge(meta profileMeta, j int) error {
+	name := ""
+	if j < len(meta.sampleTypes) {
+		name = meta.sampleTypes[j].typ
+	}
+	return fmt.Errorf("%w: the %s values add up to more than %d, the largest total pprof can count; the profile is corrupt", analyze.ErrMalformed, name, int64(math.MaxInt64))
 }
 
 // metaFromProfile copies what the reference parser read about the profile.

@@ -19,8 +19,10 @@ func (p *Profile) TextExact() bool {
 }
 
 // textHeader is the report header of a profile decoded by leakui.
-func (p *Profile) textHeader() textHeader {
-	m := p.meta
+func (p *Profile) textHeader() textHeader { return p.meta.textHeader() }
+
+// textHeader is the report header of a profile decoded by leakui.
+func (m profileMeta) textHeader() textHeader {
 	h := textHeader{comments: m.comments, docURL: m.docURL, timeNanos: m.timeNanos, durationNanos: m.durationNanos, sampleTypes: m.sampleTypes}
 	if len(m.mappingFiles) > 0 {
 		h.hasMapping, h.mainFile, h.mainBuildID = true, m.mappingFiles[0], m.mainBuildID
@@ -46,7 +48,7 @@ func WriteProfileTopText(w io.Writer, p *Profile, o TextOptions) error {
 	}
 	in := &textGraphInput{}
 	in.addGraph(p.graph, o.SampleIndex, false, map[string]int32{})
-	return writeTextReport(w, p.textHeader(), in, graphTotal(p.graph, o.SampleIndex), o)
+	return writeTextReport(w, p.textHeader(), in, func() int64 { return graphTotal(p.graph, o.SampleIndex) }, o)
 }
 
 // WriteProfileDiffText prints what `go tool pprof -top -diff_base=BASE TARGET`
@@ -75,7 +77,7 @@ func WriteProfileDiffText(w io.Writer, base, target *Profile, o TextOptions) err
 	if total == 0 {
 		total = graphTotal(target.graph, o.SampleIndex)
 	}
-	return writeTextReport(w, mergeHeaders(target.textHeader(), base.textHeader()), in, total, o)
+	return writeTextReport(w, mergeHeaders(target.textHeader(), base.textHeader()), in, func() int64 { return total }, o)
 }
 
 // graphTotal is the sum of the absolute values of sample type si.

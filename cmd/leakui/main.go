@@ -86,12 +86,14 @@ func run(ctx context.Context, args []string, std stdio) int {
 		usage(std.err)
 		return 2
 	}
-	if textCommand(name) {
-		out, errw := newVisibleWriter(std.out), newVisibleWriter(std.err)
-		defer out.Flush()
-		defer errw.Flush()
-		std.out, std.err = out, errw
+	newWriter := newVisibleWriter
+	if logCommand(name) {
+		newWriter = newStrictVisibleWriter
 	}
+	out, errw := newWriter(std.out), newWriter(std.err)
+	defer out.Flush()
+	defer errw.Flush()
+	std.out, std.err = out, errw
 	err := cmd.run(ctx, args, std)
 	var exit exitError
 	switch {
@@ -104,17 +106,20 @@ func run(ctx context.Context, args []string, std stdio) int {
 	case errors.Is(err, errUsage):
 		return 2
 	default:
-		fmt.Fprintf(std.err, "leakui %s: %v\n", name, err)
+		fmt.Fprintf(std.err, "leakui %s: %s\n", name, visible(err.Error())) // one line, whatever the error quotes
 		return 1
 	}
 }
 
-// textCommand reports whether the command called name writes text a person
-// reads, whose control characters are written visibly escaped (see
-// visibleWriter). serve logs through slog, which quotes, work speaks the JSON
-// event protocol on stdout, and migrate draws its progress bars with \r and
-// ANSI erase codes of its own and prints no text from the files it copies.
-func textCommand(name string) bool { return name != "serve" && name != "work" && name != "migrate" }
+// logCommand reports whether the command called name writes logs and events
+// rather than tables: serve (slog lines), work (events, its workload's log)
+// and migrate. Every command writes its output with control characters
+// visibly escaped (see visibleWriter); these escape tabs too, so that nothing
+// but the line feed ending a record reaches the terminal raw. (slog's text
+// handler already quotes what it logs as %q would, which passes unchanged;
+// migrate's progress bar draws with \r and an erase code on the terminal
+// itself, its text escaped.)
+func logCommand(name string) bool { return name == "serve" || name == "work" || name == "migrate" }
 
 // errUsage reports a command-line mistake that the flag package has already explained.
 var errUsage = errors.New("usage")

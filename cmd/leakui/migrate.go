@@ -45,10 +45,10 @@ func runMigrate(ctx context.Context, args []string, std stdio) error {
 	var bar *progressBar
 	switch *progress {
 	case "always":
-		bar = &progressBar{w: std.err}
+		bar = &progressBar{w: rawWriter(std.err)}
 	case "auto":
-		if isTerminal(std.err) {
-			bar = &progressBar{w: std.err}
+		if term := rawWriter(std.err); isTerminal(term) {
+			bar = &progressBar{w: term}
 		}
 	case "never":
 	default:
@@ -78,7 +78,7 @@ func runMigrate(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	fmt.Fprintf(std.out, "copied %d artifacts (%s), %d runs, %d reports from %s to %s in %s\n",
-		res.Artifacts, analyze.FormatBytes(res.Bytes), res.Runs, res.Reports, src.Location, dst.Location,
+		res.Artifacts, analyze.FormatBytes(res.Bytes), res.Runs, res.Reports, visible(src.Location), visible(dst.Location),
 		time.Since(start).Round(time.Millisecond))
 	checks, err := store.Verify(ctx, dst, src, bar.update("check"))
 	bar.done()
@@ -95,7 +95,7 @@ func runMigrate(ctx context.Context, args []string, std stdio) error {
 		}
 		if !c.OK() {
 			failed++
-			note = strings.TrimPrefix(note+"; ", "; ") + "differ: " + strings.Join(c.Missing, ", ")
+			note = strings.TrimPrefix(note+"; ", "; ") + "differ: " + visible(strings.Join(c.Missing, ", "))
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.Table, c.Source, c.Matched, note)
 	}
@@ -138,7 +138,7 @@ func (b *progressBar) update(pass string) func(store.CopyProgress) {
 		}
 		b.last = time.Now()
 		b.drawn = true
-		fmt.Fprintf(b.w, "\r%s\x1b[K", progressLine(pass, p, 30))
+		fmt.Fprintf(b.w, "\r%s\x1b[K", visible(progressLine(pass, p, 30)))
 	}
 }
 

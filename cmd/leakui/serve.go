@@ -127,7 +127,7 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	if m.DebugPprof != "" {
 		if err := checkLoopback(m.DebugPprof); err != nil {
-			fmt.Fprintf(m.io.err, "leakui serve: %v\n", err)
+			fmt.Fprintf(m.io.err, "leakui serve: %s\n", visible(err.Error()))
 			return errUsage
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,36 +17,91 @@ import (
 // runTop implements `leakui top [-sample_index NAME] [-nodecount N] [-nodefraction F]
 // [-edgefraction F] [-unit U] [-json] PROFILE`. The text output is what
 // `go tool pprof -top` prints with the same flags, byte for byte.
+//
+// A profile.proto is streamed (pprof.OpenStreamed): its tables are read in a
+// first pass and its samples decoded again from the file for the report,
+// never all held, so that top's memory is the tables' and not the samples'.
+// Other formats are loaded whole.
 func runTop(ctx context.Context, args []string, std stdio) error {
 	pf := newProfileFlags("top", "PROFILE", "sample type to show", std)
-	ps, err := pf.load(args, 1)
+	if err := pf.parse(args, 1); err != nil {
+		return err
+	}
+	path := pf.fs.Arg(0)
+	var src topSource
+	sp, err := openStreamedFile(path, *pf.maxDecompressed)
+	switch {
+	case err == nil:
+		defer sp.Close()
+		src = sp
+	case errors.Is(err, pprof.ErrNotStreamable):
+		p, err := loadProfileFile(path, *pf.maxDecompressed)
+		if err != nil {
+			return err
+		}
+		src = loadedTop{p}
+	default:
+		return err
+	}
+	si, err := src.SampleIndex(*pf.sampleIndex)
 	if err != nil {
 		return err
 	}
-	p := ps[0]
-	si, err := p.SampleIndex(*pf.sampleIndex)
-	if err != nil {
-		return err
-	}
-	if p.IsGoroutineLeakProfile() {
-		fmt.Fprintf(std.err, "leakui top: %s is the goroutineleak profile: its goroutines are proven leaked by the Go runtime; `leakui goroutines %s` groups them by stack\n", pf.fs.Arg(0), pf.fs.Arg(0))
+	if src.IsGoroutineLeakProfile() {
+		fmt.Fprintf(std.err, "leakui top: %s is the goroutineleak profile: its goroutines are proven leaked by the Go runtime; `leakui goroutines %s` groups them by stack\n", path, path)
 	}
 	if *pf.asJSON {
-		top := p.Top(si)
+		top, err := src.Top(si)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
 		if n := pf.jsonRows(); n > 0 && len(top.Rows) > n {
 			top.Rows = top.Rows[:n]
 		}
 		return writeJSON(std.out, top)
 	}
-	if p.TextExact() {
+	if src.TextExact() {
 		// pprof's report from the profile already decoded: no second parse.
-		return pprof.WriteProfileTopText(std.out, p, pf.textOptions(si))
+		if err := src.WriteTopText(std.out, pf.textOptions(si)); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
 	}
-	ref, err := loadReferenceFile(pf.fs.Arg(0), *pf.maxDecompressed)
+	ref, err := loadReferenceFile(path, *pf.maxDecompressed)
 	if err != nil {
 		return err
 	}
 	return pprof.WriteTopText(std.out, ref, pf.textOptions(si))
+}
+
+// topSource is what top reads of a profile: streamed (*pprof.StreamedProfile)
+// or loaded whole (loadedTop).
+type topSource interface {
+	SampleIndex(name string) (int, error)
+	IsGoroutineLeakProfile() bool
+	TextExact() bool
+	Top(sampleIndex int) (pprof.TopResult, error)
+	WriteTopText(w io.Writer, o pprof.TextOptions) error
+}
+
+// loadedTop is a profile loaded whole, as a topSource.
+type loadedTop struct{ *pprof.Profile }
+
+func (l loadedTop) Top(si int) (pprof.TopResult, error) { return l.Profile.Top(si), nil }
+
+func (l loadedTop) WriteTopText(w io.Writer, o pprof.TextOptions) error {
+	return pprof.WriteProfileTopText(w, l.Profile, o)
+}
+
+// openStreamedFile reads the tables of a profile.proto file for streaming; it
+// answers pprof.ErrNotStreamable, unwrapped, for a file to load whole.
+func openStreamedFile(path string, limit int64) (*pprof.StreamedProfile, error) {
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	sp, err := pprof.OpenStreamed(open, limit, cliBudget())
+	if err != nil && !errors.Is(err, pprof.ErrNotStreamable) {
+		return nil, fmt.Errorf("%s: %w%s", path, err, notAProfileHint(path, err))
+	}
+	return sp, err
 }
 
 // profileFlags are the flags top and diff share, named as go tool pprof names them.
@@ -125,14 +181,22 @@ func newProfileFlags(name, argsUsage, sampleIndexUsage string, std stdio) profil
 	}
 }
 
-// load parses args, which must name exactly files profiles, and loads them in order.
-func (pf profileFlags) load(args []string, files int) ([]*pprof.Profile, error) {
+// parse parses args, which must name exactly files profiles.
+func (pf profileFlags) parse(args []string, files int) error {
 	if err := parseFlags(pf.fs, args); err != nil {
-		return nil, err
+		return err
 	}
 	if pf.fs.NArg() != files {
 		pf.fs.Usage()
-		return nil, errUsage
+		return errUsage
+	}
+	return nil
+}
+
+// load parses args, which must name exactly files profiles, and loads them in order.
+func (pf profileFlags) load(args []string, files int) ([]*pprof.Profile, error) {
+	if err := pf.parse(args, files); err != nil {
+		return nil, err
 	}
 	out := make([]*pprof.Profile, files)
 	for i := range out {

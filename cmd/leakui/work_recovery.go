@@ -98,7 +98,7 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 	}
 	existing, err := holdsLog(dir)
 	if errors.Is(err, errNotALogDir) {
-		fmt.Fprintf(std.err, "leakui work recovery: %v\n", err)
+		fmt.Fprintf(std.err, "leakui work recovery: %s\n", visible(err.Error()))
 		return errUsage
 	}
 	if err != nil {
@@ -113,7 +113,7 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 		return errUsage
 	}
 	if f.writeOnly && existing {
-		fmt.Fprintf(std.err, "leakui work recovery: %s already holds a log; remove it or choose another -dir\n", dir)
+		fmt.Fprintf(std.err, "leakui work recovery: %s already holds a log; remove it or choose another -dir\n", visible(dir))
 		return errUsage
 	}
 

@@ -1,0 +1,57 @@
+package pprof
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"testing"
+)
+
+// FuzzStreamedProfile feeds arbitrary bytes to the streamed profile. It must
+// never panic, and it must agree with the loaded profile: refuse what Load
+// refuses, and for what Load reads as a streamable profile.proto give the same
+// top tables and, when TextExact, the same -top text.
+func FuzzStreamedProfile(f *testing.F) {
+	for _, path := range fixturesGlob(f, "pprof") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) > 64<<10 {
+			continue // the fuzzer works better on small seeds
+		}
+		if zr, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
+			if raw, err := io.ReadAll(zr); err == nil {
+				data = raw
+			}
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, loadErr := parse(data)
+		sp, err := OpenStreamed(openBytes(data, nil), 0, nil)
+		if errors.Is(err, ErrNotStreamable) {
+			if loadErr == nil && p.Format == "profile.proto" && p.meta.dropFrames == "" {
+				t.Fatalf("a profile.proto Load reads without drop_frames was not streamed")
+			}
+			return
+		}
+		if err == nil {
+			defer sp.Close()
+			// The samples are read by the first walk: its errors are the profile's.
+			_, err = sp.Top(0)
+		}
+		if loadErr != nil {
+			if err == nil {
+				t.Fatalf("Load refuses (%v), the streamed profile reads it", loadErr)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("Load reads it, the streamed profile says %v", err)
+		}
+		compareStreamed(t, "input", p, sp)
+	})
+}
