@@ -178,7 +178,7 @@ func (s *logScanner) overviewLine(text []byte, line int64, long bool) {
 		}
 	}
 	if s.times && s.ovOK {
-		p.bucketsAt(s.ovEff).add(s.ovEff, col, 1)
+		p.bucketsAt(s.ovEff).addOne(&s.ovBucket, s.ovEff, col)
 	} else {
 		p.pending[col]++
 	}
