@@ -79,6 +79,7 @@ type logScanner struct {
 	ovEff    int64         // the timestamp in effect for the overview…
 	ovOK     bool          // …if there is one yet in this part
 	ovBucket logBucketMemo // the overview's last bucket
+	ends     []int32       // the overview's line ends in a block
 }
 
 type logKeyHit struct {
