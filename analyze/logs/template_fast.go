@@ -212,7 +212,8 @@ walk:
 		rest := line[e:]
 		for i := range node.edges {
 			ed := &node.edges[i]
-			if ed.probeAt+8 <= len(rest) && binary.LittleEndian.Uint64(rest[ed.probeAt:])&ed.probeMask != ed.probe {
+			probed := ed.probeAt+8 <= len(rest)
+			if probed && binary.LittleEndian.Uint64(rest[ed.probeAt:])&ed.probeMask != ed.probe {
 				continue // the bytes where this segment differs from its siblings
 			}
 			if ed.tailLeaf != nil && len(ed.tail) == len(rest) && ed.tailLeaf.control == control && string(rest) == string(ed.tail) {
@@ -229,7 +230,8 @@ walk:
 				ed.hit(node, i)
 				break walk
 			}
-			if len(rest) < len(ed.lit) || string(rest[:len(ed.lit)]) != ed.lit {
+			// A probe of a segment of at most 8 bytes compared all of them.
+			if !(probed && len(ed.lit) <= 8) && (len(rest) < len(ed.lit) || string(rest[:len(ed.lit)]) != ed.lit) {
 				continue
 			}
 			q := e + len(ed.lit)
