@@ -38,6 +38,18 @@ median_seconds() {
 	printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.3f\n", a[int((NR+1)/2)]/1e6}'
 }
 
+# median_cpu_seconds CMD...: like median_seconds, the median of the user + system CPU time
+# (from /usr/bin/time), which a shared machine changes less than the wall time.
+median_cpu_seconds() {
+	local out=$WORK/median.out
+	"$@" >"$out" 2>&1 || { echo "command failed: $*" >&2; return 1; }
+	local times=() i
+	for ((i = 0; i < RUNS; i++)); do
+		times+=($(/usr/bin/time -f '%U %S' "$@" 2>&1 >"$out" | tail -n 1 | awk '{printf "%d\n", ($1 + $2) * 1000}'))
+	done
+	printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.3f\n", a[int((NR+1)/2)]/1e3}'
+}
+
 # ratio A B: prints A/B with three decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f\n", (b > 0 ? a / b : 0)}'; }
 

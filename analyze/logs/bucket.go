@@ -75,6 +75,28 @@ func (b *logBuckets) add(ms int64, p int, n int64) {
 	b.counts[(i-b.lo)*int64(b.np)+int64(p)] += n
 }
 
+// logBucketMemo remembers the bucket of the last time one set counted
+// through it: its index and the times it spans at the set's width then.
+type logBucketMemo struct {
+	b                  *logBuckets
+	width, from, to, i int64
+}
+
+// addOne counts one line of pattern p at time ms, as add does; a time in the
+// bucket of the time before (the set neither replaced nor widened since, the
+// bucket still held) skips the division and the range check.
+func (b *logBuckets) addOne(m *logBucketMemo, ms int64, p int) {
+	if m.b == b && m.width == b.width && ms >= m.from && ms < m.to {
+		if k := m.i - b.lo; uint64(k) < uint64(b.n) {
+			b.counts[k*int64(b.np)+int64(p)]++
+			return
+		}
+	}
+	i := b.cover(ms)
+	b.counts[(i-b.lo)*int64(b.np)+int64(p)]++
+	*m = logBucketMemo{b: b, width: b.width, from: i * b.width, to: (i + 1) * b.width, i: i}
+}
+
 // touch makes the range include time ms without counting anything, so that a
 // chart spans the whole log and not only its matches.
 func (b *logBuckets) touch(ms int64) { b.cover(ms) }

@@ -147,16 +147,31 @@ type logOverviewPart struct {
 	untemplated int64
 }
 
-// overview masks, levels and buckets every line of a block of whole lines.
+// overview masks, levels and buckets every line of a block of whole lines
+// (the last may lack its '\n'), finding their ends logOverviewEnds at a time.
 func (s *logScanner) overview(b []byte) {
 	line := s.line
+	if cap(s.ends) < logOverviewEnds {
+		s.ends = make([]int32, 0, logOverviewEnds)
+	}
 	for from := 0; from < len(b); {
-		le := logLineEnd(b, from)
-		s.overviewLine(b[from:le], line, false)
-		line++
-		from = le + 1
+		ends := logNewlines(b, from, s.ends[:0])
+		for _, le := range ends {
+			s.overviewLine(b[from:le], line, false)
+			line++
+			from = int(le) + 1
+		}
+		if len(ends) < cap(ends) { // no '\n' after from
+			if from < len(b) {
+				s.overviewLine(b[from:], line, false)
+			}
+			break
+		}
 	}
 }
+
+// logOverviewEnds is how many line ends the overview finds at once.
+const logOverviewEnds = 512
 
 // overviewLine counts one line (part-relative index line) in the overview;
 // long lines (only their head is here) get a level and a bucket, no template.
@@ -178,7 +193,7 @@ func (s *logScanner) overviewLine(text []byte, line int64, long bool) {
 		}
 	}
 	if s.times && s.ovOK {
-		p.bucketsAt(s.ovEff).add(s.ovEff, col, 1)
+		p.bucketsAt(s.ovEff).addOne(&s.ovBucket, s.ovEff, col)
 	} else {
 		p.pending[col]++
 	}

@@ -73,11 +73,13 @@ type logScanner struct {
 	effOK bool  // …if there is one yet in this part
 	first bool  // the part starts a file: touch its first timestamp
 
-	masker logMasker    // the overview's
-	fast   logFastCache // the overview's templates of this part (template_fast.go)
-	days   logDayMemo   // the overview's last date
-	ovEff  int64        // the timestamp in effect for the overview…
-	ovOK   bool         // …if there is one yet in this part
+	masker   logMasker     // the overview's
+	fast     logFastCache  // the overview's templates of this part (template_fast.go)
+	days     logDayMemo    // the overview's last date
+	ovEff    int64         // the timestamp in effect for the overview…
+	ovOK     bool          // …if there is one yet in this part
+	ovBucket logBucketMemo // the overview's last bucket
+	ends     []int32       // the overview's line ends in a block
 }
 
 type logKeyHit struct {

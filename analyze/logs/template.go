@@ -176,7 +176,7 @@ func logFieldKind(w []byte, f uint8) uint8 {
 	switch {
 	case f&^(clsWord|clsDigit) == 0:
 		return fieldNum
-	case f&^(clsWord|clsDigit|clsPunct) == 0 && logIsIP(w):
+	case f&^(clsWord|clsDigit|clsPunct) == 0 && len(w) >= 7 && len(w) <= 15 && logIsIP(w):
 		return fieldIP
 	case len(w) == 10 && f&^(clsWord|clsDigit|clsPunct) == 0 && logIsDate(w):
 		return fieldDate
@@ -190,7 +190,8 @@ func logFieldKind(w []byte, f uint8) uint8 {
 	return fieldWord
 }
 
-// logIsIP reports whether w is four dot-separated runs of one to three digits.
+// logIsIP reports whether w is four dot-separated runs of one to three digits
+// (7 to 15 bytes).
 func logIsIP(w []byte) bool {
 	parts, run := 0, 0
 	for _, c := range w {

@@ -62,6 +62,9 @@ type logFastCache struct {
 	// part's lines then go to the masker directly.
 	hits, misses int
 	off          bool
+	// tailHits counts the lines a tail answered, tailBytes the bytes the
+	// tails hold.
+	tailHits, tailBytes int
 	// The last line matched: its field kinds, and where each of its literal
 	// segments starts.
 	fields int
@@ -108,23 +111,37 @@ type logFastNode struct {
 }
 
 // logFastEdge is a literal segment: either followed by a field and the node
-// after it, or ending the line (leaf set).
+// after it, or ending the line (leaf set). The fields a walk reads of every
+// sibling it tries (the probe, the tail) come first, in one cache line.
 type logFastEdge struct {
-	lit  string
-	hits int64
-	next *logFastNode // the segment is followed by a field…
-	val  []byte       // …which was this word last time…
-	kind uint8        // …of this kind
-	// valWord is val's first 8 bytes (little endian) and valMask the bits
-	// val fills.
-	valWord, valMask uint64
 	// probe is the 8 bytes of lit at probeAt (those that tell it from its
 	// siblings), probeMask the bits of them lit fills: a line whose bytes
 	// differ there is not on this edge.
-	shared           int
-	probeAt          int
 	probe, probeMask uint64
-	leaf             *logFastLeaf // the segment ends the line
+	probeAt          int
+	// tail is a line's rest from this segment on, of a line whose fields
+	// from here on were all the same words as the line before through the
+	// same segments; tailLeaf, tailKinds and tailSegs (segment starts
+	// relative to this one) are where its walk went from here. A line whose
+	// rest is the same bytes goes the same way: see logFastCache.match.
+	tailLeaf *logFastLeaf
+	tail     []byte
+	lit      string
+	leaf     *logFastLeaf // the segment ends the line
+	next     *logFastNode // the segment is followed by a field…
+	val      []byte       // …which was this word last time…
+	kind     uint8        // …of this kind
+	// churn counts the lines in a row whose field here was another word
+	// than val: from logFastChurn on, val is neither compared nor kept (a
+	// clock's milliseconds change on every line) until churn wraps to 0.
+	churn uint8
+	// valWord is val's first 8 bytes (little endian) and valMask the bits
+	// val fills.
+	valWord, valMask uint64
+	hits             int64
+	shared           int
+	tailKinds        []uint8
+	tailSegs         []int32
 }
 
 // logFastLeaf is a template of the trie.
@@ -141,12 +158,24 @@ type logFastLeaf struct {
 func (c *logFastCache) reset() {
 	c.root = logFastNode{}
 	c.edges, c.hits, c.misses, c.off = 0, 0, 0, false
+	c.tailHits, c.tailBytes = 0, 0
 	c.steps, c.headLen = 0, 0
 }
 
 // match walks the trie with a line (without its '\n'). It returns the line's
 // template and level when the trie leads to one; c.kinds then holds the
 // line's field kinds.
+//
+// A segment may remember a tail: the rest of a line from that segment on,
+// and where the walk of that line went from there (its template, its fields'
+// kinds, its segments' starts). The walk from a node depends only on the
+// node and the rest of the line (only one segment of a node fits a line, a
+// field's kind is that of its word, and the trie only grows), so a line whose
+// rest from that segment is the same bytes ends the same way: one memequal
+// instead of a segment and a field at a time. The tail kept is that of the
+// segment after which every field of the line was the same word as on the
+// line before through the same segment (a clock's fields change on every
+// line, a template's constant tail does not).
 func (c *logFastCache) match(text []byte) (leaf *logFastLeaf, level int) {
 	if c.off {
 		return nil, LevelNone
@@ -173,15 +202,36 @@ func (c *logFastCache) match(text []byte) (leaf *logFastLeaf, level int) {
 			node, e = c.stepNode[fields-1], int(c.stepEnd[fields-1])
 		}
 	}
+	steps := fields
+	// cand is the first segment of the line's stable rest (candE where it
+	// starts, candF the fields before it): its tail to keep.
+	var cand *logFastEdge
+	candE, candF := 0, 0
 walk:
 	for node != nil {
 		rest := line[e:]
 		for i := range node.edges {
 			ed := &node.edges[i]
-			if ed.probeAt+8 <= len(rest) && binary.LittleEndian.Uint64(rest[ed.probeAt:])&ed.probeMask != ed.probe {
+			probed := ed.probeAt+8 <= len(rest)
+			if probed && binary.LittleEndian.Uint64(rest[ed.probeAt:])&ed.probeMask != ed.probe {
 				continue // the bytes where this segment differs from its siblings
 			}
-			if len(rest) < len(ed.lit) || string(rest[:len(ed.lit)]) != ed.lit {
+			if ed.tailLeaf != nil && len(ed.tail) == len(rest) && ed.tailLeaf.control == control && string(rest) == string(ed.tail) {
+				if fields+len(ed.tailKinds) > len(c.kinds) {
+					break walk
+				}
+				copy(c.kinds[fields:], ed.tailKinds)
+				for j, sg := range ed.tailSegs {
+					c.segs[fields+j] = int32(e) + sg
+				}
+				fields += len(ed.tailKinds)
+				leaf, cand = ed.tailLeaf, nil
+				c.tailHits++
+				ed.hit(node, i)
+				break walk
+			}
+			// A probe of a segment of at most 8 bytes compared all of them.
+			if !(probed && len(ed.lit) <= 8) && (len(rest) < len(ed.lit) || string(rest[:len(ed.lit)]) != ed.lit) {
 				continue
 			}
 			q := e + len(ed.lit)
@@ -195,11 +245,13 @@ walk:
 				break walk
 			}
 			var kind uint8
+			same := false
 			fe := q + len(ed.val)
-			if len(ed.val) > 0 && fe <= n && (fe == n || logClass[line[fe]]&clsWord == 0) &&
+			if ed.churn < logFastChurn && len(ed.val) > 0 && fe <= n && (fe == n || logClass[line[fe]]&clsWord == 0) &&
 				(len(ed.val) <= 8 && q+8 <= n && binary.LittleEndian.Uint64(line[q:])&ed.valMask == ed.valWord ||
 					string(line[q:fe]) == string(ed.val)) {
-				kind = ed.kind // the same word as last time
+				kind, same = ed.kind, true // the same word as last time
+				ed.churn = 0
 			} else {
 				f := uint8(0)
 				for fe = q; fe < n; fe++ {
@@ -213,7 +265,7 @@ walk:
 					continue
 				}
 				kind = logFieldKind(line[q:fe], f)
-				if fe-q <= logFastMaxVal {
+				if ed.churn < logFastChurn && fe-q <= logFastMaxVal {
 					ed.val, ed.kind = append(ed.val[:0], line[q:fe]...), kind
 					if w := fe - q; w < 8 && q+8 <= n {
 						ed.valMask = 1<<(8*w) - 1
@@ -222,6 +274,7 @@ walk:
 						ed.valWord, ed.valMask = logFastWord(ed.val)
 					}
 				}
+				ed.churn++ // wraps to 0: then val is tried again
 			}
 			if fields == len(c.kinds) {
 				break walk
@@ -230,17 +283,24 @@ walk:
 			next := ed.next
 			if fields < logFastResume {
 				c.stepNode[fields], c.stepEnd[fields] = next, int32(fe)
+				steps = fields + 1
+			}
+			ed = ed.hit(node, i)
+			switch {
+			case !same:
+				cand = nil
+			case cand == nil:
+				cand, candE, candF = ed, e, fields
 			}
 			fields++
 			e = fe
-			ed.hit(node, i)
 			node = next
 			continue walk
 		}
 		break
 	}
 	c.fields = fields
-	c.steps = min(fields, logFastResume)
+	c.steps = min(steps, logFastResume)
 	c.headLen = copy(c.head[:], line)
 	if leaf == nil {
 		c.misses++
@@ -250,6 +310,9 @@ walk:
 		return nil, LevelNone
 	}
 	c.hits++
+	if cand != nil {
+		c.keepTail(cand, leaf, line[candE:], candE, candF)
+	}
 	level = LevelNone
 	if len(line) >= 5 && logKlogLevel(line) {
 		level = logLevelKlog(line[0])
@@ -259,16 +322,50 @@ walk:
 	return leaf, level
 }
 
-// hit counts a use of edge i of node and moves it before a less used
-// neighbour, so that the frequent segments are tried first.
-func (ed *logFastEdge) hit(node *logFastNode, i int) {
-	if len(node.edges) == 1 {
+// Bounds of the tails: the longest a segment keeps, and the bytes a trie
+// keeps in all. logFastChurn is how many lines in a row a field may change
+// before its segment stops comparing it with the word before.
+const (
+	logFastMaxTail    = 1024
+	logFastTailBudget = 256 << 10
+	logFastChurn      = 8
+)
+
+// keepTail makes rest (the line from its segment ed on, at byte e after
+// fields fields) ed's tail, with the walk's answer from there: leaf, the
+// kinds of the fields after e and the starts of the segments from ed on.
+func (c *logFastCache) keepTail(ed *logFastEdge, leaf *logFastLeaf, rest []byte, e, fields int) {
+	if len(rest) > logFastMaxTail {
 		return
+	}
+	if grow := len(rest) + c.fields - fields; cap(ed.tail) < len(rest) || cap(ed.tailKinds) < c.fields-fields {
+		if c.tailBytes+grow > logFastTailBudget {
+			return
+		}
+		c.tailBytes += grow
+	}
+	ed.tail = append(ed.tail[:0], rest...)
+	ed.tailLeaf = leaf
+	ed.tailKinds = append(ed.tailKinds[:0], c.kinds[fields:c.fields]...)
+	ed.tailSegs = ed.tailSegs[:0]
+	for j := fields; j <= c.fields; j++ {
+		ed.tailSegs = append(ed.tailSegs, c.segs[j]-int32(e))
+	}
+}
+
+// hit counts a use of edge i of node and moves it before a less used
+// neighbour, so that the frequent segments are tried first. It returns
+// where the edge is then.
+func (ed *logFastEdge) hit(node *logFastNode, i int) *logFastEdge {
+	if len(node.edges) == 1 {
+		return ed
 	}
 	ed.hits++
 	if i > 0 && node.edges[i-1].hits < ed.hits {
 		node.edges[i-1], node.edges[i] = node.edges[i], node.edges[i-1]
+		return &node.edges[i-1]
 	}
+	return ed
 }
 
 // insert adds the template key (from mask) whose entry in the part's table is

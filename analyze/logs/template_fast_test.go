@@ -2,8 +2,10 @@ package logs
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
@@ -17,6 +19,12 @@ import (
 func checkFastPath(t *testing.T, lines [][]byte) int {
 	t.Helper()
 	var c logFastCache
+	return checkFastPathWith(t, &c, lines)
+}
+
+// checkFastPathWith is checkFastPath with the trie c.
+func checkFastPathWith(t *testing.T, c *logFastCache, lines [][]byte) int {
+	t.Helper()
 	var m logMasker
 	held := map[string]bool{}
 	hits := 0
@@ -124,5 +132,40 @@ func TestFastPathCountsExactly(t *testing.T) {
 				t.Errorf("%s: level %v with the fast path, %v without", path, fast.Levels[i], slow.Levels[i])
 			}
 		}
+	}
+}
+
+// TestFastPathTails holds the fast path to the masker on lines of the
+// benchmark log's layout (each with its own time and thread, the templates'
+// other fields constant), with some lines ending in CR and some with another
+// word in a constant field, and checks that the tails answered most of them
+// (see logFastCache.match).
+func TestFastPathTails(t *testing.T) {
+	noise := []string{
+		"o.a.s.c.SamzaContainer [INFO] Entering run loop.",
+		"o.a.s.s.k.KafkaSystemConsumer [DEBUG] kafka-system-consumer-checkpoint: Fetched 0 messages for ssp SystemStreamPartition [kafka, __samza_checkpoint_ver_1_for_seas-cloud-consumer_1, 0]",
+		"o.a.k.c.c.i.ConsumerCoordinator [INFO] [Consumer clientId=consumer-seas-1, groupId=seas] Setting offset for partition events-3 to the committed offset FetchPosition{offset=81237123}",
+		"o.a.s.c.RunLoop [DEBUG] Processed 1000 envelopes in 12 ms, blocked 3 ms",
+		"o.a.k.c.NetworkClient [WARN] [Consumer clientId=consumer-seas-2] Connection to node 3 (broker-3/10.0.0.3:9092) could not be established. Broker may not be available.",
+		"o.a.s.s.StorageManager [INFO] Restoring store kv-store from changelog, 12 partitions",
+	}
+	rng := rand.New(rand.NewSource(3))
+	var lines [][]byte
+	for i := 0; i < 4000; i++ {
+		msg := noise[rng.Intn(len(noise))]
+		switch rng.Intn(20) {
+		case 0: // another word in a constant field, or none
+			msg = strings.Replace(msg, "3", []string{"4", "0x1f", "a", "3.3.3.3", ""}[rng.Intn(5)], 1)
+		case 1:
+			msg += "\r"
+		case 2:
+			msg = strings.Replace(msg, "INFO", "WARN", 1)
+		}
+		lines = append(lines, []byte(fmt.Sprintf("2023-06-21 00:%02d:%02d.%03d [pool-%d-thread-%d] %s", i/600%60, i/10%60, rng.Intn(1000), 1+rng.Intn(4), 1+rng.Intn(8), msg)))
+	}
+	var c logFastCache
+	hits := checkFastPathWith(t, &c, lines)
+	if c.tailHits < hits/2 {
+		t.Errorf("the tails answered %d of the %d lines the trie did", c.tailHits, hits)
 	}
 }

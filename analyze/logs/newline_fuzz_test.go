@@ -1,0 +1,56 @@
+package logs
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/leakui/leakui/internal/fixtures"
+)
+
+// FuzzNewlines holds logNewlines (the AVX2 scan where the machine has it) to
+// logNewlinesGeneric and both to a byte loop, from every start of the input
+// and with room for 32 to 96 ends: the same ends, in order, stopping at the
+// same place.
+func FuzzNewlines(f *testing.F) {
+	f.Add([]byte("a\nbb\n\n\nccc"), uint8(0))
+	f.Add(make([]byte, 200), uint8(5))
+	f.Add([]byte("\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\nxyz\n"), uint8(1))
+	f.Fuzz(func(t *testing.T, in []byte, room uint8) {
+		size := 32 + int(room)%65
+		for from := 0; from <= len(in); from++ {
+			var want []int32
+			for i := from; i < len(in) && len(want) < size; i++ {
+				if in[i] == '\n' {
+					want = append(want, int32(i))
+				}
+			}
+			got := logNewlines(in, from, make([]int32, 0, size))
+			generic := logNewlinesGeneric(in, from, make([]int32, 0, size))
+			if !slices.Equal(got, want) || !slices.Equal(generic, want) {
+				t.Fatalf("from %d, room %d: logNewlines %v, generic %v, want %v", from, size, got, generic, want)
+			}
+		}
+	})
+}
+
+// TestOverviewGenericNewlines counts the testdata logs with the overview
+// twice, with the vector newline scan and with the generic one (what machines
+// without AVX2 run), in the variants of the count tests: the same reports.
+func TestOverviewGenericNewlines(t *testing.T) {
+	if !logHasNewlinesAVX2 {
+		t.Log("no AVX2 here: both runs are generic")
+	}
+	for _, path := range fixtures.Glob(t, "logs", "*") {
+		for _, v := range countVariants[:4] {
+			vector := countFile(t, v, path, CountOptions{Overview: true})
+			was := logHasNewlinesAVX2
+			logHasNewlinesAVX2 = false
+			generic := countFile(t, v, path, CountOptions{Overview: true})
+			logHasNewlinesAVX2 = was
+			if !reflect.DeepEqual(vector, generic) {
+				t.Errorf("%s, %s: the overview differs with the generic newline scan", path, v.name)
+			}
+		}
+	}
+}
