@@ -17,7 +17,7 @@ func (h *Heap) Analyze(progress func(string, float64)) (err error) {
 	}
 	held := h.mem.used
 	defer func() {
-		if err != nil {
+		if !h.analyzed { // an error, or a panic unwinding the analysis
 			h.idom, h.retained, h.domKids, h.bfs = nil, nil, csr{}, nil
 			h.mem.uncharge(h.mem.used - held)
 		}

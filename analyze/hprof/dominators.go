@@ -84,11 +84,20 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 	count := uint32(len(vertex) - 1) // reached vertices, numbered 1..count
 	progress("dominators", 0.2)
 
-	// Referrers of every object (the virtual root refers to each root, which
-	// isRoot marks), only while the semidominators are computed.
+	// What the rest needs is known: charge it all now, so that a heap too big fails
+	// before the longest part.
 	if err := charge(4*int64(n+1)+4*int64(len(h.out.targets))+4*int64(n)+int64(n), "the referrers"); err != nil {
 		return nil, nil, err
 	}
+	if err := charge(12*int64(count+1)+4*1024, "the semidominators"); err != nil {
+		return nil, nil, err
+	}
+	if err := m.charge(4*int64(n), "the immediate dominators"); err != nil { // kept
+		return nil, nil, err
+	}
+
+	// Referrers of every object (the virtual root refers to each root, which
+	// isRoot marks), only while the semidominators are computed.
 	in := h.out.reverse(int(n))
 	isRoot := make([]bool, n)
 	for _, o := range rootTargets {
@@ -96,9 +105,6 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 	}
 	progress("dominators", 0.4)
 
-	if err := charge(12*int64(count+1)+4*1024, "the semidominators"); err != nil {
-		return nil, nil, err
-	}
 	semi := make([]uint32, count+1)
 	label := make([]uint32, count+1)
 	dom := make([]uint32, count+1)
@@ -170,9 +176,6 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 			c = dom[c]
 		}
 		dom[k] = c
-	}
-	if err := m.charge(4*int64(n), "the immediate dominators"); err != nil { // kept
-		return nil, nil, err
 	}
 	idom = make([]uint32, n)
 	for o := range idom {

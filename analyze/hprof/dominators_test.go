@@ -66,9 +66,11 @@ func naiveDominators(h *Heap) []uint32 {
 
 // checkDominators compares the semi-NCA dominators with the naive ones for every
 // object.
-func checkDominators(t *testing.T, h *Heap) {
+func checkDominators(t *testing.T, h *Heap) []uint32 {
 	t.Helper()
-	h.Analyze(nil)
+	if err := h.Analyze(nil); err != nil {
+		t.Fatal(err)
+	}
 	want := naiveDominators(h)
 	bad := 0
 	for o := range want {
@@ -81,11 +83,14 @@ func checkDominators(t *testing.T, h *Heap) {
 	if bad > 0 {
 		t.Errorf("%d of %d immediate dominators differ", bad, len(want))
 	}
+	return want
 }
 
 // TestDominatorsOfARealDumpByRemoval checks every object's immediate dominator in
 // the dump of a small LeakShape heap against the naive computation. The dump is
-// gzip-compressed (jcmd GC.heap_dump -gz=1), which Open inflates.
+// gzip-compressed (jcmd GC.heap_dump -gz=1), which Open inflates. Then it
+// round-trips the dominator tree through the index (WriteIndex, OpenIndex) and
+// checks every node's children and path in it against the removal computation.
 func TestDominatorsOfARealDumpByRemoval(t *testing.T) {
 	jh := runJava(t, "LeakShape", true, []string{"-XX:+UseSerialGC", "-Xmx64m"}, "3", "4096", "30", "10")
 	h, err := Open(jh.Dump, OpenOptions{TempDir: t.TempDir()})
@@ -94,8 +99,10 @@ func TestDominatorsOfARealDumpByRemoval(t *testing.T) {
 	}
 	defer h.Close()
 	start := time.Now()
-	checkDominators(t, h)
+	want := checkDominators(t, h)
 	t.Logf("%d objects, %d references: checked in %v", h.Objects(), len(h.out.targets), time.Since(start))
+	data := writeIndex(t, h)
+	checkIndex(t, h, mustOpenIndex(t, data), want)
 }
 
 // TestDominatorsOfRandomGraphs checks the algorithm on random graphs with cycles,

@@ -3,19 +3,32 @@ package hprof
 import (
 	"bytes"
 	"testing"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // FuzzParse reads arbitrary bytes as a heap dump and reports on what parses: it
-// never panics, and memory stays bounded by the input (objects are capped).
+// never panics, memory stays bounded by the input (objects are capped), and what
+// the parse charged to its budget is all given back, on an error or at Close.
 func FuzzParse(f *testing.F) {
 	f.Add(loopDump(4))
 	f.Add(loopDump(8))
 	f.Add([]byte("JAVA PROFILE 1.0.1\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := Parse(bytes.NewReader(data), int64(len(data)), Options{MaxObjects: 1 << 16})
+		budget := analyze.NewBudget(0).Child(64 << 20)
+		h, err := Parse(bytes.NewReader(data), int64(len(data)), Options{MaxObjects: 1 << 16, Budget: budget})
 		if err != nil {
+			if budget.Used() != 0 {
+				t.Fatalf("%d bytes charged after %v", budget.Used(), err)
+			}
 			return
 		}
+		defer func() {
+			h.Close()
+			if budget.Used() != 0 {
+				t.Fatalf("%d bytes charged after Close", budget.Used())
+			}
+		}()
 		rep, err := h.NewReport(ReportOptions{}, nil)
 		if err != nil {
 			return

@@ -174,8 +174,9 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 		threadObjs: map[uint32]uint32{}, bigSize: map[uint32]int64{},
 		mem: meter{budget: opt.Budget},
 	}
+	done := false
 	defer func() {
-		if err != nil {
+		if !done { // an error, or a panic unwinding the parse (a progress callback may)
 			h.mem.release()
 		}
 	}()
@@ -193,6 +194,13 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 		return nil, err
 	}
 	if err := h.mem.flush(); err != nil {
+		return nil, err
+	}
+	// The object count is known: the per-object arrays the analysis will hold at its
+	// peak (see analysisBytes) must fit beside what pass 1 holds but will give back.
+	slabs := p1.ids.bytes() + p1.cls.bytes() + p1.size.bytes() + p1.hashOrd.bytes() + p1.hashVal.bytes()
+	if err := h.mem.probe(analysisBytes(int64(p1.n), 0)-slabs-p1.rootsCharged,
+		fmt.Sprintf("the analysis of %d objects", p1.n)); err != nil {
 		return nil, err
 	}
 	if err := p1.finish(); err != nil {
@@ -223,7 +231,7 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	if err := h.resolveRoots(p1.roots); err != nil {
 		return nil, err
 	}
-	h.mem.uncharge(int64(cap(p1.roots)) * rawRootSize)
+	h.mem.uncharge(p1.rootsCharged)
 	p1.roots = nil
 	if h.dups, err = h.duplicateStrings(); err != nil {
 		return nil, err
@@ -233,25 +241,33 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	if err := h.mem.flush(); err != nil {
 		return nil, err
 	}
+	// The references are known: the dominators' arrays must fit beside the heap.
+	n, e := int64(len(h.ids)), int64(len(h.out.targets))
+	if err := h.mem.probe(analysisBytes(n, e)-parsedBytes(n, e),
+		fmt.Sprintf("the analysis of %d objects and %d references", n, e)); err != nil {
+		return nil, err
+	}
+	done = true
 	return h, nil
 }
 
 // pass1 collects the names, classes, stack traces, roots and, for every object, its
 // identifier, class and (for arrays) shallow size.
 type pass1 struct {
-	h        *Heap
-	max      int64
-	progress func(string, float64)
-	seed     maphash.Seed
-	ids      slab[uint64]
-	cls      slab[uint32]
-	size     slab[uint32]
-	hashOrd  slab[uint32]
-	hashVal  slab[uint64]
-	roots    []rawRoot
-	prim     [12]uint32 // class number of each primitive array type
-	classCls uint32     // class number of java.lang.Class
-	n        uint32
+	h            *Heap
+	max          int64
+	progress     func(string, float64)
+	seed         maphash.Seed
+	ids          slab[uint64]
+	cls          slab[uint32]
+	size         slab[uint32]
+	hashOrd      slab[uint32]
+	hashVal      slab[uint64]
+	roots        []rawRoot
+	rootsCharged int64      // what roots has charged
+	prim         [12]uint32 // class number of each primitive array type
+	classCls     uint32     // class number of java.lang.Class
+	n            uint32
 }
 
 type rawRoot struct {
@@ -323,7 +339,9 @@ func (p *pass1) stackTrace(serial, thread uint32, frames []uint64) {
 
 func (p *pass1) root(kind RootKind, id uint64, thread uint32, frame int32, trace uint32) {
 	if len(p.roots) == cap(p.roots) {
-		p.h.mem.chargeSmall(int64(max(cap(p.roots), 64))*rawRootSize, "GC roots")
+		grow := int64(max(cap(p.roots), 64)) * rawRootSize
+		p.rootsCharged += grow
+		p.h.mem.chargeSmall(grow, "GC roots")
 	}
 	p.roots = append(p.roots, rawRoot{id: id, kind: kind, thread: thread, frame: frame, trace: trace})
 }

@@ -3,6 +3,7 @@ package hprof
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"testing"
 
 	"github.com/leakui/leakui/analyze"
@@ -14,10 +15,14 @@ import (
 // only with ErrMalformed (or ErrInvalidParameter for a node the index does not
 // have), and OpenIndex allocates no more than the input's size.
 func FuzzOpenIndex(f *testing.F) {
-	h := smallDumpHeap(f)
-	data := writeIndex(f, h)
-	f.Add(data)
-	f.Add(data[:indexHeaderSize])
+	// Fuzzing workers get their inputs from the coordinator, and may be killed
+	// before a test's cleanup would stop the JVM: only the coordinator (or go test
+	// without -fuzz) runs the JDK for the seed.
+	if !fuzzWorker() {
+		data := writeIndex(f, smallDumpHeap(f))
+		f.Add(data)
+		f.Add(data[:indexHeaderSize])
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x, err := OpenIndex(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
@@ -30,4 +35,11 @@ func FuzzOpenIndex(f *testing.F) {
 			t.Fatalf("reading the nodes: %v", err)
 		}
 	})
+}
+
+// fuzzWorker tells whether this process is a fuzzing worker (go test -fuzz starts
+// them with -test.fuzzworker).
+func fuzzWorker() bool {
+	w := flag.Lookup("test.fuzzworker")
+	return w != nil && w.Value.String() == "true"
 }

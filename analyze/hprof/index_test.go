@@ -171,19 +171,6 @@ func TestIndexOfLeakShape(t *testing.T) {
 	}
 }
 
-// TestIndexOfTheSmallDump round-trips the index of the dump that
-// TestDominatorsOfARealDumpByRemoval checks, and compares every path of the index
-// with the chain of immediate dominators found by removal.
-func TestIndexOfTheSmallDump(t *testing.T) {
-	h := smallDumpHeap(t)
-	data := writeIndex(t, h)
-	x, err := OpenIndex(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkIndex(t, h, x, naiveDominators(h))
-}
-
 // TestIndexPaging pages through the top level and a big node.
 func TestIndexPaging(t *testing.T) {
 	h := smallDumpHeap(t)
@@ -303,7 +290,7 @@ func TestIndexCorrupt(t *testing.T) {
 			}
 			if err == nil {
 				accepted++
-				err = walkIndex(x, 1<<30)
+				err = walkIndex(x, 2048)
 				if err == nil {
 					continue // a change that leaves the index valid (a reserved word, a text moved)
 				}

@@ -60,6 +60,21 @@ func (m *meter) flush() error {
 	return m.err
 }
 
+// probe tells whether n more bytes could be charged now, without keeping them: a
+// stage that knows a lower bound of what the later ones need fails at once.
+func (m *meter) probe(n int64, what string) error {
+	if m.budget == nil || n <= 0 {
+		return nil
+	}
+	peak := m.peak
+	if err := m.charge(n, what); err != nil {
+		return err
+	}
+	m.uncharge(n)
+	m.peak = peak
+	return nil
+}
+
 // uncharge gives back n bytes no longer held.
 func (m *meter) uncharge(n int64) {
 	if m.budget == nil || n <= 0 {
@@ -74,4 +89,18 @@ func (m *meter) uncharge(n int64) {
 func (m *meter) release() {
 	m.uncharge(m.used)
 	m.small = 0
+}
+
+// parsedBytes is what a parsed heap of n objects and e references holds in its
+// per-object arrays: identifiers, classes, sizes and the references' offsets and
+// targets.
+func parsedBytes(n, e int64) int64 { return 8*n + 4*n + 4*n + 4*(n+1) + 4*e }
+
+// analysisBytes is a lower bound of what the analysis of n objects and e
+// references holds at its peak, in the semidominators: the parsed arrays, the
+// depth-first numbering, parents and order, the referrers (offsets, targets and
+// fill), the roots' marks and the immediate dominators (dominators.go charges
+// these and more).
+func analysisBytes(n, e int64) int64 {
+	return parsedBytes(n, e) + 4*(n+1) + 4*(n+2) + 4*(n+2) + 4*(n+1) + 4*e + 4*n + n + 4*n
 }

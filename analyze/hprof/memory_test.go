@@ -3,6 +3,7 @@ package hprof
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -102,6 +103,39 @@ func TestParseUnderABudget(t *testing.T) {
 		}
 	}
 
+	// Analyze refused at each of its stages leaves the parsed heap as it was (and
+	// its charge), and runs once the budget has room.
+	for k := int64(1); k <= 9; k++ {
+		budget := server.Child(peak)
+		h, err := Open(jh.Dump, OpenOptions{TempDir: t.TempDir(), Options: Options{Budget: budget}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed := budget.Used()
+		room := (peak - parsed) * k / 10
+		other := peak - parsed - room // held by something else of the same analysis
+		if err := budget.Charge(other); err != nil {
+			t.Fatal(err)
+		}
+		err = h.Analyze(nil)
+		if !errors.Is(err, analyze.ErrTooLarge) || budget.Used() != parsed+other {
+			t.Fatalf("Analyze with %d%% of the room it needs: %v; %d bytes charged, %d before", 10*k, err, budget.Used(), parsed+other)
+		}
+		t.Logf("Analyze with %d%% of the room it needs: %v", 10*k, err)
+		budget.Uncharge(other)
+		rep, err := h.NewReport(ReportOptions{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := reportJSON(t, rep); got != want {
+			t.Errorf("the report after a refused Analyze differs")
+		}
+		h.Close()
+		if budget.Used() != 0 || server.Used() != 0 {
+			t.Fatalf("%d and %d bytes still charged", budget.Used(), server.Used())
+		}
+	}
+
 	// The server's budget held by other analyses.
 	busy := analyze.NewBudget(peak)
 	if err := busy.Charge(peak / 2); err != nil {
@@ -157,4 +191,67 @@ func parsedCharge(t *testing.T, dump string) int64 {
 	}
 	defer h.Close()
 	return budget.Used()
+}
+
+// TestBudgetAfterAPanickingProgress unwinds Parse and Analyze by a panic from the
+// progress callback (as a server closing does) at each stage: nothing stays
+// charged beyond the parsed heap, and the inflated copy of the dump is removed.
+func TestBudgetAfterAPanickingProgress(t *testing.T) {
+	jh := runJava(t, "LeakShape", true, []string{"-XX:+UseSerialGC", "-Xmx64m"}, "3", "4096", "30", "10")
+	type stop struct{}
+	panicAt := func(stage string) func(string, float64) {
+		return func(s string, _ float64) {
+			if s == stage {
+				panic(stop{})
+			}
+		}
+	}
+	unwinds := func(f func()) (stopped bool) {
+		defer func() {
+			if p := recover(); p != nil {
+				if _, ok := p.(stop); !ok {
+					panic(p)
+				}
+				stopped = true
+			}
+		}()
+		f()
+		return false
+	}
+	for _, stage := range []string{"read", "index", "references"} {
+		budget := analyze.NewBudget(0).Child(0)
+		tmp := t.TempDir()
+		if !unwinds(func() {
+			Open(jh.Dump, OpenOptions{TempDir: tmp, Options: Options{Budget: budget, Progress: panicAt(stage)}})
+		}) {
+			t.Fatalf("Parse did not reach %q", stage)
+		}
+		if budget.Used() != 0 {
+			t.Errorf("Parse unwound at %q: %d bytes still charged", stage, budget.Used())
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("Parse unwound at %q left %d files in its TempDir", stage, len(left))
+		}
+	}
+	for _, stage := range []string{"dominators", "retained", "paths"} {
+		budget := analyze.NewBudget(0).Child(0)
+		h, err := Open(jh.Dump, OpenOptions{TempDir: t.TempDir(), Options: Options{Budget: budget}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed := budget.Used()
+		if !unwinds(func() { h.Analyze(panicAt(stage)) }) {
+			t.Fatalf("Analyze did not reach %q", stage)
+		}
+		if budget.Used() != parsed {
+			t.Errorf("Analyze unwound at %q: %d bytes charged, %d after Parse", stage, budget.Used(), parsed)
+		}
+		if err := h.Analyze(nil); err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+		if budget.Used() != 0 {
+			t.Errorf("%d bytes charged after Close", budget.Used())
+		}
+	}
 }

@@ -42,12 +42,18 @@ func Open(path string, opt OpenOptions) (*Heap, error) {
 		}
 		f = tmp
 	}
+	opened := false
+	defer func() {
+		if !opened { // an error, or a panic unwinding the parse
+			closeFile(f, f.Name() != path)
+		}
+	}()
 	h, err := OpenFile(f, opt.Options)
 	if err != nil {
-		closeFile(f, f.Name() != path)
 		return nil, err
 	}
 	h.closer = func() error { return closeFile(f, f.Name() != path) }
+	opened = true
 	return h, nil
 }
 
@@ -61,10 +67,13 @@ func OpenFile(f *os.File, opt Options) (*Heap, error) {
 }
 
 // Close releases the dump's file (and its inflated copy) when Open opened it, and
-// gives back what the Heap charged to Options.Budget; the Heap is not to be used
-// after.
+// gives back what the Heap charged to Options.Budget, dropping the arrays it
+// charged them for; the Heap is not to be used after (a Report made before is).
 func (h *Heap) Close() error {
 	h.mem.release()
+	h.ids, h.class, h.size, h.sortedIDs, h.sortedOrd, h.index = nil, nil, nil, nil, nil, idIndex{}
+	h.out, h.strings, h.Roots, h.names = csr{}, nil, nil, nil
+	h.idom, h.retained, h.domKids, h.bfs, h.analyzed = nil, nil, csr{}, nil, false
 	if h.closer == nil {
 		return nil
 	}

@@ -61,13 +61,12 @@ func (r *resolver) run() error {
 	return walk(s, r.h.dataStart, r)
 }
 
-func (r *resolver) utf8(uint64, []byte)                 {}
-func (r *resolver) loadClass(uint32, uint64, uint64)    {}
-func (r *resolver) stackFrame(rawFrame)                 {}
-func (r *resolver) stackTrace(uint32, uint32, []uint64) {}
-func (r *resolver) failed() error                       { return nil }
-
+func (r *resolver) utf8(uint64, []byte)                          {}
+func (r *resolver) loadClass(uint32, uint64, uint64)             {}
+func (r *resolver) stackFrame(rawFrame)                          {}
+func (r *resolver) stackTrace(uint32, uint32, []uint64)          {}
 func (r *resolver) root(RootKind, uint64, uint32, int32, uint32) {}
+func (r *resolver) failed() error                                { return nil }
 
 func (r *resolver) class(d *classDump) error {
 	o := r.n

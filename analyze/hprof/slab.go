@@ -46,6 +46,16 @@ func (s *slab[T]) add(v T) error {
 
 func (s *slab[T]) len() int { return s.n }
 
+// bytes is the size of the slab's chunks.
+func (s *slab[T]) bytes() int64 {
+	var v T
+	var n int64
+	for _, c := range s.chunks {
+		n += int64(cap(c))
+	}
+	return n * int64(unsafe.Sizeof(v))
+}
+
 func (s *slab[T]) charge(values int) error {
 	if s.meter == nil {
 		return nil
