@@ -31,6 +31,7 @@
   // reveal shows the buttons that need this script (hidden without it, when
   // the links to each object's page serve instead).
   function reveal(scope) {
+    scope.querySelectorAll("[data-lazy], [data-testid=dominator-chain]").forEach(function (l) { l.setAttribute("data-js", ""); });
     scope.querySelectorAll("[data-testid=dominator-expand][hidden], [data-testid=suspect-chain][hidden]").forEach(function (b) { b.hidden = false; });
   }
 

@@ -72,7 +72,14 @@ func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
 	if len(form.files) > 1 {
 		return s.planJavaHeapDumps(form)
 	}
-	return &reportPlan{kind: kindJavaHeapDump, params: map[string]any{}, summary: map[string]any{}, background: true}, nil
+	return &reportPlan{kind: kindJavaHeapDump, params: map[string]any{}, summary: heapDumpPending{Analyzing: true}, background: true}, nil
+}
+
+// heapDumpPending is the summary of a heap dump report until its background
+// analysis replaces it: analyzing, or failed with the reason, for listings.
+type heapDumpPending struct {
+	Analyzing bool   `json:"analyzing,omitempty"`
+	Failed    string `json:"failed,omitempty"`
 }
 
 // heapDumpSummaryOf keeps the top of a heap dump's analysis as its report's
@@ -94,8 +101,16 @@ func heapDumpSummaryLine(raw json.RawMessage) string {
 		Objects   int64  `json:"objects"`
 		Reachable int64  `json:"reachable"`
 		Headline  string `json:"headline"`
+		heapDumpPending
 	}
 	if json.Unmarshal(raw, &s) != nil || s.Objects == 0 {
+		switch {
+		case s.Failed != "":
+			_, msg := parseFailedReason(s.Failed)
+			return "the analysis failed: " + msg
+		case s.Analyzing:
+			return "analyzing…"
+		}
 		return ""
 	}
 	line := fmt.Sprintf("%s objects, %s reachable", analyze.FormatCount(s.Objects), analyze.FormatBytes(s.Reachable))

@@ -138,6 +138,9 @@ func TestHeapDumpAnalysisInBackground(t *testing.T) {
 	if code, _, md := ts.get(t, up.ReportURL+".md"); code != http.StatusOK || !strings.Contains(string(md), "The analysis is running") {
 		t.Errorf("Markdown while analyzing: %d %s", code, md)
 	}
+	if _, _, page := ts.get(t, "/"); strings.Count(string(page), "— analyzing…") != 2 {
+		t.Errorf("the dashboard does not list the two reports as analyzing")
+	}
 	release()
 	for _, id := range []string{up.ReportID, up2.ReportID} {
 		if st := ts.waitAnalysis(t, id); st.Status != "done" {
@@ -227,6 +230,9 @@ func TestHeapDumpAnalysisFails(t *testing.T) {
 		doc, _ := jvmGetPage(t, ts, up.ReportURL)
 		if got := doc.Find(`[data-testid=analysis][data-status=failed] [data-testid=analysis-error]`).Text(); !strings.Contains(got, st.Error) {
 			t.Errorf("%s: the page says %q", c.name, got)
+		}
+		if _, _, page := ts.get(t, "/"); !strings.Contains(string(page), "the analysis failed: "+st.Error) {
+			t.Errorf("%s: the dashboard does not list the report as failed", c.name)
 		}
 		if _, _, md := ts.get(t, up.ReportURL+".md"); !strings.Contains(string(md), "The analysis failed (422)") {
 			t.Errorf("%s: Markdown %s", c.name, md)

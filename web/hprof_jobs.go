@@ -241,7 +241,8 @@ func (j *heapDumpJobs) run(id string) error {
 		if code >= 500 {
 			j.s.log.Error("heap dump analysis failed", "report", id, "err", err)
 		}
-		if serr := j.s.store.SetReportState(rctx, id, store.ReportFailed, failedReason(code, msg), nil); serr != nil && !errors.Is(serr, store.ErrNotFound) {
+		reason := failedReason(code, msg)
+		if serr := j.s.store.SetReportState(rctx, id, store.ReportFailed, reason, mustJSON(heapDumpPending{Failed: reason})); serr != nil && !errors.Is(serr, store.ErrNotFound) {
 			j.s.log.Error("recording a failed heap dump analysis", "report", id, "err", serr)
 		}
 		return err
