@@ -323,7 +323,7 @@ walk:
 }
 
 // Bounds of the tails: the longest a segment keeps, and the bytes a trie
-// keeps in all. logFastChurn is how many lines in a row a field may change
+// keeps in all (the tails, their kinds and their segment starts). logFastChurn is how many lines in a row a field may change
 // before its segment stops comparing it with the word before.
 const (
 	logFastMaxTail    = 1024
@@ -338,7 +338,7 @@ func (c *logFastCache) keepTail(ed *logFastEdge, leaf *logFastLeaf, rest []byte,
 	if len(rest) > logFastMaxTail {
 		return
 	}
-	if grow := len(rest) + c.fields - fields; cap(ed.tail) < len(rest) || cap(ed.tailKinds) < c.fields-fields {
+	if grow := len(rest) + 5*(c.fields-fields) + 4; cap(ed.tail) < len(rest) || cap(ed.tailKinds) < c.fields-fields {
 		if c.tailBytes+grow > logFastTailBudget {
 			return
 		}
