@@ -94,8 +94,12 @@ func (l loadedTop) WriteTopText(w io.Writer, o pprof.TextOptions) error {
 }
 
 // openStreamedFile reads the tables of a profile.proto file for streaming; it
-// answers pprof.ErrNotStreamable, unwrapped, for a file to load whole.
+// answers pprof.ErrNotStreamable, unwrapped, for a file to load whole: not a
+// profile.proto, or not a regular file, which could not be read twice.
 func openStreamedFile(path string, limit int64) (*pprof.StreamedProfile, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, pprof.ErrNotStreamable // a pipe (<(zcat …)) is read once
+	}
 	open := func() (io.ReadCloser, error) { return os.Open(path) }
 	sp, err := pprof.OpenStreamed(open, limit, cliBudget())
 	if err != nil && !errors.Is(err, pprof.ErrNotStreamable) {
