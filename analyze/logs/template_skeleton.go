@@ -2,7 +2,6 @@ package logs
 
 import (
 	"encoding/binary"
-	"math/bits"
 )
 
 // The skeleton cache, in front of the trie of template_fast.go. A line's
@@ -21,8 +20,9 @@ import (
 // skeleton has a '0' before the 'x').
 //
 // The cache compares a line's skeleton with an entry's 32 bytes at a time
-// with AVX2 (skeleton_amd64.s), else 8 (logSkeletonWord); an entry is found by a hash of the line's length and of
-// the skeleton's last 16 bytes and 8 bytes at its middle, two entries a hash.
+// with AVX2 (skeleton_amd64.s), else 8 (logSkeletonWord); an entry is found
+// by a hash of the line's length and of the skeleton's 8 bytes at its middle,
+// two entries a hash.
 //
 // TestSkeletonCacheMatchesMask and FuzzTemplateSkeleton hold the cache to the
 // masker.
@@ -75,15 +75,13 @@ func logSkeletonWord(x uint64) uint64 {
 	return x&^m | m&0x3030303030303030
 }
 
-// logSkelHash hashes a line of at least 8 bytes by its length and its
-// skeleton's words at its end and middle.
+// logSkelHash hashes a line of at least 8 bytes by its length and the 8
+// bytes of its skeleton at its middle.
 func logSkelHash(line []byte) uint64 {
 	n := len(line)
-	a := logSkeletonWord(binary.LittleEndian.Uint64(line[n-8:]))
 	b := logSkeletonWord(binary.LittleEndian.Uint64(line[n/2-4:]))
-	h := (a ^ uint64(n)) * 0x9e3779b97f4a7c15
-	h = (bits.RotateLeft64(h, 29) ^ b) * 0xbf58476d1ce4e5b9
-	return h ^ h>>31
+	h := (b ^ uint64(n)<<3) * 0x9e3779b97f4a7c15
+	return h ^ h>>29
 }
 
 // logSkelEqual reports whether line's skeleton is skel (of the same length,
