@@ -28,10 +28,12 @@ import (
 // masker.
 
 // logSkelBuckets is the number of buckets of a skeleton cache (two entries
-// each), and logSkelMaxLine the longest line it keeps.
+// each; the top logSkelBucketBits of a hash pick one), and logSkelMaxLine the
+// longest line it keeps.
 const (
-	logSkelBuckets = 128
-	logSkelMaxLine = 512
+	logSkelBucketBits = 7
+	logSkelBuckets    = 1 << logSkelBucketBits
+	logSkelMaxLine    = 512
 )
 
 // logSkelCache is the skeleton cache of one scanner and one part.
@@ -75,15 +77,6 @@ func logSkeletonWord(x uint64) uint64 {
 	return x&^m | m&0x3030303030303030
 }
 
-// logSkelHash hashes a line of at least 8 bytes by its length and the 8
-// bytes of its skeleton at its middle.
-func logSkelHash(line []byte) uint64 {
-	n := len(line)
-	b := logSkeletonWord(binary.LittleEndian.Uint64(line[n/2-4:]))
-	h := (b ^ uint64(n)<<3) * 0x9e3779b97f4a7c15
-	return h ^ h>>29
-}
-
 // logSkelEqual reports whether line's skeleton is skel (of the same length,
 // at least 8): with AVX2 32 bytes a compare (skeleton_amd64.s), else 8.
 func logSkelEqual(line, skel []byte) bool {
@@ -114,11 +107,23 @@ func (c *logSkelCache) lookup(text []byte) (e *logSkelEntry, hash uint64) {
 	if c.off || len(text) < 8 || len(text) > logSkelMaxLine {
 		return nil, 0
 	}
-	hash = logSkelHash(text)
-	b := 2 * int(hash%logSkelBuckets)
+	n := len(text)
+	// The hash: the line's length and its skeleton's middle 8 bytes,
+	// multiplied by an odd constant whose top bits pick the bucket.
+	hash = (logSkeletonWord(binary.LittleEndian.Uint64(text[n/2-4:])) ^ uint64(n)<<3) * 0x9e3779b97f4a7c15
+	b := 2 * int(hash>>(64-logSkelBucketBits))
 	for i := b; i < b+2; i++ {
 		e := &c.slots[i]
-		if e.hash == hash && len(e.skel) == len(text) && logSkelEqual(text, e.skel) {
+		if e.hash != hash || len(e.skel) != n {
+			continue
+		}
+		var same bool // logSkelEqual, written out: a call less
+		if logHasSkelAVX2 && n >= 32 {
+			same = logSkelEqualAVX2(text, e.skel)
+		} else {
+			same = logSkelEqualGeneric(text, e.skel)
+		}
+		if same {
 			e.uses++
 			c.hits++
 			return e, hash
@@ -143,7 +148,7 @@ func (c *logSkelCache) keep(text []byte, hash uint64, stat *logTemplateStat, lev
 			return // 0x… and 1x… mask apart
 		}
 	}
-	b := 2 * int(hash%logSkelBuckets)
+	b := 2 * int(hash>>(64-logSkelBucketBits))
 	e := &c.slots[b]
 	if o := &c.slots[b+1]; len(o.skel) == 0 || (len(e.skel) > 0 && o.uses < e.uses) {
 		e = o
