@@ -200,11 +200,23 @@ func (s *logScanner) overviewLine(text []byte, line int64, long bool) {
 }
 
 // template counts the template of one line in the part's table and returns
-// the line's level: through the fast path (template_fast.go) when the line's
-// template is in the scanner's trie, else through the masker, adding the
-// template to the trie.
+// the line's level: through the skeleton cache (template_skeleton.go) when a
+// line of the same skeleton was counted before, else through the fast path
+// (template_fast.go) when the line's template is in the scanner's trie, else
+// through the masker, adding the template to the trie; the last two keep the
+// line's skeleton.
 func (s *logScanner) template(ov *logOverviewPart, text []byte, line int64, long bool) int {
+	var hash uint64
 	if !long && !logFastDisabled {
+		var e *logSkelEntry
+		if e, hash = s.skel.lookup(text); e != nil {
+			if e.stat != nil {
+				e.stat.count++ // its kinds are the template's already
+			} else {
+				ov.table.overflow++
+			}
+			return e.level
+		}
 		if leaf, level := s.fast.match(text); leaf != nil {
 			if st := leaf.stat; st != nil {
 				st.count++
@@ -214,6 +226,7 @@ func (s *logScanner) template(ov *logOverviewPart, text []byte, line int64, long
 			} else {
 				ov.table.overflow++
 			}
+			s.skel.keep(text, hash, leaf.stat, level)
 			return level
 		}
 	}
@@ -224,6 +237,9 @@ func (s *logScanner) template(ov *logOverviewPart, text []byte, line int64, long
 	}
 	st := ov.table.add(s.masker.key, s.masker.kinds, text, level, line)
 	s.fast.insert(s.masker.key, st)
+	if !logFastDisabled {
+		s.skel.keep(text, hash, st, level)
+	}
 	return level
 }
 

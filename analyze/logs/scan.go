@@ -75,6 +75,7 @@ type logScanner struct {
 
 	masker   logMasker     // the overview's
 	fast     logFastCache  // the overview's templates of this part (template_fast.go)
+	skel     logSkelCache  // the overview's skeletons of this part (template_skeleton.go)
 	days     logDayMemo    // the overview's last date
 	ovEff    int64         // the timestamp in effect for the overview…
 	ovOK     bool          // …if there is one yet in this part
@@ -131,6 +132,7 @@ func (pl *logPlan) newPart(index int, proto *logBuckets) *logPart {
 func (s *logScanner) scan(ctx context.Context, r io.Reader, p *logPart, first bool, progress func(int64)) error {
 	s.part, s.line, s.effOK, s.first, s.ovOK = p, 0, false, first, false
 	s.fast.reset()
+	s.skel.reset()
 	n := 0
 	for {
 		if err := ctx.Err(); err != nil {

@@ -57,19 +57,9 @@ func BenchmarkMask(b *testing.B) {
 // lines of the benchmark log's layout: six templates in turn, each line with
 // its own time and thread, after the trie has seen them once.
 func BenchmarkFastPath(b *testing.B) {
-	noise := []string{
-		"o.a.s.c.SamzaContainer [INFO] Entering run loop.",
-		"o.a.s.s.k.KafkaSystemConsumer [DEBUG] kafka-system-consumer-checkpoint: Fetched 0 messages for ssp SystemStreamPartition [kafka, __samza_checkpoint_ver_1_for_seas-cloud-consumer_1, 0]",
-		"o.a.k.c.c.i.ConsumerCoordinator [INFO] [Consumer clientId=consumer-seas-1, groupId=seas] Setting offset for partition events-3 to the committed offset FetchPosition{offset=81237123}",
-		"o.a.s.c.RunLoop [DEBUG] Processed 1000 envelopes in 12 ms, blocked 3 ms",
-		"o.a.k.c.NetworkClient [WARN] [Consumer clientId=consumer-seas-2] Connection to node 3 (broker-3/10.0.0.3:9092) could not be established. Broker may not be available.",
-		"o.a.s.s.StorageManager [INFO] Restoring store kv-store from changelog, 12 partitions",
-	}
-	var lines [][]byte
+	lines := benchFastPathLines()
 	size := 0
-	for i := 0; i < 600; i++ {
-		l := fmt.Sprintf("2023-06-21 00:%02d:%02d.%03d [pool-%d-thread-%d] %s", i/60%60, i%60, i*37%1000, 1+i%4, 1+i*7%8, noise[i*5%len(noise)])
-		lines = append(lines, []byte(l))
+	for _, l := range lines {
 		size += len(l)
 	}
 	var c logFastCache
@@ -85,5 +75,45 @@ func BenchmarkFastPath(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		c.match(lines[i%len(lines)])
+	}
+}
+
+// benchFastPathLines returns 600 lines of the benchmark log's layout.
+func benchFastPathLines() [][]byte {
+	noise := []string{
+		"o.a.s.c.SamzaContainer [INFO] Entering run loop.",
+		"o.a.s.s.k.KafkaSystemConsumer [DEBUG] kafka-system-consumer-checkpoint: Fetched 0 messages for ssp SystemStreamPartition [kafka, __samza_checkpoint_ver_1_for_seas-cloud-consumer_1, 0]",
+		"o.a.k.c.c.i.ConsumerCoordinator [INFO] [Consumer clientId=consumer-seas-1, groupId=seas] Setting offset for partition events-3 to the committed offset FetchPosition{offset=81237123}",
+		"o.a.s.c.RunLoop [DEBUG] Processed 1000 envelopes in 12 ms, blocked 3 ms",
+		"o.a.k.c.NetworkClient [WARN] [Consumer clientId=consumer-seas-2] Connection to node 3 (broker-3/10.0.0.3:9092) could not be established. Broker may not be available.",
+		"o.a.s.s.StorageManager [INFO] Restoring store kv-store from changelog, 12 partitions",
+	}
+	var lines [][]byte
+	for i := 0; i < 600; i++ {
+		l := fmt.Sprintf("2023-06-21 00:%02d:%02d.%03d [pool-%d-thread-%d] %s", i/60%60, i%60, i*37%1000, 1+i%4, 1+i*7%8, noise[i*5%len(noise)])
+		lines = append(lines, []byte(l))
+	}
+	return lines
+}
+
+// BenchmarkSkeletonCache measures the skeleton cache (template_skeleton.go)
+// on the lines of BenchmarkFastPath, after it has kept each line once: the
+// lookup of a line whose skeleton it holds.
+func BenchmarkSkeletonCache(b *testing.B) {
+	lines := benchFastPathLines()
+	var c logSkelCache
+	size := 0
+	for _, l := range lines {
+		if e, hash := c.lookup(l); e == nil {
+			c.keep(l, hash, nil, LevelNone)
+		}
+		size += len(l)
+	}
+	b.SetBytes(int64(size / len(lines)))
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if e, _ := c.lookup(lines[i%len(lines)]); e == nil {
+			b.Fatalf("line %q: no entry", lines[i%len(lines)])
+		}
 	}
 }

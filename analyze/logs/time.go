@@ -1,6 +1,9 @@
 package logs
 
-import "time"
+import (
+	"encoding/binary"
+	"time"
+)
 
 // logTimeScan is how far into a line a timestamp is looked for (the OpenStack
 // and Erigon layouts put a file name or a level before it).
@@ -104,7 +107,12 @@ func logISOClock(s []byte) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	rest := s[n:]
+	return logISOZone(s[n:], ms), true
+}
+
+// logISOZone applies the zone that rest (what follows the clock of an ISO
+// timestamp) starts with, if any, to ms.
+func logISOZone(rest []byte, ms int64) int64 {
 	var offset int64
 	// "Z" (UTC) leaves the offset at zero.
 	if len(rest) >= 5 && (rest[0] == '+' || rest[0] == '-') && logIsDigit(rest[1]) && logIsDigit(rest[2]) {
@@ -120,7 +128,7 @@ func logISOClock(s []byte) (int64, bool) {
 			}
 		}
 	}
-	return ms - offset, true
+	return ms - offset
 }
 
 // logDayMemo remembers the date of the last line that started with an ISO
@@ -129,6 +137,11 @@ type logDayMemo struct {
 	date [11]byte // "2006-01-02 " (or with 'T', or slashes)
 	ms   int64    // the day's midnight, Unix milliseconds
 	ok   bool
+	// The clock (15:04:05, 8 bytes little endian) of the last line of that
+	// day, and its milliseconds into the day, when hmsOK.
+	hms   uint64
+	hmsMs int64
+	hmsOK bool
 }
 
 // parseTime is logParseTime, with the date of a line starting with an ISO
@@ -138,8 +151,17 @@ type logDayMemo struct {
 func (d *logDayMemo) parseTime(line []byte) (int64, bool) {
 	if len(line) >= 19 && logIsDigit(line[0]) {
 		if d.ok && string(line[:11]) == string(d.date[:]) {
-			if ms, ok := logISOClock(line[11:]); ok {
-				return d.ms + ms, true
+			// The same clock as the line before: logClock would read
+			// the same seconds from it, then the fraction and zone.
+			hms := binary.LittleEndian.Uint64(line[11:])
+			if d.hmsOK && hms == d.hms {
+				ms, n := logClockFraction(line[11:], d.hmsMs)
+				return d.ms + logISOZone(line[11+n:], ms), true
+			}
+			if sec, ok := logClockSeconds(line[11:]); ok {
+				d.hms, d.hmsMs, d.hmsOK = hms, sec, true
+				ms, n := logClockFraction(line[11:], sec)
+				return d.ms + logISOZone(line[11+n:], ms), true
 			}
 		} else if _, ok := logISOTime(line); ok {
 			year, _ := logDigits(line[0:4])
@@ -147,7 +169,7 @@ func (d *logDayMemo) parseTime(line []byte) (int64, bool) {
 			day, _ := logDigits(line[8:10])
 			d.ms, _ = logCivil(year, month, day, 0)
 			copy(d.date[:], line[:11])
-			d.ok = true
+			d.ok, d.hmsOK = true, false
 			ms, _ := logISOClock(line[11:])
 			return d.ms + ms, true
 		}
@@ -268,23 +290,40 @@ func logCompactTime(s []byte) (int64, bool) {
 // logClock parses 15:04:05 with an optional .fraction or ,fraction and returns
 // the milliseconds into the day and how many bytes it used.
 func logClock(s []byte) (int64, int, bool) {
-	if len(s) < 8 || s[2] != ':' || s[5] != ':' {
+	sec, ok := logClockSeconds(s)
+	if !ok {
 		return 0, 0, false
+	}
+	ms, n := logClockFraction(s, sec)
+	return ms, n, true
+}
+
+// logClockSeconds parses the 15:04:05 that s starts with: milliseconds into
+// the day.
+func logClockSeconds(s []byte) (int64, bool) {
+	if len(s) < 8 || s[2] != ':' || s[5] != ':' {
+		return 0, false
 	}
 	h, ok1 := logDigits(s[0:2])
 	m, ok2 := logDigits(s[3:5])
 	sec, ok3 := logDigits(s[6:8])
 	if !ok1 || !ok2 || !ok3 || h > 23 || m > 59 || sec > 60 {
-		return 0, 0, false
+		return 0, false
 	}
-	ms := int64((h*60+m)*60+sec) * 1000
+	return int64((h*60+m)*60+sec) * 1000, true
+}
+
+// logClockFraction adds to ms (the seconds of the clock s starts with) the
+// .fraction or ,fraction after them, if any; it returns the milliseconds and
+// the bytes of s the clock used.
+func logClockFraction(s []byte, ms int64) (int64, int) {
 	n := 8
 	if len(s) > 9 && (s[8] == '.' || s[8] == ',') && logIsDigit(s[9]) {
 		frac, used, _ := logFraction(s[9:])
 		ms += frac
 		n += 1 + used
 	}
-	return ms, n, true
+	return ms, n
 }
 
 // logFraction reads a run of fraction digits and returns milliseconds.
