@@ -318,3 +318,73 @@ func TestHeapDumpAnalysisStoppedMidway(t *testing.T) {
 		t.Errorf("the resumed analysis stored no index: %v", err)
 	}
 }
+
+// shortRetries makes the background analyses try again after ms milliseconds,
+// at most attempts times, for the test.
+func shortRetries(t *testing.T, attempts int, backoff time.Duration) {
+	a, b, m := heapJobAttempts, heapJobBackoff, heapJobMaxBackoff
+	heapJobAttempts, heapJobBackoff, heapJobMaxBackoff = attempts, backoff, backoff
+	t.Cleanup(func() { heapJobAttempts, heapJobBackoff, heapJobMaxBackoff = a, b, m })
+}
+
+// TestHeapDumpAnalysisRetriesWhenBusy holds the server's whole memory budget
+// (as other analyses would) while a heap dump waits: its attempts fail with
+// ErrBusy, which is the server's state and not the dump's fault, so the report
+// stays analyzing, says why it waits, and completes once the budget is given
+// back.
+func TestHeapDumpAnalysisRetriesWhenBusy(t *testing.T) {
+	shortRetries(t, 1000, 20*time.Millisecond)
+	ts := newTestServer(t, Config{})
+	held := ts.srv.budget.Limit()
+	if err := ts.srv.budget.Charge(held); err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			ts.srv.budget.Uncharge(held)
+		}
+	}
+	defer release()
+	code, up, raw := ts.upload(t, leakShapeDump(t, false, 2, 4096))
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	var d analysisDoc
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if d = ts.reportAnalysis(t, up.ReportID); d.Status != "analyzing" || (d.Progress != nil && d.Progress.Retry != "") {
+			break
+		}
+	}
+	if d.Status != "analyzing" || d.Progress == nil || !strings.HasPrefix(d.Progress.Retry, "503 ") || d.Progress.Stage != "Waiting to try again" {
+		t.Fatalf("with the budget held the report is %+v %+v, want analyzing and waiting to try again", d, d.Progress)
+	}
+	release()
+	if st := ts.waitAnalysis(t, up.ReportID); st.Status != "done" {
+		t.Fatalf("once the budget is free the analysis ended %+v", st)
+	}
+	if _, err := ts.db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); err != nil {
+		t.Errorf("the retried analysis stored no index: %v", err)
+	}
+}
+
+// TestHeapDumpAnalysisGivesUp holds the budget for good: after its attempts the
+// report fails with the 503 and its reason.
+func TestHeapDumpAnalysisGivesUp(t *testing.T) {
+	shortRetries(t, 3, time.Millisecond)
+	ts := newTestServer(t, Config{})
+	held := ts.srv.budget.Limit()
+	if err := ts.srv.budget.Charge(held); err != nil {
+		t.Fatal(err)
+	}
+	defer ts.srv.budget.Uncharge(held)
+	code, up, raw := ts.upload(t, leakShapeDump(t, false, 2, 4096))
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	st := ts.waitAnalysis(t, up.ReportID)
+	if st.Status != "failed" || st.Code != http.StatusServiceUnavailable || !strings.Contains(st.Error, "memory budget") {
+		t.Errorf("with the budget held for good the analysis ended %+v", st)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
 )
@@ -30,6 +31,10 @@ type heapDumpJobs struct {
 	mu      sync.Mutex
 	queue   []string // report ids waiting, first come first
 	current string   // the report being analyzed, "" for none
+	// retries holds the reports whose last attempt failed for a reason of the
+	// server's (5xx: a store error, the memory budget held by other analyses):
+	// they wait in the queue until their back-off ends.
+	retries map[string]heapJobRetry
 	// progress is the current analysis's stage and the fraction of it done.
 	stage string
 	done  float64
@@ -55,17 +60,40 @@ type heapJobState struct {
 	// Error is why a failed analysis failed, Code the HTTP status class of it.
 	Error string `json:"error,omitempty"`
 	Code  int    `json:"error_status,omitempty"`
+	// Retry is why the last attempt failed when the analysis waits to be tried
+	// again (the server's memory budget held by other analyses, a store error).
+	Retry string `json:"retry,omitempty"`
 	// Elsewhere tells an analysis this process does not hold (another replica's,
 	// or one queued again at its next start).
 	Elsewhere bool `json:"elsewhere,omitempty"`
 }
 
+// heapJobRetry is a report's failed attempts so far and when it may run again.
+type heapJobRetry struct {
+	attempts  int
+	notBefore time.Time
+	reason    string
+}
+
+// heapJobAttempts bounds the attempts of one analysis that fails for the
+// server's reasons; heapJobBackoff is the wait after the first such failure,
+// doubled after each next one up to heapJobMaxBackoff. Tests shorten them.
+var (
+	heapJobAttempts   = 6
+	heapJobBackoff    = 5 * time.Second
+	heapJobMaxBackoff = 2 * time.Minute
+)
+
 // errJobStopped unwinds an analysis when the server closes; the report stays
 // "analyzing" and the next start takes it up again.
 var errJobStopped = errors.New("the server is shutting down")
 
+// errAnalysisPanicked is an analysis that panicked (a bug): its report fails
+// without another attempt.
+var errAnalysisPanicked = errors.New("the analysis panicked")
+
 func newHeapDumpJobs(s *Server) *heapDumpJobs {
-	return &heapDumpJobs{s: s, changed: make(chan struct{}), stop: make(chan struct{}), finished: make(chan struct{})}
+	return &heapDumpJobs{s: s, retries: map[string]heapJobRetry{}, changed: make(chan struct{}), stop: make(chan struct{}), finished: make(chan struct{})}
 }
 
 // resume queues the reports the store holds as analyzing, oldest first.
@@ -149,30 +177,44 @@ func (j *heapDumpJobs) state(id string) (st heapJobState, ok bool, changed <-cha
 		if j.current == "" {
 			st.Queue = i
 		}
+		if r, ok := j.retries[id]; ok {
+			st.Stage, st.Retry = "retry", r.reason
+		}
 	}
 	return st, true, j.changed
 }
 
-// work analyzes the queued reports one after the other until close.
+// work analyzes the queued reports one after the other until close; a report
+// waiting for its back-off lets the ones behind it pass.
 func (j *heapDumpJobs) work() {
 	defer close(j.finished)
 	for {
 		j.mu.Lock()
-		for len(j.queue) == 0 && !j.stopped {
+		id, wait := j.nextLocked(time.Now())
+		for id == "" && !j.stopped {
 			changed := j.changed
 			j.mu.Unlock()
+			var timer <-chan time.Time
+			var t *time.Timer
+			if wait > 0 {
+				t = time.NewTimer(wait)
+				timer = t.C
+			}
 			select {
 			case <-changed:
+			case <-timer:
 			case <-j.stop:
 			}
+			if t != nil {
+				t.Stop()
+			}
 			j.mu.Lock()
+			id, wait = j.nextLocked(time.Now())
 		}
 		if j.stopped {
 			j.mu.Unlock()
 			return
 		}
-		id := j.queue[0]
-		j.queue = j.queue[1:]
 		j.current, j.stage, j.done = id, "waiting", 0
 		j.notifyLocked()
 		j.mu.Unlock()
@@ -187,6 +229,52 @@ func (j *heapDumpJobs) work() {
 			return
 		}
 	}
+}
+
+// nextLocked takes the first queued report whose back-off has ended off the
+// queue; with none, it returns "" and how long until the first back-off ends
+// (0: nothing waits). j.mu is held.
+func (j *heapDumpJobs) nextLocked(now time.Time) (id string, wait time.Duration) {
+	for i, q := range j.queue {
+		r, ok := j.retries[q]
+		if !ok || !r.notBefore.After(now) {
+			j.queue = append(j.queue[:i:i], j.queue[i+1:]...)
+			return q, 0
+		}
+		if d := r.notBefore.Sub(now); wait == 0 || d < wait {
+			wait = d
+		}
+	}
+	return "", wait
+}
+
+// retryLater puts report id back in the queue after a failed attempt that is
+// the server's fault, unless it has had its attempts; it reports whether it did.
+func (j *heapDumpJobs) retryLater(id, reason string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r := j.retries[id]
+	r.attempts++
+	if r.attempts >= heapJobAttempts || j.stopped {
+		delete(j.retries, id)
+		return j.stopped
+	}
+	backoff := heapJobBackoff
+	for i := 1; i < r.attempts && backoff < heapJobMaxBackoff; i++ {
+		backoff *= 2
+	}
+	r.notBefore, r.reason = time.Now().Add(min(backoff, heapJobMaxBackoff)), reason
+	j.retries[id] = r
+	j.queue = append(j.queue, id)
+	j.notifyLocked()
+	return true
+}
+
+// forget drops a report's retries once its analysis has ended.
+func (j *heapDumpJobs) forget(id string) {
+	j.mu.Lock()
+	delete(j.retries, id)
+	j.mu.Unlock()
 }
 
 // heapJobStageHook, when set (by tests), is called with every progress report
@@ -238,15 +326,27 @@ func (j *heapDumpJobs) run(id string) error {
 	defer rcancel()
 	if err != nil {
 		code, msg := statusOf(err)
+		if errors.Is(err, analyze.ErrBusy) {
+			msg = "the server's memory budget is in use by other analyses (-memory-budget)"
+		}
+		reason := failedReason(code, msg)
+		if code >= 500 && !errors.Is(err, errAnalysisPanicked) {
+			if j.retryLater(id, reason) {
+				j.s.log.Warn("heap dump analysis failed; it will be tried again", "report", id, "err", err)
+				return err
+			}
+			reason = failedReason(code, fmt.Sprintf("%s (after %d attempts; upload the dump again later)", msg, heapJobAttempts))
+		}
 		if code >= 500 {
 			j.s.log.Error("heap dump analysis failed", "report", id, "err", err)
 		}
-		reason := failedReason(code, msg)
+		j.forget(id)
 		if serr := j.s.store.SetReportState(rctx, id, store.ReportFailed, reason, mustJSON(heapDumpPending{Failed: reason})); serr != nil && !errors.Is(serr, store.ErrNotFound) {
 			j.s.log.Error("recording a failed heap dump analysis", "report", id, "err", serr)
 		}
 		return err
 	}
+	j.forget(id)
 	raw, err := json.Marshal(sum)
 	if err != nil {
 		return err
@@ -268,7 +368,7 @@ func (j *heapDumpJobs) analyzeRecovering(ctx context.Context, id string) (sum *h
 				return
 			}
 			j.s.log.Error("heap dump analysis panicked", "report", id, "panic", p, "stack", string(debug.Stack()))
-			sum, err = nil, fmt.Errorf("the analysis panicked: %v", p)
+			sum, err = nil, fmt.Errorf("%w: %v", errAnalysisPanicked, p)
 		}
 	}()
 	return j.analyze(ctx, id)
