@@ -138,8 +138,8 @@ func (j *heapDumpJobs) notifyLocked() {
 	j.changed = make(chan struct{})
 }
 
-// close stops the worker, unwinding the running analysis at its next progress
-// report, and waits for it.
+// close stops the worker, cancelling the running analysis's context (it stops
+// at its next check, within 65,536 objects), and waits for it.
 func (j *heapDumpJobs) close() {
 	j.mu.Lock()
 	if j.stopped {
@@ -281,16 +281,11 @@ func (j *heapDumpJobs) forget(id string) {
 // of a background analysis once it is recorded.
 var heapJobStageHook func(stage string)
 
-// progress records the running analysis's stage; it unwinds the analysis (by
-// panicking with errJobStopped, recovered in run) when the server closes.
+// progress records the running analysis's stage. (The analysis stops when the
+// server closes through its context, which run cancels.)
 func (j *heapDumpJobs) progress(stage string, done float64) {
 	if heapJobStageHook != nil {
 		defer heapJobStageHook(stage) // after the unlock below
-	}
-	select {
-	case <-j.stop:
-		panic(errJobStopped)
-	default:
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -358,15 +353,11 @@ func (j *heapDumpJobs) run(id string) error {
 	return nil
 }
 
-// analyzeRecovering is analyze, unwound by errJobStopped when the server
-// closes; any other panic (a bug) fails the report rather than the process.
+// analyzeRecovering is analyze; a panic (a bug) fails the report rather than
+// the process.
 func (j *heapDumpJobs) analyzeRecovering(ctx context.Context, id string) (sum *heapDumpSummary, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			if e, ok := p.(error); ok && errors.Is(e, errJobStopped) {
-				sum, err = nil, errJobStopped
-				return
-			}
 			j.s.log.Error("heap dump analysis panicked", "report", id, "panic", p, "stack", string(debug.Stack()))
 			sum, err = nil, fmt.Errorf("%w: %v", errAnalysisPanicked, p)
 		}
@@ -403,7 +394,7 @@ func (j *heapDumpJobs) analyze(ctx context.Context, id string) (*heapDumpSummary
 		return nil, err
 	}
 	opt := hprof.OpenOptions{TempDir: dir, MaxInflated: max(j.s.cfg.MaxDecompressed, j.s.cfg.MaxHeapDump)}
-	opt.Progress = j.progress
+	opt.Progress, opt.Context = j.progress, ctx
 	finish, err := j.s.heapDumpBudget(&opt.Options)
 	if err != nil {
 		return nil, err
