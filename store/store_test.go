@@ -61,6 +61,7 @@ var suite = []struct {
 	{"Sessions", testSessions},
 	{"DerivedBlobs", testDerivedBlobs},
 	{"DerivedGoneWithArtifact", testDerivedGoneWithArtifact},
+	{"AnalysisLeases", testAnalysisLeases},
 }
 
 func TestStore(t *testing.T) {

@@ -388,3 +388,91 @@ func TestHeapDumpAnalysisGivesUp(t *testing.T) {
 		t.Errorf("with the budget held for good the analysis ended %+v", st)
 	}
 }
+
+// TestHeapDumpAnalysisLeases runs two servers on one SQLite database file. The
+// report uploaded to the first is under its lease: the second, starting and
+// sweeping, leaves it alone; once the lease has ended (the second sweeps as if
+// two leases later, the first being frozen) the second takes it up and analyzes
+// it, and the first, finding it taken, drops it: the dump is parsed once.
+func TestHeapDumpAnalysisLeases(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *store.DB {
+		db, err := sqlite.Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	start := func(db *store.DB) (*Server, *testServer) {
+		srv, err := NewServer(Config{Store: db, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
+		t.Cleanup(func() { srv.BeginShutdown(); ts.Close(); srv.Close() })
+		return srv, ts
+	}
+	var mu sync.Mutex
+	parses := 0
+	heapJobStageHook = func(stage string) {
+		if stage == "index" {
+			mu.Lock()
+			parses++
+			mu.Unlock()
+		}
+	}
+	defer func() { heapJobStageHook = nil }()
+	release := holdAnalyses(t)
+	dbA, dbB := open(), open()
+	a, tsA := start(dbA)
+	code, up, raw := tsA.upload(t, leakShapeDump(t, false, 2, 4096))
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	if rep, err := dbB.Report(t.Context(), up.ReportID); err != nil || rep.Owner != a.owner || !rep.LeaseUntil.After(time.Now()) {
+		t.Fatalf("the uploaded report's owner %q lease %v (%v), want the first server's, live", rep.Owner, rep.LeaseUntil, err)
+	}
+	b, tsB := start(dbB)
+	if err := b.heapJobs.sweep(t.Context(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := b.heapJobs.state(up.ReportID); ok {
+		t.Fatal("the second server took up a report under the first's live lease")
+	}
+	if _, ok, _ := a.heapJobs.state(up.ReportID); !ok {
+		t.Fatal("the first server does not hold its report")
+	}
+	if d := tsB.reportAnalysis(t, up.ReportID); d.Progress == nil || !d.Progress.Elsewhere {
+		t.Errorf("the second server's JSON: %+v", d.Progress)
+	}
+	// The first server is frozen: its lease ends.
+	if err := b.heapJobs.sweep(t.Context(), time.Now().Add(2*heapJobLease)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := b.heapJobs.state(up.ReportID); !ok {
+		t.Fatal("the second server did not take up the report whose lease ended")
+	}
+	release()
+	if st := tsB.waitAnalysis(t, up.ReportID); st.Status != "done" {
+		t.Fatalf("the analysis ended %+v", st)
+	}
+	rep, err := dbA.Report(t.Context(), up.ReportID)
+	if err != nil || rep.Owner != b.owner || rep.Status != store.ReportReady {
+		t.Errorf("the report ended %q owned by %q (second server %q), %v", rep.Status, rep.Owner, b.owner, err)
+	}
+	// The first server's worker drops the report once it gets the slot.
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, ok, _ := a.heapJobs.state(up.ReportID); !ok {
+			break
+		}
+	}
+	if _, ok, _ := a.heapJobs.state(up.ReportID); ok {
+		t.Error("the first server still holds the report the second analyzed")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if parses != 1 {
+		t.Errorf("the dump was parsed %d times, want once", parses)
+	}
+}

@@ -22,9 +22,12 @@ import (
 // heapDumpJobs analyzes uploaded heap dumps in the background, one at a time,
 // the others waiting in the order they came: the upload answers at once with the
 // report's URL, and the report page follows the analysis (handleReportEvents).
-// The Server owns it: its worker starts with the first job and stops in Close;
-// a server that starts takes up the reports left analyzing (their dumps are
-// stored).
+// The Server owns it: its worker starts with the first job and stops in Close.
+// Each report analyzing belongs to one server, under a lease it renews every
+// third of heapJobLease while it holds the report (queued or running) and gives
+// back when it closes; a server takes up, when it starts and at each renewal,
+// the reports whose lease has ended (their dumps are stored), never one that
+// another live server holds.
 type heapDumpJobs struct {
 	s *Server
 
@@ -43,9 +46,18 @@ type heapDumpJobs struct {
 	running bool // the worker goroutine is started
 	stopped bool
 
-	stop     chan struct{}
-	finished chan struct{}
+	stop      chan struct{}
+	finished  chan struct{}
+	leaseDone chan struct{} // closed when the lease loop has ended
 }
+
+// heapJobLease is how long a server holds a report it analyzes without
+// renewing its lease; tests shorten it.
+var heapJobLease = time.Minute
+
+// errNotOurs is a report another server has taken up: it leaves this queue
+// without a word.
+var errNotOurs = errors.New("another server analyzes the report")
 
 // heapJobState is where one report's analysis stands, as its page and its
 // events say it.
@@ -96,14 +108,53 @@ func newHeapDumpJobs(s *Server) *heapDumpJobs {
 	return &heapDumpJobs{s: s, retries: map[string]heapJobRetry{}, changed: make(chan struct{}), stop: make(chan struct{}), finished: make(chan struct{})}
 }
 
-// resume queues the reports the store holds as analyzing, oldest first.
-func (j *heapDumpJobs) resume(ctx context.Context) error {
-	ids, err := j.s.store.ReportsInState(ctx, store.ReportAnalyzing)
+// start takes up the reports whose lease has ended, then starts the loop that
+// renews this server's leases and takes up those that end later.
+func (j *heapDumpJobs) start() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := j.sweep(ctx, time.Now()); err != nil {
+		j.s.log.Error("taking up the heap dump analyses left unfinished", "err", err)
+	}
+	j.leaseDone = make(chan struct{})
+	go func() {
+		defer close(j.leaseDone)
+		t := time.NewTicker(max(heapJobLease/3, 10*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-j.stop:
+				return
+			case <-t.C:
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), max(heapJobLease/3, time.Second))
+			if err := j.sweep(ctx, time.Now()); err != nil {
+				j.s.log.Warn("renewing the leases of this server's heap dump analyses", "err", err)
+			}
+			cancel()
+		}
+	}()
+}
+
+// sweep renews the leases of the reports this server holds, then claims and
+// queues, oldest first, the analyzing reports whose lease ended before now.
+func (j *heapDumpJobs) sweep(ctx context.Context, now time.Time) error {
+	until := now.Add(heapJobLease)
+	if _, err := j.s.store.RenewReportLeases(ctx, j.s.owner, until); err != nil {
+		return err
+	}
+	ids, err := j.s.store.ExpiredAnalyses(ctx, now)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		j.enqueue(id)
+		ok, err := j.s.store.ClaimReportAnalysis(ctx, id, j.s.owner, until, now)
+		if err != nil {
+			return err
+		}
+		if ok {
+			j.enqueue(id)
+		}
 	}
 	return nil
 }
@@ -152,6 +203,15 @@ func (j *heapDumpJobs) close() {
 	j.mu.Unlock()
 	if running {
 		<-j.finished
+	}
+	if j.leaseDone != nil {
+		<-j.leaseDone
+	}
+	// Give the reports left analyzing to the next server at once.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := j.s.store.ReleaseReportLeases(ctx, j.s.owner); err != nil {
+		j.s.log.Warn("giving back the leases of this server's heap dump analyses", "err", err)
 	}
 }
 
@@ -311,6 +371,10 @@ func (j *heapDumpJobs) run(id string) error {
 	if errors.Is(err, errJobStopped) {
 		return err
 	}
+	if errors.Is(err, errNotOurs) {
+		j.forget(id)
+		return nil
+	}
 	select {
 	case <-j.stop:
 		return errJobStopped // the report stays analyzing, taken up at the next start
@@ -384,6 +448,14 @@ func (j *heapDumpJobs) analyze(ctx context.Context, id string) (*heapDumpSummary
 		return nil, errJobStopped
 	}
 	defer func() { <-heapDumpAnalyses }()
+	// The report may have been taken up by another server meanwhile (this one's
+	// lease ended): check, and renew the lease, now that the analysis begins.
+	now := time.Now()
+	if ok, err := j.s.store.ClaimReportAnalysis(ctx, id, j.s.owner, now.Add(heapJobLease), now); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, errNotOurs
+	}
 	dir, err := os.MkdirTemp(j.s.cfg.TempDir, "leakui-heapdump-*")
 	if err != nil {
 		return nil, err
