@@ -2,7 +2,11 @@ package web
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -200,19 +204,62 @@ func TestHeapDumpAnalysisResumesAfterRestart(t *testing.T) {
 	}
 }
 
-// TestHeapDumpAnalysisFails uploads broken dumps: each upload is accepted, its
-// report fails with the 4xx-class reason (page, JSON, Markdown), and no index is
-// stored.
+// TestHeapDumpFramingRefusedAtOnce uploads dumps whose framing is broken: each
+// is answered 422 at once with a one-line reason, and nothing is stored (no
+// report, not the dump).
+func TestHeapDumpFramingRefusedAtOnce(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	dump := leakShapeDump(t, false, 2, 4096)
+	nul := bytes.IndexByte(dump.data, 0)
+	first := nul + 1 + 12 // the first record
+	long := bytes.Clone(dump.data)
+	binary.BigEndian.PutUint32(long[first+5:], 1<<31)
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"truncated", dump.data[:len(dump.data)/2]},
+		{"cut between two records", dump.data[:first]},
+		{"identifier size 3", append(append([]byte{}, dump.data[:nul+1]...), append([]byte{0, 0, 0, 3}, dump.data[nul+5:200]...)...)},
+		{"a record length past the end", long},
+	} {
+		code, _, raw := ts.upload(t, file{name: c.name + ".hprof", data: c.data})
+		var body struct {
+			Error string `json:"error"`
+		}
+		json.Unmarshal([]byte(raw), &body)
+		if code != http.StatusUnprocessableEntity || body.Error == "" || strings.Contains(body.Error, "\n") {
+			t.Errorf("%s: %d %s, want 422 with a one-line reason", c.name, code, raw)
+		}
+		sum := sha256.Sum256(c.data)
+		if _, err := ts.db.Artifact(t.Context(), hex.EncodeToString(sum[:])); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: the refused dump is stored (%v)", c.name, err)
+		}
+	}
+	if reps, err := ts.db.RecentReports(t.Context(), 10); err != nil || len(reps) != 0 {
+		t.Errorf("refused dumps left %d reports (%v)", len(reps), err)
+	}
+}
+
+// TestHeapDumpAnalysisFails uploads a dump framed right whose heap is broken
+// inside (an unknown sub-record tag in its first heap dump segment), which only
+// the analysis finds: the upload is accepted, its report fails with the
+// 4xx-class reason (page, JSON, Markdown), and no index is stored.
 func TestHeapDumpAnalysisFails(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	dump := leakShapeDump(t, false, 2, 4096)
+	broken := bytes.Clone(dump.data)
+	pos := bytes.IndexByte(broken, 0) + 1 + 12
+	for broken[pos] != 0x1C && broken[pos] != 0x0C {
+		pos += 9 + int(binary.BigEndian.Uint32(broken[pos+5:]))
+	}
+	broken[pos+9] = 0x77 // no such sub-record
 	for _, c := range []struct {
 		name string
 		data []byte
 		want int
 	}{
-		{"truncated", dump.data[:len(dump.data)/2], http.StatusUnprocessableEntity},
-		{"identifier size 3", append(append([]byte{}, dump.data[:19]...), append([]byte{0, 0, 0, 3}, dump.data[23:200]...)...), http.StatusUnprocessableEntity},
+		{"unknown sub-record", broken, http.StatusUnprocessableEntity},
 	} {
 		code, up, raw := ts.upload(t, file{name: c.name + ".hprof", data: c.data})
 		if code != http.StatusAccepted {
