@@ -62,6 +62,7 @@ var suite = []struct {
 	{"DerivedBlobs", testDerivedBlobs},
 	{"DerivedGoneWithArtifact", testDerivedGoneWithArtifact},
 	{"AnalysisLeases", testAnalysisLeases},
+	{"CopyDerived", testCopyDerived},
 }
 
 func TestStore(t *testing.T) {
