@@ -469,7 +469,7 @@ func TestHeapDumpAnalysisLeases(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-	defer func() { heapJobStageHook = nil }()
+	t.Cleanup(func() { heapJobStageHook = nil }) // after the servers' cleanups
 	release := holdAnalyses(t)
 	dbA, dbB := open(), open()
 	a, tsA := start(dbA)
