@@ -24,14 +24,19 @@ type CopyResult struct {
 	Artifacts, Runs, Reports int64
 	// Bytes is the artifact bytes copied.
 	Bytes int64
+	// Derived and DerivedBytes count the reports' derived blobs copied (heap
+	// dump indexes).
+	Derived, DerivedBytes int64
 }
 
 // copyPage is how many keys Copy and Verify read from the source at once.
 const copyPage = 500
 
 // Copy copies into dst every artifact, run and report of src that dst does not
-// hold yet, keeping ids and times. Each artifact, run (with its captures) and
-// report (with its inputs) goes in its own transaction, its bytes streamed chunk
+// hold yet, keeping ids, times and a report's state (status, error, the owner
+// and lease of its analysis), then each report's derived blobs that dst lacks.
+// Each artifact, run (with its captures) and report (with its inputs) goes in its
+// own transaction, a derived blob in short ones (PutDerived), its bytes streamed chunk
 // by chunk and checked against their SHA-256, so an interrupted Copy is resumed by
 // running it again. Stop the servers that write to src first. progress, when not
 // nil, is called after every item.
@@ -92,7 +97,10 @@ func Copy(ctx context.Context, dst, src *DB, progress func(CopyProgress)) (CopyR
 				}
 				res.Reports++
 			}
-			return 0, nil
+			n, b, err := copyDerived(ctx, dst, src, id)
+			res.Derived += n
+			res.DerivedBytes += b
+			return 0, err
 		},
 	})
 	return res, err

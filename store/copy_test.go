@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -82,7 +83,7 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 			artifacts, chunks, reports, runs, runArtifacts, reportArtifacts)
 	}
 	want := map[string]int64{"artifacts": int64(artifacts), "artifact_chunks": int64(chunks), "runs": runs,
-		"run_artifacts": runArtifacts, "reports": int64(reports), "report_artifacts": reportArtifacts}
+		"run_artifacts": runArtifacts, "reports": int64(reports), "report_artifacts": reportArtifacts, "derived": 0}
 
 	var last store.CopyProgress
 	res, err := store.Copy(ctx, dst, src, func(p store.CopyProgress) { last = p })
@@ -154,5 +155,95 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 	}
 	if len(bad) != 3 || !bad["artifacts"] || !bad["reports"] || !bad["run_artifacts"] {
 		t.Errorf("tables found different: %v, want artifacts, reports and run_artifacts", bad)
+	}
+}
+
+// testCopyDerived copies heap dump reports: one done with its index (a derived
+// blob of 26 chunks), one failed with its reason, one still analyzing under a
+// lease. The target holds them with their state and the index's very bytes
+// (Verify agrees), in chunks; a second Copy copies
+// nothing; an index the target lost (an interrupted copy) is copied again.
+func testCopyDerived(t *testing.T, dsn string) {
+	ctx := context.Background()
+	src := openStore(t, t.TempDir())
+	dst := openStore(t, dsn)
+	store.SetChunkSize(src, 1000)
+	store.SetChunkSize(dst, 1000)
+	lease := time.Now().Add(time.Minute)
+	done := &store.Report{Kind: "jvm-heapdump", Status: store.ReportAnalyzing, Owner: "a", LeaseUntil: lease}
+	failed := &store.Report{Kind: "jvm-heapdump", Status: store.ReportAnalyzing, Owner: "a", LeaseUntil: lease}
+	going := &store.Report{Kind: "jvm-heapdump", Status: store.ReportAnalyzing, Owner: "b", LeaseUntil: lease}
+	for i, r := range []*store.Report{done, failed, going} {
+		if err := src.CreateReport(ctx, r, []store.Upload{upload(fmt.Sprintf("%d.hprof", i), randomBytes(1500+i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	index := randomBytes(25_432)
+	if _, err := src.PutDerived(ctx, done.ID, "hprof-index", bytes.NewReader(index)); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.SetReportState(ctx, done.ID, store.ReportReady, "", json.RawMessage(`{"objects":3}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.SetReportState(ctx, failed.ID, store.ReportFailed, "422 heap.hprof: truncated", nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := store.Copy(ctx, dst, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Reports != 3 || res.Derived != 1 || res.DerivedBytes != int64(len(index)) {
+		t.Errorf("copied %+v, want 3 reports and 1 derived blob of %d bytes", res, len(index))
+	}
+	for _, r := range []*store.Report{done, failed, going} {
+		want, _ := src.Report(ctx, r.ID)
+		got, err := dst.Report(ctx, r.ID)
+		if err != nil || got.Status != want.Status || got.Error != want.Error || got.Owner != want.Owner || !got.LeaseUntil.Equal(want.LeaseUntil) {
+			t.Errorf("report %s in the target: %q %q %q %v, want %q %q %q %v (%v)", r.ID, got.Status, got.Error, got.Owner, got.LeaseUntil,
+				want.Status, want.Error, want.Owner, want.LeaseUntil, err)
+		}
+	}
+	readIndex := func() []byte {
+		t.Helper()
+		b, err := dst.OpenDerived(ctx, done.ID, "hprof-index")
+		if err != nil {
+			t.Fatalf("the target has no index: %v", err)
+		}
+		defer b.Close()
+		p := make([]byte, b.Size())
+		if _, err := b.ReadAt(p, 0); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if got := readIndex(); !bytes.Equal(got, index) {
+		t.Errorf("the copied index differs (%d bytes, want %d)", len(got), len(index))
+	}
+	if got := derivedChunkRows(t, dst); got != 26 { // 25,432 bytes in chunks of 1,000
+		t.Errorf("%d chunk rows in the target, want 26", got)
+	}
+	checks, err := store.Verify(ctx, dst, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checksOK(t, checks, map[string]int64{"artifacts": 3, "artifact_chunks": 6, "runs": 0, "run_artifacts": 0, "reports": 3, "report_artifacts": 3, "derived": 1})
+	if res, err := store.Copy(ctx, dst, src, nil); err != nil || res != (store.CopyResult{}) {
+		t.Errorf("second copy: %+v (%v)", res, err)
+	}
+	// An interrupted copy: the target lost the index; Verify finds it, Copy mends it.
+	if _, err := store.WritePool(dst).Exec(`DELETE FROM derived`); err != nil {
+		t.Fatal(err)
+	}
+	checks, _ = store.Verify(ctx, dst, src, nil)
+	for _, c := range checks {
+		if c.Table == "derived" && (c.OK() || len(c.Missing) != 1) {
+			t.Errorf("Verify after the index was lost: %+v", c)
+		}
+	}
+	if res, err := store.Copy(ctx, dst, src, nil); err != nil || res.Derived != 1 || res.Reports != 0 {
+		t.Errorf("copy after the index was lost: %+v (%v)", res, err)
+	}
+	if got := readIndex(); !bytes.Equal(got, index) {
+		t.Error("the index copied again differs")
 	}
 }

@@ -39,6 +39,11 @@ type Report struct {
 	// ReportFailed when that analysis failed, Error telling why.
 	Status string
 	Error  string
+	// Owner is the server that analyzes a report in the background, until
+	// LeaseUntil unless it renews its lease (RenewReportLeases); another server
+	// takes up a report whose lease has ended (ClaimReportAnalysis).
+	Owner      string
+	LeaseUntil time.Time
 }
 
 // The states of a report (Report.Status).

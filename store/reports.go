@@ -39,8 +39,9 @@ func (db *DB) insertReport(ctx context.Context, tx *sql.Tx, id string, r *Report
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		id, cleanText(r.Kind), jsonOrEmpty(r.Params), jsonOrEmpty(r.Summary), millis(created), boolInt(r.Pinned), cleanText(r.RunID), cleanText(r.Status), cleanText(r.Error)); err != nil {
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id, status, error, owner, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		id, cleanText(r.Kind), jsonOrEmpty(r.Params), jsonOrEmpty(r.Summary), millis(created), boolInt(r.Pinned), cleanText(r.RunID), cleanText(r.Status), cleanText(r.Error),
+		cleanText(r.Owner), leaseMillis(r.LeaseUntil)); err != nil {
 		return fmt.Errorf("store: report: %w", err)
 	}
 	for i, u := range uploads {
@@ -59,9 +60,9 @@ func (db *DB) Report(ctx context.Context, id string) (*Report, error) {
 	}
 	r := &Report{ID: id}
 	var params, summary string
-	var created, pinned int64
-	err := db.read.QueryRowContext(ctx, db.q(`SELECT kind, params, summary, created_at, pinned, run_id, status, error FROM reports WHERE id = ?`), id).
-		Scan(&r.Kind, &params, &summary, &created, &pinned, &r.RunID, &r.Status, &r.Error)
+	var created, pinned, lease int64
+	err := db.read.QueryRowContext(ctx, db.q(`SELECT kind, params, summary, created_at, pinned, run_id, status, error, owner, lease_until FROM reports WHERE id = ?`), id).
+		Scan(&r.Kind, &params, &summary, &created, &pinned, &r.RunID, &r.Status, &r.Error, &r.Owner, &lease)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("report %s: %w", id, ErrNotFound)
 	}
@@ -70,6 +71,9 @@ func (db *DB) Report(ctx context.Context, id string) (*Report, error) {
 	}
 	r.Params, r.Summary = json.RawMessage(params), json.RawMessage(summary)
 	r.CreatedAt, r.Pinned = fromMillis(created), pinned != 0
+	if lease != 0 {
+		r.LeaseUntil = fromMillis(lease)
+	}
 	rows, err := db.read.QueryContext(ctx, db.q(`SELECT a.sha256, a.kind, a.format, a.size, a.created_at, ra.name, ra.label
 		FROM report_artifacts ra JOIN artifacts a ON a.sha256 = ra.sha256
 		WHERE ra.report_id = ? ORDER BY ra.position`), id)

@@ -18,13 +18,13 @@ var shippedMigrations = map[string]map[string]string{
 		// Written in store/schema from the start (issue 21's sessions).
 		"0003_sessions.sql": "c5eb2f50f5997b544ca7f18f9f3b82625eba55098354266a898bee312d9bf8e2",
 		// Issue 20's derived blobs and report states.
-		"0004_derived.sql": "363602c67c63a5f31cf8b9d1d04574ce1f3214b6b83ef234b95a126dbd829131",
+		"0004_derived.sql": "1afdb906c9b6c0ac48b11020757027a0b6abc7da8c00e13af684e9ae3322ef10",
 	},
 	"postgres": {
 		"0001_init.sql":     "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
 		"0002_runs.sql":     "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
 		"0003_sessions.sql": "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
-		"0004_derived.sql":  "064cc10d7f4c1a498a60ae53bc88b454e0d298976b81faf54dea6d3639e5bb5f",
+		"0004_derived.sql":  "b106da055c6df98dee4857ed2c0602a2692edbdb7361485af66a9e743f78942f",
 	},
 }
 

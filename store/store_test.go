@@ -61,6 +61,8 @@ var suite = []struct {
 	{"Sessions", testSessions},
 	{"DerivedBlobs", testDerivedBlobs},
 	{"DerivedGoneWithArtifact", testDerivedGoneWithArtifact},
+	{"AnalysisLeases", testAnalysisLeases},
+	{"CopyDerived", testCopyDerived},
 }
 
 func TestStore(t *testing.T) {

@@ -34,11 +34,12 @@ const maxMissing = 5
 // Verify checks that dst holds everything src holds, row by row and table by
 // table: artifacts (metadata, and their bytes read back from dst and hashed),
 // artifact chunks (per artifact), runs with their captures, reports with their
-// inputs. It returns one TableCheck per table; an error only when a database
+// inputs and state, and the reports' derived blobs (their bytes hashed on both
+// sides). It returns one TableCheck per table; an error only when a database
 // cannot be read. progress, when not nil, is called after every item.
 func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]TableCheck, error) {
 	checks := map[string]*TableCheck{}
-	tables := []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts"}
+	tables := []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts", "derived"}
 	for _, t := range tables {
 		checks[t] = &TableCheck{Table: t}
 	}
@@ -102,7 +103,10 @@ func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]T
 				}
 				return r, r.Artifacts, nil
 			}
-			return 0, verifyRow(id, checks["reports"], checks["report_artifacts"], miss, src, dst, load, sameReport, sameReportArtifact)
+			if err := verifyRow(id, checks["reports"], checks["report_artifacts"], miss, src, dst, load, sameReport, sameReportArtifact); err != nil {
+				return 0, err
+			}
+			return 0, verifyDerived(ctx, dst, src, id, checks["derived"], miss)
 		},
 	})
 	if err != nil {
@@ -195,7 +199,8 @@ func sameRun(a, b *Run) bool {
 
 func sameReport(a, b *Report) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && bytes.Equal(a.Params, b.Params) && bytes.Equal(a.Summary, b.Summary) &&
-		a.CreatedAt.Equal(b.CreatedAt) && a.Pinned == b.Pinned && a.RunID == b.RunID
+		a.CreatedAt.Equal(b.CreatedAt) && a.Pinned == b.Pinned && a.RunID == b.RunID && a.Status == b.Status && a.Error == b.Error &&
+		a.Owner == b.Owner && a.LeaseUntil.Equal(b.LeaseUntil)
 }
 
 func sameReportArtifact(a, b ReportArtifact) bool {

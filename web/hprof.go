@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
@@ -69,6 +70,11 @@ func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.R
 // background (heapDumpJobs), which keeps the analysis as the summary; two or
 // more make a comparison by class (planJavaHeapDumps), analyzed at once.
 func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
+	for _, f := range form.files {
+		if err := checkHeapDumpFraming(f); err != nil {
+			return nil, err
+		}
+	}
 	if len(form.files) > 1 {
 		return s.planJavaHeapDumps(form)
 	}
@@ -318,4 +324,26 @@ func isHeapDump(head []byte) bool {
 		head = inflated[:n]
 	}
 	return analyze.DetectKind(head).Kind == analyze.KindJavaHeapDump
+}
+
+// checkHeapDumpFraming refuses at once, before anything is stored, an uploaded
+// heap dump whose header or record framing is broken (hprof.CheckFraming: a
+// truncated dump, identifiers of 3 bytes, a record past the end): 422, not a
+// report that fails in the background. A compressed dump is left to the
+// analysis, which inflates it.
+func checkHeapDumpFraming(f *received) error {
+	file, err := os.Open(f.path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(file, head)
+	if analyze.DetectCompression(head[:n]) != analyze.CompressionNone {
+		return nil
+	}
+	if err := hprof.CheckFraming(file, f.size); err != nil {
+		return fmt.Errorf("%s: %w", f.name, err)
+	}
+	return nil
 }

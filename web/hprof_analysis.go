@@ -49,8 +49,11 @@ func heapJobProgress(stage string, done float64) (string, float64) {
 		}
 		before += s.weight
 	}
-	if stage == "queued" {
+	switch stage {
+	case "queued":
 		return "Queued", 0
+	case "retry":
+		return "Waiting to try again", 0
 	}
 	return stage, 0
 }

@@ -2,7 +2,11 @@ package web
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -200,19 +204,62 @@ func TestHeapDumpAnalysisResumesAfterRestart(t *testing.T) {
 	}
 }
 
-// TestHeapDumpAnalysisFails uploads broken dumps: each upload is accepted, its
-// report fails with the 4xx-class reason (page, JSON, Markdown), and no index is
-// stored.
+// TestHeapDumpFramingRefusedAtOnce uploads dumps whose framing is broken: each
+// is answered 422 at once with a one-line reason, and nothing is stored (no
+// report, not the dump).
+func TestHeapDumpFramingRefusedAtOnce(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	dump := leakShapeDump(t, false, 2, 4096)
+	nul := bytes.IndexByte(dump.data, 0)
+	first := nul + 1 + 12 // the first record
+	long := bytes.Clone(dump.data)
+	binary.BigEndian.PutUint32(long[first+5:], 1<<31)
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"truncated", dump.data[:len(dump.data)/2]},
+		{"cut between two records", dump.data[:first]},
+		{"identifier size 3", append(append([]byte{}, dump.data[:nul+1]...), append([]byte{0, 0, 0, 3}, dump.data[nul+5:200]...)...)},
+		{"a record length past the end", long},
+	} {
+		code, _, raw := ts.upload(t, file{name: c.name + ".hprof", data: c.data})
+		var body struct {
+			Error string `json:"error"`
+		}
+		json.Unmarshal([]byte(raw), &body)
+		if code != http.StatusUnprocessableEntity || body.Error == "" || strings.Contains(body.Error, "\n") {
+			t.Errorf("%s: %d %s, want 422 with a one-line reason", c.name, code, raw)
+		}
+		sum := sha256.Sum256(c.data)
+		if _, err := ts.db.Artifact(t.Context(), hex.EncodeToString(sum[:])); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: the refused dump is stored (%v)", c.name, err)
+		}
+	}
+	if reps, err := ts.db.RecentReports(t.Context(), 10); err != nil || len(reps) != 0 {
+		t.Errorf("refused dumps left %d reports (%v)", len(reps), err)
+	}
+}
+
+// TestHeapDumpAnalysisFails uploads a dump framed right whose heap is broken
+// inside (an unknown sub-record tag in its first heap dump segment), which only
+// the analysis finds: the upload is accepted, its report fails with the
+// 4xx-class reason (page, JSON, Markdown), and no index is stored.
 func TestHeapDumpAnalysisFails(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	dump := leakShapeDump(t, false, 2, 4096)
+	broken := bytes.Clone(dump.data)
+	pos := bytes.IndexByte(broken, 0) + 1 + 12
+	for broken[pos] != 0x1C && broken[pos] != 0x0C {
+		pos += 9 + int(binary.BigEndian.Uint32(broken[pos+5:]))
+	}
+	broken[pos+9] = 0x77 // no such sub-record
 	for _, c := range []struct {
 		name string
 		data []byte
 		want int
 	}{
-		{"truncated", dump.data[:len(dump.data)/2], http.StatusUnprocessableEntity},
-		{"identifier size 3", append(append([]byte{}, dump.data[:19]...), append([]byte{0, 0, 0, 3}, dump.data[23:200]...)...), http.StatusUnprocessableEntity},
+		{"unknown sub-record", broken, http.StatusUnprocessableEntity},
 	} {
 		code, up, raw := ts.upload(t, file{name: c.name + ".hprof", data: c.data})
 		if code != http.StatusAccepted {
@@ -316,5 +363,163 @@ func TestHeapDumpAnalysisStoppedMidway(t *testing.T) {
 	}
 	if _, err := db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); err != nil {
 		t.Errorf("the resumed analysis stored no index: %v", err)
+	}
+}
+
+// shortRetries makes the background analyses try again after ms milliseconds,
+// at most attempts times, for the test.
+func shortRetries(t *testing.T, attempts int, backoff time.Duration) {
+	a, b, m := heapJobAttempts, heapJobBackoff, heapJobMaxBackoff
+	heapJobAttempts, heapJobBackoff, heapJobMaxBackoff = attempts, backoff, backoff
+	t.Cleanup(func() { heapJobAttempts, heapJobBackoff, heapJobMaxBackoff = a, b, m })
+}
+
+// TestHeapDumpAnalysisRetriesWhenBusy holds the server's whole memory budget
+// (as other analyses would) while a heap dump waits: its attempts fail with
+// ErrBusy, which is the server's state and not the dump's fault, so the report
+// stays analyzing, says why it waits, and completes once the budget is given
+// back.
+func TestHeapDumpAnalysisRetriesWhenBusy(t *testing.T) {
+	shortRetries(t, 1000, 20*time.Millisecond)
+	ts := newTestServer(t, Config{})
+	held := ts.srv.budget.Limit()
+	if err := ts.srv.budget.Charge(held); err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			ts.srv.budget.Uncharge(held)
+		}
+	}
+	defer release()
+	code, up, raw := ts.upload(t, leakShapeDump(t, false, 2, 4096))
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	var d analysisDoc
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if d = ts.reportAnalysis(t, up.ReportID); d.Status != "analyzing" || (d.Progress != nil && d.Progress.Retry != "") {
+			break
+		}
+	}
+	if d.Status != "analyzing" || d.Progress == nil || !strings.HasPrefix(d.Progress.Retry, "503 ") || d.Progress.Stage != "Waiting to try again" {
+		t.Fatalf("with the budget held the report is %+v %+v, want analyzing and waiting to try again", d, d.Progress)
+	}
+	release()
+	if st := ts.waitAnalysis(t, up.ReportID); st.Status != "done" {
+		t.Fatalf("once the budget is free the analysis ended %+v", st)
+	}
+	if _, err := ts.db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); err != nil {
+		t.Errorf("the retried analysis stored no index: %v", err)
+	}
+}
+
+// TestHeapDumpAnalysisGivesUp holds the budget for good: after its attempts the
+// report fails with the 503 and its reason.
+func TestHeapDumpAnalysisGivesUp(t *testing.T) {
+	shortRetries(t, 3, time.Millisecond)
+	ts := newTestServer(t, Config{})
+	held := ts.srv.budget.Limit()
+	if err := ts.srv.budget.Charge(held); err != nil {
+		t.Fatal(err)
+	}
+	defer ts.srv.budget.Uncharge(held)
+	code, up, raw := ts.upload(t, leakShapeDump(t, false, 2, 4096))
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	st := ts.waitAnalysis(t, up.ReportID)
+	if st.Status != "failed" || st.Code != http.StatusServiceUnavailable || !strings.Contains(st.Error, "memory budget") {
+		t.Errorf("with the budget held for good the analysis ended %+v", st)
+	}
+}
+
+// TestHeapDumpAnalysisLeases runs two servers on one SQLite database file. The
+// report uploaded to the first is under its lease: the second, starting and
+// sweeping, leaves it alone; once the lease has ended (the second sweeps as if
+// two leases later, the first being frozen) the second takes it up and analyzes
+// it, and the first, finding it taken, drops it: the dump is parsed once.
+func TestHeapDumpAnalysisLeases(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *store.DB {
+		db, err := sqlite.Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	start := func(db *store.DB) (*Server, *testServer) {
+		srv, err := NewServer(Config{Store: db, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
+		t.Cleanup(func() { srv.BeginShutdown(); ts.Close(); srv.Close() })
+		return srv, ts
+	}
+	var mu sync.Mutex
+	parses := 0
+	heapJobStageHook = func(stage string) {
+		if stage == "index" {
+			mu.Lock()
+			parses++
+			mu.Unlock()
+		}
+	}
+	t.Cleanup(func() { heapJobStageHook = nil }) // after the servers' cleanups
+	release := holdAnalyses(t)
+	dbA, dbB := open(), open()
+	a, tsA := start(dbA)
+	code, up, raw := tsA.upload(t, leakShapeDump(t, false, 2, 4096))
+	if code != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", code, raw)
+	}
+	if rep, err := dbB.Report(t.Context(), up.ReportID); err != nil || rep.Owner != a.owner || !rep.LeaseUntil.After(time.Now()) {
+		t.Fatalf("the uploaded report's owner %q lease %v (%v), want the first server's, live", rep.Owner, rep.LeaseUntil, err)
+	}
+	b, tsB := start(dbB)
+	if err := b.heapJobs.sweep(t.Context(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := b.heapJobs.state(up.ReportID); ok {
+		t.Fatal("the second server took up a report under the first's live lease")
+	}
+	if _, ok, _ := a.heapJobs.state(up.ReportID); !ok {
+		t.Fatal("the first server does not hold its report")
+	}
+	if d := tsB.reportAnalysis(t, up.ReportID); d.Progress == nil || !d.Progress.Elsewhere {
+		t.Errorf("the second server's JSON: %+v", d.Progress)
+	}
+	// The first server is frozen: its lease ends.
+	if err := b.heapJobs.sweep(t.Context(), time.Now().Add(2*heapJobLease)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := b.heapJobs.state(up.ReportID); !ok {
+		t.Fatal("the second server did not take up the report whose lease ended")
+	}
+	release()
+	if st := tsB.waitAnalysis(t, up.ReportID); st.Status != "done" {
+		t.Fatalf("the analysis ended %+v", st)
+	}
+	rep, err := dbA.Report(t.Context(), up.ReportID)
+	if err != nil || rep.Owner != b.owner || rep.Status != store.ReportReady {
+		t.Errorf("the report ended %q owned by %q (second server %q), %v", rep.Status, rep.Owner, b.owner, err)
+	}
+	// The first server's worker drops the report once it gets the slot.
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, ok, _ := a.heapJobs.state(up.ReportID); !ok {
+			break
+		}
+	}
+	if _, ok, _ := a.heapJobs.state(up.ReportID); ok {
+		t.Error("the first server still holds the report the second analyzed")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if parses != 1 {
+		t.Errorf("the dump was parsed %d times, want once", parses)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
 )
@@ -21,15 +22,22 @@ import (
 // heapDumpJobs analyzes uploaded heap dumps in the background, one at a time,
 // the others waiting in the order they came: the upload answers at once with the
 // report's URL, and the report page follows the analysis (handleReportEvents).
-// The Server owns it: its worker starts with the first job and stops in Close;
-// a server that starts takes up the reports left analyzing (their dumps are
-// stored).
+// The Server owns it: its worker starts with the first job and stops in Close.
+// Each report analyzing belongs to one server, under a lease it renews every
+// third of heapJobLease while it holds the report (queued or running) and gives
+// back when it closes; a server takes up, when it starts and at each renewal,
+// the reports whose lease has ended (their dumps are stored), never one that
+// another live server holds.
 type heapDumpJobs struct {
 	s *Server
 
 	mu      sync.Mutex
 	queue   []string // report ids waiting, first come first
 	current string   // the report being analyzed, "" for none
+	// retries holds the reports whose last attempt failed for a reason of the
+	// server's (5xx: a store error, the memory budget held by other analyses):
+	// they wait in the queue until their back-off ends.
+	retries map[string]heapJobRetry
 	// progress is the current analysis's stage and the fraction of it done.
 	stage string
 	done  float64
@@ -38,9 +46,18 @@ type heapDumpJobs struct {
 	running bool // the worker goroutine is started
 	stopped bool
 
-	stop     chan struct{}
-	finished chan struct{}
+	stop      chan struct{}
+	finished  chan struct{}
+	leaseDone chan struct{} // closed when the lease loop has ended
 }
+
+// heapJobLease is how long a server holds a report it analyzes without
+// renewing its lease; tests shorten it.
+var heapJobLease = time.Minute
+
+// errNotOurs is a report another server has taken up: it leaves this queue
+// without a word.
+var errNotOurs = errors.New("another server analyzes the report")
 
 // heapJobState is where one report's analysis stands, as its page and its
 // events say it.
@@ -55,27 +72,89 @@ type heapJobState struct {
 	// Error is why a failed analysis failed, Code the HTTP status class of it.
 	Error string `json:"error,omitempty"`
 	Code  int    `json:"error_status,omitempty"`
+	// Retry is why the last attempt failed when the analysis waits to be tried
+	// again (the server's memory budget held by other analyses, a store error).
+	Retry string `json:"retry,omitempty"`
 	// Elsewhere tells an analysis this process does not hold (another replica's,
 	// or one queued again at its next start).
 	Elsewhere bool `json:"elsewhere,omitempty"`
 }
 
+// heapJobRetry is a report's failed attempts so far and when it may run again.
+type heapJobRetry struct {
+	attempts  int
+	notBefore time.Time
+	reason    string
+}
+
+// heapJobAttempts bounds the attempts of one analysis that fails for the
+// server's reasons; heapJobBackoff is the wait after the first such failure,
+// doubled after each next one up to heapJobMaxBackoff. Tests shorten them.
+var (
+	heapJobAttempts   = 6
+	heapJobBackoff    = 5 * time.Second
+	heapJobMaxBackoff = 2 * time.Minute
+)
+
 // errJobStopped unwinds an analysis when the server closes; the report stays
 // "analyzing" and the next start takes it up again.
 var errJobStopped = errors.New("the server is shutting down")
 
+// errAnalysisPanicked is an analysis that panicked (a bug): its report fails
+// without another attempt.
+var errAnalysisPanicked = errors.New("the analysis panicked")
+
 func newHeapDumpJobs(s *Server) *heapDumpJobs {
-	return &heapDumpJobs{s: s, changed: make(chan struct{}), stop: make(chan struct{}), finished: make(chan struct{})}
+	return &heapDumpJobs{s: s, retries: map[string]heapJobRetry{}, changed: make(chan struct{}), stop: make(chan struct{}), finished: make(chan struct{})}
 }
 
-// resume queues the reports the store holds as analyzing, oldest first.
-func (j *heapDumpJobs) resume(ctx context.Context) error {
-	ids, err := j.s.store.ReportsInState(ctx, store.ReportAnalyzing)
+// start takes up the reports whose lease has ended, then starts the loop that
+// renews this server's leases and takes up those that end later.
+func (j *heapDumpJobs) start() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := j.sweep(ctx, time.Now()); err != nil {
+		j.s.log.Error("taking up the heap dump analyses left unfinished", "err", err)
+	}
+	j.leaseDone = make(chan struct{})
+	go func() {
+		defer close(j.leaseDone)
+		t := time.NewTicker(max(heapJobLease/3, 10*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-j.stop:
+				return
+			case <-t.C:
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), max(heapJobLease/3, time.Second))
+			if err := j.sweep(ctx, time.Now()); err != nil {
+				j.s.log.Warn("renewing the leases of this server's heap dump analyses", "err", err)
+			}
+			cancel()
+		}
+	}()
+}
+
+// sweep renews the leases of the reports this server holds, then claims and
+// queues, oldest first, the analyzing reports whose lease ended before now.
+func (j *heapDumpJobs) sweep(ctx context.Context, now time.Time) error {
+	until := now.Add(heapJobLease)
+	if _, err := j.s.store.RenewReportLeases(ctx, j.s.owner, until); err != nil {
+		return err
+	}
+	ids, err := j.s.store.ExpiredAnalyses(ctx, now)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		j.enqueue(id)
+		ok, err := j.s.store.ClaimReportAnalysis(ctx, id, j.s.owner, until, now)
+		if err != nil {
+			return err
+		}
+		if ok {
+			j.enqueue(id)
+		}
 	}
 	return nil
 }
@@ -110,8 +189,8 @@ func (j *heapDumpJobs) notifyLocked() {
 	j.changed = make(chan struct{})
 }
 
-// close stops the worker, unwinding the running analysis at its next progress
-// report, and waits for it.
+// close stops the worker, cancelling the running analysis's context (it stops
+// at its next check, within 65,536 objects), and waits for it.
 func (j *heapDumpJobs) close() {
 	j.mu.Lock()
 	if j.stopped {
@@ -124,6 +203,15 @@ func (j *heapDumpJobs) close() {
 	j.mu.Unlock()
 	if running {
 		<-j.finished
+	}
+	if j.leaseDone != nil {
+		<-j.leaseDone
+	}
+	// Give the reports left analyzing to the next server at once.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := j.s.store.ReleaseReportLeases(ctx, j.s.owner); err != nil {
+		j.s.log.Warn("giving back the leases of this server's heap dump analyses", "err", err)
 	}
 }
 
@@ -149,30 +237,44 @@ func (j *heapDumpJobs) state(id string) (st heapJobState, ok bool, changed <-cha
 		if j.current == "" {
 			st.Queue = i
 		}
+		if r, ok := j.retries[id]; ok {
+			st.Stage, st.Retry = "retry", r.reason
+		}
 	}
 	return st, true, j.changed
 }
 
-// work analyzes the queued reports one after the other until close.
+// work analyzes the queued reports one after the other until close; a report
+// waiting for its back-off lets the ones behind it pass.
 func (j *heapDumpJobs) work() {
 	defer close(j.finished)
 	for {
 		j.mu.Lock()
-		for len(j.queue) == 0 && !j.stopped {
+		id, wait := j.nextLocked(time.Now())
+		for id == "" && !j.stopped {
 			changed := j.changed
 			j.mu.Unlock()
+			var timer <-chan time.Time
+			var t *time.Timer
+			if wait > 0 {
+				t = time.NewTimer(wait)
+				timer = t.C
+			}
 			select {
 			case <-changed:
+			case <-timer:
 			case <-j.stop:
 			}
+			if t != nil {
+				t.Stop()
+			}
 			j.mu.Lock()
+			id, wait = j.nextLocked(time.Now())
 		}
 		if j.stopped {
 			j.mu.Unlock()
 			return
 		}
-		id := j.queue[0]
-		j.queue = j.queue[1:]
 		j.current, j.stage, j.done = id, "waiting", 0
 		j.notifyLocked()
 		j.mu.Unlock()
@@ -189,20 +291,61 @@ func (j *heapDumpJobs) work() {
 	}
 }
 
+// nextLocked takes the first queued report whose back-off has ended off the
+// queue; with none, it returns "" and how long until the first back-off ends
+// (0: nothing waits). j.mu is held.
+func (j *heapDumpJobs) nextLocked(now time.Time) (id string, wait time.Duration) {
+	for i, q := range j.queue {
+		r, ok := j.retries[q]
+		if !ok || !r.notBefore.After(now) {
+			j.queue = append(j.queue[:i:i], j.queue[i+1:]...)
+			return q, 0
+		}
+		if d := r.notBefore.Sub(now); wait == 0 || d < wait {
+			wait = d
+		}
+	}
+	return "", wait
+}
+
+// retryLater puts report id back in the queue after a failed attempt that is
+// the server's fault, unless it has had its attempts; it reports whether it did.
+func (j *heapDumpJobs) retryLater(id, reason string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r := j.retries[id]
+	r.attempts++
+	if r.attempts >= heapJobAttempts || j.stopped {
+		delete(j.retries, id)
+		return j.stopped
+	}
+	backoff := heapJobBackoff
+	for i := 1; i < r.attempts && backoff < heapJobMaxBackoff; i++ {
+		backoff *= 2
+	}
+	r.notBefore, r.reason = time.Now().Add(min(backoff, heapJobMaxBackoff)), reason
+	j.retries[id] = r
+	j.queue = append(j.queue, id)
+	j.notifyLocked()
+	return true
+}
+
+// forget drops a report's retries once its analysis has ended.
+func (j *heapDumpJobs) forget(id string) {
+	j.mu.Lock()
+	delete(j.retries, id)
+	j.mu.Unlock()
+}
+
 // heapJobStageHook, when set (by tests), is called with every progress report
 // of a background analysis once it is recorded.
 var heapJobStageHook func(stage string)
 
-// progress records the running analysis's stage; it unwinds the analysis (by
-// panicking with errJobStopped, recovered in run) when the server closes.
+// progress records the running analysis's stage. (The analysis stops when the
+// server closes through its context, which run cancels.)
 func (j *heapDumpJobs) progress(stage string, done float64) {
 	if heapJobStageHook != nil {
 		defer heapJobStageHook(stage) // after the unlock below
-	}
-	select {
-	case <-j.stop:
-		panic(errJobStopped)
-	default:
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -228,6 +371,10 @@ func (j *heapDumpJobs) run(id string) error {
 	if errors.Is(err, errJobStopped) {
 		return err
 	}
+	if errors.Is(err, errNotOurs) {
+		j.forget(id)
+		return nil
+	}
 	select {
 	case <-j.stop:
 		return errJobStopped // the report stays analyzing, taken up at the next start
@@ -238,15 +385,27 @@ func (j *heapDumpJobs) run(id string) error {
 	defer rcancel()
 	if err != nil {
 		code, msg := statusOf(err)
+		if errors.Is(err, analyze.ErrBusy) {
+			msg = "the server's memory budget is in use by other analyses (-memory-budget)"
+		}
+		reason := failedReason(code, msg)
+		if code >= 500 && !errors.Is(err, errAnalysisPanicked) {
+			if j.retryLater(id, reason) {
+				j.s.log.Warn("heap dump analysis failed; it will be tried again", "report", id, "err", err)
+				return err
+			}
+			reason = failedReason(code, fmt.Sprintf("%s (after %d attempts; upload the dump again later)", msg, heapJobAttempts))
+		}
 		if code >= 500 {
 			j.s.log.Error("heap dump analysis failed", "report", id, "err", err)
 		}
-		reason := failedReason(code, msg)
+		j.forget(id)
 		if serr := j.s.store.SetReportState(rctx, id, store.ReportFailed, reason, mustJSON(heapDumpPending{Failed: reason})); serr != nil && !errors.Is(serr, store.ErrNotFound) {
 			j.s.log.Error("recording a failed heap dump analysis", "report", id, "err", serr)
 		}
 		return err
 	}
+	j.forget(id)
 	raw, err := json.Marshal(sum)
 	if err != nil {
 		return err
@@ -258,17 +417,13 @@ func (j *heapDumpJobs) run(id string) error {
 	return nil
 }
 
-// analyzeRecovering is analyze, unwound by errJobStopped when the server
-// closes; any other panic (a bug) fails the report rather than the process.
+// analyzeRecovering is analyze; a panic (a bug) fails the report rather than
+// the process.
 func (j *heapDumpJobs) analyzeRecovering(ctx context.Context, id string) (sum *heapDumpSummary, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			if e, ok := p.(error); ok && errors.Is(e, errJobStopped) {
-				sum, err = nil, errJobStopped
-				return
-			}
 			j.s.log.Error("heap dump analysis panicked", "report", id, "panic", p, "stack", string(debug.Stack()))
-			sum, err = nil, fmt.Errorf("the analysis panicked: %v", p)
+			sum, err = nil, fmt.Errorf("%w: %v", errAnalysisPanicked, p)
 		}
 	}()
 	return j.analyze(ctx, id)
@@ -293,6 +448,14 @@ func (j *heapDumpJobs) analyze(ctx context.Context, id string) (*heapDumpSummary
 		return nil, errJobStopped
 	}
 	defer func() { <-heapDumpAnalyses }()
+	// The report may have been taken up by another server meanwhile (this one's
+	// lease ended): check, and renew the lease, now that the analysis begins.
+	now := time.Now()
+	if ok, err := j.s.store.ClaimReportAnalysis(ctx, id, j.s.owner, now.Add(heapJobLease), now); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, errNotOurs
+	}
 	dir, err := os.MkdirTemp(j.s.cfg.TempDir, "leakui-heapdump-*")
 	if err != nil {
 		return nil, err
@@ -303,7 +466,7 @@ func (j *heapDumpJobs) analyze(ctx context.Context, id string) (*heapDumpSummary
 		return nil, err
 	}
 	opt := hprof.OpenOptions{TempDir: dir, MaxInflated: max(j.s.cfg.MaxDecompressed, j.s.cfg.MaxHeapDump)}
-	opt.Progress = j.progress
+	opt.Progress, opt.Context = j.progress, ctx
 	finish, err := j.s.heapDumpBudget(&opt.Options)
 	if err != nil {
 		return nil, err

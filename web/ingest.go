@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
@@ -164,6 +165,7 @@ func (s *Server) ingest(ctx context.Context, form *uploadForm) (*store.Report, e
 	rep := &store.Report{Kind: pl.kind, Params: params, Summary: summary}
 	if pl.background {
 		rep.Status = store.ReportAnalyzing
+		rep.Owner, rep.LeaseUntil = s.owner, time.Now().Add(heapJobLease)
 	}
 	uploads := make([]store.Upload, len(form.files))
 	for i, f := range form.files {

@@ -46,7 +46,10 @@ type Store interface {
 
 	SetPinned(ctx context.Context, id string, pinned bool) error
 	SetReportState(ctx context.Context, id, status, reason string, summary json.RawMessage) error
-	ReportsInState(ctx context.Context, status string) ([]string, error)
+	ClaimReportAnalysis(ctx context.Context, id, owner string, until, now time.Time) (bool, error)
+	RenewReportLeases(ctx context.Context, owner string, until time.Time) (int, error)
+	ReleaseReportLeases(ctx context.Context, owner string) (int, error)
+	ExpiredAnalyses(ctx context.Context, now time.Time) ([]string, error)
 	PutDerived(ctx context.Context, reportID, name string, r io.Reader) (int64, error)
 	OpenDerived(ctx context.Context, reportID, name string) (store.Blob, error)
 	DeleteArtifact(ctx context.Context, sha string) (int, error)
@@ -303,13 +306,9 @@ func NewServer(cfg Config) (*Server, error) {
 	s.heapJobs = newHeapDumpJobs(s)
 	s.heapIndexes = newLRU[*hprof.Index](heapIndexCacheEntries)
 	s.router = s.routes()
-	// Heap dumps whose analysis a stopped server left unfinished are analyzed
-	// again: their dumps are stored.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := s.heapJobs.resume(ctx); err != nil {
-		s.log.Error("taking up the heap dump analyses left unfinished", "err", err)
-	}
+	// Heap dumps whose analysis a stopped server left unfinished (their lease
+	// has ended) are analyzed again: their dumps are stored.
+	s.heapJobs.start()
 	return s, nil
 }
 

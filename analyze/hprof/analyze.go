@@ -24,11 +24,17 @@ func (h *Heap) Analyze(progress func(string, float64)) (err error) {
 	}()
 	n := uint32(len(h.ids))
 	progress("dominators", 0)
+	if err := h.stopped(); err != nil {
+		return err
+	}
 	idom, order, err := h.dominators(progress)
 	if err != nil {
 		return err
 	}
 	progress("retained", 0)
+	if err := h.stopped(); err != nil {
+		return err
+	}
 
 	// Retained sizes: every object adds its own to its dominators', children first
 	// (a dominator precedes what it dominates in the DFS order).
@@ -90,6 +96,9 @@ func (h *Heap) Analyze(progress func(string, float64)) (err error) {
 	}
 	h.idom, h.retained, h.domKids = idom, retained, csr{offsets: offsets, targets: kids}
 	progress("paths", 0)
+	if err := h.stopped(); err != nil {
+		return err
+	}
 	if h.bfs, err = h.shortestPaths(reached); err != nil {
 		return err
 	}
@@ -118,6 +127,11 @@ func (h *Heap) shortestPaths(reached int) ([]uint32, error) {
 		}
 	}
 	for i := 0; i < len(queue); i++ {
+		if i&cancelCheckMask == 0 {
+			if err := h.stopped(); err != nil {
+				return nil, err
+			}
+		}
 		o := queue[i]
 		for _, t := range h.out.row(o) {
 			if parent[t] == noObject {

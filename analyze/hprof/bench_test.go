@@ -121,3 +121,28 @@ func BenchmarkIndexChildren(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkCheckFraming measures the synchronous framing check of an upload on
+// the benchmark dump (see BenchmarkOpenAndReport): record headers only, the
+// bodies skipped.
+func BenchmarkCheckFraming(b *testing.B) {
+	path := os.Getenv("LEAKUI_HPROF_BENCH_DUMP")
+	if path == "" {
+		path = runJava(b, "BigHeap", false, []string{"-XX:+UseParallelGC", "-Xmx512m"}, "200000", "150").Dump
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		if err := CheckFraming(f, st.Size()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -70,6 +70,11 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 			continue
 		}
 		num[t] = uint32(len(vertex))
+		if len(vertex)&cancelCheckMask == 0 {
+			if err := h.stopped(); err != nil {
+				return nil, nil, err
+			}
+		}
 		parent = append(parent, num[top.o])
 		vertex = append(vertex, t)
 		if len(stack) == cap(stack) {
@@ -83,6 +88,9 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 	stack = nil
 	count := uint32(len(vertex) - 1) // reached vertices, numbered 1..count
 	progress("dominators", 0.2)
+	if err := h.stopped(); err != nil {
+		return nil, nil, err
+	}
 
 	// What the rest needs is known: charge it all now, so that a heap too big fails
 	// before the longest part.
@@ -104,6 +112,9 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 		isRoot[o] = true
 	}
 	progress("dominators", 0.4)
+	if err := h.stopped(); err != nil {
+		return nil, nil, err
+	}
 
 	semi := make([]uint32, count+1)
 	label := make([]uint32, count+1)
@@ -167,6 +178,11 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 		semi[k] = s
 		if k&(1<<20-1) == 0 {
 			progress("dominators", 0.4+0.4*float64(count-k)/float64(count))
+		}
+		if k&cancelCheckMask == 0 {
+			if err := h.stopped(); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	label, isRoot, in, num, anc, parent, path = nil, nil, csr{}, nil, nil, nil, nil

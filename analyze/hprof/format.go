@@ -8,6 +8,7 @@ const (
 	tagStackTrace      = 0x05
 	tagHeapDump        = 0x0C
 	tagHeapDumpSegment = 0x1C
+	tagHeapDumpEnd     = 0x2C
 )
 
 // Heap dump sub-record tags (heapDumper.cpp "HPROF_GC_…"), with the Android

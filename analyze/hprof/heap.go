@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"context"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -35,7 +36,15 @@ type Options struct {
 	// is known, with an error wrapping analyze.ErrTooLarge or analyze.ErrBusy that
 	// names the limit. Close gives it back. nil is unlimited.
 	Budget *analyze.Budget
+	// Context, when set, stops Parse, Analyze and NewReport once it is done: they
+	// check it at every progress report and every 65,536 objects of their long
+	// loops, give back what they charged to Budget, and return an error wrapping
+	// ctx.Err(). nil is never cancelled.
+	Context context.Context
 }
+
+// cancelCheckMask makes the long loops check Options.Context every 65,536 items.
+const cancelCheckMask = 1<<16 - 1
 
 // Root is one GC root record.
 type Root struct {
@@ -103,6 +112,8 @@ type Heap struct {
 	texts    map[uint32]string // the texts of the objects the last report shows
 
 	mem meter // what the Heap holds of Options.Budget
+	// ctx is Options.Context (nil: never cancelled).
+	ctx context.Context
 }
 
 type rawTrace struct {
@@ -172,7 +183,7 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 		names: map[uint64]string{}, classByID: map[uint64]uint32{}, loadNames: map[uint64]uint64{},
 		serials: map[uint32]uint64{}, frames: map[uint64]rawFrame{}, traces: map[uint32]rawTrace{},
 		threadObjs: map[uint32]uint32{}, bigSize: map[uint32]int64{},
-		mem: meter{budget: opt.Budget},
+		mem: meter{budget: opt.Budget}, ctx: opt.Context,
 	}
 	done := false
 	defer func() {
@@ -190,6 +201,9 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 		return nil, err
 	}
 	progress("read", 0)
+	if err := h.stopped(); err != nil {
+		return nil, err
+	}
 	if err := walk(s, hd.end, p1); err != nil {
 		return nil, err
 	}
@@ -210,6 +224,9 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 		return nil, fmt.Errorf("%w: the dump holds no heap objects", analyze.ErrMalformed)
 	}
 	progress("index", 0)
+	if err := h.stopped(); err != nil {
+		return nil, err
+	}
 	if err := h.buildIndex(); err != nil {
 		return nil, err
 	}
@@ -218,6 +235,9 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	}
 	h.fixSizes()
 	progress("references", 0)
+	if err := h.stopped(); err != nil {
+		return nil, err
+	}
 	p2 := &pass2{h: h, progress: progress,
 		offsets: slab[uint32]{meter: &h.mem, what: "reference offsets"},
 		targets: slab[uint32]{meter: &h.mem, what: "references"},
@@ -362,6 +382,21 @@ func (p *pass1) add(id uint64, class, size uint32) error {
 	p.n++
 	if p.n&(1<<20-1) == 0 {
 		p.progress("read", 0)
+	}
+	if p.n&cancelCheckMask == 0 {
+		return p.h.stopped()
+	}
+	return nil
+}
+
+// stopped is the error that stops the work once Options.Context is done, nil
+// before.
+func (h *Heap) stopped() error {
+	if h.ctx == nil {
+		return nil
+	}
+	if err := h.ctx.Err(); err != nil {
+		return fmt.Errorf("hprof: the analysis was stopped: %w", err)
 	}
 	return nil
 }

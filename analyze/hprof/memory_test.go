@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -252,6 +253,63 @@ func TestBudgetAfterAPanickingProgress(t *testing.T) {
 		h.Close()
 		if budget.Used() != 0 {
 			t.Errorf("%d bytes charged after Close", budget.Used())
+		}
+	}
+}
+
+// TestParseCancelled cancels Options.Context from the progress callback at each
+// stage of Parse and Analyze (as a server closing does), and before Open inflates
+// a compressed dump: each stops with an error wrapping context.Canceled, gives
+// back what it charged (Parse everything, Analyze all beyond the parsed heap) and
+// leaves no file in its TempDir; the heap analyzes fully with a live context.
+func TestParseCancelled(t *testing.T) {
+	jh := runJava(t, "LeakShape", true, []string{"-XX:+UseSerialGC", "-Xmx64m"}, "3", "4096", "30", "10")
+	cancelAt := func(stage string) (context.Context, func(string, float64)) {
+		ctx, cancel := context.WithCancel(t.Context())
+		t.Cleanup(cancel)
+		return ctx, func(s string, _ float64) {
+			if s == stage {
+				cancel()
+			}
+		}
+	}
+	for _, stage := range []string{"", "read", "index", "references"} {
+		budget := analyze.NewBudget(0).Child(0)
+		tmp := t.TempDir()
+		ctx, progress := cancelAt(stage)
+		if stage == "" {
+			progress("", 0) // cancelled before the dump is inflated
+		}
+		h, err := Open(jh.Dump, OpenOptions{TempDir: tmp, Options: Options{Budget: budget, Progress: progress, Context: ctx}})
+		if !errors.Is(err, context.Canceled) || h != nil {
+			t.Fatalf("Parse cancelled at %q: %v", stage, err)
+		}
+		if budget.Used() != 0 {
+			t.Errorf("Parse cancelled at %q: %d bytes still charged", stage, budget.Used())
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("Parse cancelled at %q left %d files in its TempDir", stage, len(left))
+		}
+	}
+	for _, stage := range []string{"dominators", "retained", "paths", "histogram", "suspects", "names"} {
+		budget := analyze.NewBudget(0).Child(0)
+		ctx, progress := cancelAt(stage)
+		h, err := Open(jh.Dump, OpenOptions{TempDir: t.TempDir(), Options: Options{Budget: budget, Context: ctx}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed := budget.Used()
+		if _, err := h.NewReport(ReportOptions{}, progress); !errors.Is(err, context.Canceled) {
+			t.Fatalf("NewReport cancelled at %q: %v", stage, err)
+		}
+		if stage == "dominators" || stage == "retained" || stage == "paths" {
+			if budget.Used() != parsed {
+				t.Errorf("Analyze cancelled at %q: %d bytes charged, %d after Parse", stage, budget.Used(), parsed)
+			}
+		}
+		h.Close()
+		if budget.Used() != 0 {
+			t.Errorf("cancelled at %q: %d bytes charged after Close", stage, budget.Used())
 		}
 	}
 }

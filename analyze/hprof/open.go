@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -108,9 +109,26 @@ func inflate(f *os.File, opt OpenOptions) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := io.Copy(tmp, rc); err != nil {
+	var src io.Reader = rc
+	if opt.Context != nil {
+		src = ctxReader{opt.Context, rc}
+	}
+	if _, err := io.Copy(tmp, src); err != nil {
 		closeFile(tmp, true)
 		return nil, fmt.Errorf("inflating the dump: %w", err)
 	}
 	return tmp, nil
+}
+
+// ctxReader stops a copy once its context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, fmt.Errorf("hprof: the analysis was stopped: %w", err)
+	}
+	return c.r.Read(p)
 }

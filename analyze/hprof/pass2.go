@@ -54,6 +54,9 @@ func (p *pass2) start(id uint64) error {
 	if p.n&(1<<20-1) == 0 {
 		p.progress("references", float64(p.n)/float64(len(p.h.ids)))
 	}
+	if p.n&cancelCheckMask == 0 {
+		return p.h.stopped()
+	}
 	return nil
 }
 

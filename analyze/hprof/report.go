@@ -205,6 +205,9 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 		}
 	}
 	progress("histogram", 0)
+	if err := h.stopped(); err != nil {
+		return nil, err
+	}
 	rep.Histogram, rep.Packages = h.histogram()
 	res := newResolver(h)
 	top := h.Dominated(0, true)
@@ -212,10 +215,16 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 		rep.Dominators = append(rep.Dominators, h.subtree(o, opt.Depth, opt.Fanout, res))
 	}
 	progress("suspects", 0)
+	if err := h.stopped(); err != nil {
+		return nil, err
+	}
 	threads := h.threadList(res)
 	suspects := h.suspects(opt.SuspectShare, res)
 	dups := h.wantDuplicates(opt.Top, res)
 	progress("names", 0)
+	if err := h.stopped(); err != nil {
+		return nil, err
+	}
 	if err := res.run(); err != nil {
 		return nil, err
 	}

@@ -1,5 +1,7 @@
 ALTER TABLE reports ADD COLUMN status TEXT NOT NULL DEFAULT '';
 ALTER TABLE reports ADD COLUMN error TEXT NOT NULL DEFAULT '';
+ALTER TABLE reports ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE reports ADD COLUMN lease_until {{int64}} NOT NULL DEFAULT 0;
 
 CREATE INDEX reports_status ON reports (status);
 
