@@ -17,7 +17,16 @@ type Budget struct {
 	limit  int64
 	used   atomic.Int64
 	parent *Budget
+	// reclaim, when set (SetReclaim), frees cached results for a charge the
+	// process-wide budget has no room for.
+	reclaim func(need int64) bool
 }
+
+// SetReclaim makes a process-wide budget call reclaim when a charge does not fit,
+// before it answers ErrBusy: reclaim gives back what it can of the need bytes
+// (dropping cached results that were charged to b) and reports whether it gave
+// back anything, and the charge is tried again. Call it before b is used.
+func (b *Budget) SetReclaim(reclaim func(need int64) bool) { b.reclaim = reclaim }
 
 // NewBudget returns a process-wide budget of limit bytes (≤ 0: unbounded).
 func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
@@ -67,6 +76,9 @@ func (b *Budget) Charge(n int64) error {
 	if used := b.used.Add(n); b.limit > 0 && used > b.limit {
 		b.used.Add(-n)
 		if b.parent == nil {
+			if b.reclaim != nil && b.reclaim(used-b.limit) {
+				return b.Charge(n)
+			}
 			return fmt.Errorf("%w: the server's memory budget of %s is in use by other analyses (-memory-budget)", ErrBusy, FormatBytes(b.limit))
 		}
 		return fmt.Errorf("%w: the analysis needs more than its memory budget of %s (-memory-budget)", ErrTooLarge, FormatBytes(b.limit))

@@ -32,3 +32,40 @@ func TestBudgetChildAndParent(t *testing.T) {
 		t.Errorf("a child without a limit of its own has %d, want its parent's 100", got)
 	}
 }
+
+// TestBudgetReclaimsBeforeItIsBusy: a charge the process-wide budget has no room
+// for asks its reclaim function for the bytes missing, and succeeds when that
+// gives them back; when reclaim gives back nothing the charge is ErrBusy.
+func TestBudgetReclaimsBeforeItIsBusy(t *testing.T) {
+	root := NewBudget(100)
+	cached := int64(60)
+	if err := root.Charge(cached); err != nil {
+		t.Fatal(err)
+	}
+	var asked []int64
+	root.SetReclaim(func(need int64) bool {
+		asked = append(asked, need)
+		if cached == 0 {
+			return false
+		}
+		root.Uncharge(cached)
+		cached = 0
+		return true
+	})
+	a := root.Child(0)
+	if err := a.Charge(70); err != nil {
+		t.Fatalf("a charge that fits once the cache is dropped: %v", err)
+	}
+	if len(asked) != 1 || asked[0] != 30 {
+		t.Errorf("reclaim was asked for %v, want [30]", asked)
+	}
+	if root.Used() != 70 {
+		t.Errorf("the budget holds %d, want 70", root.Used())
+	}
+	if err := root.Child(0).Charge(40); !errors.Is(err, ErrBusy) {
+		t.Errorf("a charge with nothing left to reclaim: %v, want ErrBusy", err)
+	}
+	if root.Used() != 70 {
+		t.Errorf("the budget holds %d after the refused charge, want 70", root.Used())
+	}
+}

@@ -107,9 +107,11 @@ func TestTextUploadsBeyondTheBudgetAre413(t *testing.T) {
 
 // TestFilteredViewsAreChargedToTheBudget: the copy a filter makes of a cached
 // profile is charged to the request's budget: with the server's budget held by
-// other analyses a filtered view is answered 503 while the unfiltered view, which
-// copies nothing, answers 200; when they are done the filtered view answers 200
-// and gives its charge back (the budget holds the cached profile alone).
+// other analyses a filtered view drops the cached profile to make room (the
+// budget then holds the others' charge alone) and answers 200; the next view,
+// which has to parse the profile again with nothing left to drop, answers 503.
+// When the others are done the filtered view answers 200 and gives its charge
+// back (the budget holds the cached profile alone).
 func TestFilteredViewsAreChargedToTheBudget(t *testing.T) {
 	ts := newTestServer(t, Config{MemoryBudget: 256 << 20})
 	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
@@ -118,11 +120,14 @@ func TestFilteredViewsAreChargedToTheBudget(t *testing.T) {
 	if err := others.Charge(ts.srv.budget.Remaining() - 1024); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, body := ts.get(t, up.ReportURL+"?f=badger"); code != http.StatusServiceUnavailable {
-		t.Errorf("a filtered view while the budget is held: %d %.200s, want 503", code, body)
+	if code, _, body := ts.get(t, up.ReportURL+"?f=badger"); code != http.StatusOK {
+		t.Errorf("a filtered view while the budget is held: %d %.200s, want 200 (the cached profile dropped)", code, body)
 	}
-	if code, _, body := ts.get(t, up.ReportURL); code != http.StatusOK {
-		t.Errorf("the unfiltered view while the budget is held: %d %.200s, want 200", code, body)
+	if used := ts.srv.budget.Used(); used != others.Used() {
+		t.Errorf("the budget holds %d after the filtered view, the others %d: the cached profile was not dropped", used, others.Used())
+	}
+	if code, _, body := ts.get(t, up.ReportURL+"?f=badger"); code != http.StatusServiceUnavailable {
+		t.Errorf("a filtered view with nothing cached while the budget is held: %d %.200s, want 503", code, body)
 	}
 	others.Release()
 	if code, _, body := ts.get(t, up.ReportURL+"?f=badger"); code != http.StatusOK {

@@ -89,6 +89,9 @@ func (c *lru[V]) drop(e *list.Element) {
 	c.budget.Uncharge(entry.cost)
 }
 
+// setBudget charges the cache's entries to b from now on.
+func (c *lru[V]) setBudget(b *analyze.Budget) { c.budget = b }
+
 func (c *lru[V]) remove(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -104,4 +107,29 @@ func (c *lru[V]) clear() {
 	clear(c.items)
 	c.budget.Uncharge(c.total)
 	c.total = 0
+}
+
+// dropOldest drops the least recently used entry to make room in the memory
+// budget and returns its cost; 0 when the cache is empty or busy (a cache whose
+// lock is held, perhaps by the very add that needs the room, is skipped rather
+// than waited for).
+func (c *lru[V]) dropOldest() int64 {
+	if !c.mu.TryLock() {
+		return 0
+	}
+	defer c.mu.Unlock()
+	e := c.order.Back()
+	if e == nil {
+		return 0
+	}
+	cost := e.Value.(*lruEntry[V]).cost
+	c.drop(e)
+	return cost
+}
+
+// charged is the sum of the entries' costs, what the cache holds of its budget.
+func (c *lru[V]) charged() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
 }

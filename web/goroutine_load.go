@@ -13,17 +13,13 @@ import (
 // Parsed goroutine dumps and their grouped reports are cached by artifact hash
 // (and the decompression limit they were read with), like the profiles: a report
 // viewed many times, or a 50,000-goroutine dump paged through, is parsed and
-// grouped once. The caches live beside the Server rather than in it so that this
-// kind of input plugs in from its own files; the content of a hash never changes,
-// so servers can share them.
-var (
-	goroutineDumps   = newSizedLRU(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize)
-	goroutineReports = newLRU[*goroutines.Report](16)
-)
+// grouped once. The caches are the Server's (s.goroutineDumps,
+// s.goroutineReports), charged to its memory budget: a dump costs what its parse
+// charged (Dump.MemSize), a report its estimate (Report.MemSize).
 
-// goroutineDumpCacheBytes bounds what the cache of parsed dumps keeps, as their
-// parse charged it (Dump.MemSize): a few dumps of millions of goroutines must not
-// stay pinned.
+// goroutineDumpCacheBytes bounds what each of the caches of parsed dumps and of
+// their reports keeps: a few dumps of millions of goroutines must not stay
+// pinned.
 const goroutineDumpCacheBytes = 256 << 20
 
 func goroutineDumpKey(sha string, limit int64) string {
@@ -35,7 +31,7 @@ func goroutineDumpKey(sha string, limit int64) string {
 // streams from the store.
 func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*goroutines.Dump, error) {
 	key := goroutineDumpKey(sha, s.cfg.MaxDecompressed)
-	if d, ok := goroutineDumps.get(key); ok {
+	if d, ok := s.goroutineDumps.get(key); ok {
 		return d, nil
 	}
 	rc, err := s.store.OpenArtifact(ctx, sha)
@@ -49,7 +45,8 @@ func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*goroutines
 	if err != nil {
 		return nil, err
 	}
-	goroutineDumps.add(key, d)
+	b.Release() // the cache charges what the dump keeps (MemSize) in its stead
+	s.goroutineDumps.add(key, d)
 	return d, nil
 }
 
@@ -67,7 +64,8 @@ func (s *Server) parseReceivedGoroutineDump(f *received) (*goroutines.Dump, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}
-	goroutineDumps.add(goroutineDumpKey(f.sha256, s.cfg.MaxDecompressed), d)
+	b.Release() // the cache charges what the dump keeps (MemSize) in its stead
+	s.goroutineDumps.add(goroutineDumpKey(f.sha256, s.cfg.MaxDecompressed), d)
 	return d, nil
 }
 
@@ -77,7 +75,7 @@ func (s *Server) parseReceivedGoroutineDump(f *received) (*goroutines.Dump, erro
 // report is shared: callers must not change it (copy it to cut its groups).
 func (s *Server) goroutineReport(ctx context.Context, base, target, split string) (*goroutines.Report, error) {
 	key := base + ">" + goroutineDumpKey(target, s.cfg.MaxDecompressed) + ">" + split
-	if r, ok := goroutineReports.get(key); ok {
+	if r, ok := s.goroutineReports.get(key); ok {
 		return r, nil
 	}
 	t, err := s.loadGoroutineDump(ctx, target)
@@ -94,7 +92,7 @@ func (s *Server) goroutineReport(ctx context.Context, base, target, split string
 	if split == goroutines.SplitCreator && b == nil {
 		r = goroutines.NewReportByCreator(t)
 	}
-	goroutineReports.add(key, r)
+	s.goroutineReports.add(key, r)
 	return r, nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/store/sqlite"
 )
 
@@ -96,8 +95,8 @@ func BenchmarkGoroutinePage50k(b *testing.B) {
 	b.Run("markdown", func(b *testing.B) { serveBench(b, srv, up.ReportURL+".md", nil) })
 	b.Run("page-uncached", func(b *testing.B) {
 		serveBench(b, srv, up.ReportURL, func() {
-			goroutineDumps = newLRU[*goroutines.Dump](8)
-			goroutineReports = newLRU[*goroutines.Report](16)
+			srv.goroutineDumps.clear()
+			srv.goroutineReports.clear()
 		})
 	})
 }

@@ -160,17 +160,18 @@ type heapDumpsLoaded struct {
 	shallow, retain []*jvm.Histogram
 }
 
-func loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpSet, error) {
+func (s *Server) loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpSet, error) {
 	key := "heapdump-diff:" + rep.ID
-	v, ok := jvmParsed.get(key)
-	l, _ := v.(*heapDumpsLoaded)
+	e, ok := s.jvmParsed.get(key)
+	l, _ := e.value.(*heapDumpsLoaded)
 	if !ok || l == nil {
 		l = &heapDumpsLoaded{}
 		if err := json.Unmarshal(rep.Summary, &l.sum); err != nil || len(l.sum.Dumps) != len(rep.Artifacts) || len(l.sum.Dumps) < 2 {
 			return nil, fmt.Errorf("report %s: the stored heap dump comparison is unreadable (%d dumps, %d files): %v", rep.ID, len(l.sum.Dumps), len(rep.Artifacts), err)
 		}
 		l.shallow, l.retain = heapDumpHistograms(l.sum.Dumps, false), heapDumpHistograms(l.sum.Dumps, true)
-		jvmParsed.add(key, l)
+		// The histograms are built from the summary: about twice its JSON.
+		s.jvmParsed.add(key, jvmEntry{l, 2 * int64(len(rep.Summary))})
 	}
 	q, err := parseJVMQuery(r, len(l.sum.Dumps))
 	if err != nil {
@@ -181,7 +182,7 @@ func loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpSet, error) {
 		refs[i] = jvmRef{File: i}
 	}
 	ss := &snapshotSet[*jvm.Histogram]{rep: rep, items: l.shallow, refs: refs, q: q}
-	return &heapDumpSet{histogramSet: &histogramSet{ss}, retained: l.retain, sum: l.sum}, nil
+	return &heapDumpSet{histogramSet: &histogramSet{ss, s.jvmParsed}, retained: l.retain, sum: l.sum}, nil
 }
 
 // retainedGrowth lists the classes whose retained size grew from the query's base
@@ -235,7 +236,7 @@ func heapDumpHeader(h *view.JVMHeader, title string) {
 // showJavaHeapDumps renders /r/{id} for a comparison of heap dumps: one dump's
 // histogram when the query selects one, else the comparison of base and target.
 func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
-	hd, err := loadHeapDumpSet(r, rep)
+	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err
 	}
@@ -305,7 +306,7 @@ type heapDumpBrief struct {
 // javaHeapDumpsJSON fills doc.Analysis for a comparison of heap dumps (one dump's
 // histogram, as a histogram report's, when the query selects one).
 func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
-	hd, err := loadHeapDumpSet(r, rep)
+	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err
 	}
@@ -331,7 +332,7 @@ func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *repo
 // javaHeapDumpsMarkdown writes the ticket summary of a comparison: the histogram
 // diff's Markdown, the classes whose retained size grew, the series.
 func (s *Server) javaHeapDumpsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
-	hd, err := loadHeapDumpSet(r, rep)
+	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err
 	}

@@ -31,10 +31,20 @@ const (
 	kindJavaNMTDiff       = "jvm-nmt-diff"
 )
 
-// jvmParsed caches what the JVM parsers made of an artifact, keyed by kind and
-// sha256: an artifact's content never changes, so the entry is valid for every
-// server and every report that shares the file. Values are never modified.
-var jvmParsed = newLRU[any](16)
+// jvmEntry is what s.jvmParsed caches: what the JVM parsers made of an artifact,
+// keyed by kind and sha256 (an artifact's content never changes, so the entry is
+// valid for every report that shares the file), or a comparison or series built
+// from them. Values are never modified. cost is what the entry is charged to the
+// server's memory budget: what its parse charged, or an estimate.
+type jvmEntry struct {
+	value any
+	cost  int64
+}
+
+func (e jvmEntry) memSize() int64 { return e.cost }
+
+// jvmCacheBytes bounds what the cache of parsed JVM inputs keeps.
+const jvmCacheBytes = 256 << 20
 
 // jvmRef names one snapshot of a report: the i-th artifact's k-th histogram, dump
 // or native memory report (both from 0).
@@ -73,15 +83,17 @@ func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(i
 		return zero, fmt.Errorf("%s: %w", f.name, err)
 	}
 	defer rc.Close()
-	// What the parse keeps is charged while it runs; the cache that keeps it is
-	// bounded by count.
+	// What the parse keeps is charged while it runs; the cache keeps it charged
+	// to the server's budget at that cost.
 	b := s.analysisBudget()
 	defer b.Release()
 	v, err := parse(rc, b)
 	if err != nil {
 		return zero, fmt.Errorf("%s: %w", f.name, err)
 	}
-	jvmParsed.add(prefix+":"+f.sha256, v)
+	cost := b.Used()
+	b.Release() // the cache charges what the parse kept in its stead
+	s.jvmParsed.add(prefix+":"+f.sha256, jvmEntry{v, cost})
 	return v, nil
 }
 
@@ -89,8 +101,8 @@ func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(i
 func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) (T, error)) (T, error) {
 	var zero T
 	key := prefix + ":" + a.SHA256
-	if v, ok := jvmParsed.get(key); ok {
-		if t, ok := v.(T); ok {
+	if e, ok := s.jvmParsed.get(key); ok {
+		if t, ok := e.value.(T); ok {
 			return t, nil
 		}
 	}
@@ -104,15 +116,17 @@ func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact
 		return zero, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	defer rc.Close()
-	// What the parse keeps is charged while it runs; the cache that keeps it is
-	// bounded by count.
+	// What the parse keeps is charged while it runs; the cache keeps it charged
+	// to the server's budget at that cost.
 	b := s.analysisBudget()
 	defer b.Release()
 	v, err := parse(rc, b)
 	if err != nil {
 		return zero, fmt.Errorf("%s: %w", a.Name, err)
 	}
-	jvmParsed.add(key, v)
+	cost := b.Used()
+	b.Release() // the cache charges what the parse kept in its stead
+	s.jvmParsed.add(key, jvmEntry{v, cost})
 	return v, nil
 }
 

@@ -63,7 +63,7 @@ func jvmBenchPage(b *testing.B, srv *Server, path string) {
 			size := 0
 			for b.Loop() {
 				if cold {
-					jvmParsed = newLRU[any](16)
+					srv.jvmParsed.clear()
 				}
 				size = jvmBenchGet(b, srv, path)
 			}

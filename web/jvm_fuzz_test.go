@@ -75,7 +75,7 @@ func FuzzJavaPages(f *testing.F) {
 			hs = append(hs, hs[0]) // a diff even of one histogram
 			rep, refs := jvmFuzzReport(len(hs))
 			for _, q := range queries(len(hs)) {
-				set := &histogramSet{&snapshotSet[*jvm.Histogram]{rep: rep, items: hs, refs: refs, q: q}}
+				set := &histogramSet{&snapshotSet[*jvm.Histogram]{rep: rep, items: hs, refs: refs, q: q}, newLRU[jvmEntry](16)}
 				if i, ok := set.single(); ok {
 					check("histogram", view.JavaHistogramPageView(set.histogramPage(i)))
 				} else {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+	"unsafe"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
@@ -119,6 +120,8 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 // query that selects a view.
 type histogramSet struct {
 	*snapshotSet[*jvm.Histogram]
+	// cache keeps the diffs and series built (the server's jvmParsed).
+	cache *lru[jvmEntry]
 }
 
 func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*histogramSet, error) {
@@ -126,7 +129,7 @@ func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*histogra
 	if err != nil {
 		return nil, err
 	}
-	return &histogramSet{ss}, nil
+	return &histogramSet{ss, s.jvmParsed}, nil
 }
 
 // diff compares the query's base and target, cached: ranking the classes of two
@@ -136,13 +139,14 @@ func (hs *histogramSet) diff() *jvm.HistogramDiff {
 	q := hs.q
 	b, t := hs.refs[q.base], hs.refs[q.target]
 	key := fmt.Sprintf("%s-diff:%s#%d:%s#%d", histogramPrefix, hs.rep.Artifacts[b.File].SHA256, b.Index, hs.rep.Artifacts[t.File].SHA256, t.Index)
-	if v, ok := jvmParsed.get(key); ok {
-		if d, ok := v.(*jvm.HistogramDiff); ok {
+	if e, ok := hs.cache.get(key); ok {
+		if d, ok := e.value.(*jvm.HistogramDiff); ok {
 			return d
 		}
 	}
 	d := jvm.DiffHistograms(hs.items[q.base], hs.items[q.target])
-	jvmParsed.add(key, d)
+	// The rows' names are the histograms' own strings: a row costs its struct.
+	hs.cache.add(key, jvmEntry{d, int64(cap(d.Classes)) * int64(unsafe.Sizeof(jvm.ClassChange{}))})
 	return d
 }
 

@@ -75,8 +75,8 @@ func (hs *histogramSet) series(order jvm.Order) (*series.Report, error) {
 	for _, ref := range hs.refs {
 		fmt.Fprintf(&key, ":%s#%d", hs.rep.Artifacts[ref.File].SHA256, ref.Index)
 	}
-	if v, ok := jvmParsed.get(key.String()); ok {
-		if s, ok := v.(*series.Report); ok {
+	if e, ok := hs.cache.get(key.String()); ok {
+		if s, ok := e.value.(*series.Report); ok {
 			return s, nil
 		}
 	}
@@ -84,7 +84,7 @@ func (hs *histogramSet) series(order jvm.Order) (*series.Report, error) {
 	if err != nil || s == nil {
 		return s, err
 	}
-	jvmParsed.add(key.String(), s)
+	hs.cache.add(key.String(), jvmEntry{s, jsonCost(s)})
 	return s, nil
 }
 

@@ -14,15 +14,13 @@ import (
 	"github.com/leakui/leakui/store"
 )
 
-// logReports caches counted log reports by artifact hashes and parameters:
-// artifacts never change, so an entry is valid for every report (and every
-// server) over the same files. Counting a 200 MB log takes seconds; a view
-// from the cache takes milliseconds. Values are never modified.
-var logReports = newLRU[*logs.Report](16)
-
-// logCounting makes concurrent views of a report that is not cached yet wait
-// for one count instead of each counting the same files.
-var logCounting = &logFlights{calls: map[string]*logFlight{}}
+// The server's logReports caches counted log reports by artifact hashes and
+// parameters: artifacts never change, so an entry is valid for every report
+// over the same files. Counting a 200 MB log takes seconds; a view from the
+// cache takes milliseconds. Values are never modified. Entries are charged to
+// the server's memory budget at logReportCost. Its logCounting makes
+// concurrent views of a report that is not cached yet wait for one count
+// instead of each counting the same files.
 
 // logCacheKey names a count: the inputs (hash and name, as names appear in
 // the report), the parameters and the decompression cap.
@@ -59,7 +57,7 @@ func (s *Server) logCountArtifacts(ctx context.Context, arts []store.ReportArtif
 		hashes[i], names[i] = a.SHA256, a.Name
 	}
 	key := logCacheKey(hashes, names, p, s.cfg.MaxDecompressed)
-	return logCounting.do(ctx, key, func() (*logs.Report, error) {
+	return s.logCounting.do(ctx, key, func() (*logs.Report, error) {
 		inputs := make([]logs.Input, 0, len(arts))
 		defer func() {
 			for _, in := range inputs {
@@ -86,7 +84,7 @@ func (s *Server) logCountReceived(ctx context.Context, files []*received, p logP
 		hashes[i], names[i] = f.sha256, f.name
 	}
 	key := logCacheKey(hashes, names, p, s.cfg.MaxDecompressed)
-	return logCounting.do(ctx, key, func() (*logs.Report, error) {
+	return s.logCounting.do(ctx, key, func() (*logs.Report, error) {
 		inputs := make([]logs.Input, 0, len(files))
 		defer func() {
 			for _, in := range inputs {
@@ -116,6 +114,8 @@ func (r logReadCloser) Close() error               { return r.rc.Close() }
 type logFlights struct {
 	mu    sync.Mutex
 	calls map[string]*logFlight
+	// cache keeps the counts made (the server's logReports).
+	cache *lru[*logs.Report]
 	// joined, when it is not nil, is called each time a caller finds the count
 	// of its key in flight and is about to wait for it. Tests set it to know
 	// that a caller joined a flight; it is nil in production.
@@ -134,7 +134,7 @@ type logFlight struct {
 // context, a waiter whose own context is alive counts again.
 func (g *logFlights) do(ctx context.Context, key string, count func() (*logs.Report, error)) (*logs.Report, error) {
 	for {
-		if rep, ok := logReports.get(key); ok {
+		if rep, ok := g.cache.get(key); ok {
 			return rep, nil
 		}
 		g.mu.Lock()
@@ -162,7 +162,7 @@ func (g *logFlights) do(ctx context.Context, key string, count func() (*logs.Rep
 
 		f.rep, f.err = count()
 		if f.err == nil {
-			logReports.add(key, f.rep)
+			g.cache.add(key, f.rep)
 		}
 		g.mu.Lock()
 		delete(g.calls, key)

@@ -17,9 +17,8 @@ import (
 func TestLogFlightsCountOnce(t *testing.T) {
 	const callers = 8
 	joins := make(chan struct{}, callers)
-	g := &logFlights{calls: map[string]*logFlight{}, joined: func() { joins <- struct{}{} }}
+	g := &logFlights{calls: map[string]*logFlight{}, cache: newLRU[*logs.Report](16), joined: func() { joins <- struct{}{} }}
 	key := "test:" + t.Name()
-	defer logReports.remove(key)
 	var counts atomic.Int32
 	want := &logs.Report{Lines: 42}
 	// The count lasts until every other caller waits for it.
@@ -60,14 +59,13 @@ func TestLogFlightsCountOnce(t *testing.T) {
 // for itself.
 func TestLogFlightsCancelledLeader(t *testing.T) {
 	joined := make(chan struct{}, 1)
-	g := &logFlights{calls: map[string]*logFlight{}, joined: func() {
+	g := &logFlights{calls: map[string]*logFlight{}, cache: newLRU[*logs.Report](16), joined: func() {
 		select {
 		case joined <- struct{}{}:
 		default:
 		}
 	}}
 	key := "test:" + t.Name()
-	defer logReports.remove(key)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	started := make(chan struct{})

@@ -15,7 +15,9 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/analyze/hprof"
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
@@ -209,6 +211,14 @@ type Server struct {
 	// keeps their stored indexes opened, by report id.
 	heapJobs    *heapDumpJobs
 	heapIndexes *lru[*hprof.Index]
+	// goroutineDumps, goroutineReports, jvmParsed and logReports cache parsed
+	// inputs and their reports (see goroutine_load.go, jvm.go, log_count.go),
+	// charged to budget like profiles and flames.
+	goroutineDumps   *lru[*goroutines.Dump]
+	goroutineReports *lru[*goroutines.Report]
+	jvmParsed        *lru[jvmEntry]
+	logReports       *lru[*logs.Report]
+	logCounting      *logFlights
 }
 
 // NewServer builds the router with every route and middleware.
@@ -302,6 +312,17 @@ func NewServer(cfg Config) (*Server, error) {
 	s.budget = analyze.NewBudget(cfg.MemoryBudget)
 	s.profiles.budget = s.budget
 	s.flames.maxCost, s.flames.cost, s.flames.budget = flameCacheBytes, flameCost, s.budget
+	s.goroutineDumps = newSizedLRU(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize)
+	s.goroutineReports = newSizedLRU(16, goroutineDumpCacheBytes, (*goroutines.Report).MemSize)
+	s.jvmParsed = newSizedLRU(16, jvmCacheBytes, jvmEntry.memSize)
+	s.logReports = newSizedLRU(16, logCacheBytes, logReportCost)
+	s.logCounting = &logFlights{calls: map[string]*logFlight{}, cache: s.logReports}
+	caches := cacheReclaimer{s.profiles, s.flames, s.goroutineDumps, s.goroutineReports, s.jvmParsed, s.logReports}
+	for _, c := range []interface{ setBudget(*analyze.Budget) }{s.goroutineDumps, s.goroutineReports, s.jvmParsed, s.logReports} {
+		c.setBudget(s.budget)
+	}
+	// An analysis the budget has no room for drops cached results first.
+	s.budget.SetReclaim(caches.reclaim)
 	s.views = newViewQueue(viewSlots*runtime.NumCPU(), viewWait)
 	s.heapJobs = newHeapDumpJobs(s)
 	s.heapIndexes = newLRU[*hprof.Index](heapIndexCacheEntries)
