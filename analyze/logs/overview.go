@@ -149,7 +149,8 @@ type logOverviewPart struct {
 
 // overview masks, levels and buckets every line of a block of whole lines
 // (the last may lack its '\n'), finding their ends logOverviewEnds at a time.
-func (s *logScanner) overview(b []byte) {
+// It returns how many lines it counted: logCountLines(b).
+func (s *logScanner) overview(b []byte) int64 {
 	line := s.line
 	if cap(s.ends) < logOverviewEnds {
 		s.ends = make([]int32, 0, logOverviewEnds)
@@ -164,10 +165,12 @@ func (s *logScanner) overview(b []byte) {
 		if len(ends) < cap(ends) { // no '\n' after from
 			if from < len(b) {
 				s.overviewLine(b[from:], line, false)
+				line++
 			}
 			break
 		}
 	}
+	return line - s.line
 }
 
 // logOverviewEnds is how many line ends the overview finds at once.

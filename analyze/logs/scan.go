@@ -189,8 +189,9 @@ func (s *logScanner) finish() {
 // input).
 func (s *logScanner) block(b []byte) {
 	p := s.part
+	ovLines := int64(-1) // the lines of b, when the overview counted them
 	if p.ov != nil {
-		s.overview(b)
+		ovLines = s.overview(b)
 	}
 	if !s.times && !s.plan.keyed {
 		s.grow()
@@ -201,7 +202,10 @@ func (s *logScanner) block(b []byte) {
 				p.pending[i] += c
 			}
 		}
-		n := logCountLines(b)
+		n := ovLines
+		if n < 0 {
+			n = logCountLines(b)
+		}
 		p.lines += n
 		s.line += n
 		return
@@ -255,7 +259,11 @@ func (s *logScanner) block(b []byte) {
 		}
 		s.record(b[ls:le], line, pats)
 	}
-	line += logCountLines(b[pos:])
+	if pos == 0 && ovLines >= 0 {
+		line += ovLines // logCountLines(b), which the overview found
+	} else {
+		line += logCountLines(b[pos:])
+	}
 	p.lines += line - s.line
 	s.line = line
 	if s.times {
