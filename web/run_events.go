@@ -1,8 +1,6 @@
 package web
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -26,24 +24,9 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		return fmt.Errorf("streaming is not supported by this connection")
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	send := func(event string, v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
-			return err
-		}
-		flusher.Flush()
-		return nil
+	send, err := startEventStream(w)
+	if err != nil {
+		return err
 	}
 	ctx := r.Context()
 	var live *lab.Run
