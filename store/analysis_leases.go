@@ -74,19 +74,6 @@ func (db *DB) setLeases(ctx context.Context, owner string, until int64) (int, er
 // ExpiredAnalyses lists, oldest first, the analyzing reports whose lease ended
 // before now (or that never had one): those a server may take up.
 func (db *DB) ExpiredAnalyses(ctx context.Context, now time.Time) ([]string, error) {
-	rows, err := db.read.QueryContext(ctx, db.q(`SELECT id FROM reports WHERE status = ? AND lease_until < ? ORDER BY created_at, id`),
+	return db.reportIDs(ctx, `SELECT id FROM reports WHERE status = ? AND lease_until < ? ORDER BY created_at, id`,
 		ReportAnalyzing, millis(now))
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
 }

@@ -263,7 +263,12 @@ func (db *DB) SetReportState(ctx context.Context, id, status, reason string, sum
 // ReportsInState lists the ids of the reports in a state, oldest first: the
 // reports a restarted server's background analyses take up again.
 func (db *DB) ReportsInState(ctx context.Context, status string) ([]string, error) {
-	rows, err := db.read.QueryContext(ctx, db.q(`SELECT id FROM reports WHERE status = ? ORDER BY created_at, id`), status)
+	return db.reportIDs(ctx, `SELECT id FROM reports WHERE status = ? ORDER BY created_at, id`, status)
+}
+
+// reportIDs runs a query whose rows are report ids and returns them in order.
+func (db *DB) reportIDs(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := db.read.QueryContext(ctx, db.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
