@@ -164,12 +164,8 @@ func (s *Server) handleReportEvents(w http.ResponseWriter, r *http.Request) erro
 		case <-changed:
 		case <-poll.C:
 		}
-		select {
-		case <-ctx.Done():
+		if !s.pauseBetweenEvents(ctx) {
 			return nil
-		case <-s.closing:
-			return nil
-		case <-time.After(eventInterval):
 		}
 	}
 }

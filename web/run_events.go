@@ -73,12 +73,8 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 		case <-poll.C:
 		case <-doneOf(live):
 		}
-		select {
-		case <-ctx.Done():
+		if !s.pauseBetweenEvents(ctx) {
 			return nil
-		case <-s.closing:
-			return nil
-		case <-time.After(eventInterval):
 		}
 		if live != nil {
 			select {

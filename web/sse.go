@@ -1,9 +1,11 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // eventSender sends one server-sent event, its data the JSON of v, and flushes it.
@@ -32,4 +34,18 @@ func startEventStream(w http.ResponseWriter) (eventSender, error) {
 		flusher.Flush()
 		return nil
 	}, nil
+}
+
+// pauseBetweenEvents keeps eventInterval between two events of a stream. It
+// reports false when the stream must end instead: the client left or the server
+// is closing.
+func (s *Server) pauseBetweenEvents(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-s.closing:
+		return false
+	case <-time.After(eventInterval):
+		return true
+	}
 }
