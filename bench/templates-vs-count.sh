@@ -2,8 +2,8 @@
 # Side by side: the overview's pass (`leakui count -overview`: levels, lines over time,
 # message templates) against `leakui count` with the four patterns of count-vs-grep.sh, on
 # the same generated Samza-style log. Checks that the two most frequent templates count what
-# GNU grep -cE of their regexps counts, then prints the time ratio, the CPU-time ratio and
-# both peak RSS.
+# GNU grep -cE of their regexps counts, then runs the two alternately (bench/alternate.py)
+# and prints the time ratio, the CPU-time ratio and both peak RSS.
 # Run from anywhere:  bench/templates-vs-count.sh [MiB]
 source "$(dirname "$0")/lib.sh"
 MB=${1:-1024}
@@ -20,11 +20,11 @@ for i in 0 1; do
 	want=$(LC_ALL=C grep -cE -- "$re" "$LOG")
 	[ "$want" = "$got" ] || { echo "template $i ($re): grep -cE $want, leakui $got"; exit 1; }
 done
-c=$(median_seconds "$LEAKUI" count -json "${args[@]}" "$LOG")
-o=$(median_seconds "$LEAKUI" count -json -overview "$LOG")
-cc=$(median_cpu_seconds "$LEAKUI" count -json "${args[@]}" "$LOG")
-oc=$(median_cpu_seconds "$LEAKUI" count -json -overview "$LOG")
-echo "log: $MB MiB; leakui count (4 patterns): ${c}s; leakui count -overview: ${o}s"
+# Both sides alternately, so that a machine whose speed drifts slows them alike.
+sides=$(python3 "$BENCH_DIR/alternate.py" "$RUNS" "$WORK/alternate.out" \
+	count "$LEAKUI" count -json "${args[@]}" "$LOG" -- overview "$LEAKUI" count -json -overview "$LOG")
+read -r _ c cc ck _ o oc ok <<<"$(echo $sides)"
+echo "log: $MB MiB; leakui count (4 patterns): ${c}s; leakui count -overview: ${o}s (medians of $RUNS, run alternately)"
 echo "CPU (user + system): count ${cc}s; overview ${oc}s; overview/count: $(ratio "$oc" "$cc")"
-echo "peak RSS count: $(peak_kib "$LEAKUI" count -json "${args[@]}" "$LOG") KiB; overview: $(peak_kib "$LEAKUI" count -json -overview "$LOG") KiB"
+echo "peak RSS count: $ck KiB; overview: $ok KiB"
 echo "overview/count: $(ratio "$o" "$c")"

@@ -1,11 +1,13 @@
 package logs
 
-// logHasNewlinesAVX2 selects the vector newline scan; tests turn it off to
-// run the generic one.
-var logHasNewlinesAVX2 = logHasAVX2
+import "golang.org/x/sys/cpu"
+
+// logHasNewlinesAVX2 selects the vector newline scan (AVX2, with BMI1's
+// TZCNT and BLSR and POPCNT); tests turn it off to run the generic one.
+var logHasNewlinesAVX2 = logHasAVX2 && cpu.X86.HasBMI1 && cpu.X86.HasPOPCNT
 
 // logNewlinesAVX2 writes to dst the offsets (plus base) of the '\n' bytes of
-// s, 32 bytes at a time while 32 are left in s and 32 places in dst; it
+// s, 64 bytes at a time while 64 are left in s and 64 places in dst; it
 // returns how many it wrote and how many bytes of s it looked at.
 //
 //go:noescape

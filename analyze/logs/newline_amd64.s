@@ -2,10 +2,14 @@
 
 // func logNewlinesAVX2(s []byte, dst []int32, base int) (n, scanned int)
 //
-// Compares 32 bytes of s at a time with '\n' and writes the offset plus base
-// of each one found to dst, while at least 32 bytes of s are left and at
-// least 32 places of dst (a step writes at most 32). Returns the offsets
-// written and the bytes looked at (a multiple of 32).
+// Compares 64 bytes of s at a time with '\n' and writes the offset plus base
+// of each one found to dst, while at least 64 bytes of s are left and at
+// least 64 places of dst. A step writes its first two offsets whether it
+// found them or not (TZCNT of no bit is 64: junk past the ones it counts) and
+// moves on by the number it found (POPCNT), so the usual step, with no more
+// than two line ends, takes no branch on what it found; a third end and
+// later ones are written in a loop. Returns the offsets written and the bytes
+// looked at (a multiple of 64). Needs AVX2, BMI1 and POPCNT.
 TEXT ·logNewlinesAVX2(SB), NOSPLIT, $0-72
 	MOVQ	s_base+0(FP), SI
 	MOVQ	s_len+8(FP), BX
@@ -17,33 +21,47 @@ TEXT ·logNewlinesAVX2(SB), NOSPLIT, $0-72
 	VPBROADCASTB	X1, Y1
 	XORQ	CX, CX			// bytes looked at
 	XORQ	DX, DX			// offsets written
+	SUBQ	$64, R8			// a step needs DX ≤ R8
 
 loop:
-	LEAQ	32(CX), AX
+	LEAQ	64(CX), AX
 	CMPQ	AX, BX
-	JA	done			// fewer than 32 bytes left
-	MOVQ	R8, AX
-	SUBQ	DX, AX
-	CMPQ	AX, $32
-	JLT	done			// fewer than 32 places left
-	VMOVDQU	(SI)(CX*1), Y2
-	VPCMPEQB	Y1, Y2, Y2
+	JA	done			// fewer than 64 bytes left
+	CMPQ	DX, R8
+	JGT	done			// fewer than 64 places left
+	VPCMPEQB	(SI)(CX*1), Y1, Y2
+	VPCMPEQB	32(SI)(CX*1), Y1, Y3
 	VPMOVMSKB	Y2, R10
-	TESTL	R10, R10
-	JZ	next
+	VPMOVMSKB	Y3, R11
+	SHLQ	$32, R11
+	ORQ	R11, R10		// bit i: byte CX+i is '\n'
+	POPCNTQ	R10, R13
+	LEAQ	(R9)(CX*1), R14		// the offset of bit 0
+	TZCNTQ	R10, R11
+	ADDQ	R14, R11
+	MOVL	R11, (DI)(DX*4)
+	BLSRQ	R10, R10
+	TZCNTQ	R10, R11
+	ADDQ	R14, R11
+	MOVL	R11, 4(DI)(DX*4)
+	CMPQ	R13, $2
+	JA	more
+	ADDQ	R13, DX
+	ADDQ	$64, CX
+	JMP	loop
+
+more:					// a third end or more: one at a time
+	ADDQ	$2, DX
+	BLSRQ	R10, R10
 
 bits:
-	BSFL	R10, R11
-	ADDQ	CX, R11
-	ADDQ	R9, R11
+	TZCNTQ	R10, R11
+	ADDQ	R14, R11
 	MOVL	R11, (DI)(DX*4)
 	INCQ	DX
-	LEAL	-1(R10), R12
-	ANDL	R12, R10		// clears the lowest bit
+	BLSRQ	R10, R10
 	JNZ	bits
-
-next:
-	ADDQ	$32, CX
+	ADDQ	$64, CX
 	JMP	loop
 
 done:

@@ -3,6 +3,7 @@ package logs
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/leakui/leakui/internal/fixtures"
@@ -10,14 +11,15 @@ import (
 
 // FuzzNewlines holds logNewlines (the AVX2 scan where the machine has it) to
 // logNewlinesGeneric and both to a byte loop, from every start of the input
-// and with room for 32 to 96 ends: the same ends, in order, stopping at the
-// same place.
+// and with room for 32 to 160 ends: the same ends, in order; the vector scan
+// may stop up to 64 places early, saying so.
 func FuzzNewlines(f *testing.F) {
 	f.Add([]byte("a\nbb\n\n\nccc"), uint8(0))
 	f.Add(make([]byte, 200), uint8(5))
 	f.Add([]byte("\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\nxyz\n"), uint8(1))
+	f.Add([]byte(strings.Repeat("ab\n", 200)), uint8(40)) // the vector scan runs out of places
 	f.Fuzz(func(t *testing.T, in []byte, room uint8) {
-		size := 32 + int(room)%65
+		size := 32 + int(room)%129
 		for from := 0; from <= len(in); from++ {
 			var want []int32
 			for i := from; i < len(in) && len(want) < size; i++ {
@@ -25,10 +27,21 @@ func FuzzNewlines(f *testing.F) {
 					want = append(want, int32(i))
 				}
 			}
-			got := logNewlines(in, from, make([]int32, 0, size))
-			generic := logNewlinesGeneric(in, from, make([]int32, 0, size))
-			if !slices.Equal(got, want) || !slices.Equal(generic, want) {
-				t.Fatalf("from %d, room %d: logNewlines %v, generic %v, want %v", from, size, got, generic, want)
+			got, more := logNewlines(in, from, make([]int32, 0, size))
+			generic, genericMore := logNewlinesGeneric(in, from, make([]int32, 0, size))
+			if !slices.Equal(generic, want) || genericMore != (len(want) == size) {
+				t.Fatalf("from %d, room %d: generic %v (more %v), want %v", from, size, generic, genericMore, want)
+			}
+			// The vector scan may stop short of full, but only with more
+			// set, and always at a prefix of the ends.
+			if len(got) > len(want) || !slices.Equal(got, want[:len(got)]) {
+				t.Fatalf("from %d, room %d: logNewlines %v, want a prefix of %v", from, size, got, want)
+			}
+			if !more && len(got) != len(want) || more && len(got) < size-64 {
+				t.Fatalf("from %d, room %d: logNewlines %d ends, more %v; want %d", from, size, len(got), more, len(want))
+			}
+			if !more && len(want) == size {
+				t.Fatalf("from %d, room %d: logNewlines filled ends without more", from, size)
 			}
 		}
 	})

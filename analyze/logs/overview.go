@@ -155,14 +155,38 @@ func (s *logScanner) overview(b []byte) int64 {
 	if cap(s.ends) < logOverviewEnds {
 		s.ends = make([]int32, 0, logOverviewEnds)
 	}
+	batch := logHasSkelAVX2 && !logFastDisabled
 	for from := 0; from < len(b); {
-		ends := logNewlines(b, from, s.ends[:0])
-		for _, le := range ends {
-			s.overviewLine(b[from:le], line, false)
-			line++
-			from = int(le) + 1
+		ends, more := logNewlines(b, from, s.ends[:0])
+		if batch && !s.skel.off && len(ends) > 0 {
+			// Most lines are found in the skeleton cache: look them
+			// up together, then count them; the others take the
+			// whole way.
+			ov := s.part.ov
+			slots, asOf := s.skel.probeBatch(b, ends, from)
+			for k, le := range ends {
+				text := b[from:le]
+				if e := s.skel.hit(slots[k], asOf); e != nil {
+					if e.stat != nil {
+						e.stat.count++
+					} else {
+						ov.table.overflow++
+					}
+					s.overviewCount(text, e.level)
+				} else {
+					s.overviewLine(text, line, false)
+				}
+				line++
+				from = int(le) + 1
+			}
+		} else {
+			for _, le := range ends {
+				s.overviewLine(b[from:le], line, false)
+				line++
+				from = int(le) + 1
+			}
 		}
-		if len(ends) < cap(ends) { // no '\n' after from
+		if !more { // no '\n' after from
 			if from < len(b) {
 				s.overviewLine(b[from:], line, false)
 				line++
@@ -179,13 +203,17 @@ const logOverviewEnds = 512
 // overviewLine counts one line (part-relative index line) in the overview;
 // long lines (only their head is here) get a level and a bucket, no template.
 func (s *logScanner) overviewLine(text []byte, line int64, long bool) {
-	p := s.part
-	ov := p.ov
 	if long {
 		text = text[:min(len(text), 2*logLevelScan)]
 	}
-	level := s.template(ov, text, line, long)
-	ov.levels[level]++
+	s.overviewCount(text, s.template(s.part.ov, text, line, long))
+}
+
+// overviewCount counts a line of the given level in the part's levels and
+// its bucket.
+func (s *logScanner) overviewCount(text []byte, level int) {
+	p := s.part
+	p.ov.levels[level]++
 	if p.buckets == nil {
 		return
 	}

@@ -9,3 +9,11 @@ var logHasSkelAVX2 = logHasAVX2
 //
 //go:noescape
 func logSkelEqualAVX2(line, skel []byte) bool
+
+// logSkelBatch looks up the lines of text from from to ends[0], then to
+// ends[1], … in slots as lookup does, without counting, and writes each one's
+// slot or -1 to out (skeleton_amd64.s); lines shorter than 32 bytes get -1.
+// It is logSkelBatchGeneric with AVX2.
+//
+//go:noescape
+func logSkelBatch(text []byte, ends []int32, from int, slots *logSkelEntry, out []int16)

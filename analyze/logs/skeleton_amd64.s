@@ -67,3 +67,129 @@ differ:
 	VZEROUPPER
 	MOVB	$0, ret+48(FP)
 	RET
+
+// func logSkelBatch(text []byte, ends []int32, from int, slots *logSkelEntry, out []int16)
+//
+// Looks up the lines of text that start at from and end (before their '\n')
+// at ends[0], ends[1], … in the skeleton cache's slots, as lookup does, and
+// writes to out[k] the slot holding line k's skeleton, or -1: none does, or
+// the line is shorter than 32 bytes or longer than logSkelMaxLine (512). It
+// only reads the slots. The hash is lookup's: the skeleton of the line's 8
+// middle bytes (digits as '0', found as in logSkelEqualAVX2), xor the length
+// times 8, times 0x9e3779b97f4a7c15; its top 7 bits pick the bucket, whose
+// two slots are tried in order. A slot is a logSkelEntry of 56 bytes: hash
+// at 0, the skeleton's pointer at 8 and length at 16
+// (TestSkelEntryLayout). The compare runs from the line's first 32 bytes to
+// its last 32, which may overlap the ones before.
+TEXT ·logSkelBatch(SB), NOSPLIT, $0-88
+	MOVQ	text_base+0(FP), SI
+	MOVQ	ends_base+24(FP), R8
+	MOVQ	ends_len+32(FP), R9
+	LEAQ	(R8)(R9*4), R9		// the end of ends
+	MOVQ	from+48(FP), R10	// the line's start
+	MOVQ	slots+56(FP), DI
+	MOVQ	out_base+64(FP), R11
+	MOVQ	$0x9e3779b97f4a7c15, R12
+	MOVQ	$0x2f, AX		// '0'-1
+	MOVQ	AX, X1
+	VPBROADCASTB	X1, Y1
+	MOVQ	$0x3a, AX		// '9'+1
+	MOVQ	AX, X2
+	VPBROADCASTB	X2, Y2
+	MOVQ	$0x30, AX		// '0'
+	MOVQ	AX, X3
+	VPBROADCASTB	X3, Y3
+
+line:
+	CMPQ	R8, R9
+	JAE	done
+	MOVLQSX	(R8), BX
+	SUBQ	R10, BX			// n, the line's length
+	CMPQ	BX, $32
+	JLT	miss
+	CMPQ	BX, $512
+	JGT	miss
+	MOVQ	BX, AX			// the hash
+	SHRQ	$1, AX
+	LEAQ	-4(R10)(AX*1), AX	// from + n/2 - 4
+	VMOVQ	(SI)(AX*1), X4
+	VPCMPGTB	X1, X4, X6	// x > '0'-1
+	VPCMPGTB	X4, X2, X7	// '9'+1 > x
+	VPAND	X6, X7, X6		// x is a digit
+	VPANDN	X4, X6, X7		// x where not a digit
+	VPAND	X3, X6, X6		// '0' where a digit
+	VPOR	X6, X7, X7
+	VMOVQ	X7, AX
+	MOVQ	BX, R14
+	SHLQ	$3, R14
+	XORQ	R14, AX
+	IMULQ	R12, AX
+	MOVQ	AX, R14			// the hash
+	SHRQ	$57, AX
+	ADDQ	AX, AX			// the bucket's first slot
+
+try:
+	IMUL3Q	$56, AX, DX
+	CMPQ	(DI)(DX*1), R14
+	JNE	next
+	CMPQ	16(DI)(DX*1), BX
+	JNE	next
+	MOVQ	8(DI)(DX*1), DX
+	LEAQ	-32(DX)(BX*1), DX	// the skeleton's last 32 bytes
+	LEAQ	-32(SI)(R10*1), R13
+	ADDQ	BX, R13			// the line's last 32 bytes
+	MOVQ	$32, CX
+	SUBQ	BX, CX			// 32 - n: from the first 32 bytes
+
+chunk:
+	TESTQ	CX, CX
+	JGE	last
+	VMOVDQU	(R13)(CX*1), Y4
+	VMOVDQU	(DX)(CX*1), Y5
+	VPCMPGTB	Y1, Y4, Y6
+	VPCMPGTB	Y4, Y2, Y7
+	VPAND	Y6, Y7, Y6		// x is a digit
+	VPCMPEQB	Y3, Y5, Y7	// s is '0'
+	VPAND	Y6, Y7, Y6
+	VPCMPEQB	Y4, Y5, Y7	// x is s
+	VPOR	Y6, Y7, Y6
+	VPMOVMSKB	Y6, R15
+	CMPL	R15, $0xffffffff
+	JNE	next
+	ADDQ	$32, CX
+	JMP	chunk
+
+last:
+	VMOVDQU	(R13), Y4
+	VMOVDQU	(DX), Y5
+	VPCMPGTB	Y1, Y4, Y6
+	VPCMPGTB	Y4, Y2, Y7
+	VPAND	Y6, Y7, Y6
+	VPCMPEQB	Y3, Y5, Y7
+	VPAND	Y6, Y7, Y6
+	VPCMPEQB	Y4, Y5, Y7
+	VPOR	Y6, Y7, Y6
+	VPMOVMSKB	Y6, R15
+	CMPL	R15, $0xffffffff
+	JNE	next
+	MOVW	AX, (R11)		// found in slot AX
+	JMP	advance
+
+next:
+	INCQ	AX
+	TESTQ	$1, AX
+	JNZ	try			// the bucket's second slot
+
+miss:
+	MOVW	$-1, (R11)
+
+advance:
+	MOVLQSX	(R8), R10
+	INCQ	R10			// the next line starts after the '\n'
+	ADDQ	$4, R8
+	ADDQ	$2, R11
+	JMP	line
+
+done:
+	VZEROUPPER
+	RET

@@ -8,3 +8,7 @@ var logHasSkelAVX2 = false
 func logSkelEqualAVX2(line, skel []byte) bool {
 	panic("logs: logSkelEqualAVX2 without AVX2")
 }
+
+func logSkelBatch(text []byte, ends []int32, from int, slots *logSkelEntry, out []int16) {
+	panic("logs: logSkelBatch without AVX2")
+}

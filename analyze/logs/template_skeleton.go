@@ -24,8 +24,17 @@ import (
 // by a hash of the line's length and of the skeleton's 8 bytes at its middle,
 // two entries a hash.
 //
+// The overview looks up a batch of lines at once (probeBatch, logSkelBatch
+// in skeleton_amd64.s: the hash, the two slots and the compare of each line in
+// one loop, with no call a line), then counts them in order; a line whose
+// answer is -1, or whose slot keep wrote after the batch ran (kept), takes the
+// way one line at a time (lookup, which counts the misses), so the answers and
+// counts are lookup's.
+//
 // TestSkeletonCacheMatchesMask and FuzzTemplateSkeleton hold the cache to the
-// masker.
+// masker; FuzzSkelBatch holds the batch to probe, TestSkelBatchStaleAfterKeep
+// checks that a written slot's answer is refused, TestOverviewGenericSkeleton
+// that the overview reads the same without AVX2.
 
 // logSkelBuckets is the number of buckets of a skeleton cache (two entries
 // each; the top logSkelBucketBits of a hash pick one), and logSkelMaxLine the
@@ -43,6 +52,13 @@ type logSkelCache struct {
 	// many and most: the part's lines then skip the cache.
 	hits, misses int
 	off          bool
+	// keeps counts the skeletons kept, and kept[i] is keeps after slot i
+	// was last written: a batch's answer about slot i is stale once kept[i]
+	// is past what keeps was when the batch ran.
+	keeps uint32
+	kept  [2 * logSkelBuckets]uint32
+	// batch holds a batch's answers (logSkelBatch).
+	batch []int16
 }
 
 // logSkelEntry is a skeleton and the template of its lines.
@@ -59,7 +75,9 @@ func (c *logSkelCache) reset() {
 	for i := range c.slots {
 		c.slots[i].skel, c.slots[i].stat = c.slots[i].skel[:0:0], nil
 		c.slots[i].uses = 0
+		c.kept[i] = 0
 	}
+	c.keeps = 0
 	c.hits, c.misses, c.off = 0, 0, false
 }
 
@@ -107,10 +125,32 @@ func (c *logSkelCache) lookup(text []byte) (e *logSkelEntry, hash uint64) {
 	if c.off || len(text) < 8 || len(text) > logSkelMaxLine {
 		return nil, 0
 	}
+	hash = logSkelHash(text)
+	if i := c.probe(text, hash); i >= 0 {
+		e := &c.slots[i]
+		e.uses++
+		c.hits++
+		return e, hash
+	}
+	c.misses++
+	if c.misses > 4096 && c.misses > c.hits {
+		c.off = true
+	}
+	return nil, hash
+}
+
+// logSkelHash is the hash of a line of 8 to logSkelMaxLine bytes: its
+// length and its skeleton's middle 8 bytes, multiplied by an odd constant
+// whose top bits pick the bucket.
+func logSkelHash(text []byte) uint64 {
 	n := len(text)
-	// The hash: the line's length and its skeleton's middle 8 bytes,
-	// multiplied by an odd constant whose top bits pick the bucket.
-	hash = (logSkeletonWord(binary.LittleEndian.Uint64(text[n/2-4:])) ^ uint64(n)<<3) * 0x9e3779b97f4a7c15
+	return (logSkeletonWord(binary.LittleEndian.Uint64(text[n/2-4:])) ^ uint64(n)<<3) * 0x9e3779b97f4a7c15
+}
+
+// probe returns the slot whose skeleton is text's (of 8 to logSkelMaxLine
+// bytes, hash its logSkelHash), or -1: the two slots of its bucket in turn.
+func (c *logSkelCache) probe(text []byte, hash uint64) int {
+	n := len(text)
 	b := 2 * int(hash>>(64-logSkelBucketBits))
 	for i := b; i < b+2; i++ {
 		e := &c.slots[i]
@@ -124,16 +164,37 @@ func (c *logSkelCache) lookup(text []byte) (e *logSkelEntry, hash uint64) {
 			same = logSkelEqualGeneric(text, e.skel)
 		}
 		if same {
-			e.uses++
-			c.hits++
-			return e, hash
+			return i
 		}
 	}
-	c.misses++
-	if c.misses > 4096 && c.misses > c.hits {
-		c.off = true
+	return -1
+}
+
+// probeBatch is probe for many lines at once, with AVX2: the lines of b
+// from from to ends[0], then to ends[1], … (each ends before its '\n'). It
+// returns each line's slot or -1 (also for lines shorter than 32 bytes),
+// and keeps as it was: hit takes an answer only while its slot is unchanged.
+// Counting is left to hit, and misses to lookup.
+func (c *logSkelCache) probeBatch(b []byte, ends []int32, from int) (slots []int16, asOf uint32) {
+	if cap(c.batch) < len(ends) {
+		c.batch = make([]int16, len(ends), max(len(ends), logOverviewEnds))
 	}
-	return nil, hash
+	slots = c.batch[:len(ends)]
+	logSkelBatch(b, ends, from, &c.slots[0], slots)
+	return slots, c.keeps
+}
+
+// hit returns the entry of slot i, an answer of a probeBatch when keeps was
+// asOf, and counts it as lookup would; nil when i is -1 or the slot was
+// written since.
+func (c *logSkelCache) hit(i int16, asOf uint32) *logSkelEntry {
+	if i < 0 || c.kept[i] > asOf {
+		return nil
+	}
+	e := &c.slots[i]
+	e.uses++
+	c.hits++
+	return e
 }
 
 // keep remembers the template of text (hash from lookup), which was counted
@@ -149,13 +210,16 @@ func (c *logSkelCache) keep(text []byte, hash uint64, stat *logTemplateStat, lev
 		}
 	}
 	b := 2 * int(hash>>(64-logSkelBucketBits))
-	e := &c.slots[b]
-	if o := &c.slots[b+1]; len(o.skel) == 0 || (len(e.skel) > 0 && o.uses < e.uses) {
-		e = o
+	i := b // lookup tries it first
+	if first, o := &c.slots[b], &c.slots[b+1]; len(first.skel) > 0 && (len(o.skel) == 0 || o.uses < first.uses) {
+		i = b + 1
 	}
+	e := &c.slots[i]
 	c.slots[b].uses /= 2
 	c.slots[b+1].uses /= 2
 	e.hash, e.skel, e.stat, e.level, e.uses = hash, logSkeleton(e.skel[:0], text), stat, level, 1
+	c.keeps++
+	c.kept[i] = c.keeps
 }
 
 // logSkeleton appends the skeleton of text (at least 8 bytes) to dst.

@@ -134,9 +134,11 @@ func logISOZone(rest []byte, ms int64) int64 {
 // logDayMemo remembers the date of the last line that started with an ISO
 // timestamp, so that lines of the same day parse only their time of day.
 type logDayMemo struct {
-	date [11]byte // "2006-01-02 " (or with 'T', or slashes)
-	ms   int64    // the day's midnight, Unix milliseconds
-	ok   bool
+	// The date "2006-01-02 " (or with 'T', or slashes) as its bytes 0–7
+	// and 3–10, little endian: two loads compare a line's with it.
+	dateHead, dateTail uint64
+	ms                 int64 // the day's midnight, Unix milliseconds
+	ok                 bool
 	// The clock (15:04:05, 8 bytes little endian) of the last line of that
 	// day, and its milliseconds into the day, when hmsOK.
 	hms   uint64
@@ -150,7 +152,8 @@ type logDayMemo struct {
 // adds the time of day to the day's midnight.
 func (d *logDayMemo) parseTime(line []byte) (int64, bool) {
 	if len(line) >= 19 && logIsDigit(line[0]) {
-		if d.ok && string(line[:11]) == string(d.date[:]) {
+		head, tail := binary.LittleEndian.Uint64(line), binary.LittleEndian.Uint64(line[3:])
+		if d.ok && head == d.dateHead && tail == d.dateTail {
 			// The same clock as the line before: logClock would read
 			// the same seconds from it, then the fraction and zone.
 			hms := binary.LittleEndian.Uint64(line[11:])
@@ -168,7 +171,7 @@ func (d *logDayMemo) parseTime(line []byte) (int64, bool) {
 			month, _ := logDigits(line[5:7])
 			day, _ := logDigits(line[8:10])
 			d.ms, _ = logCivil(year, month, day, 0)
-			copy(d.date[:], line[:11])
+			d.dateHead, d.dateTail = head, tail
 			d.ok, d.hmsOK = true, false
 			ms, _ := logISOClock(line[11:])
 			return d.ms + ms, true
