@@ -16,12 +16,11 @@ for p in "${P[@]}"; do
 	got=$(printf '%s' "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); p=sys.argv[1]; print(next(x["count"] for x in d["patterns"] if x["pattern"]==p))' "$p")
 	[ "$want" = "$got" ] || { echo "count mismatch for '$p': grep $want, leakui $got"; exit 1; }
 done
-g=$(median_seconds env LC_ALL=C grep -cF -- "${P[0]}" "$LOG")
-l=$(median_seconds "$LEAKUI" count -json "${args[@]}" "$LOG")
-echo "log: $MB MiB; grep -cF (1 pattern): ${g}s; leakui count (4 patterns): ${l}s"
-if command -v rg >/dev/null; then
-	r=$(median_seconds rg -cF -- "${P[0]}" "$LOG")
-	echo "rg -cF (1 pattern): ${r}s; leakui/rg: $(ratio "$l" "$r")"
-fi
-echo "peak RSS grep: $(peak_kib env LC_ALL=C grep -cF -- "${P[0]}" "$LOG") KiB; leakui: $(peak_kib "$LEAKUI" count -json "${args[@]}" "$LOG") KiB"
-echo "leakui/grep: $(ratio "$l" "$g")"
+sides=(grep env LC_ALL=C grep -cF -- "${P[0]}" "$LOG" :: leakui "$LEAKUI" count -json "${args[@]}" "$LOG")
+if command -v rg >/dev/null; then sides+=(:: rg rg -cF -- "${P[0]}" "$LOG"); fi
+side_by_side "${sides[@]}"
+echo "log: $MB MiB; grep -cF (1 pattern): ${WALL_grep}s; leakui count (4 patterns): ${WALL_leakui}s (medians of $RUNS, run in turn)"
+echo "CPU (user + system): grep ${CPU_grep}s; leakui ${CPU_leakui}s"
+if [ -n "${WALL_rg:-}" ]; then echo "rg -cF (1 pattern): ${WALL_rg}s; leakui/rg: $(ratio "$WALL_leakui" "$WALL_rg")"; fi
+echo "peak RSS grep: $PEAK_grep KiB; leakui: $PEAK_leakui KiB"
+echo "leakui/grep: $(ratio "$WALL_leakui" "$WALL_grep")"

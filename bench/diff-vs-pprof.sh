@@ -12,8 +12,8 @@ if [ -z "$BASE" ]; then
 fi
 build_leakui
 "$LEAKUI" diff -json -n 3 -sample_index "$SI" "$BASE" "$TARGET" | head -c 600; echo
-p=$(median_seconds go tool pprof -top -sample_index="$SI" -diff_base="$BASE" "$TARGET")
-l=$(median_seconds "$LEAKUI" diff -sample_index "$SI" "$BASE" "$TARGET")
-echo "go tool pprof -top -diff_base: ${p}s; leakui diff: ${l}s"
-echo "peak RSS pprof: $(peak_kib go tool pprof -top -sample_index="$SI" -diff_base="$BASE" "$TARGET") KiB; leakui: $(peak_kib "$LEAKUI" diff -sample_index "$SI" "$BASE" "$TARGET") KiB"
-echo "leakui/pprof: $(ratio "$l" "$p")"
+side_by_side pprof go tool pprof -top -sample_index="$SI" -diff_base="$BASE" "$TARGET" :: leakui "$LEAKUI" diff -sample_index "$SI" "$BASE" "$TARGET"
+echo "go tool pprof -top -diff_base: ${WALL_pprof}s; leakui diff: ${WALL_leakui}s (medians of $RUNS, run in turn)"
+echo "CPU seconds pprof: $CPU_pprof; leakui: $CPU_leakui"
+echo "peak RSS pprof: $PEAK_pprof KiB; leakui: $PEAK_leakui KiB"
+echo "leakui/pprof: $(ratio "$WALL_leakui" "$WALL_pprof")"

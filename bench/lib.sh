@@ -50,6 +50,19 @@ median_cpu_seconds() {
 	printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.3f\n", a[int((NR+1)/2)]/1e3}'
 }
 
+# side_by_side NAME CMD... :: NAME CMD... [:: …]: runs the commands in turn, $RUNS rounds after
+# a warm-up (bench/alternate.py), so that a machine whose speed drifts slows every side alike,
+# and sets WALL_NAME, CPU_NAME (medians, seconds) and PEAK_NAME (KiB) for each.
+side_by_side() {
+	local out name wall cpu peak
+	out=$(python3 "$BENCH_DIR/alternate.py" "$RUNS" "$WORK/alternate.out" "$@") || return 1
+	while read -r name wall cpu peak; do
+		printf -v "WALL_$name" %s "$wall"
+		printf -v "CPU_$name" %s "$cpu"
+		printf -v "PEAK_$name" %s "$peak"
+	done <<<"$out"
+}
+
 # ratio A B: prints A/B with three decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f\n", (b > 0 ? a / b : 0)}'; }
 

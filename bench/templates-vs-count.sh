@@ -20,11 +20,8 @@ for i in 0 1; do
 	want=$(LC_ALL=C grep -cE -- "$re" "$LOG")
 	[ "$want" = "$got" ] || { echo "template $i ($re): grep -cE $want, leakui $got"; exit 1; }
 done
-# Both sides alternately, so that a machine whose speed drifts slows them alike.
-sides=$(python3 "$BENCH_DIR/alternate.py" "$RUNS" "$WORK/alternate.out" \
-	count "$LEAKUI" count -json "${args[@]}" "$LOG" -- overview "$LEAKUI" count -json -overview "$LOG")
-read -r _ c cc ck _ o oc ok <<<"$(echo $sides)"
-echo "log: $MB MiB; leakui count (4 patterns): ${c}s; leakui count -overview: ${o}s (medians of $RUNS, run alternately)"
-echo "CPU (user + system): count ${cc}s; overview ${oc}s; overview/count: $(ratio "$oc" "$cc")"
-echo "peak RSS count: $ck KiB; overview: $ok KiB"
-echo "overview/count: $(ratio "$o" "$c")"
+side_by_side count "$LEAKUI" count -json "${args[@]}" "$LOG" :: overview "$LEAKUI" count -json -overview "$LOG"
+echo "log: $MB MiB; leakui count (4 patterns): ${WALL_count}s; leakui count -overview: ${WALL_overview}s (medians of $RUNS, run in turn)"
+echo "CPU (user + system): count ${CPU_count}s; overview ${CPU_overview}s; overview/count: $(ratio "$CPU_overview" "$CPU_count")"
+echo "peak RSS count: $PEAK_count KiB; overview: $PEAK_overview KiB"
+echo "overview/count: $(ratio "$WALL_overview" "$WALL_count")"

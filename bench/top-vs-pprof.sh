@@ -14,11 +14,8 @@ build_leakui
 pp_top=$(go tool pprof -symbolize=none -unit=B -top -nodecount=1 -nodefraction=0 -sample_index="$SI" "$PROF" 2>/dev/null | awk '/flat%/ {getline; print $1; exit}')
 got=$("$LEAKUI" top -json -n 1 -sample_index "$SI" "$PROF")
 echo "pprof top-1 flat: $pp_top; leakui: $(printf '%s' "$got" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["rows"][0]["flat"], d["rows"][0]["name"], "total", d["total"], d["unit"])')"
-p=$(median_seconds go tool pprof -top -sample_index="$SI" "$PROF")
-l=$(median_seconds "$LEAKUI" top -sample_index "$SI" "$PROF")
-echo "profile: $PROF; go tool pprof -top: ${p}s; leakui top: ${l}s"
-echo "peak RSS pprof: $(peak_kib go tool pprof -top -sample_index="$SI" "$PROF") KiB; leakui: $(peak_kib "$LEAKUI" top -sample_index "$SI" "$PROF") KiB"
-# CPU seconds (user + system) of one run: on a shared machine the wall time waits for a core.
-cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >"$WORK/cpu.out" | tail -n 1 | awk '{printf "%.3f\n", $1 + $2}'; }
-echo "CPU seconds pprof: $(cpu go tool pprof -top -sample_index="$SI" "$PROF"); leakui: $(cpu "$LEAKUI" top -sample_index "$SI" "$PROF")"
-echo "leakui/pprof: $(ratio "$l" "$p")"
+side_by_side pprof go tool pprof -top -sample_index="$SI" "$PROF" :: leakui "$LEAKUI" top -sample_index "$SI" "$PROF"
+echo "profile: $PROF; go tool pprof -top: ${WALL_pprof}s; leakui top: ${WALL_leakui}s (medians of $RUNS, run in turn)"
+echo "peak RSS pprof: $PEAK_pprof KiB; leakui: $PEAK_leakui KiB"
+echo "CPU seconds pprof: $CPU_pprof; leakui: $CPU_leakui"
+echo "leakui/pprof: $(ratio "$WALL_leakui" "$WALL_pprof")"
