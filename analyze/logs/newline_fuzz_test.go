@@ -51,18 +51,25 @@ func FuzzNewlines(f *testing.F) {
 // twice, with the vector newline scan and with the generic one (what machines
 // without AVX2 run), in the variants of the count tests: the same reports.
 func TestOverviewGenericNewlines(t *testing.T) {
-	if !logHasNewlinesAVX2 {
-		t.Log("no AVX2 here: both runs are generic")
+	checkOverviewGeneric(t, &logHasNewlinesAVX2, "newline scan")
+}
+
+// checkOverviewGeneric counts the testdata logs with the overview twice, with
+// *vector as it is and set to false (what machines without AVX2 run), in the
+// variants of the count tests, and wants the same reports.
+func checkOverviewGeneric(t *testing.T, vector *bool, what string) {
+	if !*vector {
+		t.Logf("no AVX2 here: both runs use the generic %s", what)
 	}
 	for _, path := range fixtures.Glob(t, "logs", "*") {
 		for _, v := range countVariants[:4] {
-			vector := countFile(t, v, path, CountOptions{Overview: true})
-			was := logHasNewlinesAVX2
-			logHasNewlinesAVX2 = false
+			withVector := countFile(t, v, path, CountOptions{Overview: true})
+			was := *vector
+			*vector = false
 			generic := countFile(t, v, path, CountOptions{Overview: true})
-			logHasNewlinesAVX2 = was
-			if !reflect.DeepEqual(vector, generic) {
-				t.Errorf("%s, %s: the overview differs with the generic newline scan", path, v.name)
+			*vector = was
+			if !reflect.DeepEqual(withVector, generic) {
+				t.Errorf("%s, %s: the overview differs with the generic %s", path, v.name, what)
 			}
 		}
 	}

@@ -1,5 +1,25 @@
 #include "textflag.h"
 
+// SKEL_CONSTANTS fills Y1 with '0'-1, Y2 with '9'+1 and Y3 with '0' (AX is
+// clobbered), for SKEL_CHUNK.
+#define SKEL_CONSTANTS \
+	MOVQ	$0x2f, AX; MOVQ	AX, X1; VPBROADCASTB	X1, Y1; \
+	MOVQ	$0x3a, AX; MOVQ	AX, X2; VPBROADCASTB	X2, Y2; \
+	MOVQ	$0x30, AX; MOVQ	AX, X3; VPBROADCASTB	X3, Y3
+
+// SKEL_CHUNK compares the 32 bytes of a line at line with the skeleton's at
+// skel and sets bit i of mask when byte i is right: it equals the
+// skeleton's, or is a digit where the skeleton has '0' (a skeleton holds no
+// other digit). A byte x is a digit when x > '0'-1 and '9'+1 > x, compared as
+// signed bytes: bytes from 0x80 are negative, not digits. Y4 to Y7 are
+// clobbered.
+#define SKEL_CHUNK(line, skel, mask) \
+	VMOVDQU	line, Y4; VMOVDQU	skel, Y5; \
+	VPCMPGTB	Y1, Y4, Y6; VPCMPGTB	Y4, Y2, Y7; VPAND	Y6, Y7, Y6; \
+	VPCMPEQB	Y3, Y5, Y7; VPAND	Y6, Y7, Y6; \
+	VPCMPEQB	Y4, Y5, Y7; VPOR	Y6, Y7, Y6; \
+	VPMOVMSKB	Y6, mask
+
 // func logSkelEqualAVX2(line, skel []byte) bool
 //
 // Reports whether the skeleton of line (its decimal digits written as '0')
@@ -11,31 +31,14 @@ TEXT ·logSkelEqualAVX2(SB), NOSPLIT, $0-49
 	MOVQ	line_base+0(FP), SI
 	MOVQ	line_len+8(FP), BX
 	MOVQ	skel_base+24(FP), DI
-	MOVQ	$0x2f, AX		// '0'-1
-	MOVQ	AX, X1
-	VPBROADCASTB	X1, Y1
-	MOVQ	$0x3a, AX		// '9'+1
-	MOVQ	AX, X2
-	VPBROADCASTB	X2, Y2
-	MOVQ	$0x30, AX		// '0'
-	MOVQ	AX, X3
-	VPBROADCASTB	X3, Y3
+	SKEL_CONSTANTS
 	XORQ	CX, CX
 
 loop:
 	LEAQ	32(CX), AX
 	CMPQ	AX, BX
 	JA	last
-	VMOVDQU	(SI)(CX*1), Y4	// the line's bytes
-	VMOVDQU	(DI)(CX*1), Y5	// the skeleton's
-	VPCMPGTB	Y1, Y4, Y6	// x > '0'-1 (bytes from 0x80 are negative: not)
-	VPCMPGTB	Y4, Y2, Y7	// '9'+1 > x
-	VPAND	Y6, Y7, Y6		// x is a digit
-	VPCMPEQB	Y3, Y5, Y7	// s is '0'
-	VPAND	Y6, Y7, Y6
-	VPCMPEQB	Y4, Y5, Y7	// x is s
-	VPOR	Y6, Y7, Y6
-	VPMOVMSKB	Y6, DX
+	SKEL_CHUNK((SI)(CX*1), (DI)(CX*1), DX)
 	CMPL	DX, $0xffffffff
 	JNE	differ
 	ADDQ	$32, CX
@@ -45,16 +48,7 @@ last:
 	CMPQ	CX, BX
 	JEQ	same
 	LEAQ	-32(BX), CX		// the last 32 bytes
-	VMOVDQU	(SI)(CX*1), Y4
-	VMOVDQU	(DI)(CX*1), Y5
-	VPCMPGTB	Y1, Y4, Y6
-	VPCMPGTB	Y4, Y2, Y7
-	VPAND	Y6, Y7, Y6
-	VPCMPEQB	Y3, Y5, Y7
-	VPAND	Y6, Y7, Y6
-	VPCMPEQB	Y4, Y5, Y7
-	VPOR	Y6, Y7, Y6
-	VPMOVMSKB	Y6, DX
+	SKEL_CHUNK((SI)(CX*1), (DI)(CX*1), DX)
 	CMPL	DX, $0xffffffff
 	JNE	differ
 
@@ -75,7 +69,7 @@ differ:
 // writes to out[k] the slot holding line k's skeleton, or -1: none does, or
 // the line is shorter than 32 bytes or longer than logSkelMaxLine (512). It
 // only reads the slots. The hash is lookup's: the skeleton of the line's 8
-// middle bytes (digits as '0', found as in logSkelEqualAVX2), xor the length
+// middle bytes (digits as '0', found as SKEL_CHUNK finds them), xor the length
 // times 8, times 0x9e3779b97f4a7c15; its top 7 bits pick the bucket, whose
 // two slots are tried in order. A slot is a logSkelEntry of 56 bytes: hash
 // at 0, the skeleton's pointer at 8 and length at 16
@@ -90,15 +84,7 @@ TEXT ·logSkelBatch(SB), NOSPLIT, $0-88
 	MOVQ	slots+56(FP), DI
 	MOVQ	out_base+64(FP), R11
 	MOVQ	$0x9e3779b97f4a7c15, R12
-	MOVQ	$0x2f, AX		// '0'-1
-	MOVQ	AX, X1
-	VPBROADCASTB	X1, Y1
-	MOVQ	$0x3a, AX		// '9'+1
-	MOVQ	AX, X2
-	VPBROADCASTB	X2, Y2
-	MOVQ	$0x30, AX		// '0'
-	MOVQ	AX, X3
-	VPBROADCASTB	X3, Y3
+	SKEL_CONSTANTS
 
 line:
 	CMPQ	R8, R9
@@ -144,32 +130,14 @@ try:
 chunk:
 	TESTQ	CX, CX
 	JGE	last
-	VMOVDQU	(R13)(CX*1), Y4
-	VMOVDQU	(DX)(CX*1), Y5
-	VPCMPGTB	Y1, Y4, Y6
-	VPCMPGTB	Y4, Y2, Y7
-	VPAND	Y6, Y7, Y6		// x is a digit
-	VPCMPEQB	Y3, Y5, Y7	// s is '0'
-	VPAND	Y6, Y7, Y6
-	VPCMPEQB	Y4, Y5, Y7	// x is s
-	VPOR	Y6, Y7, Y6
-	VPMOVMSKB	Y6, R15
+	SKEL_CHUNK((R13)(CX*1), (DX)(CX*1), R15)
 	CMPL	R15, $0xffffffff
 	JNE	next
 	ADDQ	$32, CX
 	JMP	chunk
 
 last:
-	VMOVDQU	(R13), Y4
-	VMOVDQU	(DX), Y5
-	VPCMPGTB	Y1, Y4, Y6
-	VPCMPGTB	Y4, Y2, Y7
-	VPAND	Y6, Y7, Y6
-	VPCMPEQB	Y3, Y5, Y7
-	VPAND	Y6, Y7, Y6
-	VPCMPEQB	Y4, Y5, Y7
-	VPOR	Y6, Y7, Y6
-	VPMOVMSKB	Y6, R15
+	SKEL_CHUNK((R13), (DX), R15)
 	CMPL	R15, $0xffffffff
 	JNE	next
 	MOVW	AX, (R11)		// found in slot AX

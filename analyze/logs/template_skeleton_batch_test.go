@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
-	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
-
-	"github.com/leakui/leakui/internal/fixtures"
 )
 
 // TestSkelEntryLayout holds logSkelEntry to the layout skeleton_amd64.s reads:
@@ -116,21 +113,7 @@ func TestSkelBatchStaleAfterKeep(t *testing.T) {
 // the generic one at a time (what machines without AVX2 run): the same
 // reports.
 func TestOverviewGenericSkeleton(t *testing.T) {
-	if !logHasSkelAVX2 {
-		t.Log("no AVX2 here: both runs are generic")
-	}
-	for _, path := range fixtures.Glob(t, "logs", "*") {
-		for _, v := range countVariants[:4] {
-			vector := countFile(t, v, path, CountOptions{Overview: true})
-			was := logHasSkelAVX2
-			logHasSkelAVX2 = false
-			generic := countFile(t, v, path, CountOptions{Overview: true})
-			logHasSkelAVX2 = was
-			if !reflect.DeepEqual(vector, generic) {
-				t.Errorf("%s, %s: the overview differs with the generic skeleton cache", path, v.name)
-			}
-		}
-	}
+	checkOverviewGeneric(t, &logHasSkelAVX2, "skeleton cache")
 }
 
 // logLetters writes i in the letters a to z (skeletons keep letters).
