@@ -1,9 +1,7 @@
 package pprof
 
 import (
-	"bytes"
 	"errors"
-	runtimepprof "runtime/pprof"
 	"testing"
 	"time"
 
@@ -49,15 +47,7 @@ func (p *startDiffPool) stop(tb testing.TB) {
 	p.stops = nil
 	name := funcName(p.fn)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		var buf bytes.Buffer
-		if err := runtimepprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
-			tb.Fatal(err)
-		}
-		now, err := Load(&buf, 0)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		counts, _ := goroutineStarts(now)
+		counts, _ := goroutineStarts(processProfile(tb, "goroutine"))
 		if counts[name] == 0 {
 			return
 		}
@@ -120,15 +110,7 @@ func TestDiffByGoroutineStart(t *testing.T) {
 		t.Errorf("rows hold %d goroutines of the target's %d", sum, d.TargetTotal)
 	}
 
-	var heap bytes.Buffer
-	if err := runtimepprof.Lookup("heap").WriteTo(&heap, 0); err != nil {
-		t.Fatal(err)
-	}
-	hp, err := Load(&heap, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := DiffByGoroutineStart(base, hp); !errors.Is(err, analyze.ErrMismatch) {
+	if _, err := DiffByGoroutineStart(base, processProfile(t, "heap")); !errors.Is(err, analyze.ErrMismatch) {
 		t.Errorf("goroutine vs heap: %v, want ErrMismatch", err)
 	}
 }
@@ -183,18 +165,7 @@ func benchGoroutinePair(b *testing.B) (base, target *Profile) {
 	b.Cleanup(func() { steady.stop(b) })
 	steady.grow(1000)
 	leaked.grow(1000)
-	take := func() *Profile {
-		var buf bytes.Buffer
-		if err := runtimepprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
-			b.Fatal(err)
-		}
-		p, err := Load(&buf, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return p
-	}
-	base = take()
+	base = processProfile(b, "goroutine")
 	leaked.grow(3000)
-	return base, take()
+	return base, processProfile(b, "goroutine")
 }

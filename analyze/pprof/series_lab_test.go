@@ -72,17 +72,24 @@ func funcName(fn any) string {
 
 // goroutineSnapshot takes a goroutine profile (proto, as /debug/pprof/goroutine
 // serves it) of the test process and loads it.
-func goroutineSnapshot(t *testing.T, name string) Snapshot {
-	t.Helper()
+func goroutineSnapshot(tb testing.TB, name string) Snapshot {
+	tb.Helper()
+	return Snapshot{Name: name, Profile: processProfile(tb, "goroutine")}
+}
+
+// processProfile takes the test process's runtime profile of the given kind
+// ("goroutine", "heap") in proto and loads it.
+func processProfile(tb testing.TB, kind string) *Profile {
+	tb.Helper()
 	var buf bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
-		t.Fatal(err)
+	if err := pprof.Lookup(kind).WriteTo(&buf, 0); err != nil {
+		tb.Fatal(err)
 	}
 	p, err := Load(&buf, 0)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return Snapshot{Name: name, Profile: p}
+	return p
 }
 
 // The allocation sites of the heap tests.
