@@ -23,6 +23,17 @@ func allocated() int64 {
 // 100 MiB of empty strings) is refused with ErrTooLarge naming the budget, having
 // allocated less than the budget; the budget holds nothing afterwards.
 func TestAmplifyingProfilesAreRefusedWithinTheBudget(t *testing.T) {
+	checkAmplifyingRefused(t, func(data []byte, b *analyze.Budget) error {
+		_, err := LoadWithin(bytes.NewReader(data), analyze.DefaultMaxDecompressed, b)
+		return err
+	})
+}
+
+// checkAmplifyingRefused loads the two amplifying profiles with load within a
+// budget of 64 MiB (a child of a server budget of four times that): each must
+// be refused with ErrTooLarge naming the budget, having allocated less than
+// it, and leave both budgets empty.
+func checkAmplifyingRefused(t *testing.T, load func(data []byte, b *analyze.Budget) error) {
 	const limit = 64 << 20
 	for name, data := range map[string][]byte{"one Location of 200 M Lines": hostile.LineBomb(), "100 MiB of empty strings": hostile.EmptyStringsBomb()} {
 		t.Run(name, func(t *testing.T) {
@@ -30,7 +41,7 @@ func TestAmplifyingProfilesAreRefusedWithinTheBudget(t *testing.T) {
 			b := server.Child(limit)
 			runtime.GC()
 			before := allocated()
-			_, err := LoadWithin(bytes.NewReader(data), analyze.DefaultMaxDecompressed, b)
+			err := load(data, b)
 			grew := allocated() - before
 			t.Logf("%d bytes gzipped: %v; %d bytes allocated", len(data), err, grew)
 			if !isErr(err, analyze.ErrTooLarge) || !strings.Contains(err.Error(), "memory budget of 64.0 MB") {

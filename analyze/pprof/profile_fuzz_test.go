@@ -15,21 +15,7 @@ import (
 // profile.proto, their top tables must agree for every sample type: the reference
 // parser is the oracle.
 func FuzzParseProfile(f *testing.F) {
-	for _, path := range fixturesGlob(f, "pprof") {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if len(data) > 64<<10 {
-			continue // the fuzzer works better on small seeds
-		}
-		if zr, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
-			if raw, err := io.ReadAll(zr); err == nil {
-				data = raw
-			}
-		}
-		f.Add(data)
-	}
+	addProfileSeeds(f)
 	f.Add([]byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n1: 2 [3: 4] @ 0x1 0x2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := parse(data)
@@ -56,4 +42,24 @@ func FuzzParseProfile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// addProfileSeeds adds the testdata profiles of at most 64 KiB (the fuzzer
+// works better on small seeds) to f's corpus, gzip taken off.
+func addProfileSeeds(f *testing.F) {
+	for _, path := range fixturesGlob(f, "pprof") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) > 64<<10 {
+			continue // the fuzzer works better on small seeds
+		}
+		if zr, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
+			if raw, err := io.ReadAll(zr); err == nil {
+				data = raw
+			}
+		}
+		f.Add(data)
+	}
 }

@@ -1,11 +1,7 @@
 package pprof
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
-	"io"
-	"os"
 	"testing"
 )
 
@@ -14,21 +10,7 @@ import (
 // refuses, and for what Load reads as a streamable profile.proto give the same
 // top tables and, when TextExact, the same -top text.
 func FuzzStreamedProfile(f *testing.F) {
-	for _, path := range fixturesGlob(f, "pprof") {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		if len(data) > 64<<10 {
-			continue // the fuzzer works better on small seeds
-		}
-		if zr, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
-			if raw, err := io.ReadAll(zr); err == nil {
-				data = raw
-			}
-		}
-		f.Add(data)
-	}
+	addProfileSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, loadErr := parse(data)
 		sp, err := OpenStreamed(openBytes(data, nil), 0, nil)
