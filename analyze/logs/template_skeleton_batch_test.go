@@ -66,6 +66,7 @@ func checkSkelBatch(t *testing.T, lines [][]byte, change int, c byte) {
 func FuzzSkelBatch(f *testing.F) {
 	f.Add([]byte("2023-06-21 00:00:01.234 [pool-1-thread-2] o.a.s.c.RunLoop [DEBUG] Processed 1000 envelopes in 12 ms\nshort 1\n"), uint16(90), byte('x'))
 	f.Add([]byte(fmt.Sprintf("%0512d\n%0513d\n%032d\n%031d\n", 1, 2, 3, 4)), uint16(700), byte('7'))
+	f.Add([]byte("0123456789 abcdefghij klmnopqrstu vwxyz!\n"), uint16(38), byte('Q')) // only the last 32 bytes differ
 	f.Fuzz(func(t *testing.T, in []byte, change uint16, c byte) {
 		if !logHasSkelAVX2 {
 			t.Skip("no AVX2 here: the overview looks lines up one at a time")
