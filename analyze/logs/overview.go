@@ -158,33 +158,23 @@ func (s *logScanner) overview(b []byte) int64 {
 	batch := logHasSkelAVX2 && !logFastDisabled
 	for from := 0; from < len(b); {
 		ends, more := logNewlines(b, from, s.ends[:0])
+		// Most lines are found in the skeleton cache: look them up
+		// together, then count them; the others take the whole way.
+		var slots []int16
+		var asOf uint32
 		if batch && !s.skel.off && len(ends) > 0 {
-			// Most lines are found in the skeleton cache: look them
-			// up together, then count them; the others take the
-			// whole way.
-			ov := s.part.ov
-			slots, asOf := s.skel.probeBatch(b, ends, from)
-			for k, le := range ends {
-				text := b[from:le]
-				if e := s.skel.hit(slots[k], asOf); e != nil {
-					if e.stat != nil {
-						e.stat.count++
-					} else {
-						ov.table.overflow++
-					}
-					s.overviewCount(text, e.level)
-				} else {
-					s.overviewLine(text, line, false)
-				}
-				line++
-				from = int(le) + 1
+			slots, asOf = s.skel.probeBatch(b, ends, from)
+		}
+		for k, le := range ends {
+			text := b[from:le]
+			if e := s.skel.hitAt(slots, k, asOf); e != nil {
+				s.part.ov.countSkeleton(e)
+				s.overviewCount(text, e.level)
+			} else {
+				s.overviewLine(text, line, false)
 			}
-		} else {
-			for _, le := range ends {
-				s.overviewLine(b[from:le], line, false)
-				line++
-				from = int(le) + 1
-			}
+			line++
+			from = int(le) + 1
 		}
 		if !more { // no '\n' after from
 			if from < len(b) {
@@ -241,11 +231,7 @@ func (s *logScanner) template(ov *logOverviewPart, text []byte, line int64, long
 	if !long && !logFastDisabled {
 		var e *logSkelEntry
 		if e, hash = s.skel.lookup(text); e != nil {
-			if e.stat != nil {
-				e.stat.count++ // its kinds are the template's already
-			} else {
-				ov.table.overflow++
-			}
+			ov.countSkeleton(e)
 			return e.level
 		}
 		if leaf, level := s.fast.match(text); leaf != nil {
@@ -272,6 +258,17 @@ func (s *logScanner) template(ov *logOverviewPart, text []byte, line int64, long
 		s.skel.keep(text, hash, st, level)
 	}
 	return level
+}
+
+// countSkeleton counts a line found in the skeleton cache in the entry's
+// template (its kinds are the template's already), or as overflow when the
+// table refused the template.
+func (ov *logOverviewPart) countSkeleton(e *logSkelEntry) {
+	if e.stat != nil {
+		e.stat.count++
+	} else {
+		ov.table.overflow++
+	}
 }
 
 // logFastDisabled turns the fast path off, for tests that compare it with

@@ -184,6 +184,14 @@ func (c *logSkelCache) probeBatch(b []byte, ends []int32, from int) (slots []int
 	return slots, c.keeps
 }
 
+// hitAt is hit of slots[k], or nil when there are no slots (no batch ran).
+func (c *logSkelCache) hitAt(slots []int16, k int, asOf uint32) *logSkelEntry {
+	if slots == nil {
+		return nil
+	}
+	return c.hit(slots[k], asOf)
+}
+
 // hit returns the entry of slot i, an answer of a probeBatch when keeps was
 // asOf, and counts it as lookup would; nil when i is -1 or the slot was
 // written since.
