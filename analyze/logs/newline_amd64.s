@@ -7,12 +7,13 @@
 //
 // Compares logNewlinesStep (64) bytes of s at a time with '\n', in two
 // 32-byte halves, and writes the offset plus base of each one found to dst,
-// while at least a step's bytes of s are left and as many places of dst. A step writes its first two offsets whether it
-// found them or not (TZCNT of no bit is 64: junk past the ones it counts) and
-// moves on by the number it found (POPCNT), so the usual step, with no more
-// than two line ends, takes no branch on what it found; a third end and
-// later ones are written in a loop. Returns the offsets written and the bytes
-// looked at (a multiple of the step). Needs AVX2, BMI1 and POPCNT.
+// while at least a step's bytes of s are left and as many places of dst. A
+// step writes its first two offsets whether it found them or not (TZCNT of
+// no bit is 64: junk past the ones it counts) and moves on by the number it
+// found (POPCNT), so the usual step, with no more than two line ends, takes
+// no branch on what it found; a third end and later ones are written in a
+// loop. Returns the offsets written and the bytes looked at (a multiple of
+// the step). Needs AVX2, BMI1 and POPCNT.
 TEXT ·logNewlinesAVX2(SB), NOSPLIT, $0-72
 	MOVQ	s_base+0(FP), SI
 	MOVQ	s_len+8(FP), BX
