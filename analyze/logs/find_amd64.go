@@ -1,3 +1,5 @@
+//go:build !purego
+
 package logs
 
 import "golang.org/x/sys/cpu"
@@ -5,6 +7,9 @@ import "golang.org/x/sys/cpu"
 // logHasAVX2 selects the vector pair scan; without AVX2 the portable scan runs.
 var logHasAVX2 = cpu.X86.HasAVX2
 
+// logIndexPairAVX2 is logIndexPairGeneric 64, then 32 bytes a step, for
+// len(s)-d ≥ 32 (find_amd64.s).
+//
 //go:noescape
 func logIndexPairAVX2(s []byte, c1, c2, m1, m2 byte, d int) int
 

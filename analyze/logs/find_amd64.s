@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // func logIndexPairAVX2(s []byte, c1, c2, m1, m2 byte, d int) int

@@ -1,3 +1,5 @@
+//go:build !purego
+
 package logs
 
 import "golang.org/x/sys/cpu"

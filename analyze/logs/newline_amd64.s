@@ -1,34 +1,38 @@
+//go:build !purego
+
+#include "go_asm.h"
 #include "textflag.h"
 
 // func logNewlinesAVX2(s []byte, dst []int32, base int) (n, scanned int)
 //
-// Compares 64 bytes of s at a time with '\n' and writes the offset plus base
-// of each one found to dst, while at least 64 bytes of s are left and at
-// least 64 places of dst. A step writes its first two offsets whether it
-// found them or not (TZCNT of no bit is 64: junk past the ones it counts) and
-// moves on by the number it found (POPCNT), so the usual step, with no more
-// than two line ends, takes no branch on what it found; a third end and
-// later ones are written in a loop. Returns the offsets written and the bytes
-// looked at (a multiple of 64). Needs AVX2, BMI1 and POPCNT.
+// Compares logNewlinesStep (64) bytes of s at a time with '\n', in two
+// 32-byte halves, and writes the offset plus base of each one found to dst,
+// while at least a step's bytes of s are left and as many places of dst. A
+// step writes its first two offsets whether it found them or not (TZCNT of
+// no bit is 64: junk past the ones it counts) and moves on by the number it
+// found (POPCNT), so the usual step, with no more than two line ends, takes
+// no branch on what it found; a third end and later ones are written in a
+// loop. Returns the offsets written and the bytes looked at (a multiple of
+// the step). Needs AVX2, BMI1 and POPCNT.
 TEXT ·logNewlinesAVX2(SB), NOSPLIT, $0-72
 	MOVQ	s_base+0(FP), SI
 	MOVQ	s_len+8(FP), BX
 	MOVQ	dst_base+24(FP), DI
 	MOVQ	dst_len+32(FP), R8
 	MOVQ	base+48(FP), R9
-	MOVQ	$0x0a, AX
+	MOVQ	$'\n', AX
 	MOVQ	AX, X1
 	VPBROADCASTB	X1, Y1
 	XORQ	CX, CX			// bytes looked at
 	XORQ	DX, DX			// offsets written
-	SUBQ	$64, R8			// a step needs DX ≤ R8
+	SUBQ	$const_logNewlinesStep, R8	// a step needs DX ≤ R8
 
 loop:
-	LEAQ	64(CX), AX
+	LEAQ	const_logNewlinesStep(CX), AX
 	CMPQ	AX, BX
-	JA	done			// fewer than 64 bytes left
+	JA	done			// fewer than a step's bytes left
 	CMPQ	DX, R8
-	JGT	done			// fewer than 64 places left
+	JGT	done			// fewer than a step's places left
 	VPCMPEQB	(SI)(CX*1), Y1, Y2
 	VPCMPEQB	32(SI)(CX*1), Y1, Y3
 	VPMOVMSKB	Y2, R10
@@ -47,7 +51,7 @@ loop:
 	CMPQ	R13, $2
 	JA	more
 	ADDQ	R13, DX
-	ADDQ	$64, CX
+	ADDQ	$const_logNewlinesStep, CX
 	JMP	loop
 
 more:					// a third end or more: one at a time
@@ -61,7 +65,7 @@ bits:
 	INCQ	DX
 	BLSRQ	R10, R10
 	JNZ	bits
-	ADDQ	$64, CX
+	ADDQ	$const_logNewlinesStep, CX
 	JMP	loop
 
 done:

@@ -59,7 +59,7 @@ func TestOverviewGenericNewlines(t *testing.T) {
 // variants of the count tests, and wants the same reports.
 func checkOverviewGeneric(t *testing.T, vector *bool, what string) {
 	if !*vector {
-		t.Logf("no AVX2 here: both runs use the generic %s", what)
+		t.Logf("no vector %s here (no AVX2, or built with the purego tag): both runs use the generic one", what)
 	}
 	for _, path := range fixtures.Glob(t, "logs", "*") {
 		for _, v := range countVariants[:4] {

@@ -1,3 +1,5 @@
+//go:build !purego
+
 package logs
 
 // logHasSkelAVX2 selects the vector skeleton compare; tests turn it off to
@@ -12,8 +14,8 @@ func logSkelEqualAVX2(line, skel []byte) bool
 
 // logSkelBatch looks up the lines of text from from to ends[0], then to
 // ends[1], … in slots as lookup does, without counting, and writes each one's
-// slot or -1 to out (skeleton_amd64.s); lines shorter than 32 bytes get -1.
-// It is logSkelBatchGeneric with AVX2.
+// slot or -1 to out (skeleton_amd64.s); lines shorter than logSkelChunk
+// bytes get -1. It is logSkelBatchGeneric with AVX2.
 //
 //go:noescape
-func logSkelBatch(text []byte, ends []int32, from int, slots *logSkelEntry, out []int16)
+func logSkelBatch(text []byte, ends []int32, from int, slots *logSkelSlots, out []int16)

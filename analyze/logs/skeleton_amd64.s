@@ -1,11 +1,14 @@
+//go:build !purego
+
+#include "go_asm.h"
 #include "textflag.h"
 
 // SKEL_CONSTANTS fills Y1 with '0'-1, Y2 with '9'+1 and Y3 with '0' (AX is
 // clobbered), for SKEL_CHUNK.
 #define SKEL_CONSTANTS \
-	MOVQ	$0x2f, AX; MOVQ	AX, X1; VPBROADCASTB	X1, Y1; \
-	MOVQ	$0x3a, AX; MOVQ	AX, X2; VPBROADCASTB	X2, Y2; \
-	MOVQ	$0x30, AX; MOVQ	AX, X3; VPBROADCASTB	X3, Y3
+	MOVQ	$('0'-1), AX; MOVQ	AX, X1; VPBROADCASTB	X1, Y1; \
+	MOVQ	$('9'+1), AX; MOVQ	AX, X2; VPBROADCASTB	X2, Y2; \
+	MOVQ	$'0', AX; MOVQ	AX, X3; VPBROADCASTB	X3, Y3
 
 // SKEL_CHUNK compares the 32 bytes of a line at line with the skeleton's at
 // skel and sets bit i of mask when byte i is right: it equals the
@@ -62,19 +65,19 @@ differ:
 	MOVB	$0, ret+48(FP)
 	RET
 
-// func logSkelBatch(text []byte, ends []int32, from int, slots *logSkelEntry, out []int16)
+// func logSkelBatch(text []byte, ends []int32, from int, slots *logSkelSlots, out []int16)
 //
 // Looks up the lines of text that start at from and end (before their '\n')
 // at ends[0], ends[1], … in the skeleton cache's slots, as lookup does, and
 // writes to out[k] the slot holding line k's skeleton, or -1: none does, or
-// the line is shorter than 32 bytes or longer than logSkelMaxLine (512). It
-// only reads the slots. The hash is lookup's: the skeleton of the line's 8
-// middle bytes (digits as '0', found as SKEL_CHUNK finds them), xor the length
-// times 8, times 0x9e3779b97f4a7c15; its top 7 bits pick the bucket, whose
-// two slots are tried in order. A slot is a logSkelEntry of 56 bytes: hash
-// at 0, the skeleton's pointer at 8 and length at 16
-// (TestSkelEntryLayout). The compare runs from the line's first 32 bytes to
-// its last 32, which may overlap the ones before.
+// the line is shorter than logSkelChunk (32, a compare) or longer than
+// logSkelMaxLine bytes. It only reads the slots. The hash is logSkelHash: the
+// skeleton of the line's 8 middle bytes (digits as '0', found as SKEL_CHUNK
+// finds them), xor the length times 8, times logSkelHashMultiplier; its top
+// logSkelBucketBits bits pick the bucket, whose two slots are tried in order.
+// A slot is a logSkelEntry; the sizes and offsets come from go_asm.h (a
+// slice's length is the word after its pointer). The compare runs from the
+// line's first 32 bytes to its last 32, which may overlap the ones before.
 TEXT ·logSkelBatch(SB), NOSPLIT, $0-88
 	MOVQ	text_base+0(FP), SI
 	MOVQ	ends_base+24(FP), R8
@@ -83,7 +86,7 @@ TEXT ·logSkelBatch(SB), NOSPLIT, $0-88
 	MOVQ	from+48(FP), R10	// the line's start
 	MOVQ	slots+56(FP), DI
 	MOVQ	out_base+64(FP), R11
-	MOVQ	$0x9e3779b97f4a7c15, R12
+	MOVQ	$const_logSkelHashMultiplier, R12
 	SKEL_CONSTANTS
 
 line:
@@ -91,9 +94,9 @@ line:
 	JAE	done
 	MOVLQSX	(R8), BX
 	SUBQ	R10, BX			// n, the line's length
-	CMPQ	BX, $32
+	CMPQ	BX, $const_logSkelChunk
 	JLT	miss
-	CMPQ	BX, $512
+	CMPQ	BX, $const_logSkelMaxLine
 	JGT	miss
 	MOVQ	BX, AX			// the hash
 	SHRQ	$1, AX
@@ -111,16 +114,16 @@ line:
 	XORQ	R14, AX
 	IMULQ	R12, AX
 	MOVQ	AX, R14			// the hash
-	SHRQ	$57, AX
+	SHRQ	$(64-const_logSkelBucketBits), AX
 	ADDQ	AX, AX			// the bucket's first slot
 
 try:
-	IMUL3Q	$56, AX, DX
-	CMPQ	(DI)(DX*1), R14
+	IMUL3Q	$logSkelEntry__size, AX, DX
+	CMPQ	logSkelEntry_hash(DI)(DX*1), R14
 	JNE	next
-	CMPQ	16(DI)(DX*1), BX
+	CMPQ	(logSkelEntry_skel+8)(DI)(DX*1), BX	// len(skel)
 	JNE	next
-	MOVQ	8(DI)(DX*1), DX
+	MOVQ	logSkelEntry_skel(DI)(DX*1), DX
 	LEAQ	-32(DX)(BX*1), DX	// the skeleton's last 32 bytes
 	LEAQ	-32(SI)(R10*1), R13
 	ADDQ	BX, R13			// the line's last 32 bytes

@@ -24,30 +24,41 @@ import (
 // by a hash of the line's length and of the skeleton's 8 bytes at its middle,
 // two entries a hash.
 //
-// The overview looks up a batch of lines at once (probeBatch, logSkelBatch
-// in skeleton_amd64.s: the hash, the two slots and the compare of each line in
-// one loop, with no call a line), then counts them in order; a line whose
-// answer is -1, or whose slot keep wrote after the batch ran (kept), takes the
-// way one line at a time (lookup, which counts the misses), so the answers and
-// counts are lookup's.
+// With AVX2 the overview looks up a batch of lines at once (probeBatch,
+// logSkelBatch in skeleton_amd64.s: the hash, the two slots and the compare
+// of each line in one loop, with no call a line), then counts them in order;
+// a line whose answer is -1, or whose slot keep wrote after the batch ran
+// (kept), takes the way one line at a time (lookup, which counts the misses),
+// so the answers and counts are lookup's. Without AVX2, or built with the
+// purego tag (which leaves the assembly out), every line takes that way.
 //
 // TestSkeletonCacheMatchesMask and FuzzTemplateSkeleton hold the cache to the
-// masker; FuzzSkelBatch holds the batch to probe, TestSkelBatchStaleAfterKeep
-// checks that a written slot's answer is refused, TestOverviewGenericSkeleton
-// that the overview reads the same without AVX2.
+// masker; FuzzSkelBatch holds the batch to its Go twin logSkelBatchGeneric
+// and to probe, TestSkelBatchStaleAfterKeep checks that a written slot's
+// answer is refused, TestOverviewGenericSkeleton that the overview reads the
+// same without AVX2.
 
 // logSkelBuckets is the number of buckets of a skeleton cache (two entries
 // each; the top logSkelBucketBits of a hash pick one), and logSkelMaxLine the
-// longest line it keeps.
+// longest line it keeps. logSkelHashMultiplier is the odd constant a hash is
+// multiplied by (2^64 divided by the golden ratio: its top bits spread
+// nearby keys over the buckets). logSkelChunk is the bytes of one vector
+// compare: the vector paths take lines of at least that many.
+// skeleton_amd64.s reads all four from go_asm.h.
 const (
-	logSkelBucketBits = 7
-	logSkelBuckets    = 1 << logSkelBucketBits
-	logSkelMaxLine    = 512
+	logSkelBucketBits     = 7
+	logSkelBuckets        = 1 << logSkelBucketBits
+	logSkelMaxLine        = 512
+	logSkelHashMultiplier = 0x9e3779b97f4a7c15
+	logSkelChunk          = 32
 )
+
+// logSkelSlots are the entries of a skeleton cache, bucket after bucket.
+type logSkelSlots [2 * logSkelBuckets]logSkelEntry
 
 // logSkelCache is the skeleton cache of one scanner and one part.
 type logSkelCache struct {
-	slots [2 * logSkelBuckets]logSkelEntry
+	slots logSkelSlots
 	// hits and misses count the lines looked up; off is set once misses are
 	// many and most: the part's lines then skip the cache.
 	hits, misses int
@@ -61,7 +72,8 @@ type logSkelCache struct {
 	batch []int16
 }
 
-// logSkelEntry is a skeleton and the template of its lines.
+// logSkelEntry is a skeleton and the template of its lines. skeleton_amd64.s
+// reads hash and skel through the offsets of go_asm.h.
 type logSkelEntry struct {
 	hash  uint64
 	skel  []byte // nil: empty
@@ -98,7 +110,7 @@ func logSkeletonWord(x uint64) uint64 {
 // logSkelEqual reports whether line's skeleton is skel (of the same length,
 // at least 8): with AVX2 32 bytes a compare (skeleton_amd64.s), else 8.
 func logSkelEqual(line, skel []byte) bool {
-	if logHasSkelAVX2 && len(line) >= 32 {
+	if logHasSkelAVX2 && len(line) >= logSkelChunk {
 		return logSkelEqualAVX2(line, skel)
 	}
 	return logSkelEqualGeneric(line, skel)
@@ -144,21 +156,30 @@ func (c *logSkelCache) lookup(text []byte) (e *logSkelEntry, hash uint64) {
 // whose top bits pick the bucket.
 func logSkelHash(text []byte) uint64 {
 	n := len(text)
-	return (logSkeletonWord(binary.LittleEndian.Uint64(text[n/2-4:])) ^ uint64(n)<<3) * 0x9e3779b97f4a7c15
+	return (logSkeletonWord(binary.LittleEndian.Uint64(text[n/2-4:])) ^ uint64(n)<<3) * logSkelHashMultiplier
 }
 
 // probe returns the slot whose skeleton is text's (of 8 to logSkelMaxLine
-// bytes, hash its logSkelHash), or -1: the two slots of its bucket in turn.
+// bytes, hash its logSkelHash), or -1: logSkelProbe with the vector compare
+// where there is one.
 func (c *logSkelCache) probe(text []byte, hash uint64) int {
+	return logSkelProbe(&c.slots, text, hash, logHasSkelAVX2)
+}
+
+// logSkelProbe returns the slot of slots whose skeleton is text's (of 8 to
+// logSkelMaxLine bytes, hash its logSkelHash), or -1: the two slots of its
+// bucket in turn, compared with AVX2 when vector is set and text has at
+// least logSkelChunk bytes.
+func logSkelProbe(slots *logSkelSlots, text []byte, hash uint64, vector bool) int {
 	n := len(text)
 	b := 2 * int(hash>>(64-logSkelBucketBits))
 	for i := b; i < b+2; i++ {
-		e := &c.slots[i]
+		e := &slots[i]
 		if e.hash != hash || len(e.skel) != n {
 			continue
 		}
 		var same bool // logSkelEqual, written out: a call less
-		if logHasSkelAVX2 && n >= 32 {
+		if vector && n >= logSkelChunk {
 			same = logSkelEqualAVX2(text, e.skel)
 		} else {
 			same = logSkelEqualGeneric(text, e.skel)
@@ -170,18 +191,39 @@ func (c *logSkelCache) probe(text []byte, hash uint64) int {
 	return -1
 }
 
-// probeBatch is probe for many lines at once, with AVX2: the lines of b
-// from from to ends[0], then to ends[1], … (each ends before its '\n'). It
-// returns each line's slot or -1 (also for lines shorter than 32 bytes),
-// and keeps as it was: hit takes an answer only while its slot is unchanged.
-// Counting is left to hit, and misses to lookup.
+// probeBatch is probe for many lines at once: the lines of b from from to
+// ends[0], then to ends[1], … (each ends before its '\n'). It returns each
+// line's slot or -1 (also for lines shorter than logSkelChunk bytes), and
+// keeps as it was: hit takes an answer only while its slot is unchanged.
+// Counting is left to hit, and misses to lookup. With AVX2 one assembly loop
+// looks them all up (logSkelBatch), else logSkelBatchGeneric.
 func (c *logSkelCache) probeBatch(b []byte, ends []int32, from int) (slots []int16, asOf uint32) {
 	if cap(c.batch) < len(ends) {
 		c.batch = make([]int16, len(ends), max(len(ends), logOverviewEnds))
 	}
 	slots = c.batch[:len(ends)]
-	logSkelBatch(b, ends, from, &c.slots[0], slots)
+	if logHasSkelAVX2 {
+		logSkelBatch(b, ends, from, &c.slots, slots)
+	} else {
+		logSkelBatchGeneric(b, ends, from, &c.slots, slots)
+	}
 	return slots, c.keeps
+}
+
+// logSkelBatchGeneric is logSkelBatch in Go, the twin FuzzSkelBatch holds
+// the assembly to: it writes to out[k] the slot of slots holding the
+// skeleton of the line from from to ends[0] (k = 0), then to ends[1], …, or
+// -1 when none does or the line has fewer than logSkelChunk or more than
+// logSkelMaxLine bytes.
+func logSkelBatchGeneric(text []byte, ends []int32, from int, slots *logSkelSlots, out []int16) {
+	for k, end := range ends {
+		line := text[from:end]
+		out[k] = -1
+		if n := len(line); n >= logSkelChunk && n <= logSkelMaxLine {
+			out[k] = int16(logSkelProbe(slots, line, logSkelHash(line), false))
+		}
+		from = int(end) + 1
+	}
 }
 
 // hitAt is hit of slots[k], or nil when there are no slots (no batch ran).

@@ -6,25 +6,14 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
-	"unsafe"
 )
-
-// TestSkelEntryLayout holds logSkelEntry to the layout skeleton_amd64.s reads:
-// 56 bytes a slot, the hash at 0, the skeleton's pointer at 8 and its length
-// at 16.
-func TestSkelEntryLayout(t *testing.T) {
-	var e logSkelEntry
-	got := [4]uintptr{unsafe.Sizeof(e), unsafe.Offsetof(e.hash), unsafe.Offsetof(e.skel), unsafe.Sizeof(e.skel)}
-	if want := [4]uintptr{56, 0, 8, 24}; got != want {
-		t.Fatalf("logSkelEntry: size, hash, skel offsets and slice size %v, want %v (change skeleton_amd64.s with it)", got, want)
-	}
-}
 
 // checkSkelBatch fills a skeleton cache with lines as the overview does
 // (lookup, then keep on a miss), then looks up the block of the lines joined
-// by '\n', with the byte at change (if inside) set to c, in one probeBatch:
-// each answer must be probe's for lines of 32 to logSkelMaxLine bytes, -1 for
-// the others.
+// by '\n', with the byte at change (if inside) set to c, in one probeBatch
+// (the assembly where there is AVX2): its answers must be those of its Go
+// twin logSkelBatchGeneric, and each must be probe's for lines of
+// logSkelChunk to logSkelMaxLine bytes, -1 for the others.
 func checkSkelBatch(t *testing.T, lines [][]byte, change int, c byte) {
 	var cache logSkelCache
 	for _, l := range lines {
@@ -43,11 +32,16 @@ func checkSkelBatch(t *testing.T, lines [][]byte, change int, c byte) {
 		}
 	}
 	answers, asOf := cache.probeBatch(block, ends, 0)
+	generic := make([]int16, len(ends))
+	logSkelBatchGeneric(block, ends, 0, &cache.slots, generic)
 	from := 0
 	for k, le := range ends {
 		text := block[from:le]
+		if answers[k] != generic[k] {
+			t.Fatalf("line %d (%q): probeBatch says slot %d, logSkelBatchGeneric %d", k, text, answers[k], generic[k])
+		}
 		want := -1
-		if len(text) >= 32 && len(text) <= logSkelMaxLine {
+		if len(text) >= logSkelChunk && len(text) <= logSkelMaxLine {
 			want = cache.probe(text, logSkelHash(text))
 		}
 		if int(answers[k]) != want {
@@ -60,17 +54,15 @@ func checkSkelBatch(t *testing.T, lines [][]byte, change int, c byte) {
 	}
 }
 
-// FuzzSkelBatch holds probeBatch (skeleton_amd64.s) to probe on the lines of
-// random inputs, each followed by itself with other digits, one byte of the
-// block changed so that some lines differ from their skeleton late.
+// FuzzSkelBatch holds probeBatch (skeleton_amd64.s where there is AVX2) to
+// logSkelBatchGeneric and to probe on the lines of random inputs, each
+// followed by itself with other digits, one byte of the block changed so
+// that some lines differ from their skeleton late.
 func FuzzSkelBatch(f *testing.F) {
 	f.Add([]byte("2023-06-21 00:00:01.234 [pool-1-thread-2] o.a.s.c.RunLoop [DEBUG] Processed 1000 envelopes in 12 ms\nshort 1\n"), uint16(90), byte('x'))
 	f.Add([]byte(fmt.Sprintf("%0512d\n%0513d\n%032d\n%031d\n", 1, 2, 3, 4)), uint16(700), byte('7'))
 	f.Add([]byte("0123456789 abcdefghij klmnopqrstu vwxyz!\n"), uint16(38), byte('Q')) // only the last 32 bytes differ
 	f.Fuzz(func(t *testing.T, in []byte, change uint16, c byte) {
-		if !logHasSkelAVX2 {
-			t.Skip("no AVX2 here: the overview looks lines up one at a time")
-		}
 		rng := rand.New(rand.NewSource(int64(len(in))))
 		var lines [][]byte
 		for _, l := range bytes.Split(in, []byte{'\n'}) {
@@ -84,9 +76,6 @@ func FuzzSkelBatch(f *testing.F) {
 // TestSkelBatchStaleAfterKeep: once keep writes a slot, an answer about it
 // from an earlier probeBatch is refused.
 func TestSkelBatchStaleAfterKeep(t *testing.T) {
-	if !logHasSkelAVX2 {
-		t.Skip("no AVX2 here: the overview looks lines up one at a time")
-	}
 	var cache logSkelCache
 	line := []byte("2023-06-21 00:00:01.234 [pool-1-thread-2] o.a.s.c.RunLoop [DEBUG] Processed 1000 envelopes")
 	_, hash := cache.lookup(line)

@@ -1,3 +1,27 @@
+// Copyright 2014 Google Inc. All Rights Reserved.
+// Copyright 2026 the leakui authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+//
+// Parts of this file are ported from github.com/google/pprof as Go 1.26 vendors
+// it (cmd/vendor/github.com/google/pprof, version
+// v0.0.0-20251114195745-4902fdda35c8): internal/driver/fetch.go,
+// internal/report/report.go and profile/merge.go.
+//
+// The ported parts are unsourceMappings, computeTotal and combineHeaders, which
+// the leakui authors changed to read the headers and call graphs of profiles
+// leakui decodes itself.
+
 package pprof
 
 import (
