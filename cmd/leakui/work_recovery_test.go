@@ -96,8 +96,17 @@ func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
 					t.Errorf("grep -c %q = %d, %s = %d", pattern, n, counter, done[counter])
 				}
 			}
-			if n := grepCount(t, "INFO Completed load of log recovery-0 with 3 log segments and log end offset 300 in ", logFile); n != 1 {
+			if n := grepCount(t, "INFO Completed load of log recovery-0 with log end offset 300 (kafka.log.Log)", logFile); n != 1 {
 				t.Errorf("completed-load line found %d times", n)
+			}
+			// The deep-iterator lines are the model's, under its own logger:
+			// nothing but Kafka's own invalid-messages warning goes under
+			// kafka.log.LogSegment (none in an undamaged log).
+			if n := grepCount(t, "(kafka.log.LogSegment)", logFile); n != grepCount(t, "WARN Found invalid messages in log segment ", logFile) {
+				t.Errorf("grep -c '(kafka.log.LogSegment)' = %d: lines Kafka never wrote carry its logger", n)
+			}
+			if n := grepCount(t, "(leakui.recovery.model)", logFile); n != done["iterators_opened"]+done["iterators_closed"] {
+				t.Errorf("grep -c '(leakui.recovery.model)' = %d, want the iterators opened and closed, %d", n, done["iterators_opened"]+done["iterators_closed"])
 			}
 		})
 	}
