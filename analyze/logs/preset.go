@@ -94,7 +94,7 @@ var (
 				{Name: "checkpoint consumers", Start: Literal("Starting the checkpoint SystemConsumer from oldest offset"), Close: Literal("Stopping system consumer")},
 				{Name: "kafka consumers", Start: Literal(": Consumer started"), Close: Literal("Stopping Samza kafkaConsumer"),
 					Key: `(\S+): (?:Consumer started|Stopping Samza kafkaConsumer)`, Shared: samzaClientIDShared},
-				{Name: "consumer poll threads", Start: Literal("Starting consumer poll thread "), Close: Literal("Shutting down KafkaConsumerProxy poll thread "),
+				{Name: "consumer poll threads", Start: Literal("Starting consumer poll thread"), Close: Literal("Shutting down KafkaConsumerProxy poll thread"),
 					Key: samzaPollThreadKey},
 			},
 		},
