@@ -124,6 +124,10 @@ func FuzzCountLogs(f *testing.F) {
 	f.Add([]byte("\n\n\n"), "", false, uint16(1), uint16(1))
 	f.Add([]byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nab\n"), "aaaab", false, uint16(5), uint16(9))
 	f.Add(bytes.Repeat([]byte("1687305601 start k=q close\n"), 20), `^1\d+ st`, true, uint16(40), uint16(90))
+	// A span begun in one part and ended in a later one; a key started again
+	// while open in another part.
+	f.Add([]byte("close k=a\nstart k=a\nxx\nstart k=a\nyy\nclose k=a\na\n"), "start", false, uint16(4), uint16(1))
+	f.Add([]byte("start k=a\nxx\nstart k=a\nyy\nclose k=a\n"), "start", false, uint16(4), uint16(1))
 	f.Fuzz(func(t *testing.T, data []byte, pattern string, isRegexp bool, block, part uint16) {
 		done := make(chan struct{})
 		go func() {
