@@ -15,6 +15,12 @@ const (
 	MaxHistory = 10_000
 )
 
+// The default job name and id.
+const (
+	DefaultJob   = "leakui-checkpoint"
+	DefaultJobID = "1"
+)
+
 // DefaultHistory is the number of checkpoints of every task on the topic before the
 // first rebalance.
 const DefaultHistory = 25
@@ -85,10 +91,10 @@ func (c Config) withDefaults() (Config, error) {
 		c.History = DefaultHistory
 	}
 	if c.Job == "" {
-		c.Job = "leakui-checkpoint"
+		c.Job = DefaultJob
 	}
 	if c.JobID == "" {
-		c.JobID = "1"
+		c.JobID = DefaultJobID
 	}
 	if c.DialTimeout <= 0 {
 		c.DialTimeout = DefaultDialTimeout

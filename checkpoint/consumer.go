@@ -31,6 +31,7 @@ type Envelope struct {
 type SystemConsumer struct {
 	cfg      ConsumerConfig
 	clientID string
+	thread   string // "Thread-<n>"
 	log      *Log
 	stats    *consumerStats
 	factory  *ConsumerFactory
@@ -48,15 +49,21 @@ type SystemConsumer struct {
 	buffer   *envelopeQueue
 	cancel   context.CancelFunc
 	loopDone chan struct{}
-	failure  error // why the poll loop ended on its own; read after loopDone
+	running  chan struct{} // closed once the poll loop has logged its start
+	failure  error         // why the poll loop ended on its own; read after loopDone
 	halt     sync.Once
 }
 
-// String is the consumer's log id, "<system>:<clientId>".
+// String is the consumer's log id, "<system>:<clientId>" (KafkaSystemConsumer.java:292-293):
+// the same for every consumer of a job.
 func (c *SystemConsumer) String() string { return c.cfg.System + ":" + c.clientID }
 
-// ClientID is the Kafka client id of this consumer; every consumer gets a fresh one.
+// ClientID is the Kafka client id of this consumer: the job's (see ClientID).
 func (c *SystemConsumer) ClientID() string { return c.clientID }
+
+// proxy is the log id of the consumer's KafkaConsumerProxy,
+// "consumerProxy-<system>-<clientId>" (KafkaConsumerProxy.java:450-451).
+func (c *SystemConsumer) proxy() string { return "consumerProxy-" + c.cfg.System + "-" + c.clientID }
 
 // Register records the partition to read and the offset to start from. Once the
 // consumer has started it fails with ErrRegistrationRefused and upstream's message
@@ -116,20 +123,26 @@ func (c *SystemConsumer) Start() error {
 		return fmt.Errorf("%s: %w", c, err)
 	}
 	c.buffer = newEnvelopeQueue(c.cfg.FetchThreshold)
-	c.loopDone = make(chan struct{})
+	c.loopDone, c.running = make(chan struct{}), make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.stats.starts.Add(1)
 	c.stats.running.Add(1)
+	// KafkaSystemConsumer.startConsumer starts the proxy (KafkaSystemConsumer.java:181-183),
+	// whose start() waits until the poll thread runs (KafkaConsumerProxy.java:136-149).
+	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Starting proxy %s", c, c.proxy()))
+	c.log.Info(ThreadMain, LoggerConsumerProxy, "Starting KafkaConsumerProxy polling thread for "+c.proxy())
 	go c.pollLoop(ctx)
+	<-c.running
 	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer started", c))
 	return nil
 }
 
-// PollThreadName is the name Samza gives the poll thread of this consumer. The poll
-// loop goroutine carries it as the pprof label "thread".
+// PollThreadName is the name Samza gives the poll thread of this consumer,
+// "Samza KafkaConsumerProxy Poll Thread-<n> - <system>" (KafkaConsumerProxy.java:89-92).
+// The poll loop goroutine carries it as the pprof label "thread".
 func (c *SystemConsumer) PollThreadName() string {
-	return fmt.Sprintf("Samza KafkaConsumerProxy Poll %s - %s", c.clientID, c.cfg.System)
+	return fmt.Sprintf("Samza KafkaConsumerProxy Poll %s - %s", c.thread, c.cfg.System)
 }
 
 // pollLoop moves messages from the reader into the buffer until the consumer stops.
@@ -137,6 +150,9 @@ func (c *SystemConsumer) PollThreadName() string {
 func (c *SystemConsumer) pollLoop(ctx context.Context) {
 	defer close(c.loopDone)
 	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("thread", c.PollThreadName())))
+	// The poll thread's first line, under its own name (KafkaConsumerProxy.java:200-202).
+	c.log.Info(c.PollThreadName(), LoggerConsumerProxy, fmt.Sprintf("Starting consumer poll thread %s for system %s", c.PollThreadName(), c.cfg.System))
+	close(c.running)
 	for {
 		m, err := c.reader.FetchMessage(ctx)
 		if err != nil {
@@ -229,9 +245,10 @@ func (c *SystemConsumer) Stop() {
 	}
 	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping Samza kafkaConsumer ", c))
 	c.stats.stops.Add(1)
-	if c.started.Load() {
-		c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping proxy consumerProxy-%s-%s", c, c.cfg.System, c.clientID))
-	}
+	// The proxy is made with the consumer, so it is stopped whether or not it
+	// ever started (KafkaSystemConsumer.java:235-238, KafkaConsumerProxy.java:118-119).
+	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping proxy %s", c, c.proxy()))
+	c.log.Info(ThreadMain, LoggerConsumerProxy, fmt.Sprintf("Shutting down KafkaConsumerProxy poll thread %s for %s", c.PollThreadName(), c.proxy()))
 	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Closing kafkaSystemConsumer kafka-go Reader{topic=%s, partition=%d}", c, c.ssp.Stream, c.ssp.Partition))
 	c.shutdown()
 }

@@ -13,11 +13,16 @@ const (
 	LevelError = "ERROR"
 )
 
-// Logger names of the lines this package writes (log4j's %c{1}).
+// Logger names of the lines this package writes (log4j's %c{1}): upstream's
+// classes for the lines upstream writes, and the model's own logger for what
+// only the model does (the application restarting a stopped processor).
 const (
 	LoggerCheckpointManager = "KafkaCheckpointManager"
 	LoggerSystemConsumer    = "KafkaSystemConsumer"
+	LoggerConsumerProxy     = "KafkaConsumerProxy"
 	LoggerSamzaContainer    = "SamzaContainer"
+	LoggerStreamProcessor   = "StreamProcessor"
+	LoggerModel             = "leakui.checkpoint.model"
 )
 
 // ThreadMain is the thread name of the lines the run loop writes.
@@ -56,7 +61,12 @@ func (l *Log) Error(thread, logger, msg string) { l.Line(thread, logger, LevelEr
 
 // Line writes one line at the given level. A write error is kept for Err and stops
 // further writes.
-func (l *Log) Line(thread, logger, level, msg string) {
+func (l *Log) Line(thread, logger, level, msg string) { l.Throwable(thread, logger, level, msg, "") }
+
+// Throwable writes a line with a throwable, as log4j does: the line, then the
+// throwable's class and message on a line of their own (its stack trace is left
+// out). An empty throwable writes the line alone.
+func (l *Log) Throwable(thread, logger, level, msg, throwable string) {
 	if l == nil {
 		return
 	}
@@ -75,6 +85,10 @@ func (l *Log) Line(thread, logger, level, msg string) {
 	b = append(b, "] "...)
 	b = appendOneLine(b, msg)
 	b = append(b, '\n')
+	if throwable != "" {
+		b = appendOneLine(b, throwable)
+		b = append(b, '\n')
+	}
 	_, l.err = l.w.Write(b)
 	l.buf = b
 }

@@ -61,8 +61,9 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 	const cycles = 6
 	ignore := goleak.IgnoreCurrent()
 	logPath := filepath.Join(t.TempDir(), "samza.log")
-	// A storm where every second container reaches its first read: rebalances 1, 3
-	// and 5 read (round(k/2) grows), the others are interrupted after start().
+	// A storm where every second container reads its checkpoints: rebalances 1, 3
+	// and 5 read (round(k/2) grows), the others are interrupted in their first read,
+	// fail, and have their processor restarted.
 	code, stdout, stderr := runCheckpoint(t, "-json", "-read-fraction", "0.5", "-cycles", strconv.Itoa(cycles), "-tasks", "3", "-log", logPath)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -78,6 +79,7 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 		e := events[k]
 		reads := int64((k + 1) / 2)
 		want := map[string]int64{"cycle": int64(k), "cycles": cycles, "containers": int64(k), "first_reads": reads,
+			"interrupts": int64(k) - reads, "failed_containers": int64(k) - reads, "processor_restarts": int64(k) - reads,
 			"consumer_starts": int64(k), "consumer_stops": reads, "open_consumers": int64(k) - reads}
 		if e.Kind != workload.EventProgress || e.Step != int64(k) || e.Steps != cycles {
 			t.Errorf("event %d: %+v, want progress %d/%d", k, e, k, cycles)
@@ -107,9 +109,11 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 	// The log, counted like a production log, says the same.
 	for pattern, key := range map[string]string{
 		"Starting the checkpoint SystemConsumer from oldest offset": "consumer_starts",
-		": Consumer started":            "consumer_starts",
-		"Stopping Samza kafkaConsumer ": "consumer_stops",
-		"Stopping system consumer":      "manager_consumer_stops",
+		": Consumer started":                                   "consumer_starts",
+		"Stopping Samza kafkaConsumer ":                        "consumer_stops",
+		"Stopping system consumer":                             "manager_consumer_stops",
+		"Caught exception/error while initializing container.": "failed_containers",
+		"the application starts it again":                      "processor_restarts",
 	} {
 		if got := grepCount(t, pattern, logPath); got != done.Counters[key] {
 			t.Errorf("grep -c %q = %d, done event %s = %d", pattern, got, key, done.Counters[key])
