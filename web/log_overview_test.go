@@ -124,8 +124,15 @@ func TestLogPresetThatMatchesNothing(t *testing.T) {
 	if doc.Find("[data-testid=log-timeline]").Length() != 0 || doc.Find("[data-testid=open-charts]").Length() != 0 || doc.Find("[data-testid=pair-chart]").Length() != 0 {
 		t.Error("an empty chart is still drawn")
 	}
-	if doc.Find("[data-testid=pair-none]").Length() != len(p.Pairs) {
-		t.Errorf("%d pairs say nothing matched, want %d", doc.Find("[data-testid=pair-none]").Length(), len(p.Pairs))
+	if n := doc.Find("[data-testid=pair-not-measurable]").Length(); n != len(p.Pairs) || doc.Find("[data-testid=log-pair][data-measurable=true]").Length() != 0 {
+		t.Errorf("%d pairs say they are not measurable, want all %d", n, len(p.Pairs))
+	}
+	// Nothing reads as balanced: no "all closed" verdict, no still-open figure.
+	if state := doc.Find("[data-testid=verdict-banner]").AttrOr("data-state", ""); state != "not-measurable" {
+		t.Errorf("verdict state %q, want not-measurable", state)
+	}
+	if n := doc.Find("[data-testid=pair-open-total][data-measurable=true]").Length(); n != 0 {
+		t.Errorf("%d still-open totals shown as numbers", n)
 	}
 	ov := doc.Find("[data-testid=log-overview]")
 	if ov.Find("[data-testid=log-template]").Length() == 0 || ov.Find("[data-testid=level-timeline]").Length() != 1 {
