@@ -40,7 +40,7 @@ var (
 	corruptionFound    = Literal("Corruption found in segment")
 	outOfMemory        = Literal("java.lang.OutOfMemoryError")
 	completedLogLoad   = Literal("Completed load of log")
-	recoveryUntilEnded = Span{Name: "recovery until OutOfMemoryError or loaded", From: recoveringSegment, To: outOfMemory, Else: completedLogLoad,
+	recoveryUntilEnded = Span{Name: "recovery time", From: recoveringSegment, To: outOfMemory, Else: completedLogLoad,
 		Absent: "The broker recovered no segment: it recovers only after an unclean shutdown, when a log directory has no .kafka_cleanshutdown file (Log.scala:255-259)."}
 )
 
