@@ -75,10 +75,10 @@ func (c *SystemConsumer) Register(ssp SSP, offset int64) error {
 		return fmt.Errorf("%w: KafkaSystemConsumer: %s had started. Registration of ssp: %s, offset: %d failed.", ErrRegistrationRefused, c, ssp, offset)
 	}
 	if ssp.System != c.cfg.System {
-		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: ignoring SSP %s, because this consumer's system doesn't match.", c, ssp))
+		c.log.Warn(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: ignoring SSP %s, because this consumer's system doesn't match.", c, ssp))
 		return nil
 	}
-	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Registering ssp: %s with offset: %d", c, ssp, offset))
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Registering ssp: %s with offset: %d", c, ssp, offset))
 	c.ssp, c.offset, c.position, c.registered = ssp, offset, offset, true
 	return nil
 }
@@ -87,16 +87,16 @@ func (c *SystemConsumer) Register(ssp SSP, offset int64) error {
 // in Samza; starting an unregistered consumer is an error.
 func (c *SystemConsumer) Start() error {
 	if !c.registered {
-		c.log.Error(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer is not subscribed to any SSPs", c))
+		c.log.Error(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer is not subscribed to any SSPs", c))
 		return fmt.Errorf("%s: %w: no SSP registered", c, ErrNotStarted)
 	}
 	if !c.started.CompareAndSwap(false, true) {
 		c.stats.secondStarts.Add(1)
-		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start the consumer for the second (or more) time.", c))
+		c.log.Warn(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start the consumer for the second (or more) time.", c))
 		return nil
 	}
 	if c.stopped.Load() {
-		c.log.Error(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start a stopped consumer", c))
+		c.log.Error(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start a stopped consumer", c))
 		return nil
 	}
 	conns := newConnTracker(c.cfg.DialTimeout, &c.stats.openConns)
@@ -130,11 +130,11 @@ func (c *SystemConsumer) Start() error {
 	c.stats.running.Add(1)
 	// KafkaSystemConsumer.startConsumer starts the proxy (KafkaSystemConsumer.java:181-183),
 	// whose start() waits until the poll thread runs (KafkaConsumerProxy.java:136-149).
-	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Starting proxy %s", c, c.proxy()))
-	c.log.Info(ThreadMain, LoggerConsumerProxy, "Starting KafkaConsumerProxy polling thread for "+c.proxy())
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Starting proxy %s", c, c.proxy()))
+	c.log.Info(ThreadContainer, LoggerConsumerProxy, "Starting KafkaConsumerProxy polling thread for "+c.proxy())
 	go c.pollLoop(ctx)
 	<-c.running
-	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer started", c))
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer started", c))
 	return nil
 }
 
@@ -240,16 +240,16 @@ func (c *SystemConsumer) Running() bool { return c.started.Load() && !c.stopped.
 // Stop ends the poll loop and closes the reader. Stopping twice only logs a warning.
 func (c *SystemConsumer) Stop() {
 	if !c.stopped.CompareAndSwap(false, true) {
-		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to stop stopped consumer.", c))
+		c.log.Warn(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to stop stopped consumer.", c))
 		return
 	}
-	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping Samza kafkaConsumer ", c))
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping Samza kafkaConsumer ", c))
 	c.stats.stops.Add(1)
 	// The proxy is made with the consumer, so it is stopped whether or not it
 	// ever started (KafkaSystemConsumer.java:235-238, KafkaConsumerProxy.java:118-119).
-	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping proxy %s", c, c.proxy()))
-	c.log.Info(ThreadMain, LoggerConsumerProxy, fmt.Sprintf("Shutting down KafkaConsumerProxy poll thread %s for %s", c.PollThreadName(), c.proxy()))
-	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Closing kafkaSystemConsumer kafka-go Reader{topic=%s, partition=%d}", c, c.ssp.Stream, c.ssp.Partition))
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping proxy %s", c, c.proxy()))
+	c.log.Info(ThreadContainer, LoggerConsumerProxy, fmt.Sprintf("Shutting down KafkaConsumerProxy poll thread %s for %s", c.PollThreadName(), c.proxy()))
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Closing kafkaSystemConsumer kafka-go Reader{topic=%s, partition=%d}", c, c.ssp.Stream, c.ssp.Partition))
 	c.shutdown()
 }
 
@@ -274,7 +274,7 @@ func (c *SystemConsumer) shutdown() {
 		c.conns.closeAll() // wakes up a fetch waiting on the broker
 		<-c.loopDone
 		if err := c.reader.Close(); err != nil && !errors.Is(err, context.Canceled) {
-			c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Failed to stop KafkaSystemConsumer. %v", c, err))
+			c.log.Warn(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Failed to stop KafkaSystemConsumer. %v", c, err))
 		}
 		c.stats.running.Add(-1)
 	})

@@ -25,8 +25,11 @@ const (
 	LoggerModel             = "leakui.checkpoint.model"
 )
 
-// ThreadMain is the thread name of the lines the run loop writes.
-const ThreadMain = "main"
+// ThreadContainer is the thread name of the container's lines: StreamProcessor runs
+// each container on a thread of a fresh executor whose thread factory names its
+// first thread "Samza StreamProcessor Container Thread-0" (StreamProcessor.java:116,
+// :298).
+const ThreadContainer = "Samza StreamProcessor Container Thread-0"
 
 // TimeLayout is the timestamp layout of Samza's log4j pattern.
 const TimeLayout = "2006-01-02 15:04:05.000"

@@ -137,7 +137,7 @@ func (m *CheckpointManager) Stats() ManagerStats {
 	}
 }
 
-func (m *CheckpointManager) info(msg string) { m.log.Info(ThreadMain, LoggerCheckpointManager, msg) }
+func (m *CheckpointManager) info(msg string) { m.log.Info(ThreadContainer, LoggerCheckpointManager, msg) }
 
 // Start starts the producer and the admin, then registers the consumer at the oldest
 // offset of the topic and starts it (KafkaCheckpointManager.scala:113-124). On a
@@ -246,7 +246,7 @@ func (m *CheckpointManager) readCheckpoints(ctx context.Context) (map[string]Che
 				return nil, fmt.Errorf("%s offset %d: %w", m.cfg.Topic, e.Offset, err)
 			}
 			if key.Type != KeyTypeCheckpointV1 {
-				m.log.Warn(ThreadMain, LoggerCheckpointManager, fmt.Sprintf("Ignoring unknown checkpoint key type for checkpoint key: %s", key))
+				m.log.Warn(ThreadContainer, LoggerCheckpointManager, fmt.Sprintf("Ignoring unknown checkpoint key type for checkpoint key: %s", key))
 				continue
 			}
 			cp, err := DecodeCheckpoint(e.Value)

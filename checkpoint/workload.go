@@ -241,11 +241,11 @@ func (r *rebalances) rebalance(ctx context.Context, k int) error {
 		return stopErr
 	}
 	r.res.FailedContainers++
-	w.log.Throwable(ThreadMain, LoggerSamzaContainer, LevelError, "Caught exception/error while initializing container.", javaThrowable(err))
+	w.log.Throwable(ThreadContainer, LoggerSamzaContainer, LevelError, "Caught exception/error while initializing container.", javaThrowable(err))
 	w.containerLog(LevelInfo, "Shutting down SamzaContainer.")
 	stopErr := m.Stop()
 	w.containerLog(LevelInfo, "Shutdown complete.")
-	w.log.Throwable(ThreadMain, LoggerStreamProcessor, LevelError,
+	w.log.Throwable(ThreadContainer, LoggerStreamProcessor, LevelError,
 		fmt.Sprintf("Container: %s failed with an exception. Stopping the stream processor: %s. Original exception:", container, r.processor), javaThrowable(err))
 	r.restart()
 	return stopErr
@@ -258,7 +258,7 @@ func (r *rebalances) restart() {
 	old := r.processor
 	r.res.ProcessorRestarts++
 	r.processor = processorID(r.res.ProcessorRestarts)
-	r.w.log.Info(ThreadMain, LoggerModel, fmt.Sprintf("The stream processor %s stopped after its container failed; the application starts it again as %s (restart %d).",
+	r.w.log.Info(ThreadContainer, LoggerModel, fmt.Sprintf("The stream processor %s stopped after its container failed; the application starts it again as %s (restart %d).",
 		old, r.processor, r.res.ProcessorRestarts))
 }
 
@@ -338,12 +338,12 @@ func addStats(a, b ManagerStats) ManagerStats {
 
 // containerLog writes a line of the container (SamzaContainer's logger).
 func (w *Workload) containerLog(level, msg string) {
-	w.log.Line(ThreadMain, LoggerSamzaContainer, level, msg)
+	w.log.Line(ThreadContainer, LoggerSamzaContainer, level, msg)
 }
 
 // processorLog writes a line of the StreamProcessor.
 func (w *Workload) processorLog(level, msg string) {
-	w.log.Line(ThreadMain, LoggerStreamProcessor, level, msg)
+	w.log.Line(ThreadContainer, LoggerStreamProcessor, level, msg)
 }
 
 // finish copies the counters of the factory and the managers into res.
