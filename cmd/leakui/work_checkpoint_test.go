@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/testtool"
 
 	"go.uber.org/goleak"
@@ -118,6 +119,22 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 		if got := grepCount(t, pattern, logPath); got != done.Counters[key] {
 			t.Errorf("grep -c %q = %d, done event %s = %d", pattern, got, key, done.Counters[key])
 		}
+	}
+	// The preset reads the model's log as it would a real one: the consumers share
+	// upstream's client id, so that pair falls back to the counts; the poll threads
+	// name each consumer left open.
+	code, out, errOut := countCLI(t, nil, "count", "-preset", "samza-2785", "-json", logPath)
+	var rep logs.Report
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("count: exit %d, %v: %s", code, err, errOut)
+	}
+	kc, _ := rep.Pair("kafka consumers")
+	pt, _ := rep.Pair("consumer poll threads")
+	if kc.Basis != logs.BasisCounts || kc.SharedKey != "kafka:kafka_consumer-leakui_checkpoint-1" || kc.Open != done.Counters["open_consumers"] {
+		t.Errorf("kafka consumers: basis %q, shared key %q, %d open", kc.Basis, kc.SharedKey, kc.Open)
+	}
+	if pt.Basis != logs.BasisKeys || int64(len(pt.UnclosedKeys)) != done.Counters["open_consumers"] || pt.Closes != done.Counters["consumer_stops"] {
+		t.Errorf("poll threads: basis %q, %d never shut down, %d shut down; the run left %d open", pt.Basis, len(pt.UnclosedKeys), pt.Closes, done.Counters["open_consumers"])
 	}
 	// The command closed everything it started: pprof server, consumers, broker.
 	goleak.VerifyNone(t, ignore)
