@@ -137,7 +137,9 @@ func (m *CheckpointManager) Stats() ManagerStats {
 	}
 }
 
-func (m *CheckpointManager) info(msg string) { m.log.Info(ThreadContainer, LoggerCheckpointManager, msg) }
+func (m *CheckpointManager) info(msg string) {
+	m.log.Info(ThreadContainer, LoggerCheckpointManager, msg)
+}
 
 // Start starts the producer and the admin, then registers the consumer at the oldest
 // offset of the topic and starts it (KafkaCheckpointManager.scala:113-124). On a
