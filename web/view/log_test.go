@@ -193,12 +193,17 @@ func TestLogUploadFields(t *testing.T) {
 
 func TestRunLogSection(t *testing.T) {
 	v := RunLogView{Name: hostile, Size: "1 kB", Download: "/a/x", Preset: "samza-2785", PresetTitle: "SAMZA", Lines: "12",
-		Pairs:    []LogPairView{{Name: hostile, Starts: "12", Closes: "0", Open: "12", StartsValue: 12, OpenValue: 12}},
+		Pairs: []LogPairView{{Name: hostile, Starts: "12", Closes: "0", Open: "12", StartsValue: 12, OpenValue: 12, Measurable: true},
+			{Name: "consumer poll threads", Starts: "0", Closes: "0", Open: "0", NotMeasurable: hostile}},
 		Patterns: []LogPatternRow{{Pattern: hostile, Count: "3", CountValue: 3}}, Action: "/runs/r1/log"}
 	doc := render(t, RunLogSection(v))
-	row := doc.Find("[data-testid=run-log-pair]")
+	row := doc.Find("[data-testid=run-log-pair]").First()
 	if row.AttrOr("data-starts", "") != "12" || row.AttrOr("data-pair", "") != hostile || doc.Find("[data-testid=run-log-form]").AttrOr("action", "") != "/runs/r1/log" {
 		t.Error("the run log section lacks its numbers or its form")
+	}
+	if nm := doc.Find("[data-testid=run-log-pair]").Eq(1).Find("[data-testid=run-log-not-measurable]"); nm.Text() != "not measurable" || nm.AttrOr("title", "") != hostile ||
+		row.Find("[data-testid=run-log-not-measurable]").Length() != 0 {
+		t.Errorf("the pair without lines reads %q", nm.Text())
 	}
 	if doc.Find("[data-testid=run-log-form]").AttrOr("method", "") != "post" {
 		t.Error("Count this log is not a POST")
