@@ -33,7 +33,8 @@ type Config struct {
 	Mode Mode
 	// Scenario selects how containers meet rebalances (default Storm).
 	Scenario Scenario
-	// ReadFraction is the share of storm containers that reach their first read,
+	// ReadFraction is the share of storm containers that read their checkpoints (an
+	// input: the others are interrupted in that read),
 	// in (0, 1] (default DefaultReadFraction).
 	ReadFraction float64
 	// Cycles is the number of standalone rebalances (default 100).
