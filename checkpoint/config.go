@@ -15,6 +15,12 @@ const (
 	MaxHistory = 10_000
 )
 
+// The default job name and id.
+const (
+	DefaultJob   = "leakui-checkpoint"
+	DefaultJobID = "1"
+)
+
 // DefaultHistory is the number of checkpoints of every task on the topic before the
 // first rebalance.
 const DefaultHistory = 25
@@ -27,7 +33,8 @@ type Config struct {
 	Mode Mode
 	// Scenario selects how containers meet rebalances (default Storm).
 	Scenario Scenario
-	// ReadFraction is the share of storm containers that reach their first read,
+	// ReadFraction is the share of storm containers that read their checkpoints (an
+	// input: the others are interrupted in that read),
 	// in (0, 1] (default DefaultReadFraction).
 	ReadFraction float64
 	// Cycles is the number of standalone rebalances (default 100).
@@ -85,10 +92,10 @@ func (c Config) withDefaults() (Config, error) {
 		c.History = DefaultHistory
 	}
 	if c.Job == "" {
-		c.Job = "leakui-checkpoint"
+		c.Job = DefaultJob
 	}
 	if c.JobID == "" {
-		c.JobID = "1"
+		c.JobID = DefaultJobID
 	}
 	if c.DialTimeout <= 0 {
 		c.DialTimeout = DefaultDialTimeout

@@ -31,6 +31,7 @@ type Envelope struct {
 type SystemConsumer struct {
 	cfg      ConsumerConfig
 	clientID string
+	thread   string // "Thread-<n>"
 	log      *Log
 	stats    *consumerStats
 	factory  *ConsumerFactory
@@ -48,15 +49,21 @@ type SystemConsumer struct {
 	buffer   *envelopeQueue
 	cancel   context.CancelFunc
 	loopDone chan struct{}
-	failure  error // why the poll loop ended on its own; read after loopDone
+	running  chan struct{} // closed once the poll loop has logged its start
+	failure  error         // why the poll loop ended on its own; read after loopDone
 	halt     sync.Once
 }
 
-// String is the consumer's log id, "<system>:<clientId>".
+// String is the consumer's log id, "<system>:<clientId>" (KafkaSystemConsumer.java:292-293):
+// the same for every consumer of a job.
 func (c *SystemConsumer) String() string { return c.cfg.System + ":" + c.clientID }
 
-// ClientID is the Kafka client id of this consumer; every consumer gets a fresh one.
+// ClientID is the Kafka client id of this consumer: the job's (see ClientID).
 func (c *SystemConsumer) ClientID() string { return c.clientID }
+
+// proxy is the log id of the consumer's KafkaConsumerProxy,
+// "consumerProxy-<system>-<clientId>" (KafkaConsumerProxy.java:450-451).
+func (c *SystemConsumer) proxy() string { return "consumerProxy-" + c.cfg.System + "-" + c.clientID }
 
 // Register records the partition to read and the offset to start from. Once the
 // consumer has started it fails with ErrRegistrationRefused and upstream's message
@@ -68,10 +75,10 @@ func (c *SystemConsumer) Register(ssp SSP, offset int64) error {
 		return fmt.Errorf("%w: KafkaSystemConsumer: %s had started. Registration of ssp: %s, offset: %d failed.", ErrRegistrationRefused, c, ssp, offset)
 	}
 	if ssp.System != c.cfg.System {
-		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: ignoring SSP %s, because this consumer's system doesn't match.", c, ssp))
+		c.log.Warn(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: ignoring SSP %s, because this consumer's system doesn't match.", c, ssp))
 		return nil
 	}
-	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Registering ssp: %s with offset: %d", c, ssp, offset))
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Registering ssp: %s with offset: %d", c, ssp, offset))
 	c.ssp, c.offset, c.position, c.registered = ssp, offset, offset, true
 	return nil
 }
@@ -80,16 +87,16 @@ func (c *SystemConsumer) Register(ssp SSP, offset int64) error {
 // in Samza; starting an unregistered consumer is an error.
 func (c *SystemConsumer) Start() error {
 	if !c.registered {
-		c.log.Error(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer is not subscribed to any SSPs", c))
+		c.log.Error(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer is not subscribed to any SSPs", c))
 		return fmt.Errorf("%s: %w: no SSP registered", c, ErrNotStarted)
 	}
 	if !c.started.CompareAndSwap(false, true) {
 		c.stats.secondStarts.Add(1)
-		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start the consumer for the second (or more) time.", c))
+		c.log.Warn(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start the consumer for the second (or more) time.", c))
 		return nil
 	}
 	if c.stopped.Load() {
-		c.log.Error(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start a stopped consumer", c))
+		c.log.Error(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to start a stopped consumer", c))
 		return nil
 	}
 	conns := newConnTracker(c.cfg.DialTimeout, &c.stats.openConns)
@@ -116,20 +123,26 @@ func (c *SystemConsumer) Start() error {
 		return fmt.Errorf("%s: %w", c, err)
 	}
 	c.buffer = newEnvelopeQueue(c.cfg.FetchThreshold)
-	c.loopDone = make(chan struct{})
+	c.loopDone, c.running = make(chan struct{}), make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	c.stats.starts.Add(1)
 	c.stats.running.Add(1)
+	// KafkaSystemConsumer.startConsumer starts the proxy (KafkaSystemConsumer.java:181-183),
+	// whose start() waits until the poll thread runs (KafkaConsumerProxy.java:136-149).
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Starting proxy %s", c, c.proxy()))
+	c.log.Info(ThreadContainer, LoggerConsumerProxy, "Starting KafkaConsumerProxy polling thread for "+c.proxy())
 	go c.pollLoop(ctx)
-	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer started", c))
+	<-c.running
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Consumer started", c))
 	return nil
 }
 
-// PollThreadName is the name Samza gives the poll thread of this consumer. The poll
-// loop goroutine carries it as the pprof label "thread".
+// PollThreadName is the name Samza gives the poll thread of this consumer,
+// "Samza KafkaConsumerProxy Poll Thread-<n> - <system>" (KafkaConsumerProxy.java:89-92).
+// The poll loop goroutine carries it as the pprof label "thread".
 func (c *SystemConsumer) PollThreadName() string {
-	return fmt.Sprintf("Samza KafkaConsumerProxy Poll %s - %s", c.clientID, c.cfg.System)
+	return fmt.Sprintf("Samza KafkaConsumerProxy Poll %s - %s", c.thread, c.cfg.System)
 }
 
 // pollLoop moves messages from the reader into the buffer until the consumer stops.
@@ -137,6 +150,9 @@ func (c *SystemConsumer) PollThreadName() string {
 func (c *SystemConsumer) pollLoop(ctx context.Context) {
 	defer close(c.loopDone)
 	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("thread", c.PollThreadName())))
+	// The poll thread's first line, under its own name (KafkaConsumerProxy.java:200-202).
+	c.log.Info(c.PollThreadName(), LoggerConsumerProxy, fmt.Sprintf("Starting consumer poll thread %s for system %s", c.PollThreadName(), c.cfg.System))
+	close(c.running)
 	for {
 		m, err := c.reader.FetchMessage(ctx)
 		if err != nil {
@@ -224,15 +240,16 @@ func (c *SystemConsumer) Running() bool { return c.started.Load() && !c.stopped.
 // Stop ends the poll loop and closes the reader. Stopping twice only logs a warning.
 func (c *SystemConsumer) Stop() {
 	if !c.stopped.CompareAndSwap(false, true) {
-		c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to stop stopped consumer.", c))
+		c.log.Warn(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Attempting to stop stopped consumer.", c))
 		return
 	}
-	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping Samza kafkaConsumer ", c))
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping Samza kafkaConsumer ", c))
 	c.stats.stops.Add(1)
-	if c.started.Load() {
-		c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping proxy consumerProxy-%s-%s", c, c.cfg.System, c.clientID))
-	}
-	c.log.Info(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Closing kafkaSystemConsumer kafka-go Reader{topic=%s, partition=%d}", c, c.ssp.Stream, c.ssp.Partition))
+	// The proxy is made with the consumer, so it is stopped whether or not it
+	// ever started (KafkaSystemConsumer.java:235-238, KafkaConsumerProxy.java:118-119).
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Stopping proxy %s", c, c.proxy()))
+	c.log.Info(ThreadContainer, LoggerConsumerProxy, fmt.Sprintf("Shutting down KafkaConsumerProxy poll thread %s for %s", c.PollThreadName(), c.proxy()))
+	c.log.Info(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Closing kafkaSystemConsumer kafka-go Reader{topic=%s, partition=%d}", c, c.ssp.Stream, c.ssp.Partition))
 	c.shutdown()
 }
 
@@ -257,7 +274,7 @@ func (c *SystemConsumer) shutdown() {
 		c.conns.closeAll() // wakes up a fetch waiting on the broker
 		<-c.loopDone
 		if err := c.reader.Close(); err != nil && !errors.Is(err, context.Canceled) {
-			c.log.Warn(ThreadMain, LoggerSystemConsumer, fmt.Sprintf("%s: Failed to stop KafkaSystemConsumer. %v", c, err))
+			c.log.Warn(ThreadContainer, LoggerSystemConsumer, fmt.Sprintf("%s: Failed to stop KafkaSystemConsumer. %v", c, err))
 		}
 		c.stats.running.Add(-1)
 	})

@@ -102,8 +102,8 @@ func TestConsumerLifecycleLikeSamza(t *testing.T) {
 		t.Errorf("poll after stop: %v, want ErrConsumerStopped", err)
 	}
 	id := c.String()
-	if !strings.HasPrefix(id, "kafka:samza-consumer-checkpoint-") {
-		t.Errorf("consumer id %q", id)
+	if id != "kafka:kafka_consumer-leakui_checkpoint-1" {
+		t.Errorf("consumer id %q, want upstream's systemName:clientId of the default job", id)
 	}
 	for _, l := range []struct {
 		line string
@@ -111,7 +111,9 @@ func TestConsumerLifecycleLikeSamza(t *testing.T) {
 	}{
 		{"[WARN] " + id + ": Attempting to start the consumer for the second (or more) time.", 2},
 		{"[WARN] " + id + ": Attempting to stop stopped consumer.", 1},
-		{"[INFO] " + id + ": Stopping Samza kafkaConsumer \n", 1},
+		{"[INFO] " + id + ": Stopping Samza kafkaConsumer \n", 2}, // c's and never's: one id for both
+		{"Shutting down KafkaConsumerProxy poll thread " + c.PollThreadName() + " for consumerProxy-kafka-kafka_consumer-leakui_checkpoint-1\n", 1},
+		{"[" + c.PollThreadName() + "] KafkaConsumerProxy [INFO] Starting consumer poll thread " + c.PollThreadName() + " for system kafka\n", 1},
 		{"[ERROR] " + id + ": Consumer is not subscribed to any SSPs", 1},
 		{"[ERROR] " + never.String() + ": Attempting to start a stopped consumer", 1},
 	} {
@@ -122,8 +124,10 @@ func TestConsumerLifecycleLikeSamza(t *testing.T) {
 	if s := f.Stats(); s.Starts != 1 || s.Stops != 2 || s.Open != 0 || s.Connections != 0 {
 		t.Errorf("stats %+v, want 1 start, 2 stops, nothing open", s)
 	}
-	if d := f.New().ClientID(); d == c.ClientID() {
-		t.Errorf("two consumers share the client id %q", d)
+	// Every consumer of the job has the job's client id; the poll thread's name
+	// tells them apart.
+	if d := f.New(); d.ClientID() != c.ClientID() || d.PollThreadName() == c.PollThreadName() {
+		t.Errorf("client ids %q and %q, poll threads %q and %q; want one client id, two threads", d.ClientID(), c.ClientID(), d.PollThreadName(), c.PollThreadName())
 	}
 }
 

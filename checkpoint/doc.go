@@ -13,9 +13,15 @@
 //     WriteCheckpoint and Stop, with stopConsumerAfterFirstRead (active containers) and a
 //     checkpoint map that is never reset, in the leaky variant and three fixed ones.
 //   - [Workload] runs the standalone-rebalance loop against a real Kafka protocol broker:
-//     an embedded franz-go kfake broker ([StartBroker]) or any cluster.
+//     an embedded franz-go kfake broker ([StartBroker]) or any cluster. In the storm,
+//     the next rebalance interrupts most containers in their first read, where upstream
+//     fails them; each failed container stops its StreamProcessor, which the
+//     application restarts (counted). The storm's cycles and read fraction are inputs;
+//     the consumers left open, the failed containers and the restarts are results.
 //   - [Log] writes Samza's log4j layout, so the log of a run can be counted like a
-//     production log.
+//     production log: upstream's lines under upstream's loggers, with upstream's client
+//     id ([ClientID], one per job) and poll thread names, and the model's own lines
+//     under its own logger ([LoggerModel]).
 //
 // The package does not import the web, store or analyze packages.
 package checkpoint

@@ -22,4 +22,20 @@ var (
 	ErrRegistrationRefused = errors.New("registration refused")
 	// ErrAlreadyRun reports a second Run of the same Workload.
 	ErrAlreadyRun = errors.New("workload already ran")
+	// ErrInterrupted is Java's InterruptedException: the container thread was
+	// interrupted while readCheckpoints polled the consumer (see
+	// CheckpointManager.Interrupt).
+	ErrInterrupted = errors.New("java.lang.InterruptedException")
 )
+
+// errInterruptedRead is what SystemStreamPartitionIterator throws when its poll is
+// interrupted, new SamzaException(e) (SystemStreamPartitionIterator.java:92-94),
+// whose message is the cause's.
+var errInterruptedRead = samzaException{ErrInterrupted}
+
+// samzaException is Samza's SamzaException around a cause, printed as Java
+// prints it: the class, then the message.
+type samzaException struct{ cause error }
+
+func (e samzaException) Error() string { return "org.apache.samza.SamzaException: " + e.cause.Error() }
+func (e samzaException) Unwrap() error { return e.cause }

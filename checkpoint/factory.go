@@ -2,9 +2,11 @@ package checkpoint
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 )
 
 // Defaults of ConsumerConfig.
@@ -36,6 +38,9 @@ const (
 type ConsumerConfig struct {
 	// System is the Samza system name of the checkpoint topic ("kafka").
 	System string
+	// Job and JobID name the job (defaults "leakui-checkpoint" and "1"): every
+	// consumer's client id is made of them (see ClientID).
+	Job, JobID string
 	// Brokers are the bootstrap brokers, host:port.
 	Brokers []string
 	// FetchThreshold is the buffer of the poll loop and of kafka-go's queue, in
@@ -52,6 +57,12 @@ type ConsumerConfig struct {
 func (c ConsumerConfig) withDefaults() ConsumerConfig {
 	if c.System == "" {
 		c.System = "kafka"
+	}
+	if c.Job == "" {
+		c.Job = DefaultJob
+	}
+	if c.JobID == "" {
+		c.JobID = DefaultJobID
 	}
 	if c.FetchThreshold <= 0 {
 		c.FetchThreshold = DefaultFetchThreshold
@@ -94,8 +105,37 @@ type consumerStats struct {
 	starts, stops, running, openConns, reaped, refused, secondStarts atomic.Int64
 }
 
-// ConsumerFactory makes SystemConsumers with fresh client ids, counts what they do,
-// and owns every consumer that is still running, so Reap can stop them.
+// The prefixes of upstream's client ids (KafkaSystemFactory.scala:35-37).
+const (
+	ClientIDConsumer = "kafka-consumer"
+	ClientIDProducer = "kafka-producer"
+	ClientIDAdmin    = "kafka-admin-consumer"
+)
+
+// ClientID is upstream's client id of a job's Kafka clients: prefix, job name
+// and job id joined by "-", each with every character outside [A-Za-z0-9_]
+// replaced by "_" (KafkaConsumerConfig.createClientId,
+// samza-kafka/src/main/java/org/apache/samza/config/KafkaConsumerConfig.java:147-154),
+// as KafkaSystemFactory.getConsumer makes it (KafkaSystemFactory.scala:45). It
+// names the job, not the consumer: every consumer of the job has the same one,
+// "kafka_consumer-leakui_checkpoint-1" by default.
+func ClientID(prefix, job, jobID string) string {
+	return javaWord(prefix) + "-" + javaWord(job) + "-" + javaWord(jobID)
+}
+
+// javaWord is Java's s.replaceAll("\\W", "_").
+func javaWord(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// ConsumerFactory makes SystemConsumers, each with the job's client id and a poll
+// thread named as the JVM would name it, counts what they do, and owns every
+// consumer that is still running, so Reap can stop them.
 type ConsumerFactory struct {
 	cfg   ConsumerConfig
 	log   *Log
@@ -111,12 +151,17 @@ func NewConsumerFactory(cfg ConsumerConfig, log *Log) *ConsumerFactory {
 	return &ConsumerFactory{cfg: cfg.withDefaults(), log: log, live: make(map[*SystemConsumer]struct{})}
 }
 
-// New returns a new, unregistered consumer with client id
-// "samza-consumer-checkpoint-<n>".
+// New returns a new, unregistered consumer with the job's client id (see
+// ClientID). Its poll thread is "Thread-<n>", n counting the consumers made from
+// 0, as the JVM names an unnamed thread when KafkaConsumerProxy's constructor
+// makes it (KafkaConsumerProxy.java:89-92): the name, unlike the client id, tells
+// the consumers of a process apart.
 func (f *ConsumerFactory) New() *SystemConsumer {
+	n := f.seq.Add(1)
 	c := &SystemConsumer{
 		cfg:      f.cfg,
-		clientID: fmt.Sprintf("samza-consumer-checkpoint-%d", f.seq.Add(1)),
+		clientID: ClientID(ClientIDConsumer, f.cfg.Job, f.cfg.JobID),
+		thread:   fmt.Sprintf("Thread-%d", n-1),
 		log:      f.log,
 		stats:    &f.stats,
 		factory:  f,

@@ -13,15 +13,23 @@ const (
 	LevelError = "ERROR"
 )
 
-// Logger names of the lines this package writes (log4j's %c{1}).
+// Logger names of the lines this package writes (log4j's %c{1}): upstream's
+// classes for the lines upstream writes, and the model's own logger for what
+// only the model does (the application restarting a stopped processor).
 const (
 	LoggerCheckpointManager = "KafkaCheckpointManager"
 	LoggerSystemConsumer    = "KafkaSystemConsumer"
+	LoggerConsumerProxy     = "KafkaConsumerProxy"
 	LoggerSamzaContainer    = "SamzaContainer"
+	LoggerStreamProcessor   = "StreamProcessor"
+	LoggerModel             = "leakui.checkpoint.model"
 )
 
-// ThreadMain is the thread name of the lines the run loop writes.
-const ThreadMain = "main"
+// ThreadContainer is the thread name of the container's lines: StreamProcessor runs
+// each container on a thread of a fresh executor whose thread factory names its
+// first thread "Samza StreamProcessor Container Thread-0" (StreamProcessor.java:116,
+// :298).
+const ThreadContainer = "Samza StreamProcessor Container Thread-0"
 
 // TimeLayout is the timestamp layout of Samza's log4j pattern.
 const TimeLayout = "2006-01-02 15:04:05.000"
@@ -56,7 +64,12 @@ func (l *Log) Error(thread, logger, msg string) { l.Line(thread, logger, LevelEr
 
 // Line writes one line at the given level. A write error is kept for Err and stops
 // further writes.
-func (l *Log) Line(thread, logger, level, msg string) {
+func (l *Log) Line(thread, logger, level, msg string) { l.Throwable(thread, logger, level, msg, "") }
+
+// Throwable writes a line with a throwable, as log4j does: the line, then the
+// throwable's class and message on a line of their own (its stack trace is left
+// out). An empty throwable writes the line alone.
+func (l *Log) Throwable(thread, logger, level, msg, throwable string) {
 	if l == nil {
 		return
 	}
@@ -75,6 +88,10 @@ func (l *Log) Line(thread, logger, level, msg string) {
 	b = append(b, "] "...)
 	b = appendOneLine(b, msg)
 	b = append(b, '\n')
+	if throwable != "" {
+		b = appendOneLine(b, throwable)
+		b = append(b, '\n')
+	}
 	_, l.err = l.w.Write(b)
 	l.buf = b
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,11 @@ import (
 )
 
 // samzaLine is Samza's log4j layout: "2020-02-25 03:21:02.227 [main] Logger [INFO] msg".
-var samzaLine = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[[^\]]+\] \w+ \[(INFO|WARN|ERROR)\] .*$`)
+var samzaLine = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[[^\]]+\] [\w.]+ \[(INFO|WARN|ERROR)\] .*$`)
+
+// javaThrowableLine is the line log4j writes under an ERROR line with a throwable:
+// the exception's class and message.
+var javaThrowableLine = regexp.MustCompile(`^(?:[a-z]\w*\.)+[A-Z]\w*(?:Exception|Error)(?:: .*)?$`)
 
 func TestLogLayout(t *testing.T) {
 	var buf bytes.Buffer
@@ -25,9 +30,12 @@ func TestLogLayout(t *testing.T) {
 	l.Info("main", "SamzaContainer", "Shutting down SamzaContainer.")
 	l.Warn("main", LoggerSystemConsumer, "kafka:c-1: Attempting to stop stopped consumer.")
 	l.Error("main", LoggerSystemConsumer, "offset \"1\nforged line\r\"")
+	l.Throwable("main", LoggerSamzaContainer, LevelError, "Caught exception/error while initializing container.", "org.apache.samza.SamzaException: a\nb")
 	want := "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] Shutting down SamzaContainer.\n" +
 		"2020-02-25 03:21:02.227 [main] KafkaSystemConsumer [WARN] kafka:c-1: Attempting to stop stopped consumer.\n" +
-		"2020-02-25 03:21:02.227 [main] KafkaSystemConsumer [ERROR] offset \"1\\nforged line\\r\"\n"
+		"2020-02-25 03:21:02.227 [main] KafkaSystemConsumer [ERROR] offset \"1\\nforged line\\r\"\n" +
+		"2020-02-25 03:21:02.227 [main] SamzaContainer [ERROR] Caught exception/error while initializing container.\n" +
+		"org.apache.samza.SamzaException: a\\nb\n"
 	if buf.String() != want {
 		t.Errorf("log =\n%s\nwant\n%s", buf.String(), want)
 	}
@@ -95,17 +103,28 @@ func TestLogCountsEqualTheCounters(t *testing.T) {
 				{"Stopping system consumer", res.ManagerConsumerStops},
 				{"Stopping Samza kafkaConsumer ", res.ConsumerStops},
 				{"Registering ssp: SystemStreamPartition [kafka, " + res.Topic + ", 0] with offset: 0", res.ConsumerStarts},
-				{"had started. Registration of ssp: SystemStreamPartition [kafka, " + res.Topic + ", 0], offset: 0 failed.", res.RefusedRegistrations},
-				{"Reading checkpoint for taskName ", res.CheckpointsRead},
+				// The container's error and the processor's each print the exception.
+				{"org.apache.samza.SamzaException: KafkaSystemConsumer: kafka:kafka_consumer-" + strings.ReplaceAll(jobName(t), "-", "_") + "-1 had started. Registration of ssp: SystemStreamPartition [kafka, " + res.Topic + ", 0], offset: 0 failed.", 2 * res.RefusedRegistrations},
 				{"Got checkpoint state for taskName - ", res.CheckpointsRead},
-				{"Read ", res.TopicReads}, // "Read <n> messages from system:kafka topic:<t>"
-				{"Received an interrupt during initialization.", int64(cycles) - res.FirstReads - res.FailedContainers},
+				{"Read ", res.TopicReads},                           // "Read <n> messages from system:kafka topic:<t>"
+				{"Received an interrupt during initialization.", 0}, // upstream's start() swallows the interrupt
 				{"Caught exception/error while initializing container.", res.FailedContainers},
+				{"failed with an exception. Stopping the stream processor", res.FailedContainers},
+				{"leakui.checkpoint.model [INFO] The stream processor ", res.ProcessorRestarts},
+				{"Starting consumer poll thread Samza KafkaConsumerProxy Poll Thread-", res.ConsumerStarts},
+				{"Shutting down KafkaConsumerProxy poll thread Samza KafkaConsumerProxy Poll Thread-", res.ConsumerStops},
+				{"kafka:kafka_consumer-" + strings.ReplaceAll(jobName(t), "-", "_") + "-1: Consumer started", res.ConsumerStarts},
+				{"Reading checkpoint for taskName ", res.CheckpointsRead + res.Interrupts},
 				{"CheckpointManager stopped.", cycles},
 				{"Attempting to", 0}, // no second start, no stop of a stopped consumer
 			} {
 				if got := grepCount(t, p.pattern, path); got != p.want {
 					t.Errorf("grep -c %q = %d, want %d", p.pattern, got, p.want)
+				}
+			}
+			if c.sc == Storm {
+				if got := grepCount(t, "Reading checkpoints for the first time", path); got != cycles || res.FirstReads+res.Interrupts != cycles {
+					t.Errorf("grep -c 'Reading checkpoints for the first time' = %d, %d read and %d interrupted; want every one of the %d containers", got, res.FirstReads, res.Interrupts, cycles)
 				}
 			}
 			checkLayout(t, path)
@@ -122,12 +141,14 @@ func checkLayout(t *testing.T, path string) {
 	}
 	defer f.Close()
 	s := bufio.NewScanner(f)
-	n := 0
+	n, afterError := 0, false
 	for s.Scan() {
 		n++
-		if !samzaLine.MatchString(s.Text()) {
-			t.Fatalf("line %d is not in Samza's layout: %q", n, s.Text())
+		m := samzaLine.FindStringSubmatch(s.Text())
+		if m == nil && !(afterError && javaThrowableLine.MatchString(s.Text())) {
+			t.Fatalf("line %d is not in Samza's layout, nor a throwable under an ERROR line: %q", n, s.Text())
 		}
+		afterError = m != nil && m[1] == LevelError
 	}
 	if n == 0 {
 		t.Fatal("empty log")

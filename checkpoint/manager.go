@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -38,7 +37,8 @@ type ManagerStats struct {
 	CheckpointsWritten int64
 	// MessagesRead counts checkpoint messages consumed from the topic.
 	MessagesRead int64
-	// TopicReads counts reads of the topic to its end (readCheckpoints calls).
+	// TopicReads counts reads of the topic to its end (readCheckpoints calls that
+	// returned).
 	TopicReads int64
 	// ConsumerStops counts the manager's "Stopping system consumer" lines.
 	ConsumerStops int64
@@ -66,6 +66,9 @@ type CheckpointManager struct {
 	admin                  *systemAdmin
 
 	read, written, messages, topicReads, consumerStops atomic.Int64
+
+	// interrupted is the container thread's interrupt status (see Interrupt).
+	interrupted atomic.Bool
 }
 
 // NewCheckpointManager returns a manager for the checkpoint topic cfg.Topic with its
@@ -104,9 +107,11 @@ func NewCheckpointManager(cfg ManagerConfig) (*CheckpointManager, error) {
 	}
 	m.info(fmt.Sprintf("Creating KafkaCheckpointManager for checkpointTopic:%s, systemName:%s validateCheckpoints:true", cfg.Topic, m.ssp.System))
 	m.consumer = cfg.Consumers.New()
-	id := strings.TrimPrefix(m.consumer.ClientID(), "samza-consumer-checkpoint-")
-	m.admin = newSystemAdmin(cfg.Brokers, cfg.Topic, "samza-admin-checkpoint-"+id, cfg.DialTimeout)
-	m.producer = newSystemProducer(cfg.Brokers, cfg.Topic, "samza-producer-checkpoint-"+id, cfg.DialTimeout)
+	// The admin's and the producer's client ids are the job's too
+	// (KafkaSystemFactory.scala:62, :85).
+	job, jobID := cfg.Consumers.cfg.Job, cfg.Consumers.cfg.JobID
+	m.admin = newSystemAdmin(cfg.Brokers, cfg.Topic, ClientID(ClientIDAdmin, job, jobID), cfg.DialTimeout)
+	m.producer = newSystemProducer(cfg.Brokers, cfg.Topic, ClientID(ClientIDProducer, job, jobID), cfg.DialTimeout)
 	return m, nil
 }
 
@@ -132,7 +137,9 @@ func (m *CheckpointManager) Stats() ManagerStats {
 	}
 }
 
-func (m *CheckpointManager) info(msg string) { m.log.Info(ThreadMain, LoggerCheckpointManager, msg) }
+func (m *CheckpointManager) info(msg string) {
+	m.log.Info(ThreadContainer, LoggerCheckpointManager, msg)
+}
 
 // Start starts the producer and the admin, then registers the consumer at the oldest
 // offset of the topic and starts it (KafkaCheckpointManager.scala:113-124). On a
@@ -217,10 +224,15 @@ func (m *CheckpointManager) readCheckpoints(ctx context.Context) (map[string]Che
 	}
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.ReadTimeout)
 	defer cancel()
-	m.topicReads.Add(1)
 	checkpoints := make(map[string]Checkpoint)
 	n := 0
 	for m.consumer.Position() < upcoming {
+		// SystemStreamPartitionIterator.refresh polls the consumer and turns the
+		// InterruptedException of an interrupted container thread into a
+		// SamzaException (SystemStreamPartitionIterator.java:84-96).
+		if m.interrupted.Load() {
+			return nil, fmt.Errorf("read checkpoints from %s at offset %d of %d: %w", m.cfg.Topic, m.consumer.Position(), upcoming, errInterruptedRead)
+		}
 		envelopes, err := m.consumer.Poll(ctx, m.cfg.PollTimeout)
 		if err != nil {
 			return nil, fmt.Errorf("read checkpoints from %s at offset %d of %d: %w", m.cfg.Topic, m.consumer.Position(), upcoming, err)
@@ -236,7 +248,7 @@ func (m *CheckpointManager) readCheckpoints(ctx context.Context) (map[string]Che
 				return nil, fmt.Errorf("%s offset %d: %w", m.cfg.Topic, e.Offset, err)
 			}
 			if key.Type != KeyTypeCheckpointV1 {
-				m.log.Warn(ThreadMain, LoggerCheckpointManager, fmt.Sprintf("Ignoring unknown checkpoint key type for checkpoint key: %s", key))
+				m.log.Warn(ThreadContainer, LoggerCheckpointManager, fmt.Sprintf("Ignoring unknown checkpoint key type for checkpoint key: %s", key))
 				continue
 			}
 			cp, err := DecodeCheckpoint(e.Value)
@@ -246,9 +258,26 @@ func (m *CheckpointManager) readCheckpoints(ctx context.Context) (map[string]Che
 			checkpoints[key.TaskName] = cp
 		}
 	}
+	m.topicReads.Add(1)
 	m.info(fmt.Sprintf("Read %d messages from system:%s topic:%s", n, m.ssp.System, m.cfg.Topic))
 	return checkpoints, nil
 }
+
+// Interrupt interrupts the container thread that uses the manager, as
+// StreamProcessor does to a container that has not reported its start when a new
+// job model arrives (StreamProcessor.java:494, interruptContainerAndShutdownExecutorService).
+// The only call of the manager that blocks on it is the first read's poll:
+// KafkaCheckpointManager.start() cannot be interrupted (KafkaConsumerProxy.start
+// ignores the interrupt while it waits for its poll thread, KafkaConsumerProxy.java:143-147),
+// while readCheckpoints' poll fails with the InterruptedException wrapped in a
+// SamzaException. The model takes the interrupt at the first poll, before any
+// envelope the consumer buffered meanwhile: upstream's BlockingEnvelopeMap.poll
+// drains a non-empty queue without looking at the interrupt
+// (BlockingEnvelopeMap.java:136-137), so a consumer that had fetched the whole
+// topic before the interrupt would let its container finish the read. Leaving that
+// race out makes the storm's read fraction, an input, decide alone which
+// containers read.
+func (m *CheckpointManager) Interrupt() { m.interrupted.Store(true) }
 
 // WriteCheckpoint writes one checkpoint message, keyed as KafkaCheckpointLogKeySerde
 // keys it, and waits for the broker to acknowledge it.

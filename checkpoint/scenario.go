@@ -13,8 +13,8 @@ const (
 	// Storm is the production case of SAMZA-2785: rebalances arrive faster than
 	// containers finish starting. Every rebalance builds a new container with a new
 	// CheckpointManager (StreamProcessor.onNewJobModel), which starts it; only the
-	// containers the read fraction picks reach readLastCheckpoint before the next
-	// rebalance interrupts them, and every container is stopped.
+	// containers the read fraction picks read their checkpoints, the others are
+	// interrupted in that first read by the next rebalance and fail.
 	Storm Scenario = "storm"
 	// Steady is a new container per rebalance that always reaches its first read.
 	Steady Scenario = "steady"
@@ -27,8 +27,10 @@ const (
 // Scenarios lists every scenario, the production one first.
 var Scenarios = []Scenario{Storm, Steady, Reuse}
 
-// DefaultReadFraction is the share of storm containers that reach their first read:
-// 14 of 1741 in SAMZA-2785's production log, rounded.
+// DefaultReadFraction is the share of storm containers that read their checkpoints
+// before the next rebalance interrupts them: 14 of 1741, the seed's production
+// log, rounded. It is an input of the replay, not a result: with -cycles 1741 it
+// makes the log say 1741 starts and 14 stops by construction.
 const DefaultReadFraction = 0.008
 
 // ParseScenario returns the scenario named s.
@@ -45,7 +47,7 @@ func ParseScenario(s string) (Scenario, error) {
 func (s Scenario) Description() string {
 	switch s {
 	case Storm:
-		return "a new container per rebalance; most are interrupted by the next rebalance after start() and before their first read"
+		return "a new container per rebalance; most are interrupted by the next rebalance in their first read, fail, and have their processor restarted"
 	case Steady:
 		return "a new container per rebalance; every one reads its checkpoints before it stops"
 	case Reuse:
@@ -54,8 +56,8 @@ func (s Scenario) Description() string {
 	return ""
 }
 
-// reachesRead reports whether the container of rebalance k (1-based) reaches its
-// first read. In a storm the reads are spread evenly: rebalance k reads when
+// reachesRead reports whether the container of rebalance k (1-based) reads its
+// checkpoints before the next rebalance interrupts it. In a storm the reads are spread evenly: rebalance k reads when
 // round(k·fraction) grows, so n rebalances hold exactly round(n·fraction) reads, the
 // same on every run.
 func reachesRead(s Scenario, fraction float64, k int) bool {

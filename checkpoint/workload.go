@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -16,11 +17,20 @@ type Progress struct {
 	// Containers counts the containers built, each with its own CheckpointManager
 	// and consumer (one in the reuse scenario).
 	Containers int64
-	// FirstReads counts the containers that reached their first readLastCheckpoint.
+	// FirstReads counts the containers whose first readLastCheckpoint returned: they
+	// read their checkpoints.
 	FirstReads int64
-	// FailedContainers counts containers whose start or read failed in Samza's own
-	// logic (a refused registration, a read from a stopped consumer).
+	// Interrupts counts the containers a rebalance interrupted in their first read
+	// (the storm's: see CheckpointManager.Interrupt).
+	Interrupts int64
+	// FailedContainers counts containers whose initialization failed: interrupted in
+	// readCheckpoints, or failed in Samza's own logic (a refused registration, a read
+	// from a stopped consumer). Each logs "Caught exception/error while initializing
+	// container." and stops its StreamProcessor.
 	FailedContainers int64
+	// ProcessorRestarts counts the StreamProcessors the application started again
+	// after a failed container had stopped them.
+	ProcessorRestarts int64
 	// ConsumerStarts and ConsumerStops count SystemConsumer starts and stops.
 	ConsumerStarts, ConsumerStops int64
 	// OpenConsumers counts consumers started and not stopped: the leak.
@@ -122,7 +132,7 @@ func (w *Workload) Run(ctx context.Context) (Result, error) {
 		res.BrokerPID = w.process.PID()
 	}
 	w.consumers = NewConsumerFactory(ConsumerConfig{
-		Brokers: brokers, FetchThreshold: w.cfg.FetchThreshold, DialTimeout: w.cfg.DialTimeout,
+		Job: w.cfg.Job, JobID: w.cfg.JobID, Brokers: brokers, FetchThreshold: w.cfg.FetchThreshold, DialTimeout: w.cfg.DialTimeout,
 	}, w.log)
 	if err := w.createTopic(ctx); err != nil {
 		return res, err
@@ -136,7 +146,7 @@ func (w *Workload) Run(ctx context.Context) (Result, error) {
 	}
 	res.CheckpointsSeeded = int64(len(tasks) * w.cfg.History)
 
-	r := &rebalances{w: w, tasks: tasks, res: &res}
+	r := &rebalances{w: w, tasks: tasks, res: &res, processor: processorID(0)}
 	began := time.Now()
 	for k := 1; k <= w.cfg.Cycles; k++ {
 		if err := ctx.Err(); err != nil {
@@ -171,12 +181,18 @@ type rebalances struct {
 	res    *Result
 	reused *CheckpointManager
 	done   ManagerStats // the counters of the managers already stopped for good
+	// processor is the id of the StreamProcessor running the containers.
+	processor string
 }
 
 // rebalance is one new job model: the container it builds (or, in the reuse
 // scenario, the one manager) starts the checkpoint manager, reads and writes the
-// tasks' checkpoints unless the next rebalance interrupts it first, and stops it,
-// as SamzaContainer.run does (SamzaContainer.scala:750-840).
+// tasks' checkpoints, and stops it, as SamzaContainer.run does
+// (SamzaContainer.scala:750-870). In a storm the next job model arrives before
+// most containers have started: StreamProcessor interrupts them, and the interrupt
+// lands in the one call that blocks, readCheckpoints' poll. The container then
+// fails (SamzaContainer.scala:814-822), its StreamProcessor stops
+// (StreamProcessor.java:606-614), and the application starts it again.
 func (r *rebalances) rebalance(ctx context.Context, k int) error {
 	w := r.w
 	m := r.reused
@@ -202,42 +218,93 @@ func (r *rebalances) rebalance(ctx context.Context, k int) error {
 			r.done = addStats(r.done, m.Stats())
 		}
 	}()
+	container := w.containerName(r.res.Containers)
+	w.processorLog(LevelInfo, fmt.Sprintf("Starting the container: %s for the stream processor: %s.", container, r.processor))
 	w.containerLog(LevelInfo, "Starting container.")
 	err := m.Start(ctx)
-	if err == nil && !reachesRead(w.cfg.Scenario, w.cfg.ReadFraction, k) {
-		w.containerLog(LevelWarn, "Received an interrupt during initialization.")
-		w.containerLog(LevelInfo, "Shutting down SamzaContainer.")
-		return m.Stop()
-	}
 	if err == nil {
-		r.res.FirstReads++
+		if !reachesRead(w.cfg.Scenario, w.cfg.ReadFraction, k) {
+			m.Interrupt()
+			r.res.Interrupts++
+		}
 		err = r.readAndWrite(ctx, m, k)
 	}
 	if err != nil && !containerFailure(err) {
 		m.Stop()
 		return err
 	}
-	if err != nil {
-		r.res.FailedContainers++
-		w.containerLog(LevelError, "Caught exception/error while initializing container. "+err.Error())
+	if err == nil {
+		w.containerLog(LevelInfo, "Shutting down SamzaContainer.")
+		stopErr := m.Stop()
+		w.containerLog(LevelInfo, "Shutdown complete.")
+		w.processorLog(LevelInfo, fmt.Sprintf("Container: %s of the stream processor: %s was stopped by the JobCoordinator.", container, r.processor))
+		return stopErr
 	}
+	r.res.FailedContainers++
+	w.log.Throwable(ThreadContainer, LoggerSamzaContainer, LevelError, "Caught exception/error while initializing container.", javaThrowable(err))
 	w.containerLog(LevelInfo, "Shutting down SamzaContainer.")
-	return m.Stop()
+	stopErr := m.Stop()
+	w.containerLog(LevelInfo, "Shutdown complete.")
+	w.log.Throwable(ThreadContainer, LoggerStreamProcessor, LevelError,
+		fmt.Sprintf("Container: %s failed with an exception. Stopping the stream processor: %s. Original exception:", container, r.processor), javaThrowable(err))
+	r.restart()
+	return stopErr
 }
 
-// containerFailure reports an error of Samza's own logic, which fails the container
-// (SamzaContainer.scala:814-820) but not the run: a refused registration, or a read
-// from a consumer that is not running.
+// restart is the application starting its stopped StreamProcessor again, with a
+// new processor id. (LocalApplicationRunner does not; a supervisor or the
+// application's own retry does. The line is the model's.)
+func (r *rebalances) restart() {
+	old := r.processor
+	r.res.ProcessorRestarts++
+	r.processor = processorID(r.res.ProcessorRestarts)
+	r.w.log.Info(ThreadContainer, LoggerModel, fmt.Sprintf("The stream processor %s stopped after its container failed; the application starts it again as %s (restart %d).",
+		old, r.processor, r.res.ProcessorRestarts))
+}
+
+// processorID is the id of the n-th StreamProcessor started (n from 0), shaped
+// like the UUIDs of Samza's default ProcessorIdGenerator.
+func processorID(n int64) string {
+	return fmt.Sprintf("00000000-0000-4000-8000-%012x", n)
+}
+
+// containerName is the n-th container as Java prints an object without toString.
+func (w *Workload) containerName(n int64) string {
+	return fmt.Sprintf("org.apache.samza.container.SamzaContainer@%x", 0x1f000000+n)
+}
+
+// containerFailure reports an error that fails the container
+// (SamzaContainer.scala:814-822) but not the run: an interrupted read, a refused
+// registration, or a read from a consumer that is not running.
 func containerFailure(err error) bool {
-	return errors.Is(err, ErrRegistrationRefused) || errors.Is(err, ErrNotStarted) || errors.Is(err, ErrConsumerStopped)
+	return errors.Is(err, ErrInterrupted) || errors.Is(err, ErrRegistrationRefused) || errors.Is(err, ErrNotStarted) || errors.Is(err, ErrConsumerStopped)
+}
+
+// javaThrowable is the first line log4j prints under a message with a throwable:
+// the exception's class and message.
+func javaThrowable(err error) string {
+	var se samzaException
+	if errors.As(err, &se) {
+		return se.Error()
+	}
+	msg := err.Error()
+	if errors.Is(err, ErrRegistrationRefused) {
+		// KafkaSystemConsumer.register throws a SamzaException with upstream's
+		// message (KafkaSystemConsumer.java:258-261), which follows the sentinel.
+		_, msg, _ = strings.Cut(msg, ErrRegistrationRefused.Error()+": ")
+	}
+	return "org.apache.samza.SamzaException: " + msg
 }
 
 // readAndWrite reads the last checkpoint of every task, then writes the next one.
 func (r *rebalances) readAndWrite(ctx context.Context, m *CheckpointManager, k int) error {
-	for _, t := range r.tasks {
+	for i, t := range r.tasks {
 		_, ok, err := m.ReadLastCheckpoint(ctx, t)
 		if err != nil {
 			return err
+		}
+		if i == 0 {
+			r.res.FirstReads++
 		}
 		if !ok {
 			r.res.MissingReads++
@@ -271,7 +338,12 @@ func addStats(a, b ManagerStats) ManagerStats {
 
 // containerLog writes a line of the container (SamzaContainer's logger).
 func (w *Workload) containerLog(level, msg string) {
-	w.log.Line(ThreadMain, LoggerSamzaContainer, level, msg)
+	w.log.Line(ThreadContainer, LoggerSamzaContainer, level, msg)
+}
+
+// processorLog writes a line of the StreamProcessor.
+func (w *Workload) processorLog(level, msg string) {
+	w.log.Line(ThreadContainer, LoggerStreamProcessor, level, msg)
 }
 
 // finish copies the counters of the factory and the managers into res.

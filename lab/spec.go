@@ -54,8 +54,8 @@ var (
 
 // The defaults of Limits.
 const (
-	// DefaultReadFraction is the checkpoint storm's share of containers that reach
-	// their first read: 14 of SAMZA-2785's 1741 (checkpoint.DefaultReadFraction).
+	// DefaultReadFraction is the checkpoint storm's share of containers that read
+	// their checkpoints, an input: 14 of SAMZA-2785's 1741 (checkpoint.DefaultReadFraction).
 	DefaultReadFraction = 0.008
 	// DefaultMaxCycles bounds a checkpoint run's cycles.
 	DefaultMaxCycles = 5000
@@ -289,7 +289,7 @@ type Preset struct {
 
 // Presets are the runs the dashboard offers first.
 var Presets = []Preset{
-	{"samza-2785-production", "SAMZA-2785 as seen in production: a storm of 1741 rebalances, 14 containers reach their first read",
+	{"samza-2785-production", "SAMZA-2785 replayed: the production log's 1741 rebalances and 14 first reads as inputs; the consumers left open are the result",
 		Spec{Workload: WorkloadCheckpoint, Variant: "leaky", Mode: "active", Scenario: "storm", Cycles: 1741, Tasks: 4}},
 	{"samza-2785-pr1674", "the same storm with apache/samza#1674's change (pr1674)",
 		Spec{Workload: WorkloadCheckpoint, Variant: "pr1674", Mode: "active", Scenario: "storm", Cycles: 1741, Tasks: 4}},

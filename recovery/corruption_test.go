@@ -243,12 +243,13 @@ func checkTruncationLog(t *testing.T, v Variant, d damage, partitions int, logFi
 		t.Fatalf("%s: grep -c %q = %d, want 1", v, corruption, n)
 	}
 	want := map[string]int{
-		"INFO Recovering unflushed segment ":           2 + 3*(partitions-1),
-		"INFO Deleting segment 144 from log orders-0.": 1,
-		"INFO Completed load of log orders-0 with 2 log segments and log end offset " + strconv.FormatInt(offset, 10): 1,
+		"INFO Recovering unflushed segment ":                                                                            2 + 3*(partitions-1),
+		"INFO Deleting segment 144 from log orders-0.":                                                                  1,
+		"INFO Scheduling log segment 144 for log orders-0 for deletion.":                                                1,
+		"INFO Completed load of log orders-0 with log end offset " + strconv.FormatInt(offset, 10) + " (kafka.log.Log)": 1,
 	}
 	if partitions == 2 {
-		want["INFO Completed load of log orders-1 with 3 log segments and log end offset 216 in "] = 1
+		want["INFO Completed load of log orders-1 with log end offset 216 (kafka.log.Log)"] = 1
 	}
 	for pattern, want := range want {
 		if n := grepCount(t, pattern, logFile); n != want {

@@ -11,7 +11,10 @@
 // does after an unclean shutdown: for every segment from the recovery point on,
 // read entry by entry, check size, magic and checksum, rebuild the offset index,
 // truncate at the first invalid or incomplete entry and delete the later
-// segments, logging in Kafka's log4j layout.
+// segments, logging in Kafka's log4j layout: Kafka 0.10.0.0's own lines, word for
+// word under the loggers of the classes that write them, and the deep iterators
+// it opens and closes, which Kafka does not log, under the model's own logger,
+// leakui.recovery.model.
 //
 // As in LogSegment.recover, the index gets an entry where more than
 // index.interval.bytes were read since the last one, and only there does the
@@ -19,7 +22,7 @@
 // iterator and takes its first inner offset, lazily and never closing it over a
 // v0 wrapper, eagerly and closing it at the end over a v1 wrapper; VariantClose
 // closes it; VariantDrain (0.10.0.1) reads every wrapper to its end and closes
-// it; VariantHeader (modern Kafka) takes the entry's last offset from its header
+// it; VariantHeader (Kafka 2.0 on) takes the entry's last offset from its header
 // and decompresses nothing. Corrupt damages a payload behind a valid checksum,
 // which only the variants that read it to its end see.
 //

@@ -7,11 +7,28 @@ import (
 	"time"
 )
 
-// Logger names of the lines recovery writes, as Kafka's classes log them.
+// Logger names of the lines recovery writes. The lines Kafka 0.10.0.0 writes
+// go under the logger of the class that writes them (its Logging trait names
+// the logger after the class), word for word:
+//
+//	kafka.log.LogManager  LogManager.scala:110  "Loading logs."
+//	kafka.log.Log         Log.scala:265         "Recovering unflushed segment %d in log %s."
+//	kafka.log.LogSegment  LogSegment.scala:198  "Found invalid messages in log segment %s at byte offset %d: %s."
+//	kafka.log.Log         Log.scala:278         "Corruption found in segment %d of log %s, truncating to offset %d."
+//	kafka.log.Log         Log.scala:820         "Scheduling log segment %d for log %s for deletion."
+//	kafka.log.Log         Log.scala:834         "Deleting segment %d from log %s."
+//	kafka.log.Log         Log.scala:108         "Completed load of log %s with log end offset %d"
+//	kafka.log.LogManager  LogManager.scala:181  "Logs loading complete."
+//
+// (apache/kafka at tag 0.10.0.0, core/src/main/scala/kafka/log/). What only
+// the model knows, the deep iterators it opens and closes, goes under
+// loggerModel: Kafka logs no such line, and a line under Kafka's logger names
+// would pass for evidence a broker never gives.
 const (
 	loggerLog        = "kafka.log.Log"
 	loggerLogSegment = "kafka.log.LogSegment"
 	loggerLogManager = "kafka.log.LogManager"
+	loggerModel      = "leakui.recovery.model"
 )
 
 // kafkaLog writes lines in the log4j layout of Kafka's server.log,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 )
 
 // RecoverConfig says how Recover recovers a log directory.
@@ -157,7 +156,6 @@ type plannedPartition struct {
 }
 
 func (r *recoverer) run(ctx context.Context, dir string) (Result, error) {
-	start := time.Now()
 	parts, err := listPartitions(dir)
 	if err != nil {
 		return r.res, err
@@ -193,12 +191,11 @@ func (r *recoverer) run(ctx context.Context, dir string) (Result, error) {
 			return r.res, err
 		}
 	}
-	r.log.begin("INFO").s("Logs loading complete in ").d(time.Since(start).Milliseconds()).s(" ms.").end(loggerLogManager)
+	r.log.begin("INFO").s("Logs loading complete.").end(loggerLogManager)
 	return r.res, nil
 }
 
 func (r *recoverer) recoverPartition(ctx context.Context, pp plannedPartition) error {
-	start := time.Now()
 	name := pp.dir.name
 	pr := PartitionResult{Name: name, RecoveryPoint: pp.recoveryPoint}
 	segs := pp.segments
@@ -220,6 +217,9 @@ func (r *recoverer) recoverPartition(ctx context.Context, pp plannedPartition) e
 		r.log.begin("WARN").s("Corruption found in segment ").d(seg.baseOffset).s(" of log ").s(name).
 			s(", truncating to offset ").d(sr.NextOffset).s(".").end(loggerLog)
 		for _, later := range segs[i+1:] {
+			// Kafka renames the files and deletes them file.delete.delay.ms later
+			// (Log.scala:819-838); the model deletes them at once.
+			r.log.begin("INFO").s("Scheduling log segment ").d(later.baseOffset).s(" for log ").s(name).s(" for deletion.").end(loggerLog)
 			r.log.begin("INFO").s("Deleting segment ").d(later.baseOffset).s(" from log ").s(name).s(".").end(loggerLog)
 			if err := removeSegment(later); err != nil {
 				r.res.Partitions = append(r.res.Partitions, pr)
@@ -241,8 +241,7 @@ func (r *recoverer) recoverPartition(ctx context.Context, pp plannedPartition) e
 		pr.LogEndOffset = pr.Recovered[n-1].NextOffset
 	}
 	r.res.Partitions = append(r.res.Partitions, pr)
-	r.log.begin("INFO").s("Completed load of log ").s(name).s(" with ").d(int64(pr.NumSegments)).
-		s(" log segments and log end offset ").d(pr.LogEndOffset).s(" in ").d(time.Since(start).Milliseconds()).s(" ms").end(loggerLog)
+	r.log.begin("INFO").s("Completed load of log ").s(name).s(" with log end offset ").d(pr.LogEndOffset).end(loggerLog)
 	return nil
 }
 
@@ -384,7 +383,7 @@ func (r *recoverer) legacyFirstOffset(seg segmentFile, b Batch) (int64, error) {
 	}
 	r.res.IteratorsOpened++
 	r.log.begin("DEBUG").s("Opened deep iterator (").s(b.Codec().String()).s(", magic ").d(int64(b.Magic)).s(") for the batch at byte offset ").
-		d(b.Position).s(" in log segment ").s(seg.path).end(loggerLogSegment)
+		d(b.Position).s(" in log segment ").s(seg.path).end(loggerModel)
 	var first int64
 	if err == nil {
 		var rec Record
@@ -403,7 +402,7 @@ func (r *recoverer) legacyFirstOffset(seg segmentFile, b Batch) (int64, error) {
 	if it.StreamClosed() {
 		r.res.IteratorsClosed++
 		r.log.begin("DEBUG").s("Closed deep iterator (").s(b.Codec().String()).s(", magic ").d(int64(b.Magic)).s(") for the batch at byte offset ").
-			d(b.Position).s(" in log segment ").s(seg.path).s(" after ").d(int64(it.RecordsRead())).s(" messages").end(loggerLogSegment)
+			d(b.Position).s(" in log segment ").s(seg.path).s(" after ").d(int64(it.RecordsRead())).s(" messages").end(loggerModel)
 	}
 	return first, err
 }
@@ -422,7 +421,7 @@ func (r *recoverer) firstOffset(seg segmentFile, b Batch) (int64, error) {
 	}
 	r.res.IteratorsOpened++
 	r.log.begin("DEBUG").s("Opened deep iterator (").s(h.Codec().String()).s(") for the batch at byte offset ").
-		d(b.Position).s(" in log segment ").s(seg.path).end(loggerLogSegment)
+		d(b.Position).s(" in log segment ").s(seg.path).end(loggerModel)
 	rec, err := it.Next()
 	first := rec.Offset
 	if r.cfg.Variant == VariantDrain {
@@ -443,7 +442,7 @@ func (r *recoverer) firstOffset(seg segmentFile, b Batch) (int64, error) {
 	}
 	r.res.IteratorsClosed++
 	r.log.begin("DEBUG").s("Closed deep iterator (").s(h.Codec().String()).s(") for the batch at byte offset ").
-		d(b.Position).s(" in log segment ").s(seg.path).s(" after ").d(int64(it.RecordsRead())).s(" records").end(loggerLogSegment)
+		d(b.Position).s(" in log segment ").s(seg.path).s(" after ").d(int64(it.RecordsRead())).s(" records").end(loggerModel)
 	return first, err
 }
 

@@ -21,8 +21,10 @@ const (
 	// VariantDrain reads every inner record through the iterator, then closes it
 	// (what shipped in Kafka 0.10.0.1).
 	VariantDrain
-	// VariantHeader is modern Kafka: it indexes an entry's last offset, from its
-	// header, and decompresses nothing.
+	// VariantHeader is Kafka from 2.0.0 on: it indexes an entry's last offset, from
+	// its header, and decompresses nothing (LogSegment.scala:353 at tag 2.0.0; 0.11
+	// to 1.1 indexed batch.baseOffset, which over a legacy compressed wrapper still
+	// reads its first inner message).
 	VariantHeader
 )
 

@@ -119,11 +119,11 @@ func (s *Server) logChartImage(w http.ResponseWriter, r *http.Request, rep *stor
 		return err
 	}
 	if logTimesUsable(lr) && logNoMatch(lr) == "" {
-		for k, c := range logOpenLineCharts(lr) {
-			if file == logOpenChartID(k)+".svg" {
-				return writeSVG(w, c)
+		for _, c := range logOpenLineCharts(lr) {
+			if file == c.id+".svg" {
+				return writeSVG(w, c.chart)
 			}
 		}
 	}
-	return errorf(http.StatusNotFound, "log report %s has no chart %q: a report with timed lines has open-1.svg… per pair", rep.ID, file)
+	return errorf(http.StatusNotFound, "log report %s has no chart %q: a report with timed lines has open-1.svg… per measurable pair", rep.ID, file)
 }

@@ -100,3 +100,31 @@ func TestBrowserLogReport(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserLogNotMeasurable opens a real Kafka broker log counted with the
+// KAFKA-3933 preset at 1400 and 390 px: the verdict says "not measurable" inside
+// the first screen, the deep-iterator pair and the recovery time say so in one
+// line each, and the page does not scroll sideways.
+func TestBrowserLogNotMeasurable(t *testing.T) {
+	ctx := browser.New(t, 90*time.Second)
+	ts := newTestServer(t, Config{})
+	up := ts.mustUpload(t, map[string]string{"preset": "kafka-3933"}, fixture(t, "logs", "kafka-2.1.1-broker-server.log.2020-02-14-00"))
+	for _, width := range []int64{1400, 390} {
+		w := strconv.FormatInt(width, 10)
+		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(ts.URL+up.ReportURL),
+			chromedp.WaitVisible(`[data-testid=pair-not-measurable]`))
+		if state := browser.Text(t, ctx, `[data-testid=verdict-state]`); state != "not measurable" {
+			t.Errorf("%s px: verdict %q, want not measurable", w, state)
+		}
+		if bottom := browser.Get(t, ctx, chromedp.Evaluate[float64](`document.querySelector("[data-testid=verdict-banner]").getBoundingClientRect().bottom`)); bottom > 900 {
+			t.Errorf("%s px: the verdict ends at %.0f px, below the first screen", w, bottom)
+		}
+		notice := browser.Text(t, ctx, `[data-testid=log-pair][data-pair='deep iterators'] [data-testid=pair-not-measurable]`)
+		span := browser.Text(t, ctx, `[data-testid=span-not-measurable]`)
+		if !strings.HasPrefix(notice, "Not measurable:") || !strings.HasPrefix(span, "Not measurable:") {
+			t.Errorf("%s px: pair %q, span %q", w, notice, span)
+		}
+		noSidewaysScroll(t, ctx, "log report at "+w+" px")
+		browser.Screenshot(t, ctx, "log-not-measurable-"+w+".png")
+	}
+}

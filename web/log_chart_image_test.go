@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/leakui/leakui/analyze/logs"
 )
 
 // TestLogChartImageInMarkdown: the SAMZA-2785 log report's Markdown embeds one
@@ -20,7 +22,18 @@ func TestLogChartImageInMarkdown(t *testing.T) {
 	s := buildSamzaLog()
 	up := ts.mustUpload(t, map[string]string{"preset": "samza-2785"}, file{name: "samza-container.log.gz", data: logGzip(t, s.text.Bytes())})
 	doc, _ := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
-	pairs := doc.Analysis.Report.Pairs
+	// One chart per measurable pair: the built log has no poll-thread line, and a
+	// flat zero would read as balanced.
+	var pairs []logs.PairReport
+	var index []int
+	for k, p := range doc.Analysis.Report.Pairs {
+		if p.Measurable {
+			pairs, index = append(pairs, p), append(index, k)
+		}
+	}
+	if len(pairs) != len(doc.Analysis.Report.Pairs)-1 {
+		t.Fatalf("%d measurable pairs of %d, want all but the poll threads", len(pairs), len(doc.Analysis.Report.Pairs))
+	}
 	buckets := doc.Analysis.Report.Buckets
 	_, _, md := ts.get(t, up.ReportURL+".md")
 	checkMarkdownShape(t, string(md))
@@ -33,9 +46,12 @@ func TestLogChartImageInMarkdown(t *testing.T) {
 			t.Errorf("image %d: alt %q", k, alt)
 		}
 		svg := checkSVG(t, ts, string(m[3]), "Still open over time: "+pairs[k].Name, "time (UTC)")
+		if !strings.Contains(string(m[3]), "/charts/open-"+strconv.Itoa(index[k]+1)+".svg") {
+			t.Errorf("image %d is %s, want the chart of pair %d", k, m[3], index[k]+1)
+		}
 		open := make([]float64, len(buckets))
 		for i, b := range buckets {
-			open[i] = float64(b.Open[k])
+			open[i] = float64(b.Open[index[k]])
 		}
 		checkPolyline(t, svg, open)
 	}
@@ -43,8 +59,10 @@ func TestLogChartImageInMarkdown(t *testing.T) {
 	if !bytes.Contains(page, []byte(`href="`+strings.ReplaceAll(string(images[0][3]), "&", "&amp;")+`"`)) {
 		t.Errorf("the page does not link %s", images[0][3])
 	}
-	if code, _, _ := ts.get(t, "/r/"+up.ReportID+"/charts/open-9.svg"); code != http.StatusNotFound {
-		t.Errorf("unknown log chart: %d", code)
+	for _, chart := range []string{"open-9.svg", "open-3.svg"} { // unknown, and the unmeasurable pair's
+		if code, _, _ := ts.get(t, "/r/"+up.ReportID+"/charts/"+chart); code != http.StatusNotFound {
+			t.Errorf("log chart %s: %d, want 404", chart, code)
+		}
 	}
 }
 

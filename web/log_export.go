@@ -86,8 +86,8 @@ func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) er
 		return err
 	}
 	if logTimesUsable(lr) && logNoMatch(lr) == "" {
-		for k, c := range logOpenLineCharts(lr) {
-			fmt.Fprintf(w, "\n![%s](%s)\n", markdown.Escape(c.Title), absoluteURL(r, q.countURL(reportChartImageURL(rep.ID, logOpenChartID(k), ""))))
+		for _, c := range logOpenLineCharts(lr) {
+			fmt.Fprintf(w, "\n![%s](%s)\n", markdown.Escape(c.chart.Title), absoluteURL(r, q.countURL(reportChartImageURL(rep.ID, c.id, ""))))
 		}
 	}
 	return nil

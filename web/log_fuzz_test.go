@@ -68,6 +68,7 @@ func FuzzLogRender(f *testing.F) {
 	f.Add([]byte("open \x00\xff\xfe\u2028 \"'\nopen =1+1\r\nclose =1+1\n[02-21|11:55:36.680] open <img/src=x/onerror=alert(1)>\n"))
 	f.Add([]byte("Jun 21 12:00:01 open a\nJun 21 12:00:02 open b\n\n\nopen"))
 	f.Add(bytes.Repeat([]byte("1600000000123 open k\n"), 50))
+	f.Add([]byte("open <b>\u2028\x1b[31m\nopen <b>\u2028\x1b[31m\nclose <b>\u2028\x1b[31m\n")) // a key started again while open
 	opts := logParams{
 		Patterns: []logs.Pattern{logs.Literal("<"), logs.Regexp(`[\x00-\x1f]`)},
 		Pairs:    []logs.Pair{{Name: "things", Start: logs.Literal("open "), Close: logs.Literal("close "), Key: `(?:open|close) (\S+)`}},
@@ -107,6 +108,18 @@ func FuzzLogRender(f *testing.F) {
 		for i := range tpls.Length() {
 			if got, want := tpls.Eq(i).AttrOr("data-count", ""), strconv.FormatInt(lr.Overview.Templates[i].Count, 10); got != want {
 				t.Fatalf("template %d: row says %s, count %s", i, got, want)
+			}
+		}
+		pair := doc.Find("[data-testid=log-pair]")
+		switch pr := lr.Pairs[0]; {
+		case !pr.Measurable:
+			if pair.Find("[data-testid=pair-not-measurable]").Length() != 1 || pair.Find("[data-testid=pair-open]").Text() != "not measurable" {
+				t.Fatalf("a pair without lines is not said to be not measurable")
+			}
+		case pr.Fallback != "":
+			// The shared key comes from the log: shown as logDisplay writes it.
+			if got := pair.Find("[data-testid=pair-fallback]").Text(); got != logDisplay(pr.Fallback) {
+				t.Fatalf("fall-back notice %q, want %q", got, logDisplay(pr.Fallback))
 			}
 		}
 		keys := doc.Find("[data-testid=open-key-name]")

@@ -93,6 +93,10 @@ func logSummaryLine(raw json.RawMessage) string {
 	parts := []string{analyze.FormatCount(s.Lines) + " lines"}
 	if len(s.Pairs) > 0 {
 		for _, p := range s.Pairs {
+			if p.Starts+p.Closes == 0 { // not measurable: no line of it (summaries stored before the field have none)
+				parts = append(parts, p.Name+": not measurable")
+				continue
+			}
 			parts = append(parts, fmt.Sprintf("%s: %s started, %s closed, %s still open", p.Name,
 				analyze.FormatCount(p.Starts), analyze.FormatCount(p.Closes), analyze.FormatCount(p.Open)))
 		}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,8 +125,15 @@ func TestLogPresetThatMatchesNothing(t *testing.T) {
 	if doc.Find("[data-testid=log-timeline]").Length() != 0 || doc.Find("[data-testid=open-charts]").Length() != 0 || doc.Find("[data-testid=pair-chart]").Length() != 0 {
 		t.Error("an empty chart is still drawn")
 	}
-	if doc.Find("[data-testid=pair-none]").Length() != len(p.Pairs) {
-		t.Errorf("%d pairs say nothing matched, want %d", doc.Find("[data-testid=pair-none]").Length(), len(p.Pairs))
+	if n := doc.Find("[data-testid=pair-not-measurable]").Length(); n != len(p.Pairs) || doc.Find("[data-testid=log-pair][data-measurable=true]").Length() != 0 {
+		t.Errorf("%d pairs say they are not measurable, want all %d", n, len(p.Pairs))
+	}
+	// Nothing reads as balanced: no "all closed" verdict, no still-open figure.
+	if state := doc.Find("[data-testid=verdict-banner]").AttrOr("data-state", ""); state != "not-measurable" {
+		t.Errorf("verdict state %q, want not-measurable", state)
+	}
+	if n := doc.Find("[data-testid=pair-open-total][data-measurable=true]").Length(); n != 0 {
+		t.Errorf("%d still-open totals shown as numbers", n)
 	}
 	ov := doc.Find("[data-testid=log-overview]")
 	if ov.Find("[data-testid=log-template]").Length() == 0 || ov.Find("[data-testid=level-timeline]").Length() != 1 {
@@ -134,5 +142,52 @@ func TestLogPresetThatMatchesNothing(t *testing.T) {
 	info := ov.Find("[data-testid=level][data-level=INFO]").AttrOr("data-count", "")
 	if want := greptest.Count(t, `(^|[^0-9A-Za-z_.-])INFO($|[^0-9A-Za-z_.-])`, true, path); info != strconv.FormatInt(want, 10) {
 		t.Errorf("INFO lines %s, grep %d", info, want)
+	}
+}
+
+// TestLogKafka3933PresetOnRealBrokerLogs counts each real Kafka broker log of
+// testdata with the KAFKA-3933 preset: the page, its JSON and its Markdown give
+// the recovery lines grep counts, and say in one line that the deep-iterator pair
+// and the recovery time are not measurable (a broker logs no iterator, and these
+// brokers recovered nothing), never that everything was closed.
+func TestLogKafka3933PresetOnRealBrokerLogs(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	for _, name := range []string{"kafka-2.1.1-broker-server.log.2020-02-13-23", "kafka-2.1.1-broker-server.log.2020-02-14-00", "kafka-3.6.2-broker-server.log"} {
+		t.Run(name, func(t *testing.T) {
+			path := fixtures.Path(t, "logs", name)
+			up := ts.mustUpload(t, map[string]string{"preset": "kafka-3933"}, fixture(t, "logs", name))
+			doc, _ := logGetPage(t, ts, up.ReportURL)
+			doc.Find("[data-testid=log-pattern]").Each(func(_ int, s *goquery.Selection) {
+				pt := logs.Pattern{Text: s.Find("[data-testid=pattern-text]").Text(), Regexp: s.AttrOr("data-regexp", "") == "true"}
+				if n := greptest.Count(t, pt.Text, pt.Regexp, path); strconv.FormatInt(n, 10) != s.AttrOr("data-count", "") {
+					t.Errorf("%v: %s lines on the page, grep -c %d", pt, s.AttrOr("data-count", ""), n)
+				}
+			})
+			pair := doc.Find("[data-testid=log-pair][data-pair='deep iterators']")
+			if nm := pair.Find("[data-testid=pair-not-measurable]"); pair.AttrOr("data-measurable", "") != "false" || !strings.Contains(nm.Text(), "leakui.recovery.model") ||
+				pair.Find("[data-testid=pair-open]").Text() != "not measurable" {
+				t.Errorf("deep iterators: measurable %q, notice %q", pair.AttrOr("data-measurable", ""), nm.Text())
+			}
+			span := doc.Find("[data-testid=log-span]")
+			if span.Length() != 1 || span.AttrOr("data-measurable", "") != "false" || !strings.Contains(span.Find("[data-testid=span-not-measurable]").Text(), "unclean shutdown") {
+				t.Errorf("recovery time: %q", span.Text())
+			}
+			if b := doc.Find("[data-testid=verdict-banner]"); b.AttrOr("data-state", "") != "not-measurable" || strings.Contains(b.Text(), "all closed") {
+				t.Errorf("verdict %q: %q", b.AttrOr("data-state", ""), b.Text())
+			}
+			js, raw := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
+			if p, ok := js.Analysis.Report.Pair("deep iterators"); !ok || p.Measurable || p.Basis != logs.BasisNone || !regexp.MustCompile(`"measurable":\s*false`).Match(raw) {
+				t.Errorf("JSON pair %+v", p)
+			}
+			if sp := js.Analysis.Report.Spans; len(sp) != 1 || sp[0].Measurable {
+				t.Errorf("JSON spans %+v", sp)
+			}
+			_, _, md := ts.get(t, up.ReportURL+".md")
+			if !bytes.Contains(md, []byte("\n- Not measurable: no line matches “Opened deep iterator (” or “Closed deep iterator (”")) ||
+				!bytes.Contains(md, []byte("\n- recovery time: Not measurable: no line matches “Recovering unflushed segment”.")) ||
+				bytes.Contains(md, []byte("still open")) {
+				t.Errorf("the Markdown does not say not measurable in one line each:\n%s", md)
+			}
+		})
 	}
 }

@@ -166,6 +166,7 @@ func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.Lo
 		}
 	}
 	page.Patterns = logPatternRows(lr, true)
+	page.Spans = logSpanViews(lr)
 	showAll := q.url(path, func(v url.Values) { v.Set("n", "all") })
 	for _, p := range lr.Pairs {
 		page.Pairs = append(page.Pairs, logPairView(p, q.rows, showAll, q.countURL(path+"/keys.csv")))
@@ -234,6 +235,13 @@ func logPatternRows(lr *logs.Report, perFile bool) []view.LogPatternRow {
 		roles[pr.Start] = append(roles[pr.Start], "starts "+pr.Name)
 		roles[pr.Close] = append(roles[pr.Close], "closes "+pr.Name)
 	}
+	for _, sp := range lr.Spans {
+		roles[sp.From] = append(roles[sp.From], "begins "+sp.Name)
+		roles[sp.To] = append(roles[sp.To], "ends "+sp.Name)
+		if sp.Else.Text != "" {
+			roles[sp.Else] = append(roles[sp.Else], "else ends "+sp.Name)
+		}
+	}
 	rows := make([]view.LogPatternRow, len(lr.Patterns))
 	for i, p := range lr.Patterns {
 		row := view.LogPatternRow{Pattern: logDisplay(p.Pattern), Regexp: p.Regexp, Count: analyze.FormatCount(p.Count), CountValue: p.Count,
@@ -260,7 +268,8 @@ func logPairView(p logs.PairReport, rows int, showAll, csv string) view.LogPairV
 	v := view.LogPairView{Name: p.Name, Start: logDisplay(p.Start.Text), Close: logDisplay(p.Close.Text),
 		StartRegexp: p.Start.Regexp, CloseRegexp: p.Close.Regexp,
 		Starts: analyze.FormatCount(p.Starts), Closes: analyze.FormatCount(p.Closes), Open: analyze.FormatCount(p.Open),
-		StartsValue: p.Starts, ClosesValue: p.Closes, OpenValue: p.Open, BarMax: logPairBarMax}
+		StartsValue: p.Starts, ClosesValue: p.Closes, OpenValue: p.Open, BarMax: logPairBarMax,
+		Measurable: p.Measurable, NotMeasurable: logDisplay(p.NotMeasurable), Fallback: logDisplay(p.Fallback)}
 	if largest := max(p.Starts, p.Closes); largest > 0 {
 		v.StartW = int(p.Starts * logPairBarMax / largest)
 		v.CloseW = int(p.Closes * logPairBarMax / largest)
@@ -292,6 +301,31 @@ func logPairView(p logs.PairReport, rows int, showAll, csv string) view.LogPairV
 	}
 	return v
 }
+
+// logSpanViews formats the times the preset measured between lines.
+func logSpanViews(lr *logs.Report) []view.LogSpanView {
+	var out []view.LogSpanView
+	for _, sp := range lr.Spans {
+		until := "the first " + logPatternCode(sp.To) + " after it"
+		if sp.Else.Text != "" {
+			until += ", else the last " + logPatternCode(sp.Else)
+		}
+		v := view.LogSpanView{Name: logDisplay(sp.Name), From: logDisplay(sp.From.String()), Until: until,
+			Measurable: sp.Measurable, Duration: sp.Duration, Millis: sp.Millis, EndedBy: logDisplay(sp.EndedBy),
+			NotMeasurable: logDisplay(sp.NotMeasurable)}
+		if sp.Start != nil {
+			v.Start = logDisplay(sp.Start.String())
+		}
+		if sp.End != nil {
+			v.End = logDisplay(sp.End.String())
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// logPatternCode quotes a pattern for prose: “text”, or “/regexp/”.
+func logPatternCode(p logs.Pattern) string { return "“" + logDisplay(p.String()) + "”" }
 
 // logNotices explains what the numbers do not cover.
 func logNotices(lr *logs.Report) []string {
@@ -397,16 +431,15 @@ func logGroupBuckets(in []logs.Bucket, group int) []logs.Bucket {
 	return out
 }
 
-// logOpenCharts draws, per pair, the number still open at the end of each
-// bucket, against the buckets' wall time; imageURL, when given, is each chart's
-// stable URL as an SVG image.
+// logOpenCharts draws, per measurable pair, the number still open at the end
+// of each bucket, against the buckets' wall time; imageURL, when given, is each
+// chart's stable URL as an SVG image.
 func logOpenCharts(lr *logs.Report, imageURL func(chart string) string) []view.Chart {
 	var charts []view.Chart
-	for k, c := range logOpenLineCharts(lr) {
-		id := logOpenChartID(k)
-		v := chartView(id, c)
+	for _, c := range logOpenLineCharts(lr) {
+		v := chartView(c.id, c.chart)
 		if imageURL != nil {
-			v.ImageURL = imageURL(id)
+			v.ImageURL = imageURL(c.id)
 		}
 		charts = append(charts, v)
 	}
@@ -416,8 +449,16 @@ func logOpenCharts(lr *logs.Report, imageURL func(chart string) string) []view.C
 // logOpenChartID names the still-open chart of the k-th pair (from 0).
 func logOpenChartID(k int) string { return "open-" + strconv.Itoa(k+1) }
 
-// logOpenLineCharts is, per pair, the still-open chart of logOpenCharts.
-func logOpenLineCharts(lr *logs.Report) []linechart.Chart {
+// logOpenChart is one pair's still-open chart and its id.
+type logOpenChart struct {
+	id    string
+	chart linechart.Chart
+}
+
+// logOpenLineCharts is the still-open chart of logOpenCharts of each pair that is
+// measurable: a pair without a line would draw a flat zero, which reads as
+// balanced. Each keeps its pair's id (open-<k>).
+func logOpenLineCharts(lr *logs.Report) []logOpenChart {
 	if len(lr.Buckets) == 0 {
 		return nil
 	}
@@ -425,16 +466,19 @@ func logOpenLineCharts(lr *logs.Report) []linechart.Chart {
 	for i, b := range lr.Buckets {
 		x[i] = float64(b.Start.Unix())
 	}
-	var charts []linechart.Chart
+	var charts []logOpenChart
 	for k, p := range lr.Pairs {
+		if !p.Measurable {
+			continue
+		}
 		values := make([]float64, len(lr.Buckets))
 		for i, b := range lr.Buckets {
 			if k < len(b.Open) {
 				values[i] = float64(b.Open[k])
 			}
 		}
-		charts = append(charts, linechart.Chart{Title: "Still open over time: " + p.Name, XTime: true, X: x,
-			Series: []linechart.Series{{Key: "open", Name: "still open (" + p.Name + ")", Class: "s4", Values: values}}})
+		charts = append(charts, logOpenChart{logOpenChartID(k), linechart.Chart{Title: "Still open over time: " + p.Name, XTime: true, X: x,
+			Series: []linechart.Series{{Key: "open", Name: "still open (" + p.Name + ")", Class: "s4", Values: values}}}})
 	}
 	return charts
 }

@@ -210,12 +210,13 @@ func TestLogSamzaPreset(t *testing.T) {
 	t.Run("page", func(t *testing.T) {
 		doc, _ := logGetPage(t, ts, up.ReportURL)
 		pairs := doc.Find("[data-testid=log-pair]")
-		if pairs.Length() != 2 {
+		if pairs.Length() != 3 {
 			t.Fatalf("%d pairs on the page", pairs.Length())
 		}
 		for i, want := range [][4]string{
 			{"checkpoint consumers", "1,741", "14", "1,727"},
 			{"kafka consumers", "168", "3", "165"},
+			{"consumer poll threads", "0", "0", "not measurable"},
 		} {
 			p := pairs.Eq(i)
 			got := [4]string{p.Find("[data-testid=pair-name]").Text(), p.Find("[data-testid=pair-starts]").Text(),
@@ -224,7 +225,24 @@ func TestLogSamzaPreset(t *testing.T) {
 				t.Errorf("pair %d: %v, want %v", i, got, want)
 			}
 		}
+		// The built log has no poll thread line: that pair is not measurable, in
+		// one line, with no bars, no chart and no "still open" figure.
+		threads := pairs.Eq(2)
+		if nm := threads.Find("[data-testid=pair-not-measurable]"); threads.AttrOr("data-measurable", "") != "false" || nm.Length() != 1 ||
+			!strings.HasPrefix(nm.Text(), "Not measurable: no line matches") || threads.Find("[data-testid=pair-chart]").Length() != 0 ||
+			doc.Find("[data-testid=chart-open-3]").Length() != 0 {
+			t.Errorf("the poll-thread pair: measurable %q, notice %q, %d bar charts", threads.AttrOr("data-measurable", ""), nm.Text(), threads.Find("[data-testid=pair-chart]").Length())
+		}
+		if total := doc.Find("[data-testid=pair-open-total][data-pair='consumer poll threads']"); total.AttrOr("data-measurable", "") != "false" || total.Text() != "—" {
+			t.Errorf("the poll threads' total reads %q (measurable %q)", total.Text(), total.AttrOr("data-measurable", ""))
+		}
 		kafka := pairs.Eq(1)
+		// Each Kafka consumer key is started three times before any close: keys
+		// name several consumers at once, so the pair says its balance rests on the counts.
+		if fb := kafka.Find("[data-testid=pair-fallback]"); fb.Length() != 1 || !strings.Contains(fb.Text(), "was started again while still open (3 open at once)") ||
+			!strings.Contains(fb.Text(), "KafkaSystemFactory.scala:45") || pairs.Eq(0).Find("[data-testid=pair-fallback]").Length() != 0 {
+			t.Errorf("the fall-back notice: %q", fb.Text())
+		}
 		if kafka.AttrOr("data-starts", "") != strconv.FormatInt(kafkaStarts, 10) || kafka.AttrOr("data-closes", "") != strconv.FormatInt(kafkaStops, 10) {
 			t.Errorf("kafka pair attributes %s/%s, grep %d/%d", kafka.AttrOr("data-starts", ""), kafka.AttrOr("data-closes", ""), kafkaStarts, kafkaStops)
 		}
@@ -306,7 +324,9 @@ func TestLogSamzaPreset(t *testing.T) {
 			"- still open: 1727\n",
 			"- `: Consumer started`: 168\n",
 			"- still open: 165\n",
+			"- The balance rests on the counts: key “kafka:consumer-0” was started again while still open (3 open at once) (and 55 other keys)",
 			"| `kafka:consumer-3` | 3 | 0 |",
+			"**consumer poll threads**\n\n- `Starting consumer poll thread`: 0\n- `Shutting down KafkaConsumerProxy poll thread`: 0\n- Not measurable: no line matches",
 			"- Preset: SAMZA-2785 checkpoint consumers\n",
 			ts.URL + "/r/" + up.ReportID + "\n",
 		} {
@@ -318,7 +338,7 @@ func TestLogSamzaPreset(t *testing.T) {
 
 	t.Run("dashboard", func(t *testing.T) {
 		_, _, home := ts.get(t, "/")
-		if want := "checkpoint consumers: 1,741 started, 14 closed, 1,727 still open; kafka consumers: 168 started, 3 closed, 165 still open"; !bytes.Contains(home, []byte(want)) {
+		if want := "checkpoint consumers: 1,741 started, 14 closed, 1,727 still open; kafka consumers: 168 started, 3 closed, 165 still open; consumer poll threads: not measurable"; !bytes.Contains(home, []byte(want)) {
 			t.Errorf("the dashboard does not list the report with %q", want)
 		}
 	})

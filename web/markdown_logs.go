@@ -38,11 +38,24 @@ func logReportMarkdown(r *logs.Report) string {
 			fmt.Fprintf(&b, "- %s: %d\n", markdown.Code(logs.Pattern{Text: p.Pattern, Regexp: p.Regexp}.String()), p.Count)
 		}
 	}
+	if len(r.Spans) > 0 {
+		b.WriteString("\n")
+		for _, sp := range r.Spans {
+			fmt.Fprintf(&b, "- %s: %s\n", markdown.Escape(sp.Name), markdown.Escape(sp.Text()))
+		}
+	}
 	for _, p := range r.Pairs {
 		fmt.Fprintf(&b, "\n**%s**\n\n", markdown.Escape(p.Name))
 		fmt.Fprintf(&b, "- %s: %d\n", markdown.Code(p.Start.String()), p.Starts)
 		fmt.Fprintf(&b, "- %s: %d\n", markdown.Code(p.Close.String()), p.Closes)
+		if !p.Measurable {
+			fmt.Fprintf(&b, "- %s\n", markdown.Escape(p.NotMeasurable))
+			continue
+		}
 		fmt.Fprintf(&b, "- still open: %d\n", p.Open)
+		if p.Fallback != "" {
+			fmt.Fprintf(&b, "- %s\n", markdown.Escape(p.Fallback))
+		}
 		if p.Key == "" {
 			continue
 		}

@@ -40,7 +40,11 @@ func TestLogReportMarkdownPreset(t *testing.T) {
 		"- still open: 1\n" +
 		"- keys (`(\\S+): (?:Consumer started\\|Stopping Samza kafkaConsumer)`): 1 started, 0 closed, 1 never closed\n" +
 		"\n| key | starts | closes | first start | last start |\n|---|---:|---:|---|---|\n" +
-		"| `kafka:consumer-b` | 1 | 0 | container.log:4 2020-02-25 03:22:00.002 | container.log:4 2020-02-25 03:22:00.002 |\n"
+		"| `kafka:consumer-b` | 1 | 0 | container.log:4 2020-02-25 03:22:00.002 | container.log:4 2020-02-25 03:22:00.002 |\n" +
+		"\n**consumer poll threads**\n\n" +
+		"- `Starting consumer poll thread`: 0\n" +
+		"- `Shutting down KafkaConsumerProxy poll thread`: 0\n" +
+		"- Not measurable: no line matches “Starting consumer poll thread” or “Shutting down KafkaConsumerProxy poll thread”, so nothing says whether they balance.\n"
 	if got != want {
 		t.Errorf("Markdown:\n%s\nwant:\n%s", got, want)
 	}

@@ -45,6 +45,7 @@ func (pl *logPlan) partBound() int64 {
 		// The buckets and the yearless ones, each with room to grow.
 		n += 2 * 2 * limit * int64(pl.columns()) * 8
 	}
+	n += int64(len(pl.spans)) * int64(unsafe.Sizeof(logSpanPart{}))
 	if pl.overview {
 		n += MaxTemplates * (2*MaxTemplateBytes + logTemplateSample + logTemplateOverhead)
 	}

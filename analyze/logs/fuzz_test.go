@@ -24,12 +24,16 @@ type logReference struct {
 	buckets map[int64][]int64 // bucket start (ms) → counts, at a given width
 	untimed []int64
 	open    map[string]int64 // key → starts − closes
+	peak    map[string]int64 // key → the most open at once
 	firstAt map[string]int64 // key → first start line
+	// The span's lines (1-based, 0 for none): the first From line, the first
+	// To line at or after it, the last Else line.
+	spanFrom, spanTo, spanElse int64
 }
 
-func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, close int, width int64, maxLine int, times bool) *logReference {
+func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, close int, span logSpanPlan, width int64, maxLine int, times bool) *logReference {
 	r := &logReference{counts: make([]int64, len(ms)), untimed: make([]int64, len(ms)),
-		buckets: map[int64][]int64{}, open: map[string]int64{}, firstAt: map[string]int64{}}
+		buckets: map[int64][]int64{}, open: map[string]int64{}, peak: map[string]int64{}, firstAt: map[string]int64{}}
 	if len(data) == 0 {
 		return r
 	}
@@ -67,6 +71,16 @@ func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, cl
 		if t, ok := logParseTime(head); ok && times {
 			eff, effOK = t, true
 		}
+		n := int64(i + 1)
+		if ms[span.from].matchLine(line) && r.spanFrom == 0 {
+			r.spanFrom = n
+		}
+		if ms[span.to].matchLine(line) && r.spanFrom > 0 && r.spanTo == 0 {
+			r.spanTo = n
+		}
+		if ms[span.els].matchLine(line) {
+			r.spanElse = n
+		}
 		for p, m := range ms {
 			if !m.matchLine(line) {
 				continue
@@ -87,6 +101,7 @@ func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, cl
 				k := string(head[loc[2]:min(loc[3], loc[2]+maxKeyBytes)])
 				if p == start {
 					r.open[k]++
+					r.peak[k] = max(r.peak[k], r.open[k])
 					if _, ok := r.firstAt[k]; !ok {
 						r.firstAt[k] = int64(i + 1)
 					}
@@ -109,6 +124,10 @@ func FuzzCountLogs(f *testing.F) {
 	f.Add([]byte("\n\n\n"), "", false, uint16(1), uint16(1))
 	f.Add([]byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nab\n"), "aaaab", false, uint16(5), uint16(9))
 	f.Add(bytes.Repeat([]byte("1687305601 start k=q close\n"), 20), `^1\d+ st`, true, uint16(40), uint16(90))
+	// A span begun in one part and ended in a later one; a key started again
+	// while open in another part.
+	f.Add([]byte("close k=a\nstart k=a\nxx\nstart k=a\nyy\nclose k=a\na\n"), "start", false, uint16(4), uint16(1))
+	f.Add([]byte("start k=a\nxx\nstart k=a\nyy\nclose k=a\n"), "start", false, uint16(4), uint16(1))
 	f.Fuzz(func(t *testing.T, data []byte, pattern string, isRegexp bool, block, part uint16) {
 		done := make(chan struct{})
 		go func() {
@@ -135,6 +154,7 @@ func checkAgainstReference(t *testing.T, data []byte, pattern string, isRegexp b
 		opts := CountOptions{
 			Patterns: pats[:1],
 			Pairs:    []Pair{{Name: "p", Start: pats[0], Close: pats[1]}},
+			Spans:    []Span{{Name: "s", From: pats[0], To: pats[1], Else: pats[2]}},
 			Key:      `k=(\w+)`,
 			Bucket:   time.Second,
 		}
@@ -171,7 +191,7 @@ func checkAgainstReference(t *testing.T, data []byte, pattern string, isRegexp b
 			if width == 0 {
 				width = 1000
 			}
-			ref := referenceCount(data, ms, plan.pairs[0].key, plan.pairs[0].start, plan.pairs[0].close, width, max(v.maxLine, v.block), logHasTimes(head))
+			ref := referenceCount(data, ms, plan.pairs[0].key, plan.pairs[0].start, plan.pairs[0].close, plan.spans[0], width, max(v.maxLine, v.block), logHasTimes(head))
 			if rep.Lines != ref.lines {
 				t.Fatalf("%s: %d lines, reference %d", v.name, rep.Lines, ref.lines)
 			}
@@ -210,7 +230,36 @@ func checkAgainstReference(t *testing.T, data []byte, pattern string, isRegexp b
 			if fmt.Sprint(unclosed) != fmt.Sprint(ref.open) {
 				t.Fatalf("%s: unclosed keys %v, reference %v", v.name, unclosed, ref.open)
 			}
+			pr, shared := rep.Pairs[0], int64(0)
+			for _, n := range ref.peak {
+				if n > 1 {
+					shared++
+				}
+			}
+			if pr.KeysShared != shared || pr.Measurable != (pr.Starts+pr.Closes > 0) || (shared > 0) != (pr.Basis == BasisCounts) && pr.Measurable {
+				t.Fatalf("%s: %d keys shared (basis %s, measurable %v), reference peaks %v", v.name, pr.KeysShared, pr.Basis, pr.Measurable, ref.peak)
+			}
+			checkSpan(t, v.name, rep.Spans[0], ref)
 		}
+	}
+}
+
+// checkSpan compares a span's lines with the reference's.
+func checkSpan(t *testing.T, variant string, sp SpanReport, ref *logReference) {
+	t.Helper()
+	line := func(p *Place) int64 {
+		if p == nil {
+			return 0
+		}
+		return p.Line
+	}
+	wantEnd := ref.spanTo
+	if wantEnd == 0 && ref.spanFrom > 0 && ref.spanElse >= ref.spanFrom {
+		wantEnd = ref.spanElse
+	}
+	if line(sp.Start) != ref.spanFrom || line(sp.End) != wantEnd {
+		t.Fatalf("%s: span from line %d to %d, reference %d to %d (first To after From %d, last Else %d)",
+			variant, line(sp.Start), line(sp.End), ref.spanFrom, wantEnd, ref.spanTo, ref.spanElse)
 	}
 }
 

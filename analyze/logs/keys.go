@@ -20,7 +20,11 @@ type logMark struct {
 // logKeyState is what is known of one key of a pair.
 type logKeyState struct {
 	starts, closes int64
-	first, last    logMark // the first and last start
+	// peak is the most of the key open at once (starts − closes, running in
+	// line order from 0): above 1, the key was started again while still
+	// open, so it names several things at once.
+	peak        int64
+	first, last logMark // the first and last start
 }
 
 // logKeyTable holds the keys of one pair in first-seen order, up to a limit.
@@ -71,10 +75,15 @@ func (s *logKeyState) start(m logMark) {
 		s.first = m
 	}
 	s.last = m
+	s.peak = max(s.peak, s.starts-s.closes)
 }
 
+// close records a close of the key.
+func (s *logKeyState) close() { s.closes++ }
+
 // merge adds a later part's state of the same key, whose marks are already
-// resolved.
+// resolved. The later part's peak counts from the balance the earlier parts
+// left.
 func (s *logKeyState) merge(o *logKeyState) {
 	if o.starts > 0 {
 		if s.starts == 0 {
@@ -82,6 +91,7 @@ func (s *logKeyState) merge(o *logKeyState) {
 		}
 		s.last = o.last
 	}
+	s.peak = max(s.peak, s.starts-s.closes+o.peak)
 	s.starts += o.starts
 	s.closes += o.closes
 }

@@ -297,35 +297,44 @@ func TestLogReportCSV(t *testing.T) {
 	}
 }
 
-// TestCountLogsRecoveryPreset counts a recovery log in the layout the
-// recovery workload writes (Kafka log4j): iterators opened against closed,
-// keyed by batch, and the segment lines; counts checked with grep -c.
+// TestCountLogsRecoveryPreset counts a log of leakui's recovery model: Kafka
+// 0.10.0.0's own lines and the model's deep-iterator lines under its own
+// logger, iterators opened against closed and keyed by batch, the recovery
+// lines counted as grep -c counts them.
 func TestCountLogsRecoveryPreset(t *testing.T) {
 	seg := "/data/orders-0/00000000000000000000.log"
 	log := "" +
 		"[2020-02-14 01:34:02,114] INFO Loading logs. (kafka.log.LogManager)\n" +
 		"[2020-02-14 01:34:02,120] INFO Recovering unflushed segment 0 in log orders-0. (kafka.log.Log)\n" +
-		"[2020-02-14 01:34:02,121] DEBUG Opened deep iterator (gzip) for the batch at byte offset 0 in log segment " + seg + " (kafka.log.LogSegment)\n" +
-		"[2020-02-14 01:34:02,122] DEBUG Closed deep iterator (gzip) for the batch at byte offset 0 in log segment " + seg + " after 20 records (kafka.log.LogSegment)\n" +
-		"[2020-02-14 01:34:02,123] DEBUG Opened deep iterator (gzip) for the batch at byte offset 812 in log segment " + seg + " (kafka.log.LogSegment)\n" +
-		"[2020-02-14 01:34:02,124] DEBUG Opened deep iterator (zstd) for the batch at byte offset 1650 in log segment " + seg + " (kafka.log.LogSegment)\n" +
-		"[2020-02-14 01:34:02,125] WARN Found invalid messages in log segment " + seg + " at byte offset 2400: record is corrupt (kafka.log.LogSegment)\n" +
-		"[2020-02-14 01:34:02,130] INFO Completed load of log orders-0 with 1 log segments and log end offset 60 in 16 ms (kafka.log.Log)\n"
+		"[2020-02-14 01:34:02,121] DEBUG Opened deep iterator (gzip, magic 0) for the batch at byte offset 0 in log segment " + seg + " (leakui.recovery.model)\n" +
+		"[2020-02-14 01:34:02,122] DEBUG Closed deep iterator (gzip, magic 0) for the batch at byte offset 0 in log segment " + seg + " after 20 messages (leakui.recovery.model)\n" +
+		"[2020-02-14 01:34:02,123] DEBUG Opened deep iterator (gzip, magic 0) for the batch at byte offset 812 in log segment " + seg + " (leakui.recovery.model)\n" +
+		"[2020-02-14 01:34:02,124] DEBUG Opened deep iterator (zstd) for the batch at byte offset 1650 in log segment " + seg + " (leakui.recovery.model)\n" +
+		"[2020-02-14 01:34:02,125] WARN Found invalid messages in log segment " + seg + " at byte offset 2400: Message is corrupt (stored crc = 1, computed crc = 2). (kafka.log.LogSegment)\n" +
+		"[2020-02-14 01:34:02,126] WARN Corruption found in segment 0 of log orders-0, truncating to offset 60. (kafka.log.Log)\n" +
+		"[2020-02-14 01:34:02,130] INFO Completed load of log orders-0 with log end offset 60 (kafka.log.Log)\n" +
+		"[2020-02-14 01:34:02,131] INFO Logs loading complete. (kafka.log.LogManager)\n"
 	path := writeLog(t, "server.log", log)
 	rep := countFiles(t, countVariant{}, CountOptions{Preset: "kafka-3933"}, path)
 	p, _ := rep.Pair("deep iterators")
-	if p.Starts != 3 || p.Closes != 1 || p.Open != 2 || len(p.UnclosedKeys) != 2 ||
+	if p.Starts != 3 || p.Closes != 1 || p.Open != 2 || len(p.UnclosedKeys) != 2 || !p.Measurable || p.Basis != BasisKeys ||
 		p.UnclosedKeys[0].Key != "byte offset 812 in log segment "+seg || p.UnclosedKeys[1].Key != "byte offset 1650 in log segment "+seg ||
 		p.UnclosedKeys[0].First.Line != 5 || p.UnclosedKeys[1].First.Line != 6 {
-		t.Errorf("deep iterators: %d/%d/%d, unclosed %s", p.Starts, p.Closes, p.Open, showKeys(p.UnclosedKeys))
+		t.Errorf("deep iterators: %d/%d/%d measurable %v basis %s, unclosed %s", p.Starts, p.Closes, p.Open, p.Measurable, p.Basis, showKeys(p.UnclosedKeys))
 	}
 	for _, pc := range rep.Patterns {
 		if g := grepCount(t, Pattern{pc.Pattern, pc.Regexp}, path); g != pc.Count {
 			t.Errorf("%q: %d, grep -c %d", pc.Pattern, pc.Count, g)
 		}
 	}
-	if c, _ := rep.Pattern("Recovering unflushed segment"); c.Count != 1 {
-		t.Errorf("segments recovered: %d, want 1", c.Count)
+	for text, want := range map[string]int64{"Recovering unflushed segment": 1, "Found invalid messages in log segment": 1,
+		"Corruption found in segment": 1, "Completed load of log": 1, "java.lang.OutOfMemoryError": 0} {
+		if c, _ := rep.Pattern(text); c.Count != want {
+			t.Errorf("%q: %d lines, want %d", text, c.Count, want)
+		}
+	}
+	if sp := rep.Spans[0]; !sp.Measurable || sp.Millis != 10 || sp.Start.Line != 2 || sp.End.Line != 9 || sp.EndedBy != "Completed load of log" {
+		t.Errorf("span %+v: want 10 ms from line 2 to the log loaded on line 9", sp)
 	}
 }
 

@@ -21,6 +21,7 @@ type logMerger struct {
 	yearless *logBuckets
 	keys     []*logKeyTable
 	unkeyed  [][2]int64
+	spans    []logSpanPart // resolved marks
 	long     int64
 	ov       *logOverviewMerge
 	mu       sync.Mutex // guards buckets against bucketsSnapshot
@@ -53,6 +54,7 @@ func newLogMerger(pl *logPlan, files int) *logMerger {
 		}
 		m.unkeyed = make([][2]int64, len(pl.pairs))
 	}
+	m.spans = make([]logSpanPart, len(pl.spans))
 	return m
 }
 
@@ -119,12 +121,36 @@ func (m *logMerger) add(p *logPart) {
 		m.unkeyed[i][0] += u[0]
 		m.unkeyed[i][1] += u[1]
 	}
+	for i := range p.spans {
+		m.mergeSpan(&m.spans[i], p.spans[i])
+	}
 	if m.ov != nil {
 		m.addOverview(p)
 	}
 	m.fileLines += p.lines
 	if p.endOK {
 		m.eff, m.effOK = p.end, true
+	}
+}
+
+// mergeSpan adds the next part's marks of a span to those of the parts before.
+func (m *logMerger) mergeSpan(g *logSpanPart, p logSpanPart) {
+	for _, sp := range []*logSpot{&p.from, &p.toFirst, &p.toAfter, &p.elseLast} {
+		if sp.ok {
+			m.resolve(&sp.logMark)
+		}
+	}
+	switch {
+	case !g.from.ok:
+		g.from, g.toAfter = p.from, p.toAfter
+	case !g.toAfter.ok:
+		g.toAfter = p.toFirst
+	}
+	if !g.toFirst.ok {
+		g.toFirst = p.toFirst
+	}
+	if p.elseLast.ok {
+		g.elseLast = p.elseLast
 	}
 }
 
@@ -163,13 +189,17 @@ func (m *logMerger) report(inputs []Input) *Report {
 	}
 	for i, pp := range pl.pairs {
 		pr := PairReport{Name: pp.Name, Start: pp.Start, Close: pp.Close, Key: pp.Pair.Key,
-			Starts: totals[pp.start], Closes: totals[pp.close], UnclosedKeys: []OpenKey{}}
+			Starts: totals[pp.start], Closes: totals[pp.close], UnclosedKeys: []OpenKey{}, Basis: BasisCounts}
 		pr.Open = pr.Starts - pr.Closes
 		if m.keys != nil && m.keys[i] != nil {
 			m.keyReport(&pr, m.keys[i], r.Files)
 			pr.UnkeyedStarts, pr.UnkeyedCloses = m.unkeyed[i][0], m.unkeyed[i][1]
 		}
+		pr.judge(pp.Pair)
 		r.Pairs = append(r.Pairs, pr)
+	}
+	for i, sp := range pl.spans {
+		r.Spans = append(r.Spans, spanReport(sp.Span, m.spans[i], r.Files))
 	}
 	if m.buckets != nil {
 		m.bucketReport(r)
@@ -190,6 +220,12 @@ func (m *logMerger) keyReport(pr *PairReport, t *logKeyTable, files []FileReport
 		}
 		if st.closes > 0 {
 			pr.KeysClosed++
+		}
+		if st.peak > 1 {
+			pr.KeysShared++
+			if st.peak > pr.SharedKeyPeak {
+				pr.SharedKey, pr.SharedKeyPeak = key, st.peak
+			}
 		}
 		if st.starts > st.closes {
 			pr.UnclosedKeys = append(pr.UnclosedKeys, OpenKey{

@@ -19,6 +19,9 @@ type CountOptions struct {
 	// Pairs are start/close patterns whose balance is reported; their patterns
 	// are counted too.
 	Pairs []Pair
+	// Spans are times between lines (see Span); their patterns are counted
+	// too.
+	Spans []Span
 	// Key is a regexp with a capture group applied to the lines of every pair
 	// that has no Key of its own: the first group names what was started or
 	// closed, so the keys started and never closed can be listed.
@@ -76,6 +79,29 @@ type Pair struct {
 	// Key, if set, is a regexp whose first capture group names what a line of
 	// this pair starts or closes; it overrides CountOptions.Key.
 	Key string `json:"key,omitempty"`
+	// Absent, set by presets, says what it means that neither line occurs
+	// (which system writes them, and what to read instead); the report adds it
+	// to PairReport.NotMeasurable.
+	Absent string `json:"absent,omitempty"`
+	// Shared, set by presets, says why the key may name several things at
+	// once; the report adds it to PairReport.Fallback.
+	Shared string `json:"shared,omitempty"`
+}
+
+// Span is the time from the first line matching From to the first line
+// matching To after it or, when no To line follows, to the last line matching
+// Else: how long a broker recovered its logs before it ran out of memory, or
+// until it had loaded the last of them. Its patterns are counted like any
+// other.
+type Span struct {
+	Name string  `json:"name"`
+	From Pattern `json:"from"`
+	To   Pattern `json:"to"`
+	// Else is optional (empty Text).
+	Else Pattern `json:"else,omitzero"`
+	// Absent, set by presets, says what it means that no line matches From;
+	// the report adds it to SpanReport.NotMeasurable.
+	Absent string `json:"absent,omitempty"`
 }
 
 // ParsePair parses the command-line form NAME=START,CLOSE. A comma inside a
@@ -109,15 +135,18 @@ func ParsePair(s string, regexp bool) (Pair, error) {
 
 // logPlan is the validated, input-independent form of the options.
 type logPlan struct {
-	patterns []Pattern
-	pairs    []logPairPlan
-	roles    [][]logRole // per pattern: the pairs it starts or closes
-	bucket   time.Duration
-	times    bool // timestamps are needed (buckets or key tables)
-	keyed    bool // some pair has a key regexp
-	maxKeys  int
-	preset   string
-	overview bool // levels and templates of every line (CountOptions.Overview)
+	patterns  []Pattern
+	pairs     []logPairPlan
+	roles     [][]logRole // per pattern: the pairs it starts or closes
+	spans     []logSpanPlan
+	spanRoles [][]logSpanRole // per pattern: the spans it begins or ends
+	bucket    time.Duration
+	times     bool // timestamps are needed (buckets or key tables)
+	keyed     bool // some pair has a key regexp
+	marked    bool // lines need their place: some pair has a key regexp, or there are spans
+	maxKeys   int
+	preset    string
+	overview  bool // levels and templates of every line (CountOptions.Overview)
 }
 
 // columns is the number of counters per time bucket: one per pattern, then
@@ -140,6 +169,23 @@ type logRole struct {
 	start bool
 }
 
+type logSpanPlan struct {
+	Span
+	from, to, els int // pattern indices; els is -1 without Else
+}
+
+// The roles of a pattern in a span.
+const (
+	logSpanFrom uint8 = iota
+	logSpanTo
+	logSpanElse
+)
+
+type logSpanRole struct {
+	span int
+	role uint8
+}
+
 // newLogPlan validates the options: limits, regexps (errors name the pattern
 // and the cause, wrapping ErrInvalidParameter), the preset name.
 func newLogPlan(o CountOptions) (*logPlan, error) {
@@ -153,7 +199,7 @@ func newLogPlan(o CountOptions) (*logPlan, error) {
 	if o.Bucket > 0 && o.Bucket < time.Millisecond {
 		return nil, fmt.Errorf("%w: bucket width %v is below the 1ms resolution of log timestamps", analyze.ErrInvalidParameter, o.Bucket)
 	}
-	patterns, pairs := o.Patterns, o.Pairs
+	patterns, pairs, spans := o.Patterns, o.Pairs, o.Spans
 	if o.Preset != "" {
 		p, ok := LookupPreset(o.Preset)
 		if !ok {
@@ -161,9 +207,13 @@ func newLogPlan(o CountOptions) (*logPlan, error) {
 		}
 		patterns = append(slices0(patterns), p.Patterns...)
 		pairs = append(slices0(pairs), p.Pairs...)
+		spans = append(slices0(spans), p.Spans...)
 	}
 	if len(pairs) > maxPairs {
 		return nil, fmt.Errorf("%w: %d pairs; the limit is %d", analyze.ErrInvalidParameter, len(pairs), maxPairs)
+	}
+	if len(spans) > maxPairs {
+		return nil, fmt.Errorf("%w: %d spans; the limit is %d", analyze.ErrInvalidParameter, len(spans), maxPairs)
 	}
 	index := map[Pattern]int{}
 	add := func(p Pattern) (int, error) {
@@ -184,6 +234,7 @@ func newLogPlan(o CountOptions) (*logPlan, error) {
 		index[p] = len(pl.patterns)
 		pl.patterns = append(pl.patterns, p)
 		pl.roles = append(pl.roles, nil)
+		pl.spanRoles = append(pl.spanRoles, nil)
 		return len(pl.patterns) - 1, nil
 	}
 	for _, p := range patterns {
@@ -225,7 +276,37 @@ func newLogPlan(o CountOptions) (*logPlan, error) {
 		pl.roles[pp.close] = append(pl.roles[pp.close], logRole{pair: n, start: false})
 		pl.pairs = append(pl.pairs, pp)
 	}
-	pl.times = o.Bucket != BucketNone || pl.keyed
+	spanNames := map[string]bool{}
+	for _, sp := range spans {
+		if sp.Name == "" {
+			return nil, fmt.Errorf("%w: a span has no name", analyze.ErrInvalidParameter)
+		}
+		if spanNames[sp.Name] {
+			return nil, fmt.Errorf("%w: two spans are named %q", analyze.ErrInvalidParameter, sp.Name)
+		}
+		spanNames[sp.Name] = true
+		sp2 := logSpanPlan{Span: sp, els: -1}
+		if sp2.from, err = add(sp.From); err != nil {
+			return nil, err
+		}
+		if sp2.to, err = add(sp.To); err != nil {
+			return nil, err
+		}
+		if sp.Else.Text != "" {
+			if sp2.els, err = add(sp.Else); err != nil {
+				return nil, err
+			}
+		}
+		n := len(pl.spans)
+		pl.spanRoles[sp2.from] = append(pl.spanRoles[sp2.from], logSpanRole{span: n, role: logSpanFrom})
+		pl.spanRoles[sp2.to] = append(pl.spanRoles[sp2.to], logSpanRole{span: n, role: logSpanTo})
+		if sp2.els >= 0 {
+			pl.spanRoles[sp2.els] = append(pl.spanRoles[sp2.els], logSpanRole{span: n, role: logSpanElse})
+		}
+		pl.spans = append(pl.spans, sp2)
+	}
+	pl.marked = pl.keyed || len(pl.spans) > 0
+	pl.times = o.Bucket != BucketNone || pl.marked
 	// The key cap holds over all pairs: each keyed pair gets an even share.
 	keyed := 0
 	for _, pp := range pl.pairs {

@@ -2,6 +2,7 @@ package logs
 
 import (
 	"cmp"
+	"fmt"
 
 	"github.com/leakui/leakui/analyze"
 
@@ -24,6 +25,8 @@ type Report struct {
 	Patterns []PatternCount `json:"patterns"`
 	// Pairs holds one entry per start/close pair.
 	Pairs []PairReport `json:"pairs"`
+	// Spans holds one entry per span (see Span), when there are any.
+	Spans []SpanReport `json:"spans,omitempty"`
 	// Buckets holds the counts over time, oldest first, every bucket of the
 	// range present (empty ones included); empty when no line had a timestamp
 	// or buckets were turned off.
@@ -78,6 +81,18 @@ type PairReport struct {
 	Starts int64 `json:"starts"`
 	Closes int64 `json:"closes"`
 	Open   int64 `json:"open"`
+	// Measurable is false when neither pattern matched a line: the log says
+	// nothing about the pair, and its Open of 0 does not mean balanced.
+	Measurable bool `json:"measurable"`
+	// NotMeasurable says why, when Measurable is false.
+	NotMeasurable string `json:"not_measurable,omitempty"`
+	// Basis says what the balance rests on: BasisKeys when the key table
+	// names each thing started, BasisCounts when only the counts do (the pair
+	// has no key, or its keys are shared), BasisNone when it is not
+	// measurable.
+	Basis string `json:"basis"`
+	// Fallback says why a keyed pair's balance rests on the counts.
+	Fallback string `json:"fallback,omitempty"`
 	// Key is the regexp whose first capture group names what was started.
 	Key string `json:"key,omitempty"`
 	// KeysStarted and KeysClosed count the distinct keys with at least one
@@ -95,6 +110,53 @@ type PairReport struct {
 	// keeps (its share of CountOptions.MaxKeys): the counts above stay
 	// exact, the key figures cover the keys seen first.
 	KeysTruncated bool `json:"keys_truncated,omitempty"`
+	// KeysShared counts the keys started again while still open: each names
+	// several things at once (as a client id shared by every consumer of a
+	// job does), so the keys cannot tell which of them was never closed.
+	KeysShared int64 `json:"keys_shared,omitempty"`
+	// SharedKey is the key most often open at once, SharedKeyPeak how many
+	// of it were.
+	SharedKey     string `json:"shared_key,omitempty"`
+	SharedKeyPeak int64  `json:"shared_key_peak,omitempty"`
+}
+
+// What a pair's balance rests on (PairReport.Basis).
+const (
+	BasisKeys   = "keys"
+	BasisCounts = "counts"
+	BasisNone   = "none"
+)
+
+// judge says whether the pair can be read at all and what its balance rests
+// on, with the preset's notes: no line of either pattern makes it not
+// measurable (never balanced), a key started again while open makes it fall
+// back to the counts.
+func (p *PairReport) judge(pr Pair) {
+	p.Measurable = p.Starts+p.Closes > 0
+	if !p.Measurable {
+		p.NotMeasurable = fmt.Sprintf("Not measurable: no line matches “%s” or “%s”, so nothing says whether they balance.", p.Start, p.Close)
+		if pr.Absent != "" {
+			p.NotMeasurable += " " + pr.Absent
+		}
+		p.Basis = BasisNone
+		return
+	}
+	if p.Key == "" {
+		return
+	}
+	if p.KeysShared == 0 {
+		p.Basis = BasisKeys
+		return
+	}
+	others := ""
+	if p.KeysShared > 1 {
+		others = fmt.Sprintf(" (and %s other keys)", analyze.FormatCount(p.KeysShared-1))
+	}
+	p.Fallback = fmt.Sprintf("The balance rests on the counts: key “%s” was started again while still open (%s open at once)%s, so a key names several things, not one.",
+		p.SharedKey, analyze.FormatCount(p.SharedKeyPeak), others)
+	if pr.Shared != "" {
+		p.Fallback += " " + pr.Shared
+	}
 }
 
 // OpenKey is one key started and never (or not as often) closed.

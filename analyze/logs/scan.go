@@ -34,8 +34,24 @@ type logPart struct {
 	endOK    bool  // …if any line of the part had one
 	keys     []*logKeyTable
 	unkeyed  [][2]int64 // per pair: starts and closes the key regexp did not match
+	spans    []logSpanPart
 	ov       *logOverviewPart
 	err      error
+}
+
+// logSpot is a mark that may be unset.
+type logSpot struct {
+	logMark
+	ok bool
+}
+
+// logSpanPart is what a part (or the parts merged so far) knows of one span:
+// its first From line, its first To line, the first To line at or after that
+// From line, and its last Else line. Parts merge in order: the merged From is
+// the first part's that has one, and the To after it is that part's own, else
+// the first To of any later part.
+type logSpanPart struct {
+	from, toFirst, toAfter, elseLast logSpot
 }
 
 // bucketsAt picks the part's bucket set for a time: the dated one, or the one
@@ -124,6 +140,9 @@ func (pl *logPlan) newPart(index int, proto *logBuckets) *logPart {
 		}
 		p.unkeyed = make([][2]int64, len(pl.pairs))
 	}
+	if len(pl.spans) > 0 {
+		p.spans = make([]logSpanPart, len(pl.spans))
+	}
 	return p
 }
 
@@ -193,7 +212,7 @@ func (s *logScanner) block(b []byte) {
 	if p.ov != nil {
 		ovLines = s.overview(b)
 	}
-	if !s.times && !s.plan.keyed {
+	if !s.times && !s.plan.marked {
 		s.grow()
 		for i, m := range s.ms {
 			c := m.count(b, &s.states[i])
@@ -277,7 +296,7 @@ func (s *logScanner) block(b []byte) {
 }
 
 // record counts one matching line (part-relative index line) for the patterns
-// pats, in its time bucket and in the key tables of its pairs.
+// pats, in its time bucket, in the key tables of its pairs and in its spans.
 func (s *logScanner) record(text []byte, line int64, pats []int32) {
 	p := s.part
 	for _, pt := range pats {
@@ -290,12 +309,18 @@ func (s *logScanner) record(text []byte, line int64, pats []int32) {
 			}
 		}
 	}
-	if !s.plan.keyed {
+	if !s.plan.marked {
 		return
 	}
 	mark := logMark{line: line, state: logTimePending}
 	if s.times && s.effOK {
 		mark.ms, mark.state = s.eff, logTimeKnown
+	}
+	if p.spans != nil {
+		s.recordSpans(mark, pats)
+	}
+	if !s.plan.keyed {
+		return
 	}
 	s.keyCache = s.keyCache[:0]
 	for _, pt := range pats {
@@ -320,7 +345,36 @@ func (s *logScanner) record(text []byte, line int64, pats []int32) {
 			if role.start {
 				ks.start(mark)
 			} else {
-				ks.closes++
+				ks.close()
+			}
+		}
+	}
+}
+
+// recordSpans marks a line in the spans its patterns begin or end. A line that
+// both begins and ends a span ends it: its From role is taken first.
+func (s *logScanner) recordSpans(mark logMark, pats []int32) {
+	p := s.part
+	for _, pt := range pats {
+		for _, r := range s.plan.spanRoles[pt] {
+			if sp := &p.spans[r.span]; r.role == logSpanFrom && !sp.from.ok {
+				sp.from = logSpot{mark, true}
+			}
+		}
+	}
+	for _, pt := range pats {
+		for _, r := range s.plan.spanRoles[pt] {
+			sp := &p.spans[r.span]
+			switch r.role {
+			case logSpanTo:
+				if !sp.toFirst.ok {
+					sp.toFirst = logSpot{mark, true}
+				}
+				if sp.from.ok && !sp.toAfter.ok {
+					sp.toAfter = logSpot{mark, true}
+				}
+			case logSpanElse:
+				sp.elseLast = logSpot{mark, true}
 			}
 		}
 	}

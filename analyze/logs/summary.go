@@ -79,20 +79,38 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(w)
 		fmt.Fprint(tw, "starts\tcloses\tstill open\t pair\n")
 		for _, p := range r.Pairs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t %s\n", analyze.FormatCount(p.Starts), analyze.FormatCount(p.Closes), analyze.FormatCount(p.Open), p.Name)
+			open := analyze.FormatCount(p.Open)
+			if !p.Measurable {
+				open = "not measurable"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t %s\n", analyze.FormatCount(p.Starts), analyze.FormatCount(p.Closes), open, p.Name)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		for _, p := range r.Pairs {
+			if !p.Measurable {
+				fmt.Fprintf(w, "%s: %s\n", p.Name, p.NotMeasurable)
+			}
+		}
+	}
+	if len(r.Spans) > 0 {
+		fmt.Fprintln(w)
+		for _, s := range r.Spans {
+			fmt.Fprintf(w, "%s: %s\n", s.Name, s.Text())
+		}
 	}
 	for _, p := range r.Pairs {
-		if p.Key == "" {
+		if p.Key == "" || !p.Measurable {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s: %s keys started, %s closed, %s not closed as often as started%s\n", p.Name,
 			analyze.FormatCount(p.KeysStarted), analyze.FormatCount(p.KeysClosed), analyze.FormatCount(int64(len(p.UnclosedKeys))), p.TruncatedNote())
 		if p.UnkeyedStarts+p.UnkeyedCloses > 0 {
 			fmt.Fprintf(w, "(%s starts and %s closes had no key)\n", analyze.FormatCount(p.UnkeyedStarts), analyze.FormatCount(p.UnkeyedCloses))
+		}
+		if p.Fallback != "" {
+			fmt.Fprintln(w, p.Fallback)
 		}
 		if len(p.UnclosedKeys) == 0 {
 			continue
@@ -123,6 +141,18 @@ func (r *Report) WriteText(w io.Writer) error {
 			len(r.Buckets), r.BucketWidth, FormatTime(&first), FormatTime(&last))
 	}
 	return nil
+}
+
+// Text says in one line what the span measured: its time, from where to
+// where, or why it is not measurable.
+func (s SpanReport) Text() string {
+	if !s.Measurable {
+		if s.Start == nil {
+			return s.NotMeasurable
+		}
+		return s.NotMeasurable + " (first “" + s.From.String() + "” at " + s.Start.String() + ")"
+	}
+	return fmt.Sprintf("%s, from %s (“%s”) to %s (“%s”)", s.Duration, s.Start, s.From, s.End, s.EndedBy)
 }
 
 // TruncatedNote is what the summaries add after a pair's key counts when its key

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -265,6 +266,64 @@ func TestCountContainerLogWithDump(t *testing.T) {
 	for i, p := range []string{"INFO", "goroutine "} {
 		if want := countGrepC(t, "-F", p, path); len(rep.Patterns) != 2 || rep.Patterns[i].Count != want {
 			t.Errorf("%q: %+v, grep -c counts %d", p, rep.Patterns, want)
+		}
+	}
+}
+
+// TestCountKafka3933PresetOnRealBrokerLogs runs `leakui count -preset kafka-3933
+// -json` on each real Kafka broker log of testdata: every recovery line it counts
+// is what grep -c counts, the deep-iterator pair is "measurable": false with its
+// reason, the recovery time too; the text output says "not measurable" where
+// it would print a still-open count, and -fail-open does not fail on it.
+func TestCountKafka3933PresetOnRealBrokerLogs(t *testing.T) {
+	for _, name := range []string{"kafka-2.1.1-broker-server.log.2020-02-13-23", "kafka-2.1.1-broker-server.log.2020-02-14-00", "kafka-3.6.2-broker-server.log"} {
+		path := fixtures.Path(t, "logs", name)
+		code, out, errOut := countCLI(t, nil, "count", "-preset", "kafka-3933", "-json", path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		var rep struct {
+			Patterns []struct {
+				Pattern string
+				Regexp  bool
+				Count   int64
+			}
+			Pairs []struct {
+				Name          string
+				Measurable    *bool
+				NotMeasurable string `json:"not_measurable"`
+				Open          int64
+			}
+			Spans []struct {
+				Name          string
+				Measurable    *bool
+				NotMeasurable string `json:"not_measurable"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		found := map[string]int64{}
+		for _, p := range rep.Patterns {
+			mode := "-F"
+			if p.Regexp {
+				mode = "-E"
+			}
+			if g := countGrepC(t, mode, p.Pattern, path); g != p.Count {
+				t.Errorf("%s: %q counted %d, grep -c %d", name, p.Pattern, p.Count, g)
+			}
+			found[p.Pattern] = p.Count
+		}
+		t.Logf("%s: %v", name, found)
+		if len(rep.Pairs) != 1 || rep.Pairs[0].Measurable == nil || *rep.Pairs[0].Measurable || !strings.Contains(rep.Pairs[0].NotMeasurable, "leakui.recovery.model") {
+			t.Errorf("%s: pairs %+v, want the deep iterators \"measurable\": false", name, rep.Pairs)
+		}
+		if len(rep.Spans) != 1 || rep.Spans[0].Measurable == nil || *rep.Spans[0].Measurable || rep.Spans[0].NotMeasurable == "" {
+			t.Errorf("%s: spans %+v, want the recovery time not measurable", name, rep.Spans)
+		}
+		code, out, _ = countCLI(t, nil, "count", "-preset", "kafka-3933", "-fail-open", path)
+		if code != 0 || !regexp.MustCompile(`(?m)^\s+0\s+0\s+not measurable deep iterators$`).MatchString(out) {
+			t.Errorf("%s: exit %d, text:\n%s", name, code, out)
 		}
 	}
 }

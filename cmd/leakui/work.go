@@ -16,7 +16,7 @@ import (
 func workloadList() []command {
 	return []command{
 		{"broker", "a kfake Kafka broker in its own process: prints host:port, serves until stdin closes", runWorkBroker},
-		{"checkpoint", "SAMZA-2785: a new checkpoint manager per rebalance, leaking the consumer of each one interrupted before its first read", runWorkCheckpoint},
+		{"checkpoint", "SAMZA-2785: a new checkpoint manager per rebalance, leaking the consumer of each one interrupted in its first read", runWorkCheckpoint},
 		{"recovery", "KAFKA-3933: recover Kafka log segments with leaky or fixed deep iterators", runWorkRecovery},
 	}
 }

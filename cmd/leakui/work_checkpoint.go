@@ -88,15 +88,15 @@ func parseCheckpointFlags(args []string, std stdio) (checkpoint.Config, workFlag
 	variant := fs.String("variant", string(checkpoint.Leaky), "manager logic: "+choiceUsage(checkpoint.Variants))
 	mode := fs.String("mode", string(checkpoint.Active), "container kind: active (stopConsumerAfterFirstRead) or standby")
 	scenario := fs.String("scenario", string(checkpoint.Storm), "how containers meet rebalances: "+choiceUsage(checkpoint.Scenarios))
-	fs.Float64Var(&cfg.ReadFraction, "read-fraction", checkpoint.DefaultReadFraction, "storm: share of containers that reach their first read before the next rebalance, in (0, 1] (production: 14 of 1741)")
+	fs.Float64Var(&cfg.ReadFraction, "read-fraction", checkpoint.DefaultReadFraction, "storm: share of containers that read their checkpoints before the next rebalance interrupts them, in (0, 1]; an input (the seed's 14 of 1741 is 0.008)")
 	var samzaConfig stringList
 	fs.Var(&samzaConfig, "config", "a Samza setting `key=value` by upstream's name, repeatable: "+checkpoint.ConfigStopAfterFirstRead+", "+checkpoint.ConfigFetchThreshold("kafka"))
-	fs.IntVar(&cfg.Cycles, "cycles", 100, fmt.Sprintf("standalone rebalances to run, 1-%d (production: 1741)", checkpoint.MaxCycles))
+	fs.IntVar(&cfg.Cycles, "cycles", 100, fmt.Sprintf("standalone rebalances to run, 1-%d; an input (the seed's log had 1741)", checkpoint.MaxCycles))
 	fs.IntVar(&cfg.Tasks, "tasks", 8, fmt.Sprintf("tasks (GroupByPartition's \"Partition <n>\"), 1-%d", checkpoint.MaxTasks))
 	fs.IntVar(&cfg.History, "history", checkpoint.DefaultHistory, fmt.Sprintf("checkpoints of every task on the topic before the first rebalance, 1-%d", checkpoint.MaxHistory))
 	brokers := fs.String("brokers", "", "Kafka brokers host:port,... (default: a kfake broker in a child process, leakui work broker)")
-	fs.StringVar(&cfg.Job, "job", "leakui-checkpoint", "job name: the topic is __samza_checkpoint_ver_1_for_<job>_<job-id>")
-	fs.StringVar(&cfg.JobID, "job-id", "1", "job id, the last part of the topic name")
+	fs.StringVar(&cfg.Job, "job", checkpoint.DefaultJob, "job name: the topic is __samza_checkpoint_ver_1_for_<job>_<job-id>, every consumer's client id kafka_consumer-<job>-<job-id>")
+	fs.StringVar(&cfg.JobID, "job-id", checkpoint.DefaultJobID, "job id, the last part of the topic name and of the client ids")
 	fs.IntVar(&cfg.FetchThreshold, "fetch-threshold", checkpoint.DefaultFetchThreshold, "messages one consumer buffers before its poll loop blocks (systems.kafka.samza.fetch.threshold)")
 	wf.register(fs)
 	fail := func(format string, a ...any) (checkpoint.Config, workFlags, error) {
@@ -165,7 +165,9 @@ func progressCounters(p checkpoint.Progress) map[string]int64 {
 		"cycles":                 int64(p.Cycles),
 		"containers":             p.Containers,
 		"first_reads":            p.FirstReads,
+		"interrupts":             p.Interrupts,
 		"failed_containers":      p.FailedContainers,
+		"processor_restarts":     p.ProcessorRestarts,
 		"consumer_starts":        p.ConsumerStarts,
 		"consumer_stops":         p.ConsumerStops,
 		"manager_consumer_stops": p.ManagerConsumerStops,
@@ -200,8 +202,10 @@ func resultSummary(r checkpoint.Result) string {
 	} else if r.Embedded {
 		where += " (embedded)"
 	}
-	return fmt.Sprintf("scenario=%s variant=%s mode=%s topic=%s brokers=%s: %d rebalances, %d reached their first read; %d consumers started, %d stopped, %d still open; %d registrations refused",
-		r.Scenario, r.Variant, r.Mode, r.Topic, where, r.Cycle, r.FirstReads, r.ConsumerStarts, r.ConsumerStops, r.OpenConsumers, r.RefusedRegistrations)
+	return fmt.Sprintf("scenario=%s variant=%s mode=%s topic=%s brokers=%s: %d rebalances, %d read their checkpoints, %d interrupted in the read; "+
+		"%d containers failed, %d processor restarts; %d consumers started, %d stopped, %d still open; %d registrations refused",
+		r.Scenario, r.Variant, r.Mode, r.Topic, where, r.Cycle, r.FirstReads, r.Interrupts,
+		r.FailedContainers, r.ProcessorRestarts, r.ConsumerStarts, r.ConsumerStops, r.OpenConsumers, r.RefusedRegistrations)
 }
 
 // checkpointVars holds the latest progress of the run in this process, served as

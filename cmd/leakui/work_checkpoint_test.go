@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/testtool"
 
 	"go.uber.org/goleak"
@@ -61,8 +62,9 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 	const cycles = 6
 	ignore := goleak.IgnoreCurrent()
 	logPath := filepath.Join(t.TempDir(), "samza.log")
-	// A storm where every second container reaches its first read: rebalances 1, 3
-	// and 5 read (round(k/2) grows), the others are interrupted after start().
+	// A storm where every second container reads its checkpoints: rebalances 1, 3
+	// and 5 read (round(k/2) grows), the others are interrupted in their first read,
+	// fail, and have their processor restarted.
 	code, stdout, stderr := runCheckpoint(t, "-json", "-read-fraction", "0.5", "-cycles", strconv.Itoa(cycles), "-tasks", "3", "-log", logPath)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -78,6 +80,7 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 		e := events[k]
 		reads := int64((k + 1) / 2)
 		want := map[string]int64{"cycle": int64(k), "cycles": cycles, "containers": int64(k), "first_reads": reads,
+			"interrupts": int64(k) - reads, "failed_containers": int64(k) - reads, "processor_restarts": int64(k) - reads,
 			"consumer_starts": int64(k), "consumer_stops": reads, "open_consumers": int64(k) - reads}
 		if e.Kind != workload.EventProgress || e.Step != int64(k) || e.Steps != cycles {
 			t.Errorf("event %d: %+v, want progress %d/%d", k, e, k, cycles)
@@ -107,13 +110,31 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 	// The log, counted like a production log, says the same.
 	for pattern, key := range map[string]string{
 		"Starting the checkpoint SystemConsumer from oldest offset": "consumer_starts",
-		": Consumer started":            "consumer_starts",
-		"Stopping Samza kafkaConsumer ": "consumer_stops",
-		"Stopping system consumer":      "manager_consumer_stops",
+		": Consumer started":                                   "consumer_starts",
+		"Stopping Samza kafkaConsumer ":                        "consumer_stops",
+		"Stopping system consumer":                             "manager_consumer_stops",
+		"Caught exception/error while initializing container.": "failed_containers",
+		"the application starts it again":                      "processor_restarts",
 	} {
 		if got := grepCount(t, pattern, logPath); got != done.Counters[key] {
 			t.Errorf("grep -c %q = %d, done event %s = %d", pattern, got, key, done.Counters[key])
 		}
+	}
+	// The preset reads the model's log as it would a real one: the consumers share
+	// upstream's client id, so that pair falls back to the counts; the poll threads
+	// name each consumer left open.
+	code, out, errOut := countCLI(t, nil, "count", "-preset", "samza-2785", "-json", logPath)
+	var rep logs.Report
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+		t.Fatalf("count: exit %d, %v: %s", code, err, errOut)
+	}
+	kc, _ := rep.Pair("kafka consumers")
+	pt, _ := rep.Pair("consumer poll threads")
+	if kc.Basis != logs.BasisCounts || kc.SharedKey != "kafka:kafka_consumer-leakui_checkpoint-1" || kc.Open != done.Counters["open_consumers"] {
+		t.Errorf("kafka consumers: basis %q, shared key %q, %d open", kc.Basis, kc.SharedKey, kc.Open)
+	}
+	if pt.Basis != logs.BasisKeys || int64(len(pt.UnclosedKeys)) != done.Counters["open_consumers"] || pt.Closes != done.Counters["consumer_stops"] {
+		t.Errorf("poll threads: basis %q, %d never shut down, %d shut down; the run left %d open", pt.Basis, len(pt.UnclosedKeys), pt.Closes, done.Counters["open_consumers"])
 	}
 	// The command closed everything it started: pprof server, consumers, broker.
 	goleak.VerifyNone(t, ignore)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/testtool"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/recovery"
@@ -96,8 +97,30 @@ func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
 					t.Errorf("grep -c %q = %d, %s = %d", pattern, n, counter, done[counter])
 				}
 			}
-			if n := grepCount(t, "INFO Completed load of log recovery-0 with 3 log segments and log end offset 300 in ", logFile); n != 1 {
+			if n := grepCount(t, "INFO Completed load of log recovery-0 with log end offset 300 (kafka.log.Log)", logFile); n != 1 {
 				t.Errorf("completed-load line found %d times", n)
+			}
+			// The deep-iterator lines are the model's, under its own logger:
+			// nothing but Kafka's own invalid-messages warning goes under
+			// kafka.log.LogSegment (none in an undamaged log).
+			if n := grepCount(t, "(kafka.log.LogSegment)", logFile); n != grepCount(t, "WARN Found invalid messages in log segment ", logFile) {
+				t.Errorf("grep -c '(kafka.log.LogSegment)' = %d: lines Kafka never wrote carry its logger", n)
+			}
+			if n := grepCount(t, "(leakui.recovery.model)", logFile); n != done["iterators_opened"]+done["iterators_closed"] {
+				t.Errorf("grep -c '(leakui.recovery.model)' = %d, want the iterators opened and closed, %d", n, done["iterators_opened"]+done["iterators_closed"])
+			}
+			// The preset reads the model's log: its iterators measured, the time
+			// from the first segment recovered to the last log loaded.
+			code, out, errOut := countCLI(t, nil, "count", "-preset", "kafka-3933", "-json", logFile)
+			var rep logs.Report
+			if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+				t.Fatalf("count: exit %d, %v: %s", code, err, errOut)
+			}
+			if p, _ := rep.Pair("deep iterators"); p.Measurable != (wantOpened > 0) || p.Starts != wantOpened || p.Open != 0 {
+				t.Errorf("deep iterators: %d started, %d open, measurable %v; the run opened %d", p.Starts, p.Open, p.Measurable, wantOpened)
+			}
+			if sp := rep.Spans[0]; !sp.Measurable || sp.Start.Line != 2 || sp.EndedBy != "Completed load of log" {
+				t.Errorf("recovery time %+v: want it measured from line 2 to the log loaded", sp)
 			}
 		})
 	}

@@ -26,7 +26,9 @@ type LogReportPage struct {
 	// FileNames head the per-file columns when there are several files.
 	FileNames []string
 	Pairs     []LogPairView
-	Timeline  *LogTimeline
+	// Spans are the times between lines the preset measures.
+	Spans    []LogSpanView
+	Timeline *LogTimeline
 	// OpenCharts draw, per pair, how many were still open at the end of each
 	// bucket.
 	OpenCharts []Chart
@@ -112,6 +114,13 @@ type LogPairView struct {
 	StartsValue, ClosesValue, OpenValue int64
 	// StartW and CloseW are the bar lengths, in the chart's units (0–BarMax).
 	StartW, CloseW, BarMax int
+	// Measurable is false when neither pattern matched a line; NotMeasurable
+	// then says why, in one line, and Open is not shown as a number.
+	Measurable    bool
+	NotMeasurable string
+	// Fallback says why a keyed pair's balance rests on the counts (its key
+	// names several things at once).
+	Fallback string
 	// Keyed is set when the pair has a key regexp.
 	Keyed                       bool
 	Key                         string
@@ -125,6 +134,19 @@ type LogPairView struct {
 	// links to all of them; CSV downloads them.
 	Count, All   int
 	ShowAll, CSV string
+}
+
+// LogSpanView is the time from one line to another, or why it could not be
+// measured.
+type LogSpanView struct {
+	Name, From, Until string
+	Measurable        bool
+	Duration          string
+	// Millis is the exact figure, for data attributes.
+	Millis int64
+	// Start and End are where the two lines are ("file:line time").
+	Start, End, EndedBy string
+	NotMeasurable       string
 }
 
 // LogOpenKeyRow is one key started more often than closed.

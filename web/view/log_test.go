@@ -24,8 +24,17 @@ func hostileLogPage() LogReportPage {
 			StartsValue: 1741, ClosesValue: 14, OpenValue: 1727, StartW: 400, CloseW: 3, BarMax: 400,
 			Keyed: true, Key: hostile, KeysStarted: "2", KeysClosed: "1", UnclosedCount: "2", UnkeyedStarts: "0", UnkeyedClose: "1",
 			Truncated: true, Count: 1, All: 2, ShowAll: "/r/abc?n=all", CSV: "/r/abc/keys.csv",
-			Keys: []LogOpenKeyRow{{Rank: 1, Key: hostile, Open: "5", Starts: "5", Closes: "0", OpenValue: 5, FirstFile: hostile, FirstLine: "7", FirstAt: "2020-02-25 03:21:00.001", LastFile: "x.log", LastLine: "99"}},
+			Keys:       []LogOpenKeyRow{{Rank: 1, Key: hostile, Open: "5", Starts: "5", Closes: "0", OpenValue: 5, FirstFile: hostile, FirstLine: "7", FirstAt: "2020-02-25 03:21:00.001", LastFile: "x.log", LastLine: "99"}},
+			Measurable: true, Fallback: hostile,
+		}, {
+			Name: "deep iterators", Start: "Opened deep iterator (", Close: "Closed deep iterator (", Starts: "0", Closes: "0", Open: "0",
+			BarMax: 400, Keyed: true, Key: hostile, NotMeasurable: hostile,
 		}},
+		Spans: []LogSpanView{
+			{Name: hostile, From: hostile, Until: hostile, NotMeasurable: hostile},
+			{Name: "recovery", From: "Recovering unflushed segment", Until: "the OOM", Measurable: true, Duration: "30.85s", Millis: 30850,
+				Start: hostile, End: "server.log:67 2016-07-05 10:00:31.950", EndedBy: hostile},
+		},
 		Timeline: &LogTimeline{Width: 900, Height: 200, BucketWidth: "1m", Buckets: 2, From: "a", To: "b", YMax: "3",
 			Bars: []LogBar{
 				{Start: "2020-02-25T03:21:00Z", Title: hostile, Total: 3, Rects: []LogRect{{X: "0", Y: "100", W: "10", H: "100", Class: "logc1"}, {X: "0", Y: "0", W: "10", H: "100", Class: "logc2"}}},
@@ -47,12 +56,15 @@ func TestLogReportPageEscapesEverything(t *testing.T) {
 		t.Error("an element got an event handler or an inline style")
 	}
 	for sel, want := range map[string]string{
-		"[data-testid=report-title]":  hostile,
-		"[data-testid=file-name]":     hostile,
-		"[data-testid=pattern-text]":  hostile,
-		"[data-testid=pair-name]":     hostile,
-		"[data-testid=open-key-name]": hostile,
-		"[data-testid=notice]":        hostile,
+		"[data-testid=report-title]":        hostile,
+		"[data-testid=file-name]":           hostile,
+		"[data-testid=pattern-text]":        hostile,
+		"[data-testid=pair-name]":           hostile,
+		"[data-testid=open-key-name]":       hostile,
+		"[data-testid=notice]":              hostile,
+		"[data-testid=pair-fallback]":       hostile,
+		"[data-testid=pair-not-measurable]": hostile,
+		"[data-testid=span-not-measurable]": hostile,
 	} {
 		if got := doc.Find(sel).First().Text(); got != want {
 			t.Errorf("%s = %q, want %q", sel, got, want)
@@ -81,7 +93,7 @@ func TestLogReportPageStructure(t *testing.T) {
 	if rows.Length() != 2 || rows.Eq(0).AttrOr("data-count", "") != "1741" || rows.Eq(1).AttrOr("data-regexp", "") != "true" {
 		t.Errorf("pattern rows: %d", rows.Length())
 	}
-	pair := doc.Find("[data-testid=log-pair]")
+	pair := doc.Find("[data-testid=log-pair]").First()
 	if pair.AttrOr("data-starts", "") != "1741" || pair.AttrOr("data-closes", "") != "14" || pair.AttrOr("data-open", "") != "1727" {
 		t.Error("the pair's numbers are not in its attributes")
 	}
@@ -97,6 +109,23 @@ func TestLogReportPageStructure(t *testing.T) {
 	}
 	if got := pair.Find("[data-testid=open-key-first]").Text(); !strings.Contains(got, ":7 2020-02-25 03:21:00.001") {
 		t.Errorf("first start %q", got)
+	}
+	// A pair without a line: "not measurable" in one line, no bars, no keys, no
+	// still-open figure; its total says so too.
+	none := doc.Find("[data-testid=log-pair]").Eq(1)
+	if none.AttrOr("data-measurable", "") != "false" || none.Find("[data-testid=pair-open]").Text() != "not measurable" ||
+		none.Find("[data-testid=pair-not-measurable]").Length() != 1 || none.Find("[data-testid=pair-chart]").Length() != 0 ||
+		none.Find("[data-testid=pair-keys]").Length() != 0 || pair.Find("[data-testid=pair-not-measurable]").Length() != 0 {
+		t.Error("the pair without lines does not read as not measurable, or the one with lines does")
+	}
+	totals := doc.Find("[data-testid=pair-open-total]")
+	if totals.Eq(0).Text() != "1,727" || totals.Eq(1).Text() != "—" || totals.Eq(1).AttrOr("data-measurable", "") != "false" {
+		t.Errorf("still-open totals %q and %q", totals.Eq(0).Text(), totals.Eq(1).Text())
+	}
+	spans := doc.Find("[data-testid=log-span]")
+	if spans.Length() != 2 || spans.Eq(0).AttrOr("data-measurable", "") != "false" || spans.Eq(1).Find("[data-testid=span-duration]").Text() != "30.85s" ||
+		doc.Find("[data-testid=span-total][data-ms='30850']").Text() != "30.85s" {
+		t.Errorf("%d spans; the measured one reads %q", spans.Length(), spans.Eq(1).Find("[data-testid=span-duration]").Text())
 	}
 	bars := doc.Find("[data-testid=timeline-bar]")
 	if bars.Length() != 2 || bars.First().Find("rect").Length() != 2 || bars.Eq(1).Find("rect").Length() != 0 {
@@ -164,12 +193,17 @@ func TestLogUploadFields(t *testing.T) {
 
 func TestRunLogSection(t *testing.T) {
 	v := RunLogView{Name: hostile, Size: "1 kB", Download: "/a/x", Preset: "samza-2785", PresetTitle: "SAMZA", Lines: "12",
-		Pairs:    []LogPairView{{Name: hostile, Starts: "12", Closes: "0", Open: "12", StartsValue: 12, OpenValue: 12}},
+		Pairs: []LogPairView{{Name: hostile, Starts: "12", Closes: "0", Open: "12", StartsValue: 12, OpenValue: 12, Measurable: true},
+			{Name: "consumer poll threads", Starts: "0", Closes: "0", Open: "0", NotMeasurable: hostile}},
 		Patterns: []LogPatternRow{{Pattern: hostile, Count: "3", CountValue: 3}}, Action: "/runs/r1/log"}
 	doc := render(t, RunLogSection(v))
-	row := doc.Find("[data-testid=run-log-pair]")
+	row := doc.Find("[data-testid=run-log-pair]").First()
 	if row.AttrOr("data-starts", "") != "12" || row.AttrOr("data-pair", "") != hostile || doc.Find("[data-testid=run-log-form]").AttrOr("action", "") != "/runs/r1/log" {
 		t.Error("the run log section lacks its numbers or its form")
+	}
+	if nm := doc.Find("[data-testid=run-log-pair]").Eq(1).Find("[data-testid=run-log-not-measurable]"); nm.Text() != "not measurable" || nm.AttrOr("title", "") != hostile ||
+		row.Find("[data-testid=run-log-not-measurable]").Length() != 0 {
+		t.Errorf("the pair without lines reads %q", nm.Text())
 	}
 	if doc.Find("[data-testid=run-log-form]").AttrOr("method", "") != "post" {
 		t.Error("Count this log is not a POST")
