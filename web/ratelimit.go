@@ -65,7 +65,7 @@ func (l *clientLimiter) middleware(s *Server) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			ok, wait := l.allow(clientIP(r), time.Now())
+			ok, wait := l.allow(clientKey(r), time.Now())
 			if !ok {
 				secs := int(math.Ceil(wait.Seconds()))
 				w.Header().Set("Retry-After", fmt.Sprint(secs))

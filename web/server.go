@@ -98,9 +98,12 @@ type Config struct {
 	// MaxAPIReads the API reads (/api/, Markdown, JSON, CSV, chart images),
 	// MaxUploads the uploads and MaxDownloads the downloads (/a/), each
 	// default 4 per CPU and each a throttle of its own: more wait up to 30 s in
-	// a backlog of 8 times as many, then get 429. MaxPerClient caps the
-	// uploads, and the downloads, one client address has going (default 4, or
-	// half the smaller class's slots if fewer); beyond it, 429 with Retry-After.
+	// a backlog of 8 times as many, then get 429. Each client address has a
+	// share of every class: MaxPerClient requests going or waiting, of which
+	// at most the class's slots run (default: a quarter of the class's slots,
+	// at least one, running, and as many again as the class has slots
+	// waiting); beyond it, 429 with Retry-After. A slot that comes free goes
+	// to the address that had one longest ago.
 	MaxAnalyses, MaxAPIReads, MaxUploads, MaxDownloads, MaxPerClient int
 	// Retain, when positive, expires unpinned reports older than it.
 	Retain time.Duration
@@ -112,6 +115,10 @@ type Config struct {
 	// takes no byte of its response for this long (default 30 s). Both wait only
 	// while the server reads or writes, and negative turns them off.
 	IdleBodyTimeout, IdleWriteTimeout time.Duration
+	// MinBodyRate is the bytes a second a request body must average over
+	// every IdleBodyTimeout while the server reads it, or it is cut with 408
+	// (-min-body-rate, default DefaultMinBodyRate; negative: off).
+	MinBodyRate int64
 	// MemoryBudget is the bytes the analyses in flight and the caches of parsed
 	// profiles and views may hold together (-memory-budget); one analysis may
 	// hold at most half of it (413 beyond), and an analysis that finds the rest
@@ -151,15 +158,15 @@ const (
 	DefaultUploadTimeout = 15 * time.Minute
 	// DefaultIdleBodyTimeout is how long a request body may send nothing.
 	DefaultIdleBodyTimeout = 30 * time.Second
+	// DefaultMinBodyRate is the slowest a request body may come, in bytes a
+	// second averaged over IdleBodyTimeout.
+	DefaultMinBodyRate = 1024
 	// DefaultIdleWriteTimeout is how long a client may take no byte of its
 	// response.
 	DefaultIdleWriteTimeout = 30 * time.Second
 	// DefaultUploadsPerMinute limits each client address's uploads, with a burst
 	// of half as many.
 	DefaultUploadsPerMinute = 60
-	// DefaultMaxPerClient is the uploads, and the downloads, one client
-	// address may have going at once.
-	DefaultMaxPerClient = 4
 	// DefaultRunsPerMinute limits each client address's lab runs, with a burst of
 	// half as many.
 	DefaultRunsPerMinute = 6
@@ -248,6 +255,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.IdleBodyTimeout == 0 {
 		cfg.IdleBodyTimeout = DefaultIdleBodyTimeout
 	}
+	if cfg.MinBodyRate == 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
 	if cfg.IdleWriteTimeout == 0 {
 		cfg.IdleWriteTimeout = DefaultIdleWriteTimeout
 	}
@@ -264,10 +274,6 @@ func NewServer(cfg Config) (*Server, error) {
 		if *n <= 0 {
 			*n = 4 * runtime.NumCPU()
 		}
-	}
-	if cfg.MaxPerClient <= 0 {
-		// At most half a class's slots, so one client never holds them all.
-		cfg.MaxPerClient = min(DefaultMaxPerClient, max(min(cfg.MaxUploads, cfg.MaxDownloads)/2, 1))
 	}
 	if cfg.MemoryBudget <= 0 {
 		cfg.MemoryBudget = DefaultMemoryBudget()
@@ -373,7 +379,7 @@ func (s *Server) routes() chi.Router {
 	// HEAD is answered wherever GET is, by the GET handler without its body.
 	r.Use(middleware.GetHead)
 	r.Use(middleware.RequestID)
-	r.Use(middleware.ClientIPFromRemoteAddr)
+	r.Use(s.clientAddress)
 	r.Use(middleware.RequestLogger(slogFormatter{s.log}))
 	r.Use(middleware.Recoverer)
 	r.Use(s.progressDeadlines)

@@ -219,8 +219,8 @@ func uploadError(err error, limit int64) error {
 	if status, _ := statusOf(err); status == http.StatusInsufficientStorage {
 		return err // the disk is full, not the request wrong: 507 without the spool's path
 	}
-	if errors.Is(err, errBodyIdle) {
-		return &Error{Status: http.StatusRequestTimeout, Message: "the upload stopped: no byte arrived within -idle-body-timeout", Err: err}
+	if status, _ := statusOf(err); status == http.StatusRequestTimeout {
+		return err // the body was cut (progressDeadlines)
 	}
 	return &Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("the upload could not be read: %v", err), Err: err}
 }
