@@ -34,6 +34,7 @@ type Store interface {
 	ReadArtifact(ctx context.Context, sha string) ([]byte, error)
 	ArtifactsWithPrefix(ctx context.Context, prefix string, limit int) ([]string, error)
 	ArtifactName(ctx context.Context, sha string) (string, error)
+	StoredBytes(ctx context.Context, uploader string) (int64, error)
 	SearchReports(ctx context.Context, q store.ReportSearch) ([]store.Report, error)
 
 	CreateRun(ctx context.Context, r *store.Run) error
@@ -115,6 +116,16 @@ type Config struct {
 	// takes no byte of its response for this long (default 30 s). Both wait only
 	// while the server reads or writes, and negative turns them off.
 	IdleBodyTimeout, IdleWriteTimeout time.Duration
+	// MaxQueuedPerClient caps the heap dumps one client address may have
+	// queued or analyzing in the background (-max-queued-per-client, default
+	// DefaultMaxQueuedPerClient); beyond it, 429.
+	MaxQueuedPerClient int
+	// DiskQuota and ClientDiskQuota, when positive, cap the bytes the store
+	// holds (files and what is derived from them, such as heap dump indexes),
+	// in all and of the reports uploaded from one client address
+	// (-disk-quota, -client-disk-quota): an upload that would pass one is
+	// refused with 507 naming it.
+	DiskQuota, ClientDiskQuota int64
 	// MinBodyRate is the bytes a second a request body must average over
 	// every IdleBodyTimeout while the server reads it, or it is cut with 408
 	// (-min-body-rate, default DefaultMinBodyRate; negative: off).
@@ -138,9 +149,10 @@ type Config struct {
 	// start with the request's scheme and host; when it is https, session
 	// cookies are Secure.
 	BaseURL string
-	// TrustedProxies are the addresses of reverse proxies whose
-	// X-Forwarded-Proto is believed (-trusted-proxy): https there makes the
-	// session cookie Secure.
+	// TrustedProxies are the addresses of reverse proxies to trust
+	// (-trusted-proxy): a request from one has the client address its
+	// X-Forwarded-For (else Forwarded) names (client_address.go), and its
+	// X-Forwarded-Proto https makes the session cookie Secure.
 	TrustedProxies []netip.Prefix
 }
 
@@ -158,6 +170,9 @@ const (
 	DefaultUploadTimeout = 15 * time.Minute
 	// DefaultIdleBodyTimeout is how long a request body may send nothing.
 	DefaultIdleBodyTimeout = 30 * time.Second
+	// DefaultMaxQueuedPerClient is the heap dumps one client address may
+	// have queued or analyzing at once.
+	DefaultMaxQueuedPerClient = 4
 	// DefaultMinBodyRate is the slowest a request body may come, in bytes a
 	// second averaged over IdleBodyTimeout.
 	DefaultMinBodyRate = 1024
@@ -226,6 +241,9 @@ type Server struct {
 	jvmParsed        *lru[jvmEntry]
 	logReports       *lru[*logs.Report]
 	logCounting      *logFlights
+	// quotaMu makes an upload's disk quota check and its store one step
+	// (quota.go).
+	quotaMu sync.Mutex
 }
 
 // NewServer builds the router with every route and middleware.
@@ -254,6 +272,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.IdleBodyTimeout == 0 {
 		cfg.IdleBodyTimeout = DefaultIdleBodyTimeout
+	}
+	if cfg.MaxQueuedPerClient <= 0 {
+		cfg.MaxQueuedPerClient = DefaultMaxQueuedPerClient
 	}
 	if cfg.MinBodyRate == 0 {
 		cfg.MinBodyRate = DefaultMinBodyRate

@@ -53,6 +53,9 @@ type uploadForm struct {
 	// ctx is the upload request's context while the files are planned, for
 	// planners that read files to their end (logs).
 	ctx context.Context
+	// client is the uploader's address (clientKey), for the disk quota and
+	// the heap dump queue.
+	client string
 }
 
 // remove deletes the temporary files.
@@ -88,7 +91,7 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "send the files as multipart/form-data in a field named \"file\" (%v)", err)
 	}
-	form := &uploadForm{fields: map[string]string{}}
+	form := &uploadForm{fields: map[string]string{}, client: clientKey(r)}
 	var total int64
 	// Repeated text fields are joined once at the end, not on each repetition,
 	// and their count and bytes are bounded.
