@@ -64,8 +64,9 @@ func (s *Server) progressDeadlines(next http.Handler) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody {
 			body = newPacedBody(r.Body, rc, s.cfg.IdleBodyTimeout, s.cfg.MinBodyRate)
 			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				// No handler may wait for it: the answer closes the
+				// connection instead (pacedBody.answering).
 				r.Body = http.NoBody
-				w.Header().Set("Connection", "close")
 			} else {
 				r.Body = body
 			}

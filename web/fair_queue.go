@@ -86,13 +86,19 @@ func (q *roundRobin[T]) next(ready func(owner string, value T) bool) (owner stri
 	}
 	it := q.items[best]
 	q.items = append(q.items[:best:best], q.items[best+1:]...)
+	q.served(it.owner)
+	return it.owner, it.value, true
+}
+
+// served gives owner a turn, as next does; for an owner served without
+// waiting in the queue.
+func (q *roundRobin[T]) served(owner string) {
 	q.clock++
 	if q.turns == nil {
 		q.turns = map[string]uint64{}
 	}
-	q.turns[it.owner] = q.clock
+	q.turns[owner] = q.clock
 	q.forget()
-	return it.owner, it.value, true
 }
 
 // forget drops the turns of owners with nothing queued once there are more

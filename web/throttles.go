@@ -165,6 +165,7 @@ func (f *fairThrottle) acquire(ctx context.Context, client string) (release func
 	if f.busy < f.slots && f.held[client] < f.share {
 		f.pending[client]++
 		f.grantLocked(client)
+		f.waiting.served(client)
 		f.mu.Unlock()
 		return release, nil
 	}
