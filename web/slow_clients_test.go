@@ -281,3 +281,27 @@ func TestCutFormIsA408(t *testing.T) {
 		t.Error("the connection stays open")
 	}
 }
+
+// TestReadBodyKeepsItsConnection posts a JSON run twice over one keep-alive
+// connection to a server without the lab: the handler decodes the body to
+// its declared length (no read has returned its end yet) and answers 403,
+// and the connection stays open for the second.
+func TestReadBodyKeepsItsConnection(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	const body = `{"workload":"checkpoint","variant":"leaky","cycles":3}`
+	request := fmt.Sprintf("POST /api/runs HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		ts.Listener.Addr(), len(body), body)
+	conn := rawRequest(t, ts, "127.0.0.1", request)
+	br := bufio.NewReader(conn)
+	for i := range 2 {
+		resp, answer := readAnswer(t, conn, br)
+		if resp.StatusCode != http.StatusForbidden || resp.Close {
+			t.Fatalf("run %d on one connection: %d, Connection: close %v: %s", i+1, resp.StatusCode, resp.Close, answer)
+		}
+		if i == 0 {
+			if _, err := io.WriteString(conn, request); err != nil {
+				t.Fatalf("the connection closed after the first run: %v", err)
+			}
+		}
+	}
+}
