@@ -84,7 +84,7 @@ func (t *throttles) middleware(s *Server, fixed *throttleClass) func(http.Handle
 			}
 			release, err := c.acquire(r.Context(), clientKey(r))
 			if err != nil {
-				if r.Context().Err() != nil {
+				if errors.Is(err, context.Canceled) {
 					return // the client has gone
 				}
 				w.Header().Set("Retry-After", "5")
