@@ -85,6 +85,9 @@ func Copy(ctx context.Context, dst, src *DB, progress func(CopyProgress)) (CopyR
 				if err != nil {
 					return 0, err
 				}
+				if r.Uploader, err = src.uploaderOf(ctx, id); err != nil {
+					return 0, err
+				}
 				uploads := make([]Upload, len(r.Artifacts))
 				for i, a := range r.Artifacts {
 					uploads[i] = src.uploadOf(ctx, &a.Artifact, a.Name)

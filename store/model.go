@@ -44,6 +44,10 @@ type Report struct {
 	// takes up a report whose lease has ended (ClaimReportAnalysis).
 	Owner      string
 	LeaseUntil time.Time
+	// Uploader is the client address a report was uploaded from, which the
+	// disk quota per client counts (StoredBytes); CreateReport records it,
+	// Report does not read it back.
+	Uploader string
 }
 
 // The states of a report (Report.Status).

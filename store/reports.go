@@ -50,7 +50,7 @@ func (db *DB) insertReport(ctx context.Context, tx *sql.Tx, id string, r *Report
 			return fmt.Errorf("store: report artifact: %w", err)
 		}
 	}
-	return nil
+	return db.putUploader(ctx, tx, id, r.Uploader)
 }
 
 // Report returns a report with its artifacts in order.

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-chi/chi/v5/middleware"
-
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
@@ -375,8 +373,6 @@ func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*
 }
 
 // clientIP is the client address the middleware found.
-func clientIP(r *http.Request) string { return middleware.GetClientIP(r.Context()) }
-
 // roleSeries analyzes a run's captures of one role (heap or goroutine) as a
 // series, in capture order; nil with fewer than three.
 func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role string) (*view.SeriesView, error) {
