@@ -108,9 +108,12 @@ func (p *Profile) FlameTreeWithin(sampleIndex int, budget *analyze.Budget) (*Fla
 	st := p.meta.sampleTypes[sampleIndex]
 	var t *FlameTree
 	var err error
-	if len(p.graph.names) < math.MaxUint16 {
+	switch names := len(p.graph.names); {
+	case names < math.MaxUint8:
+		t, err = buildFlameTree[uint8](p.graph, sampleIndex, local)
+	case names < math.MaxUint16:
 		t, err = buildFlameTree[uint16](p.graph, sampleIndex, local)
-	} else {
+	default:
 		t, err = buildFlameTree[int32](p.graph, sampleIndex, local)
 	}
 	if err != nil {
@@ -120,10 +123,11 @@ func (p *Profile) FlameTreeWithin(sampleIndex int, budget *analyze.Budget) (*Fla
 	return t, nil
 }
 
-// frameKey is a frame's name as its rank among the sorted names: 16 bits when
-// the profile has fewer than 65,535 names (the usual case), else 32. Its largest
-// value (^0) marks a stack that ends at the level being sorted.
-type frameKey interface{ ~uint16 | ~int32 }
+// frameKey is a frame's name as its rank among the sorted names: 8 bits when
+// the profile has fewer than 255 names, 16 when fewer than 65,535 (the usual
+// case), else 32. Its largest value (^0) marks a stack that ends at the level
+// being sorted.
+type frameKey interface{ ~uint8 | ~uint16 | ~int32 }
 
 // flameSample is a sample being placed in the tree: its frames are
 // frames[start:end], outermost first.
