@@ -13,15 +13,20 @@ import (
 // the boxes: Walk streams them in preorder, straight from the trees.
 //
 // A box's width is what pprof's flame graph (the /ui/flamegraph of
-// `go tool pprof -http`) makes it: the sum of its values' magnitudes, base and
-// target added in a diff (internal/driver/html/stacks.js, groupWidth). pprof
-// draws no box narrower than MIN_WIDTH pixels of a chart whose full width is the
-// root's (stacks.js renderGroup: `if (width < MIN_WIDTH) return;`), and a box not
-// drawn takes its subtree with it. MinFraction is that rule as a fraction of the
-// root: a box is kept when width ≥ MinFraction × the root's width. The rule is
-// pprof's flame graph's, not -nodefraction's: pprof turns trimming off for the
-// flame graph (internal/driver/stacks.go, `cfg.Trim = false`), so -nodefraction
-// (internal/report/report.go, newTrimmedGraph) never prunes it.
+// `go tool pprof -http`) makes it: the sum of its stacks' magnitudes, base and
+// target added in a diff, where the base's stacks are negative (sumneg and
+// sumpos, internal/driver/html/stacks.js:376-378; groupWidth, :302-303). pprof
+// draws no box narrower than MIN_WIDTH = 4 pixels (:10) of a chart whose full
+// width is the root's (xscale, :245; renderGroup: `if (width < MIN_WIDTH)
+// return;`, :309), and a box not drawn takes its subtree with it. MinFraction
+// is that rule as a fraction of the root: a box is kept when width ≥
+// MinFraction × the root's width (4/(W−4) is pprof's on a chart W pixels wide).
+// It is the flame graph's rule, not -nodefraction's (internal/report/report.go:138,
+// internal/graph/graph.go:781, a node's |cum| against the total): pprof turns
+// trimming off for its flame graph (internal/driver/stacks.go:30,
+// `cfg.Trim = false`, which zeroes NodeFraction at internal/driver/driver.go:228).
+// Lines of github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b (the
+// same in the v0.0.0-20251114195745-4902fdda35c8 that Go 1.26 vendors).
 type FlameCut struct {
 	SampleType, Unit string
 	// Total and BaseTotal are the roots' values: the target's (or the one
