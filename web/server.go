@@ -198,7 +198,7 @@ type Server struct {
 	log      *slog.Logger
 	assets   *assets
 	profiles *lru[*pprof.Profile]
-	flames   *lru[pprof.FlameGraph]
+	flames   *lru[*flameTreeEntry] // profiles' flame trees, which flame graphs are cut from
 	router   chi.Router
 	// kinds are the report and input kinds, built once from inputKinds.
 	kinds *kindRegistry
@@ -312,7 +312,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[pprof.FlameGraph](16),
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[*flameTreeEntry](16),
 		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry(), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")

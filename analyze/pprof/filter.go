@@ -111,6 +111,7 @@ func (p *Profile) FilterWithin(f Filter, budget *analyze.Budget) (*Profile, Filt
 	if !f.Active() {
 		return p, FilterMatches{Focus: true}, nil
 	}
+	p.walks.Add(1)
 	meter := analyze.NewMeter(budget)
 	defer meter.Settle()
 	g, m, err := filterGraph(p.graph, f, meter)
