@@ -125,6 +125,9 @@ func parseGo(b *Bundle, limit int64, budget *analyze.Budget) (*GoCapture, error)
 				return nil, nil
 			}
 			p, err := pprof.LoadWithin(bytes.NewReader(data), limit, budget)
+			if err == nil {
+				err = budget.Charge(p.MemSize()) // what the capture keeps
+			}
 			if err != nil {
 				if errors.Is(err, analyze.ErrTooLarge) || errors.Is(err, analyze.ErrBusy) {
 					return nil, err

@@ -3,11 +3,9 @@ package capture
 import (
 	"archive/tar"
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 
 	"github.com/leakui/leakui/analyze"
 )
@@ -71,21 +69,8 @@ func Open(r io.Reader, limit int64, lim Limits, budget *analyze.Budget) (*Bundle
 }
 
 // IsBundle tells whether head, the first bytes of a decompressed input, is the
-// start of a capture bundle: a tar whose first file is manifest.json of
-// leakui's format.
-func IsBundle(head []byte) bool {
-	tr := tar.NewReader(bytes.NewReader(head))
-	hdr, err := tr.Next()
-	if err != nil || hdr.Name != ManifestName || (hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA) {
-		return false
-	}
-	var start [256]byte
-	n, _ := io.ReadFull(tr, start[:])
-	return formatField.Match(start[:n])
-}
-
-// formatField finds the manifest's format field near its start.
-var formatField = regexp.MustCompile(`\A\s*\{\s*"format"\s*:\s*"` + regexp.QuoteMeta(Format) + `"`)
+// start of a capture bundle (analyze.DetectKind's KindCapture).
+func IsBundle(head []byte) bool { return analyze.DetectKind(head).Kind == analyze.KindCapture }
 
 // Read reads a bundle from r, a tar stream (already decompressed). It keeps
 // only what a bundle may hold and refuses the rest before reading it: the first

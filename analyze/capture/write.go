@@ -72,7 +72,10 @@ func (w *Writer) Write(out io.Writer, finished time.Time) error {
 	tw := tar.NewWriter(zw)
 	all := append([]entry{{ManifestName, append(manifest, '\n'), w.m.Finished}}, w.files...)
 	for _, e := range all {
-		hdr := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.data)), ModTime: e.at, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+		// USTAR, times in whole seconds: the manifest's header is the first
+		// block, as analyze.DetectKind looks for it (PAX would put an
+		// extended header first for sub-second times).
+		hdr := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.data)), ModTime: e.at.Truncate(time.Second), Typeflag: tar.TypeReg, Format: tar.FormatUSTAR}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return err
 		}
