@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/leakui/leakui/internal/varint"
@@ -236,9 +237,21 @@ var captureManifest = regexp.MustCompile(`\A\s*\{\s*"format"\s*:\s*"leakui-captu
 
 // detectCapture recognizes a leakui capture bundle: a tar (ustar) whose first
 // entry is a regular file named manifest.json that starts with leakui's format.
+// A PAX extended header before it (some tar writers add one) is passed over.
 func detectCapture(head []byte) (Detection, bool) {
 	const block = 512
-	if len(head) < block+16 || string(head[257:262]) != "ustar" || (head[156] != '0' && head[156] != 0) {
+	if len(head) < block+16 || string(head[257:262]) != "ustar" {
+		return Detection{}, false
+	}
+	if head[156] == 'x' {
+		size, err := strconv.ParseUint(strings.TrimRight(strings.TrimSpace(string(head[124:136])), "\x00"), 8, 32)
+		next := block + (int(size)+block-1)/block*block
+		if err != nil || size > 16<<10 || len(head) < next+block+16 {
+			return Detection{}, false
+		}
+		head = head[next:]
+	}
+	if string(head[257:262]) != "ustar" || (head[156] != '0' && head[156] != 0) {
 		return Detection{}, false
 	}
 	name, _, _ := bytes.Cut(head[:100], []byte{0})

@@ -145,12 +145,13 @@ type NativeVerdict struct {
 	Sentence string `json:"sentence"`
 }
 
-// The thresholds of a native leak: growth of at least nativeMinGrowth and of
-// nativeMinPercent of the first snapshot's resident set (or of the base
-// non-heap committed memory, for tracked growth).
+// The thresholds of untracked native growth: at least nativeMinGrowth and
+// nativeMinPercent of the first snapshot's resident set. A JVM's resident set
+// moves by a few megabytes between two captures without any leak (glibc's
+// arenas, the JIT compiler's arenas, jcmd's own attach), which they stay above.
 const (
-	nativeMinGrowth  = 1 << 20
-	nativeMinPercent = 2
+	nativeMinGrowth  = 16 << 20
+	nativeMinPercent = 3
 )
 
 // AnalyzeNative compares a JVM's first and last snapshot (oldest first) and
@@ -278,8 +279,10 @@ func (r *NativeReport) verdict() NativeVerdict {
 	switch {
 	case untracked && (tracked == nil || r.UntrackedNativeDeltaBytes >= r.NMT.NonHeapCommittedDelta):
 		v := r.untrackedVerdict()
-		if tracked != nil {
-			v.Sentence += " NMT's own growth: " + r.NMT.NativeLeak.Message
+		if tracked != nil && 4*r.NMT.NonHeapCommittedDelta >= r.UntrackedNativeDeltaBytes {
+			_, what := TrackedCause(tracked.Name)
+			v.Sentence += fmt.Sprintf(" NMT also tracked growth outside the heap: %s, most of it %s.",
+				analyze.FormatSignedValue(r.NMT.NonHeapCommittedDelta, "bytes"), what)
 		}
 		return v
 	case tracked != nil:

@@ -69,33 +69,44 @@ type NativeLeak struct {
 
 // The thresholds of tracked growth: non-heap committed memory grows by at
 // least javaLeakMinGrowth and by javaLeakMinPercent of its base, while the Java
-// heap grows by at most javaHeapFlatPercent of its base.
+// heap grows by at most javaHeapFlatPercent of its base. A JVM's arenas move by
+// a few megabytes between two summaries without any leak (the JIT compiler's,
+// jcmd's own attach), which javaLeakMinGrowth stays above.
 const (
-	javaLeakMinGrowth   = 1 << 20
+	javaLeakMinGrowth   = 8 << 20
 	javaLeakMinPercent  = 5
 	javaHeapFlatPercent = 1
 )
 
 // TrackedCause names the growth of an NMT category: a cause (NativeLeak.Cause)
-// and what it is in words.
+// and what it is in a few words.
 func TrackedCause(category string) (cause, what string) {
 	switch category {
 	case "Thread":
 		return "thread-stacks", "thread stacks"
 	case "Metaspace", "Class":
-		return "metaspace", "metaspace (class metadata: classes loaded and never unloaded, a class loader leak)"
+		return "metaspace", "metaspace"
 	case "Code":
-		return "code-cache", "the code cache (compiled code)"
+		return "code-cache", "the code cache"
 	case "GC":
-		return "gc", "the GC's own structures (they grow with the heap and the number of regions)"
+		return "gc", "the GC's own structures"
 	case "Internal", "Other":
-		return "direct-buffers", "direct buffers and Unsafe.allocateMemory (NMT's " + category + ")"
+		return "direct-buffers", "direct buffers and Unsafe.allocateMemory"
 	case "Symbol":
-		return "symbols", "the symbol table (interned names and strings)"
+		return "symbols", "the symbol table"
 	case "Compiler", "Arena Chunk":
 		return "compiler", "the JIT compiler's arenas"
 	}
 	return "nmt-category", "NMT's " + category
+}
+
+// trackedExplanations say what the growth of a cause means, after its figures.
+var trackedExplanations = map[string]string{
+	"metaspace":      "class metadata of classes loaded and never unloaded, a class loader leak",
+	"code-cache":     "compiled code, which grows with the code the JIT compiles",
+	"gc":             "they grow with the heap and its regions",
+	"direct-buffers": "direct ByteBuffers never released (count java.nio.DirectByteBuffer in a -all class histogram) or memory allocated with Unsafe",
+	"symbols":        "interned names and strings",
 }
 
 // DiffNMT compares a base report with a later target report of the same JVM.
@@ -226,8 +237,8 @@ func (d *NMTDiff) nativeLeak() *NativeLeak {
 	case cause == "thread-stacks" && d.ThreadsDelta > 0:
 		fmt.Fprintf(&b, ": %s more threads (now %s), a thread leak; the thread dumps show which pool grows.",
 			analyze.FormatCount(d.ThreadsDelta), analyze.FormatCount(d.Threads))
-	case cause == "direct-buffers":
-		b.WriteString(": direct ByteBuffers never released (count java.nio.DirectByteBuffer in a -all class histogram) or memory allocated with Unsafe.")
+	case trackedExplanations[cause] != "":
+		b.WriteString(": " + trackedExplanations[cause] + ".")
 	default:
 		b.WriteString(".")
 	}
