@@ -223,4 +223,3 @@ func TestInflaterFigureIsTheJVMs(t *testing.T) {
 		t.Errorf("analyze/jvm costs an Inflater at %d B, recovery measured %d B per stream", jvm.InflaterNativeBytes, recovery.JVMGzipStreamBytes)
 	}
 }
-
