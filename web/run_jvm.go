@@ -165,10 +165,10 @@ func (s *Server) runCaptureReport(ctx context.Context, files []store.ReportArtif
 type runJVM struct {
 	CaptureFiles []string
 	Capture      *capture.Report
-	NMTFiles  []string
-	NMT       []*jvm.NMT
-	Histogram *jvm.Histogram
-	HistoFile string
+	NMTFiles     []string
+	NMT          []*jvm.NMT
+	Histogram    *jvm.Histogram
+	HistoFile    string
 	// Reports are the JVM reports the run's report made, by kind.
 	Reports map[string]string
 }
