@@ -226,7 +226,9 @@ func TestGoCapture(t *testing.T) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		msJSON, _ := json.Marshal(ms)
-		s := func(name string) Step { return Step{Name: name, Snapshot: n, Started: at.Add(time.Duration(n) * time.Second), Finished: at.Add(time.Duration(n) * time.Second)} }
+		s := func(name string) Step {
+			return Step{Name: name, Snapshot: n, Started: at.Add(time.Duration(n) * time.Second), Finished: at.Add(time.Duration(n) * time.Second)}
+		}
 		w.Add(s(StepHeap), heap.Bytes(), nil)
 		w.Add(s(StepGoroutine), goroutine.Bytes(), nil)
 		w.Add(s(StepGoroutineLeak), nil, errors.New("not served"))
