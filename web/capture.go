@@ -213,6 +213,9 @@ func capturePage(rep *store.Report, c *capture.Report) view.CapturePage {
 		b := view.CaptureBundle{Title: fmt.Sprintf("Bundle %d: %s", i+1, rep.Artifacts[min(i, len(rep.Artifacts)-1)].Name),
 			Meta: []view.Pair{{Label: "Target", Value: m.Target.String()}, {Label: "Started", Value: formatTime(m.Started)},
 				{Label: "Took", Value: m.Finished.Sub(m.Started).Round(time.Millisecond).String()}, {Label: "Written by", Value: m.Tool}}}
+		if i < len(c.Captures) && c.Captures[i].Version != "" {
+			b.Meta = append(b.Meta, view.Pair{Label: "JVM", Value: c.Captures[i].Version})
+		}
 		for _, s := range m.Steps {
 			name := s.Name
 			if s.Snapshot > 0 {
@@ -270,7 +273,7 @@ func captureFormula(j *jvm.NativeReport) string {
 		}
 		return ""
 	}
-	return fmt.Sprintf("Untracked native memory = ΔRSS − Δ(NMT committed outside the Java heap) − Δ(Java heap, %s) = %s − %s − %s = %s. NMT's committed heap is reserved address space, not resident pages, so it is not what is subtracted.",
+	return fmt.Sprintf("Untracked native memory = ΔRSS − Δ(NMT committed outside the Java heap) − Δ(Java heap, %s) = (%s) − (%s) − (%s) = %s. NMT's committed heap is reserved address space, not resident pages, so it is not what is subtracted.",
 		j.HeapSource, analyze.FormatSignedValue(j.RSSDelta, "bytes"), analyze.FormatSignedValue(j.TrackedOutsideHeapDelta, "bytes"),
 		analyze.FormatSignedValue(j.HeapDelta, "bytes"), analyze.FormatSignedValue(j.UntrackedNativeDeltaBytes, "bytes"))
 }

@@ -91,7 +91,7 @@ func Read(r io.Reader, lim Limits, budget *analyze.Budget) (*Bundle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a tar archive (%v)", analyze.ErrUnsupportedKind, err)
 	}
-	if hdr.Name != ManifestName || (hdr.Typeflag != tar.TypeReg && hdr.Typeflag != tar.TypeRegA) {
+	if hdr.Name != ManifestName || hdr.Typeflag != tar.TypeReg {
 		return nil, fmt.Errorf("%w: a tar archive whose first entry is %q, not a leakui capture bundle (its first file is %s)",
 			analyze.ErrUnsupportedKind, clip(hdr.Name), ManifestName)
 	}
@@ -158,7 +158,7 @@ func Read(r io.Reader, lim Limits, budget *analyze.Budget) (*Bundle, error) {
 // checkEntry refuses an entry a bundle may not hold.
 func checkEntry(hdr *tar.Header, listed map[string]bool, have map[string][]byte) error {
 	switch hdr.Typeflag {
-	case tar.TypeReg, tar.TypeRegA:
+	case tar.TypeReg: // (the reader turns the old TypeRegA into TypeReg)
 	case tar.TypeSymlink, tar.TypeLink:
 		return fmt.Errorf("%w: capture bundle: %s is a link (to %s); a bundle holds only regular files", analyze.ErrMalformed, clip(hdr.Name), clip(hdr.Linkname))
 	case tar.TypeDir:

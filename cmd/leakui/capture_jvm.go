@@ -112,7 +112,7 @@ func (c jvmCapture) run(ctx context.Context, pid int, progress io.Writer) (*capt
 		s := capture.Step{Name: j.step, Command: "jcmd " + strconv.Itoa(pid) + " " + j.command, Started: time.Now()}
 		data, err := c.jcmdRun(ctx, pid, strings.Fields(j.command))
 		if err == nil && j.step == capture.StepNMT && bytes.Contains(data, []byte("Native memory tracking is not enabled")) {
-			err, s.Hint = errors.New("Native Memory Tracking is not enabled in this JVM"), nmtOffHint
+			err, s.Hint = errors.New("native memory tracking is not enabled in this JVM"), nmtOffHint
 		}
 		record(s, data, err)
 		if ctx.Err() != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/capture"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/javatest"
 	"github.com/leakui/leakui/internal/markdown"
@@ -221,5 +223,36 @@ func TestCaptureJVMThreadPool(t *testing.T) {
 func TestInflaterFigureIsTheJVMs(t *testing.T) {
 	if jvm.InflaterNativeBytes != recovery.JVMGzipStreamBytes {
 		t.Errorf("analyze/jvm costs an Inflater at %d B, recovery measured %d B per stream", jvm.InflaterNativeBytes, recovery.JVMGzipStreamBytes)
+	}
+}
+
+// TestCaptureJVMWithoutNMT: a JVM without Native Memory Tracking is captured all
+// the same; the NMT step is recorded as failed with how to turn it on, and the
+// rest of the bundle reads.
+func TestCaptureJVMWithoutNMT(t *testing.T) {
+	p := javatest.Start(t, filepath.Join("testdata", "jvm", "ThreadPoolGrowth.java"), []string{"-Xmx64m"}, "2")
+	out := filepath.Join(t.TempDir(), "no-nmt.tar.gz")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"capture", "jvm", strconv.Itoa(p.PID), "-o", out}, stdio{strings.NewReader(""), &stdout, &stderr}); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if e := stderr.String(); !strings.Contains(e, "native-memory FAILED") || !strings.Contains(e, "-XX:NativeMemoryTracking=summary") || strings.Count(e, "FAILED") != 1 {
+		t.Errorf("progress:\n%s", e)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := capture.ReadCapture(f, 0, capture.Limits{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := c.Manifest.Step(capture.StepNMT, 0)
+	if st.Error == "" || !strings.Contains(st.Hint, "-XX:NativeMemoryTracking=summary") || st.File != "" {
+		t.Errorf("the NMT step %+v", st)
+	}
+	if c.JVM.Status == nil || c.JVM.Histogram == nil || c.JVM.HeapResident <= 0 || c.JVM.Threads < 3 || c.JVM.NMT != nil {
+		t.Errorf("the rest of the capture: %+v", c.JVM)
 	}
 }
