@@ -27,14 +27,14 @@ import (
 // runJVMClassRows is how many classes the run page shows of the histogram.
 const runJVMClassRows = 15
 
-// runJVMRef names a JVM report a jvm run's report made over its jcmd outputs.
+// runJVMRef names a report a jvm run's report made over what it captured.
 type runJVMRef struct {
 	// Kind is the files' kind: capture, jvm-nmt or jvm-histogram.
 	Kind     string `json:"kind"`
 	ReportID string `json:"report_id"`
 }
 
-// runJVMFiles are a run's jcmd outputs by kind, in capture order.
+// runJVMFiles are a run's captures of its JVM by kind, in capture order.
 type runJVMFiles struct {
 	captures, nmt, histograms []store.ReportArtifact
 }
@@ -84,7 +84,7 @@ func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.Repor
 	return out, params, nil
 }
 
-// jvmReports makes the JVM reports of a jvm run's jcmd outputs, as an upload of
+// jvmReports makes the reports of a jvm run's captures of its JVM, as an upload of
 // the same files would. Outputs the JVM parsers refuse make no report (the run
 // page lists them among its files all the same); they do not fail the run.
 func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store.RunArtifact) ([]runJVMRef, error) {
@@ -173,7 +173,7 @@ type runJVM struct {
 	Reports map[string]string
 }
 
-// runJVMOf reads a run's jcmd outputs; nil when it has none.
+// runJVMOf reads a run's captures of its JVM; nil when it has none.
 func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM, error) {
 	arts, err := s.runArtifacts(ctx, runID)
 	if err != nil {
