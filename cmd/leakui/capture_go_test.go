@@ -9,6 +9,7 @@ import (
 	httppprof "net/http/pprof"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,5 +109,31 @@ func TestCaptureUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed capture wrote a bundle")
+	}
+}
+
+// TestCaptureJVMWithoutJcmd: on a host without jcmd, the /proc steps are taken
+// and every jcmd step is recorded as failed with what to do, so the bundle
+// still says what the resident set was.
+func TestCaptureJVMWithoutJcmd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "self.tar.gz")
+	var stderr bytes.Buffer
+	// This test process stands in for the JVM: /proc has it, jcmd is not there.
+	code := run(context.Background(), []string{"capture", "jvm", strconv.Itoa(os.Getpid()), "-jcmd", filepath.Join(t.TempDir(), "jcmd"), "-o", out},
+		stdio{strings.NewReader(""), &bytes.Buffer{}, &stderr})
+	if code != 0 || strings.Count(stderr.String(), "FAILED") != 6 || !strings.Contains(stderr.String(), "no jcmd here") {
+		t.Fatalf("exit %d (%d bytes on stderr):\n%s", code, stderr.Len(), stderr.String())
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := capture.ReadCapture(f, 0, capture.Limits{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.JVM.Status == nil || c.JVM.Status.VmRSS <= 0 || c.JVM.Rollup == nil || len(c.Manifest.Failed()) != 6 {
+		t.Errorf("status %+v, %d failed steps", c.JVM.Status, len(c.Manifest.Failed()))
 	}
 }

@@ -89,7 +89,11 @@ func (c jvmCapture) run(ctx context.Context, pid int, progress io.Writer) (*capt
 	fmt.Fprintf(progress, "leakui capture: JVM %d on %s with %s, %d steps\n", pid, target.Host, c.jcmd, len(capture.JVMSteps))
 	record := func(s capture.Step, data []byte, err error) {
 		s.Finished = time.Now()
-		if err != nil && s.Hint == "" && isAttachFailure(err) {
+		switch {
+		case err == nil || s.Hint != "":
+		case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) && strings.HasPrefix(s.Command, "jcmd"):
+			s.Hint = noJcmdHint
+		case isAttachFailure(err):
 			s.Hint = attachHint
 		}
 		w.Add(s, data, err)
@@ -139,16 +143,22 @@ func (c jvmCapture) jcmdRun(ctx context.Context, pid int, command []string) ([]b
 		if len(msg) > 400 {
 			msg = msg[:400] + "…"
 		}
-		return nil, fmt.Errorf("jcmd %s: %v: %s", strings.Join(command, " "), err, msg)
+		if msg == "" {
+			return nil, fmt.Errorf("jcmd %s: %w", strings.Join(command, " "), err)
+		}
+		return nil, fmt.Errorf("jcmd %s: %w: %s", strings.Join(command, " "), err, msg)
 	}
 	return stdout.Bytes(), nil
 }
+
+// noJcmdHint says what to do without a jcmd.
+const noJcmdHint = "no jcmd here: it comes with a JDK (a JRE has none); pass -jcmd PATH to a jcmd of the JVM's major version, or capture from a container that has a JDK (see the capture guide)."
 
 // isAttachFailure tells a jcmd that could not reach the JVM at all.
 func isAttachFailure(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "AttachNotSupportedException") || strings.Contains(s, "Unable to open socket file") ||
-		strings.Contains(s, "not found") || strings.Contains(s, "Permission denied") || strings.Contains(s, "executable file not found")
+		strings.Contains(s, "Permission denied") || strings.Contains(s, "No such process")
 }
 
 // findJcmd returns the jcmd beside the JVM's own java (/proc/PID/exe), so that
