@@ -68,7 +68,7 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		if rep.Log, err = s.runLogView(r.Context(), run.ID, spec); err != nil {
 			return page, err
 		}
-		// A jvm run's jcmd outputs, with the JVM views' own parts (run_jvm.go).
+		// What a jvm run captured of its JVM, with the report views' own parts (run_jvm.go).
 		if j, err := s.runJVMOf(r.Context(), run.ID, run.ReportID); err != nil {
 			return page, err
 		} else if j != nil {
@@ -241,7 +241,7 @@ func runCallout(spec lab.Spec, p lab.Progress) string {
 	if spec.Variant == lab.VariantJVM && p.Counters["jvm_streams"] > 0 {
 		// The JVM's figures come with the done event, not from points: the
 		// run's write and JVM phases make none.
-		return fmt.Sprintf("These figures came from a real JVM, not the Go model: GzipLeak.java left %d GZIPInputStreams open and its resident set grew by %s (%s per stream), while Native Memory Tracking saw %s of it — zlib allocates with malloc, which NMT does not track. The JVM's jcmd outputs are among the captured files.",
+		return fmt.Sprintf("These figures came from a real JVM, not the Go model: GzipLeak.java left %d GZIPInputStreams open and its resident set grew by %s (%s per stream), while Native Memory Tracking saw %s of it — zlib allocates with malloc, which NMT does not track. The two bundles leakui capture jvm took of the JVM, before and after its streams, are among the captured files.",
 			p.Counters["jvm_streams"], analyze.FormatSignedValue(p.Counters["jvm_rss_after"]-p.Counters["jvm_rss_before"], "bytes"),
 			analyze.FormatSignedValue(p.Counters["jvm_bytes_per_open_stream"], "bytes"),
 			analyze.FormatSignedValue(p.Counters["jvm_nmt_committed_after"]-p.Counters["jvm_nmt_committed_before"], "bytes"))

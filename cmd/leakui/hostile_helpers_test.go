@@ -168,6 +168,7 @@ type uploadAnswer struct {
 	Error     string `json:"error"`
 	ReportID  string `json:"report_id"`
 	ReportURL string `json:"report_url"`
+	Verdict   string `json:"verdict"`
 	Artifacts []struct {
 		SHA256 string `json:"sha256"`
 		Name   string `json:"name"`

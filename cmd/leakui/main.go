@@ -33,6 +33,7 @@ type command struct {
 // variable's initializer may not.
 func commandList() []command {
 	return []command{
+		{"capture", "capture a JVM (capture jvm PID) or a Go process (capture go URL) into one bundle to upload, in the order that keeps the evidence", runCapture},
 		{"count", "count log lines per pattern, start/close pairs and keys never closed (like grep -c)", runCount},
 		{"diff", "compare two profiles, as go tool pprof -top -diff_base does", runDiff},
 		{"goroutines", "group a goroutine dump or profile by stack; with BASE, what is new or grew", runGoroutines},
