@@ -333,6 +333,12 @@ func (g *goldenSession) uploads() {
 		t.Fatal(err)
 	}
 	g.upload("delete-me", []goldenFile{{"block-again.pb.gz", gzipped(t, block)}})
+
+	// Capture bundles of a real JVM: one alone, and the pair before and after
+	// 20,000 GZIPInputStreams were dropped unclosed.
+	cb := func(name string) goldenFile { return g.fixture("capture", name) }
+	g.upload("capture", []goldenFile{cb("jvm-unclosed-gzip-after.tar.gz")})
+	g.upload("capture-pair", []goldenFile{cb("jvm-unclosed-gzip-before.tar.gz"), cb("jvm-unclosed-gzip-after.tar.gz")})
 }
 
 func mustGunzip(t *testing.T, b []byte) io.Reader {
@@ -657,6 +663,8 @@ func (g *goldenSession) reads() {
 	g.report("threads-diff", "snapshot=1", "n=3")
 	g.report("nmt")
 	g.report("nmt-diff", "snapshot=0")
+	g.report("capture")
+	g.report("capture-pair")
 
 	// Heap dumps and the dominator tree of the one analyzed in the background.
 	g.report("heapdump")
