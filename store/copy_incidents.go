@@ -119,7 +119,9 @@ func copyIncident(ctx context.Context, dst, src *DB, slug string, exists bool) (
 			written++
 		}
 		for _, t := range incidentLinkTables {
-			err := pages(func(after string) ([]incidentLink, error) { return src.incidentLinks(ctx, t.table, t.column, slug, after) },
+			err := pages(func(after string) ([]incidentLink, error) {
+				return src.incidentLinks(ctx, t.table, t.column, slug, after)
+			},
 				func(l incidentLink) string { return l.id },
 				func(page []incidentLink) error {
 					for _, l := range page {
@@ -184,7 +186,9 @@ func verifyIncident(ctx context.Context, dst, src *DB, slug string, checks map[s
 	}
 	for _, t := range incidentLinkTables {
 		if err := verifyPages(checks[t.table], slug, miss,
-			func(db *DB, after string) ([]incidentLink, error) { return db.incidentLinks(ctx, t.table, t.column, slug, after) },
+			func(db *DB, after string) ([]incidentLink, error) {
+				return db.incidentLinks(ctx, t.table, t.column, slug, after)
+			},
 			func(l incidentLink) string { return l.id },
 			func(a, b incidentLink) bool { return a == b }, src, dst); err != nil {
 			return err

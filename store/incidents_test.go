@@ -483,20 +483,20 @@ func testAttachLabelled(t *testing.T, dsn string) {
 // TestIncidentsFromLabel is the mapping from a label to slugs.
 func TestIncidentsFromLabel(t *testing.T) {
 	for label, want := range map[string][]string{
-		"incident:checkout-oom":                   {"checkout-oom"},
-		"incident=checkout-oom":                   {"checkout-oom"},
-		"Incident:Checkout-OOM":                   {"checkout-oom"},
+		"incident:checkout-oom":                    {"checkout-oom"},
+		"incident=checkout-oom":                    {"checkout-oom"},
+		"Incident:Checkout-OOM":                    {"checkout-oom"},
 		"before incident:a,incident:b\tincident:a": {"a", "b"},
-		"incident:":                               nil,
-		"incident:-bad":                           nil,
-		"incident:a/b":                            nil,
-		"incidents:a":                             nil,
-		"my-incident:a":                           nil,
-		"incident":                                nil,
-		"before":                                  nil,
-		"":                                        nil,
-		"incident:new":                            nil,
-		"incident:\xff":                           nil,
+		"incident:":                                nil,
+		"incident:-bad":                            nil,
+		"incident:a/b":                             nil,
+		"incidents:a":                              nil,
+		"my-incident:a":                            nil,
+		"incident":                                 nil,
+		"before":                                   nil,
+		"":                                         nil,
+		"incident:new":                             nil,
+		"incident:\xff":                            nil,
 	} {
 		if got := store.IncidentsFromLabel(label); !slices.Equal(got, want) {
 			t.Errorf("IncidentsFromLabel(%q) = %q, want %q", label, got, want)
