@@ -19,6 +19,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/yuin/goldmark v1.8.7 // indirect
+
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/a-h/parse v0.0.0-20250122154542-74294addb73e // indirect
