@@ -125,8 +125,8 @@ func TestMarkdownRoundTrip(t *testing.T) {
 	base := "https://leakui.example.com"
 	want := []string{
 		"https://jira.example.com/browse/OPS-42?a=%28b%29&c=%3Cd%3E", // the ticket
-		base + "/i/checkout-oom", // the incident page
-		base + v.Link,            // the strongest evidence
+		base + "/i/checkout-oom",                                     // the incident page
+		base + v.Link,                                                // the strongest evidence
 	}
 	for _, e := range v.Ranked {
 		want = append(want, base+e.Link)
