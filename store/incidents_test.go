@@ -175,13 +175,11 @@ func testIncidentLifecycle(t *testing.T, dsn string) {
 func testIncidentListing(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
-	var slugs []string
 	for i := range 7 {
 		slug := fmt.Sprintf("incident-%d", i)
 		if err := db.CreateIncident(ctx, &store.Incident{Slug: slug, Title: "incident " + fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
 		}
-		slugs = append(slugs, slug)
 		time.Sleep(2 * time.Millisecond)
 	}
 	for _, s := range []string{"incident-1", "incident-4"} {
