@@ -214,7 +214,11 @@ func TestHostileCharts(t *testing.T) {
 	if err := RenderLine(&bytes.Buffer{}, Line{Width: 10, Height: 10}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("a 10 × 10 line chart: %v, want ErrInvalid", err)
 	}
-	huge := incidentTimeline(1200, 400, 1_000_000)
+	points := 1_000_000
+	if race {
+		points = 50_000 // still 40 times the pixel columns
+	}
+	huge := incidentTimeline(1200, 400, points)
 	huge.Series[0].Name = strings.Repeat("\x1b[31m\u202ename\xff", 100_000)
 	huge.Series[1].Points[5].V = math.NaN()
 	huge.Series[1].Points[6].V = math.Inf(1)
@@ -250,7 +254,11 @@ func TestCostBoundsAllocations(t *testing.T) {
 	if err := RenderTimeline(&bytes.Buffer{}, incidentTimeline(400, 200, 10)); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ w, h, points int }{{1200, 400, 1000}, {2400, 1600, 1000}, {1200, 630, 100_000}, {300, 200, 10}} {
+	cases := []struct{ w, h, points int }{{1200, 400, 1000}, {2400, 1600, 1000}, {1200, 630, 100_000}, {300, 200, 10}}
+	if race { // the race detector makes drawing slow: the largest image and fewer points
+		cases = []struct{ w, h, points int }{{1200, 400, 1000}, {2400, 1600, 100}, {1200, 630, 10_000}, {300, 200, 10}}
+	}
+	for _, tc := range cases {
 		tl := incidentTimeline(tc.w, tc.h, tc.points)
 		var ms0, ms1 runtime.MemStats
 		runtime.GC()
