@@ -22,6 +22,8 @@ var shippedMigrations = map[string]map[string]string{
 		"0004_derived.sql": "1afdb906c9b6c0ac48b11020757027a0b6abc7da8c00e13af684e9ae3322ef10",
 		// Who uploaded each report, for the disk quota per client.
 		"0005_uploaders.sql": "b8f115adbaa1cbcc632300ec95ca9627726998010e005dd3d0c2938415bc56f6",
+		// Incidents: their attached reports and runs, and annotations.
+		"0006_incidents.sql": "b4c77f6cde411b3e00765aea4ec3ff7154fb1b3e694d643933634f8ce221aca8",
 	},
 	"postgres": {
 		"0001_init.sql":      "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
@@ -29,6 +31,7 @@ var shippedMigrations = map[string]map[string]string{
 		"0003_sessions.sql":  "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
 		"0004_derived.sql":   "b106da055c6df98dee4857ed2c0602a2692edbdb7361485af66a9e743f78942f",
 		"0005_uploaders.sql": "266ea2ca5e8344b29f5411ab643a43b1670cf4f36d78a7c15eab20875dbd7407",
+		"0006_incidents.sql": "9286bd292f227b4fac342bf6b332f88120237066c432551cadcea696e4cad1aa",
 	},
 }
 
