@@ -242,9 +242,13 @@ func testIncidentSearch(t *testing.T, dsn string) {
 	if err := db.Attach(ctx, "checkout-oom", store.EvidenceReport, newReport(t, db, "series", "heap.pb.gz", "", `{"verdict":"inconclusive"}`)); err != nil {
 		t.Fatal(err)
 	}
+	// Updated times are kept to the millisecond: the attachments are made in
+	// distinct milliseconds, so the order of the last change is the order here.
+	time.Sleep(2 * time.Millisecond)
 	if err := db.Attach(ctx, "broker-3-rss", store.EvidenceRun, newRun(t, db, "leak")); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(2 * time.Millisecond)
 	if err := db.Attach(ctx, "quiet", store.EvidenceReport, newReport(t, db, "jvm-histogram", "histo.txt", "", `{"series_verdict":"steady"}`)); err != nil {
 		t.Fatal(err)
 	}
