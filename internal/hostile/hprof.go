@@ -69,14 +69,14 @@ const segmentLimit = 1 << 20
 // class declares its fields, then its superclass's, as HotSpot does. Close
 // ends the dump.
 type HprofWriter struct {
-	w      *bufio.Writer
-	idSize int
-	seg    []byte // the body of the segment being written
-	names  map[string]uint64
+	w       *bufio.Writer
+	idSize  int
+	seg     []byte // the body of the segment being written
+	names   map[string]uint64
 	classes map[uint64]hprofClass // every class written
-	next   uint64                  // the next UTF8 id
-	serial uint32
-	err    error
+	next    uint64                // the next UTF8 id
+	serial  uint32
+	err     error
 }
 
 // hprofClass is what the writer keeps of a class: its own instance fields, its
