@@ -19,12 +19,15 @@ var shippedMigrations = map[string]map[string]string{
 		"0003_sessions.sql": "c5eb2f50f5997b544ca7f18f9f3b82625eba55098354266a898bee312d9bf8e2",
 		// Issue 20's derived blobs and report states.
 		"0004_derived.sql": "1afdb906c9b6c0ac48b11020757027a0b6abc7da8c00e13af684e9ae3322ef10",
+		// The reports' headline columns, which the dashboard lists them by.
+		"0005_report_headlines.sql": "bec6984e8ff8a693c5e3f858cb8ac3a8247ef72a5ef96fffd3435503885d1ad0",
 	},
 	"postgres": {
-		"0001_init.sql":     "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
-		"0002_runs.sql":     "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
-		"0003_sessions.sql": "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
-		"0004_derived.sql":  "b106da055c6df98dee4857ed2c0602a2692edbdb7361485af66a9e743f78942f",
+		"0001_init.sql":             "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
+		"0002_runs.sql":             "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
+		"0003_sessions.sql":         "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
+		"0004_derived.sql":          "b106da055c6df98dee4857ed2c0602a2692edbdb7361485af66a9e743f78942f",
+		"0005_report_headlines.sql": "044f580f943bebc0b59ad57da6f6123ab05c588cb8f5533c448a303365ecb1f4",
 	},
 }
 

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/leakui/leakui/store"
 )
 
 // throttleGauge counts the requests around one class's throttle (chi's
@@ -110,7 +112,7 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if _, err := s.store.RecentReports(ctx, 1); err != nil {
+	if _, err := s.store.SearchReports(ctx, store.ReportSearch{Limit: 1}); err != nil {
 		s.log.Warn("readyz: the store does not answer", "err", err)
 		reasons = append(reasons, "the store does not answer")
 	}
