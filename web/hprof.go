@@ -214,6 +214,13 @@ func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *repor
 	if err != nil {
 		return err
 	}
+	// The report is the analysis; the summary keeps its headline numbers, not a
+	// second copy of it.
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(rep.Summary, &fields) == nil {
+		delete(fields, "report")
+		doc.Summary = mustJSON(fields)
+	}
 	a := heapDumpAnalysisJSON{Report: hr}
 	if indexed {
 		if x, err := s.openHeapDumpIndex(r.Context(), rep); err == nil {

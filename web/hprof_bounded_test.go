@@ -308,3 +308,68 @@ func TestHeadlinesBackfilledAtStart(t *testing.T) {
 		t.Errorf("after the start: %+v, want the line %q", got.Headline, want)
 	}
 }
+
+// TestHeapDumpSummaryWorstCase fills a heap dump report to every bound of the
+// analysis and of heapDumpReportOptions, each name as long as hprof keeps it
+// and made of characters JSON and HTML escape: the stored summary stays within
+// about 2 MB, and so do its page, JSON and Markdown.
+func TestHeapDumpSummaryWorstCase(t *testing.T) {
+	name := strings.Repeat("<", hprof.MaxName)
+	text := strings.Repeat("<", 160)
+	obj := hprof.Object{ID: "0xffffffffffffffff", Class: name, Text: text, Shallow: 1 << 40, Retained: 1 << 40, Dominated: 1 << 30}
+	opt := heapDumpReportOptions
+	rep := &hprof.Report{Reachable: 1 << 50}
+	for range opt.Top {
+		top := obj
+		for range opt.Fanout {
+			top.Children = append(top.Children, obj)
+		}
+		rep.Dominators = append(rep.Dominators, top)
+		rep.Threads = append(rep.Threads, hprof.Thread{Name: name, Object: obj, Stack: slicesRepeat(hprof.Frame{Class: name, Method: name, Source: name}, hprof.MaxStack)})
+		rep.Histogram = append(rep.Histogram, hprof.ClassRow{Name: name})
+		rep.Packages = append(rep.Packages, hprof.PackageRow{Package: name})
+		rep.DuplicateStrings = append(rep.DuplicateStrings, hprof.DuplicateString{Text: text})
+	}
+	// Each suspect retains a tenth of the heap or more: ten at most.
+	for range 10 {
+		su := hprof.Suspect{Class: name, Holder: name, Accumulation: obj, Share: 0.1, PathLength: 1 << 30,
+			Threads: slicesRepeat(name, hprof.MaxHoldingThreads),
+			Sentence: "12 instances of `" + name + "` retain 1 GB (10%), accumulated in threads `" + name + "`, `" + name + "`, `" + name + "` and 5 more."}
+		for i := range 2 * hprof.PathEnds {
+			su.Path = append(su.Path, hprof.Step{Object: obj, Field: name, Root: name, Index: i * 1000})
+		}
+		rep.Suspects = append(rep.Suspects, su)
+	}
+	sum, err := json.Marshal(heapDumpSummaryOf(rep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, Config{})
+	r := &store.Report{Kind: kindJavaHeapDump, Summary: sum}
+	if err := ts.db.CreateReport(t.Context(), r, []store.Upload{testUpload("worst.hprof", []byte("worst"))}); err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[string]int{"summary": len(sum)}
+	for what, path := range map[string]string{"page": reportURL(r.ID), "json": reportJSONURL(r.ID), "markdown": reportURL(r.ID) + ".md"} {
+		code, _, body := ts.get(t, path)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d %.300s", what, code, body)
+		}
+		sizes[what] = len(body)
+	}
+	t.Logf("bytes: %v", sizes)
+	for what, n := range sizes {
+		if n > 2<<20 {
+			t.Errorf("%s: %d bytes", what, n)
+		}
+	}
+}
+
+// slicesRepeat is n copies of v.
+func slicesRepeat[T any](v T, n int) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
