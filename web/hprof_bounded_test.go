@@ -333,7 +333,7 @@ func TestHeapDumpSummaryWorstCase(t *testing.T) {
 	// Each suspect retains a tenth of the heap or more: ten at most.
 	for range 10 {
 		su := hprof.Suspect{Class: name, Holder: name, Accumulation: obj, Share: 0.1, PathLength: 1 << 30,
-			Threads: slicesRepeat(name, hprof.MaxHoldingThreads),
+			Threads:  slicesRepeat(name, hprof.MaxHoldingThreads),
 			Sentence: "12 instances of `" + name + "` retain 1 GB (10%), accumulated in threads `" + name + "`, `" + name + "`, `" + name + "` and 5 more."}
 		for i := range 2 * hprof.PathEnds {
 			su.Path = append(su.Path, hprof.Step{Object: obj, Field: name, Root: name, Index: i * 1000})
