@@ -373,3 +373,57 @@ func slicesRepeat[T any](v T, n int) []T {
 	}
 	return out
 }
+
+// manyClassesDump is a dump of classes classes with instances of each, held
+// by a static field of each class.
+func manyClassesDump(t *testing.T, classes, instances int) file {
+	t.Helper()
+	var b bytes.Buffer
+	h := hostile.NewHprofWriter(&b, 8)
+	h.Class(0x100, 0, "java.lang.Object", nil, nil)
+	h.StickyClassRoot(0x100)
+	id := uint64(1 << 32)
+	for c := range classes {
+		class := uint64(0x1000 + 8*c)
+		h.Class(class, 0x100, fmt.Sprintf("many.C%d", c), []hostile.HprofField{hostile.StaticRef("first", id)}, []hostile.HprofField{hostile.Ref("next")})
+		h.StickyClassRoot(class)
+		for i := range instances {
+			next := uint64(0)
+			if i+1 < instances {
+				next = id + 8
+			}
+			h.Instance(id, class, next)
+			id += 8
+		}
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return file{name: fmt.Sprintf("many-%d.hprof", instances), data: b.Bytes()}
+}
+
+// TestHeapDumpCompareKeepsTheTopClasses compares two dumps of more classes than
+// a comparison keeps: each dump keeps its first heapDumpCompareClasses classes
+// by retained size, with its count of classes and the totals of all of them.
+func TestHeapDumpCompareKeepsTheTopClasses(t *testing.T) {
+	const classes = heapDumpCompareClasses + 500
+	ts := newTestServer(t, Config{})
+	up := ts.mustUpload(t, nil, manyClassesDump(t, classes, 1), manyClassesDump(t, classes, 2))
+	rep, err := ts.db.Report(t.Context(), up.ReportID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum heapDumpsSummary
+	if err := json.Unmarshal(rep.Summary, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range sum.Dumps {
+		if len(d.Classes) != heapDumpCompareClasses || d.ClassCount < classes {
+			t.Errorf("dump %d keeps %d classes of %d", i, len(d.Classes), d.ClassCount)
+		}
+	}
+	t.Logf("summary: %s", analyze.FormatBytes(int64(len(rep.Summary))))
+	if code, _, _ := ts.get(t, reportURL(up.ReportID)); code != http.StatusOK {
+		t.Errorf("the page: %d", code)
+	}
+}
