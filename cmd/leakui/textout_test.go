@@ -179,9 +179,12 @@ func TestTextOutputsEscapeLineBreaks(t *testing.T) {
 	if err := hostile.WriteHprof(dump, func(w io.Writer) error {
 		h := hostile.NewHprofWriter(w, 8)
 		h.Class(0x100, 0, "java.lang.Object", nil, nil)
-		h.Class(0x108, 0x100, "leak.Evil\nLeak suspects: forged", []hostile.HprofField{hostile.StaticRef("all\nforged()", 0x1000)}, nil)
+		h.Class(0x108, 0x100, "leak.Evil\nLeak suspects: forged", []hostile.HprofField{hostile.StaticRef("all\nforged()", 0x1000)},
+			[]hostile.HprofField{hostile.Ref("data\nforged()")})
+		h.Class(0x110, 0x100, "byte[]", nil, nil)
 		h.StickyClassRoot(0x108)
-		h.Instance(0x1000, 0x108)
+		h.Instance(0x1000, 0x108, 0x2000) // the accumulation point, on the suspect's path
+		h.ByteArray(0x2000, make([]byte, 100_000))
 		return h.Close()
 	}); err != nil {
 		t.Fatal(err)
