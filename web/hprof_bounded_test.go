@@ -427,3 +427,40 @@ func TestHeapDumpCompareKeepsTheTopClasses(t *testing.T) {
 		t.Errorf("the page: %d", code)
 	}
 }
+
+// TestOldHeapDumpReportsAreBoundedWhenShown stores a heap dump report as
+// leakui stored them before paths kept their ends (a path of 50,000 steps,
+// whole, without positions): its page, JSON and Markdown show the path's ends
+// and how many steps are left out, in kilobytes.
+func TestOldHeapDumpReportsAreBoundedWhenShown(t *testing.T) {
+	const steps = 50_000
+	su := hprof.Suspect{Class: "leak.Node", Holder: "leak.Node", Share: 1, Sentence: "One instance of `leak.Node` retains 1 GB (100%)."}
+	for i := range steps {
+		st := hprof.Step{Object: hprof.Object{Ordinal: uint32(i), ID: fmt.Sprintf("0x%x", 0x1000+8*i), Class: "leak.Node", Retained: int64(steps - i)}, Field: "next"}
+		if i == 0 {
+			st.Field, st.Root = "", "system class"
+		}
+		su.Path = append(su.Path, st)
+	}
+	sum := mustJSON(map[string]any{"objects": steps, "reachable": steps, "suspects": 1, "headline": su.Sentence,
+		"report": map[string]any{"objects": steps, "suspects": []hprof.Suspect{su}}})
+	ts := newTestServer(t, Config{})
+	r := &store.Report{Kind: kindJavaHeapDump, Summary: sum}
+	if err := ts.db.CreateReport(t.Context(), r, []store.Upload{testUpload("old.hprof", []byte("old"))}); err != nil {
+		t.Fatal(err)
+	}
+	gap := analyze.FormatCount(steps - 2*hprof.PathEnds)
+	for what, path := range map[string]string{"page": reportURL(r.ID), "json": reportJSONURL(r.ID), "markdown": reportURL(r.ID) + ".md"} {
+		code, _, body := ts.get(t, path)
+		if code != http.StatusOK || len(body) > 64<<10 {
+			t.Errorf("%s: %d, %d bytes", what, code, len(body))
+		}
+		if what == "markdown" && !strings.Contains(string(body), "… "+gap+" more steps") {
+			t.Errorf("the Markdown:\n%s", body)
+		}
+		if what == "page" && !strings.Contains(string(body), "… "+gap+" more steps") {
+			t.Errorf("the page lacks the gap of %s steps", gap)
+		}
+	}
+	t.Logf("a stored summary of %s", analyze.FormatBytes(int64(len(sum))))
+}

@@ -87,9 +87,9 @@ func heapPeak() (stop func() uint64) {
 // of 256 MiB (a server's analysis budget under GOMEMLIMIT=1GiB), with the
 // collector running often so that the Go heap is near what is live: the
 // analysis, the report and the index must succeed, and the Go heap must never
-// hold more than the budget beyond what it held before. Everything the
-// analysis takes is charged where it is taken, so what the budget lets through
-// is what the heap holds.
+// hold more than the budget beyond what it held before, nor twice what was
+// charged at most (and the passes' buffers): everything the analysis takes is charged where it is
+// taken, so what the budget lets through is what the heap holds.
 func TestHostileShapesStayWithinBudget(t *testing.T) {
 	const limit = 256 << 20
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
@@ -122,6 +122,11 @@ func TestHostileShapesStayWithinBudget(t *testing.T) {
 				analyze.FormatBytes(grew), analyze.FormatBytes(n), analyze.FormatBytes(int64(len(reportJSON(t, rep)))))
 			if grew > limit {
 				t.Errorf("the Go heap grew by %s under a budget of %s (%s charged at most)", analyze.FormatBytes(grew), analyze.FormatBytes(limit), analyze.FormatBytes(charged))
+			}
+			// Besides what is charged, a pass holds its 1 MiB read buffer, the
+			// index its 256 kB write buffer.
+			if charged < grew/2-8<<20 {
+				t.Errorf("charged at most %s, less than half the %s the Go heap grew by", analyze.FormatBytes(charged), analyze.FormatBytes(grew))
 			}
 			if budget.Used() != 0 {
 				t.Errorf("%d bytes still charged after Close", budget.Used())
