@@ -265,25 +265,30 @@ def main():
         print(f"server peak RSS {peak_rss(s.p.pid) >> 20} MiB", flush=True)
     finally:
         s.stop()
-    # leakui hprof on each dump, its output counted, never kept.
+    # leakui hprof on each dump, its output counted, never kept; stopped past 4 × CAP bytes
+    # or TIMEOUT seconds.
     for name, path in dumps:
         start = time.perf_counter()
-        p = subprocess.Popen(["/usr/bin/time", "-f", "%U %S %M", leakui, "hprof", path], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-        n = 0
-        killed = False
-        while b := p.stdout.read(1 << 20):
+        p = subprocess.Popen([leakui, "hprof", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        stopped = threading.Event()
+        def watchdog():
+            if not stopped.wait(TIMEOUT):
+                p.kill()
+        threading.Thread(target=watchdog, daemon=True).start()
+        n, killed = 0, False
+        while b := p.stdout.read1(1 << 20):
             n += len(b)
-            if n > 4 * CAP or time.perf_counter() - start > TIMEOUT:
+            if n > 4 * CAP:
                 p.kill()
                 killed = True
                 break
-        err = p.stderr.read().decode().split()
-        p.wait()
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        stopped.set()
         took = time.perf_counter() - start
-        usage = err[-3:] if len(err) >= 3 and not killed else ["?", "?", "0"]
+        killed = killed or p.returncode < 0
         print(f"leakui hprof {name}: {fmt_bytes(n)}{' (stopped)' if killed else ''} in {took:.1f} s "
-              f"(user {usage[0]} s, system {usage[1]} s), peak RSS {int(usage[2]) >> 10} MiB", flush=True)
+              f"(user {usage.ru_utime:.2f} s, system {usage.ru_stime:.2f} s), peak RSS {usage.ru_maxrss >> 10} MiB", flush=True)
 
 
 if __name__ == "__main__":
