@@ -190,7 +190,7 @@ func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *s
 				return err
 			}
 			s.log.Warn("a heap dump report's stored index is unreadable; its page shows the summary", "report", rep.ID, "err", err)
-			page.Notice = "The dominator tree's index stored with this report cannot be read (" + errorMessage(err) +
+			page.Notice = "The dominator tree's index stored with this report cannot be read (" + indexDamage(err) +
 				"): the page shows what the report's summary keeps, without paging the tree or the paths."
 			page.Lazy = nil
 		}
@@ -228,7 +228,7 @@ func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *repor
 				a.PathURLs = append(a.PathURLs, absoluteURL(r, heapPathURL(rep.ID, i)+".json"))
 			}
 		} else if degradable(err) {
-			doc.Notices = append(doc.Notices, "the dominator tree's index stored with this report cannot be read: "+errorMessage(err))
+			doc.Notices = append(doc.Notices, "the dominator tree's index stored with this report cannot be read: "+indexDamage(err))
 		}
 	}
 	doc.Analysis = a

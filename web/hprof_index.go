@@ -253,7 +253,7 @@ func heapDomChain(src string, path []hprof.Object, index []int, reachable int64)
 	prev := -1
 	for i, o := range path {
 		row := heapLazyRow(src, o, reachable, i)
-		row.Gap = index[i] - prev - 1
+		row.Index, row.Gap, row.Pos = index[i], index[i]-prev-1, analyze.FormatCount(int64(index[i]+1))
 		prev = index[i]
 		rows = append(rows, row)
 	}
@@ -293,10 +293,14 @@ func degradable(err error) bool {
 	return errors.Is(err, analyze.ErrMalformed) || errors.Is(err, store.ErrIntegrity)
 }
 
-// errorMessage is the message of err that is safe to show.
-func errorMessage(err error) string {
-	_, msg := statusOf(err)
-	return msg
+// indexDamage says what is wrong with a stored index that cannot be read: the
+// index's own complaint (a malformed index), or that the store holds it
+// damaged.
+func indexDamage(err error) string {
+	if status, msg := statusOf(err); status < 500 {
+		return msg
+	}
+	return "the store holds it damaged"
 }
 
 // heapPathPage is how many steps one page of a path shows.

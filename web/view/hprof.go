@@ -92,8 +92,10 @@ type HeapRow struct {
 	// dominators endpoint) the row expands lazily instead of showing Children.
 	Node string
 	Src  string
-	// Gap is, on a dominator chain, how many objects are left out above it.
-	Gap int
+	// Index is, on a dominator chain, the row's position (0 for the top), Pos
+	// the number shown for it, Gap how many objects are left out above it.
+	Index, Gap int
+	Pos        string
 }
 
 // HeapDomList is one page of an object's children in the lazily loaded
