@@ -327,7 +327,7 @@ func TestIndexVersion1(t *testing.T) {
 
 // asVersion1 rewrites an index of version 2 as version 1 wrote it: the header
 // without the last four sections, the rest without them.
-func asVersion1(t *testing.T, x *Index, data []byte) []byte {
+func asVersion1(t testing.TB, x *Index, data []byte) []byte {
 	t.Helper()
 	hd := x.hd.indexHeaderV1
 	hd.Version = 1

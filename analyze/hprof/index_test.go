@@ -241,7 +241,8 @@ func TestIndexPaging(t *testing.T) {
 	}
 }
 
-// walkIndex asks x for every node's object, children and path, and returns the
+// walkIndex asks x for every node's object, children and chain, and the ends
+// of its paths, and returns the
 // first error; it must not panic whatever the index holds.
 func walkIndex(x *Index, maxNodes int) error {
 	var first error
@@ -263,6 +264,12 @@ func walkIndex(x *Index, maxNodes int) error {
 		if !errors.Is(err, analyze.ErrInvalidParameter) {
 			note(err)
 		}
+	}
+	for i := range min(x.PathCount(), 4) {
+		_, total, err := x.PathSteps(i, 0, 16)
+		note(err)
+		_, _, err = x.PathSteps(i, max(total-16, 0), 16)
+		note(err)
 	}
 	return first
 }
