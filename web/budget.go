@@ -31,8 +31,8 @@ func (s *Server) analysisBudget() *analyze.Budget {
 // many samples needs, and less than the 11 GB that 400 KB of gzip can ask for.
 const MaxAnalysisBudget = 4 << 30
 
-// viewBytes is what rendering a report's page, JSON or Markdown may hold at
-// once, charged before it starts: the stored summary and parameters (read from
+// viewBytes is what rendering a report's page, JSON or Markdown from its stored
+// summary may hold at once, charged before it starts (see reportViewCosts): the stored summary and parameters (read from
 // the store, decoded into a few times their JSON size, made into a view, and
 // the output buffered before it is written) and a floor for the view's own
 // work. What a view holds beyond that (parsed profiles, flame graphs) is

@@ -89,6 +89,14 @@ func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
 	return &reportPlan{kind: kindJavaHeapDump, params: map[string]any{}, summary: heapDumpPending{Analyzing: true}, background: true}, nil
 }
 
+// reportViewCosts are the report kinds whose page, JSON and Markdown are built
+// from the stored summary alone, with what a view may hold while it renders
+// (viewBytes): the heap dump reports, whose summaries the dump controls the
+// size of. The other kinds charge what they parse and cache as they go.
+func reportViewCosts() map[string]func(*store.Report) int64 {
+	return map[string]func(*store.Report) int64{kindJavaHeapDump: viewBytes, kindJavaHeapDumpDiff: viewBytes}
+}
+
 // heapDumpPending is the summary of a heap dump report until its background
 // analysis replaces it: analyzing, or failed with the reason, for listings.
 type heapDumpPending struct {

@@ -39,7 +39,7 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	release, err := rs.s.chargeView(viewBytes(rep))
+	release, err := rs.s.chargeView(rs.s.kinds.viewCost(rep))
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	release, err := s.chargeView(viewBytes(rep))
+	release, err := s.chargeView(s.kinds.viewCost(rep))
 	if err != nil {
 		return err
 	}
