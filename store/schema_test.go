@@ -24,14 +24,17 @@ var shippedMigrations = map[string]map[string]string{
 		"0005_uploaders.sql": "b8f115adbaa1cbcc632300ec95ca9627726998010e005dd3d0c2938415bc56f6",
 		// Incidents: their attached reports and runs, and annotations.
 		"0006_incidents.sql": "b4c77f6cde411b3e00765aea4ec3ff7154fb1b3e694d643933634f8ce221aca8",
+		// The reports' headline columns, which the dashboard lists them by.
+		"0007_report_headlines.sql": "bec6984e8ff8a693c5e3f858cb8ac3a8247ef72a5ef96fffd3435503885d1ad0",
 	},
 	"postgres": {
-		"0001_init.sql":      "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
-		"0002_runs.sql":      "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
-		"0003_sessions.sql":  "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
-		"0004_derived.sql":   "b106da055c6df98dee4857ed2c0602a2692edbdb7361485af66a9e743f78942f",
-		"0005_uploaders.sql": "266ea2ca5e8344b29f5411ab643a43b1670cf4f36d78a7c15eab20875dbd7407",
-		"0006_incidents.sql": "9286bd292f227b4fac342bf6b332f88120237066c432551cadcea696e4cad1aa",
+		"0001_init.sql":             "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
+		"0002_runs.sql":             "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
+		"0003_sessions.sql":         "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
+		"0004_derived.sql":          "b106da055c6df98dee4857ed2c0602a2692edbdb7361485af66a9e743f78942f",
+		"0005_uploaders.sql":        "266ea2ca5e8344b29f5411ab643a43b1670cf4f36d78a7c15eab20875dbd7407",
+		"0006_incidents.sql":        "9286bd292f227b4fac342bf6b332f88120237066c432551cadcea696e4cad1aa",
+		"0007_report_headlines.sql": "044f580f943bebc0b59ad57da6f6123ab05c588cb8f5533c448a303365ecb1f4",
 	},
 }
 

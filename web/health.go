@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/leakui/leakui/store"
 )
 
 // health is the state /healthz and /readyz report.
@@ -82,7 +84,7 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if _, err := s.store.RecentReports(ctx, 1); err != nil {
+	if _, err := s.store.SearchReports(ctx, store.ReportSearch{Limit: 1}); err != nil {
 		s.log.Warn("readyz: the store does not answer", "err", err)
 		reasons = append(reasons, "the store does not answer")
 	}

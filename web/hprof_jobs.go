@@ -506,7 +506,7 @@ func (j *heapDumpJobs) analyze(ctx context.Context, id string) (*heapDumpSummary
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	defer h.Close()
-	hr, err := h.NewReport(hprof.ReportOptions{Top: heapDumpRows}, j.progress)
+	hr, err := h.NewReport(heapDumpReportOptions, j.progress)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}

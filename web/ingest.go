@@ -244,7 +244,7 @@ func (s *Server) handleUploadAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := uploadResponse{ReportID: rep.ID, ReportURL: absoluteURL(r, reportURL(rep.ID)), Verdict: reportVerdict(rep.Summary)}
+	resp := uploadResponse{ReportID: rep.ID, ReportURL: absoluteURL(r, reportURL(rep.ID)), Verdict: rep.Headline.Verdict}
 	for _, f := range form.files {
 		resp.Artifacts = append(resp.Artifacts, uploadedArtifact{
 			ID: f.sha256, SHA256: f.sha256, Name: f.name, Kind: string(f.det.Kind), Format: f.det.Format,

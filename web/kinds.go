@@ -79,12 +79,24 @@ type kindRegistry struct {
 	reports  map[string]reportKind
 	planners map[analyze.Kind]planner
 	accepted []string
+	// viewCosts are what the views of the report kinds that have one may hold
+	// (reportViewCosts), charged to the memory budget before they render.
+	viewCosts map[string]func(*store.Report) int64
+}
+
+// viewCost is what a view of rep may hold while it renders, 0 for a kind that
+// charges its own work as it goes.
+func (r *kindRegistry) viewCost(rep *store.Report) int64 {
+	if cost, ok := r.viewCosts[rep.Kind]; ok {
+		return cost(rep)
+	}
+	return 0
 }
 
 // newKindRegistry builds the registry; two entries for one kind are a programming
 // error and panic at start.
 func newKindRegistry() *kindRegistry {
-	r := &kindRegistry{reports: map[string]reportKind{}, planners: map[analyze.Kind]planner{}}
+	r := &kindRegistry{reports: map[string]reportKind{}, planners: map[analyze.Kind]planner{}, viewCosts: reportViewCosts()}
 	addReport := func(kind string, views reportKind) {
 		if _, dup := r.reports[kind]; dup {
 			panic("web: report kind " + kind + " is registered twice")

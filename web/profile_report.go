@@ -451,7 +451,9 @@ func (ps *profileSet) diffTable(path string, base, target *pprof.Profile) (view.
 
 // compareForm lists the recent single-profile reports of the same type as bases.
 func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *pprof.Profile) (*view.CompareForm, error) {
-	recent, err := s.store.RecentReports(ctx, 50)
+	// Only single profiles' summaries are read: small, and never another
+	// kind's.
+	recent, err := s.store.SearchReports(ctx, store.ReportSearch{Kind: modeSingle, Summaries: true, Limit: 50})
 	if err != nil {
 		return nil, err
 	}
@@ -466,7 +468,7 @@ func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *pprof.Pr
 			continue
 		}
 		name := other.ID
-		if len(other.Artifacts) > 0 {
+		if len(other.Artifacts) > 0 && other.Artifacts[0].Name != "" {
 			name = other.Artifacts[0].Name
 		}
 		cf.Choices = append(cf.Choices, view.Pair{Value: other.ID, Label: fmt.Sprintf("%s (%s)", name, formatTime(other.CreatedAt))})

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -28,7 +29,6 @@ import (
 type Store interface {
 	CreateReport(ctx context.Context, r *store.Report, uploads []store.Upload) error
 	Report(ctx context.Context, id string) (*store.Report, error)
-	RecentReports(ctx context.Context, limit int) ([]store.Report, error)
 	Artifact(ctx context.Context, sha string) (*store.Artifact, error)
 	OpenArtifact(ctx context.Context, sha string) (io.ReadCloser, error)
 	ReadArtifact(ctx context.Context, sha string) ([]byte, error)
@@ -36,6 +36,8 @@ type Store interface {
 	ArtifactName(ctx context.Context, sha string) (string, error)
 	StoredBytes(ctx context.Context, uploader string) (int64, error)
 	SearchReports(ctx context.Context, q store.ReportSearch) ([]store.Report, error)
+	SetHeadliner(h store.Headliner)
+	BackfillHeadlines(ctx context.Context) (int, error)
 
 	CreateRun(ctx context.Context, r *store.Run) error
 	UpdateRunProgress(ctx context.Context, id string, progress json.RawMessage, leaseUntil time.Time) error
@@ -314,6 +316,14 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[*flameTreeEntry](16),
 		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry(), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
+	// The store asks the server for the headlines of the reports it stores,
+	// and the reports stored before headlines were get theirs now.
+	cfg.Store.SetHeadliner(s.headline)
+	if n, err := cfg.Store.BackfillHeadlines(context.Background()); err != nil {
+		return nil, fmt.Errorf("filling the headlines of the reports stored before them: %w", err)
+	} else if n > 0 {
+		s.log.Info("filled the dashboard headlines of reports stored before them", "reports", n)
+	}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")
 	}

@@ -170,7 +170,7 @@ func writeGoroutineGroup(w io.Writer, g *goroutines.Group) {
 		status = append(status, "locked to thread")
 	}
 	if len(status) > 0 {
-		fmt.Fprintf(&title, " [%s]", strings.Join(status, ", "))
+		fmt.Fprintf(&title, " [%s]", visible(strings.Join(status, ", ")))
 	}
 	if len(g.Labels) > 0 {
 		labels, _ := json.Marshal(g.Labels)
@@ -190,21 +190,23 @@ func writeGoroutineGroup(w io.Writer, g *goroutines.Group) {
 		}
 	}
 	fmt.Fprintln(w, title.String())
+	// Function names and files come from the dump (a goroutine profile's
+	// strings may hold line feeds): each is written on its line, escaped.
 	width := 0
 	for _, f := range g.Stack.Frames {
-		width = max(width, min(len(f.Func), 80))
+		width = max(width, min(len(visible(f.Func)), 80))
 	}
 	for _, f := range g.Stack.Frames {
-		fmt.Fprintf(w, "    %-*s  %s\n", width, f.Func, f.Location())
+		fmt.Fprintf(w, "    %-*s  %s\n", width, visible(f.Func), visible(f.Location()))
 	}
 	if cb := g.Stack.CreatedBy; cb != nil {
-		by := "created by " + cb.Func
+		by := "created by " + visible(cb.Func)
 		if len(g.CreatorIDs) == 1 {
 			by += " in goroutine " + strconv.FormatInt(g.CreatorIDs[0], 10)
 		} else if len(g.CreatorIDs) > 1 {
 			by += fmt.Sprintf(" in %d goroutines", len(g.CreatorIDs))
 		}
-		fmt.Fprintf(w, "    %s  %s\n", by, cb.Location())
+		fmt.Fprintf(w, "    %s  %s\n", by, visible(cb.Location()))
 	}
 }
 

@@ -72,7 +72,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 // growers and shrinkers with a seriesSparkline of each.
 func writeSeriesText(w io.Writer, rep *series.Report, n int) error {
 	value := func(v int64) string { return analyze.FormatValue(v, rep.Unit) }
-	fmt.Fprintf(w, "%s: %s\n\n", strings.ToUpper(rep.VerdictText), rep.Reason)
+	fmt.Fprintf(w, "%s: %s\n\n", strings.ToUpper(rep.VerdictText), visible(rep.Reason)) // the reason names the largest grower
 	first, last := rep.Snapshots[0], rep.Snapshots[len(rep.Snapshots)-1]
 	when := ""
 	if !first.Time.IsZero() && !last.Time.IsZero() {
@@ -122,15 +122,15 @@ func writeSeriesTable(w io.Writer, rows []series.Suspect, unit string) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%.2f\t%.2f\t%s\t%s\n",
 			analyze.FormatSignedValue(s.Growth, unit), seriesSignedRate(s.Slope, unit), perMinute,
-			s.GrewSteps, s.Steps, s.R2, s.Confidence, spark.Blocks(s.Values), s.Name)
+			s.GrewSteps, s.Steps, s.R2, s.Confidence, spark.Blocks(s.Values), visible(s.Name))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, s := range rows {
-		fmt.Fprintf(w, "  %s\n", s.Name)
+		fmt.Fprintf(w, "  %s\n", visible(s.Name))
 		if s.Why != "" {
-			fmt.Fprintf(w, "      not steady: %s\n", s.Why)
+			fmt.Fprintf(w, "      not steady: %s\n", visible(s.Why))
 		}
 		if len(s.Stacks) > 0 && (s.Why == "" || s.Stacks[0].Passed) {
 			st := s.Stacks[0]
@@ -144,9 +144,9 @@ func writeSeriesTable(w io.Writer, rows []series.Suspect, unit string) error {
 // seriesStackLine renders up to max frames, leaf first.
 func seriesStackLine(frames []string, max int) string {
 	if len(frames) <= max {
-		return strings.Join(frames, " ← ")
+		return visible(strings.Join(frames, " ← "))
 	}
-	return strings.Join(frames[:max], " ← ") + fmt.Sprintf(" ← … (%d more)", len(frames)-max)
+	return visible(strings.Join(frames[:max], " ← ")) + fmt.Sprintf(" ← … (%d more)", len(frames)-max)
 }
 
 // seriesSignedRate renders a slope: whole units for bytes and large counts, two
