@@ -29,7 +29,7 @@ func testHeadliner(r *store.Report) store.Headline {
 	return store.Headline{Verdict: s.Verdict, Line: "a " + r.Kind + " report", Title: s.Run}
 }
 
-// testHeadlines stores reports as a store of schema 4 did (without headline
+// testHeadlines stores reports as a store of schema 6 did (without headline
 // columns), migrates it (the migration fills the titles and sizes from the
 // inputs), backfills the verdicts and lines with a Headliner, and checks that
 // a new report and a new summary get their headline when stored, and that
@@ -46,12 +46,12 @@ func testHeadlines(t *testing.T, dsn string) {
 	if err := db.CreateReport(ctx, plain, []store.Upload{b}); err != nil {
 		t.Fatal(err)
 	}
-	// Back to schema 4: the columns and the migration's record go.
+	// Back to schema 6: the columns and the migration's record go.
 	w := store.WritePool(db)
 	for _, stmt := range []string{"DROP INDEX reports_headline_state",
 		"ALTER TABLE reports DROP COLUMN title", "ALTER TABLE reports DROP COLUMN verdict", "ALTER TABLE reports DROP COLUMN headline",
 		"ALTER TABLE reports DROP COLUMN input_bytes", "ALTER TABLE reports DROP COLUMN headline_state",
-		"DELETE FROM schema_migrations WHERE version = 5"} {
+		"DELETE FROM schema_migrations WHERE version = 7"} {
 		if _, err := w.ExecContext(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
