@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -9,8 +10,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain runs the package's tests under goleak.
+// TestMain runs the package's tests under goleak. With LEAKUI_HPROF_SPILL=1
+// every dump keeps its arrays in temporary files, as dumps of SpillFrom bytes
+// and more do (.ci/run runs the package both ways).
 func TestMain(m *testing.M) {
+	spillAlways = os.Getenv("LEAKUI_HPROF_SPILL") == "1"
 	goleak.VerifyTestMain(m)
 }
 

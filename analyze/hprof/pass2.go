@@ -11,13 +11,33 @@ import (
 // and the threads' names.
 type pass2 struct {
 	h        *Heap
-	progress func(string, float64)
-	offsets  slab[uint32]
-	targets  slab[uint32]
-	strings  slab[stringRef]
-	threads  []threadRef
+	s        *scanner
+	offsets  *grower[uint32]
+	targets  *grower[uint32]
+	strings  *grower[stringRef]
+	refs     []threadRef
+	ids      sequence // the pass reads ids and class front to back
+	cls      sequence
 	n        uint32
 	dangling int64
+}
+
+// init maps the references' arrays, for at most maxRefs references.
+func (p *pass2) init(maxRefs int) error {
+	h := p.h
+	rs := &h.rs
+	var err error
+	if p.offsets, err = newGrower[uint32](rs, len(h.ids)+1, streamed, "reference offsets"); err != nil {
+		return err
+	}
+	if p.targets, err = newGrower[uint32](rs, maxRefs, streamed, "references"); err != nil {
+		return err
+	}
+	if p.strings, err = newGrower[stringRef](rs, len(h.ids), streamed, "strings"); err != nil {
+		return err
+	}
+	p.ids, p.cls = scan(rs, h.ids), scan(rs, h.class)
+	return nil
 }
 
 func (p *pass2) utf8(uint64, []byte)                          {}
@@ -38,7 +58,7 @@ func (p *pass2) ref(id uint64) (uint32, error) {
 		p.dangling++
 		return noObject, nil
 	}
-	if p.targets.len() == int(^uint32(0)) {
+	if len(p.targets.s) == int(^uint32(0)) {
 		return noObject, fmt.Errorf("%w: more than 4 billion references", analyze.ErrTooLarge)
 	}
 	return o, p.targets.add(o)
@@ -48,14 +68,13 @@ func (p *pass2) start(id uint64) error {
 	if int(p.n) >= len(p.h.ids) || p.h.ids[p.n] != id {
 		return fmt.Errorf("%w: the dump changed between two readings", analyze.ErrMalformed)
 	}
-	if err := p.offsets.add(uint32(p.targets.len())); err != nil {
+	if err := p.offsets.add(uint32(len(p.targets.s))); err != nil {
 		return err
 	}
-	if p.n&(1<<20-1) == 0 {
-		p.progress("references", float64(p.n)/float64(len(p.h.ids)))
-	}
 	if p.n&cancelCheckMask == 0 {
-		return p.h.stopped()
+		p.ids.at(int(p.n))
+		p.cls.at(int(p.n))
+		return p.h.reportPass(stageReferences, p.s)
 	}
 	return nil
 }
@@ -122,7 +141,7 @@ func (p *pass2) object(kind objKind, id, classID uint64, n uint32, elem byte, s 
 				}
 			}
 			if c.isThread && p.h.names[c.refNames[i]] == "name" {
-				p.threads = append(p.threads, threadRef{obj: o, name: t})
+				p.refs = append(p.refs, threadRef{obj: o, name: t})
 			}
 		}
 	case objObjArray:
@@ -149,20 +168,13 @@ func (p *pass2) finish() error {
 	if int(p.n) != len(h.ids) {
 		return fmt.Errorf("%w: the dump changed between two readings", analyze.ErrMalformed)
 	}
-	if err := p.offsets.add(uint32(p.targets.len())); err != nil {
+	if err := p.offsets.add(uint32(len(p.targets.s))); err != nil {
 		return err
 	}
-	var err error
-	if h.out.offsets, err = p.offsets.flat(); err != nil {
-		return err
-	}
-	if h.out.targets, err = p.targets.flat(); err != nil {
-		return err
-	}
-	if h.strings, err = p.strings.flat(); err != nil {
-		return err
-	}
-	h.threads = p.threads
+	p.ids.end()
+	p.cls.end()
+	h.out.offsets, h.out.targets, h.strings = p.offsets.done(), p.targets.done(), p.strings.done()
+	h.threads = p.refs
 	h.Dangling = p.dangling
 	return nil
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,7 +168,30 @@ func hprofStages(w io.Writer) func(string, float64) {
 		last = stage
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		fmt.Fprintf(w, "%7.2fs %-11s heap in use %s, from the OS %s\n", time.Since(start).Seconds(), stage,
-			analyze.FormatBytes(int64(m.HeapInuse)), analyze.FormatBytes(int64(m.Sys)))
+		rss, peak := residentSet()
+		fmt.Fprintf(w, "%7.2fs %-11s heap in use %s, from the OS %s; resident %s, peak %s\n", time.Since(start).Seconds(), stage,
+			analyze.FormatBytes(int64(m.HeapInuse)), analyze.FormatBytes(int64(m.Sys)), analyze.FormatBytes(rss), analyze.FormatBytes(peak))
 	}
+}
+
+// residentSet is this process's resident set and its peak (VmRSS and VmHWM of
+// /proc/self/status), 0 where the system has no such file.
+func residentSet() (rss, peak int64) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || name != "VmRSS" && name != "VmHWM" {
+			continue
+		}
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		if name == "VmRSS" {
+			rss = kb << 10
+		} else {
+			peak = kb << 10
+		}
+	}
+	return rss, peak
 }
