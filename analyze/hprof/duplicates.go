@@ -39,13 +39,32 @@ func (h *Heap) duplicateStrings() ([]dupGroup, error) {
 		release(rs, h.hashes.hash)
 		release(rs, h.size)
 	}()
-	all, err := makeArray[dupKey](rs, len(h.strings), scratch, "the duplicate strings")
+	// Each String's hash (0: no hashed value array), and two bitmaps over the
+	// hashes' low bits, of the values seen once and seen again: only the
+	// Strings whose bits were seen again can have a twin, and only they are
+	// sorted.
+	hashOf, err := makeArray[uint64](rs, len(h.strings), scratch, "the duplicate strings")
 	if err != nil {
 		return nil, err
 	}
-	defer func() { free(rs, all) }()
-	k := 0
+	defer func() { free(rs, hashOf) }()
+	bits := 64
+	for bits < 8*len(h.strings) {
+		bits <<= 1
+	}
+	once, err := makeArray[uint64](rs, bits/64, scratch, "the duplicate strings")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { free(rs, once) }()
+	twice, err := makeArray[uint64](rs, bits/64, scratch, "the duplicate strings")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { free(rs, twice) }()
+	mask := uint64(bits - 1)
 	qs := scan(rs, h.strings)
+	candidates := 0
 	for i, s := range h.strings {
 		if i&cancelCheckMask == 0 {
 			qs.at(i)
@@ -57,11 +76,39 @@ func (h *Heap) duplicateStrings() ([]dupGroup, error) {
 		if !ok || h.hashes.ord[j] != s.value {
 			continue
 		}
-		all[k] = dupKey{hash: h.hashes.hash[j], size: sat32(h.ShallowSize(s.value)), value: s.value, str: s.str, coder: s.coder}
-		k++
+		hash := h.hashes.hash[j] | 1 // never 0
+		hashOf[i] = hash
+		b := hash & mask
+		if once[b/64]&(1<<(b%64)) != 0 {
+			twice[b/64] |= 1 << (b % 64)
+		}
+		once[b/64] |= 1 << (b % 64)
 	}
 	qs.end()
-	all = all[:k]
+	for i, hash := range hashOf {
+		if b := hash & mask; hash != 0 && twice[b/64]&(1<<(b%64)) != 0 {
+			candidates++
+		}
+		if i&cancelCheckMask == 0 {
+			if err := h.stopped(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	all, err := makeArray[dupKey](rs, candidates, scratch, "the duplicate strings")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { free(rs, all) }()
+	k := 0
+	for i, hash := range hashOf {
+		if b := hash & mask; hash == 0 || twice[b/64]&(1<<(b%64)) == 0 {
+			continue
+		}
+		s := h.strings[i]
+		all[k] = dupKey{hash: hash, size: sat32(h.ShallowSize(s.value)), value: s.value, str: s.str, coder: s.coder}
+		k++
+	}
 	if err := sortStoppable(h, all, func(a, b dupKey) int {
 		switch {
 		case a.hash < b.hash:

@@ -769,19 +769,7 @@ func (h *Heap) buildIndex() error {
 		if err != nil {
 			return err
 		}
-		for i := range ord {
-			ord[i] = uint32(i)
-		}
-		if err := sortStoppable(h, ord, func(a, b uint32) int {
-			x, y := h.ids[a], h.ids[b]
-			if x < y {
-				return -1
-			}
-			if x > y {
-				return 1
-			}
-			return 0
-		}); err != nil {
+		if err := h.sortOrdinals(ord); err != nil {
 			return err
 		}
 		if sorted, err = makeArray[uint64](&h.rs, len(ord), scratch, "the sorted identifiers"); err != nil {
@@ -821,6 +809,102 @@ func (h *Heap) buildIndex() error {
 	}
 	h.index = idIndex{min: lo, shift: shift, buckets: buckets}
 	return nil
+}
+
+// sortOrdinals fills ord with the ordinals in the order of their identifiers.
+// A dump lists its objects by address within runs (HotSpot writes the class
+// objects first, then walks each space of the heap in address order): when a
+// few long runs hold most objects, the runs are merged, with the objects of the
+// short runs sorted on their own and merged in; otherwise every ordinal is
+// sorted.
+func (h *Heap) sortOrdinals(ord []uint32) error {
+	ids := h.ids
+	const longRun = 4096
+	type run struct{ at, end int }
+	var runs []run
+	short := 0
+	start := 0
+	for i := 1; i <= len(ids); i++ {
+		if i == len(ids) || ids[i] < ids[i-1] {
+			if i-start >= longRun {
+				runs = append(runs, run{start, i})
+			} else {
+				short += i - start
+			}
+			start = i
+		}
+	}
+	if len(runs) == 0 || len(runs) > 64 || short > len(ids)/16 {
+		for i := range ord {
+			ord[i] = uint32(i)
+		}
+		return sortStoppable(h, ord, func(a, b uint32) int { return cmpUint64(ids[a], ids[b]) })
+	}
+	// The short runs' ordinals, sorted, at the end of ord, are one more run.
+	rest := ord[len(ord)-short:]
+	k, ri := 0, 0
+	for i := 0; i < len(ids); i++ {
+		if ri < len(runs) && i == runs[ri].at {
+			i = runs[ri].end - 1
+			ri++
+			continue
+		}
+		rest[k] = uint32(i)
+		k++
+	}
+	slices.SortFunc(rest, func(a, b uint32) int { return cmpUint64(ids[a], ids[b]) })
+	if short > 0 {
+		// A run of ordinals of its own: merged through an indirection below.
+		runs = append(runs, run{-1, -1})
+	}
+	// Merge: each run's cursor, the smallest head taken each time (few runs).
+	cur := make([]int, len(runs))
+	ends := make([]int, len(runs))
+	for r, x := range runs {
+		if x.at < 0 {
+			cur[r], ends[r] = 0, short
+		} else {
+			cur[r], ends[r] = x.at, x.end
+		}
+	}
+	head := func(r int) uint32 {
+		if runs[r].at < 0 {
+			return rest[cur[r]]
+		}
+		return uint32(cur[r])
+	}
+	// The merge writes ord from the front; the short runs' ordinals sit at its
+	// end, and are each read before the front reaches them (the front is at
+	// most as far as the ordinals taken).
+	for out := 0; out < len(ord); out++ {
+		best := -1
+		var bestID uint64
+		for r := range runs {
+			if cur[r] < ends[r] {
+				if id := ids[head(r)]; best < 0 || id < bestID {
+					best, bestID = r, id
+				}
+			}
+		}
+		ord[out] = head(best)
+		cur[best]++
+		if out&cancelCheckMask == 0 {
+			if err := h.stopped(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func cmpUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // dropIndex gives back the identifier index once the references and the roots

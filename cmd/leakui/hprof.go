@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
@@ -28,7 +26,8 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 	failShare := fs.Float64("fail-share", 0, "exit with status 3 when a suspect retains more than this `share` of the heap (0: never)")
 	maxObjects := fs.Int64("max-objects", hprof.DefaultMaxObjects, "refuse dumps of more than `N` objects")
 	tempDir := fs.String("tmp", "", "`directory` for the inflated copy of a compressed dump (default: the system's)")
-	verbose := fs.Bool("v", false, "print each stage's time and the heap in use on stderr")
+	verbose := fs.Bool("v", false, "print each stage's time, the heap in use and the resident set on stderr")
+	progressMode := fs.String("progress", "auto", "show the analysis's progress on stderr: `auto` (a bar on a terminal, lines elsewhere for dumps of 64 MiB and more), always or never")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -36,23 +35,30 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 		fs.Usage()
 		return errUsage
 	}
+	switch *progressMode {
+	case "auto", "always", "never":
+	default:
+		fmt.Fprintf(std.err, "leakui hprof: -progress must be auto, always or never, not %q\n", visible(*progressMode))
+		return errUsage
+	}
 	// The analysis holds a few large arrays of plain numbers, which the collector
 	// scans at no cost: collecting more often keeps the peak near what is live.
 	defer debug.SetGCPercent(debug.SetGCPercent(20))
-	var progress func(string, float64)
-	if *verbose {
-		progress = hprofStages(std.err)
-		defer progress("done", 1)
+	var size int64
+	if st, err := os.Stat(fs.Arg(0)); err == nil {
+		size = st.Size()
 	}
-	h, err := hprof.Open(fs.Arg(0), hprof.OpenOptions{Options: hprof.Options{MaxObjects: *maxObjects, Progress: progress}, TempDir: *tempDir})
+	bar := newHprofProgress(std.err, *progressMode, size, *verbose)
+	h, err := hprof.Open(fs.Arg(0), hprof.OpenOptions{Options: hprof.Options{MaxObjects: *maxObjects, OnProgress: bar.update, Context: ctx}, TempDir: *tempDir})
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	rep, err := h.NewReport(hprof.ReportOptions{SuspectShare: *suspectShare, Top: max(*n, 0)}, progress)
+	rep, err := h.NewReport(hprof.ReportOptions{SuspectShare: *suspectShare, Top: max(*n, 0)}, nil)
 	if err != nil {
 		return err
 	}
+	bar.done()
 	shown := rep.Capped(*n)
 	if *asJSON {
 		err = jvmWriteJSON(std.out, shown)
@@ -155,23 +161,6 @@ func hprofObject(o hprof.Object) string {
 		s += fmt.Sprintf(" %q", o.Text)
 	}
 	return s
-}
-
-// hprofStages returns a progress function that prints, at the start of each stage,
-// the time since the start and the Go heap in use.
-func hprofStages(w io.Writer) func(string, float64) {
-	start, last := time.Now(), ""
-	return func(stage string, _ float64) {
-		if stage == last {
-			return
-		}
-		last = stage
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		rss, peak := residentSet()
-		fmt.Fprintf(w, "%7.2fs %-11s heap in use %s, from the OS %s; resident %s, peak %s\n", time.Since(start).Seconds(), stage,
-			analyze.FormatBytes(int64(m.HeapInuse)), analyze.FormatBytes(int64(m.Sys)), analyze.FormatBytes(rss), analyze.FormatBytes(peak))
-	}
 }
 
 // residentSet is this process's resident set and its peak (VmRSS and VmHWM of
