@@ -2,6 +2,7 @@ package hprof
 
 import (
 	"slices"
+	"unsafe"
 )
 
 // Analyze computes the dominator tree, the retained size of every object and the
@@ -22,7 +23,8 @@ func (h *Heap) Analyze(progress func(string, float64)) (err error) {
 	defer func() {
 		if !h.analyzed { // an error, or a panic unwinding the analysis
 			h.rs.rollback(had)
-			h.idom, h.retained, h.domKids, h.bfs, h.depth, h.top = nil, nil, csr{}, nil, nil, nil
+			h.idom, h.retained, h.domKids, h.bfs, h.depth, h.top, h.reach = nil, nil, csr{}, nil, nil, nil, nil
+			h.pathDepth, h.pathRoot, h.classStats = nil, nil, nil
 			h.mem.uncharge(h.mem.used - charged)
 		}
 	}()
@@ -165,8 +167,58 @@ func (h *Heap) Analyze(progress func(string, float64)) (err error) {
 	if h.bfs, err = h.shortestPaths(vertex); err != nil {
 		return err
 	}
+	if err := h.pathDepths(vertex); err != nil {
+		return err
+	}
 	free(rs, vertex)
+	if err := h.report(stagePaths, 0.9, 0); err != nil {
+		return err
+	}
+	if h.reach, err = h.reachability(); err != nil {
+		return err
+	}
+	if err := h.countClasses(); err != nil {
+		return err
+	}
 	h.analyzed = true
+	return nil
+}
+
+// classStat is what the objects of one class number hold: their count and
+// shallow size by reachability, and what they retain together (once
+// NewReport's histogram ran, else -1).
+type classStat struct {
+	reach    [4]NativeCount
+	retained int64
+}
+
+// countClasses counts the objects of each class by how they are reached.
+func (h *Heap) countClasses() error {
+	rs := &h.rs
+	if err := h.mem.charge(int64(len(h.Classes))*int64(unsafe.Sizeof(classStat{})), "the classes' counts"); err != nil {
+		return err
+	}
+	h.classStats = make([]classStat, len(h.Classes))
+	for i := range h.classStats {
+		h.classStats[i].retained = -1
+	}
+	qc, qs, qr := scan(rs, h.class), scan(rs, h.size), scan(rs, h.reach)
+	for o, cn := range h.class {
+		c := &h.classStats[cn].reach[h.Reach(uint32(o))]
+		c.Count++
+		c.Bytes += h.ShallowSize(uint32(o))
+		if o&cancelCheckMask == 0 {
+			qc.at(o)
+			qs.at(o)
+			qr.at(o)
+			if err := h.stopped(); err != nil {
+				return err
+			}
+		}
+	}
+	qc.end()
+	qs.end()
+	qr.end()
 	return nil
 }
 
@@ -212,7 +264,7 @@ func (h *Heap) shortestPaths(queue []uint32) ([]uint32, error) {
 	for i := 0; i < tail; i++ {
 		if i&cancelCheckMask == 0 {
 			qr.at(i)
-			if err := h.report(stagePaths, float64(i)/float64(n), 0); err != nil {
+			if err := h.report(stagePaths, 0.7*float64(i)/float64(n), 0); err != nil {
 				return nil, err
 			}
 		}
@@ -232,7 +284,49 @@ func (h *Heap) shortestPaths(queue []uint32) ([]uint32, error) {
 	release(rs, h.out.offsets)
 	release(rs, h.out.targets)
 	release(rs, parent)
+	h.reached = tail
 	return parent, nil
+}
+
+// pathDepths works out each object's number of steps from a GC root on its
+// shortest path and the root it starts at, for the index, going through the
+// breadth-first order (queue, as shortestPaths left it): a parent before its
+// children.
+func (h *Heap) pathDepths(queue []uint32) error {
+	n := uint32(len(h.ids))
+	rs := &h.rs
+	var err error
+	if h.pathDepth, err = makeArray[uint32](rs, int(n), held, "the lengths of the paths"); err != nil {
+		return err
+	}
+	if h.pathRoot, err = makeArray[uint32](rs, int(n), held, "the roots of the paths"); err != nil {
+		return err
+	}
+	for o := range h.pathRoot {
+		h.pathRoot[o] = noObject
+	}
+	if err := hold(rs, h.bfs); err != nil {
+		return err
+	}
+	q := scan(rs, queue)
+	for i, o := range queue[:h.reached] {
+		if p := h.bfs[o]; p == n {
+			h.pathDepth[o], h.pathRoot[o] = 1, o
+		} else {
+			h.pathDepth[o], h.pathRoot[o] = h.pathDepth[p]+1, h.pathRoot[p]
+		}
+		if i&cancelCheckMask == 0 {
+			q.at(i)
+			if err := h.report(stagePaths, 0.7+0.2*float64(i)/float64(max(h.reached, 1)), 0); err != nil {
+				return err
+			}
+		}
+	}
+	q.end()
+	release(rs, h.bfs)
+	release(rs, h.pathDepth)
+	release(rs, h.pathRoot)
+	return nil
 }
 
 // Retained is the retained size of object o: the bytes freed if it were freed,

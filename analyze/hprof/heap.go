@@ -125,16 +125,26 @@ type Heap struct {
 	hashes  arrayHashes // content hashes of byte[] and char[], until duplicates are grouped
 	dups    []dupGroup  // the duplicate strings, largest waste first
 	threads []threadRef
+	weak    []refRecord    // the references with a referent, by ordinal
+	native  []nativeRecord // the objects holding native memory, by ordinal
+	broken  []uint32       // the objects with a dangling reference, by ordinal
+	// reach is each object's reachability (Reach…), once Analyze ran.
+	reach []Reachability
 
 	// Analysis, filled by Analyze.
-	analyzed bool
-	idom     []uint32 // immediate dominator of each ordinal; root = len(ids); noObject unreachable
-	retained []uint64
-	domKids  csr
-	bfs      []uint32          // parent on a shortest path from a GC root; root = len(ids)
-	depth    []uint32          // depth in the dominator tree (1 top level, 0 unreachable)
-	top      []uint32          // the top-level object above (noObject unreachable)
-	texts    map[uint32]string // the texts of the objects the last report shows
+	analyzed   bool
+	idom       []uint32 // immediate dominator of each ordinal; root = len(ids); noObject unreachable
+	retained   []uint64
+	domKids    csr
+	bfs        []uint32          // parent on a shortest path from a GC root; root = len(ids)
+	depth      []uint32          // depth in the dominator tree (1 top level, 0 unreachable)
+	pathDepth  []uint32          // steps on the shortest path from a GC root (1 for a root, 0 unreachable)
+	pathRoot   []uint32          // the GC root that path starts at (noObject unreachable)
+	pathVia    []uint32          // the field of the step before on that path (NewReport)
+	reached    int               // the objects a strong path reaches
+	classStats []classStat       // per class number (analyze.go)
+	top        []uint32          // the top-level object above (noObject unreachable)
+	texts      map[uint32]string // the texts of the objects the last report shows
 	// The paths of the last report's suspects, for the index: each step's via
 	// in pathVias, the names they index in pathNames; pathsCharged is what
 	// they hold of the budget until Close.
@@ -359,9 +369,9 @@ func (p *pass1) init(max int) error {
 		return err
 	}
 	for t := byte(typeBoolean); t <= typeLong; t++ {
-		p.prim[t] = p.h.addClass(&Class{Name: primName(t), kind: objPrimArray, elem: t, super: noClass, ordinal: noObject, dumped: true})
+		p.prim[t] = p.h.addClass(&Class{Name: primName(t), kind: objPrimArray, elem: t, super: noClass, ordinal: noObject, loader: noObject, dumped: true})
 	}
-	p.classCls = p.h.addClass(&Class{Name: "java.lang.Class", kind: objClass, super: noClass, ordinal: noObject, dumped: true})
+	p.classCls = p.h.addClass(&Class{Name: "java.lang.Class", kind: objClass, super: noClass, ordinal: noObject, loader: noObject, dumped: true})
 	return nil
 }
 
@@ -376,7 +386,7 @@ func (h *Heap) classNumber(id uint64, kind objKind) uint32 {
 	if n, ok := h.classByID[id]; ok {
 		return n
 	}
-	n := h.addClass(&Class{ID: id, kind: kind, super: noClass, ordinal: noObject})
+	n := h.addClass(&Class{ID: id, kind: kind, super: noClass, ordinal: noObject, loader: noObject})
 	h.classByID[id] = n
 	return n
 }
@@ -619,6 +629,9 @@ type classLayout struct {
 	refFrom               uint32
 	thread                bool
 	state                 uint8 // 0 not yet, 1 on the walk, 2 done
+	// decl is, for each JDK class whose fields the analysis reads (native.go),
+	// the class up the hierarchy with its name, noClass when none.
+	decl [declCount]uint32
 }
 
 // resolveLayouts computes each instance class's layout: the offsets of its
@@ -659,8 +672,14 @@ func (h *Heap) resolveLayouts() error {
 			k := walk[i]
 			kc := h.Classes[k]
 			l := classLayout{refFrom: noClass}
+			for i := range l.decl {
+				l.decl[i] = noClass
+			}
 			if kc.super != noClass {
 				l = lay[kc.super]
+			}
+			if d, ok := declNames[kc.Name]; ok {
+				l.decl[d] = k
 			}
 			l.thread = l.thread || kc.Name == "java.lang.Thread"
 			isRef := kc.Name == "java.lang.ref.Reference"
@@ -723,7 +742,11 @@ func (h *Heap) resolveLayouts() error {
 				at += int64(typeSize(f.typ, h.IDSize))
 			}
 		}
-		if !used[ci] || l.refs == 0 {
+		if !used[ci] {
+			continue
+		}
+		c.special = h.specialOf(lay, ci)
+		if l.refs == 0 {
 			continue
 		}
 		c.refOffsets, c.refNames = make([]uint32, 0, l.refs), make([]uint64, 0, l.refs)

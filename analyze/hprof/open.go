@@ -79,7 +79,7 @@ func (h *Heap) Close() error {
 	h.ids, h.class, h.size, h.sortedIDs, h.sortedOrd, h.index = nil, nil, nil, nil, nil, idIndex{}
 	h.out, h.strings, h.Roots, h.names = csr{}, nil, nil, nil
 	h.idom, h.retained, h.domKids, h.bfs, h.depth, h.top, h.analyzed = nil, nil, csr{}, nil, nil, nil, false
-	h.hashes, h.paths, h.pathVias = arrayHashes{}, nil, nil
+	h.hashes, h.paths, h.pathVias, h.reach, h.weak, h.native = arrayHashes{}, nil, nil, nil, nil, nil
 	if h.closer == nil {
 		return nil
 	}

@@ -240,6 +240,14 @@ func (rs *regions) unhold(r *region) {
 	r.held = false
 }
 
+// chargeOf is what the region of s holds of the budget.
+func (rs *regions) chargeOf(p []uint32) int64 {
+	if r := rs.regionOf(unsafe.Pointer(unsafe.SliceData(p))); r != nil {
+		return r.charged
+	}
+	return 0
+}
+
 // free unmaps the region of s.
 func free[T any](rs *regions, s []T) {
 	rs.free(rs.regionOf(unsafe.Pointer(unsafe.SliceData(s))))

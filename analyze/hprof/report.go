@@ -162,6 +162,9 @@ type Report struct {
 	DuplicateCount   int               `json:"duplicate_string_count"`
 	Threads          []Thread          `json:"threads"`
 	ThreadCount      int               `json:"thread_count"`
+	// Native is what the objects hold outside the Java heap, with its own
+	// suspects (ReportOptions.Native).
+	Native *NativeMemory `json:"native_memory,omitempty"`
 }
 
 // Capped returns a copy of the report whose histogram, packages, threads and
@@ -190,6 +193,8 @@ type ReportOptions struct {
 	// Depth is how many levels below the top of the dominator tree the report keeps
 	// (default 2; -1 for none), Fanout how many children per object (default 8).
 	Depth, Fanout int
+	// Native adds the native memory section (Report.Native).
+	Native bool
 }
 
 // object describes ordinal o.
@@ -248,8 +253,10 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	// What a report before this one kept for the index is given back.
 	h.mem.uncharge(h.pathsCharged)
 	h.paths, h.pathsCharged, h.texts = nil, 0, nil
-	held := h.mem.used
-	defer func() { h.mem.uncharge(h.mem.used - held - h.pathsCharged) }()
+	free(&h.rs, h.pathVia)
+	h.pathVia = nil
+	charged := h.mem.used
+	defer func() { h.mem.uncharge(h.mem.used - charged - h.pathsCharged - h.rs.chargeOf(h.pathVia)) }()
 	n := uint32(len(h.ids))
 	rep := &Report{Version: h.Version, IDSize: h.IDSize, Time: h.Time, Layout: h.Layout,
 		Objects: int64(n), Classes: len(h.Classes), Roots: len(h.Roots),
@@ -295,9 +302,18 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	if err := h.report(stageNames, 0, 0); err != nil {
 		return nil, err
 	}
-	if err := res.run(); err != nil {
+	// Every object's step on its shortest path, for the index: its field.
+	if res.all, err = makeArray[uint32](&h.rs, int(n), held, "the fields of the paths"); err != nil {
 		return nil, err
 	}
+	for o := range res.all {
+		res.all[o] = viaUnknown
+	}
+	if err := res.run(); err != nil {
+		free(&h.rs, res.all)
+		return nil, err
+	}
+	h.pathVia = res.all
 	for i := range rep.Dominators {
 		h.nameTree(&rep.Dominators[i], res)
 	}
@@ -306,6 +322,12 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	rep.DuplicateStrings, rep.DuplicateCount = finishDuplicates(dups, res), len(h.dups)
 	h.texts = reportTexts(rep)
 	h.paths = h.indexPaths(suspects, res)
+	if opt.Native {
+		if err := h.report(stageNative, 0, 0); err != nil {
+			return nil, err
+		}
+		rep.Native = h.nativeMemory(opt.SuspectShare)
+	}
 	return rep, nil
 }
 
@@ -432,6 +454,11 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
 			if err := h.report(stageHistogram, 0.3+0.7*float64(walked)/float64(n), 0); err != nil {
 				return nil, nil, err
 			}
+		}
+	}
+	for cn := range rows {
+		if cn < len(h.classStats) {
+			h.classStats[cn].retained = rows[cn].Retained
 		}
 	}
 	out := rows[:0]

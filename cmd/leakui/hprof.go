@@ -54,7 +54,7 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	defer h.Close()
-	rep, err := h.NewReport(hprof.ReportOptions{SuspectShare: *suspectShare, Top: max(*n, 0)}, nil)
+	rep, err := h.NewReport(hprof.ReportOptions{SuspectShare: *suspectShare, Top: max(*n, 0), Native: true}, nil)
 	if err != nil {
 		return err
 	}
@@ -90,9 +90,16 @@ func printHprof(w io.Writer, path string, r *hprof.Report, suspectShare float64)
 	fmt.Fprintf(w, "Shallow sizes assume %d-byte object headers, %d-byte array headers and %d-byte references\n",
 		r.Layout.Header, r.Layout.ArrayHeader, r.Layout.Ref)
 
-	fmt.Fprintf(w, "\nLeak suspects (retaining %.0f%% of the reachable heap or more): %d\n", 100*suspectShare, r.SuspectCount)
-	for i, s := range r.Suspects {
+	var native []hprof.NativeSuspect
+	if r.Native != nil {
+		native = r.Native.Suspects
+	}
+	fmt.Fprintf(w, "\nLeak suspects (retaining %.0f%% of the reachable heap or more): %d\n", 100*suspectShare, r.SuspectCount+len(native))
+	for i, s := range native {
 		fmt.Fprintf(w, "%d. %s\n", i+1, visible(strings.ReplaceAll(s.Sentence, "`", "")))
+	}
+	for i, s := range r.Suspects {
+		fmt.Fprintf(w, "%d. %s\n", len(native)+i+1, visible(strings.ReplaceAll(s.Sentence, "`", "")))
 		fmt.Fprintf(w, "   Shortest path from a GC root (%s steps):\n", analyze.FormatCount(int64(s.PathLength)))
 		prev := -1
 		for j, st := range s.Path {
@@ -112,6 +119,9 @@ func printHprof(w io.Writer, path string, r *hprof.Report, suspectShare float64)
 		fmt.Fprintf(w, "… %d more suspects\n", more)
 	}
 
+	if r.Native != nil {
+		printHprofNative(w, r.Native)
+	}
 	fmt.Fprintf(w, "\nClass histogram (by retained size)\n%14s %12s %12s  %s\n", "instances", "shallow", "retained", "class")
 	for _, c := range r.Histogram {
 		fmt.Fprintf(w, "%14s %12s %12s  %s\n", analyze.FormatCount(c.Instances), analyze.FormatBytes(c.Shallow), analyze.FormatBytes(c.Retained), visible(c.Name))
@@ -145,6 +155,31 @@ func printHprof(w io.Writer, path string, r *hprof.Report, suspectShare float64)
 		fmt.Fprintf(w, "%12s %8s  %q\n", analyze.FormatBytes(d.Wasted), analyze.FormatCount(d.Count), d.Text)
 	}
 	hprofMore(w, r.DuplicateCount, len(r.DuplicateStrings), "groups")
+}
+
+// printHprofNative writes the native memory section.
+func printHprofNative(w io.Writer, nm *hprof.NativeMemory) {
+	fmt.Fprintf(w, "\nNative memory held by the dump's objects (outside the Java heap): %s\n", analyze.FormatBytes(nm.Bytes))
+	fmt.Fprintf(w, "%12s %12s  %-46s %s\n", "objects", "bytes", "holders", "strong / weak / finalizer-cleaner / unreachable")
+	row := func(n hprof.NativeHolders, what string) {
+		r := n.Reach
+		fmt.Fprintf(w, "%12s %12s  %-46s %s / %s / %s / %s\n", analyze.FormatCount(n.Count), analyze.FormatBytes(n.Bytes), what,
+			analyze.FormatCount(r.Strong.Count), analyze.FormatCount(r.Weak.Count), analyze.FormatCount(r.PendingCleanup.Count), analyze.FormatCount(r.Unreachable.Count))
+	}
+	row(nm.DirectBuffers, nm.DirectBuffers.Class+" (capacity)")
+	row(nm.MappedBuffers, nm.MappedBuffers.Class+" (capacity)")
+	row(nm.Inflaters, fmt.Sprintf("unclosed %s at %s", nm.Inflaters.Class, analyze.FormatBytes(nm.Inflaters.PerObject)))
+	row(nm.Deflaters, fmt.Sprintf("unclosed %s at %s", nm.Deflaters.Class, analyze.FormatBytes(nm.Deflaters.PerObject)))
+	t := nm.Threads
+	fmt.Fprintf(w, "%12s %12s  thread stacks (reserved): %s with the size the program set, the others at the JVM's default of %s\n",
+		analyze.FormatCount(t.Threads), analyze.FormatBytes(t.Bytes), analyze.FormatCount(t.Stated), analyze.FormatBytes(analyze.ThreadStackBytes))
+	if nm.BufferViews > 0 || nm.InflatersEnded > 0 || nm.DeflatersEnded > 0 {
+		fmt.Fprintf(w, "%12s  also %s buffer views (slices, duplicates: no memory of their own), %s Inflaters and %s Deflaters ended\n", "",
+			analyze.FormatCount(nm.BufferViews), analyze.FormatCount(nm.InflatersEnded), analyze.FormatCount(nm.DeflatersEnded))
+	}
+	if nm.Inflaters.Reach.Unreachable.Count+nm.Inflaters.Reach.PendingCleanup.Count+nm.DirectBuffers.Reach.Unreachable.Count == 0 {
+		fmt.Fprintf(w, "%12s  (a dump taken without -all has no unreachable objects: take `jcmd PID GC.heap_dump -all FILE` when native memory is the question)\n", "")
+	}
 }
 
 // hprofMore writes how many rows of a list are left out, if any.
