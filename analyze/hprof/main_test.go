@@ -23,3 +23,10 @@ func runJava(t testing.TB, program string, gz bool, jvmArgs []string, args ...st
 	t.Helper()
 	return javatest.Run(t, filepath.Join("testdata", program+".java"), gz, jvmArgs, args...)
 }
+
+// runAllJava runs testdata/PROGRAM.java and dumps it with -all (see
+// javatest.RunAll): the dump keeps the unreachable objects.
+func runAllJava(t testing.TB, program string, gz bool, jvmArgs []string, args ...string) javatest.Heap {
+	t.Helper()
+	return javatest.RunAll(t, filepath.Join("testdata", program+".java"), gz, jvmArgs, args...)
+}
