@@ -33,7 +33,7 @@ type Class struct {
 	shallow    uint32   // shallow size of an instance
 	isThread   bool
 	isString   bool
-	coderAt    int32 // offset of String.coder in an instance's data, -1 if none
+	coderAt    int32    // offset of String.coder in an instance's data, -1 if none
 	special    *special // the fields pass 2 reads besides references (native.go)
 }
 

@@ -92,7 +92,9 @@ func Compare(base, target *Index) (*Comparison, error) {
 			c.Suspects = append(c.Suspects, ch)
 		}
 	}
-	slices.SortStableFunc(c.Suspects, func(a, b ClassChange) int { return cmpDesc(a.InstancesDelta, b.InstancesDelta, a.RetainedDelta, b.RetainedDelta) })
+	slices.SortStableFunc(c.Suspects, func(a, b ClassChange) int {
+		return cmpDesc(a.InstancesDelta, b.InstancesDelta, a.RetainedDelta, b.RetainedDelta)
+	})
 	c.Suspects = c.Suspects[:min(len(c.Suspects), MaxGrowthSuspects)]
 	if len(c.Classes) > 0 && c.Classes[0].RetainedDelta > 0 {
 		g := c.Classes[0]

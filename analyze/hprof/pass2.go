@@ -20,7 +20,7 @@ type pass2 struct {
 	weak     *grower[refRecord]    // the java.lang.ref.Reference objects and their referents
 	broken   *grower[uint32]       // the objects with a dangling reference
 	native   *grower[nativeRecord] // the objects whose native fields were read
-	ids      sequence // the pass reads ids and class front to back
+	ids      sequence              // the pass reads ids and class front to back
 	cls      sequence
 	n        uint32
 	dangling int64
