@@ -36,7 +36,7 @@ func (h *Heap) WriteIndex(w io.Writer) (written int64, err error) {
 	}
 	n := uint32(len(h.ids))
 	rs := &h.rs
-	if h.classStats != nil && len(h.classStats) > 0 && h.classStats[0].retained < 0 {
+	if len(h.classStats) > 0 && h.classStats[0].retained < 0 {
 		// The histogram was not made: make it, for what each class retains.
 		if _, _, err := h.histogram(); err != nil {
 			return 0, err

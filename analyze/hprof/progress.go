@@ -1,7 +1,5 @@
 package hprof
 
-import "fmt"
-
 // Progress is one report of an analysis's progress (Options.OnProgress).
 type Progress struct {
 	// Stage is the stage running: "read", "index", "references", "strings",
@@ -91,9 +89,4 @@ func (h *Heap) reportPass(stage string, s *scanner) error {
 	at := s.pos()
 	span := max(h.prog.size-h.prog.dumpStart, 1)
 	return h.report(stage, float64(at-h.prog.dumpStart)/float64(span), at)
-}
-
-// stageError names the stage in an error that stopped it.
-func stageError(stage string, err error) error {
-	return fmt.Errorf("%s: %w", stage, err)
 }
