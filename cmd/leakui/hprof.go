@@ -17,21 +17,22 @@ import (
 // retains more than F of the heap.
 const hprofFailExit = 3
 
-// runHprof implements `leakui hprof [flags] DUMP`.
+// runHprof implements `leakui hprof [flags] DUMP` and, with two dumps,
+// `leakui hprof [flags] BASE TARGET` (runHprofCompare).
 func runHprof(ctx context.Context, args []string, std stdio) error {
-	fs := newFlagSet("hprof", "DUMP", std.err)
+	fs := newFlagSet("hprof", "DUMP | BASE TARGET", std.err)
 	n := fs.Int("n", 20, "show the top `N` rows of the histogram, the dominator tree and the other lists (0: all)")
 	asJSON := fs.Bool("json", false, "write one JSON document on stdout")
 	suspectShare := fs.Float64("suspect-share", 0.1, "the smallest `share` of the reachable heap a leak suspect retains")
 	failShare := fs.Float64("fail-share", 0, "exit with status 3 when a suspect retains more than this `share` of the heap (0: never)")
 	maxObjects := fs.Int64("max-objects", hprof.DefaultMaxObjects, "refuse dumps of more than `N` objects")
-	tempDir := fs.String("tmp", "", "`directory` for the inflated copy of a compressed dump (default: the system's)")
+	tempDir := fs.String("tmp", "", "`directory` for the temporary files: a compressed dump's inflated copy, a large dump's arrays, a comparison's indexes (default: the system's)")
 	verbose := fs.Bool("v", false, "print each stage's time, the heap in use and the resident set on stderr")
 	progressMode := fs.String("progress", "auto", "show the analysis's progress on stderr: `auto` (a bar on a terminal, lines elsewhere for dumps of 64 MiB and more), always or never")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 || *suspectShare <= 0 || *suspectShare > 1 || *failShare < 0 || *failShare > 1 {
+	if fs.NArg() < 1 || fs.NArg() > 2 || *suspectShare <= 0 || *suspectShare > 1 || *failShare < 0 || *failShare > 1 {
 		fs.Usage()
 		return errUsage
 	}
@@ -44,6 +45,10 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 	// The analysis holds a few large arrays of plain numbers, which the collector
 	// scans at no cost: collecting more often keeps the peak near what is live.
 	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	if fs.NArg() == 2 {
+		return runHprofCompare(ctx, fs.Arg(0), fs.Arg(1), hprofCompareOptions{n: max(*n, 0), asJSON: *asJSON, maxObjects: *maxObjects,
+			tempDir: *tempDir, progress: *progressMode, verbose: *verbose}, std)
+	}
 	var size int64
 	if st, err := os.Stat(fs.Arg(0)); err == nil {
 		size = st.Size()
