@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,8 +30,14 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 	tempDir := fs.String("tmp", "", "`directory` for the temporary files: a compressed dump's inflated copy, a large dump's arrays, a comparison's indexes (default: the system's)")
 	verbose := fs.Bool("v", false, "print each stage's time, the heap in use and the resident set on stderr")
 	progressMode := fs.String("progress", "auto", "show the analysis's progress on stderr: `auto` (a bar on a terminal, lines elsewhere for dumps of 64 MiB and more), always or never")
+	view := fs.String("view", "", "write one view of the dump's index instead of the report: `by-class`, by-loader (the dominator tree's top level grouped), unreachable (the objects not strongly reachable, by class), duplicate-classes, or path (from a GC root to -object, strong references only)")
+	object := fs.Int64("object", -1, "the object `ordinal` (the JSON's \"ordinal\") whose path -view path shows")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *view != "" && !slices.Contains(hprofViews, *view) || *view == "path" && *object < 0 || *view != "" && fs.NArg() != 1 {
+		fmt.Fprintf(std.err, "leakui hprof: -view must be one of %s for one dump (path with -object N)\n", strings.Join(hprofViews, ", "))
+		return errUsage
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 || *suspectShare <= 0 || *suspectShare > 1 || *failShare < 0 || *failShare > 1 {
 		fs.Usage()
@@ -45,9 +52,12 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 	// The analysis holds a few large arrays of plain numbers, which the collector
 	// scans at no cost: collecting more often keeps the peak near what is live.
 	defer debug.SetGCPercent(debug.SetGCPercent(20))
+	indexOpt := hprofIndexOptions{n: max(*n, 0), asJSON: *asJSON, maxObjects: *maxObjects, tempDir: *tempDir, progress: *progressMode, verbose: *verbose}
 	if fs.NArg() == 2 {
-		return runHprofCompare(ctx, fs.Arg(0), fs.Arg(1), hprofCompareOptions{n: max(*n, 0), asJSON: *asJSON, maxObjects: *maxObjects,
-			tempDir: *tempDir, progress: *progressMode, verbose: *verbose}, std)
+		return runHprofCompare(ctx, fs.Arg(0), fs.Arg(1), indexOpt, std)
+	}
+	if *view != "" {
+		return runHprofView(ctx, fs.Arg(0), *view, *object, indexOpt, std)
 	}
 	var size int64
 	if st, err := os.Stat(fs.Arg(0)); err == nil {

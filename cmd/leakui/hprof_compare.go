@@ -12,8 +12,9 @@ import (
 	"github.com/leakui/leakui/analyze/hprof"
 )
 
-// hprofCompareOptions are the flags of `leakui hprof` that a comparison uses.
-type hprofCompareOptions struct {
+// hprofIndexOptions are the flags of `leakui hprof` that a comparison and a
+// view use.
+type hprofIndexOptions struct {
 	n          int
 	asJSON     bool
 	maxObjects int64
@@ -26,7 +27,7 @@ type hprofCompareOptions struct {
 // each dump in turn (one in memory at a time) into an index in a temporary
 // file, then compares the two indexes by class, as the web compares stored
 // dumps (hprof.Compare), and writes what grew from BASE to TARGET.
-func runHprofCompare(ctx context.Context, base, target string, opt hprofCompareOptions, std stdio) error {
+func runHprofCompare(ctx context.Context, base, target string, opt hprofIndexOptions, std stdio) error {
 	var idx [2]*hprof.Index
 	for i, path := range []string{base, target} {
 		x, f, err := hprofIndex(ctx, path, opt, std)
@@ -52,7 +53,7 @@ func runHprofCompare(ctx context.Context, base, target string, opt hprofCompareO
 
 // hprofIndex analyzes the dump at path and returns its index, read from an
 // unlinked temporary file in opt.tempDir, and that file, to close.
-func hprofIndex(ctx context.Context, path string, opt hprofCompareOptions, std stdio) (*hprof.Index, *os.File, error) {
+func hprofIndex(ctx context.Context, path string, opt hprofIndexOptions, std stdio) (*hprof.Index, *os.File, error) {
 	var size int64
 	if st, err := os.Stat(path); err == nil {
 		size = st.Size()
@@ -63,7 +64,9 @@ func hprofIndex(ctx context.Context, path string, opt hprofCompareOptions, std s
 		return nil, nil, err
 	}
 	defer h.Close()
-	if err := h.Analyze(nil); err != nil {
+	// The report names what the index keeps: every path's fields, the
+	// threads' names and the texts of the objects it shows.
+	if _, err := h.NewReport(hprof.ReportOptions{Top: opt.n}, nil); err != nil {
 		return nil, nil, err
 	}
 	f, err := os.CreateTemp(opt.tempDir, "leakui-index-*")
