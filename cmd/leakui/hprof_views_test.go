@@ -31,9 +31,9 @@ func TestHprofViews(t *testing.T) {
 		return stdout
 	}
 	var rep struct {
-		Objects    int64 `json:"objects"`
-		Reachable  int64 `json:"reachable"`
-		Suspects []struct {
+		Objects   int64 `json:"objects"`
+		Reachable int64 `json:"reachable"`
+		Suspects  []struct {
 			Path []struct {
 				Object struct {
 					Ordinal int64  `json:"ordinal"`
