@@ -10,7 +10,10 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-// verdict sets the report's verdict and the one-sentence reason.
+// verdict sets the report's verdict and the one-sentence reason. A verdict never
+// reassures on thin evidence: with fewer snapshots than the trend test needs
+// (Report.Needed), a series that grew makes it Inconclusive, never Steady or
+// Shrinking.
 func (a *seriesAnalysis) verdict(rep *Report) {
 	n := len(rep.Totals)
 	total := rep.Total
@@ -18,6 +21,15 @@ func (a *seriesAnalysis) verdict(rep *Report) {
 	case len(rep.Suspects) > 0:
 		rep.Verdict = Leak
 		rep.Reason = a.leakReason(rep)
+		if rep.ProvenLeaked && rep.Leaked > 0 {
+			rep.Reason += " " + a.provenReason(rep)
+		}
+	case rep.ProvenLeaked && rep.Leaked > 0:
+		rep.Verdict = Leak
+		rep.Reason = a.provenReason(rep)
+	case n < rep.Needed && len(rep.Growers) > 0:
+		rep.Verdict = Inconclusive
+		rep.Reason = a.thinReason(rep, n)
 	case total.Growth < 0 && (len(rep.Shrinkers) > 0 || a.check(total, -1) == seriesPassed):
 		rep.Verdict = Shrinking
 		if len(rep.Shrinkers) > 0 {
@@ -79,6 +91,48 @@ func (a *seriesAnalysis) inconclusiveReason(rep *Report, n int) string {
 	return s + fmt.Sprintf(". Take 8–12 snapshots (at least %d more), evenly spaced over several minutes of the suspected growth.", MinDecisiveSnapshots-n)
 }
 
+// thinReason says which series grew, why that decides nothing yet, and how many
+// more snapshots the trend test needs. It names the grower that came closest to a
+// suspect (the one that failed the latest check: chance before noise, noise
+// before fit, fit before steps), the largest of those first.
+func (a *seriesAnalysis) thinReason(rep *Report, n int) string {
+	g := rep.Growers[0]
+	for _, c := range rep.Growers[1:] {
+		if c.failed > g.failed {
+			g = c
+		}
+	}
+	s := fmt.Sprintf("Too few snapshots to decide: %s grew from %s to %s (%s), but %s", g.Name, a.value(g.First), a.value(g.Last),
+		analyze.FormatSignedValue(g.Growth, a.unit), a.why(g.Stats, g.failed, 1, false))
+	if others := len(rep.Growers) - 1; others > 0 {
+		s += fmt.Sprintf(" (and %s grew too)", analyze.PluralWord(int64(others), "other series", "other series"))
+	}
+	more := rep.Needed - n
+	return s + fmt.Sprintf(". With %s the trend test needs at least %d snapshots, so nothing here can be called steady yet: take %s, evenly spaced over several minutes of the suspected growth.",
+		analyze.Plural(int64(a.candidates), "candidate"), rep.Needed, analyze.PluralWord(int64(more), "more snapshot", "more snapshots"))
+}
+
+// provenReason says how many goroutines the Go runtime proved leaked in the last
+// snapshot, "proven leaked: N", and in which site most of them are.
+func (a *seriesAnalysis) provenReason(rep *Report) string {
+	last := len(a.totals) - 1
+	s := fmt.Sprintf("Proven leaked: %s in the last snapshot, by the Go runtime's goroutineleak profile (blocked on something no other goroutine can reach, they can never run again)",
+		analyze.Plural(rep.Leaked, "goroutine"))
+	top, most := "", int64(0)
+	for _, name := range a.names {
+		if v := a.values[name][last]; v > most {
+			top, most = name, v
+		}
+	}
+	if top != "" {
+		s += fmt.Sprintf("; the most in %s (%s)", top, a.value(most))
+	}
+	if rep.Total.Growth != 0 {
+		s += fmt.Sprintf("; their number went from %s to %s over %d snapshots", a.value(rep.Total.First), a.value(rep.Total.Last), len(a.totals))
+	}
+	return s + "."
+}
+
 // seriesSignedPercent renders a change as a signed percentage.
 func seriesSignedPercent(f float64) string {
 	if f > 0 {
@@ -103,12 +157,8 @@ func (a *seriesAnalysis) leakReason(rep *Report) string {
 		rates += ", " + a.rate(*st.SlopePerMinute) + " per minute"
 	}
 	others := ""
-	switch len(rep.Suspects) {
-	case 1:
-	case 2:
-		others = "; 1 other suspect"
-	default:
-		others = fmt.Sprintf("; %d other suspects", len(rep.Suspects)-1)
+	if len(rep.Suspects) > 1 {
+		others = "; " + analyze.PluralWord(int64(len(rep.Suspects)-1), "other suspect", "other suspects")
 	}
 	return fmt.Sprintf("%s grew steadily from %s to %s (%s, %s) in %s with R² %.2f, %s of the total%s.",
 		subject, a.value(st.First), a.value(st.Last), analyze.FormatSignedValue(st.Growth, a.unit), rates,
@@ -116,8 +166,9 @@ func (a *seriesAnalysis) leakReason(rep *Report) string {
 }
 
 // why explains in a clause which check a listed series failed in one direction
-// (listed series are large enough and move in that direction).
-func (a *seriesAnalysis) why(st Stats, c seriesCheck, dir int) string {
+// (listed series are large enough and move in that direction); advise adds how
+// many snapshots the chance check needs.
+func (a *seriesAnalysis) why(st Stats, c seriesCheck, dir int, advise bool) string {
 	moved, verb, gerund := st.GrewSteps, "grew", "growing"
 	if dir < 0 {
 		moved, verb, gerund = st.ShrankSteps, "shrank", "shrinking"
@@ -134,26 +185,21 @@ func (a *seriesAnalysis) why(st Stats, c seriesCheck, dir int) string {
 	case seriesNoisy:
 		return fmt.Sprintf("its change, %s, is within %g× the noise around its line (±%s)", change, a.th.NoiseFactor, a.value(int64(math.Round(st.Noise))))
 	case seriesChance:
-		candidates := "1 candidate"
-		if a.candidates > 1 {
-			candidates = fmt.Sprintf("%d candidates", a.candidates)
-		}
 		clause := fmt.Sprintf("with %d snapshots and %s, %s in %s could be chance (p = %.2g)",
-			a.ax.n, candidates, gerund, seriesStepsText(moved, st.Steps), st.PValue)
-		if need := seriesMinSnapshots(a.candidates, a.th.Alpha); need > a.ax.n {
+			a.ax.n, analyze.Plural(int64(a.candidates), "candidate"), gerund, seriesStepsText(moved, st.Steps), st.PValue)
+		if need := seriesMinSnapshots(a.candidates, a.th.Alpha); advise && need > a.ax.n {
 			clause += fmt.Sprintf("; take at least %d snapshots", need)
 		}
 		return clause
+	case seriesBelowFloor:
+		return fmt.Sprintf("it %s steadily, but by %s, under the %s a leak suspect needs", verb, a.value(AbsClamped(st.Growth)), a.value(a.th.MinGrowth))
 	}
 	return ""
 }
 
-// seriesStepsText renders "7 of 9 steps".
+// seriesStepsText renders "7 of 9 steps" (the noun agrees with the steps taken).
 func seriesStepsText(k, steps int) string {
-	if steps == 1 {
-		return fmt.Sprintf("%d of 1 step", k)
-	}
-	return fmt.Sprintf("%d of %d steps", k, steps)
+	return fmt.Sprintf("%d of %s", k, analyze.Plural(int64(steps), "step"))
 }
 
 // value renders a value in the series' unit.
