@@ -246,11 +246,11 @@ type Report struct {
 	// ProvenLeaked reports snapshots of the Go runtime's goroutineleak profile
 	// (Input.ProvenLeaked); Leaked is how many goroutines the last one proves
 	// leaked, which the reason says as "proven leaked: N".
-	ProvenLeaked bool  `json:"proven_leaked,omitempty"`
-	Leaked       int64 `json:"leaked,omitempty"`
-	SampleType string `json:"sample_type,omitempty"`
-	Unit       string `json:"unit,omitempty"`
-	By         string `json:"by,omitempty"`
+	ProvenLeaked bool   `json:"proven_leaked,omitempty"`
+	Leaked       int64  `json:"leaked,omitempty"`
+	SampleType   string `json:"sample_type,omitempty"`
+	Unit         string `json:"unit,omitempty"`
+	By           string `json:"by,omitempty"`
 	// Snapshots lists the snapshots in the order analyzed; Totals repeats their
 	// totals for a line chart, and Total describes that line.
 	Snapshots []SnapshotInfo `json:"snapshots"`
