@@ -48,8 +48,8 @@ func (a *seriesAnalysis) verdict(rep *Report) {
 		rep.Verdict = Steady
 		totalText := fmt.Sprintf("the total went from %s to %s over %d snapshots", a.value(total.First), a.value(total.Last), n)
 		if len(rep.Growers) > 0 {
-			g := rep.Growers[0]
-			rep.Reason = fmt.Sprintf("Nothing grew steadily: the largest grower, %s, went from %s to %s (%s), but %s; %s.",
+			g := closestGrower(rep.Growers)
+			rep.Reason = fmt.Sprintf("Nothing grew steadily enough to be a suspect: %s went from %s to %s (%s), but %s; %s.",
 				g.Name, a.value(g.First), a.value(g.Last), analyze.FormatSignedValue(g.Growth, a.unit), g.Why, totalText)
 		} else {
 			rep.Reason = fmt.Sprintf("Nothing grew by %s of the total or more: %s.", seriesPercent(a.th.MinShare), totalText)
@@ -93,15 +93,9 @@ func (a *seriesAnalysis) inconclusiveReason(rep *Report, n int) string {
 
 // thinReason says which series grew, why that decides nothing yet, and how many
 // more snapshots the trend test needs. It names the grower that came closest to a
-// suspect (the one that failed the latest check: chance before noise, noise
-// before fit, fit before steps), the largest of those first.
+// suspect (closestGrower).
 func (a *seriesAnalysis) thinReason(rep *Report, n int) string {
-	g := rep.Growers[0]
-	for _, c := range rep.Growers[1:] {
-		if c.failed > g.failed {
-			g = c
-		}
-	}
+	g := closestGrower(rep.Growers)
 	s := fmt.Sprintf("Too few snapshots to decide: %s grew from %s to %s (%s), but %s", g.Name, a.value(g.First), a.value(g.Last),
 		analyze.FormatSignedValue(g.Growth, a.unit), a.why(g.Stats, g.failed, 1, false))
 	if others := len(rep.Growers) - 1; others > 0 {
@@ -110,6 +104,20 @@ func (a *seriesAnalysis) thinReason(rep *Report, n int) string {
 	more := rep.Needed - n
 	return s + fmt.Sprintf(". With %s the trend test needs at least %d snapshots, so nothing here can be called steady yet: take %s, evenly spaced over several minutes of the suspected growth.",
 		analyze.Plural(int64(a.candidates), "candidate"), rep.Needed, analyze.PluralWord(int64(more), "more snapshot", "more snapshots"))
+}
+
+// closestGrower is the grower that came closest to a suspect: the one that
+// failed the latest check (under the floor after chance, chance before noise,
+// noise before fit, fit before steps), the largest growth among those (growers
+// are listed largest first).
+func closestGrower(growers []Suspect) Suspect {
+	g := growers[0]
+	for _, c := range growers[1:] {
+		if c.failed > g.failed {
+			g = c
+		}
+	}
+	return g
 }
 
 // provenReason says how many goroutines the Go runtime proved leaked in the last
