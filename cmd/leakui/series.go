@@ -14,13 +14,36 @@ import (
 	"github.com/leakui/leakui/internal/spark"
 )
 
-// seriesLeakExit is the exit status of `leakui series` when a leak is suspected, so
-// that a CI job can fail on it.
-const seriesLeakExit = 3
+// The exit statuses of `leakui series` beyond 0 (nothing grew steadily, or it
+// shrank), 1 (an error) and 2 (a usage mistake), so that a CI job can fail on a
+// leak and on too few snapshots to tell.
+const (
+	// seriesLeakExit: a leak is suspected (or the Go runtime proved goroutines
+	// leaked).
+	seriesLeakExit = 3
+	// seriesInconclusiveExit: too few snapshots to decide; something grew.
+	seriesInconclusiveExit = 4
+)
+
+// seriesExitUsage documents the exit statuses under `leakui series -h`.
+const seriesExitUsage = `
+Exit status:
+  0  no steady growth, or shrinking
+  1  an error (a file that cannot be read, snapshots of different kinds)
+  2  a usage mistake
+  3  leak suspected (or goroutines proven leaked by the Go runtime)
+  4  inconclusive: too few snapshots to decide, and something grew; the verdict
+     says how many more to take
+`
 
 // runSeries implements `leakui series [-sample_index NAME] [-json] SNAPSHOT...`.
 func runSeries(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("series", "SNAPSHOT SNAPSHOT SNAPSHOT...", std.err)
+	flagsUsage := fs.Usage
+	fs.Usage = func() {
+		flagsUsage()
+		fmt.Fprint(std.err, seriesExitUsage)
+	}
 	sampleIndex := fs.String("sample_index", "", "sample type to follow (name or index; default: as pprof chooses, in-use for heap profiles)")
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	keepOrder := fs.Bool("keep_order", false, "analyze the snapshots in the order given even when they carry times")
@@ -62,8 +85,11 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	if rep.Verdict == series.Leak {
+	switch rep.Verdict {
+	case series.Leak:
 		return exitError{seriesLeakExit}
+	case series.Inconclusive:
+		return exitError{seriesInconclusiveExit}
 	}
 	return nil
 }
@@ -72,6 +98,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 // growers and shrinkers with a seriesSparkline of each.
 func writeSeriesText(w io.Writer, rep *series.Report, n int) error {
 	value := func(v int64) string { return analyze.FormatValue(v, rep.Unit) }
+	printWarnings(w, rep.Warnings)
 	fmt.Fprintf(w, "%s: %s\n\n", strings.ToUpper(rep.VerdictText), rep.Reason)
 	first, last := rep.Snapshots[0], rep.Snapshots[len(rep.Snapshots)-1]
 	when := ""

@@ -138,7 +138,8 @@ func TestSeriesCLIText(t *testing.T) {
 }
 
 // TestSeriesCLIParca: the three Parca heap snapshots grow by one jump, not
-// steadily (see pprof.TestSeriesParcaHeap): exit 0, as a CI gate would pass.
+// steadily (see pprof.TestSeriesParcaHeap), and three are too few to tell:
+// inconclusive, exit 4, so that a CI gate does not pass it silently.
 func TestSeriesCLIParca(t *testing.T) {
 	var paths []string
 	for _, name := range []string{"parca-self-heap-t0-1644509272.pb.gz", "parca-self-heap-t6-1644509290.pb.gz", "parca-self-heap-t9-1644509299.pb.gz"} {
@@ -150,7 +151,7 @@ func TestSeriesCLIParca(t *testing.T) {
 		Suspects []json.RawMessage `json:"suspects"`
 		Totals   []int64           `json:"totals"`
 	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 {
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 4 {
 		t.Fatalf("exit %d (%s), %v:\n%s", code, errs, err, out)
 	}
 	if got.Verdict != "inconclusive" || got.Suspects == nil || len(got.Suspects) != 0 || len(got.Totals) != 3 {
@@ -163,8 +164,24 @@ func TestSeriesCLIParca(t *testing.T) {
 		t.Errorf("JSON lacks the rate note or still has a per-minute slope:\n%s", out)
 	}
 	code, out, errs = runCLI(t, append([]string{"series", "-sample_index", "inuse_space"}, paths...)...)
-	if code != 0 || !strings.Contains(out, "Rates:     the snapshots span 27s, less than 1m0s") || strings.Contains(out, " per minute,") {
+	if code != 4 || !strings.HasPrefix(out, "INCONCLUSIVE: Too few snapshots to decide: github.com/dgraph-io/badger/v3/skl.newArena grew") ||
+		!strings.Contains(out, "Rates:     the snapshots span 27s, less than 1m0s") || strings.Contains(out, " per minute,") {
 		t.Errorf("text: exit %d (%s):\n%s", code, errs, out)
+	}
+}
+
+// TestSeriesCLIExitStatuses: -h documents every exit status of leakui series, and
+// the command's summary in leakui -h names the two a gate fails on.
+func TestSeriesCLIExitStatuses(t *testing.T) {
+	code, _, errs := runCLI(t, "series", "-h")
+	for _, want := range []string{"Usage: leakui series", "Exit status:", "  3  leak suspected", "  4  inconclusive: too few snapshots to decide"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("leakui series -h (exit %d) lacks %q:\n%s", code, want, errs)
+		}
+	}
+	_, out, errs := runCLI(t, "-h")
+	if !strings.Contains(out+errs, "exit 3 when a leak is suspected, 4 when too few snapshots decide nothing") {
+		t.Errorf("leakui -h does not name the exit statuses of series:\n%s%s", out, errs)
 	}
 }
 
