@@ -30,7 +30,11 @@ func TestInconclusiveWhenTooFewSnapshots(t *testing.T) {
 		reason []string
 	}{
 		{"three snapshots, one jump", map[string][]int64{"base": {100, 100, 100}, "arena": {0, 0, 200}}, Inconclusive,
-			[]string{"Too few snapshots to decide: arena grew from 0 to 200 (+200), but it grew in one jump (1 of 2 steps)", "needs at least 7 snapshots", "take 4 more snapshots"}},
+			[]string{"Too few snapshots to decide: the total went from 100 to 300 (+200, +200%) over 3 snapshots spanning 20s",
+				"; arena grew from 0 to 200 (+200), but it grew in one jump (1 of 2 steps).", "Take 8–12 snapshots (at least 5 more)"}},
+		{"three snapshots, a small climb", map[string][]int64{"base": {100, 100, 100}, "leak": {0, 1, 2}}, Inconclusive,
+			[]string{"Too few snapshots to decide: leak grew from 0 to 2 (+2), but with 3 snapshots and 1 candidate, growing in 2 of 2 steps could be chance (p = 0.17).",
+				"With 1 candidate the trend test needs at least 7 snapshots", "take 4 more snapshots"}},
 		{"three snapshots, flat", map[string][]int64{"base": {100, 100, 100}}, Steady, nil},
 		{"three snapshots, 5% wobble", map[string][]int64{"base": {100, 100, 100}, "x": {0, 5, 0}}, Steady, nil},
 		{"eight snapshots, one jump", map[string][]int64{"base": {100, 100, 100, 100, 100, 100, 100, 100}, "arena": {0, 0, 0, 0, 200, 200, 200, 200}}, Steady, nil},

@@ -1,7 +1,9 @@
 package series
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"math"
 	"strconv"
 	"strings"
@@ -30,6 +32,9 @@ func (a *seriesAnalysis) verdict(rep *Report) {
 	case n < rep.Needed && len(rep.Growers) > 0:
 		rep.Verdict = Inconclusive
 		rep.Reason = a.thinReason(rep, n)
+		if a.tooShort(total, n) {
+			rep.Reason = a.inconclusiveReason(rep, n)
+		}
 	case total.Growth < 0 && (len(rep.Shrinkers) > 0 || a.check(total, -1) == seriesPassed):
 		rep.Verdict = Shrinking
 		if len(rep.Shrinkers) > 0 {
@@ -69,8 +74,9 @@ func (a *seriesAnalysis) tooShort(total Stats, n int) bool {
 	return math.Abs(float64(total.Growth)) >= MinDecisiveChange*first
 }
 
-// inconclusiveReason says how far the total moved, why that decides nothing, and
-// how many snapshots to take.
+// inconclusiveReason says how far the total moved, why that decides nothing,
+// which series grew (the grower closest to a suspect), and how many snapshots to
+// take.
 func (a *seriesAnalysis) inconclusiveReason(rep *Report, n int) string {
 	total := rep.Total
 	over := fmt.Sprintf("%d snapshots", n)
@@ -84,23 +90,16 @@ func (a *seriesAnalysis) inconclusiveReason(rep *Report, n int) string {
 	s := fmt.Sprintf("Too few snapshots to decide: the total went from %s to %s (%s%s) over %s, too few to tell steady growth from a one-off jump",
 		a.value(total.First), a.value(total.Last), analyze.FormatSignedValue(total.Growth, a.unit), pct, over)
 	if len(rep.Growers) > 0 {
-		g := rep.Growers[0]
-		s += fmt.Sprintf("; the largest grower, %s, went from %s to %s (%s) and %s", g.Name, a.value(g.First), a.value(g.Last),
-			analyze.FormatSignedValue(g.Growth, a.unit), g.Why)
+		s += "; " + a.growersClause(rep.Growers)
 	}
-	return s + fmt.Sprintf(". Take 8–12 snapshots (at least %d more), evenly spaced over several minutes of the suspected growth.", MinDecisiveSnapshots-n)
+	return s + fmt.Sprintf(". Take 8–12 snapshots (at least %d more), evenly spaced over several minutes of the suspected growth.", max(MinDecisiveSnapshots, rep.Needed)-n)
 }
 
 // thinReason says which series grew, why that decides nothing yet, and how many
 // more snapshots the trend test needs. It names the grower that came closest to a
 // suspect (closestGrower).
 func (a *seriesAnalysis) thinReason(rep *Report, n int) string {
-	g := closestGrower(rep.Growers)
-	s := fmt.Sprintf("Too few snapshots to decide: %s grew from %s to %s (%s), but %s", g.Name, a.value(g.First), a.value(g.Last),
-		analyze.FormatSignedValue(g.Growth, a.unit), a.why(g.Stats, g.failed, 1, false))
-	if others := len(rep.Growers) - 1; others > 0 {
-		s += fmt.Sprintf(" (and %s grew too)", analyze.PluralWord(int64(others), "other series", "other series"))
-	}
+	s := "Too few snapshots to decide: " + a.growersClause(rep.Growers)
 	more := rep.Needed - n
 	return s + fmt.Sprintf(". With %s the trend test needs at least %d snapshots, so nothing here can be called steady yet: take %s, evenly spaced over several minutes of the suspected growth.",
 		analyze.Plural(int64(a.candidates), "candidate"), rep.Needed, analyze.PluralWord(int64(more), "more snapshot", "more snapshots"))
@@ -111,13 +110,43 @@ func (a *seriesAnalysis) thinReason(rep *Report, n int) string {
 // noise before fit, fit before steps), the largest growth among those (growers
 // are listed largest first).
 func closestGrower(growers []Suspect) Suspect {
-	g := growers[0]
-	for _, c := range growers[1:] {
-		if c.failed > g.failed {
-			g = c
-		}
+	return byCloseness(growers)[0]
+}
+
+// byCloseness orders growers as closestGrower chooses them.
+func byCloseness(growers []Suspect) []Suspect {
+	out := slices.Clone(growers)
+	slices.SortStableFunc(out, func(x, y Suspect) int { return cmp.Compare(y.failed, x.failed) })
+	return out
+}
+
+// growersShown is how many growers besides the closest a reason names.
+const growersShown = 3
+
+// growersClause names what grew: the grower closest to a suspect with its
+// numbers and the check it failed, then up to growersShown others with their
+// growth ("X grew from 1 to 5 (+4), but …; Y (+4) and Z (+1) grew too").
+func (a *seriesAnalysis) growersClause(growers []Suspect) string {
+	ordered := byCloseness(growers)
+	g := ordered[0]
+	s := fmt.Sprintf("%s grew from %s to %s (%s), but %s", g.Name, a.value(g.First), a.value(g.Last),
+		analyze.FormatSignedValue(g.Growth, a.unit), a.why(g.Stats, g.failed, 1, false))
+	others := ordered[1:]
+	if len(others) == 0 {
+		return s
 	}
-	return g
+	var names []string
+	for _, o := range others[:min(len(others), growersShown)] {
+		names = append(names, fmt.Sprintf("%s (%s)", o.Name, analyze.FormatSignedValue(o.Growth, a.unit)))
+	}
+	if more := len(others) - len(names); more > 0 {
+		names = append(names, analyze.PluralWord(int64(more), "other series", "other series"))
+	}
+	list := names[0]
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return s + "; " + list + " grew too"
 }
 
 // provenReason says how many goroutines the Go runtime proved leaked in the last
