@@ -3,8 +3,8 @@ package series
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
