@@ -321,7 +321,7 @@ func checkLeakUnderTheFloor(t *testing.T, snaps []Snapshot) {
 		t.Fatalf("verdict %s, suspects %v: %s", rep.Verdict, suspectNames(rep.Suspects), rep.Reason)
 	}
 	i := slices.IndexFunc(rep.Growers, func(g series.Suspect) bool { return g.Name == leak })
-	if i < 0 || !strings.HasPrefix(rep.Growers[i].Why, "it grew steadily, but by ") || !strings.HasSuffix(rep.Growers[i].Why, "under the 512.0 kB a leak suspect needs") {
+	if i < 0 || !strings.HasPrefix(rep.Growers[i].Why, "its steady growth of ") || !strings.HasSuffix(rep.Growers[i].Why, " is under the 512.0 kB a leak suspect needs") {
 		t.Fatalf("growers %v: %s not among them with the floor as the reason", suspectNames(rep.Growers), leak)
 	}
 	if !strings.Contains(rep.Reason, leak+" went from ") || !strings.Contains(rep.Reason, rep.Growers[i].Why) {

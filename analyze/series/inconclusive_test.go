@@ -121,9 +121,9 @@ func TestSuspectFloor(t *testing.T) {
 		verdict Verdict
 		why     string
 	}{
-		{40 << 10, 0, Steady, "it grew steadily, but by 440.0 kB, under the 512.0 kB a leak suspect needs"},
+		{40 << 10, 0, Steady, "its steady growth of 440.0 kB is under the 512.0 kB a leak suspect needs"},
 		{50 << 10, 0, Leak, ""},
-		{50 << 10, 1 << 20, Steady, "it grew steadily, but by 550.0 kB, under the 1.0 MB a leak suspect needs"},
+		{50 << 10, 1 << 20, Steady, "its steady growth of 550.0 kB is under the 1.0 MB a leak suspect needs"},
 	} {
 		rep, err := Analyze(Input{Unit: "bytes", Series: map[string][]int64{"base": base, "cache": linear(n, 0, tc.step)}},
 			Options{Thresholds: Thresholds{MinGrowth: tc.floor}})

@@ -229,7 +229,11 @@ func (a *seriesAnalysis) why(st Stats, c seriesCheck, dir int, advise bool) stri
 		}
 		return clause
 	case seriesBelowFloor:
-		return fmt.Sprintf("it %s steadily, but by %s, under the %s a leak suspect needs", verb, a.value(AbsClamped(st.Growth)), a.value(a.th.MinGrowth))
+		noun := "growth"
+		if dir < 0 {
+			noun = "decline"
+		}
+		return fmt.Sprintf("its steady %s of %s is under the %s a leak suspect needs", noun, a.value(AbsClamped(st.Growth)), a.value(a.th.MinGrowth))
 	}
 	return ""
 }

@@ -48,6 +48,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	keepOrder := fs.Bool("keep_order", false, "analyze the snapshots in the order given even when they carry times")
 	minShare := fs.Float64("min_share", 0, "smallest growth that counts, as a share of the largest total (0 = 0.005)")
+	minGrowth := fs.Int64("min_growth", 0, "smallest growth first→last a leak suspect needs, in the sample type's unit (0 = 524288 for bytes, 3 for counts)")
 	n := fs.Int("n", 10, "suspects, growers and shrinkers to print as text (0 for all)")
 	maxDecompressed := fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression")
 	if err := parseFlags(fs, args); err != nil {
@@ -72,7 +73,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 	rep, err := pprof.Series(snaps, series.Options{
 		SampleIndex: *sampleIndex,
 		KeepOrder:   *keepOrder,
-		Thresholds:  series.Thresholds{MinShare: *minShare},
+		Thresholds:  series.Thresholds{MinShare: *minShare, MinGrowth: *minGrowth},
 	})
 	if err != nil {
 		return err

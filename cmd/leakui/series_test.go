@@ -135,6 +135,11 @@ func TestSeriesCLIText(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "NO STEADY GROWTH: ") {
 		t.Fatalf("without the leak: exit %d: %s\n%s", code, errs, out)
 	}
+	// Nine goroutines are under a floor of 100: the leak is a grower that says so.
+	code, out, errs = runCLI(t, append([]string{"series", "-min_growth", "100"}, writeGoroutineSeries(t, 10, true)...)...)
+	if code != 0 || !strings.Contains(out, "main.leaker went from 1 to 10 (+9), but its steady growth of 9 is under the 100 a leak suspect needs") {
+		t.Fatalf("-min_growth 100: exit %d: %s\n%s", code, errs, out)
+	}
 }
 
 // TestSeriesCLIParca: the three Parca heap snapshots grow by one jump, not
@@ -200,6 +205,7 @@ func TestSeriesCLIErrors(t *testing.T) {
 		{[]string{"series", "-sample_index", "alloc_space", heap, heap, heap}, 1, "alloc_space counts everything since the program started"},
 		{[]string{"series", "-sample_index", "nope", heap, heap, heap}, 1, `sample_index "nope" must be one of`},
 		{[]string{"series", "-min_share", "2", heap, heap, heap}, 1, "min share 2 is out of range"},
+		{[]string{"series", "-min_growth", "-1", heap, heap, heap}, 1, "min growth -1 is out of range"},
 		{[]string{"series", heap, log, heap}, 1, "detected text log, not a pprof profile"},
 		{[]string{"series", heap, heap, "/does/not/exist"}, 1, "no such file"},
 	} {
