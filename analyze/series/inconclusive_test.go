@@ -32,9 +32,13 @@ func TestInconclusiveWhenTooFewSnapshots(t *testing.T) {
 		{"three snapshots, one jump", map[string][]int64{"base": {100, 100, 100}, "arena": {0, 0, 200}}, Inconclusive,
 			[]string{"Too few snapshots to decide: the total went from 100 to 300 (+200, +200%) over 3 snapshots spanning 20s",
 				"; arena grew from 0 to 200 (+200), but it grew in one jump (1 of 2 steps).", "Take 8–12 snapshots (at least 5 more)"}},
+		// Both climb in every step; the site tripled, the pool grew by 4%: the
+		// site is named first, the pool after it.
+		{"three snapshots, a site and a pool climb", map[string][]int64{"pool": {98, 100, 102}, "site": {1, 2, 3}}, Inconclusive,
+			[]string{"Too few snapshots to decide: site grew from 1 to 3 (+2), but with 3 snapshots and 2 candidates", "; pool (+4) grew too."}},
 		{"three snapshots, a small climb", map[string][]int64{"base": {100, 100, 100}, "leak": {0, 1, 2}}, Inconclusive,
 			[]string{"Too few snapshots to decide: leak grew from 0 to 2 (+2), but with 3 snapshots and 1 candidate, growing in 2 of 2 steps could be chance (p = 0.17).",
-				"With 1 candidate the trend test needs at least 7 snapshots", "take 4 more snapshots"}},
+				"The trend test needs at least 7 snapshots here", "take 4 more snapshots"}},
 		{"three snapshots, flat", map[string][]int64{"base": {100, 100, 100}}, Steady, nil},
 		{"three snapshots, 5% wobble", map[string][]int64{"base": {100, 100, 100}, "x": {0, 5, 0}}, Steady, nil},
 		{"eight snapshots, one jump", map[string][]int64{"base": {100, 100, 100, 100, 100, 100, 100, 100}, "arena": {0, 0, 0, 0, 200, 200, 200, 200}}, Steady, nil},
@@ -99,7 +103,7 @@ func TestThinEvidenceNeverReassures(t *testing.T) {
 		}
 		for _, want := range []string{
 			"Too few snapshots to decide: main.ledgerReplicaWatcher grew from 1 to ",
-			"the trend test needs at least 7 snapshots, so nothing here can be called steady yet",
+			"The trend test needs at least 7 snapshots here, so nothing can be called steady yet",
 			map[bool]string{true: "take 1 more snapshot,", false: fmt.Sprintf("take %d more snapshots,", 7-n)}[n == 6],
 		} {
 			if !strings.Contains(rep.Reason, want) {

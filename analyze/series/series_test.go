@@ -255,7 +255,7 @@ func TestSeriesNeedsEnoughSnapshots(t *testing.T) {
 	// One candidate: 1/3! = 0.17 > 0.001, and 1/7! = 0.0002 is the first below.
 	// Growing in every step of too few is no reassurance either: inconclusive.
 	if rep.Verdict != Inconclusive || rep.Needed != 7 ||
-		!strings.Contains(rep.Reason, "leak grew from 0 to 20 (+20), but with 3 snapshots and 1 candidate, growing in 2 of 2 steps could be chance (p = 0.17). With 1 candidate the trend test needs at least 7 snapshots") ||
+		!strings.Contains(rep.Reason, "leak grew from 0 to 20 (+20), but with 3 snapshots and 1 candidate, growing in 2 of 2 steps could be chance (p = 0.17). The trend test needs at least 7 snapshots here") ||
 		!strings.Contains(rep.Reason, "take 4 more snapshots") {
 		t.Fatalf("3 snapshots: %s: %s", rep.Verdict, rep.Reason)
 	}

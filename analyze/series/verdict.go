@@ -90,7 +90,7 @@ func (a *seriesAnalysis) inconclusiveReason(rep *Report, n int) string {
 	s := fmt.Sprintf("Too few snapshots to decide: the total went from %s to %s (%s%s) over %s, too few to tell steady growth from a one-off jump",
 		a.value(total.First), a.value(total.Last), analyze.FormatSignedValue(total.Growth, a.unit), pct, over)
 	if len(rep.Growers) > 0 {
-		s += "; " + a.growersClause(rep.Growers)
+		s += "; " + a.growersClause(rep.Growers, 0)
 	}
 	return s + fmt.Sprintf(". Take 8–12 snapshots (at least %d more), evenly spaced over several minutes of the suspected growth.", max(MinDecisiveSnapshots, rep.Needed)-n)
 }
@@ -99,34 +99,48 @@ func (a *seriesAnalysis) inconclusiveReason(rep *Report, n int) string {
 // more snapshots the trend test needs. It names the grower that came closest to a
 // suspect (closestGrower).
 func (a *seriesAnalysis) thinReason(rep *Report, n int) string {
-	s := "Too few snapshots to decide: " + a.growersClause(rep.Growers)
+	s := "Too few snapshots to decide: " + a.growersClause(rep.Growers, growersNamed)
 	more := rep.Needed - n
-	return s + fmt.Sprintf(". With %s the trend test needs at least %d snapshots, so nothing here can be called steady yet: take %s, evenly spaced over several minutes of the suspected growth.",
-		analyze.Plural(int64(a.candidates), "candidate"), rep.Needed, analyze.PluralWord(int64(more), "more snapshot", "more snapshots"))
+	return s + fmt.Sprintf(". The trend test needs at least %d snapshots here, so nothing can be called steady yet: take %s, evenly spaced over the suspected growth.",
+		rep.Needed, analyze.PluralWord(int64(more), "more snapshot", "more snapshots"))
 }
 
-// closestGrower is the grower that came closest to a suspect: the one that
-// failed the latest check (under the floor after chance, chance before noise,
-// noise before fit, fit before steps), the largest growth among those (growers
-// are listed largest first).
+// closestGrower is the grower that came closest to a suspect (see byCloseness).
 func closestGrower(growers []Suspect) Suspect {
 	return byCloseness(growers)[0]
 }
 
-// byCloseness orders growers as closestGrower chooses them.
+// byCloseness orders growers by how close each came to a suspect: the latest
+// check failed first (under the floor after chance, chance before noise, noise
+// before fit, fit before steps), then the largest growth relative to the first
+// value (a site that tripled before a pool that grew by 4%; from zero is the
+// most), then in the growers' order (largest growth first).
 func byCloseness(growers []Suspect) []Suspect {
+	relative := func(s Suspect) float64 {
+		if s.First <= 0 {
+			return math.Inf(1)
+		}
+		return float64(s.Growth) / float64(s.First)
+	}
 	out := slices.Clone(growers)
-	slices.SortStableFunc(out, func(x, y Suspect) int { return cmp.Compare(y.failed, x.failed) })
+	slices.SortStableFunc(out, func(x, y Suspect) int {
+		if c := cmp.Compare(y.failed, x.failed); c != 0 {
+			return c
+		}
+		return cmp.Compare(relative(y), relative(x))
+	})
 	return out
 }
 
-// growersShown is how many growers besides the closest a reason names.
-const growersShown = 3
+// growersNamed is how many growers besides the closest a thin reason names
+// (a reason must fit in a ticket's line).
+const growersNamed = 2
 
 // growersClause names what grew: the grower closest to a suspect with its
-// numbers and the check it failed, then up to growersShown others with their
-// growth ("X grew from 1 to 5 (+4), but …; Y (+4) and Z (+1) grew too").
-func (a *seriesAnalysis) growersClause(growers []Suspect) string {
+// numbers and the check it failed, then up to named others with their growth,
+// and how many more grew ("X grew from 1 to 5 (+4), but …; Y (+4), Z (+1) and 2
+// other series grew too").
+func (a *seriesAnalysis) growersClause(growers []Suspect, named int) string {
 	ordered := byCloseness(growers)
 	g := ordered[0]
 	s := fmt.Sprintf("%s grew from %s to %s (%s), but %s", g.Name, a.value(g.First), a.value(g.Last),
@@ -136,7 +150,7 @@ func (a *seriesAnalysis) growersClause(growers []Suspect) string {
 		return s
 	}
 	var names []string
-	for _, o := range others[:min(len(others), growersShown)] {
+	for _, o := range others[:min(len(others), named)] {
 		names = append(names, fmt.Sprintf("%s (%s)", o.Name, analyze.FormatSignedValue(o.Growth, a.unit)))
 	}
 	if more := len(others) - len(names); more > 0 {
