@@ -112,9 +112,10 @@ func closestGrower(growers []Suspect) Suspect {
 
 // byCloseness orders growers by how close each came to a suspect: the latest
 // check failed first (under the floor after chance, chance before noise, noise
-// before fit, fit before steps), then the largest growth relative to the first
-// value (a site that tripled before a pool that grew by 4%; from zero is the
-// most), then in the growers' order (largest growth first).
+// before fit, fit before steps); among those that grew steadily and failed only
+// for too few snapshots (or the floor), the largest growth relative to the first
+// value first (a site that tripled before a pool that breathed by 4%; from zero is
+// the most); otherwise in the growers' order, the largest growth first.
 func byCloseness(growers []Suspect) []Suspect {
 	relative := func(s Suspect) float64 {
 		if s.First <= 0 {
@@ -124,7 +125,7 @@ func byCloseness(growers []Suspect) []Suspect {
 	}
 	out := slices.Clone(growers)
 	slices.SortStableFunc(out, func(x, y Suspect) int {
-		if c := cmp.Compare(y.failed, x.failed); c != 0 {
+		if c := cmp.Compare(y.failed, x.failed); c != 0 || x.failed < seriesChance {
 			return c
 		}
 		return cmp.Compare(relative(y), relative(x))
