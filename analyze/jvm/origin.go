@@ -23,18 +23,52 @@ type Origin struct {
 // comparable: they come from different JVM versions, programs or processes. Each
 // is said only when both files say it. A comparison shows them first.
 func OriginWarnings(base, target Origin) []string {
+	return originWarnings("The two files come", []Origin{base, target}, func(i int) string {
+		return [2]string{"the base", "the target"}[i]
+	})
+}
+
+// SeriesWarnings is OriginWarnings for snapshots analyzed as a series (a
+// series.Input's Warnings): each reason once, naming the first snapshot that
+// differs from the first one.
+func SeriesWarnings(origins []Origin) []string {
+	return originWarnings("The snapshots come", origins, func(i int) string {
+		return fmt.Sprintf("snapshot %d", i+1)
+	})
+}
+
+// originWarnings compares every origin with the first; name says which file an
+// index is.
+func originWarnings(subject string, origins []Origin, name func(int) string) []string {
 	var out []string
-	if base.JVMVersion != "" && target.JVMVersion != "" && base.JVMVersion != target.JVMVersion {
-		out = append(out, fmt.Sprintf("The two files come from different JVM versions (%s in the base, %s in the target): the JDK's own classes, threads and memory differ between versions, and its lambdas are named anew, so a change may be the JVM's, not a leak.",
-			base.JVMVersion, target.JVMVersion))
+	first := func(field func(Origin) string) (int, bool) {
+		for i := 1; i < len(origins); i++ {
+			a, b := field(origins[0]), field(origins[i])
+			if a != "" && b != "" && a != b {
+				return i, true
+			}
+		}
+		return 0, false
 	}
-	if base.Program != "" && target.Program != "" && base.Program != target.Program {
-		out = append(out, fmt.Sprintf("The two files come from different programs (%s in the base, %s in the target): compare two snapshots of one program.",
-			base.Program, target.Program))
+	version := func(o Origin) string { return o.JVMVersion }
+	program := func(o Origin) string { return o.Program }
+	pid := func(o Origin) string {
+		if o.PID == 0 {
+			return ""
+		}
+		return strconv.FormatInt(o.PID, 10)
 	}
-	if base.PID != 0 && target.PID != 0 && base.PID != target.PID {
-		out = append(out, fmt.Sprintf("The two files come from different processes (PID %d in the base, %d in the target): the JVM was restarted in between, so a change may be the restart, not a leak.",
-			base.PID, target.PID))
+	if i, ok := first(version); ok {
+		out = append(out, fmt.Sprintf("%s from different JVM versions (%s in %s, %s in %s): the JDK's own classes, threads and memory differ between versions, and its lambdas are named anew, so a change may be the JVM's, not a leak.",
+			subject, origins[0].JVMVersion, name(0), origins[i].JVMVersion, name(i)))
+	}
+	if i, ok := first(program); ok {
+		out = append(out, fmt.Sprintf("%s from different programs (%s in %s, %s in %s): compare snapshots of one program.",
+			subject, origins[0].Program, name(0), origins[i].Program, name(i)))
+	}
+	if i, ok := first(pid); ok {
+		out = append(out, fmt.Sprintf("%s from different processes (PID %d in %s, %d in %s): the JVM was restarted in between, so a change may be the restart, not a leak.",
+			subject, origins[0].PID, name(0), origins[i].PID, name(i)))
 	}
 	return out
 }

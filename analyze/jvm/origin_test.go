@@ -161,3 +161,14 @@ func TestNMTOrigins(t *testing.T) {
 	checkWarnings(t, "2 → 4", DiffNMT(a, b).Warnings, "The two files come from different processes (PID 31271 in the base, 31653 in the target)")
 	checkWarnings(t, "one report", DiffNMT(a, a).Warnings)
 }
+
+// TestSeriesWarnings: LeakShape's three histograms, one run each, make a series
+// only with a warning that names the first process that differs.
+func TestSeriesWarnings(t *testing.T) {
+	var origins []Origin
+	for _, n := range []string{"2", "4", "6"} {
+		origins = append(origins, histogramFixture(t, "leakshape", "leakshape-"+n+"-class-histogram.txt").Origin)
+	}
+	checkWarnings(t, "2, 4, 6", SeriesWarnings(origins), "The snapshots come from different processes (PID 31271 in snapshot 1, 31653 in snapshot 2)")
+	checkWarnings(t, "one process", SeriesWarnings([]Origin{origins[0], origins[0], origins[0]}))
+}
