@@ -93,8 +93,10 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 	b := newSeriesBuilder(len(snaps), goroutine)
 	b.byStart = goroutine && opts.GoroutineStart
 	in := series.Input{
-		Labels: make([]string, len(snaps)),
-		Times:  make([]time.Time, len(snaps)),
+		Labels:       make([]string, len(snaps)),
+		Times:        make([]time.Time, len(snaps)),
+		ProvenLeaked: first.Profile.IsGoroutineLeakProfile(),
+		Warnings:     seriesWarnings(snaps),
 	}
 	for i, s := range snaps {
 		b.add(i, s.Profile.graph, si)

@@ -249,7 +249,11 @@ func (sp *StreamedProfile) Top(si int) (TopResult, error) {
 	}
 	sortTopRows(rows)
 	st := sp.d.meta.sampleTypes[si]
-	return TopResult{SampleType: st.typ, Unit: st.unit, Total: sp.totals[si], Shown: sp.totals[si], Rows: rows}, nil
+	res := TopResult{SampleType: st.typ, Unit: st.unit, Total: sp.totals[si], Shown: sp.totals[si], Rows: rows}
+	if sp.IsGoroutineLeakProfile() {
+		res.ProvenLeaked, res.Leaked = true, res.Total
+	}
+	return res, nil
 }
 
 // WriteTopText is WriteProfileTopText: what `go tool pprof -top` prints. The

@@ -47,6 +47,11 @@ type TopResult struct {
 	// Shown is the total of the samples a filter kept; it equals Total unfiltered.
 	Shown int64    `json:"shown"`
 	Rows  []TopRow `json:"rows"`
+	// ProvenLeaked marks the Go runtime's goroutineleak profile (see
+	// IsGoroutineLeakProfile); Leaked is how many goroutines it proves leaked,
+	// its whole total: "proven leaked: N".
+	ProvenLeaked bool  `json:"proven_leaked,omitempty"`
+	Leaked       int64 `json:"leaked,omitempty"`
 }
 
 // Top computes the top table of one sample type (an index from SampleIndex) with
@@ -58,6 +63,9 @@ func (p *Profile) Top(sampleIndex int) TopResult {
 	res.SampleType, res.Unit, res.Shown = st.typ, st.unit, res.Total
 	if p.totals != nil {
 		res.Total = p.totals[sampleIndex]
+	}
+	if p.IsGoroutineLeakProfile() {
+		res.ProvenLeaked, res.Leaked = true, res.Total
 	}
 	return res
 }

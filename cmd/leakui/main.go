@@ -41,7 +41,7 @@ func commandList() []command {
 		{"histo", "JVM class histogram (jmap -histo, jcmd GC.class_histogram): classes by bytes, or what grew since BASE", runHisto},
 		{"migrate", "copy a store into another (SQLite into PostgreSQL), then check that every row arrived", runMigrate},
 		{"nmt", "JVM native memory (jcmd VM.native_memory summary or summary.diff): categories, growth since BASE; exit 3 on a native leak", runNMT},
-		{"series", "find leak suspects in 3+ snapshots of one program (exit 3 when a leak is suspected)", runSeries},
+		{"series", "find leak suspects in 3+ snapshots of one program (exit 3 when a leak is suspected, 4 when too few snapshots decide nothing)", runSeries},
 		{"serve", "serve the dashboard (the default when no command is given)", runServe},
 		{"threads", "JVM thread dump (jstack, jcmd Thread.print, SIGQUIT): threads grouped by stack and state, or what grew since BASE", runThreads},
 		{"top", "print the top functions of a profile, as go tool pprof -top does", runTop},
