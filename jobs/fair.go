@@ -19,11 +19,15 @@ import (
 // client's jobs of the kind: a client's first job queued or running gets 1,
 // its second 2, and so on (4 at most). So every client's next job runs before
 // any client's second, every second before any third: round robin by rounds.
-// When one of a client's jobs ends an attempt (its turn), the client's other
-// waiting jobs step up one rank and their scheduled time becomes now, so
-// they go behind the jobs of the clients that waited meanwhile, as a round
-// robin's next turn does. A client with more than 4 jobs has its 4th and later
-// ones in arrival order among the 4th ranks.
+// Within a rank, the scheduled time orders the clients by their last turn, as
+// a round robin does: when one of a client's jobs ends an attempt (its turn),
+// the client's other waiting jobs step up one rank and their scheduled time
+// becomes now, so they go behind the jobs of the clients that waited
+// meanwhile; the first job of a client with none waiting or running is
+// scheduled when its last job ended (River keeps ended jobs a day), or at the
+// start of time for a client never served, so it goes before the clients
+// served since. A client with more than 4 jobs has its 4th and later ones in
+// arrival order among the 4th ranks.
 //
 // The count that bounds a client (Kind.MaxPerClient) and gives the rank is
 // read in the insert's transaction, which is IMMEDIATE on SQLite (one writer)
@@ -41,7 +45,8 @@ const maxPriority = 4
 
 // insertFair inserts a job of client who in a transaction that counts the
 // client's live jobs of the kind first.
-func (r *Runner) insertFair(ctx context.Context, client riverClient, args Args, k Kind, who string, ro *river.InsertOpts) (*rivertype.JobInsertResult, error) {
+func (r *Runner) insertFair(ctx context.Context, client riverClient, args Args, k Kind, opts InsertOptions, ro *river.InsertOpts) (*rivertype.JobInsertResult, error) {
+	who := opts.Client
 	meta, err := json.Marshal(jobMetadata{Client: who})
 	if err != nil {
 		return nil, err
@@ -63,8 +68,14 @@ func (r *Runner) insertFair(ctx context.Context, client riverClient, args Args, 
 		}
 		ro.Priority = min(n+1, maxPriority)
 		var err error
-		res, err = insert(args, ro)
-		return err
+		if res, err = insert(args, ro); err != nil || n > 0 || res.UniqueSkippedAsDuplicate || !opts.At.IsZero() {
+			return err
+		}
+		// A client with no job waiting or running waits as long as it has
+		// since its last job ended, or from the start of time.
+		return tx.Exec(ctx, d.Rebind(`UPDATE river_job SET scheduled_at = coalesce((SELECT max(finalized_at) FROM river_job
+				WHERE kind = ? AND state IN ('completed', 'cancelled', 'discarded') AND metadata ->> 'client' = ?), ?)
+			WHERE id = ? AND state = 'available'`), args.Kind(), who, d.Time(time.Unix(0, 0)), res.Job.ID)
 	})
 	return res, err
 }

@@ -284,6 +284,19 @@ func TestUniqueInsert(t *testing.T) {
 		if first.Duplicate || !again.Duplicate || again.ID != first.ID || other.Duplicate || other.ID == first.ID {
 			t.Errorf("inserts: %+v, %+v, %+v; want the second a duplicate of the first", first, again, other)
 		}
+		// Unique by period: the same job again in the same hour is a duplicate.
+		hour := jobs.InsertOptions{Unique: jobs.Unique{ByPeriod: time.Hour}}
+		p1, err := r.Insert(t.Context(), holdArgs{"p"}, hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2, err := r.Insert(t.Context(), holdArgs{"p"}, hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p1.Duplicate || !p2.Duplicate || p2.ID != p1.ID {
+			t.Errorf("inserts unique by the hour: %+v, %+v; want the second a duplicate", p1, p2)
+		}
 		if _, err := r.Insert(t.Context(), flakyArgs{}, jobs.InsertOptions{}); !errors.Is(err, jobs.ErrUnknownKind) {
 			t.Errorf("inserting a kind not registered: %v, want ErrUnknownKind", err)
 		}

@@ -259,6 +259,48 @@ func TestKilledReplicasJobFinishesOnAnother(t *testing.T) {
 	})
 }
 
+// A job that runs longer than RescueAfter in a live replica is not taken for
+// a dead one's: its heartbeat keeps it from the leader's rescue, which runs
+// every 30 s, so the job outlasts one.
+func TestLiveLongJobIsNotRescued(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a job through a rescue of the leader's (35 s)")
+	}
+	eachDatabase(t, func(t *testing.T, db database) {
+		t.Parallel()
+		// The leader works no queue of the job's; the replica does.
+		leader := jobs.New(db.open(t), testConfig(map[string]int{"elsewhere": 1}))
+		registerHelperKinds(leader, "leader")
+		start(t, leader)
+		worker := jobs.New(db.open(t), testConfig(map[string]int{jobs.DefaultQueue: 1}))
+		var mu sync.Mutex
+		runs := 0
+		jobs.Register(worker, jobs.WorkFunc[slowArgs](func(ctx context.Context, a slowArgs, p jobs.Progress) error {
+			mu.Lock()
+			runs++
+			mu.Unlock()
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Duration(a.Steps*a.StepMillis) * time.Millisecond):
+				return nil
+			}
+		}), jobs.Kind{})
+		jobs.Register(worker, jobs.WorkFunc[tickArgs](func(context.Context, tickArgs, jobs.Progress) error { return nil }), jobs.Kind{Queue: "ticks"})
+		start(t, worker)
+		ins, err := worker.Insert(t.Context(), slowArgs{Steps: 35, StepMillis: 1000}, jobs.InsertOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := waitFor(t, worker, ins.ID, 90*time.Second, jobs.Done, jobs.Failed, jobs.Cancelled)
+		mu.Lock()
+		defer mu.Unlock()
+		if info.State != jobs.Done || info.Attempt != 1 || runs != 1 || info.Error != "" {
+			t.Errorf("the long job ended %+v after %d runs; want done at the first attempt, never rescued", info, runs)
+		}
+	})
+}
+
 // Two replicas on one database each run a periodic job's every tick once
 // between them, counted at the target; once the leader is killed, the other
 // goes on without running a tick twice.

@@ -250,7 +250,7 @@ func (r *Runner) Insert(ctx context.Context, args Args, opts InsertOptions) (Ins
 	if opts.Client == "" {
 		res, err = client.Insert(ctx, args, ro)
 	} else {
-		res, err = r.insertFair(ctx, client, args, k, opts.Client, ro)
+		res, err = r.insertFair(ctx, client, args, k, opts, ro)
 	}
 	if err != nil {
 		if errors.Is(err, ErrClientLimit) {

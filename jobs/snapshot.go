@@ -169,7 +169,8 @@ type QueueState struct {
 	Counts
 	// Kinds are the counts by kind of job.
 	Kinds map[string]Counts `json:"kinds"`
-	// OldestWait is how long its first available job has waited to run.
+	// OldestWait is how long its oldest available job has waited since it
+	// was inserted.
 	OldestWait time.Duration `json:"oldest_wait"`
 }
 
@@ -244,12 +245,12 @@ func (r *Runner) Snapshot(ctx context.Context) (Snapshot, error) {
 			continue
 		}
 		res, err := client.JobList(ctx, river.NewJobListParams().Queues(q.Name).States(rivertype.JobStateAvailable).
-			OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).First(1))
+			OrderBy(river.JobListOrderByID, river.SortOrderAsc).First(1))
 		if err != nil {
 			return Snapshot{}, fmt.Errorf("jobs: the oldest job of queue %s: %w", q.Name, err)
 		}
 		if len(res.Jobs) > 0 {
-			q.OldestWait = max(now.Sub(res.Jobs[0].ScheduledAt), 0)
+			q.OldestWait = max(now.Sub(res.Jobs[0].CreatedAt), 0)
 		}
 	}
 	res, err := client.JobList(ctx, river.NewJobListParams().States(rivertype.JobStateRunning).First(MaxRunningShown))
