@@ -87,7 +87,7 @@ func readGoroutineDump(name string, stdin io.Reader) (*goroutines.Dump, error) {
 // the crash, a summary line, then each group with its stack. groups counts all
 // groups before -n, gone those only the base has.
 func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
-	fmt.Fprintf(w, "%s\n\n", r.Headline)
+	fmt.Fprintf(w, "%s\n\n", visible(r.Headline))
 	if p := r.Panic; p != nil {
 		switch p.Kind {
 		case goroutines.FormatPanic, goroutines.FormatFatal:
