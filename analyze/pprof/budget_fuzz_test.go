@@ -19,7 +19,7 @@ func FuzzLoadWithinBudget(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		server := analyze.NewBudget(1 << 20)
 		b := server.Child(0)
-		p, err := LoadWithin(bytes.NewReader(data), 1<<20, b)
+		p, err := Open(Reader(bytes.NewReader(data)), Options{Limit: 1 << 20, Budget: b})
 		if server.Used() != 0 || b.Used() != 0 {
 			t.Fatalf("the budget holds %d bytes after the load", server.Used())
 		}
@@ -31,7 +31,7 @@ func FuzzLoadWithinBudget(f *testing.F) {
 			}
 			t.Fatalf("undocumented error %v", err)
 		}
-		q, err := Load(bytes.NewReader(data), 1<<20)
+		q, err := Open(Reader(bytes.NewReader(data)), Options{Limit: 1 << 20})
 		if err != nil {
 			t.Fatalf("the budgeted loader accepts what the loader refuses: %v", err)
 		}

@@ -43,14 +43,20 @@ func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 	if sampleIndex < 0 || sampleIndex >= len(base.meta.sampleTypes) {
 		return DiffResult{}, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, sampleIndex)
 	}
-	bFlat, bCum, bTotal := nodeValues(base.graph, sampleIndex)
-	tFlat, tCum, tTotal := nodeValues(target.graph, sampleIndex)
+	bFlat, bCum, bTotal, err := profileNodeValues(base, sampleIndex)
+	if err != nil {
+		return DiffResult{}, err
+	}
+	tFlat, tCum, tTotal, err := profileNodeValues(target, sampleIndex)
+	if err != nil {
+		return DiffResult{}, err
+	}
 	st := base.meta.sampleTypes[sampleIndex]
 	res := DiffResult{SampleType: st.typ, Unit: st.unit, BaseTotal: bTotal, TargetTotal: tTotal, Total: bTotal}
 	if bTotal == 0 {
 		res.Total = tTotal // pprof falls back to the whole merged total
 	}
-	byName := make(map[string]*DiffRow, len(target.graph.names))
+	byName := make(map[string]*DiffRow, len(target.tables().names))
 	row := func(name string) *DiffRow {
 		r, ok := byName[name]
 		if !ok {
@@ -59,13 +65,13 @@ func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 		}
 		return r
 	}
-	for n, name := range base.graph.names {
+	for n, name := range base.tables().names {
 		if bFlat[n] != 0 || bCum[n] != 0 {
 			r := row(name)
 			r.BaseFlat, r.BaseCum = bFlat[n], bCum[n]
 		}
 	}
-	for n, name := range target.graph.names {
+	for n, name := range target.tables().names {
 		if tFlat[n] != 0 || tCum[n] != 0 {
 			r := row(name)
 			r.TargetFlat, r.TargetCum = tFlat[n], tCum[n]

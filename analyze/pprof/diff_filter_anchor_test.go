@@ -80,7 +80,10 @@ func TestFilterMatchesPprof(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fp, m := p.Filter(f)
+			fp, m, err := p.Filter(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(f.Unmatched(m)) > 0 {
 				t.Fatalf("options %v matched nothing; choose filters that do", f.Unmatched(m))
 			}
@@ -92,7 +95,7 @@ func TestFilterMatchesPprof(t *testing.T) {
 			}
 			si := p.DefaultSampleIndex()
 			want := runPprofTop(t, p.SampleTypes()[si].Unit, append(args, path)...)
-			compareTop(t, fp.Top(si), want, len(want.Rows))
+			compareTop(t, mustTop(t, fp, si), want, len(want.Rows))
 		})
 	}
 }
@@ -103,7 +106,10 @@ func TestFilterReportsNoMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, m := p.Filter(f)
+	fp, m, err := p.Filter(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := f.Unmatched(m); len(got) != 2 || got[0] != "focus" || got[1] != "hide" {
 		t.Errorf("unmatched = %v, want [focus hide]", got)
 	}

@@ -95,25 +95,23 @@ func CompileFilter(focus, ignore, hide, show string) (Filter, error) {
 	return f, nil
 }
 
-// Filter returns a copy of the profile with only the samples and frames the filter
-// selects, and which options matched. The profile itself is not changed.
-func (p *Profile) Filter(f Filter) (*Profile, FilterMatches) {
-	fp, m, _ := p.FilterWithin(f, nil) // without a budget nothing is refused
-	return fp, m
-}
-
-// FilterWithin is Filter within a memory budget (nil: unbounded): the copy (its
-// frames, and the samples it keeps when it drops some) is charged to the budget
-// before it is allocated, so a filter over a profile the budget has no room to
-// copy is refused with the budget's error (ErrTooLarge or ErrBusy, naming the
-// limit). The copy stays charged; release the budget when it is no longer used.
-func (p *Profile) FilterWithin(f Filter, budget *analyze.Budget) (*Profile, FilterMatches, error) {
+// Filter returns a copy of the profile with only the samples and frames the
+// filter selects, and which options matched, as pprof's FilterSamplesByName
+// does; the profile itself is not changed. The copy (its frames, and the
+// samples it keeps when it drops some) is charged to budget before it is
+// allocated (nil: unbounded), so a filter over a profile the budget has no room
+// to copy is refused with the budget's error (ErrTooLarge or ErrBusy, naming the
+// limit). The copy stays charged; release the budget when it is no longer
+// used. The copy's samples are in memory, also when the profile's are read
+// again from its file. Reports on the copy keep percentages relative to the
+// whole profile, as pprof does.
+func (p *Profile) Filter(f Filter, budget *analyze.Budget) (*Profile, FilterMatches, error) {
 	if !f.Active() {
 		return p, FilterMatches{Focus: true}, nil
 	}
 	meter := analyze.NewMeter(budget)
 	defer meter.Settle()
-	g, m, err := filterGraph(p.graph, f, meter)
+	g, m, err := filterGraph(p, f, meter)
 	if err != nil {
 		return nil, m, err
 	}
@@ -124,12 +122,31 @@ func (p *Profile) FilterWithin(f Filter, budget *analyze.Budget) (*Profile, Filt
 			totals[i] = st.Total
 		}
 	}
-	return &Profile{graph: g, meta: p.meta, Format: p.Format, totals: totals}, m, nil
+	return &Profile{graph: g, meta: p.meta, Format: p.Format, totals: totals, parent: p, filter: f, limit: p.limit, budget: p.budget}, m, nil
 }
 
-// filterGraph applies pprof's FilterSamplesByName to a call graph, charging
-// meter for the copy before allocating it.
-func filterGraph(g *callGraph, f Filter, meter *analyze.Meter) (*callGraph, FilterMatches, error) {
+// walkSamples calls fn with the stack (location indexes, leaf first) and the
+// values of every sample, which it must not keep: from the samples in memory,
+// or over one walk of the file.
+func (p *Profile) walkSamples(fn func(stack []int32, values []int64)) error {
+	if p.stream != nil {
+		return p.stream.walk(fn)
+	}
+	g := p.graph
+	var stack []int32
+	var vals []int64
+	for i := range g.samples() {
+		stack = g.stack(i, stack)
+		vals = g.sampleValues(i, vals)
+		fn(stack, vals)
+	}
+	return nil
+}
+
+// filterGraph applies pprof's FilterSamplesByName to a profile's call graph,
+// charging meter for the copy before allocating it.
+func filterGraph(p *Profile, f Filter, meter *analyze.Meter) (*callGraph, FilterMatches, error) {
+	g := p.tables()
 	var m FilterMatches
 	locsCost := int64(len(g.locs)) * (int64(unsafe.Sizeof(graphLoc{})) + 2)
 	if f.Hide != nil || f.Show != nil { // the frames kept get slices of their own
@@ -180,7 +197,7 @@ func filterGraph(g *callGraph, f Filter, meter *analyze.Meter) (*callGraph, Filt
 	for _, st := range state {
 		allFocused = allFocused && st == focused
 	}
-	if !anyHidden && allFocused && noEmptyStack(g) {
+	if p.graph != nil && !anyHidden && allFocused && noEmptyStack(g) {
 		// Every sample stays whole (a hide that removes no whole frame, a focus
 		// that matches everything): the copy shares the samples, read-only, and
 		// only the frames may differ. A fresh filter then costs no copy of a
@@ -194,11 +211,13 @@ func filterGraph(g *callGraph, f Filter, meter *analyze.Meter) (*callGraph, Filt
 	if g.narrowValues {
 		out.useNarrowValues(0)
 	}
-	var stack, buf []int32
-	var vals []int64
-	for i := range g.samples() {
+	var stack []int32
+	var failed error
+	err := p.walkSamples(func(buf []int32, vals []int64) {
+		if failed != nil {
+			return
+		}
 		keep, focus := true, false
-		buf = g.stack(i, buf)
 		for _, l := range buf {
 			switch state[l] {
 			case ignored:
@@ -208,7 +227,7 @@ func filterGraph(g *callGraph, f Filter, meter *analyze.Meter) (*callGraph, Filt
 			}
 		}
 		if !keep || !focus {
-			continue
+			return
 		}
 		stack = stack[:0]
 		for _, l := range buf {
@@ -217,13 +236,18 @@ func filterGraph(g *callGraph, f Filter, meter *analyze.Meter) (*callGraph, Filt
 			}
 		}
 		if len(stack) == 0 {
-			continue
+			return
 		}
-		vals = g.sampleValues(i, vals)
-		if err := out.reserveSample(len(stack), meter); err != nil {
-			return nil, m, err
+		if failed = out.reserveSample(len(stack), meter); failed != nil {
+			return
 		}
 		out.appendSample(stack, vals)
+	})
+	if err == nil {
+		err = failed
+	}
+	if err != nil {
+		return nil, m, err
 	}
 	return out, m, nil
 }

@@ -46,8 +46,8 @@ func TestDiffFlameOfTwo50MBProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("diff flame of two %d-byte profiles (%d samples each): %v wall, %v CPU, %d bytes allocated, %d boxes", len(a), target.Samples(), took, cpu1-cpu0, grew, fg.Nodes)
-	if fg.Total != target.Top(3).Total || fg.BaseTotal != base.Top(3).Total {
-		t.Errorf("totals %d/%d, want %d/%d", fg.Total, fg.BaseTotal, target.Top(3).Total, base.Top(3).Total)
+	if fg.Total != mustTop(t, target, 3).Total || fg.BaseTotal != mustTop(t, base, 3).Total {
+		t.Errorf("totals %d/%d, want %d/%d", fg.Total, fg.BaseTotal, mustTop(t, target, 3).Total, mustTop(t, base, 3).Total)
 	}
 	if grew > 1<<30 {
 		t.Errorf("%d bytes allocated, more than 1 GiB", grew)

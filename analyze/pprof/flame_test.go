@@ -19,7 +19,7 @@ func TestFlameAgreesWithTop(t *testing.T) {
 		p := loadFile(t, fixtures.Path(t, "pprof", name))
 		si := p.DefaultSampleIndex()
 		fg := p.Flame(si, 0)
-		top := p.Top(si)
+		top := mustTop(t, p, si)
 		if fg.Total != top.Total || fg.Dropped != 0 || fg.Hidden != 0 {
 			t.Fatalf("%s: flame total %d dropped %d, top total %d", name, fg.Total, fg.Dropped, top.Total)
 		}

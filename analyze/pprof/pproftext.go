@@ -75,57 +75,21 @@ const (
 	DefaultUnit         = "minimum"
 )
 
-// Reference is a profile as go tool pprof holds it: parsed by
-// github.com/google/pprof/profile, for reports that must equal pprof's text.
-type Reference struct {
-	// data is the decompressed file. Reports modify the profile they print, so
-	// each gets its own: the first takes parsed (parsed once by LoadReference to
-	// check the file), later ones parse data anew.
-	data   []byte
-	parsed *profile.Profile
-}
-
-// LoadReference reads a profile as `go tool pprof FILE` does, decompressed within
-// limit bytes (see analyze.Decompress). Errors wrap ErrEmpty, ErrTooLarge or
-// ErrMalformed.
-func LoadReference(r io.Reader, limit int64) (ref *Reference, err error) {
-	rc, _, err := analyze.Decompress(r, limit)
-	if err != nil {
+// referenceProfile parses data as driver/fetch.go grabProfile does, with the
+// reference parser (github.com/google/pprof/profile): what reports read where
+// they must equal pprof's and leakui's decoder cannot name the frames as pprof
+// does. The parse is charged to b (referenceExpansion bytes per byte).
+func referenceProfile(data []byte, b *analyze.Budget) (p *profile.Profile, err error) {
+	if err := b.Charge(int64(len(data)) * referenceExpansion); err != nil {
 		return nil, err
 	}
-	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) == 0 {
-		return nil, analyze.ErrEmpty
-	}
-	ref = &Reference{data: data}
-	if ref.parsed, err = ref.parse(); err != nil {
-		return nil, err
-	}
-	return ref, nil
-}
-
-// profile returns a profile of its own for one report.
-func (r *Reference) profile() (*profile.Profile, error) {
-	if p := r.parsed; p != nil {
-		r.parsed = nil
-		return p, nil
-	}
-	return r.parse()
-}
-
-// parse parses the profile as driver/fetch.go grabProfile does.
-func (r *Reference) parse() (p *profile.Profile, err error) {
 	defer func() {
 		// Third-party parser: a hostile file must not crash the caller.
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("%w: profile parser failed: %v", analyze.ErrMalformed, r)
 		}
 	}()
-	p, err = profile.ParseData(r.data)
+	p, err = profile.ParseData(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
 	}
@@ -135,29 +99,27 @@ func (r *Reference) parse() (p *profile.Profile, err error) {
 	return p, nil
 }
 
-// WriteTopText prints what `go tool pprof -top` prints for the profile with these
-// options (and -symbolize=none: leakui does not symbolize). A Reference is not
-// safe for concurrent use.
-func WriteTopText(w io.Writer, ref *Reference, o TextOptions) error {
-	p, err := ref.profile()
+// reference parses the profile's bytes with the reference parser, charged to b.
+func (p *Profile) reference(b *analyze.Budget) (*profile.Profile, error) {
+	data, err := p.rawBytes(b)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return referenceProfile(data, b)
+}
+
+// writeReferenceTop prints what `go tool pprof -top` prints for the profile with
+// these options (and -symbolize=none: leakui does not symbolize), from the
+// reference parser.
+func writeReferenceTop(w io.Writer, p *profile.Profile, o TextOptions) error {
 	finishFetch(p)
 	return writeText(w, p, []*profile.Profile{p}, o)
 }
 
-// WriteDiffText prints what `go tool pprof -top -diff_base=BASE TARGET` prints.
-// The profiles must be of one type (see Comparable).
-func WriteDiffText(w io.Writer, base, target *Reference, o TextOptions) error {
-	p, err := target.profile()
-	if err != nil {
-		return err
-	}
-	pbase, err := base.profile()
-	if err != nil {
-		return err
-	}
+// writeReferenceDiff prints what `go tool pprof -top -diff_base=BASE TARGET`
+// prints, from the reference parser. The profiles must be of one type (see
+// Comparable).
+func writeReferenceDiff(w io.Writer, pbase, p *profile.Profile, o TextOptions) error {
 	// driver/fetch.go fetchProfiles: mark the base and negate it. (measurement.
 	// ScaleProfiles, which pprof runs first, changes nothing for two profiles of
 	// the same sample types and units, the only ones leakui compares.)
@@ -367,18 +329,24 @@ func inlineMark(n *textNode) string {
 // with -nodefraction and -edgefraction as given (functions without one are left
 // out). It runs pprof's graph over the profile's call graph, whose function nodes
 // are pprof's.
-func (p *Profile) InlineMarks(sampleIndex int, nodeFraction, edgeFraction float64) map[string]string {
+func (p *Profile) InlineMarks(sampleIndex int, nodeFraction, edgeFraction float64) (map[string]string, error) {
+	if sampleIndex < 0 || sampleIndex >= len(p.meta.sampleTypes) {
+		return nil, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, sampleIndex)
+	}
 	in := &textGraphInput{}
-	in.addGraph(p.graph, sampleIndex, false, map[string]int32{})
+	p.addTo(in, sampleIndex, false, map[string]int32{})
 	r := &textReport{o: TextOptions{SampleIndex: sampleIndex, NodeFraction: nodeFraction, EdgeFraction: edgeFraction}, in: in}
-	nodes, _, _, _ := r.trimmedGraph() // a call graph's samples are read without error
+	nodes, _, _, err := r.trimmedGraph()
+	if err != nil {
+		return nil, err
+	}
 	marks := make(map[string]string)
 	for _, n := range nodes {
 		if m := inlineMark(n); m != "" {
 			marks[n.info.Name] = m
 		}
 	}
-	return marks
+	return marks, nil
 }
 
 // computeTotal is report.computeTotal without a mean divisor: the sum of the
@@ -651,7 +619,7 @@ func (in *textGraphInput) addLocation(ns []int32) {
 // read from the file for each walk.
 type textPart struct {
 	g       *callGraph
-	file    *StreamedProfile
+	file    *streamedSamples
 	si      int
 	neg     bool
 	locBase int32

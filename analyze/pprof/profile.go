@@ -37,15 +37,32 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-// Profile is a parsed pprof profile, loaded once and then analyzed many times. It is
-// never modified after loading; analyses that filter build a filtered copy of its
-// call graph, as pprof's driver copies a profile before filtering.
+// Profile is a pprof profile, opened once (Open) and then analyzed many times.
+// It is never modified after it is opened; analyses that filter build a
+// filtered copy of its call graph, as pprof's driver copies a profile before
+// filtering. Its samples are held in memory (decoded), or read again from its
+// file for each report (streamed); reports that must equal pprof's text where
+// leakui's decoder cannot name the frames as pprof does read its bytes again
+// with pprof's own parser (the reference parser). Its methods choose.
 type Profile struct {
-	graph *callGraph
-	meta  profileMeta
+	// graph holds the samples when they are in memory; nil when they are
+	// streamed (stream holds the tables then).
+	graph  *callGraph
+	stream *streamedSamples
+	meta   profileMeta
 	// totals, when set, are the totals of the unfiltered profile this one was
 	// filtered from: pprof keeps percentages relative to the whole profile.
 	totals []int64
+	// parent and filter are the profile this one was filtered from and how.
+	parent *Profile
+	filter Filter
+	// reopen opens the file again; data is the decompressed profile kept for
+	// the reference parser when the source cannot be read again. limit and
+	// budget are Open's.
+	reopen func() (io.ReadCloser, error)
+	data   []byte
+	limit  int64
+	budget *analyze.Budget
 	// Format names the encoding the profile was read from ("profile.proto",
 	// "legacy text heap", …).
 	Format string
@@ -61,37 +78,26 @@ type SampleType struct {
 	Total int64 `json:"total"`
 }
 
-// Load reads any profile `go tool pprof` reads (profile.proto gzipped or not,
-// legacy text heap/growth/threadcreate, legacy binary CPU) from r. The content is
-// decompressed within limit bytes (see Decompress). Errors wrap ErrEmpty, ErrTooLarge,
-// ErrUnsupportedKind (for content that is not a profile) or ErrMalformed.
-//
-// A profile is parsed in memory. A profile.proto's framing is checked while it
-// streams in, so that a compression bomb that merely starts like a profile is
-// refused at its first invalid byte, not after limit bytes.
-func Load(r io.Reader, limit int64) (*Profile, error) { return LoadWithin(r, limit, nil) }
-
-// LoadWithin is Load within a memory budget (nil: unbounded): the decompressed
-// bytes and everything the decoder will hold are charged to it before they are
-// allocated, field by field as the profile streams in (a Line costs its in-memory
-// size, a string its header and bytes), so a small file that would decode to
-// gigabytes is refused with ErrTooLarge within milliseconds. The budget keeps
-// nothing charged when LoadWithin returns; the caller accounts for the profile it
-// keeps (MemSize).
-func LoadWithin(r io.Reader, limit int64, budget *analyze.Budget) (*Profile, error) {
+// loadWithin decodes the profile r reads into memory within a memory budget
+// (nil: unbounded): the decompressed bytes and everything the decoder will hold
+// are charged to it before they are allocated, field by field as the profile
+// streams in (a Line costs its in-memory size, a string its header and bytes).
+// The budget keeps nothing charged when loadWithin returns; the caller accounts
+// for the profile it keeps (MemSize). It returns the decompressed bytes too.
+func loadWithin(r io.Reader, limit int64, budget *analyze.Budget) (*Profile, []byte, error) {
 	if limit <= 0 {
 		limit = analyze.DefaultMaxDecompressed
 	}
 	hint := analyze.SizeHint(r)
 	rc, _, err := analyze.Decompress(r, limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rc.Close()
 	br := bufio.NewReaderSize(rc, analyze.SniffSize)
 	head, err := br.Peek(analyze.SniffSize)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return nil, nil, err
 	}
 	// What is charged here is given back at the end: the analysis's budget
 	// counts its peak, and the caller counts what it keeps.
@@ -100,15 +106,17 @@ func LoadWithin(r io.Reader, limit int64, budget *analyze.Budget) (*Profile, err
 	if analyze.DetectKind(head).Format == "profile.proto" {
 		data, census, err := readProto(br, limit, hint, local)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return parseCounted(data, census, local)
+		p, err := parseCounted(data, census, local)
+		return p, data, err
 	}
 	data, err := io.ReadAll(&chargingReader{r: br, budget: local})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return parseCounted(data, nil, local)
+	p, err := parseCounted(data, nil, local)
+	return p, data, err
 }
 
 // chargingReader charges a budget with every byte read through it.
@@ -130,7 +138,7 @@ func (c *chargingReader) Read(p []byte) (int, error) {
 // of legacy text: its profiles are graphs of pointers.
 const referenceExpansion = 4
 
-// parse parses decompressed profile bytes; see Load.
+// parse parses decompressed profile bytes into memory.
 func parse(data []byte) (*Profile, error) { return parseCounted(data, nil, nil) }
 
 // parseCounted parses decompressed profile bytes within budget. census, when not
@@ -249,11 +257,17 @@ func metaFromProfile(p *profile.Profile) profileMeta {
 
 // SampleTypes lists the profile's sample types with their totals, in profile order.
 func (p *Profile) SampleTypes() []SampleType {
-	g := p.graph
 	out := make([]SampleType, len(p.meta.sampleTypes))
 	for j, st := range p.meta.sampleTypes {
 		out[j] = SampleType{Type: st.typ, Unit: st.unit}
 	}
+	if p.stream != nil {
+		for j, t := range p.stream.totals {
+			out[j].Total = t
+		}
+		return out
+	}
+	g := p.graph
 	for i := range g.numValues() {
 		out[i%g.nTypes].Total += abs64(g.valueAt(i))
 	}
@@ -317,7 +331,21 @@ func (p *Profile) Time() time.Time {
 func (p *Profile) Duration() time.Duration { return time.Duration(p.meta.durationNanos) }
 
 // Samples is the number of samples in the profile.
-func (p *Profile) Samples() int { return p.graph.samples() }
+func (p *Profile) Samples() int {
+	if p.stream != nil {
+		return p.stream.samples
+	}
+	return p.graph.samples()
+}
+
+// tables is the call graph that holds the profile's locations and names, and
+// its samples when they are in memory.
+func (p *Profile) tables() *callGraph {
+	if p.graph != nil {
+		return p.graph
+	}
+	return p.stream.g
+}
 
 // Comments returns the profile's comments.
 func (p *Profile) Comments() []string { return p.meta.comments }
@@ -376,8 +404,8 @@ func abs64(v int64) int64 {
 // MemSize estimates the bytes the parsed profile holds in memory (its call graph
 // and strings), so that a cache can bound what it keeps by size, not by count.
 func (p *Profile) MemSize() int64 {
-	g := p.graph
-	n := int64(len(g.stacks))*4 + int64(len(g.stacks16))*2 + int64(len(g.offsets))*4 + int64(len(g.values))*8 + int64(len(g.values32))*4
+	g := p.tables()
+	n := int64(len(p.data)) + int64(len(g.stacks))*4 + int64(len(g.stacks16))*2 + int64(len(g.offsets))*4 + int64(len(g.values))*8 + int64(len(g.values32))*4
 	for _, name := range g.names {
 		n += 16 + int64(len(name))
 	}

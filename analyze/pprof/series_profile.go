@@ -45,7 +45,7 @@ type stackValue struct {
 // of value 0 and samples without frames are left out.
 func (p *Profile) seriesStacks(sampleIndex int) []stackValue {
 	b := newSeriesBuilder(1, p.IsGoroutineProfile())
-	b.add(0, p.graph, sampleIndex)
+	_ = b.add(0, p, sampleIndex) // the tests' profiles are in memory: no walk to fail
 	out := make([]stackValue, 0, len(b.stacks))
 	for _, acc := range b.stacks {
 		out = append(out, stackValue{Frames: b.frameNames(acc.frames), Site: b.names[acc.site], Value: acc.values[0]})
@@ -97,7 +97,9 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 		Times:  make([]time.Time, len(snaps)),
 	}
 	for i, s := range snaps {
-		b.add(i, s.Profile.graph, si)
+		if err := b.add(i, s.Profile, si); err != nil {
+			return nil, fmt.Errorf("snapshot %d (%s): %w", i+1, s.Name, err)
+		}
 		in.Labels[i] = s.Name
 		in.Times[i] = s.Profile.Time()
 	}
@@ -181,7 +183,6 @@ type seriesBuilder struct {
 	stacks    map[string]*seriesStack
 	totals    []int64
 	frames    []int32 // scratch
-	stack     []int32 // scratch: one sample's locations
 	key       []byte  // scratch
 }
 
@@ -215,27 +216,23 @@ func (b *seriesBuilder) intern(name string) int32 {
 }
 
 // add adds one snapshot's samples of one sample type.
-func (b *seriesBuilder) add(snap int, g *callGraph, sampleIndex int) {
+func (b *seriesBuilder) add(snap int, p *Profile, sampleIndex int) error {
+	g := p.tables()
 	global := make([]int32, len(g.names))
 	for id, name := range g.names {
 		global[id] = b.intern(name)
 	}
-	for i := range g.samples() {
-		v := g.value(i, sampleIndex)
-		if v == 0 {
-			continue
-		}
+	return p.walkValues(sampleIndex, func(stack []int32, v int64) {
 		b.totals[snap] = series.AddClamped(b.totals[snap], series.AbsClamped(v))
 		frames := b.frames[:0]
-		b.stack = g.stack(i, b.stack)
-		for _, l := range b.stack {
+		for _, l := range stack {
 			for _, ln := range g.locs[l].lines {
 				frames = append(frames, global[ln.node])
 			}
 		}
 		b.frames = frames
 		if len(frames) == 0 {
-			continue
+			return
 		}
 		key := b.key[:0]
 		for _, f := range frames {
@@ -248,7 +245,7 @@ func (b *seriesBuilder) add(snap int, g *callGraph, sampleIndex int) {
 			b.stacks[string(key)] = st
 		}
 		st.values[snap] = series.AddClamped(st.values[snap], v)
-	}
+	})
 }
 
 // site picks the frame a stack is attributed to.

@@ -33,12 +33,12 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-// TextExact reports whether `go tool pprof -top`'s text can be printed from the
-// profile itself (WriteProfileTopText, WriteProfileDiffText), without parsing
-// the file again with the reference parser: it was decoded by leakui's own
-// profile.proto decoder, every frame is a named function (pprof's function nodes
-// are then exactly the call graph's nodes) and its ids are regular.
-func (p *Profile) TextExact() bool {
+// textExact reports whether `go tool pprof -top`'s text can be printed from the
+// profile's own call graph, without parsing its bytes again with the reference
+// parser: it was decoded by leakui's own profile.proto decoder, every frame is a
+// named function (pprof's function nodes are then exactly the call graph's
+// nodes) and its ids are regular.
+func (p *Profile) textExact() bool {
 	return p.Format == "profile.proto" && p.meta.textExact && p.totals == nil
 }
 
@@ -60,48 +60,91 @@ func (m profileMeta) textHeader() textHeader {
 	return h
 }
 
-// WriteProfileTopText prints what `go tool pprof -top` prints for the profile,
-// as WriteTopText does, from the profile's own call graph: no second parse, and
-// none of the reference parser's memory. The profile must be TextExact.
-func WriteProfileTopText(w io.Writer, p *Profile, o TextOptions) error {
-	if !p.TextExact() {
-		return fmt.Errorf("%w: this profile's text needs the reference parser (WriteTopText)", analyze.ErrInvalidParameter)
-	}
+// WriteTop prints what `go tool pprof -top` prints for the profile with these
+// options (and -symbolize=none: leakui does not symbolize), byte for byte. It
+// prints from the profile's own call graph when leakui's decoder names every
+// frame as pprof does, else through the reference parser, reading the
+// profile's bytes again; what the report builds is charged to the profile's
+// budget while it runs.
+func (p *Profile) WriteTop(w io.Writer, o TextOptions) error {
 	if o.SampleIndex < 0 || o.SampleIndex >= len(p.meta.sampleTypes) {
 		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
 	}
+	if p.parent != nil {
+		return fmt.Errorf("%w: the text of a filtered profile", analyze.ErrInvalidParameter)
+	}
+	if !p.textExact() {
+		b := p.budget.Child(p.budget.Remaining())
+		defer b.Release()
+		ref, err := p.reference(b)
+		if err != nil {
+			return err
+		}
+		return writeReferenceTop(w, ref, o)
+	}
 	in := &textGraphInput{}
-	in.addGraph(p.graph, o.SampleIndex, false, map[string]int32{})
-	return writeTextReport(w, p.textHeader(), in, func() int64 { return graphTotal(p.graph, o.SampleIndex) }, o)
+	p.addTo(in, o.SampleIndex, false, map[string]int32{})
+	return writeTextReport(w, p.textHeader(), in, func() int64 { return p.total(o.SampleIndex) }, o)
 }
 
-// WriteProfileDiffText prints what `go tool pprof -top -diff_base=BASE TARGET`
-// prints, as WriteDiffText does, from the profiles' own call graphs: the base's
-// values negated, nodes of one name merged, the header merged as profile.Merge
-// merges it, the total the base's. Both must be TextExact and Comparable.
-func WriteProfileDiffText(w io.Writer, base, target *Profile, o TextOptions) error {
-	if !base.TextExact() || !target.TextExact() {
-		return fmt.Errorf("%w: these profiles' text needs the reference parser (WriteDiffText)", analyze.ErrInvalidParameter)
-	}
+// WriteDiff prints what `go tool pprof -top -diff_base=BASE TARGET` prints,
+// byte for byte: from the profiles' own call graphs when both name their frames
+// as pprof does (the base's values negated, nodes of one name merged, the
+// header merged as profile.Merge merges it, the total the base's), else
+// through the reference parser. The profiles must be Comparable.
+func WriteDiff(w io.Writer, base, target *Profile, o TextOptions) error {
 	if err := Comparable(base, target); err != nil {
 		return err
-	}
-	if base.meta.periodType != target.meta.periodType {
-		return fmt.Errorf("%w: the profiles' period types differ", analyze.ErrMismatch)
 	}
 	if o.SampleIndex < 0 || o.SampleIndex >= len(target.meta.sampleTypes) {
 		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
 	}
+	if base.parent != nil || target.parent != nil {
+		return fmt.Errorf("%w: the text of a filtered profile", analyze.ErrInvalidParameter)
+	}
+	if !base.textExact() || !target.textExact() {
+		b := target.budget.Child(target.budget.Remaining())
+		defer b.Release()
+		pt, err := target.reference(b)
+		if err != nil {
+			return err
+		}
+		pb, err := base.reference(b)
+		if err != nil {
+			return err
+		}
+		return writeReferenceDiff(w, pb, pt, o)
+	}
+	if base.meta.periodType != target.meta.periodType {
+		return fmt.Errorf("%w: the profiles' period types differ", analyze.ErrMismatch)
+	}
 	in := &textGraphInput{}
 	ids := map[string]int32{}
-	in.addGraph(target.graph, o.SampleIndex, false, ids)
-	in.addGraph(base.graph, o.SampleIndex, true, ids)
+	target.addTo(in, o.SampleIndex, false, ids)
+	base.addTo(in, o.SampleIndex, true, ids)
 	// report.computeTotal: the base's samples alone when they add up to anything.
-	total := graphTotal(base.graph, o.SampleIndex)
+	total := base.total(o.SampleIndex)
 	if total == 0 {
-		total = graphTotal(target.graph, o.SampleIndex)
+		total = target.total(o.SampleIndex)
 	}
 	return writeTextReport(w, mergeHeaders(target.textHeader(), base.textHeader()), in, func() int64 { return total }, o)
+}
+
+// addTo adds the profile's samples of type si to a report's input, negated for
+// a diff's base, naming nodes through ids (shared by a diff's two profiles).
+func (p *Profile) addTo(in *textGraphInput, si int, neg bool, ids map[string]int32) {
+	in.addGraph(p.tables(), si, neg, ids)
+	if p.stream != nil {
+		in.parts[len(in.parts)-1].file = p.stream
+	}
+}
+
+// total is the sum of the absolute values of sample type si.
+func (p *Profile) total(si int) int64 {
+	if p.stream != nil {
+		return p.stream.totals[si]
+	}
+	return graphTotal(p.graph, si)
 }
 
 // graphTotal is the sum of the absolute values of sample type si.

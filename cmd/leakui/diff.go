@@ -11,10 +11,11 @@ import (
 // `go tool pprof -top -diff_base=BASE TARGET` prints with the same flags, byte for byte.
 func runDiff(ctx context.Context, args []string, std stdio) error {
 	pf := newProfileFlags("diff", "BASE TARGET", "sample type to compare", std)
-	ps, err := pf.load(args, 2)
+	ps, closeAll, err := pf.open(args, 2)
 	if err != nil {
 		return err
 	}
+	defer closeAll()
 	base, target := ps[0], ps[1]
 	si, err := target.SampleIndex(*pf.sampleIndex)
 	if err != nil {
@@ -30,17 +31,5 @@ func runDiff(ctx context.Context, args []string, std stdio) error {
 		}
 		return writeJSON(std.out, d)
 	}
-	if err := pprof.Comparable(base, target); err != nil {
-		return err
-	}
-	if base.TextExact() && target.TextExact() {
-		return pprof.WriteProfileDiffText(std.out, base, target, pf.textOptions(si))
-	}
-	refs := make([]*pprof.Reference, 2)
-	for i := range refs {
-		if refs[i], err = loadReferenceFile(pf.fs.Arg(i), *pf.maxDecompressed); err != nil {
-			return err
-		}
-	}
-	return pprof.WriteDiffText(std.out, refs[0], refs[1], pf.textOptions(si))
+	return pprof.WriteDiff(std.out, base, target, pf.textOptions(si))
 }

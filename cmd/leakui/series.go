@@ -40,10 +40,11 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p, err := loadProfileFile(path, *maxDecompressed)
+		p, err := openProfileFile(path, *maxDecompressed)
 		if err != nil {
 			return err
 		}
+		defer p.Close()
 		snaps = append(snaps, pprof.Snapshot{Name: path, Profile: p})
 	}
 	rep, err := pprof.Series(snaps, series.Options{

@@ -42,11 +42,14 @@ func TestTopJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := pprof.Load(f, 0)
+	p, err := pprof.Open(pprof.Reader(f), pprof.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := p.Top(p.DefaultSampleIndex())
+	want, err := p.Top(p.DefaultSampleIndex())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got.SampleType != "inuse_space" || got.Unit != "bytes" || got.Total != want.Total || len(got.Rows) != 3 {
 		t.Fatalf("got %+v", got)
 	}
