@@ -80,7 +80,7 @@ func (ps *profileSet) shown() *pprof.Profile {
 // The copy a filter makes is charged to the request's budget (ErrTooLarge or
 // ErrBusy when it has no room).
 func (ps *profileSet) filtered(p *pprof.Profile, notices *[]string) (*pprof.Profile, error) {
-	fp, m, err := p.FilterWithin(ps.q.filter, ps.budget)
+	fp, m, err := p.Filter(ps.q.filter, ps.budget)
 	if err != nil {
 		return nil, err
 	}

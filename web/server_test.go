@@ -162,7 +162,7 @@ func fixture(t testing.TB, dir, name string) file {
 
 func loadProfileBytes(t testing.TB, b []byte) *pprof.Profile {
 	t.Helper()
-	p, err := pprof.Load(bytes.NewReader(b), 0)
+	p, err := pprof.Open(pprof.Reader(bytes.NewReader(b)), pprof.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

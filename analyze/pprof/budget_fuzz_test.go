@@ -8,11 +8,11 @@ import (
 	"github.com/leakui/leakui/internal/hostile"
 )
 
-// FuzzLoadWithinBudget feeds arbitrary bytes to the budgeted loader with a small
+// FuzzOpenWithinBudget feeds arbitrary bytes to Open with a small
 // budget: it must never panic, refuse only with the errors it documents, give the
 // budget back whole, and load exactly what the unbudgeted loader loads whenever
 // the budget suffices.
-func FuzzLoadWithinBudget(f *testing.F) {
+func FuzzOpenWithinBudget(f *testing.F) {
 	f.Add(hostile.SmallProfile())
 	f.Add(hostile.HostileNamesProfile())
 	f.Add([]byte{0x22, 0x80, 0x80, 0x80, 0x01, 0x08, 0x01, 0x22, 0x00})
