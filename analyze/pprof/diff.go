@@ -23,7 +23,8 @@ type DiffRow struct {
 type DiffResult struct {
 	SampleType string `json:"sample_type"`
 	Unit       string `json:"unit"`
-	// Total is what pprof divides by for percentages in a diff: the base total.
+	// Total is what pprof divides by for percentages in a diff: the base total,
+	// before any filter.
 	Total       int64     `json:"total"`
 	BaseTotal   int64     `json:"base_total"`
 	TargetTotal int64     `json:"target_total"`
@@ -52,9 +53,9 @@ func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 		return DiffResult{}, err
 	}
 	st := base.meta.sampleTypes[sampleIndex]
-	res := DiffResult{SampleType: st.typ, Unit: st.unit, BaseTotal: bTotal, TargetTotal: tTotal, Total: bTotal}
-	if bTotal == 0 {
-		res.Total = tTotal // pprof falls back to the whole merged total
+	res := DiffResult{SampleType: st.typ, Unit: st.unit, BaseTotal: bTotal, TargetTotal: tTotal, Total: base.wholeTotal(sampleIndex)}
+	if res.Total == 0 {
+		res.Total = target.wholeTotal(sampleIndex) // pprof falls back to the whole merged total
 	}
 	byName := make(map[string]*DiffRow, len(target.tables().names))
 	row := func(name string) *DiffRow {

@@ -144,3 +144,58 @@ func TestDiffByCum(t *testing.T) {
 		t.Error("the original diff was reordered in place")
 	}
 }
+
+// TestTagFilterMatchesPprof compares the top tables of profiles filtered by
+// label (Filter with TagFocus and TagIgnore, which pprof's parser applies)
+// with pprof's -tagfocus and -tagignore on the labelled fixtures.
+func TestTagFilterMatchesPprof(t *testing.T) {
+	for _, tc := range []struct{ file, tagFocus, tagIgnore, focus string }{
+		{"parca-self-heap-t9-1644509299.pb.gz", "1mb:", "", ""},
+		{"parca-self-heap-t9-1644509299.pb.gz", "bytes=:64kb", "96b", "."},
+		{"flameshow-heap.pb.gz", "", "16b:128b", ""},
+		{"goprofnotes-goroutine-snap1-debug0.pb.gz", "test_label=test_value", "", ""},
+		{"goprofnotes-goroutine-snap2-debug0.pb.gz", "", "test_label:test", ""},
+		{"google-pprof-cppbench-legacy-text-heapz_v2.heap", "20kb:40kb", "", ""},
+	} {
+		name := fmt.Sprintf("%s/tf=%s,ti=%s,f=%s", tc.file, tc.tagFocus, tc.tagIgnore, tc.focus)
+		path := fixtures.Path(t, "pprof", tc.file)
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			t.Parallel()
+			p, err := Open(File(path), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			f, err := CompileFilter(tc.focus, "", "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.TagFocus, err = CompileTagFilter("tagfocus", tc.tagFocus); err != nil {
+				t.Fatal(err)
+			}
+			if f.TagIgnore, err = CompileTagFilter("tagignore", tc.tagIgnore); err != nil {
+				t.Fatal(err)
+			}
+			fp, m, err := p.Filter(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(f.Unmatched(m)) > 0 {
+				t.Fatalf("options %v matched nothing; choose filters that do", f.Unmatched(m))
+			}
+			args := []string{}
+			for _, o := range [][2]string{{"focus", tc.focus}, {"tagfocus", tc.tagFocus}, {"tagignore", tc.tagIgnore}} {
+				if o[1] != "" {
+					args = append(args, "-"+o[0]+"="+o[1])
+				}
+			}
+			si := p.DefaultSampleIndex()
+			want := runPprofTop(t, p.SampleTypes()[si].Unit, append(args, path)...)
+			got := mustTop(t, fp, si)
+			compareTop(t, got, want, len(want.Rows))
+			if whole := mustTop(t, p, si); got.Shown == whole.Shown || got.Total != whole.Total {
+				t.Errorf("shown %d of %d; the whole profile %d of %d: the filter kept everything or moved the total", got.Shown, got.Total, whole.Shown, whole.Total)
+			}
+		})
+	}
+}

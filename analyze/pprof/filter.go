@@ -15,11 +15,13 @@
 //
 // Parts of this file are ported from github.com/google/pprof as Go 1.26 vendors
 // it (cmd/vendor/github.com/google/pprof, version
-// v0.0.0-20251114195745-4902fdda35c8): profile/filter.go.
+// v0.0.0-20251114195745-4902fdda35c8): profile/filter.go and
+// internal/driver/driver.go.
 //
 // The ported parts are FilterSamplesByName, matchesName, matchedLines and
 // unmatchedLines, which the leakui authors changed to work on leakui's call
-// graph and to charge a memory budget.
+// graph and to charge a memory budget, and the filters' legend of
+// reportOptions (driver.go, lines 299-312).
 
 package pprof
 
@@ -29,11 +31,13 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/leakui/leakui/analyze"
 )
 
-// Filter selects samples and frames the way `go tool pprof`'s -focus, -ignore, -hide
-// and -show do. A nil regexp means the option is off.
+// Filter selects samples and frames the way `go tool pprof`'s -focus, -ignore,
+// -hide, -show, -tagfocus and -tagignore do. A nil option is off.
 type Filter struct {
 	// Focus keeps only samples with a frame matching it.
 	Focus *regexp.Regexp
@@ -43,17 +47,65 @@ type Filter struct {
 	Hide *regexp.Regexp
 	// Show keeps only matching frames in the stacks.
 	Show *regexp.Regexp
+	// TagFocus keeps only samples with a label it matches (see CompileTagFilter).
+	TagFocus *TagFilter
+	// TagIgnore drops samples with a label it matches.
+	TagIgnore *TagFilter
 }
 
 // FilterMatches tells which of a filter's options matched something, so a page can
 // say that a filter matched nothing instead of showing an empty table.
 type FilterMatches struct {
-	Focus, Ignore, Hide, Show bool
+	Focus, Ignore, Hide, Show, TagFocus, TagIgnore bool
 }
 
 // Active reports whether any option is set.
 func (f Filter) Active() bool {
-	return f.Focus != nil || f.Ignore != nil || f.Hide != nil || f.Show != nil
+	return f.Focus != nil || f.Ignore != nil || f.Hide != nil || f.Show != nil || f.hasTags()
+}
+
+// hasTags reports whether the filter selects by label: only pprof's parser,
+// which reads the labels, applies it.
+func (f Filter) hasTags() bool { return f.TagFocus != nil || f.TagIgnore != nil }
+
+// legend is the filter as pprof's report legend lists it (driver.reportOptions'
+// ActiveFilters): "focus=…", "ignore=…", …, in pprof's order.
+func (f Filter) legend() []string {
+	var out []string
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, k+"="+v)
+		}
+	}
+	rx := func(re *regexp.Regexp) string {
+		if re == nil {
+			return ""
+		}
+		return re.String()
+	}
+	tag := func(t *TagFilter) string {
+		if t == nil {
+			return ""
+		}
+		return t.String()
+	}
+	add("focus", rx(f.Focus))
+	add("ignore", rx(f.Ignore))
+	add("hide", rx(f.Hide))
+	add("show", rx(f.Show))
+	add("tagfocus", tag(f.TagFocus))
+	add("tagignore", tag(f.TagIgnore))
+	return out
+}
+
+// applyReference filters a profile parsed by the reference parser as pprof's
+// driver does (applyFocus: FilterSamplesByName, then FilterSamplesByTag with the
+// numeric label units of the profile before any filter, numLabelUnits).
+func (f Filter) applyReference(p *profile.Profile, numLabelUnits map[string]string) FilterMatches {
+	var m FilterMatches
+	m.Focus, m.Ignore, m.Hide, m.Show = p.FilterSamplesByName(f.Focus, f.Ignore, f.Hide, f.Show)
+	m.TagFocus, m.TagIgnore = p.FilterSamplesByTag(f.TagFocus.match(numLabelUnits), f.TagIgnore.match(numLabelUnits))
+	return m
 }
 
 // Unmatched lists the options that are set but matched nothing, as pprof's flag
@@ -71,6 +123,12 @@ func (f Filter) Unmatched(m FilterMatches) []string {
 	}
 	if f.Show != nil && !m.Show {
 		out = append(out, "show")
+	}
+	if f.TagFocus != nil && !m.TagFocus {
+		out = append(out, "tagfocus")
+	}
+	if f.TagIgnore != nil && !m.TagIgnore {
+		out = append(out, "tagignore")
 	}
 	return out
 }
@@ -111,10 +169,6 @@ func (p *Profile) Filter(f Filter, budget *analyze.Budget) (*Profile, FilterMatc
 	}
 	meter := analyze.NewMeter(budget)
 	defer meter.Settle()
-	g, m, err := filterGraph(p, f, meter)
-	if err != nil {
-		return nil, m, err
-	}
 	totals := p.totals
 	if totals == nil {
 		totals = make([]int64, len(p.meta.sampleTypes))
@@ -122,7 +176,58 @@ func (p *Profile) Filter(f Filter, budget *analyze.Budget) (*Profile, FilterMatc
 			totals[i] = st.Total
 		}
 	}
-	return &Profile{graph: g, meta: p.meta, Format: p.Format, totals: totals, parent: p, filter: f, limit: p.limit, budget: p.budget}, m, nil
+	out := &Profile{meta: p.meta, Format: p.Format, totals: totals, parent: p.root(),
+		filters: append(slices.Clip(p.filters), f), limit: p.limit, budget: p.budget}
+	if out.tagged() {
+		// The labels are read by pprof's parser only: the filters are applied to
+		// its profile, as pprof's driver applies them, and its samples kept.
+		b := budget.Child(budget.Remaining())
+		defer b.Release()
+		ref, err := p.root().reference(b)
+		if err != nil {
+			return nil, FilterMatches{}, err
+		}
+		finishFetch(ref)
+		m := applyFilters(ref, out.filters)
+		b.Release()
+		out.graph = graphFromProfile(ref)
+		if err := meter.Charge(out.MemSize()); err != nil {
+			return nil, m, err
+		}
+		return out, m, nil
+	}
+	g, m, err := filterGraph(p, f, meter)
+	if err != nil {
+		return nil, m, err
+	}
+	out.graph = g
+	return out, m, nil
+}
+
+// tagged reports whether a filter of the profile selects by label.
+func (p *Profile) tagged() bool {
+	for _, f := range p.filters {
+		if f.hasTags() {
+			return true
+		}
+	}
+	return false
+}
+
+// applyFilters applies filters in order to a profile of the reference parser,
+// and says which options of the last one matched.
+func applyFilters(p *profile.Profile, filters []Filter) FilterMatches {
+	units, _ := p.NumLabelUnits()
+	var m FilterMatches
+	for _, f := range filters {
+		m = f.applyReference(p, units)
+	}
+	return m
+}
+
+// or is which options matched in either.
+func (m FilterMatches) or(n FilterMatches) FilterMatches {
+	return FilterMatches{m.Focus || n.Focus, m.Ignore || n.Ignore, m.Hide || n.Hide, m.Show || n.Show, m.TagFocus || n.TagFocus, m.TagIgnore || n.TagIgnore}
 }
 
 // walkSamples calls fn with the stack (location indexes, leaf first) and the

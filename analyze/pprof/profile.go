@@ -53,9 +53,10 @@ type Profile struct {
 	// totals, when set, are the totals of the unfiltered profile this one was
 	// filtered from: pprof keeps percentages relative to the whole profile.
 	totals []int64
-	// parent and filter are the profile this one was filtered from and how.
-	parent *Profile
-	filter Filter
+	// parent and filters are the profile this one was filtered from (opened
+	// from its source) and the filters applied to it, in order.
+	parent  *Profile
+	filters []Filter
 	// reopen opens the file again; data is the decompressed profile kept for
 	// the reference parser when the source cannot be read again. limit and
 	// budget are Open's.

@@ -29,6 +29,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 
 	"github.com/leakui/leakui/analyze"
 )
@@ -38,12 +39,20 @@ import (
 // parser: it was decoded by leakui's own profile.proto decoder, every frame is a
 // named function (pprof's function nodes are then exactly the call graph's
 // nodes) and its ids are regular.
+// A filtered profile is when the one it was filtered from is and no filter
+// selects by label.
 func (p *Profile) textExact() bool {
-	return p.Format == "profile.proto" && p.meta.textExact && p.totals == nil
+	r := p.root()
+	return r.Format == "profile.proto" && r.meta.textExact && !p.tagged()
 }
 
-// textHeader is the report header of a profile decoded by leakui.
-func (p *Profile) textHeader() textHeader { return p.meta.textHeader() }
+// textHeader is the report header of a profile decoded by leakui, with the
+// legend of its filters.
+func (p *Profile) textHeader() textHeader {
+	h := p.meta.textHeader()
+	h.activeFilters = filtersLegend(p.filters)
+	return h
+}
 
 // textHeader is the report header of a profile decoded by leakui.
 func (m profileMeta) textHeader() textHeader {
@@ -70,21 +79,18 @@ func (p *Profile) WriteTop(w io.Writer, o TextOptions) error {
 	if o.SampleIndex < 0 || o.SampleIndex >= len(p.meta.sampleTypes) {
 		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
 	}
-	if p.parent != nil {
-		return fmt.Errorf("%w: the text of a filtered profile", analyze.ErrInvalidParameter)
-	}
 	if !p.textExact() {
 		b := p.budget.Child(p.budget.Remaining())
 		defer b.Release()
-		ref, err := p.reference(b)
+		ref, err := p.root().reference(b)
 		if err != nil {
 			return err
 		}
-		return writeReferenceTop(w, ref, o)
+		return writeReferenceTop(w, ref, p.filters, o)
 	}
 	in := &textGraphInput{}
 	p.addTo(in, o.SampleIndex, false, map[string]int32{})
-	return writeTextReport(w, p.textHeader(), in, func() int64 { return p.total(o.SampleIndex) }, o)
+	return writeTextReport(w, p.textHeader(), in, func() int64 { return p.wholeTotal(o.SampleIndex) }, o)
 }
 
 // WriteDiff prints what `go tool pprof -top -diff_base=BASE TARGET` prints,
@@ -99,21 +105,21 @@ func WriteDiff(w io.Writer, base, target *Profile, o TextOptions) error {
 	if o.SampleIndex < 0 || o.SampleIndex >= len(target.meta.sampleTypes) {
 		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
 	}
-	if base.parent != nil || target.parent != nil {
-		return fmt.Errorf("%w: the text of a filtered profile", analyze.ErrInvalidParameter)
+	if !slices.EqualFunc(base.filters, target.filters, sameFilter) {
+		return fmt.Errorf("%w: a diff's two profiles must be filtered alike", analyze.ErrInvalidParameter)
 	}
 	if !base.textExact() || !target.textExact() {
 		b := target.budget.Child(target.budget.Remaining())
 		defer b.Release()
-		pt, err := target.reference(b)
+		pt, err := target.root().reference(b)
 		if err != nil {
 			return err
 		}
-		pb, err := base.reference(b)
+		pb, err := base.root().reference(b)
 		if err != nil {
 			return err
 		}
-		return writeReferenceDiff(w, pb, pt, o)
+		return writeReferenceDiff(w, pb, pt, target.filters, o)
 	}
 	if base.meta.periodType != target.meta.periodType {
 		return fmt.Errorf("%w: the profiles' period types differ", analyze.ErrMismatch)
@@ -123,11 +129,13 @@ func WriteDiff(w io.Writer, base, target *Profile, o TextOptions) error {
 	target.addTo(in, o.SampleIndex, false, ids)
 	base.addTo(in, o.SampleIndex, true, ids)
 	// report.computeTotal: the base's samples alone when they add up to anything.
-	total := base.total(o.SampleIndex)
+	total := base.wholeTotal(o.SampleIndex)
 	if total == 0 {
-		total = target.total(o.SampleIndex)
+		total = target.wholeTotal(o.SampleIndex)
 	}
-	return writeTextReport(w, mergeHeaders(target.textHeader(), base.textHeader()), in, func() int64 { return total }, o)
+	h := mergeHeaders(target.textHeader(), base.textHeader())
+	h.activeFilters = target.textHeader().activeFilters
+	return writeTextReport(w, h, in, func() int64 { return total }, o)
 }
 
 // addTo adds the profile's samples of type si to a report's input, negated for
@@ -138,6 +146,18 @@ func (p *Profile) addTo(in *textGraphInput, si int, neg bool, ids map[string]int
 		in.parts[len(in.parts)-1].file = p.stream
 	}
 }
+
+// wholeTotal is the total pprof divides by: the sum of the absolute values of
+// sample type si before any filter (report.New runs before applyFocus).
+func (p *Profile) wholeTotal(si int) int64 {
+	if p.totals != nil {
+		return p.totals[si]
+	}
+	return p.total(si)
+}
+
+// sameFilter reports whether two filters are the same options.
+func sameFilter(a, b Filter) bool { return slices.Equal(a.legend(), b.legend()) }
 
 // total is the sum of the absolute values of sample type si.
 func (p *Profile) total(si int) int64 {

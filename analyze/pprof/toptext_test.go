@@ -33,9 +33,9 @@ func refText(t *testing.T, o TextOptions, datas ...[]byte) string {
 	var b bytes.Buffer
 	var err error
 	if len(refs) == 1 {
-		err = writeReferenceTop(&b, refs[0], o)
+		err = writeReferenceTop(&b, refs[0], nil, o)
 	} else {
-		err = writeReferenceDiff(&b, refs[0], refs[1], o)
+		err = writeReferenceDiff(&b, refs[0], refs[1], nil, o)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,8 @@ import (
 // that a CI job can fail on it.
 const seriesLeakExit = 3
 
-// runSeries implements `leakui series [-sample_index NAME] [-json] SNAPSHOT...`.
+// runSeries implements `leakui series [-sample_index NAME] [the filters of top]
+// [-json] SNAPSHOT...`: the filters apply to every snapshot.
 func runSeries(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("series", "SNAPSHOT SNAPSHOT SNAPSHOT...", std.err)
 	sampleIndex := fs.String("sample_index", "", "sample type to follow (name or index; default: as pprof chooses, in-use for heap profiles)")
@@ -27,7 +28,12 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 	minShare := fs.Float64("min_share", 0, "smallest growth that counts, as a share of the largest total (0 = 0.005)")
 	n := fs.Int("n", 10, "suspects, growers and shrinkers to print as text (0 for all)")
 	maxDecompressed := fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression")
+	ff := addFilterFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	f, err := ff.compile(std.err, "series")
+	if err != nil {
 		return err
 	}
 	if fs.NArg() < 3 {
@@ -40,11 +46,15 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p, err := openProfileFile(path, *maxDecompressed)
+		whole, err := openProfileFile(path, *maxDecompressed)
 		if err != nil {
 			return err
 		}
-		defer p.Close()
+		defer whole.Close()
+		p, err := applyFilter(std.err, "series", path, whole, f)
+		if err != nil {
+			return err
+		}
 		snaps = append(snaps, pprof.Snapshot{Name: path, Profile: p})
 	}
 	rep, err := pprof.Series(snaps, series.Options{

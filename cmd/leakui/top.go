@@ -15,19 +15,28 @@ import (
 )
 
 // runTop implements `leakui top [-sample_index NAME] [-nodecount N] [-nodefraction F]
-// [-edgefraction F] [-unit U] [-json] PROFILE`. The text output is what
+// [-edgefraction F] [-unit U] [-focus RE] [-ignore RE] [-hide RE] [-show RE]
+// [-tagfocus T] [-tagignore T] [-json] PROFILE`. The text output is what
 // `go tool pprof -top` prints with the same flags, byte for byte.
 func runTop(ctx context.Context, args []string, std stdio) error {
 	pf := newProfileFlags("top", "PROFILE", "sample type to show", std)
 	if err := pf.parse(args, 1); err != nil {
 		return err
 	}
-	path := pf.fs.Arg(0)
-	p, err := openProfileFile(path, *pf.maxDecompressed)
+	f, err := pf.filter.compile(std.err, "top")
 	if err != nil {
 		return err
 	}
-	defer p.Close()
+	path := pf.fs.Arg(0)
+	whole, err := openProfileFile(path, *pf.maxDecompressed)
+	if err != nil {
+		return err
+	}
+	defer whole.Close()
+	p, err := applyFilter(std.err, "top", path, whole, f)
+	if err != nil {
+		return err
+	}
 	si, err := p.SampleIndex(*pf.sampleIndex)
 	if err != nil {
 		return err
@@ -61,6 +70,7 @@ type profileFlags struct {
 	unit            *string
 	asJSON          *bool
 	maxDecompressed *int64
+	filter          filterFlags
 }
 
 // nodeCountFlag is -nodecount (and its alias -n): unset, the text output shows
@@ -125,6 +135,7 @@ func newProfileFlags(name, argsUsage, sampleIndexUsage string, std stdio) profil
 		unit:            fs.String("unit", pprof.DefaultUnit, "unit of the text output, as pprof's -unit (B, kB, MB, ns, ms, s, …; minimum chooses)"),
 		asJSON:          fs.Bool("json", false, "print one JSON document of exact values"),
 		maxDecompressed: fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression"),
+		filter:          addFilterFlags(fs),
 	}
 }
 
