@@ -29,6 +29,39 @@ type DiffResult struct {
 	BaseTotal   int64     `json:"base_total"`
 	TargetTotal int64     `json:"target_total"`
 	Rows        []DiffRow `json:"rows"`
+	// Dropped is how many rows a trim left out (see Trimmed), those whose |cum|
+	// is at most DroppedCutoff; both are 0 untrimmed.
+	Dropped       int   `json:"dropped,omitempty"`
+	DroppedCutoff int64 `json:"dropped_cutoff,omitempty"`
+}
+
+// Trimmed is the diff trimmed as `go tool pprof -top -diff_base` trims it with
+// -nodefraction=nodeFraction (report.newTrimmedGraph): the rows whose |cum| is
+// below nodeFraction × the sum of the flat changes left out, Dropped and
+// DroppedCutoff (nodeFraction × Total) saying what its "Dropped N nodes
+// (cum <= C)" says.
+func (d DiffResult) Trimmed(nodeFraction float64) DiffResult {
+	top := TopResult{Total: d.Total, Rows: make([]TopRow, len(d.Rows))}
+	for i, r := range d.Rows {
+		top.Rows[i] = r.top()
+	}
+	_, dropped, cutoff := top.PprofTrim(nodeFraction)
+	if dropped == 0 {
+		return d
+	}
+	var flatSum int64
+	for _, r := range d.Rows {
+		flatSum += r.Flat
+	}
+	nodeCutoff := abs64(int64(float64(flatSum) * nodeFraction))
+	kept := make([]DiffRow, 0, len(d.Rows)-dropped)
+	for _, r := range d.Rows {
+		if abs64(r.Cum) >= nodeCutoff {
+			kept = append(kept, r)
+		}
+	}
+	d.Rows, d.Dropped, d.DroppedCutoff = kept, d.Dropped+dropped, cutoff
+	return d
 }
 
 // Change is TargetTotal − BaseTotal.
@@ -94,8 +127,9 @@ func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 // types (see SameType), which Diff cannot compare.
 func Comparable(base, target *Profile) error {
 	if !base.SameType(target) {
+		b, t := mismatchNames(base, target)
 		return fmt.Errorf("%w: the base measures %s and the target %s; compare profiles of one type (heap with heap, CPU with CPU)",
-			analyze.ErrMismatch, base.TypeNames(), target.TypeNames())
+			analyze.ErrMismatch, b, t)
 	}
 	return nil
 }

@@ -1,13 +1,17 @@
 package pprof
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/hostile"
 )
 
 // diffPairs are the fixture pairs checked against pprof's -diff_base.
@@ -197,5 +201,32 @@ func TestTagFilterMatchesPprof(t *testing.T) {
 				t.Errorf("shown %d of %d; the whole profile %d of %d: the filter kept everything or moved the total", got.Shown, got.Total, whole.Shown, whole.Total)
 			}
 		})
+	}
+}
+
+// TestMismatchNamesBothUnits: profiles whose sample types differ only in
+// their units (microseconds against nanoseconds) are refused by a diff and a
+// series with a message that names both units, not the same types twice.
+func TestMismatchNamesBothUnits(t *testing.T) {
+	open := func(unit string) *Profile {
+		hp := hostile.Profile{SampleTypes: [][2]string{{"samples", "count"}, {"cpu", unit}}}
+		hp.Samples = []hostile.Sample{{Stack: []string{"main.work", "main.main"}, Values: []int64{1, 10}}}
+		p, err := Open(Reader(bytes.NewReader(hp.Encode())), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	us, ns := open("microseconds"), open("nanoseconds")
+	_, err := Diff(us, ns, 1)
+	if !isErr(err, analyze.ErrMismatch) || !strings.Contains(err.Error(), "cpu (microseconds)") || !strings.Contains(err.Error(), "cpu (nanoseconds)") {
+		t.Errorf("diff: %v", err)
+	}
+	_, err = Series([]Snapshot{{"a", us}, {"b", ns}, {"c", us}}, series.Options{})
+	if !isErr(err, analyze.ErrMismatch) || !strings.Contains(err.Error(), "cpu (microseconds)") || !strings.Contains(err.Error(), "cpu (nanoseconds)") {
+		t.Errorf("series: %v", err)
+	}
+	if _, err := Diff(us, open("microseconds"), 1); err != nil {
+		t.Errorf("one unit: %v", err)
 	}
 }

@@ -83,6 +83,10 @@ func TestPprofTrimMatchesPprof(t *testing.T) {
 						t.Errorf("row %d = %q, pprof %q", i, r.Name, want.names[i])
 					}
 				}
+				trimmed := mustTop(t, p, si).Trimmed(DefaultNodeFraction)
+				if len(trimmed.Rows) != len(kept) || trimmed.Dropped != want.dropped || trimmed.Dropped > 0 && trimmed.DroppedCutoff != want.cutoff {
+					t.Errorf("Trimmed: %d rows, %d dropped (cum <= %d); pprof %d, %d (cum <= %d)", len(trimmed.Rows), trimmed.Dropped, trimmed.DroppedCutoff, len(want.names), want.dropped, want.cutoff)
+				}
 				compareMarks(t, mustMarks(t, p, si, DefaultNodeFraction), want.marks)
 				all := runPprofTopText(t, st.Unit, "-nodefraction=0", "-sample_index="+strconv.Itoa(si), path)
 				compareMarks(t, mustMarks(t, p, si, 0), all.marks)

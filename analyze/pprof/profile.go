@@ -395,6 +395,24 @@ func (p *Profile) SameType(q *Profile) bool {
 // "alloc_objects/alloc_space/inuse_objects/inuse_space".
 func (p *Profile) TypeNames() string { return strings.Join(p.typeNames(), "/") }
 
+// mismatchNames renders the sample types of two profiles that are not of one
+// type for a message: their names, and their units too when the names alone
+// are the same ("samples (count)/cpu (microseconds)" against "… (nanoseconds)"),
+// so that the message never names the same thing twice.
+func mismatchNames(p, q *Profile) (string, string) {
+	if p.TypeNames() != q.TypeNames() {
+		return p.TypeNames(), q.TypeNames()
+	}
+	withUnits := func(p *Profile) string {
+		parts := make([]string, len(p.meta.sampleTypes))
+		for i, st := range p.meta.sampleTypes {
+			parts[i] = st.typ + " (" + st.unit + ")"
+		}
+		return strings.Join(parts, "/")
+	}
+	return withUnits(p), withUnits(q)
+}
+
 func abs64(v int64) int64 {
 	if v < 0 {
 		return -v

@@ -81,8 +81,13 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 	first := snaps[0]
 	for i, s := range snaps[1:] {
 		if !first.Profile.SameType(s.Profile) {
+			kind, firstKind := seriesKind(s.Profile), seriesKind(first.Profile)
+			if kind == firstKind { // the same names in other units
+				names, firstNames := mismatchNames(s.Profile, first.Profile)
+				kind, firstKind = "profile of "+names, "profile of "+firstNames
+			}
 			return nil, fmt.Errorf("%w: snapshot %d (%s) is a %s but snapshot 1 (%s) is a %s; a series compares snapshots of one kind",
-				analyze.ErrMismatch, i+2, s.Name, seriesKind(s.Profile), first.Name, seriesKind(first.Profile))
+				analyze.ErrMismatch, i+2, s.Name, kind, first.Name, firstKind)
 		}
 	}
 	si, err := seriesSampleIndex(snaps, opts.SampleIndex)

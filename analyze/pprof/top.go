@@ -50,6 +50,10 @@ type TopResult struct {
 	// Shown is the total of the samples a filter kept; it equals Total unfiltered.
 	Shown int64    `json:"shown"`
 	Rows  []TopRow `json:"rows"`
+	// Dropped is how many rows a trim left out (see Trimmed), those whose |cum|
+	// is at most DroppedCutoff; both are 0 untrimmed.
+	Dropped       int   `json:"dropped,omitempty"`
+	DroppedCutoff int64 `json:"dropped_cutoff,omitempty"`
 }
 
 // Top computes the top table of one sample type (an index from SampleIndex) with
@@ -197,6 +201,20 @@ func topLess(a, b TopRow) bool {
 		return c < 0
 	}
 	return abs64(a.Cum) > abs64(b.Cum)
+}
+
+// Trimmed is the table trimmed as `go tool pprof -top` trims it with
+// -nodefraction=nodeFraction (see PprofTrim): the rows it shows, in its order,
+// with Dropped and DroppedCutoff saying what its "Dropped N nodes (cum <= C)"
+// says. A table already trimmed is trimmed again from the rows it has.
+func (t TopResult) Trimmed(nodeFraction float64) TopResult {
+	kept, dropped, cutoff := t.PprofTrim(nodeFraction)
+	t.Rows = kept
+	t.Dropped += dropped
+	if dropped > 0 {
+		t.DroppedCutoff = cutoff
+	}
+	return t
 }
 
 // PprofTrim is what `go tool pprof -top` with -nodefraction=nodeFraction does to

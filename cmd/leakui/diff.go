@@ -40,6 +40,9 @@ func runDiff(ctx context.Context, args []string, std stdio) error {
 		if err != nil {
 			return err
 		}
+		if *pf.trim == "pprof" {
+			d = d.Trimmed(*pf.nodeFraction)
+		}
 		if n := pf.jsonRows(); n > 0 && len(d.Rows) > n {
 			d.Rows = d.Rows[:n]
 		}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -143,9 +144,22 @@ func newFlagSet(name, argsUsage string, w io.Writer) *flag.FlagSet {
 	fs.SetOutput(w)
 	fs.Usage = func() {
 		fmt.Fprintf(w, "Usage: leakui %s [flags] %s\n\nFlags:\n", name, argsUsage)
-		fs.PrintDefaults()
+		fmt.Fprint(w, flagDefaults(fs))
 	}
 	return fs
+}
+
+// flagDefaults is fs.PrintDefaults' text with the tab before each usage made
+// spaces: the commands' writers show control characters escaped, and a log
+// command's escapes tabs too, which printed "\t" before every flag.
+func flagDefaults(fs *flag.FlagSet) string {
+	var b strings.Builder
+	out := fs.Output()
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+	s := strings.ReplaceAll(b.String(), "\n    \t", "\n      ")
+	return strings.ReplaceAll(s, "\t", "    ") // a one-letter flag's usage follows on its line
 }
 
 // parseFlags parses args into fs and maps a parse failure to errUsage.

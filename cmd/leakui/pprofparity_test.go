@@ -396,3 +396,61 @@ func TestSeriesFiltersEqualPprof(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONTrimIsPprofs: -json -trim=pprof keeps the rows `go tool pprof -top`
+// prints with the same -nodefraction, in its order, and says how many it
+// dropped and below which cum, for every fixture and for a diff.
+func TestJSONTrimIsPprofs(t *testing.T) {
+	dropped := regexp.MustCompile(`(?m)^Dropped (\d+) nodes? \(cum <= (-?\d+)(?:B|ns)?\)$`)
+	check := func(t *testing.T, jsonArgs []string, want string) {
+		t.Helper()
+		code, out, errs := runCLI(t, jsonArgs...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var got struct {
+			Rows          []struct{ Name string }
+			Dropped       int   `json:"dropped"`
+			DroppedCutoff int64 `json:"dropped_cutoff"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, line := range strings.Split(rowsOf(want), "\n")[1:] {
+			if m := tieRow.FindStringSubmatch(line); m != nil {
+				names = append(names, strings.TrimSuffix(strings.TrimSuffix(m[3], " (inline)"), " (partial-inline)"))
+			}
+		}
+		if len(got.Rows) != len(names) {
+			t.Fatalf("%d rows; pprof prints %d", len(got.Rows), len(names))
+		}
+		for i, r := range got.Rows {
+			if r.Name != names[i] {
+				t.Errorf("row %d: %q; pprof %q", i, r.Name, names[i])
+			}
+		}
+		m := dropped.FindStringSubmatch(want)
+		if m == nil && got.Dropped != 0 || m != nil && (strconv.Itoa(got.Dropped) != m[1] || strconv.FormatInt(got.DroppedCutoff, 10) != m[2]) {
+			t.Errorf("dropped %d (cum <= %d); pprof says %v", got.Dropped, got.DroppedCutoff, m)
+		}
+	}
+	for _, path := range fixtures.Glob(t, "pprof", "*") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel()
+			sts := sampleTypes(t, path)
+			unit := map[string]string{"bytes": "-unit=B", "nanoseconds": "-unit=ns"}[sts[len(sts)-1].Unit]
+			if unit == "" {
+				unit = "-unit=minimum"
+			}
+			want := goToolPprof(t, "-top", "-symbolize=none", unit, path)
+			check(t, []string{"top", "-json", "-trim=pprof", "-n=0", path}, want)
+		})
+	}
+	base, target := fixtures.Path(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixtures.Path(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz")
+	want := goToolPprof(t, "-top", "-symbolize=none", "-unit=B", "-nodefraction=0.01", "-diff_base="+base, target)
+	check(t, []string{"diff", "-json", "-trim=pprof", "-nodefraction=0.01", "-n=0", base, target}, want)
+	if code, _, errs := runCLI(t, "top", "-trim=yes", target); code != 2 || !strings.Contains(errs, "-trim is pprof or nothing") {
+		t.Errorf("-trim=yes: exit %d, %q", code, errs)
+	}
+}

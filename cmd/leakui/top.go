@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"strconv"
+	"strings"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
@@ -49,6 +50,9 @@ func runTop(ctx context.Context, args []string, std stdio) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
+		if *pf.trim == "pprof" {
+			top = top.Trimmed(*pf.nodeFraction)
+		}
 		if n := pf.jsonRows(); n > 0 && len(top.Rows) > n {
 			top.Rows = top.Rows[:n]
 		}
@@ -69,6 +73,7 @@ type profileFlags struct {
 	edgeFraction    *float64
 	unit            *string
 	asJSON          *bool
+	trim            *string
 	maxDecompressed *int64
 	filter          filterFlags
 }
@@ -134,6 +139,7 @@ func newProfileFlags(name, argsUsage, sampleIndexUsage string, std stdio) profil
 		edgeFraction:    fs.Float64("edgefraction", pprof.DefaultEdgeFraction, "ignore calls below this fraction of the total, as pprof's -edgefraction (decides the (inline) marks)"),
 		unit:            fs.String("unit", pprof.DefaultUnit, "unit of the text output, as pprof's -unit (B, kB, MB, ns, ms, s, …; minimum chooses)"),
 		asJSON:          fs.Bool("json", false, "print one JSON document of exact values"),
+		trim:            fs.String("trim", "", "with -json, pprof: leave out the rows go tool pprof -top leaves out (-nodefraction) and say how many (dropped, dropped_cutoff)"),
 		maxDecompressed: fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression"),
 		filter:          addFilterFlags(fs),
 	}
@@ -143,6 +149,10 @@ func newProfileFlags(name, argsUsage, sampleIndexUsage string, std stdio) profil
 func (pf profileFlags) parse(args []string, files int) error {
 	if err := parseFlags(pf.fs, args); err != nil {
 		return err
+	}
+	if *pf.trim != "" && *pf.trim != "pprof" {
+		fmt.Fprintf(pf.fs.Output(), "leakui %s: -trim is pprof or nothing, not %q\n", strings.TrimPrefix(pf.fs.Name(), "leakui "), *pf.trim)
+		return errUsage
 	}
 	if pf.fs.NArg() != files {
 		pf.fs.Usage()

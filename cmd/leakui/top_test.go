@@ -109,3 +109,24 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		t.Error("lookupCommand found a command that does not exist")
 	}
 }
+
+// TestHelpHasNoEscapes: every command's -h prints its flags without a control
+// character, so that the writers that escape them (the log commands' escape
+// tabs too) pass it unchanged: no literal "\t" before the flags.
+func TestHelpHasNoEscapes(t *testing.T) {
+	for _, c := range commandList() {
+		args := []string{c.name, "-h"}
+		if c.name == "work" {
+			args = []string{"work", "checkpoint", "-h"}
+		}
+		code, out, errs := runCLI(t, args...)
+		help := out + errs
+		if code != 0 || !strings.Contains(help, "Usage: leakui") {
+			t.Errorf("leakui %v: exit %d:\n%s", args, code, help)
+			continue
+		}
+		if strings.Contains(help, `\t`) || strings.ContainsAny(help, "\t\x1b") {
+			t.Errorf("leakui %v prints an escape or a tab:\n%q", args, help)
+		}
+	}
+}
