@@ -52,12 +52,16 @@ import (
 // combineHeaders for a diff's header. The public github.com/google/pprof/profile
 // package parses, prunes and aggregates, as in pprof.
 
-// TextOptions are the options of go tool pprof that shape a -top report.
+// TextOptions are the options of go tool pprof that shape its reports: -top
+// (WriteTop, WriteDiff), -tags (Labels, WriteLabels) and -dot (Graph,
+// WriteDOT). The filters are not among them: a filtered profile is a Profile of
+// its own (Filter), whose reports say which filters made it.
 type TextOptions struct {
 	// SampleIndex is the sample type shown (an index from SampleIndex).
 	SampleIndex int
-	// NodeCount is -nodecount: show at most this many rows; 0 shows all (what -top
-	// does when -nodecount is not given).
+	// NodeCount is -nodecount: show at most this many rows (or nodes); 0 shows
+	// all, what -top does when -nodecount is not given (a call graph's default
+	// is DefaultGraphNodeCount).
 	NodeCount int
 	// NodeFraction is -nodefraction: rows whose |cum| is below this fraction of the
 	// shown total are dropped (pprof's default 0.005).
