@@ -169,14 +169,7 @@ func (p *Profile) Filter(f Filter, budget *analyze.Budget) (*Profile, FilterMatc
 	}
 	meter := analyze.NewMeter(budget)
 	defer meter.Settle()
-	totals := p.totals
-	if totals == nil {
-		totals = make([]int64, len(p.meta.sampleTypes))
-		for i, st := range p.SampleTypes() {
-			totals[i] = st.Total
-		}
-	}
-	out := &Profile{meta: p.meta, Format: p.Format, totals: totals, parent: p.root(),
+	out := &Profile{meta: p.meta, Format: p.Format, parent: p.root(),
 		filters: append(slices.Clip(p.filters), f), limit: p.limit, budget: p.budget}
 	if out.tagged() {
 		// The labels are read by pprof's parser only: the filters are applied to
@@ -190,7 +183,7 @@ func (p *Profile) Filter(f Filter, budget *analyze.Budget) (*Profile, FilterMatc
 		finishFetch(ref)
 		m := applyFilters(ref, out.filters)
 		b.Release()
-		out.graph = graphFromProfile(ref)
+		out.graph, out.totals = graphFromProfile(ref), p.wholeTotals()
 		if err := meter.Charge(out.MemSize()); err != nil {
 			return nil, m, err
 		}
@@ -200,8 +193,20 @@ func (p *Profile) Filter(f Filter, budget *analyze.Budget) (*Profile, FilterMatc
 	if err != nil {
 		return nil, m, err
 	}
-	out.graph = g
+	out.graph, out.totals = g, p.wholeTotals() // after the walk, which counted a stream's totals
 	return out, m, nil
+}
+
+// wholeTotals are the totals of every sample type before any filter.
+func (p *Profile) wholeTotals() []int64 {
+	if p.totals != nil {
+		return p.totals
+	}
+	totals := make([]int64, len(p.meta.sampleTypes))
+	for i, st := range p.SampleTypes() {
+		totals[i] = st.Total
+	}
+	return totals
 }
 
 // tagged reports whether a filter of the profile selects by label.

@@ -256,15 +256,20 @@ func metaFromProfile(p *profile.Profile) profileMeta {
 	return m
 }
 
-// SampleTypes lists the profile's sample types with their totals, in profile order.
+// SampleTypes lists the profile's sample types with their totals, in profile
+// order. A streamed profile counts its totals in its first walk over its file:
+// before any report, SampleTypes makes that walk, and a file that cannot be
+// read again gives totals of 0 here (and its error to every report).
 func (p *Profile) SampleTypes() []SampleType {
 	out := make([]SampleType, len(p.meta.sampleTypes))
 	for j, st := range p.meta.sampleTypes {
 		out[j] = SampleType{Type: st.typ, Unit: st.unit}
 	}
 	if p.stream != nil {
-		for j, t := range p.stream.totals {
-			out[j].Total = t
+		if p.stream.ensureTotals() == nil {
+			for j, t := range p.stream.totals {
+				out[j].Total = t
+			}
 		}
 		return out
 	}

@@ -475,31 +475,6 @@ func (d *protoDecoder) sample(msg []byte, stack []int32, values []int64) ([]int3
 	return stack, values, nil
 }
 
-// sampleValues decodes the values of one Sample message into values (reused),
-// skipping its location ids: the streamed tables' pass counts the totals
-// before the locations are resolved.
-func sampleValues(msg []byte, values []int64) ([]int64, error) {
-	err := walkMessage(msg, func(field, wire int, v uint64, packed []byte) error {
-		if field != fieldSampleValue {
-			return nil
-		}
-		if wire != wireBytes {
-			values = append(values, int64(v))
-			return nil
-		}
-		for len(packed) > 0 {
-			x, n := varint.Uvarint(packed)
-			if n <= 0 {
-				return fmt.Errorf("%w: bad packed varint", errProto)
-			}
-			packed = packed[n:]
-			values = append(values, int64(x))
-		}
-		return nil
-	})
-	return values, err
-}
-
 func (d *protoDecoder) decodeValueType(b []byte, str func(int64, string) (string, error)) (valueType, error) {
 	var typ, unit int64
 	err := walkMessage(b, func(f, _ int, v uint64, _ []byte) error {

@@ -27,9 +27,10 @@ type streamedSamples struct {
 	// so that a file changed between two passes is an error, not a mixed report.
 	samples int
 	size    int64
-	// totals are the sums of the absolute values per sample type, counted by
-	// the tables' pass.
+	// totals are the sums of the absolute values per sample type, known after
+	// the first walk (walked).
 	totals []int64
+	walked bool
 }
 
 // errNotStreamable is openStreamed's answer for a profile it does not read:
@@ -99,9 +100,6 @@ func (sp *streamedSamples) readTables() error {
 	d.budget = sp.budget
 	var census protoCensus
 	var charged int64
-	var values []int64
-	var totals []uint64
-	overflow, counts := -1, -1 // a type whose total overflows; a sample's count of values that differs
 	for {
 		field, wire, v, msg, err := s.next()
 		if errors.Is(err, errStreamEnd) {
@@ -113,22 +111,6 @@ func (sp *streamedSamples) readTables() error {
 		if field != fieldProfileSample {
 			if err := census.add(field, wire, msg); err != nil {
 				return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
-			}
-		} else {
-			// The values' totals, which SampleTypes shows before any walk.
-			if values, err = sampleValues(msg, values[:0]); err != nil {
-				return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
-			}
-			if totals == nil {
-				totals = make([]uint64, len(values))
-			}
-			if len(values) != len(totals) && counts < 0 {
-				counts = len(values)
-			}
-			for j, v := range values {
-				if j < len(totals) && !addAbs(&totals[j], v) && overflow < 0 {
-					overflow = j
-				}
 			}
 		}
 		if c := census.cost(); c-charged >= censusChargeStep {
@@ -154,25 +136,13 @@ func (sp *streamedSamples) readTables() error {
 	if d.meta.dropFrames != "" {
 		return errNotStreamable
 	}
-	if counts < 0 && totals != nil && len(totals) != d.nTypes {
-		counts = len(totals)
-	}
-	if counts >= 0 {
-		return fmt.Errorf("%w: %w: a sample has %d values for %d sample types", analyze.ErrMalformed, errProto, counts, d.nTypes)
-	}
-	if overflow >= 0 {
-		return errTotalTooLarge(d.meta, overflow)
-	}
-	sp.totals = make([]int64, d.nTypes)
-	for j, t := range totals {
-		sp.totals[j] = int64(t)
-	}
 	sp.d, sp.g, sp.samples, sp.size = d, b.g, d.samples, s.pos
 	return nil
 }
 
 // walk is a pass over the samples: fn gets every sample's location indexes
-// (leaf first) and values, which it must not keep.
+// (leaf first) and values, which it must not keep. The first walk also checks
+// and keeps the totals.
 func (sp *streamedSamples) walk(fn func(stack []int32, values []int64)) error {
 	s, done, err := sp.stream()
 	if err != nil {
@@ -182,6 +152,7 @@ func (sp *streamedSamples) walk(fn func(stack []int32, values []int64)) error {
 	var (
 		stack   []int32
 		values  = make([]int64, 0, sp.d.nTypes)
+		totals  = make([]uint64, sp.d.nTypes)
 		n       int
 		charged int
 	)
@@ -208,12 +179,34 @@ func (sp *streamedSamples) walk(fn func(stack []int32, values []int64)) error {
 			}
 			charged = cap(stack)
 		}
+		if !sp.walked {
+			for j, v := range values {
+				if !addAbs(&totals[j], v) {
+					return errTotalTooLarge(sp.d.meta, j)
+				}
+			}
+		}
 		fn(stack, values)
 	}
 	if n != sp.samples || s.pos != sp.size {
 		return fmt.Errorf("%w: the profile changed while it was read (its samples are read again for each pass)", analyze.ErrMalformed)
 	}
+	if !sp.walked {
+		sp.totals = make([]int64, len(totals))
+		for j, t := range totals {
+			sp.totals[j] = int64(t)
+		}
+		sp.walked = true
+	}
 	return nil
+}
+
+// ensureTotals walks the samples once when no walk has counted the totals.
+func (sp *streamedSamples) ensureTotals() error {
+	if sp.walked {
+		return nil
+	}
+	return sp.walk(func([]int32, []int64) {})
 }
 
 // addAbs adds |v| to *total, reporting false when the sum leaves int64.

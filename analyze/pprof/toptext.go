@@ -159,9 +159,13 @@ func (p *Profile) wholeTotal(si int) int64 {
 // sameFilter reports whether two filters are the same options.
 func sameFilter(a, b Filter) bool { return slices.Equal(a.legend(), b.legend()) }
 
-// total is the sum of the absolute values of sample type si.
+// total is the sum of the absolute values of sample type si (a streamed
+// profile's known after a walk).
 func (p *Profile) total(si int) int64 {
 	if p.stream != nil {
+		if p.stream.ensureTotals() != nil {
+			return 0 // the walk's error is the report's
+		}
 		return p.stream.totals[si]
 	}
 	return graphTotal(p.graph, si)
