@@ -17,11 +17,20 @@ type Source struct {
 	r    io.Reader
 }
 
-// File is the profile in the file at path. A regular file is read again for each
-// report rather than held in memory when it is a profile.proto (its tables are
-// held, its samples decoded again from the file); a pipe or a device is read
-// once, and its bytes are kept while the profile is open.
+// File is the profile in the file at path. A regular file that decompresses to
+// 8 MiB or more (streamAbove) is read again for each report rather than held in
+// memory when it is a profile.proto (its tables are held, its samples decoded
+// again from the file for each walk); a smaller one is decoded into memory,
+// which reads it once; a pipe or a device is read once, and its bytes are kept
+// while the profile is open.
 func File(path string) Source { return Source{path: path} }
+
+// streamAbove is the decompressed size from which a profile.proto file is
+// streamed: its decoded samples would hold tens of MiB, where streaming holds
+// its tables (a few MiB) at the cost of a second decompression. Below it the
+// profile is held. A file whose size is not known beforehand (zstd without a
+// content size) streams.
+var streamAbove int64 = 8 << 20
 
 // Reader is the profile r reads, read once. The profile's samples are held in
 // memory; its decompressed bytes are kept only when `go tool pprof`'s text
@@ -47,8 +56,8 @@ type Options struct {
 // Open reads any profile `go tool pprof` reads (profile.proto gzipped or not,
 // legacy text heap/growth/threadcreate, legacy binary CPU), as profile.Parse
 // does for pprof: it is the one way into a profile. Where its samples live is
-// the profile's own choice, made from the source: a profile.proto file is read
-// again for each report, anything else is decoded into memory; a report that
+// the profile's own choice, made from the source: a large profile.proto file is
+// read again for each report, anything else is decoded into memory; a report that
 // must equal pprof's text where leakui's decoder cannot name the frames as pprof
 // does reads the bytes again with pprof's own parser. Errors wrap ErrEmpty,
 // ErrTooLarge, ErrBusy, ErrUnsupportedKind (for content that is not a profile)
@@ -77,16 +86,19 @@ func Open(src Source, o Options) (*Profile, error) {
 		defer f.Close()
 		return openReader(f, o, true) // a pipe is read once
 	}
-	p, err := openStreamed(open, o.Limit, o.Budget)
-	if !errors.Is(err, errNotStreamable) {
-		return p, err
-	}
-	f, err := open()
+	f, err := os.Open(src.path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if p, err = openReader(f, o, false); err != nil {
+	if hint := analyze.SizeHint(f); hint == 0 || hint >= streamAbove {
+		p, err := openStreamed(open, o.Limit, o.Budget)
+		if !errors.Is(err, errNotStreamable) {
+			return p, err
+		}
+	}
+	p, err := openReader(f, o, false)
+	if err != nil {
 		return nil, err
 	}
 	p.reopen, p.data = open, nil

@@ -12,11 +12,29 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
-// TestOpenChoosesThePath: Open reads a profile.proto file again for each
-// report (streamed), decodes legacy files and readers into memory, keeps a
-// reader's bytes only where the reference parser needs them, and every path
-// prints the same -top text and the same top table.
+// streamEveryFile makes Open stream every profile.proto file, whatever its
+// size, for the rest of the test.
+func streamEveryFile(t *testing.T) {
+	old := streamAbove
+	streamAbove = 0
+	t.Cleanup(func() { streamAbove = old })
+}
+
+// TestOpenChoosesThePath: Open reads a large profile.proto file again for each
+// report (streamed), decodes smaller ones, legacy files and readers into
+// memory, keeps a reader's bytes only where the reference parser needs them,
+// and every path prints the same -top text and the same top table.
 func TestOpenChoosesThePath(t *testing.T) {
+	for _, path := range fixturesGlob(t, "pprof") {
+		p, err := Open(File(path), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.stream != nil { // the fixtures decompress to less than 8 MiB
+			t.Errorf("%s is streamed", filepath.Base(path))
+		}
+	}
+	streamEveryFile(t)
 	streamed, legacy := 0, 0
 	for _, path := range fixturesGlob(t, "pprof") {
 		name := filepath.Base(path)
@@ -141,6 +159,7 @@ func TestReportsThatNeedTheBytesAgain(t *testing.T) {
 // stay charged to Open's budget until Close; a profile held in memory keeps
 // nothing charged.
 func TestStreamedProfileHoldsItsTablesUntilClose(t *testing.T) {
+	streamEveryFile(t)
 	path := fixtures.Path(t, "pprof", "erigon-integration-heap.pb.gz")
 	b := analyze.NewBudget(1 << 30)
 	p, err := Open(File(path), Options{Budget: b})
@@ -164,5 +183,30 @@ func TestStreamedProfileHoldsItsTablesUntilClose(t *testing.T) {
 	defer f.Close()
 	if _, err := Open(Reader(f), Options{Budget: b}); err != nil || b.Used() != 0 {
 		t.Errorf("a profile in memory: %v, %d bytes charged", err, b.Used())
+	}
+}
+
+// TestOpenStreamsALargeFile: the benchmark profile (10.8 MB decompressed) is
+// streamed from a file: its tables held, a tenth of what it holds decoded.
+func TestOpenStreamsALargeFile(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the benchmark profile is slow to make under the race detector")
+	}
+	path := filepath.Join(t.TempDir(), "bench.pb.gz")
+	if err := os.WriteFile(path, benchProfile(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := analyze.NewBudget(1 << 30)
+	p, err := Open(File(path), Options{Budget: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	q, err := Open(Reader(bytes.NewReader(benchProfile())), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.stream == nil || b.Used() == 0 || b.Used() > q.MemSize()/10 {
+		t.Errorf("streamed %v, %d bytes held; decoded it holds %d", p.stream != nil, b.Used(), q.MemSize())
 	}
 }
