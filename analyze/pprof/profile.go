@@ -43,7 +43,9 @@ import (
 // filtering. Its samples are held in memory (decoded), or read again from its
 // file for each report (streamed); reports that must equal pprof's text where
 // leakui's decoder cannot name the frames as pprof does read its bytes again
-// with pprof's own parser (the reference parser). Its methods choose.
+// with pprof's own parser (the reference parser). Its methods choose. A profile
+// held in memory is safe for concurrent use; a streamed one (a large file) is
+// not.
 type Profile struct {
 	// graph holds the samples when they are in memory; nil when they are
 	// streamed (stream holds the tables then).
