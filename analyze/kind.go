@@ -23,6 +23,10 @@ const (
 	// KindJavaHeapDump is a JVM heap dump in the HPROF format (jcmd GC.heap_dump,
 	// jmap -dump, -XX:+HeapDumpOnOutOfMemoryError).
 	KindJavaHeapDump Kind = "jvm-heapdump"
+	// KindCapture is a leakui capture bundle (`leakui capture jvm|go`): a tar,
+	// usually gzip-compressed, whose first file is manifest.json of leakui's
+	// format, then the outputs of the steps it lists (see package analyze/capture).
+	KindCapture Kind = "capture"
 	// KindUnknown is binary data of no kind leakui reads.
 	KindUnknown Kind = "unknown"
 )
@@ -44,6 +48,8 @@ func (k Kind) Description() string {
 		return "JVM native memory summary"
 	case KindJavaHeapDump:
 		return "JVM heap dump"
+	case KindCapture:
+		return "leakui capture bundle"
 	default:
 		return "unrecognized binary data"
 	}

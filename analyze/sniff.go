@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/leakui/leakui/internal/varint"
@@ -139,6 +140,9 @@ func detectKind(head []byte) Detection {
 	if bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0.1\x00")) || bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0.2\x00")) {
 		return Detection{Kind: KindJavaHeapDump, Format: "HPROF " + string(head[13:18])}
 	}
+	if d, ok := detectCapture(head); ok {
+		return d
+	}
 	if magic := binaryMagic(head); magic != "" {
 		return Detection{Kind: KindUnknown, Format: magic}
 	}
@@ -231,6 +235,40 @@ func allZero(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// captureManifest is the start of a capture bundle's manifest.json: its format
+// field, then its kind.
+var captureManifest = regexp.MustCompile(`\A\s*\{\s*"format"\s*:\s*"leakui-capture/[0-9]+"\s*,\s*"kind"\s*:\s*"([a-z]{1,10})"`)
+
+// detectCapture recognizes a leakui capture bundle: a tar (ustar) whose first
+// entry is a regular file named manifest.json that starts with leakui's format.
+// A PAX extended header before it (some tar writers add one) is passed over.
+func detectCapture(head []byte) (Detection, bool) {
+	const block = 512
+	if len(head) < block+16 || string(head[257:262]) != "ustar" {
+		return Detection{}, false
+	}
+	if head[156] == 'x' {
+		size, err := strconv.ParseUint(strings.TrimRight(strings.TrimSpace(string(head[124:136])), "\x00"), 8, 32)
+		next := block + (int(size)+block-1)/block*block
+		if err != nil || size > 16<<10 || len(head) < next+block+16 {
+			return Detection{}, false
+		}
+		head = head[next:]
+	}
+	if string(head[257:262]) != "ustar" || (head[156] != '0' && head[156] != 0) {
+		return Detection{}, false
+	}
+	name, _, _ := bytes.Cut(head[:100], []byte{0})
+	if string(name) != "manifest.json" {
+		return Detection{}, false
+	}
+	m := captureManifest.FindSubmatch(head[block:])
+	if m == nil {
+		return Detection{}, false
+	}
+	return Detection{Kind: KindCapture, Format: "leakui capture bundle (" + string(m[1]) + ")"}, true
 }
 
 // binaryMagic names well-known binary formats so that a wrong upload gets a helpful

@@ -2,7 +2,7 @@
 """Runs commands in turn and prints each one's median wall time, median CPU time
 (user + system) and peak RSS.
 
-Usage: alternate.py RUNS OUT NAME CMD... :: NAME CMD... [:: NAME CMD...]
+Usage: alternate.py RUNS OUT NAME CMD... [:: NAME CMD...]
 
 Each command runs once to warm up, then RUNS times, one after the other in every round, so
 that a machine whose speed drifts (a shared one) slows every side alike. Output goes to the
@@ -37,7 +37,7 @@ def run(cmd, out):
 
 def main():
     args = sys.argv[1:]
-    if len(args) < 6 or "::" not in args:
+    if len(args) < 4:
         sys.exit(__doc__)
     runs, out = int(args[0]), args[1]
     sides, side = [], []

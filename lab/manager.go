@@ -458,14 +458,15 @@ func (m *Manager) saveLog(run *Run, path string, log *slog.Logger) {
 	}
 }
 
-// saveJVMOutputs stores the jcmd outputs of a jvm variant run (native memory
-// summaries, class histogram) as captures of role RoleJVM.
+// saveJVMOutputs stores what a jvm variant run captured of its JVM, the two
+// capture bundles of `leakui capture jvm` (before the streams and with them
+// open), as captures of role RoleJVM.
 func (m *Manager) saveJVMOutputs(run *Run, dir string, log *slog.Logger) {
 	if run.Spec.Variant != VariantJVM {
 		return
 	}
 	p, _ := run.State()
-	for _, name := range []string{"nmt-before.txt", "nmt-after.txt", "histo.txt"} {
+	for _, name := range []string{"capture-before.tar.gz", "capture-after.tar.gz"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || len(b) == 0 {
 			continue
@@ -473,7 +474,7 @@ func (m *Manager) saveJVMOutputs(run *Run, dir string, log *slog.Logger) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		c := Capture{Role: RoleJVM, Step: p.Step, Name: "jvm-" + name, Data: b, TakenAt: time.Now()}
 		if err := m.cfg.Recorder.Capture(ctx, run.ID, c); err != nil {
-			log.Error("storing a jcmd output", "name", name, "err", err)
+			log.Error("storing a capture bundle", "name", name, "err", err)
 		}
 		cancel()
 	}

@@ -259,7 +259,8 @@ func (s Spec) Title() string {
 // (GzipLeak.java) instead of the Go model; it needs a JDK.
 const VariantJVM = "jvm"
 
-// RoleJVM is the role of the jcmd outputs a jvm variant run stores.
+// RoleJVM is the role of what a jvm variant run captured of its JVM: the two
+// capture bundles (leakui capture jvm) before its streams and with them open.
 const RoleJVM = "jvm"
 
 // JVMAvailable reports whether the jvm variant can run here, and if not why.
@@ -307,7 +308,7 @@ var Presets = []Preset{
 		Spec{Workload: WorkloadRecovery, Variant: "drain", Codec: "gzip", Format: "v0", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512, Damage: "payload"}},
 	{"kafka-3933-corrupt-leaky", "the same damage under leaky (0.10.0.0 reads one record of a v0 wrapper) and header: not seen, nothing truncated",
 		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "gzip", Format: "v0", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512, Damage: "payload"}},
-	{"kafka-3933-jvm-reference", "the JVM reference: as many GZIPInputStreams left open in a real JVM (GzipLeak.java) as leaky leaves iterators, with its jcmd native memory summaries and class histogram (needs a JDK)",
+	{"kafka-3933-jvm-reference", "the JVM reference: as many GZIPInputStreams left open in a real JVM (GzipLeak.java) as leaky leaves iterators, captured with leakui capture jvm before and after them (needs a JDK)",
 		Spec{Workload: WorkloadRecovery, Variant: VariantJVM, Codec: "gzip", Format: "v0", Partitions: 1, Segments: 20, Batches: 500, Records: 20, ValueBytes: 512}},
 	{"kafka-3933-zstd-leaky", "zstd record batches v2, never closed: stranded decoder goroutines, a Go library behaviour (klauspost/compress), not Kafka's",
 		Spec{Workload: WorkloadRecovery, Variant: "leaky", Codec: "zstd", Format: "v2", Partitions: 1, Segments: 4, Batches: 10, Records: 1000, ValueBytes: 512}},

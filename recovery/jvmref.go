@@ -1,6 +1,7 @@
 package recovery
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	_ "embed"
@@ -109,6 +110,17 @@ func WriteJVMPayloads(dir string, cfg LogConfig, path string) (int, error) {
 // front so that the resident set grows by native memory only, and Native Memory
 // Tracking on. The jcmd outputs land in out.
 func RunJVMReference(ctx context.Context, payloads string, streams int, out string) (JVMResult, error) {
+	return RunJVMReferenceCaptured(ctx, payloads, streams, out, nil)
+}
+
+// JVMCapture takes the evidence of the reference JVM (process pid) at a phase,
+// "before" its streams or "after" them, while the JVM waits.
+type JVMCapture func(ctx context.Context, pid int, phase string) error
+
+// RunJVMReferenceCaptured is RunJVMReference that, with capture set, lets the
+// JVM wait before its streams and again with them open while capture takes its
+// evidence (as `leakui capture jvm` does on a host).
+func RunJVMReferenceCaptured(ctx context.Context, payloads string, streams int, out string, capture JVMCapture) (JVMResult, error) {
 	javac, java, err := FindJDK()
 	if err != nil {
 		return JVMResult{}, err
@@ -136,17 +148,55 @@ func RunJVMReference(ctx context.Context, payloads string, streams int, out stri
 	}
 	// The heap holds the streams' small Java objects: 64 MiB plus 4 KiB a stream.
 	heap := strconv.Itoa(64+streams/256) + "m"
-	cmd := exec.CommandContext(ctx, java, "-Xms"+heap, "-Xmx"+heap, "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC",
+	args := []string{"-Xms" + heap, "-Xmx" + heap, "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC",
 		"-XX:ReservedCodeCacheSize=64m", "-XX:CompressedClassSpaceSize=64m",
-		"-XX:NativeMemoryTracking=summary", "-cp", src, "GzipLeak", payloads, strconv.Itoa(streams), out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+		"-XX:NativeMemoryTracking=summary", "-cp", src, "GzipLeak", payloads, strconv.Itoa(streams), out}
+	if capture != nil {
+		args = append(args, "capture")
+	}
+	cmd := exec.CommandContext(ctx, java, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return JVMResult{}, err
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return JVMResult{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		return JVMResult{}, err
+	}
+	var last []byte
+	var captureErr error
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Bytes()
+		phase, ok := bytes.CutPrefix(line, []byte("capture "))
+		if !ok {
+			if len(bytes.TrimSpace(line)) > 0 {
+				last = append(last[:0], line...)
+			}
+			continue
+		}
+		if capture != nil && captureErr == nil {
+			captureErr = capture(ctx, cmd.Process.Pid, string(phase))
+		}
+		if _, err := io.WriteString(stdin, "\n"); err != nil && captureErr == nil {
+			captureErr = err
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
 		return JVMResult{}, fmt.Errorf("java GzipLeak: %w: %s", err, bytes.TrimSpace(stderr.Bytes()))
 	}
+	if captureErr != nil {
+		return JVMResult{}, fmt.Errorf("capturing GzipLeak: %w", captureErr)
+	}
 	var res JVMResult
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		return res, fmt.Errorf("GzipLeak printed %q: %w", stdout.String(), err)
+	if err := json.Unmarshal(last, &res); err != nil {
+		return res, fmt.Errorf("GzipLeak printed %q: %w", last, err)
 	}
 	for _, name := range []string{"nmt-before.txt", "nmt-after.txt", "histo.txt"} {
 		res.Files = append(res.Files, filepath.Join(out, name))

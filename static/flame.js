@@ -155,8 +155,9 @@
       svgHolder.replaceChildren(svg);
       hiddenInfo.textContent = drawn + " boxes drawn; boxes narrower than a pixel are left out, with " +
         formatValue(hidden, data.unit) + " (" + pct(hidden, data.total) + " of the total) under them" +
-        (data.dropped ? " (the page holds the " + (data.boxes || "") + " largest boxes; " + data.dropped.toLocaleString("en-US") +
-          " smaller ones stayed on the server: zoom shows detail down to them)" : "") + ".";
+        (data.dropped || data.base_dropped ? " (the page holds the " + (data.boxes || "") + " largest boxes; " + data.dropped.toLocaleString("en-US") +
+          (data.base_dropped ? " smaller ones of the target's tree and " + data.base_dropped.toLocaleString("en-US") + " of the base's" : " smaller ones") +
+          " stayed on the server: zoom shows detail down to them)" : "") + ".";
       drawCrumbs(chain);
     }
 

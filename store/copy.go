@@ -10,7 +10,7 @@ import (
 // CopyProgress tells how far Copy or Verify has come; it is reported after every
 // item.
 type CopyProgress struct {
-	// Stage is "artifacts", "runs" or "reports".
+	// Stage is "artifacts", "runs", "reports" or "incidents".
 	Stage string
 	// Done of Total items of the stage are handled.
 	Done, Total int64
@@ -22,6 +22,10 @@ type CopyProgress struct {
 // is not counted, so a second Copy of the same source counts nothing.
 type CopyResult struct {
 	Artifacts, Runs, Reports int64
+	// Incidents counts the incidents copied, each with its attachments and
+	// annotations, or mended: an incident the target held already, given the
+	// attachments and annotations it lacked.
+	Incidents int64
 	// Bytes is the artifact bytes copied.
 	Bytes int64
 	// Derived and DerivedBytes count the reports' derived blobs copied (heap
@@ -32,9 +36,11 @@ type CopyResult struct {
 // copyPage is how many keys Copy and Verify read from the source at once.
 const copyPage = 500
 
-// Copy copies into dst every artifact, run and report of src that dst does not
-// hold yet, keeping ids, times and a report's state (status, error, the owner
-// and lease of its analysis), then each report's derived blobs that dst lacks.
+// Copy copies into dst every artifact, run, report and incident of src that dst
+// does not hold yet, keeping ids, slugs, times and a report's state (status,
+// error, the owner and lease of its analysis), then each report's derived
+// blobs that dst lacks. An incident goes with its attachments and annotations;
+// one that dst holds gets those it lacks.
 // Each artifact, run (with its captures) and report (with its inputs) goes in its
 // own transaction, a derived blob in short ones (PutDerived), its bytes streamed chunk
 // by chunk and checked against their SHA-256, so an interrupted Copy is resumed by
@@ -85,6 +91,9 @@ func Copy(ctx context.Context, dst, src *DB, progress func(CopyProgress)) (CopyR
 				if err != nil {
 					return 0, err
 				}
+				if r.Uploader, err = src.uploaderOf(ctx, id); err != nil {
+					return 0, err
+				}
 				uploads := make([]Upload, len(r.Artifacts))
 				for i, a := range r.Artifacts {
 					uploads[i] = src.uploadOf(ctx, &a.Artifact, a.Name)
@@ -102,13 +111,28 @@ func Copy(ctx context.Context, dst, src *DB, progress func(CopyProgress)) (CopyR
 			res.DerivedBytes += b
 			return 0, err
 		},
+		"incidents": func(slug string) (int64, error) {
+			has, err := dst.has(ctx, "incidents", "slug", slug)
+			if err != nil {
+				return 0, err
+			}
+			n, err := copyIncident(ctx, dst, src, slug, has)
+			if err != nil {
+				return 0, fmt.Errorf("copying incident %s: %w", slug, err)
+			}
+			if n > 0 {
+				res.Incidents++
+			}
+			return 0, nil
+		},
 	})
 	return res, err
 }
 
 // walkTables are the tables that Copy and Verify walk, in order, each with its
 // key column and its count in a census. Artifacts come first, so that the runs
-// and reports Copy stores after them find theirs.
+// and reports Copy stores after them find theirs, and incidents last, so that
+// their reports and runs are there before them.
 var walkTables = []struct {
 	name, key string
 	total     func(census) int64
@@ -116,6 +140,7 @@ var walkTables = []struct {
 	{"artifacts", "sha256", func(c census) int64 { return c.artifacts }},
 	{"runs", "id", func(c census) int64 { return c.runs }},
 	{"reports", "id", func(c census) int64 { return c.reports }},
+	{"incidents", "slug", func(c census) int64 { return c.incidents }},
 }
 
 // visitors handle the rows of the walkTables, by table name: each is called
@@ -201,16 +226,16 @@ func (db *DB) uploadOf(ctx context.Context, a *Artifact, name string) Upload {
 	}
 }
 
-// census is how many artifacts, runs and reports a store holds, and the bytes of
-// its artifacts.
+// census is how many artifacts, runs, reports and incidents a store holds, and
+// the bytes of its artifacts.
 type census struct {
-	artifacts, runs, reports, bytes int64
+	artifacts, runs, reports, incidents, bytes int64
 }
 
 func (db *DB) census(ctx context.Context) (census, error) {
 	var c census
 	err := db.read.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM artifacts), (SELECT COALESCE(SUM(size), 0) FROM artifacts),
-		(SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM reports)`).Scan(&c.artifacts, &c.bytes, &c.runs, &c.reports)
+		(SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM reports), (SELECT COUNT(*) FROM incidents)`).Scan(&c.artifacts, &c.bytes, &c.runs, &c.reports, &c.incidents)
 	if err != nil {
 		return c, fmt.Errorf("store: %w", err)
 	}

@@ -13,7 +13,8 @@ import (
 
 // fillSource stores a bit of everything in a SQLite store: reports (one pinned,
 // one over two labelled files), artifacts of several chunks, a finished run with
-// captures and its report, and a run still going.
+// captures and its report, a run still going, and a resolved incident with a
+// report and a run attached and two annotations.
 func fillSource(t *testing.T, db *store.DB) {
 	t.Helper()
 	ctx := context.Background()
@@ -51,6 +52,24 @@ func fillSource(t *testing.T, db *store.DB) {
 	if err := db.FinishRun(ctx, done); err != nil {
 		t.Fatal(err)
 	}
+	in := &store.Incident{Slug: "checkout-oom", Title: "Checkout pods OOM-killed", TicketURL: "https://jira.example.com/browse/OPS-1"}
+	if err := db.CreateIncident(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range [][2]string{{store.EvidenceReport, rep.ID}, {store.EvidenceRun, done.ID}} {
+		if err := db.Attach(ctx, in.Slug, e[0], e[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, a := range []store.Annotation{{At: time.Date(2026, 3, 1, 10, 32, 0, 0, time.UTC), Text: "deployed the fix", Author: "ana"},
+		{At: time.Date(2026, 3, 1, 11, 5, 0, 0, time.UTC), Text: "restarted broker-3"}} {
+		if err := db.Annotate(ctx, in.Slug, &a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.SetIncidentState(ctx, in.Slug, store.IncidentResolved); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func checksOK(t *testing.T, checks []store.TableCheck, want map[string]int64) {
@@ -74,26 +93,30 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 	fillSource(t, src)
 	// The expected numbers, counted independently of Copy and Verify.
 	artifacts, chunks, reports := counts(t, src)[0], counts(t, src)[1], counts(t, src)[2]
-	var runs, runArtifacts, reportArtifacts int64
+	var runs, runArtifacts, reportArtifacts, incidents, incidentReports, incidentRuns, annotations int64
 	var bytesTotal int64
 	store.ReadPool(src).QueryRow(`SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM run_artifacts), (SELECT COUNT(*) FROM report_artifacts),
-		(SELECT SUM(size) FROM artifacts)`).Scan(&runs, &runArtifacts, &reportArtifacts, &bytesTotal)
-	if artifacts != 4 || chunks != 3+1+4+2 || reports != 3 || runs != 2 || runArtifacts != 2 || reportArtifacts != 4 {
-		t.Fatalf("source holds %d artifacts, %d chunks, %d reports, %d runs, %d captures, %d report inputs",
-			artifacts, chunks, reports, runs, runArtifacts, reportArtifacts)
+		(SELECT SUM(size) FROM artifacts), (SELECT COUNT(*) FROM incidents), (SELECT COUNT(*) FROM incident_reports),
+		(SELECT COUNT(*) FROM incident_runs), (SELECT COUNT(*) FROM incident_annotations)`).Scan(&runs, &runArtifacts, &reportArtifacts, &bytesTotal,
+		&incidents, &incidentReports, &incidentRuns, &annotations)
+	if artifacts != 4 || chunks != 3+1+4+2 || reports != 3 || runs != 2 || runArtifacts != 2 || reportArtifacts != 4 ||
+		incidents != 1 || incidentReports != 1 || incidentRuns != 1 || annotations != 2 {
+		t.Fatalf("source holds %d artifacts, %d chunks, %d reports, %d runs, %d captures, %d report inputs, %d incidents (%d reports, %d runs, %d annotations)",
+			artifacts, chunks, reports, runs, runArtifacts, reportArtifacts, incidents, incidentReports, incidentRuns, annotations)
 	}
 	want := map[string]int64{"artifacts": int64(artifacts), "artifact_chunks": int64(chunks), "runs": runs,
-		"run_artifacts": runArtifacts, "reports": int64(reports), "report_artifacts": reportArtifacts, "derived": 0}
+		"run_artifacts": runArtifacts, "reports": int64(reports), "report_artifacts": reportArtifacts, "derived": 0,
+		"incidents": incidents, "incident_reports": incidentReports, "incident_runs": incidentRuns, "incident_annotations": annotations}
 
 	var last store.CopyProgress
 	res, err := store.Copy(ctx, dst, src, func(p store.CopyProgress) { last = p })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res != (store.CopyResult{Artifacts: 4, Runs: 2, Reports: 3, Bytes: bytesTotal}) {
+	if res != (store.CopyResult{Artifacts: 4, Runs: 2, Reports: 3, Incidents: 1, Bytes: bytesTotal}) {
 		t.Errorf("copied %+v", res)
 	}
-	if last.Stage != "reports" || last.Done != 3 || last.Total != 3 || last.Bytes != bytesTotal || last.TotalBytes != bytesTotal {
+	if last.Stage != "incidents" || last.Done != 1 || last.Total != 1 || last.Bytes != bytesTotal || last.TotalBytes != bytesTotal {
 		t.Errorf("last progress %+v", last)
 	}
 	checks, err := store.Verify(ctx, dst, src, nil)
@@ -135,6 +158,7 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 			` WHERE sha256 = '` + sha + `' AND seq = 1`,
 		`UPDATE reports SET summary = '{"total":2}' WHERE kind = 'profile'`,
 		`DELETE FROM run_artifacts WHERE seq = 1`,
+		`UPDATE incident_annotations SET text = 'restarted broker-4' WHERE text = 'restarted broker-3'`,
 	} {
 		if _, err := store.WritePool(dst).Exec(q); err != nil {
 			t.Fatal(err)
@@ -153,8 +177,8 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 			}
 		}
 	}
-	if len(bad) != 3 || !bad["artifacts"] || !bad["reports"] || !bad["run_artifacts"] {
-		t.Errorf("tables found different: %v, want artifacts, reports and run_artifacts", bad)
+	if len(bad) != 4 || !bad["artifacts"] || !bad["reports"] || !bad["run_artifacts"] || !bad["incident_annotations"] {
+		t.Errorf("tables found different: %v, want artifacts, reports, run_artifacts and incident_annotations", bad)
 	}
 }
 
@@ -226,7 +250,8 @@ func testCopyDerived(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checksOK(t, checks, map[string]int64{"artifacts": 3, "artifact_chunks": 6, "runs": 0, "run_artifacts": 0, "reports": 3, "report_artifacts": 3, "derived": 1})
+	checksOK(t, checks, map[string]int64{"artifacts": 3, "artifact_chunks": 6, "runs": 0, "run_artifacts": 0, "reports": 3, "report_artifacts": 3, "derived": 1,
+		"incidents": 0, "incident_reports": 0, "incident_runs": 0, "incident_annotations": 0})
 	if res, err := store.Copy(ctx, dst, src, nil); err != nil || res != (store.CopyResult{}) {
 		t.Errorf("second copy: %+v (%v)", res, err)
 	}

@@ -25,6 +25,8 @@ type DB struct {
 	chunkSize   int
 	// derivedChunk is how many bytes of a derived blob one row holds.
 	derivedChunk int
+	// headliner works out the headlines of reports stored without one.
+	headliner Headliner
 	// Location names where the data lives (a file path, or a database URL without
 	// its password), for logs.
 	Location string

@@ -233,7 +233,9 @@ func (b *blob) chunkAt(seq int64) ([]byte, error) {
 
 // SetReportState records the end of a report's background analysis: ReportReady
 // with its summary, or ReportFailed with the reason (summary nil keeps the
-// stored one). A report that is gone is ErrNotFound.
+// stored one). A new summary gives the report a new headline (from the
+// Headliner; without one, BackfillHeadlines fills it later). A report that is
+// gone is ErrNotFound.
 func (db *DB) SetReportState(ctx context.Context, id, status, reason string, summary json.RawMessage) error {
 	if !ValidID(id) {
 		return fmt.Errorf("report %q: %w", id, ErrNotFound)
@@ -241,12 +243,26 @@ func (db *DB) SetReportState(ctx context.Context, id, status, reason string, sum
 	if len(summary) > 0 && !json.Valid(summary) {
 		return fmt.Errorf("%w: report summary must be JSON", ErrInvalid)
 	}
+	var h Headline
+	if len(summary) > 0 && db.headliner != nil {
+		var kind, runID string
+		err := db.read.QueryRowContext(ctx, db.q(`SELECT kind, run_id FROM reports WHERE id = ?`), id).Scan(&kind, &runID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("report %s: %w", id, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		h = db.headlineOf(&Report{ID: id, Kind: kind, RunID: runID, Status: status, Error: reason, Summary: summary}, "")
+	}
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		var res sql.Result
 		var err error
 		if len(summary) > 0 {
-			res, err = tx.ExecContext(ctx, db.q(`UPDATE reports SET status = ?, error = ?, summary = ? WHERE id = ?`),
-				cleanText(status), cleanText(reason), cleanText(string(summary)), id)
+			// The title stays the first input's unless the headline names another.
+			res, err = tx.ExecContext(ctx, db.q(`UPDATE reports SET status = ?, error = ?, summary = ?,
+				title = CASE WHEN ? = '' THEN title ELSE ? END, verdict = ?, headline = ?, headline_state = ? WHERE id = ?`),
+				cleanText(status), cleanText(reason), cleanText(string(summary)), h.Title, h.Title, h.Verdict, h.Line, boolInt(h.Set), id)
 		} else {
 			res, err = tx.ExecContext(ctx, db.q(`UPDATE reports SET status = ?, error = ? WHERE id = ?`), cleanText(status), cleanText(reason), id)
 		}

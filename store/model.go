@@ -44,6 +44,30 @@ type Report struct {
 	// takes up a report whose lease has ended (ClaimReportAnalysis).
 	Owner      string
 	LeaseUntil time.Time
+	// Uploader is the client address a report was uploaded from, which the
+	// disk quota per client counts (StoredBytes); CreateReport records it,
+	// Report does not read it back.
+	Uploader string
+	// Headline is what the dashboard lists the report by (see Headliner).
+	Headline Headline
+}
+
+// Headline is what the dashboard lists a report by, kept in columns of its own
+// so that a list of reports never reads their summaries: its title, its verdict
+// in a word, one line, and the size of its inputs (with its kind and time,
+// which are columns of their own too).
+type Headline struct {
+	// Title is the report's first input's name, or what its run is called.
+	Title string
+	// Verdict is "leak", "no leak", … or "" for a report without one.
+	Verdict string
+	// Line says what the report found in one line.
+	Line string
+	// InputBytes is the size of the report's inputs, set by the store.
+	InputBytes int64
+	// Set tells that Verdict and Line were worked out: a report stored before
+	// headlines were has none until BackfillHeadlines fills it.
+	Set bool
 }
 
 // The states of a report (Report.Status).

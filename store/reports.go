@@ -39,9 +39,15 @@ func (db *DB) insertReport(ctx context.Context, tx *sql.Tx, id string, r *Report
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id, status, error, owner, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+	first := ""
+	if len(uploads) > 0 {
+		first = uploads[0].Name
+	}
+	h := db.headlineOf(r, first)
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id, status, error, owner, lease_until,
+		title, verdict, headline, headline_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		id, cleanText(r.Kind), jsonOrEmpty(r.Params), jsonOrEmpty(r.Summary), millis(created), boolInt(r.Pinned), cleanText(r.RunID), cleanText(r.Status), cleanText(r.Error),
-		cleanText(r.Owner), leaseMillis(r.LeaseUntil)); err != nil {
+		cleanText(r.Owner), leaseMillis(r.LeaseUntil), h.Title, h.Verdict, h.Line, boolInt(h.Set)); err != nil {
 		return fmt.Errorf("store: report: %w", err)
 	}
 	for i, u := range uploads {
@@ -50,6 +56,14 @@ func (db *DB) insertReport(ctx context.Context, tx *sql.Tx, id string, r *Report
 			return fmt.Errorf("store: report artifact: %w", err)
 		}
 	}
+	if err := db.putUploader(ctx, tx, id, r.Uploader); err != nil {
+		return err
+	}
+	var err error
+	if h.InputBytes, err = db.setInputBytes(ctx, tx, id); err != nil {
+		return err
+	}
+	r.Headline = h
 	return nil
 }
 
@@ -60,9 +74,11 @@ func (db *DB) Report(ctx context.Context, id string) (*Report, error) {
 	}
 	r := &Report{ID: id}
 	var params, summary string
-	var created, pinned, lease int64
-	err := db.read.QueryRowContext(ctx, db.q(`SELECT kind, params, summary, created_at, pinned, run_id, status, error, owner, lease_until FROM reports WHERE id = ?`), id).
-		Scan(&r.Kind, &params, &summary, &created, &pinned, &r.RunID, &r.Status, &r.Error, &r.Owner, &lease)
+	var created, pinned, lease, set int64
+	err := db.read.QueryRowContext(ctx, db.q(`SELECT kind, params, summary, created_at, pinned, run_id, status, error, owner, lease_until,
+		title, verdict, headline, input_bytes, headline_state FROM reports WHERE id = ?`), id).
+		Scan(&r.Kind, &params, &summary, &created, &pinned, &r.RunID, &r.Status, &r.Error, &r.Owner, &lease,
+			&r.Headline.Title, &r.Headline.Verdict, &r.Headline.Line, &r.Headline.InputBytes, &set)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("report %s: %w", id, ErrNotFound)
 	}
@@ -70,7 +86,7 @@ func (db *DB) Report(ctx context.Context, id string) (*Report, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	r.Params, r.Summary = json.RawMessage(params), json.RawMessage(summary)
-	r.CreatedAt, r.Pinned = fromMillis(created), pinned != 0
+	r.CreatedAt, r.Pinned, r.Headline.Set = fromMillis(created), pinned != 0, set != 0
 	if lease != 0 {
 		r.LeaseUntil = fromMillis(lease)
 	}
@@ -96,8 +112,9 @@ func (db *DB) Report(ctx context.Context, id string) (*Report, error) {
 	return r, nil
 }
 
-// RecentReports lists the newest reports first, without their artifacts' bytes,
-// for the dashboard.
+// RecentReports lists the newest reports first with their summaries, without
+// their artifacts' bytes. The dashboard lists reports by their headlines
+// (SearchReports), which never read a summary.
 func (db *DB) RecentReports(ctx context.Context, limit int) ([]Report, error) {
 	rows, err := db.read.QueryContext(ctx, db.q(`SELECT r.id, r.kind, r.summary, r.created_at, r.pinned, r.run_id,
 		COALESCE((SELECT ra.name FROM report_artifacts ra WHERE ra.report_id = r.id ORDER BY ra.position LIMIT 1), '')

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
+	"strings"
 	"testing"
 )
 
@@ -19,12 +20,21 @@ var shippedMigrations = map[string]map[string]string{
 		"0003_sessions.sql": "c5eb2f50f5997b544ca7f18f9f3b82625eba55098354266a898bee312d9bf8e2",
 		// Issue 20's derived blobs and report states.
 		"0004_derived.sql": "1afdb906c9b6c0ac48b11020757027a0b6abc7da8c00e13af684e9ae3322ef10",
+		// Who uploaded each report, for the disk quota per client.
+		"0005_uploaders.sql": "b8f115adbaa1cbcc632300ec95ca9627726998010e005dd3d0c2938415bc56f6",
+		// Incidents: their attached reports and runs, and annotations.
+		"0006_incidents.sql": "b4c77f6cde411b3e00765aea4ec3ff7154fb1b3e694d643933634f8ce221aca8",
+		// The reports' headline columns, which the dashboard lists them by.
+		"0007_report_headlines.sql": "bec6984e8ff8a693c5e3f858cb8ac3a8247ef72a5ef96fffd3435503885d1ad0",
 	},
 	"postgres": {
-		"0001_init.sql":     "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
-		"0002_runs.sql":     "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
-		"0003_sessions.sql": "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
-		"0004_derived.sql":  "b106da055c6df98dee4857ed2c0602a2692edbdb7361485af66a9e743f78942f",
+		"0001_init.sql":             "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
+		"0002_runs.sql":             "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
+		"0003_sessions.sql":         "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
+		"0004_derived.sql":          "b106da055c6df98dee4857ed2c0602a2692edbdb7361485af66a9e743f78942f",
+		"0005_uploaders.sql":        "266ea2ca5e8344b29f5411ab643a43b1670cf4f36d78a7c15eab20875dbd7407",
+		"0006_incidents.sql":        "9286bd292f227b4fac342bf6b332f88120237066c432551cadcea696e4cad1aa",
+		"0007_report_headlines.sql": "044f580f943bebc0b59ad57da6f6123ab05c588cb8f5533c448a303365ecb1f4",
 	},
 }
 
@@ -50,5 +60,24 @@ func TestMigrationsAsShipped(t *testing.T) {
 				t.Errorf("%s %s renders differently from the shipped file:\n%s", backend, name, b)
 			}
 		}
+	}
+}
+
+// TestMigrationVersionsAreUnique checks that no two migrations share a
+// version number: migrate records versions, so the second of two would be
+// taken as applied and never run (two branches that each add the next
+// migration meet here).
+func TestMigrationVersionsAreUnique(t *testing.T) {
+	entries, err := fs.ReadDir(schema, "schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, e := range entries {
+		version, _, _ := strings.Cut(e.Name(), "_")
+		if other, ok := seen[version]; ok {
+			t.Errorf("migrations %s and %s share the version %s", other, e.Name(), version)
+		}
+		seen[version] = e.Name()
 	}
 }

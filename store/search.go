@@ -69,9 +69,14 @@ func (db *DB) ArtifactName(ctx context.Context, sha string) (string, error) {
 // ReportSearch asks for a page of reports, newest first.
 type ReportSearch struct {
 	// Text, when not empty, keeps the reports whose kind, an input's name or
-	// label, verdict (a run's, or "verdict"/"series_verdict" in the summary)
-	// contains it, ignoring case, or one of whose inputs' SHA-256 starts with it.
+	// label, verdict (the report's headline's, or its run's) contains it,
+	// ignoring case, or one of whose inputs' SHA-256 starts with it.
 	Text string
+	// Kind, when not empty, keeps the reports of that kind.
+	Kind string
+	// Summaries asks for the reports' summaries too; a listing never needs them
+	// (each report has its Headline), and a summary may be large.
+	Summaries bool
 	// After is the cursor of the last report of the previous page (Cursor of a
 	// report), "" for the first page.
 	After string
@@ -101,9 +106,11 @@ func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// SearchReports lists one page of reports, newest first, each with its first
-// input's name and label (as Artifacts[0]) and nothing of its bytes. It returns
-// up to s.Limit reports; a full page may have more after it.
+// SearchReports lists one page of reports, newest first, each with its
+// headline, its first input's name and label (as Artifacts[0]) and nothing of
+// its bytes, nor its summary unless s.Summaries asks for it: the query reads
+// the headline columns, never the summaries. It returns up to s.Limit
+// reports; a full page may have more after it.
 func (db *DB) SearchReports(ctx context.Context, s ReportSearch) ([]Report, error) {
 	var where []string
 	var args []any
@@ -114,6 +121,10 @@ func (db *DB) SearchReports(ctx context.Context, s ReportSearch) ([]Report, erro
 		}
 		where = append(where, `(r.created_at < ? OR (r.created_at = ? AND r.id > ?))`)
 		args = append(args, ms, ms, id)
+	}
+	if s.Kind != "" {
+		where = append(where, `r.kind = ?`)
+		args = append(args, s.Kind)
 	}
 	switch s.Source {
 	case "":
@@ -126,16 +137,18 @@ func (db *DB) SearchReports(ctx context.Context, s ReportSearch) ([]Report, erro
 	}
 	if text := strings.ToLower(strings.TrimSpace(cleanText(s.Text))); text != "" {
 		like := "%" + likeEscape(text) + "%"
-		verdict := `%"verdict":"` + likeEscape(text) + `%`
-		seriesVerdict := `%"series_verdict":"` + likeEscape(text) + `%`
-		where = append(where, `(LOWER(r.kind) LIKE ? ESCAPE '\'
-			OR LOWER(r.summary) LIKE ? ESCAPE '\' OR LOWER(r.summary) LIKE ? ESCAPE '\'
+		where = append(where, `(LOWER(r.kind) LIKE ? ESCAPE '\' OR LOWER(r.verdict) LIKE ? ESCAPE '\'
 			OR EXISTS (SELECT 1 FROM runs u WHERE u.id = r.run_id AND LOWER(u.verdict) LIKE ? ESCAPE '\')
 			OR EXISTS (SELECT 1 FROM report_artifacts ra WHERE ra.report_id = r.id
 				AND (LOWER(ra.name) LIKE ? ESCAPE '\' OR LOWER(ra.label) LIKE ? ESCAPE '\' OR ra.sha256 LIKE ? ESCAPE '\')))`)
-		args = append(args, like, verdict, seriesVerdict, like, like, like, likeEscape(text)+"%")
+		args = append(args, like, like, like, like, like, likeEscape(text)+"%")
 	}
-	query := `SELECT r.id, r.kind, r.summary, r.created_at, r.pinned, r.run_id,
+	summary := `''`
+	if s.Summaries {
+		summary = `r.summary`
+	}
+	query := `SELECT r.id, r.kind, ` + summary + `, r.created_at, r.pinned, r.run_id,
+		r.title, r.verdict, r.headline, r.input_bytes, r.headline_state,
 		COALESCE((SELECT ra.name FROM report_artifacts ra WHERE ra.report_id = r.id ORDER BY ra.position LIMIT 1), ''),
 		COALESCE((SELECT ra.label FROM report_artifacts ra WHERE ra.report_id = r.id ORDER BY ra.position LIMIT 1), '')
 		FROM reports r`
@@ -153,11 +166,15 @@ func (db *DB) SearchReports(ctx context.Context, s ReportSearch) ([]Report, erro
 	for rows.Next() {
 		var r Report
 		var summary, name, label string
-		var created, pinned int64
-		if err := rows.Scan(&r.ID, &r.Kind, &summary, &created, &pinned, &r.RunID, &name, &label); err != nil {
+		var created, pinned, set int64
+		if err := rows.Scan(&r.ID, &r.Kind, &summary, &created, &pinned, &r.RunID,
+			&r.Headline.Title, &r.Headline.Verdict, &r.Headline.Line, &r.Headline.InputBytes, &set, &name, &label); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
-		r.Summary, r.CreatedAt, r.Pinned = []byte(summary), fromMillis(created), pinned != 0
+		r.CreatedAt, r.Pinned, r.Headline.Set = fromMillis(created), pinned != 0, set != 0
+		if summary != "" {
+			r.Summary = []byte(summary)
+		}
 		r.Artifacts = []ReportArtifact{{Name: name, Label: label}}
 		out = append(out, r)
 	}

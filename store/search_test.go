@@ -78,23 +78,23 @@ func testArtifactName(t *testing.T, dsn string) {
 func testSearchReports(t *testing.T, dsn string) {
 	db := openStore(t, dsn)
 	ctx := context.Background()
-	mk := func(name, label, kind, summary string, data string) string {
+	mk := func(name, label, kind, verdict string, data string) string {
 		t.Helper()
 		u := upload(name, []byte(data))
 		u.Label = label
-		r := &store.Report{Kind: kind, Summary: json.RawMessage(summary)}
+		r := &store.Report{Kind: kind, Summary: json.RawMessage(`{}`), Headline: store.Headline{Verdict: verdict, Set: true}}
 		if err := db.CreateReport(ctx, r, []store.Upload{u}); err != nil {
 			t.Fatal(err)
 		}
 		return r.ID
 	}
-	heap := mk("heap.pb.gz", "INC-1234 checkout OOM", "profile", `{}`, "a")
-	dump := mk("dump.txt", "", "goroutines", `{}`, "b")
-	hist := mk("histo.txt", "batch", "java-histogram", `{"series_verdict":"leak"}`, "c")
-	under := mk("x_y.log", "100%", "log", `{}`, "d")
+	heap := mk("heap.pb.gz", "INC-1234 checkout OOM", "profile", "", "a")
+	dump := mk("dump.txt", "", "goroutines", "", "b")
+	hist := mk("histo.txt", "batch", "java-histogram", "leak", "c")
+	under := mk("x_y.log", "100%", "log", "", "d")
 	var many []string
 	for i := range 7 {
-		many = append(many, mk(fmt.Sprintf("page-%d.txt", i), "paged", "log", `{}`, fmt.Sprintf("page %d", i)))
+		many = append(many, mk(fmt.Sprintf("page-%d.txt", i), "paged", "log", "", fmt.Sprintf("page %d", i)))
 	}
 	ids := func(rs []store.Report) []string {
 		var out []string
@@ -131,10 +131,17 @@ func testSearchReports(t *testing.T, dsn string) {
 			t.Errorf("search %q: got %v, want %v", c.text, got, c.want)
 		}
 	}
-	// The label comes back with the first input.
+	// The label comes back with the first input, the headline without the
+	// summary.
 	rs, err := db.SearchReports(ctx, store.ReportSearch{Text: "inc-1234", Limit: 10})
-	if err != nil || len(rs) != 1 || rs[0].Artifacts[0].Label != "INC-1234 checkout OOM" || rs[0].Artifacts[0].Name != "heap.pb.gz" {
+	if err != nil || len(rs) != 1 || rs[0].Artifacts[0].Label != "INC-1234 checkout OOM" || rs[0].Artifacts[0].Name != "heap.pb.gz" ||
+		rs[0].Headline.Title != "heap.pb.gz" || rs[0].Headline.InputBytes != 1 || rs[0].Summary != nil {
 		t.Fatalf("got %+v, %v", rs, err)
+	}
+	// By kind, with the summaries asked for.
+	rs, err = db.SearchReports(ctx, store.ReportSearch{Kind: "java-histogram", Summaries: true, Limit: 10})
+	if err != nil || len(rs) != 1 || rs[0].ID != hist || string(rs[0].Summary) != `{}` || rs[0].Headline.Verdict != "leak" {
+		t.Fatalf("kind java-histogram: %+v, %v", rs, err)
 	}
 	// Paging by cursor visits every paged report once, newest first.
 	var seen []string

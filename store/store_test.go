@@ -63,6 +63,7 @@ var suite = []struct {
 	{"DerivedGoneWithArtifact", testDerivedGoneWithArtifact},
 	{"AnalysisLeases", testAnalysisLeases},
 	{"CopyDerived", testCopyDerived},
+	{"StoredBytes", testStoredBytes},
 }
 
 func TestStore(t *testing.T) {

@@ -34,12 +34,14 @@ const maxMissing = 5
 // Verify checks that dst holds everything src holds, row by row and table by
 // table: artifacts (metadata, and their bytes read back from dst and hashed),
 // artifact chunks (per artifact), runs with their captures, reports with their
-// inputs and state, and the reports' derived blobs (their bytes hashed on both
-// sides). It returns one TableCheck per table; an error only when a database
+// inputs and state, the reports' derived blobs (their bytes hashed on both
+// sides), and incidents with their attached reports and runs and their
+// annotations. It returns one TableCheck per table; an error only when a database
 // cannot be read. progress, when not nil, is called after every item.
 func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]TableCheck, error) {
 	checks := map[string]*TableCheck{}
-	tables := []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts", "derived"}
+	tables := []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts", "derived",
+		"incidents", "incident_reports", "incident_runs", "incident_annotations"}
 	for _, t := range tables {
 		checks[t] = &TableCheck{Table: t}
 	}
@@ -107,6 +109,9 @@ func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]T
 				return 0, err
 			}
 			return 0, verifyDerived(ctx, dst, src, id, checks["derived"], miss)
+		},
+		"incidents": func(slug string) (int64, error) {
+			return 0, verifyIncident(ctx, dst, src, slug, checks, miss)
 		},
 	})
 	if err != nil {
@@ -200,7 +205,7 @@ func sameRun(a, b *Run) bool {
 func sameReport(a, b *Report) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && bytes.Equal(a.Params, b.Params) && bytes.Equal(a.Summary, b.Summary) &&
 		a.CreatedAt.Equal(b.CreatedAt) && a.Pinned == b.Pinned && a.RunID == b.RunID && a.Status == b.Status && a.Error == b.Error &&
-		a.Owner == b.Owner && a.LeaseUntil.Equal(b.LeaseUntil)
+		a.Owner == b.Owner && a.LeaseUntil.Equal(b.LeaseUntil) && a.Headline == b.Headline
 }
 
 func sameReportArtifact(a, b ReportArtifact) bool {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 )
@@ -20,20 +21,31 @@ func (rs artifactsResource) Routes() chi.Router {
 
 // download streams an artifact as an attachment, chunk by chunk, under the name
 // it was uploaded as. A unique prefix of its SHA-256 (12 hex characters or more)
-// serves it too, without the long cache: a later upload may share the prefix.
+// serves it too, without the long cache (a later upload may share the prefix),
+// but on a server with a token only to a client that has it: anyone else
+// must know the whole SHA-256, as a report's page gives it. Every 404 counts
+// toward the client address's lock-out (the one wrong tokens earn, 429), so
+// SHA-256s cannot be guessed at speed.
 func (rs artifactsResource) download(w http.ResponseWriter, r *http.Request) error {
+	client := clientKey(r)
+	if wait := rs.s.logins.wait(client, time.Now()); wait > 0 {
+		return tooManySignIns(w, wait)
+	}
 	sha := chi.URLParam(r, "sha256")
 	cache := "public, max-age=31536000, immutable"
 	if len(sha) < 64 {
+		if rs.s.cfg.Token != "" && !rs.s.authorized(r) {
+			return errorf(http.StatusUnauthorized, "a download by a prefix of the SHA-256 needs this server's token (sign in at /login, or send Authorization: Bearer TOKEN); without it, give the whole SHA-256")
+		}
 		full, err := rs.s.resolveArtifactPrefix(r.Context(), sha)
 		if err != nil {
-			return err
+			return rs.miss(client, err)
 		}
 		sha, cache = full, "no-cache"
 	}
 	a, err := rs.s.store.Artifact(r.Context(), sha)
 	if err != nil {
-		return err
+		return rs.miss(client, err)
 	}
 	name, err := rs.s.store.ArtifactName(r.Context(), sha)
 	if err != nil {
@@ -54,6 +66,17 @@ func (rs artifactsResource) download(w http.ResponseWriter, r *http.Request) err
 		rs.s.log.Warn("download interrupted", "sha256", sha, "err", err)
 	}
 	return nil
+}
+
+// miss counts a download that found no file toward the client's lock-out, and
+// returns its error.
+func (rs artifactsResource) miss(client string, err error) error {
+	if status, _ := statusOf(err); status == http.StatusNotFound {
+		if lockout := rs.s.logins.failed(client, time.Now()); lockout > 0 {
+			rs.s.log.Warn("downloads of unknown files refused", "client", client, "locked_out", lockout)
+		}
+	}
+	return err
 }
 
 // artifactExt picks a file extension for a download.

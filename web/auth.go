@@ -50,7 +50,7 @@ func (s *Server) access(next http.Handler) http.Handler {
 		// wrong ones count against the same back-off.
 		bearer := r.Header.Get("Authorization") != ""
 		if bearer {
-			if wait := s.logins.wait(clientIP(r), time.Now()); wait > 0 {
+			if wait := s.logins.wait(clientKey(r), time.Now()); wait > 0 {
 				s.writeError(w, r, tooManySignIns(w, wait))
 				return
 			}
@@ -60,7 +60,7 @@ func (s *Server) access(next http.Handler) http.Handler {
 			return
 		}
 		if bearer {
-			s.logins.failed(clientIP(r), time.Now())
+			s.logins.failed(clientKey(r), time.Now())
 		}
 		safe := r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions
 		if safe && !s.cfg.Private {
@@ -98,7 +98,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if err := r.ParseForm(); err != nil {
 		return errorf(http.StatusBadRequest, "bad form: %v", err)
 	}
-	client := clientIP(r)
+	client := clientKey(r)
 	if wait := s.logins.wait(client, time.Now()); wait > 0 {
 		return tooManySignIns(w, wait)
 	}

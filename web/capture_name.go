@@ -11,7 +11,7 @@ import (
 
 // captureName names a lab capture by its run, kind and step, such as
 // "checkpoint-leaky-ab3d9f-heap-step004.pb.gz" (a jvm run's jcmd outputs
-// keep their own name after the role: "recovery-jvm-ab3d9f-jvm-nmt-before-step002.txt"), so that a download or a listing
+// keep their own name after the role: "recovery-jvm-ab3d9f-jvm-capture-before-step002.tar.gz"), so that a download or a listing
 // of captures from several runs says where each came from. A run the store
 // cannot read keeps the lab's own name.
 func (rr runRecorder) captureName(ctx context.Context, runID string, c lab.Capture) string {
@@ -22,7 +22,10 @@ func (rr runRecorder) captureName(ctx context.Context, runID string, c lab.Captu
 	var spec lab.Spec
 	jsonUnmarshal(run.Spec, &spec)
 	ext := ".pb.gz"
-	if e := path.Ext(c.Name); e != ".gz" && e != "" {
+	switch e := path.Ext(c.Name); {
+	case strings.HasSuffix(c.Name, ".tar.gz"):
+		ext = ".tar.gz" // a jvm run's capture bundle
+	case e != ".gz" && e != "":
 		ext = e
 	}
 	// The kind is the capture's role ("heap-00004.pb.gz" is a heap), unless the

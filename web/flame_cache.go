@@ -10,56 +10,114 @@ import (
 	"github.com/leakui/leakui/analyze/pprof"
 )
 
-// flameOf builds (or takes from the cache) the flame graph of one file of a report
-// for the query's sample type and filter: building one over hundreds of thousands
-// of stacks takes a few hundred milliseconds, and a page is often viewed again.
-func (s *Server) flameOf(ctx context.Context, ps *profileSet, file int, filtered *pprof.Profile) (pprof.FlameGraph, error) {
-	key := strings.Join([]string{ps.rep.Artifacts[file].SHA256, strconv.Itoa(ps.si), strings.Join(ps.q.filterText[:], "\x00")}, "|")
-	return s.cachedView(ctx, key, func(b *analyze.Budget) (pprof.FlameGraph, error) {
-		return filtered.FlameWithin(ps.si, pprof.DefaultFlameFraction, b)
-	})
+// flameTreeEntry is a profile's flame tree for one sample type and filter, as
+// the cache keeps it: the tree, and the filter options that matched nothing in
+// the profile (for the page's notices, which a cached tree must still give).
+type flameTreeEntry struct {
+	tree      *pprof.FlameTree
+	unmatched []string
 }
 
-// diffFlameOf builds (or takes from the cache) the diff flame graph of a
-// report's base and target for the query's sample type and filter.
-func (s *Server) diffFlameOf(ctx context.Context, ps *profileSet, base, target *pprof.Profile) (pprof.FlameGraph, error) {
-	key := strings.Join([]string{"diff", ps.rep.Artifacts[ps.q.base].SHA256, ps.rep.Artifacts[ps.q.target].SHA256, strconv.Itoa(ps.si), strings.Join(ps.q.filterText[:], "\x00")}, "|")
-	return s.cachedView(ctx, key, func(b *analyze.Budget) (pprof.FlameGraph, error) {
-		return pprof.DiffFlameWithin(base, target, ps.si, pprof.DefaultFlameFraction, b)
-	})
+// flameTreeKey names a file's tree in the cache: its content, the sample type
+// and the filter.
+func flameTreeKey(ps *profileSet, file int) string {
+	return strings.Join([]string{ps.rep.Artifacts[file].SHA256, strconv.Itoa(ps.si), strings.Join(ps.q.filterText[:], "\x00")}, "|")
 }
 
-// cachedView returns the flame graph cached under key, or builds it: within a
-// view slot (see viewQueue) and an analysis's memory budget, then caches it,
-// charged to the server's budget. Requests for a view being built wait for it.
-func (s *Server) cachedView(ctx context.Context, key string, build func(*analyze.Budget) (pprof.FlameGraph, error)) (pprof.FlameGraph, error) {
-	if fg, ok := s.flames.get(key); ok {
-		return fg, nil
-	}
-	release, err := s.views.acquire(ctx)
+// flameCut cuts the flame graph of one file of a report, for the query's
+// sample type and filter, from the file's cached tree (built when missing).
+func (s *Server) flameCut(ctx context.Context, ps *profileSet, file int, notices *[]string) (*pprof.FlameCut, error) {
+	trees, err := s.flameTrees(ctx, ps, notices, file)
 	if err != nil {
-		return pprof.FlameGraph{}, err
+		return nil, err
 	}
-	defer release()
-	if fg, ok := s.flames.get(key); ok { // built while this request waited
-		return fg, nil
-	}
-	b := s.analysisBudget()
-	defer b.Release()
-	fg, err := build(b)
-	if err != nil {
-		return fg, err
-	}
-	s.flames.add(key, fg)
-	return fg, nil
+	return pprof.CutFlame(trees[0], pprof.DefaultFlameFraction), nil
 }
 
-// flameCost estimates the bytes a flame graph holds: its boxes (a FlameNode, its
-// name's header, its place in its parent's children) and their names.
-func flameCost(fg pprof.FlameGraph) int64 { return int64(fg.Nodes) * 160 }
+// diffFlameCut cuts the diff flame graph of a report's base and target from
+// their cached trees: the profiles are walked only for a tree not yet cached,
+// and a tree serves every diff its profile is in, and its own flame graph.
+func (s *Server) diffFlameCut(ctx context.Context, ps *profileSet, notices *[]string) (*pprof.FlameCut, error) {
+	trees, err := s.flameTrees(ctx, ps, notices, ps.q.base, ps.q.target)
+	if err != nil {
+		return nil, err
+	}
+	return pprof.CutDiffFlame(trees[0], trees[1], pprof.DefaultFlameFraction)
+}
 
-// flameCacheBytes bounds what the flame graph cache keeps.
-const flameCacheBytes = 64 << 20
+// flameTrees returns the trees of the report's files, for the query's sample
+// type and filter, from the cache, and adds a notice for every filter option
+// that matched nothing in a file. Trees not cached are built (the file's
+// profile filtered, then its samples walked once) within a view slot (see
+// viewQueue) and an analysis's memory budget, then cached, charged to the
+// server's budget. Requests for a tree being built wait for it.
+func (s *Server) flameTrees(ctx context.Context, ps *profileSet, notices *[]string, files ...int) ([]*pprof.FlameTree, error) {
+	entries := make([]*flameTreeEntry, len(files))
+	missing := false
+	for i, f := range files {
+		entries[i], _ = s.flames.get(flameTreeKey(ps, f))
+		missing = missing || entries[i] == nil
+	}
+	if missing {
+		release, err := s.views.acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		b := s.analysisBudget()
+		defer b.Release()
+		for i, f := range files {
+			if entries[i] != nil {
+				continue
+			}
+			key := flameTreeKey(ps, f)
+			if e, ok := s.flames.get(key); ok { // built while this request waited
+				entries[i] = e
+				continue
+			}
+			e, err := buildFlameTree(ps, f, b)
+			if err != nil {
+				return nil, err
+			}
+			// The tree stays charged to this build until it ends, whether
+			// the cache keeps it or not: the next one is built beside it.
+			if err := b.Charge(e.tree.MemSize()); err != nil {
+				return nil, err
+			}
+			s.flames.add(key, e)
+			entries[i] = e
+		}
+	}
+	trees := make([]*pprof.FlameTree, len(files))
+	for i, e := range entries {
+		trees[i] = e.tree
+		ps.filterNotices(files[i], e.unmatched, notices)
+	}
+	return trees, nil
+}
+
+// buildFlameTree filters a file's profile (the copy charged to b and dropped
+// once the tree is built) and builds its tree for the query's sample type.
+func buildFlameTree(ps *profileSet, file int, b *analyze.Budget) (*flameTreeEntry, error) {
+	local := b.Child(b.Remaining())
+	defer local.Release()
+	fp, m, err := ps.profiles[file].Filter(ps.q.filter, local)
+	if err != nil {
+		return nil, err
+	}
+	t, err := fp.FlameTreeWithin(ps.si, local)
+	if err != nil {
+		return nil, err
+	}
+	return &flameTreeEntry{tree: t, unmatched: ps.q.filter.Unmatched(m)}, nil
+}
+
+// flameCost is what a cached flame tree is charged: the bytes it holds.
+func flameCost(e *flameTreeEntry) int64 { return e.tree.MemSize() + 64 }
+
+// flameCacheBytes bounds what the flame tree cache keeps: the trees of a few
+// profiles of a million stacks (tens of MB each).
+const flameCacheBytes = 256 << 20
 
 // viewQueue bounds the expensive views (flame graphs, diff flame graphs) that are
 // built at once: a request that finds every slot taken waits at most wait, then

@@ -35,36 +35,32 @@ func (s *Server) handleReportFlameImage(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	defer ps.release()
-	var notices []string
-	var fg pprof.FlameGraph
+	var cut *pprof.FlameCut
 	var caption string
 	switch ps.q.mode {
 	case modeSeries:
 		return errorf(http.StatusNotFound, "a series has no flame graph: its chart is /r/%s/charts/totals.svg, and mode=profile&file=N shows one file's flame graph", rep.ID)
 	case modeDiff:
-		base, target, err := ps.filteredPair(&notices)
-		if err != nil {
-			return err
-		}
-		if fg, err = ps.diffFlame(base, target); err != nil {
+		if cut, err = s.diffFlameCut(r.Context(), ps, nil); err != nil {
 			return err
 		}
 		caption = rep.Artifacts[ps.q.base].Name + " → " + rep.Artifacts[ps.q.target].Name
 	default:
-		fp, err := ps.filtered(ps.profiles[ps.q.file], &notices)
-		if err != nil {
-			return err
-		}
-		if fg, err = s.flameOf(r.Context(), ps, ps.q.file, fp); err != nil {
+		if cut, err = s.flameCut(r.Context(), ps, ps.q.file, nil); err != nil {
 			return err
 		}
 		caption = rep.Artifacts[ps.q.file].Name
 	}
-	caption = "Flame graph of " + caption + ", " + fg.SampleType
-	f := flameView("flame-image", fg)
-	for i := range f.Boxes { // XML has no place for control characters, even escaped
-		b := &f.Boxes[i]
-		b.Name, b.Title, b.Label = logDisplay(b.Name), logDisplay(b.Title), logDisplay(b.Label)
+	caption = "Flame graph of " + caption + ", " + cut.SampleType
+	f := flameView("flame-image", cut)
+	boxes := f.Boxes
+	f.Boxes = func(yield func(view.FlameBox) bool) { // XML has no place for control characters, even escaped
+		for b := range boxes {
+			b.Name, b.Title, b.Label = logDisplay(b.Name), logDisplay(b.Title), logDisplay(b.Label)
+			if !yield(b) {
+				return
+			}
+		}
 	}
 	var buf bytes.Buffer
 	if err := view.FlameImage(f, logDisplay(caption)).Render(r.Context(), &buf); err != nil {

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"hash/fnv"
+	"iter"
 	"strconv"
 
 	"github.com/leakui/leakui/analyze"
@@ -16,75 +17,108 @@ const (
 	flameRow   = 18
 )
 
-// flameView lays out a flame graph as a static SVG (boxes at least one unit wide)
-// and packs its data for the interactive script.
-func flameView(id string, fg pprof.FlameGraph) view.Flame {
-	f := view.Flame{ID: id, Width: flameWidth, Diff: fg.Diff}
-	f.Data = view.FlameData{Total: fg.Total, Unit: fg.Unit, Diff: fg.Diff, Hidden: fg.Hidden, Dropped: fg.Dropped, Boxes: fg.Nodes}
-	names := map[string]int64{}
+// flameView lays out a flame graph cut as a static SVG (boxes at least one
+// unit wide) and the data of the interactive script. Nothing is copied: one
+// walk over the cut measures the picture, and the boxes and the script's nodes
+// are streamed from the cut's trees as the page is written.
+func flameView(id string, cut *pprof.FlameCut) view.Flame {
+	f := view.Flame{ID: id, Width: flameWidth, Diff: cut.Diff}
+	f.Data = view.FlameData{Total: cut.Total, Unit: cut.Unit, Diff: cut.Diff, Hidden: cut.Hidden, Dropped: cut.Dropped, BaseDropped: cut.BaseDropped, Boxes: cut.Nodes}
 	var maxDelta int64
-	var pack func(n *pprof.FlameNode, depth int64)
-	pack = func(n *pprof.FlameNode, depth int64) {
-		id, ok := names[n.Name]
-		if !ok {
-			id = int64(len(f.Data.Names))
-			names[n.Name] = id
-			f.Data.Names = append(f.Data.Names, n.Name)
-		}
-		f.Data.Nodes = append(f.Data.Nodes, [4]int64{id, n.Value, n.Base, depth})
-		maxDelta = max(maxDelta, abs(n.Value-n.Base))
-		for _, c := range n.Children {
-			pack(c, depth+1)
-		}
+	for b := range cut.Walk() {
+		maxDelta = max(maxDelta, abs(b.Value-b.Base))
 	}
-	pack(fg.Root, 0)
-
-	var tooNarrow int64
-	rows := 0
-	scale := 0.0
-	if fg.Total > 0 {
-		scale = float64(flameWidth) / float64(fg.Total)
+	rows, drawn, tooNarrow := 0, 0, int64(0)
+	for b := range flameLayout(cut, &tooNarrow) {
+		rows = max(rows, b.Depth+1)
+		drawn++
 	}
-	var layout func(n *pprof.FlameNode, x float64, depth int)
-	layout = func(n *pprof.FlameNode, x float64, depth int) {
-		w := float64(n.Value) * scale
-		if w < 1 {
-			tooNarrow += n.Value
-			return
-		}
-		rows = max(rows, depth+1)
-		b := view.FlameBox{
-			X: strconv.FormatFloat(x, 'f', 1, 64), Y: strconv.Itoa(depth * flameRow), W: strconv.FormatFloat(max(w-0.5, 0.5), 'f', 1, 64),
-			Name: n.Name, Depth: depth, Fill: flameFill(n, fg.Diff, maxDelta),
-			Title: fmt.Sprintf("%s\n%s (%s of the total)", n.Name, analyze.FormatValue(n.Value, fg.Unit), analyze.Percent(n.Value, fg.Total)),
-		}
-		if fg.Diff {
-			b.Title += fmt.Sprintf("\nbase %s, change %s", analyze.FormatValue(n.Base, fg.Unit), analyze.FormatSignedValue(n.Value-n.Base, fg.Unit))
-		}
-		if chars := int((w - 6) / 7); chars >= 4 {
-			b.Label = flameLabel(n.Name, chars)
-		}
-		f.Boxes = append(f.Boxes, b)
-		cx := x
-		for _, c := range n.Children {
-			layout(c, cx, depth+1)
-			cx += float64(c.Value) * scale
-		}
-	}
-	layout(fg.Root, 0, 0)
 	f.Height = max(rows, 1) * flameRow
+	f.Boxes = func(yield func(view.FlameBox) bool) {
+		var narrow int64
+		for b := range flameLayout(cut, &narrow) {
+			if !yield(flameBox(b, cut, maxDelta)) {
+				return
+			}
+		}
+	}
+	f.Nodes = func(yield func(view.FlameDataNode) bool) {
+		for b := range cut.Walk() {
+			if !yield(view.FlameDataNode{Name: b.Name, Value: b.Value, Base: b.Base, Depth: int64(b.Depth)}) {
+				return
+			}
+		}
+	}
 	f.Hidden = fmt.Sprintf("%d boxes drawn; boxes narrower than a pixel are left out, with %s (%s of the total) under them",
-		len(f.Boxes), analyze.FormatValue(tooNarrow, fg.Unit), analyze.Percent(tooNarrow, fg.Total))
-	if fg.Dropped > 0 {
+		drawn, analyze.FormatValue(tooNarrow, cut.Unit), analyze.Percent(tooNarrow, cut.Total))
+	switch {
+	case cut.BaseDropped > 0:
+		f.Hidden += fmt.Sprintf(" (the page holds the %s largest boxes; %s smaller ones of the target's tree and %s of the base's stayed on the server)",
+			analyze.FormatCount(int64(cut.Nodes)), analyze.FormatCount(int64(cut.Dropped)), analyze.FormatCount(int64(cut.BaseDropped)))
+	case cut.Dropped > 0:
 		f.Hidden += fmt.Sprintf(" (the page holds the %s largest boxes; %s smaller ones stayed on the server)",
-			analyze.FormatCount(int64(fg.Nodes)), analyze.FormatCount(int64(fg.Dropped)))
+			analyze.FormatCount(int64(cut.Nodes)), analyze.FormatCount(int64(cut.Dropped)))
 	}
 	f.Hidden += "."
 	return f
 }
 
+// placedBox is a box of the static picture: the cut's box and its place.
+type placedBox struct {
+	pprof.FlameBox
+	X, W float64
+}
+
+// flameLayout streams the boxes of the static picture, in the cut's preorder:
+// a box is as wide as its value, its children start at its left edge, and a
+// box narrower than one unit is left out with its subtree (its value added to
+// tooNarrow).
+func flameLayout(cut *pprof.FlameCut, tooNarrow *int64) iter.Seq[placedBox] {
+	return func(yield func(placedBox) bool) {
+		scale := 0.0
+		if cut.Total > 0 {
+			scale = float64(flameWidth) / float64(cut.Total)
+		}
+		next := []float64{0} // next[d] is where the next box at depth d starts
+		skip := -1           // the depth of a box left out, whose subtree is too
+		for b := range cut.Walk() {
+			if skip >= 0 && b.Depth > skip {
+				continue
+			}
+			skip = -1
+			x, w := next[b.Depth], float64(b.Value)*scale
+			next[b.Depth] += w
+			if w < 1 {
+				*tooNarrow += b.Value
+				skip = b.Depth
+				continue
+			}
+			next = append(next[:b.Depth+1], x)
+			if !yield(placedBox{b, x, w}) {
+				return
+			}
+		}
+	}
+}
+
+// flameBox formats a box of the static picture.
+func flameBox(b placedBox, cut *pprof.FlameCut, maxDelta int64) view.FlameBox {
+	box := view.FlameBox{
+		X: strconv.FormatFloat(b.X, 'f', 1, 64), Y: strconv.Itoa(b.Depth * flameRow), W: strconv.FormatFloat(max(b.W-0.5, 0.5), 'f', 1, 64),
+		Name: b.Name, Depth: b.Depth, Fill: flameFill(b.FlameBox, cut.Diff, maxDelta),
+		Title: fmt.Sprintf("%s\n%s (%s of the total)", b.Name, analyze.FormatValue(b.Value, cut.Unit), analyze.Percent(b.Value, cut.Total)),
+	}
+	if cut.Diff {
+		box.Title += fmt.Sprintf("\nbase %s, change %s", analyze.FormatValue(b.Base, cut.Unit), analyze.FormatSignedValue(b.Value-b.Base, cut.Unit))
+	}
+	if chars := int((b.W - 6) / 7); chars >= 4 {
+		box.Label = flameLabel(b.Name, chars)
+	}
+	return box
+}
+
 // flameFill colours a box: warm hues by name, or red/blue by growth in a diff.
-func flameFill(n *pprof.FlameNode, diff bool, maxDelta int64) string {
+func flameFill(n pprof.FlameBox, diff bool, maxDelta int64) string {
 	if diff {
 		d := n.Value - n.Base
 		if d == 0 || maxDelta == 0 {

@@ -333,6 +333,12 @@ func (g *goldenSession) uploads() {
 		t.Fatal(err)
 	}
 	g.upload("delete-me", []goldenFile{{"block-again.pb.gz", gzipped(t, block)}})
+
+	// Capture bundles of a real JVM: one alone, and the pair before and after
+	// 20,000 GZIPInputStreams were dropped unclosed.
+	cb := func(name string) goldenFile { return g.fixture("capture", name) }
+	g.upload("capture", []goldenFile{cb("jvm-unclosed-gzip-after.tar.gz")})
+	g.upload("capture-pair", []goldenFile{cb("jvm-unclosed-gzip-before.tar.gz"), cb("jvm-unclosed-gzip-after.tar.gz")})
 }
 
 func mustGunzip(t *testing.T, b []byte) io.Reader {
@@ -657,6 +663,8 @@ func (g *goldenSession) reads() {
 	g.report("threads-diff", "snapshot=1", "n=3")
 	g.report("nmt")
 	g.report("nmt-diff", "snapshot=0")
+	g.report("capture")
+	g.report("capture-pair")
 
 	// Heap dumps and the dominator tree of the one analyzed in the background.
 	g.report("heapdump")
@@ -677,6 +685,11 @@ func (g *goldenSession) reads() {
 	g.get("reports/heapdump/dominators.chain", "/r/{heapdump}/dominators?chain=1&node="+node)
 	g.get("reports/heapdump/dominators.offset", "/r/{heapdump}/dominators.json?offset=3")
 	g.get("reports/heapdump/dominators.error-node", "/r/{heapdump}/dominators?node=nonsense")
+	g.get("reports/heapdump/paths", "/r/{heapdump}/paths/0")
+	g.get("reports/heapdump/paths.json", "/r/{heapdump}/paths/0.json")
+	g.get("reports/heapdump/paths.offset", "/r/{heapdump}/paths/0?offset=2")
+	g.get("reports/heapdump/paths.error-suspect", "/r/{heapdump}/paths/99")
+	g.get("reports/heap/paths-not-a-heap-dump", "/r/{heap}/paths/0")
 	g.get("reports/heapdump/dominators.no-such-node", "/r/{heapdump}/dominators?node=4000000000")
 	g.get("reports/heapdump/events", "/r/{heapdump}/events")
 	g.report("heapdumps", "snapshot=1", "n=5", "base=1&target=2")

@@ -34,6 +34,9 @@ func (s *Server) handle(h handlerFunc) http.HandlerFunc {
 // writeError renders an error as JSON for API callers and as a page for browsers,
 // logging only server errors.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if cut := cutBody(r); cut != nil {
+		err = cut // whatever the handler made of the failed read, it is a 408
+	}
 	status, msg := statusOf(err)
 	if r.Context().Err() == context.DeadlineExceeded {
 		status, msg = http.StatusServiceUnavailable, "the request took too long and was stopped"
@@ -130,7 +133,7 @@ type slogFormatter struct{ log *slog.Logger }
 
 func (f slogFormatter) NewLogEntry(r *http.Request) middleware.LogEntry {
 	return &slogEntry{log: f.log.With("method", r.Method, "path", r.URL.Path,
-		"client", middleware.GetClientIP(r.Context()), "request_id", middleware.GetReqID(r.Context()))}
+		"client", clientIP(r), "request_id", middleware.GetReqID(r.Context()))}
 }
 
 type slogEntry struct{ log *slog.Logger }

@@ -5,34 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync/atomic"
 	"time"
+
+	"github.com/leakui/leakui/store"
 )
-
-// throttleGauge counts the requests around one class's throttle (chi's
-// ThrottleBacklog, which shows nothing of its state): those inside it, holding
-// one of its slots, and those that entered it, waiting in its backlog or
-// inside.
-type throttleGauge struct {
-	limit, backlog  int
-	entered, inside atomic.Int64
-}
-
-// wrap returns throttle with the gauge counting around it.
-func (g *throttleGauge) wrap(throttle func(http.Handler) http.Handler) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		throttled := throttle(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			g.inside.Add(1)
-			defer g.inside.Add(-1)
-			next.ServeHTTP(w, r)
-		}))
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			g.entered.Add(1)
-			defer g.entered.Add(-1)
-			throttled.ServeHTTP(w, r)
-		})
-	}
-}
 
 // health is the state /healthz and /readyz report.
 type health struct {
@@ -54,25 +30,21 @@ type throttleState struct {
 	Limit   int   `json:"limit"`
 	Waiting int64 `json:"waiting"`
 	Backlog int   `json:"backlog"`
-	// PerClient is the most requests of the class one client address may
-	// have going (0: no cap).
-	PerClient int `json:"per_client,omitempty"`
+	// PerClient is the most slots of the class one client address may hold,
+	// PerClientQueued the most requests it may have going or waiting.
+	PerClient       int `json:"per_client"`
+	PerClientQueued int `json:"per_client_queued"`
 }
 
 // health measures the server's load: a class's throttle is saturated when
-// every slot is busy or a request waits for one; the lab is full when MaxRuns
-// are going.
+// every slot is busy; the lab is full when MaxRuns are going.
 func (s *Server) health() health {
 	h := health{Throttles: map[string]throttleState{}}
 	for _, c := range s.throttles.all() {
-		g := c.gauge
-		inside, entered := g.inside.Load(), g.entered.Load()
-		st := throttleState{Busy: inside, Limit: g.limit, Waiting: max(entered-inside, 0), Backlog: g.backlog}
-		if c.perClient != nil {
-			st.PerClient = c.perClient.limit
-		}
-		h.Throttles[c.key] = st
-		if c.saturated() {
+		busy, waiting := c.load()
+		h.Throttles[c.key] = throttleState{Busy: int64(busy), Limit: c.slots, Waiting: int64(waiting), Backlog: c.backlog,
+			PerClient: c.share, PerClientQueued: c.queue}
+		if busy >= c.slots {
 			h.Reasons = append(h.Reasons, c.String())
 		}
 	}
@@ -98,8 +70,10 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleReadyz is GET /readyz, for load balancers: 503 while the server
-// shuts down, cannot reach its store, or has requests waiting for a class's
-// throttle (send new ones elsewhere); 200 otherwise.
+// shuts down, cannot reach its store, or has a class whose slots are all busy
+// with requests waiting for them (send new ones elsewhere); 200 otherwise.
+// Requests that wait only because their address has its share of a class
+// (throttles.go) do not count: another client would be served at once.
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
 	h := s.health()
 	var reasons []string
@@ -110,12 +84,12 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if _, err := s.store.RecentReports(ctx, 1); err != nil {
+	if _, err := s.store.SearchReports(ctx, store.ReportSearch{Limit: 1}); err != nil {
 		s.log.Warn("readyz: the store does not answer", "err", err)
 		reasons = append(reasons, "the store does not answer")
 	}
 	for _, c := range s.throttles.all() {
-		if st := h.Throttles[c.key]; st.Waiting > 0 {
+		if st := h.Throttles[c.key]; st.Waiting > 0 && st.Busy >= int64(st.Limit) {
 			reasons = append(reasons, fmt.Sprintf("requests waiting for the %s throttle: %d", c.name, st.Waiting))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,13 @@ const kindJavaHeapDump = "jvm-heapdump"
 
 // heapDumpRows is how many rows of each list a heap dump report keeps.
 const heapDumpRows = 25
+
+// heapDumpReportOptions are the options of a heap dump's report: the top of
+// every list, and one level of the dominator tree under its top, five children
+// each (the page pages the rest from the stored index). With hprof's bounds on
+// paths, names and stacks, they keep a stored summary within about 2 MB
+// however hostile the dump (TestHeapDumpSummaryWorstCase).
+var heapDumpReportOptions = hprof.ReportOptions{Top: heapDumpRows, Depth: 1, Fanout: 5}
 
 // heapDumpSummary is stored with a heap dump report: the analysis itself (the
 // suspects with their paths and the top of every list), so that showing the report
@@ -81,6 +89,14 @@ func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
 	return &reportPlan{kind: kindJavaHeapDump, params: map[string]any{}, summary: heapDumpPending{Analyzing: true}, background: true}, nil
 }
 
+// reportViewCosts are the report kinds whose page, JSON and Markdown are built
+// from the stored summary alone, with what a view may hold while it renders
+// (viewBytes): the heap dump reports, whose summaries the dump controls the
+// size of. The other kinds charge what they parse and cache as they go.
+func reportViewCosts() map[string]func(*store.Report) int64 {
+	return map[string]func(*store.Report) int64{kindJavaHeapDump: viewBytes, kindJavaHeapDumpDiff: viewBytes}
+}
+
 // heapDumpPending is the summary of a heap dump report until its background
 // analysis replaces it: analyzing, or failed with the reason, for listings.
 type heapDumpPending struct {
@@ -89,11 +105,9 @@ type heapDumpPending struct {
 }
 
 // heapDumpSummaryOf keeps the top of a heap dump's analysis as its report's
-// summary.
+// summary: every list capped at heapDumpRows rows, with its count beside it.
 func heapDumpSummaryOf(rep *hprof.Report) *heapDumpSummary {
-	rep.Histogram = jvmFirst(rep.Histogram, heapDumpRows)
-	rep.Packages = jvmFirst(rep.Packages, heapDumpRows)
-	rep.Threads = jvmFirst(rep.Threads, heapDumpRows)
+	rep = rep.Capped(heapDumpRows)
 	sum := &heapDumpSummary{Objects: rep.Objects, Reachable: rep.Reachable, Suspects: len(rep.Suspects), Report: rep}
 	if len(rep.Suspects) > 0 {
 		sum.Headline = rep.Suspects[0].Sentence
@@ -126,45 +140,114 @@ func heapDumpSummaryLine(raw json.RawMessage) string {
 	return line
 }
 
-// heapDumpReport reads the analysis stored with a heap dump report.
-func heapDumpReport(rep *store.Report) (*hprof.Report, error) {
+// heapDumpReport reads the analysis stored with a heap dump report, bounded as
+// every report now is (boundHeapReport) whenever it was stored; indexed tells
+// that its index is stored with it.
+func heapDumpReport(rep *store.Report) (hr *hprof.Report, indexed bool, err error) {
 	var sum heapDumpSummary
 	if err := json.Unmarshal(rep.Summary, &sum); err != nil || sum.Report == nil {
-		return nil, fmt.Errorf("report %s: the stored heap dump analysis is unreadable: %v", rep.ID, err)
+		return nil, false, fmt.Errorf("report %s: the stored heap dump analysis is unreadable: %v", rep.ID, err)
 	}
-	return sum.Report, nil
+	boundHeapReport(sum.Report)
+	return sum.Report, sum.Indexed, nil
 }
 
-// showJavaHeapDump renders /r/{id} for a heap dump.
+// boundHeapReport bounds a stored analysis as the analysis bounds new ones: a
+// report stored before paths kept only their ends holds every step, and is
+// shown with its first and last hprof.PathEnds steps (its index, when it has
+// one, pages the rest); its lists are capped too.
+func boundHeapReport(hr *hprof.Report) {
+	for i := range hr.Suspects {
+		su := &hr.Suspects[i]
+		if su.PathLength == 0 { // stored before paths kept their ends
+			su.PathLength = len(su.Path)
+			for j := range su.Path {
+				su.Path[j].Index = j
+			}
+		}
+		if n := len(su.Path); n > 2*hprof.PathEnds {
+			su.Path = slices.Concat(su.Path[:hprof.PathEnds], su.Path[n-hprof.PathEnds:])
+		}
+	}
+	*hr = *hr.Capped(heapDumpRows)
+	hr.Suspects = jvmFirst(hr.Suspects, heapDumpRows)
+	hr.Dominators = jvmFirst(hr.Dominators, heapDumpRows)
+}
+
+// showJavaHeapDump renders /r/{id} for a heap dump. The dominator tree comes
+// from the stored index; a report whose index cannot be read shows the top of
+// the tree kept in its summary, with a notice that says why.
 func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
-	hr, err := heapDumpReport(rep)
+	hr, indexed, err := heapDumpReport(rep)
 	if err != nil {
 		return err
 	}
 	page := heapDumpPage(rep, hr)
-	var sum heapDumpSummary
-	if json.Unmarshal(rep.Summary, &sum) == nil && sum.Indexed {
-		// The tree expands lazily from the stored index, the suspects' chains too.
-		if page.Lazy, err = s.heapDumpLazyTree(r.Context(), rep); err != nil {
-			return err
+	if indexed {
+		// The tree expands lazily from the stored index, the suspects' chains
+		// and paths too.
+		x, err := s.openHeapDumpIndex(r.Context(), rep)
+		switch {
+		case err == nil:
+			page.Lazy, err = s.heapDumpLazyTree(rep, x)
+		case isStatus(err, http.StatusNotFound):
+			err = nil // made before indexes were stored: the summary's levels
+		}
+		if err != nil {
+			if !degradable(err) {
+				return err
+			}
+			s.log.Warn("a heap dump report's stored index is unreadable; its page shows the summary", "report", rep.ID, "err", err)
+			page.Notice = "The dominator tree's index stored with this report cannot be read (" + indexDamage(err) +
+				"): the page shows what the report's summary keeps, without paging the tree or the paths."
+			page.Lazy = nil
 		}
 		for i, su := range hr.Suspects {
-			if page.Lazy != nil && i < len(page.Suspects) {
-				page.Suspects[i].Chain = heapDomURL(rep.ID) + "?node=" + strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
+			if page.Lazy == nil || i >= len(page.Suspects) {
+				break
+			}
+			page.Suspects[i].Chain = heapDomURL(rep.ID) + "?node=" + strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
+			if x != nil && i < x.PathCount() {
+				page.Suspects[i].PathURL = heapPathURL(rep.ID, i)
 			}
 		}
 	}
 	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.HeapDumpPageView(page))
 }
 
-// javaHeapDumpJSON puts the analysis in the JSON twin.
-func (s *Server) javaHeapDumpJSON(_ *http.Request, rep *store.Report, doc *reportJSON) error {
-	hr, err := heapDumpReport(rep)
+// javaHeapDumpJSON puts the analysis in the JSON twin, with the URL of each
+// suspect's whole path when the index holds it.
+func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+	hr, indexed, err := heapDumpReport(rep)
 	if err != nil {
 		return err
 	}
-	doc.Analysis = hr
+	// The report is the analysis; the summary keeps its headline numbers, not a
+	// second copy of it.
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(rep.Summary, &fields) == nil {
+		delete(fields, "report")
+		doc.Summary = mustJSON(fields)
+	}
+	a := heapDumpAnalysisJSON{Report: hr}
+	if indexed {
+		if x, err := s.openHeapDumpIndex(r.Context(), rep); err == nil {
+			for i := range min(len(hr.Suspects), x.PathCount()) {
+				a.PathURLs = append(a.PathURLs, absoluteURL(r, heapPathURL(rep.ID, i)+".json"))
+			}
+		} else if degradable(err) {
+			doc.Notices = append(doc.Notices, "the dominator tree's index stored with this report cannot be read: "+indexDamage(err))
+		}
+	}
+	doc.Analysis = a
 	return nil
+}
+
+// heapDumpAnalysisJSON is a heap dump report's analysis in its JSON twin, with
+// the URLs of its suspects' whole paths, paged from the stored index.
+type heapDumpAnalysisJSON struct {
+	*hprof.Report
+	PathURLs []string `json:"path_urls,omitempty"`
 }
 
 func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
@@ -197,14 +280,14 @@ func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
 		{Label: "GC roots", Value: analyze.FormatCount(int64(hr.Roots)), Key: "roots"},
 	}}
 	for _, s := range hr.Suspects {
-		vs := view.HeapSuspect{Sentence: strings.ReplaceAll(s.Sentence, "`", ""), Share: fmt.Sprintf("%.0f%%", 100*s.Share)}
-		for i, st := range s.Path {
-			via := st.Root
-			if i > 0 {
-				via = "." + st.Field
-			}
-			vs.Path = append(vs.Path, view.HeapStep{Via: via, Class: st.Object.Class, ID: st.Object.ID, Text: st.Object.Text,
-				Retained: analyze.FormatBytes(st.Object.Retained), Root: i == 0})
+		vs := view.HeapSuspect{Sentence: strings.ReplaceAll(s.Sentence, "`", ""), Share: fmt.Sprintf("%.0f%%", 100*s.Share),
+			PathLength: s.PathLength}
+		prev := -1
+		for _, st := range s.Path {
+			step := heapStep(st)
+			step.Gap = st.Index - prev - 1
+			prev = st.Index
+			vs.Path = append(vs.Path, step)
 		}
 		p.Suspects = append(p.Suspects, vs)
 	}
@@ -236,6 +319,19 @@ func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
 	return p
 }
 
+// heapStep is the page's row of a step of a path from a GC root.
+func heapStep(st hprof.Step) view.HeapStep {
+	via := st.Root
+	if st.Index > 0 {
+		via = "." + st.Field
+		if st.Field == "" {
+			via = "(a field not read)"
+		}
+	}
+	return view.HeapStep{Via: via, Class: st.Object.Class, ID: st.Object.ID, Text: st.Object.Text,
+		Retained: analyze.FormatBytes(st.Object.Retained), Root: st.Index == 0, Index: st.Index}
+}
+
 // heapRow is the page's row of a dominator tree object and its children.
 func heapRow(d hprof.Object, reachable int64, level int) view.HeapRow {
 	row := view.HeapRow{Class: d.Class, ID: d.ID, Text: d.Text, Retained: analyze.FormatBytes(d.Retained),
@@ -250,7 +346,7 @@ func heapRow(d hprof.Object, reachable int64, level int) view.HeapRow {
 // javaHeapDumpMarkdown writes the ticket summary: each suspect's sentence and its
 // path from a GC root, then the top of the dominator tree.
 func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
-	hr, err := heapDumpReport(rep)
+	hr, indexed, err := heapDumpReport(rep)
 	if err != nil {
 		return err
 	}
@@ -266,10 +362,21 @@ func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.R
 	}
 	for i, su := range hr.Suspects {
 		fmt.Fprintf(&b, "%d. %s\n\n", i+1, heapMarkdownSentence(su.Sentence))
-		b.WriteString("   Shortest path from a GC root:\n\n")
+		fmt.Fprintf(&b, "   Shortest path from a GC root (%s steps):\n\n", analyze.FormatCount(int64(su.PathLength)))
+		// Each step one level deeper than the one above, as far as the kept
+		// steps go: a path keeps at most 2 × hprof.PathEnds of them.
+		prev := -1
 		for j, st := range su.Path {
+			if gap := st.Index - prev - 1; gap > 0 {
+				more := "… " + analyze.FormatCount(int64(gap)) + " more steps"
+				if indexed {
+					more = markdown.Link(more, absoluteURL(r, heapPathURL(rep.ID, i)+"?offset="+strconv.Itoa(prev+1)))
+				}
+				fmt.Fprintf(&b, "   %s- %s\n", strings.Repeat("  ", j), more)
+			}
+			prev = st.Index
 			via := markdown.Escape(st.Root)
-			if j > 0 {
+			if st.Index > 0 {
 				via = "via " + markdown.Code("."+st.Field)
 			}
 			line := fmt.Sprintf("%s %s %s (retains %s)", via, markdown.Code(st.Object.Class), markdown.Code(st.Object.ID), analyze.FormatBytes(st.Object.Retained))

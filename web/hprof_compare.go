@@ -23,15 +23,23 @@ import (
 const kindJavaHeapDumpDiff = "jvm-heapdump-diff"
 
 // heapDumpSnapshot is what a comparison keeps of one dump: its totals, its first
-// suspect, and its whole class histogram (instances, shallow and retained size).
+// suspect, and its class histogram (instances, shallow and retained size): the
+// first heapDumpCompareClasses classes by retained size, ClassCount telling
+// how many classes have instances in all.
 type heapDumpSnapshot struct {
-	Time      time.Time        `json:"time,omitzero"`
-	Objects   int64            `json:"objects"`
-	Shallow   int64            `json:"shallow"`
-	Reachable int64            `json:"reachable"`
-	Headline  string           `json:"headline,omitempty"`
-	Classes   []hprof.ClassRow `json:"classes"`
+	Time       time.Time        `json:"time,omitzero"`
+	Objects    int64            `json:"objects"`
+	Shallow    int64            `json:"shallow"`
+	Reachable  int64            `json:"reachable"`
+	Headline   string           `json:"headline,omitempty"`
+	Classes    []hprof.ClassRow `json:"classes"`
+	ClassCount int              `json:"class_count,omitempty"`
 }
+
+// heapDumpCompareClasses is how many classes of each dump's histogram a
+// comparison keeps: a dump controls how many classes it has, and the summary
+// is stored and shown to everyone who opens the report.
+const heapDumpCompareClasses = 5000
 
 // heapDumpsSummary is stored with a comparison of heap dumps: every dump's
 // histogram, oldest first, so that showing the report never reads a dump again;
@@ -59,7 +67,8 @@ func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		d := heapDumpSnapshot{Time: rep.Time, Objects: rep.Objects, Shallow: rep.Shallow, Reachable: rep.Reachable, Classes: rep.Histogram}
+		d := heapDumpSnapshot{Time: rep.Time, Objects: rep.Objects, Shallow: rep.Shallow, Reachable: rep.Reachable,
+			Classes: rep.Histogram[:min(len(rep.Histogram), heapDumpCompareClasses)], ClassCount: rep.HistogramCount}
 		if len(rep.Suspects) > 0 {
 			d.Headline = rep.Suspects[0].Sentence
 		}
@@ -123,6 +132,9 @@ func heapDumpHistograms(dumps []heapDumpSnapshot, retained bool) []*jvm.Histogra
 			h.RowBytes += b
 		}
 		h.TotalInstances, h.TotalBytes = h.RowInstances, h.RowBytes
+		if d.ClassCount > len(d.Classes) && !retained {
+			h.TotalInstances, h.TotalBytes = d.Objects, d.Shallow // the classes left out count in the totals
+		}
 		out[i] = h
 	}
 	return out

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -129,14 +130,29 @@ type heapDomJSON struct {
 	ReportID string `json:"report_id"`
 	// Node is the object whose children these are (absent for the GC roots).
 	Node *hprof.Object `json:"node,omitempty"`
-	// Path is the node's dominator chain from the top down to it.
-	Path     []hprof.Object `json:"path"`
-	Offset   int            `json:"offset"`
-	Total    int            `json:"total"`
-	Children []hprof.Object `json:"children"`
+	// Path is the node's dominator chain by its ends: the top (a child of the
+	// GC roots) and the heapChainEnds objects down to the node, PathIndex
+	// their positions on the chain and PathLength the objects on it; those
+	// between are left out.
+	Path       []hprof.Object `json:"path"`
+	PathIndex  []int          `json:"path_index"`
+	PathLength int            `json:"path_length"`
+	Offset     int            `json:"offset"`
+	Total      int            `json:"total"`
+	Children   []hprof.Object `json:"children"`
 	// Next is the URL of the next page, when there is one.
 	Next string `json:"next,omitempty"`
 }
+
+// heapChainEnds is how many objects above a node its dominator chain shows
+// (with the top): a chain is as deep as the heap's longest reference chain.
+const heapChainEnds = 8
+
+// heapViewBytes is what a page of the dominator tree or of a path may hold
+// while it renders: a page of 25 or 50 objects and their names (each name at
+// most hprof.MaxName bytes, a text at most 160 characters), decoded, turned
+// into a page and buffered.
+const heapViewBytes = 4 << 20
 
 // handleHeapDominators is GET /r/{id}/dominators?node=N&offset=K (and
 // /r/{id}/dominators.json): a page of 25 of the objects node dominates, largest
@@ -159,6 +175,11 @@ func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
+	release, err := s.chargeView(heapViewBytes)
+	if err != nil {
+		return err
+	}
+	defer release()
 	rep, err := s.store.Report(r.Context(), id)
 	if err != nil {
 		return err
@@ -171,16 +192,16 @@ func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return heapIndexError(err)
 	}
-	path, err := x.Path(node)
+	path, index, length, err := x.Chain(node, heapChainEnds)
 	if err != nil {
 		return heapIndexError(err)
 	}
 	src := heapDomURL(id)
 	next := offset + len(kids)
 	if asJSON {
-		doc := heapDomJSON{ReportID: id, Path: path, Offset: offset, Total: total, Children: kids}
+		doc := heapDomJSON{ReportID: id, Path: path, PathIndex: index, PathLength: length, Offset: offset, Total: total, Children: kids}
 		if doc.Path == nil {
-			doc.Path = []hprof.Object{}
+			doc.Path, doc.PathIndex = []hprof.Object{}, []int{}
 		}
 		if node != hprof.IndexRoot && len(path) > 0 {
 			doc.Node = &path[len(path)-1]
@@ -195,7 +216,7 @@ func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) er
 		return s.renderFragment(w, r, view.HeapDomItems(list))
 	}
 	if r.URL.Query().Get("chain") == "1" {
-		return s.renderFragment(w, r, view.HeapDomChain(heapDomChain(src, path, x.TotalRetained())))
+		return s.renderFragment(w, r, view.HeapDomChain(heapDomChain(src, path, index, x.TotalRetained())))
 	}
 	page := view.HeapDomNodePage{Header: view.JVMHeader{Title: "Dominator tree", Created: formatTime(rep.CreatedAt), Permalink: reportURL(id),
 		Links: []view.Link{{Label: "JSON", URL: src + ".json?node=" + nodeText}}}, Children: list}
@@ -204,7 +225,7 @@ func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) er
 		o := path[len(path)-1]
 		page.Header.Headline = fmt.Sprintf("What %s %s keeps alive: %s", o.Class, o.ID, analyze.FormatBytes(o.Retained))
 	}
-	page.Chain = heapDomChain(src, path, x.TotalRetained())
+	page.Chain, page.ChainLength = heapDomChain(src, path, index, x.TotalRetained()), length
 	return s.render(w, r, http.StatusOK, view.Page{Title: "Dominator tree", Nav: "reports"}, view.HeapDomNodePageView(page))
 }
 
@@ -225,11 +246,16 @@ func heapDomList(src, node string, level int, kids []hprof.Object, total, next i
 	return l
 }
 
-// heapDomChain makes a dominator chain into the view's rows.
-func heapDomChain(src string, path []hprof.Object, reachable int64) []view.HeapRow {
+// heapDomChain makes a dominator chain's ends into the view's rows, each with
+// the number of objects left out above it.
+func heapDomChain(src string, path []hprof.Object, index []int, reachable int64) []view.HeapRow {
 	var rows []view.HeapRow
+	prev := -1
 	for i, o := range path {
-		rows = append(rows, heapLazyRow(src, o, reachable, i))
+		row := heapLazyRow(src, o, reachable, i)
+		row.Index, row.Gap, row.Pos = index[i], index[i]-prev-1, analyze.FormatCount(int64(index[i]+1))
+		prev = index[i]
+		rows = append(rows, row)
 	}
 	return rows
 }
@@ -243,22 +269,131 @@ func heapLazyRow(src string, o hprof.Object, reachable int64, level int) view.He
 }
 
 // heapDumpLazyTree reads the top of a report's dominator tree from its stored
-// index for the page; nil when the report has none (made before indexes were
-// stored), which then shows the levels kept in its summary.
-func (s *Server) heapDumpLazyTree(ctx context.Context, rep *store.Report) (*view.HeapDomList, error) {
-	x, err := s.openHeapDumpIndex(ctx, rep)
-	if err != nil {
-		if status, _ := statusOf(err); status == http.StatusNotFound {
-			return nil, nil
-		}
-		return nil, err
-	}
+// index for the page.
+func (s *Server) heapDumpLazyTree(rep *store.Report, x *hprof.Index) (*view.HeapDomList, error) {
 	kids, total, err := x.Children(hprof.IndexRoot, 0, heapDomPage)
 	if err != nil {
 		return nil, err
 	}
 	l := heapDomList(heapDomURL(rep.ID), "root", 0, kids, total, len(kids), x.TotalRetained())
 	return &l, nil
+}
+
+// isStatus tells whether err answers status.
+func isStatus(err error, status int) bool {
+	got, _ := statusOf(err)
+	return got == status
+}
+
+// degradable tells whether a page can do without the stored index err failed
+// to read: a malformed index (422) or a store's integrity error (500). Other
+// errors (the store down, the request cancelled, the budget busy) are the
+// page's own.
+func degradable(err error) bool {
+	return errors.Is(err, analyze.ErrMalformed) || errors.Is(err, store.ErrIntegrity)
+}
+
+// indexDamage says what is wrong with a stored index that cannot be read: the
+// index's own complaint (a malformed index), or that the store holds it
+// damaged.
+func indexDamage(err error) string {
+	if status, msg := statusOf(err); status < 500 {
+		return msg
+	}
+	return "the store holds it damaged"
+}
+
+// heapPathPage is how many steps one page of a path shows.
+const heapPathPage = 50
+
+// heapPathURL is the paged view of the whole path of a report's suspect i,
+// /r/{id}/paths/{i}.
+func heapPathURL(id string, i int) string { return reportURL(id) + "/paths/" + strconv.Itoa(i) }
+
+// heapPathJSON is the paged path view's JSON answer.
+type heapPathJSON struct {
+	ReportID string `json:"report_id"`
+	// Suspect is the suspect's rank (0 for the first), Length the path's steps.
+	Suspect int          `json:"suspect"`
+	Length  int          `json:"length"`
+	Offset  int          `json:"offset"`
+	Steps   []hprof.Step `json:"steps"`
+	// Next and Prev are the URLs of the pages after and before, when there are.
+	Next string `json:"next,omitempty"`
+	Prev string `json:"prev,omitempty"`
+}
+
+// handleHeapPath is GET /r/{id}/paths/{n}?offset=K (and .json): heapPathPage
+// steps of the shortest path from a GC root of the report's suspect n, from
+// step K (0 for the root), read from the stored index: the report itself keeps
+// the ends of a path, this pages all of it whatever its length.
+func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "id")
+	ref := chi.URLParam(r, "n")
+	n, asJSON := strings.CutSuffix(ref, ".json")
+	asJSON = asJSON || strings.Contains(r.Header.Get("Accept"), "application/json")
+	suspect, err := strconv.Atoi(n)
+	if err != nil || suspect < 0 {
+		return errorf(http.StatusNotFound, "no path %q: paths are numbered from 0, as the report's suspects", n)
+	}
+	offset, err := heapDomIntParam(r, "offset", 0, 1<<31-1)
+	if err != nil {
+		return err
+	}
+	release, err := s.chargeView(heapViewBytes)
+	if err != nil {
+		return err
+	}
+	defer release()
+	rep, err := s.store.Report(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	x, err := s.openHeapDumpIndex(r.Context(), rep)
+	if err != nil {
+		return err
+	}
+	if suspect >= x.PathCount() {
+		return errorf(http.StatusNotFound, "report %s's index holds %d paths (the paths of reports made before indexes kept them are shown by their ends on the report)", id, x.PathCount())
+	}
+	steps, total, err := x.PathSteps(suspect, offset, heapPathPage)
+	if err != nil {
+		return err
+	}
+	src := heapPathURL(id, suspect)
+	page := func(at int, ext string) string {
+		return src + ext + "?offset=" + strconv.Itoa(at)
+	}
+	doc := heapPathJSON{ReportID: id, Suspect: suspect, Length: total, Offset: offset, Steps: steps}
+	ext := ""
+	if asJSON {
+		ext = ".json"
+	}
+	if next := offset + len(steps); next < total {
+		doc.Next = page(next, ext)
+	}
+	if offset > 0 {
+		doc.Prev = page(max(0, offset-heapPathPage), ext)
+	}
+	if asJSON {
+		if doc.Next != "" {
+			doc.Next = absoluteURL(r, doc.Next)
+		}
+		if doc.Prev != "" {
+			doc.Prev = absoluteURL(r, doc.Prev)
+		}
+		return writeJSON(w, http.StatusOK, doc)
+	}
+	v := view.HeapPathPage{Header: view.JVMHeader{Title: "Path from a GC root", Created: formatTime(rep.CreatedAt), Permalink: reportURL(id),
+		Links: []view.Link{{Label: "JSON", URL: page(offset, ".json")}}},
+		Offset: offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: offset > 0, Last: page(max(0, total-heapPathPage), "")}
+	v.Header.Headline = fmt.Sprintf("Suspect %d's shortest path from a GC root: steps %s–%s of %s", suspect+1,
+		analyze.FormatCount(int64(offset+1)), analyze.FormatCount(int64(offset+len(steps))), analyze.FormatCount(int64(total)))
+	v.FirstURL = page(0, "")
+	for _, st := range steps {
+		v.Steps = append(v.Steps, heapStep(st))
+	}
+	return s.render(w, r, http.StatusOK, view.Page{Title: "Path from a GC root", Nav: "reports"}, view.HeapPathPageView(v))
 }
 
 // renderFragment renders a component alone (no layout), for the page's scripts

@@ -130,7 +130,7 @@ func TestHeapDominatorsEndpoint(t *testing.T) {
 	p := getJSON("node="+node, false)
 	want, total, _ := x.Children(thread.Ordinal, 0, heapDomPage)
 	same("the thread's children", p.Children, want)
-	wantPath, _ := x.Path(thread.Ordinal)
+	wantPath, _, _, _ := x.Chain(thread.Ordinal, heapChainEnds)
 	same("the thread's path", p.Path, wantPath)
 	if p.Total != total || p.Node == nil || p.Node.Ordinal != thread.Ordinal {
 		t.Errorf("thread page: total %d node %+v", p.Total, p.Node)
@@ -169,8 +169,8 @@ func TestHeapDominatorsEndpoint(t *testing.T) {
 }
 
 // TestHeapDumpReportWithoutIndex stores a heap dump report as leakui made them
-// before indexes were stored (its summary alone): its page still shows two
-// levels of the dominator tree from the summary, and the endpoint says why it
+// before indexes were stored (its summary alone): its page still shows the
+// levels of the dominator tree the summary keeps, and the endpoint says why it
 // has nothing.
 func TestHeapDumpReportWithoutIndex(t *testing.T) {
 	ts := newTestServer(t, Config{})
@@ -193,8 +193,8 @@ func TestHeapDumpReportWithoutIndex(t *testing.T) {
 	thread := doc.Find(`[data-testid="dominator"][data-level="0"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return s.ChildrenFiltered("details").Find(`summary [data-testid="dominator-class"]`).First().Text() == "LeakShape$ConsumerThread"
 	}).First()
-	buffer := thread.Find(`[data-testid="dominator"][data-level="1"]`).First().Find(`[data-testid="dominator"][data-level="2"]`).First()
-	if buffer.Find(`[data-testid="dominator-class"]`).Text() != "byte[]" || doc.Find(`[data-testid="dominator-expand"]`).Length() != 0 {
+	consumer := thread.Find(`[data-testid="dominator"][data-level="1"]`).First()
+	if consumer.Find(`[data-testid="dominator-class"]`).Text() != "LeakShape$Consumer" || doc.Find(`[data-testid="dominator-expand"]`).Length() != 0 {
 		t.Errorf("the old report's tree: %q", thread.Text())
 	}
 	code, _, body := ts.get(t, heapDomURL(old.ID)+".json")

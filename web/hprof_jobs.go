@@ -20,8 +20,12 @@ import (
 )
 
 // heapDumpJobs analyzes uploaded heap dumps in the background, one at a time,
-// the others waiting in the order they came: the upload answers at once with the
-// report's URL, and the report page follows the analysis (handleReportEvents).
+// the others waiting round robin by uploader (their client address; the
+// reports taken up from the store share one turn), each uploader's in the
+// order they came, so one client's many dumps wait behind every other
+// client's next one; a client may have at most MaxQueuedPerClient queued or
+// running (429 beyond). The upload answers at once with the report's URL, and
+// the report page follows the analysis (handleReportEvents).
 // The Server owns it: its worker starts with the first job and stops in Close.
 // Each report analyzing belongs to one server, under a lease it renews every
 // third of heapJobLease while it holds the report (queued or running) and gives
@@ -31,9 +35,13 @@ import (
 type heapDumpJobs struct {
 	s *Server
 
-	mu      sync.Mutex
-	queue   []string // report ids waiting, first come first
-	current string   // the report being analyzed, "" for none
+	mu    sync.Mutex
+	queue roundRobin[string] // report ids waiting, by uploader
+	// owners holds the uploader of each report queued or running;
+	// reserved counts the uploads that passed reserve and are not queued yet.
+	owners   map[string]string
+	reserved map[string]int
+	current  string // the report being analyzed, "" for none
 	// retries holds the reports whose last attempt failed for a reason of the
 	// server's (5xx: a store error, the memory budget held by other analyses):
 	// they wait in the queue until their back-off ends.
@@ -105,7 +113,8 @@ var errJobStopped = errors.New("the server is shutting down")
 var errAnalysisPanicked = errors.New("the analysis panicked")
 
 func newHeapDumpJobs(s *Server) *heapDumpJobs {
-	return &heapDumpJobs{s: s, retries: map[string]heapJobRetry{}, changed: make(chan struct{}), stop: make(chan struct{}), finished: make(chan struct{})}
+	return &heapDumpJobs{s: s, retries: map[string]heapJobRetry{}, owners: map[string]string{}, reserved: map[string]int{},
+		changed: make(chan struct{}), stop: make(chan struct{}), finished: make(chan struct{})}
 }
 
 // start takes up the reports whose lease has ended, then starts the loop that
@@ -153,20 +162,25 @@ func (j *heapDumpJobs) sweep(ctx context.Context, now time.Time) error {
 			return err
 		}
 		if ok {
-			j.enqueue(id)
+			j.enqueue(id, takenUp)
 		}
 	}
 	return nil
 }
 
-// enqueue adds a report to the queue, starting the worker if needed.
-func (j *heapDumpJobs) enqueue(id string) {
+// takenUp is the uploader of the reports taken up from the store (left by a
+// stopped server): who uploaded them is not known here.
+const takenUp = ""
+
+// enqueue adds uploader's report to the queue, starting the worker if needed.
+func (j *heapDumpJobs) enqueue(id, uploader string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.stopped || id == j.current || containsString(j.queue, id) {
+	if j.stopped || id == j.current || j.queue.contains(id) {
 		return
 	}
-	j.queue = append(j.queue, id)
+	j.queue.push(uploader, id)
+	j.owners[id] = uploader
 	if !j.running {
 		j.running = true
 		go j.work()
@@ -174,13 +188,28 @@ func (j *heapDumpJobs) enqueue(id string) {
 	j.notifyLocked()
 }
 
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
+// reserve makes room in the queue for one more analysis of uploader's, or
+// says with a 429 that it has its MaxQueuedPerClient queued or running. The
+// room is held until done is called, after the report is queued (or not).
+func (j *heapDumpJobs) reserve(uploader string) (done func(), err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	limit := j.s.cfg.MaxQueuedPerClient
+	n := j.queue.count(uploader) + j.reserved[uploader]
+	if j.current != "" && j.owners[j.current] == uploader {
+		n++
 	}
-	return false
+	if n >= limit {
+		return nil, errorf(http.StatusTooManyRequests, "your address has %d heap dumps queued or being analyzed, the most one client may (-max-queued-per-client): upload more once one is done", limit)
+	}
+	j.reserved[uploader]++
+	return func() {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if j.reserved[uploader]--; j.reserved[uploader] <= 0 {
+			delete(j.reserved, uploader)
+		}
+	}, nil
 }
 
 // notifyLocked wakes the followers; j.mu is held.
@@ -226,11 +255,8 @@ func (j *heapDumpJobs) state(id string) (st heapJobState, ok bool, changed <-cha
 	case id == j.current:
 		st.Stage, st.Percent = j.stage, 100*j.done
 	default:
-		i := 0
-		for i < len(j.queue) && j.queue[i] != id {
-			i++
-		}
-		if i == len(j.queue) {
+		i := j.queue.position(id)
+		if i < 0 {
 			return st, false, j.changed
 		}
 		st.Stage, st.Queue = "queued", i+1
@@ -291,17 +317,19 @@ func (j *heapDumpJobs) work() {
 	}
 }
 
-// nextLocked takes the first queued report whose back-off has ended off the
-// queue; with none, it returns "" and how long until the first back-off ends
-// (0: nothing waits). j.mu is held.
+// nextLocked takes the next queued report whose back-off has ended off the
+// queue, round robin by uploader; with none, it returns "" and how long until
+// the first back-off ends (0: nothing waits). j.mu is held.
 func (j *heapDumpJobs) nextLocked(now time.Time) (id string, wait time.Duration) {
-	for i, q := range j.queue {
-		r, ok := j.retries[q]
-		if !ok || !r.notBefore.After(now) {
-			j.queue = append(j.queue[:i:i], j.queue[i+1:]...)
-			return q, 0
-		}
-		if d := r.notBefore.Sub(now); wait == 0 || d < wait {
+	_, id, ok := j.queue.next(func(_ string, q string) bool {
+		r, waiting := j.retries[q]
+		return !waiting || !r.notBefore.After(now)
+	})
+	if ok {
+		return id, 0
+	}
+	for q, r := range j.retries {
+		if d := r.notBefore.Sub(now); j.queue.contains(q) && (wait == 0 || d < wait) {
 			wait = d
 		}
 	}
@@ -325,15 +353,16 @@ func (j *heapDumpJobs) retryLater(id, reason string) bool {
 	}
 	r.notBefore, r.reason = time.Now().Add(min(backoff, heapJobMaxBackoff)), reason
 	j.retries[id] = r
-	j.queue = append(j.queue, id)
+	j.queue.push(j.owners[id], id)
 	j.notifyLocked()
 	return true
 }
 
-// forget drops a report's retries once its analysis has ended.
+// forget drops a report's retries and uploader once its analysis has ended.
 func (j *heapDumpJobs) forget(id string) {
 	j.mu.Lock()
 	delete(j.retries, id)
+	delete(j.owners, id)
 	j.mu.Unlock()
 }
 
@@ -477,7 +506,7 @@ func (j *heapDumpJobs) analyze(ctx context.Context, id string) (*heapDumpSummary
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	defer h.Close()
-	hr, err := h.NewReport(hprof.ReportOptions{Top: heapDumpRows}, j.progress)
+	hr, err := h.NewReport(heapDumpReportOptions, j.progress)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}

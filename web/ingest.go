@@ -147,6 +147,12 @@ func (s *Server) loadReceivedProfile(f *received) (*pprof.Profile, error) {
 // ingest turns a received upload into a stored report: classify, plan, store, all
 // or nothing.
 func (s *Server) ingest(ctx context.Context, form *uploadForm) (*store.Report, error) {
+	if s.cfg.DiskQuota > 0 || s.cfg.ClientDiskQuota > 0 {
+		// Before the analysis too, so an upload past a quota costs no more.
+		if err := s.checkQuota(ctx, form); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.classify(form.files); err != nil {
 		return nil, err
 	}
@@ -162,10 +168,15 @@ func (s *Server) ingest(ctx context.Context, form *uploadForm) (*store.Report, e
 	if err != nil {
 		return nil, err
 	}
-	rep := &store.Report{Kind: pl.kind, Params: params, Summary: summary}
+	rep := &store.Report{Kind: pl.kind, Params: params, Summary: summary, Uploader: form.client}
 	if pl.background {
 		rep.Status = store.ReportAnalyzing
 		rep.Owner, rep.LeaseUntil = s.owner, time.Now().Add(heapJobLease)
+		queued, err := s.heapJobs.reserve(form.client)
+		if err != nil {
+			return nil, err
+		}
+		defer queued()
 	}
 	uploads := make([]store.Upload, len(form.files))
 	for i, f := range form.files {
@@ -176,11 +187,17 @@ func (s *Server) ingest(ctx context.Context, form *uploadForm) (*store.Report, e
 			Open: func() (io.ReadCloser, error) { return os.Open(path) },
 		}
 	}
-	if err := s.store.CreateReport(ctx, rep, uploads); err != nil {
+	stored, err := s.quotaCheck(ctx, form)
+	if err != nil {
+		return nil, err
+	}
+	err = s.store.CreateReport(ctx, rep, uploads)
+	stored()
+	if err != nil {
 		return nil, err
 	}
 	if pl.background {
-		s.heapJobs.enqueue(rep.ID)
+		s.heapJobs.enqueue(rep.ID, form.client)
 	}
 	return rep, nil
 }
@@ -227,7 +244,7 @@ func (s *Server) handleUploadAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := uploadResponse{ReportID: rep.ID, ReportURL: absoluteURL(r, reportURL(rep.ID)), Verdict: reportVerdict(rep.Summary)}
+	resp := uploadResponse{ReportID: rep.ID, ReportURL: absoluteURL(r, reportURL(rep.ID)), Verdict: rep.Headline.Verdict}
 	for _, f := range form.files {
 		resp.Artifacts = append(resp.Artifacts, uploadedArtifact{
 			ID: f.sha256, SHA256: f.sha256, Name: f.name, Kind: string(f.det.Kind), Format: f.det.Format,

@@ -39,7 +39,8 @@ type inputKind struct {
 
 // inputKinds lists every kind of evidence leakui accepts, in the order the upload
 // page and errors name them: pprof profiles first (the most common input), then Go
-// goroutine dumps, the JVM's three outputs, and logs, the kind any other text is.
+// goroutine dumps, the JVM's outputs, capture bundles, and logs, the kind any other
+// text is.
 func inputKinds() []inputKind {
 	// Each entry: the kind, its planner, the report kinds it makes, their views
 	// (page, JSON, Markdown, one-line summary), and what the upload page says of it.
@@ -62,6 +63,9 @@ func inputKinds() []inputKind {
 		{analyze.KindJavaHeapDump, (*Server).planJavaHeapDump, []string{kindJavaHeapDump, kindJavaHeapDumpDiff},
 			reportKind{(*Server).showJavaHeapDumpReport, (*Server).javaHeapDumpReportJSON, (*Server).javaHeapDumpReportMarkdown, heapDumpReportSummaryLine},
 			[]string{"JVM heap dumps: jcmd GC.heap_dump (also -gz=1), jmap -dump:format=b, -XX:+HeapDumpOnOutOfMemoryError (HPROF 1.0.1 and 1.0.2): leak suspects with their path to a GC root, the dominator tree, the histogram with retained sizes (two or more compare by class, three or more make a series)"}},
+		{analyze.KindCapture, (*Server).planCaptures, []string{kindCapture},
+			reportKind{(*Server).showCapture, (*Server).captureJSONOf, (*Server).captureMarkdown, captureSummaryLine},
+			[]string{"leakui capture bundles (leakui capture jvm PID, leakui capture go URL; .tar.gz): one bundle is one report; two or more bundles of one process compare, oldest first — for a JVM, the native memory it does not track (RSS beyond NMT and the heap) with the java.util.zip.Inflater alive"}},
 		{analyze.KindLog, (*Server).planLogs, []string{kindLog},
 			reportKind{(*Server).showLog, (*Server).logJSONOf, (*Server).logMarkdown, logSummaryLine},
 			[]string{"Logs: any text log, plain, gzip or zstd, counted like grep -c: patterns (literal or RE2), start/close pairs with the keys never closed, counts over time, and presets for SAMZA-2785, Kafka consumer groups and KAFKA-3933"}},
@@ -75,12 +79,24 @@ type kindRegistry struct {
 	reports  map[string]reportKind
 	planners map[analyze.Kind]planner
 	accepted []string
+	// viewCosts are what the views of the report kinds that have one may hold
+	// (reportViewCosts), charged to the memory budget before they render.
+	viewCosts map[string]func(*store.Report) int64
+}
+
+// viewCost is what a view of rep may hold while it renders, 0 for a kind that
+// charges its own work as it goes.
+func (r *kindRegistry) viewCost(rep *store.Report) int64 {
+	if cost, ok := r.viewCosts[rep.Kind]; ok {
+		return cost(rep)
+	}
+	return 0
 }
 
 // newKindRegistry builds the registry; two entries for one kind are a programming
 // error and panic at start.
 func newKindRegistry() *kindRegistry {
-	r := &kindRegistry{reports: map[string]reportKind{}, planners: map[analyze.Kind]planner{}}
+	r := &kindRegistry{reports: map[string]reportKind{}, planners: map[analyze.Kind]planner{}, viewCosts: reportViewCosts()}
 	addReport := func(kind string, views reportKind) {
 		if _, dup := r.reports[kind]; dup {
 			panic("web: report kind " + kind + " is registered twice")

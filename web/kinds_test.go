@@ -12,7 +12,8 @@ import (
 
 // TestAcceptedKindsInOrder checks the upload page's "What can I upload?" list: one
 // line per kind of evidence, pprof profiles first, then goroutine dumps, the JVM's
-// four outputs and logs last, the same order as the unsupported-kind message.
+// four outputs, capture bundles and logs last, the same order as the
+// unsupported-kind message.
 func TestAcceptedKindsInOrder(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	status, _, body := ts.get(t, "/")
@@ -27,7 +28,7 @@ func TestAcceptedKindsInOrder(t *testing.T) {
 	doc.Find(`[data-testid="accepted-kinds"] li`).Each(func(_ int, li *goquery.Selection) {
 		items = append(items, li.Text())
 	})
-	want := []string{"pprof profiles:", "Go goroutine dumps:", "JVM class histograms:", "JVM thread dumps:", "JVM native memory tracking:", "JVM heap dumps:", "Logs:"}
+	want := []string{"pprof profiles:", "Go goroutine dumps:", "JVM class histograms:", "JVM thread dumps:", "JVM native memory tracking:", "JVM heap dumps:", "leakui capture bundles", "Logs:"}
 	if len(items) != len(want) {
 		t.Fatalf("the upload page lists %d kinds, want %d: %q", len(items), len(want), items)
 	}
@@ -40,13 +41,13 @@ func TestAcceptedKindsInOrder(t *testing.T) {
 	if strings.Join(reg.accepted, "\n") != strings.Join(items, "\n") {
 		t.Errorf("the page and the registry disagree:\npage %q\nregistry %q", items, reg.accepted)
 	}
-	for _, k := range []analyze.Kind{analyze.KindProfile, analyze.KindGoroutines, analyze.KindLog, analyze.KindJavaHistogram, analyze.KindJavaThreads, analyze.KindJavaNMT, analyze.KindJavaHeapDump} {
+	for _, k := range []analyze.Kind{analyze.KindProfile, analyze.KindGoroutines, analyze.KindLog, analyze.KindJavaHistogram, analyze.KindJavaThreads, analyze.KindJavaNMT, analyze.KindJavaHeapDump, analyze.KindCapture} {
 		if reg.planners[k] == nil {
 			t.Errorf("no planner for %s", k)
 		}
 	}
 	for _, k := range []string{modeSingle, modeDiff, modeSeries, kindGoroutines, kindGoroutinesDiff, kindLog, kindRun,
-		kindJavaHistogram, kindJavaHistogramDiff, kindJavaThreads, kindJavaThreadsDiff, kindJavaNMT, kindJavaNMTDiff} {
+		kindJavaHistogram, kindJavaHistogramDiff, kindJavaThreads, kindJavaThreadsDiff, kindJavaNMT, kindJavaNMTDiff, kindCapture} {
 		if v, ok := reg.reports[k]; !ok || v.show == nil || v.json == nil || v.markdown == nil || v.summary == nil {
 			t.Errorf("report kind %s has no complete views", k)
 		}

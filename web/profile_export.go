@@ -36,17 +36,18 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		doc.Analysis = rep
 		return nil
 	case modeDiff:
-		base, target, err := ps.filteredPair(&doc.Notices)
-		if err != nil {
-			return err
-		}
 		if q.view == viewFlame {
-			fg, err := ps.diffFlame(base, target)
+			cut, err := s.diffFlameCut(r.Context(), ps, &doc.Notices)
 			if err != nil {
 				return err
 			}
+			fg := cut.Graph()
 			doc.Flame = &fg
 			return nil
+		}
+		base, target, err := ps.filteredPair(&doc.Notices)
+		if err != nil {
+			return err
 		}
 		d, err := pprof.Diff(base, target, ps.si)
 		if err != nil {
@@ -68,10 +69,11 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		pj.Time = &t
 	}
 	if q.view == viewFlame {
-		fg, err := s.flameOf(r.Context(), ps, q.file, fp)
+		cut, err := s.flameCut(r.Context(), ps, q.file, nil) // filtered has given the notices
 		if err != nil {
 			return err
 		}
+		fg := cut.Graph()
 		doc.Flame = &fg
 	} else {
 		top, err := fp.Top(ps.si)

@@ -24,8 +24,6 @@ type profileSet struct {
 	profiles []*pprof.Profile
 	q        profileQuery
 	si       int // resolved sample index
-	// diffFlame builds (or takes from the server's cache) the diff flame graph.
-	diffFlame func(base, target *pprof.Profile) (pprof.FlameGraph, error)
 	// budget is charged with the filtered copies of the request's profiles;
 	// release gives it back when the request is done.
 	budget *analyze.Budget
@@ -43,9 +41,6 @@ func (s *Server) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet
 	set := &profileSet{rep: rep, q: q}
 	if q.filter.Active() {
 		set.budget = s.analysisBudget()
-	}
-	set.diffFlame = func(base, target *pprof.Profile) (pprof.FlameGraph, error) {
-		return s.diffFlameOf(r.Context(), set, base, target)
 	}
 	for _, a := range rep.Artifacts {
 		p, err := s.loadProfile(r.Context(), a.SHA256)
@@ -84,10 +79,24 @@ func (ps *profileSet) filtered(p *pprof.Profile, notices *[]string) (*pprof.Prof
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range ps.q.filter.Unmatched(m) {
-		*notices = append(*notices, fmt.Sprintf("The %s filter %q matched nothing in %s.", name, ps.filterText(name), ps.name(p)))
+	for i, q := range ps.profiles {
+		if q == p {
+			ps.filterNotices(i, ps.q.filter.Unmatched(m), notices)
+			break
+		}
 	}
 	return fp, nil
+}
+
+// filterNotices adds a notice for every filter option that matched nothing in
+// the report's file (nil notices: none).
+func (ps *profileSet) filterNotices(file int, unmatched []string, notices *[]string) {
+	if notices == nil {
+		return
+	}
+	for _, name := range unmatched {
+		*notices = append(*notices, fmt.Sprintf("The %s filter %q matched nothing in %s.", name, ps.filterText(name), ps.rep.Artifacts[file].Name))
+	}
 }
 
 // filteredPair filters a diff's base and target.
@@ -111,15 +120,6 @@ func (ps *profileSet) filterText(option string) string {
 		return ps.q.filterText[2]
 	}
 	return ps.q.filterText[3]
-}
-
-func (ps *profileSet) name(p *pprof.Profile) string {
-	for i, q := range ps.profiles {
-		if q == p {
-			return ps.rep.Artifacts[i].Name
-		}
-	}
-	return "the profile"
 }
 
 // showProfiles renders /r/{id} for reports over profiles.
@@ -198,18 +198,24 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 	}
 	switch q.mode {
 	case modeDiff:
-		base, target, err := ps.filteredPair(&page.Notices)
-		if err != nil {
-			return page, err
-		}
-		d, err := ps.diffTable(path, base, target)
-		if err != nil {
-			return page, err
+		var d view.DiffTable
+		if q.view == viewFlame {
+			cut, err := s.diffFlameCut(ctx, ps, &page.Notices)
+			if err != nil {
+				return page, err
+			}
+			d = ps.diffFlameTable(cut)
+			page.Links = append(page.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
+		} else {
+			base, target, err := ps.filteredPair(&page.Notices)
+			if err != nil {
+				return page, err
+			}
+			if d, err = ps.diffTable(path, base, target); err != nil {
+				return page, err
+			}
 		}
 		page.Diff = &d
-		if d.Flame != nil {
-			page.Links = append(page.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
-		}
 		page.Verdict = diffBanner(d)
 	case modeSeries:
 		rep, err := ps.profileSeries(&page.Notices)
@@ -230,11 +236,11 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 			return page, err
 		}
 		if q.view == viewFlame {
-			fg, err := s.flameOf(ctx, ps, q.file, p)
+			cut, err := s.flameCut(ctx, ps, q.file, nil) // filtered has given the notices
 			if err != nil {
 				return page, err
 			}
-			f := flameView("flame-data", fg)
+			f := flameView("flame-data", cut)
 			ps.linkFlame(&f, path)
 			page.Flame = &f
 			page.Links = append(page.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
@@ -406,28 +412,35 @@ func pprofPercent(part, total int64) string {
 	return strings.TrimSpace(pprof.Percentage(part, total))
 }
 
-// diffTable formats a diff, or its flame graph in the flame view.
+// diffTotals fills the totals of a diff's table: the base, the target and the
+// change, as pprof totals them (the sums of the samples' absolute values).
+func (ps *profileSet) diffTotals(sampleType, unit string, base, target int64) view.DiffTable {
+	change := target - base
+	return view.DiffTable{
+		SampleType: sampleType, BaseName: ps.rep.Artifacts[ps.q.base].Name, TargetName: ps.rep.Artifacts[ps.q.target].Name,
+		Base: analyze.FormatValue(base, unit), Target: analyze.FormatValue(target, unit),
+		Change: analyze.FormatSignedValue(change, unit), Ratio: analyze.SignedPercent(change, base), Grew: change > 0,
+	}
+}
+
+// diffFlameTable formats a diff's flame graph: the totals, from the trees the
+// graph is cut from, and the graph; nothing walks the profiles.
+func (ps *profileSet) diffFlameTable(cut *pprof.FlameCut) view.DiffTable {
+	t := ps.diffTotals(cut.SampleType, cut.Unit, cut.BaseAbsTotal, cut.AbsTotal)
+	f := flameView("flame-data", cut)
+	t.Flame = &f
+	return t
+}
+
+// diffTable formats a diff as the table of what grew.
 func (ps *profileSet) diffTable(path string, base, target *pprof.Profile) (view.DiffTable, error) {
 	q := ps.q
 	d, err := pprof.Diff(base, target, ps.si)
 	if err != nil {
 		return view.DiffTable{}, err
 	}
-	t := view.DiffTable{
-		SampleType: d.SampleType, BaseName: ps.rep.Artifacts[q.base].Name, TargetName: ps.rep.Artifacts[q.target].Name,
-		Base: analyze.FormatValue(d.BaseTotal, d.Unit), Target: analyze.FormatValue(d.TargetTotal, d.Unit),
-		Change: analyze.FormatSignedValue(d.Change(), d.Unit), Ratio: analyze.SignedPercent(d.Change(), d.BaseTotal), Grew: d.Change() > 0,
-		All: len(d.Rows),
-	}
-	if q.view == viewFlame {
-		fg, err := ps.diffFlame(base, target)
-		if err != nil {
-			return t, err
-		}
-		f := flameView("flame-data", fg)
-		t.Flame = &f
-		return t, nil
-	}
+	t := ps.diffTotals(d.SampleType, d.Unit, d.BaseTotal, d.TargetTotal)
+	t.All = len(d.Rows)
 	rows := d.Rows
 	if q.rows > 0 && len(rows) > q.rows {
 		rows = rows[:q.rows]
@@ -446,7 +459,9 @@ func (ps *profileSet) diffTable(path string, base, target *pprof.Profile) (view.
 
 // compareForm lists the recent single-profile reports of the same type as bases.
 func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *pprof.Profile) (*view.CompareForm, error) {
-	recent, err := s.store.RecentReports(ctx, 50)
+	// Only single profiles' summaries are read: small, and never another
+	// kind's.
+	recent, err := s.store.SearchReports(ctx, store.ReportSearch{Kind: modeSingle, Summaries: true, Limit: 50})
 	if err != nil {
 		return nil, err
 	}
@@ -461,7 +476,7 @@ func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *pprof.Pr
 			continue
 		}
 		name := other.ID
-		if len(other.Artifacts) > 0 {
+		if len(other.Artifacts) > 0 && other.Artifacts[0].Name != "" {
 			name = other.Artifacts[0].Name
 		}
 		cf.Choices = append(cf.Choices, view.Pair{Value: other.ID, Label: fmt.Sprintf("%s (%s)", name, formatTime(other.CreatedAt))})

@@ -65,7 +65,7 @@ func (l *clientLimiter) middleware(s *Server) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			ok, wait := l.allow(clientIP(r), time.Now())
+			ok, wait := l.allow(clientKey(r), time.Now())
 			if !ok {
 				secs := int(math.Ceil(wait.Seconds()))
 				w.Header().Set("Retry-After", fmt.Sprint(secs))
@@ -156,8 +156,10 @@ func (l *loginLimiter) succeeded(client string) {
 }
 
 // tooManySignIns is the 429 answer to a locked-out client, with Retry-After.
+// Wrong tokens and downloads of files that are not there (guesses at a
+// SHA-256) lock a client out alike.
 func tooManySignIns(w http.ResponseWriter, wait time.Duration) error {
 	secs := max(int(math.Ceil(wait.Seconds())), 1)
 	w.Header().Set("Retry-After", fmt.Sprint(secs))
-	return errorf(http.StatusTooManyRequests, "too many wrong tokens from your address: try again in %d s", secs)
+	return errorf(http.StatusTooManyRequests, "too many wrong tokens or downloads of unknown files from your address: try again in %d s", secs)
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/view"
@@ -19,7 +20,8 @@ const maxSearch = 200
 
 // reportList is one page of the dashboard's list of reports, from ?q= (name,
 // label, kind, verdict or SHA-256 prefix), ?source= (upload or run) and ?after=
-// (the cursor of the page before).
+// (the cursor of the page before). Each report is listed by its headline
+// (store.Headline), never by decoding its summary.
 func (s *Server) reportList(r *http.Request) (view.ReportList, error) {
 	v := r.URL.Query()
 	l := view.ReportList{Query: cleanText(v.Get("q"), maxSearch), Source: v.Get("source")}
@@ -58,23 +60,32 @@ func (s *Server) reportList(r *http.Request) (view.ReportList, error) {
 		l.Next = page(store.Cursor(reps[len(reps)-1]))
 	}
 	for _, rep := range reps {
+		h := rep.Headline
 		item := view.ReportListItem{URL: reportURL(rep.ID), Title: rep.ID, Kind: rep.Kind, Created: formatTime(rep.CreatedAt),
-			Summary: s.summaryLine(rep.Kind, rep.Summary), Run: rep.RunID != "", Verdict: reportVerdict(rep.Summary)}
-		if len(rep.Artifacts) > 0 {
-			if rep.Artifacts[0].Name != "" {
-				item.Title = rep.Artifacts[0].Name
-			}
-			if rep.RunID == "" {
-				item.Label = rep.Artifacts[0].Label
-			}
+			Summary: h.Line, Run: rep.RunID != "", Verdict: h.Verdict, Size: analyze.FormatBytes(h.InputBytes)}
+		if h.Title != "" {
+			item.Title = h.Title
 		}
-		if t := runTitle(rep.Summary); item.Run && t != "" {
-			item.Title = t
+		if len(rep.Artifacts) > 0 && rep.RunID == "" {
+			item.Label = rep.Artifacts[0].Label
 		}
 		item.VerdictClass = verdictClass(item.Verdict)
 		l.Items = append(l.Items, item)
 	}
 	return l, nil
+}
+
+// headline is the store's Headliner: a report's verdict, its line for the
+// dashboard and, for a run's report, its title, from its kind's summary line.
+// It decodes the summary once, when the report or its summary is stored (or
+// for a report stored before headlines were, once when the server starts),
+// so that a list of reports never does.
+func (s *Server) headline(r *store.Report) store.Headline {
+	h := store.Headline{Verdict: reportVerdict(r.Summary), Line: s.summaryLine(r.Kind, r.Summary)}
+	if r.RunID != "" {
+		h.Title = runTitle(r.Summary)
+	}
+	return h
 }
 
 // runTitle is the title a run's report summary keeps ("checkpoint leaky/active,

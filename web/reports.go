@@ -27,6 +27,7 @@ func (rs reportsResource) Routes() chi.Router {
 	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.handleReportFlameImage))
 	r.Get("/{id}/dominators", rs.s.handle(rs.s.handleHeapDominators))
 	r.Get("/{id}/dominators.json", rs.s.handle(rs.s.handleHeapDominators))
+	r.Get("/{id}/paths/{n}", rs.s.handle(rs.s.handleHeapPath))
 	return r
 }
 
@@ -38,6 +39,11 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	release, err := rs.s.chargeView(rs.s.kinds.viewCost(rep))
+	if err != nil {
+		return err
+	}
+	defer release()
 	if markdown {
 		md, err := rs.s.markdown(r, rep)
 		if err != nil {
@@ -64,6 +70,11 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	release, err := s.chargeView(s.kinds.viewCost(rep))
+	if err != nil {
+		return err
+	}
+	defer release()
 	doc := reportJSON{
 		ID: rep.ID, Kind: rep.Kind, CreatedAt: rep.CreatedAt, URL: reportURL(rep.ID), MarkdownURL: reportMarkdownURL(rep.ID),
 		Params: rep.Params, Summary: rep.Summary,

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/capture"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/lab"
@@ -15,24 +16,27 @@ import (
 )
 
 // A jvm run (the recovery workload's variant that runs GzipLeak.java on a real
-// JDK) stores the JVM's jcmd outputs as captures of role lab.RoleJVM. When the
-// run ends, its report makes a JVM report over them, as an upload of the same
-// files would (a native memory diff first → last, a class histogram), and the
-// run's page, JSON and Markdown show them with the same code.
+// JDK) stores what it captured of the JVM as captures of role lab.RoleJVM: the
+// two capture bundles `leakui capture jvm` took before the streams and with them
+// open (runs of earlier versions stored the jcmd outputs themselves: native
+// memory summaries and a class histogram). When the run ends, its report makes
+// the report an upload of the same files would (a capture report; a native
+// memory diff and a class histogram report), and the run's page, JSON and
+// Markdown show them with the same code.
 
 // runJVMClassRows is how many classes the run page shows of the histogram.
 const runJVMClassRows = 15
 
-// runJVMRef names a JVM report a jvm run's report made over its jcmd outputs.
+// runJVMRef names a report a jvm run's report made over what it captured.
 type runJVMRef struct {
-	// Kind is the files' kind: jvm-nmt or jvm-histogram.
+	// Kind is the files' kind: capture, jvm-nmt or jvm-histogram.
 	Kind     string `json:"kind"`
 	ReportID string `json:"report_id"`
 }
 
-// runJVMFiles are a run's jcmd outputs by kind, in capture order.
+// runJVMFiles are a run's captures of its JVM by kind, in capture order.
 type runJVMFiles struct {
-	nmt, histograms []store.ReportArtifact
+	captures, nmt, histograms []store.ReportArtifact
 }
 
 // jvmFilesOf sorts a run's captures of role jvm by their detected kind.
@@ -48,6 +52,8 @@ func (s *Server) jvmFilesOf(ctx context.Context, arts []store.RunArtifact) (runJ
 		}
 		ra := store.ReportArtifact{Artifact: *art, Name: a.Name, Label: a.Role}
 		switch analyze.Kind(art.Kind) {
+		case analyze.KindCapture:
+			f.captures = append(f.captures, ra)
 		case analyze.KindJavaNMT:
 			f.nmt = append(f.nmt, ra)
 		case analyze.KindJavaHistogram:
@@ -78,7 +84,7 @@ func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.Repor
 	return out, params, nil
 }
 
-// jvmReports makes the JVM reports of a jvm run's jcmd outputs, as an upload of
+// jvmReports makes the reports of a jvm run's captures of its JVM, as an upload of
 // the same files would. Outputs the JVM parsers refuse make no report (the run
 // page lists them among its files all the same); they do not fail the run.
 func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store.RunArtifact) ([]runJVMRef, error) {
@@ -99,6 +105,17 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		}
 		refs = append(refs, runJVMRef{Kind: string(kind), ReportID: rep.ID})
 		return nil
+	}
+	if len(files.captures) > 0 {
+		c, err := s.runCaptureReport(ctx, files.captures)
+		if err == nil {
+			plan := &reportPlan{kind: kindCapture, params: map[string]any{"ordered_by": "capture time"}, summary: captureSummaryOf(c)}
+			if err := create(analyze.KindCapture, plan, files.captures); err != nil {
+				return nil, err
+			}
+		} else {
+			s.log.Warn("a jvm run's capture bundles make no report", "run", runID, "err", err)
+		}
 	}
 	if len(files.nmt) > 0 {
 		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTsWithin)
@@ -127,25 +144,43 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 	return refs, nil
 }
 
-// runJVM is what a run's jcmd outputs say, read with package analyze/jvm: the
-// native memory summaries first → last and the last class histogram.
+// runCaptureReport reads a run's capture bundles (cached as an upload's are)
+// and judges them, as a capture report of the same files does.
+func (s *Server) runCaptureReport(ctx context.Context, files []store.ReportArtifact) (*capture.Report, error) {
+	caps := make([]*capture.Capture, len(files))
+	for i, f := range files {
+		c, err := jvmLoadParsed(ctx, s, f, capturePrefix, s.parseCapture)
+		if err != nil {
+			return nil, err
+		}
+		caps[i] = c
+	}
+	return capture.Analyze(caps)
+}
+
+// runJVM is what a run's captures of its JVM say: the capture bundles'
+// report (package analyze/capture), or for runs of earlier versions the jcmd
+// outputs read with package analyze/jvm (the native memory summaries first →
+// last and the last class histogram).
 type runJVM struct {
-	NMTFiles  []string
-	NMT       []*jvm.NMT
-	Histogram *jvm.Histogram
-	HistoFile string
+	CaptureFiles []string
+	Capture      *capture.Report
+	NMTFiles     []string
+	NMT          []*jvm.NMT
+	Histogram    *jvm.Histogram
+	HistoFile    string
 	// Reports are the JVM reports the run's report made, by kind.
 	Reports map[string]string
 }
 
-// runJVMOf reads a run's jcmd outputs; nil when it has none.
+// runJVMOf reads a run's captures of its JVM; nil when it has none.
 func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM, error) {
 	arts, err := s.runArtifacts(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
 	files, err := s.jvmFilesOf(ctx, arts)
-	if err != nil || (len(files.nmt) == 0 && len(files.histograms) == 0) {
+	if err != nil || (len(files.nmt) == 0 && len(files.histograms) == 0 && len(files.captures) == 0) {
 		return nil, err
 	}
 	j := &runJVM{Reports: map[string]string{}}
@@ -159,6 +194,14 @@ func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM,
 		}
 	}
 	// Outputs the parsers refuse are left out here as they are from the reports.
+	if len(files.captures) > 0 {
+		if c, err := s.runCaptureReport(ctx, files.captures); err == nil {
+			j.Capture = c
+			for _, f := range files.captures {
+				j.CaptureFiles = append(j.CaptureFiles, f.Name)
+			}
+		}
+	}
 	if ns, _, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTsWithin); err == nil {
 		j.NMT = ns
 		for _, f := range files.nmt {
@@ -198,6 +241,21 @@ const inflaterClass = "java.util.zip.Inflater"
 // tables.
 func (j *runJVM) view() *view.RunJVM {
 	out := &view.RunJVM{}
+	if c := j.Capture; c != nil && c.JVM != nil {
+		p := view.RunJVMPart{ID: "capture", Title: "The JVM, captured before its streams and with them open (leakui capture jvm)", Files: j.CaptureFiles,
+			Headline: c.Verdict.Sentence, Alarm: c.Verdict.Leak, Figures: captureJVMFigures(c.JVM)}
+		if c.JVM.NMT != nil {
+			p.Changes = nmtChanges(c.JVM.NMT)
+		}
+		if h := c.Captures[len(c.Captures)-1].Histogram; h != nil {
+			t := jvmClassTable(h, jvm.ByBytes, runJVMClassRows, "")
+			p.Classes = &t
+		}
+		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
+			p.ReportURL, p.ReportLabel = reportURL(id), "Open as a capture report"
+		}
+		out.Parts = append(out.Parts, p)
+	}
 	if len(j.NMT) > 0 {
 		p := view.RunJVMPart{ID: "nmt", Title: "Native memory (jcmd VM.native_memory summary)", Files: j.NMTFiles}
 		if d := j.nmtDiff(); d != nil {
@@ -234,6 +292,7 @@ func (j *runJVM) view() *view.RunJVM {
 // runJVMJSON is the JVM part of a jvm run's report JSON: the same numbers
 // package analyze/jvm reports for the files, and the JVM reports made of them.
 type runJVMJSON struct {
+	Capture       *runCaptureJSON `json:"capture,omitempty"`
 	NMTFiles      []string        `json:"nmt_files,omitempty"`
 	NMT           []*jvm.NMT      `json:"nmt,omitempty"`
 	NMTComparison *jvm.NMTDiff    `json:"nmt_comparison,omitempty"`
@@ -253,8 +312,22 @@ type jvmHistogramOf struct {
 	Largest          []jvm.Class `json:"largest"`
 }
 
+// runCaptureJSON is a jvm run's capture bundles: the capture report's verdict
+// and key figures, and the report.
+type runCaptureJSON struct {
+	Files []string `json:"files"`
+	captureSummary
+	ReportURL string `json:"report_url,omitempty"`
+}
+
 func (j *runJVM) json() runJVMJSON {
 	out := runJVMJSON{NMTFiles: j.NMTFiles, NMT: j.NMT, NMTComparison: j.nmtDiff()}
+	if j.Capture != nil {
+		out.Capture = &runCaptureJSON{Files: j.CaptureFiles, captureSummary: captureSummaryOf(j.Capture)}
+		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
+			out.Capture.ReportURL = reportURL(id)
+		}
+	}
 	if out.NMTComparison != nil {
 		out.NativeLeak = out.NMTComparison.NativeLeak
 	}
@@ -275,6 +348,20 @@ func (j *runJVM) json() runJVMJSON {
 
 // markdown writes the JVM lines of a jvm run's ticket summary.
 func (j *runJVM) markdown(w io.Writer, r *http.Request) {
+	if c := j.Capture; c != nil {
+		sum := captureSummaryOf(c)
+		fmt.Fprintf(w, "- JVM captured with leakui capture jvm (%s): %s", markdown.Escape(joinArrow(j.CaptureFiles)), markdown.Escape(sum.Sentence))
+		if u := sum.UntrackedNativeDeltaBytes; u != nil {
+			fmt.Fprintf(w, " Untracked native memory (`untracked_native_delta_bytes`): %s.", analyze.FormatSignedValue(*u, "bytes"))
+		}
+		if n := sum.InflatersAlive; n != nil {
+			fmt.Fprintf(w, " `java.util.zip.Inflater` alive (`inflaters_alive`): %s.", analyze.FormatCount(*n))
+		}
+		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
+			fmt.Fprintf(w, " Report %s", absoluteURL(r, reportURL(id)))
+		}
+		fmt.Fprintln(w)
+	}
 	if d := j.nmtDiff(); d != nil {
 		fmt.Fprintf(w, "- JVM native memory (jcmd VM.native_memory summary, %s): committed %s → %s (%s), outside the Java heap %s",
 			markdown.Escape(joinArrow(j.NMTFiles)), analyze.FormatBytes(d.BaseTotalCommitted), analyze.FormatBytes(d.TotalCommitted),

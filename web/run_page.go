@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-chi/chi/v5/middleware"
-
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
@@ -70,7 +68,7 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		if rep.Log, err = s.runLogView(r.Context(), run.ID, spec); err != nil {
 			return page, err
 		}
-		// A jvm run's jcmd outputs, with the JVM views' own parts (run_jvm.go).
+		// What a jvm run captured of its JVM, with the report views' own parts (run_jvm.go).
 		if j, err := s.runJVMOf(r.Context(), run.ID, run.ReportID); err != nil {
 			return page, err
 		} else if j != nil {
@@ -243,7 +241,7 @@ func runCallout(spec lab.Spec, p lab.Progress) string {
 	if spec.Variant == lab.VariantJVM && p.Counters["jvm_streams"] > 0 {
 		// The JVM's figures come with the done event, not from points: the
 		// run's write and JVM phases make none.
-		return fmt.Sprintf("These figures came from a real JVM, not the Go model: GzipLeak.java left %d GZIPInputStreams open and its resident set grew by %s (%s per stream), while Native Memory Tracking saw %s of it — zlib allocates with malloc, which NMT does not track. The JVM's jcmd outputs are among the captured files.",
+		return fmt.Sprintf("These figures came from a real JVM, not the Go model: GzipLeak.java left %d GZIPInputStreams open and its resident set grew by %s (%s per stream), while Native Memory Tracking saw %s of it — zlib allocates with malloc, which NMT does not track. The two bundles leakui capture jvm took of the JVM, before and after its streams, are among the captured files.",
 			p.Counters["jvm_streams"], analyze.FormatSignedValue(p.Counters["jvm_rss_after"]-p.Counters["jvm_rss_before"], "bytes"),
 			analyze.FormatSignedValue(p.Counters["jvm_bytes_per_open_stream"], "bytes"),
 			analyze.FormatSignedValue(p.Counters["jvm_nmt_committed_after"]-p.Counters["jvm_nmt_committed_before"], "bytes"))
@@ -375,8 +373,6 @@ func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*
 }
 
 // clientIP is the client address the middleware found.
-func clientIP(r *http.Request) string { return middleware.GetClientIP(r.Context()) }
-
 // roleSeries analyzes a run's captures of one role (heap or goroutine) as a
 // series, in capture order; nil with fewer than three.
 func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role string) (*view.SeriesView, error) {

@@ -80,7 +80,7 @@ func (rr runRecorder) report(ctx context.Context, run *store.Run, spec lab.Spec,
 		for i, a := range arts {
 			refs[i] = store.Upload{Name: a.Name, SHA256: a.SHA256, Label: a.Role}
 		}
-		// A jvm run's jcmd outputs become JVM reports of their own (run_jvm.go).
+		// What a jvm run captured of its JVM becomes a report of its own (run_jvm.go).
 		jvmRefs, err := rr.jvmReports(ctx, runID, arts)
 		if err != nil {
 			return err
@@ -105,7 +105,7 @@ type runSummary struct {
 	Verdict  string           `json:"verdict"`
 	Reason   string           `json:"reason"`
 	Counters map[string]int64 `json:"counters"`
-	// JVM names the JVM reports made of a jvm run's jcmd outputs.
+	// JVM names the reports made of what a jvm run captured of its JVM.
 	JVM []runJVMRef `json:"jvm,omitempty"`
 }
 

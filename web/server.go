@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -28,13 +29,15 @@ import (
 type Store interface {
 	CreateReport(ctx context.Context, r *store.Report, uploads []store.Upload) error
 	Report(ctx context.Context, id string) (*store.Report, error)
-	RecentReports(ctx context.Context, limit int) ([]store.Report, error)
 	Artifact(ctx context.Context, sha string) (*store.Artifact, error)
 	OpenArtifact(ctx context.Context, sha string) (io.ReadCloser, error)
 	ReadArtifact(ctx context.Context, sha string) ([]byte, error)
 	ArtifactsWithPrefix(ctx context.Context, prefix string, limit int) ([]string, error)
 	ArtifactName(ctx context.Context, sha string) (string, error)
+	StoredBytes(ctx context.Context, uploader string) (int64, error)
 	SearchReports(ctx context.Context, q store.ReportSearch) ([]store.Report, error)
+	SetHeadliner(h store.Headliner)
+	BackfillHeadlines(ctx context.Context) (int, error)
 
 	CreateRun(ctx context.Context, r *store.Run) error
 	UpdateRunProgress(ctx context.Context, id string, progress json.RawMessage, leaseUntil time.Time) error
@@ -98,9 +101,12 @@ type Config struct {
 	// MaxAPIReads the API reads (/api/, Markdown, JSON, CSV, chart images),
 	// MaxUploads the uploads and MaxDownloads the downloads (/a/), each
 	// default 4 per CPU and each a throttle of its own: more wait up to 30 s in
-	// a backlog of 8 times as many, then get 429. MaxPerClient caps the
-	// uploads, and the downloads, one client address has going (default 4, or
-	// half the smaller class's slots if fewer); beyond it, 429 with Retry-After.
+	// a backlog of 8 times as many, then get 429. Each client address has a
+	// share of every class: MaxPerClient requests going or waiting, of which
+	// at most the class's slots run (default: a quarter of the class's slots,
+	// at least one, running, and as many again as the class has slots
+	// waiting); beyond it, 429 with Retry-After. A slot that comes free goes
+	// to the address that had one longest ago.
 	MaxAnalyses, MaxAPIReads, MaxUploads, MaxDownloads, MaxPerClient int
 	// Retain, when positive, expires unpinned reports older than it.
 	Retain time.Duration
@@ -112,6 +118,20 @@ type Config struct {
 	// takes no byte of its response for this long (default 30 s). Both wait only
 	// while the server reads or writes, and negative turns them off.
 	IdleBodyTimeout, IdleWriteTimeout time.Duration
+	// MaxQueuedPerClient caps the heap dumps one client address may have
+	// queued or analyzing in the background (-max-queued-per-client, default
+	// DefaultMaxQueuedPerClient); beyond it, 429.
+	MaxQueuedPerClient int
+	// DiskQuota and ClientDiskQuota, when positive, cap the bytes the store
+	// holds (files and what is derived from them, such as heap dump indexes),
+	// in all and of the reports uploaded from one client address
+	// (-disk-quota, -client-disk-quota): an upload that would pass one is
+	// refused with 507 naming it.
+	DiskQuota, ClientDiskQuota int64
+	// MinBodyRate is the bytes a second a request body must average over
+	// every IdleBodyTimeout while the server reads it, or it is cut with 408
+	// (-min-body-rate, default DefaultMinBodyRate; negative: off).
+	MinBodyRate int64
 	// MemoryBudget is the bytes the analyses in flight and the caches of parsed
 	// profiles and views may hold together (-memory-budget); one analysis may
 	// hold at most half of it (413 beyond), and an analysis that finds the rest
@@ -131,9 +151,10 @@ type Config struct {
 	// start with the request's scheme and host; when it is https, session
 	// cookies are Secure.
 	BaseURL string
-	// TrustedProxies are the addresses of reverse proxies whose
-	// X-Forwarded-Proto is believed (-trusted-proxy): https there makes the
-	// session cookie Secure.
+	// TrustedProxies are the addresses of reverse proxies to trust
+	// (-trusted-proxy): a request from one has the client address its
+	// X-Forwarded-For (else Forwarded) names (client_address.go), and its
+	// X-Forwarded-Proto https makes the session cookie Secure.
 	TrustedProxies []netip.Prefix
 }
 
@@ -151,15 +172,18 @@ const (
 	DefaultUploadTimeout = 15 * time.Minute
 	// DefaultIdleBodyTimeout is how long a request body may send nothing.
 	DefaultIdleBodyTimeout = 30 * time.Second
+	// DefaultMaxQueuedPerClient is the heap dumps one client address may
+	// have queued or analyzing at once.
+	DefaultMaxQueuedPerClient = 4
+	// DefaultMinBodyRate is the slowest a request body may come, in bytes a
+	// second averaged over IdleBodyTimeout.
+	DefaultMinBodyRate = 1024
 	// DefaultIdleWriteTimeout is how long a client may take no byte of its
 	// response.
 	DefaultIdleWriteTimeout = 30 * time.Second
 	// DefaultUploadsPerMinute limits each client address's uploads, with a burst
 	// of half as many.
 	DefaultUploadsPerMinute = 60
-	// DefaultMaxPerClient is the uploads, and the downloads, one client
-	// address may have going at once.
-	DefaultMaxPerClient = 4
 	// DefaultRunsPerMinute limits each client address's lab runs, with a burst of
 	// half as many.
 	DefaultRunsPerMinute = 6
@@ -176,7 +200,7 @@ type Server struct {
 	log      *slog.Logger
 	assets   *assets
 	profiles *lru[*pprof.Profile]
-	flames   *lru[pprof.FlameGraph]
+	flames   *lru[*flameTreeEntry] // profiles' flame trees, which flame graphs are cut from
 	router   chi.Router
 	// kinds are the report and input kinds, built once from inputKinds.
 	kinds *kindRegistry
@@ -219,6 +243,9 @@ type Server struct {
 	jvmParsed        *lru[jvmEntry]
 	logReports       *lru[*logs.Report]
 	logCounting      *logFlights
+	// quotaMu makes an upload's disk quota check and its store one step
+	// (quota.go).
+	quotaMu sync.Mutex
 }
 
 // NewServer builds the router with every route and middleware.
@@ -248,6 +275,12 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.IdleBodyTimeout == 0 {
 		cfg.IdleBodyTimeout = DefaultIdleBodyTimeout
 	}
+	if cfg.MaxQueuedPerClient <= 0 {
+		cfg.MaxQueuedPerClient = DefaultMaxQueuedPerClient
+	}
+	if cfg.MinBodyRate == 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
 	if cfg.IdleWriteTimeout == 0 {
 		cfg.IdleWriteTimeout = DefaultIdleWriteTimeout
 	}
@@ -265,10 +298,6 @@ func NewServer(cfg Config) (*Server, error) {
 			*n = 4 * runtime.NumCPU()
 		}
 	}
-	if cfg.MaxPerClient <= 0 {
-		// At most half a class's slots, so one client never holds them all.
-		cfg.MaxPerClient = min(DefaultMaxPerClient, max(min(cfg.MaxUploads, cfg.MaxDownloads)/2, 1))
-	}
 	if cfg.MemoryBudget <= 0 {
 		cfg.MemoryBudget = DefaultMemoryBudget()
 	}
@@ -285,8 +314,16 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[pprof.FlameGraph](16),
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[*flameTreeEntry](16),
 		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry(), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
+	// The store asks the server for the headlines of the reports it stores,
+	// and the reports stored before headlines were get theirs now.
+	cfg.Store.SetHeadliner(s.headline)
+	if n, err := cfg.Store.BackfillHeadlines(context.Background()); err != nil {
+		return nil, fmt.Errorf("filling the headlines of the reports stored before them: %w", err)
+	} else if n > 0 {
+		s.log.Info("filled the dashboard headlines of reports stored before them", "reports", n)
+	}
 	if cfg.UploadsPerMinute > 0 {
 		s.uploadLimit = newClientLimiter(cfg.UploadsPerMinute, max(cfg.UploadBurst, 1), "uploads")
 	}
@@ -373,7 +410,7 @@ func (s *Server) routes() chi.Router {
 	// HEAD is answered wherever GET is, by the GET handler without its body.
 	r.Use(middleware.GetHead)
 	r.Use(middleware.RequestID)
-	r.Use(middleware.ClientIPFromRemoteAddr)
+	r.Use(s.clientAddress)
 	r.Use(middleware.RequestLogger(slogFormatter{s.log}))
 	r.Use(middleware.Recoverer)
 	r.Use(s.progressDeadlines)

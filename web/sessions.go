@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -92,22 +90,5 @@ func (s *Server) secureRequest(r *http.Request) bool {
 // fromTrustedProxy reports whether the request's peer address is in one of
 // the trusted proxies' prefixes.
 func (s *Server) fromTrustedProxy(r *http.Request) bool {
-	if len(s.cfg.TrustedProxies) == 0 {
-		return false
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
-	}
-	addr = addr.Unmap()
-	for _, p := range s.cfg.TrustedProxies {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	return false
+	return inPrefixes(peerAddr(r.RemoteAddr), s.cfg.TrustedProxies)
 }

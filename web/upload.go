@@ -53,6 +53,9 @@ type uploadForm struct {
 	// ctx is the upload request's context while the files are planned, for
 	// planners that read files to their end (logs).
 	ctx context.Context
+	// client is the uploader's address (clientKey), for the disk quota and
+	// the heap dump queue.
+	client string
 }
 
 // remove deletes the temporary files.
@@ -88,7 +91,7 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "send the files as multipart/form-data in a field named \"file\" (%v)", err)
 	}
-	form := &uploadForm{fields: map[string]string{}}
+	form := &uploadForm{fields: map[string]string{}, client: clientKey(r)}
 	var total int64
 	// Repeated text fields are joined once at the end, not on each repetition,
 	// and their count and bytes are bounded.
@@ -219,8 +222,8 @@ func uploadError(err error, limit int64) error {
 	if status, _ := statusOf(err); status == http.StatusInsufficientStorage {
 		return err // the disk is full, not the request wrong: 507 without the spool's path
 	}
-	if errors.Is(err, errBodyIdle) {
-		return &Error{Status: http.StatusRequestTimeout, Message: "the upload stopped: no byte arrived within -idle-body-timeout", Err: err}
+	if status, _ := statusOf(err); status == http.StatusRequestTimeout {
+		return err // the body was cut (progressDeadlines)
 	}
 	return &Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("the upload could not be read: %v", err), Err: err}
 }

@@ -1,33 +1,72 @@
 package web
 
 import (
+	"html"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/leakui/leakui/analyze/pprof"
 )
 
-// TestDiffFlameIsCachedByItsParameters: a diff's flame graph is built once per
-// sample type and filter and then served from the cache, charged to the server's
-// memory budget; a new filter builds a new one.
-func TestDiffFlameIsCachedByItsParameters(t *testing.T) {
+// TestDiffFlameIsCutFromCachedTrees: a diff's flame graph is cut from each
+// profile's flame tree, built once per sample type and filter and cached,
+// charged to the server's memory budget. Counted by the profiles' sample walks:
+// the first view walks each profile once (its tree), and the page again, its
+// JSON, its image and each profile's own flame graph walk neither; a filter
+// walks each profile once more (the filter, then the tree of the filtered copy)
+// and its notices come back with the cached trees; a dropped cache builds again.
+func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
-	for i, path := range []string{"?view=flame", "?view=flame", "/api/reports/" + up.ReportID + "?view=flame", "?view=flame&h=runtime"} {
-		url := up.ReportURL + path
-		if path[0] == '/' {
-			url = path
+	var profiles [2]*pprof.Profile
+	for i, a := range up.Artifacts {
+		p, ok := ts.srv.profiles.get(a.SHA256)
+		if !ok {
+			t.Fatalf("the upload did not cache %s", a.Name)
 		}
-		if code, _, body := ts.get(t, url); code != http.StatusOK {
-			t.Fatalf("%s: %d %.200s", url, code, body)
+		profiles[i] = p
+	}
+	reportPath := "/r/" + up.ReportID
+	view := func(path string, walks int64, trees int) string {
+		t.Helper()
+		code, _, body := ts.get(t, path)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d %.300s", path, code, body)
 		}
-		want := []int{1, 1, 1, 2}[i] // the page and the API share the graph
-		if got := ts.srv.flames.order.Len(); got != want {
-			t.Errorf("after %s: %d flame graphs cached, want %d", path, got, want)
+		for i, p := range profiles {
+			if got := p.SampleWalks(); got != walks {
+				t.Errorf("after %s: %s's samples walked %d times, want %d", path, up.Artifacts[i].Name, got, walks)
+			}
 		}
+		if got := ts.srv.flames.order.Len(); got != trees {
+			t.Errorf("after %s: %d flame trees cached, want %d", path, got, trees)
+		}
+		return string(body)
+	}
+	view(reportPath+"?view=flame", 1, 2)
+	for _, path := range []string{
+		reportPath + "?view=flame",
+		"/api/reports/" + up.ReportID + "?view=flame",
+		reportPath + "/flame.svg",
+		reportPath + "?mode=profile&file=0&view=flame",
+		reportPath + "?mode=profile&file=1&view=flame",
+		reportPath + "/flame.svg?mode=profile&file=1",
+	} {
+		view(path, 1, 2)
 	}
 	if ts.srv.budget.Used() <= ts.srv.profiles.total {
-		t.Errorf("the budget holds %d bytes, the profiles alone %d: the flame graphs are not charged", ts.srv.budget.Used(), ts.srv.profiles.total)
+		t.Errorf("the budget holds %d bytes, the profiles alone %d: the flame trees are not charged", ts.srv.budget.Used(), ts.srv.profiles.total)
 	}
+	const notice = "The hide filter \"no_such_function\" matched nothing in parca-self-heap-t0-1644509272.pb.gz."
+	for range 2 {
+		if page := view(reportPath+"?view=flame&h=no_such_function", 2, 4); !strings.Contains(html.UnescapeString(page), notice) {
+			t.Errorf("the filtered diff flame view lacks the notice %q", notice)
+		}
+	}
+	ts.srv.flames.clear()
+	view(reportPath+"?view=flame", 3, 1+1)
 }
 
 // TestUncachedViewsWaitForASlot: when every slot for building flame graphs is

@@ -110,6 +110,13 @@ type Heap struct {
 	domKids  csr
 	bfs      []uint32          // parent on a shortest path from a GC root; root = len(ids)
 	texts    map[uint32]string // the texts of the objects the last report shows
+	// The paths of the last report's suspects, for the index: each step's via
+	// in pathVias, the names they index in pathNames; pathsCharged is what
+	// they hold of the budget until Close.
+	paths        []indexPath
+	pathVias     []uint32
+	pathNames    []string
+	pathsCharged int64
 
 	mem meter // what the Heap holds of Options.Budget
 	// ctx is Options.Context (nil: never cancelled).
@@ -516,7 +523,7 @@ func (h *Heap) resolveClasses() error {
 		}
 		if nameID, ok := h.loadNames[c.ID]; ok {
 			if name, ok := h.names[nameID]; ok {
-				c.Name = javaName(name)
+				c.Name = clip(javaName(name))
 			}
 		}
 		if c.Name == "" {
@@ -528,48 +535,108 @@ func (h *Heap) resolveClasses() error {
 			}
 		}
 	}
-	// java.lang.Class was created before its class dump was read: share the name.
-	for _, c := range h.Classes {
+	return h.resolveLayouts()
+}
+
+// classLayout is what resolveLayouts works out for a class from its fields and
+// its superclasses': the size of an instance's field data in the dump and on
+// the heap, its reference fields, and the nearest class up the hierarchy (itself
+// included) that declares one (refFrom), so that listing them skips the classes
+// that declare none.
+type classLayout struct {
+	fieldBytes, heapBytes int64
+	refs                  int
+	refFrom               uint32
+	thread                bool
+	state                 uint8 // 0 not yet, 1 on the walk, 2 done
+}
+
+// resolveLayouts computes each instance class's layout: the offsets of its
+// reference fields in the dump (without java.lang.ref.Reference.referent), its
+// shallow size, whether it is a thread. Each class is worked out once from its
+// superclass, so a hierarchy thousands of classes deep costs no more than
+// its classes; the offsets are listed only for the classes that have
+// instances, charged to the budget first.
+func (h *Heap) resolveLayouts() error {
+	nc := len(h.Classes)
+	if err := h.mem.charge(int64(nc)*int64(unsafe.Sizeof(classLayout{})+4+1), "the class layouts"); err != nil {
+		return err
+	}
+	defer h.mem.uncharge(int64(nc) * int64(unsafe.Sizeof(classLayout{})+4+1))
+	lay := make([]classLayout, nc)
+	var walk []uint32
+	for ci, c := range h.Classes {
+		if c.kind != objInstance || !c.dumped || lay[ci].state == 2 {
+			continue
+		}
+		walk = walk[:0]
+		for k := uint32(ci); lay[k].state != 2; {
+			kc := h.Classes[k]
+			if lay[k].state == 1 {
+				return fmt.Errorf("%w: the superclasses of %s form a loop", analyze.ErrMalformed, c.Name)
+			}
+			if !kc.dumped {
+				return fmt.Errorf("%w: superclass 0x%x of %s is not in the dump", analyze.ErrMalformed, kc.ID, c.Name)
+			}
+			lay[k].state = 1
+			walk = append(walk, k)
+			if kc.super == noClass {
+				break
+			}
+			k = kc.super
+		}
+		for i := len(walk) - 1; i >= 0; i-- {
+			k := walk[i]
+			kc := h.Classes[k]
+			l := classLayout{refFrom: noClass}
+			if kc.super != noClass {
+				l = lay[kc.super]
+			}
+			l.thread = l.thread || kc.Name == "java.lang.Thread"
+			isRef := kc.Name == "java.lang.ref.Reference"
+			own := 0
+			for _, f := range kc.fields {
+				if f.typ == typeObject {
+					if !(isRef && h.names[f.name] == "referent") {
+						own++
+					}
+					l.heapBytes += h.Layout.Ref
+				} else {
+					l.heapBytes += int64(typeSize(f.typ, 8))
+				}
+				l.fieldBytes += int64(typeSize(f.typ, h.IDSize))
+			}
+			if l.fieldBytes > 1<<24 {
+				return fmt.Errorf("%w: class %s declares %d bytes of fields", analyze.ErrMalformed, kc.Name, l.fieldBytes)
+			}
+			l.refs += own
+			if own > 0 {
+				l.refFrom = k
+			}
+			l.state = 2
+			lay[k] = l
+		}
+	}
+	used := make([]bool, nc)
+	for _, cn := range h.class {
+		used[cn] = true
+	}
+	var refs int64
+	for ci, c := range h.Classes {
+		if c.kind == objInstance && c.dumped && used[ci] {
+			refs += int64(lay[ci].refs)
+		}
+	}
+	if err := h.mem.charge(12*refs, "the classes' reference fields"); err != nil {
+		return err
+	}
+	for ci, c := range h.Classes {
 		if c.kind != objInstance || !c.dumped {
 			continue
 		}
-		var offsets []uint32
-		var names []uint64
-		var off, heapBytes int64
-		depth := 0
-		for k := c; k != nil; {
-			if depth++; depth > len(h.Classes) {
-				return fmt.Errorf("%w: the superclasses of %s form a loop", analyze.ErrMalformed, c.Name)
-			}
-			if !k.dumped {
-				return fmt.Errorf("%w: superclass 0x%x of %s is not in the dump", analyze.ErrMalformed, k.ID, c.Name)
-			}
-			isRef := k.Name == "java.lang.ref.Reference"
-			for _, f := range k.fields {
-				if f.typ == typeObject {
-					if !(isRef && h.names[f.name] == "referent") {
-						offsets = append(offsets, uint32(off))
-						names = append(names, f.name)
-					}
-					heapBytes += h.Layout.Ref
-				} else {
-					heapBytes += int64(typeSize(f.typ, 8))
-				}
-				off += int64(typeSize(f.typ, h.IDSize))
-			}
-			if k.Name == "java.lang.Thread" {
-				c.isThread = true
-			}
-			if k.super == noClass {
-				break
-			}
-			k = h.Classes[k.super]
-		}
-		if off > 1<<24 {
-			return fmt.Errorf("%w: class %s declares %d bytes of fields", analyze.ErrMalformed, c.Name, off)
-		}
-		c.refOffsets, c.refNames, c.fieldBytes = offsets, names, uint32(off)
-		c.shallow = sat32(h.Layout.InstanceSize(heapBytes))
+		l := lay[ci]
+		c.fieldBytes, c.isThread = uint32(l.fieldBytes), l.thread
+		c.shallow = sat32(h.Layout.InstanceSize(l.heapBytes))
 		c.isString = c.Name == "java.lang.String"
 		c.coderAt = -1
 		if c.isString {
@@ -580,6 +647,28 @@ func (h *Heap) resolveClasses() error {
 				}
 				at += int64(typeSize(f.typ, h.IDSize))
 			}
+		}
+		if !used[ci] || l.refs == 0 {
+			continue
+		}
+		c.refOffsets, c.refNames = make([]uint32, 0, l.refs), make([]uint64, 0, l.refs)
+		// A class's own fields come first in an instance's data, then its
+		// superclass's: those of class k start fieldBytes(c) - fieldBytes(k) in.
+		for k := l.refFrom; k != noClass; {
+			kc := h.Classes[k]
+			off := l.fieldBytes - lay[k].fieldBytes
+			isRef := kc.Name == "java.lang.ref.Reference"
+			for _, f := range kc.fields {
+				if f.typ == typeObject && !(isRef && h.names[f.name] == "referent") {
+					c.refOffsets = append(c.refOffsets, uint32(off))
+					c.refNames = append(c.refNames, f.name)
+				}
+				off += int64(typeSize(f.typ, h.IDSize))
+			}
+			if kc.super == noClass {
+				break
+			}
+			k = lay[kc.super].refFrom
 		}
 	}
 	return nil

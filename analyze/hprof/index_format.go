@@ -30,9 +30,25 @@ const IndexRoot uint32 = math.MaxUint32
 //   - textIndex: (ordinal uint32, offset uint32, length uint32) ascending by ordinal,
 //     into textBlob: the texts the Heap knows (see Heap.WriteIndex).
 //   - textBlob: the texts, UTF-8.
+//
+// Version 2 adds four sections after those (a version 1 index, written before
+// them, has none: OpenIndex reads both):
+//
+//   - ancestry: one (depth uint32, top uint32) per ordinal: the node's depth in
+//     the dominator tree (1 for a top-level object, 0 when unreachable) and the
+//     top-level object above it (noObject when unreachable), so that a node's
+//     dominator chain is told by its ends without walking it.
+//   - paths: one pathEntry per suspect of the report, in its order: where its
+//     shortest path from a GC root ends (the accumulation point), its steps,
+//     the first of them in pathSteps, and its root's label (a name).
+//   - pathSteps: per path, its steps from the accumulation point up to the
+//     root: (ordinal uint32, via uint32), the via being the field through which
+//     the step above references it: viaElement|i for an array's element i,
+//     viaUnknown for none (the root, or a field not read), else a name.
+//   - pathNames: the names vias index: (length uint32, UTF-8 bytes) each.
 const (
 	indexMagic   = "LKUIHIDX"
-	indexVersion = 1
+	indexVersion = 2
 	// textFlag marks the class number of a record whose object has a text.
 	textFlag = 1 << 31
 	// recordFixed is a record's size without its identifier.
@@ -40,6 +56,11 @@ const (
 	// bigEntry and textEntry are the sizes of bigShallow's and textIndex's entries.
 	bigEntry  = 4 + 8
 	textEntry = 4 + 4 + 4
+	// ancestryEntry, pathEntrySize and stepEntry are the sizes of ancestry's,
+	// paths' and pathSteps' entries.
+	ancestryEntry = 4 + 4
+	pathEntrySize = 4 + 4 + 8 + 4
+	stepEntry     = 4 + 4
 )
 
 // section locates one section of an index.
@@ -47,8 +68,18 @@ type section struct {
 	Offset, Length uint64
 }
 
-// indexHeader is the index's first bytes.
+// indexHeader is the first bytes of an index of version 2.
 type indexHeader struct {
+	indexHeaderV1
+	Ancestry  section
+	Paths     section
+	PathSteps section
+	PathNames section
+}
+
+// indexHeaderV1 is the first bytes of an index of version 1, and the start of
+// those of version 2.
+type indexHeaderV1 struct {
 	Magic         [8]byte
 	Version       uint32
 	IDWidth       uint32 // 4 or 8
@@ -69,5 +100,9 @@ type indexHeader struct {
 
 var le = binary.LittleEndian
 
-// indexHeaderSize is the encoded size of indexHeader.
-var indexHeaderSize = binary.Size(indexHeader{})
+// indexHeaderSize and indexHeaderV1Size are the encoded sizes of indexHeader
+// and indexHeaderV1.
+var (
+	indexHeaderSize   = binary.Size(indexHeader{})
+	indexHeaderV1Size = binary.Size(indexHeaderV1{})
+)

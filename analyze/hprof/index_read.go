@@ -23,6 +23,15 @@ type Index struct {
 	kids    uint64 // entries of the kids section
 	classes []string
 	big     []bigShallow
+	paths   []pathEntry // empty in a version 1 index
+	names   []string    // the names of the paths' vias and roots
+}
+
+// pathEntry is one decoded entry of the paths section.
+type pathEntry struct {
+	point, length uint32
+	first         uint64
+	root          uint32
 }
 
 type bigShallow struct {
@@ -53,19 +62,33 @@ func OpenIndex(r io.ReaderAt, size int64) (*Index, error) {
 		return nil, malformedIndex("%d bytes, shorter than its header", size)
 	}
 	x := &Index{r: r}
-	hb := make([]byte, indexHeaderSize)
+	hb := make([]byte, indexHeaderV1Size)
 	if err := x.readAt(hb, 0); err != nil {
 		return nil, err
 	}
-	if _, err := binary.Decode(hb, le, &x.hd); err != nil {
+	if _, err := binary.Decode(hb, le, &x.hd.indexHeaderV1); err != nil {
 		return nil, malformedIndex("header: %v", err)
 	}
 	hd := &x.hd
 	if string(hd.Magic[:]) != indexMagic {
 		return nil, malformedIndex("not an index (magic %q)", hd.Magic[:])
 	}
-	if hd.Version != indexVersion {
-		return nil, malformedIndex("version %d, this program reads %d", hd.Version, indexVersion)
+	if hd.Version != 1 && hd.Version != indexVersion {
+		return nil, malformedIndex("version %d, this program reads 1 and %d", hd.Version, indexVersion)
+	}
+	headerSize := indexHeaderV1Size
+	if hd.Version >= 2 {
+		headerSize = indexHeaderSize
+		if size < int64(headerSize) {
+			return nil, malformedIndex("%d bytes, shorter than its header", size)
+		}
+		hb = make([]byte, indexHeaderSize)
+		if err := x.readAt(hb, 0); err != nil {
+			return nil, err
+		}
+		if _, err := binary.Decode(hb, le, &x.hd); err != nil {
+			return nil, malformedIndex("header: %v", err)
+		}
 	}
 	if hd.IDWidth != 4 && hd.IDWidth != 8 || hd.IDShift >= 64 {
 		return nil, malformedIndex("identifier width %d, shift %d", hd.IDWidth, hd.IDShift)
@@ -77,8 +100,12 @@ func OpenIndex(r io.ReaderAt, size int64) (*Index, error) {
 		name string
 		s    section
 	}{{"class offsets", hd.ClassOffsets}, {"class names", hd.ClassNames}, {"records", hd.Records},
-		{"children", hd.Kids}, {"big objects", hd.BigShallow}, {"text index", hd.TextIndex}, {"texts", hd.TextBlob}} {
-		if s.s.Offset < uint64(indexHeaderSize) || s.s.Offset > uint64(size) || s.s.Length > uint64(size)-s.s.Offset {
+		{"children", hd.Kids}, {"big objects", hd.BigShallow}, {"text index", hd.TextIndex}, {"texts", hd.TextBlob},
+		{"ancestry", hd.Ancestry}, {"paths", hd.Paths}, {"path steps", hd.PathSteps}, {"path names", hd.PathNames}} {
+		if hd.Version < 2 && s.s == (section{}) {
+			continue // a section version 1 does not have
+		}
+		if s.s.Offset < uint64(headerSize) || s.s.Offset > uint64(size) || s.s.Length > uint64(size)-s.s.Offset {
 			return nil, malformedIndex("the %s section (%d bytes at %d) is outside the %d bytes of the index", s.name, s.s.Length, s.s.Offset, size)
 		}
 	}
@@ -92,6 +119,10 @@ func OpenIndex(r io.ReaderAt, size int64) (*Index, error) {
 		return nil, malformedIndex("a section's length is not a whole number of entries")
 	case hd.ClassNames.Length > 1<<32-1 || hd.TextBlob.Length > 1<<32-1:
 		return nil, malformedIndex("class names or texts beyond 4 GiB")
+	case hd.Version >= 2 && hd.Ancestry.Length != ancestryEntry*hd.Objects:
+		return nil, malformedIndex("%d bytes of ancestry for %d objects", hd.Ancestry.Length, hd.Objects)
+	case hd.Paths.Length%pathEntrySize != 0 || hd.PathSteps.Length%stepEntry != 0:
+		return nil, malformedIndex("a section's length is not a whole number of entries")
 	}
 	x.kids = hd.Kids.Length / 4
 	if err := x.readClasses(); err != nil {
@@ -100,7 +131,39 @@ func OpenIndex(r io.ReaderAt, size int64) (*Index, error) {
 	if err := x.readBig(); err != nil {
 		return nil, err
 	}
+	if err := x.readPaths(); err != nil {
+		return nil, err
+	}
 	return x, nil
+}
+
+// readPaths reads the paths section and the names their steps use.
+func (x *Index) readPaths() error {
+	b := make([]byte, x.hd.PathNames.Length)
+	if err := x.readAt(b, x.hd.PathNames.Offset); err != nil {
+		return err
+	}
+	for len(b) > 0 {
+		if len(b) < 4 || uint64(le.Uint32(b)) > uint64(len(b)-4) {
+			return malformedIndex("path name %d runs past its section", len(x.names))
+		}
+		k := le.Uint32(b)
+		x.names = append(x.names, string(bytes.ToValidUTF8(b[4:4+k], []byte("\uFFFD"))))
+		b = b[4+k:]
+	}
+	b = make([]byte, x.hd.Paths.Length)
+	if err := x.readAt(b, x.hd.Paths.Offset); err != nil {
+		return err
+	}
+	steps := x.hd.PathSteps.Length / stepEntry
+	for i := 0; i < len(b); i += pathEntrySize {
+		p := pathEntry{point: le.Uint32(b[i:]), length: le.Uint32(b[i+4:]), first: le.Uint64(b[i+8:]), root: le.Uint32(b[i+16:])}
+		if uint64(p.point) >= x.hd.Objects || p.first > steps || uint64(p.length) > steps-p.first || int(p.root) >= len(x.names) {
+			return malformedIndex("path %d", len(x.paths))
+		}
+		x.paths = append(x.paths, p)
+	}
+	return nil
 }
 
 func (x *Index) readClasses() error {
@@ -333,38 +396,178 @@ func (x *Index) Children(node uint32, offset, limit int) (page []Object, total i
 	return page, total, nil
 }
 
-// Path returns the dominator chain from the top (a child of IndexRoot) down to
-// node; an ErrInvalidParameter error when node is unreachable, nil for IndexRoot.
-func (x *Index) Path(node uint32) ([]Object, error) {
+// Chain describes the dominator chain from the top of the tree (a child of
+// IndexRoot) down to node by its ends: the top, and at most ends objects down
+// to node (node included), in that order, index being each one's
+// position on the chain (0 for the top) and length the number of objects on
+// it; the objects between the two ends are left out. An index of version 2
+// knows each node's depth and top, so Chain reads a few records whatever the
+// chain's length; a version 1 index is walked up to the top in O(ends)
+// memory. Chain is empty for IndexRoot and an ErrInvalidParameter error for an
+// unreachable node.
+func (x *Index) Chain(node uint32, ends int) (objs []Object, index []int, length int, err error) {
 	o, err := x.node(node)
 	if err != nil || node == IndexRoot {
-		return nil, err
+		return nil, nil, 0, err
 	}
-	var path []Object
+	ends = max(ends, 1)
+	if x.hd.Version >= 2 {
+		var e [ancestryEntry]byte
+		if err := x.readAt(e[:], x.hd.Ancestry.Offset+uint64(o)*ancestryEntry); err != nil {
+			return nil, nil, 0, err
+		}
+		depth, top := le.Uint32(e[:]), le.Uint32(e[4:])
+		if depth == 0 {
+			return nil, nil, 0, fmt.Errorf("%w: object %d is not reachable from the GC roots", analyze.ErrInvalidParameter, node)
+		}
+		if uint64(depth) > x.hd.Reachable || uint64(top) >= x.hd.Objects {
+			return nil, nil, 0, malformedIndex("object %d at depth %d below object %d", o, depth, top)
+		}
+		length = int(depth)
+		near, atTop, err := x.walkUp(o, min(ends, length))
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if atTop != (len(near) == length) || atTop && near[len(near)-1].Ordinal != top {
+			return nil, nil, 0, malformedIndex("object %d's dominator chain does not end at depth %d in object %d", o, depth, top)
+		}
+		if length > len(near) {
+			obj, err := x.Object(top)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			objs, index = append(objs, obj), append(index, 0)
+		}
+		for i := len(near) - 1; i >= 0; i-- {
+			objs, index = append(objs, near[i]), append(index, length-1-i)
+		}
+		return objs, index, length, nil
+	}
+	// Version 1: walk to the top, keeping the first ends seen (nearest node)
+	// and the last (the top).
+	var near []Object
+	var last Object
 	for {
 		rec, err := x.record(o)
 		if err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		if rec.idom == noObject {
-			if len(path) == 0 {
-				return nil, fmt.Errorf("%w: object %d is not reachable from the GC roots", analyze.ErrInvalidParameter, node)
+			if length == 0 {
+				return nil, nil, 0, fmt.Errorf("%w: object %d is not reachable from the GC roots", analyze.ErrInvalidParameter, node)
 			}
-			return nil, malformedIndex("object %d on a dominator chain is unreachable", o)
+			return nil, nil, 0, malformedIndex("object %d on a dominator chain is unreachable", o)
 		}
 		obj, err := x.object(o, rec)
 		if err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
-		path = append(path, obj)
+		if len(near) < ends {
+			near = append(near, obj)
+		}
+		last = obj
+		length++
 		if uint64(rec.idom) == x.hd.Objects {
 			break
 		}
-		if uint64(len(path)) > x.hd.Reachable {
-			return nil, malformedIndex("the dominator chain of object %d loops", node)
+		if uint64(length) > x.hd.Reachable {
+			return nil, nil, 0, malformedIndex("the dominator chain of object %d loops", node)
 		}
 		o = rec.idom
 	}
-	slices.Reverse(path)
-	return path, nil
+	if length > len(near) {
+		objs, index = append(objs, last), append(index, 0)
+	}
+	for i := len(near) - 1; i >= 0; i-- {
+		objs, index = append(objs, near[i]), append(index, length-1-i)
+	}
+	return objs, index, length, nil
+}
+
+// walkUp returns o and its dominators up the chain, k objects at most, o
+// first; atTop tells that the last is a top-level object.
+func (x *Index) walkUp(o uint32, k int) (out []Object, atTop bool, err error) {
+	for len(out) < k {
+		rec, err := x.record(o)
+		if err != nil {
+			return nil, false, err
+		}
+		if rec.idom == noObject {
+			return nil, false, malformedIndex("object %d on a dominator chain is unreachable", o)
+		}
+		obj, err := x.object(o, rec)
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, obj)
+		if uint64(rec.idom) == x.hd.Objects {
+			return out, true, nil
+		}
+		o = rec.idom
+	}
+	return out, false, nil
+}
+
+// PathCount is how many suspects' paths the index holds, in the order of the
+// report's suspects (0 for an index written before paths were kept).
+func (x *Index) PathCount() int { return len(x.paths) }
+
+// PathSteps returns the steps from offset (0 for the GC root) of the shortest
+// path of the report's suspect i, at most limit of them, with the number of
+// steps in all: each step's object, the field through which the step above
+// references it ("" when it was not read) and, for the root, its label. It
+// reads one record a step. An ErrInvalidParameter error for a path the index
+// does not hold.
+func (x *Index) PathSteps(i, offset, limit int) (steps []Step, total int, err error) {
+	if i < 0 || i >= len(x.paths) || offset < 0 || limit < 0 {
+		return nil, 0, fmt.Errorf("%w: path %d of %d, offset %d, limit %d", analyze.ErrInvalidParameter, i, len(x.paths), offset, limit)
+	}
+	p := x.paths[i]
+	total = int(p.length)
+	if offset >= total || limit == 0 {
+		return []Step{}, total, nil
+	}
+	k := min(limit, total-offset)
+	// The steps are stored from the accumulation point up: position pos is
+	// entry length-1-pos.
+	last := uint64(total - offset - 1)
+	firstEntry := last - uint64(k-1)
+	b := make([]byte, stepEntry*k)
+	if err := x.readAt(b, x.hd.PathSteps.Offset+(p.first+firstEntry)*stepEntry); err != nil {
+		return nil, 0, err
+	}
+	steps = make([]Step, 0, k)
+	for j := k - 1; j >= 0; j-- {
+		o, via := le.Uint32(b[stepEntry*j:]), le.Uint32(b[stepEntry*j+4:])
+		if uint64(o) >= x.hd.Objects {
+			return nil, 0, malformedIndex("step of path %d is object %d of %d", i, o, x.hd.Objects)
+		}
+		obj, err := x.Object(o)
+		if err != nil {
+			return nil, 0, err
+		}
+		pos := offset + (k - 1 - j)
+		st := Step{Object: obj, Index: pos}
+		switch {
+		case pos == 0:
+			st.Root = x.names[p.root]
+		case via == viaUnknown:
+		case via&viaElement != 0:
+			st.Field = fmt.Sprintf("[%d]", via&^viaElement)
+		case int(via) < len(x.names):
+			st.Field = x.names[via]
+		default:
+			return nil, 0, malformedIndex("step %d of path %d names field %d of %d", pos, i, via, len(x.names))
+		}
+		steps = append(steps, st)
+	}
+	return steps, total, nil
+}
+
+// PathPoint is the object path i ends at (a suspect's accumulation point).
+func (x *Index) PathPoint(i int) (uint32, error) {
+	if i < 0 || i >= len(x.paths) {
+		return 0, fmt.Errorf("%w: path %d of %d", analyze.ErrInvalidParameter, i, len(x.paths))
+	}
+	return x.paths[i].point, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/leakui/leakui/analyze"
@@ -109,10 +110,10 @@ func checkIndex(t *testing.T, h *Heap, x *Index, idom []uint32) {
 		if obj.Text != "" {
 			texts++
 		}
-		path, err := x.Path(node)
+		path, index, length, err := x.Chain(node, 1<<20)
 		if !h.Reachable(node) {
 			if !errors.Is(err, analyze.ErrInvalidParameter) {
-				t.Fatalf("the path of unreachable object %d: %v, %v", node, path, err)
+				t.Fatalf("the chain of unreachable object %d: %v, %v", node, path, err)
 			}
 			continue
 		}
@@ -123,12 +124,32 @@ func checkIndex(t *testing.T, h *Heap, x *Index, idom []uint32) {
 		for o := node; o != n; o = idom[o] {
 			chain = append([]uint32{o}, chain...)
 		}
-		if len(path) != len(chain) {
-			t.Fatalf("object %d: the index's path has %d steps, the dominator chain %d", node, len(path), len(chain))
+		if len(path) != len(chain) || length != len(chain) {
+			t.Fatalf("object %d: the index's chain has %d objects (%d in all), the dominator chain %d", node, len(path), length, len(chain))
 		}
 		for i, p := range path {
-			if p.Ordinal != chain[i] {
-				t.Fatalf("object %d: step %d of the path is %d, the dominator chain says %d", node, i, p.Ordinal, chain[i])
+			if p.Ordinal != chain[i] || index[i] != i {
+				t.Fatalf("object %d: step %d of the chain is %d at %d, the dominator chain says %d", node, i, p.Ordinal, index[i], chain[i])
+			}
+		}
+		// Its ends: the top, and the two objects down to node.
+		ends, index, length, err := x.Chain(node, 2)
+		if err != nil || length != len(chain) {
+			t.Fatalf("object %d: the chain's ends: %d in all, %v", node, length, err)
+		}
+		wantIndex := []int{len(chain) - 2, len(chain) - 1}
+		if len(chain) > 2 {
+			wantIndex = append([]int{0}, wantIndex...)
+		}
+		if len(chain) < 2 {
+			wantIndex = []int{0}
+		}
+		if !slices.Equal(index, wantIndex) {
+			t.Fatalf("object %d: the chain's ends are at %v, want %v", node, index, wantIndex)
+		}
+		for i, p := range ends {
+			if p.Ordinal != chain[index[i]] {
+				t.Fatalf("object %d: end %d is %d, the dominator chain says %d", node, i, p.Ordinal, chain[index[i]])
 			}
 		}
 	}
@@ -215,12 +236,13 @@ func TestIndexPaging(t *testing.T) {
 			t.Errorf("Object %d: %v", node, err)
 		}
 	}
-	if p, err := x.Path(IndexRoot); p != nil || err != nil {
-		t.Errorf("the path of the root: %v, %v", p, err)
+	if p, _, n, err := x.Chain(IndexRoot, 4); p != nil || n != 0 || err != nil {
+		t.Errorf("the chain of the root: %v, %v", p, err)
 	}
 }
 
-// walkIndex asks x for every node's object, children and path, and returns the
+// walkIndex asks x for every node's object, children and chain, and the ends
+// of its paths, and returns the
 // first error; it must not panic whatever the index holds.
 func walkIndex(x *Index, maxNodes int) error {
 	var first error
@@ -238,10 +260,16 @@ func walkIndex(x *Index, maxNodes int) error {
 		note(err)
 		_, _, err = x.Children(node, 0, 64)
 		note(err)
-		_, err = x.Path(node)
+		_, _, _, err = x.Chain(node, 4)
 		if !errors.Is(err, analyze.ErrInvalidParameter) {
 			note(err)
 		}
+	}
+	for i := range min(x.PathCount(), 4) {
+		_, total, err := x.PathSteps(i, 0, 16)
+		note(err)
+		_, _, err = x.PathSteps(i, max(total-16, 0), 16)
+		note(err)
 	}
 	return first
 }
@@ -325,7 +353,7 @@ func TestIndexCorrupt(t *testing.T) {
 		corrupt(bad)
 		bx := mustOpenIndex(t, bad)
 		err := walkIndex(bx, 1<<30)
-		if _, perr := bx.Path(kid); err == nil {
+		if _, _, _, perr := bx.Chain(kid, 1<<20); err == nil {
 			err = perr
 		}
 		if !errors.Is(err, analyze.ErrMalformed) {

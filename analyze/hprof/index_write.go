@@ -17,15 +17,23 @@ import (
 // follow in one array, largest retained first, so a page of children is a few
 // small reads. The texts stored are those of the class objects ("class NAME") and,
 // when NewReport ran, those the report shows (strings of its dominator tree and
-// suspects, thread names); other objects have none. It writes through a buffer and
-// allocates little beyond the class names and texts.
+// suspects, thread names); other objects have none. Each object's depth in the
+// dominator tree and the top-level object above it follow, and, when
+// NewReport ran, every step of its suspects' paths from a GC root. It writes
+// through a buffer; beyond the class names and texts, what it allocates (12
+// bytes an object while it works out the depths) is charged to the budget.
 func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 	if !h.analyzed {
 		return 0, errors.New("hprof: WriteIndex before Analyze")
 	}
 	n := uint32(len(h.ids))
-	hd := indexHeader{Version: indexVersion, Classes: uint32(len(h.Classes)), Objects: uint64(n),
-		TotalRetained: uint64(h.TotalRetained())}
+	depth, top, err := h.ancestry()
+	if err != nil {
+		return 0, err
+	}
+	defer h.mem.uncharge(8 * int64(n))
+	hd := indexHeader{indexHeaderV1: indexHeaderV1{Version: indexVersion, Classes: uint32(len(h.Classes)), Objects: uint64(n),
+		TotalRetained: uint64(h.TotalRetained())}}
 	copy(hd.Magic[:], indexMagic)
 	for _, d := range h.idom {
 		if d != noObject {
@@ -40,12 +48,22 @@ func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 	}
 	slices.Sort(big)
 
-	var namesLen, textLen uint64
+	var namesLen, textLen, steps, pathNamesLen uint64
 	for _, c := range h.Classes {
 		namesLen += uint64(len(c.Name))
 	}
 	for _, t := range texts {
 		textLen += uint64(len(t.text))
+	}
+	names := slices.Concat(h.pathNames, nil)
+	rootName := make([]uint32, len(h.paths))
+	for i, p := range h.paths {
+		steps += uint64(p.length)
+		rootName[i] = uint32(len(names))
+		names = append(names, p.root)
+	}
+	for _, s := range names {
+		pathNamesLen += 4 + uint64(len(s))
 	}
 	if namesLen > 1<<32-1 || textLen > 1<<32-1 {
 		return 0, errors.New("hprof: class names or texts beyond 4 GiB")
@@ -62,6 +80,10 @@ func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 	next(&hd.BigShallow, bigEntry*uint64(len(big)))
 	next(&hd.TextIndex, textEntry*uint64(len(texts)))
 	next(&hd.TextBlob, textLen)
+	next(&hd.Ancestry, ancestryEntry*uint64(n))
+	next(&hd.Paths, pathEntrySize*uint64(len(h.paths)))
+	next(&hd.PathSteps, stepEntry*steps)
+	next(&hd.PathNames, pathNamesLen)
 
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 256<<10)
@@ -69,7 +91,7 @@ func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 	put32 := func(v uint32) { le.PutUint32(buf[:4], v); bw.Write(buf[:4]) }
 
 	hb := make([]byte, 0, indexHeaderSize)
-	hb, err := binary.Append(hb, le, &hd)
+	hb, err = binary.Append(hb, le, &hd)
 	if err != nil {
 		return 0, err
 	}
@@ -130,6 +152,35 @@ func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 	for _, t := range texts {
 		bw.WriteString(t.text)
 	}
+	for o := range n {
+		le.PutUint32(buf[0:], depth[o])
+		le.PutUint32(buf[4:], top[o])
+		bw.Write(buf[:ancestryEntry])
+	}
+	depth, top = nil, nil
+	var first uint64
+	for i, p := range h.paths {
+		le.PutUint32(buf[0:], p.point)
+		le.PutUint32(buf[4:], uint32(p.length))
+		le.PutUint64(buf[8:], first)
+		le.PutUint32(buf[16:], rootName[i])
+		bw.Write(buf[:pathEntrySize])
+		first += uint64(p.length)
+	}
+	for i := range h.paths {
+		p := &h.paths[i]
+		pos := p.length - 1
+		for x := p.point; x != n && pos >= 0; x = h.bfs[x] {
+			le.PutUint32(buf[0:], x)
+			le.PutUint32(buf[4:], h.stepVia(p, pos))
+			bw.Write(buf[:stepEntry])
+			pos--
+		}
+	}
+	for _, s := range names {
+		put32(uint32(len(s)))
+		bw.WriteString(s)
+	}
 	if err := bw.Flush(); err != nil {
 		return cw.n, err
 	}
@@ -137,6 +188,36 @@ func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 		return cw.n, fmt.Errorf("hprof: wrote %d index bytes, planned %d", cw.n, at)
 	}
 	return cw.n, nil
+}
+
+// ancestry is each object's depth in the dominator tree (1 for a top-level
+// object, 0 when unreachable) and the top-level object above it (noObject when
+// unreachable), worked out top down in breadth-first order. The two arrays are
+// charged to the budget (WriteIndex gives them back), and the queue while it
+// works.
+func (h *Heap) ancestry() (depth, top []uint32, err error) {
+	n := uint32(len(h.ids))
+	if err := h.mem.charge(12*int64(n), "the depths of the dominator tree"); err != nil {
+		return nil, nil, err
+	}
+	defer h.mem.uncharge(4 * int64(n))
+	depth, top = make([]uint32, n), make([]uint32, n)
+	for o := range top {
+		top[o] = noObject
+	}
+	queue := make([]uint32, 0, n)
+	for _, o := range h.domKids.row(n) {
+		depth[o], top[o] = 1, o
+		queue = append(queue, o)
+	}
+	for i := 0; i < len(queue); i++ {
+		o := queue[i]
+		for _, k := range h.domKids.row(o) {
+			depth[k], top[k] = depth[o]+1, top[o]
+			queue = append(queue, k)
+		}
+	}
+	return depth, top, nil
 }
 
 // idEncoding chooses how records store identifiers: in 4 bytes as

@@ -130,8 +130,8 @@ func TestLeakShapeAgainstJcmd(t *testing.T) {
 	if diff := math.Abs(float64(s.Retained-want)) / float64(want); diff > 0.01 {
 		t.Errorf("the suspect retains %d bytes, %.2f%% off %d", s.Retained, 100*diff, want)
 	}
-	if len(s.Threads) != leakN || !strings.HasPrefix(s.Threads[0], "KafkaConsumerProxy-") {
-		t.Errorf("accumulated in threads %q, want the %d KafkaConsumerProxy threads", s.Threads, leakN)
+	if len(s.Threads) != min(leakN, MaxHoldingThreads) || s.ThreadCount != leakN || !strings.HasPrefix(s.Threads[0], "KafkaConsumerProxy-") {
+		t.Errorf("accumulated in threads %q of %d, want the first %d of the %d KafkaConsumerProxy threads", s.Threads, s.ThreadCount, MaxHoldingThreads, leakN)
 	}
 	// Its path to a GC root names the thread and the field.
 	if len(s.Path) != 2 || !strings.HasPrefix(s.Path[0].Root, "thread KafkaConsumerProxy-") ||

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // Object describes one object of the dump in a report.
@@ -73,9 +74,12 @@ func (f Frame) String() string {
 
 // Thread is a thread of the dump with what it retains.
 type Thread struct {
-	Name   string  `json:"name"`
-	Object Object  `json:"object"`
-	Stack  []Frame `json:"stack,omitempty"`
+	Name   string `json:"name"`
+	Object Object `json:"object"`
+	// Stack is the top MaxStack frames of the thread's stack, StackDepth the
+	// number of its frames.
+	Stack      []Frame `json:"stack,omitempty"`
+	StackDepth int     `json:"stack_depth,omitempty"`
 }
 
 // Step is one object on a path from a GC root: the root first.
@@ -86,6 +90,10 @@ type Step struct {
 	Field string `json:"field,omitempty"`
 	// Root describes the GC root for the first step ("thread leak-3", "system class").
 	Root string `json:"root,omitempty"`
+	// Index is the step's position on the whole path (0 for the root): a path
+	// keeps its first and last PathEnds steps, and where the indexes jump, the
+	// steps between them are left out.
+	Index int `json:"index"`
 }
 
 // Suspect is a leak suspect: top-level objects of one class (objects the GC roots
@@ -106,10 +114,16 @@ type Suspect struct {
 	HolderRetained  int64  `json:"holder_retained"`
 	// Accumulation is the largest accumulation point.
 	Accumulation Object `json:"accumulation"`
-	// Threads are the threads whose objects or stacks hold the top-level objects.
-	Threads []string `json:"threads,omitempty"`
-	// Path is a shortest path from a GC root to Accumulation, over strong references.
-	Path []Step `json:"path"`
+	// Threads are the threads whose objects or stacks hold the top-level objects
+	// (the first MaxHoldingThreads), ThreadCount how many there are.
+	Threads     []string `json:"threads,omitempty"`
+	ThreadCount int      `json:"thread_count,omitempty"`
+	// Path is a shortest path from a GC root to Accumulation, over strong
+	// references: its first and last PathEnds steps (Step.Index tells where
+	// steps are left out), PathLength the number of its steps. The index
+	// (WriteIndex) holds every step, paged by Index.PathSteps.
+	Path       []Step `json:"path"`
+	PathLength int    `json:"path_length"`
 	// Sentence says it in one line, with class names in backticks.
 	Sentence string `json:"sentence"`
 }
@@ -132,12 +146,36 @@ type Report struct {
 	UnreachableBytes   int64 `json:"unreachable_bytes"`
 	Dangling           int64 `json:"dangling_references"`
 
+	// Each list is capped (ReportOptions.Top, or Capped), and the count beside it
+	// says how many there are in all: suspects, classes with instances,
+	// top-level objects of the dominator tree, packages, groups of duplicate
+	// strings (of the top 100 the heap keeps), threads.
 	Suspects         []Suspect         `json:"suspects"`
+	SuspectCount     int               `json:"suspect_count"`
 	Histogram        []ClassRow        `json:"histogram"`
+	HistogramCount   int               `json:"histogram_count"`
 	Dominators       []Object          `json:"dominators"`
+	DominatorCount   int               `json:"dominator_count"`
 	Packages         []PackageRow      `json:"packages"`
+	PackageCount     int               `json:"package_count"`
 	DuplicateStrings []DuplicateString `json:"duplicate_strings"`
+	DuplicateCount   int               `json:"duplicate_string_count"`
 	Threads          []Thread          `json:"threads"`
+	ThreadCount      int               `json:"thread_count"`
+}
+
+// Capped returns a copy of the report whose histogram, packages, threads and
+// duplicate strings keep at most rows rows each (rows ≤ 0: all); their counts
+// are unchanged.
+func (r *Report) Capped(rows int) *Report {
+	c := *r
+	if rows > 0 {
+		c.Histogram = r.Histogram[:min(len(r.Histogram), rows)]
+		c.Packages = r.Packages[:min(len(r.Packages), rows)]
+		c.Threads = r.Threads[:min(len(r.Threads), rows)]
+		c.DuplicateStrings = r.DuplicateStrings[:min(len(r.DuplicateStrings), rows)]
+	}
+	return &c
 }
 
 // ReportOptions tune NewReport.
@@ -145,8 +183,9 @@ type ReportOptions struct {
 	// SuspectShare is the smallest share of the reachable heap a suspect retains
 	// (default 0.1).
 	SuspectShare float64
-	// Top caps the dominator tree's top level and the lists (default 25); the
-	// histogram and packages lists are complete.
+	// Top caps the dominator tree's top level, the suspects, the threads and the
+	// duplicate strings (default 25); the histogram and packages lists are
+	// complete (Capped cuts them).
 	Top int
 	// Depth is how many levels below the top of the dominator tree the report keeps
 	// (default 2; -1 for none), Fanout how many children per object (default 8).
@@ -163,6 +202,19 @@ func (h *Heap) object(o uint32) Object {
 	return obj
 }
 
+// named describes ordinal o with its text after the resolver ran: a string's
+// value, a thread's name, a class object's name.
+func (h *Heap) named(o uint32, res *resolver) Object {
+	obj := h.object(o)
+	if t, ok := res.textOf(o); ok {
+		obj.Text = t
+	}
+	if name := res.threadName(o); name != "" {
+		obj.Text = clip(name)
+	}
+	return obj
+}
+
 // className is "class NAME" for the class object o.
 func (h *Heap) className(o uint32) string {
 	if cn, ok := h.classByID[h.ids[o]]; ok {
@@ -172,7 +224,10 @@ func (h *Heap) className(o uint32) string {
 }
 
 // NewReport analyzes the heap (Analyze) and builds its report, reading the dump
-// once more for field names and string texts.
+// once more for field names and string texts. What it holds beyond the heap's
+// arrays (the walks' stacks, the suspects' members, the paths' fields) is
+// charged to Options.Budget, and the report itself is bounded whatever the
+// dump (see PathEnds, MaxName, MaxStack).
 func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Report, error) {
 	if opt.SuspectShare <= 0 {
 		opt.SuspectShare = 0.1
@@ -192,6 +247,11 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	if err := h.Analyze(progress); err != nil {
 		return nil, err
 	}
+	// What a report before this one kept for the index is given back.
+	h.mem.uncharge(h.pathsCharged)
+	h.paths, h.pathsCharged, h.texts = nil, 0, nil
+	held := h.mem.used
+	defer func() { h.mem.uncharge(h.mem.used - held - h.pathsCharged) }()
 	n := uint32(len(h.ids))
 	rep := &Report{Version: h.Version, IDSize: h.IDSize, Time: h.Time, Layout: h.Layout,
 		Objects: int64(n), Classes: len(h.Classes), Roots: len(h.Roots),
@@ -208,9 +268,14 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	if err := h.stopped(); err != nil {
 		return nil, err
 	}
-	rep.Histogram, rep.Packages = h.histogram()
+	var err error
+	if rep.Histogram, rep.Packages, err = h.histogram(); err != nil {
+		return nil, err
+	}
+	rep.HistogramCount, rep.PackageCount = len(rep.Histogram), len(rep.Packages)
 	res := newResolver(h)
 	top := h.Dominated(0, true)
+	rep.DominatorCount = len(top)
 	for _, o := range top[:min(len(top), opt.Top)] {
 		rep.Dominators = append(rep.Dominators, h.subtree(o, opt.Depth, opt.Fanout, res))
 	}
@@ -218,8 +283,11 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	if err := h.stopped(); err != nil {
 		return nil, err
 	}
-	threads := h.threadList(res)
-	suspects := h.suspects(opt.SuspectShare, res)
+	threads, threadCount := h.threadList(opt.Top, res)
+	suspects, suspectCount, err := h.suspects(opt.SuspectShare, opt.Top, res)
+	if err != nil {
+		return nil, err
+	}
 	dups := h.wantDuplicates(opt.Top, res)
 	progress("names", 0)
 	if err := h.stopped(); err != nil {
@@ -229,19 +297,13 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 		return nil, err
 	}
 	for i := range rep.Dominators {
-		h.nameTree(&rep.Dominators[i], res, nil)
+		h.nameTree(&rep.Dominators[i], res)
 	}
-	rep.Threads = h.finishThreads(threads, res)
-	names := map[uint32]string{}
-	for _, t := range rep.Threads {
-		names[t.Object.Ordinal] = t.Name
-	}
-	for i := range rep.Dominators {
-		h.nameTree(&rep.Dominators[i], res, names)
-	}
-	rep.Suspects = h.finishSuspects(suspects, res, names)
-	rep.DuplicateStrings = finishDuplicates(dups, res)
+	rep.Threads, rep.ThreadCount = h.finishThreads(threads, res), threadCount
+	rep.Suspects, rep.SuspectCount = h.finishSuspects(suspects, res), suspectCount
+	rep.DuplicateStrings, rep.DuplicateCount = finishDuplicates(dups, res), len(h.dups)
 	h.texts = reportTexts(rep)
+	h.paths = h.indexPaths(suspects, res)
 	return rep, nil
 }
 
@@ -277,7 +339,7 @@ func reportTexts(rep *Report) map[uint32]string {
 // retained size of a class is what its instances retain together: a walk of the
 // dominator tree adds an instance's retained size only when no dominator of it is of
 // the same class (and likewise per package).
-func (h *Heap) histogram() ([]ClassRow, []PackageRow) {
+func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
 	rows := make([]ClassRow, len(h.Classes))
 	pkgIndex := map[string]int{}
 	pkgOf := make([]int, len(h.Classes))
@@ -300,13 +362,19 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow) {
 		pkgs[pkgOf[cn]].Instances++
 		pkgs[pkgOf[cn]].Shallow += s
 	}
+	if err := h.mem.charge(4*int64(len(h.Classes)+len(pkgs)), "the histogram"); err != nil {
+		return nil, nil, err
+	}
 	activeClass := make([]uint32, len(h.Classes))
 	activePkg := make([]uint32, len(pkgs))
 	n := uint32(len(h.ids))
 	type frame struct{ o, next uint32 }
-	stack := []frame{{o: n}}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
+	stack := chargedStack[frame]{m: &h.mem, what: "the walk of the dominator tree"}
+	if err := stack.push(frame{o: n}); err != nil {
+		return nil, nil, err
+	}
+	for len(stack.s) > 0 {
+		top := &stack.s[len(stack.s)-1]
 		row := h.domKids.row(top.o)
 		if int(top.next) >= len(row) {
 			if top.o != n {
@@ -314,7 +382,7 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow) {
 				activeClass[cn]--
 				activePkg[pkgOf[cn]]--
 			}
-			stack = stack[:len(stack)-1]
+			stack.s = stack.s[:len(stack.s)-1]
 			continue
 		}
 		o := row[top.next]
@@ -328,7 +396,9 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow) {
 		}
 		activeClass[cn]++
 		activePkg[pkgOf[cn]]++
-		stack = append(stack, frame{o: o})
+		if err := stack.push(frame{o: o}); err != nil {
+			return nil, nil, err
+		}
 	}
 	out := rows[:0]
 	merged := map[string]int{}
@@ -353,7 +423,7 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow) {
 		}
 	}
 	slices.SortStableFunc(pout, func(a, b PackageRow) int { return cmpDesc(a.Retained, b.Retained, a.Shallow, b.Shallow) })
-	return out, pout
+	return out, pout, nil
 }
 
 func cmpDesc(a1, b1, a2, b2 int64) int {
@@ -370,42 +440,44 @@ func cmpDesc(a1, b1, a2, b2 int64) int {
 	return 0
 }
 
-// threadList lists the thread objects (by serial) and asks for their names.
-func (h *Heap) threadList(res *resolver) []Root {
-	var out []Root
+// threadList keeps the top thread objects by retained size and asks for their
+// names; count is how many there are.
+func (h *Heap) threadList(top int, res *resolver) (kept []Root, count int) {
 	for _, r := range h.Roots {
 		if r.Kind == RootThreadObject {
-			out = append(out, r)
+			count++
 		}
 	}
-	for _, t := range h.threads {
-		if t.name != noObject {
-			res.wantText(t.name)
+	if err := h.mem.charge(int64(count)*int64(unsafe.Sizeof(Root{})), "the threads"); err != nil {
+		// The threads are listed within the budget or not at all.
+		return nil, count
+	}
+	all := make([]Root, 0, count)
+	for _, r := range h.Roots {
+		if r.Kind == RootThreadObject {
+			all = append(all, r)
 		}
 	}
-	return out
-}
-
-func (h *Heap) threadName(obj uint32, res *resolver) string {
-	i, ok := slicesSearch(len(h.threads), func(i int) bool { return h.threads[i].obj >= obj })
-	if ok && h.threads[i].obj == obj && h.threads[i].name != noObject {
-		if t, ok := res.textOf(h.threads[i].name); ok {
-			return t
-		}
+	slices.SortStableFunc(all, func(a, b Root) int { return cmpDesc(h.Retained(a.Ordinal), h.Retained(b.Ordinal), 0, 0) })
+	kept = slices.Clone(all[:min(len(all), top)])
+	for _, r := range kept {
+		res.wantName(r.Ordinal)
 	}
-	return ""
+	return kept, count
 }
 
 func (h *Heap) finishThreads(roots []Root, res *resolver) []Thread {
 	var out []Thread
 	for _, r := range roots {
-		t := Thread{Name: h.threadName(r.Ordinal, res), Object: h.object(r.Ordinal)}
+		t := Thread{Name: res.threadName(r.Ordinal), Object: h.object(r.Ordinal)}
 		if t.Name == "" {
 			t.Name = fmt.Sprintf("thread #%d", r.Thread)
 		}
+		t.Name = clip(t.Name)
 		t.Object.Text = t.Name
 		if tr, ok := h.traces[r.trace]; ok {
-			for _, fid := range tr.frames {
+			t.StackDepth = len(tr.frames)
+			for _, fid := range tr.frames[:min(len(tr.frames), MaxStack)] {
 				f, ok := h.frames[fid]
 				if !ok {
 					continue
@@ -415,22 +487,21 @@ func (h *Heap) finishThreads(roots []Root, res *resolver) []Thread {
 					if cn, ok := h.classByID[cid]; ok {
 						cls = h.Classes[cn].Name
 					} else if nid, ok := h.loadNames[cid]; ok {
-						cls = javaName(h.names[nid])
+						cls = clip(javaName(h.names[nid]))
 					}
 				}
-				t.Stack = append(t.Stack, Frame{Class: cls, Method: h.names[f.method], Source: h.names[f.source], Line: f.line})
+				t.Stack = append(t.Stack, Frame{Class: cls, Method: clip(h.names[f.method]), Source: clip(h.names[f.source]), Line: f.line})
 			}
 		}
 		out = append(out, t)
 	}
-	slices.SortStableFunc(out, func(a, b Thread) int { return cmpDesc(a.Object.Retained, b.Object.Retained, 0, 0) })
 	return out
 }
 
 // subtree describes o with its largest dominated objects, depth levels down.
 func (h *Heap) subtree(o uint32, depth, fanout int, res *resolver) Object {
 	obj := h.object(o)
-	res.wantText(o)
+	res.wantName(o)
 	kids := h.domKids.row(o)
 	obj.Dominated = len(kids)
 	if depth > 0 {
@@ -441,16 +512,40 @@ func (h *Heap) subtree(o uint32, depth, fanout int, res *resolver) Object {
 	return obj
 }
 
-// nameTree fills in the texts of a subtree: string values after the resolver ran,
-// and thread names when names is given.
-func (h *Heap) nameTree(obj *Object, res *resolver, names map[uint32]string) {
+// nameTree fills in the texts of a subtree after the resolver ran: string
+// values and thread names.
+func (h *Heap) nameTree(obj *Object, res *resolver) {
 	if t, ok := res.textOf(obj.Ordinal); ok {
 		obj.Text = t
 	}
-	if name, ok := names[obj.Ordinal]; ok {
-		obj.Text = name
+	if name := res.threadName(obj.Ordinal); name != "" {
+		obj.Text = clip(name)
 	}
 	for i := range obj.Children {
-		h.nameTree(&obj.Children[i], res, names)
+		h.nameTree(&obj.Children[i], res)
 	}
+}
+
+// chargedStack is a stack whose growth is charged to a meter before it
+// allocates; release gives it back.
+type chargedStack[T any] struct {
+	s       []T
+	m       *meter
+	what    string
+	charged int64
+}
+
+func (c *chargedStack[T]) push(v T) error {
+	if len(c.s) == cap(c.s) {
+		grow := max(cap(c.s), 64)
+		var zero T
+		bytes := int64(grow) * int64(unsafe.Sizeof(zero))
+		if err := c.m.charge(bytes, c.what); err != nil {
+			return err
+		}
+		c.charged += bytes
+		c.s = slices.Grow(c.s, grow)
+	}
+	c.s = append(c.s, v)
+	return nil
 }

@@ -3,6 +3,7 @@ package hprof
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf16"
 )
@@ -10,32 +11,79 @@ import (
 // maxText is how many characters of a string a report shows.
 const maxText = 160
 
+// A via says through what an object references the next step of a path: the
+// field of an instance, the element of an array, or a class's superclass,
+// loader, static field or constant pool. It is a number, so that the fields of
+// a path of millions of steps cost four bytes a step: an array element is
+// viaElement|i, anything else an index into the resolver's table of names.
+const (
+	viaElement = 1 << 31
+	// viaUnknown is a step whose field was not read (and the root, which has
+	// none).
+	viaUnknown = ^uint32(0)
+)
+
+// fieldWant asks for the via through which from references to; slot is where
+// the answer goes.
+type fieldWant struct {
+	from, to, slot uint32
+}
+
+// fieldWantSize is a fieldWant's size, for the budget.
+const fieldWantSize = 12
+
 // resolver is one more pass over the dump for what the compact arrays do not keep:
-// the name of the field through which an object references another, and the text of
-// a string's value array.
+// the field through which an object references another, and the text of a
+// string's value array. Its fields are asked for as a sorted list, answered in
+// slots, so that what it holds is a few bytes a step however long the paths.
 type resolver struct {
-	h      *Heap
-	fields map[uint32][]uint32 // referrer → referenced objects whose field is wanted
-	names  map[[2]uint32]string
-	texts  map[uint32]uint8 // value array → String.coder
-	text   map[uint32]string
-	n      uint32
+	h       *Heap
+	wants   []fieldWant // sorted by from before run
+	vias    []uint32    // the answers, by slot
+	names   []string    // the names vias index
+	nameIdx map[string]uint32
+	texts   map[uint32]uint8 // value array → String.coder
+	text    map[uint32]string
+	n       uint32
+	next    int // the first want not answered yet, in run
 }
 
 func newResolver(h *Heap) *resolver {
-	return &resolver{h: h, fields: map[uint32][]uint32{}, names: map[[2]uint32]string{},
-		texts: map[uint32]uint8{}, text: map[uint32]string{}}
+	return &resolver{h: h, nameIdx: map[string]uint32{}, texts: map[uint32]uint8{}, text: map[uint32]string{}}
 }
 
-// wantField asks for the name of the field through which from references to.
-func (r *resolver) wantField(from, to uint32) {
-	r.fields[from] = append(r.fields[from], to)
+// slots reserves n answers, charged to the heap's meter, and returns the first.
+func (r *resolver) slots(n int) (uint32, error) {
+	if err := r.h.mem.charge(4*int64(n), "the fields of the paths"); err != nil {
+		return 0, err
+	}
+	first := uint32(len(r.vias))
+	r.vias = slices.Grow(r.vias, n)
+	for range n {
+		r.vias = append(r.vias, viaUnknown)
+	}
+	return first, nil
+}
+
+// wantField asks for the via through which from references to, answered in
+// slot; the caller has charged fieldWantSize for it.
+func (r *resolver) wantField(from, to, slot uint32) {
+	r.wants = append(r.wants, fieldWant{from: from, to: to, slot: slot})
 }
 
 // wantText asks for the text of the String str (an ordinal), if it is one.
 func (r *resolver) wantText(str uint32) {
 	if v, ok := r.h.stringValue(str); ok {
 		r.texts[v.value] = v.coder
+	}
+}
+
+// wantName asks for what names object o: its text if it is a String, its name
+// if it is a thread.
+func (r *resolver) wantName(o uint32) {
+	r.wantText(o)
+	if t, ok := r.h.thread(o); ok && t.name != noObject {
+		r.wantText(t.name)
 	}
 }
 
@@ -49,16 +97,61 @@ func (r *resolver) textOf(str uint32) (string, bool) {
 	return t, ok
 }
 
-// field is the name of the field through which from references to after run.
-func (r *resolver) field(from, to uint32) string { return r.names[[2]uint32{from, to}] }
+// threadName is the name of thread object o after run, "" if o is not a thread
+// or its name was not read.
+func (r *resolver) threadName(o uint32) string {
+	if t, ok := r.h.thread(o); ok && t.name != noObject {
+		if name, ok := r.textOf(t.name); ok {
+			return name
+		}
+	}
+	return ""
+}
+
+// viaName is the name of a via: "next", "[3]", "<super>", "static INSTANCE";
+// "" for viaUnknown.
+func (r *resolver) viaName(v uint32) string {
+	switch {
+	case v == viaUnknown:
+		return ""
+	case v&viaElement != 0:
+		return fmt.Sprintf("[%d]", v&^viaElement)
+	case int(v) < len(r.names):
+		return r.names[v]
+	}
+	return ""
+}
+
+// via is the via of a name, added to the table the first time.
+func (r *resolver) via(name string) uint32 {
+	if v, ok := r.nameIdx[name]; ok {
+		return v
+	}
+	r.h.mem.chargeSmall(int64(len(name))+mapEntry, "the names of fields")
+	v := uint32(len(r.names))
+	r.names = append(r.names, name)
+	r.nameIdx[name] = v
+	return v
+}
 
 func (r *resolver) run() error {
-	if len(r.fields) == 0 && len(r.texts) == 0 {
+	if len(r.wants) == 0 && len(r.texts) == 0 {
 		return nil
 	}
+	slices.SortFunc(r.wants, func(a, b fieldWant) int {
+		if c := cmpUint32(a.from, b.from); c != 0 {
+			return c
+		}
+		return cmpUint32(a.slot, b.slot)
+	})
 	s := newScanner(r.h.file, r.h.fileSize)
 	s.idSize = r.h.IDSize
-	return walk(s, r.h.dataStart, r)
+	if err := walk(s, r.h.dataStart, r); err != nil {
+		return err
+	}
+	r.h.mem.uncharge(fieldWantSize * int64(len(r.wants)))
+	r.wants = nil
+	return r.h.mem.flush()
 }
 
 func (r *resolver) utf8(uint64, []byte)                          {}
@@ -68,15 +161,24 @@ func (r *resolver) stackTrace(uint32, uint32, []uint64)          {}
 func (r *resolver) root(RootKind, uint64, uint32, int32, uint32) {}
 func (r *resolver) failed() error                                { return nil }
 
+// wanted returns the wants of object o (the next ones in order) and moves past
+// them.
+func (r *resolver) wanted(o uint32) []fieldWant {
+	for r.next < len(r.wants) && r.wants[r.next].from < o {
+		r.next++
+	}
+	start := r.next
+	for r.next < len(r.wants) && r.wants[r.next].from == o {
+		r.next++
+	}
+	return r.wants[start:r.next]
+}
+
 func (r *resolver) class(d *classDump) error {
 	o := r.n
 	r.n++
-	want, ok := r.fields[o]
-	if !ok {
-		return nil
-	}
-	for _, to := range want {
-		id := r.h.ids[to]
+	for _, w := range r.wanted(o) {
+		id := r.h.ids[w.to]
 		name := ""
 		switch {
 		case d.super == id:
@@ -86,13 +188,13 @@ func (r *resolver) class(d *classDump) error {
 		}
 		for _, f := range d.statics {
 			if name == "" && f.typ == typeObject && f.value == id {
-				name = "static " + r.h.names[f.name]
+				name = "static " + clip(r.h.names[f.name])
 			}
 		}
 		if name == "" {
 			name = "<constant pool>"
 		}
-		r.names[[2]uint32{o, to}] = name
+		r.vias[w.slot] = r.via(name)
 	}
 	return nil
 }
@@ -100,7 +202,7 @@ func (r *resolver) class(d *classDump) error {
 func (r *resolver) object(kind objKind, id, classID uint64, n uint32, elem byte, s *scanner) error {
 	o := r.n
 	r.n++
-	if want, ok := r.fields[o]; ok {
+	if want := r.wanted(o); len(want) > 0 {
 		switch kind {
 		case objInstance:
 			c := r.h.Classes[r.h.class[o]]
@@ -108,27 +210,27 @@ func (r *resolver) object(kind objKind, id, classID uint64, n uint32, elem byte,
 			if err != nil {
 				return err
 			}
-			for _, to := range want {
+			for _, w := range want {
 				for i, off := range c.refOffsets {
-					if readID(data[off:], r.h.IDSize) == r.h.ids[to] {
-						r.names[[2]uint32{o, to}] = r.h.names[c.refNames[i]]
+					if readID(data[off:], r.h.IDSize) == r.h.ids[w.to] {
+						r.vias[w.slot] = r.via(clip(r.h.names[c.refNames[i]]))
 						break
 					}
 				}
 			}
 		case objObjArray:
 			ids := r.h.IDSize
-			for i := 0; i < int(n); i++ {
+			left := len(want)
+			for i := 0; i < int(n) && left > 0; i++ {
 				b, err := s.need(ids)
 				if err != nil {
 					return err
 				}
 				v := readID(b, ids)
-				for _, to := range want {
-					if r.h.ids[to] == v {
-						if _, done := r.names[[2]uint32{o, to}]; !done {
-							r.names[[2]uint32{o, to}] = fmt.Sprintf("[%d]", i)
-						}
+				for _, w := range want {
+					if r.h.ids[w.to] == v && r.vias[w.slot] == viaUnknown {
+						r.vias[w.slot] = viaElement | uint32(i)
+						left--
 					}
 				}
 			}
@@ -182,6 +284,15 @@ func (h *Heap) stringValue(str uint32) (stringRef, bool) {
 		return h.strings[i], true
 	}
 	return stringRef{}, false
+}
+
+// thread finds the thread record of object o, ok false when o is not a thread.
+func (h *Heap) thread(o uint32) (threadRef, bool) {
+	i, ok := slicesSearch(len(h.threads), func(i int) bool { return h.threads[i].obj >= o })
+	if ok && h.threads[i].obj == o {
+		return h.threads[i], true
+	}
+	return threadRef{}, false
 }
 
 // slicesSearch is sort.Search that also says whether the index is in range.

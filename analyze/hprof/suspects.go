@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/leakui/leakui/analyze"
 )
@@ -15,31 +16,51 @@ const accumulationShare = 0.8
 // suspect is a suspect before the field names and texts are read.
 type suspect struct {
 	Suspect
+	key     uint64   // the group: a class number, or 1<<32|ordinal for a class object
 	members []uint32 // the top-level objects, largest first
 	points  []uint32 // their accumulation points
-	path    []uint32
+	kept    []uint32 // the steps of the path kept in the report (pathEnds)
+	index   []int    // their positions on the path
+	holders []uint32 // the first MaxHoldingThreads holding thread objects
+	// slot is the resolver's first slot of the path's vias: one per step from
+	// the root when full, else one per kept step.
+	slot uint32
+	full bool
+}
+
+// groupKey is the suspect group of top-level object o and its name: its class,
+// or the class object itself (a class's statics are a group of their own).
+func (h *Heap) groupKey(o uint32) (uint64, string) {
+	cn := h.class[o]
+	if h.Classes[cn].kind == objClass {
+		return 1<<32 | uint64(o), h.className(o)
+	}
+	return uint64(cn), h.Classes[cn].Name
 }
 
 // suspects groups the top-level objects of the dominator tree by class and keeps
-// the groups that retain at least share of the reachable heap, largest first.
-func (h *Heap) suspects(share float64, res *resolver) []*suspect {
+// the groups that retain at least share of the reachable heap, largest first:
+// the first top of them, count being how many there are. For each it finds the
+// accumulation points, the ends of the shortest path to the largest one and
+// the holding threads, and asks res for the fields of the whole path (of its
+// kept steps when the budget has no room for all) and the names it shows.
+func (h *Heap) suspects(share float64, top int, res *resolver) (out []*suspect, count int, err error) {
 	total := h.TotalRetained()
 	if total == 0 {
-		return nil
+		return nil, 0, nil
 	}
-	// Top-level objects of one class form a group; a class object (a class's
-	// statics) is a group of its own.
+	level := h.Dominated(0, true)
+	if err := h.mem.charge(4*int64(len(level)), "the leak suspects"); err != nil {
+		return nil, 0, err
+	}
 	groups := map[uint64]*suspect{}
 	var order []uint64
-	for _, o := range h.Dominated(0, true) {
-		cn := h.class[o]
-		key, name := uint64(cn), h.Classes[cn].Name
-		if h.Classes[cn].kind == objClass {
-			key, name = 1<<32|uint64(o), h.className(o)
-		}
+	for _, o := range level {
+		key, name := h.groupKey(o)
 		g, ok := groups[key]
 		if !ok {
-			g = &suspect{Suspect: Suspect{Class: name}}
+			h.mem.chargeSmall(mapEntry+int64(unsafe.Sizeof(suspect{})), "the leak suspects")
+			g = &suspect{Suspect: Suspect{Class: name}, key: key}
 			groups[key] = g
 			order = append(order, key)
 		}
@@ -47,27 +68,107 @@ func (h *Heap) suspects(share float64, res *resolver) []*suspect {
 		g.Retained += h.Retained(o)
 		g.members = append(g.members, o)
 	}
-	var out []*suspect
-	for _, cn := range order {
-		g := groups[cn]
+	if err := h.mem.flush(); err != nil {
+		return nil, 0, err
+	}
+	for _, key := range order {
+		g := groups[key]
 		g.Share = float64(g.Retained) / float64(total)
 		if g.Share >= share {
 			out = append(out, g)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *suspect) int { return cmpDesc(a.Retained, b.Retained, 0, 0) })
+	count = len(out)
+	out = out[:min(len(out), top)]
 	for _, g := range out {
+		if err := h.mem.charge(4*int64(len(g.members)), "the accumulation points"); err != nil {
+			return nil, 0, err
+		}
 		h.accumulate(g)
-		g.path = h.PathToRoot(g.points[0])
-		for i := 1; i < len(g.path); i++ {
-			res.wantField(g.path[i-1], g.path[i])
+		point := g.points[0]
+		g.kept, g.index, g.PathLength = h.pathEnds(point, PathEnds)
+		if err := h.wantPath(g, res); err != nil {
+			return nil, 0, err
 		}
-		for _, o := range g.path {
-			res.wantText(o)
+		for _, o := range g.kept {
+			res.wantName(o)
 		}
-		res.wantText(g.points[0])
+		if len(g.kept) > 0 {
+			h.wantRootNames(g.kept[0], res)
+		}
+		res.wantName(point)
+		g.holders, g.ThreadCount = h.holdingThreads(g)
+		for _, t := range g.holders {
+			res.wantName(t)
+		}
 	}
-	return out
+	return out, count, nil
+}
+
+// wantPath asks res for the fields of g's path: of every step when the budget
+// has room (for the index), else of the kept steps only.
+func (h *Heap) wantPath(g *suspect, res *resolver) error {
+	n := uint32(len(h.ids))
+	steps := g.PathLength
+	if steps == 0 {
+		return nil
+	}
+	if first, err := res.slots(steps); err == nil {
+		if err := h.mem.charge(fieldWantSize*int64(steps-1), "the fields of the paths"); err == nil {
+			g.slot, g.full = first, true
+			res.wants = slices.Grow(res.wants, steps-1)
+			p := uint32(steps - 1)
+			for x := g.kept[len(g.kept)-1]; h.bfs[x] != n; x = h.bfs[x] {
+				res.wantField(h.bfs[x], x, first+p)
+				p--
+			}
+			return nil
+		}
+		// The slots stay charged but unused: the kept steps take their own.
+	}
+	first, err := res.slots(len(g.kept))
+	if err != nil {
+		return err
+	}
+	if err := h.mem.charge(fieldWantSize*int64(len(g.kept)), "the fields of the paths"); err != nil {
+		return err
+	}
+	g.slot = first
+	for i, x := range g.kept {
+		if g.index[i] > 0 {
+			res.wantField(h.bfs[x], x, first+uint32(i))
+		}
+	}
+	return nil
+}
+
+// via is the resolved via of the kept step i of g.
+func (g *suspect) via(i int, res *resolver) uint32 {
+	if g.full {
+		return res.vias[g.slot+uint32(g.index[i])]
+	}
+	return res.vias[g.slot+uint32(i)]
+}
+
+// wantRootNames asks for the names of the threads that describe the GC root o.
+func (h *Heap) wantRootNames(o uint32, res *resolver) {
+	asked := 0
+	for _, r := range h.Roots {
+		if r.Ordinal != o || asked > 2*maxRootLabels {
+			continue
+		}
+		switch r.Kind {
+		case RootThreadObject:
+			res.wantName(o)
+			asked++
+		case RootJavaFrame, RootJNILocal, RootNativeStack, RootThreadBlock:
+			if t, ok := h.threadObjs[r.Thread]; ok {
+				res.wantName(t)
+				asked++
+			}
+		}
+	}
 }
 
 // accumulate finds the accumulation point of every member of g and the class of
@@ -125,9 +226,11 @@ func (h *Heap) accumulationPoint(o uint32) uint32 {
 	}
 }
 
-// rootLabel describes the GC root o ("thread main", "Java local of thread main").
-func (h *Heap) rootLabel(o uint32, names map[uint32]string) string {
+// rootLabel describes the GC root o ("thread main", "Java local of thread
+// main"), at most maxRootLabels kinds of it.
+func (h *Heap) rootLabel(o uint32, res *resolver) string {
 	var kinds []string
+	more := 0
 	for _, r := range h.Roots {
 		if r.Ordinal != o {
 			continue
@@ -135,74 +238,89 @@ func (h *Heap) rootLabel(o uint32, names map[uint32]string) string {
 		label := r.Kind.String()
 		switch r.Kind {
 		case RootThreadObject:
-			if name := names[o]; name != "" {
-				label = "thread " + name
+			if name := res.threadName(o); name != "" {
+				label = "thread " + clip(name)
 			}
-		case RootJavaFrame, RootJNILocal, RootNativeStack, RootThreadBlock:
-			if t, ok := h.threadObjs[r.Thread]; ok && names[t] != "" {
-				label += " of thread " + names[t]
-			}
-		}
-		if !slices.Contains(kinds, label) {
-			kinds = append(kinds, label)
-		}
-	}
-	return strings.Join(kinds, ", ")
-}
-
-// holdingThreads names the threads that hold members: thread objects themselves, or
-// objects on the stacks of threads.
-func (h *Heap) holdingThreads(members []uint32, names map[uint32]string) []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(name string) {
-		if name != "" && !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	set := map[uint32]bool{}
-	for _, m := range members {
-		set[m] = true
-		if name, ok := names[m]; ok {
-			add(name)
-		}
-	}
-	for _, r := range h.Roots {
-		if !set[r.Ordinal] {
-			continue
-		}
-		switch r.Kind {
 		case RootJavaFrame, RootJNILocal, RootNativeStack, RootThreadBlock:
 			if t, ok := h.threadObjs[r.Thread]; ok {
-				add(names[t])
+				if name := res.threadName(t); name != "" {
+					label += " of thread " + clip(name)
+				}
 			}
 		}
+		if slices.Contains(kinds, label) {
+			continue
+		}
+		if len(kinds) == maxRootLabels {
+			more++
+			continue
+		}
+		kinds = append(kinds, label)
+	}
+	out := strings.Join(kinds, ", ")
+	if more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
 	}
 	return out
 }
 
-func (h *Heap) finishSuspects(in []*suspect, res *resolver, names map[uint32]string) []Suspect {
+// holdingThreads finds the threads that hold g's members: thread objects among
+// them, or threads whose stacks hold them. It keeps the first
+// MaxHoldingThreads and counts them all.
+func (h *Heap) holdingThreads(g *suspect) (kept []uint32, count int) {
+	n := uint32(len(h.ids))
+	seen := map[uint32]bool{}
+	add := func(t uint32) {
+		if seen[t] {
+			return
+		}
+		h.mem.chargeSmall(mapEntry, "the holding threads")
+		seen[t] = true
+		count++
+		if len(kept) < MaxHoldingThreads {
+			kept = append(kept, t)
+		}
+	}
+	for _, m := range g.members {
+		if _, ok := h.thread(m); ok {
+			add(m)
+		}
+	}
+	for _, r := range h.Roots {
+		switch r.Kind {
+		case RootJavaFrame, RootJNILocal, RootNativeStack, RootThreadBlock:
+		default:
+			continue
+		}
+		if h.idom[r.Ordinal] != n {
+			continue // not a top-level object
+		}
+		if key, _ := h.groupKey(r.Ordinal); key != g.key {
+			continue
+		}
+		if t, ok := h.threadObjs[r.Thread]; ok {
+			add(t)
+		}
+	}
+	return kept, count
+}
+
+func (h *Heap) finishSuspects(in []*suspect, res *resolver) []Suspect {
 	out := []Suspect{}
 	for _, g := range in {
 		s := g.Suspect
-		s.Accumulation = h.object(g.points[0])
-		if t, ok := res.textOf(g.points[0]); ok {
-			s.Accumulation.Text = t
+		s.Accumulation = h.named(g.points[0], res)
+		for _, t := range g.holders {
+			if name := res.threadName(t); name != "" {
+				s.Threads = append(s.Threads, clip(name))
+			}
 		}
-		s.Threads = h.holdingThreads(g.members, names)
-		for i, o := range g.path {
-			step := Step{Object: h.object(o)}
-			if t, ok := res.textOf(o); ok {
-				step.Object.Text = t
-			}
-			if name, ok := names[o]; ok {
-				step.Object.Text = name
-			}
-			if i == 0 {
-				step.Root = h.rootLabel(o, names)
+		for i, o := range g.kept {
+			step := Step{Object: h.named(o, res), Index: g.index[i]}
+			if g.index[i] == 0 {
+				step.Root = h.rootLabel(o, res)
 			} else {
-				step.Field = res.field(g.path[i-1], o)
+				step.Field = res.viaName(g.via(i, res))
 			}
 			s.Path = append(s.Path, step)
 		}
@@ -221,13 +339,13 @@ func sentence(s Suspect) string {
 	}
 	where := ""
 	switch {
-	case len(s.Threads) == 1:
+	case len(s.Threads) == 1 && s.ThreadCount <= 1:
 		where = fmt.Sprintf(", accumulated in thread `%s`", s.Threads[0])
-	case len(s.Threads) > 1:
+	case len(s.Threads) > 0:
 		shown := s.Threads[:min(len(s.Threads), 3)]
 		where = ", accumulated in threads `" + strings.Join(shown, "`, `") + "`"
-		if more := len(s.Threads) - len(shown); more > 0 {
-			where += fmt.Sprintf(" and %d more", more)
+		if more := max(s.ThreadCount, len(s.Threads)) - len(shown); more > 0 {
+			where += fmt.Sprintf(" and %s more", analyze.FormatCount(int64(more)))
 		}
 	case strings.HasPrefix(s.Class, "class "):
 		where = fmt.Sprintf(", held by the statics of `%s`", strings.TrimPrefix(s.Class, "class "))

@@ -24,12 +24,15 @@ type NMTChange struct {
 // NMTDiff compares two native memory reports of one JVM (two summaries, or a
 // summary.diff against its baseline).
 type NMTDiff struct {
-	BaseTotalReserved   int64 `json:"base_total_reserved"`
-	TotalReserved       int64 `json:"total_reserved"`
-	TotalReservedDelta  int64 `json:"total_reserved_delta"`
-	BaseTotalCommitted  int64 `json:"base_total_committed"`
-	TotalCommitted      int64 `json:"total_committed"`
-	TotalCommittedDelta int64 `json:"total_committed_delta"`
+	// Warnings say why the two reports may not be comparable (see
+	// OriginWarnings), to be shown first; absent when none.
+	Warnings            []string `json:"warnings,omitempty"`
+	BaseTotalReserved   int64    `json:"base_total_reserved"`
+	TotalReserved       int64    `json:"total_reserved"`
+	TotalReservedDelta  int64    `json:"total_reserved_delta"`
+	BaseTotalCommitted  int64    `json:"base_total_committed"`
+	TotalCommitted      int64    `json:"total_committed"`
+	TotalCommittedDelta int64    `json:"total_committed_delta"`
 	// HeapCommitted is the Java Heap category's committed bytes; NonHeapCommitted
 	// is everything else the JVM committed.
 	BaseHeapCommitted     int64 `json:"base_heap_committed"`
@@ -43,37 +46,77 @@ type NMTDiff struct {
 	ThreadsDelta int64 `json:"threads_delta"`
 	// Categories are ranked by committed growth, largest first.
 	Categories []NMTChange `json:"categories"`
-	// NativeLeak is the KAFKA-3933 signature when it is there, else nil.
+	// NativeLeak is growth outside the heap that NMT tracks, named by its
+	// category, else nil.
 	NativeLeak *NativeLeak `json:"native_leak"`
 }
 
-// NativeLeak is the KAFKA-3933 signature: memory the JVM committed outside the
-// Java heap grew while the heap did not. Native allocations that only a finalizer or
-// a GC frees (unclosed GZIPInputStream/Inflater, direct buffers) pile up when the heap
-// is quiet enough that no GC runs.
+// NativeLeak is growth that Native Memory Tracking sees: memory the JVM
+// committed outside the Java heap grew while the heap did not. It is named by
+// the NMT category that grew most (thread stacks, metaspace, code cache, GC,
+// direct buffers in Internal or Other…). NMT does not track zlib's malloc, so an
+// unclosed GZIPInputStream never shows here: that takes the process's resident
+// set beside the summaries (see AnalyzeNative).
 type NativeLeak struct {
-	// Cause is "native-allocations" (the KAFKA-3933 kind) or "thread-stacks" when
-	// most of the growth is the stacks of new threads (a thread leak).
+	// Cause names what grew (see TrackedCause): "thread-stacks" when most of
+	// the growth is the stacks of new threads, "metaspace", "code-cache", "gc",
+	// "direct-buffers", "symbols", "compiler", or "nmt-category" for another.
 	Cause string `json:"cause"`
+	// Category is the NMT category that grew most.
+	Category string `json:"category"`
 	// Message says it in one paragraph, with the numbers.
 	Message string `json:"message"`
 	// Grew are the non-heap categories that grew, most first (at most five).
 	Grew []NMTChange `json:"grew"`
 }
 
-// The thresholds of the KAFKA-3933 signature: non-heap committed memory grows by at
-// least javaLeakMinGrowth and by javaLeakMinPercent of its base, while the Java heap
-// grows by at most javaHeapFlatPercent of its base.
+// The thresholds of tracked growth: non-heap committed memory grows by at
+// least javaLeakMinGrowth and by javaLeakMinPercent of its base, while the Java
+// heap grows by at most javaHeapFlatPercent of its base. A JVM's arenas move by
+// a few megabytes between two summaries without any leak (the JIT compiler's,
+// jcmd's own attach), which javaLeakMinGrowth stays above.
 const (
-	javaLeakMinGrowth   = 1 << 20
+	javaLeakMinGrowth   = 8 << 20
 	javaLeakMinPercent  = 5
 	javaHeapFlatPercent = 1
 )
+
+// TrackedCause names the growth of an NMT category: a cause (NativeLeak.Cause)
+// and what it is in a few words.
+func TrackedCause(category string) (cause, what string) {
+	switch category {
+	case "Thread":
+		return "thread-stacks", "thread stacks"
+	case "Metaspace", "Class":
+		return "metaspace", "metaspace"
+	case "Code":
+		return "code-cache", "the code cache"
+	case "GC":
+		return "gc", "the GC's own structures"
+	case "Internal", "Other":
+		return "direct-buffers", "direct buffers and Unsafe.allocateMemory"
+	case "Symbol":
+		return "symbols", "the symbol table"
+	case "Compiler", "Arena Chunk":
+		return "compiler", "the JIT compiler's arenas"
+	}
+	return "nmt-category", "NMT's " + category
+}
+
+// trackedExplanations say what the growth of a cause means, after its figures.
+var trackedExplanations = map[string]string{
+	"metaspace":      "class metadata of classes loaded and never unloaded, a class loader leak",
+	"code-cache":     "compiled code, which grows with the code the JIT compiles",
+	"gc":             "they grow with the heap and its regions",
+	"direct-buffers": "direct ByteBuffers never released (count java.nio.DirectByteBuffer in a -all class histogram) or memory allocated with Unsafe",
+	"symbols":        "interned names and strings",
+}
 
 // DiffNMT compares a base report with a later target report of the same JVM.
 // When a report is itself a summary.diff, its current amounts are used.
 func DiffNMT(base, target *NMT) *NMTDiff {
 	d := &NMTDiff{
+		Warnings:          OriginWarnings(base.Origin, target.Origin),
 		BaseTotalReserved: base.TotalReserved, TotalReserved: target.TotalReserved,
 		BaseTotalCommitted: base.TotalCommitted, TotalCommitted: target.TotalCommitted,
 		Categories: []NMTChange{},
@@ -157,7 +200,8 @@ func (d *NMTDiff) finish() {
 	d.NativeLeak = d.nativeLeak()
 }
 
-// nativeLeak returns the KAFKA-3933 signature when the numbers show it.
+// nativeLeak returns the growth NMT tracks outside the heap, named by its
+// category, when the numbers show it.
 func (d *NMTDiff) nativeLeak() *NativeLeak {
 	growth := d.NonHeapCommittedDelta
 	if growth < javaLeakMinGrowth || growth*100 < javaLeakMinPercent*d.BaseNonHeapCommitted {
@@ -173,7 +217,7 @@ func (d *NMTDiff) nativeLeak() *NativeLeak {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Native memory outside the Java heap grew by %s (%s → %s committed, %s) while the Java heap did not (%s → %s).",
+	fmt.Fprintf(&b, "Native memory that NMT tracks outside the Java heap grew by %s (%s → %s committed, %s) while the Java heap did not (%s → %s).",
 		analyze.FormatBytes(growth), analyze.FormatBytes(d.BaseNonHeapCommitted), analyze.FormatBytes(d.NonHeapCommitted), javaPercentChange(growth, d.BaseNonHeapCommitted),
 		analyze.FormatBytes(d.BaseHeapCommitted), analyze.FormatBytes(d.HeapCommitted))
 	if len(leak.Grew) > 0 {
@@ -186,13 +230,21 @@ func (d *NMTDiff) nativeLeak() *NativeLeak {
 		}
 		b.WriteString(".")
 	}
-	if len(leak.Grew) > 0 && leak.Grew[0].Name == "Thread" && d.ThreadsDelta > 0 {
-		leak.Cause = "thread-stacks"
-		fmt.Fprintf(&b, " Most of it is thread stacks: %s more threads (now %s), a thread leak; the thread dumps show which pool grows.",
+	if len(leak.Grew) == 0 {
+		return nil
+	}
+	leak.Category = leak.Grew[0].Name
+	cause, what := TrackedCause(leak.Category)
+	leak.Cause = cause
+	fmt.Fprintf(&b, " Most of it is %s (%s %s)", what, leak.Category, analyze.FormatSignedValue(leak.Grew[0].CommittedDelta, "bytes"))
+	switch {
+	case cause == "thread-stacks" && d.ThreadsDelta > 0:
+		fmt.Fprintf(&b, ": %s more threads (now %s), a thread leak; the thread dumps show which pool grows.",
 			analyze.FormatCount(d.ThreadsDelta), analyze.FormatCount(d.Threads))
-	} else {
-		leak.Cause = "native-allocations"
-		b.WriteString(" This is the KAFKA-3933 signature: native allocations that only a GC or a finalizer frees (an unclosed GZIPInputStream, Inflater or Deflater, direct buffers) pile up while the heap is too quiet for a GC to run.")
+	case trackedExplanations[cause] != "":
+		b.WriteString(": " + trackedExplanations[cause] + ".")
+	default:
+		b.WriteString(".")
 	}
 	leak.Message = b.String()
 	return leak

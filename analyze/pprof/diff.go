@@ -77,6 +77,8 @@ func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 	if sampleIndex < 0 || sampleIndex >= len(base.meta.sampleTypes) {
 		return DiffResult{}, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, sampleIndex)
 	}
+	base.walks.Add(1)
+	target.walks.Add(1)
 	bFlat, bCum, bTotal, err := profileNodeValues(base, sampleIndex)
 	if err != nil {
 		return DiffResult{}, err

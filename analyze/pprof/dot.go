@@ -24,8 +24,9 @@
 // 1136-1156, reportLabels and genLabel, 1208-1270).
 //
 // Changed by the leakui authors: without call trees, per-node attributes or a
-// legend URL (which -dot does not set); the graph is also returned as values
-// (Graph) for drawing elsewhere.
+// legend URL (which -dot does not set), a label's own line breaks written as
+// \n (oneLine); the graph is also returned as values (Graph) for drawing
+// elsewhere.
 
 package pprof
 
@@ -506,7 +507,7 @@ func (b *dotBuilder) addNodelets(node *gnode, nodeID int) bool {
 			continue
 		}
 		weight := b.config.formatValue(w)
-		nodelets += fmt.Sprintf(`N%d_%d [label = "%s" id="N%d_%d" fontsize=8 shape=box3d tooltip="%s"]`+"\n", nodeID, i, t.name, nodeID, i, weight)
+		nodelets += fmt.Sprintf(`N%d_%d [label = "%s" id="N%d_%d" fontsize=8 shape=box3d tooltip="%s"]`+"\n", nodeID, i, oneLine(t.name), nodeID, i, weight)
 		nodelets += fmt.Sprintf(`N%d -> N%d_%d [label=" %s" weight=100 tooltip="%s" labeltooltip="%s"]`+"\n", nodeID, nodeID, i, weight, weight, weight)
 		if nts := lnts[t.name]; nts != nil {
 			nodelets += b.numericNodelets(nts, maxNodelets, flatTags, fmt.Sprintf(`N%d_%d`, nodeID, i))

@@ -167,6 +167,7 @@ func (p *Profile) Filter(f Filter, budget *analyze.Budget) (*Profile, FilterMatc
 	if !f.Active() {
 		return p, FilterMatches{Focus: true}, nil
 	}
+	p.walks.Add(1)
 	meter := analyze.NewMeter(budget)
 	defer meter.Settle()
 	out := &Profile{meta: p.meta, Format: p.Format, parent: p.root(),

@@ -150,7 +150,8 @@ func (p *Profile) Labels(o TextOptions) (Labels, error) {
 
 // WriteLabels prints what `go tool pprof -tags` prints for the profile with
 // these options (o.SampleIndex and o.Unit), byte for byte: each label key with
-// its total and share, then its values.
+// its total and share, then its values. A key or value with a line break of
+// its own prints it as \n (see oneLine), where pprof starts a line with it.
 func (p *Profile) WriteLabels(w io.Writer, o TextOptions) error {
 	if o.Unit == "" {
 		o.Unit = DefaultUnit
@@ -163,15 +164,15 @@ func (p *Profile) WriteLabels(w io.Writer, o TextOptions) error {
 	tabw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
 	for _, k := range l.Keys {
 		if l.Total > 0 {
-			fmt.Fprintf(tabw, "%s:\t Total %s of %s (%s)\n", k.Key, formatValue(k.Total), formatValue(l.Total), Percentage(k.Total, l.Total))
+			fmt.Fprintf(tabw, "%s:\t Total %s of %s (%s)\n", oneLine(k.Key), formatValue(k.Total), formatValue(l.Total), Percentage(k.Total, l.Total))
 		} else {
-			fmt.Fprintf(tabw, "%s:\t Total %s of %s\n", k.Key, formatValue(k.Total), formatValue(l.Total))
+			fmt.Fprintf(tabw, "%s:\t Total %s of %s\n", oneLine(k.Key), formatValue(k.Total), formatValue(l.Total))
 		}
 		for _, v := range k.Values {
 			if l.Total > 0 {
-				fmt.Fprintf(tabw, " \t%s (%s):\t %s\n", formatValue(v.Total), Percentage(v.Total, l.Total), v.Value)
+				fmt.Fprintf(tabw, " \t%s (%s):\t %s\n", formatValue(v.Total), Percentage(v.Total, l.Total), oneLine(v.Value))
 			} else {
-				fmt.Fprintf(tabw, " \t%s:\t %s\n", formatValue(v.Total), v.Value)
+				fmt.Fprintf(tabw, " \t%s:\t %s\n", formatValue(v.Total), oneLine(v.Value))
 			}
 		}
 		fmt.Fprintln(tabw)

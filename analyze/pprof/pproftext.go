@@ -335,8 +335,10 @@ func writeTextReport(w io.Writer, h textHeader, in *textGraphInput, total func()
 	labels := rpt.labels(graphFlatTotal(nodes), len(nodes), origCount, droppedNodes)
 
 	var b strings.Builder
-	b.WriteString(strings.Join(labels, "\n"))
-	b.WriteString("\n")
+	for _, l := range labels {
+		b.WriteString(oneLine(l))
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum")
 	var flatSum int64
 	for _, n := range nodes {
@@ -349,10 +351,22 @@ func writeTextReport(w io.Writer, h textHeader, in *textGraphInput, total func()
 			rpt.formatValue(n.flat), Percentage(n.flat, rpt.total),
 			Percentage(flatSum, rpt.total),
 			rpt.formatValue(n.cum), Percentage(n.cum, rpt.total),
-			n.info.printableName(), inl)
+			oneLine(n.info.printableName()), inl)
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// oneLine is s with its line breaks written as \n and \r: a header field or a
+// function name comes from the profile, and a line feed of its own would
+// start a line that looks like pprof's (go tool pprof prints it raw). Text
+// without line breaks, which every profile a Go or JVM program writes has, is
+// unchanged, byte for byte.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r") {
+		return s
+	}
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
 // inlineMark is report.TextItems' InlineLabel: "(inline)" when every call to the

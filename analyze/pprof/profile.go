@@ -30,6 +30,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -69,7 +70,15 @@ type Profile struct {
 	// Format names the encoding the profile was read from ("profile.proto",
 	// "legacy text heap", …).
 	Format string
+	// walks counts the analyses that walked every sample (SampleWalks).
+	walks atomic.Int64
 }
+
+// SampleWalks is how many times an analysis has walked all of this profile's
+// samples since it was loaded: a flame tree built (FlameTreeWithin), a filter
+// applied (Filter), a diff (Diff). A view served from cached parts walks
+// none, which is how a server's tests check that it caches them.
+func (p *Profile) SampleWalks() int64 { return p.walks.Load() }
 
 // SampleType is one value kind of a profile with its total over all samples.
 type SampleType struct {

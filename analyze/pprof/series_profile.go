@@ -43,9 +43,11 @@ type stackValue struct {
 // seriesStacks lists the profile's distinct stacks with their values of one sample
 // type (an index from SampleIndex) and their sites, largest value first. Samples
 // of value 0 and samples without frames are left out.
-func (p *Profile) seriesStacks(sampleIndex int) []stackValue {
+func (p *Profile) seriesStacks(sampleIndex int) ([]stackValue, error) {
 	b := newSeriesBuilder(1, p.IsGoroutineProfile())
-	_ = b.add(0, p, sampleIndex) // the tests' profiles are in memory: no walk to fail
+	if err := b.add(0, p, sampleIndex); err != nil {
+		return nil, err
+	}
 	out := make([]stackValue, 0, len(b.stacks))
 	for _, acc := range b.stacks {
 		out = append(out, stackValue{Frames: b.frameNames(acc.frames), Site: b.names[acc.site], Value: acc.values[0]})
@@ -59,7 +61,7 @@ func (p *Profile) seriesStacks(sampleIndex int) []stackValue {
 		}
 		return slices.Compare(x.Frames, y.Frames)
 	})
-	return out
+	return out, nil
 }
 
 // Series analyzes three or more profiles of one program taken over time:
@@ -98,8 +100,10 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 	b := newSeriesBuilder(len(snaps), goroutine)
 	b.byStart = goroutine && opts.GoroutineStart
 	in := series.Input{
-		Labels: make([]string, len(snaps)),
-		Times:  make([]time.Time, len(snaps)),
+		Labels:       make([]string, len(snaps)),
+		Times:        make([]time.Time, len(snaps)),
+		ProvenLeaked: first.Profile.IsGoroutineLeakProfile(),
+		Warnings:     seriesWarnings(snaps),
 	}
 	for i, s := range snaps {
 		if err := b.add(i, s.Profile, si); err != nil {

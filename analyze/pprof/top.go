@@ -54,6 +54,11 @@ type TopResult struct {
 	// is at most DroppedCutoff; both are 0 untrimmed.
 	Dropped       int   `json:"dropped,omitempty"`
 	DroppedCutoff int64 `json:"dropped_cutoff,omitempty"`
+	// ProvenLeaked marks the Go runtime's goroutineleak profile (see
+	// IsGoroutineLeakProfile); Leaked is how many goroutines it proves leaked,
+	// its whole total: "proven leaked: N".
+	ProvenLeaked bool  `json:"proven_leaked,omitempty"`
+	Leaked       int64 `json:"leaked,omitempty"`
 }
 
 // Top computes the top table of one sample type (an index from SampleIndex) with
@@ -85,6 +90,9 @@ func (p *Profile) Top(sampleIndex int) (TopResult, error) {
 	res.SampleType, res.Unit, res.Shown = st.typ, st.unit, res.Total
 	if p.totals != nil {
 		res.Total = p.totals[sampleIndex]
+	}
+	if p.IsGoroutineLeakProfile() {
+		res.ProvenLeaked, res.Leaked = true, res.Total
 	}
 	return res, nil
 }

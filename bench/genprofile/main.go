@@ -1,7 +1,10 @@
 // genprofile writes two real heap profiles of this process, taken by the Go runtime:
 // a base and a later target in which a few call paths kept growing (a leak).
 // Distinct call paths come from recursion through four functions chosen by the
-// digits of a number in base 4, so -depth 8 gives up to 65536 distinct stacks.
+// digits of a number in base 4, so -depth 8 gives up to 65536 distinct stacks;
+// -hops N makes each level of the recursion N frames deeper (through main.hop),
+// so stacks are longer and the profile larger (-depth 10 -hops 1: a million
+// stacks of 33 frames, about 55 MB each once decompressed).
 //
 //	go run ./bench/genprofile -depth 8 -out /tmp/prof   # writes base.pb.gz and target.pb.gz
 package main
@@ -17,17 +20,53 @@ import (
 
 var keep [][]byte
 
-//go:noinline
-func a0(path, depth, size int) { step(path, depth, size) }
+// hops is -hops: the frames of main.hop each level of the recursion passes.
+var hops int
 
 //go:noinline
-func a1(path, depth, size int) { step(path, depth, size) }
+func a0(path, depth, size int) {
+	if hops > 0 {
+		hop(hops, path, depth, size)
+		return
+	}
+	step(path, depth, size)
+}
 
 //go:noinline
-func a2(path, depth, size int) { step(path, depth, size) }
+func a1(path, depth, size int) {
+	if hops > 0 {
+		hop(hops, path, depth, size)
+		return
+	}
+	step(path, depth, size)
+}
 
 //go:noinline
-func a3(path, depth, size int) { step(path, depth, size) }
+func a2(path, depth, size int) {
+	if hops > 0 {
+		hop(hops, path, depth, size)
+		return
+	}
+	step(path, depth, size)
+}
+
+//go:noinline
+func a3(path, depth, size int) {
+	if hops > 0 {
+		hop(hops, path, depth, size)
+		return
+	}
+	step(path, depth, size)
+}
+
+//go:noinline
+func hop(n, path, depth, size int) {
+	if n == 1 {
+		step(path, depth, size)
+		return
+	}
+	hop(n-1, path, depth, size)
+}
 
 func step(path, depth, size int) {
 	if depth == 0 {
@@ -55,6 +94,7 @@ func write(name string) {
 func main() {
 	depth := flag.Int("depth", 7, "recursion depth; 4^depth distinct stacks")
 	out := flag.String("out", ".", "output directory")
+	flag.IntVar(&hops, "hops", 0, "frames of main.hop on each level of the recursion")
 	flag.Parse()
 	runtime.MemProfileRate = 1
 	paths := 1

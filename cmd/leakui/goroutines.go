@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
 )
 
@@ -86,6 +87,7 @@ func readGoroutineDump(name string, stdin io.Reader) (*goroutines.Dump, error) {
 // the crash, a summary line, then each group with its stack. groups counts all
 // groups before -n, gone those only the base has.
 func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
+	fmt.Fprintf(w, "%s\n\n", r.Headline)
 	if p := r.Panic; p != nil {
 		switch p.Kind {
 		case goroutines.FormatPanic, goroutines.FormatFatal:
@@ -104,7 +106,7 @@ func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 	if r.ProvenLeaked {
 		fmt.Fprintf(w, "proven leaked by the Go runtime (goroutineleak profile): every goroutine below can never run again\n")
 	}
-	fmt.Fprintf(w, "%s in %s (%s)", goroutinePlural(r.Total, "goroutine"), goroutinePlural(groups-gone, "group"), r.Format)
+	fmt.Fprintf(w, "%s in %s (%s)", analyze.Plural(int64(r.Total), "goroutine"), analyze.Plural(int64(groups-gone), "group"), r.Format)
 	if r.DeclaredTotal != nil && *r.DeclaredTotal != r.Total {
 		fmt.Fprintf(w, ", the dump says %d", *r.DeclaredTotal)
 	}
@@ -112,9 +114,9 @@ func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 		fmt.Fprint(w, ", truncated")
 	}
 	if b := r.Base; b != nil {
-		fmt.Fprintf(w, "; base: %s (%s), change %+d", goroutinePlural(b.Total, "goroutine"), b.Format, r.Total-b.Total)
+		fmt.Fprintf(w, "; base: %s (%s), change %+d", analyze.Plural(int64(b.Total), "goroutine"), b.Format, r.Total-b.Total)
 		if gone > 0 {
-			fmt.Fprintf(w, ", %s gone", goroutinePlural(gone, "group"))
+			fmt.Fprintf(w, ", %s gone", analyze.Plural(int64(gone), "group"))
 		}
 	}
 	fmt.Fprintln(w)
@@ -123,7 +125,7 @@ func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 	}
 	switch {
 	case !r.ProvenLeaked && r.Leaked > 0:
-		fmt.Fprintf(w, "%s proven leaked by the Go runtime (state \"…%s\")\n", goroutinePlural(r.Leaked, "goroutine"), goroutines.LeakedStateSuffix)
+		fmt.Fprintf(w, "%s proven leaked by the Go runtime (state \"…%s\")\n", analyze.Plural(int64(r.Leaked), "goroutine"), goroutines.LeakedStateSuffix)
 	case r.LeakProofHint != "":
 		fmt.Fprintln(w, r.LeakProofHint)
 	}
@@ -146,7 +148,7 @@ func goroutineCrashVerb(kind string) string {
 // writeGoroutineGroup prints one group: a title line, then its frames.
 func writeGoroutineGroup(w io.Writer, g *goroutines.Group) {
 	var title strings.Builder
-	title.WriteString(goroutinePlural(g.Count, "goroutine"))
+	title.WriteString(analyze.Plural(int64(g.Count), "goroutine"))
 	if c := g.Change; c != nil {
 		switch {
 		case c.New:
@@ -170,7 +172,7 @@ func writeGoroutineGroup(w io.Writer, g *goroutines.Group) {
 		status = append(status, "locked to thread")
 	}
 	if len(status) > 0 {
-		fmt.Fprintf(&title, " [%s]", strings.Join(status, ", "))
+		fmt.Fprintf(&title, " [%s]", visible(strings.Join(status, ", ")))
 	}
 	if len(g.Labels) > 0 {
 		labels, _ := json.Marshal(g.Labels)
@@ -190,28 +192,22 @@ func writeGoroutineGroup(w io.Writer, g *goroutines.Group) {
 		}
 	}
 	fmt.Fprintln(w, title.String())
+	// Function names and files come from the dump (a goroutine profile's
+	// strings may hold line feeds): each is written on its line, escaped.
 	width := 0
 	for _, f := range g.Stack.Frames {
-		width = max(width, min(len(f.Func), 80))
+		width = max(width, min(len(visible(f.Func)), 80))
 	}
 	for _, f := range g.Stack.Frames {
-		fmt.Fprintf(w, "    %-*s  %s\n", width, f.Func, f.Location())
+		fmt.Fprintf(w, "    %-*s  %s\n", width, visible(f.Func), visible(f.Location()))
 	}
 	if cb := g.Stack.CreatedBy; cb != nil {
-		by := "created by " + cb.Func
+		by := "created by " + visible(cb.Func)
 		if len(g.CreatorIDs) == 1 {
 			by += " in goroutine " + strconv.FormatInt(g.CreatorIDs[0], 10)
 		} else if len(g.CreatorIDs) > 1 {
 			by += fmt.Sprintf(" in %d goroutines", len(g.CreatorIDs))
 		}
-		fmt.Fprintf(w, "    %s  %s\n", by, cb.Location())
+		fmt.Fprintf(w, "    %s  %s\n", by, visible(cb.Location()))
 	}
-}
-
-// goroutinePlural writes "1 goroutine", "2 goroutines".
-func goroutinePlural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

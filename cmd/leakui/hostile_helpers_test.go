@@ -164,10 +164,11 @@ func multipartUpload(t testing.TB, parts ...part) ([]byte, string) {
 
 // uploadAnswer is the server's answer to POST /api/artifacts.
 type uploadAnswer struct {
-	Status    int
+	Status    int    `json:"-"` // the HTTP status (a heap dump's answer has a "status" of its own)
 	Error     string `json:"error"`
 	ReportID  string `json:"report_id"`
 	ReportURL string `json:"report_url"`
+	Verdict   string `json:"verdict"`
 	Artifacts []struct {
 		SHA256 string `json:"sha256"`
 		Name   string `json:"name"`

@@ -51,14 +51,11 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	shown := *rep
-	shown.Histogram = jvmFirst(rep.Histogram, *n)
-	shown.Packages = jvmFirst(rep.Packages, *n)
-	shown.Threads = jvmFirst(rep.Threads, *n)
+	shown := rep.Capped(*n)
 	if *asJSON {
-		err = jvmWriteJSON(std.out, &shown)
+		err = jvmWriteJSON(std.out, shown)
 	} else {
-		printHprof(std.out, fs.Arg(0), &shown, *suspectShare)
+		printHprof(std.out, fs.Arg(0), shown, *suspectShare)
 	}
 	if err != nil {
 		return err
@@ -72,60 +69,86 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 	return nil
 }
 
+// printHprof writes the report as text. Every name and text comes from the
+// dump and is written with its line breaks and control characters escaped
+// (visible), so that none can start a line of its own; a path shows its first
+// and last steps and the number left out, so the output is bounded whatever
+// the dump (hprof.PathEnds).
 func printHprof(w io.Writer, path string, r *hprof.Report, suspectShare float64) {
-	fmt.Fprintf(w, "Heap dump %s (%s, %d-byte identifiers, taken %s)\n", path, r.Version, r.IDSize, r.Time.Format("2006-01-02 15:04:05 UTC"))
+	fmt.Fprintf(w, "Heap dump %s (%s, %d-byte identifiers, taken %s)\n", visible(path), visible(r.Version), r.IDSize, r.Time.Format("2006-01-02 15:04:05 UTC"))
 	fmt.Fprintf(w, "%s objects, %s classes, %s GC roots; %s reachable, %s in %s objects not strongly reachable\n",
 		analyze.FormatCount(r.Objects), analyze.FormatCount(int64(r.Classes)), analyze.FormatCount(int64(r.Roots)),
 		analyze.FormatBytes(r.Reachable), analyze.FormatBytes(r.UnreachableBytes), analyze.FormatCount(r.UnreachableObjects))
 	fmt.Fprintf(w, "Shallow sizes assume %d-byte object headers, %d-byte array headers and %d-byte references\n",
 		r.Layout.Header, r.Layout.ArrayHeader, r.Layout.Ref)
 
-	fmt.Fprintf(w, "\nLeak suspects (retaining %.0f%% of the reachable heap or more): %d\n", 100*suspectShare, len(r.Suspects))
+	fmt.Fprintf(w, "\nLeak suspects (retaining %.0f%% of the reachable heap or more): %d\n", 100*suspectShare, r.SuspectCount)
 	for i, s := range r.Suspects {
-		fmt.Fprintf(w, "%d. %s\n", i+1, strings.ReplaceAll(s.Sentence, "`", ""))
-		fmt.Fprintln(w, "   Shortest path from a GC root:")
+		fmt.Fprintf(w, "%d. %s\n", i+1, visible(strings.ReplaceAll(s.Sentence, "`", "")))
+		fmt.Fprintf(w, "   Shortest path from a GC root (%s steps):\n", analyze.FormatCount(int64(s.PathLength)))
+		prev := -1
 		for j, st := range s.Path {
+			indent := strings.Repeat("  ", j)
+			if gap := st.Index - prev - 1; gap > 0 {
+				fmt.Fprintf(w, "   %s… %s more steps\n", indent, analyze.FormatCount(int64(gap)))
+			}
+			prev = st.Index
 			via := st.Root
-			if j > 0 {
+			if st.Index > 0 {
 				via = "." + st.Field
 			}
-			fmt.Fprintf(w, "   %s%s → %s\n", strings.Repeat("  ", j), via, hprofObject(st.Object))
+			fmt.Fprintf(w, "   %s%s → %s\n", indent, visible(via), hprofObject(st.Object))
 		}
+	}
+	if more := r.SuspectCount - len(r.Suspects); more > 0 {
+		fmt.Fprintf(w, "… %d more suspects\n", more)
 	}
 
 	fmt.Fprintf(w, "\nClass histogram (by retained size)\n%14s %12s %12s  %s\n", "instances", "shallow", "retained", "class")
 	for _, c := range r.Histogram {
-		fmt.Fprintf(w, "%14s %12s %12s  %s\n", analyze.FormatCount(c.Instances), analyze.FormatBytes(c.Shallow), analyze.FormatBytes(c.Retained), c.Name)
+		fmt.Fprintf(w, "%14s %12s %12s  %s\n", analyze.FormatCount(c.Instances), analyze.FormatBytes(c.Shallow), analyze.FormatBytes(c.Retained), visible(c.Name))
 	}
+	hprofMore(w, r.HistogramCount, len(r.Histogram), "classes")
 	fmt.Fprintf(w, "\nDominator tree (top level, by retained size)\n%12s %7s %12s  %s\n", "retained", "share", "shallow", "object")
 	for _, o := range r.Dominators {
 		fmt.Fprintf(w, "%12s %7s %12s  %s\n", analyze.FormatBytes(o.Retained), jvmShare(o.Retained, r.Reachable), analyze.FormatBytes(o.Shallow), hprofObject(o))
 	}
+	hprofMore(w, r.DominatorCount, len(r.Dominators), "top-level objects")
 	fmt.Fprintf(w, "\nThreads (by retained size)\n%12s  %s\n", "retained", "thread")
 	for _, t := range r.Threads {
 		top := ""
 		if len(t.Stack) > 0 {
-			top = "  at " + t.Stack[0].String()
+			top = "  at " + visible(t.Stack[0].String())
 		}
 		fmt.Fprintf(w, "%12s  %q%s\n", analyze.FormatBytes(t.Object.Retained), t.Name, top)
 	}
+	hprofMore(w, r.ThreadCount, len(r.Threads), "threads")
 	fmt.Fprintf(w, "\nPackages (by retained size)\n%12s %14s  %s\n", "retained", "instances", "package")
 	for _, p := range r.Packages {
 		name := p.Package
 		if name == "" {
 			name = "(no package: primitive arrays and the unnamed package)"
 		}
-		fmt.Fprintf(w, "%12s %14s  %s\n", analyze.FormatBytes(p.Retained), analyze.FormatCount(p.Instances), name)
+		fmt.Fprintf(w, "%12s %14s  %s\n", analyze.FormatBytes(p.Retained), analyze.FormatCount(p.Instances), visible(name))
 	}
+	hprofMore(w, r.PackageCount, len(r.Packages), "packages")
 	fmt.Fprintf(w, "\nDuplicate strings (by wasted size)\n%12s %8s  %s\n", "wasted", "copies", "text")
 	for _, d := range r.DuplicateStrings {
 		fmt.Fprintf(w, "%12s %8s  %q\n", analyze.FormatBytes(d.Wasted), analyze.FormatCount(d.Count), d.Text)
+	}
+	hprofMore(w, r.DuplicateCount, len(r.DuplicateStrings), "groups")
+}
+
+// hprofMore writes how many rows of a list are left out, if any.
+func hprofMore(w io.Writer, count, shown int, what string) {
+	if count > shown {
+		fmt.Fprintf(w, "%12s  … %s more %s\n", "", analyze.FormatCount(int64(count-shown)), what)
 	}
 }
 
 // hprofObject names an object: "java.util.HashMap @0x7f00 (12.0 MB)" with its text.
 func hprofObject(o hprof.Object) string {
-	s := fmt.Sprintf("%s @%s (%s)", o.Class, o.ID, analyze.FormatBytes(o.Retained))
+	s := fmt.Sprintf("%s @%s (%s)", visible(o.Class), o.ID, analyze.FormatBytes(o.Retained))
 	if o.Text != "" {
 		s += fmt.Sprintf(" %q", o.Text)
 	}

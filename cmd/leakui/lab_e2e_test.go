@@ -24,6 +24,7 @@ type reportDoc struct {
 		SHA256 string `json:"sha256"`
 		Name   string `json:"name"`
 		URL    string `json:"url"`
+		Kind   string `json:"kind"`
 	} `json:"artifacts"`
 	Analysis struct {
 		Verdict       string `json:"verdict"`

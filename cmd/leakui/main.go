@@ -34,6 +34,7 @@ type command struct {
 // variable's initializer may not.
 func commandList() []command {
 	return []command{
+		{"capture", "capture a JVM (capture jvm PID) or a Go process (capture go URL) into one bundle to upload, in the order that keeps the evidence", runCapture},
 		{"count", "count log lines per pattern, start/close pairs and keys never closed (like grep -c)", runCount},
 		{"diff", "compare two profiles, as go tool pprof -top -diff_base does", runDiff},
 		{"goroutines", "group a goroutine dump or profile by stack; with BASE, what is new or grew", runGoroutines},
@@ -43,7 +44,7 @@ func commandList() []command {
 		{"labels", "the values of each label key of a profile with their share, as go tool pprof -tags prints them", runLabels},
 		{"migrate", "copy a store into another (SQLite into PostgreSQL), then check that every row arrived", runMigrate},
 		{"nmt", "JVM native memory (jcmd VM.native_memory summary or summary.diff): categories, growth since BASE; exit 3 on a native leak", runNMT},
-		{"series", "find leak suspects in 3+ snapshots of one program (exit 3 when a leak is suspected)", runSeries},
+		{"series", "find leak suspects in 3+ snapshots of one program (exit 3 when a leak is suspected, 4 when too few snapshots decide nothing)", runSeries},
 		{"serve", "serve the dashboard (the default when no command is given)", runServe},
 		{"threads", "JVM thread dump (jstack, jcmd Thread.print, SIGQUIT): threads grouped by stack and state, or what grew since BASE", runThreads},
 		{"top", "print the top functions of a profile, as go tool pprof -top does", runTop},

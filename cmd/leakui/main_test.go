@@ -26,7 +26,13 @@ func TestMain(m *testing.M) {
 	if os.Getenv(workBrokerEnv) == "1" {
 		os.Exit(run(context.Background(), []string{"work", "broker"}, stdio{os.Stdin, os.Stdout, os.Stderr}))
 	}
-	goleak.VerifyTestMain(m)
+	// The binary leakuiBinary built goes with the run.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if binaryDir != "" {
+			os.RemoveAll(binaryDir)
+		}
+		os.Exit(code)
+	}))
 }
 
 var (

@@ -60,7 +60,8 @@ func sqliteSource(t *testing.T, dir string) []byte {
 	if err := db.CreateReport(ctx, &store.Report{Kind: "profile"}, []store.Upload{h}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CreateReport(ctx, &store.Report{Kind: "log", Pinned: true, Summary: json.RawMessage(`{"lines":10000}`)}, []store.Upload{l, h}); err != nil {
+	logReport := &store.Report{Kind: "log", Pinned: true, Summary: json.RawMessage(`{"lines":10000}`)}
+	if err := db.CreateReport(ctx, logReport, []store.Upload{l, h}); err != nil {
 		t.Fatal(err)
 	}
 	run := &store.Run{ID: store.NewID(), Workload: "checkpoint", Spec: json.RawMessage(`{"cycles":4}`), Owner: "a", LeaseUntil: time.Now().Add(time.Minute)}
@@ -78,6 +79,18 @@ func sqliteSource(t *testing.T, dir string) []byte {
 	}
 	run.Status, run.Verdict = "done", "leak"
 	if err := db.FinishRun(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	in := &store.Incident{Slug: "openstack-oom", Title: "OpenStack API OOM", TicketURL: "https://jira.example.com/browse/OPS-7"}
+	if err := db.CreateIncident(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range [][2]string{{store.EvidenceReport, logReport.ID}, {store.EvidenceRun, run.ID}} {
+		if err := db.Attach(ctx, in.Slug, e[0], e[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Annotate(ctx, in.Slug, &store.Annotation{At: time.Date(2026, 3, 1, 10, 32, 0, 0, time.UTC), Text: "deployed the fix", Author: "ana"}); err != nil {
 		t.Fatal(err)
 	}
 	return log
@@ -111,7 +124,8 @@ func testMigrate(t *testing.T, to string) {
 		t.Fatal(err)
 	}
 	want := map[string]int{}
-	for _, table := range []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts"} {
+	for _, table := range []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts",
+		"incidents", "incident_reports", "incident_runs", "incident_annotations"} {
 		var n int
 		if err := src.QueryRow(`SELECT COUNT(*) FROM ` + table).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -119,7 +133,8 @@ func testMigrate(t *testing.T, to string) {
 		want[table] = n
 	}
 	src.Close()
-	if want["artifacts"] != 3 || want["artifact_chunks"] != 4 || want["reports"] != 2 || want["runs"] != 1 {
+	if want["artifacts"] != 3 || want["artifact_chunks"] != 4 || want["reports"] != 2 || want["runs"] != 1 ||
+		want["incidents"] != 1 || want["incident_reports"] != 1 || want["incident_runs"] != 1 || want["incident_annotations"] != 1 {
 		t.Fatalf("source rows %v", want)
 	}
 
@@ -132,7 +147,7 @@ func testMigrate(t *testing.T, to string) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
-	if !strings.Contains(out, "copied 3 artifacts") || !strings.Contains(out, "1 runs, 2 reports") || !strings.Contains(out, "count check ok") {
+	if !strings.Contains(out, "copied 3 artifacts") || !strings.Contains(out, "1 runs, 2 reports") || !strings.Contains(out, "1 incidents from") || !strings.Contains(out, "count check ok") {
 		t.Errorf("stdout:\n%s", out)
 	}
 	for table, n := range want {
@@ -165,12 +180,14 @@ func testMigrate(t *testing.T, to string) {
 		t.Errorf("the log read back from the target differs (%v)", err)
 	}
 
-	// A target that lost an artifact (and so the report over it) gets them back.
+	// A target that lost an artifact (and so the report over it, and the
+	// report's place in the incident) gets them back.
 	if n, err := dst.DeleteArtifact(ctx, logSHA); err != nil || n != 1 {
 		t.Fatalf("deleted %d reports (%v)", n, err)
 	}
 	code, out, _ = migrate("-from", from, "-to", to, "-progress", "never")
-	if code != 0 || !strings.Contains(out, "copied 1 artifacts (1.7 MB), 0 runs, 1 reports") || !strings.Contains(out, "count check ok") {
+	if code != 0 || !strings.Contains(out, "copied 1 artifacts (1.7 MB), 0 runs, 1 reports") ||
+		!strings.Contains(out, ", 1 incidents from") || !strings.Contains(out, "count check ok") {
 		t.Errorf("after losing the log: exit %d\n%s", code, out)
 	}
 
@@ -188,7 +205,7 @@ func testMigrate(t *testing.T, to string) {
 		t.Fatal(err)
 	}
 	code, out, _ = migrate("-from", from, "-to", to, "-progress", "never")
-	if code != 1 || !strings.Contains(out, "count check FAILED: 1 of 7 tables differ") ||
+	if code != 1 || !strings.Contains(out, "count check FAILED: 1 of 11 tables differ") ||
 		!regexp.MustCompile(`(?m)^\s*reports\s+2\s+1\s+differ: [a-z2-7]{26}$`).MatchString(out) {
 		t.Errorf("after changing a report: exit %d\n%s", code, out)
 	}

@@ -14,18 +14,42 @@ import (
 	"github.com/leakui/leakui/internal/spark"
 )
 
-// seriesLeakExit is the exit status of `leakui series` when a leak is suspected, so
-// that a CI job can fail on it.
-const seriesLeakExit = 3
+// The exit statuses of `leakui series` beyond 0 (nothing grew steadily, or it
+// shrank), 1 (an error) and 2 (a usage mistake), so that a CI job can fail on a
+// leak and on too few snapshots to tell.
+const (
+	// seriesLeakExit: a leak is suspected (or the Go runtime proved goroutines
+	// leaked).
+	seriesLeakExit = 3
+	// seriesInconclusiveExit: too few snapshots to decide; something grew.
+	seriesInconclusiveExit = 4
+)
+
+// seriesExitUsage documents the exit statuses under `leakui series -h`.
+const seriesExitUsage = `
+Exit status:
+  0  no steady growth, or shrinking
+  1  an error (a file that cannot be read, snapshots of different kinds)
+  2  a usage mistake
+  3  leak suspected (or goroutines proven leaked by the Go runtime)
+  4  inconclusive: too few snapshots to decide, and something grew; the verdict
+     says how many more to take
+`
 
 // runSeries implements `leakui series [-sample_index NAME] [the filters of top]
 // [-json] SNAPSHOT...`: the filters apply to every snapshot.
 func runSeries(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("series", "SNAPSHOT SNAPSHOT SNAPSHOT...", std.err)
+	flagsUsage := fs.Usage
+	fs.Usage = func() {
+		flagsUsage()
+		fmt.Fprint(std.err, seriesExitUsage)
+	}
 	sampleIndex := fs.String("sample_index", "", "sample type to follow (name or index; default: as pprof chooses, in-use for heap profiles)")
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	keepOrder := fs.Bool("keep_order", false, "analyze the snapshots in the order given even when they carry times")
 	minShare := fs.Float64("min_share", 0, "smallest growth that counts, as a share of the largest total (0 = 0.005)")
+	minGrowth := fs.Int64("min_growth", 0, "smallest growth first→last a leak suspect needs, in the sample type's unit (0 = 524288 for bytes, 3 for counts)")
 	n := fs.Int("n", 10, "suspects, growers and shrinkers to print as text (0 for all)")
 	maxDecompressed := fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression")
 	ff := addFilterFlags(fs)
@@ -60,7 +84,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 	rep, err := pprof.Series(snaps, series.Options{
 		SampleIndex: *sampleIndex,
 		KeepOrder:   *keepOrder,
-		Thresholds:  series.Thresholds{MinShare: *minShare},
+		Thresholds:  series.Thresholds{MinShare: *minShare, MinGrowth: *minGrowth},
 	})
 	if err != nil {
 		return err
@@ -73,8 +97,11 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	if rep.Verdict == series.Leak {
+	switch rep.Verdict {
+	case series.Leak:
 		return exitError{seriesLeakExit}
+	case series.Inconclusive:
+		return exitError{seriesInconclusiveExit}
 	}
 	return nil
 }
@@ -83,7 +110,8 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 // growers and shrinkers with a seriesSparkline of each.
 func writeSeriesText(w io.Writer, rep *series.Report, n int) error {
 	value := func(v int64) string { return analyze.FormatValue(v, rep.Unit) }
-	fmt.Fprintf(w, "%s: %s\n\n", strings.ToUpper(rep.VerdictText), rep.Reason)
+	printWarnings(w, rep.Warnings)
+	fmt.Fprintf(w, "%s: %s\n\n", strings.ToUpper(rep.VerdictText), visible(rep.Reason)) // the reason names the largest grower
 	first, last := rep.Snapshots[0], rep.Snapshots[len(rep.Snapshots)-1]
 	when := ""
 	if !first.Time.IsZero() && !last.Time.IsZero() {
@@ -133,15 +161,15 @@ func writeSeriesTable(w io.Writer, rows []series.Suspect, unit string) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%.2f\t%.2f\t%s\t%s\n",
 			analyze.FormatSignedValue(s.Growth, unit), seriesSignedRate(s.Slope, unit), perMinute,
-			s.GrewSteps, s.Steps, s.R2, s.Confidence, spark.Blocks(s.Values), s.Name)
+			s.GrewSteps, s.Steps, s.R2, s.Confidence, spark.Blocks(s.Values), visible(s.Name))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, s := range rows {
-		fmt.Fprintf(w, "  %s\n", s.Name)
+		fmt.Fprintf(w, "  %s\n", visible(s.Name))
 		if s.Why != "" {
-			fmt.Fprintf(w, "      not steady: %s\n", s.Why)
+			fmt.Fprintf(w, "      not steady: %s\n", visible(s.Why))
 		}
 		if len(s.Stacks) > 0 && (s.Why == "" || s.Stacks[0].Passed) {
 			st := s.Stacks[0]
@@ -155,9 +183,9 @@ func writeSeriesTable(w io.Writer, rows []series.Suspect, unit string) error {
 // seriesStackLine renders up to max frames, leaf first.
 func seriesStackLine(frames []string, max int) string {
 	if len(frames) <= max {
-		return strings.Join(frames, " ← ")
+		return visible(strings.Join(frames, " ← "))
 	}
-	return strings.Join(frames[:max], " ← ") + fmt.Sprintf(" ← … (%d more)", len(frames)-max)
+	return visible(strings.Join(frames[:max], " ← ")) + fmt.Sprintf(" ← … (%d more)", len(frames)-max)
 }
 
 // seriesSignedRate renders a slope: whole units for bytes and large counts, two

@@ -66,7 +66,7 @@ type Main struct {
 	RunRate     float64
 	MaxAnalyses int
 	// MaxAPIReads, MaxUploads and MaxDownloads are the other request classes'
-	// throttles; MaxPerClient caps one address's uploads and downloads.
+	// throttles; MaxPerClient is one address's share of each class.
 	MaxAPIReads, MaxUploads, MaxDownloads, MaxPerClient int
 	// AllowedHosts are the Host headers served (-allowed-hosts); empty means
 	// the listen address and the loopback names with its port.
@@ -80,6 +80,8 @@ type Main struct {
 	// IdleBodyTimeout and IdleWriteTimeout cut clients that stop sending their
 	// request body or stop reading their response.
 	IdleBodyTimeout, IdleWriteTimeout time.Duration
+	// Limits bound one client: its body rate, queued heap dumps and disk.
+	Limits serveLimits
 	// DebugPprof, when set, serves net/http/pprof and expvar on this loopback
 	// address (a listener of its own, never the dashboard's).
 	DebugPprof string
@@ -167,7 +169,7 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 	fs.IntVar(&m.MaxAPIReads, "max-api-reads", 0, "API reads (/api/, .md, .json, .csv, chart images) served at once (default 4 per CPU)")
 	fs.IntVar(&m.MaxUploads, "max-uploads", 0, "uploads received at once (default 4 per CPU)")
 	fs.IntVar(&m.MaxDownloads, "max-downloads", 0, "artifact downloads (/a/) sent at once (default 4 per CPU)")
-	fs.IntVar(&m.MaxPerClient, "max-per-client", 0, "uploads, and downloads, one client address may have going at once; beyond, 429 with Retry-After (default 4, or half of -max-uploads or -max-downloads if fewer)")
+	fs.IntVar(&m.MaxPerClient, "max-per-client", 0, "requests of each class (uploads, downloads, page views, API reads) one client address may have going or waiting, at most the class's slots going; beyond, 429 with Retry-After (default: a quarter of the class's slots going, at least 1, and as many again as it has slots waiting)")
 	fs.Func("allowed-hosts", "answer only to these Host headers, comma-separated: host:port, host (any port) or * (no check); others get 421 (default: the -addr host, localhost, 127.0.0.1 and [::1] with its port)", func(v string) error {
 		m.AllowedHosts = nil
 		for _, h := range strings.Split(v, ",") {
@@ -183,6 +185,7 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 		m.BaseURL, err = web.ParseBaseURL(v)
 		return err
 	})
+	m.Limits.register(fs)
 	fs.StringVar(&m.DebugPprof, "debug-pprof", "", "serve leakui's own /debug/pprof/ and /debug/vars on this loopback address, such as 127.0.0.1:6060 (default: off)")
 	fs.Func("target", "allow captures from a live pprof endpoint: name=http://host:port (repeatable; the browser only names it)", func(v string) error {
 		name, base, err := lab.ParseTarget(v)
@@ -248,6 +251,7 @@ func (m *Main) Open(ctx context.Context) error {
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,
 		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout,
 		BaseURL: m.BaseURL, TrustedProxies: m.TrustedProxies, SessionLifetime: m.SessionLifetime}
+	m.Limits.apply(&cfg)
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
 			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}, TempDir: spool.runsDir(), Child: m.RunChild}

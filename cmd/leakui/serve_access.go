@@ -10,10 +10,11 @@ import (
 )
 
 // registerAccessFlags registers the flags of how browsers reach the server:
-// -trusted-proxy and -session-lifetime (-base-url is registered with the other
+// -trusted-proxy (whose requests' client address is the one the proxy
+// forwards for) and -session-lifetime (-base-url is registered with the other
 // serve flags).
 func (m *Main) registerAccessFlags(fs *flag.FlagSet) {
-	fs.Func("trusted-proxy", "address or CIDR of a reverse proxy whose X-Forwarded-Proto is believed, comma-separated or repeated (https there makes the session cookie Secure)", func(v string) error {
+	fs.Func("trusted-proxy", "address or CIDR of a reverse proxy to trust, comma-separated or repeated: behind it the client address is the one X-Forwarded-For (else Forwarded) names, and its X-Forwarded-Proto https makes the session cookie Secure", func(v string) error {
 		for _, s := range strings.Split(v, ",") {
 			if s = strings.TrimSpace(s); s == "" {
 				continue

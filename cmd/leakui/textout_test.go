@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/leakui/leakui/internal/hostile"
 )
 
 // TestTopEscapesControlCharacters runs `leakui top` on a profile whose function
@@ -113,5 +115,95 @@ func BenchmarkVisibleWriter(b *testing.B) {
 	v := newVisibleWriter(io.Discard)
 	for b.Loop() {
 		v.Write(line)
+	}
+}
+
+// forgedLines are the lines a hostile file tries to start with a line feed in
+// one of its strings: each text output must show the line feed escaped, so
+// that none of them starts a line.
+var forgedLines = []string{"File: forged", "Build ID: forged", "Type: forged", "forged()", "Leak suspects: forged"}
+
+// checkNoForgedLine fails when out has a line that starts with a forged line.
+func checkNoForgedLine(t *testing.T, what, out string) {
+	t.Helper()
+	for line := range strings.SplitSeq(out, "\n") {
+		for _, f := range forgedLines {
+			if strings.HasPrefix(strings.TrimLeft(line, " "), f) {
+				t.Errorf("%s: a field started the line %q:\n%s", what, line, out)
+			}
+		}
+	}
+	if !strings.Contains(out, `\n`) {
+		t.Errorf("%s: no escaped line feed in the output:\n%s", what, out)
+	}
+}
+
+// headerProfile writes a heap profile whose header fields (the main mapping's
+// file and build ID, a comment) and function name hold line feeds.
+func headerProfile(t *testing.T, name string, value int64) string {
+	t.Helper()
+	m := &profile.Mapping{ID: 1, Start: 0x1000, Limit: 0x100000, File: "/srv/app\nFile: forged", BuildID: "abc\nBuild ID: forged", HasFunctions: true}
+	fn := &profile.Function{ID: 1, Name: "main.leak\nforged()", Filename: "main.go\nforged()"}
+	loc := &profile.Location{ID: 1, Mapping: m, Address: 0x2000, Line: []profile.Line{{Function: fn, Line: 1}}}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "inuse_space", Unit: "bytes"}},
+		PeriodType: &profile.ValueType{Type: "space", Unit: "bytes"}, Period: 1,
+		Comments: []string{"note\nType: forged"}, Mapping: []*profile.Mapping{m}, Function: []*profile.Function{fn},
+		Location: []*profile.Location{loc}, Sample: []*profile.Sample{{Location: []*profile.Location{loc}, Value: []int64{value}}},
+	}
+	var b bytes.Buffer
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestTextOutputsEscapeLineBreaks runs every command whose text output prints
+// strings from a file that may hold line feeds (profile.proto header fields
+// and function names, a goroutine profile's frames, a heap dump's class names)
+// on such files: no field starts a line of its own.
+func TestTextOutputsEscapeLineBreaks(t *testing.T) {
+	base, target := headerProfile(t, "base.pb.gz", 1000), headerProfile(t, "target.pb.gz", 5000)
+	third := headerProfile(t, "third.pb.gz", 9000)
+	dir := t.TempDir()
+	grt := filepath.Join(dir, "goroutine.pb")
+	if err := os.WriteFile(grt, hostile.Profile{SampleTypes: [][2]string{{"goroutine", "count"}},
+		Samples: []hostile.Sample{{Stack: []string{"main.wait\nforged()", "main.main"}, Values: []int64{3}}}}.Encode(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(dir, "evil.hprof")
+	if err := hostile.WriteHprof(dump, func(w io.Writer) error {
+		h := hostile.NewHprofWriter(w, 8)
+		h.Class(0x100, 0, "java.lang.Object", nil, nil)
+		h.Class(0x108, 0x100, "leak.Evil\nLeak suspects: forged", []hostile.HprofField{hostile.StaticRef("all\nforged()", 0x1000)},
+			[]hostile.HprofField{hostile.Ref("data\nforged()")})
+		h.Class(0x110, 0x100, "byte[]", nil, nil)
+		h.StickyClassRoot(0x108)
+		h.Instance(0x1000, 0x108, 0x2000) // the accumulation point, on the suspect's path
+		h.ByteArray(0x2000, make([]byte, 100_000))
+		return h.Close()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"top", []string{"top", target}},
+		{"diff", []string{"diff", base, target}},
+		{"series", []string{"series", base, target, third}},
+		{"goroutines", []string{"goroutines", grt}},
+		{"hprof", []string{"hprof", dump}},
+	} {
+		code, out, errs := runCLI(t, c.args...)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", c.name, code, errs)
+			continue
+		}
+		checkNoForgedLine(t, c.name, out)
 	}
 }

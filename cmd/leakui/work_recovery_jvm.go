@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/leakui/leakui/recovery"
 	"github.com/leakui/leakui/workload"
@@ -13,7 +16,10 @@ import (
 // the JVM reference (GzipLeak.java on the JDK on PATH) leaves open as many
 // GZIPInputStreams as 0.10.0.0's recover leaves deep iterators open — one per
 // index entry — over the same wrapper payloads, and reports the JVM's own
-// figures. Its jcmd outputs (NMT summaries, class histogram) go to out.
+// figures. Its jcmd outputs (NMT summaries, class histogram) go to out, with the
+// two capture bundles `leakui capture jvm` takes of it before its streams and
+// with them open (capture-before.tar.gz, capture-after.tar.gz): what an SRE
+// would upload, so that a run and an upload read the same way.
 func runJVMRecovery(ctx context.Context, sess *workSession, f *recoveryFlags, dir string, cfg recovery.LogConfig, info recovery.LogInfo, std stdio, fail func(error) error) error {
 	out := f.jvmOut
 	if _, _, err := recovery.FindJDK(); err != nil {
@@ -35,7 +41,14 @@ func runJVMRecovery(ctx context.Context, sess *workSession, f *recoveryFlags, di
 	if err := sess.Events.Emit(workload.Event{Kind: workload.EventProgress, StepName: "running the JVM reference", Step: 1, Steps: 2, Memory: workload.ReadMemory(), Counters: counters}); err != nil {
 		return err
 	}
-	res, err := recovery.RunJVMReference(ctx, payloads, int(streams), out)
+	res, err := recovery.RunJVMReferenceCaptured(ctx, payloads, int(streams), out, func(ctx context.Context, pid int, phase string) error {
+		c := jvmCapture{proc: "/proc", jcmd: findJcmd(filepath.Join("/proc", strconv.Itoa(pid))), timeout: 5 * time.Minute, jcmdArgs: jcmdSmallJVM}
+		w, err := c.run(ctx, pid, sess.Log)
+		if err != nil {
+			return err
+		}
+		return writeBundle(w, filepath.Join(out, "capture-"+phase+".tar.gz"), stdio{out: io.Discard, err: sess.Log})
+	})
 	if err != nil {
 		return fail(fmt.Errorf("variant jvm: %w", err))
 	}

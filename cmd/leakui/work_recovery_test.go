@@ -439,11 +439,23 @@ func TestWorkRecoveryJVMVariant(t *testing.T) {
 		c["jvm_rss_after"]-c["jvm_rss_before"] < 4096*c["jvm_streams"] || !strings.HasPrefix(done.Message, "verdict: LEAK (JVM reference") {
 		t.Fatalf("done: %v %s", c, done.Message)
 	}
-	for _, name := range []string{"nmt-before.txt", "nmt-after.txt", "histo.txt"} {
+	for _, name := range []string{"nmt-before.txt", "nmt-after.txt", "histo.txt", "capture-before.tar.gz", "capture-after.tar.gz"} {
 		if b, err := os.ReadFile(filepath.Join(dir, "jvm", name)); err != nil || len(b) == 0 {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	// The bundles leakui capture jvm took of the reference JVM read as the
+	// streams it left open.
+	var native nmtJSON
+	code, stdout, stderr := jvmRunCLI(t, "", "nmt", "-json", filepath.Join(dir, "jvm", "capture-after.tar.gz"), filepath.Join(dir, "jvm", "capture-before.tar.gz"))
+	if err := json.Unmarshal([]byte(stdout), &native); err != nil || native.Native == nil {
+		t.Fatalf("leakui nmt on the bundles: exit %d, %v: %s", code, err, stderr)
+	}
+	if native.Native.InflatersDelta != c["jvm_streams"] || !native.Native.Complete {
+		t.Errorf("the bundles hold %d more Inflaters (complete %v), the JVM left %d streams open", native.Native.InflatersDelta, native.Native.Complete, c["jvm_streams"])
+	}
+	t.Logf("%d streams: RSS %+d B (the JVM measured %+d B), untracked native %+d B: %s", c["jvm_streams"], native.Native.RSSDelta,
+		c["jvm_rss_after"]-c["jvm_rss_before"], native.Native.UntrackedNativeDeltaBytes, native.Native.Verdict.Sentence)
 	if code, _, stderr := runRecovery(t, "-variant", "jvm", "-format", "v1"); code != 2 || !strings.Contains(stderr, "format v0") {
 		t.Errorf("-variant jvm -format v1: exit %d %q", code, stderr)
 	}

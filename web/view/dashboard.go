@@ -18,6 +18,8 @@ type Dashboard struct {
 // ReportListItem is one line of the recent reports list.
 type ReportListItem struct {
 	URL, Title, Kind, Created, Summary string
+	// Size is the size of the report's inputs.
+	Size string
 	// Label is the label the files were uploaded with, Verdict the report's
 	// verdict ("leak", …) and VerdictClass its badge colour; Run is true for a
 	// lab run's report.

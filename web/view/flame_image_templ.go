@@ -113,7 +113,7 @@ func FlameImage(f Flame, caption string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		for _, b := range f.Boxes {
+		for b := range f.Boxes {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<g data-name=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

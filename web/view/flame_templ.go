@@ -83,7 +83,7 @@ func FlameGraph(f Flame) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		for _, b := range f.Boxes {
+		for b := range f.Boxes {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<g data-testid=\"flame-box\" data-name=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -233,7 +233,7 @@ func FlameGraph(f Flame) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templ.JSONScript(f.ID, f.Data).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = FlameDataScript(f).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

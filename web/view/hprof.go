@@ -10,7 +10,10 @@ type HeapDumpPage struct {
 	// Lazy, when set, is the top of the dominator tree read from the stored
 	// index, each object expanding on demand; else Dominators holds the top
 	// levels kept in the summary.
-	Lazy       *HeapDomList
+	Lazy *HeapDomList
+	// Notice, when set, says why the page shows less than it would (the
+	// stored index cannot be read).
+	Notice     string
 	Figures    []JVMFigure
 	Suspects   []HeapSuspect
 	Dominators []HeapRow
@@ -24,11 +27,43 @@ type HeapDumpPage struct {
 type HeapSuspect struct {
 	Sentence string
 	Share    string
-	Path     []HeapStep
+	// Path is the path's first and last steps, PathLength its steps in all.
+	Path       []HeapStep
+	PathLength int
 	// Chain, when set, is the dominators endpoint's URL of the accumulation
 	// point's dominator chain (the report has a stored index).
 	Chain string
+	// PathURL, when set, pages the whole path from the stored index.
+	PathURL string
 }
+
+// PathSummary says how long the path is and how much of it shows.
+func (s HeapSuspect) PathSummary() string {
+	if s.PathLength > len(s.Path) {
+		return "Shortest path from a GC root (" + count(s.PathLength) + " objects; the first and last " + strconv.Itoa(len(s.Path)) + " shown)"
+	}
+	return "Shortest path from a GC root (" + strconv.Itoa(len(s.Path)) + " objects)"
+}
+
+// GapURL pages the path from the steps left out before step i.
+func (s HeapSuspect) GapURL(i int) string {
+	if s.PathURL == "" || i == 0 {
+		return ""
+	}
+	return s.PathURL + "?offset=" + strconv.Itoa(s.Path[i-1].Index+1)
+}
+
+// count writes n with thousands separators.
+func count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// GapText says how many steps or objects are left out.
+func GapText(n int, what string) string { return "… " + count(n) + " more " + what }
 
 // HeapStep is one object on a path from a GC root.
 type HeapStep struct {
@@ -39,6 +74,9 @@ type HeapStep struct {
 	Text     string
 	Retained string
 	Root     bool
+	// Index is the step's position on the path (0 for the root), Gap how many
+	// steps are left out before it.
+	Index, Gap int
 }
 
 // HeapRow is one object of the dominator tree, with the largest objects it
@@ -54,6 +92,10 @@ type HeapRow struct {
 	// dominators endpoint) the row expands lazily instead of showing Children.
 	Node string
 	Src  string
+	// Index is, on a dominator chain, the row's position (0 for the top), Pos
+	// the number shown for it, Gap how many objects are left out above it.
+	Index, Gap int
+	Pos        string
 }
 
 // HeapDomList is one page of an object's children in the lazily loaded
@@ -83,9 +125,24 @@ func (l HeapDomList) MoreURL() string {
 // children, each linking to its own page.
 type HeapDomNodePage struct {
 	Header JVMHeader
-	// Chain is the object's dominators from the top down to it.
-	Chain    []HeapRow
-	Children HeapDomList
+	// Chain is the object's dominator chain by its ends: the top and the
+	// objects above it, down to it; ChainLength counts the objects on it.
+	Chain       []HeapRow
+	ChainLength int
+	Children    HeapDomList
+}
+
+// HeapPathPage is a page of the steps of a suspect's path from a GC root, read
+// from the stored index.
+type HeapPathPage struct {
+	Header JVMHeader
+	Steps  []HeapStep
+	// Offset is the first step's position, Length the path's steps in all.
+	Offset, Length int
+	// Prev and Next are the pages before and after ("" for none); FirstURL and
+	// Last the first and last pages, First whether this is not the first.
+	Prev, Next, FirstURL, Last string
+	First                      bool
 }
 
 // HeapClass is one row of the histogram (or of the packages).

@@ -215,7 +215,8 @@ type JavaEmbeddedHistogram struct {
 type JavaNMTPage struct {
 	Header  JVMHeader
 	Figures []JVMFigure
-	// Leak is the KAFKA-3933 callout, nil when the numbers do not show it.
+	// Leak is the callout of growth NMT tracks outside the heap, named by its
+	// category; nil when the numbers do not show it.
 	Leak  *JavaNativeLeakView
 	Chart JavaNMTChart
 	// Categories is the table of the (target) report.
@@ -227,8 +228,8 @@ type JavaNMTPage struct {
 	Snapshots *JavaSnapshotTable
 }
 
-// JavaNativeLeakView is the KAFKA-3933 signature: native memory outside the heap
-// grew while the heap did not.
+// JavaNativeLeakView is growth that NMT tracks outside the heap while the heap
+// did not grow, with its cause (thread-stacks, metaspace, direct-buffers…).
 type JavaNativeLeakView struct {
 	Cause, Message string
 }

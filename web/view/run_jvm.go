@@ -1,15 +1,16 @@
 package view
 
-// RunJVM is what a jvm run's jcmd outputs say, drawn with the JVM report
-// pages' own parts: the native memory summaries first → last, then the class
-// histogram.
+// RunJVM is what a jvm run captured of its JVM, drawn with the report pages'
+// own parts: its capture bundles (the untracked native memory, what NMT saw
+// change, the -all class histogram), or for runs of earlier versions the jcmd
+// outputs (the native memory summaries first → last, then the class histogram).
 type RunJVM struct {
 	Parts []RunJVMPart
 }
 
-// RunJVMPart is one kind of jcmd output of a run.
+// RunJVMPart is one kind of file a run captured of its JVM.
 type RunJVMPart struct {
-	// ID names the part in data-testid ("nmt", "histogram").
+	// ID names the part in data-testid ("capture", "nmt", "histogram").
 	ID, Title string
 	// Files are the captured files it was read from, in capture order.
 	Files []string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,8 +88,9 @@ func TestProfileReportPage(t *testing.T) {
 
 func TestFlameGraphComponent(t *testing.T) {
 	f := Flame{ID: "flame-data", Width: 1200, Height: 36,
-		Boxes: []FlameBox{{X: "0", Y: "0", W: "1200", Name: "root", Label: "root", Title: "root"}, {X: "0", Y: "18", W: "600", Name: hostile, Label: hostile, Title: hostile}},
-		Data:  FlameData{Names: []string{"root", hostile}, Nodes: [][4]int64{{0, 10, 0, 0}, {1, 5, 0, 1}}, Total: 10, Unit: "bytes"},
+		Boxes: slices.Values([]FlameBox{{X: "0", Y: "0", W: "1200", Name: "root", Label: "root", Title: "root"}, {X: "0", Y: "18", W: "600", Name: hostile, Label: hostile, Title: hostile}}),
+		Data:  FlameData{Total: 10, Unit: "bytes"},
+		Nodes: slices.Values([]FlameDataNode{{Name: "root", Value: 10}, {Name: hostile, Value: 5, Depth: 1}, {Name: "root", Value: 3, Depth: 2}}),
 	}
 	doc := render(t, FlameGraph(f))
 	if n := doc.Find("[data-testid=flame-box]").Length(); n != 2 {
@@ -106,8 +108,11 @@ func TestFlameGraphComponent(t *testing.T) {
 		t.Errorf("the JSON block lets a name close or open a script: %s", raw)
 	}
 	var back FlameData
-	if err := json.Unmarshal([]byte(data.Text()), &back); err != nil || back.Names[1] != hostile {
-		t.Errorf("the JSON block does not round-trip the name: %v %q", err, back.Names)
+	if err := json.Unmarshal([]byte(data.Text()), &back); err != nil || len(back.Names) != 2 || back.Names[1] != hostile {
+		t.Fatalf("the JSON block does not round-trip the names: %v %q", err, back.Names)
+	}
+	if want := [][4]int64{{0, 10, 0, 0}, {1, 5, 0, 1}, {0, 3, 0, 2}}; !slices.Equal(back.Nodes, want) || back.Total != 10 || back.Unit != "bytes" {
+		t.Errorf("the JSON block holds nodes %v, total %d %s; want %v, 10 bytes", back.Nodes, back.Total, back.Unit, want)
 	}
 }
 

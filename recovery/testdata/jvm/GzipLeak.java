@@ -4,7 +4,7 @@
 // and measures the native memory that costs.
 //
 // Usage: java -Xms64m -Xmx64m -XX:+AlwaysPreTouch -XX:NativeMemoryTracking=summary \
-//            GzipLeak PAYLOADS STREAMS OUTDIR
+//            GzipLeak PAYLOADS STREAMS OUTDIR [capture]
 //
 // PAYLOADS holds gzip payloads, each prefixed by its length (int32, big-endian):
 // the values of the wrapper messages (their compressed inner message sets). The
@@ -20,9 +20,14 @@
 // streams, and the resident set after the streams are dropped and collected
 // (the Inflater cleaners free zlib's memory; what glibc keeps stays resident).
 // OUTDIR receives the jcmd outputs: nmt-before.txt, nmt-after.txt, histo.txt.
+// With "capture", it prints "capture before" before the streams and "capture
+// after" with them open, and each time waits for a line on standard input, so
+// that `leakui capture jvm` can take this JVM's evidence at both points.
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,6 +43,7 @@ public final class GzipLeak {
         List<byte[]> payloads = readPayloads(Path.of(args[0]));
         int streams = Integer.parseInt(args[1]);
         Path out = Path.of(args[2]);
+        boolean capture = args.length > 3 && args[3].equals("capture");
 
         // Warm up: load the classes and start the attach listener, so that the
         // measurement sees the streams and nothing else.
@@ -51,11 +57,17 @@ public final class GzipLeak {
 
         long rssBefore = rssBytes();
         String nmtBefore = jcmd("VM.native_memory", "summary");
+        if (capture) {
+            waitForCapture("before");
+        }
         for (int i = 0; i < streams; i++) {
             DataInputStream in = openFirst(payloads.get(i % payloads.size()));
             open.add(in);
         }
         long rssAfter = rssBytes();
+        if (capture) {
+            waitForCapture("after");
+        }
         String nmtAfter = jcmd("VM.native_memory", "summary");
         String histo = jcmd("GC.class_histogram");
         Files.writeString(out.resolve("nmt-before.txt"), nmtBefore);
@@ -95,6 +107,17 @@ public final class GzipLeak {
             throw new IOException("no payloads in " + path);
         }
         return payloads;
+    }
+
+    private static final BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
+
+    // waitForCapture says that the JVM is at phase and waits until it is captured.
+    private static void waitForCapture(String phase) throws IOException {
+        System.out.println("capture " + phase);
+        System.out.flush();
+        if (stdin.readLine() == null) {
+            throw new IOException("standard input closed before the " + phase + " capture");
+        }
     }
 
     // settle collects twice and gives the cleaner thread time to run.

@@ -1,0 +1,85 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestHeapDumpsQueueRoundRobinByUploader holds the analysis slot while
+// 127.0.0.2 uploads three heap dumps and then 127.0.0.3 one: the second
+// address's waits behind the running analysis only, not behind the first's
+// queue; the first address's fourth is refused (429 naming
+// -max-queued-per-client) with nothing stored; and once the slot is free
+// the analyses run in that order.
+func TestHeapDumpsQueueRoundRobinByUploader(t *testing.T) {
+	ts := newTestServer(t, Config{MaxQueuedPerClient: 3, UploadsPerMinute: -1})
+	dump := leakShapeDump(t, false, 3, 64<<10)
+	variant := func(k int) file {
+		f := file{name: "dump.hprof", data: slices.Clone(dump.data)}
+		for range k { // another sha256: trailing records
+			f.data = append(f.data, dump.data[len(dump.data)-9:]...)
+		}
+		return f
+	}
+	var mu sync.Mutex
+	var order []string
+	heapJobStageHook = func(string) {
+		j := ts.srv.heapJobs
+		j.mu.Lock()
+		current := j.current
+		j.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		if current != "" && (len(order) == 0 || order[len(order)-1] != current) {
+			order = append(order, current)
+		}
+	}
+	t.Cleanup(func() { heapJobStageHook = nil })
+	release := holdAnalyses(t)
+	upload := func(from string, k int) (int, string) {
+		t.Helper()
+		code, raw := uploadFrom(t, ts, from, variant(k))
+		var up uploadResponse
+		json.Unmarshal([]byte(raw), &up)
+		return code, up.ReportID
+	}
+	var first []string
+	for k := range 3 {
+		code, id := upload("127.0.0.2", k)
+		if code != http.StatusAccepted {
+			t.Fatalf("heap dump %d from 127.0.0.2: %d", k+1, code)
+		}
+		first = append(first, id)
+	}
+	artifacts, _, _, _ := ts.db.Counts(t.Context())
+	code, raw := uploadFrom(t, ts, "127.0.0.2", variant(3))
+	if code != http.StatusTooManyRequests || !strings.Contains(raw, "-max-queued-per-client") {
+		t.Errorf("a fourth heap dump from 127.0.0.2: %d %s, want 429 naming -max-queued-per-client", code, raw)
+	}
+	if a, _, _, _ := ts.db.Counts(t.Context()); a != artifacts {
+		t.Errorf("the refused heap dump was stored (%d artifacts, were %d)", a, artifacts)
+	}
+	code, second := upload("127.0.0.3", 4)
+	if code != http.StatusAccepted {
+		t.Fatalf("a heap dump from 127.0.0.3: %d", code)
+	}
+	queue := func(id string) int { return ts.reportAnalysis(t, id).Progress.Queue }
+	if q := []int{queue(first[1]), queue(first[2]), queue(second)}; !slices.Equal(q, []int{2, 3, 1}) {
+		t.Errorf("analyses before 127.0.0.2's second and third and 127.0.0.3's first: %v, want [2 3 1]", q)
+	}
+	release()
+	for _, id := range append(first, second) {
+		if st := ts.waitAnalysis(t, id); st.Status != "done" {
+			t.Errorf("report %s ended %+v", id, st)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{first[0], second, first[1], first[2]}; !slices.Equal(order, want) {
+		t.Errorf("the analyses ran in the order %v, want %v (127.0.0.3's second)", order, want)
+	}
+}
