@@ -105,7 +105,7 @@ func buildFlameTree(ps *profileSet, file int, b *analyze.Budget) (*flameTreeEntr
 	if err != nil {
 		return nil, err
 	}
-	t, err := fp.FlameTreeWithin(ps.si, local)
+	t, err := fp.FlameTree(ps.si, local)
 	if err != nil {
 		return nil, err
 	}

@@ -236,6 +236,36 @@ func (m FilterMatches) or(n FilterMatches) FilterMatches {
 	return FilterMatches{m.Focus || n.Focus, m.Ignore || n.Ignore, m.Hide || n.Hide, m.Show || n.Show, m.TagFocus || n.TagFocus, m.TagIgnore || n.TagIgnore}
 }
 
+// inMemory is the profile's call graph with its samples in memory: its own, or
+// for a streamed profile a copy of its file's samples, charged to budget before
+// it is allocated (the caller releases it). The analyses that sort or index
+// the samples themselves (the flame tree) read them from it.
+func (p *Profile) inMemory(budget *analyze.Budget) (*callGraph, error) {
+	if p.graph != nil {
+		return p.graph, nil
+	}
+	meter := analyze.NewMeter(budget)
+	defer meter.Settle()
+	g := p.tables()
+	out := newCallGraph(g.nTypes, 0, 0, len(g.locs))
+	out.names, out.locs = g.names, g.locs
+	var failed error
+	err := p.walkSamples(func(stack []int32, values []int64) {
+		if failed == nil {
+			if failed = out.reserveSample(len(stack), meter); failed == nil {
+				out.appendSample(stack, values)
+			}
+		}
+	})
+	if err == nil {
+		err = failed
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // walkSamples calls fn with the stack (location indexes, leaf first) and the
 // values of every sample, which it must not keep: from the samples in memory,
 // or over one walk of the file.

@@ -36,14 +36,14 @@ func diffFlameView(x, y []byte, si int, budget *analyze.Budget, w io.Writer) (*F
 	defer b.Release()
 	trees := make([]*FlameTree, 2)
 	for i, data := range [][]byte{x, y} {
-		p, err := LoadWithin(bytes.NewReader(data), 0, b)
+		p, err := Open(Reader(bytes.NewReader(data)), Options{Budget: b})
 		if err != nil {
 			return nil, err
 		}
 		if err := b.Charge(p.MemSize()); err != nil { // held until its tree is built
 			return nil, err
 		}
-		if trees[i], err = p.FlameTreeWithin(si, b); err != nil {
+		if trees[i], err = p.FlameTree(si, b); err != nil {
 			return nil, err
 		}
 		b.Uncharge(p.MemSize())
@@ -110,7 +110,7 @@ func TestDiffFlameOfTwo50MBProfiles(t *testing.T) {
 	}
 	// A budget too small for the trees refuses them.
 	tb := analyze.NewBudget(8 << 20)
-	if _, err := target.FlameTreeWithin(3, tb); !isErr(err, analyze.ErrBusy) && !isErr(err, analyze.ErrTooLarge) {
+	if _, err := target.FlameTree(3, tb); !isErr(err, analyze.ErrBusy) && !isErr(err, analyze.ErrTooLarge) {
 		t.Errorf("within 8 MB: %v, want the budget's error", err)
 	}
 	if tb.Used() != 0 {

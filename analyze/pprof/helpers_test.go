@@ -20,3 +20,13 @@ func mustTop(t testing.TB, p *Profile, si int) TopResult {
 }
 
 func fixturesGlob(t testing.TB, dir string) []string { return fixtures.Glob(t, dir, "*") }
+
+// mustFlame is p.Flame without a budget, failing the test on an error.
+func mustFlame(t testing.TB, p *Profile, si int, minFraction float64) FlameGraph {
+	t.Helper()
+	fg, err := p.Flame(si, minFraction, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fg
+}

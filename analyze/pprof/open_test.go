@@ -210,3 +210,33 @@ func TestOpenStreamsALargeFile(t *testing.T) {
 		t.Errorf("streamed %v, %d bytes held; decoded it holds %d", p.stream != nil, b.Used(), q.MemSize())
 	}
 }
+
+// TestFlameTreeOfAStreamedProfile: a streamed profile's flame tree, built from
+// a copy of its samples charged to the budget, is the tree of the same profile
+// held in memory.
+func TestFlameTreeOfAStreamedProfile(t *testing.T) {
+	streamEveryFile(t)
+	path := fixtures.Path(t, "pprof", "flameshow-heap.pb.gz")
+	p, err := Open(File(path), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	q := loadFile(t, path)
+	si := q.DefaultSampleIndex()
+	b := analyze.NewBudget(1 << 30)
+	got, err := p.FlameTree(si, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := q.FlameTree(si, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.stream == nil || got.Total() != want.Total() || got.Len() != want.Len() || b.Used() != 0 {
+		t.Errorf("streamed %v: total %d, %d nodes, %d bytes left charged; in memory %d, %d", p.stream != nil, got.Total(), got.Len(), b.Used(), want.Total(), want.Len())
+	}
+	if d := treeDifference(got, want); d != "" {
+		t.Error(d)
+	}
+}

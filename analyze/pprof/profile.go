@@ -75,7 +75,7 @@ type Profile struct {
 }
 
 // SampleWalks is how many times an analysis has walked all of this profile's
-// samples since it was loaded: a flame tree built (FlameTreeWithin), a filter
+// samples since it was loaded: a flame tree built (FlameTree), a filter
 // applied (Filter), a diff (Diff). A view served from cached parts walks
 // none, which is how a server's tests check that it caches them.
 func (p *Profile) SampleWalks() int64 { return p.walks.Load() }
