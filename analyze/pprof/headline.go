@@ -14,29 +14,41 @@ import (
 // profile it says "proven leaked: N" and where most of them are. Goroutine
 // profiles are summed by site (the first function outside the runtime, internal,
 // sync and time packages), as series are, since every parked goroutine's leaf is
-// runtime.gopark.
-func (p *Profile) Headline(sampleIndex int) string {
-	top := p.Top(sampleIndex)
+// runtime.gopark. A streamed profile makes it over walks of its file, which can
+// fail.
+func (p *Profile) Headline(sampleIndex int) (string, error) {
+	top, err := p.Top(sampleIndex)
+	if err != nil {
+		return "", err
+	}
 	total := analyze.FormatValue(top.Total, top.Unit)
 	if top.ProvenLeaked {
 		s := "Proven leaked: " + analyze.Plural(top.Leaked, "goroutine") +
 			", by the Go runtime's goroutineleak profile: blocked on something no other goroutine can reach, they can never run again"
-		if site, n := p.largestSite(sampleIndex); site != "" {
+		site, n, err := p.largestSite(sampleIndex)
+		if err != nil {
+			return "", err
+		}
+		if site != "" {
 			s += fmt.Sprintf("; the most in %s (%s)", site, analyze.FormatCount(n))
 		}
-		return s + "."
+		return s + ".", nil
 	}
 	s := fmt.Sprintf("One profile: %s totals %s", top.SampleType, total)
 	switch {
 	case p.IsGoroutineProfile():
-		if site, n := p.largestSite(sampleIndex); site != "" {
+		site, n, err := p.largestSite(sampleIndex)
+		if err != nil {
+			return "", err
+		}
+		if site != "" {
 			s += fmt.Sprintf("; the most goroutines wait in %s (%s, %s)", site, analyze.FormatCount(n), analyze.Percent(n, top.Total))
 		}
 	case len(top.Rows) > 0:
 		r := top.Rows[0]
 		s += fmt.Sprintf("; the largest is %s with %s flat (%s)", r.Name, analyze.FormatValue(r.Flat, top.Unit), analyze.Percent(r.Flat, top.Total))
 	}
-	return s + ". " + p.sampleTypeSentence(sampleIndex)
+	return s + ". " + p.sampleTypeSentence(sampleIndex), nil
 }
 
 // sampleTypeSentence says what one sample type of a single profile shows and
@@ -64,14 +76,18 @@ func (p *Profile) sampleTypeSentence(sampleIndex int) string {
 
 // largestSite returns the goroutine site with the most goroutines and their
 // number, or "" when the profile has none.
-func (p *Profile) largestSite(sampleIndex int) (string, int64) {
+func (p *Profile) largestSite(sampleIndex int) (string, int64, error) {
 	sums := map[string]int64{}
 	site, most := "", int64(0)
-	for _, sv := range p.seriesStacks(sampleIndex) {
+	stacks, err := p.seriesStacks(sampleIndex)
+	if err != nil {
+		return "", 0, err
+	}
+	for _, sv := range stacks {
 		sums[sv.Site] += sv.Value
 		if v := sums[sv.Site]; v > most || (v == most && sv.Site < site) {
 			site, most = sv.Site, v
 		}
 	}
-	return site, most
+	return site, most, nil
 }

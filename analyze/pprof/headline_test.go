@@ -21,7 +21,10 @@ func TestHeadlineSaysWhatEachSampleTypeShows(t *testing.T) {
 	for _, path := range fixturesGlob(t, "pprof") {
 		p := loadFile(t, path)
 		for si, st := range p.SampleTypes() {
-			h := p.Headline(si)
+			h, err := p.Headline(si)
+			if err != nil {
+				t.Fatal(err)
+			}
 			name := filepath.Base(path) + "/" + st.Type
 			var want, kind string
 			switch {
@@ -73,7 +76,7 @@ func TestGoroutineLeakProtoCarriesTheProof(t *testing.T) {
 	if !p.IsGoroutineLeakProfile() {
 		t.Fatalf("types %s: not the goroutineleak profile", p.TypeNames())
 	}
-	top := p.Top(0)
+	top := mustTop(t, p, 0)
 	b, err := json.Marshal(top)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +84,7 @@ func TestGoroutineLeakProtoCarriesTheProof(t *testing.T) {
 	if !top.ProvenLeaked || top.Leaked != 100 || !strings.Contains(string(b), `"proven_leaked":true,"leaked":100`) {
 		t.Errorf("top: proven %v, leaked %d: %s", top.ProvenLeaked, top.Leaked, b)
 	}
-	if h := p.Headline(0); !strings.HasPrefix(h, "Proven leaked: 100 goroutines") || !strings.Contains(h, "the most in main.strand.func1 (100)") {
+	if h, err := p.Headline(0); err != nil || !strings.HasPrefix(h, "Proven leaked: 100 goroutines") || !strings.Contains(h, "the most in main.strand.func1 (100)") {
 		t.Errorf("headline %q", h)
 	}
 	rep, err := Series([]Snapshot{{"a", p}, {"b", p}, {"c", p}}, series.Options{})
@@ -93,7 +96,7 @@ func TestGoroutineLeakProtoCarriesTheProof(t *testing.T) {
 	}
 	// An ordinary goroutine profile proves nothing.
 	g := loadFile(t, fixtures.Path(t, "pprof", "flameshow-goroutine.pb.gz"))
-	if top := g.Top(0); top.ProvenLeaked || top.Leaked != 0 {
+	if top := mustTop(t, g, 0); top.ProvenLeaked || top.Leaked != 0 {
 		t.Errorf("a goroutine profile: proven %v, leaked %d", top.ProvenLeaked, top.Leaked)
 	}
 }

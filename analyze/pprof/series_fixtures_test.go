@@ -66,7 +66,11 @@ func TestSeriesSitesMatchPprof(t *testing.T) {
 			want := runPprofTop(t, p.SampleTypes()[si].Unit, append(args, path)...)
 			sites := map[string]int64{}
 			var total int64
-			for _, s := range p.seriesStacks(si) {
+			stacks, err := p.seriesStacks(si)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range stacks {
 				sites[s.Site] += s.Value
 				total += abs64(s.Value)
 			}

@@ -100,7 +100,9 @@ func seriesInputOf(t *testing.T, snaps []Snapshot, sampleIndex string) series.In
 	}
 	b := newSeriesBuilder(len(snaps), snaps[0].Profile.IsGoroutineProfile())
 	for i, s := range snaps {
-		b.add(i, s.Profile.graph, si)
+		if err := b.add(i, s.Profile, si); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var in series.Input
 	b.fill(&in)

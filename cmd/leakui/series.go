@@ -36,7 +36,8 @@ Exit status:
      says how many more to take
 `
 
-// runSeries implements `leakui series [-sample_index NAME] [-json] SNAPSHOT...`.
+// runSeries implements `leakui series [-sample_index NAME] [the filters of top]
+// [-json] SNAPSHOT...`: the filters apply to every snapshot.
 func runSeries(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("series", "SNAPSHOT SNAPSHOT SNAPSHOT...", std.err)
 	flagsUsage := fs.Usage
@@ -51,7 +52,12 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 	minGrowth := fs.Int64("min_growth", 0, "smallest growth first→last a leak suspect needs, in the sample type's unit (0 = 524288 for bytes, 3 for counts)")
 	n := fs.Int("n", 10, "suspects, growers and shrinkers to print as text (0 for all)")
 	maxDecompressed := fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression")
+	ff := addFilterFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	f, err := ff.compile(std.err, "series")
+	if err != nil {
 		return err
 	}
 	if fs.NArg() < 3 {
@@ -64,7 +70,12 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p, err := loadProfileFile(path, *maxDecompressed)
+		whole, err := openProfileFile(path, *maxDecompressed)
+		if err != nil {
+			return err
+		}
+		defer whole.Close()
+		p, err := applyFilter(std.err, "series", path, whole, f)
 		if err != nil {
 			return err
 		}
