@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // FormatBytes renders a byte count the way go tool pprof does, in units of 1024
@@ -126,4 +127,35 @@ func abs64(v int64) int64 {
 		return -v
 	}
 	return v
+}
+
+// Plural renders a count with its noun, in the singular for exactly one (or minus
+// one) and in the plural otherwise, the count with thousands separators: "1
+// goroutine", "0 goroutines", "20,161 goroutines", "2 classes", "3 categories".
+// The plural is the noun with "es" after s, x, z, ch and sh, "ies" for a "y"
+// after a consonant, else "s"; PluralWord takes an irregular plural.
+func Plural(n int64, noun string) string {
+	return PluralWord(n, noun, pluralOf(noun))
+}
+
+// PluralWord is Plural with the plural given: PluralWord(2, "child", "children").
+func PluralWord(n int64, singular, plural string) string {
+	if n == 1 || n == -1 {
+		return FormatCount(n) + " " + singular
+	}
+	return FormatCount(n) + " " + plural
+}
+
+// pluralOf forms the regular plural of an English noun.
+func pluralOf(noun string) string {
+	switch {
+	case noun == "":
+		return noun
+	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "z"),
+		strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
+		return noun + "es"
+	case len(noun) > 1 && noun[len(noun)-1] == 'y' && !strings.ContainsRune("aeiou", rune(noun[len(noun)-2])):
+		return noun[:len(noun)-1] + "ies"
+	}
+	return noun + "s"
 }

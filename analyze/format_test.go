@@ -27,3 +27,32 @@ func TestFormatValues(t *testing.T) {
 		}
 	}
 }
+
+// TestPlural checks the one plural helper the analyses' sentences share: the
+// singular for exactly one, regular English plurals, thousands separators.
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		noun string
+		want string
+	}{
+		{1, "goroutine", "1 goroutine"},
+		{0, "goroutine", "0 goroutines"},
+		{100, "goroutine", "100 goroutines"},
+		{20161, "goroutine", "20,161 goroutines"},
+		{-1, "instance", "-1 instance"},
+		{2, "class", "2 classes"},
+		{1, "class", "1 class"},
+		{3, "category", "3 categories"},
+		{2, "day", "2 days"},
+		{2, "match", "2 matches"},
+		{2, "step", "2 steps"},
+	} {
+		if got := Plural(c.n, c.noun); got != c.want {
+			t.Errorf("Plural(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+	if got := PluralWord(2, "child", "children"); got != "2 children" {
+		t.Errorf("PluralWord = %q", got)
+	}
+}

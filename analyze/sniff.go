@@ -147,6 +147,12 @@ func detectKind(head []byte) Detection {
 		return Detection{Kind: KindUnknown, Format: magic}
 	}
 	if looksBinary(head) {
+		if enc := utf16WithoutMark(head); enc != "" {
+			// Text in UTF-16 without its byte order mark, which Decompress needs
+			// to transcode it: half its bytes are 0, and its first may pass for a
+			// profile.proto's field (a '2' is field 6).
+			return Detection{Kind: KindUnknown, Format: enc + " text without a byte order mark (convert it to UTF-8, such as with iconv -f " + enc + " -t UTF-8)"}
+		}
 		if looksLikeProfileProto(head) {
 			return Detection{Kind: KindProfile, Format: "profile.proto"}
 		}
@@ -299,6 +305,51 @@ func looksBinary(b []byte) bool {
 		}
 	}
 	return control*20 > len(b) // more than 5%
+}
+
+// utf16WithoutMark tells whether b is UTF-16 text without a byte order mark:
+// EncodingUTF16LE when nearly every pair of its first bytes (at least 16 pairs)
+// is a printable ASCII character and a zero, EncodingUTF16BE when it is a zero
+// and a character, "" otherwise. Text has words: at least 8 distinct
+// characters and a space or a line break; a profile.proto of empty repeated
+// fields ("2\x00" over and over, an empty string's key and length) has not.
+func utf16WithoutMark(b []byte) string {
+	if len(b) > 4096 {
+		b = b[:4096]
+	}
+	pairs := len(b) / 2
+	if pairs < 16 {
+		return ""
+	}
+	text := func(c byte) bool { return c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c < 0x7f) }
+	le, be := 0, 0
+	var seenLE, seenBE [128]bool
+	for i := 0; i+1 < len(b); i += 2 {
+		if text(b[i]) && b[i+1] == 0 {
+			le++
+			seenLE[b[i]] = true
+		}
+		if b[i] == 0 && text(b[i+1]) {
+			be++
+			seenBE[b[i+1]] = true
+		}
+	}
+	words := func(seen *[128]bool) bool {
+		distinct := 0
+		for _, ok := range seen {
+			if ok {
+				distinct++
+			}
+		}
+		return distinct >= 8 && (seen[' '] || seen['\n'])
+	}
+	switch {
+	case le*20 >= pairs*19 && words(&seenLE):
+		return EncodingUTF16LE
+	case be*20 >= pairs*19 && words(&seenBE):
+		return EncodingUTF16BE
+	}
+	return ""
 }
 
 // looksLikeProfileProto checks that the message starts with a field of

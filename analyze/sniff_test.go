@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/leakui/leakui/internal/fixtures"
 )
@@ -121,5 +122,51 @@ func TestDecompressLimitAndNesting(t *testing.T) {
 
 	if _, _, err := Decompress(bytes.NewReader(nil), 0); !isErr(err, ErrEmpty) {
 		t.Errorf("empty: err %v, want ErrEmpty", err)
+	}
+}
+
+// TestUTF16WithoutMarkIsNamed: text in UTF-16 without its byte order mark
+// (which a JVM tool on Windows may write) is detected as such, whatever its
+// first character passes for (a '2' is a profile.proto field), so that the
+// messages say what it is and how to convert it; with the mark it is read.
+func TestUTF16WithoutMarkIsNamed(t *testing.T) {
+	text := []byte("2025-12-21 11:28:51\nFull thread dump OpenJDK 64-Bit Server VM (17.0.9+9 mixed mode):\n\n\"main\" #1 prio=5 os_prio=0 tid=0x1 nid=0x2 runnable\n")
+	encode := func(be bool) []byte {
+		var out []byte
+		for _, u := range utf16.Encode([]rune(string(text))) {
+			if be {
+				out = append(out, byte(u>>8), byte(u))
+			} else {
+				out = append(out, byte(u), byte(u>>8))
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		be   bool
+		want string
+	}{{false, "UTF-16LE text without a byte order mark"}, {true, "UTF-16BE text without a byte order mark"}} {
+		d := DetectKind(encode(tc.be))
+		if d.Kind != KindUnknown || !strings.Contains(d.String(), tc.want) || !strings.Contains(d.String(), "iconv") {
+			t.Errorf("big-endian %v: %s (%s), want %q", tc.be, d, d.Kind, tc.want)
+		}
+	}
+	if d := DetectKind(text); d.Kind != KindJavaThreads {
+		t.Errorf("the UTF-8 text: %s", d)
+	}
+	// A profile.proto of empty repeated fields has the same bytes as UTF-16
+	// text of one character, but no words.
+	for _, pair := range []string{"2\x00", "\"\x00"} {
+		if d := DetectKind([]byte(strings.Repeat(pair, 2000))); d.Format != "profile.proto" {
+			t.Errorf("%q repeated: %s", pair, d)
+		}
+	}
+	rc, _, err := Decompress(bytes.NewReader(append([]byte{0xff, 0xfe}, encode(false)...)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	if d, err := Sniff(rc); err != nil || d.Kind != KindJavaThreads || d.Encoding != EncodingUTF16LE {
+		t.Errorf("with the mark: %+v, %v", d, err)
 	}
 }

@@ -29,7 +29,7 @@ func steadyHeapSeries(t *testing.T) Evidence {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := pprof.Load(f, 0)
+		p, err := pprof.Open(pprof.Reader(f), pprof.Options{})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

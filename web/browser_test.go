@@ -22,9 +22,9 @@ func TestBrowserUploadAndSwitchSampleType(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	path := fixtures.Path(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz")
 	want := loadProfileBytes(t, fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz").data)
-	inuse := want.Top(want.DefaultSampleIndex())
+	inuse := topOf(t, want, want.DefaultSampleIndex())
 	allocSI, _ := want.SampleIndex("alloc_space")
-	alloc := want.Top(allocSI)
+	alloc := topOf(t, want, allocSI)
 	const first = `[data-testid=top-row]:first-child`
 
 	browser.Do(t, ctx,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/capture"
-	"github.com/leakui/leakui/internal/hostile"
+	"github.com/leakui/leakui/internal/hostile/bundle"
 	"github.com/leakui/leakui/internal/markdown"
 )
 
@@ -130,7 +130,7 @@ func TestCaptureUploadRefusals(t *testing.T) {
 		{"two processes", []file{after, {"other.tar.gz", otherProcess.Bytes()}}, 422, "bundles of one process compare"},
 		{"a bundle and a histogram", []file{after, fixture(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log")}, 422, "upload files of one kind together"},
 	}
-	for _, h := range hostile.CaptureBundles(maxDecompressed) {
+	for _, h := range bundle.Cases(maxDecompressed) {
 		cases = append(cases, struct {
 			name   string
 			files  []file

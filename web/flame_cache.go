@@ -101,11 +101,11 @@ func (s *Server) flameTrees(ctx context.Context, ps *profileSet, notices *[]stri
 func buildFlameTree(ps *profileSet, file int, b *analyze.Budget) (*flameTreeEntry, error) {
 	local := b.Child(b.Remaining())
 	defer local.Release()
-	fp, m, err := ps.profiles[file].FilterWithin(ps.q.filter, local)
+	fp, m, err := ps.profiles[file].Filter(ps.q.filter, local)
 	if err != nil {
 		return nil, err
 	}
-	t, err := fp.FlameTreeWithin(ps.si, local)
+	t, err := fp.FlameTree(ps.si, local)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func TestFlameImageInMarkdown(t *testing.T) {
 		t.Errorf("caption %q", img.Caption)
 	}
 	p := loadProfileBytes(t, hostile.Gzip(hostile.HostileNamesProfile()))
-	total := p.Top(p.DefaultSampleIndex()).Total
+	total := topOf(t, p, p.DefaultSampleIndex()).Total
 	if len(img.Boxes) == 0 || img.Boxes[0].Name != "root" || !strings.Contains(img.Boxes[0].Title, "(100% of the total)") {
 		t.Fatalf("first box %+v (total %d)", img.Boxes, total)
 	}

@@ -136,7 +136,7 @@ func (s *Server) loadReceivedProfile(f *received) (*pprof.Profile, error) {
 	defer fh.Close()
 	b := s.analysisBudget()
 	defer b.Release()
-	p, err := pprof.LoadWithin(fh, s.cfg.MaxDecompressed, b)
+	p, err := pprof.Open(pprof.Reader(fh), pprof.Options{Limit: s.cfg.MaxDecompressed, Budget: b})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.name, err)
 	}

@@ -33,7 +33,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	up := ts.mustUpload(t, nil, heap)
 	p := loadProfileBytes(t, heap.data)
 	cums := map[string]int64{}
-	for _, r := range p.Top(p.DefaultSampleIndex()).Rows {
+	for _, r := range topOf(t, p, p.DefaultSampleIndex()).Rows {
 		cums[r.Name] = r.Cum
 	}
 	flameURL := ts.URL + reportURL(up.ReportID) + "?view=flame"

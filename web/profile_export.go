@@ -76,7 +76,10 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		fg := cut.Graph()
 		doc.Flame = &fg
 	} else {
-		top := fp.Top(ps.si)
+		top, err := fp.Top(ps.si)
+		if err != nil {
+			return err
+		}
 		if q.rows > 0 && len(top.Rows) > q.rows {
 			top.Rows = top.Rows[:q.rows]
 		}
@@ -141,7 +144,10 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 	if err != nil {
 		return err
 	}
-	top := fp.Top(ps.si)
+	top, err := fp.Top(ps.si)
+	if err != nil {
+		return err
+	}
 	fmt.Fprint(w, markdown.Heading(3, "leakui: "+markdown.Escape(a.Name)))
 	fmt.Fprintf(w, "- Report: %s\n", link)
 	fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))

@@ -21,7 +21,7 @@ func TestTopTablePprofView(t *testing.T) {
 	heap := fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz")
 	up := ts.mustUpload(t, nil, heap)
 	p := loadProfileBytes(t, heap.data)
-	top := p.Top(p.DefaultSampleIndex())
+	top := topOf(t, p, p.DefaultSampleIndex())
 	kept, dropped, _ := top.PprofTrim(pprof.DefaultNodeFraction)
 	if dropped == 0 {
 		t.Fatal("pprof drops nothing from this profile; choose another")
@@ -73,7 +73,7 @@ func TestTopTablePprofView(t *testing.T) {
 
 	si := p.DefaultSampleIndex()
 	all := page("?n=all")
-	checkRows(all, len(top.Rows), p.InlineMarks(si, 0, pprof.DefaultEdgeFraction))
+	checkRows(all, len(top.Rows), marksOf(t, p, si, 0))
 	note := all.Find("[data-testid=top-dropped]").Text()
 	if !strings.Contains(note, "pprof's default -top would drop "+strconv.Itoa(dropped)+" functions (cum ≤ ") {
 		t.Errorf("the note says %q, want pprof's %d dropped functions", note, dropped)
@@ -84,11 +84,22 @@ func TestTopTablePprofView(t *testing.T) {
 	}
 
 	pv := page(strings.TrimPrefix(toggle, "/r/"+up.ReportID) + "&n=all")
-	checkRows(pv, len(kept), p.InlineMarks(si, pprof.DefaultNodeFraction, pprof.DefaultEdgeFraction))
+	checkRows(pv, len(kept), marksOf(t, p, si, pprof.DefaultNodeFraction))
 	if back, _ := pv.Find("[data-testid=top-toggle]").Attr("href"); strings.Contains(back, "trim=") {
 		t.Errorf("the link back to every function keeps trim: %q", back)
 	}
 	if code, _, _ := ts.get(t, "/r/"+up.ReportID+"?trim=yes"); code != 400 {
 		t.Errorf("trim=yes: %d, want 400", code)
 	}
+}
+
+// marksOf is p.InlineMarks with pprof's default -edgefraction, failing the test
+// on an error.
+func marksOf(t *testing.T, p *pprof.Profile, si int, nodeFraction float64) map[string]string {
+	t.Helper()
+	marks, err := p.InlineMarks(si, nodeFraction, pprof.DefaultEdgeFraction)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return marks
 }

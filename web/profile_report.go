@@ -75,7 +75,7 @@ func (ps *profileSet) shown() *pprof.Profile {
 // The copy a filter makes is charged to the request's budget (ErrTooLarge or
 // ErrBusy when it has no room).
 func (ps *profileSet) filtered(p *pprof.Profile, notices *[]string) (*pprof.Profile, error) {
-	fp, m, err := p.FilterWithin(ps.q.filter, ps.budget)
+	fp, m, err := p.Filter(ps.q.filter, ps.budget)
 	if err != nil {
 		return nil, err
 	}
@@ -244,14 +244,22 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 			ps.linkFlame(&f, path)
 			page.Flame = &f
 			page.Links = append(page.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
-			page.Top = ps.sideTable(p, path)
+			if page.Top, err = ps.sideTable(p, path); err != nil {
+				return page, err
+			}
 		} else {
 			nodeFraction := 0.0 // every row: the marks pprof -top -nodefraction=0 prints
 			if q.pprofTrim {
 				nodeFraction = pprof.DefaultNodeFraction
 			}
-			marks := p.InlineMarks(ps.si, nodeFraction, pprof.DefaultEdgeFraction)
-			top := p.Top(ps.si)
+			marks, err := p.InlineMarks(ps.si, nodeFraction, pprof.DefaultEdgeFraction)
+			if err != nil {
+				return page, err
+			}
+			top, err := p.Top(ps.si)
+			if err != nil {
+				return page, err
+			}
 			sortTopRows(top.Rows, q.sort)
 			t := topTable(top, marks, q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), q.pprofTrim,
 				q.url(path, func(v url.Values) {

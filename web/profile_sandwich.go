@@ -158,14 +158,17 @@ const sideRows = 30
 
 // sideTable is the compact top table shown beside a profile's flame graph, in
 // the query's order, its rows linked to their sandwiches.
-func (ps *profileSet) sideTable(p *pprof.Profile, path string) *view.TopTable {
+func (ps *profileSet) sideTable(p *pprof.Profile, path string) (*view.TopTable, error) {
 	q := ps.q
-	top := p.Top(ps.si)
+	top, err := p.Top(ps.si)
+	if err != nil {
+		return nil, err
+	}
 	sortTopRows(top.Rows, q.sort)
 	t := topTable(top, nil, sideRows, q.url(path, func(v url.Values) { v.Del("view"); v.Set("n", "all") }), false, "")
 	t.Compact = true
 	ps.linkTopTable(&t, path)
-	return &t
+	return &t, nil
 }
 
 // linkFlame gives a flame graph of a single profile the URLs its script opens

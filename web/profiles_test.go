@@ -27,8 +27,11 @@ func TestFiltersInTheURL(t *testing.T) {
 	_, up, _ := ts.upload(t, heap)
 	p := loadProfileBytes(t, heap.data)
 	f, _ := pprof.CompileFilter("badger", "", "", "")
-	fp, _ := p.Filter(f)
-	want := fp.Top(p.DefaultSampleIndex())
+	fp, _, err := p.Filter(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := topOf(t, fp, p.DefaultSampleIndex())
 
 	doc := reportDoc(t, ts, "/api/reports/"+up.ReportID+"?f=badger&n=all")
 	got := doc.Profile.Top
@@ -59,7 +62,7 @@ func TestFlameView(t *testing.T) {
 	}
 	doc := reportDoc(t, ts, "/api/reports/"+up.ReportID+"?view=flame")
 	p := loadProfileBytes(t, heap.data)
-	if doc.Flame == nil || doc.Flame.Total != p.Top(p.DefaultSampleIndex()).Total {
+	if doc.Flame == nil || doc.Flame.Total != topOf(t, p, p.DefaultSampleIndex()).Total {
 		t.Errorf("flame JSON total %+v", doc.Flame)
 	}
 	if code, _, _ := ts.get(t, "/r/"+up.ReportID+"?view=pie"); code != 400 {
@@ -87,7 +90,7 @@ func TestUploadTwoProfilesMakesADiff(t *testing.T) {
 	}
 	// The same files as single profiles, and the diff's flame graph.
 	single := reportDoc(t, ts, "/api/reports/"+up.ReportID+"?mode=profile&file=1")
-	if single.Profile == nil || single.Profile.Top.Total != target.Top(target.DefaultSampleIndex()).Total {
+	if single.Profile == nil || single.Profile.Top.Total != topOf(t, target, target.DefaultSampleIndex()).Total {
 		t.Error("mode=profile&file=1 does not show the target")
 	}
 	fl := reportDoc(t, ts, "/api/reports/"+up.ReportID+"?view=flame")

@@ -124,7 +124,7 @@ func (s *Server) loadProfile(ctx context.Context, sha string) (*pprof.Profile, e
 	}
 	b := s.analysisBudget()
 	defer b.Release()
-	p, err := pprof.LoadWithin(bytes.NewReader(data), s.cfg.MaxDecompressed, b)
+	p, err := pprof.Open(pprof.Reader(bytes.NewReader(data)), pprof.Options{Limit: s.cfg.MaxDecompressed, Budget: b})
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func (rr runRecorder) checkCapture(ctx context.Context, runID string, c lab.Capt
 	if det := detectBytes(c.Data); det.Kind != analyze.KindProfile {
 		return fmt.Errorf("%w: the %s capture %s is %s, not a pprof profile", analyze.ErrUnsupportedKind, c.Role, c.Name, det.Kind.Description())
 	}
-	p, err := pprof.Load(bytes.NewReader(c.Data), rr.s.cfg.MaxDecompressed)
+	p, err := pprof.Open(pprof.Reader(bytes.NewReader(c.Data)), pprof.Options{Limit: rr.s.cfg.MaxDecompressed})
 	if err != nil {
 		return fmt.Errorf("the %s capture %s: %w", c.Role, c.Name, err)
 	}

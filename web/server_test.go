@@ -162,11 +162,21 @@ func fixture(t testing.TB, dir, name string) file {
 
 func loadProfileBytes(t testing.TB, b []byte) *pprof.Profile {
 	t.Helper()
-	p, err := pprof.Load(bytes.NewReader(b), 0)
+	p, err := pprof.Open(pprof.Reader(bytes.NewReader(b)), pprof.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// topOf is p.Top, failing the test on an error.
+func topOf(t testing.TB, p *pprof.Profile, si int) pprof.TopResult {
+	t.Helper()
+	top, err := p.Top(si)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return top
 }
 
 // TestUploadReportJSONMarkdownDownload walks the whole path of one profile.
@@ -175,7 +185,7 @@ func TestUploadReportJSONMarkdownDownload(t *testing.T) {
 	heap := fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz")
 	want := loadProfileBytes(t, heap.data)
 	si, _ := want.SampleIndex("inuse_space")
-	wantTop := want.Top(si)
+	wantTop := topOf(t, want, si)
 
 	status, up, raw := ts.upload(t, heap)
 	if status != http.StatusCreated {
@@ -202,7 +212,7 @@ func TestUploadReportJSONMarkdownDownload(t *testing.T) {
 		t.Fatalf("report JSON: %d %s", code, body)
 	}
 	allocSI, _ := want.SampleIndex("alloc_objects")
-	wantAlloc := want.Top(allocSI)
+	wantAlloc := topOf(t, want, allocSI)
 	if doc.Profile.Top.SampleType != "alloc_objects" || doc.Profile.Top.Total != wantAlloc.Total || len(doc.Profile.Top.Rows) != 5 ||
 		doc.Profile.Top.Rows[0] != wantAlloc.Rows[0] {
 		t.Errorf("JSON top = %+v, want total %d first %+v", doc.Profile.Top, wantAlloc.Total, wantAlloc.Rows[0])

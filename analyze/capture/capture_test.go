@@ -21,7 +21,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/fixtures"
-	"github.com/leakui/leakui/internal/hostile"
+	"github.com/leakui/leakui/internal/hostile/bundle"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -190,7 +190,7 @@ func TestWriterRoundTrip(t *testing.T) {
 func TestReadRefuses(t *testing.T) {
 	const maxTotal = 4 << 20
 	want := map[int]error{413: analyze.ErrTooLarge, 415: analyze.ErrUnsupportedKind, 422: analyze.ErrMalformed}
-	for _, h := range hostile.CaptureBundles(maxTotal) {
+	for _, h := range bundle.Cases(maxTotal) {
 		t.Run(h.Name, func(t *testing.T) {
 			_, err := ReadCapture(bytes.NewReader(h.Data), 2*maxTotal, Limits{MaxFileBytes: maxTotal, MaxTotalBytes: maxTotal}, analyze.NewBudget(64<<20))
 			if !errors.Is(err, want[h.Status]) || !strings.Contains(err.Error(), h.Message) {
@@ -199,7 +199,7 @@ func TestReadRefuses(t *testing.T) {
 		})
 	}
 	// An analysis's budget smaller than the bundle refuses it before it holds it.
-	b := hostile.Tar(hostile.File("manifest.json", hostile.Manifest("a.txt")), hostile.File("a.txt", make([]byte, 1<<20)))
+	b := bundle.Tar(bundle.File("manifest.json", bundle.Manifest("a.txt")), bundle.File("a.txt", make([]byte, 1<<20)))
 	if _, err := ReadCapture(bytes.NewReader(b), 0, Limits{}, analyze.NewBudget(0).Child(512<<10)); !errors.Is(err, analyze.ErrTooLarge) {
 		t.Errorf("over the budget: %v", err)
 	}
@@ -316,7 +316,7 @@ func fuzzSeeds(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	for _, h := range hostile.CaptureBundles(64 << 10) {
+	for _, h := range bundle.Cases(64 << 10) {
 		if len(h.Data) < 1<<20 {
 			f.Add(h.Data)
 		}

@@ -124,7 +124,7 @@ func parseGo(b *Bundle, limit int64, budget *analyze.Budget) (*GoCapture, error)
 				}
 				return nil, nil
 			}
-			p, err := pprof.LoadWithin(bytes.NewReader(data), limit, budget)
+			p, err := pprof.Open(pprof.Reader(bytes.NewReader(data)), pprof.Options{Limit: limit, Budget: budget})
 			if err == nil {
 				err = budget.Charge(p.MemSize()) // what the capture keeps
 			}
@@ -176,5 +176,5 @@ func total(p *pprof.Profile, name string) int64 {
 	if err != nil {
 		return -1
 	}
-	return p.Top(si).Total
+	return p.SampleTypes()[si].Total
 }

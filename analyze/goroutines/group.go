@@ -3,7 +3,8 @@ package goroutines
 import (
 	"slices"
 	"sort"
-	"strconv"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // Group is a set of goroutines of one dump with the same stack (functions,
@@ -133,18 +134,11 @@ func (g *Group) Wait() string {
 	case g.WaitMax == 0:
 		return ""
 	case g.WaitMin == g.WaitMax:
-		return goroutinePluralMinutes(g.WaitMax)
+		return analyze.Plural(int64(g.WaitMax), "minute")
 	case g.WaitMin == 0:
-		return "up to " + goroutinePluralMinutes(g.WaitMax)
+		return "up to " + analyze.Plural(int64(g.WaitMax), "minute")
 	}
-	return strconv.Itoa(g.WaitMin) + "–" + goroutinePluralMinutes(g.WaitMax)
-}
-
-func goroutinePluralMinutes(n int) string {
-	if n == 1 {
-		return "1 minute"
-	}
-	return strconv.Itoa(n) + " minutes"
+	return analyze.FormatCount(int64(g.WaitMin)) + "–" + analyze.Plural(int64(g.WaitMax), "minute")
 }
 
 // sortGoroutineGroups orders groups: the panicking one first, then by count, larger

@@ -10,6 +10,13 @@ import (
 // is {"total":N,"format":"…","groups":[{"count":N,"state":"…","stack":["pkg.fn",…],
 // …}]} with the fields documented on each type.
 type Report struct {
+	// Verdict is the report's state in one word (VerdictCrash, VerdictLeak,
+	// VerdictGrew, VerdictCompared, VerdictDump), and Headline says it in one
+	// sentence with the numbers: the crash and the group of the goroutine that
+	// panicked, "proven leaked: N", the change of a comparison, and always the
+	// largest group by count (see Largest).
+	Verdict  string `json:"verdict"`
+	Headline string `json:"headline"`
 	// Total is the number of goroutines in the dump.
 	Total int `json:"total"`
 	// Format is the dump's format (see Dump.Format).
@@ -58,6 +65,7 @@ func NewReportByCreator(target *Dump) *Report {
 	r := NewReport(target, nil)
 	r.Groups = GroupsByCreator(target)
 	r.SplitBy = SplitCreator
+	r.decide()
 	return r
 }
 
@@ -82,10 +90,12 @@ func NewReport(target, base *Dump) *Report {
 	}
 	if base == nil {
 		r.Groups = Groups(target)
+		r.decide()
 		return r
 	}
 	r.Base = &ReportBase{Total: base.Total(), Format: base.Format, Time: goroutineTimeOrNil(base.Time), Truncated: base.Truncated}
 	r.Groups = compareDumps(base, target)
+	r.decide()
 	return r
 }
 

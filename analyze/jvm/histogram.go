@@ -36,6 +36,9 @@ type Histogram struct {
 	Time time.Time `json:"time,omitzero"`
 	// Line is the line of the histogram's header in its file, from 1.
 	Line int `json:"line"`
+	// Origin is the JVM the histogram came from: jcmd's process id and the JDK's
+	// version from the module column, when the file has them.
+	Origin
 	// TotalInstances and TotalBytes are the file's own Total line; without one they
 	// are the sums of the rows (and Warnings says so).
 	TotalInstances int64 `json:"total_instances"`
@@ -81,11 +84,16 @@ func ParseHistogramsWithin(r io.Reader, budget *analyze.Budget) ([]*Histogram, e
 		out     []*Histogram
 		stamp   time.Time
 		emptyAt int
+		pid     int64
 	)
 	for l.next() {
 		line := l.line()
 		if t, ok := javaTimestampLine(line); ok {
 			stamp = t
+			continue
+		}
+		if p, ok := javaPIDLine(line); ok {
+			pid = p
 			continue
 		}
 		format, modules, ok := javaHistogramHeader(line)
@@ -104,6 +112,7 @@ func ParseHistogramsWithin(r io.Reader, budget *analyze.Budget) ([]*Histogram, e
 			continue
 		}
 		h.Time, stamp = stamp, time.Time{}
+		h.PID = pid
 		out = append(out, h)
 	}
 	if err := l.readErr(); err != nil {
@@ -217,6 +226,7 @@ func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Hist
 	if len(h.Classes) == 0 && !h.HasTotal {
 		return h, nil
 	}
+	h.JVMVersion = histogramJVMVersion(h.Classes)
 	if !h.HasTotal {
 		h.TotalInstances, h.TotalBytes = h.RowInstances, h.RowBytes
 		h.Warnings = append(h.Warnings, fmt.Sprintf("no Total line after %d rows: the histogram may be cut short", len(h.Classes)))

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // Order is what JVM class tables are ranked by.
@@ -76,6 +78,9 @@ func (c ClassChange) New() bool { return c.BaseInstances == 0 && c.TargetInstanc
 
 // HistogramDiff compares two class histograms of one JVM: what grew, by how much.
 type HistogramDiff struct {
+	// Warnings say why the two histograms may not be comparable (see
+	// OriginWarnings), to be shown first; absent when none.
+	Warnings []string `json:"warnings,omitempty"`
 	// TotalInstances and TotalBytes are target − base.
 	TotalInstances       int64 `json:"total_instances"`
 	TotalBytes           int64 `json:"total_bytes"`
@@ -92,6 +97,7 @@ type HistogramDiff struct {
 // added up). Totals come from each histogram's Total line.
 func DiffHistograms(base, target *Histogram) *HistogramDiff {
 	d := &HistogramDiff{
+		Warnings:             OriginWarnings(base.Origin, target.Origin),
 		BaseTotalInstances:   base.TotalInstances,
 		BaseTotalBytes:       base.TotalBytes,
 		TargetTotalInstances: target.TotalInstances,
@@ -149,14 +155,49 @@ func (d *HistogramDiff) Grown(order Order, n int) []ClassChange {
 }
 
 // Suspects returns at most n application classes (see IsPlatformClass) that
-// grew in instances, most new instances first (n ≤ 0: all). The shallow bytes of a
-// leaked object are small and the JDK's arrays and collections it holds dominate the
-// byte ranking; the application class whose instance count climbs is what names the
-// leak (SAMZA-2785: 14 → 1,741 KafkaSystemConsumer instances).
+// grew in instances by the floor a leak suspect needs, most new instances first
+// (n ≤ 0: all). The shallow bytes of a leaked object are small and the JDK's arrays
+// and collections it holds dominate the byte ranking; the application class whose
+// instance count climbs is what names the leak (SAMZA-2785: 14 → 1,741
+// KafkaSystemConsumer instances). The floor: at least analyze.SuspectMinCount
+// more instances (or analyze.SuspectMinBytes more bytes), and at least
+// analyze.SuspectMinShare of what the application classes grew by in instances
+// together, so that one lambda more (a hidden class the next JDK names anew) is
+// no suspect. Growers returns them all.
 func (d *HistogramDiff) Suspects(n int) []ClassChange {
+	growth := d.applicationGrowth()
+	return javaTopChanges(d.Classes, ByInstances, n, func(c ClassChange) bool {
+		return c.Instances > 0 && !IsPlatformClass(c.Name) && SuspectFloor(c, growth)
+	})
+}
+
+// Growers returns at most n application classes that grew in instances, suspects
+// or not, most new instances first (n ≤ 0: all).
+func (d *HistogramDiff) Growers(n int) []ClassChange {
 	return javaTopChanges(d.Classes, ByInstances, n, func(c ClassChange) bool {
 		return c.Instances > 0 && !IsPlatformClass(c.Name)
 	})
+}
+
+// applicationGrowth is how many instances the application classes that grew
+// gained together.
+func (d *HistogramDiff) applicationGrowth() int64 {
+	var sum int64
+	for _, c := range d.Classes {
+		if c.Instances > 0 && !IsPlatformClass(c.Name) {
+			sum += c.Instances
+		}
+	}
+	return sum
+}
+
+// SuspectFloor reports whether a class's growth reaches the floor of a leak
+// suspect (see Suspects): analyze.SuspectMinCount instances or
+// analyze.SuspectMinBytes bytes, and analyze.SuspectMinShare of growth, the
+// instances the application classes gained together.
+func SuspectFloor(c ClassChange, growth int64) bool {
+	enough := c.Instances >= analyze.SuspectMinCount || c.Bytes >= analyze.SuspectMinBytes
+	return enough && float64(c.Instances) >= analyze.SuspectMinShare*float64(growth)
 }
 
 // javaTopChanges returns the changes that keep accepts, ranked by order, at most n of

@@ -43,10 +43,10 @@ func (h *Histogram) Headline() string { return h.HeadlineWith(backtickQuote) }
 // name for the headline's format (package web passes its Markdown writer's
 // code span).
 func (h *Histogram) HeadlineWith(quote func(string) string) string {
-	s := fmt.Sprintf("%s classes, %s instances, %s.", analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes))
+	s := fmt.Sprintf("%s, %s, %s.", analyze.PluralWord(int64(len(h.Classes)), "class", "classes"), analyze.Plural(h.TotalInstances, "instance"), analyze.FormatBytes(h.TotalBytes))
 	if top := h.Ranked(ByBytes); len(top) > 0 {
-		s += fmt.Sprintf(" Largest: %s with %s in %s instances (%s of the heap's objects).",
-			ClassLabel(top[0].Name, quote), analyze.FormatBytes(top[0].Bytes), analyze.FormatCount(top[0].Instances), javaPercent(top[0].Bytes, h.TotalBytes))
+		s += fmt.Sprintf(" Largest: %s with %s in %s (%s of the heap's objects).",
+			ClassLabel(top[0].Name, quote), analyze.FormatBytes(top[0].Bytes), analyze.Plural(top[0].Instances, "instance"), javaPercent(top[0].Bytes, h.TotalBytes))
 	}
 	return s
 }

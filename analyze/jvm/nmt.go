@@ -48,7 +48,10 @@ type NMT struct {
 	Diff bool      `json:"diff"`
 	Time time.Time `json:"time,omitzero"`
 	// Line is the line of "Native Memory Tracking:" in its file, from 1.
-	Line                int   `json:"line"`
+	Line int `json:"line"`
+	// Origin is the JVM the report came from: jcmd's process id, when the file
+	// has it.
+	Origin
 	TotalReserved       int64 `json:"total_reserved"`
 	TotalCommitted      int64 `json:"total_committed"`
 	TotalReservedDelta  int64 `json:"total_reserved_delta,omitempty"`
@@ -101,7 +104,8 @@ func ParseNMTsWithin(r io.Reader, budget *analyze.Budget) ([]*NMT, error) {
 		out   []*NMT
 		cur   *NMT
 		stamp time.Time
-		done  bool // past the summary of the current report (its details)
+		done  bool  // past the summary of the current report (its details)
+		pid   int64 // the process id of the last jcmd line
 	)
 	finish := func() error {
 		if cur == nil {
@@ -125,12 +129,14 @@ func ParseNMTsWithin(r io.Reader, budget *analyze.Budget) ([]*NMT, error) {
 			if !l.charge(javaNMTCost) {
 				continue
 			}
-			cur, done = &NMT{Line: l.num, Time: stamp}, false
+			cur, done = &NMT{Line: l.num, Time: stamp, Origin: Origin{PID: pid}}, false
 			stamp = time.Time{}
 			continue
 		case cur == nil || done:
 			if ts, ok := javaTimestampLine(line); ok {
 				stamp = ts
+			} else if p, ok := javaPIDLine(line); ok {
+				pid = p
 			}
 			continue
 		}

@@ -24,12 +24,15 @@ type NMTChange struct {
 // NMTDiff compares two native memory reports of one JVM (two summaries, or a
 // summary.diff against its baseline).
 type NMTDiff struct {
-	BaseTotalReserved   int64 `json:"base_total_reserved"`
-	TotalReserved       int64 `json:"total_reserved"`
-	TotalReservedDelta  int64 `json:"total_reserved_delta"`
-	BaseTotalCommitted  int64 `json:"base_total_committed"`
-	TotalCommitted      int64 `json:"total_committed"`
-	TotalCommittedDelta int64 `json:"total_committed_delta"`
+	// Warnings say why the two reports may not be comparable (see
+	// OriginWarnings), to be shown first; absent when none.
+	Warnings            []string `json:"warnings,omitempty"`
+	BaseTotalReserved   int64    `json:"base_total_reserved"`
+	TotalReserved       int64    `json:"total_reserved"`
+	TotalReservedDelta  int64    `json:"total_reserved_delta"`
+	BaseTotalCommitted  int64    `json:"base_total_committed"`
+	TotalCommitted      int64    `json:"total_committed"`
+	TotalCommittedDelta int64    `json:"total_committed_delta"`
 	// HeapCommitted is the Java Heap category's committed bytes; NonHeapCommitted
 	// is everything else the JVM committed.
 	BaseHeapCommitted     int64 `json:"base_heap_committed"`
@@ -113,6 +116,7 @@ var trackedExplanations = map[string]string{
 // When a report is itself a summary.diff, its current amounts are used.
 func DiffNMT(base, target *NMT) *NMTDiff {
 	d := &NMTDiff{
+		Warnings:          OriginWarnings(base.Origin, target.Origin),
 		BaseTotalReserved: base.TotalReserved, TotalReserved: target.TotalReserved,
 		BaseTotalCommitted: base.TotalCommitted, TotalCommitted: target.TotalCommitted,
 		Categories: []NMTChange{},

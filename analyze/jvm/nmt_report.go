@@ -14,7 +14,7 @@ func (n *NMT) Headline() string {
 		analyze.FormatBytes(n.TotalCommitted), analyze.FormatBytes(n.TotalReserved), analyze.FormatBytes(heap.Committed),
 		javaPercent(heap.Committed, n.TotalCommitted), analyze.FormatBytes(n.TotalCommitted-heap.Committed))
 	if t, ok := n.Category("Thread"); ok && t.Count > 0 {
-		s += fmt.Sprintf(" %s threads.", analyze.FormatCount(t.Count))
+		s += " " + analyze.Plural(t.Count, "thread") + "."
 	}
 	if n.Diff {
 		s += fmt.Sprintf(" Since the baseline: %s committed.", analyze.FormatSignedValue(n.TotalCommittedDelta, "bytes"))

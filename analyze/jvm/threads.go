@@ -98,6 +98,9 @@ type ThreadDump struct {
 	Deadlocks []Deadlock `json:"deadlocks,omitempty"`
 	// Heap is the heap summary a JDK 8 SIGQUIT dump prints after the threads.
 	Heap []string `json:"heap,omitempty"`
+	// Origin is the JVM the dump came from: jcmd's process id, the version in
+	// the header and the main thread's main class, when the file has them.
+	Origin
 }
 
 // ThreadFile is everything ParseThreadDumps found in one file: the thread
@@ -177,6 +180,7 @@ func ParseThreadDumpsWithin(r io.Reader, budget *analyze.Budget) (*ThreadFile, e
 	f.Dumps = kept
 	for _, d := range f.Dumps {
 		markJavaDeadlocked(d)
+		d.Program = threadProgram(d.Threads)
 	}
 	return f, nil
 }
@@ -190,6 +194,7 @@ type javaThreadParser struct {
 	owned  bool      // inside its "Locked ownable synchronizers:"
 	heap   bool      // inside a "Heap" summary
 	stamp  time.Time // a time stamp line not yet claimed by a dump
+	pid    int64     // the process id of jcmd's first line, 0 when none
 	// deadlock is set inside a "Found one Java-level deadlock:" section; stacks is
 	// set in its "Java stack information" part, which repeats threads already read.
 	deadlock *Deadlock
@@ -233,6 +238,7 @@ func (p *javaThreadParser) topLevel(line []byte) error {
 		}
 		p.deadlock, p.stacks = nil, false
 		p.dump = &ThreadDump{Header: javaText(bytes.TrimSpace(line)), Line: p.lines.num, Time: p.stamp, Threads: []Thread{}}
+		p.dump.PID, p.dump.JVMVersion = p.pid, headerJVMVersion(p.dump.Header)
 		p.stamp = time.Time{}
 		p.file.Dumps = append(p.file.Dumps, p.dump)
 	case bytes.HasPrefix(line, []byte("Found one ")) && bytes.Contains(line, []byte("deadlock")):
@@ -260,12 +266,17 @@ func (p *javaThreadParser) topLevel(line []byte) error {
 			p.stamp = t
 			return nil
 		}
+		if pid, ok := javaPIDLine(line); ok {
+			p.pid = pid
+			return nil
+		}
 		if format, modules, ok := javaHistogramHeader(line); ok {
 			h, err := parseJavaHistogramSection(p.lines, format, modules)
 			if err != nil {
 				return err
 			}
 			if len(h.Classes) > 0 || h.HasTotal {
+				h.PID = p.pid
 				h.Time = p.stamp
 				if h.Time.IsZero() && p.dump != nil {
 					h.Time = p.dump.Time
@@ -282,6 +293,7 @@ func (p *javaThreadParser) topLevel(line []byte) error {
 func (p *javaThreadParser) currentDump() *ThreadDump {
 	if p.dump == nil {
 		p.dump = &ThreadDump{Line: p.lines.num, Time: p.stamp, Threads: []Thread{}}
+		p.dump.PID = p.pid
 		p.stamp = time.Time{}
 		p.file.Dumps = append(p.file.Dumps, p.dump)
 	}

@@ -26,8 +26,11 @@ type NameChange struct {
 // ThreadDiff compares two thread dumps of one JVM: which groups are new, which
 // grew, which shrank or are gone, and which thread names multiplied.
 type ThreadDiff struct {
-	BaseTotal   int `json:"base_total"`
-	TargetTotal int `json:"target_total"`
+	// Warnings say why the two dumps may not be comparable (see
+	// OriginWarnings), to be shown first; absent when none.
+	Warnings    []string `json:"warnings,omitempty"`
+	BaseTotal   int      `json:"base_total"`
+	TargetTotal int      `json:"target_total"`
 	// New are groups the base does not have, largest first.
 	New []ThreadGroupChange `json:"new"`
 	// Grown are groups with more threads than in the base, most growth first.
@@ -42,7 +45,7 @@ type ThreadDiff struct {
 
 // DiffThreads compares the groups of a base dump with those of a target dump.
 func DiffThreads(base, target *ThreadGroups) *ThreadDiff {
-	d := &ThreadDiff{BaseTotal: base.Total, TargetTotal: target.Total,
+	d := &ThreadDiff{Warnings: OriginWarnings(base.Origin, target.Origin), BaseTotal: base.Total, TargetTotal: target.Total,
 		New: []ThreadGroupChange{}, Grown: []ThreadGroupChange{}, Shrunk: []ThreadGroupChange{}, Names: []NameChange{}}
 	baseGroups := make(map[string]*ThreadGroup, len(base.Groups))
 	for i := range base.Groups {

@@ -54,7 +54,9 @@ type StateCount struct {
 
 // ThreadGroups is the grouped view of one thread dump.
 type ThreadGroups struct {
-	Header string    `json:"header,omitempty"`
+	Header string `json:"header,omitempty"`
+	// Origin is the dump's (see ThreadDump.Origin).
+	Origin
 	Time   time.Time `json:"time,omitzero"`
 	Total  int       `json:"total"`
 	Daemon int       `json:"daemon"`
@@ -71,7 +73,7 @@ type ThreadGroups struct {
 // GroupThreads groups the threads of one dump by identical state, stack and lock
 // kinds, and counts states and thread name patterns.
 func GroupThreads(d *ThreadDump) *ThreadGroups {
-	g := &ThreadGroups{Header: d.Header, Time: d.Time, Total: len(d.Threads), Deadlocks: d.Deadlocks, Groups: []ThreadGroup{}}
+	g := &ThreadGroups{Header: d.Header, Origin: d.Origin, Time: d.Time, Total: len(d.Threads), Deadlocks: d.Deadlocks, Groups: []ThreadGroup{}}
 	holders := javaLockHolders(d.Threads)
 	type building struct {
 		group   *ThreadGroup

@@ -18,9 +18,9 @@ func (g *ThreadGroups) Headline() string { return g.HeadlineWith(backtickQuote) 
 func (g *ThreadGroups) HeadlineWith(quote func(string) string) string {
 	var b strings.Builder
 	if n := len(g.Deadlocks); n > 0 {
-		fmt.Fprintf(&b, "The JVM reported %d deadlock%s: %s. ", n, javaPlural(n), javaDeadlockSentence(g.Deadlocks[0], quote))
+		fmt.Fprintf(&b, "The JVM reported %s: %s. ", analyze.Plural(int64(n), "deadlock"), javaDeadlockSentence(g.Deadlocks[0], quote))
 	}
-	fmt.Fprintf(&b, "%s threads (%s daemon) in %s groups.", analyze.FormatCount(int64(g.Total)), analyze.FormatCount(int64(g.Daemon)), analyze.FormatCount(int64(len(g.Groups))))
+	fmt.Fprintf(&b, "%s (%s daemon) in %s.", analyze.Plural(int64(g.Total), "thread"), analyze.FormatCount(int64(g.Daemon)), analyze.Plural(int64(len(g.Groups)), "group"))
 	if len(g.Groups) > 0 {
 		top := g.Groups[0]
 		for _, grp := range g.Groups {
@@ -29,7 +29,7 @@ func (g *ThreadGroups) HeadlineWith(quote func(string) string) string {
 				break
 			}
 		}
-		fmt.Fprintf(&b, " Largest group: %s threads %s %s.", analyze.FormatCount(int64(top.Count)), quote(top.State), TopFrame(top.Stack, quote))
+		fmt.Fprintf(&b, " Largest group: %s %s %s.", analyze.Plural(int64(top.Count), "thread"), quote(top.State), TopFrame(top.Stack, quote))
 	}
 	return b.String()
 }
@@ -68,11 +68,4 @@ func (d *ThreadDiff) HeadlineWith(quote func(string) string) string {
 		s += fmt.Sprintf(" Most new threads are named %s: %s → %s.", quote(n.Pattern), analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target)))
 	}
 	return s
-}
-
-func javaPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

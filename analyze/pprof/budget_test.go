@@ -24,7 +24,7 @@ func allocated() int64 {
 // allocated less than the budget; the budget holds nothing afterwards.
 func TestAmplifyingProfilesAreRefusedWithinTheBudget(t *testing.T) {
 	checkAmplifyingRefused(t, func(data []byte, b *analyze.Budget) error {
-		_, err := LoadWithin(bytes.NewReader(data), analyze.DefaultMaxDecompressed, b)
+		_, err := Open(Reader(bytes.NewReader(data)), Options{Limit: analyze.DefaultMaxDecompressed, Budget: b})
 		return err
 	})
 }
@@ -66,11 +66,11 @@ func TestBudgetIsChargedByTheDecodedSize(t *testing.T) {
 		p.Samples = append(p.Samples, hostile.Sample{Stack: []string{"main.leaf", "main.main"}, Values: []int64{1, int64(i), 1, int64(i)}})
 	}
 	data := p.Encode()
-	if _, err := LoadWithin(bytes.NewReader(data), 0, analyze.NewBudget(int64(len(data))).Child(0)); !isErr(err, analyze.ErrTooLarge) {
+	if _, err := Open(Reader(bytes.NewReader(data)), Options{Budget: analyze.NewBudget(int64(len(data))).Child(0)}); !isErr(err, analyze.ErrTooLarge) {
 		t.Errorf("a budget of the file's %d bytes: err %v, want ErrTooLarge", len(data), err)
 	}
 	b := analyze.NewBudget(8 * int64(len(data)))
-	prof, err := LoadWithin(bytes.NewReader(data), 0, b.Child(0))
+	prof, err := Open(Reader(bytes.NewReader(data)), Options{Budget: b.Child(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +89,11 @@ func TestSharedBudgetInUseIsBusy(t *testing.T) {
 	if err := other.Charge(1<<20 - 100); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadWithin(bytes.NewReader(data), 0, server.Child(0)); !isErr(err, analyze.ErrBusy) {
+	if _, err := Open(Reader(bytes.NewReader(data)), Options{Budget: server.Child(0)}); !isErr(err, analyze.ErrBusy) {
 		t.Errorf("err %v, want ErrBusy", err)
 	}
 	other.Release()
-	if _, err := LoadWithin(bytes.NewReader(data), 0, server.Child(0)); err != nil {
+	if _, err := Open(Reader(bytes.NewReader(data)), Options{Budget: server.Child(0)}); err != nil {
 		t.Errorf("after the other analysis ended: %v", err)
 	}
 }

@@ -34,7 +34,7 @@ func BenchmarkDecodeBenchProfile(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Load(bytes.NewReader(data), 0); err != nil {
+		if _, err := Open(Reader(bytes.NewReader(data)), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -45,7 +45,7 @@ func BenchmarkTopBenchProfile(b *testing.B) {
 	data := benchProfile()
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := Load(bytes.NewReader(data), 0)
+		p, err := Open(Reader(bytes.NewReader(data)), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -59,11 +59,11 @@ func BenchmarkTopTextBenchProfile(b *testing.B) {
 	data := benchProfile()
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := Load(bytes.NewReader(data), 0)
+		p, err := Open(Reader(bytes.NewReader(data)), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := WriteProfileTopText(io.Discard, p, TextOptions{SampleIndex: p.DefaultSampleIndex(), NodeFraction: DefaultNodeFraction, EdgeFraction: DefaultEdgeFraction}); err != nil {
+		if err := p.WriteTop(io.Discard, TextOptions{SampleIndex: p.DefaultSampleIndex(), NodeFraction: DefaultNodeFraction, EdgeFraction: DefaultEdgeFraction}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -77,12 +77,12 @@ func BenchmarkStreamedTopTextBenchProfile(b *testing.B) {
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 	b.ReportAllocs()
 	for b.Loop() {
-		sp, err := OpenStreamed(open, 0, nil)
+		sp, err := openStreamed(open, 0, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		si, _ := sp.SampleIndex("")
-		if err := sp.WriteTopText(io.Discard, TextOptions{SampleIndex: si, NodeFraction: DefaultNodeFraction, EdgeFraction: DefaultEdgeFraction}); err != nil {
+		si := sp.DefaultSampleIndex()
+		if err := sp.WriteTop(io.Discard, TextOptions{SampleIndex: si, NodeFraction: DefaultNodeFraction, EdgeFraction: DefaultEdgeFraction}); err != nil {
 			b.Fatal(err)
 		}
 		sp.Close()

@@ -23,11 +23,45 @@ type DiffRow struct {
 type DiffResult struct {
 	SampleType string `json:"sample_type"`
 	Unit       string `json:"unit"`
-	// Total is what pprof divides by for percentages in a diff: the base total.
+	// Total is what pprof divides by for percentages in a diff: the base total,
+	// before any filter.
 	Total       int64     `json:"total"`
 	BaseTotal   int64     `json:"base_total"`
 	TargetTotal int64     `json:"target_total"`
 	Rows        []DiffRow `json:"rows"`
+	// Dropped is how many rows a trim left out (see Trimmed), those whose |cum|
+	// is at most DroppedCutoff; both are 0 untrimmed.
+	Dropped       int   `json:"dropped,omitempty"`
+	DroppedCutoff int64 `json:"dropped_cutoff,omitempty"`
+}
+
+// Trimmed is the diff trimmed as `go tool pprof -top -diff_base` trims it with
+// -nodefraction=nodeFraction (report.newTrimmedGraph): the rows whose |cum| is
+// below nodeFraction × the sum of the flat changes left out, Dropped and
+// DroppedCutoff (nodeFraction × Total) saying what its "Dropped N nodes
+// (cum <= C)" says.
+func (d DiffResult) Trimmed(nodeFraction float64) DiffResult {
+	top := TopResult{Total: d.Total, Rows: make([]TopRow, len(d.Rows))}
+	for i, r := range d.Rows {
+		top.Rows[i] = r.top()
+	}
+	_, dropped, cutoff := top.PprofTrim(nodeFraction)
+	if dropped == 0 {
+		return d
+	}
+	var flatSum int64
+	for _, r := range d.Rows {
+		flatSum += r.Flat
+	}
+	nodeCutoff := abs64(int64(float64(flatSum) * nodeFraction))
+	kept := make([]DiffRow, 0, len(d.Rows)-dropped)
+	for _, r := range d.Rows {
+		if abs64(r.Cum) >= nodeCutoff {
+			kept = append(kept, r)
+		}
+	}
+	d.Rows, d.Dropped, d.DroppedCutoff = kept, d.Dropped+dropped, cutoff
+	return d
 }
 
 // Change is TargetTotal − BaseTotal.
@@ -45,14 +79,20 @@ func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 	}
 	base.walks.Add(1)
 	target.walks.Add(1)
-	bFlat, bCum, bTotal := nodeValues(base.graph, sampleIndex)
-	tFlat, tCum, tTotal := nodeValues(target.graph, sampleIndex)
-	st := base.meta.sampleTypes[sampleIndex]
-	res := DiffResult{SampleType: st.typ, Unit: st.unit, BaseTotal: bTotal, TargetTotal: tTotal, Total: bTotal}
-	if bTotal == 0 {
-		res.Total = tTotal // pprof falls back to the whole merged total
+	bFlat, bCum, bTotal, err := profileNodeValues(base, sampleIndex)
+	if err != nil {
+		return DiffResult{}, err
 	}
-	byName := make(map[string]*DiffRow, len(target.graph.names))
+	tFlat, tCum, tTotal, err := profileNodeValues(target, sampleIndex)
+	if err != nil {
+		return DiffResult{}, err
+	}
+	st := base.meta.sampleTypes[sampleIndex]
+	res := DiffResult{SampleType: st.typ, Unit: st.unit, BaseTotal: bTotal, TargetTotal: tTotal, Total: base.wholeTotal(sampleIndex)}
+	if res.Total == 0 {
+		res.Total = target.wholeTotal(sampleIndex) // pprof falls back to the whole merged total
+	}
+	byName := make(map[string]*DiffRow, len(target.tables().names))
 	row := func(name string) *DiffRow {
 		r, ok := byName[name]
 		if !ok {
@@ -61,13 +101,13 @@ func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 		}
 		return r
 	}
-	for n, name := range base.graph.names {
+	for n, name := range base.tables().names {
 		if bFlat[n] != 0 || bCum[n] != 0 {
 			r := row(name)
 			r.BaseFlat, r.BaseCum = bFlat[n], bCum[n]
 		}
 	}
-	for n, name := range target.graph.names {
+	for n, name := range target.tables().names {
 		if tFlat[n] != 0 || tCum[n] != 0 {
 			r := row(name)
 			r.TargetFlat, r.TargetCum = tFlat[n], tCum[n]
@@ -89,8 +129,9 @@ func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 // types (see SameType), which Diff cannot compare.
 func Comparable(base, target *Profile) error {
 	if !base.SameType(target) {
+		b, t := mismatchNames(base, target)
 		return fmt.Errorf("%w: the base measures %s and the target %s; compare profiles of one type (heap with heap, CPU with CPU)",
-			analyze.ErrMismatch, base.TypeNames(), target.TypeNames())
+			analyze.ErrMismatch, b, t)
 	}
 	return nil
 }

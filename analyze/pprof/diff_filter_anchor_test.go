@@ -1,13 +1,17 @@
 package pprof
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/internal/hostile"
 )
 
 // diffPairs are the fixture pairs checked against pprof's -diff_base.
@@ -80,7 +84,10 @@ func TestFilterMatchesPprof(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fp, m := p.Filter(f)
+			fp, m, err := p.Filter(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if len(f.Unmatched(m)) > 0 {
 				t.Fatalf("options %v matched nothing; choose filters that do", f.Unmatched(m))
 			}
@@ -92,7 +99,7 @@ func TestFilterMatchesPprof(t *testing.T) {
 			}
 			si := p.DefaultSampleIndex()
 			want := runPprofTop(t, p.SampleTypes()[si].Unit, append(args, path)...)
-			compareTop(t, fp.Top(si), want, len(want.Rows))
+			compareTop(t, mustTop(t, fp, si), want, len(want.Rows))
 		})
 	}
 }
@@ -103,7 +110,10 @@ func TestFilterReportsNoMatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, m := p.Filter(f)
+	fp, m, err := p.Filter(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := f.Unmatched(m); len(got) != 2 || got[0] != "focus" || got[1] != "hide" {
 		t.Errorf("unmatched = %v, want [focus hide]", got)
 	}
@@ -136,5 +146,87 @@ func TestDiffByCum(t *testing.T) {
 	}
 	if d.Rows[0] == byCum.Rows[0] && abs64(d.Rows[0].Cum) < abs64(byCum.Rows[0].Cum) {
 		t.Error("the original diff was reordered in place")
+	}
+}
+
+// TestTagFilterMatchesPprof compares the top tables of profiles filtered by
+// label (Filter with TagFocus and TagIgnore, which pprof's parser applies)
+// with pprof's -tagfocus and -tagignore on the labelled fixtures.
+func TestTagFilterMatchesPprof(t *testing.T) {
+	for _, tc := range []struct{ file, tagFocus, tagIgnore, focus string }{
+		{"parca-self-heap-t9-1644509299.pb.gz", "1mb:", "", ""},
+		{"parca-self-heap-t9-1644509299.pb.gz", "bytes=:64kb", "96b", "."},
+		{"flameshow-heap.pb.gz", "", "16b:128b", ""},
+		{"goprofnotes-goroutine-snap1-debug0.pb.gz", "test_label=test_value", "", ""},
+		{"goprofnotes-goroutine-snap2-debug0.pb.gz", "", "test_label:test", ""},
+		{"google-pprof-cppbench-legacy-text-heapz_v2.heap", "20kb:40kb", "", ""},
+	} {
+		name := fmt.Sprintf("%s/tf=%s,ti=%s,f=%s", tc.file, tc.tagFocus, tc.tagIgnore, tc.focus)
+		path := fixtures.Path(t, "pprof", tc.file)
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			t.Parallel()
+			p, err := Open(File(path), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			f, err := CompileFilter(tc.focus, "", "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.TagFocus, err = CompileTagFilter("tagfocus", tc.tagFocus); err != nil {
+				t.Fatal(err)
+			}
+			if f.TagIgnore, err = CompileTagFilter("tagignore", tc.tagIgnore); err != nil {
+				t.Fatal(err)
+			}
+			fp, m, err := p.Filter(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(f.Unmatched(m)) > 0 {
+				t.Fatalf("options %v matched nothing; choose filters that do", f.Unmatched(m))
+			}
+			args := []string{}
+			for _, o := range [][2]string{{"focus", tc.focus}, {"tagfocus", tc.tagFocus}, {"tagignore", tc.tagIgnore}} {
+				if o[1] != "" {
+					args = append(args, "-"+o[0]+"="+o[1])
+				}
+			}
+			si := p.DefaultSampleIndex()
+			want := runPprofTop(t, p.SampleTypes()[si].Unit, append(args, path)...)
+			got := mustTop(t, fp, si)
+			compareTop(t, got, want, len(want.Rows))
+			if whole := mustTop(t, p, si); got.Shown == whole.Shown || got.Total != whole.Total {
+				t.Errorf("shown %d of %d; the whole profile %d of %d: the filter kept everything or moved the total", got.Shown, got.Total, whole.Shown, whole.Total)
+			}
+		})
+	}
+}
+
+// TestMismatchNamesBothUnits: profiles whose sample types differ only in
+// their units (microseconds against nanoseconds) are refused by a diff and a
+// series with a message that names both units, not the same types twice.
+func TestMismatchNamesBothUnits(t *testing.T) {
+	open := func(unit string) *Profile {
+		hp := hostile.Profile{SampleTypes: [][2]string{{"samples", "count"}, {"cpu", unit}}}
+		hp.Samples = []hostile.Sample{{Stack: []string{"main.work", "main.main"}, Values: []int64{1, 10}}}
+		p, err := Open(Reader(bytes.NewReader(hp.Encode())), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	us, ns := open("microseconds"), open("nanoseconds")
+	_, err := Diff(us, ns, 1)
+	if !isErr(err, analyze.ErrMismatch) || !strings.Contains(err.Error(), "cpu (microseconds)") || !strings.Contains(err.Error(), "cpu (nanoseconds)") {
+		t.Errorf("diff: %v", err)
+	}
+	_, err = Series([]Snapshot{{"a", us}, {"b", ns}, {"c", us}}, series.Options{})
+	if !isErr(err, analyze.ErrMismatch) || !strings.Contains(err.Error(), "cpu (microseconds)") || !strings.Contains(err.Error(), "cpu (nanoseconds)") {
+		t.Errorf("series: %v", err)
+	}
+	if _, err := Diff(us, open("microseconds"), 1); err != nil {
+		t.Errorf("one unit: %v", err)
 	}
 }

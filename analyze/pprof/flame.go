@@ -42,39 +42,29 @@ type FlameGraph struct {
 // left for a few levels of zoom.
 const DefaultFlameFraction = 1.0 / 20000
 
-// Flame builds the flame graph of one sample type.
-func (p *Profile) Flame(sampleIndex int, minFraction float64) FlameGraph {
-	fg, _ := p.FlameWithin(sampleIndex, minFraction, nil)
-	return fg
-}
-
-// FlameWithin is Flame within a memory budget (nil: unbounded): its tree is
-// built within it (FlameTreeWithin), and nothing stays charged.
-func (p *Profile) FlameWithin(sampleIndex int, minFraction float64, budget *analyze.Budget) (FlameGraph, error) {
-	t, err := p.FlameTreeWithin(sampleIndex, budget)
+// Flame builds the flame graph of one sample type within a memory budget (nil:
+// unbounded): its tree is built within it (FlameTree), and nothing stays
+// charged.
+func (p *Profile) Flame(sampleIndex int, minFraction float64, budget *analyze.Budget) (FlameGraph, error) {
+	t, err := p.FlameTree(sampleIndex, budget)
 	if err != nil {
 		return FlameGraph{}, err
 	}
 	return CutFlame(t, minFraction).Graph(), nil
 }
 
-// DiffFlame builds a differential flame graph: every box carries the target's
-// value and the base's at the same position, for colouring by growth (see
-// CutDiffFlame).
-func DiffFlame(base, target *Profile, sampleIndex int, minFraction float64) (FlameGraph, error) {
-	return DiffFlameWithin(base, target, sampleIndex, minFraction, nil)
-}
-
-// DiffFlameWithin is DiffFlame within a memory budget, as FlameWithin. It builds
+// DiffFlame builds a differential flame graph within a memory budget (nil:
+// unbounded), as Flame: every box carries the target's value and the base's at
+// the same position, for colouring by growth (see CutDiffFlame). It builds
 // both trees; a caller that keeps trees cuts the diff from them instead
 // (CutDiffFlame), without walking the profiles.
-func DiffFlameWithin(base, target *Profile, sampleIndex int, minFraction float64, budget *analyze.Budget) (FlameGraph, error) {
+func DiffFlame(base, target *Profile, sampleIndex int, minFraction float64, budget *analyze.Budget) (FlameGraph, error) {
 	if !base.SameType(target) {
 		return FlameGraph{}, fmt.Errorf("%w: the base measures %s and the target %s", analyze.ErrMismatch, base.TypeNames(), target.TypeNames())
 	}
 	b := budget.Child(budget.Remaining())
 	defer b.Release()
-	tt, err := target.FlameTreeWithin(sampleIndex, b)
+	tt, err := target.FlameTree(sampleIndex, b)
 	if err != nil {
 		return FlameGraph{}, err
 	}
@@ -82,7 +72,7 @@ func DiffFlameWithin(base, target *Profile, sampleIndex int, minFraction float64
 	if err := b.Charge(tt.MemSize()); err != nil {
 		return FlameGraph{}, err
 	}
-	bt, err := base.FlameTreeWithin(sampleIndex, b)
+	bt, err := base.FlameTree(sampleIndex, b)
 	if err != nil {
 		return FlameGraph{}, err
 	}

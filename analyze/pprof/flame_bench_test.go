@@ -36,14 +36,14 @@ func diffFlameView(x, y []byte, si int, budget *analyze.Budget, w io.Writer) (*F
 	defer b.Release()
 	trees := make([]*FlameTree, 2)
 	for i, data := range [][]byte{x, y} {
-		p, err := LoadWithin(bytes.NewReader(data), 0, b)
+		p, err := Open(Reader(bytes.NewReader(data)), Options{Budget: b})
 		if err != nil {
 			return nil, err
 		}
 		if err := b.Charge(p.MemSize()); err != nil { // held until its tree is built
 			return nil, err
 		}
-		if trees[i], err = p.FlameTreeWithin(si, b); err != nil {
+		if trees[i], err = p.FlameTree(si, b); err != nil {
 			return nil, err
 		}
 		b.Uncharge(p.MemSize())
@@ -102,15 +102,15 @@ func TestDiffFlameOfTwo50MBProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cut.Total != target.Top(3).Total || cut.BaseTotal != base.Top(3).Total || cut.Nodes != maxFlameNodes {
-		t.Errorf("totals %d/%d, %d boxes; want %d/%d, %d", cut.Total, cut.BaseTotal, cut.Nodes, target.Top(3).Total, base.Top(3).Total, maxFlameNodes)
+	if cut.Total != mustTop(t, target, 3).Total || cut.BaseTotal != mustTop(t, base, 3).Total || cut.Nodes != maxFlameNodes {
+		t.Errorf("totals %d/%d, %d boxes; want %d/%d, %d", cut.Total, cut.BaseTotal, cut.Nodes, mustTop(t, target, 3).Total, mustTop(t, base, 3).Total, maxFlameNodes)
 	}
 	if grew > 1<<30 {
 		t.Errorf("%d bytes allocated, more than 1 GiB", grew)
 	}
 	// A budget too small for the trees refuses them.
 	tb := analyze.NewBudget(8 << 20)
-	if _, err := target.FlameTreeWithin(3, tb); !isErr(err, analyze.ErrBusy) && !isErr(err, analyze.ErrTooLarge) {
+	if _, err := target.FlameTree(3, tb); !isErr(err, analyze.ErrBusy) && !isErr(err, analyze.ErrTooLarge) {
 		t.Errorf("within 8 MB: %v, want the budget's error", err)
 	}
 	if tb.Used() != 0 {

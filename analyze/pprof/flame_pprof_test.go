@@ -244,11 +244,11 @@ func TestDiffFlameMatchesPprof(t *testing.T) {
 			t.Run(fmt.Sprintf("%s→%s/%s", pair[0], pair[1], target.SampleTypes()[si].Type), func(t *testing.T) {
 				t.Parallel()
 				st := servePprofFlame(t, "-sample_index="+strconv.Itoa(si), "-diff_base="+basePath, targetPath)
-				tt, err := target.FlameTree(si)
+				tt, err := target.FlameTree(si, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				bt, err := base.FlameTree(si)
+				bt, err := base.FlameTree(si, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -23,8 +23,8 @@ func TestFlameAgreesWithTop(t *testing.T) {
 	for _, name := range []string{"flameshow-heap.pb.gz", "parca-fgprof-wallclock.pb.gz", "goprofnotes-goroutine-snap2-debug0.pb.gz", "google-pprof-cppbench-legacy-text-heapz_v2.heap"} {
 		p := loadFile(t, fixtures.Path(t, "pprof", name))
 		si := p.DefaultSampleIndex()
-		fg := p.Flame(si, 0)
-		top := p.Top(si)
+		fg := mustFlame(t, p, si, 0)
+		top := mustTop(t, p, si)
 		if fg.Total != top.Total || fg.Dropped != 0 || fg.Hidden != 0 {
 			t.Fatalf("%s: flame total %d dropped %d, top total %d", name, fg.Total, fg.Dropped, top.Total)
 		}
@@ -60,7 +60,7 @@ func TestFlameAgreesWithTop(t *testing.T) {
 func TestFlamePrunesNarrowBoxes(t *testing.T) {
 	p := loadFile(t, fixtures.Path(t, "pprof", "erigon-integration-heap.pb.gz"))
 	si := p.DefaultSampleIndex()
-	full, pruned := p.Flame(si, 0), p.Flame(si, 1.0/1000)
+	full, pruned := mustFlame(t, p, si, 0), mustFlame(t, p, si, 1.0/1000)
 	if pruned.Nodes >= full.Nodes || pruned.Nodes+pruned.Dropped != full.Nodes {
 		t.Errorf("pruned %d + dropped %d boxes, full %d", pruned.Nodes, pruned.Dropped, full.Nodes)
 	}
@@ -109,11 +109,11 @@ func TestFlamePrunesNarrowBoxes(t *testing.T) {
 
 func TestFlameCapsBoxes(t *testing.T) {
 	p := synthProfile(t, 8, 1024) // 65,536 stacks, ~175,000 boxes unpruned
-	fg := p.Flame(1, 0)
+	fg := mustFlame(t, p, 1, 0)
 	if fg.Nodes != maxFlameNodes || fg.Dropped == 0 || fg.Hidden == 0 {
 		t.Errorf("nodes %d dropped %d hidden %d; want the cap of %d", fg.Nodes, fg.Dropped, fg.Hidden, maxFlameNodes)
 	}
-	tree, err := p.FlameTree(1)
+	tree, err := p.FlameTree(1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestDiffFlame(t *testing.T) {
 	base := loadFile(t, fixtures.Path(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"))
 	target := loadFile(t, fixtures.Path(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
 	si, _ := target.SampleIndex("inuse_space")
-	fg, err := DiffFlame(base, target, si, 0)
+	fg, err := DiffFlame(base, target, si, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +136,8 @@ func TestDiffFlame(t *testing.T) {
 	}
 	// Unpruned, a diff holds every node of both trees, a node at the same
 	// place on both sides once: what each side leaves out is nothing.
-	bt, _ := base.FlameTree(si)
-	tt, _ := target.FlameTree(si)
+	bt, _ := base.FlameTree(si, nil)
+	tt, _ := target.FlameTree(si, nil)
 	cut, err := CutDiffFlame(bt, tt, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -156,10 +156,10 @@ func TestDiffFlame(t *testing.T) {
 			cut.Nodes, inTarget, tt.Len(), inBase, bt.Len(), cut.Dropped, cut.BaseDropped)
 	}
 	cpu := loadFile(t, fixtures.Path(t, "pprof", "flameshow-cpu-10s.pb.gz"))
-	if _, err := DiffFlame(cpu, target, 0, 0); !isErr(err, analyze.ErrMismatch) {
+	if _, err := DiffFlame(cpu, target, 0, 0, nil); !isErr(err, analyze.ErrMismatch) {
 		t.Errorf("cpu vs heap: %v", err)
 	}
-	ct, _ := cpu.FlameTree(0)
+	ct, _ := cpu.FlameTree(0, nil)
 	if _, err := CutDiffFlame(ct, tt, 0); !isErr(err, analyze.ErrMismatch) {
 		t.Errorf("trees of cpu vs heap: %v", err)
 	}
@@ -183,12 +183,12 @@ func TestFlameTreeIgnoresSampleOrder(t *testing.T) {
 		{"parca-fgprof-wallclock.pb.gz", readFixture(t, "parca-fgprof-wallclock.pb.gz")},
 		{"erigon-integration-heap.pb.gz", readFixture(t, "erigon-integration-heap.pb.gz")},
 	} {
-		ref, err := Load(bytes.NewReader(in.data), 0)
+		ref, err := Open(Reader(bytes.NewReader(in.data)), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		si := ref.DefaultSampleIndex()
-		want, err := ref.FlameTree(si)
+		want, err := ref.FlameTree(si, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,11 +206,11 @@ func TestFlameTreeIgnoresSampleOrder(t *testing.T) {
 			if err := p.Write(&buf); err != nil {
 				t.Fatal(err)
 			}
-			q, err := Load(&buf, 0)
+			q, err := Open(Reader(&buf), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := q.FlameTree(si)
+			got, err := q.FlameTree(si, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,11 +250,11 @@ func readFixture(t *testing.T, name string) []byte {
 // functions, more than 16-bit names hold) makes a chain of as many nodes, cut
 // and walked without recursion; the cut keeps it whole.
 func TestFlameTreeOfADeepStack(t *testing.T) {
-	p, err := Load(bytes.NewReader(hostile.DeepStackProfile()), 0)
+	p, err := Open(Reader(bytes.NewReader(hostile.DeepStackProfile())), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tree, err := p.FlameTree(p.DefaultSampleIndex())
+	tree, err := p.FlameTree(p.DefaultSampleIndex(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,21 +274,21 @@ func TestFlameTreeOfADeepStack(t *testing.T) {
 	}
 }
 
-// TestFlameTreeWithinBudget: a tree that does not fit its budget is refused
+// TestFlameTreeInABudget: a tree that does not fit its budget is refused
 // with the budget's error, having charged at most the budget, and the budget
 // holds nothing afterwards; one that fits holds nothing either.
-func TestFlameTreeWithinBudget(t *testing.T) {
+func TestFlameTreeInABudget(t *testing.T) {
 	p := synthProfile(t, 8, 1024)
-	tree, err := p.FlameTree(1)
+	tree, err := p.FlameTree(1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	small := analyze.NewBudget(tree.MemSize() / 2)
-	if _, err := p.FlameTreeWithin(1, small); !isErr(err, analyze.ErrBusy) && !isErr(err, analyze.ErrTooLarge) {
+	if _, err := p.FlameTree(1, small); !isErr(err, analyze.ErrBusy) && !isErr(err, analyze.ErrTooLarge) {
 		t.Errorf("within %d bytes: %v, want the budget's error", small.Limit(), err)
 	}
 	enough := analyze.NewBudget(64 << 20)
-	if _, err := p.FlameTreeWithin(1, enough); err != nil {
+	if _, err := p.FlameTree(1, enough); err != nil {
 		t.Errorf("within 64 MiB: %v", err)
 	}
 	if small.Used() != 0 || enough.Used() != 0 {
@@ -324,7 +324,7 @@ func synthProfile(tb testing.TB, depth int, scale int64) *Profile {
 	if err := p.Write(&buf); err != nil {
 		tb.Fatal(err)
 	}
-	out, err := Load(&buf, 0)
+	out, err := Open(Reader(&buf), Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -336,7 +336,7 @@ func BenchmarkFlame262k(b *testing.B) {
 	p := synthProfile(b, 9, 1024)
 	b.ResetTimer()
 	for b.Loop() {
-		fg := p.Flame(1, DefaultFlameFraction)
+		fg := mustFlame(b, p, 1, DefaultFlameFraction)
 		if fg.Nodes > maxFlameNodes {
 			b.Fatalf("%d boxes", fg.Nodes)
 		}

@@ -81,15 +81,12 @@ const (
 	flamePage       = 1 << 16
 )
 
-// FlameTree builds the call tree of one sample type (an index from SampleIndex).
-func (p *Profile) FlameTree(sampleIndex int) (*FlameTree, error) {
-	return p.FlameTreeWithin(sampleIndex, nil)
-}
-
-// FlameTreeWithin is FlameTree within a memory budget (nil: unbounded): what the
-// build holds is charged before it is allocated, and a tree that would not fit
-// is given up with the budget's error (ErrTooLarge or ErrBusy). Nothing stays
-// charged when it returns; the caller accounts for the tree it keeps (MemSize).
+// FlameTree builds the call tree of one sample type (an index from SampleIndex)
+// within a memory budget (nil: unbounded): what the build holds is charged
+// before it is allocated, and a tree that would not fit is given up with the
+// budget's error (ErrTooLarge or ErrBusy). Nothing stays charged when it
+// returns; the caller accounts for the tree it keeps (MemSize). A streamed
+// profile's samples are copied into memory for the build, charged as well.
 //
 // The samples are walked once, copying their frames outermost first; then the
 // stacks are sorted level by level (a radix sort on the frame at each depth,
@@ -98,7 +95,7 @@ func (p *Profile) FlameTree(sampleIndex int) (*FlameTree, error) {
 // already in order (one alone, or a profile written in stack order) is merged
 // along their common prefixes instead, in one pass. Each frame is looked at a
 // bounded number of times, never through a hash table or a pointer.
-func (p *Profile) FlameTreeWithin(sampleIndex int, budget *analyze.Budget) (*FlameTree, error) {
+func (p *Profile) FlameTree(sampleIndex int, budget *analyze.Budget) (*FlameTree, error) {
 	if sampleIndex < 0 || sampleIndex >= len(p.meta.sampleTypes) {
 		return nil, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, sampleIndex)
 	}
@@ -106,15 +103,18 @@ func (p *Profile) FlameTreeWithin(sampleIndex int, budget *analyze.Budget) (*Fla
 	local := budget.Child(budget.Remaining())
 	defer local.Release()
 	st := p.meta.sampleTypes[sampleIndex]
+	g, err := p.inMemory(local)
+	if err != nil {
+		return nil, err
+	}
 	var t *FlameTree
-	var err error
-	switch names := len(p.graph.names); {
+	switch names := len(g.names); {
 	case names < math.MaxUint8:
-		t, err = buildFlameTree[uint8](p.graph, sampleIndex, local)
+		t, err = buildFlameTree[uint8](g, sampleIndex, local)
 	case names < math.MaxUint16:
-		t, err = buildFlameTree[uint16](p.graph, sampleIndex, local)
+		t, err = buildFlameTree[uint16](g, sampleIndex, local)
 	default:
-		t, err = buildFlameTree[int32](p.graph, sampleIndex, local)
+		t, err = buildFlameTree[int32](g, sampleIndex, local)
 	}
 	if err != nil {
 		return nil, err

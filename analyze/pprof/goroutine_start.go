@@ -29,19 +29,12 @@ func goroutineStart(frames []string) string {
 
 // goroutineStarts counts the goroutines of a goroutine profile by start function;
 // total counts them all, those without frames too.
-func goroutineStarts(p *Profile) (counts map[string]int64, total int64) {
-	g := p.graph
-	si := p.DefaultSampleIndex()
+func goroutineStarts(p *Profile) (counts map[string]int64, total int64, err error) {
+	g := p.tables()
 	counts = make(map[string]int64)
 	var frames []string
-	var buf []int32
-	for i := range g.samples() {
-		v := g.value(i, si)
-		if v == 0 {
-			continue
-		}
+	err = p.walkValues(p.DefaultSampleIndex(), func(buf []int32, v int64) {
 		frames = frames[:0]
-		buf = g.stack(i, buf)
 		for _, l := range buf {
 			for _, ln := range g.locs[l].lines {
 				frames = append(frames, g.names[ln.node])
@@ -51,8 +44,8 @@ func goroutineStarts(p *Profile) (counts map[string]int64, total int64) {
 		if len(frames) > 0 {
 			counts[goroutineStart(frames)] += v
 		}
-	}
-	return counts, total
+	})
+	return counts, total, err
 }
 
 // DiffByGoroutineStart compares two goroutine profiles by the function each
@@ -68,8 +61,14 @@ func DiffByGoroutineStart(base, target *Profile) (DiffResult, error) {
 	if !base.IsGoroutineProfile() {
 		return DiffResult{}, fmt.Errorf("%w: a comparison by start function needs goroutine profiles", analyze.ErrMismatch)
 	}
-	bCounts, bTotal := goroutineStarts(base)
-	tCounts, tTotal := goroutineStarts(target)
+	bCounts, bTotal, err := goroutineStarts(base)
+	if err != nil {
+		return DiffResult{}, err
+	}
+	tCounts, tTotal, err := goroutineStarts(target)
+	if err != nil {
+		return DiffResult{}, err
+	}
 	st := base.meta.sampleTypes[base.DefaultSampleIndex()]
 	res := DiffResult{SampleType: st.typ, Unit: st.unit, BaseTotal: bTotal, TargetTotal: tTotal, Total: bTotal}
 	if bTotal == 0 {

@@ -47,7 +47,7 @@ func (p *startDiffPool) stop(tb testing.TB) {
 	p.stops = nil
 	name := funcName(p.fn)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		counts, _ := goroutineStarts(processProfile(tb, "goroutine"))
+		counts, _, _ := goroutineStarts(processProfile(tb, "goroutine"))
 		if counts[name] == 0 {
 			return
 		}

@@ -109,7 +109,7 @@ func loadFile(t testing.TB, path string) *Profile {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := Load(f, 0)
+	p, err := Open(Reader(f), Options{})
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -126,7 +126,7 @@ func TestTopMatchesPprof(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", filepath.Base(path), st.Type), func(t *testing.T) {
 				t.Parallel()
 				want := runPprofTop(t, st.Unit, "-nodecount=20", "-sample_index="+strconv.Itoa(si), path)
-				got := p.Top(si)
+				got := mustTop(t, p, si)
 				compareTop(t, got, want, 20)
 			})
 		}
@@ -162,7 +162,7 @@ func TestTopFullTableMatchesPprof(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			t.Parallel()
 			want := runPprofTop(t, p.SampleTypes()[si].Unit, path)
-			compareTop(t, p.Top(si), want, len(want.Rows))
+			compareTop(t, mustTop(t, p, si), want, len(want.Rows))
 		})
 	}
 }

@@ -21,7 +21,8 @@
 //
 // Changed by the leakui authors: translated to leakui's profiles and call
 // graphs, without symbolization, tags, mean divisors or output formats other
-// than -top.
+// than -top; rows that print one name ordered by their next keys, where pprof's
+// order is a map's (see orderPrintableName).
 
 package pprof
 
@@ -51,12 +52,16 @@ import (
 // combineHeaders for a diff's header. The public github.com/google/pprof/profile
 // package parses, prunes and aggregates, as in pprof.
 
-// TextOptions are the options of go tool pprof that shape a -top report.
+// TextOptions are the options of go tool pprof that shape its reports: -top
+// (WriteTop, WriteDiff), -tags (Labels, WriteLabels) and -dot (Graph,
+// WriteDOT). The filters are not among them: a filtered profile is a Profile of
+// its own (Filter), whose reports say which filters made it.
 type TextOptions struct {
 	// SampleIndex is the sample type shown (an index from SampleIndex).
 	SampleIndex int
-	// NodeCount is -nodecount: show at most this many rows; 0 shows all (what -top
-	// does when -nodecount is not given).
+	// NodeCount is -nodecount: show at most this many rows (or nodes); 0 shows
+	// all, what -top does when -nodecount is not given (a call graph's default
+	// is DefaultGraphNodeCount).
 	NodeCount int
 	// NodeFraction is -nodefraction: rows whose |cum| is below this fraction of the
 	// shown total are dropped (pprof's default 0.005).
@@ -75,57 +80,21 @@ const (
 	DefaultUnit         = "minimum"
 )
 
-// Reference is a profile as go tool pprof holds it: parsed by
-// github.com/google/pprof/profile, for reports that must equal pprof's text.
-type Reference struct {
-	// data is the decompressed file. Reports modify the profile they print, so
-	// each gets its own: the first takes parsed (parsed once by LoadReference to
-	// check the file), later ones parse data anew.
-	data   []byte
-	parsed *profile.Profile
-}
-
-// LoadReference reads a profile as `go tool pprof FILE` does, decompressed within
-// limit bytes (see analyze.Decompress). Errors wrap ErrEmpty, ErrTooLarge or
-// ErrMalformed.
-func LoadReference(r io.Reader, limit int64) (ref *Reference, err error) {
-	rc, _, err := analyze.Decompress(r, limit)
-	if err != nil {
+// referenceProfile parses data as driver/fetch.go grabProfile does, with the
+// reference parser (github.com/google/pprof/profile): what reports read where
+// they must equal pprof's and leakui's decoder cannot name the frames as pprof
+// does. The parse is charged to b (referenceExpansion bytes per byte).
+func referenceProfile(data []byte, b *analyze.Budget) (p *profile.Profile, err error) {
+	if err := b.Charge(int64(len(data)) * referenceExpansion); err != nil {
 		return nil, err
 	}
-	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) == 0 {
-		return nil, analyze.ErrEmpty
-	}
-	ref = &Reference{data: data}
-	if ref.parsed, err = ref.parse(); err != nil {
-		return nil, err
-	}
-	return ref, nil
-}
-
-// profile returns a profile of its own for one report.
-func (r *Reference) profile() (*profile.Profile, error) {
-	if p := r.parsed; p != nil {
-		r.parsed = nil
-		return p, nil
-	}
-	return r.parse()
-}
-
-// parse parses the profile as driver/fetch.go grabProfile does.
-func (r *Reference) parse() (p *profile.Profile, err error) {
 	defer func() {
 		// Third-party parser: a hostile file must not crash the caller.
 		if r := recover(); r != nil {
 			p, err = nil, fmt.Errorf("%w: profile parser failed: %v", analyze.ErrMalformed, r)
 		}
 	}()
-	p, err = profile.ParseData(r.data)
+	p, err = profile.ParseData(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
 	}
@@ -135,29 +104,27 @@ func (r *Reference) parse() (p *profile.Profile, err error) {
 	return p, nil
 }
 
-// WriteTopText prints what `go tool pprof -top` prints for the profile with these
-// options (and -symbolize=none: leakui does not symbolize). A Reference is not
-// safe for concurrent use.
-func WriteTopText(w io.Writer, ref *Reference, o TextOptions) error {
-	p, err := ref.profile()
+// reference parses the profile's bytes with the reference parser, charged to b.
+func (p *Profile) reference(b *analyze.Budget) (*profile.Profile, error) {
+	data, err := p.rawBytes(b)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	finishFetch(p)
-	return writeText(w, p, []*profile.Profile{p}, o)
+	return referenceProfile(data, b)
 }
 
-// WriteDiffText prints what `go tool pprof -top -diff_base=BASE TARGET` prints.
-// The profiles must be of one type (see Comparable).
-func WriteDiffText(w io.Writer, base, target *Reference, o TextOptions) error {
-	p, err := target.profile()
-	if err != nil {
-		return err
-	}
-	pbase, err := base.profile()
-	if err != nil {
-		return err
-	}
+// writeReferenceTop prints what `go tool pprof -top` prints for the profile with
+// these options (and -symbolize=none: leakui does not symbolize), from the
+// reference parser.
+func writeReferenceTop(w io.Writer, p *profile.Profile, filters []Filter, o TextOptions) error {
+	finishFetch(p)
+	return writeText(w, p, []*profile.Profile{p}, filters, o)
+}
+
+// writeReferenceDiff prints what `go tool pprof -top -diff_base=BASE TARGET`
+// prints, from the reference parser. The profiles must be of one type (see
+// Comparable).
+func writeReferenceDiff(w io.Writer, pbase, p *profile.Profile, filters []Filter, o TextOptions) error {
 	// driver/fetch.go fetchProfiles: mark the base and negate it. (measurement.
 	// ScaleProfiles, which pprof runs first, changes nothing for two profiles of
 	// the same sample types and units, the only ones leakui compares.)
@@ -180,7 +147,7 @@ func WriteDiffText(w io.Writer, base, target *Reference, o TextOptions) error {
 	pbase.DropFrames, pbase.KeepFrames = p.DropFrames, p.KeepFrames
 	finishFetch(p)
 	finishFetch(pbase)
-	return writeText(w, mergedHeader(p, pbase), []*profile.Profile{p, pbase}, o)
+	return writeText(w, mergedHeader(p, pbase), []*profile.Profile{p, pbase}, filters, o)
 }
 
 // sameValueType reports whether two optional value types are equal.
@@ -250,6 +217,8 @@ type textHeader struct {
 	docURL                   string
 	timeNanos, durationNanos int64
 	sampleTypes              []valueType
+	// activeFilters are the filters' legend lines (Filter.legend).
+	activeFilters []string
 }
 
 // headerOf is the textHeader of a profile parsed by the reference parser.
@@ -281,19 +250,63 @@ func (r *textReport) formatValue(v int64) string {
 
 // writeText is driver.generateRawReport + report.printText for -top over the
 // samples of srcs (one profile, or a diff's target and negated base), with the
-// header labels of hdr.
-func writeText(w io.Writer, hdr *profile.Profile, srcs []*profile.Profile, o TextOptions) error {
+// header labels of hdr: the total of the samples (report.New), then the
+// filters (applyFocus), then the aggregation.
+func writeText(w io.Writer, hdr *profile.Profile, srcs []*profile.Profile, filters []Filter, o TextOptions) error {
 	if o.SampleIndex < 0 || o.SampleIndex >= len(hdr.SampleType) {
 		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
 	}
+	total := computeTotal(srcs, o.SampleIndex)
+	applyFiltersAll(srcs, filters)
 	for _, p := range srcs {
 		// driver.aggregate at the default "functions" granularity, with inlined frames.
 		if err := p.Aggregate(true, true, false, false, false, false); err != nil {
 			return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
 		}
 	}
-	total := computeTotal(srcs, o.SampleIndex)
-	return writeTextReport(w, headerOf(hdr), newTextGraphInput(srcs, o.SampleIndex), func() int64 { return total }, o)
+	h := headerOf(hdr)
+	h.activeFilters = filtersLegend(filters)
+	return writeTextReport(w, h, newTextGraphInput(srcs, o.SampleIndex), func() int64 { return total }, o)
+}
+
+// applyFiltersAll applies filters to the profiles that make one report (a
+// diff's target and base, which pprof filters merged), with the numeric label
+// units of all of them before any filter, as pprof's driver identifies them on
+// the merged profile.
+func applyFiltersAll(srcs []*profile.Profile, filters []Filter) FilterMatches {
+	if len(filters) == 0 {
+		return FilterMatches{Focus: true}
+	}
+	units := map[string]string{}
+	for _, p := range srcs {
+		u, _ := p.NumLabelUnits()
+		for k, v := range u {
+			if _, ok := units[k]; !ok {
+				units[k] = v
+			}
+		}
+	}
+	var m FilterMatches
+	for i, p := range srcs {
+		for _, f := range filters {
+			fm := f.applyReference(p, units)
+			if i == 0 {
+				m = fm
+			} else {
+				m = m.or(fm)
+			}
+		}
+	}
+	return m
+}
+
+// filtersLegend is the legend of filters applied in order.
+func filtersLegend(filters []Filter) []string {
+	var out []string
+	for _, f := range filters {
+		out = append(out, f.legend()...)
+	}
+	return out
 }
 
 // writeTextReport prints the -top report of the graph input in with header h.
@@ -381,18 +394,24 @@ func inlineMark(n *textNode) string {
 // with -nodefraction and -edgefraction as given (functions without one are left
 // out). It runs pprof's graph over the profile's call graph, whose function nodes
 // are pprof's.
-func (p *Profile) InlineMarks(sampleIndex int, nodeFraction, edgeFraction float64) map[string]string {
+func (p *Profile) InlineMarks(sampleIndex int, nodeFraction, edgeFraction float64) (map[string]string, error) {
+	if sampleIndex < 0 || sampleIndex >= len(p.meta.sampleTypes) {
+		return nil, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, sampleIndex)
+	}
 	in := &textGraphInput{}
-	in.addGraph(p.graph, sampleIndex, false, map[string]int32{})
+	p.addTo(in, sampleIndex, false, map[string]int32{})
 	r := &textReport{o: TextOptions{SampleIndex: sampleIndex, NodeFraction: nodeFraction, EdgeFraction: edgeFraction}, in: in}
-	nodes, _, _, _ := r.trimmedGraph() // a call graph's samples are read without error
+	nodes, _, _, err := r.trimmedGraph()
+	if err != nil {
+		return nil, err
+	}
 	marks := make(map[string]string)
 	for _, n := range nodes {
 		if m := inlineMark(n); m != "" {
 			marks[n.info.Name] = m
 		}
 	}
-	return marks
+	return marks, nil
 }
 
 // computeTotal is report.computeTotal without a mean divisor: the sum of the
@@ -507,6 +526,7 @@ func (r *textReport) selectOutputUnit(nodes []*textNode) {
 // labels is report.reportLabels (with report.ProfileLabels) for -top.
 func (r *textReport) labels(shownTotal int64, nodeCount, origCount, droppedNodes int) []string {
 	label := r.profileLabels()
+	label = append(label, legendActiveFilters(r.h.activeFilters)...)
 	label = append(label, fmt.Sprintf("Showing nodes accounting for %s, %s of %s total",
 		r.formatValue(shownTotal), strings.TrimSpace(Percentage(shownTotal, r.total)), r.formatValue(r.total)))
 	if r.total != 0 {
@@ -518,6 +538,23 @@ func (r *textReport) labels(shownTotal int64, nodeCount, origCount, droppedNodes
 		}
 	}
 	return label
+}
+
+// legendActiveFilters is report.legendActiveFilters: "Active filters:", then
+// each filter indented, cut at 80 bytes; nothing without filters.
+func legendActiveFilters(activeFilters []string) []string {
+	if len(activeFilters) == 0 {
+		return nil
+	}
+	out := make([]string, len(activeFilters)+1)
+	out[0] = "Active filters:"
+	for i, s := range activeFilters {
+		if len(s) > 80 {
+			s = s[:80] + "…"
+		}
+		out[i+1] = "   " + s
+	}
+	return out
 }
 
 // droppedLabel is report.genLabel for nodes: "Dropped 57 nodes (cum <= 12.50MB)".
@@ -582,6 +619,11 @@ type textNodeInfo struct {
 
 // printableName is NodeInfo.PrintableName.
 func (i *textNodeInfo) printableName() string {
+	return strings.Join(i.nameComponents(), " ")
+}
+
+// nameComponents is NodeInfo.NameComponents: the parts of the printable name.
+func (i *textNodeInfo) nameComponents() []string {
 	var name []string
 	if i.Address != 0 {
 		name = append(name, fmt.Sprintf("%016x", i.Address))
@@ -604,18 +646,27 @@ func (i *textNodeInfo) printableName() string {
 	default:
 		name = append(name, "<unknown>")
 	}
-	return strings.Join(name, " ")
+	return name
 }
 
-// comparePrintableName is NodeInfo.comparePrintableName.
-func (i *textNodeInfo) comparePrintableName(right textNodeInfo) (equal bool, less bool) {
+// orderPrintableName is NodeInfo.comparePrintableName (graph.go, lines 199-213):
+// it orders two nodes by their printable names, but says 0 for two nodes that print the same name
+// (the same library under two paths, unnamed functions of one binary), so that
+// the sorts go on to their next key. pprof's comparePrintableName calls them
+// neither equal nor less, so its sorts leave them in the order they came in,
+// which is a map's: pprof prints such rows in a different order from one run to
+// the next. leakui orders them by the next keys, |cum| then the node info.
+func (i *textNodeInfo) orderPrintableName(right textNodeInfo) int {
 	if right == *i {
-		return true, false
+		return 0
 	}
 	if i.Address != 0 && right.Address != 0 && i.Address != right.Address {
-		return false, i.Address < right.Address
+		if i.Address < right.Address {
+			return -1
+		}
+		return 1
 	}
-	return false, i.printableName() < right.printableName()
+	return strings.Compare(i.printableName(), right.printableName())
 }
 
 // textNode is graph.Node without tags and mean divisors; in holds its incoming
@@ -665,7 +716,7 @@ func (in *textGraphInput) addLocation(ns []int32) {
 // read from the file for each walk.
 type textPart struct {
 	g       *callGraph
-	file    *StreamedProfile
+	file    *streamedSamples
 	si      int
 	neg     bool
 	locBase int32
@@ -898,15 +949,16 @@ func trimLowFrequencyEdges(nodes []*textNode, edgeCutoff int64) {
 	}
 }
 
-// sortFlatName is Nodes.Sort(FlatNameOrder).
+// sortFlatName is Nodes.Sort(FlatNameOrder), with ties of one printed name
+// ordered (see orderPrintableName).
 func sortFlatName(ns []*textNode) {
 	sort.Slice(ns, func(i, j int) bool {
 		l, r := ns[i], ns[j]
 		if iv, jv := abs64(l.flat), abs64(r.flat); iv != jv {
 			return iv > jv
 		}
-		if equal, leftLess := l.info.comparePrintableName(r.info); !equal {
-			return leftLess
+		if c := l.info.orderPrintableName(r.info); c != 0 {
+			return c < 0
 		}
 		if iv, jv := abs64(l.cum), abs64(r.cum); iv != jv {
 			return iv > jv

@@ -71,7 +71,7 @@ func TestPprofTrimMatchesPprof(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", filepath.Base(path), st.Type), func(t *testing.T) {
 				t.Parallel()
 				want := runPprofTopText(t, st.Unit, "-sample_index="+strconv.Itoa(si), path)
-				kept, dropped, cutoff := p.Top(si).PprofTrim(DefaultNodeFraction)
+				kept, dropped, cutoff := mustTop(t, p, si).PprofTrim(DefaultNodeFraction)
 				if dropped != want.dropped || (dropped > 0 && cutoff != want.cutoff) {
 					t.Errorf("dropped %d (cum <= %d), pprof %d (cum <= %d)", dropped, cutoff, want.dropped, want.cutoff)
 				}
@@ -83,12 +83,27 @@ func TestPprofTrimMatchesPprof(t *testing.T) {
 						t.Errorf("row %d = %q, pprof %q", i, r.Name, want.names[i])
 					}
 				}
-				compareMarks(t, p.InlineMarks(si, DefaultNodeFraction, DefaultEdgeFraction), want.marks)
+				trimmed := mustTop(t, p, si).Trimmed(DefaultNodeFraction)
+				if len(trimmed.Rows) != len(kept) || trimmed.Dropped != want.dropped || trimmed.Dropped > 0 && trimmed.DroppedCutoff != want.cutoff {
+					t.Errorf("Trimmed: %d rows, %d dropped (cum <= %d); pprof %d, %d (cum <= %d)", len(trimmed.Rows), trimmed.Dropped, trimmed.DroppedCutoff, len(want.names), want.dropped, want.cutoff)
+				}
+				compareMarks(t, mustMarks(t, p, si, DefaultNodeFraction), want.marks)
 				all := runPprofTopText(t, st.Unit, "-nodefraction=0", "-sample_index="+strconv.Itoa(si), path)
-				compareMarks(t, p.InlineMarks(si, 0, DefaultEdgeFraction), all.marks)
+				compareMarks(t, mustMarks(t, p, si, 0), all.marks)
 			})
 		}
 	}
+}
+
+// mustMarks is p.InlineMarks with -edgefraction's default, failing the test
+// on an error.
+func mustMarks(t *testing.T, p *Profile, si int, nodeFraction float64) map[string]string {
+	t.Helper()
+	marks, err := p.InlineMarks(si, nodeFraction, DefaultEdgeFraction)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return marks
 }
 
 func compareMarks(t *testing.T, got, want map[string]string) {
@@ -169,24 +184,23 @@ func TestScaledLabel(t *testing.T) {
 	}
 }
 
-// TestWriteTopTextErrors checks the refusals of the text report.
-func TestWriteTopTextErrors(t *testing.T) {
-	if _, err := LoadReference(bytes.NewReader(nil), 0); err == nil {
+// TestWriteTopErrors checks the refusals of the text report.
+func TestWriteTopErrors(t *testing.T) {
+	if _, err := Open(Reader(bytes.NewReader(nil)), Options{}); err == nil {
 		t.Error("an empty file loaded")
 	}
-	if _, err := LoadReference(strings.NewReader("not a profile at all\n"), 0); err == nil {
+	if _, err := Open(Reader(strings.NewReader("not a profile at all\n")), Options{}); err == nil {
 		t.Error("text loaded as a profile")
 	}
-	data, err := os.ReadFile(fixturesGlob(t, "pprof")[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := LoadReference(bytes.NewReader(data), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := WriteTopText(&buf, ref, TextOptions{SampleIndex: 99}); err == nil {
-		t.Error("sample index 99 accepted")
+	for _, path := range fixturesGlob(t, "pprof")[:2] {
+		p, err := Open(File(path), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := p.WriteTop(&buf, TextOptions{SampleIndex: 99}); err == nil {
+			t.Error("sample index 99 accepted")
+		}
+		p.Close()
 	}
 }

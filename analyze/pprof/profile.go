@@ -38,15 +38,35 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-// Profile is a parsed pprof profile, loaded once and then analyzed many times. It is
-// never modified after loading; analyses that filter build a filtered copy of its
-// call graph, as pprof's driver copies a profile before filtering.
+// Profile is a pprof profile, opened once (Open) and then analyzed many times.
+// It is never modified after it is opened; analyses that filter build a
+// filtered copy of its call graph, as pprof's driver copies a profile before
+// filtering. Its samples are held in memory (decoded), or read again from its
+// file for each report (streamed); reports that must equal pprof's text where
+// leakui's decoder cannot name the frames as pprof does read its bytes again
+// with pprof's own parser (the reference parser). Its methods choose. A profile
+// held in memory is safe for concurrent use; a streamed one (a large file) is
+// not.
 type Profile struct {
-	graph *callGraph
-	meta  profileMeta
+	// graph holds the samples when they are in memory; nil when they are
+	// streamed (stream holds the tables then).
+	graph  *callGraph
+	stream *streamedSamples
+	meta   profileMeta
 	// totals, when set, are the totals of the unfiltered profile this one was
 	// filtered from: pprof keeps percentages relative to the whole profile.
 	totals []int64
+	// parent and filters are the profile this one was filtered from (opened
+	// from its source) and the filters applied to it, in order.
+	parent  *Profile
+	filters []Filter
+	// reopen opens the file again; data is the decompressed profile kept for
+	// the reference parser when the source cannot be read again. limit and
+	// budget are Open's.
+	reopen func() (io.ReadCloser, error)
+	data   []byte
+	limit  int64
+	budget *analyze.Budget
 	// Format names the encoding the profile was read from ("profile.proto",
 	// "legacy text heap", …).
 	Format string
@@ -55,8 +75,8 @@ type Profile struct {
 }
 
 // SampleWalks is how many times an analysis has walked all of this profile's
-// samples since it was loaded: a flame tree built (FlameTreeWithin), a filter
-// applied (FilterWithin), a diff (Diff). A view served from cached parts walks
+// samples since it was loaded: a flame tree built (FlameTree), a filter
+// applied (Filter), a diff (Diff). A view served from cached parts walks
 // none, which is how a server's tests check that it caches them.
 func (p *Profile) SampleWalks() int64 { return p.walks.Load() }
 
@@ -70,37 +90,26 @@ type SampleType struct {
 	Total int64 `json:"total"`
 }
 
-// Load reads any profile `go tool pprof` reads (profile.proto gzipped or not,
-// legacy text heap/growth/threadcreate, legacy binary CPU) from r. The content is
-// decompressed within limit bytes (see Decompress). Errors wrap ErrEmpty, ErrTooLarge,
-// ErrUnsupportedKind (for content that is not a profile) or ErrMalformed.
-//
-// A profile is parsed in memory. A profile.proto's framing is checked while it
-// streams in, so that a compression bomb that merely starts like a profile is
-// refused at its first invalid byte, not after limit bytes.
-func Load(r io.Reader, limit int64) (*Profile, error) { return LoadWithin(r, limit, nil) }
-
-// LoadWithin is Load within a memory budget (nil: unbounded): the decompressed
-// bytes and everything the decoder will hold are charged to it before they are
-// allocated, field by field as the profile streams in (a Line costs its in-memory
-// size, a string its header and bytes), so a small file that would decode to
-// gigabytes is refused with ErrTooLarge within milliseconds. The budget keeps
-// nothing charged when LoadWithin returns; the caller accounts for the profile it
-// keeps (MemSize).
-func LoadWithin(r io.Reader, limit int64, budget *analyze.Budget) (*Profile, error) {
+// loadWithin decodes the profile r reads into memory within a memory budget
+// (nil: unbounded): the decompressed bytes and everything the decoder will hold
+// are charged to it before they are allocated, field by field as the profile
+// streams in (a Line costs its in-memory size, a string its header and bytes).
+// The budget keeps nothing charged when loadWithin returns; the caller accounts
+// for the profile it keeps (MemSize). It returns the decompressed bytes too.
+func loadWithin(r io.Reader, limit int64, budget *analyze.Budget) (*Profile, []byte, error) {
 	if limit <= 0 {
 		limit = analyze.DefaultMaxDecompressed
 	}
 	hint := analyze.SizeHint(r)
 	rc, _, err := analyze.Decompress(r, limit)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rc.Close()
 	br := bufio.NewReaderSize(rc, analyze.SniffSize)
 	head, err := br.Peek(analyze.SniffSize)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return nil, nil, err
 	}
 	// What is charged here is given back at the end: the analysis's budget
 	// counts its peak, and the caller counts what it keeps.
@@ -109,15 +118,17 @@ func LoadWithin(r io.Reader, limit int64, budget *analyze.Budget) (*Profile, err
 	if analyze.DetectKind(head).Format == "profile.proto" {
 		data, census, err := readProto(br, limit, hint, local)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return parseCounted(data, census, local)
+		p, err := parseCounted(data, census, local)
+		return p, data, err
 	}
 	data, err := io.ReadAll(&chargingReader{r: br, budget: local})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return parseCounted(data, nil, local)
+	p, err := parseCounted(data, nil, local)
+	return p, data, err
 }
 
 // chargingReader charges a budget with every byte read through it.
@@ -139,7 +150,7 @@ func (c *chargingReader) Read(p []byte) (int, error) {
 // of legacy text: its profiles are graphs of pointers.
 const referenceExpansion = 4
 
-// parse parses decompressed profile bytes; see Load.
+// parse parses decompressed profile bytes into memory.
 func parse(data []byte) (*Profile, error) { return parseCounted(data, nil, nil) }
 
 // parseCounted parses decompressed profile bytes within budget. census, when not
@@ -256,13 +267,24 @@ func metaFromProfile(p *profile.Profile) profileMeta {
 	return m
 }
 
-// SampleTypes lists the profile's sample types with their totals, in profile order.
+// SampleTypes lists the profile's sample types with their totals, in profile
+// order. A streamed profile counts its totals in its first walk over its file:
+// before any report, SampleTypes makes that walk, and a file that cannot be
+// read again gives totals of 0 here (and its error to every report).
 func (p *Profile) SampleTypes() []SampleType {
-	g := p.graph
 	out := make([]SampleType, len(p.meta.sampleTypes))
 	for j, st := range p.meta.sampleTypes {
 		out[j] = SampleType{Type: st.typ, Unit: st.unit}
 	}
+	if p.stream != nil {
+		if p.stream.ensureTotals() == nil {
+			for j, t := range p.stream.totals {
+				out[j].Total = t
+			}
+		}
+		return out
+	}
+	g := p.graph
 	for i := range g.numValues() {
 		out[i%g.nTypes].Total += abs64(g.valueAt(i))
 	}
@@ -326,7 +348,21 @@ func (p *Profile) Time() time.Time {
 func (p *Profile) Duration() time.Duration { return time.Duration(p.meta.durationNanos) }
 
 // Samples is the number of samples in the profile.
-func (p *Profile) Samples() int { return p.graph.samples() }
+func (p *Profile) Samples() int {
+	if p.stream != nil {
+		return p.stream.samples
+	}
+	return p.graph.samples()
+}
+
+// tables is the call graph that holds the profile's locations and names, and
+// its samples when they are in memory.
+func (p *Profile) tables() *callGraph {
+	if p.graph != nil {
+		return p.graph
+	}
+	return p.stream.g
+}
 
 // Comments returns the profile's comments.
 func (p *Profile) Comments() []string { return p.meta.comments }
@@ -375,6 +411,24 @@ func (p *Profile) SameType(q *Profile) bool {
 // "alloc_objects/alloc_space/inuse_objects/inuse_space".
 func (p *Profile) TypeNames() string { return strings.Join(p.typeNames(), "/") }
 
+// mismatchNames renders the sample types of two profiles that are not of one
+// type for a message: their names, and their units too when the names alone
+// are the same ("samples (count)/cpu (microseconds)" against "… (nanoseconds)"),
+// so that the message never names the same thing twice.
+func mismatchNames(p, q *Profile) (string, string) {
+	if p.TypeNames() != q.TypeNames() {
+		return p.TypeNames(), q.TypeNames()
+	}
+	withUnits := func(p *Profile) string {
+		parts := make([]string, len(p.meta.sampleTypes))
+		for i, st := range p.meta.sampleTypes {
+			parts[i] = st.typ + " (" + st.unit + ")"
+		}
+		return strings.Join(parts, "/")
+	}
+	return withUnits(p), withUnits(q)
+}
+
 func abs64(v int64) int64 {
 	if v < 0 {
 		return -v
@@ -385,8 +439,8 @@ func abs64(v int64) int64 {
 // MemSize estimates the bytes the parsed profile holds in memory (its call graph
 // and strings), so that a cache can bound what it keeps by size, not by count.
 func (p *Profile) MemSize() int64 {
-	g := p.graph
-	n := int64(len(g.stacks))*4 + int64(len(g.stacks16))*2 + int64(len(g.offsets))*4 + int64(len(g.values))*8 + int64(len(g.values32))*4
+	g := p.tables()
+	n := int64(len(p.data)) + int64(len(g.stacks))*4 + int64(len(g.stacks16))*2 + int64(len(g.offsets))*4 + int64(len(g.values))*8 + int64(len(g.values32))*4
 	for _, name := range g.names {
 		n += 16 + int64(len(name))
 	}

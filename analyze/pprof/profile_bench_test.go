@@ -18,7 +18,7 @@ func BenchmarkLoadProfile(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Load(bytes.NewReader(data), 0); err != nil {
+		if _, err := Open(Reader(bytes.NewReader(data)), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -40,7 +40,7 @@ func BenchmarkTop(b *testing.B) {
 func BenchmarkSandwich(b *testing.B) {
 	p := loadFile(b, fixtures.Path(b, "pprof", "erigon-integration-heap.pb.gz"))
 	si := p.DefaultSampleIndex()
-	top := p.Top(si)
+	top := mustTop(b, p, si)
 	name, best := "", int64(0)
 	for _, r := range top.Rows {
 		if r.Cum > best && r.Cum < top.Total {

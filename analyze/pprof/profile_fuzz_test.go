@@ -31,7 +31,7 @@ func FuzzParseProfile(f *testing.F) {
 			t.Fatalf("sample types: %d vs reference %d", len(p.meta.sampleTypes), len(want.meta.sampleTypes))
 		}
 		for si := range p.meta.sampleTypes {
-			got, exp := p.Top(si), want.Top(si)
+			got, exp := mustTop(t, p, si), mustTop(t, want, si)
 			if got.Total != exp.Total || len(got.Rows) != len(exp.Rows) {
 				t.Fatalf("sample type %d: total %d rows %d; reference %d rows %d", si, got.Total, len(got.Rows), exp.Total, len(exp.Rows))
 			}

@@ -17,7 +17,7 @@ func TestParseProfileWithLongNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if top := p.Top(p.DefaultSampleIndex()); top.Total != 512 || top.Rows[0].Name != hostile.LongName {
+	if top := mustTop(t, p, p.DefaultSampleIndex()); top.Total != 512 || top.Rows[0].Name != hostile.LongName {
 		t.Errorf("total %d, first row %.40q", top.Total, top.Rows[0].Name)
 	}
 }

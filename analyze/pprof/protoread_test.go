@@ -39,7 +39,7 @@ func TestLoadProfileRefusesABombAtItsFirstBadByte(t *testing.T) {
 	defer f.Close()
 	st, _ := f.Stat()
 	in := &countingReader{r: f}
-	_, err = Load(in, analyze.DefaultMaxDecompressed)
+	_, err = Open(Reader(in), Options{Limit: analyze.DefaultMaxDecompressed})
 	if !isErr(err, analyze.ErrMalformed) || !strings.Contains(err.Error(), "field number 0") {
 		t.Fatalf("err %v, want ErrMalformed naming field number 0", err)
 	}

@@ -38,8 +38,11 @@ type SandwichEdge struct {
 // ErrInvalidParameter. Recursive calls of the function to itself are not listed
 // as its callers or callees.
 func (p *Profile) Sandwich(sampleIndex int, name string) (Sandwich, error) {
+	if sampleIndex < 0 || sampleIndex >= len(p.meta.sampleTypes) {
+		return Sandwich{}, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, sampleIndex)
+	}
 	st := p.meta.sampleTypes[sampleIndex]
-	g := p.graph
+	g := p.tables()
 	sw := Sandwich{Name: name, SampleType: st.typ, Unit: st.unit}
 	target := int32(-1)
 	for i, n := range g.names {
@@ -51,25 +54,20 @@ func (p *Profile) Sandwich(sampleIndex int, name string) (Sandwich, error) {
 	callers := map[int32]int64{}
 	callees := map[int32]int64{}
 	seen := map[int32]bool{}
-	var frames, buf []int32
-	for i := range g.samples() {
-		v := g.value(i, sampleIndex)
-		if v == 0 {
-			continue
-		}
+	var frames []int32
+	err := p.walkValues(sampleIndex, func(buf []int32, v int64) {
 		sw.Total += abs64(v)
 		if target < 0 {
-			continue
+			return
 		}
 		frames = frames[:0]
-		buf = g.stack(i, buf)
 		for _, l := range buf {
 			for _, ln := range g.locs[l].lines {
 				frames = append(frames, ln.node)
 			}
 		}
 		if len(frames) == 0 {
-			continue
+			return
 		}
 		found := false
 		clear(seen)
@@ -84,7 +82,7 @@ func (p *Profile) Sandwich(sampleIndex int, name string) (Sandwich, error) {
 			}
 		}
 		if !found {
-			continue
+			return
 		}
 		sw.Cum += v
 		if frames[0] == target {
@@ -100,6 +98,9 @@ func (p *Profile) Sandwich(sampleIndex int, name string) (Sandwich, error) {
 				callees[frames[k-1]] += v
 			}
 		}
+	})
+	if err != nil {
+		return Sandwich{}, err
 	}
 	if p.totals != nil {
 		sw.Total = p.totals[sampleIndex]

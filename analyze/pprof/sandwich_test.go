@@ -23,7 +23,7 @@ func TestSandwichMatchesTop(t *testing.T) {
 	for _, path := range fixturesGlob(t, "pprof") {
 		p := loadFile(t, path)
 		si := p.DefaultSampleIndex()
-		top := p.Top(si)
+		top := mustTop(t, p, si)
 		for i, row := range top.Rows {
 			if i == 40 {
 				break
@@ -85,7 +85,7 @@ func TestSandwichMatchesPprofPeek(t *testing.T) {
 		path := fixtures.Path(t, "pprof", name)
 		p := loadFile(t, path)
 		si := p.DefaultSampleIndex()
-		rows := slices.Clone(p.Top(si).Rows)
+		rows := slices.Clone(mustTop(t, p, si).Rows)
 		slices.SortStableFunc(rows, func(a, b TopRow) int { return int(abs64(b.Cum) - abs64(a.Cum)) })
 		for _, row := range rows[:min(12, len(rows))] {
 			t.Run(name+"/"+row.Name, func(t *testing.T) {

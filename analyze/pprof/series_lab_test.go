@@ -85,7 +85,7 @@ func processProfile(tb testing.TB, kind string) *Profile {
 	if err := pprof.Lookup(kind).WriteTo(&buf, 0); err != nil {
 		tb.Fatal(err)
 	}
-	p, err := Load(&buf, 0)
+	p, err := Open(Reader(&buf), Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

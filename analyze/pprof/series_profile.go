@@ -43,9 +43,11 @@ type stackValue struct {
 // seriesStacks lists the profile's distinct stacks with their values of one sample
 // type (an index from SampleIndex) and their sites, largest value first. Samples
 // of value 0 and samples without frames are left out.
-func (p *Profile) seriesStacks(sampleIndex int) []stackValue {
+func (p *Profile) seriesStacks(sampleIndex int) ([]stackValue, error) {
 	b := newSeriesBuilder(1, p.IsGoroutineProfile())
-	b.add(0, p.graph, sampleIndex)
+	if err := b.add(0, p, sampleIndex); err != nil {
+		return nil, err
+	}
 	out := make([]stackValue, 0, len(b.stacks))
 	for _, acc := range b.stacks {
 		out = append(out, stackValue{Frames: b.frameNames(acc.frames), Site: b.names[acc.site], Value: acc.values[0]})
@@ -59,7 +61,7 @@ func (p *Profile) seriesStacks(sampleIndex int) []stackValue {
 		}
 		return slices.Compare(x.Frames, y.Frames)
 	})
-	return out
+	return out, nil
 }
 
 // Series analyzes three or more profiles of one program taken over time:
@@ -81,8 +83,13 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 	first := snaps[0]
 	for i, s := range snaps[1:] {
 		if !first.Profile.SameType(s.Profile) {
+			kind, firstKind := seriesKind(s.Profile), seriesKind(first.Profile)
+			if kind == firstKind { // the same names in other units
+				names, firstNames := mismatchNames(s.Profile, first.Profile)
+				kind, firstKind = "profile of "+names, "profile of "+firstNames
+			}
 			return nil, fmt.Errorf("%w: snapshot %d (%s) is a %s but snapshot 1 (%s) is a %s; a series compares snapshots of one kind",
-				analyze.ErrMismatch, i+2, s.Name, seriesKind(s.Profile), first.Name, seriesKind(first.Profile))
+				analyze.ErrMismatch, i+2, s.Name, kind, first.Name, firstKind)
 		}
 	}
 	si, err := seriesSampleIndex(snaps, opts.SampleIndex)
@@ -93,11 +100,15 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 	b := newSeriesBuilder(len(snaps), goroutine)
 	b.byStart = goroutine && opts.GoroutineStart
 	in := series.Input{
-		Labels: make([]string, len(snaps)),
-		Times:  make([]time.Time, len(snaps)),
+		Labels:       make([]string, len(snaps)),
+		Times:        make([]time.Time, len(snaps)),
+		ProvenLeaked: first.Profile.IsGoroutineLeakProfile(),
+		Warnings:     seriesWarnings(snaps),
 	}
 	for i, s := range snaps {
-		b.add(i, s.Profile.graph, si)
+		if err := b.add(i, s.Profile, si); err != nil {
+			return nil, fmt.Errorf("snapshot %d (%s): %w", i+1, s.Name, err)
+		}
 		in.Labels[i] = s.Name
 		in.Times[i] = s.Profile.Time()
 	}
@@ -181,7 +192,6 @@ type seriesBuilder struct {
 	stacks    map[string]*seriesStack
 	totals    []int64
 	frames    []int32 // scratch
-	stack     []int32 // scratch: one sample's locations
 	key       []byte  // scratch
 }
 
@@ -215,27 +225,23 @@ func (b *seriesBuilder) intern(name string) int32 {
 }
 
 // add adds one snapshot's samples of one sample type.
-func (b *seriesBuilder) add(snap int, g *callGraph, sampleIndex int) {
+func (b *seriesBuilder) add(snap int, p *Profile, sampleIndex int) error {
+	g := p.tables()
 	global := make([]int32, len(g.names))
 	for id, name := range g.names {
 		global[id] = b.intern(name)
 	}
-	for i := range g.samples() {
-		v := g.value(i, sampleIndex)
-		if v == 0 {
-			continue
-		}
+	return p.walkValues(sampleIndex, func(stack []int32, v int64) {
 		b.totals[snap] = series.AddClamped(b.totals[snap], series.AbsClamped(v))
 		frames := b.frames[:0]
-		b.stack = g.stack(i, b.stack)
-		for _, l := range b.stack {
+		for _, l := range stack {
 			for _, ln := range g.locs[l].lines {
 				frames = append(frames, global[ln.node])
 			}
 		}
 		b.frames = frames
 		if len(frames) == 0 {
-			continue
+			return
 		}
 		key := b.key[:0]
 		for _, f := range frames {
@@ -248,7 +254,7 @@ func (b *seriesBuilder) add(snap int, g *callGraph, sampleIndex int) {
 			b.stacks[string(key)] = st
 		}
 		st.values[snap] = series.AddClamped(st.values[snap], v)
-	}
+	})
 }
 
 // site picks the frame a stack is attributed to.

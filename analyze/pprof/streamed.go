@@ -10,13 +10,13 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-// StreamedProfile is a profile.proto file read for one report that walks its
-// samples once or a few times (`leakui top`): its tables (strings, functions,
-// locations) are held, and its samples are decompressed and decoded again from
-// the file for each walk, one at a time, never stored. Its memory is the
-// tables' and one field's, not the decompressed file's or the samples'; a walk
-// costs a decompression.
-type StreamedProfile struct {
+// streamedSamples are the samples of a profile.proto file read for reports that
+// walk them once or a few times (`leakui top`): the tables (strings,
+// functions, locations) are held in g, and the samples are decompressed and
+// decoded again from the file for each walk, one at a time, never stored. Its
+// memory is the tables' and one field's, not the decompressed file's or the
+// samples'; a walk costs a decompression.
+type streamedSamples struct {
 	open   func() (io.ReadCloser, error)
 	limit  int64
 	budget *analyze.Budget
@@ -33,35 +33,35 @@ type StreamedProfile struct {
 	walked bool
 }
 
-// ErrNotStreamable is OpenStreamed's answer for a profile it does not read: not
-// a profile.proto (a legacy format), or one whose drop_frames needs the
-// reference parser. Load reads those.
-var ErrNotStreamable = errors.New("the profile is not a profile.proto that can be streamed")
+// errNotStreamable is openStreamed's answer for a profile it does not read:
+// not a profile.proto (a legacy format), or one whose drop_frames needs the
+// reference parser. Open decodes those into memory.
+var errNotStreamable = errors.New("the profile is not a profile.proto that can be streamed")
 
-// OpenStreamed reads the tables of the profile that open opens (a file, opened
+// openStreamed reads the tables of the profile that open opens (a file, opened
 // again for each walk; gzipped or not), decompressed within limit bytes and
-// within budget (nil: unbounded), charged as Load charges it: the tables as they
-// are decoded (their census cost, and every array the raw tables grow into), a field
-// longer than the read buffer before it is read, a field that could decode to
-// more than the budget has left refused at its first bytes. Close gives the
-// budget back.
-func OpenStreamed(open func() (io.ReadCloser, error), limit int64, budget *analyze.Budget) (*StreamedProfile, error) {
+// within budget (nil: unbounded), charged as loadWithin charges it: the tables
+// as they are decoded (their census cost, and every array the raw tables grow
+// into), a field longer than the read buffer before it is read, a field that
+// could decode to more than the budget has left refused at its first bytes.
+// Close gives the budget back.
+func openStreamed(open func() (io.ReadCloser, error), limit int64, budget *analyze.Budget) (*Profile, error) {
 	if limit <= 0 {
 		limit = analyze.DefaultMaxDecompressed
 	}
-	sp := &StreamedProfile{open: open, limit: limit, budget: budget.Child(budget.Remaining())}
+	sp := &streamedSamples{open: open, limit: limit, budget: budget.Child(budget.Remaining())}
 	if err := sp.readTables(); err != nil {
-		sp.Close()
+		sp.close()
 		return nil, err
 	}
-	return sp, nil
+	return &Profile{stream: sp, meta: sp.d.meta, Format: "profile.proto", reopen: open, limit: limit, budget: budget}, nil
 }
 
-// Close gives back what the profile charged to its budget.
-func (sp *StreamedProfile) Close() { sp.budget.Release() }
+// close gives back what the samples charged to their budget.
+func (sp *streamedSamples) close() { sp.budget.Release() }
 
 // stream opens the file and decompresses it.
-func (sp *StreamedProfile) stream() (*protoStream, func(), error) {
+func (sp *streamedSamples) stream() (*protoStream, func(), error) {
 	f, err := sp.open()
 	if err != nil {
 		return nil, nil, err
@@ -77,7 +77,7 @@ func (sp *StreamedProfile) stream() (*protoStream, func(), error) {
 }
 
 // readTables is the first pass: the tables, the samples counted.
-func (sp *StreamedProfile) readTables() error {
+func (sp *streamedSamples) readTables() error {
 	if err := sp.budget.Charge(streamBufferSize + streamOverhead); err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (sp *StreamedProfile) readTables() error {
 		return analyze.ErrEmpty
 	}
 	if analyze.DetectKind(head).Format != "profile.proto" {
-		return ErrNotStreamable
+		return errNotStreamable
 	}
 	d := newProtoDecoder(&protoCensus{})
 	d.budget = sp.budget
@@ -134,7 +134,7 @@ func (sp *StreamedProfile) readTables() error {
 		return fmt.Errorf("%w: %v", analyze.ErrMalformed, err)
 	}
 	if d.meta.dropFrames != "" {
-		return ErrNotStreamable
+		return errNotStreamable
 	}
 	sp.d, sp.g, sp.samples, sp.size = d, b.g, d.samples, s.pos
 	return nil
@@ -143,7 +143,7 @@ func (sp *StreamedProfile) readTables() error {
 // walk is a pass over the samples: fn gets every sample's location indexes
 // (leaf first) and values, which it must not keep. The first walk also checks
 // and keeps the totals.
-func (sp *StreamedProfile) walk(fn func(stack []int32, values []int64)) error {
+func (sp *streamedSamples) walk(fn func(stack []int32, values []int64)) error {
 	s, done, err := sp.stream()
 	if err != nil {
 		return err
@@ -201,6 +201,14 @@ func (sp *StreamedProfile) walk(fn func(stack []int32, values []int64)) error {
 	return nil
 }
 
+// ensureTotals walks the samples once when no walk has counted the totals.
+func (sp *streamedSamples) ensureTotals() error {
+	if sp.walked {
+		return nil
+	}
+	return sp.walk(func([]int32, []int64) {})
+}
+
 // addAbs adds |v| to *total, reporting false when the sum leaves int64.
 func addAbs(total *uint64, v int64) bool {
 	a := uint64(v)
@@ -209,57 +217,4 @@ func addAbs(total *uint64, v int64) bool {
 	}
 	*total += a
 	return a <= math.MaxInt64 && *total <= math.MaxInt64
-}
-
-// SampleIndex resolves a sample type name as Profile.SampleIndex does.
-func (sp *StreamedProfile) SampleIndex(name string) (int, error) {
-	return (&Profile{meta: sp.d.meta}).SampleIndex(name)
-}
-
-// IsGoroutineLeakProfile is Profile.IsGoroutineLeakProfile.
-func (sp *StreamedProfile) IsGoroutineLeakProfile() bool {
-	return (&Profile{meta: sp.d.meta}).IsGoroutineLeakProfile()
-}
-
-// TextExact is Profile.TextExact: WriteTopText prints pprof's text from the
-// profile itself.
-func (sp *StreamedProfile) TextExact() bool { return sp.d.meta.textExact }
-
-// input is the report input of the profile's samples of type si.
-func (sp *StreamedProfile) input(si int) *textGraphInput {
-	in := &textGraphInput{}
-	in.addGraph(sp.g, si, false, map[string]int32{})
-	in.parts[0].file = sp
-	return in
-}
-
-// Top is Profile.Top over one walk of the samples.
-func (sp *StreamedProfile) Top(si int) (TopResult, error) {
-	if si < 0 || si >= sp.d.nTypes {
-		return TopResult{}, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, si)
-	}
-	r := &textReport{in: sp.input(si)}
-	nodes, err := r.graph(nil)
-	if err != nil {
-		return TopResult{}, err
-	}
-	rows := make([]TopRow, len(nodes))
-	for i, n := range nodes {
-		rows[i] = TopRow{Name: n.info.Name, Flat: n.flat, Cum: n.cum}
-	}
-	sortTopRows(rows)
-	st := sp.d.meta.sampleTypes[si]
-	return TopResult{SampleType: st.typ, Unit: st.unit, Total: sp.totals[si], Shown: sp.totals[si], Rows: rows}, nil
-}
-
-// WriteTopText is WriteProfileTopText: what `go tool pprof -top` prints. The
-// profile must be TextExact.
-func (sp *StreamedProfile) WriteTopText(w io.Writer, o TextOptions) error {
-	if !sp.TextExact() {
-		return fmt.Errorf("%w: this profile's text needs the reference parser (WriteTopText)", analyze.ErrInvalidParameter)
-	}
-	if o.SampleIndex < 0 || o.SampleIndex >= sp.d.nTypes {
-		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
-	}
-	return writeTextReport(w, sp.d.meta.textHeader(), sp.input(o.SampleIndex), func() int64 { return sp.totals[o.SampleIndex] }, o)
 }

@@ -13,8 +13,8 @@ func FuzzStreamedProfile(f *testing.F) {
 	addProfileSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, loadErr := parse(data)
-		sp, err := OpenStreamed(openBytes(data, nil), 0, nil)
-		if errors.Is(err, ErrNotStreamable) {
+		sp, err := openStreamed(openBytes(data, nil), 0, nil)
+		if errors.Is(err, errNotStreamable) {
 			if loadErr == nil && p.Format == "profile.proto" && p.meta.dropFrames == "" {
 				t.Fatalf("a profile.proto Load reads without drop_frames was not streamed")
 			}

@@ -27,7 +27,7 @@ func openBytes(data []byte, opens *int) func() (io.ReadCloser, error) {
 // profile's -top text (every sample type, the option sets of
 // TestProfileTopTextEqualsTheReference) and its Top table equal the loaded
 // profile's, which the anchor tests hold to `go tool pprof`; formats it does
-// not stream (legacy text, drop_frames) answer ErrNotStreamable.
+// not stream (legacy text, drop_frames) answer errNotStreamable.
 func TestStreamedTopEqualsTheLoadedProfile(t *testing.T) {
 	streamed := 0
 	for _, path := range fixturesGlob(t, "pprof") {
@@ -36,10 +36,10 @@ func TestStreamedTopEqualsTheLoadedProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := loadFile(t, path)
-		sp, err := OpenStreamed(openBytes(data, nil), 0, nil)
+		sp, err := openStreamed(openBytes(data, nil), 0, nil)
 		if p.Format != "profile.proto" || p.meta.dropFrames != "" {
-			if !errors.Is(err, ErrNotStreamable) {
-				t.Errorf("%s (%s): err %v, want ErrNotStreamable", filepath.Base(path), p.Format, err)
+			if !errors.Is(err, errNotStreamable) {
+				t.Errorf("%s (%s): err %v, want errNotStreamable", filepath.Base(path), p.Format, err)
 			}
 			continue
 		}
@@ -57,10 +57,10 @@ func TestStreamedTopEqualsTheLoadedProfile(t *testing.T) {
 
 // compareStreamed compares a streamed profile's top tables and texts with
 // the loaded profile's.
-func compareStreamed(t *testing.T, name string, p *Profile, sp *StreamedProfile) {
+func compareStreamed(t *testing.T, name string, p *Profile, sp *Profile) {
 	t.Helper()
-	if sp.TextExact() != p.TextExact() || sp.IsGoroutineLeakProfile() != p.IsGoroutineLeakProfile() {
-		t.Errorf("%s: TextExact %v, goroutineleak %v; loaded %v, %v", name, sp.TextExact(), sp.IsGoroutineLeakProfile(), p.TextExact(), p.IsGoroutineLeakProfile())
+	if sp.textExact() != p.textExact() || sp.IsGoroutineLeakProfile() != p.IsGoroutineLeakProfile() {
+		t.Errorf("%s: TextExact %v, goroutineleak %v; loaded %v, %v", name, sp.textExact(), sp.IsGoroutineLeakProfile(), p.textExact(), p.IsGoroutineLeakProfile())
 	}
 	for si, st := range p.SampleTypes() {
 		if got, err := sp.SampleIndex(st.Type); err != nil || got != si && p.meta.sampleTypes[got].typ != st.Type {
@@ -70,19 +70,19 @@ func compareStreamed(t *testing.T, name string, p *Profile, sp *StreamedProfile)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := p.Top(si); !sameTop(top, want) {
+		if want := mustTop(t, p, si); !sameTop(top, want) {
 			t.Errorf("%s %s: Top\n%+v\nloaded:\n%+v", name, st.Type, top, want)
 		}
-		if !p.TextExact() {
+		if !p.textExact() {
 			continue
 		}
 		for _, o := range textOptionSets {
 			o.SampleIndex = si
 			var got, want bytes.Buffer
-			if err := sp.WriteTopText(&got, o); err != nil {
+			if err := sp.WriteTop(&got, o); err != nil {
 				t.Fatal(err)
 			}
-			if err := WriteProfileTopText(&want, p, o); err != nil {
+			if err := p.WriteTop(&want, o); err != nil {
 				t.Fatal(err)
 			}
 			if got.String() != want.String() {
@@ -113,23 +113,23 @@ func TestStreamedBenchProfileReadsTheFileTwice(t *testing.T) {
 		t.Skip("the benchmark profile is slow to make under the race detector")
 	}
 	data := benchProfile()
-	p, err := Load(bytes.NewReader(data), 0)
+	p, err := Open(Reader(bytes.NewReader(data)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	opens := 0
 	budget := analyze.NewBudget(0)
-	sp, err := OpenStreamed(openBytes(data, &opens), 0, budget.Child(0))
+	sp, err := openStreamed(openBytes(data, &opens), 0, budget.Child(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := textOptionSets[0]
 	o.SampleIndex, o.NodeCount = p.DefaultSampleIndex(), 3
 	var got, want bytes.Buffer
-	if err := sp.WriteTopText(&got, o); err != nil {
+	if err := sp.WriteTop(&got, o); err != nil {
 		t.Fatal(err)
 	}
-	WriteProfileTopText(&want, p, o)
+	p.WriteTop(&want, o)
 	if got.String() != want.String() {
 		t.Errorf("streamed:\n%s\nloaded:\n%s", got.String(), want.String())
 	}
@@ -151,7 +151,7 @@ func TestStreamedBenchProfileReadsTheFileTwice(t *testing.T) {
 // TestAmplifyingProfilesAreRefusedWithinTheBudget for the streamed profile.
 func TestStreamedAmplifyingProfilesAreRefusedWithinTheBudget(t *testing.T) {
 	checkAmplifyingRefused(t, func(data []byte, b *analyze.Budget) error {
-		_, err := OpenStreamed(openBytes(data, nil), analyze.DefaultMaxDecompressed, b)
+		_, err := openStreamed(openBytes(data, nil), analyze.DefaultMaxDecompressed, b)
 		return err
 	})
 }
@@ -174,7 +174,7 @@ func TestStreamedProfileChangedBetweenPasses(t *testing.T) {
 		}
 		return io.NopCloser(bytes.NewReader(second)), nil
 	}
-	sp, err := OpenStreamed(open, 0, nil)
+	sp, err := openStreamed(open, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestStreamedProfileRefusesWhatLoadRefuses(t *testing.T) {
 		if _, err := parse(bad); !isErr(err, analyze.ErrMalformed) {
 			t.Fatalf("%s: Load says %v", name, err)
 		}
-		sp, err := OpenStreamed(openBytes(bad, nil), 0, nil)
+		sp, err := openStreamed(openBytes(bad, nil), 0, nil)
 		if err == nil {
 			_, err = sp.Top(0)
 			sp.Close()

@@ -24,8 +24,11 @@
 package pprof
 
 import (
+	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/leakui/leakui/analyze"
 )
 
 // TopRow is one function of a top table: its own value (flat) and its value
@@ -47,19 +50,51 @@ type TopResult struct {
 	// Shown is the total of the samples a filter kept; it equals Total unfiltered.
 	Shown int64    `json:"shown"`
 	Rows  []TopRow `json:"rows"`
+	// Dropped is how many rows a trim left out (see Trimmed), those whose |cum|
+	// is at most DroppedCutoff; both are 0 untrimmed.
+	Dropped       int   `json:"dropped,omitempty"`
+	DroppedCutoff int64 `json:"dropped_cutoff,omitempty"`
+	// ProvenLeaked marks the Go runtime's goroutineleak profile (see
+	// IsGoroutineLeakProfile); Leaked is how many goroutines it proves leaked,
+	// its whole total: "proven leaked: N".
+	ProvenLeaked bool  `json:"proven_leaked,omitempty"`
+	Leaked       int64 `json:"leaked,omitempty"`
 }
 
 // Top computes the top table of one sample type (an index from SampleIndex) with
 // pprof's aggregation: every frame, inlined or not, is a function node; a node
 // counts once in cum per sample however often it recurs; flat goes to the leaf.
-func (p *Profile) Top(sampleIndex int) TopResult {
+// A streamed profile computes it over one walk of its file, which can fail.
+func (p *Profile) Top(sampleIndex int) (TopResult, error) {
+	if sampleIndex < 0 || sampleIndex >= len(p.meta.sampleTypes) {
+		return TopResult{}, fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, sampleIndex)
+	}
 	st := p.meta.sampleTypes[sampleIndex]
-	res := topOf(p.graph, sampleIndex)
+	var res TopResult
+	if p.stream != nil {
+		in := &textGraphInput{}
+		p.addTo(in, sampleIndex, false, map[string]int32{})
+		nodes, err := (&textReport{in: in}).graph(nil)
+		if err != nil {
+			return TopResult{}, err
+		}
+		res.Rows = make([]TopRow, len(nodes))
+		for i, n := range nodes {
+			res.Rows[i] = TopRow{Name: n.info.Name, Flat: n.flat, Cum: n.cum}
+		}
+		sortTopRows(res.Rows)
+		res.Total = p.stream.totals[sampleIndex]
+	} else {
+		res = topOf(p.graph, sampleIndex)
+	}
 	res.SampleType, res.Unit, res.Shown = st.typ, st.unit, res.Total
 	if p.totals != nil {
 		res.Total = p.totals[sampleIndex]
 	}
-	return res
+	if p.IsGoroutineLeakProfile() {
+		res.ProvenLeaked, res.Leaked = true, res.Total
+	}
+	return res, nil
 }
 
 // topOf aggregates one sample type of a call graph into sorted rows.
@@ -107,6 +142,58 @@ func nodeValues(g *callGraph, sampleIndex int) (flat, cum []int64, total int64) 
 	return flat, cum, total
 }
 
+// walkValues calls fn with the stack (location indexes, leaf first; do not keep
+// it) and the value of type si of every sample whose value is not 0: from the
+// samples in memory, or over one walk of the file.
+func (p *Profile) walkValues(si int, fn func(stack []int32, v int64)) error {
+	if p.stream != nil {
+		return p.stream.walk(func(stack []int32, values []int64) {
+			if v := values[si]; v != 0 {
+				fn(stack, v)
+			}
+		})
+	}
+	g := p.graph
+	var stack []int32
+	for i := range g.samples() {
+		if v := g.value(i, si); v != 0 {
+			stack = g.stack(i, stack)
+			fn(stack, v)
+		}
+	}
+	return nil
+}
+
+// profileNodeValues is nodeValues for any profile: from the samples in memory,
+// or over one walk of the file.
+func profileNodeValues(p *Profile, si int) (flat, cum []int64, total int64, err error) {
+	if p.stream == nil {
+		flat, cum, total = nodeValues(p.graph, si)
+		return flat, cum, total, nil
+	}
+	g := p.tables()
+	flat, cum = make([]int64, len(g.names)), make([]int64, len(g.names))
+	seen := make([]int32, len(g.names))
+	mark := int32(0)
+	err = p.walkValues(si, func(stack []int32, v int64) {
+		total += abs64(v)
+		if len(stack) == 0 {
+			return
+		}
+		mark++
+		for _, l := range stack {
+			for _, ln := range g.locs[l].lines {
+				if seen[ln.node] != mark {
+					seen[ln.node] = mark
+					cum[ln.node] += v
+				}
+			}
+		}
+		flat[g.locs[stack[0]].lines[0].node] += v
+	})
+	return flat, cum, total, err
+}
+
 // sortTopRows orders rows as pprof's -top does.
 func sortTopRows(rows []TopRow) {
 	sort.Slice(rows, func(i, j int) bool { return topLess(rows[i], rows[j]) })
@@ -122,6 +209,20 @@ func topLess(a, b TopRow) bool {
 		return c < 0
 	}
 	return abs64(a.Cum) > abs64(b.Cum)
+}
+
+// Trimmed is the table trimmed as `go tool pprof -top` trims it with
+// -nodefraction=nodeFraction (see PprofTrim): the rows it shows, in its order,
+// with Dropped and DroppedCutoff saying what its "Dropped N nodes (cum <= C)"
+// says. A table already trimmed is trimmed again from the rows it has.
+func (t TopResult) Trimmed(nodeFraction float64) TopResult {
+	kept, dropped, cutoff := t.PprofTrim(nodeFraction)
+	t.Rows = kept
+	t.Dropped += dropped
+	if dropped > 0 {
+		t.DroppedCutoff = cutoff
+	}
+	return t
 }
 
 // PprofTrim is what `go tool pprof -top` with -nodefraction=nodeFraction does to

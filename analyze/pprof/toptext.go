@@ -29,21 +29,30 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 
 	"github.com/leakui/leakui/analyze"
 )
 
-// TextExact reports whether `go tool pprof -top`'s text can be printed from the
-// profile itself (WriteProfileTopText, WriteProfileDiffText), without parsing
-// the file again with the reference parser: it was decoded by leakui's own
-// profile.proto decoder, every frame is a named function (pprof's function nodes
-// are then exactly the call graph's nodes) and its ids are regular.
-func (p *Profile) TextExact() bool {
-	return p.Format == "profile.proto" && p.meta.textExact && p.totals == nil
+// textExact reports whether `go tool pprof -top`'s text can be printed from the
+// profile's own call graph, without parsing its bytes again with the reference
+// parser: it was decoded by leakui's own profile.proto decoder, every frame is a
+// named function (pprof's function nodes are then exactly the call graph's
+// nodes) and its ids are regular.
+// A filtered profile is when the one it was filtered from is and no filter
+// selects by label.
+func (p *Profile) textExact() bool {
+	r := p.root()
+	return r.Format == "profile.proto" && r.meta.textExact && !p.tagged()
 }
 
-// textHeader is the report header of a profile decoded by leakui.
-func (p *Profile) textHeader() textHeader { return p.meta.textHeader() }
+// textHeader is the report header of a profile decoded by leakui, with the
+// legend of its filters.
+func (p *Profile) textHeader() textHeader {
+	h := p.meta.textHeader()
+	h.activeFilters = filtersLegend(p.filters)
+	return h
+}
 
 // textHeader is the report header of a profile decoded by leakui.
 func (m profileMeta) textHeader() textHeader {
@@ -60,48 +69,106 @@ func (m profileMeta) textHeader() textHeader {
 	return h
 }
 
-// WriteProfileTopText prints what `go tool pprof -top` prints for the profile,
-// as WriteTopText does, from the profile's own call graph: no second parse, and
-// none of the reference parser's memory. The profile must be TextExact.
-func WriteProfileTopText(w io.Writer, p *Profile, o TextOptions) error {
-	if !p.TextExact() {
-		return fmt.Errorf("%w: this profile's text needs the reference parser (WriteTopText)", analyze.ErrInvalidParameter)
-	}
+// WriteTop prints what `go tool pprof -top` prints for the profile with these
+// options (and -symbolize=none: leakui does not symbolize), byte for byte. It
+// prints from the profile's own call graph when leakui's decoder names every
+// frame as pprof does, else through the reference parser, reading the
+// profile's bytes again; what the report builds is charged to the profile's
+// budget while it runs.
+func (p *Profile) WriteTop(w io.Writer, o TextOptions) error {
 	if o.SampleIndex < 0 || o.SampleIndex >= len(p.meta.sampleTypes) {
 		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
 	}
+	if !p.textExact() {
+		b := p.budget.Child(p.budget.Remaining())
+		defer b.Release()
+		ref, err := p.root().reference(b)
+		if err != nil {
+			return err
+		}
+		return writeReferenceTop(w, ref, p.filters, o)
+	}
 	in := &textGraphInput{}
-	in.addGraph(p.graph, o.SampleIndex, false, map[string]int32{})
-	return writeTextReport(w, p.textHeader(), in, func() int64 { return graphTotal(p.graph, o.SampleIndex) }, o)
+	p.addTo(in, o.SampleIndex, false, map[string]int32{})
+	return writeTextReport(w, p.textHeader(), in, func() int64 { return p.wholeTotal(o.SampleIndex) }, o)
 }
 
-// WriteProfileDiffText prints what `go tool pprof -top -diff_base=BASE TARGET`
-// prints, as WriteDiffText does, from the profiles' own call graphs: the base's
-// values negated, nodes of one name merged, the header merged as profile.Merge
-// merges it, the total the base's. Both must be TextExact and Comparable.
-func WriteProfileDiffText(w io.Writer, base, target *Profile, o TextOptions) error {
-	if !base.TextExact() || !target.TextExact() {
-		return fmt.Errorf("%w: these profiles' text needs the reference parser (WriteDiffText)", analyze.ErrInvalidParameter)
-	}
+// WriteDiff prints what `go tool pprof -top -diff_base=BASE TARGET` prints,
+// byte for byte: from the profiles' own call graphs when both name their frames
+// as pprof does (the base's values negated, nodes of one name merged, the
+// header merged as profile.Merge merges it, the total the base's), else
+// through the reference parser. The profiles must be Comparable.
+func WriteDiff(w io.Writer, base, target *Profile, o TextOptions) error {
 	if err := Comparable(base, target); err != nil {
 		return err
-	}
-	if base.meta.periodType != target.meta.periodType {
-		return fmt.Errorf("%w: the profiles' period types differ", analyze.ErrMismatch)
 	}
 	if o.SampleIndex < 0 || o.SampleIndex >= len(target.meta.sampleTypes) {
 		return fmt.Errorf("%w: sample index %d", analyze.ErrInvalidParameter, o.SampleIndex)
 	}
+	if !slices.EqualFunc(base.filters, target.filters, sameFilter) {
+		return fmt.Errorf("%w: a diff's two profiles must be filtered alike", analyze.ErrInvalidParameter)
+	}
+	if !base.textExact() || !target.textExact() {
+		b := target.budget.Child(target.budget.Remaining())
+		defer b.Release()
+		pt, err := target.root().reference(b)
+		if err != nil {
+			return err
+		}
+		pb, err := base.root().reference(b)
+		if err != nil {
+			return err
+		}
+		return writeReferenceDiff(w, pb, pt, target.filters, o)
+	}
+	if base.meta.periodType != target.meta.periodType {
+		return fmt.Errorf("%w: the profiles' period types differ", analyze.ErrMismatch)
+	}
 	in := &textGraphInput{}
 	ids := map[string]int32{}
-	in.addGraph(target.graph, o.SampleIndex, false, ids)
-	in.addGraph(base.graph, o.SampleIndex, true, ids)
+	target.addTo(in, o.SampleIndex, false, ids)
+	base.addTo(in, o.SampleIndex, true, ids)
 	// report.computeTotal: the base's samples alone when they add up to anything.
-	total := graphTotal(base.graph, o.SampleIndex)
+	total := base.wholeTotal(o.SampleIndex)
 	if total == 0 {
-		total = graphTotal(target.graph, o.SampleIndex)
+		total = target.wholeTotal(o.SampleIndex)
 	}
-	return writeTextReport(w, mergeHeaders(target.textHeader(), base.textHeader()), in, func() int64 { return total }, o)
+	h := mergeHeaders(target.textHeader(), base.textHeader())
+	h.activeFilters = target.textHeader().activeFilters
+	return writeTextReport(w, h, in, func() int64 { return total }, o)
+}
+
+// addTo adds the profile's samples of type si to a report's input, negated for
+// a diff's base, naming nodes through ids (shared by a diff's two profiles).
+func (p *Profile) addTo(in *textGraphInput, si int, neg bool, ids map[string]int32) {
+	in.addGraph(p.tables(), si, neg, ids)
+	if p.stream != nil {
+		in.parts[len(in.parts)-1].file = p.stream
+	}
+}
+
+// wholeTotal is the total pprof divides by: the sum of the absolute values of
+// sample type si before any filter (report.New runs before applyFocus).
+func (p *Profile) wholeTotal(si int) int64 {
+	if p.totals != nil {
+		return p.totals[si]
+	}
+	return p.total(si)
+}
+
+// sameFilter reports whether two filters are the same options.
+func sameFilter(a, b Filter) bool { return slices.Equal(a.legend(), b.legend()) }
+
+// total is the sum of the absolute values of sample type si (a streamed
+// profile's known after a walk).
+func (p *Profile) total(si int) int64 {
+	if p.stream != nil {
+		if p.stream.ensureTotals() != nil {
+			return 0 // the walk's error is the report's
+		}
+		return p.stream.totals[si]
+	}
+	return graphTotal(p.graph, si)
 }
 
 // graphTotal is the sum of the absolute values of sample type si.

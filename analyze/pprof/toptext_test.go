@@ -2,29 +2,40 @@ package pprof
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/google/pprof/profile"
+
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
 // refText prints the reference text of one or two profile files.
 func refText(t *testing.T, o TextOptions, datas ...[]byte) string {
 	t.Helper()
-	refs := make([]*Reference, len(datas))
+	refs := make([]*profile.Profile, len(datas))
 	for i, d := range datas {
-		var err error
-		if refs[i], err = LoadReference(bytes.NewReader(d), 0); err != nil {
+		rc, _, err := analyze.Decompress(bytes.NewReader(d), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if refs[i], err = referenceProfile(data, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var b bytes.Buffer
 	var err error
 	if len(refs) == 1 {
-		err = WriteTopText(&b, refs[0], o)
+		err = writeReferenceTop(&b, refs[0], nil, o)
 	} else {
-		err = WriteDiffText(&b, refs[0], refs[1], o)
+		err = writeReferenceDiff(&b, refs[0], refs[1], nil, o)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +63,7 @@ func TestProfileTopTextEqualsTheReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := loadFile(t, path)
-		if !p.TextExact() {
+		if !p.textExact() {
 			continue
 		}
 		exact++
@@ -63,7 +74,7 @@ func TestProfileTopTextEqualsTheReference(t *testing.T) {
 				}
 				o.SampleIndex = si
 				var got bytes.Buffer
-				if err := WriteProfileTopText(&got, p, o); err != nil {
+				if err := p.WriteTop(&got, o); err != nil {
 					t.Fatal(err)
 				}
 				if want := refText(t, o, data); got.String() != want {
@@ -79,12 +90,12 @@ func TestProfileTopTextEqualsTheReference(t *testing.T) {
 		return // the benchmark profile is slow to make and parse under the race detector
 	}
 	bench := benchProfile()
-	p, err := Load(bytes.NewReader(bench), 0)
-	if err != nil || !p.TextExact() {
-		t.Fatalf("the benchmark profile: %v, exact %v", err, p != nil && p.TextExact())
+	p, err := Open(Reader(bytes.NewReader(bench)), Options{})
+	if err != nil || !p.textExact() {
+		t.Fatalf("the benchmark profile: %v, exact %v", err, p != nil && p.textExact())
 	}
 	var got bytes.Buffer
-	WriteProfileTopText(&got, p, textOptionSets[0])
+	p.WriteTop(&got, textOptionSets[0])
 	if want := refText(t, textOptionSets[0], bench); got.String() != want {
 		t.Errorf("the benchmark profile:\n%s\nreference:\n%s", got.String(), want)
 	}
@@ -108,14 +119,14 @@ func TestProfileDiffTextEqualsTheReference(t *testing.T) {
 			}
 			ps[i] = loadFile(t, path)
 		}
-		if !ps[0].TextExact() || !ps[1].TextExact() {
+		if !ps[0].textExact() || !ps[1].textExact() {
 			t.Fatalf("%v: not TextExact", pair)
 		}
 		for si := range ps[1].SampleTypes() {
 			for _, o := range textOptionSets {
 				o.SampleIndex = si
 				var got bytes.Buffer
-				if err := WriteProfileDiffText(&got, ps[0], ps[1], o); err != nil {
+				if err := WriteDiff(&got, ps[0], ps[1], o); err != nil {
 					t.Fatal(err)
 				}
 				if want := refText(t, o, datas[0], datas[1]); got.String() != want {

@@ -28,6 +28,9 @@ type seriesAnalysis struct {
 	// span is the time from the first snapshot to the last, when every snapshot
 	// has a time.
 	span time.Duration
+	// provenLeaked and warnings are the input's.
+	provenLeaked bool
+	warnings     []string
 }
 
 // seriesEntry is one series (or part) with its statistics and the outcome of the
@@ -51,6 +54,9 @@ func newSeriesAnalysis(in Input, order []int, th Thresholds) *seriesAnalysis {
 		by:         in.By,
 		values:     make(map[string][]int64, len(in.Series)),
 		parts:      make(map[string][]Part, len(in.Parts)),
+		// A copy, so that the report never shares the caller's slice.
+		provenLeaked: in.ProvenLeaked,
+		warnings:     append([]string(nil), in.Warnings...),
 	}
 	for name, v := range in.Series {
 		a.names = append(a.names, name)
@@ -197,6 +203,7 @@ const (
 	seriesPoorFit                    // a line fits poorly
 	seriesNoisy                      // the change is within the noise around the line
 	seriesChance                     // the ordering is likely without a trend
+	seriesBelowFloor                 // steady, but its change is under the absolute floor
 )
 
 // check runs the thresholds on a series' statistics in one direction (1 growth,
@@ -216,6 +223,8 @@ func (a *seriesAnalysis) check(st Stats, dir int) seriesCheck {
 		return seriesNoisy
 	case st.PValue > a.th.Alpha:
 		return seriesChance
+	case change < float64(a.th.MinGrowth):
+		return seriesBelowFloor
 	}
 	return seriesPassed
 }
@@ -229,14 +238,19 @@ func (a *seriesAnalysis) report(opts Options) *Report {
 		Snapshots:  a.snapshots,
 		Totals:     a.totals,
 		Candidates: a.candidates,
+		Needed:     seriesMinSnapshots(a.candidates, a.th.Alpha),
 		RateNote:   a.rateNote,
 		Checks:     a.th,
+		Warnings:   a.warnings,
 		Suspects:   []Suspect{},
 		Growers:    []Suspect{},
 		Shrinkers:  []Suspect{},
 	}
 	rep.Total = a.ax.stats(a.totals)
 	a.ax.test(&rep.Total, a.totals, 1)
+	if a.provenLeaked {
+		rep.ProvenLeaked, rep.Leaked = true, max(a.totals[len(a.totals)-1], 0)
+	}
 
 	var suspects, growers, shrinkers []seriesListed
 	for _, name := range a.names {
@@ -310,7 +324,7 @@ func (a *seriesAnalysis) suspect(l seriesListed, dir int, maxStacks int) Suspect
 		result = l.site.down
 	}
 	if result != seriesPassed {
-		s.Why = a.why(l.site.stats, result, dir)
+		s.Why, s.failed = a.why(l.site.stats, result, dir, true), result
 	}
 	idx := make([]int, len(l.parts))
 	for i := range idx {

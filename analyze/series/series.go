@@ -36,6 +36,13 @@ type Input struct {
 	// stacks whose sum is the site's series. A part that grows steadily makes its
 	// series a suspect even when the rest of the series hides it.
 	Parts map[string][]Part
+	// ProvenLeaked says that every value counts goroutines the Go runtime proved
+	// leaked (its goroutineleak profile): any of them in the last snapshot makes the
+	// verdict a leak, whether or not they grow.
+	ProvenLeaked bool
+	// Warnings say why the snapshots may not be comparable (different programs
+	// or processes); the report carries them first.
+	Warnings []string
 }
 
 // Part is one part of a series: a full stack and its values.
@@ -66,11 +73,18 @@ type Thresholds struct {
 	// Alpha is the largest acceptable chance that the ordering arose without a
 	// trend, after multiplying by the number of candidates tested (Bonferroni).
 	Alpha float64 `json:"alpha"`
+	// MinGrowth is the smallest change first→last, in the series' unit, that a
+	// suspect needs however steady it is (the absolute half of the floor a red
+	// suspect needs; MinShare is the other): by default
+	// analyze.SuspectMinGrowth of the unit, 512 KiB for bytes and 3 for counts. A
+	// series below it that passes every other check is listed as a grower.
+	MinGrowth int64 `json:"min_growth"`
 }
 
-// defaultThresholds are the thresholds used for any field left zero.
+// defaultThresholds are the thresholds used for any field left zero (MinGrowth
+// depends on the unit).
 var defaultThresholds = Thresholds{
-	MinShare:     0.005,
+	MinShare:     analyze.SuspectMinShare,
 	MinStepShare: 0.6,
 	MinR2:        0.6,
 	NoiseFactor:  3,
@@ -108,14 +122,16 @@ type Verdict string
 const (
 	// Leak means at least one series grows steadily: a leak is suspected.
 	Leak Verdict = "leak"
-	// Steady means nothing grows steadily.
+	// Steady means nothing grows steadily, over enough snapshots for the trend test
+	// to have found it.
 	Steady Verdict = "steady"
 	// Shrinking means nothing grows steadily and the program is releasing.
 	Shrinking Verdict = "shrinking"
-	// Inconclusive means nothing passed the checks, but the total moved by
-	// MinDecisiveChange or more over fewer than MinDecisiveSnapshots snapshots:
-	// too few to tell a steady trend from a jump, so the absence of a suspect is
-	// no reassurance.
+	// Inconclusive means nothing passed the checks, but the snapshots are too few
+	// for that to reassure: a series grew while there are fewer snapshots than the
+	// trend test needs to pass any series (see Report.Needed), or the total moved
+	// by MinDecisiveChange or more over fewer than MinDecisiveSnapshots snapshots.
+	// The reason names what grew and how many more snapshots to take.
 	Inconclusive Verdict = "inconclusive"
 )
 
@@ -188,6 +204,8 @@ type Suspect struct {
 	Stats
 	// Why names the check a grower (or shrinker) failed; empty for suspects.
 	Why string `json:"why,omitempty"`
+	// failed is the check Why names (seriesPassed for suspects).
+	failed seriesCheck
 	// Stacks are the series' parts (full stacks), those that passed the checks
 	// first, then by change; StacksOmitted counts those left out.
 	Stacks        []Stack `json:"stacks,omitempty"`
@@ -216,15 +234,23 @@ type SnapshotInfo struct {
 // Report is the result of a series analysis: the verdict with its reason,
 // the totals over the snapshots, and the suspects.
 type Report struct {
-	Verdict Verdict `json:"verdict"`
+	// Warnings say why the snapshots may not be comparable (different programs
+	// or processes), to be shown before anything else; absent when none.
+	Warnings []string `json:"warnings,omitempty"`
+	Verdict  Verdict  `json:"verdict"`
 	// VerdictText is the verdict as shown: "leak suspected", "no steady growth",
-	// "shrinking".
+	// "shrinking", "inconclusive".
 	VerdictText string `json:"verdict_text"`
 	// Reason explains the verdict in one sentence with the numbers behind it.
-	Reason     string `json:"reason"`
-	SampleType string `json:"sample_type,omitempty"`
-	Unit       string `json:"unit,omitempty"`
-	By         string `json:"by,omitempty"`
+	Reason string `json:"reason"`
+	// ProvenLeaked reports snapshots of the Go runtime's goroutineleak profile
+	// (Input.ProvenLeaked); Leaked is how many goroutines the last one proves
+	// leaked, which the reason says as "proven leaked: N".
+	ProvenLeaked bool   `json:"proven_leaked,omitempty"`
+	Leaked       int64  `json:"leaked,omitempty"`
+	SampleType   string `json:"sample_type,omitempty"`
+	Unit         string `json:"unit,omitempty"`
+	By           string `json:"by,omitempty"`
 	// Snapshots lists the snapshots in the order analyzed; Totals repeats their
 	// totals for a line chart, and Total describes that line.
 	Snapshots []SnapshotInfo `json:"snapshots"`
@@ -233,6 +259,10 @@ type Report struct {
 	// Candidates is the number of series and stacks large enough to be tested,
 	// the multiplier of the p-values.
 	Candidates int `json:"candidates"`
+	// Needed is the fewest snapshots over which a series growing in every step
+	// passes the trend test with this many candidates: with fewer, no series can
+	// be a suspect, and one that grew makes the verdict Inconclusive.
+	Needed int `json:"needed"`
 	// Suspects are the series that grow steadily (themselves or through one of
 	// their stacks), largest growth first.
 	Suspects []Suspect `json:"suspects"`
@@ -262,7 +292,7 @@ func Analyze(in Input, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	th, err := opts.thresholds()
+	th, err := opts.thresholds(in.Unit)
 	if err != nil {
 		return nil, err
 	}
@@ -315,10 +345,17 @@ func validateSeriesInput(in Input) (int, error) {
 	return n, nil
 }
 
-// thresholds fills the zero fields with the defaults and checks the rest.
-func (o Options) thresholds() (Thresholds, error) {
+// thresholds fills the zero fields with the defaults (MinGrowth by the unit) and
+// checks the rest.
+func (o Options) thresholds(unit string) (Thresholds, error) {
 	th := o.Thresholds
 	d := defaultThresholds
+	switch {
+	case th.MinGrowth < 0:
+		return th, fmt.Errorf("%w: min growth %d is out of range", analyze.ErrInvalidParameter, th.MinGrowth)
+	case th.MinGrowth == 0:
+		th.MinGrowth = analyze.SuspectMinGrowth(unit)
+	}
 	for _, f := range []struct {
 		v      *float64
 		def    float64

@@ -253,8 +253,14 @@ func TestSeriesNeedsEnoughSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One candidate: 1/3! = 0.17 > 0.001, and 1/7! = 0.0002 is the first below.
-	if rep.Verdict != Steady || !strings.Contains(rep.Reason, "with 3 snapshots and 1 candidate, growing in 2 of 2 steps could be chance (p = 0.17); take at least 7 snapshots") {
+	// Growing in every step of too few is no reassurance either: inconclusive.
+	if rep.Verdict != Inconclusive || rep.Needed != 7 ||
+		!strings.Contains(rep.Reason, "leak grew from 0 to 20 (+20), but with 3 snapshots and 1 candidate, growing in 2 of 2 steps could be chance (p = 0.17). The trend test needs at least 7 snapshots here") ||
+		!strings.Contains(rep.Reason, "take 4 more snapshots") {
 		t.Fatalf("3 snapshots: %s: %s", rep.Verdict, rep.Reason)
+	}
+	if len(rep.Growers) != 1 || rep.Growers[0].Why != "with 3 snapshots and 1 candidate, growing in 2 of 2 steps could be chance (p = 0.17); take at least 7 snapshots" {
+		t.Errorf("growers %+v", rep.Growers)
 	}
 	rep, err = Analyze(Input{Series: map[string][]int64{"leak": linear(7, 0, 10), "flat": flat(7)}}, Options{})
 	if err != nil {

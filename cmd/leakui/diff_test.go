@@ -37,7 +37,7 @@ func TestDiffJSONShape(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		pr, err := pprof.Load(f, 0)
+		pr, err := pprof.Open(pprof.Reader(f), pprof.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -193,9 +193,18 @@ func TestGoroutineLeakProof(t *testing.T) {
 	if in, _ := r.countIn("main.park"); r.ProvenLeaked || r.Leaked != 0 || !strings.Contains(r.LeakProofHint, "GOEXPERIMENT=goroutineleakprofile") || !strings.Contains(r.LeakProofHint, "/debug/pprof/goroutineleak") || in != leakyBlocked {
 		t.Errorf("goroutine?debug=1: proven_leaked %v, leaked %d, hint %q, %d in main.park (want %d)", r.ProvenLeaked, r.Leaked, r.LeakProofHint, in, leakyBlocked)
 	}
-	code, out, _ := runGoroutinesCLI(t, "", "goroutines", text)
-	if code != 0 || !strings.HasPrefix(out, "proven leaked by the Go runtime") || !strings.Contains(out, fmt.Sprintf("%d goroutines in 1 group", leakyStranded)) {
-		t.Errorf("leakui goroutines text: exit %d\n%s", code, out)
+	for _, file := range []string{text, proto} {
+		code, out, _ := runGoroutinesCLI(t, "", "goroutines", file)
+		if code != 0 || !strings.HasPrefix(out, fmt.Sprintf("Proven leaked: %d goroutines, by the Go runtime", leakyStranded)) ||
+			!strings.Contains(out, fmt.Sprintf("the largest group is %d goroutines in main.strand.func1.", leakyStranded)) ||
+			!strings.Contains(out, "proven leaked by the Go runtime (goroutineleak profile)") || !strings.Contains(out, fmt.Sprintf("%d goroutines in 1 group", leakyStranded)) {
+			t.Errorf("leakui goroutines text of %s: exit %d\n%s", filepath.Base(file), code, out)
+		}
+	}
+	code, out, _ := runGoroutinesCLI(t, "", "top", "-json", proto)
+	if code != 0 || !strings.Contains(out, fmt.Sprintf(`"proven_leaked": true,
+  "leaked": %d`, leakyStranded)) {
+		t.Errorf("leakui top -json of the proto: exit %d, no proven_leaked: %d\n%s", code, leakyStranded, out)
 	}
 	code, out, _ = runGoroutinesCLI(t, "", "goroutines", plain)
 	if code != 0 || !strings.Contains(out, "GOEXPERIMENT=goroutineleakprofile") {
@@ -217,8 +226,10 @@ func TestGoroutineLeakProof(t *testing.T) {
 		time.Sleep(1100 * time.Millisecond) // profiles are ordered by their time, in seconds
 		snaps = append(snaps, fetchTo(t, base+"goroutineleak", dir, fmt.Sprintf("leak%d.pb.gz", i)))
 	}
+	// A series of them is a leak however flat: the runtime proved them leaked.
 	code, out, errOut = runGoroutinesCLI(t, "", append([]string{"series"}, snaps...)...)
-	if code != 0 || !strings.Contains(out, "proven leaked by the Go runtime") || !strings.Contains(out, fmt.Sprintf("Total:     %d → %d", leakyStranded, leakyStranded)) {
+	if code != seriesLeakExit || !strings.HasPrefix(out, fmt.Sprintf("LEAK SUSPECTED: Proven leaked: %d goroutines in the last snapshot", leakyStranded)) ||
+		!strings.Contains(out, "proven leaked by the Go runtime") || !strings.Contains(out, fmt.Sprintf("Total:     %d → %d", leakyStranded, leakyStranded)) {
 		t.Errorf("leakui series: exit %d\n%s\n%s", code, out, errOut)
 	}
 
@@ -226,6 +237,33 @@ func TestGoroutineLeakProof(t *testing.T) {
 	// by the proof; the debug=1 text a goroutines report.
 	m := openMain(t, t.TempDir())
 	web := "http://" + m.Addr
+	// The protos uploaded together are a series that says what they prove.
+	var series struct {
+		Kind     string `json:"kind"`
+		Analysis struct {
+			Verdict      string `json:"verdict"`
+			Reason       string `json:"reason"`
+			ProvenLeaked bool   `json:"proven_leaked"`
+			Leaked       int64  `json:"leaked"`
+		} `json:"analysis"`
+	}
+	seriesLink := uploadFiles(t, web, snaps)
+	getJSON(t, web+"/api/reports/"+path.Base(seriesLink), &series)
+	proof := fmt.Sprintf("Proven leaked: %d goroutines in the last snapshot", leakyStranded)
+	if a := series.Analysis; series.Kind != "series" || a.Verdict != "leak" || !a.ProvenLeaked || a.Leaked != leakyStranded || !strings.HasPrefix(a.Reason, proof) {
+		t.Errorf("web series of the protos: %s %+v", series.Kind, a)
+	}
+	for _, u := range []string{web + seriesLink, web + seriesLink + ".md"} {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), proof) {
+			t.Errorf("%s does not say %q", u, proof)
+		}
+	}
 	for _, c := range []struct{ file, query string }{{proto, "?view=goroutines"}, {text, ""}} {
 		status, link := uploadFile(t, web, c.file)
 		if status != 201 || link == "" {
@@ -256,6 +294,19 @@ func TestGoroutineLeakProof(t *testing.T) {
 			t.Errorf("web page of %s (%s): not headed as proven leaked, or wrong groups", filepath.Base(c.file), doc.Kind)
 		}
 		if c.query != "" {
+			// The profile's top table carries the proof in its JSON.
+			var top struct {
+				Profile struct {
+					Top struct {
+						ProvenLeaked bool  `json:"proven_leaked"`
+						Leaked       int64 `json:"leaked"`
+					} `json:"top"`
+				} `json:"profile"`
+			}
+			getJSON(t, web+"/api/reports/"+id, &top)
+			if tp := top.Profile.Top; !tp.ProvenLeaked || tp.Leaked != leakyStranded {
+				t.Errorf("web top JSON of the proto: proven_leaked %v, leaked %d; want true, %d", tp.ProvenLeaked, tp.Leaked, leakyStranded)
+			}
 			// The profile's default view (top) says what the profile is.
 			resp, err = http.Get(web + link)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
 )
 
@@ -86,6 +87,7 @@ func readGoroutineDump(name string, stdin io.Reader) (*goroutines.Dump, error) {
 // the crash, a summary line, then each group with its stack. groups counts all
 // groups before -n, gone those only the base has.
 func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
+	fmt.Fprintf(w, "%s\n\n", visible(r.Headline))
 	if p := r.Panic; p != nil {
 		switch p.Kind {
 		case goroutines.FormatPanic, goroutines.FormatFatal:
@@ -104,7 +106,7 @@ func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 	if r.ProvenLeaked {
 		fmt.Fprintf(w, "proven leaked by the Go runtime (goroutineleak profile): every goroutine below can never run again\n")
 	}
-	fmt.Fprintf(w, "%s in %s (%s)", goroutinePlural(r.Total, "goroutine"), goroutinePlural(groups-gone, "group"), r.Format)
+	fmt.Fprintf(w, "%s in %s (%s)", analyze.Plural(int64(r.Total), "goroutine"), analyze.Plural(int64(groups-gone), "group"), r.Format)
 	if r.DeclaredTotal != nil && *r.DeclaredTotal != r.Total {
 		fmt.Fprintf(w, ", the dump says %d", *r.DeclaredTotal)
 	}
@@ -112,9 +114,9 @@ func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 		fmt.Fprint(w, ", truncated")
 	}
 	if b := r.Base; b != nil {
-		fmt.Fprintf(w, "; base: %s (%s), change %+d", goroutinePlural(b.Total, "goroutine"), b.Format, r.Total-b.Total)
+		fmt.Fprintf(w, "; base: %s (%s), change %+d", analyze.Plural(int64(b.Total), "goroutine"), b.Format, r.Total-b.Total)
 		if gone > 0 {
-			fmt.Fprintf(w, ", %s gone", goroutinePlural(gone, "group"))
+			fmt.Fprintf(w, ", %s gone", analyze.Plural(int64(gone), "group"))
 		}
 	}
 	fmt.Fprintln(w)
@@ -123,7 +125,7 @@ func writeGoroutineReport(w io.Writer, r *goroutines.Report, groups, gone int) {
 	}
 	switch {
 	case !r.ProvenLeaked && r.Leaked > 0:
-		fmt.Fprintf(w, "%s proven leaked by the Go runtime (state \"…%s\")\n", goroutinePlural(r.Leaked, "goroutine"), goroutines.LeakedStateSuffix)
+		fmt.Fprintf(w, "%s proven leaked by the Go runtime (state \"…%s\")\n", analyze.Plural(int64(r.Leaked), "goroutine"), goroutines.LeakedStateSuffix)
 	case r.LeakProofHint != "":
 		fmt.Fprintln(w, r.LeakProofHint)
 	}
@@ -146,7 +148,7 @@ func goroutineCrashVerb(kind string) string {
 // writeGoroutineGroup prints one group: a title line, then its frames.
 func writeGoroutineGroup(w io.Writer, g *goroutines.Group) {
 	var title strings.Builder
-	title.WriteString(goroutinePlural(g.Count, "goroutine"))
+	title.WriteString(analyze.Plural(int64(g.Count), "goroutine"))
 	if c := g.Change; c != nil {
 		switch {
 		case c.New:
@@ -208,12 +210,4 @@ func writeGoroutineGroup(w io.Writer, g *goroutines.Group) {
 		}
 		fmt.Fprintf(w, "    %s  %s\n", by, visible(cb.Location()))
 	}
-}
-
-// goroutinePlural writes "1 goroutine", "2 goroutines".
-func goroutinePlural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

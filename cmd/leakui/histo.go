@@ -78,8 +78,20 @@ func runHisto(ctx context.Context, args []string, std stdio) error {
 		shown.Classes = jvmFirst(d.Ranked(order), *n)
 		return jvmWriteJSON(std.out, &histoDiffJSON{HistogramDiff: &shown, Suspects: d.Suspects(*n), Headline: d.Headline()})
 	}
+	printWarnings(std.out, d.Warnings)
 	printHistoDiff(std.out, fs.Arg(1), fs.Arg(0), d, *n)
 	return nil
+}
+
+// printWarnings prints why two files, or the snapshots of a series, may not be
+// comparable, before anything else, and a blank line after them.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, warning := range warnings {
+		fmt.Fprintf(w, "WARNING: %s\n", warning)
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintln(w)
+	}
 }
 
 // jvmHistogram reads the chosen histogram of a file.

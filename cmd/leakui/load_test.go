@@ -278,7 +278,7 @@ func TestLoad(t *testing.T) {
 	}{{"heap", heaps}, {"goroutine", goroutines}} {
 		var in []pprof.Snapshot
 		for i, b := range tc.snaps {
-			p, err := pprof.Load(bytes.NewReader(b), 0)
+			p, err := pprof.Open(pprof.Reader(bytes.NewReader(b)), pprof.Options{})
 			if err != nil {
 				t.Fatalf("%s snapshot %d: %v", tc.what, i, err)
 			}

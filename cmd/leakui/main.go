@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -38,10 +39,12 @@ func commandList() []command {
 		{"diff", "compare two profiles, as go tool pprof -top -diff_base does", runDiff},
 		{"goroutines", "group a goroutine dump or profile by stack; with BASE, what is new or grew", runGoroutines},
 		{"hprof", "JVM heap dump (jcmd GC.heap_dump, .hprof or .hprof.gz): leak suspects with their path to a GC root, retained sizes, dominator tree; exit 3 over -fail-share", runHprof},
+		{"graph", "draw a profile's call graph as go tool pprof -dot does (DOT or JSON)", runGraph},
 		{"histo", "JVM class histogram (jmap -histo, jcmd GC.class_histogram): classes by bytes, or what grew since BASE", runHisto},
+		{"labels", "the values of each label key of a profile with their share, as go tool pprof -tags prints them", runLabels},
 		{"migrate", "copy a store into another (SQLite into PostgreSQL), then check that every row arrived", runMigrate},
 		{"nmt", "JVM native memory (jcmd VM.native_memory summary or summary.diff): categories, growth since BASE; exit 3 on a native leak", runNMT},
-		{"series", "find leak suspects in 3+ snapshots of one program (exit 3 when a leak is suspected)", runSeries},
+		{"series", "find leak suspects in 3+ snapshots of one program (exit 3 when a leak is suspected, 4 when too few snapshots decide nothing)", runSeries},
 		{"serve", "serve the dashboard (the default when no command is given)", runServe},
 		{"threads", "JVM thread dump (jstack, jcmd Thread.print, SIGQUIT): threads grouped by stack and state, or what grew since BASE", runThreads},
 		{"top", "print the top functions of a profile, as go tool pprof -top does", runTop},
@@ -142,9 +145,22 @@ func newFlagSet(name, argsUsage string, w io.Writer) *flag.FlagSet {
 	fs.SetOutput(w)
 	fs.Usage = func() {
 		fmt.Fprintf(w, "Usage: leakui %s [flags] %s\n\nFlags:\n", name, argsUsage)
-		fs.PrintDefaults()
+		fmt.Fprint(w, flagDefaults(fs))
 	}
 	return fs
+}
+
+// flagDefaults is fs.PrintDefaults' text with the tab before each usage made
+// spaces: the commands' writers show control characters escaped, and a log
+// command's escapes tabs too, which printed "\t" before every flag.
+func flagDefaults(fs *flag.FlagSet) string {
+	var b strings.Builder
+	out := fs.Output()
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+	s := strings.ReplaceAll(b.String(), "\n    \t", "\n      ")
+	return strings.ReplaceAll(s, "\t", "    ") // a one-letter flag's usage follows on its line
 }
 
 // parseFlags parses args into fs and maps a parse failure to errUsage.

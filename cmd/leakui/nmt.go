@@ -97,6 +97,9 @@ func runNMT(ctx context.Context, args []string, std stdio) error {
 	if *asJSON {
 		err = jvmWriteJSON(std.out, out)
 	} else {
+		if out.Comparison != nil {
+			printWarnings(std.out, out.Comparison.Warnings)
+		}
 		printNMT(std.out, fs.Arg(0), out, compared)
 	}
 	if err == nil && (out.NativeLeak != nil || (out.Native != nil && out.Native.Verdict.Leak)) {

@@ -50,10 +50,11 @@ func goToolPprof(t *testing.T, args ...string) string {
 // sampleTypes returns the sample types of a profile file.
 func sampleTypes(t *testing.T, path string) []pprof.SampleType {
 	t.Helper()
-	p, err := loadProfileFile(path, 0)
+	p, err := openProfileFile(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer p.Close()
 	return p.SampleTypes()
 }
 

@@ -14,20 +14,50 @@ import (
 	"github.com/leakui/leakui/internal/spark"
 )
 
-// seriesLeakExit is the exit status of `leakui series` when a leak is suspected, so
-// that a CI job can fail on it.
-const seriesLeakExit = 3
+// The exit statuses of `leakui series` beyond 0 (nothing grew steadily, or it
+// shrank), 1 (an error) and 2 (a usage mistake), so that a CI job can fail on a
+// leak and on too few snapshots to tell.
+const (
+	// seriesLeakExit: a leak is suspected (or the Go runtime proved goroutines
+	// leaked).
+	seriesLeakExit = 3
+	// seriesInconclusiveExit: too few snapshots to decide; something grew.
+	seriesInconclusiveExit = 4
+)
 
-// runSeries implements `leakui series [-sample_index NAME] [-json] SNAPSHOT...`.
+// seriesExitUsage documents the exit statuses under `leakui series -h`.
+const seriesExitUsage = `
+Exit status:
+  0  no steady growth, or shrinking
+  1  an error (a file that cannot be read, snapshots of different kinds)
+  2  a usage mistake
+  3  leak suspected (or goroutines proven leaked by the Go runtime)
+  4  inconclusive: too few snapshots to decide, and something grew; the verdict
+     says how many more to take
+`
+
+// runSeries implements `leakui series [-sample_index NAME] [the filters of top]
+// [-json] SNAPSHOT...`: the filters apply to every snapshot.
 func runSeries(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("series", "SNAPSHOT SNAPSHOT SNAPSHOT...", std.err)
+	flagsUsage := fs.Usage
+	fs.Usage = func() {
+		flagsUsage()
+		fmt.Fprint(std.err, seriesExitUsage)
+	}
 	sampleIndex := fs.String("sample_index", "", "sample type to follow (name or index; default: as pprof chooses, in-use for heap profiles)")
 	asJSON := fs.Bool("json", false, "print one JSON document")
 	keepOrder := fs.Bool("keep_order", false, "analyze the snapshots in the order given even when they carry times")
 	minShare := fs.Float64("min_share", 0, "smallest growth that counts, as a share of the largest total (0 = 0.005)")
+	minGrowth := fs.Int64("min_growth", 0, "smallest growth first→last a leak suspect needs, in the sample type's unit (0 = 524288 for bytes, 3 for counts)")
 	n := fs.Int("n", 10, "suspects, growers and shrinkers to print as text (0 for all)")
 	maxDecompressed := fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression")
+	ff := addFilterFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	f, err := ff.compile(std.err, "series")
+	if err != nil {
 		return err
 	}
 	if fs.NArg() < 3 {
@@ -40,7 +70,12 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p, err := loadProfileFile(path, *maxDecompressed)
+		whole, err := openProfileFile(path, *maxDecompressed)
+		if err != nil {
+			return err
+		}
+		defer whole.Close()
+		p, err := applyFilter(std.err, "series", path, whole, f)
 		if err != nil {
 			return err
 		}
@@ -49,7 +84,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 	rep, err := pprof.Series(snaps, series.Options{
 		SampleIndex: *sampleIndex,
 		KeepOrder:   *keepOrder,
-		Thresholds:  series.Thresholds{MinShare: *minShare},
+		Thresholds:  series.Thresholds{MinShare: *minShare, MinGrowth: *minGrowth},
 	})
 	if err != nil {
 		return err
@@ -62,8 +97,11 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	if rep.Verdict == series.Leak {
+	switch rep.Verdict {
+	case series.Leak:
 		return exitError{seriesLeakExit}
+	case series.Inconclusive:
+		return exitError{seriesInconclusiveExit}
 	}
 	return nil
 }
@@ -72,6 +110,7 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 // growers and shrinkers with a seriesSparkline of each.
 func writeSeriesText(w io.Writer, rep *series.Report, n int) error {
 	value := func(v int64) string { return analyze.FormatValue(v, rep.Unit) }
+	printWarnings(w, rep.Warnings)
 	fmt.Fprintf(w, "%s: %s\n\n", strings.ToUpper(rep.VerdictText), visible(rep.Reason)) // the reason names the largest grower
 	first, last := rep.Snapshots[0], rep.Snapshots[len(rep.Snapshots)-1]
 	when := ""

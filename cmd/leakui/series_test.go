@@ -135,10 +135,16 @@ func TestSeriesCLIText(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "NO STEADY GROWTH: ") {
 		t.Fatalf("without the leak: exit %d: %s\n%s", code, errs, out)
 	}
+	// Nine goroutines are under a floor of 100: the leak is a grower that says so.
+	code, out, errs = runCLI(t, append([]string{"series", "-min_growth", "100"}, writeGoroutineSeries(t, 10, true)...)...)
+	if code != 0 || !strings.Contains(out, "main.leaker went from 1 to 10 (+9), but its steady growth of 9 is under the 100 a leak suspect needs") {
+		t.Fatalf("-min_growth 100: exit %d: %s\n%s", code, errs, out)
+	}
 }
 
 // TestSeriesCLIParca: the three Parca heap snapshots grow by one jump, not
-// steadily (see pprof.TestSeriesParcaHeap): exit 0, as a CI gate would pass.
+// steadily (see pprof.TestSeriesParcaHeap), and three are too few to tell:
+// inconclusive, exit 4, so that a CI gate does not pass it silently.
 func TestSeriesCLIParca(t *testing.T) {
 	var paths []string
 	for _, name := range []string{"parca-self-heap-t0-1644509272.pb.gz", "parca-self-heap-t6-1644509290.pb.gz", "parca-self-heap-t9-1644509299.pb.gz"} {
@@ -150,7 +156,7 @@ func TestSeriesCLIParca(t *testing.T) {
 		Suspects []json.RawMessage `json:"suspects"`
 		Totals   []int64           `json:"totals"`
 	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 {
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 4 {
 		t.Fatalf("exit %d (%s), %v:\n%s", code, errs, err, out)
 	}
 	if got.Verdict != "inconclusive" || got.Suspects == nil || len(got.Suspects) != 0 || len(got.Totals) != 3 {
@@ -163,8 +169,24 @@ func TestSeriesCLIParca(t *testing.T) {
 		t.Errorf("JSON lacks the rate note or still has a per-minute slope:\n%s", out)
 	}
 	code, out, errs = runCLI(t, append([]string{"series", "-sample_index", "inuse_space"}, paths...)...)
-	if code != 0 || !strings.Contains(out, "Rates:     the snapshots span 27s, less than 1m0s") || strings.Contains(out, " per minute,") {
+	if code != 4 || !strings.HasPrefix(out, "INCONCLUSIVE: Too few snapshots to decide: the total went from 46.7 MB to 137.0 MB") || !strings.Contains(out, "skl.newArena grew from 0 B to 83.2 MB") ||
+		!strings.Contains(out, "Rates:     the snapshots span 27s, less than 1m0s") || strings.Contains(out, " per minute,") {
 		t.Errorf("text: exit %d (%s):\n%s", code, errs, out)
+	}
+}
+
+// TestSeriesCLIExitStatuses: -h documents every exit status of leakui series, and
+// the command's summary in leakui -h names the two a gate fails on.
+func TestSeriesCLIExitStatuses(t *testing.T) {
+	code, _, errs := runCLI(t, "series", "-h")
+	for _, want := range []string{"Usage: leakui series", "Exit status:", "  3  leak suspected", "  4  inconclusive: too few snapshots to decide"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("leakui series -h (exit %d) lacks %q:\n%s", code, want, errs)
+		}
+	}
+	_, out, errs := runCLI(t, "-h")
+	if !strings.Contains(out+errs, "exit 3 when a leak is suspected, 4 when too few snapshots decide nothing") {
+		t.Errorf("leakui -h does not name the exit statuses of series:\n%s%s", out, errs)
 	}
 }
 
@@ -183,6 +205,7 @@ func TestSeriesCLIErrors(t *testing.T) {
 		{[]string{"series", "-sample_index", "alloc_space", heap, heap, heap}, 1, "alloc_space counts everything since the program started"},
 		{[]string{"series", "-sample_index", "nope", heap, heap, heap}, 1, `sample_index "nope" must be one of`},
 		{[]string{"series", "-min_share", "2", heap, heap, heap}, 1, "min share 2 is out of range"},
+		{[]string{"series", "-min_growth", "-1", heap, heap, heap}, 1, "min growth -1 is out of range"},
 		{[]string{"series", heap, log, heap}, 1, "detected text log, not a pprof profile"},
 		{[]string{"series", heap, heap, "/does/not/exist"}, 1, "no such file"},
 	} {

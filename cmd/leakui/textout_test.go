@@ -192,15 +192,16 @@ func TestTextOutputsEscapeLineBreaks(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		args []string
+		exit int // three snapshots are too few for a series verdict: inconclusive exits 4
 	}{
-		{"top", []string{"top", target}},
-		{"diff", []string{"diff", base, target}},
-		{"series", []string{"series", base, target, third}},
-		{"goroutines", []string{"goroutines", grt}},
-		{"hprof", []string{"hprof", dump}},
+		{"top", []string{"top", target}, 0},
+		{"diff", []string{"diff", base, target}, 0},
+		{"series", []string{"series", base, target, third}, 4},
+		{"goroutines", []string{"goroutines", grt}, 0},
+		{"hprof", []string{"hprof", dump}, 0},
 	} {
 		code, out, errs := runCLI(t, c.args...)
-		if code != 0 {
+		if code != c.exit {
 			t.Errorf("%s: exit %d: %s", c.name, code, errs)
 			continue
 		}

@@ -57,6 +57,9 @@ func runThreads(ctx context.Context, args []string, std stdio) error {
 	if *asJSON {
 		return jvmWriteJSON(std.out, out)
 	}
+	if out.Diff != nil {
+		printWarnings(std.out, out.Diff.Warnings)
+	}
 	printThreads(std.out, fs.Arg(0), out, len(target.Groups), *depth)
 	if out.Diff != nil {
 		printThreadDiff(std.out, fs.Arg(1), fs.Arg(0), out.Diff)

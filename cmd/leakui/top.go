@@ -7,105 +7,61 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"strconv"
+	"strings"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 )
 
 // runTop implements `leakui top [-sample_index NAME] [-nodecount N] [-nodefraction F]
-// [-edgefraction F] [-unit U] [-json] PROFILE`. The text output is what
+// [-edgefraction F] [-unit U] [-focus RE] [-ignore RE] [-hide RE] [-show RE]
+// [-tagfocus T] [-tagignore T] [-json] PROFILE`. The text output is what
 // `go tool pprof -top` prints with the same flags, byte for byte.
-//
-// A profile.proto is streamed (pprof.OpenStreamed): its tables are read in a
-// first pass and its samples decoded again from the file for the report,
-// never all held, so that top's memory is the tables' and not the samples'.
-// Other formats are loaded whole.
 func runTop(ctx context.Context, args []string, std stdio) error {
 	pf := newProfileFlags("top", "PROFILE", "sample type to show", std)
 	if err := pf.parse(args, 1); err != nil {
 		return err
 	}
-	path := pf.fs.Arg(0)
-	var src topSource
-	sp, err := openStreamedFile(path, *pf.maxDecompressed)
-	switch {
-	case err == nil:
-		defer sp.Close()
-		src = sp
-	case errors.Is(err, pprof.ErrNotStreamable):
-		p, err := loadProfileFile(path, *pf.maxDecompressed)
-		if err != nil {
-			return err
-		}
-		src = loadedTop{p}
-	default:
-		return err
-	}
-	si, err := src.SampleIndex(*pf.sampleIndex)
+	f, err := pf.filter.compile(std.err, "top")
 	if err != nil {
 		return err
 	}
-	if src.IsGoroutineLeakProfile() {
+	path := pf.fs.Arg(0)
+	whole, err := openProfileFile(path, *pf.maxDecompressed)
+	if err != nil {
+		return err
+	}
+	defer whole.Close()
+	p, err := applyFilter(std.err, "top", path, whole, f)
+	if err != nil {
+		return err
+	}
+	si, err := p.SampleIndex(*pf.sampleIndex)
+	if err != nil {
+		return err
+	}
+	if p.IsGoroutineLeakProfile() {
 		fmt.Fprintf(std.err, "leakui top: %s is the goroutineleak profile: its goroutines are proven leaked by the Go runtime; `leakui goroutines %s` groups them by stack\n", path, path)
 	}
 	if *pf.asJSON {
-		top, err := src.Top(si)
+		top, err := p.Top(si)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
+		}
+		if *pf.trim == "pprof" {
+			top = top.Trimmed(*pf.nodeFraction)
 		}
 		if n := pf.jsonRows(); n > 0 && len(top.Rows) > n {
 			top.Rows = top.Rows[:n]
 		}
 		return writeJSON(std.out, top)
 	}
-	if src.TextExact() {
-		// pprof's report from the profile already decoded: no second parse.
-		if err := src.WriteTopText(std.out, pf.textOptions(si)); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
+	if err := p.WriteTop(std.out, pf.textOptions(si)); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	ref, err := loadReferenceFile(path, *pf.maxDecompressed)
-	if err != nil {
-		return err
-	}
-	return pprof.WriteTopText(std.out, ref, pf.textOptions(si))
-}
-
-// topSource is what top reads of a profile: streamed (*pprof.StreamedProfile)
-// or loaded whole (loadedTop).
-type topSource interface {
-	SampleIndex(name string) (int, error)
-	IsGoroutineLeakProfile() bool
-	TextExact() bool
-	Top(sampleIndex int) (pprof.TopResult, error)
-	WriteTopText(w io.Writer, o pprof.TextOptions) error
-}
-
-// loadedTop is a profile loaded whole, as a topSource.
-type loadedTop struct{ *pprof.Profile }
-
-func (l loadedTop) Top(si int) (pprof.TopResult, error) { return l.Profile.Top(si), nil }
-
-func (l loadedTop) WriteTopText(w io.Writer, o pprof.TextOptions) error {
-	return pprof.WriteProfileTopText(w, l.Profile, o)
-}
-
-// openStreamedFile reads the tables of a profile.proto file for streaming; it
-// answers pprof.ErrNotStreamable, unwrapped, for a file to load whole: not a
-// profile.proto, or not a regular file, which could not be read twice.
-func openStreamedFile(path string, limit int64) (*pprof.StreamedProfile, error) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, pprof.ErrNotStreamable // a pipe (<(zcat …)) is read once
-	}
-	open := func() (io.ReadCloser, error) { return os.Open(path) }
-	sp, err := pprof.OpenStreamed(open, limit, cliBudget())
-	if err != nil && !errors.Is(err, pprof.ErrNotStreamable) {
-		return nil, fmt.Errorf("%s: %w%s", path, err, notAProfileHint(path, err))
-	}
-	return sp, err
+	return nil
 }
 
 // profileFlags are the flags top and diff share, named as go tool pprof names them.
@@ -117,7 +73,9 @@ type profileFlags struct {
 	edgeFraction    *float64
 	unit            *string
 	asJSON          *bool
+	trim            *string
 	maxDecompressed *int64
+	filter          filterFlags
 }
 
 // nodeCountFlag is -nodecount (and its alias -n): unset, the text output shows
@@ -181,7 +139,9 @@ func newProfileFlags(name, argsUsage, sampleIndexUsage string, std stdio) profil
 		edgeFraction:    fs.Float64("edgefraction", pprof.DefaultEdgeFraction, "ignore calls below this fraction of the total, as pprof's -edgefraction (decides the (inline) marks)"),
 		unit:            fs.String("unit", pprof.DefaultUnit, "unit of the text output, as pprof's -unit (B, kB, MB, ns, ms, s, …; minimum chooses)"),
 		asJSON:          fs.Bool("json", false, "print one JSON document of exact values"),
+		trim:            fs.String("trim", "", "with -json, pprof: leave out the rows go tool pprof -top leaves out (-nodefraction) and say how many (dropped, dropped_cutoff)"),
 		maxDecompressed: fs.Int64("max-decompressed", analyze.DefaultMaxDecompressed, "refuse inputs larger than this many bytes after decompression"),
+		filter:          addFilterFlags(fs),
 	}
 }
 
@@ -190,6 +150,10 @@ func (pf profileFlags) parse(args []string, files int) error {
 	if err := parseFlags(pf.fs, args); err != nil {
 		return err
 	}
+	if *pf.trim != "" && *pf.trim != "pprof" {
+		fmt.Fprintf(pf.fs.Output(), "leakui %s: -trim is pprof or nothing, not %q\n", strings.TrimPrefix(pf.fs.Name(), "leakui "), *pf.trim)
+		return errUsage
+	}
 	if pf.fs.NArg() != files {
 		pf.fs.Usage()
 		return errUsage
@@ -197,32 +161,39 @@ func (pf profileFlags) parse(args []string, files int) error {
 	return nil
 }
 
-// load parses args, which must name exactly files profiles, and loads them in order.
-func (pf profileFlags) load(args []string, files int) ([]*pprof.Profile, error) {
+// open parses args, which must name exactly files profiles, and opens them in
+// order; close closes them.
+func (pf profileFlags) open(args []string, files int) (ps []*pprof.Profile, close func(), err error) {
 	if err := pf.parse(args, files); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]*pprof.Profile, files)
-	for i := range out {
-		p, err := loadProfileFile(pf.fs.Arg(i), *pf.maxDecompressed)
-		if err != nil {
-			return nil, err
+	close = func() {
+		for _, p := range ps {
+			p.Close()
 		}
-		out[i] = p
 	}
-	return out, nil
+	for i := range files {
+		p, err := openProfileFile(pf.fs.Arg(i), *pf.maxDecompressed)
+		if err != nil {
+			close()
+			return nil, nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, close, nil
 }
 
-// loadProfileFile opens and parses one profile file ("-" for stdin is not supported:
-// profiles are files).
-func loadProfileFile(path string, limit int64) (*pprof.Profile, error) {
-	f, err := os.Open(path)
+// openProfileFile opens one profile file within the command's budget ("-" for
+// stdin is not supported: profiles are files; a pipe such as <(zcat …) is).
+// An error that is not the file's own names the file and, for a file of
+// another kind, the command that reads it.
+func openProfileFile(path string, limit int64) (*pprof.Profile, error) {
+	p, err := pprof.Open(pprof.File(path), pprof.Options{Limit: limit, Budget: cliBudget()})
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, err := pprof.LoadWithin(f, limit, cliBudget())
-	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %w%s", path, err, notAProfileHint(path, err))
 	}
 	return p, nil
@@ -242,20 +213,6 @@ func cliBudget() *analyze.Budget {
 // cliMaxBudget bounds cliBudget: four times the largest decompressed input
 // (-max-decompressed, 1 GiB) is what a profile of many samples needs.
 const cliMaxBudget = 4 << 30
-
-// loadReferenceFile reads a profile file as go tool pprof reads it.
-func loadReferenceFile(path string, limit int64) (*pprof.Reference, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	ref, err := pprof.LoadReference(f, limit)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return ref, nil
-}
 
 // writeJSON writes v as one indented JSON document.
 func writeJSON(w io.Writer, v any) error {

@@ -42,11 +42,14 @@ func TestTopJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := pprof.Load(f, 0)
+	p, err := pprof.Open(pprof.Reader(f), pprof.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := p.Top(p.DefaultSampleIndex())
+	want, err := p.Top(p.DefaultSampleIndex())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got.SampleType != "inuse_space" || got.Unit != "bytes" || got.Total != want.Total || len(got.Rows) != 3 {
 		t.Fatalf("got %+v", got)
 	}
@@ -104,5 +107,26 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 	if _, ok := lookupCommand(list, "nope"); ok {
 		t.Error("lookupCommand found a command that does not exist")
+	}
+}
+
+// TestHelpHasNoEscapes: every command's -h prints its flags without a control
+// character, so that the writers that escape them (the log commands' escape
+// tabs too) pass it unchanged: no literal "\t" before the flags.
+func TestHelpHasNoEscapes(t *testing.T) {
+	for _, c := range commandList() {
+		args := []string{c.name, "-h"}
+		if c.name == "work" {
+			args = []string{"work", "checkpoint", "-h"}
+		}
+		code, out, errs := runCLI(t, args...)
+		help := out + errs
+		if code != 0 || !strings.Contains(help, "Usage: leakui") {
+			t.Errorf("leakui %v: exit %d:\n%s", args, code, help)
+			continue
+		}
+		if strings.Contains(help, `\t`) || strings.ContainsAny(help, "\t\x1b") {
+			t.Errorf("leakui %v prints an escape or a tab:\n%q", args, help)
+		}
 	}
 }
