@@ -24,7 +24,7 @@ func TestNativeHoldersOnTheJDK(t *testing.T) {
 	const streams, buffers, bufferMiB = 20_000, 64, 4
 	mapped := filepath.Join(t.TempDir(), "mapped.bin")
 	jh := runAllJava(t, "NativeHolders", false,
-		[]string{"-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:MaxDirectMemorySize=512m"},
+		[]string{"-Xms512m", "-Xmx512m", "-Xmn400m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:MaxDirectMemorySize=512m"},
 		strconv.Itoa(streams), strconv.Itoa(buffers), strconv.Itoa(bufferMiB), mapped)
 	// What the JVM measured: its resident set's growth per stream, and its
 	// buffer pools' counts and capacities.
@@ -49,6 +49,9 @@ func TestNativeHoldersOnTheJDK(t *testing.T) {
 	measured, direct, mappedPool := jvm["rss_per_stream"][0], jvm["direct"], jvm["mapped"]
 	if direct[1] < buffers*bufferMiB<<20 || mappedPool[1] != 1<<20 {
 		t.Fatalf("the JVM's buffer pools: %s", raw)
+	}
+	if gcs := jvm["gcs_after_drop"][0]; gcs != 0 {
+		t.Fatalf("%d GCs ran after the streams were dropped, which lets the Cleaner end them: the program's young generation is too small", gcs)
 	}
 	h, err := Open(jh.Dump, OpenOptions{TempDir: t.TempDir()})
 	if err != nil {

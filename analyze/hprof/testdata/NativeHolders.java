@@ -2,7 +2,7 @@
 // native memory section of a heap dump's report reads, and measures what its
 // zlib streams cost, for a test that takes `jcmd GC.heap_dump -all` of it.
 //
-// Usage: java -Xms256m -Xmx256m -XX:+AlwaysPreTouch -XX:+UseSerialGC \
+// Usage: java -Xms512m -Xmx512m -Xmn400m -XX:+AlwaysPreTouch -XX:+UseSerialGC \
 //            NativeHolders STREAMS BUFFERS BUFFER_MIB MAPPED_FILE
 //
 //   - STREAMS GZIPInputStreams, each over its own gzip payload of 64 KiB of
@@ -21,7 +21,8 @@
 //
 // It writes in MAPPED_FILE.measured what the resident set gained per stream
 // ("rss_per_stream BYTES") and what the JVM's buffer pools count ("direct
-// COUNT CAPACITY", "mapped COUNT CAPACITY", as BufferPoolMXBean says). Then it
+// COUNT CAPACITY", "mapped COUNT CAPACITY", as BufferPoolMXBean says) and how
+// many GCs ran after the streams were dropped ("gcs_after_drop N"). Then it
 // prints "ready" and waits, allocating nothing, so that no GC runs
 // before the dump.
 import java.io.ByteArrayInputStream;
@@ -30,6 +31,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.RandomAccessFile;
 import java.lang.management.BufferPoolMXBean;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
@@ -76,6 +78,7 @@ public final class NativeHolders {
         long perStream = (after - before) / count;
         streams.addAll(opened.subList(0, count / 4));
         opened = null; // the other three quarters: dropped, not closed
+        long gcsAtDrop = collections();
         for (int i = 0; i < 10; i++) {
             InputStream in = openFirst(payloads[i]);
             in.close(); // ended: its Inflater holds no zlib memory
@@ -126,6 +129,8 @@ public final class NativeHolders {
         // (java.nio.BufferPoolMXBean), written with RandomAccessFile, which
         // uses no direct buffer.
         StringBuilder measured = new StringBuilder("rss_per_stream " + perStream + "\n");
+        // A GC after the drop would have let the Cleaner end the dropped streams.
+        measured.append("gcs_after_drop ").append(collections() - gcsAtDrop).append('\n');
         for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
             measured.append(pool.getName()).append(' ').append(pool.getCount()).append(' ')
                     .append(pool.getTotalCapacity()).append('\n');
@@ -137,6 +142,15 @@ public final class NativeHolders {
         System.out.println("ready");
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
+    }
+
+    // collections counts the GCs so far.
+    static long collections() {
+        long n = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += gc.getCollectionCount();
+        }
+        return n;
     }
 
     // openFirst opens a GZIPInputStream over payload and reads its first
