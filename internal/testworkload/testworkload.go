@@ -1,6 +1,6 @@
 // Package testworkload is a small workload for the lab's tests: a real process with
 // a real pprof endpoint that leaks real goroutines, one per cycle in the "leaky"
-// variant, and speaks the workload event protocol, so the lab's process handling can
+// variant, and speaks the lab/child event protocol, so the lab's process handling can
 // be tested without Kafka. A test binary calls Main from its TestMain when
 // LEAKUI_LAB_CHILD is set: "1" runs, "fail" fails like an unreachable broker.
 // LEAKUI_LAB_STEP is the time one cycle takes; LEAKUI_LAB_IGNORE_TERM makes it
