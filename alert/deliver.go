@@ -59,7 +59,15 @@ type Config struct {
 	Transport http.RoundTripper
 	// Logger receives a line per failed attempt (slog.Default when nil).
 	Logger *slog.Logger
+	// Refresh is how often the alerts that fire are sent to the
+	// Alertmanagers again (DefaultRefresh when 0): Alertmanager resolves an
+	// alert nobody sent again within its resolve_timeout (5 minutes by
+	// default), so Refresh must be shorter.
+	Refresh time.Duration
 }
+
+// DefaultRefresh is how often firing alerts are sent again by default.
+const DefaultRefresh = time.Minute
 
 // A Deliverer delivers the verdict changes of watches to the receivers, as
 // jobs: one per receiver and change, retried with back-off, each attempt
@@ -73,6 +81,11 @@ type Deliverer struct {
 	attempts  int
 	log       *slog.Logger
 }
+
+// refreshArgs are the periodic job's that sends the firing alerts again.
+type refreshArgs struct{}
+
+func (refreshArgs) Kind() string { return "alert_refresh" }
 
 // deliveryArgs are a delivery job's arguments: the delivery's id and the
 // receiver's name. The receiver's URL, which may be secret, stays in this
@@ -103,10 +116,19 @@ func New(db *store.DB, runner *jobs.Runner, receivers []Receiver, cfg Config) *D
 	d := &Deliverer{db: db, runner: runner, receivers: map[string]Receiver{}, attempts: cfg.Attempts, log: cfg.Logger}
 	d.client = &http.Client{Transport: cfg.Transport, CheckRedirect: sameHostRedirects}
 	var longest time.Duration
+	managers := false
 	for _, r := range receivers {
 		d.receivers[r.Name] = r
 		d.order = append(d.order, r)
 		longest = max(longest, r.timeout())
+		managers = managers || r.Kind == Alertmanager
+	}
+	if cfg.Refresh <= 0 {
+		cfg.Refresh = DefaultRefresh
+	}
+	if managers {
+		jobs.Register(runner, jobs.WorkFunc[refreshArgs](d.refresh), jobs.Kind{Queue: Queue, MaxAttempts: 1, Timeout: cfg.Refresh})
+		runner.AddPeriodic(jobs.Periodic{Every: cfg.Refresh, Args: func() jobs.Args { return refreshArgs{} }})
 	}
 	jobs.Register(runner, jobs.WorkFunc[deliveryArgs](d.work), jobs.Kind{
 		Queue:       Queue,
@@ -239,6 +261,42 @@ func (d *Deliverer) work(ctx context.Context, a deliveryArgs, progress jobs.Prog
 		return jobs.Fail(sendErr)
 	}
 	return sendErr
+}
+
+// refresh sends every Alertmanager the alerts that fire in it again, all in
+// one request: those whose watch's latest change was to Leak, delivered (or
+// given up: an Alertmanager that was down longer than the attempts lasted
+// gets them back). A failure waits for the next period; it is logged, not
+// recorded.
+func (d *Deliverer) refresh(ctx context.Context, _ refreshArgs, _ jobs.Progress) error {
+	for _, r := range d.order {
+		if r.Kind != Alertmanager {
+			continue
+		}
+		open, err := d.db.LatestDeliveries(ctx, r.Name, Leak)
+		if err != nil {
+			return err
+		}
+		var alerts []postableAlert
+		for _, rec := range open {
+			var m message
+			if rec.State == store.DeliveryPending || rec.State == store.DeliveryRetrying || json.Unmarshal(rec.Event, &m) != nil {
+				continue
+			}
+			alerts = append(alerts, m.alertmanager())
+		}
+		if len(alerts) == 0 {
+			continue
+		}
+		body, err := json.Marshal(alerts)
+		if err != nil {
+			return err
+		}
+		if _, err := d.send(ctx, r, body); err != nil {
+			d.log.Warn("sending the firing alerts again", "receiver", r.Name, "alerts", len(alerts), "err", err)
+		}
+	}
+	return nil
 }
 
 // record stores an attempt's outcome, even when the attempt's context has

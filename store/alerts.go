@@ -189,6 +189,33 @@ func (db *DB) LastDelivery(ctx context.Context, receiver, watch, verdict string)
 	return d, err
 }
 
+// LatestDeliveries returns, for each watch, the delivery to receiver of its
+// latest change when that change was to verdict: the alerts a receiver
+// holds open (verdict "leak"), which package alert sends again while they
+// last. At most MaxDeliveryPage, by watch.
+func (db *DB) LatestDeliveries(ctx context.Context, receiver, verdict string) ([]Delivery, error) {
+	rows, err := db.read.QueryContext(ctx, db.q(`SELECT `+deliveryColumns+` FROM alert_deliveries d
+		WHERE receiver = ? AND verdict = ? AND NOT EXISTS (SELECT 1 FROM alert_deliveries e
+			WHERE e.receiver = d.receiver AND e.watch = d.watch AND (e.event_at > d.event_at OR e.event_at = d.event_at AND e.id > d.id))
+		ORDER BY watch LIMIT ?`), receiver, verdict, MaxDeliveryPage)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	var out []Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return out, nil
+}
+
 // Deliveries returns the latest deliveries, newest event first: of one watch,
 // or of all when watch is "". limit is at most MaxDeliveryPage (50 when 0).
 func (db *DB) Deliveries(ctx context.Context, watch string, limit int) ([]Delivery, error) {

@@ -90,15 +90,38 @@ func testAlertDeliveries(t *testing.T, dsn string) {
 	if _, err := db.LastDelivery(ctx, "webhook", "checkout", "leak"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("last delivery to no receiver: %v", err)
 	}
+	// The open alerts: checkout's latest change (f2) and search's (o1) are
+	// to leak; then checkout clears.
+	open := func() string {
+		t.Helper()
+		ds, err := db.LatestDeliveries(ctx, "alertmanager", "leak")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, d := range ds {
+			ids = append(ids, d.ID)
+		}
+		return strings.Join(ids, " ")
+	}
+	if got := open(); got != "f2 o1" {
+		t.Errorf("open alerts %q, want f2 o1", got)
+	}
+	if _, err := db.CreateDelivery(ctx, &store.Delivery{ID: "r2", Receiver: "alertmanager", Watch: "checkout", Verdict: "no leak", Event: ev, EventAt: at.Add(5 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := open(); got != "o1" {
+		t.Errorf("open alerts after checkout cleared %q, want o1", got)
+	}
 	var ids []string
 	all, err := db.Deliveries(ctx, "checkout", 0)
 	for _, d := range all {
 		ids = append(ids, d.ID)
 	}
-	if err != nil || strings.Join(ids, " ") != "s1 f2 r1 f1" {
+	if err != nil || strings.Join(ids, " ") != "r2 s1 f2 r1 f1" {
 		t.Errorf("deliveries of checkout: %v (%v)", ids, err)
 	}
-	if all, err := db.Deliveries(ctx, "", 2); err != nil || len(all) != 2 || all[0].ID != "s1" || all[1].ID != "o1" {
+	if all, err := db.Deliveries(ctx, "", 2); err != nil || len(all) != 2 || all[0].ID != "r2" || all[1].ID != "s1" {
 		t.Errorf("the latest two deliveries: %+v (%v)", all, err)
 	}
 }
