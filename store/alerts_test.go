@@ -56,6 +56,20 @@ func testAlertDeliveries(t *testing.T, dsn string) {
 	if got.State != store.DeliveryDelivered || got.Attempts != 2 || got.LastStatus != 200 || got.LastError != "" || !got.DeliveredAt.Equal(done) {
 		t.Fatalf("after delivery: %+v", got)
 	}
+	// A late write of an earlier attempt does not undo a later one.
+	late := &store.Delivery{ID: "l1", Receiver: "webhook", Watch: "billing", Verdict: "leak", Event: ev, EventAt: at}
+	if _, err := db.CreateDelivery(ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []store.DeliveryAttempt{{Number: 2, Status: 503, Error: "second", State: store.DeliveryRetrying},
+		{Number: 1, Status: 500, Error: "first", State: store.DeliveryRetrying}} {
+		if err := db.RecordAttempt(ctx, "l1", a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := db.Delivery(ctx, "l1"); got.Attempts != 2 || got.LastError != "second" {
+		t.Errorf("after a late first attempt: %d attempts, %q", got.Attempts, got.LastError)
+	}
 	if err := db.RecordAttempt(ctx, "nope", store.DeliveryAttempt{Number: 1, State: store.DeliveryFailed}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("an attempt of no delivery: %v", err)
 	}
