@@ -14,6 +14,8 @@
 // on the receiver's own host only, and records the attempt: a 2xx is
 // delivered; a 5xx, a 408, a 429 or no answer is tried again with back-off
 // (Config.Backoff) up to Config.Attempts; any other answer fails it at once.
+// A periodic job sends the alerts that still fire to each Alertmanager again
+// (Config.Refresh), since Alertmanager resolves an alert nobody repeats.
 // A receiver's URL never leaves the process's configuration: the records,
 // errors and logs name the receiver and show its redacted URL.
 package alert
