@@ -116,18 +116,22 @@ func New(db *store.DB, runner *jobs.Runner, receivers []Receiver, cfg Config) *D
 	d := &Deliverer{db: db, runner: runner, receivers: map[string]Receiver{}, attempts: cfg.Attempts, log: cfg.Logger}
 	d.client = &http.Client{Transport: cfg.Transport, CheckRedirect: sameHostRedirects}
 	var longest time.Duration
-	managers := false
+	managers := 0
 	for _, r := range receivers {
 		d.receivers[r.Name] = r
 		d.order = append(d.order, r)
 		longest = max(longest, r.timeout())
-		managers = managers || r.Kind == Alertmanager
+		if r.Kind == Alertmanager {
+			managers++
+		}
 	}
 	if cfg.Refresh <= 0 {
 		cfg.Refresh = DefaultRefresh
 	}
-	if managers {
-		jobs.Register(runner, jobs.WorkFunc[refreshArgs](d.refresh), jobs.Kind{Queue: Queue, MaxAttempts: 1, Timeout: cfg.Refresh})
+	if managers > 0 {
+		// One request per Alertmanager, each within its timeout.
+		jobs.Register(runner, jobs.WorkFunc[refreshArgs](d.refresh), jobs.Kind{Queue: Queue, MaxAttempts: 1,
+			Timeout: time.Duration(managers)*max(longest, DefaultTimeout) + 30*time.Second})
 		runner.AddPeriodic(jobs.Periodic{Every: cfg.Refresh, Args: func() jobs.Args { return refreshArgs{} }})
 	}
 	jobs.Register(runner, jobs.WorkFunc[deliveryArgs](d.work), jobs.Kind{
