@@ -349,3 +349,39 @@ func TestSnapshot(t *testing.T) {
 		close(g.open)
 	})
 }
+
+// The context given to Start bounds the start only: cancelled once Start has
+// returned, it cancels no job.
+func TestStartContextBoundsOnlyTheStart(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, db database) {
+		ran := make(chan error, 1)
+		r := jobs.New(db.open(t), testConfig(map[string]int{jobs.DefaultQueue: 1}))
+		jobs.Register(r, jobs.WorkFunc[holdArgs](func(ctx context.Context, _ holdArgs, _ jobs.Progress) error {
+			ran <- ctx.Err()
+			return nil
+		}), jobs.Kind{})
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := r.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		t.Cleanup(func() {
+			stop, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			r.Stop(stop)
+		})
+		ins, err := r.Insert(t.Context(), holdArgs{"after"}, jobs.InsertOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-ran:
+			if err != nil {
+				t.Fatalf("the job's context was done when it began: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the job did not run")
+		}
+		waitFor(t, r, ins.ID, 30*time.Second, jobs.Done)
+	})
+}

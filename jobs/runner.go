@@ -141,7 +141,10 @@ func (r *Runner) Start(ctx context.Context) error {
 		return fmt.Errorf("jobs: %w", err)
 	}
 	if len(queues) > 0 {
-		if err := client.Start(ctx); err != nil {
+		// River derives its jobs' contexts from Start's: without its
+		// cancellation, so that a ctx bounding only the start does not
+		// cancel every job once the start is over.
+		if err := client.Start(context.WithoutCancel(ctx)); err != nil {
 			return fmt.Errorf("jobs: starting: %w", err)
 		}
 	}

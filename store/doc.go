@@ -34,6 +34,9 @@
 //     open or resolved; attachments of reports and runs, many to many
 //     (AttachLabelled for a report labelled incident:SLUG); the evidence paged by
 //     EvidenceCursor, never whole; annotations;
+//   - alert deliveries (alerts.go): one per receiver and verdict change, stored
+//     once per id (CreateDelivery), each attempt's outcome recorded (RecordAttempt)
+//     and never undone by a late write of an earlier one;
 //   - the schema's migrations, written once (schema/*.sql, with {{int64}},
 //     {{bytes}}, {{strict}} for the words that differ: Migrations(SchemaWords)),
 //     and the Dialect seam (Name, Rebind, Migrations, LockMigrations) that New

@@ -64,6 +64,7 @@ var suite = []struct {
 	{"AnalysisLeases", testAnalysisLeases},
 	{"CopyDerived", testCopyDerived},
 	{"StoredBytes", testStoredBytes},
+	{"AlertDeliveries", testAlertDeliveries},
 }
 
 func TestStore(t *testing.T) {
