@@ -81,11 +81,9 @@ func buildAlertmanager() (string, error) {
 		return "", err
 	}
 	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "leakui-test", "alertmanager-"+version)
+	// Built once into the repository's own ignored cache directory: nothing
+	// the tests use lives outside the repository's root (and the Go caches).
+	dir := filepath.Join(root, ".cache", "alertmanager-"+version)
 	bin := filepath.Join(dir, "alertmanager")
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
