@@ -16,9 +16,9 @@ var shippedMigrations = map[string]map[string]string{
 	"sqlite": {
 		"0001_init.sql": "e3e3b032fefeee816736afe8670379b8f4b13ec5bf37183c9af864aa77cd51f4",
 		"0002_runs.sql": "b823c62794a17ff35f206a0ac9ae672dc7407d6e9181e14ca27e909a2ba8edbb",
-		// Written in store/schema from the start (issue 21's sessions).
+		// Written in store/schema from the start (sign-in sessions).
 		"0003_sessions.sql": "c5eb2f50f5997b544ca7f18f9f3b82625eba55098354266a898bee312d9bf8e2",
-		// Issue 20's derived blobs and report states.
+		// Derived blobs and report states (heap dumps analyzed in the background).
 		"0004_derived.sql": "1afdb906c9b6c0ac48b11020757027a0b6abc7da8c00e13af684e9ae3322ef10",
 		// Who uploaded each report, for the disk quota per client.
 		"0005_uploaders.sql": "b8f115adbaa1cbcc632300ec95ca9627726998010e005dd3d0c2938415bc56f6",
