@@ -64,6 +64,8 @@ var suite = []struct {
 	{"AnalysisLeases", testAnalysisLeases},
 	{"CopyDerived", testCopyDerived},
 	{"StoredBytes", testStoredBytes},
+	{"Watches", testWatches},
+	{"WatchSnapshotsKeepTheNewest", testWatchSnapshotsKeepTheNewest},
 }
 
 func TestStore(t *testing.T) {
