@@ -1,0 +1,171 @@
+package watcher_test
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leakui/leakui/internal/watchtarget"
+	"github.com/leakui/leakui/jobs"
+	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/watch"
+	"github.com/leakui/leakui/watch/watcher"
+)
+
+// A real Go program that strands a goroutine holding 64 KiB every 200 ms is
+// watched every second beside a steady one, through River's periodic jobs:
+// the leaking one's verdict becomes leak within 15 ticks, its suspect the
+// function that holds the bytes and growth per hour what the program
+// strands (64 KiB × 5 a second); the steady one never reads leak, and its
+// window keeps its newest 8 snapshots.
+func TestLeakingTargetReachesLeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("watches two programs for about 15 s per database")
+	}
+	eachDatabase(t, func(t *testing.T, db database) {
+		leaky, steady := watchtarget.Start(t, "leaky"), watchtarget.Start(t, "steady")
+		st, backend := db.open(t)
+		rec := &recorder{}
+		w := watcher.New(watcher.Config{Store: st, Notifier: rec, Logger: quietLogger(),
+			ReportURL: func(name string) string { return "https://leakui.example/watch/" + name }},
+			[]watch.Declaration{mustParse(t, "leaky="+leaky.URL+",every=1s,keep=24"), mustParse(t, "steady="+steady.URL+",every=1s,keep=8")})
+		ctx := context.Background()
+		if err := w.Declare(ctx); err != nil {
+			t.Fatal(err)
+		}
+		r := jobs.New(backend, jobs.Config{Queues: map[string]int{watcher.Queue: 2}, PollInterval: 50 * time.Millisecond, Logger: quietLogger()})
+		w.Register(r)
+		if err := r.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			stop, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			if err := r.Stop(stop); err != nil {
+				t.Error(err)
+			}
+		}()
+		var leakAt int
+		waitUntil(t, 40*time.Second, "the leaking target's verdict", func() bool {
+			cur, err := st.Watch(ctx, "leaky")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cur.Verdict == string(watch.Leak) {
+				leakAt = cur.Snapshots
+				return true
+			}
+			return false
+		})
+		cur, _ := st.Watch(ctx, "leaky")
+		t.Logf("leaky: %s after %d snapshots: %s (%.0f %s/h)", cur.Verdict, leakAt, cur.Reason, cur.GrowthPerHour, cur.Unit)
+		if leakAt > 15 {
+			t.Errorf("the leak verdict formed after %d ticks, want 15 at most", leakAt)
+		}
+		if !strings.HasSuffix(cur.Suspect, "watchtarget.hold") {
+			t.Errorf("suspect %q, want the function that holds the bytes, watchtarget.hold", cur.Suspect)
+		}
+		// The program holds 64 KiB more every 200 ms: 1,179,648,000 bytes an
+		// hour (an input); the slope fitted to the heap profiles is the result.
+		want := float64(watchtarget.Bytes) * float64(time.Hour/watchtarget.Step)
+		if cur.Unit != "bytes" || math.Abs(cur.GrowthPerHour-want) > 0.25*want {
+			t.Errorf("growth %.0f %s per hour, want %.0f bytes ± 25%%", cur.GrowthPerHour, cur.Unit, want)
+		}
+		changes := rec.of("leaky")
+		if len(changes) == 0 || changes[len(changes)-1].To != watch.Leak {
+			t.Fatalf("changes told: %+v, want the last to leak", changes)
+		}
+		last := changes[len(changes)-1]
+		if last.Suspect != cur.Suspect || last.GrowthPerHour != cur.GrowthPerHour || last.ReportURL != "https://leakui.example/watch/leaky" ||
+			!last.At.Equal(cur.Changed) || last.At.UnixMilli()%1000 != 0 {
+			t.Errorf("the change told %+v, the state %+v", last, cur.WatchState)
+		}
+		for i, c := range changes {
+			if c.From == c.To || i > 0 && c.From != changes[i-1].To {
+				t.Errorf("change %d %+v does not follow %+v", i, c, changes[max(i-1, 0)])
+			}
+		}
+		// The steady program: 12 ticks, never a leak, 8 held.
+		waitUntil(t, 30*time.Second, "12 ticks of the steady target", func() bool {
+			cur, err := st.Watch(ctx, "steady")
+			return err == nil && !cur.LastScrape.IsZero() && cur.Snapshots == 8 && time.Since(cur.CreatedAt) > 12*time.Second
+		})
+		sc, _ := st.Watch(ctx, "steady")
+		t.Logf("steady: %s: %s", sc.Verdict, sc.Reason)
+		for _, c := range rec.of("steady") {
+			if c.To == watch.Leak {
+				t.Errorf("the steady target read leak: %+v", c)
+			}
+		}
+		if sc.Verdict == string(watch.Leak) || sc.Snapshots != 8 || sc.LastError != "" {
+			t.Errorf("steady: %+v", sc)
+		}
+		snaps, err := st.WatchSnapshots(ctx, "steady")
+		if err != nil || len(snaps) != 8 {
+			t.Fatalf("steady holds %d snapshots (%v)", len(snaps), err)
+		}
+		for i := 1; i < len(snaps); i++ {
+			if !snaps[i].Tick.After(snaps[i-1].Tick) {
+				t.Errorf("ticks out of order: %v", snaps)
+			}
+		}
+		if time.Since(snaps[len(snaps)-1].Tick) > 5*time.Second {
+			t.Errorf("the newest snapshot is of %s, not one of the last ticks", snaps[len(snaps)-1].Tick)
+		}
+	})
+}
+
+// tickEvery runs ticks of a watch by hand, every period from t0.
+func tickAt(t *testing.T, w *watcher.Watcher, name string, at time.Time) {
+	t.Helper()
+	if err := w.Tick(context.Background(), name, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A real target scraped tick by tick: each tick stores one snapshot (a tick
+// run twice stores it once), the target's 404 for goroutineleak is no error,
+// and the window keeps the newest snapshots.
+func TestTicksStoreSnapshots(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, db database) {
+		tg := watchtarget.Start(t, "steady")
+		st := db.openStore(t)
+		w := watcher.New(watcher.Config{Store: st, Logger: quietLogger()}, []watch.Declaration{mustParse(t, "app="+tg.URL+",every=10s,keep=8")})
+		ctx := context.Background()
+		if err := w.Declare(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now().Truncate(10 * time.Second)
+		for i := range 10 {
+			tickAt(t, w, "app", t0.Add(time.Duration(i)*10*time.Second))
+		}
+		tickAt(t, w, "app", t0.Add(90*time.Second))
+		cur, err := st.Watch(ctx, "app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaps, err := st.WatchSnapshots(ctx, "app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.Snapshots != 8 || len(snaps) != 8 || !snaps[0].Tick.Equal(t0.Add(20*time.Second)) || cur.LastError != "" || cur.Failures != 0 {
+			t.Errorf("after 10 ticks: %d snapshots from %v, state %+v", len(snaps), snaps[0].Tick, cur.WatchState)
+		}
+		for _, s := range snaps {
+			if len(s.Heap) == 0 || len(s.Goroutine) == 0 || s.GoroutineLeak != nil {
+				t.Errorf("snapshot %v: heap %d, goroutine %d, goroutineleak %v bytes", s.Tick, len(s.Heap), len(s.Goroutine), s.GoroutineLeak)
+			}
+		}
+		if cur.Verdict == string(watch.None) || cur.Reason == "" || cur.LastDuration <= 0 {
+			t.Errorf("no verdict recorded: %+v", cur.WatchState)
+		}
+		statuses, err := w.Statuses(ctx)
+		if err != nil || len(statuses) != 1 || statuses[0].Name != "app" || statuses[0].Snapshots != 8 || statuses[0].Verdict != watch.Verdict(cur.Verdict) {
+			t.Errorf("statuses %+v (%v)", statuses, err)
+		}
+	})
+}
+
+var _ = store.ErrNotFound
