@@ -46,16 +46,61 @@ func verdictOf(v series.Verdict) watch.Verdict {
 	return watch.NoLeak
 }
 
-// decide runs the series analysis over the window, once per profile (the
-// goroutineleak profile only over the snapshots that hold one, and only
-// when there are three or more), and keeps the most severe verdict: leak,
-// then inconclusive, then no leak. With fewer than three snapshots the
-// verdict is inconclusive.
+// decide runs the series analysis over the window since the target last
+// restarted (sinceRestart), once per profile (the goroutineleak profile only
+// over the snapshots that hold one, and only when there are three or more),
+// and keeps the most severe verdict: leak, then inconclusive, then no leak.
+// With fewer than three snapshots the verdict is inconclusive.
 func decide(snaps []store.WatchSnapshot, every time.Duration, limit int64) (decision, error) {
-	if len(snaps) < minSnapshots {
-		return decision{verdict: watch.Inconclusive, reason: fmt.Sprintf("%d of the %d snapshots a series needs are taken; the verdict forms from %d on.",
-			len(snaps), minSnapshots, watch.MinKeep)}, nil
+	start, err := sinceRestart(snaps, limit)
+	if err != nil {
+		return decision{}, err
 	}
+	restarted := ""
+	if start > 0 {
+		restarted = fmt.Sprintf(" The target restarted between %s and %s (the bytes it allocated since it started fell), so the window starts at %s.",
+			snaps[start-1].Tick.UTC().Format(time.RFC3339), snaps[start].Tick.UTC().Format(time.RFC3339), snaps[start].Tick.UTC().Format(time.RFC3339))
+		snaps = snaps[start:]
+	}
+	if len(snaps) < minSnapshots {
+		return decision{verdict: watch.Inconclusive, reason: fmt.Sprintf("%d of the %d snapshots a series needs are taken; the verdict forms from %d on.%s",
+			len(snaps), minSnapshots, watch.MinKeep, restarted)}, nil
+	}
+	best, err := decideWindow(snaps, every, limit)
+	best.reason += restarted
+	return best, err
+}
+
+// sinceRestart returns the index of the first snapshot of the target's
+// current process: the one after the last whose heap profile counts fewer
+// bytes allocated since the program started (alloc_space, which only grows
+// in one process) than the snapshot before. A restart makes whatever the
+// program held start again, so growth across it means nothing.
+func sinceRestart(snaps []store.WatchSnapshot, limit int64) (int, error) {
+	start := 0
+	prev := int64(-1)
+	for i, s := range snaps {
+		p, err := pprof.Open(pprof.Reader(bytes.NewReader(s.Heap)), pprof.Options{Limit: limit})
+		if err != nil {
+			return 0, fmt.Errorf("the heap profile of %s: %w", s.Tick.Format(time.RFC3339), err)
+		}
+		total := int64(-1)
+		if si, err := p.SampleIndex("alloc_space"); err == nil {
+			if top, err := p.Top(si); err == nil {
+				total = top.Total
+			}
+		}
+		p.Close()
+		if total >= 0 && prev >= 0 && total < prev {
+			start = i
+		}
+		prev = total
+	}
+	return start, nil
+}
+
+// decideWindow is decide over snapshots of one process.
+func decideWindow(snaps []store.WatchSnapshot, every time.Duration, limit int64) (decision, error) {
 	var best decision
 	for _, p := range profiles {
 		var in []pprof.Snapshot

@@ -3,13 +3,17 @@ package watcher_test
 import (
 	"context"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/leakui/leakui/internal/watchtarget"
 	"github.com/leakui/leakui/jobs"
-	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/watch"
 	"github.com/leakui/leakui/watch/watcher"
 )
@@ -168,4 +172,105 @@ func TestTicksStoreSnapshots(t *testing.T) {
 	})
 }
 
-var _ = store.ErrNotFound
+// switchable is a stable URL in front of a target that a test replaces, as
+// a restarted program comes back at the same address.
+type switchable struct {
+	mu     sync.Mutex
+	target *httputil.ReverseProxy
+}
+
+func (s *switchable) point(t *testing.T, raw string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.target = httputil.NewSingleHostReverseProxy(u)
+	s.mu.Unlock()
+}
+
+func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	p := s.target
+	s.mu.Unlock()
+	p.ServeHTTP(w, r)
+}
+
+// A leak that forms, then clears when the leaking program is replaced by a
+// steady one at the same address: the restart starts the window again (the
+// verdict is inconclusive until the steady program's snapshots decide), the
+// verdict is no leak once they do, and the changes say so with a resolution
+// first.
+func TestLeakClearsWhenTargetIsFixed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ticks a real program every second for about 20 s per database")
+	}
+	eachDatabase(t, func(t *testing.T, db database) {
+		leaky := watchtarget.Start(t, "leaky")
+		sw := &switchable{}
+		sw.point(t, leaky.URL)
+		front := httptest.NewServer(sw)
+		defer front.Close()
+		st := db.openStore(t)
+		rec := &recorder{}
+		w := watcher.New(watcher.Config{Store: st, Notifier: rec, Logger: quietLogger()},
+			[]watch.Declaration{mustParse(t, "app="+front.URL+",every=1s,keep=8")})
+		ctx := context.Background()
+		if err := w.Declare(ctx); err != nil {
+			t.Fatal(err)
+		}
+		verdict := func() watch.Verdict {
+			cur, err := st.Watch(ctx, "app")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return watch.Verdict(cur.Verdict)
+		}
+		tick := time.Now().Truncate(time.Second)
+		ticks := 0
+		for ; verdict() != watch.Leak; ticks++ {
+			if ticks == 15 {
+				t.Fatalf("no leak after 15 ticks: %s", verdict())
+			}
+			tick = tick.Add(time.Second)
+			time.Sleep(time.Until(tick))
+			tickAt(t, w, "app", tick)
+		}
+		leakTicks := ticks
+		// The program is restarted, fixed.
+		leaky.Stop()
+		sw.point(t, watchtarget.Start(t, "steady").URL)
+		for ticks = 0; verdict() != watch.NoLeak; ticks++ {
+			if ticks == 1 {
+				cur, _ := st.Watch(ctx, "app")
+				if cur.Verdict != string(watch.Inconclusive) || !strings.Contains(cur.Reason, "The target restarted between") {
+					t.Errorf("the tick after the restart: %s: %s", cur.Verdict, cur.Reason)
+				}
+			}
+			if ticks == 15 {
+				cur, _ := st.Watch(ctx, "app")
+				t.Fatalf("the verdict did not clear in 15 ticks: %s: %s", cur.Verdict, cur.Reason)
+			}
+			tick = tick.Add(time.Second)
+			time.Sleep(time.Until(tick))
+			tickAt(t, w, "app", tick)
+		}
+		t.Logf("leak after %d ticks, cleared %d ticks after the switch", leakTicks, ticks)
+		changes := rec.of("app")
+		var path []string
+		for _, c := range changes {
+			path = append(path, string(c.To))
+		}
+		last := changes[len(changes)-1]
+		if len(path) < 3 || path[len(path)-3] != string(watch.Leak) || path[len(path)-2] != string(watch.Inconclusive) || last.To != watch.NoLeak ||
+			!changes[len(changes)-2].Resolved() {
+			t.Errorf("changes told: %q; want leak, then inconclusive (resolving it) at the restart, then no leak", path)
+		}
+		if ticks < 3 {
+			t.Errorf("the verdict cleared %d ticks after the restart, before 3 snapshots of the new program", ticks)
+		}
+		if last.Suspect != "" || last.GrowthPerHour != 0 {
+			t.Errorf("the cleared change names a suspect: %+v", last)
+		}
+	})
+}
