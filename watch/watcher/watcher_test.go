@@ -29,6 +29,7 @@ func TestLeakingTargetReachesLeak(t *testing.T) {
 		t.Skip("watches two programs for about 15 s per database")
 	}
 	eachDatabase(t, func(t *testing.T, db database) {
+		t.Parallel()
 		leaky, steady := watchtarget.Start(t, "leaky"), watchtarget.Start(t, "steady")
 		st, backend := db.open(t)
 		rec := &recorder{}
@@ -206,6 +207,7 @@ func TestLeakClearsWhenTargetIsFixed(t *testing.T) {
 		t.Skip("ticks a real program every second for about 20 s per database")
 	}
 	eachDatabase(t, func(t *testing.T, db database) {
+		t.Parallel()
 		leaky := watchtarget.Start(t, "leaky")
 		sw := &switchable{}
 		sw.point(t, leaky.URL)
