@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"go.uber.org/goleak"
@@ -193,7 +193,7 @@ func TestServerMetrics(t *testing.T) {
 	}
 	var m *metrics.Metrics
 	runner := jobs.New(backend, jobs.Config{Queues: map[string]int{"work": 1}, PollInterval: 50 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Observe: func(kind, outcome string, took time.Duration) { m.ObserveJob(kind, outcome, took) }})
 	done := make(chan struct{}, 4)
 	jobs.Register(runner, jobs.WorkFunc[quickArgs](func(context.Context, quickArgs, jobs.Progress) error { done <- struct{}{}; return nil }), jobs.Kind{Queue: "work"})

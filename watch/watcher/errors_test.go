@@ -9,8 +9,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
-	"sync/atomic"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
