@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
@@ -51,8 +52,8 @@ func verdictOf(v series.Verdict) watch.Verdict {
 // over the snapshots that hold one, and only when there are three or more),
 // and keeps the most severe verdict: leak, then inconclusive, then no leak.
 // With fewer than three snapshots the verdict is inconclusive.
-func decide(snaps []store.WatchSnapshot, every time.Duration, limit int64) (decision, error) {
-	start, err := sinceRestart(snaps, limit)
+func decide(snaps []store.WatchSnapshot, every time.Duration, limit int64, budget *analyze.Budget) (decision, error) {
+	start, err := sinceRestart(snaps, limit, budget)
 	if err != nil {
 		return decision{}, err
 	}
@@ -66,7 +67,7 @@ func decide(snaps []store.WatchSnapshot, every time.Duration, limit int64) (deci
 		return decision{verdict: watch.Inconclusive, reason: fmt.Sprintf("%d of the %d snapshots a series needs are taken; the verdict forms from %d on.%s",
 			len(snaps), minSnapshots, watch.MinKeep, restarted)}, nil
 	}
-	best, err := decideWindow(snaps, every, limit)
+	best, err := decideWindow(snaps, every, limit, budget)
 	best.reason += restarted
 	return best, err
 }
@@ -76,11 +77,11 @@ func decide(snaps []store.WatchSnapshot, every time.Duration, limit int64) (deci
 // bytes allocated since the program started (alloc_space, which only grows
 // in one process) than the snapshot before. A restart makes whatever the
 // program held start again, so growth across it means nothing.
-func sinceRestart(snaps []store.WatchSnapshot, limit int64) (int, error) {
+func sinceRestart(snaps []store.WatchSnapshot, limit int64, budget *analyze.Budget) (int, error) {
 	start := 0
 	prev := int64(-1)
 	for i, s := range snaps {
-		p, err := pprof.Open(pprof.Reader(bytes.NewReader(s.Heap)), pprof.Options{Limit: limit})
+		p, err := pprof.Open(pprof.Reader(bytes.NewReader(s.Heap)), pprof.Options{Limit: limit, Budget: budget})
 		if err != nil {
 			return 0, fmt.Errorf("the heap profile of %s: %w", s.Tick.Format(time.RFC3339), err)
 		}
@@ -100,7 +101,7 @@ func sinceRestart(snaps []store.WatchSnapshot, limit int64) (int, error) {
 }
 
 // decideWindow is decide over snapshots of one process.
-func decideWindow(snaps []store.WatchSnapshot, every time.Duration, limit int64) (decision, error) {
+func decideWindow(snaps []store.WatchSnapshot, every time.Duration, limit int64, budget *analyze.Budget) (decision, error) {
 	var best decision
 	for _, p := range profiles {
 		var in []pprof.Snapshot
@@ -109,19 +110,24 @@ func decideWindow(snaps []store.WatchSnapshot, every time.Duration, limit int64)
 			if len(b) == 0 {
 				continue
 			}
-			prof, err := pprof.Open(pprof.Reader(bytes.NewReader(b)), pprof.Options{Limit: limit})
+			prof, err := pprof.Open(pprof.Reader(bytes.NewReader(b)), pprof.Options{Limit: limit, Budget: budget})
+			if err == nil && budget != nil {
+				if err = budget.Charge(prof.MemSize()); err != nil {
+					prof.Close()
+				}
+			}
 			if err != nil {
-				closeAll(in)
+				release(in, budget)
 				return decision{}, fmt.Errorf("the %s profile of %s: %w", p.name, s.Tick.Format(time.RFC3339), err)
 			}
 			in = append(in, pprof.Snapshot{Name: s.Tick.UTC().Format(time.RFC3339), Profile: prof})
 		}
 		if len(in) < minSnapshots {
-			closeAll(in)
+			release(in, budget)
 			continue
 		}
 		rep, err := pprof.Series(in, series.Options{})
-		closeAll(in)
+		release(in, budget)
 		if err != nil {
 			return decision{}, fmt.Errorf("the %s series: %w", p.name, err)
 		}
@@ -148,8 +154,12 @@ func decideWindow(snaps []store.WatchSnapshot, every time.Duration, limit int64)
 	return best, nil
 }
 
-func closeAll(snaps []pprof.Snapshot) {
+// release closes the profiles and gives back what they were charged.
+func release(snaps []pprof.Snapshot, budget *analyze.Budget) {
 	for _, s := range snaps {
+		if budget != nil {
+			budget.Uncharge(s.Profile.MemSize())
+		}
 		s.Profile.Close()
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/jobs"
 	"github.com/leakui/leakui/store"
@@ -58,6 +59,10 @@ type Config struct {
 	Client *http.Client
 	// Logger receives the watcher's messages (slog.Default when nil).
 	Logger *slog.Logger
+	// Budget, when not nil, is charged with the profiles a verdict holds in
+	// memory while it is decided (the window's profiles of one kind at a
+	// time); a tick it has no room for records the budget's error.
+	Budget *analyze.Budget
 }
 
 // The defaults of Config.
@@ -189,11 +194,15 @@ func (w *Watcher) Tick(ctx context.Context, name string, tick time.Time) error {
 	if err != nil {
 		return err
 	}
-	dec, err := decide(snaps, d.Every, 8*w.cfg.MaxBytes)
+	from := watch.Verdict(cur.Verdict)
+	dec, err := decide(snaps, d.Every, 8*w.cfg.MaxBytes, w.cfg.Budget)
 	if err != nil {
+		// The snapshot is kept; the verdict stays until a tick decides.
+		st.LastError = "deciding the verdict: " + err.Error()
+		w.log.Error("a watch's verdict was not decided", "watch", name, "err", err)
+		_, err := w.cfg.Store.SetWatchState(ctx, name, cur.Verdict, st)
 		return err
 	}
-	from := watch.Verdict(cur.Verdict)
 	st.Verdict, st.Suspect, st.GrowthPerHour, st.Unit, st.Reason = string(dec.verdict), dec.suspect, dec.growthPerHour, dec.unit, dec.reason
 	if dec.verdict != from {
 		st.Changed = tick

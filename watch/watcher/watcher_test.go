@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/watchtarget"
 	"github.com/leakui/leakui/jobs"
 	"github.com/leakui/leakui/watch"
@@ -273,6 +274,40 @@ func TestLeakClearsWhenTargetIsFixed(t *testing.T) {
 		}
 		if last.Suspect != "" || last.GrowthPerHour != 0 {
 			t.Errorf("the cleared change names a suspect: %+v", last)
+		}
+	})
+}
+
+// The profiles a verdict holds are charged to the budget while it is
+// decided and given back after; a budget with no room for them leaves the
+// verdict as it was, records why, and keeps the snapshot.
+func TestVerdictWithinBudget(t *testing.T) {
+	tg := watchtarget.Start(t, "steady")
+	eachDatabase(t, func(t *testing.T, db database) {
+		st := db.openStore(t)
+		budget := analyze.NewBudget(64 << 20)
+		decl := mustParse(t, "app="+tg.URL+",every=10s,keep=8")
+		w := watcher.New(watcher.Config{Store: st, Logger: quietLogger(), Budget: budget}, []watch.Declaration{decl})
+		ctx := context.Background()
+		if err := w.Declare(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now().Truncate(10 * time.Second)
+		for i := range 4 {
+			tickAt(t, w, "app", t0.Add(time.Duration(i)*10*time.Second))
+		}
+		cur, _ := st.Watch(ctx, "app")
+		if cur.LastError != "" || cur.Verdict == "" || budget.Used() != 0 {
+			t.Fatalf("within the budget: %+v, %d bytes still charged", cur.WatchState, budget.Used())
+		}
+		verdict := cur.Verdict
+		small := analyze.NewBudget(4 << 10)
+		w = watcher.New(watcher.Config{Store: st, Logger: quietLogger(), Budget: small}, []watch.Declaration{decl})
+		tickAt(t, w, "app", t0.Add(40*time.Second))
+		cur, _ = st.Watch(ctx, "app")
+		if !strings.Contains(cur.LastError, "deciding the verdict") || !strings.Contains(cur.LastError, "memory budget") ||
+			cur.Verdict != verdict || cur.Snapshots != 5 || small.Used() != 0 {
+			t.Errorf("over the budget: %+v, %d snapshots, %d bytes still charged", cur.WatchState, cur.Snapshots, small.Used())
 		}
 	})
 }
