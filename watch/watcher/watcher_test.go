@@ -2,6 +2,7 @@ package watcher_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/watchtarget"
 	"github.com/leakui/leakui/jobs"
+	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/watch"
 	"github.com/leakui/leakui/watch/watcher"
 )
@@ -308,6 +310,73 @@ func TestVerdictWithinBudget(t *testing.T) {
 		if !strings.Contains(cur.LastError, "deciding the verdict") || !strings.Contains(cur.LastError, "memory budget") ||
 			cur.Verdict != verdict || cur.Snapshots != 5 || small.Used() != 0 {
 			t.Errorf("over the budget: %+v, %d snapshots, %d bytes still charged", cur.WatchState, cur.Snapshots, small.Used())
+		}
+	})
+}
+
+// Two replicas on one database, each with its runner and watcher, scrape
+// the target once per tick between them: the heap profiles the target served
+// are as many as the snapshots stored, one per tick.
+func TestTwoReplicasScrapeOncePerTick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two replicas for 8 s per database")
+	}
+	tg := watchtarget.Start(t, "steady")
+	target, err := url.Parse(tg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forward := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	heaps := map[string]int{} // heap GETs by database
+	eachDatabase(t, func(t *testing.T, db database) {
+		t.Parallel()
+		counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/debug/pprof/heap" {
+				mu.Lock()
+				heaps[db.name]++
+				mu.Unlock()
+			}
+			forward.ServeHTTP(w, r)
+		}))
+		defer counting.Close()
+		decl := mustParse(t, "app="+counting.URL+",every=1s,keep=100")
+		ctx := context.Background()
+		var runners []*jobs.Runner
+		var st *store.DB
+		for i := range 2 {
+			s, backend := db.open(t)
+			st = s
+			w := watcher.New(watcher.Config{Store: s, Logger: quietLogger()}, []watch.Declaration{decl})
+			if err := w.Declare(ctx); err != nil {
+				t.Fatal(err)
+			}
+			r := jobs.New(backend, jobs.Config{ID: fmt.Sprintf("replica-%d", i), Queues: map[string]int{watcher.Queue: 2},
+				PollInterval: 50 * time.Millisecond, Logger: quietLogger()})
+			w.Register(r)
+			if err := r.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			runners = append(runners, r)
+		}
+		time.Sleep(8 * time.Second)
+		for _, r := range runners {
+			stop, cancel := context.WithTimeout(ctx, 30*time.Second)
+			if err := r.Stop(stop); err != nil {
+				t.Error(err)
+			}
+			cancel()
+		}
+		cur, err := st.Watch(ctx, "app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		served := heaps[db.name]
+		mu.Unlock()
+		t.Logf("%d heap profiles served, %d snapshots stored", served, cur.Snapshots)
+		if cur.Snapshots < 5 || served != cur.Snapshots {
+			t.Errorf("the target served %d heap profiles for %d snapshots in 8 s; want one per tick, at least 5", served, cur.Snapshots)
 		}
 	})
 }
