@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -176,6 +177,16 @@ func ParseFile(r io.Reader, name string) ([]Declaration, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return out, nil
+}
+
+// ReadFile reads the watch file at path (see ParseFile).
+func ReadFile(path string) ([]Declaration, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseFile(f, path)
 }
 
 // MaxDeclarations bounds the watches one server runs.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +95,16 @@ api=http://10.0.0.7:6060,every=30s
 	}
 	if _, err := watch.ParseFile(strings.NewReader(many.String()), "many"); err == nil || !strings.Contains(err.Error(), "more than 1000 watches") {
 		t.Errorf("1001 watches: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "watches.conf")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := watch.ReadFile(path); err != nil || len(ds) != 2 {
+		t.Errorf("ReadFile: %v, %v", ds, err)
+	}
+	if _, err := watch.ReadFile(path + ".missing"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ReadFile of a missing file: %v", err)
 	}
 	if _, err := watch.ParseFile(errReader{}, "broken"); err == nil || !strings.Contains(err.Error(), "broken: boom") {
 		t.Errorf("a read error: %v", err)
