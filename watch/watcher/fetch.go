@@ -37,13 +37,22 @@ func newClient() *http.Client {
 	return &http.Client{Transport: tr, CheckRedirect: sameOrigin}
 }
 
-// fetch GETs url within ctx, reading at most limit bytes of its body: a
-// larger body is an error, read no further.
-func fetch(ctx context.Context, client *http.Client, url string, limit int64) ([]byte, error) {
+// UserAgent is the scrapes' User-Agent; TickHeader carries the tick a scrape
+// belongs to (RFC 3339, UTC), so that a target's logs tell the ticks apart.
+const (
+	UserAgent  = "leakui-watch"
+	TickHeader = "Leakui-Tick"
+)
+
+// fetch GETs url within ctx for tick, reading at most limit bytes of its
+// body: a larger body is an error, read no further.
+func fetch(ctx context.Context, client *http.Client, url string, tick time.Time, limit int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set(TickHeader, tick.UTC().Format(time.RFC3339Nano))
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
