@@ -249,7 +249,7 @@ func (w *Watcher) scrape(ctx context.Context, d watch.Declaration, tick time.Tim
 		{"/debug/pprof/goroutine", &s.Goroutine, false},
 		{"/debug/pprof/goroutineleak", &s.GoroutineLeak, true},
 	} {
-		b, err := fetch(ctx, w.client, d.URL+p.path, w.cfg.MaxBytes)
+		b, err := fetch(ctx, w.client, d.URL+p.path, tick, w.cfg.MaxBytes)
 		if p.optional && errors.Is(err, errNotServed) {
 			continue
 		}
