@@ -119,9 +119,6 @@ func TestLeakingTargetReachesLeak(t *testing.T) {
 				t.Errorf("ticks out of order: %v", snaps)
 			}
 		}
-		if time.Since(snaps[len(snaps)-1].Tick) > 5*time.Second {
-			t.Errorf("the newest snapshot is of %s, not one of the last ticks", snaps[len(snaps)-1].Tick)
-		}
 	})
 }
 
