@@ -34,6 +34,7 @@ func newClient() *http.Client {
 	tr.MaxIdleConnsPerHost = 2
 	tr.IdleConnTimeout = 90 * time.Second
 	tr.ResponseHeaderTimeout = 30 * time.Second
+	tr.MaxResponseHeaderBytes = 64 << 10
 	return &http.Client{Transport: tr, CheckRedirect: sameOrigin}
 }
 
