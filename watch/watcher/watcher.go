@@ -260,6 +260,9 @@ func (w *Watcher) scrape(ctx context.Context, d watch.Declaration, tick time.Tim
 			return s, err
 		}
 		prof, err := pprof.Open(pprof.Reader(bytes.NewReader(b)), pprof.Options{Limit: 8 * w.cfg.MaxBytes, Budget: w.cfg.Budget})
+		if errors.Is(err, analyze.ErrTooLarge) || errors.Is(err, analyze.ErrBusy) {
+			return s, fmt.Errorf("GET %s: %w", d.URL+p.path, err)
+		}
 		if err != nil {
 			return s, fmt.Errorf("GET %s: not a profile: %w", d.URL+p.path, err)
 		}

@@ -1,6 +1,7 @@
 package watcher_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/internal/watchtarget"
 	"github.com/leakui/leakui/jobs"
 	"github.com/leakui/leakui/store"
@@ -300,13 +302,41 @@ func TestVerdictWithinBudget(t *testing.T) {
 			t.Fatalf("within the budget: %+v, %d bytes still charged", cur.WatchState, budget.Used())
 		}
 		verdict := cur.Verdict
-		small := analyze.NewBudget(4 << 10)
+		// A budget with room for one profile at a time but not for the
+		// window's heap profiles together.
+		snaps, err := st.WatchSnapshots(ctx, "app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var largest, sum int64
+		for _, s := range snaps {
+			p, err := pprof.Open(pprof.Reader(bytes.NewReader(s.Heap)), pprof.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			largest, sum = max(largest, p.MemSize()), sum+p.MemSize()
+			p.Close()
+		}
+		if sum <= 2*largest {
+			t.Fatalf("the heap profiles hold %d bytes, the largest %d", sum, largest)
+		}
+		small := analyze.NewBudget(2 * largest)
 		w = watcher.New(watcher.Config{Store: st, Logger: quietLogger(), Budget: small}, []watch.Declaration{decl})
 		tickAt(t, w, "app", t0.Add(40*time.Second))
 		cur, _ = st.Watch(ctx, "app")
 		if !strings.Contains(cur.LastError, "deciding the verdict") || !strings.Contains(cur.LastError, "memory budget") ||
 			cur.Verdict != verdict || cur.Snapshots != 5 || small.Used() != 0 {
 			t.Errorf("over the budget: %+v, %d snapshots, %d bytes still charged", cur.WatchState, cur.Snapshots, small.Used())
+		}
+		// With no room for one profile, the scrape itself is refused and
+		// nothing is stored.
+		tiny := analyze.NewBudget(4 << 10)
+		w = watcher.New(watcher.Config{Store: st, Logger: quietLogger(), Budget: tiny}, []watch.Declaration{decl})
+		tickAt(t, w, "app", t0.Add(50*time.Second))
+		cur, _ = st.Watch(ctx, "app")
+		if !strings.HasSuffix(cur.LastError, "the analysis needs more than its memory budget of 4.0 kB (-memory-budget)") || strings.Contains(cur.LastError, "not a profile") ||
+			cur.Snapshots != 5 || cur.Failures != 1 || tiny.Used() != 0 {
+			t.Errorf("no room for a profile: %+v, %d snapshots", cur.WatchState, cur.Snapshots)
 		}
 	})
 }
