@@ -93,22 +93,22 @@ type Status struct {
 	Declaration
 	// Verdict, Suspect, GrowthPerHour (in Unit) and Reason are the verdict
 	// over the snapshots held, as of the last snapshot.
-	Verdict       Verdict
-	Suspect       string
-	GrowthPerHour float64
-	Unit          string
-	Reason        string
+	Verdict       Verdict `json:"verdict"`
+	Suspect       string  `json:"suspect,omitempty"`
+	GrowthPerHour float64 `json:"growth_per_hour"`
+	Unit          string  `json:"unit,omitempty"`
+	Reason        string  `json:"reason,omitempty"`
 	// Snapshots is how many snapshots the watch holds (at most Keep).
-	Snapshots int
+	Snapshots int `json:"snapshots"`
 	// LastScrape is when the last scrape began, LastDuration how long it
 	// took, LastError why it failed (empty when it did not).
-	LastScrape   time.Time
-	LastDuration time.Duration
-	LastError    string
+	LastScrape   time.Time     `json:"last_scrape,omitzero"`
+	LastDuration time.Duration `json:"last_duration"`
+	LastError    string        `json:"last_error,omitempty"`
 	// Failures counts the scrapes that failed in a row; NextScrape is the
 	// first tick a target that keeps failing is scraped again at.
-	Failures   int
-	NextScrape time.Time
+	Failures   int       `json:"failures,omitempty"`
+	NextScrape time.Time `json:"next_scrape,omitzero"`
 	// Changed is when the verdict last changed.
-	Changed time.Time
+	Changed time.Time `json:"changed,omitzero"`
 }
