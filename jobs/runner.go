@@ -35,6 +35,10 @@ type Config struct {
 	PollInterval time.Duration
 	// Logger receives River's and the runner's messages (slog.Default when nil).
 	Logger *slog.Logger
+	// Observe, when not nil, is told of every attempt this process ran, as
+	// it ends: its kind, its outcome ("done", "retry", "failed" for good, or
+	// "stopped" with the runner) and how long it ran. It must not block.
+	Observe func(kind, outcome string, took time.Duration)
 }
 
 // DefaultRescueAfter is Config.RescueAfter's default.

@@ -26,6 +26,8 @@ var shippedMigrations = map[string]map[string]string{
 		"0006_incidents.sql": "b4c77f6cde411b3e00765aea4ec3ff7154fb1b3e694d643933634f8ce221aca8",
 		// The reports' headline columns, which the dashboard lists them by.
 		"0007_report_headlines.sql": "bec6984e8ff8a693c5e3f858cb8ac3a8247ef72a5ef96fffd3435503885d1ad0",
+		// Watches: their state and the snapshots of their window.
+		"0008_watches.sql": "15c0c51372027d2956e141f000728d186a506f5bee346594315bb9e77f53b2b6",
 		// Alert deliveries: each verdict change's delivery to each receiver.
 		"0009_alerts.sql": "36cf2ebc1b1f30102540ba52d3f3418909308082eb16001a7ad33ef3bdc8121d",
 	},
@@ -37,6 +39,7 @@ var shippedMigrations = map[string]map[string]string{
 		"0005_uploaders.sql":        "266ea2ca5e8344b29f5411ab643a43b1670cf4f36d78a7c15eab20875dbd7407",
 		"0006_incidents.sql":        "9286bd292f227b4fac342bf6b332f88120237066c432551cadcea696e4cad1aa",
 		"0007_report_headlines.sql": "044f580f943bebc0b59ad57da6f6123ab05c588cb8f5533c448a303365ecb1f4",
+		"0008_watches.sql":          "6e2774272b3fecd3022a7e7a88f5b6e01222f66b64a1088877090015d4aa1925",
 		"0009_alerts.sql":           "09026a2f56da8a4d4fdfe4c952b767a0b4a7a7e955a43c7c73e778e691190099",
 	},
 }
@@ -46,8 +49,8 @@ var shippedMigrations = map[string]map[string]string{
 // a database migrated by an earlier leakui has exactly the schema a new one gets.
 func TestMigrationsAsShipped(t *testing.T) {
 	for backend, words := range map[string]SchemaWords{
-		"sqlite":   {Int64: "INTEGER", Bytes: "BLOB", Strict: " STRICT"},
-		"postgres": {Int64: "BIGINT", Bytes: "BYTEA", Strict: ""},
+		"sqlite":   {Int64: "INTEGER", Bytes: "BLOB", Float64: "REAL", Strict: " STRICT"},
+		"postgres": {Int64: "BIGINT", Bytes: "BYTEA", Float64: "DOUBLE PRECISION", Strict: ""},
 	} {
 		rendered := Migrations(words)
 		entries, err := fs.ReadDir(rendered, ".")

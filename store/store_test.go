@@ -65,6 +65,8 @@ var suite = []struct {
 	{"CopyDerived", testCopyDerived},
 	{"StoredBytes", testStoredBytes},
 	{"AlertDeliveries", testAlertDeliveries},
+	{"Watches", testWatches},
+	{"WatchSnapshotsKeepTheNewest", testWatchSnapshotsKeepTheNewest},
 }
 
 func TestStore(t *testing.T) {

@@ -36,12 +36,13 @@ const maxMissing = 5
 // artifact chunks (per artifact), runs with their captures, reports with their
 // inputs and state, the reports' derived blobs (their bytes hashed on both
 // sides), incidents with their attached reports and runs and their
-// annotations, and alert deliveries with their state. It returns one TableCheck per table; an error only when a database
+// annotations, watches with their state and snapshots (their bytes compared),
+// and alert deliveries with their state. It returns one TableCheck per table; an error only when a database
 // cannot be read. progress, when not nil, is called after every item.
 func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]TableCheck, error) {
 	checks := map[string]*TableCheck{}
 	tables := []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts", "derived",
-		"incidents", "incident_reports", "incident_runs", "incident_annotations", "alert_deliveries"}
+		"incidents", "incident_reports", "incident_runs", "incident_annotations", "watches", "watch_snapshots", "alert_deliveries"}
 	for _, t := range tables {
 		checks[t] = &TableCheck{Table: t}
 	}
@@ -112,6 +113,17 @@ func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]T
 		},
 		"incidents": func(slug string) (int64, error) {
 			return 0, verifyIncident(ctx, dst, src, slug, checks, miss)
+		},
+		"watches": func(name string) (int64, error) {
+			load := func(db *DB) (*Watch, []WatchSnapshot, error) {
+				w, err := db.Watch(ctx, name)
+				if err != nil {
+					return nil, nil, err
+				}
+				s, err := db.WatchSnapshots(ctx, name)
+				return w, s, err
+			}
+			return 0, verifyRow(name, checks["watches"], checks["watch_snapshots"], miss, src, dst, load, sameWatch, sameWatchSnapshot)
 		},
 		"alert_deliveries": func(id string) (int64, error) {
 			c := checks["alert_deliveries"]
