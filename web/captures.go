@@ -8,6 +8,7 @@ import (
 
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // captureRequest is the body of POST /api/captures.
@@ -27,7 +28,7 @@ func (s *Server) startCapture(r *http.Request, req captureRequest) (string, erro
 	if req.Interval != "" {
 		d, err := time.ParseDuration(req.Interval)
 		if err != nil {
-			return "", errorf(http.StatusBadRequest, "interval must be a duration such as 10s, not %q", req.Interval)
+			return "", serrors.Errorf(http.StatusBadRequest, "interval must be a duration such as 10s, not %q", req.Interval)
 		}
 		ts.Interval = d
 	}
@@ -49,7 +50,7 @@ func (s *Server) handleCaptureAPI(w http.ResponseWriter, r *http.Request) error 
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return errorf(http.StatusBadRequest, "the body must be JSON such as {\"target\":\"api\",\"what\":\"heap\",\"interval\":\"10s\",\"count\":10}: %v", err)
+		return serrors.Errorf(http.StatusBadRequest, "the body must be JSON such as {\"target\":\"api\",\"what\":\"heap\",\"interval\":\"10s\",\"count\":10}: %v", err)
 	}
 	id, err := s.startCapture(r, req)
 	if err != nil {
@@ -62,7 +63,7 @@ func (s *Server) handleCaptureAPI(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) handleCaptureForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		return errorf(http.StatusBadRequest, "bad form: %v", err)
+		return serrors.Errorf(http.StatusBadRequest, "bad form: %v", err)
 	}
 	count, _ := strconv.Atoi(r.PostForm.Get("count"))
 	id, err := s.startCapture(r, captureRequest{Target: r.PostForm.Get("target"), What: r.PostForm.Get("what"),

@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // Chart images: each chart as a standalone SVG at a stable URL, for the Markdown
@@ -58,14 +59,14 @@ func (s *Server) runChart(r *http.Request, runID, file string) (linechart.Chart,
 	var spec lab.Spec
 	jsonUnmarshal(run.Spec, &spec)
 	if spec.Workload == lab.WorkloadCapture {
-		return linechart.Chart{}, errorf(http.StatusNotFound, "a capture run has no charts")
+		return linechart.Chart{}, serrors.Errorf(http.StatusNotFound, "a capture run has no charts")
 	}
 	for _, cs := range runChartSpecs {
 		if cs.id == name {
 			return runLineChart(p, cs.title, cs.unit, cs.series), nil
 		}
 	}
-	return linechart.Chart{}, errorf(http.StatusNotFound, "no chart %q: a run has goroutines, memory and open", name)
+	return linechart.Chart{}, serrors.Errorf(http.StatusNotFound, "no chart %q: a run has goroutines, memory and open", name)
 }
 
 // handleReportChartImage is GET /r/{id}/charts/{chart}.svg: a series' totals, a
@@ -88,7 +89,7 @@ func (s *Server) handleReportChartImage(w http.ResponseWriter, r *http.Request) 
 	}
 	profiles := rep.Kind == modeSingle || rep.Kind == modeDiff || rep.Kind == modeSeries
 	if file != "totals.svg" || !profiles || len(rep.Artifacts) < 3 {
-		return errorf(http.StatusNotFound, "report %s has no chart %q: a series of three or more profiles has totals.svg", rep.ID, file)
+		return serrors.Errorf(http.StatusNotFound, "report %s has no chart %q: a series of three or more profiles has totals.svg", rep.ID, file)
 	}
 	ps, err := s.loadProfileSet(r, rep)
 	if err != nil {
@@ -125,5 +126,5 @@ func (s *Server) logChartImage(w http.ResponseWriter, r *http.Request, rep *stor
 			}
 		}
 	}
-	return errorf(http.StatusNotFound, "log report %s has no chart %q: a report with timed lines has open-1.svg… per measurable pair", rep.ID, file)
+	return serrors.Errorf(http.StatusNotFound, "log report %s has no chart %q: a report with timed lines has open-1.svg… per measurable pair", rep.ID, file)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // flameTreeEntry is a profile's flame tree for one sample type and filter, as
@@ -152,13 +153,7 @@ func (q *viewQueue) acquire(ctx context.Context) (func(), error) {
 }
 
 // errViewsBusy is the answer when no view slot freed up in time.
-var errViewsBusy = &busyError{"every slot for building flame graphs stayed taken; try again in a few seconds"}
-
-// busyError wraps analyze.ErrBusy with a message of its own.
-type busyError struct{ msg string }
-
-func (e *busyError) Error() string { return e.msg }
-func (e *busyError) Unwrap() error { return analyze.ErrBusy }
+var errViewsBusy = serrors.Busy("every slot for building flame graphs stayed taken; try again in a few seconds")
 
 // viewWait is how long a view waits for a slot; viewSlots are per CPU.
 const (

@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -28,7 +29,7 @@ func (s *Server) handleReportFlameImage(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	if rep.Kind != modeSingle && rep.Kind != modeDiff && rep.Kind != modeSeries {
-		return errorf(http.StatusNotFound, "report %s is not a report over profiles: it has no flame graph", rep.ID)
+		return serrors.Errorf(http.StatusNotFound, "report %s is not a report over profiles: it has no flame graph", rep.ID)
 	}
 	ps, err := s.loadProfileSet(r, rep)
 	if err != nil {
@@ -39,7 +40,7 @@ func (s *Server) handleReportFlameImage(w http.ResponseWriter, r *http.Request) 
 	var caption string
 	switch ps.q.mode {
 	case modeSeries:
-		return errorf(http.StatusNotFound, "a series has no flame graph: its chart is /r/%s/charts/totals.svg, and mode=profile&file=N shows one file's flame graph", rep.ID)
+		return serrors.Errorf(http.StatusNotFound, "a series has no flame graph: its chart is /r/%s/charts/totals.svg, and mode=profile&file=N shows one file's flame graph", rep.ID)
 	case modeDiff:
 		if cut, err = s.diffFlameCut(r.Context(), ps, nil); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // The views of a report over goroutine dumps.
@@ -43,16 +44,16 @@ func parseGoroutineQuery(r *http.Request, rep *store.Report) (goroutineQuery, er
 	case m == goroutineModeDump, m == goroutineModeDiff && n >= 2:
 		q.mode = m
 	default:
-		return q, errorf(http.StatusBadRequest, "mode %q is not available for a report of %d goroutine dumps (dump, or diff for two or more)", m, n)
+		return q, serrors.Errorf(http.StatusBadRequest, "mode %q is not available for a report of %d goroutine dumps (dump, or diff for two or more)", m, n)
 	}
 	switch sp := v.Get("split"); {
 	case sp == "":
 	case sp == goroutines.SplitCreator && q.mode == goroutineModeDump:
 		q.split = sp
 	case sp == goroutines.SplitCreator:
-		return q, errorf(http.StatusBadRequest, "split=creator applies to one dump (mode=dump), not to a comparison")
+		return q, serrors.Errorf(http.StatusBadRequest, "split=creator applies to one dump (mode=dump), not to a comparison")
 	default:
-		return q, errorf(http.StatusBadRequest, "split %q is not known (creator: split groups by the goroutine that created them)", sp)
+		return q, serrors.Errorf(http.StatusBadRequest, "split %q is not known (creator: split groups by the goroutine that created them)", sp)
 	}
 	var err error
 	if q.rows, err = queryRows(v, q.rows, "groups"); err != nil {

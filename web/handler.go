@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -37,7 +38,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if cut := cutBody(r); cut != nil {
 		err = cut // whatever the handler made of the failed read, it is a 408
 	}
-	status, msg := statusOf(err)
+	status, msg := serrors.StatusOf(err)
 	if r.Context().Err() == context.DeadlineExceeded {
 		status, msg = http.StatusServiceUnavailable, "the request took too long and was stopped"
 	}
@@ -48,8 +49,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status,
 			"request_id", middleware.GetReqID(r.Context()), "err", err)
 	}
-	msg = oneLine(msg)
-	details := detailsOf(err)
+	msg = serrors.OneLine(msg)
+	details := serrors.DetailsOf(err)
 	if wantsJSON(r) {
 		body := map[string]string{"error": msg}
 		if details != "" {

@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // hostAllowList decides which Host headers the server answers to, so that a page
@@ -97,7 +99,7 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 			host = host[:100] + "…"
 		}
 		s.log.Warn("request for another host refused", "host", host, "client", clientIP(r))
-		s.writeError(w, r, errorf(http.StatusMisdirectedRequest,
+		s.writeError(w, r, serrors.Errorf(http.StatusMisdirectedRequest,
 			"this server does not answer to the host name %q (a DNS rebinding attempt, or a name missing from -allowed-hosts)", host))
 	})
 }

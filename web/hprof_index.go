@@ -16,6 +16,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -69,10 +70,10 @@ const heapIndexCacheEntries = 8
 // stored) is a 404 that says so.
 func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hprof.Index, error) {
 	if rep.Kind != kindJavaHeapDump {
-		return nil, errorf(http.StatusNotFound, "report %s is not a heap dump: it has no dominator tree", rep.ID)
+		return nil, serrors.Errorf(http.StatusNotFound, "report %s is not a heap dump: it has no dominator tree", rep.ID)
 	}
 	if rep.Status != store.ReportReady {
-		return nil, errorf(http.StatusConflict, "report %s is %s: its dominator tree is not ready", rep.ID, rep.Status)
+		return nil, serrors.Errorf(http.StatusConflict, "report %s is %s: its dominator tree is not ready", rep.ID, rep.Status)
 	}
 	if x, ok := s.heapIndexes.get(rep.ID); ok {
 		return x, nil
@@ -82,8 +83,8 @@ func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hpr
 	// leaves the cache needs no closing.
 	b, err := s.store.OpenDerived(context.WithoutCancel(ctx), rep.ID, heapDumpIndexName)
 	if err != nil {
-		if status, _ := statusOf(err); status == http.StatusNotFound {
-			return nil, errorf(http.StatusNotFound, "report %s has no stored index (it was made before leakui stored them): its page shows the top levels of the dominator tree", rep.ID)
+		if status, _ := serrors.StatusOf(err); status == http.StatusNotFound {
+			return nil, serrors.Errorf(http.StatusNotFound, "report %s has no stored index (it was made before leakui stored them): its page shows the top levels of the dominator tree", rep.ID)
 		}
 		return nil, err
 	}
@@ -107,7 +108,7 @@ func heapDomNodeParam(v string) (uint32, string, error) {
 	}
 	n, err := strconv.ParseUint(v, 10, 32)
 	if err != nil || uint32(n) == hprof.IndexRoot {
-		return 0, "", errorf(http.StatusBadRequest, "node must be an object's number or \"root\", not %q", v)
+		return 0, "", serrors.Errorf(http.StatusBadRequest, "node must be an object's number or \"root\", not %q", v)
 	}
 	return uint32(n), v, nil
 }
@@ -120,7 +121,7 @@ func heapDomIntParam(r *http.Request, name string, def, limit int) (int, error) 
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 || n > limit {
-		return 0, errorf(http.StatusBadRequest, "%s must be a number from 0 to %d, not %q", name, limit, v)
+		return 0, serrors.Errorf(http.StatusBadRequest, "%s must be a number from 0 to %d, not %q", name, limit, v)
 	}
 	return n, nil
 }
@@ -231,8 +232,8 @@ func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) er
 
 // heapIndexError makes an index's refusal of a node a 400 or 404.
 func heapIndexError(err error) error {
-	if status, _ := statusOf(err); status == http.StatusBadRequest {
-		return &Error{Status: http.StatusNotFound, Message: "no such object in the dominator tree: " + err.Error(), Err: err}
+	if status, _ := serrors.StatusOf(err); status == http.StatusBadRequest {
+		return &serrors.Error{Status: http.StatusNotFound, Message: "no such object in the dominator tree: " + err.Error(), Err: err}
 	}
 	return err
 }
@@ -281,7 +282,7 @@ func (s *Server) heapDumpLazyTree(rep *store.Report, x *hprof.Index) (*view.Heap
 
 // isStatus tells whether err answers status.
 func isStatus(err error, status int) bool {
-	got, _ := statusOf(err)
+	got, _ := serrors.StatusOf(err)
 	return got == status
 }
 
@@ -297,7 +298,7 @@ func degradable(err error) bool {
 // index's own complaint (a malformed index), or that the store holds it
 // damaged.
 func indexDamage(err error) string {
-	if status, msg := statusOf(err); status < 500 {
+	if status, msg := serrors.StatusOf(err); status < 500 {
 		return msg
 	}
 	return "the store holds it damaged"
@@ -334,7 +335,7 @@ func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
 	asJSON = asJSON || strings.Contains(r.Header.Get("Accept"), "application/json")
 	suspect, err := strconv.Atoi(n)
 	if err != nil || suspect < 0 {
-		return errorf(http.StatusNotFound, "no path %q: paths are numbered from 0, as the report's suspects", n)
+		return serrors.Errorf(http.StatusNotFound, "no path %q: paths are numbered from 0, as the report's suspects", n)
 	}
 	offset, err := heapDomIntParam(r, "offset", 0, 1<<31-1)
 	if err != nil {
@@ -354,7 +355,7 @@ func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if suspect >= x.PathCount() {
-		return errorf(http.StatusNotFound, "report %s's index holds %d paths (the paths of reports made before indexes kept them are shown by their ends on the report)", id, x.PathCount())
+		return serrors.Errorf(http.StatusNotFound, "report %s's index holds %d paths (the paths of reports made before indexes kept them are shown by their ends on the report)", id, x.PathCount())
 	}
 	steps, total, err := x.PathSteps(suspect, offset, heapPathPage)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // heapDumpJobs analyzes uploaded heap dumps in the background, one at a time,
@@ -200,7 +201,7 @@ func (j *heapDumpJobs) reserve(uploader string) (done func(), err error) {
 		n++
 	}
 	if n >= limit {
-		return nil, errorf(http.StatusTooManyRequests, "your address has %d heap dumps queued or being analyzed, the most one client may (-max-queued-per-client): upload more once one is done", limit)
+		return nil, serrors.Errorf(http.StatusTooManyRequests, "your address has %d heap dumps queued or being analyzed, the most one client may (-max-queued-per-client): upload more once one is done", limit)
 	}
 	j.reserved[uploader]++
 	return func() {
@@ -413,7 +414,7 @@ func (j *heapDumpJobs) run(id string) error {
 	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer rcancel()
 	if err != nil {
-		code, msg := statusOf(err)
+		code, msg := serrors.StatusOf(err)
 		if errors.Is(err, analyze.ErrBusy) {
 			msg = "the server's memory budget is in use by other analyses (-memory-budget)"
 		}

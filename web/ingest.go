@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // classify detects the kind of every received file from its content (see
@@ -20,7 +21,7 @@ import (
 func (s *Server) classify(files []*received) error {
 	for _, f := range files {
 		if f.size == 0 {
-			return errorf(http.StatusBadRequest, "%s is empty", f.name)
+			return serrors.Errorf(http.StatusBadRequest, "%s is empty", f.name)
 		}
 		fh, err := os.Open(f.path)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -254,7 +255,7 @@ func parseJVMQuery(r *http.Request, n int) (jvmQuery, error) {
 	default:
 		k, err := strconv.Atoi(rows)
 		if err != nil || k < 1 {
-			return q, errorf(http.StatusBadRequest, "n must be a positive number of rows or \"all\", not %q", rows)
+			return q, serrors.Errorf(http.StatusBadRequest, "n must be a positive number of rows or \"all\", not %q", rows)
 		}
 		q.rows = k
 	}
@@ -263,7 +264,7 @@ func parseJVMQuery(r *http.Request, n int) (jvmQuery, error) {
 	case "instances":
 		q.order = jvm.ByInstances
 	default:
-		return q, errorf(http.StatusBadRequest, "sort must be bytes or instances, not %q", o)
+		return q, serrors.Errorf(http.StatusBadRequest, "sort must be bytes or instances, not %q", o)
 	}
 	index := func(name string, def int) (int, error) {
 		s := v.Get(name)
@@ -272,7 +273,7 @@ func parseJVMQuery(r *http.Request, n int) (jvmQuery, error) {
 		}
 		k, err := strconv.Atoi(s)
 		if err != nil || k < 0 || k >= n {
-			return 0, errorf(http.StatusBadRequest, "%s must be a snapshot number from 0 to %d, not %q", name, n-1, s)
+			return 0, serrors.Errorf(http.StatusBadRequest, "%s must be a snapshot number from 0 to %d, not %q", name, n-1, s)
 		}
 		return k, nil
 	}
@@ -287,7 +288,7 @@ func parseJVMQuery(r *http.Request, n int) (jvmQuery, error) {
 		return q, err
 	}
 	if n > 1 && q.base == q.target {
-		return q, errorf(http.StatusBadRequest, "base and target must be different snapshots, both are %d", q.base)
+		return q, serrors.Errorf(http.StatusBadRequest, "base and target must be different snapshots, both are %d", q.base)
 	}
 	return q, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // logJSON is a log report's analysis in its JSON twin: the parameters counted
@@ -103,7 +104,7 @@ func (s *Server) handleLogKeysCSV(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if rep.Kind != kindLog {
-		return errorf(http.StatusNotFound, "report %s is not a log report: it has no keys to download", id)
+		return serrors.Errorf(http.StatusNotFound, "report %s is not a log report: it has no keys to download", id)
 	}
 	_, lr, err := s.logReportOf(r, rep)
 	if err != nil {

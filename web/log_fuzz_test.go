@@ -14,6 +14,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -39,11 +40,11 @@ func FuzzLogQuery(f *testing.F) {
 		}
 		q, err := parseLogQuery(v, def)
 		if err != nil {
-			var e *Error
+			var e *serrors.Error
 			if !errors.Is(err, analyze.ErrInvalidParameter) && !errors.As(err, &e) {
 				t.Fatalf("%q: %v is not a 400", raw, err)
 			}
-			if status, _ := statusOf(err); status != 400 {
+			if status, _ := serrors.StatusOf(err); status != 400 {
 				t.Fatalf("%q: status %d", raw, status)
 			}
 			return

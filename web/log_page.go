@@ -15,6 +15,7 @@ import (
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -39,11 +40,11 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, rep *store.Repo
 	}
 	q, qerr := parseLogQuery(r.URL.Query(), def)
 	if qerr != nil {
-		var e *Error
+		var e *serrors.Error
 		if errors.As(qerr, &e) || !errors.Is(qerr, analyze.ErrInvalidParameter) {
 			return qerr
 		}
-		status, msg := statusOf(qerr)
+		status, msg := serrors.StatusOf(qerr)
 		page := s.logPageHead(rep, q)
 		page.Own, page.Error = false, msg
 		return s.render(w, r, status, view.Page{Title: page.Title, Nav: "reports"}, view.LogReportPageView(page))

@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -58,7 +59,7 @@ func (s *Server) runLogView(ctx context.Context, runID string, spec lab.Spec) (*
 	}
 	lr, err := s.logCountArtifacts(ctx, []store.ReportArtifact{{Artifact: store.Artifact{SHA256: a.SHA256}, Name: a.Name}}, p)
 	if err != nil {
-		_, msg := statusOf(err)
+		_, msg := serrors.StatusOf(err)
 		v.Error = "The log could not be counted: " + msg
 		return v, nil
 	}
@@ -92,7 +93,7 @@ func (s *Server) handleCountRunLog(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	if !ok {
-		return errorf(http.StatusNotFound, "run %s stored no log (it has not ended, or its workload wrote none)", id)
+		return serrors.Errorf(http.StatusNotFound, "run %s stored no log (it has not ended, or its workload wrote none)", id)
 	}
 	var spec lab.Spec
 	jsonUnmarshal(run.Spec, &spec)

@@ -10,6 +10,7 @@ import (
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // profilesJSON fills the JSON twin of a report over profiles, for the view the
@@ -195,14 +196,14 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if err := r.ParseForm(); err != nil {
-		return errorf(http.StatusBadRequest, "bad form: %v", err)
+		return serrors.Errorf(http.StatusBadRequest, "bad form: %v", err)
 	}
 	base, err := s.store.Report(r.Context(), r.PostForm.Get("base"))
 	if err != nil {
 		return err
 	}
 	if target.Kind != modeSingle || base.Kind != modeSingle {
-		return errorf(http.StatusUnprocessableEntity, "only single-profile reports can be compared")
+		return serrors.Errorf(http.StatusUnprocessableEntity, "only single-profile reports can be compared")
 	}
 	bp, err := s.loadProfile(r.Context(), base.Artifacts[0].SHA256)
 	if err != nil {

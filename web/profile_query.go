@@ -8,6 +8,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // Report modes over profiles and the views of one mode.
@@ -60,7 +61,7 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 	case q.mode == modeDiff && n >= 2:
 	case q.mode == modeSeries && n >= 3:
 	default:
-		return q, errorf(http.StatusBadRequest, "mode %q is not available for a report of %d profiles", q.mode, n)
+		return q, serrors.Errorf(http.StatusBadRequest, "mode %q is not available for a report of %d profiles", q.mode, n)
 	}
 	switch view := v.Get("view"); view {
 	case "", viewTop:
@@ -68,7 +69,7 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 		q.view = viewFlame
 	default:
 		if _, ok := lookupProfileView(view); !ok {
-			return q, errorf(http.StatusBadRequest, "view must be top, flame or %s, not %q", extraViewNames(), view)
+			return q, serrors.Errorf(http.StatusBadRequest, "view must be top, flame or %s, not %q", extraViewNames(), view)
 		}
 		q.view = view
 	}
@@ -98,7 +99,7 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 	case trimPprof:
 		q.pprofTrim = true
 	default:
-		return q, errorf(http.StatusBadRequest, "trim must be %s or absent, not %q", trimPprof, t)
+		return q, serrors.Errorf(http.StatusBadRequest, "trim must be %s or absent, not %q", trimPprof, t)
 	}
 	if q.sort, q.fn, err = parseSortAndFunction(v); err != nil {
 		return q, err
@@ -153,14 +154,14 @@ func (q profileQuery) url(path string, change func(v url.Values)) string {
 func parseOrder(s string, n int) ([]int, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != n {
-		return nil, errorf(http.StatusBadRequest, "order must list all %d files once, such as 0,1,2, not %q", n, s)
+		return nil, serrors.Errorf(http.StatusBadRequest, "order must list all %d files once, such as 0,1,2, not %q", n, s)
 	}
 	seen := make([]bool, n)
 	out := make([]int, n)
 	for i, p := range parts {
 		k, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || k < 0 || k >= n || seen[k] {
-			return nil, errorf(http.StatusBadRequest, "order must list all %d files once, such as 0,1,2, not %q", n, s)
+			return nil, serrors.Errorf(http.StatusBadRequest, "order must list all %d files once, such as 0,1,2, not %q", n, s)
 		}
 		seen[k], out[i] = true, k
 	}

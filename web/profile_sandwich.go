@@ -11,6 +11,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -31,10 +32,10 @@ func parseSortAndFunction(v url.Values) (sort, fn string, err error) {
 		sort = ""
 	case sortCum, sortName:
 	default:
-		return "", "", errorf(http.StatusBadRequest, "sort must be flat, cum or name, not %q", sort)
+		return "", "", serrors.Errorf(http.StatusBadRequest, "sort must be flat, cum or name, not %q", sort)
 	}
 	if fn = v.Get("fn"); len(fn) > maxFunctionName {
-		return "", "", errorf(http.StatusBadRequest, "fn is longer than %d bytes", maxFunctionName)
+		return "", "", serrors.Errorf(http.StatusBadRequest, "fn is longer than %d bytes", maxFunctionName)
 	}
 	return sort, fn, nil
 }

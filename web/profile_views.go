@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -69,7 +70,7 @@ func (ps *profileSet) extraView() (profileView, bool, error) {
 		return pv, false, nil
 	}
 	if !pv.applies(ps) {
-		return pv, false, errorf(http.StatusBadRequest, "the %s view does not apply to %s profiles", pv.label, ps.shown().TypeNames())
+		return pv, false, serrors.Errorf(http.StatusBadRequest, "the %s view does not apply to %s profiles", pv.label, ps.shown().TypeNames())
 	}
 	return pv, true, nil
 }

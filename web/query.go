@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // queryRows reads ?n= — a positive number of rows, "all" (0), or def when absent.
@@ -16,7 +18,7 @@ func queryRows(v url.Values, def int, what string) (int, error) {
 	default:
 		k, err := strconv.Atoi(s)
 		if err != nil || k < 1 {
-			return 0, errorf(http.StatusBadRequest, "n must be a positive number of %s or \"all\", not %q", what, s)
+			return 0, serrors.Errorf(http.StatusBadRequest, "n must be a positive number of %s or \"all\", not %q", what, s)
 		}
 		return k, nil
 	}
@@ -31,7 +33,7 @@ func queryFile(v url.Values, name string, def, n int) (int, error) {
 	}
 	k, err := strconv.Atoi(s)
 	if err != nil || k < 0 || k >= n {
-		return 0, errorf(http.StatusBadRequest, "%s must be a file number from 0 to %d, not %q", name, n-1, s)
+		return 0, serrors.Errorf(http.StatusBadRequest, "%s must be a file number from 0 to %d, not %q", name, n-1, s)
 	}
 	return k, nil
 }

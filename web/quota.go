@@ -8,6 +8,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // checkQuota refuses, with 507 naming the quota, an upload whose new files
@@ -49,7 +50,7 @@ func (s *Server) checkQuota(ctx context.Context, form *uploadForm) error {
 			return err
 		}
 		if used+adds > q.limit {
-			return errorf(http.StatusInsufficientStorage, q.what+"; nothing was stored", analyze.FormatBytes(q.limit), analyze.FormatBytes(used), analyze.FormatBytes(adds))
+			return serrors.Errorf(http.StatusInsufficientStorage, q.what+"; nothing was stored", analyze.FormatBytes(q.limit), analyze.FormatBytes(used), analyze.FormatBytes(adds))
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -29,7 +30,7 @@ func (s *Server) reportList(r *http.Request) (view.ReportList, error) {
 	switch l.Source {
 	case "", "upload", "run":
 	default:
-		return l, errorf(http.StatusBadRequest, "source must be upload, run or empty, not %q", l.Source)
+		return l, serrors.Errorf(http.StatusBadRequest, "source must be upload, run or empty, not %q", l.Source)
 	}
 	after := v.Get("after")
 	reps, err := s.store.SearchReports(r.Context(), store.ReportSearch{Text: l.Query, Source: l.Source, After: after, Limit: reportsPerPage + 1})

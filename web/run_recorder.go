@@ -12,6 +12,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // runRecorder records the lab's runs in the store: progress with a lease,
@@ -52,7 +53,7 @@ func (rr runRecorder) Finish(ctx context.Context, runID string, spec lab.Spec, p
 			return err
 		}
 		s.log.Warn("a run's report could not be made", "run", runID, "err", err)
-		_, msg := statusOf(err)
+		_, msg := serrors.StatusOf(err)
 		run.Status, run.Verdict, run.ReportID = lab.StatusFailed, "", ""
 		run.Error = "its report could not be made: " + msg
 		p.Status, p.Verdict, p.Error = run.Status, "", run.Error

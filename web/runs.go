@@ -12,6 +12,7 @@ import (
 
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -72,7 +73,7 @@ func (rs runsResource) startAPI(w http.ResponseWriter, r *http.Request) error {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return errorf(http.StatusBadRequest, "the body must be a JSON run such as {\"workload\":\"checkpoint\",\"variant\":\"leaky\",\"cycles\":30}: %v", err)
+		return serrors.Errorf(http.StatusBadRequest, "the body must be a JSON run such as {\"workload\":\"checkpoint\",\"variant\":\"leaky\",\"cycles\":30}: %v", err)
 	}
 	spec, err := specOf(req)
 	if err != nil {
@@ -90,7 +91,7 @@ func (rs runsResource) startAPI(w http.ResponseWriter, r *http.Request) error {
 func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		return errorf(http.StatusBadRequest, "bad form: %v", err)
+		return serrors.Errorf(http.StatusBadRequest, "bad form: %v", err)
 	}
 	f := r.PostForm
 	num := func(k string) (int, error) {
@@ -99,7 +100,7 @@ func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
 		}
 		n, err := strconv.Atoi(f.Get(k))
 		if err != nil {
-			return 0, errorf(http.StatusBadRequest, "%s must be a number, not %q", k, f.Get(k))
+			return 0, serrors.Errorf(http.StatusBadRequest, "%s must be a number, not %q", k, f.Get(k))
 		}
 		return n, nil
 	}
@@ -224,14 +225,14 @@ func (s *Server) cancelRun(r *http.Request, id string) error {
 		return err
 	}
 	if run.Status != store.RunStatusRunning {
-		return errorf(http.StatusConflict, "run %s has already ended (%s)", id, run.Status)
+		return serrors.Errorf(http.StatusConflict, "run %s has already ended (%s)", id, run.Status)
 	}
 	if s.lab == nil {
 		return lab.ErrDisabled
 	}
 	if err := s.lab.Cancel(id); err != nil {
 		if errors.Is(err, lab.ErrNotRunning) {
-			return errorf(http.StatusConflict, "run %s runs on another server; cancel it there", id)
+			return serrors.Errorf(http.StatusConflict, "run %s runs on another server; cancel it there", id)
 		}
 		return err
 	}
@@ -274,7 +275,7 @@ func (rs runsResource) compare(w http.ResponseWriter, r *http.Request) error {
 		ids = [2]string{picked[0], picked[1]}
 	}
 	if ids[0] == "" || ids[1] == "" {
-		return errorf(http.StatusBadRequest, "pick two runs to compare: /runs/compare?a=RUN&b=RUN")
+		return serrors.Errorf(http.StatusBadRequest, "pick two runs to compare: /runs/compare?a=RUN&b=RUN")
 	}
 	c, err := rs.s.comparePage(r, ids)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // Store is what the handlers need from persistence.
@@ -420,10 +421,10 @@ func (s *Server) routes() chi.Router {
 	r.Use(s.access)
 	r.Use(s.withBaseURL)
 	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return errorf(http.StatusNotFound, "no page at %s", r.URL.Path)
+		return serrors.Errorf(http.StatusNotFound, "no page at %s", r.URL.Path)
 	}))
 	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return errorf(http.StatusMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path)
+		return serrors.Errorf(http.StatusMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path)
 	}))
 	r.Get("/healthz", s.handle(s.handleHealthz))
 	r.Get("/readyz", s.handle(s.handleReadyz))
@@ -447,7 +448,7 @@ func (s *Server) routes() chi.Router {
 		r.Group(func(r chi.Router) {
 			r.Use(s.throttles.middleware(s, nil))
 			r.Get("/", s.handle(s.handleDashboard))
-			r.Get(kindsURL, s.handle(s.handleKinds))
+			r.Get(serrors.KindsURL, s.handle(s.handleKinds))
 			r.Mount("/r", reportsResource{s}.Routes())
 			r.Mount("/a", artifactsResource{s}.Routes())
 			r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))

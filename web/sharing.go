@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // ParseBaseURL checks a -base-url: an absolute http or https URL with a host and
@@ -107,7 +108,7 @@ func rfc5987Escape(s string) string {
 func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (string, error) {
 	prefix = strings.ToLower(prefix) // as a person may copy it from elsewhere
 	if !store.ValidSHA256Prefix(prefix) {
-		return "", errorf(http.StatusNotFound, "no artifact %q: give its SHA-256 or at least its first %d hex characters", prefix, store.MinArtifactPrefix)
+		return "", serrors.Errorf(http.StatusNotFound, "no artifact %q: give its SHA-256 or at least its first %d hex characters", prefix, store.MinArtifactPrefix)
 	}
 	const listed = 10
 	shas, err := s.store.ArtifactsWithPrefix(ctx, prefix, listed+1)
@@ -116,7 +117,7 @@ func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (stri
 	}
 	switch {
 	case len(shas) == 0:
-		return "", errorf(http.StatusNotFound, "no artifact's SHA-256 starts with %s", prefix)
+		return "", serrors.Errorf(http.StatusNotFound, "no artifact's SHA-256 starts with %s", prefix)
 	case len(shas) == 1:
 		return shas[0], nil
 	}
@@ -124,7 +125,7 @@ func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (stri
 	if len(shas) > listed {
 		shas, more = shas[:listed], " and more"
 	}
-	return "", errorf(http.StatusConflict, "%s is the start of several artifacts' SHA-256: %s%s; give more of it", prefix, strings.Join(shas, ", "), more)
+	return "", serrors.Errorf(http.StatusConflict, "%s is the start of several artifacts' SHA-256: %s%s; give more of it", prefix, strings.Join(shas, ", "), more)
 }
 
 // handleFavicon is GET /favicon.ico, which browsers ask for on their own: a

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // multipartSlack is what the multipart framing may add to the files' bytes.
@@ -73,7 +74,7 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 	// A JVM heap dump has a limit of its own (see spool); the body may be as large.
 	bodyLimit := max(limit, s.cfg.MaxHeapDump)
 	if r.ContentLength > bodyLimit+multipartSlack {
-		return nil, errorf(http.StatusRequestEntityTooLarge, "the upload is %s; the limit is %s (-max-upload; %s for a JVM heap dump, -max-heapdump)",
+		return nil, serrors.Errorf(http.StatusRequestEntityTooLarge, "the upload is %s; the limit is %s (-max-upload; %s for a JVM heap dump, -max-heapdump)",
 			analyze.FormatBytes(r.ContentLength), analyze.FormatBytes(limit), analyze.FormatBytes(s.cfg.MaxHeapDump))
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, bodyLimit+multipartSlack)
@@ -82,14 +83,14 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 	var heapTotal int64
 	overUpload := func(err error) error {
 		if r.ContentLength > limit+multipartSlack && heapTotal == 0 {
-			return errorf(http.StatusRequestEntityTooLarge, "the upload is %s; the limit is %s (-max-upload; %s for a JVM heap dump, -max-heapdump)",
+			return serrors.Errorf(http.StatusRequestEntityTooLarge, "the upload is %s; the limit is %s (-max-upload; %s for a JVM heap dump, -max-heapdump)",
 				analyze.FormatBytes(r.ContentLength), analyze.FormatBytes(limit), analyze.FormatBytes(s.cfg.MaxHeapDump))
 		}
 		return err
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, errorf(http.StatusBadRequest, "send the files as multipart/form-data in a field named \"file\" (%v)", err)
+		return nil, serrors.Errorf(http.StatusBadRequest, "send the files as multipart/form-data in a field named \"file\" (%v)", err)
 	}
 	form := &uploadForm{fields: map[string]string{}, client: clientKey(r)}
 	var total int64
@@ -111,13 +112,13 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 			if len(form.files) >= s.cfg.MaxFiles {
 				part.Close()
 				form.remove()
-				return nil, errorf(http.StatusRequestEntityTooLarge, "too many files in one upload: the limit is %d", s.cfg.MaxFiles)
+				return nil, serrors.Errorf(http.StatusRequestEntityTooLarge, "too many files in one upload: the limit is %d", s.cfg.MaxFiles)
 			}
 			rec, err := s.spool(part, limit-total, s.cfg.MaxHeapDump-heapTotal)
 			part.Close()
 			if err != nil {
 				form.remove()
-				if e := (*Error)(nil); errors.As(err, &e) {
+				if e := (*serrors.Error)(nil); errors.As(err, &e) {
 					return nil, e
 				}
 				return nil, overUpload(uploadError(err, limit))
@@ -132,7 +133,7 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 			if textFields++; textFields > maxFormFields {
 				part.Close()
 				form.remove()
-				return nil, errorf(http.StatusRequestEntityTooLarge, "too many form fields: the limit is %d besides the files", maxFormFields)
+				return nil, serrors.Errorf(http.StatusRequestEntityTooLarge, "too many form fields: the limit is %d besides the files", maxFormFields)
 			}
 			v, err := io.ReadAll(io.LimitReader(part, maxFormFieldBytes+1))
 			part.Close()
@@ -142,11 +143,11 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 			}
 			if len(v) > maxFormFieldBytes {
 				form.remove()
-				return nil, errorf(http.StatusRequestEntityTooLarge, "the form field %q is longer than 64 kB", part.FormName())
+				return nil, serrors.Errorf(http.StatusRequestEntityTooLarge, "the form field %q is longer than 64 kB", part.FormName())
 			}
 			if textBytes += len(v); textBytes > maxFormBytes {
 				form.remove()
-				return nil, errorf(http.StatusRequestEntityTooLarge, "the form fields hold more than %s besides the files", analyze.FormatBytes(maxFormBytes))
+				return nil, serrors.Errorf(http.StatusRequestEntityTooLarge, "the form fields hold more than %s besides the files", analyze.FormatBytes(maxFormBytes))
 			}
 			if part.FormName() == "label" {
 				form.label = cleanText(string(v), 200)
@@ -175,7 +176,7 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 		return nil, err
 	}
 	if len(form.files) == 0 {
-		return nil, errorf(http.StatusBadRequest, "the upload has no file: send it in a multipart field named \"file\", e.g. curl -F file=@heap.pb.gz")
+		return nil, serrors.Errorf(http.StatusBadRequest, "the upload has no file: send it in a multipart field named \"file\", e.g. curl -F file=@heap.pb.gz")
 	}
 	return form, nil
 }
@@ -201,7 +202,7 @@ func (s *Server) spool(part *multipart.Part, left, heapLeft int64) (*received, e
 	if err == nil && n > left {
 		err = &http.MaxBytesError{Limit: s.cfg.MaxUpload}
 		if rec.heapDump {
-			err = errorf(http.StatusRequestEntityTooLarge, "the heap dump %s is larger than the %s limit (-max-heapdump)",
+			err = serrors.Errorf(http.StatusRequestEntityTooLarge, "the heap dump %s is larger than the %s limit (-max-heapdump)",
 				rec.name, analyze.FormatBytes(s.cfg.MaxHeapDump))
 		}
 	}
@@ -217,15 +218,15 @@ func (s *Server) spool(part *multipart.Part, left, heapLeft int64) (*received, e
 func uploadError(err error, limit int64) error {
 	var maxBytes *http.MaxBytesError
 	if errors.As(err, &maxBytes) {
-		return errorf(http.StatusRequestEntityTooLarge, "the upload is larger than the %s limit (-max-upload)", analyze.FormatBytes(limit))
+		return serrors.Errorf(http.StatusRequestEntityTooLarge, "the upload is larger than the %s limit (-max-upload)", analyze.FormatBytes(limit))
 	}
-	if status, _ := statusOf(err); status == http.StatusInsufficientStorage {
+	if status, _ := serrors.StatusOf(err); status == http.StatusInsufficientStorage {
 		return err // the disk is full, not the request wrong: 507 without the spool's path
 	}
-	if status, _ := statusOf(err); status == http.StatusRequestTimeout {
+	if status, _ := serrors.StatusOf(err); status == http.StatusRequestTimeout {
 		return err // the body was cut (progressDeadlines)
 	}
-	return &Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("the upload could not be read: %v", err), Err: err}
+	return &serrors.Error{Status: http.StatusBadRequest, Message: fmt.Sprintf("the upload could not be read: %v", err), Err: err}
 }
 
 // safeFileName reduces a client-supplied file name to a printable base name: no

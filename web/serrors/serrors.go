@@ -1,9 +1,15 @@
-package web
+// Package serrors owns how the web answers an error: Error (a status and a
+// message safe to show), the one table that maps the sentinel errors of the
+// other packages to HTTP statuses (StatusOf), the table of pages that explain an
+// error further (DetailsOf), and Busy, an analyze.ErrBusy with a message of its
+// own. It imports nothing of web.
+package serrors
 
 import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"syscall"
 
 	"github.com/leakui/leakui/analyze"
@@ -32,8 +38,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// errorf makes an *Error with a formatted message.
-func errorf(status int, format string, args ...any) *Error {
+// Errorf makes an *Error with a formatted message.
+func Errorf(status int, format string, args ...any) *Error {
 	return &Error{Status: status, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -65,12 +71,12 @@ var statusTable = []struct {
 	{syscall.EFBIG, http.StatusInsufficientStorage},
 }
 
-// diskFullMessage is the answer to a write the server's disk had no room for
+// DiskFullMessage is the answer to a write the server's disk had no room for
 // (507). It names no path: where the server keeps its data is its own business.
-const diskFullMessage = "the server's disk is full: nothing of this request was stored; try again once the operator has made room (retention, -retain)"
+const DiskFullMessage = "the server's disk is full: nothing of this request was stored; try again once the operator has made room (retention, -retain)"
 
-// statusOf returns the status and the user-facing message for err.
-func statusOf(err error) (int, string) {
+// StatusOf returns the status and the user-facing message for err.
+func StatusOf(err error) (int, string) {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Status, e.Message
@@ -82,7 +88,7 @@ func statusOf(err error) (int, string) {
 	for _, row := range statusTable {
 		if errors.Is(err, row.err) {
 			if row.status == http.StatusInsufficientStorage {
-				return row.status, diskFullMessage
+				return row.status, DiskFullMessage
 			}
 			if row.status >= 500 {
 				return row.status, http.StatusText(row.status)
@@ -92,3 +98,46 @@ func statusOf(err error) (int, string) {
 	}
 	return http.StatusInternalServerError, "internal error; the server log has the details"
 }
+
+// KindsURL is the page that lists every kind of input leakui accepts, /kinds:
+// the details behind a 415.
+const KindsURL = "/kinds"
+
+// detailsTable names, for the sentinel errors whose one-line message cannot say
+// everything, the page that does.
+var detailsTable = []struct {
+	err  error
+	path string
+}{
+	{analyze.ErrUnsupportedKind, KindsURL},
+}
+
+// DetailsOf returns the path of the page that explains err further, or "".
+func DetailsOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Details != "" {
+		return e.Details
+	}
+	for _, row := range detailsTable {
+		if errors.Is(err, row.err) {
+			return row.path
+		}
+	}
+	return ""
+}
+
+// OneLine folds a message onto one line: an error names files, and a file name
+// or a parser's message may carry line breaks.
+func OneLine(msg string) string {
+	return strings.Join(strings.Fields(msg), " ")
+}
+
+// Busy is analyze.ErrBusy with a message of its own: the answer (503) when a
+// bounded resource stayed taken.
+func Busy(msg string) error { return &busyError{msg} }
+
+// busyError wraps analyze.ErrBusy with a message of its own.
+type busyError struct{ msg string }
+
+func (e *busyError) Error() string { return e.msg }
+func (e *busyError) Unwrap() error { return analyze.ErrBusy }
