@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
@@ -79,7 +80,7 @@ func openPath(path string) bool {
 
 // unauthorized explains how to authenticate.
 func (s *Server) unauthorized(r *http.Request) error {
-	if wantsJSON(r) {
+	if page.WantsJSON(r) {
 		return serrors.Errorf(http.StatusUnauthorized, "this server needs its token: send Authorization: Bearer TOKEN")
 	}
 	return serrors.Errorf(http.StatusUnauthorized, "this server needs its token: sign in at /login")

@@ -15,6 +15,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -114,7 +115,7 @@ func captureSummaryLine(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) != nil || s.Bundles == 0 {
 		return ""
 	}
-	line := fmt.Sprintf("%s capture of %s, %d %s", strings.ToUpper(s.CaptureKind), s.Target, s.Bundles, jvmPlural(s.Bundles, "bundle", "bundles"))
+	line := fmt.Sprintf("%s capture of %s, %d %s", strings.ToUpper(s.CaptureKind), s.Target, s.Bundles, page.OneOrMany(s.Bundles, "bundle", "bundles"))
 	if s.UntrackedNativeDeltaBytes != nil {
 		line += "; untracked native " + analyze.FormatSignedValue(*s.UntrackedNativeDeltaBytes, "bytes")
 	}
@@ -155,8 +156,8 @@ func (s *Server) showCapture(w http.ResponseWriter, r *http.Request, rep *store.
 	if err != nil {
 		return err
 	}
-	page := capturePage(rep, c)
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports", Description: page.Header.Headline}, view.CapturePageView(page))
+	pg := capturePage(rep, c)
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.CapturePageView(pg))
 }
 
 // capturePage is the page model of a capture report.
@@ -170,12 +171,12 @@ func capturePage(rep *store.Report, c *capture.Report) view.CapturePage {
 		return time.Time{}
 	})
 	h.Headline, h.Alarm, h.Notices = c.Verdict.Sentence, c.Verdict.Leak, c.Problems
-	page := view.CapturePage{Header: h, Cause: c.Verdict.Cause}
+	pg := view.CapturePage{Header: h, Cause: c.Verdict.Cause}
 	if j := c.JVM; j != nil {
-		page.Figures = captureJVMFigures(j)
-		page.Formula = captureFormula(j)
+		pg.Figures = captureJVMFigures(j)
+		pg.Formula = captureFormula(j)
 		for i, row := range j.Rows {
-			r := view.CaptureJVMRow{Number: i + 1, Taken: formatTime(row.Time), RSS: bytesOrDash(row.RSS), Tracked: bytesOrDash(row.TrackedOutsideHeap),
+			r := view.CaptureJVMRow{Number: i + 1, Taken: page.FormatTime(row.Time), RSS: bytesOrDash(row.RSS), Tracked: bytesOrDash(row.TrackedOutsideHeap),
 				Heap: bytesOrDash(row.Heap), Untracked: "–", Inflaters: "–", Deflaters: "–", Direct: "–", Threads: countOrDash(row.Threads)}
 			if i > 0 && j.Complete {
 				r.Untracked, r.UntrackedGrew = analyze.FormatSignedValue(row.Untracked, "bytes"), row.Untracked > 0
@@ -183,16 +184,16 @@ func capturePage(rep *store.Report, c *capture.Report) view.CapturePage {
 			if row.HistogramTaken {
 				r.Inflaters, r.Deflaters, r.Direct = analyze.FormatCount(row.Inflaters), analyze.FormatCount(row.Deflaters), analyze.FormatCount(row.DirectBuffers)
 			}
-			page.JVM = append(page.JVM, r)
+			pg.JVM = append(pg.JVM, r)
 		}
 		if j.NMT != nil {
-			page.Changes = nmtChanges(j.NMT)
+			pg.Changes = nmtChanges(j.NMT)
 		}
 	}
 	if g := c.Go; g != nil {
-		page.Figures = captureGoFigures(g)
+		pg.Figures = captureGoFigures(g)
 		for _, s := range g.Snapshots {
-			r := view.CaptureGoRow{Number: len(page.Go) + 1, Taken: formatTime(s.Time), HeapInuse: bytesOrDash(s.HeapInuse), HeapObjects: countOrDash(s.HeapObjects),
+			r := view.CaptureGoRow{Number: len(pg.Go) + 1, Taken: page.FormatTime(s.Time), HeapInuse: bytesOrDash(s.HeapInuse), HeapObjects: countOrDash(s.HeapObjects),
 				Goroutines: countOrDash(s.Goroutines), Leaked: countOrDash(s.Leaked), HeapSys: "–", Sys: "–", NumGC: "–"}
 			if s.Leaked < 0 {
 				r.Leaked = "not served"
@@ -200,18 +201,18 @@ func capturePage(rep *store.Report, c *capture.Report) view.CapturePage {
 			if m := s.MemStats; m != nil {
 				r.HeapSys, r.Sys, r.NumGC = bytesOrDash(m.HeapSys), bytesOrDash(m.Sys), countOrDash(m.NumGC)
 			}
-			page.Go = append(page.Go, r)
+			pg.Go = append(pg.Go, r)
 		}
 		if g.HeapSeries != nil {
-			page.Series = append(page.Series, view.Pair{Label: "Heap series (" + g.HeapSeries.VerdictText + ")", Value: g.HeapSeries.Reason})
+			pg.Series = append(pg.Series, view.Pair{Label: "Heap series (" + g.HeapSeries.VerdictText + ")", Value: g.HeapSeries.Reason})
 		}
 		if g.GoroutineSeries != nil {
-			page.Series = append(page.Series, view.Pair{Label: "Goroutine series (" + g.GoroutineSeries.VerdictText + ")", Value: g.GoroutineSeries.Reason})
+			pg.Series = append(pg.Series, view.Pair{Label: "Goroutine series (" + g.GoroutineSeries.VerdictText + ")", Value: g.GoroutineSeries.Reason})
 		}
 	}
 	for i, m := range c.Bundles {
 		b := view.CaptureBundle{Title: fmt.Sprintf("Bundle %d: %s", i+1, rep.Artifacts[min(i, len(rep.Artifacts)-1)].Name),
-			Meta: []view.Pair{{Label: "Target", Value: m.Target.String()}, {Label: "Started", Value: formatTime(m.Started)},
+			Meta: []view.Pair{{Label: "Target", Value: m.Target.String()}, {Label: "Started", Value: page.FormatTime(m.Started)},
 				{Label: "Took", Value: m.Finished.Sub(m.Started).Round(time.Millisecond).String()}, {Label: "Written by", Value: m.Tool}}}
 		if i < len(c.Captures) && c.Captures[i].Version != "" {
 			b.Meta = append(b.Meta, view.Pair{Label: "JVM", Value: c.Captures[i].Version})
@@ -224,9 +225,9 @@ func capturePage(rep *store.Report, c *capture.Report) view.CapturePage {
 			b.Steps = append(b.Steps, view.CaptureStep{Name: name, Command: s.Command, Started: s.Started.Format("15:04:05.000"),
 				Took: s.Finished.Sub(s.Started).Round(time.Millisecond).String(), Size: analyze.FormatBytes(s.Bytes), Error: s.Error, Hint: s.Hint})
 		}
-		page.Bundles = append(page.Bundles, b)
+		pg.Bundles = append(pg.Bundles, b)
 	}
-	return page
+	return pg
 }
 
 // captureJVMFigures are the big numbers of a JVM capture report.
@@ -370,14 +371,14 @@ func (s *Server) captureMarkdown(w io.Writer, r *http.Request, rep *store.Report
 			if i > 0 && j.Complete {
 				untracked = analyze.FormatSignedValue(row.Untracked, "bytes")
 			}
-			fmt.Fprint(w, markdown.Row(fmt.Sprint(i+1), formatTime(row.Time), bytesOrDash(row.RSS), bytesOrDash(row.TrackedOutsideHeap),
+			fmt.Fprint(w, markdown.Row(fmt.Sprint(i+1), page.FormatTime(row.Time), bytesOrDash(row.RSS), bytesOrDash(row.TrackedOutsideHeap),
 				bytesOrDash(row.Heap), untracked, analyze.FormatCount(row.Inflaters), countOrDash(row.Threads)))
 		}
 	}
 	if g := c.Go; g != nil {
 		fmt.Fprint(w, markdown.TableHead(markdown.Right("#"), markdown.Left("taken"), markdown.Right("heap in use"), markdown.Right("goroutines"), markdown.Right("proven leaked")))
 		for i, sn := range g.Snapshots {
-			fmt.Fprint(w, markdown.Row(fmt.Sprint(i+1), formatTime(sn.Time), bytesOrDash(sn.HeapInuse), countOrDash(sn.Goroutines), countOrDash(sn.Leaked)))
+			fmt.Fprint(w, markdown.Row(fmt.Sprint(i+1), page.FormatTime(sn.Time), bytesOrDash(sn.HeapInuse), countOrDash(sn.Goroutines), countOrDash(sn.Leaked)))
 		}
 	}
 	if len(c.Problems) > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -34,13 +35,13 @@ func (s *Server) startCapture(r *http.Request, req captureRequest) (string, erro
 	}
 	id := store.NewID()
 	_, err := s.lab.StartCapture(id, ts, s.cfg.Targets, func(spec lab.Spec) error {
-		return s.store.CreateRun(r.Context(), &store.Run{ID: id, Workload: spec.Workload, Spec: mustJSON(spec), Owner: s.owner,
+		return s.store.CreateRun(r.Context(), &store.Run{ID: id, Workload: spec.Workload, Spec: page.MustJSON(spec), Owner: s.owner,
 			LeaseUntil: time.Now().Add(s.lab.Lease())})
 	})
 	if err != nil {
 		return "", err
 	}
-	s.log.Info("capture started", "run", id, "target", ts.Target, "client", clientIP(r))
+	s.log.Info("capture started", "run", id, "target", ts.Target, "client", page.ClientIP(r))
 	return id, nil
 }
 
@@ -56,7 +57,7 @@ func (s *Server) handleCaptureAPI(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "url": runURL(id)})
+	return page.JSON(w, http.StatusAccepted, map[string]string{"id": id, "url": page.RunURL(id)})
 }
 
 // handleCaptureForm is POST /captures from the dashboard: 303 to the run page.
@@ -71,6 +72,6 @@ func (s *Server) handleCaptureForm(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, runURL(id), http.StatusSeeOther)
+	http.Redirect(w, r, page.RunURL(id), http.StatusSeeOther)
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -21,21 +22,6 @@ const (
 	chartImageWidth  = 720
 	chartImageHeight = 300
 )
-
-// runChartImageURL is the URL of one of a run's charts as an SVG image.
-func runChartImageURL(runID, chart string) string {
-	return "/runs/" + runID + "/charts/" + chart + ".svg"
-}
-
-// reportChartImageURL is the URL of a report's chart as an SVG image; query (the
-// page's parameters: sample type, order) makes the image show what the page does.
-func reportChartImageURL(reportID, chart, query string) string {
-	u := "/r/" + reportID + "/charts/" + chart + ".svg"
-	if query != "" {
-		u += "?" + query
-	}
-	return u
-}
 
 // handleRunChartImage is GET /runs/{id}/charts/{chart}.svg.
 func (s *Server) handleRunChartImage(w http.ResponseWriter, r *http.Request) error {
@@ -57,7 +43,7 @@ func (s *Server) runChart(r *http.Request, runID, file string) (linechart.Chart,
 		return linechart.Chart{}, err
 	}
 	var spec lab.Spec
-	jsonUnmarshal(run.Spec, &spec)
+	page.Unmarshal(run.Spec, &spec)
 	if spec.Workload == lab.WorkloadCapture {
 		return linechart.Chart{}, serrors.Errorf(http.StatusNotFound, "a capture run has no charts")
 	}

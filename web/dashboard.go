@@ -7,6 +7,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -78,9 +79,9 @@ func (s *Server) labBlock(r *http.Request, listing bool) (view.RunList, error) {
 	}
 	for _, run := range runs {
 		var spec lab.Spec
-		jsonUnmarshal(run.Spec, &spec)
-		l.Recent = append(l.Recent, view.RunItem{ID: run.ID, URL: runURL(run.ID), Title: spec.Title(), Status: run.Status,
-			StatusClass: statusClass(run.Status), Verdict: run.Verdict, Created: formatTime(run.CreatedAt)})
+		page.Unmarshal(run.Spec, &spec)
+		l.Recent = append(l.Recent, view.RunItem{ID: run.ID, URL: page.RunURL(run.ID), Title: spec.Title(), Status: run.Status,
+			StatusClass: statusClass(run.Status), Verdict: run.Verdict, Created: page.FormatTime(run.CreatedAt)})
 	}
 	return l, nil
 }

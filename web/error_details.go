@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -24,8 +25,8 @@ func (k *kindRegistry) acceptedNames() string {
 // handleKinds is GET /kinds: what leakui accepts, one line per kind, as a page
 // or as JSON ({"accepted": […]}).
 func (s *Server) handleKinds(w http.ResponseWriter, r *http.Request) error {
-	if wantsJSON(r) {
-		return writeJSON(w, http.StatusOK, map[string][]string{"accepted": s.kinds.accepted})
+	if page.WantsJSON(r) {
+		return page.JSON(w, http.StatusOK, map[string][]string{"accepted": s.kinds.accepted})
 	}
 	return s.render(w, r, http.StatusOK, view.Page{Title: "what leakui accepts", Nav: "upload"}, view.KindsPage(s.kinds.accepted))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
@@ -57,18 +58,18 @@ func (s *Server) handleReportFlameImage(w http.ResponseWriter, r *http.Request) 
 	boxes := f.Boxes
 	f.Boxes = func(yield func(view.FlameBox) bool) { // XML has no place for control characters, even escaped
 		for b := range boxes {
-			b.Name, b.Title, b.Label = logDisplay(b.Name), logDisplay(b.Title), logDisplay(b.Label)
+			b.Name, b.Title, b.Label = page.Display(b.Name), page.Display(b.Title), page.Display(b.Label)
 			if !yield(b) {
 				return
 			}
 		}
 	}
 	var buf bytes.Buffer
-	if err := view.FlameImage(f, logDisplay(caption)).Render(r.Context(), &buf); err != nil {
+	if err := view.FlameImage(f, page.Display(caption)).Render(r.Context(), &buf); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "image/svg+xml; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
-	_, err = w.Write(validUTF8(buf.Bytes()))
+	_, err = w.Write(page.ValidUTF8(buf.Bytes()))
 	return err
 }

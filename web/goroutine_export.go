@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 )
 
 // goroutinesJSON is the analysis of a goroutines report's JSON twin: the view the
@@ -64,7 +65,7 @@ func (s *Server) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Rep
 	if err != nil {
 		return err
 	}
-	link := absoluteURL(r, q.url(reportURL(rep.ID), nil))
+	link := page.Absolute(r, q.url(page.ReportURL(rep.ID), nil))
 	var names [2]string
 	if q.mode == goroutineModeDiff {
 		b, t := rep.Artifacts[q.base], rep.Artifacts[q.target]
@@ -101,9 +102,9 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 	if report.ProvenLeaked {
 		fmt.Fprintln(w, "- Proven leaked by the Go runtime (goroutineleak profile): every goroutine below can never run again.")
 	} else if report.Leaked > 0 {
-		fmt.Fprintf(w, "- %s proven leaked by the Go runtime (state \"(leaked)\").\n", plural(report.Leaked, "goroutine"))
+		fmt.Fprintf(w, "- %s proven leaked by the Go runtime (state \"(leaked)\").\n", page.Plural(report.Leaked, "goroutine"))
 	}
-	fmt.Fprintf(w, "- %s in %s (%s)", plural(report.Total, "goroutine"), plural(groups-gone, "group"), markdown.Escape(report.Format))
+	fmt.Fprintf(w, "- %s in %s (%s)", page.Plural(report.Total, "goroutine"), page.Plural(groups-gone, "group"), markdown.Escape(report.Format))
 	if report.DeclaredTotal != nil && *report.DeclaredTotal != report.Total {
 		fmt.Fprintf(w, "; the dump says %d", *report.DeclaredTotal)
 	}
@@ -118,8 +119,8 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 		fmt.Fprintf(w, "- %s\n", markdown.Escape(report.LeakProofHint))
 	}
 	if b := report.Base; b != nil {
-		fmt.Fprintf(w, "- Base: %s; change %s; %s new or grown, %s gone\n", plural(b.Total, "goroutine"),
-			signedCount(report.Total-b.Total), plural(grew, "group"), plural(gone, "group"))
+		fmt.Fprintf(w, "- Base: %s; change %s; %s new or grown, %s gone\n", page.Plural(b.Total, "goroutine"),
+			page.SignedCount(report.Total-b.Total), page.Plural(grew, "group"), page.Plural(gone, "group"))
 	}
 	if p := report.Panic; p != nil {
 		fmt.Fprintf(w, "- %s:\n", markdown.Escape(p.Kind))
@@ -162,7 +163,7 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 			state += " (panicking)"
 		}
 		if c := g.Change; c != nil {
-			change := signedCount(c.Delta)
+			change := page.SignedCount(c.Delta)
 			if c.New {
 				change = "new"
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze/goroutines"
+	"github.com/leakui/leakui/web/page"
 )
 
 // The report kinds over goroutine dumps.
@@ -43,7 +44,7 @@ func goroutineSummaryOf(target, base *goroutines.Dump, dumps int) goroutineSumma
 		sum.TopCount, sum.TopFunc = groups[0].Count, goroutineGroupTitle(groups[0].Stack)
 	}
 	if c := target.Crash; c != nil {
-		sum.Panic = cleanText(c.Kind+": "+firstLine(c.Message), 200)
+		sum.Panic = page.CleanText(c.Kind+": "+page.FirstLine(c.Message), 200)
 	}
 	if base != nil {
 		sum.Dumps, sum.BaseTotal = dumps, base.Total()
@@ -62,30 +63,17 @@ func goroutineSummaryLine(raw json.RawMessage) string {
 	if s.ProvenLeaked {
 		b.WriteString("proven leaked by the Go runtime: ")
 	}
-	fmt.Fprintf(&b, "%s", plural(s.Total, "goroutine"))
+	fmt.Fprintf(&b, "%s", page.Plural(s.Total, "goroutine"))
 	if s.Dumps > 1 {
 		fmt.Fprintf(&b, " (%+d over %d dumps)", s.Total-s.BaseTotal, s.Dumps)
 	}
-	fmt.Fprintf(&b, " in %s", plural(s.Groups, "group"))
+	fmt.Fprintf(&b, " in %s", page.Plural(s.Groups, "group"))
 	if s.Panic != "" {
 		fmt.Fprintf(&b, "; %s", s.Panic)
 	} else if s.TopFunc != "" {
 		fmt.Fprintf(&b, "; largest %d × %s", s.TopCount, s.TopFunc)
 	}
 	return b.String()
-}
-
-// plural writes "1 goroutine", "2 goroutines".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // goroutineGroupTitle picks a stack's most telling function for a headline: the

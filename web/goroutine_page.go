@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -20,20 +21,20 @@ func (s *Server) showGoroutines(w http.ResponseWriter, r *http.Request, rep *sto
 	if err != nil {
 		return err
 	}
-	page, err := s.goroutinePage(r, rep, q)
+	pg, err := s.goroutinePage(r, rep, q)
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports", Description: bannerDescription(page.Verdict)}, view.GoroutineReportPage(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: bannerDescription(pg.Verdict)}, view.GoroutineReportPage(pg))
 }
 
 // goroutinePage builds the page model.
 func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQuery) (view.GoroutineReport, error) {
-	path := reportURL(rep.ID)
-	page := view.GoroutineReport{
-		ID: rep.ID, Created: formatTime(rep.CreatedAt), Permalink: path,
+	path := page.ReportURL(rep.ID)
+	pg := view.GoroutineReport{
+		ID: rep.ID, Created: page.FormatTime(rep.CreatedAt), Permalink: path,
 		Links: []view.Link{
-			{Label: "JSON", URL: q.url(reportJSONURL(rep.ID), nil)},
+			{Label: "JSON", URL: q.url(page.ReportJSONURL(rep.ID), nil)},
 			{Label: "Markdown", URL: q.url(path+".md", nil)},
 		},
 	}
@@ -42,29 +43,29 @@ func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQu
 		if a.Format != "" && a.Format != kind {
 			kind += " (" + a.Format + ")"
 		}
-		page.Files = append(page.Files, view.FileInfo{Name: a.Name, Kind: kind, Size: analyze.FormatBytes(a.Size),
-			SHA256: a.SHA256, Download: artifactURL(a.SHA256)})
-		if page.Label == "" {
-			page.Label = a.Label
+		pg.Files = append(pg.Files, view.FileInfo{Name: a.Name, Kind: kind, Size: analyze.FormatBytes(a.Size),
+			SHA256: a.SHA256, Download: page.ArtifactURL(a.SHA256)})
+		if pg.Label == "" {
+			pg.Label = a.Label
 		}
 	}
 	base, target := q.artifacts(rep)
 	report, err := s.goroutineReport(r.Context(), base, target, q.split)
 	if err != nil {
-		return page, err
+		return pg, err
 	}
 	if q.mode == goroutineModeDiff {
-		page.Title = fmt.Sprintf("Goroutines: %s → %s", rep.Artifacts[q.base].Name, rep.Artifacts[q.target].Name)
+		pg.Title = fmt.Sprintf("Goroutines: %s → %s", rep.Artifacts[q.base].Name, rep.Artifacts[q.target].Name)
 	} else {
-		page.Title = "Goroutines: " + rep.Artifacts[q.file].Name
+		pg.Title = "Goroutines: " + rep.Artifacts[q.file].Name
 	}
-	page.Modes = goroutineModeLinks(rep, q, path)
+	pg.Modes = goroutineModeLinks(rep, q, path)
 	names := [2]string{rep.Artifacts[q.base].Name, rep.Artifacts[q.target].Name}
-	page.Groups = goroutineGroupsView(report, q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), names)
+	pg.Groups = goroutineGroupsView(report, q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), names)
 	if q.mode == goroutineModeDump {
 		if d, err := s.loadGoroutineDump(r.Context(), target); err == nil && d.PerGoroutine() {
-			page.Groups.CreatorNote = goroutineCreatorNote(q.split != "")
-			page.Groups.SplitURL = q.url(path, func(v url.Values) {
+			pg.Groups.CreatorNote = goroutineCreatorNote(q.split != "")
+			pg.Groups.SplitURL = q.url(path, func(v url.Values) {
 				if q.split != "" {
 					v.Del("split")
 				} else {
@@ -73,8 +74,8 @@ func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQu
 			})
 		}
 	}
-	page.Verdict = goroutineBanner(page.Groups)
-	return page, nil
+	pg.Verdict = goroutineBanner(pg.Groups)
+	return pg, nil
 }
 
 // goroutineCreatorNote says in one line how groups treat the creating goroutine:
@@ -130,7 +131,7 @@ func goroutineGroupsView(rep *goroutines.Report, rows int, showAll string, names
 	}
 	if b := rep.Base; b != nil {
 		gb := &view.GoroutineBase{BaseName: names[0], TargetName: names[1], BaseTotal: b.Total,
-			Change: signedCount(rep.Total - b.Total), Grew: rep.Total > b.Total}
+			Change: page.SignedCount(rep.Total - b.Total), Grew: rep.Total > b.Total}
 		for i := range rep.Groups {
 			if c := rep.Groups[i].Change; c != nil {
 				if c.Delta > 0 {
@@ -196,7 +197,7 @@ func goroutineGroupRow(rank int, gr *goroutines.Group) view.GoroutineGroupRow {
 		case c.Gone:
 			ch.Text = fmt.Sprintf("gone (%d in base)", c.Base)
 		case c.Delta != 0:
-			ch.Text = fmt.Sprintf("%s from %d", signedCount(c.Delta), c.Base)
+			ch.Text = fmt.Sprintf("%s from %d", page.SignedCount(c.Delta), c.Base)
 		default:
 			ch.Text = "unchanged"
 		}
@@ -218,14 +219,6 @@ func joinIDs(ids []int64) string {
 		b = strconv.AppendInt(b, id, 10)
 	}
 	return string(b)
-}
-
-// signedCount writes a change in goroutines with its sign: "+5", "-2", "0".
-func signedCount(n int) string {
-	if n > 0 {
-		return "+" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
 }
 
 // goroutineFilter keeps the groups with a frame matching the filter's focus and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -48,12 +49,12 @@ func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, not
 }
 
 // goroutineProfilePage fills a profile report page with the goroutine groups.
-func (s *Server) goroutineProfilePage(ctx context.Context, ps *profileSet, page *view.ProfileReport) error {
-	_, _, _, rep, err := s.goroutineProfileReport(ctx, ps, &page.Notices)
+func (s *Server) goroutineProfilePage(ctx context.Context, ps *profileSet, pg *view.ProfileReport) error {
+	_, _, _, rep, err := s.goroutineProfileReport(ctx, ps, &pg.Notices)
 	if err != nil {
 		return err
 	}
-	path := reportURL(ps.rep.ID)
+	path := page.ReportURL(ps.rep.ID)
 	q, arts := ps.q, ps.rep.Artifacts
 	names := [2]string{arts[q.base].Name, arts[q.target].Name}
 	if q.mode == modeSeries {
@@ -63,7 +64,7 @@ func (s *Server) goroutineProfilePage(ctx context.Context, ps *profileSet, page 
 	if q.rows > 0 {
 		showAll = q.url(path, func(v url.Values) { v.Set("n", "all") })
 	}
-	page.Extra = view.GoroutineGroupsView(goroutineGroupsView(rep, q.rows, showAll, names))
+	pg.Extra = view.GoroutineGroupsView(goroutineGroupsView(rep, q.rows, showAll, names))
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -34,7 +35,7 @@ type goroutineQuery struct {
 func parseGoroutineQuery(r *http.Request, rep *store.Report) (goroutineQuery, error) {
 	v := r.URL.Query()
 	n := len(rep.Artifacts)
-	q := goroutineQuery{mode: goroutineModeDump, files: n, rows: defaultTopRows}
+	q := goroutineQuery{mode: goroutineModeDump, files: n, rows: page.DefaultRows}
 	if rep.Kind == kindGoroutinesDiff && n >= 2 {
 		q.mode = goroutineModeDiff
 	}
@@ -56,10 +57,10 @@ func parseGoroutineQuery(r *http.Request, rep *store.Report) (goroutineQuery, er
 		return q, serrors.Errorf(http.StatusBadRequest, "split %q is not known (creator: split groups by the goroutine that created them)", sp)
 	}
 	var err error
-	if q.rows, err = queryRows(v, q.rows, "groups"); err != nil {
+	if q.rows, err = page.QueryRows(v, q.rows, "groups"); err != nil {
 		return q, err
 	}
-	index := func(name string, def int) (int, error) { return queryFile(v, name, def, n) }
+	index := func(name string, def int) (int, error) { return page.QueryFile(v, name, def, n) }
 	if q.file, err = index("file", 0); err != nil {
 		return q, err
 	}
@@ -94,7 +95,7 @@ func (q goroutineQuery) url(path string, change func(v url.Values)) string {
 	if q.split != "" {
 		v.Set("split", q.split)
 	}
-	if q.rows != defaultTopRows {
+	if q.rows != page.DefaultRows {
 		if q.rows == 0 {
 			v.Set("n", "all")
 		} else {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -98,7 +99,7 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 		if len(host) > 100 {
 			host = host[:100] + "…"
 		}
-		s.log.Warn("request for another host refused", "host", host, "client", clientIP(r))
+		s.log.Warn("request for another host refused", "host", host, "client", page.ClientIP(r))
 		s.writeError(w, r, serrors.Errorf(http.StatusMisdirectedRequest,
 			"this server does not answer to the host name %q (a DNS rebinding attempt, or a name missing from -allowed-hosts)", host))
 	})

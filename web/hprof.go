@@ -16,6 +16,7 @@ import (
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -182,14 +183,14 @@ func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *s
 	if err != nil {
 		return err
 	}
-	page := heapDumpPage(rep, hr)
+	pg := heapDumpPage(rep, hr)
 	if indexed {
 		// The tree expands lazily from the stored index, the suspects' chains
 		// and paths too.
 		x, err := s.openHeapDumpIndex(r.Context(), rep)
 		switch {
 		case err == nil:
-			page.Lazy, err = s.heapDumpLazyTree(rep, x)
+			pg.Lazy, err = s.heapDumpLazyTree(rep, x)
 		case isStatus(err, http.StatusNotFound):
 			err = nil // made before indexes were stored: the summary's levels
 		}
@@ -198,21 +199,21 @@ func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *s
 				return err
 			}
 			s.log.Warn("a heap dump report's stored index is unreadable; its page shows the summary", "report", rep.ID, "err", err)
-			page.Notice = "The dominator tree's index stored with this report cannot be read (" + indexDamage(err) +
+			pg.Notice = "The dominator tree's index stored with this report cannot be read (" + indexDamage(err) +
 				"): the page shows what the report's summary keeps, without paging the tree or the paths."
-			page.Lazy = nil
+			pg.Lazy = nil
 		}
 		for i, su := range hr.Suspects {
-			if page.Lazy == nil || i >= len(page.Suspects) {
+			if pg.Lazy == nil || i >= len(pg.Suspects) {
 				break
 			}
-			page.Suspects[i].Chain = heapDomURL(rep.ID) + "?node=" + strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
+			pg.Suspects[i].Chain = heapDomURL(rep.ID) + "?node=" + strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
 			if x != nil && i < x.PathCount() {
-				page.Suspects[i].PathURL = heapPathURL(rep.ID, i)
+				pg.Suspects[i].PathURL = heapPathURL(rep.ID, i)
 			}
 		}
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.HeapDumpPageView(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports"}, view.HeapDumpPageView(pg))
 }
 
 // javaHeapDumpJSON puts the analysis in the JSON twin, with the URL of each
@@ -227,13 +228,13 @@ func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *repor
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(rep.Summary, &fields) == nil {
 		delete(fields, "report")
-		doc.Summary = mustJSON(fields)
+		doc.Summary = page.MustJSON(fields)
 	}
 	a := heapDumpAnalysisJSON{Report: hr}
 	if indexed {
 		if x, err := s.openHeapDumpIndex(r.Context(), rep); err == nil {
 			for i := range min(len(hr.Suspects), x.PathCount()) {
-				a.PathURLs = append(a.PathURLs, absoluteURL(r, heapPathURL(rep.ID, i)+".json"))
+				a.PathURLs = append(a.PathURLs, page.Absolute(r, heapPathURL(rep.ID, i)+".json"))
 			}
 		} else if degradable(err) {
 			doc.Notices = append(doc.Notices, "the dominator tree's index stored with this report cannot be read: "+indexDamage(err))
@@ -251,18 +252,18 @@ type heapDumpAnalysisJSON struct {
 }
 
 func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
-	path := reportURL(rep.ID)
+	path := page.ReportURL(rep.ID)
 	h := view.JVMHeader{
-		Title: "JVM heap dump", Created: formatTime(rep.CreatedAt), Permalink: path,
-		Links: []view.Link{{Label: "JSON", URL: reportJSONURL(rep.ID)}, {Label: "Markdown", URL: path + ".md"}},
+		Title: "JVM heap dump", Created: page.FormatTime(rep.CreatedAt), Permalink: path,
+		Links: []view.Link{{Label: "JSON", URL: page.ReportJSONURL(rep.ID)}, {Label: "Markdown", URL: path + ".md"}},
 		Meta: []view.Pair{
 			{Label: "format", Value: fmt.Sprintf("%s, %d-byte identifiers", hr.Version, hr.IDSize)},
-			{Label: "taken", Value: formatTime(hr.Time)},
+			{Label: "taken", Value: page.FormatTime(hr.Time)},
 			{Label: "layout", Value: fmt.Sprintf("%d-byte headers, %d-byte references", hr.Layout.Header, hr.Layout.Ref)},
 		},
 	}
 	for _, a := range rep.Artifacts {
-		h.Files = append(h.Files, view.FileInfo{Name: a.Name, Kind: "JVM heap dump", Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)})
+		h.Files = append(h.Files, view.FileInfo{Name: a.Name, Kind: "JVM heap dump", Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: page.ArtifactURL(a.SHA256)})
 		if h.Label == "" {
 			h.Label = a.Label
 		}
@@ -335,7 +336,7 @@ func heapStep(st hprof.Step) view.HeapStep {
 // heapRow is the page's row of a dominator tree object and its children.
 func heapRow(d hprof.Object, reachable int64, level int) view.HeapRow {
 	row := view.HeapRow{Class: d.Class, ID: d.ID, Text: d.Text, Retained: analyze.FormatBytes(d.Retained),
-		Shallow: analyze.FormatBytes(d.Shallow), Share: jvmShare(d.Retained, reachable), RetainedValue: d.Retained,
+		Shallow: analyze.FormatBytes(d.Shallow), Share: page.Share(d.Retained, reachable), RetainedValue: d.Retained,
 		Level: level, Dominated: d.Dominated}
 	for _, c := range d.Children {
 		row.Children = append(row.Children, heapRow(c, reachable, level+1))
@@ -352,7 +353,7 @@ func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.R
 	}
 	var b strings.Builder
 	b.WriteString(markdown.Heading(3, "leakui: JVM heap dump"))
-	fmt.Fprintf(&b, "- Report: %s\n", absoluteURL(r, reportURL(rep.ID)))
+	fmt.Fprintf(&b, "- Report: %s\n", page.Absolute(r, page.ReportURL(rep.ID)))
 	for _, a := range rep.Artifacts {
 		fmt.Fprintf(&b, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
 	}
@@ -370,7 +371,7 @@ func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.R
 			if gap := st.Index - prev - 1; gap > 0 {
 				more := "… " + analyze.FormatCount(int64(gap)) + " more steps"
 				if indexed {
-					more = markdown.Link(more, absoluteURL(r, heapPathURL(rep.ID, i)+"?offset="+strconv.Itoa(prev+1)))
+					more = markdown.Link(more, page.Absolute(r, heapPathURL(rep.ID, i)+"?offset="+strconv.Itoa(prev+1)))
 				}
 				fmt.Fprintf(&b, "   %s- %s\n", strings.Repeat("  ", j), more)
 			}
@@ -394,7 +395,7 @@ func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.R
 		if d.Text != "" {
 			name += " " + markdown.Code(d.Text)
 		}
-		b.WriteString(markdown.Row(name, analyze.FormatBytes(d.Retained), jvmShare(d.Retained, hr.Reachable)))
+		b.WriteString(markdown.Row(name, analyze.FormatBytes(d.Retained), page.Share(d.Retained, hr.Reachable)))
 	}
 	_, err = io.WriteString(w, b.String())
 	return err

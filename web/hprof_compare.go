@@ -15,6 +15,7 @@ import (
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -148,7 +149,7 @@ func heapDumpsSummaryLine(raw json.RawMessage) string {
 	}
 	line := fmt.Sprintf("%d heap dumps, reachable %s", len(s.Dumps), analyze.FormatSignedValue(s.ReachableDelta, "bytes"))
 	if s.Suspect != "" {
-		line += fmt.Sprintf("; suspect %s %s instances", cleanText(s.Suspect, 80), analyze.FormatSignedValue(s.SuspectInstances, "count"))
+		line += fmt.Sprintf("; suspect %s %s instances", page.CleanText(s.Suspect, 80), analyze.FormatSignedValue(s.SuspectInstances, "count"))
 	}
 	if s.SeriesVerdict != "" {
 		line += "; series: " + series.Verdict(s.SeriesVerdict).Text()
@@ -253,15 +254,15 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 		return err
 	}
 	if i, ok := hd.single(); ok {
-		page := hd.histogramPage(i)
-		heapDumpHeader(&page.Header, "JVM heap dump "+hd.name(i))
-		page.Header.Meta = []view.Pair{{Label: "Taken", Value: formatTime(hd.sum.Dumps[i].Time)}}
-		page.Figures = append(page.Figures, view.JVMFigure{Label: "reachable", Value: analyze.FormatBytes(hd.sum.Dumps[i].Reachable), Key: "reachable"})
-		page.TotalCheck, page.TotalOK = "", true
+		pg := hd.histogramPage(i)
+		heapDumpHeader(&pg.Header, "JVM heap dump "+hd.name(i))
+		pg.Header.Meta = []view.Pair{{Label: "Taken", Value: page.FormatTime(hd.sum.Dumps[i].Time)}}
+		pg.Figures = append(pg.Figures, view.JVMFigure{Label: "reachable", Value: analyze.FormatBytes(hd.sum.Dumps[i].Reachable), Key: "reachable"})
+		pg.TotalCheck, pg.TotalOK = "", true
 		if hd.sum.Dumps[i].Headline != "" {
-			page.Header.Headline = strings.ReplaceAll(hd.sum.Dumps[i].Headline, "`", "")
+			pg.Header.Headline = strings.ReplaceAll(hd.sum.Dumps[i].Headline, "`", "")
 		}
-		return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports", Description: page.Header.Headline}, view.JavaHistogramPageView(page))
+		return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
 	}
 	diff := hd.diffPage()
 	heapDumpHeader(&diff.Header, fmt.Sprintf("JVM heap dumps %s → %s", hd.name(hd.q.base), hd.name(hd.q.target)))
@@ -274,11 +275,11 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 			t.Rows[i].Values = append(t.Rows[i].Values, analyze.FormatBytes(hd.sum.Dumps[i].Reachable))
 		}
 	}
-	page := view.HeapDumpComparePage{Diff: diff}
+	pg := view.HeapDumpComparePage{Diff: diff}
 	grown, all := hd.retainedGrowth(hd.q.rows)
-	page.Retained = view.HeapRetainedTable{All: all}
+	pg.Retained = view.HeapRetainedTable{All: all}
 	if len(grown) < all {
-		page.Retained.ShowAll = hd.q.showAll(reportURL(rep.ID))
+		pg.Retained.ShowAll = hd.q.showAll(page.ReportURL(rep.ID))
 	}
 	var largest int64
 	if len(grown) > 0 {
@@ -287,13 +288,13 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 	for i, c := range grown {
 		row := view.HeapRetainedRow{Rank: i + 1, Name: c.Name, Base: analyze.FormatBytes(c.BaseBytes), Target: analyze.FormatBytes(c.TargetBytes),
 			Change: analyze.FormatSignedValue(c.Bytes, "bytes"), InstancesChange: analyze.FormatSignedValue(c.Instances, "count"),
-			ChangeValue: c.Bytes, InstancesValue: c.Instances, BaseValue: c.BaseBytes, BarPct: jvmBarPct(c.Bytes, largest)}
+			ChangeValue: c.Bytes, InstancesValue: c.Instances, BaseValue: c.BaseBytes, BarPct: page.BarPct(c.Bytes, largest)}
 		if d := jvm.ClassDisplayName(c.Name); d != c.Name {
 			row.Display = d
 		}
-		page.Retained.Rows = append(page.Retained.Rows, row)
+		pg.Retained.Rows = append(pg.Retained.Rows, row)
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: diff.Header.Title, Nav: "reports", Description: diff.Header.Headline}, view.HeapDumpComparePageView(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: diff.Header.Title, Nav: "reports", Description: diff.Header.Headline}, view.HeapDumpComparePageView(pg))
 }
 
 // heapDumpsJSON is the JSON twin of a comparison of heap dumps: the histogram

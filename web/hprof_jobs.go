@@ -17,6 +17,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -430,7 +431,7 @@ func (j *heapDumpJobs) run(id string) error {
 			j.s.log.Error("heap dump analysis failed", "report", id, "err", err)
 		}
 		j.forget(id)
-		if serr := j.s.store.SetReportState(rctx, id, store.ReportFailed, reason, mustJSON(heapDumpPending{Failed: reason})); serr != nil && !errors.Is(serr, store.ErrNotFound) {
+		if serr := j.s.store.SetReportState(rctx, id, store.ReportFailed, reason, page.MustJSON(heapDumpPending{Failed: reason})); serr != nil && !errors.Is(serr, store.ErrNotFound) {
 			j.s.log.Error("recording a failed heap dump analysis", "report", id, "err", serr)
 		}
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -245,20 +246,20 @@ func (s *Server) handleUploadAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp := uploadResponse{ReportID: rep.ID, ReportURL: absoluteURL(r, reportURL(rep.ID)), Verdict: rep.Headline.Verdict}
+	resp := uploadResponse{ReportID: rep.ID, ReportURL: page.Absolute(r, page.ReportURL(rep.ID)), Verdict: rep.Headline.Verdict}
 	for _, f := range form.files {
 		resp.Artifacts = append(resp.Artifacts, uploadedArtifact{
 			ID: f.sha256, SHA256: f.sha256, Name: f.name, Kind: string(f.det.Kind), Format: f.det.Format,
 			Encoding: f.det.Encoding, Prefix: f.det.Prefix, SkippedLines: f.det.SkippedLines, SkippedBytes: f.det.Skipped,
-			Size: f.size, URL: artifactURL(f.sha256),
+			Size: f.size, URL: page.ArtifactURL(f.sha256),
 		})
 	}
 	w.Header().Set("Location", resp.ReportURL)
 	if rep.Status == store.ReportAnalyzing {
 		resp.Status = rep.Status
-		return writeJSON(w, http.StatusAccepted, resp)
+		return page.JSON(w, http.StatusAccepted, resp)
 	}
-	return writeJSON(w, http.StatusCreated, resp)
+	return page.JSON(w, http.StatusCreated, resp)
 }
 
 // handleUploadForm is POST /upload from the HTML form: 303 to the report.
@@ -272,6 +273,6 @@ func (s *Server) handleUploadForm(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, reportURL(rep.ID), http.StatusSeeOther)
+	http.Redirect(w, r, page.ReportURL(rep.ID), http.StatusSeeOther)
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
@@ -242,7 +243,7 @@ var jvmQueryKeys = []string{"n", "sort", "snapshot", "base", "target"}
 // parseJVMQuery reads the query string of a JVM report of n snapshots.
 func parseJVMQuery(r *http.Request, n int) (jvmQuery, error) {
 	v := r.URL.Query()
-	q := jvmQuery{rows: defaultTopRows, snapshot: -1, base: 0, target: n - 1, values: url.Values{}}
+	q := jvmQuery{rows: page.DefaultRows, snapshot: -1, base: 0, target: n - 1, values: url.Values{}}
 	for _, k := range jvmQueryKeys {
 		if s := v.Get(k); s != "" {
 			q.values.Set(k, s)
@@ -323,21 +324,21 @@ func jvmFirst[T any](s []T, rows int) []T {
 
 // jvmHeader builds the part of a page every JVM report shares.
 func jvmHeader(rep *store.Report, q jvmQuery, title string, kindOf func(i int) string, timeOf func(i int) time.Time) view.JVMHeader {
-	path := reportURL(rep.ID)
+	path := page.ReportURL(rep.ID)
 	h := view.JVMHeader{
-		Title: title, Created: formatTime(rep.CreatedAt), Permalink: path,
+		Title: title, Created: page.FormatTime(rep.CreatedAt), Permalink: path,
 		Links: []view.Link{
-			{Label: "JSON", URL: q.url(reportJSONURL(rep.ID), nil)},
+			{Label: "JSON", URL: q.url(page.ReportJSONURL(rep.ID), nil)},
 			{Label: "Markdown", URL: q.url(path+".md", nil)},
 		},
 	}
 	for i, a := range rep.Artifacts {
-		fi := view.FileInfo{Name: a.Name, Kind: kindOf(i), Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)}
+		fi := view.FileInfo{Name: a.Name, Kind: kindOf(i), Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: page.ArtifactURL(a.SHA256)}
 		if notes := formatNotes(a.Format); notes != "" {
 			fi.Kind += " (" + notes + ")"
 		}
 		if t := timeOf(i); !t.IsZero() {
-			fi.Time = formatTime(t)
+			fi.Time = page.FormatTime(t)
 		}
 		h.Files = append(h.Files, fi)
 		if h.Label == "" {
@@ -353,7 +354,7 @@ func jvmSnapshotTabs(rep *store.Report, q jvmQuery, names []string) []view.Link 
 	if len(names) < 2 {
 		return nil
 	}
-	path := reportURL(rep.ID)
+	path := page.ReportURL(rep.ID)
 	tabs := []view.Link{{Label: "diff", Current: q.snapshot < 0, URL: q.url(path, func(v url.Values) { v.Del("snapshot") })}}
 	if len(names) > 12 {
 		return tabs
@@ -371,7 +372,7 @@ func jvmSnapshotTable(rep *store.Report, q jvmQuery, refs []jvmRef, what string,
 	if len(refs) < 2 {
 		return nil
 	}
-	path := reportURL(rep.ID)
+	path := page.ReportURL(rep.ID)
 	t := &view.JavaSnapshotTable{What: what, Totals: totals}
 	for i, ref := range refs {
 		row := view.JavaSnapshotRow{Number: i + 1, File: rep.Artifacts[ref.File].Name, Values: values(i),
@@ -381,7 +382,7 @@ func jvmSnapshotTable(rep *store.Report, q jvmQuery, refs []jvmRef, what string,
 			row.Line = strconv.Itoa(l)
 		}
 		if tm := timeOf(i); !tm.IsZero() {
-			row.Time = formatTime(tm)
+			row.Time = page.FormatTime(tm)
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -427,34 +428,11 @@ func jvmSnapshotOf(rep *store.Report, refs []jvmRef, i, line int, t time.Time) j
 // jvmMarkdownHead starts a JVM report's Markdown: the link and the files.
 func jvmMarkdownHead(w io.Writer, r *http.Request, rep *store.Report, q jvmQuery, title string) {
 	fmt.Fprint(w, markdown.Heading(3, "leakui: "+markdown.Escape(title)))
-	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, q.url(reportURL(rep.ID), nil)))
+	fmt.Fprintf(w, "- Report: %s\n", page.Absolute(r, q.url(page.ReportURL(rep.ID), nil)))
 	for _, a := range rep.Artifacts {
 		fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
 	}
 	fmt.Fprintln(w)
-}
-
-// jvmShare renders part of whole as a percentage with one decimal.
-func jvmShare(part, whole int64) string {
-	if whole == 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", float64(part)*100/float64(whole))
-}
-
-// jvmBarPct is v's share of the largest value, 0–100, at least 1 for any v > 0.
-func jvmBarPct(v, largest int64) int {
-	if v <= 0 || largest <= 0 {
-		return 0
-	}
-	return max(1, int(v*100/largest))
-}
-
-func jvmPlural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // formatNotes returns what a stored artifact's format says was done to its text

@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -100,15 +101,15 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 	if s.Histograms == 1 {
 		line := fmt.Sprintf("%s classes, %s", analyze.FormatCount(int64(s.Classes)), analyze.FormatBytes(s.TotalBytes))
 		if s.Largest != "" {
-			line += fmt.Sprintf("; largest %s (%s)", cleanText(s.Largest, 80), analyze.FormatBytes(s.LargestBytes))
+			line += fmt.Sprintf("; largest %s (%s)", page.CleanText(s.Largest, 80), analyze.FormatBytes(s.LargestBytes))
 		}
 		return line
 	}
 	line := fmt.Sprintf("%d histograms, objects %s", s.Histograms, analyze.FormatSignedValue(s.BytesDelta, "bytes"))
 	if s.Suspect != "" {
-		line += fmt.Sprintf("; suspect %s %s instances", cleanText(s.Suspect, 80), analyze.FormatSignedValue(s.SuspectInstances, "count"))
+		line += fmt.Sprintf("; suspect %s %s instances", page.CleanText(s.Suspect, 80), analyze.FormatSignedValue(s.SuspectInstances, "count"))
 	} else if s.TopGrowth != "" {
-		line += fmt.Sprintf("; grew most %s %s", cleanText(s.TopGrowth, 80), analyze.FormatSignedValue(s.TopGrowthBytes, "bytes"))
+		line += fmt.Sprintf("; grew most %s %s", page.CleanText(s.TopGrowth, 80), analyze.FormatSignedValue(s.TopGrowthBytes, "bytes"))
 	}
 	if s.SeriesVerdict != "" {
 		line += "; series: " + series.Verdict(s.SeriesVerdict).Text()
@@ -186,33 +187,33 @@ func (s *Server) showJavaHistograms(w http.ResponseWriter, r *http.Request, rep 
 		return err
 	}
 	if i, ok := hs.single(); ok {
-		page := hs.histogramPage(i)
-		return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports", Description: page.Header.Headline}, view.JavaHistogramPageView(page))
+		pg := hs.histogramPage(i)
+		return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
 	}
-	page := hs.diffPage()
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports", Description: page.Header.Headline}, view.JavaHistogramDiffPageView(page))
+	pg := hs.diffPage()
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramDiffPageView(pg))
 }
 
 // histogramPage is the page model of histogram i alone.
 func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 	h, q := hs.items[i], hs.q
-	path := reportURL(hs.rep.ID)
-	page := view.JavaHistogramPage{Header: hs.header(hs.name(i))}
-	page.Header.Meta = histogramMeta(h)
-	page.Header.Headline = histogramHeadline(h)
-	page.Header.Notices = h.Warnings
-	page.Figures = histogramFigures(h)
-	page.TotalCheck, page.TotalOK = jvmTotalCheck(h)
+	path := page.ReportURL(hs.rep.ID)
+	pg := view.JavaHistogramPage{Header: hs.header(hs.name(i))}
+	pg.Header.Meta = histogramMeta(h)
+	pg.Header.Headline = histogramHeadline(h)
+	pg.Header.Notices = h.Warnings
+	pg.Figures = histogramFigures(h)
+	pg.TotalCheck, pg.TotalOK = jvmTotalCheck(h)
 	for _, o := range []struct {
 		label string
 		order jvm.Order
 	}{{"bytes", jvm.ByBytes}, {"instances", jvm.ByInstances}} {
-		page.Orders = append(page.Orders, view.Link{Label: o.label, Current: q.order == o.order,
+		pg.Orders = append(pg.Orders, view.Link{Label: o.label, Current: q.order == o.order,
 			URL: q.url(path, func(v url.Values) { v.Set("sort", o.label) })})
 	}
-	page.Table = jvmClassTable(h, q.order, q.rows, q.showAll(path))
-	page.Snapshots = hs.snapshots()
-	return page
+	pg.Table = jvmClassTable(h, q.order, q.rows, q.showAll(path))
+	pg.Snapshots = hs.snapshots()
+	return pg
 }
 
 // histogramFigures are a histogram's big numbers: classes, instances, bytes.
@@ -228,7 +229,7 @@ func histogramFigures(h *jvm.Histogram) []view.JVMFigure {
 func histogramMeta(h *jvm.Histogram) []view.Pair {
 	m := []view.Pair{{Label: "Layout", Value: h.Format}}
 	if !h.Time.IsZero() {
-		m = append(m, view.Pair{Label: "Taken", Value: formatTime(h.Time)})
+		m = append(m, view.Pair{Label: "Taken", Value: page.FormatTime(h.Time)})
 	}
 	m = append(m, view.Pair{Label: "Header line", Value: fmt.Sprint(h.Line)})
 	return m
@@ -240,7 +241,7 @@ func histogramHeadline(h *jvm.Histogram) string {
 	s := fmt.Sprintf("%s classes, %s instances, %s.", analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes))
 	if top := h.Ranked(jvm.ByBytes); len(top) > 0 {
 		s += fmt.Sprintf(" Largest: %s with %s in %s instances (%s of the bytes).", jvmClassLabel(top[0].Name),
-			analyze.FormatBytes(top[0].Bytes), analyze.FormatCount(top[0].Instances), jvmShare(top[0].Bytes, h.TotalBytes))
+			analyze.FormatBytes(top[0].Bytes), analyze.FormatCount(top[0].Instances), page.Share(top[0].Bytes, h.TotalBytes))
 	}
 	return s
 }
@@ -287,9 +288,9 @@ func jvmClassTable(h *jvm.Histogram, order jvm.Order, rows int, showAll string) 
 		row := view.JavaClassRow{
 			Rank: i + 1, Name: c.Name, Module: c.Module,
 			Instances: analyze.FormatCount(c.Instances), Bytes: analyze.FormatCount(c.Bytes),
-			InstancesShare: jvmShare(c.Instances, h.TotalInstances), BytesShare: jvmShare(c.Bytes, h.TotalBytes),
+			InstancesShare: page.Share(c.Instances, h.TotalInstances), BytesShare: page.Share(c.Bytes, h.TotalBytes),
 			InstancesValue: c.Instances, BytesValue: c.Bytes,
-			BarPct: jvmBarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
+			BarPct: page.BarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
 			App:    !jvm.IsPlatformClass(c.Name),
 		}
 		if d := jvm.ClassDisplayName(c.Name); d != c.Name {
@@ -317,23 +318,23 @@ func jvmMeasure(bytes, instances int64, o jvm.Order) int64 {
 // diffPage is the page model of the diff base → target.
 func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	q := hs.q
-	path := reportURL(hs.rep.ID)
+	path := page.ReportURL(hs.rep.ID)
 	base, target := hs.items[q.base], hs.items[q.target]
 	d := hs.diff()
-	page := view.JavaHistogramDiffPage{Header: hs.header(fmt.Sprintf("%s → %s", hs.name(q.base), hs.name(q.target)))}
-	page.Header.Meta = []view.Pair{{Label: "Base", Value: hs.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: hs.name(q.target) + jvmTakenAt(target.Time)}}
+	pg := view.JavaHistogramDiffPage{Header: hs.header(fmt.Sprintf("%s → %s", hs.name(q.base), hs.name(q.target)))}
+	pg.Header.Meta = []view.Pair{{Label: "Base", Value: hs.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: hs.name(q.target) + jvmTakenAt(target.Time)}}
 	if o := jvmOrderedBy(hs.rep); o != "" {
-		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
+		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
 	suspects := d.Suspects(q.rows)
-	page.Header.Headline, page.Header.Alarm = histogramDiffHeadline(d, suspects)
+	pg.Header.Headline, pg.Header.Alarm = histogramDiffHeadline(d, suspects)
 	for _, w := range base.Warnings {
-		page.Header.Notices = append(page.Header.Notices, hs.name(q.base)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, hs.name(q.base)+": "+w)
 	}
 	for _, w := range target.Warnings {
-		page.Header.Notices = append(page.Header.Notices, hs.name(q.target)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, hs.name(q.target)+": "+w)
 	}
-	page.Figures = []view.JVMFigure{
+	pg.Figures = []view.JVMFigure{
 		{Label: fmt.Sprintf("bytes: %s → %s", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes)),
 			Value: analyze.FormatSignedValue(d.TotalBytes, "bytes"), Key: "change-bytes", Grew: d.TotalBytes > 0, Shrank: d.TotalBytes < 0},
 		{Label: fmt.Sprintf("instances: %s → %s", analyze.FormatCount(d.BaseTotalInstances), analyze.FormatCount(d.TargetTotalInstances)),
@@ -341,23 +342,23 @@ func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	}
 	showAll := q.showAll(path)
 	n := jvmCountChanges(d)
-	page.Suspects = jvmChangeTable("suspects", "Leak suspects: application classes with more instances",
+	pg.Suspects = jvmChangeTable("suspects", "Leak suspects: application classes with more instances",
 		"Classes outside the JDK (not java.*, javax.*, jdk.*, sun.*, com.sun.* or arrays) whose instance count grew, most new instances first. A leaked object's own bytes are small; the count of its class is what names the leak.",
 		suspects, n.suspects, jvm.ByInstances, showAll)
-	page.ByBytes = jvmChangeTable("grown-bytes", "Growth in bytes", "", d.Grown(jvm.ByBytes, q.rows), n.bytes, jvm.ByBytes, showAll)
-	page.ByInstances = jvmChangeTable("grown-instances", "Growth in instances", "", d.Grown(jvm.ByInstances, q.rows), n.instances, jvm.ByInstances, showAll)
+	pg.ByBytes = jvmChangeTable("grown-bytes", "Growth in bytes", "", d.Grown(jvm.ByBytes, q.rows), n.bytes, jvm.ByBytes, showAll)
+	pg.ByInstances = jvmChangeTable("grown-instances", "Growth in instances", "", d.Grown(jvm.ByInstances, q.rows), n.instances, jvm.ByInstances, showAll)
 	var leak bool
-	page.Series, leak = hs.seriesViews(&page.Header.Notices)
-	page.Header.Alarm = page.Header.Alarm || leak
-	page.Snapshots = hs.snapshots()
-	return page
+	pg.Series, leak = hs.seriesViews(&pg.Header.Notices)
+	pg.Header.Alarm = pg.Header.Alarm || leak
+	pg.Snapshots = hs.snapshots()
+	return pg
 }
 
 func jvmTakenAt(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return ", taken " + formatTime(t)
+	return ", taken " + page.FormatTime(t)
 }
 
 // jvmOrderedBy reads what ordered a report's snapshots.
@@ -424,7 +425,7 @@ func jvmChangeTable(id, title, note string, shown []jvm.ClassChange, all int, or
 			BaseInstances: analyze.FormatCount(c.BaseInstances), TargetInstances: analyze.FormatCount(c.TargetInstances),
 			BytesValue: c.Bytes, InstancesValue: c.Instances, BytesGrew: c.Bytes > 0, InstancesGrew: c.Instances > 0,
 			New: c.New(), Gone: c.TargetInstances == 0 && c.BaseInstances > 0,
-			BarPct: jvmBarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
+			BarPct: page.BarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
 		}
 		if d := jvm.ClassDisplayName(c.Name); d != c.Name {
 			row.Display = d

@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -124,20 +125,20 @@ func (s *Server) showJavaNMT(w http.ResponseWriter, r *http.Request, rep *store.
 // summary.diff.
 func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
 	n := ns.items[i]
-	page := view.JavaNMTPage{Header: ns.header(ns.name(i))}
-	page.Header.Meta = nmtMeta(n)
-	page.Header.Headline = n.Headline()
-	page.Header.Notices = n.Warnings
-	page.Figures = nmtFigures(n)
+	pg := view.JavaNMTPage{Header: ns.header(ns.name(i))}
+	pg.Header.Meta = nmtMeta(n)
+	pg.Header.Headline = n.Headline()
+	pg.Header.Notices = n.Warnings
+	pg.Figures = nmtFigures(n)
 	if d := n.BaselineDiff(); d != nil {
-		page.Leak = nativeLeakView(d)
-		page.Changes = nmtChanges(d)
-		page.Header.Alarm = d.NativeLeak != nil
+		pg.Leak = nativeLeakView(d)
+		pg.Changes = nmtChanges(d)
+		pg.Header.Alarm = d.NativeLeak != nil
 	}
-	page.Chart = nmtChart(n, nil)
-	page.Categories, page.HasChange = nmtRows(n), n.Diff
-	page.Snapshots = ns.snapshots()
-	return page
+	pg.Chart = nmtChart(n, nil)
+	pg.Categories, pg.HasChange = nmtRows(n), n.Diff
+	pg.Snapshots = ns.snapshots()
+	return pg
 }
 
 // diffPage is the page model of base → target.
@@ -145,25 +146,25 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 	q := ns.q
 	base, target := ns.items[q.base], ns.items[q.target]
 	d := jvm.DiffNMT(base, target)
-	page := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.name(q.base), ns.name(q.target)))}
-	page.Header.Meta = []view.Pair{{Label: "Base", Value: ns.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: ns.name(q.target) + jvmTakenAt(target.Time)}}
+	pg := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.name(q.base), ns.name(q.target)))}
+	pg.Header.Meta = []view.Pair{{Label: "Base", Value: ns.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: ns.name(q.target) + jvmTakenAt(target.Time)}}
 	if o := jvmOrderedBy(ns.rep); o != "" {
-		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
+		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
-	page.Header.Headline, page.Header.Alarm = d.Headline(), d.NativeLeak != nil
+	pg.Header.Headline, pg.Header.Alarm = d.Headline(), d.NativeLeak != nil
 	for _, w := range base.Warnings {
-		page.Header.Notices = append(page.Header.Notices, ns.name(q.base)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, ns.name(q.base)+": "+w)
 	}
 	for _, w := range target.Warnings {
-		page.Header.Notices = append(page.Header.Notices, ns.name(q.target)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, ns.name(q.target)+": "+w)
 	}
-	page.Figures = nmtDiffFigures(d)
-	page.Leak = nativeLeakView(d)
-	page.Changes = nmtChanges(d)
-	page.Chart = nmtChart(target, base)
-	page.Categories = nmtRows(target)
-	page.Snapshots = ns.snapshots()
-	return page
+	pg.Figures = nmtDiffFigures(d)
+	pg.Leak = nativeLeakView(d)
+	pg.Changes = nmtChanges(d)
+	pg.Chart = nmtChart(target, base)
+	pg.Categories = nmtRows(target)
+	pg.Snapshots = ns.snapshots()
+	return pg
 }
 
 // nmtDiffFigures are the big numbers of base → target: committed, Java heap,
@@ -206,7 +207,7 @@ func nmtMeta(n *jvm.NMT) []view.Pair {
 	}
 	m := []view.Pair{{Label: "Report", Value: kind}, {Label: "Printed in", Value: scale}}
 	if !n.Time.IsZero() {
-		m = append(m, view.Pair{Label: "Taken", Value: formatTime(n.Time)})
+		m = append(m, view.Pair{Label: "Taken", Value: page.FormatTime(n.Time)})
 	}
 	return m
 }
@@ -252,7 +253,7 @@ func nmtRows(n *jvm.NMT) []view.JavaNMTRow {
 	var out []view.JavaNMTRow
 	for _, c := range n.ByCommitted() {
 		row := view.JavaNMTRow{Name: c.Name, Committed: analyze.FormatBytes(c.Committed), Reserved: analyze.FormatBytes(c.Reserved),
-			Share: jvmShare(c.Committed, n.TotalCommitted), CommittedValue: c.Committed}
+			Share: page.Share(c.Committed, n.TotalCommitted), CommittedValue: c.Committed}
 		if n.Diff {
 			row.Change, row.Grew = analyze.FormatSignedValue(c.CommittedDelta, "bytes"), c.CommittedDelta > 0
 		}

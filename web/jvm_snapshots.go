@@ -84,11 +84,11 @@ func (ss *snapshotSet[T]) markdown(w io.Writer, r *http.Request, one func(item T
 // page model P: one(i) when the query selects snapshot i, else diff().
 func showPage[T, P any](s *Server, w http.ResponseWriter, r *http.Request, ss *snapshotSet[T], one func(i int) P, diff func() P,
 	header func(P) view.JVMHeader, component func(P) templ.Component) error {
-	var page P
+	var pg P
 	if i, ok := ss.single(); ok {
-		page = one(i)
+		pg = one(i)
 	} else {
-		page = diff()
+		pg = diff()
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: header(page).Title, Nav: "reports", Description: header(page).Headline}, component(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: header(pg).Title, Nav: "reports", Description: header(pg).Headline}, component(pg))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -81,10 +82,10 @@ func javaThreadsSummaryLine(raw json.RawMessage) string {
 		line = fmt.Sprintf("threads %s → %s (%s)", analyze.FormatCount(int64(s.BaseThreads)), analyze.FormatCount(int64(s.Threads)), analyze.FormatSignedValue(int64(s.Threads-s.BaseThreads), "count"))
 	}
 	if s.Deadlocks > 0 {
-		line += fmt.Sprintf(", %d %s", s.Deadlocks, jvmPlural(s.Deadlocks, "deadlock", "deadlocks"))
+		line += fmt.Sprintf(", %d %s", s.Deadlocks, page.OneOrMany(s.Deadlocks, "deadlock", "deadlocks"))
 	}
 	if s.TopName != "" {
-		line += fmt.Sprintf("; %s %s", cleanText(s.TopName, 80), analyze.FormatSignedValue(int64(s.TopNameDelta), "count"))
+		line += fmt.Sprintf("; %s %s", page.CleanText(s.TopName, 80), analyze.FormatSignedValue(int64(s.TopNameDelta), "count"))
 	}
 	return line
 }
@@ -140,20 +141,20 @@ func (s *Server) showJavaThreads(w http.ResponseWriter, r *http.Request, rep *st
 func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
 	rep, q := ts.items[i], ts.q
 	g := rep.Groups
-	page := view.JavaThreadsPage{Header: ts.header(ts.name(i))}
-	page.Header.Meta = jvmDumpMeta(g)
+	pg := view.JavaThreadsPage{Header: ts.header(ts.name(i))}
+	pg.Header.Meta = jvmDumpMeta(g)
 	if rep.Dumps > 1 {
-		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Dumps in the file",
+		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Dumps in the file",
 			Value: fmt.Sprintf("%d; the groups are those of the last, compared with the first", rep.Dumps)})
 	}
-	page.Header.Headline, page.Header.Alarm = jvmThreadsHeadline(g)
-	page.Header.Notices = rep.Warnings
+	pg.Header.Headline, pg.Header.Alarm = jvmThreadsHeadline(g)
+	pg.Header.Notices = rep.Warnings
 	if rep.Diff != nil {
-		page.Diff = jvmThreadDiffView(rep.Diff, "dump 1", fmt.Sprintf("dump %d", rep.Dumps), q.rows, q.showAll(reportURL(ts.rep.ID)))
-		page.Header.Alarm = page.Header.Alarm || rep.Diff.TargetTotal > rep.Diff.BaseTotal
+		pg.Diff = jvmThreadDiffView(rep.Diff, "dump 1", fmt.Sprintf("dump %d", rep.Dumps), q.rows, q.showAll(page.ReportURL(ts.rep.ID)))
+		pg.Header.Alarm = pg.Header.Alarm || rep.Diff.TargetTotal > rep.Diff.BaseTotal
 	}
-	ts.fillDump(&page, g, rep.Histograms)
-	return page
+	ts.fillDump(&pg, g, rep.Histograms)
+	return pg
 }
 
 // diffPage is the page model of the change between two files' dumps.
@@ -161,39 +162,39 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 	q := ts.q
 	base, target := ts.items[q.base], ts.items[q.target]
 	d := jvm.DiffThreads(base.Groups, target.Groups)
-	page := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.name(q.base), ts.name(q.target)))}
-	page.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.name(q.base) + jvmTakenAt(base.Groups.Time)},
+	pg := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.name(q.base), ts.name(q.target)))}
+	pg.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.name(q.base) + jvmTakenAt(base.Groups.Time)},
 		{Label: "Target", Value: ts.name(q.target) + jvmTakenAt(target.Groups.Time)}}, jvmDumpMeta(target.Groups)...)
 	if o := jvmOrderedBy(ts.rep); o != "" {
-		page.Header.Meta = append(page.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
+		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
 	headline, alarm := jvmThreadsHeadline(target.Groups)
-	page.Header.Headline = jvmThreadDiffHeadline(d) + " " + headline
-	page.Header.Alarm = alarm || d.TargetTotal > d.BaseTotal
+	pg.Header.Headline = jvmThreadDiffHeadline(d) + " " + headline
+	pg.Header.Alarm = alarm || d.TargetTotal > d.BaseTotal
 	for _, w := range base.Warnings {
-		page.Header.Notices = append(page.Header.Notices, ts.name(q.base)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, ts.name(q.base)+": "+w)
 	}
 	for _, w := range target.Warnings {
-		page.Header.Notices = append(page.Header.Notices, ts.name(q.target)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, ts.name(q.target)+": "+w)
 	}
-	page.Diff = jvmThreadDiffView(d, ts.name(q.base), ts.name(q.target), q.rows, q.showAll(reportURL(ts.rep.ID)))
-	ts.fillDump(&page, target.Groups, target.Histograms)
-	page.Snapshots = jvmSnapshotTable(ts.rep, q, ts.refs, "thread dumps", []string{"dumps", "threads", "groups"},
+	pg.Diff = jvmThreadDiffView(d, ts.name(q.base), ts.name(q.target), q.rows, q.showAll(page.ReportURL(ts.rep.ID)))
+	ts.fillDump(&pg, target.Groups, target.Histograms)
+	pg.Snapshots = jvmSnapshotTable(ts.rep, q, ts.refs, "thread dumps", []string{"dumps", "threads", "groups"},
 		func(int) int { return 0 },
 		func(i int) time.Time { return ts.items[i].Groups.Time },
 		func(i int) []string {
 			g := ts.items[i].Groups
 			return []string{fmt.Sprint(ts.items[i].Dumps), analyze.FormatCount(int64(g.Total)), analyze.FormatCount(int64(len(g.Groups)))}
 		})
-	return page
+	return pg
 }
 
 // fillDump fills the figures, deadlocks, states, names, groups and histograms of
 // the dump shown.
-func (ts *threadSet) fillDump(page *view.JavaThreadsPage, g *jvm.ThreadGroups, histograms []*jvm.Histogram) {
+func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, histograms []*jvm.Histogram) {
 	q := ts.q
-	path := reportURL(ts.rep.ID)
-	page.Figures = []view.JVMFigure{
+	path := page.ReportURL(ts.rep.ID)
+	pg.Figures = []view.JVMFigure{
 		{Label: "threads", Value: analyze.FormatCount(int64(g.Total)), Key: "total-threads"},
 		{Label: "daemon", Value: analyze.FormatCount(int64(g.Daemon)), Key: "daemon-threads"},
 		{Label: "groups", Value: analyze.FormatCount(int64(len(g.Groups))), Key: "thread-groups"},
@@ -204,34 +205,34 @@ func (ts *threadSet) fillDump(page *view.JavaThreadsPage, g *jvm.ThreadGroups, h
 		for _, t := range dl.Threads {
 			v.Threads = append(v.Threads, view.JavaDeadlockThreadView{Name: t.Name, Waiting: t.Waiting, HeldBy: t.HeldBy})
 		}
-		page.Deadlocks = append(page.Deadlocks, v)
+		pg.Deadlocks = append(pg.Deadlocks, v)
 	}
 	var most int
 	for _, st := range g.States {
 		most = max(most, st.Count)
 	}
 	for _, st := range g.States {
-		page.States = append(page.States, view.JavaBar{Label: st.State, Count: analyze.FormatCount(int64(st.Count)), Value: st.Count, BarPct: jvmBarPct(int64(st.Count), int64(most))})
+		pg.States = append(pg.States, view.JavaBar{Label: st.State, Count: analyze.FormatCount(int64(st.Count)), Value: st.Count, BarPct: page.BarPct(int64(st.Count), int64(most))})
 	}
 	names := jvmFirst(g.Names, q.rows)
-	page.NamesAll = len(g.Names)
+	pg.NamesAll = len(g.Names)
 	for _, n := range names {
-		page.Names = append(page.Names, view.JavaBar{Label: n.Pattern, Count: analyze.FormatCount(int64(n.Count)), Value: n.Count,
-			BarPct: jvmBarPct(int64(n.Count), int64(names[0].Count))})
+		pg.Names = append(pg.Names, view.JavaBar{Label: n.Pattern, Count: analyze.FormatCount(int64(n.Count)), Value: n.Count,
+			BarPct: page.BarPct(int64(n.Count), int64(names[0].Count))})
 	}
 	groups := jvmFirst(g.Groups, q.rows)
-	page.All, page.Count = len(g.Groups), len(groups)
+	pg.All, pg.Count = len(g.Groups), len(groups)
 	if len(groups) < len(g.Groups) {
-		page.ShowAll = q.showAll(path)
+		pg.ShowAll = q.showAll(path)
 	}
-	page.Groups = make([]view.JavaThreadGroupView, len(groups))
+	pg.Groups = make([]view.JavaThreadGroupView, len(groups))
 	for i, grp := range groups {
-		page.Groups[i] = jvmGroupView(grp, "")
+		pg.Groups[i] = jvmGroupView(grp, "")
 	}
 	for _, h := range histograms {
 		ok := h.HasTotal && h.TotalInstances == h.RowInstances && h.TotalBytes == h.RowBytes
 		check, _ := jvmTotalCheck(h)
-		page.Histograms = append(page.Histograms, view.JavaEmbeddedHistogram{
+		pg.Histograms = append(pg.Histograms, view.JavaEmbeddedHistogram{
 			Title:    fmt.Sprintf("Class histogram at line %d", h.Line),
 			Headline: histogramHeadline(h), TotalCheck: check, TotalOK: ok,
 			Table: jvmClassTable(h, q.order, q.rows, q.showAll(path)),
@@ -246,7 +247,7 @@ func jvmDumpMeta(g *jvm.ThreadGroups) []view.Pair {
 		m = append(m, view.Pair{Label: "JVM", Value: g.Header})
 	}
 	if !g.Time.IsZero() {
-		m = append(m, view.Pair{Label: "Taken", Value: formatTime(g.Time)})
+		m = append(m, view.Pair{Label: "Taken", Value: page.FormatTime(g.Time)})
 	}
 	return m
 }
@@ -256,7 +257,7 @@ func jvmDumpMeta(g *jvm.ThreadGroups) []view.Pair {
 func jvmThreadsHeadline(g *jvm.ThreadGroups) (string, bool) {
 	var b strings.Builder
 	if n := len(g.Deadlocks); n > 0 {
-		fmt.Fprintf(&b, "The JVM reported %d %s:", n, jvmPlural(n, "deadlock", "deadlocks"))
+		fmt.Fprintf(&b, "The JVM reported %d %s:", n, page.OneOrMany(n, "deadlock", "deadlocks"))
 		for i, t := range g.Deadlocks[0].Threads {
 			if i > 0 {
 				b.WriteString(",")
@@ -365,7 +366,7 @@ func jvmThreadDiffView(d *jvm.ThreadDiff, baseName, targetName string, rows int,
 	}
 	for _, n := range names {
 		v.Names = append(v.Names, view.JavaBar{Label: n.Pattern, Count: fmt.Sprintf("%s → %s", analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target))),
-			Value: n.Target, Change: analyze.FormatSignedValue(int64(n.Delta), "count"), Grew: n.Delta > 0, BarPct: jvmBarPct(int64(jvmAbs(n.Delta)), int64(most))})
+			Value: n.Target, Change: analyze.FormatSignedValue(int64(n.Delta), "count"), Grew: n.Delta > 0, BarPct: page.BarPct(int64(jvmAbs(n.Delta)), int64(most))})
 	}
 	if cut {
 		v.ShowAll = showAll

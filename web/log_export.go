@@ -10,6 +10,7 @@ import (
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -45,7 +46,7 @@ func (s *Server) logJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) 
 	if err != nil {
 		return err
 	}
-	path := reportURL(rep.ID)
+	path := page.ReportURL(rep.ID)
 	out := logJSON{Params: q.params, Own: q.own, URL: q.countURL(path), Report: lr}
 	if lr.YearlessUntimed {
 		out.Notices = append(out.Notices, logYearlessNotice)
@@ -71,7 +72,7 @@ func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) er
 		return err
 	}
 	fmt.Fprintf(w, "### leakui: log counts\n\n")
-	fmt.Fprintf(w, "- Report: %s\n", absoluteURL(r, q.countURL(reportURL(rep.ID))))
+	fmt.Fprintf(w, "- Report: %s\n", page.Absolute(r, q.countURL(page.ReportURL(rep.ID))))
 	for _, a := range rep.Artifacts {
 		fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
 	}
@@ -88,7 +89,7 @@ func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) er
 	}
 	if logTimesUsable(lr) && logNoMatch(lr) == "" {
 		for _, c := range logOpenLineCharts(lr) {
-			fmt.Fprintf(w, "\n![%s](%s)\n", markdown.Escape(c.chart.Title), absoluteURL(r, q.countURL(reportChartImageURL(rep.ID, c.id, ""))))
+			fmt.Fprintf(w, "\n![%s](%s)\n", markdown.Escape(c.chart.Title), page.Absolute(r, q.countURL(page.ReportChartImageURL(rep.ID, c.id, ""))))
 		}
 	}
 	return nil
@@ -98,7 +99,7 @@ func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) er
 // keyed pair, with the page's parameters, as a CSV attachment. Cells that a
 // spreadsheet would read as a formula are defused by the engine.
 func (s *Server) handleLogKeysCSV(w http.ResponseWriter, r *http.Request) error {
-	id := chiParam(r, "id")
+	id := page.URLParam(r, "id")
 	rep, err := s.store.Report(r.Context(), id)
 	if err != nil {
 		return err

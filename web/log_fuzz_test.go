@@ -14,6 +14,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
@@ -62,7 +63,7 @@ func FuzzLogQuery(f *testing.F) {
 
 // FuzzLogRender counts any bytes with a keyed pair and a few patterns and
 // renders the report page from the count: nothing panics, the log gains no
-// element on the page, every key never closed is shown exactly as logDisplay
+// element on the page, every key never closed is shown exactly as page.Display
 // writes it, and every count (of a pattern or a template) is in its row.
 func FuzzLogRender(f *testing.F) {
 	f.Add([]byte("2020-02-25 03:21:00.001 open <script>alert(1)</script>\n2020-02-25 03:21:00.002 close x\n"))
@@ -80,9 +81,9 @@ func FuzzLogRender(f *testing.F) {
 			t.Fatal(err) // plain bytes always count
 		}
 		rep := &store.Report{ID: "abc", Artifacts: []store.ReportArtifact{{Artifact: store.Artifact{SHA256: "00"}, Name: "f.log"}}}
-		page := (&Server{}).logPage(rep, logQuery{params: opts, own: true, rows: 0, raw: opts.raw()}, lr)
+		pg := (&Server{}).logPage(rep, logQuery{params: opts, own: true, rows: 0, raw: opts.raw()}, lr)
 		var buf bytes.Buffer
-		ctx := templ.WithChildren(context.Background(), view.LogReportPageView(page))
+		ctx := templ.WithChildren(context.Background(), view.LogReportPageView(pg))
 		if err := view.Layout(view.Page{Title: "t"}).Render(ctx, &buf); err != nil {
 			t.Fatal(err)
 		}
@@ -118,9 +119,9 @@ func FuzzLogRender(f *testing.F) {
 				t.Fatalf("a pair without lines is not said to be not measurable")
 			}
 		case pr.Fallback != "":
-			// The shared key comes from the log: shown as logDisplay writes it.
-			if got := pair.Find("[data-testid=pair-fallback]").Text(); got != logDisplay(pr.Fallback) {
-				t.Fatalf("fall-back notice %q, want %q", got, logDisplay(pr.Fallback))
+			// The shared key comes from the log: shown as page.Display writes it.
+			if got := pair.Find("[data-testid=pair-fallback]").Text(); got != page.Display(pr.Fallback) {
+				t.Fatalf("fall-back notice %q, want %q", got, page.Display(pr.Fallback))
 			}
 		}
 		keys := doc.Find("[data-testid=open-key-name]")
@@ -129,9 +130,9 @@ func FuzzLogRender(f *testing.F) {
 			t.Fatalf("%d keys shown of %d", keys.Length(), len(unclosed))
 		}
 		for i, k := range unclosed {
-			// The HTML parser turns CR and CRLF into LF; logDisplay leaves no CR.
-			if got := keys.Eq(i).Text(); got != logDisplay(k.Key) {
-				t.Fatalf("key %q shown as %q, want %q", k.Key, got, logDisplay(k.Key))
+			// The HTML parser turns CR and CRLF into LF; page.Display leaves no CR.
+			if got := keys.Eq(i).Text(); got != page.Display(k.Key) {
+				t.Fatalf("key %q shown as %q, want %q", k.Key, got, page.Display(k.Key))
 			}
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 )
 
 // kindLog is the report over one or more log files: grep-style counts, pairs,
@@ -74,7 +75,7 @@ func logSummaryOf(rep *logs.Report) logSummary {
 		if i == logSummaryMaxPatterns {
 			break
 		}
-		sum.Patterns = append(sum.Patterns, logSummaryPattern{Pattern: cleanText(p.Pattern, 200), Regexp: p.Regexp, Count: p.Count})
+		sum.Patterns = append(sum.Patterns, logSummaryPattern{Pattern: page.CleanText(p.Pattern, 200), Regexp: p.Regexp, Count: p.Count})
 	}
 	for _, p := range rep.Pairs {
 		sum.Pairs = append(sum.Pairs, logSummaryPairLine{Name: p.Name, Starts: p.Starts, Closes: p.Closes, Open: p.Open})
@@ -108,7 +109,7 @@ func logSummaryLine(raw json.RawMessage) string {
 			parts = append(parts, fmt.Sprintf("%s: %s", logs.Pattern{Text: p.Pattern, Regexp: p.Regexp}, analyze.FormatCount(p.Count)))
 		}
 	}
-	return cleanText(strings.Join(parts, "; "), 300)
+	return page.CleanText(strings.Join(parts, "; "), 300)
 }
 
 // logDefaultParams reads a log report's stored parameters.

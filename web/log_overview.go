@@ -7,6 +7,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -44,9 +45,9 @@ func logOverviewView(lr *logs.Report, q logQuery, path string) *view.LogOverview
 		if i == logTemplatePageRows {
 			break
 		}
-		row := view.LogTemplateRow{Rank: i + 1, Template: logDisplay(t.Template), Regexp: logDisplay(t.Regexp), Level: t.Level,
-			Sample: logDisplay(t.Sample), First: logDisplay(t.First.String()), Count: analyze.FormatCount(t.Count), CountValue: t.Count,
-			BarPct: jvmBarPct(t.Count, largest), PairName: "t" + strconv.Itoa(i+1)}
+		row := view.LogTemplateRow{Rank: i + 1, Template: page.Display(t.Template), Regexp: page.Display(t.Regexp), Level: t.Level,
+			Sample: page.Display(t.Sample), First: page.Display(t.First.String()), Count: analyze.FormatCount(t.Count), CountValue: t.Count,
+			BarPct: page.BarPct(t.Count, largest), PairName: "t" + strconv.Itoa(i+1)}
 		if logs.ValidateCountOptions(logs.CountOptions{Patterns: []logs.Pattern{logs.Regexp(t.Regexp)}}) == nil {
 			row.CountURL = logWithPatternURL(q, path, t.Regexp)
 		}

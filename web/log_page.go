@@ -8,13 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
@@ -45,11 +44,11 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, rep *store.Repo
 			return qerr
 		}
 		status, msg := serrors.StatusOf(qerr)
-		page := s.logPageHead(rep, q)
-		page.Own, page.Error = false, msg
-		return s.render(w, r, status, view.Page{Title: page.Title, Nav: "reports"}, view.LogReportPageView(page))
+		pg := s.logPageHead(rep, q)
+		pg.Own, pg.Error = false, msg
+		return s.render(w, r, status, view.Page{Title: pg.Title, Nav: "reports"}, view.LogReportPageView(pg))
 	}
-	path := reportURL(rep.ID)
+	path := page.ReportURL(rep.ID)
 	if canonical := q.url(path, nil); canonical != path+logQuerySuffix(r.URL.Query()) {
 		http.Redirect(w, r, canonical, http.StatusSeeOther)
 		return nil
@@ -58,8 +57,8 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, rep *store.Repo
 	if err != nil {
 		return err
 	}
-	page := s.logPage(rep, q, lr)
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports", Description: bannerDescription(page.Verdict)}, view.LogReportPageView(page))
+	pg := s.logPage(rep, q, lr)
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: bannerDescription(pg.Verdict)}, view.LogReportPageView(pg))
 }
 
 // logQuerySuffix is "?query" as url.Values encodes it, or "" for none.
@@ -73,23 +72,23 @@ func logQuerySuffix(v url.Values) string {
 // logPageHead builds the part of the page that needs no count: title, files,
 // links and the form.
 func (s *Server) logPageHead(rep *store.Report, q logQuery) view.LogReportPage {
-	path := reportURL(rep.ID)
-	page := view.LogReportPage{
-		ID: rep.ID, Created: formatTime(rep.CreatedAt), Permalink: q.url(path, nil), Own: q.own, OwnURL: path,
+	path := page.ReportURL(rep.ID)
+	pg := view.LogReportPage{
+		ID: rep.ID, Created: page.FormatTime(rep.CreatedAt), Permalink: q.url(path, nil), Own: q.own, OwnURL: path,
 		Links: []view.Link{
-			{Label: "JSON", URL: q.countURL(reportJSONURL(rep.ID))},
+			{Label: "JSON", URL: q.countURL(page.ReportJSONURL(rep.ID))},
 			{Label: "Markdown", URL: q.countURL(path + ".md")},
 		},
 	}
-	page.Title = "Log counts: " + logFilesTitle(rep.Artifacts)
+	pg.Title = "Log counts: " + logFilesTitle(rep.Artifacts)
 	for _, a := range rep.Artifacts {
-		page.Files = append(page.Files, view.LogFileRow{Name: a.Name, Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)})
-		if page.Label == "" {
-			page.Label = a.Label
+		pg.Files = append(pg.Files, view.LogFileRow{Name: a.Name, Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: page.ArtifactURL(a.SHA256)})
+		if pg.Label == "" {
+			pg.Label = a.Label
 		}
 	}
-	page.Form = logForm(path, q)
-	return page
+	pg.Form = logForm(path, q)
+	return pg
 }
 
 // logFilesTitle names the files of a report for its title.
@@ -141,53 +140,53 @@ func logPresetOptions() []view.LogPresetOption {
 
 // logPage builds the whole page model from a count.
 func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.LogReportPage {
-	path := reportURL(rep.ID)
-	page := s.logPageHead(rep, q)
-	page.Lines, page.Bytes = analyze.FormatCount(lr.Lines), analyze.FormatBytes(lr.Bytes)
-	for i := range page.Files {
+	path := page.ReportURL(rep.ID)
+	pg := s.logPageHead(rep, q)
+	pg.Lines, pg.Bytes = analyze.FormatCount(lr.Lines), analyze.FormatBytes(lr.Bytes)
+	for i := range pg.Files {
 		if i >= len(lr.Files) {
 			break
 		}
 		f := lr.Files[i]
-		page.Files[i].Lines, page.Files[i].Bytes = analyze.FormatCount(f.Lines), analyze.FormatBytes(f.Bytes)
-		page.Files[i].Compression = string(f.Compression)
-		if page.Files[i].Compression == "" {
-			page.Files[i].Compression = "none"
+		pg.Files[i].Lines, pg.Files[i].Bytes = analyze.FormatCount(f.Lines), analyze.FormatBytes(f.Bytes)
+		pg.Files[i].Compression = string(f.Compression)
+		if pg.Files[i].Compression == "" {
+			pg.Files[i].Compression = "none"
 		}
 		if f.Encoding != "" {
-			page.Files[i].Compression += " (" + f.Encoding + " text)"
+			pg.Files[i].Compression += " (" + f.Encoding + " text)"
 		}
 	}
 	if logHasKeys(lr) {
-		page.Links = append(page.Links, view.Link{Label: "CSV", URL: q.countURL(path + "/keys.csv")})
+		pg.Links = append(pg.Links, view.Link{Label: "CSV", URL: q.countURL(path + "/keys.csv")})
 	}
 	if len(lr.Files) > 1 {
 		for _, f := range lr.Files {
-			page.FileNames = append(page.FileNames, logDisplay(f.Name))
+			pg.FileNames = append(pg.FileNames, page.Display(f.Name))
 		}
 	}
-	page.Patterns = logPatternRows(lr, true)
-	page.Spans = logSpanViews(lr)
+	pg.Patterns = logPatternRows(lr, true)
+	pg.Spans = logSpanViews(lr)
 	showAll := q.url(path, func(v url.Values) { v.Set("n", "all") })
 	for _, p := range lr.Pairs {
-		page.Pairs = append(page.Pairs, logPairView(p, q.rows, showAll, q.countURL(path+"/keys.csv")))
+		pg.Pairs = append(pg.Pairs, logPairView(p, q.rows, showAll, q.countURL(path+"/keys.csv")))
 	}
-	page.Notices = logNotices(lr)
+	pg.Notices = logNotices(lr)
 	if lr.YearlessUntimed {
-		page.Notices = append(page.Notices, logYearlessNotice)
+		pg.Notices = append(pg.Notices, logYearlessNotice)
 	}
 	if logTimesUsable(lr) {
-		page.Timeline = logTimeline(lr)
-		page.OpenCharts = logOpenCharts(lr, func(chart string) string { return q.countURL(reportChartImageURL(rep.ID, chart, "")) })
+		pg.Timeline = logTimeline(lr)
+		pg.OpenCharts = logOpenCharts(lr, func(chart string) string { return q.countURL(page.ReportChartImageURL(rep.ID, chart, "")) })
 	} else {
-		page.Notices = append(page.Notices, logTimesNotice)
+		pg.Notices = append(pg.Notices, logTimesNotice)
 	}
-	if page.NoMatch = logNoMatch(lr); page.NoMatch != "" {
-		page.Timeline, page.OpenCharts = nil, nil
+	if pg.NoMatch = logNoMatch(lr); pg.NoMatch != "" {
+		pg.Timeline, pg.OpenCharts = nil, nil
 	}
-	page.Overview = logOverviewView(lr, q, path)
-	page.Verdict = logBanner(page)
-	return page
+	pg.Overview = logOverviewView(lr, q, path)
+	pg.Verdict = logBanner(pg)
+	return pg
 }
 
 // logTimesNotice explains why a report has no counts over time although its
@@ -245,8 +244,8 @@ func logPatternRows(lr *logs.Report, perFile bool) []view.LogPatternRow {
 	}
 	rows := make([]view.LogPatternRow, len(lr.Patterns))
 	for i, p := range lr.Patterns {
-		row := view.LogPatternRow{Pattern: logDisplay(p.Pattern), Regexp: p.Regexp, Count: analyze.FormatCount(p.Count), CountValue: p.Count,
-			BarPct: jvmBarPct(p.Count, largest), Class: logColourClass(i), None: p.Count == 0,
+		row := view.LogPatternRow{Pattern: page.Display(p.Pattern), Regexp: p.Regexp, Count: analyze.FormatCount(p.Count), CountValue: p.Count,
+			BarPct: page.BarPct(p.Count, largest), Class: logColourClass(i), None: p.Count == 0,
 			Role: strings.Join(roles[logs.Pattern{Text: p.Pattern, Regexp: p.Regexp}], ", ")}
 		if perFile && len(lr.Files) > 1 {
 			for _, n := range p.Files {
@@ -266,11 +265,11 @@ func logColourClass(i int) string { return "logc" + strconv.Itoa(i%logColours+1)
 // logPairView formats one pair with its first rows keys never closed (all when
 // rows is 0).
 func logPairView(p logs.PairReport, rows int, showAll, csv string) view.LogPairView {
-	v := view.LogPairView{Name: p.Name, Start: logDisplay(p.Start.Text), Close: logDisplay(p.Close.Text),
+	v := view.LogPairView{Name: p.Name, Start: page.Display(p.Start.Text), Close: page.Display(p.Close.Text),
 		StartRegexp: p.Start.Regexp, CloseRegexp: p.Close.Regexp,
 		Starts: analyze.FormatCount(p.Starts), Closes: analyze.FormatCount(p.Closes), Open: analyze.FormatCount(p.Open),
 		StartsValue: p.Starts, ClosesValue: p.Closes, OpenValue: p.Open, BarMax: logPairBarMax,
-		Measurable: p.Measurable, NotMeasurable: logDisplay(p.NotMeasurable), Fallback: logDisplay(p.Fallback)}
+		Measurable: p.Measurable, NotMeasurable: page.Display(p.NotMeasurable), Fallback: page.Display(p.Fallback)}
 	if largest := max(p.Starts, p.Closes); largest > 0 {
 		v.StartW = int(p.Starts * logPairBarMax / largest)
 		v.CloseW = int(p.Closes * logPairBarMax / largest)
@@ -284,7 +283,7 @@ func logPairView(p logs.PairReport, rows int, showAll, csv string) view.LogPairV
 	if p.Key == "" {
 		return v
 	}
-	v.Keyed, v.Key, v.Truncated, v.CSV = true, logDisplay(p.Key), p.KeysTruncated, csv
+	v.Keyed, v.Key, v.Truncated, v.CSV = true, page.Display(p.Key), p.KeysTruncated, csv
 	v.KeysStarted, v.KeysClosed = analyze.FormatCount(p.KeysStarted), analyze.FormatCount(p.KeysClosed)
 	v.UnclosedCount = analyze.FormatCount(int64(len(p.UnclosedKeys)))
 	v.UnkeyedStarts, v.UnkeyedClose = analyze.FormatCount(p.UnkeyedStarts), analyze.FormatCount(p.UnkeyedCloses)
@@ -295,10 +294,10 @@ func logPairView(p logs.PairReport, rows int, showAll, csv string) view.LogPairV
 	}
 	v.Count = len(shown)
 	for i, k := range shown {
-		v.Keys = append(v.Keys, view.LogOpenKeyRow{Rank: i + 1, Key: logDisplay(k.Key),
+		v.Keys = append(v.Keys, view.LogOpenKeyRow{Rank: i + 1, Key: page.Display(k.Key),
 			Open: analyze.FormatCount(k.Open), Starts: analyze.FormatCount(k.Starts), Closes: analyze.FormatCount(k.Closes), OpenValue: k.Open,
-			FirstFile: logDisplay(k.First.File), FirstLine: strconv.FormatInt(k.First.Line, 10), FirstAt: logs.FormatTime(k.First.Time),
-			LastFile: logDisplay(k.Last.File), LastLine: strconv.FormatInt(k.Last.Line, 10), LastAt: logs.FormatTime(k.Last.Time)})
+			FirstFile: page.Display(k.First.File), FirstLine: strconv.FormatInt(k.First.Line, 10), FirstAt: logs.FormatTime(k.First.Time),
+			LastFile: page.Display(k.Last.File), LastLine: strconv.FormatInt(k.Last.Line, 10), LastAt: logs.FormatTime(k.Last.Time)})
 	}
 	return v
 }
@@ -311,14 +310,14 @@ func logSpanViews(lr *logs.Report) []view.LogSpanView {
 		if sp.Else.Text != "" {
 			until += ", else the last " + logPatternCode(sp.Else)
 		}
-		v := view.LogSpanView{Name: logDisplay(sp.Name), From: logDisplay(sp.From.String()), Until: until,
-			Measurable: sp.Measurable, Duration: sp.Duration, Millis: sp.Millis, EndedBy: logDisplay(sp.EndedBy),
-			NotMeasurable: logDisplay(sp.NotMeasurable)}
+		v := view.LogSpanView{Name: page.Display(sp.Name), From: page.Display(sp.From.String()), Until: until,
+			Measurable: sp.Measurable, Duration: sp.Duration, Millis: sp.Millis, EndedBy: page.Display(sp.EndedBy),
+			NotMeasurable: page.Display(sp.NotMeasurable)}
 		if sp.Start != nil {
-			v.Start = logDisplay(sp.Start.String())
+			v.Start = page.Display(sp.Start.String())
 		}
 		if sp.End != nil {
-			v.End = logDisplay(sp.End.String())
+			v.End = page.Display(sp.End.String())
 		}
 		out = append(out, v)
 	}
@@ -326,7 +325,7 @@ func logSpanViews(lr *logs.Report) []view.LogSpanView {
 }
 
 // logPatternCode quotes a pattern for prose: “text”, or “/regexp/”.
-func logPatternCode(p logs.Pattern) string { return "“" + logDisplay(p.String()) + "”" }
+func logPatternCode(p logs.Pattern) string { return "“" + page.Display(p.String()) + "”" }
 
 // logNotices explains what the numbers do not cover.
 func logNotices(lr *logs.Report) []string {
@@ -347,7 +346,7 @@ func logNotices(lr *logs.Report) []string {
 	}
 	for _, f := range lr.Files {
 		if f.Kind != "" && f.Kind != string(analyze.KindLog) {
-			out = append(out, fmt.Sprintf("%s looks like a %s, not a log; it was counted line by line all the same.", logDisplay(f.Name), analyze.Kind(f.Kind).Description()))
+			out = append(out, fmt.Sprintf("%s looks like a %s, not a log; it was counted line by line all the same.", page.Display(f.Name), analyze.Kind(f.Kind).Description()))
 		}
 	}
 	return out
@@ -397,7 +396,7 @@ func logTimeline(lr *logs.Report) *view.LogTimeline {
 				continue
 			}
 			bar.Total += n
-			fmt.Fprintf(&title, "\n%s: %s", logShort(logDisplay(logs.Pattern{Text: lr.Patterns[k].Pattern, Regexp: lr.Patterns[k].Regexp}.String()), 60), analyze.FormatCount(n))
+			fmt.Fprintf(&title, "\n%s: %s", page.Short(page.Display(logs.Pattern{Text: lr.Patterns[k].Pattern, Regexp: lr.Patterns[k].Regexp}.String()), 60), analyze.FormatCount(n))
 			if yMax == 0 {
 				continue
 			}
@@ -412,7 +411,7 @@ func logTimeline(lr *logs.Report) *view.LogTimeline {
 		t.Bars = append(t.Bars, bar)
 	}
 	for k, p := range lr.Patterns {
-		t.Legend = append(t.Legend, view.LogLegend{Label: logShort(logDisplay(logs.Pattern{Text: p.Pattern, Regexp: p.Regexp}.String()), 60), Class: logColourClass(k)})
+		t.Legend = append(t.Legend, view.LogLegend{Label: page.Short(page.Display(logs.Pattern{Text: p.Pattern, Regexp: p.Regexp}.String()), 60), Class: logColourClass(k)})
 	}
 	return t
 }
@@ -482,41 +481,4 @@ func logOpenLineCharts(lr *logs.Report) []logOpenChart {
 			Series: []linechart.Series{{Key: "open", Name: "still open (" + p.Name + ")", Class: "s4", Values: values}}}})
 	}
 	return charts
-}
-
-// logDisplay makes text from a log shown as text: valid UTF-8, and control
-// characters (NUL, escape…) as their visible Unicode pictures, so nothing is
-// silently dropped or reinterpreted by the browser. Escaping is templ's job.
-func logDisplay(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || (unicode.IsControl(r) && r != '\t') }) {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError:
-			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				b.WriteRune('\uFFFD')
-			} else {
-				b.WriteRune(r)
-			}
-		case r < 0x20 && r != '\t':
-			b.WriteRune(0x2400 + r)
-		case r == 0x7f:
-			b.WriteRune('\u2421')
-		case unicode.IsControl(r) && r != '\t':
-			b.WriteRune('\uFFFD')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// logShort cuts s to at most n runes, with an ellipsis.
-func logShort(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
+	"github.com/leakui/leakui/web/page"
 )
 
 // logParams are the count parameters of a log report: the patterns, the
@@ -310,7 +311,7 @@ type logQuery struct {
 // parameters.
 func parseLogQuery(v url.Values, def logParams) (logQuery, error) {
 	q := logQuery{params: def, own: true, raw: def.raw()}
-	rows, err := queryRows(v, logDefaultKeyRow, "keys")
+	rows, err := page.QueryRows(v, logDefaultKeyRow, "keys")
 	if err != nil {
 		return q, err
 	}

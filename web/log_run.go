@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
@@ -52,8 +53,8 @@ func (s *Server) runLogView(ctx context.Context, runID string, spec lab.Spec) (*
 		return nil, err
 	}
 	p := logParams{Preset: logRunPreset(spec.Workload)}
-	v := &view.RunLogView{Name: a.Name, Size: analyze.FormatBytes(a.Size), Download: artifactURL(a.SHA256),
-		Preset: p.Preset, PresetTitle: "none", Action: runLogURL(runID)}
+	v := &view.RunLogView{Name: a.Name, Size: analyze.FormatBytes(a.Size), Download: page.ArtifactURL(a.SHA256),
+		Preset: p.Preset, PresetTitle: "none", Action: page.RunLogURL(runID)}
 	if pr, ok := logs.LookupPreset(p.Preset); ok {
 		v.PresetTitle = pr.Title
 	}
@@ -83,7 +84,7 @@ func (s *Server) runLogView(ctx context.Context, runID string, spec lab.Spec) (*
 // run's stored log, counted with the workload's preset, and redirects to it.
 // The artifact is already stored; the report only refers to it.
 func (s *Server) handleCountRunLog(w http.ResponseWriter, r *http.Request) error {
-	id := chiParam(r, "id")
+	id := page.URLParam(r, "id")
 	run, err := s.store.Run(r.Context(), id)
 	if err != nil {
 		return err
@@ -96,17 +97,17 @@ func (s *Server) handleCountRunLog(w http.ResponseWriter, r *http.Request) error
 		return serrors.Errorf(http.StatusNotFound, "run %s stored no log (it has not ended, or its workload wrote none)", id)
 	}
 	var spec lab.Spec
-	jsonUnmarshal(run.Spec, &spec)
+	page.Unmarshal(run.Spec, &spec)
 	p := logParams{Preset: logRunPreset(spec.Workload)}
 	lr, err := s.logCountArtifacts(r.Context(), []store.ReportArtifact{{Artifact: store.Artifact{SHA256: a.SHA256}, Name: a.Name}}, p)
 	if err != nil {
 		return err
 	}
-	rep := &store.Report{Kind: kindLog, Params: mustJSON(p.asMap()), Summary: mustJSON(logSummaryOf(lr))}
+	rep := &store.Report{Kind: kindLog, Params: page.MustJSON(p.asMap()), Summary: page.MustJSON(logSummaryOf(lr))}
 	label := fmt.Sprintf("log of run %s (%s)", id, spec.Title())
-	if err := s.store.CreateReport(r.Context(), rep, []store.Upload{{Name: a.Name, SHA256: a.SHA256, Label: cleanText(label, 200)}}); err != nil {
+	if err := s.store.CreateReport(r.Context(), rep, []store.Upload{{Name: a.Name, SHA256: a.SHA256, Label: page.CleanText(label, 200)}}); err != nil {
 		return err
 	}
-	http.Redirect(w, r, reportURL(rep.ID), http.StatusSeeOther)
+	http.Redirect(w, r, page.ReportURL(rep.ID), http.StatusSeeOther)
 	return nil
 }

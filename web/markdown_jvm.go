@@ -8,6 +8,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/web/page"
 )
 
 // The Markdown summaries of the JVM reports: the analyses in analyze/jvm return
@@ -29,7 +30,7 @@ func jvmHistogramMarkdown(h *jvm.Histogram, n int) string {
 	b.WriteString(markdown.TableHead(markdown.Right("#"), markdown.Left("class"), markdown.Right("instances"), markdown.Right("bytes"), markdown.Right("share")))
 	for i, c := range jvmFirst(h.Ranked(jvm.ByBytes), n) {
 		b.WriteString(markdown.Row(strconv.Itoa(i+1), jvm.ClassLabel(c.Name, markdown.Code), analyze.FormatCount(c.Instances),
-			analyze.FormatBytes(c.Bytes), jvmShare(c.Bytes, h.TotalBytes)))
+			analyze.FormatBytes(c.Bytes), page.Share(c.Bytes, h.TotalBytes)))
 	}
 	if rest := len(h.Classes) - n; n > 0 && rest > 0 {
 		fmt.Fprintf(&b, "\n…and %s more classes.\n", analyze.FormatCount(int64(rest)))
@@ -85,7 +86,7 @@ func jvmNMTMarkdown(n *jvm.NMT) string {
 	}
 	b.WriteString("\n" + markdown.TableHead(cols...))
 	for _, c := range n.ByCommitted() {
-		cells := []string{markdown.Escape(c.Name), analyze.FormatBytes(c.Committed), analyze.FormatBytes(c.Reserved), jvmShare(c.Committed, n.TotalCommitted)}
+		cells := []string{markdown.Escape(c.Name), analyze.FormatBytes(c.Committed), analyze.FormatBytes(c.Reserved), page.Share(c.Committed, n.TotalCommitted)}
 		if n.Diff {
 			cells = append(cells, analyze.FormatSignedValue(c.CommittedDelta, "bytes"))
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -98,7 +99,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 	}
 	defer ps.release()
 	q := ps.q
-	link := absoluteURL(r, ps.q.url(reportURL(rep.ID), nil))
+	link := page.Absolute(r, ps.q.url(page.ReportURL(rep.ID), nil))
 	var notices []string
 	if q.mode == modeSeries {
 		rep, err := ps.profileSeries(&notices)
@@ -108,7 +109,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		fmt.Fprintf(w, "### leakui series: %d profiles\n\n- Report: %s\n", len(ps.profiles), link)
 		writeSeriesMarkdown(w, rep)
 		writeNotices(w, notices)
-		fmt.Fprintf(w, "\n![Total %s](%s)\n", markdown.Escape(rep.SampleType), absoluteURL(r, q.url(reportChartImageURL(ps.rep.ID, "totals", ""), nil)))
+		fmt.Fprintf(w, "\n![Total %s](%s)\n", markdown.Escape(rep.SampleType), page.Absolute(r, q.url(page.ReportChartImageURL(ps.rep.ID, "totals", ""), nil)))
 		return nil
 	}
 	if q.mode == modeDiff {
@@ -136,7 +137,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 			fmt.Fprint(w, markdown.Row(analyze.FormatSignedValue(row.Flat, d.Unit), analyze.FormatValue(row.BaseFlat, d.Unit),
 				analyze.FormatValue(row.TargetFlat, d.Unit), analyze.FormatSignedValue(row.Cum, d.Unit), markdown.Code(row.Name)))
 		}
-		fmt.Fprintf(w, "\n![Diff flame graph of %s](%s)\n", markdown.Escape(d.SampleType), absoluteURL(r, reportFlameImageURL(ps)))
+		fmt.Fprintf(w, "\n![Diff flame graph of %s](%s)\n", markdown.Escape(d.SampleType), page.Absolute(r, reportFlameImageURL(ps)))
 		return nil
 	}
 	a := rep.Artifacts[q.file]
@@ -154,7 +155,7 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 	fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
 	fmt.Fprintf(w, "- Kind: pprof profile (%s), %s samples", markdown.Escape(p.Format), analyze.FormatCount(int64(p.Samples())))
 	if t := p.Time(); !t.IsZero() {
-		fmt.Fprintf(w, ", taken %s", formatTime(t))
+		fmt.Fprintf(w, ", taken %s", page.FormatTime(t))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprint(w, "- Totals:")
@@ -176,8 +177,8 @@ func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Repor
 		fmt.Fprint(w, markdown.Row(analyze.FormatValue(row.Flat, top.Unit), analyze.Percent(row.Flat, top.Total),
 			analyze.FormatValue(row.Cum, top.Unit), analyze.Percent(row.Cum, top.Total), markdown.Code(row.Name)))
 	}
-	fmt.Fprintf(w, "\n![Flame graph of %s](%s)\n", markdown.Escape(top.SampleType), absoluteURL(r, reportFlameImageURL(ps)))
-	fmt.Fprintf(w, "\nOpen it with %s.\n", markdown.Code("go tool pprof "+absoluteURL(r, artifactURL(a.SHA256))))
+	fmt.Fprintf(w, "\n![Flame graph of %s](%s)\n", markdown.Escape(top.SampleType), page.Absolute(r, reportFlameImageURL(ps)))
+	fmt.Fprintf(w, "\nOpen it with %s.\n", markdown.Code("go tool pprof "+page.Absolute(r, page.ArtifactURL(a.SHA256))))
 	return nil
 }
 
@@ -191,7 +192,7 @@ func writeNotices(w io.Writer, notices []string) {
 // base report's profile → this report's profile; 303 to it.
 func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error {
 	s := rs.s
-	target, err := s.store.Report(r.Context(), chiParam(r, "id"))
+	target, err := s.store.Report(r.Context(), page.URLParam(r, "id"))
 	if err != nil {
 		return err
 	}
@@ -216,7 +217,7 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 	if _, err := pprof.Diff(bp, tp, tp.DefaultSampleIndex()); err != nil {
 		return err
 	}
-	rep := &store.Report{Kind: modeDiff, Params: []byte(`{}`), Summary: mustJSON(profileSummaryOf(tp))}
+	rep := &store.Report{Kind: modeDiff, Params: []byte(`{}`), Summary: page.MustJSON(profileSummaryOf(tp))}
 	refs := []store.Upload{
 		{Name: base.Artifacts[0].Name, Label: base.Artifacts[0].Label, SHA256: base.Artifacts[0].SHA256},
 		{Name: target.Artifacts[0].Name, Label: target.Artifacts[0].Label, SHA256: target.Artifacts[0].SHA256},
@@ -224,10 +225,10 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 	if err := s.store.CreateReport(r.Context(), rep, refs); err != nil {
 		return err
 	}
-	if wantsJSON(r) {
-		return writeJSON(w, http.StatusCreated, map[string]string{"report_id": rep.ID, "report_url": reportURL(rep.ID)})
+	if page.WantsJSON(r) {
+		return page.JSON(w, http.StatusCreated, map[string]string{"report_id": rep.ID, "report_url": page.ReportURL(rep.ID)})
 	}
-	http.Redirect(w, r, reportURL(rep.ID), http.StatusSeeOther)
+	http.Redirect(w, r, page.ReportURL(rep.ID), http.StatusSeeOther)
 	return nil
 }
 

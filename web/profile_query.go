@@ -8,6 +8,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -52,7 +53,7 @@ const trimPprof = "pprof"
 func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error) {
 	v := r.URL.Query()
 	n := len(rep.Artifacts)
-	q := profileQuery{mode: rep.Kind, defaultMode: rep.Kind, files: n, view: viewTop, sampleType: v.Get("si"), rows: defaultTopRows}
+	q := profileQuery{mode: rep.Kind, defaultMode: rep.Kind, files: n, view: viewTop, sampleType: v.Get("si"), rows: page.DefaultRows}
 	if m := v.Get("mode"); m != "" {
 		q.mode = m
 	}
@@ -74,10 +75,10 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 		q.view = view
 	}
 	var err error
-	if q.rows, err = queryRows(v, q.rows, "rows"); err != nil {
+	if q.rows, err = page.QueryRows(v, q.rows, "rows"); err != nil {
 		return q, err
 	}
-	index := func(name string, def int) (int, error) { return queryFile(v, name, def, n) }
+	index := func(name string, def int) (int, error) { return page.QueryFile(v, name, def, n) }
 	if q.file, err = index("file", 0); err != nil {
 		return q, err
 	}

@@ -12,11 +12,9 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
-
-// defaultTopRows is how many rows a table shows before "show all".
-const defaultTopRows = 50
 
 // profileSet is a report's profiles, loaded, with the query that selects a view.
 type profileSet struct {
@@ -129,123 +127,123 @@ func (s *Server) showProfiles(w http.ResponseWriter, r *http.Request, rep *store
 		return err
 	}
 	defer ps.release()
-	page, err := s.profilePage(r.Context(), ps)
+	pg, err := s.profilePage(r.Context(), ps)
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "reports", Description: bannerDescription(page.Verdict)}, view.ProfileReportPage(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: bannerDescription(pg.Verdict)}, view.ProfileReportPage(pg))
 }
 
 // profilePage builds the page model.
 func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileReport, error) {
 	rep, q := ps.rep, ps.q
-	path := reportURL(rep.ID)
-	page := view.ProfileReport{
-		ID: rep.ID, Created: formatTime(rep.CreatedAt), Permalink: path,
+	path := page.ReportURL(rep.ID)
+	pg := view.ProfileReport{
+		ID: rep.ID, Created: page.FormatTime(rep.CreatedAt), Permalink: path,
 		Links: []view.Link{
-			{Label: "JSON", URL: q.url(reportJSONURL(rep.ID), nil)},
+			{Label: "JSON", URL: q.url(page.ReportJSONURL(rep.ID), nil)},
 			{Label: "Markdown", URL: q.url(path+".md", nil)},
 		},
 	}
 	for i, a := range rep.Artifacts {
 		p := ps.profiles[i]
 		fi := view.FileInfo{Name: a.Name, Kind: "pprof " + strings.Join(typeNames(p), "/") + " (" + p.Format + ")",
-			Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)}
+			Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: page.ArtifactURL(a.SHA256)}
 		if t := p.Time(); !t.IsZero() {
-			fi.Time = formatTime(t)
+			fi.Time = page.FormatTime(t)
 		}
-		page.Files = append(page.Files, fi)
-		if page.Label == "" {
-			page.Label = a.Label
+		pg.Files = append(pg.Files, fi)
+		if pg.Label == "" {
+			pg.Label = a.Label
 		}
 	}
 	shown := ps.shown()
 	switch q.mode {
 	case modeDiff:
-		page.Title = fmt.Sprintf("%s → %s", rep.Artifacts[q.base].Name, rep.Artifacts[q.target].Name)
+		pg.Title = fmt.Sprintf("%s → %s", rep.Artifacts[q.base].Name, rep.Artifacts[q.target].Name)
 	case modeSeries:
-		page.Title = fmt.Sprintf("Series of %d profiles", len(ps.profiles))
+		pg.Title = fmt.Sprintf("Series of %d profiles", len(ps.profiles))
 	default:
-		page.Title = rep.Artifacts[q.file].Name
-		page.Meta = profileMeta(shown)
+		pg.Title = rep.Artifacts[q.file].Name
+		pg.Meta = profileMeta(shown)
 	}
-	page.Modes = ps.modeLinks(path)
+	pg.Modes = ps.modeLinks(path)
 	for i, st := range shown.SampleTypes() {
 		key := ""
 		if i < 9 {
 			key = strconv.Itoa(i + 1)
 		}
-		page.Types = append(page.Types, view.Link{
+		pg.Types = append(pg.Types, view.Link{
 			Label: st.Type, Value: analyze.FormatValue(st.Total, st.Unit), Key: key, Current: i == ps.si,
 			URL: q.url(path, func(v url.Values) { v.Set("si", st.Type) }),
 		})
 	}
-	page.Views = []view.Link{
+	pg.Views = []view.Link{
 		{Label: "top", URL: q.url(path, func(v url.Values) { v.Del("view") }), Current: q.view == viewTop},
 		{Label: "flame graph", URL: q.url(path, func(v url.Values) { v.Set("view", viewFlame) }), Current: q.view == viewFlame},
 	}
-	page.Filter = ps.filterForm(path)
+	pg.Filter = ps.filterForm(path)
 	// Views registered in profileViews (goroutine groups) render themselves.
-	page.Views = append(page.Views, ps.extraViewLinks(path)...)
+	pg.Views = append(pg.Views, ps.extraViewLinks(path)...)
 	if shown.IsGoroutineLeakProfile() && q.view != viewGoroutines {
-		page.Notices = append(page.Notices, "This is the Go runtime's goroutineleak profile: every goroutine in it is proven leaked by the Go runtime. The goroutine groups view lists them by stack.")
+		pg.Notices = append(pg.Notices, "This is the Go runtime's goroutineleak profile: every goroutine in it is proven leaked by the Go runtime. The goroutine groups view lists them by stack.")
 	}
 	if pv, ok, err := ps.extraView(); ok || err != nil {
 		if err != nil {
-			return page, err
+			return pg, err
 		}
-		return page, pv.page(s, ctx, ps, &page)
+		return pg, pv.page(s, ctx, ps, &pg)
 	}
 	switch q.mode {
 	case modeDiff:
 		var d view.DiffTable
 		if q.view == viewFlame {
-			cut, err := s.diffFlameCut(ctx, ps, &page.Notices)
+			cut, err := s.diffFlameCut(ctx, ps, &pg.Notices)
 			if err != nil {
-				return page, err
+				return pg, err
 			}
 			d = ps.diffFlameTable(cut)
-			page.Links = append(page.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
+			pg.Links = append(pg.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
 		} else {
-			base, target, err := ps.filteredPair(&page.Notices)
+			base, target, err := ps.filteredPair(&pg.Notices)
 			if err != nil {
-				return page, err
+				return pg, err
 			}
 			if d, err = ps.diffTable(path, base, target); err != nil {
-				return page, err
+				return pg, err
 			}
 		}
-		page.Diff = &d
-		page.Verdict = diffBanner(d)
+		pg.Diff = &d
+		pg.Verdict = diffBanner(d)
 	case modeSeries:
-		rep, err := ps.profileSeries(&page.Notices)
+		rep, err := ps.profileSeries(&pg.Notices)
 		if err != nil {
-			return page, err
+			return pg, err
 		}
 		sv := seriesView("profiles", rep, false, func(order []int) string {
 			return q.url(path, func(v url.Values) { v.Set("order", formatOrder(order)) })
 		})
 		sv.InBanner = true
-		sv.Chart.ImageURL = q.url(reportChartImageURL(ps.rep.ID, "totals", ""), nil)
-		page.Series = &sv
-		page.Verdict = seriesBanner(rep)
-		page.Views = nil
+		sv.Chart.ImageURL = q.url(page.ReportChartImageURL(ps.rep.ID, "totals", ""), nil)
+		pg.Series = &sv
+		pg.Verdict = seriesBanner(rep)
+		pg.Views = nil
 	default:
-		p, err := ps.filtered(shown, &page.Notices)
+		p, err := ps.filtered(shown, &pg.Notices)
 		if err != nil {
-			return page, err
+			return pg, err
 		}
 		if q.view == viewFlame {
 			cut, err := s.flameCut(ctx, ps, q.file, nil) // filtered has given the notices
 			if err != nil {
-				return page, err
+				return pg, err
 			}
 			f := flameView("flame-data", cut)
 			ps.linkFlame(&f, path)
-			page.Flame = &f
-			page.Links = append(page.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
-			if page.Top, err = ps.sideTable(p, path); err != nil {
-				return page, err
+			pg.Flame = &f
+			pg.Links = append(pg.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
+			if pg.Top, err = ps.sideTable(p, path); err != nil {
+				return pg, err
 			}
 		} else {
 			nodeFraction := 0.0 // every row: the marks pprof -top -nodefraction=0 prints
@@ -254,11 +252,11 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 			}
 			marks, err := p.InlineMarks(ps.si, nodeFraction, pprof.DefaultEdgeFraction)
 			if err != nil {
-				return page, err
+				return pg, err
 			}
 			top, err := p.Top(ps.si)
 			if err != nil {
-				return page, err
+				return pg, err
 			}
 			sortTopRows(top.Rows, q.sort)
 			t := topTable(top, marks, q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), q.pprofTrim,
@@ -270,18 +268,18 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 					}
 				}))
 			ps.linkTopTable(&t, path)
-			page.Top = &t
-			page.Verdict = topBanner(t)
+			pg.Top = &t
+			pg.Verdict = topBanner(t)
 		}
 		if q.mode == modeSingle && len(rep.Artifacts) == 1 {
 			cf, err := s.compareForm(ctx, rep, shown)
 			if err != nil {
-				return page, err
+				return pg, err
 			}
-			page.Compare = cf
+			pg.Compare = cf
 		}
 	}
-	return page, nil
+	return pg, nil
 }
 
 // modeLinks offers the views the report's files allow: each file alone, their
@@ -344,7 +342,7 @@ func (ps *profileSet) filterForm(path string) view.FilterForm {
 func profileMeta(p *pprof.Profile) []view.Pair {
 	var m []view.Pair
 	if t := p.Time(); !t.IsZero() {
-		m = append(m, view.Pair{Label: "Profile time", Value: formatTime(t)})
+		m = append(m, view.Pair{Label: "Profile time", Value: page.FormatTime(t)})
 	}
 	if d := p.Duration(); d > 0 {
 		m = append(m, view.Pair{Label: "Duration", Value: d.Round(time.Millisecond).String()})
@@ -465,7 +463,7 @@ func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *pprof.Pr
 	if err != nil {
 		return nil, err
 	}
-	cf := &view.CompareForm{Action: reportCompareURL(rep.ID)}
+	cf := &view.CompareForm{Action: page.ReportCompareURL(rep.ID)}
 	want := strings.Join(typeNames(p), "/")
 	for _, other := range recent {
 		if other.ID == rep.ID || other.Kind != modeSingle {
@@ -479,12 +477,10 @@ func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *pprof.Pr
 		if len(other.Artifacts) > 0 && other.Artifacts[0].Name != "" {
 			name = other.Artifacts[0].Name
 		}
-		cf.Choices = append(cf.Choices, view.Pair{Value: other.ID, Label: fmt.Sprintf("%s (%s)", name, formatTime(other.CreatedAt))})
+		cf.Choices = append(cf.Choices, view.Pair{Value: other.ID, Label: fmt.Sprintf("%s (%s)", name, page.FormatTime(other.CreatedAt))})
 	}
 	return cf, nil
 }
-
-func formatTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") }
 
 func abs(v int64) int64 {
 	if v < 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
@@ -112,12 +113,12 @@ func (ps *profileSet) sandwich(notices *[]string) (pprof.Sandwich, error) {
 }
 
 // sandwichPage fills a profile page with the sandwich of ?fn=.
-func (s *Server) sandwichPage(_ context.Context, ps *profileSet, page *view.ProfileReport) error {
-	sw, err := ps.sandwich(&page.Notices)
+func (s *Server) sandwichPage(_ context.Context, ps *profileSet, pg *view.ProfileReport) error {
+	sw, err := ps.sandwich(&pg.Notices)
 	if err != nil {
 		return err
 	}
-	path := reportURL(ps.rep.ID)
+	path := page.ReportURL(ps.rep.ID)
 	q := ps.q
 	v := view.SandwichView{
 		Name: sw.Name, SampleType: sw.SampleType,
@@ -140,7 +141,7 @@ func (s *Server) sandwichPage(_ context.Context, ps *profileSet, page *view.Prof
 		return out
 	}
 	v.Callers, v.Callees = edges(sw.Callers), edges(sw.Callees)
-	page.Extra = view.SandwichBlock(v)
+	pg.Extra = view.SandwichBlock(v)
 	return nil
 }
 

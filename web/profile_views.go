@@ -20,7 +20,7 @@ type profileView struct {
 	// applies reports whether the view can show these profiles.
 	applies func(ps *profileSet) bool
 	// page fills the page model (Extra, Notices) for the view.
-	page func(s *Server, ctx context.Context, ps *profileSet, page *view.ProfileReport) error
+	page func(s *Server, ctx context.Context, ps *profileSet, pg *view.ProfileReport) error
 	// json fills the JSON twin (doc.Analysis) for the view.
 	json func(s *Server, ctx context.Context, ps *profileSet, doc *reportJSON) error
 }

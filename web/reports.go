@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 )
 
 // reportsResource serves /r/{id} (the page) and /r/{id}.md (the Markdown summary).
@@ -76,16 +76,16 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 	}
 	defer release()
 	doc := reportJSON{
-		ID: rep.ID, Kind: rep.Kind, CreatedAt: rep.CreatedAt, URL: reportURL(rep.ID), MarkdownURL: reportMarkdownURL(rep.ID),
+		ID: rep.ID, Kind: rep.Kind, CreatedAt: rep.CreatedAt, URL: page.ReportURL(rep.ID), MarkdownURL: page.ReportMarkdownURL(rep.ID),
 		Params: rep.Params, Summary: rep.Summary,
 	}
 	for _, a := range rep.Artifacts {
 		doc.Artifacts = append(doc.Artifacts, uploadedArtifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
-			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: artifactURL(a.SHA256)})
+			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: page.ArtifactURL(a.SHA256)})
 	}
 	if rep.Status != store.ReportReady {
 		s.analysisJSON(rep, &doc)
-		return writeJSON(w, http.StatusOK, doc)
+		return page.JSON(w, http.StatusOK, doc)
 	}
 	kind, ok := s.kinds.reports[rep.Kind]
 	if !ok {
@@ -94,7 +94,7 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 	if err := kind.json(s, r, rep, &doc); err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, doc)
+	return page.JSON(w, http.StatusOK, doc)
 }
 
 // markdown renders a report's Markdown summary for a ticket.
@@ -130,19 +130,4 @@ func (s *Server) loadProfile(ctx context.Context, sha string) (*pprof.Profile, e
 	}
 	s.profiles.add(sha, p)
 	return p, nil
-}
-
-// absoluteURL makes a link for a ticket or an API client: -base-url, else the
-// request's own scheme and host, then path.
-func absoluteURL(r *http.Request, path string) string { return baseURLOf(r) + path }
-
-func chiParam(r *http.Request, name string) string { return chi.URLParam(r, name) }
-
-// mustJSON marshals a value known to marshal.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

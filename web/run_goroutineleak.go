@@ -7,6 +7,7 @@ import (
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -86,7 +87,7 @@ func provenLeakSection(j provenLeakJSON) view.Section {
 		return sec
 	}
 	sec.Lines = append(sec.Lines, fmt.Sprintf("%s proven leaked in the last of %s (%s); %d in the first.",
-		plural(j.LastCount, "goroutine"), plural(j.Captures, "goroutineleak capture"), j.LastName, j.FirstCount))
+		page.Plural(j.LastCount, "goroutine"), page.Plural(j.Captures, "goroutineleak capture"), j.LastName, j.FirstCount))
 	for _, g := range j.Groups {
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%d × %s", g.Count, g.Func))
 	}

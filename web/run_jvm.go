@@ -12,6 +12,7 @@ import (
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -99,7 +100,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		for i, f := range fs {
 			uploads[i] = store.Upload{Name: f.Name, SHA256: f.SHA256, Label: f.Label}
 		}
-		rep := &store.Report{Kind: plan.kind, RunID: runID, Params: mustJSON(plan.params), Summary: mustJSON(plan.summary)}
+		rep := &store.Report{Kind: plan.kind, RunID: runID, Params: page.MustJSON(plan.params), Summary: page.MustJSON(plan.summary)}
 		if err := s.store.CreateReport(ctx, rep, uploads); err != nil {
 			return err
 		}
@@ -187,7 +188,7 @@ func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM,
 	if reportID != "" {
 		if rep, err := s.store.Report(ctx, reportID); err == nil {
 			var sum runSummary
-			jsonUnmarshal(rep.Summary, &sum)
+			page.Unmarshal(rep.Summary, &sum)
 			for _, ref := range sum.JVM {
 				j.Reports[ref.Kind] = ref.ReportID
 			}
@@ -252,7 +253,7 @@ func (j *runJVM) view() *view.RunJVM {
 			p.Classes = &t
 		}
 		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
-			p.ReportURL, p.ReportLabel = reportURL(id), "Open as a capture report"
+			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open as a capture report"
 		}
 		out.Parts = append(out.Parts, p)
 	}
@@ -266,7 +267,7 @@ func (j *runJVM) view() *view.RunJVM {
 			p.Headline, p.Figures = j.NMT[0].Headline(), nmtFigures(j.NMT[0])
 		}
 		if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
-			p.ReportURL, p.ReportLabel = reportURL(id), "Open in the JVM native memory view"
+			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open in the JVM native memory view"
 		}
 		out.Parts = append(out.Parts, p)
 	}
@@ -279,8 +280,8 @@ func (j *runJVM) view() *view.RunJVM {
 		}
 		showAll := ""
 		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
-			p.ReportURL, p.ReportLabel = reportURL(id), "Open in the JVM class histogram view"
-			showAll = reportURL(id) + "?n=all"
+			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open in the JVM class histogram view"
+			showAll = page.ReportURL(id) + "?n=all"
 		}
 		t := jvmClassTable(h, jvm.ByBytes, runJVMClassRows, showAll)
 		p.Classes = &t
@@ -325,14 +326,14 @@ func (j *runJVM) json() runJVMJSON {
 	if j.Capture != nil {
 		out.Capture = &runCaptureJSON{Files: j.CaptureFiles, captureSummary: captureSummaryOf(j.Capture)}
 		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
-			out.Capture.ReportURL = reportURL(id)
+			out.Capture.ReportURL = page.ReportURL(id)
 		}
 	}
 	if out.NMTComparison != nil {
 		out.NativeLeak = out.NMTComparison.NativeLeak
 	}
 	if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
-		out.NMTReportURL = reportURL(id)
+		out.NMTReportURL = page.ReportURL(id)
 	}
 	if h := j.Histogram; h != nil {
 		out.HistogramFile = j.HistoFile
@@ -340,7 +341,7 @@ func (j *runJVM) json() runJVMJSON {
 		out.Histogram = &jvmHistogramOf{Classes: len(h.Classes), TotalInstances: h.TotalInstances, TotalBytes: h.TotalBytes,
 			InflaterInstance: c.Instances, Largest: jvmFirst(h.Ranked(jvm.ByBytes), runJVMClassRows)}
 		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
-			out.HistoReport = reportURL(id)
+			out.HistoReport = page.ReportURL(id)
 		}
 	}
 	return out
@@ -358,7 +359,7 @@ func (j *runJVM) markdown(w io.Writer, r *http.Request) {
 			fmt.Fprintf(w, " `java.util.zip.Inflater` alive (`inflaters_alive`): %s.", analyze.FormatCount(*n))
 		}
 		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
-			fmt.Fprintf(w, " Report %s", absoluteURL(r, reportURL(id)))
+			fmt.Fprintf(w, " Report %s", page.Absolute(r, page.ReportURL(id)))
 		}
 		fmt.Fprintln(w)
 	}
@@ -367,7 +368,7 @@ func (j *runJVM) markdown(w io.Writer, r *http.Request) {
 			markdown.Escape(joinArrow(j.NMTFiles)), analyze.FormatBytes(d.BaseTotalCommitted), analyze.FormatBytes(d.TotalCommitted),
 			analyze.FormatSignedValue(d.TotalCommittedDelta, "bytes"), analyze.FormatSignedValue(d.NonHeapCommittedDelta, "bytes"))
 		if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
-			fmt.Fprintf(w, "; report %s", absoluteURL(r, reportURL(id)))
+			fmt.Fprintf(w, "; report %s", page.Absolute(r, page.ReportURL(id)))
 		}
 		fmt.Fprintln(w)
 	}
@@ -378,7 +379,7 @@ func (j *runJVM) markdown(w io.Writer, r *http.Request) {
 			fmt.Fprintf(w, "; %s %s instances", markdown.Code(inflaterClass), analyze.FormatCount(c.Instances))
 		}
 		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
-			fmt.Fprintf(w, "; report %s", absoluteURL(r, reportURL(id)))
+			fmt.Fprintf(w, "; report %s", page.Absolute(r, page.ReportURL(id)))
 		}
 		fmt.Fprintln(w)
 	}

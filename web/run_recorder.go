@@ -12,6 +12,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -21,7 +22,7 @@ type runRecorder struct{ s *Server }
 
 // Progress implements lab.Recorder.
 func (rr runRecorder) Progress(ctx context.Context, runID string, p lab.Progress, leaseUntil time.Time) error {
-	return rr.s.store.UpdateRunProgress(ctx, runID, mustJSON(p), leaseUntil)
+	return rr.s.store.UpdateRunProgress(ctx, runID, page.MustJSON(p), leaseUntil)
 }
 
 // Capture implements lab.Recorder: the bytes become an artifact of the run.
@@ -47,7 +48,7 @@ func (rr runRecorder) Capture(ctx context.Context, runID string, c lab.Capture) 
 // ends failed, with the reason, and without a report.
 func (rr runRecorder) Finish(ctx context.Context, runID string, spec lab.Spec, p lab.Progress) error {
 	s := rr.s
-	run := &store.Run{ID: runID, Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Error: p.Error, Progress: mustJSON(p)}
+	run := &store.Run{ID: runID, Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Error: p.Error, Progress: page.MustJSON(p)}
 	if err := rr.report(ctx, run, spec, p); err != nil {
 		if errors.Is(err, store.ErrFull) || ctx.Err() != nil {
 			return err
@@ -57,7 +58,7 @@ func (rr runRecorder) Finish(ctx context.Context, runID string, spec lab.Spec, p
 		run.Status, run.Verdict, run.ReportID = lab.StatusFailed, "", ""
 		run.Error = "its report could not be made: " + msg
 		p.Status, p.Verdict, p.Error = run.Status, "", run.Error
-		run.Progress = mustJSON(p)
+		run.Progress = page.MustJSON(p)
 	}
 	return s.store.FinishRun(ctx, run)
 }
@@ -88,8 +89,8 @@ func (rr runRecorder) report(ctx context.Context, run *store.Run, spec lab.Spec,
 		}
 		rep := &store.Report{
 			Kind: kindRun, RunID: runID,
-			Params:  mustJSON(map[string]any{"run_id": runID, "spec": spec}),
-			Summary: mustJSON(runSummary{Title: spec.Title(), Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Counters: p.Counters, JVM: jvmRefs}),
+			Params:  page.MustJSON(map[string]any{"run_id": runID, "spec": spec}),
+			Summary: page.MustJSON(runSummary{Title: spec.Title(), Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Counters: p.Counters, JVM: jvmRefs}),
 		}
 		if err := s.store.CreateReport(ctx, rep, refs); err != nil {
 			return err
@@ -187,7 +188,7 @@ func (rr runRecorder) captureReport(ctx context.Context, runID string, spec lab.
 	if len(arts) > 2 {
 		kind, sum.Profiles = seriesKind, len(arts)
 	}
-	rep := &store.Report{Kind: kind, RunID: runID, Params: mustJSON(map[string]any{"ordered_by": "capture time", "target": spec.Variant}), Summary: mustJSON(sum)}
+	rep := &store.Report{Kind: kind, RunID: runID, Params: page.MustJSON(map[string]any{"ordered_by": "capture time", "target": spec.Variant}), Summary: page.MustJSON(sum)}
 	if err := rr.s.store.CreateReport(ctx, rep, refs); err != nil {
 		return "", err
 	}

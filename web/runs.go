@@ -12,6 +12,7 @@ import (
 
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
@@ -49,7 +50,7 @@ func (s *Server) startRun(r *http.Request, spec lab.Spec) (string, error) {
 	id := store.NewID()
 	run, err := s.lab.Start(id, spec, func(spec lab.Spec) error {
 		return s.store.CreateRun(r.Context(), &store.Run{
-			ID: id, Workload: spec.Workload, Spec: mustJSON(spec), Owner: s.owner,
+			ID: id, Workload: spec.Workload, Spec: page.MustJSON(spec), Owner: s.owner,
 			LeaseUntil: time.Now().Add(s.lab.Lease()),
 		})
 	})
@@ -57,7 +58,7 @@ func (s *Server) startRun(r *http.Request, spec lab.Spec) (string, error) {
 		return "", err
 	}
 	// The run's spec has its defaults filled in; the request's may not.
-	s.log.Info("run started", "run", id, "spec", run.Spec.Title(), "client", clientIP(r))
+	s.log.Info("run started", "run", id, "spec", run.Spec.Title(), "client", page.ClientIP(r))
 	return id, nil
 }
 
@@ -83,8 +84,8 @@ func (rs runsResource) startAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", runURL(id))
-	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "url": runURL(id)})
+	w.Header().Set("Location", page.RunURL(id))
+	return page.JSON(w, http.StatusAccepted, map[string]string{"id": id, "url": page.RunURL(id)})
 }
 
 // startForm is POST /runs from the dashboard: 303 to the run's page.
@@ -131,7 +132,7 @@ func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, runURL(id), http.StatusSeeOther)
+	http.Redirect(w, r, page.RunURL(id), http.StatusSeeOther)
 	return nil
 }
 
@@ -202,12 +203,12 @@ func (rs runsResource) getAPI(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	doc := runJSON{
-		ID: run.ID, URL: runURL(run.ID), Workload: run.Workload, Spec: run.Spec, Status: p.Status, Verdict: p.Verdict,
+		ID: run.ID, URL: page.RunURL(run.ID), Workload: run.Workload, Spec: run.Spec, Status: p.Status, Verdict: p.Verdict,
 		Reason: p.Reason, Error: p.Error, Counters: p.Counters, Step: p.Step, Steps: p.Steps, Snapshots: p.Snapshots,
 		CreatedAt: run.CreatedAt, Progress: p,
 	}
 	if run.ReportID != "" {
-		doc.ReportURL = reportURL(run.ReportID)
+		doc.ReportURL = page.ReportURL(run.ReportID)
 	}
 	if !run.FinishedAt.IsZero() {
 		doc.FinishedAt = &run.FinishedAt
@@ -215,7 +216,7 @@ func (rs runsResource) getAPI(w http.ResponseWriter, r *http.Request) error {
 	if doc.Counters == nil {
 		doc.Counters = map[string]int64{}
 	}
-	return writeJSON(w, http.StatusOK, doc)
+	return page.JSON(w, http.StatusOK, doc)
 }
 
 // cancel stops a run running here.
@@ -236,7 +237,7 @@ func (s *Server) cancelRun(r *http.Request, id string) error {
 		}
 		return err
 	}
-	s.log.Info("run cancelled", "run", id, "client", clientIP(r))
+	s.log.Info("run cancelled", "run", id, "client", page.ClientIP(r))
 	return nil
 }
 
@@ -246,7 +247,7 @@ func (rs runsResource) cancelAPI(w http.ResponseWriter, r *http.Request) error {
 	if err := rs.s.cancelRun(r, id); err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "status": "cancelling"})
+	return page.JSON(w, http.StatusAccepted, map[string]string{"id": id, "status": "cancelling"})
 }
 
 // cancelForm is POST /runs/{id}/cancel from the page: 303 back to it.
@@ -255,17 +256,17 @@ func (rs runsResource) cancelForm(w http.ResponseWriter, r *http.Request) error 
 	if err := rs.s.cancelRun(r, id); err != nil {
 		return err
 	}
-	http.Redirect(w, r, runURL(id), http.StatusSeeOther)
+	http.Redirect(w, r, page.RunURL(id), http.StatusSeeOther)
 	return nil
 }
 
 // show is GET /runs/{id}: live while running, the report once ended.
 func (rs runsResource) show(w http.ResponseWriter, r *http.Request) error {
-	page, err := rs.s.runPage(r, chi.URLParam(r, "id"))
+	pg, err := rs.s.runPage(r, chi.URLParam(r, "id"))
 	if err != nil {
 		return err
 	}
-	return rs.s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "runs", Description: bannerDescription(page.Banner)}, view.RunView(page))
+	return rs.s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: bannerDescription(pg.Banner)}, view.RunView(pg))
 }
 
 // compare is GET /runs/compare?a=ID&b=ID (or ?run=ID&run=ID from the dashboard).

@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/internal/spark"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -30,7 +31,7 @@ func seriesView(id string, rep *series.Report, compact bool, moveURL func(order 
 	for i, sn := range rep.Snapshots {
 		s := view.SeriesSnap{Label: sn.Name, Total: analyze.FormatValue(sn.Total, rep.Unit)}
 		if !sn.Time.IsZero() {
-			s.Time = formatTime(sn.Time)
+			s.Time = page.FormatTime(sn.Time)
 		}
 		if moveURL != nil && i > 0 {
 			s.Up = moveURL(swapped(order, i, i-1))

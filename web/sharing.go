@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -26,9 +27,6 @@ func ParseBaseURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// baseURLKey carries Config.BaseURL in a request's context, for absoluteURL.
-type baseURLKey struct{}
-
 // withBaseURL puts Config.BaseURL into every request's context, so that links
 // written for other places (the upload API's report_url, Markdown summaries)
 // start with it.
@@ -37,21 +35,8 @@ func (s *Server) withBaseURL(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), baseURLKey{}, s.cfg.BaseURL)))
+		next.ServeHTTP(w, r.WithContext(page.WithBaseURL(r.Context(), s.cfg.BaseURL)))
 	})
-}
-
-// baseURLOf returns the base URL a request's links start with: Config.BaseURL,
-// else the scheme and Host the request came with (the host check has passed).
-func baseURLOf(r *http.Request) string {
-	if b, ok := r.Context().Value(baseURLKey{}).(string); ok {
-		return b
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }
 
 // reportVerdict is a report's verdict when its summary holds one ("leak",

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -68,7 +69,7 @@ func (t *throttles) classOf(r *http.Request) *throttleClass {
 	switch {
 	case strings.HasPrefix(p, "/a/"):
 		return t.downloads
-	case wantsJSON(r), strings.HasSuffix(p, ".md"), strings.HasSuffix(p, ".json"), strings.HasSuffix(p, ".csv"), strings.Contains(p, "/charts/"):
+	case page.WantsJSON(r), strings.HasSuffix(p, ".md"), strings.HasSuffix(p, ".json"), strings.HasSuffix(p, ".csv"), strings.Contains(p, "/charts/"):
 		return t.apiReads
 	default:
 		return t.pages

@@ -13,10 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -150,7 +149,7 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 				return nil, serrors.Errorf(http.StatusRequestEntityTooLarge, "the form fields hold more than %s besides the files", analyze.FormatBytes(maxFormBytes))
 			}
 			if part.FormName() == "label" {
-				form.label = cleanText(string(v), 200)
+				form.label = page.CleanText(string(v), 200)
 				break
 			}
 			b := texts[part.FormName()]
@@ -234,26 +233,9 @@ func uploadError(err error, limit int64) error {
 func safeFileName(name string) string {
 	name = strings.ReplaceAll(name, "\\", "/")
 	name = filepath.Base(name)
-	name = cleanText(name, 200)
+	name = page.CleanText(name, 200)
 	if name == "" || name == "." || name == "/" || name == ".." {
 		return "upload"
 	}
 	return name
-}
-
-// cleanText makes user text safe to store and show: valid UTF-8, no control
-// characters, trimmed to max runes.
-func cleanText(s string, max int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return -1
-		}
-		return r
-	}, s)
-	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) > max {
-		s = string([]rune(s)[:max])
-	}
-	return s
 }

@@ -61,7 +61,7 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 	}
 	const notice = "The hide filter \"no_such_function\" matched nothing in parca-self-heap-t0-1644509272.pb.gz."
 	for range 2 {
-		if page := view(reportPath+"?view=flame&h=no_such_function", 2, 4); !strings.Contains(html.UnescapeString(page), notice) {
+		if pg := view(reportPath+"?view=flame&h=no_such_function", 2, 4); !strings.Contains(html.UnescapeString(pg), notice) {
 			t.Errorf("the filtered diff flame view lacks the notice %q", notice)
 		}
 	}

@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"net/http"
@@ -8,8 +8,8 @@ import (
 	"github.com/leakui/leakui/web/serrors"
 )
 
-// queryRows reads ?n= — a positive number of rows, "all" (0), or def when absent.
-func queryRows(v url.Values, def int, what string) (int, error) {
+// QueryRows reads ?n= — a positive number of rows, "all" (0), or def when absent.
+func QueryRows(v url.Values, def int, what string) (int, error) {
 	switch s := v.Get("n"); s {
 	case "":
 		return def, nil
@@ -24,9 +24,9 @@ func queryRows(v url.Values, def int, what string) (int, error) {
 	}
 }
 
-// queryFile reads a file number (?file=, ?base=, ?target=) of a report of n files,
+// QueryFile reads a file number (?file=, ?base=, ?target=) of a report of n files,
 // or def when absent.
-func queryFile(v url.Values, name string, def, n int) (int, error) {
+func QueryFile(v url.Values, name string, def, n int) (int, error) {
 	s := v.Get(name)
 	if s == "" {
 		return def, nil

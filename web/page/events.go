@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"time"
 )
 
-// eventSender sends one server-sent event, its data the JSON of v, and flushes it.
-type eventSender func(event string, v any) error
+// EventSender sends one server-sent event, its data the JSON of v, and flushes it.
+type EventSender func(event string, v any) error
 
-// startEventStream answers a request with a stream of server-sent events (lab runs'
+// StartEventStream answers a request with a stream of server-sent events (lab runs'
 // and heap dump analyses' progress) and returns the function that sends each one.
 // It fails before writing anything when the connection cannot stream.
-func startEventStream(w http.ResponseWriter) (eventSender, error) {
+func StartEventStream(w http.ResponseWriter) (EventSender, error) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
 		return nil, fmt.Errorf("streaming is not supported by this connection")
@@ -36,16 +36,20 @@ func startEventStream(w http.ResponseWriter) (eventSender, error) {
 	}, nil
 }
 
-// pauseBetweenEvents keeps eventInterval between two events of a stream. It
-// reports false when the stream must end instead: the client left or the server
-// is closing.
-func (s *Server) pauseBetweenEvents(ctx context.Context) bool {
+// Pause keeps EventInterval between two events of a stream. It reports false
+// when the stream must end instead: the client left or the server is closing
+// (closing is closed).
+func Pause(ctx context.Context, closing <-chan struct{}) bool {
 	select {
 	case <-ctx.Done():
 		return false
-	case <-s.closing:
+	case <-closing:
 		return false
-	case <-time.After(eventInterval):
+	case <-time.After(EventInterval):
 		return true
 	}
 }
+
+// EventInterval is the least time between two events of one run: changes in
+// between are coalesced into the next.
+const EventInterval = 250 * time.Millisecond
