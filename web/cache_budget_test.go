@@ -8,12 +8,12 @@ import (
 // cachedBytes is what the server's caches hold of its budget, cache by cache.
 func (s *Server) cachedBytes() map[string]int64 {
 	return map[string]int64{
-		"profiles":          s.profiles.charged(),
-		"flames":            s.flames.charged(),
-		"goroutine dumps":   s.goroutineDumps.charged(),
-		"goroutine reports": s.goroutineReports.charged(),
-		"jvm":               s.jvmParsed.charged(),
-		"logs":              s.logReports.charged(),
+		"profiles":          s.profiles.Charged(),
+		"flames":            s.flames.Charged(),
+		"goroutine dumps":   s.goroutineDumps.Charged(),
+		"goroutine reports": s.goroutineReports.Charged(),
+		"jvm":               s.jvmParsed.Charged(),
+		"logs":              s.logReports.Charged(),
 	}
 }
 

@@ -5,7 +5,7 @@ package web
 // first, until the bytes asked for are given back or the caches are empty. A
 // server under memory pressure forgets what it can parse again rather than
 // refusing new work.
-type cacheReclaimer []interface{ dropOldest() int64 }
+type cacheReclaimer []interface{ DropOldest() int64 }
 
 // reclaim gives back at least need bytes if the caches hold them and reports
 // whether it gave back anything.
@@ -15,7 +15,7 @@ func (caches cacheReclaimer) reclaim(need int64) bool {
 	for {
 		round := false
 		for _, c := range caches {
-			if n := c.dropOldest(); n > 0 {
+			if n := c.DropOldest(); n > 0 {
 				freed += n
 				round, dropped = true, true
 				if freed >= need {

@@ -15,6 +15,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -65,9 +66,9 @@ func (s *Server) parseCapture(r io.Reader, b *analyze.Budget) (*capture.Capture,
 
 // planCaptures makes the report of one or more bundles of one process; files go
 // in the order their captures were taken.
-func (s *Server) planCaptures(form *uploadForm) (*reportPlan, error) {
-	caps := make([]*capture.Capture, len(form.files))
-	for i, f := range form.files {
+func (s *Server) planCaptures(form *kind.Upload) (*kind.Plan, error) {
+	caps := make([]*capture.Capture, len(form.Files))
+	for i, f := range form.Files {
 		c, err := jvmParseReceived(s, f, capturePrefix, s.parseCapture)
 		if err != nil {
 			return nil, err
@@ -83,12 +84,12 @@ func (s *Server) planCaptures(form *uploadForm) (*reportPlan, error) {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return caps[order[a]].Manifest.Started.Before(caps[order[b]].Manifest.Started) })
-	files := make([]*received, len(order))
+	files := make([]*kind.Received, len(order))
 	for i, k := range order {
-		files[i] = form.files[k]
+		files[i] = form.Files[k]
 	}
-	form.files = files
-	return &reportPlan{kind: kindCapture, params: map[string]any{"ordered_by": "capture time"}, summary: captureSummaryOf(rep)}, nil
+	form.Files = files
+	return &kind.Plan{Kind: kindCapture, Params: map[string]any{"ordered_by": "capture time"}, Summary: captureSummaryOf(rep)}, nil
 }
 
 // captureSummaryOf is the stored summary of a capture report.
@@ -332,7 +333,7 @@ type captureJSON struct {
 }
 
 // captureJSONOf fills doc.Analysis for capture reports.
-func (s *Server) captureJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) captureJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	c, err := s.loadCaptureReport(r.Context(), rep)
 	if err != nil {
 		return err

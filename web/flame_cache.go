@@ -56,7 +56,7 @@ func (s *Server) flameTrees(ctx context.Context, ps *profileSet, notices *[]stri
 	entries := make([]*flameTreeEntry, len(files))
 	missing := false
 	for i, f := range files {
-		entries[i], _ = s.flames.get(flameTreeKey(ps, f))
+		entries[i], _ = s.flames.Get(flameTreeKey(ps, f))
 		missing = missing || entries[i] == nil
 	}
 	if missing {
@@ -72,7 +72,7 @@ func (s *Server) flameTrees(ctx context.Context, ps *profileSet, notices *[]stri
 				continue
 			}
 			key := flameTreeKey(ps, f)
-			if e, ok := s.flames.get(key); ok { // built while this request waited
+			if e, ok := s.flames.Get(key); ok { // built while this request waited
 				entries[i] = e
 				continue
 			}
@@ -85,7 +85,7 @@ func (s *Server) flameTrees(ctx context.Context, ps *profileSet, notices *[]stri
 			if err := b.Charge(e.tree.MemSize()); err != nil {
 				return nil, err
 			}
-			s.flames.add(key, e)
+			s.flames.Add(key, e)
 			entries[i] = e
 		}
 	}

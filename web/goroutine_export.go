@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 )
 
@@ -29,7 +30,7 @@ type goroutinesJSON struct {
 }
 
 // goroutinesJSON fills doc.Analysis for a report over goroutine dumps.
-func (s *Server) goroutinesJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) goroutinesJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	q, err := parseGoroutineQuery(r, rep)
 	if err != nil {
 		return err
@@ -174,8 +175,8 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 	}
 }
 
-func panicVerbOf(kind string) string {
-	if kind == goroutines.FormatPanic {
+func panicVerbOf(rk string) string {
+	if rk == goroutines.FormatPanic {
 		return "panicked"
 	}
 	return "threw"

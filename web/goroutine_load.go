@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/leakui/leakui/analyze/goroutines"
+	"github.com/leakui/leakui/web/kind"
 )
 
 // Parsed goroutine dumps and their grouped reports are cached by artifact hash
@@ -31,7 +32,7 @@ func goroutineDumpKey(sha string, limit int64) string {
 // streams from the store.
 func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*goroutines.Dump, error) {
 	key := goroutineDumpKey(sha, s.cfg.MaxDecompressed)
-	if d, ok := s.goroutineDumps.get(key); ok {
+	if d, ok := s.goroutineDumps.Get(key); ok {
 		return d, nil
 	}
 	rc, err := s.store.OpenArtifact(ctx, sha)
@@ -46,14 +47,14 @@ func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*goroutines
 		return nil, err
 	}
 	b.Release() // the cache charges what the dump keeps (MemSize) in its stead
-	s.goroutineDumps.add(key, d)
+	s.goroutineDumps.Add(key, d)
 	return d, nil
 }
 
 // parseReceivedGoroutineDump parses an uploaded file as it streams from its
 // temporary file and caches the result under its hash.
-func (s *Server) parseReceivedGoroutineDump(f *received) (*goroutines.Dump, error) {
-	fh, err := os.Open(f.path)
+func (s *Server) parseReceivedGoroutineDump(f *kind.Received) (*goroutines.Dump, error) {
+	fh, err := os.Open(f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -62,10 +63,10 @@ func (s *Server) parseReceivedGoroutineDump(f *received) (*goroutines.Dump, erro
 	defer b.Release()
 	d, err := goroutines.ParseWithin(fh, s.cfg.MaxDecompressed, b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.name, err)
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	b.Release() // the cache charges what the dump keeps (MemSize) in its stead
-	s.goroutineDumps.add(goroutineDumpKey(f.sha256, s.cfg.MaxDecompressed), d)
+	s.goroutineDumps.Add(goroutineDumpKey(f.SHA256, s.cfg.MaxDecompressed), d)
 	return d, nil
 }
 
@@ -75,7 +76,7 @@ func (s *Server) parseReceivedGoroutineDump(f *received) (*goroutines.Dump, erro
 // report is shared: callers must not change it (copy it to cut its groups).
 func (s *Server) goroutineReport(ctx context.Context, base, target, split string) (*goroutines.Report, error) {
 	key := base + ">" + goroutineDumpKey(target, s.cfg.MaxDecompressed) + ">" + split
-	if r, ok := s.goroutineReports.get(key); ok {
+	if r, ok := s.goroutineReports.Get(key); ok {
 		return r, nil
 	}
 	t, err := s.loadGoroutineDump(ctx, target)
@@ -92,7 +93,7 @@ func (s *Server) goroutineReport(ctx context.Context, base, target, split string
 	if split == goroutines.SplitCreator && b == nil {
 		r = goroutines.NewReportByCreator(t)
 	}
-	s.goroutineReports.add(key, r)
+	s.goroutineReports.Add(key, r)
 	return r, nil
 }
 
@@ -100,9 +101,9 @@ func (s *Server) goroutineReport(ctx context.Context, base, target, split string
 // more (the first against the last). Every file is parsed, so nothing is stored
 // for a bad one. Dumps go by the time they were taken when all of them say it (a
 // goroutine profile.proto does, text dumps do not), else by upload order.
-func (s *Server) planGoroutines(form *uploadForm) (*reportPlan, error) {
-	dumps := make([]*goroutines.Dump, len(form.files))
-	for i, f := range form.files {
+func (s *Server) planGoroutines(form *kind.Upload) (*kind.Plan, error) {
+	dumps := make([]*goroutines.Dump, len(form.Files))
+	for i, f := range form.Files {
 		d, err := s.parseReceivedGoroutineDump(f)
 		if err != nil {
 			return nil, err
@@ -119,22 +120,22 @@ func (s *Server) planGoroutines(form *uploadForm) (*reportPlan, error) {
 			order[i] = i
 		}
 		sort.SliceStable(order, func(a, b int) bool { return dumps[order[a]].Time.Before(dumps[order[b]].Time) })
-		files := make([]*received, len(order))
+		files := make([]*kind.Received, len(order))
 		sorted := make([]*goroutines.Dump, len(order))
 		for i, k := range order {
-			files[i], sorted[i] = form.files[k], dumps[k]
+			files[i], sorted[i] = form.Files[k], dumps[k]
 		}
-		form.files, dumps = files, sorted
+		form.Files, dumps = files, sorted
 	}
-	kind := kindGoroutines
+	rk := kindGoroutines
 	var base *goroutines.Dump
 	if len(dumps) > 1 {
-		kind, base = kindGoroutinesDiff, dumps[0]
+		rk, base = kindGoroutinesDiff, dumps[0]
 	}
-	return &reportPlan{
-		kind:    kind,
-		params:  map[string]any{"ordered_by": goroutineOrder(timed, len(dumps))},
-		summary: goroutineSummaryOf(dumps[len(dumps)-1], base, len(dumps)),
+	return &kind.Plan{
+		Kind:    rk,
+		Params:  map[string]any{"ordered_by": goroutineOrder(timed, len(dumps))},
+		Summary: goroutineSummaryOf(dumps[len(dumps)-1], base, len(dumps)),
 	}, nil
 }
 

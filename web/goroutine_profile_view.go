@@ -7,6 +7,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -69,7 +70,7 @@ func (s *Server) goroutineProfilePage(ctx context.Context, ps *profileSet, pg *v
 }
 
 // goroutineProfileJSON fills the JSON twin's analysis with the goroutine groups.
-func (s *Server) goroutineProfileJSON(ctx context.Context, ps *profileSet, doc *reportJSON) error {
+func (s *Server) goroutineProfileJSON(ctx context.Context, ps *profileSet, doc *kind.ReportJSON) error {
 	mode, base, target, rep, err := s.goroutineProfileReport(ctx, ps, &doc.Notices)
 	if err != nil {
 		return err

@@ -95,8 +95,8 @@ func BenchmarkGoroutinePage50k(b *testing.B) {
 	b.Run("markdown", func(b *testing.B) { serveBench(b, srv, up.ReportURL+".md", nil) })
 	b.Run("page-uncached", func(b *testing.B) {
 		serveBench(b, srv, up.ReportURL, func() {
-			srv.goroutineDumps.clear()
-			srv.goroutineReports.clear()
+			srv.goroutineDumps.Clear()
+			srv.goroutineReports.Clear()
 		})
 	})
 }

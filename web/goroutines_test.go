@@ -21,16 +21,17 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
 // goroutineDoc is the JSON twin of a goroutines report, as a client reads it.
 type goroutineDoc struct {
-	Kind      string             `json:"kind"`
-	Artifacts []uploadedArtifact `json:"artifacts"`
-	Summary   goroutineSummary   `json:"summary"`
-	Notices   []string           `json:"notices"`
+	Kind      string           `json:"kind"`
+	Artifacts []kind.Artifact  `json:"artifacts"`
+	Summary   goroutineSummary `json:"summary"`
+	Notices   []string         `json:"notices"`
 	Analysis  struct {
 		Mode          string            `json:"mode"`
 		BaseSHA256    string            `json:"base_sha256"`
@@ -420,15 +421,15 @@ func TestGoroutinePanicReport(t *testing.T) {
 
 // checkPanicFirst checks that the crash block precedes the groups and that the
 // first group holds the crashing goroutine.
-func checkPanicFirst(t *testing.T, pg *goquery.Document, kind, message string, goroutine int64) {
+func checkPanicFirst(t *testing.T, pg *goquery.Document, rk, message string, goroutine int64) {
 	t.Helper()
 	html, _ := pg.Find("main").Html()
 	if i, j := strings.Index(html, `data-testid="goroutine-panic"`), strings.Index(html, `data-testid="goroutine-group"`); i < 0 || j < 0 || i > j {
 		t.Errorf("the crash (at %d) does not come before the groups (at %d)", i, j)
 	}
 	p := pg.Find("[data-testid=goroutine-panic]")
-	if p.Find("[data-testid=panic-kind]").Text() != kind || page.FirstLine(p.Find("[data-testid=panic-message]").Text()) != message {
-		t.Errorf("crash %q %q; want %q %q", p.Find("[data-testid=panic-kind]").Text(), p.Find("[data-testid=panic-message]").Text(), kind, message)
+	if p.Find("[data-testid=panic-kind]").Text() != rk || page.FirstLine(p.Find("[data-testid=panic-message]").Text()) != message {
+		t.Errorf("crash %q %q; want %q %q", p.Find("[data-testid=panic-kind]").Text(), p.Find("[data-testid=panic-message]").Text(), rk, message)
 	}
 	if got := p.Find("[data-testid=panic-goroutine]").Text(); got != strconv.FormatInt(goroutine, 10) {
 		t.Errorf("crash goroutine %s, want %d", got, goroutine)

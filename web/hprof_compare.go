@@ -15,6 +15,7 @@ import (
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -57,13 +58,13 @@ type heapDumpsSummary struct {
 // planJavaHeapDumps analyzes two or more heap dumps one after the other and keeps
 // each one's class histogram; the dumps go oldest first by the time each header
 // says it was written (else in upload order).
-func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
+func (s *Server) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
 	type dump struct {
 		file int
 		snap heapDumpSnapshot
 	}
-	dumps := make([]dump, len(form.files))
-	for i, f := range form.files {
+	dumps := make([]dump, len(form.Files))
+	for i, f := range form.Files {
 		rep, err := s.analyzeHeapDump(f, hprof.ReportOptions{Top: 1, Depth: -1})
 		if err != nil {
 			return nil, err
@@ -84,14 +85,14 @@ func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
 		params.OrderedBy = "heap dump time"
 		sort.SliceStable(dumps, func(a, b int) bool { return dumps[a].snap.Time.Before(dumps[b].snap.Time) })
 	}
-	files := make([]*received, len(dumps))
+	files := make([]*kind.Received, len(dumps))
 	sum := heapDumpsSummary{}
 	for i, d := range dumps {
-		files[i] = form.files[d.file]
+		files[i] = form.Files[d.file]
 		sum.Dumps = append(sum.Dumps, d.snap)
 		params.Snapshots = append(params.Snapshots, jvmRef{File: i})
 	}
-	form.files = files
+	form.Files = files
 	first, last := sum.Dumps[0], sum.Dumps[len(sum.Dumps)-1]
 	sum.ShallowDelta, sum.ReachableDelta = last.Shallow-first.Shallow, last.Reachable-first.Reachable
 	hs := heapDumpHistograms(sum.Dumps, false)
@@ -101,7 +102,7 @@ func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
 	if len(hs) >= 3 {
 		names := make([]string, len(files))
 		for i, f := range files {
-			names[i] = f.name
+			names[i] = f.Name
 		}
 		for _, o := range histogramSeriesOrders {
 			sr, err := histogramSeries(hs, names, o)
@@ -113,7 +114,7 @@ func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
 			}
 		}
 	}
-	return &reportPlan{kind: kindJavaHeapDumpDiff, params: params.asMap(), summary: sum}, nil
+	return &kind.Plan{Kind: kindJavaHeapDumpDiff, Params: params.asMap(), Summary: sum}, nil
 }
 
 // heapDumpHistograms turns the dumps' histograms into class histograms as jcmd
@@ -175,7 +176,7 @@ type heapDumpsLoaded struct {
 
 func (s *Server) loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpSet, error) {
 	key := "heapdump-diff:" + rep.ID
-	e, ok := s.jvmParsed.get(key)
+	e, ok := s.jvmParsed.Get(key)
 	l, _ := e.value.(*heapDumpsLoaded)
 	if !ok || l == nil {
 		l = &heapDumpsLoaded{}
@@ -184,7 +185,7 @@ func (s *Server) loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpS
 		}
 		l.shallow, l.retain = heapDumpHistograms(l.sum.Dumps, false), heapDumpHistograms(l.sum.Dumps, true)
 		// The histograms are built from the summary: about twice its JSON.
-		s.jvmParsed.add(key, jvmEntry{l, 2 * int64(len(rep.Summary))})
+		s.jvmParsed.Add(key, jvmEntry{l, 2 * int64(len(rep.Summary))})
 	}
 	q, err := parseJVMQuery(r, len(l.sum.Dumps))
 	if err != nil {
@@ -318,7 +319,7 @@ type heapDumpBrief struct {
 
 // javaHeapDumpsJSON fills doc.Analysis for a comparison of heap dumps (one dump's
 // histogram, as a histogram report's, when the query selects one).
-func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err
@@ -381,7 +382,7 @@ func (s *Server) showJavaHeapDumpReport(w http.ResponseWriter, r *http.Request, 
 }
 
 // javaHeapDumpReportJSON fills the JSON twin of either kind of heap dump report.
-func (s *Server) javaHeapDumpReportJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) javaHeapDumpReportJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	if rep.Kind == kindJavaHeapDumpDiff {
 		return s.javaHeapDumpsJSON(r, rep, doc)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
@@ -73,16 +74,16 @@ func (p jvmParams) asMap() map[string]any {
 
 // jvmParseReceived parses an uploaded file (gzip and zstd removed) and caches the
 // result under its hash.
-func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(io.Reader, *analyze.Budget) (T, error)) (T, error) {
+func jvmParseReceived[T any](s *Server, f *kind.Received, prefix string, parse func(io.Reader, *analyze.Budget) (T, error)) (T, error) {
 	var zero T
-	fh, err := os.Open(f.path)
+	fh, err := os.Open(f.Path)
 	if err != nil {
 		return zero, err
 	}
 	defer fh.Close()
 	rc, _, err := analyze.Decompress(fh, s.cfg.MaxDecompressed)
 	if err != nil {
-		return zero, fmt.Errorf("%s: %w", f.name, err)
+		return zero, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	defer rc.Close()
 	// What the parse keeps is charged while it runs; the cache keeps it charged
@@ -91,11 +92,11 @@ func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(i
 	defer b.Release()
 	v, err := parse(rc, b)
 	if err != nil {
-		return zero, fmt.Errorf("%s: %w", f.name, err)
+		return zero, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	cost := b.Used()
 	b.Release() // the cache charges what the parse kept in its stead
-	s.jvmParsed.add(prefix+":"+f.sha256, jvmEntry{v, cost})
+	s.jvmParsed.Add(prefix+":"+f.SHA256, jvmEntry{v, cost})
 	return v, nil
 }
 
@@ -103,7 +104,7 @@ func jvmParseReceived[T any](s *Server, f *received, prefix string, parse func(i
 func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) (T, error)) (T, error) {
 	var zero T
 	key := prefix + ":" + a.SHA256
-	if e, ok := s.jvmParsed.get(key); ok {
+	if e, ok := s.jvmParsed.Get(key); ok {
 		if t, ok := e.value.(T); ok {
 			return t, nil
 		}
@@ -128,7 +129,7 @@ func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact
 	}
 	cost := b.Used()
 	b.Release() // the cache charges what the parse kept in its stead
-	s.jvmParsed.add(key, jvmEntry{v, cost})
+	s.jvmParsed.Add(key, jvmEntry{v, cost})
 	return v, nil
 }
 
@@ -136,7 +137,7 @@ func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact
 // first (by the time each says it was taken when all say it, else in upload
 // order), reorders form.files to match, and returns the snapshots in that order
 // with the parameters that record it.
-func jvmPlanSnapshots[T any](s *Server, form *uploadForm, prefix, timeName string, parse func(io.Reader, *analyze.Budget) ([]T, error), timeOf func(T) time.Time) ([]T, jvmParams, error) {
+func jvmPlanSnapshots[T any](s *Server, form *kind.Upload, prefix, timeName string, parse func(io.Reader, *analyze.Budget) ([]T, error), timeOf func(T) time.Time) ([]T, jvmParams, error) {
 	type snap struct {
 		ref jvmRef
 		v   T
@@ -144,7 +145,7 @@ func jvmPlanSnapshots[T any](s *Server, form *uploadForm, prefix, timeName strin
 	}
 	var all []snap
 	timed := true
-	for i, f := range form.files {
+	for i, f := range form.Files {
 		vs, err := jvmParseReceived(s, f, prefix, parse)
 		if err != nil {
 			return nil, jvmParams{}, err
@@ -169,19 +170,19 @@ func jvmPlanSnapshots[T any](s *Server, form *uploadForm, prefix, timeName strin
 	// Files go in the order of their first snapshot, so the report lists them
 	// oldest first too.
 	position := map[int]int{}
-	files := make([]*received, 0, len(form.files))
+	files := make([]*kind.Received, 0, len(form.Files))
 	out := make([]T, len(all))
 	for i, sn := range all {
 		p, ok := position[sn.ref.File]
 		if !ok {
 			p = len(files)
 			position[sn.ref.File] = p
-			files = append(files, form.files[sn.ref.File])
+			files = append(files, form.Files[sn.ref.File])
 		}
 		out[i] = sn.v
 		params.Snapshots = append(params.Snapshots, jvmRef{File: p, Index: sn.ref.Index})
 	}
-	form.files = files
+	form.Files = files
 	return out, params, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/jvmtext"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -75,7 +76,7 @@ func FuzzJavaPages(f *testing.F) {
 			hs = append(hs, hs[0]) // a diff even of one histogram
 			rep, refs := jvmFuzzReport(len(hs))
 			for _, q := range queries(len(hs)) {
-				set := &histogramSet{&snapshotSet[*jvm.Histogram]{rep: rep, items: hs, refs: refs, q: q}, newLRU[jvmEntry](16)}
+				set := &histogramSet{&snapshotSet[*jvm.Histogram]{rep: rep, items: hs, refs: refs, q: q}, kind.NewCache[jvmEntry](16)}
 				if i, ok := set.single(); ok {
 					check("histogram", view.JavaHistogramPageView(set.histogramPage(i)))
 				} else {

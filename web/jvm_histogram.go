@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -42,7 +43,7 @@ type javaHistogramSummary struct {
 
 // planJavaHistograms makes a histogram report of one histogram and a diff of two or
 // more (every histogram of every file counts, oldest first).
-func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
+func (s *Server) planJavaHistograms(form *kind.Upload) (*kind.Plan, error) {
 	hs, params, err := jvmPlanSnapshots(s, form, histogramPrefix, "histogram time", jvm.ParseHistogramsWithin,
 		func(h *jvm.Histogram) time.Time { return h.Time })
 	if err != nil {
@@ -50,21 +51,21 @@ func (s *Server) planJavaHistograms(form *uploadForm) (*reportPlan, error) {
 	}
 	return histogramPlanOf(hs, params, func(i int) string {
 		ref := params.Snapshots[i]
-		return fmt.Sprintf("%s #%d", form.files[ref.File].name, ref.Index+1)
+		return fmt.Sprintf("%s #%d", form.Files[ref.File].Name, ref.Index+1)
 	})
 }
 
 // histogramPlanOf is the report of histograms in analysis order: the kind (one
 // histogram or a diff, first → last) and the dashboard's numbers; nameOf names
 // histogram i for the series of three or more.
-func histogramPlanOf(hs []*jvm.Histogram, params jvmParams, nameOf func(i int) string) (*reportPlan, error) {
+func histogramPlanOf(hs []*jvm.Histogram, params jvmParams, nameOf func(i int) string) (*kind.Plan, error) {
 	last := hs[len(hs)-1]
 	sum := javaHistogramSummary{Histograms: len(hs), Classes: len(last.Classes), TotalInstances: last.TotalInstances, TotalBytes: last.TotalBytes}
 	if top := last.Ranked(jvm.ByBytes); len(top) > 0 {
 		sum.Largest, sum.LargestBytes = top[0].Name, top[0].Bytes
 	}
 	if len(hs) == 1 {
-		return &reportPlan{kind: kindJavaHistogram, params: params.asMap(), summary: sum}, nil
+		return &kind.Plan{Kind: kindJavaHistogram, Params: params.asMap(), Summary: sum}, nil
 	}
 	d := jvm.DiffHistograms(hs[0], last)
 	sum.BytesDelta, sum.InstancesDelta = d.TotalBytes, d.TotalInstances
@@ -89,7 +90,7 @@ func histogramPlanOf(hs []*jvm.Histogram, params jvmParams, nameOf func(i int) s
 			}
 		}
 	}
-	return &reportPlan{kind: kindJavaHistogramDiff, params: params.asMap(), summary: sum}, nil
+	return &kind.Plan{Kind: kindJavaHistogramDiff, Params: params.asMap(), Summary: sum}, nil
 }
 
 // javaHistogramSummaryLine is the dashboard's line for a histogram report.
@@ -122,7 +123,7 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 type histogramSet struct {
 	*snapshotSet[*jvm.Histogram]
 	// cache keeps the diffs and series built (the server's jvmParsed).
-	cache *lru[jvmEntry]
+	cache *kind.Cache[jvmEntry]
 }
 
 func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*histogramSet, error) {
@@ -140,14 +141,14 @@ func (hs *histogramSet) diff() *jvm.HistogramDiff {
 	q := hs.q
 	b, t := hs.refs[q.base], hs.refs[q.target]
 	key := fmt.Sprintf("%s-diff:%s#%d:%s#%d", histogramPrefix, hs.rep.Artifacts[b.File].SHA256, b.Index, hs.rep.Artifacts[t.File].SHA256, t.Index)
-	if e, ok := hs.cache.get(key); ok {
+	if e, ok := hs.cache.Get(key); ok {
 		if d, ok := e.value.(*jvm.HistogramDiff); ok {
 			return d
 		}
 	}
 	d := jvm.DiffHistograms(hs.items[q.base], hs.items[q.target])
 	// The rows' names are the histograms' own strings: a row costs its struct.
-	hs.cache.add(key, jvmEntry{d, int64(cap(d.Classes)) * int64(unsafe.Sizeof(jvm.ClassChange{}))})
+	hs.cache.Add(key, jvmEntry{d, int64(cap(d.Classes)) * int64(unsafe.Sizeof(jvm.ClassChange{}))})
 	return d
 }
 
@@ -464,7 +465,7 @@ type javaHistogramDiffJSON struct {
 }
 
 // javaHistogramsJSON fills doc.Analysis for histogram reports.
-func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	hs, err := s.loadHistogramSet(r, rep)
 	if err != nil {
 		return err

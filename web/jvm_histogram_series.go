@@ -10,6 +10,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -75,7 +76,7 @@ func (hs *histogramSet) series(order jvm.Order) (*series.Report, error) {
 	for _, ref := range hs.refs {
 		fmt.Fprintf(&key, ":%s#%d", hs.rep.Artifacts[ref.File].SHA256, ref.Index)
 	}
-	if e, ok := hs.cache.get(key.String()); ok {
+	if e, ok := hs.cache.Get(key.String()); ok {
 		if s, ok := e.value.(*series.Report); ok {
 			return s, nil
 		}
@@ -84,7 +85,7 @@ func (hs *histogramSet) series(order jvm.Order) (*series.Report, error) {
 	if err != nil || s == nil {
 		return s, err
 	}
-	hs.cache.add(key.String(), jvmEntry{s, jsonCost(s)})
+	hs.cache.Add(key.String(), jvmEntry{s, kind.JSONCost(s)})
 	return s, nil
 }
 

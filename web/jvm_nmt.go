@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -32,7 +33,7 @@ type javaNMTSummary struct {
 
 // planJavaNMT makes a native memory report of one report and a diff of two or more
 // (every report of every file counts, oldest first).
-func (s *Server) planJavaNMT(form *uploadForm) (*reportPlan, error) {
+func (s *Server) planJavaNMT(form *kind.Upload) (*kind.Plan, error) {
 	ns, params, err := jvmPlanSnapshots(s, form, nmtPrefix, "report time", jvm.ParseNMTsWithin,
 		func(n *jvm.NMT) time.Time { return n.Time })
 	if err != nil {
@@ -43,20 +44,20 @@ func (s *Server) planJavaNMT(form *uploadForm) (*reportPlan, error) {
 
 // nmtPlanOf is the report of native memory reports in analysis order: the
 // kind (one report or a diff, first → last) and the dashboard's numbers.
-func nmtPlanOf(ns []*jvm.NMT, params jvmParams) *reportPlan {
+func nmtPlanOf(ns []*jvm.NMT, params jvmParams) *kind.Plan {
 	last := ns[len(ns)-1]
 	heap, _ := last.Category(jvm.HeapCategory)
 	sum := javaNMTSummary{Reports: len(ns), Committed: last.TotalCommitted, Reserved: last.TotalReserved, HeapCommitted: heap.Committed, SummaryDiff: last.Diff}
-	kind := kindJavaNMT
+	rk := kindJavaNMT
 	d := last.BaselineDiff()
 	if len(ns) > 1 {
-		kind = kindJavaNMTDiff
+		rk = kindJavaNMTDiff
 		d = jvm.DiffNMT(ns[0], last)
 	}
 	if d != nil {
 		sum.CommittedDelta, sum.NonHeapDelta, sum.NativeLeak = d.TotalCommittedDelta, d.NonHeapCommittedDelta, d.NativeLeak != nil
 	}
-	return &reportPlan{kind: kind, params: params.asMap(), summary: sum}
+	return &kind.Plan{Kind: rk, Params: params.asMap(), Summary: sum}
 }
 
 // javaNMTSummaryLine is the dashboard's line for a native memory report.
@@ -94,11 +95,11 @@ func (ns *nmtSet) header(title string) view.JVMHeader {
 	counts := make([]int, len(ns.rep.Artifacts))
 	for i, ref := range ns.refs {
 		counts[ref.File]++
-		kind := "summary"
+		rk := "summary"
 		if ns.items[i].Diff {
-			kind = "summary.diff"
+			rk = "summary.diff"
 		}
-		kinds[ref.File] = "JVM native memory " + kind
+		kinds[ref.File] = "JVM native memory " + rk
 		if t := ns.items[i].Time; !t.IsZero() && times[ref.File].IsZero() {
 			times[ref.File] = t
 		}
@@ -197,15 +198,15 @@ func (ns *nmtSet) snapshots() *view.JavaSnapshotTable {
 }
 
 func nmtMeta(n *jvm.NMT) []view.Pair {
-	kind := "summary"
+	rk := "summary"
 	if n.Diff {
-		kind = "summary.diff (amounts now, changes since the baseline)"
+		rk = "summary.diff (amounts now, changes since the baseline)"
 	}
 	scale := n.Scale
 	if scale == "" {
 		scale = "bytes"
 	}
-	m := []view.Pair{{Label: "Report", Value: kind}, {Label: "Printed in", Value: scale}}
+	m := []view.Pair{{Label: "Report", Value: rk}, {Label: "Printed in", Value: scale}}
 	if !n.Time.IsZero() {
 		m = append(m, view.Pair{Label: "Taken", Value: page.FormatTime(n.Time)})
 	}
@@ -364,7 +365,7 @@ type javaNMTDiffJSON struct {
 }
 
 // javaNMTJSONOf fills doc.Analysis for native memory reports.
-func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	ns, err := s.loadNMTSet(r, rep)
 	if err != nil {
 		return err

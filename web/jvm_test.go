@@ -17,15 +17,16 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 )
 
 // jvmDoc is the JSON twin of a JVM report, with the analysis decoded into A.
 type jvmDoc[A any] struct {
-	Kind      string             `json:"kind"`
-	Artifacts []uploadedArtifact `json:"artifacts"`
-	Params    jvmParams          `json:"params"`
-	Analysis  A                  `json:"analysis"`
+	Kind      string          `json:"kind"`
+	Artifacts []kind.Artifact `json:"artifacts"`
+	Params    jvmParams       `json:"params"`
+	Analysis  A               `json:"analysis"`
 }
 
 func jvmGetDoc[A any](t *testing.T, ts *testServer, path string) jvmDoc[A] {

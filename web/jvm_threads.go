@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -44,7 +45,7 @@ type javaThreadsSummary struct {
 
 // planJavaThreads makes a thread dump report of one file and a diff of two or more
 // (the last dump of each file, oldest first).
-func (s *Server) planJavaThreads(form *uploadForm) (*reportPlan, error) {
+func (s *Server) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
 	reps, params, err := jvmPlanSnapshots(s, form, threadsPrefix, "dump time", parseJavaThreadReports,
 		func(r *jvm.ThreadReport) time.Time { return r.Groups.Time })
 	if err != nil {
@@ -53,11 +54,11 @@ func (s *Server) planJavaThreads(form *uploadForm) (*reportPlan, error) {
 	last := reps[len(reps)-1]
 	g := last.Groups
 	sum := javaThreadsSummary{Files: len(reps), Dumps: last.Dumps, Threads: g.Total, Daemon: g.Daemon, Groups: len(g.Groups), Deadlocks: len(g.Deadlocks)}
-	kind := kindJavaThreads
+	rk := kindJavaThreads
 	var d *jvm.ThreadDiff
 	switch {
 	case len(reps) > 1:
-		kind = kindJavaThreadsDiff
+		rk = kindJavaThreadsDiff
 		d = jvm.DiffThreads(reps[0].Groups, g)
 	case last.Diff != nil:
 		d = last.Diff
@@ -68,7 +69,7 @@ func (s *Server) planJavaThreads(form *uploadForm) (*reportPlan, error) {
 			sum.TopName, sum.TopNameDelta = d.Names[0].Pattern, d.Names[0].Delta
 		}
 	}
-	return &reportPlan{kind: kind, params: params.asMap(), summary: sum}, nil
+	return &kind.Plan{Kind: rk, Params: params.asMap(), Summary: sum}, nil
 }
 
 // javaThreadsSummaryLine is the dashboard's line for a thread dump report.
@@ -407,7 +408,7 @@ type javaThreadsDiffJSON struct {
 }
 
 // javaThreadsJSONOf fills doc.Analysis for thread dump reports.
-func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 )
 
 // reportKind is how one kind of report is shown: as a page, as JSON (filling
@@ -14,7 +15,7 @@ import (
 // reportKinds from the file that implements it.
 type reportKind struct {
 	show     func(s *Server, w http.ResponseWriter, r *http.Request, rep *store.Report) error
-	json     func(s *Server, r *http.Request, rep *store.Report, doc *reportJSON) error
+	json     func(s *Server, r *http.Request, rep *store.Report, doc *kind.ReportJSON) error
 	markdown func(s *Server, w io.Writer, r *http.Request, rep *store.Report) error
 	// summary renders the stored summary (store.Report.Summary) as one line for
 	// the dashboard's list of recent reports; nil shows none.
@@ -24,7 +25,7 @@ type reportKind struct {
 // planner turns an upload whose files are all of one analyze kind into a report
 // plan; it validates every file (parsing it) so nothing is stored for a bad one, and
 // may reorder form.files.
-type planner func(s *Server, form *uploadForm) (*reportPlan, error)
+type planner func(s *Server, form *kind.Upload) (*kind.Plan, error)
 
 // inputKind is one kind of evidence leakui accepts by upload: what the upload
 // pages say of it, the planner that turns files of that kind into a report, and the
@@ -97,11 +98,11 @@ func (r *kindRegistry) viewCost(rep *store.Report) int64 {
 // error and panic at start.
 func newKindRegistry() *kindRegistry {
 	r := &kindRegistry{reports: map[string]reportKind{}, planners: map[analyze.Kind]planner{}, viewCosts: reportViewCosts()}
-	addReport := func(kind string, views reportKind) {
-		if _, dup := r.reports[kind]; dup {
-			panic("web: report kind " + kind + " is registered twice")
+	addReport := func(rk string, views reportKind) {
+		if _, dup := r.reports[rk]; dup {
+			panic("web: report kind " + rk + " is registered twice")
 		}
-		r.reports[kind] = views
+		r.reports[rk] = views
 	}
 	for _, in := range inputKinds() {
 		if _, dup := r.planners[in.kind]; dup {

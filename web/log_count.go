@@ -12,6 +12,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 )
 
 // The server's logReports caches counted log reports by artifact hashes and
@@ -78,10 +79,10 @@ func (s *Server) logCountArtifacts(ctx context.Context, arts []store.ReportArtif
 // logCountReceived counts an upload's spooled files (plain files are split
 // across the cores) and caches the result under the hashes they are stored
 // by, so the report's first view is immediate.
-func (s *Server) logCountReceived(ctx context.Context, files []*received, p logParams) (*logs.Report, error) {
+func (s *Server) logCountReceived(ctx context.Context, files []*kind.Received, p logParams) (*logs.Report, error) {
 	hashes, names := make([]string, len(files)), make([]string, len(files))
 	for i, f := range files {
-		hashes[i], names[i] = f.sha256, f.name
+		hashes[i], names[i] = f.SHA256, f.Name
 	}
 	key := logCacheKey(hashes, names, p, s.cfg.MaxDecompressed)
 	return s.logCounting.do(ctx, key, func() (*logs.Report, error) {
@@ -92,11 +93,11 @@ func (s *Server) logCountReceived(ctx context.Context, files []*received, p logP
 			}
 		}()
 		for _, f := range files {
-			fh, err := os.Open(f.path)
+			fh, err := os.Open(f.Path)
 			if err != nil {
 				return nil, err
 			}
-			inputs = append(inputs, logs.Input{Name: f.name, Reader: fh})
+			inputs = append(inputs, logs.Input{Name: f.Name, Reader: fh})
 		}
 		return s.countLogs(ctx, p, inputs)
 	})
@@ -115,7 +116,7 @@ type logFlights struct {
 	mu    sync.Mutex
 	calls map[string]*logFlight
 	// cache keeps the counts made (the server's logReports).
-	cache *lru[*logs.Report]
+	cache *kind.Cache[*logs.Report]
 	// joined, when it is not nil, is called each time a caller finds the count
 	// of its key in flight and is about to wait for it. Tests set it to know
 	// that a caller joined a flight; it is nil in production.
@@ -134,7 +135,7 @@ type logFlight struct {
 // context, a waiter whose own context is alive counts again.
 func (g *logFlights) do(ctx context.Context, key string, count func() (*logs.Report, error)) (*logs.Report, error) {
 	for {
-		if rep, ok := g.cache.get(key); ok {
+		if rep, ok := g.cache.Get(key); ok {
 			return rep, nil
 		}
 		g.mu.Lock()
@@ -162,7 +163,7 @@ func (g *logFlights) do(ctx context.Context, key string, count func() (*logs.Rep
 
 		f.rep, f.err = count()
 		if f.err == nil {
-			g.cache.add(key, f.rep)
+			g.cache.Add(key, f.rep)
 		}
 		g.mu.Lock()
 		delete(g.calls, key)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze/logs"
+	"github.com/leakui/leakui/web/kind"
 )
 
 // TestLogFlightsCountOnce asks for one uncached count from many requests at
@@ -17,7 +18,7 @@ import (
 func TestLogFlightsCountOnce(t *testing.T) {
 	const callers = 8
 	joins := make(chan struct{}, callers)
-	g := &logFlights{calls: map[string]*logFlight{}, cache: newLRU[*logs.Report](16), joined: func() { joins <- struct{}{} }}
+	g := &logFlights{calls: map[string]*logFlight{}, cache: kind.NewCache[*logs.Report](16), joined: func() { joins <- struct{}{} }}
 	key := "test:" + t.Name()
 	var counts atomic.Int32
 	want := &logs.Report{Lines: 42}
@@ -59,7 +60,7 @@ func TestLogFlightsCountOnce(t *testing.T) {
 // for itself.
 func TestLogFlightsCancelledLeader(t *testing.T) {
 	joined := make(chan struct{}, 1)
-	g := &logFlights{calls: map[string]*logFlight{}, cache: newLRU[*logs.Report](16), joined: func() {
+	g := &logFlights{calls: map[string]*logFlight{}, cache: kind.NewCache[*logs.Report](16), joined: func() {
 		select {
 		case joined <- struct{}{}:
 		default:

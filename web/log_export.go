@@ -10,6 +10,7 @@ import (
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
@@ -41,7 +42,7 @@ func logQueryOf(r *http.Request, rep *store.Report) (logQuery, error) {
 
 // logJSONOf fills the JSON twin of a log report, honouring the page's query
 // parameters.
-func (s *Server) logJSONOf(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) logJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	q, lr, err := s.logReportOf(r, rep)
 	if err != nil {
 		return err

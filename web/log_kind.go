@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 )
 
@@ -25,21 +26,21 @@ const kindLog = "log"
 // report's query string) and become the report's default. Every file is
 // counted here, to its end: a broken gzip or zstd stream fails the upload
 // before anything is stored, and the report's first view comes from the cache.
-func (s *Server) planLogs(form *uploadForm) (*reportPlan, error) {
+func (s *Server) planLogs(form *kind.Upload) (*kind.Plan, error) {
 	v := url.Values{}
-	for k, val := range form.fields {
+	for k, val := range form.Fields {
 		v.Set(k, val)
 	}
 	p, err := readLogRaw(v).params()
 	if err != nil {
 		return nil, err
 	}
-	ctx := form.ctx
-	rep, err := s.logCountReceived(ctx, form.files, p)
+	ctx := form.Ctx
+	rep, err := s.logCountReceived(ctx, form.Files, p)
 	if err != nil {
 		return nil, err
 	}
-	return &reportPlan{kind: kindLog, params: p.asMap(), summary: logSummaryOf(rep)}, nil
+	return &kind.Plan{Kind: kindLog, Params: p.asMap(), Summary: logSummaryOf(rep)}, nil
 }
 
 // logSummary is stored with a log report: the default count's headline

@@ -10,13 +10,14 @@ import (
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
 
 // profilesJSON fills the JSON twin of a report over profiles, for the view the
 // query selects (top or flame, single or diff).
-func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	ps, err := s.loadProfileSet(r, rep)
 	if err != nil {
 		return err
@@ -58,7 +59,7 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 		if q.rows > 0 && len(d.Rows) > q.rows {
 			d.Rows = d.Rows[:q.rows]
 		}
-		doc.Diff = &diffJSON{Base: rep.Artifacts[q.base].SHA256, Target: rep.Artifacts[q.target].SHA256, Result: d}
+		doc.Diff = &kind.DiffJSON{Base: rep.Artifacts[q.base].SHA256, Target: rep.Artifacts[q.target].SHA256, Result: d}
 		return nil
 	}
 	p := ps.shown()
@@ -66,7 +67,7 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *reportJSO
 	if err != nil {
 		return err
 	}
-	pj := &profileJSON{Format: p.Format, DurationNs: int64(p.Duration()), Samples: p.Samples(), SampleTypes: p.SampleTypes()}
+	pj := &kind.ProfileJSON{Format: p.Format, DurationNs: int64(p.Duration()), Samples: p.Samples(), SampleTypes: p.SampleTypes()}
 	if t := p.Time(); !t.IsZero() {
 		pj.Time = &t
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
@@ -146,7 +147,7 @@ func (s *Server) sandwichPage(_ context.Context, ps *profileSet, pg *view.Profil
 }
 
 // sandwichJSON fills the JSON twin's analysis with the sandwich.
-func (s *Server) sandwichJSON(_ context.Context, ps *profileSet, doc *reportJSON) error {
+func (s *Server) sandwichJSON(_ context.Context, ps *profileSet, doc *kind.ReportJSON) error {
 	sw, err := ps.sandwich(&doc.Notices)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
@@ -22,7 +23,7 @@ type profileView struct {
 	// page fills the page model (Extra, Notices) for the view.
 	page func(s *Server, ctx context.Context, ps *profileSet, pg *view.ProfileReport) error
 	// json fills the JSON twin (doc.Analysis) for the view.
-	json func(s *Server, ctx context.Context, ps *profileSet, doc *reportJSON) error
+	json func(s *Server, ctx context.Context, ps *profileSet, doc *kind.ReportJSON) error
 }
 
 // profileViews lists the extra views in the order the view switcher shows them.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 )
 
@@ -56,11 +57,11 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if rep.Status != store.ReportReady {
 		return rs.s.showAnalysis(w, r, rep)
 	}
-	kind, ok := rs.s.kinds.reports[rep.Kind]
+	rk, ok := rs.s.kinds.reports[rep.Kind]
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
-	return kind.show(rs.s, w, r, rep)
+	return rk.show(rs.s, w, r, rep)
 }
 
 // handleReportJSON is GET /api/reports/{id}: the report as JSON, honouring the same
@@ -75,23 +76,23 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	defer release()
-	doc := reportJSON{
+	doc := kind.ReportJSON{
 		ID: rep.ID, Kind: rep.Kind, CreatedAt: rep.CreatedAt, URL: page.ReportURL(rep.ID), MarkdownURL: page.ReportMarkdownURL(rep.ID),
 		Params: rep.Params, Summary: rep.Summary,
 	}
 	for _, a := range rep.Artifacts {
-		doc.Artifacts = append(doc.Artifacts, uploadedArtifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
+		doc.Artifacts = append(doc.Artifacts, kind.Artifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
 			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: page.ArtifactURL(a.SHA256)})
 	}
 	if rep.Status != store.ReportReady {
 		s.analysisJSON(rep, &doc)
 		return page.JSON(w, http.StatusOK, doc)
 	}
-	kind, ok := s.kinds.reports[rep.Kind]
+	rk, ok := s.kinds.reports[rep.Kind]
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
-	if err := kind.json(s, r, rep, &doc); err != nil {
+	if err := rk.json(s, r, rep, &doc); err != nil {
 		return err
 	}
 	return page.JSON(w, http.StatusOK, doc)
@@ -102,12 +103,12 @@ func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 	if rep.Status != store.ReportReady {
 		return withLabelLine(s.analysisMarkdown(r, rep), rep), nil
 	}
-	kind, ok := s.kinds.reports[rep.Kind]
+	rk, ok := s.kinds.reports[rep.Kind]
 	if !ok {
 		return nil, fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
 	var b bytes.Buffer
-	if err := kind.markdown(s, &b, r, rep); err != nil {
+	if err := rk.markdown(s, &b, r, rep); err != nil {
 		return nil, err
 	}
 	return withLabelLine(b.Bytes(), rep), nil
@@ -115,7 +116,7 @@ func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 
 // loadProfile returns an artifact's parsed profile, from the cache when it is there.
 func (s *Server) loadProfile(ctx context.Context, sha string) (*pprof.Profile, error) {
-	if p, ok := s.profiles.get(sha); ok {
+	if p, ok := s.profiles.Get(sha); ok {
 		return p, nil
 	}
 	data, err := s.store.ReadArtifact(ctx, sha)
@@ -128,6 +129,6 @@ func (s *Server) loadProfile(ctx context.Context, sha string) (*pprof.Profile, e
 	if err != nil {
 		return nil, err
 	}
-	s.profiles.add(sha, p)
+	s.profiles.Add(sha, p)
 	return p, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -95,22 +96,22 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		return nil, err
 	}
 	var refs []runJVMRef
-	create := func(kind analyze.Kind, plan *reportPlan, fs []store.ReportArtifact) error {
+	create := func(rk analyze.Kind, plan *kind.Plan, fs []store.ReportArtifact) error {
 		uploads := make([]store.Upload, len(fs))
 		for i, f := range fs {
 			uploads[i] = store.Upload{Name: f.Name, SHA256: f.SHA256, Label: f.Label}
 		}
-		rep := &store.Report{Kind: plan.kind, RunID: runID, Params: page.MustJSON(plan.params), Summary: page.MustJSON(plan.summary)}
+		rep := &store.Report{Kind: plan.Kind, RunID: runID, Params: page.MustJSON(plan.Params), Summary: page.MustJSON(plan.Summary)}
 		if err := s.store.CreateReport(ctx, rep, uploads); err != nil {
 			return err
 		}
-		refs = append(refs, runJVMRef{Kind: string(kind), ReportID: rep.ID})
+		refs = append(refs, runJVMRef{Kind: string(rk), ReportID: rep.ID})
 		return nil
 	}
 	if len(files.captures) > 0 {
 		c, err := s.runCaptureReport(ctx, files.captures)
 		if err == nil {
-			plan := &reportPlan{kind: kindCapture, params: map[string]any{"ordered_by": "capture time"}, summary: captureSummaryOf(c)}
+			plan := &kind.Plan{Kind: kindCapture, Params: map[string]any{"ordered_by": "capture time"}, Summary: captureSummaryOf(c)}
 			if err := create(analyze.KindCapture, plan, files.captures); err != nil {
 				return nil, err
 			}
@@ -130,7 +131,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 	}
 	if len(files.histograms) > 0 {
 		hs, params, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistogramsWithin)
-		var plan *reportPlan
+		var plan *kind.Plan
 		if err == nil && len(hs) > 0 {
 			plan, err = histogramPlanOf(hs, params, func(i int) string { return files.histograms[params.Snapshots[i].File].Name })
 		}

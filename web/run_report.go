@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -48,7 +49,7 @@ func (s *Server) showRunReport(w http.ResponseWriter, r *http.Request, rep *stor
 }
 
 // runReportJSON fills the JSON twin of a run's report.
-func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	id, err := s.runOfReport(rep)
 	if err != nil {
 		return err

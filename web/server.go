@@ -2,9 +2,7 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -23,49 +21,9 @@ import (
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/serrors"
 )
-
-// Store is what the handlers need from persistence.
-type Store interface {
-	CreateReport(ctx context.Context, r *store.Report, uploads []store.Upload) error
-	Report(ctx context.Context, id string) (*store.Report, error)
-	Artifact(ctx context.Context, sha string) (*store.Artifact, error)
-	OpenArtifact(ctx context.Context, sha string) (io.ReadCloser, error)
-	ReadArtifact(ctx context.Context, sha string) ([]byte, error)
-	ArtifactsWithPrefix(ctx context.Context, prefix string, limit int) ([]string, error)
-	ArtifactName(ctx context.Context, sha string) (string, error)
-	StoredBytes(ctx context.Context, uploader string) (int64, error)
-	SearchReports(ctx context.Context, q store.ReportSearch) ([]store.Report, error)
-	SetHeadliner(h store.Headliner)
-	BackfillHeadlines(ctx context.Context) (int, error)
-
-	CreateRun(ctx context.Context, r *store.Run) error
-	UpdateRunProgress(ctx context.Context, id string, progress json.RawMessage, leaseUntil time.Time) error
-	FinishRun(ctx context.Context, r *store.Run) error
-	AddRunArtifact(ctx context.Context, runID string, a *store.RunArtifact, u store.Upload) error
-	Run(ctx context.Context, id string) (*store.Run, error)
-	RecentRuns(ctx context.Context, limit int) ([]store.Run, error)
-	RunArtifacts(ctx context.Context, runID string) ([]store.RunArtifact, error)
-	InterruptExpiredRuns(ctx context.Context, now time.Time) (int, error)
-	InterruptOwnedRuns(ctx context.Context, owner string) (int, error)
-
-	SetPinned(ctx context.Context, id string, pinned bool) error
-	SetReportState(ctx context.Context, id, status, reason string, summary json.RawMessage) error
-	ClaimReportAnalysis(ctx context.Context, id, owner string, until, now time.Time) (bool, error)
-	RenewReportLeases(ctx context.Context, owner string, until time.Time) (int, error)
-	ReleaseReportLeases(ctx context.Context, owner string) (int, error)
-	ExpiredAnalyses(ctx context.Context, now time.Time) ([]string, error)
-	PutDerived(ctx context.Context, reportID, name string, r io.Reader) (int64, error)
-	OpenDerived(ctx context.Context, reportID, name string) (store.Blob, error)
-	DeleteArtifact(ctx context.Context, sha string) (int, error)
-	ExpireReports(ctx context.Context, cutoff time.Time) (int, int, error)
-
-	CreateSession(ctx context.Context, id string, expires time.Time) error
-	SessionValid(ctx context.Context, id string, now time.Time) (bool, error)
-	DeleteSession(ctx context.Context, id string) error
-	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)
-}
 
 // Config configures a Server. Zero values mean the defaults.
 type Config struct {
@@ -200,8 +158,8 @@ type Server struct {
 	store    Store
 	log      *slog.Logger
 	assets   *assets
-	profiles *lru[*pprof.Profile]
-	flames   *lru[*flameTreeEntry] // profiles' flame trees, which flame graphs are cut from
+	profiles *kind.Cache[*pprof.Profile]
+	flames   *kind.Cache[*flameTreeEntry] // profiles' flame trees, which flame graphs are cut from
 	router   chi.Router
 	// kinds are the report and input kinds, built once from inputKinds.
 	kinds *kindRegistry
@@ -235,14 +193,14 @@ type Server struct {
 	// heapJobs analyzes uploaded heap dumps in the background; heapIndexes
 	// keeps their stored indexes opened, by report id.
 	heapJobs    *heapDumpJobs
-	heapIndexes *lru[*hprof.Index]
+	heapIndexes *kind.Cache[*hprof.Index]
 	// goroutineDumps, goroutineReports, jvmParsed and logReports cache parsed
 	// inputs and their reports (see goroutine_load.go, jvm.go, log_count.go),
 	// charged to budget like profiles and flames.
-	goroutineDumps   *lru[*goroutines.Dump]
-	goroutineReports *lru[*goroutines.Report]
-	jvmParsed        *lru[jvmEntry]
-	logReports       *lru[*logs.Report]
+	goroutineDumps   *kind.Cache[*goroutines.Dump]
+	goroutineReports *kind.Cache[*goroutines.Report]
+	jvmParsed        *kind.Cache[jvmEntry]
+	logReports       *kind.Cache[*logs.Report]
 	logCounting      *logFlights
 	// quotaMu makes an upload's disk quota check and its store one step
 	// (quota.go).
@@ -315,7 +273,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[*flameTreeEntry](16),
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: kind.NewSizedCache(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: kind.NewCache[*flameTreeEntry](16),
 		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry(), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
 	// The store asks the server for the headlines of the reports it stores,
 	// and the reports stored before headlines were get theirs now.
@@ -348,22 +306,23 @@ func NewServer(cfg Config) (*Server, error) {
 		s.startRetention(cfg.Retain)
 	}
 	s.budget = analyze.NewBudget(cfg.MemoryBudget)
-	s.profiles.budget = s.budget
-	s.flames.maxCost, s.flames.cost, s.flames.budget = flameCacheBytes, flameCost, s.budget
-	s.goroutineDumps = newSizedLRU(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize)
-	s.goroutineReports = newSizedLRU(16, goroutineDumpCacheBytes, (*goroutines.Report).MemSize)
-	s.jvmParsed = newSizedLRU(16, jvmCacheBytes, jvmEntry.memSize)
-	s.logReports = newSizedLRU(16, logCacheBytes, logReportCost)
+	s.profiles.SetBudget(s.budget)
+	s.flames.SetCost(flameCacheBytes, flameCost)
+	s.flames.SetBudget(s.budget)
+	s.goroutineDumps = kind.NewSizedCache(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize)
+	s.goroutineReports = kind.NewSizedCache(16, goroutineDumpCacheBytes, (*goroutines.Report).MemSize)
+	s.jvmParsed = kind.NewSizedCache(16, jvmCacheBytes, jvmEntry.memSize)
+	s.logReports = kind.NewSizedCache(16, logCacheBytes, logReportCost)
 	s.logCounting = &logFlights{calls: map[string]*logFlight{}, cache: s.logReports}
 	caches := cacheReclaimer{s.profiles, s.flames, s.goroutineDumps, s.goroutineReports, s.jvmParsed, s.logReports}
-	for _, c := range []interface{ setBudget(*analyze.Budget) }{s.goroutineDumps, s.goroutineReports, s.jvmParsed, s.logReports} {
-		c.setBudget(s.budget)
+	for _, c := range []interface{ SetBudget(*analyze.Budget) }{s.goroutineDumps, s.goroutineReports, s.jvmParsed, s.logReports} {
+		c.SetBudget(s.budget)
 	}
 	// An analysis the budget has no room for drops cached results first.
 	s.budget.SetReclaim(caches.reclaim)
 	s.views = newViewQueue(viewSlots*runtime.NumCPU(), viewWait)
 	s.heapJobs = newHeapDumpJobs(s)
-	s.heapIndexes = newLRU[*hprof.Index](heapIndexCacheEntries)
+	s.heapIndexes = kind.NewCache[*hprof.Index](heapIndexCacheEntries)
 	s.router = s.routes()
 	// Heap dumps whose analysis a stopped server left unfinished (their lease
 	// has ended) are analyzed again: their dumps are stored.
@@ -467,3 +426,5 @@ func (s *Server) routes() chi.Router {
 	r.Get("/r/{id}/events", s.handle(s.handleReportEvents))
 	return r
 }
+
+type Store = kind.Store

@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
@@ -124,10 +125,10 @@ func (s *Server) handleFavicon(w http.ResponseWriter, r *http.Request) {
 // it first (the default sample type, no filter), for the upload API's answer and
 // the dashboard's search; "" when the series cannot be analyzed (its page says
 // why).
-func seriesVerdictOf(files []*received, profiles []*pprof.Profile) string {
+func seriesVerdictOf(files []*kind.Received, profiles []*pprof.Profile) string {
 	snaps := make([]pprof.Snapshot, len(profiles))
 	for i, p := range profiles {
-		snaps[i] = pprof.Snapshot{Name: files[i].name, Profile: p}
+		snaps[i] = pprof.Snapshot{Name: files[i].Name, Profile: p}
 	}
 	rep, err := pprof.Series(snaps, series.Options{})
 	if err != nil {

@@ -22,7 +22,7 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
 	var profiles [2]*pprof.Profile
 	for i, a := range up.Artifacts {
-		p, ok := ts.srv.profiles.get(a.SHA256)
+		p, ok := ts.srv.profiles.Get(a.SHA256)
 		if !ok {
 			t.Fatalf("the upload did not cache %s", a.Name)
 		}
@@ -40,7 +40,7 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 				t.Errorf("after %s: %s's samples walked %d times, want %d", path, up.Artifacts[i].Name, got, walks)
 			}
 		}
-		if got := ts.srv.flames.order.Len(); got != trees {
+		if got := ts.srv.flames.Len(); got != trees {
 			t.Errorf("after %s: %d flame trees cached, want %d", path, got, trees)
 		}
 		return string(body)
@@ -56,8 +56,8 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 	} {
 		view(path, 1, 2)
 	}
-	if ts.srv.budget.Used() <= ts.srv.profiles.total {
-		t.Errorf("the budget holds %d bytes, the profiles alone %d: the flame trees are not charged", ts.srv.budget.Used(), ts.srv.profiles.total)
+	if ts.srv.budget.Used() <= ts.srv.profiles.Charged() {
+		t.Errorf("the budget holds %d bytes, the profiles alone %d: the flame trees are not charged", ts.srv.budget.Used(), ts.srv.profiles.Charged())
 	}
 	const notice = "The hide filter \"no_such_function\" matched nothing in parca-self-heap-t0-1644509272.pb.gz."
 	for range 2 {
@@ -65,7 +65,7 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 			t.Errorf("the filtered diff flame view lacks the notice %q", notice)
 		}
 	}
-	ts.srv.flames.clear()
+	ts.srv.flames.Clear()
 	view(reportPath+"?view=flame", 3, 1+1)
 }
 

@@ -1,4 +1,4 @@
-package web
+package kind
 
 import (
 	"container/list"
@@ -7,12 +7,12 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-// lru is a small least-recently-used cache of analysis results keyed by artifact
+// Cache is a small least-recently-used cache of analysis results keyed by artifact
 // hash and parameters, so a report viewed many times is parsed once. It holds at
 // most max entries and, when it has a cost function, at most maxCost of their
 // cost (bytes): a few huge profiles must not pin gigabytes. It is safe for
 // concurrent use.
-type lru[V any] struct {
+type Cache[V any] struct {
 	mu      sync.Mutex
 	max     int
 	maxCost int64
@@ -25,36 +25,41 @@ type lru[V any] struct {
 	budget *analyze.Budget
 }
 
-type lruEntry[V any] struct {
+type cacheEntry[V any] struct {
 	key   string
 	value V
 	cost  int64
 }
 
-func newLRU[V any](max int) *lru[V] {
-	return &lru[V]{max: max, order: list.New(), items: make(map[string]*list.Element)}
+// NewCache is a Cache of at most max entries, whatever they cost.
+func NewCache[V any](max int) *Cache[V] {
+	return &Cache[V]{max: max, order: list.New(), items: make(map[string]*list.Element)}
 }
 
-// newSizedLRU is an lru that also keeps the sum of cost over its entries within
+// NewSizedCache is a Cache that also keeps the sum of cost over its entries within
 // maxCost; an entry that alone costs more is not kept.
-func newSizedLRU[V any](max int, maxCost int64, cost func(V) int64) *lru[V] {
-	c := newLRU[V](max)
+func NewSizedCache[V any](max int, maxCost int64, cost func(V) int64) *Cache[V] {
+	c := NewCache[V](max)
 	c.maxCost, c.cost = maxCost, cost
 	return c
 }
 
-func (c *lru[V]) get(key string) (V, bool) {
+// Get returns the value cached under key and makes it the most recent.
+func (c *Cache[V]) Get(key string) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[key]; ok {
 		c.order.MoveToFront(e)
-		return e.Value.(*lruEntry[V]).value, true
+		return e.Value.(*cacheEntry[V]).value, true
 	}
 	var zero V
 	return zero, false
 }
 
-func (c *lru[V]) add(key string, v V) {
+// Add keeps v under key at its cost, charged to the budget: the least recent
+// entries go first when the budget or the cache has no room; v is not kept when
+// it alone costs more than the cache may hold.
+func (c *Cache[V]) Add(key string, v V) {
 	var cost int64
 	if c.cost != nil {
 		cost = c.cost(v)
@@ -73,7 +78,7 @@ func (c *lru[V]) add(key string, v V) {
 		}
 		c.drop(c.order.Back())
 	}
-	c.items[key] = c.order.PushFront(&lruEntry[V]{key, v, cost})
+	c.items[key] = c.order.PushFront(&cacheEntry[V]{key, v, cost})
 	c.total += cost
 	for c.order.Len() > c.max || (c.cost != nil && c.total > c.maxCost) {
 		c.drop(c.order.Back())
@@ -81,18 +86,19 @@ func (c *lru[V]) add(key string, v V) {
 }
 
 // drop removes one element; c.mu is held.
-func (c *lru[V]) drop(e *list.Element) {
-	entry := e.Value.(*lruEntry[V])
+func (c *Cache[V]) drop(e *list.Element) {
+	entry := e.Value.(*cacheEntry[V])
 	c.order.Remove(e)
 	delete(c.items, entry.key)
 	c.total -= entry.cost
 	c.budget.Uncharge(entry.cost)
 }
 
-// setBudget charges the cache's entries to b from now on.
-func (c *lru[V]) setBudget(b *analyze.Budget) { c.budget = b }
+// SetBudget charges the cache's entries to b from now on.
+func (c *Cache[V]) SetBudget(b *analyze.Budget) { c.budget = b }
 
-func (c *lru[V]) remove(key string) {
+// Remove drops the entry of key.
+func (c *Cache[V]) Remove(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[key]; ok {
@@ -100,7 +106,8 @@ func (c *lru[V]) remove(key string) {
 	}
 }
 
-func (c *lru[V]) clear() {
+// Clear drops every entry.
+func (c *Cache[V]) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.order.Init()
@@ -109,11 +116,11 @@ func (c *lru[V]) clear() {
 	c.total = 0
 }
 
-// dropOldest drops the least recently used entry to make room in the memory
+// DropOldest drops the least recently used entry to make room in the memory
 // budget and returns its cost; 0 when the cache is empty or busy (a cache whose
 // lock is held, perhaps by the very add that needs the room, is skipped rather
 // than waited for).
-func (c *lru[V]) dropOldest() int64 {
+func (c *Cache[V]) DropOldest() int64 {
 	if !c.mu.TryLock() {
 		return 0
 	}
@@ -122,14 +129,28 @@ func (c *lru[V]) dropOldest() int64 {
 	if e == nil {
 		return 0
 	}
-	cost := e.Value.(*lruEntry[V]).cost
+	cost := e.Value.(*cacheEntry[V]).cost
 	c.drop(e)
 	return cost
 }
 
-// charged is the sum of the entries' costs, what the cache holds of its budget.
-func (c *lru[V]) charged() int64 {
+// Charged is the sum of the entries' costs, what the cache holds of its budget.
+func (c *Cache[V]) Charged() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.total
+}
+
+// SetCost bounds the cache by the sum of cost over its entries, at most maxCost.
+func (c *Cache[V]) SetCost(maxCost int64, cost func(V) int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.maxCost, c.cost = maxCost, cost
+}
+
+// Len is the number of entries the cache holds.
+func (c *Cache[V]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len()
 }

@@ -1,0 +1,6 @@
+// Package kind is the contract between the web root and each kind of evidence:
+// what an upload becomes (Received, Upload, Plan), the JSON twin every report
+// shares (ReportJSON, Artifact), what the handlers need of persistence (Store),
+// and the typed caches of parsed inputs, charged to the server's memory budget
+// (Cache, JSONCost).
+package kind
