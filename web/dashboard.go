@@ -17,7 +17,7 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 	// who may see them all.
 	var err error
 	listing := s.authorized(r)
-	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: s.kinds.accepted,
+	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: s.kinds.Accepted(),
 		SignIn: !listing, Auth: s.cfg.Token != "", Log: logUploadForm()}
 	if listing {
 		if d.Reports, err = s.reportList(r); err != nil {
@@ -32,8 +32,8 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 
 // summaryLine renders a stored summary as one line for listings.
 func (s *Server) summaryLine(kind string, raw json.RawMessage) string {
-	if k, ok := s.kinds.reports[kind]; ok && k.summary != nil {
-		return k.summary(raw)
+	if k, ok := s.kinds.For(kind); ok {
+		return k.Summary(raw)
 	}
 	return ""
 }

@@ -50,9 +50,9 @@ func (s *Server) classify(files []*kind.Received) error {
 func (s *Server) plan(ctx context.Context, form *kind.Upload) (*kind.Plan, error) {
 	rk := form.Files[0].Detection.Kind
 	for _, f := range form.Files {
-		if _, ok := s.kinds.planners[f.Detection.Kind]; !ok {
+		if _, ok := s.kinds.Planner(f.Detection.Kind); !ok {
 			return nil, fmt.Errorf("%w: %s: detected %s; leakui accepts %s", analyze.ErrUnsupportedKind,
-				f.Name, f.Detection, s.kinds.acceptedNames())
+				f.Name, f.Detection, s.kinds.AcceptedNames())
 		}
 		if f.Detection.Kind != rk {
 			return nil, fmt.Errorf("%w: %s is a %s but %s is a %s; upload files of one kind together",
@@ -60,7 +60,8 @@ func (s *Server) plan(ctx context.Context, form *kind.Upload) (*kind.Plan, error
 		}
 	}
 	form.Ctx = ctx
-	return s.kinds.planners[rk](s, form)
+	k, _ := s.kinds.Planner(rk)
+	return k.Plan(ctx, form)
 }
 
 // planProfiles makes a profile report of one file, a diff of two, a series of more.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -73,47 +74,56 @@ func inputKinds() []inputKind {
 	}
 }
 
-// kindRegistry holds the lookups the server builds once from inputKinds and the
-// lab's run reports: the views of each report kind, the planner of each input
-// kind, and what the upload pages say leakui accepts.
-type kindRegistry struct {
-	reports  map[string]reportKind
-	planners map[analyze.Kind]planner
-	accepted []string
-	// viewCosts are what the views of the report kinds that have one may hold
-	// (reportViewCosts), charged to the memory budget before they render.
-	viewCosts map[string]func(*store.Report) int64
+// kindAdapter is a kind of evidence still implemented in package web: its
+// planner and views, called with the server.
+type kindAdapter struct {
+	s  *Server
+	in inputKind
 }
 
-// viewCost is what a view of rep may hold while it renders, 0 for a kind that
-// charges its own work as it goes.
-func (r *kindRegistry) viewCost(rep *store.Report) int64 {
-	if cost, ok := r.viewCosts[rep.Kind]; ok {
+func (k kindAdapter) Input() analyze.Kind { return k.in.kind }
+func (k kindAdapter) Reports() []string   { return k.in.reports }
+func (k kindAdapter) Accepted() []string  { return k.in.accepted }
+
+func (k kindAdapter) Plan(ctx context.Context, up *kind.Upload) (*kind.Plan, error) {
+	up.Ctx = ctx
+	return k.in.plan(k.s, up)
+}
+
+func (k kindAdapter) Page(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	return k.in.views.show(k.s, w, r, rep)
+}
+
+func (k kindAdapter) JSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+	return k.in.views.json(k.s, r, rep, doc)
+}
+
+func (k kindAdapter) Markdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	return k.in.views.markdown(k.s, w, r, rep)
+}
+
+func (k kindAdapter) Summary(raw json.RawMessage) string {
+	if k.in.views.summary == nil {
+		return ""
+	}
+	return k.in.views.summary(raw)
+}
+
+// ViewCost is what a view of rep holds beyond the caches (reportViewCosts).
+func (k kindAdapter) ViewCost(rep *store.Report) int64 {
+	if cost, ok := reportViewCosts()[rep.Kind]; ok {
 		return cost(rep)
 	}
 	return 0
 }
 
-// newKindRegistry builds the registry; two entries for one kind are a programming
-// error and panic at start.
-func newKindRegistry() *kindRegistry {
-	r := &kindRegistry{reports: map[string]reportKind{}, planners: map[analyze.Kind]planner{}, viewCosts: reportViewCosts()}
-	addReport := func(rk string, views reportKind) {
-		if _, dup := r.reports[rk]; dup {
-			panic("web: report kind " + rk + " is registered twice")
-		}
-		r.reports[rk] = views
-	}
+// newKindRegistry builds the one dispatch on kinds, in the order of inputKinds
+// and then the lab's run reports.
+func (s *Server) newKindRegistry() *kind.Registry {
+	var kinds []kind.Kind
 	for _, in := range inputKinds() {
-		if _, dup := r.planners[in.kind]; dup {
-			panic("web: input kind " + string(in.kind) + " is registered twice")
-		}
-		r.planners[in.kind] = in.plan
-		r.accepted = append(r.accepted, in.accepted...)
-		for _, k := range in.reports {
-			addReport(k, in.views)
-		}
+		kinds = append(kinds, kindAdapter{s, in})
 	}
-	addReport(kindRun, runReportKind())
-	return r
+	kinds = append(kinds, kindAdapter{s, inputKind{reports: []string{kindRun}, views: runReportKind()}})
+	return kind.NewRegistry(kinds...)
 }

@@ -40,7 +40,7 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	release, err := rs.s.chargeView(rs.s.kinds.viewCost(rep))
+	release, err := rs.s.chargeView(rs.s.kinds.ViewCost(rep))
 	if err != nil {
 		return err
 	}
@@ -57,11 +57,11 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if rep.Status != store.ReportReady {
 		return rs.s.showAnalysis(w, r, rep)
 	}
-	rk, ok := rs.s.kinds.reports[rep.Kind]
+	k, ok := rs.s.kinds.For(rep.Kind)
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
-	return rk.show(rs.s, w, r, rep)
+	return k.Page(w, r, rep)
 }
 
 // handleReportJSON is GET /api/reports/{id}: the report as JSON, honouring the same
@@ -71,7 +71,7 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	release, err := s.chargeView(s.kinds.viewCost(rep))
+	release, err := s.chargeView(s.kinds.ViewCost(rep))
 	if err != nil {
 		return err
 	}
@@ -88,11 +88,11 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 		s.analysisJSON(rep, &doc)
 		return page.JSON(w, http.StatusOK, doc)
 	}
-	rk, ok := s.kinds.reports[rep.Kind]
+	k, ok := s.kinds.For(rep.Kind)
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
-	if err := rk.json(s, r, rep, &doc); err != nil {
+	if err := k.JSON(r, rep, &doc); err != nil {
 		return err
 	}
 	return page.JSON(w, http.StatusOK, doc)
@@ -103,12 +103,12 @@ func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 	if rep.Status != store.ReportReady {
 		return withLabelLine(s.analysisMarkdown(r, rep), rep), nil
 	}
-	rk, ok := s.kinds.reports[rep.Kind]
+	k, ok := s.kinds.For(rep.Kind)
 	if !ok {
 		return nil, fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
 	var b bytes.Buffer
-	if err := rk.markdown(s, &b, r, rep); err != nil {
+	if err := k.Markdown(&b, r, rep); err != nil {
 		return nil, err
 	}
 	return withLabelLine(b.Bytes(), rep), nil

@@ -162,7 +162,7 @@ type Server struct {
 	flames   *kind.Cache[*flameTreeEntry] // profiles' flame trees, which flame graphs are cut from
 	router   chi.Router
 	// kinds are the report and input kinds, built once from inputKinds.
-	kinds *kindRegistry
+	kinds *kind.Registry
 	// hosts are the Host headers the server answers to.
 	hosts *hostAllowList
 
@@ -274,7 +274,8 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: kind.NewSizedCache(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: kind.NewCache[*flameTreeEntry](16),
-		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry(), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
+		owner: store.NewID(), closing: make(chan struct{}), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
+	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,
 	// and the reports stored before headlines were get theirs now.
 	cfg.Store.SetHeadliner(s.headline)
