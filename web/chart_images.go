@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
@@ -87,7 +88,7 @@ func (s *Server) handleReportChartImage(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	return writeSVG(w, totalsLineChart(srep))
+	return writeSVG(w, chart.TotalsLine(srep))
 }
 
 // writeSVG answers a chart as a standalone SVG image.

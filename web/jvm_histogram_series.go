@@ -10,6 +10,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/web/chart"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/view"
 )
@@ -109,7 +110,7 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 		}
 		// The series by bytes is compact: its snapshot list would repeat the one
 		// above it, and byte[]'s growth is already in the diff's tables.
-		out = append(out, seriesView(jvmOrderName(o), s, o == jvm.ByBytes, nil))
+		out = append(out, chart.Series(jvmOrderName(o), s, o == jvm.ByBytes, nil))
 	}
 	return out, leak
 }

@@ -309,12 +309,12 @@ func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
 		return max(1, min(v, largest)*nmtChartBarMax/largest)
 	}
 	width := func(v int64) string { return strconv.FormatInt(units(v), 10) }
-	chart := view.JavaNMTChart{Width: nmtChartWidth, Height: len(cats)*nmtChartRow + 4,
+	ch := view.JavaNMTChart{Width: nmtChartWidth, Height: len(cats)*nmtChartRow + 4,
 		Legend: []view.Pair{{Label: "committed", Value: "#2457d6"}, {Label: "reserved (cut at the largest committed)", Value: "#dfe3ea"}}}
 	for i, c := range cats {
 		y := i*nmtChartRow + 4
 		b, hasBase := baseOf(c)
-		chart.Diff = chart.Diff || hasBase
+		ch.Diff = ch.Diff || hasBase
 		fill := "#2457d6"
 		if hasBase && c.Committed > b && c.Name != jvm.HeapCategory {
 			fill = "#c62828"
@@ -329,16 +329,16 @@ func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
 			value += " of " + analyze.FormatBytes(c.Reserved) + " reserved"
 		}
 		end := max(units(c.Reserved), units(c.Committed), units(b))
-		chart.Bars = append(chart.Bars, view.JavaNMTBar{
+		ch.Bars = append(ch.Bars, view.JavaNMTBar{
 			Name: c.Name, Y: strconv.Itoa(y), TextY: strconv.Itoa(y + 13), BaseY: strconv.Itoa(y + 18),
 			ReservedW: width(c.Reserved), CommittedW: width(c.Committed), BaseW: width(b),
 			ValueX: strconv.FormatInt(nmtChartBarX+end+6, 10), Value: value, Title: title, CommittedFill: fill,
 		})
 	}
-	if chart.Diff {
-		chart.Legend = append(chart.Legend, view.Pair{Label: "committed before", Value: "#5d6778"}, view.Pair{Label: "grew outside the heap", Value: "#c62828"})
+	if ch.Diff {
+		ch.Legend = append(ch.Legend, view.Pair{Label: "committed before", Value: "#5d6778"}, view.Pair{Label: "grew outside the heap", Value: "#c62828"})
 	}
-	return chart
+	return ch
 }
 
 // javaNMTJSON is the JSON twin of one report: the shape of `leakui nmt -json`

@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
@@ -58,7 +59,7 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, rep *store.Repo
 		return err
 	}
 	pg := s.logPage(rep, q, lr)
-	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: bannerDescription(pg.Verdict)}, view.LogReportPageView(pg))
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: chart.BannerDescription(pg.Verdict)}, view.LogReportPageView(pg))
 }
 
 // logQuerySuffix is "?query" as url.Values encodes it, or "" for none.
@@ -177,7 +178,7 @@ func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.Lo
 	}
 	if logTimesUsable(lr) {
 		pg.Timeline = logTimeline(lr)
-		pg.OpenCharts = logOpenCharts(lr, func(chart string) string { return q.countURL(page.ReportChartImageURL(rep.ID, chart, "")) })
+		pg.OpenCharts = logOpenCharts(lr, func(ch string) string { return q.countURL(page.ReportChartImageURL(rep.ID, ch, "")) })
 	} else {
 		pg.Notices = append(pg.Notices, logTimesNotice)
 	}
@@ -434,10 +435,10 @@ func logGroupBuckets(in []logs.Bucket, group int) []logs.Bucket {
 // logOpenCharts draws, per measurable pair, the number still open at the end
 // of each bucket, against the buckets' wall time; imageURL, when given, is each
 // chart's stable URL as an SVG image.
-func logOpenCharts(lr *logs.Report, imageURL func(chart string) string) []view.Chart {
+func logOpenCharts(lr *logs.Report, imageURL func(ch string) string) []view.Chart {
 	var charts []view.Chart
 	for _, c := range logOpenLineCharts(lr) {
-		v := chartView(c.id, c.chart)
+		v := chart.View(c.id, c.chart)
 		if imageURL != nil {
 			v.ImageURL = imageURL(c.id)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
@@ -246,7 +247,7 @@ func writeSeriesMarkdown(w io.Writer, rep *series.Report) {
 		if i == 10 {
 			break
 		}
-		fmt.Fprint(w, markdown.Row(analyze.FormatSignedValue(s.Growth, rep.Unit), signedFloat(s.Slope, rep.Unit),
+		fmt.Fprint(w, markdown.Row(analyze.FormatSignedValue(s.Growth, rep.Unit), chart.SignedFloat(s.Slope, rep.Unit),
 			fmt.Sprintf("%d of %d", s.GrewSteps, s.Steps), fmt.Sprintf("%.2f", s.R2), markdown.Code(s.Name)))
 	}
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -131,7 +133,7 @@ func (s *Server) showProfiles(w http.ResponseWriter, r *http.Request, rep *store
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: bannerDescription(pg.Verdict)}, view.ProfileReportPage(pg))
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: chart.BannerDescription(pg.Verdict)}, view.ProfileReportPage(pg))
 }
 
 // profilePage builds the page model.
@@ -220,13 +222,13 @@ func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileR
 		if err != nil {
 			return pg, err
 		}
-		sv := seriesView("profiles", rep, false, func(order []int) string {
+		sv := chart.Series("profiles", rep, false, func(order []int) string {
 			return q.url(path, func(v url.Values) { v.Set("order", formatOrder(order)) })
 		})
 		sv.InBanner = true
 		sv.Chart.ImageURL = q.url(page.ReportChartImageURL(ps.rep.ID, "totals", ""), nil)
 		pg.Series = &sv
-		pg.Verdict = seriesBanner(rep)
+		pg.Verdict = chart.SeriesBanner(rep)
 		pg.Views = nil
 	default:
 		p, err := ps.filtered(shown, &pg.Notices)
@@ -491,3 +493,34 @@ func abs(v int64) int64 {
 
 // sampleIndexName is the sample type the query names ("" for the default).
 func (ps *profileSet) sampleIndexName() string { return ps.q.sampleType }
+
+// profileSeries analyzes profiles as a series, in the query's order when given.
+func (ps *profileSet) profileSeries(notices *[]string) (*series.Report, error) {
+	order := ps.q.order
+	if order == nil {
+		order = make([]int, len(ps.profiles))
+		for i := range order {
+			order[i] = i
+		}
+	}
+	snaps := make([]pprof.Snapshot, len(order))
+	for i, k := range order {
+		fp, err := ps.filtered(ps.profiles[k], notices)
+		if err != nil {
+			return nil, err
+		}
+		snaps[i] = pprof.Snapshot{Name: ps.rep.Artifacts[k].Name, Profile: fp}
+	}
+	rep, err := pprof.Series(snaps, series.Options{SampleIndex: ps.sampleIndexName(), KeepOrder: ps.q.order != nil})
+	if err != nil {
+		return nil, err
+	}
+	if rep.RateNote != "" {
+		*notices = append(*notices, "Rates: "+rep.RateNote+".")
+	}
+	// Map analysis positions back to the report's file numbers.
+	for i := range rep.Snapshots {
+		rep.Snapshots[i].Index = order[rep.Snapshots[i].Index]
+	}
+	return rep, nil
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -157,7 +158,7 @@ func runCharts(p lab.Progress, yMax map[string]float64) []view.Chart {
 	for _, spec := range runChartSpecs {
 		c := runLineChart(p, spec.title, spec.unit, spec.series)
 		c.YMax = yMax[spec.id]
-		out = append(out, chartView(spec.id, c))
+		out = append(out, chart.View(spec.id, c))
 	}
 	return out
 }
@@ -381,7 +382,7 @@ func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role 
 	if err != nil || rep == nil {
 		return nil, err
 	}
-	sv := seriesView(role, rep, true, nil)
+	sv := chart.Series(role, rep, true, nil)
 	return &sv, nil
 }
 

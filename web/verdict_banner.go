@@ -2,53 +2,13 @@ package web
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/web/view"
 )
-
-// seriesClass colours a series verdict.
-func seriesClass(v series.Verdict) string {
-	switch v {
-	case series.Leak:
-		return "bad"
-	case series.Shrinking, series.Inconclusive:
-		return "warn"
-	}
-	return "good"
-}
-
-// seriesBanner is the verdict of a series report.
-func seriesBanner(rep *series.Report) *view.Banner {
-	b := &view.Banner{State: string(rep.Verdict), Class: seriesClass(rep.Verdict), Reason: rep.Reason}
-	b.Badges = []view.Badge{{Label: rep.VerdictText, Class: b.Class, TestID: "verdict-state"}}
-	t := rep.Total
-	change := analyze.FormatSignedValue(t.Growth, rep.Unit)
-	if t.First != 0 {
-		change += fmt.Sprintf(" (%+.0f%%)", float64(t.Growth)/math.Abs(float64(t.First))*100)
-	}
-	b.Numbers = append(b.Numbers,
-		view.Pair{Label: "total " + rep.SampleType, Value: analyze.FormatValue(t.First, rep.Unit) + " → " + analyze.FormatValue(t.Last, rep.Unit)},
-		view.Pair{Label: "change", Value: change},
-		view.Pair{Label: "snapshots", Value: snapshotsText(rep)},
-		view.Pair{Label: "leak suspects", Value: strconv.Itoa(len(rep.Suspects))})
-	return b
-}
-
-// snapshotsText is the number of snapshots and, when they have times, their span.
-func snapshotsText(rep *series.Report) string {
-	s := strconv.Itoa(len(rep.Snapshots))
-	if n := len(rep.Snapshots); n > 1 && !rep.Snapshots[0].Time.IsZero() && !rep.Snapshots[n-1].Time.IsZero() {
-		s += " over " + rep.Snapshots[n-1].Time.Sub(rep.Snapshots[0].Time).Round(time.Second).String()
-	}
-	return s
-}
 
 // diffBanner is the verdict of a diff: how the total moved and the largest change.
 func diffBanner(d view.DiffTable) *view.Banner {
@@ -174,23 +134,6 @@ func runVerdictClass(v string) string {
 		return "bad"
 	}
 	return "good"
-}
-
-// bannerDescription is a banner as one line for link previews: its badges, then
-// its reason.
-func bannerDescription(b *view.Banner) string {
-	if b == nil {
-		return ""
-	}
-	var words []string
-	for _, badge := range b.Badges {
-		words = append(words, badge.Label)
-	}
-	head := strings.Join(words, ", ")
-	if b.Reason == "" {
-		return head
-	}
-	return head + ": " + b.Reason
 }
 
 // goroutineBanner is the verdict of a goroutine dump report: a crash, the

@@ -1,4 +1,4 @@
-package web
+package chart
 
 import (
 	"encoding/json"
@@ -36,9 +36,9 @@ type chartSeries struct {
 	Values []*float64 `json:"values"`
 }
 
-// chartView renders a chart for a page: the static SVG with axes, the data for
+// View renders a chart for a page: the static SVG with axes, the data for
 // uPlot, and the caption's maxima.
-func chartView(id string, c linechart.Chart) view.Chart {
+func View(id string, c linechart.Chart) view.Chart {
 	v := view.Chart{ID: id, Title: c.Title, Unit: c.Unit, SVG: linechart.SVG(c, chartWidth, chartHeight, false),
 		YMax: linechart.FormatY(c.DataMax(), c.Unit)}
 	if c.Format != nil {
@@ -77,8 +77,8 @@ func chartView(id string, c linechart.Chart) view.Chart {
 	return v
 }
 
-// floats converts counts to chart values.
-func floats(values []int64) []float64 {
+// Floats converts counts to chart values.
+func Floats(values []int64) []float64 {
 	out := make([]float64, len(values))
 	for i, v := range values {
 		out[i] = float64(v)

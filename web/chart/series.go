@@ -1,4 +1,4 @@
-package web
+package chart
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
-	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/internal/spark"
@@ -15,15 +14,15 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// seriesView formats a series analysis. moveURL, when set, makes the links that
+// Series formats a series analysis. moveURL, when set, makes the links that
 // move snapshot i (in analysis order) one place earlier or later.
-func seriesView(id string, rep *series.Report, compact bool, moveURL func(order []int) string) view.SeriesView {
+func Series(id string, rep *series.Report, compact bool, moveURL func(order []int) string) view.SeriesView {
 	v := view.SeriesView{
 		ID: id, Verdict: string(rep.Verdict), VerdictText: rep.VerdictText, Reason: rep.Reason,
 		SampleType: rep.SampleType, By: rep.By, Compact: compact,
 	}
-	v.VerdictClass = seriesClass(rep.Verdict)
-	v.Chart = totalsChart(id, rep)
+	v.VerdictClass = SeriesClass(rep.Verdict)
+	v.Chart = Totals(id, rep)
 	order := make([]int, len(rep.Snapshots))
 	for i, sn := range rep.Snapshots {
 		order[i] = sn.Index
@@ -47,7 +46,7 @@ func seriesView(id string, rep *series.Report, compact bool, moveURL func(order 
 			if i == n {
 				break
 			}
-			out = append(out, seriesRow(s, rep.Unit))
+			out = append(out, SeriesRow(s, rep.Unit))
 		}
 		return out
 	}
@@ -65,29 +64,29 @@ func swapped(order []int, i, j int) []int {
 	return out
 }
 
-// seriesRow formats one series.
-func seriesRow(s series.Suspect, unit string) view.SeriesRow {
+// SeriesRow formats one series.
+func SeriesRow(s series.Suspect, unit string) view.SeriesRow {
 	r := view.SeriesRow{
 		Name: s.Name, First: analyze.FormatValue(s.First, unit), Last: analyze.FormatValue(s.Last, unit),
-		Growth: analyze.FormatSignedValue(s.Growth, unit), Slope: signedFloat(s.Slope, unit),
+		Growth: analyze.FormatSignedValue(s.Growth, unit), Slope: SignedFloat(s.Slope, unit),
 		Steps: fmt.Sprintf("%d of %d", s.GrewSteps, s.Steps), R2: fmt.Sprintf("%.2f", s.R2),
-		Confidence: fmt.Sprintf("%.0f%%", s.Confidence*100), Why: s.Why, Spark: sparkline(s.Values), Growing: s.Growth > 0,
+		Confidence: fmt.Sprintf("%.0f%%", s.Confidence*100), Why: s.Why, Spark: Sparkline(s.Values), Growing: s.Growth > 0,
 		StacksOmitted: s.StacksOmitted,
 	}
 	if s.GrowthRatio != nil {
 		r.GrowthPct = fmt.Sprintf("(%+.0f%%)", *s.GrowthRatio*100)
 	}
 	if s.SlopePerMinute != nil {
-		r.PerMinute = signedFloat(*s.SlopePerMinute, unit)
+		r.PerMinute = SignedFloat(*s.SlopePerMinute, unit)
 	}
 	for _, st := range s.Stacks {
-		r.Stacks = append(r.Stacks, view.SeriesStackRow{Frames: st.Frames, Growth: analyze.FormatSignedValue(st.Growth, unit), Spark: sparkline(st.Values), Passed: st.Passed})
+		r.Stacks = append(r.Stacks, view.SeriesStackRow{Frames: st.Frames, Growth: analyze.FormatSignedValue(st.Growth, unit), Spark: Sparkline(st.Values), Passed: st.Passed})
 	}
 	return r
 }
 
-// signedFloat formats a slope with its unit and sign.
-func signedFloat(v float64, unit string) string {
+// SignedFloat formats a slope with its unit and sign.
+func SignedFloat(v float64, unit string) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return ""
 	}
@@ -102,17 +101,17 @@ func signedFloat(v float64, unit string) string {
 	return s
 }
 
-// sparkline draws values in a 100×20 box.
-func sparkline(values []int64) string { return spark.Points(values, 100, 20) }
+// Sparkline draws values in a 100×20 box.
+func Sparkline(values []int64) string { return spark.Points(values, 100, 20) }
 
-// totalsChart draws the totals over the snapshots: against their wall time when
+// Totals draws the totals over the snapshots: against their wall time when
 // every snapshot has one, else against their numbers.
-func totalsChart(id string, rep *series.Report) view.Chart {
-	return chartView("totals-"+id, totalsLineChart(rep))
+func Totals(id string, rep *series.Report) view.Chart {
+	return View("totals-"+id, TotalsLine(rep))
 }
 
-// totalsLineChart is the data of a series' totals chart.
-func totalsLineChart(rep *series.Report) linechart.Chart {
+// TotalsLine is the data of a series' totals chart.
+func TotalsLine(rep *series.Report) linechart.Chart {
 	c := linechart.Chart{Title: "Total " + rep.SampleType, Unit: rep.Unit, XLabel: "snapshot",
 		Format: func(v float64) string { return analyze.FormatValue(int64(v), rep.Unit) }}
 	timed := len(rep.Snapshots) == len(rep.Totals)
@@ -127,37 +126,6 @@ func totalsLineChart(rep *series.Report) linechart.Chart {
 		}
 	}
 	c.XTime = timed
-	c.Series = []linechart.Series{{Key: "total", Name: rep.SampleType, Class: "s1", Values: floats(rep.Totals)}}
+	c.Series = []linechart.Series{{Key: "total", Name: rep.SampleType, Class: "s1", Values: Floats(rep.Totals)}}
 	return c
-}
-
-// profileSeries analyzes profiles as a series, in the query's order when given.
-func (ps *profileSet) profileSeries(notices *[]string) (*series.Report, error) {
-	order := ps.q.order
-	if order == nil {
-		order = make([]int, len(ps.profiles))
-		for i := range order {
-			order[i] = i
-		}
-	}
-	snaps := make([]pprof.Snapshot, len(order))
-	for i, k := range order {
-		fp, err := ps.filtered(ps.profiles[k], notices)
-		if err != nil {
-			return nil, err
-		}
-		snaps[i] = pprof.Snapshot{Name: ps.rep.Artifacts[k].Name, Profile: fp}
-	}
-	rep, err := pprof.Series(snaps, series.Options{SampleIndex: ps.sampleIndexName(), KeepOrder: ps.q.order != nil})
-	if err != nil {
-		return nil, err
-	}
-	if rep.RateNote != "" {
-		*notices = append(*notices, "Rates: "+rep.RateNote+".")
-	}
-	// Map analysis positions back to the report's file numbers.
-	for i := range rep.Snapshots {
-		rep.Snapshots[i].Index = order[rep.Snapshots[i].Index]
-	}
-	return rep, nil
 }
