@@ -7,7 +7,6 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
-	"github.com/leakui/leakui/web/kind"
 )
 
 // DefaultMemoryBudget is the memory budget of a server whose Config names none:
@@ -24,7 +23,7 @@ func DefaultMemoryBudget() int64 {
 // built): half of the server's, at most kind.MaxAnalysisBudget, charged to the
 // server's too. Release it when done.
 func (s *Server) analysisBudget() *analyze.Budget {
-	return s.budget.Child(min(s.budget.Limit()/2, kind.MaxAnalysisBudget))
+	return s.deps.Analysis()
 }
 
 // viewBytes is what rendering a report's page, JSON or Markdown from its stored

@@ -186,8 +186,11 @@ type Server struct {
 	retentionStop chan struct{}
 	retentionDone chan struct{}
 
-	// budget is the memory budget shared by the analyses and the caches.
+	// budget is the memory budget shared by the analyses and the caches, which
+	// caches holds; deps is what the kinds of evidence are built over.
 	budget *analyze.Budget
+	caches *kind.Caches
+	deps   kind.Deps
 	// views bounds the flame graphs built at once.
 	views *viewQueue
 	// heapJobs analyzes uploaded heap dumps in the background; heapIndexes
@@ -275,6 +278,20 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: kind.NewSizedCache(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: kind.NewCache[*flameTreeEntry](16),
 		owner: store.NewID(), closing: make(chan struct{}), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
+	s.budget = analyze.NewBudget(cfg.MemoryBudget)
+	// An analysis the budget has no room for drops cached results first.
+	s.caches = kind.NewCaches(s.budget)
+	kind.Register(s.caches, s.profiles)
+	s.flames.SetCost(flameCacheBytes, flameCost)
+	kind.Register(s.caches, s.flames)
+	s.goroutineDumps = kind.Register(s.caches, kind.NewSizedCache(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize))
+	s.goroutineReports = kind.Register(s.caches, kind.NewSizedCache(16, goroutineDumpCacheBytes, (*goroutines.Report).MemSize))
+	s.jvmParsed = kind.Register(s.caches, kind.NewSizedCache(16, jvmCacheBytes, jvmEntry.memSize))
+	s.logReports = kind.Register(s.caches, kind.NewSizedCache(16, logCacheBytes, logReportCost))
+	s.logCounting = &logFlights{calls: map[string]*logFlight{}, cache: s.logReports}
+	s.deps = kind.Deps{Store: cfg.Store, Log: s.log, Budget: s.budget,
+		Limits: kind.Limits{MaxDecompressed: cfg.MaxDecompressed, MaxHeapDump: cfg.MaxHeapDump, MaxUpload: cfg.MaxUpload, TempDir: cfg.TempDir},
+		Render: s.render, Handle: s.handle, Caches: s.caches, Owner: s.owner, Closing: s.closing}
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,
 	// and the reports stored before headlines were get theirs now.
@@ -306,21 +323,6 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Retain > 0 {
 		s.startRetention(cfg.Retain)
 	}
-	s.budget = analyze.NewBudget(cfg.MemoryBudget)
-	s.profiles.SetBudget(s.budget)
-	s.flames.SetCost(flameCacheBytes, flameCost)
-	s.flames.SetBudget(s.budget)
-	s.goroutineDumps = kind.NewSizedCache(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize)
-	s.goroutineReports = kind.NewSizedCache(16, goroutineDumpCacheBytes, (*goroutines.Report).MemSize)
-	s.jvmParsed = kind.NewSizedCache(16, jvmCacheBytes, jvmEntry.memSize)
-	s.logReports = kind.NewSizedCache(16, logCacheBytes, logReportCost)
-	s.logCounting = &logFlights{calls: map[string]*logFlight{}, cache: s.logReports}
-	caches := cacheReclaimer{s.profiles, s.flames, s.goroutineDumps, s.goroutineReports, s.jvmParsed, s.logReports}
-	for _, c := range []interface{ SetBudget(*analyze.Budget) }{s.goroutineDumps, s.goroutineReports, s.jvmParsed, s.logReports} {
-		c.SetBudget(s.budget)
-	}
-	// An analysis the budget has no room for drops cached results first.
-	s.budget.SetReclaim(caches.reclaim)
 	s.views = newViewQueue(viewSlots*runtime.NumCPU(), viewWait)
 	s.heapJobs = newHeapDumpJobs(s)
 	s.heapIndexes = kind.NewCache[*hprof.Index](heapIndexCacheEntries)

@@ -3,6 +3,8 @@
 // and a summary line) and the Registry, the one dispatch on kinds; what an
 // upload becomes (Received, Upload, Plan), the JSON twin every report
 // shares (ReportJSON, Artifact), what the handlers need of persistence (Store),
-// and the typed caches of parsed inputs, charged to the server's memory budget
-// (Cache, JSONCost).
+// the typed caches of parsed inputs, charged to the server's memory budget and
+// reclaimed from when an analysis needs the room (Cache, Caches, JSONCost), and
+// what every kind is built over (Deps: the store, the budget and one analysis's
+// share of it, the limits, the renderer).
 package kind
