@@ -6,16 +6,7 @@ import (
 )
 
 // cachedBytes is what the server's caches hold of its budget, cache by cache.
-func (s *Server) cachedBytes() map[string]int64 {
-	return map[string]int64{
-		"profiles":          s.profiles.Charged(),
-		"flames":            s.flames.Charged(),
-		"goroutine dumps":   s.goroutineDumps.Charged(),
-		"goroutine reports": s.goroutineReports.Charged(),
-		"jvm":               s.jvmParsed.Charged(),
-		"logs":              s.logReports.Charged(),
-	}
-}
+func (s *Server) cachedBytes() map[string]int64 { return s.caches.Charged() }
 
 func sumBytes(m map[string]int64) int64 {
 	var n int64

@@ -18,7 +18,7 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 	var err error
 	listing := s.authorized(r)
 	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: s.kinds.Accepted(),
-		SignIn: !listing, Auth: s.cfg.Token != "", Log: logUploadForm()}
+		SignIn: !listing, Auth: s.cfg.Token != "", Log: s.logs.UploadForm()}
 	if listing {
 		if d.Reports, err = s.reportList(r); err != nil {
 			return err

@@ -68,9 +68,6 @@ func inputKinds() []inputKind {
 		{analyze.KindCapture, (*Server).planCaptures, []string{kindCapture},
 			reportKind{(*Server).showCapture, (*Server).captureJSONOf, (*Server).captureMarkdown, captureSummaryLine},
 			[]string{"leakui capture bundles (leakui capture jvm PID, leakui capture go URL; .tar.gz): one bundle is one report; two or more bundles of one process compare, oldest first — for a JVM, the native memory it does not track (RSS beyond NMT and the heap) with the java.util.zip.Inflater alive"}},
-		{analyze.KindLog, (*Server).planLogs, []string{kindLog},
-			reportKind{(*Server).showLog, (*Server).logJSONOf, (*Server).logMarkdown, logSummaryLine},
-			[]string{"Logs: any text log, plain, gzip or zstd, counted like grep -c: patterns (literal or RE2), start/close pairs with the keys never closed, counts over time, and presets for SAMZA-2785, Kafka consumer groups and KAFKA-3933"}},
 	}
 }
 
@@ -124,6 +121,7 @@ func (s *Server) newKindRegistry() *kind.Registry {
 	for _, in := range inputKinds() {
 		kinds = append(kinds, kindAdapter{s, in})
 	}
+	kinds = append(kinds, s.logs)
 	kinds = append(kinds, kindAdapter{s, inputKind{reports: []string{kindRun}, views: runReportKind()}})
 	return kind.NewRegistry(kinds...)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	weblogs "github.com/leakui/leakui/web/logs"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze"
@@ -46,7 +48,7 @@ func TestAcceptedKindsInOrder(t *testing.T) {
 			t.Errorf("no planner for %s", k)
 		}
 	}
-	for _, k := range []string{modeSingle, modeDiff, modeSeries, kindGoroutines, kindGoroutinesDiff, kindLog, kindRun,
+	for _, k := range []string{modeSingle, modeDiff, modeSeries, kindGoroutines, kindGoroutinesDiff, weblogs.ReportKind, kindRun,
 		kindJavaHistogram, kindJavaHistogramDiff, kindJavaThreads, kindJavaThreadsDiff, kindJavaNMT, kindJavaNMTDiff, kindCapture} {
 		if _, ok := reg.For(k); !ok {
 			t.Errorf("report kind %s has no views", k)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	weblogs "github.com/leakui/leakui/web/logs"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze/logs"
@@ -56,12 +58,12 @@ type logDocument struct {
 	Params    json.RawMessage `json:"params"`
 	Artifacts []kind.Artifact `json:"artifacts"`
 	Analysis  struct {
-		Params  logParams   `json:"params"`
-		Own     bool        `json:"own"`
-		URL     string      `json:"url"`
-		CSVURL  string      `json:"csv_url"`
-		Report  logs.Report `json:"report"`
-		Notices []string    `json:"notices"`
+		Params  weblogs.Params `json:"params"`
+		Own     bool           `json:"own"`
+		URL     string         `json:"url"`
+		CSVURL  string         `json:"csv_url"`
+		Report  logs.Report    `json:"report"`
+		Notices []string       `json:"notices"`
 	} `json:"analysis"`
 }
 

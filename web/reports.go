@@ -23,7 +23,7 @@ func (rs reportsResource) Routes() chi.Router {
 	r := chi.NewRouter()
 	r.Get("/{ref}", rs.s.handle(rs.show))
 	r.Post("/{id}/compare", rs.s.handle(rs.compare))
-	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.handleLogKeysCSV))
+	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.logs.KeysCSV))
 	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleReportChartImage))
 	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.handleReportFlameImage))
 	r.Get("/{id}/dominators", rs.s.handle(rs.s.handleHeapDominators))

@@ -67,7 +67,7 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 			return pg, err
 		}
 		// The run's own log, counted with its workload's preset (log_run.go).
-		if rep.Log, err = s.runLogView(r.Context(), run.ID, spec); err != nil {
+		if rep.Log, err = s.logs.RunLog(r.Context(), run.ID, spec); err != nil {
 			return pg, err
 		}
 		// What a jvm run captured of its JVM, with the report views' own parts (run_jvm.go).

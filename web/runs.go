@@ -30,7 +30,7 @@ func (rs runsResource) Routes() chi.Router {
 	r.Get("/{id}.md", rs.s.handle(rs.showRunMarkdown))
 	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleRunChartImage))
 	r.Post("/{id}/cancel", rs.s.handle(rs.cancelForm))
-	r.Post("/{id}/log", rs.s.handle(rs.s.handleCountRunLog))
+	r.Post("/{id}/log", rs.s.handle(rs.s.logs.CountRunLog))
 	return r
 }
 

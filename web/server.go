@@ -16,12 +16,12 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/analyze/hprof"
-	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
+	weblogs "github.com/leakui/leakui/web/logs"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -191,20 +191,20 @@ type Server struct {
 	budget *analyze.Budget
 	caches *kind.Caches
 	deps   kind.Deps
+	// logs is the kind of evidence the log reports are.
+	logs *weblogs.Kind
 	// views bounds the flame graphs built at once.
 	views *viewQueue
 	// heapJobs analyzes uploaded heap dumps in the background; heapIndexes
 	// keeps their stored indexes opened, by report id.
 	heapJobs    *heapDumpJobs
 	heapIndexes *kind.Cache[*hprof.Index]
-	// goroutineDumps, goroutineReports, jvmParsed and logReports cache parsed
-	// inputs and their reports (see goroutine_load.go, jvm.go, log_count.go),
+	// goroutineDumps, goroutineReports and jvmParsed cache parsed inputs and
+	// their reports (see goroutine_load.go, jvm.go),
 	// charged to budget like profiles and flames.
 	goroutineDumps   *kind.Cache[*goroutines.Dump]
 	goroutineReports *kind.Cache[*goroutines.Report]
 	jvmParsed        *kind.Cache[jvmEntry]
-	logReports       *kind.Cache[*logs.Report]
-	logCounting      *logFlights
 	// quotaMu makes an upload's disk quota check and its store one step
 	// (quota.go).
 	quotaMu sync.Mutex
@@ -281,17 +281,16 @@ func NewServer(cfg Config) (*Server, error) {
 	s.budget = analyze.NewBudget(cfg.MemoryBudget)
 	// An analysis the budget has no room for drops cached results first.
 	s.caches = kind.NewCaches(s.budget)
-	kind.Register(s.caches, s.profiles)
+	kind.Register(s.caches, "profiles", s.profiles)
 	s.flames.SetCost(flameCacheBytes, flameCost)
-	kind.Register(s.caches, s.flames)
-	s.goroutineDumps = kind.Register(s.caches, kind.NewSizedCache(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize))
-	s.goroutineReports = kind.Register(s.caches, kind.NewSizedCache(16, goroutineDumpCacheBytes, (*goroutines.Report).MemSize))
-	s.jvmParsed = kind.Register(s.caches, kind.NewSizedCache(16, jvmCacheBytes, jvmEntry.memSize))
-	s.logReports = kind.Register(s.caches, kind.NewSizedCache(16, logCacheBytes, logReportCost))
-	s.logCounting = &logFlights{calls: map[string]*logFlight{}, cache: s.logReports}
+	kind.Register(s.caches, "flames", s.flames)
+	s.goroutineDumps = kind.Register(s.caches, "goroutine dumps", kind.NewSizedCache(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize))
+	s.goroutineReports = kind.Register(s.caches, "goroutine reports", kind.NewSizedCache(16, goroutineDumpCacheBytes, (*goroutines.Report).MemSize))
+	s.jvmParsed = kind.Register(s.caches, "jvm", kind.NewSizedCache(16, jvmCacheBytes, jvmEntry.memSize))
 	s.deps = kind.Deps{Store: cfg.Store, Log: s.log, Budget: s.budget,
 		Limits: kind.Limits{MaxDecompressed: cfg.MaxDecompressed, MaxHeapDump: cfg.MaxHeapDump, MaxUpload: cfg.MaxUpload, TempDir: cfg.TempDir},
 		Render: s.render, Handle: s.handle, Caches: s.caches, Owner: s.owner, Closing: s.closing}
+	s.logs = weblogs.New(s.deps)
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,
 	// and the reports stored before headlines were get theirs now.

@@ -113,3 +113,9 @@ func (r *Registry) ViewCost(rep *store.Report) int64 {
 	}
 	return 0
 }
+
+// Charter is a kind whose reports have chart images of their own,
+// /r/{id}/charts/{file}.
+type Charter interface {
+	Chart(w http.ResponseWriter, r *http.Request, rep *store.Report, file string) error
+}

@@ -1,4 +1,4 @@
-package web
+package logs
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 // start/close pairs, the preset and the bucket width. A report stores the
 // upload's choice as its default; its URL may carry another set, which makes a
 // new URL and never changes the report.
-type logParams struct {
+type Params struct {
 	Patterns []logs.Pattern `json:"patterns,omitempty"`
 	Pairs    []logs.Pair    `json:"pairs,omitempty"`
 	Preset   string         `json:"preset,omitempty"`
@@ -129,8 +129,8 @@ func readLogRaw(v url.Values) logRawParams {
 // analyze.ErrInvalidParameter (a 400) and name the row and the problem. The
 // engine's own limits and regexp checks run too, so every error shows before
 // anything is counted.
-func (raw logRawParams) params() (logParams, error) {
-	var p logParams
+func (raw logRawParams) params() (Params, error) {
+	var p Params
 	for _, r := range raw.Patterns {
 		p.Patterns = append(p.Patterns, logs.Pattern{Text: r.Text, Regexp: r.Regexp})
 	}
@@ -204,7 +204,7 @@ func normalizeLogBucket(s string) (string, error) {
 }
 
 // bucket returns the width for logs.CountOptions.
-func (p logParams) bucket() time.Duration {
+func (p Params) bucket() time.Duration {
 	switch p.Bucket {
 	case "":
 		return logs.BucketAuto
@@ -220,14 +220,14 @@ func (p logParams) bucket() time.Duration {
 
 // options returns the engine's options; maxInput caps each input after
 // decompression (0: no cap).
-func (p logParams) options(maxInput int64) logs.CountOptions {
+func (p Params) options(maxInput int64) logs.CountOptions {
 	return logs.CountOptions{Patterns: p.Patterns, Pairs: p.Pairs, Preset: p.Preset, Bucket: p.bucket(), MaxInputBytes: maxInput, Overview: true}
 }
 
 // values renders the parameters as query parameters, rows numbered from 1.
 // preset is always there (maybe empty), so that even an empty set of
 // parameters is told apart from the report's default.
-func (p logParams) values() url.Values {
+func (p Params) values() url.Values {
 	v := url.Values{}
 	for i, pt := range p.Patterns {
 		n := strconv.Itoa(i + 1)
@@ -260,10 +260,10 @@ func escapeLogPairPattern(s string) string {
 }
 
 // key is the canonical text of the parameters, for caches and comparisons.
-func (p logParams) key() string { return p.values().Encode() }
+func (p Params) Key() string { return p.values().Encode() }
 
 // raw returns the parameters as form rows, for the pattern form.
-func (p logParams) raw() logRawParams {
+func (p Params) raw() logRawParams {
 	var raw logRawParams
 	for _, pt := range p.Patterns {
 		raw.Patterns = append(raw.Patterns, logRawRow{Text: pt.Text, Regexp: pt.Regexp})
@@ -277,7 +277,7 @@ func (p logParams) raw() logRawParams {
 }
 
 // asMap is the parameters as a report plan stores them.
-func (p logParams) asMap() map[string]any {
+func (p Params) asMap() map[string]any {
 	m := map[string]any{}
 	if len(p.Patterns) > 0 {
 		m["patterns"] = p.Patterns
@@ -297,7 +297,7 @@ func (p logParams) asMap() map[string]any {
 // logQuery is everything a log report's page, JSON, Markdown and CSV are
 // parameterised by; all of it comes from the URL.
 type logQuery struct {
-	params logParams
+	params Params
 	// own is set when the parameters are the report's own (none in the URL,
 	// or the same set).
 	own bool
@@ -309,7 +309,7 @@ type logQuery struct {
 
 // parseLogQuery reads a log report's query string against its stored
 // parameters.
-func parseLogQuery(v url.Values, def logParams) (logQuery, error) {
+func parseLogQuery(v url.Values, def Params) (logQuery, error) {
 	q := logQuery{params: def, own: true, raw: def.raw()}
 	rows, err := page.QueryRows(v, logDefaultKeyRow, "keys")
 	if err != nil {
@@ -324,7 +324,7 @@ func parseLogQuery(v url.Values, def logParams) (logQuery, error) {
 	if err != nil {
 		return q, err
 	}
-	q.params, q.own = p, p.key() == def.key()
+	q.params, q.own = p, p.Key() == def.Key()
 	return q, nil
 }
 

@@ -1,4 +1,4 @@
-package web
+package logs
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 // (the report's own unless the URL says otherwise) and the engine's report,
 // whose shape is the `leakui count -json` contract.
 type logJSON struct {
-	Params logParams `json:"params"`
+	Params Params `json:"params"`
 	// Own is true when Params are the report's own.
 	Own bool `json:"own"`
 	// URL is the page of these parameters; CSVURL the keys never closed.
@@ -42,8 +42,8 @@ func logQueryOf(r *http.Request, rep *store.Report) (logQuery, error) {
 
 // logJSONOf fills the JSON twin of a log report, honouring the page's query
 // parameters.
-func (s *Server) logJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
-	q, lr, err := s.logReportOf(r, rep)
+func (k *Kind) logJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+	q, lr, err := k.logReportOf(r, rep)
 	if err != nil {
 		return err
 	}
@@ -67,8 +67,8 @@ func (s *Server) logJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJ
 
 // logMarkdown writes a log report's evidence for a ticket: the link, the
 // files, then the counts the way a ticket quotes grep.
-func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
-	q, lr, err := s.logReportOf(r, rep)
+func (k *Kind) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	q, lr, err := k.logReportOf(r, rep)
 	if err != nil {
 		return err
 	}
@@ -99,16 +99,16 @@ func (s *Server) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) er
 // handleLogKeysCSV is GET /r/{id}/keys.csv: the keys never closed of every
 // keyed pair, with the page's parameters, as a CSV attachment. Cells that a
 // spreadsheet would read as a formula are defused by the engine.
-func (s *Server) handleLogKeysCSV(w http.ResponseWriter, r *http.Request) error {
+func (k *Kind) handleLogKeysCSV(w http.ResponseWriter, r *http.Request) error {
 	id := page.URLParam(r, "id")
-	rep, err := s.store.Report(r.Context(), id)
+	rep, err := k.d.Store.Report(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	if rep.Kind != kindLog {
 		return serrors.Errorf(http.StatusNotFound, "report %s is not a log report: it has no keys to download", id)
 	}
-	_, lr, err := s.logReportOf(r, rep)
+	_, lr, err := k.logReportOf(r, rep)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package logs
 
 import (
 	"context"
@@ -29,8 +29,8 @@ func logRunPreset(workload string) string {
 }
 
 // logRunArtifact returns a run's own log (the last one, if it stored several).
-func (s *Server) logRunArtifact(ctx context.Context, runID string) (store.RunArtifact, bool, error) {
-	arts, err := s.store.RunArtifacts(ctx, runID)
+func (k *Kind) logRunArtifact(ctx context.Context, runID string) (store.RunArtifact, bool, error) {
+	arts, err := k.d.Store.RunArtifacts(ctx, runID)
 	if err != nil {
 		return store.RunArtifact{}, false, err
 	}
@@ -47,18 +47,18 @@ func (s *Server) logRunArtifact(ctx context.Context, runID string) (store.RunArt
 // runLogView counts a finished run's own log with its workload's preset, for
 // the run page; nil when the run stored no log. A log that cannot be counted
 // shows why instead of failing the page.
-func (s *Server) runLogView(ctx context.Context, runID string, spec lab.Spec) (*view.RunLogView, error) {
-	a, ok, err := s.logRunArtifact(ctx, runID)
+func (k *Kind) runLogView(ctx context.Context, runID string, spec lab.Spec) (*view.RunLogView, error) {
+	a, ok, err := k.logRunArtifact(ctx, runID)
 	if err != nil || !ok {
 		return nil, err
 	}
-	p := logParams{Preset: logRunPreset(spec.Workload)}
+	p := Params{Preset: logRunPreset(spec.Workload)}
 	v := &view.RunLogView{Name: a.Name, Size: analyze.FormatBytes(a.Size), Download: page.ArtifactURL(a.SHA256),
 		Preset: p.Preset, PresetTitle: "none", Action: page.RunLogURL(runID)}
 	if pr, ok := logs.LookupPreset(p.Preset); ok {
 		v.PresetTitle = pr.Title
 	}
-	lr, err := s.logCountArtifacts(ctx, []store.ReportArtifact{{Artifact: store.Artifact{SHA256: a.SHA256}, Name: a.Name}}, p)
+	lr, err := k.logCountArtifacts(ctx, []store.ReportArtifact{{Artifact: store.Artifact{SHA256: a.SHA256}, Name: a.Name}}, p)
 	if err != nil {
 		_, msg := serrors.StatusOf(err)
 		v.Error = "The log could not be counted: " + msg
@@ -83,13 +83,13 @@ func (s *Server) runLogView(ctx context.Context, runID string, spec lab.Spec) (*
 // handleCountRunLog is POST /runs/{id}/log: it makes a log report over the
 // run's stored log, counted with the workload's preset, and redirects to it.
 // The artifact is already stored; the report only refers to it.
-func (s *Server) handleCountRunLog(w http.ResponseWriter, r *http.Request) error {
+func (k *Kind) handleCountRunLog(w http.ResponseWriter, r *http.Request) error {
 	id := page.URLParam(r, "id")
-	run, err := s.store.Run(r.Context(), id)
+	run, err := k.d.Store.Run(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	a, ok, err := s.logRunArtifact(r.Context(), id)
+	a, ok, err := k.logRunArtifact(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -98,14 +98,14 @@ func (s *Server) handleCountRunLog(w http.ResponseWriter, r *http.Request) error
 	}
 	var spec lab.Spec
 	page.Unmarshal(run.Spec, &spec)
-	p := logParams{Preset: logRunPreset(spec.Workload)}
-	lr, err := s.logCountArtifacts(r.Context(), []store.ReportArtifact{{Artifact: store.Artifact{SHA256: a.SHA256}, Name: a.Name}}, p)
+	p := Params{Preset: logRunPreset(spec.Workload)}
+	lr, err := k.logCountArtifacts(r.Context(), []store.ReportArtifact{{Artifact: store.Artifact{SHA256: a.SHA256}, Name: a.Name}}, p)
 	if err != nil {
 		return err
 	}
 	rep := &store.Report{Kind: kindLog, Params: page.MustJSON(p.asMap()), Summary: page.MustJSON(logSummaryOf(lr))}
 	label := fmt.Sprintf("log of run %s (%s)", id, spec.Title())
-	if err := s.store.CreateReport(r.Context(), rep, []store.Upload{{Name: a.Name, SHA256: a.SHA256, Label: page.CleanText(label, 200)}}); err != nil {
+	if err := k.d.Store.CreateReport(r.Context(), rep, []store.Upload{{Name: a.Name, SHA256: a.SHA256, Label: page.CleanText(label, 200)}}); err != nil {
 		return err
 	}
 	http.Redirect(w, r, page.ReportURL(rep.ID), http.StatusSeeOther)

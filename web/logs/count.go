@@ -1,4 +1,4 @@
-package web
+package logs
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 
 // logCacheKey names a count: the inputs (hash and name, as names appear in
 // the report), the parameters and the decompression cap.
-func logCacheKey(hashes, names []string, p logParams, maxInput int64) string {
+func logCacheKey(hashes, names []string, p Params, maxInput int64) string {
 	var b strings.Builder
 	for i, h := range hashes {
 		b.WriteString(h)
@@ -33,7 +33,7 @@ func logCacheKey(hashes, names []string, p logParams, maxInput int64) string {
 		b.WriteString(strconv.Quote(names[i]))
 		b.WriteByte('\n')
 	}
-	b.WriteString(p.key())
+	b.WriteString(p.Key())
 	b.WriteByte('\n')
 	b.WriteString(strconv.FormatInt(maxInput, 10))
 	return b.String()
@@ -41,24 +41,24 @@ func logCacheKey(hashes, names []string, p logParams, maxInput int64) string {
 
 // logReportOf counts a stored log report's files with the parameters of the
 // request's query, as its page, JSON, Markdown, CSV and chart images do.
-func (s *Server) logReportOf(r *http.Request, rep *store.Report) (logQuery, *logs.Report, error) {
+func (k *Kind) logReportOf(r *http.Request, rep *store.Report) (logQuery, *logs.Report, error) {
 	q, err := logQueryOf(r, rep)
 	if err != nil {
 		return q, nil, err
 	}
-	lr, err := s.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
+	lr, err := k.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
 	return q, lr, err
 }
 
 // logCountArtifacts counts a stored report's files with the parameters, from
 // the cache when it is there.
-func (s *Server) logCountArtifacts(ctx context.Context, arts []store.ReportArtifact, p logParams) (*logs.Report, error) {
+func (k *Kind) logCountArtifacts(ctx context.Context, arts []store.ReportArtifact, p Params) (*logs.Report, error) {
 	hashes, names := make([]string, len(arts)), make([]string, len(arts))
 	for i, a := range arts {
 		hashes[i], names[i] = a.SHA256, a.Name
 	}
-	key := logCacheKey(hashes, names, p, s.cfg.MaxDecompressed)
-	return s.logCounting.do(ctx, key, func() (*logs.Report, error) {
+	key := logCacheKey(hashes, names, p, k.d.Limits.MaxDecompressed)
+	return k.flights.do(ctx, key, func() (*logs.Report, error) {
 		inputs := make([]logs.Input, 0, len(arts))
 		defer func() {
 			for _, in := range inputs {
@@ -66,26 +66,26 @@ func (s *Server) logCountArtifacts(ctx context.Context, arts []store.ReportArtif
 			}
 		}()
 		for _, a := range arts {
-			body, err := s.store.OpenArtifact(ctx, a.SHA256)
+			body, err := k.d.Store.OpenArtifact(ctx, a.SHA256)
 			if err != nil {
 				return nil, err
 			}
 			inputs = append(inputs, logs.Input{Name: a.Name, Reader: logReadCloser{body}})
 		}
-		return s.countLogs(ctx, p, inputs)
+		return k.countLogs(ctx, p, inputs)
 	})
 }
 
 // logCountReceived counts an upload's spooled files (plain files are split
 // across the cores) and caches the result under the hashes they are stored
 // by, so the report's first view is immediate.
-func (s *Server) logCountReceived(ctx context.Context, files []*kind.Received, p logParams) (*logs.Report, error) {
+func (k *Kind) logCountReceived(ctx context.Context, files []*kind.Received, p Params) (*logs.Report, error) {
 	hashes, names := make([]string, len(files)), make([]string, len(files))
 	for i, f := range files {
 		hashes[i], names[i] = f.SHA256, f.Name
 	}
-	key := logCacheKey(hashes, names, p, s.cfg.MaxDecompressed)
-	return s.logCounting.do(ctx, key, func() (*logs.Report, error) {
+	key := logCacheKey(hashes, names, p, k.d.Limits.MaxDecompressed)
+	return k.flights.do(ctx, key, func() (*logs.Report, error) {
 		inputs := make([]logs.Input, 0, len(files))
 		defer func() {
 			for _, in := range inputs {
@@ -99,7 +99,7 @@ func (s *Server) logCountReceived(ctx context.Context, files []*kind.Received, p
 			}
 			inputs = append(inputs, logs.Input{Name: f.Name, Reader: fh})
 		}
-		return s.countLogs(ctx, p, inputs)
+		return k.countLogs(ctx, p, inputs)
 	})
 }
 
@@ -178,9 +178,17 @@ func isContextError(err error) bool {
 }
 
 // countLogs counts inputs with p's options within an analysis's memory budget.
-func (s *Server) countLogs(ctx context.Context, p logParams, inputs []logs.Input) (*logs.Report, error) {
-	o := p.options(s.cfg.MaxDecompressed)
-	o.Budget = s.analysisBudget()
+func (k *Kind) countLogs(ctx context.Context, p Params, inputs []logs.Input) (*logs.Report, error) {
+	o := p.options(k.d.Limits.MaxDecompressed)
+	o.Budget = k.d.Analysis()
 	defer o.Budget.Release()
 	return logs.Count(ctx, o, inputs...)
 }
+
+// logReportCost is what a cached log count is charged to the server's memory
+// budget: its tables (patterns, pairs and their unclosed keys, buckets, files,
+// the overview) estimated by jsonCost.
+func logReportCost(r *logs.Report) int64 { return kind.JSONCost(r) }
+
+// logCacheBytes bounds what the cache of counted log reports keeps.
+const logCacheBytes = 64 << 20

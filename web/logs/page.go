@@ -1,4 +1,4 @@
-package web
+package logs
 
 import (
 	"errors"
@@ -33,7 +33,7 @@ const (
 // are valid but not written the canonical way (a submitted form's blank rows)
 // is redirected to the canonical URL, so a parameter set has one address;
 // invalid parameters give a 400 page with the form to fix them.
-func (s *Server) showLog(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (k *Kind) showLog(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	def, err := logDefaultParams(rep)
 	if err != nil {
 		return err
@@ -45,21 +45,21 @@ func (s *Server) showLog(w http.ResponseWriter, r *http.Request, rep *store.Repo
 			return qerr
 		}
 		status, msg := serrors.StatusOf(qerr)
-		pg := s.logPageHead(rep, q)
+		pg := k.logPageHead(rep, q)
 		pg.Own, pg.Error = false, msg
-		return s.render(w, r, status, view.Page{Title: pg.Title, Nav: "reports"}, view.LogReportPageView(pg))
+		return k.d.Render(w, r, status, view.Page{Title: pg.Title, Nav: "reports"}, view.LogReportPageView(pg))
 	}
 	path := page.ReportURL(rep.ID)
 	if canonical := q.url(path, nil); canonical != path+logQuerySuffix(r.URL.Query()) {
 		http.Redirect(w, r, canonical, http.StatusSeeOther)
 		return nil
 	}
-	lr, err := s.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
+	lr, err := k.logCountArtifacts(r.Context(), rep.Artifacts, q.params)
 	if err != nil {
 		return err
 	}
-	pg := s.logPage(rep, q, lr)
-	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: chart.BannerDescription(pg.Verdict)}, view.LogReportPageView(pg))
+	pg := k.logPage(rep, q, lr)
+	return k.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: chart.BannerDescription(pg.Verdict)}, view.LogReportPageView(pg))
 }
 
 // logQuerySuffix is "?query" as url.Values encodes it, or "" for none.
@@ -72,7 +72,7 @@ func logQuerySuffix(v url.Values) string {
 
 // logPageHead builds the part of the page that needs no count: title, files,
 // links and the form.
-func (s *Server) logPageHead(rep *store.Report, q logQuery) view.LogReportPage {
+func (k *Kind) logPageHead(rep *store.Report, q logQuery) view.LogReportPage {
 	path := page.ReportURL(rep.ID)
 	pg := view.LogReportPage{
 		ID: rep.ID, Created: page.FormatTime(rep.CreatedAt), Permalink: q.url(path, nil), Own: q.own, OwnURL: path,
@@ -140,9 +140,9 @@ func logPresetOptions() []view.LogPresetOption {
 }
 
 // logPage builds the whole page model from a count.
-func (s *Server) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.LogReportPage {
+func (k *Kind) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.LogReportPage {
 	path := page.ReportURL(rep.ID)
-	pg := s.logPageHead(rep, q)
+	pg := k.logPageHead(rep, q)
 	pg.Lines, pg.Bytes = analyze.FormatCount(lr.Lines), analyze.FormatBytes(lr.Bytes)
 	for i := range pg.Files {
 		if i >= len(lr.Files) {

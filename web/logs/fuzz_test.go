@@ -1,4 +1,4 @@
-package web
+package logs
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func FuzzLogQuery(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	def := logParams{Preset: "samza-2785"}
+	def := Params{Preset: "samza-2785"}
 	f.Fuzz(func(t *testing.T, raw string) {
 		v, err := url.ParseQuery(raw)
 		if err != nil {
@@ -55,7 +55,7 @@ func FuzzLogQuery(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: the canonical query %q does not parse: %v", raw, canonical.Encode(), err)
 		}
-		if q2.params.key() != q.params.key() || q2.own != q.own || q2.rows != q.rows || q2.values().Encode() != canonical.Encode() {
+		if q2.params.Key() != q.params.Key() || q2.own != q.own || q2.rows != q.rows || q2.values().Encode() != canonical.Encode() {
 			t.Fatalf("%q: canonical %q reads back as %q", raw, canonical.Encode(), q2.values().Encode())
 		}
 	})
@@ -71,7 +71,7 @@ func FuzzLogRender(f *testing.F) {
 	f.Add([]byte("Jun 21 12:00:01 open a\nJun 21 12:00:02 open b\n\n\nopen"))
 	f.Add(bytes.Repeat([]byte("1600000000123 open k\n"), 50))
 	f.Add([]byte("open <b>\u2028\x1b[31m\nopen <b>\u2028\x1b[31m\nclose <b>\u2028\x1b[31m\n")) // a key started again while open
-	opts := logParams{
+	opts := Params{
 		Patterns: []logs.Pattern{logs.Literal("<"), logs.Regexp(`[\x00-\x1f]`)},
 		Pairs:    []logs.Pair{{Name: "things", Start: logs.Literal("open "), Close: logs.Literal("close "), Key: `(?:open|close) (\S+)`}},
 	}
@@ -81,7 +81,7 @@ func FuzzLogRender(f *testing.F) {
 			t.Fatal(err) // plain bytes always count
 		}
 		rep := &store.Report{ID: "abc", Artifacts: []store.ReportArtifact{{Artifact: store.Artifact{SHA256: "00"}, Name: "f.log"}}}
-		pg := (&Server{}).logPage(rep, logQuery{params: opts, own: true, rows: 0, raw: opts.raw()}, lr)
+		pg := (&Kind{}).logPage(rep, logQuery{params: opts, own: true, rows: 0, raw: opts.raw()}, lr)
 		var buf bytes.Buffer
 		ctx := templ.WithChildren(context.Background(), view.LogReportPageView(pg))
 		if err := view.Layout(view.Page{Title: "t"}).Render(ctx, &buf); err != nil {

@@ -1,4 +1,4 @@
-package web
+package logs
 
 import (
 	"encoding/json"
@@ -17,16 +17,12 @@ import (
 // keys never closed and counts over time.
 const kindLog = "log"
 
-// Logs plug into the upload path and the report pages from here. (The file's
-// name sorts after kinds.go and kinds_jvm.go, so the upload page lists logs
-// last.)
-
 // planLogs makes one log report over every uploaded log. The count
 // parameters come from the upload's form fields (the same names as the
 // report's query string) and become the report's default. Every file is
 // counted here, to its end: a broken gzip or zstd stream fails the upload
 // before anything is stored, and the report's first view comes from the cache.
-func (s *Server) planLogs(form *kind.Upload) (*kind.Plan, error) {
+func (k *Kind) planLogs(form *kind.Upload) (*kind.Plan, error) {
 	v := url.Values{}
 	for k, val := range form.Fields {
 		v.Set(k, val)
@@ -36,7 +32,7 @@ func (s *Server) planLogs(form *kind.Upload) (*kind.Plan, error) {
 		return nil, err
 	}
 	ctx := form.Ctx
-	rep, err := s.logCountReceived(ctx, form.Files, p)
+	rep, err := k.logCountReceived(ctx, form.Files, p)
 	if err != nil {
 		return nil, err
 	}
@@ -114,8 +110,8 @@ func logSummaryLine(raw json.RawMessage) string {
 }
 
 // logDefaultParams reads a log report's stored parameters.
-func logDefaultParams(rep *store.Report) (logParams, error) {
-	var p logParams
+func logDefaultParams(rep *store.Report) (Params, error) {
+	var p Params
 	if len(rep.Params) > 0 {
 		if err := json.Unmarshal(rep.Params, &p); err != nil {
 			return p, fmt.Errorf("report %s: params: %w", rep.ID, err)
