@@ -23,6 +23,14 @@ type Cache[V any] struct {
 	// budget, when set, is charged with the cost of every entry kept: an entry
 	// the server's memory budget has no room for is not kept.
 	budget *analyze.Budget
+
+	// flights are the loads in progress, by key (see Load).
+	flightMu sync.Mutex
+	flights  map[string]*flight[V]
+	// joined, when it is not nil, is called each time a caller finds the load
+	// of its key in flight and is about to wait for it. Tests set it to know
+	// that a caller joined a flight; it is nil in production.
+	joined func()
 }
 
 type cacheEntry[V any] struct {
@@ -64,6 +72,11 @@ func (c *Cache[V]) Add(key string, v V) {
 	if c.cost != nil {
 		cost = c.cost(v)
 	}
+	c.add(key, v, cost)
+}
+
+// add keeps v under key at cost.
+func (c *Cache[V]) add(key string, v V, cost int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.items[key]; ok {

@@ -2,14 +2,12 @@ package logs
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
@@ -54,26 +52,21 @@ func (k *Kind) logReportOf(r *http.Request, rep *store.Report) (logQuery, *logs.
 // the cache when it is there.
 func (k *Kind) logCountArtifacts(ctx context.Context, arts []store.ReportArtifact, p Params) (*logs.Report, error) {
 	hashes, names := make([]string, len(arts)), make([]string, len(arts))
+	sources := make([]kind.Source, len(arts))
 	for i, a := range arts {
 		hashes[i], names[i] = a.SHA256, a.Name
-	}
-	key := logCacheKey(hashes, names, p, k.d.Limits.MaxDecompressed)
-	return k.flights.do(ctx, key, func() (*logs.Report, error) {
-		inputs := make([]logs.Input, 0, len(arts))
-		defer func() {
-			for _, in := range inputs {
-				in.Reader.(io.Closer).Close()
-			}
-		}()
-		for _, a := range arts {
-			body, err := k.d.Store.OpenArtifact(ctx, a.SHA256)
+		src := kind.Stored(k.d.Store, a.SHA256, a.Name)
+		open := src.Open
+		src.Open = func(ctx context.Context) (io.ReadCloser, error) {
+			body, err := open(ctx)
 			if err != nil {
 				return nil, err
 			}
-			inputs = append(inputs, logs.Input{Name: a.Name, Reader: logReadCloser{body}})
+			return logReadCloser{body}, nil
 		}
-		return k.countLogs(ctx, p, inputs)
-	})
+		sources[i] = src
+	}
+	return k.count(ctx, logCacheKey(hashes, names, p, k.d.Limits.MaxDecompressed), sources, p)
 }
 
 // logCountReceived counts an upload's spooled files (plain files are split
@@ -81,26 +74,12 @@ func (k *Kind) logCountArtifacts(ctx context.Context, arts []store.ReportArtifac
 // by, so the report's first view is immediate.
 func (k *Kind) logCountReceived(ctx context.Context, files []*kind.Received, p Params) (*logs.Report, error) {
 	hashes, names := make([]string, len(files)), make([]string, len(files))
+	sources := make([]kind.Source, len(files))
 	for i, f := range files {
 		hashes[i], names[i] = f.SHA256, f.Name
+		sources[i] = f.Source()
 	}
-	key := logCacheKey(hashes, names, p, k.d.Limits.MaxDecompressed)
-	return k.flights.do(ctx, key, func() (*logs.Report, error) {
-		inputs := make([]logs.Input, 0, len(files))
-		defer func() {
-			for _, in := range inputs {
-				in.Reader.(io.Closer).Close()
-			}
-		}()
-		for _, f := range files {
-			fh, err := os.Open(f.Path)
-			if err != nil {
-				return nil, err
-			}
-			inputs = append(inputs, logs.Input{Name: f.Name, Reader: fh})
-		}
-		return k.countLogs(ctx, p, inputs)
-	})
+	return k.count(ctx, logCacheKey(hashes, names, p, k.d.Limits.MaxDecompressed), sources, p)
 }
 
 // logReadCloser hides everything but Read and Close of a stored artifact's
@@ -110,79 +89,22 @@ type logReadCloser struct{ rc io.ReadCloser }
 func (r logReadCloser) Read(p []byte) (int, error) { return r.rc.Read(p) }
 func (r logReadCloser) Close() error               { return r.rc.Close() }
 
-// logFlights runs one count per key at a time; callers of the same key wait
-// for it and share its result.
-type logFlights struct {
-	mu    sync.Mutex
-	calls map[string]*logFlight
-	// cache keeps the counts made (the server's logReports).
-	cache *kind.Cache[*logs.Report]
-	// joined, when it is not nil, is called each time a caller finds the count
-	// of its key in flight and is about to wait for it. Tests set it to know
-	// that a caller joined a flight; it is nil in production.
-	joined func()
-}
-
-type logFlight struct {
-	done chan struct{}
-	rep  *logs.Report
-	err  error
-}
-
-// do returns the cached report for key, or counts it with count (once, however
-// many callers ask at the same time) and caches it. A caller whose context
-// ends stops waiting; when the count itself was stopped by its caller's
-// context, a waiter whose own context is alive counts again.
-func (g *logFlights) do(ctx context.Context, key string, count func() (*logs.Report, error)) (*logs.Report, error) {
-	for {
-		if rep, ok := g.cache.Get(key); ok {
-			return rep, nil
-		}
-		g.mu.Lock()
-		if f, ok := g.calls[key]; ok {
-			g.mu.Unlock()
-			if g.joined != nil {
-				g.joined()
+// count counts the sources with p's options, once per key however many ask at
+// the same time, from the cache when it is there.
+func (k *Kind) count(ctx context.Context, key string, sources []kind.Source, p Params) (*logs.Report, error) {
+	return kind.Load(ctx, &k.d, k.reports, kind.Parse[*logs.Report]{
+		Key:     key,
+		Sources: sources,
+		Run: func(ctx context.Context, in []io.Reader, b *analyze.Budget) (*logs.Report, error) {
+			inputs := make([]logs.Input, len(in))
+			for i, r := range in {
+				inputs[i] = logs.Input{Name: sources[i].Name, Reader: r}
 			}
-			select {
-			case <-f.done:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			if f.err == nil {
-				return f.rep, nil
-			}
-			if isContextError(f.err) && ctx.Err() == nil {
-				continue
-			}
-			return nil, f.err
-		}
-		f := &logFlight{done: make(chan struct{})}
-		g.calls[key] = f
-		g.mu.Unlock()
-
-		f.rep, f.err = count()
-		if f.err == nil {
-			g.cache.Add(key, f.rep)
-		}
-		g.mu.Lock()
-		delete(g.calls, key)
-		g.mu.Unlock()
-		close(f.done)
-		return f.rep, f.err
-	}
-}
-
-func isContextError(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-}
-
-// countLogs counts inputs with p's options within an analysis's memory budget.
-func (k *Kind) countLogs(ctx context.Context, p Params, inputs []logs.Input) (*logs.Report, error) {
-	o := p.options(k.d.Limits.MaxDecompressed)
-	o.Budget = k.d.Analysis()
-	defer o.Budget.Release()
-	return logs.Count(ctx, o, inputs...)
+			o := p.options(k.d.Limits.MaxDecompressed)
+			o.Budget = b
+			return logs.Count(ctx, o, inputs...)
+		},
+	})
 }
 
 // logReportCost is what a cached log count is charged to the server's memory

@@ -21,16 +21,15 @@ const ReportKind = kindLog
 // JSON, Markdown, keys.csv and charts, and the log of a lab run.
 type Kind struct {
 	d kind.Deps
-	// reports caches the counts made, by their inputs and parameters; flights
-	// make one count of a key at a time, which the other callers wait for.
+	// reports caches the counts made, by their inputs and parameters, one count
+	// of a key at a time (kind.Load).
 	reports *kind.Cache[*logs.Report]
-	flights *logFlights
 }
 
 // New is the logs kind over d; its cache of counts is registered in d.Caches.
 func New(d kind.Deps) *Kind {
 	reports := kind.Register(d.Caches, "logs", kind.NewSizedCache(16, logCacheBytes, logReportCost))
-	return &Kind{d: d, reports: reports, flights: &logFlights{calls: map[string]*logFlight{}, cache: reports}}
+	return &Kind{d: d, reports: reports}
 }
 
 // Input is analyze.KindLog: any text that no other kind claims.
