@@ -2,11 +2,11 @@ package web
 
 import (
 	"context"
-	"fmt"
-	"os"
+	"io"
 	"sort"
 	"strconv"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/web/kind"
 )
@@ -31,43 +31,24 @@ func goroutineDumpKey(sha string, limit int64) string {
 // goroutine profile.proto), from the cache when it is there; text is parsed as it
 // streams from the store.
 func (s *Server) loadGoroutineDump(ctx context.Context, sha string) (*goroutines.Dump, error) {
-	key := goroutineDumpKey(sha, s.cfg.MaxDecompressed)
-	if d, ok := s.goroutineDumps.Get(key); ok {
-		return d, nil
-	}
-	rc, err := s.store.OpenArtifact(ctx, sha)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	b := s.analysisBudget()
-	defer b.Release()
-	d, err := goroutines.ParseWithin(rc, s.cfg.MaxDecompressed, b)
-	if err != nil {
-		return nil, err
-	}
-	b.Release() // the cache charges what the dump keeps (MemSize) in its stead
-	s.goroutineDumps.Add(key, d)
-	return d, nil
+	return s.goroutineDump(ctx, sha, kind.Stored(s.store, sha, ""), false)
 }
 
 // parseReceivedGoroutineDump parses an uploaded file as it streams from its
-// temporary file and caches the result under its hash.
+// temporary file and caches the result under its hash; errors name the file.
 func (s *Server) parseReceivedGoroutineDump(f *kind.Received) (*goroutines.Dump, error) {
-	fh, err := os.Open(f.Path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	b := s.analysisBudget()
-	defer b.Release()
-	d, err := goroutines.ParseWithin(fh, s.cfg.MaxDecompressed, b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	b.Release() // the cache charges what the dump keeps (MemSize) in its stead
-	s.goroutineDumps.Add(goroutineDumpKey(f.SHA256, s.cfg.MaxDecompressed), d)
-	return d, nil
+	return s.goroutineDump(context.Background(), f.SHA256, f.Source(), true)
+}
+
+// goroutineDump loads the dump of hash sha from src.
+func (s *Server) goroutineDump(ctx context.Context, sha string, src kind.Source, wrap bool) (*goroutines.Dump, error) {
+	limit := s.cfg.MaxDecompressed
+	return kind.Load(ctx, &s.deps, s.goroutineDumps, kind.Parse[*goroutines.Dump]{
+		Key: goroutineDumpKey(sha, limit), Sources: []kind.Source{src}, Wrap: wrap,
+		Run: func(_ context.Context, in []io.Reader, b *analyze.Budget) (*goroutines.Dump, error) {
+			return goroutines.ParseWithin(in[0], limit, b)
+		},
+	})
 }
 
 // goroutineReport groups the target artifact's dump, or compares it with the base
@@ -76,25 +57,23 @@ func (s *Server) parseReceivedGoroutineDump(f *kind.Received) (*goroutines.Dump,
 // report is shared: callers must not change it (copy it to cut its groups).
 func (s *Server) goroutineReport(ctx context.Context, base, target, split string) (*goroutines.Report, error) {
 	key := base + ">" + goroutineDumpKey(target, s.cfg.MaxDecompressed) + ">" + split
-	if r, ok := s.goroutineReports.Get(key); ok {
-		return r, nil
-	}
-	t, err := s.loadGoroutineDump(ctx, target)
-	if err != nil {
-		return nil, err
-	}
-	var b *goroutines.Dump
-	if base != "" {
-		if b, err = s.loadGoroutineDump(ctx, base); err != nil {
-			return nil, err
-		}
-	}
-	r := goroutines.NewReport(t, b)
-	if split == goroutines.SplitCreator && b == nil {
-		r = goroutines.NewReportByCreator(t)
-	}
-	s.goroutineReports.Add(key, r)
-	return r, nil
+	return kind.Load(ctx, &s.deps, s.goroutineReports, kind.Parse[*goroutines.Report]{Key: key,
+		Run: func(ctx context.Context, _ []io.Reader, _ *analyze.Budget) (*goroutines.Report, error) {
+			t, err := s.loadGoroutineDump(ctx, target)
+			if err != nil {
+				return nil, err
+			}
+			var b *goroutines.Dump
+			if base != "" {
+				if b, err = s.loadGoroutineDump(ctx, base); err != nil {
+					return nil, err
+				}
+			}
+			if split == goroutines.SplitCreator && b == nil {
+				return goroutines.NewReportByCreator(t), nil
+			}
+			return goroutines.NewReport(t, b), nil
+		}})
 }
 
 // planGoroutines makes a goroutines report of one dump and a comparison of two or
