@@ -123,19 +123,7 @@ func orderedBy(timed bool, n int) string {
 
 // loadReceivedProfile parses a received file as a profile and caches it.
 func (s *Server) loadReceivedProfile(f *kind.Received) (*pprof.Profile, error) {
-	fh, err := os.Open(f.Path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	b := s.analysisBudget()
-	defer b.Release()
-	p, err := pprof.Open(pprof.Reader(fh), pprof.Options{Limit: s.cfg.MaxDecompressed, Budget: b})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	s.profiles.Add(f.SHA256, p)
-	return p, nil
+	return s.profile(context.Background(), f.SHA256, f.Source(), true)
 }
 
 // ingest turns a received upload into a stored report: classify, plan, store, all

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
@@ -116,19 +118,23 @@ func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 
 // loadProfile returns an artifact's parsed profile, from the cache when it is there.
 func (s *Server) loadProfile(ctx context.Context, sha string) (*pprof.Profile, error) {
-	if p, ok := s.profiles.Get(sha); ok {
-		return p, nil
-	}
-	data, err := s.store.ReadArtifact(ctx, sha)
-	if err != nil {
-		return nil, err
-	}
-	b := s.analysisBudget()
-	defer b.Release()
-	p, err := pprof.Open(pprof.Reader(bytes.NewReader(data)), pprof.Options{Limit: s.cfg.MaxDecompressed, Budget: b})
-	if err != nil {
-		return nil, err
-	}
-	s.profiles.Add(sha, p)
-	return p, nil
+	return s.profile(ctx, sha, kind.Stored(s.store, sha, ""), false)
+}
+
+// profile loads the profile of hash sha from src: a received file streams and
+// its errors name it; a stored one is read whole first.
+func (s *Server) profile(ctx context.Context, sha string, src kind.Source, received bool) (*pprof.Profile, error) {
+	limit := s.cfg.MaxDecompressed
+	return kind.Load(ctx, &s.deps, s.profiles, kind.Parse[*pprof.Profile]{Key: sha, Sources: []kind.Source{src}, Wrap: received,
+		Run: func(_ context.Context, in []io.Reader, b *analyze.Budget) (*pprof.Profile, error) {
+			r := in[0]
+			if !received {
+				data, err := io.ReadAll(r)
+				if err != nil {
+					return nil, err
+				}
+				r = bytes.NewReader(data)
+			}
+			return pprof.Open(pprof.Reader(r), pprof.Options{Limit: limit, Budget: b})
+		}})
 }
