@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,62 +74,36 @@ func (p jvmParams) asMap() map[string]any {
 // jvmParseReceived parses an uploaded file (gzip and zstd removed) and caches the
 // result under its hash.
 func jvmParseReceived[T any](s *Server, f *kind.Received, prefix string, parse func(io.Reader, *analyze.Budget) (T, error)) (T, error) {
-	var zero T
-	fh, err := os.Open(f.Path)
-	if err != nil {
-		return zero, err
-	}
-	defer fh.Close()
-	rc, _, err := analyze.Decompress(fh, s.cfg.MaxDecompressed)
-	if err != nil {
-		return zero, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	defer rc.Close()
-	// What the parse keeps is charged while it runs; the cache keeps it charged
-	// to the server's budget at that cost.
-	b := s.analysisBudget()
-	defer b.Release()
-	v, err := parse(rc, b)
-	if err != nil {
-		return zero, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	cost := b.Used()
-	b.Release() // the cache charges what the parse kept in its stead
-	s.jvmParsed.Add(prefix+":"+f.SHA256, jvmEntry{v, cost})
-	return v, nil
+	return jvmParse(context.Background(), s, prefix+":"+f.SHA256, f.Source(), parse)
 }
 
 // jvmLoadParsed returns a stored artifact parsed, from the cache when it is there.
 func jvmLoadParsed[T any](ctx context.Context, s *Server, a store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) (T, error)) (T, error) {
+	return jvmParse(ctx, s, prefix+":"+a.SHA256, kind.Stored(s.store, a.SHA256, a.Name), parse)
+}
+
+// jvmParse parses src (gzip and zstd removed) into the JVM cache under key. What
+// the parse keeps is charged while it runs; the cache keeps it charged to the
+// server's budget at that cost. Errors name the file.
+func jvmParse[T any](ctx context.Context, s *Server, key string, src kind.Source, parse func(io.Reader, *analyze.Budget) (T, error)) (T, error) {
 	var zero T
-	key := prefix + ":" + a.SHA256
-	if e, ok := s.jvmParsed.Get(key); ok {
-		if t, ok := e.value.(T); ok {
-			return t, nil
-		}
-	}
-	body, err := s.store.OpenArtifact(ctx, a.SHA256)
+	e, err := kind.Load(ctx, &s.deps, s.jvmParsed, kind.Parse[jvmEntry]{Key: key, Sources: []kind.Source{src},
+		Decompress: true, Limit: s.cfg.MaxDecompressed, Wrap: true,
+		Run: func(_ context.Context, in []io.Reader, b *analyze.Budget) (jvmEntry, error) {
+			v, err := parse(in[0], b)
+			if err != nil {
+				return jvmEntry{}, err
+			}
+			return jvmEntry{v, b.Used()}, nil
+		}})
 	if err != nil {
 		return zero, err
 	}
-	defer body.Close()
-	rc, _, err := analyze.Decompress(body, s.cfg.MaxDecompressed)
-	if err != nil {
-		return zero, fmt.Errorf("%s: %w", a.Name, err)
+	t, ok := e.value.(T)
+	if !ok {
+		return zero, fmt.Errorf("the JVM cache holds a %T under %s", e.value, key)
 	}
-	defer rc.Close()
-	// What the parse keeps is charged while it runs; the cache keeps it charged
-	// to the server's budget at that cost.
-	b := s.analysisBudget()
-	defer b.Release()
-	v, err := parse(rc, b)
-	if err != nil {
-		return zero, fmt.Errorf("%s: %w", a.Name, err)
-	}
-	cost := b.Used()
-	b.Release() // the cache charges what the parse kept in its stead
-	s.jvmParsed.Add(key, jvmEntry{v, cost})
-	return v, nil
+	return t, nil
 }
 
 // jvmPlanSnapshots parses every uploaded file into its snapshots, orders them oldest
