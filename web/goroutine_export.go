@@ -11,23 +11,10 @@ import (
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 )
-
-// goroutinesJSON is the analysis of a goroutines report's JSON twin: the view the
-// query selects, with the fields of `leakui goroutines -json` ({"total","format",
-// "panic","base","groups":[{"count","state","stack",…}]}) inline.
-type goroutinesJSON struct {
-	// Mode is "dump" or "diff".
-	Mode string `json:"mode"`
-	// BaseSHA256 and TargetSHA256 name the dumps shown (the base only in a diff).
-	BaseSHA256   string `json:"base_sha256,omitempty"`
-	TargetSHA256 string `json:"target_sha256"`
-	// GroupsAll counts all groups; Groups holds the first n of them.
-	GroupsAll int `json:"groups_all"`
-	*goroutines.Report
-}
 
 // goroutinesJSON fills doc.Analysis for a report over goroutine dumps.
 func (s *Server) goroutinesJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
@@ -36,22 +23,12 @@ func (s *Server) goroutinesJSON(r *http.Request, rep *store.Report, doc *kind.Re
 		return err
 	}
 	base, target := q.artifacts(rep)
-	report, err := s.goroutineReport(r.Context(), base, target, q.split)
+	report, err := s.goroutines.Report(r.Context(), base, target, q.split)
 	if err != nil {
 		return err
 	}
-	doc.Analysis = goroutineAnalysis(q.mode, base, target, report, q.rows)
+	doc.Analysis = groups.Analysis(q.mode, base, target, report, q.rows)
 	return nil
-}
-
-// goroutineAnalysis wraps a shared report for JSON, cutting a copy to rows groups
-// (all when rows is 0).
-func goroutineAnalysis(mode, base, target string, report *goroutines.Report, rows int) goroutinesJSON {
-	cut := *report
-	if rows > 0 && len(cut.Groups) > rows {
-		cut.Groups = cut.Groups[:rows]
-	}
-	return goroutinesJSON{Mode: mode, BaseSHA256: base, TargetSHA256: target, GroupsAll: len(report.Groups), Report: &cut}
 }
 
 // goroutinesMarkdown writes the ticket summary of a goroutines report: the totals,
@@ -62,13 +39,13 @@ func (s *Server) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Rep
 		return err
 	}
 	base, target := q.artifacts(rep)
-	report, err := s.goroutineReport(r.Context(), base, target, q.split)
+	report, err := s.goroutines.Report(r.Context(), base, target, q.split)
 	if err != nil {
 		return err
 	}
 	link := page.Absolute(r, q.url(page.ReportURL(rep.ID), nil))
 	var names [2]string
-	if q.mode == goroutineModeDiff {
+	if q.mode == groups.ModeDiff {
 		b, t := rep.Artifacts[q.base], rep.Artifacts[q.target]
 		names = [2]string{b.Name, t.Name}
 		fmt.Fprint(w, markdown.Heading(3, "leakui goroutines: "+markdown.Escape(b.Name)+" → "+markdown.Escape(t.Name)))
@@ -88,7 +65,7 @@ func (s *Server) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Rep
 // writeGoroutineMarkdown writes the totals, the crash and the top 10 groups of a
 // report; every name from the dump is escaped.
 func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
-	groups := len(report.Groups)
+	gs := len(report.Groups)
 	grew, gone := 0, 0
 	for i := range report.Groups {
 		if c := report.Groups[i].Change; c != nil {
@@ -105,7 +82,7 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 	} else if report.Leaked > 0 {
 		fmt.Fprintf(w, "- %s proven leaked by the Go runtime (state \"(leaked)\").\n", page.Plural(report.Leaked, "goroutine"))
 	}
-	fmt.Fprintf(w, "- %s in %s (%s)", page.Plural(report.Total, "goroutine"), page.Plural(groups-gone, "group"), markdown.Escape(report.Format))
+	fmt.Fprintf(w, "- %s in %s (%s)", page.Plural(report.Total, "goroutine"), page.Plural(gs-gone, "group"), markdown.Escape(report.Format))
 	if report.DeclaredTotal != nil && *report.DeclaredTotal != report.Total {
 		fmt.Fprintf(w, "; the dump says %d", *report.DeclaredTotal)
 	}
@@ -137,10 +114,10 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 			fmt.Fprintf(w, "- Goroutine %d %s; its group comes first.\n", p.Goroutine, panicVerbOf(p.Kind))
 		}
 	}
-	if groups == 0 {
+	if gs == 0 {
 		return
 	}
-	top := min(groups, 10)
+	top := min(gs, 10)
 	if report.Base != nil {
 		fmt.Fprintf(w, "\nTop %d groups, what grew first:\n\n%s", top, markdown.TableHead(markdown.Right("goroutines"), markdown.Right("base"), markdown.Right("change"),
 			markdown.Left("state"), markdown.Left("wait"), markdown.Left("function"), markdown.Left("location")))
@@ -150,7 +127,7 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 	}
 	for i := range report.Groups[:top] {
 		g := &report.Groups[i]
-		fn, loc := goroutineGroupTitle(g.Stack), ""
+		fn, loc := groups.Title(g.Stack), ""
 		if g.Stack != nil {
 			for _, f := range g.Stack.Frames {
 				if f.Func == fn {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze/goroutines"
+	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/page"
 )
 
@@ -38,10 +39,10 @@ type goroutineSummary struct {
 
 // goroutineSummaryOf summarizes the target's groups against the base's total.
 func goroutineSummaryOf(target, base *goroutines.Dump, dumps int) goroutineSummary {
-	groups := goroutines.Groups(target)
-	sum := goroutineSummary{Format: target.Format, Total: target.Total(), Groups: len(groups), ProvenLeaked: target.ProvenLeaked}
-	if len(groups) > 0 {
-		sum.TopCount, sum.TopFunc = groups[0].Count, goroutineGroupTitle(groups[0].Stack)
+	gs := goroutines.Groups(target)
+	sum := goroutineSummary{Format: target.Format, Total: target.Total(), Groups: len(gs), ProvenLeaked: target.ProvenLeaked}
+	if len(gs) > 0 {
+		sum.TopCount, sum.TopFunc = gs[0].Count, groups.Title(gs[0].Stack)
 	}
 	if c := target.Crash; c != nil {
 		sum.Panic = page.CleanText(c.Kind+": "+page.FirstLine(c.Message), 200)
@@ -74,47 +75,4 @@ func goroutineSummaryLine(raw json.RawMessage) string {
 		fmt.Fprintf(&b, "; largest %d × %s", s.TopCount, s.TopFunc)
 	}
 	return b.String()
-}
-
-// goroutineGroupTitle picks a stack's most telling function for a headline: the
-// first frame of code outside the standard library (a module path has a dot in
-// its first element, and main is the program), else the first frame outside the
-// runtime's wait machinery, else the innermost frame.
-func goroutineGroupTitle(st *goroutines.Stack) string {
-	if st == nil || len(st.Frames) == 0 {
-		return ""
-	}
-	for _, f := range st.Frames {
-		if !f.Elided && !isStdlibFunc(f.Func) {
-			return f.Func
-		}
-	}
-	for _, f := range st.Frames {
-		if !f.Elided && !isWaitMachinery(f.Func) {
-			return f.Func
-		}
-	}
-	return st.Frames[0].Func
-}
-
-// isStdlibFunc reports a function of the standard library: package main is the
-// program's, and a package path whose first element has a dot (github.com/…,
-// golang.org/x/…) is a module's.
-func isStdlibFunc(name string) bool {
-	if strings.HasPrefix(name, "main.") {
-		return false
-	}
-	first, _, nested := strings.Cut(name, "/")
-	return !nested || !strings.Contains(first, ".")
-}
-
-// isWaitMachinery reports the runtime, sync, syscall and poller frames a blocked
-// goroutine sits in.
-func isWaitMachinery(name string) bool {
-	for _, p := range []string{"runtime.", "runtime/internal/", "internal/", "sync.", "sync/atomic.", "syscall.", "time.Sleep"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return name == "panic"
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
@@ -20,15 +21,15 @@ const viewGoroutines = "goroutines"
 // the profile's focus and ignore filters keep and drop whole groups.
 func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, notices *[]string) (mode string, base, target string, rep *goroutines.Report, err error) {
 	q, arts := ps.q, ps.rep.Artifacts
-	mode = goroutineModeDump
+	mode = groups.ModeDump
 	target = arts[q.file].SHA256
 	switch q.mode {
 	case modeDiff:
-		mode, base, target = goroutineModeDiff, arts[q.base].SHA256, arts[q.target].SHA256
+		mode, base, target = groups.ModeDiff, arts[q.base].SHA256, arts[q.target].SHA256
 	case modeSeries:
-		mode, base, target = goroutineModeDiff, arts[0].SHA256, arts[len(arts)-1].SHA256
+		mode, base, target = groups.ModeDiff, arts[0].SHA256, arts[len(arts)-1].SHA256
 	}
-	shared, err := s.goroutineReport(ctx, base, target, "")
+	shared, err := s.goroutines.Report(ctx, base, target, "")
 	if err != nil {
 		return mode, base, target, nil, err
 	}
@@ -37,7 +38,7 @@ func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, not
 	}
 	cut := *shared
 	var m pprof.FilterMatches
-	cut.Groups, m = goroutineFilter(shared.Groups, q.filter)
+	cut.Groups, m = groups.Filter(shared.Groups, q.filter)
 	for _, name := range q.filter.Unmatched(m) {
 		switch name {
 		case "focus", "ignore":
@@ -65,7 +66,7 @@ func (s *Server) goroutineProfilePage(ctx context.Context, ps *profileSet, pg *v
 	if q.rows > 0 {
 		showAll = q.url(path, func(v url.Values) { v.Set("n", "all") })
 	}
-	pg.Extra = view.GoroutineGroupsView(goroutineGroupsView(rep, q.rows, showAll, names))
+	pg.Extra = view.GoroutineGroupsView(groups.View(rep, q.rows, showAll, names))
 	return nil
 }
 
@@ -75,6 +76,6 @@ func (s *Server) goroutineProfileJSON(ctx context.Context, ps *profileSet, doc *
 	if err != nil {
 		return err
 	}
-	doc.Analysis = goroutineAnalysis(mode, base, target, rep, ps.q.rows)
+	doc.Analysis = groups.Analysis(mode, base, target, rep, ps.q.rows)
 	return nil
 }

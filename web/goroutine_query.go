@@ -7,14 +7,9 @@ import (
 
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
-)
-
-// The views of a report over goroutine dumps.
-const (
-	goroutineModeDump = "dump" // one dump's groups
-	goroutineModeDiff = "diff" // base → target
 )
 
 // goroutineQuery is everything a goroutines page is parameterised by; all of it
@@ -35,21 +30,21 @@ type goroutineQuery struct {
 func parseGoroutineQuery(r *http.Request, rep *store.Report) (goroutineQuery, error) {
 	v := r.URL.Query()
 	n := len(rep.Artifacts)
-	q := goroutineQuery{mode: goroutineModeDump, files: n, rows: page.DefaultRows}
+	q := goroutineQuery{mode: groups.ModeDump, files: n, rows: page.DefaultRows}
 	if rep.Kind == kindGoroutinesDiff && n >= 2 {
-		q.mode = goroutineModeDiff
+		q.mode = groups.ModeDiff
 	}
 	q.defaultMode = q.mode
 	switch m := v.Get("mode"); {
 	case m == "":
-	case m == goroutineModeDump, m == goroutineModeDiff && n >= 2:
+	case m == groups.ModeDump, m == groups.ModeDiff && n >= 2:
 		q.mode = m
 	default:
 		return q, serrors.Errorf(http.StatusBadRequest, "mode %q is not available for a report of %d goroutine dumps (dump, or diff for two or more)", m, n)
 	}
 	switch sp := v.Get("split"); {
 	case sp == "":
-	case sp == goroutines.SplitCreator && q.mode == goroutineModeDump:
+	case sp == goroutines.SplitCreator && q.mode == groups.ModeDump:
 		q.split = sp
 	case sp == goroutines.SplitCreator:
 		return q, serrors.Errorf(http.StatusBadRequest, "split=creator applies to one dump (mode=dump), not to a comparison")
@@ -80,11 +75,11 @@ func (q goroutineQuery) url(path string, change func(v url.Values)) string {
 		v.Set("mode", q.mode)
 	}
 	switch q.mode {
-	case goroutineModeDump:
+	case groups.ModeDump:
 		if q.file != 0 {
 			v.Set("file", strconv.Itoa(q.file))
 		}
-	case goroutineModeDiff:
+	case groups.ModeDiff:
 		if q.base != 0 {
 			v.Set("base", strconv.Itoa(q.base))
 		}
@@ -114,7 +109,7 @@ func (q goroutineQuery) url(path string, change func(v url.Values)) string {
 // artifacts returns the hashes of the base ("" outside a comparison) and the
 // target shown.
 func (q goroutineQuery) artifacts(rep *store.Report) (base, target string) {
-	if q.mode == goroutineModeDiff {
+	if q.mode == groups.ModeDiff {
 		return rep.Artifacts[q.base].SHA256, rep.Artifacts[q.target].SHA256
 	}
 	return "", rep.Artifacts[q.file].SHA256

@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -44,7 +45,7 @@ func FuzzGoroutineRender(f *testing.F) {
 		}
 		for _, b := range []*goroutines.Dump{nil, baseDump} {
 			rep := goroutines.NewReport(d, b)
-			g := goroutineGroupsView(rep, 0, "", [2]string{"base", "target"})
+			g := groups.View(rep, 0, "", [2]string{"base", "target"})
 			var buf bytes.Buffer
 			ctx := templ.WithChildren(context.Background(), view.GoroutineGroupsView(g))
 			if err := view.Layout(view.Page{Title: "t"}).Render(ctx, &buf); err != nil {

@@ -750,12 +750,12 @@ func TestJavaThreadFixtures(t *testing.T) {
 		if want.Dumps == 1 && a.Total != threads {
 			t.Errorf("%s: %d threads, grep counts %d", name, a.Total, threads)
 		}
-		groups := jvmFirst(want.Groups.Groups, page.DefaultRows)
-		for i := range groups {
-			groups[i].Key = "" // not in the JSON
+		gs := jvmFirst(want.Groups.Groups, page.DefaultRows)
+		for i := range gs {
+			gs[i].Key = "" // not in the JSON
 		}
 		if a.Total != want.Groups.Total || a.Dumps != want.Dumps || a.GroupCount != len(want.Groups.Groups) ||
-			!reflect.DeepEqual(a.States, want.Groups.States) || !reflect.DeepEqual(a.Groups, groups) {
+			!reflect.DeepEqual(a.States, want.Groups.States) || !reflect.DeepEqual(a.Groups, gs) {
 			t.Errorf("%s: %d threads in %d groups over %d dumps; the engine says %d in %d over %d, or the groups differ",
 				name, a.Total, a.GroupCount, a.Dumps, want.Groups.Total, len(want.Groups.Groups), want.Dumps)
 		}

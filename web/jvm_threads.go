@@ -221,13 +221,13 @@ func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, his
 		pg.Names = append(pg.Names, view.JavaBar{Label: n.Pattern, Count: analyze.FormatCount(int64(n.Count)), Value: n.Count,
 			BarPct: page.BarPct(int64(n.Count), int64(names[0].Count))})
 	}
-	groups := jvmFirst(g.Groups, q.rows)
-	pg.All, pg.Count = len(g.Groups), len(groups)
-	if len(groups) < len(g.Groups) {
+	gs := jvmFirst(g.Groups, q.rows)
+	pg.All, pg.Count = len(g.Groups), len(gs)
+	if len(gs) < len(g.Groups) {
 		pg.ShowAll = q.showAll(path)
 	}
-	pg.Groups = make([]view.JavaThreadGroupView, len(groups))
-	for i, grp := range groups {
+	pg.Groups = make([]view.JavaThreadGroupView, len(gs))
+	for i, grp := range gs {
 		pg.Groups[i] = jvmGroupView(grp, "")
 	}
 	for _, h := range histograms {

@@ -14,12 +14,12 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
-	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/kind"
 	weblogs "github.com/leakui/leakui/web/logs"
 	"github.com/leakui/leakui/web/serrors"
@@ -199,12 +199,11 @@ type Server struct {
 	// keeps their stored indexes opened, by report id.
 	heapJobs    *heapDumpJobs
 	heapIndexes *kind.Cache[*hprof.Index]
-	// goroutineDumps, goroutineReports and jvmParsed cache parsed inputs and
-	// their reports (see goroutine_load.go, jvm.go),
+	// goroutines and jvmParsed cache parsed inputs and their reports (see
+	// web/groups, jvm.go),
 	// charged to budget like profiles and flames.
-	goroutineDumps   *kind.Cache[*goroutines.Dump]
-	goroutineReports *kind.Cache[*goroutines.Report]
-	jvmParsed        *kind.Cache[jvmEntry]
+	goroutines *groups.Dumps
+	jvmParsed  *kind.Cache[jvmEntry]
 	// quotaMu makes an upload's disk quota check and its store one step
 	// (quota.go).
 	quotaMu sync.Mutex
@@ -281,15 +280,14 @@ func NewServer(cfg Config) (*Server, error) {
 	s.budget = analyze.NewBudget(cfg.MemoryBudget)
 	// An analysis the budget has no room for drops cached results first.
 	s.caches = kind.NewCaches(s.budget)
-	kind.Register(s.caches, "profiles", s.profiles)
-	s.flames.SetCost(flameCacheBytes, flameCost)
-	kind.Register(s.caches, "flames", s.flames)
-	s.goroutineDumps = kind.Register(s.caches, "goroutine dumps", kind.NewSizedCache(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize))
-	s.goroutineReports = kind.Register(s.caches, "goroutine reports", kind.NewSizedCache(16, goroutineDumpCacheBytes, (*goroutines.Report).MemSize))
-	s.jvmParsed = kind.Register(s.caches, "jvm", kind.NewSizedCache(16, jvmCacheBytes, jvmEntry.memSize))
 	s.deps = kind.Deps{Store: cfg.Store, Log: s.log, Budget: s.budget,
 		Limits: kind.Limits{MaxDecompressed: cfg.MaxDecompressed, MaxHeapDump: cfg.MaxHeapDump, MaxUpload: cfg.MaxUpload, TempDir: cfg.TempDir},
 		Render: s.render, Handle: s.handle, Caches: s.caches, Owner: s.owner, Closing: s.closing}
+	kind.Register(s.caches, "profiles", s.profiles)
+	s.flames.SetCost(flameCacheBytes, flameCost)
+	kind.Register(s.caches, "flames", s.flames)
+	s.goroutines = groups.NewDumps(&s.deps)
+	s.jvmParsed = kind.Register(s.caches, "jvm", kind.NewSizedCache(16, jvmCacheBytes, jvmEntry.memSize))
 	s.logs = weblogs.New(s.deps)
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,
