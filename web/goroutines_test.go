@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	webgoroutines "github.com/leakui/leakui/web/goroutines"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze/goroutines"
@@ -28,10 +30,10 @@ import (
 
 // goroutineDoc is the JSON twin of a goroutines report, as a client reads it.
 type goroutineDoc struct {
-	Kind      string           `json:"kind"`
-	Artifacts []kind.Artifact  `json:"artifacts"`
-	Summary   goroutineSummary `json:"summary"`
-	Notices   []string         `json:"notices"`
+	Kind      string                `json:"kind"`
+	Artifacts []kind.Artifact       `json:"artifacts"`
+	Summary   webgoroutines.Summary `json:"summary"`
+	Notices   []string              `json:"notices"`
 	Analysis  struct {
 		Mode          string            `json:"mode"`
 		BaseSHA256    string            `json:"base_sha256"`
@@ -132,7 +134,7 @@ func TestGoroutineFixtureReports(t *testing.T) {
 
 			doc := goroutineReportDoc(t, ts, "/api/reports/"+up.ReportID+"?n=all")
 			a := doc.Analysis
-			if doc.Kind != kindGoroutines || a.Mode != "dump" || a.Total != grepTotal || a.GroupsAll != len(want.Groups) ||
+			if doc.Kind != webgoroutines.ReportKind || a.Mode != "dump" || a.Total != grepTotal || a.GroupsAll != len(want.Groups) ||
 				len(a.Groups) != len(want.Groups) || a.Format != want.Format {
 				t.Fatalf("JSON: kind %s mode %s total %d groups %d/%d format %s; want %d goroutines in %d groups (%s)",
 					doc.Kind, a.Mode, a.Total, len(a.Groups), a.GroupsAll, a.Format, grepTotal, len(want.Groups), want.Format)
@@ -286,7 +288,7 @@ func TestGoroutineDiffSnapshots(t *testing.T) {
 	}
 	doc := goroutineReportDoc(t, ts, "/api/reports/"+up.ReportID+"?n=all")
 	a := doc.Analysis
-	if doc.Kind != kindGoroutinesDiff || a.Mode != "diff" || a.BaseSHA256 != up.Artifacts[0].SHA256 || a.TargetSHA256 != up.Artifacts[1].SHA256 ||
+	if doc.Kind != webgoroutines.ReportKindDiff || a.Mode != "diff" || a.BaseSHA256 != up.Artifacts[0].SHA256 || a.TargetSHA256 != up.Artifacts[1].SHA256 ||
 		a.Base == nil || a.Base.Total != dumpTotalByGrep(t, p1) || a.Total != dumpTotalByGrep(t, p2) {
 		t.Fatalf("kind %s mode %s base %s target %s totals %+v→%d", doc.Kind, a.Mode, a.BaseSHA256, a.TargetSHA256, a.Base, a.Total)
 	}
@@ -368,7 +370,7 @@ func TestGoroutineDiffOrderAndSeries(t *testing.T) {
 	}
 	_, three, raw := ts.upload(t, d1, d2, stack)
 	doc = goroutineReportDoc(t, ts, "/api/reports/"+three.ReportID)
-	if doc.Kind != kindGoroutinesDiff || doc.Analysis.BaseSHA256 != three.Artifacts[0].SHA256 || doc.Analysis.TargetSHA256 != three.Artifacts[2].SHA256 ||
+	if doc.Kind != webgoroutines.ReportKindDiff || doc.Analysis.BaseSHA256 != three.Artifacts[0].SHA256 || doc.Analysis.TargetSHA256 != three.Artifacts[2].SHA256 ||
 		doc.Analysis.Total != dumpTotalByGrep(t, fixtures.Path(t, "goroutines", stack.name)) || doc.Summary.Dumps != 3 {
 		t.Fatalf("three dumps: %s %+v", raw, doc.Analysis)
 	}

@@ -43,31 +43,29 @@ type inputKind struct {
 // page and errors name them: pprof profiles first (the most common input), then Go
 // goroutine dumps, the JVM's outputs, capture bundles, and logs, the kind any other
 // text is.
-func inputKinds() []inputKind {
+func (s *Server) inputKinds() []kind.Kind {
 	// Each entry: the kind, its planner, the report kinds it makes, their views
 	// (page, JSON, Markdown, one-line summary), and what the upload page says of it.
-	return []inputKind{
-		{analyze.KindProfile, (*Server).planProfiles, []string{modeSingle, modeDiff, modeSeries},
+	return []kind.Kind{
+		kindAdapter{s, inputKind{analyze.KindProfile, (*Server).planProfiles, []string{modeSingle, modeDiff, modeSeries},
 			reportKind{(*Server).showProfiles, (*Server).profilesJSON, (*Server).profilesMarkdown, profileSummaryLine},
-			[]string{"pprof profiles: heap, allocs, goroutine, goroutineleak (the Go runtime's proof of leaked goroutines), CPU, block, mutex, threadcreate (profile.proto, gzipped or not, and the legacy text and binary formats)"}},
-		{analyze.KindGoroutines, (*Server).planGoroutines, []string{kindGoroutines, kindGoroutinesDiff},
-			reportKind{(*Server).showGoroutines, (*Server).goroutinesJSON, (*Server).goroutinesMarkdown, goroutineSummaryLine},
-			[]string{"Go goroutine dumps: /debug/pprof/goroutine?debug=1 and debug=2, /debug/pprof/goroutineleak?debug=1 (proven leaked), panic and fatal error output, SIGQUIT dumps, runtime.Stack(buf, true); two or more dumps show what is new or grew"}},
-		{analyze.KindJavaHistogram, (*Server).planJavaHistograms, []string{kindJavaHistogram, kindJavaHistogramDiff},
+			[]string{"pprof profiles: heap, allocs, goroutine, goroutineleak (the Go runtime's proof of leaked goroutines), CPU, block, mutex, threadcreate (profile.proto, gzipped or not, and the legacy text and binary formats)"}}},
+		s.goroutineKind,
+		kindAdapter{s, inputKind{analyze.KindJavaHistogram, (*Server).planJavaHistograms, []string{kindJavaHistogram, kindJavaHistogramDiff},
 			reportKind{(*Server).showJavaHistograms, (*Server).javaHistogramsJSON, (*Server).javaHistogramsMarkdown, javaHistogramSummaryLine},
-			[]string{"JVM class histograms: jmap -histo[:live], jcmd GC.class_histogram, jmap -F, JDK 5 to 25 (two or more make a diff of what grew)"}},
-		{analyze.KindJavaThreads, (*Server).planJavaThreads, []string{kindJavaThreads, kindJavaThreadsDiff},
+			[]string{"JVM class histograms: jmap -histo[:live], jcmd GC.class_histogram, jmap -F, JDK 5 to 25 (two or more make a diff of what grew)"}}},
+		kindAdapter{s, inputKind{analyze.KindJavaThreads, (*Server).planJavaThreads, []string{kindJavaThreads, kindJavaThreadsDiff},
 			reportKind{(*Server).showJavaThreads, (*Server).javaThreadsJSONOf, (*Server).javaThreadsMarkdown, javaThreadsSummaryLine},
-			[]string{"JVM thread dumps: jstack, jcmd Thread.print, SIGQUIT output in a log, JDK 5 to 25 (two make a diff of new and grown groups)"}},
-		{analyze.KindJavaNMT, (*Server).planJavaNMT, []string{kindJavaNMT, kindJavaNMTDiff},
+			[]string{"JVM thread dumps: jstack, jcmd Thread.print, SIGQUIT output in a log, JDK 5 to 25 (two make a diff of new and grown groups)"}}},
+		kindAdapter{s, inputKind{analyze.KindJavaNMT, (*Server).planJavaNMT, []string{kindJavaNMT, kindJavaNMTDiff},
 			reportKind{(*Server).showJavaNMT, (*Server).javaNMTJSONOf, (*Server).javaNMTMarkdown, javaNMTSummaryLine},
-			[]string{"JVM native memory tracking: jcmd VM.native_memory summary or summary.diff, in any scale (two make a diff)"}},
-		{analyze.KindJavaHeapDump, (*Server).planJavaHeapDump, []string{kindJavaHeapDump, kindJavaHeapDumpDiff},
+			[]string{"JVM native memory tracking: jcmd VM.native_memory summary or summary.diff, in any scale (two make a diff)"}}},
+		kindAdapter{s, inputKind{analyze.KindJavaHeapDump, (*Server).planJavaHeapDump, []string{kindJavaHeapDump, kindJavaHeapDumpDiff},
 			reportKind{(*Server).showJavaHeapDumpReport, (*Server).javaHeapDumpReportJSON, (*Server).javaHeapDumpReportMarkdown, heapDumpReportSummaryLine},
-			[]string{"JVM heap dumps: jcmd GC.heap_dump (also -gz=1), jmap -dump:format=b, -XX:+HeapDumpOnOutOfMemoryError (HPROF 1.0.1 and 1.0.2): leak suspects with their path to a GC root, the dominator tree, the histogram with retained sizes (two or more compare by class, three or more make a series)"}},
-		{analyze.KindCapture, (*Server).planCaptures, []string{kindCapture},
+			[]string{"JVM heap dumps: jcmd GC.heap_dump (also -gz=1), jmap -dump:format=b, -XX:+HeapDumpOnOutOfMemoryError (HPROF 1.0.1 and 1.0.2): leak suspects with their path to a GC root, the dominator tree, the histogram with retained sizes (two or more compare by class, three or more make a series)"}}},
+		kindAdapter{s, inputKind{analyze.KindCapture, (*Server).planCaptures, []string{kindCapture},
 			reportKind{(*Server).showCapture, (*Server).captureJSONOf, (*Server).captureMarkdown, captureSummaryLine},
-			[]string{"leakui capture bundles (leakui capture jvm PID, leakui capture go URL; .tar.gz): one bundle is one report; two or more bundles of one process compare, oldest first — for a JVM, the native memory it does not track (RSS beyond NMT and the heap) with the java.util.zip.Inflater alive"}},
+			[]string{"leakui capture bundles (leakui capture jvm PID, leakui capture go URL; .tar.gz): one bundle is one report; two or more bundles of one process compare, oldest first — for a JVM, the native memory it does not track (RSS beyond NMT and the heap) with the java.util.zip.Inflater alive"}}},
 	}
 }
 
@@ -117,11 +115,7 @@ func (k kindAdapter) ViewCost(rep *store.Report) int64 {
 // newKindRegistry builds the one dispatch on kinds, in the order of inputKinds
 // and then the lab's run reports.
 func (s *Server) newKindRegistry() *kind.Registry {
-	var kinds []kind.Kind
-	for _, in := range inputKinds() {
-		kinds = append(kinds, kindAdapter{s, in})
-	}
-	kinds = append(kinds, s.logs)
+	kinds := append(s.inputKinds(), s.logs)
 	kinds = append(kinds, kindAdapter{s, inputKind{reports: []string{kindRun}, views: runReportKind()}})
 	return kind.NewRegistry(kinds...)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
+	webgoroutines "github.com/leakui/leakui/web/goroutines"
 	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/kind"
 	weblogs "github.com/leakui/leakui/web/logs"
@@ -202,8 +203,9 @@ type Server struct {
 	// goroutines and jvmParsed cache parsed inputs and their reports (see
 	// web/groups, jvm.go),
 	// charged to budget like profiles and flames.
-	goroutines *groups.Dumps
-	jvmParsed  *kind.Cache[jvmEntry]
+	goroutines    *groups.Dumps
+	goroutineKind *webgoroutines.Kind
+	jvmParsed     *kind.Cache[jvmEntry]
 	// quotaMu makes an upload's disk quota check and its store one step
 	// (quota.go).
 	quotaMu sync.Mutex
@@ -287,6 +289,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.flames.SetCost(flameCacheBytes, flameCost)
 	kind.Register(s.caches, "flames", s.flames)
 	s.goroutines = groups.NewDumps(&s.deps)
+	s.goroutineKind = webgoroutines.New(&s.deps, s.goroutines)
 	s.jvmParsed = kind.Register(s.caches, "jvm", kind.NewSizedCache(16, jvmCacheBytes, jvmEntry.memSize))
 	s.logs = weblogs.New(s.deps)
 	s.kinds = s.newKindRegistry()

@@ -1,4 +1,4 @@
-package web
+package goroutines
 
 import (
 	"fmt"
@@ -17,13 +17,13 @@ import (
 )
 
 // goroutinesJSON fills doc.Analysis for a report over goroutine dumps.
-func (s *Server) goroutinesJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+func (k *Kind) goroutinesJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	q, err := parseGoroutineQuery(r, rep)
 	if err != nil {
 		return err
 	}
 	base, target := q.artifacts(rep)
-	report, err := s.goroutines.Report(r.Context(), base, target, q.split)
+	report, err := k.dumps.Report(r.Context(), base, target, q.split)
 	if err != nil {
 		return err
 	}
@@ -33,13 +33,13 @@ func (s *Server) goroutinesJSON(r *http.Request, rep *store.Report, doc *kind.Re
 
 // goroutinesMarkdown writes the ticket summary of a goroutines report: the totals,
 // the crash, and the top 10 groups (what grew first, in a comparison).
-func (s *Server) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (k *Kind) goroutinesMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	q, err := parseGoroutineQuery(r, rep)
 	if err != nil {
 		return err
 	}
 	base, target := q.artifacts(rep)
-	report, err := s.goroutines.Report(r.Context(), base, target, q.split)
+	report, err := k.dumps.Report(r.Context(), base, target, q.split)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package goroutines
 
 import (
 	"sort"
@@ -11,10 +11,10 @@ import (
 // more (the first against the last). Every file is parsed, so nothing is stored
 // for a bad one. Dumps go by the time they were taken when all of them say it (a
 // goroutine profile.proto does, text dumps do not), else by upload order.
-func (s *Server) planGoroutines(form *kind.Upload) (*kind.Plan, error) {
+func (k *Kind) planGoroutines(form *kind.Upload) (*kind.Plan, error) {
 	dumps := make([]*goroutines.Dump, len(form.Files))
 	for i, f := range form.Files {
-		d, err := s.goroutines.Received(f)
+		d, err := k.dumps.Received(f)
 		if err != nil {
 			return nil, err
 		}

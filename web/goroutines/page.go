@@ -1,4 +1,4 @@
-package web
+package goroutines
 
 import (
 	"fmt"
@@ -16,20 +16,20 @@ import (
 )
 
 // showGoroutines renders /r/{id} for reports over goroutine dumps.
-func (s *Server) showGoroutines(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (k *Kind) showGoroutines(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	q, err := parseGoroutineQuery(r, rep)
 	if err != nil {
 		return err
 	}
-	pg, err := s.goroutinePage(r, rep, q)
+	pg, err := k.goroutinePage(r, rep, q)
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: chart.BannerDescription(pg.Verdict)}, view.GoroutineReportPage(pg))
+	return k.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: chart.BannerDescription(pg.Verdict)}, view.GoroutineReportPage(pg))
 }
 
 // goroutinePage builds the page model.
-func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQuery) (view.GoroutineReport, error) {
+func (k *Kind) goroutinePage(r *http.Request, rep *store.Report, q goroutineQuery) (view.GoroutineReport, error) {
 	path := page.ReportURL(rep.ID)
 	pg := view.GoroutineReport{
 		ID: rep.ID, Created: page.FormatTime(rep.CreatedAt), Permalink: path,
@@ -50,7 +50,7 @@ func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQu
 		}
 	}
 	base, target := q.artifacts(rep)
-	report, err := s.goroutines.Report(r.Context(), base, target, q.split)
+	report, err := k.dumps.Report(r.Context(), base, target, q.split)
 	if err != nil {
 		return pg, err
 	}
@@ -63,7 +63,7 @@ func (s *Server) goroutinePage(r *http.Request, rep *store.Report, q goroutineQu
 	names := [2]string{rep.Artifacts[q.base].Name, rep.Artifacts[q.target].Name}
 	pg.Groups = groups.View(report, q.rows, q.url(path, func(v url.Values) { v.Set("n", "all") }), names)
 	if q.mode == groups.ModeDump {
-		if d, err := s.goroutines.Load(r.Context(), target); err == nil && d.PerGoroutine() {
+		if d, err := k.dumps.Load(r.Context(), target); err == nil && d.PerGoroutine() {
 			pg.Groups.CreatorNote = goroutineCreatorNote(q.split != "")
 			pg.Groups.SplitURL = q.url(path, func(v url.Values) {
 				if q.split != "" {
