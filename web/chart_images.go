@@ -71,19 +71,5 @@ func (s *Server) handleReportChartImage(w http.ResponseWriter, r *http.Request) 
 			return c.Chart(w, r, rep, file)
 		}
 	}
-	profiles := rep.Kind == modeSingle || rep.Kind == modeDiff || rep.Kind == modeSeries
-	if file != "totals.svg" || !profiles || len(rep.Artifacts) < 3 {
-		return serrors.Errorf(http.StatusNotFound, "report %s has no chart %q: a series of three or more profiles has totals.svg", rep.ID, file)
-	}
-	ps, err := s.loadProfileSet(r, rep)
-	if err != nil {
-		return err
-	}
-	defer ps.release()
-	var notices []string
-	srep, err := ps.profileSeries(&notices)
-	if err != nil {
-		return err
-	}
-	return chart.WriteSVG(w, chart.TotalsLine(srep))
+	return serrors.Errorf(http.StatusNotFound, "report %s has no chart %q: a series of three or more profiles has totals.svg", rep.ID, file)
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
@@ -34,24 +33,6 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) summaryLine(kind string, raw json.RawMessage) string {
 	if k, ok := s.kinds.For(kind); ok {
 		return k.Summary(raw)
-	}
-	return ""
-}
-
-// profileSummaryLine shows the default sample type's total.
-func profileSummaryLine(raw json.RawMessage) string {
-	sum, ok := decodeProfileSummary(raw)
-	if !ok {
-		return ""
-	}
-	for _, st := range sum.SampleTypes {
-		if st.Type == sum.Default {
-			line := st.Type + " " + analyze.FormatValue(st.Total, st.Unit)
-			if sum.Profiles > 0 {
-				line += fmt.Sprintf(" (last of %d profiles)", sum.Profiles)
-			}
-			return line
-		}
 	}
 	return ""
 }

@@ -7,11 +7,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
-	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
@@ -62,68 +60,6 @@ func (s *Server) plan(ctx context.Context, form *kind.Upload) (*kind.Plan, error
 	form.Ctx = ctx
 	k, _ := s.kinds.Planner(rk)
 	return k.Plan(ctx, form)
-}
-
-// planProfiles makes a profile report of one file, a diff of two, a series of more.
-// Several profiles must be of one type; they are ordered by the time each was
-// taken when all say it, else kept in upload order.
-func (s *Server) planProfiles(form *kind.Upload) (*kind.Plan, error) {
-	profiles := make([]*pprof.Profile, len(form.Files))
-	for i, f := range form.Files {
-		p, err := s.loadReceivedProfile(f)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 && !profiles[0].SameType(p) {
-			return nil, fmt.Errorf("%w: %s measures %s but %s measures %s; upload profiles of one type together",
-				analyze.ErrMismatch, form.Files[0].Name, profiles[0].TypeNames(), f.Name, p.TypeNames())
-		}
-		profiles[i] = p
-	}
-	timed := true
-	for _, p := range profiles {
-		timed = timed && !p.Time().IsZero()
-	}
-	if timed {
-		order := make([]int, len(profiles))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return profiles[order[a]].Time().Before(profiles[order[b]].Time()) })
-		files := make([]*kind.Received, len(order))
-		sorted := make([]*pprof.Profile, len(order))
-		for i, k := range order {
-			files[i], sorted[i] = form.Files[k], profiles[k]
-		}
-		form.Files, profiles = files, sorted
-	}
-	last := profiles[len(profiles)-1]
-	sum := profileSummaryOf(last)
-	rk := modeSingle
-	switch {
-	case len(profiles) == 2:
-		rk = modeDiff
-	case len(profiles) > 2:
-		rk = seriesKind
-		sum.Profiles = len(profiles)
-		sum.Verdict = seriesVerdictOf(form.Files, profiles)
-	}
-	return &kind.Plan{Kind: rk, Params: map[string]any{"ordered_by": orderedBy(timed, len(profiles))}, Summary: sum}, nil
-}
-
-func orderedBy(timed bool, n int) string {
-	switch {
-	case n == 1:
-		return ""
-	case timed:
-		return "profile time"
-	}
-	return "upload order"
-}
-
-// loadReceivedProfile parses a received file as a profile and caches it.
-func (s *Server) loadReceivedProfile(f *kind.Received) (*pprof.Profile, error) {
-	return s.profile(context.Background(), f.SHA256, f.Source(), true)
 }
 
 // ingest turns a received upload into a stored report: classify, plan, store, all

@@ -47,9 +47,7 @@ func (s *Server) inputKinds() []kind.Kind {
 	// Each entry: the kind, its planner, the report kinds it makes, their views
 	// (page, JSON, Markdown, one-line summary), and what the upload page says of it.
 	return []kind.Kind{
-		kindAdapter{s, inputKind{analyze.KindProfile, (*Server).planProfiles, []string{modeSingle, modeDiff, modeSeries},
-			reportKind{(*Server).showProfiles, (*Server).profilesJSON, (*Server).profilesMarkdown, profileSummaryLine},
-			[]string{"pprof profiles: heap, allocs, goroutine, goroutineleak (the Go runtime's proof of leaked goroutines), CPU, block, mutex, threadcreate (profile.proto, gzipped or not, and the legacy text and binary formats)"}}},
+		s.profileKind,
 		s.goroutineKind,
 		kindAdapter{s, inputKind{analyze.KindJavaHistogram, (*Server).planJavaHistograms, []string{kindJavaHistogram, kindJavaHistogramDiff},
 			reportKind{(*Server).showJavaHistograms, (*Server).javaHistogramsJSON, (*Server).javaHistogramsMarkdown, javaHistogramSummaryLine},

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	webprofiles "github.com/leakui/leakui/web/profiles"
+
 	webgoroutines "github.com/leakui/leakui/web/goroutines"
 
 	weblogs "github.com/leakui/leakui/web/logs"
@@ -50,7 +52,7 @@ func TestAcceptedKindsInOrder(t *testing.T) {
 			t.Errorf("no planner for %s", k)
 		}
 	}
-	for _, k := range []string{modeSingle, modeDiff, modeSeries, webgoroutines.ReportKind, webgoroutines.ReportKindDiff, weblogs.ReportKind, kindRun,
+	for _, k := range []string{webprofiles.ReportSingle, webprofiles.ReportDiff, webprofiles.ReportSeries, webgoroutines.ReportKind, webgoroutines.ReportKindDiff, weblogs.ReportKind, kindRun,
 		kindJavaHistogram, kindJavaHistogramDiff, kindJavaThreads, kindJavaThreadsDiff, kindJavaNMT, kindJavaNMTDiff, kindCapture} {
 		if _, ok := reg.For(k); !ok {
 			t.Errorf("report kind %s has no views", k)

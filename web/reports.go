@@ -2,16 +2,12 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/leakui/leakui/analyze"
-	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
@@ -24,10 +20,10 @@ type reportsResource struct{ s *Server }
 func (rs reportsResource) Routes() chi.Router {
 	r := chi.NewRouter()
 	r.Get("/{ref}", rs.s.handle(rs.show))
-	r.Post("/{id}/compare", rs.s.handle(rs.compare))
+	r.Post("/{id}/compare", rs.s.handle(rs.s.profileKind.Compare))
 	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.logs.KeysCSV))
 	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleReportChartImage))
-	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.handleReportFlameImage))
+	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.profileKind.FlameImage))
 	r.Get("/{id}/dominators", rs.s.handle(rs.s.handleHeapDominators))
 	r.Get("/{id}/dominators.json", rs.s.handle(rs.s.handleHeapDominators))
 	r.Get("/{id}/paths/{n}", rs.s.handle(rs.s.handleHeapPath))
@@ -114,27 +110,4 @@ func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 		return nil, err
 	}
 	return withLabelLine(b.Bytes(), rep), nil
-}
-
-// loadProfile returns an artifact's parsed profile, from the cache when it is there.
-func (s *Server) loadProfile(ctx context.Context, sha string) (*pprof.Profile, error) {
-	return s.profile(ctx, sha, kind.Stored(s.store, sha, ""), false)
-}
-
-// profile loads the profile of hash sha from src: a received file streams and
-// its errors name it; a stored one is read whole first.
-func (s *Server) profile(ctx context.Context, sha string, src kind.Source, received bool) (*pprof.Profile, error) {
-	limit := s.cfg.MaxDecompressed
-	return kind.Load(ctx, &s.deps, s.profiles, kind.Parse[*pprof.Profile]{Key: sha, Sources: []kind.Source{src}, Wrap: received,
-		Run: func(_ context.Context, in []io.Reader, b *analyze.Budget) (*pprof.Profile, error) {
-			r := in[0]
-			if !received {
-				data, err := io.ReadAll(r)
-				if err != nil {
-					return nil, err
-				}
-				r = bytes.NewReader(data)
-			}
-			return pprof.Open(pprof.Reader(r), pprof.Options{Limit: limit, Budget: b})
-		}})
 }

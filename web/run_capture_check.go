@@ -38,7 +38,7 @@ func (rr runRecorder) checkCapture(ctx context.Context, runID string, c lab.Capt
 		if a.Role != c.Role || a.SHA256 == sha {
 			continue
 		}
-		first, err := rr.s.loadProfile(ctx, a.SHA256)
+		first, err := rr.s.profileKind.Load(ctx, a.SHA256)
 		if err != nil {
 			return err
 		}

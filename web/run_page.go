@@ -393,7 +393,7 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 		if a.Role != role {
 			continue
 		}
-		p, err := s.loadProfile(ctx, a.SHA256)
+		p, err := s.profileKind.Load(ctx, a.SHA256)
 		if err != nil {
 			return nil, err
 		}
@@ -413,11 +413,11 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 // (pprof.DiffByGoroutineStart), so runtime.gopark and runtime.selectgo, where
 // every blocked goroutine waits, never head them.
 func (s *Server) runDiff(ctx context.Context, first, last store.RunArtifact) (pprof.DiffResult, error) {
-	base, err := s.loadProfile(ctx, first.SHA256)
+	base, err := s.profileKind.Load(ctx, first.SHA256)
 	if err != nil {
 		return pprof.DiffResult{}, err
 	}
-	target, err := s.loadProfile(ctx, last.SHA256)
+	target, err := s.profileKind.Load(ctx, last.SHA256)
 	if err != nil {
 		return pprof.DiffResult{}, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/kind"
 	weblogs "github.com/leakui/leakui/web/logs"
+	webprofiles "github.com/leakui/leakui/web/profiles"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -149,10 +150,6 @@ const (
 	DefaultRunsPerMinute = 6
 )
 
-// profileCacheBytes bounds what the parsed-profile cache keeps, by the
-// profiles' estimated size: a profile of 5 million samples holds about 100 MB.
-const profileCacheBytes = 256 << 20
-
 // Server is leakui's HTTP application.
 type Server struct {
 	cfg      Config
@@ -160,7 +157,7 @@ type Server struct {
 	log      *slog.Logger
 	assets   *assets
 	profiles *kind.Cache[*pprof.Profile]
-	flames   *kind.Cache[*flameTreeEntry] // profiles' flame trees, which flame graphs are cut from
+	flames   *kind.Cache[*webprofiles.FlameTree] // profiles' flame trees, which flame graphs are cut from
 	router   chi.Router
 	// kinds are the report and input kinds, built once from inputKinds.
 	kinds *kind.Registry
@@ -194,8 +191,6 @@ type Server struct {
 	deps   kind.Deps
 	// logs is the kind of evidence the log reports are.
 	logs *weblogs.Kind
-	// views bounds the flame graphs built at once.
-	views *viewQueue
 	// heapJobs analyzes uploaded heap dumps in the background; heapIndexes
 	// keeps their stored indexes opened, by report id.
 	heapJobs    *heapDumpJobs
@@ -205,6 +200,7 @@ type Server struct {
 	// charged to budget like profiles and flames.
 	goroutines    *groups.Dumps
 	goroutineKind *webgoroutines.Kind
+	profileKind   *webprofiles.Kind
 	jvmParsed     *kind.Cache[jvmEntry]
 	// quotaMu makes an upload's disk quota check and its store one step
 	// (quota.go).
@@ -277,7 +273,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: kind.NewSizedCache(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: kind.NewCache[*flameTreeEntry](16),
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a,
 		owner: store.NewID(), closing: make(chan struct{}), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
 	s.budget = analyze.NewBudget(cfg.MemoryBudget)
 	// An analysis the budget has no room for drops cached results first.
@@ -285,11 +281,11 @@ func NewServer(cfg Config) (*Server, error) {
 	s.deps = kind.Deps{Store: cfg.Store, Log: s.log, Budget: s.budget,
 		Limits: kind.Limits{MaxDecompressed: cfg.MaxDecompressed, MaxHeapDump: cfg.MaxHeapDump, MaxUpload: cfg.MaxUpload, TempDir: cfg.TempDir},
 		Render: s.render, Handle: s.handle, Caches: s.caches, Owner: s.owner, Closing: s.closing}
-	kind.Register(s.caches, "profiles", s.profiles)
-	s.flames.SetCost(flameCacheBytes, flameCost)
-	kind.Register(s.caches, "flames", s.flames)
+	pc := webprofiles.NewCaches(s.caches)
+	s.profiles, s.flames = pc.Profiles, pc.Flames
 	s.goroutines = groups.NewDumps(&s.deps)
 	s.goroutineKind = webgoroutines.New(&s.deps, s.goroutines)
+	s.profileKind = webprofiles.New(&s.deps, pc, s.goroutines, runtime.NumCPU())
 	s.jvmParsed = kind.Register(s.caches, "jvm", kind.NewSizedCache(16, jvmCacheBytes, jvmEntry.memSize))
 	s.logs = weblogs.New(s.deps)
 	s.kinds = s.newKindRegistry()
@@ -323,7 +319,6 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Retain > 0 {
 		s.startRetention(cfg.Retain)
 	}
-	s.views = newViewQueue(viewSlots*runtime.NumCPU(), viewWait)
 	s.heapJobs = newHeapDumpJobs(s)
 	s.heapIndexes = kind.NewCache[*hprof.Index](heapIndexCacheEntries)
 	s.router = s.routes()

@@ -20,13 +20,13 @@ import (
 func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
-	var profiles [2]*pprof.Profile
+	var profs [2]*pprof.Profile
 	for i, a := range up.Artifacts {
 		p, ok := ts.srv.profiles.Get(a.SHA256)
 		if !ok {
 			t.Fatalf("the upload did not cache %s", a.Name)
 		}
-		profiles[i] = p
+		profs[i] = p
 	}
 	reportPath := "/r/" + up.ReportID
 	view := func(path string, walks int64, trees int) string {
@@ -35,7 +35,7 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("%s: %d %.300s", path, code, body)
 		}
-		for i, p := range profiles {
+		for i, p := range profs {
 			if got := p.SampleWalks(); got != walks {
 				t.Errorf("after %s: %s's samples walked %d times, want %d", path, up.Artifacts[i].Name, got, walks)
 			}
@@ -76,10 +76,7 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 func TestUncachedViewsWaitForASlot(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
-	ts.srv.views.wait = 50 * time.Millisecond
-	for range cap(ts.srv.views.slots) {
-		ts.srv.views.slots <- struct{}{}
-	}
+	release := ts.srv.profileKind.HoldViews(50 * time.Millisecond)
 	resp, err := http.Get(ts.URL + up.ReportURL + "?view=flame")
 	if err != nil {
 		t.Fatal(err)
@@ -91,9 +88,7 @@ func TestUncachedViewsWaitForASlot(t *testing.T) {
 	if code, _, _ := ts.get(t, up.ReportURL); code != http.StatusOK {
 		t.Errorf("the top view answers %d while the flame slots are taken", code)
 	}
-	for range cap(ts.srv.views.slots) {
-		<-ts.srv.views.slots
-	}
+	release()
 	if code, _, _ := ts.get(t, up.ReportURL+"?view=flame"); code != http.StatusOK {
 		t.Errorf("after the slots freed up: %d", code)
 	}

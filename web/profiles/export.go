@@ -1,4 +1,4 @@
-package web
+package profiles
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 
 // profilesJSON fills the JSON twin of a report over profiles, for the view the
 // query selects (top or flame, single or diff).
-func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+func (s *Kind) profilesJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	ps, err := s.loadProfileSet(r, rep)
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func (s *Server) profilesJSON(r *http.Request, rep *store.Report, doc *kind.Repo
 }
 
 // profilesMarkdown writes the ticket summary of a report over profiles.
-func (s *Server) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (s *Kind) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	ps, err := s.loadProfileSet(r, rep)
 	if err != nil {
 		return err
@@ -192,16 +192,15 @@ func writeNotices(w io.Writer, notices []string) {
 
 // compare is POST /r/{id}/compare with base=REPORT_ID: a new diff report of the
 // base report's profile → this report's profile; 303 to it.
-func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error {
-	s := rs.s
-	target, err := s.store.Report(r.Context(), page.URLParam(r, "id"))
+func (s *Kind) compare(w http.ResponseWriter, r *http.Request) error {
+	target, err := s.d.Store.Report(r.Context(), page.URLParam(r, "id"))
 	if err != nil {
 		return err
 	}
 	if err := r.ParseForm(); err != nil {
 		return serrors.Errorf(http.StatusBadRequest, "bad form: %v", err)
 	}
-	base, err := s.store.Report(r.Context(), r.PostForm.Get("base"))
+	base, err := s.d.Store.Report(r.Context(), r.PostForm.Get("base"))
 	if err != nil {
 		return err
 	}
@@ -224,7 +223,7 @@ func (rs reportsResource) compare(w http.ResponseWriter, r *http.Request) error 
 		{Name: base.Artifacts[0].Name, Label: base.Artifacts[0].Label, SHA256: base.Artifacts[0].SHA256},
 		{Name: target.Artifacts[0].Name, Label: target.Artifacts[0].Label, SHA256: target.Artifacts[0].SHA256},
 	}
-	if err := s.store.CreateReport(r.Context(), rep, refs); err != nil {
+	if err := s.d.Store.CreateReport(r.Context(), rep, refs); err != nil {
 		return err
 	}
 	if page.WantsJSON(r) {

@@ -1,4 +1,4 @@
-package web
+package profiles
 
 import (
 	"bytes"
@@ -24,8 +24,8 @@ func reportFlameImageURL(ps *profileSet) string {
 // report's file, or of its diff, as a standalone SVG image. It is built like the
 // flame view (same cache, view slots and memory budget), so an image link costs
 // no more than the page.
-func (s *Server) handleReportFlameImage(w http.ResponseWriter, r *http.Request) error {
-	rep, err := s.store.Report(r.Context(), chi.URLParam(r, "id"))
+func (s *Kind) handleReportFlameImage(w http.ResponseWriter, r *http.Request) error {
+	rep, err := s.d.Store.Report(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		return err
 	}

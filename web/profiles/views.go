@@ -1,4 +1,4 @@
-package web
+package profiles
 
 import (
 	"context"
@@ -21,9 +21,9 @@ type profileView struct {
 	// applies reports whether the view can show these profiles.
 	applies func(ps *profileSet) bool
 	// page fills the page model (Extra, Notices) for the view.
-	page func(s *Server, ctx context.Context, ps *profileSet, pg *view.ProfileReport) error
+	page func(s *Kind, ctx context.Context, ps *profileSet, pg *view.ProfileReport) error
 	// json fills the JSON twin (doc.Analysis) for the view.
-	json func(s *Server, ctx context.Context, ps *profileSet, doc *kind.ReportJSON) error
+	json func(s *Kind, ctx context.Context, ps *profileSet, doc *kind.ReportJSON) error
 }
 
 // profileViews lists the extra views in the order the view switcher shows them.
@@ -34,8 +34,8 @@ func profileViews() []profileView {
 			key:     viewGoroutines,
 			label:   "goroutine groups",
 			applies: func(ps *profileSet) bool { return ps.shown().IsGoroutineProfile() },
-			page:    (*Server).goroutineProfilePage,
-			json:    (*Server).goroutineProfileJSON,
+			page:    (*Kind).goroutineProfilePage,
+			json:    (*Kind).goroutineProfileJSON,
 		},
 		sandwichView(),
 	}

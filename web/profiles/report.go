@@ -1,4 +1,4 @@
-package web
+package profiles
 
 import (
 	"context"
@@ -33,14 +33,14 @@ type profileSet struct {
 func (ps *profileSet) release() { ps.budget.Release() }
 
 // loadProfileSet loads every profile of a report and resolves the query.
-func (s *Server) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet, error) {
+func (s *Kind) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet, error) {
 	q, err := parseProfileQuery(r, rep)
 	if err != nil {
 		return nil, err
 	}
 	set := &profileSet{rep: rep, q: q}
 	if q.filter.Active() {
-		set.budget = s.analysisBudget()
+		set.budget = s.d.Analysis()
 	}
 	for _, a := range rep.Artifacts {
 		p, err := s.loadProfile(r.Context(), a.SHA256)
@@ -123,7 +123,7 @@ func (ps *profileSet) filterText(option string) string {
 }
 
 // showProfiles renders /r/{id} for reports over profiles.
-func (s *Server) showProfiles(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (s *Kind) showProfiles(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	ps, err := s.loadProfileSet(r, rep)
 	if err != nil {
 		return err
@@ -133,11 +133,11 @@ func (s *Server) showProfiles(w http.ResponseWriter, r *http.Request, rep *store
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: chart.BannerDescription(pg.Verdict)}, view.ProfileReportPage(pg))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "reports", Description: chart.BannerDescription(pg.Verdict)}, view.ProfileReportPage(pg))
 }
 
 // profilePage builds the page model.
-func (s *Server) profilePage(ctx context.Context, ps *profileSet) (view.ProfileReport, error) {
+func (s *Kind) profilePage(ctx context.Context, ps *profileSet) (view.ProfileReport, error) {
 	rep, q := ps.rep, ps.q
 	path := page.ReportURL(rep.ID)
 	pg := view.ProfileReport{
@@ -458,10 +458,10 @@ func (ps *profileSet) diffTable(path string, base, target *pprof.Profile) (view.
 }
 
 // compareForm lists the recent single-profile reports of the same type as bases.
-func (s *Server) compareForm(ctx context.Context, rep *store.Report, p *pprof.Profile) (*view.CompareForm, error) {
+func (s *Kind) compareForm(ctx context.Context, rep *store.Report, p *pprof.Profile) (*view.CompareForm, error) {
 	// Only single profiles' summaries are read: small, and never another
 	// kind's.
-	recent, err := s.store.SearchReports(ctx, store.ReportSearch{Kind: modeSingle, Summaries: true, Limit: 50})
+	recent, err := s.d.Store.SearchReports(ctx, store.ReportSearch{Kind: modeSingle, Summaries: true, Limit: 50})
 	if err != nil {
 		return nil, err
 	}

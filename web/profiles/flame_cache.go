@@ -1,4 +1,4 @@
-package web
+package profiles
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func flameTreeKey(ps *profileSet, file int) string {
 
 // flameCut cuts the flame graph of one file of a report, for the query's
 // sample type and filter, from the file's cached tree (built when missing).
-func (s *Server) flameCut(ctx context.Context, ps *profileSet, file int, notices *[]string) (*pprof.FlameCut, error) {
+func (s *Kind) flameCut(ctx context.Context, ps *profileSet, file int, notices *[]string) (*pprof.FlameCut, error) {
 	trees, err := s.flameTrees(ctx, ps, notices, file)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func (s *Server) flameCut(ctx context.Context, ps *profileSet, file int, notices
 // diffFlameCut cuts the diff flame graph of a report's base and target from
 // their cached trees: the profiles are walked only for a tree not yet cached,
 // and a tree serves every diff its profile is in, and its own flame graph.
-func (s *Server) diffFlameCut(ctx context.Context, ps *profileSet, notices *[]string) (*pprof.FlameCut, error) {
+func (s *Kind) diffFlameCut(ctx context.Context, ps *profileSet, notices *[]string) (*pprof.FlameCut, error) {
 	trees, err := s.flameTrees(ctx, ps, notices, ps.q.base, ps.q.target)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (s *Server) diffFlameCut(ctx context.Context, ps *profileSet, notices *[]st
 // profile filtered, then its samples walked once) within a view slot (see
 // viewQueue) and an analysis's memory budget, then cached, charged to the
 // server's budget. Requests for a tree being built wait for it.
-func (s *Server) flameTrees(ctx context.Context, ps *profileSet, notices *[]string, files ...int) ([]*pprof.FlameTree, error) {
+func (s *Kind) flameTrees(ctx context.Context, ps *profileSet, notices *[]string, files ...int) ([]*pprof.FlameTree, error) {
 	entries := make([]*flameTreeEntry, len(files))
 	missing := false
 	for i, f := range files {
@@ -65,7 +65,7 @@ func (s *Server) flameTrees(ctx context.Context, ps *profileSet, notices *[]stri
 			return nil, err
 		}
 		defer release()
-		b := s.analysisBudget()
+		b := s.d.Analysis()
 		defer b.Release()
 		for i, f := range files {
 			if entries[i] != nil {

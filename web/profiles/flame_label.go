@@ -1,4 +1,4 @@
-package web
+package profiles
 
 // flameLabel fits a function name into a box of chars characters by cutting it
 // from the left, where the package path is, so that the function's own name

@@ -1,4 +1,4 @@
-package web
+package profiles
 
 import (
 	"cmp"
@@ -99,8 +99,8 @@ func sandwichView() profileView {
 		key:     viewSandwich,
 		label:   "sandwich",
 		applies: func(ps *profileSet) bool { return ps.q.mode == modeSingle && ps.q.fn != "" },
-		page:    (*Server).sandwichPage,
-		json:    (*Server).sandwichJSON,
+		page:    (*Kind).sandwichPage,
+		json:    (*Kind).sandwichJSON,
 	}
 }
 
@@ -114,7 +114,7 @@ func (ps *profileSet) sandwich(notices *[]string) (pprof.Sandwich, error) {
 }
 
 // sandwichPage fills a profile page with the sandwich of ?fn=.
-func (s *Server) sandwichPage(_ context.Context, ps *profileSet, pg *view.ProfileReport) error {
+func (s *Kind) sandwichPage(_ context.Context, ps *profileSet, pg *view.ProfileReport) error {
 	sw, err := ps.sandwich(&pg.Notices)
 	if err != nil {
 		return err
@@ -147,7 +147,7 @@ func (s *Server) sandwichPage(_ context.Context, ps *profileSet, pg *view.Profil
 }
 
 // sandwichJSON fills the JSON twin's analysis with the sandwich.
-func (s *Server) sandwichJSON(_ context.Context, ps *profileSet, doc *kind.ReportJSON) error {
+func (s *Kind) sandwichJSON(_ context.Context, ps *profileSet, doc *kind.ReportJSON) error {
 	sw, err := ps.sandwich(&doc.Notices)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package web
+package profiles
 
 import (
 	"context"
@@ -19,7 +19,7 @@ const viewGoroutines = "goroutines"
 // goroutineProfileReport groups the goroutine profile a profile report shows, or,
 // in a diff or a series, compares its base (the first) with its target (the last);
 // the profile's focus and ignore filters keep and drop whole groups.
-func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, notices *[]string) (mode string, base, target string, rep *goroutines.Report, err error) {
+func (s *Kind) goroutineProfileReport(ctx context.Context, ps *profileSet, notices *[]string) (mode string, base, target string, rep *goroutines.Report, err error) {
 	q, arts := ps.q, ps.rep.Artifacts
 	mode = groups.ModeDump
 	target = arts[q.file].SHA256
@@ -29,7 +29,7 @@ func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, not
 	case modeSeries:
 		mode, base, target = groups.ModeDiff, arts[0].SHA256, arts[len(arts)-1].SHA256
 	}
-	shared, err := s.goroutines.Report(ctx, base, target, "")
+	shared, err := s.dumps.Report(ctx, base, target, "")
 	if err != nil {
 		return mode, base, target, nil, err
 	}
@@ -51,7 +51,7 @@ func (s *Server) goroutineProfileReport(ctx context.Context, ps *profileSet, not
 }
 
 // goroutineProfilePage fills a profile report page with the goroutine groups.
-func (s *Server) goroutineProfilePage(ctx context.Context, ps *profileSet, pg *view.ProfileReport) error {
+func (s *Kind) goroutineProfilePage(ctx context.Context, ps *profileSet, pg *view.ProfileReport) error {
 	_, _, _, rep, err := s.goroutineProfileReport(ctx, ps, &pg.Notices)
 	if err != nil {
 		return err
@@ -71,7 +71,7 @@ func (s *Server) goroutineProfilePage(ctx context.Context, ps *profileSet, pg *v
 }
 
 // goroutineProfileJSON fills the JSON twin's analysis with the goroutine groups.
-func (s *Server) goroutineProfileJSON(ctx context.Context, ps *profileSet, doc *kind.ReportJSON) error {
+func (s *Kind) goroutineProfileJSON(ctx context.Context, ps *profileSet, doc *kind.ReportJSON) error {
 	mode, base, target, rep, err := s.goroutineProfileReport(ctx, ps, &doc.Notices)
 	if err != nil {
 		return err

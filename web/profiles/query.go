@@ -1,4 +1,4 @@
-package web
+package profiles
 
 import (
 	"net/http"
