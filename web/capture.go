@@ -17,6 +17,7 @@ import (
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -69,7 +70,7 @@ func (s *Server) parseCapture(r io.Reader, b *analyze.Budget) (*capture.Capture,
 func (s *Server) planCaptures(form *kind.Upload) (*kind.Plan, error) {
 	caps := make([]*capture.Capture, len(form.Files))
 	for i, f := range form.Files {
-		c, err := jvmParseReceived(s, f, capturePrefix, s.parseCapture)
+		c, err := snapshot.ParseReceived(s.jvm, f, capturePrefix, s.parseCapture)
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +134,7 @@ func captureSummaryLine(raw json.RawMessage) string {
 func (s *Server) loadCaptureReport(ctx context.Context, rep *store.Report) (*capture.Report, error) {
 	caps := make([]*capture.Capture, len(rep.Artifacts))
 	for i, a := range rep.Artifacts {
-		c, err := jvmLoadParsed(ctx, s, a, capturePrefix, s.parseCapture)
+		c, err := snapshot.LoadParsed(ctx, s.jvm, a, capturePrefix, s.parseCapture)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +164,7 @@ func (s *Server) showCapture(w http.ResponseWriter, r *http.Request, rep *store.
 
 // capturePage is the page model of a capture report.
 func capturePage(rep *store.Report, c *capture.Report) view.CapturePage {
-	h := jvmHeader(rep, jvmQuery{snapshot: -1}, captureTitle(c), func(i int) string {
+	h := snapshot.Header(rep, snapshot.Query{Snapshot: -1}, captureTitle(c), func(i int) string {
 		return "leakui capture bundle (" + string(c.Kind) + ")"
 	}, func(i int) time.Time {
 		if i < len(c.Bundles) {
@@ -351,7 +352,7 @@ func (s *Server) captureMarkdown(w io.Writer, r *http.Request, rep *store.Report
 	if err != nil {
 		return err
 	}
-	jvmMarkdownHead(w, r, rep, jvmQuery{snapshot: -1}, captureTitle(c))
+	snapshot.MarkdownHead(w, r, rep, snapshot.Query{Snapshot: -1}, captureTitle(c))
 	fmt.Fprintf(w, "**%s**\n\n", markdown.Escape(c.Verdict.Sentence))
 	if j := c.JVM; j != nil {
 		if j.Complete {

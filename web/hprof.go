@@ -18,6 +18,7 @@ import (
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -172,8 +173,8 @@ func boundHeapReport(hr *hprof.Report) {
 		}
 	}
 	*hr = *hr.Capped(heapDumpRows)
-	hr.Suspects = jvmFirst(hr.Suspects, heapDumpRows)
-	hr.Dominators = jvmFirst(hr.Dominators, heapDumpRows)
+	hr.Suspects = snapshot.First(hr.Suspects, heapDumpRows)
+	hr.Dominators = snapshot.First(hr.Dominators, heapDumpRows)
 }
 
 // showJavaHeapDump renders /r/{id} for a heap dump. The dominator tree comes
@@ -391,7 +392,7 @@ func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.R
 	}
 	b.WriteString(markdown.Heading(4, "Dominator tree, top level"))
 	b.WriteString(markdown.TableHead(markdown.Left("object"), markdown.Right("retained"), markdown.Right("share")))
-	for _, d := range jvmFirst(hr.Dominators, 10) {
+	for _, d := range snapshot.First(hr.Dominators, 10) {
 		name := markdown.Code(d.Class)
 		if d.Text != "" {
 			name += " " + markdown.Code(d.Text)

@@ -17,6 +17,7 @@ import (
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -76,7 +77,7 @@ func (s *Server) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
 		}
 		dumps[i] = dump{i, d}
 	}
-	params := jvmParams{OrderedBy: "upload order"}
+	params := snapshot.Params{OrderedBy: "upload order"}
 	timed := true
 	for _, d := range dumps {
 		timed = timed && !d.snap.Time.IsZero()
@@ -90,7 +91,7 @@ func (s *Server) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
 	for i, d := range dumps {
 		files[i] = form.Files[d.file]
 		sum.Dumps = append(sum.Dumps, d.snap)
-		params.Snapshots = append(params.Snapshots, jvmRef{File: i})
+		params.Snapshots = append(params.Snapshots, snapshot.Ref{File: i})
 	}
 	form.Files = files
 	first, last := sum.Dumps[0], sum.Dumps[len(sum.Dumps)-1]
@@ -114,7 +115,7 @@ func (s *Server) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
 			}
 		}
 	}
-	return &kind.Plan{Kind: kindJavaHeapDumpDiff, Params: params.asMap(), Summary: sum}, nil
+	return &kind.Plan{Kind: kindJavaHeapDumpDiff, Params: params.AsMap(), Summary: sum}, nil
 }
 
 // heapDumpHistograms turns the dumps' histograms into class histograms as jcmd
@@ -177,7 +178,7 @@ type heapDumpsLoaded struct {
 func (s *Server) loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpSet, error) {
 	key := "heapdump-diff:" + rep.ID
 	e, ok := s.jvmParsed.Get(key)
-	l, _ := e.value.(*heapDumpsLoaded)
+	l, _ := e.Value.(*heapDumpsLoaded)
 	if !ok || l == nil {
 		l = &heapDumpsLoaded{}
 		if err := json.Unmarshal(rep.Summary, &l.sum); err != nil || len(l.sum.Dumps) != len(rep.Artifacts) || len(l.sum.Dumps) < 2 {
@@ -185,24 +186,24 @@ func (s *Server) loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpS
 		}
 		l.shallow, l.retain = heapDumpHistograms(l.sum.Dumps, false), heapDumpHistograms(l.sum.Dumps, true)
 		// The histograms are built from the summary: about twice its JSON.
-		s.jvmParsed.Add(key, jvmEntry{l, 2 * int64(len(rep.Summary))})
+		s.jvmParsed.Add(key, snapshot.Entry{Value: l, Cost: 2 * int64(len(rep.Summary))})
 	}
-	q, err := parseJVMQuery(r, len(l.sum.Dumps))
+	q, err := snapshot.ParseQuery(r, len(l.sum.Dumps))
 	if err != nil {
 		return nil, err
 	}
-	refs := make([]jvmRef, len(l.sum.Dumps))
+	refs := make([]snapshot.Ref, len(l.sum.Dumps))
 	for i := range refs {
-		refs[i] = jvmRef{File: i}
+		refs[i] = snapshot.Ref{File: i}
 	}
-	ss := &snapshotSet[*jvm.Histogram]{rep: rep, items: l.shallow, refs: refs, q: q}
+	ss := &snapshot.Set[*jvm.Histogram]{Rep: rep, Items: l.shallow, Refs: refs, Q: q}
 	return &heapDumpSet{histogramSet: &histogramSet{ss, s.jvmParsed}, retained: l.retain, sum: l.sum}, nil
 }
 
 // retainedGrowth lists the classes whose retained size grew from the query's base
 // to its target, most first, cut to the query's rows, and how many grew.
 func (hd *heapDumpSet) retainedGrowth(rows int) ([]jvm.ClassChange, int) {
-	d := jvm.DiffHistograms(hd.retained[hd.q.base], hd.retained[hd.q.target])
+	d := jvm.DiffHistograms(hd.retained[hd.Q.Base], hd.retained[hd.Q.Target])
 	all := 0
 	for _, c := range d.Classes {
 		if c.Bytes > 0 {
@@ -234,7 +235,7 @@ func heapRetainedChanges(cs []jvm.ClassChange) []heapRetainedChange {
 
 // heapDumpFigure is the reachable heap of each dump, base → target.
 func (hd *heapDumpSet) reachableFigure() view.JVMFigure {
-	b, t := hd.sum.Dumps[hd.q.base].Reachable, hd.sum.Dumps[hd.q.target].Reachable
+	b, t := hd.sum.Dumps[hd.Q.Base].Reachable, hd.sum.Dumps[hd.Q.Target].Reachable
 	return view.JVMFigure{Label: fmt.Sprintf("reachable: %s → %s", analyze.FormatBytes(b), analyze.FormatBytes(t)),
 		Value: analyze.FormatSignedValue(t-b, "bytes"), Key: "change-reachable", Grew: t > b, Shrank: t < b}
 }
@@ -254,9 +255,9 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 	if err != nil {
 		return err
 	}
-	if i, ok := hd.single(); ok {
+	if i, ok := hd.Single(); ok {
 		pg := hd.histogramPage(i)
-		heapDumpHeader(&pg.Header, "JVM heap dump "+hd.name(i))
+		heapDumpHeader(&pg.Header, "JVM heap dump "+hd.Name(i))
 		pg.Header.Meta = []view.Pair{{Label: "Taken", Value: page.FormatTime(hd.sum.Dumps[i].Time)}}
 		pg.Figures = append(pg.Figures, view.JVMFigure{Label: "reachable", Value: analyze.FormatBytes(hd.sum.Dumps[i].Reachable), Key: "reachable"})
 		pg.TotalCheck, pg.TotalOK = "", true
@@ -266,7 +267,7 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 		return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
 	}
 	diff := hd.diffPage()
-	heapDumpHeader(&diff.Header, fmt.Sprintf("JVM heap dumps %s → %s", hd.name(hd.q.base), hd.name(hd.q.target)))
+	heapDumpHeader(&diff.Header, fmt.Sprintf("JVM heap dumps %s → %s", hd.Name(hd.Q.Base), hd.Name(hd.Q.Target)))
 	diff.Figures = append(diff.Figures, hd.reachableFigure())
 	diff.Suspects.Note = "Classes outside the JDK whose instance count grew, most new instances first, counted in the dumps as GC.class_histogram counts them."
 	if t := diff.Snapshots; t != nil {
@@ -277,10 +278,10 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 		}
 	}
 	pg := view.HeapDumpComparePage{Diff: diff}
-	grown, all := hd.retainedGrowth(hd.q.rows)
+	grown, all := hd.retainedGrowth(hd.Q.Rows)
 	pg.Retained = view.HeapRetainedTable{All: all}
 	if len(grown) < all {
-		pg.Retained.ShowAll = hd.q.showAll(page.ReportURL(rep.ID))
+		pg.Retained.ShowAll = hd.Q.ShowAll(page.ReportURL(rep.ID))
 	}
 	var largest int64
 	if len(grown) > 0 {
@@ -333,10 +334,10 @@ func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *kind
 		doc.Analysis = a
 		return nil
 	}
-	grown, _ := hd.retainedGrowth(hd.q.rows)
+	grown, _ := hd.retainedGrowth(hd.Q.Rows)
 	out := heapDumpsJSON{javaHistogramDiffJSON: d, GrownRetained: heapRetainedChanges(grown)}
 	for i, dump := range hd.sum.Dumps {
-		out.Dumps = append(out.Dumps, heapDumpBrief{Name: hd.name(i), Time: dump.Time, Objects: dump.Objects, Shallow: dump.Shallow,
+		out.Dumps = append(out.Dumps, heapDumpBrief{Name: hd.Name(i), Time: dump.Time, Objects: dump.Objects, Shallow: dump.Shallow,
 			Reachable: dump.Reachable, Headline: dump.Headline})
 	}
 	doc.Analysis = out
@@ -350,8 +351,8 @@ func (s *Server) javaHeapDumpsMarkdown(w io.Writer, r *http.Request, rep *store.
 	if err != nil {
 		return err
 	}
-	return hd.markdown(w, r, jvmHistogramMarkdown, func(w io.Writer, rows int) error {
-		b, t := hd.sum.Dumps[hd.q.base], hd.sum.Dumps[hd.q.target]
+	return hd.Markdown(w, r, jvmHistogramMarkdown, func(w io.Writer, rows int) error {
+		b, t := hd.sum.Dumps[hd.Q.Base], hd.sum.Dumps[hd.Q.Target]
 		fmt.Fprintf(w, "Reachable from the GC roots: %s → %s (%s).\n\n", analyze.FormatBytes(b.Reachable), analyze.FormatBytes(t.Reachable),
 			analyze.FormatSignedValue(t.Reachable-b.Reachable, "bytes"))
 		if _, err := io.WriteString(w, jvmHistogramDiffMarkdown(hd.diff(), rows)); err != nil {

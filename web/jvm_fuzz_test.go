@@ -14,6 +14,7 @@ import (
 	"github.com/leakui/leakui/internal/jvmtext"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -29,11 +30,11 @@ func jvmRenderPage(t *testing.T, c templ.Component) []byte {
 
 // jvmFuzzReport is a report of one artifact holding n snapshots, as a page builder
 // sees it (the store is not involved).
-func jvmFuzzReport(n int) (*store.Report, []jvmRef) {
+func jvmFuzzReport(n int) (*store.Report, []snapshot.Ref) {
 	rep := &store.Report{ID: "fuzz", Params: []byte(`{}`), Artifacts: []store.ReportArtifact{{Name: "fuzz.txt"}, {Name: "other.txt"}}}
-	refs := make([]jvmRef, n)
+	refs := make([]snapshot.Ref, n)
 	for i := range refs {
-		refs[i] = jvmRef{File: i % 2, Index: i}
+		refs[i] = snapshot.Ref{File: i % 2, Index: i}
 	}
 	return rep, refs
 }
@@ -63,10 +64,10 @@ func FuzzJavaPages(f *testing.F) {
 				t.Fatalf("the %s page is not valid UTF-8", what)
 			}
 		}
-		queries := func(n int) []jvmQuery {
-			var out []jvmQuery
+		queries := func(n int) []snapshot.Query {
+			var out []snapshot.Query
 			for _, u := range jvmFuzzQueries {
-				if q, err := parseJVMQuery(httptest.NewRequest("GET", u, nil), n); err == nil {
+				if q, err := snapshot.ParseQuery(httptest.NewRequest("GET", u, nil), n); err == nil {
 					out = append(out, q)
 				}
 			}
@@ -76,8 +77,8 @@ func FuzzJavaPages(f *testing.F) {
 			hs = append(hs, hs[0]) // a diff even of one histogram
 			rep, refs := jvmFuzzReport(len(hs))
 			for _, q := range queries(len(hs)) {
-				set := &histogramSet{&snapshotSet[*jvm.Histogram]{rep: rep, items: hs, refs: refs, q: q}, kind.NewCache[jvmEntry](16)}
-				if i, ok := set.single(); ok {
+				set := &histogramSet{&snapshot.Set[*jvm.Histogram]{Rep: rep, Items: hs, Refs: refs, Q: q}, kind.NewCache[snapshot.Entry](16)}
+				if i, ok := set.Single(); ok {
 					check("histogram", view.JavaHistogramPageView(set.histogramPage(i)))
 				} else {
 					check("histogram diff", view.JavaHistogramDiffPageView(set.diffPage()))
@@ -88,7 +89,7 @@ func FuzzJavaPages(f *testing.F) {
 			reps := []*jvm.ThreadReport{r, r}
 			rep, refs := jvmFuzzReport(2)
 			for _, q := range queries(2) {
-				set := &threadSet{&snapshotSet[*jvm.ThreadReport]{rep: rep, items: reps, refs: refs, q: q}}
+				set := &threadSet{&snapshot.Set[*jvm.ThreadReport]{Rep: rep, Items: reps, Refs: refs, Q: q}}
 				check("thread dump", view.JavaThreadsPageView(set.threadsPage(0)))
 				check("thread diff", view.JavaThreadsPageView(set.diffPage()))
 			}
@@ -97,7 +98,7 @@ func FuzzJavaPages(f *testing.F) {
 			ns = append(ns, ns[0])
 			rep, refs := jvmFuzzReport(len(ns))
 			for _, q := range queries(len(ns)) {
-				set := &nmtSet{&snapshotSet[*jvm.NMT]{rep: rep, items: ns, refs: refs, q: q}}
+				set := &nmtSet{&snapshot.Set[*jvm.NMT]{Rep: rep, Items: ns, Refs: refs, Q: q}}
 				check("native memory", view.JavaNMTPageView(set.nmtPage(0)))
 				check("native memory diff", view.JavaNMTPageView(set.diffPage()))
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -44,7 +45,7 @@ type javaHistogramSummary struct {
 // planJavaHistograms makes a histogram report of one histogram and a diff of two or
 // more (every histogram of every file counts, oldest first).
 func (s *Server) planJavaHistograms(form *kind.Upload) (*kind.Plan, error) {
-	hs, params, err := jvmPlanSnapshots(s, form, histogramPrefix, "histogram time", jvm.ParseHistogramsWithin,
+	hs, params, err := snapshot.Plan(s.jvm, form, histogramPrefix, "histogram time", jvm.ParseHistogramsWithin,
 		func(h *jvm.Histogram) time.Time { return h.Time })
 	if err != nil {
 		return nil, err
@@ -58,14 +59,14 @@ func (s *Server) planJavaHistograms(form *kind.Upload) (*kind.Plan, error) {
 // histogramPlanOf is the report of histograms in analysis order: the kind (one
 // histogram or a diff, first → last) and the dashboard's numbers; nameOf names
 // histogram i for the series of three or more.
-func histogramPlanOf(hs []*jvm.Histogram, params jvmParams, nameOf func(i int) string) (*kind.Plan, error) {
+func histogramPlanOf(hs []*jvm.Histogram, params snapshot.Params, nameOf func(i int) string) (*kind.Plan, error) {
 	last := hs[len(hs)-1]
 	sum := javaHistogramSummary{Histograms: len(hs), Classes: len(last.Classes), TotalInstances: last.TotalInstances, TotalBytes: last.TotalBytes}
 	if top := last.Ranked(jvm.ByBytes); len(top) > 0 {
 		sum.Largest, sum.LargestBytes = top[0].Name, top[0].Bytes
 	}
 	if len(hs) == 1 {
-		return &kind.Plan{Kind: kindJavaHistogram, Params: params.asMap(), Summary: sum}, nil
+		return &kind.Plan{Kind: kindJavaHistogram, Params: params.AsMap(), Summary: sum}, nil
 	}
 	d := jvm.DiffHistograms(hs[0], last)
 	sum.BytesDelta, sum.InstancesDelta = d.TotalBytes, d.TotalInstances
@@ -90,7 +91,7 @@ func histogramPlanOf(hs []*jvm.Histogram, params jvmParams, nameOf func(i int) s
 			}
 		}
 	}
-	return &kind.Plan{Kind: kindJavaHistogramDiff, Params: params.asMap(), Summary: sum}, nil
+	return &kind.Plan{Kind: kindJavaHistogramDiff, Params: params.AsMap(), Summary: sum}, nil
 }
 
 // javaHistogramSummaryLine is the dashboard's line for a histogram report.
@@ -121,13 +122,13 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 // histogramSet is a histogram report loaded: its histograms oldest first and the
 // query that selects a view.
 type histogramSet struct {
-	*snapshotSet[*jvm.Histogram]
+	*snapshot.Set[*jvm.Histogram]
 	// cache keeps the diffs and series built (the server's jvmParsed).
-	cache *kind.Cache[jvmEntry]
+	cache *kind.Cache[snapshot.Entry]
 }
 
 func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*histogramSet, error) {
-	ss, err := loadSnapshotSet(s, r, rep, histogramPrefix, jvm.ParseHistogramsWithin)
+	ss, err := snapshot.LoadSet(s.jvm, r, rep, histogramPrefix, jvm.ParseHistogramsWithin)
 	if err != nil {
 		return nil, err
 	}
@@ -138,32 +139,32 @@ func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*histogra
 // large histograms is the expensive part of a diff page, and the result depends
 // only on the two snapshots.
 func (hs *histogramSet) diff() *jvm.HistogramDiff {
-	q := hs.q
-	b, t := hs.refs[q.base], hs.refs[q.target]
-	key := fmt.Sprintf("%s-diff:%s#%d:%s#%d", histogramPrefix, hs.rep.Artifacts[b.File].SHA256, b.Index, hs.rep.Artifacts[t.File].SHA256, t.Index)
+	q := hs.Q
+	b, t := hs.Refs[q.Base], hs.Refs[q.Target]
+	key := fmt.Sprintf("%s-diff:%s#%d:%s#%d", histogramPrefix, hs.Rep.Artifacts[b.File].SHA256, b.Index, hs.Rep.Artifacts[t.File].SHA256, t.Index)
 	if e, ok := hs.cache.Get(key); ok {
-		if d, ok := e.value.(*jvm.HistogramDiff); ok {
+		if d, ok := e.Value.(*jvm.HistogramDiff); ok {
 			return d
 		}
 	}
-	d := jvm.DiffHistograms(hs.items[q.base], hs.items[q.target])
+	d := jvm.DiffHistograms(hs.Items[q.Base], hs.Items[q.Target])
 	// The rows' names are the histograms' own strings: a row costs its struct.
-	hs.cache.Add(key, jvmEntry{d, int64(cap(d.Classes)) * int64(unsafe.Sizeof(jvm.ClassChange{}))})
+	hs.cache.Add(key, snapshot.Entry{Value: d, Cost: int64(cap(d.Classes)) * int64(unsafe.Sizeof(jvm.ClassChange{}))})
 	return d
 }
 
 // header builds the page header: files (with how many histograms each holds),
 // links, tabs.
 func (hs *histogramSet) header(title string) view.JVMHeader {
-	counts := make([]int, len(hs.rep.Artifacts))
-	times := make([]time.Time, len(hs.rep.Artifacts))
-	for i, ref := range hs.refs {
+	counts := make([]int, len(hs.Rep.Artifacts))
+	times := make([]time.Time, len(hs.Rep.Artifacts))
+	for i, ref := range hs.Refs {
 		counts[ref.File]++
-		if t := hs.items[i].Time; !t.IsZero() && times[ref.File].IsZero() {
+		if t := hs.Items[i].Time; !t.IsZero() && times[ref.File].IsZero() {
 			times[ref.File] = t
 		}
 	}
-	return hs.snapshotSet.header(title, func(i int) string {
+	return hs.Set.Header(title, func(i int) string {
 		if counts[i] > 1 {
 			return fmt.Sprintf("JVM class histogram (%d histograms)", counts[i])
 		}
@@ -172,11 +173,11 @@ func (hs *histogramSet) header(title string) view.JVMHeader {
 }
 
 func (hs *histogramSet) snapshots() *view.JavaSnapshotTable {
-	return jvmSnapshotTable(hs.rep, hs.q, hs.refs, "histograms", []string{"classes", "instances", "bytes"},
-		func(i int) int { return hs.items[i].Line },
-		func(i int) time.Time { return hs.items[i].Time },
+	return snapshot.Table(hs.Rep, hs.Q, hs.Refs, "histograms", []string{"classes", "instances", "bytes"},
+		func(i int) int { return hs.Items[i].Line },
+		func(i int) time.Time { return hs.Items[i].Time },
 		func(i int) []string {
-			h := hs.items[i]
+			h := hs.Items[i]
 			return []string{analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes)}
 		})
 }
@@ -187,7 +188,7 @@ func (s *Server) showJavaHistograms(w http.ResponseWriter, r *http.Request, rep 
 	if err != nil {
 		return err
 	}
-	if i, ok := hs.single(); ok {
+	if i, ok := hs.Single(); ok {
 		pg := hs.histogramPage(i)
 		return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
 	}
@@ -197,9 +198,9 @@ func (s *Server) showJavaHistograms(w http.ResponseWriter, r *http.Request, rep 
 
 // histogramPage is the page model of histogram i alone.
 func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
-	h, q := hs.items[i], hs.q
-	path := page.ReportURL(hs.rep.ID)
-	pg := view.JavaHistogramPage{Header: hs.header(hs.name(i))}
+	h, q := hs.Items[i], hs.Q
+	path := page.ReportURL(hs.Rep.ID)
+	pg := view.JavaHistogramPage{Header: hs.header(hs.Name(i))}
 	pg.Header.Meta = histogramMeta(h)
 	pg.Header.Headline = histogramHeadline(h)
 	pg.Header.Notices = h.Warnings
@@ -209,10 +210,10 @@ func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 		label string
 		order jvm.Order
 	}{{"bytes", jvm.ByBytes}, {"instances", jvm.ByInstances}} {
-		pg.Orders = append(pg.Orders, view.Link{Label: o.label, Current: q.order == o.order,
-			URL: q.url(path, func(v url.Values) { v.Set("sort", o.label) })})
+		pg.Orders = append(pg.Orders, view.Link{Label: o.label, Current: q.Order == o.order,
+			URL: q.URL(path, func(v url.Values) { v.Set("sort", o.label) })})
 	}
-	pg.Table = jvmClassTable(h, q.order, q.rows, q.showAll(path))
+	pg.Table = jvmClassTable(h, q.Order, q.Rows, q.ShowAll(path))
 	pg.Snapshots = hs.snapshots()
 	return pg
 }
@@ -275,7 +276,7 @@ func jvmClassLabel(name string) string {
 func jvmClassTable(h *jvm.Histogram, order jvm.Order, rows int, showAll string) view.JavaClassTable {
 	ranked := h.Ranked(order)
 	t := view.JavaClassTable{By: jvmOrderName(order), All: len(ranked)}
-	shown := jvmFirst(ranked, rows)
+	shown := snapshot.First(ranked, rows)
 	if len(shown) < len(ranked) {
 		t.ShowAll = showAll
 	}
@@ -318,22 +319,22 @@ func jvmMeasure(bytes, instances int64, o jvm.Order) int64 {
 
 // diffPage is the page model of the diff base → target.
 func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
-	q := hs.q
-	path := page.ReportURL(hs.rep.ID)
-	base, target := hs.items[q.base], hs.items[q.target]
+	q := hs.Q
+	path := page.ReportURL(hs.Rep.ID)
+	base, target := hs.Items[q.Base], hs.Items[q.Target]
 	d := hs.diff()
-	pg := view.JavaHistogramDiffPage{Header: hs.header(fmt.Sprintf("%s → %s", hs.name(q.base), hs.name(q.target)))}
-	pg.Header.Meta = []view.Pair{{Label: "Base", Value: hs.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: hs.name(q.target) + jvmTakenAt(target.Time)}}
-	if o := jvmOrderedBy(hs.rep); o != "" {
+	pg := view.JavaHistogramDiffPage{Header: hs.header(fmt.Sprintf("%s → %s", hs.Name(q.Base), hs.Name(q.Target)))}
+	pg.Header.Meta = []view.Pair{{Label: "Base", Value: hs.Name(q.Base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: hs.Name(q.Target) + jvmTakenAt(target.Time)}}
+	if o := jvmOrderedBy(hs.Rep); o != "" {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
-	suspects := d.Suspects(q.rows)
+	suspects := d.Suspects(q.Rows)
 	pg.Header.Headline, pg.Header.Alarm = histogramDiffHeadline(d, suspects)
 	for _, w := range base.Warnings {
-		pg.Header.Notices = append(pg.Header.Notices, hs.name(q.base)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, hs.Name(q.Base)+": "+w)
 	}
 	for _, w := range target.Warnings {
-		pg.Header.Notices = append(pg.Header.Notices, hs.name(q.target)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, hs.Name(q.Target)+": "+w)
 	}
 	pg.Figures = []view.JVMFigure{
 		{Label: fmt.Sprintf("bytes: %s → %s", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes)),
@@ -341,13 +342,13 @@ func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 		{Label: fmt.Sprintf("instances: %s → %s", analyze.FormatCount(d.BaseTotalInstances), analyze.FormatCount(d.TargetTotalInstances)),
 			Value: analyze.FormatSignedValue(d.TotalInstances, "count"), Key: "change-instances", Grew: d.TotalInstances > 0, Shrank: d.TotalInstances < 0},
 	}
-	showAll := q.showAll(path)
+	showAll := q.ShowAll(path)
 	n := jvmCountChanges(d)
 	pg.Suspects = jvmChangeTable("suspects", "Leak suspects: application classes with more instances",
 		"Classes outside the JDK (not java.*, javax.*, jdk.*, sun.*, com.sun.* or arrays) whose instance count grew, most new instances first. A leaked object's own bytes are small; the count of its class is what names the leak.",
 		suspects, n.suspects, jvm.ByInstances, showAll)
-	pg.ByBytes = jvmChangeTable("grown-bytes", "Growth in bytes", "", d.Grown(jvm.ByBytes, q.rows), n.bytes, jvm.ByBytes, showAll)
-	pg.ByInstances = jvmChangeTable("grown-instances", "Growth in instances", "", d.Grown(jvm.ByInstances, q.rows), n.instances, jvm.ByInstances, showAll)
+	pg.ByBytes = jvmChangeTable("grown-bytes", "Growth in bytes", "", d.Grown(jvm.ByBytes, q.Rows), n.bytes, jvm.ByBytes, showAll)
+	pg.ByInstances = jvmChangeTable("grown-instances", "Growth in instances", "", d.Grown(jvm.ByInstances, q.Rows), n.instances, jvm.ByInstances, showAll)
 	var leak bool
 	pg.Series, leak = hs.seriesViews(&pg.Header.Notices)
 	pg.Header.Alarm = pg.Header.Alarm || leak
@@ -364,7 +365,7 @@ func jvmTakenAt(t time.Time) string {
 
 // jvmOrderedBy reads what ordered a report's snapshots.
 func jvmOrderedBy(rep *store.Report) string {
-	var p jvmParams
+	var p snapshot.Params
 	json.Unmarshal(rep.Params, &p)
 	return p.OrderedBy
 }
@@ -440,7 +441,7 @@ func jvmChangeTable(id, title, note string, shown []jvm.ClassChange, all int, or
 // `leakui histo -json` (total_instances, total_bytes, classes [{name, instances,
 // bytes}] ranked by the query's sort and cut to n) with the snapshot it is.
 type javaHistogramJSON struct {
-	Snapshot jvmSnapshotJSON `json:"snapshot"`
+	Snapshot snapshot.JSON `json:"snapshot"`
 	*jvm.Histogram
 	ClassCount int    `json:"class_count"`
 	Order      string `json:"order"`
@@ -451,14 +452,14 @@ type javaHistogramJSON struct {
 // -json HISTOGRAM BASE` (classes ranked by the query's sort) with the tables of
 // the page, each cut to n.
 type javaHistogramDiffJSON struct {
-	Base   jvmSnapshotJSON `json:"base"`
-	Target jvmSnapshotJSON `json:"target"`
+	Base   snapshot.JSON `json:"base"`
+	Target snapshot.JSON `json:"target"`
 	*jvm.HistogramDiff
 	GrownBytes     []jvm.ClassChange `json:"grown_bytes"`
 	GrownInstances []jvm.ClassChange `json:"grown_instances"`
 	Suspects       []jvm.ClassChange `json:"suspects"`
 	Headline       string            `json:"headline"`
-	Snapshots      []jvmSnapshotJSON `json:"snapshots"`
+	Snapshots      []snapshot.JSON   `json:"snapshots"`
 	// Series holds, for three or more histograms, the series analysis by
 	// "instances" and by "bytes" (one series per class).
 	Series map[string]*series.Report `json:"series,omitempty"`
@@ -477,26 +478,26 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *kin
 // analysisJSON is the JSON twin of the query's view: one histogram
 // (javaHistogramJSON) or a diff (javaHistogramDiffJSON).
 func (hs *histogramSet) analysisJSON() (any, error) {
-	rep, q := hs.rep, hs.q
-	if i, ok := hs.single(); ok {
-		h := hs.items[i]
+	rep, q := hs.Rep, hs.Q
+	if i, ok := hs.Single(); ok {
+		h := hs.Items[i]
 		shown := *h
-		shown.Classes = jvmFirst(h.Ranked(q.order), q.rows)
-		return javaHistogramJSON{Snapshot: jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time), Histogram: &shown,
-			ClassCount: len(h.Classes), Order: jvmOrderName(q.order), Headline: h.Headline()}, nil
+		shown.Classes = snapshot.First(h.Ranked(q.Order), q.Rows)
+		return javaHistogramJSON{Snapshot: snapshot.Of(rep, hs.Refs, i, h.Line, h.Time), Histogram: &shown,
+			ClassCount: len(h.Classes), Order: jvmOrderName(q.Order), Headline: h.Headline()}, nil
 	}
-	base, target := hs.items[q.base], hs.items[q.target]
+	base, target := hs.Items[q.Base], hs.Items[q.Target]
 	d := hs.diff()
 	shown := *d
-	shown.Classes = jvmFirst(d.Ranked(q.order), q.rows)
+	shown.Classes = snapshot.First(d.Ranked(q.Order), q.Rows)
 	out := javaHistogramDiffJSON{
-		Base: jvmSnapshotOf(rep, hs.refs, q.base, base.Line, base.Time), Target: jvmSnapshotOf(rep, hs.refs, q.target, target.Line, target.Time),
+		Base: snapshot.Of(rep, hs.Refs, q.Base, base.Line, base.Time), Target: snapshot.Of(rep, hs.Refs, q.Target, target.Line, target.Time),
 		HistogramDiff: &shown,
-		GrownBytes:    d.Grown(jvm.ByBytes, q.rows), GrownInstances: d.Grown(jvm.ByInstances, q.rows),
-		Suspects: d.Suspects(q.rows), Headline: d.Headline(),
+		GrownBytes:    d.Grown(jvm.ByBytes, q.Rows), GrownInstances: d.Grown(jvm.ByInstances, q.Rows),
+		Suspects: d.Suspects(q.Rows), Headline: d.Headline(),
 	}
-	for i, h := range hs.items {
-		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, hs.refs, i, h.Line, h.Time))
+	for i, h := range hs.Items {
+		out.Snapshots = append(out.Snapshots, snapshot.Of(rep, hs.Refs, i, h.Line, h.Time))
 	}
 	var err error
 	if out.Series, err = hs.seriesJSON(); err != nil {
@@ -512,18 +513,10 @@ func (s *Server) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store
 	if err != nil {
 		return err
 	}
-	return hs.markdown(w, r, jvmHistogramMarkdown, func(w io.Writer, rows int) error {
+	return hs.Markdown(w, r, jvmHistogramMarkdown, func(w io.Writer, rows int) error {
 		if _, err := io.WriteString(w, jvmHistogramDiffMarkdown(hs.diff(), rows)); err != nil {
 			return err
 		}
 		return hs.seriesMarkdown(w, rows)
 	})
-}
-
-// jvmMarkdownRows is how many rows a Markdown table has: ten, or the query's n.
-func jvmMarkdownRows(r *http.Request, q jvmQuery) int {
-	if r.URL.Query().Get("n") == "" {
-		return 10
-	}
-	return q.rows
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/web/chart"
 	"github.com/leakui/leakui/web/kind"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -74,19 +75,19 @@ func histogramSeries(hs []*jvm.Histogram, names []string, order jvm.Order) (*ser
 func (hs *histogramSet) series(order jvm.Order) (*series.Report, error) {
 	var key strings.Builder
 	fmt.Fprintf(&key, "%s-series:%s", histogramPrefix, jvmOrderName(order))
-	for _, ref := range hs.refs {
-		fmt.Fprintf(&key, ":%s#%d", hs.rep.Artifacts[ref.File].SHA256, ref.Index)
+	for _, ref := range hs.Refs {
+		fmt.Fprintf(&key, ":%s#%d", hs.Rep.Artifacts[ref.File].SHA256, ref.Index)
 	}
 	if e, ok := hs.cache.Get(key.String()); ok {
-		if s, ok := e.value.(*series.Report); ok {
+		if s, ok := e.Value.(*series.Report); ok {
 			return s, nil
 		}
 	}
-	s, err := histogramSeries(hs.items, hs.names(), order)
+	s, err := histogramSeries(hs.Items, hs.Names(), order)
 	if err != nil || s == nil {
 		return s, err
 	}
-	hs.cache.Add(key.String(), jvmEntry{s, kind.JSONCost(s)})
+	hs.cache.Add(key.String(), snapshot.Entry{Value: s, Cost: kind.JSONCost(s)})
 	return s, nil
 }
 
@@ -118,7 +119,7 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 // seriesJSON returns the series analyses by measure, nil for fewer than three
 // histograms.
 func (hs *histogramSet) seriesJSON() (map[string]*series.Report, error) {
-	if len(hs.items) < 3 {
+	if len(hs.Items) < 3 {
 		return nil, nil
 	}
 	out := map[string]*series.Report{}
@@ -134,17 +135,17 @@ func (hs *histogramSet) seriesJSON() (map[string]*series.Report, error) {
 
 // seriesMarkdown writes the series verdicts and their first suspects.
 func (hs *histogramSet) seriesMarkdown(w io.Writer, rows int) error {
-	if len(hs.items) < 3 {
+	if len(hs.Items) < 3 {
 		return nil
 	}
-	fmt.Fprintf(w, "\n#### Series of %d histograms\n\n", len(hs.items))
+	fmt.Fprintf(w, "\n#### Series of %d histograms\n\n", len(hs.Items))
 	for _, o := range histogramSeriesOrders {
 		s, err := hs.series(o)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "- By %s: **%s**. %s\n", jvmOrderName(o), s.VerdictText, markdown.Escape(s.Reason))
-		for _, sus := range jvmFirst(s.Suspects, rows) {
+		for _, sus := range snapshot.First(s.Suspects, rows) {
 			fmt.Fprintf(w, "  - %s %s → %s (%s)\n", markdown.Code(sus.Name), analyze.FormatValue(sus.First, s.Unit),
 				analyze.FormatValue(sus.Last, s.Unit), analyze.FormatSignedValue(sus.Growth, s.Unit))
 		}

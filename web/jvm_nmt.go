@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -34,7 +35,7 @@ type javaNMTSummary struct {
 // planJavaNMT makes a native memory report of one report and a diff of two or more
 // (every report of every file counts, oldest first).
 func (s *Server) planJavaNMT(form *kind.Upload) (*kind.Plan, error) {
-	ns, params, err := jvmPlanSnapshots(s, form, nmtPrefix, "report time", jvm.ParseNMTsWithin,
+	ns, params, err := snapshot.Plan(s.jvm, form, nmtPrefix, "report time", jvm.ParseNMTsWithin,
 		func(n *jvm.NMT) time.Time { return n.Time })
 	if err != nil {
 		return nil, err
@@ -44,7 +45,7 @@ func (s *Server) planJavaNMT(form *kind.Upload) (*kind.Plan, error) {
 
 // nmtPlanOf is the report of native memory reports in analysis order: the
 // kind (one report or a diff, first → last) and the dashboard's numbers.
-func nmtPlanOf(ns []*jvm.NMT, params jvmParams) *kind.Plan {
+func nmtPlanOf(ns []*jvm.NMT, params snapshot.Params) *kind.Plan {
 	last := ns[len(ns)-1]
 	heap, _ := last.Category(jvm.HeapCategory)
 	sum := javaNMTSummary{Reports: len(ns), Committed: last.TotalCommitted, Reserved: last.TotalReserved, HeapCommitted: heap.Committed, SummaryDiff: last.Diff}
@@ -57,7 +58,7 @@ func nmtPlanOf(ns []*jvm.NMT, params jvmParams) *kind.Plan {
 	if d != nil {
 		sum.CommittedDelta, sum.NonHeapDelta, sum.NativeLeak = d.TotalCommittedDelta, d.NonHeapCommittedDelta, d.NativeLeak != nil
 	}
-	return &kind.Plan{Kind: rk, Params: params.asMap(), Summary: sum}
+	return &kind.Plan{Kind: rk, Params: params.AsMap(), Summary: sum}
 }
 
 // javaNMTSummaryLine is the dashboard's line for a native memory report.
@@ -78,11 +79,11 @@ func javaNMTSummaryLine(raw json.RawMessage) string {
 
 // nmtSet is a native memory report loaded: its reports oldest first and the query.
 type nmtSet struct {
-	*snapshotSet[*jvm.NMT]
+	*snapshot.Set[*jvm.NMT]
 }
 
 func (s *Server) loadNMTSet(r *http.Request, rep *store.Report) (*nmtSet, error) {
-	ss, err := loadSnapshotSet(s, r, rep, nmtPrefix, jvm.ParseNMTsWithin)
+	ss, err := snapshot.LoadSet(s.jvm, r, rep, nmtPrefix, jvm.ParseNMTsWithin)
 	if err != nil {
 		return nil, err
 	}
@@ -90,21 +91,21 @@ func (s *Server) loadNMTSet(r *http.Request, rep *store.Report) (*nmtSet, error)
 }
 
 func (ns *nmtSet) header(title string) view.JVMHeader {
-	kinds := make([]string, len(ns.rep.Artifacts))
-	times := make([]time.Time, len(ns.rep.Artifacts))
-	counts := make([]int, len(ns.rep.Artifacts))
-	for i, ref := range ns.refs {
+	kinds := make([]string, len(ns.Rep.Artifacts))
+	times := make([]time.Time, len(ns.Rep.Artifacts))
+	counts := make([]int, len(ns.Rep.Artifacts))
+	for i, ref := range ns.Refs {
 		counts[ref.File]++
 		rk := "summary"
-		if ns.items[i].Diff {
+		if ns.Items[i].Diff {
 			rk = "summary.diff"
 		}
 		kinds[ref.File] = "JVM native memory " + rk
-		if t := ns.items[i].Time; !t.IsZero() && times[ref.File].IsZero() {
+		if t := ns.Items[i].Time; !t.IsZero() && times[ref.File].IsZero() {
 			times[ref.File] = t
 		}
 	}
-	return ns.snapshotSet.header(title, func(i int) string {
+	return ns.Set.Header(title, func(i int) string {
 		if counts[i] > 1 {
 			return fmt.Sprintf("JVM native memory (%d reports)", counts[i])
 		}
@@ -118,15 +119,15 @@ func (s *Server) showJavaNMT(w http.ResponseWriter, r *http.Request, rep *store.
 	if err != nil {
 		return err
 	}
-	return showPage(s, w, r, ns.snapshotSet, ns.nmtPage, ns.diffPage,
+	return snapshot.ShowPage(s.jvm, w, r, ns.Set, ns.nmtPage, ns.diffPage,
 		func(p view.JavaNMTPage) view.JVMHeader { return p.Header }, view.JavaNMTPageView)
 }
 
 // nmtPage is the page model of one report, with its baseline diff when it is a
 // summary.diff.
 func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
-	n := ns.items[i]
-	pg := view.JavaNMTPage{Header: ns.header(ns.name(i))}
+	n := ns.Items[i]
+	pg := view.JavaNMTPage{Header: ns.header(ns.Name(i))}
 	pg.Header.Meta = nmtMeta(n)
 	pg.Header.Headline = n.Headline()
 	pg.Header.Notices = n.Warnings
@@ -144,20 +145,20 @@ func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
 
 // diffPage is the page model of base → target.
 func (ns *nmtSet) diffPage() view.JavaNMTPage {
-	q := ns.q
-	base, target := ns.items[q.base], ns.items[q.target]
+	q := ns.Q
+	base, target := ns.Items[q.Base], ns.Items[q.Target]
 	d := jvm.DiffNMT(base, target)
-	pg := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.name(q.base), ns.name(q.target)))}
-	pg.Header.Meta = []view.Pair{{Label: "Base", Value: ns.name(q.base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: ns.name(q.target) + jvmTakenAt(target.Time)}}
-	if o := jvmOrderedBy(ns.rep); o != "" {
+	pg := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.Name(q.Base), ns.Name(q.Target)))}
+	pg.Header.Meta = []view.Pair{{Label: "Base", Value: ns.Name(q.Base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: ns.Name(q.Target) + jvmTakenAt(target.Time)}}
+	if o := jvmOrderedBy(ns.Rep); o != "" {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
 	pg.Header.Headline, pg.Header.Alarm = d.Headline(), d.NativeLeak != nil
 	for _, w := range base.Warnings {
-		pg.Header.Notices = append(pg.Header.Notices, ns.name(q.base)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, ns.Name(q.Base)+": "+w)
 	}
 	for _, w := range target.Warnings {
-		pg.Header.Notices = append(pg.Header.Notices, ns.name(q.target)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, ns.Name(q.Target)+": "+w)
 	}
 	pg.Figures = nmtDiffFigures(d)
 	pg.Leak = nativeLeakView(d)
@@ -187,11 +188,11 @@ func nmtDiffFigures(d *jvm.NMTDiff) []view.JVMFigure {
 }
 
 func (ns *nmtSet) snapshots() *view.JavaSnapshotTable {
-	return jvmSnapshotTable(ns.rep, ns.q, ns.refs, "native memory reports", []string{"committed", "reserved", "Java heap"},
-		func(i int) int { return ns.items[i].Line },
-		func(i int) time.Time { return ns.items[i].Time },
+	return snapshot.Table(ns.Rep, ns.Q, ns.Refs, "native memory reports", []string{"committed", "reserved", "Java heap"},
+		func(i int) int { return ns.Items[i].Line },
+		func(i int) time.Time { return ns.Items[i].Time },
 		func(i int) []string {
-			n := ns.items[i]
+			n := ns.Items[i]
 			heap, _ := n.Category(jvm.HeapCategory)
 			return []string{analyze.FormatBytes(n.TotalCommitted), analyze.FormatBytes(n.TotalReserved), analyze.FormatBytes(heap.Committed)}
 		})
@@ -345,7 +346,7 @@ func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
 // (amounts in bytes, the comparison with its baseline for a summary.diff, the
 // native leak signature lifted to the top).
 type javaNMTJSON struct {
-	Snapshot jvmSnapshotJSON `json:"snapshot"`
+	Snapshot snapshot.JSON `json:"snapshot"`
 	*jvm.NMT
 	Headline   string          `json:"headline"`
 	Comparison *jvm.NMTDiff    `json:"comparison"`
@@ -354,14 +355,14 @@ type javaNMTJSON struct {
 
 // javaNMTDiffJSON is the JSON twin of base → target.
 type javaNMTDiffJSON struct {
-	Base       jvmSnapshotJSON   `json:"base"`
-	Target     jvmSnapshotJSON   `json:"target"`
-	BaseNMT    *jvm.NMT          `json:"base_nmt"`
-	TargetNMT  *jvm.NMT          `json:"target_nmt"`
-	Headline   string            `json:"headline"`
-	Comparison *jvm.NMTDiff      `json:"comparison"`
-	NativeLeak *jvm.NativeLeak   `json:"native_leak"`
-	Snapshots  []jvmSnapshotJSON `json:"snapshots"`
+	Base       snapshot.JSON   `json:"base"`
+	Target     snapshot.JSON   `json:"target"`
+	BaseNMT    *jvm.NMT        `json:"base_nmt"`
+	TargetNMT  *jvm.NMT        `json:"target_nmt"`
+	Headline   string          `json:"headline"`
+	Comparison *jvm.NMTDiff    `json:"comparison"`
+	NativeLeak *jvm.NativeLeak `json:"native_leak"`
+	Snapshots  []snapshot.JSON `json:"snapshots"`
 }
 
 // javaNMTJSONOf fills doc.Analysis for native memory reports.
@@ -370,22 +371,22 @@ func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *kind.Rep
 	if err != nil {
 		return err
 	}
-	if i, ok := ns.single(); ok {
-		n := ns.items[i]
-		out := javaNMTJSON{Snapshot: jvmSnapshotOf(rep, ns.refs, i, n.Line, n.Time), NMT: n, Headline: n.Headline(), Comparison: n.BaselineDiff()}
+	if i, ok := ns.Single(); ok {
+		n := ns.Items[i]
+		out := javaNMTJSON{Snapshot: snapshot.Of(rep, ns.Refs, i, n.Line, n.Time), NMT: n, Headline: n.Headline(), Comparison: n.BaselineDiff()}
 		if out.Comparison != nil {
 			out.NativeLeak = out.Comparison.NativeLeak
 		}
 		doc.Analysis = out
 		return nil
 	}
-	q := ns.q
-	base, target := ns.items[q.base], ns.items[q.target]
+	q := ns.Q
+	base, target := ns.Items[q.Base], ns.Items[q.Target]
 	d := jvm.DiffNMT(base, target)
-	out := javaNMTDiffJSON{Base: jvmSnapshotOf(rep, ns.refs, q.base, base.Line, base.Time), Target: jvmSnapshotOf(rep, ns.refs, q.target, target.Line, target.Time),
+	out := javaNMTDiffJSON{Base: snapshot.Of(rep, ns.Refs, q.Base, base.Line, base.Time), Target: snapshot.Of(rep, ns.Refs, q.Target, target.Line, target.Time),
 		BaseNMT: base, TargetNMT: target, Headline: d.Headline(), Comparison: d, NativeLeak: d.NativeLeak}
-	for i, n := range ns.items {
-		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, ns.refs, i, n.Line, n.Time))
+	for i, n := range ns.Items {
+		out.Snapshots = append(out.Snapshots, snapshot.Of(rep, ns.Refs, i, n.Line, n.Time))
 	}
 	doc.Analysis = out
 	return nil
@@ -397,8 +398,8 @@ func (s *Server) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report
 	if err != nil {
 		return err
 	}
-	return ns.markdown(w, r, func(n *jvm.NMT, _ int) string { return jvmNMTMarkdown(n) }, func(w io.Writer, _ int) error {
-		_, err := io.WriteString(w, jvmNMTDiffMarkdown(jvm.DiffNMT(ns.items[ns.q.base], ns.items[ns.q.target])))
+	return ns.Markdown(w, r, func(n *jvm.NMT, _ int) string { return jvmNMTMarkdown(n) }, func(w io.Writer, _ int) error {
+		_, err := io.WriteString(w, jvmNMTDiffMarkdown(jvm.DiffNMT(ns.Items[ns.Q.Base], ns.Items[ns.Q.Target])))
 		return err
 	})
 }

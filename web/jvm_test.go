@@ -19,13 +19,14 @@ import (
 	"github.com/leakui/leakui/internal/jvmtext"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 )
 
 // jvmDoc is the JSON twin of a JVM report, with the analysis decoded into A.
 type jvmDoc[A any] struct {
 	Kind      string          `json:"kind"`
 	Artifacts []kind.Artifact `json:"artifacts"`
-	Params    jvmParams       `json:"params"`
+	Params    snapshot.Params `json:"params"`
 	Analysis  A               `json:"analysis"`
 }
 
@@ -142,15 +143,15 @@ func TestJavaHistogramReport(t *testing.T) {
 // jvmHistogramDiffAnalysis is the documented shape of `leakui histo -json HISTOGRAM
 // BASE` plus the page's tables.
 type jvmHistogramDiffAnalysis struct {
-	Base           jvmSnapshotJSON   `json:"base"`
-	Target         jvmSnapshotJSON   `json:"target"`
+	Base           snapshot.JSON     `json:"base"`
+	Target         snapshot.JSON     `json:"target"`
 	TotalInstances int64             `json:"total_instances"`
 	TotalBytes     int64             `json:"total_bytes"`
 	Classes        []jvm.ClassChange `json:"classes"`
 	GrownBytes     []jvm.ClassChange `json:"grown_bytes"`
 	GrownInstances []jvm.ClassChange `json:"grown_instances"`
 	Suspects       []jvm.ClassChange `json:"suspects"`
-	Snapshots      []jvmSnapshotJSON `json:"snapshots"`
+	Snapshots      []snapshot.JSON   `json:"snapshots"`
 }
 
 // TestJavaHistogramDiffReport uploads the SAMZA-2785 picture, 14 and then 1,741
@@ -273,7 +274,7 @@ type jvmThreadsAnalysis struct {
 	Histograms []jvmHistogramAnalysis `json:"histograms"`
 	Names      []jvm.NamePattern      `json:"names"`
 	States     []jvm.StateCount       `json:"states"`
-	Snapshot   jvmSnapshotJSON        `json:"snapshot"`
+	Snapshot   snapshot.JSON          `json:"snapshot"`
 }
 
 func jvmAnalyzeThreadsFile(t *testing.T, path string) *jvm.ThreadReport {
@@ -368,8 +369,8 @@ func TestJavaThreadsReport(t *testing.T) {
 
 // jvmThreadsDiffAnalysis is the diff of two files' dumps.
 type jvmThreadsDiffAnalysis struct {
-	Base        jvmSnapshotJSON         `json:"base"`
-	Target      jvmSnapshotJSON         `json:"target"`
+	Base        snapshot.JSON           `json:"base"`
+	Target      snapshot.JSON           `json:"target"`
 	BaseTotal   int                     `json:"base_total"`
 	TargetTotal int                     `json:"target_total"`
 	New         []jvm.ThreadGroupChange `json:"new"`
@@ -501,8 +502,8 @@ func TestJavaNMTReport(t *testing.T) {
 
 // jvmNMTDiffAnalysis is the diff of two native memory reports.
 type jvmNMTDiffAnalysis struct {
-	Base       jvmSnapshotJSON `json:"base"`
-	Target     jvmSnapshotJSON `json:"target"`
+	Base       snapshot.JSON   `json:"base"`
+	Target     snapshot.JSON   `json:"target"`
 	Comparison *jvm.NMTDiff    `json:"comparison"`
 	NativeLeak *jvm.NativeLeak `json:"native_leak"`
 }
@@ -666,7 +667,7 @@ func TestJavaHistogramSeries(t *testing.T) {
 	}
 	up := ts.mustUpload(t, nil, file{"odd-hours.histo", []byte(b.String())}, file{"even-hours.histo", []byte(a.String())})
 	type doc struct {
-		Snapshots []jvmSnapshotJSON            `json:"snapshots"`
+		Snapshots []snapshot.JSON              `json:"snapshots"`
 		Series    map[string]jvmSeriesAnalysis `json:"series"`
 		Suspects  []jvm.ClassChange            `json:"suspects"`
 	}
@@ -750,7 +751,7 @@ func TestJavaThreadFixtures(t *testing.T) {
 		if want.Dumps == 1 && a.Total != threads {
 			t.Errorf("%s: %d threads, grep counts %d", name, a.Total, threads)
 		}
-		gs := jvmFirst(want.Groups.Groups, page.DefaultRows)
+		gs := snapshot.First(want.Groups.Groups, page.DefaultRows)
 		for i := range gs {
 			gs[i].Key = "" // not in the JSON
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -46,7 +47,7 @@ type javaThreadsSummary struct {
 // planJavaThreads makes a thread dump report of one file and a diff of two or more
 // (the last dump of each file, oldest first).
 func (s *Server) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
-	reps, params, err := jvmPlanSnapshots(s, form, threadsPrefix, "dump time", parseJavaThreadReports,
+	reps, params, err := snapshot.Plan(s.jvm, form, threadsPrefix, "dump time", parseJavaThreadReports,
 		func(r *jvm.ThreadReport) time.Time { return r.Groups.Time })
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func (s *Server) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
 			sum.TopName, sum.TopNameDelta = d.Names[0].Pattern, d.Names[0].Delta
 		}
 	}
-	return &kind.Plan{Kind: rk, Params: params.asMap(), Summary: sum}, nil
+	return &kind.Plan{Kind: rk, Params: params.AsMap(), Summary: sum}, nil
 }
 
 // javaThreadsSummaryLine is the dashboard's line for a thread dump report.
@@ -94,11 +95,11 @@ func javaThreadsSummaryLine(raw json.RawMessage) string {
 // threadSet is a thread dump report loaded: one analyzed file per snapshot, oldest
 // first, and the query that selects a view.
 type threadSet struct {
-	*snapshotSet[*jvm.ThreadReport]
+	*snapshot.Set[*jvm.ThreadReport]
 }
 
 func (s *Server) loadThreadSet(r *http.Request, rep *store.Report) (*threadSet, error) {
-	ss, err := loadSnapshotSet(s, r, rep, threadsPrefix, parseJavaThreadReports)
+	ss, err := snapshot.LoadSet(s.jvm, r, rep, threadsPrefix, parseJavaThreadReports)
 	if err != nil {
 		return nil, err
 	}
@@ -106,11 +107,11 @@ func (s *Server) loadThreadSet(r *http.Request, rep *store.Report) (*threadSet, 
 }
 
 func (ts *threadSet) header(title string) view.JVMHeader {
-	file := make([]*jvm.ThreadReport, len(ts.rep.Artifacts))
-	for i, ref := range ts.refs {
-		file[ref.File] = ts.items[i]
+	file := make([]*jvm.ThreadReport, len(ts.Rep.Artifacts))
+	for i, ref := range ts.Refs {
+		file[ref.File] = ts.Items[i]
 	}
-	return ts.snapshotSet.header(title, func(i int) string {
+	return ts.Set.Header(title, func(i int) string {
 		r := file[i]
 		if r == nil {
 			return "JVM thread dump"
@@ -133,16 +134,16 @@ func (s *Server) showJavaThreads(w http.ResponseWriter, r *http.Request, rep *st
 	if err != nil {
 		return err
 	}
-	return showPage(s, w, r, ts.snapshotSet, ts.threadsPage, ts.diffPage,
+	return snapshot.ShowPage(s.jvm, w, r, ts.Set, ts.threadsPage, ts.diffPage,
 		func(p view.JavaThreadsPage) view.JVMHeader { return p.Header }, view.JavaThreadsPageView)
 }
 
 // threadsPage is the page model of one file's dump (its last), with what changed
 // since its first dump when it holds several.
 func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
-	rep, q := ts.items[i], ts.q
+	rep, q := ts.Items[i], ts.Q
 	g := rep.Groups
-	pg := view.JavaThreadsPage{Header: ts.header(ts.name(i))}
+	pg := view.JavaThreadsPage{Header: ts.header(ts.Name(i))}
 	pg.Header.Meta = jvmDumpMeta(g)
 	if rep.Dumps > 1 {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Dumps in the file",
@@ -151,7 +152,7 @@ func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
 	pg.Header.Headline, pg.Header.Alarm = jvmThreadsHeadline(g)
 	pg.Header.Notices = rep.Warnings
 	if rep.Diff != nil {
-		pg.Diff = jvmThreadDiffView(rep.Diff, "dump 1", fmt.Sprintf("dump %d", rep.Dumps), q.rows, q.showAll(page.ReportURL(ts.rep.ID)))
+		pg.Diff = jvmThreadDiffView(rep.Diff, "dump 1", fmt.Sprintf("dump %d", rep.Dumps), q.Rows, q.ShowAll(page.ReportURL(ts.Rep.ID)))
 		pg.Header.Alarm = pg.Header.Alarm || rep.Diff.TargetTotal > rep.Diff.BaseTotal
 	}
 	ts.fillDump(&pg, g, rep.Histograms)
@@ -160,32 +161,32 @@ func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
 
 // diffPage is the page model of the change between two files' dumps.
 func (ts *threadSet) diffPage() view.JavaThreadsPage {
-	q := ts.q
-	base, target := ts.items[q.base], ts.items[q.target]
+	q := ts.Q
+	base, target := ts.Items[q.Base], ts.Items[q.Target]
 	d := jvm.DiffThreads(base.Groups, target.Groups)
-	pg := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.name(q.base), ts.name(q.target)))}
-	pg.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.name(q.base) + jvmTakenAt(base.Groups.Time)},
-		{Label: "Target", Value: ts.name(q.target) + jvmTakenAt(target.Groups.Time)}}, jvmDumpMeta(target.Groups)...)
-	if o := jvmOrderedBy(ts.rep); o != "" {
+	pg := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.Name(q.Base), ts.Name(q.Target)))}
+	pg.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.Name(q.Base) + jvmTakenAt(base.Groups.Time)},
+		{Label: "Target", Value: ts.Name(q.Target) + jvmTakenAt(target.Groups.Time)}}, jvmDumpMeta(target.Groups)...)
+	if o := jvmOrderedBy(ts.Rep); o != "" {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
 	headline, alarm := jvmThreadsHeadline(target.Groups)
 	pg.Header.Headline = jvmThreadDiffHeadline(d) + " " + headline
 	pg.Header.Alarm = alarm || d.TargetTotal > d.BaseTotal
 	for _, w := range base.Warnings {
-		pg.Header.Notices = append(pg.Header.Notices, ts.name(q.base)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, ts.Name(q.Base)+": "+w)
 	}
 	for _, w := range target.Warnings {
-		pg.Header.Notices = append(pg.Header.Notices, ts.name(q.target)+": "+w)
+		pg.Header.Notices = append(pg.Header.Notices, ts.Name(q.Target)+": "+w)
 	}
-	pg.Diff = jvmThreadDiffView(d, ts.name(q.base), ts.name(q.target), q.rows, q.showAll(page.ReportURL(ts.rep.ID)))
+	pg.Diff = jvmThreadDiffView(d, ts.Name(q.Base), ts.Name(q.Target), q.Rows, q.ShowAll(page.ReportURL(ts.Rep.ID)))
 	ts.fillDump(&pg, target.Groups, target.Histograms)
-	pg.Snapshots = jvmSnapshotTable(ts.rep, q, ts.refs, "thread dumps", []string{"dumps", "threads", "groups"},
+	pg.Snapshots = snapshot.Table(ts.Rep, q, ts.Refs, "thread dumps", []string{"dumps", "threads", "groups"},
 		func(int) int { return 0 },
-		func(i int) time.Time { return ts.items[i].Groups.Time },
+		func(i int) time.Time { return ts.Items[i].Groups.Time },
 		func(i int) []string {
-			g := ts.items[i].Groups
-			return []string{fmt.Sprint(ts.items[i].Dumps), analyze.FormatCount(int64(g.Total)), analyze.FormatCount(int64(len(g.Groups)))}
+			g := ts.Items[i].Groups
+			return []string{fmt.Sprint(ts.Items[i].Dumps), analyze.FormatCount(int64(g.Total)), analyze.FormatCount(int64(len(g.Groups)))}
 		})
 	return pg
 }
@@ -193,8 +194,8 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 // fillDump fills the figures, deadlocks, states, names, groups and histograms of
 // the dump shown.
 func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, histograms []*jvm.Histogram) {
-	q := ts.q
-	path := page.ReportURL(ts.rep.ID)
+	q := ts.Q
+	path := page.ReportURL(ts.Rep.ID)
 	pg.Figures = []view.JVMFigure{
 		{Label: "threads", Value: analyze.FormatCount(int64(g.Total)), Key: "total-threads"},
 		{Label: "daemon", Value: analyze.FormatCount(int64(g.Daemon)), Key: "daemon-threads"},
@@ -215,16 +216,16 @@ func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, his
 	for _, st := range g.States {
 		pg.States = append(pg.States, view.JavaBar{Label: st.State, Count: analyze.FormatCount(int64(st.Count)), Value: st.Count, BarPct: page.BarPct(int64(st.Count), int64(most))})
 	}
-	names := jvmFirst(g.Names, q.rows)
+	names := snapshot.First(g.Names, q.Rows)
 	pg.NamesAll = len(g.Names)
 	for _, n := range names {
 		pg.Names = append(pg.Names, view.JavaBar{Label: n.Pattern, Count: analyze.FormatCount(int64(n.Count)), Value: n.Count,
 			BarPct: page.BarPct(int64(n.Count), int64(names[0].Count))})
 	}
-	gs := jvmFirst(g.Groups, q.rows)
+	gs := snapshot.First(g.Groups, q.Rows)
 	pg.All, pg.Count = len(g.Groups), len(gs)
 	if len(gs) < len(g.Groups) {
-		pg.ShowAll = q.showAll(path)
+		pg.ShowAll = q.ShowAll(path)
 	}
 	pg.Groups = make([]view.JavaThreadGroupView, len(gs))
 	for i, grp := range gs {
@@ -236,7 +237,7 @@ func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, his
 		pg.Histograms = append(pg.Histograms, view.JavaEmbeddedHistogram{
 			Title:    fmt.Sprintf("Class histogram at line %d", h.Line),
 			Headline: histogramHeadline(h), TotalCheck: check, TotalOK: ok,
-			Table: jvmClassTable(h, q.order, q.rows, q.showAll(path)),
+			Table: jvmClassTable(h, q.Order, q.Rows, q.ShowAll(path)),
 		})
 	}
 }
@@ -350,7 +351,7 @@ func jvmThreadDiffView(d *jvm.ThreadDiff, baseName, targetName string, rows int,
 	}
 	cut := false
 	list := func(cs []jvm.ThreadGroupChange) []view.JavaThreadGroupView {
-		shown := jvmFirst(cs, rows)
+		shown := snapshot.First(cs, rows)
 		cut = cut || len(shown) < len(cs)
 		out := make([]view.JavaThreadGroupView, len(shown))
 		for i, c := range shown {
@@ -359,7 +360,7 @@ func jvmThreadDiffView(d *jvm.ThreadDiff, baseName, targetName string, rows int,
 		return out
 	}
 	v.New, v.Grown, v.Shrunk = list(d.New), list(d.Grown), list(d.Shrunk)
-	names := jvmFirst(d.Names, rows)
+	names := snapshot.First(d.Names, rows)
 	cut = cut || len(names) < len(d.Names)
 	var most int
 	for _, n := range names {
@@ -386,7 +387,7 @@ func jvmAbs(n int) int {
 // (total, groups [{count, state, stack}] cut to n) with the change since the
 // file's first dump and the histograms printed with it.
 type javaThreadsJSON struct {
-	Snapshot jvmSnapshotJSON `json:"snapshot"`
+	Snapshot snapshot.JSON `json:"snapshot"`
 	*jvm.ThreadGroups
 	GroupCount int              `json:"group_count"`
 	Dumps      int              `json:"dumps"`
@@ -399,12 +400,12 @@ type javaThreadsJSON struct {
 // javaThreadsDiffJSON is the JSON twin of a diff of two files' dumps: the diff
 // (new, grown, shrunk, names, cut to n) and the target dump as javaThreadsJSON.
 type javaThreadsDiffJSON struct {
-	Base   jvmSnapshotJSON `json:"base"`
-	Target jvmSnapshotJSON `json:"target"`
+	Base   snapshot.JSON `json:"base"`
+	Target snapshot.JSON `json:"target"`
 	*jvm.ThreadDiff
-	Headline   string            `json:"headline"`
-	TargetDump javaThreadsJSON   `json:"target_dump"`
-	Snapshots  []jvmSnapshotJSON `json:"snapshots"`
+	Headline   string          `json:"headline"`
+	TargetDump javaThreadsJSON `json:"target_dump"`
+	Snapshots  []snapshot.JSON `json:"snapshots"`
 }
 
 // javaThreadsJSONOf fills doc.Analysis for thread dump reports.
@@ -413,19 +414,19 @@ func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kind
 	if err != nil {
 		return err
 	}
-	q := ts.q
-	if i, ok := ts.single(); ok {
+	q := ts.Q
+	if i, ok := ts.Single(); ok {
 		doc.Analysis = ts.dumpJSON(i)
 		return nil
 	}
-	base, target := ts.items[q.base], ts.items[q.target]
-	d := jvmCutThreadDiff(jvm.DiffThreads(base.Groups, target.Groups), q.rows)
+	base, target := ts.Items[q.Base], ts.Items[q.Target]
+	d := jvmCutThreadDiff(jvm.DiffThreads(base.Groups, target.Groups), q.Rows)
 	out := javaThreadsDiffJSON{
-		Base: jvmSnapshotOf(rep, ts.refs, q.base, 0, base.Groups.Time), Target: jvmSnapshotOf(rep, ts.refs, q.target, 0, target.Groups.Time),
-		ThreadDiff: d, Headline: d.Headline(), TargetDump: ts.dumpJSON(q.target),
+		Base: snapshot.Of(rep, ts.Refs, q.Base, 0, base.Groups.Time), Target: snapshot.Of(rep, ts.Refs, q.Target, 0, target.Groups.Time),
+		ThreadDiff: d, Headline: d.Headline(), TargetDump: ts.dumpJSON(q.Target),
 	}
-	for i, r := range ts.items {
-		out.Snapshots = append(out.Snapshots, jvmSnapshotOf(rep, ts.refs, i, 0, r.Groups.Time))
+	for i, r := range ts.Items {
+		out.Snapshots = append(out.Snapshots, snapshot.Of(rep, ts.Refs, i, 0, r.Groups.Time))
 	}
 	doc.Analysis = out
 	return nil
@@ -433,17 +434,17 @@ func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kind
 
 // dumpJSON is the JSON of file i's (last) dump, every list cut to the query's n.
 func (ts *threadSet) dumpJSON(i int) javaThreadsJSON {
-	rep, q := ts.items[i], ts.q
+	rep, q := ts.Items[i], ts.Q
 	g := *rep.Groups
-	g.Groups, g.Names = jvmFirst(g.Groups, q.rows), jvmFirst(g.Names, q.rows)
-	out := javaThreadsJSON{Snapshot: jvmSnapshotOf(ts.rep, ts.refs, i, 0, rep.Groups.Time), ThreadGroups: &g,
+	g.Groups, g.Names = snapshot.First(g.Groups, q.Rows), snapshot.First(g.Names, q.Rows)
+	out := javaThreadsJSON{Snapshot: snapshot.Of(ts.Rep, ts.Refs, i, 0, rep.Groups.Time), ThreadGroups: &g,
 		GroupCount: len(rep.Groups.Groups), Dumps: rep.Dumps, Headline: rep.Groups.Headline(), Warnings: rep.Warnings}
 	if rep.Diff != nil {
-		out.Diff = jvmCutThreadDiff(rep.Diff, q.rows)
+		out.Diff = jvmCutThreadDiff(rep.Diff, q.Rows)
 	}
 	for _, h := range rep.Histograms {
 		shown := *h
-		shown.Classes = jvmFirst(h.Ranked(q.order), q.rows)
+		shown.Classes = snapshot.First(h.Ranked(q.Order), q.Rows)
 		out.Histograms = append(out.Histograms, &shown)
 	}
 	return out
@@ -452,7 +453,7 @@ func (ts *threadSet) dumpJSON(i int) javaThreadsJSON {
 // jvmCutThreadDiff returns a copy of d with every list cut to rows (all when 0).
 func jvmCutThreadDiff(d *jvm.ThreadDiff, rows int) *jvm.ThreadDiff {
 	c := *d
-	c.New, c.Grown, c.Shrunk, c.Names = jvmFirst(d.New, rows), jvmFirst(d.Grown, rows), jvmFirst(d.Shrunk, rows), jvmFirst(d.Names, rows)
+	c.New, c.Grown, c.Shrunk, c.Names = snapshot.First(d.New, rows), snapshot.First(d.Grown, rows), snapshot.First(d.Shrunk, rows), snapshot.First(d.Names, rows)
 	return &c
 }
 
@@ -462,10 +463,10 @@ func (s *Server) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Re
 	if err != nil {
 		return err
 	}
-	return ts.markdown(w, r, jvmThreadReportMarkdown, func(w io.Writer, rows int) error {
-		q := ts.q
-		d := jvm.DiffThreads(ts.items[q.base].Groups, ts.items[q.target].Groups)
-		_, err := io.WriteString(w, jvmThreadDiffMarkdown(d, rows)+"\n"+jvmThreadGroupsMarkdown(ts.items[q.target].Groups, rows))
+	return ts.Markdown(w, r, jvmThreadReportMarkdown, func(w io.Writer, rows int) error {
+		q := ts.Q
+		d := jvm.DiffThreads(ts.Items[q.Base].Groups, ts.Items[q.Target].Groups)
+		_, err := io.WriteString(w, jvmThreadDiffMarkdown(d, rows)+"\n"+jvmThreadGroupsMarkdown(ts.Items[q.Target].Groups, rows))
 		return err
 	})
 }

@@ -11,7 +11,8 @@ import (
 // other package under web (but the root and web/internal/...) is a kind of
 // evidence.
 var sharedPackages = map[string]bool{
-	"web/chart": true, "web/groups": true, "web/kind": true, "web/page": true, "web/serrors": true, "web/view": true,
+	"web/chart": true, "web/groups": true, "web/kind": true, "web/page": true, "web/serrors": true,
+	"web/snapshot": true, "web/view": true,
 }
 
 // TestKindsImportNoKind holds the web's layers: no kind of evidence imports

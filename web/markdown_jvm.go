@@ -9,6 +9,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 )
 
 // The Markdown summaries of the JVM reports: the analyses in analyze/jvm return
@@ -28,7 +29,7 @@ func jvmHistogramMarkdown(h *jvm.Histogram, n int) string {
 	}
 	b.WriteString("\n\n")
 	b.WriteString(markdown.TableHead(markdown.Right("#"), markdown.Left("class"), markdown.Right("instances"), markdown.Right("bytes"), markdown.Right("share")))
-	for i, c := range jvmFirst(h.Ranked(jvm.ByBytes), n) {
+	for i, c := range snapshot.First(h.Ranked(jvm.ByBytes), n) {
 		b.WriteString(markdown.Row(strconv.Itoa(i+1), jvm.ClassLabel(c.Name, markdown.Code), analyze.FormatCount(c.Instances),
 			analyze.FormatBytes(c.Bytes), page.Share(c.Bytes, h.TotalBytes)))
 	}
@@ -167,7 +168,7 @@ func jvmThreadGroupsMarkdown(g *jvm.ThreadGroups, n int) string {
 	}
 	b.WriteString(".\n\n")
 	b.WriteString(markdown.TableHead(markdown.Right("threads"), markdown.Left("state"), markdown.Left("names"), markdown.Left("where"), markdown.Left("locks")))
-	for _, grp := range jvmFirst(g.Groups, n) {
+	for _, grp := range snapshot.First(g.Groups, n) {
 		state := markdown.Code(grp.State)
 		if grp.Deadlocked {
 			state = "**deadlocked** " + state
@@ -179,7 +180,7 @@ func jvmThreadGroupsMarkdown(g *jvm.ThreadGroups, n int) string {
 	}
 	if len(g.Groups) > 0 && len(g.Groups[0].Stack) > 0 {
 		fmt.Fprintf(&b, "\nStack of the first group (%s threads):\n\n", analyze.FormatCount(int64(g.Groups[0].Count)))
-		frames := jvmFirst(g.Groups[0].Stack, 20)
+		frames := snapshot.First(g.Groups[0].Stack, 20)
 		lines := make([]string, len(frames))
 		for i, f := range frames {
 			lines[i] = "at " + f
@@ -204,7 +205,7 @@ func jvmThreadDiffMarkdown(d *jvm.ThreadDiff, n int) string {
 		}
 		b.WriteString("\n" + markdown.Heading(4, part.title))
 		b.WriteString(markdown.TableHead(markdown.Right("threads"), markdown.Right("change"), markdown.Left("state"), markdown.Left("names"), markdown.Left("where")))
-		for _, c := range jvmFirst(part.rows, n) {
+		for _, c := range snapshot.First(part.rows, n) {
 			b.WriteString(markdown.Row(analyze.FormatCount(int64(c.Count)), analyze.FormatSignedValue(int64(c.Delta), "count"), markdown.Code(c.State),
 				jvmNamesCell(c.Names), jvm.TopFrame(c.Stack, markdown.Code)))
 		}
@@ -218,7 +219,7 @@ func jvmThreadDiffMarkdown(d *jvm.ThreadDiff, n int) string {
 	if len(grew) > 0 {
 		b.WriteString("\n" + markdown.Heading(4, "Thread names that multiplied"))
 		b.WriteString(markdown.TableHead(markdown.Left("name"), markdown.Right("before"), markdown.Right("after"), markdown.Right("change")))
-		for _, c := range jvmFirst(grew, n) {
+		for _, c := range snapshot.First(grew, n) {
 			b.WriteString(markdown.Row(markdown.Code(c.Pattern), analyze.FormatCount(int64(c.Base)), analyze.FormatCount(int64(c.Target)),
 				analyze.FormatSignedValue(int64(c.Delta), "count")))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -67,17 +68,17 @@ func (s *Server) jvmFilesOf(ctx context.Context, arts []store.RunArtifact) (runJ
 
 // loadRunSnapshots parses files (cached like a JVM report's) into their
 // snapshots in capture order, with the parameters a JVM report stores.
-func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) ([]T, error)) ([]T, jvmParams, error) {
+func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) ([]T, error)) ([]T, snapshot.Params, error) {
 	var out []T
-	var params jvmParams
+	var params snapshot.Params
 	for i, f := range files {
-		vs, err := jvmLoadParsed(ctx, s, f, prefix, parse)
+		vs, err := snapshot.LoadParsed(ctx, s.jvm, f, prefix, parse)
 		if err != nil {
 			return nil, params, err
 		}
 		for k, v := range vs {
 			out = append(out, v)
-			params.Snapshots = append(params.Snapshots, jvmRef{File: i, Index: k})
+			params.Snapshots = append(params.Snapshots, snapshot.Ref{File: i, Index: k})
 		}
 	}
 	if len(out) > 1 {
@@ -151,7 +152,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 func (s *Server) runCaptureReport(ctx context.Context, files []store.ReportArtifact) (*capture.Report, error) {
 	caps := make([]*capture.Capture, len(files))
 	for i, f := range files {
-		c, err := jvmLoadParsed(ctx, s, f, capturePrefix, s.parseCapture)
+		c, err := snapshot.LoadParsed(ctx, s.jvm, f, capturePrefix, s.parseCapture)
 		if err != nil {
 			return nil, err
 		}
@@ -340,7 +341,7 @@ func (j *runJVM) json() runJVMJSON {
 		out.HistogramFile = j.HistoFile
 		c, _ := jvmClass(h, inflaterClass)
 		out.Histogram = &jvmHistogramOf{Classes: len(h.Classes), TotalInstances: h.TotalInstances, TotalBytes: h.TotalBytes,
-			InflaterInstance: c.Instances, Largest: jvmFirst(h.Ranked(jvm.ByBytes), runJVMClassRows)}
+			InflaterInstance: c.Instances, Largest: snapshot.First(h.Ranked(jvm.ByBytes), runJVMClassRows)}
 		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
 			out.HistoReport = page.ReportURL(id)
 		}

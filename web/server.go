@@ -25,6 +25,7 @@ import (
 	weblogs "github.com/leakui/leakui/web/logs"
 	webprofiles "github.com/leakui/leakui/web/profiles"
 	"github.com/leakui/leakui/web/serrors"
+	"github.com/leakui/leakui/web/snapshot"
 )
 
 // Config configures a Server. Zero values mean the defaults.
@@ -199,9 +200,10 @@ type Server struct {
 	// web/groups, jvm.go),
 	// charged to budget like profiles and flames.
 	goroutines    *groups.Dumps
+	jvm           *snapshot.Loader
 	goroutineKind *webgoroutines.Kind
 	profileKind   *webprofiles.Kind
-	jvmParsed     *kind.Cache[jvmEntry]
+	jvmParsed     *kind.Cache[snapshot.Entry]
 	// quotaMu makes an upload's disk quota check and its store one step
 	// (quota.go).
 	quotaMu sync.Mutex
@@ -286,7 +288,8 @@ func NewServer(cfg Config) (*Server, error) {
 	s.goroutines = groups.NewDumps(&s.deps)
 	s.goroutineKind = webgoroutines.New(&s.deps, s.goroutines)
 	s.profileKind = webprofiles.New(&s.deps, pc, s.goroutines, runtime.NumCPU())
-	s.jvmParsed = kind.Register(s.caches, "jvm", kind.NewSizedCache(16, jvmCacheBytes, jvmEntry.memSize))
+	s.jvm = snapshot.NewLoader(&s.deps)
+	s.jvmParsed = s.jvm.Cache()
 	s.logs = weblogs.New(s.deps)
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,
