@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/capture"
 	"github.com/leakui/leakui/analyze/jvm"
@@ -189,7 +191,7 @@ func capturePage(rep *store.Report, c *capture.Report) view.CapturePage {
 			pg.JVM = append(pg.JVM, r)
 		}
 		if j.NMT != nil {
-			pg.Changes = nmtChanges(j.NMT)
+			pg.Changes = webjvm.NMTChanges(j.NMT)
 		}
 	}
 	if g := c.Go; g != nil {

@@ -42,7 +42,8 @@ func jvmFuzzReport(n int) (*store.Report, []snapshot.Ref) {
 // jvmFuzzQueries are the views every page is built in.
 var jvmFuzzQueries = []string{"/r/fuzz", "/r/fuzz?n=all&sort=instances", "/r/fuzz?snapshot=0", "/r/fuzz?base=1&target=0&n=3"}
 
-// FuzzJavaPages feeds arbitrary text to the JVM parsers and builds and renders every
+// FuzzJavaPages feeds arbitrary text to the JVM parsers (the native memory pages:
+// web/jvm's FuzzNMTPages) and builds and renders every
 // page the web shows for what they accept (one snapshot, the diff, each alone, all
 // rows, by instances): no panic, and the HTML is valid UTF-8 whatever bytes the
 // input holds. The HTTP path around it is covered by the upload tests; fuzzing it
@@ -92,15 +93,6 @@ func FuzzJavaPages(f *testing.F) {
 				set := &threadSet{&snapshot.Set[*jvm.ThreadReport]{Rep: rep, Items: reps, Refs: refs, Q: q}}
 				check("thread dump", view.JavaThreadsPageView(set.threadsPage(0)))
 				check("thread diff", view.JavaThreadsPageView(set.diffPage()))
-			}
-		}
-		if ns, err := jvm.ParseNMTs(strings.NewReader(text)); err == nil {
-			ns = append(ns, ns[0])
-			rep, refs := jvmFuzzReport(len(ns))
-			for _, q := range queries(len(ns)) {
-				set := &nmtSet{&snapshot.Set[*jvm.NMT]{Rep: rep, Items: ns, Refs: refs, Q: q}}
-				check("native memory", view.JavaNMTPageView(set.nmtPage(0)))
-				check("native memory diff", view.JavaNMTPageView(set.diffPage()))
 			}
 		}
 	})

@@ -324,8 +324,8 @@ func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	base, target := hs.Items[q.Base], hs.Items[q.Target]
 	d := hs.diff()
 	pg := view.JavaHistogramDiffPage{Header: hs.header(fmt.Sprintf("%s → %s", hs.Name(q.Base), hs.Name(q.Target)))}
-	pg.Header.Meta = []view.Pair{{Label: "Base", Value: hs.Name(q.Base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: hs.Name(q.Target) + jvmTakenAt(target.Time)}}
-	if o := jvmOrderedBy(hs.Rep); o != "" {
+	pg.Header.Meta = []view.Pair{{Label: "Base", Value: hs.Name(q.Base) + snapshot.TakenAt(base.Time)}, {Label: "Target", Value: hs.Name(q.Target) + snapshot.TakenAt(target.Time)}}
+	if o := snapshot.OrderedBy(hs.Rep); o != "" {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
 	suspects := d.Suspects(q.Rows)
@@ -354,20 +354,6 @@ func (hs *histogramSet) diffPage() view.JavaHistogramDiffPage {
 	pg.Header.Alarm = pg.Header.Alarm || leak
 	pg.Snapshots = hs.snapshots()
 	return pg
-}
-
-func jvmTakenAt(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return ", taken " + page.FormatTime(t)
-}
-
-// jvmOrderedBy reads what ordered a report's snapshots.
-func jvmOrderedBy(rep *store.Report) string {
-	var p snapshot.Params
-	json.Unmarshal(rep.Params, &p)
-	return p.OrderedBy
 }
 
 // histogramDiffHeadline says the verdict in plain text: the application class that

@@ -7,6 +7,4 @@ const (
 	kindJavaHistogramDiff = "jvm-histogram-diff"
 	kindJavaThreads       = "jvm-threads"
 	kindJavaThreadsDiff   = "jvm-threads-diff"
-	kindJavaNMT           = "jvm-nmt"
-	kindJavaNMTDiff       = "jvm-nmt-diff"
 )

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze"
@@ -470,7 +472,7 @@ func TestJavaNMTReport(t *testing.T) {
 		up := ts.mustUpload(t, nil, fixture(t, "jvm", tc.name))
 		doc := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
 		a := doc.Analysis
-		if doc.Kind != kindJavaNMT || a.TotalCommitted != committedN || a.TotalReserved != reservedN || len(a.Categories) != categories || a.Comparison != nil {
+		if doc.Kind != webjvm.ReportNMT || a.TotalCommitted != committedN || a.TotalReserved != reservedN || len(a.Categories) != categories || a.Comparison != nil {
 			t.Errorf("%s: %s %d/%d committed/reserved, %d categories; the Total line says %d/%d, grep finds %d categories",
 				tc.name, doc.Kind, a.TotalCommitted, a.TotalReserved, len(a.Categories), committedN, reservedN, categories)
 		}
@@ -494,7 +496,7 @@ func TestJavaNMTReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, md := ts.get(t, up.ReportURL+".md"); !bytes.Contains(md, []byte(jvmNMTMarkdown(n))) {
+		if _, _, md := ts.get(t, up.ReportURL+".md"); !bytes.Contains(md, []byte(webjvm.NMTMarkdown(n))) {
 			t.Errorf("%s: the Markdown lacks the report's summary:\n%s", tc.name, md)
 		}
 	}
@@ -520,7 +522,7 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	up := ts.mustUpload(t, nil, file{"after.nmt", []byte(after)}, file{"before.nmt", []byte(before)})
 	doc := jvmGetDoc[jvmNMTDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaNMTDiff || a.Base.Name != "before.nmt" || a.Comparison.TotalCommittedDelta != (targetKB-baseKB)*1024 ||
+	if doc.Kind != webjvm.ReportNMTDiff || a.Base.Name != "before.nmt" || a.Comparison.TotalCommittedDelta != (targetKB-baseKB)*1024 ||
 		a.Comparison.NonHeapCommittedDelta != leakedKB*1024 || a.Comparison.HeapCommittedDelta != 0 {
 		t.Fatalf("%s from %s: %+v", doc.Kind, a.Base.Name, a.Comparison)
 	}
@@ -549,7 +551,7 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	diffText, deltaKB := jvmNMTDiffText(jvmKafkaBroker(0), jvmKafkaBroker(leakedKB))
 	up = ts.mustUpload(t, nil, file{"summary.diff", []byte(diffText)})
 	one := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
-	if one.Kind != kindJavaNMT || !one.Analysis.Diff || one.Analysis.NativeLeak == nil || one.Analysis.Comparison.TotalCommittedDelta != deltaKB*1024 {
+	if one.Kind != webjvm.ReportNMT || !one.Analysis.Diff || one.Analysis.NativeLeak == nil || one.Analysis.Comparison.TotalCommittedDelta != deltaKB*1024 {
 		t.Errorf("summary.diff: %s diff=%v leak=%v", one.Kind, one.Analysis.Diff, one.Analysis.NativeLeak != nil)
 	}
 	pg, _ = jvmGetPage(t, ts, up.ReportURL)

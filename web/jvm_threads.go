@@ -165,9 +165,9 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 	base, target := ts.Items[q.Base], ts.Items[q.Target]
 	d := jvm.DiffThreads(base.Groups, target.Groups)
 	pg := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.Name(q.Base), ts.Name(q.Target)))}
-	pg.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.Name(q.Base) + jvmTakenAt(base.Groups.Time)},
-		{Label: "Target", Value: ts.Name(q.Target) + jvmTakenAt(target.Groups.Time)}}, jvmDumpMeta(target.Groups)...)
-	if o := jvmOrderedBy(ts.Rep); o != "" {
+	pg.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.Name(q.Base) + snapshot.TakenAt(base.Groups.Time)},
+		{Label: "Target", Value: ts.Name(q.Target) + snapshot.TakenAt(target.Groups.Time)}}, jvmDumpMeta(target.Groups)...)
+	if o := snapshot.OrderedBy(ts.Rep); o != "" {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
 	headline, alarm := jvmThreadsHeadline(target.Groups)

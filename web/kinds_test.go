@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	webprofiles "github.com/leakui/leakui/web/profiles"
 
 	webgoroutines "github.com/leakui/leakui/web/goroutines"
@@ -53,7 +55,7 @@ func TestAcceptedKindsInOrder(t *testing.T) {
 		}
 	}
 	for _, k := range []string{webprofiles.ReportSingle, webprofiles.ReportDiff, webprofiles.ReportSeries, webgoroutines.ReportKind, webgoroutines.ReportKindDiff, weblogs.ReportKind, kindRun,
-		kindJavaHistogram, kindJavaHistogramDiff, kindJavaThreads, kindJavaThreadsDiff, kindJavaNMT, kindJavaNMTDiff, kindCapture} {
+		kindJavaHistogram, kindJavaHistogramDiff, kindJavaThreads, kindJavaThreadsDiff, webjvm.ReportNMT, webjvm.ReportNMTDiff, kindCapture} {
 		if _, ok := reg.For(k); !ok {
 			t.Errorf("report kind %s has no views", k)
 		}

@@ -36,7 +36,7 @@ func jvmHistogramMarkdown(h *jvm.Histogram, n int) string {
 	if rest := len(h.Classes) - n; n > 0 && rest > 0 {
 		fmt.Fprintf(&b, "\n…and %s more classes.\n", analyze.FormatCount(int64(rest)))
 	}
-	jvmMarkdownWarnings(&b, h.Warnings)
+	snapshot.MarkdownWarnings(&b, h.Warnings)
 	return b.String()
 }
 
@@ -71,53 +71,6 @@ func jvmHistogramDiffMarkdown(d *jvm.HistogramDiff, n int) string {
 	return b.String()
 }
 
-// jvmNMTMarkdown renders a native memory report: the headline, the native leak
-// signature when a summary.diff shows it, and the categories by committed
-// memory.
-func jvmNMTMarkdown(n *jvm.NMT) string {
-	var b strings.Builder
-	b.WriteString(markdown.Heading(3, "JVM native memory"))
-	fmt.Fprintf(&b, "%s\n", n.Headline())
-	if d := n.BaselineDiff(); d != nil && d.NativeLeak != nil {
-		fmt.Fprintf(&b, "\n**%s**\n", markdown.Escape(d.NativeLeak.Message))
-	}
-	cols := []markdown.Column{markdown.Left("category"), markdown.Right("committed"), markdown.Right("reserved"), markdown.Right("share of committed")}
-	if n.Diff {
-		cols = append(cols, markdown.Right("change"))
-	}
-	b.WriteString("\n" + markdown.TableHead(cols...))
-	for _, c := range n.ByCommitted() {
-		cells := []string{markdown.Escape(c.Name), analyze.FormatBytes(c.Committed), analyze.FormatBytes(c.Reserved), page.Share(c.Committed, n.TotalCommitted)}
-		if n.Diff {
-			cells = append(cells, analyze.FormatSignedValue(c.CommittedDelta, "bytes"))
-		}
-		b.WriteString(markdown.Row(cells...))
-	}
-	jvmMarkdownWarnings(&b, n.Warnings)
-	return b.String()
-}
-
-// jvmNMTDiffMarkdown renders the diff of two native memory reports: the
-// headline, the native leak signature when present, and the categories that
-// changed, most growth first.
-func jvmNMTDiffMarkdown(d *jvm.NMTDiff) string {
-	var b strings.Builder
-	b.WriteString(markdown.Heading(3, "JVM native memory diff"))
-	fmt.Fprintf(&b, "%s\n", d.Headline())
-	if d.NativeLeak != nil {
-		fmt.Fprintf(&b, "\n**%s**\n", markdown.Escape(d.NativeLeak.Message))
-	}
-	b.WriteString("\n" + markdown.TableHead(markdown.Left("category"), markdown.Right("committed"), markdown.Right("change"), markdown.Right("reserved"), markdown.Right("change")))
-	for _, c := range d.Categories {
-		if c.CommittedDelta == 0 && c.ReservedDelta == 0 {
-			continue
-		}
-		b.WriteString(markdown.Row(markdown.Escape(c.Name), analyze.FormatBytes(c.Committed), analyze.FormatSignedValue(c.CommittedDelta, "bytes"),
-			analyze.FormatBytes(c.Reserved), analyze.FormatSignedValue(c.ReservedDelta, "bytes")))
-	}
-	return b.String()
-}
-
 // jvmThreadReportMarkdown renders a thread dump file: the last dump's groups
 // (n ≤ 0: all), the change since the first dump, the headlines of the class
 // histograms in the file and the warnings.
@@ -134,7 +87,7 @@ func jvmThreadReportMarkdown(r *jvm.ThreadReport, n int) string {
 	for _, h := range r.Histograms {
 		fmt.Fprintf(&b, "\nClass histogram at line %d: %s\n", h.Line, h.HeadlineWith(markdown.Code))
 	}
-	jvmMarkdownWarnings(&b, r.Warnings)
+	snapshot.MarkdownWarnings(&b, r.Warnings)
 	return b.String()
 }
 
@@ -263,11 +216,4 @@ func jvmLocksCell(locks []jvm.GroupLock) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, "; ")
-}
-
-// jvmMarkdownWarnings writes a report's warnings as quoted paragraphs.
-func jvmMarkdownWarnings(b *strings.Builder, warnings []string) {
-	for _, w := range warnings {
-		fmt.Fprintf(b, "\n> Warning: %s\n", markdown.Escape(w))
-	}
 }

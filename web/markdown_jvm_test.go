@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/fixtures"
@@ -75,7 +77,7 @@ func TestJVMNMTMarkdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if md := jvmNMTMarkdown(n); !strings.Contains(md, "\n**") || !strings.Contains(md, "direct buffers") || strings.Contains(md, "KAFKA-3933") {
+	if md := webjvm.NMTMarkdown(n); !strings.Contains(md, "\n**") || !strings.Contains(md, "direct buffers") || strings.Contains(md, "KAFKA-3933") {
 		t.Errorf("the summary.diff's Markdown must call the growth out by its category:\n%s", md)
 	}
 	parse := func(cats []jvmNMTCategory) *jvm.NMT {
@@ -86,7 +88,7 @@ func TestJVMNMTMarkdown(t *testing.T) {
 		}
 		return n
 	}
-	md := jvmNMTDiffMarkdown(jvm.DiffNMT(parse(jvmKafkaBroker(0)), parse(jvmKafkaBroker(leakedKB))))
+	md := webjvm.NMTDiffMarkdown(jvm.DiffNMT(parse(jvmKafkaBroker(0)), parse(jvmKafkaBroker(leakedKB))))
 	if row := "| Internal | " + analyze.FormatBytes((12288+leakedKB)<<10) + " | +" + analyze.FormatBytes(leakedKB<<10) + " |"; !strings.Contains(md, row) {
 		t.Errorf("the diff's Markdown lacks %q:\n%s", row, md)
 	}
@@ -146,8 +148,8 @@ func FuzzJVMMarkdown(f *testing.F) {
 			checkMarkdownShape(t, jvmThreadDiffMarkdown(jvm.DiffThreads(r.Groups, r.Groups), 5))
 		}
 		if ns, err := jvm.ParseNMTs(strings.NewReader(text)); err == nil {
-			checkMarkdownShape(t, jvmNMTMarkdown(ns[0]))
-			checkMarkdownShape(t, jvmNMTDiffMarkdown(jvm.DiffNMT(ns[0], ns[len(ns)-1])))
+			checkMarkdownShape(t, webjvm.NMTMarkdown(ns[0]))
+			checkMarkdownShape(t, webjvm.NMTDiffMarkdown(jvm.DiffNMT(ns[0], ns[len(ns)-1])))
 		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/capture"
 	"github.com/leakui/leakui/analyze/jvm"
@@ -121,9 +123,9 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		}
 	}
 	if len(files.nmt) > 0 {
-		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTsWithin)
+		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, webjvm.NMTPrefix, jvm.ParseNMTsWithin)
 		if err == nil && len(ns) > 0 {
-			if err := create(analyze.KindJavaNMT, nmtPlanOf(ns, params), files.nmt); err != nil {
+			if err := create(analyze.KindJavaNMT, webjvm.NMTPlanOf(ns, params), files.nmt); err != nil {
 				return nil, err
 			}
 		} else if err != nil {
@@ -205,7 +207,7 @@ func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM,
 			}
 		}
 	}
-	if ns, _, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTsWithin); err == nil {
+	if ns, _, err := loadRunSnapshots(ctx, s, files.nmt, webjvm.NMTPrefix, jvm.ParseNMTsWithin); err == nil {
 		j.NMT = ns
 		for _, f := range files.nmt {
 			j.NMTFiles = append(j.NMTFiles, f.Name)
@@ -248,7 +250,7 @@ func (j *runJVM) view() *view.RunJVM {
 		p := view.RunJVMPart{ID: "capture", Title: "The JVM, captured before its streams and with them open (leakui capture jvm)", Files: j.CaptureFiles,
 			Headline: c.Verdict.Sentence, Alarm: c.Verdict.Leak, Figures: captureJVMFigures(c.JVM)}
 		if c.JVM.NMT != nil {
-			p.Changes = nmtChanges(c.JVM.NMT)
+			p.Changes = webjvm.NMTChanges(c.JVM.NMT)
 		}
 		if h := c.Captures[len(c.Captures)-1].Histogram; h != nil {
 			t := jvmClassTable(h, jvm.ByBytes, runJVMClassRows, "")
@@ -264,9 +266,9 @@ func (j *runJVM) view() *view.RunJVM {
 		if d := j.nmtDiff(); d != nil {
 			p.Title += ", first → last"
 			p.Headline, p.Alarm = d.Headline(), d.NativeLeak != nil
-			p.Figures, p.Leak, p.Changes = nmtDiffFigures(d), nativeLeakView(d), nmtChanges(d)
+			p.Figures, p.Leak, p.Changes = webjvm.NMTDiffFigures(d), webjvm.NativeLeakView(d), webjvm.NMTChanges(d)
 		} else {
-			p.Headline, p.Figures = j.NMT[0].Headline(), nmtFigures(j.NMT[0])
+			p.Headline, p.Figures = j.NMT[0].Headline(), webjvm.NMTFigures(j.NMT[0])
 		}
 		if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
 			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open in the JVM native memory view"

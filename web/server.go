@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
@@ -201,6 +203,7 @@ type Server struct {
 	// charged to budget like profiles and flames.
 	goroutines    *groups.Dumps
 	jvm           *snapshot.Loader
+	nmtKind       *webjvm.NMT
 	goroutineKind *webgoroutines.Kind
 	profileKind   *webprofiles.Kind
 	jvmParsed     *kind.Cache[snapshot.Entry]
@@ -290,6 +293,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.profileKind = webprofiles.New(&s.deps, pc, s.goroutines, runtime.NumCPU())
 	s.jvm = snapshot.NewLoader(&s.deps)
 	s.jvmParsed = s.jvm.Cache()
+	s.nmtKind = webjvm.NewNMT(&s.deps, s.jvm)
 	s.logs = weblogs.New(s.deps)
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,

@@ -1,4 +1,4 @@
-package web
+package jvm
 
 import (
 	"encoding/json"
@@ -17,8 +17,8 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// nmtPrefix keys parsed native memory reports in the cache.
-const nmtPrefix = "jvm-nmt"
+// NMTPrefix keys parsed native memory reports in the cache.
+const NMTPrefix = "jvm-nmt"
 
 // javaNMTSummary is stored with a native memory report for the dashboard's list.
 type javaNMTSummary struct {
@@ -34,18 +34,18 @@ type javaNMTSummary struct {
 
 // planJavaNMT makes a native memory report of one report and a diff of two or more
 // (every report of every file counts, oldest first).
-func (s *Server) planJavaNMT(form *kind.Upload) (*kind.Plan, error) {
-	ns, params, err := snapshot.Plan(s.jvm, form, nmtPrefix, "report time", jvm.ParseNMTsWithin,
+func (s *NMT) planJavaNMT(form *kind.Upload) (*kind.Plan, error) {
+	ns, params, err := snapshot.Plan(s.jvm, form, NMTPrefix, "report time", jvm.ParseNMTsWithin,
 		func(n *jvm.NMT) time.Time { return n.Time })
 	if err != nil {
 		return nil, err
 	}
-	return nmtPlanOf(ns, params), nil
+	return NMTPlanOf(ns, params), nil
 }
 
-// nmtPlanOf is the report of native memory reports in analysis order: the
+// NMTPlanOf is the report of native memory reports in analysis order: the
 // kind (one report or a diff, first → last) and the dashboard's numbers.
-func nmtPlanOf(ns []*jvm.NMT, params snapshot.Params) *kind.Plan {
+func NMTPlanOf(ns []*jvm.NMT, params snapshot.Params) *kind.Plan {
 	last := ns[len(ns)-1]
 	heap, _ := last.Category(jvm.HeapCategory)
 	sum := javaNMTSummary{Reports: len(ns), Committed: last.TotalCommitted, Reserved: last.TotalReserved, HeapCommitted: heap.Committed, SummaryDiff: last.Diff}
@@ -82,8 +82,8 @@ type nmtSet struct {
 	*snapshot.Set[*jvm.NMT]
 }
 
-func (s *Server) loadNMTSet(r *http.Request, rep *store.Report) (*nmtSet, error) {
-	ss, err := snapshot.LoadSet(s.jvm, r, rep, nmtPrefix, jvm.ParseNMTsWithin)
+func (s *NMT) loadNMTSet(r *http.Request, rep *store.Report) (*nmtSet, error) {
+	ss, err := snapshot.LoadSet(s.jvm, r, rep, NMTPrefix, jvm.ParseNMTsWithin)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (ns *nmtSet) header(title string) view.JVMHeader {
 }
 
 // showJavaNMT renders /r/{id} for native memory reports.
-func (s *Server) showJavaNMT(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (s *NMT) showJavaNMT(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	ns, err := s.loadNMTSet(r, rep)
 	if err != nil {
 		return err
@@ -131,10 +131,10 @@ func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
 	pg.Header.Meta = nmtMeta(n)
 	pg.Header.Headline = n.Headline()
 	pg.Header.Notices = n.Warnings
-	pg.Figures = nmtFigures(n)
+	pg.Figures = NMTFigures(n)
 	if d := n.BaselineDiff(); d != nil {
-		pg.Leak = nativeLeakView(d)
-		pg.Changes = nmtChanges(d)
+		pg.Leak = NativeLeakView(d)
+		pg.Changes = NMTChanges(d)
 		pg.Header.Alarm = d.NativeLeak != nil
 	}
 	pg.Chart = nmtChart(n, nil)
@@ -149,8 +149,8 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 	base, target := ns.Items[q.Base], ns.Items[q.Target]
 	d := jvm.DiffNMT(base, target)
 	pg := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.Name(q.Base), ns.Name(q.Target)))}
-	pg.Header.Meta = []view.Pair{{Label: "Base", Value: ns.Name(q.Base) + jvmTakenAt(base.Time)}, {Label: "Target", Value: ns.Name(q.Target) + jvmTakenAt(target.Time)}}
-	if o := jvmOrderedBy(ns.Rep); o != "" {
+	pg.Header.Meta = []view.Pair{{Label: "Base", Value: ns.Name(q.Base) + snapshot.TakenAt(base.Time)}, {Label: "Target", Value: ns.Name(q.Target) + snapshot.TakenAt(target.Time)}}
+	if o := snapshot.OrderedBy(ns.Rep); o != "" {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
 	pg.Header.Headline, pg.Header.Alarm = d.Headline(), d.NativeLeak != nil
@@ -160,18 +160,18 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 	for _, w := range target.Warnings {
 		pg.Header.Notices = append(pg.Header.Notices, ns.Name(q.Target)+": "+w)
 	}
-	pg.Figures = nmtDiffFigures(d)
-	pg.Leak = nativeLeakView(d)
-	pg.Changes = nmtChanges(d)
+	pg.Figures = NMTDiffFigures(d)
+	pg.Leak = NativeLeakView(d)
+	pg.Changes = NMTChanges(d)
 	pg.Chart = nmtChart(target, base)
 	pg.Categories = nmtRows(target)
 	pg.Snapshots = ns.snapshots()
 	return pg
 }
 
-// nmtDiffFigures are the big numbers of base → target: committed, Java heap,
+// NMTDiffFigures are the big numbers of base → target: committed, Java heap,
 // outside the heap, threads.
-func nmtDiffFigures(d *jvm.NMTDiff) []view.JVMFigure {
+func NMTDiffFigures(d *jvm.NMTDiff) []view.JVMFigure {
 	figs := []view.JVMFigure{
 		{Label: fmt.Sprintf("committed: %s → %s", analyze.FormatBytes(d.BaseTotalCommitted), analyze.FormatBytes(d.TotalCommitted)),
 			Value: analyze.FormatSignedValue(d.TotalCommittedDelta, "bytes"), Key: "change-committed", Grew: d.TotalCommittedDelta > 0, Shrank: d.TotalCommittedDelta < 0},
@@ -214,7 +214,7 @@ func nmtMeta(n *jvm.NMT) []view.Pair {
 	return m
 }
 
-func nmtFigures(n *jvm.NMT) []view.JVMFigure {
+func NMTFigures(n *jvm.NMT) []view.JVMFigure {
 	heap, _ := n.Category(jvm.HeapCategory)
 	figs := []view.JVMFigure{
 		{Label: fmt.Sprintf("committed (%s bytes)", analyze.FormatCount(n.TotalCommitted)), Value: analyze.FormatBytes(n.TotalCommitted), Key: "total-committed"},
@@ -228,15 +228,15 @@ func nmtFigures(n *jvm.NMT) []view.JVMFigure {
 	return figs
 }
 
-func nativeLeakView(d *jvm.NMTDiff) *view.JavaNativeLeakView {
+func NativeLeakView(d *jvm.NMTDiff) *view.JavaNativeLeakView {
 	if d.NativeLeak == nil {
 		return nil
 	}
 	return &view.JavaNativeLeakView{Cause: d.NativeLeak.Cause, Message: d.NativeLeak.Message}
 }
 
-// nmtChanges lists the categories that changed, most committed growth first.
-func nmtChanges(d *jvm.NMTDiff) []view.JavaNMTChangeRow {
+// NMTChanges lists the categories that changed, most committed growth first.
+func NMTChanges(d *jvm.NMTDiff) []view.JavaNMTChangeRow {
 	var out []view.JavaNMTChangeRow
 	for _, c := range d.Categories {
 		if c.CommittedDelta == 0 && c.ReservedDelta == 0 {
@@ -366,7 +366,7 @@ type javaNMTDiffJSON struct {
 }
 
 // javaNMTJSONOf fills doc.Analysis for native memory reports.
-func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+func (s *NMT) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	ns, err := s.loadNMTSet(r, rep)
 	if err != nil {
 		return err
@@ -393,13 +393,13 @@ func (s *Server) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *kind.Rep
 }
 
 // javaNMTMarkdown writes the ticket summary (web/markdown_jvm.go renders it).
-func (s *Server) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (s *NMT) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	ns, err := s.loadNMTSet(r, rep)
 	if err != nil {
 		return err
 	}
-	return ns.Markdown(w, r, func(n *jvm.NMT, _ int) string { return jvmNMTMarkdown(n) }, func(w io.Writer, _ int) error {
-		_, err := io.WriteString(w, jvmNMTDiffMarkdown(jvm.DiffNMT(ns.Items[ns.Q.Base], ns.Items[ns.Q.Target])))
+	return ns.Markdown(w, r, func(n *jvm.NMT, _ int) string { return NMTMarkdown(n) }, func(w io.Writer, _ int) error {
+		_, err := io.WriteString(w, NMTDiffMarkdown(jvm.DiffNMT(ns.Items[ns.Q.Base], ns.Items[ns.Q.Target])))
 		return err
 	})
 }

@@ -1,0 +1,7 @@
+package jvm
+
+// The report kinds of native memory tracking: one report, and a diff of two.
+const (
+	kindJavaNMT     = "jvm-nmt"
+	kindJavaNMTDiff = "jvm-nmt-diff"
+)
