@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/classhist"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/snapshot"
@@ -202,10 +203,10 @@ func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 	path := page.ReportURL(hs.Rep.ID)
 	pg := view.JavaHistogramPage{Header: hs.header(hs.Name(i))}
 	pg.Header.Meta = histogramMeta(h)
-	pg.Header.Headline = histogramHeadline(h)
+	pg.Header.Headline = classhist.Headline(h)
 	pg.Header.Notices = h.Warnings
 	pg.Figures = histogramFigures(h)
-	pg.TotalCheck, pg.TotalOK = jvmTotalCheck(h)
+	pg.TotalCheck, pg.TotalOK = classhist.TotalCheck(h)
 	for _, o := range []struct {
 		label string
 		order jvm.Order
@@ -213,7 +214,7 @@ func (hs *histogramSet) histogramPage(i int) view.JavaHistogramPage {
 		pg.Orders = append(pg.Orders, view.Link{Label: o.label, Current: q.Order == o.order,
 			URL: q.URL(path, func(v url.Values) { v.Set("sort", o.label) })})
 	}
-	pg.Table = jvmClassTable(h, q.Order, q.Rows, q.ShowAll(path))
+	pg.Table = classhist.ClassTable(h, q.Order, q.Rows, q.ShowAll(path))
 	pg.Snapshots = hs.snapshots()
 	return pg
 }
@@ -235,86 +236,6 @@ func histogramMeta(h *jvm.Histogram) []view.Pair {
 	}
 	m = append(m, view.Pair{Label: "Header line", Value: fmt.Sprint(h.Line)})
 	return m
-}
-
-// histogramHeadline says what a histogram holds and its largest class, in plain
-// text (the engine's headline quotes names as code spans).
-func histogramHeadline(h *jvm.Histogram) string {
-	s := fmt.Sprintf("%s classes, %s instances, %s.", analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatBytes(h.TotalBytes))
-	if top := h.Ranked(jvm.ByBytes); len(top) > 0 {
-		s += fmt.Sprintf(" Largest: %s with %s in %s instances (%s of the bytes).", jvmClassLabel(top[0].Name),
-			analyze.FormatBytes(top[0].Bytes), analyze.FormatCount(top[0].Instances), page.Share(top[0].Bytes, h.TotalBytes))
-	}
-	return s
-}
-
-// jvmTotalCheck compares a histogram's rows with the file's own Total line.
-func jvmTotalCheck(h *jvm.Histogram) (string, bool) {
-	switch {
-	case !h.HasTotal:
-		return fmt.Sprintf("The file has no Total line: the totals are the sums of its %s rows, and the histogram may be cut short.",
-			analyze.FormatCount(int64(len(h.Classes)))), false
-	case h.TotalInstances != h.RowInstances || h.TotalBytes != h.RowBytes:
-		return fmt.Sprintf("The file's Total line says %s instances and %s bytes, but its %s rows add up to %s instances and %s bytes.",
-			analyze.FormatCount(h.TotalInstances), analyze.FormatCount(h.TotalBytes), analyze.FormatCount(int64(len(h.Classes))),
-			analyze.FormatCount(h.RowInstances), analyze.FormatCount(h.RowBytes)), false
-	}
-	return fmt.Sprintf("The %s rows add up exactly to the file's Total line: %s instances, %s bytes.",
-		analyze.FormatCount(int64(len(h.Classes))), analyze.FormatCount(h.TotalInstances), analyze.FormatCount(h.TotalBytes)), true
-}
-
-// jvmClassLabel is a class name with its Java spelling when that differs.
-func jvmClassLabel(name string) string {
-	if d := jvm.ClassDisplayName(name); d != name {
-		return name + " (" + d + ")"
-	}
-	return name
-}
-
-// jvmClassTable formats the first rows of a histogram ranked by order (all when rows
-// is 0).
-func jvmClassTable(h *jvm.Histogram, order jvm.Order, rows int, showAll string) view.JavaClassTable {
-	ranked := h.Ranked(order)
-	t := view.JavaClassTable{By: jvmOrderName(order), All: len(ranked)}
-	shown := snapshot.First(ranked, rows)
-	if len(shown) < len(ranked) {
-		t.ShowAll = showAll
-	}
-	t.Count = len(shown)
-	var largest int64
-	if len(shown) > 0 {
-		largest = jvmMeasure(shown[0].Bytes, shown[0].Instances, order)
-	}
-	t.Rows = make([]view.JavaClassRow, len(shown))
-	for i, c := range shown {
-		row := view.JavaClassRow{
-			Rank: i + 1, Name: c.Name, Module: c.Module,
-			Instances: analyze.FormatCount(c.Instances), Bytes: analyze.FormatCount(c.Bytes),
-			InstancesShare: page.Share(c.Instances, h.TotalInstances), BytesShare: page.Share(c.Bytes, h.TotalBytes),
-			InstancesValue: c.Instances, BytesValue: c.Bytes,
-			BarPct: page.BarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
-			App:    !jvm.IsPlatformClass(c.Name),
-		}
-		if d := jvm.ClassDisplayName(c.Name); d != c.Name {
-			row.Display = d
-		}
-		t.Rows[i] = row
-	}
-	return t
-}
-
-func jvmOrderName(o jvm.Order) string {
-	if o == jvm.ByInstances {
-		return "instances"
-	}
-	return "bytes"
-}
-
-func jvmMeasure(bytes, instances int64, o jvm.Order) int64 {
-	if o == jvm.ByInstances {
-		return instances
-	}
-	return bytes
 }
 
 // diffPage is the page model of the diff base → target.
@@ -367,7 +288,7 @@ func histogramDiffHeadline(d *jvm.HistogramDiff, suspects []jvm.ClassChange) (st
 	}
 	s += fmt.Sprintf("Objects on the heap: %s → %s (%s).", analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes), analyze.FormatSignedValue(d.TotalBytes, "bytes"))
 	if g := d.Grown(jvm.ByBytes, 1); len(g) > 0 {
-		s += fmt.Sprintf(" Grew most in bytes: %s %s (%s instances).", jvmClassLabel(g[0].Name), analyze.FormatSignedValue(g[0].Bytes, "bytes"), analyze.FormatSignedValue(g[0].Instances, "count"))
+		s += fmt.Sprintf(" Grew most in bytes: %s %s (%s instances).", classhist.ClassLabel(g[0].Name), analyze.FormatSignedValue(g[0].Bytes, "bytes"), analyze.FormatSignedValue(g[0].Instances, "count"))
 	}
 	return s, len(suspects) > 0 || d.TotalBytes > 0
 }
@@ -395,14 +316,14 @@ func jvmCountChanges(d *jvm.HistogramDiff) jvmChangeCounts {
 // jvmChangeTable formats the first rows of a ranked list of class changes of which
 // there are all.
 func jvmChangeTable(id, title, note string, shown []jvm.ClassChange, all int, order jvm.Order, showAll string) view.JavaChangeTable {
-	t := view.JavaChangeTable{ID: id, Title: title, Note: note, By: jvmOrderName(order), All: all}
+	t := view.JavaChangeTable{ID: id, Title: title, Note: note, By: classhist.OrderName(order), All: all}
 	if len(shown) < all {
 		t.ShowAll = showAll
 	}
 	t.Count = len(shown)
 	var largest int64
 	if len(shown) > 0 {
-		largest = jvmMeasure(shown[0].Bytes, shown[0].Instances, order)
+		largest = classhist.Measure(shown[0].Bytes, shown[0].Instances, order)
 	}
 	t.Rows = make([]view.JavaChangeRow, len(shown))
 	for i, c := range shown {
@@ -413,7 +334,7 @@ func jvmChangeTable(id, title, note string, shown []jvm.ClassChange, all int, or
 			BaseInstances: analyze.FormatCount(c.BaseInstances), TargetInstances: analyze.FormatCount(c.TargetInstances),
 			BytesValue: c.Bytes, InstancesValue: c.Instances, BytesGrew: c.Bytes > 0, InstancesGrew: c.Instances > 0,
 			New: c.New(), Gone: c.TargetInstances == 0 && c.BaseInstances > 0,
-			BarPct: page.BarPct(jvmMeasure(c.Bytes, c.Instances, order), largest),
+			BarPct: page.BarPct(classhist.Measure(c.Bytes, c.Instances, order), largest),
 		}
 		if d := jvm.ClassDisplayName(c.Name); d != c.Name {
 			row.Display = d
@@ -470,7 +391,7 @@ func (hs *histogramSet) analysisJSON() (any, error) {
 		shown := *h
 		shown.Classes = snapshot.First(h.Ranked(q.Order), q.Rows)
 		return javaHistogramJSON{Snapshot: snapshot.Of(rep, hs.Refs, i, h.Line, h.Time), Histogram: &shown,
-			ClassCount: len(h.Classes), Order: jvmOrderName(q.Order), Headline: h.Headline()}, nil
+			ClassCount: len(h.Classes), Order: classhist.OrderName(q.Order), Headline: h.Headline()}, nil
 	}
 	base, target := hs.Items[q.Base], hs.Items[q.Target]
 	d := hs.diff()

@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/web/chart"
+	"github.com/leakui/leakui/web/classhist"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
@@ -60,7 +61,7 @@ func histogramSeries(hs []*jvm.Histogram, names []string, order jvm.Order) (*ser
 				v = make([]int64, n)
 				in.Series[c.Name] = v
 			}
-			v[i] += jvmMeasure(c.Bytes, c.Instances, order)
+			v[i] += classhist.Measure(c.Bytes, c.Instances, order)
 		}
 	}
 	if timed {
@@ -74,7 +75,7 @@ func histogramSeries(hs []*jvm.Histogram, names []string, order jvm.Order) (*ser
 // series analyzes the report's histograms as a series in order's measure, cached.
 func (hs *histogramSet) series(order jvm.Order) (*series.Report, error) {
 	var key strings.Builder
-	fmt.Fprintf(&key, "%s-series:%s", histogramPrefix, jvmOrderName(order))
+	fmt.Fprintf(&key, "%s-series:%s", histogramPrefix, classhist.OrderName(order))
 	for _, ref := range hs.Refs {
 		fmt.Fprintf(&key, ":%s#%d", hs.Rep.Artifacts[ref.File].SHA256, ref.Index)
 	}
@@ -99,7 +100,7 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 	for _, o := range histogramSeriesOrders {
 		s, err := hs.series(o)
 		if err != nil {
-			*notices = append(*notices, fmt.Sprintf("The series by %s could not be analyzed: %v", jvmOrderName(o), err))
+			*notices = append(*notices, fmt.Sprintf("The series by %s could not be analyzed: %v", classhist.OrderName(o), err))
 			continue
 		}
 		if s == nil {
@@ -111,7 +112,7 @@ func (hs *histogramSet) seriesViews(notices *[]string) ([]view.SeriesView, bool)
 		}
 		// The series by bytes is compact: its snapshot list would repeat the one
 		// above it, and byte[]'s growth is already in the diff's tables.
-		out = append(out, chart.Series(jvmOrderName(o), s, o == jvm.ByBytes, nil))
+		out = append(out, chart.Series(classhist.OrderName(o), s, o == jvm.ByBytes, nil))
 	}
 	return out, leak
 }
@@ -128,7 +129,7 @@ func (hs *histogramSet) seriesJSON() (map[string]*series.Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[jvmOrderName(o)] = s
+		out[classhist.OrderName(o)] = s
 	}
 	return out, nil
 }
@@ -144,7 +145,7 @@ func (hs *histogramSet) seriesMarkdown(w io.Writer, rows int) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "- By %s: **%s**. %s\n", jvmOrderName(o), s.VerdictText, markdown.Escape(s.Reason))
+		fmt.Fprintf(w, "- By %s: **%s**. %s\n", classhist.OrderName(o), s.VerdictText, markdown.Escape(s.Reason))
 		for _, sus := range snapshot.First(s.Suspects, rows) {
 			fmt.Fprintf(w, "  - %s %s → %s (%s)\n", markdown.Code(sus.Name), analyze.FormatValue(sus.First, s.Unit),
 				analyze.FormatValue(sus.Last, s.Unit), analyze.FormatSignedValue(sus.Growth, s.Unit))

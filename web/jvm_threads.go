@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/classhist"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/snapshot"
@@ -233,11 +234,11 @@ func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, his
 	}
 	for _, h := range histograms {
 		ok := h.HasTotal && h.TotalInstances == h.RowInstances && h.TotalBytes == h.RowBytes
-		check, _ := jvmTotalCheck(h)
+		check, _ := classhist.TotalCheck(h)
 		pg.Histograms = append(pg.Histograms, view.JavaEmbeddedHistogram{
 			Title:    fmt.Sprintf("Class histogram at line %d", h.Line),
-			Headline: histogramHeadline(h), TotalCheck: check, TotalOK: ok,
-			Table: jvmClassTable(h, q.Order, q.Rows, q.ShowAll(path)),
+			Headline: classhist.Headline(h), TotalCheck: check, TotalOK: ok,
+			Table: classhist.ClassTable(h, q.Order, q.Rows, q.ShowAll(path)),
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/leakui/leakui/web/classhist"
 	webjvm "github.com/leakui/leakui/web/jvm"
 
 	"github.com/leakui/leakui/analyze"
@@ -253,7 +254,7 @@ func (j *runJVM) view() *view.RunJVM {
 			p.Changes = webjvm.NMTChanges(c.JVM.NMT)
 		}
 		if h := c.Captures[len(c.Captures)-1].Histogram; h != nil {
-			t := jvmClassTable(h, jvm.ByBytes, runJVMClassRows, "")
+			t := classhist.ClassTable(h, jvm.ByBytes, runJVMClassRows, "")
 			p.Classes = &t
 		}
 		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
@@ -277,7 +278,7 @@ func (j *runJVM) view() *view.RunJVM {
 	}
 	if h := j.Histogram; h != nil {
 		p := view.RunJVMPart{ID: "histogram", Title: "Class histogram (jcmd GC.class_histogram)", Files: []string{j.HistoFile},
-			Headline: histogramHeadline(h), Figures: histogramFigures(h)}
+			Headline: classhist.Headline(h), Figures: histogramFigures(h)}
 		if c, ok := jvmClass(h, inflaterClass); ok {
 			p.Figures = append(p.Figures, view.JVMFigure{Label: inflaterClass + " instances (one per stream left open)",
 				Value: analyze.FormatCount(c.Instances), Key: "inflater-instances"})
@@ -287,7 +288,7 @@ func (j *runJVM) view() *view.RunJVM {
 			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open in the JVM class histogram view"
 			showAll = page.ReportURL(id) + "?n=all"
 		}
-		t := jvmClassTable(h, jvm.ByBytes, runJVMClassRows, showAll)
+		t := classhist.ClassTable(h, jvm.ByBytes, runJVMClassRows, showAll)
 		p.Classes = &t
 		out.Parts = append(out.Parts, p)
 	}
