@@ -42,8 +42,8 @@ func jvmFuzzReport(n int) (*store.Report, []snapshot.Ref) {
 // jvmFuzzQueries are the views every page is built in.
 var jvmFuzzQueries = []string{"/r/fuzz", "/r/fuzz?n=all&sort=instances", "/r/fuzz?snapshot=0", "/r/fuzz?base=1&target=0&n=3"}
 
-// FuzzJavaPages feeds arbitrary text to the JVM parsers (the native memory pages:
-// web/jvm's FuzzNMTPages) and builds and renders every
+// FuzzJavaPages feeds arbitrary text to the JVM parsers (the native memory and thread dump
+// pages: web/jvm's FuzzNMTPages and FuzzThreadPages) and builds and renders every
 // page the web shows for what they accept (one snapshot, the diff, each alone, all
 // rows, by instances): no panic, and the HTML is valid UTF-8 whatever bytes the
 // input holds. The HTTP path around it is covered by the upload tests; fuzzing it
@@ -84,15 +84,6 @@ func FuzzJavaPages(f *testing.F) {
 				} else {
 					check("histogram diff", view.JavaHistogramDiffPageView(set.diffPage()))
 				}
-			}
-		}
-		if r, err := jvm.AnalyzeThreads(strings.NewReader(text)); err == nil {
-			reps := []*jvm.ThreadReport{r, r}
-			rep, refs := jvmFuzzReport(2)
-			for _, q := range queries(2) {
-				set := &threadSet{&snapshot.Set[*jvm.ThreadReport]{Rep: rep, Items: reps, Refs: refs, Q: q}}
-				check("thread dump", view.JavaThreadsPageView(set.threadsPage(0)))
-				check("thread diff", view.JavaThreadsPageView(set.diffPage()))
 			}
 		}
 	})

@@ -5,6 +5,4 @@ package web
 const (
 	kindJavaHistogram     = "jvm-histogram"
 	kindJavaHistogramDiff = "jvm-histogram-diff"
-	kindJavaThreads       = "jvm-threads"
-	kindJavaThreadsDiff   = "jvm-threads-diff"
 )

@@ -332,7 +332,7 @@ func TestJavaThreadsReport(t *testing.T) {
 		t.Error("the first group row is not the deadlocked one")
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
-	if !bytes.Contains(md, []byte(jvmThreadReportMarkdown(want, 10))) {
+	if !bytes.Contains(md, []byte(webjvm.ThreadReportMarkdown(want, 10))) {
 		t.Errorf("the Markdown lacks the report's summary:\n%s", md)
 	}
 
@@ -390,7 +390,7 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 	up := ts.mustUpload(t, nil, file{"after.jstack", []byte(after)}, file{"before.jstack", []byte(before)})
 	doc := jvmGetDoc[jvmThreadsDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaThreadsDiff || a.Base.Name != "before.jstack" || a.BaseTotal != 5 || a.TargetTotal != 170 || a.TargetDump.Total != 170 {
+	if doc.Kind != webjvm.ReportThreadsDiff || a.Base.Name != "before.jstack" || a.BaseTotal != 5 || a.TargetTotal != 170 || a.TargetDump.Total != 170 {
 		t.Fatalf("%s: %s %d → %d", doc.Kind, a.Base.Name, a.BaseTotal, a.TargetTotal)
 	}
 	if len(a.Names) == 0 || a.Names[0].Pattern != jvmPollPattern || a.Names[0].Base != 3 || a.Names[0].Target != 168 {
@@ -419,7 +419,7 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 		return r.Groups
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
-	if want := jvmThreadDiffMarkdown(jvm.DiffThreads(parse(before), parse(after)), 10); !bytes.Contains(md, []byte(want)) {
+	if want := webjvm.ThreadDiffMarkdown(jvm.DiffThreads(parse(before), parse(after)), 10); !bytes.Contains(md, []byte(want)) {
 		t.Errorf("the Markdown lacks the diff's summary:\n%s", md)
 	}
 	// The grown poll group's row, as a ticket shows it (pinned in analyze/jvm

@@ -27,7 +27,7 @@ func TestJVMThreadMarkdownHostileName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := jvmThreadGroupsMarkdown(jvm.GroupThreads(tf.Dumps[0]), 5)
+	md := webjvm.ThreadGroupsMarkdown(jvm.GroupThreads(tf.Dumps[0]), 5)
 	row := ""
 	for _, l := range strings.Split(md, "\n") {
 		if strings.HasPrefix(l, "| 1 |") {
@@ -46,7 +46,7 @@ func TestJVMThreadMarkdownHostileName(t *testing.T) {
 // histogram inside a TDA log is named by its line, and every summary is valid
 // UTF-8 without markup outside code spans.
 func TestJVMThreadMarkdownFixtures(t *testing.T) {
-	md := jvmThreadReportMarkdown(jvmAnalyzeThreadsFile(t, fixtures.Path(t, "jvm", "jthreaddump-jstack-deadlock.txt")), 5)
+	md := webjvm.ThreadReportMarkdown(jvmAnalyzeThreadsFile(t, fixtures.Path(t, "jvm", "jthreaddump-jstack-deadlock.txt")), 5)
 	if !strings.Contains(md, "\n\nThe JVM reported 1 deadlock: `DeadlockThread-A` waits for `DeadlockThread-B`") {
 		t.Errorf("the Markdown does not lead with the deadlock:\n%s", md)
 	}
@@ -54,13 +54,13 @@ func TestJVMThreadMarkdownFixtures(t *testing.T) {
 	if len(rep.Histograms) != 1 {
 		t.Fatalf("%d histograms", len(rep.Histograms))
 	}
-	if md := jvmThreadReportMarkdown(rep, 3); !strings.Contains(md, fmt.Sprintf("\nClass histogram at line %d: 1,084 classes", rep.Histograms[0].Line)) {
+	if md := webjvm.ThreadReportMarkdown(rep, 3); !strings.Contains(md, fmt.Sprintf("\nClass histogram at line %d: 1,084 classes", rep.Histograms[0].Line)) {
 		t.Errorf("the TDA report's Markdown lacks its histogram:\n%s", md)
 	}
 	for _, name := range []string{"jthreaddump-jstack-deadlock.txt", "sjk-jstack-jdk8-hazelcast-160threads.txt", "tda-jdk15-threaddump-with-class-histogram.log",
 		"tda-jstack-jdk21-macos.log", "tda-jstack-jdk8-openjdk.log", "tda-threaddump-hpux-jdk15-jeus-large.log"} {
 		rep := jvmAnalyzeThreadsFile(t, fixtures.Path(t, "jvm", name))
-		md := jvmThreadReportMarkdown(rep, 0)
+		md := webjvm.ThreadReportMarkdown(rep, 0)
 		if strings.ContainsAny(markdown.Prose(md), "<>") || strings.ContainsRune(md, '\u2028') {
 			t.Errorf("%s: markup or a line separator outside code spans", name)
 		}
@@ -144,8 +144,8 @@ func FuzzJVMMarkdown(f *testing.F) {
 			checkMarkdownShape(t, jvmHistogramDiffMarkdown(jvm.DiffHistograms(hs[0], hs[len(hs)-1]), 10))
 		}
 		if r, err := jvm.AnalyzeThreads(strings.NewReader(text)); err == nil {
-			checkMarkdownShape(t, jvmThreadReportMarkdown(r, 5))
-			checkMarkdownShape(t, jvmThreadDiffMarkdown(jvm.DiffThreads(r.Groups, r.Groups), 5))
+			checkMarkdownShape(t, webjvm.ThreadReportMarkdown(r, 5))
+			checkMarkdownShape(t, webjvm.ThreadDiffMarkdown(jvm.DiffThreads(r.Groups, r.Groups), 5))
 		}
 		if ns, err := jvm.ParseNMTs(strings.NewReader(text)); err == nil {
 			checkMarkdownShape(t, webjvm.NMTMarkdown(ns[0]))

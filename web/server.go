@@ -204,6 +204,7 @@ type Server struct {
 	goroutines    *groups.Dumps
 	jvm           *snapshot.Loader
 	nmtKind       *webjvm.NMT
+	threadsKind   *webjvm.Threads
 	goroutineKind *webgoroutines.Kind
 	profileKind   *webprofiles.Kind
 	jvmParsed     *kind.Cache[snapshot.Entry]
@@ -294,6 +295,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.jvm = snapshot.NewLoader(&s.deps)
 	s.jvmParsed = s.jvm.Cache()
 	s.nmtKind = webjvm.NewNMT(&s.deps, s.jvm)
+	s.threadsKind = webjvm.NewThreads(&s.deps, s.jvm)
 	s.logs = weblogs.New(s.deps)
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,

@@ -60,3 +60,42 @@ func FuzzNMTPages(f *testing.F) {
 		}
 	})
 }
+
+// FuzzThreadPages feeds arbitrary text to the thread dump analysis and builds
+// and renders the pages the web shows for what it accepts (one dump, the diff):
+// no panic, and the HTML is valid UTF-8 whatever bytes the input holds.
+func FuzzThreadPages(f *testing.F) {
+	for _, path := range fixtures.Glob(f, "jvm", "*") {
+		if data, err := os.ReadFile(path); err == nil && len(data) < 256<<10 && !strings.Contains(path, "utf16") {
+			f.Add(string(data))
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		r, err := jvm.AnalyzeThreads(strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		reps := []*jvm.ThreadReport{r, r}
+		rep := &store.Report{ID: "fuzz", Params: []byte(`{}`), Artifacts: []store.ReportArtifact{{Name: "fuzz.txt"}, {Name: "other.txt"}}}
+		refs := []snapshot.Ref{{File: 0, Index: 0}, {File: 1, Index: 1}}
+		for _, u := range []string{"/r/fuzz", "/r/fuzz?n=all&sort=instances", "/r/fuzz?snapshot=0", "/r/fuzz?base=1&target=0&n=3"} {
+			q, err := snapshot.ParseQuery(httptest.NewRequest("GET", u, nil), 2)
+			if err != nil {
+				continue
+			}
+			set := &threadSet{&snapshot.Set[*jvm.ThreadReport]{Rep: rep, Items: reps, Refs: refs, Q: q}}
+			for what, c := range map[string]templ.Component{
+				"thread dump": view.JavaThreadsPageView(set.threadsPage(0)),
+				"thread diff": view.JavaThreadsPageView(set.diffPage()),
+			} {
+				var buf bytes.Buffer
+				if err := view.Layout(view.Page{Title: "fuzz"}).Render(templ.WithChildren(context.Background(), c), &buf); err != nil {
+					t.Fatal(err)
+				}
+				if !utf8.Valid(buf.Bytes()) {
+					t.Fatalf("the %s page is not valid UTF-8", what)
+				}
+			}
+		}
+	})
+}

@@ -5,3 +5,9 @@ const (
 	kindJavaNMT     = "jvm-nmt"
 	kindJavaNMTDiff = "jvm-nmt-diff"
 )
+
+// The report kinds of thread dumps: one dump, and a diff of two.
+const (
+	kindJavaThreads     = "jvm-threads"
+	kindJavaThreadsDiff = "jvm-threads-diff"
+)

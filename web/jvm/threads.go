@@ -1,4 +1,4 @@
-package web
+package jvm
 
 import (
 	"encoding/json"
@@ -47,7 +47,7 @@ type javaThreadsSummary struct {
 
 // planJavaThreads makes a thread dump report of one file and a diff of two or more
 // (the last dump of each file, oldest first).
-func (s *Server) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
+func (s *Threads) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
 	reps, params, err := snapshot.Plan(s.jvm, form, threadsPrefix, "dump time", parseJavaThreadReports,
 		func(r *jvm.ThreadReport) time.Time { return r.Groups.Time })
 	if err != nil {
@@ -99,7 +99,7 @@ type threadSet struct {
 	*snapshot.Set[*jvm.ThreadReport]
 }
 
-func (s *Server) loadThreadSet(r *http.Request, rep *store.Report) (*threadSet, error) {
+func (s *Threads) loadThreadSet(r *http.Request, rep *store.Report) (*threadSet, error) {
 	ss, err := snapshot.LoadSet(s.jvm, r, rep, threadsPrefix, parseJavaThreadReports)
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func (ts *threadSet) header(title string) view.JVMHeader {
 }
 
 // showJavaThreads renders /r/{id} for thread dump reports.
-func (s *Server) showJavaThreads(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (s *Threads) showJavaThreads(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
 		return err
@@ -410,7 +410,7 @@ type javaThreadsDiffJSON struct {
 }
 
 // javaThreadsJSONOf fills doc.Analysis for thread dump reports.
-func (s *Server) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+func (s *Threads) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
 		return err
@@ -459,15 +459,15 @@ func jvmCutThreadDiff(d *jvm.ThreadDiff, rows int) *jvm.ThreadDiff {
 }
 
 // javaThreadsMarkdown writes the ticket summary (web/markdown_jvm.go renders it).
-func (s *Server) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (s *Threads) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
 		return err
 	}
-	return ts.Markdown(w, r, jvmThreadReportMarkdown, func(w io.Writer, rows int) error {
+	return ts.Markdown(w, r, ThreadReportMarkdown, func(w io.Writer, rows int) error {
 		q := ts.Q
 		d := jvm.DiffThreads(ts.Items[q.Base].Groups, ts.Items[q.Target].Groups)
-		_, err := io.WriteString(w, jvmThreadDiffMarkdown(d, rows)+"\n"+jvmThreadGroupsMarkdown(ts.Items[q.Target].Groups, rows))
+		_, err := io.WriteString(w, ThreadDiffMarkdown(d, rows)+"\n"+ThreadGroupsMarkdown(ts.Items[q.Target].Groups, rows))
 		return err
 	})
 }
