@@ -15,6 +15,7 @@ import (
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/classhist"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/snapshot"
@@ -105,8 +106,8 @@ func (s *Server) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
 		for i, f := range files {
 			names[i] = f.Name
 		}
-		for _, o := range histogramSeriesOrders {
-			sr, err := histogramSeries(hs, names, o)
+		for _, o := range classhist.SeriesOrders {
+			sr, err := classhist.SeriesOf(hs, names, o)
 			if err != nil {
 				return nil, err
 			}
@@ -163,7 +164,7 @@ func heapDumpsSummaryLine(raw json.RawMessage) string {
 // histogram report's (shallow bytes), the same with retained sizes as bytes, and
 // the stored summary.
 type heapDumpSet struct {
-	*histogramSet
+	*classhist.Histograms
 	retained []*jvm.Histogram
 	sum      heapDumpsSummary
 }
@@ -197,7 +198,7 @@ func (s *Server) loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpS
 		refs[i] = snapshot.Ref{File: i}
 	}
 	ss := &snapshot.Set[*jvm.Histogram]{Rep: rep, Items: l.shallow, Refs: refs, Q: q}
-	return &heapDumpSet{histogramSet: &histogramSet{ss, s.jvmParsed}, retained: l.retain, sum: l.sum}, nil
+	return &heapDumpSet{Histograms: &classhist.Histograms{Set: ss, Cache: s.jvmParsed}, retained: l.retain, sum: l.sum}, nil
 }
 
 // retainedGrowth lists the classes whose retained size grew from the query's base
@@ -256,7 +257,7 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 		return err
 	}
 	if i, ok := hd.Single(); ok {
-		pg := hd.histogramPage(i)
+		pg := hd.Page(i)
 		heapDumpHeader(&pg.Header, "JVM heap dump "+hd.Name(i))
 		pg.Header.Meta = []view.Pair{{Label: "Taken", Value: page.FormatTime(hd.sum.Dumps[i].Time)}}
 		pg.Figures = append(pg.Figures, view.JVMFigure{Label: "reachable", Value: analyze.FormatBytes(hd.sum.Dumps[i].Reachable), Key: "reachable"})
@@ -266,7 +267,7 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 		}
 		return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
 	}
-	diff := hd.diffPage()
+	diff := hd.DiffPage()
 	heapDumpHeader(&diff.Header, fmt.Sprintf("JVM heap dumps %s → %s", hd.Name(hd.Q.Base), hd.Name(hd.Q.Target)))
 	diff.Figures = append(diff.Figures, hd.reachableFigure())
 	diff.Suspects.Note = "Classes outside the JDK whose instance count grew, most new instances first, counted in the dumps as GC.class_histogram counts them."
@@ -303,7 +304,7 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 // diff's (classes by instances and shallow bytes, the series of three or more) with
 // the classes whose retained size grew and each dump's totals.
 type heapDumpsJSON struct {
-	javaHistogramDiffJSON
+	classhist.DiffJSON
 	GrownRetained []heapRetainedChange `json:"grown_retained"`
 	Dumps         []heapDumpBrief      `json:"dumps"`
 }
@@ -325,17 +326,17 @@ func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *kind
 	if err != nil {
 		return err
 	}
-	a, err := hd.analysisJSON()
+	a, err := hd.AnalysisJSON()
 	if err != nil {
 		return err
 	}
-	d, ok := a.(javaHistogramDiffJSON)
+	d, ok := a.(classhist.DiffJSON)
 	if !ok {
 		doc.Analysis = a
 		return nil
 	}
 	grown, _ := hd.retainedGrowth(hd.Q.Rows)
-	out := heapDumpsJSON{javaHistogramDiffJSON: d, GrownRetained: heapRetainedChanges(grown)}
+	out := heapDumpsJSON{DiffJSON: d, GrownRetained: heapRetainedChanges(grown)}
 	for i, dump := range hd.sum.Dumps {
 		out.Dumps = append(out.Dumps, heapDumpBrief{Name: hd.Name(i), Time: dump.Time, Objects: dump.Objects, Shallow: dump.Shallow,
 			Reachable: dump.Reachable, Headline: dump.Headline})
@@ -351,11 +352,11 @@ func (s *Server) javaHeapDumpsMarkdown(w io.Writer, r *http.Request, rep *store.
 	if err != nil {
 		return err
 	}
-	return hd.Markdown(w, r, jvmHistogramMarkdown, func(w io.Writer, rows int) error {
+	return hd.Markdown(w, r, classhist.Markdown, func(w io.Writer, rows int) error {
 		b, t := hd.sum.Dumps[hd.Q.Base], hd.sum.Dumps[hd.Q.Target]
 		fmt.Fprintf(w, "Reachable from the GC roots: %s → %s (%s).\n\n", analyze.FormatBytes(b.Reachable), analyze.FormatBytes(t.Reachable),
 			analyze.FormatSignedValue(t.Reachable-b.Reachable, "bytes"))
-		if _, err := io.WriteString(w, jvmHistogramDiffMarkdown(hd.diff(), rows)); err != nil {
+		if _, err := io.WriteString(w, classhist.DiffMarkdown(hd.Diff(), rows)); err != nil {
 			return err
 		}
 		if grown, _ := hd.retainedGrowth(rows); len(grown) > 0 {
@@ -370,7 +371,7 @@ func (s *Server) javaHeapDumpsMarkdown(w io.Writer, r *http.Request, rep *store.
 				return err
 			}
 		}
-		return hd.seriesMarkdown(w, rows)
+		return hd.SeriesMarkdown(w, rows)
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/jvmtext"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/classhist"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
@@ -78,11 +79,11 @@ func FuzzJavaPages(f *testing.F) {
 			hs = append(hs, hs[0]) // a diff even of one histogram
 			rep, refs := jvmFuzzReport(len(hs))
 			for _, q := range queries(len(hs)) {
-				set := &histogramSet{&snapshot.Set[*jvm.Histogram]{Rep: rep, Items: hs, Refs: refs, Q: q}, kind.NewCache[snapshot.Entry](16)}
+				set := &classhist.Histograms{Set: &snapshot.Set[*jvm.Histogram]{Rep: rep, Items: hs, Refs: refs, Q: q}, Cache: kind.NewCache[snapshot.Entry](16)}
 				if i, ok := set.Single(); ok {
-					check("histogram", view.JavaHistogramPageView(set.histogramPage(i)))
+					check("histogram", view.JavaHistogramPageView(set.Page(i)))
 				} else {
-					check("histogram diff", view.JavaHistogramDiffPageView(set.diffPage()))
+					check("histogram diff", view.JavaHistogramDiffPageView(set.DiffPage()))
 				}
 			}
 		}

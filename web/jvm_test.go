@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/leakui/leakui/web/classhist"
 	webjvm "github.com/leakui/leakui/web/jvm"
 
 	"github.com/PuerkitoBio/goquery"
@@ -131,7 +132,7 @@ func TestJavaHistogramReport(t *testing.T) {
 	if code != 200 || !strings.HasPrefix(ct, "text/markdown") {
 		t.Fatalf("markdown: %d %s", code, ct)
 	}
-	for _, s := range []string{ts.URL + up.ReportURL, up.Artifacts[0].SHA256, jvmHistogramMarkdown(want, 10)} {
+	for _, s := range []string{ts.URL + up.ReportURL, up.Artifacts[0].SHA256, classhist.Markdown(want, 10)} {
 		if !bytes.Contains(md, []byte(s)) {
 			t.Errorf("the Markdown lacks %q:\n%s", s, md)
 		}
@@ -218,7 +219,7 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 	}
 
 	_, _, md := ts.get(t, up.ReportURL+".md")
-	if !bytes.Contains(md, []byte(jvmHistogramDiffMarkdown(want, 10))) {
+	if !bytes.Contains(md, []byte(classhist.DiffMarkdown(want, 10))) {
 		t.Errorf("the Markdown lacks the diff's summary:\n%s", md)
 	}
 	_, _, home := ts.get(t, "/")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leakui/leakui/web/classhist"
 	webjvm "github.com/leakui/leakui/web/jvm"
 
 	"github.com/leakui/leakui/analyze"
@@ -104,7 +105,7 @@ func TestJVMHistogramMarkdownHostile(t *testing.T) {
 	text := jvmtext.Histogram(jvmtext.JDK9, []jvmtext.Class{
 		{Name: "com.x.A#b~c|d`e", Instances: 10, Bytes: 1000}, {Name: "[Lcom.y.<script>;", Instances: 5, Bytes: 500}, {Name: "[B", Instances: 2, Bytes: 64}})
 	h := jvmParseHistogram(t, []byte(text))
-	md := jvmHistogramMarkdown(h, 10)
+	md := classhist.Markdown(h, 10)
 	for _, want := range []string{
 		"| 1 | ``com.x.A#b~c\\|d`e`` | 10 |",
 		"| 2 | `[Lcom.y.<script>;` (`com.y.<script>[]`) | 5 |",
@@ -120,7 +121,7 @@ func TestJVMHistogramMarkdownHostile(t *testing.T) {
 	}
 	grown := jvmtext.Histogram(jvmtext.JDK9, []jvmtext.Class{{Name: "[B", Instances: 3_454_002, Bytes: 1 << 30}, {Name: "com.x.A#b~c|d`e", Instances: 10, Bytes: 1000}})
 	d := jvm.DiffHistograms(h, jvmParseHistogram(t, []byte(grown)))
-	if md := jvmHistogramDiffMarkdown(d, 5); !strings.Contains(md, "**`[B` (`byte[]`) grew most: +") || !strings.Contains(md, "(+3,454,000 instances") {
+	if md := classhist.DiffMarkdown(d, 5); !strings.Contains(md, "**`[B` (`byte[]`) grew most: +") || !strings.Contains(md, "(+3,454,000 instances") {
 		t.Errorf("the diff's headline does not name the top growth:\n%s", md)
 	}
 }
@@ -140,8 +141,8 @@ func FuzzJVMMarkdown(f *testing.F) {
 	f.Add("\"a|`<b>`\xc5\" tid=0x1 nid=0x2 runnable\n\tat x.y<z>(Z.java:1)\n\t- locked <0x1> (a \"q|r\")\n\nFound one Java-level deadlock:\n\"a\xc5\":\n  waiting to lock x,\n  which is held by \"b\"\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		if hs, err := jvm.ParseHistograms(strings.NewReader(text)); err == nil {
-			checkMarkdownShape(t, jvmHistogramMarkdown(hs[0], 10))
-			checkMarkdownShape(t, jvmHistogramDiffMarkdown(jvm.DiffHistograms(hs[0], hs[len(hs)-1]), 10))
+			checkMarkdownShape(t, classhist.Markdown(hs[0], 10))
+			checkMarkdownShape(t, classhist.DiffMarkdown(jvm.DiffHistograms(hs[0], hs[len(hs)-1]), 10))
 		}
 		if r, err := jvm.AnalyzeThreads(strings.NewReader(text)); err == nil {
 			checkMarkdownShape(t, webjvm.ThreadReportMarkdown(r, 5))

@@ -134,7 +134,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		}
 	}
 	if len(files.histograms) > 0 {
-		hs, params, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistogramsWithin)
+		hs, params, err := loadRunSnapshots(ctx, s, files.histograms, classhist.Prefix, jvm.ParseHistogramsWithin)
 		var plan *kind.Plan
 		if err == nil && len(hs) > 0 {
 			plan, err = histogramPlanOf(hs, params, func(i int) string { return files.histograms[params.Snapshots[i].File].Name })
@@ -214,7 +214,7 @@ func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM,
 			j.NMTFiles = append(j.NMTFiles, f.Name)
 		}
 	}
-	if hs, _, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistogramsWithin); err == nil && len(hs) > 0 {
+	if hs, _, err := loadRunSnapshots(ctx, s, files.histograms, classhist.Prefix, jvm.ParseHistogramsWithin); err == nil && len(hs) > 0 {
 		j.Histogram, j.HistoFile = hs[len(hs)-1], files.histograms[len(files.histograms)-1].Name
 	}
 	return j, nil
@@ -278,7 +278,7 @@ func (j *runJVM) view() *view.RunJVM {
 	}
 	if h := j.Histogram; h != nil {
 		p := view.RunJVMPart{ID: "histogram", Title: "Class histogram (jcmd GC.class_histogram)", Files: []string{j.HistoFile},
-			Headline: classhist.Headline(h), Figures: histogramFigures(h)}
+			Headline: classhist.Headline(h), Figures: classhist.Figures(h)}
 		if c, ok := jvmClass(h, inflaterClass); ok {
 			p.Figures = append(p.Figures, view.JVMFigure{Label: inflaterClass + " instances (one per stream left open)",
 				Value: analyze.FormatCount(c.Instances), Key: "inflater-instances"})

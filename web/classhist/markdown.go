@@ -1,4 +1,4 @@
-package web
+package classhist
 
 import (
 	"fmt"
@@ -17,9 +17,9 @@ import (
 // Every name from a histogram, dump or NMT report is written with markdown.Code
 // or markdown.Escape.
 
-// jvmHistogramMarkdown renders a class histogram: its totals, its n largest
+// Markdown renders a class histogram: its totals, its n largest
 // classes by bytes (n ≤ 0: all) and its warnings.
-func jvmHistogramMarkdown(h *jvm.Histogram, n int) string {
+func Markdown(h *jvm.Histogram, n int) string {
 	var b strings.Builder
 	b.WriteString(markdown.Heading(3, "JVM class histogram"))
 	fmt.Fprintf(&b, "%s\n\n", h.HeadlineWith(markdown.Code))
@@ -40,10 +40,10 @@ func jvmHistogramMarkdown(h *jvm.Histogram, n int) string {
 	return b.String()
 }
 
-// jvmHistogramDiffMarkdown renders a histogram diff: the totals, the headline,
+// DiffMarkdown renders a histogram diff: the totals, the headline,
 // and the n classes that grew most in bytes and in instances (n ≤ 0: all that
 // grew), then the application classes with more instances.
-func jvmHistogramDiffMarkdown(d *jvm.HistogramDiff, n int) string {
+func DiffMarkdown(d *jvm.HistogramDiff, n int) string {
 	var b strings.Builder
 	b.WriteString(markdown.Heading(3, "JVM class histogram diff"))
 	fmt.Fprintf(&b, "Objects on the heap: %s → %s (%s), %s → %s instances (%s).\n\n**%s**\n",
