@@ -6,13 +6,13 @@
 // summary lines) and the wiring of the kinds of evidence.
 //
 // Each kind of evidence is a package of its own that implements kind.Kind
-// (web/profiles, web/goroutines, web/logs, and the kinds still adapted here in
-// kinds.go: the JVM's outputs, heap dumps, capture bundles and lab runs); the
+// (web/profiles, web/goroutines, web/jvm, web/logs, and the kinds still adapted
+// here in kinds.go: heap dumps, capture bundles and lab runs); the
 // root registers them in one kind.Registry, in the order the upload page lists
 // them, and dispatches every upload and every report view through it. What the
 // kinds share lives in web/kind (the contract, the typed caches, Load),
-// web/page, web/serrors, web/chart, web/groups and web/view; no kind imports
-// another kind.
+// web/page, web/serrors, web/chart, web/groups, web/snapshot, web/classhist and
+// web/view; no kind imports another kind.
 //
 // The store is reached through kind.Store (Store here), with only the methods
 // the handlers need.

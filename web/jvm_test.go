@@ -85,7 +85,7 @@ func TestJavaHistogramReport(t *testing.T) {
 	}
 	doc := jvmGetDoc[jvmHistogramAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaHistogram || a.TotalInstances != inst || a.TotalBytes != byt || !a.HasTotal || a.ClassCount != rowCount {
+	if doc.Kind != webjvm.ReportHistogram || a.TotalInstances != inst || a.TotalBytes != byt || !a.HasTotal || a.ClassCount != rowCount {
 		t.Errorf("%s: totals %d/%d has_total %v classes %d; the file's Total line says %d/%d over %d rows",
 			doc.Kind, a.TotalInstances, a.TotalBytes, a.HasTotal, a.ClassCount, inst, byt, rowCount)
 	}
@@ -169,7 +169,7 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 
 	doc := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaHistogramDiff || doc.Artifacts[0].Name != "before.histo" || doc.Params.OrderedBy != "histogram time" {
+	if doc.Kind != webjvm.ReportHistogramDiff || doc.Artifacts[0].Name != "before.histo" || doc.Params.OrderedBy != "histogram time" {
 		t.Fatalf("kind %s, first file %s, ordered by %q: want a diff from before.histo by histogram time", doc.Kind, doc.Artifacts[0].Name, doc.Params.OrderedBy)
 	}
 	if a.Base.Name != "before.histo" || a.Target.Name != "after.histo" || a.TotalBytes != targetBytes-baseBytes || a.TotalInstances != targetInst-baseInst {
@@ -240,7 +240,7 @@ func TestJavaHistogramsInOneFile(t *testing.T) {
 	up := ts.mustUpload(t, nil, file{"three.histo", []byte(all.String())})
 	doc := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaHistogramDiff || len(a.Snapshots) != 3 || a.Base.Index != 0 || a.Target.Index != 2 ||
+	if doc.Kind != webjvm.ReportHistogramDiff || len(a.Snapshots) != 3 || a.Base.Index != 0 || a.Target.Index != 2 ||
 		a.Suspects[0].BaseInstances != 14 || a.Suspects[0].TargetInstances != 1741 {
 		t.Errorf("kind %s, %d snapshots, %d → %d, suspect %+v", doc.Kind, len(a.Snapshots), a.Base.Index, a.Target.Index, a.Suspects)
 	}

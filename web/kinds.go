@@ -49,9 +49,7 @@ func (s *Server) inputKinds() []kind.Kind {
 	return []kind.Kind{
 		s.profileKind,
 		s.goroutineKind,
-		kindAdapter{s, inputKind{analyze.KindJavaHistogram, (*Server).planJavaHistograms, []string{kindJavaHistogram, kindJavaHistogramDiff},
-			reportKind{(*Server).showJavaHistograms, (*Server).javaHistogramsJSON, (*Server).javaHistogramsMarkdown, javaHistogramSummaryLine},
-			[]string{"JVM class histograms: jmap -histo[:live], jcmd GC.class_histogram, jmap -F, JDK 5 to 25 (two or more make a diff of what grew)"}}},
+		s.histogramsKind,
 		s.threadsKind,
 		s.nmtKind,
 		kindAdapter{s, inputKind{analyze.KindJavaHeapDump, (*Server).planJavaHeapDump, []string{kindJavaHeapDump, kindJavaHeapDumpDiff},

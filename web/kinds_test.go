@@ -55,7 +55,7 @@ func TestAcceptedKindsInOrder(t *testing.T) {
 		}
 	}
 	for _, k := range []string{webprofiles.ReportSingle, webprofiles.ReportDiff, webprofiles.ReportSeries, webgoroutines.ReportKind, webgoroutines.ReportKindDiff, weblogs.ReportKind, kindRun,
-		kindJavaHistogram, kindJavaHistogramDiff, webjvm.ReportThreads, webjvm.ReportThreadsDiff, webjvm.ReportNMT, webjvm.ReportNMTDiff, kindCapture} {
+		webjvm.ReportHistogram, webjvm.ReportHistogramDiff, webjvm.ReportThreads, webjvm.ReportThreadsDiff, webjvm.ReportNMT, webjvm.ReportNMTDiff, kindCapture} {
 		if _, ok := reg.For(k); !ok {
 			t.Errorf("report kind %s has no views", k)
 		}

@@ -137,7 +137,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		hs, params, err := loadRunSnapshots(ctx, s, files.histograms, classhist.Prefix, jvm.ParseHistogramsWithin)
 		var plan *kind.Plan
 		if err == nil && len(hs) > 0 {
-			plan, err = histogramPlanOf(hs, params, func(i int) string { return files.histograms[params.Snapshots[i].File].Name })
+			plan, err = webjvm.HistogramPlanOf(hs, params, func(i int) string { return files.histograms[params.Snapshots[i].File].Name })
 		}
 		if err != nil {
 			s.log.Warn("a jvm run's class histograms make no report", "run", runID, "err", err)

@@ -201,13 +201,14 @@ type Server struct {
 	// goroutines and jvmParsed cache parsed inputs and their reports (see
 	// web/groups, jvm.go),
 	// charged to budget like profiles and flames.
-	goroutines    *groups.Dumps
-	jvm           *snapshot.Loader
-	nmtKind       *webjvm.NMT
-	threadsKind   *webjvm.Threads
-	goroutineKind *webgoroutines.Kind
-	profileKind   *webprofiles.Kind
-	jvmParsed     *kind.Cache[snapshot.Entry]
+	goroutines     *groups.Dumps
+	jvm            *snapshot.Loader
+	nmtKind        *webjvm.NMT
+	threadsKind    *webjvm.Threads
+	histogramsKind *webjvm.Histograms
+	goroutineKind  *webgoroutines.Kind
+	profileKind    *webprofiles.Kind
+	jvmParsed      *kind.Cache[snapshot.Entry]
 	// quotaMu makes an upload's disk quota check and its store one step
 	// (quota.go).
 	quotaMu sync.Mutex
@@ -296,6 +297,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.jvmParsed = s.jvm.Cache()
 	s.nmtKind = webjvm.NewNMT(&s.deps, s.jvm)
 	s.threadsKind = webjvm.NewThreads(&s.deps, s.jvm)
+	s.histogramsKind = webjvm.NewHistograms(&s.deps, s.jvm)
 	s.logs = weblogs.New(s.deps)
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,

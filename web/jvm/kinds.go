@@ -11,3 +11,10 @@ const (
 	kindJavaThreads     = "jvm-threads"
 	kindJavaThreadsDiff = "jvm-threads-diff"
 )
+
+// The report kinds of class histograms: one histogram, and a diff of two or
+// more, first → last.
+const (
+	kindJavaHistogram     = "jvm-histogram"
+	kindJavaHistogramDiff = "jvm-histogram-diff"
+)

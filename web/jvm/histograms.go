@@ -1,4 +1,4 @@
-package web
+package jvm
 
 import (
 	"encoding/json"
@@ -40,22 +40,22 @@ type javaHistogramSummary struct {
 
 // planJavaHistograms makes a histogram report of one histogram and a diff of two or
 // more (every histogram of every file counts, oldest first).
-func (s *Server) planJavaHistograms(form *kind.Upload) (*kind.Plan, error) {
+func (s *Histograms) planJavaHistograms(form *kind.Upload) (*kind.Plan, error) {
 	hs, params, err := snapshot.Plan(s.jvm, form, classhist.Prefix, "histogram time", jvm.ParseHistogramsWithin,
 		func(h *jvm.Histogram) time.Time { return h.Time })
 	if err != nil {
 		return nil, err
 	}
-	return histogramPlanOf(hs, params, func(i int) string {
+	return HistogramPlanOf(hs, params, func(i int) string {
 		ref := params.Snapshots[i]
 		return fmt.Sprintf("%s #%d", form.Files[ref.File].Name, ref.Index+1)
 	})
 }
 
-// histogramPlanOf is the report of histograms in analysis order: the kind (one
+// HistogramPlanOf is the report of histograms in analysis order: the kind (one
 // histogram or a diff, first → last) and the dashboard's numbers; nameOf names
 // histogram i for the series of three or more.
-func histogramPlanOf(hs []*jvm.Histogram, params snapshot.Params, nameOf func(i int) string) (*kind.Plan, error) {
+func HistogramPlanOf(hs []*jvm.Histogram, params snapshot.Params, nameOf func(i int) string) (*kind.Plan, error) {
 	last := hs[len(hs)-1]
 	sum := javaHistogramSummary{Histograms: len(hs), Classes: len(last.Classes), TotalInstances: last.TotalInstances, TotalBytes: last.TotalBytes}
 	if top := last.Ranked(jvm.ByBytes); len(top) > 0 {
@@ -115,30 +115,30 @@ func javaHistogramSummaryLine(raw json.RawMessage) string {
 	return line
 }
 
-func (s *Server) loadHistogramSet(r *http.Request, rep *store.Report) (*classhist.Histograms, error) {
+func (s *Histograms) loadHistogramSet(r *http.Request, rep *store.Report) (*classhist.Histograms, error) {
 	ss, err := snapshot.LoadSet(s.jvm, r, rep, classhist.Prefix, jvm.ParseHistogramsWithin)
 	if err != nil {
 		return nil, err
 	}
-	return &classhist.Histograms{Set: ss, Cache: s.jvmParsed}, nil
+	return &classhist.Histograms{Set: ss, Cache: s.jvm.Cache()}, nil
 }
 
 // showJavaHistograms renders /r/{id} for histogram reports.
-func (s *Server) showJavaHistograms(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (s *Histograms) showJavaHistograms(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	hs, err := s.loadHistogramSet(r, rep)
 	if err != nil {
 		return err
 	}
 	if i, ok := hs.Single(); ok {
 		pg := hs.Page(i)
-		return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
+		return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
 	}
 	pg := hs.DiffPage()
-	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramDiffPageView(pg))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramDiffPageView(pg))
 }
 
 // javaHistogramsJSON fills doc.Analysis for histogram reports.
-func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+func (s *Histograms) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	hs, err := s.loadHistogramSet(r, rep)
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ func (s *Server) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *kin
 
 // javaHistogramsMarkdown writes the ticket summary: the Markdown of the
 // histogram or the diff, ten rows per table unless n says otherwise.
-func (s *Server) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (s *Histograms) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	hs, err := s.loadHistogramSet(r, rep)
 	if err != nil {
 		return err
