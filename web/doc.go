@@ -6,8 +6,8 @@
 // summary lines) and the wiring of the kinds of evidence.
 //
 // Each kind of evidence is a package of its own that implements kind.Kind
-// (web/profiles, web/goroutines, web/jvm, web/logs, and the kinds still adapted
-// here in kinds.go: heap dumps, capture bundles and lab runs); the
+// (web/profiles, web/goroutines, web/jvm, web/bundles, web/logs, and the kinds
+// still adapted here in kinds.go: heap dumps and lab runs); the
 // root registers them in one kind.Registry, in the order the upload page lists
 // them, and dispatches every upload and every report view through it. What the
 // kinds share lives in web/kind (the contract, the typed caches, Load),

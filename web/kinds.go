@@ -55,9 +55,7 @@ func (s *Server) inputKinds() []kind.Kind {
 		kindAdapter{s, inputKind{analyze.KindJavaHeapDump, (*Server).planJavaHeapDump, []string{kindJavaHeapDump, kindJavaHeapDumpDiff},
 			reportKind{(*Server).showJavaHeapDumpReport, (*Server).javaHeapDumpReportJSON, (*Server).javaHeapDumpReportMarkdown, heapDumpReportSummaryLine},
 			[]string{"JVM heap dumps: jcmd GC.heap_dump (also -gz=1), jmap -dump:format=b, -XX:+HeapDumpOnOutOfMemoryError (HPROF 1.0.1 and 1.0.2): leak suspects with their path to a GC root, the dominator tree, the histogram with retained sizes (two or more compare by class, three or more make a series)"}}},
-		kindAdapter{s, inputKind{analyze.KindCapture, (*Server).planCaptures, []string{kindCapture},
-			reportKind{(*Server).showCapture, (*Server).captureJSONOf, (*Server).captureMarkdown, captureSummaryLine},
-			[]string{"leakui capture bundles (leakui capture jvm PID, leakui capture go URL; .tar.gz): one bundle is one report; two or more bundles of one process compare, oldest first — for a JVM, the native memory it does not track (RSS beyond NMT and the heap) with the java.util.zip.Inflater alive"}}},
+		s.bundlesKind,
 	}
 }
 

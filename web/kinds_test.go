@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	webbundles "github.com/leakui/leakui/web/bundles"
+
 	webjvm "github.com/leakui/leakui/web/jvm"
 
 	webprofiles "github.com/leakui/leakui/web/profiles"
@@ -55,7 +57,7 @@ func TestAcceptedKindsInOrder(t *testing.T) {
 		}
 	}
 	for _, k := range []string{webprofiles.ReportSingle, webprofiles.ReportDiff, webprofiles.ReportSeries, webgoroutines.ReportKind, webgoroutines.ReportKindDiff, weblogs.ReportKind, kindRun,
-		webjvm.ReportHistogram, webjvm.ReportHistogramDiff, webjvm.ReportThreads, webjvm.ReportThreadsDiff, webjvm.ReportNMT, webjvm.ReportNMTDiff, kindCapture} {
+		webjvm.ReportHistogram, webjvm.ReportHistogramDiff, webjvm.ReportThreads, webjvm.ReportThreadsDiff, webjvm.ReportNMT, webjvm.ReportNMTDiff, webbundles.ReportKind} {
 		if _, ok := reg.For(k); !ok {
 			t.Errorf("report kind %s has no views", k)
 		}

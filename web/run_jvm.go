@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 
+	webbundles "github.com/leakui/leakui/web/bundles"
+
 	"github.com/leakui/leakui/web/classhist"
 	webjvm "github.com/leakui/leakui/web/jvm"
 
@@ -115,7 +117,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 	if len(files.captures) > 0 {
 		c, err := s.runCaptureReport(ctx, files.captures)
 		if err == nil {
-			plan := &kind.Plan{Kind: kindCapture, Params: map[string]any{"ordered_by": "capture time"}, Summary: captureSummaryOf(c)}
+			plan := &kind.Plan{Kind: webbundles.ReportKind, Params: map[string]any{"ordered_by": "capture time"}, Summary: webbundles.SummaryOf(c)}
 			if err := create(analyze.KindCapture, plan, files.captures); err != nil {
 				return nil, err
 			}
@@ -155,7 +157,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 func (s *Server) runCaptureReport(ctx context.Context, files []store.ReportArtifact) (*capture.Report, error) {
 	caps := make([]*capture.Capture, len(files))
 	for i, f := range files {
-		c, err := snapshot.LoadParsed(ctx, s.jvm, f, capturePrefix, s.parseCapture)
+		c, err := snapshot.LoadParsed(ctx, s.jvm, f, webbundles.Prefix, s.bundlesKind.ParseCapture)
 		if err != nil {
 			return nil, err
 		}
@@ -249,9 +251,9 @@ func (j *runJVM) view() *view.RunJVM {
 	out := &view.RunJVM{}
 	if c := j.Capture; c != nil && c.JVM != nil {
 		p := view.RunJVMPart{ID: "capture", Title: "The JVM, captured before its streams and with them open (leakui capture jvm)", Files: j.CaptureFiles,
-			Headline: c.Verdict.Sentence, Alarm: c.Verdict.Leak, Figures: captureJVMFigures(c.JVM)}
+			Headline: c.Verdict.Sentence, Alarm: c.Verdict.Leak, Figures: webbundles.JVMFigures(c.JVM)}
 		if c.JVM.NMT != nil {
-			p.Changes = webjvm.NMTChanges(c.JVM.NMT)
+			p.Changes = snapshot.NMTChanges(c.JVM.NMT)
 		}
 		if h := c.Captures[len(c.Captures)-1].Histogram; h != nil {
 			t := classhist.ClassTable(h, jvm.ByBytes, runJVMClassRows, "")
@@ -267,7 +269,7 @@ func (j *runJVM) view() *view.RunJVM {
 		if d := j.nmtDiff(); d != nil {
 			p.Title += ", first → last"
 			p.Headline, p.Alarm = d.Headline(), d.NativeLeak != nil
-			p.Figures, p.Leak, p.Changes = webjvm.NMTDiffFigures(d), webjvm.NativeLeakView(d), webjvm.NMTChanges(d)
+			p.Figures, p.Leak, p.Changes = webjvm.NMTDiffFigures(d), webjvm.NativeLeakView(d), snapshot.NMTChanges(d)
 		} else {
 			p.Headline, p.Figures = j.NMT[0].Headline(), webjvm.NMTFigures(j.NMT[0])
 		}
@@ -322,14 +324,14 @@ type jvmHistogramOf struct {
 // and key figures, and the report.
 type runCaptureJSON struct {
 	Files []string `json:"files"`
-	captureSummary
+	webbundles.Summary
 	ReportURL string `json:"report_url,omitempty"`
 }
 
 func (j *runJVM) json() runJVMJSON {
 	out := runJVMJSON{NMTFiles: j.NMTFiles, NMT: j.NMT, NMTComparison: j.nmtDiff()}
 	if j.Capture != nil {
-		out.Capture = &runCaptureJSON{Files: j.CaptureFiles, captureSummary: captureSummaryOf(j.Capture)}
+		out.Capture = &runCaptureJSON{Files: j.CaptureFiles, Summary: webbundles.SummaryOf(j.Capture)}
 		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
 			out.Capture.ReportURL = page.ReportURL(id)
 		}
@@ -355,7 +357,7 @@ func (j *runJVM) json() runJVMJSON {
 // markdown writes the JVM lines of a jvm run's ticket summary.
 func (j *runJVM) markdown(w io.Writer, r *http.Request) {
 	if c := j.Capture; c != nil {
-		sum := captureSummaryOf(c)
+		sum := webbundles.SummaryOf(c)
 		fmt.Fprintf(w, "- JVM captured with leakui capture jvm (%s): %s", markdown.Escape(joinArrow(j.CaptureFiles)), markdown.Escape(sum.Sentence))
 		if u := sum.UntrackedNativeDeltaBytes; u != nil {
 			fmt.Fprintf(w, " Untracked native memory (`untracked_native_delta_bytes`): %s.", analyze.FormatSignedValue(*u, "bytes"))

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	webbundles "github.com/leakui/leakui/web/bundles"
+
 	webjvm "github.com/leakui/leakui/web/jvm"
 
 	"github.com/go-chi/chi/v5"
@@ -206,6 +208,7 @@ type Server struct {
 	nmtKind        *webjvm.NMT
 	threadsKind    *webjvm.Threads
 	histogramsKind *webjvm.Histograms
+	bundlesKind    *webbundles.Kind
 	goroutineKind  *webgoroutines.Kind
 	profileKind    *webprofiles.Kind
 	jvmParsed      *kind.Cache[snapshot.Entry]
@@ -298,6 +301,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.nmtKind = webjvm.NewNMT(&s.deps, s.jvm)
 	s.threadsKind = webjvm.NewThreads(&s.deps, s.jvm)
 	s.histogramsKind = webjvm.NewHistograms(&s.deps, s.jvm)
+	s.bundlesKind = webbundles.New(&s.deps, s.jvm)
 	s.logs = weblogs.New(s.deps)
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,

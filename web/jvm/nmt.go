@@ -134,7 +134,7 @@ func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
 	pg.Figures = NMTFigures(n)
 	if d := n.BaselineDiff(); d != nil {
 		pg.Leak = NativeLeakView(d)
-		pg.Changes = NMTChanges(d)
+		pg.Changes = snapshot.NMTChanges(d)
 		pg.Header.Alarm = d.NativeLeak != nil
 	}
 	pg.Chart = nmtChart(n, nil)
@@ -162,7 +162,7 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 	}
 	pg.Figures = NMTDiffFigures(d)
 	pg.Leak = NativeLeakView(d)
-	pg.Changes = NMTChanges(d)
+	pg.Changes = snapshot.NMTChanges(d)
 	pg.Chart = nmtChart(target, base)
 	pg.Categories = nmtRows(target)
 	pg.Snapshots = ns.snapshots()
@@ -233,21 +233,6 @@ func NativeLeakView(d *jvm.NMTDiff) *view.JavaNativeLeakView {
 		return nil
 	}
 	return &view.JavaNativeLeakView{Cause: d.NativeLeak.Cause, Message: d.NativeLeak.Message}
-}
-
-// NMTChanges lists the categories that changed, most committed growth first.
-func NMTChanges(d *jvm.NMTDiff) []view.JavaNMTChangeRow {
-	var out []view.JavaNMTChangeRow
-	for _, c := range d.Categories {
-		if c.CommittedDelta == 0 && c.ReservedDelta == 0 {
-			continue
-		}
-		out = append(out, view.JavaNMTChangeRow{Name: c.Name,
-			BaseCommitted: analyze.FormatBytes(c.BaseCommitted), Committed: analyze.FormatBytes(c.Committed), Change: analyze.FormatSignedValue(c.CommittedDelta, "bytes"),
-			BaseReserved: analyze.FormatBytes(c.BaseReserved), Reserved: analyze.FormatBytes(c.Reserved), ReservedDelta: analyze.FormatSignedValue(c.ReservedDelta, "bytes"),
-			Malloc: analyze.FormatSignedValue(c.MallocDelta, "bytes"), Grew: c.CommittedDelta > 0, ChangeValue: c.CommittedDelta})
-	}
-	return out
 }
 
 // nmtRows lists a report's categories by committed memory.

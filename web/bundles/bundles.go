@@ -1,4 +1,4 @@
-package web
+package bundles
 
 import (
 	"context"
@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	webjvm "github.com/leakui/leakui/web/jvm"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/capture"
@@ -28,16 +26,16 @@ import (
 // oldest first. Package analyze/capture reads and judges them; this file shows
 // the result as a page, JSON and Markdown.
 
-// kindCapture is the report kind of capture bundles; capturePrefix keys parsed
+// kindCapture is the report kind of capture bundles; Prefix keys parsed
 // bundles in the cache of parsed JVM inputs.
 const (
-	kindCapture   = "capture"
-	capturePrefix = "capture"
+	kindCapture = "capture"
+	Prefix      = "capture"
 )
 
-// captureSummary is stored with a capture report for the dashboard's list and
+// Summary is stored with a capture report for the dashboard's list and
 // the upload's answer.
-type captureSummary struct {
+type Summary struct {
 	CaptureKind string `json:"capture_kind"`
 	Target      string `json:"target"`
 	Bundles     int    `json:"bundles"`
@@ -51,28 +49,28 @@ type captureSummary struct {
 
 // captureLimits bound what one bundle may hold: each file and the sum, within
 // what the server decompresses at most.
-func (s *Server) captureLimits() capture.Limits {
-	return capture.Limits{MaxFileBytes: min(capture.DefaultMaxFileBytes, s.cfg.MaxDecompressed), MaxTotalBytes: min(capture.DefaultMaxTotalBytes, s.cfg.MaxDecompressed)}
+func (s *Kind) captureLimits() capture.Limits {
+	return capture.Limits{MaxFileBytes: min(capture.DefaultMaxFileBytes, s.d.Limits.MaxDecompressed), MaxTotalBytes: min(capture.DefaultMaxTotalBytes, s.d.Limits.MaxDecompressed)}
 }
 
-// parseCapture reads a decompressed bundle and parses its steps' outputs; the
+// ParseCapture reads a decompressed bundle and parses its steps' outputs; the
 // raw outputs are given back to the budget once parsed (see capture.ReadCapture).
-func (s *Server) parseCapture(r io.Reader, b *analyze.Budget) (*capture.Capture, error) {
+func (s *Kind) ParseCapture(r io.Reader, b *analyze.Budget) (*capture.Capture, error) {
 	bundle, err := capture.Read(r, s.captureLimits(), b)
 	if err != nil {
 		return nil, err
 	}
-	c, err := capture.Parse(bundle, s.cfg.MaxDecompressed, b)
+	c, err := capture.Parse(bundle, s.d.Limits.MaxDecompressed, b)
 	b.Uncharge(min(bundle.Size(), b.Used()))
 	return c, err
 }
 
 // planCaptures makes the report of one or more bundles of one process; files go
 // in the order their captures were taken.
-func (s *Server) planCaptures(form *kind.Upload) (*kind.Plan, error) {
+func (s *Kind) planCaptures(form *kind.Upload) (*kind.Plan, error) {
 	caps := make([]*capture.Capture, len(form.Files))
 	for i, f := range form.Files {
-		c, err := snapshot.ParseReceived(s.jvm, f, capturePrefix, s.parseCapture)
+		c, err := snapshot.ParseReceived(s.jvm, f, Prefix, s.ParseCapture)
 		if err != nil {
 			return nil, err
 		}
@@ -92,12 +90,12 @@ func (s *Server) planCaptures(form *kind.Upload) (*kind.Plan, error) {
 		files[i] = form.Files[k]
 	}
 	form.Files = files
-	return &kind.Plan{Kind: kindCapture, Params: map[string]any{"ordered_by": "capture time"}, Summary: captureSummaryOf(rep)}, nil
+	return &kind.Plan{Kind: kindCapture, Params: map[string]any{"ordered_by": "capture time"}, Summary: SummaryOf(rep)}, nil
 }
 
-// captureSummaryOf is the stored summary of a capture report.
-func captureSummaryOf(rep *capture.Report) captureSummary {
-	sum := captureSummary{CaptureKind: string(rep.Kind), Target: rep.Target.String(), Bundles: len(rep.Bundles),
+// SummaryOf is the stored summary of a capture report.
+func SummaryOf(rep *capture.Report) Summary {
+	sum := Summary{CaptureKind: string(rep.Kind), Target: rep.Target.String(), Bundles: len(rep.Bundles),
 		Verdict: "no leak", Cause: rep.Verdict.Cause, Sentence: rep.Verdict.Sentence}
 	if rep.Verdict.Leak {
 		sum.Verdict = "leak"
@@ -115,7 +113,7 @@ func captureSummaryOf(rep *capture.Report) captureSummary {
 
 // captureSummaryLine is the dashboard's line for a capture report.
 func captureSummaryLine(raw json.RawMessage) string {
-	var s captureSummary
+	var s Summary
 	if json.Unmarshal(raw, &s) != nil || s.Bundles == 0 {
 		return ""
 	}
@@ -133,10 +131,10 @@ func captureSummaryLine(raw json.RawMessage) string {
 }
 
 // loadCaptureReport parses a stored report's bundles (cached) and judges them.
-func (s *Server) loadCaptureReport(ctx context.Context, rep *store.Report) (*capture.Report, error) {
+func (s *Kind) loadCaptureReport(ctx context.Context, rep *store.Report) (*capture.Report, error) {
 	caps := make([]*capture.Capture, len(rep.Artifacts))
 	for i, a := range rep.Artifacts {
-		c, err := snapshot.LoadParsed(ctx, s.jvm, a, capturePrefix, s.parseCapture)
+		c, err := snapshot.LoadParsed(ctx, s.jvm, a, Prefix, s.ParseCapture)
 		if err != nil {
 			return nil, err
 		}
@@ -155,13 +153,13 @@ func captureTitle(c *capture.Report) string {
 }
 
 // showCapture renders /r/{id} for capture bundles.
-func (s *Server) showCapture(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (s *Kind) showCapture(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	c, err := s.loadCaptureReport(r.Context(), rep)
 	if err != nil {
 		return err
 	}
 	pg := capturePage(rep, c)
-	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.CapturePageView(pg))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.CapturePageView(pg))
 }
 
 // capturePage is the page model of a capture report.
@@ -177,7 +175,7 @@ func capturePage(rep *store.Report, c *capture.Report) view.CapturePage {
 	h.Headline, h.Alarm, h.Notices = c.Verdict.Sentence, c.Verdict.Leak, c.Problems
 	pg := view.CapturePage{Header: h, Cause: c.Verdict.Cause}
 	if j := c.JVM; j != nil {
-		pg.Figures = captureJVMFigures(j)
+		pg.Figures = JVMFigures(j)
 		pg.Formula = captureFormula(j)
 		for i, row := range j.Rows {
 			r := view.CaptureJVMRow{Number: i + 1, Taken: page.FormatTime(row.Time), RSS: bytesOrDash(row.RSS), Tracked: bytesOrDash(row.TrackedOutsideHeap),
@@ -191,7 +189,7 @@ func capturePage(rep *store.Report, c *capture.Report) view.CapturePage {
 			pg.JVM = append(pg.JVM, r)
 		}
 		if j.NMT != nil {
-			pg.Changes = webjvm.NMTChanges(j.NMT)
+			pg.Changes = snapshot.NMTChanges(j.NMT)
 		}
 	}
 	if g := c.Go; g != nil {
@@ -234,8 +232,8 @@ func capturePage(rep *store.Report, c *capture.Report) view.CapturePage {
 	return pg
 }
 
-// captureJVMFigures are the big numbers of a JVM capture report.
-func captureJVMFigures(j *jvm.NativeReport) []view.JVMFigure {
+// JVMFigures are the big numbers of a JVM capture report.
+func JVMFigures(j *jvm.NativeReport) []view.JVMFigure {
 	if j.Snapshots < 2 {
 		r := j.Rows[0]
 		figs := []view.JVMFigure{{Label: "resident set (VmRSS)", Value: bytesOrDash(r.RSS), Key: "rss"}}
@@ -336,12 +334,12 @@ type captureJSON struct {
 }
 
 // captureJSONOf fills doc.Analysis for capture reports.
-func (s *Server) captureJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+func (s *Kind) captureJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	c, err := s.loadCaptureReport(r.Context(), rep)
 	if err != nil {
 		return err
 	}
-	sum := captureSummaryOf(c)
+	sum := SummaryOf(c)
 	doc.Analysis = captureJSON{Kind: string(c.Kind), Target: c.Target, Verdict: sum.Verdict, Cause: sum.Cause, Sentence: sum.Sentence,
 		UntrackedNativeDeltaBytes: sum.UntrackedNativeDeltaBytes, InflatersAlive: sum.InflatersAlive,
 		JVM: c.JVM, Go: c.Go, Bundles: c.Bundles, Problems: c.Problems}
@@ -349,7 +347,7 @@ func (s *Server) captureJSONOf(r *http.Request, rep *store.Report, doc *kind.Rep
 }
 
 // captureMarkdown writes the ticket summary of a capture report.
-func (s *Server) captureMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (s *Kind) captureMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	c, err := s.loadCaptureReport(r.Context(), rep)
 	if err != nil {
 		return err
