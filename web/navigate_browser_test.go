@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/leakui/leakui/internal/browser"
+	"github.com/leakui/leakui/web/page"
 )
 
 // shortName is the function's own name in a pprof name: what follows the last
@@ -36,7 +37,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	for _, r := range topOf(t, p, p.DefaultSampleIndex()).Rows {
 		cums[r.Name] = r.Cum
 	}
-	flameURL := ts.URL + reportURL(up.ReportID) + "?view=flame"
+	flameURL := ts.URL + page.ReportURL(up.ReportID) + "?view=flame"
 	browser.Do(t, ctx, chromedp.EmulateViewport(1400, 1000),
 		chromedp.Navigate(flameURL),
 		chromedp.WaitVisible(`[data-testid=flame-breadcrumb] [data-testid=flame-crumb]`),
@@ -110,7 +111,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	if c := browser.Attr(t, ctx, `[data-testid=sandwich-self] tbody tr`, "data-cum"); c != strconv.FormatInt(cums[first], 10) {
 		t.Errorf("the side table's %s opens a sandwich with cum %s; the top table says %d", first, c, cums[first])
 	}
-	browser.Do(t, ctx, chromedp.Navigate(ts.URL+reportURL(up.ReportID)), chromedp.WaitVisible(`[data-testid=top-table]`))
+	browser.Do(t, ctx, chromedp.Navigate(ts.URL+page.ReportURL(up.ReportID)), chromedp.WaitVisible(`[data-testid=top-table]`))
 	before := browser.Get(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("[data-testid=top-row]")).map(r => r.getAttribute("data-cum"))`))
 	browser.Do(t, ctx, chromedp.Click(`[data-testid=sort-cum] a`), chromedp.WaitVisible(`[data-testid=sort-cum][aria-sort=descending]`))
 	after := browser.Get(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("[data-testid=top-row]")).map(r => r.getAttribute("data-cum"))`))
@@ -132,7 +133,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 		t.Errorf("the flame page is %d px wide at 390", w)
 	}
 	browser.Screenshot(t, ctx, "i17-flame-390.png")
-	browser.Do(t, ctx, chromedp.Navigate(ts.URL+reportURL(up.ReportID)+"?view=sandwich&fn="+first), chromedp.WaitVisible(`[data-testid=sandwich]`))
+	browser.Do(t, ctx, chromedp.Navigate(ts.URL+page.ReportURL(up.ReportID)+"?view=sandwich&fn="+first), chromedp.WaitVisible(`[data-testid=sandwich]`))
 	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
 		t.Errorf("the sandwich page is %d px wide at 390", w)
 	}
