@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/page"
@@ -64,11 +65,11 @@ func goroutineSummaryLine(raw json.RawMessage) string {
 	if s.ProvenLeaked {
 		b.WriteString("proven leaked by the Go runtime: ")
 	}
-	fmt.Fprintf(&b, "%s", page.Plural(s.Total, "goroutine"))
+	fmt.Fprintf(&b, "%s", analyze.Plural(int64(s.Total), "goroutine"))
 	if s.Dumps > 1 {
 		fmt.Fprintf(&b, " (%+d over %d dumps)", s.Total-s.BaseTotal, s.Dumps)
 	}
-	fmt.Fprintf(&b, " in %s", page.Plural(s.Groups, "group"))
+	fmt.Fprintf(&b, " in %s", analyze.Plural(int64(s.Groups), "group"))
 	if s.Panic != "" {
 		fmt.Fprintf(&b, "; %s", s.Panic)
 	} else if s.TopFunc != "" {

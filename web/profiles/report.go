@@ -247,6 +247,13 @@ func (s *Kind) profilePage(ctx context.Context, ps *profileSet) (view.ProfileRep
 			if pg.Top, err = ps.sideTable(p, path); err != nil {
 				return pg, err
 			}
+			top, err := p.Top(ps.si)
+			if err != nil {
+				return pg, err
+			}
+			if pg.Verdict, err = topBanner(p, ps.si, top, len(top.Rows)); err != nil {
+				return pg, err
+			}
 		} else {
 			nodeFraction := 0.0 // every row: the marks pprof -top -nodefraction=0 prints
 			if q.pprofTrim {
@@ -271,7 +278,9 @@ func (s *Kind) profilePage(ctx context.Context, ps *profileSet) (view.ProfileRep
 				}))
 			ps.linkTopTable(&t, path)
 			pg.Top = &t
-			pg.Verdict = topBanner(t)
+			if pg.Verdict, err = topBanner(p, ps.si, top, t.All); err != nil {
+				return pg, err
+			}
 		}
 		if q.mode == modeSingle && len(rep.Artifacts) == 1 {
 			cf, err := s.compareForm(ctx, rep, shown)
