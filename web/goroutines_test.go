@@ -226,7 +226,7 @@ func TestGoroutineErigonLeak(t *testing.T) {
 		t.Errorf("markdown lacks the largest group:\n%s", md)
 	}
 	_, _, home := ts.get(t, "/")
-	if !bytes.Contains(home, []byte("20161 goroutines in 168 groups; largest 12096 × "+fn)) {
+	if !bytes.Contains(home, []byte("20,161 goroutines in 168 groups; largest 12,096 × "+fn)) {
 		t.Error("the dashboard line lacks the totals and the largest group")
 	}
 }

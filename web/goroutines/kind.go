@@ -54,8 +54,8 @@ func goroutineSummaryOf(target, base *goroutines.Dump, dumps int) goroutineSumma
 	return sum
 }
 
-// goroutineSummaryLine is the dashboard's line: "20161 goroutines in 168 groups;
-// largest 12096 × pkg.fn", with the change for a comparison.
+// goroutineSummaryLine is the dashboard's line: "20,161 goroutines in 168 groups;
+// largest 12,096 × pkg.fn", with the change for a comparison.
 func goroutineSummaryLine(raw json.RawMessage) string {
 	var s goroutineSummary
 	if json.Unmarshal(raw, &s) != nil || s.Format == "" {
@@ -73,7 +73,7 @@ func goroutineSummaryLine(raw json.RawMessage) string {
 	if s.Panic != "" {
 		fmt.Fprintf(&b, "; %s", s.Panic)
 	} else if s.TopFunc != "" {
-		fmt.Fprintf(&b, "; largest %d × %s", s.TopCount, s.TopFunc)
+		fmt.Fprintf(&b, "; largest %s × %s", analyze.FormatCount(int64(s.TopCount)), s.TopFunc)
 	}
 	return b.String()
 }
