@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/analyze/goroutines"
+	"github.com/leakui/leakui/internal/jvmtext"
 	"github.com/leakui/leakui/internal/markdown"
 )
 
@@ -150,5 +151,55 @@ func TestGoroutineVerdictNamesTheLargestGroup(t *testing.T) {
 	}
 	if count := strings.Join(strings.Fields(pg.Find("[data-testid=goroutine-count]").Text()), " "); count != "Showing 2 of 2 groups. Lines of the file that belong to no goroutine: 1." {
 		t.Errorf("group count %q", count)
+	}
+}
+
+// TestHistogramComparisonAcrossJVMVersionsWarns compares class histograms of a
+// JDK 11 and a JDK 17 process: the diff page, its JSON (the diff's and the
+// series' warnings) and its Markdown say first that the JVM versions differ.
+func TestHistogramComparisonAcrossJVMVersionsWarns(t *testing.T) {
+	withVersion := func(rows []jvmtext.Class, v string) []jvmtext.Class {
+		for i := range rows {
+			if rows[i].Module != "" {
+				rows[i].Module = "java.base@" + v
+			}
+		}
+		return rows
+	}
+	var all strings.Builder
+	for i, v := range []string{"11.0.20", "11.0.20", "17.0.15"} {
+		text, _, _ := jvmHistogramText(fmt.Sprintf("2026-12-02T01:0%d:00Z", i), withVersion(jvmSamzaHeap(int64(10*(i+1))), v))
+		all.WriteString(text)
+	}
+	ts := newTestServer(t, Config{})
+	up := ts.mustUpload(t, nil, file{"three.histo", []byte(all.String())})
+	const want = "different JVM versions (11.0.20 in "
+	pg := goroutinePage(t, ts, up.ReportURL)
+	if n := pg.Find("[data-testid=notice]").First().Text(); !strings.Contains(n, want) || !strings.Contains(n, "17.0.15") {
+		t.Errorf("first notice %q, want the JVM versions' warning", n)
+	}
+	code, _, body := ts.get(t, "/api/reports/"+up.ReportID)
+	var doc struct {
+		Analysis struct {
+			Warnings []string `json:"warnings"`
+			Series   map[string]struct {
+				Warnings []string `json:"warnings"`
+			} `json:"series"`
+		} `json:"analysis"`
+	}
+	if err := json.Unmarshal(body, &doc); code != 200 || err != nil {
+		t.Fatalf("JSON: %d %v %s", code, err, body)
+	}
+	if w := doc.Analysis.Warnings; len(w) != 1 || !strings.Contains(w[0], want) {
+		t.Errorf("JSON warnings %q", w)
+	}
+	for _, by := range []string{"instances", "bytes"} {
+		if w := doc.Analysis.Series[by].Warnings; len(w) != 1 || !strings.Contains(w[0], "The snapshots come from different JVM versions") {
+			t.Errorf("JSON series by %s: warnings %q", by, w)
+		}
+	}
+	_, _, md := ts.get(t, up.ReportURL+".md")
+	if !strings.Contains(string(md), "> Warning: The two files come from "+want) {
+		t.Errorf("Markdown lacks the warning:\n%s", md)
 	}
 }

@@ -27,6 +27,7 @@ func SeriesClass(v series.Verdict) string {
 func SeriesBanner(rep *series.Report) *view.Banner {
 	b := &view.Banner{State: string(rep.Verdict), Class: SeriesClass(rep.Verdict), Reason: rep.Reason}
 	b.Badges = []view.Badge{{Label: rep.VerdictText, Class: b.Class, TestID: "verdict-state"}}
+	b.Notes = append(b.Notes, rep.Warnings...)
 	t := rep.Total
 	change := analyze.FormatSignedValue(t.Growth, rep.Unit)
 	if t.First != 0 {

@@ -174,6 +174,7 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 	headline, alarm := jvmThreadsHeadline(target.Groups)
 	pg.Header.Headline = jvmThreadDiffHeadline(d) + " " + headline
 	pg.Header.Alarm = alarm || d.TargetTotal > d.BaseTotal
+	pg.Header.Notices = append(pg.Header.Notices, d.Warnings...)
 	for _, w := range base.Warnings {
 		pg.Header.Notices = append(pg.Header.Notices, ts.Name(q.Base)+": "+w)
 	}

@@ -251,6 +251,9 @@ func (s *Kind) compare(w http.ResponseWriter, r *http.Request) error {
 // writeSeriesMarkdown writes a series' verdict and top suspects.
 func writeSeriesMarkdown(w io.Writer, rep *series.Report) {
 	fmt.Fprintf(w, "- Verdict: **%s** — %s\n", markdown.Escape(rep.VerdictText), markdown.Escape(rep.Reason))
+	for _, warning := range rep.Warnings {
+		fmt.Fprintf(w, "- Warning: %s\n", markdown.Escape(warning))
+	}
 	fmt.Fprintf(w, "- %s over %d snapshots: %s → %s\n", markdown.Escape(rep.SampleType), len(rep.Totals),
 		analyze.FormatValue(rep.Total.First, rep.Unit), analyze.FormatValue(rep.Total.Last, rep.Unit))
 	if len(rep.Suspects) == 0 {

@@ -226,6 +226,7 @@ func (s *Kind) profilePage(ctx context.Context, ps *profileSet) (view.ProfileRep
 			return q.url(path, func(v url.Values) { v.Set("order", formatOrder(order)) })
 		})
 		sv.InBanner = true
+		sv.Warnings = nil // the banner says them
 		sv.Chart.ImageURL = q.url(page.ReportChartImageURL(ps.rep.ID, "totals", ""), nil)
 		pg.Series = &sv
 		pg.Verdict = chart.SeriesBanner(rep)
