@@ -203,3 +203,40 @@ func TestHistogramComparisonAcrossJVMVersionsWarns(t *testing.T) {
 		t.Errorf("Markdown lacks the warning:\n%s", md)
 	}
 }
+
+// TestComparisonColours checks that colours mean one thing: a profile diff that
+// grew is red and one that shrank green; native memory that grew by 1.4 GB
+// without a native leak is red, never green; a single histogram, with no
+// verdict, is grey.
+func TestComparisonColours(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	t0, t9 := fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz")
+	up := ts.mustUpload(t, nil, t0, t9) // ordered by time: t0 → t9
+	for _, c := range []struct {
+		query, class string
+	}{
+		{"?base=0&target=1", "bad"},
+		{"?base=1&target=0", "good"},
+	} {
+		pg := goroutinePage(t, ts, up.ReportURL+c.query)
+		banner := pg.Find("[data-testid=verdict-banner]")
+		if !banner.HasClass(c.class) || banner.HasClass("warn") {
+			t.Errorf("%s: banner class %q, want %q", c.query, banner.AttrOr("class", ""), c.class)
+		}
+	}
+	base, _, _ := jvmNMTSummaryText("2026-12-02T01:00:00Z", jvmKafkaBroker(0))
+	heap := jvmKafkaBroker(0)
+	heap[0].committed += 1400 << 10 // Java Heap +1.4 GB
+	target, _, _ := jvmNMTSummaryText("2026-12-02T01:10:00Z", heap)
+	up = ts.mustUpload(t, nil, file{"before.nmt", []byte(base)}, file{"after.nmt", []byte(target)})
+	pg := goroutinePage(t, ts, up.ReportURL)
+	if banner := pg.Find("[data-testid=verdict-banner]"); banner.HasClass("good") || !banner.HasClass("bad") {
+		t.Errorf("NMT +1.4 GB: banner class %q, want red", banner.AttrOr("class", ""))
+	}
+	text, _, _ := jvmHistogramText("", jvmSamzaHeap(10))
+	up = ts.mustUpload(t, nil, file{"one.histo", []byte(text)})
+	pg = goroutinePage(t, ts, up.ReportURL)
+	if banner := pg.Find("[data-testid=verdict-banner]"); banner.HasClass("good") || banner.HasClass("bad") {
+		t.Errorf("one histogram: banner class %q, want grey", banner.AttrOr("class", ""))
+	}
+}

@@ -17,10 +17,10 @@ func SeriesClass(v series.Verdict) string {
 	switch v {
 	case series.Leak:
 		return "bad"
-	case series.Shrinking, series.Inconclusive:
-		return "warn"
+	case series.Shrinking, series.Steady:
+		return "good"
 	}
-	return "good"
+	return "" // inconclusive: no verdict, grey
 }
 
 // SeriesBanner is the verdict of a series report.

@@ -124,6 +124,7 @@ func (hs *Histograms) DiffPage() view.JavaHistogramDiffPage {
 	}
 	suspects := d.Suspects(q.Rows)
 	pg.Header.Headline, pg.Header.Alarm = DiffHeadline(d, suspects)
+	pg.Header.Shrank = d.TotalBytes < 0
 	pg.Header.Notices = append(pg.Header.Notices, d.Warnings...)
 	for _, w := range base.Warnings {
 		pg.Header.Notices = append(pg.Header.Notices, hs.Name(q.Base)+": "+w)

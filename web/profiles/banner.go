@@ -15,13 +15,13 @@ import (
 
 // diffBanner is the verdict of a diff: how the total moved and the largest change.
 func diffBanner(d view.DiffTable) *view.Banner {
-	b := &view.Banner{State: "unchanged", Class: "good"}
+	b := &view.Banner{State: "unchanged"}
 	label := "unchanged"
 	switch {
 	case d.Grew:
-		b.State, label, b.Class = "grew", "grew "+d.Change, "warn"
-	case d.Change != "0" && d.Change != "0 B":
-		b.State, label = "shrank", "shrank "+d.Change
+		b.State, label, b.Class = "grew", "grew "+d.Change, "bad"
+	case !view.ZeroChange(d.Change):
+		b.State, label, b.Class = "shrank", "shrank "+d.Change, "good"
 	}
 	b.Badges = []view.Badge{{Label: label, Class: b.Class, TestID: "verdict-state"}}
 	b.Reason = fmt.Sprintf("Total %s went from %s to %s (%s, %s) between %s and %s", d.SampleType, d.Base, d.Target, d.Change, d.Ratio, d.BaseName, d.TargetName)
