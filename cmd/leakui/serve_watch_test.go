@@ -216,7 +216,10 @@ func TestServeWatchUsage(t *testing.T) {
 		{[]string{"-watch", "app=http://10.0.0.7:6060", "-watch", "app=http://10.0.0.8:6060"}, "app"},
 	} {
 		var out, errb bytes.Buffer
-		code := run(context.Background(), append([]string{"serve", "-data", t.TempDir()}, c.args...), stdio{strings.NewReader(""), &out, &errb})
+		// A declaration taken for good would serve: the context ends it.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		code := run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0", "-data", t.TempDir()}, c.args...), stdio{strings.NewReader(""), &out, &errb})
+		cancel()
 		if code != 2 || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("serve %q: exit %d, stderr %q; want 2 and %q", c.args, code, errb.String(), c.want)
 		}
@@ -277,19 +280,18 @@ func TestMetricsAccess(t *testing.T) {
 		// A rebound name is refused, as the web refuses it.
 		req, _ := http.NewRequest(http.MethodGet, base+"/metrics", nil)
 		req.Host = "rebound.example"
-		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusMisdirectedRequest {
-			t.Errorf("%q: /metrics for another host: %v %v", c.flags, resp.StatusCode, err)
-		} else {
-			resp.Body.Close()
+		if resp, err := http.DefaultClient.Do(req); err != nil {
+			t.Errorf("%q: /metrics for another host: %v", c.flags, err)
+		} else if resp.Body.Close(); resp.StatusCode != http.StatusMisdirectedRequest {
+			t.Errorf("%q: /metrics for another host: %d, want 421", c.flags, resp.StatusCode)
 		}
 		// The web behind it answers as before, HEAD by its GET.
 		for _, method := range []string{http.MethodGet, http.MethodHead} {
 			req, _ := http.NewRequest(method, base+"/healthz", nil)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil || resp.StatusCode != http.StatusOK {
-				t.Errorf("%s /healthz: %v %v", method, resp.StatusCode, err)
-			} else {
-				resp.Body.Close()
+			if resp, err := http.DefaultClient.Do(req); err != nil {
+				t.Errorf("%s /healthz: %v", method, err)
+			} else if resp.Body.Close(); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s /healthz: %d", method, resp.StatusCode)
 			}
 		}
 		if err := m.Close(); err != nil {
