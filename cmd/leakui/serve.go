@@ -254,10 +254,6 @@ func (m *Main) Open(ctx context.Context) error {
 	if m.MemoryBudget <= 0 {
 		m.MemoryBudget = web.DefaultMemoryBudget()
 	}
-	if !m.maxDecompressedSet {
-		m.MaxDecompressed = min(m.MaxDecompressed, m.MemoryBudget/2)
-	}
-	m.log.Info("memory", "gomemlimit", memLimit, "memory_budget", m.MemoryBudget, "max_decompressed", m.MaxDecompressed)
 	// The watches' verdicts get a share of the memory budget of their own;
 	// the web's analyses and caches the rest.
 	webBudget, watchBudget := m.MemoryBudget, (*analyze.Budget)(nil)
@@ -265,6 +261,11 @@ func (m *Main) Open(ctx context.Context) error {
 		watchBudget = analyze.NewBudget(m.MemoryBudget / watchBudgetShare)
 		webBudget -= watchBudget.Limit()
 	}
+	if !m.maxDecompressedSet {
+		m.MaxDecompressed = min(m.MaxDecompressed, webBudget/2)
+	}
+	m.log.Info("memory", "gomemlimit", memLimit, "memory_budget", m.MemoryBudget, "max_decompressed", m.MaxDecompressed,
+		"watches_budget", m.MemoryBudget-webBudget)
 	bg, err := m.openBackground(ctx, dsn, watchBudget)
 	if err != nil {
 		ln.Close()

@@ -136,14 +136,17 @@ func (bg *background) start(ctx context.Context) error {
 	return bg.runner.Start(ctx)
 }
 
-// close stops the runner (its running jobs return to their queue) and closes
-// the backend; the store closes after.
+// close stops the runner (its running jobs return to their queue), closes
+// the scrapes' idle connections and the backend; the store closes after.
 func (bg *background) close(timeout time.Duration) error {
 	var errs []error
 	if bg.runner != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		errs = append(errs, bg.runner.Stop(ctx))
 		cancel()
+	}
+	if bg.watcher != nil {
+		bg.watcher.CloseIdleConnections()
 	}
 	if bg.backend != nil {
 		errs = append(errs, bg.backend.Close())

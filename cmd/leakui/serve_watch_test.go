@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/leakui/leakui/alert"
 	"github.com/leakui/leakui/internal/watchtarget"
 	"github.com/leakui/leakui/watch"
@@ -298,4 +300,44 @@ func TestMetricsAccess(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// The watches' verdicts are charged to their share of -memory-budget (a
+// quarter): with no room in it for one profile, a tick records the budget's
+// error. The server runs in this process, and its job runner leaves no
+// goroutine behind once it is closed.
+func TestServeWatchBudget(t *testing.T) {
+	tg := watchtarget.Start(t, "steady")
+	ignore := goleak.IgnoreCurrent()
+	var out, errb bytes.Buffer
+	m := NewMain(stdio{strings.NewReader(""), &out, &errb})
+	if err := m.ParseFlags([]string{"-addr", "127.0.0.1:0", "-data", t.TempDir(), "-memory-budget", "16384",
+		"-watch", "app=" + tg.URL + ",every=1s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	var st watch.Status
+	waitFor(t, 20*time.Second, "a tick", func() bool {
+		ss, err := m.bg.watcher.Statuses(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = ss[0]
+		return st.LastError != ""
+	})
+	if !strings.HasSuffix(st.LastError, "memory budget of 4.0 kB (-memory-budget)") || st.Snapshots != 0 {
+		t.Errorf("the watch over its budget: %q, %d snapshots", st.LastError, st.Snapshots)
+	}
+	code, text := scrapeMetrics(t, "http://"+m.Addr, "")
+	if code != http.StatusOK || !strings.Contains(text, `leakui_watch_last_scrape_error{watch="app"} 1`) {
+		t.Errorf("/metrics: %d\n%s", code, text)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	http.DefaultClient.CloseIdleConnections()
+	goleak.VerifyNone(t, ignore)
 }
