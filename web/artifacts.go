@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // artifactsResource serves /a/{sha256}: the original bytes, for go tool pprof.
@@ -35,7 +36,7 @@ func (rs artifactsResource) download(w http.ResponseWriter, r *http.Request) err
 	cache := "public, max-age=31536000, immutable"
 	if len(sha) < 64 {
 		if rs.s.cfg.Token != "" && !rs.s.authorized(r) {
-			return errorf(http.StatusUnauthorized, "a download by a prefix of the SHA-256 needs this server's token (sign in at /login, or send Authorization: Bearer TOKEN); without it, give the whole SHA-256")
+			return serrors.Errorf(http.StatusUnauthorized, "a download by a prefix of the SHA-256 needs this server's token (sign in at /login, or send Authorization: Bearer TOKEN); without it, give the whole SHA-256")
 		}
 		full, err := rs.s.resolveArtifactPrefix(r.Context(), sha)
 		if err != nil {
@@ -71,7 +72,7 @@ func (rs artifactsResource) download(w http.ResponseWriter, r *http.Request) err
 // miss counts a download that found no file toward the client's lock-out, and
 // returns its error.
 func (rs artifactsResource) miss(client string, err error) error {
-	if status, _ := statusOf(err); status == http.StatusNotFound {
+	if status, _ := serrors.StatusOf(err); status == http.StatusNotFound {
 		if lockout := rs.s.logins.failed(client, time.Now()); lockout > 0 {
 			rs.s.log.Warn("downloads of unknown files refused", "client", client, "locked_out", lockout)
 		}

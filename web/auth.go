@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -78,10 +80,10 @@ func openPath(path string) bool {
 
 // unauthorized explains how to authenticate.
 func (s *Server) unauthorized(r *http.Request) error {
-	if wantsJSON(r) {
-		return errorf(http.StatusUnauthorized, "this server needs its token: send Authorization: Bearer TOKEN")
+	if page.WantsJSON(r) {
+		return serrors.Errorf(http.StatusUnauthorized, "this server needs its token: send Authorization: Bearer TOKEN")
 	}
-	return errorf(http.StatusUnauthorized, "this server needs its token: sign in at /login")
+	return serrors.Errorf(http.StatusUnauthorized, "this server needs its token: sign in at /login")
 }
 
 // handleLoginPage is GET /login.
@@ -96,7 +98,7 @@ func (s *Server) handleLoginPage(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
 	if err := r.ParseForm(); err != nil {
-		return errorf(http.StatusBadRequest, "bad form: %v", err)
+		return serrors.Errorf(http.StatusBadRequest, "bad form: %v", err)
 	}
 	client := clientKey(r)
 	if wait := s.logins.wait(client, time.Now()); wait > 0 {
@@ -105,7 +107,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.Token == "" || subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), []byte(s.cfg.Token)) != 1 {
 		lockout := s.logins.failed(client, time.Now())
 		s.log.Warn("sign-in refused", "client", client, "locked_out", lockout)
-		return errorf(http.StatusUnauthorized, "wrong token")
+		return serrors.Errorf(http.StatusUnauthorized, "wrong token")
 	}
 	s.logins.succeeded(client)
 	if err := s.startSession(r.Context(), w, r); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/web/page"
 )
 
 // captureName names a lab capture by its run, kind and step, such as
@@ -20,7 +21,7 @@ func (rr runRecorder) captureName(ctx context.Context, runID string, c lab.Captu
 		return c.Name
 	}
 	var spec lab.Spec
-	jsonUnmarshal(run.Spec, &spec)
+	page.Unmarshal(run.Spec, &spec)
 	ext := ".pb.gz"
 	switch e := path.Ext(c.Name); {
 	case strings.HasSuffix(c.Name, ".tar.gz"):

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	webbundles "github.com/leakui/leakui/web/bundles"
+
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/capture"
 	"github.com/leakui/leakui/internal/hostile/bundle"
@@ -58,7 +60,7 @@ func TestCaptureReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := rep.Analysis
-	if doc.Kind != kindCapture || a.CaptureKind != "jvm" || a.Verdict != "leak" || a.Cause != want.Verdict.Cause || a.Sentence != want.Verdict.Sentence ||
+	if doc.Kind != webbundles.ReportKind || a.CaptureKind != "jvm" || a.Verdict != "leak" || a.Cause != want.Verdict.Cause || a.Sentence != want.Verdict.Sentence ||
 		a.UntrackedNativeDeltaBytes == nil || *a.UntrackedNativeDeltaBytes != want.JVM.UntrackedNativeDeltaBytes || a.InflatersAlive == nil || *a.InflatersAlive != 20000 {
 		t.Fatalf("report %s: %+v; analyze/capture says %q", doc.Kind, a, want.Verdict.Sentence)
 	}
@@ -66,23 +68,23 @@ func TestCaptureReport(t *testing.T) {
 		t.Errorf("bundles not oldest first: %+v", a.Bundles)
 	}
 
-	page, _ := jvmGetPage(t, ts, up.ReportURL)
-	if got := strings.TrimSpace(page.Find("[data-testid=headline]").Text()); got != want.Verdict.Sentence {
+	pg, _ := jvmGetPage(t, ts, up.ReportURL)
+	if got := strings.TrimSpace(pg.Find("[data-testid=headline]").Text()); got != want.Verdict.Sentence {
 		t.Errorf("page verdict %q", got)
 	}
-	if names := page.Find("[data-testid=files] td").First().Text(); !strings.Contains(names, "before") {
+	if names := pg.Find("[data-testid=files] td").First().Text(); !strings.Contains(names, "before") {
 		t.Errorf("the page lists %q first, not the capture before", names)
 	}
-	if got := page.Find("[data-testid=capture-row]").Length(); got != 2 {
+	if got := pg.Find("[data-testid=capture-row]").Length(); got != 2 {
 		t.Errorf("%d capture rows", got)
 	}
-	if got := strings.TrimSpace(page.Find("[data-testid=capture-row]").Last().Find("[data-testid=inflaters]").Text()); got != "20,000" {
+	if got := strings.TrimSpace(pg.Find("[data-testid=capture-row]").Last().Find("[data-testid=inflaters]").Text()); got != "20,000" {
 		t.Errorf("the last capture's Inflaters %q", got)
 	}
-	if got := page.Find("[data-testid=capture-step]").Length(); got != 2*len(capture.JVMSteps) {
+	if got := pg.Find("[data-testid=capture-step]").Length(); got != 2*len(capture.JVMSteps) {
 		t.Errorf("%d steps listed", got)
 	}
-	if f := page.Find("[data-testid=capture-formula]").Text(); !strings.Contains(f, analyze.FormatSignedValue(want.JVM.UntrackedNativeDeltaBytes, "bytes")) {
+	if f := pg.Find("[data-testid=capture-formula]").Text(); !strings.Contains(f, analyze.FormatSignedValue(want.JVM.UntrackedNativeDeltaBytes, "bytes")) {
 		t.Errorf("formula %q", f)
 	}
 
@@ -103,8 +105,8 @@ func TestCaptureReport(t *testing.T) {
 	if one.Verdict != "no leak" {
 		t.Errorf("one bundle: verdict %q", one.Verdict)
 	}
-	page, _ = jvmGetPage(t, ts, one.ReportURL)
-	if h := page.Find("[data-testid=headline]").Text(); !strings.Contains(h, "Take another capture") || !strings.Contains(h, "20,000 java.util.zip.Inflater") {
+	pg, _ = jvmGetPage(t, ts, one.ReportURL)
+	if h := pg.Find("[data-testid=headline]").Text(); !strings.Contains(h, "Take another capture") || !strings.Contains(h, "20,000 java.util.zip.Inflater") {
 		t.Errorf("one bundle's verdict %q", h)
 	}
 }

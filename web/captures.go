@@ -8,6 +8,8 @@ import (
 
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // captureRequest is the body of POST /api/captures.
@@ -27,19 +29,19 @@ func (s *Server) startCapture(r *http.Request, req captureRequest) (string, erro
 	if req.Interval != "" {
 		d, err := time.ParseDuration(req.Interval)
 		if err != nil {
-			return "", errorf(http.StatusBadRequest, "interval must be a duration such as 10s, not %q", req.Interval)
+			return "", serrors.Errorf(http.StatusBadRequest, "interval must be a duration such as 10s, not %q", req.Interval)
 		}
 		ts.Interval = d
 	}
 	id := store.NewID()
 	_, err := s.lab.StartCapture(id, ts, s.cfg.Targets, func(spec lab.Spec) error {
-		return s.store.CreateRun(r.Context(), &store.Run{ID: id, Workload: spec.Workload, Spec: mustJSON(spec), Owner: s.owner,
+		return s.store.CreateRun(r.Context(), &store.Run{ID: id, Workload: spec.Workload, Spec: page.MustJSON(spec), Owner: s.owner,
 			LeaseUntil: time.Now().Add(s.lab.Lease())})
 	})
 	if err != nil {
 		return "", err
 	}
-	s.log.Info("capture started", "run", id, "target", ts.Target, "client", clientIP(r))
+	s.log.Info("capture started", "run", id, "target", ts.Target, "client", page.ClientIP(r))
 	return id, nil
 }
 
@@ -49,20 +51,20 @@ func (s *Server) handleCaptureAPI(w http.ResponseWriter, r *http.Request) error 
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return errorf(http.StatusBadRequest, "the body must be JSON such as {\"target\":\"api\",\"what\":\"heap\",\"interval\":\"10s\",\"count\":10}: %v", err)
+		return serrors.Errorf(http.StatusBadRequest, "the body must be JSON such as {\"target\":\"api\",\"what\":\"heap\",\"interval\":\"10s\",\"count\":10}: %v", err)
 	}
 	id, err := s.startCapture(r, req)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "url": runURL(id)})
+	return page.JSON(w, http.StatusAccepted, map[string]string{"id": id, "url": page.RunURL(id)})
 }
 
 // handleCaptureForm is POST /captures from the dashboard: 303 to the run page.
 func (s *Server) handleCaptureForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		return errorf(http.StatusBadRequest, "bad form: %v", err)
+		return serrors.Errorf(http.StatusBadRequest, "bad form: %v", err)
 	}
 	count, _ := strconv.Atoi(r.PostForm.Get("count"))
 	id, err := s.startCapture(r, captureRequest{Target: r.PostForm.Get("target"), What: r.PostForm.Get("what"),
@@ -70,6 +72,6 @@ func (s *Server) handleCaptureForm(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, runURL(id), http.StatusSeeOther)
+	http.Redirect(w, r, page.RunURL(id), http.StatusSeeOther)
 	return nil
 }

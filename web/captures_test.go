@@ -126,8 +126,8 @@ func TestCaptureTakesGoroutineLeak(t *testing.T) {
 	if len(doc.Artifacts) != 3 || doc.Kind != "series" {
 		t.Errorf("the capture's report is a %s of %d artifacts, want a series of the 3 goroutine profiles", doc.Kind, len(doc.Artifacts))
 	}
-	page := goroutinePage(t, ts, "/runs/"+out["id"])
-	sec := page.Find("[data-testid=section-proven-leaked]").Text()
+	pg := goroutinePage(t, ts, "/runs/"+out["id"])
+	sec := pg.Find("[data-testid=section-proven-leaked]").Text()
 	if !strings.Contains(sec, "Proven leaked by the Go runtime") || !strings.Contains(sec, "6 goroutines proven leaked in the last of 3 goroutineleak captures") || !strings.Contains(sec, "6 × main.strand.func1") {
 		t.Errorf("run page section: %q", sec)
 	}

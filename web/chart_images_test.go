@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/web/page"
 )
 
 var markdownImage = regexp.MustCompile(`!\[([^\]]*)\]\((https?://[^/)]+)(/[^)]+)\)`)
@@ -38,7 +39,7 @@ func checkSVG(t *testing.T, ts *testServer, path string, texts ...string) []byte
 func TestSeriesChartImageInMarkdown(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, parcaSeries(t)...)
-	_, _, md := ts.get(t, reportURL(up.ReportID)+".md")
+	_, _, md := ts.get(t, page.ReportURL(up.ReportID)+".md")
 	m := markdownImage.FindSubmatch(md)
 	if m == nil || strings.ReplaceAll(string(m[1]), `\`, "") != "Total inuse_space" || !strings.HasPrefix(string(m[3]), "/r/"+up.ReportID+"/charts/totals.svg") {
 		t.Fatalf("no totals image in the Markdown:\n%s", md)

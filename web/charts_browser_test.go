@@ -14,6 +14,7 @@ import (
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/browser"
+	"github.com/leakui/leakui/web/page"
 )
 
 // parcaSeries are the three heap profiles of one Parca process (testdata/pprof).
@@ -66,7 +67,7 @@ func TestBrowserSeriesChart(t *testing.T) {
 	}
 	last := rep.Snapshots[len(rep.Snapshots)-1]
 
-	browser.Do(t, ctx, chromedp.EmulateViewport(1400, 1000), chromedp.Navigate(ts.URL+reportURL(up.ReportID)))
+	browser.Do(t, ctx, chromedp.EmulateViewport(1400, 1000), chromedp.Navigate(ts.URL+page.ReportURL(up.ReportID)))
 	const fig = `figure[data-chart^="totals-"]`
 	xs, ys := chartTicks(t, ctx, fig)
 	if len(ys) < 3 || ys[0] != "0 B" || !strings.HasSuffix(ys[len(ys)-1], "MB") {

@@ -1,15 +1,13 @@
 package web
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
-)
 
-// clientAddrKey holds a request's client address in its context.
-type clientAddrKey struct{}
+	"github.com/leakui/leakui/web/page"
+)
 
 // clientAddress finds each request's client address, which the per-address
 // limits (throttle shares, rates, the sign-in lock-out, quotas, the heap dump
@@ -21,7 +19,7 @@ func (s *Server) clientAddress(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		addr := forwardedClient(r, s.cfg.TrustedProxies)
 		if addr.IsValid() {
-			r = r.WithContext(context.WithValue(r.Context(), clientAddrKey{}, addr))
+			r = r.WithContext(page.WithClientAddr(r.Context(), addr))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -125,20 +123,11 @@ func inPrefixes(addr netip.Addr, prefixes []netip.Prefix) bool {
 	return false
 }
 
-// clientIP is the request's client address as text, for the logs ("" when
-// it is not known).
-func clientIP(r *http.Request) string {
-	if addr, ok := r.Context().Value(clientAddrKey{}).(netip.Addr); ok {
-		return addr.String()
-	}
-	return ""
-}
-
 // clientKey is what the per-address limits count a request under: its client
 // address, but for IPv6 the /64 network it is in, since one host may hold a
 // whole /64 and pick a new address for every request.
 func clientKey(r *http.Request) string {
-	addr, ok := r.Context().Value(clientAddrKey{}).(netip.Addr)
+	addr, ok := page.ClientAddr(r)
 	if !ok {
 		return ""
 	}

@@ -2,11 +2,11 @@ package web
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -16,8 +16,8 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 	// who may see them all.
 	var err error
 	listing := s.authorized(r)
-	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: s.kinds.accepted,
-		SignIn: !listing, Auth: s.cfg.Token != "", Log: logUploadForm()}
+	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: s.kinds.Accepted(),
+		SignIn: !listing, Auth: s.cfg.Token != "", Log: s.logs.UploadForm()}
 	if listing {
 		if d.Reports, err = s.reportList(r); err != nil {
 			return err
@@ -31,26 +31,8 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 
 // summaryLine renders a stored summary as one line for listings.
 func (s *Server) summaryLine(kind string, raw json.RawMessage) string {
-	if k, ok := s.kinds.reports[kind]; ok && k.summary != nil {
-		return k.summary(raw)
-	}
-	return ""
-}
-
-// profileSummaryLine shows the default sample type's total.
-func profileSummaryLine(raw json.RawMessage) string {
-	sum, ok := decodeProfileSummary(raw)
-	if !ok {
-		return ""
-	}
-	for _, st := range sum.SampleTypes {
-		if st.Type == sum.Default {
-			line := st.Type + " " + analyze.FormatValue(st.Total, st.Unit)
-			if sum.Profiles > 0 {
-				line += fmt.Sprintf(" (last of %d profiles)", sum.Profiles)
-			}
-			return line
-		}
+	if k, ok := s.kinds.For(kind); ok {
+		return k.Summary(raw)
 	}
 	return ""
 }
@@ -78,9 +60,9 @@ func (s *Server) labBlock(r *http.Request, listing bool) (view.RunList, error) {
 	}
 	for _, run := range runs {
 		var spec lab.Spec
-		jsonUnmarshal(run.Spec, &spec)
-		l.Recent = append(l.Recent, view.RunItem{ID: run.ID, URL: runURL(run.ID), Title: spec.Title(), Status: run.Status,
-			StatusClass: statusClass(run.Status), Verdict: run.Verdict, Created: formatTime(run.CreatedAt)})
+		page.Unmarshal(run.Spec, &spec)
+		l.Recent = append(l.Recent, view.RunItem{ID: run.ID, URL: page.RunURL(run.ID), Title: spec.Title(), Status: run.Status,
+			StatusClass: statusClass(run.Status), Verdict: run.Verdict, Created: page.FormatTime(run.CreatedAt)})
 	}
 	return l, nil
 }

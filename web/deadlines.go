@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // errBodyIdle and errBodySlow are the errors of a request body cut because its
 // client sent nothing for IdleBodyTimeout, or less than MinBodyRate a second
-// over it; the reads of such a body return an *Error (408) wrapping one.
+// over it; the reads of such a body return an *serrors.Error (408) wrapping one.
 var (
 	errBodyIdle = errors.New("the client stopped sending the request body")
 	errBodySlow = errors.New("the client sent the request body too slowly")
@@ -185,10 +186,10 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 // cutError is the 408 of a body cut for sending nothing (idle) or too little.
 func (b *pacedBody) cutError(idle bool) error {
 	if idle || b.need <= 0 {
-		return &Error{Status: http.StatusRequestTimeout, Err: errBodyIdle,
+		return &serrors.Error{Status: http.StatusRequestTimeout, Err: errBodyIdle,
 			Message: fmt.Sprintf("the request body stopped: no byte arrived for %v (-idle-body-timeout)", b.window)}
 	}
-	return &Error{Status: http.StatusRequestTimeout, Err: errBodySlow,
+	return &serrors.Error{Status: http.StatusRequestTimeout, Err: errBodySlow,
 		Message: fmt.Sprintf("the request body came too slowly: less than %s a second over %v (-min-body-rate, -idle-body-timeout)",
 			analyze.FormatBytes(b.rate), b.window)}
 }

@@ -34,7 +34,7 @@ func TestUploadUTF16ThreadDumps(t *testing.T) {
 		if int64(got.Total) != threads || threads == 0 || !reflect.DeepEqual(got.Groups, want.Groups) {
 			t.Errorf("%s: %d threads, iconv + grep count %d, or the groups differ from the UTF-8 file's", name, got.Total, threads)
 		}
-		if page := goroutinePage(t, ts, up.ReportURL); !strings.Contains(page.Find("body").Text(), enc) {
+		if pg := goroutinePage(t, ts, up.ReportURL); !strings.Contains(pg.Find("body").Text(), enc) {
 			t.Errorf("%s: the page does not say %s", name, enc)
 		}
 	}
@@ -65,8 +65,8 @@ func TestUploadUTF16Log(t *testing.T) {
 			t.Errorf("%v: %d, grep counts %d", p, rep.Patterns[i].Count, want)
 		}
 	}
-	page, _ := logGetPage(t, ts, up.ReportURL)
-	if got := page.Find("[data-testid=file-compression]").Text(); !strings.Contains(got, "UTF-16LE") {
+	pg, _ := logGetPage(t, ts, up.ReportURL)
+	if got := pg.Find("[data-testid=file-compression]").Text(); !strings.Contains(got, "UTF-16LE") {
 		t.Errorf("the page says %q of the file's encoding", got)
 	}
 }
@@ -94,7 +94,7 @@ func TestUploadPrefixedDumps(t *testing.T) {
 	if len(want) == 0 || !reflect.DeepEqual(got, want) || up.Artifacts[0].Prefix != analyze.PrefixKubectl {
 		t.Errorf("kubectl prefixes: %d groups (want %d), uploaded as %+v", len(got), len(want), up.Artifacts[0])
 	}
-	if page := goroutinePage(t, ts, up.ReportURL); !strings.Contains(page.Find("body").Text(), "kubectl logs --timestamps prefixes stripped") {
+	if pg := goroutinePage(t, ts, up.ReportURL); !strings.Contains(pg.Find("body").Text(), "kubectl logs --timestamps prefixes stripped") {
 		t.Error("the page does not say the kubectl prefixes were stripped")
 	}
 
@@ -107,7 +107,7 @@ func TestUploadPrefixedDumps(t *testing.T) {
 	if a := up.Artifacts[0]; !reflect.DeepEqual(got, want) || a.Format != "SIGQUIT" || a.SkippedLines != lines || a.SkippedBytes != int64(len(before)) {
 		t.Errorf("SIGQUIT in a container log: %d groups (want %d), uploaded as %+v", len(got), len(want), a)
 	}
-	if page := goroutinePage(t, ts, up.ReportURL); !strings.Contains(page.Find("body").Text(), analyze.FormatCount(lines)+" lines (5.0 MB) of log before the dump skipped") {
+	if pg := goroutinePage(t, ts, up.ReportURL); !strings.Contains(pg.Find("body").Text(), analyze.FormatCount(lines)+" lines (5.0 MB) of log before the dump skipped") {
 		t.Error("the page does not say the log before the dump was skipped")
 	}
 
@@ -120,7 +120,7 @@ func TestUploadPrefixedDumps(t *testing.T) {
 		gotJVM.Total != wantJVM.Total || !reflect.DeepEqual(gotJVM.Groups, wantJVM.Groups) {
 		t.Errorf("jstack with kubectl prefixes: %d threads (want %d), uploaded as %+v", gotJVM.Total, wantJVM.Total, a)
 	}
-	if page := goroutinePage(t, ts, up.ReportURL); !strings.Contains(page.Find("body").Text(), "kubectl logs --timestamps prefixes stripped") {
+	if pg := goroutinePage(t, ts, up.ReportURL); !strings.Contains(pg.Find("body").Text(), "kubectl logs --timestamps prefixes stripped") {
 		t.Error("the JVM page does not say the kubectl prefixes were stripped")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/internal/hostile"
+	"github.com/leakui/leakui/web/page"
 )
 
 // flameImage is the part of a flame graph image the tests read.
@@ -65,7 +66,7 @@ func TestFlameImageInMarkdown(t *testing.T) {
 		names[b.Name] = true
 	}
 	for _, name := range hostile.HostileNames {
-		want := logDisplay(name)
+		want := page.Display(name)
 		if !names[want] {
 			t.Errorf("no box named %q in %v", want, names)
 		}
@@ -78,8 +79,8 @@ func TestFlameImageInMarkdown(t *testing.T) {
 	// flame view's "SVG image" link.
 	_, _, md = ts.get(t, up.ReportURL+".md?f=onerror")
 	focused, _ := readFlameImage(t, ts, md, "Flame graph of inuse_space")
-	_, _, page := ts.get(t, up.ReportURL+"?view=flame&f=onerror")
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	_, _, pg := ts.get(t, up.ReportURL+"?view=flame&f=onerror")
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(pg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -573,8 +573,8 @@ func (g *goldenSession) reads() {
 	if next == nil {
 		t.Fatal("the dashboard has no next page: upload more reports than a page lists")
 	}
-	for page := 2; next != nil; page++ {
-		a := g.get(fmt.Sprintf("dashboard/page-%d", page), strings.ReplaceAll(string(next[1]), "&amp;", "&"))
+	for pg := 2; next != nil; pg++ {
+		a := g.get(fmt.Sprintf("dashboard/page-%d", pg), strings.ReplaceAll(string(next[1]), "&amp;", "&"))
 		next = nextPage.FindSubmatch(a.body)
 	}
 	g.get("dashboard/bad-cursor", "/?after=nonsense")

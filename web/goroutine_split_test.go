@@ -40,28 +40,28 @@ func TestGoroutineSplitByCreator(t *testing.T) {
 	if status != 201 {
 		t.Fatalf("%d %s", status, raw)
 	}
-	counts := func(page *goquery.Document) []string {
+	counts := func(pg *goquery.Document) []string {
 		var c []string
-		page.Find("[data-testid=goroutine-group]").Each(func(_ int, s *goquery.Selection) { c = append(c, s.AttrOr("data-count", "")) })
+		pg.Find("[data-testid=goroutine-group]").Each(func(_ int, s *goquery.Selection) { c = append(c, s.AttrOr("data-count", "")) })
 		return c
 	}
-	page := goroutinePage(t, ts, up.ReportURL)
-	if c := counts(page); strings.Join(c, ",") != "3" {
+	pg := goroutinePage(t, ts, up.ReportURL)
+	if c := counts(pg); strings.Join(c, ",") != "3" {
 		t.Errorf("by stack: group counts %v, want [3]", c)
 	}
-	note := page.Find("[data-testid=creator-note]")
+	note := pg.Find("[data-testid=creator-note]")
 	link := note.Find("[data-testid=split-creator]").AttrOr("href", "")
 	if !strings.Contains(note.Text(), "panicparse") || !strings.Contains(link, "split=creator") {
 		t.Errorf("creator note %q, link %q", note.Text(), link)
 	}
-	if hint := page.Find("[data-testid=leak-hint]").Text(); !strings.Contains(hint, "GOEXPERIMENT=goroutineleakprofile") || !strings.Contains(hint, "/debug/pprof/goroutineleak") {
+	if hint := pg.Find("[data-testid=leak-hint]").Text(); !strings.Contains(hint, "GOEXPERIMENT=goroutineleakprofile") || !strings.Contains(hint, "/debug/pprof/goroutineleak") {
 		t.Errorf("leak hint %q", hint)
 	}
-	page = goroutinePage(t, ts, link)
-	if c := counts(page); strings.Join(c, ",") != "2,1" {
+	pg = goroutinePage(t, ts, link)
+	if c := counts(pg); strings.Join(c, ",") != "2,1" {
 		t.Errorf("split by creator: group counts %v, want [2 1]", c)
 	}
-	if back := page.Find("[data-testid=split-creator]").AttrOr("href", ""); strings.Contains(back, "split=") {
+	if back := pg.Find("[data-testid=split-creator]").AttrOr("href", ""); strings.Contains(back, "split=") {
 		t.Errorf("the split page links back to %q", back)
 	}
 	code, _, body := ts.get(t, "/api/reports/"+up.ReportID+"?split=creator")

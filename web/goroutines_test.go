@@ -15,21 +15,25 @@ import (
 	"testing"
 	"time"
 
+	webgoroutines "github.com/leakui/leakui/web/goroutines"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/web/kind"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
 // goroutineDoc is the JSON twin of a goroutines report, as a client reads it.
 type goroutineDoc struct {
-	Kind      string             `json:"kind"`
-	Artifacts []uploadedArtifact `json:"artifacts"`
-	Summary   goroutineSummary   `json:"summary"`
-	Notices   []string           `json:"notices"`
+	Kind      string                `json:"kind"`
+	Artifacts []kind.Artifact       `json:"artifacts"`
+	Summary   webgoroutines.Summary `json:"summary"`
+	Notices   []string              `json:"notices"`
 	Analysis  struct {
 		Mode          string            `json:"mode"`
 		BaseSHA256    string            `json:"base_sha256"`
@@ -130,7 +134,7 @@ func TestGoroutineFixtureReports(t *testing.T) {
 
 			doc := goroutineReportDoc(t, ts, "/api/reports/"+up.ReportID+"?n=all")
 			a := doc.Analysis
-			if doc.Kind != kindGoroutines || a.Mode != "dump" || a.Total != grepTotal || a.GroupsAll != len(want.Groups) ||
+			if doc.Kind != webgoroutines.ReportKind || a.Mode != "dump" || a.Total != grepTotal || a.GroupsAll != len(want.Groups) ||
 				len(a.Groups) != len(want.Groups) || a.Format != want.Format {
 				t.Fatalf("JSON: kind %s mode %s total %d groups %d/%d format %s; want %d goroutines in %d groups (%s)",
 					doc.Kind, a.Mode, a.Total, len(a.Groups), a.GroupsAll, a.Format, grepTotal, len(want.Groups), want.Format)
@@ -153,16 +157,16 @@ func TestGoroutineFixtureReports(t *testing.T) {
 				t.Errorf("n=1 gives %d of %d groups", len(cut.Analysis.Groups), cut.Analysis.GroupsAll)
 			}
 
-			page := goroutinePage(t, ts, up.ReportURL)
-			if got := page.Find("[data-testid=goroutine-total]").Text(); got != strconv.Itoa(grepTotal) {
+			pg := goroutinePage(t, ts, up.ReportURL)
+			if got := pg.Find("[data-testid=goroutine-total]").Text(); got != strconv.Itoa(grepTotal) {
 				t.Errorf("the page says %s goroutines, the dump %d", got, grepTotal)
 			}
-			if got := page.Find("[data-testid=goroutine-group-count]").Text(); got != strconv.Itoa(len(want.Groups)) {
+			if got := pg.Find("[data-testid=goroutine-group-count]").Text(); got != strconv.Itoa(len(want.Groups)) {
 				t.Errorf("the page says %s groups, the engine %d", got, len(want.Groups))
 			}
-			sections := page.Find("[data-testid=goroutine-group]")
-			if sections.Length() != min(len(want.Groups), defaultTopRows) {
-				t.Errorf("%d groups on the page, want %d", sections.Length(), min(len(want.Groups), defaultTopRows))
+			sections := pg.Find("[data-testid=goroutine-group]")
+			if sections.Length() != min(len(want.Groups), page.DefaultRows) {
+				t.Errorf("%d groups on the page, want %d", sections.Length(), min(len(want.Groups), page.DefaultRows))
 			}
 			sections.Each(func(i int, sec *goquery.Selection) {
 				w := want.Groups[i]
@@ -181,7 +185,7 @@ func TestGoroutineFixtureReports(t *testing.T) {
 			})
 
 			code, ct, md := ts.get(t, up.ReportURL+".md")
-			if code != 200 || !strings.HasPrefix(ct, "text/markdown") || !bytes.Contains(md, []byte(plural(grepTotal, "goroutine")+" in ")) {
+			if code != 200 || !strings.HasPrefix(ct, "text/markdown") || !bytes.Contains(md, []byte(page.Plural(grepTotal, "goroutine")+" in ")) {
 				t.Errorf("markdown: %d %s\n%s", code, ct, md)
 			}
 			if rows := bytes.Count(md, []byte("\n| ")); rows != min(len(want.Groups), 10)+1 {
@@ -204,13 +208,13 @@ func TestGoroutineErigonLeak(t *testing.T) {
 		t.Fatalf("grep reads total %d, largest %d in %q; PROVENANCE.md says 20161, 12096, webseedPeer.requester", total, largest, fn)
 	}
 	_, up, _ := ts.upload(t, fixture(t, "goroutines", name))
-	page := goroutinePage(t, ts, up.ReportURL)
-	first := page.Find("[data-testid=goroutine-group]").First()
+	pg := goroutinePage(t, ts, up.ReportURL)
+	first := pg.Find("[data-testid=goroutine-group]").First()
 	if c, f := first.Find("[data-testid=group-count]").Text(), first.Find("[data-testid=group-func]").Text(); c != "12096" || f != fn {
 		t.Errorf("first group %s × %s", c, f)
 	}
-	if page.Find("[data-testid=show-all]").AttrOr("href", "") != up.ReportURL+"?n=all" {
-		t.Errorf("show all links to %q", page.Find("[data-testid=show-all]").AttrOr("href", ""))
+	if pg.Find("[data-testid=show-all]").AttrOr("href", "") != up.ReportURL+"?n=all" {
+		t.Errorf("show all links to %q", pg.Find("[data-testid=show-all]").AttrOr("href", ""))
 	}
 	all := goroutinePage(t, ts, up.ReportURL+"?n=all")
 	if n := all.Find("[data-testid=goroutine-group]").Length(); n != len(greptest.Output(t, "-E", "^[0-9]+ @", path)) {
@@ -284,7 +288,7 @@ func TestGoroutineDiffSnapshots(t *testing.T) {
 	}
 	doc := goroutineReportDoc(t, ts, "/api/reports/"+up.ReportID+"?n=all")
 	a := doc.Analysis
-	if doc.Kind != kindGoroutinesDiff || a.Mode != "diff" || a.BaseSHA256 != up.Artifacts[0].SHA256 || a.TargetSHA256 != up.Artifacts[1].SHA256 ||
+	if doc.Kind != webgoroutines.ReportKindDiff || a.Mode != "diff" || a.BaseSHA256 != up.Artifacts[0].SHA256 || a.TargetSHA256 != up.Artifacts[1].SHA256 ||
 		a.Base == nil || a.Base.Total != dumpTotalByGrep(t, p1) || a.Total != dumpTotalByGrep(t, p2) {
 		t.Fatalf("kind %s mode %s base %s target %s totals %+v→%d", doc.Kind, a.Mode, a.BaseSHA256, a.TargetSHA256, a.Base, a.Total)
 	}
@@ -313,28 +317,28 @@ func TestGoroutineDiffSnapshots(t *testing.T) {
 		t.Errorf("new %v gone %v; grep: new %v gone %v", gotNew, gotGone, wantNew, wantGone)
 	}
 
-	page := goroutinePage(t, ts, up.ReportURL)
-	page.Find("[data-testid=goroutine-group]").Each(func(i int, sec *goquery.Selection) {
+	pg := goroutinePage(t, ts, up.ReportURL)
+	pg.Find("[data-testid=goroutine-group]").Each(func(i int, sec *goquery.Selection) {
 		g, ch := a.Groups[i], sec.Find("[data-testid=group-change]")
 		if sec.AttrOr("data-count", "") != strconv.Itoa(g.Count) || ch.AttrOr("data-base", "") != strconv.Itoa(*g.BaseCount) ||
 			ch.AttrOr("data-delta", "") != strconv.Itoa(*g.Delta) || ch.AttrOr("data-gone", "") != strconv.FormatBool(g.Gone) {
 			t.Errorf("group %d on the page: %s goroutines, change %q; the JSON says %+v", i, sec.AttrOr("data-count", ""), ch.Text(), g)
 		}
 	})
-	first := page.Find("[data-testid=goroutine-group]").First()
+	first := pg.Find("[data-testid=goroutine-group]").First()
 	if ch := first.Find("[data-testid=group-change]"); ch.AttrOr("data-new", "") != "true" || ch.Text() != "new" {
 		t.Errorf("the first group is not marked new: %q", ch.Text())
 	}
-	if got := page.Find("[data-testid=goroutine-base-total]").Text(); got != strconv.Itoa(a.Base.Total) {
+	if got := pg.Find("[data-testid=goroutine-base-total]").Text(); got != strconv.Itoa(a.Base.Total) {
 		t.Errorf("base total on the page: %s", got)
 	}
 	var modes []string
-	page.Find("[data-testid=mode]").Each(func(_ int, s *goquery.Selection) { modes = append(modes, s.AttrOr("data-mode", "")) })
+	pg.Find("[data-testid=mode]").Each(func(_ int, s *goquery.Selection) { modes = append(modes, s.AttrOr("data-mode", "")) })
 	if !slices.Equal(modes, []string{snap1.name, snap2.name, "diff"}) {
 		t.Errorf("modes %v", modes)
 	}
 	// Each dump is one click away.
-	href := page.Find("[data-testid=mode]").First().AttrOr("href", "")
+	href := pg.Find("[data-testid=mode]").First().AttrOr("href", "")
 	one := goroutineReportDoc(t, ts, "/api/reports/"+strings.TrimPrefix(href, "/r/"))
 	if one.Analysis.Mode != "dump" || one.Analysis.TargetSHA256 != up.Artifacts[0].SHA256 || one.Analysis.Base != nil {
 		t.Errorf("%s shows %+v", href, one.Analysis)
@@ -366,15 +370,15 @@ func TestGoroutineDiffOrderAndSeries(t *testing.T) {
 	}
 	_, three, raw := ts.upload(t, d1, d2, stack)
 	doc = goroutineReportDoc(t, ts, "/api/reports/"+three.ReportID)
-	if doc.Kind != kindGoroutinesDiff || doc.Analysis.BaseSHA256 != three.Artifacts[0].SHA256 || doc.Analysis.TargetSHA256 != three.Artifacts[2].SHA256 ||
+	if doc.Kind != webgoroutines.ReportKindDiff || doc.Analysis.BaseSHA256 != three.Artifacts[0].SHA256 || doc.Analysis.TargetSHA256 != three.Artifacts[2].SHA256 ||
 		doc.Analysis.Total != dumpTotalByGrep(t, fixtures.Path(t, "goroutines", stack.name)) || doc.Summary.Dumps != 3 {
 		t.Fatalf("three dumps: %s %+v", raw, doc.Analysis)
 	}
-	page := goroutinePage(t, ts, three.ReportURL)
-	if n := page.Find("[data-testid=mode]").Length(); n != 4 {
+	pg := goroutinePage(t, ts, three.ReportURL)
+	if n := pg.Find("[data-testid=mode]").Length(); n != 4 {
 		t.Errorf("%d modes, want each of 3 dumps and the diff", n)
 	}
-	if cur := page.Find("[data-testid=mode][aria-current=page]").AttrOr("data-mode", ""); cur != "diff" {
+	if cur := pg.Find("[data-testid=mode][aria-current=page]").AttrOr("data-mode", ""); cur != "diff" {
 		t.Errorf("current mode %q", cur)
 	}
 	mid := goroutineReportDoc(t, ts, "/api/reports/"+three.ReportID+"?mode=dump&file=1")
@@ -390,18 +394,18 @@ func TestGoroutinePanicReport(t *testing.T) {
 	gin := fixtures.Path(t, "goroutines", "gin-fatal-error-unexpected-signal-darwin.txt")
 	message := strings.TrimPrefix(greptest.Output(t, "-m1", "^fatal error: ", gin)[0], "fatal error: ")
 	_, up, _ := ts.upload(t, fixture(t, "goroutines", filepath.Base(gin)))
-	page := goroutinePage(t, ts, up.ReportURL)
-	checkPanicFirst(t, page, "fatal error", message, 1)
+	pg := goroutinePage(t, ts, up.ReportURL)
+	checkPanicFirst(t, pg, "fatal error", message, 1)
 
 	out := panicChild(t)
 	status, up, raw := ts.upload(t, file{name: "panic.txt", data: out})
 	if status != 201 {
 		t.Fatalf("%d %s", status, raw)
 	}
-	page = goroutinePage(t, ts, up.ReportURL)
+	pg = goroutinePage(t, ts, up.ReportURL)
 	panicking := grepPanickingGoroutine(t, out)
-	checkPanicFirst(t, page, "panic", panicChildMessage, panicking)
-	blocked := page.Find("[data-testid=goroutine-group]").FilterFunction(func(_ int, s *goquery.Selection) bool {
+	checkPanicFirst(t, pg, "panic", panicChildMessage, panicking)
+	blocked := pg.Find("[data-testid=goroutine-group]").FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return strings.Contains(s.Find("[data-testid=group-stack]").Text(), "panicChildBlocked")
 	})
 	if blocked.Length() != 1 || blocked.AttrOr("data-count", "") != strconv.Itoa(panicChildBlocked) {
@@ -419,20 +423,20 @@ func TestGoroutinePanicReport(t *testing.T) {
 
 // checkPanicFirst checks that the crash block precedes the groups and that the
 // first group holds the crashing goroutine.
-func checkPanicFirst(t *testing.T, page *goquery.Document, kind, message string, goroutine int64) {
+func checkPanicFirst(t *testing.T, pg *goquery.Document, rk, message string, goroutine int64) {
 	t.Helper()
-	html, _ := page.Find("main").Html()
+	html, _ := pg.Find("main").Html()
 	if i, j := strings.Index(html, `data-testid="goroutine-panic"`), strings.Index(html, `data-testid="goroutine-group"`); i < 0 || j < 0 || i > j {
 		t.Errorf("the crash (at %d) does not come before the groups (at %d)", i, j)
 	}
-	p := page.Find("[data-testid=goroutine-panic]")
-	if p.Find("[data-testid=panic-kind]").Text() != kind || firstLine(p.Find("[data-testid=panic-message]").Text()) != message {
-		t.Errorf("crash %q %q; want %q %q", p.Find("[data-testid=panic-kind]").Text(), p.Find("[data-testid=panic-message]").Text(), kind, message)
+	p := pg.Find("[data-testid=goroutine-panic]")
+	if p.Find("[data-testid=panic-kind]").Text() != rk || page.FirstLine(p.Find("[data-testid=panic-message]").Text()) != message {
+		t.Errorf("crash %q %q; want %q %q", p.Find("[data-testid=panic-kind]").Text(), p.Find("[data-testid=panic-message]").Text(), rk, message)
 	}
 	if got := p.Find("[data-testid=panic-goroutine]").Text(); got != strconv.FormatInt(goroutine, 10) {
 		t.Errorf("crash goroutine %s, want %d", got, goroutine)
 	}
-	first := page.Find("[data-testid=goroutine-group]").First()
+	first := pg.Find("[data-testid=goroutine-group]").First()
 	ids := strings.Fields(first.Find("[data-testid=group-id-list]").Text())
 	if first.Find("[data-testid=group-panicking]").Length() != 1 || !slices.Contains(ids, strconv.FormatInt(goroutine, 10)) {
 		t.Errorf("the first group (ids %v) is not the panicking one", ids)
@@ -556,16 +560,16 @@ func TestGoroutineProfileView(t *testing.T) {
 	total1 := dumpTotalByGrep(t, fixtures.Path(t, "goroutines", "goprofnotes-snap1-debug1.txt"))
 	total2 := dumpTotalByGrep(t, fixtures.Path(t, "goroutines", "goprofnotes-snap2-debug1.txt"))
 	_, one, _ := ts.upload(t, pb1)
-	page := goroutinePage(t, ts, one.ReportURL)
-	link := page.Find(`[data-testid=view][data-view="goroutine groups"]`)
+	pg := goroutinePage(t, ts, one.ReportURL)
+	link := pg.Find(`[data-testid=view][data-view="goroutine groups"]`)
 	if link.Length() != 1 || link.AttrOr("href", "") != one.ReportURL+"?view=goroutines" {
 		t.Fatalf("no goroutine groups view link: %q", link.AttrOr("href", ""))
 	}
-	page = goroutinePage(t, ts, one.ReportURL+"?view=goroutines")
-	if got := page.Find("[data-testid=goroutine-total]").Text(); got != strconv.Itoa(total1) {
+	pg = goroutinePage(t, ts, one.ReportURL+"?view=goroutines")
+	if got := pg.Find("[data-testid=goroutine-total]").Text(); got != strconv.Itoa(total1) {
 		t.Errorf("the proto's groups hold %s goroutines, its debug=1 twin says %d", got, total1)
 	}
-	if page.Find(`[data-testid=view][data-view="goroutine groups"][aria-current=page]`).Length() != 1 || page.Find("[data-testid=top-table]").Length() != 0 {
+	if pg.Find(`[data-testid=view][data-view="goroutine groups"][aria-current=page]`).Length() != 1 || pg.Find("[data-testid=top-table]").Length() != 0 {
 		t.Error("the view is not marked current, or the top table is still there")
 	}
 	doc := goroutineReportDoc(t, ts, "/api/reports/"+one.ReportID+"?view=goroutines")
@@ -630,14 +634,14 @@ func TestGoroutineHostileNames(t *testing.T) {
 	if status != 201 {
 		t.Fatalf("%d %s", status, raw)
 	}
-	page := goroutinePage(t, ts, up.ReportURL)
-	first := page.Find("[data-testid=goroutine-group]").First()
+	pg := goroutinePage(t, ts, up.ReportURL)
+	first := pg.Find("[data-testid=goroutine-group]").First()
 	if first.Find("[data-testid=group-func]").Text() != fn || first.Find("[data-testid=frame-location]").Text() != srcFile+":3" ||
 		first.AttrOr("data-count", "") != "3" || first.Find("[data-testid=group-wait]").Text() != "1–3 minutes" {
 		t.Errorf("group: %q at %q, %s goroutines, wait %q", first.Find("[data-testid=group-func]").Text(),
 			first.Find("[data-testid=frame-location]").Text(), first.AttrOr("data-count", ""), first.Find("[data-testid=group-wait]").Text())
 	}
-	if page.Find("script").Length() != len(ts.srv.page(view.Page{}).Scripts) || page.Find("i").Length() != 0 {
+	if pg.Find("script").Length() != len(ts.srv.page(view.Page{}).Scripts) || pg.Find("i").Length() != 0 {
 		t.Error("markup from the dump became elements")
 	}
 	doc := goroutineReportDoc(t, ts, "/api/reports/"+up.ReportID)

@@ -3,27 +3,22 @@ package web
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
-// handlerFunc is a handler that returns its error instead of writing it; the
-// server's wrapper turns the error into a status and a page or JSON body, once.
-type handlerFunc func(w http.ResponseWriter, r *http.Request) error
-
-// handle wraps a handlerFunc into an http.Handler.
-func (s *Server) handle(h handlerFunc) http.HandlerFunc {
+// handle wraps a page.HandlerFunc into an http.Handler.
+func (s *Server) handle(h page.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			s.writeError(w, r, err)
@@ -37,7 +32,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if cut := cutBody(r); cut != nil {
 		err = cut // whatever the handler made of the failed read, it is a 408
 	}
-	status, msg := statusOf(err)
+	status, msg := serrors.StatusOf(err)
 	if r.Context().Err() == context.DeadlineExceeded {
 		status, msg = http.StatusServiceUnavailable, "the request took too long and was stopped"
 	}
@@ -48,19 +43,19 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status,
 			"request_id", middleware.GetReqID(r.Context()), "err", err)
 	}
-	msg = oneLine(msg)
-	details := detailsOf(err)
-	if wantsJSON(r) {
+	msg = serrors.OneLine(msg)
+	details := serrors.DetailsOf(err)
+	if page.WantsJSON(r) {
 		body := map[string]string{"error": msg}
 		if details != "" {
-			body["details_url"] = absoluteURL(r, details)
+			body["details_url"] = page.Absolute(r, details)
 		}
-		writeJSON(w, status, body)
+		page.JSON(w, status, body)
 		return
 	}
 	var buf bytes.Buffer
-	page := s.page(view.Page{Title: http.StatusText(status)})
-	c := view.Layout(page)
+	pg := s.page(view.Page{Title: http.StatusText(status)})
+	c := view.Layout(pg)
 	ctx := templ.WithChildren(r.Context(), view.ErrorPage(status, http.StatusText(status), msg, details))
 	if rerr := c.Render(ctx, &buf); rerr != nil {
 		http.Error(w, msg, status)
@@ -68,29 +63,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(validUTF8(buf.Bytes()))
-}
-
-// wantsJSON tells API callers (paths under /api/, or an Accept header preferring
-// JSON) from browsers.
-func wantsJSON(r *http.Request) bool {
-	if strings.HasPrefix(r.URL.Path, "/api/") {
-		return true
-	}
-	accept := r.Header.Get("Accept")
-	return strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/html")
-}
-
-// writeJSON writes v as JSON with the status.
-func writeJSON(w http.ResponseWriter, status int, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_, err = w.Write(append(b, '\n'))
-	return err
+	w.Write(page.ValidUTF8(buf.Bytes()))
 }
 
 // render renders a page (layout around content) into a buffer, then writes it, so
@@ -104,18 +77,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p vi
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	_, err := w.Write(validUTF8(buf.Bytes()))
+	_, err := w.Write(page.ValidUTF8(buf.Bytes()))
 	return err
-}
-
-// validUTF8 replaces the invalid UTF-8 in a page with U+FFFD, as encoding/json
-// does in the JSON twin: a function name, a file name or a log line from an
-// input may carry any bytes, and a page declared UTF-8 must be UTF-8.
-func validUTF8(page []byte) []byte {
-	if utf8.Valid(page) {
-		return page
-	}
-	return bytes.ToValidUTF8(page, []byte("\uFFFD"))
 }
 
 // page adds the stylesheet and scripts every page loads.
@@ -133,7 +96,7 @@ type slogFormatter struct{ log *slog.Logger }
 
 func (f slogFormatter) NewLogEntry(r *http.Request) middleware.LogEntry {
 	return &slogEntry{log: f.log.With("method", r.Method, "path", r.URL.Path,
-		"client", clientIP(r), "request_id", middleware.GetReqID(r.Context()))}
+		"client", page.ClientIP(r), "request_id", middleware.GetReqID(r.Context()))}
 }
 
 type slogEntry struct{ log *slog.Logger }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 )
 
 // health is the state /healthz and /readyz report.
@@ -104,8 +105,8 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
 // writeHealth answers a health check as JSON or as one line of text.
 func writeHealth(w http.ResponseWriter, r *http.Request, status int, h health) error {
 	w.Header().Set("Cache-Control", "no-store")
-	if wantsJSON(r) {
-		return writeJSON(w, status, h)
+	if page.WantsJSON(r) {
+		return page.JSON(w, status, h)
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)

@@ -4,6 +4,9 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // hostAllowList decides which Host headers the server answers to, so that a page
@@ -96,8 +99,8 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 		if len(host) > 100 {
 			host = host[:100] + "…"
 		}
-		s.log.Warn("request for another host refused", "host", host, "client", clientIP(r))
-		s.writeError(w, r, errorf(http.StatusMisdirectedRequest,
+		s.log.Warn("request for another host refused", "host", host, "client", page.ClientIP(r))
+		s.writeError(w, r, serrors.Errorf(http.StatusMisdirectedRequest,
 			"this server does not answer to the host name %q (a DNS rebinding attempt, or a name missing from -allowed-hosts)", host))
 	})
 }

@@ -16,6 +16,9 @@ import (
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -53,7 +56,7 @@ var heapDumpAnalyses = make(chan struct{}, 1)
 
 // analyzeHeapDump analyzes one uploaded heap dump (a gzip or zstd one is inflated
 // into the server's spool directory first), waiting for any other analysis to end.
-func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.Report, error) {
+func (s *Server) analyzeHeapDump(f *kind.Received, opt hprof.ReportOptions) (*hprof.Report, error) {
 	heapDumpAnalyses <- struct{}{}
 	defer func() { <-heapDumpAnalyses }()
 	open := hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)}
@@ -62,14 +65,14 @@ func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.R
 		return nil, err
 	}
 	defer finish()
-	h, err := hprof.Open(f.path, open)
+	h, err := hprof.Open(f.Path, open)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.name, err)
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	defer h.Close()
 	rep, err := h.NewReport(opt, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.name, err)
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	return rep, nil
 }
@@ -77,16 +80,16 @@ func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.R
 // planJavaHeapDump stores one heap dump as a report to be analyzed in the
 // background (heapDumpJobs), which keeps the analysis as the summary; two or
 // more make a comparison by class (planJavaHeapDumps), analyzed at once.
-func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
-	for _, f := range form.files {
+func (s *Server) planJavaHeapDump(form *kind.Upload) (*kind.Plan, error) {
+	for _, f := range form.Files {
 		if err := checkHeapDumpFraming(f); err != nil {
 			return nil, err
 		}
 	}
-	if len(form.files) > 1 {
+	if len(form.Files) > 1 {
 		return s.planJavaHeapDumps(form)
 	}
-	return &reportPlan{kind: kindJavaHeapDump, params: map[string]any{}, summary: heapDumpPending{Analyzing: true}, background: true}, nil
+	return &kind.Plan{Kind: kindJavaHeapDump, Params: map[string]any{}, Summary: heapDumpPending{Analyzing: true}, Background: true}, nil
 }
 
 // reportViewCosts are the report kinds whose page, JSON and Markdown are built
@@ -170,8 +173,8 @@ func boundHeapReport(hr *hprof.Report) {
 		}
 	}
 	*hr = *hr.Capped(heapDumpRows)
-	hr.Suspects = jvmFirst(hr.Suspects, heapDumpRows)
-	hr.Dominators = jvmFirst(hr.Dominators, heapDumpRows)
+	hr.Suspects = snapshot.First(hr.Suspects, heapDumpRows)
+	hr.Dominators = snapshot.First(hr.Dominators, heapDumpRows)
 }
 
 // showJavaHeapDump renders /r/{id} for a heap dump. The dominator tree comes
@@ -182,14 +185,14 @@ func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *s
 	if err != nil {
 		return err
 	}
-	page := heapDumpPage(rep, hr)
+	pg := heapDumpPage(rep, hr)
 	if indexed {
 		// The tree expands lazily from the stored index, the suspects' chains
 		// and paths too.
 		x, err := s.openHeapDumpIndex(r.Context(), rep)
 		switch {
 		case err == nil:
-			page.Lazy, err = s.heapDumpLazyTree(rep, x)
+			pg.Lazy, err = s.heapDumpLazyTree(rep, x)
 		case isStatus(err, http.StatusNotFound):
 			err = nil // made before indexes were stored: the summary's levels
 		}
@@ -198,26 +201,26 @@ func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *s
 				return err
 			}
 			s.log.Warn("a heap dump report's stored index is unreadable; its page shows the summary", "report", rep.ID, "err", err)
-			page.Notice = "The dominator tree's index stored with this report cannot be read (" + indexDamage(err) +
+			pg.Notice = "The dominator tree's index stored with this report cannot be read (" + indexDamage(err) +
 				"): the page shows what the report's summary keeps, without paging the tree or the paths."
-			page.Lazy = nil
+			pg.Lazy = nil
 		}
 		for i, su := range hr.Suspects {
-			if page.Lazy == nil || i >= len(page.Suspects) {
+			if pg.Lazy == nil || i >= len(pg.Suspects) {
 				break
 			}
-			page.Suspects[i].Chain = heapDomURL(rep.ID) + "?node=" + strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
+			pg.Suspects[i].Chain = heapDomURL(rep.ID) + "?node=" + strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
 			if x != nil && i < x.PathCount() {
-				page.Suspects[i].PathURL = heapPathURL(rep.ID, i)
+				pg.Suspects[i].PathURL = heapPathURL(rep.ID, i)
 			}
 		}
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Header.Title, Nav: "reports"}, view.HeapDumpPageView(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports"}, view.HeapDumpPageView(pg))
 }
 
 // javaHeapDumpJSON puts the analysis in the JSON twin, with the URL of each
 // suspect's whole path when the index holds it.
-func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	hr, indexed, err := heapDumpReport(rep)
 	if err != nil {
 		return err
@@ -227,13 +230,13 @@ func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *repor
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(rep.Summary, &fields) == nil {
 		delete(fields, "report")
-		doc.Summary = mustJSON(fields)
+		doc.Summary = page.MustJSON(fields)
 	}
 	a := heapDumpAnalysisJSON{Report: hr}
 	if indexed {
 		if x, err := s.openHeapDumpIndex(r.Context(), rep); err == nil {
 			for i := range min(len(hr.Suspects), x.PathCount()) {
-				a.PathURLs = append(a.PathURLs, absoluteURL(r, heapPathURL(rep.ID, i)+".json"))
+				a.PathURLs = append(a.PathURLs, page.Absolute(r, heapPathURL(rep.ID, i)+".json"))
 			}
 		} else if degradable(err) {
 			doc.Notices = append(doc.Notices, "the dominator tree's index stored with this report cannot be read: "+indexDamage(err))
@@ -251,18 +254,18 @@ type heapDumpAnalysisJSON struct {
 }
 
 func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
-	path := reportURL(rep.ID)
+	path := page.ReportURL(rep.ID)
 	h := view.JVMHeader{
-		Title: "JVM heap dump", Created: formatTime(rep.CreatedAt), Permalink: path,
-		Links: []view.Link{{Label: "JSON", URL: reportJSONURL(rep.ID)}, {Label: "Markdown", URL: path + ".md"}},
+		Title: "JVM heap dump", Created: page.FormatTime(rep.CreatedAt), Permalink: path,
+		Links: []view.Link{{Label: "JSON", URL: page.ReportJSONURL(rep.ID)}, {Label: "Markdown", URL: path + ".md"}},
 		Meta: []view.Pair{
 			{Label: "format", Value: fmt.Sprintf("%s, %d-byte identifiers", hr.Version, hr.IDSize)},
-			{Label: "taken", Value: formatTime(hr.Time)},
+			{Label: "taken", Value: page.FormatTime(hr.Time)},
 			{Label: "layout", Value: fmt.Sprintf("%d-byte headers, %d-byte references", hr.Layout.Header, hr.Layout.Ref)},
 		},
 	}
 	for _, a := range rep.Artifacts {
-		h.Files = append(h.Files, view.FileInfo{Name: a.Name, Kind: "JVM heap dump", Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)})
+		h.Files = append(h.Files, view.FileInfo{Name: a.Name, Kind: "JVM heap dump", Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: page.ArtifactURL(a.SHA256)})
 		if h.Label == "" {
 			h.Label = a.Label
 		}
@@ -335,7 +338,7 @@ func heapStep(st hprof.Step) view.HeapStep {
 // heapRow is the page's row of a dominator tree object and its children.
 func heapRow(d hprof.Object, reachable int64, level int) view.HeapRow {
 	row := view.HeapRow{Class: d.Class, ID: d.ID, Text: d.Text, Retained: analyze.FormatBytes(d.Retained),
-		Shallow: analyze.FormatBytes(d.Shallow), Share: jvmShare(d.Retained, reachable), RetainedValue: d.Retained,
+		Shallow: analyze.FormatBytes(d.Shallow), Share: page.Share(d.Retained, reachable), RetainedValue: d.Retained,
 		Level: level, Dominated: d.Dominated}
 	for _, c := range d.Children {
 		row.Children = append(row.Children, heapRow(c, reachable, level+1))
@@ -352,7 +355,7 @@ func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.R
 	}
 	var b strings.Builder
 	b.WriteString(markdown.Heading(3, "leakui: JVM heap dump"))
-	fmt.Fprintf(&b, "- Report: %s\n", absoluteURL(r, reportURL(rep.ID)))
+	fmt.Fprintf(&b, "- Report: %s\n", page.Absolute(r, page.ReportURL(rep.ID)))
 	for _, a := range rep.Artifacts {
 		fmt.Fprintf(&b, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
 	}
@@ -370,7 +373,7 @@ func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.R
 			if gap := st.Index - prev - 1; gap > 0 {
 				more := "… " + analyze.FormatCount(int64(gap)) + " more steps"
 				if indexed {
-					more = markdown.Link(more, absoluteURL(r, heapPathURL(rep.ID, i)+"?offset="+strconv.Itoa(prev+1)))
+					more = markdown.Link(more, page.Absolute(r, heapPathURL(rep.ID, i)+"?offset="+strconv.Itoa(prev+1)))
 				}
 				fmt.Fprintf(&b, "   %s- %s\n", strings.Repeat("  ", j), more)
 			}
@@ -389,12 +392,12 @@ func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.R
 	}
 	b.WriteString(markdown.Heading(4, "Dominator tree, top level"))
 	b.WriteString(markdown.TableHead(markdown.Left("object"), markdown.Right("retained"), markdown.Right("share")))
-	for _, d := range jvmFirst(hr.Dominators, 10) {
+	for _, d := range snapshot.First(hr.Dominators, 10) {
 		name := markdown.Code(d.Class)
 		if d.Text != "" {
 			name += " " + markdown.Code(d.Text)
 		}
-		b.WriteString(markdown.Row(name, analyze.FormatBytes(d.Retained), jvmShare(d.Retained, hr.Reachable)))
+		b.WriteString(markdown.Row(name, analyze.FormatBytes(d.Retained), page.Share(d.Retained, hr.Reachable)))
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
@@ -438,8 +441,8 @@ func isHeapDump(head []byte) bool {
 // truncated dump, identifiers of 3 bytes, a record past the end): 422, not a
 // report that fails in the background. A compressed dump is left to the
 // analysis, which inflates it.
-func checkHeapDumpFraming(f *received) error {
-	file, err := os.Open(f.path)
+func checkHeapDumpFraming(f *kind.Received) error {
+	file, err := os.Open(f.Path)
 	if err != nil {
 		return err
 	}
@@ -449,8 +452,8 @@ func checkHeapDumpFraming(f *received) error {
 	if analyze.DetectCompression(head[:n]) != analyze.CompressionNone {
 		return nil
 	}
-	if err := hprof.CheckFraming(file, f.size); err != nil {
-		return fmt.Errorf("%s: %w", f.name, err)
+	if err := hprof.CheckFraming(file, f.Size); err != nil {
+		return fmt.Errorf("%s: %w", f.Name, err)
 	}
 	return nil
 }

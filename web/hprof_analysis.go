@@ -11,6 +11,8 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -79,11 +81,11 @@ func (s *Server) reportState(rep *store.Report) heapJobState {
 // progress, or why it failed.
 func (s *Server) showAnalysis(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	st := s.reportState(rep)
-	path := reportURL(rep.ID)
-	h := view.JVMHeader{Title: "JVM heap dump", Created: formatTime(rep.CreatedAt), Permalink: path,
-		Links: []view.Link{{Label: "JSON", URL: reportJSONURL(rep.ID)}, {Label: "Markdown", URL: path + ".md"}}}
+	path := page.ReportURL(rep.ID)
+	h := view.JVMHeader{Title: "JVM heap dump", Created: page.FormatTime(rep.CreatedAt), Permalink: path,
+		Links: []view.Link{{Label: "JSON", URL: page.ReportJSONURL(rep.ID)}, {Label: "Markdown", URL: path + ".md"}}}
 	for _, a := range rep.Artifacts {
-		h.Files = append(h.Files, view.FileInfo{Name: a.Name, Kind: "JVM heap dump", Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: artifactURL(a.SHA256)})
+		h.Files = append(h.Files, view.FileInfo{Name: a.Name, Kind: "JVM heap dump", Size: analyze.FormatBytes(a.Size), SHA256: a.SHA256, Download: page.ArtifactURL(a.SHA256)})
 		if h.Label == "" {
 			h.Label = a.Label
 		}
@@ -93,13 +95,13 @@ func (s *Server) showAnalysis(w http.ResponseWriter, r *http.Request, rep *store
 	} else {
 		h.Headline = "Analyzing the heap dump…"
 	}
-	page := view.HeapDumpAnalysis{Header: h, Status: st.Status, Stage: st.Stage, Percent: int(st.Percent), Queue: st.Queue,
-		Error: st.Error, Code: st.Code, EventsURL: reportEventsURL(rep.ID), Refresh: path}
-	return s.render(w, r, http.StatusOK, view.Page{Title: h.Title, Nav: "reports"}, view.HeapDumpAnalysisView(page))
+	pg := view.HeapDumpAnalysis{Header: h, Status: st.Status, Stage: st.Stage, Percent: int(st.Percent), Queue: st.Queue,
+		Error: st.Error, Code: st.Code, EventsURL: page.ReportEventsURL(rep.ID), Refresh: path}
+	return s.render(w, r, http.StatusOK, view.Page{Title: h.Title, Nav: "reports"}, view.HeapDumpAnalysisView(pg))
 }
 
 // analysisJSON fills the JSON twin of a report that is not ready.
-func (s *Server) analysisJSON(rep *store.Report, doc *reportJSON) {
+func (s *Server) analysisJSON(rep *store.Report, doc *kind.ReportJSON) {
 	st := s.reportState(rep)
 	doc.Status, doc.Progress = st.Status, &st
 }
@@ -109,7 +111,7 @@ func (s *Server) analysisMarkdown(r *http.Request, rep *store.Report) []byte {
 	st := s.reportState(rep)
 	var b strings.Builder
 	b.WriteString(markdown.Heading(3, "leakui: JVM heap dump"))
-	fmt.Fprintf(&b, "- Report: %s\n", absoluteURL(r, reportURL(rep.ID)))
+	fmt.Fprintf(&b, "- Report: %s\n", page.Absolute(r, page.ReportURL(rep.ID)))
 	for _, a := range rep.Artifacts {
 		fmt.Fprintf(&b, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
 	}
@@ -121,9 +123,6 @@ func (s *Server) analysisMarkdown(r *http.Request, rep *store.Report) []byte {
 	return []byte(b.String())
 }
 
-// reportEventsURL streams a report's analysis, /r/{id}/events.
-func reportEventsURL(id string) string { return reportURL(id) + "/events" }
-
 // handleReportEvents is GET /r/{id}/events: server-sent events with the
 // report's analysis, at most one every 250 ms, starting with the current state,
 // and an "end" event once the report is done or failed (then the page reloads).
@@ -133,7 +132,7 @@ func (s *Server) handleReportEvents(w http.ResponseWriter, r *http.Request) erro
 	if _, err := s.store.Report(r.Context(), id); err != nil {
 		return err
 	}
-	send, err := startEventStream(w)
+	send, err := page.StartEventStream(w)
 	if err != nil {
 		return err
 	}
@@ -153,7 +152,7 @@ func (s *Server) handleReportEvents(w http.ResponseWriter, r *http.Request) erro
 			return nil
 		}
 		if st.Status != store.ReportAnalyzing {
-			send("end", map[string]string{"status": st.Status, "url": reportURL(id)})
+			send("end", map[string]string{"status": st.Status, "url": page.ReportURL(id)})
 			return nil
 		}
 		select {
@@ -164,7 +163,7 @@ func (s *Server) handleReportEvents(w http.ResponseWriter, r *http.Request) erro
 		case <-changed:
 		case <-poll.C:
 		}
-		if !s.pauseBetweenEvents(ctx) {
+		if !page.Pause(ctx, s.closing) {
 			return nil
 		}
 	}

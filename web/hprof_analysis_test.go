@@ -19,6 +19,7 @@ import (
 
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/store/sqlite"
+	"github.com/leakui/leakui/web/page"
 )
 
 // analysisDoc is the part of a report's JSON that tells its analysis's state.
@@ -48,7 +49,7 @@ func (ts *testServer) waitAnalysis(t *testing.T, id string) heapJobState {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+reportEventsURL(id), nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+page.ReportEventsURL(id), nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +143,7 @@ func TestHeapDumpAnalysisInBackground(t *testing.T) {
 	if code, _, md := ts.get(t, up.ReportURL+".md"); code != http.StatusOK || !strings.Contains(string(md), "The analysis is running") {
 		t.Errorf("Markdown while analyzing: %d %s", code, md)
 	}
-	if _, _, page := ts.get(t, "/"); strings.Count(string(page), "— analyzing…") != 2 {
+	if _, _, pg := ts.get(t, "/"); strings.Count(string(pg), "— analyzing…") != 2 {
 		t.Errorf("the dashboard does not list the two reports as analyzing")
 	}
 	release()
@@ -278,7 +279,7 @@ func TestHeapDumpAnalysisFails(t *testing.T) {
 		if got := doc.Find(`[data-testid=analysis][data-status=failed] [data-testid=analysis-error]`).Text(); !strings.Contains(got, st.Error) {
 			t.Errorf("%s: the page says %q", c.name, got)
 		}
-		if _, _, page := ts.get(t, "/"); !strings.Contains(string(page), "the analysis failed: "+st.Error) {
+		if _, _, pg := ts.get(t, "/"); !strings.Contains(string(pg), "the analysis failed: "+st.Error) {
 			t.Errorf("%s: the dashboard does not list the report as failed", c.name)
 		}
 		if _, _, md := ts.get(t, up.ReportURL+".md"); !strings.Contains(string(md), "The analysis failed (422)") {

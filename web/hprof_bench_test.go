@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/store/sqlite"
+	"github.com/leakui/leakui/web/page"
 )
 
 // BenchmarkHeapDumpComparePage serves the comparison of two real heap dumps of
@@ -67,7 +68,7 @@ func BenchmarkHeapDominators(b *testing.B) {
 		{"root-json", src + ".json?node=root"},
 		{"root-fragment", src + "?node=root&fragment=1"},
 		{"root-page-2-json", src + ".json?node=root&offset=25"},
-		{"report-page", reportURL(up.ReportID)},
+		{"report-page", page.ReportURL(up.ReportID)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()

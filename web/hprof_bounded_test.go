@@ -20,6 +20,7 @@ import (
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/internal/hostile"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 )
 
 // chainDump is a valid heap dump of a linked list of n objects.
@@ -78,7 +79,7 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 	}
 
 	// The page: the path's ends, a gap linking to the path's page.
-	doc, body := jvmGetPage(t, ts, reportURL(id))
+	doc, body := jvmGetPage(t, ts, page.ReportURL(id))
 	sizes["page"] = len(body)
 	gap := doc.Find(`[data-testid="path-gap"]`)
 	if doc.Find(`[data-testid="path-step"]`).Length() != 2*hprof.PathEnds || gap.Length() != 1 ||
@@ -101,17 +102,17 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 		pdoc.Find(`[data-testid="path-next"]`).Length() != 1 || pdoc.Find(`[data-testid="path-prev"]`).Length() != 1 {
 		t.Errorf("the path's page: %d steps from %s", first.Length(), first.First().AttrOr("data-index", ""))
 	}
-	var page heapPathJSON
+	var pg heapPathJSON
 	js := get("path json", heapPathURL(id, 0)+".json?offset="+strconv.Itoa(steps-10))
-	if err := json.Unmarshal(js, &page); err != nil {
+	if err := json.Unmarshal(js, &pg); err != nil {
 		t.Fatal(err)
 	}
-	if page.Length != steps || len(page.Steps) != 10 || page.Next != "" || page.Prev == "" ||
-		page.Steps[9].Object.Ordinal != su.Accumulation.Ordinal || page.Steps[9].Field != "next" {
-		t.Errorf("the path's last page: %d of %d steps, next %q, last %+v", len(page.Steps), page.Length, page.Next, page.Steps[len(page.Steps)-1])
+	if pg.Length != steps || len(pg.Steps) != 10 || pg.Next != "" || pg.Prev == "" ||
+		pg.Steps[9].Object.Ordinal != su.Accumulation.Ordinal || pg.Steps[9].Field != "next" {
+		t.Errorf("the path's last page: %d of %d steps, next %q, last %+v", len(pg.Steps), pg.Length, pg.Next, pg.Steps[len(pg.Steps)-1])
 	}
 	for _, bad := range []string{"/paths/1", "/paths/x", "/paths/-1"} {
-		if code, _, _ := ts.get(t, reportURL(id)+bad); code != http.StatusNotFound {
+		if code, _, _ := ts.get(t, page.ReportURL(id)+bad); code != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", bad, code)
 		}
 	}
@@ -123,7 +124,7 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 			PathURLs []string        `json:"path_urls"`
 		} `json:"analysis"`
 	}
-	if err := json.Unmarshal(get("json", reportJSONURL(id)), &doc2); err != nil {
+	if err := json.Unmarshal(get("json", page.ReportJSONURL(id)), &doc2); err != nil {
 		t.Fatal(err)
 	}
 	if s := doc2.Analysis.Suspects; len(s) != 1 || len(s[0].Path) != 2*hprof.PathEnds || s[0].PathLength != steps ||
@@ -132,7 +133,7 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 	}
 
 	// The Markdown: the ends and a line for the steps between.
-	md := string(get("markdown", reportURL(id)+".md"))
+	md := string(get("markdown", page.ReportURL(id)+".md"))
 	if !strings.Contains(md, "… "+analyze.FormatCount(int64(steps-2*hprof.PathEnds))+" more steps") || strings.Count(md, "via `.next`") > 2*hprof.PathEnds {
 		t.Errorf("the Markdown's path:\n%s", md)
 	}
@@ -183,17 +184,17 @@ func TestHeapDumpCorruptIndexDegrades(t *testing.T) {
 	if _, err := ts.db.PutDerived(t.Context(), id, heapDumpIndexName, bytes.NewReader(corrupt)); err != nil {
 		t.Fatal(err)
 	}
-	doc, _ := jvmGetPage(t, ts, reportURL(id))
+	doc, _ := jvmGetPage(t, ts, page.ReportURL(id))
 	notice := doc.Find(`[data-testid="notice"]`).Text()
 	if !strings.Contains(notice, "cannot be read") || doc.Find(`[data-testid="suspect"]`).Length() != 1 ||
 		doc.Find(`[data-testid="dominators"] [data-testid="dominator"]`).Length() == 0 || doc.Find(`[data-testid="path-gap-link"]`).Length() != 0 {
 		t.Errorf("the page of a report whose index is corrupt: notice %q", notice)
 	}
-	code, _, body := ts.get(t, reportJSONURL(id))
+	code, _, body := ts.get(t, page.ReportJSONURL(id))
 	if code != http.StatusOK || !strings.Contains(string(body), "cannot be read") {
 		t.Errorf("the JSON: %d %.300s", code, body)
 	}
-	if code, _, _ := ts.get(t, reportURL(id)+".md"); code != http.StatusOK {
+	if code, _, _ := ts.get(t, page.ReportURL(id)+".md"); code != http.StatusOK {
 		t.Errorf("the Markdown: %d", code)
 	}
 	for _, path := range []string{heapDomURL(id) + ".json", heapPathURL(id, 0)} {
@@ -210,7 +211,7 @@ func TestViewsWaitForTheBudget(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUploadHeapDump(t, chainDump(t, 1000))
 	id := up.ReportID
-	views := []string{reportURL(id), reportURL(id) + ".md", reportJSONURL(id), heapDomURL(id) + ".json", heapPathURL(id, 0)}
+	views := []string{page.ReportURL(id), page.ReportURL(id) + ".md", page.ReportJSONURL(id), heapDomURL(id) + ".json", heapPathURL(id, 0)}
 	held := ts.srv.budget.Limit()
 	if err := ts.srv.budget.Charge(held); err != nil {
 		t.Fatal(err)
@@ -350,7 +351,7 @@ func TestHeapDumpSummaryWorstCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	sizes := map[string]int{"summary": len(sum)}
-	for what, path := range map[string]string{"page": reportURL(r.ID), "json": reportJSONURL(r.ID), "markdown": reportURL(r.ID) + ".md"} {
+	for what, path := range map[string]string{"page": page.ReportURL(r.ID), "json": page.ReportJSONURL(r.ID), "markdown": page.ReportURL(r.ID) + ".md"} {
 		code, _, body := ts.get(t, path)
 		if code != http.StatusOK {
 			t.Fatalf("%s: %d %.300s", what, code, body)
@@ -423,7 +424,7 @@ func TestHeapDumpCompareKeepsTheTopClasses(t *testing.T) {
 		}
 	}
 	t.Logf("summary: %s", analyze.FormatBytes(int64(len(rep.Summary))))
-	if code, _, _ := ts.get(t, reportURL(up.ReportID)); code != http.StatusOK {
+	if code, _, _ := ts.get(t, page.ReportURL(up.ReportID)); code != http.StatusOK {
 		t.Errorf("the page: %d", code)
 	}
 }
@@ -442,7 +443,7 @@ func TestOldHeapDumpReportsAreBoundedWhenShown(t *testing.T) {
 		}
 		su.Path = append(su.Path, st)
 	}
-	sum := mustJSON(map[string]any{"objects": steps, "reachable": steps, "suspects": 1, "headline": su.Sentence,
+	sum := page.MustJSON(map[string]any{"objects": steps, "reachable": steps, "suspects": 1, "headline": su.Sentence,
 		"report": map[string]any{"objects": steps, "suspects": []hprof.Suspect{su}}})
 	ts := newTestServer(t, Config{})
 	r := &store.Report{Kind: kindJavaHeapDump, Summary: sum}
@@ -450,7 +451,7 @@ func TestOldHeapDumpReportsAreBoundedWhenShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	gap := analyze.FormatCount(steps - 2*hprof.PathEnds)
-	for what, path := range map[string]string{"page": reportURL(r.ID), "json": reportJSONURL(r.ID), "markdown": reportURL(r.ID) + ".md"} {
+	for what, path := range map[string]string{"page": page.ReportURL(r.ID), "json": page.ReportJSONURL(r.ID), "markdown": page.ReportURL(r.ID) + ".md"} {
 		code, _, body := ts.get(t, path)
 		if code != http.StatusOK || len(body) > 64<<10 {
 			t.Errorf("%s: %d, %d bytes", what, code, len(body))

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,12 +9,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -69,12 +69,12 @@ const heapIndexCacheEntries = 8
 // stored) is a 404 that says so.
 func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hprof.Index, error) {
 	if rep.Kind != kindJavaHeapDump {
-		return nil, errorf(http.StatusNotFound, "report %s is not a heap dump: it has no dominator tree", rep.ID)
+		return nil, serrors.Errorf(http.StatusNotFound, "report %s is not a heap dump: it has no dominator tree", rep.ID)
 	}
 	if rep.Status != store.ReportReady {
-		return nil, errorf(http.StatusConflict, "report %s is %s: its dominator tree is not ready", rep.ID, rep.Status)
+		return nil, serrors.Errorf(http.StatusConflict, "report %s is %s: its dominator tree is not ready", rep.ID, rep.Status)
 	}
-	if x, ok := s.heapIndexes.get(rep.ID); ok {
+	if x, ok := s.heapIndexes.Get(rep.ID); ok {
 		return x, nil
 	}
 	// The blob outlives this request in the cache; it holds no connection
@@ -82,8 +82,8 @@ func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hpr
 	// leaves the cache needs no closing.
 	b, err := s.store.OpenDerived(context.WithoutCancel(ctx), rep.ID, heapDumpIndexName)
 	if err != nil {
-		if status, _ := statusOf(err); status == http.StatusNotFound {
-			return nil, errorf(http.StatusNotFound, "report %s has no stored index (it was made before leakui stored them): its page shows the top levels of the dominator tree", rep.ID)
+		if status, _ := serrors.StatusOf(err); status == http.StatusNotFound {
+			return nil, serrors.Errorf(http.StatusNotFound, "report %s has no stored index (it was made before leakui stored them): its page shows the top levels of the dominator tree", rep.ID)
 		}
 		return nil, err
 	}
@@ -92,12 +92,12 @@ func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hpr
 		b.Close()
 		return nil, fmt.Errorf("report %s: the stored index: %w", rep.ID, err)
 	}
-	s.heapIndexes.add(rep.ID, x)
+	s.heapIndexes.Add(rep.ID, x)
 	return x, nil
 }
 
 // heapDomURL is a report's dominators endpoint, /r/{id}/dominators.
-func heapDomURL(id string) string { return reportURL(id) + "/dominators" }
+func heapDomURL(id string) string { return page.ReportURL(id) + "/dominators" }
 
 // heapDomNodeParam reads a node: "root" or empty for the GC roots, else an
 // object's ordinal.
@@ -107,7 +107,7 @@ func heapDomNodeParam(v string) (uint32, string, error) {
 	}
 	n, err := strconv.ParseUint(v, 10, 32)
 	if err != nil || uint32(n) == hprof.IndexRoot {
-		return 0, "", errorf(http.StatusBadRequest, "node must be an object's number or \"root\", not %q", v)
+		return 0, "", serrors.Errorf(http.StatusBadRequest, "node must be an object's number or \"root\", not %q", v)
 	}
 	return uint32(n), v, nil
 }
@@ -120,7 +120,7 @@ func heapDomIntParam(r *http.Request, name string, def, limit int) (int, error) 
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 || n > limit {
-		return 0, errorf(http.StatusBadRequest, "%s must be a number from 0 to %d, not %q", name, limit, v)
+		return 0, serrors.Errorf(http.StatusBadRequest, "%s must be a number from 0 to %d, not %q", name, limit, v)
 	}
 	return n, nil
 }
@@ -207,32 +207,32 @@ func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) er
 			doc.Node = &path[len(path)-1]
 		}
 		if next < total {
-			doc.Next = absoluteURL(r, src+".json?node="+nodeText+"&offset="+strconv.Itoa(next))
+			doc.Next = page.Absolute(r, src+".json?node="+nodeText+"&offset="+strconv.Itoa(next))
 		}
-		return writeJSON(w, http.StatusOK, doc)
+		return page.JSON(w, http.StatusOK, doc)
 	}
 	list := heapDomList(src, nodeText, level, kids, total, next, x.TotalRetained())
 	if r.URL.Query().Get("fragment") == "1" {
-		return s.renderFragment(w, r, view.HeapDomItems(list))
+		return page.Fragment(w, r, view.HeapDomItems(list))
 	}
 	if r.URL.Query().Get("chain") == "1" {
-		return s.renderFragment(w, r, view.HeapDomChain(heapDomChain(src, path, index, x.TotalRetained())))
+		return page.Fragment(w, r, view.HeapDomChain(heapDomChain(src, path, index, x.TotalRetained())))
 	}
-	page := view.HeapDomNodePage{Header: view.JVMHeader{Title: "Dominator tree", Created: formatTime(rep.CreatedAt), Permalink: reportURL(id),
+	pg := view.HeapDomNodePage{Header: view.JVMHeader{Title: "Dominator tree", Created: page.FormatTime(rep.CreatedAt), Permalink: page.ReportURL(id),
 		Links: []view.Link{{Label: "JSON", URL: src + ".json?node=" + nodeText}}}, Children: list}
-	page.Header.Headline = "What the GC roots keep alive"
+	pg.Header.Headline = "What the GC roots keep alive"
 	if len(path) > 0 {
 		o := path[len(path)-1]
-		page.Header.Headline = fmt.Sprintf("What %s %s keeps alive: %s", o.Class, o.ID, analyze.FormatBytes(o.Retained))
+		pg.Header.Headline = fmt.Sprintf("What %s %s keeps alive: %s", o.Class, o.ID, analyze.FormatBytes(o.Retained))
 	}
-	page.Chain, page.ChainLength = heapDomChain(src, path, index, x.TotalRetained()), length
-	return s.render(w, r, http.StatusOK, view.Page{Title: "Dominator tree", Nav: "reports"}, view.HeapDomNodePageView(page))
+	pg.Chain, pg.ChainLength = heapDomChain(src, path, index, x.TotalRetained()), length
+	return s.render(w, r, http.StatusOK, view.Page{Title: "Dominator tree", Nav: "reports"}, view.HeapDomNodePageView(pg))
 }
 
 // heapIndexError makes an index's refusal of a node a 400 or 404.
 func heapIndexError(err error) error {
-	if status, _ := statusOf(err); status == http.StatusBadRequest {
-		return &Error{Status: http.StatusNotFound, Message: "no such object in the dominator tree: " + err.Error(), Err: err}
+	if status, _ := serrors.StatusOf(err); status == http.StatusBadRequest {
+		return &serrors.Error{Status: http.StatusNotFound, Message: "no such object in the dominator tree: " + err.Error(), Err: err}
 	}
 	return err
 }
@@ -281,7 +281,7 @@ func (s *Server) heapDumpLazyTree(rep *store.Report, x *hprof.Index) (*view.Heap
 
 // isStatus tells whether err answers status.
 func isStatus(err error, status int) bool {
-	got, _ := statusOf(err)
+	got, _ := serrors.StatusOf(err)
 	return got == status
 }
 
@@ -297,7 +297,7 @@ func degradable(err error) bool {
 // index's own complaint (a malformed index), or that the store holds it
 // damaged.
 func indexDamage(err error) string {
-	if status, msg := statusOf(err); status < 500 {
+	if status, msg := serrors.StatusOf(err); status < 500 {
 		return msg
 	}
 	return "the store holds it damaged"
@@ -308,7 +308,7 @@ const heapPathPage = 50
 
 // heapPathURL is the paged view of the whole path of a report's suspect i,
 // /r/{id}/paths/{i}.
-func heapPathURL(id string, i int) string { return reportURL(id) + "/paths/" + strconv.Itoa(i) }
+func heapPathURL(id string, i int) string { return page.ReportURL(id) + "/paths/" + strconv.Itoa(i) }
 
 // heapPathJSON is the paged path view's JSON answer.
 type heapPathJSON struct {
@@ -334,7 +334,7 @@ func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
 	asJSON = asJSON || strings.Contains(r.Header.Get("Accept"), "application/json")
 	suspect, err := strconv.Atoi(n)
 	if err != nil || suspect < 0 {
-		return errorf(http.StatusNotFound, "no path %q: paths are numbered from 0, as the report's suspects", n)
+		return serrors.Errorf(http.StatusNotFound, "no path %q: paths are numbered from 0, as the report's suspects", n)
 	}
 	offset, err := heapDomIntParam(r, "offset", 0, 1<<31-1)
 	if err != nil {
@@ -354,14 +354,14 @@ func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if suspect >= x.PathCount() {
-		return errorf(http.StatusNotFound, "report %s's index holds %d paths (the paths of reports made before indexes kept them are shown by their ends on the report)", id, x.PathCount())
+		return serrors.Errorf(http.StatusNotFound, "report %s's index holds %d paths (the paths of reports made before indexes kept them are shown by their ends on the report)", id, x.PathCount())
 	}
 	steps, total, err := x.PathSteps(suspect, offset, heapPathPage)
 	if err != nil {
 		return err
 	}
 	src := heapPathURL(id, suspect)
-	page := func(at int, ext string) string {
+	pg := func(at int, ext string) string {
 		return src + ext + "?offset=" + strconv.Itoa(at)
 	}
 	doc := heapPathJSON{ReportID: id, Suspect: suspect, Length: total, Offset: offset, Steps: steps}
@@ -370,41 +370,28 @@ func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
 		ext = ".json"
 	}
 	if next := offset + len(steps); next < total {
-		doc.Next = page(next, ext)
+		doc.Next = pg(next, ext)
 	}
 	if offset > 0 {
-		doc.Prev = page(max(0, offset-heapPathPage), ext)
+		doc.Prev = pg(max(0, offset-heapPathPage), ext)
 	}
 	if asJSON {
 		if doc.Next != "" {
-			doc.Next = absoluteURL(r, doc.Next)
+			doc.Next = page.Absolute(r, doc.Next)
 		}
 		if doc.Prev != "" {
-			doc.Prev = absoluteURL(r, doc.Prev)
+			doc.Prev = page.Absolute(r, doc.Prev)
 		}
-		return writeJSON(w, http.StatusOK, doc)
+		return page.JSON(w, http.StatusOK, doc)
 	}
-	v := view.HeapPathPage{Header: view.JVMHeader{Title: "Path from a GC root", Created: formatTime(rep.CreatedAt), Permalink: reportURL(id),
-		Links: []view.Link{{Label: "JSON", URL: page(offset, ".json")}}},
-		Offset: offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: offset > 0, Last: page(max(0, total-heapPathPage), "")}
+	v := view.HeapPathPage{Header: view.JVMHeader{Title: "Path from a GC root", Created: page.FormatTime(rep.CreatedAt), Permalink: page.ReportURL(id),
+		Links: []view.Link{{Label: "JSON", URL: pg(offset, ".json")}}},
+		Offset: offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: offset > 0, Last: pg(max(0, total-heapPathPage), "")}
 	v.Header.Headline = fmt.Sprintf("Suspect %d's shortest path from a GC root: steps %s–%s of %s", suspect+1,
 		analyze.FormatCount(int64(offset+1)), analyze.FormatCount(int64(offset+len(steps))), analyze.FormatCount(int64(total)))
-	v.FirstURL = page(0, "")
+	v.FirstURL = pg(0, "")
 	for _, st := range steps {
 		v.Steps = append(v.Steps, heapStep(st))
 	}
 	return s.render(w, r, http.StatusOK, view.Page{Title: "Path from a GC root", Nav: "reports"}, view.HeapPathPageView(v))
-}
-
-// renderFragment renders a component alone (no layout), for the page's scripts
-// to insert.
-func (s *Server) renderFragment(w http.ResponseWriter, r *http.Request, c templ.Component) error {
-	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(validUTF8(buf.Bytes()))
-	return err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 )
 
 // heapDomFragment fetches the rows the page's expand button of node inserts.
@@ -184,12 +185,12 @@ func TestHeapDumpReportWithoutIndex(t *testing.T) {
 		t.Fatalf("the summary of a new report says indexed %v (%v)", sum.Indexed, err)
 	}
 	sum.Indexed = false
-	old := &store.Report{Kind: kindJavaHeapDump, Params: rep.Params, Summary: mustJSON(sum)}
+	old := &store.Report{Kind: kindJavaHeapDump, Params: rep.Params, Summary: page.MustJSON(sum)}
 	a := rep.Artifacts[0]
 	if err := ts.db.CreateReport(t.Context(), old, []store.Upload{{Name: a.Name, SHA256: a.SHA256, Size: a.Size}}); err != nil {
 		t.Fatal(err)
 	}
-	doc, _ := jvmGetPage(t, ts, reportURL(old.ID))
+	doc, _ := jvmGetPage(t, ts, page.ReportURL(old.ID))
 	thread := doc.Find(`[data-testid="dominator"][data-level="0"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return s.ChildrenFiltered("details").Find(`summary [data-testid="dominator-class"]`).First().Text() == "LeakShape$ConsumerThread"
 	}).First()

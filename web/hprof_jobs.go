@@ -17,6 +17,8 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // heapDumpJobs analyzes uploaded heap dumps in the background, one at a time,
@@ -200,7 +202,7 @@ func (j *heapDumpJobs) reserve(uploader string) (done func(), err error) {
 		n++
 	}
 	if n >= limit {
-		return nil, errorf(http.StatusTooManyRequests, "your address has %d heap dumps queued or being analyzed, the most one client may (-max-queued-per-client): upload more once one is done", limit)
+		return nil, serrors.Errorf(http.StatusTooManyRequests, "your address has %d heap dumps queued or being analyzed, the most one client may (-max-queued-per-client): upload more once one is done", limit)
 	}
 	j.reserved[uploader]++
 	return func() {
@@ -413,7 +415,7 @@ func (j *heapDumpJobs) run(id string) error {
 	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer rcancel()
 	if err != nil {
-		code, msg := statusOf(err)
+		code, msg := serrors.StatusOf(err)
 		if errors.Is(err, analyze.ErrBusy) {
 			msg = "the server's memory budget is in use by other analyses (-memory-budget)"
 		}
@@ -429,7 +431,7 @@ func (j *heapDumpJobs) run(id string) error {
 			j.s.log.Error("heap dump analysis failed", "report", id, "err", err)
 		}
 		j.forget(id)
-		if serr := j.s.store.SetReportState(rctx, id, store.ReportFailed, reason, mustJSON(heapDumpPending{Failed: reason})); serr != nil && !errors.Is(serr, store.ErrNotFound) {
+		if serr := j.s.store.SetReportState(rctx, id, store.ReportFailed, reason, page.MustJSON(heapDumpPending{Failed: reason})); serr != nil && !errors.Is(serr, store.ErrNotFound) {
 			j.s.log.Error("recording a failed heap dump analysis", "report", id, "err", serr)
 		}
 		return err

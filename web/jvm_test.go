@@ -10,6 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/leakui/leakui/web/classhist"
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze"
@@ -17,14 +20,17 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
+	"github.com/leakui/leakui/web/kind"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 )
 
 // jvmDoc is the JSON twin of a JVM report, with the analysis decoded into A.
 type jvmDoc[A any] struct {
-	Kind      string             `json:"kind"`
-	Artifacts []uploadedArtifact `json:"artifacts"`
-	Params    jvmParams          `json:"params"`
-	Analysis  A                  `json:"analysis"`
+	Kind      string          `json:"kind"`
+	Artifacts []kind.Artifact `json:"artifacts"`
+	Params    snapshot.Params `json:"params"`
+	Analysis  A               `json:"analysis"`
 }
 
 func jvmGetDoc[A any](t *testing.T, ts *testServer, path string) jvmDoc[A] {
@@ -79,13 +85,13 @@ func TestJavaHistogramReport(t *testing.T) {
 	}
 	doc := jvmGetDoc[jvmHistogramAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaHistogram || a.TotalInstances != inst || a.TotalBytes != byt || !a.HasTotal || a.ClassCount != rowCount {
+	if doc.Kind != webjvm.ReportHistogram || a.TotalInstances != inst || a.TotalBytes != byt || !a.HasTotal || a.ClassCount != rowCount {
 		t.Errorf("%s: totals %d/%d has_total %v classes %d; the file's Total line says %d/%d over %d rows",
 			doc.Kind, a.TotalInstances, a.TotalBytes, a.HasTotal, a.ClassCount, inst, byt, rowCount)
 	}
 	byBytes := want.Ranked(jvm.ByBytes)
-	if len(a.Classes) != defaultTopRows || !reflect.DeepEqual(a.Classes, byBytes[:defaultTopRows]) {
-		t.Errorf("%d classes, first %+v; want the engine's first %d, first %+v", len(a.Classes), a.Classes[0], defaultTopRows, byBytes[0])
+	if len(a.Classes) != page.DefaultRows || !reflect.DeepEqual(a.Classes, byBytes[:page.DefaultRows]) {
+		t.Errorf("%d classes, first %+v; want the engine's first %d, first %+v", len(a.Classes), a.Classes[0], page.DefaultRows, byBytes[0])
 	}
 	all := jvmGetDoc[jvmHistogramAnalysis](t, ts, "/api/reports/"+up.ReportID+"?n=all&sort=instances").Analysis
 	byInst := want.Ranked(jvm.ByInstances)
@@ -93,32 +99,32 @@ func TestJavaHistogramReport(t *testing.T) {
 		t.Errorf("n=all&sort=instances: %d classes ordered by %s; want %d by instances", len(all.Classes), all.Order, rowCount)
 	}
 
-	page, body := jvmGetPage(t, ts, up.ReportURL)
-	if got := page.Find("[data-testid=total-check]").AttrOr("data-ok", ""); got != "true" {
-		t.Errorf("the Total line check says %q: %s", got, page.Find("[data-testid=total-check]").Text())
+	pg, body := jvmGetPage(t, ts, up.ReportURL)
+	if got := pg.Find("[data-testid=total-check]").AttrOr("data-ok", ""); got != "true" {
+		t.Errorf("the Total line check says %q: %s", got, pg.Find("[data-testid=total-check]").Text())
 	}
-	if got := page.Find("[data-testid=total-instances]").Text(); got != analyze.FormatCount(inst) {
+	if got := pg.Find("[data-testid=total-instances]").Text(); got != analyze.FormatCount(inst) {
 		t.Errorf("instances figure %q, want %s", got, analyze.FormatCount(inst))
 	}
-	if got := page.Find("[data-testid=total-bytes]").Text(); got != analyze.FormatBytes(byt) {
+	if got := pg.Find("[data-testid=total-bytes]").Text(); got != analyze.FormatBytes(byt) {
 		t.Errorf("bytes figure %q, want %s", got, analyze.FormatBytes(byt))
 	}
-	rows := page.Find("[data-testid=class-row]")
-	if rows.Length() != defaultTopRows || rows.First().Find("[data-testid=class-name]").Text() != byBytes[0].Name ||
+	rows := pg.Find("[data-testid=class-row]")
+	if rows.Length() != page.DefaultRows || rows.First().Find("[data-testid=class-name]").Text() != byBytes[0].Name ||
 		rows.First().AttrOr("data-bytes", "") != fmt.Sprint(byBytes[0].Bytes) {
 		t.Errorf("%d rows, first %q %s", rows.Length(), rows.First().Find("[data-testid=class-name]").Text(), rows.First().AttrOr("data-bytes", ""))
 	}
-	if href := page.Find("[data-testid=show-all]").AttrOr("href", ""); href != up.ReportURL+"?n=all" {
+	if href := pg.Find("[data-testid=show-all]").AttrOr("href", ""); href != up.ReportURL+"?n=all" {
 		t.Errorf("show all links to %q", href)
 	}
 	if !utf8.Valid(body) {
 		t.Error("the page is not valid UTF-8")
 	}
-	page, _ = jvmGetPage(t, ts, up.ReportURL+"?n=all&sort=instances")
-	if n := page.Find("[data-testid=class-row]").Length(); n != rowCount {
+	pg, _ = jvmGetPage(t, ts, up.ReportURL+"?n=all&sort=instances")
+	if n := pg.Find("[data-testid=class-row]").Length(); n != rowCount {
 		t.Errorf("?n=all shows %d rows, grep counts %d", n, rowCount)
 	}
-	if got := page.Find("[data-testid=class-row]").First().AttrOr("data-instances", ""); got != fmt.Sprint(byInst[0].Instances) {
+	if got := pg.Find("[data-testid=class-row]").First().AttrOr("data-instances", ""); got != fmt.Sprint(byInst[0].Instances) {
 		t.Errorf("by instances, the first row has %s instances; want %d", got, byInst[0].Instances)
 	}
 
@@ -126,7 +132,7 @@ func TestJavaHistogramReport(t *testing.T) {
 	if code != 200 || !strings.HasPrefix(ct, "text/markdown") {
 		t.Fatalf("markdown: %d %s", code, ct)
 	}
-	for _, s := range []string{ts.URL + up.ReportURL, up.Artifacts[0].SHA256, jvmHistogramMarkdown(want, 10)} {
+	for _, s := range []string{ts.URL + up.ReportURL, up.Artifacts[0].SHA256, classhist.Markdown(want, 10)} {
 		if !bytes.Contains(md, []byte(s)) {
 			t.Errorf("the Markdown lacks %q:\n%s", s, md)
 		}
@@ -140,15 +146,15 @@ func TestJavaHistogramReport(t *testing.T) {
 // jvmHistogramDiffAnalysis is the documented shape of `leakui histo -json HISTOGRAM
 // BASE` plus the page's tables.
 type jvmHistogramDiffAnalysis struct {
-	Base           jvmSnapshotJSON   `json:"base"`
-	Target         jvmSnapshotJSON   `json:"target"`
+	Base           snapshot.JSON     `json:"base"`
+	Target         snapshot.JSON     `json:"target"`
 	TotalInstances int64             `json:"total_instances"`
 	TotalBytes     int64             `json:"total_bytes"`
 	Classes        []jvm.ClassChange `json:"classes"`
 	GrownBytes     []jvm.ClassChange `json:"grown_bytes"`
 	GrownInstances []jvm.ClassChange `json:"grown_instances"`
 	Suspects       []jvm.ClassChange `json:"suspects"`
-	Snapshots      []jvmSnapshotJSON `json:"snapshots"`
+	Snapshots      []snapshot.JSON   `json:"snapshots"`
 }
 
 // TestJavaHistogramDiffReport uploads the SAMZA-2785 picture, 14 and then 1,741
@@ -163,7 +169,7 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 
 	doc := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaHistogramDiff || doc.Artifacts[0].Name != "before.histo" || doc.Params.OrderedBy != "histogram time" {
+	if doc.Kind != webjvm.ReportHistogramDiff || doc.Artifacts[0].Name != "before.histo" || doc.Params.OrderedBy != "histogram time" {
 		t.Fatalf("kind %s, first file %s, ordered by %q: want a diff from before.histo by histogram time", doc.Kind, doc.Artifacts[0].Name, doc.Params.OrderedBy)
 	}
 	if a.Base.Name != "before.histo" || a.Target.Name != "after.histo" || a.TotalBytes != targetBytes-baseBytes || a.TotalInstances != targetInst-baseInst {
@@ -177,34 +183,34 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 		t.Errorf("grew most in bytes: %+v; want [B +%d", a.GrownBytes, 4_900_000*1727)
 	}
 	want := jvm.DiffHistograms(jvmParseHistogram(t, []byte(baseText)), jvmParseHistogram(t, []byte(targetText)))
-	if !reflect.DeepEqual(a.Suspects, want.Suspects(defaultTopRows)) || !reflect.DeepEqual(a.GrownInstances, want.Grown(jvm.ByInstances, defaultTopRows)) ||
+	if !reflect.DeepEqual(a.Suspects, want.Suspects(page.DefaultRows)) || !reflect.DeepEqual(a.GrownInstances, want.Grown(jvm.ByInstances, page.DefaultRows)) ||
 		!reflect.DeepEqual(a.Classes, want.Classes) {
 		t.Error("the JSON tables differ from the engine's diff")
 	}
 
-	page, body := jvmGetPage(t, ts, up.ReportURL)
-	headline := page.Find("[data-testid=headline]").Text()
+	pg, body := jvmGetPage(t, ts, up.ReportURL)
+	headline := pg.Find("[data-testid=headline]").Text()
 	if !strings.HasPrefix(headline, jvmSamzaConsumer+": 14 → 1,741 instances (+1,727)") {
 		t.Errorf("the headline does not lead with the consumer: %q", headline)
 	}
-	suspect := page.Find("[data-testid=suspects] [data-testid=change-row]").First()
+	suspect := pg.Find("[data-testid=suspects] [data-testid=change-row]").First()
 	if suspect.Find("[data-testid=class-name]").Text() != jvmSamzaConsumer || suspect.AttrOr("data-instances", "") != "1727" {
 		t.Errorf("first suspect row: %q %s", suspect.Find("[data-testid=class-name]").Text(), suspect.AttrOr("data-instances", ""))
 	}
 	if bytes.Index(body, []byte(`data-testid="suspects"`)) > bytes.Index(body, []byte(`data-testid="grown-bytes"`)) {
 		t.Error("the suspects come after the byte growth")
 	}
-	grown := page.Find("[data-testid=grown-bytes] [data-testid=change-row]").First()
+	grown := pg.Find("[data-testid=grown-bytes] [data-testid=change-row]").First()
 	if grown.Find("[data-testid=class-name]").Text() != "[B" || grown.AttrOr("data-bytes", "") != fmt.Sprint(4_900_000*1727) {
 		t.Errorf("first byte growth row %q", grown.Find("[data-testid=class-name]").Text())
 	}
-	if got := page.Find("[data-testid=change-bytes]").Text(); got != "+"+analyze.FormatBytes(targetBytes-baseBytes) || !strings.HasSuffix(got, " GB") {
+	if got := pg.Find("[data-testid=change-bytes]").Text(); got != "+"+analyze.FormatBytes(targetBytes-baseBytes) || !strings.HasSuffix(got, " GB") {
 		t.Errorf("bytes change figure %q; want +%s (the 8 GB of the report)", got, analyze.FormatBytes(targetBytes-baseBytes))
 	}
 
 	// Each histogram alone, and the diff the other way round.
-	page, _ = jvmGetPage(t, ts, up.ReportURL+"?snapshot=0")
-	if got := page.Find("[data-testid=total-instances]").Text(); got != analyze.FormatCount(baseInst) {
+	pg, _ = jvmGetPage(t, ts, up.ReportURL+"?snapshot=0")
+	if got := pg.Find("[data-testid=total-instances]").Text(); got != analyze.FormatCount(baseInst) {
 		t.Errorf("snapshot 0 shows %s instances, want the base's %s", got, analyze.FormatCount(baseInst))
 	}
 	rev := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID+"?base=1&target=0").Analysis
@@ -213,7 +219,7 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 	}
 
 	_, _, md := ts.get(t, up.ReportURL+".md")
-	if !bytes.Contains(md, []byte(jvmHistogramDiffMarkdown(want, 10))) {
+	if !bytes.Contains(md, []byte(classhist.DiffMarkdown(want, 10))) {
 		t.Errorf("the Markdown lacks the diff's summary:\n%s", md)
 	}
 	_, _, home := ts.get(t, "/")
@@ -234,15 +240,15 @@ func TestJavaHistogramsInOneFile(t *testing.T) {
 	up := ts.mustUpload(t, nil, file{"three.histo", []byte(all.String())})
 	doc := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaHistogramDiff || len(a.Snapshots) != 3 || a.Base.Index != 0 || a.Target.Index != 2 ||
+	if doc.Kind != webjvm.ReportHistogramDiff || len(a.Snapshots) != 3 || a.Base.Index != 0 || a.Target.Index != 2 ||
 		a.Suspects[0].BaseInstances != 14 || a.Suspects[0].TargetInstances != 1741 {
 		t.Errorf("kind %s, %d snapshots, %d → %d, suspect %+v", doc.Kind, len(a.Snapshots), a.Base.Index, a.Target.Index, a.Suspects)
 	}
-	page, _ := jvmGetPage(t, ts, up.ReportURL)
-	if n := page.Find("[data-testid=snapshot]").Length(); n != 3 {
+	pg, _ := jvmGetPage(t, ts, up.ReportURL)
+	if n := pg.Find("[data-testid=snapshot]").Length(); n != 3 {
 		t.Errorf("the snapshot table has %d rows", n)
 	}
-	if page.Find("[data-testid=snapshot-base]").Length() != 1 || page.Find("[data-testid=snapshot-target]").Length() != 1 {
+	if pg.Find("[data-testid=snapshot-base]").Length() != 1 || pg.Find("[data-testid=snapshot-target]").Length() != 1 {
 		t.Error("the base and the target are not marked")
 	}
 	mid := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID+"?base=1").Analysis
@@ -271,7 +277,7 @@ type jvmThreadsAnalysis struct {
 	Histograms []jvmHistogramAnalysis `json:"histograms"`
 	Names      []jvm.NamePattern      `json:"names"`
 	States     []jvm.StateCount       `json:"states"`
-	Snapshot   jvmSnapshotJSON        `json:"snapshot"`
+	Snapshot   snapshot.JSON          `json:"snapshot"`
 }
 
 func jvmAnalyzeThreadsFile(t *testing.T, path string) *jvm.ThreadReport {
@@ -307,27 +313,27 @@ func TestJavaThreadsReport(t *testing.T) {
 	for _, g := range a.Groups {
 		sum += g.Count
 	}
-	if a.GroupCount <= defaultTopRows && sum != a.Total {
+	if a.GroupCount <= page.DefaultRows && sum != a.Total {
 		t.Errorf("the groups hold %d threads, the dump %d", sum, a.Total)
 	}
 	if !a.Groups[0].Deadlocked || a.Groups[0].Count != want.Groups.Groups[0].Count || !reflect.DeepEqual(a.Groups[0].Stack, want.Groups.Groups[0].Stack) {
 		t.Errorf("first group %+v; want the engine's deadlocked group first", a.Groups[0])
 	}
-	page, body := jvmGetPage(t, ts, up.ReportURL)
-	if page.Find("[data-testid=deadlock]").Length() != len(a.Deadlocks) {
-		t.Errorf("%d deadlock sections", page.Find("[data-testid=deadlock]").Length())
+	pg, body := jvmGetPage(t, ts, up.ReportURL)
+	if pg.Find("[data-testid=deadlock]").Length() != len(a.Deadlocks) {
+		t.Errorf("%d deadlock sections", pg.Find("[data-testid=deadlock]").Length())
 	}
 	if i, j := bytes.Index(body, []byte(`data-testid="deadlock"`)), bytes.Index(body, []byte(`data-testid="groups"`)); i < 0 || i > j {
 		t.Error("the deadlock is not shown before the groups")
 	}
-	if got := page.Find("[data-testid=total-threads]").Text(); got != fmt.Sprint(a.Total) {
+	if got := pg.Find("[data-testid=total-threads]").Text(); got != fmt.Sprint(a.Total) {
 		t.Errorf("threads figure %q", got)
 	}
-	if jvmFirst := page.Find("[data-testid=group]").First(); jvmFirst.AttrOr("data-deadlocked", "") != "true" {
+	if jvmFirst := pg.Find("[data-testid=group]").First(); jvmFirst.AttrOr("data-deadlocked", "") != "true" {
 		t.Error("the first group row is not the deadlocked one")
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
-	if !bytes.Contains(md, []byte(jvmThreadReportMarkdown(want, 10))) {
+	if !bytes.Contains(md, []byte(webjvm.ThreadReportMarkdown(want, 10))) {
 		t.Errorf("the Markdown lacks the report's summary:\n%s", md)
 	}
 
@@ -339,9 +345,9 @@ func TestJavaThreadsReport(t *testing.T) {
 	if a.Total != jvmGrepCount(t, threadHeader, withHisto) || len(a.Histograms) != 1 || a.Histograms[0].TotalInstances != inst || a.Histograms[0].TotalBytes != byt {
 		t.Errorf("%d threads, histograms %+v; want %d threads and one histogram of %d/%d", a.Total, len(a.Histograms), jvmGrepCount(t, threadHeader, withHisto), inst, byt)
 	}
-	page, _ = jvmGetPage(t, ts, up.ReportURL)
-	embedded := page.Find("[data-testid=embedded-histogram]")
-	if embedded.Length() != 1 || embedded.Find("[data-testid=total-check]").AttrOr("data-ok", "") != "true" || embedded.Find("[data-testid=class-row]").Length() != defaultTopRows {
+	pg, _ = jvmGetPage(t, ts, up.ReportURL)
+	embedded := pg.Find("[data-testid=embedded-histogram]")
+	if embedded.Length() != 1 || embedded.Find("[data-testid=total-check]").AttrOr("data-ok", "") != "true" || embedded.Find("[data-testid=class-row]").Length() != page.DefaultRows {
 		t.Errorf("embedded histogram: %d sections", embedded.Length())
 	}
 
@@ -352,22 +358,22 @@ func TestJavaThreadsReport(t *testing.T) {
 	if a.Dumps != jvmGrepCount(t, "Full thread dump", hpux) || a.Diff == nil || a.Diff.BaseTotal+a.Diff.TargetTotal != jvmGrepCount(t, threadHeader, hpux) || a.Total != a.Diff.TargetTotal {
 		t.Errorf("%d dumps; diff %v; grep counts %d dumps, %d threads", a.Dumps, a.Diff != nil, jvmGrepCount(t, "Full thread dump", hpux), jvmGrepCount(t, threadHeader, hpux))
 	}
-	page, body = jvmGetPage(t, ts, up.ReportURL)
+	pg, body = jvmGetPage(t, ts, up.ReportURL)
 	if !utf8.Valid(body) {
 		t.Error("the HP-UX page is not valid UTF-8")
 	}
-	if meta := page.Find("[data-testid=meta-JVM]").Text(); !strings.Contains(meta, "\uFFFD") || !strings.Contains(meta, "IA64W mixed mode") {
+	if meta := pg.Find("[data-testid=meta-JVM]").Text(); !strings.Contains(meta, "\uFFFD") || !strings.Contains(meta, "IA64W mixed mode") {
 		t.Errorf("the JVM line %q does not show the undecodable date bytes as U+FFFD", meta)
 	}
-	if page.Find("[data-testid=thread-diff]").Length() != 1 {
+	if pg.Find("[data-testid=thread-diff]").Length() != 1 {
 		t.Error("the file's two dumps are not compared")
 	}
 }
 
 // jvmThreadsDiffAnalysis is the diff of two files' dumps.
 type jvmThreadsDiffAnalysis struct {
-	Base        jvmSnapshotJSON         `json:"base"`
-	Target      jvmSnapshotJSON         `json:"target"`
+	Base        snapshot.JSON           `json:"base"`
+	Target      snapshot.JSON           `json:"target"`
 	BaseTotal   int                     `json:"base_total"`
 	TargetTotal int                     `json:"target_total"`
 	New         []jvm.ThreadGroupChange `json:"new"`
@@ -385,7 +391,7 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 	up := ts.mustUpload(t, nil, file{"after.jstack", []byte(after)}, file{"before.jstack", []byte(before)})
 	doc := jvmGetDoc[jvmThreadsDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaThreadsDiff || a.Base.Name != "before.jstack" || a.BaseTotal != 5 || a.TargetTotal != 170 || a.TargetDump.Total != 170 {
+	if doc.Kind != webjvm.ReportThreadsDiff || a.Base.Name != "before.jstack" || a.BaseTotal != 5 || a.TargetTotal != 170 || a.TargetDump.Total != 170 {
 		t.Fatalf("%s: %s %d → %d", doc.Kind, a.Base.Name, a.BaseTotal, a.TargetTotal)
 	}
 	if len(a.Names) == 0 || a.Names[0].Pattern != jvmPollPattern || a.Names[0].Base != 3 || a.Names[0].Target != 168 {
@@ -394,15 +400,15 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 	if len(a.Grown) != 1 || a.Grown[0].Count != 168 || a.Grown[0].BaseCount != 3 || len(a.New) != 0 {
 		t.Errorf("grown %+v new %d; want the poll group 3 → 168", a.Grown, len(a.New))
 	}
-	page, _ := jvmGetPage(t, ts, up.ReportURL)
-	if h := page.Find("[data-testid=headline]").Text(); !strings.HasPrefix(h, "Threads: 5 → 170 (+165).") || !strings.Contains(h, jvmPollPattern) {
+	pg, _ := jvmGetPage(t, ts, up.ReportURL)
+	if h := pg.Find("[data-testid=headline]").Text(); !strings.HasPrefix(h, "Threads: 5 → 170 (+165).") || !strings.Contains(h, jvmPollPattern) {
 		t.Errorf("headline %q", h)
 	}
-	row := page.Find("[data-testid=name-changes-row]").First()
+	row := pg.Find("[data-testid=name-changes-row]").First()
 	if row.Find("[data-testid=label]").Text() != jvmPollPattern || row.Find("[data-testid=change]").Text() != "+165" {
 		t.Errorf("first name change %q %q", row.Find("[data-testid=label]").Text(), row.Find("[data-testid=change]").Text())
 	}
-	g := page.Find("[data-testid=grown-groups] [data-testid=group]").First()
+	g := pg.Find("[data-testid=grown-groups] [data-testid=group]").First()
 	if g.AttrOr("data-count", "") != "168" || g.Find("[data-testid=group-change]").Text() != "+165, was 3" {
 		t.Errorf("grown group %s %q", g.AttrOr("data-count", ""), g.Find("[data-testid=group-change]").Text())
 	}
@@ -414,7 +420,7 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 		return r.Groups
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
-	if want := jvmThreadDiffMarkdown(jvm.DiffThreads(parse(before), parse(after)), 10); !bytes.Contains(md, []byte(want)) {
+	if want := webjvm.ThreadDiffMarkdown(jvm.DiffThreads(parse(before), parse(after)), 10); !bytes.Contains(md, []byte(want)) {
 		t.Errorf("the Markdown lacks the diff's summary:\n%s", md)
 	}
 	// The grown poll group's row, as a ticket shows it (pinned in analyze/jvm
@@ -467,31 +473,31 @@ func TestJavaNMTReport(t *testing.T) {
 		up := ts.mustUpload(t, nil, fixture(t, "jvm", tc.name))
 		doc := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
 		a := doc.Analysis
-		if doc.Kind != kindJavaNMT || a.TotalCommitted != committedN || a.TotalReserved != reservedN || len(a.Categories) != categories || a.Comparison != nil {
+		if doc.Kind != webjvm.ReportNMT || a.TotalCommitted != committedN || a.TotalReserved != reservedN || len(a.Categories) != categories || a.Comparison != nil {
 			t.Errorf("%s: %s %d/%d committed/reserved, %d categories; the Total line says %d/%d, grep finds %d categories",
 				tc.name, doc.Kind, a.TotalCommitted, a.TotalReserved, len(a.Categories), committedN, reservedN, categories)
 		}
-		page, body := jvmGetPage(t, ts, up.ReportURL)
-		if n := page.Find("[data-testid=nmt-bar]").Length(); n != categories {
+		pg, body := jvmGetPage(t, ts, up.ReportURL)
+		if n := pg.Find("[data-testid=nmt-bar]").Length(); n != categories {
 			t.Errorf("%s: the chart has %d bars for %d categories", tc.name, n, categories)
 		}
-		if n := page.Find("[data-testid=nmt-category]").Length(); n != categories {
+		if n := pg.Find("[data-testid=nmt-category]").Length(); n != categories {
 			t.Errorf("%s: the table has %d rows", tc.name, n)
 		}
-		if page.Find("[style]").Length() != 0 || bytes.Contains(body, []byte("<style")) {
+		if pg.Find("[style]").Length() != 0 || bytes.Contains(body, []byte("<style")) {
 			t.Errorf("%s: the page has inline styles, which the CSP forbids", tc.name)
 		}
-		if got := page.Find("[data-testid=total-committed]").Text(); got != analyze.FormatBytes(committedN) {
+		if got := pg.Find("[data-testid=total-committed]").Text(); got != analyze.FormatBytes(committedN) {
 			t.Errorf("%s: committed figure %q", tc.name, got)
 		}
-		if page.Find("[data-testid=native-leak]").Length() != 0 {
+		if pg.Find("[data-testid=native-leak]").Length() != 0 {
 			t.Errorf("%s: a single summary cannot show a leak", tc.name)
 		}
 		n, err := jvm.ParseNMT(bytes.NewReader(fixture(t, "jvm", tc.name).data))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, md := ts.get(t, up.ReportURL+".md"); !bytes.Contains(md, []byte(jvmNMTMarkdown(n))) {
+		if _, _, md := ts.get(t, up.ReportURL+".md"); !bytes.Contains(md, []byte(webjvm.NMTMarkdown(n))) {
 			t.Errorf("%s: the Markdown lacks the report's summary:\n%s", tc.name, md)
 		}
 	}
@@ -499,8 +505,8 @@ func TestJavaNMTReport(t *testing.T) {
 
 // jvmNMTDiffAnalysis is the diff of two native memory reports.
 type jvmNMTDiffAnalysis struct {
-	Base       jvmSnapshotJSON `json:"base"`
-	Target     jvmSnapshotJSON `json:"target"`
+	Base       snapshot.JSON   `json:"base"`
+	Target     snapshot.JSON   `json:"target"`
 	Comparison *jvm.NMTDiff    `json:"comparison"`
 	NativeLeak *jvm.NativeLeak `json:"native_leak"`
 }
@@ -517,24 +523,24 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	up := ts.mustUpload(t, nil, file{"after.nmt", []byte(after)}, file{"before.nmt", []byte(before)})
 	doc := jvmGetDoc[jvmNMTDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaNMTDiff || a.Base.Name != "before.nmt" || a.Comparison.TotalCommittedDelta != (targetKB-baseKB)*1024 ||
+	if doc.Kind != webjvm.ReportNMTDiff || a.Base.Name != "before.nmt" || a.Comparison.TotalCommittedDelta != (targetKB-baseKB)*1024 ||
 		a.Comparison.NonHeapCommittedDelta != leakedKB*1024 || a.Comparison.HeapCommittedDelta != 0 {
 		t.Fatalf("%s from %s: %+v", doc.Kind, a.Base.Name, a.Comparison)
 	}
 	if a.NativeLeak == nil || a.NativeLeak.Cause != "direct-buffers" || a.NativeLeak.Category != "Internal" || a.NativeLeak.Grew[0].Name != "Internal" {
 		t.Fatalf("native leak %+v; want direct buffers, in Internal", a.NativeLeak)
 	}
-	page, _ := jvmGetPage(t, ts, up.ReportURL)
-	leak := page.Find("[data-testid=native-leak]")
+	pg, _ := jvmGetPage(t, ts, up.ReportURL)
+	leak := pg.Find("[data-testid=native-leak]")
 	if leak.Length() != 1 || strings.Contains(leak.Text(), "KAFKA-3933") || !strings.Contains(leak.Text(), "direct buffers") ||
 		leak.AttrOr("data-cause", "") != "direct-buffers" || leak.Find("[data-testid=native-leak-message]").Text() != a.NativeLeak.Message {
 		t.Errorf("the callout is missing or differs: %q", leak.Text())
 	}
-	if jvmFirst := page.Find("[data-testid=nmt-change]").First(); jvmFirst.Find("[data-testid=category]").Text() != "Internal" ||
+	if jvmFirst := pg.Find("[data-testid=nmt-change]").First(); jvmFirst.Find("[data-testid=category]").Text() != "Internal" ||
 		jvmFirst.AttrOr("data-change", "") != fmt.Sprint(leakedKB*1024) {
 		t.Errorf("first change %q %s", jvmFirst.Find("[data-testid=category]").Text(), jvmFirst.AttrOr("data-change", ""))
 	}
-	if page.Find("[data-testid=nmt-base]").Length() != len(jvmKafkaBroker(0)) {
+	if pg.Find("[data-testid=nmt-base]").Length() != len(jvmKafkaBroker(0)) {
 		t.Error("the chart does not draw the base's committed memory")
 	}
 	_, _, home := ts.get(t, "/")
@@ -546,11 +552,11 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	diffText, deltaKB := jvmNMTDiffText(jvmKafkaBroker(0), jvmKafkaBroker(leakedKB))
 	up = ts.mustUpload(t, nil, file{"summary.diff", []byte(diffText)})
 	one := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
-	if one.Kind != kindJavaNMT || !one.Analysis.Diff || one.Analysis.NativeLeak == nil || one.Analysis.Comparison.TotalCommittedDelta != deltaKB*1024 {
+	if one.Kind != webjvm.ReportNMT || !one.Analysis.Diff || one.Analysis.NativeLeak == nil || one.Analysis.Comparison.TotalCommittedDelta != deltaKB*1024 {
 		t.Errorf("summary.diff: %s diff=%v leak=%v", one.Kind, one.Analysis.Diff, one.Analysis.NativeLeak != nil)
 	}
-	page, _ = jvmGetPage(t, ts, up.ReportURL)
-	if page.Find("[data-testid=native-leak]").Length() != 1 || page.Find("[data-testid=nmt-changes]").Length() != 1 {
+	pg, _ = jvmGetPage(t, ts, up.ReportURL)
+	if pg.Find("[data-testid=native-leak]").Length() != 1 || pg.Find("[data-testid=nmt-changes]").Length() != 1 {
 		t.Error("the summary.diff page lacks the callout or the changes")
 	}
 
@@ -562,8 +568,8 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	if h := jvmGetDoc[jvmNMTDiffAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis; h.NativeLeak != nil {
 		t.Errorf("a growing heap was called a native leak: %+v", h.NativeLeak)
 	}
-	page, _ = jvmGetPage(t, ts, up.ReportURL)
-	if page.Find("[data-testid=native-leak]").Length() != 0 {
+	pg, _ = jvmGetPage(t, ts, up.ReportURL)
+	if pg.Find("[data-testid=native-leak]").Length() != 0 {
 		t.Error("the healthy page shows the callout")
 	}
 }
@@ -664,7 +670,7 @@ func TestJavaHistogramSeries(t *testing.T) {
 	}
 	up := ts.mustUpload(t, nil, file{"odd-hours.histo", []byte(b.String())}, file{"even-hours.histo", []byte(a.String())})
 	type doc struct {
-		Snapshots []jvmSnapshotJSON            `json:"snapshots"`
+		Snapshots []snapshot.JSON              `json:"snapshots"`
 		Series    map[string]jvmSeriesAnalysis `json:"series"`
 		Suspects  []jvm.ClassChange            `json:"suspects"`
 	}
@@ -694,13 +700,13 @@ func TestJavaHistogramSeries(t *testing.T) {
 	if len(byt.Suspects) == 0 || byt.Suspects[0].Name != "[B" {
 		t.Errorf("suspects by bytes %+v; want [B first", byt.Suspects)
 	}
-	page, _ := jvmGetPage(t, ts, up.ReportURL)
+	pg, _ := jvmGetPage(t, ts, up.ReportURL)
 	for _, id := range []string{"instances", "bytes"} {
-		if v := page.Find("[data-testid=series-"+id+"] [data-testid=series-verdict]").AttrOr("data-verdict", ""); v != "leak" {
+		if v := pg.Find("[data-testid=series-"+id+"] [data-testid=series-verdict]").AttrOr("data-verdict", ""); v != "leak" {
 			t.Errorf("the page's series by %s says %q", id, v)
 		}
 	}
-	if !strings.Contains(page.Find("[data-testid=series-instances] [data-testid=series-suspects]").Text(), jvmSamzaConsumer) {
+	if !strings.Contains(pg.Find("[data-testid=series-instances] [data-testid=series-suspects]").Text(), jvmSamzaConsumer) {
 		t.Error("the page's suspects by instances do not name the consumer")
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
@@ -722,8 +728,8 @@ func TestJavaHistogramSeries(t *testing.T) {
 	if s.Series["instances"].Verdict != "steady" || s.Series["bytes"].Verdict != "steady" || len(s.Suspects) != 0 {
 		t.Errorf("a steady heap: %q by instances, %q by bytes, %d suspects", s.Series["instances"].Verdict, s.Series["bytes"].Verdict, len(s.Suspects))
 	}
-	page, _ = jvmGetPage(t, ts, up.ReportURL)
-	if page.Find("[data-testid=headline]").HasClass("error") {
+	pg, _ = jvmGetPage(t, ts, up.ReportURL)
+	if pg.Find("[data-testid=headline]").HasClass("error") {
 		t.Error("a steady heap gets an alarming headline")
 	}
 }
@@ -748,12 +754,12 @@ func TestJavaThreadFixtures(t *testing.T) {
 		if want.Dumps == 1 && a.Total != threads {
 			t.Errorf("%s: %d threads, grep counts %d", name, a.Total, threads)
 		}
-		groups := jvmFirst(want.Groups.Groups, defaultTopRows)
-		for i := range groups {
-			groups[i].Key = "" // not in the JSON
+		gs := snapshot.First(want.Groups.Groups, page.DefaultRows)
+		for i := range gs {
+			gs[i].Key = "" // not in the JSON
 		}
 		if a.Total != want.Groups.Total || a.Dumps != want.Dumps || a.GroupCount != len(want.Groups.Groups) ||
-			!reflect.DeepEqual(a.States, want.Groups.States) || !reflect.DeepEqual(a.Groups, groups) {
+			!reflect.DeepEqual(a.States, want.Groups.States) || !reflect.DeepEqual(a.Groups, gs) {
 			t.Errorf("%s: %d threads in %d groups over %d dumps; the engine says %d in %d over %d, or the groups differ",
 				name, a.Total, a.GroupCount, a.Dumps, want.Groups.Total, len(want.Groups.Groups), want.Dumps)
 		}

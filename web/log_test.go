@@ -15,12 +15,15 @@ import (
 	"strings"
 	"testing"
 
+	weblogs "github.com/leakui/leakui/web/logs"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/fixtures"
+	"github.com/leakui/leakui/web/page"
 )
 
 // logFixturePatterns are literals and regexps that hit every layout of the
@@ -49,9 +52,9 @@ func TestLogFixturesMatchGrep(t *testing.T) {
 	}
 	up := ts.mustUpload(t, logFields(logFixturePatterns, nil), files...)
 	doc, _ := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
-	page, _ := logGetPage(t, ts, up.ReportURL)
+	pg, _ := logGetPage(t, ts, up.ReportURL)
 	rep := doc.Analysis.Report
-	if doc.Kind != kindLog || !doc.Analysis.Own || len(rep.Files) != len(paths) || len(rep.Patterns) != len(logFixturePatterns) {
+	if doc.Kind != weblogs.ReportKind || !doc.Analysis.Own || len(rep.Files) != len(paths) || len(rep.Patterns) != len(logFixturePatterns) {
 		t.Fatalf("kind %s own %v, %d files and %d patterns in the JSON", doc.Kind, doc.Analysis.Own, len(rep.Files), len(rep.Patterns))
 	}
 	var lines int64
@@ -61,14 +64,14 @@ func TestLogFixturesMatchGrep(t *testing.T) {
 		if rep.Files[j].Lines != want || rep.Files[j].Name != filepath.Base(path) {
 			t.Errorf("%s: JSON says %d lines (%s), grep -c '' says %d", path, rep.Files[j].Lines, rep.Files[j].Name, want)
 		}
-		if got := page.Find("[data-testid=file-lines]").Eq(j).Text(); got != analyze.FormatCount(want) {
+		if got := pg.Find("[data-testid=file-lines]").Eq(j).Text(); got != analyze.FormatCount(want) {
 			t.Errorf("%s: the page says %s lines, grep %d", path, got, want)
 		}
 	}
-	if rep.Lines != lines || page.Find("[data-testid=log-lines]").Text() != analyze.FormatCount(lines) {
-		t.Errorf("total lines: JSON %d, page %s, grep %d", rep.Lines, page.Find("[data-testid=log-lines]").Text(), lines)
+	if rep.Lines != lines || pg.Find("[data-testid=log-lines]").Text() != analyze.FormatCount(lines) {
+		t.Errorf("total lines: JSON %d, page %s, grep %d", rep.Lines, pg.Find("[data-testid=log-lines]").Text(), lines)
 	}
-	rows := page.Find("[data-testid=log-pattern]")
+	rows := pg.Find("[data-testid=log-pattern]")
 	if rows.Length() != len(logFixturePatterns) {
 		t.Fatalf("%d pattern rows on the page", rows.Length())
 	}
@@ -102,13 +105,13 @@ func TestLogFixturesMatchGrep(t *testing.T) {
 	// The fixtures mix yearless timestamps (erigon) with dated ones: the dated
 	// ones make the time axis, the yearless lines are counted as untimed, and
 	// the page and the JSON say so.
-	if len(rep.Buckets) == 0 || !rep.YearlessUntimed || len(doc.Analysis.Notices) != 1 || page.Find("[data-testid=log-timeline]").Length() != 1 ||
-		!strings.Contains(page.Find("[data-testid=notice]").Text(), "left off the time axis") {
+	if len(rep.Buckets) == 0 || !rep.YearlessUntimed || len(doc.Analysis.Notices) != 1 || pg.Find("[data-testid=log-timeline]").Length() != 1 ||
+		!strings.Contains(pg.Find("[data-testid=notice]").Text(), "left off the time axis") {
 		t.Errorf("mixed yearless and dated files: %d buckets, notices %v", len(rep.Buckets), doc.Analysis.Notices)
 	}
 	// The upload's patterns are the report's own, stored with it.
-	var stored logParams
-	if err := json.Unmarshal(doc.Params, &stored); err != nil || stored.key() != (logParams{Patterns: logFixturePatterns}).key() {
+	var stored weblogs.Params
+	if err := json.Unmarshal(doc.Params, &stored); err != nil || stored.Key() != (weblogs.Params{Patterns: logFixturePatterns}).Key() {
 		t.Errorf("stored params %s (%v)", doc.Params, err)
 	}
 }
@@ -123,12 +126,12 @@ func TestLogYearlessTimeline(t *testing.T) {
 	p := logs.Literal("INFO")
 	up := ts.mustUpload(t, logFields([]logs.Pattern{p}, nil), fixture(t, "logs", name))
 	doc, _ := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
-	page, _ := logGetPage(t, ts, up.ReportURL)
+	pg, _ := logGetPage(t, ts, up.ReportURL)
 	rep := doc.Analysis.Report
 	if !rep.Yearless || len(rep.Buckets) < logs.MinAutoBuckets || len(doc.Analysis.Notices) != 0 {
 		t.Fatalf("yearless %v, %d buckets, notices %v", rep.Yearless, len(rep.Buckets), doc.Analysis.Notices)
 	}
-	tl := page.Find("[data-testid=log-timeline]")
+	tl := pg.Find("[data-testid=log-timeline]")
 	if tl.Length() != 1 || !strings.HasPrefix(tl.Find("figcaption").Text(), "Lines per ") || !strings.Contains(tl.Find("figcaption").Text(), "02-21 ") {
 		t.Fatalf("timeline caption %q", tl.Find("figcaption").Text())
 	}
@@ -164,9 +167,9 @@ func TestLogCompressedInputs(t *testing.T) {
 	up := ts.mustUpload(t, logFields(patterns, nil),
 		plain, file{name: name + ".gz", data: logGzip(t, plain.data)}, file{name: name + ".zst", data: zbuf.Bytes()})
 	doc, _ := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
-	page, _ := logGetPage(t, ts, up.ReportURL)
+	pg, _ := logGetPage(t, ts, up.ReportURL)
 	for i, want := range []string{"none", "gzip", "zstd"} {
-		if got := page.Find("[data-testid=file-compression]").Eq(i).Text(); got != want {
+		if got := pg.Find("[data-testid=file-compression]").Eq(i).Text(); got != want {
 			t.Errorf("file %d: compression %q, want %q", i, got, want)
 		}
 		if doc.Analysis.Report.Files[i].Bytes != int64(len(plain.data)) {
@@ -253,8 +256,8 @@ func TestLogSamzaPreset(t *testing.T) {
 			t.Errorf("keys started/closed/unclosed %v", got)
 		}
 		keys := kafka.Find("[data-testid=open-key]")
-		if keys.Length() != logDefaultKeyRow {
-			t.Errorf("%d key rows, want the first %d", keys.Length(), logDefaultKeyRow)
+		if keys.Length() != weblogs.DefaultKeyRows {
+			t.Errorf("%d key rows, want the first %d", keys.Length(), weblogs.DefaultKeyRows)
 		}
 		// Most open first, ties in first-seen order: keys 3… (3 open), then 0–2 (2 open).
 		first := keys.First()
@@ -573,7 +576,7 @@ func TestLogHostileContent(t *testing.T) {
 		if i == 1 {
 			continue // closed
 		}
-		if want := logDisplay(k); !shown[want] {
+		if want := page.Display(k); !shown[want] {
 			t.Errorf("key %q is not shown as %q (shown: %v)", k, want, shown)
 		}
 	}

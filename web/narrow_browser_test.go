@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/leakui/leakui/internal/browser"
+	"github.com/leakui/leakui/web/page"
 )
 
 // TestBrowserNoSidewaysScrollOnAPhone opens the dashboard and a report of each
@@ -27,7 +28,7 @@ func TestBrowserNoSidewaysScrollOnAPhone(t *testing.T) {
 		"jvm nmt":       {fixture(t, "jvm", "nmt-summary-jdk17-bytes.txt")},
 		"log":           {fixture(t, "logs", "kafka-2.1.1-broker-server.log.2020-02-14-00")},
 	} {
-		pages[name] = reportURL(ts.mustUpload(t, nil, f...).ReportID)
+		pages[name] = page.ReportURL(ts.mustUpload(t, nil, f...).ReportID)
 	}
 	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900))
 	for name, path := range pages {
@@ -50,25 +51,25 @@ func TestBrowserNoSidewaysScrollOnAPhone(t *testing.T) {
 func TestBrowserProfileTablesFitAPhone(t *testing.T) {
 	ctx := browser.New(t, 120*time.Second)
 	ts := newTestServer(t, Config{})
-	heap := reportURL(ts.mustUpload(t, nil, fixture(t, "pprof", "erigon-integration-heap.pb.gz")).ReportID)
-	diff := reportURL(ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz")).ReportID)
+	heap := page.ReportURL(ts.mustUpload(t, nil, fixture(t, "pprof", "erigon-integration-heap.pb.gz")).ReportID)
+	diff := page.ReportURL(ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz")).ReportID)
 	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Navigate(ts.URL+heap), chromedp.WaitReady(`[data-testid=top-table]`))
 	sandwich := browser.Attr(t, ctx, `[data-testid=top-row]:first-child a[data-testid=name]`, "href")
-	for _, page := range []struct{ name, path, table string }{
+	for _, pg := range []struct{ name, path, table string }{
 		{"top table", heap, `[data-testid=top-table]`},
 		{"sandwich", sandwich, `[data-testid=sandwich-self]`},
 		{"sandwich callers", sandwich, `[data-testid=sandwich-callers]`},
 		{"diff table", diff, `[data-testid=diff-table]`},
 	} {
-		browser.Do(t, ctx, chromedp.Navigate(ts.URL+page.path), chromedp.WaitReady(page.table))
-		noSidewaysScroll(t, ctx, page.name)
-		fit := browser.Get(t, ctx, chromedp.Evaluate[[]int](`(() => { const t = document.querySelector(`+"`"+page.table+"`"+`);
+		browser.Do(t, ctx, chromedp.Navigate(ts.URL+pg.path), chromedp.WaitReady(pg.table))
+		noSidewaysScroll(t, ctx, pg.name)
+		fit := browser.Get(t, ctx, chromedp.Evaluate[[]int](`(() => { const t = document.querySelector(`+"`"+pg.table+"`"+`);
 			const widths = Array.from(t.querySelectorAll("td.name")).map(td => Math.round(td.getBoundingClientRect().width));
 			return [t.scrollWidth, t.clientWidth, widths.length ? Math.min(...widths) : 0, t.querySelectorAll(".secondary").length,
 				Array.from(t.querySelectorAll(".secondary")).filter(e => getComputedStyle(e).display != "none").length]; })()`))
 		if scroll, client, name, secondary, shown := fit[0], fit[1], fit[2], fit[3], fit[4]; scroll > client+1 || name < 150 || secondary == 0 || shown != 0 {
 			t.Errorf("%s at 390 px: table %d px wide in a %d px box, narrowest function cell %d px, %d of %d secondary cells shown",
-				page.name, scroll, client, name, shown, secondary)
+				pg.name, scroll, client, name, shown, secondary)
 		}
 	}
 	// The heap profile's top table and flame graph on a phone and on a laptop

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/leakui/leakui/internal/browser"
+	"github.com/leakui/leakui/web/page"
 )
 
 // shortName is the function's own name in a pprof name: what follows the last
@@ -36,12 +37,12 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	for _, r := range topOf(t, p, p.DefaultSampleIndex()).Rows {
 		cums[r.Name] = r.Cum
 	}
-	flameURL := ts.URL + reportURL(up.ReportID) + "?view=flame"
+	flameURL := ts.URL + page.ReportURL(up.ReportID) + "?view=flame"
 	browser.Do(t, ctx, chromedp.EmulateViewport(1400, 1000),
 		chromedp.Navigate(flameURL),
 		chromedp.WaitVisible(`[data-testid=flame-breadcrumb] [data-testid=flame-crumb]`),
 	)
-	browser.Screenshot(t, ctx, "i17-flame-1400.png")
+	browser.Screenshot(t, ctx, "navigate-flame-1400.png")
 
 	// Every label cut short keeps the end of its name: a narrow box whose label
 	// has room for the function's own name ends with it.
@@ -86,7 +87,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	if len(crumbs) != 2 || crumbs[1] != name || search != "skl" {
 		t.Errorf("after a reload: breadcrumb %v, search %q; want [all %s] and skl", crumbs, search, name)
 	}
-	browser.Screenshot(t, ctx, "i17-flame-zoom-1400.png")
+	browser.Screenshot(t, ctx, "navigate-flame-zoom-1400.png")
 
 	// The selected function's sandwich has the top table's cum.
 	browser.Do(t, ctx,
@@ -97,7 +98,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	if got != name || gotCum != strconv.FormatInt(cums[name], 10) {
 		t.Errorf("clicked %s: sandwich of %s with cum %s; the top table says %d", name, got, gotCum, cums[name])
 	}
-	browser.Screenshot(t, ctx, "i17-sandwich-1400.png")
+	browser.Screenshot(t, ctx, "navigate-sandwich-1400.png")
 
 	// The table beside the flame graph: a function's link opens its sandwich too,
 	// and the cum head sorts it.
@@ -110,7 +111,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	if c := browser.Attr(t, ctx, `[data-testid=sandwich-self] tbody tr`, "data-cum"); c != strconv.FormatInt(cums[first], 10) {
 		t.Errorf("the side table's %s opens a sandwich with cum %s; the top table says %d", first, c, cums[first])
 	}
-	browser.Do(t, ctx, chromedp.Navigate(ts.URL+reportURL(up.ReportID)), chromedp.WaitVisible(`[data-testid=top-table]`))
+	browser.Do(t, ctx, chromedp.Navigate(ts.URL+page.ReportURL(up.ReportID)), chromedp.WaitVisible(`[data-testid=top-table]`))
 	before := browser.Get(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("[data-testid=top-row]")).map(r => r.getAttribute("data-cum"))`))
 	browser.Do(t, ctx, chromedp.Click(`[data-testid=sort-cum] a`), chromedp.WaitVisible(`[data-testid=sort-cum][aria-sort=descending]`))
 	after := browser.Get(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("[data-testid=top-row]")).map(r => r.getAttribute("data-cum"))`))
@@ -121,7 +122,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	if slices.Equal(before, after) || !slices.IsSortedFunc(values, func(a, b int64) int { return int(abs(b) - abs(a)) }) {
 		t.Errorf("sort by cum: %v → %v; want a new order, largest cum first", before[:5], after[:5])
 	}
-	browser.Screenshot(t, ctx, "i17-top-sorted-1400.png")
+	browser.Screenshot(t, ctx, "navigate-top-sorted-1400.png")
 
 	// At 390 px the flame graph stands alone, without sideways scrolling.
 	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Navigate(flameURL), chromedp.WaitVisible(`[data-testid=flame-crumb]`))
@@ -131,12 +132,12 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
 		t.Errorf("the flame page is %d px wide at 390", w)
 	}
-	browser.Screenshot(t, ctx, "i17-flame-390.png")
-	browser.Do(t, ctx, chromedp.Navigate(ts.URL+reportURL(up.ReportID)+"?view=sandwich&fn="+first), chromedp.WaitVisible(`[data-testid=sandwich]`))
+	browser.Screenshot(t, ctx, "navigate-flame-390.png")
+	browser.Do(t, ctx, chromedp.Navigate(ts.URL+page.ReportURL(up.ReportID)+"?view=sandwich&fn="+first), chromedp.WaitVisible(`[data-testid=sandwich]`))
 	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
 		t.Errorf("the sandwich page is %d px wide at 390", w)
 	}
-	browser.Screenshot(t, ctx, "i17-sandwich-390.png")
+	browser.Screenshot(t, ctx, "navigate-sandwich-390.png")
 }
 
 // TestBrowserDashboardSearchAndDownload searches the dashboard by label and by
@@ -162,18 +163,18 @@ func TestBrowserDashboardSearchAndDownload(t *testing.T) {
 			t.Errorf("search %q lists %v; want only %s", q, links, up.ReportURL)
 		}
 	}
-	browser.Screenshot(t, ctx, "i17-dashboard-search-1400.png")
+	browser.Screenshot(t, ctx, "navigate-dashboard-search-1400.png")
 	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=report-search]`))
 	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
 		t.Errorf("the dashboard is %d px wide at 390", w)
 	}
-	browser.Screenshot(t, ctx, "i17-dashboard-search-390.png")
+	browser.Screenshot(t, ctx, "navigate-dashboard-search-390.png")
 	// What a refused upload links to fits a phone too.
 	browser.Do(t, ctx, chromedp.Navigate(ts.URL+"/kinds"), chromedp.WaitVisible(`[data-testid=kinds]`))
 	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
 		t.Errorf("/kinds is %d px wide at 390", w)
 	}
-	browser.Screenshot(t, ctx, "i17-kinds-390.png")
+	browser.Screenshot(t, ctx, "navigate-kinds-390.png")
 
 	// The download lands under the uploaded name.
 	dir := t.TempDir()

@@ -27,7 +27,7 @@ func TestTopTablePprofView(t *testing.T) {
 		t.Fatal("pprof drops nothing from this profile; choose another")
 	}
 
-	page := func(query string) *goquery.Document {
+	pg := func(query string) *goquery.Document {
 		t.Helper()
 		code, _, body := ts.get(t, "/r/"+up.ReportID+query)
 		if code != 200 {
@@ -72,7 +72,7 @@ func TestTopTablePprofView(t *testing.T) {
 	}
 
 	si := p.DefaultSampleIndex()
-	all := page("?n=all")
+	all := pg("?n=all")
 	checkRows(all, len(top.Rows), marksOf(t, p, si, 0))
 	note := all.Find("[data-testid=top-dropped]").Text()
 	if !strings.Contains(note, "pprof's default -top would drop "+strconv.Itoa(dropped)+" functions (cum ≤ ") {
@@ -83,7 +83,7 @@ func TestTopTablePprofView(t *testing.T) {
 		t.Fatalf("pprof's view link = %q", toggle)
 	}
 
-	pv := page(strings.TrimPrefix(toggle, "/r/"+up.ReportID) + "&n=all")
+	pv := pg(strings.TrimPrefix(toggle, "/r/"+up.ReportID) + "&n=all")
 	checkRows(pv, len(kept), marksOf(t, p, si, pprof.DefaultNodeFraction))
 	if back, _ := pv.Find("[data-testid=top-toggle]").Attr("href"); strings.Contains(back, "trim=") {
 		t.Errorf("the link back to every function keeps trim: %q", back)

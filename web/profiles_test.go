@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/kind"
+	"github.com/leakui/leakui/web/page"
 )
 
-func reportDoc(t *testing.T, ts *testServer, path string) reportJSON {
+func reportDoc(t *testing.T, ts *testServer, path string) kind.ReportJSON {
 	t.Helper()
 	code, _, body := ts.get(t, path)
-	var doc reportJSON
+	var doc kind.ReportJSON
 	if code != 200 || json.Unmarshal(body, &doc) != nil {
 		t.Fatalf("GET %s: %d %s", path, code, body)
 	}
@@ -42,9 +44,9 @@ func TestFiltersInTheURL(t *testing.T) {
 		t.Error("the filter kept everything; choose one that does not")
 	}
 
-	code, _, page := ts.get(t, "/r/"+up.ReportID+"?f=no_such_frame_anywhere")
-	if code != 200 || !bytes.Contains(page, []byte("matched nothing")) {
-		t.Errorf("a filter matching nothing: %d, page says %v", code, bytes.Contains(page, []byte("matched nothing")))
+	code, _, pg := ts.get(t, "/r/"+up.ReportID+"?f=no_such_frame_anywhere")
+	if code != 200 || !bytes.Contains(pg, []byte("matched nothing")) {
+		t.Errorf("a filter matching nothing: %d, page says %v", code, bytes.Contains(pg, []byte("matched nothing")))
 	}
 	code, _, body := ts.get(t, "/api/reports/"+up.ReportID+"?h=(unclosed")
 	if code != 400 || !bytes.Contains(body, []byte(`hide regexp \"(unclosed\"`)) {
@@ -56,8 +58,8 @@ func TestFlameView(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	heap := fixture(t, "pprof", "flameshow-heap.pb.gz")
 	_, up, _ := ts.upload(t, heap)
-	code, _, page := ts.get(t, "/r/"+up.ReportID+"?view=flame")
-	if code != 200 || !bytes.Contains(page, []byte(`data-testid="flame-svg"`)) || !bytes.Contains(page, []byte(`id="flame-data"`)) {
+	code, _, pg := ts.get(t, "/r/"+up.ReportID+"?view=flame")
+	if code != 200 || !bytes.Contains(pg, []byte(`data-testid="flame-svg"`)) || !bytes.Contains(pg, []byte(`id="flame-data"`)) {
 		t.Fatalf("flame page: %d", code)
 	}
 	doc := reportDoc(t, ts, "/api/reports/"+up.ReportID+"?view=flame")
@@ -101,8 +103,8 @@ func TestUploadTwoProfilesMakesADiff(t *testing.T) {
 	if code != 200 || !bytes.Contains(md, []byte(want.Rows[0].Name)) || !bytes.Contains(md, []byte("→")) {
 		t.Errorf("diff markdown: %d\n%s", code, md)
 	}
-	code, _, page := ts.get(t, up.ReportURL)
-	if code != 200 || !bytes.Contains(page, []byte(`data-testid="diff-table"`)) {
+	code, _, pg := ts.get(t, up.ReportURL)
+	if code != 200 || !bytes.Contains(pg, []byte(`data-testid="diff-table"`)) {
 		t.Errorf("diff page: %d", code)
 	}
 }
@@ -123,8 +125,8 @@ func TestCompareWithAnEarlierReport(t *testing.T) {
 	_, base, _ := ts.upload(t, fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"))
 	_, target, _ := ts.upload(t, fixture(t, "pprof", "parca-self-heap-t6-1644509290.pb.gz"))
 	_, cpu, _ := ts.upload(t, fixture(t, "pprof", "flameshow-cpu-10s.pb.gz"))
-	_, _, page := ts.get(t, target.ReportURL)
-	if !bytes.Contains(page, []byte(`value="`+base.ReportID+`"`)) || bytes.Contains(page, []byte(`value="`+cpu.ReportID+`"`)) {
+	_, _, pg := ts.get(t, target.ReportURL)
+	if !bytes.Contains(pg, []byte(`value="`+base.ReportID+`"`)) || bytes.Contains(pg, []byte(`value="`+cpu.ReportID+`"`)) {
 		t.Error("the compare form should offer the heap report and not the CPU one")
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -165,11 +167,11 @@ func TestSeriesRateNote(t *testing.T) {
 	}
 	up := ts.mustUpload(t, nil, files...)
 	const note = "Rates: the snapshots span 27s, less than 1m0s: rates are per snapshot, not per minute."
-	status, _, body := ts.get(t, reportJSONURL(up.ReportID)+"?mode=series")
+	status, _, body := ts.get(t, page.ReportJSONURL(up.ReportID)+"?mode=series")
 	if status != 200 || !strings.Contains(string(body), note) || strings.Contains(string(body), "slope_per_minute") {
 		t.Errorf("JSON %d: want the note and no per-minute slope:\n%.2000s", status, body)
 	}
-	status, _, body = ts.get(t, reportURL(up.ReportID)+"?mode=series")
+	status, _, body = ts.get(t, page.ReportURL(up.ReportID)+"?mode=series")
 	if status != 200 || !strings.Contains(string(body), "the snapshots span 27s") {
 		t.Errorf("page %d lacks the rate note", status)
 	}

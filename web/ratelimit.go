@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/leakui/leakui/web/serrors"
 	"golang.org/x/time/rate"
 )
 
@@ -69,7 +70,7 @@ func (l *clientLimiter) middleware(s *Server) func(http.Handler) http.Handler {
 			if !ok {
 				secs := int(math.Ceil(wait.Seconds()))
 				w.Header().Set("Retry-After", fmt.Sprint(secs))
-				s.writeError(w, r, errorf(http.StatusTooManyRequests, "too many %s from your address: try again in %d s", l.what, secs))
+				s.writeError(w, r, serrors.Errorf(http.StatusTooManyRequests, "too many %s from your address: try again in %d s", l.what, secs))
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -161,5 +162,5 @@ func (l *loginLimiter) succeeded(client string) {
 func tooManySignIns(w http.ResponseWriter, wait time.Duration) error {
 	secs := max(int(math.Ceil(wait.Seconds())), 1)
 	w.Header().Set("Retry-After", fmt.Sprint(secs))
-	return errorf(http.StatusTooManyRequests, "too many wrong tokens or downloads of unknown files from your address: try again in %d s", secs)
+	return serrors.Errorf(http.StatusTooManyRequests, "too many wrong tokens or downloads of unknown files from your address: try again in %d s", secs)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -24,19 +26,19 @@ const maxSearch = 200
 // (store.Headline), never by decoding its summary.
 func (s *Server) reportList(r *http.Request) (view.ReportList, error) {
 	v := r.URL.Query()
-	l := view.ReportList{Query: cleanText(v.Get("q"), maxSearch), Source: v.Get("source")}
+	l := view.ReportList{Query: page.CleanText(v.Get("q"), maxSearch), Source: v.Get("source")}
 	l.Searched = l.Query != "" || l.Source != ""
 	switch l.Source {
 	case "", "upload", "run":
 	default:
-		return l, errorf(http.StatusBadRequest, "source must be upload, run or empty, not %q", l.Source)
+		return l, serrors.Errorf(http.StatusBadRequest, "source must be upload, run or empty, not %q", l.Source)
 	}
 	after := v.Get("after")
 	reps, err := s.store.SearchReports(r.Context(), store.ReportSearch{Text: l.Query, Source: l.Source, After: after, Limit: reportsPerPage + 1})
 	if err != nil {
 		return l, err
 	}
-	page := func(cursor string) string {
+	pg := func(cursor string) string {
 		q := url.Values{}
 		if l.Query != "" {
 			q.Set("q", l.Query)
@@ -53,15 +55,15 @@ func (s *Server) reportList(r *http.Request) (view.ReportList, error) {
 		return "/?" + q.Encode() + "#reports"
 	}
 	if after != "" {
-		l.First = page("")
+		l.First = pg("")
 	}
 	if len(reps) > reportsPerPage {
 		reps = reps[:reportsPerPage]
-		l.Next = page(store.Cursor(reps[len(reps)-1]))
+		l.Next = pg(store.Cursor(reps[len(reps)-1]))
 	}
 	for _, rep := range reps {
 		h := rep.Headline
-		item := view.ReportListItem{URL: reportURL(rep.ID), Title: rep.ID, Kind: rep.Kind, Created: formatTime(rep.CreatedAt),
+		item := view.ReportListItem{URL: page.ReportURL(rep.ID), Title: rep.ID, Kind: rep.Kind, Created: page.FormatTime(rep.CreatedAt),
 			Summary: h.Line, Run: rep.RunID != "", Verdict: h.Verdict, Size: analyze.FormatBytes(h.InputBytes)}
 		if h.Title != "" {
 			item.Title = h.Title
@@ -92,7 +94,7 @@ func (s *Server) headline(r *store.Report) store.Headline {
 // …"), "" when it has none.
 func runTitle(summary []byte) string {
 	var sum runSummary
-	jsonUnmarshal(summary, &sum)
+	page.Unmarshal(summary, &sum)
 	return sum.Title
 }
 

@@ -13,11 +13,11 @@ import (
 // labels and the next and first page links.
 func dashboardList(t *testing.T, ts *testServer, path string) (urls, labels []string, next, first string) {
 	t.Helper()
-	code, _, page := ts.get(t, path)
+	code, _, pg := ts.get(t, path)
 	if code != 200 {
 		t.Fatalf("GET %s: %d", path, code)
 	}
-	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(pg))
 	doc.Find("[data-testid=report-item]").Each(func(_ int, s *goquery.Selection) {
 		href, _ := s.Find("[data-testid=report-link]").Attr("href")
 		urls = append(urls, href)

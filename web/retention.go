@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/leakui/leakui/web/page"
 )
 
 // handleDeleteArtifact is DELETE /api/artifacts/{sha256}: the bytes and every
@@ -16,20 +17,20 @@ func (s *Server) handleDeleteArtifact(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	s.profiles.remove(sha)
-	s.flames.clear()
-	s.log.Info("artifact deleted", "sha256", sha, "reports", n, "client", clientIP(r))
-	return writeJSON(w, http.StatusOK, map[string]any{"deleted": sha, "reports_deleted": n})
+	s.profiles.Remove(sha)
+	s.flames.Clear()
+	s.log.Info("artifact deleted", "sha256", sha, "reports", n, "client", page.ClientIP(r))
+	return page.JSON(w, http.StatusOK, map[string]any{"deleted": sha, "reports_deleted": n})
 }
 
 // handlePin is POST (pin) and DELETE (unpin) /api/reports/{id}/pin.
-func (s *Server) handlePin(pinned bool) handlerFunc {
+func (s *Server) handlePin(pinned bool) page.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := chi.URLParam(r, "id")
 		if err := s.store.SetPinned(r.Context(), id, pinned); err != nil {
 			return err
 		}
-		return writeJSON(w, http.StatusOK, map[string]any{"id": id, "pinned": pinned})
+		return page.JSON(w, http.StatusOK, map[string]any{"id": id, "pinned": pinned})
 	}
 }
 
@@ -46,8 +47,8 @@ func (s *Server) startRetention(retain time.Duration) {
 			return
 		}
 		if reports+artifacts > 0 {
-			s.profiles.clear()
-			s.flames.clear()
+			s.profiles.Clear()
+			s.flames.Clear()
 			s.log.Info("retention expired old reports", "reports", reports, "artifacts", artifacts, "older_than", retain)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -19,7 +20,7 @@ func (s *Server) comparePage(r *http.Request, ids [2]string) (view.ComparePage, 
 	var c view.ComparePage
 	var progs [2]lab.Progress
 	for i, id := range ids {
-		page, err := s.runPage(r, id)
+		pg, err := s.runPage(r, id)
 		if err != nil {
 			return c, err
 		}
@@ -27,8 +28,8 @@ func (s *Server) comparePage(r *http.Request, ids [2]string) (view.ComparePage, 
 		if err != nil {
 			return c, err
 		}
-		page.CompareWith = nil
-		c.Runs[i], progs[i] = page, p
+		pg.CompareWith = nil
+		c.Runs[i], progs[i] = pg, p
 	}
 	shared := runChartMax(progs[0])
 	for id, v := range runChartMax(progs[1]) {
@@ -225,12 +226,12 @@ func (s *Server) compareWith(ctx context.Context, id string) (*view.CompareWith,
 			continue
 		}
 		var spec lab.Spec
-		jsonUnmarshal(run.Spec, &spec)
+		page.Unmarshal(run.Spec, &spec)
 		label := spec.Title() + " (" + run.Status
 		if run.Verdict != "" {
 			label += ", " + runVerdictText(run.Verdict)
 		}
-		c.Choices = append(c.Choices, view.Pair{Value: run.ID, Label: label + ", " + formatTime(run.CreatedAt) + ")"})
+		c.Choices = append(c.Choices, view.Pair{Value: run.ID, Label: label + ", " + page.FormatTime(run.CreatedAt) + ")"})
 	}
 	if len(c.Choices) == 0 {
 		return nil, nil

@@ -8,11 +8,8 @@ import (
 
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
 )
-
-// eventInterval is the least time between two events of one run: changes in
-// between are coalesced into the next.
-const eventInterval = 250 * time.Millisecond
 
 // handleRunEvents is GET /runs/{id}/events: server-sent events with the run's
 // progress, at most one every 250 ms, starting with the current state (so a reload
@@ -24,7 +21,7 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	send, err := startEventStream(w)
+	send, err := page.StartEventStream(w)
 	if err != nil {
 		return err
 	}
@@ -59,10 +56,10 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 		if p.Status != lab.StatusRunning {
-			send("end", map[string]string{"status": p.Status, "url": runURL(id)})
+			send("end", map[string]string{"status": p.Status, "url": page.RunURL(id)})
 			return nil
 		}
-		// Wait for a change (or the next poll), then keep at least eventInterval
+		// Wait for a change (or the next poll), then keep at least page.EventInterval
 		// between two events.
 		select {
 		case <-ctx.Done():
@@ -73,7 +70,7 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 		case <-poll.C:
 		case <-doneOf(live):
 		}
-		if !s.pauseBetweenEvents(ctx) {
+		if !page.Pause(ctx, s.closing) {
 			return nil
 		}
 		if live != nil {

@@ -7,6 +7,8 @@ import (
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/groups"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -59,11 +61,11 @@ func (s *Server) runProvenLeak(ctx context.Context, arts []store.RunArtifact) (j
 		return provenLeakJSON{Hint: runLeakHint}, true, nil
 	}
 	j = provenLeakJSON{Served: true, Captures: len(leak), LastName: leak[len(leak)-1].Name}
-	first, err := s.loadGoroutineDump(ctx, leak[0].SHA256)
+	first, err := s.goroutines.Load(ctx, leak[0].SHA256)
 	if err != nil {
 		return j, false, err
 	}
-	last, err := s.loadGoroutineDump(ctx, leak[len(leak)-1].SHA256)
+	last, err := s.goroutines.Load(ctx, leak[len(leak)-1].SHA256)
 	if err != nil {
 		return j, false, err
 	}
@@ -72,7 +74,7 @@ func (s *Server) runProvenLeak(ctx context.Context, arts []store.RunArtifact) (j
 		if i == 10 {
 			break
 		}
-		j.Groups = append(j.Groups, provenLeakGroup{Count: g.Count, Func: goroutineGroupTitle(g.Stack)})
+		j.Groups = append(j.Groups, provenLeakGroup{Count: g.Count, Func: groups.Title(g.Stack)})
 	}
 	return j, true, nil
 }
@@ -86,7 +88,7 @@ func provenLeakSection(j provenLeakJSON) view.Section {
 		return sec
 	}
 	sec.Lines = append(sec.Lines, fmt.Sprintf("%s proven leaked in the last of %s (%s); %d in the first.",
-		plural(j.LastCount, "goroutine"), plural(j.Captures, "goroutineleak capture"), j.LastName, j.FirstCount))
+		page.Plural(j.LastCount, "goroutine"), page.Plural(j.Captures, "goroutineleak capture"), j.LastName, j.FirstCount))
 	for _, g := range j.Groups {
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%d × %s", g.Count, g.Func))
 	}

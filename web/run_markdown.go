@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/web/page"
 )
 
 // showRunMarkdown is GET /runs/{id}.md: the Markdown summary of the run's report
@@ -28,20 +29,20 @@ func (rs runsResource) showRunMarkdown(w http.ResponseWriter, r *http.Request) e
 			return err
 		}
 	} else {
-		page, err := rs.s.runPage(r, id)
+		pg, err := rs.s.runPage(r, id)
 		if err != nil {
 			return err
 		}
 		var b bytes.Buffer
-		fmt.Fprint(&b, markdown.Heading(3, "leakui run: "+markdown.Escape(page.Title)))
-		fmt.Fprintf(&b, "- Run: %s\n", absoluteURL(r, runURL(id)))
-		fmt.Fprintf(&b, "- Status: %s; verdict: **%s**\n", page.Status, verdictWord(page.Verdict, page.Status))
-		for _, line := range []string{page.Reason, page.Error} {
+		fmt.Fprint(&b, markdown.Heading(3, "leakui run: "+markdown.Escape(pg.Title)))
+		fmt.Fprintf(&b, "- Run: %s\n", page.Absolute(r, page.RunURL(id)))
+		fmt.Fprintf(&b, "- Status: %s; verdict: **%s**\n", pg.Status, verdictWord(pg.Verdict, pg.Status))
+		for _, line := range []string{pg.Reason, pg.Error} {
 			if line != "" {
 				fmt.Fprintf(&b, "- %s\n", markdown.Escape(line))
 			}
 		}
-		for _, c := range page.Counters {
+		for _, c := range pg.Counters {
 			fmt.Fprintf(&b, "- %s: %s\n", c.Label, c.Value)
 		}
 		md = b.Bytes()

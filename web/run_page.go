@@ -12,6 +12,8 @@ import (
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -23,76 +25,76 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 		return view.RunPage{}, err
 	}
 	var spec lab.Spec
-	jsonUnmarshal(run.Spec, &spec)
-	page := view.RunPage{
+	page.Unmarshal(run.Spec, &spec)
+	pg := view.RunPage{
 		ID: run.ID, Title: spec.Title(), Status: p.Status, StatusClass: statusClass(p.Status), Verdict: p.Verdict,
 		Reason: p.Reason, Error: p.Error, Running: p.Status == lab.StatusRunning, Step: p.Step, Steps: p.Steps,
-		StepName: p.StepName, Snapshots: p.Snapshots, EventsURL: runEventsURL(run.ID),
-		CancelURL: runCancelURL(run.ID),
+		StepName: p.StepName, Snapshots: p.Snapshots, EventsURL: page.RunEventsURL(run.ID),
+		CancelURL: page.RunCancelURL(run.ID),
 		Elapsed:   "elapsed " + (time.Duration(p.ElapsedMs) * time.Millisecond).Round(time.Second).String(),
-		Links:     []view.Link{{Label: "JSON", URL: runJSONURL(run.ID)}},
+		Links:     []view.Link{{Label: "JSON", URL: page.RunJSONURL(run.ID)}},
 	}
-	if page.StepName == "" {
+	if pg.StepName == "" {
 		// Before the first event: the workload's unit, as its events will say.
-		page.StepName = stepWord(lab.UnitOf(spec.Workload))
+		pg.StepName = stepWord(lab.UnitOf(spec.Workload))
 		p.StepName = lab.UnitOf(spec.Workload)
 	}
-	if p.Phase != nil && page.Running {
-		page.Phase = phaseText(p.Phase)
+	if p.Phase != nil && pg.Running {
+		pg.Phase = phaseText(p.Phase)
 	}
 	if p.Steps > 0 {
-		page.Pct = int(p.Step * 100 / p.Steps)
+		pg.Pct = int(p.Step * 100 / p.Steps)
 	}
-	if page.Running && p.RemainingMs > 0 {
-		page.Remaining = "about " + (time.Duration(p.RemainingMs) * time.Millisecond).Round(time.Second).String() + " left"
+	if pg.Running && p.RemainingMs > 0 {
+		pg.Remaining = "about " + (time.Duration(p.RemainingMs) * time.Millisecond).Round(time.Second).String() + " left"
 	}
-	page.Counters = runCounters(spec.Workload, p.Counters)
+	pg.Counters = runCounters(spec.Workload, p.Counters)
 	if spec.Workload != lab.WorkloadCapture {
-		page.Charts = runCharts(p, nil)
-		for i := range page.Charts {
-			page.Charts[i].ImageURL = runChartImageURL(run.ID, page.Charts[i].ID)
+		pg.Charts = runCharts(p, nil)
+		for i := range pg.Charts {
+			pg.Charts[i].ImageURL = page.RunChartImageURL(run.ID, pg.Charts[i].ID)
 		}
 	}
-	page.Callout = runCallout(spec, p)
+	pg.Callout = runCallout(spec, p)
 	if run.ReportID != "" {
-		page.Links = append(page.Links,
-			view.Link{Label: "report", URL: reportURL(run.ReportID)},
-			view.Link{Label: "Markdown", URL: reportMarkdownURL(run.ReportID)})
+		pg.Links = append(pg.Links,
+			view.Link{Label: "report", URL: page.ReportURL(run.ReportID)},
+			view.Link{Label: "Markdown", URL: page.ReportMarkdownURL(run.ReportID)})
 	}
 	if run.ReportID != "" && spec.Workload != lab.WorkloadCapture {
 		rep, err := s.runReport(r.Context(), run.ID)
 		if err != nil {
-			return page, err
+			return pg, err
 		}
 		// The run's own log, counted with its workload's preset (log_run.go).
-		if rep.Log, err = s.runLogView(r.Context(), run.ID, spec); err != nil {
-			return page, err
+		if rep.Log, err = s.logs.RunLog(r.Context(), run.ID, spec); err != nil {
+			return pg, err
 		}
 		// What a jvm run captured of its JVM, with the report views' own parts (run_jvm.go).
 		if j, err := s.runJVMOf(r.Context(), run.ID, run.ReportID); err != nil {
-			return page, err
+			return pg, err
 		} else if j != nil {
 			rep.JVM = j.view()
 		}
-		page.Report = rep
+		pg.Report = rep
 	}
 	if run.ReportID != "" && spec.Workload == lab.WorkloadCapture {
 		// A target capture shows the runtime's proof when it took it.
 		arts, err := s.runArtifacts(r.Context(), run.ID)
 		if err != nil {
-			return page, err
+			return pg, err
 		}
 		if j, ok, err := s.runProvenLeak(r.Context(), arts); err != nil {
-			return page, err
+			return pg, err
 		} else if ok && j.Served {
-			page.Report = &view.RunReport{Sections: []view.Section{provenLeakSection(j)}}
+			pg.Report = &view.RunReport{Sections: []view.Section{provenLeakSection(j)}}
 		}
 	}
-	if page.CompareWith, err = s.compareWith(r.Context(), run.ID); err != nil {
-		return page, err
+	if pg.CompareWith, err = s.compareWith(r.Context(), run.ID); err != nil {
+		return pg, err
 	}
-	page.Banner = runBanner(page)
-	return page, nil
+	pg.Banner = runBanner(pg)
+	return pg, nil
 }
 
 // phaseText is a phase's line: "write segment 3 of 80".
@@ -156,7 +158,7 @@ func runCharts(p lab.Progress, yMax map[string]float64) []view.Chart {
 	for _, spec := range runChartSpecs {
 		c := runLineChart(p, spec.title, spec.unit, spec.series)
 		c.YMax = yMax[spec.id]
-		out = append(out, chartView(spec.id, c))
+		out = append(out, chart.View(spec.id, c))
 	}
 	return out
 }
@@ -293,7 +295,7 @@ func (s *Server) runReport(ctx context.Context, runID string) (*view.RunReport, 
 	rep := &view.RunReport{}
 	for _, a := range arts {
 		rep.Files = append(rep.Files, view.FileInfo{Name: a.Name, Kind: a.Role, Size: analyze.FormatBytes(a.Size),
-			Time: formatTime(a.TakenAt), Download: artifactURL(a.SHA256), SHA256: a.SHA256})
+			Time: page.FormatTime(a.TakenAt), Download: page.ArtifactURL(a.SHA256), SHA256: a.SHA256})
 	}
 	for _, role := range []string{"goroutine", "heap"} {
 		sv, err := s.roleSeries(ctx, arts, role)
@@ -372,7 +374,7 @@ func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*
 	return t, nil
 }
 
-// clientIP is the client address the middleware found.
+// page.ClientIP is the client address the middleware found.
 // roleSeries analyzes a run's captures of one role (heap or goroutine) as a
 // series, in capture order; nil with fewer than three.
 func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role string) (*view.SeriesView, error) {
@@ -380,7 +382,7 @@ func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role 
 	if err != nil || rep == nil {
 		return nil, err
 	}
-	sv := seriesView(role, rep, true, nil)
+	sv := chart.Series(role, rep, true, nil)
 	return &sv, nil
 }
 
@@ -391,7 +393,7 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 		if a.Role != role {
 			continue
 		}
-		p, err := s.loadProfile(ctx, a.SHA256)
+		p, err := s.profileKind.Load(ctx, a.SHA256)
 		if err != nil {
 			return nil, err
 		}
@@ -411,11 +413,11 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 // (pprof.DiffByGoroutineStart), so runtime.gopark and runtime.selectgo, where
 // every blocked goroutine waits, never head them.
 func (s *Server) runDiff(ctx context.Context, first, last store.RunArtifact) (pprof.DiffResult, error) {
-	base, err := s.loadProfile(ctx, first.SHA256)
+	base, err := s.profileKind.Load(ctx, first.SHA256)
 	if err != nil {
 		return pprof.DiffResult{}, err
 	}
-	target, err := s.loadProfile(ctx, last.SHA256)
+	target, err := s.profileKind.Load(ctx, last.SHA256)
 	if err != nil {
 		return pprof.DiffResult{}, err
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // runRecorder records the lab's runs in the store: progress with a lease,
@@ -20,7 +22,7 @@ type runRecorder struct{ s *Server }
 
 // Progress implements lab.Recorder.
 func (rr runRecorder) Progress(ctx context.Context, runID string, p lab.Progress, leaseUntil time.Time) error {
-	return rr.s.store.UpdateRunProgress(ctx, runID, mustJSON(p), leaseUntil)
+	return rr.s.store.UpdateRunProgress(ctx, runID, page.MustJSON(p), leaseUntil)
 }
 
 // Capture implements lab.Recorder: the bytes become an artifact of the run.
@@ -46,17 +48,17 @@ func (rr runRecorder) Capture(ctx context.Context, runID string, c lab.Capture) 
 // ends failed, with the reason, and without a report.
 func (rr runRecorder) Finish(ctx context.Context, runID string, spec lab.Spec, p lab.Progress) error {
 	s := rr.s
-	run := &store.Run{ID: runID, Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Error: p.Error, Progress: mustJSON(p)}
+	run := &store.Run{ID: runID, Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Error: p.Error, Progress: page.MustJSON(p)}
 	if err := rr.report(ctx, run, spec, p); err != nil {
 		if errors.Is(err, store.ErrFull) || ctx.Err() != nil {
 			return err
 		}
 		s.log.Warn("a run's report could not be made", "run", runID, "err", err)
-		_, msg := statusOf(err)
+		_, msg := serrors.StatusOf(err)
 		run.Status, run.Verdict, run.ReportID = lab.StatusFailed, "", ""
 		run.Error = "its report could not be made: " + msg
 		p.Status, p.Verdict, p.Error = run.Status, "", run.Error
-		run.Progress = mustJSON(p)
+		run.Progress = page.MustJSON(p)
 	}
 	return s.store.FinishRun(ctx, run)
 }
@@ -70,7 +72,7 @@ func (rr runRecorder) report(ctx context.Context, run *store.Run, spec lab.Spec,
 		return err
 	}
 	if spec.Workload == lab.WorkloadCapture {
-		id, err := rr.captureReport(ctx, runID, spec, arts)
+		id, err := rr.s.profileKind.CaptureReport(ctx, runID, spec, arts)
 		if err != nil {
 			return err
 		}
@@ -87,8 +89,8 @@ func (rr runRecorder) report(ctx context.Context, run *store.Run, spec lab.Spec,
 		}
 		rep := &store.Report{
 			Kind: kindRun, RunID: runID,
-			Params:  mustJSON(map[string]any{"run_id": runID, "spec": spec}),
-			Summary: mustJSON(runSummary{Title: spec.Title(), Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Counters: p.Counters, JVM: jvmRefs}),
+			Params:  page.MustJSON(map[string]any{"run_id": runID, "spec": spec}),
+			Summary: page.MustJSON(runSummary{Title: spec.Title(), Status: p.Status, Verdict: p.Verdict, Reason: p.Reason, Counters: p.Counters, JVM: jvmRefs}),
 		}
 		if err := s.store.CreateReport(ctx, rep, refs); err != nil {
 			return err
@@ -158,37 +160,4 @@ func (s *Server) startSweeper(lease time.Duration) {
 			}
 		}
 	}()
-}
-
-// captureReport makes the series report of a live target's snapshots: a diff of
-// two, a series of more. The goroutineleak captures taken beside goroutine
-// snapshots are not part of it (the run page shows them).
-func (rr runRecorder) captureReport(ctx context.Context, runID string, spec lab.Spec, all []store.RunArtifact) (string, error) {
-	var arts []store.RunArtifact
-	for _, a := range all {
-		if a.Role != lab.RoleGoroutineLeak {
-			arts = append(arts, a)
-		}
-	}
-	if len(arts) < 2 {
-		return "", nil
-	}
-	refs := make([]store.Upload, len(arts))
-	for i, a := range arts {
-		refs[i] = store.Upload{Name: a.Name, SHA256: a.SHA256, Label: spec.Variant}
-	}
-	last, err := rr.s.loadProfile(ctx, arts[len(arts)-1].SHA256)
-	if err != nil {
-		return "", err
-	}
-	sum := profileSummaryOf(last)
-	kind := modeDiff
-	if len(arts) > 2 {
-		kind, sum.Profiles = seriesKind, len(arts)
-	}
-	rep := &store.Report{Kind: kind, RunID: runID, Params: mustJSON(map[string]any{"ordered_by": "capture time", "target": spec.Variant}), Summary: mustJSON(sum)}
-	if err := rr.s.store.CreateReport(ctx, rep, refs); err != nil {
-		return "", err
-	}
-	return rep.ID, nil
 }

@@ -9,6 +9,9 @@ import (
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
+	"github.com/leakui/leakui/web/kind"
+	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -39,15 +42,15 @@ func (s *Server) showRunReport(w http.ResponseWriter, r *http.Request, rep *stor
 	if err != nil {
 		return err
 	}
-	page, err := s.runPage(r, id)
+	pg, err := s.runPage(r, id)
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "runs", Description: bannerDescription(page.Banner)}, view.RunView(page))
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: chart.BannerDescription(pg.Banner)}, view.RunView(pg))
 }
 
 // runReportJSON fills the JSON twin of a run's report.
-func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	id, err := s.runOfReport(rep)
 	if err != nil {
 		return err
@@ -56,7 +59,7 @@ func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *reportJS
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"run_id": run.ID, "run_url": runURL(run.ID), "status": p.Status, "verdict": p.Verdict,
+	out := map[string]any{"run_id": run.ID, "run_url": page.RunURL(run.ID), "status": p.Status, "verdict": p.Verdict,
 		"reason": p.Reason, "counters": p.Counters, "points": p.Points, "snapshots": p.Snapshots}
 	arts, err := s.store.RunArtifacts(r.Context(), id)
 	if err != nil {
@@ -103,20 +106,20 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 	if err != nil {
 		return err
 	}
-	page, err := s.runPage(r, id)
+	pg, err := s.runPage(r, id)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(w, markdown.Heading(3, "leakui run: "+markdown.Escape(page.Title)))
-	fmt.Fprintf(w, "- Run: %s (report %s)\n", absoluteURL(r, runURL(id)), absoluteURL(r, reportURL(rep.ID)))
-	fmt.Fprintf(w, "- Status: %s; verdict: **%s**\n", markdown.Escape(page.Status), markdown.Escape(verdictWord(page.Verdict, page.Status)))
-	if page.Reason != "" {
-		fmt.Fprintf(w, "- %s\n", markdown.Escape(page.Reason))
+	fmt.Fprint(w, markdown.Heading(3, "leakui run: "+markdown.Escape(pg.Title)))
+	fmt.Fprintf(w, "- Run: %s (report %s)\n", page.Absolute(r, page.RunURL(id)), page.Absolute(r, page.ReportURL(rep.ID)))
+	fmt.Fprintf(w, "- Status: %s; verdict: **%s**\n", markdown.Escape(pg.Status), markdown.Escape(verdictWord(pg.Verdict, pg.Status)))
+	if pg.Reason != "" {
+		fmt.Fprintf(w, "- %s\n", markdown.Escape(pg.Reason))
 	}
-	if page.Callout != "" {
-		fmt.Fprintf(w, "- %s\n", markdown.Escape(page.Callout))
+	if pg.Callout != "" {
+		fmt.Fprintf(w, "- %s\n", markdown.Escape(pg.Callout))
 	}
-	for _, c := range page.Counters {
+	for _, c := range pg.Counters {
 		fmt.Fprintf(w, "- %s: %s\n", markdown.Escape(c.Label), markdown.Escape(c.Value))
 	}
 	if j, err := s.runJVMOf(r.Context(), id, rep.ID); err != nil {
@@ -124,13 +127,13 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 	} else if j != nil {
 		j.markdown(w, r)
 	}
-	if len(page.Charts) > 0 {
+	if len(pg.Charts) > 0 {
 		fmt.Fprintln(w)
-		for _, c := range page.Charts {
-			fmt.Fprintf(w, "![%s](%s)\n", markdown.Escape(c.Title), absoluteURL(r, runChartImageURL(id, c.ID)))
+		for _, c := range pg.Charts {
+			fmt.Fprintf(w, "![%s](%s)\n", markdown.Escape(c.Title), page.Absolute(r, page.RunChartImageURL(id, c.ID)))
 		}
 	}
-	if rep := page.Report; rep != nil {
+	if rep := pg.Report; rep != nil {
 		for _, sv := range []*view.SeriesView{rep.GoroutineSeries, rep.HeapSeries} {
 			if sv == nil {
 				continue

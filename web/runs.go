@@ -12,6 +12,9 @@ import (
 
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -27,7 +30,7 @@ func (rs runsResource) Routes() chi.Router {
 	r.Get("/{id}.md", rs.s.handle(rs.showRunMarkdown))
 	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleRunChartImage))
 	r.Post("/{id}/cancel", rs.s.handle(rs.cancelForm))
-	r.Post("/{id}/log", rs.s.handle(rs.s.handleCountRunLog))
+	r.Post("/{id}/log", rs.s.handle(rs.s.logs.CountRunLog))
 	return r
 }
 
@@ -48,7 +51,7 @@ func (s *Server) startRun(r *http.Request, spec lab.Spec) (string, error) {
 	id := store.NewID()
 	run, err := s.lab.Start(id, spec, func(spec lab.Spec) error {
 		return s.store.CreateRun(r.Context(), &store.Run{
-			ID: id, Workload: spec.Workload, Spec: mustJSON(spec), Owner: s.owner,
+			ID: id, Workload: spec.Workload, Spec: page.MustJSON(spec), Owner: s.owner,
 			LeaseUntil: time.Now().Add(s.lab.Lease()),
 		})
 	})
@@ -56,7 +59,7 @@ func (s *Server) startRun(r *http.Request, spec lab.Spec) (string, error) {
 		return "", err
 	}
 	// The run's spec has its defaults filled in; the request's may not.
-	s.log.Info("run started", "run", id, "spec", run.Spec.Title(), "client", clientIP(r))
+	s.log.Info("run started", "run", id, "spec", run.Spec.Title(), "client", page.ClientIP(r))
 	return id, nil
 }
 
@@ -72,7 +75,7 @@ func (rs runsResource) startAPI(w http.ResponseWriter, r *http.Request) error {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return errorf(http.StatusBadRequest, "the body must be a JSON run such as {\"workload\":\"checkpoint\",\"variant\":\"leaky\",\"cycles\":30}: %v", err)
+		return serrors.Errorf(http.StatusBadRequest, "the body must be a JSON run such as {\"workload\":\"checkpoint\",\"variant\":\"leaky\",\"cycles\":30}: %v", err)
 	}
 	spec, err := specOf(req)
 	if err != nil {
@@ -82,15 +85,15 @@ func (rs runsResource) startAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", runURL(id))
-	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "url": runURL(id)})
+	w.Header().Set("Location", page.RunURL(id))
+	return page.JSON(w, http.StatusAccepted, map[string]string{"id": id, "url": page.RunURL(id)})
 }
 
 // startForm is POST /runs from the dashboard: 303 to the run's page.
 func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		return errorf(http.StatusBadRequest, "bad form: %v", err)
+		return serrors.Errorf(http.StatusBadRequest, "bad form: %v", err)
 	}
 	f := r.PostForm
 	num := func(k string) (int, error) {
@@ -99,7 +102,7 @@ func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
 		}
 		n, err := strconv.Atoi(f.Get(k))
 		if err != nil {
-			return 0, errorf(http.StatusBadRequest, "%s must be a number, not %q", k, f.Get(k))
+			return 0, serrors.Errorf(http.StatusBadRequest, "%s must be a number, not %q", k, f.Get(k))
 		}
 		return n, nil
 	}
@@ -130,7 +133,7 @@ func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	http.Redirect(w, r, runURL(id), http.StatusSeeOther)
+	http.Redirect(w, r, page.RunURL(id), http.StatusSeeOther)
 	return nil
 }
 
@@ -201,12 +204,12 @@ func (rs runsResource) getAPI(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	doc := runJSON{
-		ID: run.ID, URL: runURL(run.ID), Workload: run.Workload, Spec: run.Spec, Status: p.Status, Verdict: p.Verdict,
+		ID: run.ID, URL: page.RunURL(run.ID), Workload: run.Workload, Spec: run.Spec, Status: p.Status, Verdict: p.Verdict,
 		Reason: p.Reason, Error: p.Error, Counters: p.Counters, Step: p.Step, Steps: p.Steps, Snapshots: p.Snapshots,
 		CreatedAt: run.CreatedAt, Progress: p,
 	}
 	if run.ReportID != "" {
-		doc.ReportURL = reportURL(run.ReportID)
+		doc.ReportURL = page.ReportURL(run.ReportID)
 	}
 	if !run.FinishedAt.IsZero() {
 		doc.FinishedAt = &run.FinishedAt
@@ -214,7 +217,7 @@ func (rs runsResource) getAPI(w http.ResponseWriter, r *http.Request) error {
 	if doc.Counters == nil {
 		doc.Counters = map[string]int64{}
 	}
-	return writeJSON(w, http.StatusOK, doc)
+	return page.JSON(w, http.StatusOK, doc)
 }
 
 // cancel stops a run running here.
@@ -224,18 +227,18 @@ func (s *Server) cancelRun(r *http.Request, id string) error {
 		return err
 	}
 	if run.Status != store.RunStatusRunning {
-		return errorf(http.StatusConflict, "run %s has already ended (%s)", id, run.Status)
+		return serrors.Errorf(http.StatusConflict, "run %s has already ended (%s)", id, run.Status)
 	}
 	if s.lab == nil {
 		return lab.ErrDisabled
 	}
 	if err := s.lab.Cancel(id); err != nil {
 		if errors.Is(err, lab.ErrNotRunning) {
-			return errorf(http.StatusConflict, "run %s runs on another server; cancel it there", id)
+			return serrors.Errorf(http.StatusConflict, "run %s runs on another server; cancel it there", id)
 		}
 		return err
 	}
-	s.log.Info("run cancelled", "run", id, "client", clientIP(r))
+	s.log.Info("run cancelled", "run", id, "client", page.ClientIP(r))
 	return nil
 }
 
@@ -245,7 +248,7 @@ func (rs runsResource) cancelAPI(w http.ResponseWriter, r *http.Request) error {
 	if err := rs.s.cancelRun(r, id); err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusAccepted, map[string]string{"id": id, "status": "cancelling"})
+	return page.JSON(w, http.StatusAccepted, map[string]string{"id": id, "status": "cancelling"})
 }
 
 // cancelForm is POST /runs/{id}/cancel from the page: 303 back to it.
@@ -254,17 +257,17 @@ func (rs runsResource) cancelForm(w http.ResponseWriter, r *http.Request) error 
 	if err := rs.s.cancelRun(r, id); err != nil {
 		return err
 	}
-	http.Redirect(w, r, runURL(id), http.StatusSeeOther)
+	http.Redirect(w, r, page.RunURL(id), http.StatusSeeOther)
 	return nil
 }
 
 // show is GET /runs/{id}: live while running, the report once ended.
 func (rs runsResource) show(w http.ResponseWriter, r *http.Request) error {
-	page, err := rs.s.runPage(r, chi.URLParam(r, "id"))
+	pg, err := rs.s.runPage(r, chi.URLParam(r, "id"))
 	if err != nil {
 		return err
 	}
-	return rs.s.render(w, r, http.StatusOK, view.Page{Title: page.Title, Nav: "runs", Description: bannerDescription(page.Banner)}, view.RunView(page))
+	return rs.s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: chart.BannerDescription(pg.Banner)}, view.RunView(pg))
 }
 
 // compare is GET /runs/compare?a=ID&b=ID (or ?run=ID&run=ID from the dashboard).
@@ -274,7 +277,7 @@ func (rs runsResource) compare(w http.ResponseWriter, r *http.Request) error {
 		ids = [2]string{picked[0], picked[1]}
 	}
 	if ids[0] == "" || ids[1] == "" {
-		return errorf(http.StatusBadRequest, "pick two runs to compare: /runs/compare?a=RUN&b=RUN")
+		return serrors.Errorf(http.StatusBadRequest, "pick two runs to compare: /runs/compare?a=RUN&b=RUN")
 	}
 	c, err := rs.s.comparePage(r, ids)
 	if err != nil {

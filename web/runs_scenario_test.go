@@ -17,11 +17,11 @@ import (
 // form and starts a run with the one chosen.
 func TestRunFormPassesTheScenario(t *testing.T) {
 	ts := labServer(t, "1ms", lab.Config{NoCapture: true})
-	code, _, page := ts.get(t, "/")
+	code, _, pg := ts.get(t, "/")
 	if code != http.StatusOK {
 		t.Fatalf("dashboard: %d", code)
 	}
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(pg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,9 +84,9 @@ func TestRunThroughTheAPI(t *testing.T) {
 		t.Fatalf("run ended %+v", r)
 	}
 	for _, path := range []string{"/runs/" + r.ID, r.ReportURL} {
-		code, _, page := ts.get(t, path)
-		if code != 200 || !bytes.Contains(page, []byte(`data-testid="run-verdict"`)) || !bytes.Contains(page, []byte("12 were never closed")) ||
-			!bytes.Contains(page, []byte(`data-testid="goroutine-diff"`)) {
+		code, _, pg := ts.get(t, path)
+		if code != 200 || !bytes.Contains(pg, []byte(`data-testid="run-verdict"`)) || !bytes.Contains(pg, []byte("12 were never closed")) ||
+			!bytes.Contains(pg, []byte(`data-testid="goroutine-diff"`)) {
 			t.Errorf("%s: %d, verdict/diff missing", path, code)
 		}
 	}
@@ -186,8 +186,8 @@ func TestRunLimitsCancelAndCompare(t *testing.T) {
 	if r := waitRun(t, ts, second["id"]); r.Verdict != lab.VerdictNoLeak {
 		t.Errorf("pr1674 verdict %s", r.Verdict)
 	}
-	code, _, page := ts.get(t, "/runs/compare?a="+first["id"]+"&b="+second["id"])
-	if code != 200 || bytes.Count(page, []byte(`data-testid="run-title"`)) != 2 {
+	code, _, pg := ts.get(t, "/runs/compare?a="+first["id"]+"&b="+second["id"])
+	if code != 200 || bytes.Count(pg, []byte(`data-testid="run-title"`)) != 2 {
 		t.Errorf("compare page: %d", code)
 	}
 }

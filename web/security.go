@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // contentSecurityPolicy allows only the server's own scripts and styles: no inline
@@ -30,7 +32,7 @@ func securityHeaders(next http.Handler) http.Handler {
 func (s *Server) crossOriginProtection(next http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return errorf(http.StatusForbidden, "cross-origin %s refused: this request came from another site", r.Method)
+		return serrors.Errorf(http.StatusForbidden, "cross-origin %s refused: this request came from another site", r.Method)
 	}))
 	return cop.Handler(next)
 }

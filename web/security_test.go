@@ -124,10 +124,10 @@ func TestTokenGuardsWritesAndPrivateGuardsReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := new(bytes.Buffer)
-	page.ReadFrom(resp.Body)
+	pg := new(bytes.Buffer)
+	pg.ReadFrom(resp.Body)
 	resp.Body.Close()
-	if !bytes.Contains(page.Bytes(), []byte(up.ReportID)) {
+	if !bytes.Contains(pg.Bytes(), []byte(up.ReportID)) {
 		t.Error("signed in, the dashboard does not list the report")
 	}
 	raw := loginCookieHeader(t, ts.URL, token)

@@ -21,6 +21,7 @@ import (
 	"github.com/leakui/leakui/internal/testworkload"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/store/sqlite"
+	"github.com/leakui/leakui/web/kind"
 )
 
 // TestMain doubles as the lab's test workload when LEAKUI_LAB_CHILD is set.
@@ -197,17 +198,17 @@ func TestUploadReportJSONMarkdownDownload(t *testing.T) {
 	}
 
 	// The page shows the top function with pprof's figure.
-	code, ct, page := ts.get(t, up.ReportURL)
+	code, ct, pg := ts.get(t, up.ReportURL)
 	if code != 200 || !strings.HasPrefix(ct, "text/html") {
 		t.Fatalf("report page: %d %s", code, ct)
 	}
-	if !bytes.Contains(page, []byte(wantTop.Rows[0].Name)) || !bytes.Contains(page, []byte(analyze.FormatValue(wantTop.Total, "bytes"))) {
+	if !bytes.Contains(pg, []byte(wantTop.Rows[0].Name)) || !bytes.Contains(pg, []byte(analyze.FormatValue(wantTop.Total, "bytes"))) {
 		t.Errorf("the report page lacks the top function %q or the total", wantTop.Rows[0].Name)
 	}
 
 	// The JSON twin carries the exact numbers, for any sample type.
 	code, _, body := ts.get(t, "/api/reports/"+up.ReportID+"?si=alloc_objects&n=5")
-	var doc reportJSON
+	var doc kind.ReportJSON
 	if code != 200 || json.Unmarshal(body, &doc) != nil || doc.Profile == nil {
 		t.Fatalf("report JSON: %d %s", code, body)
 	}
@@ -332,8 +333,8 @@ func TestRequestErrors(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/r/") {
 		t.Errorf("form upload: %d Location %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	code, _, page := ts.get(t, resp.Header.Get("Location"))
-	if code != 200 || !bytes.Contains(page, []byte("incident 42")) {
+	code, _, pg := ts.get(t, resp.Header.Get("Location"))
+	if code != 200 || !bytes.Contains(pg, []byte("incident 42")) {
 		t.Errorf("the form's report lacks its label (%d)", code)
 	}
 }

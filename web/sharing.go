@@ -10,9 +10,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/leakui/leakui/analyze/pprof"
-	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // ParseBaseURL checks a -base-url: an absolute http or https URL with a host and
@@ -25,9 +25,6 @@ func ParseBaseURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// baseURLKey carries Config.BaseURL in a request's context, for absoluteURL.
-type baseURLKey struct{}
-
 // withBaseURL puts Config.BaseURL into every request's context, so that links
 // written for other places (the upload API's report_url, Markdown summaries)
 // start with it.
@@ -36,21 +33,8 @@ func (s *Server) withBaseURL(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), baseURLKey{}, s.cfg.BaseURL)))
+		next.ServeHTTP(w, r.WithContext(page.WithBaseURL(r.Context(), s.cfg.BaseURL)))
 	})
-}
-
-// baseURLOf returns the base URL a request's links start with: Config.BaseURL,
-// else the scheme and Host the request came with (the host check has passed).
-func baseURLOf(r *http.Request) string {
-	if b, ok := r.Context().Value(baseURLKey{}).(string); ok {
-		return b
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }
 
 // reportVerdict is a report's verdict when its summary holds one ("leak",
@@ -107,7 +91,7 @@ func rfc5987Escape(s string) string {
 func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (string, error) {
 	prefix = strings.ToLower(prefix) // as a person may copy it from elsewhere
 	if !store.ValidSHA256Prefix(prefix) {
-		return "", errorf(http.StatusNotFound, "no artifact %q: give its SHA-256 or at least its first %d hex characters", prefix, store.MinArtifactPrefix)
+		return "", serrors.Errorf(http.StatusNotFound, "no artifact %q: give its SHA-256 or at least its first %d hex characters", prefix, store.MinArtifactPrefix)
 	}
 	const listed = 10
 	shas, err := s.store.ArtifactsWithPrefix(ctx, prefix, listed+1)
@@ -116,7 +100,7 @@ func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (stri
 	}
 	switch {
 	case len(shas) == 0:
-		return "", errorf(http.StatusNotFound, "no artifact's SHA-256 starts with %s", prefix)
+		return "", serrors.Errorf(http.StatusNotFound, "no artifact's SHA-256 starts with %s", prefix)
 	case len(shas) == 1:
 		return shas[0], nil
 	}
@@ -124,7 +108,7 @@ func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (stri
 	if len(shas) > listed {
 		shas, more = shas[:listed], " and more"
 	}
-	return "", errorf(http.StatusConflict, "%s is the start of several artifacts' SHA-256: %s%s; give more of it", prefix, strings.Join(shas, ", "), more)
+	return "", serrors.Errorf(http.StatusConflict, "%s is the start of several artifacts' SHA-256: %s%s; give more of it", prefix, strings.Join(shas, ", "), more)
 }
 
 // handleFavicon is GET /favicon.ico, which browsers ask for on their own: a
@@ -132,20 +116,4 @@ func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (stri
 func (s *Server) handleFavicon(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=86400")
 	http.Redirect(w, r, s.assets.url("favicon.svg"), http.StatusMovedPermanently)
-}
-
-// seriesVerdictOf is the verdict of a new series report, as its page will show
-// it first (the default sample type, no filter), for the upload API's answer and
-// the dashboard's search; "" when the series cannot be analyzed (its page says
-// why).
-func seriesVerdictOf(files []*received, profiles []*pprof.Profile) string {
-	snaps := make([]pprof.Snapshot, len(profiles))
-	for i, p := range profiles {
-		snaps[i] = pprof.Snapshot{Name: files[i].name, Profile: p}
-	}
-	rep, err := pprof.Series(snaps, series.Options{})
-	if err != nil {
-		return ""
-	}
-	return string(rep.Verdict)
 }

@@ -159,18 +159,18 @@ func TestUnsupportedKindIsOneLineWithDetails(t *testing.T) {
 	if href, _ := doc.Find("[data-testid=error-details]").Attr("href"); resp.StatusCode != 415 || href != "/kinds" {
 		t.Errorf("error page: %d, details link %q", resp.StatusCode, href)
 	}
-	code, _, page := ts.get(t, "/kinds")
-	doc, _ = goquery.NewDocumentFromReader(bytes.NewReader(page))
-	if n := doc.Find("[data-testid=kinds] li").Length(); code != 200 || n != len(ts.srv.kinds.accepted) {
-		t.Errorf("/kinds: %d, %d kinds listed, want %d", code, n, len(ts.srv.kinds.accepted))
+	code, _, pg := ts.get(t, "/kinds")
+	doc, _ = goquery.NewDocumentFromReader(bytes.NewReader(pg))
+	if n := doc.Find("[data-testid=kinds] li").Length(); code != 200 || n != len(ts.srv.kinds.Accepted()) {
+		t.Errorf("/kinds: %d, %d kinds listed, want %d", code, n, len(ts.srv.kinds.Accepted()))
 	}
 }
 
 // TestFavicon: every page names the hashed icon and /favicon.ico leads to it.
 func TestFavicon(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	_, _, page := ts.get(t, "/")
-	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	_, _, pg := ts.get(t, "/")
+	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(pg))
 	icon, _ := doc.Find("link[rel=icon]").Attr("href")
 	code, ct, svg := ts.get(t, "/favicon.ico")
 	if icon == "" || code != 200 || ct != "image/svg+xml" || !bytes.HasPrefix(svg, []byte("<svg")) {

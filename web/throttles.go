@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 )
 
 // throttleBacklogTimeout is how long a request waits in a throttle's backlog
@@ -66,7 +69,7 @@ func (t *throttles) classOf(r *http.Request) *throttleClass {
 	switch {
 	case strings.HasPrefix(p, "/a/"):
 		return t.downloads
-	case wantsJSON(r), strings.HasSuffix(p, ".md"), strings.HasSuffix(p, ".json"), strings.HasSuffix(p, ".csv"), strings.Contains(p, "/charts/"):
+	case page.WantsJSON(r), strings.HasSuffix(p, ".md"), strings.HasSuffix(p, ".json"), strings.HasSuffix(p, ".csv"), strings.Contains(p, "/charts/"):
 		return t.apiReads
 	default:
 		return t.pages
@@ -101,11 +104,11 @@ func (t *throttles) middleware(s *Server, fixed *throttleClass) func(http.Handle
 func (c *throttleClass) refusal(err error) error {
 	switch {
 	case errors.Is(err, errClientShare):
-		return errorf(http.StatusTooManyRequests, "too many %s at once from your address (at most %d going or waiting, -max-per-client): try again in 5 s", c.name, c.queue)
+		return serrors.Errorf(http.StatusTooManyRequests, "too many %s at once from your address (at most %d going or waiting, -max-per-client): try again in 5 s", c.name, c.queue)
 	case errors.Is(err, errBacklogFull):
-		return errorf(http.StatusTooManyRequests, "the server is busy: all %d slots for %s are taken and %d requests wait (%s): try again in 5 s", c.slots, c.name, c.backlog, c.flag)
+		return serrors.Errorf(http.StatusTooManyRequests, "the server is busy: all %d slots for %s are taken and %d requests wait (%s): try again in 5 s", c.slots, c.name, c.backlog, c.flag)
 	default:
-		return errorf(http.StatusTooManyRequests, "the server is busy: no slot for %s came free within %v (%s): try again in 5 s", c.name, throttleBacklogTimeout, c.flag)
+		return serrors.Errorf(http.StatusTooManyRequests, "the server is busy: no slot for %s came free within %v (%s): try again in 5 s", c.name, throttleBacklogTimeout, c.flag)
 	}
 }
 

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	webprofiles "github.com/leakui/leakui/web/profiles"
+
 	"github.com/PuerkitoBio/goquery"
+	"github.com/leakui/leakui/web/page"
 )
 
 // topRows reads the top table's rows: name, flat and cum, and the row's links.
@@ -20,11 +23,11 @@ type topRowSeen struct {
 
 func readTopRows(t *testing.T, ts *testServer, path string) []topRowSeen {
 	t.Helper()
-	code, _, page := ts.get(t, path)
+	code, _, pg := ts.get(t, path)
 	if code != 200 {
 		t.Fatalf("GET %s: %d", path, code)
 	}
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(pg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +55,7 @@ func readTopRows(t *testing.T, ts *testServer, path string) []topRowSeen {
 func TestTopTableSortsAndLinks(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
-	base := reportURL(up.ReportID)
+	base := page.ReportURL(up.ReportID)
 	byFlat := readTopRows(t, ts, base+"?n=all")
 	byCum := readTopRows(t, ts, base+"?n=all&sort=cum")
 	byName := readTopRows(t, ts, base+"?n=all&sort=name")
@@ -77,8 +80,8 @@ func TestTopTableSortsAndLinks(t *testing.T) {
 		t.Errorf("sort=size: %d, want 400", code)
 	}
 	// The column heads link to the orders, and say which one is current.
-	_, _, page := ts.get(t, base+"?sort=cum")
-	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	_, _, pg := ts.get(t, base+"?sort=cum")
+	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(pg))
 	if href, _ := doc.Find("[data-testid=sort-function] a").Attr("href"); !strings.Contains(href, "sort=name") {
 		t.Errorf("the function head links to %q", href)
 	}
@@ -87,8 +90,8 @@ func TestTopTableSortsAndLinks(t *testing.T) {
 	}
 	// Each of the first rows' sandwiches has the row's flat and cum.
 	for _, r := range byCum[:8] {
-		code, _, page := ts.get(t, r.sandwich)
-		doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(page))
+		code, _, pg := ts.get(t, r.sandwich)
+		doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(pg))
 		self := doc.Find("[data-testid=sandwich-self] tbody tr")
 		cum, _ := self.Attr("data-cum")
 		flat, _ := self.Attr("data-flat")
@@ -139,11 +142,11 @@ func TestTopTableSortsAndLinks(t *testing.T) {
 // single row.
 func readTopRowsAllowFew(t *testing.T, ts *testServer, path string) []topRowSeen {
 	t.Helper()
-	code, _, page := ts.get(t, path)
+	code, _, pg := ts.get(t, path)
 	if code != 200 {
 		t.Fatalf("GET %s: %d", path, code)
 	}
-	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(pg))
 	var rows []topRowSeen
 	doc.Find("[data-testid=top-row]").Each(func(_ int, s *goquery.Selection) {
 		cv, _ := s.Attr("data-cum")
@@ -159,11 +162,11 @@ func readTopRowsAllowFew(t *testing.T, ts *testServer, path string) []topRowSeen
 func TestFlamePageHasTheTableAndLinks(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
-	code, _, page := ts.get(t, reportURL(up.ReportID)+"?view=flame&sort=cum")
-	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	code, _, pg := ts.get(t, page.ReportURL(up.ReportID)+"?view=flame&sort=cum")
+	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(pg))
 	rows := doc.Find("[data-testid=side-table] [data-testid=top-row]")
-	if code != 200 || rows.Length() != sideRows {
-		t.Fatalf("flame view: %d, %d side rows; want %d", code, rows.Length(), sideRows)
+	if code != 200 || rows.Length() != webprofiles.SideRows {
+		t.Fatalf("flame view: %d, %d side rows; want %d", code, rows.Length(), webprofiles.SideRows)
 	}
 	if href, _ := rows.First().Find("a[data-testid=name]").Attr("href"); !strings.Contains(href, "view=sandwich") || !strings.Contains(href, "sort=cum") {
 		t.Errorf("a side row links to %q", href)
@@ -192,9 +195,16 @@ func TestFlamePageHasTheTableAndLinks(t *testing.T) {
 	}
 	// A diff's flame graph has no sandwich to offer.
 	two := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
-	_, _, page = ts.get(t, reportURL(two.ReportID)+"?view=flame")
-	doc, _ = goquery.NewDocumentFromReader(bytes.NewReader(page))
+	_, _, pg = ts.get(t, page.ReportURL(two.ReportID)+"?view=flame")
+	doc, _ = goquery.NewDocumentFromReader(bytes.NewReader(pg))
 	if s, _ := doc.Find("[data-testid=flame]").Attr("data-sandwich"); s != "" {
 		t.Errorf("a diff's flame graph offers a sandwich: %q", s)
 	}
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

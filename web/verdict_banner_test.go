@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/leakui/leakui/web/page"
 )
 
 func pageDoc(t *testing.T, ts *testServer, path string) *goquery.Document {
@@ -28,7 +29,7 @@ func pageDoc(t *testing.T, ts *testServer, path string) *goquery.Document {
 func TestVerdictBannerAndLinkPreview(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, parcaSeries(t)...)
-	doc := pageDoc(t, ts, reportURL(up.ReportID))
+	doc := pageDoc(t, ts, page.ReportURL(up.ReportID))
 	banner := doc.Find("main [data-testid=verdict-banner]")
 	if banner.Length() != 1 || banner.AttrOr("data-state", "") != "inconclusive" || banner.Find("[data-testid=verdict-state]").Text() != "inconclusive" {
 		t.Fatalf("banner %q", banner.Text())
@@ -53,19 +54,19 @@ func TestVerdictBannerAndLinkPreview(t *testing.T) {
 		t.Errorf("link preview tags: og:description %q", og)
 	}
 
-	diff := pageDoc(t, ts, reportURL(ts.mustUpload(t, nil, parcaSeries(t)[0], parcaSeries(t)[2]).ReportID))
+	diff := pageDoc(t, ts, page.ReportURL(ts.mustUpload(t, nil, parcaSeries(t)[0], parcaSeries(t)[2]).ReportID))
 	if b := diff.Find("[data-testid=verdict-banner]"); b.AttrOr("data-state", "") != "grew" || !strings.Contains(b.Text(), "46.7 MB") || !strings.Contains(b.Text(), "137.0 MB") {
 		t.Errorf("diff banner %q", b.Text())
 	}
-	one := pageDoc(t, ts, reportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "erigon-debug1-20161-goroutines.txt")).ReportID))
+	one := pageDoc(t, ts, page.ReportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "erigon-debug1-20161-goroutines.txt")).ReportID))
 	if b := one.Find("[data-testid=verdict-banner]"); b.AttrOr("data-state", "") != "dump" || b.Find("[data-testid=verdict-state]").Text() != "20,161 goroutines" {
 		t.Errorf("goroutine dump banner %q", b.Text())
 	}
-	crash := pageDoc(t, ts, reportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "gin-fatal-error-unexpected-signal-darwin.txt")).ReportID))
+	crash := pageDoc(t, ts, page.ReportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "gin-fatal-error-unexpected-signal-darwin.txt")).ReportID))
 	if b := crash.Find("[data-testid=verdict-banner]"); b.AttrOr("data-state", "") != "crash" || !strings.Contains(b.Text(), "The program crashed (fatal error") {
 		t.Errorf("crash banner %q", b.Text())
 	}
-	two := pageDoc(t, ts, reportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "goprofnotes-snap1-debug2.txt"), fixture(t, "goroutines", "goprofnotes-snap2-debug2.txt")).ReportID))
+	two := pageDoc(t, ts, page.ReportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "goprofnotes-snap1-debug2.txt"), fixture(t, "goroutines", "goprofnotes-snap2-debug2.txt")).ReportID))
 	if b := two.Find("[data-testid=verdict-banner]"); !strings.Contains(b.Text(), "Goroutines went from") {
 		t.Errorf("goroutine comparison banner %q", b.Text())
 	}

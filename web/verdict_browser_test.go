@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/leakui/leakui/internal/browser"
+	"github.com/leakui/leakui/web/page"
 )
 
 // TestBrowserVerdictFirst opens a series, a diff, a profile, a goroutine dump, a JVM thread dump and a log report at
@@ -19,12 +20,12 @@ func TestBrowserVerdictFirst(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	pages := map[string]string{}
 	series := ts.mustUpload(t, nil, parcaSeries(t)...)
-	pages["series"] = reportURL(series.ReportID)
-	pages["diff"] = reportURL(ts.mustUpload(t, nil, parcaSeries(t)[0], parcaSeries(t)[2]).ReportID)
-	pages["profile"] = reportURL(ts.mustUpload(t, nil, parcaSeries(t)[2]).ReportID)
-	pages["goroutines"] = reportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "erigon-debug1-20161-goroutines.txt")).ReportID)
-	pages["jvm threads"] = reportURL(ts.mustUpload(t, nil, fixture(t, "jvm", "sjk-jstack-jdk8-hazelcast-160threads.txt")).ReportID)
-	pages["log"] = reportURL(ts.mustUpload(t, nil, fixture(t, "logs", "kafka-2.1.1-broker-server.log.2020-02-14-00")).ReportID)
+	pages["series"] = page.ReportURL(series.ReportID)
+	pages["diff"] = page.ReportURL(ts.mustUpload(t, nil, parcaSeries(t)[0], parcaSeries(t)[2]).ReportID)
+	pages["profile"] = page.ReportURL(ts.mustUpload(t, nil, parcaSeries(t)[2]).ReportID)
+	pages["goroutines"] = page.ReportURL(ts.mustUpload(t, nil, fixture(t, "goroutines", "erigon-debug1-20161-goroutines.txt")).ReportID)
+	pages["jvm threads"] = page.ReportURL(ts.mustUpload(t, nil, fixture(t, "jvm", "sjk-jstack-jdk8-hazelcast-160threads.txt")).ReportID)
+	pages["log"] = page.ReportURL(ts.mustUpload(t, nil, fixture(t, "logs", "kafka-2.1.1-broker-server.log.2020-02-14-00")).ReportID)
 	for _, width := range []int64{1400, 390} {
 		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900))
 		for name, path := range pages {
