@@ -18,7 +18,7 @@ func heapAllocated() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// TestUploadOfAmplifyingProfileIs413 (issue 21, B1): valid profile.proto of a few
+// TestUploadOfAmplifyingProfileIs413: a valid profile.proto of a few
 // hundred kilobytes that decodes to gigabytes is answered 413 naming the memory
 // budget, having allocated less than the budget; the budget is free again and
 // the dashboard answers.

@@ -42,7 +42,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 		chromedp.Navigate(flameURL),
 		chromedp.WaitVisible(`[data-testid=flame-breadcrumb] [data-testid=flame-crumb]`),
 	)
-	browser.Screenshot(t, ctx, "i17-flame-1400.png")
+	browser.Screenshot(t, ctx, "navigate-flame-1400.png")
 
 	// Every label cut short keeps the end of its name: a narrow box whose label
 	// has room for the function's own name ends with it.
@@ -87,7 +87,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	if len(crumbs) != 2 || crumbs[1] != name || search != "skl" {
 		t.Errorf("after a reload: breadcrumb %v, search %q; want [all %s] and skl", crumbs, search, name)
 	}
-	browser.Screenshot(t, ctx, "i17-flame-zoom-1400.png")
+	browser.Screenshot(t, ctx, "navigate-flame-zoom-1400.png")
 
 	// The selected function's sandwich has the top table's cum.
 	browser.Do(t, ctx,
@@ -98,7 +98,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	if got != name || gotCum != strconv.FormatInt(cums[name], 10) {
 		t.Errorf("clicked %s: sandwich of %s with cum %s; the top table says %d", name, got, gotCum, cums[name])
 	}
-	browser.Screenshot(t, ctx, "i17-sandwich-1400.png")
+	browser.Screenshot(t, ctx, "navigate-sandwich-1400.png")
 
 	// The table beside the flame graph: a function's link opens its sandwich too,
 	// and the cum head sorts it.
@@ -122,7 +122,7 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	if slices.Equal(before, after) || !slices.IsSortedFunc(values, func(a, b int64) int { return int(abs(b) - abs(a)) }) {
 		t.Errorf("sort by cum: %v → %v; want a new order, largest cum first", before[:5], after[:5])
 	}
-	browser.Screenshot(t, ctx, "i17-top-sorted-1400.png")
+	browser.Screenshot(t, ctx, "navigate-top-sorted-1400.png")
 
 	// At 390 px the flame graph stands alone, without sideways scrolling.
 	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Navigate(flameURL), chromedp.WaitVisible(`[data-testid=flame-crumb]`))
@@ -132,12 +132,12 @@ func TestBrowserFlameGraphNavigation(t *testing.T) {
 	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
 		t.Errorf("the flame page is %d px wide at 390", w)
 	}
-	browser.Screenshot(t, ctx, "i17-flame-390.png")
+	browser.Screenshot(t, ctx, "navigate-flame-390.png")
 	browser.Do(t, ctx, chromedp.Navigate(ts.URL+page.ReportURL(up.ReportID)+"?view=sandwich&fn="+first), chromedp.WaitVisible(`[data-testid=sandwich]`))
 	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
 		t.Errorf("the sandwich page is %d px wide at 390", w)
 	}
-	browser.Screenshot(t, ctx, "i17-sandwich-390.png")
+	browser.Screenshot(t, ctx, "navigate-sandwich-390.png")
 }
 
 // TestBrowserDashboardSearchAndDownload searches the dashboard by label and by
@@ -163,18 +163,18 @@ func TestBrowserDashboardSearchAndDownload(t *testing.T) {
 			t.Errorf("search %q lists %v; want only %s", q, links, up.ReportURL)
 		}
 	}
-	browser.Screenshot(t, ctx, "i17-dashboard-search-1400.png")
+	browser.Screenshot(t, ctx, "navigate-dashboard-search-1400.png")
 	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=report-search]`))
 	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
 		t.Errorf("the dashboard is %d px wide at 390", w)
 	}
-	browser.Screenshot(t, ctx, "i17-dashboard-search-390.png")
+	browser.Screenshot(t, ctx, "navigate-dashboard-search-390.png")
 	// What a refused upload links to fits a phone too.
 	browser.Do(t, ctx, chromedp.Navigate(ts.URL+"/kinds"), chromedp.WaitVisible(`[data-testid=kinds]`))
 	if w := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 390 {
 		t.Errorf("/kinds is %d px wide at 390", w)
 	}
-	browser.Screenshot(t, ctx, "i17-kinds-390.png")
+	browser.Screenshot(t, ctx, "navigate-kinds-390.png")
 
 	// The download lands under the uploaded name.
 	dir := t.TempDir()

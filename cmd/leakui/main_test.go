@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/leakui/leakui/internal/watchtarget"
 )
 
 func TestMain(m *testing.M) {
@@ -25,6 +27,10 @@ func TestMain(m *testing.M) {
 	// under go test that is the test binary, so it serves the broker here.
 	if os.Getenv(workBrokerEnv) == "1" {
 		os.Exit(run(context.Background(), []string{"work", "broker"}, stdio{os.Stdin, os.Stdout, os.Stderr}))
+	}
+	// The watches' tests start this binary again as a Go program to watch.
+	if v := os.Getenv(watchtarget.Env); v != "" {
+		os.Exit(watchtarget.Main(v))
 	}
 	// The binary leakuiBinary built goes with the run.
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {

@@ -13,10 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leakui/leakui/alert"
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/lab/child"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/watch"
 	"github.com/leakui/leakui/web"
 )
 
@@ -86,6 +88,13 @@ type Main struct {
 	// address (a listener of its own, never the dashboard's).
 	DebugPprof string
 	Targets    lab.Targets
+	// Watches (-watch, -watch-file) are the programs watched for leaks,
+	// Receivers (-alert) where their verdict changes go, MetricsToken
+	// (-metrics-token) a token that reads /metrics besides -token.
+	Watches      watch.Flags
+	WatchFile    string
+	Receivers    alert.Receivers
+	MetricsToken string
 
 	io     stdio
 	log    *slog.Logger
@@ -96,6 +105,7 @@ type Main struct {
 	served chan error
 	debug  *child.DebugServer
 	spool  *uploadSpool
+	bg     *background
 }
 
 // NewMain returns a Main with the default flags.
@@ -132,6 +142,9 @@ func (m *Main) ParseFlags(args []string) error {
 			fmt.Fprintf(m.io.err, "leakui serve: %s\n", visible(err.Error()))
 			return errUsage
 		}
+	}
+	if err := m.parseWatchFlags(); err != nil {
+		return err
 	}
 	if m.Private && m.Token == "" {
 		fmt.Fprintln(m.io.err, "leakui serve: -private needs a -token (or LEAKUI_TOKEN)")
@@ -186,6 +199,7 @@ func (m *Main) registerFlags(fs *flag.FlagSet) {
 		return err
 	})
 	m.Limits.register(fs)
+	m.registerWatchFlags(fs)
 	fs.StringVar(&m.DebugPprof, "debug-pprof", "", "serve leakui's own /debug/pprof/ and /debug/vars on this loopback address, such as 127.0.0.1:6060 (default: off)")
 	fs.Func("target", "allow captures from a live pprof endpoint: name=http://host:port (repeatable; the browser only names it)", func(v string) error {
 		name, base, err := lab.ParseTarget(v)
@@ -240,11 +254,27 @@ func (m *Main) Open(ctx context.Context) error {
 	if m.MemoryBudget <= 0 {
 		m.MemoryBudget = web.DefaultMemoryBudget()
 	}
-	if !m.maxDecompressedSet {
-		m.MaxDecompressed = min(m.MaxDecompressed, m.MemoryBudget/2)
+	// The watches' verdicts get a share of the memory budget of their own;
+	// the web's analyses and caches the rest.
+	webBudget, watchBudget := m.MemoryBudget, (*analyze.Budget)(nil)
+	if len(m.Watches) > 0 {
+		watchBudget = analyze.NewBudget(m.MemoryBudget / watchBudgetShare)
+		webBudget -= watchBudget.Limit()
 	}
-	m.log.Info("memory", "gomemlimit", memLimit, "memory_budget", m.MemoryBudget, "max_decompressed", m.MaxDecompressed)
-	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, MaxHeapDump: m.MaxHeapDump, TempDir: spool.dir, MemoryBudget: m.MemoryBudget,
+	if !m.maxDecompressedSet {
+		m.MaxDecompressed = min(m.MaxDecompressed, webBudget/2)
+	}
+	m.log.Info("memory", "gomemlimit", memLimit, "memory_budget", m.MemoryBudget, "max_decompressed", m.MaxDecompressed,
+		"watches_budget", m.MemoryBudget-webBudget)
+	bg, err := m.openBackground(ctx, dsn, watchBudget)
+	if err != nil {
+		ln.Close()
+		spool.Close()
+		db.Close()
+		return err
+	}
+	m.bg = bg
+	cfg := web.Config{Store: db, AllowedHosts: hosts, Logger: m.log, MaxUpload: m.MaxUpload, MaxDecompressed: m.MaxDecompressed, MaxHeapDump: m.MaxHeapDump, TempDir: spool.dir, MemoryBudget: webBudget,
 		Token: m.Token, Private: m.Private, Retain: time.Duration(m.Retain), MaxAnalyses: m.MaxAnalyses,
 		MaxAPIReads: m.MaxAPIReads, MaxUploads: m.MaxUploads, MaxDownloads: m.MaxDownloads, MaxPerClient: m.MaxPerClient,
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
@@ -259,6 +289,7 @@ func (m *Main) Open(ctx context.Context) error {
 	srv, err := web.NewServer(cfg)
 	if err != nil {
 		ln.Close()
+		bg.close(m.ShutdownTimeout)
 		spool.Close()
 		db.Close()
 		return err
@@ -268,13 +299,28 @@ func (m *Main) Open(ctx context.Context) error {
 		if err := m.openDebug(); err != nil {
 			ln.Close()
 			srv.Close()
+			bg.close(m.ShutdownTimeout)
 			spool.Close()
 			db.Close()
 			return err
 		}
 	}
+	// The watches tick and the alerts go out once the web is up: a failure
+	// before this point leaves no job started.
+	if err := bg.start(ctx); err != nil {
+		ln.Close()
+		if m.debug != nil {
+			m.debug.Close()
+			m.debug = nil
+		}
+		srv.Close()
+		bg.close(m.ShutdownTimeout)
+		spool.Close()
+		db.Close()
+		return fmt.Errorf("jobs: %w", err)
+	}
 	m.server = &http.Server{
-		Handler:           srv,
+		Handler:           m.withMetrics(srv, bg.metrics, hosts),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
@@ -324,6 +370,10 @@ func (m *Main) Close() error {
 	if m.debug != nil {
 		errs = append(errs, m.debug.Close())
 	}
+	// The jobs stop (and their backend closes) before the store they write to.
+	if m.bg != nil {
+		errs = append(errs, m.bg.close(m.ShutdownTimeout))
+	}
 	if m.web != nil {
 		errs = append(errs, m.web.Close())
 	}
@@ -338,7 +388,7 @@ func (m *Main) Close() error {
 	}
 	// A second Close has nothing left to do (it used to wait forever for the
 	// server's end, which the first one had taken).
-	m.server, m.served, m.debug, m.web, m.store, m.spool = nil, nil, nil, nil, nil, nil
+	m.server, m.served, m.debug, m.web, m.store, m.spool, m.bg = nil, nil, nil, nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 

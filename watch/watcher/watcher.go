@@ -273,6 +273,11 @@ func (w *Watcher) scrape(ctx context.Context, d watch.Declaration, tick time.Tim
 	return s, nil
 }
 
+// CloseIdleConnections closes the scrapes' idle connections to the targets
+// (kept between ticks), so that a server that stopped its job runner leaves
+// no connection and no goroutine behind.
+func (w *Watcher) CloseIdleConnections() { w.client.CloseIdleConnections() }
+
 // Statuses lists the watches with their state, by name.
 func (w *Watcher) Statuses(ctx context.Context) ([]watch.Status, error) {
 	ws, err := w.cfg.Store.Watches(ctx)
