@@ -19,6 +19,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
@@ -185,7 +186,7 @@ func TestGoroutineFixtureReports(t *testing.T) {
 			})
 
 			code, ct, md := ts.get(t, up.ReportURL+".md")
-			if code != 200 || !strings.HasPrefix(ct, "text/markdown") || !bytes.Contains(md, []byte(page.Plural(grepTotal, "goroutine")+" in ")) {
+			if code != 200 || !strings.HasPrefix(ct, "text/markdown") || !bytes.Contains(md, []byte(analyze.Plural(int64(grepTotal), "goroutine")+" in ")) {
 				t.Errorf("markdown: %d %s\n%s", code, ct, md)
 			}
 			if rows := bytes.Count(md, []byte("\n| ")); rows != min(len(want.Groups), 10)+1 {
@@ -225,7 +226,7 @@ func TestGoroutineErigonLeak(t *testing.T) {
 		t.Errorf("markdown lacks the largest group:\n%s", md)
 	}
 	_, _, home := ts.get(t, "/")
-	if !bytes.Contains(home, []byte("20161 goroutines in 168 groups; largest 12096 × "+fn)) {
+	if !bytes.Contains(home, []byte("20,161 goroutines in 168 groups; largest 12,096 × "+fn)) {
 		t.Error("the dashboard line lacks the totals and the largest group")
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/groups"
-	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -88,7 +88,7 @@ func provenLeakSection(j provenLeakJSON) view.Section {
 		return sec
 	}
 	sec.Lines = append(sec.Lines, fmt.Sprintf("%s proven leaked in the last of %s (%s); %d in the first.",
-		page.Plural(j.LastCount, "goroutine"), page.Plural(j.Captures, "goroutineleak capture"), j.LastName, j.FirstCount))
+		analyze.Plural(int64(j.LastCount), "goroutine"), analyze.Plural(int64(j.Captures), "goroutineleak capture"), j.LastName, j.FirstCount))
 	for _, g := range j.Groups {
 		sec.Lines = append(sec.Lines, fmt.Sprintf("%d × %s", g.Count, g.Func))
 	}

@@ -38,7 +38,7 @@ func TestVerdictBannerAndLinkPreview(t *testing.T) {
 		t.Errorf("the element after the title is %q, not the banner", first.AttrOr("data-testid", goquery.NodeName(first)))
 	}
 	numbers := banner.Find("[data-testid=verdict-numbers]").Text()
-	for _, want := range []string{"46.7 MB → 137.0 MB", "+90.4 MB", "3 over 27s"} {
+	for _, want := range []string{"46.7 MB → 137.0 MB", "+90.4 MB", "3 snapshots over 27 s"} {
 		if !strings.Contains(numbers, want) {
 			t.Errorf("banner numbers %q lack %q", numbers, want)
 		}

@@ -17,16 +17,17 @@ func SeriesClass(v series.Verdict) string {
 	switch v {
 	case series.Leak:
 		return "bad"
-	case series.Shrinking, series.Inconclusive:
-		return "warn"
+	case series.Shrinking, series.Steady:
+		return "good"
 	}
-	return "good"
+	return "" // inconclusive: no verdict, grey
 }
 
 // SeriesBanner is the verdict of a series report.
 func SeriesBanner(rep *series.Report) *view.Banner {
 	b := &view.Banner{State: string(rep.Verdict), Class: SeriesClass(rep.Verdict), Reason: rep.Reason}
 	b.Badges = []view.Badge{{Label: rep.VerdictText, Class: b.Class, TestID: "verdict-state"}}
+	b.Notes = append(b.Notes, rep.Warnings...)
 	t := rep.Total
 	change := analyze.FormatSignedValue(t.Growth, rep.Unit)
 	if t.First != 0 {
@@ -40,13 +41,43 @@ func SeriesBanner(rep *series.Report) *view.Banner {
 	return b
 }
 
-// SnapshotsText is the number of snapshots and, when they have times, their span.
+// SnapshotsText is the number of snapshots and, when they have times, their
+// span in the unit it needs: "12 snapshots over 318 ms", "3 snapshots over 21.4
+// s", "8 snapshots over 14 min 5 s".
 func SnapshotsText(rep *series.Report) string {
-	s := strconv.Itoa(len(rep.Snapshots))
-	if n := len(rep.Snapshots); n > 1 && !rep.Snapshots[0].Time.IsZero() && !rep.Snapshots[n-1].Time.IsZero() {
-		s += " over " + rep.Snapshots[n-1].Time.Sub(rep.Snapshots[0].Time).Round(time.Second).String()
+	n := len(rep.Snapshots)
+	s := analyze.Plural(int64(n), "snapshot")
+	if n > 1 && !rep.Snapshots[0].Time.IsZero() && !rep.Snapshots[n-1].Time.IsZero() {
+		s += " over " + Span(rep.Snapshots[n-1].Time.Sub(rep.Snapshots[0].Time))
 	}
 	return s
+}
+
+// Span writes a duration in the unit its size needs: "318 ms", "21.4 s",
+// "14 min 5 s", "3 h 12 min".
+func Span(d time.Duration) string {
+	if d < 0 {
+		d = -d
+	}
+	switch {
+	case d < time.Second:
+		return strconv.FormatInt(d.Round(time.Millisecond).Milliseconds(), 10) + " ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', -1, 64) + " s"
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		m, sec := int(d/time.Minute), int(d%time.Minute/time.Second)
+		if sec == 0 {
+			return fmt.Sprintf("%d min", m)
+		}
+		return fmt.Sprintf("%d min %d s", m, sec)
+	}
+	d = d.Round(time.Minute)
+	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+	if m == 0 {
+		return fmt.Sprintf("%d h", h)
+	}
+	return fmt.Sprintf("%d h %d min", h, m)
 }
 
 // BannerDescription is a banner as one line for link previews: its badges, then

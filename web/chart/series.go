@@ -19,7 +19,7 @@ import (
 func Series(id string, rep *series.Report, compact bool, moveURL func(order []int) string) view.SeriesView {
 	v := view.SeriesView{
 		ID: id, Verdict: string(rep.Verdict), VerdictText: rep.VerdictText, Reason: rep.Reason,
-		SampleType: rep.SampleType, By: rep.By, Compact: compact,
+		SampleType: rep.SampleType, By: rep.By, Compact: compact, Warnings: rep.Warnings,
 	}
 	v.VerdictClass = SeriesClass(rep.Verdict)
 	v.Chart = Totals(id, rep)

@@ -124,6 +124,8 @@ func (hs *Histograms) DiffPage() view.JavaHistogramDiffPage {
 	}
 	suspects := d.Suspects(q.Rows)
 	pg.Header.Headline, pg.Header.Alarm = DiffHeadline(d, suspects)
+	pg.Header.Shrank = d.TotalBytes < 0
+	pg.Header.Notices = append(pg.Header.Notices, d.Warnings...)
 	for _, w := range base.Warnings {
 		pg.Header.Notices = append(pg.Header.Notices, hs.Name(q.Base)+": "+w)
 	}
@@ -144,7 +146,7 @@ func (hs *Histograms) DiffPage() view.JavaHistogramDiffPage {
 	pg.ByBytes = ChangeTable("grown-bytes", "Growth in bytes", "", d.Grown(jvm.ByBytes, q.Rows), n.bytes, jvm.ByBytes, showAll)
 	pg.ByInstances = ChangeTable("grown-instances", "Growth in instances", "", d.Grown(jvm.ByInstances, q.Rows), n.instances, jvm.ByInstances, showAll)
 	var leak bool
-	pg.Series, leak = hs.SeriesViews(&pg.Header.Notices)
+	pg.Series, leak = hs.SeriesViews(&pg.Header.Notices, len(d.Warnings) == 0)
 	pg.Header.Alarm = pg.Header.Alarm || leak
 	pg.Snapshots = hs.Snapshots()
 	return pg

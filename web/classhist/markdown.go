@@ -50,6 +50,7 @@ func DiffMarkdown(d *jvm.HistogramDiff, n int) string {
 		analyze.FormatBytes(d.BaseTotalBytes), analyze.FormatBytes(d.TargetTotalBytes), analyze.FormatSignedValue(d.TotalBytes, "bytes"),
 		analyze.FormatCount(d.BaseTotalInstances), analyze.FormatCount(d.TargetTotalInstances), analyze.FormatSignedValue(d.TotalInstances, "count"),
 		d.HeadlineWith(markdown.Code))
+	snapshot.MarkdownWarnings(&b, d.Warnings)
 	for _, table := range []struct {
 		title string
 		rows  []jvm.ClassChange

@@ -40,6 +40,11 @@ func SeriesOf(hs []*jvm.Histogram, names []string, order jvm.Order) (*series.Rep
 	if apps {
 		in.SampleType, in.Unit, in.By = "instances", "count", "application class"
 	}
+	origins := make([]jvm.Origin, n)
+	for i, h := range hs {
+		origins[i] = h.Origin
+	}
+	in.Warnings = jvm.SeriesWarnings(origins)
 	timed := true
 	times := make([]time.Time, n)
 	for i, h := range hs {
@@ -93,7 +98,9 @@ func (hs *Histograms) Series(order jvm.Order) (*series.Report, error) {
 
 // SeriesViews formats the report's series, one per measure; an analysis that fails
 // becomes a notice rather than a failed page.
-func (hs *Histograms) SeriesViews(notices *[]string) ([]view.SeriesView, bool) {
+// The series' own warnings (snapshots of different JVMs) join the notices when
+// warn is set (the page has not said it of its base and target already).
+func (hs *Histograms) SeriesViews(notices *[]string, warn bool) ([]view.SeriesView, bool) {
 	var out []view.SeriesView
 	leak := false
 	for _, o := range SeriesOrders {
@@ -106,12 +113,17 @@ func (hs *Histograms) SeriesViews(notices *[]string) ([]view.SeriesView, bool) {
 			continue
 		}
 		leak = leak || s.Verdict == series.Leak
+		if warn && o == SeriesOrders[0] {
+			*notices = append(*notices, s.Warnings...)
+		}
 		if s.RateNote != "" && o == SeriesOrders[0] {
 			*notices = append(*notices, "Rates: "+s.RateNote+".")
 		}
 		// The series by bytes is compact: its snapshot list would repeat the one
 		// above it, and byte[]'s growth is already in the diff's tables.
-		out = append(out, chart.Series(OrderName(o), s, o == jvm.ByBytes, nil))
+		v := chart.Series(OrderName(o), s, o == jvm.ByBytes, nil)
+		v.Warnings = nil // said once, on top of the page
+		out = append(out, v)
 	}
 	return out, leak
 }

@@ -80,9 +80,9 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 	if report.ProvenLeaked {
 		fmt.Fprintln(w, "- Proven leaked by the Go runtime (goroutineleak profile): every goroutine below can never run again.")
 	} else if report.Leaked > 0 {
-		fmt.Fprintf(w, "- %s proven leaked by the Go runtime (state \"(leaked)\").\n", page.Plural(report.Leaked, "goroutine"))
+		fmt.Fprintf(w, "- %s proven leaked by the Go runtime (state \"(leaked)\").\n", analyze.Plural(int64(report.Leaked), "goroutine"))
 	}
-	fmt.Fprintf(w, "- %s in %s (%s)", page.Plural(report.Total, "goroutine"), page.Plural(gs-gone, "group"), markdown.Escape(report.Format))
+	fmt.Fprintf(w, "- %s in %s (%s)", analyze.Plural(int64(report.Total), "goroutine"), analyze.Plural(int64(gs-gone), "group"), markdown.Escape(report.Format))
 	if report.DeclaredTotal != nil && *report.DeclaredTotal != report.Total {
 		fmt.Fprintf(w, "; the dump says %d", *report.DeclaredTotal)
 	}
@@ -97,8 +97,8 @@ func writeGoroutineMarkdown(w io.Writer, report *goroutines.Report) {
 		fmt.Fprintf(w, "- %s\n", markdown.Escape(report.LeakProofHint))
 	}
 	if b := report.Base; b != nil {
-		fmt.Fprintf(w, "- Base: %s; change %s; %s new or grown, %s gone\n", page.Plural(b.Total, "goroutine"),
-			page.SignedCount(report.Total-b.Total), page.Plural(grew, "group"), page.Plural(gone, "group"))
+		fmt.Fprintf(w, "- Base: %s; change %s; %s new or grown, %s gone\n", analyze.Plural(int64(b.Total), "goroutine"),
+			page.SignedCount(report.Total-b.Total), analyze.Plural(int64(grew), "group"), analyze.Plural(int64(gone), "group"))
 	}
 	if p := report.Panic; p != nil {
 		fmt.Fprintf(w, "- %s:\n", markdown.Escape(p.Kind))

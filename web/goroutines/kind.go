@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/page"
@@ -53,8 +54,8 @@ func goroutineSummaryOf(target, base *goroutines.Dump, dumps int) goroutineSumma
 	return sum
 }
 
-// goroutineSummaryLine is the dashboard's line: "20161 goroutines in 168 groups;
-// largest 12096 × pkg.fn", with the change for a comparison.
+// goroutineSummaryLine is the dashboard's line: "20,161 goroutines in 168 groups;
+// largest 12,096 × pkg.fn", with the change for a comparison.
 func goroutineSummaryLine(raw json.RawMessage) string {
 	var s goroutineSummary
 	if json.Unmarshal(raw, &s) != nil || s.Format == "" {
@@ -64,15 +65,15 @@ func goroutineSummaryLine(raw json.RawMessage) string {
 	if s.ProvenLeaked {
 		b.WriteString("proven leaked by the Go runtime: ")
 	}
-	fmt.Fprintf(&b, "%s", page.Plural(s.Total, "goroutine"))
+	fmt.Fprintf(&b, "%s", analyze.Plural(int64(s.Total), "goroutine"))
 	if s.Dumps > 1 {
 		fmt.Fprintf(&b, " (%+d over %d dumps)", s.Total-s.BaseTotal, s.Dumps)
 	}
-	fmt.Fprintf(&b, " in %s", page.Plural(s.Groups, "group"))
+	fmt.Fprintf(&b, " in %s", analyze.Plural(int64(s.Groups), "group"))
 	if s.Panic != "" {
 		fmt.Fprintf(&b, "; %s", s.Panic)
 	} else if s.TopFunc != "" {
-		fmt.Fprintf(&b, "; largest %d × %s", s.TopCount, s.TopFunc)
+		fmt.Fprintf(&b, "; largest %s × %s", analyze.FormatCount(int64(s.TopCount)), s.TopFunc)
 	}
 	return b.String()
 }

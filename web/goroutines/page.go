@@ -74,7 +74,7 @@ func (k *Kind) goroutinePage(r *http.Request, rep *store.Report, q goroutineQuer
 			})
 		}
 	}
-	pg.Verdict = goroutineBanner(pg.Groups)
+	pg.Verdict = groups.Banner(pg.Groups)
 	return pg, nil
 }
 

@@ -70,6 +70,7 @@ func View(rep *goroutines.Report, rows int, showAll string, names [2]string) vie
 		g.Declared = *rep.DeclaredTotal
 	}
 	g.ProvenLeaked, g.Leaked, g.LeakHint = rep.ProvenLeaked, rep.Leaked, rep.LeakProofHint
+	g.Verdict, g.Headline = rep.Verdict, rep.Headline
 	if p := rep.Panic; p != nil {
 		g.Panic = &view.GoroutinePanic{Kind: p.Kind, Message: p.Message, Signal: p.Signal, Goroutine: p.Goroutine}
 	}

@@ -119,7 +119,7 @@ func ThreadGroupsMarkdown(g *jvm.ThreadGroups, n int) string {
 		fmt.Fprintf(&b, "\n…and %s more groups.\n", analyze.FormatCount(int64(rest)))
 	}
 	if len(g.Groups) > 0 && len(g.Groups[0].Stack) > 0 {
-		fmt.Fprintf(&b, "\nStack of the first group (%s threads):\n\n", analyze.FormatCount(int64(g.Groups[0].Count)))
+		fmt.Fprintf(&b, "\nStack of the first group (%s):\n\n", analyze.Plural(int64(g.Groups[0].Count), "thread"))
 		frames := snapshot.First(g.Groups[0].Stack, 20)
 		lines := make([]string, len(frames))
 		for i, f := range frames {

@@ -154,6 +154,8 @@ func (ns *nmtSet) diffPage() view.JavaNMTPage {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
 	}
 	pg.Header.Headline, pg.Header.Alarm = d.Headline(), d.NativeLeak != nil
+	pg.Header.Grew, pg.Header.Shrank = d.TotalCommittedDelta > 0, d.TotalCommittedDelta < 0
+	pg.Header.Notices = append(pg.Header.Notices, d.Warnings...)
 	for _, w := range base.Warnings {
 		pg.Header.Notices = append(pg.Header.Notices, ns.Name(q.Base)+": "+w)
 	}

@@ -80,7 +80,7 @@ func javaThreadsSummaryLine(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) != nil || s.Files == 0 {
 		return ""
 	}
-	line := fmt.Sprintf("%s threads in %s groups", analyze.FormatCount(int64(s.Threads)), analyze.FormatCount(int64(s.Groups)))
+	line := analyze.Plural(int64(s.Threads), "thread") + " in " + analyze.Plural(int64(s.Groups), "group")
 	if s.Files > 1 || s.Dumps > 1 {
 		line = fmt.Sprintf("threads %s → %s (%s)", analyze.FormatCount(int64(s.BaseThreads)), analyze.FormatCount(int64(s.Threads)), analyze.FormatSignedValue(int64(s.Threads-s.BaseThreads), "count"))
 	}
@@ -118,9 +118,9 @@ func (ts *threadSet) header(title string) view.JVMHeader {
 			return "JVM thread dump"
 		}
 		if r.Dumps > 1 {
-			return fmt.Sprintf("JVM thread dump (%d dumps, %s threads in the last)", r.Dumps, analyze.FormatCount(int64(r.Groups.Total)))
+			return fmt.Sprintf("JVM thread dump (%s, %s in the last)", analyze.Plural(int64(r.Dumps), "dump"), analyze.Plural(int64(r.Groups.Total), "thread"))
 		}
-		return fmt.Sprintf("JVM thread dump (%s threads)", analyze.FormatCount(int64(r.Groups.Total)))
+		return fmt.Sprintf("JVM thread dump (%s)", analyze.Plural(int64(r.Groups.Total), "thread"))
 	}, func(i int) time.Time {
 		if file[i] == nil {
 			return time.Time{}
@@ -174,6 +174,7 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 	headline, alarm := jvmThreadsHeadline(target.Groups)
 	pg.Header.Headline = jvmThreadDiffHeadline(d) + " " + headline
 	pg.Header.Alarm = alarm || d.TargetTotal > d.BaseTotal
+	pg.Header.Notices = append(pg.Header.Notices, d.Warnings...)
 	for _, w := range base.Warnings {
 		pg.Header.Notices = append(pg.Header.Notices, ts.Name(q.Base)+": "+w)
 	}
@@ -272,12 +273,12 @@ func jvmThreadsHeadline(g *jvm.ThreadGroups) (string, bool) {
 		}
 		b.WriteString(". ")
 	}
-	fmt.Fprintf(&b, "%s threads (%s daemon) in %s groups.", analyze.FormatCount(int64(g.Total)), analyze.FormatCount(int64(g.Daemon)), analyze.FormatCount(int64(len(g.Groups))))
+	fmt.Fprintf(&b, "%s (%s daemon) in %s.", analyze.Plural(int64(g.Total), "thread"), analyze.FormatCount(int64(g.Daemon)), analyze.Plural(int64(len(g.Groups)), "group"))
 	for _, grp := range g.Groups {
 		if grp.Deadlocked {
 			continue
 		}
-		fmt.Fprintf(&b, " Largest group: %s threads %s %s.", analyze.FormatCount(int64(grp.Count)), grp.State, jvmTopFrame(grp.Stack))
+		fmt.Fprintf(&b, " Largest group: %s %s %s.", analyze.Plural(int64(grp.Count), "thread"), grp.State, jvmTopFrame(grp.Stack))
 		break
 	}
 	return b.String(), len(g.Deadlocks) > 0

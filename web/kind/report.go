@@ -45,5 +45,12 @@ type ProfileJSON struct {
 	DurationNs  int64              `json:"duration_ns,omitempty"`
 	Samples     int                `json:"samples"`
 	SampleTypes []pprof.SampleType `json:"sample_types"`
-	Top         pprof.TopResult    `json:"top"`
+	// Headline is the analysis's sentence about the profile (pprof's
+	// Profile.Headline for the sample type shown).
+	Headline string `json:"headline"`
+	// ProvenLeaked marks the Go runtime's goroutineleak profile, and Leaked
+	// counts the goroutines it proves leaked, in every view.
+	ProvenLeaked bool            `json:"proven_leaked,omitempty"`
+	Leaked       int64           `json:"leaked,omitempty"`
+	Top          pprof.TopResult `json:"top"`
 }

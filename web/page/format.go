@@ -28,14 +28,6 @@ func CleanText(s string, max int) string {
 	return s
 }
 
-// Plural writes "1 goroutine", "2 goroutines".
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 func FirstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line

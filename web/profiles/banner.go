@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/page"
@@ -14,13 +15,13 @@ import (
 
 // diffBanner is the verdict of a diff: how the total moved and the largest change.
 func diffBanner(d view.DiffTable) *view.Banner {
-	b := &view.Banner{State: "unchanged", Class: "good"}
+	b := &view.Banner{State: "unchanged"}
 	label := "unchanged"
 	switch {
 	case d.Grew:
-		b.State, label, b.Class = "grew", "grew "+d.Change, "warn"
-	case d.Change != "0" && d.Change != "0 B":
-		b.State, label = "shrank", "shrank "+d.Change
+		b.State, label, b.Class = "grew", "grew "+d.Change, "bad"
+	case !view.ZeroChange(d.Change):
+		b.State, label, b.Class = "shrank", "shrank "+d.Change, "good"
 	}
 	b.Badges = []view.Badge{{Label: label, Class: b.Class, TestID: "verdict-state"}}
 	b.Reason = fmt.Sprintf("Total %s went from %s to %s (%s, %s) between %s and %s", d.SampleType, d.Base, d.Target, d.Change, d.Ratio, d.BaseName, d.TargetName)
@@ -33,17 +34,27 @@ func diffBanner(d view.DiffTable) *view.Banner {
 	return b
 }
 
-// topBanner is the headline of one profile: its total and its largest function.
-func topBanner(t view.TopTable) *view.Banner {
-	b := &view.Banner{State: "profile", Badges: []view.Badge{{Label: "one profile", TestID: "verdict-state"}}}
-	b.Reason = fmt.Sprintf("One profile: %s totals %s.", t.SampleType, t.Total)
-	if len(t.Rows) > 0 {
-		r := t.Rows[0]
-		b.Reason = fmt.Sprintf("One profile: %s totals %s; the largest is %s with %s flat (%s). A single profile shows where memory is, not whether it grows: upload 8–12 snapshots over time for a leak verdict.",
-			t.SampleType, t.Total, r.Name, r.Flat, r.FlatPct)
-		b.Numbers = []view.Pair{{Label: "total", Value: t.Total}, {Label: "functions", Value: analyze.FormatCount(int64(t.All))}}
+// topBanner is the headline of one profile, in the analysis's own sentence
+// (pprof's Profile.Headline: its total and largest function, and what its sample
+// type shows and cannot); the Go runtime's goroutineleak profile is a proof,
+// "proven leaked: N", in red. functions is how many rows the top table has.
+func topBanner(p *pprof.Profile, si int, top pprof.TopResult, functions int) (*view.Banner, error) {
+	headline, err := p.Headline(si)
+	if err != nil {
+		return nil, err
 	}
-	return b
+	b := &view.Banner{State: "profile", Reason: headline, Badges: []view.Badge{{Label: "one profile", TestID: "verdict-state"}}}
+	if top.ProvenLeaked {
+		leaked := analyze.FormatCount(top.Leaked)
+		b.State, b.Class = "leak", "bad"
+		b.Badges = []view.Badge{{Label: "proven leaked: " + leaked, Class: "bad", TestID: "verdict-state"}}
+		b.Numbers = []view.Pair{{Label: "proven leaked", Value: leaked}}
+		return b, nil
+	}
+	if len(top.Rows) > 0 {
+		b.Numbers = []view.Pair{{Label: "total", Value: analyze.FormatValue(top.Total, top.Unit)}, {Label: "functions", Value: analyze.FormatCount(int64(functions))}}
+	}
+	return b, nil
 }
 
 // profileSummaryLine shows the default sample type's total.

@@ -69,6 +69,9 @@ func (s *Kind) profilesJSON(r *http.Request, rep *store.Report, doc *kind.Report
 		return err
 	}
 	pj := &kind.ProfileJSON{Format: p.Format, DurationNs: int64(p.Duration()), Samples: p.Samples(), SampleTypes: p.SampleTypes()}
+	if pj.Headline, err = fp.Headline(ps.si); err != nil {
+		return err
+	}
 	if t := p.Time(); !t.IsZero() {
 		pj.Time = &t
 	}
@@ -88,6 +91,13 @@ func (s *Kind) profilesJSON(r *http.Request, rep *store.Report, doc *kind.Report
 			top.Rows = top.Rows[:q.rows]
 		}
 		pj.Top = top
+	}
+	if p.IsGoroutineLeakProfile() {
+		top, err := fp.Top(ps.si)
+		if err != nil {
+			return err
+		}
+		pj.ProvenLeaked, pj.Leaked = top.ProvenLeaked, top.Leaked
 	}
 	doc.Profile = pj
 	return nil
@@ -155,7 +165,11 @@ func (s *Kind) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Report)
 	fmt.Fprint(w, markdown.Heading(3, "leakui: "+markdown.Escape(a.Name)))
 	fmt.Fprintf(w, "- Report: %s\n", link)
 	fmt.Fprintf(w, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))
-	fmt.Fprintf(w, "- Kind: pprof profile (%s), %s samples", markdown.Escape(p.Format), analyze.FormatCount(int64(p.Samples())))
+	headline, err := fp.Headline(ps.si)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "- Kind: pprof profile (%s), %s", markdown.Escape(p.Format), analyze.Plural(int64(p.Samples()), "sample"))
 	if t := p.Time(); !t.IsZero() {
 		fmt.Fprintf(w, ", taken %s", page.FormatTime(t))
 	}
@@ -169,6 +183,7 @@ func (s *Kind) profilesMarkdown(w io.Writer, r *http.Request, rep *store.Report)
 		fmt.Fprintf(w, "%s %s %s", sep, markdown.Escape(st.Type), analyze.FormatValue(st.Total, st.Unit))
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "- Verdict: %s\n", markdown.Escape(headline))
 	writeNotices(w, notices)
 	fmt.Fprintf(w, "\nTop 10 by %s (total %s):\n\n", markdown.Escape(top.SampleType), analyze.FormatValue(top.Total, top.Unit))
 	fmt.Fprint(w, markdown.TableHead(markdown.Right("flat"), markdown.Right("flat%"), markdown.Right("cum"), markdown.Right("cum%"), markdown.Left("function")))
@@ -236,6 +251,9 @@ func (s *Kind) compare(w http.ResponseWriter, r *http.Request) error {
 // writeSeriesMarkdown writes a series' verdict and top suspects.
 func writeSeriesMarkdown(w io.Writer, rep *series.Report) {
 	fmt.Fprintf(w, "- Verdict: **%s** — %s\n", markdown.Escape(rep.VerdictText), markdown.Escape(rep.Reason))
+	for _, warning := range rep.Warnings {
+		fmt.Fprintf(w, "- Warning: %s\n", markdown.Escape(warning))
+	}
 	fmt.Fprintf(w, "- %s over %d snapshots: %s → %s\n", markdown.Escape(rep.SampleType), len(rep.Totals),
 		analyze.FormatValue(rep.Total.First, rep.Unit), analyze.FormatValue(rep.Total.Last, rep.Unit))
 	if len(rep.Suspects) == 0 {

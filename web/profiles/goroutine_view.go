@@ -66,7 +66,9 @@ func (s *Kind) goroutineProfilePage(ctx context.Context, ps *profileSet, pg *vie
 	if q.rows > 0 {
 		showAll = q.url(path, func(v url.Values) { v.Set("n", "all") })
 	}
-	pg.Extra = view.GoroutineGroupsView(groups.View(rep, q.rows, showAll, names))
+	gv := groups.View(rep, q.rows, showAll, names)
+	pg.Extra = view.GoroutineGroupsView(gv)
+	pg.Verdict = groups.Banner(gv)
 	return nil
 }
 

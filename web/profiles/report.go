@@ -226,6 +226,7 @@ func (s *Kind) profilePage(ctx context.Context, ps *profileSet) (view.ProfileRep
 			return q.url(path, func(v url.Values) { v.Set("order", formatOrder(order)) })
 		})
 		sv.InBanner = true
+		sv.Warnings = nil // the banner says them
 		sv.Chart.ImageURL = q.url(page.ReportChartImageURL(ps.rep.ID, "totals", ""), nil)
 		pg.Series = &sv
 		pg.Verdict = chart.SeriesBanner(rep)
@@ -245,6 +246,13 @@ func (s *Kind) profilePage(ctx context.Context, ps *profileSet) (view.ProfileRep
 			pg.Flame = &f
 			pg.Links = append(pg.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
 			if pg.Top, err = ps.sideTable(p, path); err != nil {
+				return pg, err
+			}
+			top, err := p.Top(ps.si)
+			if err != nil {
+				return pg, err
+			}
+			if pg.Verdict, err = topBanner(p, ps.si, top, len(top.Rows)); err != nil {
 				return pg, err
 			}
 		} else {
@@ -271,7 +279,9 @@ func (s *Kind) profilePage(ctx context.Context, ps *profileSet) (view.ProfileRep
 				}))
 			ps.linkTopTable(&t, path)
 			pg.Top = &t
-			pg.Verdict = topBanner(t)
+			if pg.Verdict, err = topBanner(p, ps.si, top, t.All); err != nil {
+				return pg, err
+			}
 		}
 		if q.mode == modeSingle && len(rep.Artifacts) == 1 {
 			cf, err := s.compareForm(ctx, rep, shown)

@@ -43,6 +43,9 @@ type GoroutineGroups struct {
 	ShowAll    string
 	// Notices are warnings, such as a filter that matched nothing.
 	Notices []string
+	// Verdict and Headline are the analysis's (goroutines.Report): its verdict
+	// ("crash", "leak", "grew", "compared", "dump") and the sentence that says it.
+	Verdict, Headline string
 	// ProvenLeaked reports the Go runtime's goroutineleak profile: every goroutine
 	// shown is proven leaked. Leaked counts the goroutines proven leaked (also in a
 	// debug=2 dump whose states say "(leaked)").

@@ -15,6 +15,9 @@ type JVMHeader struct {
 	// Headline is the verdict in one sentence; Alarm colours it as bad news.
 	Headline string
 	Alarm    bool
+	// Grew and Shrank colour a comparison's headline without an alarm: red
+	// for growth, green for shrinking; neither leaves it grey (no verdict).
+	Grew, Shrank bool
 	// Notices are warnings: a Total line that does not add up, a cut file.
 	Notices []string
 	// Tabs switch between views of the same files (one snapshot, the diff…).

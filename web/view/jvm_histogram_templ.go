@@ -652,7 +652,7 @@ func JavaChangeTableView(t JavaChangeTable) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					var templ_7745c5c3_Var33 = []any{templ.KV("grow", row.InstancesGrew), templ.KV("shrink", !row.InstancesGrew)}
+					var templ_7745c5c3_Var33 = []any{changeClass(row.InstancesGrew, row.Instances)}
 					templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var33...)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -741,7 +741,7 @@ func JavaChangeTableView(t JavaChangeTable) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					var templ_7745c5c3_Var38 = []any{templ.KV("grow", row.BytesGrew), templ.KV("shrink", !row.BytesGrew)}
+					var templ_7745c5c3_Var38 = []any{changeClass(row.BytesGrew, row.Bytes)}
 					templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var38...)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

@@ -74,7 +74,7 @@ func JVMHeaderView(h JVMHeader) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var4 = []any{"verdict-banner", templ.KV("bad", h.Alarm), templ.KV("good", !h.Alarm)}
+				var templ_7745c5c3_Var4 = []any{"verdict-banner", templ.KV("bad", h.Alarm || h.Grew), templ.KV("good", !h.Alarm && !h.Grew && h.Shrank)}
 				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var4...)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -95,7 +95,7 @@ func JVMHeaderView(h JVMHeader) templ.Component {
 				var templ_7745c5c3_Var6 string
 				templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(jvmState(h.Alarm)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/view/jvm.templ`, Line: 12, Col: 151}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/view/jvm.templ`, Line: 12, Col: 184}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 				if templ_7745c5c3_Err != nil {
@@ -127,7 +127,7 @@ func JVMHeaderView(h JVMHeader) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var7 = []any{"verdict-line", templ.KV("error", h.Alarm), templ.KV("ok", !h.Alarm)}
+				var templ_7745c5c3_Var7 = []any{"verdict-line", templ.KV("error", h.Alarm || h.Grew), templ.KV("ok", !h.Alarm && !h.Grew && h.Shrank)}
 				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var7...)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -162,7 +162,7 @@ func JVMHeaderView(h JVMHeader) templ.Component {
 			var templ_7745c5c3_Var9 string
 			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(h.Headline)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/view/jvm.templ`, Line: 13, Col: 128}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/view/jvm.templ`, Line: 13, Col: 161}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {

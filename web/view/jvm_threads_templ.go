@@ -336,7 +336,7 @@ func javaBars(id, what string, bars []JavaBar) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					var templ_7745c5c3_Var16 = []any{templ.KV("grow", b.Grew), templ.KV("shrink", !b.Grew)}
+					var templ_7745c5c3_Var16 = []any{changeClass(b.Grew, b.Change)}
 					templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var16...)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -371,7 +371,7 @@ func javaBars(id, what string, bars []JavaBar) templ.Component {
 				var templ_7745c5c3_Var18 string
 				templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(b.Change)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/view/jvm_threads.templ`, Line: 66, Col: 108}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/view/jvm_threads.templ`, Line: 66, Col: 84}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 				if templ_7745c5c3_Err != nil {

@@ -20,6 +20,9 @@ type SeriesView struct {
 	// InBanner says the page's verdict banner already shows the verdict and its
 	// reason, so the block leaves them out.
 	InBanner bool
+	// Warnings say why the snapshots may not be comparable (different programs,
+	// processes or JVM versions); shown first.
+	Warnings []string
 }
 
 // SeriesSnap is one snapshot in analysis order, with links that move it.
