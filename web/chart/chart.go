@@ -37,8 +37,10 @@ type chartSeries struct {
 }
 
 // View renders a chart for a page: the static SVG with axes, the data for
-// uPlot, and the caption's maxima.
+// uPlot, and the caption's maxima, against the x that linechart.Chart.AsDrawn
+// chooses.
 func View(id string, c linechart.Chart) view.Chart {
+	c = c.AsDrawn()
 	v := view.Chart{ID: id, Title: c.Title, Unit: c.Unit, SVG: linechart.SVG(c, chartWidth, chartHeight, false),
 		YMax: linechart.FormatY(c.DataMax(), c.Unit)}
 	if c.Format != nil {
