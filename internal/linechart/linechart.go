@@ -1,7 +1,10 @@
 // Package linechart lays out and draws leakui's line charts as static SVG: a y
 // axis from zero with tick labels in the values' unit (bytes as pprof prints them,
 // counts), an x axis of wall time or of snapshot or step numbers, a line and a
-// point marker per value with its value and time as the marker's tooltip. Pages
+// point marker per value with its value and time as the marker's tooltip. A
+// wall-time chart that spans under a minute, or whose points share a time, is
+// drawn against the points' numbers (Chart.AsDrawn); time ticks are at most
+// seven, labelled as finely as they are apart (ms, s, min, date). Pages
 // show the SVG to readers without JavaScript (static/charts.js draws the same data
 // with uPlot), and the Markdown summaries embed it as an image. Standard library
 // only.

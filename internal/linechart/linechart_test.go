@@ -220,7 +220,7 @@ func TestTimeTicksFollowTheSpan(t *testing.T) {
 		pattern string
 	}{
 		{8, 15 * time.Second, `^\d\d:\d\d:\d\d$`}, // 105 s: seconds
-		{13, 15 * time.Minute, `^\d\d:\d\d$`},      // 3 h: minutes
+		{13, 15 * time.Minute, `^\d\d:\d\d$`},     // 3 h: minutes
 		{12, 6 * time.Hour, `^[A-Z][a-z]{2} \d+ \d\d:\d\d$`},
 	} {
 		labels, axis := xAxis(t, timedChart(tc.n, tc.step))
