@@ -458,8 +458,7 @@ func (db *DB) DeleteIncident(ctx context.Context, slug string) error {
 // an incident. Attaching what is attached already changes nothing. An unknown
 // incident, report or run is ErrNotFound; another kind ErrInvalid.
 func (db *DB) Attach(ctx context.Context, slug, kind, id string) error {
-	table, column, source, err := evidenceTable(kind)
-	if err != nil {
+	if _, _, _, err := evidenceTable(kind); err != nil {
 		return err
 	}
 	if !ValidSlug(slug) {
@@ -468,32 +467,62 @@ func (db *DB) Attach(ctx context.Context, slug, kind, id string) error {
 	if !ValidID(id) {
 		return fmt.Errorf("%s %q: %w", kind, truncate(id, 26), ErrNotFound)
 	}
-	now := time.Now()
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		if err := db.touchIncident(ctx, tx, slug, now); err != nil {
-			return err
-		}
-		var at int64
-		err := tx.QueryRowContext(ctx, db.q(`SELECT created_at FROM `+source+` WHERE id = ?`), id).Scan(&at)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%s %s: %w", kind, id, ErrNotFound)
-		}
-		if err != nil {
-			return fmt.Errorf("store: %w", err)
-		}
-		var n int
-		if err := tx.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM `+table+` WHERE slug = ? AND `+column+` = ?`), slug, id).Scan(&n); err != nil {
-			return fmt.Errorf("store: %w", err)
-		}
-		if n > 0 {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO `+table+` (slug, `+column+`, evidence_at, attached_at) VALUES (?, ?, ?, ?)`),
-			slug, id, at, millis(now)); err != nil {
-			return fmt.Errorf("store: attach: %w", err)
-		}
+	return db.inTx(ctx, func(tx *sql.Tx) error { return db.attachTx(ctx, tx, slug, kind, id, time.Now()) })
+}
+
+// attachTx attaches, inside tx, the report or run id to the incident slug
+// (both valid), at now; attaching twice is attaching once.
+func (db *DB) attachTx(ctx context.Context, tx *sql.Tx, slug, kind, id string, now time.Time) error {
+	table, column, source, err := evidenceTable(kind)
+	if err != nil {
+		return err
+	}
+	if err := db.touchIncident(ctx, tx, slug, now); err != nil {
+		return err
+	}
+	var at int64
+	err = tx.QueryRowContext(ctx, db.q(`SELECT created_at FROM `+source+` WHERE id = ?`), id).Scan(&at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s %s: %w", kind, id, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, db.q(`SELECT COUNT(*) FROM `+table+` WHERE slug = ? AND `+column+` = ?`), slug, id).Scan(&n); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if n > 0 {
 		return nil
-	})
+	}
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO `+table+` (slug, `+column+`, evidence_at, attached_at) VALUES (?, ?, ?, ?)`),
+		slug, id, at, millis(now)); err != nil {
+		return fmt.Errorf("store: attach: %w", err)
+	}
+	return nil
+}
+
+// attachLabelledTx attaches, inside tx, the new report id to every existing
+// incident its uploads' labels name, and returns the slugs it attached it to.
+// A slug no incident has is skipped: labels never create incidents.
+func (db *DB) attachLabelledTx(ctx context.Context, tx *sql.Tx, id string, uploads []Upload, now time.Time) ([]string, error) {
+	var attached []string
+	for _, u := range uploads {
+		for _, slug := range IncidentsFromLabel(u.Label) {
+			if contains(attached, slug) {
+				continue
+			}
+			err := db.attachTx(ctx, tx, slug, EvidenceReport, id, now)
+			switch {
+			case err == nil:
+				attached = append(attached, slug)
+			case errors.Is(err, ErrNotFound):
+			default:
+				return nil, err
+			}
+		}
+	}
+	return attached, nil
 }
 
 // Detach takes a report or run off an incident; ErrNotFound when it was not

@@ -452,7 +452,8 @@ func rebind(db *store.DB, q string) string {
 }
 
 // A report labelled incident:SLUG (or incident=SLUG, among other words) is
-// attached to that incident; a label never creates one.
+// attached to that incident when it is stored, and again (changing nothing)
+// by AttachLabelled; a label never creates one.
 func testAttachLabelled(t *testing.T, dsn string) {
 	ctx := context.Background()
 	db := openStore(t, dsn)
@@ -461,7 +462,25 @@ func testAttachLabelled(t *testing.T, dsn string) {
 			t.Fatal(err)
 		}
 	}
-	rep := newReport(t, db, "profile", "heap.pb.gz", "before, INCIDENT:Checkout-OOM incident=broker-3 incident:unknown-one incident:../x", "")
+	const label = "before, INCIDENT:Checkout-OOM incident=broker-3 incident:unknown-one incident:../x"
+	u := upload("heap.pb.gz", []byte("a labelled upload"))
+	u.Label = label
+	created := &store.Report{Kind: "profile"}
+	if err := db.CreateReport(ctx, created, []store.Upload{u}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(created.Incidents, []string{"checkout-oom", "broker-3"}) {
+		t.Errorf("CreateReport attached the report to %v", created.Incidents)
+	}
+	for _, s := range []string{"checkout-oom", "broker-3"} {
+		if in, _ := db.Incident(ctx, s); in.Reports != 1 {
+			t.Errorf("stored: %s has %d reports, want 1", s, in.Reports)
+		}
+	}
+	if plain := newReport(t, db, "profile", "other.pb.gz", "no incident here", ""); plain == "" {
+		t.Fatal("no report")
+	}
+	rep := created.ID
 	attached, unknown, err := db.AttachLabelled(ctx, rep)
 	if err != nil {
 		t.Fatal(err)

@@ -50,6 +50,9 @@ type Report struct {
 	Uploader string
 	// Headline is what the dashboard lists the report by (see Headliner).
 	Headline Headline
+	// Incidents are the incidents CreateReport attached the report to, from
+	// its uploads' labels; Report does not read them back (IncidentsOf does).
+	Incidents []string
 }
 
 // Headline is what the dashboard lists a report by, kept in columns of its own

@@ -10,8 +10,10 @@ import (
 )
 
 // CreateReport stores a new report and the artifacts it was made from, all in one
-// transaction. It assigns r.ID and r.CreatedAt; uploads are stored unless their
-// bytes are already there, and become r.Artifacts in order.
+// transaction, and attaches it to every existing incident its uploads' labels
+// name (incident:SLUG, see IncidentsFromLabel). It assigns r.ID, r.CreatedAt
+// and r.Incidents; uploads are stored unless their bytes are already there,
+// and become r.Artifacts in order.
 func (db *DB) CreateReport(ctx context.Context, r *Report, uploads []Upload) error {
 	if r.Kind == "" || len(uploads) == 0 {
 		return fmt.Errorf("%w: a report needs a kind and at least one artifact", ErrInvalid)
@@ -23,11 +25,19 @@ func (db *DB) CreateReport(ctx context.Context, r *Report, uploads []Upload) err
 	}
 	now := time.Now().UTC()
 	id := NewID()
-	err := db.inTx(ctx, func(tx *sql.Tx) error { return db.insertReport(ctx, tx, id, r, uploads, now, now) })
+	var attached []string
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := db.insertReport(ctx, tx, id, r, uploads, now, now); err != nil {
+			return err
+		}
+		var err error
+		attached, err = db.attachLabelledTx(ctx, tx, id, uploads, now)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	r.ID, r.CreatedAt = id, fromMillis(millis(now))
+	r.ID, r.CreatedAt, r.Incidents = id, fromMillis(millis(now)), attached
 	return nil
 }
 

@@ -25,7 +25,7 @@ func runCapture(ctx context.Context, args []string, std stdio) error {
 		{"jvm", "a JVM on this host: /proc status and smaps, NMT, heap, class histogram -all (no GC), threads, version, flags", runCaptureJVM},
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
-		fmt.Fprintln(std.err, "Usage: leakui capture jvm PID -o FILE.tar.gz\n       leakui capture go URL -o FILE.tar.gz [-every 30s -count 10]\n\nWhat:")
+		fmt.Fprintln(std.err, "Usage: leakui capture jvm PID -o FILE.tar.gz | -push URL [-incident SLUG]\n       leakui capture go URL -o FILE.tar.gz | -push URL [-incident SLUG] [-every 30s -count 10]\n\nWhat:")
 		for _, k := range kinds {
 			fmt.Fprintf(std.err, "  %-5s %s\n", k.name, k.summary)
 		}
@@ -127,8 +127,20 @@ func writeBundle(w *capture.Writer, path string, std stdio) error {
 	return nil
 }
 
-// errNoOutput is the usage mistake of a capture without -o.
-var errNoOutput = errors.New("-o FILE.tar.gz is required ('-' for standard output)")
+// errNoOutput is the usage mistake of a capture without -o or -push.
+var errNoOutput = errors.New("-o FILE.tar.gz or -push URL is required ('-o -' for standard output)")
+
+// checkCaptureOutput checks where a capture goes: -o, -push or both, and the push
+// flags, before anything is captured.
+func checkCaptureOutput(out string, p *pushFlags) error {
+	if out == "" && *p.url == "" {
+		return errNoOutput
+	}
+	if out == "-" && *p.url != "" {
+		return errors.New("-o - writes the bundle on standard output, where -push prints the report's URL: give -o a file or leave it out")
+	}
+	return p.check()
+}
 
 // hostName is the host named in a bundle's manifest.
 func hostName() string {

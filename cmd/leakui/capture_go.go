@@ -28,13 +28,14 @@ type goCapture struct {
 
 // runCaptureGo implements `leakui capture go URL -o FILE.tar.gz [-every 30s -count 10]`.
 func runCaptureGo(ctx context.Context, args []string, std stdio) error {
-	fs := newFlagSet("capture go", "URL -o FILE.tar.gz", std.err)
+	fs := newFlagSet("capture go", "URL -o FILE.tar.gz | -push URL", std.err)
 	out := fs.String("o", "", "write the bundle to this file (.tar.gz; '-' for standard output)")
 	every := fs.Duration("every", 30*time.Second, "time between two snapshots")
 	count := fs.Int("count", 1, "snapshots to take (3 or more make a series with a verdict)")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long one request may take")
 	maxSize := fs.Int64("max-size", 256<<20, "the largest answer kept, in bytes")
 	gc := fs.Bool("gc", true, "ask for a garbage collection before each heap profile (heap?gc=1), so that in-use figures are current")
+	push := addPushFlags(fs)
 	positional, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -43,8 +44,8 @@ func runCaptureGo(ctx context.Context, args []string, std stdio) error {
 		fs.Usage()
 		return errUsage
 	}
-	if *out == "" {
-		fmt.Fprintln(std.err, "leakui capture go:", errNoOutput)
+	if err := checkCaptureOutput(*out, push); err != nil {
+		fmt.Fprintln(std.err, "leakui capture go:", err)
 		return errUsage
 	}
 	c, err := newGoCapture(positional[0], *timeout, *maxSize, *gc)
@@ -56,7 +57,7 @@ func runCaptureGo(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	return writeBundle(w, *out, std)
+	return finishCapture(ctx, func(path string) error { return writeBundle(w, path, std) }, *out, push, std)
 }
 
 // newGoCapture resolves the pprof endpoint from a URL: a host and port

@@ -39,10 +39,11 @@ const attachHint = "jcmd attaches as the JVM's own user, in the JVM's mount name
 
 // runCaptureJVM implements `leakui capture jvm PID -o FILE.tar.gz`.
 func runCaptureJVM(ctx context.Context, args []string, std stdio) error {
-	fs := newFlagSet("capture jvm", "PID -o FILE.tar.gz", std.err)
+	fs := newFlagSet("capture jvm", "PID -o FILE.tar.gz | -push URL", std.err)
 	out := fs.String("o", "", "write the bundle to this file (.tar.gz; '-' for standard output)")
 	jcmd := fs.String("jcmd", "", "the jcmd to run (default: the one beside the JVM's own java, else jcmd on PATH)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "how long one step may take (a class histogram of a large heap takes seconds)")
+	push := addPushFlags(fs)
 	positional, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -51,8 +52,8 @@ func runCaptureJVM(ctx context.Context, args []string, std stdio) error {
 		fs.Usage()
 		return errUsage
 	}
-	if *out == "" {
-		fmt.Fprintln(std.err, "leakui capture jvm:", errNoOutput)
+	if err := checkCaptureOutput(*out, push); err != nil {
+		fmt.Fprintln(std.err, "leakui capture jvm:", err)
 		return errUsage
 	}
 	pid, err := strconv.Atoi(positional[0])
@@ -65,7 +66,7 @@ func runCaptureJVM(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	return writeBundle(w, *out, std)
+	return finishCapture(ctx, func(path string) error { return writeBundle(w, path, std) }, *out, push, std)
 }
 
 // run takes the JVM's evidence in the order that keeps it: /proc first (the
