@@ -23,6 +23,8 @@ type Page struct {
 	// OpenGraph and Twitter card tags, so a link pasted in a ticket or a chat
 	// unfurls with its title and verdict.
 	Description string
+	// Image is the absolute URL of a PNG for link unfurls (og:image), "" for none.
+	Image string
 }
 
 // Link is a labelled URL.

@@ -1,0 +1,83 @@
+package web
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/leakui/leakui/web/incidents"
+	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/view"
+)
+
+// The bounds of the incident timeline images kept: a 1200×630 timeline is
+// 50 to 150 kB.
+const (
+	incidentImageEntries = 32
+	incidentImageBytes   = 16 << 20
+)
+
+// incidentWiring joins the incident pages to the server: the store, the
+// loaders of every kind of evidence (incident_evidence.go), the caches of
+// what evidence says and of timeline images, both charged to the memory
+// budget, and the layout.
+type incidentWiring struct {
+	s       *Server
+	sources *lru[incidents.Source]
+	images  *lru[[]byte]
+}
+
+// incidentImages is the image cache as package incidents asks for it.
+type incidentImages struct{ c *lru[[]byte] }
+
+func (i incidentImages) Get(key string) ([]byte, bool) { return i.c.get(key) }
+func (i incidentImages) Add(key string, png []byte)     { i.c.add(key, png) }
+
+// incidentResource builds the incidents resource over the server; ok is
+// false when the store keeps no incidents.
+func (s *Server) incidentResource() (incidents.Resource, bool) {
+	st, ok := s.store.(incidents.Store)
+	if !ok {
+		return incidents.Resource{}, false
+	}
+	iw := incidentWiring{s: s,
+		sources: newSizedLRU(incidentSourceEntries, 32<<20, sourceCost),
+		images:  newSizedLRU(incidentImageEntries, incidentImageBytes, func(b []byte) int64 { return int64(len(b)) })}
+	iw.sources.setBudget(s.budget)
+	iw.images.setBudget(s.budget)
+	return incidents.Resource{Store: st, Load: iw.source, Render: s.renderIncident, Handle: s.handle,
+		Budget: s.budget, Images: incidentImages{iw.images}}, true
+}
+
+// mountIncidents mounts the incident pages (/i), their API (/api/incidents)
+// and the report and run pages' "attach to incident" form.
+func (s *Server) mountIncidents(r chi.Router) {
+	rs, ok := s.incidentResource()
+	if !ok {
+		s.log.Warn("the store keeps no incidents: /i is off")
+		return
+	}
+	r.Mount("/i", rs.Routes())
+	r.Mount("/api/incidents", rs.APIRoutes())
+	r.Post("/r/{id}/incident", rs.AttachReport())
+	r.Post("/runs/{id}/incident", rs.AttachRun())
+}
+
+// renderIncident renders an incident page as render does, with the timeline's
+// script and stylesheet.
+func (s *Server) renderIncident(w http.ResponseWriter, r *http.Request, status int, p view.Page, content templ.Component) error {
+	p = s.page(p)
+	p.Styles = append(p.Styles, s.assets.url("incident.css"))
+	p.Scripts = append(p.Scripts, s.assets.url("incident.js"))
+	var buf bytes.Buffer
+	ctx := templ.WithChildren(r.Context(), content)
+	if err := view.Layout(p).Render(ctx, &buf); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, err := w.Write(page.ValidUTF8(buf.Bytes()))
+	return err
+}
