@@ -33,7 +33,7 @@ type incidentWiring struct {
 type incidentImages struct{ c *lru[[]byte] }
 
 func (i incidentImages) Get(key string) ([]byte, bool) { return i.c.get(key) }
-func (i incidentImages) Add(key string, png []byte)     { i.c.add(key, png) }
+func (i incidentImages) Add(key string, png []byte)    { i.c.add(key, png) }
 
 // incidentResource builds the incidents resource over the server; ok is
 // false when the store keeps no incidents.

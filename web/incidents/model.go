@@ -19,7 +19,7 @@ type listPage struct {
 // listItem is one incident of the list.
 type listItem struct {
 	Slug, URL, Title, TicketURL, State, Updated string
-	Reports, Runs, Annotations                   int64
+	Reports, Runs, Annotations                  int64
 }
 
 // incidentPage is /i/{slug}.
@@ -70,7 +70,7 @@ type panelRow struct {
 
 // noteRow is one annotation, numbered as the chart's markers are.
 type noteRow struct {
-	Number          int
+	Number           int
 	ID, At, Text, By string
 }
 
