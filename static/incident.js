@@ -74,7 +74,9 @@
     var key = "incident-" + Math.random().toString(36).slice(2);
     var plots = [];
 
-    function show(x) {
+    // show lists every series' value at x; tol is one pixel's time, so that a
+    // point under the cursor counts although the cursor's pixel rounds before it.
+    function show(x, tol) {
       readout.textContent = "";
       var head = document.createElement("strong");
       head.textContent = formatTime(x);
@@ -88,7 +90,7 @@
         sw.className = "swatch";
         sw.style.background = colours[k % colours.length];
         li.appendChild(sw);
-        li.appendChild(document.createTextNode(s.name + ": " + formatValue(valueAt(s, x), s.unit)));
+        li.appendChild(document.createTextNode(s.name + ": " + formatValue(valueAt(s, x + tol), s.unit)));
         list.appendChild(li);
       });
       readout.appendChild(list);
@@ -110,7 +112,7 @@
         if (m.kind === "annotation") {
           ctx.fillStyle = "#24292f";
           ctx.font = (11 * devicePixelRatio) + "px sans-serif";
-          ctx.fillText(m.label.split(" ")[0], x + 3 * devicePixelRatio, top + 11 * devicePixelRatio);
+          ctx.fillText(String(m.n), x + 3 * devicePixelRatio, top + 11 * devicePixelRatio);
         }
       });
       ctx.restore();
@@ -136,8 +138,6 @@
           { show: true, size: last ? 40 : 24, values: last ? undefined : function (u, splits) { return splits.map(function () { return ""; }); } },
           {
             size: 76,
-            label: s.name + " (" + (s.unit || "count") + ")",
-            labelSize: 16,
             values: function (u, splits) {
               var labels = splits.map(function (v) { return formatValue(v, s.unit); });
               panel.setAttribute("data-yticks", labels.join("|"));
@@ -150,16 +150,19 @@
           draw: [drawMarkers],
           setCursor: [function (u) {
             if (u.cursor.left === undefined || u.cursor.left < 0) return;
-            show(u.posToVal(u.cursor.left, "x"));
+            var x = u.posToVal(u.cursor.left, "x");
+            show(x, Math.abs(u.posToVal(u.cursor.left + 1, "x") - x));
           }]
         }
       };
       var title = document.createElement("div");
       title.className = "timeline-panel-title";
-      title.textContent = s.name;
+      title.textContent = s.name + " (" + (s.unit || "count") + ")";
       title.style.color = colour;
       panel.appendChild(title);
-      plots.push(new uPlot(opts, [s.t, s.v], panel));
+      var u = new uPlot(opts, [s.t, s.v], panel);
+      panel.uplot = u;
+      plots.push(u);
     });
 
     if (window.ResizeObserver) {

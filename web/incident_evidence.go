@@ -237,7 +237,7 @@ func (s *Server) goroutinesSource(ctx context.Context, rep *store.Report, title,
 func goroutineSource(gr *goroutines.Report, title, link string) incidents.Source {
 	src := incidents.Source{Evidence: incident.FromGoroutines(title, gr, link)}
 	if gr.Time != nil && !gr.Time.IsZero() {
-		src.Series = []pngchart.Series{{Name: "goroutines", Unit: "count", Points: []pngchart.Point{{T: *gr.Time, V: float64(gr.Total)}}}}
+		src.Series = []pngchart.Series{{Name: "goroutines (" + title + ")", Unit: "count", Points: []pngchart.Point{{T: *gr.Time, V: float64(gr.Total)}}}}
 	}
 	return src
 }

@@ -98,12 +98,13 @@ type timelineSeries struct {
 	V      []float64 `json:"v"`
 }
 
-// timelineMarker is an annotation ("annotation", numbered as the list below
-// the chart numbers them) or an event of a source ("event").
+// timelineMarker is an annotation ("annotation", with its number in the
+// page's list) or an event of a source ("event").
 type timelineMarker struct {
-	T     float64 `json:"t"`
-	Label string  `json:"label"`
-	Kind  string  `json:"kind"`
+	T      float64 `json:"t"`
+	Label  string  `json:"label"`
+	Kind   string  `json:"kind"`
+	Number int     `json:"n,omitempty"`
 }
 
 // timelineOf gathers the series of the strongest evidence first, at most
@@ -131,7 +132,7 @@ func (j *judged) timelineOf() timeline {
 		if len(t.Markers) == pngchart.MaxMarkers {
 			break
 		}
-		t.Markers = append(t.Markers, timelineMarker{T: seconds(a.At), Label: fmt.Sprintf("%d %s", i+1, a.Text), Kind: "annotation"})
+		t.Markers = append(t.Markers, timelineMarker{T: seconds(a.At), Label: a.Text, Kind: "annotation", Number: i + 1})
 	}
 	for _, src := range j.sources {
 		for _, m := range src.Events {
