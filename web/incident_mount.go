@@ -48,7 +48,7 @@ func (s *Server) incidentResource() (incidents.Resource, bool) {
 	iw.sources.setBudget(s.budget)
 	iw.images.setBudget(s.budget)
 	return incidents.Resource{Store: st, Load: iw.source, Render: s.renderIncident, Handle: s.handle,
-		Budget: s.budget, Images: incidentImages{iw.images}}, true
+		Budget: s.budget, Images: incidentImages{iw.images}, Allow: s.allowIncidents}, true
 }
 
 // mountIncidents mounts the incident pages (/i), their API (/api/incidents)
@@ -80,4 +80,14 @@ func (s *Server) renderIncident(w http.ResponseWriter, r *http.Request, status i
 	w.WriteHeader(status)
 	_, err := w.Write(page.ValidUTF8(buf.Bytes()))
 	return err
+}
+
+// allowIncidents lets those read incidents who may list reports: everyone on
+// a server without a token, else those who carry it (s.access has refused
+// writes without it already).
+func (s *Server) allowIncidents(r *http.Request) error {
+	if s.authorized(r) {
+		return nil
+	}
+	return s.unauthorized(r)
 }

@@ -371,6 +371,9 @@ func parseAt(s string) (time.Time, error) {
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"} {
 		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			if y := t.UTC().Year(); y < 1970 || y > 9999 {
+				return time.Time{}, serrors.Errorf(http.StatusBadRequest, "an annotation's time must fall between the years 1970 and 9999, not %d", y)
+			}
 			return t, nil
 		}
 	}

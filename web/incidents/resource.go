@@ -67,11 +67,17 @@ type Resource struct {
 	// renders with (pngchart.Cost) before it renders.
 	Budget *analyze.Budget
 	Images ImageCache
+	// Allow says whether a request may read incidents: nil when it may, else
+	// the error to answer. An incident lists the ids of its reports, which are
+	// what protects a report on a server with a token, and a slug is easy to
+	// guess: on such a server only those who may list reports read incidents.
+	Allow func(r *http.Request) error
 }
 
 // Routes are the pages under /i.
 func (rs Resource) Routes() chi.Router {
 	r := chi.NewRouter()
+	r.Use(rs.allow)
 	h := rs.Handle
 	r.Get("/", h(rs.list))
 	r.Post("/", h(rs.create))
@@ -88,6 +94,7 @@ func (rs Resource) Routes() chi.Router {
 // APIRoutes are the JSON API under /api/incidents.
 func (rs Resource) APIRoutes() chi.Router {
 	r := chi.NewRouter()
+	r.Use(rs.allow)
 	h := rs.Handle
 	r.Get("/", h(rs.list))
 	r.Post("/", h(rs.create))
@@ -98,6 +105,17 @@ func (rs Resource) APIRoutes() chi.Router {
 	r.Post("/{slug}/evidence", h(rs.attach))
 	r.Delete("/{slug}/evidence/{kind}/{id}", h(rs.detach))
 	return r
+}
+
+// allow refuses every request Allow refuses.
+func (rs Resource) allow(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := rs.Allow(r); err != nil {
+			rs.Handle(func(http.ResponseWriter, *http.Request) error { return err })(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // AttachReport is POST /r/{id}/incident, the report page's "attach to
