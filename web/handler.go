@@ -70,6 +70,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // a rendering error still becomes a proper status.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p view.Page, content templ.Component) error {
 	p = s.page(p)
+	content = s.incidentParts(r, content)
 	var buf bytes.Buffer
 	ctx := templ.WithChildren(r.Context(), content)
 	if err := view.Layout(p).Render(ctx, &buf); err != nil {

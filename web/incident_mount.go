@@ -91,3 +91,21 @@ func (s *Server) allowIncidents(r *http.Request) error {
 	}
 	return s.unauthorized(r)
 }
+
+// incidentParts puts the incident parts around a root page's content
+// (incidents.Around): the open incidents on the dashboard, the "attach to
+// incident" form on a report's or run's page, for those who may read
+// incidents. A store without incidents, or one that fails to list them,
+// leaves the page as it is: the page matters more than the offer.
+func (s *Server) incidentParts(r *http.Request, content templ.Component) templ.Component {
+	st, ok := s.store.(incidents.Store)
+	if !ok || !s.authorized(r) {
+		return content
+	}
+	c, err := incidents.Around(r.Context(), st, r.URL.Path, content)
+	if err != nil {
+		s.log.Warn("listing the open incidents", "err", err)
+		return content
+	}
+	return c
+}

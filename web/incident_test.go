@@ -260,6 +260,17 @@ func TestIncidentFromRealEvidence(t *testing.T) {
 		t.Errorf("the JSON twin: %d %s", code, js)
 	}
 	checkMarkdownLinks(t, ts, "/i/checkout-oom.md", 6)
+
+	// The run's page offers the form; search finds the incident by a verdict
+	// inside it.
+	if action, _ := incidentDoc(t, ts, "/runs/"+f.run).Find("[data-testid=attach-to-incident]").Attr("action"); action != "/runs/"+f.run+"/incident" {
+		t.Errorf("the run page's attach form posts to %q", action)
+	}
+	for q, want := range map[string]int{"leak": 1, "inc-4711": 1, "oom": 1, "no-such-thing": 0} {
+		if n := incidentDoc(t, ts, "/i?q="+q).Find("[data-testid=incident-item]").Length(); n != want {
+			t.Errorf("searching %q finds %d incidents, want %d", q, n, want)
+		}
+	}
 }
 
 // checkMarkdownLinks parses an incident's Markdown with goldmark (GitHub's
@@ -306,5 +317,60 @@ func checkMarkdownLinks(t *testing.T, ts *testServer, path string, evidence int)
 				t.Errorf("%s: image %s is not a 1200×630 PNG: %v", path, l, err)
 			}
 		}
+	}
+}
+
+// TestIncidentAttachFromPages checks the incident parts of the root's pages:
+// without an open incident the dashboard and a report's page are as they
+// were; with one, the dashboard lists it and the report's page offers the
+// form that attaches the report to it, which does; a resolved incident
+// leaves the dashboard.
+func TestIncidentAttachFromPages(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	up := ts.mustUpload(t, nil, fixtureFile(t, "goroutines", "goprofnotes-snap1-debug2.txt"))
+	if doc := incidentDoc(t, ts, "/r/"+up.ReportID); doc.Find("[data-testid=attach-to-incident]").Length() != 0 {
+		t.Error("a report's page offers to attach it with no incident open")
+	}
+	if resp, b := ts.postForm(t, "/i", "slug", "api-latency", "title", "API latency", "ticket_url", ""); resp.StatusCode != http.StatusSeeOther ||
+		resp.Header.Get("Location") != "/i/api-latency" {
+		t.Fatalf("create from the form: %d %s", resp.StatusCode, b)
+	}
+	if got := incidentDoc(t, ts, "/").Find("[data-testid=open-incident]").Text(); !strings.Contains(got, "api-latency") {
+		t.Errorf("the dashboard lists the open incidents as %q", got)
+	}
+	form := incidentDoc(t, ts, "/r/"+up.ReportID).Find("[data-testid=attach-to-incident]")
+	action, _ := form.Attr("action")
+	slug, _ := form.Find("option").Attr("value")
+	if action != "/r/"+up.ReportID+"/incident" || slug != "api-latency" {
+		t.Fatalf("the report page's form posts to %q offering %q", action, slug)
+	}
+	if resp, b := ts.postForm(t, action, "slug", slug); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("attach from the report page: %d %s", resp.StatusCode, b)
+	}
+	doc := incidentDoc(t, ts, "/i/api-latency")
+	if id, _ := doc.Find("[data-testid=evidence-row]").Attr("data-id"); id != up.ReportID {
+		t.Errorf("the incident's evidence is %q, want the report", id)
+	}
+	// Detach it again from the incident page, then attach it by its link.
+	if resp, b := ts.postForm(t, "/i/api-latency/evidence/detach", "kind", "report", "id", up.ReportID); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("detach: %d %s", resp.StatusCode, b)
+	}
+	if n := incidentDoc(t, ts, "/i/api-latency").Find("[data-testid=evidence-row]").Length(); n != 0 {
+		t.Errorf("%d rows after detaching", n)
+	}
+	if resp, b := ts.postForm(t, "/i/api-latency/evidence", "ref", up.ReportURL+".md"); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("attach by link: %d %s", resp.StatusCode, b)
+	}
+	if n := incidentDoc(t, ts, "/i/api-latency").Find("[data-testid=evidence-row]").Length(); n != 1 {
+		t.Errorf("%d rows after attaching by link", n)
+	}
+	if resp, b := ts.postForm(t, "/i/api-latency/state", "state", "resolved"); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("resolve: %d %s", resp.StatusCode, b)
+	}
+	if incidentDoc(t, ts, "/").Find("[data-testid=open-incidents]").Length() != 0 {
+		t.Error("the dashboard lists a resolved incident as open")
+	}
+	if got, _ := incidentDoc(t, ts, "/i?q=api").Find("[data-testid=incident-item]").Attr("data-state"); got != "resolved" {
+		t.Errorf("searching api finds state %q", got)
 	}
 }

@@ -2,7 +2,6 @@ package incidents
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/a-h/templ"
 
 	"github.com/leakui/leakui/incident"
 	"github.com/leakui/leakui/internal/pngchart"
@@ -124,21 +121,6 @@ func (rs Resource) search(r *http.Request, s store.IncidentSearch) ([]listItem, 
 		next = r.URL.Path + "?" + v.Encode()
 	}
 	return items, next, nil
-}
-
-// OpenIncidents is the dashboard's list of open incidents, the most recently
-// changed first, at most n; it renders nothing when none is open.
-func (rs Resource) OpenIncidents(ctx context.Context, n int) (templ.Component, error) {
-	found, err := rs.Store.SearchIncidents(ctx, store.IncidentSearch{State: store.IncidentOpen, Limit: n})
-	if err != nil {
-		return nil, err
-	}
-	items := make([]listItem, len(found))
-	for i, in := range found {
-		items[i] = listItem{Slug: in.Slug, URL: URL(in.Slug), Title: in.Title, State: in.State, Updated: formatTime(in.UpdatedAt),
-			Reports: in.Reports, Runs: in.Runs, Annotations: in.Annotations}
-	}
-	return OpenList(items), nil
 }
 
 // create is POST /i and /api/incidents.
