@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -494,7 +495,7 @@ func parseRef(ref string) (kind, id string, err error) {
 	}
 	u, perr := url.Parse(ref)
 	if perr == nil && (u.Scheme == "" || u.Scheme == "http" || u.Scheme == "https") {
-		parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+		parts := strings.Split(strings.Trim(path.Clean("/"+u.Path), "/"), "/")
 		if len(parts) >= 2 && parts[0] == "api" {
 			parts = parts[1:]
 			if parts[0] == "reports" {

@@ -210,12 +210,3 @@ func (t timeline) key(width, height int) string {
 	sum := sha256.Sum256(fmt.Appendf(b, "|%dx%d", width, height))
 	return hex.EncodeToString(sum[:12])
 }
-
-// points counts the timeline's points, for pngchart.Cost.
-func (t timeline) points() int {
-	n := 0
-	for _, s := range t.Series {
-		n += len(s.T)
-	}
-	return n
-}
