@@ -81,6 +81,16 @@ func (s *Server) runSource(ctx context.Context, id string) (incidents.Source, bo
 		}
 		src.Events = append(src.Events, pngchart.Marker{T: run.FinishedAt, Label: end})
 	}
+	// What the run's model kept open after each step (started − closed).
+	var progress lab.Progress
+	page.Unmarshal(run.Progress, &progress)
+	open := pngchart.Series{Name: "lab run: still open (" + title + ")", Unit: "count"}
+	for _, p := range progress.Points {
+		if p.At > 0 {
+			open.Points = append(open.Points, pngchart.Point{T: time.UnixMilli(p.At).UTC(), V: float64(p.Open)})
+		}
+	}
+	src.Series = append(src.Series, open)
 	return src, !run.FinishedAt.IsZero(), nil
 }
 
