@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -112,5 +111,17 @@ func TestBrowserIncidentTimeline(t *testing.T) {
 		}
 		shot(t, ctx, fmt.Sprintf("incident-%d.png", width))
 	}
-	_ = context.Background
+	// The other pages the incidents touch: the list, the dashboard with the
+	// open incident, a report's page with the form that attaches it.
+	for _, width := range []int64{1400, 390} {
+		for _, p := range []struct{ path, wait, name string }{
+			{"/i", "[data-testid=incident-list]", "incidents"},
+			{"/", "[data-testid=open-incidents]", "dashboard-incidents"},
+			{"/r/" + f.reports["dump"], "[data-testid=attach-to-incident]", "report-attach-incident"},
+		} {
+			browser.Do(t, ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(ts.URL+p.path), chromedp.WaitVisible(p.wait))
+			noSidewaysScroll(t, ctx, fmt.Sprintf("%s at %d px", p.path, width))
+			shot(t, ctx, fmt.Sprintf("%s-%d.png", p.name, width))
+		}
+	}
 }
