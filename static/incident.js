@@ -4,8 +4,10 @@
 // events drawn as vertical lines across every panel. Hovering any panel moves
 // the cursor in all of them and the readout lists what every source says at
 // that moment: each series' last value at or before it. The PNG stays for
-// readers without JavaScript. Each panel carries data-yticks (its y labels),
-// which the browser tests read.
+// readers without JavaScript. Dragging across a panel shows that time in
+// every panel; a double click shows all of it again. Each panel carries
+// data-yticks (its y labels) and the figure data-view (the time shown after a
+// zoom), which the browser tests read.
 (function () {
   "use strict";
 
@@ -73,6 +75,15 @@
 
     var key = "incident-" + Math.random().toString(36).slice(2);
     var plots = [];
+    // view is the time every panel shows: all of it, or what a drag across
+    // any panel selected (a double click shows all again).
+    var view = [lo, hi];
+    function zoom(a, b) {
+      view = [a, b];
+      fig.setAttribute("data-view", a + "|" + b);
+      plots.forEach(function (p) { p.setScale("x", { min: a, max: b }); });
+    }
+    host.addEventListener("dblclick", function () { zoom(lo, hi); });
 
     // show lists every series' value at x; tol is one pixel's time, so that a
     // point under the cursor counts although the cursor's pixel rounds before it.
@@ -131,8 +142,8 @@
         width: Math.max(200, host.clientWidth || fig.clientWidth || 320),
         height: last ? 150 : 120,
         legend: { show: false },
-        cursor: { sync: { key: key }, points: { size: 7 }, y: false },
-        scales: { x: { time: true, range: function () { return [lo, hi]; } } },
+        cursor: { sync: { key: key }, points: { size: 7 }, y: false, drag: { x: true, y: false, setScale: false } },
+        scales: { x: { time: true, range: function () { return view; } } },
         tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"); },
         axes: [
           { show: true, size: last ? 40 : 24, values: last ? undefined : function (u, splits) { return splits.map(function () { return ""; }); } },
@@ -148,6 +159,12 @@
         series: [{}, { label: s.name, stroke: colour, width: 2, spanGaps: true, points: { size: 5, fill: colour } }],
         hooks: {
           draw: [drawMarkers],
+          setSelect: [function (u) {
+            if (u.select.width < 4) return;
+            var a = u.posToVal(u.select.left, "x"), b = u.posToVal(u.select.left + u.select.width, "x");
+            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+            zoom(a, b);
+          }],
           setCursor: [function (u) {
             if (u.cursor.left === undefined || u.cursor.left < 0) return;
             var x = u.posToVal(u.cursor.left, "x");

@@ -110,6 +110,26 @@ func TestBrowserIncidentTimeline(t *testing.T) {
 			}
 		}
 		shot(t, ctx, fmt.Sprintf("incident-%d.png", width))
+
+		// Drag across the first panel's right half: every panel shows that
+		// time; a double click shows all again.
+		browser.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("[data-testid=timeline-panel]").scrollIntoView({block: "center"})`), chromedp.Sleep(200*time.Millisecond))
+		box := browser.Get(t, ctx, chromedp.Evaluate[[]float64](`(() => {
+			const u = document.querySelector("[data-testid=timeline-panel]").uplot;
+			const r = u.over.getBoundingClientRect();
+			return [r.left + r.width * 0.5, r.left + r.width * 0.9, r.top + r.height / 2];
+		})()`))
+		browser.Do(t, ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, box[0], box[2]),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, box[0], box[2], chromedp.ButtonLeft, chromedp.ClickCount(1)),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, box[1], box[2], chromedp.ButtonLeft),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, box[1], box[2], chromedp.ButtonLeft, chromedp.ClickCount(1)))
+		mins := browser.Get(t, ctx, chromedp.Evaluate[[]float64](`Array.from(document.querySelectorAll("[data-testid=timeline-panel]")).map(p => p.uplot.scales.x.min)`))
+		full := browser.Get(t, ctx, chromedp.Evaluate[[]float64](`(() => { const d = JSON.parse(document.querySelector("[data-timeline]").dataset.timeline); return [Math.min(...d.series.map(s => s.t[0]))]; })()`))
+		for i, m := range mins {
+			if m != mins[0] || m <= full[0] {
+				t.Errorf("at %d px after a drag panel %d starts at %v (first panel %v, all from %v): the panels do not zoom together", width, i, m, mins[0], full[0])
+			}
+		}
 	}
 	// The other pages the incidents touch: the list, the dashboard with the
 	// open incident, a report's page with the form that attaches it.

@@ -983,7 +983,7 @@ func incidentView(p incidentPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 91, "\" data-testid=\"incident-timeline\"><figcaption>Timeline <span class=\"muted\">(one time axis, UTC; each series its own axis and unit; numbered lines are annotations)</span></figcaption><img class=\"timeline-static\" src=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 91, "\" data-testid=\"incident-timeline\"><figcaption>Timeline <span class=\"muted\">(one time axis, UTC; each series its own axis and unit; numbered lines are annotations; drag to zoom, double-click for all)</span></figcaption><img class=\"timeline-static\" src=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
