@@ -104,6 +104,14 @@
         li.appendChild(document.createTextNode(s.name + ": " + formatValue(valueAt(s, x + tol), s.unit)));
         list.appendChild(li);
       });
+      // The annotations and events within a few pixels of the moment.
+      (d.markers || []).forEach(function (m) {
+        if (Math.abs(m.t - x) > 4 * tol) return;
+        var li = document.createElement("li");
+        li.setAttribute("data-testid", "readout-marker");
+        li.textContent = (m.kind === "annotation" ? "note " + m.n + " (" + formatTime(m.t) + "): " : "") + m.label;
+        list.appendChild(li);
+      });
       readout.appendChild(list);
     }
 

@@ -109,6 +109,23 @@ func TestBrowserIncidentTimeline(t *testing.T) {
 				t.Errorf("at %d px hovering the latest moment reads %q, want %q", width, readout[i], want)
 			}
 		}
+		// Hover the first annotation: the readout names it, as text.
+		at = browser.Get(t, ctx, chromedp.Evaluate[[]float64](`(() => {
+			const ps = document.querySelectorAll("[data-testid=timeline-panel]"), u = ps[0].uplot;
+			const d = JSON.parse(document.querySelector("[data-timeline]").dataset.timeline);
+			const m = d.markers.find(m => m.kind === "annotation" && m.n === 1);
+			ps[0].scrollIntoView({block: "center"});
+			const r = u.over.getBoundingClientRect();
+			return [r.left + u.valToPos(m.t, "x"), r.top + r.height / 2];
+		})()`))
+		browser.Do(t, ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, at[0], at[1]))
+		notes := browser.Get(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("[data-testid=readout-marker]")).map(e => e.textContent)`))
+		if len(notes) == 0 || !strings.HasSuffix(notes[0], hostileNote) || !strings.HasPrefix(notes[0], "note 1 (2026-12-02 10:32:00 UTC)") {
+			t.Errorf("at %d px hovering the first annotation reads %q", width, notes)
+		}
+		if n := browser.Get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("[data-testid=timeline-readout] script").length`)); n != 0 {
+			t.Errorf("the annotation's markup became %d script elements in the readout", n)
+		}
 		shot(t, ctx, fmt.Sprintf("incident-%d.png", width))
 
 		// Drag across the first panel's right half: every panel shows that
