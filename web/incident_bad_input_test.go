@@ -15,7 +15,9 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
+	"github.com/leakui/leakui/internal/pgtest"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/postgres"
 	"github.com/leakui/leakui/store/sqlite"
 )
 
@@ -213,15 +215,40 @@ func TestIncidentTenThousandReports(t *testing.T) {
 const evidenceRowsForTest = 50
 
 // TestIncidentSurvivesRestart creates an incident with evidence and
-// annotations, stops the server and opens a new one on the same store
-// directory: the incident, its evidence and its annotations are there.
+// annotations, stops the server and opens a new one on the same store, on
+// SQLite (the same directory) and on PostgreSQL (the same schema): the
+// incident, its state, its evidence and its annotations are there.
 func TestIncidentSurvivesRestart(t *testing.T) {
-	dir := t.TempDir()
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			var open func() *store.DB
+			if backend == "sqlite" {
+				dir := t.TempDir()
+				open = func() *store.DB {
+					db, err := sqlite.Open(context.Background(), dir)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return db
+				}
+			} else {
+				dsn := pgtest.DSN(t)
+				open = func() *store.DB {
+					db, err := postgres.Open(context.Background(), dsn)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return db
+				}
+			}
+			incidentSurvivesRestart(t, open)
+		})
+	}
+}
+
+func incidentSurvivesRestart(t *testing.T, open func() *store.DB) {
 	start := func() (*httptest.Server, *Server, *store.DB) {
-		db, err := sqlite.Open(context.Background(), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := open()
 		srv, err := NewServer(Config{Store: db, TempDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
