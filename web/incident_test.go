@@ -242,6 +242,25 @@ func TestIncidentFromRealEvidence(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 1200 || b.Dy() != 630 {
 		t.Errorf("timeline.png is %dx%d, want 1200x630", b.Dx(), b.Dy())
 	}
+	// A small image draws the series that fit, not an empty frame: colour
+	// (a series' line) above the legend.
+	code, _, small := ts.get(t, "/i/checkout-oom/timeline.png?w=600&h=300")
+	simg, err := png.Decode(bytes.NewReader(small))
+	if code != 200 || err != nil || simg.Bounds().Dx() != 600 || simg.Bounds().Dy() != 300 {
+		t.Fatalf("the 600×300 timeline: %d %v", code, err)
+	}
+	coloured := 0
+	for y := 0; y < 240; y++ {
+		for x := 0; x < 600; x++ {
+			r, g, b, _ := simg.At(x, y).RGBA()
+			if max(r, g, b)-min(r, g, b) > 0x4000 {
+				coloured++
+			}
+		}
+	}
+	if coloured < 50 {
+		t.Errorf("the 600×300 timeline draws %d coloured pixels above its legend: no series", coloured)
+	}
 	etag := resp.Header.Get("ETag")
 	if code, _, _ := ts.get(t, "/i/checkout-oom/timeline.png", "If-None-Match", etag); etag == "" || code != http.StatusNotModified {
 		t.Errorf("timeline.png again with its ETag %q: %d, want 304", etag, code)

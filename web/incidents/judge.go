@@ -187,10 +187,20 @@ func seriesOf(s pngchart.Series, link string) timelineSeries {
 // millisecond.
 func seconds(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
 
-// chart is the timeline as pngchart draws it.
+// minPanelHeight is the least height in pixels an image gives each panel:
+// pngchart draws nothing of panels much lower, so a small image draws the
+// strongest evidence's series that fit.
+const minPanelHeight = 56
+
+// chart is the timeline as pngchart draws it, with as many series as fit the
+// height.
 func (t timeline) chart(width, height int) pngchart.Timeline {
 	c := pngchart.Timeline{Width: width, Height: height}
-	for _, s := range t.Series {
+	series := t.Series
+	if fit := max((height-2*minPanelHeight)/minPanelHeight, 1); len(series) > fit {
+		series = series[:fit]
+	}
+	for _, s := range series {
 		ps := pngchart.Series{Name: s.Name, Unit: s.Unit, Points: make([]pngchart.Point, len(s.T))}
 		for i := range s.T {
 			ps.Points[i] = pngchart.Point{T: time.UnixMilli(int64(s.T[i] * 1000)).UTC(), V: s.V[i]}
