@@ -12,4 +12,20 @@
 // It knows nothing of HTTP, storage or workloads; every function takes bytes or
 // readers and returns values, so the web server, the command line and the tests all
 // call the same code.
+//
+// What the root owns: kind detection from content (DetectKind, Sniff over the
+// first SniffSize bytes; UTF-16 text without its byte order mark is named as such;
+// a capture bundle is told by its tar's first entry, leakui's manifest.json), log
+// collectors' line prefixes (DetectLinePrefix, StripLinePrefix: kubectl, journald,
+// Docker JSON), capped gzip and zstd decompression with UTF-16 transcoding
+// (Decompress, SizeHint), the memory budgets analyses charge before they allocate,
+// per analysis and shared by the process (Budget), values formatted as pprof
+// prints them and the one plural helper of every sentence (Plural, PluralWord),
+// the floor of growth a leak suspect needs in every kind (SuspectMinShare,
+// SuspectMinCount, SuspectMinBytes, SuspectMinGrowth), and the sentinel errors.
+//
+// The web package maps the errors to statuses: ErrEmpty and ErrInvalidParameter
+// 400, ErrTooLarge 413, ErrUnsupportedKind 415, ErrMalformed and ErrMismatch 422,
+// ErrBusy 503 with Retry-After (the shared memory budget is held by other
+// analyses).
 package analyze

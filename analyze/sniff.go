@@ -88,9 +88,9 @@ var (
 	countProfileHead  = regexp.MustCompile(`\A([a-z_]+) profile: total \d+`)
 	goroutineHeader   = regexp.MustCompile(`(?m)^goroutine \d+ (?:gp=0x[0-9a-f]+ m=\S+ (?:mp=\S+ )?)?\[`)
 	crashMarker       = regexp.MustCompile(`(?m)^(?:panic: |fatal error: |SIGQUIT: quit|SIGABRT: abort)`)
-	javaHistogramHead = regexp.MustCompile(`(?m)^\s*num\s+#instances\s+#bytes\s+(?:Class|class)\s+(?:name|description)`)
-	javaThreadHead    = regexp.MustCompile(`(?m)^(?:Full thread dump|"[^"\n]*"(?: #\d+)?(?: \[\d+\])?(?: daemon)? (?:prio=|os_prio=|tid=))`)
-	javaNMTHead       = regexp.MustCompile(`(?m)^Native Memory Tracking:`)
+	jvmHistogramHead  = regexp.MustCompile(`(?m)^\s*num\s+#instances\s+#bytes\s+(?:Class|class)\s+(?:name|description)`)
+	jvmThreadHead     = regexp.MustCompile(`(?m)^(?:Full thread dump|"[^"\n]*"(?: #\d+)?(?: \[\d+\])?(?: daemon)? (?:prio=|os_prio=|tid=))`)
+	jvmNMTHead        = regexp.MustCompile(`(?m)^Native Memory Tracking:`)
 )
 
 // DetectKind tells what an input is from its first bytes after decompression (at
@@ -172,7 +172,7 @@ func detectKind(head []byte) Detection {
 	case (bytes.HasPrefix(trimmed, []byte("{")) || bytes.HasPrefix(trimmed, []byte("["))) && json.Valid(bytes.TrimSpace(head)):
 		return Detection{Kind: KindUnknown, Format: "a JSON document"}
 	}
-	if javaNMTHead.Match(head) {
+	if jvmNMTHead.Match(head) {
 		return Detection{Kind: KindJavaNMT, Format: "VM.native_memory"}
 	}
 	// A dump starts with a goroutine header, or with a crash message followed by
@@ -199,10 +199,10 @@ func detectKind(head []byte) Detection {
 		}
 		return Detection{Kind: KindGoroutines, Format: format}
 	}
-	if loc := javaHistogramHead.FindIndex(head); loc != nil && !javaThreadHead.Match(head[:loc[0]]) {
+	if loc := jvmHistogramHead.FindIndex(head); loc != nil && !jvmThreadHead.Match(head[:loc[0]]) {
 		return Detection{Kind: KindJavaHistogram, Format: "class histogram"}
 	}
-	if javaThreadHead.Match(head) {
+	if jvmThreadHead.Match(head) {
 		return Detection{Kind: KindJavaThreads, Format: "thread dump"}
 	}
 	return Detection{Kind: KindLog}
@@ -490,7 +490,7 @@ func scanForDump(r *bufio.Reader, prefix string) (Detection, bool) {
 			}
 			switch {
 			case near && startFormat != "thread dump" && bytes.HasPrefix(text, []byte("goroutine ")) && goroutineHeader.Match(text),
-				near && startFormat == "thread dump" && bytes.HasPrefix(text, []byte(`"`)) && javaThreadHead.Match(text):
+				near && startFormat == "thread dump" && bytes.HasPrefix(text, []byte(`"`)) && jvmThreadHead.Match(text):
 				d := Detection{Kind: KindGoroutines, Format: startFormat, Skipped: startOffset, SkippedLines: startAt}
 				if startFormat == "thread dump" {
 					d.Kind = KindJavaThreads

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Side by side: `leakui hprof` (histogram, dominator tree, suspects) against `cat` reading
-# the same heap dump. The default dump (about 1 GiB, 15 million objects) is made on demand
-# by analyze/hprof/testdata/BigHeap.java on the JDK and kept in the work folder; it is not
-# committed. Prints the time of each, the ratio and leakui's peak RSS.
-# Run from anywhere:  bench/hprof-vs-cat.sh [DUMP]
+# Side by side: `leakui hprof` (histogram, dominator tree, suspects, native memory) against
+# `cat` reading the same heap dump, and against the `leakui hprof` of another commit (BASE,
+# default main; BASE= skips it), built from this repository's history. The default dump
+# (about 1.1 GB, 15 million objects) is made on demand by analyze/hprof/testdata/BigHeap.java
+# on the JDK and kept in the work folder; it is not committed. Prints each side's median wall
+# time, CPU seconds and peak RSS, the ratios to cat's time and to the dump's size, then how
+# long `leakui hprof` takes to stop after a SIGINT at several points of its analysis and
+# what it leaves in its temporary folder.
+# Run from anywhere:  [RUNS=3] [BASE=main] bench/hprof-vs-cat.sh [DUMP]
 source "$(dirname "$0")/lib.sh"
 DUMP=${1:-}
 if [ -z "$DUMP" ]; then
@@ -27,15 +31,51 @@ if [ -z "$DUMP" ]; then
 	fi
 fi
 build_leakui
-echo "dump: $DUMP, $(du -h "$DUMP" | cut -f1)"
-"$LEAKUI" hprof -json -n 1 "$DUMP" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("{:,} objects, {:,} bytes reachable, {} suspects".format(d["objects"], d["reachable"], len(d["suspects"])))'
-RUNS=${RUNS_CAT:-3}
-c=$(median_seconds cat "$DUMP")
-RUNS=${RUNS_LEAKUI:-3}
-l=$(median_seconds "$LEAKUI" hprof "$DUMP")
-echo "cat: ${c}s; leakui hprof: ${l}s"
-echo "peak RSS cat: $(peak_kib cat "$DUMP") KiB; leakui: $(peak_kib "$LEAKUI" hprof "$DUMP") KiB"
-# CPU seconds (user + system) of one run: on a shared machine the wall time waits for a core.
-cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >"$WORK/cpu.out" | tail -n 1 | awk '{printf "%.2f\n", $1 + $2}'; }
-echo "CPU seconds cat: $(cpu cat "$DUMP"); leakui: $(cpu "$LEAKUI" hprof "$DUMP")"
-echo "leakui/cat: $(ratio "$l" "$c")"
+BASE=${BASE-main}
+sides=(cat cat "$DUMP" :: leakui "$LEAKUI" hprof -progress never "$DUMP")
+if [ -n "$BASE" ]; then
+	rm -rf "$WORK/base-src"
+	mkdir -p "$WORK/base-src"
+	git -C "$ROOT" archive "$BASE" | tar -x -C "$WORK/base-src"
+	go build -C "$WORK/base-src" -o "$WORK/leakui-base" ./cmd/leakui
+	rm -rf "$WORK/base-src"
+	sides+=(:: base "$WORK/leakui-base" hprof "$DUMP")
+fi
+size=$(stat -c %s "$DUMP")
+echo "dump: $DUMP, $size bytes"
+"$LEAKUI" hprof -json -n 1 -progress never "$DUMP" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("{:,} objects, {:,} bytes reachable, {} suspects".format(d["objects"], d["reachable"], len(d["suspects"])))'
+RUNS=${RUNS:-3}
+side_by_side "${sides[@]}"
+row() { # NAME WALL CPU PEAK_KIB
+	printf '%-14s wall %8.2f s  CPU %8.2f s  peak RSS %7d MiB  %5.2f× the dump  %5.2f× cat time\n' "$1" "$2" "$3" $(($4 / 1024)) \
+		"$(ratio $(($4 * 1024)) "$size")" "$(ratio "$2" "$WALL_cat")"
+}
+row cat "$WALL_cat" "$CPU_cat" "$PEAK_cat"
+row "leakui hprof" "$WALL_leakui" "$CPU_leakui" "$PEAK_leakui"
+if [ -n "$BASE" ]; then
+	row "at $BASE" "$WALL_base" "$CPU_base" "$PEAK_base"
+	echo "this tree / $BASE: wall $(ratio "$WALL_leakui" "$WALL_base")×, CPU $(ratio "$CPU_leakui" "$CPU_base")×, peak RSS $(ratio "$PEAK_leakui" "$PEAK_base")×"
+fi
+
+# Cancelling: a SIGINT at several points; the time until the process is gone, the stage it
+# was in (its last progress line) and the files left in its -tmp folder.
+for at in ${CANCEL_AT:-1 3 6 10 15 20}; do
+	tmp=$WORK/cancel-tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	"$LEAKUI" hprof -progress always -tmp "$tmp" "$DUMP" >"$WORK/cancel.out" 2>"$WORK/cancel.err" &
+	pid=$!
+	sleep "$at"
+	if ! kill -0 "$pid" 2>/dev/null; then
+		wait "$pid" || true
+		echo "SIGINT after ${at}s: the analysis had ended"
+		continue
+	fi
+	s=$(date +%s%N)
+	kill -INT "$pid"
+	wait "$pid" || true
+	e=$(date +%s%N)
+	stage=$(tr '\r' '\n' <"$WORK/cancel.err" | grep -v '^$' | grep -v 'stopped\|cancel' | tail -n 1 | cut -c1-60)
+	echo "SIGINT after ${at}s (${stage}): gone in $(((e - s) / 1000000)) ms, $(find "$tmp" -type f | wc -l) files left in -tmp"
+done
+rm -rf "$WORK/cancel-tmp"

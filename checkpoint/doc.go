@@ -1,7 +1,12 @@
-// Package checkpoint reproduces SAMZA-2785 in Go: Samza's KafkaCheckpointManager
-// starts a checkpoint SystemConsumer on every start() but, once its checkpoint map is
-// filled, never stops it again, so a manager that is started and stopped once per
-// rebalance (standalone mode) leaks one running consumer per rebalance.
+// Package checkpoint models Apache Samza 1.8 (apache/samza at 23f52e98, 1.9.0-SNAPSHOT,
+// whose KafkaCheckpointManager, KafkaSystemConsumer, KafkaConsumerProxy and
+// StreamProcessor are unchanged since release-1.8.0-rc0) to reproduce SAMZA-2785 in Go:
+// Samza's KafkaCheckpointManager starts a checkpoint SystemConsumer on every start()
+// but, once its checkpoint map is filled, never stops it again, so a manager that is
+// started and stopped once per rebalance (standalone mode) leaks one running consumer
+// per rebalance. The fixed variants follow the fix proposed with the report,
+// apache/samza#1674 (commit c808091, not merged upstream), and the two other changes
+// discussed on the report.
 //
 // The model stays close to Samza's code paths and log lines:
 //

@@ -349,3 +349,88 @@ func TestSnapshot(t *testing.T) {
 		close(g.open)
 	})
 }
+
+// The context given to Start bounds the start only: cancelled once Start has
+// returned, it cancels no job.
+func TestStartContextBoundsOnlyTheStart(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, db database) {
+		ran := make(chan error, 1)
+		r := jobs.New(db.open(t), testConfig(map[string]int{jobs.DefaultQueue: 1}))
+		jobs.Register(r, jobs.WorkFunc[holdArgs](func(ctx context.Context, _ holdArgs, _ jobs.Progress) error {
+			ran <- ctx.Err()
+			return nil
+		}), jobs.Kind{})
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := r.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		t.Cleanup(func() {
+			stop, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			r.Stop(stop)
+		})
+		ins, err := r.Insert(t.Context(), holdArgs{"after"}, jobs.InsertOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-ran:
+			if err != nil {
+				t.Fatalf("the job's context was done when it began: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the job did not run")
+		}
+		waitFor(t, r, ins.ID, 30*time.Second, jobs.Done)
+	})
+}
+
+type outcomeArgs struct {
+	Fail string `json:"fail"` // "", "retry" or "for good"
+}
+
+func (outcomeArgs) Kind() string { return "test_outcome" }
+
+// Config.Observe is told of every attempt with its kind, its outcome and how
+// long it ran.
+func TestObserveAttempts(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, db database) {
+		var mu sync.Mutex
+		var seen []string
+		cfg := testConfig(map[string]int{jobs.DefaultQueue: 1})
+		cfg.Observe = func(kind, outcome string, took time.Duration) {
+			mu.Lock()
+			defer mu.Unlock()
+			if took < 20*time.Millisecond {
+				t.Errorf("%s %s ran %s, less than its work", kind, outcome, took)
+			}
+			seen = append(seen, kind+" "+outcome)
+		}
+		r := jobs.New(db.open(t), cfg)
+		jobs.Register(r, jobs.WorkFunc[outcomeArgs](func(ctx context.Context, a outcomeArgs, _ jobs.Progress) error {
+			time.Sleep(25 * time.Millisecond)
+			switch a.Fail {
+			case "retry":
+				return errors.New("try again")
+			case "for good":
+				return jobs.Fail(errors.New("bad input"))
+			}
+			return nil
+		}), jobs.Kind{MaxAttempts: 2, Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
+		start(t, r)
+		for _, fail := range []string{"", "for good", "retry"} {
+			ins, err := r.Insert(t.Context(), outcomeArgs{Fail: fail}, jobs.InsertOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, r, ins.ID, 30*time.Second, jobs.Done, jobs.Failed)
+		}
+		time.Sleep(50 * time.Millisecond) // the last attempt's observation follows its end
+		mu.Lock()
+		defer mu.Unlock()
+		if got := strings.Join(seen, ", "); got != "test_outcome done, test_outcome failed, test_outcome retry, test_outcome failed" {
+			t.Errorf("observed %s", got)
+		}
+	})
+}

@@ -168,17 +168,28 @@ func (w *worker[A]) Work(ctx context.Context, job *river.Job[A]) (err error) {
 			err = river.JobCancel(fmt.Errorf("%w: %v", ErrPanicked, p))
 		}
 	}()
+	outcome := "failed" // a panic
+	if observe := w.r.cfg.Observe; observe != nil {
+		begun := time.Now()
+		defer func() { observe(job.Kind, outcome, time.Since(begun)) }()
+	}
 	actx := context.WithValue(ctx, attemptKey{}, Attempt{ID: job.ID, Number: job.Attempt, ScheduledAt: job.ScheduledAt, Tick: meta.Tick})
 	err = w.w.Work(actx, job.Args, run.report)
 	switch {
 	case err == nil:
+		outcome = "done"
 		return nil
 	case ctx.Err() != nil && w.r.stopping.Load():
 		// Stopped: River puts the job back without using an attempt when its
 		// error is the context's.
+		outcome = "stopped"
 		return fmt.Errorf("%w (%v)", context.Canceled, err)
 	case errors.Is(err, ErrFailed):
 		return river.JobCancel(err)
+	}
+	outcome = "retry"
+	if job.Attempt >= job.MaxAttempts {
+		outcome = "failed"
 	}
 	return err
 }

@@ -35,6 +35,10 @@ type Config struct {
 	PollInterval time.Duration
 	// Logger receives River's and the runner's messages (slog.Default when nil).
 	Logger *slog.Logger
+	// Observe, when not nil, is told of every attempt this process ran, as
+	// it ends: its kind, its outcome ("done", "retry", "failed" for good, or
+	// "stopped" with the runner) and how long it ran. It must not block.
+	Observe func(kind, outcome string, took time.Duration)
 }
 
 // DefaultRescueAfter is Config.RescueAfter's default.
@@ -141,7 +145,10 @@ func (r *Runner) Start(ctx context.Context) error {
 		return fmt.Errorf("jobs: %w", err)
 	}
 	if len(queues) > 0 {
-		if err := client.Start(ctx); err != nil {
+		// River derives its jobs' contexts from Start's: without its
+		// cancellation, so that a ctx bounding only the start does not
+		// cancel every job once the start is over.
+		if err := client.Start(context.WithoutCancel(ctx)); err != nil {
 			return fmt.Errorf("jobs: starting: %w", err)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 )
 
 // Config configures a Manager. Zero values mean the defaults.
@@ -350,24 +350,24 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		var ev workload.Event
+		var ev child.Event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			log.Warn("a line from the child is not an event", "line", truncate(sc.Text(), 200))
 			continue
 		}
 		now := time.Now()
 		switch ev.Kind {
-		case workload.EventReady:
+		case child.EventReady:
 			pprofBase = "http://" + ev.Pprof
 			m.snapshot(ctx, run, pprofBase, 0, log)
 			ack()
-		case workload.EventProgress, workload.EventDone:
+		case child.EventProgress, child.EventDone:
 			run.update(func(p *Progress) { p.apply(ev, run.Spec.Workload, now) })
 			phase := isPhase(ev, run.Spec.Workload) // its steps are not the unit's: no snapshot
 			if ev.Steps > 0 && !phase {
 				every = max(1, (ev.Steps+int64(m.cfg.Snapshots)-1)/int64(m.cfg.Snapshots))
 			}
-			if ev.Kind == workload.EventProgress {
+			if ev.Kind == child.EventProgress {
 				if !phase && ev.Step%every == 0 && ev.Step < ev.Steps {
 					m.snapshot(ctx, run, pprofBase, ev.Step, log)
 				}
@@ -379,14 +379,14 @@ func (m *Manager) runChild(ctx context.Context, run *Run, log *slog.Logger) erro
 					log.Warn("recording progress", "err", err)
 				}
 			}
-			if ev.Kind == workload.EventDone {
+			if ev.Kind == child.EventDone {
 				sawDone = true
 				// The child now holds with everything it leaked: the final
 				// snapshot, then end it.
 				m.snapshot(ctx, run, pprofBase, ev.Step, log)
 				killGroup(pid, syscall.SIGTERM)
 			}
-		case workload.EventError:
+		case child.EventError:
 			run.update(func(p *Progress) { p.Error = ev.Message })
 		}
 	}

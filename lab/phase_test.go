@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 )
 
 // TestProgressPhases: progress events under a step name that is not the
@@ -15,7 +15,7 @@ func TestProgressPhases(t *testing.T) {
 	var p Progress
 	now := time.Unix(1000, 0)
 	for i := int64(1); i <= 3; i++ {
-		p.apply(workload.Event{Kind: workload.EventProgress, StepName: "write segment", Step: i, Steps: 80,
+		p.apply(child.Event{Kind: child.EventProgress, StepName: "write segment", Step: i, Steps: 80,
 			Counters: map[string]int64{"segments_written": i}}, WorkloadRecovery, now)
 	}
 	if p.Phase == nil || *p.Phase != (Phase{Name: "write segment", Step: 3, Steps: 80}) || len(p.Points) != 0 || p.Step != 0 {
@@ -32,14 +32,14 @@ func TestProgressPhases(t *testing.T) {
 	if p.Phase.Step != 3 {
 		t.Error("clone shares the phase")
 	}
-	p.apply(workload.Event{Kind: workload.EventProgress, StepName: "segment", Step: 1, Steps: 80,
+	p.apply(child.Event{Kind: child.EventProgress, StepName: "segment", Step: 1, Steps: 80,
 		Counters: map[string]int64{"iterators_opened": 4}}, WorkloadRecovery, now)
 	if p.Phase != nil || p.Step != 1 || p.StepName != "segment" || len(p.Points) != 1 || p.Points[0].Open != 4 || len(p.Phases) != 1 || p.Phases[0].Step != 3 {
 		t.Errorf("after the first segment: phase %+v, step %d %q, points %+v", p.Phase, p.Step, p.StepName, p.Points)
 	}
 	// A workload without a declared unit: every event is a step, as before.
 	var q Progress
-	q.apply(workload.Event{Kind: workload.EventProgress, StepName: "whatever", Step: 2, Steps: 5}, "other", now)
+	q.apply(child.Event{Kind: child.EventProgress, StepName: "whatever", Step: 2, Steps: 5}, "other", now)
 	if q.Phase != nil || q.Step != 2 || len(q.Points) != 1 {
 		t.Errorf("unknown workload: %+v", q)
 	}

@@ -3,7 +3,7 @@ package lab
 import (
 	"time"
 
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 )
 
 // Run statuses.
@@ -69,9 +69,9 @@ const maxPhases = 8
 // isPhase reports whether a progress event belongs to a phase without the
 // workload's unit of work (its step name is not the unit's): it makes the
 // phase line, not a point of the charts nor a step to snapshot at.
-func isPhase(ev workload.Event, workloadName string) bool {
+func isPhase(ev child.Event, workloadName string) bool {
 	unit := unitOf[workloadName]
-	return ev.Kind == workload.EventProgress && unit != "" && ev.StepName != "" && ev.StepName != unit
+	return ev.Kind == child.EventProgress && unit != "" && ev.StepName != "" && ev.StepName != unit
 }
 
 // UnitOf names a workload's unit of work ("cycle", "segment"), or "" when it has
@@ -118,7 +118,7 @@ func (p Progress) clone() Progress {
 }
 
 // apply folds a progress or done event into the state.
-func (p *Progress) apply(ev workload.Event, workloadName string, now time.Time) {
+func (p *Progress) apply(ev child.Event, workloadName string, now time.Time) {
 	if p.Counters == nil {
 		p.Counters = map[string]int64{}
 	}

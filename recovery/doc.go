@@ -1,6 +1,7 @@
-// Package recovery is the KAFKA-3933 model: Kafka broker log recovery over real
-// on-disk segments, with the leaky deep iterator of Kafka 0.10.0.0 and each later
-// fix, on the data it leaked on.
+// Package recovery models Apache Kafka 0.10.0.0's broker log recovery (apache/kafka at
+// tag 0.10.0.0), to reproduce KAFKA-3933: recovery over real on-disk segments, with the
+// leaky deep iterator of 0.10.0.0 and each later fix (0.10.0.1's, at tag 0.10.0.1, and
+// Kafka 2.0's, at tag 2.0.0), on the data it leaked on.
 //
 // WriteLog writes a log directory as a broker has it: a folder per partition
 // ("<topic>-<n>"), segments named by their 20-digit base offset, their offset

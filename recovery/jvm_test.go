@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/internal/testtool"
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 )
 
 // calibrationStreams is how many streams both sides leave open.
@@ -29,7 +29,7 @@ const (
 // modelReport is what the Go model's calibration child measured.
 type modelReport struct {
 	Streams                        int64
-	Before, After, Collected       workload.Memory
+	Before, After, Collected       child.Memory
 	OffheapAfter, OffheapCollected OffheapStats
 	// Resident is what mincore counts of the model's mappings with the streams open.
 	Resident int64
@@ -104,7 +104,7 @@ func childGzipStreams() (any, error) {
 	}
 	runtime.GC()
 	runtime.GC()
-	rep := modelReport{Streams: int64(n), Before: workload.ReadMemory()}
+	rep := modelReport{Streams: int64(n), Before: child.ReadMemory()}
 	open := make([]*LegacyIterator, 0, n)
 	for i := range n {
 		it, err := openOne(i)
@@ -113,7 +113,7 @@ func childGzipStreams() (any, error) {
 		}
 		open = append(open, it)
 	}
-	rep.After, rep.OffheapAfter = workload.ReadMemory(), ReadOffheap()
+	rep.After, rep.OffheapAfter = child.ReadMemory(), ReadOffheap()
 	if rep.Resident, err = OffheapResident(); err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func childGzipStreams() (any, error) {
 	// Give the Go heap's free pages back, so that what stays resident is what
 	// the allocator model keeps.
 	debug.FreeOSMemory()
-	rep.Collected, rep.OffheapCollected = workload.ReadMemory(), ReadOffheap()
+	rep.Collected, rep.OffheapCollected = child.ReadMemory(), ReadOffheap()
 	return rep, nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 	"go.uber.org/goleak"
 )
 
@@ -26,7 +26,7 @@ type leakReport struct {
 	// holds zstd's stream decoder.
 	GoroutinesBefore, GoroutinesAfter, ZstdDecoderGoroutines int
 	// Memory before, right after, and after forced garbage collections.
-	Before, After, AfterGC workload.Memory
+	Before, After, AfterGC child.Memory
 	// Off-heap figures at the same three moments.
 	OffheapBefore, OffheapAfter, OffheapAfterGC OffheapStats
 	// GCsDuringRecovery is how many collections ran during Recover.
@@ -55,7 +55,7 @@ func childRecover() (any, error) {
 	runtime.GC()
 	runtime.GC()
 	rep.GoroutinesBefore = settledGoroutines()
-	rep.Before, rep.OffheapBefore = workload.ReadMemory(), ReadOffheap()
+	rep.Before, rep.OffheapBefore = child.ReadMemory(), ReadOffheap()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	gcs := ms.NumGC
@@ -63,7 +63,7 @@ func childRecover() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.After, rep.OffheapAfter = workload.ReadMemory(), ReadOffheap()
+	rep.After, rep.OffheapAfter = child.ReadMemory(), ReadOffheap()
 	if rep.Resident, err = OffheapResident(); err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func childRecover() (any, error) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	runtime.GC()
-	rep.AfterGC, rep.OffheapAfterGC = workload.ReadMemory(), ReadOffheap()
+	rep.AfterGC, rep.OffheapAfterGC = child.ReadMemory(), ReadOffheap()
 	return rep, nil
 }
 
@@ -252,7 +252,7 @@ func TestGzipLeakyHoldsOffheapUntilGC(t *testing.T) {
 }
 
 // gap is the process memory outside the Go heap in use.
-func gap(m workload.Memory) int64 { return m.RSS - m.HeapInuse }
+func gap(m child.Memory) int64 { return m.RSS - m.HeapInuse }
 
 // TestPooledCodecsRetainNothing: snappy and lz4 (kafka-go's codecs in both decoder
 // sets) and kafka-go's gzip and zstd leave no goroutine and no heap behind an

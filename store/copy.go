@@ -10,7 +10,8 @@ import (
 // CopyProgress tells how far Copy or Verify has come; it is reported after every
 // item.
 type CopyProgress struct {
-	// Stage is "artifacts", "runs", "reports" or "incidents".
+	// Stage is "artifacts", "runs", "reports", "incidents", "watches" or
+	// "alert_deliveries".
 	Stage string
 	// Done of Total items of the stage are handled.
 	Done, Total int64
@@ -26,6 +27,11 @@ type CopyResult struct {
 	// annotations, or mended: an incident the target held already, given the
 	// attachments and annotations it lacked.
 	Incidents int64
+	// Watches counts the watches copied with their state and snapshots, or
+	// mended: a watch the target held already, given the snapshots it lacked.
+	Watches int64
+	// Deliveries counts the alert deliveries copied, each with its state.
+	Deliveries int64
 	// Bytes is the artifact bytes copied.
 	Bytes int64
 	// Derived and DerivedBytes count the reports' derived blobs copied (heap
@@ -36,11 +42,12 @@ type CopyResult struct {
 // copyPage is how many keys Copy and Verify read from the source at once.
 const copyPage = 500
 
-// Copy copies into dst every artifact, run, report and incident of src that dst
-// does not hold yet, keeping ids, slugs, times and a report's state (status,
+// Copy copies into dst every artifact, run, report, incident, watch and alert
+// delivery of src that dst does not hold yet, keeping ids, slugs, times and a report's state (status,
 // error, the owner and lease of its analysis), then each report's derived
 // blobs that dst lacks. An incident goes with its attachments and annotations;
-// one that dst holds gets those it lacks.
+// one that dst holds gets those it lacks. A watch goes with its state and
+// snapshots; one that dst holds gets the snapshots it lacks.
 // Each artifact, run (with its captures) and report (with its inputs) goes in its
 // own transaction, a derived blob in short ones (PutDerived), its bytes streamed chunk
 // by chunk and checked against their SHA-256, so an interrupted Copy is resumed by
@@ -125,14 +132,40 @@ func Copy(ctx context.Context, dst, src *DB, progress func(CopyProgress)) (CopyR
 			}
 			return 0, nil
 		},
+		"watches": func(name string) (int64, error) {
+			n, err := copyWatch(ctx, dst, src, name)
+			if err != nil {
+				return 0, fmt.Errorf("copying watch %s: %w", name, err)
+			}
+			if n > 0 {
+				res.Watches++
+			}
+			return 0, nil
+		},
+		"alert_deliveries": func(id string) (int64, error) {
+			has, err := dst.has(ctx, "alert_deliveries", "id", id)
+			if err != nil || has {
+				return 0, err
+			}
+			d, err := src.Delivery(ctx, id)
+			if err != nil {
+				return 0, err
+			}
+			if err := dst.copyDelivery(ctx, d); err != nil {
+				return 0, fmt.Errorf("copying alert delivery %s: %w", id, err)
+			}
+			res.Deliveries++
+			return 0, nil
+		},
 	})
 	return res, err
 }
 
 // walkTables are the tables that Copy and Verify walk, in order, each with its
 // key column and its count in a census. Artifacts come first, so that the runs
-// and reports Copy stores after them find theirs, and incidents last, so that
-// their reports and runs are there before them.
+// and reports Copy stores after them find theirs, and incidents after them, so
+// that their reports and runs are there before them; alert deliveries, which
+// point at nothing, last.
 var walkTables = []struct {
 	name, key string
 	total     func(census) int64
@@ -141,6 +174,8 @@ var walkTables = []struct {
 	{"runs", "id", func(c census) int64 { return c.runs }},
 	{"reports", "id", func(c census) int64 { return c.reports }},
 	{"incidents", "slug", func(c census) int64 { return c.incidents }},
+	{"watches", "name", func(c census) int64 { return c.watches }},
+	{"alert_deliveries", "id", func(c census) int64 { return c.deliveries }},
 }
 
 // visitors handle the rows of the walkTables, by table name: each is called
@@ -226,16 +261,17 @@ func (db *DB) uploadOf(ctx context.Context, a *Artifact, name string) Upload {
 	}
 }
 
-// census is how many artifacts, runs, reports and incidents a store holds, and
-// the bytes of its artifacts.
+// census is how many artifacts, runs, reports, incidents and alert deliveries
+// a store holds, and the bytes of its artifacts.
 type census struct {
-	artifacts, runs, reports, incidents, bytes int64
+	artifacts, runs, reports, incidents, watches, deliveries, bytes int64
 }
 
 func (db *DB) census(ctx context.Context) (census, error) {
 	var c census
 	err := db.read.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM artifacts), (SELECT COALESCE(SUM(size), 0) FROM artifacts),
-		(SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM reports), (SELECT COUNT(*) FROM incidents)`).Scan(&c.artifacts, &c.bytes, &c.runs, &c.reports, &c.incidents)
+		(SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM reports), (SELECT COUNT(*) FROM incidents), (SELECT COUNT(*) FROM watches),
+		(SELECT COUNT(*) FROM alert_deliveries)`).Scan(&c.artifacts, &c.bytes, &c.runs, &c.reports, &c.incidents, &c.watches, &c.deliveries)
 	if err != nil {
 		return c, fmt.Errorf("store: %w", err)
 	}

@@ -70,6 +70,47 @@ func fillSource(t *testing.T, db *store.DB) {
 	if err := db.SetIncidentState(ctx, in.Slug, store.IncidentResolved); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.DeclareWatches(ctx, []store.Watch{{Name: "checkout", URL: "http://10.0.0.7:6060", Every: time.Minute, Keep: 24}}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for i, leak := range [][]byte{nil, randomBytes(90)} {
+		s := store.WatchSnapshot{Watch: "checkout", Tick: t0.Add(time.Duration(i) * time.Minute), TakenAt: t0.Add(time.Duration(i)*time.Minute + time.Second),
+			Heap: randomBytes(300 + i), Goroutine: randomBytes(200 + i), GoroutineLeak: leak}
+		if _, err := db.AddWatchSnapshot(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.SetWatchState(ctx, "checkout", "", store.WatchState{Verdict: "inconclusive", Suspect: "main.cache", GrowthPerHour: 1234.5,
+		Unit: "bytes", Reason: "Too few snapshots.", LastScrape: t0.Add(time.Minute), LastDuration: 80 * time.Millisecond,
+		LastError: "GET http://10.0.0.7:6060/debug/pprof/goroutineleak: 500", Failures: 1, NextScrape: t0.Add(2 * time.Minute), Changed: t0.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	fillDeliveries(t, db)
+}
+
+// fillDeliveries stores two alert deliveries: one delivered at its second
+// attempt, one waiting for its next.
+func fillDeliveries(t *testing.T, db *store.DB) {
+	t.Helper()
+	ctx := context.Background()
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i, d := range []*store.Delivery{
+		{ID: "d1", Receiver: "alertmanager", Watch: "checkout", Verdict: "leak", Event: json.RawMessage(`{"watch":"checkout","to":"leak"}`), EventAt: at},
+		{ID: "d2", Receiver: "slack", Watch: "checkout", Verdict: "leak", Event: json.RawMessage(`{"watch":"checkout","to":"leak"}`), EventAt: at},
+	} {
+		if created, err := db.CreateDelivery(ctx, d); err != nil || !created {
+			t.Fatalf("delivery %s: created %v (%v)", d.ID, created, err)
+		}
+		if err := db.RecordAttempt(ctx, d.ID, store.DeliveryAttempt{Number: 1, Status: 503, Error: "503 Service Unavailable", State: store.DeliveryRetrying}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if err := db.RecordAttempt(ctx, d.ID, store.DeliveryAttempt{Number: 2, Status: 200, State: store.DeliveryDelivered}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 func checksOK(t *testing.T, checks []store.TableCheck, want map[string]int64) {
@@ -106,17 +147,18 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 	}
 	want := map[string]int64{"artifacts": int64(artifacts), "artifact_chunks": int64(chunks), "runs": runs,
 		"run_artifacts": runArtifacts, "reports": int64(reports), "report_artifacts": reportArtifacts, "derived": 0,
-		"incidents": incidents, "incident_reports": incidentReports, "incident_runs": incidentRuns, "incident_annotations": annotations}
+		"incidents": incidents, "incident_reports": incidentReports, "incident_runs": incidentRuns, "incident_annotations": annotations,
+		"watches": 1, "watch_snapshots": 2, "alert_deliveries": 2}
 
 	var last store.CopyProgress
 	res, err := store.Copy(ctx, dst, src, func(p store.CopyProgress) { last = p })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res != (store.CopyResult{Artifacts: 4, Runs: 2, Reports: 3, Incidents: 1, Bytes: bytesTotal}) {
+	if res != (store.CopyResult{Artifacts: 4, Runs: 2, Reports: 3, Incidents: 1, Watches: 1, Deliveries: 2, Bytes: bytesTotal}) {
 		t.Errorf("copied %+v", res)
 	}
-	if last.Stage != "incidents" || last.Done != 1 || last.Total != 1 || last.Bytes != bytesTotal || last.TotalBytes != bytesTotal {
+	if last.Stage != "alert_deliveries" || last.Done != 2 || last.Total != 2 || last.Bytes != bytesTotal || last.TotalBytes != bytesTotal {
 		t.Errorf("last progress %+v", last)
 	}
 	checks, err := store.Verify(ctx, dst, src, nil)
@@ -125,6 +167,13 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 	}
 	checksOK(t, checks, want)
 	checkChunks(t, dst)
+	for _, id := range []string{"d1", "d2"} {
+		s, _ := src.Delivery(ctx, id)
+		d, err := dst.Delivery(ctx, id)
+		if err != nil || d.State != s.State || d.Attempts != s.Attempts || d.LastStatus != s.LastStatus || !d.DeliveredAt.Equal(s.DeliveredAt) {
+			t.Errorf("delivery %s in the target: %+v (%v), want %+v", id, d, err, s)
+		}
+	}
 
 	// Copied reports and runs read back as they were.
 	srcRecent, _ := src.RecentReports(ctx, 10)
@@ -159,6 +208,8 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 		`UPDATE reports SET summary = '{"total":2}' WHERE kind = 'profile'`,
 		`DELETE FROM run_artifacts WHERE seq = 1`,
 		`UPDATE incident_annotations SET text = 'restarted broker-4' WHERE text = 'restarted broker-3'`,
+		`UPDATE watch_snapshots SET goroutineleak = NULL WHERE goroutineleak IS NOT NULL`,
+		`UPDATE alert_deliveries SET attempts = 3 WHERE id = 'd2'`,
 	} {
 		if _, err := store.WritePool(dst).Exec(q); err != nil {
 			t.Fatal(err)
@@ -177,8 +228,8 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 			}
 		}
 	}
-	if len(bad) != 4 || !bad["artifacts"] || !bad["reports"] || !bad["run_artifacts"] || !bad["incident_annotations"] {
-		t.Errorf("tables found different: %v, want artifacts, reports, run_artifacts and incident_annotations", bad)
+	if len(bad) != 6 || !bad["artifacts"] || !bad["reports"] || !bad["run_artifacts"] || !bad["incident_annotations"] || !bad["watch_snapshots"] || !bad["alert_deliveries"] {
+		t.Errorf("tables found different: %v, want artifacts, reports, run_artifacts, incident_annotations, watch_snapshots and alert_deliveries", bad)
 	}
 }
 
@@ -251,7 +302,7 @@ func testCopyDerived(t *testing.T, dsn string) {
 		t.Fatal(err)
 	}
 	checksOK(t, checks, map[string]int64{"artifacts": 3, "artifact_chunks": 6, "runs": 0, "run_artifacts": 0, "reports": 3, "report_artifacts": 3, "derived": 1,
-		"incidents": 0, "incident_reports": 0, "incident_runs": 0, "incident_annotations": 0})
+		"incidents": 0, "incident_reports": 0, "incident_runs": 0, "incident_annotations": 0, "watches": 0, "watch_snapshots": 0, "alert_deliveries": 0})
 	if res, err := store.Copy(ctx, dst, src, nil); err != nil || res != (store.CopyResult{}) {
 		t.Errorf("second copy: %+v (%v)", res, err)
 	}

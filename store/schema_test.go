@@ -16,9 +16,9 @@ var shippedMigrations = map[string]map[string]string{
 	"sqlite": {
 		"0001_init.sql": "e3e3b032fefeee816736afe8670379b8f4b13ec5bf37183c9af864aa77cd51f4",
 		"0002_runs.sql": "b823c62794a17ff35f206a0ac9ae672dc7407d6e9181e14ca27e909a2ba8edbb",
-		// Written in store/schema from the start (issue 21's sessions).
+		// Written in store/schema from the start (sign-in sessions).
 		"0003_sessions.sql": "c5eb2f50f5997b544ca7f18f9f3b82625eba55098354266a898bee312d9bf8e2",
-		// Issue 20's derived blobs and report states.
+		// Derived blobs and report states (heap dumps analyzed in the background).
 		"0004_derived.sql": "1afdb906c9b6c0ac48b11020757027a0b6abc7da8c00e13af684e9ae3322ef10",
 		// Who uploaded each report, for the disk quota per client.
 		"0005_uploaders.sql": "b8f115adbaa1cbcc632300ec95ca9627726998010e005dd3d0c2938415bc56f6",
@@ -26,6 +26,10 @@ var shippedMigrations = map[string]map[string]string{
 		"0006_incidents.sql": "b4c77f6cde411b3e00765aea4ec3ff7154fb1b3e694d643933634f8ce221aca8",
 		// The reports' headline columns, which the dashboard lists them by.
 		"0007_report_headlines.sql": "bec6984e8ff8a693c5e3f858cb8ac3a8247ef72a5ef96fffd3435503885d1ad0",
+		// Watches: their state and the snapshots of their window.
+		"0008_watches.sql": "15c0c51372027d2956e141f000728d186a506f5bee346594315bb9e77f53b2b6",
+		// Alert deliveries: each verdict change's delivery to each receiver.
+		"0009_alerts.sql": "36cf2ebc1b1f30102540ba52d3f3418909308082eb16001a7ad33ef3bdc8121d",
 	},
 	"postgres": {
 		"0001_init.sql":             "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
@@ -35,6 +39,8 @@ var shippedMigrations = map[string]map[string]string{
 		"0005_uploaders.sql":        "266ea2ca5e8344b29f5411ab643a43b1670cf4f36d78a7c15eab20875dbd7407",
 		"0006_incidents.sql":        "9286bd292f227b4fac342bf6b332f88120237066c432551cadcea696e4cad1aa",
 		"0007_report_headlines.sql": "044f580f943bebc0b59ad57da6f6123ab05c588cb8f5533c448a303365ecb1f4",
+		"0008_watches.sql":          "6e2774272b3fecd3022a7e7a88f5b6e01222f66b64a1088877090015d4aa1925",
+		"0009_alerts.sql":           "09026a2f56da8a4d4fdfe4c952b767a0b4a7a7e955a43c7c73e778e691190099",
 	},
 }
 
@@ -43,8 +49,8 @@ var shippedMigrations = map[string]map[string]string{
 // a database migrated by an earlier leakui has exactly the schema a new one gets.
 func TestMigrationsAsShipped(t *testing.T) {
 	for backend, words := range map[string]SchemaWords{
-		"sqlite":   {Int64: "INTEGER", Bytes: "BLOB", Strict: " STRICT"},
-		"postgres": {Int64: "BIGINT", Bytes: "BYTEA", Strict: ""},
+		"sqlite":   {Int64: "INTEGER", Bytes: "BLOB", Float64: "REAL", Strict: " STRICT"},
+		"postgres": {Int64: "BIGINT", Bytes: "BYTEA", Float64: "DOUBLE PRECISION", Strict: ""},
 	} {
 		rendered := Migrations(words)
 		entries, err := fs.ReadDir(rendered, ".")

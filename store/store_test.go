@@ -64,6 +64,9 @@ var suite = []struct {
 	{"AnalysisLeases", testAnalysisLeases},
 	{"CopyDerived", testCopyDerived},
 	{"StoredBytes", testStoredBytes},
+	{"AlertDeliveries", testAlertDeliveries},
+	{"Watches", testWatches},
+	{"WatchSnapshotsKeepTheNewest", testWatchSnapshotsKeepTheNewest},
 }
 
 func TestStore(t *testing.T) {

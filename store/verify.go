@@ -35,13 +35,14 @@ const maxMissing = 5
 // table: artifacts (metadata, and their bytes read back from dst and hashed),
 // artifact chunks (per artifact), runs with their captures, reports with their
 // inputs and state, the reports' derived blobs (their bytes hashed on both
-// sides), and incidents with their attached reports and runs and their
-// annotations. It returns one TableCheck per table; an error only when a database
+// sides), incidents with their attached reports and runs and their
+// annotations, watches with their state and snapshots (their bytes compared),
+// and alert deliveries with their state. It returns one TableCheck per table; an error only when a database
 // cannot be read. progress, when not nil, is called after every item.
 func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]TableCheck, error) {
 	checks := map[string]*TableCheck{}
 	tables := []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts", "derived",
-		"incidents", "incident_reports", "incident_runs", "incident_annotations"}
+		"incidents", "incident_reports", "incident_runs", "incident_annotations", "watches", "watch_snapshots", "alert_deliveries"}
 	for _, t := range tables {
 		checks[t] = &TableCheck{Table: t}
 	}
@@ -112,6 +113,37 @@ func Verify(ctx context.Context, dst, src *DB, progress func(CopyProgress)) ([]T
 		},
 		"incidents": func(slug string) (int64, error) {
 			return 0, verifyIncident(ctx, dst, src, slug, checks, miss)
+		},
+		"watches": func(name string) (int64, error) {
+			load := func(db *DB) (*Watch, []WatchSnapshot, error) {
+				w, err := db.Watch(ctx, name)
+				if err != nil {
+					return nil, nil, err
+				}
+				s, err := db.WatchSnapshots(ctx, name)
+				return w, s, err
+			}
+			return 0, verifyRow(name, checks["watches"], checks["watch_snapshots"], miss, src, dst, load, sameWatch, sameWatchSnapshot)
+		},
+		"alert_deliveries": func(id string) (int64, error) {
+			c := checks["alert_deliveries"]
+			s, err := src.Delivery(ctx, id)
+			if err != nil {
+				return 0, err
+			}
+			c.Source++
+			d, err := dst.Delivery(ctx, id)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				miss(c, id)
+			case err != nil:
+				return 0, err
+			case sameDelivery(s, d):
+				c.Matched++
+			default:
+				miss(c, id)
+			}
+			return 0, nil
 		},
 	})
 	if err != nil {

@@ -20,16 +20,11 @@ func DefaultMemoryBudget() int64 {
 }
 
 // analysisBudget is the budget of one analysis (one profile parsed, one view
-// built): half of the server's, at most MaxAnalysisBudget, charged to the
+// built): half of the server's, at most kind.MaxAnalysisBudget, charged to the
 // server's too. Release it when done.
 func (s *Server) analysisBudget() *analyze.Budget {
-	return s.budget.Child(min(s.budget.Limit()/2, MaxAnalysisBudget))
+	return s.deps.Analysis()
 }
-
-// MaxAnalysisBudget bounds what one analysis may hold however large the
-// server's budget: four times the default -max-decompressed, what a profile of
-// many samples needs, and less than the 11 GB that 400 KB of gzip can ask for.
-const MaxAnalysisBudget = 4 << 30
 
 // viewBytes is what rendering a report's page, JSON or Markdown from its stored
 // summary may hold at once, charged before it starts (see reportViewCosts): the stored summary and parameters (read from

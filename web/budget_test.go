@@ -51,14 +51,14 @@ func TestUploadOfAmplifyingProfileIs413(t *testing.T) {
 func TestCachedProfilesAreChargedToTheBudget(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
-	p, ok := ts.srv.profiles.get(up.Artifacts[0].SHA256)
+	p, ok := ts.srv.profiles.Get(up.Artifacts[0].SHA256)
 	if !ok {
 		t.Fatal("the uploaded profile is not in the cache")
 	}
 	if used := ts.srv.budget.Used(); used != p.MemSize() {
 		t.Errorf("the budget holds %d bytes, the cached profile is %d", used, p.MemSize())
 	}
-	ts.srv.profiles.clear()
+	ts.srv.profiles.Clear()
 	if used := ts.srv.budget.Used(); used != 0 {
 		t.Errorf("the budget holds %d bytes after the cache was cleared", used)
 	}

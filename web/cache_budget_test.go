@@ -6,16 +6,7 @@ import (
 )
 
 // cachedBytes is what the server's caches hold of its budget, cache by cache.
-func (s *Server) cachedBytes() map[string]int64 {
-	return map[string]int64{
-		"profiles":          s.profiles.charged(),
-		"flames":            s.flames.charged(),
-		"goroutine dumps":   s.goroutineDumps.charged(),
-		"goroutine reports": s.goroutineReports.charged(),
-		"jvm":               s.jvmParsed.charged(),
-		"logs":              s.logReports.charged(),
-	}
-}
+func (s *Server) cachedBytes() map[string]int64 { return s.caches.Charged() }
 
 func sumBytes(m map[string]int64) int64 {
 	var n int64

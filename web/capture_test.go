@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	webbundles "github.com/leakui/leakui/web/bundles"
+
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/capture"
 	"github.com/leakui/leakui/internal/hostile/bundle"
@@ -58,7 +60,7 @@ func TestCaptureReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := rep.Analysis
-	if doc.Kind != kindCapture || a.CaptureKind != "jvm" || a.Verdict != "leak" || a.Cause != want.Verdict.Cause || a.Sentence != want.Verdict.Sentence ||
+	if doc.Kind != webbundles.ReportKind || a.CaptureKind != "jvm" || a.Verdict != "leak" || a.Cause != want.Verdict.Cause || a.Sentence != want.Verdict.Sentence ||
 		a.UntrackedNativeDeltaBytes == nil || *a.UntrackedNativeDeltaBytes != want.JVM.UntrackedNativeDeltaBytes || a.InflatersAlive == nil || *a.InflatersAlive != 20000 {
 		t.Fatalf("report %s: %+v; analyze/capture says %q", doc.Kind, a, want.Verdict.Sentence)
 	}

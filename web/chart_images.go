@@ -9,6 +9,8 @@ import (
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
@@ -17,19 +19,13 @@ import (
 // summaries, tickets and chat (GitHub and most trackers show an SVG image link
 // inline). The same internal/linechart drawing as the page's no-JavaScript chart.
 
-// Size of a chart image, in pixels.
-const (
-	chartImageWidth  = 720
-	chartImageHeight = 300
-)
-
 // handleRunChartImage is GET /runs/{id}/charts/{chart}.svg.
 func (s *Server) handleRunChartImage(w http.ResponseWriter, r *http.Request) error {
 	c, err := s.runChart(r, chi.URLParam(r, "id"), chi.URLParam(r, "chart"))
 	if err != nil {
 		return err
 	}
-	return writeSVG(w, c)
+	return chart.WriteSVG(w, c)
 }
 
 // runChart is one of a run's charts by name (goroutines, memory, open).
@@ -68,49 +64,12 @@ func (s *Server) handleReportChartImage(w http.ResponseWriter, r *http.Request) 
 		if err != nil {
 			return err
 		}
-		return writeSVG(w, c)
+		return chart.WriteSVG(w, c)
 	}
-	if rep.Kind == kindLog {
-		return s.logChartImage(w, r, rep, file)
-	}
-	profiles := rep.Kind == modeSingle || rep.Kind == modeDiff || rep.Kind == modeSeries
-	if file != "totals.svg" || !profiles || len(rep.Artifacts) < 3 {
-		return serrors.Errorf(http.StatusNotFound, "report %s has no chart %q: a series of three or more profiles has totals.svg", rep.ID, file)
-	}
-	ps, err := s.loadProfileSet(r, rep)
-	if err != nil {
-		return err
-	}
-	defer ps.release()
-	var notices []string
-	srep, err := ps.profileSeries(&notices)
-	if err != nil {
-		return err
-	}
-	return writeSVG(w, totalsLineChart(srep))
-}
-
-// writeSVG answers a chart as a standalone SVG image.
-func writeSVG(w http.ResponseWriter, c linechart.Chart) error {
-	w.Header().Set("Content-Type", "image/svg+xml; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	_, err := w.Write([]byte(linechart.SVG(c, chartImageWidth, chartImageHeight, true)))
-	return err
-}
-
-// logChartImage answers a log report's still-open chart of one pair
-// (open-N.svg), counted with the query's parameters as the page counts them.
-func (s *Server) logChartImage(w http.ResponseWriter, r *http.Request, rep *store.Report, file string) error {
-	_, lr, err := s.logReportOf(r, rep)
-	if err != nil {
-		return err
-	}
-	if logTimesUsable(lr) && logNoMatch(lr) == "" {
-		for _, c := range logOpenLineCharts(lr) {
-			if file == c.id+".svg" {
-				return writeSVG(w, c.chart)
-			}
+	if k, ok := s.kinds.For(rep.Kind); ok {
+		if c, ok := k.(kind.Charter); ok {
+			return c.Chart(w, r, rep, file)
 		}
 	}
-	return serrors.Errorf(http.StatusNotFound, "log report %s has no chart %q: a report with timed lines has open-1.svg… per measurable pair", rep.ID, file)
+	return serrors.Errorf(http.StatusNotFound, "report %s has no chart %q: a series of three or more profiles has totals.svg", rep.ID, file)
 }

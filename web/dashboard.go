@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
@@ -17,8 +16,8 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 	// who may see them all.
 	var err error
 	listing := s.authorized(r)
-	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: s.kinds.accepted,
-		SignIn: !listing, Auth: s.cfg.Token != "", Log: logUploadForm()}
+	d := view.Dashboard{MaxUpload: analyze.FormatBytes(s.cfg.MaxUpload), Accepted: s.kinds.Accepted(),
+		SignIn: !listing, Auth: s.cfg.Token != "", Log: s.logs.UploadForm()}
 	if listing {
 		if d.Reports, err = s.reportList(r); err != nil {
 			return err
@@ -32,26 +31,8 @@ func (s *Server) handleDashboard(w http.ResponseWriter, r *http.Request) error {
 
 // summaryLine renders a stored summary as one line for listings.
 func (s *Server) summaryLine(kind string, raw json.RawMessage) string {
-	if k, ok := s.kinds.reports[kind]; ok && k.summary != nil {
-		return k.summary(raw)
-	}
-	return ""
-}
-
-// profileSummaryLine shows the default sample type's total.
-func profileSummaryLine(raw json.RawMessage) string {
-	sum, ok := decodeProfileSummary(raw)
-	if !ok {
-		return ""
-	}
-	for _, st := range sum.SampleTypes {
-		if st.Type == sum.Default {
-			line := st.Type + " " + analyze.FormatValue(st.Total, st.Unit)
-			if sum.Profiles > 0 {
-				line += fmt.Sprintf(" (last of %d profiles)", sum.Profiles)
-			}
-			return line
-		}
+	if k, ok := s.kinds.For(kind); ok {
+		return k.Summary(raw)
 	}
 	return ""
 }

@@ -94,10 +94,7 @@ func BenchmarkGoroutinePage50k(b *testing.B) {
 	b.Run("json", func(b *testing.B) { serveBench(b, srv, "/api/reports/"+up.ReportID, nil) })
 	b.Run("markdown", func(b *testing.B) { serveBench(b, srv, up.ReportURL+".md", nil) })
 	b.Run("page-uncached", func(b *testing.B) {
-		serveBench(b, srv, up.ReportURL, func() {
-			srv.goroutineDumps.clear()
-			srv.goroutineReports.clear()
-		})
+		serveBench(b, srv, up.ReportURL, srv.caches.Clear)
 	})
 }
 

@@ -15,22 +15,25 @@ import (
 	"testing"
 	"time"
 
+	webgoroutines "github.com/leakui/leakui/web/goroutines"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/markdown"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
 // goroutineDoc is the JSON twin of a goroutines report, as a client reads it.
 type goroutineDoc struct {
-	Kind      string             `json:"kind"`
-	Artifacts []uploadedArtifact `json:"artifacts"`
-	Summary   goroutineSummary   `json:"summary"`
-	Notices   []string           `json:"notices"`
+	Kind      string                `json:"kind"`
+	Artifacts []kind.Artifact       `json:"artifacts"`
+	Summary   webgoroutines.Summary `json:"summary"`
+	Notices   []string              `json:"notices"`
 	Analysis  struct {
 		Mode          string            `json:"mode"`
 		BaseSHA256    string            `json:"base_sha256"`
@@ -131,7 +134,7 @@ func TestGoroutineFixtureReports(t *testing.T) {
 
 			doc := goroutineReportDoc(t, ts, "/api/reports/"+up.ReportID+"?n=all")
 			a := doc.Analysis
-			if doc.Kind != kindGoroutines || a.Mode != "dump" || a.Total != grepTotal || a.GroupsAll != len(want.Groups) ||
+			if doc.Kind != webgoroutines.ReportKind || a.Mode != "dump" || a.Total != grepTotal || a.GroupsAll != len(want.Groups) ||
 				len(a.Groups) != len(want.Groups) || a.Format != want.Format {
 				t.Fatalf("JSON: kind %s mode %s total %d groups %d/%d format %s; want %d goroutines in %d groups (%s)",
 					doc.Kind, a.Mode, a.Total, len(a.Groups), a.GroupsAll, a.Format, grepTotal, len(want.Groups), want.Format)
@@ -285,7 +288,7 @@ func TestGoroutineDiffSnapshots(t *testing.T) {
 	}
 	doc := goroutineReportDoc(t, ts, "/api/reports/"+up.ReportID+"?n=all")
 	a := doc.Analysis
-	if doc.Kind != kindGoroutinesDiff || a.Mode != "diff" || a.BaseSHA256 != up.Artifacts[0].SHA256 || a.TargetSHA256 != up.Artifacts[1].SHA256 ||
+	if doc.Kind != webgoroutines.ReportKindDiff || a.Mode != "diff" || a.BaseSHA256 != up.Artifacts[0].SHA256 || a.TargetSHA256 != up.Artifacts[1].SHA256 ||
 		a.Base == nil || a.Base.Total != dumpTotalByGrep(t, p1) || a.Total != dumpTotalByGrep(t, p2) {
 		t.Fatalf("kind %s mode %s base %s target %s totals %+v→%d", doc.Kind, a.Mode, a.BaseSHA256, a.TargetSHA256, a.Base, a.Total)
 	}
@@ -367,7 +370,7 @@ func TestGoroutineDiffOrderAndSeries(t *testing.T) {
 	}
 	_, three, raw := ts.upload(t, d1, d2, stack)
 	doc = goroutineReportDoc(t, ts, "/api/reports/"+three.ReportID)
-	if doc.Kind != kindGoroutinesDiff || doc.Analysis.BaseSHA256 != three.Artifacts[0].SHA256 || doc.Analysis.TargetSHA256 != three.Artifacts[2].SHA256 ||
+	if doc.Kind != webgoroutines.ReportKindDiff || doc.Analysis.BaseSHA256 != three.Artifacts[0].SHA256 || doc.Analysis.TargetSHA256 != three.Artifacts[2].SHA256 ||
 		doc.Analysis.Total != dumpTotalByGrep(t, fixtures.Path(t, "goroutines", stack.name)) || doc.Summary.Dumps != 3 {
 		t.Fatalf("three dumps: %s %+v", raw, doc.Analysis)
 	}
@@ -420,15 +423,15 @@ func TestGoroutinePanicReport(t *testing.T) {
 
 // checkPanicFirst checks that the crash block precedes the groups and that the
 // first group holds the crashing goroutine.
-func checkPanicFirst(t *testing.T, pg *goquery.Document, kind, message string, goroutine int64) {
+func checkPanicFirst(t *testing.T, pg *goquery.Document, rk, message string, goroutine int64) {
 	t.Helper()
 	html, _ := pg.Find("main").Html()
 	if i, j := strings.Index(html, `data-testid="goroutine-panic"`), strings.Index(html, `data-testid="goroutine-group"`); i < 0 || j < 0 || i > j {
 		t.Errorf("the crash (at %d) does not come before the groups (at %d)", i, j)
 	}
 	p := pg.Find("[data-testid=goroutine-panic]")
-	if p.Find("[data-testid=panic-kind]").Text() != kind || page.FirstLine(p.Find("[data-testid=panic-message]").Text()) != message {
-		t.Errorf("crash %q %q; want %q %q", p.Find("[data-testid=panic-kind]").Text(), p.Find("[data-testid=panic-message]").Text(), kind, message)
+	if p.Find("[data-testid=panic-kind]").Text() != rk || page.FirstLine(p.Find("[data-testid=panic-message]").Text()) != message {
+		t.Errorf("crash %q %q; want %q %q", p.Find("[data-testid=panic-kind]").Text(), p.Find("[data-testid=panic-message]").Text(), rk, message)
 	}
 	if got := p.Find("[data-testid=panic-goroutine]").Text(); got != strconv.FormatInt(goroutine, 10) {
 		t.Errorf("crash goroutine %s, want %d", got, goroutine)

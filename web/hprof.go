@@ -16,7 +16,9 @@ import (
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -54,7 +56,7 @@ var heapDumpAnalyses = make(chan struct{}, 1)
 
 // analyzeHeapDump analyzes one uploaded heap dump (a gzip or zstd one is inflated
 // into the server's spool directory first), waiting for any other analysis to end.
-func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.Report, error) {
+func (s *Server) analyzeHeapDump(f *kind.Received, opt hprof.ReportOptions) (*hprof.Report, error) {
 	heapDumpAnalyses <- struct{}{}
 	defer func() { <-heapDumpAnalyses }()
 	open := hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)}
@@ -63,14 +65,14 @@ func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.R
 		return nil, err
 	}
 	defer finish()
-	h, err := hprof.Open(f.path, open)
+	h, err := hprof.Open(f.Path, open)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.name, err)
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	defer h.Close()
 	rep, err := h.NewReport(opt, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.name, err)
+		return nil, fmt.Errorf("%s: %w", f.Name, err)
 	}
 	return rep, nil
 }
@@ -78,16 +80,16 @@ func (s *Server) analyzeHeapDump(f *received, opt hprof.ReportOptions) (*hprof.R
 // planJavaHeapDump stores one heap dump as a report to be analyzed in the
 // background (heapDumpJobs), which keeps the analysis as the summary; two or
 // more make a comparison by class (planJavaHeapDumps), analyzed at once.
-func (s *Server) planJavaHeapDump(form *uploadForm) (*reportPlan, error) {
-	for _, f := range form.files {
+func (s *Server) planJavaHeapDump(form *kind.Upload) (*kind.Plan, error) {
+	for _, f := range form.Files {
 		if err := checkHeapDumpFraming(f); err != nil {
 			return nil, err
 		}
 	}
-	if len(form.files) > 1 {
+	if len(form.Files) > 1 {
 		return s.planJavaHeapDumps(form)
 	}
-	return &reportPlan{kind: kindJavaHeapDump, params: map[string]any{}, summary: heapDumpPending{Analyzing: true}, background: true}, nil
+	return &kind.Plan{Kind: kindJavaHeapDump, Params: map[string]any{}, Summary: heapDumpPending{Analyzing: true}, Background: true}, nil
 }
 
 // reportViewCosts are the report kinds whose page, JSON and Markdown are built
@@ -171,8 +173,8 @@ func boundHeapReport(hr *hprof.Report) {
 		}
 	}
 	*hr = *hr.Capped(heapDumpRows)
-	hr.Suspects = jvmFirst(hr.Suspects, heapDumpRows)
-	hr.Dominators = jvmFirst(hr.Dominators, heapDumpRows)
+	hr.Suspects = snapshot.First(hr.Suspects, heapDumpRows)
+	hr.Dominators = snapshot.First(hr.Dominators, heapDumpRows)
 }
 
 // showJavaHeapDump renders /r/{id} for a heap dump. The dominator tree comes
@@ -218,7 +220,7 @@ func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *s
 
 // javaHeapDumpJSON puts the analysis in the JSON twin, with the URL of each
 // suspect's whole path when the index holds it.
-func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	hr, indexed, err := heapDumpReport(rep)
 	if err != nil {
 		return err
@@ -390,7 +392,7 @@ func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.R
 	}
 	b.WriteString(markdown.Heading(4, "Dominator tree, top level"))
 	b.WriteString(markdown.TableHead(markdown.Left("object"), markdown.Right("retained"), markdown.Right("share")))
-	for _, d := range jvmFirst(hr.Dominators, 10) {
+	for _, d := range snapshot.First(hr.Dominators, 10) {
 		name := markdown.Code(d.Class)
 		if d.Text != "" {
 			name += " " + markdown.Code(d.Text)
@@ -439,8 +441,8 @@ func isHeapDump(head []byte) bool {
 // truncated dump, identifiers of 3 bytes, a record past the end): 422, not a
 // report that fails in the background. A compressed dump is left to the
 // analysis, which inflates it.
-func checkHeapDumpFraming(f *received) error {
-	file, err := os.Open(f.path)
+func checkHeapDumpFraming(f *kind.Received) error {
+	file, err := os.Open(f.Path)
 	if err != nil {
 		return err
 	}
@@ -450,8 +452,8 @@ func checkHeapDumpFraming(f *received) error {
 	if analyze.DetectCompression(head[:n]) != analyze.CompressionNone {
 		return nil
 	}
-	if err := hprof.CheckFraming(file, f.size); err != nil {
-		return fmt.Errorf("%s: %w", f.name, err)
+	if err := hprof.CheckFraming(file, f.Size); err != nil {
+		return fmt.Errorf("%s: %w", f.Name, err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -100,7 +101,7 @@ func (s *Server) showAnalysis(w http.ResponseWriter, r *http.Request, rep *store
 }
 
 // analysisJSON fills the JSON twin of a report that is not ready.
-func (s *Server) analysisJSON(rep *store.Report, doc *reportJSON) {
+func (s *Server) analysisJSON(rep *store.Report, doc *kind.ReportJSON) {
 	st := s.reportState(rep)
 	doc.Status, doc.Progress = st.Status, &st
 }

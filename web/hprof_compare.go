@@ -15,7 +15,10 @@ import (
 	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/classhist"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -57,13 +60,13 @@ type heapDumpsSummary struct {
 // planJavaHeapDumps analyzes two or more heap dumps one after the other and keeps
 // each one's class histogram; the dumps go oldest first by the time each header
 // says it was written (else in upload order).
-func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
+func (s *Server) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
 	type dump struct {
 		file int
 		snap heapDumpSnapshot
 	}
-	dumps := make([]dump, len(form.files))
-	for i, f := range form.files {
+	dumps := make([]dump, len(form.Files))
+	for i, f := range form.Files {
 		rep, err := s.analyzeHeapDump(f, hprof.ReportOptions{Top: 1, Depth: -1})
 		if err != nil {
 			return nil, err
@@ -75,7 +78,7 @@ func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
 		}
 		dumps[i] = dump{i, d}
 	}
-	params := jvmParams{OrderedBy: "upload order"}
+	params := snapshot.Params{OrderedBy: "upload order"}
 	timed := true
 	for _, d := range dumps {
 		timed = timed && !d.snap.Time.IsZero()
@@ -84,14 +87,14 @@ func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
 		params.OrderedBy = "heap dump time"
 		sort.SliceStable(dumps, func(a, b int) bool { return dumps[a].snap.Time.Before(dumps[b].snap.Time) })
 	}
-	files := make([]*received, len(dumps))
+	files := make([]*kind.Received, len(dumps))
 	sum := heapDumpsSummary{}
 	for i, d := range dumps {
-		files[i] = form.files[d.file]
+		files[i] = form.Files[d.file]
 		sum.Dumps = append(sum.Dumps, d.snap)
-		params.Snapshots = append(params.Snapshots, jvmRef{File: i})
+		params.Snapshots = append(params.Snapshots, snapshot.Ref{File: i})
 	}
-	form.files = files
+	form.Files = files
 	first, last := sum.Dumps[0], sum.Dumps[len(sum.Dumps)-1]
 	sum.ShallowDelta, sum.ReachableDelta = last.Shallow-first.Shallow, last.Reachable-first.Reachable
 	hs := heapDumpHistograms(sum.Dumps, false)
@@ -101,10 +104,10 @@ func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
 	if len(hs) >= 3 {
 		names := make([]string, len(files))
 		for i, f := range files {
-			names[i] = f.name
+			names[i] = f.Name
 		}
-		for _, o := range histogramSeriesOrders {
-			sr, err := histogramSeries(hs, names, o)
+		for _, o := range classhist.SeriesOrders {
+			sr, err := classhist.SeriesOf(hs, names, o)
 			if err != nil {
 				return nil, err
 			}
@@ -113,7 +116,7 @@ func (s *Server) planJavaHeapDumps(form *uploadForm) (*reportPlan, error) {
 			}
 		}
 	}
-	return &reportPlan{kind: kindJavaHeapDumpDiff, params: params.asMap(), summary: sum}, nil
+	return &kind.Plan{Kind: kindJavaHeapDumpDiff, Params: params.AsMap(), Summary: sum}, nil
 }
 
 // heapDumpHistograms turns the dumps' histograms into class histograms as jcmd
@@ -161,7 +164,7 @@ func heapDumpsSummaryLine(raw json.RawMessage) string {
 // histogram report's (shallow bytes), the same with retained sizes as bytes, and
 // the stored summary.
 type heapDumpSet struct {
-	*histogramSet
+	*classhist.Histograms
 	retained []*jvm.Histogram
 	sum      heapDumpsSummary
 }
@@ -175,8 +178,8 @@ type heapDumpsLoaded struct {
 
 func (s *Server) loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpSet, error) {
 	key := "heapdump-diff:" + rep.ID
-	e, ok := s.jvmParsed.get(key)
-	l, _ := e.value.(*heapDumpsLoaded)
+	e, ok := s.jvmParsed.Get(key)
+	l, _ := e.Value.(*heapDumpsLoaded)
 	if !ok || l == nil {
 		l = &heapDumpsLoaded{}
 		if err := json.Unmarshal(rep.Summary, &l.sum); err != nil || len(l.sum.Dumps) != len(rep.Artifacts) || len(l.sum.Dumps) < 2 {
@@ -184,24 +187,24 @@ func (s *Server) loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpS
 		}
 		l.shallow, l.retain = heapDumpHistograms(l.sum.Dumps, false), heapDumpHistograms(l.sum.Dumps, true)
 		// The histograms are built from the summary: about twice its JSON.
-		s.jvmParsed.add(key, jvmEntry{l, 2 * int64(len(rep.Summary))})
+		s.jvmParsed.Add(key, snapshot.Entry{Value: l, Cost: 2 * int64(len(rep.Summary))})
 	}
-	q, err := parseJVMQuery(r, len(l.sum.Dumps))
+	q, err := snapshot.ParseQuery(r, len(l.sum.Dumps))
 	if err != nil {
 		return nil, err
 	}
-	refs := make([]jvmRef, len(l.sum.Dumps))
+	refs := make([]snapshot.Ref, len(l.sum.Dumps))
 	for i := range refs {
-		refs[i] = jvmRef{File: i}
+		refs[i] = snapshot.Ref{File: i}
 	}
-	ss := &snapshotSet[*jvm.Histogram]{rep: rep, items: l.shallow, refs: refs, q: q}
-	return &heapDumpSet{histogramSet: &histogramSet{ss, s.jvmParsed}, retained: l.retain, sum: l.sum}, nil
+	ss := &snapshot.Set[*jvm.Histogram]{Rep: rep, Items: l.shallow, Refs: refs, Q: q}
+	return &heapDumpSet{Histograms: &classhist.Histograms{Set: ss, Cache: s.jvmParsed}, retained: l.retain, sum: l.sum}, nil
 }
 
 // retainedGrowth lists the classes whose retained size grew from the query's base
 // to its target, most first, cut to the query's rows, and how many grew.
 func (hd *heapDumpSet) retainedGrowth(rows int) ([]jvm.ClassChange, int) {
-	d := jvm.DiffHistograms(hd.retained[hd.q.base], hd.retained[hd.q.target])
+	d := jvm.DiffHistograms(hd.retained[hd.Q.Base], hd.retained[hd.Q.Target])
 	all := 0
 	for _, c := range d.Classes {
 		if c.Bytes > 0 {
@@ -233,7 +236,7 @@ func heapRetainedChanges(cs []jvm.ClassChange) []heapRetainedChange {
 
 // heapDumpFigure is the reachable heap of each dump, base → target.
 func (hd *heapDumpSet) reachableFigure() view.JVMFigure {
-	b, t := hd.sum.Dumps[hd.q.base].Reachable, hd.sum.Dumps[hd.q.target].Reachable
+	b, t := hd.sum.Dumps[hd.Q.Base].Reachable, hd.sum.Dumps[hd.Q.Target].Reachable
 	return view.JVMFigure{Label: fmt.Sprintf("reachable: %s → %s", analyze.FormatBytes(b), analyze.FormatBytes(t)),
 		Value: analyze.FormatSignedValue(t-b, "bytes"), Key: "change-reachable", Grew: t > b, Shrank: t < b}
 }
@@ -253,9 +256,9 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 	if err != nil {
 		return err
 	}
-	if i, ok := hd.single(); ok {
-		pg := hd.histogramPage(i)
-		heapDumpHeader(&pg.Header, "JVM heap dump "+hd.name(i))
+	if i, ok := hd.Single(); ok {
+		pg := hd.Page(i)
+		heapDumpHeader(&pg.Header, "JVM heap dump "+hd.Name(i))
 		pg.Header.Meta = []view.Pair{{Label: "Taken", Value: page.FormatTime(hd.sum.Dumps[i].Time)}}
 		pg.Figures = append(pg.Figures, view.JVMFigure{Label: "reachable", Value: analyze.FormatBytes(hd.sum.Dumps[i].Reachable), Key: "reachable"})
 		pg.TotalCheck, pg.TotalOK = "", true
@@ -264,8 +267,8 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 		}
 		return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
 	}
-	diff := hd.diffPage()
-	heapDumpHeader(&diff.Header, fmt.Sprintf("JVM heap dumps %s → %s", hd.name(hd.q.base), hd.name(hd.q.target)))
+	diff := hd.DiffPage()
+	heapDumpHeader(&diff.Header, fmt.Sprintf("JVM heap dumps %s → %s", hd.Name(hd.Q.Base), hd.Name(hd.Q.Target)))
 	diff.Figures = append(diff.Figures, hd.reachableFigure())
 	diff.Suspects.Note = "Classes outside the JDK whose instance count grew, most new instances first, counted in the dumps as GC.class_histogram counts them."
 	if t := diff.Snapshots; t != nil {
@@ -276,10 +279,10 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 		}
 	}
 	pg := view.HeapDumpComparePage{Diff: diff}
-	grown, all := hd.retainedGrowth(hd.q.rows)
+	grown, all := hd.retainedGrowth(hd.Q.Rows)
 	pg.Retained = view.HeapRetainedTable{All: all}
 	if len(grown) < all {
-		pg.Retained.ShowAll = hd.q.showAll(page.ReportURL(rep.ID))
+		pg.Retained.ShowAll = hd.Q.ShowAll(page.ReportURL(rep.ID))
 	}
 	var largest int64
 	if len(grown) > 0 {
@@ -301,7 +304,7 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 // diff's (classes by instances and shallow bytes, the series of three or more) with
 // the classes whose retained size grew and each dump's totals.
 type heapDumpsJSON struct {
-	javaHistogramDiffJSON
+	classhist.DiffJSON
 	GrownRetained []heapRetainedChange `json:"grown_retained"`
 	Dumps         []heapDumpBrief      `json:"dumps"`
 }
@@ -318,24 +321,24 @@ type heapDumpBrief struct {
 
 // javaHeapDumpsJSON fills doc.Analysis for a comparison of heap dumps (one dump's
 // histogram, as a histogram report's, when the query selects one).
-func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err
 	}
-	a, err := hd.analysisJSON()
+	a, err := hd.AnalysisJSON()
 	if err != nil {
 		return err
 	}
-	d, ok := a.(javaHistogramDiffJSON)
+	d, ok := a.(classhist.DiffJSON)
 	if !ok {
 		doc.Analysis = a
 		return nil
 	}
-	grown, _ := hd.retainedGrowth(hd.q.rows)
-	out := heapDumpsJSON{javaHistogramDiffJSON: d, GrownRetained: heapRetainedChanges(grown)}
+	grown, _ := hd.retainedGrowth(hd.Q.Rows)
+	out := heapDumpsJSON{DiffJSON: d, GrownRetained: heapRetainedChanges(grown)}
 	for i, dump := range hd.sum.Dumps {
-		out.Dumps = append(out.Dumps, heapDumpBrief{Name: hd.name(i), Time: dump.Time, Objects: dump.Objects, Shallow: dump.Shallow,
+		out.Dumps = append(out.Dumps, heapDumpBrief{Name: hd.Name(i), Time: dump.Time, Objects: dump.Objects, Shallow: dump.Shallow,
 			Reachable: dump.Reachable, Headline: dump.Headline})
 	}
 	doc.Analysis = out
@@ -349,11 +352,11 @@ func (s *Server) javaHeapDumpsMarkdown(w io.Writer, r *http.Request, rep *store.
 	if err != nil {
 		return err
 	}
-	return hd.markdown(w, r, jvmHistogramMarkdown, func(w io.Writer, rows int) error {
-		b, t := hd.sum.Dumps[hd.q.base], hd.sum.Dumps[hd.q.target]
+	return hd.Markdown(w, r, classhist.Markdown, func(w io.Writer, rows int) error {
+		b, t := hd.sum.Dumps[hd.Q.Base], hd.sum.Dumps[hd.Q.Target]
 		fmt.Fprintf(w, "Reachable from the GC roots: %s → %s (%s).\n\n", analyze.FormatBytes(b.Reachable), analyze.FormatBytes(t.Reachable),
 			analyze.FormatSignedValue(t.Reachable-b.Reachable, "bytes"))
-		if _, err := io.WriteString(w, jvmHistogramDiffMarkdown(hd.diff(), rows)); err != nil {
+		if _, err := io.WriteString(w, classhist.DiffMarkdown(hd.Diff(), rows)); err != nil {
 			return err
 		}
 		if grown, _ := hd.retainedGrowth(rows); len(grown) > 0 {
@@ -368,7 +371,7 @@ func (s *Server) javaHeapDumpsMarkdown(w io.Writer, r *http.Request, rep *store.
 				return err
 			}
 		}
-		return hd.seriesMarkdown(w, rows)
+		return hd.SeriesMarkdown(w, rows)
 	})
 }
 
@@ -381,7 +384,7 @@ func (s *Server) showJavaHeapDumpReport(w http.ResponseWriter, r *http.Request, 
 }
 
 // javaHeapDumpReportJSON fills the JSON twin of either kind of heap dump report.
-func (s *Server) javaHeapDumpReportJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) javaHeapDumpReportJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	if rep.Kind == kindJavaHeapDumpDiff {
 		return s.javaHeapDumpsJSON(r, rep, doc)
 	}

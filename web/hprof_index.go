@@ -74,7 +74,7 @@ func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hpr
 	if rep.Status != store.ReportReady {
 		return nil, serrors.Errorf(http.StatusConflict, "report %s is %s: its dominator tree is not ready", rep.ID, rep.Status)
 	}
-	if x, ok := s.heapIndexes.get(rep.ID); ok {
+	if x, ok := s.heapIndexes.Get(rep.ID); ok {
 		return x, nil
 	}
 	// The blob outlives this request in the cache; it holds no connection
@@ -92,7 +92,7 @@ func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hpr
 		b.Close()
 		return nil, fmt.Errorf("report %s: the stored index: %w", rep.ID, err)
 	}
-	s.heapIndexes.add(rep.ID, x)
+	s.heapIndexes.Add(rep.ID, x)
 	return x, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/leakui/leakui/web/incidents"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -25,15 +26,9 @@ const (
 // budget, and the layout.
 type incidentWiring struct {
 	s       *Server
-	sources *lru[incidents.Source]
-	images  *lru[[]byte]
+	sources *kind.Cache[incidents.Source]
+	images  *kind.Cache[[]byte]
 }
-
-// incidentImages is the image cache as package incidents asks for it.
-type incidentImages struct{ c *lru[[]byte] }
-
-func (i incidentImages) Get(key string) ([]byte, bool) { return i.c.get(key) }
-func (i incidentImages) Add(key string, png []byte)    { i.c.add(key, png) }
 
 // incidentResource builds the incidents resource over the server; ok is
 // false when the store keeps no incidents.
@@ -43,12 +38,11 @@ func (s *Server) incidentResource() (incidents.Resource, bool) {
 		return incidents.Resource{}, false
 	}
 	iw := incidentWiring{s: s,
-		sources: newSizedLRU(incidentSourceEntries, 32<<20, sourceCost),
-		images:  newSizedLRU(incidentImageEntries, incidentImageBytes, func(b []byte) int64 { return int64(len(b)) })}
-	iw.sources.setBudget(s.budget)
-	iw.images.setBudget(s.budget)
+		sources: kind.Register(s.caches, "incident evidence", kind.NewSizedCache(incidentSourceEntries, 32<<20, sourceCost)),
+		images: kind.Register(s.caches, "incident timelines",
+			kind.NewSizedCache(incidentImageEntries, incidentImageBytes, func(b []byte) int64 { return int64(len(b)) }))}
 	return incidents.Resource{Store: st, Load: iw.source, Render: s.renderIncident, Handle: s.handle,
-		Budget: s.budget, Images: incidentImages{iw.images}, Allow: s.allowIncidents}, true
+		Budget: s.budget, Images: iw.images, Allow: s.allowIncidents}, true
 }
 
 // mountIncidents mounts the incident pages (/i), their API (/api/incidents)

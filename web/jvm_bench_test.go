@@ -63,7 +63,7 @@ func jvmBenchPage(b *testing.B, srv *Server, path string) {
 			size := 0
 			for b.Loop() {
 				if cold {
-					srv.jvmParsed.clear()
+					srv.jvmParsed.Clear()
 				}
 				size = jvmBenchGet(b, srv, path)
 			}

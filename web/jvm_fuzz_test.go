@@ -13,6 +13,9 @@ import (
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/jvmtext"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/classhist"
+	"github.com/leakui/leakui/web/kind"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -28,11 +31,11 @@ func jvmRenderPage(t *testing.T, c templ.Component) []byte {
 
 // jvmFuzzReport is a report of one artifact holding n snapshots, as a page builder
 // sees it (the store is not involved).
-func jvmFuzzReport(n int) (*store.Report, []jvmRef) {
+func jvmFuzzReport(n int) (*store.Report, []snapshot.Ref) {
 	rep := &store.Report{ID: "fuzz", Params: []byte(`{}`), Artifacts: []store.ReportArtifact{{Name: "fuzz.txt"}, {Name: "other.txt"}}}
-	refs := make([]jvmRef, n)
+	refs := make([]snapshot.Ref, n)
 	for i := range refs {
-		refs[i] = jvmRef{File: i % 2, Index: i}
+		refs[i] = snapshot.Ref{File: i % 2, Index: i}
 	}
 	return rep, refs
 }
@@ -40,7 +43,8 @@ func jvmFuzzReport(n int) (*store.Report, []jvmRef) {
 // jvmFuzzQueries are the views every page is built in.
 var jvmFuzzQueries = []string{"/r/fuzz", "/r/fuzz?n=all&sort=instances", "/r/fuzz?snapshot=0", "/r/fuzz?base=1&target=0&n=3"}
 
-// FuzzJavaPages feeds arbitrary text to the JVM parsers and builds and renders every
+// FuzzJavaPages feeds arbitrary text to the JVM parsers (the native memory and thread dump
+// pages: web/jvm's FuzzNMTPages and FuzzThreadPages) and builds and renders every
 // page the web shows for what they accept (one snapshot, the diff, each alone, all
 // rows, by instances): no panic, and the HTML is valid UTF-8 whatever bytes the
 // input holds. The HTTP path around it is covered by the upload tests; fuzzing it
@@ -62,10 +66,10 @@ func FuzzJavaPages(f *testing.F) {
 				t.Fatalf("the %s page is not valid UTF-8", what)
 			}
 		}
-		queries := func(n int) []jvmQuery {
-			var out []jvmQuery
+		queries := func(n int) []snapshot.Query {
+			var out []snapshot.Query
 			for _, u := range jvmFuzzQueries {
-				if q, err := parseJVMQuery(httptest.NewRequest("GET", u, nil), n); err == nil {
+				if q, err := snapshot.ParseQuery(httptest.NewRequest("GET", u, nil), n); err == nil {
 					out = append(out, q)
 				}
 			}
@@ -75,30 +79,12 @@ func FuzzJavaPages(f *testing.F) {
 			hs = append(hs, hs[0]) // a diff even of one histogram
 			rep, refs := jvmFuzzReport(len(hs))
 			for _, q := range queries(len(hs)) {
-				set := &histogramSet{&snapshotSet[*jvm.Histogram]{rep: rep, items: hs, refs: refs, q: q}, newLRU[jvmEntry](16)}
-				if i, ok := set.single(); ok {
-					check("histogram", view.JavaHistogramPageView(set.histogramPage(i)))
+				set := &classhist.Histograms{Set: &snapshot.Set[*jvm.Histogram]{Rep: rep, Items: hs, Refs: refs, Q: q}, Cache: kind.NewCache[snapshot.Entry](16)}
+				if i, ok := set.Single(); ok {
+					check("histogram", view.JavaHistogramPageView(set.Page(i)))
 				} else {
-					check("histogram diff", view.JavaHistogramDiffPageView(set.diffPage()))
+					check("histogram diff", view.JavaHistogramDiffPageView(set.DiffPage()))
 				}
-			}
-		}
-		if r, err := jvm.AnalyzeThreads(strings.NewReader(text)); err == nil {
-			reps := []*jvm.ThreadReport{r, r}
-			rep, refs := jvmFuzzReport(2)
-			for _, q := range queries(2) {
-				set := &threadSet{&snapshotSet[*jvm.ThreadReport]{rep: rep, items: reps, refs: refs, q: q}}
-				check("thread dump", view.JavaThreadsPageView(set.threadsPage(0)))
-				check("thread diff", view.JavaThreadsPageView(set.diffPage()))
-			}
-		}
-		if ns, err := jvm.ParseNMTs(strings.NewReader(text)); err == nil {
-			ns = append(ns, ns[0])
-			rep, refs := jvmFuzzReport(len(ns))
-			for _, q := range queries(len(ns)) {
-				set := &nmtSet{&snapshotSet[*jvm.NMT]{rep: rep, items: ns, refs: refs, q: q}}
-				check("native memory", view.JavaNMTPageView(set.nmtPage(0)))
-				check("native memory diff", view.JavaNMTPageView(set.diffPage()))
 			}
 		}
 	})

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/leakui/leakui/web/classhist"
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze"
@@ -17,15 +20,17 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/greptest"
 	"github.com/leakui/leakui/internal/jvmtext"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 )
 
 // jvmDoc is the JSON twin of a JVM report, with the analysis decoded into A.
 type jvmDoc[A any] struct {
-	Kind      string             `json:"kind"`
-	Artifacts []uploadedArtifact `json:"artifacts"`
-	Params    jvmParams          `json:"params"`
-	Analysis  A                  `json:"analysis"`
+	Kind      string          `json:"kind"`
+	Artifacts []kind.Artifact `json:"artifacts"`
+	Params    snapshot.Params `json:"params"`
+	Analysis  A               `json:"analysis"`
 }
 
 func jvmGetDoc[A any](t *testing.T, ts *testServer, path string) jvmDoc[A] {
@@ -80,7 +85,7 @@ func TestJavaHistogramReport(t *testing.T) {
 	}
 	doc := jvmGetDoc[jvmHistogramAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaHistogram || a.TotalInstances != inst || a.TotalBytes != byt || !a.HasTotal || a.ClassCount != rowCount {
+	if doc.Kind != webjvm.ReportHistogram || a.TotalInstances != inst || a.TotalBytes != byt || !a.HasTotal || a.ClassCount != rowCount {
 		t.Errorf("%s: totals %d/%d has_total %v classes %d; the file's Total line says %d/%d over %d rows",
 			doc.Kind, a.TotalInstances, a.TotalBytes, a.HasTotal, a.ClassCount, inst, byt, rowCount)
 	}
@@ -127,7 +132,7 @@ func TestJavaHistogramReport(t *testing.T) {
 	if code != 200 || !strings.HasPrefix(ct, "text/markdown") {
 		t.Fatalf("markdown: %d %s", code, ct)
 	}
-	for _, s := range []string{ts.URL + up.ReportURL, up.Artifacts[0].SHA256, jvmHistogramMarkdown(want, 10)} {
+	for _, s := range []string{ts.URL + up.ReportURL, up.Artifacts[0].SHA256, classhist.Markdown(want, 10)} {
 		if !bytes.Contains(md, []byte(s)) {
 			t.Errorf("the Markdown lacks %q:\n%s", s, md)
 		}
@@ -141,15 +146,15 @@ func TestJavaHistogramReport(t *testing.T) {
 // jvmHistogramDiffAnalysis is the documented shape of `leakui histo -json HISTOGRAM
 // BASE` plus the page's tables.
 type jvmHistogramDiffAnalysis struct {
-	Base           jvmSnapshotJSON   `json:"base"`
-	Target         jvmSnapshotJSON   `json:"target"`
+	Base           snapshot.JSON     `json:"base"`
+	Target         snapshot.JSON     `json:"target"`
 	TotalInstances int64             `json:"total_instances"`
 	TotalBytes     int64             `json:"total_bytes"`
 	Classes        []jvm.ClassChange `json:"classes"`
 	GrownBytes     []jvm.ClassChange `json:"grown_bytes"`
 	GrownInstances []jvm.ClassChange `json:"grown_instances"`
 	Suspects       []jvm.ClassChange `json:"suspects"`
-	Snapshots      []jvmSnapshotJSON `json:"snapshots"`
+	Snapshots      []snapshot.JSON   `json:"snapshots"`
 }
 
 // TestJavaHistogramDiffReport uploads the SAMZA-2785 picture, 14 and then 1,741
@@ -164,7 +169,7 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 
 	doc := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaHistogramDiff || doc.Artifacts[0].Name != "before.histo" || doc.Params.OrderedBy != "histogram time" {
+	if doc.Kind != webjvm.ReportHistogramDiff || doc.Artifacts[0].Name != "before.histo" || doc.Params.OrderedBy != "histogram time" {
 		t.Fatalf("kind %s, first file %s, ordered by %q: want a diff from before.histo by histogram time", doc.Kind, doc.Artifacts[0].Name, doc.Params.OrderedBy)
 	}
 	if a.Base.Name != "before.histo" || a.Target.Name != "after.histo" || a.TotalBytes != targetBytes-baseBytes || a.TotalInstances != targetInst-baseInst {
@@ -214,7 +219,7 @@ func TestJavaHistogramDiffReport(t *testing.T) {
 	}
 
 	_, _, md := ts.get(t, up.ReportURL+".md")
-	if !bytes.Contains(md, []byte(jvmHistogramDiffMarkdown(want, 10))) {
+	if !bytes.Contains(md, []byte(classhist.DiffMarkdown(want, 10))) {
 		t.Errorf("the Markdown lacks the diff's summary:\n%s", md)
 	}
 	_, _, home := ts.get(t, "/")
@@ -235,7 +240,7 @@ func TestJavaHistogramsInOneFile(t *testing.T) {
 	up := ts.mustUpload(t, nil, file{"three.histo", []byte(all.String())})
 	doc := jvmGetDoc[jvmHistogramDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaHistogramDiff || len(a.Snapshots) != 3 || a.Base.Index != 0 || a.Target.Index != 2 ||
+	if doc.Kind != webjvm.ReportHistogramDiff || len(a.Snapshots) != 3 || a.Base.Index != 0 || a.Target.Index != 2 ||
 		a.Suspects[0].BaseInstances != 14 || a.Suspects[0].TargetInstances != 1741 {
 		t.Errorf("kind %s, %d snapshots, %d → %d, suspect %+v", doc.Kind, len(a.Snapshots), a.Base.Index, a.Target.Index, a.Suspects)
 	}
@@ -272,7 +277,7 @@ type jvmThreadsAnalysis struct {
 	Histograms []jvmHistogramAnalysis `json:"histograms"`
 	Names      []jvm.NamePattern      `json:"names"`
 	States     []jvm.StateCount       `json:"states"`
-	Snapshot   jvmSnapshotJSON        `json:"snapshot"`
+	Snapshot   snapshot.JSON          `json:"snapshot"`
 }
 
 func jvmAnalyzeThreadsFile(t *testing.T, path string) *jvm.ThreadReport {
@@ -328,7 +333,7 @@ func TestJavaThreadsReport(t *testing.T) {
 		t.Error("the first group row is not the deadlocked one")
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
-	if !bytes.Contains(md, []byte(jvmThreadReportMarkdown(want, 10))) {
+	if !bytes.Contains(md, []byte(webjvm.ThreadReportMarkdown(want, 10))) {
 		t.Errorf("the Markdown lacks the report's summary:\n%s", md)
 	}
 
@@ -367,8 +372,8 @@ func TestJavaThreadsReport(t *testing.T) {
 
 // jvmThreadsDiffAnalysis is the diff of two files' dumps.
 type jvmThreadsDiffAnalysis struct {
-	Base        jvmSnapshotJSON         `json:"base"`
-	Target      jvmSnapshotJSON         `json:"target"`
+	Base        snapshot.JSON           `json:"base"`
+	Target      snapshot.JSON           `json:"target"`
 	BaseTotal   int                     `json:"base_total"`
 	TargetTotal int                     `json:"target_total"`
 	New         []jvm.ThreadGroupChange `json:"new"`
@@ -386,7 +391,7 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 	up := ts.mustUpload(t, nil, file{"after.jstack", []byte(after)}, file{"before.jstack", []byte(before)})
 	doc := jvmGetDoc[jvmThreadsDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaThreadsDiff || a.Base.Name != "before.jstack" || a.BaseTotal != 5 || a.TargetTotal != 170 || a.TargetDump.Total != 170 {
+	if doc.Kind != webjvm.ReportThreadsDiff || a.Base.Name != "before.jstack" || a.BaseTotal != 5 || a.TargetTotal != 170 || a.TargetDump.Total != 170 {
 		t.Fatalf("%s: %s %d → %d", doc.Kind, a.Base.Name, a.BaseTotal, a.TargetTotal)
 	}
 	if len(a.Names) == 0 || a.Names[0].Pattern != jvmPollPattern || a.Names[0].Base != 3 || a.Names[0].Target != 168 {
@@ -415,7 +420,7 @@ func TestJavaThreadsDiffReport(t *testing.T) {
 		return r.Groups
 	}
 	_, _, md := ts.get(t, up.ReportURL+".md")
-	if want := jvmThreadDiffMarkdown(jvm.DiffThreads(parse(before), parse(after)), 10); !bytes.Contains(md, []byte(want)) {
+	if want := webjvm.ThreadDiffMarkdown(jvm.DiffThreads(parse(before), parse(after)), 10); !bytes.Contains(md, []byte(want)) {
 		t.Errorf("the Markdown lacks the diff's summary:\n%s", md)
 	}
 	// The grown poll group's row, as a ticket shows it (pinned in analyze/jvm
@@ -468,7 +473,7 @@ func TestJavaNMTReport(t *testing.T) {
 		up := ts.mustUpload(t, nil, fixture(t, "jvm", tc.name))
 		doc := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
 		a := doc.Analysis
-		if doc.Kind != kindJavaNMT || a.TotalCommitted != committedN || a.TotalReserved != reservedN || len(a.Categories) != categories || a.Comparison != nil {
+		if doc.Kind != webjvm.ReportNMT || a.TotalCommitted != committedN || a.TotalReserved != reservedN || len(a.Categories) != categories || a.Comparison != nil {
 			t.Errorf("%s: %s %d/%d committed/reserved, %d categories; the Total line says %d/%d, grep finds %d categories",
 				tc.name, doc.Kind, a.TotalCommitted, a.TotalReserved, len(a.Categories), committedN, reservedN, categories)
 		}
@@ -492,7 +497,7 @@ func TestJavaNMTReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, md := ts.get(t, up.ReportURL+".md"); !bytes.Contains(md, []byte(jvmNMTMarkdown(n))) {
+		if _, _, md := ts.get(t, up.ReportURL+".md"); !bytes.Contains(md, []byte(webjvm.NMTMarkdown(n))) {
 			t.Errorf("%s: the Markdown lacks the report's summary:\n%s", tc.name, md)
 		}
 	}
@@ -500,8 +505,8 @@ func TestJavaNMTReport(t *testing.T) {
 
 // jvmNMTDiffAnalysis is the diff of two native memory reports.
 type jvmNMTDiffAnalysis struct {
-	Base       jvmSnapshotJSON `json:"base"`
-	Target     jvmSnapshotJSON `json:"target"`
+	Base       snapshot.JSON   `json:"base"`
+	Target     snapshot.JSON   `json:"target"`
 	Comparison *jvm.NMTDiff    `json:"comparison"`
 	NativeLeak *jvm.NativeLeak `json:"native_leak"`
 }
@@ -518,7 +523,7 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	up := ts.mustUpload(t, nil, file{"after.nmt", []byte(after)}, file{"before.nmt", []byte(before)})
 	doc := jvmGetDoc[jvmNMTDiffAnalysis](t, ts, "/api/reports/"+up.ReportID)
 	a := doc.Analysis
-	if doc.Kind != kindJavaNMTDiff || a.Base.Name != "before.nmt" || a.Comparison.TotalCommittedDelta != (targetKB-baseKB)*1024 ||
+	if doc.Kind != webjvm.ReportNMTDiff || a.Base.Name != "before.nmt" || a.Comparison.TotalCommittedDelta != (targetKB-baseKB)*1024 ||
 		a.Comparison.NonHeapCommittedDelta != leakedKB*1024 || a.Comparison.HeapCommittedDelta != 0 {
 		t.Fatalf("%s from %s: %+v", doc.Kind, a.Base.Name, a.Comparison)
 	}
@@ -547,7 +552,7 @@ func TestJavaNMTLeakSignature(t *testing.T) {
 	diffText, deltaKB := jvmNMTDiffText(jvmKafkaBroker(0), jvmKafkaBroker(leakedKB))
 	up = ts.mustUpload(t, nil, file{"summary.diff", []byte(diffText)})
 	one := jvmGetDoc[jvmNMTAnalysis](t, ts, "/api/reports/"+up.ReportID)
-	if one.Kind != kindJavaNMT || !one.Analysis.Diff || one.Analysis.NativeLeak == nil || one.Analysis.Comparison.TotalCommittedDelta != deltaKB*1024 {
+	if one.Kind != webjvm.ReportNMT || !one.Analysis.Diff || one.Analysis.NativeLeak == nil || one.Analysis.Comparison.TotalCommittedDelta != deltaKB*1024 {
 		t.Errorf("summary.diff: %s diff=%v leak=%v", one.Kind, one.Analysis.Diff, one.Analysis.NativeLeak != nil)
 	}
 	pg, _ = jvmGetPage(t, ts, up.ReportURL)
@@ -665,7 +670,7 @@ func TestJavaHistogramSeries(t *testing.T) {
 	}
 	up := ts.mustUpload(t, nil, file{"odd-hours.histo", []byte(b.String())}, file{"even-hours.histo", []byte(a.String())})
 	type doc struct {
-		Snapshots []jvmSnapshotJSON            `json:"snapshots"`
+		Snapshots []snapshot.JSON              `json:"snapshots"`
 		Series    map[string]jvmSeriesAnalysis `json:"series"`
 		Suspects  []jvm.ClassChange            `json:"suspects"`
 	}
@@ -749,12 +754,12 @@ func TestJavaThreadFixtures(t *testing.T) {
 		if want.Dumps == 1 && a.Total != threads {
 			t.Errorf("%s: %d threads, grep counts %d", name, a.Total, threads)
 		}
-		groups := jvmFirst(want.Groups.Groups, page.DefaultRows)
-		for i := range groups {
-			groups[i].Key = "" // not in the JSON
+		gs := snapshot.First(want.Groups.Groups, page.DefaultRows)
+		for i := range gs {
+			gs[i].Key = "" // not in the JSON
 		}
 		if a.Total != want.Groups.Total || a.Dumps != want.Dumps || a.GroupCount != len(want.Groups.Groups) ||
-			!reflect.DeepEqual(a.States, want.Groups.States) || !reflect.DeepEqual(a.Groups, groups) {
+			!reflect.DeepEqual(a.States, want.Groups.States) || !reflect.DeepEqual(a.Groups, gs) {
 			t.Errorf("%s: %d threads in %d groups over %d dumps; the engine says %d in %d over %d, or the groups differ",
 				name, a.Total, a.GroupCount, a.Dumps, want.Groups.Total, len(want.Groups.Groups), want.Dumps)
 		}

@@ -1,12 +1,14 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 )
 
 // reportKind is how one kind of report is shown: as a page, as JSON (filling
@@ -14,7 +16,7 @@ import (
 // reportKinds from the file that implements it.
 type reportKind struct {
 	show     func(s *Server, w http.ResponseWriter, r *http.Request, rep *store.Report) error
-	json     func(s *Server, r *http.Request, rep *store.Report, doc *reportJSON) error
+	json     func(s *Server, r *http.Request, rep *store.Report, doc *kind.ReportJSON) error
 	markdown func(s *Server, w io.Writer, r *http.Request, rep *store.Report) error
 	// summary renders the stored summary (store.Report.Summary) as one line for
 	// the dashboard's list of recent reports; nil shows none.
@@ -24,7 +26,7 @@ type reportKind struct {
 // planner turns an upload whose files are all of one analyze kind into a report
 // plan; it validates every file (parsing it) so nothing is stored for a bad one, and
 // may reorder form.files.
-type planner func(s *Server, form *uploadForm) (*reportPlan, error)
+type planner func(s *Server, form *kind.Upload) (*kind.Plan, error)
 
 // inputKind is one kind of evidence leakui accepts by upload: what the upload
 // pages say of it, the planner that turns files of that kind into a report, and the
@@ -41,78 +43,69 @@ type inputKind struct {
 // page and errors name them: pprof profiles first (the most common input), then Go
 // goroutine dumps, the JVM's outputs, capture bundles, and logs, the kind any other
 // text is.
-func inputKinds() []inputKind {
+func (s *Server) inputKinds() []kind.Kind {
 	// Each entry: the kind, its planner, the report kinds it makes, their views
 	// (page, JSON, Markdown, one-line summary), and what the upload page says of it.
-	return []inputKind{
-		{analyze.KindProfile, (*Server).planProfiles, []string{modeSingle, modeDiff, modeSeries},
-			reportKind{(*Server).showProfiles, (*Server).profilesJSON, (*Server).profilesMarkdown, profileSummaryLine},
-			[]string{"pprof profiles: heap, allocs, goroutine, goroutineleak (the Go runtime's proof of leaked goroutines), CPU, block, mutex, threadcreate (profile.proto, gzipped or not, and the legacy text and binary formats)"}},
-		{analyze.KindGoroutines, (*Server).planGoroutines, []string{kindGoroutines, kindGoroutinesDiff},
-			reportKind{(*Server).showGoroutines, (*Server).goroutinesJSON, (*Server).goroutinesMarkdown, goroutineSummaryLine},
-			[]string{"Go goroutine dumps: /debug/pprof/goroutine?debug=1 and debug=2, /debug/pprof/goroutineleak?debug=1 (proven leaked), panic and fatal error output, SIGQUIT dumps, runtime.Stack(buf, true); two or more dumps show what is new or grew"}},
-		{analyze.KindJavaHistogram, (*Server).planJavaHistograms, []string{kindJavaHistogram, kindJavaHistogramDiff},
-			reportKind{(*Server).showJavaHistograms, (*Server).javaHistogramsJSON, (*Server).javaHistogramsMarkdown, javaHistogramSummaryLine},
-			[]string{"JVM class histograms: jmap -histo[:live], jcmd GC.class_histogram, jmap -F, JDK 5 to 25 (two or more make a diff of what grew)"}},
-		{analyze.KindJavaThreads, (*Server).planJavaThreads, []string{kindJavaThreads, kindJavaThreadsDiff},
-			reportKind{(*Server).showJavaThreads, (*Server).javaThreadsJSONOf, (*Server).javaThreadsMarkdown, javaThreadsSummaryLine},
-			[]string{"JVM thread dumps: jstack, jcmd Thread.print, SIGQUIT output in a log, JDK 5 to 25 (two make a diff of new and grown groups)"}},
-		{analyze.KindJavaNMT, (*Server).planJavaNMT, []string{kindJavaNMT, kindJavaNMTDiff},
-			reportKind{(*Server).showJavaNMT, (*Server).javaNMTJSONOf, (*Server).javaNMTMarkdown, javaNMTSummaryLine},
-			[]string{"JVM native memory tracking: jcmd VM.native_memory summary or summary.diff, in any scale (two make a diff)"}},
-		{analyze.KindJavaHeapDump, (*Server).planJavaHeapDump, []string{kindJavaHeapDump, kindJavaHeapDumpDiff},
+	return []kind.Kind{
+		s.profileKind,
+		s.goroutineKind,
+		s.histogramsKind,
+		s.threadsKind,
+		s.nmtKind,
+		kindAdapter{s, inputKind{analyze.KindJavaHeapDump, (*Server).planJavaHeapDump, []string{kindJavaHeapDump, kindJavaHeapDumpDiff},
 			reportKind{(*Server).showJavaHeapDumpReport, (*Server).javaHeapDumpReportJSON, (*Server).javaHeapDumpReportMarkdown, heapDumpReportSummaryLine},
-			[]string{"JVM heap dumps: jcmd GC.heap_dump (also -gz=1), jmap -dump:format=b, -XX:+HeapDumpOnOutOfMemoryError (HPROF 1.0.1 and 1.0.2): leak suspects with their path to a GC root, the dominator tree, the histogram with retained sizes (two or more compare by class, three or more make a series)"}},
-		{analyze.KindCapture, (*Server).planCaptures, []string{kindCapture},
-			reportKind{(*Server).showCapture, (*Server).captureJSONOf, (*Server).captureMarkdown, captureSummaryLine},
-			[]string{"leakui capture bundles (leakui capture jvm PID, leakui capture go URL; .tar.gz): one bundle is one report; two or more bundles of one process compare, oldest first — for a JVM, the native memory it does not track (RSS beyond NMT and the heap) with the java.util.zip.Inflater alive"}},
-		{analyze.KindLog, (*Server).planLogs, []string{kindLog},
-			reportKind{(*Server).showLog, (*Server).logJSONOf, (*Server).logMarkdown, logSummaryLine},
-			[]string{"Logs: any text log, plain, gzip or zstd, counted like grep -c: patterns (literal or RE2), start/close pairs with the keys never closed, counts over time, and presets for SAMZA-2785, Kafka consumer groups and KAFKA-3933"}},
+			[]string{"JVM heap dumps: jcmd GC.heap_dump (also -gz=1), jmap -dump:format=b, -XX:+HeapDumpOnOutOfMemoryError (HPROF 1.0.1 and 1.0.2): leak suspects with their path to a GC root, the dominator tree, the histogram with retained sizes (two or more compare by class, three or more make a series)"}}},
+		s.bundlesKind,
 	}
 }
 
-// kindRegistry holds the lookups the server builds once from inputKinds and the
-// lab's run reports: the views of each report kind, the planner of each input
-// kind, and what the upload pages say leakui accepts.
-type kindRegistry struct {
-	reports  map[string]reportKind
-	planners map[analyze.Kind]planner
-	accepted []string
-	// viewCosts are what the views of the report kinds that have one may hold
-	// (reportViewCosts), charged to the memory budget before they render.
-	viewCosts map[string]func(*store.Report) int64
+// kindAdapter is a kind of evidence still implemented in package web: its
+// planner and views, called with the server.
+type kindAdapter struct {
+	s  *Server
+	in inputKind
 }
 
-// viewCost is what a view of rep may hold while it renders, 0 for a kind that
-// charges its own work as it goes.
-func (r *kindRegistry) viewCost(rep *store.Report) int64 {
-	if cost, ok := r.viewCosts[rep.Kind]; ok {
+func (k kindAdapter) Input() analyze.Kind { return k.in.kind }
+func (k kindAdapter) Reports() []string   { return k.in.reports }
+func (k kindAdapter) Accepted() []string  { return k.in.accepted }
+
+func (k kindAdapter) Plan(ctx context.Context, up *kind.Upload) (*kind.Plan, error) {
+	up.Ctx = ctx
+	return k.in.plan(k.s, up)
+}
+
+func (k kindAdapter) Page(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	return k.in.views.show(k.s, w, r, rep)
+}
+
+func (k kindAdapter) JSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+	return k.in.views.json(k.s, r, rep, doc)
+}
+
+func (k kindAdapter) Markdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	return k.in.views.markdown(k.s, w, r, rep)
+}
+
+func (k kindAdapter) Summary(raw json.RawMessage) string {
+	if k.in.views.summary == nil {
+		return ""
+	}
+	return k.in.views.summary(raw)
+}
+
+// ViewCost is what a view of rep holds beyond the caches (reportViewCosts).
+func (k kindAdapter) ViewCost(rep *store.Report) int64 {
+	if cost, ok := reportViewCosts()[rep.Kind]; ok {
 		return cost(rep)
 	}
 	return 0
 }
 
-// newKindRegistry builds the registry; two entries for one kind are a programming
-// error and panic at start.
-func newKindRegistry() *kindRegistry {
-	r := &kindRegistry{reports: map[string]reportKind{}, planners: map[analyze.Kind]planner{}, viewCosts: reportViewCosts()}
-	addReport := func(kind string, views reportKind) {
-		if _, dup := r.reports[kind]; dup {
-			panic("web: report kind " + kind + " is registered twice")
-		}
-		r.reports[kind] = views
-	}
-	for _, in := range inputKinds() {
-		if _, dup := r.planners[in.kind]; dup {
-			panic("web: input kind " + string(in.kind) + " is registered twice")
-		}
-		r.planners[in.kind] = in.plan
-		r.accepted = append(r.accepted, in.accepted...)
-		for _, k := range in.reports {
-			addReport(k, in.views)
-		}
-	}
-	addReport(kindRun, runReportKind())
-	return r
+// newKindRegistry builds the one dispatch on kinds, in the order of inputKinds
+// and then the lab's run reports.
+func (s *Server) newKindRegistry() *kind.Registry {
+	kinds := append(s.inputKinds(), s.logs)
+	kinds = append(kinds, kindAdapter{s, inputKind{reports: []string{kindRun}, views: runReportKind()}})
+	return kind.NewRegistry(kinds...)
 }

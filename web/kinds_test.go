@@ -5,6 +5,16 @@ import (
 	"strings"
 	"testing"
 
+	webbundles "github.com/leakui/leakui/web/bundles"
+
+	webjvm "github.com/leakui/leakui/web/jvm"
+
+	webprofiles "github.com/leakui/leakui/web/profiles"
+
+	webgoroutines "github.com/leakui/leakui/web/goroutines"
+
+	weblogs "github.com/leakui/leakui/web/logs"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze"
@@ -37,19 +47,19 @@ func TestAcceptedKindsInOrder(t *testing.T) {
 			t.Errorf("kind %d is %q, want it to start with %q", i+1, items[i], w)
 		}
 	}
-	reg := newKindRegistry()
-	if strings.Join(reg.accepted, "\n") != strings.Join(items, "\n") {
-		t.Errorf("the page and the registry disagree:\npage %q\nregistry %q", items, reg.accepted)
+	reg := ts.srv.kinds
+	if strings.Join(reg.Accepted(), "\n") != strings.Join(items, "\n") {
+		t.Errorf("the page and the registry disagree:\npage %q\nregistry %q", items, reg.Accepted())
 	}
 	for _, k := range []analyze.Kind{analyze.KindProfile, analyze.KindGoroutines, analyze.KindLog, analyze.KindJavaHistogram, analyze.KindJavaThreads, analyze.KindJavaNMT, analyze.KindJavaHeapDump, analyze.KindCapture} {
-		if reg.planners[k] == nil {
+		if _, ok := reg.Planner(k); !ok {
 			t.Errorf("no planner for %s", k)
 		}
 	}
-	for _, k := range []string{modeSingle, modeDiff, modeSeries, kindGoroutines, kindGoroutinesDiff, kindLog, kindRun,
-		kindJavaHistogram, kindJavaHistogramDiff, kindJavaThreads, kindJavaThreadsDiff, kindJavaNMT, kindJavaNMTDiff, kindCapture} {
-		if v, ok := reg.reports[k]; !ok || v.show == nil || v.json == nil || v.markdown == nil || v.summary == nil {
-			t.Errorf("report kind %s has no complete views", k)
+	for _, k := range []string{webprofiles.ReportSingle, webprofiles.ReportDiff, webprofiles.ReportSeries, webgoroutines.ReportKind, webgoroutines.ReportKindDiff, weblogs.ReportKind, kindRun,
+		webjvm.ReportHistogram, webjvm.ReportHistogramDiff, webjvm.ReportThreads, webjvm.ReportThreadsDiff, webjvm.ReportNMT, webjvm.ReportNMTDiff, webbundles.ReportKind} {
+		if _, ok := reg.For(k); !ok {
+			t.Errorf("report kind %s has no views", k)
 		}
 	}
 }

@@ -130,6 +130,6 @@ func BenchmarkLogReport200MB(b *testing.B) {
 	b.Run("csv", func(b *testing.B) { serveBench(b, srv, up.ReportURL+"/keys.csv", nil) })
 	b.Run("page-uncached", func(b *testing.B) {
 		b.SetBytes(benchLogSize)
-		serveBench(b, srv, up.ReportURL+"?p1=Processing+envelope&p2=%5C%5Bkafka%2C+events%2C+1%5B0-9%5D%5C%5D&re2=1&preset=samza-2785", srv.logReports.clear)
+		serveBench(b, srv, up.ReportURL+"?p1=Processing+envelope&p2=%5C%5Bkafka%2C+events%2C+1%5B0-9%5D%5C%5D&re2=1&preset=samza-2785", srv.caches.Clear)
 	})
 }

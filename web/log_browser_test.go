@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	weblogs "github.com/leakui/leakui/web/logs"
+
 	"github.com/chromedp/chromedp"
 
 	"github.com/leakui/leakui/analyze"
@@ -63,8 +65,8 @@ func TestBrowserLogReport(t *testing.T) {
 		t.Errorf("its first start is %q, want %s", first, want)
 	}
 	rows := browser.Get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("`+kafka+` [data-testid=open-key]").length`))
-	if rows != logDefaultKeyRow {
-		t.Errorf("%d open keys listed, want the first %d", rows, logDefaultKeyRow)
+	if rows != weblogs.DefaultKeyRows {
+		t.Errorf("%d open keys listed, want the first %d", rows, weblogs.DefaultKeyRows)
 	}
 	// A short page for the README's picture.
 	browser.Do(t, ctx,

@@ -59,9 +59,9 @@ func TestLogChartImageInMarkdown(t *testing.T) {
 	if !bytes.Contains(pg, []byte(`href="`+strings.ReplaceAll(string(images[0][3]), "&", "&amp;")+`"`)) {
 		t.Errorf("the page does not link %s", images[0][3])
 	}
-	for _, chart := range []string{"open-9.svg", "open-3.svg"} { // unknown, and the unmeasurable pair's
-		if code, _, _ := ts.get(t, "/r/"+up.ReportID+"/charts/"+chart); code != http.StatusNotFound {
-			t.Errorf("log chart %s: %d, want 404", chart, code)
+	for _, ch := range []string{"open-9.svg", "open-3.svg"} { // unknown, and the unmeasurable pair's
+		if code, _, _ := ts.get(t, "/r/"+up.ReportID+"/charts/"+ch); code != http.StatusNotFound {
+			t.Errorf("log chart %s: %d, want 404", ch, code)
 		}
 	}
 }

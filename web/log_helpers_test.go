@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	weblogs "github.com/leakui/leakui/web/logs"
+
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/greptest"
+	"github.com/leakui/leakui/web/kind"
 )
 
 // logGrepCount runs the real GNU grep -c on a file: -a so NUL bytes do not make
@@ -51,16 +54,16 @@ func logFields(patterns []logs.Pattern, pairs []string, extra ...string) map[str
 
 // logDocument is the JSON twin of a log report.
 type logDocument struct {
-	Kind      string             `json:"kind"`
-	Params    json.RawMessage    `json:"params"`
-	Artifacts []uploadedArtifact `json:"artifacts"`
+	Kind      string          `json:"kind"`
+	Params    json.RawMessage `json:"params"`
+	Artifacts []kind.Artifact `json:"artifacts"`
 	Analysis  struct {
-		Params  logParams   `json:"params"`
-		Own     bool        `json:"own"`
-		URL     string      `json:"url"`
-		CSVURL  string      `json:"csv_url"`
-		Report  logs.Report `json:"report"`
-		Notices []string    `json:"notices"`
+		Params  weblogs.Params `json:"params"`
+		Own     bool           `json:"own"`
+		URL     string         `json:"url"`
+		CSVURL  string         `json:"csv_url"`
+		Report  logs.Report    `json:"report"`
+		Notices []string       `json:"notices"`
 	} `json:"analysis"`
 }
 

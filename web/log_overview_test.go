@@ -45,12 +45,12 @@ func TestLogOverviewWithoutPatterns(t *testing.T) {
 	if lines := greptest.Lines(t, path); sum != lines || levels.Length() < 3 {
 		t.Errorf("%d levels add up to %d lines, grep counts %d", levels.Length(), sum, lines)
 	}
-	chart := ov.Find("[data-testid=level-timeline]")
-	if chart.Length() != 1 || chart.Find("[data-testid=timeline-bar]").Length() < logs.MinAutoBuckets {
-		t.Fatalf("no chart of lines by level over time (%d bars)", chart.Find("[data-testid=timeline-bar]").Length())
+	ch := ov.Find("[data-testid=level-timeline]")
+	if ch.Length() != 1 || ch.Find("[data-testid=timeline-bar]").Length() < logs.MinAutoBuckets {
+		t.Fatalf("no chart of lines by level over time (%d bars)", ch.Find("[data-testid=timeline-bar]").Length())
 	}
 	var inBars int64
-	chart.Find("[data-testid=timeline-bar]").Each(func(_ int, s *goquery.Selection) {
+	ch.Find("[data-testid=timeline-bar]").Each(func(_ int, s *goquery.Selection) {
 		inBars += greptest.Int(t, s.AttrOr("data-total", ""))
 	})
 	if inBars != sum {

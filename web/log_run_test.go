@@ -90,17 +90,3 @@ func TestLogRunSection(t *testing.T) {
 		t.Errorf("POST for an unknown run: %d", code)
 	}
 }
-
-// TestLogRunPresets checks that every workload that writes a log is counted
-// with a preset that exists (a renamed preset would silently count nothing).
-func TestLogRunPresets(t *testing.T) {
-	for _, w := range []string{lab.WorkloadCheckpoint, lab.WorkloadRecovery} {
-		name := logRunPreset(w)
-		if _, ok := logs.LookupPreset(name); !ok {
-			t.Errorf("workload %s: preset %q does not exist", w, name)
-		}
-	}
-	if logRunPreset(lab.WorkloadCapture) != "" {
-		t.Error("captures have no log preset")
-	}
-}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	weblogs "github.com/leakui/leakui/web/logs"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/klauspost/compress/zstd"
 
@@ -52,7 +54,7 @@ func TestLogFixturesMatchGrep(t *testing.T) {
 	doc, _ := logGetJSON(t, ts, "/api/reports/"+up.ReportID)
 	pg, _ := logGetPage(t, ts, up.ReportURL)
 	rep := doc.Analysis.Report
-	if doc.Kind != kindLog || !doc.Analysis.Own || len(rep.Files) != len(paths) || len(rep.Patterns) != len(logFixturePatterns) {
+	if doc.Kind != weblogs.ReportKind || !doc.Analysis.Own || len(rep.Files) != len(paths) || len(rep.Patterns) != len(logFixturePatterns) {
 		t.Fatalf("kind %s own %v, %d files and %d patterns in the JSON", doc.Kind, doc.Analysis.Own, len(rep.Files), len(rep.Patterns))
 	}
 	var lines int64
@@ -108,8 +110,8 @@ func TestLogFixturesMatchGrep(t *testing.T) {
 		t.Errorf("mixed yearless and dated files: %d buckets, notices %v", len(rep.Buckets), doc.Analysis.Notices)
 	}
 	// The upload's patterns are the report's own, stored with it.
-	var stored logParams
-	if err := json.Unmarshal(doc.Params, &stored); err != nil || stored.key() != (logParams{Patterns: logFixturePatterns}).key() {
+	var stored weblogs.Params
+	if err := json.Unmarshal(doc.Params, &stored); err != nil || stored.Key() != (weblogs.Params{Patterns: logFixturePatterns}).Key() {
 		t.Errorf("stored params %s (%v)", doc.Params, err)
 	}
 }
@@ -254,8 +256,8 @@ func TestLogSamzaPreset(t *testing.T) {
 			t.Errorf("keys started/closed/unclosed %v", got)
 		}
 		keys := kafka.Find("[data-testid=open-key]")
-		if keys.Length() != logDefaultKeyRow {
-			t.Errorf("%d key rows, want the first %d", keys.Length(), logDefaultKeyRow)
+		if keys.Length() != weblogs.DefaultKeyRows {
+			t.Errorf("%d key rows, want the first %d", keys.Length(), weblogs.DefaultKeyRows)
 		}
 		// Most open first, ties in first-seen order: keys 3… (3 open), then 0–2 (2 open).
 		first := keys.First()

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leakui/leakui/web/classhist"
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/fixtures"
@@ -25,7 +28,7 @@ func TestJVMThreadMarkdownHostileName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md := jvmThreadGroupsMarkdown(jvm.GroupThreads(tf.Dumps[0]), 5)
+	md := webjvm.ThreadGroupsMarkdown(jvm.GroupThreads(tf.Dumps[0]), 5)
 	row := ""
 	for _, l := range strings.Split(md, "\n") {
 		if strings.HasPrefix(l, "| 1 |") {
@@ -44,7 +47,7 @@ func TestJVMThreadMarkdownHostileName(t *testing.T) {
 // histogram inside a TDA log is named by its line, and every summary is valid
 // UTF-8 without markup outside code spans.
 func TestJVMThreadMarkdownFixtures(t *testing.T) {
-	md := jvmThreadReportMarkdown(jvmAnalyzeThreadsFile(t, fixtures.Path(t, "jvm", "jthreaddump-jstack-deadlock.txt")), 5)
+	md := webjvm.ThreadReportMarkdown(jvmAnalyzeThreadsFile(t, fixtures.Path(t, "jvm", "jthreaddump-jstack-deadlock.txt")), 5)
 	if !strings.Contains(md, "\n\nThe JVM reported 1 deadlock: `DeadlockThread-A` waits for `DeadlockThread-B`") {
 		t.Errorf("the Markdown does not lead with the deadlock:\n%s", md)
 	}
@@ -52,13 +55,13 @@ func TestJVMThreadMarkdownFixtures(t *testing.T) {
 	if len(rep.Histograms) != 1 {
 		t.Fatalf("%d histograms", len(rep.Histograms))
 	}
-	if md := jvmThreadReportMarkdown(rep, 3); !strings.Contains(md, fmt.Sprintf("\nClass histogram at line %d: 1,084 classes", rep.Histograms[0].Line)) {
+	if md := webjvm.ThreadReportMarkdown(rep, 3); !strings.Contains(md, fmt.Sprintf("\nClass histogram at line %d: 1,084 classes", rep.Histograms[0].Line)) {
 		t.Errorf("the TDA report's Markdown lacks its histogram:\n%s", md)
 	}
 	for _, name := range []string{"jthreaddump-jstack-deadlock.txt", "sjk-jstack-jdk8-hazelcast-160threads.txt", "tda-jdk15-threaddump-with-class-histogram.log",
 		"tda-jstack-jdk21-macos.log", "tda-jstack-jdk8-openjdk.log", "tda-threaddump-hpux-jdk15-jeus-large.log"} {
 		rep := jvmAnalyzeThreadsFile(t, fixtures.Path(t, "jvm", name))
-		md := jvmThreadReportMarkdown(rep, 0)
+		md := webjvm.ThreadReportMarkdown(rep, 0)
 		if strings.ContainsAny(markdown.Prose(md), "<>") || strings.ContainsRune(md, '\u2028') {
 			t.Errorf("%s: markup or a line separator outside code spans", name)
 		}
@@ -75,7 +78,7 @@ func TestJVMNMTMarkdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if md := jvmNMTMarkdown(n); !strings.Contains(md, "\n**") || !strings.Contains(md, "direct buffers") || strings.Contains(md, "KAFKA-3933") {
+	if md := webjvm.NMTMarkdown(n); !strings.Contains(md, "\n**") || !strings.Contains(md, "direct buffers") || strings.Contains(md, "KAFKA-3933") {
 		t.Errorf("the summary.diff's Markdown must call the growth out by its category:\n%s", md)
 	}
 	parse := func(cats []jvmNMTCategory) *jvm.NMT {
@@ -86,7 +89,7 @@ func TestJVMNMTMarkdown(t *testing.T) {
 		}
 		return n
 	}
-	md := jvmNMTDiffMarkdown(jvm.DiffNMT(parse(jvmKafkaBroker(0)), parse(jvmKafkaBroker(leakedKB))))
+	md := webjvm.NMTDiffMarkdown(jvm.DiffNMT(parse(jvmKafkaBroker(0)), parse(jvmKafkaBroker(leakedKB))))
 	if row := "| Internal | " + analyze.FormatBytes((12288+leakedKB)<<10) + " | +" + analyze.FormatBytes(leakedKB<<10) + " |"; !strings.Contains(md, row) {
 		t.Errorf("the diff's Markdown lacks %q:\n%s", row, md)
 	}
@@ -102,7 +105,7 @@ func TestJVMHistogramMarkdownHostile(t *testing.T) {
 	text := jvmtext.Histogram(jvmtext.JDK9, []jvmtext.Class{
 		{Name: "com.x.A#b~c|d`e", Instances: 10, Bytes: 1000}, {Name: "[Lcom.y.<script>;", Instances: 5, Bytes: 500}, {Name: "[B", Instances: 2, Bytes: 64}})
 	h := jvmParseHistogram(t, []byte(text))
-	md := jvmHistogramMarkdown(h, 10)
+	md := classhist.Markdown(h, 10)
 	for _, want := range []string{
 		"| 1 | ``com.x.A#b~c\\|d`e`` | 10 |",
 		"| 2 | `[Lcom.y.<script>;` (`com.y.<script>[]`) | 5 |",
@@ -118,7 +121,7 @@ func TestJVMHistogramMarkdownHostile(t *testing.T) {
 	}
 	grown := jvmtext.Histogram(jvmtext.JDK9, []jvmtext.Class{{Name: "[B", Instances: 3_454_002, Bytes: 1 << 30}, {Name: "com.x.A#b~c|d`e", Instances: 10, Bytes: 1000}})
 	d := jvm.DiffHistograms(h, jvmParseHistogram(t, []byte(grown)))
-	if md := jvmHistogramDiffMarkdown(d, 5); !strings.Contains(md, "**`[B` (`byte[]`) grew most: +") || !strings.Contains(md, "(+3,454,000 instances") {
+	if md := classhist.DiffMarkdown(d, 5); !strings.Contains(md, "**`[B` (`byte[]`) grew most: +") || !strings.Contains(md, "(+3,454,000 instances") {
 		t.Errorf("the diff's headline does not name the top growth:\n%s", md)
 	}
 }
@@ -138,16 +141,16 @@ func FuzzJVMMarkdown(f *testing.F) {
 	f.Add("\"a|`<b>`\xc5\" tid=0x1 nid=0x2 runnable\n\tat x.y<z>(Z.java:1)\n\t- locked <0x1> (a \"q|r\")\n\nFound one Java-level deadlock:\n\"a\xc5\":\n  waiting to lock x,\n  which is held by \"b\"\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		if hs, err := jvm.ParseHistograms(strings.NewReader(text)); err == nil {
-			checkMarkdownShape(t, jvmHistogramMarkdown(hs[0], 10))
-			checkMarkdownShape(t, jvmHistogramDiffMarkdown(jvm.DiffHistograms(hs[0], hs[len(hs)-1]), 10))
+			checkMarkdownShape(t, classhist.Markdown(hs[0], 10))
+			checkMarkdownShape(t, classhist.DiffMarkdown(jvm.DiffHistograms(hs[0], hs[len(hs)-1]), 10))
 		}
 		if r, err := jvm.AnalyzeThreads(strings.NewReader(text)); err == nil {
-			checkMarkdownShape(t, jvmThreadReportMarkdown(r, 5))
-			checkMarkdownShape(t, jvmThreadDiffMarkdown(jvm.DiffThreads(r.Groups, r.Groups), 5))
+			checkMarkdownShape(t, webjvm.ThreadReportMarkdown(r, 5))
+			checkMarkdownShape(t, webjvm.ThreadDiffMarkdown(jvm.DiffThreads(r.Groups, r.Groups), 5))
 		}
 		if ns, err := jvm.ParseNMTs(strings.NewReader(text)); err == nil {
-			checkMarkdownShape(t, jvmNMTMarkdown(ns[0]))
-			checkMarkdownShape(t, jvmNMTDiffMarkdown(jvm.DiffNMT(ns[0], ns[len(ns)-1])))
+			checkMarkdownShape(t, webjvm.NMTMarkdown(ns[0]))
+			checkMarkdownShape(t, webjvm.NMTDiffMarkdown(jvm.DiffNMT(ns[0], ns[len(ns)-1])))
 		}
 	})
 }

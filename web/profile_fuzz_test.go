@@ -21,13 +21,13 @@ import (
 // type, row count, order and filter parameters of a report.
 func FuzzProfileViews(f *testing.F) {
 	queries := []string{"", "view=flame", "view=top&n=all", "si=alloc_space&n=3", "f=main&i=x&h=runtime&s=.", "f=(", "si=7", "order=cum", "mode=diff"}
-	profiles := [][]byte{hostile.Gzip(hostile.HostileNamesProfile()), hostile.NegativeValues(), hostile.LongNameProfile(), hostile.InvalidUTF8Profile(), hostile.SmallProfile()}
+	profs := [][]byte{hostile.Gzip(hostile.HostileNamesProfile()), hostile.NegativeValues(), hostile.LongNameProfile(), hostile.InvalidUTF8Profile(), hostile.SmallProfile()}
 	for _, path := range fixtures.Glob(f, "pprof", "*") {
 		if data, err := os.ReadFile(path); err == nil && len(data) < 16<<10 {
-			profiles = append(profiles, data)
+			profs = append(profs, data)
 		}
 	}
-	for i, p := range profiles {
+	for i, p := range profs {
 		f.Add(p, queries[i%len(queries)])
 	}
 	srv, _, _ := fuzzServer(f)

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 )
 
-func reportDoc(t *testing.T, ts *testServer, path string) reportJSON {
+func reportDoc(t *testing.T, ts *testServer, path string) kind.ReportJSON {
 	t.Helper()
 	code, _, body := ts.get(t, path)
-	var doc reportJSON
+	var doc kind.ReportJSON
 	if code != 200 || json.Unmarshal(body, &doc) != nil {
 		t.Fatalf("GET %s: %d %s", path, code, body)
 	}

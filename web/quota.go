@@ -8,6 +8,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/serrors"
 )
 
@@ -18,18 +19,18 @@ import (
 // until the report is stored, so uploads in this process cannot pass a quota
 // together (replicas on one database can, by the uploads they have in
 // flight).
-func (s *Server) checkQuota(ctx context.Context, form *uploadForm) error {
+func (s *Server) checkQuota(ctx context.Context, form *kind.Upload) error {
 	var adds int64
 	seen := map[string]bool{}
-	for _, f := range form.files {
-		if seen[f.sha256] {
+	for _, f := range form.Files {
+		if seen[f.SHA256] {
 			continue
 		}
-		seen[f.sha256] = true
-		_, err := s.store.Artifact(ctx, f.sha256)
+		seen[f.SHA256] = true
+		_, err := s.store.Artifact(ctx, f.SHA256)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			adds += f.size
+			adds += f.Size
 		case err != nil:
 			return err
 		}
@@ -40,7 +41,7 @@ func (s *Server) checkQuota(ctx context.Context, form *uploadForm) error {
 		what     string
 	}{
 		{s.cfg.DiskQuota, "", "the server's disk quota of %s (-disk-quota) is used: %s stored, this upload adds %s"},
-		{s.cfg.ClientDiskQuota, form.client, "your address's disk quota of %s (-client-disk-quota) is used: %s stored from it, this upload adds %s"},
+		{s.cfg.ClientDiskQuota, form.Client, "your address's disk quota of %s (-client-disk-quota) is used: %s stored from it, this upload adds %s"},
 	} {
 		if q.limit <= 0 || adds == 0 {
 			continue
@@ -59,7 +60,7 @@ func (s *Server) checkQuota(ctx context.Context, form *uploadForm) error {
 // quotaCheck is what ingest calls before it stores a report: with a quota
 // set, it takes quotaMu and checks the quotas, and the returned function
 // (always to be called) lets the next upload check.
-func (s *Server) quotaCheck(ctx context.Context, form *uploadForm) (func(), error) {
+func (s *Server) quotaCheck(ctx context.Context, form *kind.Upload) (func(), error) {
 	if s.cfg.DiskQuota <= 0 && s.cfg.ClientDiskQuota <= 0 {
 		return func() {}, nil
 	}

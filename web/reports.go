@@ -2,15 +2,14 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 )
 
@@ -21,10 +20,10 @@ type reportsResource struct{ s *Server }
 func (rs reportsResource) Routes() chi.Router {
 	r := chi.NewRouter()
 	r.Get("/{ref}", rs.s.handle(rs.show))
-	r.Post("/{id}/compare", rs.s.handle(rs.compare))
-	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.handleLogKeysCSV))
+	r.Post("/{id}/compare", rs.s.handle(rs.s.profileKind.Compare))
+	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.logs.KeysCSV))
 	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleReportChartImage))
-	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.handleReportFlameImage))
+	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.profileKind.FlameImage))
 	r.Get("/{id}/dominators", rs.s.handle(rs.s.handleHeapDominators))
 	r.Get("/{id}/dominators.json", rs.s.handle(rs.s.handleHeapDominators))
 	r.Get("/{id}/paths/{n}", rs.s.handle(rs.s.handleHeapPath))
@@ -39,7 +38,7 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	release, err := rs.s.chargeView(rs.s.kinds.viewCost(rep))
+	release, err := rs.s.chargeView(rs.s.kinds.ViewCost(rep))
 	if err != nil {
 		return err
 	}
@@ -56,11 +55,11 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if rep.Status != store.ReportReady {
 		return rs.s.showAnalysis(w, r, rep)
 	}
-	kind, ok := rs.s.kinds.reports[rep.Kind]
+	k, ok := rs.s.kinds.For(rep.Kind)
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
-	return kind.show(rs.s, w, r, rep)
+	return k.Page(w, r, rep)
 }
 
 // handleReportJSON is GET /api/reports/{id}: the report as JSON, honouring the same
@@ -70,28 +69,28 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	release, err := s.chargeView(s.kinds.viewCost(rep))
+	release, err := s.chargeView(s.kinds.ViewCost(rep))
 	if err != nil {
 		return err
 	}
 	defer release()
-	doc := reportJSON{
+	doc := kind.ReportJSON{
 		ID: rep.ID, Kind: rep.Kind, CreatedAt: rep.CreatedAt, URL: page.ReportURL(rep.ID), MarkdownURL: page.ReportMarkdownURL(rep.ID),
 		Params: rep.Params, Summary: rep.Summary,
 	}
 	for _, a := range rep.Artifacts {
-		doc.Artifacts = append(doc.Artifacts, uploadedArtifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
+		doc.Artifacts = append(doc.Artifacts, kind.Artifact{ID: a.SHA256, SHA256: a.SHA256, Name: a.Name,
 			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: page.ArtifactURL(a.SHA256)})
 	}
 	if rep.Status != store.ReportReady {
 		s.analysisJSON(rep, &doc)
 		return page.JSON(w, http.StatusOK, doc)
 	}
-	kind, ok := s.kinds.reports[rep.Kind]
+	k, ok := s.kinds.For(rep.Kind)
 	if !ok {
 		return fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
-	if err := kind.json(s, r, rep, &doc); err != nil {
+	if err := k.JSON(r, rep, &doc); err != nil {
 		return err
 	}
 	return page.JSON(w, http.StatusOK, doc)
@@ -102,32 +101,13 @@ func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 	if rep.Status != store.ReportReady {
 		return withLabelLine(s.analysisMarkdown(r, rep), rep), nil
 	}
-	kind, ok := s.kinds.reports[rep.Kind]
+	k, ok := s.kinds.For(rep.Kind)
 	if !ok {
 		return nil, fmt.Errorf("report %s has unknown kind %q", rep.ID, rep.Kind)
 	}
 	var b bytes.Buffer
-	if err := kind.markdown(s, &b, r, rep); err != nil {
+	if err := k.Markdown(&b, r, rep); err != nil {
 		return nil, err
 	}
 	return withLabelLine(b.Bytes(), rep), nil
-}
-
-// loadProfile returns an artifact's parsed profile, from the cache when it is there.
-func (s *Server) loadProfile(ctx context.Context, sha string) (*pprof.Profile, error) {
-	if p, ok := s.profiles.get(sha); ok {
-		return p, nil
-	}
-	data, err := s.store.ReadArtifact(ctx, sha)
-	if err != nil {
-		return nil, err
-	}
-	b := s.analysisBudget()
-	defer b.Release()
-	p, err := pprof.Open(pprof.Reader(bytes.NewReader(data)), pprof.Options{Limit: s.cfg.MaxDecompressed, Budget: b})
-	if err != nil {
-		return nil, err
-	}
-	s.profiles.add(sha, p)
-	return p, nil
 }

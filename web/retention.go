@@ -17,8 +17,8 @@ func (s *Server) handleDeleteArtifact(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	s.profiles.remove(sha)
-	s.flames.clear()
+	s.profiles.Remove(sha)
+	s.flames.Clear()
 	s.log.Info("artifact deleted", "sha256", sha, "reports", n, "client", page.ClientIP(r))
 	return page.JSON(w, http.StatusOK, map[string]any{"deleted": sha, "reports_deleted": n})
 }
@@ -47,8 +47,8 @@ func (s *Server) startRetention(retain time.Duration) {
 			return
 		}
 		if reports+artifacts > 0 {
-			s.profiles.clear()
-			s.flames.clear()
+			s.profiles.Clear()
+			s.flames.Clear()
 			s.log.Info("retention expired old reports", "reports", reports, "artifacts", artifacts, "older_than", retain)
 		}
 	}

@@ -29,7 +29,7 @@ func (rr runRecorder) checkCapture(ctx context.Context, runID string, c lab.Capt
 	if err != nil {
 		return fmt.Errorf("the %s capture %s: %w", c.Role, c.Name, err)
 	}
-	rr.s.profiles.add(sha, p)
+	rr.s.profiles.Add(sha, p)
 	arts, err := rr.s.store.RunArtifacts(ctx, runID)
 	if err != nil {
 		return err
@@ -38,7 +38,7 @@ func (rr runRecorder) checkCapture(ctx context.Context, runID string, c lab.Capt
 		if a.Role != c.Role || a.SHA256 == sha {
 			continue
 		}
-		first, err := rr.s.loadProfile(ctx, a.SHA256)
+		first, err := rr.s.profileKind.Load(ctx, a.SHA256)
 		if err != nil {
 			return err
 		}

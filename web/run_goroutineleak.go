@@ -7,6 +7,7 @@ import (
 	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -60,11 +61,11 @@ func (s *Server) runProvenLeak(ctx context.Context, arts []store.RunArtifact) (j
 		return provenLeakJSON{Hint: runLeakHint}, true, nil
 	}
 	j = provenLeakJSON{Served: true, Captures: len(leak), LastName: leak[len(leak)-1].Name}
-	first, err := s.loadGoroutineDump(ctx, leak[0].SHA256)
+	first, err := s.goroutines.Load(ctx, leak[0].SHA256)
 	if err != nil {
 		return j, false, err
 	}
-	last, err := s.loadGoroutineDump(ctx, leak[len(leak)-1].SHA256)
+	last, err := s.goroutines.Load(ctx, leak[len(leak)-1].SHA256)
 	if err != nil {
 		return j, false, err
 	}
@@ -73,7 +74,7 @@ func (s *Server) runProvenLeak(ctx context.Context, arts []store.RunArtifact) (j
 		if i == 10 {
 			break
 		}
-		j.Groups = append(j.Groups, provenLeakGroup{Count: g.Count, Func: goroutineGroupTitle(g.Stack)})
+		j.Groups = append(j.Groups, provenLeakGroup{Count: g.Count, Func: groups.Title(g.Stack)})
 	}
 	return j, true, nil
 }

@@ -6,13 +6,20 @@ import (
 	"io"
 	"net/http"
 
+	webbundles "github.com/leakui/leakui/web/bundles"
+
+	"github.com/leakui/leakui/web/classhist"
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/capture"
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -66,17 +73,17 @@ func (s *Server) jvmFilesOf(ctx context.Context, arts []store.RunArtifact) (runJ
 
 // loadRunSnapshots parses files (cached like a JVM report's) into their
 // snapshots in capture order, with the parameters a JVM report stores.
-func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) ([]T, error)) ([]T, jvmParams, error) {
+func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) ([]T, error)) ([]T, snapshot.Params, error) {
 	var out []T
-	var params jvmParams
+	var params snapshot.Params
 	for i, f := range files {
-		vs, err := jvmLoadParsed(ctx, s, f, prefix, parse)
+		vs, err := snapshot.LoadParsed(ctx, s.jvm, f, prefix, parse)
 		if err != nil {
 			return nil, params, err
 		}
 		for k, v := range vs {
 			out = append(out, v)
-			params.Snapshots = append(params.Snapshots, jvmRef{File: i, Index: k})
+			params.Snapshots = append(params.Snapshots, snapshot.Ref{File: i, Index: k})
 		}
 	}
 	if len(out) > 1 {
@@ -95,22 +102,22 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		return nil, err
 	}
 	var refs []runJVMRef
-	create := func(kind analyze.Kind, plan *reportPlan, fs []store.ReportArtifact) error {
+	create := func(rk analyze.Kind, plan *kind.Plan, fs []store.ReportArtifact) error {
 		uploads := make([]store.Upload, len(fs))
 		for i, f := range fs {
 			uploads[i] = store.Upload{Name: f.Name, SHA256: f.SHA256, Label: f.Label}
 		}
-		rep := &store.Report{Kind: plan.kind, RunID: runID, Params: page.MustJSON(plan.params), Summary: page.MustJSON(plan.summary)}
+		rep := &store.Report{Kind: plan.Kind, RunID: runID, Params: page.MustJSON(plan.Params), Summary: page.MustJSON(plan.Summary)}
 		if err := s.store.CreateReport(ctx, rep, uploads); err != nil {
 			return err
 		}
-		refs = append(refs, runJVMRef{Kind: string(kind), ReportID: rep.ID})
+		refs = append(refs, runJVMRef{Kind: string(rk), ReportID: rep.ID})
 		return nil
 	}
 	if len(files.captures) > 0 {
 		c, err := s.runCaptureReport(ctx, files.captures)
 		if err == nil {
-			plan := &reportPlan{kind: kindCapture, params: map[string]any{"ordered_by": "capture time"}, summary: captureSummaryOf(c)}
+			plan := &kind.Plan{Kind: webbundles.ReportKind, Params: map[string]any{"ordered_by": "capture time"}, Summary: webbundles.SummaryOf(c)}
 			if err := create(analyze.KindCapture, plan, files.captures); err != nil {
 				return nil, err
 			}
@@ -119,9 +126,9 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		}
 	}
 	if len(files.nmt) > 0 {
-		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTsWithin)
+		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, webjvm.NMTPrefix, jvm.ParseNMTsWithin)
 		if err == nil && len(ns) > 0 {
-			if err := create(analyze.KindJavaNMT, nmtPlanOf(ns, params), files.nmt); err != nil {
+			if err := create(analyze.KindJavaNMT, webjvm.NMTPlanOf(ns, params), files.nmt); err != nil {
 				return nil, err
 			}
 		} else if err != nil {
@@ -129,10 +136,10 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		}
 	}
 	if len(files.histograms) > 0 {
-		hs, params, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistogramsWithin)
-		var plan *reportPlan
+		hs, params, err := loadRunSnapshots(ctx, s, files.histograms, classhist.Prefix, jvm.ParseHistogramsWithin)
+		var plan *kind.Plan
 		if err == nil && len(hs) > 0 {
-			plan, err = histogramPlanOf(hs, params, func(i int) string { return files.histograms[params.Snapshots[i].File].Name })
+			plan, err = webjvm.HistogramPlanOf(hs, params, func(i int) string { return files.histograms[params.Snapshots[i].File].Name })
 		}
 		if err != nil {
 			s.log.Warn("a jvm run's class histograms make no report", "run", runID, "err", err)
@@ -150,7 +157,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 func (s *Server) runCaptureReport(ctx context.Context, files []store.ReportArtifact) (*capture.Report, error) {
 	caps := make([]*capture.Capture, len(files))
 	for i, f := range files {
-		c, err := jvmLoadParsed(ctx, s, f, capturePrefix, s.parseCapture)
+		c, err := snapshot.LoadParsed(ctx, s.jvm, f, webbundles.Prefix, s.bundlesKind.ParseCapture)
 		if err != nil {
 			return nil, err
 		}
@@ -203,13 +210,13 @@ func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM,
 			}
 		}
 	}
-	if ns, _, err := loadRunSnapshots(ctx, s, files.nmt, nmtPrefix, jvm.ParseNMTsWithin); err == nil {
+	if ns, _, err := loadRunSnapshots(ctx, s, files.nmt, webjvm.NMTPrefix, jvm.ParseNMTsWithin); err == nil {
 		j.NMT = ns
 		for _, f := range files.nmt {
 			j.NMTFiles = append(j.NMTFiles, f.Name)
 		}
 	}
-	if hs, _, err := loadRunSnapshots(ctx, s, files.histograms, histogramPrefix, jvm.ParseHistogramsWithin); err == nil && len(hs) > 0 {
+	if hs, _, err := loadRunSnapshots(ctx, s, files.histograms, classhist.Prefix, jvm.ParseHistogramsWithin); err == nil && len(hs) > 0 {
 		j.Histogram, j.HistoFile = hs[len(hs)-1], files.histograms[len(files.histograms)-1].Name
 	}
 	return j, nil
@@ -244,12 +251,12 @@ func (j *runJVM) view() *view.RunJVM {
 	out := &view.RunJVM{}
 	if c := j.Capture; c != nil && c.JVM != nil {
 		p := view.RunJVMPart{ID: "capture", Title: "The JVM, captured before its streams and with them open (leakui capture jvm)", Files: j.CaptureFiles,
-			Headline: c.Verdict.Sentence, Alarm: c.Verdict.Leak, Figures: captureJVMFigures(c.JVM)}
+			Headline: c.Verdict.Sentence, Alarm: c.Verdict.Leak, Figures: webbundles.JVMFigures(c.JVM)}
 		if c.JVM.NMT != nil {
-			p.Changes = nmtChanges(c.JVM.NMT)
+			p.Changes = snapshot.NMTChanges(c.JVM.NMT)
 		}
 		if h := c.Captures[len(c.Captures)-1].Histogram; h != nil {
-			t := jvmClassTable(h, jvm.ByBytes, runJVMClassRows, "")
+			t := classhist.ClassTable(h, jvm.ByBytes, runJVMClassRows, "")
 			p.Classes = &t
 		}
 		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
@@ -262,9 +269,9 @@ func (j *runJVM) view() *view.RunJVM {
 		if d := j.nmtDiff(); d != nil {
 			p.Title += ", first → last"
 			p.Headline, p.Alarm = d.Headline(), d.NativeLeak != nil
-			p.Figures, p.Leak, p.Changes = nmtDiffFigures(d), nativeLeakView(d), nmtChanges(d)
+			p.Figures, p.Leak, p.Changes = webjvm.NMTDiffFigures(d), webjvm.NativeLeakView(d), snapshot.NMTChanges(d)
 		} else {
-			p.Headline, p.Figures = j.NMT[0].Headline(), nmtFigures(j.NMT[0])
+			p.Headline, p.Figures = j.NMT[0].Headline(), webjvm.NMTFigures(j.NMT[0])
 		}
 		if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
 			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open in the JVM native memory view"
@@ -273,7 +280,7 @@ func (j *runJVM) view() *view.RunJVM {
 	}
 	if h := j.Histogram; h != nil {
 		p := view.RunJVMPart{ID: "histogram", Title: "Class histogram (jcmd GC.class_histogram)", Files: []string{j.HistoFile},
-			Headline: histogramHeadline(h), Figures: histogramFigures(h)}
+			Headline: classhist.Headline(h), Figures: classhist.Figures(h)}
 		if c, ok := jvmClass(h, inflaterClass); ok {
 			p.Figures = append(p.Figures, view.JVMFigure{Label: inflaterClass + " instances (one per stream left open)",
 				Value: analyze.FormatCount(c.Instances), Key: "inflater-instances"})
@@ -283,7 +290,7 @@ func (j *runJVM) view() *view.RunJVM {
 			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open in the JVM class histogram view"
 			showAll = page.ReportURL(id) + "?n=all"
 		}
-		t := jvmClassTable(h, jvm.ByBytes, runJVMClassRows, showAll)
+		t := classhist.ClassTable(h, jvm.ByBytes, runJVMClassRows, showAll)
 		p.Classes = &t
 		out.Parts = append(out.Parts, p)
 	}
@@ -317,14 +324,14 @@ type jvmHistogramOf struct {
 // and key figures, and the report.
 type runCaptureJSON struct {
 	Files []string `json:"files"`
-	captureSummary
+	webbundles.Summary
 	ReportURL string `json:"report_url,omitempty"`
 }
 
 func (j *runJVM) json() runJVMJSON {
 	out := runJVMJSON{NMTFiles: j.NMTFiles, NMT: j.NMT, NMTComparison: j.nmtDiff()}
 	if j.Capture != nil {
-		out.Capture = &runCaptureJSON{Files: j.CaptureFiles, captureSummary: captureSummaryOf(j.Capture)}
+		out.Capture = &runCaptureJSON{Files: j.CaptureFiles, Summary: webbundles.SummaryOf(j.Capture)}
 		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
 			out.Capture.ReportURL = page.ReportURL(id)
 		}
@@ -339,7 +346,7 @@ func (j *runJVM) json() runJVMJSON {
 		out.HistogramFile = j.HistoFile
 		c, _ := jvmClass(h, inflaterClass)
 		out.Histogram = &jvmHistogramOf{Classes: len(h.Classes), TotalInstances: h.TotalInstances, TotalBytes: h.TotalBytes,
-			InflaterInstance: c.Instances, Largest: jvmFirst(h.Ranked(jvm.ByBytes), runJVMClassRows)}
+			InflaterInstance: c.Instances, Largest: snapshot.First(h.Ranked(jvm.ByBytes), runJVMClassRows)}
 		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
 			out.HistoReport = page.ReportURL(id)
 		}
@@ -350,7 +357,7 @@ func (j *runJVM) json() runJVMJSON {
 // markdown writes the JVM lines of a jvm run's ticket summary.
 func (j *runJVM) markdown(w io.Writer, r *http.Request) {
 	if c := j.Capture; c != nil {
-		sum := captureSummaryOf(c)
+		sum := webbundles.SummaryOf(c)
 		fmt.Fprintf(w, "- JVM captured with leakui capture jvm (%s): %s", markdown.Escape(joinArrow(j.CaptureFiles)), markdown.Escape(sum.Sentence))
 		if u := sum.UntrackedNativeDeltaBytes; u != nil {
 			fmt.Fprintf(w, " Untracked native memory (`untracked_native_delta_bytes`): %s.", analyze.FormatSignedValue(*u, "bytes"))

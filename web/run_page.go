@@ -12,6 +12,7 @@ import (
 	"github.com/leakui/leakui/internal/linechart"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -66,7 +67,7 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 			return pg, err
 		}
 		// The run's own log, counted with its workload's preset (log_run.go).
-		if rep.Log, err = s.runLogView(r.Context(), run.ID, spec); err != nil {
+		if rep.Log, err = s.logs.RunLog(r.Context(), run.ID, spec); err != nil {
 			return pg, err
 		}
 		// What a jvm run captured of its JVM, with the report views' own parts (run_jvm.go).
@@ -157,7 +158,7 @@ func runCharts(p lab.Progress, yMax map[string]float64) []view.Chart {
 	for _, spec := range runChartSpecs {
 		c := runLineChart(p, spec.title, spec.unit, spec.series)
 		c.YMax = yMax[spec.id]
-		out = append(out, chartView(spec.id, c))
+		out = append(out, chart.View(spec.id, c))
 	}
 	return out
 }
@@ -381,7 +382,7 @@ func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role 
 	if err != nil || rep == nil {
 		return nil, err
 	}
-	sv := seriesView(role, rep, true, nil)
+	sv := chart.Series(role, rep, true, nil)
 	return &sv, nil
 }
 
@@ -392,7 +393,7 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 		if a.Role != role {
 			continue
 		}
-		p, err := s.loadProfile(ctx, a.SHA256)
+		p, err := s.profileKind.Load(ctx, a.SHA256)
 		if err != nil {
 			return nil, err
 		}
@@ -412,11 +413,11 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 // (pprof.DiffByGoroutineStart), so runtime.gopark and runtime.selectgo, where
 // every blocked goroutine waits, never head them.
 func (s *Server) runDiff(ctx context.Context, first, last store.RunArtifact) (pprof.DiffResult, error) {
-	base, err := s.loadProfile(ctx, first.SHA256)
+	base, err := s.profileKind.Load(ctx, first.SHA256)
 	if err != nil {
 		return pprof.DiffResult{}, err
 	}
-	target, err := s.loadProfile(ctx, last.SHA256)
+	target, err := s.profileKind.Load(ctx, last.SHA256)
 	if err != nil {
 		return pprof.DiffResult{}, err
 	}

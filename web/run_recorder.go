@@ -72,7 +72,7 @@ func (rr runRecorder) report(ctx context.Context, run *store.Run, spec lab.Spec,
 		return err
 	}
 	if spec.Workload == lab.WorkloadCapture {
-		id, err := rr.captureReport(ctx, runID, spec, arts)
+		id, err := rr.s.profileKind.CaptureReport(ctx, runID, spec, arts)
 		if err != nil {
 			return err
 		}
@@ -160,37 +160,4 @@ func (s *Server) startSweeper(lease time.Duration) {
 			}
 		}
 	}()
-}
-
-// captureReport makes the series report of a live target's snapshots: a diff of
-// two, a series of more. The goroutineleak captures taken beside goroutine
-// snapshots are not part of it (the run page shows them).
-func (rr runRecorder) captureReport(ctx context.Context, runID string, spec lab.Spec, all []store.RunArtifact) (string, error) {
-	var arts []store.RunArtifact
-	for _, a := range all {
-		if a.Role != lab.RoleGoroutineLeak {
-			arts = append(arts, a)
-		}
-	}
-	if len(arts) < 2 {
-		return "", nil
-	}
-	refs := make([]store.Upload, len(arts))
-	for i, a := range arts {
-		refs[i] = store.Upload{Name: a.Name, SHA256: a.SHA256, Label: spec.Variant}
-	}
-	last, err := rr.s.loadProfile(ctx, arts[len(arts)-1].SHA256)
-	if err != nil {
-		return "", err
-	}
-	sum := profileSummaryOf(last)
-	kind := modeDiff
-	if len(arts) > 2 {
-		kind, sum.Profiles = seriesKind, len(arts)
-	}
-	rep := &store.Report{Kind: kind, RunID: runID, Params: page.MustJSON(map[string]any{"ordered_by": "capture time", "target": spec.Variant}), Summary: page.MustJSON(sum)}
-	if err := rr.s.store.CreateReport(ctx, rep, refs); err != nil {
-		return "", err
-	}
-	return rep.ID, nil
 }

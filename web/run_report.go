@@ -9,6 +9,8 @@ import (
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -44,11 +46,11 @@ func (s *Server) showRunReport(w http.ResponseWriter, r *http.Request, rep *stor
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: bannerDescription(pg.Banner)}, view.RunView(pg))
+	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: chart.BannerDescription(pg.Banner)}, view.RunView(pg))
 }
 
 // runReportJSON fills the JSON twin of a run's report.
-func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *reportJSON) error {
+func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	id, err := s.runOfReport(rep)
 	if err != nil {
 		return err

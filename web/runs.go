@@ -12,6 +12,7 @@ import (
 
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/chart"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
@@ -29,7 +30,7 @@ func (rs runsResource) Routes() chi.Router {
 	r.Get("/{id}.md", rs.s.handle(rs.showRunMarkdown))
 	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleRunChartImage))
 	r.Post("/{id}/cancel", rs.s.handle(rs.cancelForm))
-	r.Post("/{id}/log", rs.s.handle(rs.s.handleCountRunLog))
+	r.Post("/{id}/log", rs.s.handle(rs.s.logs.CountRunLog))
 	return r
 }
 
@@ -266,7 +267,7 @@ func (rs runsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rs.s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: bannerDescription(pg.Banner)}, view.RunView(pg))
+	return rs.s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: chart.BannerDescription(pg.Banner)}, view.RunView(pg))
 }
 
 // compare is GET /runs/compare?a=ID&b=ID (or ?run=ID&run=ID from the dashboard).

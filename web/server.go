@@ -2,9 +2,7 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -12,60 +10,27 @@ import (
 	"sync"
 	"time"
 
+	webbundles "github.com/leakui/leakui/web/bundles"
+
+	webjvm "github.com/leakui/leakui/web/jvm"
+
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
-	"github.com/leakui/leakui/analyze/goroutines"
 	"github.com/leakui/leakui/analyze/hprof"
-	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
+	webgoroutines "github.com/leakui/leakui/web/goroutines"
+	"github.com/leakui/leakui/web/groups"
+	"github.com/leakui/leakui/web/kind"
+	weblogs "github.com/leakui/leakui/web/logs"
+	webprofiles "github.com/leakui/leakui/web/profiles"
 	"github.com/leakui/leakui/web/serrors"
+	"github.com/leakui/leakui/web/snapshot"
 )
-
-// Store is what the handlers need from persistence.
-type Store interface {
-	CreateReport(ctx context.Context, r *store.Report, uploads []store.Upload) error
-	Report(ctx context.Context, id string) (*store.Report, error)
-	Artifact(ctx context.Context, sha string) (*store.Artifact, error)
-	OpenArtifact(ctx context.Context, sha string) (io.ReadCloser, error)
-	ReadArtifact(ctx context.Context, sha string) ([]byte, error)
-	ArtifactsWithPrefix(ctx context.Context, prefix string, limit int) ([]string, error)
-	ArtifactName(ctx context.Context, sha string) (string, error)
-	StoredBytes(ctx context.Context, uploader string) (int64, error)
-	SearchReports(ctx context.Context, q store.ReportSearch) ([]store.Report, error)
-	SetHeadliner(h store.Headliner)
-	BackfillHeadlines(ctx context.Context) (int, error)
-
-	CreateRun(ctx context.Context, r *store.Run) error
-	UpdateRunProgress(ctx context.Context, id string, progress json.RawMessage, leaseUntil time.Time) error
-	FinishRun(ctx context.Context, r *store.Run) error
-	AddRunArtifact(ctx context.Context, runID string, a *store.RunArtifact, u store.Upload) error
-	Run(ctx context.Context, id string) (*store.Run, error)
-	RecentRuns(ctx context.Context, limit int) ([]store.Run, error)
-	RunArtifacts(ctx context.Context, runID string) ([]store.RunArtifact, error)
-	InterruptExpiredRuns(ctx context.Context, now time.Time) (int, error)
-	InterruptOwnedRuns(ctx context.Context, owner string) (int, error)
-
-	SetPinned(ctx context.Context, id string, pinned bool) error
-	SetReportState(ctx context.Context, id, status, reason string, summary json.RawMessage) error
-	ClaimReportAnalysis(ctx context.Context, id, owner string, until, now time.Time) (bool, error)
-	RenewReportLeases(ctx context.Context, owner string, until time.Time) (int, error)
-	ReleaseReportLeases(ctx context.Context, owner string) (int, error)
-	ExpiredAnalyses(ctx context.Context, now time.Time) ([]string, error)
-	PutDerived(ctx context.Context, reportID, name string, r io.Reader) (int64, error)
-	OpenDerived(ctx context.Context, reportID, name string) (store.Blob, error)
-	DeleteArtifact(ctx context.Context, sha string) (int, error)
-	ExpireReports(ctx context.Context, cutoff time.Time) (int, int, error)
-
-	CreateSession(ctx context.Context, id string, expires time.Time) error
-	SessionValid(ctx context.Context, id string, now time.Time) (bool, error)
-	DeleteSession(ctx context.Context, id string) error
-	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)
-}
 
 // Config configures a Server. Zero values mean the defaults.
 type Config struct {
@@ -190,21 +155,17 @@ const (
 	DefaultRunsPerMinute = 6
 )
 
-// profileCacheBytes bounds what the parsed-profile cache keeps, by the
-// profiles' estimated size: a profile of 5 million samples holds about 100 MB.
-const profileCacheBytes = 256 << 20
-
 // Server is leakui's HTTP application.
 type Server struct {
 	cfg      Config
 	store    Store
 	log      *slog.Logger
 	assets   *assets
-	profiles *lru[*pprof.Profile]
-	flames   *lru[*flameTreeEntry] // profiles' flame trees, which flame graphs are cut from
+	profiles *kind.Cache[*pprof.Profile]
+	flames   *kind.Cache[*webprofiles.FlameTree] // profiles' flame trees, which flame graphs are cut from
 	router   chi.Router
 	// kinds are the report and input kinds, built once from inputKinds.
-	kinds *kindRegistry
+	kinds *kind.Registry
 	// hosts are the Host headers the server answers to.
 	hosts *hostAllowList
 
@@ -228,22 +189,29 @@ type Server struct {
 	retentionStop chan struct{}
 	retentionDone chan struct{}
 
-	// budget is the memory budget shared by the analyses and the caches.
+	// budget is the memory budget shared by the analyses and the caches, which
+	// caches holds; deps is what the kinds of evidence are built over.
 	budget *analyze.Budget
-	// views bounds the flame graphs built at once.
-	views *viewQueue
+	caches *kind.Caches
+	deps   kind.Deps
+	// logs is the kind of evidence the log reports are.
+	logs *weblogs.Kind
 	// heapJobs analyzes uploaded heap dumps in the background; heapIndexes
 	// keeps their stored indexes opened, by report id.
 	heapJobs    *heapDumpJobs
-	heapIndexes *lru[*hprof.Index]
-	// goroutineDumps, goroutineReports, jvmParsed and logReports cache parsed
-	// inputs and their reports (see goroutine_load.go, jvm.go, log_count.go),
+	heapIndexes *kind.Cache[*hprof.Index]
+	// goroutines and jvmParsed cache parsed inputs and their reports (see
+	// web/groups, jvm.go),
 	// charged to budget like profiles and flames.
-	goroutineDumps   *lru[*goroutines.Dump]
-	goroutineReports *lru[*goroutines.Report]
-	jvmParsed        *lru[jvmEntry]
-	logReports       *lru[*logs.Report]
-	logCounting      *logFlights
+	goroutines     *groups.Dumps
+	jvm            *snapshot.Loader
+	nmtKind        *webjvm.NMT
+	threadsKind    *webjvm.Threads
+	histogramsKind *webjvm.Histograms
+	bundlesKind    *webbundles.Kind
+	goroutineKind  *webgoroutines.Kind
+	profileKind    *webprofiles.Kind
+	jvmParsed      *kind.Cache[snapshot.Entry]
 	// quotaMu makes an upload's disk quota check and its store one step
 	// (quota.go).
 	quotaMu sync.Mutex
@@ -315,8 +283,27 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a, profiles: newSizedLRU(16, profileCacheBytes, (*pprof.Profile).MemSize), flames: newLRU[*flameTreeEntry](16),
-		owner: store.NewID(), closing: make(chan struct{}), kinds: newKindRegistry(), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, assets: a,
+		owner: store.NewID(), closing: make(chan struct{}), hosts: newHostAllowList(cfg.AllowedHosts), logins: newLoginLimiter()}
+	s.budget = analyze.NewBudget(cfg.MemoryBudget)
+	// An analysis the budget has no room for drops cached results first.
+	s.caches = kind.NewCaches(s.budget)
+	s.deps = kind.Deps{Store: cfg.Store, Log: s.log, Budget: s.budget,
+		Limits: kind.Limits{MaxDecompressed: cfg.MaxDecompressed, MaxHeapDump: cfg.MaxHeapDump, MaxUpload: cfg.MaxUpload, TempDir: cfg.TempDir},
+		Render: s.render, Handle: s.handle, Caches: s.caches, Owner: s.owner, Closing: s.closing}
+	pc := webprofiles.NewCaches(s.caches)
+	s.profiles, s.flames = pc.Profiles, pc.Flames
+	s.goroutines = groups.NewDumps(&s.deps)
+	s.goroutineKind = webgoroutines.New(&s.deps, s.goroutines)
+	s.profileKind = webprofiles.New(&s.deps, pc, s.goroutines, runtime.NumCPU())
+	s.jvm = snapshot.NewLoader(&s.deps)
+	s.jvmParsed = s.jvm.Cache()
+	s.nmtKind = webjvm.NewNMT(&s.deps, s.jvm)
+	s.threadsKind = webjvm.NewThreads(&s.deps, s.jvm)
+	s.histogramsKind = webjvm.NewHistograms(&s.deps, s.jvm)
+	s.bundlesKind = webbundles.New(&s.deps, s.jvm)
+	s.logs = weblogs.New(s.deps)
+	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,
 	// and the reports stored before headlines were get theirs now.
 	cfg.Store.SetHeadliner(s.headline)
@@ -347,23 +334,8 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Retain > 0 {
 		s.startRetention(cfg.Retain)
 	}
-	s.budget = analyze.NewBudget(cfg.MemoryBudget)
-	s.profiles.budget = s.budget
-	s.flames.maxCost, s.flames.cost, s.flames.budget = flameCacheBytes, flameCost, s.budget
-	s.goroutineDumps = newSizedLRU(8, goroutineDumpCacheBytes, (*goroutines.Dump).MemSize)
-	s.goroutineReports = newSizedLRU(16, goroutineDumpCacheBytes, (*goroutines.Report).MemSize)
-	s.jvmParsed = newSizedLRU(16, jvmCacheBytes, jvmEntry.memSize)
-	s.logReports = newSizedLRU(16, logCacheBytes, logReportCost)
-	s.logCounting = &logFlights{calls: map[string]*logFlight{}, cache: s.logReports}
-	caches := cacheReclaimer{s.profiles, s.flames, s.goroutineDumps, s.goroutineReports, s.jvmParsed, s.logReports}
-	for _, c := range []interface{ setBudget(*analyze.Budget) }{s.goroutineDumps, s.goroutineReports, s.jvmParsed, s.logReports} {
-		c.setBudget(s.budget)
-	}
-	// An analysis the budget has no room for drops cached results first.
-	s.budget.SetReclaim(caches.reclaim)
-	s.views = newViewQueue(viewSlots*runtime.NumCPU(), viewWait)
 	s.heapJobs = newHeapDumpJobs(s)
-	s.heapIndexes = newLRU[*hprof.Index](heapIndexCacheEntries)
+	s.heapIndexes = kind.NewCache[*hprof.Index](heapIndexCacheEntries)
 	s.router = s.routes()
 	// Heap dumps whose analysis a stopped server left unfinished (their lease
 	// has ended) are analyzed again: their dumps are stored.
@@ -468,3 +440,5 @@ func (s *Server) routes() chi.Router {
 	r.Get("/r/{id}/events", s.handle(s.handleReportEvents))
 	return r
 }
+
+type Store = kind.Store

@@ -21,6 +21,7 @@ import (
 	"github.com/leakui/leakui/internal/testworkload"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/store/sqlite"
+	"github.com/leakui/leakui/web/kind"
 )
 
 // TestMain doubles as the lab's test workload when LEAKUI_LAB_CHILD is set.
@@ -207,7 +208,7 @@ func TestUploadReportJSONMarkdownDownload(t *testing.T) {
 
 	// The JSON twin carries the exact numbers, for any sample type.
 	code, _, body := ts.get(t, "/api/reports/"+up.ReportID+"?si=alloc_objects&n=5")
-	var doc reportJSON
+	var doc kind.ReportJSON
 	if code != 200 || json.Unmarshal(body, &doc) != nil || doc.Profile == nil {
 		t.Fatalf("report JSON: %d %s", code, body)
 	}

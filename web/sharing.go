@@ -10,8 +10,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/leakui/leakui/analyze/pprof"
-	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
@@ -118,20 +116,4 @@ func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (stri
 func (s *Server) handleFavicon(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=86400")
 	http.Redirect(w, r, s.assets.url("favicon.svg"), http.StatusMovedPermanently)
-}
-
-// seriesVerdictOf is the verdict of a new series report, as its page will show
-// it first (the default sample type, no filter), for the upload API's answer and
-// the dashboard's search; "" when the series cannot be analyzed (its page says
-// why).
-func seriesVerdictOf(files []*received, profiles []*pprof.Profile) string {
-	snaps := make([]pprof.Snapshot, len(profiles))
-	for i, p := range profiles {
-		snaps[i] = pprof.Snapshot{Name: files[i].name, Profile: p}
-	}
-	rep, err := pprof.Series(snaps, series.Options{})
-	if err != nil {
-		return ""
-	}
-	return string(rep.Verdict)
 }

@@ -35,25 +35,6 @@ func FuzzContentDisposition(f *testing.F) {
 	})
 }
 
-// FuzzFlameLabel: a label fits its box and keeps the end of the name.
-func FuzzFlameLabel(f *testing.F) {
-	f.Add("github.com/dgraph-io/badger/v3.(*DB).Open", 22)
-	f.Add("a/b/c", 3)
-	f.Add("ü/ö", 2)
-	f.Fuzz(func(t *testing.T, name string, chars int) {
-		if chars < 0 || chars > 1000 || !utf8.ValidString(name) {
-			return
-		}
-		l := flameLabel(name, chars)
-		if utf8.RuneCountInString(l) > chars {
-			t.Fatalf("flameLabel(%q, %d) = %q is too long", name, chars, l)
-		}
-		if l != "" && !strings.HasSuffix(name, strings.TrimPrefix(strings.TrimPrefix(l, "…"), "/")) {
-			t.Fatalf("flameLabel(%q, %d) = %q drops the end", name, chars, l)
-		}
-	})
-}
-
 // FuzzParseBaseURL: an accepted base URL is an http(s) URL that, with a path
 // after it, parses to the same host.
 func FuzzParseBaseURL(f *testing.F) {

@@ -161,8 +161,8 @@ func TestUnsupportedKindIsOneLineWithDetails(t *testing.T) {
 	}
 	code, _, pg := ts.get(t, "/kinds")
 	doc, _ = goquery.NewDocumentFromReader(bytes.NewReader(pg))
-	if n := doc.Find("[data-testid=kinds] li").Length(); code != 200 || n != len(ts.srv.kinds.accepted) {
-		t.Errorf("/kinds: %d, %d kinds listed, want %d", code, n, len(ts.srv.kinds.accepted))
+	if n := doc.Find("[data-testid=kinds] li").Length(); code != 200 || n != len(ts.srv.kinds.Accepted()) {
+		t.Errorf("/kinds: %d, %d kinds listed, want %d", code, n, len(ts.srv.kinds.Accepted()))
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	webprofiles "github.com/leakui/leakui/web/profiles"
+
 	"github.com/PuerkitoBio/goquery"
 	"github.com/leakui/leakui/web/page"
 )
@@ -163,8 +165,8 @@ func TestFlamePageHasTheTableAndLinks(t *testing.T) {
 	code, _, pg := ts.get(t, page.ReportURL(up.ReportID)+"?view=flame&sort=cum")
 	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(pg))
 	rows := doc.Find("[data-testid=side-table] [data-testid=top-row]")
-	if code != 200 || rows.Length() != sideRows {
-		t.Fatalf("flame view: %d, %d side rows; want %d", code, rows.Length(), sideRows)
+	if code != 200 || rows.Length() != webprofiles.SideRows {
+		t.Fatalf("flame view: %d, %d side rows; want %d", code, rows.Length(), webprofiles.SideRows)
 	}
 	if href, _ := rows.First().Find("a[data-testid=name]").Attr("href"); !strings.Contains(href, "view=sandwich") || !strings.Contains(href, "sort=cum") {
 		t.Errorf("a side row links to %q", href)
@@ -198,4 +200,11 @@ func TestFlamePageHasTheTableAndLinks(t *testing.T) {
 	if s, _ := doc.Find("[data-testid=flame]").Attr("data-sandwich"); s != "" {
 		t.Errorf("a diff's flame graph offers a sandwich: %q", s)
 	}
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"bufio"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
@@ -34,41 +34,10 @@ const (
 // uploadTempPattern names the temporary files uploads are spooled to.
 const uploadTempPattern = "leakui-upload-*"
 
-// received is one uploaded file, spooled to a temporary file while it is checked.
-type received struct {
-	name   string // the client's file name, reduced to a safe base name
-	path   string // the temporary file
-	size   int64
-	sha256 string
-	det    analyze.Detection
-	// heapDump tells a JVM heap dump, which has a size limit of its own.
-	heapDump bool
-}
-
-// uploadForm is a parsed upload request.
-type uploadForm struct {
-	files  []*received
-	label  string
-	fields map[string]string // other small form fields (patterns, presets, …)
-	// ctx is the upload request's context while the files are planned, for
-	// planners that read files to their end (logs).
-	ctx context.Context
-	// client is the uploader's address (clientKey), for the disk quota and
-	// the heap dump queue.
-	client string
-}
-
-// remove deletes the temporary files.
-func (f *uploadForm) remove() {
-	for _, r := range f.files {
-		os.Remove(r.path)
-	}
-}
-
 // receiveUpload streams a multipart upload's files to temporary files, hashing them
 // on the way, within the size and count limits. Nothing is stored yet. The caller
 // must call remove on the result.
-func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadForm, error) {
+func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*kind.Upload, error) {
 	limit := s.cfg.MaxUpload
 	// A JVM heap dump has a limit of its own (see spool); the body may be as large.
 	bodyLimit := max(limit, s.cfg.MaxHeapDump)
@@ -91,7 +60,7 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 	if err != nil {
 		return nil, serrors.Errorf(http.StatusBadRequest, "send the files as multipart/form-data in a field named \"file\" (%v)", err)
 	}
-	form := &uploadForm{fields: map[string]string{}, client: clientKey(r)}
+	form := &kind.Upload{Fields: map[string]string{}, Client: clientKey(r)}
 	var total int64
 	// Repeated text fields are joined once at the end, not on each repetition,
 	// and their count and bytes are bounded.
@@ -103,53 +72,53 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 			break
 		}
 		if err != nil {
-			form.remove()
+			form.Remove()
 			return nil, overUpload(uploadError(err, limit))
 		}
 		switch {
 		case part.FormName() == "file":
-			if len(form.files) >= s.cfg.MaxFiles {
+			if len(form.Files) >= s.cfg.MaxFiles {
 				part.Close()
-				form.remove()
+				form.Remove()
 				return nil, serrors.Errorf(http.StatusRequestEntityTooLarge, "too many files in one upload: the limit is %d", s.cfg.MaxFiles)
 			}
 			rec, err := s.spool(part, limit-total, s.cfg.MaxHeapDump-heapTotal)
 			part.Close()
 			if err != nil {
-				form.remove()
+				form.Remove()
 				if e := (*serrors.Error)(nil); errors.As(err, &e) {
 					return nil, e
 				}
 				return nil, overUpload(uploadError(err, limit))
 			}
-			if rec.heapDump {
-				heapTotal += rec.size
+			if rec.HeapDump {
+				heapTotal += rec.Size
 			} else {
-				total += rec.size
+				total += rec.Size
 			}
-			form.files = append(form.files, rec)
+			form.Files = append(form.Files, rec)
 		case part.FormName() != "":
 			if textFields++; textFields > maxFormFields {
 				part.Close()
-				form.remove()
+				form.Remove()
 				return nil, serrors.Errorf(http.StatusRequestEntityTooLarge, "too many form fields: the limit is %d besides the files", maxFormFields)
 			}
 			v, err := io.ReadAll(io.LimitReader(part, maxFormFieldBytes+1))
 			part.Close()
 			if err != nil {
-				form.remove()
+				form.Remove()
 				return nil, overUpload(uploadError(err, limit))
 			}
 			if len(v) > maxFormFieldBytes {
-				form.remove()
+				form.Remove()
 				return nil, serrors.Errorf(http.StatusRequestEntityTooLarge, "the form field %q is longer than 64 kB", part.FormName())
 			}
 			if textBytes += len(v); textBytes > maxFormBytes {
-				form.remove()
+				form.Remove()
 				return nil, serrors.Errorf(http.StatusRequestEntityTooLarge, "the form fields hold more than %s besides the files", analyze.FormatBytes(maxFormBytes))
 			}
 			if part.FormName() == "label" {
-				form.label = page.CleanText(string(v), 200)
+				form.Label = page.CleanText(string(v), 200)
 				break
 			}
 			b := texts[part.FormName()]
@@ -168,13 +137,13 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 		}
 	}
 	for name, b := range texts {
-		form.fields[name] = b.String()
+		form.Fields[name] = b.String()
 	}
 	if err := overUpload(nil); err != nil {
-		form.remove()
+		form.Remove()
 		return nil, err
 	}
-	if len(form.files) == 0 {
+	if len(form.Files) == 0 {
 		return nil, serrors.Errorf(http.StatusBadRequest, "the upload has no file: send it in a multipart field named \"file\", e.g. curl -F file=@heap.pb.gz")
 	}
 	return form, nil
@@ -182,15 +151,15 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*uploadF
 
 // spool copies one file part to a temporary file, hashing it, failing once more
 // than left bytes arrive, or heapLeft for a JVM heap dump (told by its first bytes).
-func (s *Server) spool(part *multipart.Part, left, heapLeft int64) (*received, error) {
+func (s *Server) spool(part *multipart.Part, left, heapLeft int64) (*kind.Received, error) {
 	f, err := os.CreateTemp(s.cfg.TempDir, uploadTempPattern)
 	if err != nil {
 		return nil, fmt.Errorf("spooling the upload: %w", err)
 	}
-	rec := &received{name: safeFileName(part.FileName()), path: f.Name()}
+	rec := &kind.Received{Name: safeFileName(part.FileName()), Path: f.Name()}
 	br := bufio.NewReaderSize(part, heapDumpSniff)
 	head, _ := br.Peek(heapDumpSniff)
-	if rec.heapDump = isHeapDump(head); rec.heapDump {
+	if rec.HeapDump = isHeapDump(head); rec.HeapDump {
 		left = heapLeft
 	}
 	h := sha256.New()
@@ -200,16 +169,16 @@ func (s *Server) spool(part *multipart.Part, left, heapLeft int64) (*received, e
 	}
 	if err == nil && n > left {
 		err = &http.MaxBytesError{Limit: s.cfg.MaxUpload}
-		if rec.heapDump {
+		if rec.HeapDump {
 			err = serrors.Errorf(http.StatusRequestEntityTooLarge, "the heap dump %s is larger than the %s limit (-max-heapdump)",
-				rec.name, analyze.FormatBytes(s.cfg.MaxHeapDump))
+				rec.Name, analyze.FormatBytes(s.cfg.MaxHeapDump))
 		}
 	}
 	if err != nil {
-		os.Remove(rec.path)
+		os.Remove(rec.Path)
 		return nil, err
 	}
-	rec.size, rec.sha256 = n, hex.EncodeToString(h.Sum(nil))
+	rec.Size, rec.SHA256 = n, hex.EncodeToString(h.Sum(nil))
 	return rec, nil
 }
 

@@ -101,8 +101,8 @@ func TestFormFieldLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer form.remove()
-	if want := strings.Repeat("v\n", maxFormFields/3+1)[:2*(maxFormFields/3+1)-1]; form.fields["f0"] != want {
-		t.Errorf("f0 = %q, want %q", form.fields["f0"], want)
+	defer form.Remove()
+	if want := strings.Repeat("v\n", maxFormFields/3+1)[:2*(maxFormFields/3+1)-1]; form.Fields["f0"] != want {
+		t.Errorf("f0 = %q, want %q", form.Fields["f0"], want)
 	}
 }

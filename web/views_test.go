@@ -20,13 +20,13 @@ import (
 func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t0-1644509272.pb.gz"), fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
-	var profiles [2]*pprof.Profile
+	var profs [2]*pprof.Profile
 	for i, a := range up.Artifacts {
-		p, ok := ts.srv.profiles.get(a.SHA256)
+		p, ok := ts.srv.profiles.Get(a.SHA256)
 		if !ok {
 			t.Fatalf("the upload did not cache %s", a.Name)
 		}
-		profiles[i] = p
+		profs[i] = p
 	}
 	reportPath := "/r/" + up.ReportID
 	view := func(path string, walks int64, trees int) string {
@@ -35,12 +35,12 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 		if code != http.StatusOK {
 			t.Fatalf("%s: %d %.300s", path, code, body)
 		}
-		for i, p := range profiles {
+		for i, p := range profs {
 			if got := p.SampleWalks(); got != walks {
 				t.Errorf("after %s: %s's samples walked %d times, want %d", path, up.Artifacts[i].Name, got, walks)
 			}
 		}
-		if got := ts.srv.flames.order.Len(); got != trees {
+		if got := ts.srv.flames.Len(); got != trees {
 			t.Errorf("after %s: %d flame trees cached, want %d", path, got, trees)
 		}
 		return string(body)
@@ -56,8 +56,8 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 	} {
 		view(path, 1, 2)
 	}
-	if ts.srv.budget.Used() <= ts.srv.profiles.total {
-		t.Errorf("the budget holds %d bytes, the profiles alone %d: the flame trees are not charged", ts.srv.budget.Used(), ts.srv.profiles.total)
+	if ts.srv.budget.Used() <= ts.srv.profiles.Charged() {
+		t.Errorf("the budget holds %d bytes, the profiles alone %d: the flame trees are not charged", ts.srv.budget.Used(), ts.srv.profiles.Charged())
 	}
 	const notice = "The hide filter \"no_such_function\" matched nothing in parca-self-heap-t0-1644509272.pb.gz."
 	for range 2 {
@@ -65,7 +65,7 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 			t.Errorf("the filtered diff flame view lacks the notice %q", notice)
 		}
 	}
-	ts.srv.flames.clear()
+	ts.srv.flames.Clear()
 	view(reportPath+"?view=flame", 3, 1+1)
 }
 
@@ -76,10 +76,7 @@ func TestDiffFlameIsCutFromCachedTrees(t *testing.T) {
 func TestUncachedViewsWaitForASlot(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, fixture(t, "pprof", "parca-self-heap-t9-1644509299.pb.gz"))
-	ts.srv.views.wait = 50 * time.Millisecond
-	for range cap(ts.srv.views.slots) {
-		ts.srv.views.slots <- struct{}{}
-	}
+	release := ts.srv.profileKind.HoldViews(50 * time.Millisecond)
 	resp, err := http.Get(ts.URL + up.ReportURL + "?view=flame")
 	if err != nil {
 		t.Fatal(err)
@@ -91,9 +88,7 @@ func TestUncachedViewsWaitForASlot(t *testing.T) {
 	if code, _, _ := ts.get(t, up.ReportURL); code != http.StatusOK {
 		t.Errorf("the top view answers %d while the flame slots are taken", code)
 	}
-	for range cap(ts.srv.views.slots) {
-		<-ts.srv.views.slots
-	}
+	release()
 	if code, _, _ := ts.get(t, up.ReportURL+"?view=flame"); code != http.StatusOK {
 		t.Errorf("after the slots freed up: %d", code)
 	}

@@ -2,133 +2,269 @@ package hprof
 
 import (
 	"slices"
+	"unsafe"
 )
 
 // Analyze computes the dominator tree, the retained size of every object and the
 // shortest paths from the GC roots. It is idempotent. It fails only when
-// Options.Budget refuses the memory it needs (ErrTooLarge or ErrBusy), and then
+// Options.Budget refuses the memory it needs (ErrTooLarge or ErrBusy), or the
+// disk the room for its temporary files, or Options.Context is done, and then
 // leaves the heap as it was.
 func (h *Heap) Analyze(progress func(string, float64)) (err error) {
 	if h.analyzed {
 		return nil
 	}
-	if progress == nil {
-		progress = func(string, float64) {}
+	if h.rs.mem == nil { // a Heap made by hand, in tests
+		h.rs.mem = &h.mem
 	}
-	held := h.mem.used
+	defer h.setCall(progress)()
+	charged := h.mem.used
+	had := h.rs.snapshot()
 	defer func() {
 		if !h.analyzed { // an error, or a panic unwinding the analysis
-			h.idom, h.retained, h.domKids, h.bfs = nil, nil, csr{}, nil
-			h.mem.uncharge(h.mem.used - held)
+			h.rs.rollback(had)
+			h.idom, h.retained, h.domKids, h.bfs, h.depth, h.top, h.reach = nil, nil, csr{}, nil, nil, nil, nil
+			h.pathDepth, h.pathRoot, h.classStats = nil, nil, nil
+			h.mem.uncharge(h.mem.used - charged)
 		}
 	}()
 	n := uint32(len(h.ids))
-	progress("dominators", 0)
-	if err := h.stopped(); err != nil {
+	rs := &h.rs
+	if err := h.report(stageDominators, 0, 0); err != nil {
 		return err
 	}
-	idom, order, err := h.dominators(progress)
+	idom, vertex, count, err := h.dominators()
 	if err != nil {
 		return err
 	}
-	progress("retained", 0)
-	if err := h.stopped(); err != nil {
+	h.idom = idom
+	if err := h.report(stageRetained, 0, 0); err != nil {
 		return err
 	}
 
 	// Retained sizes: every object adds its own to its dominators', children first
-	// (a dominator precedes what it dominates in the DFS order).
-	if err := h.mem.charge(8*int64(n+1), "the retained sizes"); err != nil {
+	// (a dominator precedes what it dominates in the depth-first order).
+	retained, err := makeArray[uint64](rs, int(n)+1, held, "the retained sizes")
+	if err != nil {
 		return err
 	}
-	retained := make([]uint64, n+1)
-	for k := len(order) - 1; k >= 2; k-- {
-		o := order[k]
+	h.retained = retained
+	if err := hold(rs, h.size); err != nil {
+		return err
+	}
+	qv := scan(rs, vertex)
+	for k := count; k >= 2; k-- {
+		o := vertex[k]
 		retained[o] += uint64(h.ShallowSize(o))
 		retained[idom[o]] += retained[o]
-	}
-	h.mem.uncharge(4 * int64(cap(order)))
-	order = nil
-
-	// The dominator tree's children, largest first.
-	reached := 0
-	for _, d := range idom {
-		if d != noObject {
-			reached++
+		if k&cancelCheckMask == 0 {
+			qv.back(int(k))
+			if err := h.report(stageRetained, 0.4*float64(count-k)/float64(count), 0); err != nil {
+				return err
+			}
 		}
 	}
-	if err := h.mem.charge(4*int64(n+2)+4*int64(reached)+4*int64(n+1), "the dominator tree"); err != nil {
+	qv.end()
+	release(rs, h.size)
+	release(rs, idom)
+
+	// The dominator tree's children, largest first: counted by dominator,
+	// summed, filled (which moves each row's offset to its end) and shifted
+	// back.
+	offsets, err := makeArray[uint32](rs, int(n)+2, held, "the dominator tree")
+	if err != nil {
 		return err
 	}
-	offsets := make([]uint32, n+2)
-	for _, d := range idom {
+	h.domKids.offsets = offsets
+	reached := 0
+	qi := scan(rs, idom)
+	for o, d := range idom {
 		if d != noObject {
 			offsets[d+1]++
+			reached++
+		}
+		if o&cancelCheckMask == 0 {
+			qi.at(o)
 		}
 	}
+	qi.end()
 	for i := uint32(1); i <= n+1; i++ {
 		offsets[i] += offsets[i-1]
 	}
-	kids := make([]uint32, offsets[n+1])
-	fill := make([]uint32, n+1)
-	copy(fill, offsets[:n+1])
-	for o, d := range idom {
-		if d != noObject {
-			kids[fill[d]] = uint32(o)
-			fill[d]++
-		}
-	}
-	fill = nil
-	h.mem.uncharge(4 * int64(n+1))
-	for p := uint32(0); p <= n; p++ {
-		row := kids[offsets[p]:offsets[p+1]]
-		if len(row) > 1 {
-			slices.SortFunc(row, func(a, b uint32) int {
-				switch {
-				case retained[a] > retained[b]:
-					return -1
-				case retained[a] < retained[b]:
-					return 1
-				}
-				return int(a) - int(b)
-			})
-		}
-	}
-	h.idom, h.retained, h.domKids = idom, retained, csr{offsets: offsets, targets: kids}
-	progress("paths", 0)
-	if err := h.stopped(); err != nil {
+	kids, err := makeArray[uint32](rs, reached, held, "the dominator tree")
+	if err != nil {
 		return err
 	}
-	if h.bfs, err = h.shortestPaths(reached); err != nil {
+	h.domKids.targets = kids
+	for o, d := range idom {
+		if d != noObject {
+			kids[offsets[d]] = uint32(o)
+			offsets[d]++
+		}
+		if o&cancelCheckMask == 0 {
+			qi.at(o)
+		}
+	}
+	qi.end()
+	copy(offsets[1:], offsets[:n+1])
+	offsets[0] = 0
+	if err := h.report(stageRetained, 0.6, 0); err != nil {
+		return err
+	}
+	if err := h.sortRows(h.domKids, func(a, b uint32) int {
+		switch {
+		case retained[a] > retained[b]:
+			return -1
+		case retained[a] < retained[b]:
+			return 1
+		}
+		return int(a) - int(b)
+	}); err != nil {
+		return err
+	}
+	release(rs, kids)
+	release(rs, offsets)
+	release(rs, retained)
+	if err := hold(rs, idom); err != nil {
+		return err
+	}
+
+	// Each object's depth in the dominator tree and the top-level object above
+	// it, for the index, in depth-first order: a dominator is numbered before
+	// what it dominates.
+	if err := h.report(stageRetained, 0.8, 0); err != nil {
+		return err
+	}
+	if h.depth, err = makeArray[uint32](rs, int(n), held, "the depths of the dominator tree"); err != nil {
+		return err
+	}
+	if h.top, err = makeArray[uint32](rs, int(n), held, "the depths of the dominator tree"); err != nil {
+		return err
+	}
+	for o := range h.top {
+		h.top[o] = noObject
+	}
+	qv = scan(rs, vertex)
+	for k := uint32(2); k <= count; k++ {
+		o := vertex[k]
+		if d := idom[o]; d == n {
+			h.depth[o], h.top[o] = 1, o
+		} else {
+			h.depth[o], h.top[o] = h.depth[d]+1, h.top[d]
+		}
+		if k&cancelCheckMask == 0 {
+			qv.at(int(k))
+		}
+	}
+	qv.end()
+	release(rs, h.depth)
+	release(rs, h.top)
+	release(rs, idom)
+
+	if err := h.report(stagePaths, 0, 0); err != nil {
+		return err
+	}
+	if h.bfs, err = h.shortestPaths(vertex); err != nil {
+		return err
+	}
+	if err := h.pathDepths(vertex); err != nil {
+		return err
+	}
+	free(rs, vertex)
+	if err := h.report(stagePaths, 0.9, 0); err != nil {
+		return err
+	}
+	if h.reach, err = h.reachability(); err != nil {
+		return err
+	}
+	if err := h.countClasses(); err != nil {
 		return err
 	}
 	h.analyzed = true
 	return nil
 }
 
+// classStat is what the objects of one class number hold: their count and
+// shallow size by reachability, and what they retain together (once
+// NewReport's histogram ran, else -1).
+type classStat struct {
+	reach    [4]NativeCount
+	retained int64
+}
+
+// countClasses counts the objects of each class by how they are reached.
+func (h *Heap) countClasses() error {
+	rs := &h.rs
+	if err := h.mem.charge(int64(len(h.Classes))*int64(unsafe.Sizeof(classStat{})), "the classes' counts"); err != nil {
+		return err
+	}
+	h.classStats = make([]classStat, len(h.Classes))
+	for i := range h.classStats {
+		h.classStats[i].retained = -1
+	}
+	qc, qs, qr := scan(rs, h.class), scan(rs, h.size), scan(rs, h.reach)
+	for o, cn := range h.class {
+		c := &h.classStats[cn].reach[h.Reach(uint32(o))]
+		c.Count++
+		c.Bytes += h.ShallowSize(uint32(o))
+		if o&cancelCheckMask == 0 {
+			qc.at(o)
+			qs.at(o)
+			qr.at(o)
+			if err := h.stopped(); err != nil {
+				return err
+			}
+		}
+	}
+	qc.end()
+	qs.end()
+	qr.end()
+	return nil
+}
+
+// setCall makes progress the running call's progress function until the
+// returned function restores the one before.
+func (h *Heap) setCall(progress func(string, float64)) func() {
+	before := h.prog.call
+	if progress != nil {
+		h.prog.call = progress
+	}
+	return func() { h.prog.call = before }
+}
+
 // shortestPaths runs a breadth-first search from the virtual root over the strong
 // references and returns each object's parent on a shortest path from a GC root
-// (len(ids) for a root, noObject for the unreachable).
-func (h *Heap) shortestPaths(reached int) ([]uint32, error) {
+// (len(ids) for a root, noObject for the unreachable). Its queue is queue, the
+// depth-first order's array, which it overwrites.
+func (h *Heap) shortestPaths(queue []uint32) ([]uint32, error) {
 	n := uint32(len(h.ids))
-	if err := h.mem.charge(4*int64(n)+4*int64(reached), "the paths from the GC roots"); err != nil {
+	rs := &h.rs
+	parent, err := makeArray[uint32](rs, int(n), held, "the paths from the GC roots")
+	if err != nil {
 		return nil, err
 	}
-	defer h.mem.uncharge(4 * int64(reached))
-	parent := make([]uint32, n)
 	for i := range parent {
 		parent[i] = noObject
 	}
-	queue := make([]uint32, 0, reached)
+	if err := hold(rs, h.out.offsets); err != nil {
+		return nil, err
+	}
+	if err := hold(rs, h.out.targets); err != nil {
+		return nil, err
+	}
+	qr, qw := scan(rs, queue), scan(rs, queue)
+	tail := 0
 	for _, o := range h.rootTargets() {
 		if parent[o] == noObject {
 			parent[o] = n
-			queue = append(queue, o)
+			queue[tail] = o
+			tail++
 		}
 	}
-	for i := 0; i < len(queue); i++ {
+	for i := 0; i < tail; i++ {
 		if i&cancelCheckMask == 0 {
-			if err := h.stopped(); err != nil {
+			qr.at(i)
+			if err := h.report(stagePaths, 0.7*float64(i)/float64(n), 0); err != nil {
 				return nil, err
 			}
 		}
@@ -136,11 +272,61 @@ func (h *Heap) shortestPaths(reached int) ([]uint32, error) {
 		for _, t := range h.out.row(o) {
 			if parent[t] == noObject {
 				parent[t] = o
-				queue = append(queue, t)
+				queue[tail] = t
+				tail++
+				if tail&cancelCheckMask == 0 {
+					qw.at(tail) // written pages behind the writer are read again later: kept in the file
+				}
 			}
 		}
 	}
+	qr.end()
+	release(rs, h.out.offsets)
+	release(rs, h.out.targets)
+	release(rs, parent)
+	h.reached = tail
 	return parent, nil
+}
+
+// pathDepths works out each object's number of steps from a GC root on its
+// shortest path and the root it starts at, for the index, going through the
+// breadth-first order (queue, as shortestPaths left it): a parent before its
+// children.
+func (h *Heap) pathDepths(queue []uint32) error {
+	n := uint32(len(h.ids))
+	rs := &h.rs
+	var err error
+	if h.pathDepth, err = makeArray[uint32](rs, int(n), held, "the lengths of the paths"); err != nil {
+		return err
+	}
+	if h.pathRoot, err = makeArray[uint32](rs, int(n), held, "the roots of the paths"); err != nil {
+		return err
+	}
+	for o := range h.pathRoot {
+		h.pathRoot[o] = noObject
+	}
+	if err := hold(rs, h.bfs); err != nil {
+		return err
+	}
+	q := scan(rs, queue)
+	for i, o := range queue[:h.reached] {
+		if p := h.bfs[o]; p == n {
+			h.pathDepth[o], h.pathRoot[o] = 1, o
+		} else {
+			h.pathDepth[o], h.pathRoot[o] = h.pathDepth[p]+1, h.pathRoot[p]
+		}
+		if i&cancelCheckMask == 0 {
+			q.at(i)
+			if err := h.report(stagePaths, 0.7+0.2*float64(i)/float64(max(h.reached, 1)), 0); err != nil {
+				return err
+			}
+		}
+	}
+	q.end()
+	release(rs, h.bfs)
+	release(rs, h.pathDepth)
+	release(rs, h.pathRoot)
+	return nil
 }
 
 // Retained is the retained size of object o: the bytes freed if it were freed,

@@ -18,6 +18,7 @@ type Class struct {
 	superID  uint64 // identifier of the superclass, 0 for none
 	super    uint32 // index of the superclass, noClass for none
 	loaderID uint64
+	loader   uint32 // the class loader's ordinal, noObject for the bootstrap loader
 	dumped   bool   // a CLASS DUMP was read
 	dumpSize uint32 // instance size as the dump says (field bytes in the dump)
 	fields   []fieldDef
@@ -32,7 +33,8 @@ type Class struct {
 	shallow    uint32   // shallow size of an instance
 	isThread   bool
 	isString   bool
-	coderAt    int32 // offset of String.coder in an instance's data, -1 if none
+	coderAt    int32    // offset of String.coder in an instance's data, -1 if none
+	special    *special // the fields pass 2 reads besides references (native.go)
 }
 
 // javaName turns a class name as HotSpot writes it ("java/lang/String",

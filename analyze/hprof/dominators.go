@@ -1,6 +1,23 @@
 package hprof
 
-import "slices"
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"unsafe"
+)
+
+// asBytes is the memory of s as bytes.
+func asBytes[T any](s []T) []byte {
+	var zero T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero)))
+}
+
+// partitionSpan is how many depth-first numbers the referrers of one partition
+// cover: the semidominators read one partition at a time.
+var partitionSpan = 1 << 20
 
 // dominators computes the immediate dominator of every object reachable from the
 // GC roots, with a virtual root (ordinal n = len(ids)) whose references are the
@@ -8,25 +25,28 @@ import "slices"
 // Dominators and Related Problems", 2005), iteratively: a depth-first numbering
 // with an explicit stack, semidominators through path-compressed evaluation, and
 // immediate dominators by walking up the spanning tree, as LLVM's
-// GenericDomTreeConstruction.h (runDFS, runSemiNCA, eval) does it. It returns the
-// immediate dominator of every ordinal (n for the virtual root, noObject for the
-// unreachable) and the DFS order (ordinals by DFS number from 1; 0 is unused). It
-// charges its arrays to the heap's meter, and gives back all but those two.
-func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order []uint32, err error) {
+// GenericDomTreeConstruction.h (runDFS, runSemiNCA, eval) does it.
+//
+// The semidominators go through the vertices in decreasing depth-first number
+// and read each one's referrers. So the referrers are not a second graph held
+// in memory: they are written, numbered depth first, to partition files by
+// their target's number, and read back one partition (partitionSpan numbers)
+// at a time, last first. What the semidominators hold at once is four numbers
+// a reached object (semi, label, ancestor, dominator) and one partition.
+//
+// It returns the immediate dominator of every ordinal (n for the virtual root,
+// noObject for the unreachable), held, and the depth-first order (ordinals by
+// depth-first number from 1, the virtual root first; 0 is unused), released,
+// with count, the number of reached vertices (the virtual root included). What
+// it maps besides is freed before it returns; on an error, the caller frees
+// what it returned (Analyze frees every region it made).
+func (h *Heap) dominators() (idom, vertex []uint32, count uint32, err error) {
 	n := uint32(len(h.ids))
-	m := &h.mem
-	scratch := int64(0) // charged here, given back at the end
-	charge := func(bytes int64, what string) error {
-		if err := m.charge(bytes, what); err != nil {
-			return err
-		}
-		scratch += bytes
-		return nil
+	rs := &h.rs
+	if err := h.mem.charge(mapEntry*int64(len(h.Roots)), "the GC roots"); err != nil {
+		return nil, nil, 0, err
 	}
-	defer func() { m.uncharge(scratch) }()
-	if err := charge(mapEntry*int64(len(h.Roots)), "the GC roots"); err != nil {
-		return nil, nil, err
-	}
+	defer h.mem.uncharge(mapEntry * int64(len(h.Roots)))
 	rootTargets := h.rootTargets()
 	succ := func(o uint32) []uint32 {
 		if o == n {
@@ -38,30 +58,41 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 	// Depth-first numbering from the virtual root: num[o] is o's number (1 for the
 	// root, 0 for unreached), vertex[k] the ordinal numbered k, parent[k] the number of
 	// its spanning-tree parent.
-	if err := charge(4*int64(n+1)+4*int64(n+2), "the depth-first numbering"); err != nil {
-		return nil, nil, err
+	if err := hold(rs, h.out.offsets); err != nil {
+		return nil, nil, 0, err
 	}
-	if err := m.charge(4*int64(n+2), "the depth-first order"); err != nil { // order, kept
-		return nil, nil, err
+	if err := hold(rs, h.out.targets); err != nil {
+		return nil, nil, 0, err
 	}
-	num := make([]uint32, n+1)
-	vertex := make([]uint32, 1, n+2)
-	parent := make([]uint32, 1, n+2)
-	type frame struct{ o, next uint32 }
-	const frameSize = 8
-	if err := charge(frameSize*1024, "the depth-first search"); err != nil {
-		return nil, nil, err
+	num, err := makeArray[uint32](rs, int(n)+1, scratch, "the depth-first numbering")
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	stack := make([]frame, 1, 1024)
-	stack[0] = frame{o: n}
-	vertex = append(vertex, n)
-	parent = append(parent, 0)
-	num[n] = 1
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
+	defer func() { free(rs, num) }()
+	if vertex, err = makeArray[uint32](rs, int(n)+2, streamed, "the depth-first order"); err != nil {
+		return nil, nil, 0, err
+	}
+	parent, err := makeArray[uint32](rs, int(n)+2, streamed, "the depth-first tree")
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer func() { free(rs, parent) }()
+	stack, err := newDeepStack[dfsFrame](rs, int(n)+2, "the depth-first search")
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer stack.free()
+	if err := stack.push(dfsFrame{o: n}); err != nil {
+		return nil, nil, 0, err
+	}
+	qv, qp := scan(rs, vertex), scan(rs, parent)
+	vertex[1], parent[1], num[n] = n, 0, 1
+	count = 1
+	for len(stack.g.s) > 0 {
+		top := &stack.g.s[len(stack.g.s)-1]
 		row := succ(top.o)
 		if int(top.next) >= len(row) {
-			stack = stack[:len(stack)-1]
+			stack.pop()
 			continue
 		}
 		t := row[top.next]
@@ -69,75 +100,73 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 		if num[t] != 0 {
 			continue
 		}
-		num[t] = uint32(len(vertex))
-		if len(vertex)&cancelCheckMask == 0 {
-			if err := h.stopped(); err != nil {
-				return nil, nil, err
+		count++
+		num[t] = count
+		parent[count], vertex[count] = num[top.o], t
+		if count&cancelCheckMask == 0 {
+			qv.at(int(count))
+			qp.at(int(count))
+			if err := h.report(stageDominators, 0.25*float64(count)/float64(n+1), 0); err != nil {
+				return nil, nil, 0, err
 			}
 		}
-		parent = append(parent, num[top.o])
-		vertex = append(vertex, t)
-		if len(stack) == cap(stack) {
-			if err := charge(frameSize*int64(cap(stack)), "the depth-first search"); err != nil {
-				return nil, nil, err
-			}
-			stack = slices.Grow(stack, cap(stack))
+		if err := stack.push(dfsFrame{o: t}); err != nil {
+			return nil, nil, 0, err
 		}
-		stack = append(stack, frame{o: t})
 	}
-	stack = nil
-	count := uint32(len(vertex) - 1) // reached vertices, numbered 1..count
-	progress("dominators", 0.2)
-	if err := h.stopped(); err != nil {
-		return nil, nil, err
+	qv.end()
+	qp.end()
+	stack.free()
+
+	// The referrers, numbered depth first, into partition files.
+	release(rs, h.out.offsets)
+	release(rs, h.out.targets)
+	parts, err := h.partitionReferrers(num, rootTargets, count)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer parts.close()
+	free(rs, num)
+	num = nil
+	if err := h.report(stageDominators, 0.4, 0); err != nil {
+		return nil, nil, 0, err
 	}
 
-	// What the rest needs is known: charge it all now, so that a heap too big fails
-	// before the longest part.
-	if err := charge(4*int64(n+1)+4*int64(len(h.out.targets))+4*int64(n)+int64(n), "the referrers"); err != nil {
-		return nil, nil, err
+	// The semidominators, partition by partition from the last.
+	semi, err := makeArray[uint32](rs, int(count)+1, scratch, "the semidominators")
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	if err := charge(12*int64(count+1)+4*1024, "the semidominators"); err != nil {
-		return nil, nil, err
+	defer func() { free(rs, semi) }()
+	label, err := makeArray[uint32](rs, int(count)+1, scratch, "the semidominators' labels")
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	if err := m.charge(4*int64(n), "the immediate dominators"); err != nil { // kept
-		return nil, nil, err
+	defer func() { free(rs, label) }()
+	anc, err := makeArray[uint32](rs, int(count)+1, scratch, "the path-compressed forest")
+	if err != nil {
+		return nil, nil, 0, err
 	}
-
-	// Referrers of every object (the virtual root refers to each root, which
-	// isRoot marks), only while the semidominators are computed.
-	in := h.out.reverse(int(n))
-	isRoot := make([]bool, n)
-	for _, o := range rootTargets {
-		isRoot[o] = true
+	defer func() { free(rs, anc) }()
+	if err := hold(rs, parent); err != nil {
+		return nil, nil, 0, err
 	}
-	progress("dominators", 0.4)
-	if err := h.stopped(); err != nil {
-		return nil, nil, err
-	}
-
-	semi := make([]uint32, count+1)
-	label := make([]uint32, count+1)
-	dom := make([]uint32, count+1)
+	dom := parent // the spanning-tree parents become the immediate dominators
 	for k := uint32(1); k <= count; k++ {
-		semi[k], label[k], dom[k] = k, k, parent[k]
+		semi[k], label[k], anc[k] = k, k, parent[k]
 	}
-	anc := parent // reused as the path-compressed forest's ancestor links
-	path := make([]uint32, 0, 1024)
+	path := chargedStack[uint32]{m: &h.mem, what: "the path compression"}
+	defer path.free()
 	var refused error // a growth of path the budget refused
 	eval := func(v, lastLinked uint32) uint32 {
 		if anc[v] < lastLinked {
 			return label[v]
 		}
-		path = path[:0]
+		path.s = path.s[:0]
 		for {
-			if len(path) == cap(path) {
-				if refused = charge(4*int64(cap(path)), "the path compression"); refused != nil {
-					return 0
-				}
-				path = slices.Grow(path, cap(path))
+			if refused = path.push(v); refused != nil {
+				return 0
 			}
-			path = append(path, v)
 			v = anc[v]
 			if anc[v] < lastLinked {
 				break
@@ -145,8 +174,8 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 		}
 		p := v
 		pLabel := label[p]
-		for i := len(path) - 1; i >= 0; i-- {
-			w := path[i]
+		for i := len(path.s) - 1; i >= 0; i-- {
+			w := path.s[i]
 			anc[w] = anc[p]
 			if semi[pLabel] < semi[label[w]] {
 				label[w] = pLabel
@@ -157,35 +186,36 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 		}
 		return label[p]
 	}
-	for k := count; k >= 2; k-- {
-		s := dom[k] // the spanning-tree parent
-		o := vertex[k]
-		if o != n && isRoot[o] {
-			s = 1
+	for pi := len(parts.sizes) - 1; pi >= 0; pi-- {
+		lo := uint32(pi * partitionSpan)
+		hi := min(lo+uint32(partitionSpan), count+1)
+		offsets, preds, err := parts.read(pi, hi-lo)
+		if err != nil {
+			return nil, nil, 0, err
 		}
-		for _, pred := range in.row(o) {
-			j := num[pred]
-			if j == 0 {
-				continue
+		for k := hi - 1; k >= max(lo, 2); k-- {
+			s := dom[k]
+			for _, j := range preds[offsets[k-lo]:offsets[k-lo+1]] {
+				if u := semi[eval(j, k+1)]; u < s {
+					s = u
+				}
+				if refused != nil {
+					return nil, nil, 0, refused
+				}
 			}
-			if u := semi[eval(j, k+1)]; u < s {
-				s = u
-			}
-			if refused != nil {
-				return nil, nil, refused
-			}
-		}
-		semi[k] = s
-		if k&(1<<20-1) == 0 {
-			progress("dominators", 0.4+0.4*float64(count-k)/float64(count))
-		}
-		if k&cancelCheckMask == 0 {
-			if err := h.stopped(); err != nil {
-				return nil, nil, err
+			semi[k] = s
+			if k&cancelCheckMask == 0 {
+				if err := h.report(stageDominators, 0.4+0.45*float64(count-k)/float64(count), 0); err != nil {
+					return nil, nil, 0, err
+				}
 			}
 		}
+		parts.done()
 	}
-	label, isRoot, in, num, anc, parent, path = nil, nil, csr{}, nil, nil, nil, nil
+	path.free()
+	free(rs, label)
+	free(rs, anc)
+	label, anc = nil, nil
 	for k := uint32(2); k <= count; k++ {
 		c := dom[k]
 		for c > semi[k] {
@@ -193,14 +223,202 @@ func (h *Heap) dominators(progress func(string, float64)) (idom []uint32, order 
 		}
 		dom[k] = c
 	}
-	idom = make([]uint32, n)
+	free(rs, semi)
+	semi = nil
+	if err := h.report(stageDominators, 0.9, 0); err != nil {
+		return nil, nil, 0, err
+	}
+
+	// The immediate dominators by ordinal.
+	if idom, err = makeArray[uint32](rs, int(n), held, "the immediate dominators"); err != nil {
+		return nil, nil, 0, err
+	}
 	for o := range idom {
 		idom[o] = noObject
+	}
+	if err := hold(rs, vertex); err != nil {
+		return idom, nil, 0, err
 	}
 	for k := uint32(2); k <= count; k++ {
 		idom[vertex[k]] = vertex[dom[k]]
 	}
-	return idom, vertex, nil
+	release(rs, vertex)
+	return idom, vertex, count, nil
+}
+
+// dfsFrame is a vertex on the depth-first search's stack and the next of its
+// references to follow.
+type dfsFrame struct{ o, next uint32 }
+
+// partitions are the referrers of the reached vertices, by depth-first number,
+// in temporary files: partition i holds the (target, referrer) pairs whose
+// target is numbered in [i*partitionSpan, (i+1)*partitionSpan).
+type partitions struct {
+	h     *Heap
+	files []*os.File
+	sizes []int64 // pairs in each partition
+	disk  []int64 // bytes of each file charged to the disk
+	// The partition read last: its offsets and referrers.
+	buf     []uint64
+	offsets []uint32
+	preds   []uint32
+	charged int64 // the write buffers' memory
+}
+
+// partitionReferrers writes the referrers of every reached vertex to the
+// partition files: each reference between reached objects, and the virtual
+// root as a referrer of each GC root.
+func (h *Heap) partitionReferrers(num, rootTargets []uint32, count uint32) (*partitions, error) {
+	n := uint32(len(h.ids))
+	nparts := int(count)/partitionSpan + 1
+	p := &partitions{h: h, sizes: make([]int64, nparts), disk: make([]int64, nparts)}
+	ok := false
+	defer func() {
+		if !ok {
+			p.close()
+		}
+	}()
+	const bufSize = 64 << 10
+	if err := h.mem.charge(int64(nparts)*bufSize, "the referrers' partitions"); err != nil {
+		return nil, err
+	}
+	p.charged = int64(nparts) * bufSize
+	writers := make([]*bufio.Writer, nparts)
+	for i := range writers {
+		f, err := os.CreateTemp(h.rs.dir, "leakui-hprof-*")
+		if err != nil {
+			return nil, err
+		}
+		os.Remove(f.Name()) // unlinked: gone when closed, however the process ends
+		p.files = append(p.files, f)
+		writers[i] = bufio.NewWriterSize(f, bufSize)
+	}
+	var pair [8]byte
+	put := func(target, from uint32) error {
+		i := int(target) / partitionSpan
+		binary.LittleEndian.PutUint32(pair[:], target)
+		binary.LittleEndian.PutUint32(pair[4:], from)
+		if w := writers[i]; w.Available() < len(pair) {
+			if err := h.rs.chargeDisk(int64(w.Buffered()), "the referrers"); err != nil {
+				return err
+			}
+			p.disk[i] += int64(w.Buffered())
+		}
+		p.sizes[i]++
+		_, err := writers[i].Write(pair[:])
+		return err
+	}
+	for _, o := range rootTargets {
+		if err := put(num[o], 1); err != nil {
+			return nil, err
+		}
+	}
+	qo, qt := scan(&h.rs, h.out.offsets), scan(&h.rs, h.out.targets)
+	for u := range n {
+		if u&cancelCheckMask == 0 {
+			qo.at(int(u))
+			qt.at(int(h.out.offsets[u]))
+			if err := h.report(stageDominators, 0.25+0.15*float64(u)/float64(n), 0); err != nil {
+				return nil, err
+			}
+		}
+		ku := num[u]
+		if ku == 0 {
+			continue
+		}
+		for _, t := range h.out.row(u) {
+			if kt := num[t]; kt != 0 && kt != ku {
+				if err := put(kt, ku); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	qo.end()
+	qt.end()
+	for i, w := range writers {
+		if err := h.rs.chargeDisk(int64(w.Buffered()), "the referrers"); err != nil {
+			return nil, err
+		}
+		p.disk[i] += int64(w.Buffered())
+		if err := w.Flush(); err != nil {
+			return nil, fmt.Errorf("heap dump: writing the referrers: %w", err)
+		}
+	}
+	h.mem.uncharge(p.charged)
+	p.charged = 0
+	ok = true
+	return p, nil
+}
+
+// read reads partition i, whose targets are span numbers from i*partitionSpan,
+// and returns its referrers grouped by target: those of lo+k are
+// preds[offsets[k]:offsets[k+1]].
+func (p *partitions) read(i int, span uint32) (offsets, preds []uint32, err error) {
+	h := p.h
+	m := p.sizes[i]
+	if err := h.mem.probe(8*m+4*int64(span+1)+4*m, "a partition of the referrers"); err != nil {
+		return nil, nil, err
+	}
+	if p.buf, err = makeArray[uint64](&h.rs, int(m), scratch, "a partition of the referrers"); err != nil {
+		return nil, nil, err
+	}
+	if p.offsets, err = makeArray[uint32](&h.rs, int(span)+1, scratch, "a partition of the referrers"); err != nil {
+		return nil, nil, err
+	}
+	if p.preds, err = makeArray[uint32](&h.rs, int(m), scratch, "a partition of the referrers"); err != nil {
+		return nil, nil, err
+	}
+	raw := asBytes(p.buf)
+	f := p.files[i]
+	if _, err := f.ReadAt(raw, 0); err != nil && !(err == io.EOF && len(raw) == 0) {
+		return nil, nil, fmt.Errorf("heap dump: reading the referrers: %w", err)
+	}
+	// A counting sort by target: count each target's referrers after its
+	// slot, sum, then fill each target's slots from its start, which leaves
+	// offsets[t] at t's end; shift back.
+	lo := uint32(i * partitionSpan)
+	for _, v := range p.buf {
+		p.offsets[uint32(v)-lo+1]++
+	}
+	for k := 1; k <= int(span); k++ {
+		p.offsets[k] += p.offsets[k-1]
+	}
+	for _, v := range p.buf {
+		t := uint32(v) - lo
+		p.preds[p.offsets[t]] = uint32(v >> 32)
+		p.offsets[t]++
+	}
+	copy(p.offsets[1:], p.offsets[:span])
+	p.offsets[0] = 0
+	free(&h.rs, p.buf)
+	p.buf = nil
+	// The partition's file is read: its blocks go back.
+	f.Truncate(0)
+	h.rs.disk -= p.disk[i]
+	p.disk[i] = 0
+	return p.offsets, p.preds, nil
+}
+
+// done frees the partition read last.
+func (p *partitions) done() {
+	free(&p.h.rs, p.buf)
+	free(&p.h.rs, p.offsets)
+	free(&p.h.rs, p.preds)
+	p.buf, p.offsets, p.preds = nil, nil, nil
+}
+
+// close frees the partitions and closes their files.
+func (p *partitions) close() {
+	p.done()
+	p.h.mem.uncharge(p.charged)
+	p.charged = 0
+	for i, f := range p.files {
+		f.Close()
+		p.h.rs.disk -= p.disk[i]
+		p.disk[i] = 0
+	}
+	p.files = nil
 }
 
 // rootTargets are the ordinals of the GC roots, each once, in the dump's order.
@@ -214,4 +432,23 @@ func (h *Heap) rootTargets() []uint32 {
 		}
 	}
 	return out
+}
+
+// sortRows sorts each row of g over n+1 nodes by less, stopping with the
+// context.
+func (h *Heap) sortRows(g csr, cmp func(a, b uint32) int) error {
+	for p := 0; p+1 < len(g.offsets); p++ {
+		row := g.targets[g.offsets[p]:g.offsets[p+1]]
+		if len(row) > 1 {
+			if err := sortStoppable(h, row, cmp); err != nil {
+				return err
+			}
+		}
+		if p&cancelCheckMask == 0 {
+			if err := h.stopped(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

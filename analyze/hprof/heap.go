@@ -27,21 +27,44 @@ type Options struct {
 	// Layout overrides the object layout assumed for shallow sizes (by default
 	// compressed oops for 8-byte identifiers, 32-bit HotSpot for 4-byte ones).
 	Layout *Layout
-	// Progress, when set, is called now and then with the stage ("read", "index",
-	// "references", "dominators", "report") and the fraction of it done.
+	// Progress, when set, is called now and then with the stage ("read",
+	// "index", "references", "strings", "dominators", "retained", "paths", then
+	// NewReport's) and the fraction of it done. OnProgress gets the same
+	// reports with the bytes of the dump read and the whole analysis's share
+	// done.
 	Progress func(stage string, done float64)
+	// OnProgress, when set, is called with every progress report (see
+	// Progress).
+	OnProgress func(Progress)
 	// Budget, when set, is charged what Parse and Analyze allocate before they
 	// allocate it (the object tables once the objects are counted, the references,
 	// the dominator tree's arrays), so a dump too big for it fails as soon as its size
 	// is known, with an error wrapping analyze.ErrTooLarge or analyze.ErrBusy that
-	// names the limit. Close gives it back. nil is unlimited.
+	// names the limit. Close gives it back. nil is unlimited. The arrays a large
+	// dump keeps in temporary files (see TempDir) are charged while the analysis
+	// reads them at random, not while they wait on the disk.
 	Budget *analyze.Budget
 	// Context, when set, stops Parse, Analyze and NewReport once it is done: they
 	// check it at every progress report and every 65,536 objects of their long
 	// loops, give back what they charged to Budget, and return an error wrapping
 	// ctx.Err(). nil is never cancelled.
 	Context context.Context
+	// TempDir is where a dump of SpillFrom bytes or more keeps its arrays, in
+	// unlinked temporary files mapped into memory ("" for os.TempDir): the
+	// files vanish when the Heap is closed, or the process ends, however it
+	// ends. Open sets it from OpenOptions.TempDir.
+	TempDir string
+	// MaxTemp caps the bytes of those files (ErrTooLarge beyond); ≤ 0 is the
+	// disk's room (a full disk is an error wrapping syscall.ENOSPC).
+	MaxTemp int64
 }
+
+// SpillFrom is the size from which a dump keeps the arrays it does not need
+// in memory in temporary files: below it, everything is memory.
+const SpillFrom = 64 << 20
+
+// spillAlways makes every dump spill, for tests.
+var spillAlways = false
 
 // cancelCheckMask makes the long loops check Options.Context every 65,536 items.
 const cancelCheckMask = 1<<16 - 1
@@ -102,14 +125,26 @@ type Heap struct {
 	hashes  arrayHashes // content hashes of byte[] and char[], until duplicates are grouped
 	dups    []dupGroup  // the duplicate strings, largest waste first
 	threads []threadRef
+	weak    []refRecord    // the references with a referent, by ordinal
+	native  []nativeRecord // the objects holding native memory, by ordinal
+	broken  []uint32       // the objects with a dangling reference, by ordinal
+	// reach is each object's reachability (Reach…), once Analyze ran.
+	reach []Reachability
 
 	// Analysis, filled by Analyze.
-	analyzed bool
-	idom     []uint32 // immediate dominator of each ordinal; root = len(ids); noObject unreachable
-	retained []uint64
-	domKids  csr
-	bfs      []uint32          // parent on a shortest path from a GC root; root = len(ids)
-	texts    map[uint32]string // the texts of the objects the last report shows
+	analyzed   bool
+	idom       []uint32 // immediate dominator of each ordinal; root = len(ids); noObject unreachable
+	retained   []uint64
+	domKids    csr
+	bfs        []uint32          // parent on a shortest path from a GC root; root = len(ids)
+	depth      []uint32          // depth in the dominator tree (1 top level, 0 unreachable)
+	pathDepth  []uint32          // steps on the shortest path from a GC root (1 for a root, 0 unreachable)
+	pathRoot   []uint32          // the GC root that path starts at (noObject unreachable)
+	pathVia    []uint32          // the field of the step before on that path (NewReport)
+	reached    int               // the objects a strong path reaches
+	classStats []classStat       // per class number (analyze.go)
+	top        []uint32          // the top-level object above (noObject unreachable)
+	texts      map[uint32]string // the texts of the objects the last report shows
 	// The paths of the last report's suspects, for the index: each step's via
 	// in pathVias, the names they index in pathNames; pathsCharged is what
 	// they hold of the budget until Close.
@@ -119,6 +154,10 @@ type Heap struct {
 	pathsCharged int64
 
 	mem meter // what the Heap holds of Options.Budget
+	// rs are the mappings of the per-object arrays (region.go).
+	rs regions
+	// prog reports the progress (progress.go).
+	prog progressor
 	// ctx is Options.Context (nil: never cancelled).
 	ctx context.Context
 }
@@ -175,10 +214,6 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	if opt.MaxObjects <= 0 {
 		opt.MaxObjects = DefaultMaxObjects
 	}
-	progress := opt.Progress
-	if progress == nil {
-		progress = func(string, float64) {}
-	}
 	s := newScanner(r, size)
 	hd, err := readHeader(s)
 	if err != nil {
@@ -192,9 +227,12 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 		threadObjs: map[uint32]uint32{}, bigSize: map[uint32]int64{},
 		mem: meter{budget: opt.Budget}, ctx: opt.Context,
 	}
+	h.rs = regions{dir: opt.TempDir, spill: size >= SpillFrom || spillAlways, mem: &h.mem, maxDisk: opt.MaxTemp}
+	h.prog = progressor{size: size, dumpStart: hd.end, progress: opt.Progress, on: opt.OnProgress}
 	done := false
 	defer func() {
 		if !done { // an error, or a panic unwinding the parse (a progress callback may)
+			h.rs.freeAll()
 			h.mem.release()
 		}
 	}()
@@ -202,13 +240,20 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	if opt.Layout != nil {
 		h.Layout = *opt.Layout
 	}
-	p1 := &pass1{h: h, max: opt.MaxObjects, progress: progress, seed: maphash.MakeSeed()}
-	p1.init()
+	// An object takes at least 10 bytes and an identifier in the dump (a
+	// primitive array of no elements), a reference an identifier: the growing
+	// arrays reserve that much address space, and take memory or disk as they
+	// grow.
+	maxObjects := min(opt.MaxObjects, size/int64(10+hd.idSize)+1, int64(noObject)-2)
+	maxRefs := min(size/int64(hd.idSize)+1, int64(noObject)-1)
+	p1 := &pass1{h: h, max: opt.MaxObjects, s: s, seed: maphash.MakeSeed()}
+	if err := p1.init(int(maxObjects)); err != nil {
+		return nil, err
+	}
 	if err := h.mem.err; err != nil {
 		return nil, err
 	}
-	progress("read", 0)
-	if err := h.stopped(); err != nil {
+	if err := h.report(stageRead, 0, 0); err != nil {
 		return nil, err
 	}
 	if err := walk(s, hd.end, p1); err != nil {
@@ -217,21 +262,17 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	if err := h.mem.flush(); err != nil {
 		return nil, err
 	}
-	// The object count is known: the per-object arrays the analysis will hold at its
-	// peak (see analysisBytes) must fit beside what pass 1 holds but will give back.
-	slabs := p1.ids.bytes() + p1.cls.bytes() + p1.size.bytes() + p1.hashOrd.bytes() + p1.hashVal.bytes()
-	if err := h.mem.probe(analysisBytes(int64(p1.n), 0)-slabs-p1.rootsCharged,
-		fmt.Sprintf("the analysis of %d objects", p1.n)); err != nil {
-		return nil, err
-	}
-	if err := p1.finish(); err != nil {
-		return nil, err
-	}
+	p1.finish()
 	if len(h.ids) == 0 {
 		return nil, fmt.Errorf("%w: the dump holds no heap objects", analyze.ErrMalformed)
 	}
-	progress("index", 0)
-	if err := h.stopped(); err != nil {
+	// The object count is known: the arrays the analysis will hold at its peak
+	// must fit beside what the heap keeps.
+	if err := h.mem.probe(h.peakBytes(int64(len(h.ids)), 0),
+		fmt.Sprintf("the analysis of %d objects", len(h.ids))); err != nil {
+		return nil, err
+	}
+	if err := h.report(stageIndex, 0, 0); err != nil {
 		return nil, err
 	}
 	if err := h.buildIndex(); err != nil {
@@ -241,14 +282,13 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 		return nil, err
 	}
 	h.fixSizes()
-	progress("references", 0)
-	if err := h.stopped(); err != nil {
+	if err := h.report(stageReferences, 0, 0); err != nil {
 		return nil, err
 	}
-	p2 := &pass2{h: h, progress: progress,
-		offsets: slab[uint32]{meter: &h.mem, what: "reference offsets"},
-		targets: slab[uint32]{meter: &h.mem, what: "references"},
-		strings: slab[stringRef]{meter: &h.mem, what: "strings"}}
+	p2 := &pass2{h: h, s: s}
+	if err := p2.init(int(maxRefs)); err != nil {
+		return nil, err
+	}
 	if err := walk(s, hd.end, p2); err != nil {
 		return nil, err
 	}
@@ -260,17 +300,22 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	}
 	h.mem.uncharge(p1.rootsCharged)
 	p1.roots = nil
+	h.dropIndex()
+	if err := h.report(stageStrings, 0, 0); err != nil {
+		return nil, err
+	}
 	if h.dups, err = h.duplicateStrings(); err != nil {
 		return nil, err
 	}
-	h.mem.uncharge(12 * int64(len(h.hashes.ord)))
+	free(&h.rs, h.hashes.ord)
+	free(&h.rs, h.hashes.hash)
 	h.hashes = arrayHashes{}
 	if err := h.mem.flush(); err != nil {
 		return nil, err
 	}
 	// The references are known: the dominators' arrays must fit beside the heap.
 	n, e := int64(len(h.ids)), int64(len(h.out.targets))
-	if err := h.mem.probe(analysisBytes(n, e)-parsedBytes(n, e),
+	if err := h.mem.probe(h.peakBytes(n, e),
 		fmt.Sprintf("the analysis of %d objects and %d references", n, e)); err != nil {
 		return nil, err
 	}
@@ -283,13 +328,13 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 type pass1 struct {
 	h            *Heap
 	max          int64
-	progress     func(string, float64)
+	s            *scanner
 	seed         maphash.Seed
-	ids          slab[uint64]
-	cls          slab[uint32]
-	size         slab[uint32]
-	hashOrd      slab[uint32]
-	hashVal      slab[uint64]
+	ids          *grower[uint64]
+	cls          *grower[uint32]
+	size         *grower[uint32]
+	hashOrd      *grower[uint32]
+	hashVal      *grower[uint64]
 	roots        []rawRoot
 	rootsCharged int64      // what roots has charged
 	prim         [12]uint32 // class number of each primitive array type
@@ -304,17 +349,30 @@ type rawRoot struct {
 	frame         int32
 }
 
-func (p *pass1) init() {
-	m := &p.h.mem
-	p.ids = slab[uint64]{meter: m, what: "object identifiers"}
-	p.cls = slab[uint32]{meter: m, what: "object classes"}
-	p.size = slab[uint32]{meter: m, what: "object sizes"}
-	p.hashOrd = slab[uint32]{meter: m, what: "array hashes"}
-	p.hashVal = slab[uint64]{meter: m, what: "array hashes"}
-	for t := byte(typeBoolean); t <= typeLong; t++ {
-		p.prim[t] = p.h.addClass(&Class{Name: primName(t), kind: objPrimArray, elem: t, super: noClass, ordinal: noObject, dumped: true})
+// init maps the growing per-object arrays, for at most max objects.
+func (p *pass1) init(max int) error {
+	rs := &p.h.rs
+	var err error
+	if p.ids, err = newGrower[uint64](rs, max, streamed, "object identifiers"); err != nil {
+		return err
 	}
-	p.classCls = p.h.addClass(&Class{Name: "java.lang.Class", kind: objClass, super: noClass, ordinal: noObject, dumped: true})
+	if p.cls, err = newGrower[uint32](rs, max, streamed, "object classes"); err != nil {
+		return err
+	}
+	if p.size, err = newGrower[uint32](rs, max, streamed, "object sizes"); err != nil {
+		return err
+	}
+	if p.hashOrd, err = newGrower[uint32](rs, max, streamed, "array hashes"); err != nil {
+		return err
+	}
+	if p.hashVal, err = newGrower[uint64](rs, max, streamed, "array hashes"); err != nil {
+		return err
+	}
+	for t := byte(typeBoolean); t <= typeLong; t++ {
+		p.prim[t] = p.h.addClass(&Class{Name: primName(t), kind: objPrimArray, elem: t, super: noClass, ordinal: noObject, loader: noObject, dumped: true})
+	}
+	p.classCls = p.h.addClass(&Class{Name: "java.lang.Class", kind: objClass, super: noClass, ordinal: noObject, loader: noObject, dumped: true})
+	return nil
 }
 
 func (h *Heap) addClass(c *Class) uint32 {
@@ -328,7 +386,7 @@ func (h *Heap) classNumber(id uint64, kind objKind) uint32 {
 	if n, ok := h.classByID[id]; ok {
 		return n
 	}
-	n := h.addClass(&Class{ID: id, kind: kind, super: noClass, ordinal: noObject})
+	n := h.addClass(&Class{ID: id, kind: kind, super: noClass, ordinal: noObject, loader: noObject})
 	h.classByID[id] = n
 	return n
 }
@@ -387,14 +445,42 @@ func (p *pass1) add(id uint64, class, size uint32) error {
 		return err
 	}
 	p.n++
-	if p.n&(1<<20-1) == 0 {
-		p.progress("read", 0)
-	}
 	if p.n&cancelCheckMask == 0 {
-		return p.h.stopped()
+		return p.h.reportPass(stageRead, p.s)
 	}
 	return nil
 }
+
+// sortStoppable sorts s by cmp, checking Options.Context every million
+// comparisons: a sort of a hundred million values stops within a second.
+func sortStoppable[T any](h *Heap, s []T, cmp func(a, b T) int) (err error) {
+	if h.ctx == nil || len(s) < 1<<16 {
+		slices.SortFunc(s, cmp)
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			st, ok := p.(sortStopped)
+			if !ok {
+				panic(p)
+			}
+			err = st.err
+		}
+	}()
+	n := 0
+	slices.SortFunc(s, func(a, b T) int {
+		if n++; n&(1<<20-1) == 0 {
+			if err := h.stopped(); err != nil {
+				panic(sortStopped{err})
+			}
+		}
+		return cmp(a, b)
+	})
+	return nil
+}
+
+// sortStopped unwinds a sort that its context stopped.
+type sortStopped struct{ err error }
 
 // stopped is the error that stops the work once Options.Context is done, nil
 // before.
@@ -464,30 +550,24 @@ func sat32(v int64) uint32 {
 	return uint32(v)
 }
 
-func (p *pass1) finish() error {
+func (p *pass1) finish() {
 	h := p.h
-	var err error
-	if h.ids, err = p.ids.flat(); err != nil {
-		return err
-	}
-	if h.class, err = p.cls.flat(); err != nil {
-		return err
-	}
-	if h.size, err = p.size.flat(); err != nil {
-		return err
-	}
-	if h.hashes.ord, err = p.hashOrd.flat(); err != nil {
-		return err
-	}
-	h.hashes.hash, err = p.hashVal.flat()
-	return err
+	h.ids, h.class, h.size = p.ids.done(), p.cls.done(), p.size.done()
+	h.hashes.ord, h.hashes.hash = p.hashOrd.done(), p.hashVal.done()
 }
 
 // fixSizes sets the shallow size of every instance from its class, and keeps the
 // exact size of the arrays larger than 4 GiB.
 func (h *Heap) fixSizes() {
 	java := h.classByName("java.lang.Class")
+	qc, qs := scan(&h.rs, h.class), scan(&h.rs, h.size)
+	defer qc.end()
+	defer qs.end()
 	for o, cn := range h.class {
+		if o&cancelCheckMask == 0 {
+			qc.at(o)
+			qs.at(o)
+		}
 		c := h.Classes[cn]
 		switch c.kind {
 		case objInstance:
@@ -549,6 +629,9 @@ type classLayout struct {
 	refFrom               uint32
 	thread                bool
 	state                 uint8 // 0 not yet, 1 on the walk, 2 done
+	// decl is, for each JDK class whose fields the analysis reads (native.go),
+	// the class up the hierarchy with its name, noClass when none.
+	decl [declCount]uint32
 }
 
 // resolveLayouts computes each instance class's layout: the offsets of its
@@ -589,8 +672,14 @@ func (h *Heap) resolveLayouts() error {
 			k := walk[i]
 			kc := h.Classes[k]
 			l := classLayout{refFrom: noClass}
+			for i := range l.decl {
+				l.decl[i] = noClass
+			}
 			if kc.super != noClass {
 				l = lay[kc.super]
+			}
+			if d, ok := declNames[kc.Name]; ok {
+				l.decl[d] = k
 			}
 			l.thread = l.thread || kc.Name == "java.lang.Thread"
 			isRef := kc.Name == "java.lang.ref.Reference"
@@ -618,9 +707,14 @@ func (h *Heap) resolveLayouts() error {
 		}
 	}
 	used := make([]bool, nc)
-	for _, cn := range h.class {
+	q := scan(&h.rs, h.class)
+	for o, cn := range h.class {
 		used[cn] = true
+		if o&cancelCheckMask == 0 {
+			q.at(o)
+		}
 	}
+	q.end()
 	var refs int64
 	for ci, c := range h.Classes {
 		if c.kind == objInstance && c.dumped && used[ci] {
@@ -648,7 +742,11 @@ func (h *Heap) resolveLayouts() error {
 				at += int64(typeSize(f.typ, h.IDSize))
 			}
 		}
-		if !used[ci] || l.refs == 0 {
+		if !used[ci] {
+			continue
+		}
+		c.special = h.specialOf(lay, ci)
+		if l.refs == 0 {
 			continue
 		}
 		c.refOffsets, c.refNames = make([]uint32, 0, l.refs), make([]uint64, 0, l.refs)
@@ -685,30 +783,26 @@ type idIndex struct {
 // buildIndex sorts the identifiers (when the dump did not list them in order),
 // refuses duplicates and builds the bucket table.
 func (h *Heap) buildIndex() error {
+	if err := hold(&h.rs, h.ids); err != nil {
+		return err
+	}
 	sorted := h.ids
 	if !slices.IsSorted(h.ids) {
-		if err := h.mem.charge(12*int64(len(h.ids)), "the sorted identifiers"); err != nil {
+		ord, err := makeArray[uint32](&h.rs, len(h.ids), scratch, "the sorted identifiers")
+		if err != nil {
 			return err
 		}
-		ord := make([]uint32, len(h.ids))
-		for i := range ord {
-			ord[i] = uint32(i)
+		if err := h.sortOrdinals(ord); err != nil {
+			return err
 		}
-		slices.SortFunc(ord, func(a, b uint32) int {
-			x, y := h.ids[a], h.ids[b]
-			if x < y {
-				return -1
-			}
-			if x > y {
-				return 1
-			}
-			return 0
-		})
-		sorted = make([]uint64, len(ord))
+		if sorted, err = makeArray[uint64](&h.rs, len(ord), scratch, "the sorted identifiers"); err != nil {
+			return err
+		}
 		for i, o := range ord {
 			sorted[i] = h.ids[o]
 		}
 		h.sortedIDs, h.sortedOrd = sorted, ord
+		release(&h.rs, h.ids)
 	}
 	for i := 1; i < len(sorted); i++ {
 		if sorted[i] == sorted[i-1] {
@@ -725,10 +819,10 @@ func (h *Heap) buildIndex() error {
 	for (hi-lo)>>shift >= uint64(nb) {
 		shift++
 	}
-	if err := h.mem.charge(4*int64(nb+1), "the identifier index"); err != nil {
+	buckets, err := makeArray[uint32](&h.rs, nb+1, scratch, "the identifier index")
+	if err != nil {
 		return err
 	}
-	buckets := make([]uint32, nb+1)
 	j := 0
 	for b := 0; b <= nb; b++ {
 		for j < n && (sorted[j]-lo)>>shift < uint64(b) {
@@ -740,10 +834,116 @@ func (h *Heap) buildIndex() error {
 	return nil
 }
 
+// sortOrdinals fills ord with the ordinals in the order of their identifiers.
+// A dump lists its objects by address within runs (HotSpot writes the class
+// objects first, then walks each space of the heap in address order): when a
+// few long runs hold most objects, the runs are merged, with the objects of the
+// short runs sorted on their own and merged in; otherwise every ordinal is
+// sorted.
+func (h *Heap) sortOrdinals(ord []uint32) error {
+	ids := h.ids
+	const longRun = 4096
+	type run struct{ at, end int }
+	var runs []run
+	short := 0
+	start := 0
+	for i := 1; i <= len(ids); i++ {
+		if i == len(ids) || ids[i] < ids[i-1] {
+			if i-start >= longRun {
+				runs = append(runs, run{start, i})
+			} else {
+				short += i - start
+			}
+			start = i
+		}
+	}
+	if len(runs) == 0 || len(runs) > 64 || short > len(ids)/16 {
+		for i := range ord {
+			ord[i] = uint32(i)
+		}
+		return sortStoppable(h, ord, func(a, b uint32) int { return cmpUint64(ids[a], ids[b]) })
+	}
+	// The short runs' ordinals, sorted, at the end of ord, are one more run.
+	rest := ord[len(ord)-short:]
+	k, ri := 0, 0
+	for i := 0; i < len(ids); i++ {
+		if ri < len(runs) && i == runs[ri].at {
+			i = runs[ri].end - 1
+			ri++
+			continue
+		}
+		rest[k] = uint32(i)
+		k++
+	}
+	slices.SortFunc(rest, func(a, b uint32) int { return cmpUint64(ids[a], ids[b]) })
+	if short > 0 {
+		// A run of ordinals of its own: merged through an indirection below.
+		runs = append(runs, run{-1, -1})
+	}
+	// Merge: each run's cursor, the smallest head taken each time (few runs).
+	cur := make([]int, len(runs))
+	ends := make([]int, len(runs))
+	for r, x := range runs {
+		if x.at < 0 {
+			cur[r], ends[r] = 0, short
+		} else {
+			cur[r], ends[r] = x.at, x.end
+		}
+	}
+	head := func(r int) uint32 {
+		if runs[r].at < 0 {
+			return rest[cur[r]]
+		}
+		return uint32(cur[r])
+	}
+	// The merge writes ord from the front; the short runs' ordinals sit at its
+	// end, and are each read before the front reaches them (the front is at
+	// most as far as the ordinals taken).
+	for out := 0; out < len(ord); out++ {
+		best := -1
+		var bestID uint64
+		for r := range runs {
+			if cur[r] < ends[r] {
+				if id := ids[head(r)]; best < 0 || id < bestID {
+					best, bestID = r, id
+				}
+			}
+		}
+		ord[out] = head(best)
+		cur[best]++
+		if out&cancelCheckMask == 0 {
+			if err := h.stopped(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func cmpUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// dropIndex gives back the identifier index once the references and the roots
+// are read: the only lookups by identifier.
+func (h *Heap) dropIndex() {
+	free(&h.rs, h.sortedIDs)
+	free(&h.rs, h.sortedOrd)
+	free(&h.rs, h.index.buckets)
+	h.sortedIDs, h.sortedOrd, h.index = nil, nil, idIndex{}
+	release(&h.rs, h.ids)
+}
+
 // ordinal is the ordinal of identifier id, noObject when no object has it.
 func (h *Heap) ordinal(id uint64) uint32 {
 	ix := &h.index
-	if id < ix.min {
+	if id < ix.min || len(ix.buckets) == 0 {
 		return noObject
 	}
 	b := (id - ix.min) >> ix.shift

@@ -46,9 +46,33 @@ const IndexRoot uint32 = math.MaxUint32
 //     the step above references it: viaElement|i for an array's element i,
 //     viaUnknown for none (the root, or a field not read), else a name.
 //   - pathNames: the names vias index: (length uint32, UTF-8 bytes) each.
+//
+// Version 3 adds, after those, the dump's time, its shallow size and its
+// identifier size and GC root count in the header, and five sections:
+//
+//   - classInfo: one classEntry per class: its loader's ordinal (noObject for
+//     the bootstrap loader), its class object's ordinal (noObject for the
+//     synthetic classes), then, by reachability (strong, only softly or
+//     weakly, only from finalizer or cleaner queues, unreachable), the count
+//     and shallow size (uint64 each) of its objects, and what its instances
+//     retain together (int64, -1 when the histogram was not made).
+//   - topGroups: the top-level objects grouped by class, largest retained
+//     first: (class uint32, objects uint32, first uint32 into topMembers, 0
+//     uint32, shallow uint64, retained uint64).
+//   - topMembers: the top-level objects, by group, each group's largest
+//     retained first (uint32 ordinals).
+//   - objectPaths: one (parent uint32, via uint32, steps uint32, root uint32)
+//     per ordinal: the object before it on a shortest path of strong
+//     references from a GC root (objects for a GC root, noObject when
+//     unreachable), the field through which that one references it (a via, as
+//     in pathSteps, names in pathNames), the path's number of objects (1 for a
+//     root, 0 unreachable) and the GC root it starts at.
+//   - gcRoots: (ordinal uint32, kind uint32, thread uint32) per GC root
+//     record, by ordinal: its kind (RootKind) and, for a thread's roots, the
+//     thread object's ordinal (noObject when none).
 const (
 	indexMagic   = "LKUIHIDX"
-	indexVersion = 2
+	indexVersion = 3
 	// textFlag marks the class number of a record whose object has a text.
 	textFlag = 1 << 31
 	// recordFixed is a record's size without its identifier.
@@ -61,6 +85,12 @@ const (
 	ancestryEntry = 4 + 4
 	pathEntrySize = 4 + 4 + 8 + 4
 	stepEntry     = 4 + 4
+	// classEntry, groupEntry, objectPathEntry and rootEntry are the sizes of
+	// classInfo's, topGroups', objectPaths' and gcRoots' entries.
+	classEntry      = 4 + 4 + 4*(8+8) + 8
+	groupEntry      = 4 + 4 + 4 + 4 + 8 + 8
+	objectPathEntry = 4 + 4 + 4 + 4
+	rootEntry       = 4 + 4 + 4
 )
 
 // section locates one section of an index.
@@ -68,8 +98,23 @@ type section struct {
 	Offset, Length uint64
 }
 
-// indexHeader is the first bytes of an index of version 2.
+// indexHeader is the first bytes of an index of version 3.
 type indexHeader struct {
+	indexHeaderV2
+	TimeMillis  int64
+	Shallow     uint64
+	IDSize      uint32
+	Roots       uint32
+	ClassInfo   section
+	TopGroups   section
+	TopMembers  section
+	ObjectPaths section
+	GCRoots     section
+}
+
+// indexHeaderV2 is the first bytes of an index of version 2, and the start of
+// those of version 3.
+type indexHeaderV2 struct {
 	indexHeaderV1
 	Ancestry  section
 	Paths     section
@@ -100,9 +145,10 @@ type indexHeaderV1 struct {
 
 var le = binary.LittleEndian
 
-// indexHeaderSize and indexHeaderV1Size are the encoded sizes of indexHeader
-// and indexHeaderV1.
+// indexHeaderSize, indexHeaderV2Size and indexHeaderV1Size are the encoded
+// sizes of the headers of versions 3, 2 and 1.
 var (
 	indexHeaderSize   = binary.Size(indexHeader{})
+	indexHeaderV2Size = binary.Size(indexHeaderV2{})
 	indexHeaderV1Size = binary.Size(indexHeaderV1{})
 )

@@ -73,20 +73,29 @@ func OpenIndex(r io.ReaderAt, size int64) (*Index, error) {
 	if string(hd.Magic[:]) != indexMagic {
 		return nil, malformedIndex("not an index (magic %q)", hd.Magic[:])
 	}
-	if hd.Version != 1 && hd.Version != indexVersion {
-		return nil, malformedIndex("version %d, this program reads 1 and %d", hd.Version, indexVersion)
+	if hd.Version < 1 || hd.Version > indexVersion {
+		return nil, malformedIndex("version %d, this program reads 1 to %d", hd.Version, indexVersion)
 	}
 	headerSize := indexHeaderV1Size
 	if hd.Version >= 2 {
-		headerSize = indexHeaderSize
+		headerSize = indexHeaderV2Size
+		if hd.Version >= 3 {
+			headerSize = indexHeaderSize
+		}
 		if size < int64(headerSize) {
 			return nil, malformedIndex("%d bytes, shorter than its header", size)
 		}
-		hb = make([]byte, indexHeaderSize)
+		hb = make([]byte, headerSize)
 		if err := x.readAt(hb, 0); err != nil {
 			return nil, err
 		}
-		if _, err := binary.Decode(hb, le, &x.hd); err != nil {
+		var err error
+		if hd.Version >= 3 {
+			_, err = binary.Decode(hb, le, &x.hd)
+		} else {
+			_, err = binary.Decode(hb, le, &x.hd.indexHeaderV2)
+		}
+		if err != nil {
 			return nil, malformedIndex("header: %v", err)
 		}
 	}
@@ -97,13 +106,16 @@ func OpenIndex(r io.ReaderAt, size int64) (*Index, error) {
 		return nil, malformedIndex("%d objects, %d reachable", hd.Objects, hd.Reachable)
 	}
 	for _, s := range []struct {
-		name string
-		s    section
-	}{{"class offsets", hd.ClassOffsets}, {"class names", hd.ClassNames}, {"records", hd.Records},
-		{"children", hd.Kids}, {"big objects", hd.BigShallow}, {"text index", hd.TextIndex}, {"texts", hd.TextBlob},
-		{"ancestry", hd.Ancestry}, {"paths", hd.Paths}, {"path steps", hd.PathSteps}, {"path names", hd.PathNames}} {
-		if hd.Version < 2 && s.s == (section{}) {
-			continue // a section version 1 does not have
+		name  string
+		s     section
+		since uint32 // the version that added it
+	}{{"class offsets", hd.ClassOffsets, 1}, {"class names", hd.ClassNames, 1}, {"records", hd.Records, 1},
+		{"children", hd.Kids, 1}, {"big objects", hd.BigShallow, 1}, {"text index", hd.TextIndex, 1}, {"texts", hd.TextBlob, 1},
+		{"ancestry", hd.Ancestry, 2}, {"paths", hd.Paths, 2}, {"path steps", hd.PathSteps, 2}, {"path names", hd.PathNames, 2},
+		{"class info", hd.ClassInfo, 3}, {"top groups", hd.TopGroups, 3}, {"top members", hd.TopMembers, 3},
+		{"object paths", hd.ObjectPaths, 3}, {"GC roots", hd.GCRoots, 3}} {
+		if hd.Version < s.since {
+			continue // a section this version does not have (zero: not decoded)
 		}
 		if s.s.Offset < uint64(headerSize) || s.s.Offset > uint64(size) || s.s.Length > uint64(size)-s.s.Offset {
 			return nil, malformedIndex("the %s section (%d bytes at %d) is outside the %d bytes of the index", s.name, s.s.Length, s.s.Offset, size)
@@ -122,6 +134,10 @@ func OpenIndex(r io.ReaderAt, size int64) (*Index, error) {
 	case hd.Version >= 2 && hd.Ancestry.Length != ancestryEntry*hd.Objects:
 		return nil, malformedIndex("%d bytes of ancestry for %d objects", hd.Ancestry.Length, hd.Objects)
 	case hd.Paths.Length%pathEntrySize != 0 || hd.PathSteps.Length%stepEntry != 0:
+		return nil, malformedIndex("a section's length is not a whole number of entries")
+	case hd.Version >= 3 && (hd.ClassInfo.Length != classEntry*uint64(hd.Classes) || hd.ObjectPaths.Length != objectPathEntry*hd.Objects):
+		return nil, malformedIndex("%d bytes of class info for %d classes, %d of paths for %d objects", hd.ClassInfo.Length, hd.Classes, hd.ObjectPaths.Length, hd.Objects)
+	case hd.TopGroups.Length%groupEntry != 0 || hd.TopMembers.Length%4 != 0 || hd.GCRoots.Length%rootEntry != 0:
 		return nil, malformedIndex("a section's length is not a whole number of entries")
 	}
 	x.kids = hd.Kids.Length / 4

@@ -271,6 +271,51 @@ func walkIndex(x *Index, maxNodes int) error {
 		_, _, err = x.PathSteps(i, max(total-16, 0), 16)
 		note(err)
 	}
+	if x.hd.Version < 3 {
+		return first
+	}
+	// The views.
+	for node := range uint32(nodes) {
+		_, _, _, err := x.PathToRoot(node, 4)
+		if !errors.Is(err, analyze.ErrInvalidParameter) {
+			note(err)
+		}
+		_, _, err = x.PathPage(node, 0, 8)
+		if !errors.Is(err, analyze.ErrInvalidParameter) {
+			note(err)
+		}
+		if node < 64 {
+			_, _, err = x.ChildrenByClass(node, 0, 8)
+			note(err)
+		}
+	}
+	groups, _, err := x.DominatorsByClass(0, 1<<20)
+	note(err)
+	for _, g := range groups[:min(len(groups), 8)] {
+		_, _, err := x.ClassGroupMembers(g.Class, 0, 8)
+		note(err)
+	}
+	loaders, _, err := x.DominatorsByLoader(0, 1<<20)
+	note(err)
+	for _, l := range loaders[:min(len(loaders), 8)] {
+		_, _, err := x.LoaderClasses(l.Loader.Ordinal, 0, 8)
+		note(err)
+	}
+	_, _, _, err = x.Unreachable(0, 64)
+	note(err)
+	_, _, err = x.DuplicateClasses(0, 64)
+	note(err)
+	_, err = x.Histogram()
+	note(err)
+	// The GC roots' section, read through the roots' labels.
+	for i := uint64(0); i < x.hd.GCRoots.Length/rootEntry && i < 4096; i++ {
+		var e [rootEntry]byte
+		note(x.readAt(e[:], x.hd.GCRoots.Offset+i*rootEntry))
+		if o := le.Uint32(e[:]); uint64(o) < x.hd.Objects {
+			_, err := x.rootLabel(o)
+			note(err)
+		}
+	}
 	return first
 }
 

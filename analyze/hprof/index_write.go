@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // WriteIndex writes the dominator tree of an analyzed heap (after Analyze) to w in
@@ -19,34 +20,52 @@ import (
 // when NewReport ran, those the report shows (strings of its dominator tree and
 // suspects, thread names); other objects have none. Each object's depth in the
 // dominator tree and the top-level object above it follow, and, when
-// NewReport ran, every step of its suspects' paths from a GC root. It writes
-// through a buffer; beyond the class names and texts, what it allocates (12
-// bytes an object while it works out the depths) is charged to the budget.
-func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
+// NewReport ran, every step of its suspects' paths from a GC root; then what
+// the views read: each class's counts by reachability and what its instances
+// retain, the top-level objects grouped by class, each object's step on its
+// shortest path from a GC root (with its field when NewReport ran), and the
+// GC roots. It writes through a buffer, reading the heap's arrays front to
+// back; what it allocates besides (the top-level objects' order) is charged
+// to the budget.
+func (h *Heap) WriteIndex(w io.Writer) (written int64, err error) {
 	if !h.analyzed {
 		return 0, errors.New("hprof: WriteIndex before Analyze")
 	}
+	if err := h.report(stageWriteIndex, 0, 0); err != nil {
+		return 0, err
+	}
 	n := uint32(len(h.ids))
-	depth, top, err := h.ancestry()
+	rs := &h.rs
+	if len(h.classStats) > 0 && h.classStats[0].retained < 0 {
+		// The histogram was not made: make it, for what each class retains.
+		if _, _, err := h.histogram(); err != nil {
+			return 0, err
+		}
+	}
+	groups, members, err := h.topGroups()
 	if err != nil {
 		return 0, err
 	}
-	defer h.mem.uncharge(8 * int64(n))
-	hd := indexHeader{indexHeaderV1: indexHeaderV1{Version: indexVersion, Classes: uint32(len(h.Classes)), Objects: uint64(n),
-		TotalRetained: uint64(h.TotalRetained())}}
+	defer func() { free(rs, members) }()
+	hd := indexHeader{indexHeaderV2: indexHeaderV2{indexHeaderV1: indexHeaderV1{Version: indexVersion, Classes: uint32(len(h.Classes)), Objects: uint64(n),
+		TotalRetained: uint64(h.TotalRetained())}}}
 	copy(hd.Magic[:], indexMagic)
-	for _, d := range h.idom {
-		if d != noObject {
-			hd.Reachable++
+	hd.Reachable = uint64(len(h.domKids.targets))
+	hd.IDWidth, hd.IDBase, hd.IDShift = h.idEncoding()
+	hd.TimeMillis, hd.IDSize, hd.Roots = h.Time.UnixMilli(), uint32(h.IDSize), uint32(len(h.Roots))
+	for _, c := range h.classStats {
+		for _, r := range c.reach {
+			hd.Shallow += uint64(r.Bytes)
 		}
 	}
-	hd.IDWidth, hd.IDBase, hd.IDShift = h.idEncoding()
 	texts := h.indexTexts()
 	var big []uint32
 	for o := range h.bigSize {
 		big = append(big, o)
 	}
 	slices.Sort(big)
+	roots := slices.Clone(h.Roots)
+	slices.SortStableFunc(roots, func(a, b Root) int { return cmpUint32(a.Ordinal, b.Ordinal) })
 
 	var namesLen, textLen, steps, pathNamesLen uint64
 	for _, c := range h.Classes {
@@ -84,10 +103,15 @@ func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 	next(&hd.Paths, pathEntrySize*uint64(len(h.paths)))
 	next(&hd.PathSteps, stepEntry*steps)
 	next(&hd.PathNames, pathNamesLen)
+	next(&hd.ClassInfo, classEntry*uint64(len(h.Classes)))
+	next(&hd.TopGroups, groupEntry*uint64(len(groups)))
+	next(&hd.TopMembers, 4*uint64(len(members)))
+	next(&hd.ObjectPaths, objectPathEntry*uint64(n))
+	next(&hd.GCRoots, rootEntry*uint64(len(roots)))
 
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 256<<10)
-	var buf [recordFixed + 8]byte
+	var buf [classEntry]byte
 	put32 := func(v uint32) { le.PutUint32(buf[:4], v); bw.Write(buf[:4]) }
 
 	hb := make([]byte, 0, indexHeaderSize)
@@ -109,7 +133,17 @@ func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 	for _, t := range texts {
 		hasText[t.ordinal] = true
 	}
+	// The records, the arrays read front to back.
+	seqs := []sequence{scan(rs, h.idom), scan(rs, h.class), scan(rs, h.size), scan(rs, h.retained), scan(rs, h.ids), scan(rs, h.domKids.offsets)}
 	for o := uint32(0); o <= n; o++ {
+		if o&cancelCheckMask == 0 {
+			for i := range seqs {
+				seqs[i].at(int(o))
+			}
+			if err := h.report(stageWriteIndex, 0.5*float64(o)/float64(n+1), 0); err != nil {
+				return 0, err
+			}
+		}
 		var idom, cls, shallow uint32 = noObject, 0, 0
 		var retained, id uint64
 		if o < n {
@@ -133,9 +167,17 @@ func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 		}
 		bw.Write(buf[:recordFixed+hd.IDWidth])
 	}
-	for _, k := range h.domKids.targets {
-		put32(k)
+	for i := range seqs {
+		seqs[i].end()
 	}
+	q := scan(rs, h.domKids.targets)
+	for i, k := range h.domKids.targets {
+		put32(k)
+		if i&cancelCheckMask == 0 {
+			q.at(i)
+		}
+	}
+	q.end()
 	for _, o := range big {
 		le.PutUint32(buf[0:], o)
 		le.PutUint64(buf[4:], uint64(h.bigSize[o]))
@@ -152,12 +194,21 @@ func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 	for _, t := range texts {
 		bw.WriteString(t.text)
 	}
+	qd, qt := scan(rs, h.depth), scan(rs, h.top)
 	for o := range n {
-		le.PutUint32(buf[0:], depth[o])
-		le.PutUint32(buf[4:], top[o])
+		le.PutUint32(buf[0:], h.depth[o])
+		le.PutUint32(buf[4:], h.top[o])
 		bw.Write(buf[:ancestryEntry])
+		if o&cancelCheckMask == 0 {
+			qd.at(int(o))
+			qt.at(int(o))
+			if err := h.report(stageWriteIndex, 0.5+0.2*float64(o)/float64(n), 0); err != nil {
+				return 0, err
+			}
+		}
 	}
-	depth, top = nil, nil
+	qd.end()
+	qt.end()
 	var first uint64
 	for i, p := range h.paths {
 		le.PutUint32(buf[0:], p.point)
@@ -181,43 +232,145 @@ func (h *Heap) WriteIndex(w io.Writer) (int64, error) {
 		put32(uint32(len(s)))
 		bw.WriteString(s)
 	}
+	// What the views read.
+	for ci, c := range h.Classes {
+		clear(buf[:])
+		le.PutUint32(buf[0:], c.loader)
+		le.PutUint32(buf[4:], noObject)
+		if c.ordinal != noObject && int(c.ordinal) < len(h.ids) && c.kind != objClass {
+			le.PutUint32(buf[4:], c.ordinal)
+		}
+		retained := int64(-1)
+		if ci < len(h.classStats) {
+			st := h.classStats[ci]
+			for r, v := range st.reach {
+				le.PutUint64(buf[8+16*r:], uint64(v.Count))
+				le.PutUint64(buf[16+16*r:], uint64(v.Bytes))
+			}
+			retained = st.retained
+		}
+		le.PutUint64(buf[72:], uint64(retained))
+		bw.Write(buf[:classEntry])
+	}
+	for _, g := range groups {
+		clear(buf[:groupEntry])
+		le.PutUint32(buf[0:], g.class)
+		le.PutUint32(buf[4:], g.count)
+		le.PutUint32(buf[8:], g.first)
+		le.PutUint64(buf[16:], uint64(g.shallow))
+		le.PutUint64(buf[24:], uint64(g.retained))
+		bw.Write(buf[:groupEntry])
+	}
+	for _, o := range members {
+		put32(o)
+	}
+	qp := []sequence{scan(rs, h.bfs), scan(rs, h.pathVia), scan(rs, h.pathDepth), scan(rs, h.pathRoot)}
+	for o := range n {
+		parent, via, depth, root := h.bfs[o], viaUnknown, h.pathDepth[o], h.pathRoot[o]
+		if h.pathVia != nil {
+			via = h.pathVia[o]
+		}
+		le.PutUint32(buf[0:], parent)
+		le.PutUint32(buf[4:], via)
+		le.PutUint32(buf[8:], depth)
+		le.PutUint32(buf[12:], root)
+		bw.Write(buf[:objectPathEntry])
+		if o&cancelCheckMask == 0 {
+			for i := range qp {
+				qp[i].at(int(o))
+			}
+			if err := h.report(stageWriteIndex, 0.7+0.3*float64(o)/float64(n), 0); err != nil {
+				return 0, err
+			}
+		}
+	}
+	for i := range qp {
+		qp[i].end()
+	}
+	for _, r := range roots {
+		thread := noObject
+		switch r.Kind {
+		case RootThreadObject:
+			thread = r.Ordinal
+		case RootJavaFrame, RootJNILocal, RootNativeStack, RootThreadBlock:
+			if t, ok := h.threadObjs[r.Thread]; ok {
+				thread = t
+			}
+		}
+		le.PutUint32(buf[0:], r.Ordinal)
+		le.PutUint32(buf[4:], uint32(r.Kind))
+		le.PutUint32(buf[8:], thread)
+		bw.Write(buf[:rootEntry])
+	}
 	if err := bw.Flush(); err != nil {
 		return cw.n, err
 	}
 	if uint64(cw.n) != at {
 		return cw.n, fmt.Errorf("hprof: wrote %d index bytes, planned %d", cw.n, at)
 	}
+	if err := h.report(stageWriteIndex, 1, 0); err != nil {
+		return cw.n, err
+	}
 	return cw.n, nil
 }
 
-// ancestry is each object's depth in the dominator tree (1 for a top-level
-// object, 0 when unreachable) and the top-level object above it (noObject when
-// unreachable), worked out top down in breadth-first order. The two arrays are
-// charged to the budget (WriteIndex gives them back), and the queue while it
-// works.
-func (h *Heap) ancestry() (depth, top []uint32, err error) {
-	n := uint32(len(h.ids))
-	if err := h.mem.charge(12*int64(n), "the depths of the dominator tree"); err != nil {
+// topGroup is the top-level objects of one class.
+type topGroup struct {
+	class, count, first uint32
+	shallow, retained   int64
+}
+
+// topGroups groups the top-level objects of the dominator tree by class:
+// the groups, largest retained first, and the objects by group, each
+// group's largest first (a scratch array the caller frees).
+func (h *Heap) topGroups() ([]topGroup, []uint32, error) {
+	rs := &h.rs
+	top := h.Dominated(0, true)
+	members, err := makeArray[uint32](rs, len(top), scratch, "the top-level objects by class")
+	if err != nil {
 		return nil, nil, err
 	}
-	defer h.mem.uncharge(4 * int64(n))
-	depth, top = make([]uint32, n), make([]uint32, n)
-	for o := range top {
-		top[o] = noObject
-	}
-	queue := make([]uint32, 0, n)
-	for _, o := range h.domKids.row(n) {
-		depth[o], top[o] = 1, o
-		queue = append(queue, o)
-	}
-	for i := 0; i < len(queue); i++ {
-		o := queue[i]
-		for _, k := range h.domKids.row(o) {
-			depth[k], top[k] = depth[o]+1, top[o]
-			queue = append(queue, k)
+	copy(members, top)
+	for _, err := range []error{hold(rs, h.class), hold(rs, h.retained), hold(rs, h.size)} {
+		if err != nil {
+			free(rs, members)
+			return nil, nil, err
 		}
 	}
-	return depth, top, nil
+	defer func() {
+		release(rs, h.class)
+		release(rs, h.retained)
+		release(rs, h.size)
+	}()
+	// The children of the root are by retained size already: a stable sort
+	// by class keeps that order within each class.
+	if err := sortStoppable(h, members, func(a, b uint32) int {
+		if c := cmpUint32(h.class[a], h.class[b]); c != 0 {
+			return c
+		}
+		return cmpDesc(h.Retained(a), h.Retained(b), int64(b), int64(a))
+	}); err != nil {
+		free(rs, members)
+		return nil, nil, err
+	}
+	var groups []topGroup
+	for i, o := range members {
+		cn := h.class[o]
+		if len(groups) == 0 || groups[len(groups)-1].class != cn {
+			h.mem.chargeSmall(int64(unsafe.Sizeof(topGroup{})), "the top-level objects by class")
+			groups = append(groups, topGroup{class: cn, first: uint32(i)})
+		}
+		g := &groups[len(groups)-1]
+		g.count++
+		g.shallow += h.ShallowSize(o)
+		g.retained += h.Retained(o)
+	}
+	if err := h.mem.flush(); err != nil {
+		free(rs, members)
+		return nil, nil, err
+	}
+	slices.SortStableFunc(groups, func(a, b topGroup) int { return cmpDesc(a.retained, b.retained, int64(a.count), int64(b.count)) })
+	return groups, members, nil
 }
 
 // idEncoding chooses how records store identifiers: in 4 bytes as
@@ -228,13 +381,22 @@ func (h *Heap) idEncoding() (width uint32, base uint64, shift uint32) {
 		return 4, 0, 0
 	}
 	lo, hi := h.ids[0], h.ids[0]
-	for _, id := range h.ids {
+	q := scan(&h.rs, h.ids)
+	for i, id := range h.ids {
 		lo, hi = min(lo, id), max(hi, id)
+		if i&cancelCheckMask == 0 {
+			q.at(i)
+		}
 	}
+	q.end()
 	var or uint64
-	for _, id := range h.ids {
+	for i, id := range h.ids {
 		or |= id - lo
+		if i&cancelCheckMask == 0 {
+			q.at(i)
+		}
 	}
+	q.end()
 	if or != 0 {
 		shift = uint32(bits.TrailingZeros64(or))
 	}

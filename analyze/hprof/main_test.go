@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -9,8 +10,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain runs the package's tests under goleak.
+// TestMain runs the package's tests under goleak. With LEAKUI_HPROF_SPILL=1
+// every dump keeps its arrays in temporary files, as dumps of SpillFrom bytes
+// and more do (.ci/run runs the package both ways).
 func TestMain(m *testing.M) {
+	spillAlways = os.Getenv("LEAKUI_HPROF_SPILL") == "1"
 	goleak.VerifyTestMain(m)
 }
 
@@ -18,4 +22,11 @@ func TestMain(m *testing.M) {
 func runJava(t testing.TB, program string, gz bool, jvmArgs []string, args ...string) javatest.Heap {
 	t.Helper()
 	return javatest.Run(t, filepath.Join("testdata", program+".java"), gz, jvmArgs, args...)
+}
+
+// runAllJava runs testdata/PROGRAM.java and dumps it with -all (see
+// javatest.RunAll): the dump keeps the unreachable objects.
+func runAllJava(t testing.TB, program string, gz bool, jvmArgs []string, args ...string) javatest.Heap {
+	t.Helper()
+	return javatest.RunAll(t, filepath.Join("testdata", program+".java"), gz, jvmArgs, args...)
 }

@@ -91,16 +91,15 @@ func (m *meter) release() {
 	m.small = 0
 }
 
-// parsedBytes is what a parsed heap of n objects and e references holds in its
-// per-object arrays: identifiers, classes, sizes and the references' offsets and
-// targets.
-func parsedBytes(n, e int64) int64 { return 8*n + 4*n + 4*n + 4*(n+1) + 4*e }
-
-// analysisBytes is a lower bound of what the analysis of n objects and e
-// references holds at its peak, in the semidominators: the parsed arrays, the
-// depth-first numbering, parents and order, the referrers (offsets, targets and
-// fill), the roots' marks and the immediate dominators (dominators.go charges
-// these and more).
-func analysisBytes(n, e int64) int64 {
-	return parsedBytes(n, e) + 4*(n+1) + 4*(n+2) + 4*(n+2) + 4*(n+1) + 4*e + 4*n + n + 4*n
+// peakBytes is a lower bound of what the analysis of n objects and e
+// references charges at its peak beyond what the heap holds when Parse asks
+// (after the first pass, e unknown, and after the second): the
+// semidominators' four numbers a reached object, and in memory the
+// references besides, so that a dump too large for the budget fails before
+// its longest stages.
+func (h *Heap) peakBytes(n, e int64) int64 {
+	if h.rs.spill && fileBacked {
+		return 16 * n
+	}
+	return 16*n + 4*e
 }

@@ -49,6 +49,9 @@ func Open(path string, opt OpenOptions) (*Heap, error) {
 			closeFile(f, f.Name() != path)
 		}
 	}()
+	if opt.Options.TempDir == "" {
+		opt.Options.TempDir = opt.TempDir
+	}
 	h, err := OpenFile(f, opt.Options)
 	if err != nil {
 		return nil, err
@@ -71,10 +74,12 @@ func OpenFile(f *os.File, opt Options) (*Heap, error) {
 // gives back what the Heap charged to Options.Budget, dropping the arrays it
 // charged them for; the Heap is not to be used after (a Report made before is).
 func (h *Heap) Close() error {
+	h.rs.freeAll()
 	h.mem.release()
 	h.ids, h.class, h.size, h.sortedIDs, h.sortedOrd, h.index = nil, nil, nil, nil, nil, idIndex{}
 	h.out, h.strings, h.Roots, h.names = csr{}, nil, nil, nil
-	h.idom, h.retained, h.domKids, h.bfs, h.analyzed = nil, nil, csr{}, nil, false
+	h.idom, h.retained, h.domKids, h.bfs, h.depth, h.top, h.analyzed = nil, nil, csr{}, nil, nil, nil, false
+	h.hashes, h.paths, h.pathVias, h.reach, h.weak, h.native = arrayHashes{}, nil, nil, nil, nil, nil
 	if h.closer == nil {
 		return nil
 	}

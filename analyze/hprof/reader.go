@@ -13,6 +13,9 @@ import (
 // hundred kB in any JVM) must fit in it.
 const bufSize = 1 << 20
 
+// aheadStep is how far ahead of a pass the kernel is asked to read the dump.
+const aheadStep = 16 << 20
+
 // scanner reads a dump front to back through a buffer over an io.ReaderAt, with every
 // read checked against the end of the file: a record that claims more bytes than are
 // left is ErrMalformed, never an allocation.
@@ -56,6 +59,9 @@ func (s *scanner) need(n int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: truncated at offset %d (%d bytes needed, file ends at %d)", analyze.ErrMalformed, s.pos(), n, s.size)
 	}
 	copy(s.buf, s.buf[s.lo:s.hi])
+	if s.bufPos/aheadStep != (s.bufPos+int64(s.lo))/aheadStep {
+		readAhead(s.r, s.bufPos+int64(s.lo)+aheadStep, aheadStep)
+	}
 	s.bufPos += int64(s.lo)
 	s.hi -= s.lo
 	s.lo = 0

@@ -162,6 +162,9 @@ type Report struct {
 	DuplicateCount   int               `json:"duplicate_string_count"`
 	Threads          []Thread          `json:"threads"`
 	ThreadCount      int               `json:"thread_count"`
+	// Native is what the objects hold outside the Java heap, with its own
+	// suspects (ReportOptions.Native).
+	Native *NativeMemory `json:"native_memory,omitempty"`
 }
 
 // Capped returns a copy of the report whose histogram, packages, threads and
@@ -190,6 +193,8 @@ type ReportOptions struct {
 	// Depth is how many levels below the top of the dominator tree the report keeps
 	// (default 2; -1 for none), Fanout how many children per object (default 8).
 	Depth, Fanout int
+	// Native adds the native memory section (Report.Native).
+	Native bool
 }
 
 // object describes ordinal o.
@@ -241,21 +246,25 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	if opt.Fanout <= 0 {
 		opt.Fanout = 8
 	}
-	if progress == nil {
-		progress = func(string, float64) {}
-	}
-	if err := h.Analyze(progress); err != nil {
+	defer h.setCall(progress)()
+	if err := h.Analyze(nil); err != nil {
 		return nil, err
 	}
 	// What a report before this one kept for the index is given back.
 	h.mem.uncharge(h.pathsCharged)
 	h.paths, h.pathsCharged, h.texts = nil, 0, nil
-	held := h.mem.used
-	defer func() { h.mem.uncharge(h.mem.used - held - h.pathsCharged) }()
+	free(&h.rs, h.pathVia)
+	h.pathVia = nil
+	charged := h.mem.used
+	defer func() { h.mem.uncharge(h.mem.used - charged - h.pathsCharged - h.rs.chargeOf(h.pathVia)) }()
 	n := uint32(len(h.ids))
 	rep := &Report{Version: h.Version, IDSize: h.IDSize, Time: h.Time, Layout: h.Layout,
 		Objects: int64(n), Classes: len(h.Classes), Roots: len(h.Roots),
 		Reachable: h.TotalRetained(), Dangling: h.Dangling}
+	if err := h.report(stageHistogram, 0, 0); err != nil {
+		return nil, err
+	}
+	qs, qi := scan(&h.rs, h.size), scan(&h.rs, h.idom)
 	for o := uint32(0); o < n; o++ {
 		s := h.ShallowSize(o)
 		rep.Shallow += s
@@ -263,11 +272,13 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 			rep.UnreachableObjects++
 			rep.UnreachableBytes += s
 		}
+		if o&cancelCheckMask == 0 {
+			qs.at(int(o))
+			qi.at(int(o))
+		}
 	}
-	progress("histogram", 0)
-	if err := h.stopped(); err != nil {
-		return nil, err
-	}
+	qs.end()
+	qi.end()
 	var err error
 	if rep.Histogram, rep.Packages, err = h.histogram(); err != nil {
 		return nil, err
@@ -279,8 +290,7 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	for _, o := range top[:min(len(top), opt.Top)] {
 		rep.Dominators = append(rep.Dominators, h.subtree(o, opt.Depth, opt.Fanout, res))
 	}
-	progress("suspects", 0)
-	if err := h.stopped(); err != nil {
+	if err := h.report(stageSuspects, 0, 0); err != nil {
 		return nil, err
 	}
 	threads, threadCount := h.threadList(opt.Top, res)
@@ -289,13 +299,21 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 		return nil, err
 	}
 	dups := h.wantDuplicates(opt.Top, res)
-	progress("names", 0)
-	if err := h.stopped(); err != nil {
+	if err := h.report(stageNames, 0, 0); err != nil {
 		return nil, err
+	}
+	// Every object's step on its shortest path, for the index: its field.
+	if res.all, err = makeArray[uint32](&h.rs, int(n), held, "the fields of the paths"); err != nil {
+		return nil, err
+	}
+	for o := range res.all {
+		res.all[o] = viaUnknown
 	}
 	if err := res.run(); err != nil {
+		free(&h.rs, res.all)
 		return nil, err
 	}
+	h.pathVia = res.all
 	for i := range rep.Dominators {
 		h.nameTree(&rep.Dominators[i], res)
 	}
@@ -304,6 +322,12 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	rep.DuplicateStrings, rep.DuplicateCount = finishDuplicates(dups, res), len(h.dups)
 	h.texts = reportTexts(rep)
 	h.paths = h.indexPaths(suspects, res)
+	if opt.Native {
+		if err := h.report(stageNative, 0, 0); err != nil {
+			return nil, err
+		}
+		rep.Native = h.nativeMemory(opt.SuspectShare)
+	}
 	return rep, nil
 }
 
@@ -355,26 +379,53 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
 		}
 		pkgOf[i] = j
 	}
+	qc, qs := scan(&h.rs, h.class), scan(&h.rs, h.size)
 	for o, cn := range h.class {
 		s := h.ShallowSize(uint32(o))
 		rows[cn].Instances++
 		rows[cn].Shallow += s
 		pkgs[pkgOf[cn]].Instances++
 		pkgs[pkgOf[cn]].Shallow += s
+		if o&cancelCheckMask == 0 {
+			qc.at(o)
+			qs.at(o)
+			if err := h.report(stageHistogram, 0.3*float64(o)/float64(len(h.class)), 0); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
+	qc.end()
+	qs.end()
 	if err := h.mem.charge(4*int64(len(h.Classes)+len(pkgs)), "the histogram"); err != nil {
 		return nil, nil, err
 	}
 	activeClass := make([]uint32, len(h.Classes))
 	activePkg := make([]uint32, len(pkgs))
 	n := uint32(len(h.ids))
-	type frame struct{ o, next uint32 }
-	stack := chargedStack[frame]{m: &h.mem, what: "the walk of the dominator tree"}
-	if err := stack.push(frame{o: n}); err != nil {
+	// The walk reads the tree, the classes and the retained sizes at random.
+	rs := &h.rs
+	for _, err := range []error{hold(rs, h.domKids.offsets), hold(rs, h.domKids.targets), hold(rs, h.class), hold(rs, h.retained)} {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	defer func() {
+		release(rs, h.domKids.offsets)
+		release(rs, h.domKids.targets)
+		release(rs, h.class)
+		release(rs, h.retained)
+	}()
+	stack, err := newDeepStack[dfsFrame](rs, int(n)+1, "the walk of the dominator tree")
+	if err != nil {
 		return nil, nil, err
 	}
-	for len(stack.s) > 0 {
-		top := &stack.s[len(stack.s)-1]
+	defer stack.free()
+	if err := stack.push(dfsFrame{o: n}); err != nil {
+		return nil, nil, err
+	}
+	walked := 0
+	for len(stack.g.s) > 0 {
+		top := &stack.g.s[len(stack.g.s)-1]
 		row := h.domKids.row(top.o)
 		if int(top.next) >= len(row) {
 			if top.o != n {
@@ -382,7 +433,7 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
 				activeClass[cn]--
 				activePkg[pkgOf[cn]]--
 			}
-			stack.s = stack.s[:len(stack.s)-1]
+			stack.pop()
 			continue
 		}
 		o := row[top.next]
@@ -396,8 +447,18 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
 		}
 		activeClass[cn]++
 		activePkg[pkgOf[cn]]++
-		if err := stack.push(frame{o: o}); err != nil {
+		if err := stack.push(dfsFrame{o: o}); err != nil {
 			return nil, nil, err
+		}
+		if walked++; walked&cancelCheckMask == 0 {
+			if err := h.report(stageHistogram, 0.3+0.7*float64(walked)/float64(n), 0); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	for cn := range rows {
+		if cn < len(h.classStats) {
+			h.classStats[cn].retained = rows[cn].Retained
 		}
 	}
 	out := rows[:0]
@@ -533,6 +594,12 @@ type chargedStack[T any] struct {
 	m       *meter
 	what    string
 	charged int64
+}
+
+// free drops the stack and gives back its charge.
+func (c *chargedStack[T]) free() {
+	c.m.uncharge(c.charged)
+	c.charged, c.s = 0, nil
 }
 
 func (c *chargedStack[T]) push(v T) error {

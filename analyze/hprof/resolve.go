@@ -46,10 +46,16 @@ type resolver struct {
 	text    map[uint32]string
 	n       uint32
 	next    int // the first want not answered yet, in run
+	// all, when set, gets the via of every object's step on its shortest
+	// path (pathVias); fieldVias caches each class's fields' vias.
+	all       []uint32
+	fieldVias map[uint32][]uint32
+	s         *scanner
+	qo, qt    sequence
 }
 
 func newResolver(h *Heap) *resolver {
-	return &resolver{h: h, nameIdx: map[string]uint32{}, texts: map[uint32]uint8{}, text: map[uint32]string{}}
+	return &resolver{h: h, nameIdx: map[string]uint32{}, texts: map[uint32]uint8{}, text: map[uint32]string{}, fieldVias: map[uint32][]uint32{}}
 }
 
 // slots reserves n answers, charged to the heap's meter, and returns the first.
@@ -135,7 +141,7 @@ func (r *resolver) via(name string) uint32 {
 }
 
 func (r *resolver) run() error {
-	if len(r.wants) == 0 && len(r.texts) == 0 {
+	if len(r.wants) == 0 && len(r.texts) == 0 && r.all == nil {
 		return nil
 	}
 	slices.SortFunc(r.wants, func(a, b fieldWant) int {
@@ -146,6 +152,22 @@ func (r *resolver) run() error {
 	})
 	s := newScanner(r.h.file, r.h.fileSize)
 	s.idSize = r.h.IDSize
+	r.s = s
+	if r.all != nil {
+		rs := &r.h.rs
+		for _, err := range []error{hold(rs, r.h.bfs), hold(rs, r.all)} {
+			if err != nil {
+				return err
+			}
+		}
+		r.qo, r.qt = scan(rs, r.h.out.offsets), scan(rs, r.h.out.targets)
+		defer func() {
+			r.qo.end()
+			r.qt.end()
+			release(rs, r.h.bfs)
+			release(rs, r.all)
+		}()
+	}
 	if err := walk(s, r.h.dataStart, r); err != nil {
 		return err
 	}
@@ -174,9 +196,88 @@ func (r *resolver) wanted(o uint32) []fieldWant {
 	return r.wants[start:r.next]
 }
 
+// viaMatch matches the non-null reference fields of object o, in the order
+// pass 2 read them, with o's edges, and gives each edge whose target's
+// shortest path comes through o its via. An object with a dangling reference
+// (broken) has its fields matched by identifier, since its edges skip them.
+type viaMatch struct {
+	r      *resolver
+	o      uint32
+	row    []uint32
+	e      int
+	broken bool
+}
+
+// wants tells whether some edge of o needs its via.
+func (r *resolver) viaMatch(o uint32) (viaMatch, bool) {
+	if r.all == nil {
+		return viaMatch{}, false
+	}
+	if o&cancelCheckMask == 0 {
+		r.qo.at(int(o))
+		r.qt.at(int(r.h.out.offsets[o]))
+	}
+	row := r.h.out.row(o)
+	for _, t := range row {
+		if r.h.bfs[t] == o && r.all[t] == viaUnknown {
+			_, broken := slices.BinarySearch(r.h.broken, o)
+			return viaMatch{r: r, o: o, row: row, broken: broken}, true
+		}
+	}
+	return viaMatch{}, false
+}
+
+// field matches the next non-null field, of value v, through via.
+func (m *viaMatch) field(v uint64, via func() uint32) {
+	if v == 0 || m.e >= len(m.row) {
+		return
+	}
+	t := m.row[m.e]
+	if m.broken && m.r.h.ids[t] != v {
+		return // a dangling reference: no edge
+	}
+	m.e++
+	if m.r.h.bfs[t] == m.o && m.r.all[t] == viaUnknown {
+		m.r.all[t] = via()
+	}
+}
+
+// classVias are the vias of the reference fields of class cn's instances, in
+// the order of its refOffsets.
+func (r *resolver) classVias(cn uint32) []uint32 {
+	if v, ok := r.fieldVias[cn]; ok {
+		return v
+	}
+	c := r.h.Classes[cn]
+	v := make([]uint32, len(c.refNames))
+	for i, name := range c.refNames {
+		v[i] = r.via(clip(r.h.names[name]))
+	}
+	r.h.mem.chargeSmall(int64(4*len(v))+mapEntry, "the names of fields")
+	r.fieldVias[cn] = v
+	return v
+}
+
 func (r *resolver) class(d *classDump) error {
 	o := r.n
 	r.n++
+	if o&cancelCheckMask == 0 {
+		if err := r.h.reportPass(stageNames, r.s); err != nil {
+			return err
+		}
+	}
+	if m, ok := r.viaMatch(o); ok {
+		m.field(d.super, func() uint32 { return r.via("<super>") })
+		m.field(d.loader, func() uint32 { return r.via("<classloader>") })
+		for _, f := range d.statics {
+			if f.typ == typeObject {
+				m.field(f.value, func() uint32 { return r.via("static " + clip(r.h.names[f.name])) })
+			}
+		}
+		for _, id := range d.cpRefs {
+			m.field(id, func() uint32 { return r.via("<constant pool>") })
+		}
+	}
 	for _, w := range r.wanted(o) {
 		id := r.h.ids[w.to]
 		name := ""
@@ -202,37 +303,59 @@ func (r *resolver) class(d *classDump) error {
 func (r *resolver) object(kind objKind, id, classID uint64, n uint32, elem byte, s *scanner) error {
 	o := r.n
 	r.n++
-	if want := r.wanted(o); len(want) > 0 {
+	if o&cancelCheckMask == 0 {
+		if err := r.h.reportPass(stageNames, s); err != nil {
+			return err
+		}
+	}
+	want := r.wanted(o)
+	m, vias := r.viaMatch(o)
+	if len(want) > 0 || vias {
+		ids := r.h.IDSize
 		switch kind {
 		case objInstance:
-			c := r.h.Classes[r.h.class[o]]
+			cn := r.h.class[o]
+			c := r.h.Classes[cn]
 			data, err := s.need(int(n))
 			if err != nil {
 				return err
 			}
 			for _, w := range want {
 				for i, off := range c.refOffsets {
-					if readID(data[off:], r.h.IDSize) == r.h.ids[w.to] {
+					if readID(data[off:], ids) == r.h.ids[w.to] {
 						r.vias[w.slot] = r.via(clip(r.h.names[c.refNames[i]]))
 						break
 					}
 				}
 			}
+			if vias {
+				fv := r.classVias(cn)
+				for i, off := range c.refOffsets {
+					m.field(readID(data[off:], ids), func() uint32 { return fv[i] })
+				}
+			}
 		case objObjArray:
-			ids := r.h.IDSize
 			left := len(want)
-			for i := 0; i < int(n) && left > 0; i++ {
-				b, err := s.need(ids)
+			for i := 0; i < int(n) && (left > 0 || vias); {
+				k := min(int(n)-i, bufSize/ids)
+				data, err := s.need(k * ids)
 				if err != nil {
 					return err
 				}
-				v := readID(b, ids)
-				for _, w := range want {
-					if r.h.ids[w.to] == v && r.vias[w.slot] == viaUnknown {
-						r.vias[w.slot] = viaElement | uint32(i)
-						left--
+				for j := 0; j < k; j++ {
+					v := readID(data[j*ids:], ids)
+					for _, w := range want {
+						if r.h.ids[w.to] == v && r.vias[w.slot] == viaUnknown {
+							r.vias[w.slot] = viaElement | uint32(i+j)
+							left--
+						}
+					}
+					if vias {
+						e := uint32(i + j)
+						m.field(v, func() uint32 { return viaElement | e })
 					}
 				}
+				i += k
 			}
 		}
 	}

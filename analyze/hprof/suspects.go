@@ -55,7 +55,18 @@ func (h *Heap) suspects(share float64, top int, res *resolver) (out []*suspect, 
 	}
 	groups := map[uint64]*suspect{}
 	var order []uint64
-	for _, o := range level {
+	rs := &h.rs
+	for _, err := range []error{hold(rs, h.class), hold(rs, h.retained)} {
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	for i, o := range level {
+		if i&cancelCheckMask == 0 {
+			if err := h.stopped(); err != nil {
+				return nil, 0, err
+			}
+		}
 		key, name := h.groupKey(o)
 		g, ok := groups[key]
 		if !ok {
@@ -68,6 +79,8 @@ func (h *Heap) suspects(share float64, top int, res *resolver) (out []*suspect, 
 		g.Retained += h.Retained(o)
 		g.members = append(g.members, o)
 	}
+	release(rs, h.class)
+	release(rs, h.retained)
 	if err := h.mem.flush(); err != nil {
 		return nil, 0, err
 	}

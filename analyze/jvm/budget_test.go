@@ -12,20 +12,20 @@ import (
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
-// javaCountingReader counts the bytes read through it.
-type javaCountingReader struct {
+// countingReader counts the bytes read through it.
+type countingReader struct {
 	r io.Reader
 	n int64
 }
 
-func (c *javaCountingReader) Read(p []byte) (int, error) {
+func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
 }
 
-// javaNMTText is a native memory report of n categories.
-func javaNMTText(n int) string {
+// nmtText is a native memory report of n categories.
+func nmtText(n int) string {
 	var b strings.Builder
 	b.WriteString("Native Memory Tracking:\n\nTotal: reserved=1000KB, committed=100KB\n")
 	for i := range n {
@@ -34,15 +34,15 @@ func javaNMTText(n int) string {
 	return b.String()
 }
 
-// TestJavaParsersRefuseBeyondTheirBudget: each JVM parser charges what it keeps
+// TestParsersRefuseBeyondTheirBudget: each JVM parser charges what it keeps
 // (rows, threads, frames, categories) before keeping it, so a text whose parse
 // needs more than the budget is refused with ErrTooLarge naming the limit after
 // reading about the budget's worth of it, leaving nothing charged after Release;
 // within a budget that fits it parses as without one.
-func TestJavaParsersRefuseBeyondTheirBudget(t *testing.T) {
+func TestParsersRefuseBeyondTheirBudget(t *testing.T) {
 	histogram := jvmtext.BigHistogram(100_000, 0)
 	threads := jvmtext.BigDump(20_000)
-	nmt := javaNMTText(100_000)
+	nmt := nmtText(100_000)
 	for _, c := range []struct {
 		name  string
 		text  string
@@ -73,7 +73,7 @@ func TestJavaParsersRefuseBeyondTheirBudget(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			server := analyze.NewBudget(1 << 40)
 			small := server.Child(1 << 20)
-			in := &javaCountingReader{r: strings.NewReader(c.text)}
+			in := &countingReader{r: strings.NewReader(c.text)}
 			_, err := c.parse(in, small)
 			if !errors.Is(err, analyze.ErrTooLarge) || !strings.Contains(err.Error(), "1.0 MB") || !strings.Contains(err.Error(), "-memory-budget") {
 				t.Fatalf("%d bytes within 1 MB: %v, want ErrTooLarge naming 1.0 MB and -memory-budget", len(c.text), err)
@@ -102,10 +102,10 @@ func TestJavaParsersRefuseBeyondTheirBudget(t *testing.T) {
 	}
 }
 
-// javaCheckWithin parses data within a budget of 4 KiB and within an ample one:
+// checkWithin parses data within a budget of 4 KiB and within an ample one:
 // the small one either refuses it with ErrTooLarge or parses it as the ample one
 // does, and both are empty again after Release (for the fuzz targets).
-func javaCheckWithin(t *testing.T, data []byte, parse func(io.Reader, *analyze.Budget) (int, error)) {
+func checkWithin(t *testing.T, data []byte, parse func(io.Reader, *analyze.Budget) (int, error)) {
 	t.Helper()
 	server := analyze.NewBudget(1 << 40)
 	small, ample := server.Child(4<<10), server.Child(1<<30)

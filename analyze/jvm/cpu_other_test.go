@@ -4,5 +4,5 @@ package jvm
 
 import "testing"
 
-// javaReportCPU reports nothing where the process's CPU time is not available.
-func javaReportCPU(*testing.B) func() { return func() {} }
+// reportCPU reports nothing where the process's CPU time is not available.
+func reportCPU(*testing.B) func() { return func() {} }

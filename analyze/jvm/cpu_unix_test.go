@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// javaCPUTime returns the CPU time (user and system) the test process used so far.
-func javaCPUTime() time.Duration {
+// cpuTime returns the CPU time (user and system) the test process used so far.
+func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -17,14 +17,14 @@ func javaCPUTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// javaReportCPU adds a cpu-ns/op metric to a benchmark, measured from the process's
+// reportCPU adds a cpu-ns/op metric to a benchmark, measured from the process's
 // CPU time: on a shared machine the wall time per op depends on the other jobs, the
 // CPU time much less. Call it right before the loop and defer the function it returns.
-func javaReportCPU(b *testing.B) func() {
-	start := javaCPUTime()
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
 	return func() {
 		if b.N > 0 {
-			b.ReportMetric(float64(javaCPUTime()-start)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 		}
 	}
 }

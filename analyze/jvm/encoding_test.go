@@ -15,10 +15,10 @@ import (
 	"github.com/leakui/leakui/internal/greptest"
 )
 
-// javaParseDecompressed parses b as the upload and the CLI do: through
+// parseDecompressed parses b as the upload and the CLI do: through
 // analyze.Decompress, which transcodes UTF-16, and returns the file and the
 // encoding Decompress found.
-func javaParseDecompressed(t *testing.T, b []byte) (*ThreadFile, string) {
+func parseDecompressed(t *testing.T, b []byte) (*ThreadFile, string) {
 	t.Helper()
 	rc, _, err := analyze.Decompress(bytes.NewReader(b), 0)
 	if err != nil {
@@ -32,9 +32,9 @@ func javaParseDecompressed(t *testing.T, b []byte) (*ThreadFile, string) {
 	return tf, analyze.EncodingOf(rc)
 }
 
-// javaGroupsJSON is the grouping of a file's first dump, as JSON, for comparing two
+// groupsJSON is the grouping of a file's first dump, as JSON, for comparing two
 // readings of the same dump.
-func javaGroupsJSON(t *testing.T, tf *ThreadFile) string {
+func groupsJSON(t *testing.T, tf *ThreadFile) string {
 	t.Helper()
 	b, err := json.Marshal(GroupThreads(tf.Dumps[0]))
 	if err != nil {
@@ -43,15 +43,15 @@ func javaGroupsJSON(t *testing.T, tf *ThreadFile) string {
 	return string(b)
 }
 
-// TestJavaThreadsUTF16MatchesIconv parses the UTF-16LE and UTF-16BE copies of a
+// TestThreadsUTF16MatchesIconv parses the UTF-16LE and UTF-16BE copies of a
 // jstack dump: each holds as many threads as `iconv -f UTF-16 -t UTF-8 | grep -c
 // '^"'` counts, and groups exactly as the UTF-8 original.
-func TestJavaThreadsUTF16MatchesIconv(t *testing.T) {
+func TestThreadsUTF16MatchesIconv(t *testing.T) {
 	orig, err := os.ReadFile(fixtures.Path(t, "jvm", "tda-jstack-jdk8-openjdk.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	origFile, _ := javaParseDecompressed(t, orig)
+	origFile, _ := parseDecompressed(t, orig)
 	for name, enc := range map[string]string{
 		"tda-jstack-jdk8-openjdk-utf16le.log": analyze.EncodingUTF16LE,
 		"tda-jstack-jdk8-openjdk-utf16be.log": analyze.EncodingUTF16BE,
@@ -62,14 +62,14 @@ func TestJavaThreadsUTF16MatchesIconv(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tf, got := javaParseDecompressed(t, b)
+		tf, got := parseDecompressed(t, b)
 		if got != enc {
 			t.Errorf("%s: encoding %q, want %q", name, got, enc)
 		}
 		if int64(tf.Threads()) != want || want == 0 {
 			t.Errorf("%s: %d threads, iconv + grep count %d", name, tf.Threads(), want)
 		}
-		if javaGroupsJSON(t, tf) != javaGroupsJSON(t, origFile) {
+		if groupsJSON(t, tf) != groupsJSON(t, origFile) {
 			t.Errorf("%s: groups differ from the UTF-8 original's", name)
 		}
 		rc, _, err := analyze.Decompress(bytes.NewReader(b), 0)
@@ -84,25 +84,25 @@ func TestJavaThreadsUTF16MatchesIconv(t *testing.T) {
 	}
 }
 
-// TestJavaThreadsPrefixed parses jstack dumps as log collectors keep them, every
+// TestThreadsPrefixed parses jstack dumps as log collectors keep them, every
 // line behind a `kubectl logs --timestamps` time stamp, a journald prefix or in a
 // Docker JSON record: the same threads in the same groups as the bare dump, and
 // detected as a thread dump with the prefix named.
-func TestJavaThreadsPrefixed(t *testing.T) {
+func TestThreadsPrefixed(t *testing.T) {
 	for _, name := range []string{"tda-jstack-jdk8-openjdk.log", "sjk-jstack-jdk8-hazelcast-160threads.txt", "jthreaddump-jstack-deadlock.txt"} {
 		orig, err := os.ReadFile(fixtures.Path(t, "jvm", name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		bare, _ := javaParseDecompressed(t, orig)
+		bare, _ := parseDecompressed(t, orig)
 		for prefix, wrap := range map[string]func([]byte) []byte{
 			analyze.PrefixKubectl: fixtures.Kubectl, analyze.PrefixJournald: fixtures.Journald, analyze.PrefixDockerJSON: fixtures.DockerJSON,
 		} {
 			b := wrap(orig)
-			tf, _ := javaParseDecompressed(t, b)
-			if tf.Threads() != bare.Threads() || javaGroupsJSON(t, tf) != javaGroupsJSON(t, bare) {
+			tf, _ := parseDecompressed(t, b)
+			if tf.Threads() != bare.Threads() || groupsJSON(t, tf) != groupsJSON(t, bare) {
 				t.Errorf("%s with %s prefixes: %d threads, groups equal %v; bare: %d threads", name, prefix,
-					tf.Threads(), javaGroupsJSON(t, tf) == javaGroupsJSON(t, bare), bare.Threads())
+					tf.Threads(), groupsJSON(t, tf) == groupsJSON(t, bare), bare.Threads())
 			}
 			if d := analyze.DetectKind(b); d.Kind != analyze.KindJavaThreads || d.Prefix != prefix {
 				t.Errorf("%s with %s prefixes: detected %+v", name, prefix, d)
@@ -111,8 +111,8 @@ func TestJavaThreadsPrefixed(t *testing.T) {
 	}
 }
 
-// javaUTF16 returns b as UTF-16 with a byte order mark, little- or big-endian.
-func javaUTF16(b []byte, be bool) []byte {
+// jvmUTF16 returns b as UTF-16 with a byte order mark, little- or big-endian.
+func jvmUTF16(b []byte, be bool) []byte {
 	out := []byte{0xff, 0xfe}
 	if be {
 		out = []byte{0xfe, 0xff}
@@ -127,10 +127,10 @@ func javaUTF16(b []byte, be bool) []byte {
 	return out
 }
 
-// TestJavaHistogramAndNMTUTF16 reads a class histogram and NMT summaries in UTF-16
+// TestHistogramAndNMTUTF16 reads a class histogram and NMT summaries in UTF-16
 // (both byte orders) through analyze.Decompress: the same values as the UTF-8
 // files, detected as their kinds with the encoding named.
-func TestJavaHistogramAndNMTUTF16(t *testing.T) {
+func TestHistogramAndNMTUTF16(t *testing.T) {
 	read := func(b []byte, parse func(io.Reader) (any, error)) (string, analyze.Detection) {
 		t.Helper()
 		rc, _, err := analyze.Decompress(bytes.NewReader(b), 0)
@@ -172,7 +172,7 @@ func TestJavaHistogramAndNMTUTF16(t *testing.T) {
 		}
 		want, _ := read(orig, tc.parse)
 		for _, be := range []bool{false, true} {
-			got, det := read(javaUTF16(orig, be), tc.parse)
+			got, det := read(jvmUTF16(orig, be), tc.parse)
 			enc := analyze.EncodingUTF16LE
 			if be {
 				enc = analyze.EncodingUTF16BE

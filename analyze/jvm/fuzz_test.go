@@ -13,9 +13,9 @@ import (
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
-// javaFuzzSeeds adds the JVM fixtures (the large HP-UX dump cut to its first 16 KiB)
+// fuzzSeeds adds the JVM fixtures (the large HP-UX dump cut to its first 16 KiB)
 // and the test's own generated files to a fuzz corpus.
-func javaFuzzSeeds(f *testing.F, extra ...string) {
+func fuzzSeeds(f *testing.F, extra ...string) {
 	for _, p := range fixtures.Glob(f, "jvm", "*") {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -31,23 +31,23 @@ func javaFuzzSeeds(f *testing.F, extra ...string) {
 	}
 }
 
-// javaFuzzErr checks that a parser failed with one of the package's sentinel errors.
-func javaFuzzErr(t *testing.T, err error) {
+// fuzzErr checks that a parser failed with one of the package's sentinel errors.
+func fuzzErr(t *testing.T, err error) {
 	if !errors.Is(err, analyze.ErrEmpty) && !errors.Is(err, analyze.ErrUnsupportedKind) && !errors.Is(err, analyze.ErrMalformed) {
 		t.Fatalf("error %v is none of ErrEmpty, ErrUnsupportedKind, ErrMalformed", err)
 	}
 }
 
-func FuzzParseJavaHistograms(f *testing.F) {
-	javaFuzzSeeds(f, jvmtext.Histogram(jvmtext.JDK9, samzaHeap(7)), jvmtext.Histogram(jvmtext.SA, samzaHeap(2)), "12345:\n"+jvmtext.Histogram(jvmtext.JDK8, samzaHeap(1)))
+func FuzzParseHistograms(f *testing.F) {
+	fuzzSeeds(f, jvmtext.Histogram(jvmtext.JDK9, samzaHeap(7)), jvmtext.Histogram(jvmtext.SA, samzaHeap(2)), "12345:\n"+jvmtext.Histogram(jvmtext.JDK8, samzaHeap(1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		javaCheckWithin(t, data, func(r io.Reader, b *analyze.Budget) (int, error) {
+		checkWithin(t, data, func(r io.Reader, b *analyze.Budget) (int, error) {
 			hs, err := ParseHistogramsWithin(r, b)
 			return len(hs), err
 		})
 		hs, err := ParseHistograms(bytes.NewReader(data))
 		if err != nil {
-			javaFuzzErr(t, err)
+			fuzzErr(t, err)
 			return
 		}
 		for _, h := range hs {
@@ -80,13 +80,13 @@ func FuzzParseJavaHistograms(f *testing.F) {
 	})
 }
 
-func FuzzParseJavaThreadDumps(f *testing.F) {
-	javaFuzzSeeds(f,
+func FuzzParseThreadDumps(f *testing.F) {
+	fuzzSeeds(f,
 		jvmtext.Dump("2020-02-25 09:21:02", append(samzaContainerThreads(), samzaPollThreads(5)...)),
 		"Found one Java-level deadlock:\n=====\n\"a\":\n  waiting to lock monitor 0x1 (object 0x2, a X),\n  which is held by \"b\"\nJava stack information for the threads listed above:\n\"a\":\n\tat x\nFound 1 deadlock.\n",
 		"\"a\" #1 daemon prio=5 tid=0x1 nid=0x2 waiting on condition [0x3]\n   java.lang.Thread.State: WAITING (parking)\n\tat a.B(C.java:1)\n\t- parking to wait for  <0x4> (a D)\n\n   Locked ownable synchronizers:\n\t- <0x5> (a E)\n")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		javaCheckWithin(t, data, func(r io.Reader, b *analyze.Budget) (int, error) {
+		checkWithin(t, data, func(r io.Reader, b *analyze.Budget) (int, error) {
 			tf, err := ParseThreadDumpsWithin(r, b)
 			if err != nil {
 				return 0, err
@@ -95,7 +95,7 @@ func FuzzParseJavaThreadDumps(f *testing.F) {
 		})
 		tf, err := ParseThreadDumps(bytes.NewReader(data))
 		if err != nil {
-			javaFuzzErr(t, err)
+			fuzzErr(t, err)
 			return
 		}
 		total := 0
@@ -113,7 +113,7 @@ func FuzzParseJavaThreadDumps(f *testing.F) {
 			}
 			total += sum
 			for _, th := range d.Threads {
-				javaCheckUTF8(t, th)
+				checkUTF8(t, th)
 			}
 			self := DiffThreads(g, g)
 			if len(self.New)+len(self.Grown)+len(self.Shrunk)+len(self.Names) != 0 {
@@ -128,17 +128,17 @@ func FuzzParseJavaThreadDumps(f *testing.F) {
 	})
 }
 
-func FuzzParseJavaNMT(f *testing.F) {
+func FuzzParseNMT(f *testing.F) {
 	cats := kafkaBroker("Other", 300<<20)
-	javaFuzzSeeds(f, javaNMTDiffText(cats), javaNMTSummaryText(cats), javaNMTSummaryText(javaNMTBase(cats)))
+	fuzzSeeds(f, nmtDiffText(cats), nmtSummaryText(cats), nmtSummaryText(nmtBase(cats)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		javaCheckWithin(t, data, func(r io.Reader, b *analyze.Budget) (int, error) {
+		checkWithin(t, data, func(r io.Reader, b *analyze.Budget) (int, error) {
 			all, err := ParseNMTsWithin(r, b)
 			return len(all), err
 		})
 		all, err := ParseNMTs(bytes.NewReader(data))
 		if err != nil {
-			javaFuzzErr(t, err)
+			fuzzErr(t, err)
 			return
 		}
 		for _, n := range all {

@@ -50,7 +50,7 @@ var (
 // ParseHeapInfo reads the output of `jcmd <pid> GC.heap_info`. It fails with
 // ErrEmpty on no input and ErrUnsupportedKind when no line names the heap's use.
 func ParseHeapInfo(r io.Reader) (*HeapInfo, error) {
-	l := newJavaLines(r, nil)
+	l := newLineReader(r, nil)
 	h := &HeapInfo{}
 	found, shenandoah, reserved := false, false, false
 	for l.next() {
@@ -155,7 +155,7 @@ func heapCollector(name string) string {
 // heapAmount parses "262144" with unit "K" into bytes (K is 1024, as the JVM
 // prints it).
 func heapAmount(digits, unit []byte) (int64, error) {
-	v, err := parseJavaCount(digits)
+	v, err := parseCount(digits)
 	if err != nil {
 		return 0, err
 	}
@@ -167,7 +167,7 @@ func heapAmount(digits, unit []byte) (int64, error) {
 }
 
 func satAdd(a, b int64) int64 {
-	if s, ok := javaAddInt64(a, b); ok {
+	if s, ok := addInt64(a, b); ok {
 		return s
 	}
 	return math.MaxInt64

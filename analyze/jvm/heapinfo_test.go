@@ -72,7 +72,7 @@ func FuzzParseHeapInfo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := ParseHeapInfo(bytes.NewReader(data))
 		if err != nil {
-			javaFuzzErr(t, err)
+			fuzzErr(t, err)
 			return
 		}
 		if h.Used < 0 || h.Capacity < 0 || (h.End != 0 && h.End <= h.Start) {

@@ -58,9 +58,9 @@ type Histogram struct {
 
 // Histogram layouts, as Histogram.Format names them.
 const (
-	javaFormatModules = "JDK 9+ (module column)"
-	javaFormatClassic = "JDK 8 or earlier"
-	javaFormatSA      = "jmap -F (Serviceability Agent)"
+	formatModules = "JDK 9+ (module column)"
+	formatClassic = "JDK 8 or earlier"
+	formatSA      = "jmap -F (Serviceability Agent)"
 )
 
 // ParseHistograms reads every class histogram in r: a file of one histogram,
@@ -78,7 +78,7 @@ func ParseHistograms(r io.Reader) ([]*Histogram, error) {
 // or ErrBusy, naming the limit) once what was read of it used the budget up.
 // What the histograms hold stays charged; release the budget when done.
 func ParseHistogramsWithin(r io.Reader, budget *analyze.Budget) ([]*Histogram, error) {
-	l := newJavaLines(r, budget)
+	l := newLineReader(r, budget)
 	defer l.meter.Settle()
 	var (
 		out     []*Histogram
@@ -88,19 +88,19 @@ func ParseHistogramsWithin(r io.Reader, budget *analyze.Budget) ([]*Histogram, e
 	)
 	for l.next() {
 		line := l.line()
-		if t, ok := javaTimestampLine(line); ok {
+		if t, ok := timestampLine(line); ok {
 			stamp = t
 			continue
 		}
-		if p, ok := javaPIDLine(line); ok {
+		if p, ok := pidLine(line); ok {
 			pid = p
 			continue
 		}
-		format, modules, ok := javaHistogramHeader(line)
+		format, modules, ok := histogramHeader(line)
 		if !ok {
 			continue
 		}
-		h, err := parseJavaHistogramSection(l, format, modules)
+		h, err := parseHistogramSection(l, format, modules)
 		if err != nil {
 			return nil, err
 		}
@@ -142,22 +142,22 @@ func ParseHistogram(r io.Reader) (*Histogram, error) {
 	return hs[len(hs)-1], nil
 }
 
-// javaTimestampLine recognizes a line that holds only a time stamp, cheaply
+// timestampLine recognizes a line that holds only a time stamp, cheaply
 // rejecting the usual dump and histogram lines first.
-func javaTimestampLine(line []byte) (time.Time, bool) {
+func timestampLine(line []byte) (time.Time, bool) {
 	if len(line) < 10 || len(line) > 40 {
 		return time.Time{}, false
 	}
 	c := line[0]
-	if !javaIsDigit(c) && !(c >= 'A' && c <= 'Z') {
+	if !isDigit(c) && !(c >= 'A' && c <= 'Z') {
 		return time.Time{}, false
 	}
-	return parseJavaTimestamp(line)
+	return parseTimestamp(line)
 }
 
-// javaHistogramHeader recognizes the header line of a class histogram and tells its
+// histogramHeader recognizes the header line of a class histogram and tells its
 // layout and whether rows carry a module column.
-func javaHistogramHeader(line []byte) (format string, modules, ok bool) {
+func histogramHeader(line []byte) (format string, modules, ok bool) {
 	t := bytes.TrimLeft(line, " \t")
 	if !bytes.HasPrefix(t, []byte("num")) {
 		return "", false, false
@@ -170,18 +170,18 @@ func javaHistogramHeader(line []byte) (format string, modules, ok bool) {
 	switch string(f[4]) {
 	case "name":
 		if len(f) > 5 && string(f[5]) == "(module)" {
-			return javaFormatModules, true, true
+			return formatModules, true, true
 		}
-		return javaFormatClassic, false, true
+		return formatClassic, false, true
 	case "description":
-		return javaFormatSA, false, true
+		return formatSA, false, true
 	}
 	return "", false, false
 }
 
-// parseJavaHistogramSection reads the rows after a header line up to and including
+// parseHistogramSection reads the rows after a header line up to and including
 // the Total line; the first line that is neither is handed back to l.
-func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Histogram, error) {
+func parseHistogramSection(l *lineReader, format string, modules bool) (*Histogram, error) {
 	h := &Histogram{Format: format, Line: l.num, Classes: []Class{}}
 	gaps := 0
 	first := true
@@ -193,7 +193,7 @@ func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Hist
 				continue // the dashes under the header
 			}
 		}
-		row, isRow, err := parseJavaHistogramRow(line, modules)
+		row, isRow, err := parseHistogramRow(line, modules)
 		if err != nil {
 			return nil, fmt.Errorf("%w: class histogram line %d: %v", analyze.ErrMalformed, l.num, err)
 		}
@@ -202,18 +202,18 @@ func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Hist
 				gaps++
 			}
 			var ok1, ok2 bool
-			h.RowInstances, ok1 = javaAddInt64(h.RowInstances, row.Instances)
-			h.RowBytes, ok2 = javaAddInt64(h.RowBytes, row.Bytes)
+			h.RowInstances, ok1 = addInt64(h.RowInstances, row.Instances)
+			h.RowBytes, ok2 = addInt64(h.RowBytes, row.Bytes)
 			if !ok1 || !ok2 {
 				return nil, fmt.Errorf("%w: class histogram line %d: the rows add up to more than 2^63", analyze.ErrMalformed, l.num)
 			}
-			if !l.charge(javaClassCost + int64(len(line))) {
+			if !l.charge(classCost + int64(len(line))) {
 				break
 			}
 			h.Classes = append(h.Classes, row)
 			continue
 		}
-		if inst, b, ok, err := parseJavaHistogramTotal(line); ok || err != nil {
+		if inst, b, ok, err := parseHistogramTotal(line); ok || err != nil {
 			if err != nil {
 				return nil, fmt.Errorf("%w: class histogram line %d: %v", analyze.ErrMalformed, l.num, err)
 			}
@@ -240,25 +240,25 @@ func parseJavaHistogramSection(l *javaLines, format string, modules bool) (*Hist
 	return h, nil
 }
 
-// parseJavaHistogramRow parses "   1:   15660   3695576  [C" (with " (java.base@17)"
+// parseHistogramRow parses "   1:   15660   3695576  [C" (with " (java.base@17)"
 // after the name when modules is set). isRow is false for any other line; err is set
 // for a row whose numbers do not fit.
-func parseJavaHistogramRow(line []byte, modules bool) (row Class, isRow bool, err error) {
+func parseHistogramRow(line []byte, modules bool) (row Class, isRow bool, err error) {
 	i := 0
-	for i < len(line) && javaIsSpace(line[i]) {
+	for i < len(line) && isSpace(line[i]) {
 		i++
 	}
-	rank, i, ok := javaDigits(line, i)
+	rank, i, ok := jvmDigits(line, i)
 	if !ok || i >= len(line) || line[i] != ':' {
 		return row, false, nil
 	}
 	i++
-	inst, i, ok := javaSpacedDigits(line, i)
+	inst, i, ok := spacedDigits(line, i)
 	if !ok {
 		return row, false, nil
 	}
-	byt, i, ok := javaSpacedDigits(line, i)
-	if !ok || i >= len(line) || !javaIsSpace(line[i]) {
+	byt, i, ok := spacedDigits(line, i)
+	if !ok || i >= len(line) || !isSpace(line[i]) {
 		return row, false, nil
 	}
 	name := bytes.TrimSpace(line[i:])
@@ -266,30 +266,30 @@ func parseJavaHistogramRow(line []byte, modules bool) (row Class, isRow bool, er
 		return row, false, nil
 	}
 	if len(rank) > 9 {
-		return row, true, fmt.Errorf("row number %q out of range", javaErrSnippet(rank))
+		return row, true, fmt.Errorf("row number %q out of range", errSnippet(rank))
 	}
 	for _, c := range rank {
 		row.Rank = row.Rank*10 + int(c-'0')
 	}
-	if row.Instances, err = parseJavaCount(inst); err != nil {
+	if row.Instances, err = parseCount(inst); err != nil {
 		return row, true, err
 	}
-	if row.Bytes, err = parseJavaCount(byt); err != nil {
+	if row.Bytes, err = parseCount(byt); err != nil {
 		return row, true, err
 	}
 	if modules && name[len(name)-1] == ')' {
 		if open := bytes.LastIndex(name, []byte(" (")); open > 0 {
-			row.Module = javaText(name[open+2 : len(name)-1])
+			row.Module = jvmText(name[open+2 : len(name)-1])
 			name = name[:open]
 		}
 	}
-	row.Name = javaText(name)
+	row.Name = jvmText(name)
 	return row, true, nil
 }
 
-// parseJavaHistogramTotal parses "Total   183155   16330872" and the Serviceability
+// parseHistogramTotal parses "Total   183155   16330872" and the Serviceability
 // Agent's "Total : \t183155\t16330872".
-func parseJavaHistogramTotal(line []byte) (instances, bytesTotal int64, ok bool, err error) {
+func parseHistogramTotal(line []byte) (instances, bytesTotal int64, ok bool, err error) {
 	t := bytes.TrimSpace(line)
 	rest, found := bytes.CutPrefix(t, []byte("Total"))
 	if !found {
@@ -303,41 +303,41 @@ func parseJavaHistogramTotal(line []byte) (instances, bytesTotal int64, ok bool,
 	}
 	for _, n := range f {
 		for _, c := range n {
-			if !javaIsDigit(c) {
+			if !isDigit(c) {
 				return 0, 0, false, nil
 			}
 		}
 	}
-	if instances, err = parseJavaCount(f[0]); err != nil {
+	if instances, err = parseCount(f[0]); err != nil {
 		return 0, 0, false, err
 	}
-	if bytesTotal, err = parseJavaCount(f[1]); err != nil {
+	if bytesTotal, err = parseCount(f[1]); err != nil {
 		return 0, 0, false, err
 	}
 	return instances, bytesTotal, true, nil
 }
 
-// javaDigits returns the run of digits at line[i:] and the index after it.
-func javaDigits(line []byte, i int) ([]byte, int, bool) {
+// jvmDigits returns the run of digits at line[i:] and the index after it.
+func jvmDigits(line []byte, i int) ([]byte, int, bool) {
 	start := i
-	for i < len(line) && javaIsDigit(line[i]) {
+	for i < len(line) && isDigit(line[i]) {
 		i++
 	}
 	return line[start:i], i, i > start
 }
 
-// javaSpacedDigits skips at least one space or tab, then returns a run of digits.
-func javaSpacedDigits(line []byte, i int) ([]byte, int, bool) {
+// spacedDigits skips at least one space or tab, then returns a run of digits.
+func spacedDigits(line []byte, i int) ([]byte, int, bool) {
 	start := i
-	for i < len(line) && javaIsSpace(line[i]) {
+	for i < len(line) && isSpace(line[i]) {
 		i++
 	}
 	if i == start {
 		return nil, i, false
 	}
-	return javaDigits(line, i)
+	return jvmDigits(line, i)
 }
 
-// javaClassCost is what a histogram row costs beyond its text: its Class, with
+// classCost is what a histogram row costs beyond its text: its Class, with
 // room for the slice's growth.
-const javaClassCost = 2 * int64(unsafe.Sizeof(Class{}))
+const classCost = 2 * int64(unsafe.Sizeof(Class{}))

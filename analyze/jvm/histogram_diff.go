@@ -131,7 +131,7 @@ func DiffHistograms(base, target *Histogram) *HistogramDiff {
 		c.Instances = c.TargetInstances - c.BaseInstances
 		c.Bytes = c.TargetBytes - c.BaseBytes
 	}
-	sortJavaChanges(d.Classes, ByBytes)
+	sortChanges(d.Classes, ByBytes)
 	return d
 }
 
@@ -139,14 +139,14 @@ func DiffHistograms(base, target *Histogram) *HistogramDiff {
 // then by name), without changing d.
 func (d *HistogramDiff) Ranked(order Order) []ClassChange {
 	out := slices.Clone(d.Classes)
-	sortJavaChanges(out, order)
+	sortChanges(out, order)
 	return out
 }
 
 // Grown returns at most n classes that grew in order's measure, largest growth
 // first; n ≤ 0 means all.
 func (d *HistogramDiff) Grown(order Order, n int) []ClassChange {
-	return javaTopChanges(d.Classes, order, n, func(c ClassChange) bool {
+	return topChanges(d.Classes, order, n, func(c ClassChange) bool {
 		if order == ByInstances {
 			return c.Instances > 0
 		}
@@ -166,7 +166,7 @@ func (d *HistogramDiff) Grown(order Order, n int) []ClassChange {
 // no suspect. Growers returns them all.
 func (d *HistogramDiff) Suspects(n int) []ClassChange {
 	growth := d.applicationGrowth()
-	return javaTopChanges(d.Classes, ByInstances, n, func(c ClassChange) bool {
+	return topChanges(d.Classes, ByInstances, n, func(c ClassChange) bool {
 		return c.Instances > 0 && !IsPlatformClass(c.Name) && SuspectFloor(c, growth)
 	})
 }
@@ -174,7 +174,7 @@ func (d *HistogramDiff) Suspects(n int) []ClassChange {
 // Growers returns at most n application classes that grew in instances, suspects
 // or not, most new instances first (n ≤ 0: all).
 func (d *HistogramDiff) Growers(n int) []ClassChange {
-	return javaTopChanges(d.Classes, ByInstances, n, func(c ClassChange) bool {
+	return topChanges(d.Classes, ByInstances, n, func(c ClassChange) bool {
 		return c.Instances > 0 && !IsPlatformClass(c.Name)
 	})
 }
@@ -200,9 +200,9 @@ func SuspectFloor(c ClassChange, growth int64) bool {
 	return enough && float64(c.Instances) >= analyze.SuspectMinShare*float64(growth)
 }
 
-// javaTopChanges returns the changes that keep accepts, ranked by order, at most n of
+// topChanges returns the changes that keep accepts, ranked by order, at most n of
 // them (n ≤ 0: all). With a small n it keeps a sorted window instead of sorting all.
-func javaTopChanges(cs []ClassChange, order Order, n int, keep func(ClassChange) bool) []ClassChange {
+func topChanges(cs []ClassChange, order Order, n int, keep func(ClassChange) bool) []ClassChange {
 	out := []ClassChange{}
 	for _, c := range cs {
 		if !keep(c) {
@@ -211,31 +211,31 @@ func javaTopChanges(cs []ClassChange, order Order, n int, keep func(ClassChange)
 		if n <= 0 || len(out) < n {
 			out = append(out, c)
 			if n > 0 {
-				javaSiftUp(out, len(out)-1, order)
+				siftUp(out, len(out)-1, order)
 			}
 			continue
 		}
-		if javaChangeLess(c, out[n-1], order) {
+		if changeLess(c, out[n-1], order) {
 			out[n-1] = c
-			javaSiftUp(out, n-1, order)
+			siftUp(out, n-1, order)
 		}
 	}
 	if n <= 0 {
-		sortJavaChanges(out, order)
+		sortChanges(out, order)
 	}
 	return out
 }
 
-// javaSiftUp moves cs[i] up to its place in the sorted cs[:i+1].
-func javaSiftUp(cs []ClassChange, i int, order Order) {
-	for ; i > 0 && javaChangeLess(cs[i], cs[i-1], order); i-- {
+// siftUp moves cs[i] up to its place in the sorted cs[:i+1].
+func siftUp(cs []ClassChange, i int, order Order) {
+	for ; i > 0 && changeLess(cs[i], cs[i-1], order); i-- {
 		cs[i], cs[i-1] = cs[i-1], cs[i]
 	}
 }
 
-// javaChangeLess reports whether a ranks before b.
-func javaChangeLess(a, b ClassChange, order Order) bool {
-	return javaCompareChanges(a, b, order) < 0
+// changeLess reports whether a ranks before b.
+func changeLess(a, b ClassChange, order Order) bool {
+	return compareChanges(a, b, order) < 0
 }
 
 // IsPlatformClass reports whether a histogram row is the JDK's own rather than
@@ -253,13 +253,13 @@ func IsPlatformClass(name string) bool {
 	return false
 }
 
-func sortJavaChanges(cs []ClassChange, order Order) {
-	slices.SortFunc(cs, func(a, b ClassChange) int { return javaCompareChanges(a, b, order) })
+func sortChanges(cs []ClassChange, order Order) {
+	slices.SortFunc(cs, func(a, b ClassChange) int { return compareChanges(a, b, order) })
 }
 
-// javaCompareChanges ranks by growth in order's measure, then in the other, then by
+// compareChanges ranks by growth in order's measure, then in the other, then by
 // name.
-func javaCompareChanges(a, b ClassChange, order Order) int {
+func compareChanges(a, b ClassChange, order Order) int {
 	first, second := cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(b.Instances, a.Instances)
 	if order == ByInstances {
 		first, second = second, first

@@ -46,7 +46,7 @@ func (h *Histogram) HeadlineWith(quote func(string) string) string {
 	s := fmt.Sprintf("%s, %s, %s.", analyze.PluralWord(int64(len(h.Classes)), "class", "classes"), analyze.Plural(h.TotalInstances, "instance"), analyze.FormatBytes(h.TotalBytes))
 	if top := h.Ranked(ByBytes); len(top) > 0 {
 		s += fmt.Sprintf(" Largest: %s with %s in %s (%s of the heap's objects).",
-			ClassLabel(top[0].Name, quote), analyze.FormatBytes(top[0].Bytes), analyze.Plural(top[0].Instances, "instance"), javaPercent(top[0].Bytes, h.TotalBytes))
+			ClassLabel(top[0].Name, quote), analyze.FormatBytes(top[0].Bytes), analyze.Plural(top[0].Instances, "instance"), percent(top[0].Bytes, h.TotalBytes))
 	}
 	return s
 }
@@ -66,7 +66,7 @@ func (d *HistogramDiff) HeadlineWith(quote func(string) string) string {
 	s := fmt.Sprintf("%s grew most: %s (%s instances, %s → %s)", ClassLabel(top.Name, quote),
 		analyze.FormatSignedValue(top.Bytes, "bytes"), analyze.FormatSignedValue(top.Instances, "count"), analyze.FormatBytes(top.BaseBytes), analyze.FormatBytes(top.TargetBytes))
 	if d.TotalBytes > 0 {
-		s += fmt.Sprintf(", %s of the total growth of %s", javaPercent(top.Bytes, d.TotalBytes), analyze.FormatBytes(d.TotalBytes))
+		s += fmt.Sprintf(", %s of the total growth of %s", percent(top.Bytes, d.TotalBytes), analyze.FormatBytes(d.TotalBytes))
 	}
 	s += "."
 	if suspects := d.Suspects(3); len(suspects) > 0 {
@@ -108,8 +108,8 @@ func backtickQuote(s string) string {
 	return fence + s + fence
 }
 
-// javaPercent renders part/whole as a percentage with one decimal.
-func javaPercent(part, whole int64) string {
+// percent renders part/whole as a percentage with one decimal.
+func percent(part, whole int64) string {
 	if whole == 0 {
 		return "–"
 	}

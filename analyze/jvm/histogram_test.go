@@ -11,10 +11,10 @@ import (
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
-// TestJavaHistogramInThreadDumpLog parses the old JDK 5/6 histogram that follows the
+// TestHistogramInThreadDumpLog parses the old JDK 5/6 histogram that follows the
 // thread dump in the TDA fixture and checks it against the file itself, read with
 // grep: the Total line, the number of rows and the sums of the rows' columns.
-func TestJavaHistogramInThreadDumpLog(t *testing.T) {
+func TestHistogramInThreadDumpLog(t *testing.T) {
 	path := fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log")
 	f, err := os.Open(path)
 	if err != nil {
@@ -61,8 +61,8 @@ func TestJavaHistogramInThreadDumpLog(t *testing.T) {
 	if noName == nil {
 		t.Error("the row named \"<no name>\" (a name with a space) was not parsed whole")
 	}
-	if h.Format != javaFormatClassic {
-		t.Errorf("format %q, want %q", h.Format, javaFormatClassic)
+	if h.Format != formatClassic {
+		t.Errorf("format %q, want %q", h.Format, formatClassic)
 	}
 }
 
@@ -83,9 +83,9 @@ func samzaHeap(n int64) []jvmtext.Class {
 	return rows
 }
 
-// TestJavaHistogramLayouts parses histograms written in each layout the JVM tools
+// TestHistogramLayouts parses histograms written in each layout the JVM tools
 // print and checks every row and the totals against the data that was written.
-func TestJavaHistogramLayouts(t *testing.T) {
+func TestHistogramLayouts(t *testing.T) {
 	rows := samzaHeap(1741)
 	var wantInst, wantBytes int64
 	for _, r := range rows {
@@ -96,13 +96,13 @@ func TestJavaHistogramLayouts(t *testing.T) {
 		name, text, format string
 		modules            bool
 	}{
-		{"jmap -histo JDK 9+", jvmtext.Histogram(jvmtext.JDK9, rows), javaFormatModules, true},
-		{"jcmd GC.class_histogram JDK 17", "12345:\n" + jvmtext.Histogram(jvmtext.JDK9, rows), javaFormatModules, true},
-		{"jmap -histo:live JDK 8", jvmtext.Histogram(jvmtext.JDK8, rows), javaFormatClassic, false},
-		{"jcmd GC.class_histogram JDK 8", "4711:\n" + jvmtext.Histogram(jvmtext.JDK8, rows), javaFormatClassic, false},
-		{"jmap -F -histo", "Attaching to process ID 4711, please wait...\nDebugger attached successfully.\nIterating over heap. This may take a while...\n" + jvmtext.Histogram(jvmtext.SA, rows), javaFormatSA, false},
-		{"CRLF", strings.ReplaceAll(jvmtext.Histogram(jvmtext.JDK9, rows), "\n", "\r\n"), javaFormatModules, true},
-		{"in a log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] starting\n" + jvmtext.Histogram(jvmtext.JDK8, rows) + "2020-02-25 03:21:03.000 [main] SamzaContainer [INFO] still here\n", javaFormatClassic, false},
+		{"jmap -histo JDK 9+", jvmtext.Histogram(jvmtext.JDK9, rows), formatModules, true},
+		{"jcmd GC.class_histogram JDK 17", "12345:\n" + jvmtext.Histogram(jvmtext.JDK9, rows), formatModules, true},
+		{"jmap -histo:live JDK 8", jvmtext.Histogram(jvmtext.JDK8, rows), formatClassic, false},
+		{"jcmd GC.class_histogram JDK 8", "4711:\n" + jvmtext.Histogram(jvmtext.JDK8, rows), formatClassic, false},
+		{"jmap -F -histo", "Attaching to process ID 4711, please wait...\nDebugger attached successfully.\nIterating over heap. This may take a while...\n" + jvmtext.Histogram(jvmtext.SA, rows), formatSA, false},
+		{"CRLF", strings.ReplaceAll(jvmtext.Histogram(jvmtext.JDK9, rows), "\n", "\r\n"), formatModules, true},
+		{"in a log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] starting\n" + jvmtext.Histogram(jvmtext.JDK8, rows) + "2020-02-25 03:21:03.000 [main] SamzaContainer [INFO] still here\n", formatClassic, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, err := ParseHistogram(strings.NewReader(tc.text))
@@ -129,10 +129,10 @@ func TestJavaHistogramLayouts(t *testing.T) {
 	}
 }
 
-// TestJavaHistogramDiff diffs two Samza heaps built in the test, 14 and 1741 leaked
+// TestHistogramDiff diffs two Samza heaps built in the test, 14 and 1741 leaked
 // consumers apart (the SAMZA-2785 numbers), and checks the ranking and the deltas
 // against the data.
-func TestJavaHistogramDiff(t *testing.T) {
+func TestHistogramDiff(t *testing.T) {
 	base, err := ParseHistogram(strings.NewReader(jvmtext.Histogram(jvmtext.JDK9, samzaHeap(14))))
 	if err != nil {
 		t.Fatal(err)
@@ -176,8 +176,8 @@ func TestJavaHistogramDiff(t *testing.T) {
 	}
 }
 
-// TestJavaHistogramNewAndGoneClasses checks classes present in only one histogram.
-func TestJavaHistogramNewAndGoneClasses(t *testing.T) {
+// TestHistogramNewAndGoneClasses checks classes present in only one histogram.
+func TestHistogramNewAndGoneClasses(t *testing.T) {
 	base := &Histogram{TotalInstances: 3, TotalBytes: 48, Classes: []Class{{Name: "Gone", Instances: 3, Bytes: 48}}}
 	target := &Histogram{TotalInstances: 2, TotalBytes: 64, Classes: []Class{{Name: "New", Instances: 2, Bytes: 64}}}
 	d := DiffHistograms(base, target)
@@ -186,9 +186,9 @@ func TestJavaHistogramNewAndGoneClasses(t *testing.T) {
 	}
 }
 
-// TestJavaHistogramSnapshot checks the series shape: rows of one name (a class loaded
+// TestHistogramSnapshot checks the series shape: rows of one name (a class loaded
 // by two class loaders) are added up.
-func TestJavaHistogramSnapshot(t *testing.T) {
+func TestHistogramSnapshot(t *testing.T) {
 	text := jvmtext.Histogram(jvmtext.JDK8, []jvmtext.Class{{Name: "com.example.Plugin", Instances: 5, Bytes: 80}, {Name: "com.example.Plugin", Instances: 2, Bytes: 32}, {Name: "[C", Instances: 1, Bytes: 24}})
 	h, err := ParseHistogram(strings.NewReader("2024-03-01 10:00:00\n" + text))
 	if err != nil {
@@ -203,16 +203,16 @@ func TestJavaHistogramSnapshot(t *testing.T) {
 	}
 }
 
-// TestJavaHistogramSeveralInOneFile reads a log with two histograms, as
+// TestHistogramSeveralInOneFile reads a log with two histograms, as
 // -XX:+PrintClassHistogram writes on every SIGQUIT.
-func TestJavaHistogramSeveralInOneFile(t *testing.T) {
+func TestHistogramSeveralInOneFile(t *testing.T) {
 	text := jvmtext.Histogram(jvmtext.JDK8, samzaHeap(3)) + "some log line\n" + jvmtext.Histogram(jvmtext.JDK8, samzaHeap(30))
 	hs, err := ParseHistograms(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(hs) != 2 || hs[0].Line != 1 || hs[1].Line != 13 {
-		t.Fatalf("histograms at lines %v, want 2 at lines 1 and 13", javaHistogramLines(hs))
+		t.Fatalf("histograms at lines %v, want 2 at lines 1 and 13", histogramLines(hs))
 	}
 	last, err := ParseHistogram(strings.NewReader(text))
 	if err != nil || last.TotalBytes != hs[1].TotalBytes {
@@ -220,7 +220,7 @@ func TestJavaHistogramSeveralInOneFile(t *testing.T) {
 	}
 }
 
-func javaHistogramLines(hs []*Histogram) []int {
+func histogramLines(hs []*Histogram) []int {
 	var lines []int
 	for _, h := range hs {
 		lines = append(lines, h.Line)
@@ -228,9 +228,9 @@ func javaHistogramLines(hs []*Histogram) []int {
 	return lines
 }
 
-// TestJavaHistogramBadInput checks that broken histograms give the right error or a
+// TestHistogramBadInput checks that broken histograms give the right error or a
 // warning, never a panic.
-func TestJavaHistogramBadInput(t *testing.T) {
+func TestHistogramBadInput(t *testing.T) {
 	good := jvmtext.Histogram(jvmtext.JDK9, samzaHeap(5))
 	lines := strings.Split(good, "\n")
 	for _, tc := range []struct {
@@ -265,7 +265,7 @@ func TestJavaHistogramBadInput(t *testing.T) {
 	}
 }
 
-func TestJavaClassDisplayName(t *testing.T) {
+func TestClassDisplayName(t *testing.T) {
 	for in, want := range map[string]string{
 		"[B": "byte[]", "[[I": "int[][]", "[Ljava.lang.String;": "java.lang.String[]", "[[Lcom.x.Y;": "com.x.Y[][]",
 		"java.lang.String": "java.lang.String", "[": "[", "[Q": "[Q", "[L;": "[L;", "<symbolKlass>": "<symbolKlass>",

@@ -8,15 +8,10 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-// InflaterNativeBytes is the resident native memory one java.util.zip.Inflater
-// of an open GZIPInputStream holds: zlib's inflate state and the touched part of
-// its window, which the JDK allocates with malloc, outside the Java heap and
-// outside Native Memory Tracking. It is the resident-set growth per stream left
-// open after its first inner message that recovery/testdata/jvm/GzipLeak.java
-// measured on OpenJDK 17.0.15 (the Java heap pre-touched, so that the growth is
-// native only): the figure the KAFKA-3933 reproduction is calibrated on
-// (recovery.JVMGzipStreamBytes; a test of cmd/leakui checks that the two agree).
-const InflaterNativeBytes = 12_448
+// InflaterNativeBytes is analyze.InflaterNativeBytes: the resident native
+// memory one java.util.zip.Inflater of an open GZIPInputStream holds, as a JVM
+// measured it.
+const InflaterNativeBytes = analyze.InflaterNativeBytes
 
 // Classes the native memory verdict counts in a class histogram.
 const (
@@ -25,10 +20,9 @@ const (
 	DirectBufferClass = "java.nio.DirectByteBuffer"
 )
 
-// deflaterZlibBytes is what zlib allocates for one deflate stream at the JDK's
-// settings (windowBits 15, memLevel 8): (1 << (windowBits+2)) + (1 << (memLevel+9))
-// bytes, as zlib's zconf.h states; it becomes resident as the stream is used.
-const deflaterZlibBytes = 256 << 10
+// deflaterZlibBytes is what zlib allocates for one deflate stream
+// (analyze.DeflaterZlibBytes).
+const deflaterZlibBytes = analyze.DeflaterZlibBytes
 
 // NativeSnapshot is one capture of a JVM's memory, each part from its own
 // source: the resident set from /proc/PID/status, Native Memory Tracking, the

@@ -11,9 +11,9 @@ import (
 
 // nativeSnap builds a snapshot of a broker: rss, NMT's categories, the heap, and
 // a -all histogram with the given zlib classes alive.
-func nativeSnap(t *testing.T, at int, rss int64, cats []javaNMTCat, heap int64, inflaters, deflaters int64) NativeSnapshot {
+func nativeSnap(t *testing.T, at int, rss int64, cats []nmtCat, heap int64, inflaters, deflaters int64) NativeSnapshot {
 	t.Helper()
-	n, err := ParseNMT(strings.NewReader(javaNMTSummaryText(cats)))
+	n, err := ParseNMT(strings.NewReader(nmtSummaryText(cats)))
 	if err != nil {
 		t.Fatal(err)
 	}

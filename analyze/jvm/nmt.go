@@ -98,7 +98,7 @@ func ParseNMTs(r io.Reader) ([]*NMT, error) {
 // as ParseHistogramsWithin charges it: every report and category before it is
 // kept.
 func ParseNMTsWithin(r io.Reader, budget *analyze.Budget) ([]*NMT, error) {
-	l := newJavaLines(r, budget)
+	l := newLineReader(r, budget)
 	defer l.meter.Settle()
 	var (
 		out   []*NMT
@@ -126,21 +126,21 @@ func ParseNMTsWithin(r io.Reader, budget *analyze.Budget) ([]*NMT, error) {
 			if err := finish(); err != nil {
 				return nil, err
 			}
-			if !l.charge(javaNMTCost) {
+			if !l.charge(nmtCost) {
 				continue
 			}
 			cur, done = &NMT{Line: l.num, Time: stamp, Origin: Origin{PID: pid}}, false
 			stamp = time.Time{}
 			continue
 		case cur == nil || done:
-			if ts, ok := javaTimestampLine(line); ok {
+			if ts, ok := timestampLine(line); ok {
 				stamp = ts
-			} else if p, ok := javaPIDLine(line); ok {
+			} else if p, ok := pidLine(line); ok {
 				pid = p
 			}
 			continue
 		}
-		if ts, ok := javaTimestampLine(line); ok {
+		if ts, ok := timestampLine(line); ok {
 			stamp = ts // the time of the next report, written between two
 			continue
 		}
@@ -151,7 +151,7 @@ func ParseNMTsWithin(r io.Reader, budget *analyze.Budget) ([]*NMT, error) {
 		case bytes.HasPrefix(t, []byte("malloc:")) && cur.Categories != nil && len(cur.Categories) == 0:
 			err = cur.parseTotalMalloc(t[len("malloc:"):])
 		case bytes.HasPrefix(t, []byte("-")) && cur.Categories != nil:
-			if !l.charge(javaNMTCategoryCost + int64(len(t))) {
+			if !l.charge(nmtCategoryCost + int64(len(t))) {
 				continue
 			}
 			err = cur.parseCategory(t[1:])
@@ -205,8 +205,8 @@ func (n *NMT) parseTotal(s []byte) error {
 			}
 		}
 	}
-	if _, ok := javaNMTScales[n.Scale]; !ok {
-		return fmt.Errorf("unknown unit %q", javaErrSnippet([]byte(n.Scale)))
+	if _, ok := nmtScales[n.Scale]; !ok {
+		return fmt.Errorf("unknown unit %q", errSnippet([]byte(n.Scale)))
 	}
 	found := 0
 	err := n.eachAmount(s, func(key string, v, d int64, hasDelta bool) {
@@ -252,7 +252,7 @@ func (n *NMT) parseCategory(s []byte) error {
 	if open < 0 {
 		return nil
 	}
-	c := NMTCategory{Name: javaText(bytes.TrimSpace(s[:open]))}
+	c := NMTCategory{Name: jvmText(bytes.TrimSpace(s[:open]))}
 	content := s[open+1:]
 	if end := bytes.LastIndexByte(content, ')'); end >= 0 {
 		content = content[:end]
@@ -302,13 +302,13 @@ func (n *NMT) parseDetail(c *NMTCategory, s []byte) error {
 		if len(f) == 0 {
 			return nil
 		}
-		v, err := parseJavaCount(f[0])
+		v, err := parseCount(f[0])
 		if err != nil {
 			return err
 		}
 		c.Count = v
 		if len(f) > 1 {
-			if c.CountDelta, err = javaSignedCountValue(f[1]); err != nil {
+			if c.CountDelta, err = signedCountValue(f[1]); err != nil {
 				return err
 			}
 		}
@@ -363,18 +363,18 @@ func (n *NMT) amountAndCount(s []byte) (v, d, count, countDelta int64, err error
 		f = f[1:]
 	}
 	if len(f) > 0 && f[0][0] == '#' {
-		if count, err = parseJavaCount(f[0][1:]); err != nil {
+		if count, err = parseCount(f[0][1:]); err != nil {
 			return
 		}
 		if len(f) > 1 {
-			countDelta, err = javaSignedCountValue(f[1])
+			countDelta, err = signedCountValue(f[1])
 		}
 	}
 	return
 }
 
-// javaNMTScales are the units NMT prints (NMTUtil::scale_name: K is 1024).
-var javaNMTScales = map[string]int64{"": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
+// nmtScales are the units NMT prints (NMTUtil::scale_name: K is 1024).
+var nmtScales = map[string]int64{"": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 
 // amount parses "4194304KB", "18669619469" or a delta "+2339KB" / "-12KB" in bytes.
 func (n *NMT) amount(b []byte) (int64, error) {
@@ -386,22 +386,22 @@ func (n *NMT) amount(b []byte) (int64, error) {
 		sign, b = -1, b[1:]
 	}
 	digits := bytes.TrimRight(b, "KMGB")
-	scale, ok := javaNMTScales[string(b[len(digits):])]
+	scale, ok := nmtScales[string(b[len(digits):])]
 	if !ok || len(digits) == 0 {
-		return 0, fmt.Errorf("amount %q is not a number of bytes", javaErrSnippet(b))
+		return 0, fmt.Errorf("amount %q is not a number of bytes", errSnippet(b))
 	}
-	v, err := parseJavaCount(digits)
+	v, err := parseCount(digits)
 	if err != nil {
 		return 0, err
 	}
 	if v > math.MaxInt64/scale {
-		return 0, fmt.Errorf("amount %q out of range", javaErrSnippet(b))
+		return 0, fmt.Errorf("amount %q out of range", errSnippet(b))
 	}
 	return sign * v * scale, nil
 }
 
-// javaSignedCountValue parses a count delta such as "+331" or "-2".
-func javaSignedCountValue(b []byte) (int64, error) {
+// signedCountValue parses a count delta such as "+331" or "-2".
+func signedCountValue(b []byte) (int64, error) {
 	sign := int64(1)
 	switch {
 	case len(b) > 0 && b[0] == '+':
@@ -411,7 +411,7 @@ func javaSignedCountValue(b []byte) (int64, error) {
 	default:
 		return 0, nil
 	}
-	v, err := parseJavaCount(b)
+	v, err := parseCount(b)
 	return sign * v, err
 }
 
@@ -425,7 +425,7 @@ func (n *NMT) check() {
 	}
 	tolerance := int64(0)
 	if n.Scale != "" {
-		tolerance = 40 * javaNMTScales[n.Scale]
+		tolerance = 40 * nmtScales[n.Scale]
 	}
 	if d := n.TotalCommitted - committed; d > tolerance || d < -tolerance {
 		n.Warnings = append(n.Warnings, fmt.Sprintf("the categories add up to %s committed but the Total line says %s", analyze.FormatBytes(committed), analyze.FormatBytes(n.TotalCommitted)))
@@ -438,9 +438,9 @@ func (n *NMT) check() {
 	}
 }
 
-// javaNMTCost and javaNMTCategoryCost are what a report and a category cost
+// nmtCost and nmtCategoryCost are what a report and a category cost
 // beyond their text, with room for the slices' growth.
 const (
-	javaNMTCost         = 2 * int64(unsafe.Sizeof(NMT{}))
-	javaNMTCategoryCost = 2 * int64(unsafe.Sizeof(NMTCategory{}))
+	nmtCost         = 2 * int64(unsafe.Sizeof(NMT{}))
+	nmtCategoryCost = 2 * int64(unsafe.Sizeof(NMTCategory{}))
 )

@@ -71,14 +71,14 @@ type NativeLeak struct {
 }
 
 // The thresholds of tracked growth: non-heap committed memory grows by at
-// least javaLeakMinGrowth and by javaLeakMinPercent of its base, while the Java
-// heap grows by at most javaHeapFlatPercent of its base. A JVM's arenas move by
+// least leakMinGrowth and by leakMinPercent of its base, while the Java
+// heap grows by at most heapFlatPercent of its base. A JVM's arenas move by
 // a few megabytes between two summaries without any leak (the JIT compiler's,
-// jcmd's own attach), which javaLeakMinGrowth stays above.
+// jcmd's own attach), which leakMinGrowth stays above.
 const (
-	javaLeakMinGrowth   = 8 << 20
-	javaLeakMinPercent  = 5
-	javaHeapFlatPercent = 1
+	leakMinGrowth   = 8 << 20
+	leakMinPercent  = 5
+	heapFlatPercent = 1
 )
 
 // TrackedCause names the growth of an NMT category: a cause (NativeLeak.Cause)
@@ -129,14 +129,14 @@ func DiffNMT(base, target *NMT) *NMTDiff {
 	for _, c := range target.Categories {
 		seen[c.Name] = true
 		b := before[c.Name]
-		d.Categories = append(d.Categories, javaNMTChange(b, c))
+		d.Categories = append(d.Categories, nmtChange(b, c))
 		if c.Name == "Thread" {
 			d.Threads, d.ThreadsDelta = c.Count, c.Count-b.Count
 		}
 	}
 	for _, b := range base.Categories {
 		if !seen[b.Name] {
-			d.Categories = append(d.Categories, javaNMTChange(b, NMTCategory{Name: b.Name}))
+			d.Categories = append(d.Categories, nmtChange(b, NMTCategory{Name: b.Name}))
 		}
 	}
 	d.finish()
@@ -157,7 +157,7 @@ func (n *NMT) BaselineDiff() *NMTDiff {
 	for _, c := range n.Categories {
 		base := NMTCategory{Name: c.Name, Reserved: c.Reserved - c.ReservedDelta, Committed: c.Committed - c.CommittedDelta,
 			Malloc: c.Malloc - c.MallocDelta, Count: c.Count - c.CountDelta}
-		d.Categories = append(d.Categories, javaNMTChange(base, c))
+		d.Categories = append(d.Categories, nmtChange(base, c))
 		if c.Name == "Thread" {
 			d.Threads, d.ThreadsDelta = c.Count, c.CountDelta
 		}
@@ -166,7 +166,7 @@ func (n *NMT) BaselineDiff() *NMTDiff {
 	return d
 }
 
-func javaNMTChange(base, target NMTCategory) NMTChange {
+func nmtChange(base, target NMTCategory) NMTChange {
 	name := target.Name
 	if name == "" {
 		name = base.Name
@@ -204,10 +204,10 @@ func (d *NMTDiff) finish() {
 // category, when the numbers show it.
 func (d *NMTDiff) nativeLeak() *NativeLeak {
 	growth := d.NonHeapCommittedDelta
-	if growth < javaLeakMinGrowth || growth*100 < javaLeakMinPercent*d.BaseNonHeapCommitted {
+	if growth < leakMinGrowth || growth*100 < leakMinPercent*d.BaseNonHeapCommitted {
 		return nil
 	}
-	if d.HeapCommittedDelta*100 > javaHeapFlatPercent*d.BaseHeapCommitted {
+	if d.HeapCommittedDelta*100 > heapFlatPercent*d.BaseHeapCommitted {
 		return nil
 	}
 	leak := &NativeLeak{}
@@ -218,7 +218,7 @@ func (d *NMTDiff) nativeLeak() *NativeLeak {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Native memory that NMT tracks outside the Java heap grew by %s (%s → %s committed, %s) while the Java heap did not (%s → %s).",
-		analyze.FormatBytes(growth), analyze.FormatBytes(d.BaseNonHeapCommitted), analyze.FormatBytes(d.NonHeapCommitted), javaPercentChange(growth, d.BaseNonHeapCommitted),
+		analyze.FormatBytes(growth), analyze.FormatBytes(d.BaseNonHeapCommitted), analyze.FormatBytes(d.NonHeapCommitted), percentChange(growth, d.BaseNonHeapCommitted),
 		analyze.FormatBytes(d.BaseHeapCommitted), analyze.FormatBytes(d.HeapCommitted))
 	if len(leak.Grew) > 0 {
 		b.WriteString(" Grew:")
@@ -250,8 +250,8 @@ func (d *NMTDiff) nativeLeak() *NativeLeak {
 	return leak
 }
 
-// javaPercentChange renders growth relative to base ("+12.5%"), or "new" from zero.
-func javaPercentChange(growth, base int64) string {
+// percentChange renders growth relative to base ("+12.5%"), or "new" from zero.
+func percentChange(growth, base int64) string {
 	if base == 0 {
 		return "from nothing"
 	}

@@ -12,7 +12,7 @@ func (n *NMT) Headline() string {
 	heap, _ := n.Category(HeapCategory)
 	s := fmt.Sprintf("The JVM committed %s (%s reserved): %s Java heap (%s), %s outside it.",
 		analyze.FormatBytes(n.TotalCommitted), analyze.FormatBytes(n.TotalReserved), analyze.FormatBytes(heap.Committed),
-		javaPercent(heap.Committed, n.TotalCommitted), analyze.FormatBytes(n.TotalCommitted-heap.Committed))
+		percent(heap.Committed, n.TotalCommitted), analyze.FormatBytes(n.TotalCommitted-heap.Committed))
 	if t, ok := n.Category("Thread"); ok && t.Count > 0 {
 		s += " " + analyze.Plural(t.Count, "thread") + "."
 	}

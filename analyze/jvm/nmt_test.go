@@ -12,9 +12,9 @@ import (
 	"github.com/leakui/leakui/internal/greptest"
 )
 
-// javaNMTAnchor reads "reserved=N[KB], committed=N[KB]" from a line grep found, in
+// nmtAnchor reads "reserved=N[KB], committed=N[KB]" from a line grep found, in
 // bytes, with a pattern of the test's own (not the parser's code).
-func javaNMTAnchor(t *testing.T, line string) (reserved, committed int64) {
+func nmtAnchor(t *testing.T, line string) (reserved, committed int64) {
 	t.Helper()
 	m := regexp.MustCompile(`reserved=(\d+)(KB)?, committed=(\d+)(KB)?`).FindStringSubmatch(line)
 	if m == nil {
@@ -27,10 +27,10 @@ func javaNMTAnchor(t *testing.T, line string) (reserved, committed int64) {
 	return greptest.Int(t, m[1]) * unit, greptest.Int(t, m[3]) * unit
 }
 
-// TestJavaNMTFixtures parses both NMT fixtures (bytes and KB) and checks them against
+// TestNMTFixtures parses both NMT fixtures (bytes and KB) and checks them against
 // grep on the same files: the Total line, the Java Heap line, the thread count, the
 // number of categories, and the categories adding up to the total.
-func TestJavaNMTFixtures(t *testing.T) {
+func TestNMTFixtures(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		scale    string
@@ -50,14 +50,14 @@ func TestJavaNMTFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reserved, committed := javaNMTAnchor(t, greptest.Output(t, "-a", "--", `^Total:`, path)[0])
+			reserved, committed := nmtAnchor(t, greptest.Output(t, "-a", "--", `^Total:`, path)[0])
 			if n.TotalReserved != reserved || n.TotalCommitted != committed || n.Scale != tc.scale || n.Diff {
 				t.Errorf("total %d/%d scale %q diff %v; the Total line says %d/%d", n.TotalReserved, n.TotalCommitted, n.Scale, n.Diff, reserved, committed)
 			}
-			if want := javaGrepCount(t, `^-`, path); len(n.Categories) != want {
+			if want := grepCount(t, `^-`, path); len(n.Categories) != want {
 				t.Errorf("%d categories, grep counts %d", len(n.Categories), want)
 			}
-			heapReserved, heapCommitted := javaNMTAnchor(t, greptest.Output(t, "-a", "--", `^- *Java Heap`, path)[0])
+			heapReserved, heapCommitted := nmtAnchor(t, greptest.Output(t, "-a", "--", `^- *Java Heap`, path)[0])
 			if heap, ok := n.Category(HeapCategory); !ok || heap.Reserved != heapReserved || heap.Committed != heapCommitted || heap.MmapCommitted != heapCommitted {
 				t.Errorf("Java Heap %+v, the file says %d/%d", heap, heapReserved, heapCommitted)
 			}
@@ -88,9 +88,9 @@ func TestJavaNMTFixtures(t *testing.T) {
 	}
 }
 
-// javaNMTCat is one category of a report a test writes: its amounts at the baseline
+// nmtCat is one category of a report a test writes: its amounts at the baseline
 // and now, in bytes.
-type javaNMTCat struct {
+type nmtCat struct {
 	name                          string
 	baseReserved, reserved        int64
 	baseCommitted, committed      int64
@@ -99,11 +99,11 @@ type javaNMTCat struct {
 	baseCount, count              int64 // threads or classes
 }
 
-// javaNMTDiffText writes `jcmd <pid> VM.native_memory summary.diff scale=KB` the way
+// nmtDiffText writes `jcmd <pid> VM.native_memory summary.diff scale=KB` the way
 // MemSummaryDiffReporter prints it (memReporter.cpp: "-%*s (" with the name right
 // aligned in 26 columns, details indented by 28, INT64_PLUS_FORMAT deltas printed only
 // when not zero, amounts in whole KB).
-func javaNMTDiffText(cats []javaNMTCat) string {
+func nmtDiffText(cats []nmtCat) string {
 	kb := func(v int64) int64 { return v / 1024 }
 	pair := func(cur, base int64) string {
 		s := fmt.Sprintf("%dKB", kb(cur))
@@ -146,9 +146,9 @@ func javaNMTDiffText(cats []javaNMTCat) string {
 	return b.String()
 }
 
-// javaNMTSummaryText writes `jcmd <pid> VM.native_memory summary` of JDK 17+ (scale
+// nmtSummaryText writes `jcmd <pid> VM.native_memory summary` of JDK 17+ (scale
 // 1: bytes, no unit) the way MemSummaryReporter prints it, from the current amounts.
-func javaNMTSummaryText(cats []javaNMTCat) string {
+func nmtSummaryText(cats []nmtCat) string {
 	var tr, tc, tm int64
 	for _, c := range cats {
 		tr, tc, tm = tr+c.reserved, tc+c.committed, tm+c.malloc
@@ -176,9 +176,9 @@ func javaNMTSummaryText(cats []javaNMTCat) string {
 // kafkaBroker returns the categories of a Kafka broker's JVM during log recovery:
 // a 1 GiB heap that stays put, and leaked bytes of native memory in Internal (JDK 8)
 // or Other (JDK 11+) and malloc.
-func kafkaBroker(leakCategory string, leaked int64) []javaNMTCat {
+func kafkaBroker(leakCategory string, leaked int64) []nmtCat {
 	const mb = 1 << 20
-	return []javaNMTCat{
+	return []nmtCat{
 		{name: "Java Heap", baseReserved: 4096 * mb, reserved: 4096 * mb, baseCommitted: 1024 * mb, committed: 1024 * mb, baseMmapCommitted: 1024 * mb, mmapCommit: 1024 * mb},
 		{name: "Class", baseReserved: 1100 * mb, reserved: 1100 * mb, baseCommitted: 70 * mb, committed: 70 * mb, baseMalloc: 2 * mb, malloc: 2 * mb, baseMmapCommitted: 68 * mb, mmapCommit: 68 * mb, baseCount: 11172, count: 11174},
 		{name: "Thread", baseReserved: 130 * mb, reserved: 131 * mb, baseCommitted: 130 * mb, committed: 131 * mb, baseMalloc: mb, malloc: mb, baseCount: 130, count: 131},
@@ -188,22 +188,22 @@ func kafkaBroker(leakCategory string, leaked int64) []javaNMTCat {
 	}
 }
 
-// javaNMTBase returns the categories' baseline amounts as current ones.
-func javaNMTBase(cats []javaNMTCat) []javaNMTCat {
-	out := make([]javaNMTCat, len(cats))
+// nmtBase returns the categories' baseline amounts as current ones.
+func nmtBase(cats []nmtCat) []nmtCat {
+	out := make([]nmtCat, len(cats))
 	for i, c := range cats {
-		out[i] = javaNMTCat{name: c.name, reserved: c.baseReserved, committed: c.baseCommitted, malloc: c.baseMalloc, mmapCommit: c.baseMmapCommitted, count: c.baseCount}
+		out[i] = nmtCat{name: c.name, reserved: c.baseReserved, committed: c.baseCommitted, malloc: c.baseMalloc, mmapCommit: c.baseMmapCommitted, count: c.baseCount}
 	}
 	return out
 }
 
-// TestJavaNMTSummaryDiff parses a summary.diff of a recovering Kafka broker (JDK 8,
+// TestNMTSummaryDiff parses a summary.diff of a recovering Kafka broker (JDK 8,
 // KB) and checks amounts, deltas and the tracked growth, named by its category
 // (never KAFKA-3933: NMT does not see zlib's memory), against what was written.
-func TestJavaNMTSummaryDiff(t *testing.T) {
+func TestNMTSummaryDiff(t *testing.T) {
 	const leaked = 1536 << 20
 	cats := kafkaBroker("Internal", leaked)
-	n, err := ParseNMT(strings.NewReader(javaNMTDiffText(cats)))
+	n, err := ParseNMT(strings.NewReader(nmtDiffText(cats)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,12 +230,12 @@ func TestJavaNMTSummaryDiff(t *testing.T) {
 	}
 }
 
-// TestJavaNMTTwoSummaries diffs two JDK 17 summaries in bytes: the signature fires
+// TestNMTTwoSummaries diffs two JDK 17 summaries in bytes: the signature fires
 // for growth in Other with a flat heap, and not when the heap grows too or when the
 // growth is small.
-func TestJavaNMTTwoSummaries(t *testing.T) {
-	parse := func(cats []javaNMTCat) *NMT {
-		n, err := ParseNMT(strings.NewReader(javaNMTSummaryText(cats)))
+func TestNMTTwoSummaries(t *testing.T) {
+	parse := func(cats []nmtCat) *NMT {
+		n, err := ParseNMT(strings.NewReader(nmtSummaryText(cats)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,7 +245,7 @@ func TestJavaNMTTwoSummaries(t *testing.T) {
 		return n
 	}
 	leaking := kafkaBroker("Other", 800<<20)
-	d := DiffNMT(parse(javaNMTBase(leaking)), parse(leaking))
+	d := DiffNMT(parse(nmtBase(leaking)), parse(leaking))
 	if d.NativeLeak == nil || d.NativeLeak.Grew[0].Name != "Other" || d.NativeLeak.Grew[0].CommittedDelta != 800<<20 || d.Categories[0].Name != "Other" {
 		t.Fatalf("leak %+v, categories %+v", d.NativeLeak, d.Categories)
 	}
@@ -258,26 +258,26 @@ func TestJavaNMTTwoSummaries(t *testing.T) {
 
 	heapToo := kafkaBroker("Other", 800<<20)
 	heapToo[0].committed = 2048 << 20
-	if d := DiffNMT(parse(javaNMTBase(heapToo)), parse(heapToo)); d.NativeLeak != nil {
+	if d := DiffNMT(parse(nmtBase(heapToo)), parse(heapToo)); d.NativeLeak != nil {
 		t.Errorf("the heap grew by 1 GiB as well: no native leak signature, got %q", d.NativeLeak.Message)
 	}
 	small := kafkaBroker("Other", 512<<10)
-	if d := DiffNMT(parse(javaNMTBase(small)), parse(small)); d.NativeLeak != nil {
+	if d := DiffNMT(parse(nmtBase(small)), parse(small)); d.NativeLeak != nil {
 		t.Errorf("512 KiB of growth is noise, got %q", d.NativeLeak.Message)
 	}
 	threads := kafkaBroker("Other", 0)
 	threads[2].reserved, threads[2].committed, threads[2].count = 1500<<20, 1500<<20, 1529
-	d = DiffNMT(parse(javaNMTBase(threads)), parse(threads))
+	d = DiffNMT(parse(nmtBase(threads)), parse(threads))
 	if d.NativeLeak == nil || d.NativeLeak.Grew[0].Name != "Thread" || !strings.Contains(d.NativeLeak.Message, "1,399 more threads (now 1,529)") || d.NativeLeak.Cause != "thread-stacks" || strings.Contains(d.NativeLeak.Message, "KAFKA-3933") {
 		t.Errorf("thread stack growth: %+v", d.NativeLeak)
 	}
 }
 
-// TestJavaNMTSeveralReports reads two reports appended to one file, as a script that
+// TestNMTSeveralReports reads two reports appended to one file, as a script that
 // runs jcmd every minute writes, with `date` lines between them.
-func TestJavaNMTSeveralReports(t *testing.T) {
+func TestNMTSeveralReports(t *testing.T) {
 	cats := kafkaBroker("Other", 100<<20)
-	text := "Thu Feb 13 23:00:00 UTC 2020\n" + javaNMTSummaryText(javaNMTBase(cats)) + "Thu Feb 13 23:01:00 UTC 2020\n" + javaNMTSummaryText(cats)
+	text := "Thu Feb 13 23:00:00 UTC 2020\n" + nmtSummaryText(nmtBase(cats)) + "Thu Feb 13 23:01:00 UTC 2020\n" + nmtSummaryText(cats)
 	all, err := ParseNMTs(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
@@ -290,9 +290,9 @@ func TestJavaNMTSeveralReports(t *testing.T) {
 	}
 }
 
-// TestJavaNMTBadInput checks broken reports give the right error, never a panic.
-func TestJavaNMTBadInput(t *testing.T) {
-	good := javaNMTSummaryText(kafkaBroker("Other", 0))
+// TestNMTBadInput checks broken reports give the right error, never a panic.
+func TestNMTBadInput(t *testing.T) {
+	good := nmtSummaryText(kafkaBroker("Other", 0))
 	for _, tc := range []struct {
 		name, text string
 		err        error

@@ -73,9 +73,9 @@ func originWarnings(subject string, origins []Origin, name func(int) string) []s
 	return out
 }
 
-// javaPIDLine recognizes jcmd's first line, the process id and a colon
+// pidLine recognizes jcmd's first line, the process id and a colon
 // ("31271:").
-func javaPIDLine(line []byte) (int64, bool) {
+func pidLine(line []byte) (int64, bool) {
 	t := bytes.TrimSpace(line)
 	if len(t) < 2 || len(t) > 20 || t[len(t)-1] != ':' {
 		return 0, false

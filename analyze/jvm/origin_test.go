@@ -9,8 +9,8 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
-// openJava opens a fixture, dir/name under testdata.
-func openJava(t *testing.T, dir, name string) *os.File {
+// openFixture opens a fixture, dir/name under testdata.
+func openFixture(t *testing.T, dir, name string) *os.File {
 	t.Helper()
 	f, err := os.Open(fixtures.Path(t, dir, name))
 	if err != nil {
@@ -22,7 +22,7 @@ func openJava(t *testing.T, dir, name string) *os.File {
 
 func histogramFixture(t *testing.T, dir, name string) *Histogram {
 	t.Helper()
-	h, err := ParseHistogram(openJava(t, dir, name))
+	h, err := ParseHistogram(openFixture(t, dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func histogramFixture(t *testing.T, dir, name string) *Histogram {
 
 func threadsFixture(t *testing.T, dir, name string) *ThreadGroups {
 	t.Helper()
-	f, err := ParseThreadDumps(openJava(t, dir, name))
+	f, err := ParseThreadDumps(openFixture(t, dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func threadsFixture(t *testing.T, dir, name string) *ThreadGroups {
 
 func nmtFixture(t *testing.T, dir, name string) *NMT {
 	t.Helper()
-	n, err := ParseNMT(openJava(t, dir, name))
+	n, err := ParseNMT(openFixture(t, dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
-// TestDetectKindJavaFormats checks the kind detection on the JVM formats the shared
+// TestDetectKindFormats checks the kind detection on the JVM formats the shared
 // fixtures do not cover, written by the same generators as the parser tests.
-func TestDetectKindJavaFormats(t *testing.T) {
+func TestDetectKindFormats(t *testing.T) {
 	jdk21Fragment := `"Reference Handler" #9 [30467] daemon prio=10 os_prio=31 cpu=0.44ms elapsed=25574.11s tid=0x000000010328e320 nid=30467 waiting on condition  [0x000000016e7c2000]
    java.lang.Thread.State: RUNNABLE
 	at java.lang.ref.Reference.waitForReferencePendingList(java.base@21.0.9/Native Method)
@@ -27,8 +27,8 @@ func TestDetectKindJavaFormats(t *testing.T) {
 		{"jstack without its first lines", strings.SplitN(jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), "\n\n", 2)[1], analyze.KindJavaThreads},
 		{"jstack JDK 21 fragment", jdk21Fragment, analyze.KindJavaThreads},
 		{"SIGQUIT dump in a container log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] Starting\n" + jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), analyze.KindJavaThreads},
-		{"NMT summary.diff", javaNMTDiffText(kafkaBroker("Internal", 1<<30)), analyze.KindJavaNMT},
-		{"NMT summary", javaNMTSummaryText(kafkaBroker("Other", 0)), analyze.KindJavaNMT},
+		{"NMT summary.diff", nmtDiffText(kafkaBroker("Internal", 1<<30)), analyze.KindJavaNMT},
+		{"NMT summary", nmtSummaryText(kafkaBroker("Other", 0)), analyze.KindJavaNMT},
 	} {
 		if got := analyze.DetectKind([]byte(tc.text)); got.Kind != tc.kind {
 			t.Errorf("%s: detected %v, want %s", tc.name, got, tc.kind)

@@ -154,7 +154,7 @@ func ParseThreadDumpsWithin(r io.Reader, budget *analyze.Budget) (*ThreadFile, e
 	br := bufio.NewReaderSize(r, analyze.SniffSize)
 	head, _ := br.Peek(analyze.SniffSize) // a read error comes again from br, after head
 	r = analyze.StripLinePrefix(br, analyze.DetectLinePrefix(head))
-	p := &javaThreadParser{lines: newJavaLines(r, budget), file: &ThreadFile{}, intern: map[string]string{}}
+	p := &threadParser{lines: newLineReader(r, budget), file: &ThreadFile{}, intern: map[string]string{}}
 	defer p.lines.meter.Settle()
 	if err := p.run(); err != nil {
 		return nil, err
@@ -179,15 +179,15 @@ func ParseThreadDumpsWithin(r io.Reader, budget *analyze.Budget) (*ThreadFile, e
 	}
 	f.Dumps = kept
 	for _, d := range f.Dumps {
-		markJavaDeadlocked(d)
+		markDeadlocked(d)
 		d.Program = threadProgram(d.Threads)
 	}
 	return f, nil
 }
 
-// javaThreadParser is the state of one ParseThreadDumps run.
-type javaThreadParser struct {
-	lines  *javaLines
+// threadParser is the state of one ParseThreadDumps run.
+type threadParser struct {
+	lines  *lineReader
 	file   *ThreadFile
 	dump   *ThreadDump
 	thread *Thread   // the thread whose lines are being read, nil between threads
@@ -202,13 +202,13 @@ type javaThreadParser struct {
 	intern   map[string]string
 }
 
-func (p *javaThreadParser) run() error {
+func (p *threadParser) run() error {
 	for p.lines.next() {
 		line := p.lines.line()
 		switch {
 		case len(line) > 0 && line[0] == '"' && bytes.Contains(line, []byte("tid=")):
 			p.startThread(line)
-		case javaIsSpace(firstByte(line)) || len(bytes.TrimSpace(line)) == 0:
+		case isSpace(firstByte(line)) || len(bytes.TrimSpace(line)) == 0:
 			p.indented(line)
 		default:
 			if err := p.topLevel(line); err != nil {
@@ -229,20 +229,20 @@ func firstByte(b []byte) byte {
 // topLevel handles a line that starts in column 0 and is not a thread header: it
 // ends the current thread and may start a dump, a deadlock report, a heap summary
 // or a class histogram.
-func (p *javaThreadParser) topLevel(line []byte) error {
+func (p *threadParser) topLevel(line []byte) error {
 	p.thread, p.owned, p.heap = nil, false, false
 	switch {
 	case bytes.HasPrefix(line, []byte("Full thread dump")):
-		if !p.lines.charge(javaDumpCost + int64(len(line))) {
+		if !p.lines.charge(dumpCost + int64(len(line))) {
 			return nil
 		}
 		p.deadlock, p.stacks = nil, false
-		p.dump = &ThreadDump{Header: javaText(bytes.TrimSpace(line)), Line: p.lines.num, Time: p.stamp, Threads: []Thread{}}
+		p.dump = &ThreadDump{Header: jvmText(bytes.TrimSpace(line)), Line: p.lines.num, Time: p.stamp, Threads: []Thread{}}
 		p.dump.PID, p.dump.JVMVersion = p.pid, headerJVMVersion(p.dump.Header)
 		p.stamp = time.Time{}
 		p.file.Dumps = append(p.file.Dumps, p.dump)
 	case bytes.HasPrefix(line, []byte("Found one ")) && bytes.Contains(line, []byte("deadlock")):
-		if !p.lines.charge(javaDumpCost) {
+		if !p.lines.charge(dumpCost) {
 			return nil
 		}
 		p.stacks = false
@@ -253,25 +253,25 @@ func (p *javaThreadParser) topLevel(line []byte) error {
 	case p.deadlock != nil && bytes.HasPrefix(line, []byte("Found ")):
 		p.deadlock, p.stacks = nil, false
 	case p.deadlock != nil && !p.stacks && line[0] == '"':
-		if !p.lines.charge(javaLineCost + int64(len(line))) {
+		if !p.lines.charge(lineCost + int64(len(line))) {
 			return nil
 		}
 		name := bytes.TrimSuffix(bytes.TrimSpace(line), []byte(":"))
 		name = bytes.TrimSuffix(bytes.TrimPrefix(name, []byte(`"`)), []byte(`"`))
-		p.deadlock.Threads = append(p.deadlock.Threads, DeadlockThread{Name: javaText(name)})
+		p.deadlock.Threads = append(p.deadlock.Threads, DeadlockThread{Name: jvmText(name)})
 	case bytes.Equal(bytes.TrimSpace(line), []byte("Heap")):
 		p.heap = true
 	default:
-		if t, ok := javaTimestampLine(line); ok {
+		if t, ok := timestampLine(line); ok {
 			p.stamp = t
 			return nil
 		}
-		if pid, ok := javaPIDLine(line); ok {
+		if pid, ok := pidLine(line); ok {
 			p.pid = pid
 			return nil
 		}
-		if format, modules, ok := javaHistogramHeader(line); ok {
-			h, err := parseJavaHistogramSection(p.lines, format, modules)
+		if format, modules, ok := histogramHeader(line); ok {
+			h, err := parseHistogramSection(p.lines, format, modules)
 			if err != nil {
 				return err
 			}
@@ -290,7 +290,7 @@ func (p *javaThreadParser) topLevel(line []byte) error {
 
 // currentDump returns the dump being read, starting one for a fragment without a
 // "Full thread dump" line.
-func (p *javaThreadParser) currentDump() *ThreadDump {
+func (p *threadParser) currentDump() *ThreadDump {
 	if p.dump == nil {
 		p.dump = &ThreadDump{Line: p.lines.num, Time: p.stamp, Threads: []Thread{}}
 		p.dump.PID = p.pid
@@ -302,8 +302,8 @@ func (p *javaThreadParser) currentDump() *ThreadDump {
 
 // startThread parses a thread header line such as
 // `"Timer-0" #16 daemon prio=6 os_prio=0 tid=0x00007f92b0057800 nid=0x2a40 in Object.wait() [0x00007f92f9ea4000]`.
-func (p *javaThreadParser) startThread(line []byte) {
-	if !p.lines.charge(javaThreadCost + int64(len(line))) {
+func (p *threadParser) startThread(line []byte) {
+	if !p.lines.charge(threadCost + int64(len(line))) {
 		return
 	}
 	p.owned, p.heap, p.deadlock, p.stacks = false, false, nil, false
@@ -312,7 +312,7 @@ func (p *javaThreadParser) startThread(line []byte) {
 	if end := bytes.LastIndexByte(line, '"'); end > 0 {
 		name, attrs = line[1:end], line[end+1:]
 	}
-	t := Thread{Name: javaText(name), Line: p.lines.num, Frames: []string{}}
+	t := Thread{Name: jvmText(name), Line: p.lines.num, Frames: []string{}}
 	fields := bytes.Fields(attrs)
 	i := 0
 	for ; i < len(fields); i++ {
@@ -320,7 +320,7 @@ func (p *javaThreadParser) startThread(line []byte) {
 		switch {
 		case f[0] == '#' && len(f) > 1:
 			for _, c := range f[1:] {
-				if !javaIsDigit(c) || t.Number > 1e15 {
+				if !isDigit(c) || t.Number > 1e15 {
 					break
 				}
 				t.Number = t.Number*10 + int64(c-'0')
@@ -338,23 +338,23 @@ func (p *javaThreadParser) startThread(line []byte) {
 		}
 		switch string(key) {
 		case "tid":
-			t.TID = javaText(value)
+			t.TID = jvmText(value)
 		case "nid":
-			t.NID = javaText(value)
+			t.NID = jvmText(value)
 		}
 	}
 	status := fields[i:]
 	if n := len(status); n > 0 && status[n-1][0] == '[' {
 		status = status[:n-1] // the stack address range
 	}
-	t.Status = javaText(bytes.Join(status, []byte(" ")))
+	t.Status = jvmText(bytes.Join(status, []byte(" ")))
 	d.Threads = append(d.Threads, t)
 	p.thread = &d.Threads[len(d.Threads)-1]
 }
 
 // indented handles an indented or blank line: a line of the current thread, of a
 // heap summary or of a deadlock report.
-func (p *javaThreadParser) indented(line []byte) {
+func (p *threadParser) indented(line []byte) {
 	t := bytes.TrimSpace(line)
 	if len(t) == 0 || (p.deadlock == nil && !p.heap && p.thread == nil) {
 		return
@@ -362,9 +362,9 @@ func (p *javaThreadParser) indented(line []byte) {
 	// A line of a thread is kept as a frame (its text interned, see text, and
 	// in its group's key), a lock or its state; of a deadlock report or a heap
 	// summary, as text.
-	cost := javaLineCost
+	cost := lineCost
 	if bytes.HasPrefix(t, []byte("at ")) {
-		cost = javaFrameCost
+		cost = frameCost
 	}
 	if !p.lines.charge(cost + int64(len(t))) {
 		return
@@ -373,13 +373,13 @@ func (p *javaThreadParser) indented(line []byte) {
 	case p.deadlock != nil && !p.stacks && len(p.deadlock.Threads) > 0:
 		last := &p.deadlock.Threads[len(p.deadlock.Threads)-1]
 		if rest, ok := bytes.CutPrefix(t, []byte("which is held by ")); ok {
-			last.HeldBy = javaText(bytes.Trim(rest, `"`))
+			last.HeldBy = jvmText(bytes.Trim(rest, `"`))
 		} else if last.Waiting == "" {
-			last.Waiting = javaText(bytes.TrimSuffix(t, []byte(",")))
+			last.Waiting = jvmText(bytes.TrimSuffix(t, []byte(",")))
 		}
 	case p.heap:
 		if d := p.currentDump(); len(d.Heap) < 64 {
-			d.Heap = append(d.Heap, javaText(t))
+			d.Heap = append(d.Heap, jvmText(t))
 		}
 	case p.thread != nil:
 		p.threadLine(t)
@@ -387,13 +387,13 @@ func (p *javaThreadParser) indented(line []byte) {
 }
 
 // threadLine adds one trimmed line of a thread's block to it.
-func (p *javaThreadParser) threadLine(t []byte) {
+func (p *threadParser) threadLine(t []byte) {
 	th := p.thread
 	switch {
 	case bytes.HasPrefix(t, []byte("at ")):
 		th.Frames = append(th.Frames, p.text(t[3:]))
 	case bytes.HasPrefix(t, []byte("- ")):
-		if lock, ok := parseJavaLock(t[2:], p); ok {
+		if lock, ok := parseLock(t[2:], p); ok {
 			lock.Frame = len(th.Frames) - 1
 			if p.owned {
 				lock.Kind, lock.Frame = "owns", -1
@@ -407,11 +407,11 @@ func (p *javaThreadParser) threadLine(t []byte) {
 	}
 }
 
-// parseJavaLock parses the text after "- ": `locked <0x00000000d75b1e48> (a
+// parseLock parses the text after "- ": `locked <0x00000000d75b1e48> (a
 // java.util.TaskQueue)`, `waiting on <no object reference available>`, or under
 // "Locked ownable synchronizers:" `<0x…> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)`
 // and `None` (no lock).
-func parseJavaLock(s []byte, p *javaThreadParser) (Lock, bool) {
+func parseLock(s []byte, p *threadParser) (Lock, bool) {
 	if bytes.Equal(s, []byte("None")) {
 		return Lock{}, false
 	}
@@ -427,8 +427,8 @@ func parseJavaLock(s []byte, p *javaThreadParser) (Lock, bool) {
 	if closeAt < 0 {
 		return l, true
 	}
-	if addr := rest[:closeAt]; bytes.HasPrefix(addr, []byte("0x")) || javaLooksHex(addr) {
-		l.Address = javaText(addr)
+	if addr := rest[:closeAt]; bytes.HasPrefix(addr, []byte("0x")) || looksHex(addr) {
+		l.Address = jvmText(addr)
 	}
 	rest = bytes.TrimSpace(rest[closeAt+1:])
 	if c, ok := bytes.CutPrefix(rest, []byte("(a ")); ok {
@@ -437,13 +437,13 @@ func parseJavaLock(s []byte, p *javaThreadParser) (Lock, bool) {
 	return l, true
 }
 
-// javaLooksHex reports whether b is a bare hexadecimal address, as HP-UX prints them.
-func javaLooksHex(b []byte) bool {
+// looksHex reports whether b is a bare hexadecimal address, as HP-UX prints them.
+func looksHex(b []byte) bool {
 	if len(b) < 6 {
 		return false
 	}
 	for _, c := range b {
-		if !javaIsDigit(c) && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
+		if !isDigit(c) && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
 			return false
 		}
 	}
@@ -452,22 +452,22 @@ func javaLooksHex(b []byte) bool {
 
 // text returns b as valid UTF-8, sharing one string per distinct value: frames and
 // lock classes repeat across thousands of threads.
-func (p *javaThreadParser) text(b []byte) string {
+func (p *threadParser) text(b []byte) string {
 	if s, ok := p.intern[string(b)]; ok {
 		return s
 	}
 	if !p.lines.charge(2*int64(len(b)) + 64) { // the string, its key and map entry
 		return ""
 	}
-	s := javaText(b)
+	s := jvmText(b)
 	if len(p.intern) < 1<<20 {
 		p.intern[string(b)] = s
 	}
 	return s
 }
 
-// markJavaDeadlocked flags the threads of d that a deadlock report names.
-func markJavaDeadlocked(d *ThreadDump) {
+// markDeadlocked flags the threads of d that a deadlock report names.
+func markDeadlocked(d *ThreadDump) {
 	if len(d.Deadlocks) == 0 {
 		return
 	}
@@ -488,8 +488,8 @@ func markJavaDeadlocked(d *ThreadDump) {
 // (with its share of a group) and a line of a thread (a frame's string header
 // and place in the stack, or a lock), each with room for the slices' growth.
 const (
-	javaDumpCost   = 2 * int64(unsafe.Sizeof(ThreadDump{}))
-	javaThreadCost = 2*int64(unsafe.Sizeof(Thread{})) + 2*int64(unsafe.Sizeof(ThreadGroup{}))
-	javaLineCost   = 2 * int64(unsafe.Sizeof(Lock{}))
-	javaFrameCost  = 2 * 16
+	dumpCost   = 2 * int64(unsafe.Sizeof(ThreadDump{}))
+	threadCost = 2*int64(unsafe.Sizeof(Thread{})) + 2*int64(unsafe.Sizeof(ThreadGroup{}))
+	lineCost   = 2 * int64(unsafe.Sizeof(Lock{}))
+	frameCost  = 2 * 16
 )

@@ -74,7 +74,7 @@ type ThreadGroups struct {
 // kinds, and counts states and thread name patterns.
 func GroupThreads(d *ThreadDump) *ThreadGroups {
 	g := &ThreadGroups{Header: d.Header, Origin: d.Origin, Time: d.Time, Total: len(d.Threads), Deadlocks: d.Deadlocks, Groups: []ThreadGroup{}}
-	holders := javaLockHolders(d.Threads)
+	holders := lockHolders(d.Threads)
 	type building struct {
 		group   *ThreadGroup
 		names   map[string]int
@@ -95,7 +95,7 @@ func GroupThreads(d *ThreadDump) *ThreadGroups {
 		if t.Daemon {
 			g.Daemon++
 		}
-		key = javaThreadKey(key[:0], state, t)
+		key = threadKey(key[:0], state, t)
 		b, ok := groups[string(key)]
 		if !ok {
 			grp := &ThreadGroup{State: state, Stack: t.Frames, Key: string(key)}
@@ -138,9 +138,9 @@ func GroupThreads(d *ThreadDump) *ThreadGroups {
 	for _, b := range order {
 		for j := range b.group.Locks {
 			b.group.Locks[j].Objects = len(b.objects[j])
-			b.group.Locks[j].HeldBy = javaSortedKeys(b.heldBy[j])
+			b.group.Locks[j].HeldBy = sortedKeys(b.heldBy[j])
 		}
-		b.group.Names = javaGroupNamePatterns(b.names)
+		b.group.Names = groupNamePatterns(b.names)
 		g.Groups = append(g.Groups, *b.group)
 	}
 	slices.SortStableFunc(g.Groups, func(a, b ThreadGroup) int {
@@ -164,13 +164,13 @@ func GroupThreads(d *ThreadDump) *ThreadGroups {
 		}
 		return cmp.Compare(a.State, b.State)
 	})
-	g.Names = javaNameCounts(names)
+	g.Names = nameCounts(names)
 	return g
 }
 
-// javaThreadKey appends the grouping key of a thread to b: its state, its frames
+// threadKey appends the grouping key of a thread to b: its state, its frames
 // and, per frame, the kinds and classes (not the addresses) of its lock lines.
-func javaThreadKey(b []byte, state string, t *Thread) []byte {
+func threadKey(b []byte, state string, t *Thread) []byte {
 	b = append(b, state...)
 	locks := t.Locks
 	for f := -1; f < len(t.Frames); f++ {
@@ -195,8 +195,8 @@ func javaThreadKey(b []byte, state string, t *Thread) []byte {
 	return b
 }
 
-// javaLockHolders maps each object address to the names of the threads holding it.
-func javaLockHolders(threads []Thread) map[string][]string {
+// lockHolders maps each object address to the names of the threads holding it.
+func lockHolders(threads []Thread) map[string][]string {
 	holders := map[string][]string{}
 	for i := range threads {
 		for _, l := range threads[i].Locks {
@@ -208,7 +208,7 @@ func javaLockHolders(threads []Thread) map[string][]string {
 	return holders
 }
 
-func javaSortedKeys(m map[string]bool) []string {
+func sortedKeys(m map[string]bool) []string {
 	if len(m) == 0 {
 		return nil
 	}
@@ -228,7 +228,7 @@ func foldThreadName(name string) string {
 	var b strings.Builder
 	folded := false
 	for i := 0; i < len(name); {
-		n := javaVaryingRun(name, i)
+		n := varyingRun(name, i)
 		if n == 0 {
 			b.WriteByte(name[i])
 			i++
@@ -244,17 +244,17 @@ func foldThreadName(name string) string {
 	return b.String()
 }
 
-// javaVaryingRun returns the length of the number or id that starts at s[i], or 0.
-func javaVaryingRun(s string, i int) int {
-	if i > 0 && javaIsAlnum(s[i-1]) && !javaIsDigit(s[i]) {
+// varyingRun returns the length of the number or id that starts at s[i], or 0.
+func varyingRun(s string, i int) int {
+	if i > 0 && isAlnum(s[i-1]) && !isDigit(s[i]) {
 		return 0 // inside a word
 	}
-	if i >= 1 && (i == 1 || !javaIsAlnum(s[i-2])) && javaFixedJVMWord(s[i-1:]) {
+	if i >= 1 && (i == 1 || !isAlnum(s[i-2])) && fixedJVMWord(s[i-1:]) {
 		return 0
 	}
 	if strings.HasPrefix(s[i:], "0x") || strings.HasPrefix(s[i:], "0X") {
 		j := i + 2
-		for j < len(s) && javaIsHex(s[j]) {
+		for j < len(s) && isHex(s[j]) {
 			j++
 		}
 		if j > i+2 {
@@ -262,41 +262,41 @@ func javaVaryingRun(s string, i int) int {
 		}
 	}
 	j, digits := i, false
-	for j < len(s) && javaIsHex(s[j]) {
-		digits = digits || javaIsDigit(s[j])
+	for j < len(s) && isHex(s[j]) {
+		digits = digits || isDigit(s[j])
 		j++
 	}
-	if j-i >= 8 && digits && (j == len(s) || !javaIsAlnum(s[j])) {
+	if j-i >= 8 && digits && (j == len(s) || !isAlnum(s[j])) {
 		return j - i
 	}
 	j = i
-	for j < len(s) && javaIsDigit(s[j]) {
+	for j < len(s) && isDigit(s[j]) {
 		j++
 	}
 	return j - i
 }
 
-// javaFixedJVMWord reports whether s starts with a word that names a part of
+// fixedJVMWord reports whether s starts with a word that names a part of
 // HotSpot rather than a thread number: "G1 Conc#0", "C2 CompilerThread0".
-func javaFixedJVMWord(s string) bool {
+func fixedJVMWord(s string) bool {
 	for _, w := range []string{"G1", "C1", "C2"} {
-		if strings.HasPrefix(s, w) && (len(s) == len(w) || !javaIsAlnum(s[len(w)])) {
+		if strings.HasPrefix(s, w) && (len(s) == len(w) || !isAlnum(s[len(w)])) {
 			return true
 		}
 	}
 	return false
 }
 
-func javaIsHex(c byte) bool {
-	return javaIsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+func isHex(c byte) bool {
+	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-func javaIsAlnum(c byte) bool {
-	return javaIsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+func isAlnum(c byte) bool {
+	return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
-// javaNameCounts turns folded name counts into patterns, most threads first.
-func javaNameCounts(m map[string]int) []NamePattern {
+// nameCounts turns folded name counts into patterns, most threads first.
+func nameCounts(m map[string]int) []NamePattern {
 	out := make([]NamePattern, 0, len(m))
 	for p, n := range m {
 		out = append(out, NamePattern{Pattern: p, Count: n})
@@ -310,12 +310,12 @@ func javaNameCounts(m map[string]int) []NamePattern {
 	return out
 }
 
-// javaGroupNamePatterns summarizes the folded names of one group: up to three as
+// groupNamePatterns summarizes the folded names of one group: up to three as
 // they are; more are merged into their common prefix and suffix around "…"
 // ("Samza KafkaConsumerProxy Poll … - kafka"), or, with nothing in common, the three
 // most frequent and a count of the others.
-func javaGroupNamePatterns(m map[string]int) []NamePattern {
-	all := javaNameCounts(m)
+func groupNamePatterns(m map[string]int) []NamePattern {
+	all := nameCounts(m)
 	if len(all) <= 3 {
 		return all
 	}
@@ -323,8 +323,8 @@ func javaGroupNamePatterns(m map[string]int) []NamePattern {
 	prefix, suffix := all[0].Pattern, all[0].Pattern
 	for _, p := range all {
 		total += p.Count
-		prefix = javaCommonPrefix(prefix, p.Pattern)
-		suffix = javaCommonSuffix(suffix, p.Pattern)
+		prefix = commonPrefix(prefix, p.Pattern)
+		suffix = commonSuffix(suffix, p.Pattern)
 	}
 	shortest := len(all[0].Pattern)
 	for _, p := range all {
@@ -332,7 +332,7 @@ func javaGroupNamePatterns(m map[string]int) []NamePattern {
 	}
 	if len(prefix)+len(suffix) > shortest {
 		suffix = suffix[len(prefix)+len(suffix)-shortest:]
-		for len(suffix) > 0 && !javaRuneStart(suffix[0]) {
+		for len(suffix) > 0 && !runeStart(suffix[0]) {
 			suffix = suffix[1:]
 		}
 	}
@@ -346,28 +346,28 @@ func javaGroupNamePatterns(m map[string]int) []NamePattern {
 	return append(all[:3:3], NamePattern{Pattern: fmt.Sprintf("(%d other names)", len(all)-3), Count: rest})
 }
 
-func javaCommonPrefix(a, b string) string {
+func commonPrefix(a, b string) string {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
 	}
-	for n > 0 && n < len(a) && !javaRuneStart(a[n]) {
+	for n > 0 && n < len(a) && !runeStart(a[n]) {
 		n--
 	}
 	return a[:n]
 }
 
-func javaCommonSuffix(a, b string) string {
+func commonSuffix(a, b string) string {
 	n := 0
 	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
 		n++
 	}
 	s := a[len(a)-n:]
-	for len(s) > 0 && !javaRuneStart(s[0]) {
+	for len(s) > 0 && !runeStart(s[0]) {
 		s = s[1:]
 	}
 	return s
 }
 
-// javaRuneStart reports whether c can start a UTF-8 sequence.
-func javaRuneStart(c byte) bool { return c&0xC0 != 0x80 }
+// runeStart reports whether c can start a UTF-8 sequence.
+func runeStart(c byte) bool { return c&0xC0 != 0x80 }

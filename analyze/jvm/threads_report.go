@@ -18,7 +18,7 @@ func (g *ThreadGroups) Headline() string { return g.HeadlineWith(backtickQuote) 
 func (g *ThreadGroups) HeadlineWith(quote func(string) string) string {
 	var b strings.Builder
 	if n := len(g.Deadlocks); n > 0 {
-		fmt.Fprintf(&b, "The JVM reported %s: %s. ", analyze.Plural(int64(n), "deadlock"), javaDeadlockSentence(g.Deadlocks[0], quote))
+		fmt.Fprintf(&b, "The JVM reported %s: %s. ", analyze.Plural(int64(n), "deadlock"), deadlockSentence(g.Deadlocks[0], quote))
 	}
 	fmt.Fprintf(&b, "%s (%s daemon) in %s.", analyze.Plural(int64(g.Total), "thread"), analyze.FormatCount(int64(g.Daemon)), analyze.Plural(int64(len(g.Groups)), "group"))
 	if len(g.Groups) > 0 {
@@ -34,8 +34,8 @@ func (g *ThreadGroups) HeadlineWith(quote func(string) string) string {
 	return b.String()
 }
 
-// javaDeadlockSentence describes one deadlock cycle: who waits for whom.
-func javaDeadlockSentence(dl Deadlock, quote func(string) string) string {
+// deadlockSentence describes one deadlock cycle: who waits for whom.
+func deadlockSentence(dl Deadlock, quote func(string) string) string {
 	parts := make([]string, 0, len(dl.Threads))
 	for _, t := range dl.Threads {
 		s := quote(t.Name) + " waits"

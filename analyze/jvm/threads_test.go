@@ -15,8 +15,8 @@ import (
 	"github.com/leakui/leakui/internal/jvmtext"
 )
 
-// javaThreadFixtures are the thread dumps among the shared fixtures.
-var javaThreadFixtures = []string{
+// threadFixtures are the thread dumps among the shared fixtures.
+var threadFixtures = []string{
 	"jthreaddump-jstack-deadlock.txt",
 	"sjk-jstack-jdk8-hazelcast-160threads.txt",
 	"tda-jdk15-threaddump-with-class-histogram.log",
@@ -25,7 +25,7 @@ var javaThreadFixtures = []string{
 	"tda-threaddump-hpux-jdk15-jeus-large.log",
 }
 
-func parseJavaThreadFile(t *testing.T, path string) *ThreadFile {
+func parseThreadFile(t *testing.T, path string) *ThreadFile {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -39,20 +39,20 @@ func parseJavaThreadFile(t *testing.T, path string) *ThreadFile {
 	return tf
 }
 
-// TestJavaThreadDumpFixtures parses every thread dump fixture and checks it against
+// TestThreadDumpFixtures parses every thread dump fixture and checks it against
 // grep on the same file: every thread header found at its line, the dumps at theirs,
 // each dump's threads between its line and the next, the frames and lock lines all
 // read, and every string valid UTF-8 (the HP-UX dump has Korean bytes in it).
-func TestJavaThreadDumpFixtures(t *testing.T) {
-	for _, name := range javaThreadFixtures {
+func TestThreadDumpFixtures(t *testing.T) {
+	for _, name := range threadFixtures {
 		t.Run(name, func(t *testing.T) {
 			path := fixtures.Path(t, "jvm", name)
-			tf := parseJavaThreadFile(t, path)
-			headers := javaGrepLineNumbers(t, `^".*tid=`, path)
+			tf := parseThreadFile(t, path)
+			headers := grepLineNumbers(t, `^".*tid=`, path)
 			if tf.Threads() != len(headers) || len(headers) == 0 {
 				t.Fatalf("%d threads, grep counts %d headers", tf.Threads(), len(headers))
 			}
-			dumps := javaGrepLineNumbers(t, `^Full thread dump`, path)
+			dumps := grepLineNumbers(t, `^Full thread dump`, path)
 			if len(tf.Dumps) != len(dumps) {
 				t.Fatalf("%d dumps, grep finds %d 'Full thread dump' lines", len(tf.Dumps), len(dumps))
 			}
@@ -84,7 +84,7 @@ func TestJavaThreadDumpFixtures(t *testing.T) {
 				}
 				for _, th := range d.Threads {
 					lines = append(lines, th.Line)
-					javaCheckUTF8(t, th)
+					checkUTF8(t, th)
 				}
 				if !utf8.ValidString(d.Header) {
 					t.Errorf("dump header %q is not valid UTF-8", d.Header)
@@ -96,7 +96,7 @@ func TestJavaThreadDumpFixtures(t *testing.T) {
 			if len(tf.Warnings) != 0 {
 				t.Errorf("warnings %q", tf.Warnings)
 			}
-			deadlockReports := javaGrepCount(t, `^Found one Java-level deadlock`, path)
+			deadlockReports := grepCount(t, `^Found one Java-level deadlock`, path)
 			got := 0
 			for _, d := range tf.Dumps {
 				got += len(d.Deadlocks)
@@ -105,7 +105,7 @@ func TestJavaThreadDumpFixtures(t *testing.T) {
 				t.Errorf("%d deadlocks, grep counts %d reports", got, deadlockReports)
 			}
 			if deadlockReports > 0 {
-				return // its "Java stack information" repeats frames; see TestJavaThreadDeadlockFixture
+				return // its "Java stack information" repeats frames; see TestThreadDeadlockFixture
 			}
 			frames, locks := 0, 0
 			for _, d := range tf.Dumps {
@@ -118,18 +118,18 @@ func TestJavaThreadDumpFixtures(t *testing.T) {
 					}
 				}
 			}
-			if want := javaGrepCount(t, `^[[:space:]]\+at `, path); frames != want {
+			if want := grepCount(t, `^[[:space:]]\+at `, path); frames != want {
 				t.Errorf("%d frames, grep counts %d 'at' lines", frames, want)
 			}
-			if want := javaGrepCount(t, `^[[:space:]]\+- \(locked\|waiting\|parking\|eliminated\)`, path); locks != want {
+			if want := grepCount(t, `^[[:space:]]\+- \(locked\|waiting\|parking\|eliminated\)`, path); locks != want {
 				t.Errorf("%d lock lines, grep counts %d", locks, want)
 			}
 		})
 	}
 }
 
-// javaGrepLineNumbers returns the line numbers grep -n finds for pattern.
-func javaGrepLineNumbers(t *testing.T, pattern, path string) []int {
+// grepLineNumbers returns the line numbers grep -n finds for pattern.
+func grepLineNumbers(t *testing.T, pattern, path string) []int {
 	t.Helper()
 	var out []int
 	for _, l := range greptest.Output(t, "-a", "-n", "--", pattern, path) {
@@ -142,7 +142,7 @@ func javaGrepLineNumbers(t *testing.T, pattern, path string) []int {
 	return out
 }
 
-func javaCheckUTF8(t *testing.T, th Thread) {
+func checkUTF8(t *testing.T, th Thread) {
 	t.Helper()
 	all := append([]string{th.Name, th.State, th.Status, th.TID, th.NID}, th.Frames...)
 	for _, l := range th.Locks {
@@ -155,33 +155,33 @@ func javaCheckUTF8(t *testing.T, th Thread) {
 	}
 }
 
-// TestJavaThreadStatesMatchGrep checks the state counts of the JDK 8 and JDK 21 dumps
+// TestThreadStatesMatchGrep checks the state counts of the JDK 8 and JDK 21 dumps
 // against `grep -c "java.lang.Thread.State: X"`.
-func TestJavaThreadStatesMatchGrep(t *testing.T) {
+func TestThreadStatesMatchGrep(t *testing.T) {
 	for _, name := range []string{"tda-jstack-jdk8-openjdk.log", "tda-jstack-jdk21-macos.log", "sjk-jstack-jdk8-hazelcast-160threads.txt"} {
 		path := fixtures.Path(t, "jvm", name)
-		g := GroupThreads(parseJavaThreadFile(t, path).Dumps[0])
+		g := GroupThreads(parseThreadFile(t, path).Dumps[0])
 		withState := 0
 		for _, s := range g.States {
-			javaState := map[string]bool{"NEW": true, "RUNNABLE": true, "BLOCKED": true, "WAITING": true, "TIMED_WAITING": true, "TERMINATED": true}
-			if javaState[strings.Fields(s.State)[0]] {
+			jvmState := map[string]bool{"NEW": true, "RUNNABLE": true, "BLOCKED": true, "WAITING": true, "TIMED_WAITING": true, "TERMINATED": true}
+			if jvmState[strings.Fields(s.State)[0]] {
 				withState += s.Count
-				if want := javaGrepCount(t, "java.lang.Thread.State: "+s.State+"$", path); s.Count != want {
+				if want := grepCount(t, "java.lang.Thread.State: "+s.State+"$", path); s.Count != want {
 					t.Errorf("%s: %d threads %s, grep counts %d", name, s.Count, s.State, want)
 				}
 			}
 		}
-		if want := javaGrepCount(t, "java.lang.Thread.State: ", path); withState != want {
+		if want := grepCount(t, "java.lang.Thread.State: ", path); withState != want {
 			t.Errorf("%s: %d threads with a Java state, grep counts %d", name, withState, want)
 		}
 	}
 }
 
-// TestJavaThreadDeadlockFixture checks the deadlock the JVM reported in the jstack of
+// TestThreadDeadlockFixture checks the deadlock the JVM reported in the jstack of
 // OpenJDK 25: its two threads, who holds what, and that their groups come first.
-func TestJavaThreadDeadlockFixture(t *testing.T) {
+func TestThreadDeadlockFixture(t *testing.T) {
 	path := fixtures.Path(t, "jvm", "jthreaddump-jstack-deadlock.txt")
-	tf := parseJavaThreadFile(t, path)
+	tf := parseThreadFile(t, path)
 	d := tf.Dumps[0]
 	if len(d.Deadlocks) != 1 || len(d.Deadlocks[0].Threads) != 2 {
 		t.Fatalf("deadlocks %+v, want one of two threads", d.Deadlocks)
@@ -221,11 +221,11 @@ func TestJavaThreadDeadlockFixture(t *testing.T) {
 	}
 }
 
-// TestJavaThreadHPUXNotUTF8 checks the non-UTF-8 header of the HP-UX dump is kept
+// TestThreadHPUXNotUTF8 checks the non-UTF-8 header of the HP-UX dump is kept
 // with the bad bytes replaced, and the second dump diffs against the first.
-func TestJavaThreadHPUXNotUTF8(t *testing.T) {
+func TestThreadHPUXNotUTF8(t *testing.T) {
 	path := fixtures.Path(t, "jvm", "tda-threaddump-hpux-jdk15-jeus-large.log")
-	tf := parseJavaThreadFile(t, path)
+	tf := parseThreadFile(t, path)
 	h := tf.Dumps[0].Header
 	if !strings.Contains(h, "\uFFFD") || !strings.HasSuffix(h, "IA64W mixed mode):") || !strings.Contains(h, "14:48:56 KST 2008") {
 		t.Errorf("header %q", h)
@@ -241,11 +241,11 @@ func TestJavaThreadHPUXNotUTF8(t *testing.T) {
 	}
 }
 
-// TestJavaThreadHistogramInDump checks that the thread dump parser also returns the
+// TestThreadHistogramInDump checks that the thread dump parser also returns the
 // histogram printed after the dump.
-func TestJavaThreadHistogramInDump(t *testing.T) {
+func TestThreadHistogramInDump(t *testing.T) {
 	path := fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log")
-	tf := parseJavaThreadFile(t, path)
+	tf := parseThreadFile(t, path)
 	total := strings.Fields(greptest.Output(t, "-a", "--", `^Total`, path)[0])
 	if len(tf.Histograms) != 1 || tf.Histograms[0].TotalBytes != greptest.Int(t, total[2]) || tf.Histograms[0].TotalInstances != greptest.Int(t, total[1]) {
 		t.Fatalf("histograms %v, want the one with the Total line %v", tf.Histograms, total)
@@ -309,10 +309,10 @@ func samzaContainerThreads() []jvmtext.Thread {
 	}
 }
 
-// TestJavaThreadGroupsAndDiff builds the SAMZA-2785 picture in two dumps written in
+// TestThreadGroupsAndDiff builds the SAMZA-2785 picture in two dumps written in
 // jstack's layout, 3 and 168 poll threads, and checks the groups, the name pattern,
 // the contention and the diff against what was written.
-func TestJavaThreadGroupsAndDiff(t *testing.T) {
+func TestThreadGroupsAndDiff(t *testing.T) {
 	base := jvmtext.Dump("2020-02-25 03:21:02", append(samzaContainerThreads(), samzaPollThreads(3)...))
 	target := jvmtext.Dump("2020-02-25 09:21:02", append(samzaPollThreads(168), samzaContainerThreads()...))
 	parse := func(text string) *ThreadGroups {
@@ -399,9 +399,9 @@ func TestFoldThreadName(t *testing.T) {
 	}
 }
 
-// TestJavaThreadBadInput checks hostile and broken dumps give a clear error or a
+// TestThreadBadInput checks hostile and broken dumps give a clear error or a
 // partial result, never a panic.
-func TestJavaThreadBadInput(t *testing.T) {
+func TestThreadBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name, text string
 		err        error
@@ -435,7 +435,7 @@ func TestJavaThreadBadInput(t *testing.T) {
 			}
 			for _, d := range tf.Dumps {
 				for _, th := range d.Threads {
-					javaCheckUTF8(t, th)
+					checkUTF8(t, th)
 				}
 				_ = GroupThreads(d).Headline()
 			}
@@ -443,9 +443,9 @@ func TestJavaThreadBadInput(t *testing.T) {
 	}
 }
 
-// TestAnalyzeJavaThreads checks the one-call report: the last dump's groups, the
+// TestAnalyzeThreads checks the one-call report: the last dump's groups, the
 // first-to-last diff of a file with two dumps, the histogram of the TDA log.
-func TestAnalyzeJavaThreads(t *testing.T) {
+func TestAnalyzeThreads(t *testing.T) {
 	open := func(name string) *os.File {
 		f, err := os.Open(fixtures.Path(t, "jvm", name))
 		if err != nil {
@@ -465,7 +465,7 @@ func TestAnalyzeJavaThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := javaGrepLineNumbers(t, `^num `, fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log"))[0]
+	line := grepLineNumbers(t, `^num `, fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log"))[0]
 	if rep.Diff != nil || len(rep.Histograms) != 1 || rep.Histograms[0].Line != line || !strings.HasPrefix(rep.Histograms[0].Headline(), "1,084 classes") {
 		t.Errorf("TDA report: diff %v, %d histograms", rep.Diff, len(rep.Histograms))
 	}

@@ -22,9 +22,9 @@ const (
 	BucketNone time.Duration = -1
 )
 
-// logBucketLadder lists the automatic widths in milliseconds. Each divides the
+// bucketLadder lists the automatic widths in milliseconds. Each divides the
 // next by at most 5, so widening a chart past 300 bars leaves at least 60.
-var logBucketLadder = func() []int64 {
+var bucketLadder = func() []int64 {
 	const s, m, h, d = 1000, 60 * 1000, 3600 * 1000, 86400 * 1000
 	l := []int64{1, 2, 10, 20, 100, 200, s, 2 * s, 10 * s, 30 * s, m, 2 * m, 10 * m, 30 * m,
 		h, 2 * h, 6 * h, 12 * h, d, 2 * d, 10 * d, 20 * d}
@@ -37,14 +37,14 @@ var logBucketLadder = func() []int64 {
 	return l
 }()
 
-// logBuckets counts matching lines per pattern in time buckets of one width,
+// timeBuckets counts matching lines per pattern in time buckets of one width,
 // aligned to the Unix epoch so that sets of different widths on the same
 // ladder merge exactly. It holds the dense range of buckets from lo to
 // lo+len-1; when the range would pass the limit it widens first, so memory
 // never exceeds limit × patterns counters.
-type logBuckets struct {
+type timeBuckets struct {
 	width   int64 // milliseconds
-	auto    bool  // widen along logBucketLadder; otherwise by doubling
+	auto    bool  // widen along bucketLadder; otherwise by doubling
 	limit   int64 // the most buckets kept
 	np      int   // patterns per bucket
 	lo      int64 // index (time / width) of the first bucket
@@ -54,10 +54,10 @@ type logBuckets struct {
 }
 
 // newLogBuckets returns an empty set for np patterns; width ≤ 0 means automatic.
-func newLogBuckets(width time.Duration, np int) *logBuckets {
-	b := &logBuckets{np: np}
+func newLogBuckets(width time.Duration, np int) *timeBuckets {
+	b := &timeBuckets{np: np}
 	if width <= 0 {
-		b.auto, b.width, b.limit = true, logBucketLadder[0], MaxAutoBuckets
+		b.auto, b.width, b.limit = true, bucketLadder[0], MaxAutoBuckets
 	} else {
 		b.width, b.limit = max(width.Milliseconds(), 1), MaxBuckets
 	}
@@ -65,27 +65,27 @@ func newLogBuckets(width time.Duration, np int) *logBuckets {
 }
 
 // empty returns a set with the same settings and no buckets.
-func (b *logBuckets) empty() *logBuckets {
-	return &logBuckets{width: b.width, auto: b.auto, limit: b.limit, np: b.np, widened: b.widened}
+func (b *timeBuckets) empty() *timeBuckets {
+	return &timeBuckets{width: b.width, auto: b.auto, limit: b.limit, np: b.np, widened: b.widened}
 }
 
 // add counts n lines of pattern p at time ms.
-func (b *logBuckets) add(ms int64, p int, n int64) {
+func (b *timeBuckets) add(ms int64, p int, n int64) {
 	i := b.cover(ms)
 	b.counts[(i-b.lo)*int64(b.np)+int64(p)] += n
 }
 
-// logBucketMemo remembers the bucket of the last time one set counted
+// bucketMemo remembers the bucket of the last time one set counted
 // through it: its index and the times it spans at the set's width then.
-type logBucketMemo struct {
-	b                  *logBuckets
+type bucketMemo struct {
+	b                  *timeBuckets
 	width, from, to, i int64
 }
 
 // addOne counts one line of pattern p at time ms, as add does; a time in the
 // bucket of the time before (the set neither replaced nor widened since, the
 // bucket still held) skips the division and the range check.
-func (b *logBuckets) addOne(m *logBucketMemo, ms int64, p int) {
+func (b *timeBuckets) addOne(m *bucketMemo, ms int64, p int) {
 	if m.b == b && m.width == b.width && ms >= m.from && ms < m.to {
 		if k := m.i - b.lo; uint64(k) < uint64(b.n) {
 			b.counts[k*int64(b.np)+int64(p)]++
@@ -94,16 +94,16 @@ func (b *logBuckets) addOne(m *logBucketMemo, ms int64, p int) {
 	}
 	i := b.cover(ms)
 	b.counts[(i-b.lo)*int64(b.np)+int64(p)]++
-	*m = logBucketMemo{b: b, width: b.width, from: i * b.width, to: (i + 1) * b.width, i: i}
+	*m = bucketMemo{b: b, width: b.width, from: i * b.width, to: (i + 1) * b.width, i: i}
 }
 
 // touch makes the range include time ms without counting anything, so that a
 // chart spans the whole log and not only its matches.
-func (b *logBuckets) touch(ms int64) { b.cover(ms) }
+func (b *timeBuckets) touch(ms int64) { b.cover(ms) }
 
 // cover widens and extends the range to include ms and returns its bucket index.
-func (b *logBuckets) cover(ms int64) int64 {
-	i := logFloorDiv(ms, b.width)
+func (b *timeBuckets) cover(ms int64) int64 {
+	i := floorDiv(ms, b.width)
 	if b.n == 0 {
 		b.lo, b.n = i, 1
 		b.counts = append(b.counts[:0], make([]int64, b.np)...)
@@ -112,7 +112,7 @@ func (b *logBuckets) cover(ms int64) int64 {
 	lo, hi := min(b.lo, i), max(b.lo+b.n-1, i)
 	for hi-lo+1 > b.limit {
 		b.widen(b.nextWidth())
-		i = logFloorDiv(ms, b.width)
+		i = floorDiv(ms, b.width)
 		lo, hi = min(b.lo, i), max(b.lo+b.n-1, i)
 	}
 	if lo < b.lo {
@@ -127,9 +127,9 @@ func (b *logBuckets) cover(ms int64) int64 {
 }
 
 // nextWidth is the width after this one.
-func (b *logBuckets) nextWidth() int64 {
+func (b *timeBuckets) nextWidth() int64 {
 	if b.auto {
-		for _, w := range logBucketLadder {
+		for _, w := range bucketLadder {
 			if w > b.width {
 				return w
 			}
@@ -141,7 +141,7 @@ func (b *logBuckets) nextWidth() int64 {
 }
 
 // widen re-buckets the counts at width w, a multiple of the current width.
-func (b *logBuckets) widen(w int64) {
+func (b *timeBuckets) widen(w int64) {
 	if w <= b.width {
 		return
 	}
@@ -150,11 +150,11 @@ func (b *logBuckets) widen(w int64) {
 		b.width = w
 		return
 	}
-	lo := logFloorDiv(b.lo, factor)
-	hi := logFloorDiv(b.lo+b.n-1, factor)
+	lo := floorDiv(b.lo, factor)
+	hi := floorDiv(b.lo+b.n-1, factor)
 	counts := make([]int64, (hi-lo+1)*int64(b.np))
 	for k := int64(0); k < b.n; k++ {
-		dst := (logFloorDiv(b.lo+k, factor) - lo) * int64(b.np)
+		dst := (floorDiv(b.lo+k, factor) - lo) * int64(b.np)
 		src := k * int64(b.np)
 		for p := 0; p < b.np; p++ {
 			counts[dst+int64(p)] += b.counts[src+int64(p)]
@@ -164,7 +164,7 @@ func (b *logBuckets) widen(w int64) {
 }
 
 // merge adds the counts of o (same settings, maybe another width) to b.
-func (b *logBuckets) merge(o *logBuckets) {
+func (b *timeBuckets) merge(o *timeBuckets) {
 	if o == nil {
 		return
 	}
@@ -195,7 +195,7 @@ func (b *logBuckets) merge(o *logBuckets) {
 
 // counted reports whether any bucket holds a count (a touched range alone holds
 // none).
-func (b *logBuckets) counted() bool {
+func (b *timeBuckets) counted() bool {
 	for _, c := range b.counts {
 		if c != 0 {
 			return true
@@ -205,13 +205,13 @@ func (b *logBuckets) counted() bool {
 }
 
 // at returns the counts of the k-th bucket held (one per pattern).
-func (b *logBuckets) at(k int64) []int64 {
+func (b *timeBuckets) at(k int64) []int64 {
 	return b.counts[k*int64(b.np) : (k+1)*int64(b.np)]
 }
 
-// logFloorDiv divides rounding toward negative infinity (yearless times are
+// floorDiv divides rounding toward negative infinity (yearless times are
 // before the epoch).
-func logFloorDiv(a, b int64) int64 {
+func floorDiv(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
 		q--

@@ -18,7 +18,7 @@ func FuzzBucketMemo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, width := range []time.Duration{BucketAuto, time.Second, time.Millisecond} {
 			want, got := newLogBuckets(width, 3), newLogBuckets(width, 3)
-			var m logBucketMemo
+			var m bucketMemo
 			ms := int64(1687305600000)
 			for i := 0; i+4 <= len(in); i += 4 {
 				step := int64(int32(binary.LittleEndian.Uint32(in[i:])))

@@ -11,31 +11,31 @@ import (
 // anything and gives it back when it returns: a count the budget has no room
 // for is refused at once, naming the limit, not after it has grown.
 
-// logDecompressBuffers is what reading a compressed input holds beyond the
+// decompressBuffers is what reading a compressed input holds beyond the
 // scanner: the prefetch's two 1 MiB blocks and a zstd window of the usual size.
-const logDecompressBuffers = 2<<20 + 8<<20
+const decompressBuffers = 2<<20 + 8<<20
 
 // memoryBound is the most a count with these options holds at once.
-func (pl *logPlan) memoryBound(o CountOptions) int64 {
+func (pl *countPlan) memoryBound(o CountOptions) int64 {
 	blockSize, maxLine := int64(o.blockSize), int64(o.maxLine)
 	if blockSize <= 0 {
-		blockSize = logDefaultBlockSize
+		blockSize = defaultBlockSize
 	}
 	if maxLine <= 0 {
 		maxLine = MaxLineBytes
 	}
 	// A scanner's block grows by doubling to the longest line: the old block
 	// and the new one are held at once while it grows.
-	scanner := blockSize + maxLine + maxLine/2
+	perScanner := blockSize + maxLine + maxLine/2
 	workers := int64(o.workers())
-	parallel := workers*scanner + (2*workers+1)*pl.partBound()
-	stream := scanner + 2*pl.partBound() + logSampleSize + logDecompressBuffers
+	parallel := workers*perScanner + (2*workers+1)*pl.partBound()
+	stream := perScanner + 2*pl.partBound() + sampleSize + decompressBuffers
 	return max(parallel, stream)
 }
 
 // partBound is the most one part (or the merged result) holds: its counters,
 // buckets, template table and key tables, each full.
-func (pl *logPlan) partBound() int64 {
+func (pl *countPlan) partBound() int64 {
 	n := int64(len(pl.patterns)) * 8
 	if pl.bucket != BucketNone {
 		limit := int64(MaxAutoBuckets)
@@ -45,9 +45,9 @@ func (pl *logPlan) partBound() int64 {
 		// The buckets and the yearless ones, each with room to grow.
 		n += 2 * 2 * limit * int64(pl.columns()) * 8
 	}
-	n += int64(len(pl.spans)) * int64(unsafe.Sizeof(logSpanPart{}))
+	n += int64(len(pl.spans)) * int64(unsafe.Sizeof(spanPart{}))
 	if pl.overview {
-		n += MaxTemplates * (2*MaxTemplateBytes + logTemplateSample + logTemplateOverhead)
+		n += MaxTemplates * (2*MaxTemplateBytes + templateSample + templateOverhead)
 	}
 	if pl.keyed {
 		keyed := int64(0)
@@ -58,7 +58,7 @@ func (pl *logPlan) partBound() int64 {
 		}
 		// A key: its bytes, the map entry, its string and state, with room
 		// for the slices' growth.
-		n += keyed * int64(pl.maxKeys) * (maxKeyBytes + 64 + 2*16 + 2*int64(unsafe.Sizeof(logKeyState{})))
+		n += keyed * int64(pl.maxKeys) * (maxKeyBytes + 64 + 2*16 + 2*int64(unsafe.Sizeof(keyState{})))
 	}
 	return n
 }

@@ -11,13 +11,13 @@ import (
 	"github.com/leakui/leakui/analyze"
 )
 
-// logReadCounter counts the bytes read through it.
-type logReadCounter struct {
+// readCounter counts the bytes read through it.
+type readCounter struct {
 	r io.Reader
 	n int64
 }
 
-func (c *logReadCounter) Read(p []byte) (int, error) {
+func (c *readCounter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
@@ -45,7 +45,7 @@ func TestCountWithinABudget(t *testing.T) {
 
 	server := analyze.NewBudget(1 << 40)
 	small := server.Child(bound / 2)
-	in := &logReadCounter{r: strings.NewReader(text.String())}
+	in := &readCounter{r: strings.NewReader(text.String())}
 	o := opts
 	o.Budget = small
 	_, err = Count(context.Background(), o, Input{Name: "app.log", Reader: in})

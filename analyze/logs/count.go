@@ -46,9 +46,9 @@ func Count(ctx context.Context, opts CountOptions, inputs ...Input) (*Report, er
 		}
 		defer opts.Budget.Uncharge(bound)
 	}
-	c := &logCounter{opts: opts, plan: plan, merge: newLogMerger(plan, len(inputs))}
+	c := &counter{opts: opts, plan: plan, merge: newLogMerger(plan, len(inputs))}
 	for _, in := range inputs {
-		c.total += logInputSize(in.Reader)
+		c.total += inputSize(in.Reader)
 	}
 	for i, in := range inputs {
 		if err := c.count(ctx, i, in); err != nil {
@@ -58,20 +58,20 @@ func Count(ctx context.Context, opts CountOptions, inputs ...Input) (*Report, er
 	return c.merge.report(inputs), nil
 }
 
-// logCounter counts the inputs of one Count call, one after the other.
-type logCounter struct {
+// counter counts the inputs of one Count call, one after the other.
+type counter struct {
 	opts  CountOptions
-	plan  *logPlan
-	merge *logMerger
+	plan  *countPlan
+	merge *merger
 	total int64 // sum of the input sizes, for progress
 	done  int64 // input bytes consumed before the current input
 }
 
 // count counts one input into the merger.
-func (c *logCounter) count(ctx context.Context, file int, in Input) error {
+func (c *counter) count(ctx context.Context, file int, in Input) error {
 	c.merge.startFile(file)
-	if ra, size, ok := logRandomAccess(in.Reader); ok {
-		head := make([]byte, min(size, logSampleSize))
+	if ra, size, ok := randomAccess(in.Reader); ok {
+		head := make([]byte, min(size, sampleSize))
 		if _, err := ra.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
@@ -93,8 +93,8 @@ func (c *logCounter) count(ctx context.Context, file int, in Input) error {
 }
 
 // countStream counts an input read from start to end by one scanner.
-func (c *logCounter) countStream(ctx context.Context, file int, r io.Reader) error {
-	raw := &logCountingReader{r: r}
+func (c *counter) countStream(ctx context.Context, file int, r io.Reader) error {
+	raw := &countingReader{r: r}
 	limit := c.opts.MaxInputBytes
 	if limit <= 0 {
 		limit = 1 << 62
@@ -117,8 +117,8 @@ func (c *logCounter) countStream(ctx context.Context, file int, r io.Reader) err
 		defer pf.Close() // before rc.Close: the goroutine reads rc
 		stream = pf
 	}
-	br := bufio.NewReaderSize(stream, logSampleSize)
-	head, err := br.Peek(logSampleSize)
+	br := bufio.NewReaderSize(stream, sampleSize)
+	head, err := br.Peek(sampleSize)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return err
 	}
@@ -140,15 +140,15 @@ func (c *logCounter) countStream(ctx context.Context, file int, r io.Reader) err
 }
 
 // newScanner returns a scanner whose matchers are tuned to an input's head.
-func (c *logCounter) newScanner(head []byte) *logScanner {
+func (c *counter) newScanner(head []byte) *scanner {
 	sc := newLogScanner(c.plan, c.opts.blockSize, c.opts.maxLine)
 	sc.ms = c.plan.matchers(head)
-	sc.times = c.plan.times && logHasTimes(head)
+	sc.times = c.plan.times && hasTimes(head)
 	return sc
 }
 
 // progress reports the bytes consumed: those of earlier inputs plus n.
-func (c *logCounter) progress(file int, n int64) {
+func (c *counter) progress(file int, n int64) {
 	if c.opts.Progress != nil {
 		c.opts.Progress(Progress{File: file, Done: c.done + n, Total: c.total})
 	}
@@ -156,9 +156,9 @@ func (c *logCounter) progress(file int, n int64) {
 
 // matchers compiles the plan's patterns tuned to an input's head. The plan was
 // validated, so compiling cannot fail.
-func (pl *logPlan) matchers(head []byte) []*logMatcher {
+func (pl *countPlan) matchers(head []byte) []*matcher {
 	ranks := newLogByteRanks(head)
-	ms := make([]*logMatcher, len(pl.patterns))
+	ms := make([]*matcher, len(pl.patterns))
 	for i, p := range pl.patterns {
 		m, err := compileLogPattern(p, ranks, head)
 		if err != nil {
@@ -169,12 +169,12 @@ func (pl *logPlan) matchers(head []byte) []*logMatcher {
 	return ms
 }
 
-// logHasTimes reports whether an input's head has a timestamped line; inputs
+// hasTimes reports whether an input's head has a timestamped line; inputs
 // without are not searched for timestamps at all.
-func logHasTimes(head []byte) bool {
+func hasTimes(head []byte) bool {
 	for from, n := 0, 0; from < len(head) && n < 1000; n++ {
-		le := logLineEnd(head, from)
-		if _, ok := logParseTime(head[from:le]); ok {
+		le := lineEnd(head, from)
+		if _, ok := lineTime(head[from:le]); ok {
 			return true
 		}
 		from = le + 1
@@ -182,9 +182,9 @@ func logHasTimes(head []byte) bool {
 	return false
 }
 
-// logRandomAccess returns r as an io.ReaderAt of known size, from r's current
+// randomAccess returns r as an io.ReaderAt of known size, from r's current
 // offset, when it is one.
-func logRandomAccess(r io.Reader) (io.ReaderAt, int64, bool) {
+func randomAccess(r io.Reader) (io.ReaderAt, int64, bool) {
 	ra, ok := r.(io.ReaderAt)
 	if !ok {
 		return nil, 0, false
@@ -213,22 +213,22 @@ func logRandomAccess(r io.Reader) (io.ReaderAt, int64, bool) {
 	return nil, 0, false
 }
 
-// logInputSize returns the raw size of an input when it can be known cheaply.
-func logInputSize(r io.Reader) int64 {
-	if _, size, ok := logRandomAccess(r); ok {
+// inputSize returns the raw size of an input when it can be known cheaply.
+func inputSize(r io.Reader) int64 {
+	if _, size, ok := randomAccess(r); ok {
 		return size
 	}
 	return 0
 }
 
-// logCountingReader counts the raw bytes read through it (from the read-ahead
+// countingReader counts the raw bytes read through it (from the read-ahead
 // goroutine; the count is read by the scanner's).
-type logCountingReader struct {
+type countingReader struct {
 	r io.Reader
 	n atomic.Int64
 }
 
-func (c *logCountingReader) Read(p []byte) (int, error) {
+func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err

@@ -139,7 +139,7 @@ func BenchmarkLogFinder(b *testing.B) {
 			s = s[i+1:]
 		}
 	}
-	f := newLogFinder(pat, false, newLogByteRanks(block[:logSampleSize]), block[:logSampleSize])
+	f := newLogFinder(pat, false, newLogByteRanks(block[:sampleSize]), block[:sampleSize])
 	want := countWith(func(s []byte) int { return bytes.Index(s, pat) })
 	b.Run("pair scan", func(b *testing.B) {
 		b.SetBytes(int64(len(block)))
@@ -166,7 +166,7 @@ func BenchmarkLogParseTime(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, l := range lines {
-			logParseTime(l)
+			lineTime(l)
 		}
 	}
 }

@@ -12,10 +12,10 @@ import (
 // the input is cut into parts of about partSize at line starts, each scanner
 // reads its parts with ReadAt, and the parts are merged in order. At most two
 // parts per scanner are in flight, so memory does not grow with the input.
-func (c *logCounter) countParallel(ctx context.Context, file int, ra io.ReaderAt, size int64, head []byte) error {
+func (c *counter) countParallel(ctx context.Context, file int, ra io.ReaderAt, size int64, head []byte) error {
 	partSize := int64(c.opts.partSize)
 	if partSize <= 0 {
-		partSize = logDefaultPartSize
+		partSize = defaultPartSize
 	}
 	workers := c.opts.workers()
 	if size <= partSize {
@@ -29,7 +29,7 @@ func (c *logCounter) countParallel(ctx context.Context, file int, ra io.ReaderAt
 		off, size int64
 	}
 	jobs := make(chan job)
-	results := make(chan *logPart, workers)
+	results := make(chan *partResult, workers)
 	tokens := make(chan struct{}, 2*workers)
 	var wg sync.WaitGroup
 	var splitErr error
@@ -39,7 +39,7 @@ func (c *logCounter) countParallel(ctx context.Context, file int, ra io.ReaderAt
 		defer wg.Done()
 		defer close(jobs)
 		for index, off := 0, int64(0); off < size; index++ {
-			end, err := logNextLineStart(ra, off+partSize, size)
+			end, err := nextLineStart(ra, off+partSize, size)
 			if err != nil {
 				splitErr = err
 				cancel()
@@ -80,7 +80,7 @@ func (c *logCounter) countParallel(ctx context.Context, file int, ra io.ReaderAt
 	}()
 
 	// Merge in order; parts that finish early wait in pending.
-	pending := map[int]*logPart{}
+	pending := map[int]*partResult{}
 	next := 0
 	var err error
 	for p := range results {
@@ -108,9 +108,9 @@ func (c *logCounter) countParallel(ctx context.Context, file int, ra io.ReaderAt
 	return err
 }
 
-// logNextLineStart returns the first line start at or after at (size when the
+// nextLineStart returns the first line start at or after at (size when the
 // input ends first): the byte after the first '\n' at or after at-1.
-func logNextLineStart(ra io.ReaderAt, at, size int64) (int64, error) {
+func nextLineStart(ra io.ReaderAt, at, size int64) (int64, error) {
 	if at >= size {
 		return size, nil
 	}

@@ -6,4 +6,13 @@
 // go_asm.h, and each routine has a Go twin its fuzz target holds it to. The
 // purego build tag leaves the assembly out: `go test -tags purego` runs the
 // Go twins alone.
+//
+// It owns the counting (Count) of literal patterns (an AVX2 literal scan on
+// amd64) and regexps; pairs (not measurable without a line; falling back to the
+// counts when a key was started again while open), their keys and spans (the
+// time from one line to another); time buckets and timestamps; the presets; and
+// the overview of every line (CountOptions.Overview): levels (level.go) and
+// message templates whose regexps count what `grep -cE` does (template.go,
+// overview.go; the fast path template_fast.go, the skeleton cache
+// template_skeleton.go).
 package logs

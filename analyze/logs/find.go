@@ -2,12 +2,12 @@ package logs
 
 import "bytes"
 
-// logFinder finds one literal in a byte slice, exactly or (fold) in any ASCII
+// finder finds one literal in a byte slice, exactly or (fold) in any ASCII
 // case. It scans for a pair of the literal's rarest bytes at their fixed
 // distance (a vector loop on amd64) and verifies each candidate, which is what
 // makes four literals cheaper than one grep: the pair is rare even when each
 // byte alone is common.
-type logFinder struct {
+type finder struct {
 	pat    []byte // the literal; lower case when fold
 	fold   bool   // match ASCII letters in either case; candidates are not verified
 	a, b   int    // offsets in pat of the two scanned bytes, a < b
@@ -15,38 +15,38 @@ type logFinder struct {
 	mask   byte   // 0x20 when fold: compare c|0x20
 }
 
-// logSampleSize is how much of an input's head is sampled to rank bytes by how
+// sampleSize is how much of an input's head is sampled to rank bytes by how
 // often they occur in that log.
-const logSampleSize = 64 << 10
+const sampleSize = 64 << 10
 
-// logByteRanks scores each byte by how common it is: its count in the sample
+// byteRanks scores each byte by how common it is: its count in the sample
 // dominates, and a static guess about text breaks ties and covers a small or
 // missing sample. Lower is rarer.
-type logByteRanks [256]uint64
+type byteRanks [256]uint64
 
 // newLogByteRanks ranks bytes by their frequency in sample.
-func newLogByteRanks(sample []byte) *logByteRanks {
-	var r logByteRanks
+func newLogByteRanks(sample []byte) *byteRanks {
+	var r byteRanks
 	for _, c := range sample {
 		r[c] += 256
 	}
 	for c := range r {
-		r[c] += uint64(logStaticRank(byte(c)))
+		r[c] += uint64(staticRank(byte(c)))
 	}
 	return &r
 }
 
 // rank is how common c is; with fold, both cases of a letter count.
-func (r *logByteRanks) rank(c byte, fold bool) uint64 {
+func (r *byteRanks) rank(c byte, fold bool) uint64 {
 	if fold && c|0x20 >= 'a' && c|0x20 <= 'z' {
 		return r[c|0x20] + r[c&^0x20]
 	}
 	return r[c]
 }
 
-// logStaticRank guesses how common a byte is in a text log, from 0 (rare) to
+// staticRank guesses how common a byte is in a text log, from 0 (rare) to
 // 255 (space).
-func logStaticRank(c byte) uint8 {
+func staticRank(c byte) uint8 {
 	switch {
 	case c == ' ':
 		return 255
@@ -73,8 +73,8 @@ func logStaticRank(c byte) uint8 {
 // newLogFinder prepares a finder for pat (lower case when fold). The scanned
 // pair is chosen among the rarest bytes of pat by how often the pair itself
 // occurs in sample.
-func newLogFinder(pat []byte, fold bool, ranks *logByteRanks, sample []byte) logFinder {
-	f := logFinder{pat: pat, fold: fold}
+func newLogFinder(pat []byte, fold bool, ranks *byteRanks, sample []byte) finder {
+	f := finder{pat: pat, fold: fold}
 	if fold {
 		f.mask = 0x20
 	}
@@ -113,7 +113,7 @@ func newLogFinder(pat []byte, fold bool, ranks *logByteRanks, sample []byte) log
 	for i := 0; i < len(cand); i++ {
 		for j := i + 1; j < len(cand); j++ {
 			a, b := min(cand[i], cand[j]), max(cand[i], cand[j])
-			n := logPairCount(sample, pat[a]|f.mask, pat[b]|f.mask, f.mask, b-a)
+			n := pairCount(sample, pat[a]|f.mask, pat[b]|f.mask, f.mask, b-a)
 			score := n<<16 + ranks.rank(pat[a], fold)/256 + ranks.rank(pat[b], fold)/256
 			if score < bestScore {
 				bestScore, f.a, f.b = score, a, b
@@ -124,11 +124,11 @@ func newLogFinder(pat []byte, fold bool, ranks *logByteRanks, sample []byte) log
 	return f
 }
 
-// logPairCount counts the positions of the pair (c1, c2 at distance d) in s.
-func logPairCount(s []byte, c1, c2, mask byte, d int) uint64 {
+// pairCount counts the positions of the pair (c1, c2 at distance d) in s.
+func pairCount(s []byte, c1, c2, mask byte, d int) uint64 {
 	var n uint64
 	for off := 0; off < len(s); {
-		j := logIndexPair(s[off:], c1, c2, mask, mask, d)
+		j := indexPair(s[off:], c1, c2, mask, mask, d)
 		if j < 0 {
 			break
 		}
@@ -140,7 +140,7 @@ func logPairCount(s []byte, c1, c2, mask byte, d int) uint64 {
 
 // index returns the offset of the first occurrence of the literal in s (of a
 // candidate, when fold), or -1.
-func (f *logFinder) index(s []byte) int {
+func (f *finder) index(s []byte) int {
 	n := len(f.pat)
 	switch {
 	case n == 0:
@@ -161,7 +161,7 @@ func (f *logFinder) index(s []byte) int {
 	d := f.b - f.a
 	region := s[f.a : len(s)-n+f.b+1]
 	for off := 0; ; {
-		j := logIndexPair(region[off:], f.ca, f.cb, f.mask, f.mask, d)
+		j := indexPair(region[off:], f.ca, f.cb, f.mask, f.mask, d)
 		if j < 0 {
 			return -1
 		}
@@ -173,8 +173,8 @@ func (f *logFinder) index(s []byte) int {
 	}
 }
 
-// logIndexPairGeneric is the portable pair scan.
-func logIndexPairGeneric(s []byte, c1, c2, m1, m2 byte, d int) int {
+// indexPairGeneric is the portable pair scan.
+func indexPairGeneric(s []byte, c1, c2, m1, m2 byte, d int) int {
 	if m1 == 0 {
 		for j := 0; j+d < len(s); {
 			k := bytes.IndexByte(s[j:len(s)-d], c1)

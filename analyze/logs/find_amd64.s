@@ -2,14 +2,14 @@
 
 #include "textflag.h"
 
-// func logIndexPairAVX2(s []byte, c1, c2, m1, m2 byte, d int) int
+// func indexPairAVX2(s []byte, c1, c2, m1, m2 byte, d int) int
 //
 // Returns the smallest j with s[j]|m1 == c1 and s[j+d]|m2 == c2, or -1 (the
 // masks are 0 for an exact search, 0x20 to ignore ASCII case). The caller
 // guarantees d >= 1 and len(s)-d >= 32, so every load stays inside s: the loop
 // steps 64 then 32 bytes, and the last partial step re-reads the final 32
 // candidate positions (positions already checked cannot match again).
-TEXT ·logIndexPairAVX2(SB), NOSPLIT, $0-48
+TEXT ·indexPairAVX2(SB), NOSPLIT, $0-48
 	MOVQ	s_base+0(FP), SI
 	MOVQ	s_len+8(FP), BX
 	MOVBLZX	c1+24(FP), AX

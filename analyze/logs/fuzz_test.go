@@ -13,12 +13,12 @@ import (
 	"time"
 )
 
-// logReference counts like the issue describes, line by line and in the
+// reference counts like the issue describes, line by line and in the
 // simplest way: split at '\n', test each line, take each line's timestamp or
 // the one above, key each pair line. It is the oracle of FuzzCountLogs. Keys
 // and timestamps of lines longer than maxLine come from their first maxLine
 // bytes, as documented.
-type logReference struct {
+type reference struct {
 	lines   int64
 	counts  []int64
 	buckets map[int64][]int64 // bucket start (ms) → counts, at a given width
@@ -31,8 +31,8 @@ type logReference struct {
 	spanFrom, spanTo, spanElse int64
 }
 
-func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, close int, span logSpanPlan, width int64, maxLine int, times bool) *logReference {
-	r := &logReference{counts: make([]int64, len(ms)), untimed: make([]int64, len(ms)),
+func referenceCount(data []byte, ms []*matcher, key *regexp.Regexp, start, close int, span spanPlan, width int64, maxLine int, times bool) *reference {
+	r := &reference{counts: make([]int64, len(ms)), untimed: make([]int64, len(ms)),
 		buckets: map[int64][]int64{}, open: map[string]int64{}, peak: map[string]int64{}, firstAt: map[string]int64{}}
 	if len(data) == 0 {
 		return r
@@ -44,7 +44,7 @@ func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, cl
 	var eff int64
 	effOK := false
 	// Lines counted at a time without a year stay off a time axis that dated
-	// lines are on: they count as untimed (see logMerger.bucketReport).
+	// lines are on: they count as untimed (see merger.bucketReport).
 	type timedHit struct {
 		ms int64
 		p  int
@@ -58,7 +58,7 @@ func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, cl
 			yearless = nil
 		}
 		for _, h := range append(dated, yearless...) {
-			b := logFloorDiv(h.ms, width) * width
+			b := floorDiv(h.ms, width) * width
 			if r.buckets[b] == nil {
 				r.buckets[b] = make([]int64, len(ms))
 			}
@@ -68,7 +68,7 @@ func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, cl
 	for i, line := range lines {
 		r.lines++
 		head := line[:min(len(line), maxLine)]
-		if t, ok := logParseTime(head); ok && times {
+		if t, ok := lineTime(head); ok && times {
 			eff, effOK = t, true
 		}
 		n := int64(i + 1)
@@ -88,7 +88,7 @@ func referenceCount(data []byte, ms []*logMatcher, key *regexp.Regexp, start, cl
 			r.counts[p]++
 			if !effOK {
 				r.untimed[p]++
-			} else if width > 0 && eff < logYearOneMillis {
+			} else if width > 0 && eff < yearOneMillis {
 				yearless = append(yearless, timedHit{eff, p})
 			} else if width > 0 {
 				dated = append(dated, timedHit{eff, p})
@@ -163,7 +163,7 @@ func checkAgainstReference(t *testing.T, data []byte, pattern string, isRegexp b
 		if err != nil {
 			return // an invalid regexp or pattern: refused, which is fine
 		}
-		head := data[:min(len(data), logSampleSize)]
+		head := data[:min(len(data), sampleSize)]
 		ms := plan.matchers(head)
 		maxLine := int(block%200) + 8
 		for _, v := range []countVariant{
@@ -191,7 +191,7 @@ func checkAgainstReference(t *testing.T, data []byte, pattern string, isRegexp b
 			if width == 0 {
 				width = 1000
 			}
-			ref := referenceCount(data, ms, plan.pairs[0].key, plan.pairs[0].start, plan.pairs[0].close, plan.spans[0], width, max(v.maxLine, v.block), logHasTimes(head))
+			ref := referenceCount(data, ms, plan.pairs[0].key, plan.pairs[0].start, plan.pairs[0].close, plan.spans[0], width, max(v.maxLine, v.block), hasTimes(head))
 			if rep.Lines != ref.lines {
 				t.Fatalf("%s: %d lines, reference %d", v.name, rep.Lines, ref.lines)
 			}
@@ -245,7 +245,7 @@ func checkAgainstReference(t *testing.T, data []byte, pattern string, isRegexp b
 }
 
 // checkSpan compares a span's lines with the reference's.
-func checkSpan(t *testing.T, variant string, sp SpanReport, ref *logReference) {
+func checkSpan(t *testing.T, variant string, sp SpanReport, ref *reference) {
 	t.Helper()
 	line := func(p *Place) int64 {
 		if p == nil {
@@ -275,8 +275,8 @@ func FuzzLogIndexPair(f *testing.F) {
 			m = 0x20
 			c1, c2 = c1|m, c2|m
 		}
-		if got, want := logIndexPair(s, c1, c2, m, m, dist), logIndexPairGeneric(s, c1, c2, m, m, dist); got != want {
-			t.Fatalf("logIndexPair(%q, %q, %q, %#x, %d) = %d, portable scan %d", s, c1, c2, m, dist, got, want)
+		if got, want := indexPair(s, c1, c2, m, m, dist), indexPairGeneric(s, c1, c2, m, m, dist); got != want {
+			t.Fatalf("indexPair(%q, %q, %q, %#x, %d) = %d, portable scan %d", s, c1, c2, m, dist, got, want)
 		}
 		// The portable scan against the definition.
 		want := -1
@@ -286,7 +286,7 @@ func FuzzLogIndexPair(f *testing.F) {
 				break
 			}
 		}
-		if got := logIndexPairGeneric(s, c1, c2, m, m, dist); got != want {
+		if got := indexPairGeneric(s, c1, c2, m, m, dist); got != want {
 			t.Fatalf("portable scan %d, definition %d", got, want)
 		}
 	})
@@ -307,8 +307,8 @@ func FuzzLogRequiredLiteral(f *testing.F) {
 		if err != nil || !re.Match(line) {
 			return
 		}
-		for _, set := range logRequiredSets(expr) {
-			if !logReqMatches(set, line) {
+		for _, set := range requiredSets(expr) {
+			if !reqMatches(set, line) {
 				t.Fatalf("%q matches %q but none of the required literals %+v is in it", expr, line, set)
 			}
 		}
@@ -316,7 +316,7 @@ func FuzzLogRequiredLiteral(f *testing.F) {
 		if err != nil {
 			return // a line break in the pattern: refused
 		}
-		var st logMatchState
+		var st matchState
 		st.reset(len(m.finders))
 		if _, _, ok := m.next(line, 0, &st); !ok && len(line) > 0 && !bytes.Contains(line, []byte("\n")) {
 			t.Fatalf("%q matches %q, but the matcher does not find the line", expr, line)
@@ -331,11 +331,11 @@ func FuzzLogParseTime(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		ms, ok := logParseTime(line)
+		ms, ok := lineTime(line)
 		if !ok {
 			return
 		}
-		if y := logTime(ms).Year(); y < 0 || y > 9999 {
+		if y := utcTime(ms).Year(); y < 0 || y > 9999 {
 			t.Fatalf("%q: year %d", line, y)
 		}
 	})

@@ -1,7 +1,7 @@
 package logs
 
 // Levels, in the order reports list them. A line's level is the first level
-// word among its words that start in its first logLevelScan bytes, as the
+// word among its words that start in its first levelScan bytes, as the
 // common layouts write it: log4j and logback (`INFO`, `WARN`), Go's slog and
 // logfmt (`level=INFO`, `level=info`), zap (`"level":"warn"`, `warn` between
 // tabs), geth and Erigon (`[EROR]`, `DBUG`, `TRCE`, `CRIT`), Serilog (`[WRN]`,
@@ -23,13 +23,13 @@ const (
 // LevelNames names the levels, LevelNone as "none".
 var LevelNames = [NumLevels]string{"FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "none"}
 
-// logLevelScan is how far into a line a level word may start.
-const logLevelScan = 100
+// levelScan is how far into a line a level word may start.
+const levelScan = 100
 
-// logLevelWord returns the level a word names, or LevelNone. Words are
+// levelWord returns the level a word names, or LevelNone. Words are
 // matched in upper or lower case, not mixed, so that a sentence's "Error"
 // is not a level.
-func logLevelWord(w []byte) int {
+func levelWord(w []byte) int {
 	if len(w) < 3 || len(w) > 8 {
 		return LevelNone
 	}
@@ -50,9 +50,9 @@ func logLevelWord(w []byte) int {
 	return LevelNone
 }
 
-// logKlogLevel reports whether a line starts the klog way: one of I, W, E, F
+// klogLevel reports whether a line starts the klog way: one of I, W, E, F
 // and four digits of month and day.
-func logKlogLevel(line []byte) bool {
+func klogLevel(line []byte) bool {
 	switch line[0] {
 	case 'I', 'W', 'E', 'F':
 	default:
@@ -66,8 +66,8 @@ func logKlogLevel(line []byte) bool {
 	return len(line) == 5 || line[5] == ' '
 }
 
-// logLevelKlog maps klog's level letter.
-func logLevelKlog(c byte) int {
+// levelKlog maps klog's level letter.
+func levelKlog(c byte) int {
 	switch c {
 	case 'I':
 		return LevelInfo

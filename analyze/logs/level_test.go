@@ -29,7 +29,7 @@ func TestLevelOfCommonLayouts(t *testing.T) {
 		{"2024-01-02 03:04:05 Error while fetching metadata", LevelNone}, // a sentence's word
 		{"2024-01-02 03:04:05 some long message that goes on and on past the first hundred bytes of the line before it says ERROR", LevelNone},
 	} {
-		var m logMasker
+		var m lineMasker
 		if got, _ := m.mask([]byte(c.line)); got != c.level {
 			t.Errorf("%q: level %s, want %s", c.line, LevelNames[got], LevelNames[c.level])
 		}

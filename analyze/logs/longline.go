@@ -8,8 +8,8 @@ import (
 	"regexp"
 )
 
-// logLineBatch is the most bytes handed to the regexps of a long line at once.
-const logLineBatch = 64 << 10
+// lineBatch is the most bytes handed to the regexps of a long line at once.
+const lineBatch = 64 << 10
 
 // errLogLineDone tells a regexp's feeder that the regexp has decided.
 var errLogLineDone = errors.New("analyze: regexp decided")
@@ -21,12 +21,12 @@ var errLogLineDone = errors.New("analyze: regexp decided")
 // goroutine, fed through a pipe, as regexp.MatchReader allows). The key and
 // the timestamp come from the line's first len(s.buf) bytes. It returns how
 // many bytes after the line are left at the start of s.buf.
-func (s *logScanner) longLine(r io.Reader, progress func(int64)) (int, error) {
+func (s *scanner) longLine(r io.Reader, progress func(int64)) (int, error) {
 	p := s.part
 	head := s.buf
 	matched := make([]bool, len(s.ms))
 	keep := 0
-	var streams []*logLineStream
+	var streams []*lineStream
 	for i, m := range s.ms {
 		switch {
 		case m.re != nil:
@@ -50,10 +50,10 @@ func (s *logScanner) longLine(r io.Reader, progress func(int64)) (int, error) {
 		if len(streams) == 0 {
 			return
 		}
-		if len(batch)+len(b) > logLineBatch {
+		if len(batch)+len(b) > lineBatch {
 			flush()
 		}
-		if len(b) >= logLineBatch {
+		if len(b) >= lineBatch {
 			batch = b
 			flush()
 			batch = nil
@@ -72,7 +72,7 @@ func (s *logScanner) longLine(r io.Reader, progress func(int64)) (int, error) {
 		}
 	}
 	feed(head)
-	if ms, ok := logParseTime(head); ok && s.times {
+	if ms, ok := lineTime(head); ok && s.times {
 		s.eff, s.effOK = ms, true
 	}
 	window := make([]byte, keep+s.blockSize)
@@ -131,16 +131,16 @@ func (s *logScanner) longLine(r io.Reader, progress func(int64)) (int, error) {
 	return copy(s.buf, rest), nil
 }
 
-// logLineStream runs one regexp over a line fed to it piece by piece.
-type logLineStream struct {
+// lineStream runs one regexp over a line fed to it piece by piece.
+type lineStream struct {
 	pattern int
 	w       *io.PipeWriter
 	result  chan bool
 }
 
-func startLogLineStream(pattern int, re *regexp.Regexp) *logLineStream {
+func startLogLineStream(pattern int, re *regexp.Regexp) *lineStream {
 	pr, pw := io.Pipe()
-	st := &logLineStream{pattern: pattern, w: pw, result: make(chan bool, 1)}
+	st := &lineStream{pattern: pattern, w: pw, result: make(chan bool, 1)}
 	go func() {
 		ok := re.MatchReader(bufio.NewReaderSize(pr, 64<<10))
 		pr.CloseWithError(errLogLineDone) // later writes fail at once
@@ -151,14 +151,14 @@ func startLogLineStream(pattern int, re *regexp.Regexp) *logLineStream {
 
 // feed passes the next bytes of the line; once the regexp has decided, the
 // write fails and is ignored.
-func (st *logLineStream) feed(b []byte) {
+func (st *lineStream) feed(b []byte) {
 	if len(b) > 0 {
 		st.w.Write(b)
 	}
 }
 
 // finish ends the line (or aborts it with err) and waits for the verdict.
-func (st *logLineStream) finish(err error) bool {
+func (st *lineStream) finish(err error) bool {
 	st.w.CloseWithError(err) // nil: the regexp sees the end of the line
 	return <-st.result
 }

@@ -7,23 +7,23 @@ import (
 	"time"
 )
 
-// logMerger adds parts up in input order: it turns part-relative line numbers
+// merger adds parts up in input order: it turns part-relative line numbers
 // into file line numbers, gives lines before a part's first timestamp the one in
 // effect at the end of the part before, and sums counts, buckets and keys.
-type logMerger struct {
-	plan    *logPlan
+type merger struct {
+	plan    *countPlan
 	files   []FileReport
 	counts  [][]int64 // per file, per pattern
 	untimed []int64
-	buckets *logBuckets
+	buckets *timeBuckets
 	// yearless holds the counts of timestamps without a year (syslog, geth),
 	// apart: they cannot share a time axis with dated ones.
-	yearless *logBuckets
-	keys     []*logKeyTable
+	yearless *timeBuckets
+	keys     []*keyTable
 	unkeyed  [][2]int64
-	spans    []logSpanPart // resolved marks
+	spans    []spanPart // resolved marks
 	long     int64
-	ov       *logOverviewMerge
+	ov       *overviewMerge
 	mu       sync.Mutex // guards buckets against bucketsSnapshot
 
 	file      int
@@ -32,8 +32,8 @@ type logMerger struct {
 	effOK     bool  // …in the current file
 }
 
-func newLogMerger(pl *logPlan, files int) *logMerger {
-	m := &logMerger{plan: pl, files: make([]FileReport, files), counts: make([][]int64, files)}
+func newLogMerger(pl *countPlan, files int) *merger {
+	m := &merger{plan: pl, files: make([]FileReport, files), counts: make([][]int64, files)}
 	for i := range m.counts {
 		m.counts[i] = make([]int64, len(pl.patterns))
 	}
@@ -43,10 +43,10 @@ func newLogMerger(pl *logPlan, files int) *logMerger {
 		m.untimed = make([]int64, pl.columns())
 	}
 	if pl.overview {
-		m.ov = &logOverviewMerge{table: newLogTemplateTable()}
+		m.ov = &overviewMerge{table: newLogTemplateTable()}
 	}
 	if pl.keyed {
-		m.keys = make([]*logKeyTable, len(pl.pairs))
+		m.keys = make([]*keyTable, len(pl.pairs))
 		for i, pr := range pl.pairs {
 			if pr.key != nil {
 				m.keys[i] = newLogKeyTable(pl.maxKeys)
@@ -54,17 +54,17 @@ func newLogMerger(pl *logPlan, files int) *logMerger {
 		}
 		m.unkeyed = make([][2]int64, len(pl.pairs))
 	}
-	m.spans = make([]logSpanPart, len(pl.spans))
+	m.spans = make([]spanPart, len(pl.spans))
 	return m
 }
 
 // startFile begins merging the parts of input file.
-func (m *logMerger) startFile(file int) {
+func (m *merger) startFile(file int) {
 	m.file, m.fileLines, m.effOK = file, 0, false
 }
 
 // describe records what an input is.
-func (m *logMerger) describe(file int, head []byte, c analyze.Compression) {
+func (m *merger) describe(file int, head []byte, c analyze.Compression) {
 	m.files[file].Compression = c
 	if len(head) == 0 {
 		m.files[file].Kind = string(analyze.KindLog)
@@ -74,7 +74,7 @@ func (m *logMerger) describe(file int, head []byte, c analyze.Compression) {
 }
 
 // add merges the next part of the current file.
-func (m *logMerger) add(p *logPart) {
+func (m *merger) add(p *partResult) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	f := &m.files[m.file]
@@ -134,10 +134,10 @@ func (m *logMerger) add(p *logPart) {
 }
 
 // mergeSpan adds the next part's marks of a span to those of the parts before.
-func (m *logMerger) mergeSpan(g *logSpanPart, p logSpanPart) {
-	for _, sp := range []*logSpot{&p.from, &p.toFirst, &p.toAfter, &p.elseLast} {
+func (m *merger) mergeSpan(g *spanPart, p spanPart) {
+	for _, sp := range []*spot{&p.from, &p.toFirst, &p.toAfter, &p.elseLast} {
 		if sp.ok {
-			m.resolve(&sp.logMark)
+			m.resolve(&sp.keyMark)
 		}
 	}
 	switch {
@@ -155,20 +155,20 @@ func (m *logMerger) mergeSpan(g *logSpanPart, p logSpanPart) {
 }
 
 // resolve turns a part-relative mark into a file line and a known time.
-func (m *logMerger) resolve(mk *logMark) {
+func (m *merger) resolve(mk *keyMark) {
 	mk.file = m.file
 	mk.line += m.fileLines + 1
-	if mk.state == logTimePending {
+	if mk.state == timePending {
 		if m.effOK {
-			mk.ms, mk.state = m.eff, logTimeKnown
+			mk.ms, mk.state = m.eff, timeKnown
 		} else {
-			mk.state = logTimeNone
+			mk.state = timeNone
 		}
 	}
 }
 
 // report builds the final report.
-func (m *logMerger) report(inputs []Input) *Report {
+func (m *merger) report(inputs []Input) *Report {
 	pl := m.plan
 	r := &Report{Files: m.files, Preset: pl.preset, LongLines: m.long, Pairs: []PairReport{}, Buckets: []Bucket{}}
 	for i, in := range inputs {
@@ -211,7 +211,7 @@ func (m *logMerger) report(inputs []Input) *Report {
 }
 
 // keyReport fills the key figures of one pair.
-func (m *logMerger) keyReport(pr *PairReport, t *logKeyTable, files []FileReport) {
+func (m *merger) keyReport(pr *PairReport, t *keyTable, files []FileReport) {
 	pr.KeysTruncated = t.truncated
 	for k, key := range t.keys {
 		st := &t.states[k]
@@ -230,29 +230,29 @@ func (m *logMerger) keyReport(pr *PairReport, t *logKeyTable, files []FileReport
 		if st.starts > st.closes {
 			pr.UnclosedKeys = append(pr.UnclosedKeys, OpenKey{
 				Key: key, Starts: st.starts, Closes: st.closes, Open: st.starts - st.closes,
-				First: logPlaceOf(st.first, files), Last: logPlaceOf(st.last, files),
+				First: placeOf(st.first, files), Last: placeOf(st.last, files),
 			})
 		}
 	}
 	sortLogOpenKeys(pr.UnclosedKeys)
 }
 
-func logPlaceOf(mk logMark, files []FileReport) Place {
+func placeOf(mk keyMark, files []FileReport) Place {
 	p := Place{File: files[mk.file].Name, Line: mk.line}
-	if mk.state == logTimeKnown {
-		t := logTime(mk.ms)
+	if mk.state == timeKnown {
+		t := utcTime(mk.ms)
 		p.Time = &t
 	}
 	return p
 }
 
-// logYearOneMillis is 0001-01-01T00:00:00Z in Unix milliseconds: yearless
+// yearOneMillis is 0001-01-01T00:00:00Z in Unix milliseconds: yearless
 // timestamps (year 0) fall before it, dated ones after.
-const logYearOneMillis = -62135596800000
+const yearOneMillis = -62135596800000
 
 // bucketsFor picks the dated or the yearless bucket set for a time.
-func (m *logMerger) bucketsFor(ms int64) *logBuckets {
-	if ms < logYearOneMillis {
+func (m *merger) bucketsFor(ms int64) *timeBuckets {
+	if ms < yearOneMillis {
 		return m.yearless
 	}
 	return m.buckets
@@ -264,7 +264,7 @@ func (m *logMerger) bucketsFor(ms int64) *logBuckets {
 // report says so. The choice depends on the counted lines only, never on which
 // other timestamps a scan happened to see (the last of a block, the first of a
 // file), so that it does not change with how the input was split.
-func (m *logMerger) bucketReport(r *Report) {
+func (m *merger) bucketReport(r *Report) {
 	b := m.buckets
 	dated, yearless := b.counted(), m.yearless.counted()
 	switch {
@@ -294,7 +294,7 @@ func (m *logMerger) bucketReport(r *Report) {
 	for k := int64(0); k < b.n; k++ {
 		at := b.at(k)
 		counts := append([]int64(nil), at[:npat]...)
-		lb := Bucket{Start: logTime((b.lo + k) * b.width), Counts: counts}
+		lb := Bucket{Start: utcTime((b.lo + k) * b.width), Counts: counts}
 		if m.plan.overview {
 			lb.Levels = append([]int64(nil), at[npat:]...)
 		}
@@ -313,7 +313,7 @@ func (m *logMerger) bucketReport(r *Report) {
 // bucketsSnapshot returns an empty bucket set at the current merged width, so
 // that new parts start there instead of at the finest width. It is safe to
 // call while merging: it reads only the width, under the merger's lock.
-func (m *logMerger) bucketsSnapshot() *logBuckets {
+func (m *merger) bucketsSnapshot() *timeBuckets {
 	if m.buckets == nil {
 		return nil
 	}
@@ -323,4 +323,4 @@ func (m *logMerger) bucketsSnapshot() *logBuckets {
 }
 
 // fileBytes returns the bytes merged so far from the current file.
-func (m *logMerger) fileBytes() int64 { return m.files[m.file].Bytes }
+func (m *merger) fileBytes() int64 { return m.files[m.file].Bytes }

@@ -3,9 +3,9 @@
 #include "go_asm.h"
 #include "textflag.h"
 
-// func logNewlinesAVX2(s []byte, dst []int32, base int) (n, scanned int)
+// func newlinesAVX2(s []byte, dst []int32, base int) (n, scanned int)
 //
-// Compares logNewlinesStep (64) bytes of s at a time with '\n', in two
+// Compares newlinesStep (64) bytes of s at a time with '\n', in two
 // 32-byte halves, and writes the offset plus base of each one found to dst,
 // while at least a step's bytes of s are left and as many places of dst. A
 // step writes its first two offsets whether it found them or not (TZCNT of
@@ -14,7 +14,7 @@
 // no branch on what it found; a third end and later ones are written in a
 // loop. Returns the offsets written and the bytes looked at (a multiple of
 // the step). Needs AVX2, BMI1 and POPCNT.
-TEXT ·logNewlinesAVX2(SB), NOSPLIT, $0-72
+TEXT ·newlinesAVX2(SB), NOSPLIT, $0-72
 	MOVQ	s_base+0(FP), SI
 	MOVQ	s_len+8(FP), BX
 	MOVQ	dst_base+24(FP), DI
@@ -25,10 +25,10 @@ TEXT ·logNewlinesAVX2(SB), NOSPLIT, $0-72
 	VPBROADCASTB	X1, Y1
 	XORQ	CX, CX			// bytes looked at
 	XORQ	DX, DX			// offsets written
-	SUBQ	$const_logNewlinesStep, R8	// a step needs DX ≤ R8
+	SUBQ	$const_newlinesStep, R8	// a step needs DX ≤ R8
 
 loop:
-	LEAQ	const_logNewlinesStep(CX), AX
+	LEAQ	const_newlinesStep(CX), AX
 	CMPQ	AX, BX
 	JA	done			// fewer than a step's bytes left
 	CMPQ	DX, R8
@@ -51,7 +51,7 @@ loop:
 	CMPQ	R13, $2
 	JA	more
 	ADDQ	R13, DX
-	ADDQ	$const_logNewlinesStep, CX
+	ADDQ	$const_newlinesStep, CX
 	JMP	loop
 
 more:					// a third end or more: one at a time
@@ -65,7 +65,7 @@ bits:
 	INCQ	DX
 	BLSRQ	R10, R10
 	JNZ	bits
-	ADDQ	$const_logNewlinesStep, CX
+	ADDQ	$const_newlinesStep, CX
 	JMP	loop
 
 done:

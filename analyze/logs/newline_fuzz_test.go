@@ -9,8 +9,8 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
-// FuzzNewlines holds logNewlines (the AVX2 scan where the machine has it) to
-// logNewlinesGeneric and both to a byte loop, from every start of the input
+// FuzzNewlines holds newlines (the AVX2 scan where the machine has it) to
+// newlinesGeneric and both to a byte loop, from every start of the input
 // and with room for 32 to 160 ends: the same ends, in order; the vector scan
 // may stop up to 64 places early, saying so.
 func FuzzNewlines(f *testing.F) {
@@ -27,21 +27,21 @@ func FuzzNewlines(f *testing.F) {
 					want = append(want, int32(i))
 				}
 			}
-			got, more := logNewlines(in, from, make([]int32, 0, size))
-			generic, genericMore := logNewlinesGeneric(in, from, make([]int32, 0, size))
+			got, more := newlines(in, from, make([]int32, 0, size))
+			generic, genericMore := newlinesGeneric(in, from, make([]int32, 0, size))
 			if !slices.Equal(generic, want) || genericMore != (len(want) == size) {
 				t.Fatalf("from %d, room %d: generic %v (more %v), want %v", from, size, generic, genericMore, want)
 			}
 			// The vector scan may stop short of full, but only with more
 			// set, and always at a prefix of the ends.
 			if len(got) > len(want) || !slices.Equal(got, want[:len(got)]) {
-				t.Fatalf("from %d, room %d: logNewlines %v, want a prefix of %v", from, size, got, want)
+				t.Fatalf("from %d, room %d: newlines %v, want a prefix of %v", from, size, got, want)
 			}
 			if !more && len(got) != len(want) || more && len(got) < size-64 {
-				t.Fatalf("from %d, room %d: logNewlines %d ends, more %v; want %d", from, size, len(got), more, len(want))
+				t.Fatalf("from %d, room %d: newlines %d ends, more %v; want %d", from, size, len(got), more, len(want))
 			}
 			if !more && len(want) == size {
-				t.Fatalf("from %d, room %d: logNewlines filled ends without more", from, size)
+				t.Fatalf("from %d, room %d: newlines filled ends without more", from, size)
 			}
 		}
 	})
@@ -51,7 +51,7 @@ func FuzzNewlines(f *testing.F) {
 // twice, with the vector newline scan and with the generic one (what machines
 // without AVX2 run), in the variants of the count tests: the same reports.
 func TestOverviewGenericNewlines(t *testing.T) {
-	checkOverviewGeneric(t, &logHasNewlinesAVX2, "newline scan")
+	checkOverviewGeneric(t, &hasNewlinesAVX2, "newline scan")
 }
 
 // checkOverviewGeneric counts the testdata logs with the overview twice, with

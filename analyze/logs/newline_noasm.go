@@ -2,10 +2,10 @@
 
 package logs
 
-// logHasNewlinesAVX2 is false without the assembly (off amd64, or built with
-// the purego tag): logNewlines runs the generic scan.
-var logHasNewlinesAVX2 = false
+// hasNewlinesAVX2 is false without the assembly (off amd64, or built with
+// the purego tag): newlines runs the generic scan.
+var hasNewlinesAVX2 = false
 
-func logNewlinesAVX2(s []byte, dst []int32, base int) (n, scanned int) {
-	panic("logs: logNewlinesAVX2 without the assembly")
+func newlinesAVX2(s []byte, dst []int32, base int) (n, scanned int) {
+	panic("logs: newlinesAVX2 without the assembly")
 }

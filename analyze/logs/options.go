@@ -133,13 +133,13 @@ func ParsePair(s string, regexp bool) (Pair, error) {
 	return Pair{Name: name, Start: Pattern{parts[0], regexp}, Close: Pattern{parts[1], regexp}}, nil
 }
 
-// logPlan is the validated, input-independent form of the options.
-type logPlan struct {
+// countPlan is the validated, input-independent form of the options.
+type countPlan struct {
 	patterns  []Pattern
-	pairs     []logPairPlan
-	roles     [][]logRole // per pattern: the pairs it starts or closes
-	spans     []logSpanPlan
-	spanRoles [][]logSpanRole // per pattern: the spans it begins or ends
+	pairs     []pairPlan
+	roles     [][]pairRole // per pattern: the pairs it starts or closes
+	spans     []spanPlan
+	spanRoles [][]spanRole // per pattern: the spans it begins or ends
 	bucket    time.Duration
 	times     bool // timestamps are needed (buckets or key tables)
 	keyed     bool // some pair has a key regexp
@@ -151,45 +151,45 @@ type logPlan struct {
 
 // columns is the number of counters per time bucket: one per pattern, then
 // one per level when the overview is on.
-func (pl *logPlan) columns() int {
+func (pl *countPlan) columns() int {
 	if pl.overview {
 		return len(pl.patterns) + NumLevels
 	}
 	return len(pl.patterns)
 }
 
-type logPairPlan struct {
+type pairPlan struct {
 	Pair
 	start, close int // pattern indices
 	key          *regexp.Regexp
 }
 
-type logRole struct {
+type pairRole struct {
 	pair  int
 	start bool
 }
 
-type logSpanPlan struct {
+type spanPlan struct {
 	Span
 	from, to, els int // pattern indices; els is -1 without Else
 }
 
 // The roles of a pattern in a span.
 const (
-	logSpanFrom uint8 = iota
-	logSpanTo
-	logSpanElse
+	spanRoleFrom uint8 = iota
+	spanRoleTo
+	spanRoleElse
 )
 
-type logSpanRole struct {
+type spanRole struct {
 	span int
 	role uint8
 }
 
 // newLogPlan validates the options: limits, regexps (errors name the pattern
 // and the cause, wrapping ErrInvalidParameter), the preset name.
-func newLogPlan(o CountOptions) (*logPlan, error) {
-	pl := &logPlan{bucket: o.Bucket, maxKeys: o.MaxKeys, preset: o.Preset, overview: o.Overview}
+func newLogPlan(o CountOptions) (*countPlan, error) {
+	pl := &countPlan{bucket: o.Bucket, maxKeys: o.MaxKeys, preset: o.Preset, overview: o.Overview}
 	if pl.maxKeys <= 0 {
 		pl.maxKeys = DefaultMaxKeys
 	}
@@ -255,7 +255,7 @@ func newLogPlan(o CountOptions) (*logPlan, error) {
 			return nil, fmt.Errorf("%w: two pairs are named %q", analyze.ErrInvalidParameter, pr.Name)
 		}
 		names[pr.Name] = true
-		pp := logPairPlan{Pair: pr, key: defaultKey}
+		pp := pairPlan{Pair: pr, key: defaultKey}
 		if pr.Key != "" {
 			if pp.key, err = compileLogKey(pr.Key); err != nil {
 				return nil, err
@@ -272,8 +272,8 @@ func newLogPlan(o CountOptions) (*logPlan, error) {
 			return nil, err
 		}
 		n := len(pl.pairs)
-		pl.roles[pp.start] = append(pl.roles[pp.start], logRole{pair: n, start: true})
-		pl.roles[pp.close] = append(pl.roles[pp.close], logRole{pair: n, start: false})
+		pl.roles[pp.start] = append(pl.roles[pp.start], pairRole{pair: n, start: true})
+		pl.roles[pp.close] = append(pl.roles[pp.close], pairRole{pair: n, start: false})
 		pl.pairs = append(pl.pairs, pp)
 	}
 	spanNames := map[string]bool{}
@@ -285,7 +285,7 @@ func newLogPlan(o CountOptions) (*logPlan, error) {
 			return nil, fmt.Errorf("%w: two spans are named %q", analyze.ErrInvalidParameter, sp.Name)
 		}
 		spanNames[sp.Name] = true
-		sp2 := logSpanPlan{Span: sp, els: -1}
+		sp2 := spanPlan{Span: sp, els: -1}
 		if sp2.from, err = add(sp.From); err != nil {
 			return nil, err
 		}
@@ -298,10 +298,10 @@ func newLogPlan(o CountOptions) (*logPlan, error) {
 			}
 		}
 		n := len(pl.spans)
-		pl.spanRoles[sp2.from] = append(pl.spanRoles[sp2.from], logSpanRole{span: n, role: logSpanFrom})
-		pl.spanRoles[sp2.to] = append(pl.spanRoles[sp2.to], logSpanRole{span: n, role: logSpanTo})
+		pl.spanRoles[sp2.from] = append(pl.spanRoles[sp2.from], spanRole{span: n, role: spanRoleFrom})
+		pl.spanRoles[sp2.to] = append(pl.spanRoles[sp2.to], spanRole{span: n, role: spanRoleTo})
 		if sp2.els >= 0 {
-			pl.spanRoles[sp2.els] = append(pl.spanRoles[sp2.els], logSpanRole{span: n, role: logSpanElse})
+			pl.spanRoles[sp2.els] = append(pl.spanRoles[sp2.els], spanRole{span: n, role: spanRoleElse})
 		}
 		pl.spans = append(pl.spans, sp2)
 	}

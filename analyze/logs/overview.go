@@ -8,7 +8,7 @@ import (
 
 // Limits of the overview. The template tables never hold more than
 // MaxTemplates templates of at most MaxTemplateBytes each (with their field
-// kinds and a sample of logTemplateSample bytes), so an overview's memory is
+// kinds and a sample of templateSample bytes), so an overview's memory is
 // bounded by a few MiB per table however many distinct lines a log has; a
 // count holds one table per part in flight and one merged.
 const (
@@ -17,11 +17,11 @@ const (
 	MaxTemplates = 1000
 	// TemplateRows is the most templates a report lists, most frequent first.
 	TemplateRows = 200
-	// logTemplateSample is the longest sample line kept per template.
-	logTemplateSample = 256
-	// logTemplateOverhead estimates a template's bookkeeping beyond its bytes
+	// templateSample is the longest sample line kept per template.
+	templateSample = 256
+	// templateOverhead estimates a template's bookkeeping beyond its bytes
 	// (map entry, struct, slice and string headers).
-	logTemplateOverhead = 160
+	templateOverhead = 160
 )
 
 // Overview is what every log says without a pattern: its lines by level, its
@@ -78,8 +78,8 @@ type Template struct {
 	First Place `json:"first"`
 }
 
-// logTemplateStat is one template of a table.
-type logTemplateStat struct {
+// templateStat is one template of a table.
+type templateStat struct {
 	key      string
 	kinds    []uint8
 	count    int64
@@ -90,21 +90,21 @@ type logTemplateStat struct {
 	complete bool  // merged tables: every line of it was counted
 }
 
-// logTemplateTable counts the templates of a part, or of a whole count.
-type logTemplateTable struct {
-	m        map[string]*logTemplateStat
-	order    []*logTemplateStat // first seen first
-	overflow int64              // lines of templates refused once full
+// templateTable counts the templates of a part, or of a whole count.
+type templateTable struct {
+	m        map[string]*templateStat
+	order    []*templateStat // first seen first
+	overflow int64           // lines of templates refused once full
 	bytes    int64
 }
 
-func newLogTemplateTable() *logTemplateTable {
-	return &logTemplateTable{m: map[string]*logTemplateStat{}}
+func newLogTemplateTable() *templateTable {
+	return &templateTable{m: map[string]*templateStat{}}
 }
 
 // add counts one line whose template key and field kinds are given. It
 // returns the template's entry, or nil when the table is full and refused it.
-func (t *logTemplateTable) add(key []byte, kinds []uint8, text []byte, level int, line int64) *logTemplateStat {
+func (t *templateTable) add(key []byte, kinds []uint8, text []byte, level int, line int64) *templateStat {
 	if st, ok := t.m[string(key)]; ok {
 		st.count++
 		for i, k := range kinds {
@@ -116,48 +116,48 @@ func (t *logTemplateTable) add(key []byte, kinds []uint8, text []byte, level int
 		t.overflow++
 		return nil
 	}
-	st := &logTemplateStat{key: string(key), kinds: append([]uint8(nil), kinds...), count: 1,
-		sample: logSample(text), level: level, line: line}
+	st := &templateStat{key: string(key), kinds: append([]uint8(nil), kinds...), count: 1,
+		sample: cutSample(text), level: level, line: line}
 	t.insert(st)
 	return st
 }
 
-func (t *logTemplateTable) insert(st *logTemplateStat) {
+func (t *templateTable) insert(st *templateStat) {
 	t.m[st.key] = st
 	t.order = append(t.order, st)
-	t.bytes += int64(len(st.key)+len(st.kinds)+len(st.sample)) + logTemplateOverhead
+	t.bytes += int64(len(st.key)+len(st.kinds)+len(st.sample)) + templateOverhead
 }
 
-// logSample cuts a line to logTemplateSample bytes at a rune boundary.
-func logSample(text []byte) string {
-	if len(text) <= logTemplateSample {
+// cutSample cuts a line to templateSample bytes at a rune boundary.
+func cutSample(text []byte) string {
+	if len(text) <= templateSample {
 		return string(text)
 	}
-	cut := logTemplateSample
+	cut := templateSample
 	for cut > 0 && !utf8.RuneStart(text[cut]) {
 		cut--
 	}
 	return string(text[:cut])
 }
 
-// logOverviewPart is the overview of one part.
-type logOverviewPart struct {
+// overviewPart is the overview of one part.
+type overviewPart struct {
 	levels      [NumLevels]int64
-	table       *logTemplateTable
+	table       *templateTable
 	untemplated int64
 }
 
 // overview masks, levels and buckets every line of a block of whole lines
-// (the last may lack its '\n'), finding their ends logOverviewEnds at a time.
-// It returns how many lines it counted: logCountLines(b).
-func (s *logScanner) overview(b []byte) int64 {
+// (the last may lack its '\n'), finding their ends overviewEnds at a time.
+// It returns how many lines it counted: countLines(b).
+func (s *scanner) overview(b []byte) int64 {
 	line := s.line
-	if cap(s.ends) < logOverviewEnds {
-		s.ends = make([]int32, 0, logOverviewEnds)
+	if cap(s.ends) < overviewEnds {
+		s.ends = make([]int32, 0, overviewEnds)
 	}
-	batch := logHasSkelAVX2 && !logFastDisabled
+	batch := hasSkelAVX2 && !fastDisabled
 	for from := 0; from < len(b); {
-		ends, more := logNewlines(b, from, s.ends[:0])
+		ends, more := newlines(b, from, s.ends[:0])
 		// Most lines are found in the skeleton cache: look them up
 		// together, then count them; the others take the whole way.
 		var slots []int16
@@ -187,21 +187,21 @@ func (s *logScanner) overview(b []byte) int64 {
 	return line - s.line
 }
 
-// logOverviewEnds is how many line ends the overview finds at once.
-const logOverviewEnds = 512
+// overviewEnds is how many line ends the overview finds at once.
+const overviewEnds = 512
 
 // overviewLine counts one line (part-relative index line) in the overview;
 // long lines (only their head is here) get a level and a bucket, no template.
-func (s *logScanner) overviewLine(text []byte, line int64, long bool) {
+func (s *scanner) overviewLine(text []byte, line int64, long bool) {
 	if long {
-		text = text[:min(len(text), 2*logLevelScan)]
+		text = text[:min(len(text), 2*levelScan)]
 	}
 	s.overviewCount(text, s.template(s.part.ov, text, line, long))
 }
 
 // overviewCount counts a line of the given level in the part's levels and
 // its bucket.
-func (s *logScanner) overviewCount(text []byte, level int) {
+func (s *scanner) overviewCount(text []byte, level int) {
 	p := s.part
 	p.ov.levels[level]++
 	if p.buckets == nil {
@@ -226,10 +226,10 @@ func (s *logScanner) overviewCount(text []byte, level int) {
 // (template_fast.go) when the line's template is in the scanner's trie, else
 // through the masker, adding the template to the trie; the last two keep the
 // line's skeleton.
-func (s *logScanner) template(ov *logOverviewPart, text []byte, line int64, long bool) int {
+func (s *scanner) template(ov *overviewPart, text []byte, line int64, long bool) int {
 	var hash uint64
-	if !long && !logFastDisabled {
-		var e *logSkelEntry
+	if !long && !fastDisabled {
+		var e *skelEntry
 		if e, hash = s.skel.lookup(text); e != nil {
 			ov.countSkeleton(e)
 			return e.level
@@ -254,7 +254,7 @@ func (s *logScanner) template(ov *logOverviewPart, text []byte, line int64, long
 	}
 	st := ov.table.add(s.masker.key, s.masker.kinds, text, level, line)
 	s.fast.insert(s.masker.key, st)
-	if !logFastDisabled {
+	if !fastDisabled {
 		s.skel.keep(text, hash, st, level)
 	}
 	return level
@@ -263,7 +263,7 @@ func (s *logScanner) template(ov *logOverviewPart, text []byte, line int64, long
 // countSkeleton counts a line found in the skeleton cache in the entry's
 // template (its kinds are the template's already), or as overflow when the
 // table refused the template.
-func (ov *logOverviewPart) countSkeleton(e *logSkelEntry) {
+func (ov *overviewPart) countSkeleton(e *skelEntry) {
 	if e.stat != nil {
 		e.stat.count++
 	} else {
@@ -271,14 +271,14 @@ func (ov *logOverviewPart) countSkeleton(e *logSkelEntry) {
 	}
 }
 
-// logFastDisabled turns the fast path off, for tests that compare it with
+// fastDisabled turns the fast path off, for tests that compare it with
 // the masker.
-var logFastDisabled = false
+var fastDisabled = false
 
-// logOverviewMerge adds the overviews of parts up, in input order.
-type logOverviewMerge struct {
+// overviewMerge adds the overviews of parts up, in input order.
+type overviewMerge struct {
 	levels      [NumLevels]int64
-	table       *logTemplateTable
+	table       *templateTable
 	untemplated int64
 	overflow    int64
 	// refused is set once some part or the merged table refused a template:
@@ -289,7 +289,7 @@ type logOverviewMerge struct {
 // addOverview merges the overview of the next part. A template's count stays
 // exact only if every part that refused templates kept it: the others are
 // marked incomplete and left out of the report.
-func (m *logMerger) addOverview(p *logPart) {
+func (m *merger) addOverview(p *partResult) {
 	g, po := m.ov, p.ov
 	for i, n := range po.levels {
 		g.levels[i] += n
@@ -324,7 +324,7 @@ func (m *logMerger) addOverview(p *logPart) {
 }
 
 // overviewReport builds the report's overview.
-func (m *logMerger) overviewReport(r *Report) *Overview {
+func (m *merger) overviewReport(r *Report) *Overview {
 	g := m.ov
 	o := &Overview{Distinct: len(g.table.m), Untemplated: g.untemplated, Overflow: g.overflow,
 		Truncated: g.refused, TemplateBytes: g.table.bytes, Templates: []Template{}}
@@ -336,13 +336,13 @@ func (m *logMerger) overviewReport(r *Report) *Overview {
 			o.UntimedLines += n
 		}
 	}
-	var kept []*logTemplateStat
+	var kept []*templateStat
 	for _, st := range g.table.order {
 		if st.complete {
 			kept = append(kept, st)
 		}
 	}
-	slices.SortStableFunc(kept, func(a, b *logTemplateStat) int {
+	slices.SortStableFunc(kept, func(a, b *templateStat) int {
 		if c := cmp.Compare(b.count, a.count); c != 0 {
 			return c
 		}
@@ -357,7 +357,7 @@ func (m *logMerger) overviewReport(r *Report) *Overview {
 			break
 		}
 		o.Templates = append(o.Templates, Template{
-			Template: logTemplateText(st.key, st.kinds), Regexp: logTemplateRegexp(st.key, st.kinds),
+			Template: templateText(st.key, st.kinds), Regexp: templateRegexp(st.key, st.kinds),
 			Count: st.count, Level: LevelNames[st.level], Sample: st.sample,
 			First: Place{File: r.Files[st.file].Name, Line: st.line},
 		})

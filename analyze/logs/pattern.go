@@ -57,22 +57,22 @@ func Literal(text string) Pattern { return Pattern{Text: text} }
 // Regexp returns a regexp pattern.
 func Regexp(expr string) Pattern { return Pattern{Text: expr, Regexp: true} }
 
-// logMatcher finds the lines that match one pattern.
-type logMatcher struct {
+// matcher finds the lines that match one pattern.
+type matcher struct {
 	pattern Pattern
 	every   bool           // the empty literal: every line matches
-	finders []logFinder    // the literal, or literals one of which every match of re contains
+	finders []finder       // the literal, or literals one of which every match of re contains
 	re      *regexp.Regexp // nil for a literal
 }
 
-// logMatchState remembers, within one block, where each finder of a matcher
+// matchState remembers, within one block, where each finder of a matcher
 // next occurs, so that a set of literals is scanned once, not once per hit.
-type logMatchState struct {
+type matchState struct {
 	next []int // per finder: next occurrence at or after the position it was found from; -1 unknown
 }
 
 // reset forgets the positions, for a new block.
-func (st *logMatchState) reset(n int) {
+func (st *matchState) reset(n int) {
 	st.next = st.next[:0]
 	for range n {
 		st.next = append(st.next, -1)
@@ -81,17 +81,17 @@ func (st *logMatchState) reset(n int) {
 
 // compileLogPattern validates p and prepares its matcher; ranks and sample
 // tune the literal scan to the input.
-func compileLogPattern(p Pattern, ranks *logByteRanks, sample []byte) (*logMatcher, error) {
+func compileLogPattern(p Pattern, ranks *byteRanks, sample []byte) (*matcher, error) {
 	if err := checkLogPattern(p); err != nil {
 		return nil, err
 	}
-	m := &logMatcher{pattern: p}
+	m := &matcher{pattern: p}
 	if !p.Regexp {
 		if p.Text == "" {
 			m.every = true
 			return m, nil
 		}
-		m.finders = []logFinder{newLogFinder([]byte(p.Text), false, ranks, sample)}
+		m.finders = []finder{newLogFinder([]byte(p.Text), false, ranks, sample)}
 		return m, nil
 	}
 	re, cands, err := compileLogRegexp(p.Text)
@@ -99,7 +99,7 @@ func compileLogPattern(p Pattern, ranks *logByteRanks, sample []byte) (*logMatch
 		return nil, err
 	}
 	m.re = re
-	for _, r := range logBestReqs(cands, sample) {
+	for _, r := range bestReqs(cands, sample) {
 		m.finders = append(m.finders, newLogFinder(r.text, r.fold, ranks, sample))
 	}
 	return m, nil
@@ -119,25 +119,25 @@ func checkLogPattern(p Pattern) error {
 // compileLogRegexp compiles expr as RE2 and finds the sets of literals one of
 // which every match contains, for use as a prefilter. Errors name the pattern
 // and the cause.
-func compileLogRegexp(expr string) (*regexp.Regexp, [][]logReq, error) {
+func compileLogRegexp(expr string) (*regexp.Regexp, [][]req, error) {
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: regexp %q: %v", analyze.ErrInvalidParameter, expr, err)
 	}
-	return re, logRequiredSets(expr), nil
+	return re, requiredSets(expr), nil
 }
 
 // next returns the first matching line that starts at or after from, which is
 // a line start in b: ls is its first byte and le the index of its '\n' (or
 // len(b) for an unterminated last line). st carries the finders' positions
 // between calls on the same block; from must not decrease between them.
-func (m *logMatcher) next(b []byte, from int, st *logMatchState) (ls, le int, ok bool) {
+func (m *matcher) next(b []byte, from int, st *matchState) (ls, le int, ok bool) {
 	switch {
 	case m.every:
 		if from >= len(b) {
 			return 0, 0, false
 		}
-		return from, logLineEnd(b, from), true
+		return from, lineEnd(b, from), true
 	case len(m.finders) > 0:
 		for from < len(b) {
 			p := -1
@@ -157,7 +157,7 @@ func (m *logMatcher) next(b []byte, from int, st *logMatchState) (ls, le int, ok
 				return 0, 0, false
 			}
 			ls = bytes.LastIndexByte(b[from:p], '\n') + 1 + from
-			le = logLineEnd(b, p)
+			le = lineEnd(b, p)
 			if m.re == nil || m.re.Match(b[ls:le]) {
 				return ls, le, true
 			}
@@ -166,7 +166,7 @@ func (m *logMatcher) next(b []byte, from int, st *logMatchState) (ls, le int, ok
 		return 0, 0, false
 	}
 	for from < len(b) {
-		le = logLineEnd(b, from)
+		le = lineEnd(b, from)
 		if m.re.Match(b[from:le]) {
 			return from, le, true
 		}
@@ -176,7 +176,7 @@ func (m *logMatcher) next(b []byte, from int, st *logMatchState) (ls, le int, ok
 }
 
 // count returns how many lines of b match.
-func (m *logMatcher) count(b []byte, st *logMatchState) int64 {
+func (m *matcher) count(b []byte, st *matchState) int64 {
 	st.reset(len(m.finders))
 	var n int64
 	for from := 0; ; {
@@ -190,7 +190,7 @@ func (m *logMatcher) count(b []byte, st *logMatchState) int64 {
 }
 
 // matchLine reports whether one line (without its '\n') matches.
-func (m *logMatcher) matchLine(line []byte) bool {
+func (m *matcher) matchLine(line []byte) bool {
 	switch {
 	case m.every:
 		return true
@@ -200,8 +200,8 @@ func (m *logMatcher) matchLine(line []byte) bool {
 	return m.finders[0].index(line) >= 0
 }
 
-// logLineEnd returns the index of the first '\n' at or after i, or len(b).
-func logLineEnd(b []byte, i int) int {
+// lineEnd returns the index of the first '\n' at or after i, or len(b).
+func lineEnd(b []byte, i int) int {
 	if i >= len(b) {
 		return len(b)
 	}
@@ -211,9 +211,9 @@ func logLineEnd(b []byte, i int) int {
 	return len(b)
 }
 
-// logCountLines counts lines the way grep does: every '\n' ends one, and bytes
+// countLines counts lines the way grep does: every '\n' ends one, and bytes
 // after the last '\n' make one more.
-func logCountLines(b []byte) int64 {
+func countLines(b []byte) int64 {
 	n := int64(bytes.Count(b, []byte{'\n'}))
 	if len(b) > 0 && b[len(b)-1] != '\n' {
 		n++

@@ -5,11 +5,11 @@ import (
 	"io"
 )
 
-// logPrefetch reads a stream ahead of the scanner in its own goroutine, so
+// prefetch reads a stream ahead of the scanner in its own goroutine, so
 // that decompression (or a pipe) and scanning run on two cores. It holds at
 // most depth+1 buffers. Close stops the goroutine and waits for it.
-type logPrefetch struct {
-	chunks chan logChunk
+type prefetch struct {
+	chunks chan chunk
 	free   chan []byte
 	quit   chan struct{}
 	done   chan struct{}
@@ -18,13 +18,13 @@ type logPrefetch struct {
 	err    error
 }
 
-type logChunk struct {
+type chunk struct {
 	b   []byte
 	err error
 }
 
-func newLogPrefetch(r io.Reader, size, depth int) *logPrefetch {
-	p := &logPrefetch{chunks: make(chan logChunk, depth), free: make(chan []byte, depth+1),
+func newLogPrefetch(r io.Reader, size, depth int) *prefetch {
+	p := &prefetch{chunks: make(chan chunk, depth), free: make(chan []byte, depth+1),
 		quit: make(chan struct{}), done: make(chan struct{})}
 	for range depth + 1 {
 		p.free <- make([]byte, size)
@@ -43,7 +43,7 @@ func newLogPrefetch(r io.Reader, size, depth int) *logPrefetch {
 				err = io.EOF
 			}
 			select {
-			case p.chunks <- logChunk{buf[:n], err}:
+			case p.chunks <- chunk{buf[:n], err}:
 			case <-p.quit:
 				return
 			}
@@ -56,7 +56,7 @@ func newLogPrefetch(r io.Reader, size, depth int) *logPrefetch {
 }
 
 // Read returns the bytes read ahead, then the reader's error.
-func (p *logPrefetch) Read(b []byte) (int, error) {
+func (p *prefetch) Read(b []byte) (int, error) {
 	for len(p.cur) == 0 {
 		if p.err != nil {
 			return 0, p.err
@@ -75,7 +75,7 @@ func (p *logPrefetch) Read(b []byte) (int, error) {
 
 // Close stops reading ahead and waits for the goroutine to end. A read in
 // progress on the underlying reader is waited for.
-func (p *logPrefetch) Close() {
+func (p *prefetch) Close() {
 	close(p.quit)
 	<-p.done
 }

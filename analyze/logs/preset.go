@@ -82,8 +82,8 @@ const (
 )
 
 var (
-	logPresetsMu sync.RWMutex
-	logPresets   = []Preset{
+	presetsMu sync.RWMutex
+	presets   = []Preset{
 		{
 			Name:  "samza-2785",
 			Title: "SAMZA-2785 checkpoint consumers",
@@ -129,9 +129,9 @@ var (
 
 // Presets returns the presets, in the order a form offers them.
 func Presets() []Preset {
-	logPresetsMu.RLock()
-	defer logPresetsMu.RUnlock()
-	return slices.Clone(logPresets)
+	presetsMu.RLock()
+	defer presetsMu.RUnlock()
+	return slices.Clone(presets)
 }
 
 // PresetNames returns the names of the presets.
@@ -160,14 +160,14 @@ func registerPreset(p Preset) error {
 	if err := ValidateCountOptions(CountOptions{Patterns: p.Patterns, Pairs: p.Pairs, Spans: p.Spans}); err != nil {
 		return err
 	}
-	logPresetsMu.Lock()
-	defer logPresetsMu.Unlock()
-	for i := range logPresets {
-		if logPresets[i].Name == p.Name {
-			logPresets[i] = p
+	presetsMu.Lock()
+	defer presetsMu.Unlock()
+	for i := range presets {
+		if presets[i].Name == p.Name {
+			presets[i] = p
 			return nil
 		}
 	}
-	logPresets = append(logPresets, p)
+	presets = append(presets, p)
 	return nil
 }

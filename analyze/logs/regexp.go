@@ -7,36 +7,36 @@ import (
 	"unicode/utf8"
 )
 
-// logReq is a literal that a line must contain to match a regexp: byte for
+// req is a literal that a line must contain to match a regexp: byte for
 // byte, or (fold) with ASCII letters in either case.
-type logReq struct {
+type req struct {
 	text []byte // lower case when fold
 	fold bool
 }
 
-// logMaxAlternatives caps the literals of one prefilter set, such as the
+// maxAlternatives caps the literals of one prefilter set, such as the
 // branches of ERROR|WARN|FATAL.
-const logMaxAlternatives = 8
+const maxAlternatives = 8
 
-// logRequiredSets returns sets of literals such that, for each set, every
+// requiredSets returns sets of literals such that, for each set, every
 // match of expr contains one of its literals; nil when there is none. Lines
 // with none of a set's literals cannot match, so the regexp runs only on the
-// lines the fast literal scans of one set find; logBestReqs picks the set
+// lines the fast literal scans of one set find; bestReqs picks the set
 // that is rarest in the input. U+FFFD (which also matches invalid UTF-8
 // bytes) never takes part, nor do case-folded k and s (they also match the
 // Kelvin sign and the long s).
-func logRequiredSets(expr string) [][]logReq {
+func requiredSets(expr string) [][]req {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return nil
 	}
-	return logReqCandidates(re.Simplify())
+	return reqCandidates(re.Simplify())
 }
 
-// logBestReqs picks the candidate set whose literals occur least in sample
+// bestReqs picks the candidate set whose literals occur least in sample
 // (ties, or no sample: the one with the longest weakest literal).
-func logBestReqs(cands [][]logReq, sample []byte) []logReq {
-	var best []logReq
+func bestReqs(cands [][]req, sample []byte) []req {
+	var best []req
 	bestHits, bestScore := -1, 0.0
 	var lower []byte
 	for _, set := range cands {
@@ -44,14 +44,14 @@ func logBestReqs(cands [][]logReq, sample []byte) []logReq {
 		for _, r := range set {
 			if r.fold {
 				if lower == nil {
-					lower = logASCIILower(sample)
+					lower = asciiLower(sample)
 				}
 				hits += bytes.Count(lower, r.text)
 			} else {
 				hits += bytes.Count(sample, r.text)
 			}
 		}
-		score := logReqScore(set)
+		score := reqScore(set)
 		if bestHits < 0 || hits < bestHits || (hits == bestHits && score > bestScore) {
 			best, bestHits, bestScore = set, hits, score
 		}
@@ -59,54 +59,54 @@ func logBestReqs(cands [][]logReq, sample []byte) []logReq {
 	return best
 }
 
-// logReqs returns the best required set of re, judged without a sample.
-func logReqs(re *syntax.Regexp) []logReq {
-	return logBestReqs(logReqCandidates(re), nil)
+// reqs returns the best required set of re, judged without a sample.
+func reqs(re *syntax.Regexp) []req {
+	return bestReqs(reqCandidates(re), nil)
 }
 
-// logReqCandidates returns the required sets of re.
-func logReqCandidates(re *syntax.Regexp) [][]logReq {
+// reqCandidates returns the required sets of re.
+func reqCandidates(re *syntax.Regexp) [][]req {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if re.Flags&syntax.FoldCase != 0 {
-			if set := logFoldReq(re.Rune); set != nil {
-				return [][]logReq{set}
+			if set := foldReq(re.Rune); set != nil {
+				return [][]req{set}
 			}
 			return nil
 		}
-		if r := logLongest(logLiteralRuns(re)); len(r) > 0 {
-			return [][]logReq{{{text: r}}}
+		if r := longest(literalRuns(re)); len(r) > 0 {
+			return [][]req{{{text: r}}}
 		}
 	case syntax.OpCapture, syntax.OpPlus:
-		return logReqCandidates(re.Sub[0])
+		return reqCandidates(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return logReqCandidates(re.Sub[0])
+			return reqCandidates(re.Sub[0])
 		}
 	case syntax.OpAlternate:
-		var set []logReq
+		var set []req
 		for _, sub := range re.Sub {
-			s := logReqs(sub)
+			s := reqs(sub)
 			if s == nil {
 				return nil
 			}
 			set = append(set, s...)
 		}
-		if len(set) > logMaxAlternatives {
+		if len(set) > maxAlternatives {
 			return nil
 		}
-		return [][]logReq{set}
+		return [][]req{set}
 	case syntax.OpConcat:
-		var cands [][]logReq
+		var cands [][]req
 		var run []byte
 		flush := func() {
 			if len(run) > 0 {
-				cands = append(cands, []logReq{{text: run}})
+				cands = append(cands, []req{{text: run}})
 			}
 			run = nil
 		}
 		for _, sub := range re.Sub {
-			if exact, ok := logExact(sub); ok {
+			if exact, ok := exactString(sub); ok {
 				run = append(run, exact...)
 				continue
 			}
@@ -114,17 +114,17 @@ func logReqCandidates(re *syntax.Regexp) [][]logReq {
 			// run, its last run starts the next one, the middle runs stand
 			// alone.
 			if sub.Op == syntax.OpLiteral && sub.Flags&syntax.FoldCase == 0 {
-				runs := logLiteralRuns(sub)
+				runs := literalRuns(sub)
 				run = append(run, runs[0]...)
 				flush()
-				if r := logLongest(runs[1 : len(runs)-1]); len(r) > 0 {
-					cands = append(cands, []logReq{{text: r}})
+				if r := longest(runs[1 : len(runs)-1]); len(r) > 0 {
+					cands = append(cands, []req{{text: r}})
 				}
 				run = append([]byte(nil), runs[len(runs)-1]...)
 				continue
 			}
 			flush()
-			cands = append(cands, logReqCandidates(sub)...)
+			cands = append(cands, reqCandidates(sub)...)
 		}
 		flush()
 		return cands
@@ -132,9 +132,9 @@ func logReqCandidates(re *syntax.Regexp) [][]logReq {
 	return nil
 }
 
-// logFoldReq turns a case-folded literal into its longest stretch of ASCII
+// foldReq turns a case-folded literal into its longest stretch of ASCII
 // without k or s, in lower case.
-func logFoldReq(runes []rune) []logReq {
+func foldReq(runes []rune) []req {
 	var best, cur []byte
 	for _, r := range append(runes, -1) {
 		lower := r | 0x20
@@ -153,12 +153,12 @@ func logFoldReq(runes []rune) []logReq {
 	if len(best) == 0 {
 		return nil
 	}
-	return []logReq{{text: best, fold: true}}
+	return []req{{text: best, fold: true}}
 }
 
-// logReqScore rates a set: its weakest literal's length (a folded one counts
+// reqScore rates a set: its weakest literal's length (a folded one counts
 // three quarters), less a little per alternative.
-func logReqScore(set []logReq) float64 {
+func reqScore(set []req) float64 {
 	if len(set) == 0 {
 		return 0
 	}
@@ -173,10 +173,10 @@ func logReqScore(set []logReq) float64 {
 	return weakest - 0.1*float64(len(set)-1)
 }
 
-// logExact returns the one string re matches when it matches exactly one
+// exactString returns the one string re matches when it matches exactly one
 // string (zero-width assertions count as the empty string: they constrain a
 // match but add no bytes).
-func logExact(re *syntax.Regexp) ([]byte, bool) {
+func exactString(re *syntax.Regexp) ([]byte, bool) {
 	switch re.Op {
 	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText,
 		syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
@@ -194,11 +194,11 @@ func logExact(re *syntax.Regexp) ([]byte, bool) {
 		}
 		return out, true
 	case syntax.OpCapture:
-		return logExact(re.Sub[0])
+		return exactString(re.Sub[0])
 	case syntax.OpConcat:
 		var out []byte
 		for _, sub := range re.Sub {
-			e, ok := logExact(sub)
+			e, ok := exactString(sub)
 			if !ok {
 				return nil, false
 			}
@@ -209,9 +209,9 @@ func logExact(re *syntax.Regexp) ([]byte, bool) {
 	return nil, false
 }
 
-// logLiteralRuns splits an exact literal node into the runs of its runes that
+// literalRuns splits an exact literal node into the runs of its runes that
 // can be searched byte for byte, split at U+FFFD.
-func logLiteralRuns(re *syntax.Regexp) [][]byte {
+func literalRuns(re *syntax.Regexp) [][]byte {
 	var runs [][]byte
 	var cur []byte
 	for _, r := range re.Rune {
@@ -225,7 +225,7 @@ func logLiteralRuns(re *syntax.Regexp) [][]byte {
 	return append(runs, cur)
 }
 
-func logLongest(runs [][]byte) []byte {
+func longest(runs [][]byte) []byte {
 	var best []byte
 	for _, r := range runs {
 		if len(r) > len(best) {
@@ -235,22 +235,22 @@ func logLongest(runs [][]byte) []byte {
 	return best
 }
 
-// logReqMatches reports whether line contains one of the set's literals (the
+// reqMatches reports whether line contains one of the set's literals (the
 // property the prefilter relies on; for tests).
-func logReqMatches(set []logReq, line []byte) bool {
+func reqMatches(set []req, line []byte) bool {
 	for _, r := range set {
 		if !r.fold && bytes.Contains(line, r.text) {
 			return true
 		}
-		if r.fold && bytes.Contains(logASCIILower(line), r.text) {
+		if r.fold && bytes.Contains(asciiLower(line), r.text) {
 			return true
 		}
 	}
 	return false
 }
 
-// logASCIILower lowers ASCII letters only.
-func logASCIILower(b []byte) []byte {
+// asciiLower lowers ASCII letters only.
+func asciiLower(b []byte) []byte {
 	out := make([]byte, len(b))
 	for i, c := range b {
 		if c >= 'A' && c <= 'Z' {
@@ -262,7 +262,7 @@ func logASCIILower(b []byte) []byte {
 }
 
 // String renders the literal quoted, with /i when case is ignored.
-func (r logReq) String() string {
+func (r req) String() string {
 	s := strconv.Quote(string(r.text))
 	if r.fold {
 		s += "/i"

@@ -23,14 +23,14 @@ func TestLogRequiredSets(t *testing.T) {
 		{`(foo)?bar`, `["bar"]`},
 		{`^(?:ab){2,}$`, `["ab"]`},
 	} {
-		got := fmt.Sprint(logBestReqs(logRequiredSets(tc.expr), nil))
+		got := fmt.Sprint(bestReqs(requiredSets(tc.expr), nil))
 		if got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.expr, got, tc.want)
 		}
 	}
 	// With a sample where Consumer is everywhere, the alternatives win.
 	sample := []byte("INFO KafkaSystemConsumer x\nINFO ConsumerCoordinator y\n")
-	if got := fmt.Sprint(logBestReqs(logRequiredSets(`(WARN|ERROR) .*Consumer`), sample)); got != `["WARN" "ERROR"]` {
+	if got := fmt.Sprint(bestReqs(requiredSets(`(WARN|ERROR) .*Consumer`), sample)); got != `["WARN" "ERROR"]` {
 		t.Errorf("with a sample full of Consumer: %s, want the WARN|ERROR set", got)
 	}
 }

@@ -11,114 +11,114 @@ import (
 // Default sizes of the scan: a block is read and searched while it sits in
 // the CPU cache; a part is the unit of work of one goroutine on a plain file.
 const (
-	logDefaultBlockSize = 256 << 10
-	logDefaultPartSize  = 4 << 20
+	defaultBlockSize = 256 << 10
+	defaultPartSize  = 4 << 20
 )
 
-// logPart is what one scanner found in a run of whole lines (a part of a file,
+// partResult is what one scanner found in a run of whole lines (a part of a file,
 // or a whole stream). Line numbers and timestamps that depend on what came
 // before are resolved when parts are merged in order.
-type logPart struct {
+type partResult struct {
 	index   int
 	lines   int64
 	bytes   int64
 	long    int64
 	counts  []int64 // per pattern
-	pending []int64 // per column (logPlan.columns): matches before the part's first timestamp
-	buckets *logBuckets
+	pending []int64 // per column (countPlan.columns): matches before the part's first timestamp
+	buckets *timeBuckets
 	// yearless holds the counts at timestamps without a year apart (see
-	// logMerger.bucketsFor): a part may hold both kinds, and one set spanning
+	// merger.bucketsFor): a part may hold both kinds, and one set spanning
 	// year 0 to today would widen its buckets to months.
-	yearless *logBuckets
+	yearless *timeBuckets
 	end      int64 // the timestamp in effect at the end of the part…
 	endOK    bool  // …if any line of the part had one
-	keys     []*logKeyTable
+	keys     []*keyTable
 	unkeyed  [][2]int64 // per pair: starts and closes the key regexp did not match
-	spans    []logSpanPart
-	ov       *logOverviewPart
+	spans    []spanPart
+	ov       *overviewPart
 	err      error
 }
 
-// logSpot is a mark that may be unset.
-type logSpot struct {
-	logMark
+// spot is a mark that may be unset.
+type spot struct {
+	keyMark
 	ok bool
 }
 
-// logSpanPart is what a part (or the parts merged so far) knows of one span:
+// spanPart is what a part (or the parts merged so far) knows of one span:
 // its first From line, its first To line, the first To line at or after that
 // From line, and its last Else line. Parts merge in order: the merged From is
 // the first part's that has one, and the To after it is that part's own, else
 // the first To of any later part.
-type logSpanPart struct {
-	from, toFirst, toAfter, elseLast logSpot
+type spanPart struct {
+	from, toFirst, toAfter, elseLast spot
 }
 
 // bucketsAt picks the part's bucket set for a time: the dated one, or the one
 // of timestamps without a year.
-func (p *logPart) bucketsAt(ms int64) *logBuckets {
-	if ms < logYearOneMillis {
+func (p *partResult) bucketsAt(ms int64) *timeBuckets {
+	if ms < yearOneMillis {
 		return p.yearless
 	}
 	return p.buckets
 }
 
-// logHit is a matching line in a block.
-type logHit struct {
+// lineHit is a matching line in a block.
+type lineHit struct {
 	ls, le int32 // line start, index of its '\n' (or block end)
 	pat    int32
 }
 
-// logScanner scans parts one after the other; each goroutine owns one.
-type logScanner struct {
-	plan      *logPlan
-	ms        []*logMatcher
+// scanner scans parts one after the other; each goroutine owns one.
+type scanner struct {
+	plan      *countPlan
+	ms        []*matcher
 	times     bool // this input has timestamps and they are needed
 	blockSize int
 	maxLine   int
 
 	buf      []byte
-	states   []logMatchState // per matcher
-	hits     []logHit
+	states   []matchState // per matcher
+	hits     []lineHit
 	pats     []int32
-	keyCache []logKeyHit
+	keyCache []keyHit
 
-	part  *logPart
+	part  *partResult
 	line  int64 // part-relative index of the next line
 	eff   int64 // the timestamp in effect before the next line…
 	effOK bool  // …if there is one yet in this part
 	first bool  // the part starts a file: touch its first timestamp
 
-	masker   logMasker     // the overview's
-	fast     logFastCache  // the overview's templates of this part (template_fast.go)
-	skel     logSkelCache  // the overview's skeletons of this part (template_skeleton.go)
-	days     logDayMemo    // the overview's last date
-	ovEff    int64         // the timestamp in effect for the overview…
-	ovOK     bool          // …if there is one yet in this part
-	ovBucket logBucketMemo // the overview's last bucket
-	ends     []int32       // the overview's line ends in a block
+	masker   lineMasker // the overview's
+	fast     fastCache  // the overview's templates of this part (template_fast.go)
+	skel     skelCache  // the overview's skeletons of this part (template_skeleton.go)
+	days     dayMemo    // the overview's last date
+	ovEff    int64      // the timestamp in effect for the overview…
+	ovOK     bool       // …if there is one yet in this part
+	ovBucket bucketMemo // the overview's last bucket
+	ends     []int32    // the overview's line ends in a block
 }
 
-type logKeyHit struct {
+type keyHit struct {
 	re  any // *regexp.Regexp of the pair, used as a cache key
 	key []byte
 	ok  bool
 }
 
-func newLogScanner(plan *logPlan, blockSize, maxLine int) *logScanner {
+func newLogScanner(plan *countPlan, blockSize, maxLine int) *scanner {
 	if blockSize <= 0 {
-		blockSize = logDefaultBlockSize
+		blockSize = defaultBlockSize
 	}
 	if maxLine <= 0 {
 		maxLine = MaxLineBytes
 	}
-	return &logScanner{plan: plan, blockSize: blockSize, maxLine: max(maxLine, blockSize), buf: make([]byte, blockSize)}
+	return &scanner{plan: plan, blockSize: blockSize, maxLine: max(maxLine, blockSize), buf: make([]byte, blockSize)}
 }
 
 // newPart returns an empty part for the plan; buckets start at the width of
 // proto (the merged set so far) when given.
-func (pl *logPlan) newPart(index int, proto *logBuckets) *logPart {
-	p := &logPart{index: index, counts: make([]int64, len(pl.patterns))}
+func (pl *countPlan) newPart(index int, proto *timeBuckets) *partResult {
+	p := &partResult{index: index, counts: make([]int64, len(pl.patterns))}
 	if pl.bucket != BucketNone {
 		p.pending = make([]int64, pl.columns())
 		if proto != nil {
@@ -129,10 +129,10 @@ func (pl *logPlan) newPart(index int, proto *logBuckets) *logPart {
 		p.yearless = newLogBuckets(pl.bucket, pl.columns())
 	}
 	if pl.overview {
-		p.ov = &logOverviewPart{table: newLogTemplateTable()}
+		p.ov = &overviewPart{table: newLogTemplateTable()}
 	}
 	if pl.keyed {
-		p.keys = make([]*logKeyTable, len(pl.pairs))
+		p.keys = make([]*keyTable, len(pl.pairs))
 		for i, pr := range pl.pairs {
 			if pr.key != nil {
 				p.keys[i] = newLogKeyTable(pl.maxKeys)
@@ -141,14 +141,14 @@ func (pl *logPlan) newPart(index int, proto *logBuckets) *logPart {
 		p.unkeyed = make([][2]int64, len(pl.pairs))
 	}
 	if len(pl.spans) > 0 {
-		p.spans = make([]logSpanPart, len(pl.spans))
+		p.spans = make([]spanPart, len(pl.spans))
 	}
 	return p
 }
 
 // scan reads r to its end into part p. first says that r starts a file.
 // progress, if set, is told of every block read.
-func (s *logScanner) scan(ctx context.Context, r io.Reader, p *logPart, first bool, progress func(int64)) error {
+func (s *scanner) scan(ctx context.Context, r io.Reader, p *partResult, first bool, progress func(int64)) error {
 	s.part, s.line, s.effOK, s.first, s.ovOK = p, 0, false, first, false
 	s.fast.reset()
 	s.skel.reset()
@@ -193,20 +193,20 @@ func (s *logScanner) scan(ctx context.Context, r io.Reader, p *logPart, first bo
 }
 
 // grow makes room for one match state per matcher.
-func (s *logScanner) grow() {
+func (s *scanner) grow() {
 	for len(s.states) < len(s.ms) {
-		s.states = append(s.states, logMatchState{})
+		s.states = append(s.states, matchState{})
 	}
 }
 
 // finish records the part's final timestamp state.
-func (s *logScanner) finish() {
+func (s *scanner) finish() {
 	s.part.end, s.part.endOK = s.eff, s.effOK
 }
 
 // block scans whole lines (the last may lack its '\n' only at the end of
 // input).
-func (s *logScanner) block(b []byte) {
+func (s *scanner) block(b []byte) {
 	p := s.part
 	ovLines := int64(-1) // the lines of b, when the overview counted them
 	if p.ov != nil {
@@ -223,14 +223,14 @@ func (s *logScanner) block(b []byte) {
 		}
 		n := ovLines
 		if n < 0 {
-			n = logCountLines(b)
+			n = countLines(b)
 		}
 		p.lines += n
 		s.line += n
 		return
 	}
 	if s.first && s.times {
-		if ms, ok := logFirstTime(b); ok && p.buckets != nil {
+		if ms, ok := firstTime(b); ok && p.buckets != nil {
 			p.bucketsAt(ms).touch(ms)
 		}
 		s.first = false
@@ -245,12 +245,12 @@ func (s *logScanner) block(b []byte) {
 			if !ok {
 				break
 			}
-			hits = append(hits, logHit{int32(ls), int32(le), int32(i)})
+			hits = append(hits, lineHit{int32(ls), int32(le), int32(i)})
 			from = le + 1
 		}
 	}
 	if len(s.ms) > 1 {
-		slices.SortFunc(hits, func(x, y logHit) int {
+		slices.SortFunc(hits, func(x, y lineHit) int {
 			if x.ls != y.ls {
 				return int(x.ls - y.ls)
 			}
@@ -269,9 +269,9 @@ func (s *logScanner) block(b []byte) {
 		}
 		s.pats = pats
 		if s.times {
-			if ms, ok := logParseTime(b[ls:le]); ok {
+			if ms, ok := lineTime(b[ls:le]); ok {
 				s.eff, s.effOK = ms, true
-			} else if ms, ok := logLastTime(b[effPos:ls]); ok {
+			} else if ms, ok := lastTime(b[effPos:ls]); ok {
 				s.eff, s.effOK = ms, true
 			}
 			effPos = min(le+1, len(b))
@@ -279,14 +279,14 @@ func (s *logScanner) block(b []byte) {
 		s.record(b[ls:le], line, pats)
 	}
 	if pos == 0 && ovLines >= 0 {
-		line += ovLines // logCountLines(b), which the overview found
+		line += ovLines // countLines(b), which the overview found
 	} else {
-		line += logCountLines(b[pos:])
+		line += countLines(b[pos:])
 	}
 	p.lines += line - s.line
 	s.line = line
 	if s.times {
-		if ms, ok := logLastTime(b[effPos:]); ok {
+		if ms, ok := lastTime(b[effPos:]); ok {
 			s.eff, s.effOK = ms, true
 		}
 		if s.effOK && p.buckets != nil {
@@ -297,7 +297,7 @@ func (s *logScanner) block(b []byte) {
 
 // record counts one matching line (part-relative index line) for the patterns
 // pats, in its time bucket, in the key tables of its pairs and in its spans.
-func (s *logScanner) record(text []byte, line int64, pats []int32) {
+func (s *scanner) record(text []byte, line int64, pats []int32) {
 	p := s.part
 	for _, pt := range pats {
 		p.counts[pt]++
@@ -312,9 +312,9 @@ func (s *logScanner) record(text []byte, line int64, pats []int32) {
 	if !s.plan.marked {
 		return
 	}
-	mark := logMark{line: line, state: logTimePending}
+	mark := keyMark{line: line, state: timePending}
 	if s.times && s.effOK {
-		mark.ms, mark.state = s.eff, logTimeKnown
+		mark.ms, mark.state = s.eff, timeKnown
 	}
 	if p.spans != nil {
 		s.recordSpans(mark, pats)
@@ -353,12 +353,12 @@ func (s *logScanner) record(text []byte, line int64, pats []int32) {
 
 // recordSpans marks a line in the spans its patterns begin or end. A line that
 // both begins and ends a span ends it: its From role is taken first.
-func (s *logScanner) recordSpans(mark logMark, pats []int32) {
+func (s *scanner) recordSpans(mark keyMark, pats []int32) {
 	p := s.part
 	for _, pt := range pats {
 		for _, r := range s.plan.spanRoles[pt] {
-			if sp := &p.spans[r.span]; r.role == logSpanFrom && !sp.from.ok {
-				sp.from = logSpot{mark, true}
+			if sp := &p.spans[r.span]; r.role == spanRoleFrom && !sp.from.ok {
+				sp.from = spot{mark, true}
 			}
 		}
 	}
@@ -366,22 +366,22 @@ func (s *logScanner) recordSpans(mark logMark, pats []int32) {
 		for _, r := range s.plan.spanRoles[pt] {
 			sp := &p.spans[r.span]
 			switch r.role {
-			case logSpanTo:
+			case spanRoleTo:
 				if !sp.toFirst.ok {
-					sp.toFirst = logSpot{mark, true}
+					sp.toFirst = spot{mark, true}
 				}
 				if sp.from.ok && !sp.toAfter.ok {
-					sp.toAfter = logSpot{mark, true}
+					sp.toAfter = spot{mark, true}
 				}
-			case logSpanElse:
-				sp.elseLast = logSpot{mark, true}
+			case spanRoleElse:
+				sp.elseLast = spot{mark, true}
 			}
 		}
 	}
 }
 
 // key applies a pair's key regexp to a line, once per regexp and line.
-func (s *logScanner) key(pr *logPairPlan, text []byte) ([]byte, bool) {
+func (s *scanner) key(pr *pairPlan, text []byte) ([]byte, bool) {
 	for _, c := range s.keyCache {
 		if c.re == any(pr.key) {
 			return c.key, c.ok
@@ -396,15 +396,15 @@ func (s *logScanner) key(pr *logPairPlan, text []byte) ([]byte, bool) {
 			key = key[:maxKeyBytes]
 		}
 	}
-	s.keyCache = append(s.keyCache, logKeyHit{re: pr.key, key: key, ok: ok})
+	s.keyCache = append(s.keyCache, keyHit{re: pr.key, key: key, ok: ok})
 	return key, ok
 }
 
-// logFirstTime returns the timestamp of the first line of b that has one.
-func logFirstTime(b []byte) (int64, bool) {
+// firstTime returns the timestamp of the first line of b that has one.
+func firstTime(b []byte) (int64, bool) {
 	for from := 0; from < len(b); {
-		le := logLineEnd(b, from)
-		if ms, ok := logParseTime(b[from:le]); ok {
+		le := lineEnd(b, from)
+		if ms, ok := lineTime(b[from:le]); ok {
 			return ms, true
 		}
 		from = le + 1
@@ -412,16 +412,16 @@ func logFirstTime(b []byte) (int64, bool) {
 	return 0, false
 }
 
-// logLastTime returns the timestamp of the last line of b (whole lines) that
+// lastTime returns the timestamp of the last line of b (whole lines) that
 // has one.
-func logLastTime(b []byte) (int64, bool) {
+func lastTime(b []byte) (int64, bool) {
 	end := len(b)
 	if end > 0 && b[end-1] == '\n' {
 		end--
 	}
 	for {
 		start := bytes.LastIndexByte(b[:end], '\n') + 1
-		if ms, ok := logParseTime(b[start:end]); ok {
+		if ms, ok := lineTime(b[start:end]); ok {
 			return ms, true
 		}
 		if start == 0 {

@@ -23,14 +23,14 @@
 	VPCMPEQB	Y4, Y5, Y7; VPOR	Y6, Y7, Y6; \
 	VPMOVMSKB	Y6, mask
 
-// func logSkelEqualAVX2(line, skel []byte) bool
+// func skelEqualAVX2(line, skel []byte) bool
 //
 // Reports whether the skeleton of line (its decimal digits written as '0')
 // is skel, both of the same length n ≥ 32: 32 bytes at a time, the last 32
 // overlapping the ones before when n is not a multiple of 32. A byte is right
 // when it equals skel's, or is a digit where skel has '0' (skel holds no
 // other digit).
-TEXT ·logSkelEqualAVX2(SB), NOSPLIT, $0-49
+TEXT ·skelEqualAVX2(SB), NOSPLIT, $0-49
 	MOVQ	line_base+0(FP), SI
 	MOVQ	line_len+8(FP), BX
 	MOVQ	skel_base+24(FP), DI
@@ -65,20 +65,20 @@ differ:
 	MOVB	$0, ret+48(FP)
 	RET
 
-// func logSkelBatch(text []byte, ends []int32, from int, slots *logSkelSlots, out []int16)
+// func skelBatch(text []byte, ends []int32, from int, slots *skelSlots, out []int16)
 //
 // Looks up the lines of text that start at from and end (before their '\n')
 // at ends[0], ends[1], … in the skeleton cache's slots, as lookup does, and
 // writes to out[k] the slot holding line k's skeleton, or -1: none does, or
-// the line is shorter than logSkelChunk (32, a compare) or longer than
-// logSkelMaxLine bytes. It only reads the slots. The hash is logSkelHash: the
+// the line is shorter than skelChunk (32, a compare) or longer than
+// skelMaxLine bytes. It only reads the slots. The hash is skelHash: the
 // skeleton of the line's 8 middle bytes (digits as '0', found as SKEL_CHUNK
-// finds them), xor the length times 8, times logSkelHashMultiplier; its top
-// logSkelBucketBits bits pick the bucket, whose two slots are tried in order.
-// A slot is a logSkelEntry; the sizes and offsets come from go_asm.h (a
+// finds them), xor the length times 8, times skelHashMultiplier; its top
+// skelBucketBits bits pick the bucket, whose two slots are tried in order.
+// A slot is a skelEntry; the sizes and offsets come from go_asm.h (a
 // slice's length is the word after its pointer). The compare runs from the
 // line's first 32 bytes to its last 32, which may overlap the ones before.
-TEXT ·logSkelBatch(SB), NOSPLIT, $0-88
+TEXT ·skelBatch(SB), NOSPLIT, $0-88
 	MOVQ	text_base+0(FP), SI
 	MOVQ	ends_base+24(FP), R8
 	MOVQ	ends_len+32(FP), R9
@@ -86,7 +86,7 @@ TEXT ·logSkelBatch(SB), NOSPLIT, $0-88
 	MOVQ	from+48(FP), R10	// the line's start
 	MOVQ	slots+56(FP), DI
 	MOVQ	out_base+64(FP), R11
-	MOVQ	$const_logSkelHashMultiplier, R12
+	MOVQ	$const_skelHashMultiplier, R12
 	SKEL_CONSTANTS
 
 line:
@@ -94,9 +94,9 @@ line:
 	JAE	done
 	MOVLQSX	(R8), BX
 	SUBQ	R10, BX			// n, the line's length
-	CMPQ	BX, $const_logSkelChunk
+	CMPQ	BX, $const_skelChunk
 	JLT	miss
-	CMPQ	BX, $const_logSkelMaxLine
+	CMPQ	BX, $const_skelMaxLine
 	JGT	miss
 	MOVQ	BX, AX			// the hash
 	SHRQ	$1, AX
@@ -114,16 +114,16 @@ line:
 	XORQ	R14, AX
 	IMULQ	R12, AX
 	MOVQ	AX, R14			// the hash
-	SHRQ	$(64-const_logSkelBucketBits), AX
+	SHRQ	$(64-const_skelBucketBits), AX
 	ADDQ	AX, AX			// the bucket's first slot
 
 try:
-	IMUL3Q	$logSkelEntry__size, AX, DX
-	CMPQ	logSkelEntry_hash(DI)(DX*1), R14
+	IMUL3Q	$skelEntry__size, AX, DX
+	CMPQ	skelEntry_hash(DI)(DX*1), R14
 	JNE	next
-	CMPQ	(logSkelEntry_skel+8)(DI)(DX*1), BX	// len(skel)
+	CMPQ	(skelEntry_skel+8)(DI)(DX*1), BX	// len(skel)
 	JNE	next
-	MOVQ	logSkelEntry_skel(DI)(DX*1), DX
+	MOVQ	skelEntry_skel(DI)(DX*1), DX
 	LEAQ	-32(DX)(BX*1), DX	// the skeleton's last 32 bytes
 	LEAQ	-32(SI)(R10*1), R13
 	ADDQ	BX, R13			// the line's last 32 bytes

@@ -2,15 +2,15 @@
 
 package logs
 
-// logHasSkelAVX2 is false without the assembly (off amd64, or built with the
-// purego tag): logSkelEqual runs the generic compare, probeBatch
-// logSkelBatchGeneric, and the overview looks lines up one at a time.
-var logHasSkelAVX2 = false
+// hasSkelAVX2 is false without the assembly (off amd64, or built with the
+// purego tag): skelEqual runs the generic compare, probeBatch
+// skelBatchGeneric, and the overview looks lines up one at a time.
+var hasSkelAVX2 = false
 
-func logSkelEqualAVX2(line, skel []byte) bool {
-	panic("logs: logSkelEqualAVX2 without the assembly")
+func skelEqualAVX2(line, skel []byte) bool {
+	panic("logs: skelEqualAVX2 without the assembly")
 }
 
-func logSkelBatch(text []byte, ends []int32, from int, slots *logSkelSlots, out []int16) {
-	panic("logs: logSkelBatch without the assembly")
+func skelBatch(text []byte, ends []int32, from int, slots *skelSlots, out []int16) {
+	panic("logs: skelBatch without the assembly")
 }

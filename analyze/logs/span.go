@@ -29,7 +29,7 @@ type SpanReport struct {
 }
 
 // spanReport reads a span's merged marks.
-func spanReport(sp Span, g logSpanPart, files []FileReport) SpanReport {
+func spanReport(sp Span, g spanPart, files []FileReport) SpanReport {
 	r := SpanReport{Name: sp.Name, From: sp.From, To: sp.To, Else: sp.Else}
 	ends := "“" + sp.To.String() + "”"
 	if sp.Else.Text != "" {
@@ -42,17 +42,17 @@ func spanReport(sp Span, g logSpanPart, files []FileReport) SpanReport {
 		}
 		return r
 	}
-	start := logPlaceOf(g.from.logMark, files)
+	start := placeOf(g.from.keyMark, files)
 	r.Start = &start
 	end, by := g.toAfter, sp.To
-	if !end.ok && g.elseLast.ok && !logMarkBefore(g.elseLast.logMark, g.from.logMark) {
+	if !end.ok && g.elseLast.ok && !markBefore(g.elseLast.keyMark, g.from.keyMark) {
 		end, by = g.elseLast, sp.Else
 	}
 	if !end.ok {
 		r.NotMeasurable = fmt.Sprintf("Not measurable: no line matching %s follows the first “%s”.", ends, sp.From)
 		return r
 	}
-	stop := logPlaceOf(end.logMark, files)
+	stop := placeOf(end.keyMark, files)
 	r.End, r.EndedBy = &stop, by.Text
 	if start.Time == nil || stop.Time == nil {
 		r.NotMeasurable = "Not measurable: the lines have no timestamp."
@@ -64,8 +64,8 @@ func spanReport(sp Span, g logSpanPart, files []FileReport) SpanReport {
 	return r
 }
 
-// logMarkBefore reports whether resolved mark a is on an earlier line than b.
-func logMarkBefore(a, b logMark) bool {
+// markBefore reports whether resolved mark a is on an earlier line than b.
+func markBefore(a, b keyMark) bool {
 	if a.file != b.file {
 		return a.file < b.file
 	}

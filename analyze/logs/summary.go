@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// logTimeLayout is how log times are shown: to the millisecond, UTC.
-const logTimeLayout = "2006-01-02 15:04:05.000"
+// timeLayout is how log times are shown: to the millisecond, UTC.
+const timeLayout = "2006-01-02 15:04:05.000"
 
 // FormatTime renders a log timestamp for tables: without the year when the
 // log's layout had none.
@@ -26,7 +26,7 @@ func FormatTime(t *time.Time) string {
 	if t.Year() == Yearless {
 		return t.Format("01-02 15:04:05.000")
 	}
-	return t.Format(logTimeLayout)
+	return t.Format(timeLayout)
 }
 
 // String renders a place as file:line and its time.
@@ -177,9 +177,9 @@ func (r *Report) WriteUnclosedCSV(w io.Writer) error {
 	}
 	for _, p := range r.Pairs {
 		for _, k := range p.UnclosedKeys {
-			row := []string{p.Name, logCSVSafe(k.Key), strconv.FormatInt(k.Starts, 10), strconv.FormatInt(k.Closes, 10),
-				strconv.FormatInt(k.Open, 10), logCSVSafe(k.First.File), strconv.FormatInt(k.First.Line, 10), logCSVTime(k.First.Time),
-				logCSVSafe(k.Last.File), strconv.FormatInt(k.Last.Line, 10), logCSVTime(k.Last.Time)}
+			row := []string{p.Name, csvSafe(k.Key), strconv.FormatInt(k.Starts, 10), strconv.FormatInt(k.Closes, 10),
+				strconv.FormatInt(k.Open, 10), csvSafe(k.First.File), strconv.FormatInt(k.First.Line, 10), csvTime(k.First.Time),
+				csvSafe(k.Last.File), strconv.FormatInt(k.Last.Line, 10), csvTime(k.Last.Time)}
 			if err := cw.Write(row); err != nil {
 				return err
 			}
@@ -189,16 +189,16 @@ func (r *Report) WriteUnclosedCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-func logCSVTime(t *time.Time) string {
+func csvTime(t *time.Time) string {
 	if t == nil {
 		return ""
 	}
 	return t.Format("2006-01-02T15:04:05.000Z07:00")
 }
 
-// logCSVSafe keeps a cell from being read as a formula by spreadsheets: keys
+// csvSafe keeps a cell from being read as a formula by spreadsheets: keys
 // come from logs, which anyone may have written to.
-func logCSVSafe(s string) string {
+func csvSafe(s string) string {
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		return "'" + s
 	}

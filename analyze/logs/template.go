@@ -30,11 +30,11 @@ const (
 	fieldWord                   // any other word with a digit: consumer-1, v2.1.1
 )
 
-// logFieldKinds lists the kinds in the order their patterns are written: the
+// fieldKindPatterns lists the kinds in the order their patterns are written: the
 // label a field shows when only that kind was seen there, and the ERE (GNU grep
 // -E and RE2 read it alike) that matches that kind of word. Every pattern
 // matches only words, and only words the masker makes fields.
-var logFieldKinds = []struct {
+var fieldKindPatterns = []struct {
 	bit          uint8
 	label, regex string
 }{
@@ -57,7 +57,7 @@ const (
 	clsHigh                    // bytes of multi-byte UTF-8 (or invalid)
 )
 
-var logClass = func() (t [256]uint8) {
+var class = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
 		switch {
 		case c >= '0' && c <= '9':
@@ -78,24 +78,24 @@ var logClass = func() (t [256]uint8) {
 	return t
 }()
 
-// logFieldMarker stands for a field in a template's key, and logControlMarker
+// fieldMarker stands for a field in a template's key, and controlMarker
 // for a run of control characters ending the line; lines with them elsewhere
 // (NUL, SOH) have no template.
 const (
-	logFieldMarker   = 0
-	logControlMarker = 1
+	fieldMarker   = 0
+	controlMarker = 1
 )
 
-// logIsControl reports whether c is a control character ([[:cntrl:]] in the
+// isControl reports whether c is a control character ([[:cntrl:]] in the
 // C locale).
-func logIsControl(c byte) bool { return c < 0x20 || c == 0x7f }
+func isControl(c byte) bool { return c < 0x20 || c == 0x7f }
 
 // MaxTemplateBytes is the longest template key (the line with every field
 // shortened to one byte): lines whose key is longer have no template.
 const MaxTemplateBytes = 768
 
-// logMasker masks lines; each scanner owns one.
-type logMasker struct {
+// lineMasker masks lines; each scanner owns one.
+type lineMasker struct {
 	key   []byte
 	kinds []uint8 // per field of the last line
 }
@@ -104,10 +104,10 @@ type logMasker struct {
 // Level) and whether the line has a template: ok is false for lines with
 // control characters other than tab (but at the end), invalid UTF-8, or a key
 // longer than MaxTemplateBytes. On success m.key and m.kinds hold the template.
-func (m *logMasker) mask(line []byte) (level int, ok bool) {
+func (m *lineMasker) mask(line []byte) (level int, ok bool) {
 	key, kinds := m.key[:0], m.kinds[:0]
 	end := len(line)
-	for end > 0 && logIsControl(line[end-1]) {
+	for end > 0 && isControl(line[end-1]) {
 		end--
 	}
 	control := end < len(line)
@@ -115,13 +115,13 @@ func (m *logMasker) mask(line []byte) (level int, ok bool) {
 	level = LevelNone
 	ok = true
 	high := false
-	if len(line) >= 5 && logKlogLevel(line) {
-		level = logLevelKlog(line[0])
+	if len(line) >= 5 && klogLevel(line) {
+		level = levelKlog(line[0])
 	}
 	lit := 0
 	n := len(line)
 	for i := 0; i < n; {
-		c := logClass[line[i]]
+		c := class[line[i]]
 		if c&clsWord == 0 {
 			if c&(clsBad|clsHigh) != 0 {
 				if c&clsBad != 0 {
@@ -136,23 +136,23 @@ func (m *logMasker) mask(line []byte) (level int, ok bool) {
 		s := i
 		f := c
 		for i++; i < n; i++ {
-			c = logClass[line[i]]
+			c = class[line[i]]
 			if c&clsWord == 0 {
 				break
 			}
 			f |= c
 		}
-		if f&clsDigit != 0 || (i-s == 36 && logIsUUID(line[s:i])) {
+		if f&clsDigit != 0 || (i-s == 36 && isUUID(line[s:i])) {
 			if len(key)+s-lit >= MaxTemplateBytes {
 				ok = false
 				break
 			}
 			key = append(key, line[lit:s]...)
-			key = append(key, logFieldMarker)
-			kinds = append(kinds, logFieldKind(line[s:i], f))
+			key = append(key, fieldMarker)
+			kinds = append(kinds, fieldKind(line[s:i], f))
 			lit = i
-		} else if level == LevelNone && s < logLevelScan {
-			level = logLevelWord(line[s:i])
+		} else if level == LevelNone && s < levelScan {
+			level = levelWord(line[s:i])
 		}
 	}
 	if ok && len(key)+n-lit > MaxTemplateBytes {
@@ -164,35 +164,35 @@ func (m *logMasker) mask(line []byte) (level int, ok bool) {
 	if ok {
 		key = append(key, line[lit:]...)
 		if control {
-			key = append(key, logControlMarker)
+			key = append(key, controlMarker)
 		}
 	}
 	m.key, m.kinds = key, kinds
 	return level, ok
 }
 
-// logFieldKind names the kind of a field word w whose byte classes are f.
-func logFieldKind(w []byte, f uint8) uint8 {
+// fieldKind names the kind of a field word w whose byte classes are f.
+func fieldKind(w []byte, f uint8) uint8 {
 	switch {
 	case f&^(clsWord|clsDigit) == 0:
 		return fieldNum
-	case f&^(clsWord|clsDigit|clsPunct) == 0 && len(w) >= 7 && len(w) <= 15 && logIsIP(w):
+	case f&^(clsWord|clsDigit|clsPunct) == 0 && len(w) >= 7 && len(w) <= 15 && isIP(w):
 		return fieldIP
-	case len(w) == 10 && f&^(clsWord|clsDigit|clsPunct) == 0 && logIsDate(w):
+	case len(w) == 10 && f&^(clsWord|clsDigit|clsPunct) == 0 && isDate(w):
 		return fieldDate
-	case len(w) == 36 && logIsUUID(w):
+	case len(w) == 36 && isUUID(w):
 		return fieldUUID
 	case f&^(clsWord|clsDigit|clsHex) == 0 && len(w) >= 8:
 		return fieldHex
-	case logIsHex0x(w):
+	case isHex0x(w):
 		return fieldHex
 	}
 	return fieldWord
 }
 
-// logIsIP reports whether w is four dot-separated runs of one to three digits
+// isIP reports whether w is four dot-separated runs of one to three digits
 // (7 to 15 bytes).
-func logIsIP(w []byte) bool {
+func isIP(w []byte) bool {
 	parts, run := 0, 0
 	for _, c := range w {
 		switch {
@@ -213,8 +213,8 @@ func logIsIP(w []byte) bool {
 	return parts == 3 && run > 0
 }
 
-// logIsDate reports whether w is yyyy-mm-dd.
-func logIsDate(w []byte) bool {
+// isDate reports whether w is yyyy-mm-dd.
+func isDate(w []byte) bool {
 	for i, c := range w {
 		if i == 4 || i == 7 {
 			if c != '-' {
@@ -227,8 +227,8 @@ func logIsDate(w []byte) bool {
 	return true
 }
 
-// logIsUUID reports whether w is 8-4-4-4-12 hexadecimal digits.
-func logIsUUID(w []byte) bool {
+// isUUID reports whether w is 8-4-4-4-12 hexadecimal digits.
+func isUUID(w []byte) bool {
 	if len(w) != 36 {
 		return false
 	}
@@ -237,22 +237,22 @@ func logIsUUID(w []byte) bool {
 			if c != '-' {
 				return false
 			}
-		} else if logClass[c]&(clsDigit|clsHex) == 0 {
+		} else if class[c]&(clsDigit|clsHex) == 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// logIsHex0x reports whether w is 0x followed by hexadecimal digits, one at
+// isHex0x reports whether w is 0x followed by hexadecimal digits, one at
 // least a decimal digit (the digit the pattern requires after 0x).
-func logIsHex0x(w []byte) bool {
+func isHex0x(w []byte) bool {
 	if len(w) < 3 || w[0] != '0' || w[1] != 'x' {
 		return false
 	}
 	digit := false
 	for _, c := range w[2:] {
-		k := logClass[c]
+		k := class[c]
 		if k&(clsDigit|clsHex) == 0 {
 			return false
 		}
@@ -261,23 +261,23 @@ func logIsHex0x(w []byte) bool {
 	return digit
 }
 
-// logTemplateRegexp writes the regular expression of a template key whose
+// templateRegexp writes the regular expression of a template key whose
 // fields saw the kinds given: ^, the literal parts quoted, each field as its
 // kinds' patterns, $. The result reads the same in GNU grep -E (ERE, C locale)
 // and Go's RE2: only \-escapes of special characters, bracket expressions
 // without backslashes, groups, alternation and bounded repeats.
-func logTemplateRegexp(key string, kinds []uint8) string {
+func templateRegexp(key string, kinds []uint8) string {
 	var b strings.Builder
 	b.WriteByte('^')
 	field := 0
 	for i := 0; i < len(key); i++ {
 		c := key[i]
-		if c == logFieldMarker {
-			logWriteField(&b, kinds[field])
+		if c == fieldMarker {
+			writeField(&b, kinds[field])
 			field++
 			continue
 		}
-		if c == logControlMarker {
+		if c == controlMarker {
 			b.WriteString("[[:cntrl:]]+")
 			continue
 		}
@@ -290,9 +290,9 @@ func logTemplateRegexp(key string, kinds []uint8) string {
 	return b.String()
 }
 
-func logWriteField(b *strings.Builder, kinds uint8) {
+func writeField(b *strings.Builder, kinds uint8) {
 	n := 0
-	for _, k := range logFieldKinds {
+	for _, k := range fieldKindPatterns {
 		if kinds&k.bit != 0 {
 			n++
 		}
@@ -301,7 +301,7 @@ func logWriteField(b *strings.Builder, kinds uint8) {
 		b.WriteByte('(')
 	}
 	sep := false
-	for _, k := range logFieldKinds {
+	for _, k := range fieldKindPatterns {
 		if kinds&k.bit == 0 {
 			continue
 		}
@@ -316,21 +316,21 @@ func logWriteField(b *strings.Builder, kinds uint8) {
 	}
 }
 
-// logTemplateText writes a template key for people: each field as the label
+// templateText writes a template key for people: each field as the label
 // of its kind (<NUM>, <IP>…), or <*> when several kinds were seen there.
-func logTemplateText(key string, kinds []uint8) string {
+func templateText(key string, kinds []uint8) string {
 	var b strings.Builder
 	field := 0
 	for i := 0; i < len(key); i++ {
-		if key[i] == logControlMarker {
+		if key[i] == controlMarker {
 			continue
 		}
-		if key[i] != logFieldMarker {
+		if key[i] != fieldMarker {
 			b.WriteByte(key[i])
 			continue
 		}
 		label := "<*>"
-		for _, k := range logFieldKinds {
+		for _, k := range fieldKindPatterns {
 			if kinds[field] == k.bit {
 				label = k.label
 			}

@@ -46,7 +46,7 @@ func BenchmarkOverview(b *testing.B) {
 // BenchmarkMask measures the masker alone on one typical line.
 func BenchmarkMask(b *testing.B) {
 	line := []byte("2023-06-21 00:00:00.066 [main] o.a.k.c.c.i.ConsumerCoordinator [INFO] [Consumer clientId=consumer-seas-1, groupId=seas] Setting offset for partition events-3 to the committed offset FetchPosition{offset=81237123}")
-	var m logMasker
+	var m lineMasker
 	b.SetBytes(int64(len(line)))
 	for b.Loop() {
 		m.mask(line)
@@ -62,8 +62,8 @@ func BenchmarkFastPath(b *testing.B) {
 	for _, l := range lines {
 		size += len(l)
 	}
-	var c logFastCache
-	var m logMasker
+	var c fastCache
+	var m lineMasker
 	for _, l := range lines {
 		if leaf, _ := c.match(l); leaf == nil {
 			if _, ok := m.mask(l); ok {
@@ -101,7 +101,7 @@ func benchFastPathLines() [][]byte {
 // lookup of a line whose skeleton it holds.
 func BenchmarkSkeletonCache(b *testing.B) {
 	lines := benchFastPathLines()
-	var c logSkelCache
+	var c skelCache
 	size := 0
 	for _, l := range lines {
 		if e, hash := c.lookup(l); e == nil {

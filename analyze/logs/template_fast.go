@@ -10,7 +10,7 @@ import (
 // a line walks it comparing whole segments (memequal, vectorised in the Go
 // runtime) and scanning only its field words byte by byte, and lands on the
 // template's entry in the part's table without hashing the key. Any line the
-// trie does not lead to a template goes through logMasker.mask, and its
+// trie does not lead to a template goes through lineMasker.mask, and its
 // template is added to the trie.
 //
 // Why the walk gives what mask gives: a template's key is its literal segments
@@ -21,12 +21,12 @@ import (
 // field word, L1, …, Ln (then the same trailing control characters, or none)
 // therefore splits into the same words, with the same fields and literals, as
 // the line the template came from: mask gives it the same key. The fields'
-// kinds are computed from the line's words by the same logFieldKind. Whether a
+// kinds are computed from the line's words by the same fieldKind. Whether a
 // line has a template at all (no control characters inside, valid UTF-8, a
 // key of at most MaxTemplateBytes) depends only on its key: the literal bytes
 // are those of a line that had one and the fields are ASCII. The level is the
 // klog letter, read on the line as mask reads it, or else the first level word
-// of the literal segments if it starts in the first logLevelScan bytes: the
+// of the literal segments if it starts in the first levelScan bytes: the
 // trie's leaf keeps where that word sits in its segment.
 //
 // Lines in a row share their first bytes (the date, the hour): a walk starts
@@ -38,24 +38,24 @@ import (
 // TestFastPathMatchesMask and FuzzTemplateFastPath hold the walk to mask on
 // the testdata logs and on random lines.
 
-// logFastMaxEdges bounds a trie: once it holds that many edges, new templates
+// fastMaxEdges bounds a trie: once it holds that many edges, new templates
 // are counted by the slow path only.
-const logFastMaxEdges = 4096
+const fastMaxEdges = 4096
 
-// logFastMaxFields is the most fields a key of MaxTemplateBytes can hold
+// fastMaxFields is the most fields a key of MaxTemplateBytes can hold
 // (a field and a separator each).
-const logFastMaxFields = MaxTemplateBytes/2 + 1
+const fastMaxFields = MaxTemplateBytes/2 + 1
 
-// logFastMaxVal is the longest field word an edge remembers: a line whose
+// fastMaxVal is the longest field word an edge remembers: a line whose
 // field is the same word as the line before skips classifying it.
-const logFastMaxVal = 64
+const fastMaxVal = 64
 
-// logFastMaxSiblings bounds the segments tried at one place of a line.
-const logFastMaxSiblings = 256
+// fastMaxSiblings bounds the segments tried at one place of a line.
+const fastMaxSiblings = 256
 
-// logFastCache is the template trie of one scanner and one part.
-type logFastCache struct {
-	root  logFastNode
+// fastCache is the template trie of one scanner and one part.
+type fastCache struct {
+	root  fastNode
 	edges int
 	// hits and misses count the lines of the part the trie did and did not
 	// lead to a template; off is set once misses are many and most: the
@@ -68,27 +68,27 @@ type logFastCache struct {
 	// The last line matched: its field kinds, and where each of its literal
 	// segments starts.
 	fields int
-	kinds  [logFastMaxFields]uint8
-	segs   [logFastMaxFields + 1]int32
+	kinds  [fastMaxFields]uint8
+	segs   [fastMaxFields + 1]int32
 	// The head of the last line walked, and the first steps of its walk:
 	// the node after each field and the field's end.
-	head     [logFastHead]byte
+	head     [fastHead]byte
 	headLen  int
 	steps    int
-	stepNode [logFastResume]*logFastNode
-	stepEnd  [logFastResume]int32
+	stepNode [fastResume]*fastNode
+	stepEnd  [fastResume]int32
 }
 
-// logFastHead is how much of a line the next one is compared with, and
-// logFastResume the most steps of a walk kept for the next line to resume.
+// fastHead is how much of a line the next one is compared with, and
+// fastResume the most steps of a walk kept for the next line to resume.
 const (
-	logFastHead   = 64
-	logFastResume = 16
+	fastHead   = 64
+	fastResume = 16
 )
 
-// logCommonPrefixBytes is the length of the longest common prefix of a and b,
+// commonPrefixBytes is the length of the longest common prefix of a and b,
 // compared 8 bytes at a time.
-func logCommonPrefixBytes(a, b []byte) int {
+func commonPrefixBytes(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
 	for ; i+8 <= n; i += 8 {
@@ -102,18 +102,18 @@ func logCommonPrefixBytes(a, b []byte) int {
 }
 
 // fieldKinds returns the field kinds of the last line matched.
-func (c *logFastCache) fieldKinds() []uint8 { return c.kinds[:c.fields] }
+func (c *fastCache) fieldKinds() []uint8 { return c.kinds[:c.fields] }
 
-// logFastNode is a place in a line just after a field (or at its start): its
+// fastNode is a place in a line just after a field (or at its start): its
 // edges are the literal segments seen there.
-type logFastNode struct {
-	edges []logFastEdge
+type fastNode struct {
+	edges []fastEdge
 }
 
-// logFastEdge is a literal segment: either followed by a field and the node
+// fastEdge is a literal segment: either followed by a field and the node
 // after it, or ending the line (leaf set). The fields a walk reads of every
 // sibling it tries (the probe, the tail) come first, in one cache line.
-type logFastEdge struct {
+type fastEdge struct {
 	// probe is the 8 bytes of lit at probeAt (those that tell it from its
 	// siblings), probeMask the bits of them lit fills: a line whose bytes
 	// differ there is not on this edge.
@@ -123,16 +123,16 @@ type logFastEdge struct {
 	// from here on were all the same words as the line before through the
 	// same segments; tailLeaf, tailKinds and tailSegs (segment starts
 	// relative to this one) are where its walk went from here. A line whose
-	// rest is the same bytes goes the same way: see logFastCache.match.
-	tailLeaf *logFastLeaf
+	// rest is the same bytes goes the same way: see fastCache.match.
+	tailLeaf *fastLeaf
 	tail     []byte
 	lit      string
-	leaf     *logFastLeaf // the segment ends the line
-	next     *logFastNode // the segment is followed by a field…
-	val      []byte       // …which was this word last time…
-	kind     uint8        // …of this kind
+	leaf     *fastLeaf // the segment ends the line
+	next     *fastNode // the segment is followed by a field…
+	val      []byte    // …which was this word last time…
+	kind     uint8     // …of this kind
 	// churn counts the lines in a row whose field here was another word
-	// than val: from logFastChurn on, val is neither compared nor kept (a
+	// than val: from fastChurn on, val is neither compared nor kept (a
 	// clock's milliseconds change on every line) until churn wraps to 0.
 	churn uint8
 	// valWord is val's first 8 bytes (little endian) and valMask the bits
@@ -144,19 +144,19 @@ type logFastEdge struct {
 	tailSegs         []int32
 }
 
-// logFastLeaf is a template of the trie.
-type logFastLeaf struct {
+// fastLeaf is a template of the trie.
+type fastLeaf struct {
 	key     string
-	control bool             // the line ends in control characters
-	stat    *logTemplateStat // the part's entry; nil: the table refused it
+	control bool          // the line ends in control characters
+	stat    *templateStat // the part's entry; nil: the table refused it
 	// The template's first level word: in segment levelSeg (-1: none) at
 	// levelOff, naming level.
 	levelSeg, levelOff, level int
 }
 
 // reset empties the trie (a new part has a new table).
-func (c *logFastCache) reset() {
-	c.root = logFastNode{}
+func (c *fastCache) reset() {
+	c.root = fastNode{}
 	c.edges, c.hits, c.misses, c.off = 0, 0, 0, false
 	c.tailHits, c.tailBytes = 0, 0
 	c.steps, c.headLen = 0, 0
@@ -176,12 +176,12 @@ func (c *logFastCache) reset() {
 // segment after which every field of the line was the same word as on the
 // line before through the same segment (a clock's fields change on every
 // line, a template's constant tail does not).
-func (c *logFastCache) match(text []byte) (leaf *logFastLeaf, level int) {
+func (c *fastCache) match(text []byte) (leaf *fastLeaf, level int) {
 	if c.off {
 		return nil, LevelNone
 	}
 	end := len(text)
-	for end > 0 && logIsControl(text[end-1]) {
+	for end > 0 && isControl(text[end-1]) {
 		end--
 	}
 	control := end < len(text)
@@ -194,7 +194,7 @@ func (c *logFastCache) match(text []byte) (leaf *logFastLeaf, level int) {
 	// inside the prefix this line shares with the line before: the walk
 	// examined only those bytes to get there, and only one path fits them.
 	if c.steps > 0 {
-		cp := logCommonPrefixBytes(line, c.head[:c.headLen])
+		cp := commonPrefixBytes(line, c.head[:c.headLen])
 		for fields < c.steps && int(c.stepEnd[fields]) < cp {
 			fields++
 		}
@@ -205,7 +205,7 @@ func (c *logFastCache) match(text []byte) (leaf *logFastLeaf, level int) {
 	steps := fields
 	// cand is the first segment of the line's stable rest (candE where it
 	// starts, candF the fields before it): its tail to keep.
-	var cand *logFastEdge
+	var cand *fastEdge
 	candE, candF := 0, 0
 walk:
 	for node != nil {
@@ -247,7 +247,7 @@ walk:
 			var kind uint8
 			same := false
 			fe := q + len(ed.val)
-			if ed.churn < logFastChurn && len(ed.val) > 0 && fe <= n && (fe == n || logClass[line[fe]]&clsWord == 0) &&
+			if ed.churn < fastChurn && len(ed.val) > 0 && fe <= n && (fe == n || class[line[fe]]&clsWord == 0) &&
 				(len(ed.val) <= 8 && q+8 <= n && binary.LittleEndian.Uint64(line[q:])&ed.valMask == ed.valWord ||
 					string(line[q:fe]) == string(ed.val)) {
 				kind, same = ed.kind, true // the same word as last time
@@ -255,23 +255,23 @@ walk:
 			} else {
 				f := uint8(0)
 				for fe = q; fe < n; fe++ {
-					k := logClass[line[fe]]
+					k := class[line[fe]]
 					if k&clsWord == 0 {
 						break
 					}
 					f |= k
 				}
-				if fe == q || (f&clsDigit == 0 && !(fe-q == 36 && logIsUUID(line[q:fe]))) {
+				if fe == q || (f&clsDigit == 0 && !(fe-q == 36 && isUUID(line[q:fe]))) {
 					continue
 				}
-				kind = logFieldKind(line[q:fe], f)
-				if ed.churn < logFastChurn && fe-q <= logFastMaxVal {
+				kind = fieldKind(line[q:fe], f)
+				if ed.churn < fastChurn && fe-q <= fastMaxVal {
 					ed.val, ed.kind = append(ed.val[:0], line[q:fe]...), kind
 					if w := fe - q; w < 8 && q+8 <= n {
 						ed.valMask = 1<<(8*w) - 1
 						ed.valWord = binary.LittleEndian.Uint64(line[q:]) & ed.valMask
 					} else {
-						ed.valWord, ed.valMask = logFastWord(ed.val)
+						ed.valWord, ed.valMask = fastWord(ed.val)
 					}
 				}
 				ed.churn++ // wraps to 0: then val is tried again
@@ -281,7 +281,7 @@ walk:
 			}
 			c.kinds[fields], c.segs[fields] = kind, int32(e)
 			next := ed.next
-			if fields < logFastResume {
+			if fields < fastResume {
 				c.stepNode[fields], c.stepEnd[fields] = next, int32(fe)
 				steps = fields + 1
 			}
@@ -300,7 +300,7 @@ walk:
 		break
 	}
 	c.fields = fields
-	c.steps = min(steps, logFastResume)
+	c.steps = min(steps, fastResume)
 	c.headLen = copy(c.head[:], line)
 	if leaf == nil {
 		c.misses++
@@ -314,32 +314,32 @@ walk:
 		c.keepTail(cand, leaf, line[candE:], candE, candF)
 	}
 	level = LevelNone
-	if len(line) >= 5 && logKlogLevel(line) {
-		level = logLevelKlog(line[0])
-	} else if leaf.levelSeg >= 0 && int(c.segs[leaf.levelSeg])+leaf.levelOff < logLevelScan {
+	if len(line) >= 5 && klogLevel(line) {
+		level = levelKlog(line[0])
+	} else if leaf.levelSeg >= 0 && int(c.segs[leaf.levelSeg])+leaf.levelOff < levelScan {
 		level = leaf.level
 	}
 	return leaf, level
 }
 
 // Bounds of the tails: the longest a segment keeps, and the bytes a trie
-// keeps in all (the tails, their kinds and their segment starts). logFastChurn is how many lines in a row a field may change
+// keeps in all (the tails, their kinds and their segment starts). fastChurn is how many lines in a row a field may change
 // before its segment stops comparing it with the word before.
 const (
-	logFastMaxTail    = 1024
-	logFastTailBudget = 256 << 10
-	logFastChurn      = 8
+	fastMaxTail    = 1024
+	fastTailBudget = 256 << 10
+	fastChurn      = 8
 )
 
 // keepTail makes rest (the line from its segment ed on, at byte e after
 // fields fields) ed's tail, with the walk's answer from there: leaf, the
 // kinds of the fields after e and the starts of the segments from ed on.
-func (c *logFastCache) keepTail(ed *logFastEdge, leaf *logFastLeaf, rest []byte, e, fields int) {
-	if len(rest) > logFastMaxTail {
+func (c *fastCache) keepTail(ed *fastEdge, leaf *fastLeaf, rest []byte, e, fields int) {
+	if len(rest) > fastMaxTail {
 		return
 	}
 	if grow := len(rest) + 5*(c.fields-fields) + 4; cap(ed.tail) < len(rest) || cap(ed.tailKinds) < c.fields-fields {
-		if c.tailBytes+grow > logFastTailBudget {
+		if c.tailBytes+grow > fastTailBudget {
 			return
 		}
 		c.tailBytes += grow
@@ -356,7 +356,7 @@ func (c *logFastCache) keepTail(ed *logFastEdge, leaf *logFastLeaf, rest []byte,
 // hit counts a use of edge i of node and moves it before a less used
 // neighbour, so that the frequent segments are tried first. It returns
 // where the edge is then.
-func (ed *logFastEdge) hit(node *logFastNode, i int) *logFastEdge {
+func (ed *fastEdge) hit(node *fastNode, i int) *fastEdge {
 	if len(node.edges) == 1 {
 		return ed
 	}
@@ -370,25 +370,25 @@ func (ed *logFastEdge) hit(node *logFastNode, i int) *logFastEdge {
 
 // insert adds the template key (from mask) whose entry in the part's table is
 // stat (nil when the table refused it). It returns false when the trie is
-// full, or the template would add a segment where logFastMaxSiblings are.
-func (c *logFastCache) insert(key []byte, stat *logTemplateStat) bool {
-	if c.edges >= logFastMaxEdges || c.off {
+// full, or the template would add a segment where fastMaxSiblings are.
+func (c *fastCache) insert(key []byte, stat *templateStat) bool {
+	if c.edges >= fastMaxEdges || c.off {
 		return false
 	}
-	leaf := &logFastLeaf{key: string(key), stat: stat, levelSeg: -1, level: LevelNone}
-	if len(key) > 0 && key[len(key)-1] == logControlMarker {
+	leaf := &fastLeaf{key: string(key), stat: stat, levelSeg: -1, level: LevelNone}
+	if len(key) > 0 && key[len(key)-1] == controlMarker {
 		leaf.control = true
 		key = key[:len(key)-1]
 	}
 	node := &c.root
 	seg, from := 0, 0
 	for i := 0; i <= len(key); i++ {
-		if i < len(key) && key[i] != logFieldMarker {
+		if i < len(key) && key[i] != fieldMarker {
 			continue
 		}
 		lit := key[from:i]
 		if leaf.levelSeg < 0 {
-			if off, level, ok := logFirstLevelWord(lit); ok {
+			if off, level, ok := firstLevelWord(lit); ok {
 				leaf.levelSeg, leaf.levelOff, leaf.level = seg, off, level
 			}
 		}
@@ -398,15 +398,15 @@ func (c *logFastCache) insert(key []byte, stat *logTemplateStat) bool {
 					return true // already there
 				}
 			}
-			if len(node.edges) >= logFastMaxSiblings {
+			if len(node.edges) >= fastMaxSiblings {
 				return false
 			}
-			node.edges = append(node.edges, logFastEdge{lit: string(lit), leaf: leaf})
+			node.edges = append(node.edges, fastEdge{lit: string(lit), leaf: leaf})
 			node.probes()
 			c.edges++
 			return true
 		}
-		var next *logFastNode
+		var next *fastNode
 		for _, ed := range node.edges {
 			if ed.next != nil && ed.lit == string(lit) {
 				next = ed.next
@@ -414,11 +414,11 @@ func (c *logFastCache) insert(key []byte, stat *logTemplateStat) bool {
 			}
 		}
 		if next == nil {
-			if len(node.edges) >= logFastMaxSiblings {
+			if len(node.edges) >= fastMaxSiblings {
 				return false
 			}
-			next = &logFastNode{}
-			node.edges = append(node.edges, logFastEdge{lit: string(lit), next: next})
+			next = &fastNode{}
+			node.edges = append(node.edges, fastEdge{lit: string(lit), next: next})
 			node.probes()
 			c.edges++
 		}
@@ -431,12 +431,12 @@ func (c *logFastCache) insert(key []byte, stat *logTemplateStat) bool {
 // probes places each edge's probe where its segment parts from the others:
 // after the longest prefix it shares with a sibling (shared), or at its end.
 // Only the last edge is new.
-func (node *logFastNode) probes() {
+func (node *fastNode) probes() {
 	last := len(node.edges) - 1
 	nw := &node.edges[last]
 	for i := range node.edges[:last] {
 		ed := &node.edges[i]
-		cp := logCommonPrefix(ed.lit, nw.lit)
+		cp := commonPrefix(ed.lit, nw.lit)
 		nw.shared = max(nw.shared, cp)
 		if cp > ed.shared {
 			ed.shared = cp
@@ -447,13 +447,13 @@ func (node *logFastNode) probes() {
 }
 
 // probe8 sets the probe of an edge after the prefix it shares.
-func (ed *logFastEdge) probe8() {
+func (ed *fastEdge) probe8() {
 	ed.probeAt = max(0, min(ed.shared, len(ed.lit)-8))
-	ed.probe, ed.probeMask = logFastWord([]byte(ed.lit[ed.probeAt:]))
+	ed.probe, ed.probeMask = fastWord([]byte(ed.lit[ed.probeAt:]))
 }
 
-// logCommonPrefix is the length of the longest common prefix of a and b.
-func logCommonPrefix(a, b string) int {
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
 	n := 0
 	for n < len(a) && n < len(b) && a[n] == b[n] {
 		n++
@@ -461,9 +461,9 @@ func logCommonPrefix(a, b string) int {
 	return n
 }
 
-// logFastWord returns the first 8 bytes of b as a little-endian word, and the
+// fastWord returns the first 8 bytes of b as a little-endian word, and the
 // mask of the bits b fills (fewer when b is shorter).
-func logFastWord(b []byte) (word, mask uint64) {
+func fastWord(b []byte) (word, mask uint64) {
 	if len(b) >= 8 {
 		return binary.LittleEndian.Uint64(b), ^uint64(0)
 	}
@@ -474,18 +474,18 @@ func logFastWord(b []byte) (word, mask uint64) {
 	return word, mask
 }
 
-// logFirstLevelWord finds the first word of a literal segment that names a
+// firstLevelWord finds the first word of a literal segment that names a
 // level: its offset in the segment and the level.
-func logFirstLevelWord(lit []byte) (off, level int, ok bool) {
+func firstLevelWord(lit []byte) (off, level int, ok bool) {
 	for i := 0; i < len(lit); {
-		if logClass[lit[i]]&clsWord == 0 {
+		if class[lit[i]]&clsWord == 0 {
 			i++
 			continue
 		}
 		s := i
-		for i++; i < len(lit) && logClass[lit[i]]&clsWord != 0; i++ {
+		for i++; i < len(lit) && class[lit[i]]&clsWord != 0; i++ {
 		}
-		if l := logLevelWord(lit[s:i]); l != LevelNone {
+		if l := levelWord(lit[s:i]); l != LevelNone {
 			return s, l, true
 		}
 	}

@@ -18,14 +18,14 @@ import (
 // answered.
 func checkFastPath(t *testing.T, lines [][]byte) int {
 	t.Helper()
-	var c logFastCache
+	var c fastCache
 	return checkFastPathWith(t, &c, lines)
 }
 
 // checkFastPathWith is checkFastPath with the trie c.
-func checkFastPathWith(t *testing.T, c *logFastCache, lines [][]byte) int {
+func checkFastPathWith(t *testing.T, c *fastCache, lines [][]byte) int {
 	t.Helper()
-	var m logMasker
+	var m lineMasker
 	held := map[string]bool{}
 	hits := 0
 	for pass := 0; pass < 2; pass++ {
@@ -115,9 +115,9 @@ func TestFastPathMatchesMask(t *testing.T) {
 func TestFastPathCountsExactly(t *testing.T) {
 	for _, path := range fixtures.Glob(t, "logs", "*") {
 		fast := countFile(t, countVariants[0], path, CountOptions{Overview: true}).Overview
-		logFastDisabled = true
+		fastDisabled = true
 		slow := countFile(t, countVariants[0], path, CountOptions{Overview: true}).Overview
-		logFastDisabled = false
+		fastDisabled = false
 		if len(fast.Templates) != len(slow.Templates) || fast.Distinct != slow.Distinct || fast.OtherLines != slow.OtherLines {
 			t.Fatalf("%s: fast path %d templates (%d distinct, %d other lines), masker %d (%d, %d)", path,
 				len(fast.Templates), fast.Distinct, fast.OtherLines, len(slow.Templates), slow.Distinct, slow.OtherLines)
@@ -139,7 +139,7 @@ func TestFastPathCountsExactly(t *testing.T) {
 // benchmark log's layout (each with its own time and thread, the templates'
 // other fields constant), with some lines ending in CR and some with another
 // word in a constant field, and checks that the tails answered most of them
-// (see logFastCache.match).
+// (see fastCache.match).
 func TestFastPathTails(t *testing.T) {
 	noise := []string{
 		"o.a.s.c.SamzaContainer [INFO] Entering run loop.",
@@ -163,7 +163,7 @@ func TestFastPathTails(t *testing.T) {
 		}
 		lines = append(lines, []byte(fmt.Sprintf("2023-06-21 00:%02d:%02d.%03d [pool-%d-thread-%d] %s", i/600%60, i/10%60, rng.Intn(1000), 1+rng.Intn(4), 1+rng.Intn(8), msg)))
 	}
-	var c logFastCache
+	var c fastCache
 	hits := checkFastPathWith(t, &c, lines)
 	if c.tailHits < hits/2 {
 		t.Errorf("the tails answered %d of the %d lines the trie did", c.tailHits, hits)

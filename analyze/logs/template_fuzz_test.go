@@ -37,7 +37,7 @@ func FuzzTemplateMask(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		a, _, _ = bytes.Cut(a, []byte{'\n'})
 		b, _, _ = bytes.Cut(b, []byte{'\n'})
-		var ma, mb logMasker
+		var ma, mb lineMasker
 		_, okA := ma.mask(a)
 		if !okA {
 			return
@@ -54,12 +54,12 @@ func FuzzTemplateMask(f *testing.F) {
 				kinds[i] = fieldNum | fieldIP | fieldHex | fieldUUID | fieldDate | fieldWord
 			}
 		}
-		expr := logTemplateRegexp(string(ma.key), kinds)
+		expr := templateRegexp(string(ma.key), kinds)
 		re, err := regexp.Compile(expr)
 		if err != nil {
 			t.Fatalf("template of %q: regexp %q: %v", a, expr, err)
 		}
-		_ = logTemplateText(string(ma.key), kinds)
+		_ = templateText(string(ma.key), kinds)
 		if !re.Match(a) {
 			t.Fatalf("%q does not match its own template's regexp %q", a, expr)
 		}

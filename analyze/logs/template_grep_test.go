@@ -110,7 +110,7 @@ func TestTemplatesExactWhenTablesOverflow(t *testing.T) {
 	var b bytes.Buffer
 	for i := range 30000 {
 		// Words without digits make distinct templates; numbers do not.
-		fmt.Fprintf(&b, "2024-01-02 03:04:%02d INFO event %s happened %d times\n", i%60, logWordOf(i%(3*MaxTemplates)), i)
+		fmt.Fprintf(&b, "2024-01-02 03:04:%02d INFO event %s happened %d times\n", i%60, wordOf(i%(3*MaxTemplates)), i)
 		if i%7 == 0 {
 			fmt.Fprintf(&b, "2024-01-02 03:04:%02d WARN common line %d\n", i%60, i)
 		}
@@ -125,7 +125,7 @@ func TestTemplatesExactWhenTablesOverflow(t *testing.T) {
 		if !ov.Truncated || ov.Overflow == 0 || ov.Distinct != MaxTemplates {
 			t.Fatalf("%s: want a full table: %+v", v.name, ov)
 		}
-		if len(ov.Templates) == 0 || ov.TemplateBytes <= 0 || ov.TemplateBytes > MaxTemplates*(MaxTemplateBytes+logTemplateSample+logTemplateOverhead) {
+		if len(ov.Templates) == 0 || ov.TemplateBytes <= 0 || ov.TemplateBytes > MaxTemplates*(MaxTemplateBytes+templateSample+templateOverhead) {
 			t.Fatalf("%s: %d templates, %d bytes", v.name, len(ov.Templates), ov.TemplateBytes)
 		}
 		for _, tp := range ov.Templates[:min(40, len(ov.Templates))] {
@@ -143,8 +143,8 @@ func TestTemplatesExactWhenTablesOverflow(t *testing.T) {
 	}
 }
 
-// logWordOf spells n in letters only (a word the masker keeps).
-func logWordOf(n int) string {
+// wordOf spells n in letters only (a word the masker keeps).
+func wordOf(n int) string {
 	var s []byte
 	for {
 		s = append(s, byte('g'+n%20))

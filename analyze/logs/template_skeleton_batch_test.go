@@ -12,10 +12,10 @@ import (
 // (lookup, then keep on a miss), then looks up the block of the lines joined
 // by '\n', with the byte at change (if inside) set to c, in one probeBatch
 // (the assembly where there is AVX2): its answers must be those of its Go
-// twin logSkelBatchGeneric, and each must be probe's for lines of
-// logSkelChunk to logSkelMaxLine bytes, -1 for the others.
+// twin skelBatchGeneric, and each must be probe's for lines of
+// skelChunk to skelMaxLine bytes, -1 for the others.
 func checkSkelBatch(t *testing.T, lines [][]byte, change int, c byte) {
-	var cache logSkelCache
+	var cache skelCache
 	for _, l := range lines {
 		if e, hash := cache.lookup(l); e == nil {
 			cache.keep(l, hash, nil, LevelNone)
@@ -33,16 +33,16 @@ func checkSkelBatch(t *testing.T, lines [][]byte, change int, c byte) {
 	}
 	answers, asOf := cache.probeBatch(block, ends, 0)
 	generic := make([]int16, len(ends))
-	logSkelBatchGeneric(block, ends, 0, &cache.slots, generic)
+	skelBatchGeneric(block, ends, 0, &cache.slots, generic)
 	from := 0
 	for k, le := range ends {
 		text := block[from:le]
 		if answers[k] != generic[k] {
-			t.Fatalf("line %d (%q): probeBatch says slot %d, logSkelBatchGeneric %d", k, text, answers[k], generic[k])
+			t.Fatalf("line %d (%q): probeBatch says slot %d, skelBatchGeneric %d", k, text, answers[k], generic[k])
 		}
 		want := -1
-		if len(text) >= logSkelChunk && len(text) <= logSkelMaxLine {
-			want = cache.probe(text, logSkelHash(text))
+		if len(text) >= skelChunk && len(text) <= skelMaxLine {
+			want = cache.probe(text, skelHash(text))
 		}
 		if int(answers[k]) != want {
 			t.Fatalf("line %d (%q): probeBatch says slot %d, probe %d", k, text, answers[k], want)
@@ -55,7 +55,7 @@ func checkSkelBatch(t *testing.T, lines [][]byte, change int, c byte) {
 }
 
 // FuzzSkelBatch holds probeBatch (skeleton_amd64.s where there is AVX2) to
-// logSkelBatchGeneric and to probe on the lines of random inputs, each
+// skelBatchGeneric and to probe on the lines of random inputs, each
 // followed by itself with other digits, one byte of the block changed so
 // that some lines differ from their skeleton late.
 func FuzzSkelBatch(f *testing.F) {
@@ -66,7 +66,7 @@ func FuzzSkelBatch(f *testing.F) {
 		rng := rand.New(rand.NewSource(int64(len(in))))
 		var lines [][]byte
 		for _, l := range bytes.Split(in, []byte{'\n'}) {
-			lines = append(lines, l, logRandomDigits(rng, l), logRandomDigits(rng, l))
+			lines = append(lines, l, randomDigits(rng, l), randomDigits(rng, l))
 		}
 		lines = append(lines, nil) // the block ends with a '\n'
 		checkSkelBatch(t, lines, int(change), c)
@@ -76,7 +76,7 @@ func FuzzSkelBatch(f *testing.F) {
 // TestSkelBatchStaleAfterKeep: once keep writes a slot, an answer about it
 // from an earlier probeBatch is refused.
 func TestSkelBatchStaleAfterKeep(t *testing.T) {
-	var cache logSkelCache
+	var cache skelCache
 	line := []byte("2023-06-21 00:00:01.234 [pool-1-thread-2] o.a.s.c.RunLoop [DEBUG] Processed 1000 envelopes")
 	_, hash := cache.lookup(line)
 	cache.keep(line, hash, nil, LevelInfo)
@@ -86,11 +86,11 @@ func TestSkelBatchStaleAfterKeep(t *testing.T) {
 		t.Fatalf("the kept line is not found")
 	}
 	// Other lines of the same bucket until one takes the slot.
-	bucket := hash >> (64 - logSkelBucketBits)
+	bucket := hash >> (64 - skelBucketBits)
 	for i := 0; cache.slots[answers[0]].hash == hash; i++ {
-		other := []byte(strings.Repeat(logLetters(i)+" ", 12)) // its middle changes with i
-		if logSkelHash(other)>>(64-logSkelBucketBits) == bucket {
-			cache.keep(other, logSkelHash(other), nil, LevelWarn)
+		other := []byte(strings.Repeat(letters(i)+" ", 12)) // its middle changes with i
+		if skelHash(other)>>(64-skelBucketBits) == bucket {
+			cache.keep(other, skelHash(other), nil, LevelWarn)
 		}
 	}
 	if e := cache.hit(answers[0], asOf); e != nil {
@@ -103,11 +103,11 @@ func TestSkelBatchStaleAfterKeep(t *testing.T) {
 // the generic one at a time (what machines without AVX2 run): the same
 // reports.
 func TestOverviewGenericSkeleton(t *testing.T) {
-	checkOverviewGeneric(t, &logHasSkelAVX2, "skeleton cache")
+	checkOverviewGeneric(t, &hasSkelAVX2, "skeleton cache")
 }
 
-// logLetters writes i in the letters a to z (skeletons keep letters).
-func logLetters(i int) string {
+// letters writes i in the letters a to z (skeletons keep letters).
+func letters(i int) string {
 	s := []byte{'a' + byte(i%26)}
 	for i /= 26; i > 0; i /= 26 {
 		s = append(s, 'a'+byte(i%26))

@@ -20,14 +20,14 @@ func FuzzTemplateSkeleton(f *testing.F) {
 		rng := rand.New(rand.NewSource(int64(len(in))))
 		var lines [][]byte
 		for _, l := range bytes.Split(in, []byte{'\n'}) {
-			lines = append(lines, l, logRandomDigits(rng, l), logRandomDigits(rng, l))
+			lines = append(lines, l, randomDigits(rng, l), randomDigits(rng, l))
 		}
 		checkSkeletonCache(t, lines)
 	})
 }
 
-// FuzzSkeletonEqual holds logSkelEqual (the AVX2 compare where there is one)
-// and logSkelEqualGeneric to a byte at a time, on a line and its skeleton
+// FuzzSkeletonEqual holds skelEqual (the AVX2 compare where there is one)
+// and skelEqualGeneric to a byte at a time, on a line and its skeleton
 // with one byte of either changed.
 func FuzzSkeletonEqual(f *testing.F) {
 	f.Add([]byte("2023-06-21 00:00:01.234 [pool-1-thread-2] o.a.s.c.RunLoop [DEBUG] Processed 1000 envelopes"), uint16(5), byte('x'), false)
@@ -39,7 +39,7 @@ func FuzzSkeletonEqual(f *testing.F) {
 		if inSkel && c >= '1' && c <= '9' {
 			return // a skeleton holds no other digit than '0'
 		}
-		skel := logSkeleton(nil, line)
+		skel := skeleton(nil, line)
 		line = bytes.Clone(line)
 		if inSkel {
 			skel[int(at)%len(skel)] = c
@@ -53,11 +53,11 @@ func FuzzSkeletonEqual(f *testing.F) {
 			}
 			want = want && b == skel[i]
 		}
-		if got := logSkelEqual(line, skel); got != want {
-			t.Fatalf("logSkelEqual(%q, %q) = %v, want %v", line, skel, got, want)
+		if got := skelEqual(line, skel); got != want {
+			t.Fatalf("skelEqual(%q, %q) = %v, want %v", line, skel, got, want)
 		}
-		if got := logSkelEqualGeneric(line, skel); got != want {
-			t.Fatalf("logSkelEqualGeneric(%q, %q) = %v, want %v", line, skel, got, want)
+		if got := skelEqualGeneric(line, skel); got != want {
+			t.Fatalf("skelEqualGeneric(%q, %q) = %v, want %v", line, skel, got, want)
 		}
 	})
 }

@@ -17,8 +17,8 @@ import (
 // returns the lines the cache answered.
 func checkSkeletonCache(t *testing.T, lines [][]byte) int {
 	t.Helper()
-	var c logSkelCache
-	var m logMasker
+	var c skelCache
+	var m lineMasker
 	hits := 0
 	for pass := 0; pass < 2; pass++ {
 		for _, l := range lines {
@@ -34,15 +34,15 @@ func checkSkeletonCache(t *testing.T, lines [][]byte) int {
 				continue
 			}
 			if ok {
-				c.keep(l, hash, &logTemplateStat{key: string(m.key), kinds: bytes.Clone(m.kinds)}, level)
+				c.keep(l, hash, &templateStat{key: string(m.key), kinds: bytes.Clone(m.kinds)}, level)
 			}
 		}
 	}
 	return hits
 }
 
-// logRandomDigits returns l with every digit another random digit.
-func logRandomDigits(rng *rand.Rand, l []byte) []byte {
+// randomDigits returns l with every digit another random digit.
+func randomDigits(rng *rand.Rand, l []byte) []byte {
 	l = bytes.Clone(l)
 	for i, c := range l {
 		if c >= '0' && c <= '9' {
@@ -87,10 +87,10 @@ func TestSkeletonCacheMatchesMask(t *testing.T) {
 				l = append(l[:j], l[j+1:]...)
 			}
 		}
-		lines = append(lines, l, logRandomDigits(rng, l))
+		lines = append(lines, l, randomDigits(rng, l))
 	}
 	for i := range n {
-		lines = append(lines, logRandomDigits(rng, lines[i]))
+		lines = append(lines, randomDigits(rng, lines[i]))
 	}
 	checkSkeletonCache(t, lines)
 
@@ -104,7 +104,7 @@ func TestSkeletonCacheMatchesMask(t *testing.T) {
 	}
 }
 
-// TestSkeletonWord holds logSkeletonWord to a byte at a time on every byte
+// TestSkeletonWord holds skeletonWord to a byte at a time on every byte
 // value at every place of a word.
 func TestSkeletonWord(t *testing.T) {
 	for c := 0; c < 256; c++ {
@@ -118,7 +118,7 @@ func TestSkeletonWord(t *testing.T) {
 				}
 			}
 			got := make([]byte, 8)
-			putLE(got, logSkeletonWord(getLE(w)))
+			putLE(got, skeletonWord(getLE(w)))
 			if !bytes.Equal(got, want) {
 				t.Fatalf("skeleton of %q: %q, want %q", w, got, want)
 			}

@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// logTimeScan is how far into a line a timestamp is looked for (the OpenStack
+// timeScan is how far into a line a timestamp is looked for (the OpenStack
 // and Erigon layouts put a file name or a level before it).
-const logTimeScan = 96
+const timeScan = 96
 
 // TimeFormats lists, for documentation and pages, the timestamp layouts a log
 // line may start with (after a short prefix such as a level or a file name). A
@@ -27,58 +27,58 @@ var TimeFormats = []string{
 // geth); pages show such times without the year.
 const Yearless = 0
 
-// logParseTime returns the timestamp of a line in Unix milliseconds (UTC; a
+// lineTime returns the timestamp of a line in Unix milliseconds (UTC; a
 // time without a zone is taken as UTC), and whether the line has one.
-func logParseTime(line []byte) (int64, bool) {
-	if ms, ok := logTimeAt(line, 0, true); ok {
+func lineTime(line []byte) (int64, bool) {
+	if ms, ok := timeAt(line, 0, true); ok {
 		return ms, true
 	}
-	limit := min(len(line), logTimeScan)
+	limit := min(len(line), timeScan)
 	for i := 1; i < limit; i++ {
 		c := line[i]
-		if logIsAlnum(line[i-1]) || !(logIsDigit(c) || (c >= 'A' && c <= 'Z')) {
+		if isAlnum(line[i-1]) || !(isDigit(c) || (c >= 'A' && c <= 'Z')) {
 			continue
 		}
-		if ms, ok := logTimeAt(line, i, i == 1 && line[0] == '['); ok {
+		if ms, ok := timeAt(line, i, i == 1 && line[0] == '['); ok {
 			return ms, true
 		}
 	}
 	return 0, false
 }
 
-// logTimeAt tries every layout at line[i:]. Layouts that are plain digit runs
+// timeAt tries every layout at line[i:]. Layouts that are plain digit runs
 // (epoch, yyMMdd) are tried only at the line start.
-func logTimeAt(line []byte, i int, atStart bool) (int64, bool) {
+func timeAt(line []byte, i int, atStart bool) (int64, bool) {
 	s := line[i:]
 	if len(s) < 8 {
 		return 0, false
 	}
-	if logIsDigit(s[0]) {
-		if ms, ok := logISOTime(s); ok {
+	if isDigit(s[0]) {
+		if ms, ok := isoTime(s); ok {
 			return ms, true
 		}
-		if ms, ok := logSlashYYTime(s); ok {
+		if ms, ok := slashYYTime(s); ok {
 			return ms, true
 		}
-		if ms, ok := logGethTime(s); ok {
+		if ms, ok := gethTime(s); ok {
 			return ms, true
 		}
 		if atStart {
-			if ms, ok := logEpochTime(s); ok {
+			if ms, ok := epochTime(s); ok {
 				return ms, true
 			}
-			if ms, ok := logCompactTime(s); ok {
+			if ms, ok := compactTime(s); ok {
 				return ms, true
 			}
 		}
 		return 0, false
 	}
-	return logSyslogTime(s)
+	return syslogTime(s)
 }
 
-// logISOTime parses 2006-01-02[ T]15:04:05[.,frac][Z|±hh:mm|±hhmm], with '-' or
+// isoTime parses 2006-01-02[ T]15:04:05[.,frac][Z|±hh:mm|±hhmm], with '-' or
 // '/' between the date fields.
-func logISOTime(s []byte) (int64, bool) {
+func isoTime(s []byte) (int64, bool) {
 	if len(s) < 19 {
 		return 0, false
 	}
@@ -86,42 +86,42 @@ func logISOTime(s []byte) (int64, bool) {
 	if sep != '-' && sep != '/' || s[7] != sep || (s[10] != ' ' && s[10] != 'T') {
 		return 0, false
 	}
-	year, ok1 := logDigits(s[0:4])
-	month, ok2 := logDigits(s[5:7])
-	day, ok3 := logDigits(s[8:10])
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
 	if !ok1 || !ok2 || !ok3 {
 		return 0, false
 	}
-	ms, ok := logISOClock(s[11:])
+	ms, ok := isoClock(s[11:])
 	if !ok {
 		return 0, false
 	}
-	return logCivil(year, month, day, ms)
+	return civil(year, month, day, ms)
 }
 
-// logISOClock parses the time of day of an ISO timestamp (what follows the
+// isoClock parses the time of day of an ISO timestamp (what follows the
 // date and its ' ' or 'T') and its zone: milliseconds of the day in UTC (they
 // may fall outside 0…86,399,999).
-func logISOClock(s []byte) (int64, bool) {
-	ms, n, ok := logClock(s)
+func isoClock(s []byte) (int64, bool) {
+	ms, n, ok := parseClock(s)
 	if !ok {
 		return 0, false
 	}
-	return logISOZone(s[n:], ms), true
+	return isoZone(s[n:], ms), true
 }
 
-// logISOZone applies the zone that rest (what follows the clock of an ISO
+// isoZone applies the zone that rest (what follows the clock of an ISO
 // timestamp) starts with, if any, to ms.
-func logISOZone(rest []byte, ms int64) int64 {
+func isoZone(rest []byte, ms int64) int64 {
 	var offset int64
 	// "Z" (UTC) leaves the offset at zero.
-	if len(rest) >= 5 && (rest[0] == '+' || rest[0] == '-') && logIsDigit(rest[1]) && logIsDigit(rest[2]) {
-		hh, _ := logDigits(rest[1:3])
+	if len(rest) >= 5 && (rest[0] == '+' || rest[0] == '-') && isDigit(rest[1]) && isDigit(rest[2]) {
+		hh, _ := digits(rest[1:3])
 		mmDigits := rest[3:5]
 		if rest[3] == ':' && len(rest) >= 6 {
 			mmDigits = rest[4:6]
 		}
-		if mm, ok := logDigits(mmDigits); ok && hh < 24 && mm < 60 {
+		if mm, ok := digits(mmDigits); ok && hh < 24 && mm < 60 {
 			offset = int64(hh*60+mm) * 60000
 			if rest[0] == '-' {
 				offset = -offset
@@ -131,9 +131,9 @@ func logISOZone(rest []byte, ms int64) int64 {
 	return ms - offset
 }
 
-// logDayMemo remembers the date of the last line that started with an ISO
+// dayMemo remembers the date of the last line that started with an ISO
 // timestamp, so that lines of the same day parse only their time of day.
-type logDayMemo struct {
+type dayMemo struct {
 	// The date "2006-01-02 " (or with 'T', or slashes) as its bytes 0–7
 	// and 3–10, little endian: two loads compare a line's with it.
 	dateHead, dateTail uint64
@@ -146,84 +146,84 @@ type logDayMemo struct {
 	hmsOK bool
 }
 
-// parseTime is logParseTime, with the date of a line starting with an ISO
-// timestamp taken from the memo when it is the date before: logISOTime's
-// result is logCivil of the date plus logISOClock of the rest, and logCivil
+// parseTime is lineTime, with the date of a line starting with an ISO
+// timestamp taken from the memo when it is the date before: isoTime's
+// result is civil of the date plus isoClock of the rest, and civil
 // adds the time of day to the day's midnight.
-func (d *logDayMemo) parseTime(line []byte) (int64, bool) {
-	if len(line) >= 19 && logIsDigit(line[0]) {
+func (d *dayMemo) parseTime(line []byte) (int64, bool) {
+	if len(line) >= 19 && isDigit(line[0]) {
 		head, tail := binary.LittleEndian.Uint64(line), binary.LittleEndian.Uint64(line[3:])
 		if d.ok && head == d.dateHead && tail == d.dateTail {
-			// The same clock as the line before: logClock would read
+			// The same clock as the line before: parseClock would read
 			// the same seconds from it, then the fraction and zone.
 			hms := binary.LittleEndian.Uint64(line[11:])
 			if d.hmsOK && hms == d.hms {
-				ms, n := logClockFraction(line[11:], d.hmsMs)
-				return d.ms + logISOZone(line[11+n:], ms), true
+				ms, n := clockFraction(line[11:], d.hmsMs)
+				return d.ms + isoZone(line[11+n:], ms), true
 			}
-			if sec, ok := logClockSeconds(line[11:]); ok {
+			if sec, ok := clockSeconds(line[11:]); ok {
 				d.hms, d.hmsMs, d.hmsOK = hms, sec, true
-				ms, n := logClockFraction(line[11:], sec)
-				return d.ms + logISOZone(line[11+n:], ms), true
+				ms, n := clockFraction(line[11:], sec)
+				return d.ms + isoZone(line[11+n:], ms), true
 			}
-		} else if _, ok := logISOTime(line); ok {
-			year, _ := logDigits(line[0:4])
-			month, _ := logDigits(line[5:7])
-			day, _ := logDigits(line[8:10])
-			d.ms, _ = logCivil(year, month, day, 0)
+		} else if _, ok := isoTime(line); ok {
+			year, _ := digits(line[0:4])
+			month, _ := digits(line[5:7])
+			day, _ := digits(line[8:10])
+			d.ms, _ = civil(year, month, day, 0)
 			d.dateHead, d.dateTail = head, tail
 			d.ok, d.hmsOK = true, false
-			ms, _ := logISOClock(line[11:])
+			ms, _ := isoClock(line[11:])
 			return d.ms + ms, true
 		}
 	}
-	return logParseTime(line)
+	return lineTime(line)
 }
 
-// logSlashYYTime parses 06/01/02 15:04:05 (Spark, Hadoop's older layout).
-func logSlashYYTime(s []byte) (int64, bool) {
+// slashYYTime parses 06/01/02 15:04:05 (Spark, Hadoop's older layout).
+func slashYYTime(s []byte) (int64, bool) {
 	if len(s) < 17 || s[2] != '/' || s[5] != '/' || s[8] != ' ' {
 		return 0, false
 	}
-	yy, ok1 := logDigits(s[0:2])
-	month, ok2 := logDigits(s[3:5])
-	day, ok3 := logDigits(s[6:8])
+	yy, ok1 := digits(s[0:2])
+	month, ok2 := digits(s[3:5])
+	day, ok3 := digits(s[6:8])
 	if !ok1 || !ok2 || !ok3 {
 		return 0, false
 	}
-	ms, _, ok := logClock(s[9:])
+	ms, _, ok := parseClock(s[9:])
 	if !ok {
 		return 0, false
 	}
-	return logCivil(2000+yy, month, day, ms)
+	return civil(2000+yy, month, day, ms)
 }
 
-// logGethTime parses 01-02|15:04:05.000 (geth and erigon, no year).
-func logGethTime(s []byte) (int64, bool) {
+// gethTime parses 01-02|15:04:05.000 (geth and erigon, no year).
+func gethTime(s []byte) (int64, bool) {
 	if len(s) < 14 || s[2] != '-' || s[5] != '|' {
 		return 0, false
 	}
-	month, ok1 := logDigits(s[0:2])
-	day, ok2 := logDigits(s[3:5])
+	month, ok1 := digits(s[0:2])
+	day, ok2 := digits(s[3:5])
 	if !ok1 || !ok2 {
 		return 0, false
 	}
-	ms, _, ok := logClock(s[6:])
+	ms, _, ok := parseClock(s[6:])
 	if !ok {
 		return 0, false
 	}
-	return logCivil(Yearless, month, day, ms)
+	return civil(Yearless, month, day, ms)
 }
 
-var logMonths = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+var months = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
-// logSyslogTime parses Jan _2 15:04:05 (no year).
-func logSyslogTime(s []byte) (int64, bool) {
+// syslogTime parses Jan _2 15:04:05 (no year).
+func syslogTime(s []byte) (int64, bool) {
 	if len(s) < 15 || s[3] != ' ' {
 		return 0, false
 	}
 	month := 0
-	for i, m := range logMonths {
+	for i, m := range months {
 		if string(s[:3]) == m {
 			month = i + 1
 			break
@@ -234,9 +234,9 @@ func logSyslogTime(s []byte) (int64, bool) {
 	}
 	var day int
 	switch {
-	case s[4] == ' ' && logIsDigit(s[5]):
+	case s[4] == ' ' && isDigit(s[5]):
 		day = int(s[5] - '0')
-	case logIsDigit(s[4]) && logIsDigit(s[5]):
+	case isDigit(s[4]) && isDigit(s[5]):
 		day = int(s[4]-'0')*10 + int(s[5]-'0')
 	default:
 		return 0, false
@@ -244,42 +244,42 @@ func logSyslogTime(s []byte) (int64, bool) {
 	if s[6] != ' ' {
 		return 0, false
 	}
-	ms, _, ok := logClock(s[7:])
+	ms, _, ok := parseClock(s[7:])
 	if !ok {
 		return 0, false
 	}
-	return logCivil(Yearless, month, day, ms)
+	return civil(Yearless, month, day, ms)
 }
 
-// logEpochTime parses Unix seconds (10 digits, optional .fraction) or
+// epochTime parses Unix seconds (10 digits, optional .fraction) or
 // milliseconds (13 digits) that are not part of a longer number.
-func logEpochTime(s []byte) (int64, bool) {
+func epochTime(s []byte) (int64, bool) {
 	n := 0
-	for n < len(s) && logIsDigit(s[n]) {
+	for n < len(s) && isDigit(s[n]) {
 		n++
 	}
 	if n != 10 && n != 13 {
 		return 0, false
 	}
-	v, _ := logDigits(s[:n])
+	v, _ := digits(s[:n])
 	if n == 13 {
 		return int64(v), true
 	}
 	ms := int64(v) * 1000
-	if n+1 < len(s) && s[n] == '.' && logIsDigit(s[n+1]) {
-		frac, _, _ := logFraction(s[n+1:])
+	if n+1 < len(s) && s[n] == '.' && isDigit(s[n+1]) {
+		frac, _, _ := fraction(s[n+1:])
 		ms += frac
 	}
 	return ms, true
 }
 
-// logCompactTime parses 060102 150405 (HDFS) followed by a space or the end.
-func logCompactTime(s []byte) (int64, bool) {
+// compactTime parses 060102 150405 (HDFS) followed by a space or the end.
+func compactTime(s []byte) (int64, bool) {
 	if len(s) < 13 || s[6] != ' ' || (len(s) > 13 && s[13] != ' ') {
 		return 0, false
 	}
-	date, ok1 := logDigits(s[0:6])
-	clock, ok2 := logDigits(s[7:13])
+	date, ok1 := digits(s[0:6])
+	clock, ok2 := digits(s[7:13])
 	if !ok1 || !ok2 {
 		return 0, false
 	}
@@ -287,53 +287,53 @@ func logCompactTime(s []byte) (int64, bool) {
 	if h > 23 || m > 59 || sec > 60 {
 		return 0, false
 	}
-	return logCivil(2000+date/10000, date/100%100, date%100, int64((h*60+m)*60+sec)*1000)
+	return civil(2000+date/10000, date/100%100, date%100, int64((h*60+m)*60+sec)*1000)
 }
 
-// logClock parses 15:04:05 with an optional .fraction or ,fraction and returns
+// parseClock parses 15:04:05 with an optional .fraction or ,fraction and returns
 // the milliseconds into the day and how many bytes it used.
-func logClock(s []byte) (int64, int, bool) {
-	sec, ok := logClockSeconds(s)
+func parseClock(s []byte) (int64, int, bool) {
+	sec, ok := clockSeconds(s)
 	if !ok {
 		return 0, 0, false
 	}
-	ms, n := logClockFraction(s, sec)
+	ms, n := clockFraction(s, sec)
 	return ms, n, true
 }
 
-// logClockSeconds parses the 15:04:05 that s starts with: milliseconds into
+// clockSeconds parses the 15:04:05 that s starts with: milliseconds into
 // the day.
-func logClockSeconds(s []byte) (int64, bool) {
+func clockSeconds(s []byte) (int64, bool) {
 	if len(s) < 8 || s[2] != ':' || s[5] != ':' {
 		return 0, false
 	}
-	h, ok1 := logDigits(s[0:2])
-	m, ok2 := logDigits(s[3:5])
-	sec, ok3 := logDigits(s[6:8])
+	h, ok1 := digits(s[0:2])
+	m, ok2 := digits(s[3:5])
+	sec, ok3 := digits(s[6:8])
 	if !ok1 || !ok2 || !ok3 || h > 23 || m > 59 || sec > 60 {
 		return 0, false
 	}
 	return int64((h*60+m)*60+sec) * 1000, true
 }
 
-// logClockFraction adds to ms (the seconds of the clock s starts with) the
+// clockFraction adds to ms (the seconds of the clock s starts with) the
 // .fraction or ,fraction after them, if any; it returns the milliseconds and
 // the bytes of s the clock used.
-func logClockFraction(s []byte, ms int64) (int64, int) {
+func clockFraction(s []byte, ms int64) (int64, int) {
 	n := 8
-	if len(s) > 9 && (s[8] == '.' || s[8] == ',') && logIsDigit(s[9]) {
-		frac, used, _ := logFraction(s[9:])
+	if len(s) > 9 && (s[8] == '.' || s[8] == ',') && isDigit(s[9]) {
+		frac, used, _ := fraction(s[9:])
 		ms += frac
 		n += 1 + used
 	}
 	return ms, n
 }
 
-// logFraction reads a run of fraction digits and returns milliseconds.
-func logFraction(s []byte) (int64, int, bool) {
+// fraction reads a run of fraction digits and returns milliseconds.
+func fraction(s []byte) (int64, int, bool) {
 	var ms int64
 	n := 0
-	for n < len(s) && logIsDigit(s[n]) {
+	for n < len(s) && isDigit(s[n]) {
 		if n < 3 {
 			ms = ms*10 + int64(s[n]-'0')
 		}
@@ -345,9 +345,9 @@ func logFraction(s []byte) (int64, int, bool) {
 	return ms, n, n > 0
 }
 
-// logCivil turns a calendar date and milliseconds into the day into Unix
+// civil turns a calendar date and milliseconds into the day into Unix
 // milliseconds, rejecting impossible dates.
-func logCivil(year, month, day int, msOfDay int64) (int64, bool) {
+func civil(year, month, day int, msOfDay int64) (int64, bool) {
 	if month < 1 || month > 12 || day < 1 || day > 31 {
 		return 0, false
 	}
@@ -368,10 +368,10 @@ func logCivil(year, month, day int, msOfDay int64) (int64, bool) {
 	return days*86400000 + msOfDay, true
 }
 
-func logDigits(s []byte) (int, bool) {
+func digits(s []byte) (int, bool) {
 	v := 0
 	for _, c := range s {
-		if !logIsDigit(c) {
+		if !isDigit(c) {
 			return 0, false
 		}
 		v = v*10 + int(c-'0')
@@ -379,11 +379,11 @@ func logDigits(s []byte) (int, bool) {
 	return v, true
 }
 
-func logIsDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func logIsAlnum(c byte) bool {
-	return logIsDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z')
+func isAlnum(c byte) bool {
+	return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z')
 }
 
-// logTime converts Unix milliseconds to a UTC time.
-func logTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+// utcTime converts Unix milliseconds to a UTC time.
+func utcTime(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -41,12 +41,12 @@ func TestLogParseTime(t *testing.T) {
 		if err != nil {
 			t.Fatalf("anchor %q: %v", tc.text, err)
 		}
-		ms, ok := logParseTime([]byte(tc.line))
+		ms, ok := lineTime([]byte(tc.line))
 		if !ok {
 			t.Errorf("%q: no timestamp found, want %v", tc.line, want)
 			continue
 		}
-		if got := logTime(ms); !got.Equal(want.Truncate(time.Millisecond)) {
+		if got := utcTime(ms); !got.Equal(want.Truncate(time.Millisecond)) {
 			t.Errorf("%q: %v, want %v", tc.line, got, want)
 		}
 	}
@@ -56,8 +56,8 @@ func TestLogParseTime(t *testing.T) {
 		"2023-06-21_12:00:01 underscore", "id 1687305601 not at the start", "12345678901 eleven digits",
 		"2023-06-21 25:00:00 bad hour", "Jun 21 12:61:00 bad minute",
 	} {
-		if ms, ok := logParseTime([]byte(line)); ok {
-			t.Errorf("%q: found %v, want no timestamp", line, logTime(ms))
+		if ms, ok := lineTime([]byte(line)); ok {
+			t.Errorf("%q: found %v, want no timestamp", line, utcTime(ms))
 		}
 	}
 }
@@ -67,7 +67,7 @@ func TestLogParseTime(t *testing.T) {
 // included.
 func TestLogCivil(t *testing.T) {
 	for d := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC); d.Year() < 2400; d = d.AddDate(0, 0, 7) {
-		ms, ok := logCivil(d.Year(), int(d.Month()), d.Day(), 3723004)
+		ms, ok := civil(d.Year(), int(d.Month()), d.Day(), 3723004)
 		if !ok || ms != d.UnixMilli()+3723004 {
 			t.Fatalf("%v: %d, want %d", d, ms, d.UnixMilli()+3723004)
 		}

@@ -19,8 +19,8 @@ func allocated() int64 {
 }
 
 // TestAmplifyingProfilesAreRefusedWithinTheBudget: valid profile.proto that is
-// small gzipped and huge decoded (issue 21, B1: one Location of 200 M empty Lines,
-// 100 MiB of empty strings) is refused with ErrTooLarge naming the budget, having
+// small gzipped and huge decoded (an amplifying profile: one Location of 200 M
+// empty Lines, 100 MiB of empty strings) is refused with ErrTooLarge naming the budget, having
 // allocated less than the budget; the budget holds nothing afterwards.
 func TestAmplifyingProfilesAreRefusedWithinTheBudget(t *testing.T) {
 	checkAmplifyingRefused(t, func(data []byte, b *analyze.Budget) error {

@@ -27,8 +27,8 @@ var benchProfile = sync.OnceValue(func() []byte {
 	return hostile.Gzip(p.Encode())
 })
 
-// BenchmarkDecodeBenchProfile measures loading the benchmark profile (issue 21:
-// the decoder's memory is proportional to the content).
+// BenchmarkDecodeBenchProfile measures loading the benchmark profile (the
+// decoder's memory is proportional to the content).
 func BenchmarkDecodeBenchProfile(b *testing.B) {
 	data := benchProfile()
 	b.SetBytes(int64(len(data)))

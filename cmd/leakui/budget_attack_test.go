@@ -33,13 +33,13 @@ func peakRSS(pid int) int64 {
 	return 0
 }
 
-// TestMemoryAttacksAnswerWithinBudget runs issue 21's memory attacks against a
-// real `leakui serve` under GOMEMLIMIT=1GiB and -memory-budget 768 MiB: B1, valid
-// profile.proto of a few hundred kB that decodes to gigabytes (one Location of
+// TestMemoryAttacksAnswerWithinBudget runs the memory attacks against a real
+// `leakui serve` under GOMEMLIMIT=1GiB and -memory-budget 768 MiB: amplifying
+// profiles, valid profile.proto of a few hundred kB that decodes to gigabytes (one Location of
 // 200 M empty Lines; 100 MiB of empty strings), must answer 413 naming the budget,
 // and so must a goroutine dump and a class histogram that are small gzipped and
 // need more than an analysis's budget once parsed;
-// B2, flame views of a diff of two 40 MB profiles, each with a fresh filter and
+// flame views of a diff of two 40 MB profiles, each with a fresh filter and
 // four at once, must each answer 200 or 503 (slots taken) without taking the
 // server down. Pages must keep answering meanwhile. The server's peak heap and
 // peak RSS and the pages' slowest answer are logged, not asserted (timing).
@@ -61,8 +61,8 @@ func TestMemoryAttacksAnswerWithinBudget(t *testing.T) {
 		}
 	}
 
-	// B1.
-	for name, data := range map[string][]byte{"B1 one Location of 200 M Lines": hostile.LineBomb(), "B1 100 MiB of empty strings": hostile.EmptyStringsBomb()} {
+	// Amplifying profiles.
+	for name, data := range map[string][]byte{"one Location of 200 M Lines": hostile.LineBomb(), "100 MiB of empty strings": hostile.EmptyStringsBomb()} {
 		s.collectGarbage(t)
 		watch, probe := s.watchHeap(t), startLiveProbe(s.base, nil)
 		body, ct := multipartUpload(t, part{name: "attack.pb.gz", data: data})
@@ -94,7 +94,7 @@ func TestMemoryAttacksAnswerWithinBudget(t *testing.T) {
 		}
 	}
 
-	// B2: a diff of two 40 MB profiles, then its flame view with fresh filters.
+	// Diff flame views: a diff of two 40 MB profiles, then its flame view with fresh filters.
 	depth := 10 // 1,048,576 stacks, 40 MB
 	if raceEnabled {
 		depth = 8 // the same attack on 65,536 stacks: the race detector makes the test's own work slow
@@ -128,7 +128,7 @@ func TestMemoryAttacksAnswerWithinBudget(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		record(fmt.Sprintf("B2 4 diff flame views, fresh h= (%d)", round), time.Since(start), watch.end(), probe)
+		record(fmt.Sprintf("4 diff flame views, fresh h= (%d)", round), time.Since(start), watch.end(), probe)
 		for _, st := range statuses {
 			if st != http.StatusOK && st != http.StatusServiceUnavailable {
 				t.Errorf("a diff flame view answered %d, want 200 or 503", st)

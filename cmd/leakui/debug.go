@@ -11,7 +11,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 )
 
 // errDebugNotLoopback refuses a -debug-pprof address another machine could reach:
@@ -44,7 +44,7 @@ func checkLoopback(addr string) error {
 // cmdline and expvar's "cmdline"), which may hold -token. It binds addr, checks
 // that what it bound is a loopback address ("localhost" is resolved by the
 // system) and starts serving.
-func listenDebug(addr string) (*workload.DebugServer, error) {
+func listenDebug(addr string) (*child.DebugServer, error) {
 	if err := checkLoopback(addr); err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func listenDebug(addr string) (*workload.DebugServer, error) {
 		http.Error(w, "leakui does not serve its command line (it may hold -token)", http.StatusNotFound)
 	})
 	mux.HandleFunc("/debug/vars", serveVars)
-	return workload.ServeDebug(ln, mux), nil
+	return child.ServeDebug(ln, mux), nil
 }
 
 // serveVars is expvar's handler without the "cmdline" variable.

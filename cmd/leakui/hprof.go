@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime"
+	"os"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
@@ -17,40 +18,62 @@ import (
 // retains more than F of the heap.
 const hprofFailExit = 3
 
-// runHprof implements `leakui hprof [flags] DUMP`.
+// runHprof implements `leakui hprof [flags] DUMP` and, with two dumps,
+// `leakui hprof [flags] BASE TARGET` (runHprofCompare).
 func runHprof(ctx context.Context, args []string, std stdio) error {
-	fs := newFlagSet("hprof", "DUMP", std.err)
+	fs := newFlagSet("hprof", "DUMP | BASE TARGET", std.err)
 	n := fs.Int("n", 20, "show the top `N` rows of the histogram, the dominator tree and the other lists (0: all)")
 	asJSON := fs.Bool("json", false, "write one JSON document on stdout")
 	suspectShare := fs.Float64("suspect-share", 0.1, "the smallest `share` of the reachable heap a leak suspect retains")
 	failShare := fs.Float64("fail-share", 0, "exit with status 3 when a suspect retains more than this `share` of the heap (0: never)")
 	maxObjects := fs.Int64("max-objects", hprof.DefaultMaxObjects, "refuse dumps of more than `N` objects")
-	tempDir := fs.String("tmp", "", "`directory` for the inflated copy of a compressed dump (default: the system's)")
-	verbose := fs.Bool("v", false, "print each stage's time and the heap in use on stderr")
+	tempDir := fs.String("tmp", "", "`directory` for the temporary files: a compressed dump's inflated copy, a large dump's arrays, a comparison's indexes (default: the system's)")
+	verbose := fs.Bool("v", false, "print each stage's time, the heap in use and the resident set on stderr")
+	progressMode := fs.String("progress", "auto", "show the analysis's progress on stderr: `auto` (a bar on a terminal, lines elsewhere for dumps of 64 MiB and more), always or never")
+	view := fs.String("view", "", "write one view of the dump's index instead of the report: `by-class`, by-loader (the dominator tree's top level grouped), unreachable (the objects not strongly reachable, by class), duplicate-classes, or path (from a GC root to -object, strong references only)")
+	object := fs.Int64("object", -1, "the object `ordinal` (the JSON's \"ordinal\") whose path -view path shows")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 || *suspectShare <= 0 || *suspectShare > 1 || *failShare < 0 || *failShare > 1 {
+	if *view != "" && !slices.Contains(hprofViews, *view) || *view == "path" && *object < 0 || *view != "" && fs.NArg() != 1 {
+		fmt.Fprintf(std.err, "leakui hprof: -view must be one of %s for one dump (path with -object N)\n", strings.Join(hprofViews, ", "))
+		return errUsage
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 || *suspectShare <= 0 || *suspectShare > 1 || *failShare < 0 || *failShare > 1 {
 		fs.Usage()
+		return errUsage
+	}
+	switch *progressMode {
+	case "auto", "always", "never":
+	default:
+		fmt.Fprintf(std.err, "leakui hprof: -progress must be auto, always or never, not %q\n", visible(*progressMode))
 		return errUsage
 	}
 	// The analysis holds a few large arrays of plain numbers, which the collector
 	// scans at no cost: collecting more often keeps the peak near what is live.
 	defer debug.SetGCPercent(debug.SetGCPercent(20))
-	var progress func(string, float64)
-	if *verbose {
-		progress = hprofStages(std.err)
-		defer progress("done", 1)
+	indexOpt := hprofIndexOptions{n: max(*n, 0), asJSON: *asJSON, maxObjects: *maxObjects, tempDir: *tempDir, progress: *progressMode, verbose: *verbose}
+	if fs.NArg() == 2 {
+		return runHprofCompare(ctx, fs.Arg(0), fs.Arg(1), indexOpt, std)
 	}
-	h, err := hprof.Open(fs.Arg(0), hprof.OpenOptions{Options: hprof.Options{MaxObjects: *maxObjects, Progress: progress}, TempDir: *tempDir})
+	if *view != "" {
+		return runHprofView(ctx, fs.Arg(0), *view, *object, indexOpt, std)
+	}
+	var size int64
+	if st, err := os.Stat(fs.Arg(0)); err == nil {
+		size = st.Size()
+	}
+	bar := newHprofProgress(std.err, *progressMode, size, *verbose)
+	h, err := hprof.Open(fs.Arg(0), hprof.OpenOptions{Options: hprof.Options{MaxObjects: *maxObjects, OnProgress: bar.update, Context: ctx}, TempDir: *tempDir})
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	rep, err := h.NewReport(hprof.ReportOptions{SuspectShare: *suspectShare, Top: max(*n, 0)}, progress)
+	rep, err := h.NewReport(hprof.ReportOptions{SuspectShare: *suspectShare, Top: max(*n, 0), Native: true}, nil)
 	if err != nil {
 		return err
 	}
+	bar.done()
 	shown := rep.Capped(*n)
 	if *asJSON {
 		err = jvmWriteJSON(std.out, shown)
@@ -82,9 +105,16 @@ func printHprof(w io.Writer, path string, r *hprof.Report, suspectShare float64)
 	fmt.Fprintf(w, "Shallow sizes assume %d-byte object headers, %d-byte array headers and %d-byte references\n",
 		r.Layout.Header, r.Layout.ArrayHeader, r.Layout.Ref)
 
-	fmt.Fprintf(w, "\nLeak suspects (retaining %.0f%% of the reachable heap or more): %d\n", 100*suspectShare, r.SuspectCount)
-	for i, s := range r.Suspects {
+	var native []hprof.NativeSuspect
+	if r.Native != nil {
+		native = r.Native.Suspects
+	}
+	fmt.Fprintf(w, "\nLeak suspects (retaining %.0f%% of the reachable heap or more): %d\n", 100*suspectShare, r.SuspectCount+len(native))
+	for i, s := range native {
 		fmt.Fprintf(w, "%d. %s\n", i+1, visible(strings.ReplaceAll(s.Sentence, "`", "")))
+	}
+	for i, s := range r.Suspects {
+		fmt.Fprintf(w, "%d. %s\n", len(native)+i+1, visible(strings.ReplaceAll(s.Sentence, "`", "")))
 		fmt.Fprintf(w, "   Shortest path from a GC root (%s steps):\n", analyze.FormatCount(int64(s.PathLength)))
 		prev := -1
 		for j, st := range s.Path {
@@ -104,6 +134,9 @@ func printHprof(w io.Writer, path string, r *hprof.Report, suspectShare float64)
 		fmt.Fprintf(w, "… %d more suspects\n", more)
 	}
 
+	if r.Native != nil {
+		printHprofNative(w, r.Native)
+	}
 	fmt.Fprintf(w, "\nClass histogram (by retained size)\n%14s %12s %12s  %s\n", "instances", "shallow", "retained", "class")
 	for _, c := range r.Histogram {
 		fmt.Fprintf(w, "%14s %12s %12s  %s\n", analyze.FormatCount(c.Instances), analyze.FormatBytes(c.Shallow), analyze.FormatBytes(c.Retained), visible(c.Name))
@@ -139,6 +172,31 @@ func printHprof(w io.Writer, path string, r *hprof.Report, suspectShare float64)
 	hprofMore(w, r.DuplicateCount, len(r.DuplicateStrings), "groups")
 }
 
+// printHprofNative writes the native memory section.
+func printHprofNative(w io.Writer, nm *hprof.NativeMemory) {
+	fmt.Fprintf(w, "\nNative memory held by the dump's objects (outside the Java heap): %s\n", analyze.FormatBytes(nm.Bytes))
+	fmt.Fprintf(w, "%12s %12s  %-46s %s\n", "objects", "bytes", "holders", "strong / weak / finalizer-cleaner / unreachable")
+	row := func(n hprof.NativeHolders, what string) {
+		r := n.Reach
+		fmt.Fprintf(w, "%12s %12s  %-46s %s / %s / %s / %s\n", analyze.FormatCount(n.Count), analyze.FormatBytes(n.Bytes), what,
+			analyze.FormatCount(r.Strong.Count), analyze.FormatCount(r.Weak.Count), analyze.FormatCount(r.PendingCleanup.Count), analyze.FormatCount(r.Unreachable.Count))
+	}
+	row(nm.DirectBuffers, nm.DirectBuffers.Class+" (capacity)")
+	row(nm.MappedBuffers, nm.MappedBuffers.Class+" (capacity)")
+	row(nm.Inflaters, fmt.Sprintf("unclosed %s at %s", nm.Inflaters.Class, analyze.FormatBytes(nm.Inflaters.PerObject)))
+	row(nm.Deflaters, fmt.Sprintf("unclosed %s at %s", nm.Deflaters.Class, analyze.FormatBytes(nm.Deflaters.PerObject)))
+	t := nm.Threads
+	fmt.Fprintf(w, "%12s %12s  thread stacks (reserved): %s with the size the program set, the others at the JVM's default of %s\n",
+		analyze.FormatCount(t.Threads), analyze.FormatBytes(t.Bytes), analyze.FormatCount(t.Stated), analyze.FormatBytes(analyze.ThreadStackBytes))
+	if nm.BufferViews > 0 || nm.InflatersEnded > 0 || nm.DeflatersEnded > 0 {
+		fmt.Fprintf(w, "%12s  also %s buffer views (slices, duplicates: no memory of their own), %s Inflaters and %s Deflaters ended\n", "",
+			analyze.FormatCount(nm.BufferViews), analyze.FormatCount(nm.InflatersEnded), analyze.FormatCount(nm.DeflatersEnded))
+	}
+	if nm.Inflaters.Reach.Unreachable.Count+nm.Inflaters.Reach.PendingCleanup.Count+nm.DirectBuffers.Reach.Unreachable.Count == 0 {
+		fmt.Fprintf(w, "%12s  (a dump taken without -all has no unreachable objects: take `jcmd PID GC.heap_dump -all FILE` when native memory is the question)\n", "")
+	}
+}
+
 // hprofMore writes how many rows of a list are left out, if any.
 func hprofMore(w io.Writer, count, shown int, what string) {
 	if count > shown {
@@ -155,18 +213,24 @@ func hprofObject(o hprof.Object) string {
 	return s
 }
 
-// hprofStages returns a progress function that prints, at the start of each stage,
-// the time since the start and the Go heap in use.
-func hprofStages(w io.Writer) func(string, float64) {
-	start, last := time.Now(), ""
-	return func(stage string, _ float64) {
-		if stage == last {
-			return
-		}
-		last = stage
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		fmt.Fprintf(w, "%7.2fs %-11s heap in use %s, from the OS %s\n", time.Since(start).Seconds(), stage,
-			analyze.FormatBytes(int64(m.HeapInuse)), analyze.FormatBytes(int64(m.Sys)))
+// residentSet is this process's resident set and its peak (VmRSS and VmHWM of
+// /proc/self/status), 0 where the system has no such file.
+func residentSet() (rss, peak int64) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
 	}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || name != "VmRSS" && name != "VmHWM" {
+			continue
+		}
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		if name == "VmRSS" {
+			rss = kb << 10
+		} else {
+			peak = kb << 10
+		}
+	}
+	return rss, peak
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 )
 
 // kfake3 is the testdata/kfake3 helper running as its own process: three kfake
@@ -103,7 +103,7 @@ func (k *kfake3) topics(t *testing.T) map[string][][]int {
 // checkpointChild runs `leakui work checkpoint -json args…` as a child process and
 // returns its done event; with hold it stops reading there and returns the
 // still-running command too.
-func checkpointChild(t *testing.T, hold bool, args ...string) (workload.Event, *exec.Cmd) {
+func checkpointChild(t *testing.T, hold bool, args ...string) (child.Event, *exec.Cmd) {
 	t.Helper()
 	args = append([]string{"work", "checkpoint", "-json"}, args...)
 	if hold {
@@ -128,11 +128,11 @@ func checkpointChild(t *testing.T, hold bool, args ...string) (workload.Event, *
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var e workload.Event
+		var e child.Event
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
-		if e.Kind == workload.EventDone {
+		if e.Kind == child.EventDone {
 			if !hold {
 				io.Copy(io.Discard, stdout)
 				if err := cmd.Wait(); err != nil {
@@ -141,13 +141,13 @@ func checkpointChild(t *testing.T, hold bool, args ...string) (workload.Event, *
 			}
 			return e, cmd
 		}
-		if e.Kind == workload.EventError {
+		if e.Kind == child.EventError {
 			t.Fatalf("leakui %v: %s\n%s", args, e.Message, stderr.String())
 		}
 	}
 	cmd.Wait()
 	t.Fatalf("leakui %v ended without a done event\n%s", args, stderr.String())
-	return workload.Event{}, nil
+	return child.Event{}, nil
 }
 
 // deterministic drops the counters that measure time rather than behaviour.

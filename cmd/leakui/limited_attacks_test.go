@@ -32,8 +32,8 @@ import (
 	"github.com/leakui/leakui/internal/testtool"
 )
 
-// TestIssue21AttacksOnALimitedServer runs the attacks of issue 21 (rows B1 and
-// B3–B15; B2's diff flame views are TestMemoryAttacksAnswerWithinBudget's)
+// TestAttacksOnALimitedServer runs the attacks on a server's limits (all but
+// the diff flame views, which are TestMemoryAttacksAnswerWithinBudget's)
 // against real `leakui serve` processes under GOMEMLIMIT and prlimit's address
 // space and data limits (underMemoryLimits): an open server (no token, the
 // default), a private one with a token, and one whose data directory is a
@@ -43,7 +43,7 @@ import (
 // answer 200 within probeLimit while it runs. Each row's time, the server's
 // resident size before it and its peak during it (VmHWM, counted afresh for
 // each row) and the pages' times are logged as a table (-v), not asserted.
-func TestIssue21AttacksOnALimitedServer(t *testing.T) {
+func TestAttacksOnALimitedServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts five servers and attacks them")
 	}
@@ -54,16 +54,17 @@ func TestIssue21AttacksOnALimitedServer(t *testing.T) {
 		t.Run("small disk", func(t *testing.T) { t.Parallel(); attackSmallDisk(t, table) })
 		t.Run("leakui top", func(t *testing.T) { t.Parallel(); attackTopCommand(t, table) })
 	})
-	t.Logf("issue 21's attacks (GOMEMLIMIT=%s, prlimit --as=%d GiB --data=%d GiB):\n%s",
+	t.Logf("attacks on a limited server (GOMEMLIMIT=%s, prlimit --as=%d GiB --data=%d GiB):\n%s",
 		limitGOMEMLIMIT, limitAddressSpace>>30, limitData>>30, table)
 }
 
 // openServerArgs are the open server's flags: the idle timeouts at 1 s so
-// that B4 takes seconds, not minutes; a run directory's quota of 10 MiB (B3);
-// a short lease (B9, B14); the capture targets (B9–B11); no upload or run
-// rate, since the test's own uploads and runs come from one address; 8
-// uploads and 8 downloads, all of them for one address, so that B4's 8
-// stalled ones fill their class while the probe asks for pages.
+// that the stalled transfers take seconds, not minutes; a run directory's
+// quota of 10 MiB (the lab run limits); a short lease (the silent run, the
+// killed server); the capture targets; no upload or run rate, since the
+// test's own uploads and runs come from one address; 8 uploads and 8
+// downloads, all of them for one address, so that 8 stalled ones fill their
+// class while the probe asks for pages.
 func openServerArgs(targets *captureTargets) []string {
 	args := []string{"-upload-rate", "-1", "-run-rate", "-1", "-max-runs", "4", "-run-lease", "500ms",
 		"-run-disk", strconv.Itoa(10 << 20), "-idle-body-timeout", "1s", "-idle-write-timeout", "1s",
@@ -80,7 +81,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 	args := openServerArgs(targets)
 	s := startLimitedServer(t, table, "open", nil, dir, args...)
 
-	s.attack(t, "B15", "HEAD / and HEAD /healthz", func(t *testing.T) string {
+	s.attack(t, "HTTP details", "HEAD / and HEAD /healthz", func(t *testing.T) string {
 		var answers []string
 		for _, path := range []string{"/", "/healthz"} {
 			resp, err := http.Head(s.base + path)
@@ -97,7 +98,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		return strings.Join(answers, ", ") + ", no body"
 	})
 
-	s.attack(t, "B6", "DNS rebinding: `Host: evil.example` with a matching Origin, an upload and the dashboard", func(t *testing.T) string {
+	s.attack(t, "DNS rebinding", "DNS rebinding: `Host: evil.example` with a matching Origin, an upload and the dashboard", func(t *testing.T) string {
 		before := countStore(t, dir).artifacts
 		rebound := func(method, path string, body []byte, ct string) (int, string) {
 			req, _ := http.NewRequest(method, s.base+path, bytes.NewReader(body))
@@ -131,7 +132,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		return fmt.Sprintf("upload %d, dashboard %d; %d artifacts stored", upload, dashboard, after-before)
 	})
 
-	s.attack(t, "B5", "3,900 repeated form fields of 64 KB (250 MB)", func(t *testing.T) string {
+	s.attack(t, "repeated form fields", "3,900 repeated form fields of 64 KB (250 MB)", func(t *testing.T) string {
 		pr, pw := io.Pipe()
 		mw := multipart.NewWriter(pw)
 		go func() {
@@ -165,7 +166,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		{"valid profile.proto, one Location of 200 M empty Lines (400 KB gzipped)", hostile.LineBomb()},
 		{"valid profile.proto, 100 MiB of empty strings", hostile.EmptyStringsBomb()},
 	} {
-		s.attack(t, "B1", bomb.what, func(t *testing.T) string {
+		s.attack(t, "amplifying profile", bomb.what, func(t *testing.T) string {
 			body, ct := multipartUpload(t, part{name: "attack.pb.gz", data: bomb.data})
 			a, _ := s.send(t, bytes.NewReader(body), ct, int64(len(body)), time.Minute)
 			if a.Status != http.StatusRequestEntityTooLarge || !strings.Contains(a.Error, "memory budget") {
@@ -175,7 +176,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		})
 	}
 
-	s.attack(t, "B13", "a profile whose sample type is `<img src=x onerror=alert(1)>`, its Markdown summary", func(t *testing.T) string {
+	s.attack(t, "hostile names", "a profile whose sample type is `<img src=x onerror=alert(1)>`, its Markdown summary", func(t *testing.T) string {
 		markup := hostile.Profile{SampleTypes: [][2]string{{"<img src=x onerror=alert(1)>|*x*|", "[u](javascript:alert(1))"}},
 			Samples: []hostile.Sample{{Stack: []string{"main.grow", "main.main"}, Values: []int64{4096}}}}.Encode()
 		a := s.postFile(t, "markup.pb", markup)
@@ -190,7 +191,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		return fmt.Sprintf("upload %d; summary %d with the name escaped", a.Status, code)
 	})
 
-	s.attack(t, "B4", "8 uploads that send one byte of their body and go silent (`-idle-body-timeout 1s`)", func(t *testing.T) string {
+	s.attack(t, "stalled transfers", "8 uploads that send one byte of their body and go silent (`-idle-body-timeout 1s`)", func(t *testing.T) string {
 		statuses := make([]int, 8)
 		var wg sync.WaitGroup
 		for i := range statuses {
@@ -210,11 +211,11 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 	if download.Status != http.StatusCreated {
 		t.Fatalf("the upload of the 12 MB log: %d %.300s", download.Status, download.Raw)
 	}
-	s.attack(t, "B4", "8 downloads of a 12 MB artifact that read nothing for 3 s (`-idle-write-timeout 1s`)", func(t *testing.T) string {
+	s.attack(t, "stalled transfers", "8 downloads of a 12 MB artifact that read nothing for 3 s (`-idle-write-timeout 1s`)", func(t *testing.T) string {
 		return stalledDownloads(t, s.base, "/a/"+download.Artifacts[0].SHA256, download.Artifacts[0].Size)
 	})
 
-	s.attack(t, "B3", "lab specs within the old limits: a batch of 10,000 values of 1 MiB; 100,000 uncompressed batches", func(t *testing.T) string {
+	s.attack(t, "lab run limits", "lab specs within the old limits: a batch of 10,000 values of 1 MiB; 100,000 uncompressed batches", func(t *testing.T) string {
 		var answers []string
 		for _, c := range []struct{ spec, want string }{
 			{`{"workload":"recovery","codec":"none","partitions":1,"segments":1,"batches":1,"records":10000,"value_bytes":1048576}`,
@@ -231,7 +232,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		return strings.Join(answers, ", ") + " with the arithmetic"
 	})
 
-	s.attack(t, "B3", "a lab run the check lets through that writes past `-run-disk` 10 MiB (100,000 batches of 1-byte values)", func(t *testing.T) string {
+	s.attack(t, "lab run limits", "a lab run the check lets through that writes past `-run-disk` 10 MiB (100,000 batches of 1-byte values)", func(t *testing.T) string {
 		r := s.startRun(t, `{"workload":"recovery","codec":"none","partitions":1,"segments":1,"batches":100000,"records":20,"value_bytes":1}`)
 		if r.Status != "failed" || !strings.Contains(r.Error, "quota of 10.0 MiB") {
 			t.Errorf("the run ended %s with %q, want failed naming the quota\n%s", r.Status, r.Error, s.log.String())
@@ -242,7 +243,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		return fmt.Sprintf("run %s: %q", r.Status, r.Error)
 	})
 
-	s.attack(t, "B15", "a run posted without its defaults; the \"run started\" log line", func(t *testing.T) string {
+	s.attack(t, "HTTP details", "a run posted without its defaults; the \"run started\" log line", func(t *testing.T) string {
 		r := s.startRun(t, `{"workload":"recovery","partitions":1,"segments":2,"batches":5,"records":10,"value_bytes":64}`)
 		if r.Status != "done" {
 			t.Errorf("a small recovery run ended %s: %s", r.Status, r.Error)
@@ -255,7 +256,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		return fmt.Sprintf("202, run %s; logged spec=%s", r.Status, spec)
 	})
 
-	s.attack(t, "B9", "a capture silent for 2 leases at a time (snapshots 1 s apart, `-run-lease 500ms`)", func(t *testing.T) string {
+	s.attack(t, "silent run", "a capture silent for 2 leases at a time (snapshots 1 s apart, `-run-lease 500ms`)", func(t *testing.T) string {
 		r := s.capture(t, "pprof")
 		if r.Status != "done" || r.Snapshots != 3 || r.ReportURL == "" {
 			t.Errorf("the silent capture ended %s with %d snapshots (%q); want done with 3 and a report", r.Status, r.Snapshots, r.Error)
@@ -263,7 +264,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		return fmt.Sprintf("run %s, %d snapshots", r.Status, r.Snapshots)
 	})
 
-	s.attack(t, "B10", "a capture target that redirects to another host", func(t *testing.T) string {
+	s.attack(t, "capture redirect", "a capture target that redirects to another host", func(t *testing.T) string {
 		r := s.capture(t, "redirect")
 		if r.Status != "failed" || !strings.Contains(r.Error, "another origin") || targets.elsewhereHits.Load() != 0 {
 			t.Errorf("the redirected capture ended %s (%q) after %d requests elsewhere", r.Status, r.Error, targets.elsewhereHits.Load())
@@ -271,7 +272,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		return fmt.Sprintf("run %s: %q; %d requests elsewhere", r.Status, r.Error, targets.elsewhereHits.Load())
 	})
 
-	s.attack(t, "B11", "a capture target that answers an HTML page", func(t *testing.T) string {
+	s.attack(t, "capture of another kind", "a capture target that answers an HTML page", func(t *testing.T) string {
 		r := s.capture(t, "html")
 		if r.Status != "failed" || !strings.Contains(r.Error, "not a pprof profile") || r.ReportURL != "" {
 			t.Errorf("the capture of an HTML page ended %s (%q), report %q", r.Status, r.Error, r.ReportURL)
@@ -279,7 +280,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 		return fmt.Sprintf("run %s: %q", r.Status, r.Error)
 	})
 
-	s.attack(t, "B11", "a capture target whose second profile is of another type", func(t *testing.T) string {
+	s.attack(t, "capture of another kind", "a capture target whose second profile is of another type", func(t *testing.T) string {
 		r := s.capture(t, "flip")
 		if r.Status != "failed" || !strings.Contains(r.Error, "inuse_space") || r.Snapshots != 1 {
 			t.Errorf("the capture whose type changed ended %s after %d snapshots (%q)", r.Status, r.Snapshots, r.Error)
@@ -288,7 +289,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 	})
 	checkNoCrash(t, s.server)
 
-	// B14: the server is killed in the middle of a run; the next one on the
+	// The server is killed in the middle of a run; the next one on the
 	// same data removes the run's directory.
 	code, out := s.post(t, "/api/runs", `{"workload":"checkpoint","variant":"leaky","cycles":5000,"tasks":1}`)
 	if code != http.StatusAccepted {
@@ -301,7 +302,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 	waitGone(t, child, 10*time.Second)
 	killed, _ := filepath.Glob(runDirs)
 	restarted := startLimitedServer(t, table, "open, restarted", nil, dir, args...)
-	restarted.attack(t, "B14", "SIGKILL mid-run, then a new server on the same data", func(t *testing.T) string {
+	restarted.attack(t, "killed server", "SIGKILL mid-run, then a new server on the same data", func(t *testing.T) string {
 		left, _ := filepath.Glob(runDirs)
 		if len(killed) != 1 || len(left) != 0 {
 			t.Errorf("the killed server left %v; after the restart %v remain, want none", killed, left)
@@ -322,14 +323,14 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 }
 
 func attackPrivateServer(t *testing.T, table *attackTable) {
-	const token = "issue-21-token-of-the-attack-test"
+	const token = "token-of-the-attack-test"
 	const lifetime = 4 * time.Second
 	dir := t.TempDir()
 	args := []string{"-token", token, "-private", "-session-lifetime", lifetime.String(), "-trusted-proxy", "127.0.0.1", "-upload-rate", "-1"}
 	s := startLimitedServer(t, table, "private", nil, dir, args...)
 	s.header.Set("Authorization", "Bearer "+token)
 
-	s.attack(t, "B7", "3,000 wrong tokens at /login from 127.0.0.2", func(t *testing.T) string {
+	s.attack(t, "guessed tokens", "3,000 wrong tokens at /login from 127.0.0.2", func(t *testing.T) string {
 		attacker := clientFrom(t, "127.0.0.2")
 		counts := map[int]int{}
 		for i := range 3000 {
@@ -369,7 +370,7 @@ func attackPrivateServer(t *testing.T, table *attackTable) {
 			counts[http.StatusUnauthorized], counts[http.StatusTooManyRequests], locked.StatusCode, other.StatusCode)
 	})
 
-	s.attack(t, "B15", "uploads with `Authorization: bearer` and `BEARER`", func(t *testing.T) string {
+	s.attack(t, "HTTP details", "uploads with `Authorization: bearer` and `BEARER`", func(t *testing.T) string {
 		var answers []string
 		for _, scheme := range []string{"bearer", "BEARER"} {
 			body, ct := multipartUpload(t, part{name: "heap.pb", data: hostile.SmallProfile()})
@@ -390,7 +391,7 @@ func attackPrivateServer(t *testing.T, table *attackTable) {
 	})
 
 	replica := startLimitedServer(t, table, "private replica", nil, dir, args...)
-	s.attack(t, "B8", "sessions: two sign-ins, a replica, /logout, a proxy that says https, the lifetime (4 s)", func(t *testing.T) string {
+	s.attack(t, "sessions", "sessions: two sign-ins, a replica, /logout, a proxy that says https, the lifetime (4 s)", func(t *testing.T) string {
 		start := time.Now() // no session expires before start + lifetime
 		one, raw, _ := signIn(t, s.base, token)
 		two, _, signedIn := signIn(t, s.base, token)
@@ -438,7 +439,7 @@ func attackSmallDisk(t *testing.T, table *attackTable) {
 		{"disk full: an upload larger than the disk (the spool fills it)", 5 << 20},
 		{"disk full: an upload that fits the spool, not the database", 1600 << 10},
 	} {
-		s.attack(t, "B12", c.what, func(t *testing.T) string {
+		s.attack(t, "full disk", c.what, func(t *testing.T) string {
 			a := s.postFile(t, "big.log", randomLog(t, c.size))
 			if a.Status != http.StatusInsufficientStorage || strings.Contains(a.Error, "/") || !strings.Contains(a.Error, "disk is full") {
 				t.Errorf("%s: %d %.300s, want 507 naming the full disk and no path", c.what, a.Status, a.Raw)
@@ -454,7 +455,7 @@ func attackSmallDisk(t *testing.T, table *attackTable) {
 
 // attackTopCommand runs `leakui top` under the memory limits on a profile
 // whose function names hold NUL, ESC, a carriage return and a bidi override
-// (B13): they come out escaped as %q writes them. GNU time measures its peak
+// (hostile names): they come out escaped as %q writes them. GNU time measures its peak
 // RSS: the rusage of a child started from this test counts this process's
 // resident memory too, which the child shares until it execs.
 func attackTopCommand(t *testing.T, table *attackTable) {
@@ -489,7 +490,7 @@ func attackTopCommand(t *testing.T, table *attackTable) {
 			peak = kb << 10
 		}
 	}
-	table.add(attackRow{row: "B13", server: "`leakui top`", what: "function names with NUL, ESC, CR and U+202E, printed by `leakui top`",
+	table.add(attackRow{row: "hostile names", server: "`leakui top`", what: "function names with NUL, ESC, CR and U+202E, printed by `leakui top`",
 		answer: "exit 0, each written as %q writes it", took: took, rssBefore: -1, rssPeak: peak, peakIsOwn: true})
 }
 

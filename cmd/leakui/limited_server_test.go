@@ -18,7 +18,7 @@ import (
 	"github.com/leakui/leakui/internal/testtool"
 )
 
-// The limits the servers of TestIssue21AttacksOnALimitedServer run under:
+// The limits the servers of TestAttacksOnALimitedServer run under:
 // GOMEMLIMIT for the Go runtime, and two kernel limits that prlimit sets
 // before the server starts (its lab children inherit them): the address space,
 // of which the Go runtime reserves about 1.9 GiB at start without touching
@@ -166,9 +166,10 @@ func (p *liveProbe) end() probeSummary {
 	return s
 }
 
-// attackRow is one line of the attack table: the issue's row, the attack, the
-// server's answer, how long the attack took, the server's resident size before
-// it and at its peak during it, and what the probe saw meanwhile.
+// attackRow is one line of the attack table: the behaviour attacked (one of
+// attackOrder), the attack, the server's answer, how long the attack took,
+// the server's resident size before it and at its peak during it, and what
+// the probe saw meanwhile.
 type attackRow struct {
 	row, server, what, answer string
 	took                      time.Duration
@@ -189,13 +190,20 @@ func (a *attackTable) add(r attackRow) {
 	a.rows = append(a.rows, r)
 }
 
-// String is the table in Markdown, in the issue's order of rows.
+// attackOrder is the order of the table's rows, by the behaviour attacked:
+// memory first, then the lab, slow clients, requests, access, captures, the
+// disk and what is shown.
+var attackOrder = []string{"amplifying profile", "lab run limits", "stalled transfers", "repeated form fields",
+	"DNS rebinding", "guessed tokens", "sessions", "silent run", "capture redirect", "capture of another kind",
+	"full disk", "hostile names", "killed server", "HTTP details"}
+
+// String is the table in Markdown, its rows in attackOrder.
 func (a *attackTable) String() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	rows := slices.Clone(a.rows)
-	rowNumber := func(r attackRow) int { n, _ := strconv.Atoi(strings.TrimPrefix(r.row, "B")); return n }
-	slices.SortStableFunc(rows, func(x, y attackRow) int { return rowNumber(x) - rowNumber(y) })
+	rank := func(r attackRow) int { return slices.Index(attackOrder, r.row) }
+	slices.SortStableFunc(rows, func(x, y attackRow) int { return rank(x) - rank(y) })
 	mib := func(n int64) string {
 		if n < 0 {
 			return "—"
@@ -244,6 +252,9 @@ func startLimitedServer(t *testing.T, table *attackTable, name string, outer []s
 // alive at the end.
 func (l *limitedServer) attack(t *testing.T, row, what string, fn func(t *testing.T) string) {
 	t.Helper()
+	if !slices.Contains(attackOrder, row) {
+		t.Fatalf("attack row %q is not in attackOrder", row)
+	}
 	pid := l.cmd.Process.Pid
 	own := resetPeakRSS(pid)
 	// After the reset the peak is the resident size now; without it, VmRSS.

@@ -115,8 +115,8 @@ func checkOutput(t *testing.T, what, out, want string) {
 	}
 }
 
-// TestLogStreamsEscapeHostileValues runs real child processes (issue 21 B13,
-// escaping everywhere). `leakui serve`, its data directory named with ESC, CR,
+// TestLogStreamsEscapeHostileValues runs real child processes (hostile names
+// escaped everywhere). `leakui serve`, its data directory named with ESC, CR,
 // LF and a bidi override, receives an upload whose label holds hostileText
 // (its file name a bidi override: a MIME header holds no control character)
 // and a request whose path holds hostileText; its stderr then holds every

@@ -1,6 +1,28 @@
 // Command leakui is a web dashboard and command-line tool for heap and leak forensics.
 //
 // Run it with no arguments to serve the dashboard; see -h for every subcommand.
+//
+// It owns every subcommand, its flags and the wiring. store.go chooses the
+// database drivers for the one -db: openStore for the store (a postgres:// URL
+// opens store/postgres, anything else is a data directory with store/sqlite's
+// file) and openJobs for the job system in the same database; it is the only
+// package that imports a driver, web, checkpoint and recovery.
+//
+// serve opens the store, the server and the lab together and stops them together
+// on SIGINT or SIGTERM (requests in flight get -shutdown-timeout). It also owns
+// the upload spool (DATA/uploads/<id>, locked while the server runs; the spools of
+// dead servers are removed at start), -debug-pprof (loopback addresses only) and
+// the -retain duration flag that takes days.
+//
+// The defaults make `go run ./cmd/leakui` just work: a SQLite file under
+// ./leakui-data/ created on first start, an embedded Kafka broker (franz-go's
+// kfake, the real Kafka protocol on loopback, in a `leakui work broker` child) for
+// the checkpoint workload when no -brokers is given, and 127.0.0.1:8080.
+//
+// work is the child side of the reproductions: it runs package checkpoint or
+// package recovery and reports through package lab/child's events. The
+// command-line contract (exit statuses, -json, every command's flags) is in
+// docs/cli.md.
 package main
 
 import (

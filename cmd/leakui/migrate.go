@@ -77,8 +77,8 @@ func runMigrate(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(std.out, "copied %d artifacts (%s), %d runs, %d reports, %d derived indexes (%s), %d incidents from %s to %s in %s\n",
-		res.Artifacts, analyze.FormatBytes(res.Bytes), res.Runs, res.Reports, res.Derived, analyze.FormatBytes(res.DerivedBytes), res.Incidents,
+	fmt.Fprintf(std.out, "copied %d artifacts (%s), %d runs, %d reports, %d derived indexes (%s), %d incidents, %d watches, %d alert deliveries from %s to %s in %s\n",
+		res.Artifacts, analyze.FormatBytes(res.Bytes), res.Runs, res.Reports, res.Derived, analyze.FormatBytes(res.DerivedBytes), res.Incidents, res.Watches, res.Deliveries,
 		visible(src.Location), visible(dst.Location),
 		time.Since(start).Round(time.Millisecond))
 	checks, err := store.Verify(ctx, dst, src, bar.update("check"))

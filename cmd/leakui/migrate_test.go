@@ -93,6 +93,30 @@ func sqliteSource(t *testing.T, dir string) []byte {
 	if err := db.Annotate(ctx, in.Slug, &store.Annotation{At: time.Date(2026, 3, 1, 10, 32, 0, 0, time.UTC), Text: "deployed the fix", Author: "ana"}); err != nil {
 		t.Fatal(err)
 	}
+	// A watch with its state and two snapshots, one with a goroutineleak
+	// profile.
+	if err := db.DeclareWatches(ctx, []store.Watch{{Name: "api", URL: "http://127.0.0.1:6060", Every: time.Minute, Keep: 24}}); err != nil {
+		t.Fatal(err)
+	}
+	for i, leak := range [][]byte{nil, dump} {
+		s := store.WatchSnapshot{Watch: "api", Tick: time.Date(2026, 3, 1, 10, i, 0, 0, time.UTC), TakenAt: time.Date(2026, 3, 1, 10, i, 1, 0, time.UTC),
+			Heap: heap, Goroutine: dump, GoroutineLeak: leak}
+		if _, err := db.AddWatchSnapshot(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.SetWatchState(ctx, "api", "", store.WatchState{Verdict: "inconclusive", Suspect: "main.leak", GrowthPerHour: 1.5e6, Unit: "bytes",
+		LastScrape: time.Now(), LastDuration: 120 * time.Millisecond, Changed: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	d := &store.Delivery{ID: "d1", Receiver: "alertmanager", Watch: "openstack", Verdict: "leak",
+		Event: json.RawMessage(`{"watch":"openstack","to":"leak"}`), EventAt: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	if _, err := db.CreateDelivery(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RecordAttempt(ctx, d.ID, store.DeliveryAttempt{Number: 1, Status: 200, State: store.DeliveryDelivered}); err != nil {
+		t.Fatal(err)
+	}
 	return log
 }
 
@@ -125,7 +149,7 @@ func testMigrate(t *testing.T, to string) {
 	}
 	want := map[string]int{}
 	for _, table := range []string{"artifacts", "artifact_chunks", "runs", "run_artifacts", "reports", "report_artifacts",
-		"incidents", "incident_reports", "incident_runs", "incident_annotations"} {
+		"incidents", "incident_reports", "incident_runs", "incident_annotations", "watches", "watch_snapshots", "alert_deliveries"} {
 		var n int
 		if err := src.QueryRow(`SELECT COUNT(*) FROM ` + table).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -134,7 +158,8 @@ func testMigrate(t *testing.T, to string) {
 	}
 	src.Close()
 	if want["artifacts"] != 3 || want["artifact_chunks"] != 4 || want["reports"] != 2 || want["runs"] != 1 ||
-		want["incidents"] != 1 || want["incident_reports"] != 1 || want["incident_runs"] != 1 || want["incident_annotations"] != 1 {
+		want["incidents"] != 1 || want["incident_reports"] != 1 || want["incident_runs"] != 1 || want["incident_annotations"] != 1 ||
+		want["watches"] != 1 || want["watch_snapshots"] != 2 || want["alert_deliveries"] != 1 {
 		t.Fatalf("source rows %v", want)
 	}
 
@@ -147,7 +172,7 @@ func testMigrate(t *testing.T, to string) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
-	if !strings.Contains(out, "copied 3 artifacts") || !strings.Contains(out, "1 runs, 2 reports") || !strings.Contains(out, "1 incidents from") || !strings.Contains(out, "count check ok") {
+	if !strings.Contains(out, "copied 3 artifacts") || !strings.Contains(out, "1 runs, 2 reports") || !strings.Contains(out, "1 incidents, 1 watches, 1 alert deliveries from") || !strings.Contains(out, "count check ok") {
 		t.Errorf("stdout:\n%s", out)
 	}
 	for table, n := range want {
@@ -187,7 +212,7 @@ func testMigrate(t *testing.T, to string) {
 	}
 	code, out, _ = migrate("-from", from, "-to", to, "-progress", "never")
 	if code != 0 || !strings.Contains(out, "copied 1 artifacts (1.7 MB), 0 runs, 1 reports") ||
-		!strings.Contains(out, ", 1 incidents from") || !strings.Contains(out, "count check ok") {
+		!strings.Contains(out, ", 1 incidents, 0 watches, 0 alert deliveries from") || !strings.Contains(out, "count check ok") {
 		t.Errorf("after losing the log: exit %d\n%s", code, out)
 	}
 
@@ -205,7 +230,7 @@ func testMigrate(t *testing.T, to string) {
 		t.Fatal(err)
 	}
 	code, out, _ = migrate("-from", from, "-to", to, "-progress", "never")
-	if code != 1 || !strings.Contains(out, "count check FAILED: 1 of 11 tables differ") ||
+	if code != 1 || !strings.Contains(out, "count check FAILED: 1 of 14 tables differ") ||
 		!regexp.MustCompile(`(?m)^\s*reports\s+2\s+1\s+differ: [a-z2-7]{26}$`).MatchString(out) {
 		t.Errorf("after changing a report: exit %d\n%s", code, out)
 	}

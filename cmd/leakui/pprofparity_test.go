@@ -372,7 +372,8 @@ func TestSeriesFiltersEqualPprof(t *testing.T) {
 	for _, flags := range [][]string{{"-focus=badger"}, {"-ignore=badger", "-hide=runtime"}, {"-tagfocus=1kb:"}, {"-tagignore=32mb", "-show=dgraph"}} {
 		t.Run(strings.Join(flags, " "), func(t *testing.T) {
 			code, out, errs := runCLI(t, append(append([]string{"series", "-json", "-sample_index=inuse_space", "-keep_order"}, flags...), paths...)...)
-			if code != 0 && code != seriesLeakExit {
+			// Three snapshots may read as no leak, a leak or too few to decide.
+			if code != 0 && code != seriesLeakExit && code != seriesInconclusiveExit {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
 			var got struct{ Totals []int64 }

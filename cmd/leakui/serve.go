@@ -15,9 +15,9 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/lab/child"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web"
-	"github.com/leakui/leakui/workload"
 )
 
 // runServe implements `leakui serve`: parse flags, open, serve until the context
@@ -94,7 +94,7 @@ type Main struct {
 	ln     net.Listener
 	server *http.Server
 	served chan error
-	debug  *workload.DebugServer
+	debug  *child.DebugServer
 	spool  *uploadSpool
 }
 

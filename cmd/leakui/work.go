@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 )
 
 // workloadList returns the reproductions `leakui work NAME` runs, in the order its
@@ -62,15 +62,15 @@ func (f *workFlags) register(fs *flag.FlagSet) {
 // workSession is what a running workload shares with the lab: its debug endpoint,
 // its event stream and its log.
 type workSession struct {
-	Debug    *workload.DebugServer
-	Events   *workload.Emitter
+	Debug    *child.DebugServer
+	Events   *child.Emitter
 	Log      io.Writer
 	closeLog func() error
 }
 
 // open starts the debug endpoint and the log, then emits the ready event.
 func (f *workFlags) open(std stdio) (*workSession, error) {
-	s := &workSession{Events: workload.NewEmitter(std.out, f.json), Log: nopWriter{}, closeLog: func() error { return nil }}
+	s := &workSession{Events: child.NewEmitter(std.out, f.json), Log: nopWriter{}, closeLog: func() error { return nil }}
 	if f.sync {
 		s.Events.SyncWith(std.in)
 	}
@@ -85,13 +85,13 @@ func (f *workFlags) open(std stdio) (*workSession, error) {
 		}
 		s.Log, s.closeLog = file, file.Close
 	}
-	d, err := workload.ListenDebug(f.pprofAddr)
+	d, err := child.ListenDebug(f.pprofAddr)
 	if err != nil {
 		s.closeLog()
 		return nil, err
 	}
 	s.Debug = d
-	if err := s.Events.Emit(workload.Event{Kind: workload.EventReady, Pprof: d.Addr()}); err != nil {
+	if err := s.Events.Emit(child.Event{Kind: child.EventReady, Pprof: d.Addr()}); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/leakui/leakui/checkpoint"
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 )
 
 // exitInterrupted is the exit status of a checkpoint run stopped by SIGINT or SIGTERM
@@ -45,9 +45,9 @@ func runWorkCheckpoint(ctx context.Context, args []string, std stdio) error {
 	cfg.Log = sess.Log
 	cfg.Progress = func(p checkpoint.Progress) {
 		checkpointVars.Store(&p)
-		sess.Events.Emit(workload.Event{
-			Kind: workload.EventProgress, StepName: "cycle", Step: int64(p.Cycle), Steps: int64(p.Cycles),
-			Memory: workload.ReadMemory(), Counters: progressCounters(p),
+		sess.Events.Emit(child.Event{
+			Kind: child.EventProgress, StepName: "cycle", Step: int64(p.Cycle), Steps: int64(p.Cycles),
+			Memory: child.ReadMemory(), Counters: progressCounters(p),
 		})
 	}
 	w, err := checkpoint.New(cfg)
@@ -58,7 +58,7 @@ func runWorkCheckpoint(ctx context.Context, args []string, std stdio) error {
 	res, err := w.Run(ctx)
 	if err != nil {
 		msg := fmt.Sprintf("checkpoint: %v", err)
-		sess.Events.Emit(workload.Event{Kind: workload.EventError, Message: msg})
+		sess.Events.Emit(child.Event{Kind: child.EventError, Message: msg})
 		if ctx.Err() != nil {
 			fmt.Fprintf(std.err, "leakui work %s\n", msg)
 			return exitError{exitInterrupted}
@@ -66,13 +66,13 @@ func runWorkCheckpoint(ctx context.Context, args []string, std stdio) error {
 		return errors.New(msg)
 	}
 	checkpointVars.Store(&res.Progress)
-	if err := sess.Events.Emit(workload.Event{
-		Kind: workload.EventDone, StepName: "cycle", Step: int64(res.Cycle), Steps: int64(res.Cycles),
-		Memory: workload.ReadMemory(), Counters: resultCounters(res), Message: resultSummary(res),
+	if err := sess.Events.Emit(child.Event{
+		Kind: child.EventDone, StepName: "cycle", Step: int64(res.Cycle), Steps: int64(res.Cycles),
+		Memory: child.ReadMemory(), Counters: resultCounters(res), Message: resultSummary(res),
 	}); err != nil {
 		return err
 	}
-	workload.Hold(ctx, wf.hold)
+	child.Hold(ctx, wf.hold)
 	return nil
 }
 

@@ -24,7 +24,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/leakui/leakui/internal/greptest"
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 )
 
 // runCheckpoint runs `leakui work checkpoint args…` in-process.
@@ -36,14 +36,14 @@ func runCheckpoint(t *testing.T, args ...string) (code int, stdout, stderr strin
 }
 
 // decodeEvents parses JSON event lines.
-func decodeEvents(t *testing.T, stdout string) []workload.Event {
+func decodeEvents(t *testing.T, stdout string) []child.Event {
 	t.Helper()
-	var events []workload.Event
+	var events []child.Event
 	for i, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
 		if line == "" || line[0] != '{' {
 			continue // human-readable lines, when a test mixes them in
 		}
-		var e workload.Event
+		var e child.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("event line %d %q: %v", i+1, line, err)
 		}
@@ -73,7 +73,7 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 	if len(events) != cycles+2 {
 		t.Fatalf("%d events, want ready, %d progress, done", len(events), cycles)
 	}
-	if events[0].Kind != workload.EventReady || events[0].Pprof == "" {
+	if events[0].Kind != child.EventReady || events[0].Pprof == "" {
 		t.Errorf("first event %+v, want ready with the pprof address", events[0])
 	}
 	for k := 1; k <= cycles; k++ {
@@ -82,7 +82,7 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 		want := map[string]int64{"cycle": int64(k), "cycles": cycles, "containers": int64(k), "first_reads": reads,
 			"interrupts": int64(k) - reads, "failed_containers": int64(k) - reads, "processor_restarts": int64(k) - reads,
 			"consumer_starts": int64(k), "consumer_stops": reads, "open_consumers": int64(k) - reads}
-		if e.Kind != workload.EventProgress || e.Step != int64(k) || e.Steps != cycles {
+		if e.Kind != child.EventProgress || e.Step != int64(k) || e.Steps != cycles {
 			t.Errorf("event %d: %+v, want progress %d/%d", k, e, k, cycles)
 		}
 		for key, v := range want {
@@ -95,7 +95,7 @@ func TestWorkCheckpointJSONEvents(t *testing.T) {
 		}
 	}
 	done := events[cycles+1]
-	if done.Kind != workload.EventDone || !strings.Contains(done.Message, "scenario=storm variant=leaky mode=active") {
+	if done.Kind != child.EventDone || !strings.Contains(done.Message, "scenario=storm variant=leaky mode=active") {
 		t.Fatalf("last event %+v, want done", done)
 	}
 	for key, v := range map[string]int64{
@@ -211,7 +211,7 @@ func TestWorkCheckpointProcess(t *testing.T) {
 	t.Run("hold keeps the pprof endpoint answering", func(t *testing.T) {
 		p := startProcess(t, bin, "-json", "-cycles", "5", "-tasks", "2", "-hold", "1m")
 		ready := p.next(t)
-		p.until(t, func(e workload.Event) bool { return e.Kind == workload.EventDone })
+		p.until(t, func(e child.Event) bool { return e.Kind == child.EventDone })
 		base := "http://" + ready.Pprof
 		for range 2 { // still answering a while after the last cycle
 			dump := httpGet(t, base+"/debug/pprof/goroutine?debug=1")
@@ -242,13 +242,13 @@ func TestWorkCheckpointProcess(t *testing.T) {
 
 	t.Run("SIGTERM in the middle of the run", func(t *testing.T) {
 		p := startProcess(t, bin, "-json", "-cycles", "1000000", "-tasks", "2")
-		p.until(t, func(e workload.Event) bool { return e.Kind == workload.EventProgress && e.Step >= 30 })
+		p.until(t, func(e child.Event) bool { return e.Kind == child.EventProgress && e.Step >= 30 })
 		code, took := p.terminate(t)
 		if code != exitInterrupted || took > time.Second {
 			t.Errorf("SIGTERM mid-run: exit %d after %v, want %d within a second", code, took, exitInterrupted)
 		}
 		last := p.rest(t)
-		if len(last) == 0 || last[len(last)-1].Kind != workload.EventError || !strings.Contains(last[len(last)-1].Message, "interrupted after") {
+		if len(last) == 0 || last[len(last)-1].Kind != child.EventError || !strings.Contains(last[len(last)-1].Message, "interrupted after") {
 			t.Errorf("last events %+v, want an error event saying it was interrupted", last)
 		}
 		if !strings.Contains(p.stderr.String(), "interrupted after") || strings.Count(p.stderr.String(), "\n") != 1 {
@@ -260,13 +260,13 @@ func TestWorkCheckpointProcess(t *testing.T) {
 // process is a running `leakui work checkpoint -json` child.
 type process struct {
 	cmd    *exec.Cmd
-	events chan workload.Event
+	events chan child.Event
 	stderr bytes.Buffer
 }
 
 func startProcess(t *testing.T, bin string, args ...string) *process {
 	t.Helper()
-	p := &process{events: make(chan workload.Event, 1<<16)}
+	p := &process{events: make(chan child.Event, 1<<16)}
 	p.cmd = exec.Command(bin, append([]string{"work", "checkpoint"}, args...)...)
 	p.cmd.Stderr = &p.stderr
 	stdout, err := p.cmd.StdoutPipe()
@@ -287,7 +287,7 @@ func startProcess(t *testing.T, bin string, args ...string) *process {
 		s := bufio.NewScanner(stdout)
 		s.Buffer(make([]byte, 1<<20), 1<<20)
 		for s.Scan() {
-			var e workload.Event
+			var e child.Event
 			if json.Unmarshal(s.Bytes(), &e) == nil {
 				p.events <- e
 			}
@@ -298,7 +298,7 @@ func startProcess(t *testing.T, bin string, args ...string) *process {
 }
 
 // next returns the next event, failing after 30 s.
-func (p *process) next(t *testing.T) workload.Event {
+func (p *process) next(t *testing.T) child.Event {
 	t.Helper()
 	select {
 	case e, ok := <-p.events:
@@ -309,11 +309,11 @@ func (p *process) next(t *testing.T) workload.Event {
 	case <-time.After(30 * time.Second):
 		t.Fatal("no event for 30 s")
 	}
-	return workload.Event{}
+	return child.Event{}
 }
 
 // until skips events until cond holds.
-func (p *process) until(t *testing.T, cond func(workload.Event) bool) workload.Event {
+func (p *process) until(t *testing.T, cond func(child.Event) bool) child.Event {
 	t.Helper()
 	for {
 		if e := p.next(t); cond(e) {
@@ -323,8 +323,8 @@ func (p *process) until(t *testing.T, cond func(workload.Event) bool) workload.E
 }
 
 // rest returns the events left once the process has exited.
-func (p *process) rest(t *testing.T) []workload.Event {
-	var out []workload.Event
+func (p *process) rest(t *testing.T) []child.Event {
+	var out []child.Event
 	for e := range p.events {
 		out = append(out, e)
 	}

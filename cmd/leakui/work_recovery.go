@@ -12,8 +12,8 @@ import (
 	"runtime/metrics"
 	"time"
 
+	"github.com/leakui/leakui/lab/child"
 	"github.com/leakui/leakui/recovery"
-	"github.com/leakui/leakui/workload"
 )
 
 // recoveryFlags are the flags of `leakui work recovery`.
@@ -127,7 +127,7 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 		if ctx.Err() != nil {
 			msg = "interrupted: " + msg
 		}
-		sess.Events.Emit(workload.Event{Kind: workload.EventError, Message: msg})
+		sess.Events.Emit(child.Event{Kind: child.EventError, Message: msg})
 		return err
 	}
 
@@ -158,13 +158,13 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 			return runJVMRecovery(ctx, sess, &f, dir, logCfg, info, std, fail)
 		}
 		if f.writeOnly {
-			err := sess.Events.Emit(workload.Event{Kind: workload.EventDone, StepName: "partition",
-				Step: int64(len(info.Partitions)), Steps: int64(len(info.Partitions)), Memory: workload.ReadMemory(),
+			err := sess.Events.Emit(child.Event{Kind: child.EventDone, StepName: "partition",
+				Step: int64(len(info.Partitions)), Steps: int64(len(info.Partitions)), Memory: child.ReadMemory(),
 				Counters: writeCounters(info, time.Since(start))})
 			if err != nil {
 				return err
 			}
-			workload.Hold(ctx, f.work.hold)
+			child.Hold(ctx, f.work.hold)
 			return nil
 		}
 	}
@@ -180,13 +180,13 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 	}
 
 	start := time.Now()
-	memBefore := workload.ReadMemory()
+	memBefore := child.ReadMemory()
 	gcBase := gcCycles()
 	var emitErr error
 	recCfg.Log = sess.Log
 	recCfg.Progress = func(p recovery.Progress) {
 		if emitErr == nil {
-			emitErr = sess.Events.Emit(progressEvent(workload.EventProgress, p.Counters, p.Offheap, gcCycles()-gcBase, time.Since(start)))
+			emitErr = sess.Events.Emit(progressEvent(child.EventProgress, p.Counters, p.Offheap, gcCycles()-gcBase, time.Since(start)))
 		}
 	}
 	res, err := recovery.Recover(ctx, dir, recCfg)
@@ -196,7 +196,7 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 	if emitErr != nil {
 		return emitErr
 	}
-	done := progressEvent(workload.EventDone, res.Counters, recovery.ReadOffheap(), gcCycles()-gcBase, time.Since(start))
+	done := progressEvent(child.EventDone, res.Counters, recovery.ReadOffheap(), gcCycles()-gcBase, time.Since(start))
 	done.Counters["partitions"] = int64(len(res.Partitions))
 	var end int64
 	for _, p := range res.Partitions {
@@ -223,7 +223,7 @@ func runWorkRecovery(ctx context.Context, args []string, std stdio) error {
 	if !f.work.json {
 		fmt.Fprintln(std.out, done.Message)
 	}
-	workload.Hold(ctx, f.work.hold)
+	child.Hold(ctx, f.work.hold)
 	return nil
 }
 
@@ -296,9 +296,9 @@ func holdsLog(dir string) (bool, error) {
 
 // progressEvent is a progress or done line: the issue's keys, the off-heap
 // figures the lab charts next to RSS and heap, and the collections so far.
-func progressEvent(kind string, c recovery.Counters, off recovery.OffheapStats, gcs uint64, elapsed time.Duration) workload.Event {
-	return workload.Event{
-		Kind: kind, StepName: "segment", Step: c.SegmentsDone, Steps: c.Segments, Memory: workload.ReadMemory(),
+func progressEvent(kind string, c recovery.Counters, off recovery.OffheapStats, gcs uint64, elapsed time.Duration) child.Event {
+	return child.Event{
+		Kind: kind, StepName: "segment", Step: c.SegmentsDone, Steps: c.Segments, Memory: child.ReadMemory(),
 		Counters: map[string]int64{
 			"segments_done":               c.SegmentsDone,
 			"segments":                    c.Segments,
@@ -329,9 +329,9 @@ func progressEvent(kind string, c recovery.Counters, off recovery.OffheapStats, 
 const writePhase = "writing segments"
 
 // writeProgressEvent is the progress line after a segment written.
-func writeProgressEvent(p recovery.WriteProgress) workload.Event {
-	return workload.Event{
-		Kind: workload.EventProgress, StepName: writePhase, Step: p.SegmentsWritten, Steps: p.Segments, Memory: workload.ReadMemory(),
+func writeProgressEvent(p recovery.WriteProgress) child.Event {
+	return child.Event{
+		Kind: child.EventProgress, StepName: writePhase, Step: p.SegmentsWritten, Steps: p.Segments, Memory: child.ReadMemory(),
 		Counters: map[string]int64{"segments_written": p.SegmentsWritten, "bytes_written": p.Bytes},
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/leakui/leakui/lab/child"
 	"github.com/leakui/leakui/recovery"
-	"github.com/leakui/leakui/workload"
 )
 
 // runJVMRecovery is `leakui work recovery -variant jvm`: on the log just written,
@@ -38,7 +38,7 @@ func runJVMRecovery(ctx context.Context, sess *workSession, f *recoveryFlags, di
 		return fail(fmt.Errorf("variant jvm: %w", err))
 	}
 	counters := map[string]int64{"jvm_streams": streams, "jvm_payloads": int64(n), "index_entries": streams}
-	if err := sess.Events.Emit(workload.Event{Kind: workload.EventProgress, StepName: "running the JVM reference", Step: 1, Steps: 2, Memory: workload.ReadMemory(), Counters: counters}); err != nil {
+	if err := sess.Events.Emit(child.Event{Kind: child.EventProgress, StepName: "running the JVM reference", Step: 1, Steps: 2, Memory: child.ReadMemory(), Counters: counters}); err != nil {
 		return err
 	}
 	res, err := recovery.RunJVMReferenceCaptured(ctx, payloads, int(streams), out, func(ctx context.Context, pid int, phase string) error {
@@ -64,13 +64,13 @@ func runJVMRecovery(ctx context.Context, sess *workSession, f *recoveryFlags, di
 	verdict := fmt.Sprintf("verdict: %s (JVM reference, OpenJDK on PATH): %d GZIPInputStreams left open after their first message, as 0.10.0.0 leaves its deep iterators, grew the JVM's RSS by %s (%s per stream); Native Memory Tracking saw %s of it (zlib's malloc is not tracked); %s stayed resident after the streams were collected.",
 		map[bool]string{true: "LEAK", false: "no leak"}[grown > res.Streams*4096], res.Streams, sizeText(grown), sizeText(res.BytesPerStream()),
 		sizeText(res.NMTCommittedAfter-res.NMTCommittedBefore), sizeText(res.RSSCollected-res.RSSBefore))
-	done := workload.Event{Kind: workload.EventDone, StepName: "phase", Step: 2, Steps: 2, Memory: workload.ReadMemory(), Counters: counters, Message: verdict}
+	done := child.Event{Kind: child.EventDone, StepName: "phase", Step: 2, Steps: 2, Memory: child.ReadMemory(), Counters: counters, Message: verdict}
 	if err := sess.Events.Emit(done); err != nil {
 		return err
 	}
 	if !f.work.json {
 		fmt.Fprintln(std.out, verdict)
 	}
-	workload.Hold(ctx, f.work.hold)
+	child.Hold(ctx, f.work.hold)
 	return nil
 }

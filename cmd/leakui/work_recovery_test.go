@@ -18,8 +18,8 @@ import (
 	"github.com/leakui/leakui/analyze/logs"
 	"github.com/leakui/leakui/internal/testtool"
 	"github.com/leakui/leakui/lab"
+	"github.com/leakui/leakui/lab/child"
 	"github.com/leakui/leakui/recovery"
-	"github.com/leakui/leakui/workload"
 	"go.uber.org/goleak"
 )
 
@@ -36,7 +36,7 @@ var recoveryKeys = []string{
 var smallRecovery = []string{"-partitions", "1", "-segments", "3", "-batches", "20", "-records", "5", "-value-bytes", "200"}
 
 // runRecovery runs `leakui work recovery` in this process.
-func runRecovery(t *testing.T, args ...string) (code int, events []workload.Event, stderr string) {
+func runRecovery(t *testing.T, args ...string) (code int, events []child.Event, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = run(context.Background(), append([]string{"work", "recovery"}, args...), stdio{strings.NewReader(""), &out, &errOut})
@@ -56,7 +56,7 @@ func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
 			}
 			// Ready, the write phase (one event per segment written), the
 			// three segments recovered and done.
-			if len(events) != 8 || events[0].Kind != workload.EventReady || events[0].Pprof == "" || events[7].Kind != workload.EventDone {
+			if len(events) != 8 || events[0].Kind != child.EventReady || events[0].Pprof == "" || events[7].Kind != child.EventDone {
 				t.Fatalf("events: %+v", events)
 			}
 			checkWritePhase(t, events[1:4], 3)
@@ -128,14 +128,14 @@ func TestWorkRecoveryEventsAndLogCounts(t *testing.T) {
 
 // checkWritePhase checks the write phase's events: one per segment written, k
 // of n in order, under the phase's step name, which is not the recovery's unit.
-func checkWritePhase(t *testing.T, events []workload.Event, segments int64) {
+func checkWritePhase(t *testing.T, events []child.Event, segments int64) {
 	t.Helper()
 	if int64(len(events)) != segments {
 		t.Fatalf("%d write events, want %d", len(events), segments)
 	}
 	for i, ev := range events {
 		k := int64(i + 1)
-		if ev.Kind != workload.EventProgress || ev.StepName != writePhase || ev.StepName == lab.UnitOf(lab.WorkloadRecovery) ||
+		if ev.Kind != child.EventProgress || ev.StepName != writePhase || ev.StepName == lab.UnitOf(lab.WorkloadRecovery) ||
 			ev.Step != k || ev.Steps != segments || ev.Counters["segments_written"] != k || ev.Counters["bytes_written"] <= 0 {
 			t.Fatalf("write event %d: %+v", k, ev)
 		}
@@ -146,7 +146,7 @@ func TestWorkRecoveryWriteOnlyThenRecoverTwice(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	dir := filepath.Join(t.TempDir(), "log")
 	code, events, stderr := runRecovery(t, append([]string{"-json", "-write-only", "-dir", dir, "-codec", "snappy"}, smallRecovery...)...)
-	if code != 0 || len(events) != 5 || events[4].Kind != workload.EventDone ||
+	if code != 0 || len(events) != 5 || events[4].Kind != child.EventDone ||
 		events[4].Counters["batches"] != 60 || events[4].Counters["segments"] != 3 || events[4].Counters["bytes"] <= 0 {
 		t.Fatalf("write-only: exit %d %s %+v", code, stderr, events)
 	}
@@ -242,14 +242,14 @@ func TestWorkRecoveryHoldServesProfilesUntilCancelled(t *testing.T) {
 	sc := bufio.NewScanner(pr)
 	var addr string
 	for sc.Scan() {
-		var ev workload.Event
+		var ev child.Event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatal(err)
 		}
-		if ev.Kind == workload.EventReady {
+		if ev.Kind == child.EventReady {
 			addr = ev.Pprof
 		}
-		if ev.Kind == workload.EventDone {
+		if ev.Kind == child.EventDone {
 			break
 		}
 	}
@@ -296,7 +296,7 @@ func TestWorkRecoveryChildProcess(t *testing.T) {
 	os.Exit(run(context.Background(), args, stdio{os.Stdin, os.Stdout, os.Stderr}))
 }
 
-func runRecoveryChild(t *testing.T, env []string, args ...string) []workload.Event {
+func runRecoveryChild(t *testing.T, env []string, args ...string) []child.Event {
 	t.Helper()
 	raw, _ := json.Marshal(append([]string{"work", "recovery", "-json"}, args...))
 	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkRecoveryChildProcess$")
@@ -311,15 +311,15 @@ func runRecoveryChild(t *testing.T, env []string, args ...string) []workload.Eve
 
 // firstSegment is the progress event of the first segment recovered, after the
 // write phase's.
-func firstSegment(t *testing.T, events []workload.Event) workload.Event {
+func firstSegment(t *testing.T, events []child.Event) child.Event {
 	t.Helper()
 	for _, ev := range events {
-		if ev.Kind == workload.EventProgress && ev.StepName == "segment" {
+		if ev.Kind == child.EventProgress && ev.StepName == "segment" {
 			return ev
 		}
 	}
 	t.Fatalf("no segment recovered among %+v", events)
-	return workload.Event{}
+	return child.Event{}
 }
 
 // TestWorkRecoveryLeakyGzipGrowsOffHeap: between the first and the last segment
@@ -328,7 +328,7 @@ func firstSegment(t *testing.T, events []workload.Event) workload.Event {
 func TestWorkRecoveryLeakyGzipGrowsOffHeap(t *testing.T) {
 	events := runRecoveryChild(t, nil, "-variant", "leaky", "-codec", "gzip", "-partitions", "1", "-segments", "2", "-batches", "150")
 	first, done := firstSegment(t, events), events[len(events)-1]
-	if first.Kind != workload.EventProgress || done.Kind != workload.EventDone {
+	if first.Kind != child.EventProgress || done.Kind != child.EventDone {
 		t.Fatalf("events %+v", events)
 	}
 	c := done.Counters
@@ -435,7 +435,7 @@ func TestWorkRecoveryJVMVariant(t *testing.T) {
 	}
 	done := events[len(events)-1]
 	c := done.Counters
-	if done.Kind != workload.EventDone || c["jvm_streams"] == 0 || c["jvm_streams"] != c["index_entries"] || c["iterators_open"] != c["jvm_streams"] ||
+	if done.Kind != child.EventDone || c["jvm_streams"] == 0 || c["jvm_streams"] != c["index_entries"] || c["iterators_open"] != c["jvm_streams"] ||
 		c["jvm_rss_after"]-c["jvm_rss_before"] < 4096*c["jvm_streams"] || !strings.HasPrefix(done.Message, "verdict: LEAK (JVM reference") {
 		t.Fatalf("done: %v %s", c, done.Message)
 	}

@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 
+	"github.com/leakui/leakui/lab/child"
 	"github.com/leakui/leakui/recovery"
-	"github.com/leakui/leakui/workload"
 )
 
 // recoveryVerdict is the one line `leakui work recovery` ends with: whether deep
 // iterators were left open and what they hold, in the run's own numbers.
-func recoveryVerdict(v recovery.Variant, log recovery.LogConfig, res recovery.Result, counters map[string]int64, before, after workload.Memory) string {
+func recoveryVerdict(v recovery.Variant, log recovery.LogConfig, res recovery.Result, counters map[string]int64, before, after child.Memory) string {
 	c := res.Counters
 	open := c.IteratorsOpened - c.IteratorsClosed
 	outside := (after.RSS - after.HeapInuse) - (before.RSS - before.HeapInuse)

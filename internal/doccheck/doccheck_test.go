@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/leakui/leakui/internal/fixtures"
 )
@@ -499,6 +500,7 @@ func TestArchitectureImports(t *testing.T) {
 	}
 	const module = "github.com/leakui/leakui/"
 	checked := 0
+	imported := map[string][]string{} // the leakui packages each package imports
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg := strings.TrimPrefix(fields[0], module)
@@ -507,6 +509,12 @@ func TestArchitectureImports(t *testing.T) {
 			continue // TestArchitecturePackages reports a missing row
 		}
 		checked++
+		imported[pkg] = nil
+		for _, imp := range fields[1:] {
+			if dep, ok := strings.CutPrefix(imp, module); ok {
+				imported[pkg] = append(imported[pkg], dep)
+			}
+		}
 		for _, imp := range fields[1:] {
 			dep, ok := strings.CutPrefix(imp, module)
 			if !ok {
@@ -520,6 +528,72 @@ func TestArchitectureImports(t *testing.T) {
 	if checked < 20 {
 		t.Errorf("checked the imports of %d packages; the tables did not parse", checked)
 	}
+	for pkg, column := range columns {
+		imports, ok := imported[pkg]
+		if !ok {
+			continue
+		}
+		for _, named := range namedImports(column) {
+			if !slices.ContainsFunc(imports, func(dep string) bool {
+				return dep == named.path || named.subpackages && strings.HasPrefix(dep, named.path+"/")
+			}) {
+				t.Errorf("%s: %s's row names %s in its imports column, which it does not import", architecture, pkg, named.path)
+			}
+		}
+	}
+}
+
+// namedImport is one package an imports column names, and whether the
+// column covers its subpackages too.
+type namedImport struct {
+	path        string
+	subpackages bool
+}
+
+// namedImports returns the packages an imports column names in backticks.
+func namedImports(column string) []namedImport {
+	var out []namedImport
+	for _, m := range regexp.MustCompile("`([^`]+)`( and its subpackages)?").FindAllStringSubmatch(column, -1) {
+		out = append(out, namedImport{path: m[1], subpackages: m[2] != ""})
+	}
+	return out
+}
+
+// maxArchitectureLines is the length of docs/ARCHITECTURE.md in lines: one
+// screen. What a package owns in detail is its package documentation.
+const maxArchitectureLines = 150
+
+// maxCell is the longest a package table's cell may be, in characters, but
+// for its imports column: a cell is a line, never a paragraph.
+const maxCell = 120
+
+// TestArchitectureFitsOneScreen holds docs/ARCHITECTURE.md to one screen and
+// each cell of its package tables to one line.
+func TestArchitectureFitsOneScreen(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(fixtures.Root(t), filepath.FromSlash(architecture)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range screenProblems(string(b)) {
+		t.Errorf("%s: %s", architecture, p)
+	}
+}
+
+// screenProblems returns what makes text longer than one screen or a package
+// table's cell longer than a line.
+func screenProblems(text string) []string {
+	var problems []string
+	if n := strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1; n > maxArchitectureLines {
+		problems = append(problems, fmt.Sprintf("%d lines; at most %d: what a package owns belongs in its package documentation", n, maxArchitectureLines))
+	}
+	for _, cells := range packageRows(text) {
+		for _, cell := range cells[:max(len(cells)-1, 1)] {
+			if cell = strings.TrimSpace(cell); utf8.RuneCountInString(cell) > maxCell {
+				problems = append(problems, fmt.Sprintf("package table cell of %d characters, at most %d: %.60q…", utf8.RuneCountInString(cell), maxCell, cell))
+			}
+		}
+	}
+	return problems
 }
 
 // coveredBySubpackages reports whether column says "`P` and its subpackages" for

@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 )
 
-// Valid profile.proto that is small gzipped and huge decoded (issue 21, B1): no
-// byte of them is invalid, so only a decoder that counts what it allocates,
+// Valid profile.proto that is small gzipped and huge decoded (amplifying profiles):
+// no byte of them is invalid, so only a decoder that counts what it allocates,
 // repeated field by repeated field, refuses them before it has allocated
 // gigabytes.
 

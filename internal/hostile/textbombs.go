@@ -6,8 +6,8 @@ import (
 	"fmt"
 )
 
-// Valid text dumps that are modest on the wire and large in memory (issue 21):
-// every goroutine or histogram row is a few dozen bytes of text and a struct of
+// Valid text dumps that are modest on the wire and large in memory: every
+// goroutine or histogram row is a few dozen bytes of text and a struct of
 // a hundred or more once parsed, so only a parser that charges what it keeps
 // refuses them before it holds gigabytes.
 

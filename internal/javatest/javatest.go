@@ -35,6 +35,19 @@ type Heap struct {
 // missing JDK skips the test, or fails it under CI=true.
 func Run(t testing.TB, src string, gz bool, jvmArgs []string, args ...string) Heap {
 	t.Helper()
+	return run(t, src, gz, false, jvmArgs, args)
+}
+
+// RunAll is Run with `-all` given to both jcmd commands: no full GC runs
+// before them, so the histogram and the dump keep the unreachable objects
+// (garbage not collected yet, and objects whose cleaner has not run).
+func RunAll(t testing.TB, src string, gz bool, jvmArgs []string, args ...string) Heap {
+	t.Helper()
+	return run(t, src, gz, true, jvmArgs, args)
+}
+
+func run(t testing.TB, src string, gz, all bool, jvmArgs, args []string) Heap {
+	t.Helper()
 	javac := testtool.Require(t, "jdk", "javac")
 	java := testtool.Require(t, "jdk", "java")
 	jcmd := testtool.Require(t, "jdk", "jcmd")
@@ -80,12 +93,17 @@ func Run(t testing.TB, src string, gz bool, jvmArgs []string, args ...string) He
 		t.Fatalf("%s was not ready after 2 minutes", program)
 	}
 	pid := fmt.Sprint(cmd.Process.Pid)
-	histogram, err := exec.Command(jcmd, pid, "GC.class_histogram").CombinedOutput()
+	histogramArgs := []string{pid, "GC.class_histogram"}
+	dumpArgs := []string{pid, "GC.heap_dump"}
+	if all {
+		histogramArgs = append(histogramArgs, "-all")
+		dumpArgs = append(dumpArgs, "-all")
+	}
+	histogram, err := exec.Command(jcmd, histogramArgs...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("jcmd GC.class_histogram: %v\n%s", err, histogram)
 	}
 	dump := filepath.Join(dir, program+".hprof")
-	dumpArgs := []string{pid, "GC.heap_dump"}
 	if gz {
 		dump += ".gz"
 		dumpArgs = append(dumpArgs, "-gz=1")

@@ -1,6 +1,6 @@
 // Package testworkload is a small workload for the lab's tests: a real process with
 // a real pprof endpoint that leaks real goroutines, one per cycle in the "leaky"
-// variant, and speaks the workload event protocol, so the lab's process handling can
+// variant, and speaks the lab/child event protocol, so the lab's process handling can
 // be tested without Kafka. A test binary calls Main from its TestMain when
 // LEAKUI_LAB_CHILD is set: "1" runs, "fail" fails like an unreachable broker.
 // LEAKUI_LAB_STEP is the time one cycle takes; LEAKUI_LAB_IGNORE_TERM makes it
@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/leakui/leakui/workload"
+	"github.com/leakui/leakui/lab/child"
 )
 
 // Main runs `work NAME [flags]` and returns the exit status.
@@ -51,7 +51,7 @@ func Main(args []string) int {
 	if os.Getenv("LEAKUI_LAB_IGNORE_TERM") != "" {
 		signal.Ignore(syscall.SIGTERM) // a workload that will not stop politely
 	}
-	d, err := workload.ListenDebug(*pprofAddr)
+	d, err := child.ListenDebug(*pprofAddr)
 	if err != nil {
 		return 1
 	}
@@ -61,17 +61,17 @@ func Main(args []string) int {
 		log, _ = os.Create(*logPath)
 		defer log.Close()
 	}
-	em := workload.NewEmitter(os.Stdout, *asJSON)
+	em := child.NewEmitter(os.Stdout, *asJSON)
 	if *syncAcks {
 		em.SyncWith(os.Stdin)
 	}
-	em.Emit(workload.Event{Kind: workload.EventReady, Pprof: d.Addr()})
+	em.Emit(child.Event{Kind: child.EventReady, Pprof: d.Addr()})
 	// LEAKUI_LAB_PHASE=n emits n progress events of a phase without cycles
 	// ("prepare" k of n) first; LEAKUI_LAB_GATE=path then waits (up to a minute)
 	// until that file exists, so a test can look at the phase while it lasts.
 	if n, _ := strconv.Atoi(os.Getenv("LEAKUI_LAB_PHASE")); n > 0 {
 		for k := 1; k <= n; k++ {
-			em.Emit(workload.Event{Kind: workload.EventProgress, Step: int64(k), Steps: int64(n), StepName: "prepare", Memory: workload.ReadMemory()})
+			em.Emit(child.Event{Kind: child.EventProgress, Step: int64(k), Steps: int64(n), StepName: "prepare", Memory: child.ReadMemory()})
 		}
 		if gate := os.Getenv("LEAKUI_LAB_GATE"); gate != "" {
 			for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
@@ -99,18 +99,18 @@ func Main(args []string) int {
 		if *variant != "leaky" {
 			open = 0
 		}
-		em.Emit(workload.Event{Kind: workload.EventProgress, Step: int64(c), Steps: int64(*cycles), StepName: "cycle",
-			Memory: workload.ReadMemory(), Counters: map[string]int64{"cycle": int64(c), "cycles": int64(*cycles),
+		em.Emit(child.Event{Kind: child.EventProgress, Step: int64(c), Steps: int64(*cycles), StepName: "cycle",
+			Memory: child.ReadMemory(), Counters: map[string]int64{"cycle": int64(c), "cycles": int64(*cycles),
 				"consumer_starts": starts, "consumer_stops": stops, "open_consumers": open}})
 	}
 	if *variant != "leaky" {
 		close(stop)
 		leaked.Wait()
 	}
-	em.Emit(workload.Event{Kind: workload.EventDone, Step: int64(*cycles), Steps: int64(*cycles), StepName: "cycle",
-		Memory: workload.ReadMemory(), Counters: map[string]int64{"consumer_starts": starts, "consumer_stops": stops}})
+	em.Emit(child.Event{Kind: child.EventDone, Step: int64(*cycles), Steps: int64(*cycles), StepName: "cycle",
+		Memory: child.ReadMemory(), Counters: map[string]int64{"consumer_starts": starts, "consumer_stops": stops}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	workload.Hold(ctx, *hold)
+	child.Hold(ctx, *hold)
 	return 0
 }

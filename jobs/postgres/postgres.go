@@ -1,6 +1,10 @@
 // Package postgres runs leakui's jobs in the store's PostgreSQL database:
 // River's tables beside the store's (in the search_path's schema), through
 // River's riverpgxv5 driver.
+//
+// Open(ctx, dsn) uses a pgx pool of the store's database (leakui_max_conns,
+// default 8), runs River's migrations through rivermigrate at open under
+// pg_advisory_lock, and takes advisory transaction locks for fair inserts.
 package postgres
 
 import (

@@ -1,6 +1,10 @@
 // Package sqlite runs leakui's jobs in the store's SQLite file: River's tables
 // beside the store's, through River's riversqlite driver over
 // modernc.org/sqlite (no cgo).
+//
+// Open(ctx, path) uses a pool of one connection (WAL, IMMEDIATE transactions,
+// a busy timeout of 60 s beside the store's writer) and runs River's migrations
+// through rivermigrate at open.
 package sqlite
 
 import (

@@ -114,7 +114,7 @@ func (dialect) Rebind(query string) string {
 
 // Migrations returns the PostgreSQL schema's migrations.
 func (dialect) Migrations() fs.FS {
-	return store.Migrations(store.SchemaWords{Int64: "BIGINT", Bytes: "BYTEA", Strict: ""})
+	return store.Migrations(store.SchemaWords{Int64: "BIGINT", Bytes: "BYTEA", Float64: "DOUBLE PRECISION", Strict: ""})
 }
 
 // LockMigrations takes the session-level advisory lock on conn: replicas that

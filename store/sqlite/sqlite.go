@@ -96,7 +96,7 @@ func (dialect) Rebind(query string) string { return query }
 
 // Migrations returns the SQLite schema's migrations.
 func (dialect) Migrations() fs.FS {
-	return store.Migrations(store.SchemaWords{Int64: "INTEGER", Bytes: "BLOB", Strict: " STRICT"})
+	return store.Migrations(store.SchemaWords{Int64: "INTEGER", Bytes: "BLOB", Float64: "REAL", Strict: " STRICT"})
 }
 
 // LockMigrations takes no lock: the one write connection is the lock, and

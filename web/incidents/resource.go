@@ -11,8 +11,8 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/incident"
-	"github.com/leakui/leakui/internal/pngchart"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
@@ -32,16 +32,9 @@ type Store interface {
 }
 
 // Source is one attached report or run as the incident shows it: what its
-// analysis judged, and what it contributes to the timeline.
-type Source struct {
-	Evidence incident.Evidence
-	// Series are its values over time (heap totals, goroutines, the resident
-	// set, log rates, things still open), each named with its source and in
-	// its unit.
-	Series []pngchart.Series
-	// Events are moments it marks on the timeline (a lab run's start and end).
-	Events []pngchart.Marker
-}
+// analysis judged, and what it contributes to the timeline (kind.Evidence,
+// which the kinds of evidence give).
+type Source = kind.Evidence
 
 // Loader turns one attached report or run into its Source with its kind's own
 // analysis. An error that is the server's state (analyze.ErrBusy, a cancelled
