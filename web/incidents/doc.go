@@ -10,10 +10,11 @@
 // reopen, annotate, attach and detach a report or run by id or URL, and the
 // "attach to incident" form of the report and run pages.
 //
-// What an attached report or run says is not this package's: the web root
-// loads each one with its kind's own analysis and turns it into a Source (an
-// incident.Evidence and the series it contributes to the timeline) through the
-// Loader it gives Resource. The store keeps incidents, attachments and
+// What an attached report or run says is not this package's: each kind of
+// evidence judges its own reports with its own analysis and caches
+// (kind.Evidencer), into a Source (kind.Evidence: an incident.Evidence and the
+// series it contributes to the timeline); the web root dispatches to the kinds,
+// judges runs and heap dumps, and gives Resource the Loader that does it. The store keeps incidents, attachments and
 // annotations; every read is paged (store.MaxIncidentPage), so an incident of
 // any size answers a page, and the verdict is decided over at most one page.
 package incidents
