@@ -70,6 +70,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // a rendering error still becomes a proper status.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p view.Page, content templ.Component) error {
 	p = s.page(p)
+	if p.Image == "" {
+		p.Image = s.cardImage(r)
+	}
 	content = s.incidentParts(r, content)
 	var buf bytes.Buffer
 	ctx := templ.WithChildren(r.Context(), content)

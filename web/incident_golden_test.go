@@ -10,7 +10,7 @@ import (
 // incidents records the answers of the incident pages and API after every
 // other answer is recorded (so that no page recorded before shows an open
 // incident): an incident made of the session's reports and a lab run, its
-// page, Markdown, JSON, timeline image, the list and search, the dashboard
+// page, Markdown, JSON, timeline image, the cards of reports and runs, the list and search, the dashboard
 // and a report page with an incident open, the writes, and refusals.
 func (g *goldenSession) incidents() {
 	const js, formType = "application/json", "application/x-www-form-urlencoded"
@@ -55,6 +55,10 @@ func (g *goldenSession) incidents() {
 	g.get("incidents/api-list", "/api/incidents")
 	g.get("incidents/dashboard", "/")
 	g.get("incidents/report-page", "/r/{dump}")
+	g.get("incidents/card-series", "/r/{heap-series}/card.png")
+	g.get("incidents/card-capture", "/r/{capture-pair}/card.png")
+	g.get("incidents/card-run", "/runs/{run:checkpoint}/card.png")
+	g.get("incidents/card-not-found", "/r/aaaaaaaaaaaaaaaaaaaaaaaaaa/card.png")
 
 	g.do("incidents/detach", http.MethodDelete, "/api/incidents/checkout-oom/evidence/report/{dump}", nil)
 	post("incidents/detach-form", "/i/checkout-oom/evidence/detach", form("kind", "run", "id", "{run:checkpoint}"), formType)

@@ -7,6 +7,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 
+	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/incidents"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
@@ -32,23 +33,24 @@ type incidentWiring struct {
 
 // incidentResource builds the incidents resource over the server; ok is
 // false when the store keeps no incidents.
-func (s *Server) incidentResource() (incidents.Resource, bool) {
+func (s *Server) incidentResource() (incidents.Resource, incidentWiring, bool) {
 	st, ok := s.store.(incidents.Store)
 	if !ok {
-		return incidents.Resource{}, false
+		return incidents.Resource{}, incidentWiring{}, false
 	}
 	iw := incidentWiring{s: s,
 		sources: kind.Register(s.caches, "incident evidence", kind.NewSizedCache(incidentSourceEntries, 32<<20, sourceCost)),
 		images: kind.Register(s.caches, "incident timelines",
 			kind.NewSizedCache(incidentImageEntries, incidentImageBytes, func(b []byte) int64 { return int64(len(b)) }))}
 	return incidents.Resource{Store: st, Load: iw.source, Render: s.renderIncident, Handle: s.handle,
-		Budget: s.budget, Images: iw.images, Allow: s.allowIncidents}, true
+		Budget: s.budget, Images: iw.images, Allow: s.allowIncidents}, iw, true
 }
 
 // mountIncidents mounts the incident pages (/i), their API (/api/incidents)
-// and the report and run pages' "attach to incident" form.
+// the report and run pages' "attach to incident" form and their cards, the
+// PNG their og:image names.
 func (s *Server) mountIncidents(r chi.Router) {
-	rs, ok := s.incidentResource()
+	rs, iw, ok := s.incidentResource()
 	if !ok {
 		s.log.Warn("the store keeps no incidents: /i is off")
 		return
@@ -57,6 +59,8 @@ func (s *Server) mountIncidents(r chi.Router) {
 	r.Mount("/api/incidents", rs.APIRoutes())
 	r.Post("/r/{id}/incident", rs.AttachReport())
 	r.Post("/runs/{id}/incident", rs.AttachRun())
+	r.Get("/r/{id}/card.png", s.handle(iw.card(store.EvidenceReport)))
+	r.Get("/runs/{id}/card.png", s.handle(iw.card(store.EvidenceRun)))
 }
 
 // renderIncident renders an incident page as render does, with the timeline's
