@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/incidents"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
@@ -91,6 +92,7 @@ func (s *Server) page(p view.Page) view.Page {
 	p.Icon = s.assets.url("favicon.svg")
 	p.VendorStyles = []string{s.assets.url("vendor/uplot/uPlot.min.css")}
 	p.Styles = []string{s.assets.url("navigate.css")}
+	_, p.Incidents = s.store.(incidents.Store)
 	p.Scripts = []string{s.assets.url("app.js"), s.assets.url("flame.js"), s.assets.url("vendor/uplot/uPlot.iife.min.js"), s.assets.url("charts.js"), s.assets.url("copy.js"), s.assets.url("run.js"), s.assets.url("log.js"), s.assets.url("heapdump.js")}
 	return p
 }
