@@ -341,8 +341,8 @@ func checkMarkdownLinks(t *testing.T, ts *testServer, path string, evidence int)
 }
 
 // TestIncidentAttachFromPages checks the incident parts of the root's pages:
-// without an open incident the dashboard and a report's page are as they
-// were; with one, the dashboard lists it and the report's page offers the
+// without an open incident a report's page is as it was and the dashboard
+// offers the form that creates one, which does; with one, the dashboard lists it and the report's page offers the
 // form that attaches the report to it, which does; a resolved incident
 // leaves the dashboard.
 func TestIncidentAttachFromPages(t *testing.T) {
@@ -351,7 +351,13 @@ func TestIncidentAttachFromPages(t *testing.T) {
 	if doc := incidentDoc(t, ts, "/r/"+up.ReportID); doc.Find("[data-testid=attach-to-incident]").Length() != 0 {
 		t.Error("a report's page offers to attach it with no incident open")
 	}
-	if resp, b := ts.postForm(t, "/i", "slug", "api-latency", "title", "API latency", "ticket_url", ""); resp.StatusCode != http.StatusSeeOther ||
+	// The dashboard's form creates one.
+	create := incidentDoc(t, ts, "/").Find("[data-testid=dashboard-incident-create]")
+	createAction, _ := create.Attr("action")
+	if create.Find("input[name=slug]").Length() != 1 || create.Find("input[name=title]").Length() != 1 || createAction != "/i" {
+		t.Fatalf("the dashboard's create form posts to %q with %d fields", createAction, create.Find("input").Length())
+	}
+	if resp, b := ts.postForm(t, createAction, "slug", "api-latency", "title", "API latency"); resp.StatusCode != http.StatusSeeOther ||
 		resp.Header.Get("Location") != "/i/api-latency" {
 		t.Fatalf("create from the form: %d %s", resp.StatusCode, b)
 	}

@@ -14,10 +14,11 @@ import (
 const maxOffered = 20
 
 // Around returns a root page's content with the incident parts around it:
-// the open incidents above the dashboard (path "/"), and under a report's or
+// the open incidents above the dashboard (path "/") and the form that creates
+// one under it, and under a report's or
 // a run's page (/r/{id}, /runs/{id}) the form that attaches it to one of
-// them. Where no incident is open it is the content alone, so that a server
-// without incidents shows its pages as before.
+// them. Where no incident is open a report's or run's page is the content
+// alone.
 func Around(ctx context.Context, st Store, path string, content templ.Component) (templ.Component, error) {
 	var action string
 	switch {
@@ -30,8 +31,14 @@ func Around(ctx context.Context, st Store, path string, content templ.Component)
 		return content, nil
 	}
 	found, err := st.SearchIncidents(ctx, store.IncidentSearch{State: store.IncidentOpen, Limit: maxOffered})
-	if err != nil || len(found) == 0 {
+	if err != nil {
 		return content, err
+	}
+	if len(found) == 0 {
+		if action == "" {
+			return around(nil, content, quickCreate()), nil
+		}
+		return content, nil
 	}
 	items := make([]listItem, len(found))
 	for i, in := range found {
@@ -39,7 +46,7 @@ func Around(ctx context.Context, st Store, path string, content templ.Component)
 			Reports: in.Reports, Runs: in.Runs, Annotations: in.Annotations}
 	}
 	if action == "" {
-		return around(OpenList(items), content, nil), nil
+		return around(OpenList(items), content, quickCreate()), nil
 	}
 	return around(nil, content, attachOpen(action, items)), nil
 }
