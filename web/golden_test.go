@@ -59,6 +59,7 @@ func TestGoldenAnswers(t *testing.T) {
 	g.waitForAnalyses()
 	g.reads()
 	g.writes()
+	g.incidents()
 	g.finish()
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/incidents"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
@@ -70,6 +71,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // a rendering error still becomes a proper status.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p view.Page, content templ.Component) error {
 	p = s.page(p)
+	if p.Image == "" {
+		p.Image = s.cardImage(r)
+	}
+	content = s.incidentParts(r, content)
 	var buf bytes.Buffer
 	ctx := templ.WithChildren(r.Context(), content)
 	if err := view.Layout(p).Render(ctx, &buf); err != nil {
@@ -87,6 +92,7 @@ func (s *Server) page(p view.Page) view.Page {
 	p.Icon = s.assets.url("favicon.svg")
 	p.VendorStyles = []string{s.assets.url("vendor/uplot/uPlot.min.css")}
 	p.Styles = []string{s.assets.url("navigate.css")}
+	_, p.Incidents = s.store.(incidents.Store)
 	p.Scripts = []string{s.assets.url("app.js"), s.assets.url("flame.js"), s.assets.url("vendor/uplot/uPlot.iife.min.js"), s.assets.url("charts.js"), s.assets.url("copy.js"), s.assets.url("run.js"), s.assets.url("log.js"), s.assets.url("heapdump.js")}
 	return p
 }

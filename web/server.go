@@ -426,6 +426,7 @@ func (s *Server) routes() chi.Router {
 			r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))
 			r.Mount("/runs", runsResource{s}.Routes())
 			r.Mount("/api/runs", runsResource{s}.APIRoutes())
+			s.mountIncidents(r)
 		})
 		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.handleCaptureAPI))
 		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.handleCaptureForm))

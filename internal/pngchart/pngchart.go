@@ -80,6 +80,8 @@ type Marker struct {
 
 // Timeline is a chart of several series over one time axis.
 type Timeline struct {
+	// Title is drawn above the first panel ("" for none).
+	Title   string
 	Series  []Series
 	Markers []Marker
 	// Width and Height are the PNG's size in pixels.
@@ -175,7 +177,7 @@ func RenderTimeline(w io.Writer, t Timeline) error {
 		}
 		panels = append(panels, panel{name: label(s.Name), unit: s.Unit, color: palette[i%len(palette)], points: reduce(pts, t.Width)})
 	}
-	return render(w, t.Width, t.Height, "", panels, markersOf(t.Markers), true, "")
+	return render(w, t.Width, t.Height, label(t.Title), panels, markersOf(t.Markers), true, "")
 }
 
 // RenderLine draws the line chart as a PNG into w: its title, the series over

@@ -17,12 +17,17 @@ type Page struct {
 	Icon string
 	// Styles are more stylesheets, after CSS.
 	Styles []string
-	// Nav marks the current section ("upload", "reports", "runs").
+	// Nav marks the current section ("upload", "reports", "runs", "incidents").
 	Nav string
+	// Incidents shows the link to the incidents (/i) in the top bar: the
+	// server keeps them.
+	Incidents bool
 	// Description is the verdict in a sentence: with it the page carries
 	// OpenGraph and Twitter card tags, so a link pasted in a ticket or a chat
 	// unfurls with its title and verdict.
 	Description string
+	// Image is the absolute URL of a PNG for link unfurls (og:image), "" for none.
+	Image string
 }
 
 // Link is a labelled URL.
