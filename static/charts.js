@@ -60,8 +60,7 @@
 
   // formatX matches internal/linechart.FormatX: UTC clock times as fine as the
   // ticks of a span that long are apart (ms, s, min, the date from a day), or
-  // numbers. A span of zero gives seconds, with milliseconds when the time has
-  // them.
+  // numbers. A span of zero gives seconds (formatAt writes milliseconds).
   function formatX(x, isTime, span) {
     if (!isTime) return plain(x);
     var ms = Math.floor(x * 1000 + 0.5);
@@ -69,13 +68,17 @@
     var hm = pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes());
     var hms = hm + ":" + pad(d.getUTCSeconds());
     var milli = "." + String(1000 + d.getUTCMilliseconds()).slice(1);
-    if (!(span > 0)) return ms % 1000 !== 0 ? hms + milli : hms;
+    if (!(span > 0)) return hms;
     var step = timeStep(span / 5);
     if (step < 1) return hms + milli;
     if (step < 60) return hms;
     if (step < 86400 && span < 86400) return hm;
     return months[d.getUTCMonth()] + " " + d.getUTCDate() + " " + hm;
   }
+
+  // formatAt matches internal/linechart.FormatAt: a point's time for the
+  // readout, in seconds or to the millisecond.
+  function formatAt(x, millis) { return formatX(x, true, millis ? 0.001 : 0); }
 
   // xTicks matches internal/linechart.XTicks: at most seven, whole numbers for
   // snapshots and steps, round clock times for wall time.
@@ -96,6 +99,7 @@
     d.x.forEach(function (x) { tie = tie || seen[x]; seen[x] = true; });
     if (hi - lo >= 60 && !tie) return;
     d.xtime = false;
+    d.timems = true;
     if (!d.xlabel || d.xlabel === "time") d.xlabel = "snapshot";
     d.times = d.x.slice();
     d.x = d.x.map(function (x, i) { return i + 1; });
@@ -222,7 +226,7 @@
           d.series.forEach(function (s, k) {
             if (u.series[k + 1].show) parts.push(s.name + " " + formatValue(s.values[i], d.unit));
           });
-          var at = !d.xtime && d.times && d.times[i] > 0 ? " (" + formatX(d.times[i], true, 0) + " UTC)" : "";
+          var at = !d.xtime && d.times && d.times[i] > 0 ? " (" + formatAt(d.times[i], d.timems) + " UTC)" : "";
           readout.textContent = (d.xtime ? "" : d.xlabel + " ") + formatX(d.x[i], d.xtime, 0) + (d.xtime ? " UTC" : at) + ": " + parts.join(", ");
         }],
         draw: [function (u) {

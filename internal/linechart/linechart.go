@@ -36,8 +36,11 @@ type Chart struct {
 	X      []float64
 	// Times, when set, holds each X's wall time in Unix seconds (0: unknown), for
 	// charts whose x is a step number: tooltips and hover readouts name it too.
-	Times  []float64
-	Series []Series
+	Times []float64
+	// TimeMillis says tooltips write Times to the millisecond: AsDrawn sets it
+	// on the charts it draws by number because their times are close.
+	TimeMillis bool
+	Series     []Series
 	// YMax, when above zero, is the least top of the y axis: charts compared side
 	// by side share it.
 	YMax float64
@@ -172,7 +175,7 @@ func (c Chart) AsDrawn() Chart {
 		return c
 	}
 	n := c
-	n.XTime = false
+	n.XTime, n.TimeMillis = false, true
 	if n.XLabel == "" {
 		n.XLabel = "snapshot"
 	}
@@ -219,7 +222,7 @@ func timeStep(v float64) float64 {
 // FormatX labels an x tick: a clock time in UTC as fine as the ticks of a span
 // that long are apart (milliseconds, seconds, minutes, and the date from a span
 // of a day), so no two ticks read the same; or a whole number. A span of zero
-// gives seconds, with milliseconds when the time has them (tooltips).
+// gives seconds (tooltips; FormatAt writes milliseconds).
 func FormatX(x float64, isTime bool, span float64) string {
 	if !isTime {
 		return formatPlain(x)
@@ -227,9 +230,6 @@ func FormatX(x float64, isTime bool, span float64) string {
 	ms := math.Floor(x*1000 + 0.5) // to the millisecond, truncated below it as the pages print times
 	t := time.UnixMilli(int64(ms)).UTC()
 	if span <= 0 {
-		if int64(ms)%1000 != 0 {
-			return t.Format("15:04:05.000")
-		}
 		return t.Format("15:04:05")
 	}
 	step := timeStep(span / 5)
@@ -242,4 +242,13 @@ func FormatX(x float64, isTime bool, span float64) string {
 		return t.Format("15:04")
 	}
 	return t.Format("Jan 2 15:04")
+}
+
+// FormatAt writes a point's wall time (Unix seconds) for its tooltip: a UTC
+// clock time in seconds, or to the millisecond when millis is set.
+func FormatAt(x float64, millis bool) string {
+	if millis {
+		return FormatX(x, true, 0.001)
+	}
+	return FormatX(x, true, 0)
 }

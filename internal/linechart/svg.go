@@ -95,7 +95,7 @@ func SVG(c Chart, width, height int, standalone bool) string {
 			}
 			at := ""
 			if i < len(c.Times) && c.Times[i] > 0 {
-				at = " (" + FormatX(c.Times[i], true, 0) + " UTC)"
+				at = " (" + FormatAt(c.Times[i], c.TimeMillis) + " UTC)"
 			}
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3"><title>%s: %s at %s %s%s</title></circle>`,
 				px(c.X[i]), py(v), esc(s.Name), esc(format(v)), esc(c.xLabel()), esc(FormatX(c.X[i], c.XTime, 0)), esc(at))
