@@ -50,14 +50,59 @@
   function pad(n) { return (n < 10 ? "0" : "") + n; }
   var months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-  // formatX matches internal/linechart.FormatX: UTC clock times, or numbers.
+  // timeSteps and timeStep match internal/linechart's: the round intervals of a
+  // time axis, in seconds.
+  var timeSteps = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800];
+  function timeStep(v) {
+    for (var i = 0; i < timeSteps.length; i++) if (timeSteps[i] >= v) return timeSteps[i];
+    return niceStep(v / 86400) * 86400;
+  }
+
+  // formatX matches internal/linechart.FormatX: UTC clock times as fine as the
+  // ticks of a span that long are apart (ms, s, min, the date from a day), or
+  // numbers. A span of zero gives seconds (formatAt writes milliseconds).
   function formatX(x, isTime, span) {
     if (!isTime) return plain(x);
-    var d = new Date(Math.floor(x) * 1000); // truncated, as the pages print times
+    var ms = Math.floor(x * 1000 + 0.5);
+    var d = new Date(ms);
     var hm = pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes());
-    if (span >= 2 * 86400) return months[d.getUTCMonth()] + " " + d.getUTCDate() + " " + hm;
-    if (span >= 600) return hm;
-    return hm + ":" + pad(d.getUTCSeconds());
+    var hms = hm + ":" + pad(d.getUTCSeconds());
+    var milli = "." + String(1000 + d.getUTCMilliseconds()).slice(1);
+    if (!(span > 0)) return hms;
+    var step = timeStep(span / 5);
+    if (step < 1) return hms + milli;
+    if (step < 60) return hms;
+    if (step < 86400 && span < 86400) return hm;
+    return months[d.getUTCMonth()] + " " + d.getUTCDate() + " " + hm;
+  }
+
+  // formatAt matches internal/linechart.FormatAt: a point's time for the
+  // readout, in seconds or to the millisecond.
+  function formatAt(x, millis) { return formatX(x, true, millis ? 0.001 : 0); }
+
+  // xTicks matches internal/linechart.XTicks: at most seven, whole numbers for
+  // snapshots and steps, round clock times for wall time.
+  function xTicks(lo, hi, isTime) {
+    if (!(hi > lo)) return [lo];
+    var step = isTime ? timeStep((hi - lo) / 5) : Math.max(niceStep((hi - lo) / 6), 1);
+    var ticks = [];
+    for (var i = Math.ceil(lo / step - 1e-9); i * step <= hi + step * 1e-9; i++) ticks.push(i * step);
+    return ticks;
+  }
+
+  // asDrawn matches internal/linechart.Chart.AsDrawn: a wall-time chart that
+  // spans less than a minute, or whose points share a time, is drawn against
+  // the points' numbers 1…N, with their times kept for the readout.
+  function asDrawn(d) {
+    if (!d.xtime || !d.x.length) return;
+    var lo = Math.min.apply(null, d.x), hi = Math.max.apply(null, d.x), seen = {}, tie = false;
+    d.x.forEach(function (x) { tie = tie || seen[x]; seen[x] = true; });
+    if (hi - lo >= 60 && !tie) return;
+    d.xtime = false;
+    d.timems = true;
+    if (!d.xlabel || d.xlabel === "time") d.xlabel = "snapshot";
+    d.times = d.x.slice();
+    d.x = d.x.map(function (x, i) { return i + 1; });
   }
 
   function niceStep(v) {
@@ -102,6 +147,8 @@
     var d;
     try { d = JSON.parse(fig.getAttribute("data-chart-data")); } catch (e) { return; }
     if (!d || !d.series || !window.uPlot) return;
+    d.x = d.x || [];
+    asDrawn(d);
     var host = document.createElement("div");
     host.className = "uplot-host";
     var readout = document.createElement("div");
@@ -113,10 +160,6 @@
     fig.insertBefore(host, links);
     fig.insertBefore(readout, links);
 
-    var xSpan = function () {
-      if (d.x.length < 2) return 0;
-      return d.x[d.x.length - 1] - d.x[0];
-    };
     var ticks = function () { var r = dataRange(d); return yTicks(r[0], r[1], d.unit); };
 
     var opts = {
@@ -126,7 +169,9 @@
       cursor: { points: { size: 9 }, focus: { prox: 24 } },
       scales: {
         x: {
-          time: !!d.xtime,
+          // The x axis's ticks and labels are ours (xTicks, formatX), as in
+          // the static SVG, never uPlot's time ticks.
+          time: false,
           range: function (u, lo, hi) {
             if (lo === null || hi === null) return [0, 1];
             if (lo === hi) return d.xtime ? [lo - 30, hi + 30] : [lo - 1, hi + 1];
@@ -141,9 +186,10 @@
         {
           label: d.xtime ? "time (UTC)" : d.xlabel,
           labelSize: 18,
-          incrs: d.xtime ? undefined : [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 1e5, 2e5, 5e5, 1e6],
+          splits: function (u) { return xTicks(u.scales.x.min, u.scales.x.max, d.xtime); },
           values: function (u, splits) {
-            var labels = splits.map(function (x) { return formatX(x, d.xtime, xSpan()); });
+            var span = u.scales.x.max - u.scales.x.min;
+            var labels = splits.map(function (x) { return formatX(x, d.xtime, span); });
             fig.setAttribute("data-xticks", labels.join("|"));
             return labels;
           }
@@ -180,7 +226,7 @@
           d.series.forEach(function (s, k) {
             if (u.series[k + 1].show) parts.push(s.name + " " + formatValue(s.values[i], d.unit));
           });
-          var at = !d.xtime && d.times && d.times[i] > 0 ? " (" + formatX(d.times[i], true, 0) + " UTC)" : "";
+          var at = !d.xtime && d.times && d.times[i] > 0 ? " (" + formatAt(d.times[i], d.timems) + " UTC)" : "";
           readout.textContent = (d.xtime ? "" : d.xlabel + " ") + formatX(d.x[i], d.xtime, 0) + (d.xtime ? " UTC" : at) + ": " + parts.join(", ");
         }],
         draw: [function (u) {
@@ -188,7 +234,6 @@
         }]
       }
     };
-    if (d.xtime) opts.tzDate = function (ts) { return uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"); };
     var u = new uPlot(opts, columns(d), host);
     fig.classList.add("js-chart");
     fig.uplot = u;
@@ -198,7 +243,10 @@
       if (nd.x) d.x = nd.x;
       if (nd.times) d.times = nd.times;
       if (nd.values) d.series.forEach(function (s) { if (nd.values[s.key]) s.values = nd.values[s.key]; });
-      if (nd.xlabel && nd.xlabel !== d.xlabel && !d.xtime) {
+      var wasTime = d.xtime;
+      asDrawn(d);
+      if (wasTime && !d.xtime) nd.xlabel = nd.xlabel || d.xlabel;
+      if (nd.xlabel && (nd.xlabel !== d.xlabel || wasTime) && !d.xtime) {
         d.xlabel = nd.xlabel;
         u.axes[0].label = nd.xlabel;
         var key = u.root.querySelector(".u-legend .u-series:first-child .u-label");

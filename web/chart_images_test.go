@@ -34,8 +34,9 @@ func checkSVG(t *testing.T, ts *testServer, path string, texts ...string) []byte
 }
 
 // TestSeriesChartImageInMarkdown: the Markdown summary of the Parca series embeds
-// its totals chart by a stable URL, which serves an SVG with the axes and every
-// snapshot's total as a marker; an unknown chart is 404.
+// its totals chart by a stable URL, which serves an SVG with the axes (snapshot
+// numbers: the series spans 27 s) and every snapshot's total and time as a
+// marker; an unknown chart is 404.
 func TestSeriesChartImageInMarkdown(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	up := ts.mustUpload(t, nil, parcaSeries(t)...)
@@ -44,7 +45,7 @@ func TestSeriesChartImageInMarkdown(t *testing.T) {
 	if m == nil || strings.ReplaceAll(string(m[1]), `\`, "") != "Total inuse_space" || !strings.HasPrefix(string(m[3]), "/r/"+up.ReportID+"/charts/totals.svg") {
 		t.Fatalf("no totals image in the Markdown:\n%s", md)
 	}
-	svg := checkSVG(t, ts, string(m[3]), "150 MB", "16:08:00", "time (UTC)", "inuse_space: 137.0 MB at time (UTC) 16:08:19", "inuse_space: 46.7 MB at time (UTC) 16:07:52")
+	svg := checkSVG(t, ts, string(m[3]), "150 MB", ">snapshot<", "inuse_space: 137.0 MB at snapshot 3 (16:08:19.337 UTC)", "inuse_space: 46.7 MB at snapshot 1 (16:07:52.337 UTC)")
 	if n := bytes.Count(svg, []byte("<circle")); n != 3 {
 		t.Errorf("%d markers, want 3", n)
 	}

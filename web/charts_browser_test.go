@@ -48,10 +48,11 @@ func hoverPoint(t *testing.T, ctx context.Context, fig string, i int) string {
 	return browser.Text(t, ctx, fig+` [data-testid=chart-readout]`)
 }
 
-// TestBrowserSeriesChart opens the three-snapshot Parca series and checks its
-// totals chart: y tick labels in bytes from zero, x ticks as clock times, and a
-// hover over the last snapshot reading its total and its time, the numbers the
-// series analysis gives.
+// TestBrowserSeriesChart opens the three-snapshot Parca series (27 s) and
+// checks its totals chart: y tick labels in bytes from zero, x ticks as
+// snapshot numbers (the span is under a minute), and a hover over the last
+// snapshot reading its total and its time, the numbers the series analysis
+// gives.
 func TestBrowserSeriesChart(t *testing.T) {
 	ctx := browser.New(t, 120*time.Second)
 	ts := newTestServer(t, Config{})
@@ -73,8 +74,8 @@ func TestBrowserSeriesChart(t *testing.T) {
 	if len(ys) < 3 || ys[0] != "0 B" || !strings.HasSuffix(ys[len(ys)-1], "MB") {
 		t.Errorf("y ticks %q: want bytes from 0 B up to MB", ys)
 	}
-	if len(xs) < 2 || !strings.Contains(xs[0], ":") {
-		t.Errorf("x ticks %q: want clock times", xs)
+	if strings.Join(xs, " ") != "1 2 3" {
+		t.Errorf("x ticks %q: want the snapshot numbers 1 2 3", xs)
 	}
 	readout := hoverPoint(t, ctx, fig, 2)
 	wantValue := analyze.FormatValue(last.Total, rep.Unit)
@@ -83,6 +84,64 @@ func TestBrowserSeriesChart(t *testing.T) {
 		t.Errorf("hovering the last snapshot reads %q; want its total %s and time %s", readout, wantValue, wantTime)
 	}
 	shot(t, ctx, "series-1400.png")
+}
+
+// TestBrowserQuickSeriesAxis opens a series of 12 snapshots 318 ms apart and one
+// of 13 snapshots 15 minutes apart at 1400 and 390 px: the quick one's uPlot x
+// axis is the snapshot number with at most eight distinct ticks, the long one's
+// is clock times in minutes, at most eight, none repeated, as in the static SVG.
+func TestBrowserQuickSeriesAxis(t *testing.T) {
+	ctx := browser.New(t, 120*time.Second)
+	ts := newTestServer(t, Config{})
+	start := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	upload := func(n int, step time.Duration) string {
+		var files []file
+		for i := range n {
+			files = append(files, file{name: fmt.Sprintf("heap-%02d.pb.gz", i), data: quickHeapProfile(t, start.Add(time.Duration(i)*step), int64(i+1)<<20)})
+		}
+		return page.ReportURL(ts.mustUpload(t, nil, files...).ReportID)
+	}
+	quick, long := upload(12, 318*time.Millisecond), upload(13, 15*time.Minute)
+	const fig = `figure[data-chart^="totals-"]`
+	for _, width := range []int64{1400, 390} {
+		for _, tc := range []struct {
+			url, name, axis, first, last string
+		}{
+			{quick, "quick", "snapshot", "", "12"},
+			{long, "long", "time (UTC)", "01:00", "04:00"},
+		} {
+			browser.Do(t, ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(ts.URL+tc.url))
+			xs, _ := chartTicks(t, ctx, fig)
+			if len(xs) < 2 || len(xs) > 8 {
+				t.Errorf("%s at %d px: %d x ticks %q, want 2 to 8", tc.name, width, len(xs), xs)
+			}
+			seen := map[string]bool{}
+			for _, x := range xs {
+				if seen[x] {
+					t.Errorf("%s at %d px: x tick %q repeats in %q", tc.name, width, x, xs)
+				}
+				seen[x] = true
+			}
+			if (tc.first != "" && xs[0] != tc.first) || xs[len(xs)-1] != tc.last {
+				t.Errorf("%s at %d px: x ticks %q, want %q…%q", tc.name, width, xs, tc.first, tc.last)
+			}
+			// uPlot draws its axis label on the canvas; its options keep it.
+			label := browser.Get(t, ctx, chromedp.Evaluate[string](`document.querySelector('`+fig+`').uplot.axes[0].label`))
+			if label != tc.axis {
+				t.Errorf("%s at %d px: x axis %q, want %q", tc.name, width, label, tc.axis)
+			}
+			svgTicks := browser.Get(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('`+fig+` svg.linechart .xaxis .tick')].map(e => e.textContent)`))
+			if strings.Join(svgTicks, "|") != strings.Join(xs, "|") {
+				t.Errorf("%s at %d px: static SVG ticks %q, uPlot %q", tc.name, width, svgTicks, xs)
+			}
+			if tc.name == "quick" {
+				if r := hoverPoint(t, ctx, fig, 1); !strings.Contains(r, "snapshot 2 (01:00:00.318 UTC)") {
+					t.Errorf("quick at %d px: hovering snapshot 2 reads %q", width, r)
+				}
+			}
+			shot(t, ctx, fmt.Sprintf("series-%s-%d.png", tc.name, width))
+		}
+	}
 }
 
 // bannerBottom is how far down the page the first line of the verdict banner

@@ -1,7 +1,10 @@
 // Package linechart lays out and draws leakui's line charts as static SVG: a y
 // axis from zero with tick labels in the values' unit (bytes as pprof prints them,
 // counts), an x axis of wall time or of snapshot or step numbers, a line and a
-// point marker per value with its value and time as the marker's tooltip. Pages
+// point marker per value with its value and time as the marker's tooltip. A
+// wall-time chart that spans under a minute, or whose points share a time, is
+// drawn against the points' numbers (Chart.AsDrawn); time ticks are at most
+// seven, labelled as finely as they are apart (ms, s, min, date). Pages
 // show the SVG to readers without JavaScript (static/charts.js draws the same data
 // with uPlot), and the Markdown summaries embed it as an image. Standard library
 // only.
@@ -33,8 +36,11 @@ type Chart struct {
 	X      []float64
 	// Times, when set, holds each X's wall time in Unix seconds (0: unknown), for
 	// charts whose x is a step number: tooltips and hover readouts name it too.
-	Times  []float64
-	Series []Series
+	Times []float64
+	// TimeMillis says tooltips write Times to the millisecond: AsDrawn sets it
+	// on the charts it draws by number because their times are close.
+	TimeMillis bool
+	Series     []Series
 	// YMax, when above zero, is the least top of the y axis: charts compared side
 	// by side share it.
 	YMax float64
@@ -144,8 +150,46 @@ func niceStep(v float64) float64 {
 	return 10 * p
 }
 
-// XTicks are the x axis's ticks between lo and hi: whole numbers for snapshots and
-// steps, round clock times for wall time.
+// MinTimeSpan is the shortest span, in seconds, drawn against wall time: a
+// shorter one, or one where two points share a time, is drawn against the
+// points' numbers (1…N), whose times stay in the tooltips.
+const MinTimeSpan = 60
+
+// AsDrawn is the chart as it is drawn: a wall-time chart that spans less than
+// MinTimeSpan, or whose points share a time, becomes a chart against the points'
+// numbers 1…N (named by XLabel, "snapshot" when empty) with the times in Times,
+// so points taken quickly stay apart and the axis never repeats a clock time.
+func (c Chart) AsDrawn() Chart {
+	if !c.XTime || len(c.X) == 0 {
+		return c
+	}
+	lo, hi := c.X[0], c.X[0]
+	seen := make(map[float64]bool, len(c.X))
+	tie := false
+	for _, x := range c.X {
+		lo, hi = min(lo, x), max(hi, x)
+		tie = tie || seen[x]
+		seen[x] = true
+	}
+	if hi-lo >= MinTimeSpan && !tie {
+		return c
+	}
+	n := c
+	n.XTime, n.TimeMillis = false, true
+	if n.XLabel == "" {
+		n.XLabel = "snapshot"
+	}
+	n.Times = append([]float64(nil), c.X...)
+	n.X = make([]float64, len(c.X))
+	for i := range n.X {
+		n.X[i] = float64(i + 1)
+	}
+	return n
+}
+
+// XTicks are the x axis's ticks between lo and hi, at most seven: whole numbers
+// for snapshots and steps, round clock times (down to a millisecond) for wall
+// time.
 func XTicks(lo, hi float64, isTime bool) []float64 {
 	if hi <= lo {
 		return []float64{lo}
@@ -157,14 +201,14 @@ func XTicks(lo, hi float64, isTime bool) []float64 {
 		step = max(niceStep((hi-lo)/6), 1)
 	}
 	var ticks []float64
-	for t := math.Ceil(lo/step) * step; t <= hi+step*1e-9; t += step {
-		ticks = append(ticks, t)
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+step*1e-9; i++ {
+		ticks = append(ticks, i*step)
 	}
 	return ticks
 }
 
 // timeSteps are the round intervals of a time axis, in seconds.
-var timeSteps = []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400, 7 * 86400}
+var timeSteps = []float64{0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400, 7 * 86400}
 
 func timeStep(v float64) float64 {
 	for _, s := range timeSteps {
@@ -175,18 +219,36 @@ func timeStep(v float64) float64 {
 	return niceStep(v/86400) * 86400
 }
 
-// FormatX labels an x tick: a clock time in UTC (with the date when the span
-// crosses days), or a whole number.
+// FormatX labels an x tick: a clock time in UTC as fine as the ticks of a span
+// that long are apart (milliseconds, seconds, minutes, and the date from a span
+// of a day), so no two ticks read the same; or a whole number. A span of zero
+// gives seconds (tooltips; FormatAt writes milliseconds).
 func FormatX(x float64, isTime bool, span float64) string {
 	if !isTime {
 		return formatPlain(x)
 	}
-	t := time.Unix(int64(math.Floor(x)), 0).UTC() // truncated, as the pages print times
+	ms := math.Floor(x*1000 + 0.5) // to the millisecond, truncated below it as the pages print times
+	t := time.UnixMilli(int64(ms)).UTC()
+	if span <= 0 {
+		return t.Format("15:04:05")
+	}
+	step := timeStep(span / 5)
 	switch {
-	case span >= 2*86400:
-		return t.Format("Jan 2 15:04")
-	case span >= 600:
+	case step < 1:
+		return t.Format("15:04:05.000")
+	case step < 60:
+		return t.Format("15:04:05")
+	case step < 86400 && span < 86400:
 		return t.Format("15:04")
 	}
-	return t.Format("15:04:05")
+	return t.Format("Jan 2 15:04")
+}
+
+// FormatAt writes a point's wall time (Unix seconds) for its tooltip: a UTC
+// clock time in seconds, or to the millisecond when millis is set.
+func FormatAt(x float64, millis bool) string {
+	if millis {
+		return FormatX(x, true, 0.001)
+	}
+	return FormatX(x, true, 0)
 }

@@ -15,11 +15,12 @@ var colours = map[string]string{"s1": "#2457d6", "s2": "#c62828", "s3": "#a15c00
 // are drawn as a line only.
 const maxMarkers = 120
 
-// SVG draws the chart as an <svg> element width × height units large (it scales
+// SVG draws the chart (as AsDrawn lays it out) as an <svg> element width × height units large (it scales
 // to its box): y ticks from zero with labels in the unit, x ticks, the lines, a
 // marker per point with its value and x as tooltip. Standalone adds the XML
 // namespace, a white background, the title and a legend, for use as an image.
 func SVG(c Chart, width, height int, standalone bool) string {
+	c = c.AsDrawn()
 	var b strings.Builder
 	top := 10.0
 	if standalone {
@@ -94,7 +95,7 @@ func SVG(c Chart, width, height int, standalone bool) string {
 			}
 			at := ""
 			if i < len(c.Times) && c.Times[i] > 0 {
-				at = " (" + FormatX(c.Times[i], true, 0) + " UTC)"
+				at = " (" + FormatAt(c.Times[i], c.TimeMillis) + " UTC)"
 			}
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3"><title>%s: %s at %s %s%s</title></circle>`,
 				px(c.X[i]), py(v), esc(s.Name), esc(format(v)), esc(c.xLabel()), esc(FormatX(c.X[i], c.XTime, 0)), esc(at))

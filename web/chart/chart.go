@@ -18,12 +18,14 @@ const (
 // static SVG, passed in the figure's data-chart-data attribute (no inline
 // script, so the Content-Security-Policy stays as it is).
 type chartData struct {
-	Title  string        `json:"title"`
-	Unit   string        `json:"unit"`
-	XTime  bool          `json:"xtime"`
-	XLabel string        `json:"xlabel"`
-	X      []float64     `json:"x"`
-	Times  []float64     `json:"times,omitempty"`
+	Title  string    `json:"title"`
+	Unit   string    `json:"unit"`
+	XTime  bool      `json:"xtime"`
+	XLabel string    `json:"xlabel"`
+	X      []float64 `json:"x"`
+	Times  []float64 `json:"times,omitempty"`
+	// TimeMS says the readout writes Times to the millisecond.
+	TimeMS bool          `json:"timems,omitempty"`
 	Series []chartSeries `json:"series"`
 	// YMax is the least top of the y axis (a shared scale on the compare page).
 	YMax float64 `json:"ymax"`
@@ -37,8 +39,10 @@ type chartSeries struct {
 }
 
 // View renders a chart for a page: the static SVG with axes, the data for
-// uPlot, and the caption's maxima.
+// uPlot, and the caption's maxima, against the x that linechart.Chart.AsDrawn
+// chooses.
 func View(id string, c linechart.Chart) view.Chart {
+	c = c.AsDrawn()
 	v := view.Chart{ID: id, Title: c.Title, Unit: c.Unit, SVG: linechart.SVG(c, chartWidth, chartHeight, false),
 		YMax: linechart.FormatY(c.DataMax(), c.Unit)}
 	if c.Format != nil {
@@ -58,7 +62,7 @@ func View(id string, c linechart.Chart) view.Chart {
 			v.XMax = xlabel + " " + linechart.FormatX(c.X[n-1], false, 0)
 		}
 	}
-	d := chartData{Title: c.Title, Unit: c.Unit, XTime: c.XTime, XLabel: xlabel, X: c.X, Times: c.Times, YMax: c.YMax}
+	d := chartData{Title: c.Title, Unit: c.Unit, XTime: c.XTime, XLabel: xlabel, X: c.X, Times: c.Times, TimeMS: c.TimeMillis, YMax: c.YMax}
 	if d.X == nil {
 		d.X = []float64{}
 	}

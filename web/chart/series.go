@@ -105,7 +105,8 @@ func SignedFloat(v float64, unit string) string {
 func Sparkline(values []int64) string { return spark.Points(values, 100, 20) }
 
 // Totals draws the totals over the snapshots: against their wall time when
-// every snapshot has one, else against their numbers.
+// every snapshot has one, they span a minute and no two share a time, else
+// against their numbers (linechart.Chart.AsDrawn).
 func Totals(id string, rep *series.Report) view.Chart {
 	return View("totals-"+id, TotalsLine(rep))
 }
@@ -120,7 +121,7 @@ func TotalsLine(rep *series.Report) linechart.Chart {
 	}
 	for i := range rep.Totals {
 		if timed {
-			c.X = append(c.X, float64(rep.Snapshots[i].Time.Unix()))
+			c.X = append(c.X, float64(rep.Snapshots[i].Time.UnixMilli())/1000)
 		} else {
 			c.X = append(c.X, float64(i+1))
 		}
