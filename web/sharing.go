@@ -19,7 +19,7 @@ import (
 // neither query nor fragment. It returns it without a trailing slash.
 func ParseBaseURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(raw, "#") || u.User != nil {
 		return "", fmt.Errorf("the base URL must be an http or https URL such as https://leakui.example.com, not %q", raw)
 	}
 	return strings.TrimRight(u.String(), "/"), nil
