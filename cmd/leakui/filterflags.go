@@ -63,3 +63,18 @@ func applyFilter(w io.Writer, command, path string, p *pprof.Profile, f pprof.Fi
 	}
 	return fp, nil
 }
+
+// openFiltered opens the profile file at path within limit and filters it
+// with f, as applyFilter does. release closes the file; call it when done
+// with p, which may share the file's memory.
+func openFiltered(w io.Writer, command, path string, limit int64, f pprof.Filter) (p *pprof.Profile, release func(), err error) {
+	whole, err := openProfileFile(path, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p, err = applyFilter(w, command, path, whole, f); err != nil {
+		whole.Close()
+		return nil, nil, err
+	}
+	return p, whole.Close, nil
+}

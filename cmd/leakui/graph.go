@@ -36,15 +36,11 @@ func runGraph(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	path := fs.Arg(0)
-	whole, err := openProfileFile(path, *maxDecompressed)
+	p, release, err := openFiltered(std.err, "graph", path, *maxDecompressed, f)
 	if err != nil {
 		return err
 	}
-	defer whole.Close()
-	p, err := applyFilter(std.err, "graph", path, whole, f)
-	if err != nil {
-		return err
-	}
+	defer release()
 	si, err := p.SampleIndex(*sampleIndex)
 	if err != nil {
 		return err

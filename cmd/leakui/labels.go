@@ -30,15 +30,11 @@ func runLabels(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	path := fs.Arg(0)
-	whole, err := openProfileFile(path, *maxDecompressed)
+	p, release, err := openFiltered(std.err, "labels", path, *maxDecompressed, f)
 	if err != nil {
 		return err
 	}
-	defer whole.Close()
-	p, err := applyFilter(std.err, "labels", path, whole, f)
-	if err != nil {
-		return err
-	}
+	defer release()
 	si, err := p.SampleIndex(*sampleIndex)
 	if err != nil {
 		return err

@@ -70,15 +70,11 @@ func runSeries(ctx context.Context, args []string, std stdio) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		whole, err := openProfileFile(path, *maxDecompressed)
+		p, release, err := openFiltered(std.err, "series", path, *maxDecompressed, f)
 		if err != nil {
 			return err
 		}
-		defer whole.Close()
-		p, err := applyFilter(std.err, "series", path, whole, f)
-		if err != nil {
-			return err
-		}
+		defer release()
 		snaps = append(snaps, pprof.Snapshot{Name: path, Profile: p})
 	}
 	rep, err := pprof.Series(snaps, series.Options{

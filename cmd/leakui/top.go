@@ -29,15 +29,11 @@ func runTop(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	path := pf.fs.Arg(0)
-	whole, err := openProfileFile(path, *pf.maxDecompressed)
+	p, release, err := openFiltered(std.err, "top", path, *pf.maxDecompressed, f)
 	if err != nil {
 		return err
 	}
-	defer whole.Close()
-	p, err := applyFilter(std.err, "top", path, whole, f)
-	if err != nil {
-		return err
-	}
+	defer release()
 	si, err := p.SampleIndex(*pf.sampleIndex)
 	if err != nil {
 		return err
