@@ -38,10 +38,13 @@ func (s *Server) mountWatches(r chi.Router) {
 }
 
 // renderWatch renders a watch page as render does, with the script that
-// keeps it live and its stylesheet.
+// keeps it live and the watches' stylesheet (which s.page adds to every page
+// of a server with watches, for the top bar's link).
 func (s *Server) renderWatch(w http.ResponseWriter, r *http.Request, status int, p view.Page, content templ.Component) error {
 	p = s.page(p)
-	p.Styles = append(p.Styles, s.assets.url("watch.css"))
+	if !p.Watches {
+		p.Styles = append(p.Styles, s.assets.url("watch.css"))
+	}
 	p.Scripts = append(p.Scripts, s.assets.url("watch.js"))
 	var buf bytes.Buffer
 	if err := view.Layout(p).Render(templ.WithChildren(r.Context(), content), &buf); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +65,9 @@ func (rs Resource) list(w http.ResponseWriter, r *http.Request) error {
 	if page.WantsJSON(r) {
 		return rs.writeListJSON(w, r, all)
 	}
+	// The most severe verdicts first, then by name.
+	all = slices.Clone(all)
+	slices.SortStableFunc(all, func(a, b watch.Status) int { return b.Verdict.Severity() - a.Verdict.Severity() })
 	v := listView{Refresh: 30}
 	for i, st := range all {
 		a, why, err := rs.analyzed(r.Context(), st)

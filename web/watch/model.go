@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -52,9 +53,15 @@ type pageView struct {
 	Refresh int
 	// Version changes whenever what the page shows does.
 	Version    string
-	Series     []view.SeriesView
+	Series     []seriesSection
 	Deliveries []deliveryView
 	Snapshots  []snapshotView
+}
+
+// seriesSection is one profile's series under its title.
+type seriesSection struct {
+	Title string
+	View  view.SeriesView
 }
 
 // deliveryView is one alert delivered (or on its way) to one receiver.
@@ -91,12 +98,17 @@ func formatTime(t time.Time) string {
 	return page.FormatTime(t)
 }
 
-// growthText is a growth per hour in its unit.
-func growthText(perHour float64, unit string) string {
+// growthText is a growth per hour in its unit; a count of a goroutine
+// profile counts goroutines.
+func growthText(perHour float64, unit, reason string) string {
 	if perHour == 0 || math.IsNaN(perHour) || math.IsInf(perHour, 0) {
 		return ""
 	}
-	return analyze.FormatSignedValue(int64(math.Round(perHour)), unit) + " per hour"
+	s := analyze.FormatSignedValue(int64(math.Round(perHour)), unit)
+	if unit == "count" && strings.HasPrefix(reason, "goroutine") {
+		s += " goroutines"
+	}
+	return s + " per hour"
 }
 
 // rowOf is a watch's row; a is nil when its snapshots were not analyzed,
@@ -104,7 +116,7 @@ func growthText(perHour float64, unit string) string {
 func rowOf(st watch.Status, a *Analysis, unanalyzed string) rowView {
 	key, text, class := verdictOf(st.Verdict)
 	r := rowView{Name: st.Name, URL: URL(st.Name), Target: st.URL, Verdict: key, VerdictText: text, Class: class,
-		Suspect: st.Suspect, Growth: growthText(st.GrowthPerHour, st.Unit),
+		Suspect: st.Suspect, Growth: growthText(st.GrowthPerHour, st.Unit, st.Reason),
 		Snapshots: fmt.Sprintf("%d of %d", st.Snapshots, st.Keep), Every: st.Every.String(),
 		LastScrape: formatTime(st.LastScrape), LastError: page.CleanText(st.LastError, 1000),
 		Changed: formatTime(st.Changed), Unanalyzed: unanalyzed}
@@ -133,13 +145,16 @@ func pageOf(st watch.Status, a *Analysis, unanalyzed string, deliveries []store.
 	p := pageView{Row: rowOf(st, a, unanalyzed), Reason: st.Reason, JSONURL: JSONURL(st.Name), Refresh: refreshOf(st.Every),
 		Version: versionOf(st, deliveries)}
 	if a != nil {
+		// The series the verdict came from first, in full, its verdict and
+		// reason in the summary above; the others compact.
 		m := a.main(st)
 		if m != nil {
-			p.Series = append(p.Series, seriesView(*m))
+			p.Series = append(p.Series, seriesView(*m, false))
+			p.Series[0].View.InBanner = m.Report.Reason != "" && st.Reason == m.Profile+": "+m.Report.Reason
 		}
 		for _, s := range a.Series {
 			if m == nil || s.Profile != m.Profile {
-				p.Series = append(p.Series, seriesView(s))
+				p.Series = append(p.Series, seriesView(s, true))
 			}
 		}
 		for i := len(a.Snapshots) - 1; i >= 0; i-- {
@@ -169,10 +184,9 @@ func pageOf(st watch.Status, a *Analysis, unanalyzed string, deliveries []store.
 }
 
 // seriesView is one profile's series as the series pages show it.
-func seriesView(s ProfileSeries) view.SeriesView {
-	v := chart.Series("watch-"+s.Profile, s.Report, false, nil)
-	v.SampleType = s.Profile + " profile: " + v.SampleType
-	return v
+func seriesView(s ProfileSeries, compact bool) seriesSection {
+	return seriesSection{Title: "The " + s.Profile + " profile over the snapshots held",
+		View: chart.Series("watch-"+s.Profile, s.Report, compact, nil)}
 }
 
 // versionOf names what a watch's page shows: its state and its deliveries'.

@@ -48,6 +48,9 @@ func TestWatchPages(t *testing.T) {
 		if rows.Length() != 3 {
 			t.Fatalf("%d rows, want the 3 watches", rows.Length())
 		}
+		if first := rows.First().AttrOr("data-name", ""); first != "leaky" {
+			t.Errorf("the first row is %q, want the watch that suspects a leak", first)
+		}
 		byName := map[string]string{}
 		for i := range rows.Length() {
 			r := rows.Eq(i)
