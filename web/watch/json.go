@@ -115,7 +115,7 @@ func watchJSONOf(r *http.Request, st watch.Status, a *Analysis, unanalyzed strin
 		Series: []seriesJSON{}, Deliveries: []deliveryJSON{}, Held: []snapshotJSON{}}
 	if a != nil {
 		for _, s := range a.Series {
-			out.Series = append(out.Series, seriesJSON{Profile: s.Profile, Report: s.Report})
+			out.Series = append(out.Series, seriesJSON(s))
 		}
 		for _, sn := range a.Snapshots {
 			sj := snapshotJSON{Tick: sn.Tick.UTC(), TakenAt: sn.TakenAt.UTC(), Profiles: map[string]string{}}
