@@ -122,10 +122,13 @@ func (rs Resource) writeListJSON(w http.ResponseWriter, r *http.Request, all []w
 func (rs Resource) show(w http.ResponseWriter, r *http.Request) error {
 	name := page.URLParam(r, "name")
 	asJSON := page.WantsJSON(r)
-	if n, ok := strings.CutSuffix(name, ".json"); ok {
-		name, asJSON = n, true
-	}
 	st, err := rs.status(r.Context(), name)
+	// A watch's name may end in ".json" itself: its page wins over the
+	// JSON twin of the name without it.
+	if n, ok := strings.CutSuffix(name, ".json"); ok && err != nil {
+		st, err = rs.status(r.Context(), n)
+		asJSON = true
+	}
 	if err != nil {
 		return err
 	}

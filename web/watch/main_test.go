@@ -47,8 +47,9 @@ func (s source) Deliveries(ctx context.Context, name string, limit int) ([]store
 
 // fixture is a real store whose watches a real watcher ticked against real
 // Go programs: "leaky" (a program that strands a goroutine and 64 KiB every
-// 200 ms) until its verdict is a leak, "steady" a few ticks, and "dead" (no
-// program listens) once; and a delivery of the leak's alert stored.
+// 200 ms) until its verdict is a leak, "steady" a few ticks, and "dead.json"
+// (no program listens; its name ends as a JSON twin's does) once; and a
+// delivery of the leak's alert stored.
 type fixture struct {
 	db     *store.DB
 	w      *watcher.Watcher
@@ -70,7 +71,7 @@ func newFixture(t *testing.T) *fixture {
 	leaky, steady := watchtarget.Start(t, "leaky"), watchtarget.Start(t, "steady")
 	var decl []watch.Declaration
 	for _, s := range []string{"leaky=" + leaky.URL + ",every=1s,keep=24", "steady=" + steady.URL + ",every=1s,keep=8",
-		"dead=http://127.0.0.1:1,every=5s,keep=8"} {
+		"dead.json=http://127.0.0.1:1,every=5s,keep=8"} {
 		d, err := watch.Parse(s)
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +108,7 @@ func newFixture(t *testing.T) *fixture {
 	if f.leakTicks == 0 {
 		t.Fatal("the leaking program's watch read no leak within 24 ticks")
 	}
-	if err := w.Tick(ctx, "dead", t0); err != nil {
+	if err := w.Tick(ctx, "dead.json", t0); err != nil {
 		t.Fatal(err)
 	}
 	// The leak's alert, as package alert stores it on its way to a receiver.

@@ -71,8 +71,8 @@ func TestWatchPages(t *testing.T) {
 		if byName["steady"] != "inconclusive/grey" {
 			t.Errorf("steady reads %q, want grey inconclusive", byName["steady"])
 		}
-		if byName["dead"] != "none/grey" {
-			t.Errorf("dead reads %q, want grey: no verdict", byName["dead"])
+		if byName["dead.json"] != "none/grey" {
+			t.Errorf("dead reads %q, want grey: no verdict", byName["dead.json"])
 		}
 		lr := d.Find(`[data-testid="watch-row"][data-name="leaky"]`)
 		if got := strings.TrimSpace(lr.Find(testid("watch-suspect") + " .mono").Text()); got != leaky.Suspect || !strings.HasSuffix(got, "watchtarget.hold") {
@@ -88,7 +88,7 @@ func TestWatchPages(t *testing.T) {
 		if !strings.Contains(lr.Find(testid("watch-last-scrape")).Text(), leaky.LastScrape.UTC().Format("2006-01-02 15:04:05")) {
 			t.Errorf("leaky's last scrape reads %q, want %s", lr.Find(testid("watch-last-scrape")).Text(), leaky.LastScrape.UTC())
 		}
-		dr := d.Find(`[data-testid="watch-row"][data-name="dead"]`)
+		dr := d.Find(`[data-testid="watch-row"][data-name="dead.json"]`)
 		if e := dr.Find(testid("watch-error")).Text(); !strings.Contains(e, "127.0.0.1:1") {
 			t.Errorf("the dead target's error reads %q", e)
 		}
@@ -283,6 +283,18 @@ func TestWatchPagesBadInput(t *testing.T) {
 		if strings.Contains(string(body), "<script>alert") || strings.Contains(string(body), "<img src=x") {
 			t.Errorf("%s: the name is not escaped: %s", path, body)
 		}
+	}
+	// A watch whose name ends in .json: its page, then its JSON twin.
+	code, hdr, body := get(t, ts, "/watch/dead.json")
+	if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") || doc(t, body).Find(testid("watch-name")).Text() != "dead.json" {
+		t.Errorf("/watch/dead.json: %d %s, want the page of the watch dead.json", code, hdr.Get("Content-Type"))
+	}
+	var dead struct {
+		Name      string
+		LastError string `json:"last_error"`
+	}
+	if code, _, body := get(t, ts, "/watch/dead.json.json"); code != 200 || json.Unmarshal(body, &dead) != nil || dead.Name != "dead.json" || dead.LastError == "" {
+		t.Errorf("/watch/dead.json.json: %d %s", code, body)
 	}
 	if code, _, body := get(t, ts, "/watch/nope", "Accept", "application/json"); code != 404 || !json.Valid(body) {
 		t.Errorf("/watch/nope as JSON: %d %s", code, body)
