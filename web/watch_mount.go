@@ -30,7 +30,7 @@ const (
 // JSON twin (/watch.json). They answer on a server without watches too, with
 // none listed.
 func (s *Server) mountWatches(r chi.Router) {
-	rs := webwatch.Resource{Source: s.cfg.Watches, Render: s.renderWatch, Handle: s.handle, Budget: s.budget,
+	rs := webwatch.Resource{Source: s.cfg.Watches, Render: s.renderWatch, Handle: s.handle, Budget: s.deps.Analysis,
 		Cache: kind.Register(s.caches, "watch series", kind.NewSizedCache(watchAnalysisEntries, watchAnalysisBytes, webwatch.Cost)),
 		Allow: s.allowWatches}
 	r.Mount(webwatch.ListURL, rs.Routes())

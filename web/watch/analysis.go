@@ -115,7 +115,9 @@ func (rs Resource) analysis(ctx context.Context, st watch.Status) (*Analysis, er
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyzeSnapshots(snaps, rs.Budget)
+	budget := rs.Budget()
+	defer budget.Release()
+	a, err := analyzeSnapshots(snaps, budget)
 	if err != nil {
 		return nil, err
 	}

@@ -173,6 +173,17 @@ func (rs Resource) download(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The store reads a watch's snapshots all at once: what they hold is
+	// charged while the one asked for is written.
+	var held int64
+	for _, s := range snaps {
+		held += s.Size()
+	}
+	budget := rs.Budget()
+	defer budget.Release()
+	if err := budget.Charge(held); err != nil {
+		return err
+	}
 	for _, s := range snaps {
 		if s.Tick.UnixMilli() != tick {
 			continue

@@ -326,3 +326,35 @@ func TestWatchPagesBadInput(t *testing.T) {
 		t.Errorf("/watch.json without watches: %d %s", code, body)
 	}
 }
+
+// TestWatchPagesWithinBudget: on a server whose memory budget cannot hold a
+// watch's snapshots, the page still shows the watcher's verdict and says why
+// the series are missing, and a snapshot's download is refused, not served
+// past the budget.
+func TestWatchPagesWithinBudget(t *testing.T) {
+	f := newFixture(t)
+	ts := f.server(t, web.Config{MemoryBudget: 64 << 10})
+	code, _, body := get(t, ts, "/watch/leaky")
+	if code != http.StatusOK {
+		t.Fatalf("/watch/leaky: %d %s", code, body)
+	}
+	d := doc(t, body)
+	if d.Find(testid("watch-summary")+" "+testid("watch-verdict")).AttrOr("data-verdict", "") != "leak" {
+		t.Error("the watcher's verdict is not shown")
+	}
+	if why := d.Find(testid("watch-unanalyzed")).Text(); !strings.Contains(why, "could not be analyzed") || d.Find(`section.series`).Length() != 0 {
+		t.Errorf("the page says %q with %d series, want why no series is shown", why, d.Find(`section.series`).Length())
+	}
+	_, _, js := get(t, ts, "/watch/leaky.json")
+	var w struct {
+		Held []struct{ Profiles map[string]string }
+	}
+	snaps, err := f.db.WatchSnapshots(context.Background(), "leaky")
+	if err != nil || json.Unmarshal(js, &w) != nil {
+		t.Fatal(err, string(js))
+	}
+	path := "/watch/leaky/snapshots/" + strconv.FormatInt(snaps[0].Tick.UnixMilli(), 10) + "/heap"
+	if code, _, body := get(t, ts, path); code != http.StatusRequestEntityTooLarge && code != http.StatusServiceUnavailable {
+		t.Errorf("%s within a 64 KiB budget: %d %.200s, want 413 or 503", path, code, body)
+	}
+}

@@ -40,9 +40,10 @@ type Resource struct {
 	// Handle turns a handler that returns its error into an http.HandlerFunc
 	// (the root's error page and JSON).
 	Handle func(page.HandlerFunc) http.HandlerFunc
-	// Budget is charged with the snapshots and profiles an analysis holds
-	// while it runs.
-	Budget *analyze.Budget
+	// Budget returns the budget of one request's analysis (a share of the
+	// server's memory budget, charged to it too), charged with the snapshots
+	// and profiles the request holds; it is released when the request ends.
+	Budget func() *analyze.Budget
 	Cache  Cache
 	// Allow says whether a request may read the watches: nil when it may,
 	// else the error to answer.
