@@ -60,6 +60,7 @@ func TestGoldenAnswers(t *testing.T) {
 	g.reads()
 	g.writes()
 	g.incidents()
+	g.watches()
 	g.finish()
 }
 

@@ -93,6 +93,9 @@ func (s *Server) page(p view.Page) view.Page {
 	p.VendorStyles = []string{s.assets.url("vendor/uplot/uPlot.min.css")}
 	p.Styles = []string{s.assets.url("navigate.css")}
 	_, p.Incidents = s.store.(incidents.Store)
+	if p.Watches = s.cfg.Watches != nil; p.Watches {
+		p.Styles = append(p.Styles, s.assets.url("watch.css")) // the top bar's fifth link wraps on a phone
+	}
 	p.Scripts = []string{s.assets.url("app.js"), s.assets.url("flame.js"), s.assets.url("vendor/uplot/uPlot.iife.min.js"), s.assets.url("charts.js"), s.assets.url("copy.js"), s.assets.url("run.js"), s.assets.url("log.js"), s.assets.url("heapdump.js")}
 	return p
 }

@@ -122,6 +122,7 @@ type Config struct {
 	// X-Forwarded-For (else Forwarded) names (client_address.go), and its
 	// X-Forwarded-Proto https makes the session cookie Secure.
 	TrustedProxies []netip.Prefix
+	Watches        WatchSource // the declared watches' state for /watch (watch_mount.go); nil: none
 }
 
 // Defaults for Config.
@@ -427,6 +428,7 @@ func (s *Server) routes() chi.Router {
 			r.Mount("/runs", runsResource{s}.Routes())
 			r.Mount("/api/runs", runsResource{s}.APIRoutes())
 			s.mountIncidents(r)
+			s.mountWatches(r)
 		})
 		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.handleCaptureAPI))
 		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.handleCaptureForm))

@@ -282,6 +282,7 @@ func (m *Main) Open(ctx context.Context) error {
 		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout,
 		BaseURL: m.BaseURL, TrustedProxies: m.TrustedProxies, SessionLifetime: m.SessionLifetime}
 	m.Limits.apply(&cfg)
+	cfg.Watches = bg.webSource(db)
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
 			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}, TempDir: spool.runsDir(), Child: m.RunChild}

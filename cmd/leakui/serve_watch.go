@@ -18,8 +18,10 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/jobs"
 	"github.com/leakui/leakui/metrics"
+	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/watch"
 	"github.com/leakui/leakui/watch/watcher"
+	"github.com/leakui/leakui/web"
 )
 
 // This file wires the background work of serve: the watches (-watch,
@@ -126,6 +128,32 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 	bg.watcher.Register(bg.runner)
 	m.log.Info("watching", "watches", len(m.Watches), "receivers", len(m.Receivers), "jobs", backend.Name())
 	return bg, nil
+}
+
+// webWatches is what the watch pages read (web.WatchSource): the watcher's
+// state of each watch, and the snapshots and alert deliveries the store keeps.
+type webWatches struct {
+	w  *watcher.Watcher
+	db *store.DB
+}
+
+func (s webWatches) Statuses(ctx context.Context) ([]watch.Status, error) { return s.w.Statuses(ctx) }
+
+func (s webWatches) WatchSnapshots(ctx context.Context, name string) ([]store.WatchSnapshot, error) {
+	return s.db.WatchSnapshots(ctx, name)
+}
+
+func (s webWatches) Deliveries(ctx context.Context, name string, limit int) ([]store.Delivery, error) {
+	return s.db.Deliveries(ctx, name, limit)
+}
+
+// webSource is the watch pages' source: nil when serve runs no watches, so
+// that the pages list none and the top bar shows no link to them.
+func (bg *background) webSource(db *store.DB) web.WatchSource {
+	if bg.watcher == nil {
+		return nil
+	}
+	return webWatches{bg.watcher, db}
 }
 
 // start starts the job runner, when there is one.

@@ -22,6 +22,8 @@ type Page struct {
 	// Incidents shows the link to the incidents (/i) in the top bar: the
 	// server keeps them.
 	Incidents bool
+	// Watches shows the link to the watches (/watch): the server runs some.
+	Watches bool
 	// Description is the verdict in a sentence: with it the page carries
 	// OpenGraph and Twitter card tags, so a link pasted in a ticket or a chat
 	// unfurls with its title and verdict.
