@@ -111,4 +111,7 @@ type Status struct {
 	NextScrape time.Time `json:"next_scrape,omitzero"`
 	// Changed is when the verdict last changed.
 	Changed time.Time `json:"changed,omitzero"`
+	// Incident is the slug of the incident the watch's alerts opened or
+	// joined, "" for none.
+	Incident string `json:"incident,omitempty"`
 }

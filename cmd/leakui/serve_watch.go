@@ -40,8 +40,9 @@ type background struct {
 // registerWatchFlags registers the flags of the watches, their alerts and the
 // metrics.
 func (m *Main) registerWatchFlags(fs *flag.FlagSet) {
-	fs.Var(&m.Watches, "watch", "watch a Go program's /debug/pprof/: name=URL[,every=1m][,keep=24] (repeatable); a leak verdict forms or clears at its ticks")
-	fs.StringVar(&m.WatchFile, "watch-file", "", "read watches from this file, one name=URL[,every=…][,keep=…] a line ('#' starts a comment)")
+	fs.Var(&m.Watches, "watch", "watch a Go program's /debug/pprof/: name=URL[,every=1m][,keep=24][,bearer=env:VAR|file:PATH][,basic=env:VAR|file:PATH], "+
+		"or a JVM that pushes its bundles (leakui capture jvm PID -every 1m -push URL -watch NAME): name=jvm,token=env:VAR|file:PATH[,every=1m][,keep=24] (repeatable); a leak verdict forms or clears at its ticks")
+	fs.StringVar(&m.WatchFile, "watch-file", "", "read watches from this file, one declaration as -watch takes it a line ('#' starts a comment)")
 	fs.Var(&m.Receivers, "alert", "deliver the watches' verdict changes: KIND=URL[,name=NAME][,timeout=10s], KIND alertmanager, slack or webhook, URL also env:VAR or file:PATH (repeatable)")
 	fs.StringVar(&m.MetricsToken, "metrics-token", "", "a token that reads /metrics (as Authorization: Bearer TOKEN) besides -token; never logged (env LEAKUI_METRICS_TOKEN)")
 }
@@ -52,16 +53,23 @@ func (m *Main) parseWatchFlags() error {
 	if m.MetricsToken == "" {
 		m.MetricsToken = os.Getenv("LEAKUI_METRICS_TOKEN")
 	}
-	if m.WatchFile == "" {
-		return nil
+	if m.WatchFile != "" {
+		ds, err := watch.ReadFile(m.WatchFile)
+		if err == nil {
+			err = m.Watches.Merge(ds)
+		}
+		if err != nil {
+			fmt.Fprintf(m.io.err, "leakui serve: -watch-file: %s\n", visible(err.Error()))
+			return errUsage
+		}
 	}
-	ds, err := watch.ReadFile(m.WatchFile)
-	if err == nil {
-		err = m.Watches.Merge(ds)
-	}
-	if err != nil {
-		fmt.Fprintf(m.io.err, "leakui serve: -watch-file: %s\n", visible(err.Error()))
-		return errUsage
+	// A watch whose credentials or push token cannot be read now would fail
+	// every tick or refuse every push: the server does not start.
+	for _, d := range m.Watches {
+		if err := d.CheckSecrets(); err != nil {
+			fmt.Fprintf(m.io.err, "leakui serve: -watch: %s\n", visible(err.Error()))
+			return errUsage
+		}
 	}
 	return nil
 }
