@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -112,10 +113,10 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 		Queues: map[string]int{watcher.Queue: 2, alert.Queue: 2},
 		Logger: m.log, Observe: bg.metrics.ObserveJob,
 	})
-	var notifier watch.Notifier
+	notifier := alertNotifier{incidents: alert.NewIncidents(m.store, m.log), log: m.log}
 	if len(m.Receivers) > 0 {
 		bg.alerts = alert.New(m.store, bg.runner, m.Receivers, alert.Config{Logger: m.log})
-		notifier = alertNotifier{bg.alerts}
+		notifier.d = bg.alerts
 		if m.BaseURL == "" {
 			m.log.Warn("alerts carry no link to their watch without -base-url")
 		}
@@ -162,12 +163,17 @@ func (bg *background) close(timeout time.Duration) error {
 	return errors.Join(errs...)
 }
 
-// alertNotifier delivers the watches' verdict changes through the alerts'
-// deliverer. The two packages name the verdicts alike ("no leak",
-// "inconclusive", "leak"); a watch's first verdict (from none) is delivered
-// only when it is a leak, as from "no leak": a watch that starts is no news
-// until it suspects a leak.
-type alertNotifier struct{ d *alert.Deliverer }
+// alertNotifier tells the watches' verdict changes to the incidents (a leak
+// opens or joins its watch's incident, a resolved leak annotates it) and
+// delivers them through the alerts' deliverer, when receivers are declared.
+// The packages name the verdicts alike ("no leak", "inconclusive", "leak"); a
+// watch's first verdict (from none) is told only when it is a leak, as from
+// "no leak": a watch that starts is no news until it suspects a leak.
+type alertNotifier struct {
+	incidents *alert.Incidents
+	d         *alert.Deliverer // nil without receivers
+	log       *slog.Logger
+}
 
 func (n alertNotifier) Notify(ctx context.Context, c watch.Change) error {
 	from := string(c.From)
@@ -177,8 +183,18 @@ func (n alertNotifier) Notify(ctx context.Context, c watch.Change) error {
 		}
 		from = alert.NoLeak
 	}
-	return n.d.Notify(ctx, alert.Event{Watch: c.Watch, From: from, To: string(c.To), Suspect: c.Suspect,
-		GrowthPerHour: c.GrowthPerHour, ReportURL: c.ReportURL, At: c.At})
+	e := alert.Event{Watch: c.Watch, From: from, To: string(c.To), Suspect: c.Suspect,
+		GrowthPerHour: c.GrowthPerHour, ReportURL: c.ReportURL, At: c.At}
+	// An incident that could not be written does not hold the alert back.
+	if slug, err := n.incidents.Record(ctx, e); err != nil {
+		n.log.Error("a watch's incident was not recorded", "watch", c.Watch, "err", err)
+	} else if slug != "" {
+		n.log.Info("a watch's alert went to its incident", "watch", c.Watch, "incident", slug, "to", c.To)
+	}
+	if n.d == nil {
+		return nil
+	}
+	return n.d.Notify(ctx, e)
 }
 
 // metricsPath is where the metrics are served.
