@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -196,6 +197,28 @@ func TestServeJVMWatchPush(t *testing.T) {
 	// over less than the test's minute.
 	if min := float64(gzipStreams) * float64(recovery.JVMGzipStreamBytes) * 0.7 * 60; got.GrowthPerHour < min {
 		t.Errorf("growth per hour %.0f B, want at least %.0f B", got.GrowthPerHour, min)
+	}
+	// The leak alert opened the watch's incident, with the alert on its timeline.
+	req, _ := http.NewRequest(http.MethodGet, s.base+"/api/incidents", nil)
+	req.Header.Set("Authorization", "Bearer upload-secret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Incidents []struct {
+			Slug, Title, State string
+			Annotations        int64
+		}
+	}
+	err = json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if err != nil || len(list.Incidents) != 1 {
+		t.Fatalf("incidents: %+v, %v", list, err)
+	}
+	if in := list.Incidents[0]; !strings.HasPrefix(in.Slug, "leak-broker-") || in.State != "open" || in.Annotations != 1 ||
+		in.Title != "Leak suspected on watch broker: java.util.zip.Inflater (unclosed GZIPInputStream)" {
+		t.Errorf("the watch's incident: %+v", in)
 	}
 	s.stop(t)
 	if strings.Contains(s.log.String(), "level=ERROR") {
