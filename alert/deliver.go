@@ -264,7 +264,41 @@ func (d *Deliverer) work(ctx context.Context, a deliveryArgs, progress jobs.Prog
 	if permanent {
 		return jobs.Fail(sendErr)
 	}
+	var t *throttled
+	if errors.As(sendErr, &t) {
+		// The receiver said when to come back: not sooner.
+		return jobs.RetryAfter(sendErr, t.wait)
+	}
 	return sendErr
+}
+
+// throttled is a 429 or 503 answer with a Retry-After: the next attempt
+// waits that long (or the back-off, when longer).
+type throttled struct {
+	msg  string
+	wait time.Duration
+}
+
+func (t *throttled) Error() string { return t.msg }
+
+// retryAfter reads a Retry-After header (RFC 9110 10.2.3): a number of
+// seconds or an HTTP date, as a wait from now, at most jobs.MaxRetryAfter.
+func retryAfter(h string, now time.Time) (time.Duration, bool) {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(h, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		return min(time.Duration(min(secs, int64(jobs.MaxRetryAfter/time.Second)))*time.Second, jobs.MaxRetryAfter), true
+	}
+	at, err := http.ParseTime(h)
+	if err != nil {
+		return 0, false
+	}
+	return min(max(at.Sub(now), 0), jobs.MaxRetryAfter), true
 }
 
 // refresh sends every Alertmanager the alerts that fire in it again, all in
@@ -374,7 +408,12 @@ func (d *Deliverer) send(ctx context.Context, r Receiver, body []byte) (int, err
 		msg += ": " + redactText(text, r)
 	}
 	switch {
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500:
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
+		if wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return resp.StatusCode, &throttled{msg: fmt.Sprintf("%s (Retry-After: %s)", msg, wait), wait: wait}
+		}
+		return resp.StatusCode, errors.New(msg)
+	case resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500:
 		return resp.StatusCode, errors.New(msg)
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		return resp.StatusCode, fmt.Errorf("%w: %s (a redirect not followed)", errPermanent, msg)
