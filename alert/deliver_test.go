@@ -28,7 +28,8 @@ type hook struct {
 	times    []time.Time
 	paths    []string
 	hold     time.Duration // how long to wait before answering
-	// retryAfter is the Retry-After header of its 429 and 503 answers.
+	// retryAfter is the Retry-After header of its 429 and 503 answers
+	// ("date": an HTTP date 4 s after the answer).
 	retryAfter string
 }
 
@@ -49,7 +50,11 @@ func (h *hook) serve(w http.ResponseWriter, r *http.Request) {
 	status := h.statuses[min(n, len(h.statuses)-1)]
 	hold := h.hold
 	if h.retryAfter != "" && (status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable) {
-		w.Header().Set("Retry-After", h.retryAfter)
+		ra := h.retryAfter
+		if ra == "date" { // an HTTP date 4 s from now
+			ra = time.Now().Add(4 * time.Second).UTC().Format(http.TimeFormat)
+		}
+		w.Header().Set("Retry-After", ra)
 	}
 	h.mu.Unlock()
 	if hold > 0 {
@@ -305,9 +310,6 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 			eachDatabase(t, func(t *testing.T, db database) {
 				hk := newHook(t, c.status, 200)
 				hk.retryAfter = c.header
-				if c.header == "date" {
-					hk.retryAfter = time.Now().Add(4 * time.Second).UTC().Format(http.TimeFormat)
-				}
 				h := db.start(t, []alert.Receiver{receiver(t, "webhook="+hk.srv.URL+"/hook")}, alert.Config{Attempts: 5, Backoff: fixedBackoff(100 * time.Millisecond)})
 				ev := leakEvent
 				ev.At = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
