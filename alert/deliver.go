@@ -64,10 +64,21 @@ type Config struct {
 	// alert nobody sent again within its resolve_timeout (5 minutes by
 	// default), so Refresh must be shorter.
 	Refresh time.Duration
+	// Sweep is how often the deliveries a dead process left unfinished are
+	// queued again (DefaultSweep when 0); SweepAfter is how long a pending or
+	// retrying delivery's record must be unchanged to be swept
+	// (DefaultSweepAfter when 0).
+	Sweep, SweepAfter time.Duration
 }
 
 // DefaultRefresh is how often firing alerts are sent again by default.
 const DefaultRefresh = time.Minute
+
+// The defaults of the sweep of unfinished deliveries.
+const (
+	DefaultSweep      = time.Minute
+	DefaultSweepAfter = 2 * time.Minute
+)
 
 // A Deliverer delivers the verdict changes of watches to the receivers, as
 // jobs: one per receiver and change, retried with back-off, each attempt
@@ -80,7 +91,14 @@ type Deliverer struct {
 	client    *http.Client
 	attempts  int
 	log       *slog.Logger
+	// sweepAfter is Config.SweepAfter.
+	sweepAfter time.Duration
 }
+
+// sweepArgs are the periodic job's that queues unfinished deliveries again.
+type sweepArgs struct{}
+
+func (sweepArgs) Kind() string { return "alert_sweep" }
 
 // refreshArgs are the periodic job's that sends the firing alerts again.
 type refreshArgs struct{}
@@ -134,6 +152,15 @@ func New(db *store.DB, runner *jobs.Runner, receivers []Receiver, cfg Config) *D
 			Timeout: time.Duration(managers)*max(longest, DefaultTimeout) + 30*time.Second})
 		runner.AddPeriodic(jobs.Periodic{Every: cfg.Refresh, Args: func() jobs.Args { return refreshArgs{} }})
 	}
+	if cfg.Sweep <= 0 {
+		cfg.Sweep = DefaultSweep
+	}
+	if cfg.SweepAfter <= 0 {
+		cfg.SweepAfter = DefaultSweepAfter
+	}
+	d.sweepAfter = cfg.SweepAfter
+	jobs.Register(runner, jobs.WorkFunc[sweepArgs](d.sweep), jobs.Kind{Queue: Queue, MaxAttempts: 1, Timeout: time.Minute})
+	runner.AddPeriodic(jobs.Periodic{Every: cfg.Sweep, Args: func() jobs.Args { return sweepArgs{} }})
 	jobs.Register(runner, jobs.WorkFunc[deliveryArgs](d.work), jobs.Kind{
 		Queue:       Queue,
 		MaxAttempts: cfg.Attempts,
@@ -201,6 +228,36 @@ func (d *Deliverer) enqueue(ctx context.Context, r Receiver, e Event) error {
 	}
 	_, err = d.runner.Insert(ctx, deliveryArgs{Delivery: id, Receiver: r.Name}, jobs.InsertOptions{Unique: jobs.Unique{ByArgs: true}})
 	return err
+}
+
+// sweep queues again the deliveries a dead process left pending or
+// retrying: a process that stored a delivery and died before inserting its
+// job, or whose job ended without its record. The insert is unique by
+// arguments, so a delivery whose job waits or runs is not queued twice. A
+// delivery to a receiver this process does not declare is left to the
+// processes that do.
+func (d *Deliverer) sweep(ctx context.Context, _ sweepArgs, _ jobs.Progress) error {
+	left, err := d.db.UnfinishedDeliveries(ctx, time.Now().Add(-d.sweepAfter))
+	if err != nil {
+		return err
+	}
+	queued := 0
+	for _, rec := range left {
+		if _, ok := d.receivers[rec.Receiver]; !ok {
+			continue
+		}
+		ins, err := d.runner.Insert(ctx, deliveryArgs{Delivery: rec.ID, Receiver: rec.Receiver}, jobs.InsertOptions{Unique: jobs.Unique{ByArgs: true}})
+		if err != nil {
+			return err
+		}
+		if !ins.Duplicate {
+			queued++
+		}
+	}
+	if queued > 0 {
+		d.log.Info("queued alert deliveries left unfinished again", "deliveries", queued)
+	}
+	return nil
 }
 
 // deliveryID names the delivery of e to a receiver: the same for the same
