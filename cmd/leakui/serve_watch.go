@@ -90,6 +90,9 @@ func (m *Main) watchReportURL(name string) string {
 // together hold no more than -memory-budget.
 const watchBudgetShare = 4
 
+// jobRetentionDone is how long the job system keeps a done job's row.
+const jobRetentionDone = time.Hour
+
 // openBackground opens the job system when a watch or a receiver is declared,
 // with the watcher and the deliverer registered, and the metrics; budget is
 // the watches' share of the memory budget. Start it with start.
@@ -108,10 +111,17 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 	if len(m.Watches) > 0 {
 		src.Watches = func(ctx context.Context) ([]watch.Status, error) { return bg.watcher.Statuses(ctx) }
 	}
+	if budget != nil {
+		src.WatchBudget = budget
+	}
 	bg.metrics = metrics.New(src)
 	bg.runner = jobs.New(backend, jobs.Config{
 		Queues: map[string]int{watcher.Queue: 2, alert.Queue: 2},
 		Logger: m.log, Observe: bg.metrics.ObserveJob,
+		// A watch ticking every second inserts 86,400 jobs a day: a done
+		// job's row goes after an hour (its work is in the store); a failed
+		// one stays a week for the operator.
+		Retention: jobs.Retention{Done: jobRetentionDone, Cancelled: 7 * 24 * time.Hour, Discarded: 7 * 24 * time.Hour},
 	})
 	notifier := alertNotifier{incidents: alert.NewIncidents(m.store, m.log), log: m.log}
 	if len(m.Receivers) > 0 {
@@ -127,7 +137,7 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 		return bg, nil
 	}
 	bg.watcher = watcher.New(watcher.Config{Store: m.store, Notifier: notifier, ReportURL: m.watchReportURL,
-		Logger: m.log, Budget: budget}, m.Watches)
+		Logger: m.log, Budget: budget, BudgetRefused: bg.metrics.BudgetRefused}, m.Watches)
 	if err := bg.watcher.Declare(ctx); err != nil {
 		backend.Close()
 		return nil, fmt.Errorf("watches: %w", err)

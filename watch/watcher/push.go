@@ -84,6 +84,7 @@ func (w *Watcher) Push(ctx context.Context, name string, bundle []byte, at time.
 	budget := w.cfg.Budget.Child(0)
 	defer budget.Release()
 	c, err := readBundle(bundle, budget)
+	w.refused("watch_push", err)
 	if err != nil {
 		return watch.Status{}, err
 	}
@@ -104,6 +105,7 @@ func (w *Watcher) Push(ctx context.Context, name string, bundle []byte, at time.
 	}
 	from := watch.Verdict(cur.Verdict)
 	dec, err := decideBundles(snaps, budget)
+	w.refused("watch_push", err)
 	if err != nil {
 		st.LastError = "deciding the verdict: " + err.Error()
 		w.log.Error("a watch's verdict was not decided", "watch", name, "err", err)

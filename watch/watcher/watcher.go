@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -67,6 +68,10 @@ type Config struct {
 	// MaxBundleBytes bounds a bundle a JVM pushes, as sent
 	// (DefaultMaxBundleBytes when 0).
 	MaxBundleBytes int64
+	// BudgetRefused, when not nil, is told of each tick ("watch_tick") or
+	// push ("watch_push") the budget had no room for (the metrics count
+	// them).
+	BudgetRefused func(what string)
 }
 
 // The defaults of Config.
@@ -185,6 +190,7 @@ func (w *Watcher) Tick(ctx context.Context, name string, tick time.Time) error {
 	begun := time.Now()
 	snap, scrapeErr := w.scrape(ctx, d, tick)
 	st.LastScrape, st.LastDuration = begun, time.Since(begun)
+	w.refused("watch_tick", scrapeErr)
 	if scrapeErr != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -206,6 +212,7 @@ func (w *Watcher) Tick(ctx context.Context, name string, tick time.Time) error {
 	}
 	from := watch.Verdict(cur.Verdict)
 	dec, err := decide(snaps, d.Every, 8*w.cfg.MaxBytes, w.cfg.Budget)
+	w.refused("watch_tick", err)
 	if err != nil {
 		// The snapshot is kept; the verdict stays until a tick decides.
 		st.LastError = "deciding the verdict: " + err.Error()
@@ -223,6 +230,13 @@ func (w *Watcher) Tick(ctx context.Context, name string, tick time.Time) error {
 	}
 	w.notify(ctx, watch.Change{Watch: name, From: from, To: dec.verdict, Suspect: dec.suspect, GrowthPerHour: dec.growthPerHour, Unit: dec.unit, At: tick})
 	return nil
+}
+
+// refused tells BudgetRefused of err when the memory budget refused it.
+func (w *Watcher) refused(what string, err error) {
+	if err != nil && w.cfg.BudgetRefused != nil && (errors.Is(err, analyze.ErrBusy) || errors.Is(err, analyze.ErrTooLarge) && strings.Contains(err.Error(), "memory budget")) {
+		w.cfg.BudgetRefused(what)
+	}
 }
 
 // backoff is the wait after the failures-th failed scrape in a row: the
