@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
 )
 
@@ -64,7 +64,7 @@ func (in *Incidents) open(ctx context.Context, w *store.Watch, e Event) (string,
 		text += ": " + e.Suspect
 	}
 	if e.GrowthPerHour > 0 {
-		text += fmt.Sprintf(", growing %s an hour", analyze.FormatCount(int64(e.GrowthPerHour)))
+		text += ", growing " + grouped(int64(e.GrowthPerHour)) + " an hour"
 	}
 	text += "."
 	if w.Incident != "" {
@@ -136,6 +136,20 @@ func incidentSlug(watch string, at time.Time) string {
 func clipRunes(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// grouped writes n with its thousands separated by commas.
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
 	}
 	return s
 }

@@ -1,5 +1,8 @@
 // Package watch owns what a watch is, apart from how it runs: the operator's
-// declarations of the targets to watch (Parse, ParseFile), the verdict a watch
+// declarations of the targets to watch (Parse, ParseFile): Go programs it
+// scrapes, with where their credentials are, and JVMs that push their
+// capture bundles, with where their push token is (Secret: env:VAR or
+// file:PATH, read when used, never shown), the verdict a watch
 // holds (NoLeak, Inconclusive, Leak), its state as pages and metrics show it
 // (Status), and a change of its verdict (Change) as it is handed to a Notifier.
 // It imports nothing but the standard library, so that the packages that

@@ -7,8 +7,13 @@
 // the newest Keep, runs the series analysis over the window, records the
 // watch's state, and hands a change of its verdict to the Notifier. A
 // target that fails is recorded with its error and backed off, doubling
-// the ticks it skips up to MaxBackoff. It reaches the store through its own
-// Store interface.
+// the ticks it skips up to MaxBackoff; a target that requires credentials
+// gets its declaration's bearer token or basic credentials, read at each
+// scrape. A JVM watch has no tick: its host pushes a capture bundle per
+// period (Authorize checks the watch's push token, Push stores the bundle as
+// one snapshot and decides the native memory verdict over the JVM's current
+// process's bundles, as capture.Analyze does for uploaded ones). It reaches
+// the store through its own Store interface.
 package watcher
 
 import (
