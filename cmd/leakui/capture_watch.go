@@ -120,7 +120,7 @@ func (wp watchPush) send(ctx context.Context, path string, std stdio) (*pushAnsw
 // pushEvery captures the JVM and pushes the bundle to the watch, once, or
 // every period (count times, or until ctx ends: an interrupt ends it
 // cleanly). A push that fails is reported and the next tick comes; a JVM that
-// is gone ends it. With a count, the error is the last failed push's.
+// is gone ends it. The exit status says whether the last push failed.
 func (c jvmCapture) pushEvery(ctx context.Context, pid int, wp watchPush, every time.Duration, count int, std stdio) error {
 	dir, err := os.MkdirTemp("", "leakui-push-*")
 	if err != nil {
@@ -173,5 +173,8 @@ func (c jvmCapture) pushEvery(ctx context.Context, pid int, wp watchPush, every 
 		}
 		fmt.Fprintln(std.out, visible(a.Verdict))
 	}
-	return lastErr
+	if lastErr != nil {
+		return errors.New("the last push failed (see above)")
+	}
+	return nil
 }

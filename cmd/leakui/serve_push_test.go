@@ -225,3 +225,26 @@ func TestServeJVMWatchPush(t *testing.T) {
 		t.Errorf("the server logged errors:\n%s", s.log.String())
 	}
 }
+
+// The flags of a capture that feeds a JVM watch are checked before anything
+// is captured: a usage error (exit 2) that says what goes with what.
+func TestCaptureJVMWatchUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-every", "1m", "-push", "http://127.0.0.1:1"}, "-every and -count go with -watch NAME"},
+		{[]string{"-watch", "broker", "-o", "x.tar.gz"}, "-watch NAME goes with -push URL"},
+		{[]string{"-watch", "broker", "-push", "http://127.0.0.1:1", "-o", "x.tar.gz"}, "leave -o out"},
+		{[]string{"-watch", "broker", "-push", "http://127.0.0.1:1", "-incident", "inc-1"}, "-incident and -label go with an upload"},
+		{[]string{"-watch", "broker", "-push", "http://127.0.0.1:1", "-every", "500ms"}, "-every is at least 1s"},
+		{[]string{"-watch", "broker", "-push", "http://127.0.0.1:1", "-count", "3"}, "-count N goes with -every"},
+		{[]string{"-watch", "no/such", "-push", "http://127.0.0.1:1"}, "is not a watch's name"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(t.Context(), append([]string{"capture", "jvm", "1"}, c.args...), stdio{strings.NewReader(""), &out, &errb})
+		if code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("capture jvm 1 %q: exit %d, %q; want 2 and %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
