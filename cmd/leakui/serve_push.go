@@ -84,6 +84,7 @@ func (m *Main) withPushes(next http.Handler, bg *background, hosts []string) htt
 		}
 		answer := func(code int, a pushAnswerJSON) {
 			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
 			w.Header().Set("Cache-Control", "no-store")
 			w.WriteHeader(code)
 			json.NewEncoder(w).Encode(a)
@@ -117,6 +118,10 @@ func (m *Main) withPushes(next http.Handler, bg *background, hosts []string) htt
 		default:
 			w.Header().Set("Retry-After", "5")
 			fail(http.StatusServiceUnavailable, "other pushes are being verified; try again shortly")
+			return
+		}
+		if r.ContentLength > bg.watcher.MaxBundleBytes() {
+			fail(http.StatusRequestEntityTooLarge, "a pushed bundle is at most "+analyze.FormatBytes(bg.watcher.MaxBundleBytes()))
 			return
 		}
 		rc := http.NewResponseController(w)

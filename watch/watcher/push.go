@@ -34,7 +34,7 @@ var (
 )
 
 // DefaultMaxBundleBytes bounds a pushed bundle as sent (Config.MaxBundleBytes).
-const DefaultMaxBundleBytes = 64 << 20
+const DefaultMaxBundleBytes = 16 << 20
 
 // maxBundleDecompressed bounds a bundle decompressed.
 const maxBundleDecompressed = capture.DefaultMaxTotalBytes
@@ -83,12 +83,21 @@ func (w *Watcher) Push(ctx context.Context, name string, bundle []byte, at time.
 	}
 	budget := w.cfg.Budget.Child(0)
 	defer budget.Release()
-	c, err := readBundle(bundle, budget)
+	// The pushed bytes are held while the push is decided.
+	err := budget.Charge(int64(len(bundle)))
+	var c *capture.Capture
+	if err == nil {
+		c, err = readBundle(bundle, budget)
+	}
 	w.refused("watch_push", err)
 	if err != nil {
 		return watch.Status{}, err
 	}
 	budget.Release()
+	if err := budget.Charge(int64(len(bundle))); err != nil {
+		w.refused("watch_push", err)
+		return watch.Status{}, err
+	}
 	cur, err := w.cfg.Store.Watch(ctx, name)
 	if err != nil {
 		return watch.Status{}, err
@@ -103,8 +112,17 @@ func (w *Watcher) Push(ctx context.Context, name string, bundle []byte, at time.
 	if err != nil {
 		return watch.Status{}, err
 	}
+	var held int64
+	for _, s := range snaps {
+		held += int64(len(s.Bundle))
+	}
 	from := watch.Verdict(cur.Verdict)
-	dec, err := decideBundles(snaps, budget)
+	// The window's bundles as read from the store, then each one parsed.
+	err = budget.Charge(held)
+	var dec decision
+	if err == nil {
+		dec, err = decideBundles(snaps, budget)
+	}
 	w.refused("watch_push", err)
 	if err != nil {
 		st.LastError = "deciding the verdict: " + err.Error()
