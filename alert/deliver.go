@@ -64,10 +64,21 @@ type Config struct {
 	// alert nobody sent again within its resolve_timeout (5 minutes by
 	// default), so Refresh must be shorter.
 	Refresh time.Duration
+	// Sweep is how often the deliveries a dead process left unfinished are
+	// queued again (DefaultSweep when 0); SweepAfter is how long a pending or
+	// retrying delivery's record must be unchanged to be swept
+	// (DefaultSweepAfter when 0).
+	Sweep, SweepAfter time.Duration
 }
 
 // DefaultRefresh is how often firing alerts are sent again by default.
 const DefaultRefresh = time.Minute
+
+// The defaults of the sweep of unfinished deliveries.
+const (
+	DefaultSweep      = time.Minute
+	DefaultSweepAfter = 2 * time.Minute
+)
 
 // A Deliverer delivers the verdict changes of watches to the receivers, as
 // jobs: one per receiver and change, retried with back-off, each attempt
@@ -80,7 +91,14 @@ type Deliverer struct {
 	client    *http.Client
 	attempts  int
 	log       *slog.Logger
+	// sweepAfter is Config.SweepAfter.
+	sweepAfter time.Duration
 }
+
+// sweepArgs are the periodic job's that queues unfinished deliveries again.
+type sweepArgs struct{}
+
+func (sweepArgs) Kind() string { return "alert_sweep" }
 
 // refreshArgs are the periodic job's that sends the firing alerts again.
 type refreshArgs struct{}
@@ -134,6 +152,15 @@ func New(db *store.DB, runner *jobs.Runner, receivers []Receiver, cfg Config) *D
 			Timeout: time.Duration(managers)*max(longest, DefaultTimeout) + 30*time.Second})
 		runner.AddPeriodic(jobs.Periodic{Every: cfg.Refresh, Args: func() jobs.Args { return refreshArgs{} }})
 	}
+	if cfg.Sweep <= 0 {
+		cfg.Sweep = DefaultSweep
+	}
+	if cfg.SweepAfter <= 0 {
+		cfg.SweepAfter = DefaultSweepAfter
+	}
+	d.sweepAfter = cfg.SweepAfter
+	jobs.Register(runner, jobs.WorkFunc[sweepArgs](d.sweep), jobs.Kind{Queue: Queue, MaxAttempts: 1, Timeout: time.Minute})
+	runner.AddPeriodic(jobs.Periodic{Every: cfg.Sweep, Args: func() jobs.Args { return sweepArgs{} }})
 	jobs.Register(runner, jobs.WorkFunc[deliveryArgs](d.work), jobs.Kind{
 		Queue:       Queue,
 		MaxAttempts: cfg.Attempts,
@@ -203,6 +230,36 @@ func (d *Deliverer) enqueue(ctx context.Context, r Receiver, e Event) error {
 	return err
 }
 
+// sweep queues again the deliveries a dead process left pending or
+// retrying: a process that stored a delivery and died before inserting its
+// job, or whose job ended without its record. The insert is unique by
+// arguments, so a delivery whose job waits or runs is not queued twice. A
+// delivery to a receiver this process does not declare is left to the
+// processes that do.
+func (d *Deliverer) sweep(ctx context.Context, _ sweepArgs, _ jobs.Progress) error {
+	left, err := d.db.UnfinishedDeliveries(ctx, time.Now().Add(-d.sweepAfter))
+	if err != nil {
+		return err
+	}
+	queued := 0
+	for _, rec := range left {
+		if _, ok := d.receivers[rec.Receiver]; !ok {
+			continue
+		}
+		ins, err := d.runner.Insert(ctx, deliveryArgs{Delivery: rec.ID, Receiver: rec.Receiver}, jobs.InsertOptions{Unique: jobs.Unique{ByArgs: true}})
+		if err != nil {
+			return err
+		}
+		if !ins.Duplicate {
+			queued++
+		}
+	}
+	if queued > 0 {
+		d.log.Info("queued alert deliveries left unfinished again", "deliveries", queued)
+	}
+	return nil
+}
+
 // deliveryID names the delivery of e to a receiver: the same for the same
 // change, whoever notices it.
 func deliveryID(receiver string, e Event) string {
@@ -264,7 +321,41 @@ func (d *Deliverer) work(ctx context.Context, a deliveryArgs, progress jobs.Prog
 	if permanent {
 		return jobs.Fail(sendErr)
 	}
+	var t *throttled
+	if errors.As(sendErr, &t) {
+		// The receiver said when to come back: not sooner.
+		return jobs.RetryAfter(sendErr, t.wait)
+	}
 	return sendErr
+}
+
+// throttled is a 429 or 503 answer with a Retry-After: the next attempt
+// waits that long (or the back-off, when longer).
+type throttled struct {
+	msg  string
+	wait time.Duration
+}
+
+func (t *throttled) Error() string { return t.msg }
+
+// retryAfter reads a Retry-After header (RFC 9110 10.2.3): a number of
+// seconds or an HTTP date, as a wait from now, at most jobs.MaxRetryAfter.
+func retryAfter(h string, now time.Time) (time.Duration, bool) {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(h, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		return min(time.Duration(min(secs, int64(jobs.MaxRetryAfter/time.Second)))*time.Second, jobs.MaxRetryAfter), true
+	}
+	at, err := http.ParseTime(h)
+	if err != nil {
+		return 0, false
+	}
+	return min(max(at.Sub(now), 0), jobs.MaxRetryAfter), true
 }
 
 // refresh sends every Alertmanager the alerts that fire in it again, all in
@@ -374,7 +465,12 @@ func (d *Deliverer) send(ctx context.Context, r Receiver, body []byte) (int, err
 		msg += ": " + redactText(text, r)
 	}
 	switch {
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500:
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
+		if wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return resp.StatusCode, &throttled{msg: fmt.Sprintf("%s (Retry-After: %s)", msg, wait), wait: wait}
+		}
+		return resp.StatusCode, errors.New(msg)
+	case resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500:
 		return resp.StatusCode, errors.New(msg)
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
 		return resp.StatusCode, fmt.Errorf("%w: %s (a redirect not followed)", errPermanent, msg)

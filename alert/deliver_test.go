@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,9 @@ type hook struct {
 	times    []time.Time
 	paths    []string
 	hold     time.Duration // how long to wait before answering
+	// retryAfter is the Retry-After header of its 429 and 503 answers
+	// ("date": an HTTP date 4 s after the answer).
+	retryAfter string
 }
 
 func newHook(t *testing.T, statuses ...int) *hook {
@@ -45,6 +49,13 @@ func (h *hook) serve(w http.ResponseWriter, r *http.Request) {
 	h.paths = append(h.paths, r.URL.Path)
 	status := h.statuses[min(n, len(h.statuses)-1)]
 	hold := h.hold
+	if h.retryAfter != "" && (status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable) {
+		ra := h.retryAfter
+		if ra == "date" { // an HTTP date 4 s from now
+			ra = time.Now().Add(4 * time.Second).UTC().Format(http.TimeFormat)
+		}
+		w.Header().Set("Retry-After", ra)
+	}
 	h.mu.Unlock()
 	if hold > 0 {
 		select {
@@ -279,5 +290,41 @@ func TestNotifyChecksTheEvent(t *testing.T) {
 	}
 	if all, err := h.db.Deliveries(context.Background(), "", 10); err != nil || len(all) != 0 {
 		t.Errorf("deliveries %+v (%v), want none", all, err)
+	}
+}
+
+// A receiver that answers 429 or 503 with Retry-After is not tried again
+// before it said, even with a shorter back-off; the attempts count, and the
+// delivery goes through once it accepts. An HTTP date counts from now.
+func TestRetryAfterIsHonoured(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		header string
+		wait   time.Duration
+	}{
+		{http.StatusTooManyRequests, "2", 2 * time.Second},
+		// An HTTP date has whole seconds: 4 s ahead is at least 3 s.
+		{http.StatusServiceUnavailable, "date", 3 * time.Second},
+	} {
+		t.Run(strconv.Itoa(c.status), func(t *testing.T) {
+			eachDatabase(t, func(t *testing.T, db database) {
+				hk := newHook(t, c.status, 200)
+				hk.retryAfter = c.header
+				h := db.start(t, []alert.Receiver{receiver(t, "webhook="+hk.srv.URL+"/hook")}, alert.Config{Attempts: 5, Backoff: fixedBackoff(100 * time.Millisecond)})
+				ev := leakEvent
+				ev.At = time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
+				if err := h.d.Notify(t.Context(), ev); err != nil {
+					t.Fatal(err)
+				}
+				d := h.waitEnded(t, "webhook", ev.Watch, alert.Leak, time.Minute)
+				_, times := hk.requests()
+				if d.State != store.DeliveryDelivered || d.Attempts != 2 || len(times) != 2 {
+					t.Fatalf("delivery %s after %d attempts and %d requests, want delivered at the second", d.State, d.Attempts, len(times))
+				}
+				if gap := times[1].Sub(times[0]); gap < c.wait {
+					t.Errorf("Retry-After %q: tried again after %s", hk.retryAfter, gap)
+				}
+			})
+		})
 	}
 }

@@ -13,9 +13,16 @@
 // receiver's timeout, reads at most 4 KiB of the answer, follows redirects
 // on the receiver's own host only, and records the attempt: a 2xx is
 // delivered; a 5xx, a 408, a 429 or no answer is tried again with back-off
-// (Config.Backoff) up to Config.Attempts; any other answer fails it at once.
+// (Config.Backoff) up to Config.Attempts, not sooner than a 429's or 503's
+// Retry-After; any other answer fails it at once. A periodic sweep queues
+// again the deliveries a dead process left pending or retrying
+// (Config.Sweep).
 // A periodic job sends the alerts that still fire to each Alertmanager again
 // (Config.Refresh), since Alertmanager resolves an alert nobody repeats.
 // A receiver's URL never leaves the process's configuration: the records,
 // errors and logs name the receiver and show its redacted URL.
+//
+// Incidents records the alerts in the incidents: a leak opens an incident
+// for its watch or joins the one its last leak opened while it is open; the
+// resolution annotates it.
 package alert

@@ -34,8 +34,9 @@ type database struct{ name, url string }
 
 // harness is a store, a jobs runner on the same database and a Deliverer.
 type harness struct {
-	db *store.DB
-	d  *alert.Deliverer
+	db      *store.DB
+	d       *alert.Deliverer
+	backend *jobs.Backend
 }
 
 // logger drops the runner's and the deliverer's lines unless -v.
@@ -85,7 +86,7 @@ func (db database) start(t *testing.T, receivers []alert.Receiver, cfg alert.Con
 			t.Errorf("stopping the runner: %v", err)
 		}
 	})
-	return &harness{db: s, d: d}
+	return &harness{db: s, d: d, backend: b}
 }
 
 // receiver parses a declaration or ends the test.

@@ -31,10 +31,13 @@
 //     served round robin by client; when a client's job ends its turn, the
 //     client's other jobs step up one rank and go behind the jobs waiting
 //     now (see fair.go).
+//   - An attempt may ask for the wait before the next (RetryAfter: a
+//     receiver's Retry-After), which the kind's back-off only lengthens.
 //
 // What a job costs: one river_job row (its arguments and metadata as JSON, a
 // unique key when unique, one attempt error per failed attempt), kept after it
-// ends for River's retention (24 h completed or cancelled, 7 days discarded);
+// ends for Config.Retention and then deleted by River's job cleaner on the
+// leader (River's defaults: 24 h completed or cancelled, 7 days discarded);
 // an insert is one transaction (two statements more for a fair job), a run
 // three or four statements (fetch, completion, and a turn's update for a fair
 // job), a heartbeat one UPDATE every third of RescueAfter, and a progress

@@ -145,10 +145,39 @@ func (w *worker[A]) Timeout(job *river.Job[A]) time.Duration {
 	return -1
 }
 
-// NextRetry is when a failed attempt is tried again.
+// NextRetry is when a failed attempt is tried again: after the kind's
+// back-off, or the wait the attempt asked for (RetryAfter) when longer.
 func (w *worker[A]) NextRetry(job *river.Job[A]) time.Time {
-	return time.Now().Add(w.kind.Backoff(max(job.Attempt, 1)))
+	wait := w.kind.Backoff(max(job.Attempt, 1))
+	w.r.mu.Lock()
+	if asked, ok := w.r.retryAfter[job.ID]; ok {
+		delete(w.r.retryAfter, job.ID)
+		wait = max(wait, asked)
+	}
+	w.r.mu.Unlock()
+	return time.Now().Add(wait)
 }
+
+// RetryAfter wraps err, an attempt's failure, so that the next attempt waits
+// at least d (a receiver's Retry-After), or the kind's back-off when longer;
+// capped at MaxRetryAfter. The attempt counts as one of the kind's.
+func RetryAfter(err error, d time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return &retryAfter{err: err, wait: min(max(d, 0), MaxRetryAfter)}
+}
+
+// MaxRetryAfter bounds the wait an attempt may ask for.
+const MaxRetryAfter = time.Hour
+
+type retryAfter struct {
+	err  error
+	wait time.Duration
+}
+
+func (e *retryAfter) Error() string { return e.err.Error() }
+func (e *retryAfter) Unwrap() error { return e.err }
 
 // Work runs one attempt.
 func (w *worker[A]) Work(ctx context.Context, job *river.Job[A]) (err error) {
@@ -190,6 +219,12 @@ func (w *worker[A]) Work(ctx context.Context, job *river.Job[A]) (err error) {
 	outcome = "retry"
 	if job.Attempt >= job.MaxAttempts {
 		outcome = "failed"
+	}
+	var ra *retryAfter
+	if errors.As(err, &ra) && job.Attempt < job.MaxAttempts {
+		w.r.mu.Lock()
+		w.r.retryAfter[job.ID] = ra.wait
+		w.r.mu.Unlock()
 	}
 	return err
 }

@@ -39,6 +39,23 @@ type Config struct {
 	// it ends: its kind, its outcome ("done", "retry", "failed" for good, or
 	// "stopped" with the runner) and how long it ran. It must not block.
 	Observe func(kind, outcome string, took time.Duration)
+	// Retention says how long the rows of ended jobs are kept before River's
+	// job cleaner (run by the leader) deletes them.
+	Retention Retention
+}
+
+// Retention is how long ended jobs' rows are kept, by how they ended; 0 is
+// River's default (24 hours done or cancelled, 7 days discarded). A job's
+// row is its state while it runs and shortly after (Runner.Job); what a job
+// produced lives in the store, so a busy server (a watch ticking every
+// second inserts 86,400 jobs a day) keeps done jobs briefly.
+type Retention struct {
+	// Done are the jobs that completed.
+	Done time.Duration
+	// Cancelled are the jobs cancelled, or failed for good (Fail).
+	Cancelled time.Duration
+	// Discarded are the jobs that used all their attempts.
+	Discarded time.Duration
 }
 
 // DefaultRescueAfter is Config.RescueAfter's default.
@@ -62,9 +79,12 @@ type Runner struct {
 	started  bool
 	stopped  bool
 	running  map[int64]*run // the jobs this process runs
-	changed  chan struct{}  // closed (and replaced) at each change here
-	stopping atomic.Bool
-	loops    sync.WaitGroup // the jobs' heartbeat loops
+	// retryAfter holds the wait a failed attempt asked for (RetryAfter), by
+	// job, from its Work's return to River's NextRetry.
+	retryAfter map[int64]time.Duration
+	changed    chan struct{} // closed (and replaced) at each change here
+	stopping   atomic.Bool
+	loops      sync.WaitGroup // the jobs' heartbeat loops
 }
 
 // Errors of the Runner.
@@ -94,7 +114,7 @@ func New(backend *Backend, cfg Config) *Runner {
 	}
 	r := &Runner{backend: backend, cfg: cfg, id: cfg.ID, log: cfg.Logger,
 		rescueAfter: cfg.RescueAfter, workers: river.NewWorkers(),
-		kinds: map[string]Kind{}, running: map[int64]*run{}, changed: make(chan struct{})}
+		kinds: map[string]Kind{}, running: map[int64]*run{}, retryAfter: map[int64]time.Duration{}, changed: make(chan struct{})}
 	if r.rescueAfter <= 0 {
 		r.rescueAfter = DefaultRescueAfter
 	}
@@ -132,6 +152,10 @@ func (r *Runner) Start(ctx context.Context) error {
 		RescueStuckJobsAfter: r.rescueAfter,
 		MaxAttempts:          DefaultAttempts,
 		FetchPollInterval:    r.cfg.PollInterval,
+		// River's job cleaner deletes the rows of ended jobs after these.
+		CompletedJobRetentionPeriod: r.cfg.Retention.Done,
+		CancelledJobRetentionPeriod: r.cfg.Retention.Cancelled,
+		DiscardedJobRetentionPeriod: r.cfg.Retention.Discarded,
 	}
 	if r.cfg.PollInterval > 0 {
 		cfg.FetchCooldown = min(100*time.Millisecond, r.cfg.PollInterval)

@@ -38,6 +38,9 @@ type Sources struct {
 	Watches func(ctx context.Context) ([]watch.Status, error)
 	// Budget is the server's shared memory budget.
 	Budget Budget
+	// WatchBudget is the watches' share of the memory budget (their verdicts
+	// and pushes), apart from the web's.
+	WatchBudget Budget
 	// Queues is where the job queues stand (jobs.Runner.Snapshot).
 	Queues func(ctx context.Context) (jobs.Snapshot, error)
 }
@@ -89,6 +92,14 @@ func New(src Sources) *Metrics {
 				func() float64 { return float64(src.Budget.Used()) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "leakui_memory_budget_limit_bytes", Help: "The server's memory budget."},
 				func() float64 { return float64(src.Budget.Limit()) }))
+	}
+	if src.WatchBudget != nil {
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "leakui_watch_memory_budget_used_bytes",
+				Help: "Bytes charged to the watches' share of the memory budget now (the verdicts being decided, the bundles being read)."},
+				func() float64 { return float64(src.WatchBudget.Used()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "leakui_watch_memory_budget_limit_bytes", Help: "The watches' share of the memory budget."},
+				func() float64 { return float64(src.WatchBudget.Limit()) }))
 	}
 	if src.Queues != nil {
 		m.reg.MustRegister(&queueCollector{snapshot: src.Queues})

@@ -198,7 +198,11 @@ func TestServerMetrics(t *testing.T) {
 	done := make(chan struct{}, 4)
 	jobs.Register(runner, jobs.WorkFunc[quickArgs](func(context.Context, quickArgs, jobs.Progress) error { done <- struct{}{}; return nil }), jobs.Kind{Queue: "work"})
 	jobs.Register(runner, jobs.WorkFunc[idleArgs](func(context.Context, idleArgs, jobs.Progress) error { return nil }), jobs.Kind{Queue: "nobody-works"})
-	m = metrics.New(metrics.Sources{Budget: budget, Queues: runner.Snapshot})
+	watchBudget := analyze.NewBudget(4 << 20)
+	if err := watchBudget.Charge(1 << 20); err != nil {
+		t.Fatal(err)
+	}
+	m = metrics.New(metrics.Sources{Budget: budget, WatchBudget: watchBudget, Queues: runner.Snapshot})
 	if err := runner.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -251,6 +255,8 @@ func TestServerMetrics(t *testing.T) {
 		{"leakui_http_request_duration_seconds", []string{"route", "GET /r/{id}"}, 3},
 		{"leakui_memory_budget_used_bytes", nil, 300 << 10},
 		{"leakui_memory_budget_limit_bytes", nil, 1 << 20},
+		{"leakui_watch_memory_budget_used_bytes", nil, 1 << 20},
+		{"leakui_watch_memory_budget_limit_bytes", nil, 4 << 20},
 		{"leakui_memory_budget_refused_total", []string{"what", "flame"}, 1},
 		{"leakui_throttle_wait_seconds", []string{"class", "upload"}, 1},
 		{"leakui_jobs", []string{"queue", "nobody-works", "state", "queued"}, 2},

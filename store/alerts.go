@@ -289,3 +289,30 @@ func sameDelivery(a, b *Delivery) bool {
 		a.EventAt.Equal(b.EventAt) && a.State == b.State && a.Attempts == b.Attempts && a.LastStatus == b.LastStatus &&
 		a.LastError == b.LastError && a.CreatedAt.Equal(b.CreatedAt) && a.UpdatedAt.Equal(b.UpdatedAt) && a.DeliveredAt.Equal(b.DeliveredAt)
 }
+
+// UnfinishedDeliveries returns the deliveries still pending or retrying whose
+// record has not changed since before (at most MaxDeliveryPage, oldest
+// first): those a process that died between storing a delivery and inserting
+// its job, or between an attempt and its record, left behind. Package alert
+// sweeps them into jobs again.
+func (db *DB) UnfinishedDeliveries(ctx context.Context, before time.Time) ([]Delivery, error) {
+	rows, err := db.read.QueryContext(ctx, db.q(`SELECT `+deliveryColumns+` FROM alert_deliveries
+		WHERE state IN (?, ?) AND updated_at < ? ORDER BY updated_at, id LIMIT ?`),
+		DeliveryPending, DeliveryRetrying, millis(before), MaxDeliveryPage)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	var out []Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return out, nil
+}

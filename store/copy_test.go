@@ -70,7 +70,16 @@ func fillSource(t *testing.T, db *store.DB) {
 	if err := db.SetIncidentState(ctx, in.Slug, store.IncidentResolved); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.DeclareWatches(ctx, []store.Watch{{Name: "checkout", URL: "http://10.0.0.7:6060", Every: time.Minute, Keep: 24}}); err != nil {
+	if err := db.DeclareWatches(ctx, []store.Watch{{Name: "checkout", URL: "http://10.0.0.7:6060", Every: time.Minute, Keep: 24},
+		{Name: "broker", URL: "jvm", Every: time.Minute, Keep: 8}}); err != nil {
+		t.Fatal(err)
+	}
+	// A JVM that pushes: its snapshot is a bundle; its alerts went to an incident.
+	if _, err := db.AddWatchSnapshot(ctx, store.WatchSnapshot{Watch: "broker", Tick: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC),
+		TakenAt: time.Date(2026, 3, 1, 10, 0, 3, 0, time.UTC), Bundle: randomBytes(500)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetWatchIncident(ctx, "broker", in.Slug); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -148,14 +157,14 @@ func testCopyAndVerify(t *testing.T, dsn string) {
 	want := map[string]int64{"artifacts": int64(artifacts), "artifact_chunks": int64(chunks), "runs": runs,
 		"run_artifacts": runArtifacts, "reports": int64(reports), "report_artifacts": reportArtifacts, "derived": 0,
 		"incidents": incidents, "incident_reports": incidentReports, "incident_runs": incidentRuns, "incident_annotations": annotations,
-		"watches": 1, "watch_snapshots": 2, "alert_deliveries": 2}
+		"watches": 2, "watch_snapshots": 3, "alert_deliveries": 2}
 
 	var last store.CopyProgress
 	res, err := store.Copy(ctx, dst, src, func(p store.CopyProgress) { last = p })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res != (store.CopyResult{Artifacts: 4, Runs: 2, Reports: 3, Incidents: 1, Watches: 1, Deliveries: 2, Bytes: bytesTotal}) {
+	if res != (store.CopyResult{Artifacts: 4, Runs: 2, Reports: 3, Incidents: 1, Watches: 2, Deliveries: 2, Bytes: bytesTotal}) {
 		t.Errorf("copied %+v", res)
 	}
 	if last.Stage != "alert_deliveries" || last.Done != 2 || last.Total != 2 || last.Bytes != bytesTotal || last.TotalBytes != bytesTotal {

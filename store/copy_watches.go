@@ -21,10 +21,10 @@ func copyWatch(ctx context.Context, dst, src *DB, name string) (written int64, e
 	}
 	if !has {
 		err := dst.inTx(ctx, func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, dst.q(`INSERT INTO watches (`+watchColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			_, err := tx.ExecContext(ctx, dst.q(`INSERT INTO watches (`+watchColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 				w.Name, w.URL, w.Every.Milliseconds(), w.Keep, w.Verdict, w.Suspect, w.GrowthPerHour, w.Unit, w.Reason,
 				millisOrZero(w.LastScrape), w.LastDuration.Milliseconds(), w.LastError, w.Failures, millisOrZero(w.NextScrape),
-				millisOrZero(w.Changed), millis(w.CreatedAt), millis(w.UpdatedAt))
+				millisOrZero(w.Changed), millis(w.CreatedAt), millis(w.UpdatedAt), w.Incident)
 			if err != nil {
 				return fmt.Errorf("store: watch: %w", err)
 			}
@@ -48,12 +48,9 @@ func copyWatch(ctx context.Context, dst, src *DB, name string) (written int64, e
 			if n > 0 {
 				return nil
 			}
-			var leak any
-			if s.GoroutineLeak != nil {
-				leak = s.GoroutineLeak
-			}
-			if _, err := tx.ExecContext(ctx, dst.q(`INSERT INTO watch_snapshots (watch, tick, taken_at, heap, goroutine, goroutineleak) VALUES (?, ?, ?, ?, ?, ?)`),
-				name, millis(s.Tick), millis(s.TakenAt), s.Heap, s.Goroutine, leak); err != nil {
+			heap, goroutine, leak, bundle := s.snapshotValues()
+			if _, err := tx.ExecContext(ctx, dst.q(`INSERT INTO watch_snapshots (watch, tick, taken_at, heap, goroutine, goroutineleak, bundle) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+				name, millis(s.Tick), millis(s.TakenAt), heap, goroutine, leak, bundle); err != nil {
 				return fmt.Errorf("store: watch snapshot: %w", err)
 			}
 			written++
@@ -68,7 +65,7 @@ func copyWatch(ctx context.Context, dst, src *DB, name string) (written int64, e
 
 func sameWatch(a, b *Watch) bool {
 	return a.Name == b.Name && a.URL == b.URL && a.Every == b.Every && a.Keep == b.Keep && a.WatchState.equal(b.WatchState) &&
-		a.Snapshots == b.Snapshots && a.CreatedAt.Equal(b.CreatedAt) && a.UpdatedAt.Equal(b.UpdatedAt)
+		a.Snapshots == b.Snapshots && a.Incident == b.Incident && a.CreatedAt.Equal(b.CreatedAt) && a.UpdatedAt.Equal(b.UpdatedAt)
 }
 
 func (s WatchState) equal(o WatchState) bool {
@@ -79,5 +76,6 @@ func (s WatchState) equal(o WatchState) bool {
 
 func sameWatchSnapshot(a, b WatchSnapshot) bool {
 	return a.Watch == b.Watch && a.Tick.Equal(b.Tick) && a.TakenAt.Equal(b.TakenAt) && bytes.Equal(a.Heap, b.Heap) &&
-		bytes.Equal(a.Goroutine, b.Goroutine) && bytes.Equal(a.GoroutineLeak, b.GoroutineLeak) && (a.GoroutineLeak == nil) == (b.GoroutineLeak == nil)
+		bytes.Equal(a.Goroutine, b.Goroutine) && bytes.Equal(a.GoroutineLeak, b.GoroutineLeak) && (a.GoroutineLeak == nil) == (b.GoroutineLeak == nil) &&
+		bytes.Equal(a.Bundle, b.Bundle)
 }

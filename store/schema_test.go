@@ -30,6 +30,8 @@ var shippedMigrations = map[string]map[string]string{
 		"0008_watches.sql": "15c0c51372027d2956e141f000728d186a506f5bee346594315bb9e77f53b2b6",
 		// Alert deliveries: each verdict change's delivery to each receiver.
 		"0009_alerts.sql": "36cf2ebc1b1f30102540ba52d3f3418909308082eb16001a7ad33ef3bdc8121d",
+		// Pushed watches' bundles, the incident a watch's alerts go to, and the index the sweep of unfinished alert deliveries reads.
+		"0010_watch_push.sql": "2c17707672bc6415a33f7675adfd3c79c3186ece3a61ed452e1b05192c6b07c1",
 	},
 	"postgres": {
 		"0001_init.sql":             "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
@@ -41,6 +43,7 @@ var shippedMigrations = map[string]map[string]string{
 		"0007_report_headlines.sql": "044f580f943bebc0b59ad57da6f6123ab05c588cb8f5533c448a303365ecb1f4",
 		"0008_watches.sql":          "6e2774272b3fecd3022a7e7a88f5b6e01222f66b64a1088877090015d4aa1925",
 		"0009_alerts.sql":           "09026a2f56da8a4d4fdfe4c952b767a0b4a7a7e955a43c7c73e778e691190099",
+		"0010_watch_push.sql":       "2dc2976fde8476b247b936abfb1fbbb2de4c7d2c8d41c30f42a72f7045e5eee5",
 	},
 }
 

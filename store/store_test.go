@@ -67,6 +67,7 @@ var suite = []struct {
 	{"AlertDeliveries", testAlertDeliveries},
 	{"Watches", testWatches},
 	{"WatchSnapshotsKeepTheNewest", testWatchSnapshotsKeepTheNewest},
+	{"WatchBundles", testWatchBundles},
 }
 
 func TestStore(t *testing.T) {

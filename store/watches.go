@@ -19,6 +19,9 @@ type Watch struct {
 	WatchState
 	// Snapshots is how many snapshots the watch holds (read, never written).
 	Snapshots int
+	// Incident is the slug of the incident the watch's alerts opened or
+	// joined, "" for none (SetWatchIncident).
+	Incident  string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -42,9 +45,10 @@ type WatchState struct {
 	Changed time.Time
 }
 
-// WatchSnapshot is one tick's profiles of a watch's target: heap and
-// goroutine profiles, and the goroutineleak profile when the target serves it
-// (nil when not).
+// WatchSnapshot is one tick's evidence of a watch's target: for a Go target
+// it scrapes, heap and goroutine profiles, and the goroutineleak profile when
+// the target serves it (nil when not); for a JVM that pushes, the capture
+// bundle it pushed (Bundle, the profiles empty).
 type WatchSnapshot struct {
 	Watch         string
 	Tick          time.Time
@@ -52,15 +56,48 @@ type WatchSnapshot struct {
 	Heap          []byte
 	Goroutine     []byte
 	GoroutineLeak []byte
+	Bundle        []byte
 }
 
 // Size is the snapshot's bytes.
 func (s WatchSnapshot) Size() int64 {
-	return int64(len(s.Heap) + len(s.Goroutine) + len(s.GoroutineLeak))
+	return int64(len(s.Heap) + len(s.Goroutine) + len(s.GoroutineLeak) + len(s.Bundle))
+}
+
+// valid tells a snapshot that holds either a bundle or both a heap and a
+// goroutine profile.
+func (s WatchSnapshot) valid() bool {
+	if s.Watch == "" || s.Tick.IsZero() {
+		return false
+	}
+	if len(s.Bundle) > 0 {
+		return len(s.Heap) == 0 && len(s.Goroutine) == 0 && len(s.GoroutineLeak) == 0
+	}
+	return len(s.Heap) > 0 && len(s.Goroutine) > 0
+}
+
+// snapshotValues are a snapshot's heap, goroutine, goroutineleak and bundle
+// as inserted: an absent profile of a bundle's snapshot is an empty value
+// (its column is NOT NULL), an absent goroutineleak profile or bundle NULL.
+func (s WatchSnapshot) snapshotValues() (heap, goroutine, leak, bundle any) {
+	heap, goroutine = s.Heap, s.Goroutine
+	if s.Heap == nil {
+		heap = []byte{}
+	}
+	if s.Goroutine == nil {
+		goroutine = []byte{}
+	}
+	if s.GoroutineLeak != nil {
+		leak = s.GoroutineLeak
+	}
+	if s.Bundle != nil {
+		bundle = s.Bundle
+	}
+	return heap, goroutine, leak, bundle
 }
 
 const watchColumns = `name, url, every_ms, keep, verdict, suspect, growth_per_hour, unit, reason, last_scrape_at, last_scrape_ms,
-	last_error, failures, next_scrape_at, changed_at, created_at, updated_at`
+	last_error, failures, next_scrape_at, changed_at, created_at, updated_at, incident`
 
 // DeclareWatches makes the store's watches the declared ones: a new name is
 // added, a watch declared again keeps its state and snapshots (trimmed to its
@@ -191,7 +228,7 @@ func scanWatch(row interface{ Scan(...any) error }) (*Watch, error) {
 	var w Watch
 	var every, last, lastMs, next, changed, created, updated int64
 	err := row.Scan(&w.Name, &w.URL, &every, &w.Keep, &w.Verdict, &w.Suspect, &w.GrowthPerHour, &w.Unit, &w.Reason,
-		&last, &lastMs, &w.LastError, &w.Failures, &next, &changed, &created, &updated, &w.Snapshots)
+		&last, &lastMs, &w.LastError, &w.Failures, &next, &changed, &created, &updated, &w.Incident, &w.Snapshots)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
@@ -252,8 +289,8 @@ func (db *DB) SetWatchState(ctx context.Context, name, from string, st WatchStat
 // already (the tick run again after a crash) is not stored again: it reports
 // false. ErrNotFound when the watch is not declared.
 func (db *DB) AddWatchSnapshot(ctx context.Context, s WatchSnapshot) (bool, error) {
-	if s.Watch == "" || s.Tick.IsZero() || len(s.Heap) == 0 || len(s.Goroutine) == 0 {
-		return false, fmt.Errorf("%w: a watch snapshot needs a watch, a tick, a heap and a goroutine profile", ErrInvalid)
+	if !s.valid() {
+		return false, fmt.Errorf("%w: a watch snapshot needs a watch, a tick, and a heap and a goroutine profile or a bundle", ErrInvalid)
 	}
 	added := false
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -269,12 +306,9 @@ func (db *DB) AddWatchSnapshot(ctx context.Context, s WatchSnapshot) (bool, erro
 		if n > 0 {
 			return nil
 		}
-		var leak any
-		if s.GoroutineLeak != nil {
-			leak = s.GoroutineLeak
-		}
-		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO watch_snapshots (watch, tick, taken_at, heap, goroutine, goroutineleak) VALUES (?, ?, ?, ?, ?, ?)`),
-			s.Watch, millis(s.Tick), millis(s.TakenAt), s.Heap, s.Goroutine, leak); err != nil {
+		heap, goroutine, leak, bundle := s.snapshotValues()
+		if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO watch_snapshots (watch, tick, taken_at, heap, goroutine, goroutineleak, bundle) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+			s.Watch, millis(s.Tick), millis(s.TakenAt), heap, goroutine, leak, bundle); err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
 		added = true
@@ -286,7 +320,7 @@ func (db *DB) AddWatchSnapshot(ctx context.Context, s WatchSnapshot) (bool, erro
 // WatchSnapshots reads the snapshots a watch holds (at most its Keep), oldest
 // first.
 func (db *DB) WatchSnapshots(ctx context.Context, name string) ([]WatchSnapshot, error) {
-	rows, err := db.read.QueryContext(ctx, db.q(`SELECT tick, taken_at, heap, goroutine, goroutineleak FROM watch_snapshots
+	rows, err := db.read.QueryContext(ctx, db.q(`SELECT tick, taken_at, heap, goroutine, goroutineleak, bundle FROM watch_snapshots
 		WHERE watch = ? ORDER BY tick`), name)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -296,11 +330,35 @@ func (db *DB) WatchSnapshots(ctx context.Context, name string) ([]WatchSnapshot,
 	for rows.Next() {
 		s := WatchSnapshot{Watch: name}
 		var tick, taken int64
-		if err := rows.Scan(&tick, &taken, &s.Heap, &s.Goroutine, &s.GoroutineLeak); err != nil {
+		if err := rows.Scan(&tick, &taken, &s.Heap, &s.Goroutine, &s.GoroutineLeak, &s.Bundle); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 		s.Tick, s.TakenAt = fromMillis(tick), fromMillis(taken)
+		if len(s.Heap) == 0 {
+			s.Heap = nil
+		}
+		if len(s.Goroutine) == 0 {
+			s.Goroutine = nil
+		}
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// SetWatchIncident records the incident a watch's alerts go to ("" for none).
+// ErrNotFound when the watch is gone.
+func (db *DB) SetWatchIncident(ctx context.Context, name, slug string) error {
+	var n int64
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, db.q(`UPDATE watches SET incident = ? WHERE name = ?`), slug, name)
+		if err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err == nil && n == 0 {
+		err = fmt.Errorf("watch %q: %w", name, ErrNotFound)
+	}
+	return err
 }

@@ -140,3 +140,38 @@ func testWatchSnapshotsKeepTheNewest(t *testing.T, dsn string) {
 		t.Errorf("held ticks %v, want the newest 8", ticks)
 	}
 }
+
+// A pushed watch's snapshot is a bundle, read back as stored, with no
+// profiles; a snapshot with both or neither is refused. The incident a
+// watch's alerts go to is kept.
+func testWatchBundles(t *testing.T, dsn string) {
+	ctx := context.Background()
+	db := openStore(t, dsn)
+	if err := db.DeclareWatches(ctx, []store.Watch{{Name: "broker", URL: "jvm", Every: time.Minute, Keep: 8}}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	bundle := []byte("\x1f\x8b a bundle")
+	if added, err := db.AddWatchSnapshot(ctx, store.WatchSnapshot{Watch: "broker", Tick: t0, TakenAt: t0, Bundle: bundle}); err != nil || !added {
+		t.Fatalf("a bundle's snapshot: added %v, %v", added, err)
+	}
+	if _, err := db.AddWatchSnapshot(ctx, store.WatchSnapshot{Watch: "broker", Tick: t0.Add(time.Minute), Bundle: bundle, Heap: []byte("h")}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("a bundle with a profile: %v, want ErrInvalid", err)
+	}
+	snaps, err := db.WatchSnapshots(ctx, "broker")
+	if err != nil || len(snaps) != 1 {
+		t.Fatalf("%d snapshots, %v", len(snaps), err)
+	}
+	if s := snaps[0]; !bytes.Equal(s.Bundle, bundle) || s.Heap != nil || s.Goroutine != nil || s.GoroutineLeak != nil || s.Size() != int64(len(bundle)) {
+		t.Errorf("read back %+v", s)
+	}
+	if err := db.SetWatchIncident(ctx, "broker", "leak-broker"); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := db.Watch(ctx, "broker"); err != nil || w.Incident != "leak-broker" {
+		t.Errorf("the watch's incident: %+v, %v", w, err)
+	}
+	if err := db.SetWatchIncident(ctx, "nobody", "x"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the incident of no watch: %v", err)
+	}
+}

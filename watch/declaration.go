@@ -14,20 +14,41 @@ import (
 )
 
 // Declaration is one watch as the operator declares it, on the command line
-// (-watch name=URL[,every=1m][,keep=24], repeatable) or as a line of a watch
-// file: never from the browser.
+// (-watch, repeatable) or as a line of a watch file: never from the browser.
+// A Go program is scraped: name=URL[,every=1m][,keep=24][,bearer=SECRET |
+// ,basic=SECRET]. A JVM pushes its capture bundles:
+// name=jvm,token=SECRET[,every=1m][,keep=24]. A SECRET is env:VAR or
+// file:PATH (see Secret): the declaration names where a credential is, never
+// the credential.
 type Declaration struct {
 	// Name names the watch in pages, URLs, metrics and alerts.
 	Name string `json:"name"`
 	// URL is the target's base: scheme, host, port and an optional path
-	// prefix, to which /debug/pprof/heap and the others are appended.
+	// prefix, to which /debug/pprof/heap and the others are appended; JVM
+	// for a watch its JVM pushes to.
 	URL string `json:"url"`
 	// Every is the time between two ticks (DefaultEvery when not given).
 	Every time.Duration `json:"every"`
 	// Keep is how many snapshots the watch holds, the window its verdict is
 	// decided over (DefaultKeep when not given).
 	Keep int `json:"keep"`
+	// Token is where the token a pushed watch's pushes carry is (required
+	// for a pushed watch, none for a scraped one): it lets its holder push
+	// to this watch and do nothing else.
+	Token Secret `json:"-"`
+	// Bearer and Basic are where a scraped target's credentials are, at most
+	// one of them: a bearer token sent as "Authorization: Bearer TOKEN", or
+	// "user:password" sent as basic authentication.
+	Bearer Secret `json:"-"`
+	Basic  Secret `json:"-"`
 }
+
+// JVM is a pushed watch's URL: its JVM pushes bundles (leakui capture jvm
+// -push URL -watch NAME) instead of being scraped.
+const JVM = "jvm"
+
+// Pushed tells a watch whose target pushes its snapshots.
+func (d Declaration) Pushed() bool { return d.URL == JVM }
 
 // The defaults and bounds of a declaration.
 const (
@@ -51,12 +72,15 @@ var ErrInvalid = errors.New("invalid watch declaration")
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// Parse reads one declaration, name=URL[,every=DURATION][,keep=N]: a name of
-// letters, digits, '.', '_' and '-' (starting with a letter or a digit, at
-// most MaxNameLen), an http or https URL without credentials, query or
-// fragment (a comma in it escaped as %2C), every a Go duration of whole
-// seconds from MinEvery to MaxEvery, keep from MinKeep to MaxKeep. Errors
-// wrap ErrInvalid.
+// Parse reads one declaration, name=URL[,every=DURATION][,keep=N] with
+// bearer=SECRET or basic=SECRET for a target that requires credentials, or
+// name=jvm,token=SECRET[,every=DURATION][,keep=N] for a JVM that pushes: a
+// name of letters, digits, '.', '_' and '-' (starting with a letter or a
+// digit, at most MaxNameLen), an http or https URL without credentials, query
+// or fragment (a comma in it escaped as %2C), every a Go duration of whole
+// seconds from MinEvery to MaxEvery (for a pushed watch, the period its
+// pushes come at), keep from MinKeep to MaxKeep, a SECRET env:VAR or
+// file:PATH. Errors wrap ErrInvalid.
 func Parse(s string) (Declaration, error) {
 	s = strings.TrimSpace(s)
 	name, rest, ok := strings.Cut(s, "=")
@@ -68,11 +92,15 @@ func Parse(s string) (Declaration, error) {
 		return Declaration{}, err
 	}
 	parts := strings.Split(rest, ",")
-	base, err := checkURL(name, parts[0])
-	if err != nil {
-		return Declaration{}, err
+	if parts[0] == JVM {
+		d.URL = JVM
+	} else {
+		base, err := checkURL(name, parts[0])
+		if err != nil {
+			return Declaration{}, err
+		}
+		d.URL = base
 	}
-	d.URL = base
 	seen := map[string]bool{}
 	for _, opt := range parts[1:] {
 		key, value, _ := strings.Cut(opt, "=")
@@ -96,9 +124,32 @@ func Parse(s string) (Declaration, error) {
 				return Declaration{}, invalid("watch %s: keep must be a number of snapshots from %d to %d, not %q", name, MinKeep, MaxKeep, value)
 			}
 			d.Keep = keep
+		case "token", "bearer", "basic":
+			sec, err := ParseSecret(value)
+			if err != nil {
+				return Declaration{}, invalid("watch %s: %s=%v", name, key, err)
+			}
+			switch key {
+			case "token":
+				d.Token = sec
+			case "bearer":
+				d.Bearer = sec
+			default:
+				d.Basic = sec
+			}
 		default:
-			return Declaration{}, invalid("watch %s: unknown option %q after the URL (want every=DURATION or keep=N; a comma in the URL is written %%2C)", name, opt)
+			return Declaration{}, invalid("watch %s: unknown option %q after the URL (want every=DURATION, keep=N, bearer=SECRET, basic=SECRET or, for a JVM, token=SECRET; a comma in the URL is written %%2C)", name, opt)
 		}
+	}
+	switch {
+	case d.Pushed() && d.Token.IsZero():
+		return Declaration{}, invalid("watch %s: a JVM that pushes needs token=env:VAR or token=file:PATH, the token its pushes carry", name)
+	case d.Pushed() && (!d.Bearer.IsZero() || !d.Basic.IsZero()):
+		return Declaration{}, invalid("watch %s: bearer= and basic= are a scraped target's credentials; a JVM that pushes carries token=", name)
+	case !d.Pushed() && !d.Token.IsZero():
+		return Declaration{}, invalid("watch %s: token= is for a JVM that pushes (name=jvm,token=…); a scraped target's credentials are bearer= or basic=", name)
+	case !d.Bearer.IsZero() && !d.Basic.IsZero():
+		return Declaration{}, invalid("watch %s: bearer= or basic=, not both", name)
 	}
 	return d, nil
 }
@@ -138,9 +189,19 @@ func checkURL(name, raw string) (string, error) {
 	return u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), nil
 }
 
-// String is the declaration as Parse reads it.
+// String is the declaration as Parse reads it: where its credentials are,
+// never what they are.
 func (d Declaration) String() string {
-	return fmt.Sprintf("%s=%s,every=%s,keep=%d", d.Name, d.URL, d.Every, d.Keep)
+	s := fmt.Sprintf("%s=%s,every=%s,keep=%d", d.Name, d.URL, d.Every, d.Keep)
+	for _, o := range []struct {
+		key string
+		sec Secret
+	}{{"token", d.Token}, {"bearer", d.Bearer}, {"basic", d.Basic}} {
+		if !o.sec.IsZero() {
+			s += "," + o.key + "=" + o.sec.String()
+		}
+	}
+	return s
 }
 
 // ParseFile reads a watch file: one declaration per line in Parse's syntax;

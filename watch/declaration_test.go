@@ -59,7 +59,7 @@ func TestParseRefuses(t *testing.T) {
 		{"api=http://host,keep=many", `not "many"`},
 		{"api=http://host,keep=8,keep=9", "keep given twice"},
 		{"api=http://host/a,b", `unknown option "b"`},
-		{"api=http://host,token=x", `unknown option "token=x"`},
+		{"api=http://host,secret=x", `unknown option "secret=x"`},
 	} {
 		_, err := watch.Parse(c.in)
 		if !errors.Is(err, watch.ErrInvalid) || !strings.Contains(err.Error(), c.want) {

@@ -1,5 +1,8 @@
 // Package watch owns what a watch is, apart from how it runs: the operator's
-// declarations of the targets to watch (Parse, ParseFile), the verdict a watch
+// declarations of the targets to watch (Parse, ParseFile): Go programs it
+// scrapes, with where their credentials are, and JVMs that push their
+// capture bundles, with where their push token is (Secret: env:VAR or
+// file:PATH, read when used, never shown), the verdict a watch
 // holds (NoLeak, Inconclusive, Leak), its state as pages and metrics show it
 // (Status), and a change of its verdict (Change) as it is handed to a Notifier.
 // It imports nothing but the standard library, so that the packages that
@@ -111,4 +114,7 @@ type Status struct {
 	NextScrape time.Time `json:"next_scrape,omitzero"`
 	// Changed is when the verdict last changed.
 	Changed time.Time `json:"changed,omitzero"`
+	// Incident is the slug of the incident the watch's alerts opened or
+	// joined, "" for none.
+	Incident string `json:"incident,omitempty"`
 }

@@ -37,12 +37,16 @@ const nmtOffHint = "Native Memory Tracking is off: start the JVM with -XX:Native
 // attachHint says what jcmd needs to attach.
 const attachHint = "jcmd attaches as the JVM's own user, in the JVM's mount namespace: run leakui as that user (sudo -u USER), in the JVM's container (kubectl exec), or from a debug container that shares its process namespace and runs as the same user; a JVM started with -XX:+DisableAttachMechanism cannot be attached."
 
-// runCaptureJVM implements `leakui capture jvm PID -o FILE.tar.gz`.
+// runCaptureJVM implements `leakui capture jvm PID -o FILE.tar.gz` and, to
+// feed a JVM watch, `leakui capture jvm PID -every 1m -push URL -watch NAME`.
 func runCaptureJVM(ctx context.Context, args []string, std stdio) error {
-	fs := newFlagSet("capture jvm", "PID -o FILE.tar.gz | -push URL", std.err)
+	fs := newFlagSet("capture jvm", "PID -o FILE.tar.gz | -push URL [-watch NAME -every 1m [-count N]]", std.err)
 	out := fs.String("o", "", "write the bundle to this file (.tar.gz; '-' for standard output)")
 	jcmd := fs.String("jcmd", "", "the jcmd to run (default: the one beside the JVM's own java, else jcmd on PATH)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "how long one step may take (a class histogram of a large heap takes seconds)")
+	watchName := fs.String("watch", "", "with -push, push each bundle to this JVM watch of the server (declared there as NAME=jvm,token=…), with its push token (-token or $"+watchTokenEnv+")")
+	every := fs.Duration("every", 0, "with -watch, capture and push every this long until interrupted (or -count bundles)")
+	count := fs.Int("count", 0, "with -every, stop after this many bundles (0: until interrupted)")
 	push := addPushFlags(fs)
 	positional, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -56,12 +60,19 @@ func runCaptureJVM(ctx context.Context, args []string, std stdio) error {
 		fmt.Fprintln(std.err, "leakui capture jvm:", err)
 		return errUsage
 	}
+	if err := checkWatchPush(*watchName, *every, *count, *out, push); err != nil {
+		fmt.Fprintln(std.err, "leakui capture jvm:", err)
+		return errUsage
+	}
 	pid, err := strconv.Atoi(positional[0])
 	if err != nil || pid <= 0 {
 		fmt.Fprintf(std.err, "leakui capture jvm: %q is not a process id\n", positional[0])
 		return errUsage
 	}
 	c := jvmCapture{proc: "/proc", jcmd: *jcmd, timeout: *timeout, jcmdArgs: jcmdSmallJVM}
+	if *watchName != "" {
+		return c.pushEvery(ctx, pid, watchPush{push: push, watch: *watchName}, *every, *count, std)
+	}
 	w, err := c.run(ctx, pid, std.err)
 	if err != nil {
 		return err

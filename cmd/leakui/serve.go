@@ -321,7 +321,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return fmt.Errorf("jobs: %w", err)
 	}
 	m.server = &http.Server{
-		Handler:           m.withMetrics(srv, bg.metrics, hosts),
+		Handler:           m.withMetrics(m.withPushes(srv, bg, hosts), bg.metrics, hosts),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -42,8 +43,9 @@ type background struct {
 // registerWatchFlags registers the flags of the watches, their alerts and the
 // metrics.
 func (m *Main) registerWatchFlags(fs *flag.FlagSet) {
-	fs.Var(&m.Watches, "watch", "watch a Go program's /debug/pprof/: name=URL[,every=1m][,keep=24] (repeatable); a leak verdict forms or clears at its ticks")
-	fs.StringVar(&m.WatchFile, "watch-file", "", "read watches from this file, one name=URL[,every=…][,keep=…] a line ('#' starts a comment)")
+	fs.Var(&m.Watches, "watch", "watch a Go program's /debug/pprof/: name=URL[,every=1m][,keep=24][,bearer=env:VAR|file:PATH][,basic=env:VAR|file:PATH], "+
+		"or a JVM that pushes its bundles (leakui capture jvm PID -every 1m -push URL -watch NAME): name=jvm,token=env:VAR|file:PATH[,every=1m][,keep=24] (repeatable); a leak verdict forms or clears at its ticks")
+	fs.StringVar(&m.WatchFile, "watch-file", "", "read watches from this file, one declaration as -watch takes it a line ('#' starts a comment)")
 	fs.Var(&m.Receivers, "alert", "deliver the watches' verdict changes: KIND=URL[,name=NAME][,timeout=10s], KIND alertmanager, slack or webhook, URL also env:VAR or file:PATH (repeatable)")
 	fs.StringVar(&m.MetricsToken, "metrics-token", "", "a token that reads /metrics (as Authorization: Bearer TOKEN) besides -token; never logged (env LEAKUI_METRICS_TOKEN)")
 }
@@ -54,16 +56,23 @@ func (m *Main) parseWatchFlags() error {
 	if m.MetricsToken == "" {
 		m.MetricsToken = os.Getenv("LEAKUI_METRICS_TOKEN")
 	}
-	if m.WatchFile == "" {
-		return nil
+	if m.WatchFile != "" {
+		ds, err := watch.ReadFile(m.WatchFile)
+		if err == nil {
+			err = m.Watches.Merge(ds)
+		}
+		if err != nil {
+			fmt.Fprintf(m.io.err, "leakui serve: -watch-file: %s\n", visible(err.Error()))
+			return errUsage
+		}
 	}
-	ds, err := watch.ReadFile(m.WatchFile)
-	if err == nil {
-		err = m.Watches.Merge(ds)
-	}
-	if err != nil {
-		fmt.Fprintf(m.io.err, "leakui serve: -watch-file: %s\n", visible(err.Error()))
-		return errUsage
+	// A watch whose credentials or push token cannot be read now would fail
+	// every tick or refuse every push: the server does not start.
+	for _, d := range m.Watches {
+		if err := d.CheckSecrets(); err != nil {
+			fmt.Fprintf(m.io.err, "leakui serve: -watch: %s\n", visible(err.Error()))
+			return errUsage
+		}
 	}
 	return nil
 }
@@ -83,6 +92,9 @@ func (m *Main) watchReportURL(name string) string {
 // together hold no more than -memory-budget.
 const watchBudgetShare = 4
 
+// jobRetentionDone is how long the job system keeps a done job's row.
+const jobRetentionDone = time.Hour
+
 // openBackground opens the job system when a watch or a receiver is declared,
 // with the watcher and the deliverer registered, and the metrics; budget is
 // the watches' share of the memory budget. Start it with start.
@@ -101,15 +113,22 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 	if len(m.Watches) > 0 {
 		src.Watches = func(ctx context.Context) ([]watch.Status, error) { return bg.watcher.Statuses(ctx) }
 	}
+	if budget != nil {
+		src.WatchBudget = budget
+	}
 	bg.metrics = metrics.New(src)
 	bg.runner = jobs.New(backend, jobs.Config{
 		Queues: map[string]int{watcher.Queue: 2, alert.Queue: 2},
 		Logger: m.log, Observe: bg.metrics.ObserveJob,
+		// A watch ticking every second inserts 86,400 jobs a day: a done
+		// job's row goes after an hour (its work is in the store); a failed
+		// one stays a week for the operator.
+		Retention: jobs.Retention{Done: jobRetentionDone, Cancelled: 7 * 24 * time.Hour, Discarded: 7 * 24 * time.Hour},
 	})
-	var notifier watch.Notifier
+	notifier := alertNotifier{incidents: alert.NewIncidents(m.store, m.log), log: m.log}
 	if len(m.Receivers) > 0 {
 		bg.alerts = alert.New(m.store, bg.runner, m.Receivers, alert.Config{Logger: m.log})
-		notifier = alertNotifier{bg.alerts}
+		notifier.d = bg.alerts
 		if m.BaseURL == "" {
 			m.log.Warn("alerts carry no link to their watch without -base-url")
 		}
@@ -120,7 +139,7 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 		return bg, nil
 	}
 	bg.watcher = watcher.New(watcher.Config{Store: m.store, Notifier: notifier, ReportURL: m.watchReportURL,
-		Logger: m.log, Budget: budget}, m.Watches)
+		Logger: m.log, Budget: budget, BudgetRefused: bg.metrics.BudgetRefused}, m.Watches)
 	if err := bg.watcher.Declare(ctx); err != nil {
 		backend.Close()
 		return nil, fmt.Errorf("watches: %w", err)
@@ -182,12 +201,17 @@ func (bg *background) close(timeout time.Duration) error {
 	return errors.Join(errs...)
 }
 
-// alertNotifier delivers the watches' verdict changes through the alerts'
-// deliverer. The two packages name the verdicts alike ("no leak",
-// "inconclusive", "leak"); a watch's first verdict (from none) is delivered
-// only when it is a leak, as from "no leak": a watch that starts is no news
-// until it suspects a leak.
-type alertNotifier struct{ d *alert.Deliverer }
+// alertNotifier tells the watches' verdict changes to the incidents (a leak
+// opens or joins its watch's incident, a resolved leak annotates it) and
+// delivers them through the alerts' deliverer, when receivers are declared.
+// The packages name the verdicts alike ("no leak", "inconclusive", "leak"); a
+// watch's first verdict (from none) is told only when it is a leak, as from
+// "no leak": a watch that starts is no news until it suspects a leak.
+type alertNotifier struct {
+	incidents *alert.Incidents
+	d         *alert.Deliverer // nil without receivers
+	log       *slog.Logger
+}
 
 func (n alertNotifier) Notify(ctx context.Context, c watch.Change) error {
 	from := string(c.From)
@@ -197,8 +221,18 @@ func (n alertNotifier) Notify(ctx context.Context, c watch.Change) error {
 		}
 		from = alert.NoLeak
 	}
-	return n.d.Notify(ctx, alert.Event{Watch: c.Watch, From: from, To: string(c.To), Suspect: c.Suspect,
-		GrowthPerHour: c.GrowthPerHour, ReportURL: c.ReportURL, At: c.At})
+	e := alert.Event{Watch: c.Watch, From: from, To: string(c.To), Suspect: c.Suspect,
+		GrowthPerHour: c.GrowthPerHour, ReportURL: c.ReportURL, At: c.At}
+	// An incident that could not be written does not hold the alert back.
+	if slug, err := n.incidents.Record(ctx, e); err != nil {
+		n.log.Error("a watch's incident was not recorded", "watch", c.Watch, "err", err)
+	} else if slug != "" {
+		n.log.Info("a watch's alert went to its incident", "watch", c.Watch, "incident", slug, "to", c.To)
+	}
+	if n.d == nil {
+		return nil
+	}
+	return n.d.Notify(ctx, e)
 }
 
 // metricsPath is where the metrics are served.

@@ -199,6 +199,7 @@ func TestServeWatchesAlertsAndMetrics(t *testing.T) {
 // A bad -watch, -alert or -watch-file is a usage error (exit 2) that says
 // what the parser found wrong.
 func TestServeWatchUsage(t *testing.T) {
+	t.Setenv("LEAKUI_TEST_SHORT_TOKEN", "short")
 	file := filepath.Join(t.TempDir(), "watches")
 	if err := os.WriteFile(file, []byte("# two of one name\napp=http://10.0.0.7:6060\napp=http://10.0.0.8:6060\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -216,6 +217,12 @@ func TestServeWatchUsage(t *testing.T) {
 		{[]string{"-watch-file", file}, fileErr.Error()},
 		{[]string{"-watch-file", file + ".missing"}, "watches.missing"},
 		{[]string{"-watch", "app=http://10.0.0.7:6060", "-watch", "app=http://10.0.0.8:6060"}, "app"},
+		// A JVM watch needs its push token, readable and long enough; a
+		// scraped target's credentials must be readable.
+		{[]string{"-watch", "broker=jvm"}, "needs token=env:VAR or token=file:PATH"},
+		{[]string{"-watch", "broker=jvm,token=file:" + file + ".missing"}, "watches.missing"},
+		{[]string{"-watch", "broker=jvm,token=env:LEAKUI_TEST_SHORT_TOKEN"}, "a push token has at least 16"},
+		{[]string{"-watch", "app=http://10.0.0.7:6060,bearer=env:LEAKUI_TEST_UNSET_TOKEN"}, "no secret there"},
 	} {
 		var out, errb bytes.Buffer
 		// A declaration taken for good would serve: the context ends it.

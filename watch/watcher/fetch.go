@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
+
+	"github.com/leakui/leakui/watch"
 )
 
 // errNotServed is a 404: the target does not serve the path.
@@ -45,12 +48,41 @@ const (
 	TickHeader = "Leakui-Tick"
 )
 
-// fetch GETs url within ctx for tick, reading at most limit bytes of its
-// body: a larger body is an error, read no further.
-func fetch(ctx context.Context, client *http.Client, url string, tick time.Time, limit int64) ([]byte, error) {
+// authorization is the Authorization header a declaration's credentials
+// make ("" for none), read from their secret at each scrape, so that a
+// rotated file is read again. The error names where the secret is, never
+// the secret.
+func authorization(d watch.Declaration) (string, error) {
+	switch {
+	case !d.Bearer.IsZero():
+		tok, err := d.Bearer.Read()
+		if err != nil {
+			return "", fmt.Errorf("the target's bearer token: %w", err)
+		}
+		return "Bearer " + tok, nil
+	case !d.Basic.IsZero():
+		up, err := d.Basic.Read()
+		user, pass, ok := strings.Cut(up, ":")
+		if err != nil || !ok {
+			return "", fmt.Errorf("the target's basic credentials (%s): want user:password (%v)", d.Basic, err)
+		}
+		r := &http.Request{Header: http.Header{}}
+		r.SetBasicAuth(user, pass)
+		return r.Header.Get("Authorization"), nil
+	}
+	return "", nil
+}
+
+// fetch GETs url within ctx for tick, with the Authorization header auth
+// (none when ""), reading at most limit bytes of its body: a larger body is
+// an error, read no further. A 401 or 403 says the credentials were refused.
+func fetch(ctx context.Context, client *http.Client, url string, tick time.Time, limit int64, auth string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
 	}
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set(TickHeader, tick.UTC().Format(time.RFC3339Nano))
@@ -61,6 +93,13 @@ func fetch(ctx context.Context, client *http.Client, url string, tick time.Time,
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
 		return nil, fmt.Errorf("GET %s: %w", url, errNotServed)
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		what := "requires credentials (declare bearer= or basic= with the watch)"
+		if auth != "" {
+			what = "refused the watch's credentials"
+		}
+		return nil, fmt.Errorf("GET %s: %s: the target %s", url, resp.Status, what)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)

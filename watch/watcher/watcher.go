@@ -7,8 +7,13 @@
 // the newest Keep, runs the series analysis over the window, records the
 // watch's state, and hands a change of its verdict to the Notifier. A
 // target that fails is recorded with its error and backed off, doubling
-// the ticks it skips up to MaxBackoff. It reaches the store through its own
-// Store interface.
+// the ticks it skips up to MaxBackoff; a target that requires credentials
+// gets its declaration's bearer token or basic credentials, read at each
+// scrape. A JVM watch has no tick: its host pushes a capture bundle per
+// period (Authorize checks the watch's push token, Push stores the bundle as
+// one snapshot and decides the native memory verdict over the JVM's current
+// process's bundles, as capture.Analyze does for uploaded ones). It reaches
+// the store through its own Store interface.
 package watcher
 
 import (
@@ -18,6 +23,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/leakui/leakui/analyze"
@@ -61,8 +67,16 @@ type Config struct {
 	Logger *slog.Logger
 	// Budget, when not nil, is charged with the profiles a verdict holds in
 	// memory while it is decided (the window's profiles of one kind at a
-	// time); a tick it has no room for records the budget's error.
+	// time, or a JVM watch's parsed bundles); a tick it has no room for
+	// records the budget's error, a push it has no room for is refused.
 	Budget *analyze.Budget
+	// MaxBundleBytes bounds a bundle a JVM pushes, as sent
+	// (DefaultMaxBundleBytes when 0).
+	MaxBundleBytes int64
+	// BudgetRefused, when not nil, is told of each tick ("watch_tick") or
+	// push ("watch_push") the budget had no room for (the metrics count
+	// them).
+	BudgetRefused func(what string)
 }
 
 // The defaults of Config.
@@ -95,6 +109,9 @@ func New(cfg Config, declared []watch.Declaration) *Watcher {
 	}
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	if cfg.MaxBundleBytes <= 0 {
+		cfg.MaxBundleBytes = DefaultMaxBundleBytes
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -133,6 +150,9 @@ func (w *Watcher) Declare(ctx context.Context) error {
 func (w *Watcher) Register(r *jobs.Runner) {
 	jobs.Register(r, jobs.WorkFunc[tickArgs](w.work), jobs.Kind{Queue: Queue, MaxAttempts: 1, Timeout: w.cfg.Timeout + time.Minute})
 	for _, d := range w.order {
+		if d.Pushed() {
+			continue // its JVM pushes: no tick
+		}
 		r.AddPeriodic(jobs.Periodic{Every: d.Every, Args: func() jobs.Args { return tickArgs{Watch: d.Name} }})
 	}
 }
@@ -158,7 +178,7 @@ func (w *Watcher) work(ctx context.Context, a tickArgs, _ jobs.Progress) error {
 // the analysis's. A watch no longer declared is skipped.
 func (w *Watcher) Tick(ctx context.Context, name string, tick time.Time) error {
 	d, ok := w.declared[name]
-	if !ok {
+	if !ok || d.Pushed() {
 		return nil
 	}
 	cur, err := w.cfg.Store.Watch(ctx, name)
@@ -175,6 +195,7 @@ func (w *Watcher) Tick(ctx context.Context, name string, tick time.Time) error {
 	begun := time.Now()
 	snap, scrapeErr := w.scrape(ctx, d, tick)
 	st.LastScrape, st.LastDuration = begun, time.Since(begun)
+	w.refused("watch_tick", scrapeErr)
 	if scrapeErr != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -196,6 +217,7 @@ func (w *Watcher) Tick(ctx context.Context, name string, tick time.Time) error {
 	}
 	from := watch.Verdict(cur.Verdict)
 	dec, err := decide(snaps, d.Every, 8*w.cfg.MaxBytes, w.cfg.Budget)
+	w.refused("watch_tick", err)
 	if err != nil {
 		// The snapshot is kept; the verdict stays until a tick decides.
 		st.LastError = "deciding the verdict: " + err.Error()
@@ -208,17 +230,18 @@ func (w *Watcher) Tick(ctx context.Context, name string, tick time.Time) error {
 		st.Changed = tick
 	}
 	applied, err := w.cfg.Store.SetWatchState(ctx, name, cur.Verdict, st)
-	if err != nil || !applied || dec.verdict == from || w.cfg.Notifier == nil {
+	if err != nil || !applied || dec.verdict == from {
 		return err
 	}
-	c := watch.Change{Watch: name, From: from, To: dec.verdict, Suspect: dec.suspect, GrowthPerHour: dec.growthPerHour, Unit: dec.unit, At: tick}
-	if w.cfg.ReportURL != nil {
-		c.ReportURL = w.cfg.ReportURL(name)
-	}
-	if err := w.cfg.Notifier.Notify(ctx, c); err != nil {
-		w.log.Error("a watch's change was not told", "watch", name, "from", from, "to", dec.verdict, "err", err)
-	}
+	w.notify(ctx, watch.Change{Watch: name, From: from, To: dec.verdict, Suspect: dec.suspect, GrowthPerHour: dec.growthPerHour, Unit: dec.unit, At: tick})
 	return nil
+}
+
+// refused tells BudgetRefused of err when the memory budget refused it.
+func (w *Watcher) refused(what string, err error) {
+	if err != nil && w.cfg.BudgetRefused != nil && (errors.Is(err, analyze.ErrBusy) || errors.Is(err, analyze.ErrTooLarge) && strings.Contains(err.Error(), "memory budget")) {
+		w.cfg.BudgetRefused(what)
+	}
 }
 
 // backoff is the wait after the failures-th failed scrape in a row: the
@@ -240,6 +263,10 @@ func (w *Watcher) scrape(ctx context.Context, d watch.Declaration, tick time.Tim
 	ctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	defer cancel()
 	s := store.WatchSnapshot{Watch: d.Name, Tick: tick}
+	auth, err := authorization(d)
+	if err != nil {
+		return s, err
+	}
 	for _, p := range []struct {
 		path     string
 		into     *[]byte
@@ -249,7 +276,7 @@ func (w *Watcher) scrape(ctx context.Context, d watch.Declaration, tick time.Tim
 		{"/debug/pprof/goroutine", &s.Goroutine, false},
 		{"/debug/pprof/goroutineleak", &s.GoroutineLeak, true},
 	} {
-		b, err := fetch(ctx, w.client, d.URL+p.path, tick, w.cfg.MaxBytes)
+		b, err := fetch(ctx, w.client, d.URL+p.path, tick, w.cfg.MaxBytes, auth)
 		if p.optional && errors.Is(err, errNotServed) {
 			continue
 		}
@@ -286,12 +313,17 @@ func (w *Watcher) Statuses(ctx context.Context) ([]watch.Status, error) {
 	}
 	out := make([]watch.Status, len(ws))
 	for i, s := range ws {
-		out[i] = watch.Status{
-			Declaration: watch.Declaration{Name: s.Name, URL: s.URL, Every: s.Every, Keep: s.Keep},
-			Verdict:     watch.Verdict(s.Verdict), Suspect: s.Suspect, GrowthPerHour: s.GrowthPerHour, Unit: s.Unit, Reason: s.Reason,
-			Snapshots: s.Snapshots, LastScrape: s.LastScrape, LastDuration: s.LastDuration, LastError: s.LastError,
-			Failures: s.Failures, NextScrape: s.NextScrape, Changed: s.Changed,
-		}
+		out[i] = statusOf(s)
 	}
 	return out, nil
+}
+
+// statusOf is a stored watch as pages and metrics show it.
+func statusOf(s store.Watch) watch.Status {
+	return watch.Status{
+		Declaration: watch.Declaration{Name: s.Name, URL: s.URL, Every: s.Every, Keep: s.Keep},
+		Verdict:     watch.Verdict(s.Verdict), Suspect: s.Suspect, GrowthPerHour: s.GrowthPerHour, Unit: s.Unit, Reason: s.Reason,
+		Snapshots: s.Snapshots, LastScrape: s.LastScrape, LastDuration: s.LastDuration, LastError: s.LastError,
+		Failures: s.Failures, NextScrape: s.NextScrape, Changed: s.Changed, Incident: s.Incident,
+	}
 }

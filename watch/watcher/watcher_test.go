@@ -321,7 +321,9 @@ func TestVerdictWithinBudget(t *testing.T) {
 			t.Fatalf("the heap profiles hold %d bytes, the largest %d", sum, largest)
 		}
 		small := analyze.NewBudget(2 * largest)
-		w = watcher.New(watcher.Config{Store: st, Logger: quietLogger(), Budget: small}, []watch.Declaration{decl})
+		var refused []string
+		count := func(what string) { refused = append(refused, what) }
+		w = watcher.New(watcher.Config{Store: st, Logger: quietLogger(), Budget: small, BudgetRefused: count}, []watch.Declaration{decl})
 		tickAt(t, w, "app", t0.Add(40*time.Second))
 		cur, _ = st.Watch(ctx, "app")
 		if !strings.Contains(cur.LastError, "deciding the verdict") || !strings.Contains(cur.LastError, "memory budget") ||
@@ -331,12 +333,16 @@ func TestVerdictWithinBudget(t *testing.T) {
 		// With no room for one profile, the scrape itself is refused and
 		// nothing is stored.
 		tiny := analyze.NewBudget(4 << 10)
-		w = watcher.New(watcher.Config{Store: st, Logger: quietLogger(), Budget: tiny}, []watch.Declaration{decl})
+		w = watcher.New(watcher.Config{Store: st, Logger: quietLogger(), Budget: tiny, BudgetRefused: count}, []watch.Declaration{decl})
 		tickAt(t, w, "app", t0.Add(50*time.Second))
 		cur, _ = st.Watch(ctx, "app")
 		if !strings.HasSuffix(cur.LastError, "the analysis needs more than its memory budget of 4.0 kB (-memory-budget)") || strings.Contains(cur.LastError, "not a profile") ||
 			cur.Snapshots != 5 || cur.Failures != 1 || tiny.Used() != 0 {
 			t.Errorf("no room for a profile: %+v, %d snapshots", cur.WatchState, cur.Snapshots)
+		}
+		// Both refusals were counted, as /metrics counts them.
+		if strings.Join(refused, " ") != "watch_tick watch_tick" {
+			t.Errorf("refusals told: %q", refused)
 		}
 	})
 }
