@@ -167,7 +167,7 @@ func (rs Resource) download(w http.ResponseWriter, r *http.Request) error {
 	}
 	profile := page.URLParam(r, "profile")
 	if _, ok := profileOf(store.WatchSnapshot{}, profile); !ok {
-		return serrors.Errorf(http.StatusNotFound, "a snapshot holds the profiles heap, goroutine and goroutineleak")
+		return serrors.Errorf(http.StatusNotFound, "a snapshot holds the profiles heap, goroutine and goroutineleak, or a JVM's bundle")
 	}
 	snaps, err := rs.Source.WatchSnapshots(r.Context(), st.Name)
 	if err != nil {
@@ -193,7 +193,11 @@ func (rs Resource) download(w http.ResponseWriter, r *http.Request) error {
 			break
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("Content-Disposition", `attachment; filename="`+st.Name+"-"+s.Tick.UTC().Format("20060102T150405Z")+"-"+profile+`.pb.gz"`)
+		ext := ".pb.gz"
+		if profile == bundle {
+			ext = ".tar.gz"
+		}
+		w.Header().Set("Content-Disposition", `attachment; filename="`+st.Name+"-"+s.Tick.UTC().Format("20060102T150405Z")+"-"+profile+ext+`"`)
 		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 		_, err := w.Write(b)
 		return err

@@ -3,6 +3,7 @@ package watch
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,13 @@ type listView struct {
 // rowView is one watch as the list shows it, and the head of its page.
 type rowView struct {
 	Name, URL, Target string
+	// Pushed is a JVM watch: its JVM pushes bundles, nothing is scraped, and
+	// Action names what brings a snapshot ("push" or "scrape").
+	Pushed bool
+	Action string
+	// Incident is the page of the incident the watch's alerts opened or
+	// joined, "" for none.
+	Incident, IncidentSlug string
 	// Verdict is the data-verdict value: "leak", "inconclusive", "no-leak"
 	// or "none"; VerdictText the badge's text, Class its colour ("bad" red,
 	// "good" green, "" grey).
@@ -119,7 +127,13 @@ func rowOf(st watch.Status, a *Analysis, unanalyzed string) rowView {
 		Suspect: st.Suspect, Growth: growthText(st.GrowthPerHour, st.Unit, st.Reason),
 		Snapshots: fmt.Sprintf("%d of %d", st.Snapshots, st.Keep), Every: st.Every.String(),
 		LastScrape: formatTime(st.LastScrape), LastError: page.CleanText(st.LastError, 1000),
-		Changed: formatTime(st.Changed), Unanalyzed: unanalyzed}
+		Changed: formatTime(st.Changed), Unanalyzed: unanalyzed, Action: "scrape"}
+	if st.URL == watch.JVM {
+		r.Pushed, r.Action, r.Target = true, "push", "pushed by its JVM (leakui capture jvm -push)"
+	}
+	if st.Incident != "" {
+		r.Incident, r.IncidentSlug = "/i/"+url.PathEscape(st.Incident), st.Incident
+	}
 	if !st.LastScrape.IsZero() {
 		r.LastDuration = st.LastDuration.Round(time.Millisecond).String()
 	}
@@ -165,6 +179,10 @@ func pageOf(st watch.Status, a *Analysis, unanalyzed string, deliveries []store.
 					v.Links = append(v.Links, view.Link{Label: pr.name, URL: SnapshotURL(st.Name, sn.Tick.UnixMilli(), pr.name),
 						Value: analyze.FormatBytes(int64(n))})
 				}
+			}
+			if n, ok := sn.Sizes[bundle]; ok {
+				v.Links = append(v.Links, view.Link{Label: bundle, URL: SnapshotURL(st.Name, sn.Tick.UnixMilli(), bundle),
+					Value: analyze.FormatBytes(int64(n))})
 			}
 			p.Snapshots = append(p.Snapshots, v)
 		}
