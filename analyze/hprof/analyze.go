@@ -1,7 +1,9 @@
 package hprof
 
 import (
+	"errors"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -33,7 +35,14 @@ func (h *Heap) Analyze(progress func(string, float64)) (err error) {
 	if err := h.report(stageDominators, 0, 0); err != nil {
 		return err
 	}
-	idom, vertex, count, err := h.dominators()
+	// The shortest paths from the GC roots need only the references: their
+	// search runs on a second core while the dominators are computed.
+	search, err := h.startShortestPaths()
+	if err != nil {
+		return err
+	}
+	defer search.wait(true) // before the rollback above, which unmaps what it uses
+	idom, vertex, count, err := h.dominators(search)
 	if err != nil {
 		return err
 	}
@@ -164,13 +173,15 @@ func (h *Heap) Analyze(progress func(string, float64)) (err error) {
 	if err := h.report(stagePaths, 0, 0); err != nil {
 		return err
 	}
-	if h.bfs, err = h.shortestPaths(vertex); err != nil {
-		return err
-	}
-	if err := h.pathDepths(vertex); err != nil {
-		return err
-	}
 	free(rs, vertex)
+	if err := search.wait(false); err != nil {
+		return err
+	}
+	h.bfs, h.reached = search.parent, search.reached
+	if err := h.pathDepths(search.queue); err != nil {
+		return err
+	}
+	free(rs, search.queue)
 	if err := h.report(stagePaths, 0.9, 0); err != nil {
 		return err
 	}
@@ -232,29 +243,69 @@ func (h *Heap) setCall(progress func(string, float64)) func() {
 	return func() { h.prog.call = before }
 }
 
-// shortestPaths runs a breadth-first search from the virtual root over the strong
-// references and returns each object's parent on a shortest path from a GC root
-// (len(ids) for a root, noObject for the unreachable). Its queue is queue, the
-// depth-first order's array, which it overwrites.
-func (h *Heap) shortestPaths(queue []uint32) ([]uint32, error) {
+// pathSearch is the breadth-first search of the shortest paths from the GC
+// roots, running on a goroutine of its own beside the dominators (both only
+// read the references). It maps, holds and pins what it uses before it starts,
+// reports no progress and touches no region but through what it was given;
+// wait joins it and gives everything back on the caller's goroutine.
+type pathSearch struct {
+	h       *Heap
+	parent  []uint32 // each object's parent, len(ids) for a root, noObject unreached
+	queue   []uint32 // the objects in breadth-first order, reached of them
+	reached int
+	stop    atomic.Bool
+	done    chan struct{}
+	joined  bool
+	err     error
+	panic   any
+}
+
+// startShortestPaths starts the breadth-first search from the virtual root
+// over the strong references: each object's parent on a shortest path from a
+// GC root (len(ids) for a root, noObject for the unreachable) and the order it
+// was reached in (the queue, which pathDepths goes through).
+func (h *Heap) startShortestPaths() (*pathSearch, error) {
 	n := uint32(len(h.ids))
 	rs := &h.rs
-	parent, err := makeArray[uint32](rs, int(n), held, "the paths from the GC roots")
-	if err != nil {
+	ps := &pathSearch{h: h, done: make(chan struct{})}
+	var err error
+	if ps.parent, err = makeArray[uint32](rs, int(n), held, "the paths from the GC roots"); err != nil {
 		return nil, err
 	}
+	if ps.queue, err = makeArray[uint32](rs, int(n), streamed, "the breadth-first order"); err != nil {
+		return nil, err
+	}
+	if err := pin(rs, h.out.offsets); err != nil {
+		return nil, err
+	}
+	if err := pin(rs, h.out.targets); err != nil {
+		unpin(rs, h.out.offsets)
+		return nil, err
+	}
+	roots := h.rootTargets()
+	qr, qw := scan(rs, ps.queue), scan(rs, ps.queue)
+	go func() {
+		defer close(ps.done)
+		defer func() {
+			if v := recover(); v != nil {
+				ps.panic = v
+			}
+		}()
+		ps.err = ps.run(roots, &qr, &qw)
+	}()
+	return ps, nil
+}
+
+// run is the search itself, on its own goroutine.
+func (ps *pathSearch) run(roots []uint32, qr, qw *sequence) error {
+	h := ps.h
+	n := uint32(len(h.ids))
+	parent, queue := ps.parent, ps.queue
 	for i := range parent {
 		parent[i] = noObject
 	}
-	if err := hold(rs, h.out.offsets); err != nil {
-		return nil, err
-	}
-	if err := hold(rs, h.out.targets); err != nil {
-		return nil, err
-	}
-	qr, qw := scan(rs, queue), scan(rs, queue)
 	tail := 0
-	for _, o := range h.rootTargets() {
+	for _, o := range roots {
 		if parent[o] == noObject {
 			parent[o] = n
 			queue[tail] = o
@@ -264,8 +315,11 @@ func (h *Heap) shortestPaths(queue []uint32) ([]uint32, error) {
 	for i := 0; i < tail; i++ {
 		if i&cancelCheckMask == 0 {
 			qr.at(i)
-			if err := h.report(stagePaths, 0.7*float64(i)/float64(n), 0); err != nil {
-				return nil, err
+			if ps.stop.Load() {
+				return errSearchStopped
+			}
+			if err := h.stopped(); err != nil {
+				return err
 			}
 		}
 		o := queue[i]
@@ -281,11 +335,32 @@ func (h *Heap) shortestPaths(queue []uint32) ([]uint32, error) {
 		}
 	}
 	qr.end()
-	release(rs, h.out.offsets)
-	release(rs, h.out.targets)
-	release(rs, parent)
-	h.reached = tail
-	return parent, nil
+	ps.reached = tail
+	return nil
+}
+
+// errSearchStopped ends a search whose analysis failed elsewhere.
+var errSearchStopped = errors.New("hprof: the search was stopped")
+
+// wait joins the search and releases what it held (idempotent); with stop, it
+// first tells the search to end.
+func (ps *pathSearch) wait(stop bool) error {
+	if ps.joined {
+		return ps.err
+	}
+	if stop {
+		ps.stop.Store(true)
+	}
+	<-ps.done
+	ps.joined = true
+	rs := &ps.h.rs
+	unpin(rs, ps.h.out.offsets)
+	unpin(rs, ps.h.out.targets)
+	release(rs, ps.parent)
+	if ps.panic != nil {
+		panic(ps.panic)
+	}
+	return ps.err
 }
 
 // pathDepths works out each object's number of steps from a GC root on its

@@ -42,7 +42,7 @@
 //   - pass 1: identifiers 8 B, classes 4 B and shallow sizes 4 B per object
 //     (kept to the end), the content hash of each byte[] and char[] 12 B; the
 //     sorted identifier table 12 B per object while the passes run, and its
-//     bucket index 4 B per 8 objects (at most 16 MiB);
+//     bucket index 4 B per 8 objects (at most 128 MiB);
 //   - pass 2: the references as one CSR array, 4 B per object (offsets) and
 //     4 B per reference (targets); 12 B per String; 12 B per
 //     java.lang.ref.Reference with a referent; 24 B per object holding native
@@ -55,16 +55,25 @@
 //   - retained sizes 8 B per object; the dominator tree as CSR 4 B per object
 //     and 4 B per reachable object; depth and top-level ancestor 8 B per object;
 //   - shortest paths from the GC roots: parent, length and root 12 B per
-//     object; reachability 1 B per object; the field of each path's step 4 B
+//     object, the breadth-first queue 4 B per object (written and read front
+//     to back); reachability 1 B per object; the field of each path's step 4 B
 //     per object (NewReport);
 //   - duplicate strings: a hash 8 B per String, two bitmaps of 2 bits per
 //     String, then 24 B per candidate string.
 //
 // Resident memory is what the running stage holds at once, not the sum: a
 // file region is charged (Options.Budget) and resident while the stage holds
-// it, and a window of a few MiB while it is read or written front to back. On
+// it, and a window of a few MiB while it is read or written front to back. An
+// array made to be written at random is plain memory until it is released,
+// then written to its file in one go: in the file from the start, the kernel
+// would write its pages back while the stage runs and fault each one in again
+// at its next write. The breadth-first search of the shortest paths runs on a
+// second core beside the dominators' depth-first numbering and referrers
+// (which read the same references), and is joined before the semidominators
+// take their memory, so the two add only the search's parent array. On
 // a 1.1 GB dump of 15 million objects the peak resident set is about 355 MiB,
-// 0.33× the dump (bench/RESULTS.md).
+// 0.33× the dump; on a 10 GB dump of 150 million objects it is 3.3 GiB
+// (23 B an object), 0.35× (bench/RESULTS.md).
 //
 // The record layout follows HotSpot's writer, openjdk/jdk
 // src/hotspot/share/services/heapDumper.cpp (the format description at the top of

@@ -34,13 +34,16 @@ var partitionSpan = 1 << 20
 // at a time, last first. What the semidominators hold at once is four numbers
 // a reached object (semi, label, ancestor, dominator) and one partition.
 //
+// A search of the shortest paths started beside it (search, if not nil) is
+// joined once the references are no longer needed.
+//
 // It returns the immediate dominator of every ordinal (n for the virtual root,
 // noObject for the unreachable), held, and the depth-first order (ordinals by
 // depth-first number from 1, the virtual root first; 0 is unused), released,
 // with count, the number of reached vertices (the virtual root included). What
 // it maps besides is freed before it returns; on an error, the caller frees
 // what it returned (Analyze frees every region it made).
-func (h *Heap) dominators() (idom, vertex []uint32, count uint32, err error) {
+func (h *Heap) dominators(search *pathSearch) (idom, vertex []uint32, count uint32, err error) {
 	n := uint32(len(h.ids))
 	rs := &h.rs
 	if err := h.mem.charge(mapEntry*int64(len(h.Roots)), "the GC roots"); err != nil {
@@ -128,6 +131,14 @@ func (h *Heap) dominators() (idom, vertex []uint32, count uint32, err error) {
 	defer parts.close()
 	free(rs, num)
 	num = nil
+	// The search of the shortest paths, running beside, is joined before the
+	// semidominators take their memory, so that the two hold the references
+	// at once but not the search's arrays and the semidominators'.
+	if search != nil {
+		if err := search.wait(false); err != nil {
+			return nil, nil, 0, err
+		}
+	}
 	if err := h.report(stageDominators, 0.4, 0); err != nil {
 		return nil, nil, 0, err
 	}

@@ -812,7 +812,7 @@ func (h *Heap) buildIndex() error {
 	n := len(sorted)
 	lo, hi := sorted[0], sorted[n-1]
 	nb := 1
-	for nb < n/8 && nb < 1<<22 {
+	for nb < n/8 && nb < 1<<25 {
 		nb <<= 1
 	}
 	shift := uint(0)

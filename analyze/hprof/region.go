@@ -46,6 +46,8 @@ type region struct {
 	disk     int64    // bytes of the file
 	charged  int64    // bytes charged to the meter for it
 	held     bool     // a file region the analysis holds (charged whole)
+	pins     int      // holders on other goroutines: a release waits for them (pin)
+	inMemory bool     // a held file region whose pages are memory until released (keepInMemory)
 	what     string
 	seq      int // the order the regions were made in
 }
@@ -135,6 +137,12 @@ func (rs *regions) alloc(size, max int64, file, held bool, what string) (*region
 		return nil, err
 	}
 	r.charged, r.held = charge, file && held
+	if r.held {
+		if err := rs.keepInMemory(r); err != nil {
+			rs.unmap(r)
+			return nil, err
+		}
+	}
 	rs.add(r)
 	return r, nil
 }
@@ -219,10 +227,36 @@ func hold[T any](rs *regions, s []T) error {
 }
 
 // release drops the pages of the file region of s from memory (they stay in its
-// file) and gives back its charge but for a window.
+// file) and gives back its charge but for a window; while the region is pinned,
+// at the last unpin.
 func release[T any](rs *regions, s []T) {
 	if r := rs.regionOf(unsafe.Pointer(unsafe.SliceData(s))); r != nil {
+		if r.pins > 0 {
+			return // the last unpin releases it
+		}
 		rs.unhold(r)
+	}
+}
+
+// pin holds the file region of s for work on another goroutine: until as many
+// unpins, a release keeps its pages (and its charge), and scans over it drop
+// none. Regions are pinned and unpinned on the goroutine that maps them.
+func pin[T any](rs *regions, s []T) error {
+	if err := hold(rs, s); err != nil {
+		return err
+	}
+	if r := rs.regionOf(unsafe.Pointer(unsafe.SliceData(s))); r != nil {
+		r.pins++
+	}
+	return nil
+}
+
+// unpin ends a pin; the last one releases the region.
+func unpin[T any](rs *regions, s []T) {
+	if r := rs.regionOf(unsafe.Pointer(unsafe.SliceData(s))); r != nil && r.pins > 0 {
+		if r.pins--; r.pins == 0 {
+			rs.unhold(r)
+		}
 	}
 }
 
@@ -232,7 +266,14 @@ func (rs *regions) unhold(r *region) {
 	if r.f == nil {
 		return
 	}
-	rs.dropPages(r, 0, r.size)
+	r.pins = 0
+	if r.inMemory {
+		if !rs.toFile(r) {
+			return
+		}
+	} else {
+		rs.dropPages(r, 0, r.size)
+	}
 	if keep := min(r.charged, windowBytes); r.charged > keep {
 		rs.mem.uncharge(r.charged - keep)
 		r.charged = keep

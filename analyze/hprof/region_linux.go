@@ -68,6 +68,9 @@ func (rs *regions) growRegion(r *region, size int64) error {
 			unix.Madvise(unsafe.Slice((*byte)(at), to-from), unix.MADV_HUGEPAGE)
 		}
 	} else {
+		if r.inMemory {
+			return fmt.Errorf("heap dump: %s grew while held in memory", r.what)
+		}
 		if err := rs.chargeDisk(to-from, r.what); err != nil {
 			return err
 		}
@@ -104,6 +107,38 @@ func (rs *regions) dropPages(r *region, from, to int64) {
 	if to > from {
 		unix.Madvise(unsafe.Slice((*byte)(unsafe.Add(r.base, from)), to-from), unix.MADV_DONTNEED)
 	}
+}
+
+// keepInMemory maps anonymous memory over a file region just made, which the
+// analysis is about to write at random: its pages are written to the file
+// once, when it is released (toFile), instead of whenever the kernel cleans
+// them, after which each next write to a cleaned page faults again.
+func (rs *regions) keepInMemory(r *region) error {
+	if r.f == nil || r.size == 0 {
+		return nil
+	}
+	if _, err := unix.MmapPtr(-1, 0, r.base, uintptr(r.size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED); err != nil {
+		return fmt.Errorf("heap dump: mapping %s: %w", r.what, err)
+	}
+	if r.size >= hugeRegion {
+		unix.Madvise(unsafe.Slice((*byte)(r.base), r.size), unix.MADV_HUGEPAGE)
+	}
+	r.inMemory = true
+	return nil
+}
+
+// toFile writes the pages of a region kept in memory to its file and maps the
+// file in their place, which gives the memory back. When the write fails the
+// pages stay in memory (and charged: the region stays held).
+func (rs *regions) toFile(r *region) bool {
+	if _, err := r.f.WriteAt(unsafe.Slice((*byte)(r.base), r.size), 0); err != nil {
+		return false
+	}
+	if _, err := unix.MmapPtr(int(r.f.Fd()), 0, r.base, uintptr(r.size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_FIXED); err != nil {
+		return false
+	}
+	r.inMemory = false
+	return true
 }
 
 // unmap unmaps r and closes its file, which frees its blocks.

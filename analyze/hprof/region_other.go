@@ -46,6 +46,10 @@ func (rs *regions) growRegion(r *region, size int64) error {
 
 func (rs *regions) dropPages(r *region, from, to int64) {}
 
+func (rs *regions) keepInMemory(r *region) error { return nil }
+
+func (rs *regions) toFile(r *region) bool { return true }
+
 func (rs *regions) unmap(r *region) {
 	r.base = nil
 	rs.uncharge(r)
