@@ -28,9 +28,16 @@ var profiles = []struct {
 	{"goroutine", func(s store.WatchSnapshot) []byte { return s.Goroutine }},
 }
 
+// bundle names the capture bundle a JVM watch's snapshot holds instead of
+// profiles: it is listed and downloaded, never analyzed as a profile.
+const bundle = "bundle"
+
 // profileOf returns the bytes of the named profile of s; ok is false for a
 // name that is no profile.
 func profileOf(s store.WatchSnapshot, name string) (b []byte, ok bool) {
+	if name == bundle {
+		return s.Bundle, true
+	}
 	for _, p := range profiles {
 		if p.name == name {
 			return p.of(s), true
@@ -139,6 +146,9 @@ func analyzeSnapshots(snaps []store.WatchSnapshot, budget *analyze.Budget) (*Ana
 			if n := len(p.of(s)); n > 0 {
 				info.Sizes[p.name] = n
 			}
+		}
+		if n := len(s.Bundle); n > 0 {
+			info.Sizes[bundle] = n
 		}
 		a.Snapshots = append(a.Snapshots, info)
 	}
