@@ -91,8 +91,8 @@ func (s *Server) runSource(ctx context.Context, id string) (incidents.Source, bo
 }
 
 // reportSource judges a report with its kind's analysis: the one dispatch
-// on kinds (kind.Evidencer). Heap dumps, still shown by the root, are judged
-// here; a kind that judges nothing shows its summary line.
+// on kinds (kind.Evidencer); a kind that judges nothing shows its summary
+// line.
 func (s *Server) reportSource(ctx context.Context, id string) (incidents.Source, bool, error) {
 	rep, err := s.store.Report(ctx, id)
 	if err != nil {
@@ -116,11 +116,6 @@ func (s *Server) reportSource(ctx context.Context, id string) (incidents.Source,
 	k, _ := s.kinds.For(rep.Kind)
 	if ev, ok := k.(kind.Evidencer); ok {
 		src, err = ev.Evidence(ctx, rep, title, link)
-	} else if rep.Kind == kindJavaHeapDump {
-		hr, _, herr := heapDumpReport(rep)
-		if err = herr; err == nil {
-			src.Evidence = incident.FromHeapDump(title, hr, link)
-		}
 	} else {
 		src = kind.NoVerdict(reportKindName(rep.Kind), title, s.summaryLine(rep.Kind, rep.Summary), link)
 	}

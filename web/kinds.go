@@ -52,9 +52,7 @@ func (s *Server) inputKinds() []kind.Kind {
 		s.histogramsKind,
 		s.threadsKind,
 		s.nmtKind,
-		kindAdapter{s, inputKind{analyze.KindJavaHeapDump, (*Server).planJavaHeapDump, []string{kindJavaHeapDump, kindJavaHeapDumpDiff},
-			reportKind{(*Server).showJavaHeapDumpReport, (*Server).javaHeapDumpReportJSON, (*Server).javaHeapDumpReportMarkdown, heapDumpReportSummaryLine},
-			[]string{"JVM heap dumps: jcmd GC.heap_dump (also -gz=1), jmap -dump:format=b, -XX:+HeapDumpOnOutOfMemoryError (HPROF 1.0.1 and 1.0.2): leak suspects with their path to a GC root, the dominator tree, the histogram with retained sizes (two or more compare by class, three or more make a series)"}}},
+		s.heapDumps,
 		s.bundlesKind,
 	}
 }
@@ -92,14 +90,6 @@ func (k kindAdapter) Summary(raw json.RawMessage) string {
 		return ""
 	}
 	return k.in.views.summary(raw)
-}
-
-// ViewCost is what a view of rep holds beyond the caches (reportViewCosts).
-func (k kindAdapter) ViewCost(rep *store.Report) int64 {
-	if cost, ok := reportViewCosts()[rep.Kind]; ok {
-		return cost(rep)
-	}
-	return 0
 }
 
 // newKindRegistry builds the one dispatch on kinds, in the order of inputKinds

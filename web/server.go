@@ -18,13 +18,13 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
-	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
 	webgoroutines "github.com/leakui/leakui/web/goroutines"
 	"github.com/leakui/leakui/web/groups"
+	"github.com/leakui/leakui/web/heapdumps"
 	"github.com/leakui/leakui/web/kind"
 	weblogs "github.com/leakui/leakui/web/logs"
 	webprofiles "github.com/leakui/leakui/web/profiles"
@@ -196,10 +196,10 @@ type Server struct {
 	deps   kind.Deps
 	// logs is the kind of evidence the log reports are.
 	logs *weblogs.Kind
-	// heapJobs analyzes uploaded heap dumps in the background; heapIndexes
-	// keeps their stored indexes opened, by report id.
-	heapJobs    *heapDumpJobs
-	heapIndexes *kind.Cache[*hprof.Index]
+	// heapJobs analyzes uploaded heap dumps in the background; heapDumps is
+	// the kind of evidence they are.
+	heapJobs  *heapDumpJobs
+	heapDumps *heapdumps.Kind
 	// goroutines and jvmParsed cache parsed inputs and their reports (see
 	// web/groups, jvm.go),
 	// charged to budget like profiles and flames.
@@ -302,6 +302,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.threadsKind = webjvm.NewThreads(&s.deps, s.jvm)
 	s.histogramsKind = webjvm.NewHistograms(&s.deps, s.jvm)
 	s.bundlesKind = webbundles.New(&s.deps, s.jvm)
+	s.heapDumps = heapdumps.New(&s.deps, s.jvm, parseFailedReason)
 	s.logs = weblogs.New(s.deps)
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,
@@ -335,7 +336,6 @@ func NewServer(cfg Config) (*Server, error) {
 		s.startRetention(cfg.Retain)
 	}
 	s.heapJobs = newHeapDumpJobs(s)
-	s.heapIndexes = kind.NewCache[*hprof.Index](heapIndexCacheEntries)
 	s.router = s.routes()
 	// Heap dumps whose analysis a stopped server left unfinished (their lease
 	// has ended) are analyzed again: their dumps are stored.

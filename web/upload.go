@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/heapdumps"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
@@ -157,9 +158,9 @@ func (s *Server) spool(part *multipart.Part, left, heapLeft int64) (*kind.Receiv
 		return nil, fmt.Errorf("spooling the upload: %w", err)
 	}
 	rec := &kind.Received{Name: safeFileName(part.FileName()), Path: f.Name()}
-	br := bufio.NewReaderSize(part, heapDumpSniff)
-	head, _ := br.Peek(heapDumpSniff)
-	if rec.HeapDump = isHeapDump(head); rec.HeapDump {
+	br := bufio.NewReaderSize(part, heapdumps.Sniff)
+	head, _ := br.Peek(heapdumps.Sniff)
+	if rec.HeapDump = heapdumps.IsHeapDump(head); rec.HeapDump {
 		left = heapLeft
 	}
 	h := sha256.New()
