@@ -19,6 +19,7 @@ import (
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/runs"
 	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
@@ -183,7 +184,7 @@ type runJVM struct {
 
 // runJVMOf reads a run's captures of its JVM; nil when it has none.
 func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM, error) {
-	arts, err := s.runArtifacts(ctx, runID)
+	arts, err := s.store.RunArtifacts(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -402,3 +403,25 @@ func joinArrow(names []string) string {
 	}
 	return s
 }
+
+// runJVMPart is what a jvm run captured of its JVM as web/runs shows it,
+// with the JVM kinds' figures (runs.JVMPart).
+type runJVMPart struct{ s *Server }
+
+// Of is runJVMOf, nil when the run captured nothing of a JVM.
+func (p runJVMPart) Of(ctx context.Context, runID, reportID string) (runs.RunJVM, error) {
+	j, err := p.s.runJVMOf(ctx, runID, reportID)
+	if err != nil || j == nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// View is the run page's JVM section.
+func (j *runJVM) View() *view.RunJVM { return j.view() }
+
+// JSON is the JVM part of the run report's JSON.
+func (j *runJVM) JSON() any { return j.json() }
+
+// Markdown writes the JVM part of the run report's Markdown.
+func (j *runJVM) Markdown(w io.Writer, r *http.Request) { j.markdown(w, r) }

@@ -28,6 +28,7 @@ import (
 	"github.com/leakui/leakui/web/kind"
 	weblogs "github.com/leakui/leakui/web/logs"
 	webprofiles "github.com/leakui/leakui/web/profiles"
+	"github.com/leakui/leakui/web/runs"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/snapshot"
 )
@@ -200,6 +201,8 @@ type Server struct {
 	// the kind of evidence they are.
 	heapJobs  *heapDumpJobs
 	heapDumps *heapdumps.Kind
+	// runs is the lab's runs and the report a run makes.
+	runs *runs.Kind
 	// goroutines and jvmParsed cache parsed inputs and their reports (see
 	// web/groups, jvm.go),
 	// charged to budget like profiles and flames.
@@ -304,6 +307,8 @@ func NewServer(cfg Config) (*Server, error) {
 	s.bundlesKind = webbundles.New(&s.deps, s.jvm)
 	s.heapDumps = heapdumps.New(&s.deps, s.jvm, parseFailedReason)
 	s.logs = weblogs.New(s.deps)
+	s.runs = runs.New(&s.deps, runs.Parts{Targets: cfg.Targets, RunLimit: func(h http.Handler) http.Handler { return s.runLimit.middleware(s)(h) },
+		Profiles: s.profileKind, Goroutines: s.goroutines, Logs: s.logs, JVM: runJVMPart{s}, ReportMarkdown: s.markdown})
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,
 	// and the reports stored before headlines were get theirs now.
@@ -329,7 +334,7 @@ func NewServer(cfg Config) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.lab = m
+		s.lab, s.runs.Lab = m, m
 		s.startSweeper(m.Lease())
 	}
 	if cfg.Retain > 0 {
@@ -424,19 +429,19 @@ func (s *Server) routes() chi.Router {
 			r.Mount("/r", reportsResource{s}.Routes())
 			r.Mount("/a", artifactsResource{s}.Routes())
 			r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))
-			r.Mount("/runs", runsResource{s}.Routes())
-			r.Mount("/api/runs", runsResource{s}.APIRoutes())
+			r.Mount("/runs", s.runs.Routes())
+			r.Mount("/api/runs", s.runs.APIRoutes())
 			s.mountIncidents(r)
 		})
-		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.handleCaptureAPI))
-		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.handleCaptureForm))
+		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.runs.CaptureAPI))
+		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.runs.CaptureForm))
 		r.Delete("/api/artifacts/{sha256}", s.handle(s.handleDeleteArtifact))
 		r.Post("/api/reports/{id}/pin", s.handle(s.handlePin(true)))
 		r.Delete("/api/reports/{id}/pin", s.handle(s.handlePin(false)))
 	})
 	// Server-sent events live as long as a run; they end when it does or when the
 	// server shuts down.
-	r.Get("/runs/{id}/events", s.handle(s.handleRunEvents))
+	r.Get("/runs/{id}/events", s.handle(s.runs.Events))
 	r.Get("/r/{id}/events", s.handle(s.handleReportEvents))
 	return r
 }
