@@ -63,9 +63,9 @@ func (s *Server) jvmFilesOf(ctx context.Context, arts []store.RunArtifact) (runJ
 		switch analyze.Kind(art.Kind) {
 		case analyze.KindCapture:
 			f.captures = append(f.captures, ra)
-		case analyze.KindJavaNMT:
+		case analyze.KindJVMNMT:
 			f.nmt = append(f.nmt, ra)
-		case analyze.KindJavaHistogram:
+		case analyze.KindJVMHistogram:
 			f.histograms = append(f.histograms, ra)
 		}
 	}
@@ -129,7 +129,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 	if len(files.nmt) > 0 {
 		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, webjvm.NMTPrefix, jvm.ParseNMTsWithin)
 		if err == nil && len(ns) > 0 {
-			if err := create(analyze.KindJavaNMT, webjvm.NMTPlanOf(ns, params), files.nmt); err != nil {
+			if err := create(analyze.KindJVMNMT, webjvm.NMTPlanOf(ns, params), files.nmt); err != nil {
 				return nil, err
 			}
 		} else if err != nil {
@@ -145,7 +145,7 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 		if err != nil {
 			s.log.Warn("a jvm run's class histograms make no report", "run", runID, "err", err)
 		} else if plan != nil {
-			if err := create(analyze.KindJavaHistogram, plan, files.histograms); err != nil {
+			if err := create(analyze.KindJVMHistogram, plan, files.histograms); err != nil {
 				return nil, err
 			}
 		}
@@ -274,7 +274,7 @@ func (j *runJVM) view() *view.RunJVM {
 		} else {
 			p.Headline, p.Figures = j.NMT[0].Headline(), webjvm.NMTFigures(j.NMT[0])
 		}
-		if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
+		if id, ok := j.Reports[string(analyze.KindJVMNMT)]; ok {
 			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open in the JVM native memory view"
 		}
 		out.Parts = append(out.Parts, p)
@@ -287,7 +287,7 @@ func (j *runJVM) view() *view.RunJVM {
 				Value: analyze.FormatCount(c.Instances), Key: "inflater-instances"})
 		}
 		showAll := ""
-		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
+		if id, ok := j.Reports[string(analyze.KindJVMHistogram)]; ok {
 			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open in the JVM class histogram view"
 			showAll = page.ReportURL(id) + "?n=all"
 		}
@@ -340,7 +340,7 @@ func (j *runJVM) json() runJVMJSON {
 	if out.NMTComparison != nil {
 		out.NativeLeak = out.NMTComparison.NativeLeak
 	}
-	if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
+	if id, ok := j.Reports[string(analyze.KindJVMNMT)]; ok {
 		out.NMTReportURL = page.ReportURL(id)
 	}
 	if h := j.Histogram; h != nil {
@@ -348,7 +348,7 @@ func (j *runJVM) json() runJVMJSON {
 		c, _ := jvmClass(h, inflaterClass)
 		out.Histogram = &jvmHistogramOf{Classes: len(h.Classes), TotalInstances: h.TotalInstances, TotalBytes: h.TotalBytes,
 			InflaterInstance: c.Instances, Largest: snapshot.First(h.Ranked(jvm.ByBytes), runJVMClassRows)}
-		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
+		if id, ok := j.Reports[string(analyze.KindJVMHistogram)]; ok {
 			out.HistoReport = page.ReportURL(id)
 		}
 	}
@@ -375,7 +375,7 @@ func (j *runJVM) markdown(w io.Writer, r *http.Request) {
 		fmt.Fprintf(w, "- JVM native memory (jcmd VM.native_memory summary, %s): committed %s → %s (%s), outside the Java heap %s",
 			markdown.Escape(joinArrow(j.NMTFiles)), analyze.FormatBytes(d.BaseTotalCommitted), analyze.FormatBytes(d.TotalCommitted),
 			analyze.FormatSignedValue(d.TotalCommittedDelta, "bytes"), analyze.FormatSignedValue(d.NonHeapCommittedDelta, "bytes"))
-		if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
+		if id, ok := j.Reports[string(analyze.KindJVMNMT)]; ok {
 			fmt.Fprintf(w, "; report %s", page.Absolute(r, page.ReportURL(id)))
 		}
 		fmt.Fprintln(w)
@@ -386,7 +386,7 @@ func (j *runJVM) markdown(w io.Writer, r *http.Request) {
 		if c, ok := jvmClass(h, inflaterClass); ok {
 			fmt.Fprintf(w, "; %s %s instances", markdown.Code(inflaterClass), analyze.FormatCount(c.Instances))
 		}
-		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
+		if id, ok := j.Reports[string(analyze.KindJVMHistogram)]; ok {
 			fmt.Fprintf(w, "; report %s", page.Absolute(r, page.ReportURL(id)))
 		}
 		fmt.Fprintln(w)

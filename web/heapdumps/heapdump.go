@@ -442,7 +442,7 @@ func IsHeapDump(head []byte) bool {
 		n, _ := io.ReadFull(zr, inflated)
 		head = inflated[:n]
 	}
-	return analyze.DetectKind(head).Kind == analyze.KindJavaHeapDump
+	return analyze.DetectKind(head).Kind == analyze.KindJVMHeapDump
 }
 
 // checkHeapDumpFraming refuses at once, before anything is stored, an uploaded

@@ -35,8 +35,8 @@ func New(d *kind.Deps, jvm *snapshot.Loader, failedReason func(reason string) (c
 	return &Kind{d: d, jvmParsed: jvm.Cache(), indexes: kind.NewCache[*hprof.Index](indexCacheEntries), failedReason: failedReason}
 }
 
-// Input is analyze.KindJavaHeapDump.
-func (s *Kind) Input() analyze.Kind { return analyze.KindJavaHeapDump }
+// Input is analyze.KindJVMHeapDump.
+func (s *Kind) Input() analyze.Kind { return analyze.KindJVMHeapDump }
 
 // Reports are the single dump and the comparison.
 func (s *Kind) Reports() []string { return []string{ReportDump, ReportDiff} }

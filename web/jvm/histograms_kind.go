@@ -32,8 +32,8 @@ const (
 	ReportHistogramDiff = kindJavaHistogramDiff
 )
 
-// Input is analyze.KindJavaHistogram.
-func (s *Histograms) Input() analyze.Kind { return analyze.KindJavaHistogram }
+// Input is analyze.KindJVMHistogram.
+func (s *Histograms) Input() analyze.Kind { return analyze.KindJVMHistogram }
 
 // Reports are "jvm-histogram" and "jvm-histogram-diff".
 func (s *Histograms) Reports() []string { return []string{kindJavaHistogram, kindJavaHistogramDiff} }

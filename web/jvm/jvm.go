@@ -29,8 +29,8 @@ const (
 	ReportNMTDiff = kindJavaNMTDiff
 )
 
-// Input is analyze.KindJavaNMT.
-func (s *NMT) Input() analyze.Kind { return analyze.KindJavaNMT }
+// Input is analyze.KindJVMNMT.
+func (s *NMT) Input() analyze.Kind { return analyze.KindJVMNMT }
 
 // Reports are "jvm-nmt" and "jvm-nmt-diff".
 func (s *NMT) Reports() []string { return []string{kindJavaNMT, kindJavaNMTDiff} }

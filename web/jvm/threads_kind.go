@@ -30,8 +30,8 @@ const (
 	ReportThreadsDiff = kindJavaThreadsDiff
 )
 
-// Input is analyze.KindJavaThreads.
-func (s *Threads) Input() analyze.Kind { return analyze.KindJavaThreads }
+// Input is analyze.KindJVMThreads.
+func (s *Threads) Input() analyze.Kind { return analyze.KindJVMThreads }
 
 // Reports are "jvm-threads" and "jvm-threads-diff".
 func (s *Threads) Reports() []string { return []string{kindJavaThreads, kindJavaThreadsDiff} }
