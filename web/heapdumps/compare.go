@@ -265,7 +265,7 @@ func (s *Kind) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *st
 		if hd.sum.Dumps[i].Headline != "" {
 			pg.Header.Headline = strings.ReplaceAll(hd.sum.Dumps[i].Headline, "`", "")
 		}
-		return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
+		return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JVMHistogramPageView(pg))
 	}
 	diff := hd.DiffPage()
 	heapDumpHeader(&diff.Header, fmt.Sprintf("JVM heap dumps %s → %s", hd.Name(hd.Q.Base), hd.Name(hd.Q.Target)))

@@ -131,10 +131,10 @@ func (s *Histograms) showJavaHistograms(w http.ResponseWriter, r *http.Request, 
 	}
 	if i, ok := hs.Single(); ok {
 		pg := hs.Page(i)
-		return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
+		return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JVMHistogramPageView(pg))
 	}
 	pg := hs.DiffPage()
-	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramDiffPageView(pg))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JVMHistogramDiffPageView(pg))
 }
 
 // javaHistogramsJSON fills doc.Analysis for histogram reports.

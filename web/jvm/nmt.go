@@ -120,14 +120,14 @@ func (s *NMT) showJavaNMT(w http.ResponseWriter, r *http.Request, rep *store.Rep
 		return err
 	}
 	return snapshot.ShowPage(s.jvm, w, r, ns.Set, ns.nmtPage, ns.diffPage,
-		func(p view.JavaNMTPage) view.JVMHeader { return p.Header }, view.JavaNMTPageView)
+		func(p view.JVMNMTPage) view.JVMHeader { return p.Header }, view.JVMNMTPageView)
 }
 
 // nmtPage is the page model of one report, with its baseline diff when it is a
 // summary.diff.
-func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
+func (ns *nmtSet) nmtPage(i int) view.JVMNMTPage {
 	n := ns.Items[i]
-	pg := view.JavaNMTPage{Header: ns.header(ns.Name(i))}
+	pg := view.JVMNMTPage{Header: ns.header(ns.Name(i))}
 	pg.Header.Meta = nmtMeta(n)
 	pg.Header.Headline = n.Headline()
 	pg.Header.Notices = n.Warnings
@@ -144,11 +144,11 @@ func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
 }
 
 // diffPage is the page model of base → target.
-func (ns *nmtSet) diffPage() view.JavaNMTPage {
+func (ns *nmtSet) diffPage() view.JVMNMTPage {
 	q := ns.Q
 	base, target := ns.Items[q.Base], ns.Items[q.Target]
 	d := jvm.DiffNMT(base, target)
-	pg := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.Name(q.Base), ns.Name(q.Target)))}
+	pg := view.JVMNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.Name(q.Base), ns.Name(q.Target)))}
 	pg.Header.Meta = []view.Pair{{Label: "Base", Value: ns.Name(q.Base) + snapshot.TakenAt(base.Time)}, {Label: "Target", Value: ns.Name(q.Target) + snapshot.TakenAt(target.Time)}}
 	if o := snapshot.OrderedBy(ns.Rep); o != "" {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
@@ -189,7 +189,7 @@ func NMTDiffFigures(d *jvm.NMTDiff) []view.JVMFigure {
 	return figs
 }
 
-func (ns *nmtSet) snapshots() *view.JavaSnapshotTable {
+func (ns *nmtSet) snapshots() *view.JVMSnapshotTable {
 	return snapshot.Table(ns.Rep, ns.Q, ns.Refs, "native memory reports", []string{"committed", "reserved", "Java heap"},
 		func(i int) int { return ns.Items[i].Line },
 		func(i int) time.Time { return ns.Items[i].Time },
@@ -230,18 +230,18 @@ func NMTFigures(n *jvm.NMT) []view.JVMFigure {
 	return figs
 }
 
-func NativeLeakView(d *jvm.NMTDiff) *view.JavaNativeLeakView {
+func NativeLeakView(d *jvm.NMTDiff) *view.JVMNativeLeakView {
 	if d.NativeLeak == nil {
 		return nil
 	}
-	return &view.JavaNativeLeakView{Cause: d.NativeLeak.Cause, Message: d.NativeLeak.Message}
+	return &view.JVMNativeLeakView{Cause: d.NativeLeak.Cause, Message: d.NativeLeak.Message}
 }
 
 // nmtRows lists a report's categories by committed memory.
-func nmtRows(n *jvm.NMT) []view.JavaNMTRow {
-	var out []view.JavaNMTRow
+func nmtRows(n *jvm.NMT) []view.JVMNMTRow {
+	var out []view.JVMNMTRow
 	for _, c := range n.ByCommitted() {
-		row := view.JavaNMTRow{Name: c.Name, Committed: analyze.FormatBytes(c.Committed), Reserved: analyze.FormatBytes(c.Reserved),
+		row := view.JVMNMTRow{Name: c.Name, Committed: analyze.FormatBytes(c.Committed), Reserved: analyze.FormatBytes(c.Reserved),
 			Share: page.Share(c.Committed, n.TotalCommitted), CommittedValue: c.Committed}
 		if n.Diff {
 			row.Change, row.Grew = analyze.FormatSignedValue(c.CommittedDelta, "bytes"), c.CommittedDelta > 0
@@ -273,7 +273,7 @@ const (
 // baseline's, for a summary.diff). The scale is the largest committed amount:
 // reserved address space (16 GB for a heap that committed 1 GB) would flatten
 // every other bar, so a reserved bar longer than the scale is cut at its end.
-func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
+func nmtChart(n, base *jvm.NMT) view.JVMNMTChart {
 	cats := n.ByCommitted()
 	baseOf := func(c jvm.NMTCategory) (int64, bool) {
 		if base != nil {
@@ -297,7 +297,7 @@ func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
 		return max(1, min(v, largest)*nmtChartBarMax/largest)
 	}
 	width := func(v int64) string { return strconv.FormatInt(units(v), 10) }
-	ch := view.JavaNMTChart{Width: nmtChartWidth, Height: len(cats)*nmtChartRow + 4,
+	ch := view.JVMNMTChart{Width: nmtChartWidth, Height: len(cats)*nmtChartRow + 4,
 		Legend: []view.Pair{{Label: "committed", Value: "#2457d6"}, {Label: "reserved (cut at the largest committed)", Value: "#dfe3ea"}}}
 	for i, c := range cats {
 		y := i*nmtChartRow + 4
@@ -317,7 +317,7 @@ func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
 			value += " of " + analyze.FormatBytes(c.Reserved) + " reserved"
 		}
 		end := max(units(c.Reserved), units(c.Committed), units(b))
-		ch.Bars = append(ch.Bars, view.JavaNMTBar{
+		ch.Bars = append(ch.Bars, view.JVMNMTBar{
 			Name: c.Name, Y: strconv.Itoa(y), TextY: strconv.Itoa(y + 13), BaseY: strconv.Itoa(y + 18),
 			ReservedW: width(c.Reserved), CommittedW: width(c.Committed), BaseW: width(b),
 			ValueX: strconv.FormatInt(nmtChartBarX+end+6, 10), Value: value, Title: title, CommittedFill: fill,

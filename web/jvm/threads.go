@@ -136,15 +136,15 @@ func (s *Threads) showJavaThreads(w http.ResponseWriter, r *http.Request, rep *s
 		return err
 	}
 	return snapshot.ShowPage(s.jvm, w, r, ts.Set, ts.threadsPage, ts.diffPage,
-		func(p view.JavaThreadsPage) view.JVMHeader { return p.Header }, view.JavaThreadsPageView)
+		func(p view.JVMThreadsPage) view.JVMHeader { return p.Header }, view.JVMThreadsPageView)
 }
 
 // threadsPage is the page model of one file's dump (its last), with what changed
 // since its first dump when it holds several.
-func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
+func (ts *threadSet) threadsPage(i int) view.JVMThreadsPage {
 	rep, q := ts.Items[i], ts.Q
 	g := rep.Groups
-	pg := view.JavaThreadsPage{Header: ts.header(ts.Name(i))}
+	pg := view.JVMThreadsPage{Header: ts.header(ts.Name(i))}
 	pg.Header.Meta = jvmDumpMeta(g)
 	if rep.Dumps > 1 {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Dumps in the file",
@@ -161,11 +161,11 @@ func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
 }
 
 // diffPage is the page model of the change between two files' dumps.
-func (ts *threadSet) diffPage() view.JavaThreadsPage {
+func (ts *threadSet) diffPage() view.JVMThreadsPage {
 	q := ts.Q
 	base, target := ts.Items[q.Base], ts.Items[q.Target]
 	d := jvm.DiffThreads(base.Groups, target.Groups)
-	pg := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.Name(q.Base), ts.Name(q.Target)))}
+	pg := view.JVMThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.Name(q.Base), ts.Name(q.Target)))}
 	pg.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.Name(q.Base) + snapshot.TakenAt(base.Groups.Time)},
 		{Label: "Target", Value: ts.Name(q.Target) + snapshot.TakenAt(target.Groups.Time)}}, jvmDumpMeta(target.Groups)...)
 	if o := snapshot.OrderedBy(ts.Rep); o != "" {
@@ -195,7 +195,7 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 
 // fillDump fills the figures, deadlocks, states, names, groups and histograms of
 // the dump shown.
-func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, histograms []*jvm.Histogram) {
+func (ts *threadSet) fillDump(pg *view.JVMThreadsPage, g *jvm.ThreadGroups, histograms []*jvm.Histogram) {
 	q := ts.Q
 	path := page.ReportURL(ts.Rep.ID)
 	pg.Figures = []view.JVMFigure{
@@ -205,9 +205,9 @@ func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, his
 		{Label: "deadlocks reported by the JVM", Value: fmt.Sprint(len(g.Deadlocks)), Key: "deadlocks", Grew: len(g.Deadlocks) > 0},
 	}
 	for _, dl := range g.Deadlocks {
-		v := view.JavaDeadlockView{}
+		v := view.JVMDeadlockView{}
 		for _, t := range dl.Threads {
-			v.Threads = append(v.Threads, view.JavaDeadlockThreadView{Name: t.Name, Waiting: t.Waiting, HeldBy: t.HeldBy})
+			v.Threads = append(v.Threads, view.JVMDeadlockThreadView{Name: t.Name, Waiting: t.Waiting, HeldBy: t.HeldBy})
 		}
 		pg.Deadlocks = append(pg.Deadlocks, v)
 	}
@@ -216,12 +216,12 @@ func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, his
 		most = max(most, st.Count)
 	}
 	for _, st := range g.States {
-		pg.States = append(pg.States, view.JavaBar{Label: st.State, Count: analyze.FormatCount(int64(st.Count)), Value: st.Count, BarPct: page.BarPct(int64(st.Count), int64(most))})
+		pg.States = append(pg.States, view.JVMBar{Label: st.State, Count: analyze.FormatCount(int64(st.Count)), Value: st.Count, BarPct: page.BarPct(int64(st.Count), int64(most))})
 	}
 	names := snapshot.First(g.Names, q.Rows)
 	pg.NamesAll = len(g.Names)
 	for _, n := range names {
-		pg.Names = append(pg.Names, view.JavaBar{Label: n.Pattern, Count: analyze.FormatCount(int64(n.Count)), Value: n.Count,
+		pg.Names = append(pg.Names, view.JVMBar{Label: n.Pattern, Count: analyze.FormatCount(int64(n.Count)), Value: n.Count,
 			BarPct: page.BarPct(int64(n.Count), int64(names[0].Count))})
 	}
 	gs := snapshot.First(g.Groups, q.Rows)
@@ -229,14 +229,14 @@ func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, his
 	if len(gs) < len(g.Groups) {
 		pg.ShowAll = q.ShowAll(path)
 	}
-	pg.Groups = make([]view.JavaThreadGroupView, len(gs))
+	pg.Groups = make([]view.JVMThreadGroupView, len(gs))
 	for i, grp := range gs {
 		pg.Groups[i] = jvmGroupView(grp, "")
 	}
 	for _, h := range histograms {
 		ok := h.HasTotal && h.TotalInstances == h.RowInstances && h.TotalBytes == h.RowBytes
 		check, _ := classhist.TotalCheck(h)
-		pg.Histograms = append(pg.Histograms, view.JavaEmbeddedHistogram{
+		pg.Histograms = append(pg.Histograms, view.JVMEmbeddedHistogram{
 			Title:    fmt.Sprintf("Class histogram at line %d", h.Line),
 			Headline: classhist.Headline(h), TotalCheck: check, TotalOK: ok,
 			Table: classhist.ClassTable(h, q.Order, q.Rows, q.ShowAll(path)),
@@ -303,8 +303,8 @@ func jvmTopFrame(stack []string) string {
 }
 
 // jvmGroupView formats one thread group.
-func jvmGroupView(g jvm.ThreadGroup, change string) view.JavaThreadGroupView {
-	v := view.JavaThreadGroupView{Count: g.Count, Change: change, State: g.State, Deadlocked: g.Deadlocked, TopFrame: jvmTopFrame(g.Stack), Stack: g.Stack}
+func jvmGroupView(g jvm.ThreadGroup, change string) view.JVMThreadGroupView {
+	v := view.JVMThreadGroupView{Count: g.Count, Change: change, State: g.State, Deadlocked: g.Deadlocked, TopFrame: jvmTopFrame(g.Stack), Stack: g.Stack}
 	switch {
 	case g.Count > 0 && g.Daemon == g.Count:
 		v.Daemon = "daemon"
@@ -344,18 +344,18 @@ func jvmQuoteAll(names []string) []string {
 }
 
 // jvmThreadDiffView formats a dump diff, rows groups per list (all when 0).
-func jvmThreadDiffView(d *jvm.ThreadDiff, baseName, targetName string, rows int, showAll string) *view.JavaThreadDiffView {
-	v := &view.JavaThreadDiffView{
+func jvmThreadDiffView(d *jvm.ThreadDiff, baseName, targetName string, rows int, showAll string) *view.JVMThreadDiffView {
+	v := &view.JVMThreadDiffView{
 		Headline: jvmThreadDiffHeadline(d), BaseName: baseName, TargetName: targetName,
 		BaseTotal: analyze.FormatCount(int64(d.BaseTotal)), TargetTotal: analyze.FormatCount(int64(d.TargetTotal)),
 		Change: analyze.FormatSignedValue(int64(d.TargetTotal-d.BaseTotal), "count"), Grew: d.TargetTotal > d.BaseTotal,
 		NewAll: len(d.New), GrownAll: len(d.Grown), ShrunkAll: len(d.Shrunk),
 	}
 	cut := false
-	list := func(cs []jvm.ThreadGroupChange) []view.JavaThreadGroupView {
+	list := func(cs []jvm.ThreadGroupChange) []view.JVMThreadGroupView {
 		shown := snapshot.First(cs, rows)
 		cut = cut || len(shown) < len(cs)
-		out := make([]view.JavaThreadGroupView, len(shown))
+		out := make([]view.JVMThreadGroupView, len(shown))
 		for i, c := range shown {
 			out[i] = jvmGroupView(c.ThreadGroup, fmt.Sprintf("%s, was %d", analyze.FormatSignedValue(int64(c.Delta), "count"), c.BaseCount))
 		}
@@ -369,7 +369,7 @@ func jvmThreadDiffView(d *jvm.ThreadDiff, baseName, targetName string, rows int,
 		most = max(most, jvmAbs(n.Delta))
 	}
 	for _, n := range names {
-		v.Names = append(v.Names, view.JavaBar{Label: n.Pattern, Count: fmt.Sprintf("%s → %s", analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target))),
+		v.Names = append(v.Names, view.JVMBar{Label: n.Pattern, Count: fmt.Sprintf("%s → %s", analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target))),
 			Value: n.Target, Change: analyze.FormatSignedValue(int64(n.Delta), "count"), Grew: n.Delta > 0, BarPct: page.BarPct(int64(jvmAbs(n.Delta)), int64(most))})
 	}
 	if cut {
