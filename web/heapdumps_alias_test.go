@@ -8,8 +8,8 @@ import (
 
 // The heap dumps kind's names the root's heap dump tests read.
 const (
-	kindJavaHeapDump       = heapdumps.ReportDump
-	kindJavaHeapDumpDiff   = heapdumps.ReportDiff
+	kindHeapDump           = heapdumps.ReportDump
+	kindHeapDumpDiff       = heapdumps.ReportDiff
 	heapDumpIndexName      = heapdumps.IndexName
 	heapDumpRows           = heapdumps.Rows
 	heapDumpCompareClasses = heapdumps.CompareClasses

@@ -248,7 +248,7 @@ type DiffJSON struct {
 }
 
 // AnalysisJSON is the JSON twin of the query's view: one histogram
-// (javaHistogramJSON) or a diff (javaHistogramDiffJSON).
+// (jvmHistogramJSON) or a diff (jvmHistogramDiffJSON).
 func (hs *Histograms) AnalysisJSON() (any, error) {
 	rep, q := hs.Rep, hs.Q
 	if i, ok := hs.Single(); ok {

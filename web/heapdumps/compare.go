@@ -57,10 +57,10 @@ type ComparisonSummary struct {
 	SeriesVerdict    string             `json:"series_verdict,omitempty"`
 }
 
-// planJavaHeapDumps analyzes two or more heap dumps one after the other and keeps
+// planComparison analyzes two or more heap dumps one after the other and keeps
 // each one's class histogram; the dumps go oldest first by the time each header
 // says it was written (else in upload order).
-func (s *Kind) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
+func (s *Kind) planComparison(form *kind.Upload) (*kind.Plan, error) {
 	type dump struct {
 		file int
 		snap heapDumpSnapshot
@@ -249,9 +249,9 @@ func heapDumpHeader(h *view.JVMHeader, title string) {
 	}
 }
 
-// showJavaHeapDumps renders /r/{id} for a comparison of heap dumps: one dump's
+// showComparison renders /r/{id} for a comparison of heap dumps: one dump's
 // histogram when the query selects one, else the comparison of base and target.
-func (s *Kind) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (s *Kind) showComparison(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err
@@ -319,9 +319,9 @@ type Brief struct {
 	Headline  string    `json:"headline,omitempty"`
 }
 
-// javaHeapDumpsJSON fills doc.Analysis for a comparison of heap dumps (one dump's
+// comparisonJSON fills doc.Analysis for a comparison of heap dumps (one dump's
 // histogram, as a histogram report's, when the query selects one).
-func (s *Kind) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+func (s *Kind) comparisonJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err
@@ -345,9 +345,9 @@ func (s *Kind) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *kind.R
 	return nil
 }
 
-// javaHeapDumpsMarkdown writes the ticket summary of a comparison: the histogram
+// comparisonMarkdown writes the ticket summary of a comparison: the histogram
 // diff's Markdown, the classes whose retained size grew, the series.
-func (s *Kind) javaHeapDumpsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (s *Kind) comparisonMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err

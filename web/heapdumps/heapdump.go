@@ -77,17 +77,17 @@ func (s *Kind) analyzeHeapDump(f *kind.Received, opt hprof.ReportOptions) (*hpro
 	return rep, nil
 }
 
-// planJavaHeapDump stores one heap dump as a report to be analyzed in the
+// plan stores one heap dump as a report to be analyzed in the
 // background (heapDumpJobs), which keeps the analysis as the summary; two or
-// more make a comparison by class (planJavaHeapDumps), analyzed at once.
-func (s *Kind) planJavaHeapDump(form *kind.Upload) (*kind.Plan, error) {
+// more make a comparison by class (planComparison), analyzed at once.
+func (s *Kind) plan(form *kind.Upload) (*kind.Plan, error) {
 	for _, f := range form.Files {
 		if err := checkHeapDumpFraming(f); err != nil {
 			return nil, err
 		}
 	}
 	if len(form.Files) > 1 {
-		return s.planJavaHeapDumps(form)
+		return s.planComparison(form)
 	}
 	return &kind.Plan{Kind: ReportDump, Params: map[string]any{}, Summary: Pending{Analyzing: true}, Background: true}, nil
 }
@@ -186,10 +186,10 @@ func boundHeapReport(hr *hprof.Report) {
 	hr.Dominators = snapshot.First(hr.Dominators, Rows)
 }
 
-// showJavaHeapDump renders /r/{id} for a heap dump. The dominator tree comes
+// showDump renders /r/{id} for a heap dump. The dominator tree comes
 // from the stored index; a report whose index cannot be read shows the top of
 // the tree kept in its summary, with a notice that says why.
-func (s *Kind) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (s *Kind) showDump(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	hr, indexed, err := StoredReport(rep)
 	if err != nil {
 		return err
@@ -227,9 +227,9 @@ func (s *Kind) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *sto
 	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports"}, view.HeapDumpPageView(pg))
 }
 
-// javaHeapDumpJSON puts the analysis in the JSON twin, with the URL of each
+// dumpJSON puts the analysis in the JSON twin, with the URL of each
 // suspect's whole path when the index holds it.
-func (s *Kind) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+func (s *Kind) dumpJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	hr, indexed, err := StoredReport(rep)
 	if err != nil {
 		return err
@@ -355,9 +355,9 @@ func heapRow(d hprof.Object, reachable int64, level int) view.HeapRow {
 	return row
 }
 
-// javaHeapDumpMarkdown writes the ticket summary: each suspect's sentence and its
+// dumpMarkdown writes the ticket summary: each suspect's sentence and its
 // path from a GC root, then the top of the dominator tree.
-func (s *Kind) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (s *Kind) dumpMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	hr, indexed, err := StoredReport(rep)
 	if err != nil {
 		return err

@@ -47,34 +47,34 @@ func (s *Kind) Accepted() []string {
 }
 
 // Plan checks the uploaded dumps' framing; one is analyzed in the background,
-// two or more are compared at once (planJavaHeapDump).
+// two or more are compared at once (plan).
 func (s *Kind) Plan(ctx context.Context, up *kind.Upload) (*kind.Plan, error) {
 	up.Ctx = ctx
-	return s.planJavaHeapDump(up)
+	return s.plan(up)
 }
 
 // Page renders either kind of heap dump report.
 func (s *Kind) Page(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	if rep.Kind == ReportDiff {
-		return s.showJavaHeapDumps(w, r, rep)
+		return s.showComparison(w, r, rep)
 	}
-	return s.showJavaHeapDump(w, r, rep)
+	return s.showDump(w, r, rep)
 }
 
 // JSON fills the JSON twin of either kind of heap dump report.
 func (s *Kind) JSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	if rep.Kind == ReportDiff {
-		return s.javaHeapDumpsJSON(r, rep, doc)
+		return s.comparisonJSON(r, rep, doc)
 	}
-	return s.javaHeapDumpJSON(r, rep, doc)
+	return s.dumpJSON(r, rep, doc)
 }
 
 // Markdown writes the Markdown of either kind of heap dump report.
 func (s *Kind) Markdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	if rep.Kind == ReportDiff {
-		return s.javaHeapDumpsMarkdown(w, r, rep)
+		return s.comparisonMarkdown(w, r, rep)
 	}
-	return s.javaHeapDumpMarkdown(w, r, rep)
+	return s.dumpMarkdown(w, r, rep)
 }
 
 // Summary is the dashboard's line for either kind of heap dump report, told

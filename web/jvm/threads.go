@@ -32,8 +32,8 @@ func parseJavaThreadReports(r io.Reader, b *analyze.Budget) ([]*jvm.ThreadReport
 	return []*jvm.ThreadReport{rep}, nil
 }
 
-// javaThreadsSummary is stored with a thread dump report for the dashboard's list.
-type javaThreadsSummary struct {
+// jvmThreadsSummary is stored with a thread dump report for the dashboard's list.
+type jvmThreadsSummary struct {
 	Files        int    `json:"files"`
 	Dumps        int    `json:"dumps"`
 	Threads      int    `json:"threads"`
@@ -45,9 +45,9 @@ type javaThreadsSummary struct {
 	TopNameDelta int    `json:"top_name_delta,omitempty"`
 }
 
-// planJavaThreads makes a thread dump report of one file and a diff of two or more
+// planJVMThreads makes a thread dump report of one file and a diff of two or more
 // (the last dump of each file, oldest first).
-func (s *Threads) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
+func (s *Threads) planJVMThreads(form *kind.Upload) (*kind.Plan, error) {
 	reps, params, err := snapshot.Plan(s.jvm, form, threadsPrefix, "dump time", parseJavaThreadReports,
 		func(r *jvm.ThreadReport) time.Time { return r.Groups.Time })
 	if err != nil {
@@ -55,12 +55,12 @@ func (s *Threads) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
 	}
 	last := reps[len(reps)-1]
 	g := last.Groups
-	sum := javaThreadsSummary{Files: len(reps), Dumps: last.Dumps, Threads: g.Total, Daemon: g.Daemon, Groups: len(g.Groups), Deadlocks: len(g.Deadlocks)}
-	rk := kindJavaThreads
+	sum := jvmThreadsSummary{Files: len(reps), Dumps: last.Dumps, Threads: g.Total, Daemon: g.Daemon, Groups: len(g.Groups), Deadlocks: len(g.Deadlocks)}
+	rk := kindJVMThreads
 	var d *jvm.ThreadDiff
 	switch {
 	case len(reps) > 1:
-		rk = kindJavaThreadsDiff
+		rk = kindJVMThreadsDiff
 		d = jvm.DiffThreads(reps[0].Groups, g)
 	case last.Diff != nil:
 		d = last.Diff
@@ -74,9 +74,9 @@ func (s *Threads) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
 	return &kind.Plan{Kind: rk, Params: params.AsMap(), Summary: sum}, nil
 }
 
-// javaThreadsSummaryLine is the dashboard's line for a thread dump report.
-func javaThreadsSummaryLine(raw json.RawMessage) string {
-	var s javaThreadsSummary
+// jvmThreadsSummaryLine is the dashboard's line for a thread dump report.
+func jvmThreadsSummaryLine(raw json.RawMessage) string {
+	var s jvmThreadsSummary
 	if json.Unmarshal(raw, &s) != nil || s.Files == 0 {
 		return ""
 	}
@@ -129,8 +129,8 @@ func (ts *threadSet) header(title string) view.JVMHeader {
 	})
 }
 
-// showJavaThreads renders /r/{id} for thread dump reports.
-func (s *Threads) showJavaThreads(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+// showJVMThreads renders /r/{id} for thread dump reports.
+func (s *Threads) showJVMThreads(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
 		return err
@@ -385,10 +385,10 @@ func jvmAbs(n int) int {
 	return n
 }
 
-// javaThreadsJSON is the JSON twin of one dump: the shape of `leakui threads -json`
+// jvmThreadsJSON is the JSON twin of one dump: the shape of `leakui threads -json`
 // (total, groups [{count, state, stack}] cut to n) with the change since the
 // file's first dump and the histograms printed with it.
-type javaThreadsJSON struct {
+type jvmThreadsJSON struct {
 	Snapshot snapshot.JSON `json:"snapshot"`
 	*jvm.ThreadGroups
 	GroupCount int              `json:"group_count"`
@@ -399,19 +399,19 @@ type javaThreadsJSON struct {
 	Warnings   []string         `json:"warnings,omitempty"`
 }
 
-// javaThreadsDiffJSON is the JSON twin of a diff of two files' dumps: the diff
-// (new, grown, shrunk, names, cut to n) and the target dump as javaThreadsJSON.
-type javaThreadsDiffJSON struct {
+// jvmThreadsDiffJSON is the JSON twin of a diff of two files' dumps: the diff
+// (new, grown, shrunk, names, cut to n) and the target dump as jvmThreadsJSON.
+type jvmThreadsDiffJSON struct {
 	Base   snapshot.JSON `json:"base"`
 	Target snapshot.JSON `json:"target"`
 	*jvm.ThreadDiff
 	Headline   string          `json:"headline"`
-	TargetDump javaThreadsJSON `json:"target_dump"`
+	TargetDump jvmThreadsJSON  `json:"target_dump"`
 	Snapshots  []snapshot.JSON `json:"snapshots"`
 }
 
-// javaThreadsJSONOf fills doc.Analysis for thread dump reports.
-func (s *Threads) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+// jvmThreadsJSONOf fills doc.Analysis for thread dump reports.
+func (s *Threads) jvmThreadsJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
 		return err
@@ -423,7 +423,7 @@ func (s *Threads) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kin
 	}
 	base, target := ts.Items[q.Base], ts.Items[q.Target]
 	d := jvmCutThreadDiff(jvm.DiffThreads(base.Groups, target.Groups), q.Rows)
-	out := javaThreadsDiffJSON{
+	out := jvmThreadsDiffJSON{
 		Base: snapshot.Of(rep, ts.Refs, q.Base, 0, base.Groups.Time), Target: snapshot.Of(rep, ts.Refs, q.Target, 0, target.Groups.Time),
 		ThreadDiff: d, Headline: d.Headline(), TargetDump: ts.dumpJSON(q.Target),
 	}
@@ -435,11 +435,11 @@ func (s *Threads) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kin
 }
 
 // dumpJSON is the JSON of file i's (last) dump, every list cut to the query's n.
-func (ts *threadSet) dumpJSON(i int) javaThreadsJSON {
+func (ts *threadSet) dumpJSON(i int) jvmThreadsJSON {
 	rep, q := ts.Items[i], ts.Q
 	g := *rep.Groups
 	g.Groups, g.Names = snapshot.First(g.Groups, q.Rows), snapshot.First(g.Names, q.Rows)
-	out := javaThreadsJSON{Snapshot: snapshot.Of(ts.Rep, ts.Refs, i, 0, rep.Groups.Time), ThreadGroups: &g,
+	out := jvmThreadsJSON{Snapshot: snapshot.Of(ts.Rep, ts.Refs, i, 0, rep.Groups.Time), ThreadGroups: &g,
 		GroupCount: len(rep.Groups.Groups), Dumps: rep.Dumps, Headline: rep.Groups.Headline(), Warnings: rep.Warnings}
 	if rep.Diff != nil {
 		out.Diff = jvmCutThreadDiff(rep.Diff, q.Rows)
@@ -459,8 +459,8 @@ func jvmCutThreadDiff(d *jvm.ThreadDiff, rows int) *jvm.ThreadDiff {
 	return &c
 }
 
-// javaThreadsMarkdown writes the ticket summary (web/markdown_jvm.go renders it).
-func (s *Threads) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+// jvmThreadsMarkdown writes the ticket summary (web/markdown_jvm.go renders it).
+func (s *Threads) jvmThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
 		return err
