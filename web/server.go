@@ -308,7 +308,8 @@ func NewServer(cfg Config) (*Server, error) {
 	s.heapDumps = heapdumps.New(&s.deps, s.jvm, parseFailedReason)
 	s.logs = weblogs.New(s.deps)
 	s.runs = runs.New(&s.deps, runs.Parts{Targets: cfg.Targets, RunLimit: func(h http.Handler) http.Handler { return s.runLimit.middleware(s)(h) },
-		Profiles: s.profileKind, Goroutines: s.goroutines, Logs: s.logs, JVM: runJVMPart{s}, ReportMarkdown: s.markdown})
+		Profiles: s.profileKind, Goroutines: s.goroutines, Logs: s.logs,
+		JVMCache: s.jvm, Figures: runJVMFigures(s.bundlesKind), ReportMarkdown: s.markdown})
 	s.kinds = s.newKindRegistry()
 	// The store asks the server for the headlines of the reports it stores,
 	// and the reports stored before headlines were get theirs now.

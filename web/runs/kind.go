@@ -8,11 +8,14 @@ import (
 	"net/http"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/capture"
+	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/kind"
+	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
 
@@ -41,9 +44,10 @@ type Parts struct {
 	Goroutines *groups.Dumps
 	// Logs counts a run's own log with its workload's preset.
 	Logs LogPart
-	// JVM is what a jvm run captured of its JVM, shown with the JVM kinds'
-	// figures.
-	JVM JVMPart
+	// JVMCache parses what a jvm run captured of its JVM, cached as the JVM
+	// kinds' uploads are; Figures draws it with those kinds' figures.
+	JVMCache *snapshot.Loader
+	Figures  JVMFigures
 	// ReportMarkdown is a stored report's Markdown as /r/{id}.md writes it, with
 	// its label line.
 	ReportMarkdown func(r *http.Request, rep *store.Report) ([]byte, error)
@@ -55,19 +59,40 @@ type LogPart interface {
 	CountRunLog(w http.ResponseWriter, r *http.Request) error
 }
 
-// JVMPart reads what a jvm run captured of its JVM.
-type JVMPart interface {
-	// Of is what the captures of run runID say, with the reports made of them
-	// by reportID; nil when the run captured nothing of a JVM.
-	Of(ctx context.Context, runID, reportID string) (RunJVM, error)
+// JVMFigures are what the JVM kinds (web/jvm, web/bundles) plan and draw of
+// what a jvm run captured of its JVM: the run's page, JSON and Markdown show
+// it, and its report makes their reports of it, as an upload of the same files
+// would.
+type JVMFigures struct {
+	// NMTPrefix keys native memory summaries in the JVM cache; NMTPlan is the
+	// report they make; NMTFigures, NMTDiffFigures and NativeLeak draw one or
+	// first → last.
+	NMTPrefix      string
+	NMTPlan        func(ns []*jvm.NMT, params snapshot.Params) *kind.Plan
+	NMTFigures     func(n *jvm.NMT) []view.JVMFigure
+	NMTDiffFigures func(d *jvm.NMTDiff) []view.JVMFigure
+	NativeLeak     func(d *jvm.NMTDiff) *view.JVMNativeLeakView
+	// HistogramPlan is the report class histograms make.
+	HistogramPlan func(hs []*jvm.Histogram, params snapshot.Params, nameOf func(i int) string) (*kind.Plan, error)
+	// CaptureKind is the report kind of capture bundles, CapturePrefix their
+	// key in the JVM cache, ParseCapture their parser; CaptureSummary is their
+	// report's summary, CaptureFigures their figures, CaptureJSON their part
+	// of the run's JSON (files, the summary, the report's URL) and
+	// CaptureFacts what the run's Markdown says of them.
+	CaptureKind    string
+	CapturePrefix  string
+	ParseCapture   func(r io.Reader, b *analyze.Budget) (*capture.Capture, error)
+	CaptureSummary func(c *capture.Report) any
+	CaptureFigures func(j *jvm.NativeReport) []view.JVMFigure
+	CaptureJSON    func(files []string, c *capture.Report, reportURL string) any
+	CaptureFacts   func(c *capture.Report) CaptureFacts
 }
 
-// RunJVM is what a jvm run's captures say, as its page, JSON and Markdown
-// show it.
-type RunJVM interface {
-	View() *view.RunJVM
-	JSON() any
-	Markdown(w io.Writer, r *http.Request)
+// CaptureFacts are what a run's Markdown says of its capture bundles.
+type CaptureFacts struct {
+	Sentence                  string
+	UntrackedNativeDeltaBytes *int64
+	InflatersAlive            *int64
 }
 
 // New is the runs kind over d with the parts the root wires.

@@ -71,10 +71,10 @@ func (s *Kind) runPage(r *http.Request, id string) (view.RunPage, error) {
 			return pg, err
 		}
 		// What a jvm run captured of its JVM, with the report views' own parts (run_jvm.go).
-		if j, err := s.JVM.Of(r.Context(), run.ID, run.ReportID); err != nil {
+		if j, err := s.runJVMOf(r.Context(), run.ID, run.ReportID); err != nil {
 			return pg, err
 		} else if j != nil {
-			rep.JVM = j.View()
+			rep.JVM = j.view()
 		}
 		pg.Report = rep
 	}

@@ -90,10 +90,10 @@ func (s *Kind) runReportJSON(r *http.Request, rep *store.Report, doc *kind.Repor
 	} else if ok {
 		out["proven_leaked"] = j
 	}
-	if j, err := s.JVM.Of(r.Context(), run.ID, run.ReportID); err != nil {
+	if j, err := s.runJVMOf(r.Context(), run.ID, run.ReportID); err != nil {
 		return err
 	} else if j != nil {
-		out["jvm"] = j.JSON()
+		out["jvm"] = j.json()
 	}
 	doc.Analysis = out
 	return nil
@@ -121,10 +121,10 @@ func (s *Kind) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Report
 	for _, c := range pg.Counters {
 		fmt.Fprintf(w, "- %s: %s\n", markdown.Escape(c.Label), markdown.Escape(c.Value))
 	}
-	if j, err := s.JVM.Of(r.Context(), id, rep.ID); err != nil {
+	if j, err := s.runJVMOf(r.Context(), id, rep.ID); err != nil {
 		return err
 	} else if j != nil {
-		j.Markdown(w, r)
+		j.markdown(w, r)
 	}
 	if len(pg.Charts) > 0 {
 		fmt.Fprintln(w)
