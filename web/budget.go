@@ -14,7 +14,3 @@ func DefaultMemoryBudget() int64 {
 	}
 	return 2 << 30
 }
-
-// chargeView charges n bytes of a view to the server's memory budget
-// (kind.Deps.ChargeView).
-func (s *Server) chargeView(n int64) (release func(), err error) { return s.deps.ChargeView(n) }

@@ -34,9 +34,9 @@ func (iw incidentWiring) source(ctx context.Context, e store.Evidence) (incident
 	var final bool
 	var err error
 	if e.Kind == store.EvidenceRun {
-		src, final, err = s.runSource(ctx, e.ID)
+		src, final, err = incidentPages{s}.runSource(ctx, e.ID)
 	} else {
-		src, final, err = s.reportSource(ctx, e.ID)
+		src, final, err = incidentPages{s}.reportSource(ctx, e.ID)
 	}
 	if err != nil {
 		return src, err
@@ -57,7 +57,7 @@ func sourceCost(src incidents.Source) int64 {
 }
 
 // runSource judges a lab run by its verdict, and marks its start and end.
-func (s *Server) runSource(ctx context.Context, id string) (incidents.Source, bool, error) {
+func (s incidentPages) runSource(ctx context.Context, id string) (incidents.Source, bool, error) {
 	run, err := s.store.Run(ctx, id)
 	if err != nil {
 		return incidents.Source{}, false, err
@@ -93,7 +93,7 @@ func (s *Server) runSource(ctx context.Context, id string) (incidents.Source, bo
 // reportSource judges a report with its kind's analysis: the one dispatch
 // on kinds (kind.Evidencer); a kind that judges nothing shows its summary
 // line.
-func (s *Server) reportSource(ctx context.Context, id string) (incidents.Source, bool, error) {
+func (s incidentPages) reportSource(ctx context.Context, id string) (incidents.Source, bool, error) {
 	rep, err := s.store.Report(ctx, id)
 	if err != nil {
 		return incidents.Source{}, false, err

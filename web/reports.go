@@ -38,7 +38,7 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	release, err := rs.s.chargeView(rs.s.kinds.ViewCost(rep))
+	release, err := rs.s.deps.ChargeView(rs.s.kinds.ViewCost(rep))
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	release, err := s.chargeView(s.kinds.ViewCost(rep))
+	release, err := s.deps.ChargeView(s.kinds.ViewCost(rep))
 	if err != nil {
 		return err
 	}

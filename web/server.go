@@ -165,7 +165,7 @@ type Server struct {
 	profiles *kind.Cache[*pprof.Profile]
 	flames   *kind.Cache[*webprofiles.FlameTree] // profiles' flame trees, which flame graphs are cut from
 	router   chi.Router
-	// kinds are the report and input kinds, built once from inputKinds.
+	// kinds are the kinds of evidence: the one dispatch on input and report kinds.
 	kinds *kind.Registry
 	// hosts are the Host headers the server answers to.
 	hosts *hostAllowList
@@ -310,7 +310,13 @@ func NewServer(cfg Config) (*Server, error) {
 	s.runs = runs.New(&s.deps, runs.Parts{Targets: cfg.Targets, RunLimit: func(h http.Handler) http.Handler { return s.runLimit.middleware(s)(h) },
 		Profiles: s.profileKind, Goroutines: s.goroutines, Logs: s.logs,
 		JVMCache: s.jvm, Figures: runJVMFigures(s.bundlesKind), ReportMarkdown: s.markdown})
-	s.kinds = s.newKindRegistry()
+	// Every kind of evidence, in the order the upload page, /kinds and a 415
+	// name them: pprof profiles first (the most common input), then Go
+	// goroutine dumps, the JVM's outputs, heap dumps, capture bundles, logs
+	// (the kind any other text is) and the lab's run reports, which no upload
+	// makes.
+	s.kinds = kind.NewRegistry(s.profileKind, s.goroutineKind, s.histogramsKind, s.threadsKind, s.nmtKind,
+		s.heapDumps, s.bundlesKind, s.logs, s.runs)
 	// The store asks the server for the headlines of the reports it stores,
 	// and the reports stored before headlines were get theirs now.
 	cfg.Store.SetHeadliner(s.headline)
@@ -432,7 +438,7 @@ func (s *Server) routes() chi.Router {
 			r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))
 			r.Mount("/runs", s.runs.Routes())
 			r.Mount("/api/runs", s.runs.APIRoutes())
-			s.mountIncidents(r)
+			incidentPages{s}.mountIncidents(r)
 		})
 		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.runs.CaptureAPI))
 		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.runs.CaptureForm))
