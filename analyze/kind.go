@@ -14,15 +14,15 @@ const (
 	KindGoroutines Kind = "goroutines"
 	// KindLog is any other text: a log file, counted line by line.
 	KindLog Kind = "log"
-	// KindJavaHistogram is a JVM class histogram (jmap -histo, GC.class_histogram).
-	KindJavaHistogram Kind = "jvm-histogram"
-	// KindJavaThreads is a JVM thread dump (jstack, Thread.print, SIGQUIT).
-	KindJavaThreads Kind = "jvm-threads"
-	// KindJavaNMT is a JVM native memory tracking summary (VM.native_memory).
-	KindJavaNMT Kind = "jvm-nmt"
-	// KindJavaHeapDump is a JVM heap dump in the HPROF format (jcmd GC.heap_dump,
+	// KindJVMHistogram is a JVM class histogram (jmap -histo, GC.class_histogram).
+	KindJVMHistogram Kind = "jvm-histogram"
+	// KindJVMThreads is a JVM thread dump (jstack, Thread.print, SIGQUIT).
+	KindJVMThreads Kind = "jvm-threads"
+	// KindJVMNMT is a JVM native memory tracking summary (VM.native_memory).
+	KindJVMNMT Kind = "jvm-nmt"
+	// KindJVMHeapDump is a JVM heap dump in the HPROF format (jcmd GC.heap_dump,
 	// jmap -dump, -XX:+HeapDumpOnOutOfMemoryError).
-	KindJavaHeapDump Kind = "jvm-heapdump"
+	KindJVMHeapDump Kind = "jvm-heapdump"
 	// KindCapture is a leakui capture bundle (`leakui capture jvm|go`): a tar,
 	// usually gzip-compressed, whose first file is manifest.json of leakui's
 	// format, then the outputs of the steps it lists (see package analyze/capture).
@@ -40,13 +40,13 @@ func (k Kind) Description() string {
 		return "Go goroutine dump"
 	case KindLog:
 		return "text log"
-	case KindJavaHistogram:
+	case KindJVMHistogram:
 		return "JVM class histogram"
-	case KindJavaThreads:
+	case KindJVMThreads:
 		return "JVM thread dump"
-	case KindJavaNMT:
+	case KindJVMNMT:
 		return "JVM native memory summary"
-	case KindJavaHeapDump:
+	case KindJVMHeapDump:
 		return "JVM heap dump"
 	case KindCapture:
 		return "leakui capture bundle"

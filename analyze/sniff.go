@@ -107,7 +107,7 @@ func DetectKind(head []byte) Detection {
 		return d
 	}
 	if prefix := DetectLinePrefix(head); prefix != "" {
-		if s := detectKind(stripHead(head, prefix)); s.Kind == KindGoroutines || s.Kind == KindJavaThreads {
+		if s := detectKind(stripHead(head, prefix)); s.Kind == KindGoroutines || s.Kind == KindJVMThreads {
 			s.Prefix = prefix
 			return s
 		}
@@ -138,7 +138,7 @@ func detectKind(head []byte) Detection {
 		return Detection{Kind: KindProfile, Format: "legacy binary CPU"}
 	}
 	if bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0.1\x00")) || bytes.HasPrefix(head, []byte("JAVA PROFILE 1.0.2\x00")) {
-		return Detection{Kind: KindJavaHeapDump, Format: "HPROF " + string(head[13:18])}
+		return Detection{Kind: KindJVMHeapDump, Format: "HPROF " + string(head[13:18])}
 	}
 	if d, ok := detectCapture(head); ok {
 		return d
@@ -173,7 +173,7 @@ func detectKind(head []byte) Detection {
 		return Detection{Kind: KindUnknown, Format: "a JSON document"}
 	}
 	if jvmNMTHead.Match(head) {
-		return Detection{Kind: KindJavaNMT, Format: "VM.native_memory"}
+		return Detection{Kind: KindJVMNMT, Format: "VM.native_memory"}
 	}
 	// A dump starts with a goroutine header, or with a crash message followed by
 	// goroutines (a panic may print a long runtime stack first); a few lines of noise
@@ -200,10 +200,10 @@ func detectKind(head []byte) Detection {
 		return Detection{Kind: KindGoroutines, Format: format}
 	}
 	if loc := jvmHistogramHead.FindIndex(head); loc != nil && !jvmThreadHead.Match(head[:loc[0]]) {
-		return Detection{Kind: KindJavaHistogram, Format: "class histogram"}
+		return Detection{Kind: KindJVMHistogram, Format: "class histogram"}
 	}
 	if jvmThreadHead.Match(head) {
-		return Detection{Kind: KindJavaThreads, Format: "thread dump"}
+		return Detection{Kind: KindJVMThreads, Format: "thread dump"}
 	}
 	return Detection{Kind: KindLog}
 }
@@ -493,7 +493,7 @@ func scanForDump(r *bufio.Reader, prefix string) (Detection, bool) {
 				near && startFormat == "thread dump" && bytes.HasPrefix(text, []byte(`"`)) && jvmThreadHead.Match(text):
 				d := Detection{Kind: KindGoroutines, Format: startFormat, Skipped: startOffset, SkippedLines: startAt}
 				if startFormat == "thread dump" {
-					d.Kind = KindJavaThreads
+					d.Kind = KindJVMThreads
 				}
 				if startPrefixed {
 					d.Prefix = prefix

@@ -29,14 +29,14 @@ func TestDetectKindFixtures(t *testing.T) {
 		}
 	}
 	java := map[string]Kind{
-		"nmt-summary-jdk17-bytes.txt":                   KindJavaNMT,
-		"nmt-summary-jdk8-1529threads-KB.txt":           KindJavaNMT,
-		"jthreaddump-jstack-deadlock.txt":               KindJavaThreads,
-		"sjk-jstack-jdk8-hazelcast-160threads.txt":      KindJavaThreads,
-		"tda-jdk15-threaddump-with-class-histogram.log": KindJavaThreads,
-		"tda-jstack-jdk21-macos.log":                    KindJavaThreads,
-		"tda-jstack-jdk8-openjdk.log":                   KindJavaThreads,
-		"tda-threaddump-hpux-jdk15-jeus-large.log":      KindJavaThreads,
+		"nmt-summary-jdk17-bytes.txt":                   KindJVMNMT,
+		"nmt-summary-jdk8-1529threads-KB.txt":           KindJVMNMT,
+		"jthreaddump-jstack-deadlock.txt":               KindJVMThreads,
+		"sjk-jstack-jdk8-hazelcast-160threads.txt":      KindJVMThreads,
+		"tda-jdk15-threaddump-with-class-histogram.log": KindJVMThreads,
+		"tda-jstack-jdk21-macos.log":                    KindJVMThreads,
+		"tda-jstack-jdk8-openjdk.log":                   KindJVMThreads,
+		"tda-threaddump-hpux-jdk15-jeus-large.log":      KindJVMThreads,
 	}
 	for name, kind := range java {
 		if got := detectFile(t, fixtures.Path(t, "jvm", name)); got.Kind != kind {
@@ -77,7 +77,7 @@ func TestDetectKindWrongKinds(t *testing.T) {
 		{"panic", "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/x.go:3 +0x1\n", KindGoroutines, "panic"},
 		{"go1.22 header", "goroutine 1 gp=0xc000002380 m=0 mp=0x1 [running]:\nmain.main()\n\t/x.go:3 +0x1\n", KindGoroutines, "goroutine dump"},
 		{"go1.22 header without an m", "goroutine 7 gp=0xc000102a80 m=nil [chan receive]:\nmain.f()\n\t/x.go:3 +0x1\n", KindGoroutines, "goroutine dump"},
-		{"histogram", " num     #instances         #bytes  class name (module)\n-------------------------------------------------------\n   1:          1000         100000  [B (java.base@17)\n", KindJavaHistogram, "class histogram"},
+		{"histogram", " num     #instances         #bytes  class name (module)\n-------------------------------------------------------\n   1:          1000         100000  [B (java.base@17)\n", KindJVMHistogram, "class histogram"},
 	} {
 		got := DetectKind([]byte(tc.in))
 		if got.Kind != tc.kind || (tc.format != "" && got.Format != tc.format) {
@@ -151,7 +151,7 @@ func TestUTF16WithoutMarkIsNamed(t *testing.T) {
 			t.Errorf("big-endian %v: %s (%s), want %q", tc.be, d, d.Kind, tc.want)
 		}
 	}
-	if d := DetectKind(text); d.Kind != KindJavaThreads {
+	if d := DetectKind(text); d.Kind != KindJVMThreads {
 		t.Errorf("the UTF-8 text: %s", d)
 	}
 	// A profile.proto of empty repeated fields has the same bytes as UTF-16
@@ -166,7 +166,7 @@ func TestUTF16WithoutMarkIsNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	if d, err := Sniff(rc); err != nil || d.Kind != KindJavaThreads || d.Encoding != EncodingUTF16LE {
+	if d, err := Sniff(rc); err != nil || d.Kind != KindJVMThreads || d.Encoding != EncodingUTF16LE {
 		t.Errorf("with the mark: %+v, %v", d, err)
 	}
 }

@@ -25,7 +25,7 @@ func (s *Server) authorized(r *http.Request) bool {
 		given, ok := bearerToken(h)
 		return ok && subtle.ConstantTimeCompare([]byte(given), []byte(s.cfg.Token)) == 1
 	}
-	return s.validSession(r)
+	return sessions{s}.validSession(r)
 }
 
 // bearerToken takes the token out of an Authorization header; the scheme is
@@ -110,7 +110,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 		return serrors.Errorf(http.StatusUnauthorized, "wrong token")
 	}
 	s.logins.succeeded(client)
-	if err := s.startSession(r.Context(), w, r); err != nil {
+	if err := (sessions{s}).startSession(r.Context(), w, r); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)
@@ -120,7 +120,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 // handleLogout is POST /logout: the session ends in the store, so its cookie
 // is refused everywhere from now on, and the cookie is cleared.
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) error {
-	if err := s.endSession(r.Context(), w, r); err != nil {
+	if err := (sessions{s}).endSession(r.Context(), w, r); err != nil {
 		return err
 	}
 	http.Redirect(w, r, "/", http.StatusSeeOther)

@@ -6,10 +6,12 @@
 // summary lines) and the wiring of the kinds of evidence.
 //
 // Each kind of evidence is a package of its own that implements kind.Kind
-// (web/profiles, web/goroutines, web/jvm, web/bundles, web/logs, and the kinds
-// still adapted here in kinds.go: heap dumps and lab runs); the
-// root registers them in one kind.Registry, in the order the upload page lists
-// them, and dispatches every upload and every report view through it. What the
+// (web/profiles, web/goroutines, web/jvm, web/heapdumps, web/bundles,
+// web/logs, web/runs); the root registers them in one kind.Registry, in the
+// order the upload page lists them, and dispatches every upload and every
+// report view through it. It also wires what one kind shows of another (a
+// run's log, profiles and JVM figures: runs.Parts) and the background work
+// (heap dump analyses, retention, the lab's recorder and sweeper). What the
 // kinds share lives in web/kind (the contract, the typed caches, Load),
 // web/page, web/serrors, web/chart, web/groups, web/snapshot, web/classhist and
 // web/view; no kind imports another kind.

@@ -27,7 +27,7 @@ func TestUploadUTF16ThreadDumps(t *testing.T) {
 		threads := greptest.CountWith(t, "-a", "--", `^"`, greptest.UTF8Copy(t, "UTF-16", fixtures.Path(t, "jvm", name)))
 		up := ts.mustUpload(t, nil, fixture(t, "jvm", name))
 		a := up.Artifacts[0]
-		if a.Kind != string(analyze.KindJavaThreads) || a.Encoding != enc || a.Format != "thread dump" {
+		if a.Kind != string(analyze.KindJVMThreads) || a.Encoding != enc || a.Format != "thread dump" {
 			t.Errorf("%s: uploaded as %+v", name, a)
 		}
 		got := jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
@@ -116,7 +116,7 @@ func TestUploadPrefixedDumps(t *testing.T) {
 	wantJVM := jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+bare.ReportID).Analysis
 	up = ts.mustUpload(t, nil, file{name: "kubectl-jstack.log", data: fixtures.Kubectl(jstack.data)})
 	gotJVM := jvmGetDoc[jvmThreadsAnalysis](t, ts, "/api/reports/"+up.ReportID).Analysis
-	if a := up.Artifacts[0]; a.Kind != string(analyze.KindJavaThreads) || a.Prefix != analyze.PrefixKubectl ||
+	if a := up.Artifacts[0]; a.Kind != string(analyze.KindJVMThreads) || a.Prefix != analyze.PrefixKubectl ||
 		gotJVM.Total != wantJVM.Total || !reflect.DeepEqual(gotJVM.Groups, wantJVM.Groups) {
 		t.Errorf("jstack with kubectl prefixes: %d threads (want %d), uploaded as %+v", gotJVM.Total, wantJVM.Total, a)
 	}

@@ -72,9 +72,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, p view.Page, content templ.Component) error {
 	p = s.page(p)
 	if p.Image == "" {
-		p.Image = s.cardImage(r)
+		p.Image = incidentPages{s}.cardImage(r)
 	}
-	content = s.incidentParts(r, content)
+	content = incidentPages{s}.incidentParts(r, content)
 	var buf bytes.Buffer
 	ctx := templ.WithChildren(r.Context(), content)
 	if err := view.Layout(p).Render(ctx, &buf); err != nil {

@@ -246,7 +246,7 @@ func TestDashboardListsByHeadline(t *testing.T) {
 	pad := strings.Repeat("x", 40<<20)
 	sum := fmt.Sprintf(`{"objects":5,"reachable":1024,"headline":"from the summary","pad":%q}`, pad)
 	data := []byte("JAVA PROFILE 1.0.2\x00 not analyzed")
-	r := &store.Report{Kind: kindJavaHeapDump, Summary: json.RawMessage(sum),
+	r := &store.Report{Kind: kindHeapDump, Summary: json.RawMessage(sum),
 		Headline: store.Headline{Verdict: "leak", Line: "from the headline column", Set: true}}
 	if err := ts.db.CreateReport(t.Context(), r, []store.Upload{testUpload("big.hprof", data)}); err != nil {
 		t.Fatal(err)
@@ -290,7 +290,7 @@ func testUpload(name string, data []byte) store.Upload {
 // once, and the dashboard lists them.
 func TestHeadlinesBackfilledAtStart(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	r := &store.Report{Kind: kindJavaHeapDump, Summary: json.RawMessage(`{"objects":5,"reachable":1024,"headline":"One instance of ` + "`a.B`" + ` retains 1.0 kB (50%)."}`),
+	r := &store.Report{Kind: kindHeapDump, Summary: json.RawMessage(`{"objects":5,"reachable":1024,"headline":"One instance of ` + "`a.B`" + ` retains 1.0 kB (50%)."}`),
 		Headline: store.Headline{Set: false}}
 	ts.db.SetHeadliner(nil)
 	if err := ts.db.CreateReport(t.Context(), r, []store.Upload{testUpload("old.hprof", []byte("old bytes"))}); err != nil {
@@ -346,7 +346,7 @@ func TestHeapDumpSummaryWorstCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := newTestServer(t, Config{})
-	r := &store.Report{Kind: kindJavaHeapDump, Summary: sum}
+	r := &store.Report{Kind: kindHeapDump, Summary: sum}
 	if err := ts.db.CreateReport(t.Context(), r, []store.Upload{testUpload("worst.hprof", []byte("worst"))}); err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +446,7 @@ func TestOldHeapDumpReportsAreBoundedWhenShown(t *testing.T) {
 	sum := page.MustJSON(map[string]any{"objects": steps, "reachable": steps, "suspects": 1, "headline": su.Sentence,
 		"report": map[string]any{"objects": steps, "suspects": []hprof.Suspect{su}}})
 	ts := newTestServer(t, Config{})
-	r := &store.Report{Kind: kindJavaHeapDump, Summary: sum}
+	r := &store.Report{Kind: kindHeapDump, Summary: sum}
 	if err := ts.db.CreateReport(t.Context(), r, []store.Upload{testUpload("old.hprof", []byte("old"))}); err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func TestHeapDumpCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := got.Analysis
-	if got.Kind != kindJavaHeapDumpDiff || len(a.Suspects) == 0 || a.Suspects[0].Instances != want ||
+	if got.Kind != kindHeapDumpDiff || len(a.Suspects) == 0 || a.Suspects[0].Instances != want ||
 		len(a.Dumps) != 2 || a.Dumps[0].Name != small.name || a.Dumps[1].Reachable-a.Dumps[0].Reachable < 4*b {
 		t.Errorf("JSON: %s", body)
 	}

@@ -185,7 +185,7 @@ func TestHeapDumpReportWithoutIndex(t *testing.T) {
 		t.Fatalf("the summary of a new report says indexed %v (%v)", sum.Indexed, err)
 	}
 	sum.Indexed = false
-	old := &store.Report{Kind: kindJavaHeapDump, Params: rep.Params, Summary: page.MustJSON(sum)}
+	old := &store.Report{Kind: kindHeapDump, Params: rep.Params, Summary: page.MustJSON(sum)}
 	a := rep.Artifacts[0]
 	if err := ts.db.CreateReport(t.Context(), old, []store.Upload{{Name: a.Name, SHA256: a.SHA256, Size: a.Size}}); err != nil {
 		t.Fatal(err)

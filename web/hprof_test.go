@@ -88,7 +88,7 @@ func TestHeapDumpUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := got.Analysis.Suspects
-	if got.Kind != kindJavaHeapDump || len(s) == 0 || s[0].Holder != "LeakShape$Consumer" || s[0].HolderInstances != 5 || s[0].HolderRetained < 5<<20 {
+	if got.Kind != kindHeapDump || len(s) == 0 || s[0].Holder != "LeakShape$Consumer" || s[0].HolderInstances != 5 || s[0].HolderRetained < 5<<20 {
 		t.Errorf("JSON: %s", body)
 	}
 

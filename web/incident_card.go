@@ -98,7 +98,7 @@ const cardPanels = 4
 
 // cardImage is the og:image of a report's or run's page, "" for any other page
 // or a server whose store keeps no incidents (no cards then).
-func (s *Server) cardImage(r *http.Request) string {
+func (s incidentPages) cardImage(r *http.Request) string {
 	if _, ok := s.store.(incidents.Store); !ok {
 		return ""
 	}

@@ -34,9 +34,9 @@ func (iw incidentWiring) source(ctx context.Context, e store.Evidence) (incident
 	var final bool
 	var err error
 	if e.Kind == store.EvidenceRun {
-		src, final, err = s.runSource(ctx, e.ID)
+		src, final, err = incidentPages{s}.runSource(ctx, e.ID)
 	} else {
-		src, final, err = s.reportSource(ctx, e.ID)
+		src, final, err = incidentPages{s}.reportSource(ctx, e.ID)
 	}
 	if err != nil {
 		return src, err
@@ -57,7 +57,7 @@ func sourceCost(src incidents.Source) int64 {
 }
 
 // runSource judges a lab run by its verdict, and marks its start and end.
-func (s *Server) runSource(ctx context.Context, id string) (incidents.Source, bool, error) {
+func (s incidentPages) runSource(ctx context.Context, id string) (incidents.Source, bool, error) {
 	run, err := s.store.Run(ctx, id)
 	if err != nil {
 		return incidents.Source{}, false, err
@@ -91,9 +91,9 @@ func (s *Server) runSource(ctx context.Context, id string) (incidents.Source, bo
 }
 
 // reportSource judges a report with its kind's analysis: the one dispatch
-// on kinds (kind.Evidencer). Heap dumps, still shown by the root, are judged
-// here; a kind that judges nothing shows its summary line.
-func (s *Server) reportSource(ctx context.Context, id string) (incidents.Source, bool, error) {
+// on kinds (kind.Evidencer); a kind that judges nothing shows its summary
+// line.
+func (s incidentPages) reportSource(ctx context.Context, id string) (incidents.Source, bool, error) {
 	rep, err := s.store.Report(ctx, id)
 	if err != nil {
 		return incidents.Source{}, false, err
@@ -116,11 +116,6 @@ func (s *Server) reportSource(ctx context.Context, id string) (incidents.Source,
 	k, _ := s.kinds.For(rep.Kind)
 	if ev, ok := k.(kind.Evidencer); ok {
 		src, err = ev.Evidence(ctx, rep, title, link)
-	} else if rep.Kind == kindJavaHeapDump {
-		hr, _, herr := heapDumpReport(rep)
-		if err = herr; err == nil {
-			src.Evidence = incident.FromHeapDump(title, hr, link)
-		}
 	} else {
 		src = kind.NoVerdict(reportKindName(rep.Kind), title, s.summaryLine(rep.Kind, rep.Summary), link)
 	}

@@ -31,14 +31,19 @@ type incidentWiring struct {
 	images  *kind.Cache[[]byte]
 }
 
+// incidentPages joins the incident pages to the server's other pages: the
+// cards and the "attach to incident" offer around them, their layout and who
+// may read them.
+type incidentPages struct{ *Server }
+
 // incidentResource builds the incidents resource over the server; ok is
 // false when the store keeps no incidents.
-func (s *Server) incidentResource() (incidents.Resource, incidentWiring, bool) {
+func (s incidentPages) incidentResource() (incidents.Resource, incidentWiring, bool) {
 	st, ok := s.store.(incidents.Store)
 	if !ok {
 		return incidents.Resource{}, incidentWiring{}, false
 	}
-	iw := incidentWiring{s: s,
+	iw := incidentWiring{s: s.Server,
 		sources: kind.Register(s.caches, "incident evidence", kind.NewSizedCache(incidentSourceEntries, 32<<20, sourceCost)),
 		images: kind.Register(s.caches, "incident timelines",
 			kind.NewSizedCache(incidentImageEntries, incidentImageBytes, func(b []byte) int64 { return int64(len(b)) }))}
@@ -49,7 +54,7 @@ func (s *Server) incidentResource() (incidents.Resource, incidentWiring, bool) {
 // mountIncidents mounts the incident pages (/i), their API (/api/incidents)
 // the report and run pages' "attach to incident" form and their cards, the
 // PNG their og:image names.
-func (s *Server) mountIncidents(r chi.Router) {
+func (s incidentPages) mountIncidents(r chi.Router) {
 	rs, iw, ok := s.incidentResource()
 	if !ok {
 		s.log.Warn("the store keeps no incidents: /i is off")
@@ -65,7 +70,7 @@ func (s *Server) mountIncidents(r chi.Router) {
 
 // renderIncident renders an incident page as render does, with the timeline's
 // script and stylesheet.
-func (s *Server) renderIncident(w http.ResponseWriter, r *http.Request, status int, p view.Page, content templ.Component) error {
+func (s incidentPages) renderIncident(w http.ResponseWriter, r *http.Request, status int, p view.Page, content templ.Component) error {
 	p = s.page(p)
 	p.Styles = append(p.Styles, s.assets.url("incident.css"))
 	p.Scripts = append(p.Scripts, s.assets.url("incident.js"))
@@ -83,7 +88,7 @@ func (s *Server) renderIncident(w http.ResponseWriter, r *http.Request, status i
 // allowIncidents lets those read incidents who may list reports: everyone on
 // a server without a token, else those who carry it (s.access has refused
 // writes without it already).
-func (s *Server) allowIncidents(r *http.Request) error {
+func (s incidentPages) allowIncidents(r *http.Request) error {
 	if s.authorized(r) {
 		return nil
 	}
@@ -95,7 +100,7 @@ func (s *Server) allowIncidents(r *http.Request) error {
 // incident" form on a report's or run's page, for those who may read
 // incidents. A store without incidents, or one that fails to list them,
 // leaves the page as it is: the page matters more than the offer.
-func (s *Server) incidentParts(r *http.Request, content templ.Component) templ.Component {
+func (s incidentPages) incidentParts(r *http.Request, content templ.Component) templ.Component {
 	st, ok := s.store.(incidents.Store)
 	if !ok || !s.authorized(r) {
 		return content

@@ -18,7 +18,7 @@ import (
 
 // classify detects the kind of every received file from its content (see
 // analyze.Sniff: UTF-16 is read as UTF-8, a dump far into a log is found).
-func (s *Server) classify(files []*kind.Received) error {
+func (s uploads) classify(files []*kind.Received) error {
 	for _, f := range files {
 		if f.Size == 0 {
 			return serrors.Errorf(http.StatusBadRequest, "%s is empty", f.Name)
@@ -45,7 +45,7 @@ func (s *Server) classify(files []*kind.Received) error {
 // plan validates the files for the report they make and computes its summary. A
 // file that is not of a kind leakui analyzes is refused, naming what was detected.
 // It may reorder form.files (profiles go by the time they were taken).
-func (s *Server) plan(ctx context.Context, form *kind.Upload) (*kind.Plan, error) {
+func (s uploads) plan(ctx context.Context, form *kind.Upload) (*kind.Plan, error) {
 	rk := form.Files[0].Detection.Kind
 	for _, f := range form.Files {
 		if _, ok := s.kinds.Planner(f.Detection.Kind); !ok {
@@ -64,7 +64,7 @@ func (s *Server) plan(ctx context.Context, form *kind.Upload) (*kind.Plan, error
 
 // ingest turns a received upload into a stored report: classify, plan, store, all
 // or nothing.
-func (s *Server) ingest(ctx context.Context, form *kind.Upload) (*store.Report, error) {
+func (s uploads) ingest(ctx context.Context, form *kind.Upload) (*store.Report, error) {
 	if s.cfg.DiskQuota > 0 || s.cfg.ClientDiskQuota > 0 {
 		// Before the analysis too, so an upload past a quota costs no more.
 		if err := s.checkQuota(ctx, form); err != nil {
@@ -136,12 +136,12 @@ type uploadResponse struct {
 
 // handleUploadAPI is POST /api/artifacts: 201 with the artifacts and the report URL.
 func (s *Server) handleUploadAPI(w http.ResponseWriter, r *http.Request) error {
-	form, err := s.receiveUpload(w, r)
+	form, err := uploads{s}.receiveUpload(w, r)
 	if err != nil {
 		return err
 	}
 	defer form.Remove()
-	rep, err := s.ingest(r.Context(), form)
+	rep, err := uploads{s}.ingest(r.Context(), form)
 	if err != nil {
 		return err
 	}
@@ -163,12 +163,12 @@ func (s *Server) handleUploadAPI(w http.ResponseWriter, r *http.Request) error {
 
 // handleUploadForm is POST /upload from the HTML form: 303 to the report.
 func (s *Server) handleUploadForm(w http.ResponseWriter, r *http.Request) error {
-	form, err := s.receiveUpload(w, r)
+	form, err := uploads{s}.receiveUpload(w, r)
 	if err != nil {
 		return err
 	}
 	defer form.Remove()
-	rep, err := s.ingest(r.Context(), form)
+	rep, err := uploads{s}.ingest(r.Context(), form)
 	if err != nil {
 		return err
 	}

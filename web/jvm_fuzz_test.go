@@ -81,9 +81,9 @@ func FuzzJavaPages(f *testing.F) {
 			for _, q := range queries(len(hs)) {
 				set := &classhist.Histograms{Set: &snapshot.Set[*jvm.Histogram]{Rep: rep, Items: hs, Refs: refs, Q: q}, Cache: kind.NewCache[snapshot.Entry](16)}
 				if i, ok := set.Single(); ok {
-					check("histogram", view.JavaHistogramPageView(set.Page(i)))
+					check("histogram", view.JVMHistogramPageView(set.Page(i)))
 				} else {
-					check("histogram diff", view.JavaHistogramDiffPageView(set.DiffPage()))
+					check("histogram diff", view.JVMHistogramDiffPageView(set.DiffPage()))
 				}
 			}
 		}

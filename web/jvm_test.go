@@ -80,7 +80,7 @@ func TestJavaHistogramReport(t *testing.T) {
 	rowCount := jvmGrepCount(t, `^ *[0-9]\+: \+[0-9]\+ \+[0-9]\+ `, fixtures.Path(t, "jvm", "tda-jdk15-threaddump-with-class-histogram.log"))
 	want := jvmParseHistogram(t, data)
 	up := ts.mustUpload(t, nil, file{"histo.txt.gz", gzipBytes(data)})
-	if up.Artifacts[0].Kind != string(analyze.KindJavaHistogram) {
+	if up.Artifacts[0].Kind != string(analyze.KindJVMHistogram) {
 		t.Fatalf("detected %s", up.Artifacts[0].Kind)
 	}
 	doc := jvmGetDoc[jvmHistogramAnalysis](t, ts, "/api/reports/"+up.ReportID)
@@ -745,7 +745,7 @@ func TestJavaThreadFixtures(t *testing.T) {
 		path := fixtures.Path(t, "jvm", name)
 		want := jvmAnalyzeThreadsFile(t, path)
 		up := ts.mustUpload(t, nil, fixture(t, "jvm", name))
-		if up.Artifacts[0].Kind != string(analyze.KindJavaThreads) {
+		if up.Artifacts[0].Kind != string(analyze.KindJVMThreads) {
 			t.Errorf("%s: detected %s", name, up.Artifacts[0].Kind)
 			continue
 		}

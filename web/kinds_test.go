@@ -51,7 +51,7 @@ func TestAcceptedKindsInOrder(t *testing.T) {
 	if strings.Join(reg.Accepted(), "\n") != strings.Join(items, "\n") {
 		t.Errorf("the page and the registry disagree:\npage %q\nregistry %q", items, reg.Accepted())
 	}
-	for _, k := range []analyze.Kind{analyze.KindProfile, analyze.KindGoroutines, analyze.KindLog, analyze.KindJavaHistogram, analyze.KindJavaThreads, analyze.KindJavaNMT, analyze.KindJavaHeapDump, analyze.KindCapture} {
+	for _, k := range []analyze.Kind{analyze.KindProfile, analyze.KindGoroutines, analyze.KindLog, analyze.KindJVMHistogram, analyze.KindJVMThreads, analyze.KindJVMNMT, analyze.KindJVMHeapDump, analyze.KindCapture} {
 		if _, ok := reg.Planner(k); !ok {
 			t.Errorf("no planner for %s", k)
 		}

@@ -19,7 +19,7 @@ import (
 // until the report is stored, so uploads in this process cannot pass a quota
 // together (replicas on one database can, by the uploads they have in
 // flight).
-func (s *Server) checkQuota(ctx context.Context, form *kind.Upload) error {
+func (s uploads) checkQuota(ctx context.Context, form *kind.Upload) error {
 	var adds int64
 	seen := map[string]bool{}
 	for _, f := range form.Files {
@@ -60,7 +60,7 @@ func (s *Server) checkQuota(ctx context.Context, form *kind.Upload) error {
 // quotaCheck is what ingest calls before it stores a report: with a quota
 // set, it takes quotaMu and checks the quotas, and the returned function
 // (always to be called) lets the next upload check.
-func (s *Server) quotaCheck(ctx context.Context, form *kind.Upload) (func(), error) {
+func (s uploads) quotaCheck(ctx context.Context, form *kind.Upload) (func(), error) {
 	if s.cfg.DiskQuota <= 0 && s.cfg.ClientDiskQuota <= 0 {
 		return func() {}, nil
 	}

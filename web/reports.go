@@ -24,9 +24,9 @@ func (rs reportsResource) Routes() chi.Router {
 	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.logs.KeysCSV))
 	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleReportChartImage))
 	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.profileKind.FlameImage))
-	r.Get("/{id}/dominators", rs.s.handle(rs.s.handleHeapDominators))
-	r.Get("/{id}/dominators.json", rs.s.handle(rs.s.handleHeapDominators))
-	r.Get("/{id}/paths/{n}", rs.s.handle(rs.s.handleHeapPath))
+	r.Get("/{id}/dominators", rs.s.handle(rs.s.heapDumps.Dominators))
+	r.Get("/{id}/dominators.json", rs.s.handle(rs.s.heapDumps.Dominators))
+	r.Get("/{id}/paths/{n}", rs.s.handle(rs.s.heapDumps.Path))
 	return r
 }
 
@@ -38,7 +38,7 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	release, err := rs.s.chargeView(rs.s.kinds.ViewCost(rep))
+	release, err := rs.s.deps.ChargeView(rs.s.kinds.ViewCost(rep))
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	release, err := s.chargeView(s.kinds.ViewCost(rep))
+	release, err := s.deps.ChargeView(s.kinds.ViewCost(rep))
 	if err != nil {
 		return err
 	}

@@ -18,16 +18,17 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/leakui/leakui/analyze"
-	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/analyze/pprof"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
 	webgoroutines "github.com/leakui/leakui/web/goroutines"
 	"github.com/leakui/leakui/web/groups"
+	"github.com/leakui/leakui/web/heapdumps"
 	"github.com/leakui/leakui/web/kind"
 	weblogs "github.com/leakui/leakui/web/logs"
 	webprofiles "github.com/leakui/leakui/web/profiles"
+	"github.com/leakui/leakui/web/runs"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/snapshot"
 )
@@ -165,7 +166,7 @@ type Server struct {
 	profiles *kind.Cache[*pprof.Profile]
 	flames   *kind.Cache[*webprofiles.FlameTree] // profiles' flame trees, which flame graphs are cut from
 	router   chi.Router
-	// kinds are the report and input kinds, built once from inputKinds.
+	// kinds are the kinds of evidence: the one dispatch on input and report kinds.
 	kinds *kind.Registry
 	// hosts are the Host headers the server answers to.
 	hosts *hostAllowList
@@ -197,10 +198,12 @@ type Server struct {
 	deps   kind.Deps
 	// logs is the kind of evidence the log reports are.
 	logs *weblogs.Kind
-	// heapJobs analyzes uploaded heap dumps in the background; heapIndexes
-	// keeps their stored indexes opened, by report id.
-	heapJobs    *heapDumpJobs
-	heapIndexes *kind.Cache[*hprof.Index]
+	// heapJobs analyzes uploaded heap dumps in the background; heapDumps is
+	// the kind of evidence they are.
+	heapJobs  *heapDumpJobs
+	heapDumps *heapdumps.Kind
+	// runs is the lab's runs and the report a run makes.
+	runs *runs.Kind
 	// goroutines and jvmParsed cache parsed inputs and their reports (see
 	// web/groups, jvm.go),
 	// charged to budget like profiles and flames.
@@ -303,8 +306,18 @@ func NewServer(cfg Config) (*Server, error) {
 	s.threadsKind = webjvm.NewThreads(&s.deps, s.jvm)
 	s.histogramsKind = webjvm.NewHistograms(&s.deps, s.jvm)
 	s.bundlesKind = webbundles.New(&s.deps, s.jvm)
+	s.heapDumps = heapdumps.New(&s.deps, s.jvm, parseFailedReason)
 	s.logs = weblogs.New(s.deps)
-	s.kinds = s.newKindRegistry()
+	s.runs = runs.New(&s.deps, runs.Parts{Targets: cfg.Targets, RunLimit: func(h http.Handler) http.Handler { return s.runLimit.middleware(s)(h) },
+		Profiles: s.profileKind, Goroutines: s.goroutines, Logs: s.logs,
+		JVMCache: s.jvm, Figures: runJVMFigures(s.bundlesKind), ReportMarkdown: s.markdown})
+	// Every kind of evidence, in the order the upload page, /kinds and a 415
+	// name them: pprof profiles first (the most common input), then Go
+	// goroutine dumps, the JVM's outputs, heap dumps, capture bundles, logs
+	// (the kind any other text is) and the lab's run reports, which no upload
+	// makes.
+	s.kinds = kind.NewRegistry(s.profileKind, s.goroutineKind, s.histogramsKind, s.threadsKind, s.nmtKind,
+		s.heapDumps, s.bundlesKind, s.logs, s.runs)
 	// The store asks the server for the headlines of the reports it stores,
 	// and the reports stored before headlines were get theirs now.
 	cfg.Store.SetHeadliner(s.headline)
@@ -329,14 +342,13 @@ func NewServer(cfg Config) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.lab = m
+		s.lab, s.runs.Lab = m, m
 		s.startSweeper(m.Lease())
 	}
 	if cfg.Retain > 0 {
 		s.startRetention(cfg.Retain)
 	}
 	s.heapJobs = newHeapDumpJobs(s)
-	s.heapIndexes = kind.NewCache[*hprof.Index](heapIndexCacheEntries)
 	s.router = s.routes()
 	// Heap dumps whose analysis a stopped server left unfinished (their lease
 	// has ended) are analyzed again: their dumps are stored.
@@ -425,20 +437,20 @@ func (s *Server) routes() chi.Router {
 			r.Mount("/r", reportsResource{s}.Routes())
 			r.Mount("/a", artifactsResource{s}.Routes())
 			r.Get("/api/reports/{id}", s.handle(s.handleReportJSON))
-			r.Mount("/runs", runsResource{s}.Routes())
-			r.Mount("/api/runs", runsResource{s}.APIRoutes())
-			s.mountIncidents(r)
+			r.Mount("/runs", s.runs.Routes())
+			r.Mount("/api/runs", s.runs.APIRoutes())
+			incidentPages{s}.mountIncidents(r)
 			s.mountWatches(r)
 		})
-		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.handleCaptureAPI))
-		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.handleCaptureForm))
+		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.runs.CaptureAPI))
+		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.runs.CaptureForm))
 		r.Delete("/api/artifacts/{sha256}", s.handle(s.handleDeleteArtifact))
 		r.Post("/api/reports/{id}/pin", s.handle(s.handlePin(true)))
 		r.Delete("/api/reports/{id}/pin", s.handle(s.handlePin(false)))
 	})
 	// Server-sent events live as long as a run; they end when it does or when the
 	// server shuts down.
-	r.Get("/runs/{id}/events", s.handle(s.handleRunEvents))
+	r.Get("/runs/{id}/events", s.handle(s.runs.Events))
 	r.Get("/r/{id}/events", s.handle(s.handleReportEvents))
 	return r
 }

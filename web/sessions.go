@@ -10,6 +10,10 @@ import (
 	"time"
 )
 
+// sessions are the sign-ins of /login: their cookies, checked against the
+// store, and whether a request came over https.
+type sessions struct{ *Server }
+
 // DefaultSessionLifetime is how long a sign-in lasts.
 const DefaultSessionLifetime = 7 * 24 * time.Hour
 
@@ -24,7 +28,7 @@ func newSessionID() string {
 // validSession reports whether the request's session cookie names a session
 // the store holds and that has not expired. A store that fails counts as no
 // session (the request is then treated as signed out, never as signed in).
-func (s *Server) validSession(r *http.Request) bool {
+func (s sessions) validSession(r *http.Request) bool {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil || c.Value == "" || len(c.Value) > 128 {
 		return false
@@ -40,7 +44,7 @@ func (s *Server) validSession(r *http.Request) bool {
 // startSession stores a new session and sets its cookie: HttpOnly,
 // SameSite=Strict, Secure when the browser reaches the server over HTTPS
 // (secureRequest), expiring with the session.
-func (s *Server) startSession(ctx context.Context, w http.ResponseWriter, r *http.Request) error {
+func (s sessions) startSession(ctx context.Context, w http.ResponseWriter, r *http.Request) error {
 	now := time.Now()
 	if _, err := s.store.DeleteExpiredSessions(ctx, now); err != nil {
 		s.log.Warn("removing expired sessions", "err", err)
@@ -58,7 +62,7 @@ func (s *Server) startSession(ctx context.Context, w http.ResponseWriter, r *htt
 
 // endSession deletes the request's session from the store, so its cookie
 // signs in nowhere any more (on every replica), and clears the cookie.
-func (s *Server) endSession(ctx context.Context, w http.ResponseWriter, r *http.Request) error {
+func (s sessions) endSession(ctx context.Context, w http.ResponseWriter, r *http.Request) error {
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" && len(c.Value) <= 128 {
 		if err := s.store.DeleteSession(ctx, c.Value); err != nil {
 			return err
@@ -73,7 +77,7 @@ func (s *Server) endSession(ctx context.Context, w http.ResponseWriter, r *http.
 // the connection is TLS, the configured base URL (-base-url) is https, or the
 // request comes from a trusted proxy (-trusted-proxy) that says
 // X-Forwarded-Proto: https. The header from anyone else is ignored.
-func (s *Server) secureRequest(r *http.Request) bool {
+func (s sessions) secureRequest(r *http.Request) bool {
 	if r.TLS != nil {
 		return true
 	}
@@ -89,6 +93,6 @@ func (s *Server) secureRequest(r *http.Request) bool {
 
 // fromTrustedProxy reports whether the request's peer address is in one of
 // the trusted proxies' prefixes.
-func (s *Server) fromTrustedProxy(r *http.Request) bool {
+func (s sessions) fromTrustedProxy(r *http.Request) bool {
 	return inPrefixes(peerAddr(r.RemoteAddr), s.cfg.TrustedProxies)
 }

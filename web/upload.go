@@ -14,10 +14,16 @@ import (
 	"strings"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/web/heapdumps"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/serrors"
 )
+
+// uploads is the server's upload path: receiving and spooling the files,
+// classifying them, checking the disk quotas, planning the report with its
+// kind and storing it.
+type uploads struct{ *Server }
 
 // multipartSlack is what the multipart framing may add to the files' bytes.
 const multipartSlack = 1 << 20
@@ -37,7 +43,7 @@ const uploadTempPattern = "leakui-upload-*"
 // receiveUpload streams a multipart upload's files to temporary files, hashing them
 // on the way, within the size and count limits. Nothing is stored yet. The caller
 // must call remove on the result.
-func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*kind.Upload, error) {
+func (s uploads) receiveUpload(w http.ResponseWriter, r *http.Request) (*kind.Upload, error) {
 	limit := s.cfg.MaxUpload
 	// A JVM heap dump has a limit of its own (see spool); the body may be as large.
 	bodyLimit := max(limit, s.cfg.MaxHeapDump)
@@ -151,15 +157,15 @@ func (s *Server) receiveUpload(w http.ResponseWriter, r *http.Request) (*kind.Up
 
 // spool copies one file part to a temporary file, hashing it, failing once more
 // than left bytes arrive, or heapLeft for a JVM heap dump (told by its first bytes).
-func (s *Server) spool(part *multipart.Part, left, heapLeft int64) (*kind.Received, error) {
+func (s uploads) spool(part *multipart.Part, left, heapLeft int64) (*kind.Received, error) {
 	f, err := os.CreateTemp(s.cfg.TempDir, uploadTempPattern)
 	if err != nil {
 		return nil, fmt.Errorf("spooling the upload: %w", err)
 	}
 	rec := &kind.Received{Name: safeFileName(part.FileName()), Path: f.Name()}
-	br := bufio.NewReaderSize(part, heapDumpSniff)
-	head, _ := br.Peek(heapDumpSniff)
-	if rec.HeapDump = isHeapDump(head); rec.HeapDump {
+	br := bufio.NewReaderSize(part, heapdumps.Sniff)
+	head, _ := br.Peek(heapdumps.Sniff)
+	if rec.HeapDump = heapdumps.IsHeapDump(head); rec.HeapDump {
 		left = heapLeft
 	}
 	h := sha256.New()

@@ -97,7 +97,7 @@ func TestFormFieldLimits(t *testing.T) {
 	body, ct = many(maxFormFields)
 	req := httptest.NewRequest("POST", "/api/artifacts", body)
 	req.Header.Set("Content-Type", ct)
-	form, err := ts.srv.receiveUpload(httptest.NewRecorder(), req)
+	form, err := uploads{ts.srv}.receiveUpload(httptest.NewRecorder(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func TestThreadsUTF16MatchesIconv(t *testing.T) {
 		}
 		d, err := analyze.Sniff(rc)
 		rc.Close()
-		if err != nil || d.Kind != analyze.KindJavaThreads || d.Encoding != enc {
+		if err != nil || d.Kind != analyze.KindJVMThreads || d.Encoding != enc {
 			t.Errorf("%s: detected %+v", name, d)
 		}
 	}
@@ -104,7 +104,7 @@ func TestThreadsPrefixed(t *testing.T) {
 				t.Errorf("%s with %s prefixes: %d threads, groups equal %v; bare: %d threads", name, prefix,
 					tf.Threads(), groupsJSON(t, tf) == groupsJSON(t, bare), bare.Threads())
 			}
-			if d := analyze.DetectKind(b); d.Kind != analyze.KindJavaThreads || d.Prefix != prefix {
+			if d := analyze.DetectKind(b); d.Kind != analyze.KindJVMThreads || d.Prefix != prefix {
 				t.Errorf("%s with %s prefixes: detected %+v", name, prefix, d)
 			}
 		}
@@ -159,9 +159,9 @@ func TestHistogramAndNMTUTF16(t *testing.T) {
 		kind  analyze.Kind
 		parse func(io.Reader) (any, error)
 	}{
-		{"tda-jdk15-threaddump-with-class-histogram.log", analyze.KindJavaThreads, histograms},
-		{"nmt-summary-jdk17-bytes.txt", analyze.KindJavaNMT, nmts},
-		{"nmt-summary-jdk8-1529threads-KB.txt", analyze.KindJavaNMT, nmts},
+		{"tda-jdk15-threaddump-with-class-histogram.log", analyze.KindJVMThreads, histograms},
+		{"nmt-summary-jdk17-bytes.txt", analyze.KindJVMNMT, nmts},
+		{"nmt-summary-jdk8-1529threads-KB.txt", analyze.KindJVMNMT, nmts},
 	} {
 		orig, err := os.ReadFile(fixtures.Path(t, "jvm", tc.name))
 		if err != nil {

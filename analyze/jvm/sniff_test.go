@@ -19,16 +19,16 @@ func TestDetectKindFormats(t *testing.T) {
 		name, text string
 		kind       analyze.Kind
 	}{
-		{"jmap -histo JDK 9+", jvmtext.Histogram(jvmtext.JDK9, samzaHeap(3)), analyze.KindJavaHistogram},
-		{"jcmd GC.class_histogram", "12345:\n" + jvmtext.Histogram(jvmtext.JDK9, samzaHeap(3)), analyze.KindJavaHistogram},
-		{"jmap -histo JDK 8", jvmtext.Histogram(jvmtext.JDK8, samzaHeap(3)), analyze.KindJavaHistogram},
-		{"jmap -F -histo", "Attaching to process ID 4711, please wait...\n" + jvmtext.Histogram(jvmtext.SA, samzaHeap(3)), analyze.KindJavaHistogram},
-		{"jstack JDK 8", jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), analyze.KindJavaThreads},
-		{"jstack without its first lines", strings.SplitN(jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), "\n\n", 2)[1], analyze.KindJavaThreads},
-		{"jstack JDK 21 fragment", jdk21Fragment, analyze.KindJavaThreads},
-		{"SIGQUIT dump in a container log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] Starting\n" + jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), analyze.KindJavaThreads},
-		{"NMT summary.diff", nmtDiffText(kafkaBroker("Internal", 1<<30)), analyze.KindJavaNMT},
-		{"NMT summary", nmtSummaryText(kafkaBroker("Other", 0)), analyze.KindJavaNMT},
+		{"jmap -histo JDK 9+", jvmtext.Histogram(jvmtext.JDK9, samzaHeap(3)), analyze.KindJVMHistogram},
+		{"jcmd GC.class_histogram", "12345:\n" + jvmtext.Histogram(jvmtext.JDK9, samzaHeap(3)), analyze.KindJVMHistogram},
+		{"jmap -histo JDK 8", jvmtext.Histogram(jvmtext.JDK8, samzaHeap(3)), analyze.KindJVMHistogram},
+		{"jmap -F -histo", "Attaching to process ID 4711, please wait...\n" + jvmtext.Histogram(jvmtext.SA, samzaHeap(3)), analyze.KindJVMHistogram},
+		{"jstack JDK 8", jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), analyze.KindJVMThreads},
+		{"jstack without its first lines", strings.SplitN(jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), "\n\n", 2)[1], analyze.KindJVMThreads},
+		{"jstack JDK 21 fragment", jdk21Fragment, analyze.KindJVMThreads},
+		{"SIGQUIT dump in a container log", "2020-02-25 03:21:02.227 [main] SamzaContainer [INFO] Starting\n" + jvmtext.Dump("2020-02-25 09:21:02", samzaPollThreads(3)), analyze.KindJVMThreads},
+		{"NMT summary.diff", nmtDiffText(kafkaBroker("Internal", 1<<30)), analyze.KindJVMNMT},
+		{"NMT summary", nmtSummaryText(kafkaBroker("Other", 0)), analyze.KindJVMNMT},
 	} {
 		if got := analyze.DetectKind([]byte(tc.text)); got.Kind != tc.kind {
 			t.Errorf("%s: detected %v, want %s", tc.name, got, tc.kind)

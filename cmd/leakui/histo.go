@@ -190,7 +190,7 @@ func jvmRead(path string, std stdio, parse func(io.Reader) error) error {
 // jvmCommandFor names the command that reads a kind, as a hint.
 func jvmCommandFor(k analyze.Kind) string {
 	cmd := map[analyze.Kind]string{
-		analyze.KindJavaHistogram: "histo", analyze.KindJavaThreads: "threads", analyze.KindJavaNMT: "nmt",
+		analyze.KindJVMHistogram: "histo", analyze.KindJVMThreads: "threads", analyze.KindJVMNMT: "nmt",
 		analyze.KindProfile: "top", analyze.KindGoroutines: "goroutines", analyze.KindLog: "count",
 	}[k]
 	if cmd == "" {

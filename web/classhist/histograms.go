@@ -60,7 +60,7 @@ func (hs *Histograms) Header(title string) view.JVMHeader {
 	}, func(i int) time.Time { return times[i] })
 }
 
-func (hs *Histograms) Snapshots() *view.JavaSnapshotTable {
+func (hs *Histograms) Snapshots() *view.JVMSnapshotTable {
 	return snapshot.Table(hs.Rep, hs.Q, hs.Refs, "histograms", []string{"classes", "instances", "bytes"},
 		func(i int) int { return hs.Items[i].Line },
 		func(i int) time.Time { return hs.Items[i].Time },
@@ -71,10 +71,10 @@ func (hs *Histograms) Snapshots() *view.JavaSnapshotTable {
 }
 
 // Page is the page model of histogram i alone.
-func (hs *Histograms) Page(i int) view.JavaHistogramPage {
+func (hs *Histograms) Page(i int) view.JVMHistogramPage {
 	h, q := hs.Items[i], hs.Q
 	path := page.ReportURL(hs.Rep.ID)
-	pg := view.JavaHistogramPage{Header: hs.Header(hs.Name(i))}
+	pg := view.JVMHistogramPage{Header: hs.Header(hs.Name(i))}
 	pg.Header.Meta = meta(h)
 	pg.Header.Headline = Headline(h)
 	pg.Header.Notices = h.Warnings
@@ -112,12 +112,12 @@ func meta(h *jvm.Histogram) []view.Pair {
 }
 
 // DiffPage is the page model of the diff base → target.
-func (hs *Histograms) DiffPage() view.JavaHistogramDiffPage {
+func (hs *Histograms) DiffPage() view.JVMHistogramDiffPage {
 	q := hs.Q
 	path := page.ReportURL(hs.Rep.ID)
 	base, target := hs.Items[q.Base], hs.Items[q.Target]
 	d := hs.Diff()
-	pg := view.JavaHistogramDiffPage{Header: hs.Header(fmt.Sprintf("%s → %s", hs.Name(q.Base), hs.Name(q.Target)))}
+	pg := view.JVMHistogramDiffPage{Header: hs.Header(fmt.Sprintf("%s → %s", hs.Name(q.Base), hs.Name(q.Target)))}
 	pg.Header.Meta = []view.Pair{{Label: "Base", Value: hs.Name(q.Base) + snapshot.TakenAt(base.Time)}, {Label: "Target", Value: hs.Name(q.Target) + snapshot.TakenAt(target.Time)}}
 	if o := snapshot.OrderedBy(hs.Rep); o != "" {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
@@ -190,8 +190,8 @@ func countChanges(d *jvm.HistogramDiff) changeCounts {
 
 // ChangeTable formats the first rows of a ranked list of class changes of which
 // there are all.
-func ChangeTable(id, title, note string, shown []jvm.ClassChange, all int, order jvm.Order, showAll string) view.JavaChangeTable {
-	t := view.JavaChangeTable{ID: id, Title: title, Note: note, By: OrderName(order), All: all}
+func ChangeTable(id, title, note string, shown []jvm.ClassChange, all int, order jvm.Order, showAll string) view.JVMChangeTable {
+	t := view.JVMChangeTable{ID: id, Title: title, Note: note, By: OrderName(order), All: all}
 	if len(shown) < all {
 		t.ShowAll = showAll
 	}
@@ -200,9 +200,9 @@ func ChangeTable(id, title, note string, shown []jvm.ClassChange, all int, order
 	if len(shown) > 0 {
 		largest = Measure(shown[0].Bytes, shown[0].Instances, order)
 	}
-	t.Rows = make([]view.JavaChangeRow, len(shown))
+	t.Rows = make([]view.JVMChangeRow, len(shown))
 	for i, c := range shown {
-		row := view.JavaChangeRow{
+		row := view.JVMChangeRow{
 			Rank: i + 1, Name: c.Name,
 			Bytes: analyze.FormatSignedValue(c.Bytes, "bytes"), Instances: analyze.FormatSignedValue(c.Instances, "count"),
 			BaseBytes: analyze.FormatBytes(c.BaseBytes), TargetBytes: analyze.FormatBytes(c.TargetBytes),
@@ -248,7 +248,7 @@ type DiffJSON struct {
 }
 
 // AnalysisJSON is the JSON twin of the query's view: one histogram
-// (javaHistogramJSON) or a diff (javaHistogramDiffJSON).
+// (jvmHistogramJSON) or a diff (jvmHistogramDiffJSON).
 func (hs *Histograms) AnalysisJSON() (any, error) {
 	rep, q := hs.Rep, hs.Q
 	if i, ok := hs.Single(); ok {

@@ -38,9 +38,9 @@ func TotalCheck(h *jvm.Histogram) (string, bool) {
 
 // ClassTable formats the first rows of a histogram ranked by order (all when rows
 // is 0).
-func ClassTable(h *jvm.Histogram, order jvm.Order, rows int, showAll string) view.JavaClassTable {
+func ClassTable(h *jvm.Histogram, order jvm.Order, rows int, showAll string) view.JVMClassTable {
 	ranked := h.Ranked(order)
-	t := view.JavaClassTable{By: OrderName(order), All: len(ranked)}
+	t := view.JVMClassTable{By: OrderName(order), All: len(ranked)}
 	shown := snapshot.First(ranked, rows)
 	if len(shown) < len(ranked) {
 		t.ShowAll = showAll
@@ -50,9 +50,9 @@ func ClassTable(h *jvm.Histogram, order jvm.Order, rows int, showAll string) vie
 	if len(shown) > 0 {
 		largest = Measure(shown[0].Bytes, shown[0].Instances, order)
 	}
-	t.Rows = make([]view.JavaClassRow, len(shown))
+	t.Rows = make([]view.JVMClassRow, len(shown))
 	for i, c := range shown {
-		row := view.JavaClassRow{
+		row := view.JVMClassRow{
 			Rank: i + 1, Name: c.Name, Module: c.Module,
 			Instances: analyze.FormatCount(c.Instances), Bytes: analyze.FormatCount(c.Bytes),
 			InstancesShare: page.Share(c.Instances, h.TotalInstances), BytesShare: page.Share(c.Bytes, h.TotalBytes),

@@ -46,8 +46,8 @@ func FuzzNMTPages(f *testing.F) {
 			}
 			set := &nmtSet{&snapshot.Set[*jvm.NMT]{Rep: rep, Items: ns, Refs: refs, Q: q}}
 			for what, c := range map[string]templ.Component{
-				"native memory":      view.JavaNMTPageView(set.nmtPage(0)),
-				"native memory diff": view.JavaNMTPageView(set.diffPage()),
+				"native memory":      view.JVMNMTPageView(set.nmtPage(0)),
+				"native memory diff": view.JVMNMTPageView(set.diffPage()),
 			} {
 				var buf bytes.Buffer
 				if err := view.Layout(view.Page{Title: "fuzz"}).Render(templ.WithChildren(context.Background(), c), &buf); err != nil {
@@ -85,8 +85,8 @@ func FuzzThreadPages(f *testing.F) {
 			}
 			set := &threadSet{&snapshot.Set[*jvm.ThreadReport]{Rep: rep, Items: reps, Refs: refs, Q: q}}
 			for what, c := range map[string]templ.Component{
-				"thread dump": view.JavaThreadsPageView(set.threadsPage(0)),
-				"thread diff": view.JavaThreadsPageView(set.diffPage()),
+				"thread dump": view.JVMThreadsPageView(set.threadsPage(0)),
+				"thread diff": view.JVMThreadsPageView(set.diffPage()),
 			} {
 				var buf bytes.Buffer
 				if err := view.Layout(view.Page{Title: "fuzz"}).Render(templ.WithChildren(context.Background(), c), &buf); err != nil {

@@ -18,8 +18,8 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// javaHistogramSummary is stored with a histogram report for the dashboard's list.
-type javaHistogramSummary struct {
+// jvmHistogramSummary is stored with a histogram report for the dashboard's list.
+type jvmHistogramSummary struct {
 	Histograms     int    `json:"histograms"`
 	Classes        int    `json:"classes"`
 	TotalInstances int64  `json:"total_instances"`
@@ -38,9 +38,9 @@ type javaHistogramSummary struct {
 	SeriesVerdict string `json:"series_verdict,omitempty"`
 }
 
-// planJavaHistograms makes a histogram report of one histogram and a diff of two or
+// planJVMHistograms makes a histogram report of one histogram and a diff of two or
 // more (every histogram of every file counts, oldest first).
-func (s *Histograms) planJavaHistograms(form *kind.Upload) (*kind.Plan, error) {
+func (s *Histograms) planJVMHistograms(form *kind.Upload) (*kind.Plan, error) {
 	hs, params, err := snapshot.Plan(s.jvm, form, classhist.Prefix, "histogram time", jvm.ParseHistogramsWithin,
 		func(h *jvm.Histogram) time.Time { return h.Time })
 	if err != nil {
@@ -57,12 +57,12 @@ func (s *Histograms) planJavaHistograms(form *kind.Upload) (*kind.Plan, error) {
 // histogram i for the series of three or more.
 func HistogramPlanOf(hs []*jvm.Histogram, params snapshot.Params, nameOf func(i int) string) (*kind.Plan, error) {
 	last := hs[len(hs)-1]
-	sum := javaHistogramSummary{Histograms: len(hs), Classes: len(last.Classes), TotalInstances: last.TotalInstances, TotalBytes: last.TotalBytes}
+	sum := jvmHistogramSummary{Histograms: len(hs), Classes: len(last.Classes), TotalInstances: last.TotalInstances, TotalBytes: last.TotalBytes}
 	if top := last.Ranked(jvm.ByBytes); len(top) > 0 {
 		sum.Largest, sum.LargestBytes = top[0].Name, top[0].Bytes
 	}
 	if len(hs) == 1 {
-		return &kind.Plan{Kind: kindJavaHistogram, Params: params.AsMap(), Summary: sum}, nil
+		return &kind.Plan{Kind: kindJVMHistogram, Params: params.AsMap(), Summary: sum}, nil
 	}
 	d := jvm.DiffHistograms(hs[0], last)
 	sum.BytesDelta, sum.InstancesDelta = d.TotalBytes, d.TotalInstances
@@ -87,12 +87,12 @@ func HistogramPlanOf(hs []*jvm.Histogram, params snapshot.Params, nameOf func(i 
 			}
 		}
 	}
-	return &kind.Plan{Kind: kindJavaHistogramDiff, Params: params.AsMap(), Summary: sum}, nil
+	return &kind.Plan{Kind: kindJVMHistogramDiff, Params: params.AsMap(), Summary: sum}, nil
 }
 
-// javaHistogramSummaryLine is the dashboard's line for a histogram report.
-func javaHistogramSummaryLine(raw json.RawMessage) string {
-	var s javaHistogramSummary
+// jvmHistogramSummaryLine is the dashboard's line for a histogram report.
+func jvmHistogramSummaryLine(raw json.RawMessage) string {
+	var s jvmHistogramSummary
 	if json.Unmarshal(raw, &s) != nil || s.Histograms == 0 {
 		return ""
 	}
@@ -123,22 +123,22 @@ func (s *Histograms) loadHistogramSet(r *http.Request, rep *store.Report) (*clas
 	return &classhist.Histograms{Set: ss, Cache: s.jvm.Cache()}, nil
 }
 
-// showJavaHistograms renders /r/{id} for histogram reports.
-func (s *Histograms) showJavaHistograms(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+// showJVMHistograms renders /r/{id} for histogram reports.
+func (s *Histograms) showJVMHistograms(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	hs, err := s.loadHistogramSet(r, rep)
 	if err != nil {
 		return err
 	}
 	if i, ok := hs.Single(); ok {
 		pg := hs.Page(i)
-		return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
+		return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JVMHistogramPageView(pg))
 	}
 	pg := hs.DiffPage()
-	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramDiffPageView(pg))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JVMHistogramDiffPageView(pg))
 }
 
-// javaHistogramsJSON fills doc.Analysis for histogram reports.
-func (s *Histograms) javaHistogramsJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+// jvmHistogramsJSON fills doc.Analysis for histogram reports.
+func (s *Histograms) jvmHistogramsJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	hs, err := s.loadHistogramSet(r, rep)
 	if err != nil {
 		return err
@@ -147,9 +147,9 @@ func (s *Histograms) javaHistogramsJSON(r *http.Request, rep *store.Report, doc 
 	return err
 }
 
-// javaHistogramsMarkdown writes the ticket summary: the Markdown of the
+// jvmHistogramsMarkdown writes the ticket summary: the Markdown of the
 // histogram or the diff, ten rows per table unless n says otherwise.
-func (s *Histograms) javaHistogramsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (s *Histograms) jvmHistogramsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	hs, err := s.loadHistogramSet(r, rep)
 	if err != nil {
 		return err

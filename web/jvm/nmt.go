@@ -20,8 +20,8 @@ import (
 // NMTPrefix keys parsed native memory reports in the cache.
 const NMTPrefix = "jvm-nmt"
 
-// javaNMTSummary is stored with a native memory report for the dashboard's list.
-type javaNMTSummary struct {
+// jvmNMTSummary is stored with a native memory report for the dashboard's list.
+type jvmNMTSummary struct {
 	Reports        int   `json:"reports"`
 	Committed      int64 `json:"committed"`
 	Reserved       int64 `json:"reserved"`
@@ -32,9 +32,9 @@ type javaNMTSummary struct {
 	NativeLeak     bool  `json:"native_leak,omitempty"`
 }
 
-// planJavaNMT makes a native memory report of one report and a diff of two or more
+// planJVMNMT makes a native memory report of one report and a diff of two or more
 // (every report of every file counts, oldest first).
-func (s *NMT) planJavaNMT(form *kind.Upload) (*kind.Plan, error) {
+func (s *NMT) planJVMNMT(form *kind.Upload) (*kind.Plan, error) {
 	ns, params, err := snapshot.Plan(s.jvm, form, NMTPrefix, "report time", jvm.ParseNMTsWithin,
 		func(n *jvm.NMT) time.Time { return n.Time })
 	if err != nil {
@@ -48,11 +48,11 @@ func (s *NMT) planJavaNMT(form *kind.Upload) (*kind.Plan, error) {
 func NMTPlanOf(ns []*jvm.NMT, params snapshot.Params) *kind.Plan {
 	last := ns[len(ns)-1]
 	heap, _ := last.Category(jvm.HeapCategory)
-	sum := javaNMTSummary{Reports: len(ns), Committed: last.TotalCommitted, Reserved: last.TotalReserved, HeapCommitted: heap.Committed, SummaryDiff: last.Diff}
-	rk := kindJavaNMT
+	sum := jvmNMTSummary{Reports: len(ns), Committed: last.TotalCommitted, Reserved: last.TotalReserved, HeapCommitted: heap.Committed, SummaryDiff: last.Diff}
+	rk := kindJVMNMT
 	d := last.BaselineDiff()
 	if len(ns) > 1 {
-		rk = kindJavaNMTDiff
+		rk = kindJVMNMTDiff
 		d = jvm.DiffNMT(ns[0], last)
 	}
 	if d != nil {
@@ -61,9 +61,9 @@ func NMTPlanOf(ns []*jvm.NMT, params snapshot.Params) *kind.Plan {
 	return &kind.Plan{Kind: rk, Params: params.AsMap(), Summary: sum}
 }
 
-// javaNMTSummaryLine is the dashboard's line for a native memory report.
-func javaNMTSummaryLine(raw json.RawMessage) string {
-	var s javaNMTSummary
+// jvmNMTSummaryLine is the dashboard's line for a native memory report.
+func jvmNMTSummaryLine(raw json.RawMessage) string {
+	var s jvmNMTSummary
 	if json.Unmarshal(raw, &s) != nil || s.Reports == 0 {
 		return ""
 	}
@@ -113,21 +113,21 @@ func (ns *nmtSet) header(title string) view.JVMHeader {
 	}, func(i int) time.Time { return times[i] })
 }
 
-// showJavaNMT renders /r/{id} for native memory reports.
-func (s *NMT) showJavaNMT(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+// showJVMNMT renders /r/{id} for native memory reports.
+func (s *NMT) showJVMNMT(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	ns, err := s.loadNMTSet(r, rep)
 	if err != nil {
 		return err
 	}
 	return snapshot.ShowPage(s.jvm, w, r, ns.Set, ns.nmtPage, ns.diffPage,
-		func(p view.JavaNMTPage) view.JVMHeader { return p.Header }, view.JavaNMTPageView)
+		func(p view.JVMNMTPage) view.JVMHeader { return p.Header }, view.JVMNMTPageView)
 }
 
 // nmtPage is the page model of one report, with its baseline diff when it is a
 // summary.diff.
-func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
+func (ns *nmtSet) nmtPage(i int) view.JVMNMTPage {
 	n := ns.Items[i]
-	pg := view.JavaNMTPage{Header: ns.header(ns.Name(i))}
+	pg := view.JVMNMTPage{Header: ns.header(ns.Name(i))}
 	pg.Header.Meta = nmtMeta(n)
 	pg.Header.Headline = n.Headline()
 	pg.Header.Notices = n.Warnings
@@ -144,11 +144,11 @@ func (ns *nmtSet) nmtPage(i int) view.JavaNMTPage {
 }
 
 // diffPage is the page model of base → target.
-func (ns *nmtSet) diffPage() view.JavaNMTPage {
+func (ns *nmtSet) diffPage() view.JVMNMTPage {
 	q := ns.Q
 	base, target := ns.Items[q.Base], ns.Items[q.Target]
 	d := jvm.DiffNMT(base, target)
-	pg := view.JavaNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.Name(q.Base), ns.Name(q.Target)))}
+	pg := view.JVMNMTPage{Header: ns.header(fmt.Sprintf("%s → %s", ns.Name(q.Base), ns.Name(q.Target)))}
 	pg.Header.Meta = []view.Pair{{Label: "Base", Value: ns.Name(q.Base) + snapshot.TakenAt(base.Time)}, {Label: "Target", Value: ns.Name(q.Target) + snapshot.TakenAt(target.Time)}}
 	if o := snapshot.OrderedBy(ns.Rep); o != "" {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Ordered by", Value: o})
@@ -189,7 +189,7 @@ func NMTDiffFigures(d *jvm.NMTDiff) []view.JVMFigure {
 	return figs
 }
 
-func (ns *nmtSet) snapshots() *view.JavaSnapshotTable {
+func (ns *nmtSet) snapshots() *view.JVMSnapshotTable {
 	return snapshot.Table(ns.Rep, ns.Q, ns.Refs, "native memory reports", []string{"committed", "reserved", "Java heap"},
 		func(i int) int { return ns.Items[i].Line },
 		func(i int) time.Time { return ns.Items[i].Time },
@@ -230,18 +230,18 @@ func NMTFigures(n *jvm.NMT) []view.JVMFigure {
 	return figs
 }
 
-func NativeLeakView(d *jvm.NMTDiff) *view.JavaNativeLeakView {
+func NativeLeakView(d *jvm.NMTDiff) *view.JVMNativeLeakView {
 	if d.NativeLeak == nil {
 		return nil
 	}
-	return &view.JavaNativeLeakView{Cause: d.NativeLeak.Cause, Message: d.NativeLeak.Message}
+	return &view.JVMNativeLeakView{Cause: d.NativeLeak.Cause, Message: d.NativeLeak.Message}
 }
 
 // nmtRows lists a report's categories by committed memory.
-func nmtRows(n *jvm.NMT) []view.JavaNMTRow {
-	var out []view.JavaNMTRow
+func nmtRows(n *jvm.NMT) []view.JVMNMTRow {
+	var out []view.JVMNMTRow
 	for _, c := range n.ByCommitted() {
-		row := view.JavaNMTRow{Name: c.Name, Committed: analyze.FormatBytes(c.Committed), Reserved: analyze.FormatBytes(c.Reserved),
+		row := view.JVMNMTRow{Name: c.Name, Committed: analyze.FormatBytes(c.Committed), Reserved: analyze.FormatBytes(c.Reserved),
 			Share: page.Share(c.Committed, n.TotalCommitted), CommittedValue: c.Committed}
 		if n.Diff {
 			row.Change, row.Grew = analyze.FormatSignedValue(c.CommittedDelta, "bytes"), c.CommittedDelta > 0
@@ -273,7 +273,7 @@ const (
 // baseline's, for a summary.diff). The scale is the largest committed amount:
 // reserved address space (16 GB for a heap that committed 1 GB) would flatten
 // every other bar, so a reserved bar longer than the scale is cut at its end.
-func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
+func nmtChart(n, base *jvm.NMT) view.JVMNMTChart {
 	cats := n.ByCommitted()
 	baseOf := func(c jvm.NMTCategory) (int64, bool) {
 		if base != nil {
@@ -297,7 +297,7 @@ func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
 		return max(1, min(v, largest)*nmtChartBarMax/largest)
 	}
 	width := func(v int64) string { return strconv.FormatInt(units(v), 10) }
-	ch := view.JavaNMTChart{Width: nmtChartWidth, Height: len(cats)*nmtChartRow + 4,
+	ch := view.JVMNMTChart{Width: nmtChartWidth, Height: len(cats)*nmtChartRow + 4,
 		Legend: []view.Pair{{Label: "committed", Value: "#2457d6"}, {Label: "reserved (cut at the largest committed)", Value: "#dfe3ea"}}}
 	for i, c := range cats {
 		y := i*nmtChartRow + 4
@@ -317,7 +317,7 @@ func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
 			value += " of " + analyze.FormatBytes(c.Reserved) + " reserved"
 		}
 		end := max(units(c.Reserved), units(c.Committed), units(b))
-		ch.Bars = append(ch.Bars, view.JavaNMTBar{
+		ch.Bars = append(ch.Bars, view.JVMNMTBar{
 			Name: c.Name, Y: strconv.Itoa(y), TextY: strconv.Itoa(y + 13), BaseY: strconv.Itoa(y + 18),
 			ReservedW: width(c.Reserved), CommittedW: width(c.Committed), BaseW: width(b),
 			ValueX: strconv.FormatInt(nmtChartBarX+end+6, 10), Value: value, Title: title, CommittedFill: fill,
@@ -329,10 +329,10 @@ func nmtChart(n, base *jvm.NMT) view.JavaNMTChart {
 	return ch
 }
 
-// javaNMTJSON is the JSON twin of one report: the shape of `leakui nmt -json`
+// jvmNMTJSON is the JSON twin of one report: the shape of `leakui nmt -json`
 // (amounts in bytes, the comparison with its baseline for a summary.diff, the
 // native leak signature lifted to the top).
-type javaNMTJSON struct {
+type jvmNMTJSON struct {
 	Snapshot snapshot.JSON `json:"snapshot"`
 	*jvm.NMT
 	Headline   string          `json:"headline"`
@@ -340,8 +340,8 @@ type javaNMTJSON struct {
 	NativeLeak *jvm.NativeLeak `json:"native_leak"`
 }
 
-// javaNMTDiffJSON is the JSON twin of base → target.
-type javaNMTDiffJSON struct {
+// jvmNMTDiffJSON is the JSON twin of base → target.
+type jvmNMTDiffJSON struct {
 	Base       snapshot.JSON   `json:"base"`
 	Target     snapshot.JSON   `json:"target"`
 	BaseNMT    *jvm.NMT        `json:"base_nmt"`
@@ -352,15 +352,15 @@ type javaNMTDiffJSON struct {
 	Snapshots  []snapshot.JSON `json:"snapshots"`
 }
 
-// javaNMTJSONOf fills doc.Analysis for native memory reports.
-func (s *NMT) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+// jvmNMTJSONOf fills doc.Analysis for native memory reports.
+func (s *NMT) jvmNMTJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	ns, err := s.loadNMTSet(r, rep)
 	if err != nil {
 		return err
 	}
 	if i, ok := ns.Single(); ok {
 		n := ns.Items[i]
-		out := javaNMTJSON{Snapshot: snapshot.Of(rep, ns.Refs, i, n.Line, n.Time), NMT: n, Headline: n.Headline(), Comparison: n.BaselineDiff()}
+		out := jvmNMTJSON{Snapshot: snapshot.Of(rep, ns.Refs, i, n.Line, n.Time), NMT: n, Headline: n.Headline(), Comparison: n.BaselineDiff()}
 		if out.Comparison != nil {
 			out.NativeLeak = out.Comparison.NativeLeak
 		}
@@ -370,7 +370,7 @@ func (s *NMT) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *kind.Report
 	q := ns.Q
 	base, target := ns.Items[q.Base], ns.Items[q.Target]
 	d := jvm.DiffNMT(base, target)
-	out := javaNMTDiffJSON{Base: snapshot.Of(rep, ns.Refs, q.Base, base.Line, base.Time), Target: snapshot.Of(rep, ns.Refs, q.Target, target.Line, target.Time),
+	out := jvmNMTDiffJSON{Base: snapshot.Of(rep, ns.Refs, q.Base, base.Line, base.Time), Target: snapshot.Of(rep, ns.Refs, q.Target, target.Line, target.Time),
 		BaseNMT: base, TargetNMT: target, Headline: d.Headline(), Comparison: d, NativeLeak: d.NativeLeak}
 	for i, n := range ns.Items {
 		out.Snapshots = append(out.Snapshots, snapshot.Of(rep, ns.Refs, i, n.Line, n.Time))
@@ -379,8 +379,8 @@ func (s *NMT) javaNMTJSONOf(r *http.Request, rep *store.Report, doc *kind.Report
 	return nil
 }
 
-// javaNMTMarkdown writes the ticket summary (web/markdown_jvm.go renders it).
-func (s *NMT) javaNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+// jvmNMTMarkdown writes the ticket summary (web/markdown_jvm.go renders it).
+func (s *NMT) jvmNMTMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	ns, err := s.loadNMTSet(r, rep)
 	if err != nil {
 		return err

@@ -32,8 +32,8 @@ func parseJavaThreadReports(r io.Reader, b *analyze.Budget) ([]*jvm.ThreadReport
 	return []*jvm.ThreadReport{rep}, nil
 }
 
-// javaThreadsSummary is stored with a thread dump report for the dashboard's list.
-type javaThreadsSummary struct {
+// jvmThreadsSummary is stored with a thread dump report for the dashboard's list.
+type jvmThreadsSummary struct {
 	Files        int    `json:"files"`
 	Dumps        int    `json:"dumps"`
 	Threads      int    `json:"threads"`
@@ -45,9 +45,9 @@ type javaThreadsSummary struct {
 	TopNameDelta int    `json:"top_name_delta,omitempty"`
 }
 
-// planJavaThreads makes a thread dump report of one file and a diff of two or more
+// planJVMThreads makes a thread dump report of one file and a diff of two or more
 // (the last dump of each file, oldest first).
-func (s *Threads) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
+func (s *Threads) planJVMThreads(form *kind.Upload) (*kind.Plan, error) {
 	reps, params, err := snapshot.Plan(s.jvm, form, threadsPrefix, "dump time", parseJavaThreadReports,
 		func(r *jvm.ThreadReport) time.Time { return r.Groups.Time })
 	if err != nil {
@@ -55,12 +55,12 @@ func (s *Threads) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
 	}
 	last := reps[len(reps)-1]
 	g := last.Groups
-	sum := javaThreadsSummary{Files: len(reps), Dumps: last.Dumps, Threads: g.Total, Daemon: g.Daemon, Groups: len(g.Groups), Deadlocks: len(g.Deadlocks)}
-	rk := kindJavaThreads
+	sum := jvmThreadsSummary{Files: len(reps), Dumps: last.Dumps, Threads: g.Total, Daemon: g.Daemon, Groups: len(g.Groups), Deadlocks: len(g.Deadlocks)}
+	rk := kindJVMThreads
 	var d *jvm.ThreadDiff
 	switch {
 	case len(reps) > 1:
-		rk = kindJavaThreadsDiff
+		rk = kindJVMThreadsDiff
 		d = jvm.DiffThreads(reps[0].Groups, g)
 	case last.Diff != nil:
 		d = last.Diff
@@ -74,9 +74,9 @@ func (s *Threads) planJavaThreads(form *kind.Upload) (*kind.Plan, error) {
 	return &kind.Plan{Kind: rk, Params: params.AsMap(), Summary: sum}, nil
 }
 
-// javaThreadsSummaryLine is the dashboard's line for a thread dump report.
-func javaThreadsSummaryLine(raw json.RawMessage) string {
-	var s javaThreadsSummary
+// jvmThreadsSummaryLine is the dashboard's line for a thread dump report.
+func jvmThreadsSummaryLine(raw json.RawMessage) string {
+	var s jvmThreadsSummary
 	if json.Unmarshal(raw, &s) != nil || s.Files == 0 {
 		return ""
 	}
@@ -129,22 +129,22 @@ func (ts *threadSet) header(title string) view.JVMHeader {
 	})
 }
 
-// showJavaThreads renders /r/{id} for thread dump reports.
-func (s *Threads) showJavaThreads(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+// showJVMThreads renders /r/{id} for thread dump reports.
+func (s *Threads) showJVMThreads(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
 		return err
 	}
 	return snapshot.ShowPage(s.jvm, w, r, ts.Set, ts.threadsPage, ts.diffPage,
-		func(p view.JavaThreadsPage) view.JVMHeader { return p.Header }, view.JavaThreadsPageView)
+		func(p view.JVMThreadsPage) view.JVMHeader { return p.Header }, view.JVMThreadsPageView)
 }
 
 // threadsPage is the page model of one file's dump (its last), with what changed
 // since its first dump when it holds several.
-func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
+func (ts *threadSet) threadsPage(i int) view.JVMThreadsPage {
 	rep, q := ts.Items[i], ts.Q
 	g := rep.Groups
-	pg := view.JavaThreadsPage{Header: ts.header(ts.Name(i))}
+	pg := view.JVMThreadsPage{Header: ts.header(ts.Name(i))}
 	pg.Header.Meta = jvmDumpMeta(g)
 	if rep.Dumps > 1 {
 		pg.Header.Meta = append(pg.Header.Meta, view.Pair{Label: "Dumps in the file",
@@ -161,11 +161,11 @@ func (ts *threadSet) threadsPage(i int) view.JavaThreadsPage {
 }
 
 // diffPage is the page model of the change between two files' dumps.
-func (ts *threadSet) diffPage() view.JavaThreadsPage {
+func (ts *threadSet) diffPage() view.JVMThreadsPage {
 	q := ts.Q
 	base, target := ts.Items[q.Base], ts.Items[q.Target]
 	d := jvm.DiffThreads(base.Groups, target.Groups)
-	pg := view.JavaThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.Name(q.Base), ts.Name(q.Target)))}
+	pg := view.JVMThreadsPage{Header: ts.header(fmt.Sprintf("%s → %s", ts.Name(q.Base), ts.Name(q.Target)))}
 	pg.Header.Meta = append([]view.Pair{{Label: "Base", Value: ts.Name(q.Base) + snapshot.TakenAt(base.Groups.Time)},
 		{Label: "Target", Value: ts.Name(q.Target) + snapshot.TakenAt(target.Groups.Time)}}, jvmDumpMeta(target.Groups)...)
 	if o := snapshot.OrderedBy(ts.Rep); o != "" {
@@ -195,7 +195,7 @@ func (ts *threadSet) diffPage() view.JavaThreadsPage {
 
 // fillDump fills the figures, deadlocks, states, names, groups and histograms of
 // the dump shown.
-func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, histograms []*jvm.Histogram) {
+func (ts *threadSet) fillDump(pg *view.JVMThreadsPage, g *jvm.ThreadGroups, histograms []*jvm.Histogram) {
 	q := ts.Q
 	path := page.ReportURL(ts.Rep.ID)
 	pg.Figures = []view.JVMFigure{
@@ -205,9 +205,9 @@ func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, his
 		{Label: "deadlocks reported by the JVM", Value: fmt.Sprint(len(g.Deadlocks)), Key: "deadlocks", Grew: len(g.Deadlocks) > 0},
 	}
 	for _, dl := range g.Deadlocks {
-		v := view.JavaDeadlockView{}
+		v := view.JVMDeadlockView{}
 		for _, t := range dl.Threads {
-			v.Threads = append(v.Threads, view.JavaDeadlockThreadView{Name: t.Name, Waiting: t.Waiting, HeldBy: t.HeldBy})
+			v.Threads = append(v.Threads, view.JVMDeadlockThreadView{Name: t.Name, Waiting: t.Waiting, HeldBy: t.HeldBy})
 		}
 		pg.Deadlocks = append(pg.Deadlocks, v)
 	}
@@ -216,12 +216,12 @@ func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, his
 		most = max(most, st.Count)
 	}
 	for _, st := range g.States {
-		pg.States = append(pg.States, view.JavaBar{Label: st.State, Count: analyze.FormatCount(int64(st.Count)), Value: st.Count, BarPct: page.BarPct(int64(st.Count), int64(most))})
+		pg.States = append(pg.States, view.JVMBar{Label: st.State, Count: analyze.FormatCount(int64(st.Count)), Value: st.Count, BarPct: page.BarPct(int64(st.Count), int64(most))})
 	}
 	names := snapshot.First(g.Names, q.Rows)
 	pg.NamesAll = len(g.Names)
 	for _, n := range names {
-		pg.Names = append(pg.Names, view.JavaBar{Label: n.Pattern, Count: analyze.FormatCount(int64(n.Count)), Value: n.Count,
+		pg.Names = append(pg.Names, view.JVMBar{Label: n.Pattern, Count: analyze.FormatCount(int64(n.Count)), Value: n.Count,
 			BarPct: page.BarPct(int64(n.Count), int64(names[0].Count))})
 	}
 	gs := snapshot.First(g.Groups, q.Rows)
@@ -229,14 +229,14 @@ func (ts *threadSet) fillDump(pg *view.JavaThreadsPage, g *jvm.ThreadGroups, his
 	if len(gs) < len(g.Groups) {
 		pg.ShowAll = q.ShowAll(path)
 	}
-	pg.Groups = make([]view.JavaThreadGroupView, len(gs))
+	pg.Groups = make([]view.JVMThreadGroupView, len(gs))
 	for i, grp := range gs {
 		pg.Groups[i] = jvmGroupView(grp, "")
 	}
 	for _, h := range histograms {
 		ok := h.HasTotal && h.TotalInstances == h.RowInstances && h.TotalBytes == h.RowBytes
 		check, _ := classhist.TotalCheck(h)
-		pg.Histograms = append(pg.Histograms, view.JavaEmbeddedHistogram{
+		pg.Histograms = append(pg.Histograms, view.JVMEmbeddedHistogram{
 			Title:    fmt.Sprintf("Class histogram at line %d", h.Line),
 			Headline: classhist.Headline(h), TotalCheck: check, TotalOK: ok,
 			Table: classhist.ClassTable(h, q.Order, q.Rows, q.ShowAll(path)),
@@ -303,8 +303,8 @@ func jvmTopFrame(stack []string) string {
 }
 
 // jvmGroupView formats one thread group.
-func jvmGroupView(g jvm.ThreadGroup, change string) view.JavaThreadGroupView {
-	v := view.JavaThreadGroupView{Count: g.Count, Change: change, State: g.State, Deadlocked: g.Deadlocked, TopFrame: jvmTopFrame(g.Stack), Stack: g.Stack}
+func jvmGroupView(g jvm.ThreadGroup, change string) view.JVMThreadGroupView {
+	v := view.JVMThreadGroupView{Count: g.Count, Change: change, State: g.State, Deadlocked: g.Deadlocked, TopFrame: jvmTopFrame(g.Stack), Stack: g.Stack}
 	switch {
 	case g.Count > 0 && g.Daemon == g.Count:
 		v.Daemon = "daemon"
@@ -344,18 +344,18 @@ func jvmQuoteAll(names []string) []string {
 }
 
 // jvmThreadDiffView formats a dump diff, rows groups per list (all when 0).
-func jvmThreadDiffView(d *jvm.ThreadDiff, baseName, targetName string, rows int, showAll string) *view.JavaThreadDiffView {
-	v := &view.JavaThreadDiffView{
+func jvmThreadDiffView(d *jvm.ThreadDiff, baseName, targetName string, rows int, showAll string) *view.JVMThreadDiffView {
+	v := &view.JVMThreadDiffView{
 		Headline: jvmThreadDiffHeadline(d), BaseName: baseName, TargetName: targetName,
 		BaseTotal: analyze.FormatCount(int64(d.BaseTotal)), TargetTotal: analyze.FormatCount(int64(d.TargetTotal)),
 		Change: analyze.FormatSignedValue(int64(d.TargetTotal-d.BaseTotal), "count"), Grew: d.TargetTotal > d.BaseTotal,
 		NewAll: len(d.New), GrownAll: len(d.Grown), ShrunkAll: len(d.Shrunk),
 	}
 	cut := false
-	list := func(cs []jvm.ThreadGroupChange) []view.JavaThreadGroupView {
+	list := func(cs []jvm.ThreadGroupChange) []view.JVMThreadGroupView {
 		shown := snapshot.First(cs, rows)
 		cut = cut || len(shown) < len(cs)
-		out := make([]view.JavaThreadGroupView, len(shown))
+		out := make([]view.JVMThreadGroupView, len(shown))
 		for i, c := range shown {
 			out[i] = jvmGroupView(c.ThreadGroup, fmt.Sprintf("%s, was %d", analyze.FormatSignedValue(int64(c.Delta), "count"), c.BaseCount))
 		}
@@ -369,7 +369,7 @@ func jvmThreadDiffView(d *jvm.ThreadDiff, baseName, targetName string, rows int,
 		most = max(most, jvmAbs(n.Delta))
 	}
 	for _, n := range names {
-		v.Names = append(v.Names, view.JavaBar{Label: n.Pattern, Count: fmt.Sprintf("%s → %s", analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target))),
+		v.Names = append(v.Names, view.JVMBar{Label: n.Pattern, Count: fmt.Sprintf("%s → %s", analyze.FormatCount(int64(n.Base)), analyze.FormatCount(int64(n.Target))),
 			Value: n.Target, Change: analyze.FormatSignedValue(int64(n.Delta), "count"), Grew: n.Delta > 0, BarPct: page.BarPct(int64(jvmAbs(n.Delta)), int64(most))})
 	}
 	if cut {
@@ -385,10 +385,10 @@ func jvmAbs(n int) int {
 	return n
 }
 
-// javaThreadsJSON is the JSON twin of one dump: the shape of `leakui threads -json`
+// jvmThreadsJSON is the JSON twin of one dump: the shape of `leakui threads -json`
 // (total, groups [{count, state, stack}] cut to n) with the change since the
 // file's first dump and the histograms printed with it.
-type javaThreadsJSON struct {
+type jvmThreadsJSON struct {
 	Snapshot snapshot.JSON `json:"snapshot"`
 	*jvm.ThreadGroups
 	GroupCount int              `json:"group_count"`
@@ -399,19 +399,19 @@ type javaThreadsJSON struct {
 	Warnings   []string         `json:"warnings,omitempty"`
 }
 
-// javaThreadsDiffJSON is the JSON twin of a diff of two files' dumps: the diff
-// (new, grown, shrunk, names, cut to n) and the target dump as javaThreadsJSON.
-type javaThreadsDiffJSON struct {
+// jvmThreadsDiffJSON is the JSON twin of a diff of two files' dumps: the diff
+// (new, grown, shrunk, names, cut to n) and the target dump as jvmThreadsJSON.
+type jvmThreadsDiffJSON struct {
 	Base   snapshot.JSON `json:"base"`
 	Target snapshot.JSON `json:"target"`
 	*jvm.ThreadDiff
 	Headline   string          `json:"headline"`
-	TargetDump javaThreadsJSON `json:"target_dump"`
+	TargetDump jvmThreadsJSON  `json:"target_dump"`
 	Snapshots  []snapshot.JSON `json:"snapshots"`
 }
 
-// javaThreadsJSONOf fills doc.Analysis for thread dump reports.
-func (s *Threads) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+// jvmThreadsJSONOf fills doc.Analysis for thread dump reports.
+func (s *Threads) jvmThreadsJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
 		return err
@@ -423,7 +423,7 @@ func (s *Threads) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kin
 	}
 	base, target := ts.Items[q.Base], ts.Items[q.Target]
 	d := jvmCutThreadDiff(jvm.DiffThreads(base.Groups, target.Groups), q.Rows)
-	out := javaThreadsDiffJSON{
+	out := jvmThreadsDiffJSON{
 		Base: snapshot.Of(rep, ts.Refs, q.Base, 0, base.Groups.Time), Target: snapshot.Of(rep, ts.Refs, q.Target, 0, target.Groups.Time),
 		ThreadDiff: d, Headline: d.Headline(), TargetDump: ts.dumpJSON(q.Target),
 	}
@@ -435,11 +435,11 @@ func (s *Threads) javaThreadsJSONOf(r *http.Request, rep *store.Report, doc *kin
 }
 
 // dumpJSON is the JSON of file i's (last) dump, every list cut to the query's n.
-func (ts *threadSet) dumpJSON(i int) javaThreadsJSON {
+func (ts *threadSet) dumpJSON(i int) jvmThreadsJSON {
 	rep, q := ts.Items[i], ts.Q
 	g := *rep.Groups
 	g.Groups, g.Names = snapshot.First(g.Groups, q.Rows), snapshot.First(g.Names, q.Rows)
-	out := javaThreadsJSON{Snapshot: snapshot.Of(ts.Rep, ts.Refs, i, 0, rep.Groups.Time), ThreadGroups: &g,
+	out := jvmThreadsJSON{Snapshot: snapshot.Of(ts.Rep, ts.Refs, i, 0, rep.Groups.Time), ThreadGroups: &g,
 		GroupCount: len(rep.Groups.Groups), Dumps: rep.Dumps, Headline: rep.Groups.Headline(), Warnings: rep.Warnings}
 	if rep.Diff != nil {
 		out.Diff = jvmCutThreadDiff(rep.Diff, q.Rows)
@@ -459,8 +459,8 @@ func jvmCutThreadDiff(d *jvm.ThreadDiff, rows int) *jvm.ThreadDiff {
 	return &c
 }
 
-// javaThreadsMarkdown writes the ticket summary (web/markdown_jvm.go renders it).
-func (s *Threads) javaThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+// jvmThreadsMarkdown writes the ticket summary (web/markdown_jvm.go renders it).
+func (s *Threads) jvmThreadsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	ts, err := s.loadThreadSet(r, rep)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package kind
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -49,4 +50,23 @@ type Limits struct {
 // Release it when done.
 func (d *Deps) Analysis() *analyze.Budget {
 	return d.Budget.Child(min(d.Budget.Limit()/2, MaxAnalysisBudget))
+}
+
+// ChargeView charges n bytes of a view to the server's memory budget before
+// the view allocates them, and returns what gives them back. A budget that has
+// no room (once the caches gave back what they could) is ErrBusy: 503 with
+// Retry-After, never a view that takes the server past its budget.
+func (d *Deps) ChargeView(n int64) (release func(), err error) {
+	if n <= 0 {
+		return func() {}, nil
+	}
+	if err := d.Budget.Charge(n); err != nil {
+		if n > d.Budget.Limit() && d.Budget.Limit() > 0 {
+			return nil, fmt.Errorf("%w: this view needs %s, more than the server's memory budget of %s (-memory-budget)",
+				analyze.ErrBusy, analyze.FormatBytes(n), analyze.FormatBytes(d.Budget.Limit()))
+		}
+		return nil, fmt.Errorf("%w: this view needs %s of the server's memory budget, which other work holds now (-memory-budget)",
+			analyze.ErrBusy, analyze.FormatBytes(n))
+	}
+	return func() { d.Budget.Uncharge(n) }, nil
 }

@@ -7,13 +7,13 @@ import (
 )
 
 // NMTChanges lists the categories that changed, most committed growth first.
-func NMTChanges(d *jvm.NMTDiff) []view.JavaNMTChangeRow {
-	var out []view.JavaNMTChangeRow
+func NMTChanges(d *jvm.NMTDiff) []view.JVMNMTChangeRow {
+	var out []view.JVMNMTChangeRow
 	for _, c := range d.Categories {
 		if c.CommittedDelta == 0 && c.ReservedDelta == 0 {
 			continue
 		}
-		out = append(out, view.JavaNMTChangeRow{Name: c.Name,
+		out = append(out, view.JVMNMTChangeRow{Name: c.Name,
 			BaseCommitted: analyze.FormatBytes(c.BaseCommitted), Committed: analyze.FormatBytes(c.Committed), Change: analyze.FormatSignedValue(c.CommittedDelta, "bytes"),
 			BaseReserved: analyze.FormatBytes(c.BaseReserved), Reserved: analyze.FormatBytes(c.Reserved), ReservedDelta: analyze.FormatSignedValue(c.ReservedDelta, "bytes"),
 			Malloc: analyze.FormatSignedValue(c.MallocDelta, "bytes"), Grew: c.CommittedDelta > 0, ChangeValue: c.CommittedDelta})

@@ -331,14 +331,14 @@ func Tabs(rep *store.Report, q Query, names []string) []view.Link {
 
 // Table lists a report's snapshots with the base and the target marked.
 func Table(rep *store.Report, q Query, refs []Ref, what string, totals []string,
-	lineOf func(i int) int, timeOf func(i int) time.Time, values func(i int) []string) *view.JavaSnapshotTable {
+	lineOf func(i int) int, timeOf func(i int) time.Time, values func(i int) []string) *view.JVMSnapshotTable {
 	if len(refs) < 2 {
 		return nil
 	}
 	path := page.ReportURL(rep.ID)
-	t := &view.JavaSnapshotTable{What: what, Totals: totals}
+	t := &view.JVMSnapshotTable{What: what, Totals: totals}
 	for i, ref := range refs {
-		row := view.JavaSnapshotRow{Number: i + 1, File: rep.Artifacts[ref.File].Name, Values: values(i),
+		row := view.JVMSnapshotRow{Number: i + 1, File: rep.Artifacts[ref.File].Name, Values: values(i),
 			Base: q.Snapshot < 0 && i == q.Base, Target: q.Snapshot < 0 && i == q.Target, Current: q.Snapshot == i,
 			View: q.URL(path, func(v url.Values) { v.Set("snapshot", strconv.Itoa(i)) })}
 		if l := lineOf(i); l > 0 {

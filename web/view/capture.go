@@ -12,7 +12,7 @@ type CapturePage struct {
 	// Formula says how the untracked native growth is computed, with the numbers.
 	Formula string
 	JVM     []CaptureJVMRow
-	Changes []JavaNMTChangeRow
+	Changes []JVMNMTChangeRow
 	Go      []CaptureGoRow
 	// Series are the series analyses' sentences of a Go capture.
 	Series  []Pair

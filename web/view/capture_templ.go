@@ -284,7 +284,7 @@ func CapturePageView(p CapturePage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = JavaNMTChangesView(p.Changes).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = JVMNMTChangesView(p.Changes).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

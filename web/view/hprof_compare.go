@@ -4,7 +4,7 @@ package view
 // class histogram diff (with the series analyses of three or more dumps), and the
 // classes whose retained size grew, which only a dump can tell.
 type HeapDumpComparePage struct {
-	Diff     JavaHistogramDiffPage
+	Diff     JVMHistogramDiffPage
 	Retained HeapRetainedTable
 }
 

@@ -68,7 +68,7 @@ func HeapDumpComparePageView(p HeapDumpComparePage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = JavaChangeTableView(p.Diff.Suspects).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMChangeTableView(p.Diff.Suspects).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -76,16 +76,16 @@ func HeapDumpComparePageView(p HeapDumpComparePage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = JavaChangeTableView(p.Diff.ByBytes).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMChangeTableView(p.Diff.ByBytes).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = JavaChangeTableView(p.Diff.ByInstances).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMChangeTableView(p.Diff.ByInstances).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if p.Diff.Snapshots != nil {
-			templ_7745c5c3_Err = JavaSnapshotTableView(*p.Diff.Snapshots).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = JVMSnapshotTableView(*p.Diff.Snapshots).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -33,8 +33,8 @@ type JVMFigure struct {
 	Grew, Shrank bool
 }
 
-// JavaHistogramPage is the page of one JVM class histogram.
-type JavaHistogramPage struct {
+// JVMHistogramPage is the page of one JVM class histogram.
+type JVMHistogramPage struct {
 	Header  JVMHeader
 	Figures []JVMFigure
 	// TotalCheck says whether the rows add up to the file's own Total line; TotalOK
@@ -43,23 +43,23 @@ type JavaHistogramPage struct {
 	TotalOK    bool
 	// Orders switch the ranking between bytes and instances.
 	Orders    []Link
-	Table     JavaClassTable
-	Snapshots *JavaSnapshotTable
+	Table     JVMClassTable
+	Snapshots *JVMSnapshotTable
 }
 
-// JavaClassTable is a histogram's classes, ranked.
-type JavaClassTable struct {
+// JVMClassTable is a histogram's classes, ranked.
+type JVMClassTable struct {
 	// By is what the table is ranked by: "bytes" or "instances".
 	By   string
-	Rows []JavaClassRow
+	Rows []JVMClassRow
 	// Count and All count the rows shown and the classes there are; ShowAll links
 	// to the whole table when some are hidden.
 	Count, All int
 	ShowAll    string
 }
 
-// JavaClassRow is one class of a histogram, formatted.
-type JavaClassRow struct {
+// JVMClassRow is one class of a histogram, formatted.
+type JVMClassRow struct {
 	Rank int
 	// Name is the class as the JVM prints it; Display its Java spelling when that
 	// differs ("byte[]" for "[B"), else "".
@@ -73,35 +73,35 @@ type JavaClassRow struct {
 	App bool
 }
 
-// JavaHistogramDiffPage is the page of two or more histograms of one JVM: what grew
+// JVMHistogramDiffPage is the page of two or more histograms of one JVM: what grew
 // between the base and the target, and the application classes that multiplied.
-type JavaHistogramDiffPage struct {
+type JVMHistogramDiffPage struct {
 	Header  JVMHeader
 	Figures []JVMFigure
 	// Suspects are the application classes with more instances, most first.
-	Suspects    JavaChangeTable
-	ByBytes     JavaChangeTable
-	ByInstances JavaChangeTable
-	Snapshots   *JavaSnapshotTable
+	Suspects    JVMChangeTable
+	ByBytes     JVMChangeTable
+	ByInstances JVMChangeTable
+	Snapshots   *JVMSnapshotTable
 	// Series are the series analyses of three or more histograms, by instances
 	// and by bytes.
 	Series []SeriesView
 }
 
-// JavaChangeTable is a ranked list of class changes.
-type JavaChangeTable struct {
+// JVMChangeTable is a ranked list of class changes.
+type JVMChangeTable struct {
 	// ID is the table's data-testid; Title its heading; Note explains it.
 	ID, Title, Note string
 	// By is the measure the table is ranked by and its bars show: "bytes" or
 	// "instances".
 	By         string
-	Rows       []JavaChangeRow
+	Rows       []JVMChangeRow
 	Count, All int
 	ShowAll    string
 }
 
-// JavaChangeRow is how one class changed, formatted.
-type JavaChangeRow struct {
+// JVMChangeRow is how one class changed, formatted.
+type JVMChangeRow struct {
 	Rank                                int
 	Name, Display                       string
 	Bytes, Instances                    string // target − base, signed
@@ -112,18 +112,18 @@ type JavaChangeRow struct {
 	BarPct                              int
 }
 
-// JavaSnapshotTable lists the snapshots of a report (histograms, dumps, native
+// JVMSnapshotTable lists the snapshots of a report (histograms, dumps, native
 // memory reports) in analysis order, with the base and target marked.
-type JavaSnapshotTable struct {
+type JVMSnapshotTable struct {
 	// What names the snapshots ("histograms").
 	What string
-	Rows []JavaSnapshotRow
+	Rows []JVMSnapshotRow
 	// Totals are the column headings of Values.
 	Totals []string
 }
 
-// JavaSnapshotRow is one snapshot.
-type JavaSnapshotRow struct {
+// JVMSnapshotRow is one snapshot.
+type JVMSnapshotRow struct {
 	Number       int
 	File, Line   string
 	Time         string
@@ -134,30 +134,30 @@ type JavaSnapshotRow struct {
 	Current bool
 }
 
-// JavaThreadsPage is the page of a JVM thread dump, or of the change between two.
-type JavaThreadsPage struct {
+// JVMThreadsPage is the page of a JVM thread dump, or of the change between two.
+type JVMThreadsPage struct {
 	Header  JVMHeader
 	Figures []JVMFigure
 	// Deadlocks are the deadlocks the JVM reported, shown first.
-	Deadlocks []JavaDeadlockView
+	Deadlocks []JVMDeadlockView
 	// Diff is what changed: between the first and the last dump of a file, or
 	// between two uploaded dumps.
-	Diff *JavaThreadDiffView
+	Diff *JVMThreadDiffView
 	// States counts the threads per state, most first.
-	States []JavaBar
+	States []JVMBar
 	// Names counts the threads per folded name, most first.
-	Names      []JavaBar
+	Names      []JVMBar
 	NamesAll   int
-	Groups     []JavaThreadGroupView
+	Groups     []JVMThreadGroupView
 	Count, All int
 	ShowAll    string
 	// Histograms are the class histograms printed with the dump.
-	Histograms []JavaEmbeddedHistogram
-	Snapshots  *JavaSnapshotTable
+	Histograms []JVMEmbeddedHistogram
+	Snapshots  *JVMSnapshotTable
 }
 
-// JavaBar is a label with a count and a bar scaled to the largest.
-type JavaBar struct {
+// JVMBar is a label with a count and a bar scaled to the largest.
+type JVMBar struct {
 	Label  string
 	Count  string
 	Value  int
@@ -166,19 +166,19 @@ type JavaBar struct {
 	Grew   bool
 }
 
-// JavaDeadlockView is one deadlock cycle.
-type JavaDeadlockView struct {
-	Threads []JavaDeadlockThreadView
+// JVMDeadlockView is one deadlock cycle.
+type JVMDeadlockView struct {
+	Threads []JVMDeadlockThreadView
 }
 
-// JavaDeadlockThreadView is one thread of a deadlock: who waits for what, held by
+// JVMDeadlockThreadView is one thread of a deadlock: who waits for what, held by
 // whom.
-type JavaDeadlockThreadView struct {
+type JVMDeadlockThreadView struct {
 	Name, Waiting, HeldBy string
 }
 
-// JavaThreadGroupView is one group of threads with the same state and stack.
-type JavaThreadGroupView struct {
+// JVMThreadGroupView is one group of threads with the same state and stack.
+type JVMThreadGroupView struct {
 	Count int
 	// Change is the growth for a diff ("+165, was 3"), else "".
 	Change     string
@@ -191,65 +191,65 @@ type JavaThreadGroupView struct {
 	Stack      []string
 }
 
-// JavaThreadDiffView is what changed between two thread dumps.
-type JavaThreadDiffView struct {
+// JVMThreadDiffView is what changed between two thread dumps.
+type JVMThreadDiffView struct {
 	Headline                    string
 	BaseName, TargetName        string
 	BaseTotal, TargetTotal      string
 	Change                      string
 	Grew                        bool
-	New, Grown, Shrunk          []JavaThreadGroupView
+	New, Grown, Shrunk          []JVMThreadGroupView
 	NewAll, GrownAll, ShrunkAll int
-	Names                       []JavaBar
+	Names                       []JVMBar
 	ShowAll                     string
 }
 
-// JavaEmbeddedHistogram is a class histogram found inside a thread dump file.
-type JavaEmbeddedHistogram struct {
+// JVMEmbeddedHistogram is a class histogram found inside a thread dump file.
+type JVMEmbeddedHistogram struct {
 	Title      string
 	Headline   string
 	TotalCheck string
 	TotalOK    bool
-	Table      JavaClassTable
+	Table      JVMClassTable
 }
 
-// JavaNMTPage is the page of a native memory tracking report, or of the change
+// JVMNMTPage is the page of a native memory tracking report, or of the change
 // between two.
-type JavaNMTPage struct {
+type JVMNMTPage struct {
 	Header  JVMHeader
 	Figures []JVMFigure
 	// Leak is the callout of growth NMT tracks outside the heap, named by its
 	// category; nil when the numbers do not show it.
-	Leak  *JavaNativeLeakView
-	Chart JavaNMTChart
+	Leak  *JVMNativeLeakView
+	Chart JVMNMTChart
 	// Categories is the table of the (target) report.
-	Categories []JavaNMTRow
+	Categories []JVMNMTRow
 	// HasChange says whether the rows carry a change column.
 	HasChange bool
 	// Changes are the categories that changed, most growth first.
-	Changes   []JavaNMTChangeRow
-	Snapshots *JavaSnapshotTable
+	Changes   []JVMNMTChangeRow
+	Snapshots *JVMSnapshotTable
 }
 
-// JavaNativeLeakView is growth that NMT tracks outside the heap while the heap
+// JVMNativeLeakView is growth that NMT tracks outside the heap while the heap
 // did not grow, with its cause (thread-stacks, metaspace, direct-buffers…).
-type JavaNativeLeakView struct {
+type JVMNativeLeakView struct {
 	Cause, Message string
 }
 
-// JavaNMTChart is a horizontal bar chart of the categories, drawn as SVG with
+// JVMNMTChart is a horizontal bar chart of the categories, drawn as SVG with
 // attributes only (no inline styles).
-type JavaNMTChart struct {
+type JVMNMTChart struct {
 	Width, Height int
-	Bars          []JavaNMTBar
+	Bars          []JVMNMTBar
 	// Diff draws the base's committed bar under each category.
 	Diff bool
 	// Legend names the bars.
 	Legend []Pair // label, fill colour
 }
 
-// JavaNMTBar is one category of the chart; coordinates are SVG units, formatted.
-type JavaNMTBar struct {
+// JVMNMTBar is one category of the chart; coordinates are SVG units, formatted.
+type JVMNMTBar struct {
 	Name                         string
 	Y, TextY, BaseY              string
 	ReservedW, CommittedW, BaseW string
@@ -259,8 +259,8 @@ type JavaNMTBar struct {
 	CommittedFill                string
 }
 
-// JavaNMTRow is one category of a native memory report.
-type JavaNMTRow struct {
+// JVMNMTRow is one category of a native memory report.
+type JVMNMTRow struct {
 	Name                       string
 	Committed, Reserved, Share string
 	Change                     string
@@ -269,8 +269,8 @@ type JavaNMTRow struct {
 	CommittedValue             int64
 }
 
-// JavaNMTChangeRow is how one category changed.
-type JavaNMTChangeRow struct {
+// JVMNMTChangeRow is how one category changed.
+type JVMNMTChangeRow struct {
 	Name                                  string
 	BaseCommitted, Committed, Change      string
 	BaseReserved, Reserved, ReservedDelta string

@@ -11,9 +11,9 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "strconv"
 
-// JavaHistogramPageView shows one class histogram: totals, the Total line check,
+// JVMHistogramPageView shows one class histogram: totals, the Total line check,
 // and the classes ranked by bytes or by instances.
-func JavaHistogramPageView(p JavaHistogramPage) templ.Component {
+func JVMHistogramPageView(p JVMHistogramPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -110,12 +110,12 @@ func JavaHistogramPageView(p JavaHistogramPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = JavaClassTableView(p.Table).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMClassTableView(p.Table).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if p.Snapshots != nil {
-			templ_7745c5c3_Err = JavaSnapshotTableView(*p.Snapshots).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = JVMSnapshotTableView(*p.Snapshots).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -213,8 +213,8 @@ func jvmTotalCheckView(text string, ok bool) templ.Component {
 	})
 }
 
-// JavaClassTableView renders a histogram's classes like jmap -histo, with shares.
-func JavaClassTableView(t JavaClassTable) templ.Component {
+// JVMClassTableView renders a histogram's classes like jmap -histo, with shares.
+func JVMClassTableView(t JVMClassTable) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -445,9 +445,9 @@ func JavaClassTableView(t JavaClassTable) templ.Component {
 	})
 }
 
-// JavaHistogramDiffPageView shows what grew between two histograms: the
+// JVMHistogramDiffPageView shows what grew between two histograms: the
 // application classes that multiplied first, then growth in bytes and in instances.
-func JavaHistogramDiffPageView(p JavaHistogramDiffPage) templ.Component {
+func JVMHistogramDiffPageView(p JVMHistogramDiffPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -501,20 +501,20 @@ func JavaHistogramDiffPageView(p JavaHistogramDiffPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = JavaChangeTableView(p.Suspects).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMChangeTableView(p.Suspects).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = JavaChangeTableView(p.ByBytes).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMChangeTableView(p.ByBytes).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = JavaChangeTableView(p.ByInstances).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = JVMChangeTableView(p.ByInstances).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if p.Snapshots != nil {
-			templ_7745c5c3_Err = JavaSnapshotTableView(*p.Snapshots).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = JVMSnapshotTableView(*p.Snapshots).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -523,8 +523,8 @@ func JavaHistogramDiffPageView(p JavaHistogramDiffPage) templ.Component {
 	})
 }
 
-// JavaChangeTableView renders class changes, base → target.
-func JavaChangeTableView(t JavaChangeTable) templ.Component {
+// JVMChangeTableView renders class changes, base → target.
+func JVMChangeTableView(t JVMChangeTable) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -11,11 +11,11 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "strconv"
 
-// JavaNMTPageView shows a native memory tracking report: the callout of tracked
+// JVMNMTPageView shows a native memory tracking report: the callout of tracked
 // growth outside the heap, named by its category, when the numbers show it; a
 // chart of committed and reserved memory per category; the categories and what
 // changed.
-func JavaNMTPageView(p JavaNMTPage) templ.Component {
+func JVMNMTPageView(p JVMNMTPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -76,7 +76,7 @@ func JavaNMTPageView(p JavaNMTPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = javaNMTChart(p.Chart).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = jvmNMTChart(p.Chart).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -85,7 +85,7 @@ func JavaNMTPageView(p JavaNMTPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = JavaNMTChangesView(p.Changes).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = JVMNMTChangesView(p.Changes).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -278,7 +278,7 @@ func JavaNMTPageView(p JavaNMTPage) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if p.Snapshots != nil {
-			templ_7745c5c3_Err = JavaSnapshotTableView(*p.Snapshots).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = JVMSnapshotTableView(*p.Snapshots).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -287,7 +287,7 @@ func JavaNMTPageView(p JavaNMTPage) templ.Component {
 	})
 }
 
-func javaNMTChart(c JavaNMTChart) templ.Component {
+func jvmNMTChart(c JVMNMTChart) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -559,9 +559,9 @@ func javaNMTChart(c JavaNMTChart) templ.Component {
 	})
 }
 
-// JavaNMTChangesView lists the native memory categories that changed, most
+// JVMNMTChangesView lists the native memory categories that changed, most
 // committed growth first.
-func JavaNMTChangesView(changes []JavaNMTChangeRow) templ.Component {
+func JVMNMTChangesView(changes []JVMNMTChangeRow) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -541,9 +541,9 @@ func JVMFiguresView(figs []JVMFigure) templ.Component {
 	})
 }
 
-// JavaSnapshotTableView lists the snapshots of a report with the base and the
+// JVMSnapshotTableView lists the snapshots of a report with the base and the
 // target marked and a link to each alone.
-func JavaSnapshotTableView(t JavaSnapshotTable) templ.Component {
+func JVMSnapshotTableView(t JVMSnapshotTable) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -11,9 +11,9 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "strconv"
 
-// JavaThreadsPageView shows a thread dump like goroutine groups: deadlocks first,
+// JVMThreadsPageView shows a thread dump like goroutine groups: deadlocks first,
 // then what changed (for two dumps), the states, the name patterns and the groups.
-func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
+func JVMThreadsPageView(p JVMThreadsPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -117,7 +117,7 @@ func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
 			}
 		}
 		if p.Diff != nil {
-			templ_7745c5c3_Err = javaThreadDiffView(*p.Diff).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = jvmThreadDiffView(*p.Diff).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -126,7 +126,7 @@ func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = javaBars("states", "state", p.States).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = jvmBars("states", "state", p.States).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -134,7 +134,7 @@ func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = javaBars("names", "name", p.Names).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = jvmBars("names", "name", p.Names).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -174,7 +174,7 @@ func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = javaThreadGroups("groups", p.Groups).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = jvmThreadGroups("groups", p.Groups).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -217,7 +217,7 @@ func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = JavaClassTableView(h.Table).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = JVMClassTableView(h.Table).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -227,7 +227,7 @@ func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
 			}
 		}
 		if p.Snapshots != nil {
-			templ_7745c5c3_Err = JavaSnapshotTableView(*p.Snapshots).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = JVMSnapshotTableView(*p.Snapshots).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -236,7 +236,7 @@ func JavaThreadsPageView(p JavaThreadsPage) templ.Component {
 	})
 }
 
-func javaBars(id, what string, bars []JavaBar) templ.Component {
+func jvmBars(id, what string, bars []JVMBar) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -412,7 +412,7 @@ func javaBars(id, what string, bars []JavaBar) templ.Component {
 	})
 }
 
-func javaThreadGroups(id string, groups []JavaThreadGroupView) templ.Component {
+func jvmThreadGroups(id string, groups []JVMThreadGroupView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -448,7 +448,7 @@ func javaThreadGroups(id string, groups []JavaThreadGroupView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = javaThreadGroupTable(id, groups).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = jvmThreadGroupTable(id, groups).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -457,7 +457,7 @@ func javaThreadGroups(id string, groups []JavaThreadGroupView) templ.Component {
 	})
 }
 
-func javaThreadGroupTable(id string, groups []JavaThreadGroupView) templ.Component {
+func jvmThreadGroupTable(id string, groups []JVMThreadGroupView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -749,7 +749,7 @@ func javaThreadGroupTable(id string, groups []JavaThreadGroupView) templ.Compone
 	})
 }
 
-func javaThreadDiffView(d JavaThreadDiffView) templ.Component {
+func jvmThreadDiffView(d JVMThreadDiffView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -880,7 +880,7 @@ func javaThreadDiffView(d JavaThreadDiffView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = javaBars("name-changes", "name", d.Names).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = jvmBars("name-changes", "name", d.Names).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -902,7 +902,7 @@ func javaThreadDiffView(d JavaThreadDiffView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = javaThreadGroups("new-groups", d.New).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = jvmThreadGroups("new-groups", d.New).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -923,7 +923,7 @@ func javaThreadDiffView(d JavaThreadDiffView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = javaThreadGroups("grown-groups", d.Grown).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = jvmThreadGroups("grown-groups", d.Grown).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -944,7 +944,7 @@ func javaThreadDiffView(d JavaThreadDiffView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = javaThreadGroups("shrunk-groups", d.Shrunk).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = jvmThreadGroups("shrunk-groups", d.Shrunk).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

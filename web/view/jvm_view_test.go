@@ -57,18 +57,18 @@ func jvmAsText(s string) string { return s }
 
 func TestJavaHistogramPagesEscapeNames(t *testing.T) {
 	for _, name := range jvmHostileNames(t) {
-		page := JavaHistogramPage{
+		page := JVMHistogramPage{
 			Header: JVMHeader{Title: name, Permalink: "/r/x", Files: []FileInfo{{Name: name}}, Meta: []Pair{{Label: "Layout", Value: name}},
 				Headline: name, Notices: []string{name}},
 			Figures:    []JVMFigure{{Label: name, Value: "1", Key: "total-bytes"}},
 			TotalCheck: name, TotalOK: true,
-			Table: JavaClassTable{By: "bytes", Count: 2, All: 3, ShowAll: "/r/x?n=all", Rows: []JavaClassRow{
+			Table: JVMClassTable{By: "bytes", Count: 2, All: 3, ShowAll: "/r/x?n=all", Rows: []JVMClassRow{
 				{Rank: 1, Name: name, Display: name, Module: name, BytesValue: 10, InstancesValue: 1, BarPct: 100},
 				{Rank: 2, Name: "java.lang.String", BytesValue: 5, InstancesValue: 2, BarPct: 50},
 			}},
-			Snapshots: &JavaSnapshotTable{What: "histograms", Totals: []string{"bytes"}, Rows: []JavaSnapshotRow{{Number: 1, File: name, Values: []string{name}, Base: true}, {Number: 2, File: "b", Target: true}}},
+			Snapshots: &JVMSnapshotTable{What: "histograms", Totals: []string{"bytes"}, Rows: []JVMSnapshotRow{{Number: 1, File: name, Values: []string{name}, Base: true}, {Number: 2, File: "b", Target: true}}},
 		}
-		doc := render(t, JavaHistogramPageView(page))
+		doc := render(t, JVMHistogramPageView(page))
 		jvmCheckNoInjection(t, doc)
 		rows := doc.Find("[data-testid=class-row]")
 		if rows.Length() != 2 {
@@ -84,12 +84,12 @@ func TestJavaHistogramPagesEscapeNames(t *testing.T) {
 			t.Error("show all or the snapshot table is missing")
 		}
 
-		diff := JavaHistogramDiffPage{Header: page.Header, Figures: page.Figures,
-			Suspects: JavaChangeTable{ID: "suspects", Title: name, Note: name, By: "instances", Count: 1, All: 1,
-				Rows: []JavaChangeRow{{Rank: 1, Name: name, Display: name, InstancesValue: 1727, BytesValue: 262504, InstancesGrew: true, BytesGrew: true, New: true}}},
-			ByBytes: JavaChangeTable{ID: "grown-bytes", Title: "Growth in bytes", By: "bytes"},
+		diff := JVMHistogramDiffPage{Header: page.Header, Figures: page.Figures,
+			Suspects: JVMChangeTable{ID: "suspects", Title: name, Note: name, By: "instances", Count: 1, All: 1,
+				Rows: []JVMChangeRow{{Rank: 1, Name: name, Display: name, InstancesValue: 1727, BytesValue: 262504, InstancesGrew: true, BytesGrew: true, New: true}}},
+			ByBytes: JVMChangeTable{ID: "grown-bytes", Title: "Growth in bytes", By: "bytes"},
 		}
-		doc = render(t, JavaHistogramDiffPageView(diff))
+		doc = render(t, JVMHistogramDiffPageView(diff))
 		jvmCheckNoInjection(t, doc)
 		row := doc.Find("[data-testid=suspects] [data-testid=change-row]")
 		if row.Length() != 1 || row.Find("[data-testid=class-name]").Text() != jvmAsText(name) || row.AttrOr("data-instances", "") != "1727" {
@@ -103,18 +103,18 @@ func TestJavaHistogramPagesEscapeNames(t *testing.T) {
 
 func TestJavaThreadsPageEscapesNames(t *testing.T) {
 	for _, name := range jvmHostileNames(t) {
-		group := JavaThreadGroupView{Count: 3, State: name, Daemon: "daemon", Names: []Pair{{Label: name, Value: "3"}},
+		group := JVMThreadGroupView{Count: 3, State: name, Daemon: "daemon", Names: []Pair{{Label: name, Value: "3"}},
 			Locks: []string{"locked " + name}, TopFrame: "at " + name, Stack: []string{name, "java.lang.Thread.run(Thread.java:748)"}}
-		page := JavaThreadsPage{
+		page := JVMThreadsPage{
 			Header:    JVMHeader{Title: name, Permalink: "/r/x", Meta: []Pair{{Label: "JVM", Value: name}}, Headline: name, Alarm: true},
-			Deadlocks: []JavaDeadlockView{{Threads: []JavaDeadlockThreadView{{Name: name, Waiting: name, HeldBy: name}}}},
-			Diff: &JavaThreadDiffView{BaseName: name, TargetName: name, Grown: []JavaThreadGroupView{group}, GrownAll: 1,
-				Names: []JavaBar{{Label: name, Count: "3 → 168", Value: 168, Change: "+165", Grew: true, BarPct: 100}}},
-			States: []JavaBar{{Label: name, Count: "3", Value: 3, BarPct: 100}},
-			Names:  []JavaBar{{Label: name, Count: "3", Value: 3, BarPct: 100}}, NamesAll: 1,
-			Groups: []JavaThreadGroupView{group, {Count: 1, State: "RUNNABLE", Daemon: "no", Deadlocked: true}}, Count: 2, All: 2,
+			Deadlocks: []JVMDeadlockView{{Threads: []JVMDeadlockThreadView{{Name: name, Waiting: name, HeldBy: name}}}},
+			Diff: &JVMThreadDiffView{BaseName: name, TargetName: name, Grown: []JVMThreadGroupView{group}, GrownAll: 1,
+				Names: []JVMBar{{Label: name, Count: "3 → 168", Value: 168, Change: "+165", Grew: true, BarPct: 100}}},
+			States: []JVMBar{{Label: name, Count: "3", Value: 3, BarPct: 100}},
+			Names:  []JVMBar{{Label: name, Count: "3", Value: 3, BarPct: 100}}, NamesAll: 1,
+			Groups: []JVMThreadGroupView{group, {Count: 1, State: "RUNNABLE", Daemon: "no", Deadlocked: true}}, Count: 2, All: 2,
 		}
-		doc := render(t, JavaThreadsPageView(page))
+		doc := render(t, JVMThreadsPageView(page))
 		jvmCheckNoInjection(t, doc)
 		if got := doc.Find("[data-testid=deadlock-thread-name]").Text(); got != jvmAsText(name) {
 			t.Errorf("deadlock thread %q", got)
@@ -140,15 +140,15 @@ func TestJavaThreadsPageEscapesNames(t *testing.T) {
 
 func TestJavaNMTPageEscapesNames(t *testing.T) {
 	for _, name := range jvmHostileNames(t) {
-		page := JavaNMTPage{
+		page := JVMNMTPage{
 			Header: JVMHeader{Title: name, Permalink: "/r/x"},
-			Leak:   &JavaNativeLeakView{Cause: "native-allocations", Message: name},
-			Chart: JavaNMTChart{Width: 960, Height: 60, Diff: true, Legend: []Pair{{Label: name, Value: "#2457d6"}},
-				Bars: []JavaNMTBar{{Name: name, Y: "4", TextY: "17", BaseY: "22", ReservedW: "600", CommittedW: "300", BaseW: "10", ValueX: "836", Value: name, Title: name, CommittedFill: "#c62828"}}},
-			Categories: []JavaNMTRow{{Name: name, Committed: "1.0 GB", CommittedValue: 1 << 30}},
-			Changes:    []JavaNMTChangeRow{{Name: name, Change: "+1.2 GB", Grew: true, ChangeValue: 1 << 30}},
+			Leak:   &JVMNativeLeakView{Cause: "native-allocations", Message: name},
+			Chart: JVMNMTChart{Width: 960, Height: 60, Diff: true, Legend: []Pair{{Label: name, Value: "#2457d6"}},
+				Bars: []JVMNMTBar{{Name: name, Y: "4", TextY: "17", BaseY: "22", ReservedW: "600", CommittedW: "300", BaseW: "10", ValueX: "836", Value: name, Title: name, CommittedFill: "#c62828"}}},
+			Categories: []JVMNMTRow{{Name: name, Committed: "1.0 GB", CommittedValue: 1 << 30}},
+			Changes:    []JVMNMTChangeRow{{Name: name, Change: "+1.2 GB", Grew: true, ChangeValue: 1 << 30}},
 		}
-		doc := render(t, JavaNMTPageView(page))
+		doc := render(t, JVMNMTPageView(page))
 		jvmCheckNoInjection(t, doc)
 		bar := doc.Find("[data-testid=nmt-bar]")
 		if bar.Length() != 1 || bar.AttrOr("data-name", "") != jvmAsText(name) || bar.Find("title").Text() != jvmAsText(name) {

@@ -19,11 +19,11 @@ type RunJVMPart struct {
 	Headline string
 	Alarm    bool
 	Figures  []JVMFigure
-	Leak     *JavaNativeLeakView
+	Leak     *JVMNativeLeakView
 	// Changes are the native memory categories that changed (NMT only).
-	Changes []JavaNMTChangeRow
+	Changes []JVMNMTChangeRow
 	// Classes are the histogram's first classes (histogram only).
-	Classes *JavaClassTable
+	Classes *JVMClassTable
 	// ReportURL opens the files as a JVM report; "" for runs whose report made
 	// none.
 	ReportURL, ReportLabel string

@@ -180,13 +180,13 @@ func RunJVMView(j RunJVM) templ.Component {
 				}
 			}
 			if len(p.Changes) > 0 {
-				templ_7745c5c3_Err = JavaNMTChangesView(p.Changes).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = JVMNMTChangesView(p.Changes).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
 			if p.Classes != nil {
-				templ_7745c5c3_Err = JavaClassTableView(*p.Classes).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = JVMClassTableView(*p.Classes).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -1,4 +1,4 @@
-package web
+package heapdumps
 
 import (
 	"bytes"
@@ -22,45 +22,45 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// kindJavaHeapDump is the report kind of one JVM heap dump.
-const kindJavaHeapDump = "jvm-heapdump"
+// ReportDump is the report kind of one JVM heap dump.
+const ReportDump = "jvm-heapdump"
 
-// heapDumpRows is how many rows of each list a heap dump report keeps.
-const heapDumpRows = 25
+// Rows is how many rows of each list a heap dump report keeps.
+const Rows = 25
 
-// heapDumpReportOptions are the options of a heap dump's report: the top of
+// ReportOptions are the options of a heap dump's report: the top of
 // every list, and one level of the dominator tree under its top, five children
 // each (the page pages the rest from the stored index). With hprof's bounds on
 // paths, names and stacks, they keep a stored summary within about 2 MB
 // however hostile the dump (TestHeapDumpSummaryWorstCase).
-var heapDumpReportOptions = hprof.ReportOptions{Top: heapDumpRows, Depth: 1, Fanout: 5}
+var ReportOptions = hprof.ReportOptions{Top: Rows, Depth: 1, Fanout: 5}
 
-// heapDumpSummary is stored with a heap dump report: the analysis itself (the
+// Summary is stored with a heap dump report: the analysis itself (the
 // suspects with their paths and the top of every list), so that showing the report
 // never reads the dump again.
-type heapDumpSummary struct {
+type Summary struct {
 	Objects   int64         `json:"objects"`
 	Reachable int64         `json:"reachable"`
 	Suspects  int           `json:"suspects"`
 	Headline  string        `json:"headline,omitempty"`
 	Report    *hprof.Report `json:"report"`
 	// Indexed tells that the dump's index is stored with the report (derived blob
-	// heapDumpIndexName), which the dominator tree is paged from.
+	// IndexName), which the dominator tree is paged from.
 	Indexed bool `json:"indexed,omitempty"`
 }
 
-// heapDumpAnalyses lets one heap dump analysis run at a time in the process: one
+// Analyses lets one heap dump analysis run at a time in the process: one
 // takes memory in proportion to the dump's object count (about a gigabyte for 15
 // million objects), and two uploads at once must not double that.
-var heapDumpAnalyses = make(chan struct{}, 1)
+var Analyses = make(chan struct{}, 1)
 
 // analyzeHeapDump analyzes one uploaded heap dump (a gzip or zstd one is inflated
 // into the server's spool directory first), waiting for any other analysis to end.
-func (s *Server) analyzeHeapDump(f *kind.Received, opt hprof.ReportOptions) (*hprof.Report, error) {
-	heapDumpAnalyses <- struct{}{}
-	defer func() { <-heapDumpAnalyses }()
-	open := hprof.OpenOptions{TempDir: s.cfg.TempDir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)}
-	finish, err := s.heapDumpBudget(&open.Options)
+func (s *Kind) analyzeHeapDump(f *kind.Received, opt hprof.ReportOptions) (*hprof.Report, error) {
+	Analyses <- struct{}{}
+	defer func() { <-Analyses }()
+	open := hprof.OpenOptions{TempDir: s.d.Limits.TempDir, MaxInflated: max(s.d.Limits.MaxDecompressed, s.d.Limits.MaxHeapDump)}
+	finish, err := s.Budget(&open.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -77,59 +77,68 @@ func (s *Server) analyzeHeapDump(f *kind.Received, opt hprof.ReportOptions) (*hp
 	return rep, nil
 }
 
-// planJavaHeapDump stores one heap dump as a report to be analyzed in the
+// plan stores one heap dump as a report to be analyzed in the
 // background (heapDumpJobs), which keeps the analysis as the summary; two or
-// more make a comparison by class (planJavaHeapDumps), analyzed at once.
-func (s *Server) planJavaHeapDump(form *kind.Upload) (*kind.Plan, error) {
+// more make a comparison by class (planComparison), analyzed at once.
+func (s *Kind) plan(form *kind.Upload) (*kind.Plan, error) {
 	for _, f := range form.Files {
 		if err := checkHeapDumpFraming(f); err != nil {
 			return nil, err
 		}
 	}
 	if len(form.Files) > 1 {
-		return s.planJavaHeapDumps(form)
+		return s.planComparison(form)
 	}
-	return &kind.Plan{Kind: kindJavaHeapDump, Params: map[string]any{}, Summary: heapDumpPending{Analyzing: true}, Background: true}, nil
+	return &kind.Plan{Kind: ReportDump, Params: map[string]any{}, Summary: Pending{Analyzing: true}, Background: true}, nil
 }
 
-// reportViewCosts are the report kinds whose page, JSON and Markdown are built
-// from the stored summary alone, with what a view may hold while it renders
-// (viewBytes): the heap dump reports, whose summaries the dump controls the
-// size of. The other kinds charge what they parse and cache as they go.
-func reportViewCosts() map[string]func(*store.Report) int64 {
-	return map[string]func(*store.Report) int64{kindJavaHeapDump: viewBytes, kindJavaHeapDumpDiff: viewBytes}
+// viewBytes is what rendering a heap dump report's page, JSON or Markdown
+// from its stored summary may hold at once, charged before it starts
+// (Kind.ViewCost): the stored summary and parameters (read from the store,
+// decoded into a few times their JSON size, made into a view, and the output
+// buffered before it is written) and a floor for the view's own work. Heap
+// dump reports are the kinds whose summaries the dump controls the size of;
+// the other kinds charge what they parse and cache as they go. A report whose
+// analysis has not completed shows its progress, which costs nothing to speak
+// of.
+func viewBytes(rep *store.Report) int64 {
+	if rep.Status != store.ReportReady {
+		return 0
+	}
+	return 8*int64(len(rep.Summary)+len(rep.Params)) + 256<<10
 }
 
-// heapDumpPending is the summary of a heap dump report until its background
+// Pending is the summary of a heap dump report until its background
 // analysis replaces it: analyzing, or failed with the reason, for listings.
-type heapDumpPending struct {
+type Pending struct {
 	Analyzing bool   `json:"analyzing,omitempty"`
 	Failed    string `json:"failed,omitempty"`
 }
 
-// heapDumpSummaryOf keeps the top of a heap dump's analysis as its report's
-// summary: every list capped at heapDumpRows rows, with its count beside it.
-func heapDumpSummaryOf(rep *hprof.Report) *heapDumpSummary {
-	rep = rep.Capped(heapDumpRows)
-	sum := &heapDumpSummary{Objects: rep.Objects, Reachable: rep.Reachable, Suspects: len(rep.Suspects), Report: rep}
+// SummaryOf keeps the top of a heap dump's analysis as its report's
+// summary: every list capped at Rows rows, with its count beside it.
+func SummaryOf(rep *hprof.Report) *Summary {
+	rep = rep.Capped(Rows)
+	sum := &Summary{Objects: rep.Objects, Reachable: rep.Reachable, Suspects: len(rep.Suspects), Report: rep}
 	if len(rep.Suspects) > 0 {
 		sum.Headline = rep.Suspects[0].Sentence
 	}
 	return sum
 }
 
-// heapDumpSummaryLine is the dashboard's line for a heap dump report.
-func heapDumpSummaryLine(raw json.RawMessage) string {
+// heapDumpSummaryLine is the dashboard's line for a heap dump report; failed
+// reads the stored reason of a failed analysis.
+func heapDumpSummaryLine(raw json.RawMessage, failed func(reason string) (code int, msg string)) string {
 	var s struct {
 		Objects   int64  `json:"objects"`
 		Reachable int64  `json:"reachable"`
 		Headline  string `json:"headline"`
-		heapDumpPending
+		Pending
 	}
 	if json.Unmarshal(raw, &s) != nil || s.Objects == 0 {
 		switch {
 		case s.Failed != "":
-			_, msg := parseFailedReason(s.Failed)
+			_, msg := failed(s.Failed)
 			return "the analysis failed: " + msg
 		case s.Analyzing:
 			return "analyzing…"
@@ -143,11 +152,11 @@ func heapDumpSummaryLine(raw json.RawMessage) string {
 	return line
 }
 
-// heapDumpReport reads the analysis stored with a heap dump report, bounded as
+// StoredReport reads the analysis stored with a heap dump report, bounded as
 // every report now is (boundHeapReport) whenever it was stored; indexed tells
 // that its index is stored with it.
-func heapDumpReport(rep *store.Report) (hr *hprof.Report, indexed bool, err error) {
-	var sum heapDumpSummary
+func StoredReport(rep *store.Report) (hr *hprof.Report, indexed bool, err error) {
+	var sum Summary
 	if err := json.Unmarshal(rep.Summary, &sum); err != nil || sum.Report == nil {
 		return nil, false, fmt.Errorf("report %s: the stored heap dump analysis is unreadable: %v", rep.ID, err)
 	}
@@ -172,16 +181,16 @@ func boundHeapReport(hr *hprof.Report) {
 			su.Path = slices.Concat(su.Path[:hprof.PathEnds], su.Path[n-hprof.PathEnds:])
 		}
 	}
-	*hr = *hr.Capped(heapDumpRows)
-	hr.Suspects = snapshot.First(hr.Suspects, heapDumpRows)
-	hr.Dominators = snapshot.First(hr.Dominators, heapDumpRows)
+	*hr = *hr.Capped(Rows)
+	hr.Suspects = snapshot.First(hr.Suspects, Rows)
+	hr.Dominators = snapshot.First(hr.Dominators, Rows)
 }
 
-// showJavaHeapDump renders /r/{id} for a heap dump. The dominator tree comes
+// showDump renders /r/{id} for a heap dump. The dominator tree comes
 // from the stored index; a report whose index cannot be read shows the top of
 // the tree kept in its summary, with a notice that says why.
-func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
-	hr, indexed, err := heapDumpReport(rep)
+func (s *Kind) showDump(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	hr, indexed, err := StoredReport(rep)
 	if err != nil {
 		return err
 	}
@@ -200,7 +209,7 @@ func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *s
 			if !degradable(err) {
 				return err
 			}
-			s.log.Warn("a heap dump report's stored index is unreadable; its page shows the summary", "report", rep.ID, "err", err)
+			s.d.Log.Warn("a heap dump report's stored index is unreadable; its page shows the summary", "report", rep.ID, "err", err)
 			pg.Notice = "The dominator tree's index stored with this report cannot be read (" + indexDamage(err) +
 				"): the page shows what the report's summary keeps, without paging the tree or the paths."
 			pg.Lazy = nil
@@ -209,19 +218,19 @@ func (s *Server) showJavaHeapDump(w http.ResponseWriter, r *http.Request, rep *s
 			if pg.Lazy == nil || i >= len(pg.Suspects) {
 				break
 			}
-			pg.Suspects[i].Chain = heapDomURL(rep.ID) + "?node=" + strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
+			pg.Suspects[i].Chain = DomURL(rep.ID) + "?node=" + strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
 			if x != nil && i < x.PathCount() {
-				pg.Suspects[i].PathURL = heapPathURL(rep.ID, i)
+				pg.Suspects[i].PathURL = PathURL(rep.ID, i)
 			}
 		}
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports"}, view.HeapDumpPageView(pg))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports"}, view.HeapDumpPageView(pg))
 }
 
-// javaHeapDumpJSON puts the analysis in the JSON twin, with the URL of each
+// dumpJSON puts the analysis in the JSON twin, with the URL of each
 // suspect's whole path when the index holds it.
-func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
-	hr, indexed, err := heapDumpReport(rep)
+func (s *Kind) dumpJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+	hr, indexed, err := StoredReport(rep)
 	if err != nil {
 		return err
 	}
@@ -236,7 +245,7 @@ func (s *Server) javaHeapDumpJSON(r *http.Request, rep *store.Report, doc *kind.
 	if indexed {
 		if x, err := s.openHeapDumpIndex(r.Context(), rep); err == nil {
 			for i := range min(len(hr.Suspects), x.PathCount()) {
-				a.PathURLs = append(a.PathURLs, page.Absolute(r, heapPathURL(rep.ID, i)+".json"))
+				a.PathURLs = append(a.PathURLs, page.Absolute(r, PathURL(rep.ID, i)+".json"))
 			}
 		} else if degradable(err) {
 			doc.Notices = append(doc.Notices, "the dominator tree's index stored with this report cannot be read: "+indexDamage(err))
@@ -346,10 +355,10 @@ func heapRow(d hprof.Object, reachable int64, level int) view.HeapRow {
 	return row
 }
 
-// javaHeapDumpMarkdown writes the ticket summary: each suspect's sentence and its
+// dumpMarkdown writes the ticket summary: each suspect's sentence and its
 // path from a GC root, then the top of the dominator tree.
-func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
-	hr, indexed, err := heapDumpReport(rep)
+func (s *Kind) dumpMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+	hr, indexed, err := StoredReport(rep)
 	if err != nil {
 		return err
 	}
@@ -373,7 +382,7 @@ func (s *Server) javaHeapDumpMarkdown(w io.Writer, r *http.Request, rep *store.R
 			if gap := st.Index - prev - 1; gap > 0 {
 				more := "… " + analyze.FormatCount(int64(gap)) + " more steps"
 				if indexed {
-					more = markdown.Link(more, page.Absolute(r, heapPathURL(rep.ID, i)+"?offset="+strconv.Itoa(prev+1)))
+					more = markdown.Link(more, page.Absolute(r, PathURL(rep.ID, i)+"?offset="+strconv.Itoa(prev+1)))
 				}
 				fmt.Fprintf(&b, "   %s- %s\n", strings.Repeat("  ", j), more)
 			}
@@ -418,12 +427,12 @@ func heapMarkdownSentence(sentence string) string {
 	return b.String()
 }
 
-// heapDumpSniff is how many bytes of an uploaded file tell a heap dump.
-const heapDumpSniff = 4 << 10
+// Sniff is how many bytes of an uploaded file tell a heap dump.
+const Sniff = 4 << 10
 
-// isHeapDump tells whether an upload's first bytes are those of an HPROF heap
+// IsHeapDump tells whether an upload's first bytes are those of an HPROF heap
 // dump, plain or gzip-compressed.
-func isHeapDump(head []byte) bool {
+func IsHeapDump(head []byte) bool {
 	if analyze.DetectCompression(head) == analyze.CompressionGzip {
 		zr, err := gzip.NewReader(bytes.NewReader(head))
 		if err != nil {
@@ -433,7 +442,7 @@ func isHeapDump(head []byte) bool {
 		n, _ := io.ReadFull(zr, inflated)
 		head = inflated[:n]
 	}
-	return analyze.DetectKind(head).Kind == analyze.KindJavaHeapDump
+	return analyze.DetectKind(head).Kind == analyze.KindJVMHeapDump
 }
 
 // checkHeapDumpFraming refuses at once, before anything is stored, an uploaded

@@ -1,4 +1,4 @@
-package web
+package runs
 
 import (
 	"encoding/json"
@@ -18,48 +18,45 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// runsResource serves the lab: /runs/{id} pages and the /api/runs API.
-type runsResource struct{ s *Server }
-
 // Routes mounts the pages under /runs.
-func (rs runsResource) Routes() chi.Router {
+func (s *Kind) Routes() chi.Router {
 	r := chi.NewRouter()
-	r.With(rs.s.runLimit.middleware(rs.s)).Post("/", rs.s.handle(rs.startForm))
-	r.Get("/compare", rs.s.handle(rs.compare))
-	r.Get("/{id}", rs.s.handle(rs.show))
-	r.Get("/{id}.md", rs.s.handle(rs.showRunMarkdown))
-	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleRunChartImage))
-	r.Post("/{id}/cancel", rs.s.handle(rs.cancelForm))
-	r.Post("/{id}/log", rs.s.handle(rs.s.logs.CountRunLog))
+	r.With(s.RunLimit).Post("/", s.d.Handle(s.startForm))
+	r.Get("/compare", s.d.Handle(s.compare))
+	r.Get("/{id}", s.d.Handle(s.show))
+	r.Get("/{id}.md", s.d.Handle(s.showRunMarkdown))
+	r.Get("/{id}/charts/{chart}", s.d.Handle(s.handleRunChartImage))
+	r.Post("/{id}/cancel", s.d.Handle(s.cancelForm))
+	r.Post("/{id}/log", s.d.Handle(s.Logs.CountRunLog))
 	return r
 }
 
 // APIRoutes mounts the JSON API under /api/runs.
-func (rs runsResource) APIRoutes() chi.Router {
+func (s *Kind) APIRoutes() chi.Router {
 	r := chi.NewRouter()
-	r.With(rs.s.runLimit.middleware(rs.s)).Post("/", rs.s.handle(rs.startAPI))
-	r.Get("/{id}", rs.s.handle(rs.getAPI))
-	r.Post("/{id}/cancel", rs.s.handle(rs.cancelAPI))
+	r.With(s.RunLimit).Post("/", s.d.Handle(s.startAPI))
+	r.Get("/{id}", s.d.Handle(s.getAPI))
+	r.Post("/{id}/cancel", s.d.Handle(s.cancelAPI))
 	return r
 }
 
 // start records and starts a run; the lab must be on.
-func (s *Server) startRun(r *http.Request, spec lab.Spec) (string, error) {
-	if s.lab == nil {
+func (s *Kind) startRun(r *http.Request, spec lab.Spec) (string, error) {
+	if s.Lab == nil {
 		return "", lab.ErrDisabled
 	}
 	id := store.NewID()
-	run, err := s.lab.Start(id, spec, func(spec lab.Spec) error {
-		return s.store.CreateRun(r.Context(), &store.Run{
-			ID: id, Workload: spec.Workload, Spec: page.MustJSON(spec), Owner: s.owner,
-			LeaseUntil: time.Now().Add(s.lab.Lease()),
+	run, err := s.Lab.Start(id, spec, func(spec lab.Spec) error {
+		return s.d.Store.CreateRun(r.Context(), &store.Run{
+			ID: id, Workload: spec.Workload, Spec: page.MustJSON(spec), Owner: s.d.Owner,
+			LeaseUntil: time.Now().Add(s.Lab.Lease()),
 		})
 	})
 	if err != nil {
 		return "", err
 	}
 	// The run's spec has its defaults filled in; the request's may not.
-	s.log.Info("run started", "run", id, "spec", run.Spec.Title(), "client", page.ClientIP(r))
+	s.d.Log.Info("run started", "run", id, "spec", run.Spec.Title(), "client", page.ClientIP(r))
 	return id, nil
 }
 
@@ -70,7 +67,7 @@ type runRequest struct {
 }
 
 // startAPI is POST /api/runs: 202 {"id","url"}.
-func (rs runsResource) startAPI(w http.ResponseWriter, r *http.Request) error {
+func (s *Kind) startAPI(w http.ResponseWriter, r *http.Request) error {
 	var req runRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
@@ -81,7 +78,7 @@ func (rs runsResource) startAPI(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := rs.s.startRun(r, spec)
+	id, err := s.startRun(r, spec)
 	if err != nil {
 		return err
 	}
@@ -90,7 +87,7 @@ func (rs runsResource) startAPI(w http.ResponseWriter, r *http.Request) error {
 }
 
 // startForm is POST /runs from the dashboard: 303 to the run's page.
-func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
+func (s *Kind) startForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		return serrors.Errorf(http.StatusBadRequest, "bad form: %v", err)
@@ -129,7 +126,7 @@ func (rs runsResource) startForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := rs.s.startRun(r, spec)
+	id, err := s.startRun(r, spec)
 	if err != nil {
 		return err
 	}
@@ -149,8 +146,8 @@ func specOf(req runRequest) (lab.Spec, error) {
 	return p.Spec, nil
 }
 
-// runJSON is GET /api/runs/{id}.
-type runJSON struct {
+// APIRun is a run as GET /api/runs/{id} answers it.
+type APIRun struct {
 	ID         string           `json:"id"`
 	URL        string           `json:"url"`
 	Workload   string           `json:"workload"`
@@ -171,14 +168,14 @@ type runJSON struct {
 
 // runState is a run as the store has it, with the live progress when the run
 // goes on in this server.
-func (s *Server) runState(r *http.Request, id string) (*store.Run, lab.Progress, error) {
-	run, err := s.store.Run(r.Context(), id)
+func (s *Kind) runState(r *http.Request, id string) (*store.Run, lab.Progress, error) {
+	run, err := s.d.Store.Run(r.Context(), id)
 	if err != nil {
 		return nil, lab.Progress{}, err
 	}
 	var p lab.Progress
-	if s.lab != nil {
-		if live, ok := s.lab.Get(id); ok && run.Status == store.RunStatusRunning {
+	if s.Lab != nil {
+		if live, ok := s.Lab.Get(id); ok && run.Status == store.RunStatusRunning {
 			p, _ = live.State()
 			if p.Status != lab.StatusRunning {
 				// The lab knows the end before the store has recorded it (the
@@ -198,12 +195,12 @@ func (s *Server) runState(r *http.Request, id string) (*store.Run, lab.Progress,
 }
 
 // getAPI is GET /api/runs/{id}.
-func (rs runsResource) getAPI(w http.ResponseWriter, r *http.Request) error {
-	run, p, err := rs.s.runState(r, chi.URLParam(r, "id"))
+func (s *Kind) getAPI(w http.ResponseWriter, r *http.Request) error {
+	run, p, err := s.runState(r, chi.URLParam(r, "id"))
 	if err != nil {
 		return err
 	}
-	doc := runJSON{
+	doc := APIRun{
 		ID: run.ID, URL: page.RunURL(run.ID), Workload: run.Workload, Spec: run.Spec, Status: p.Status, Verdict: p.Verdict,
 		Reason: p.Reason, Error: p.Error, Counters: p.Counters, Step: p.Step, Steps: p.Steps, Snapshots: p.Snapshots,
 		CreatedAt: run.CreatedAt, Progress: p,
@@ -221,40 +218,40 @@ func (rs runsResource) getAPI(w http.ResponseWriter, r *http.Request) error {
 }
 
 // cancel stops a run running here.
-func (s *Server) cancelRun(r *http.Request, id string) error {
-	run, err := s.store.Run(r.Context(), id)
+func (s *Kind) cancelRun(r *http.Request, id string) error {
+	run, err := s.d.Store.Run(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	if run.Status != store.RunStatusRunning {
 		return serrors.Errorf(http.StatusConflict, "run %s has already ended (%s)", id, run.Status)
 	}
-	if s.lab == nil {
+	if s.Lab == nil {
 		return lab.ErrDisabled
 	}
-	if err := s.lab.Cancel(id); err != nil {
+	if err := s.Lab.Cancel(id); err != nil {
 		if errors.Is(err, lab.ErrNotRunning) {
 			return serrors.Errorf(http.StatusConflict, "run %s runs on another server; cancel it there", id)
 		}
 		return err
 	}
-	s.log.Info("run cancelled", "run", id, "client", page.ClientIP(r))
+	s.d.Log.Info("run cancelled", "run", id, "client", page.ClientIP(r))
 	return nil
 }
 
 // cancelAPI is POST /api/runs/{id}/cancel: 202 while the run stops.
-func (rs runsResource) cancelAPI(w http.ResponseWriter, r *http.Request) error {
+func (s *Kind) cancelAPI(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
-	if err := rs.s.cancelRun(r, id); err != nil {
+	if err := s.cancelRun(r, id); err != nil {
 		return err
 	}
 	return page.JSON(w, http.StatusAccepted, map[string]string{"id": id, "status": "cancelling"})
 }
 
 // cancelForm is POST /runs/{id}/cancel from the page: 303 back to it.
-func (rs runsResource) cancelForm(w http.ResponseWriter, r *http.Request) error {
+func (s *Kind) cancelForm(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
-	if err := rs.s.cancelRun(r, id); err != nil {
+	if err := s.cancelRun(r, id); err != nil {
 		return err
 	}
 	http.Redirect(w, r, page.RunURL(id), http.StatusSeeOther)
@@ -262,16 +259,16 @@ func (rs runsResource) cancelForm(w http.ResponseWriter, r *http.Request) error 
 }
 
 // show is GET /runs/{id}: live while running, the report once ended.
-func (rs runsResource) show(w http.ResponseWriter, r *http.Request) error {
-	pg, err := rs.s.runPage(r, chi.URLParam(r, "id"))
+func (s *Kind) show(w http.ResponseWriter, r *http.Request) error {
+	pg, err := s.runPage(r, chi.URLParam(r, "id"))
 	if err != nil {
 		return err
 	}
-	return rs.s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: chart.BannerDescription(pg.Banner)}, view.RunView(pg))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: chart.BannerDescription(pg.Banner)}, view.RunView(pg))
 }
 
 // compare is GET /runs/compare?a=ID&b=ID (or ?run=ID&run=ID from the dashboard).
-func (rs runsResource) compare(w http.ResponseWriter, r *http.Request) error {
+func (s *Kind) compare(w http.ResponseWriter, r *http.Request) error {
 	ids := [2]string{r.URL.Query().Get("a"), r.URL.Query().Get("b")}
 	if picked := r.URL.Query()["run"]; ids[0] == "" && len(picked) == 2 {
 		ids = [2]string{picked[0], picked[1]}
@@ -279,9 +276,9 @@ func (rs runsResource) compare(w http.ResponseWriter, r *http.Request) error {
 	if ids[0] == "" || ids[1] == "" {
 		return serrors.Errorf(http.StatusBadRequest, "pick two runs to compare: /runs/compare?a=RUN&b=RUN")
 	}
-	c, err := rs.s.comparePage(r, ids)
+	c, err := s.comparePage(r, ids)
 	if err != nil {
 		return err
 	}
-	return rs.s.render(w, r, http.StatusOK, view.Page{Title: "compare runs", Nav: "runs", Description: compareDescription(c)}, view.CompareRunsPage(c))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: "compare runs", Nav: "runs", Description: compareDescription(c)}, view.CompareRunsPage(c))
 }

@@ -1,4 +1,4 @@
-package web
+package runs
 
 import (
 	"context"
@@ -6,10 +6,7 @@ import (
 	"io"
 	"net/http"
 
-	webbundles "github.com/leakui/leakui/web/bundles"
-
 	"github.com/leakui/leakui/web/classhist"
-	webjvm "github.com/leakui/leakui/web/jvm"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/capture"
@@ -35,8 +32,8 @@ import (
 // runJVMClassRows is how many classes the run page shows of the histogram.
 const runJVMClassRows = 15
 
-// runJVMRef names a report a jvm run's report made over what it captured.
-type runJVMRef struct {
+// JVMRef names a report a jvm run's report made over what it captured.
+type JVMRef struct {
 	// Kind is the files' kind: capture, jvm-nmt or jvm-histogram.
 	Kind     string `json:"kind"`
 	ReportID string `json:"report_id"`
@@ -48,13 +45,13 @@ type runJVMFiles struct {
 }
 
 // jvmFilesOf sorts a run's captures of role jvm by their detected kind.
-func (s *Server) jvmFilesOf(ctx context.Context, arts []store.RunArtifact) (runJVMFiles, error) {
+func (s *Kind) jvmFilesOf(ctx context.Context, arts []store.RunArtifact) (runJVMFiles, error) {
 	var f runJVMFiles
 	for _, a := range arts {
 		if a.Role != lab.RoleJVM {
 			continue
 		}
-		art, err := s.store.Artifact(ctx, a.SHA256)
+		art, err := s.d.Store.Artifact(ctx, a.SHA256)
 		if err != nil {
 			return f, err
 		}
@@ -62,9 +59,9 @@ func (s *Server) jvmFilesOf(ctx context.Context, arts []store.RunArtifact) (runJ
 		switch analyze.Kind(art.Kind) {
 		case analyze.KindCapture:
 			f.captures = append(f.captures, ra)
-		case analyze.KindJavaNMT:
+		case analyze.KindJVMNMT:
 			f.nmt = append(f.nmt, ra)
-		case analyze.KindJavaHistogram:
+		case analyze.KindJVMHistogram:
 			f.histograms = append(f.histograms, ra)
 		}
 	}
@@ -73,11 +70,11 @@ func (s *Server) jvmFilesOf(ctx context.Context, arts []store.RunArtifact) (runJ
 
 // loadRunSnapshots parses files (cached like a JVM report's) into their
 // snapshots in capture order, with the parameters a JVM report stores.
-func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) ([]T, error)) ([]T, snapshot.Params, error) {
+func loadRunSnapshots[T any](ctx context.Context, s *Kind, files []store.ReportArtifact, prefix string, parse func(io.Reader, *analyze.Budget) ([]T, error)) ([]T, snapshot.Params, error) {
 	var out []T
 	var params snapshot.Params
 	for i, f := range files {
-		vs, err := snapshot.LoadParsed(ctx, s.jvm, f, prefix, parse)
+		vs, err := snapshot.LoadParsed(ctx, s.JVMCache, f, prefix, parse)
 		if err != nil {
 			return nil, params, err
 		}
@@ -92,59 +89,58 @@ func loadRunSnapshots[T any](ctx context.Context, s *Server, files []store.Repor
 	return out, params, nil
 }
 
-// jvmReports makes the reports of a jvm run's captures of its JVM, as an upload of
+// JVMReports makes the reports of a jvm run's captures of its JVM, as an upload of
 // the same files would. Outputs the JVM parsers refuse make no report (the run
 // page lists them among its files all the same); they do not fail the run.
-func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store.RunArtifact) ([]runJVMRef, error) {
-	s := rr.s
+func (s *Kind) JVMReports(ctx context.Context, runID string, arts []store.RunArtifact) ([]JVMRef, error) {
 	files, err := s.jvmFilesOf(ctx, arts)
 	if err != nil {
 		return nil, err
 	}
-	var refs []runJVMRef
+	var refs []JVMRef
 	create := func(rk analyze.Kind, plan *kind.Plan, fs []store.ReportArtifact) error {
 		uploads := make([]store.Upload, len(fs))
 		for i, f := range fs {
 			uploads[i] = store.Upload{Name: f.Name, SHA256: f.SHA256, Label: f.Label}
 		}
 		rep := &store.Report{Kind: plan.Kind, RunID: runID, Params: page.MustJSON(plan.Params), Summary: page.MustJSON(plan.Summary)}
-		if err := s.store.CreateReport(ctx, rep, uploads); err != nil {
+		if err := s.d.Store.CreateReport(ctx, rep, uploads); err != nil {
 			return err
 		}
-		refs = append(refs, runJVMRef{Kind: string(rk), ReportID: rep.ID})
+		refs = append(refs, JVMRef{Kind: string(rk), ReportID: rep.ID})
 		return nil
 	}
 	if len(files.captures) > 0 {
 		c, err := s.runCaptureReport(ctx, files.captures)
 		if err == nil {
-			plan := &kind.Plan{Kind: webbundles.ReportKind, Params: map[string]any{"ordered_by": "capture time"}, Summary: webbundles.SummaryOf(c)}
+			plan := &kind.Plan{Kind: s.Figures.CaptureKind, Params: map[string]any{"ordered_by": "capture time"}, Summary: s.Figures.CaptureSummary(c)}
 			if err := create(analyze.KindCapture, plan, files.captures); err != nil {
 				return nil, err
 			}
 		} else {
-			s.log.Warn("a jvm run's capture bundles make no report", "run", runID, "err", err)
+			s.d.Log.Warn("a jvm run's capture bundles make no report", "run", runID, "err", err)
 		}
 	}
 	if len(files.nmt) > 0 {
-		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, webjvm.NMTPrefix, jvm.ParseNMTsWithin)
+		ns, params, err := loadRunSnapshots(ctx, s, files.nmt, s.Figures.NMTPrefix, jvm.ParseNMTsWithin)
 		if err == nil && len(ns) > 0 {
-			if err := create(analyze.KindJavaNMT, webjvm.NMTPlanOf(ns, params), files.nmt); err != nil {
+			if err := create(analyze.KindJVMNMT, s.Figures.NMTPlan(ns, params), files.nmt); err != nil {
 				return nil, err
 			}
 		} else if err != nil {
-			s.log.Warn("a jvm run's native memory summaries make no report", "run", runID, "err", err)
+			s.d.Log.Warn("a jvm run's native memory summaries make no report", "run", runID, "err", err)
 		}
 	}
 	if len(files.histograms) > 0 {
 		hs, params, err := loadRunSnapshots(ctx, s, files.histograms, classhist.Prefix, jvm.ParseHistogramsWithin)
 		var plan *kind.Plan
 		if err == nil && len(hs) > 0 {
-			plan, err = webjvm.HistogramPlanOf(hs, params, func(i int) string { return files.histograms[params.Snapshots[i].File].Name })
+			plan, err = s.Figures.HistogramPlan(hs, params, func(i int) string { return files.histograms[params.Snapshots[i].File].Name })
 		}
 		if err != nil {
-			s.log.Warn("a jvm run's class histograms make no report", "run", runID, "err", err)
+			s.d.Log.Warn("a jvm run's class histograms make no report", "run", runID, "err", err)
 		} else if plan != nil {
-			if err := create(analyze.KindJavaHistogram, plan, files.histograms); err != nil {
+			if err := create(analyze.KindJVMHistogram, plan, files.histograms); err != nil {
 				return nil, err
 			}
 		}
@@ -154,10 +150,10 @@ func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store
 
 // runCaptureReport reads a run's capture bundles (cached as an upload's are)
 // and judges them, as a capture report of the same files does.
-func (s *Server) runCaptureReport(ctx context.Context, files []store.ReportArtifact) (*capture.Report, error) {
+func (s *Kind) runCaptureReport(ctx context.Context, files []store.ReportArtifact) (*capture.Report, error) {
 	caps := make([]*capture.Capture, len(files))
 	for i, f := range files {
-		c, err := snapshot.LoadParsed(ctx, s.jvm, f, webbundles.Prefix, s.bundlesKind.ParseCapture)
+		c, err := snapshot.LoadParsed(ctx, s.JVMCache, f, s.Figures.CapturePrefix, s.Figures.ParseCapture)
 		if err != nil {
 			return nil, err
 		}
@@ -179,11 +175,13 @@ type runJVM struct {
 	HistoFile    string
 	// Reports are the JVM reports the run's report made, by kind.
 	Reports map[string]string
+	// fig are the JVM kinds' figures it is shown with.
+	fig *JVMFigures
 }
 
 // runJVMOf reads a run's captures of its JVM; nil when it has none.
-func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM, error) {
-	arts, err := s.runArtifacts(ctx, runID)
+func (s *Kind) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM, error) {
+	arts, err := s.d.Store.RunArtifacts(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -191,10 +189,12 @@ func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM,
 	if err != nil || (len(files.nmt) == 0 && len(files.histograms) == 0 && len(files.captures) == 0) {
 		return nil, err
 	}
-	j := &runJVM{Reports: map[string]string{}}
+	j := &runJVM{Reports: map[string]string{}, fig: &s.Figures}
 	if reportID != "" {
-		if rep, err := s.store.Report(ctx, reportID); err == nil {
-			var sum runSummary
+		if rep, err := s.d.Store.Report(ctx, reportID); err == nil {
+			var sum struct {
+				JVM []JVMRef `json:"jvm"`
+			}
 			page.Unmarshal(rep.Summary, &sum)
 			for _, ref := range sum.JVM {
 				j.Reports[ref.Kind] = ref.ReportID
@@ -210,7 +210,7 @@ func (s *Server) runJVMOf(ctx context.Context, runID, reportID string) (*runJVM,
 			}
 		}
 	}
-	if ns, _, err := loadRunSnapshots(ctx, s, files.nmt, webjvm.NMTPrefix, jvm.ParseNMTsWithin); err == nil {
+	if ns, _, err := loadRunSnapshots(ctx, s, files.nmt, s.Figures.NMTPrefix, jvm.ParseNMTsWithin); err == nil {
 		j.NMT = ns
 		for _, f := range files.nmt {
 			j.NMTFiles = append(j.NMTFiles, f.Name)
@@ -251,7 +251,7 @@ func (j *runJVM) view() *view.RunJVM {
 	out := &view.RunJVM{}
 	if c := j.Capture; c != nil && c.JVM != nil {
 		p := view.RunJVMPart{ID: "capture", Title: "The JVM, captured before its streams and with them open (leakui capture jvm)", Files: j.CaptureFiles,
-			Headline: c.Verdict.Sentence, Alarm: c.Verdict.Leak, Figures: webbundles.JVMFigures(c.JVM)}
+			Headline: c.Verdict.Sentence, Alarm: c.Verdict.Leak, Figures: j.fig.CaptureFigures(c.JVM)}
 		if c.JVM.NMT != nil {
 			p.Changes = snapshot.NMTChanges(c.JVM.NMT)
 		}
@@ -269,11 +269,11 @@ func (j *runJVM) view() *view.RunJVM {
 		if d := j.nmtDiff(); d != nil {
 			p.Title += ", first → last"
 			p.Headline, p.Alarm = d.Headline(), d.NativeLeak != nil
-			p.Figures, p.Leak, p.Changes = webjvm.NMTDiffFigures(d), webjvm.NativeLeakView(d), snapshot.NMTChanges(d)
+			p.Figures, p.Leak, p.Changes = j.fig.NMTDiffFigures(d), j.fig.NativeLeak(d), snapshot.NMTChanges(d)
 		} else {
-			p.Headline, p.Figures = j.NMT[0].Headline(), webjvm.NMTFigures(j.NMT[0])
+			p.Headline, p.Figures = j.NMT[0].Headline(), j.fig.NMTFigures(j.NMT[0])
 		}
-		if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
+		if id, ok := j.Reports[string(analyze.KindJVMNMT)]; ok {
 			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open in the JVM native memory view"
 		}
 		out.Parts = append(out.Parts, p)
@@ -286,7 +286,7 @@ func (j *runJVM) view() *view.RunJVM {
 				Value: analyze.FormatCount(c.Instances), Key: "inflater-instances"})
 		}
 		showAll := ""
-		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
+		if id, ok := j.Reports[string(analyze.KindJVMHistogram)]; ok {
 			p.ReportURL, p.ReportLabel = page.ReportURL(id), "Open in the JVM class histogram view"
 			showAll = page.ReportURL(id) + "?n=all"
 		}
@@ -300,7 +300,7 @@ func (j *runJVM) view() *view.RunJVM {
 // runJVMJSON is the JVM part of a jvm run's report JSON: the same numbers
 // package analyze/jvm reports for the files, and the JVM reports made of them.
 type runJVMJSON struct {
-	Capture       *runCaptureJSON `json:"capture,omitempty"`
+	Capture       any             `json:"capture,omitempty"`
 	NMTFiles      []string        `json:"nmt_files,omitempty"`
 	NMT           []*jvm.NMT      `json:"nmt,omitempty"`
 	NMTComparison *jvm.NMTDiff    `json:"nmt_comparison,omitempty"`
@@ -320,26 +320,19 @@ type jvmHistogramOf struct {
 	Largest          []jvm.Class `json:"largest"`
 }
 
-// runCaptureJSON is a jvm run's capture bundles: the capture report's verdict
-// and key figures, and the report.
-type runCaptureJSON struct {
-	Files []string `json:"files"`
-	webbundles.Summary
-	ReportURL string `json:"report_url,omitempty"`
-}
-
 func (j *runJVM) json() runJVMJSON {
 	out := runJVMJSON{NMTFiles: j.NMTFiles, NMT: j.NMT, NMTComparison: j.nmtDiff()}
 	if j.Capture != nil {
-		out.Capture = &runCaptureJSON{Files: j.CaptureFiles, Summary: webbundles.SummaryOf(j.Capture)}
+		url := ""
 		if id, ok := j.Reports[string(analyze.KindCapture)]; ok {
-			out.Capture.ReportURL = page.ReportURL(id)
+			url = page.ReportURL(id)
 		}
+		out.Capture = j.fig.CaptureJSON(j.CaptureFiles, j.Capture, url)
 	}
 	if out.NMTComparison != nil {
 		out.NativeLeak = out.NMTComparison.NativeLeak
 	}
-	if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
+	if id, ok := j.Reports[string(analyze.KindJVMNMT)]; ok {
 		out.NMTReportURL = page.ReportURL(id)
 	}
 	if h := j.Histogram; h != nil {
@@ -347,7 +340,7 @@ func (j *runJVM) json() runJVMJSON {
 		c, _ := jvmClass(h, inflaterClass)
 		out.Histogram = &jvmHistogramOf{Classes: len(h.Classes), TotalInstances: h.TotalInstances, TotalBytes: h.TotalBytes,
 			InflaterInstance: c.Instances, Largest: snapshot.First(h.Ranked(jvm.ByBytes), runJVMClassRows)}
-		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
+		if id, ok := j.Reports[string(analyze.KindJVMHistogram)]; ok {
 			out.HistoReport = page.ReportURL(id)
 		}
 	}
@@ -357,7 +350,7 @@ func (j *runJVM) json() runJVMJSON {
 // markdown writes the JVM lines of a jvm run's ticket summary.
 func (j *runJVM) markdown(w io.Writer, r *http.Request) {
 	if c := j.Capture; c != nil {
-		sum := webbundles.SummaryOf(c)
+		sum := j.fig.CaptureFacts(c)
 		fmt.Fprintf(w, "- JVM captured with leakui capture jvm (%s): %s", markdown.Escape(joinArrow(j.CaptureFiles)), markdown.Escape(sum.Sentence))
 		if u := sum.UntrackedNativeDeltaBytes; u != nil {
 			fmt.Fprintf(w, " Untracked native memory (`untracked_native_delta_bytes`): %s.", analyze.FormatSignedValue(*u, "bytes"))
@@ -374,7 +367,7 @@ func (j *runJVM) markdown(w io.Writer, r *http.Request) {
 		fmt.Fprintf(w, "- JVM native memory (jcmd VM.native_memory summary, %s): committed %s → %s (%s), outside the Java heap %s",
 			markdown.Escape(joinArrow(j.NMTFiles)), analyze.FormatBytes(d.BaseTotalCommitted), analyze.FormatBytes(d.TotalCommitted),
 			analyze.FormatSignedValue(d.TotalCommittedDelta, "bytes"), analyze.FormatSignedValue(d.NonHeapCommittedDelta, "bytes"))
-		if id, ok := j.Reports[string(analyze.KindJavaNMT)]; ok {
+		if id, ok := j.Reports[string(analyze.KindJVMNMT)]; ok {
 			fmt.Fprintf(w, "; report %s", page.Absolute(r, page.ReportURL(id)))
 		}
 		fmt.Fprintln(w)
@@ -385,7 +378,7 @@ func (j *runJVM) markdown(w io.Writer, r *http.Request) {
 		if c, ok := jvmClass(h, inflaterClass); ok {
 			fmt.Fprintf(w, "; %s %s instances", markdown.Code(inflaterClass), analyze.FormatCount(c.Instances))
 		}
-		if id, ok := j.Reports[string(analyze.KindJavaHistogram)]; ok {
+		if id, ok := j.Reports[string(analyze.KindJVMHistogram)]; ok {
 			fmt.Fprintf(w, "; report %s", page.Absolute(r, page.ReportURL(id)))
 		}
 		fmt.Fprintln(w)

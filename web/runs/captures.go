@@ -1,4 +1,4 @@
-package web
+package runs
 
 import (
 	"encoding/json"
@@ -21,8 +21,8 @@ type captureRequest struct {
 }
 
 // startCapture records and starts a capture series from a configured target.
-func (s *Server) startCapture(r *http.Request, req captureRequest) (string, error) {
-	if s.lab == nil {
+func (s *Kind) startCapture(r *http.Request, req captureRequest) (string, error) {
+	if s.Lab == nil {
 		return "", lab.ErrDisabled
 	}
 	ts := lab.TargetSpec{Target: req.Target, What: req.What, Count: req.Count}
@@ -34,19 +34,19 @@ func (s *Server) startCapture(r *http.Request, req captureRequest) (string, erro
 		ts.Interval = d
 	}
 	id := store.NewID()
-	_, err := s.lab.StartCapture(id, ts, s.cfg.Targets, func(spec lab.Spec) error {
-		return s.store.CreateRun(r.Context(), &store.Run{ID: id, Workload: spec.Workload, Spec: page.MustJSON(spec), Owner: s.owner,
-			LeaseUntil: time.Now().Add(s.lab.Lease())})
+	_, err := s.Lab.StartCapture(id, ts, s.Targets, func(spec lab.Spec) error {
+		return s.d.Store.CreateRun(r.Context(), &store.Run{ID: id, Workload: spec.Workload, Spec: page.MustJSON(spec), Owner: s.d.Owner,
+			LeaseUntil: time.Now().Add(s.Lab.Lease())})
 	})
 	if err != nil {
 		return "", err
 	}
-	s.log.Info("capture started", "run", id, "target", ts.Target, "client", page.ClientIP(r))
+	s.d.Log.Info("capture started", "run", id, "target", ts.Target, "client", page.ClientIP(r))
 	return id, nil
 }
 
-// handleCaptureAPI is POST /api/captures: 202 {"id","url"}.
-func (s *Server) handleCaptureAPI(w http.ResponseWriter, r *http.Request) error {
+// CaptureAPI is POST /api/captures: 202 {"id","url"}.
+func (s *Kind) CaptureAPI(w http.ResponseWriter, r *http.Request) error {
 	var req captureRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10))
 	dec.DisallowUnknownFields()
@@ -60,8 +60,8 @@ func (s *Server) handleCaptureAPI(w http.ResponseWriter, r *http.Request) error 
 	return page.JSON(w, http.StatusAccepted, map[string]string{"id": id, "url": page.RunURL(id)})
 }
 
-// handleCaptureForm is POST /captures from the dashboard: 303 to the run page.
-func (s *Server) handleCaptureForm(w http.ResponseWriter, r *http.Request) error {
+// CaptureForm is POST /captures from the dashboard: 303 to the run page.
+func (s *Kind) CaptureForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
 		return serrors.Errorf(http.StatusBadRequest, "bad form: %v", err)

@@ -1,4 +1,4 @@
-package web
+package runs
 
 import (
 	"bytes"
@@ -13,23 +13,23 @@ import (
 
 // showRunMarkdown is GET /runs/{id}.md: the Markdown summary of the run's report
 // (the same as /r/{report}.md) once the run has one, else its status so far.
-func (rs runsResource) showRunMarkdown(w http.ResponseWriter, r *http.Request) error {
+func (s *Kind) showRunMarkdown(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
-	run, err := rs.s.store.Run(r.Context(), id)
+	run, err := s.d.Store.Run(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	var md []byte
 	if run.ReportID != "" {
-		rep, err := rs.s.store.Report(r.Context(), run.ReportID)
+		rep, err := s.d.Store.Report(r.Context(), run.ReportID)
 		if err != nil {
 			return err
 		}
-		if md, err = rs.s.markdown(r, rep); err != nil {
+		if md, err = s.ReportMarkdown(r, rep); err != nil {
 			return err
 		}
 	} else {
-		pg, err := rs.s.runPage(r, id)
+		pg, err := s.runPage(r, id)
 		if err != nil {
 			return err
 		}

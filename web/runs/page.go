@@ -1,4 +1,4 @@
-package web
+package runs
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 
 // runPage builds a run's page: the live part from its progress, the report part
 // (diffs, captured files) once it has ended.
-func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
+func (s *Kind) runPage(r *http.Request, id string) (view.RunPage, error) {
 	run, p, err := s.runState(r, id)
 	if err != nil {
 		return view.RunPage{}, err
@@ -67,7 +67,7 @@ func (s *Server) runPage(r *http.Request, id string) (view.RunPage, error) {
 			return pg, err
 		}
 		// The run's own log, counted with its workload's preset (log_run.go).
-		if rep.Log, err = s.logs.RunLog(r.Context(), run.ID, spec); err != nil {
+		if rep.Log, err = s.Logs.RunLog(r.Context(), run.ID, spec); err != nil {
 			return pg, err
 		}
 		// What a jvm run captured of its JVM, with the report views' own parts (run_jvm.go).
@@ -287,7 +287,7 @@ func statusClass(status string) string {
 
 // runReport builds the report part of a finished run: first → last heap and
 // goroutine diffs and the captured files.
-func (s *Server) runReport(ctx context.Context, runID string) (*view.RunReport, error) {
+func (s *Kind) runReport(ctx context.Context, runID string) (*view.RunReport, error) {
 	arts, err := s.runArtifacts(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -331,8 +331,8 @@ func (s *Server) runReport(ctx context.Context, runID string) (*view.RunReport, 
 	return rep, nil
 }
 
-func (s *Server) runArtifacts(ctx context.Context, runID string) ([]store.RunArtifact, error) {
-	return s.store.RunArtifacts(ctx, runID)
+func (s *Kind) runArtifacts(ctx context.Context, runID string) ([]store.RunArtifact, error) {
+	return s.d.Store.RunArtifacts(ctx, runID)
 }
 
 // firstLast finds the first and last captures of a role.
@@ -352,7 +352,7 @@ func firstLast(arts []store.RunArtifact, role string) (first, last store.RunArti
 }
 
 // roleDiff is the top of a first → last diff of two captured profiles.
-func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*view.DiffTable, error) {
+func (s *Kind) roleDiff(ctx context.Context, first, last store.RunArtifact) (*view.DiffTable, error) {
 	d, err := s.runDiff(ctx, first, last)
 	if err != nil {
 		return nil, err
@@ -377,7 +377,7 @@ func (s *Server) roleDiff(ctx context.Context, first, last store.RunArtifact) (*
 // page.ClientIP is the client address the middleware found.
 // roleSeries analyzes a run's captures of one role (heap or goroutine) as a
 // series, in capture order; nil with fewer than three.
-func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role string) (*view.SeriesView, error) {
+func (s *Kind) roleSeries(ctx context.Context, arts []store.RunArtifact, role string) (*view.SeriesView, error) {
 	rep, err := s.runSeries(ctx, arts, role)
 	if err != nil || rep == nil {
 		return nil, err
@@ -387,13 +387,13 @@ func (s *Server) roleSeries(ctx context.Context, arts []store.RunArtifact, role 
 }
 
 // runSeries is the series analysis of a run's captures of one role.
-func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role string) (*series.Report, error) {
+func (s *Kind) runSeries(ctx context.Context, arts []store.RunArtifact, role string) (*series.Report, error) {
 	var snaps []pprof.Snapshot
 	for _, a := range arts {
 		if a.Role != role {
 			continue
 		}
-		p, err := s.profileKind.Load(ctx, a.SHA256)
+		p, err := s.Profiles.Load(ctx, a.SHA256)
 		if err != nil {
 			return nil, err
 		}
@@ -412,12 +412,12 @@ func (s *Server) runSeries(ctx context.Context, arts []store.RunArtifact, role s
 // count the goroutines by the function they were started in
 // (pprof.DiffByGoroutineStart), so runtime.gopark and runtime.selectgo, where
 // every blocked goroutine waits, never head them.
-func (s *Server) runDiff(ctx context.Context, first, last store.RunArtifact) (pprof.DiffResult, error) {
-	base, err := s.profileKind.Load(ctx, first.SHA256)
+func (s *Kind) runDiff(ctx context.Context, first, last store.RunArtifact) (pprof.DiffResult, error) {
+	base, err := s.Profiles.Load(ctx, first.SHA256)
 	if err != nil {
 		return pprof.DiffResult{}, err
 	}
-	target, err := s.profileKind.Load(ctx, last.SHA256)
+	target, err := s.Profiles.Load(ctx, last.SHA256)
 	if err != nil {
 		return pprof.DiffResult{}, err
 	}

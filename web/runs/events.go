@@ -1,4 +1,4 @@
-package web
+package runs
 
 import (
 	"net/http"
@@ -11,11 +11,11 @@ import (
 	"github.com/leakui/leakui/web/page"
 )
 
-// handleRunEvents is GET /runs/{id}/events: server-sent events with the run's
+// Events is GET /runs/{id}/events: server-sent events with the run's
 // progress, at most one every 250 ms, starting with the current state (so a reload
 // resumes), and an "end" event when the run has ended. A run going on in another
 // replica is followed through the store.
-func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
+func (s *Kind) Events(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
 	run, p, err := s.runState(r, id)
 	if err != nil {
@@ -27,8 +27,8 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	var live *lab.Run
-	if s.lab != nil && run.Status == store.RunStatusRunning {
-		live, _ = s.lab.Get(id)
+	if s.Lab != nil && run.Status == store.RunStatusRunning {
+		live, _ = s.Lab.Get(id)
 	}
 	poll := time.NewTicker(time.Second)
 	defer poll.Stop()
@@ -43,7 +43,7 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 				case <-live.Done():
 				case <-ctx.Done():
 					return nil
-				case <-s.closing:
+				case <-s.d.Closing:
 					return nil
 				}
 				live = nil
@@ -64,13 +64,13 @@ func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-s.closing:
+		case <-s.d.Closing:
 			return nil
 		case <-changed:
 		case <-poll.C:
 		case <-doneOf(live):
 		}
-		if !page.Pause(ctx, s.closing) {
+		if !page.Pause(ctx, s.d.Closing) {
 			return nil
 		}
 		if live != nil {

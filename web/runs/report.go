@@ -1,7 +1,6 @@
-package web
+package runs
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,8 +14,8 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// kindRun is the report a lab run makes when it ends.
-const kindRun = "run"
+// ReportKind is the report a lab run makes when it ends.
+const ReportKind = "run"
 
 func verdictWord(verdict, status string) string {
 	switch verdict {
@@ -29,7 +28,7 @@ func verdictWord(verdict, status string) string {
 }
 
 // runOfReport finds the run a report was made from.
-func (s *Server) runOfReport(rep *store.Report) (string, error) {
+func (s *Kind) runOfReport(rep *store.Report) (string, error) {
 	if rep.RunID == "" {
 		return "", fmt.Errorf("report %s has no run", rep.ID)
 	}
@@ -37,7 +36,7 @@ func (s *Server) runOfReport(rep *store.Report) (string, error) {
 }
 
 // showRunReport renders /r/{id} for a run: the same page as /runs/{run}.
-func (s *Server) showRunReport(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (s *Kind) showRunReport(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	id, err := s.runOfReport(rep)
 	if err != nil {
 		return err
@@ -46,11 +45,11 @@ func (s *Server) showRunReport(w http.ResponseWriter, r *http.Request, rep *stor
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: chart.BannerDescription(pg.Banner)}, view.RunView(pg))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: chart.BannerDescription(pg.Banner)}, view.RunView(pg))
 }
 
 // runReportJSON fills the JSON twin of a run's report.
-func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+func (s *Kind) runReportJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	id, err := s.runOfReport(rep)
 	if err != nil {
 		return err
@@ -61,7 +60,7 @@ func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *kind.Rep
 	}
 	out := map[string]any{"run_id": run.ID, "run_url": page.RunURL(run.ID), "status": p.Status, "verdict": p.Verdict,
 		"reason": p.Reason, "counters": p.Counters, "points": p.Points, "snapshots": p.Snapshots}
-	arts, err := s.store.RunArtifacts(r.Context(), id)
+	arts, err := s.d.Store.RunArtifacts(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -101,7 +100,7 @@ func (s *Server) runReportJSON(r *http.Request, rep *store.Report, doc *kind.Rep
 }
 
 // runReportMarkdown is the ticket summary of a run.
-func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (s *Kind) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	id, err := s.runOfReport(rep)
 	if err != nil {
 		return err
@@ -161,20 +160,4 @@ func (s *Server) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Repo
 		}
 	}
 	return nil
-}
-
-// runReportKind is how a lab run's report is shown.
-func runReportKind() reportKind {
-	return reportKind{
-		show:     (*Server).showRunReport,
-		json:     (*Server).runReportJSON,
-		markdown: (*Server).runReportMarkdown,
-		summary: func(raw json.RawMessage) string {
-			var s runSummary
-			if json.Unmarshal(raw, &s) != nil {
-				return ""
-			}
-			return fmt.Sprintf("%s: %s", s.Title, verdictWord(s.Verdict, s.Status))
-		},
-	}
 }

@@ -1,4 +1,4 @@
-package web
+package runs
 
 import (
 	"context"
@@ -43,7 +43,7 @@ const runLeakHint = "The target does not serve /debug/pprof/goroutineleak. " + g
 
 // runProvenLeak reads the run's goroutineleak captures; ok is false when the run
 // captured no goroutine profile at all (nothing to say).
-func (s *Server) runProvenLeak(ctx context.Context, arts []store.RunArtifact) (j provenLeakJSON, ok bool, err error) {
+func (s *Kind) runProvenLeak(ctx context.Context, arts []store.RunArtifact) (j provenLeakJSON, ok bool, err error) {
 	var leak []store.RunArtifact
 	goroutine := false
 	for _, a := range arts {
@@ -61,11 +61,11 @@ func (s *Server) runProvenLeak(ctx context.Context, arts []store.RunArtifact) (j
 		return provenLeakJSON{Hint: runLeakHint}, true, nil
 	}
 	j = provenLeakJSON{Served: true, Captures: len(leak), LastName: leak[len(leak)-1].Name}
-	first, err := s.goroutines.Load(ctx, leak[0].SHA256)
+	first, err := s.Goroutines.Load(ctx, leak[0].SHA256)
 	if err != nil {
 		return j, false, err
 	}
-	last, err := s.goroutines.Load(ctx, leak[len(leak)-1].SHA256)
+	last, err := s.Goroutines.Load(ctx, leak[len(leak)-1].SHA256)
 	if err != nil {
 		return j, false, err
 	}

@@ -1,4 +1,4 @@
-package web
+package heapdumps
 
 import (
 	"encoding/json"
@@ -22,13 +22,13 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// kindJavaHeapDumpDiff is the report kind of two or more JVM heap dumps compared by
+// ReportDiff is the report kind of two or more JVM heap dumps compared by
 // class.
-const kindJavaHeapDumpDiff = "jvm-heapdump-diff"
+const ReportDiff = "jvm-heapdump-diff"
 
 // heapDumpSnapshot is what a comparison keeps of one dump: its totals, its first
 // suspect, and its class histogram (instances, shallow and retained size): the
-// first heapDumpCompareClasses classes by retained size, ClassCount telling
+// first CompareClasses classes by retained size, ClassCount telling
 // how many classes have instances in all.
 type heapDumpSnapshot struct {
 	Time       time.Time        `json:"time,omitzero"`
@@ -40,15 +40,15 @@ type heapDumpSnapshot struct {
 	ClassCount int              `json:"class_count,omitempty"`
 }
 
-// heapDumpCompareClasses is how many classes of each dump's histogram a
+// CompareClasses is how many classes of each dump's histogram a
 // comparison keeps: a dump controls how many classes it has, and the summary
 // is stored and shown to everyone who opens the report.
-const heapDumpCompareClasses = 5000
+const CompareClasses = 5000
 
-// heapDumpsSummary is stored with a comparison of heap dumps: every dump's
+// ComparisonSummary is stored with a comparison of heap dumps: every dump's
 // histogram, oldest first, so that showing the report never reads a dump again;
 // and the dashboard's numbers, first → last.
-type heapDumpsSummary struct {
+type ComparisonSummary struct {
 	Dumps            []heapDumpSnapshot `json:"dumps"`
 	ShallowDelta     int64              `json:"shallow_delta"`
 	ReachableDelta   int64              `json:"reachable_delta"`
@@ -57,10 +57,10 @@ type heapDumpsSummary struct {
 	SeriesVerdict    string             `json:"series_verdict,omitempty"`
 }
 
-// planJavaHeapDumps analyzes two or more heap dumps one after the other and keeps
+// planComparison analyzes two or more heap dumps one after the other and keeps
 // each one's class histogram; the dumps go oldest first by the time each header
 // says it was written (else in upload order).
-func (s *Server) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
+func (s *Kind) planComparison(form *kind.Upload) (*kind.Plan, error) {
 	type dump struct {
 		file int
 		snap heapDumpSnapshot
@@ -72,7 +72,7 @@ func (s *Server) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
 			return nil, err
 		}
 		d := heapDumpSnapshot{Time: rep.Time, Objects: rep.Objects, Shallow: rep.Shallow, Reachable: rep.Reachable,
-			Classes: rep.Histogram[:min(len(rep.Histogram), heapDumpCompareClasses)], ClassCount: rep.HistogramCount}
+			Classes: rep.Histogram[:min(len(rep.Histogram), CompareClasses)], ClassCount: rep.HistogramCount}
 		if len(rep.Suspects) > 0 {
 			d.Headline = rep.Suspects[0].Sentence
 		}
@@ -88,7 +88,7 @@ func (s *Server) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
 		sort.SliceStable(dumps, func(a, b int) bool { return dumps[a].snap.Time.Before(dumps[b].snap.Time) })
 	}
 	files := make([]*kind.Received, len(dumps))
-	sum := heapDumpsSummary{}
+	sum := ComparisonSummary{}
 	for i, d := range dumps {
 		files[i] = form.Files[d.file]
 		sum.Dumps = append(sum.Dumps, d.snap)
@@ -116,7 +116,7 @@ func (s *Server) planJavaHeapDumps(form *kind.Upload) (*kind.Plan, error) {
 			}
 		}
 	}
-	return &kind.Plan{Kind: kindJavaHeapDumpDiff, Params: params.AsMap(), Summary: sum}, nil
+	return &kind.Plan{Kind: ReportDiff, Params: params.AsMap(), Summary: sum}, nil
 }
 
 // heapDumpHistograms turns the dumps' histograms into class histograms as jcmd
@@ -146,7 +146,7 @@ func heapDumpHistograms(dumps []heapDumpSnapshot, retained bool) []*jvm.Histogra
 
 // heapDumpsSummaryLine is the dashboard's line for a comparison of heap dumps.
 func heapDumpsSummaryLine(raw json.RawMessage) string {
-	var s heapDumpsSummary
+	var s ComparisonSummary
 	if json.Unmarshal(raw, &s) != nil || len(s.Dumps) < 2 {
 		return ""
 	}
@@ -166,17 +166,17 @@ func heapDumpsSummaryLine(raw json.RawMessage) string {
 type heapDumpSet struct {
 	*classhist.Histograms
 	retained []*jvm.Histogram
-	sum      heapDumpsSummary
+	sum      ComparisonSummary
 }
 
 // heapDumpsLoaded is a comparison's summary read and its histograms built, cached
 // by report (a report's summary never changes).
 type heapDumpsLoaded struct {
-	sum             heapDumpsSummary
+	sum             ComparisonSummary
 	shallow, retain []*jvm.Histogram
 }
 
-func (s *Server) loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpSet, error) {
+func (s *Kind) loadHeapDumpSet(r *http.Request, rep *store.Report) (*heapDumpSet, error) {
 	key := "heapdump-diff:" + rep.ID
 	e, ok := s.jvmParsed.Get(key)
 	l, _ := e.Value.(*heapDumpsLoaded)
@@ -214,8 +214,8 @@ func (hd *heapDumpSet) retainedGrowth(rows int) ([]jvm.ClassChange, int) {
 	return d.Grown(jvm.ByBytes, rows), all
 }
 
-// heapRetainedChange is one class whose retained size changed, in the JSON twin.
-type heapRetainedChange struct {
+// RetainedChange is one class whose retained size changed, in the JSON twin.
+type RetainedChange struct {
 	Name            string `json:"name"`
 	BaseRetained    int64  `json:"base_retained"`
 	TargetRetained  int64  `json:"target_retained"`
@@ -225,10 +225,10 @@ type heapRetainedChange struct {
 	Instances       int64  `json:"instances"`
 }
 
-func heapRetainedChanges(cs []jvm.ClassChange) []heapRetainedChange {
-	out := make([]heapRetainedChange, len(cs))
+func heapRetainedChanges(cs []jvm.ClassChange) []RetainedChange {
+	out := make([]RetainedChange, len(cs))
 	for i, c := range cs {
-		out[i] = heapRetainedChange{Name: c.Name, BaseRetained: c.BaseBytes, TargetRetained: c.TargetBytes, Retained: c.Bytes,
+		out[i] = RetainedChange{Name: c.Name, BaseRetained: c.BaseBytes, TargetRetained: c.TargetBytes, Retained: c.Bytes,
 			BaseInstances: c.BaseInstances, TargetInstances: c.TargetInstances, Instances: c.Instances}
 	}
 	return out
@@ -249,9 +249,9 @@ func heapDumpHeader(h *view.JVMHeader, title string) {
 	}
 }
 
-// showJavaHeapDumps renders /r/{id} for a comparison of heap dumps: one dump's
+// showComparison renders /r/{id} for a comparison of heap dumps: one dump's
 // histogram when the query selects one, else the comparison of base and target.
-func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+func (s *Kind) showComparison(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
 	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err
@@ -265,7 +265,7 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 		if hd.sum.Dumps[i].Headline != "" {
 			pg.Header.Headline = strings.ReplaceAll(hd.sum.Dumps[i].Headline, "`", "")
 		}
-		return s.render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JavaHistogramPageView(pg))
+		return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports", Description: pg.Header.Headline}, view.JVMHistogramPageView(pg))
 	}
 	diff := hd.DiffPage()
 	heapDumpHeader(&diff.Header, fmt.Sprintf("JVM heap dumps %s → %s", hd.Name(hd.Q.Base), hd.Name(hd.Q.Target)))
@@ -297,7 +297,7 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 		}
 		pg.Retained.Rows = append(pg.Retained.Rows, row)
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: diff.Header.Title, Nav: "reports", Description: diff.Header.Headline}, view.HeapDumpComparePageView(pg))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: diff.Header.Title, Nav: "reports", Description: diff.Header.Headline}, view.HeapDumpComparePageView(pg))
 }
 
 // heapDumpsJSON is the JSON twin of a comparison of heap dumps: the histogram
@@ -305,12 +305,12 @@ func (s *Server) showJavaHeapDumps(w http.ResponseWriter, r *http.Request, rep *
 // the classes whose retained size grew and each dump's totals.
 type heapDumpsJSON struct {
 	classhist.DiffJSON
-	GrownRetained []heapRetainedChange `json:"grown_retained"`
-	Dumps         []heapDumpBrief      `json:"dumps"`
+	GrownRetained []RetainedChange `json:"grown_retained"`
+	Dumps         []Brief          `json:"dumps"`
 }
 
-// heapDumpBrief is one dump's totals in the JSON twin.
-type heapDumpBrief struct {
+// Brief is one dump's totals in the JSON twin.
+type Brief struct {
 	Name      string    `json:"name"`
 	Time      time.Time `json:"time,omitzero"`
 	Objects   int64     `json:"objects"`
@@ -319,9 +319,9 @@ type heapDumpBrief struct {
 	Headline  string    `json:"headline,omitempty"`
 }
 
-// javaHeapDumpsJSON fills doc.Analysis for a comparison of heap dumps (one dump's
+// comparisonJSON fills doc.Analysis for a comparison of heap dumps (one dump's
 // histogram, as a histogram report's, when the query selects one).
-func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
+func (s *Kind) comparisonJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
 	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err
@@ -338,16 +338,16 @@ func (s *Server) javaHeapDumpsJSON(r *http.Request, rep *store.Report, doc *kind
 	grown, _ := hd.retainedGrowth(hd.Q.Rows)
 	out := heapDumpsJSON{DiffJSON: d, GrownRetained: heapRetainedChanges(grown)}
 	for i, dump := range hd.sum.Dumps {
-		out.Dumps = append(out.Dumps, heapDumpBrief{Name: hd.Name(i), Time: dump.Time, Objects: dump.Objects, Shallow: dump.Shallow,
+		out.Dumps = append(out.Dumps, Brief{Name: hd.Name(i), Time: dump.Time, Objects: dump.Objects, Shallow: dump.Shallow,
 			Reachable: dump.Reachable, Headline: dump.Headline})
 	}
 	doc.Analysis = out
 	return nil
 }
 
-// javaHeapDumpsMarkdown writes the ticket summary of a comparison: the histogram
+// comparisonMarkdown writes the ticket summary of a comparison: the histogram
 // diff's Markdown, the classes whose retained size grew, the series.
-func (s *Server) javaHeapDumpsMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
+func (s *Kind) comparisonMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
 	hd, err := s.loadHeapDumpSet(r, rep)
 	if err != nil {
 		return err
@@ -375,35 +375,11 @@ func (s *Server) javaHeapDumpsMarkdown(w io.Writer, r *http.Request, rep *store.
 	})
 }
 
-// showJavaHeapDumpReport renders either kind of heap dump report.
-func (s *Server) showJavaHeapDumpReport(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
-	if rep.Kind == kindJavaHeapDumpDiff {
-		return s.showJavaHeapDumps(w, r, rep)
-	}
-	return s.showJavaHeapDump(w, r, rep)
-}
-
-// javaHeapDumpReportJSON fills the JSON twin of either kind of heap dump report.
-func (s *Server) javaHeapDumpReportJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON) error {
-	if rep.Kind == kindJavaHeapDumpDiff {
-		return s.javaHeapDumpsJSON(r, rep, doc)
-	}
-	return s.javaHeapDumpJSON(r, rep, doc)
-}
-
-// javaHeapDumpReportMarkdown writes the Markdown of either kind of heap dump report.
-func (s *Server) javaHeapDumpReportMarkdown(w io.Writer, r *http.Request, rep *store.Report) error {
-	if rep.Kind == kindJavaHeapDumpDiff {
-		return s.javaHeapDumpsMarkdown(w, r, rep)
-	}
-	return s.javaHeapDumpMarkdown(w, r, rep)
-}
-
-// heapDumpReportSummaryLine is the dashboard's line for either kind of heap dump
+// SummaryLine is the dashboard's line for either kind of heap dump
 // report, told apart by the summary's shape.
-func heapDumpReportSummaryLine(raw json.RawMessage) string {
+func SummaryLine(raw json.RawMessage, failed func(reason string) (code int, msg string)) string {
 	if line := heapDumpsSummaryLine(raw); line != "" {
 		return line
 	}
-	return heapDumpSummaryLine(raw)
+	return heapDumpSummaryLine(raw, failed)
 }

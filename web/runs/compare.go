@@ -1,4 +1,4 @@
-package web
+package runs
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // comparePage builds the comparison of two runs: the table of differences, each
 // chart of both runs on one shared y scale, and each run's page without its
 // charts (they are above, paired).
-func (s *Server) comparePage(r *http.Request, ids [2]string) (view.ComparePage, error) {
+func (s *Kind) comparePage(r *http.Request, ids [2]string) (view.ComparePage, error) {
 	var c view.ComparePage
 	var progs [2]lab.Progress
 	for i, id := range ids {
@@ -215,8 +215,8 @@ func peak(p lab.Progress, f func(lab.Point) int64) (float64, bool) {
 
 // compareWith offers the recent runs other than id for a comparison; nil when
 // there is none.
-func (s *Server) compareWith(ctx context.Context, id string) (*view.CompareWith, error) {
-	runs, err := s.store.RecentRuns(ctx, 20)
+func (s *Kind) compareWith(ctx context.Context, id string) (*view.CompareWith, error) {
+	runs, err := s.d.Store.RecentRuns(ctx, 20)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package web
+package heapdumps
 
 import (
 	"context"
@@ -19,25 +19,25 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// heapDumpIndexName names a heap dump report's index among its derived blobs.
-const heapDumpIndexName = "hprof-index"
+// IndexName names a heap dump report's index among its derived blobs.
+const IndexName = "hprof-index"
 
-// heapDomPage is how many children one page of the lazily loaded dominator tree
+// DomPage is how many children one page of the lazily loaded dominator tree
 // shows.
-const heapDomPage = 25
+const DomPage = 25
 
-// heapDumpBudget charges a heap dump analysis to the server's memory
+// Budget charges a heap dump analysis to the server's memory
 // budget (one analysis's share of it); call finish once the Heap is closed.
-func (s *Server) heapDumpBudget(opt *hprof.Options) (finish func(), err error) {
-	b := s.analysisBudget()
+func (s *Kind) Budget(opt *hprof.Options) (finish func(), err error) {
+	b := s.d.Analysis()
 	opt.Budget = b
 	return b.Release, nil
 }
 
-// storeHeapDumpIndex writes the analyzed heap's index (hprof.Heap.WriteIndex)
+// StoreIndex writes the analyzed heap's index (hprof.Heap.WriteIndex)
 // into the store with report id, streaming: the index never sits whole in
 // memory. It reports whether an index is stored.
-func (s *Server) storeHeapDumpIndex(ctx context.Context, id string, h *hprof.Heap, progress func(string, float64)) (bool, error) {
+func (s *Kind) StoreIndex(ctx context.Context, id string, h *hprof.Heap, progress func(string, float64)) (bool, error) {
 	progress("store-index", 0)
 	pr, pw := io.Pipe()
 	written := make(chan error, 1)
@@ -46,7 +46,7 @@ func (s *Server) storeHeapDumpIndex(ctx context.Context, id string, h *hprof.Hea
 		pw.CloseWithError(err)
 		written <- err
 	}()
-	_, err := s.store.PutDerived(ctx, id, heapDumpIndexName, pr)
+	_, err := s.d.Store.PutDerived(ctx, id, IndexName, pr)
 	pr.CloseWithError(fmt.Errorf("the store stopped reading"))
 	werr := <-written
 	if err != nil {
@@ -59,28 +59,28 @@ func (s *Server) storeHeapDumpIndex(ctx context.Context, id string, h *hprof.Hea
 	return true, nil
 }
 
-// heapIndexCacheEntries is how many opened heap dump indexes the server keeps:
+// indexCacheEntries is how many opened heap dump indexes the server keeps:
 // opening one reads its header and class names, and a tree being expanded asks
 // for the same index again and again. An entry holds those and a few chunks.
-const heapIndexCacheEntries = 8
+const indexCacheEntries = 8
 
 // openHeapDumpIndex opens a ready heap dump report's stored index (or takes it
 // from the server's cache). A report without one (made before indexes were
 // stored) is a 404 that says so.
-func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hprof.Index, error) {
-	if rep.Kind != kindJavaHeapDump {
+func (s *Kind) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hprof.Index, error) {
+	if rep.Kind != ReportDump {
 		return nil, serrors.Errorf(http.StatusNotFound, "report %s is not a heap dump: it has no dominator tree", rep.ID)
 	}
 	if rep.Status != store.ReportReady {
 		return nil, serrors.Errorf(http.StatusConflict, "report %s is %s: its dominator tree is not ready", rep.ID, rep.Status)
 	}
-	if x, ok := s.heapIndexes.Get(rep.ID); ok {
+	if x, ok := s.indexes.Get(rep.ID); ok {
 		return x, nil
 	}
 	// The blob outlives this request in the cache; it holds no connection
 	// between two reads, and Close only drops its chunks, so an entry that
 	// leaves the cache needs no closing.
-	b, err := s.store.OpenDerived(context.WithoutCancel(ctx), rep.ID, heapDumpIndexName)
+	b, err := s.d.Store.OpenDerived(context.WithoutCancel(ctx), rep.ID, IndexName)
 	if err != nil {
 		if status, _ := serrors.StatusOf(err); status == http.StatusNotFound {
 			return nil, serrors.Errorf(http.StatusNotFound, "report %s has no stored index (it was made before leakui stored them): its page shows the top levels of the dominator tree", rep.ID)
@@ -92,12 +92,12 @@ func (s *Server) openHeapDumpIndex(ctx context.Context, rep *store.Report) (*hpr
 		b.Close()
 		return nil, fmt.Errorf("report %s: the stored index: %w", rep.ID, err)
 	}
-	s.heapIndexes.Add(rep.ID, x)
+	s.indexes.Add(rep.ID, x)
 	return x, nil
 }
 
-// heapDomURL is a report's dominators endpoint, /r/{id}/dominators.
-func heapDomURL(id string) string { return page.ReportURL(id) + "/dominators" }
+// DomURL is a report's dominators endpoint, /r/{id}/dominators.
+func DomURL(id string) string { return page.ReportURL(id) + "/dominators" }
 
 // heapDomNodeParam reads a node: "root" or empty for the GC roots, else an
 // object's ordinal.
@@ -125,13 +125,13 @@ func heapDomIntParam(r *http.Request, name string, def, limit int) (int, error) 
 	return n, nil
 }
 
-// heapDomJSON is the dominators endpoint's JSON answer.
-type heapDomJSON struct {
+// DomJSON is the dominators endpoint's JSON answer.
+type DomJSON struct {
 	ReportID string `json:"report_id"`
 	// Node is the object whose children these are (absent for the GC roots).
 	Node *hprof.Object `json:"node,omitempty"`
 	// Path is the node's dominator chain by its ends: the top (a child of the
-	// GC roots) and the heapChainEnds objects down to the node, PathIndex
+	// GC roots) and the ChainEnds objects down to the node, PathIndex
 	// their positions on the chain and PathLength the objects on it; those
 	// between are left out.
 	Path       []hprof.Object `json:"path"`
@@ -144,9 +144,9 @@ type heapDomJSON struct {
 	Next string `json:"next,omitempty"`
 }
 
-// heapChainEnds is how many objects above a node its dominator chain shows
+// ChainEnds is how many objects above a node its dominator chain shows
 // (with the top): a chain is as deep as the heap's longest reference chain.
-const heapChainEnds = 8
+const ChainEnds = 8
 
 // heapViewBytes is what a page of the dominator tree or of a path may hold
 // while it renders: a page of 25 or 50 objects and their names (each name at
@@ -154,13 +154,13 @@ const heapChainEnds = 8
 // into a page and buffered.
 const heapViewBytes = 4 << 20
 
-// handleHeapDominators is GET /r/{id}/dominators?node=N&offset=K (and
+// Dominators is GET /r/{id}/dominators?node=N&offset=K (and
 // /r/{id}/dominators.json): a page of 25 of the objects node dominates, largest
 // first, read from the stored index, never from the dump. It answers JSON for
 // .json or Accept: application/json, the rows alone for the page's expand
 // buttons (fragment=1), else a page of its own (the fallback without
 // JavaScript) with the node's dominator chain.
-func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) error {
+func (s *Kind) Dominators(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
 	asJSON := strings.HasSuffix(r.URL.Path, ".json") || strings.Contains(r.Header.Get("Accept"), "application/json")
 	node, nodeText, err := heapDomNodeParam(r.URL.Query().Get("node"))
@@ -175,12 +175,12 @@ func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	release, err := s.chargeView(heapViewBytes)
+	release, err := s.d.ChargeView(heapViewBytes)
 	if err != nil {
 		return err
 	}
 	defer release()
-	rep, err := s.store.Report(r.Context(), id)
+	rep, err := s.d.Store.Report(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -188,18 +188,18 @@ func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	kids, total, err := x.Children(node, offset, heapDomPage)
+	kids, total, err := x.Children(node, offset, DomPage)
 	if err != nil {
 		return heapIndexError(err)
 	}
-	path, index, length, err := x.Chain(node, heapChainEnds)
+	path, index, length, err := x.Chain(node, ChainEnds)
 	if err != nil {
 		return heapIndexError(err)
 	}
-	src := heapDomURL(id)
+	src := DomURL(id)
 	next := offset + len(kids)
 	if asJSON {
-		doc := heapDomJSON{ReportID: id, Path: path, PathIndex: index, PathLength: length, Offset: offset, Total: total, Children: kids}
+		doc := DomJSON{ReportID: id, Path: path, PathIndex: index, PathLength: length, Offset: offset, Total: total, Children: kids}
 		if doc.Path == nil {
 			doc.Path, doc.PathIndex = []hprof.Object{}, []int{}
 		}
@@ -226,7 +226,7 @@ func (s *Server) handleHeapDominators(w http.ResponseWriter, r *http.Request) er
 		pg.Header.Headline = fmt.Sprintf("What %s %s keeps alive: %s", o.Class, o.ID, analyze.FormatBytes(o.Retained))
 	}
 	pg.Chain, pg.ChainLength = heapDomChain(src, path, index, x.TotalRetained()), length
-	return s.render(w, r, http.StatusOK, view.Page{Title: "Dominator tree", Nav: "reports"}, view.HeapDomNodePageView(pg))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: "Dominator tree", Nav: "reports"}, view.HeapDomNodePageView(pg))
 }
 
 // heapIndexError makes an index's refusal of a node a 400 or 404.
@@ -270,12 +270,12 @@ func heapLazyRow(src string, o hprof.Object, reachable int64, level int) view.He
 
 // heapDumpLazyTree reads the top of a report's dominator tree from its stored
 // index for the page.
-func (s *Server) heapDumpLazyTree(rep *store.Report, x *hprof.Index) (*view.HeapDomList, error) {
-	kids, total, err := x.Children(hprof.IndexRoot, 0, heapDomPage)
+func (s *Kind) heapDumpLazyTree(rep *store.Report, x *hprof.Index) (*view.HeapDomList, error) {
+	kids, total, err := x.Children(hprof.IndexRoot, 0, DomPage)
 	if err != nil {
 		return nil, err
 	}
-	l := heapDomList(heapDomURL(rep.ID), "root", 0, kids, total, len(kids), x.TotalRetained())
+	l := heapDomList(DomURL(rep.ID), "root", 0, kids, total, len(kids), x.TotalRetained())
 	return &l, nil
 }
 
@@ -303,15 +303,15 @@ func indexDamage(err error) string {
 	return "the store holds it damaged"
 }
 
-// heapPathPage is how many steps one page of a path shows.
-const heapPathPage = 50
+// PathPage is how many steps one page of a path shows.
+const PathPage = 50
 
-// heapPathURL is the paged view of the whole path of a report's suspect i,
+// PathURL is the paged view of the whole path of a report's suspect i,
 // /r/{id}/paths/{i}.
-func heapPathURL(id string, i int) string { return page.ReportURL(id) + "/paths/" + strconv.Itoa(i) }
+func PathURL(id string, i int) string { return page.ReportURL(id) + "/paths/" + strconv.Itoa(i) }
 
-// heapPathJSON is the paged path view's JSON answer.
-type heapPathJSON struct {
+// PathJSON is the paged path view's JSON answer.
+type PathJSON struct {
 	ReportID string `json:"report_id"`
 	// Suspect is the suspect's rank (0 for the first), Length the path's steps.
 	Suspect int          `json:"suspect"`
@@ -323,11 +323,11 @@ type heapPathJSON struct {
 	Prev string `json:"prev,omitempty"`
 }
 
-// handleHeapPath is GET /r/{id}/paths/{n}?offset=K (and .json): heapPathPage
+// Path is GET /r/{id}/paths/{n}?offset=K (and .json): PathPage
 // steps of the shortest path from a GC root of the report's suspect n, from
 // step K (0 for the root), read from the stored index: the report itself keeps
 // the ends of a path, this pages all of it whatever its length.
-func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
+func (s *Kind) Path(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
 	ref := chi.URLParam(r, "n")
 	n, asJSON := strings.CutSuffix(ref, ".json")
@@ -340,12 +340,12 @@ func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	release, err := s.chargeView(heapViewBytes)
+	release, err := s.d.ChargeView(heapViewBytes)
 	if err != nil {
 		return err
 	}
 	defer release()
-	rep, err := s.store.Report(r.Context(), id)
+	rep, err := s.d.Store.Report(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -356,15 +356,15 @@ func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
 	if suspect >= x.PathCount() {
 		return serrors.Errorf(http.StatusNotFound, "report %s's index holds %d paths (the paths of reports made before indexes kept them are shown by their ends on the report)", id, x.PathCount())
 	}
-	steps, total, err := x.PathSteps(suspect, offset, heapPathPage)
+	steps, total, err := x.PathSteps(suspect, offset, PathPage)
 	if err != nil {
 		return err
 	}
-	src := heapPathURL(id, suspect)
+	src := PathURL(id, suspect)
 	pg := func(at int, ext string) string {
 		return src + ext + "?offset=" + strconv.Itoa(at)
 	}
-	doc := heapPathJSON{ReportID: id, Suspect: suspect, Length: total, Offset: offset, Steps: steps}
+	doc := PathJSON{ReportID: id, Suspect: suspect, Length: total, Offset: offset, Steps: steps}
 	ext := ""
 	if asJSON {
 		ext = ".json"
@@ -373,7 +373,7 @@ func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
 		doc.Next = pg(next, ext)
 	}
 	if offset > 0 {
-		doc.Prev = pg(max(0, offset-heapPathPage), ext)
+		doc.Prev = pg(max(0, offset-PathPage), ext)
 	}
 	if asJSON {
 		if doc.Next != "" {
@@ -386,12 +386,12 @@ func (s *Server) handleHeapPath(w http.ResponseWriter, r *http.Request) error {
 	}
 	v := view.HeapPathPage{Header: view.JVMHeader{Title: "Path from a GC root", Created: page.FormatTime(rep.CreatedAt), Permalink: page.ReportURL(id),
 		Links: []view.Link{{Label: "JSON", URL: pg(offset, ".json")}}},
-		Offset: offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: offset > 0, Last: pg(max(0, total-heapPathPage), "")}
+		Offset: offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: offset > 0, Last: pg(max(0, total-PathPage), "")}
 	v.Header.Headline = fmt.Sprintf("Suspect %d's shortest path from a GC root: steps %s–%s of %s", suspect+1,
 		analyze.FormatCount(int64(offset+1)), analyze.FormatCount(int64(offset+len(steps))), analyze.FormatCount(int64(total)))
 	v.FirstURL = pg(0, "")
 	for _, st := range steps {
 		v.Steps = append(v.Steps, heapStep(st))
 	}
-	return s.render(w, r, http.StatusOK, view.Page{Title: "Path from a GC root", Nav: "reports"}, view.HeapPathPageView(v))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: "Path from a GC root", Nav: "reports"}, view.HeapPathPageView(v))
 }

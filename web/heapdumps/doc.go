@@ -1,0 +1,10 @@
+// Package heapdumps is JVM heap dumps (HPROF) as a kind of evidence in the
+// web, a kind.Kind the web root registers: one dump, analyzed in the
+// background and stored with its index, shows its leak suspects with their
+// paths from a GC root, the dominator tree paged from the index
+// (/r/{id}/dominators, /r/{id}/paths/{n}), the histogram with retained sizes,
+// threads and duplicate strings; two or more dumps compare by class at once,
+// over web/classhist and web/snapshot. The background queue that analyzes one
+// dump is the root's; it stores what this package's Summary, StoreIndex and
+// Budget give it.
+package heapdumps
