@@ -57,6 +57,11 @@ func (s *Kind) planProfiles(form *kind.Upload) (*kind.Plan, error) {
 		sum.Profiles = len(profs)
 		sum.Verdict = seriesVerdictOf(form.Files, profs)
 	}
+	names := make([]string, len(form.Files))
+	for i, f := range form.Files {
+		names[i] = f.Name
+	}
+	sum.Title, sum.Functions = listingTitle(names, sum.Default), topFunctions(last)
 	return &kind.Plan{Kind: rk, Params: map[string]any{"ordered_by": orderedBy(timed, len(profs))}, Summary: sum}, nil
 }
 
