@@ -85,6 +85,27 @@ func (s *Kind) loadProfile(ctx context.Context, sha string) (*pprof.Profile, err
 	return s.profile(ctx, sha, kind.Stored(s.d.Store, sha, ""), false)
 }
 
+// loadProfileBytes reads an artifact's profile keeping its decompressed bytes
+// (pprof.Options.KeepBytes), outside the cache, charged to b until it is
+// released: for the labels
+// view and tag filters, which read it again with pprof's parser.
+func (s *Kind) loadProfileBytes(ctx context.Context, sha string, b *analyze.Budget) (*pprof.Profile, error) {
+	rc, err := kind.Stored(s.d.Store, sha, "").Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	p, err := pprof.Open(pprof.Reader(rc), pprof.Options{Limit: s.d.Limits.MaxDecompressed, Budget: b, KeepBytes: true})
+	if err != nil {
+		return nil, err
+	}
+	// What it holds stays charged until the request releases its budget.
+	if err := b.Charge(p.MemSize()); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // profile loads the profile of hash sha from src: a received file streams and
 // its errors name it; a stored one is read whole first.
 func (s *Kind) profile(ctx context.Context, sha string, src kind.Source, received bool) (*pprof.Profile, error) {

@@ -38,6 +38,7 @@ func profileViews() []profileView {
 			json:    (*Kind).goroutineProfileJSON,
 		},
 		sandwichView(),
+		labelsProfileView(),
 	}
 }
 
