@@ -48,7 +48,9 @@ func (s *Kind) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet, 
 	for _, a := range rep.Artifacts {
 		load := s.loadProfile
 		if reparse {
-			load = func(ctx context.Context, sha string) (*pprof.Profile, error) { return s.loadProfileBytes(ctx, sha, set.budget) }
+			load = func(ctx context.Context, sha string) (*pprof.Profile, error) {
+				return s.loadProfileBytes(ctx, sha, set.budget)
+			}
 		}
 		p, err := load(r.Context(), a.SHA256)
 		if err != nil {
