@@ -39,9 +39,9 @@ func (s *Kind) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet, 
 		return nil, err
 	}
 	set := &profileSet{rep: rep, q: q}
-	// Labels and tag filters read the profile again with pprof's parser: its
+	// Labels, the call graph and tag filters read the profile again with pprof's parser: its
 	// bytes are loaded for this request, charged to its budget, not cached.
-	reparse := q.view == viewLabels || q.filter.TagFocus != nil || q.filter.TagIgnore != nil
+	reparse := q.view == viewLabels || q.view == viewCallGraph || q.filter.TagFocus != nil || q.filter.TagIgnore != nil
 	if q.filter.Active() || reparse {
 		set.budget = s.d.Analysis()
 	}

@@ -39,6 +39,7 @@ func profileViews() []profileView {
 		},
 		sandwichView(),
 		labelsProfileView(),
+		callGraphProfileView(),
 	}
 }
 
