@@ -71,7 +71,7 @@ func (s *Kind) callGraphPage(_ context.Context, ps *profileSet, pg *view.Profile
 			Weight: analyze.FormatValue(e.Weight, unit)})
 	}
 	pg.Extra = callGraphTables(v)
-	return nil
+	return ps.viewBanner(pg)
 }
 
 func (s *Kind) callGraphJSON(_ context.Context, ps *profileSet, doc *kind.ReportJSON) error {

@@ -73,7 +73,7 @@ func (s *Kind) labelsPage(_ context.Context, ps *profileSet, pg *view.ProfileRep
 		v.Keys = append(v.Keys, kv)
 	}
 	pg.Extra = labelsTable(v)
-	return nil
+	return ps.viewBanner(pg)
 }
 
 func (s *Kind) labelsJSON(_ context.Context, ps *profileSet, doc *kind.ReportJSON) error {
@@ -87,3 +87,18 @@ func (s *Kind) labelsJSON(_ context.Context, ps *profileSet, doc *kind.ReportJSO
 
 // share formats a fraction as a percentage with one decimal, as pprof does.
 func share(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+// viewBanner opens a view of one profile (labels, call graph) with the
+// profile's verdict, as its top table does.
+func (ps *profileSet) viewBanner(pg *view.ProfileReport) error {
+	fp, err := ps.filtered(ps.shown(), nil)
+	if err != nil {
+		return err
+	}
+	top, err := fp.Top(ps.si)
+	if err != nil {
+		return err
+	}
+	pg.Verdict, err = topBanner(fp, ps.si, top, len(top.Rows))
+	return err
+}
