@@ -261,8 +261,9 @@ func (db *DB) SetReportState(ctx context.Context, id, status, reason string, sum
 		if len(summary) > 0 {
 			// The title stays the first input's unless the headline names another.
 			res, err = tx.ExecContext(ctx, db.q(`UPDATE reports SET status = ?, error = ?, summary = ?,
-				title = CASE WHEN ? = '' THEN title ELSE ? END, verdict = ?, headline = ?, headline_state = ? WHERE id = ?`),
-				cleanText(status), cleanText(reason), cleanText(string(summary)), h.Title, h.Title, h.Verdict, h.Line, boolInt(h.Set), id)
+				title = CASE WHEN ? = '' THEN title ELSE ? END, verdict = ?, headline = ?, headline_state = ?,
+				search_terms = ? WHERE id = ?`),
+				cleanText(status), cleanText(reason), cleanText(string(summary)), h.Title, h.Title, h.Verdict, h.Line, boolInt(h.Set), searchTerms(h), id)
 		} else {
 			res, err = tx.ExecContext(ctx, db.q(`UPDATE reports SET status = ?, error = ? WHERE id = ?`), cleanText(status), cleanText(reason), id)
 		}

@@ -38,6 +38,7 @@ func (db *DB) headlineOf(r *Report, firstName string) Headline {
 		h.Title = firstName
 	}
 	h.Title, h.Verdict, h.Line = cleanText(clipHeadline(h.Title)), cleanText(clipHeadline(h.Verdict)), cleanText(clipHeadline(h.Line))
+	h.Terms = cleanText(h.Terms)
 	return h
 }
 
@@ -100,8 +101,8 @@ func (db *DB) BackfillHeadlines(ctx context.Context) (int, error) {
 			}
 			h := db.headlineOf(r, first)
 			err = db.inTx(ctx, func(tx *sql.Tx) error {
-				res, err := tx.ExecContext(ctx, db.q(`UPDATE reports SET title = ?, verdict = ?, headline = ?, headline_state = 1
-					WHERE id = ? AND headline_state = 0`), h.Title, h.Verdict, h.Line, id)
+				res, err := tx.ExecContext(ctx, db.q(`UPDATE reports SET title = ?, verdict = ?, headline = ?, headline_state = 1,
+					search_terms = ? WHERE id = ? AND headline_state = 0`), h.Title, h.Verdict, h.Line, searchTerms(h), id)
 				if err != nil {
 					return fmt.Errorf("store: report headline: %w", err)
 				}

@@ -66,6 +66,10 @@ type Headline struct {
 	Verdict string
 	// Line says what the report found in one line.
 	Line string
+	// Terms are more words search finds the report by (the suspects, top
+	// functions and classes its page shows), from the Headliner; the store
+	// keeps them as tokens (search_terms) and does not give them back.
+	Terms string
 	// InputBytes is the size of the report's inputs, set by the store.
 	InputBytes int64
 	// Set tells that Verdict and Line were worked out: a report stored before

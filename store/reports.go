@@ -55,9 +55,9 @@ func (db *DB) insertReport(ctx context.Context, tx *sql.Tx, id string, r *Report
 	}
 	h := db.headlineOf(r, first)
 	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id, status, error, owner, lease_until,
-		title, verdict, headline, headline_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		title, verdict, headline, headline_state, search_terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		id, cleanText(r.Kind), jsonOrEmpty(r.Params), jsonOrEmpty(r.Summary), millis(created), boolInt(r.Pinned), cleanText(r.RunID), cleanText(r.Status), cleanText(r.Error),
-		cleanText(r.Owner), leaseMillis(r.LeaseUntil), h.Title, h.Verdict, h.Line, boolInt(h.Set)); err != nil {
+		cleanText(r.Owner), leaseMillis(r.LeaseUntil), h.Title, h.Verdict, h.Line, boolInt(h.Set), searchTerms(h)); err != nil {
 		return fmt.Errorf("store: report: %w", err)
 	}
 	for i, u := range uploads {

@@ -32,18 +32,21 @@ var shippedMigrations = map[string]map[string]string{
 		"0009_alerts.sql": "36cf2ebc1b1f30102540ba52d3f3418909308082eb16001a7ad33ef3bdc8121d",
 		// Pushed watches' bundles, the incident a watch's alerts go to, and the index the sweep of unfinished alert deliveries reads.
 		"0010_watch_push.sql": "2c17707672bc6415a33f7675adfd3c79c3186ece3a61ed452e1b05192c6b07c1",
+		// The words each report is searched by, as whole tokens.
+		"0011_report_search_terms.sql": "6b2a333d91ea4946bca0d084f0090f42b94c28dc5978f681379ed1501ad3c935",
 	},
 	"postgres": {
-		"0001_init.sql":             "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
-		"0002_runs.sql":             "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
-		"0003_sessions.sql":         "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
-		"0004_derived.sql":          "b106da055c6df98dee4857ed2c0602a2692edbdb7361485af66a9e743f78942f",
-		"0005_uploaders.sql":        "266ea2ca5e8344b29f5411ab643a43b1670cf4f36d78a7c15eab20875dbd7407",
-		"0006_incidents.sql":        "9286bd292f227b4fac342bf6b332f88120237066c432551cadcea696e4cad1aa",
-		"0007_report_headlines.sql": "044f580f943bebc0b59ad57da6f6123ab05c588cb8f5533c448a303365ecb1f4",
-		"0008_watches.sql":          "6e2774272b3fecd3022a7e7a88f5b6e01222f66b64a1088877090015d4aa1925",
-		"0009_alerts.sql":           "09026a2f56da8a4d4fdfe4c952b767a0b4a7a7e955a43c7c73e778e691190099",
-		"0010_watch_push.sql":       "2dc2976fde8476b247b936abfb1fbbb2de4c7d2c8d41c30f42a72f7045e5eee5",
+		"0001_init.sql":                "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
+		"0002_runs.sql":                "320599d54a003bd2362b15b95d462b2ab3f4669a89e344b80bead007657d4d61",
+		"0003_sessions.sql":            "fe20fffb1755f8b844dd293b54475656c9f4fa2fefbb17ea9e0f0761cfdb9ebc",
+		"0004_derived.sql":             "b106da055c6df98dee4857ed2c0602a2692edbdb7361485af66a9e743f78942f",
+		"0005_uploaders.sql":           "266ea2ca5e8344b29f5411ab643a43b1670cf4f36d78a7c15eab20875dbd7407",
+		"0006_incidents.sql":           "9286bd292f227b4fac342bf6b332f88120237066c432551cadcea696e4cad1aa",
+		"0007_report_headlines.sql":    "044f580f943bebc0b59ad57da6f6123ab05c588cb8f5533c448a303365ecb1f4",
+		"0008_watches.sql":             "6e2774272b3fecd3022a7e7a88f5b6e01222f66b64a1088877090015d4aa1925",
+		"0009_alerts.sql":              "09026a2f56da8a4d4fdfe4c952b767a0b4a7a7e955a43c7c73e778e691190099",
+		"0010_watch_push.sql":          "2dc2976fde8476b247b936abfb1fbbb2de4c7d2c8d41c30f42a72f7045e5eee5",
+		"0011_report_search_terms.sql": "6b2a333d91ea4946bca0d084f0090f42b94c28dc5978f681379ed1501ad3c935",
 	},
 }
 

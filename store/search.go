@@ -69,8 +69,11 @@ func (db *DB) ArtifactName(ctx context.Context, sha string) (string, error) {
 // ReportSearch asks for a page of reports, newest first.
 type ReportSearch struct {
 	// Text, when not empty, keeps the reports whose kind, an input's name or
-	// label, verdict (the report's headline's, or its run's) contains it,
-	// ignoring case, or one of whose inputs' SHA-256 starts with it.
+	// label contains it, ignoring case; one of whose inputs' SHA-256 starts with
+	// it; or whose words (its title, verdict as the pages say it — "leak
+	// suspected", "inconclusive" —, headline and the Headliner's Terms: its
+	// suspects, top functions and classes) or its run's verdict hold its words
+	// as whole tokens, in order: "leak" does not find "no leak".
 	Text string
 	// Kind, when not empty, keeps the reports of that kind.
 	Kind string
@@ -136,12 +139,23 @@ func (db *DB) SearchReports(ctx context.Context, s ReportSearch) ([]Report, erro
 		return nil, fmt.Errorf("%w: source must be upload, run or empty, not %q", ErrInvalid, s.Source)
 	}
 	if text := strings.ToLower(strings.TrimSpace(cleanText(s.Text))); text != "" {
+		// Names, labels and the kind match as substrings (what a person types of
+		// a file name), a SHA-256 as a prefix; the words the pages show (title,
+		// verdict, headline, suspects, functions, classes) as whole tokens.
 		like := "%" + likeEscape(text) + "%"
-		where = append(where, `(LOWER(r.kind) LIKE ? ESCAPE '\' OR LOWER(r.verdict) LIKE ? ESCAPE '\'
-			OR EXISTS (SELECT 1 FROM runs u WHERE u.id = r.run_id AND LOWER(u.verdict) LIKE ? ESCAPE '\')
-			OR EXISTS (SELECT 1 FROM report_artifacts ra WHERE ra.report_id = r.id
-				AND (LOWER(ra.name) LIKE ? ESCAPE '\' OR LOWER(ra.label) LIKE ? ESCAPE '\' OR ra.sha256 LIKE ? ESCAPE '\')))`)
-		args = append(args, like, like, like, like, like, likeEscape(text)+"%")
+		var either []string
+		if phrase := searchPhrase(text); phrase != "" {
+			either = append(either, `r.search_terms LIKE ? ESCAPE '\'`)
+			args = append(args, phrase)
+		}
+		if verdicts := verdictsNamed(text); len(verdicts) > 0 {
+			either = append(either, `EXISTS (SELECT 1 FROM runs u WHERE u.id = r.run_id AND u.verdict IN (?`+strings.Repeat(", ?", len(verdicts)-1)+`))`)
+			args = append(args, verdicts...)
+		}
+		either = append(either, `LOWER(r.kind) LIKE ? ESCAPE '\'`, `EXISTS (SELECT 1 FROM report_artifacts ra WHERE ra.report_id = r.id
+				AND (LOWER(ra.name) LIKE ? ESCAPE '\' OR LOWER(ra.label) LIKE ? ESCAPE '\' OR ra.sha256 LIKE ? ESCAPE '\'))`)
+		args = append(args, like, like, like, likeEscape(text)+"%")
+		where = append(where, "("+strings.Join(either, " OR ")+")")
 	}
 	summary := `''`
 	if s.Summaries {

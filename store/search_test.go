@@ -21,6 +21,7 @@ func TestSearch(t *testing.T) {
 			t.Run("ArtifactsWithPrefix", func(t *testing.T) { t.Parallel(); testArtifactsWithPrefix(t, b.dsn(t)) })
 			t.Run("ArtifactName", func(t *testing.T) { t.Parallel(); testArtifactName(t, b.dsn(t)) })
 			t.Run("SearchReports", func(t *testing.T) { t.Parallel(); testSearchReports(t, b.dsn(t)) })
+			t.Run("WholeTokens", func(t *testing.T) { t.Parallel(); testSearchWholeTokens(t, b.dsn(t)) })
 		})
 	}
 }
@@ -170,5 +171,77 @@ func testSearchReports(t *testing.T, dsn string) {
 	}
 	if rs, err := db.SearchReports(ctx, store.ReportSearch{Source: "upload", Limit: 100}); err != nil || len(rs) != 4+len(many) {
 		t.Fatalf("source upload: %d reports, %v; want %d", len(rs), err, 4+len(many))
+	}
+}
+
+// testSearchWholeTokens: the words the pages show (verdicts as they read, the
+// headline, the Headliner's suspects, functions and classes) are found as whole
+// tokens, in order; a no-leak report or run is not found by "leak".
+func testSearchWholeTokens(t *testing.T, dsn string) {
+	db := openStore(t, dsn)
+	ctx := context.Background()
+	mk := func(name, runID string, h store.Headline) string {
+		t.Helper()
+		h.Set = true
+		r := &store.Report{Kind: "profile", RunID: runID, Summary: json.RawMessage(`{}`), Headline: h}
+		if err := db.CreateReport(ctx, r, []store.Upload{upload(name, []byte(name))}); err != nil {
+			t.Fatal(err)
+		}
+		return r.ID
+	}
+	series := mk("heap-00.pb.gz", "", store.Headline{Title: "12 heap snapshots · heap-00…heap-11", Verdict: "leak",
+		Line: "inuse_space grew 21 MB", Terms: "main.(*Cache).Put runtime.mallocgc"})
+	fine := mk("steady-00.pb.gz", "", store.Headline{Verdict: "no leak", Line: "no leak: nothing grew"})
+	short := mk("short-00.pb.gz", "", store.Headline{Verdict: "inconclusive", Terms: "java.util.HashMap$Node[]"})
+	steady := mk("flat-00.pb.gz", "", store.Headline{Verdict: "steady"})
+	leaky, fixed := store.NewID(), store.NewID()
+	for _, run := range []store.Run{{ID: leaky, Workload: "checkpoint", Verdict: "leak"}, {ID: fixed, Workload: "checkpoint", Verdict: "no-leak"}} {
+		if err := db.CreateRun(ctx, &run); err != nil {
+			t.Fatal(err)
+		}
+		run.Status = "done"
+		if err := db.FinishRun(ctx, &run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leakyRun := mk("run-a.pb.gz", leaky, store.Headline{Line: "consumers 1,727 open"})
+	fixedRun := mk("run-b.pb.gz", fixed, store.Headline{Line: "consumers all closed"})
+
+	search := func(text string) []string {
+		t.Helper()
+		rs, err := db.SearchReports(ctx, store.ReportSearch{Text: text, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	sorted := func(s ...string) []string { slices.Sort(s); return s }
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{"leak suspected", sorted(series, leakyRun)},
+		{"leak", sorted(series, leakyRun)},
+		{"LEAK", sorted(series, leakyRun)},
+		{"no leak", sorted(fine, fixedRun)},
+		{"inconclusive", sorted(short)},
+		{"no steady growth", sorted(steady)},
+		{"main.(*Cache).Put", sorted(series)},
+		{"Cache", sorted(series)},
+		{"mallocg", nil},
+		{"java.util.HashMap$Node[]", sorted(short)},
+		{"HashMap", sorted(short)},
+		{"12 heap snapshots", sorted(series)},
+		{"heap snapshots 12", nil},
+		{"heap-00", sorted(series)},
+	} {
+		if got := search(c.text); !slices.Equal(got, c.want) {
+			t.Errorf("search %q: got %v, want %v", c.text, got, c.want)
+		}
 	}
 }

@@ -84,6 +84,7 @@ func (s *Server) reportList(r *http.Request) (view.ReportList, error) {
 // so that a list of reports never does.
 func (s *Server) headline(r *store.Report) store.Headline {
 	h := store.Headline{Verdict: reportVerdict(r.Summary), Line: s.summaryLine(r.Kind, r.Summary)}
+	h.Title, h.Terms = s.kinds.Listing(r.Kind, r.Summary)
 	if r.RunID != "" {
 		h.Title = runTitle(r.Summary)
 	}

@@ -74,8 +74,15 @@ func (f Frame) String() string {
 
 // Thread is a thread of the dump with what it retains.
 type Thread struct {
-	Name   string `json:"name"`
+	Name string `json:"name"`
+	// Object is the thread object; its Retained counts, as Eclipse MAT's thread
+	// rows do, what the thread keeps alive alone: what the thread object
+	// dominates plus Locals.
 	Object Object `json:"object"`
+	// Locals is what the thread keeps alive by itself through the locals of its
+	// stack: the objects only its stack roots and nothing outside them
+	// references (a parked consumer thread's consumer).
+	Locals int64 `json:"locals,omitempty"`
 	// Stack is the top MaxStack frames of the thread's stack, StackDepth the
 	// number of its frames.
 	Stack      []Frame `json:"stack,omitempty"`
@@ -112,6 +119,21 @@ type Suspect struct {
 	Holder          string `json:"holder"`
 	HolderInstances int64  `json:"holder_instances"`
 	HolderRetained  int64  `json:"holder_retained"`
+	// HolderShare is HolderRetained's fraction of the reachable heap: the
+	// share the sentence gives.
+	HolderShare float64 `json:"holder_share"`
+	// Chain names the largest accumulation point by the field that holds it:
+	// from the top-level object down the shortest path, "HeapLeak.CACHE" (a
+	// static field), "java.util.HashMap", "java.util.HashMap$Node[]" (the
+	// holder last); at most MaxChain steps, "…" where steps are left out.
+	Chain []string `json:"chain,omitempty"`
+	// Element is the class of what the largest accumulation point holds (of
+	// the objects it dominates, the class retaining the most), ElementCount
+	// how many of them it dominates, Payload the class those elements hold in
+	// turn when it is another ("java.util.HashMap$Node" of "byte[]").
+	Element      string `json:"element,omitempty"`
+	ElementCount int64  `json:"element_count,omitempty"`
+	Payload      string `json:"payload,omitempty"`
 	// Accumulation is the largest accumulation point.
 	Accumulation Object `json:"accumulation"`
 	// Threads are the threads whose objects or stacks hold the top-level objects
@@ -293,7 +315,10 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	if err := h.report(stageSuspects, 0, 0); err != nil {
 		return nil, err
 	}
-	threads, threadCount := h.threadList(opt.Top, res)
+	threads, threadCount, locals, err := h.threadList(opt.Top, res)
+	if err != nil {
+		return nil, err
+	}
 	suspects, suspectCount, err := h.suspects(opt.SuspectShare, opt.Top, res)
 	if err != nil {
 		return nil, err
@@ -317,7 +342,7 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	for i := range rep.Dominators {
 		h.nameTree(&rep.Dominators[i], res)
 	}
-	rep.Threads, rep.ThreadCount = h.finishThreads(threads, res), threadCount
+	rep.Threads, rep.ThreadCount = h.finishThreads(threads, locals, res), threadCount
 	rep.Suspects, rep.SuspectCount = h.finishSuspects(suspects, res), suspectCount
 	rep.DuplicateStrings, rep.DuplicateCount = finishDuplicates(dups, res), len(h.dups)
 	h.texts = reportTexts(rep)
@@ -501,9 +526,10 @@ func cmpDesc(a1, b1, a2, b2 int64) int {
 	return 0
 }
 
-// threadList keeps the top thread objects by retained size and asks for their
-// names; count is how many there are.
-func (h *Heap) threadList(top int, res *resolver) (kept []Root, count int) {
+// threadList keeps the top thread objects by what each keeps alive alone (its
+// retained size and its locals, localsAlone) and asks for their names; count is
+// how many there are.
+func (h *Heap) threadList(top int, res *resolver) (kept []Root, count int, locals map[uint32]int64, err error) {
 	for _, r := range h.Roots {
 		if r.Kind == RootThreadObject {
 			count++
@@ -511,7 +537,10 @@ func (h *Heap) threadList(top int, res *resolver) (kept []Root, count int) {
 	}
 	if err := h.mem.charge(int64(count)*int64(unsafe.Sizeof(Root{})), "the threads"); err != nil {
 		// The threads are listed within the budget or not at all.
-		return nil, count
+		return nil, count, nil, nil
+	}
+	if locals, err = h.localsAlone(); err != nil {
+		return nil, count, nil, err
 	}
 	all := make([]Root, 0, count)
 	for _, r := range h.Roots {
@@ -519,18 +548,20 @@ func (h *Heap) threadList(top int, res *resolver) (kept []Root, count int) {
 			all = append(all, r)
 		}
 	}
-	slices.SortStableFunc(all, func(a, b Root) int { return cmpDesc(h.Retained(a.Ordinal), h.Retained(b.Ordinal), 0, 0) })
+	alone := func(o uint32) int64 { return h.Retained(o) + locals[o] }
+	slices.SortStableFunc(all, func(a, b Root) int { return cmpDesc(alone(a.Ordinal), alone(b.Ordinal), 0, 0) })
 	kept = slices.Clone(all[:min(len(all), top)])
 	for _, r := range kept {
 		res.wantName(r.Ordinal)
 	}
-	return kept, count
+	return kept, count, locals, nil
 }
 
-func (h *Heap) finishThreads(roots []Root, res *resolver) []Thread {
+func (h *Heap) finishThreads(roots []Root, locals map[uint32]int64, res *resolver) []Thread {
 	var out []Thread
 	for _, r := range roots {
-		t := Thread{Name: res.threadName(r.Ordinal), Object: h.object(r.Ordinal)}
+		t := Thread{Name: res.threadName(r.Ordinal), Object: h.object(r.Ordinal), Locals: locals[r.Ordinal]}
+		t.Object.Retained += t.Locals
 		if t.Name == "" {
 			t.Name = fmt.Sprintf("thread #%d", r.Thread)
 		}

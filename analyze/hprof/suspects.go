@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
-
-	"github.com/leakui/leakui/analyze"
 )
 
 // accumulationShare is how much of its parent's retained size a dominated object
@@ -337,35 +335,11 @@ func (h *Heap) finishSuspects(in []*suspect, res *resolver) []Suspect {
 			}
 			s.Path = append(s.Path, step)
 		}
+		s.HolderShare = float64(s.HolderRetained) / float64(h.TotalRetained())
+		s.Chain = h.chain(g.points[0], res)
+		s.Element, s.ElementCount, s.Payload = h.elements(g.points[0])
 		s.Sentence = sentence(s)
 		out = append(out, s)
 	}
 	return out
-}
-
-// sentence says a suspect in one line: "16 instances of `a.Consumer` retain 16.0 MB
-// (75%), accumulated in threads `leak-0`, `leak-1` and 14 more".
-func sentence(s Suspect) string {
-	what := fmt.Sprintf("One instance of `%s` retains", s.Holder)
-	if s.HolderInstances != 1 {
-		what = fmt.Sprintf("%s instances of `%s` retain", analyze.FormatCount(s.HolderInstances), s.Holder)
-	}
-	where := ""
-	switch {
-	case len(s.Threads) == 1 && s.ThreadCount <= 1:
-		where = fmt.Sprintf(", accumulated in thread `%s`", s.Threads[0])
-	case len(s.Threads) > 0:
-		shown := s.Threads[:min(len(s.Threads), 3)]
-		where = ", accumulated in threads `" + strings.Join(shown, "`, `") + "`"
-		if more := max(s.ThreadCount, len(s.Threads)) - len(shown); more > 0 {
-			where += fmt.Sprintf(" and %s more", analyze.FormatCount(int64(more)))
-		}
-	case strings.HasPrefix(s.Class, "class "):
-		where = fmt.Sprintf(", held by the statics of `%s`", strings.TrimPrefix(s.Class, "class "))
-	case s.Class != s.Holder && s.Instances == 1:
-		where = fmt.Sprintf(", held by one `%s`", s.Class)
-	case s.Class != s.Holder:
-		where = fmt.Sprintf(", held by %s instances of `%s`", analyze.FormatCount(s.Instances), s.Class)
-	}
-	return fmt.Sprintf("%s %s (%.0f%%)%s.", what, analyze.FormatBytes(s.Retained), 100*s.Share, where)
 }

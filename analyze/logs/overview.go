@@ -34,6 +34,10 @@ type Overview struct {
 	// lines first. Each Count is exact: the number of lines matching Regexp,
 	// what `grep -cE` of it prints over the files.
 	Templates []Template `json:"templates"`
+	// Trouble lists the templates of FATAL, ERROR and WARN lines (by the level
+	// of a template's first line), most lines first, at most TemplateRows:
+	// what a reader looks at first, however rare beside the INFO lines.
+	Trouble []Template `json:"trouble"`
 	// Distinct is the number of distinct templates kept (at most
 	// MaxTemplates), listed or not.
 	Distinct int `json:"distinct"`
@@ -352,16 +356,22 @@ func (m *merger) overviewReport(r *Report) *Overview {
 		return cmp.Compare(a.line, b.line)
 	})
 	listed := int64(0)
-	for i, st := range kept {
-		if i == TemplateRows {
-			break
-		}
-		o.Templates = append(o.Templates, Template{
+	template := func(st *templateStat) Template {
+		return Template{
 			Template: templateText(st.key, st.kinds), Regexp: templateRegexp(st.key, st.kinds),
 			Count: st.count, Level: LevelNames[st.level], Sample: st.sample,
 			First: Place{File: r.Files[st.file].Name, Line: st.line},
-		})
-		listed += st.count
+		}
+	}
+	o.Trouble = []Template{}
+	for i, st := range kept {
+		if i < TemplateRows {
+			o.Templates = append(o.Templates, template(st))
+			listed += st.count
+		}
+		if st.level <= LevelWarn && len(o.Trouble) < TemplateRows {
+			o.Trouble = append(o.Trouble, template(st))
+		}
 	}
 	o.OtherLines = r.Lines - listed
 	return o

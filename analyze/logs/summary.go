@@ -218,7 +218,24 @@ func (o *Overview) writeText(w io.Writer) error {
 			fmt.Fprintf(w, " %s %s", l.Level, analyze.FormatCount(l.Lines))
 		}
 	}
-	fmt.Fprintf(w, "\n\nmost frequent templates (%s distinct; each count is grep -cE of its regexp):\n", analyze.FormatCount(int64(o.Distinct)))
+	if len(o.Trouble) > 0 {
+		fmt.Fprint(w, "\n\nerrors and warnings first (each count is grep -cE of its regexp):\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "lines\t level\t template\n")
+		for i, t := range o.Trouble {
+			if i == SummaryTemplateRows {
+				break
+			}
+			fmt.Fprintf(tw, "%s\t %s\t %s\n\t\t %s\n", analyze.FormatCount(t.Count), t.Level, t.Template, t.Regexp)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprint(w, "\nmost frequent templates")
+	} else {
+		fmt.Fprint(w, "\n\nmost frequent templates")
+	}
+	fmt.Fprintf(w, " (%s distinct; each count is grep -cE of its regexp):\n", analyze.FormatCount(int64(o.Distinct)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "lines\t template\n")
 	for i, t := range o.Templates {

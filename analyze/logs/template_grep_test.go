@@ -154,3 +154,36 @@ func wordOf(n int) string {
 		}
 	}
 }
+
+// TestErrorsAndWarningsFirst: the overview lists the templates of the ERROR
+// and WARN lines of the Zookeeper and Hadoop logs apart, most lines first,
+// every one of them: their counts add up to grep -c of the lines of each level,
+// and each is grep -cE of its own regexp.
+func TestErrorsAndWarningsFirst(t *testing.T) {
+	for _, c := range []struct{ name, line string }{
+		{"loghub-Zookeeper_2k.log", `^[^ ]+ [^ ]+ - %s `},
+		{"loghub-Hadoop_2k.log", `^[^ ]+ [^ ]+ %s `},
+	} {
+		path := fixtures.Path(t, "logs", c.name)
+		rep := countFile(t, countVariants[0], path, CountOptions{Overview: true})
+		sums := map[string]int64{}
+		for i, tp := range rep.Overview.Trouble {
+			if tp.Level != "ERROR" && tp.Level != "WARN" && tp.Level != "FATAL" {
+				t.Errorf("%s: trouble template %q of level %s", c.name, tp.Template, tp.Level)
+			}
+			if i > 0 && tp.Count > rep.Overview.Trouble[i-1].Count {
+				t.Errorf("%s: trouble template %d has more lines (%d) than the one before it", c.name, i, tp.Count)
+			}
+			if want := greptest.Count(t, tp.Regexp, true, path); tp.Count != want {
+				t.Errorf("%s: %q counts %d, grep -cE says %d", c.name, tp.Template, tp.Count, want)
+			}
+			sums[tp.Level] += tp.Count
+		}
+		for _, level := range []string{"ERROR", "WARN"} {
+			want := greptest.Count(t, fmt.Sprintf(c.line, level), true, path)
+			if want == 0 || sums[level] != want {
+				t.Errorf("%s: the %s templates hold %d lines, grep -c says %d", c.name, level, sums[level], want)
+			}
+		}
+	}
+}

@@ -51,6 +51,11 @@ type Options struct {
 	// file again keeps its tables charged until Close. Reports charge it for
 	// what they build while they run.
 	Budget *analyze.Budget
+	// KeepBytes keeps a Reader's decompressed bytes while the profile is open
+	// (MemSize counts them), so that the reports that read it again with
+	// pprof's own parser (Labels, a Filter with TagFocus or TagIgnore) work on
+	// a profile read from a reader.
+	KeepBytes bool
 }
 
 // Open reads any profile `go tool pprof` reads (profile.proto gzipped or not,
@@ -71,7 +76,7 @@ func Open(src Source, o Options) (*Profile, error) {
 		o.Limit = analyze.DefaultMaxDecompressed
 	}
 	if src.r != nil {
-		return openReader(src.r, o, false)
+		return openReader(src.r, o, o.KeepBytes)
 	}
 	st, err := os.Stat(src.path)
 	if err != nil {

@@ -114,6 +114,24 @@ func (r *Registry) ViewCost(rep *store.Report) int64 {
 	return 0
 }
 
+// Lister is a kind whose reports the dashboard lists and finds by more than
+// their first input's name and headline: Listing gives, from a stored summary,
+// the title to list a report by ("12 heap snapshots · heap-00…heap-11"; "" keeps
+// its first input's name) and the words search finds it by (the top functions,
+// suspects and classes its page shows, space separated).
+type Lister interface {
+	Listing(raw json.RawMessage) (title, terms string)
+}
+
+// Listing is a report's title and search words for the dashboard (Lister); ""
+// and "" for a kind without them.
+func (r *Registry) Listing(reportKind string, raw json.RawMessage) (title, terms string) {
+	if k, ok := r.reports[reportKind].(Lister); ok {
+		return k.Listing(raw)
+	}
+	return "", ""
+}
+
 // Charter is a kind whose reports have chart images of their own,
 // /r/{id}/charts/{file}.
 type Charter interface {

@@ -53,6 +53,7 @@ func logOverviewView(lr *logs.Report, q logQuery, path string) *view.LogOverview
 		}
 		v.Templates = append(v.Templates, row)
 	}
+	v.Notices = append(v.Notices, troubleNotices(o)...)
 	if o.Truncated {
 		v.Notices = append(v.Notices, fmt.Sprintf("More than %s distinct templates: the %s lines of templates first seen after the table was full are in none listed.",
 			analyze.FormatCount(logs.MaxTemplates), analyze.FormatCount(o.Overflow)))
@@ -154,4 +155,34 @@ func logNoMatch(lr *logs.Report) string {
 		what = fmt.Sprintf("any of the %d patterns of the preset “%s”", len(lr.Patterns), title)
 	}
 	return fmt.Sprintf("Nothing matched: none of the %s lines matches %s, so there is no chart.", analyze.FormatCount(lr.Lines), what)
+}
+
+// troubleShown is how many templates of errors and warnings the overview
+// names before its most frequent messages (the JSON has up to
+// logs.TemplateRows).
+const troubleShown = 5
+
+// troubleNotices say the log's errors and warnings first, however rare beside
+// its INFO lines: how many FATAL, ERROR and WARN lines there are, then their
+// most frequent templates with their counts and where each first occurs.
+func troubleNotices(o *logs.Overview) []string {
+	var counts []string
+	for _, l := range o.Levels {
+		if l.Lines > 0 && (l.Level == "FATAL" || l.Level == "ERROR" || l.Level == "WARN") {
+			counts = append(counts, analyze.FormatCount(l.Lines)+" "+l.Level)
+		}
+	}
+	if len(counts) == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("Errors and warnings: %s lines in %s.", strings.Join(counts, ", "),
+		analyze.Plural(int64(len(o.Trouble)), "template"))}
+	for i, t := range o.Trouble {
+		if i == troubleShown {
+			out = append(out, fmt.Sprintf("… and %s more in the JSON (trouble).", analyze.Plural(int64(len(o.Trouble)-troubleShown), "template")))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s × %s: %s (first at %s)", analyze.FormatCount(t.Count), t.Level, page.Display(t.Template), page.Display(t.First.String())))
+	}
+	return out
 }

@@ -57,6 +57,11 @@ func (s *Kind) planProfiles(form *kind.Upload) (*kind.Plan, error) {
 		sum.Profiles = len(profs)
 		sum.Verdict = seriesVerdictOf(form.Files, profs)
 	}
+	names := make([]string, len(form.Files))
+	for i, f := range form.Files {
+		names[i] = f.Name
+	}
+	sum.Title, sum.Functions = listingTitle(names, sum.Default), topFunctions(last)
 	return &kind.Plan{Kind: rk, Params: map[string]any{"ordered_by": orderedBy(timed, len(profs))}, Summary: sum}, nil
 }
 
@@ -78,6 +83,27 @@ func (s *Kind) loadReceivedProfile(f *kind.Received) (*pprof.Profile, error) {
 // loadProfile returns an artifact's parsed profile, from the cache when it is there.
 func (s *Kind) loadProfile(ctx context.Context, sha string) (*pprof.Profile, error) {
 	return s.profile(ctx, sha, kind.Stored(s.d.Store, sha, ""), false)
+}
+
+// loadProfileBytes reads an artifact's profile keeping its decompressed bytes
+// (pprof.Options.KeepBytes), outside the cache, charged to b until it is
+// released: for the labels
+// view and tag filters, which read it again with pprof's parser.
+func (s *Kind) loadProfileBytes(ctx context.Context, sha string, b *analyze.Budget) (*pprof.Profile, error) {
+	rc, err := kind.Stored(s.d.Store, sha, "").Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	p, err := pprof.Open(pprof.Reader(rc), pprof.Options{Limit: s.d.Limits.MaxDecompressed, Budget: b, KeepBytes: true})
+	if err != nil {
+		return nil, err
+	}
+	// What it holds stays charged until the request releases its budget.
+	if err := b.Charge(p.MemSize()); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // profile loads the profile of hash sha from src: a received file streams and

@@ -34,7 +34,7 @@ type profileQuery struct {
 	file         int    // the file shown in single mode
 	base, target int    // the files compared in diff mode
 	filter       pprof.Filter
-	filterText   [4]string // f, i, h, s as given
+	filterText   [6]string // f, i, h, s, tf, ti as given
 	// order is the series order the user chose (file numbers), nil for the
 	// profiles' own time order.
 	order []int
@@ -105,8 +105,16 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 	if q.sort, q.fn, err = parseSortAndFunction(v); err != nil {
 		return q, err
 	}
-	q.filterText = [4]string{v.Get("f"), v.Get("i"), v.Get("h"), v.Get("s")}
+	q.filterText = [6]string{v.Get("f"), v.Get("i"), v.Get("h"), v.Get("s"), v.Get("tf"), v.Get("ti")}
 	if q.filter, err = pprof.CompileFilter(q.filterText[0], q.filterText[1], q.filterText[2], q.filterText[3]); err != nil {
+		return q, err
+	}
+	// tf and ti are pprof's -tagfocus and -tagignore ("key=value"): a labels
+	// view's value links to its samples alone.
+	if q.filter.TagFocus, err = pprof.CompileTagFilter("tagfocus", q.filterText[4]); err != nil {
+		return q, err
+	}
+	if q.filter.TagIgnore, err = pprof.CompileTagFilter("tagignore", q.filterText[5]); err != nil {
 		return q, err
 	}
 	return q, nil
@@ -123,7 +131,7 @@ func (q profileQuery) url(path string, change func(v url.Values)) string {
 	set("mode", q.mode, q.defaultMode)
 	set("view", q.view, viewTop)
 	set("si", q.sampleType, "")
-	for i, k := range []string{"f", "i", "h", "s"} {
+	for i, k := range []string{"f", "i", "h", "s", "tf", "ti"} {
 		set(k, q.filterText[i], "")
 	}
 	if q.pprofTrim {

@@ -39,11 +39,20 @@ func (s *Kind) loadProfileSet(r *http.Request, rep *store.Report) (*profileSet, 
 		return nil, err
 	}
 	set := &profileSet{rep: rep, q: q}
-	if q.filter.Active() {
+	// Labels, the call graph and tag filters read the profile again with pprof's parser: its
+	// bytes are loaded for this request, charged to its budget, not cached.
+	reparse := q.view == viewLabels || q.view == viewCallGraph || q.filter.TagFocus != nil || q.filter.TagIgnore != nil
+	if q.filter.Active() || reparse {
 		set.budget = s.d.Analysis()
 	}
 	for _, a := range rep.Artifacts {
-		p, err := s.loadProfile(r.Context(), a.SHA256)
+		load := s.loadProfile
+		if reparse {
+			load = func(ctx context.Context, sha string) (*pprof.Profile, error) {
+				return s.loadProfileBytes(ctx, sha, set.budget)
+			}
+		}
+		p, err := load(r.Context(), a.SHA256)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a.Name, err)
 		}
@@ -118,6 +127,10 @@ func (ps *profileSet) filterText(option string) string {
 		return ps.q.filterText[1]
 	case "hide":
 		return ps.q.filterText[2]
+	case "tagfocus":
+		return ps.q.filterText[4]
+	case "tagignore":
+		return ps.q.filterText[5]
 	}
 	return ps.q.filterText[3]
 }

@@ -38,6 +38,8 @@ func profileViews() []profileView {
 			json:    (*Kind).goroutineProfileJSON,
 		},
 		sandwichView(),
+		labelsProfileView(),
+		callGraphProfileView(),
 	}
 }
 
