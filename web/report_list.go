@@ -99,18 +99,17 @@ func runTitle(summary []byte) string {
 	return sum.Title
 }
 
-// verdictClass colours a verdict badge: a leak is bad, growth that shrinks a
-// warning, anything else good.
+// verdictClass colours a verdict badge as every page does: a leak red, a
+// healthy or shrinking verdict green, anything else (inconclusive, no
+// verdict) grey.
 func verdictClass(verdict string) string {
 	switch verdict {
-	case "":
-		return ""
 	case "leak":
 		return "bad"
-	case "shrinking":
-		return "warn"
+	case "no leak", "no-leak", "steady", "shrinking":
+		return "good"
 	}
-	return "good"
+	return ""
 }
 
 // reportLabel is the label an upload's files were given ("INC-1234 checkout

@@ -1492,11 +1492,16 @@ func LabBlock(l RunList) templ.Component {
 	})
 }
 
+// verdictClass colours a run's verdict as every page does: a leak red, no
+// leak green, anything else (inconclusive, no verdict yet) grey.
 func verdictClass(v string) string {
-	if v == "leak" {
+	switch v {
+	case "leak":
 		return "bad"
+	case "no-leak", "no leak":
+		return "good"
 	}
-	return "good"
+	return ""
 }
 
 func verdictText(v string) string {
