@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/hprof"
@@ -96,4 +97,38 @@ func (s *Kind) Evidence(ctx context.Context, rep *store.Report, title, link stri
 		return kind.Evidence{}, err
 	}
 	return kind.Evidence{Evidence: incident.FromHeapDump(title, hr, link)}, nil
+}
+
+// maxListedClasses is how many of the class histogram's rows a heap dump is
+// found by, beside its suspects: the classes its page shows first.
+const maxListedClasses = 25
+
+// Listing gives the words the dashboard's search finds a heap dump by: its
+// suspects' classes, the fields and classes that hold them, what they hold,
+// and the classes that retain the most (kind.Lister). Its title stays its
+// file's name.
+func (s *Kind) Listing(raw json.RawMessage) (title, terms string) {
+	var sum struct {
+		Report *struct {
+			Suspects []struct {
+				Class, Holder, Element string
+				Chain                  []string
+			} `json:"suspects"`
+			Histogram []struct {
+				Name string `json:"name"`
+			} `json:"histogram"`
+		} `json:"report"`
+	}
+	if json.Unmarshal(raw, &sum) != nil || sum.Report == nil {
+		return "", ""
+	}
+	var words []string
+	for _, sp := range sum.Report.Suspects {
+		words = append(words, sp.Class, sp.Holder, sp.Element)
+		words = append(words, sp.Chain...)
+	}
+	for _, c := range sum.Report.Histogram[:min(len(sum.Report.Histogram), maxListedClasses)] {
+		words = append(words, c.Name)
+	}
+	return "", strings.Join(words, " ")
 }
