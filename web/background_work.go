@@ -7,6 +7,11 @@ import (
 	"github.com/leakui/leakui/web/background"
 )
 
+// HeapDumpQueue is the job queue the heap dump analyses wait in: the runner
+// given as Config.Jobs works it, with one worker (an analysis holds much of
+// the memory budget).
+const HeapDumpQueue = background.Queue
+
 // backgroundStopTimeout bounds the wait, in Close, for the analyses running
 // here to unwind (they stop at their next check, within 65,536 objects).
 const backgroundStopTimeout = time.Minute

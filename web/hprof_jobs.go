@@ -96,10 +96,9 @@ var heapJobStageHook func(ctx context.Context, id, stage string)
 // report's summary. It runs as a job (web/background), which records the
 // outcome.
 func (s *Server) analyzeStoredHeapDump(ctx context.Context, id string, report jobs.Progress) (json.RawMessage, error) {
-	progress := report
-	if hook := heapJobStageHook; hook != nil {
-		progress = func(stage string, done float64) {
-			report(stage, done)
+	progress := func(stage string, done float64) {
+		report(stage, done)
+		if hook := heapJobStageHook; hook != nil {
 			hook(ctx, id, stage)
 		}
 	}

@@ -190,8 +190,8 @@ type Server struct {
 	closing chan struct{}
 	// throttles hold the request classes' throttles, counted for /healthz and
 	// /readyz.
-	throttles   *throttles
-	closeOnce   sync.Once
+	throttles *throttles
+	closeOnce sync.Once
 	// background runs the heap dump analyses, the retention and the sweep of
 	// the lab's runs (web/background).
 	background *background.Background

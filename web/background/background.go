@@ -188,3 +188,34 @@ func (b *Background) sweepRuns() {
 		b.cfg.Log.Info("runs interrupted: their server stopped renewing them", "runs", n)
 	}
 }
+
+// QueueState is one job queue's jobs across the replicas, as /readyz shows
+// them: waiting (available, or scheduled for later), running, and waiting to
+// be tried again after a failed attempt.
+type QueueState struct {
+	Name string `json:"name"`
+	// Workers is how many of its jobs run at once in this process.
+	Workers   int `json:"workers"`
+	Available int `json:"available"`
+	Running   int `json:"running"`
+	Retryable int `json:"retryable"`
+	// OldestWaitSeconds is how long its oldest available job has waited.
+	OldestWaitSeconds float64 `json:"oldest_wait_seconds"`
+}
+
+// Queues reads the job queues' state (none without a job runner).
+func (b *Background) Queues(ctx context.Context) ([]QueueState, error) {
+	if b.cfg.Jobs == nil {
+		return nil, nil
+	}
+	snap, err := b.cfg.Jobs.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	qs := make([]QueueState, 0, len(snap.Queues))
+	for _, q := range snap.Queues {
+		qs = append(qs, QueueState{Name: q.Name, Workers: q.Workers, Available: q.Queued, Running: q.Running,
+			Retryable: q.Retrying, OldestWaitSeconds: q.OldestWait.Seconds()})
+	}
+	return qs, nil
+}
