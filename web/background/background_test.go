@@ -151,7 +151,7 @@ func TestHeapDumpOutcomes(t *testing.T) {
 	}
 	// Between the busy dump's attempts, its state says why it waits.
 	var sawRetry bool
-	for {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		if st, ok := h.State(context.Background(), busy); ok && st.Stage == "retry" && st.Retry == "503 busy" {
 			sawRetry = true
 		}
@@ -229,7 +229,9 @@ func TestStartQueuesReportsLeftAnalyzing(t *testing.T) {
 	e := newEnv(t)
 	id := e.report(t, "left")
 	b := background.New(background.Config{Store: e.db, Jobs: e.runner(t),
-		Analyze: func(context.Context, string, jobs.Progress) (json.RawMessage, error) { return json.RawMessage(`{}`), nil }})
+		Analyze: func(context.Context, string, jobs.Progress) (json.RawMessage, error) {
+			return json.RawMessage(`{}`), nil
+		}})
 	start(t, b)
 	if rep := e.waitStatus(t, id); rep.Status != store.ReportReady {
 		t.Errorf("the report left analyzing is %q after a start", rep.Status)
