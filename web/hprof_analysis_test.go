@@ -510,7 +510,14 @@ func TestHeapDumpAnalysisFinishesOnAnotherReplica(t *testing.T) {
 	if _, err := tsB.db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); err != nil {
 		t.Errorf("the finished analysis stored no index: %v", err)
 	}
-	info, err := tsB.srv.cfg.Jobs.Find(t.Context(), "heap_dump_analysis", "report", up.ReportID)
+	// The job's completion is written after the report's outcome.
+	var info jobs.JobInfo
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if info, err = tsB.srv.cfg.Jobs.Find(t.Context(), "heap_dump_analysis", "report", up.ReportID); err != nil || info.State == jobs.Done {
+			break
+		}
+	}
 	if err != nil || info.Process != "replica-b" || info.State != jobs.Done {
 		t.Errorf("the analysis's job: %+v, %v; want done by replica-b", info, err)
 	}
