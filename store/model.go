@@ -39,9 +39,9 @@ type Report struct {
 	// ReportFailed when that analysis failed, Error telling why.
 	Status string
 	Error  string
-	// Owner is the server that analyzes a report in the background, until
-	// LeaseUntil unless it renews its lease (RenewReportLeases); another server
-	// takes up a report whose lease has ended (ClaimReportAnalysis).
+	// Owner and LeaseUntil are what servers that leased their background
+	// analyses recorded; the job system runs the analyses now, and the store
+	// only keeps and copies what older servers wrote.
 	Owner      string
 	LeaseUntil time.Time
 	// Uploader is the client address a report was uploaded from, which the

@@ -61,7 +61,7 @@ var suite = []struct {
 	{"Sessions", testSessions},
 	{"DerivedBlobs", testDerivedBlobs},
 	{"DerivedGoneWithArtifact", testDerivedGoneWithArtifact},
-	{"AnalysisLeases", testAnalysisLeases},
+	{"AnalyzingReports", testAnalyzingReports},
 	{"CopyDerived", testCopyDerived},
 	{"StoredBytes", testStoredBytes},
 	{"AlertDeliveries", testAlertDeliveries},

@@ -5,7 +5,7 @@ package web
 // owner never served first. So one owner's many items wait behind every other
 // owner's next one, and each owner waits at most one turn per other owner
 // waiting. It is not safe for concurrent use; its users hold their own lock.
-// The throttles (throttles.go) and the heap dump queue (hprof_jobs.go) use it.
+// The throttles (throttles.go) use it.
 type roundRobin[T comparable] struct {
 	items []roundRobinItem[T] // in arrival order
 	// turns holds each owner's last turn (a tick of clock); owners never served,

@@ -91,7 +91,7 @@ func newGoldenSession(t *testing.T) *goldenSession {
 	// Every limit that otherwise depends on the machine (its CPUs, its memory
 	// limit) is set, so the answers are the same on every machine.
 	srv, err := NewServer(Config{
-		Store: gs, TempDir: t.TempDir(), BaseURL: goldenBaseURL,
+		Store: gs, TempDir: t.TempDir(), BaseURL: goldenBaseURL, Jobs: testJobs(t, db),
 		Lab:         &lab.Config{TempDir: t.TempDir()},
 		Targets:     lab.Targets{"api": "http://127.0.0.1:9"},
 		MaxAnalyses: 8, MaxAPIReads: 8, MaxUploads: 8, MaxDownloads: 8, MaxPerClient: 4,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/background"
 	"github.com/leakui/leakui/web/page"
 )
 
@@ -22,6 +23,9 @@ type health struct {
 	// Runs are the lab's runs going here, of at most MaxRuns (0: no lab).
 	Runs    int `json:"runs"`
 	MaxRuns int `json:"max_runs"`
+	// Jobs are the job queues across the replicas (heap dump analyses and,
+	// with watches, scrapes and alerts), on /readyz.
+	Jobs []background.QueueState `json:"jobs,omitempty"`
 }
 
 // throttleState is one class's throttle: busy of limit slots, and how many
@@ -85,9 +89,13 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	if _, err := s.store.SearchReports(ctx, store.ReportSearch{Limit: 1}); err != nil {
+	_, err := s.store.SearchReports(ctx, store.ReportSearch{Limit: 1})
+	if err != nil {
 		s.log.Warn("readyz: the store does not answer", "err", err)
 		reasons = append(reasons, "the store does not answer")
+	}
+	if h.Jobs, err = s.background.Queues(ctx); err != nil {
+		s.log.Warn("readyz: the job queues do not answer", "err", err)
 	}
 	for _, c := range s.throttles.all() {
 		if st := h.Throttles[c.key]; st.Waiting > 0 && st.Busy >= int64(st.Limit) {

@@ -17,8 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leakui/leakui/internal/pgtest"
+	"github.com/leakui/leakui/jobs"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/store/postgres"
 	"github.com/leakui/leakui/store/sqlite"
+	"github.com/leakui/leakui/web/background"
 	"github.com/leakui/leakui/web/page"
 )
 
@@ -171,7 +175,7 @@ func TestHeapDumpAnalysisResumesAfterRestart(t *testing.T) {
 	}
 	defer db.Close()
 	start := func() (*Server, *testServer) {
-		srv, err := NewServer(Config{Store: db, TempDir: t.TempDir()})
+		srv, err := NewServer(Config{Store: db, TempDir: t.TempDir(), Jobs: testJobs(t, db)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +193,7 @@ func TestHeapDumpAnalysisResumesAfterRestart(t *testing.T) {
 	if code != http.StatusAccepted {
 		t.Fatalf("upload: %d %s", code, raw)
 	}
-	stop(srv, ts) // the analysis never began
+	stop(srv, ts) // the analysis waited for the slot: it goes back to the queue
 	if rep, err := db.Report(t.Context(), up.ReportID); err != nil || rep.Status != store.ReportAnalyzing {
 		t.Fatalf("after the stop the report is %q (%v), want analyzing", rep.Status, err)
 	}
@@ -319,16 +323,17 @@ func TestHeapDumpAnalysisStoppedMidway(t *testing.T) {
 	}
 	defer db.Close()
 	spool := t.TempDir()
-	srv, err := NewServer(Config{Store: db, TempDir: spool})
+	srv, err := NewServer(Config{Store: db, TempDir: spool, Jobs: testJobs(t, db)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
-	reached, proceed := make(chan struct{}), make(chan struct{})
+	reached := make(chan struct{})
 	var once sync.Once
-	heapJobStageHook = func(stage string) {
+	heapJobStageHook = func(ctx context.Context, _, stage string) {
 		if stage == "dominators" {
-			once.Do(func() { close(reached); <-proceed })
+			// Hold the analysis until Close cancels it.
+			once.Do(func() { close(reached); <-ctx.Done() })
 		}
 	}
 	defer func() { heapJobStageHook = nil }()
@@ -344,8 +349,6 @@ func TestHeapDumpAnalysisStoppedMidway(t *testing.T) {
 		srv.Close()
 		close(closed)
 	}()
-	<-srv.heapJobs.stop // Close has begun: let the analysis see it
-	close(proceed)
 	<-closed
 	if rep, err := db.Report(t.Context(), up.ReportID); err != nil || rep.Status != store.ReportAnalyzing {
 		t.Fatalf("after a stop midway the report is %q (%v), want analyzing", rep.Status, err)
@@ -353,7 +356,7 @@ func TestHeapDumpAnalysisStoppedMidway(t *testing.T) {
 	if left, _ := os.ReadDir(spool); len(left) != 0 {
 		t.Errorf("the stopped analysis left %d files in the spool directory: %v", len(left), left)
 	}
-	srv2, err := NewServer(Config{Store: db, TempDir: t.TempDir()})
+	srv2, err := NewServer(Config{Store: db, TempDir: t.TempDir(), Jobs: testJobs(t, db)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,12 +370,12 @@ func TestHeapDumpAnalysisStoppedMidway(t *testing.T) {
 	}
 }
 
-// shortRetries makes the background analyses try again after ms milliseconds,
-// at most attempts times, for the test.
+// shortRetries makes the background analyses try again after backoff, at
+// most attempts times, for the test.
 func shortRetries(t *testing.T, attempts int, backoff time.Duration) {
-	a, b, m := heapJobAttempts, heapJobBackoff, heapJobMaxBackoff
-	heapJobAttempts, heapJobBackoff, heapJobMaxBackoff = attempts, backoff, backoff
-	t.Cleanup(func() { heapJobAttempts, heapJobBackoff, heapJobMaxBackoff = a, b, m })
+	r := heapJobRetries
+	heapJobRetries = background.Retries{Attempts: attempts, First: backoff, Max: backoff}
+	t.Cleanup(func() { heapJobRetries = r })
 }
 
 // TestHeapDumpAnalysisRetriesWhenBusy holds the server's whole memory budget
@@ -437,90 +440,90 @@ func TestHeapDumpAnalysisGivesUp(t *testing.T) {
 	}
 }
 
-// TestHeapDumpAnalysisLeases runs two servers on one SQLite database file. The
-// report uploaded to the first is under its lease: the second, starting and
-// sweeping, leaves it alone; once the lease has ended (the second sweeps as if
-// two leases later, the first being frozen) the second takes it up and analyzes
-// it, and the first, finding it taken, drops it: the dump is parsed once.
-func TestHeapDumpAnalysisLeases(t *testing.T) {
-	dir := t.TempDir()
-	open := func() *store.DB {
-		db, err := sqlite.Open(context.Background(), dir)
+// TestHeapDumpAnalysisFinishesOnAnotherReplica runs two servers (replicas)
+// on one PostgreSQL database, each with its own store connections and job
+// runner. The first takes up an upload's analysis; while it computes the
+// dominator tree, the second's page shows the analysis running elsewhere
+// with its stage; then the first is stopped midway (its analysis's context
+// cancelled), and the second finishes the dump: the report is done, with its
+// index, the job's last attempt ran on the second, and the dump was parsed
+// twice, once by each.
+func TestHeapDumpAnalysisFinishesOnAnotherReplica(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	start := func(name string) (*testServer, func()) {
+		db, err := postgres.Open(context.Background(), dsn)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	start := func(db *store.DB) (*Server, *testServer) {
-		srv, err := NewServer(Config{Store: db, TempDir: t.TempDir()})
+		srv, err := NewServer(Config{Store: db, TempDir: t.TempDir(), Jobs: testJobsAt(t, dsn, name)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ts := &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
-		t.Cleanup(func() { srv.BeginShutdown(); ts.Close(); srv.Close() })
-		return srv, ts
+		var once sync.Once
+		stop := func() { once.Do(func() { srv.BeginShutdown(); ts.Close(); srv.Close() }) }
+		t.Cleanup(stop)
+		return ts, stop
 	}
 	var mu sync.Mutex
 	parses := 0
-	heapJobStageHook = func(stage string) {
-		if stage == "index" {
+	reached := make(chan struct{})
+	var first sync.Once
+	heapJobStageHook = func(ctx context.Context, _, stage string) {
+		switch stage {
+		case "index":
 			mu.Lock()
 			parses++
 			mu.Unlock()
+		case "dominators":
+			// The first attempt holds until its server stops it.
+			first.Do(func() { close(reached); <-ctx.Done() })
 		}
 	}
 	t.Cleanup(func() { heapJobStageHook = nil }) // after the servers' cleanups
-	release := holdAnalyses(t)
-	dbA, dbB := open(), open()
-	a, tsA := start(dbA)
-	code, up, raw := tsA.upload(t, leakShapeDump(t, false, 2, 4096))
+	tsA, stopA := start("replica-a")
+	code, up, raw := tsA.upload(t, leakShapeDump(t, false, 2, 32<<10))
 	if code != http.StatusAccepted {
 		t.Fatalf("upload: %d %s", code, raw)
 	}
-	if rep, err := dbB.Report(t.Context(), up.ReportID); err != nil || rep.Owner != a.owner || !rep.LeaseUntil.After(time.Now()) {
-		t.Fatalf("the uploaded report's owner %q lease %v (%v), want the first server's, live", rep.Owner, rep.LeaseUntil, err)
-	}
-	b, tsB := start(dbB)
-	if err := b.heapJobs.sweep(t.Context(), time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, _ := b.heapJobs.state(up.ReportID); ok {
-		t.Fatal("the second server took up a report under the first's live lease")
-	}
-	if _, ok, _ := a.heapJobs.state(up.ReportID); !ok {
-		t.Fatal("the first server does not hold its report")
-	}
-	if d := tsB.reportAnalysis(t, up.ReportID); d.Progress == nil || !d.Progress.Elsewhere {
-		t.Errorf("the second server's JSON: %+v", d.Progress)
-	}
-	// The first server is frozen: its lease ends.
-	if err := b.heapJobs.sweep(t.Context(), time.Now().Add(2*heapJobLease)); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, _ := b.heapJobs.state(up.ReportID); !ok {
-		t.Fatal("the second server did not take up the report whose lease ended")
-	}
-	release()
-	if st := tsB.waitAnalysis(t, up.ReportID); st.Status != "done" {
-		t.Fatalf("the analysis ended %+v", st)
-	}
-	rep, err := dbA.Report(t.Context(), up.ReportID)
-	if err != nil || rep.Owner != b.owner || rep.Status != store.ReportReady {
-		t.Errorf("the report ended %q owned by %q (second server %q), %v", rep.Status, rep.Owner, b.owner, err)
-	}
-	// The first server's worker drops the report once it gets the slot.
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, ok, _ := a.heapJobs.state(up.ReportID); !ok {
+	<-reached
+	tsB, _ := start("replica-b")
+	// The second replica shows the first's analysis, its progress read from
+	// the job's row (stored at most once a second).
+	var d analysisDoc
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if d = tsB.reportAnalysis(t, up.ReportID); d.Progress != nil && d.Progress.Stage == "Computing the dominator tree" {
 			break
 		}
 	}
-	if _, ok, _ := a.heapJobs.state(up.ReportID); ok {
-		t.Error("the first server still holds the report the second analyzed")
+	if d.Status != "analyzing" || d.Progress == nil || !d.Progress.Elsewhere || d.Progress.Stage != "Computing the dominator tree" || d.Progress.Queue != 0 {
+		t.Errorf("the second replica's JSON while the first analyzes: %+v %+v", d, d.Progress)
+	}
+	stopA()
+	if rep, err := tsB.db.Report(t.Context(), up.ReportID); err != nil || rep.Status != store.ReportAnalyzing {
+		t.Fatalf("once the first replica stopped the report is %q (%v), want analyzing", rep.Status, err)
+	}
+	if st := tsB.waitAnalysis(t, up.ReportID); st.Status != "done" {
+		t.Fatalf("on the second replica the analysis ended %+v", st)
+	}
+	if _, err := tsB.db.OpenDerived(t.Context(), up.ReportID, heapDumpIndexName); err != nil {
+		t.Errorf("the finished analysis stored no index: %v", err)
+	}
+	// The job's completion is written after the report's outcome.
+	var info jobs.JobInfo
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if info, err = tsB.srv.cfg.Jobs.Find(t.Context(), "heap_dump_analysis", "report", up.ReportID); err != nil || info.State == jobs.Done {
+			break
+		}
+	}
+	if err != nil || info.Process != "replica-b" || info.State != jobs.Done {
+		t.Errorf("the analysis's job: %+v, %v; want done by replica-b", info, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if parses != 1 {
-		t.Errorf("the dump was parsed %d times, want once", parses)
+	if parses != 2 {
+		t.Errorf("the dump was parsed %d times, want twice (once by each replica)", parses)
 	}
 }

@@ -43,7 +43,7 @@ func BenchmarkHeapDominators(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	srv, err := NewServer(Config{Store: db, TempDir: b.TempDir()})
+	srv, err := NewServer(Config{Store: db, TempDir: b.TempDir(), Jobs: testJobs(b, db)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,7 @@ func TestBrowserHeapDump(t *testing.T) {
 	// follows it (stage and bar), then reloads into the report when it ends.
 	atDominators, proceed := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	heapJobStageHook = func(stage string) {
+	heapJobStageHook = func(_ context.Context, _, stage string) {
 		if stage == "dominators" {
 			once.Do(func() { close(atDominators); <-proceed })
 		}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -27,15 +28,11 @@ func TestHeapDumpsQueueRoundRobinByUploader(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var order []string
-	heapJobStageHook = func(string) {
-		j := ts.srv.heapJobs
-		j.mu.Lock()
-		current := j.current
-		j.mu.Unlock()
+	heapJobStageHook = func(_ context.Context, id, _ string) {
 		mu.Lock()
 		defer mu.Unlock()
-		if current != "" && (len(order) == 0 || order[len(order)-1] != current) {
-			order = append(order, current)
+		if len(order) == 0 || order[len(order)-1] != id {
+			order = append(order, id)
 		}
 	}
 	t.Cleanup(func() { heapJobStageHook = nil })

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
@@ -89,7 +88,6 @@ func (s uploads) ingest(ctx context.Context, form *kind.Upload) (*store.Report, 
 	rep := &store.Report{Kind: pl.Kind, Params: params, Summary: summary, Uploader: form.Client}
 	if pl.Background {
 		rep.Status = store.ReportAnalyzing
-		rep.Owner, rep.LeaseUntil = s.owner, time.Now().Add(heapJobLease)
 		queued, err := s.heapJobs.reserve(form.Client)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -19,9 +20,11 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/jobs"
 	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/static"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/background"
 	webgoroutines "github.com/leakui/leakui/web/goroutines"
 	"github.com/leakui/leakui/web/groups"
 	"github.com/leakui/leakui/web/heapdumps"
@@ -89,6 +92,12 @@ type Config struct {
 	// queued or analyzing in the background (-max-queued-per-client, default
 	// DefaultMaxQueuedPerClient); beyond it, 429.
 	MaxQueuedPerClient int
+	// Jobs is the process's job runner, not started yet (other packages may
+	// have registered their kinds on it): the server registers the heap dump
+	// analyses on it, starts it in NewServer and stops it in Close. Its
+	// Config.Queues must work background.Queue. Without one, heap dump
+	// uploads are refused with a 503.
+	Jobs *jobs.Runner
 	// DiskQuota and ClientDiskQuota, when positive, cap the bytes the store
 	// holds (files and what is derived from them, such as heap dump indexes),
 	// in all and of the reports uploaded from one client address
@@ -183,13 +192,11 @@ type Server struct {
 	closing chan struct{}
 	// throttles hold the request classes' throttles, counted for /healthz and
 	// /readyz.
-	throttles   *throttles
-	closeOnce   sync.Once
-	sweeperStop chan struct{}
-	sweeperDone chan struct{}
-	// retentionStop and retentionDone run the retention loop when Retain is set.
-	retentionStop chan struct{}
-	retentionDone chan struct{}
+	throttles *throttles
+	closeOnce sync.Once
+	// background runs the heap dump analyses, the retention and the sweep of
+	// the lab's runs (web/background).
+	background *background.Background
 
 	// budget is the memory budget shared by the analyses and the caches, which
 	// caches holds; deps is what the kinds of evidence are built over.
@@ -343,16 +350,16 @@ func NewServer(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.lab, s.runs.Lab = m, m
-		s.startSweeper(m.Lease())
 	}
-	if cfg.Retain > 0 {
-		s.startRetention(cfg.Retain)
-	}
-	s.heapJobs = newHeapDumpJobs(s)
+	s.background = s.newBackground()
+	s.heapJobs = &heapDumpJobs{s: s, bg: s.background.HeapDumps()}
 	s.router = s.routes()
-	// Heap dumps whose analysis a stopped server left unfinished (their lease
-	// has ended) are analyzed again: their dumps are stored.
-	s.heapJobs.start()
+	// Heap dumps whose analysis a stopped server left unfinished are analyzed
+	// again: their jobs wait in the queue, and their dumps are stored.
+	if err := s.startBackground(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -367,17 +374,9 @@ func (s *Server) BeginShutdown() {
 // the store closes.
 func (s *Server) Close() error {
 	s.BeginShutdown()
-	s.heapJobs.close()
-	var err error
-	if s.retentionStop != nil {
-		close(s.retentionStop)
-		<-s.retentionDone
-		s.retentionStop = nil
-	}
+	err := s.stopBackground()
 	if s.lab != nil {
-		err = s.lab.Close()
-		close(s.sweeperStop)
-		<-s.sweeperDone
+		err = errors.Join(err, s.lab.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if _, ierr := s.store.InterruptOwnedRuns(ctx, s.owner); ierr != nil && err == nil {

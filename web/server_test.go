@@ -47,6 +47,9 @@ func newTestServer(t *testing.T, cfg Config) *testServer {
 	}
 	cfg.Store = db
 	cfg.TempDir = t.TempDir()
+	if cfg.Jobs == nil {
+		cfg.Jobs = testJobs(t, db)
+	}
 	srv, err := NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)

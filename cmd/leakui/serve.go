@@ -280,7 +280,7 @@ func (m *Main) Open(ctx context.Context) error {
 		UploadsPerMinute: m.UploadRate, UploadBurst: max(int(m.UploadRate/2), 1),
 		RunsPerMinute: m.RunRate, RunBurst: max(int(m.RunRate/2), 1), Targets: m.Targets,
 		IdleBodyTimeout: m.IdleBodyTimeout, IdleWriteTimeout: m.IdleWriteTimeout,
-		BaseURL: m.BaseURL, TrustedProxies: m.TrustedProxies, SessionLifetime: m.SessionLifetime}
+		BaseURL: m.BaseURL, TrustedProxies: m.TrustedProxies, SessionLifetime: m.SessionLifetime, Jobs: bg.runner}
 	m.Limits.apply(&cfg)
 	cfg.Watches = bg.webSource(db)
 	if m.Lab {
@@ -305,20 +305,6 @@ func (m *Main) Open(ctx context.Context) error {
 			db.Close()
 			return err
 		}
-	}
-	// The watches tick and the alerts go out once the web is up: a failure
-	// before this point leaves no job started.
-	if err := bg.start(ctx); err != nil {
-		ln.Close()
-		if m.debug != nil {
-			m.debug.Close()
-			m.debug = nil
-		}
-		srv.Close()
-		bg.close(m.ShutdownTimeout)
-		spool.Close()
-		db.Close()
-		return fmt.Errorf("jobs: %w", err)
 	}
 	m.server = &http.Server{
 		Handler:           m.withMetrics(m.withPushes(srv, bg, hosts), bg.metrics, hosts),

@@ -30,8 +30,9 @@ import (
 // metrics served at /metrics in front of the web handler.
 
 // background are the parts of serve that run beside the web handler: the
-// job system's backend and runner (open only when a watch or a receiver is
-// declared), the watcher, the alerts' deliverer and the metrics.
+// job system's backend and runner (which the web server starts and stops,
+// with its heap dump analyses), the watcher and the alerts' deliverer (when a
+// watch or a receiver is declared) and the metrics.
 type background struct {
 	backend *jobs.Backend
 	runner  *jobs.Runner
@@ -95,15 +96,13 @@ const watchBudgetShare = 4
 // jobRetentionDone is how long the job system keeps a done job's row.
 const jobRetentionDone = time.Hour
 
-// openBackground opens the job system when a watch or a receiver is declared,
-// with the watcher and the deliverer registered, and the metrics; budget is
-// the watches' share of the memory budget. Start it with start.
+// openBackground opens the job system, with the watcher and the deliverer
+// registered when a watch or a receiver is declared, and the metrics; budget
+// is the watches' share of the memory budget. The web server registers its
+// heap dump analyses on the runner, and starts and stops it
+// (web.Config.Jobs).
 func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.Budget) (*background, error) {
 	bg := &background{}
-	if len(m.Watches) == 0 && len(m.Receivers) == 0 {
-		bg.metrics = metrics.New(metrics.Sources{})
-		return bg, nil
-	}
 	backend, err := openJobs(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
@@ -118,7 +117,7 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 	}
 	bg.metrics = metrics.New(src)
 	bg.runner = jobs.New(backend, jobs.Config{
-		Queues: map[string]int{watcher.Queue: 2, alert.Queue: 2},
+		Queues: map[string]int{watcher.Queue: 2, alert.Queue: 2, web.HeapDumpQueue: 1},
 		Logger: m.log, Observe: bg.metrics.ObserveJob,
 		// A watch ticking every second inserts 86,400 jobs a day: a done
 		// job's row goes after an hour (its work is in the store); a failed
@@ -175,16 +174,9 @@ func (bg *background) webSource(db *store.DB) web.WatchSource {
 	return webWatches{bg.watcher, db}
 }
 
-// start starts the job runner, when there is one.
-func (bg *background) start(ctx context.Context) error {
-	if bg.runner == nil {
-		return nil
-	}
-	return bg.runner.Start(ctx)
-}
-
-// close stops the runner (its running jobs return to their queue), closes
-// the scrapes' idle connections and the backend; the store closes after.
+// close stops the runner, if the web server has not (its running jobs return
+// to their queue), closes the scrapes' idle connections and the backend; the
+// store closes after.
 func (bg *background) close(timeout time.Duration) error {
 	var errs []error
 	if bg.runner != nil {

@@ -228,15 +228,9 @@ func (s *Store) SetReportState(ctx context.Context, id, status, reason string, s
 	return s.fixError(s.DB.SetReportState(ctx, s.toReal(id), status, reason, summary))
 }
 
-// ClaimReportAnalysis takes a report's analysis by its stable id.
-func (s *Store) ClaimReportAnalysis(ctx context.Context, id, owner string, until, now time.Time) (bool, error) {
-	ok, err := s.DB.ClaimReportAnalysis(ctx, s.toReal(id), owner, until, now)
-	return ok, s.fixError(err)
-}
-
-// ExpiredAnalyses lists the stable ids of the analyses whose lease ended.
-func (s *Store) ExpiredAnalyses(ctx context.Context, now time.Time) ([]string, error) {
-	ids, err := s.DB.ExpiredAnalyses(ctx, now)
+// AnalyzingReports lists the stable ids of the reports analyzing.
+func (s *Store) AnalyzingReports(ctx context.Context) ([]string, error) {
+	ids, err := s.DB.AnalyzingReports(ctx)
 	for i := range ids {
 		ids[i] = s.toStable(ids[i])
 	}

@@ -35,10 +35,7 @@ type Store interface {
 
 	SetPinned(ctx context.Context, id string, pinned bool) error
 	SetReportState(ctx context.Context, id, status, reason string, summary json.RawMessage) error
-	ClaimReportAnalysis(ctx context.Context, id, owner string, until, now time.Time) (bool, error)
-	RenewReportLeases(ctx context.Context, owner string, until time.Time) (int, error)
-	ReleaseReportLeases(ctx context.Context, owner string) (int, error)
-	ExpiredAnalyses(ctx context.Context, now time.Time) ([]string, error)
+	AnalyzingReports(ctx context.Context) ([]string, error)
 	PutDerived(ctx context.Context, reportID, name string, r io.Reader) (int64, error)
 	OpenDerived(ctx context.Context, reportID, name string) (store.Blob, error)
 	DeleteArtifact(ctx context.Context, sha string) (int, error)
