@@ -84,3 +84,24 @@ func TestBrowserWatchPages(t *testing.T) {
 		t.Errorf("after Enter on the pause button aria-pressed is %q", p)
 	}
 }
+
+// TestBrowserJVMWatchPage opens a JVM watch's page, fed by two real pushed
+// bundles, in Chromium at 1400 and 390 px: its leak verdict shows within the
+// first 400 px in red and nothing scrolls sideways. Screenshots go to
+// docs/screenshots/ (LEAKUI_SCREENSHOTS).
+func TestBrowserJVMWatchPage(t *testing.T) {
+	ctx := browser.New(t, 120*time.Second)
+	ts, _ := jvmWatchServer(t)
+	for _, width := range []int64{1400, 390} {
+		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900), chromedp.Navigate(ts.URL+"/watch/broker"),
+			chromedp.WaitVisible(`[data-testid=watch-verdict]`))
+		noSidewaysScroll(t, ctx, fmt.Sprintf("/watch/broker at %d px", width))
+		if top := verdictTop(t, ctx); top > 400 {
+			t.Errorf("/watch/broker at %d px: the verdict starts %.0f px down, below the first 400 px", width, top)
+		}
+		if c := browser.Attr(t, ctx, `[data-testid=watch-verdict]`, "class"); !strings.Contains(c, "bad") {
+			t.Errorf("/watch/broker at %d px: the verdict is %q, want red", width, c)
+		}
+		browser.Screenshot(t, ctx, fmt.Sprintf("watch-jvm-%d.png", width))
+	}
+}
