@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/web/background"
+	"github.com/leakui/leakui/web/heapdumps"
 )
 
 // HeapDumpQueue is the job queue the heap dump analyses wait in: the runner
@@ -21,8 +22,8 @@ const backgroundStopTimeout = time.Minute
 // the sweep of the lab's runs when the lab is on.
 func (s *Server) newBackground() *background.Background {
 	cfg := background.Config{Store: s.store, Log: s.log, Jobs: s.cfg.Jobs,
-		Analyze: s.analyzeStoredHeapDump, Failed: heapDumpFailedSummary,
-		Retries: heapJobRetries, MaxQueuedPerClient: s.cfg.MaxQueuedPerClient,
+		Analyze: s.heapDumps.AnalyzeStored, Failed: heapdumps.FailedSummary,
+		Retries: heapdumps.Retries, MaxQueuedPerClient: s.cfg.MaxQueuedPerClient,
 		Retain: s.cfg.Retain,
 		Expired: func(int, int) {
 			s.profiles.Clear()

@@ -207,7 +207,7 @@ type Server struct {
 	logs *weblogs.Kind
 	// heapJobs analyzes uploaded heap dumps in the background; heapDumps is
 	// the kind of evidence they are.
-	heapJobs  *heapDumpJobs
+	heapJobs  *heapdumps.Jobs
 	heapDumps *heapdumps.Kind
 	// runs is the lab's runs and the report a run makes.
 	runs *runs.Kind
@@ -313,7 +313,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.threadsKind = webjvm.NewThreads(&s.deps, s.jvm)
 	s.histogramsKind = webjvm.NewHistograms(&s.deps, s.jvm)
 	s.bundlesKind = webbundles.New(&s.deps, s.jvm)
-	s.heapDumps = heapdumps.New(&s.deps, s.jvm, parseFailedReason)
+	s.heapDumps = heapdumps.New(&s.deps, s.jvm, background.ParseFailedReason)
 	s.logs = weblogs.New(s.deps)
 	s.runs = runs.New(&s.deps, runs.Parts{Targets: cfg.Targets, RunLimit: func(h http.Handler) http.Handler { return s.runLimit.middleware(s)(h) },
 		Profiles: s.profileKind, Goroutines: s.goroutines, Logs: s.logs,
@@ -352,7 +352,7 @@ func NewServer(cfg Config) (*Server, error) {
 		s.lab, s.runs.Lab = m, m
 	}
 	s.background = s.newBackground()
-	s.heapJobs = &heapDumpJobs{s: s, bg: s.background.HeapDumps()}
+	s.heapJobs = heapdumps.NewJobs(s.heapDumps, s.background.HeapDumps())
 	s.router = s.routes()
 	// Heap dumps whose analysis a stopped server left unfinished are analyzed
 	// again: their jobs wait in the queue, and their dumps are stored.
@@ -450,7 +450,7 @@ func (s *Server) routes() chi.Router {
 	// Server-sent events live as long as a run; they end when it does or when the
 	// server shuts down.
 	r.Get("/runs/{id}/events", s.handle(s.runs.Events))
-	r.Get("/r/{id}/events", s.handle(s.handleReportEvents))
+	r.Get("/r/{id}/events", s.handle(s.heapJobs.Events))
 	return r
 }
 
