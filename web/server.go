@@ -316,7 +316,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.heapDumps = heapdumps.New(&s.deps, s.jvm, background.ParseFailedReason)
 	s.logs = weblogs.New(s.deps)
 	s.runs = runs.New(&s.deps, runs.Parts{Targets: cfg.Targets, RunLimit: func(h http.Handler) http.Handler { return s.runLimit.middleware(s)(h) },
-		Profiles: s.profileKind, Goroutines: s.goroutines, Logs: s.logs,
+		Profiles: s.profileKind, ProfileCache: s.profiles, Goroutines: s.goroutines, Logs: s.logs,
 		JVMCache: s.jvm, Figures: runJVMFigures(s.bundlesKind), ReportMarkdown: s.markdown})
 	// Every kind of evidence, in the order the upload page, /kinds and a 415
 	// name them: pprof profiles first (the most common input), then Go
@@ -341,7 +341,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.Lab != nil {
 		lc := *cfg.Lab
-		lc.Recorder = runRecorder{s}
+		lc.Recorder = s.runs.Recorder()
 		if lc.Logger == nil {
 			lc.Logger = s.log
 		}
