@@ -35,17 +35,17 @@ func (s *Server) newBackground() *background.Background {
 	return background.New(cfg)
 }
 
-// startBackground starts the background work.
-func (s *Server) startBackground() error {
+// startBackground starts the background work b.
+func startBackground(b *background.Background) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return s.background.Start(ctx)
+	return b.Start(ctx)
 }
 
-// stopBackground stops the background work: the analyses running here go
+// stopBackground stops the background work b: the analyses running here go
 // back to their queue.
-func (s *Server) stopBackground() error {
+func stopBackground(b *background.Background) error {
 	ctx, cancel := context.WithTimeout(context.Background(), backgroundStopTimeout)
 	defer cancel()
-	return s.background.Stop(ctx)
+	return b.Stop(ctx)
 }

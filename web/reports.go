@@ -22,7 +22,7 @@ func (rs reportsResource) Routes() chi.Router {
 	r.Get("/{ref}", rs.s.handle(rs.show))
 	r.Post("/{id}/compare", rs.s.handle(rs.s.profileKind.Compare))
 	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.logs.KeysCSV))
-	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleReportChartImage))
+	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.chartImage))
 	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.profileKind.FlameImage))
 	r.Get("/{id}/dominators", rs.s.handle(rs.s.heapDumps.Dominators))
 	r.Get("/{id}/dominators.json", rs.s.handle(rs.s.heapDumps.Dominators))

@@ -356,7 +356,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.router = s.routes()
 	// Heap dumps whose analysis a stopped server left unfinished are analyzed
 	// again: their jobs wait in the queue, and their dumps are stored.
-	if err := s.startBackground(); err != nil {
+	if err := startBackground(s.background); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -374,7 +374,7 @@ func (s *Server) BeginShutdown() {
 // the store closes.
 func (s *Server) Close() error {
 	s.BeginShutdown()
-	err := s.stopBackground()
+	err := stopBackground(s.background)
 	if s.lab != nil {
 		err = errors.Join(err, s.lab.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -413,7 +413,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/healthz", s.handle(s.handleHealthz))
 	r.Get("/readyz", s.handle(s.handleReadyz))
 	r.Mount("/static", s.assets.Routes())
-	r.Get("/favicon.ico", s.handleFavicon)
+	r.Get("/favicon.ico", s.assets.handleFavicon)
 	s.throttles = newThrottles(s.cfg)
 
 	// Uploads may take long; everything else is bounded tightly.
@@ -444,8 +444,8 @@ func (s *Server) routes() chi.Router {
 		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.runs.CaptureAPI))
 		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.runs.CaptureForm))
 		r.Delete("/api/artifacts/{sha256}", s.handle(s.handleDeleteArtifact))
-		r.Post("/api/reports/{id}/pin", s.handle(s.handlePin(true)))
-		r.Delete("/api/reports/{id}/pin", s.handle(s.handlePin(false)))
+		r.Post("/api/reports/{id}/pin", s.handle(handlePin(s.store, true)))
+		r.Delete("/api/reports/{id}/pin", s.handle(handlePin(s.store, false)))
 	})
 	// Server-sent events live as long as a run; they end when it does or when the
 	// server shuts down.
