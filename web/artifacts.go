@@ -38,7 +38,7 @@ func (rs artifactsResource) download(w http.ResponseWriter, r *http.Request) err
 		if rs.s.cfg.Token != "" && !rs.s.authorized(r) {
 			return serrors.Errorf(http.StatusUnauthorized, "a download by a prefix of the SHA-256 needs this server's token (sign in at /login, or send Authorization: Bearer TOKEN); without it, give the whole SHA-256")
 		}
-		full, err := rs.s.resolveArtifactPrefix(r.Context(), sha)
+		full, err := resolveArtifactPrefix(r.Context(), rs.s.store, sha)
 		if err != nil {
 			return rs.miss(client, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/leakui/leakui/web/background"
+	"github.com/leakui/leakui/web/heapdumps"
 )
 
 // HeapDumpQueue is the job queue the heap dump analyses wait in: the runner
@@ -21,8 +22,8 @@ const backgroundStopTimeout = time.Minute
 // the sweep of the lab's runs when the lab is on.
 func (s *Server) newBackground() *background.Background {
 	cfg := background.Config{Store: s.store, Log: s.log, Jobs: s.cfg.Jobs,
-		Analyze: s.analyzeStoredHeapDump, Failed: heapDumpFailedSummary,
-		Retries: heapJobRetries, MaxQueuedPerClient: s.cfg.MaxQueuedPerClient,
+		Analyze: s.heapDumps.AnalyzeStored, Failed: heapdumps.FailedSummary,
+		Retries: heapdumps.Retries, MaxQueuedPerClient: s.cfg.MaxQueuedPerClient,
 		Retain: s.cfg.Retain,
 		Expired: func(int, int) {
 			s.profiles.Clear()
@@ -34,17 +35,17 @@ func (s *Server) newBackground() *background.Background {
 	return background.New(cfg)
 }
 
-// startBackground starts the background work.
-func (s *Server) startBackground() error {
+// startBackground starts the background work b.
+func startBackground(b *background.Background) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return s.background.Start(ctx)
+	return b.Start(ctx)
 }
 
-// stopBackground stops the background work: the analyses running here go
+// stopBackground stops the background work b: the analyses running here go
 // back to their queue.
-func (s *Server) stopBackground() error {
+func stopBackground(b *background.Background) error {
 	ctx, cancel := context.WithTimeout(context.Background(), backgroundStopTimeout)
 	defer cancel()
-	return s.background.Stop(ctx)
+	return b.Stop(ctx)
 }

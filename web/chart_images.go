@@ -13,9 +13,10 @@ import (
 // summaries, tickets and chat (GitHub and most trackers show an SVG image link
 // inline). The same internal/linechart drawing as the page's no-JavaScript chart.
 
-// handleReportChartImage is GET /r/{id}/charts/{chart}.svg: a series' totals, a
-// run report's charts, or a log report's still-open charts (open-1.svg…).
-func (s *Server) handleReportChartImage(w http.ResponseWriter, r *http.Request) error {
+// chartImage is GET /r/{id}/charts/{chart}.svg: a series' totals, a run
+// report's charts, or a log report's still-open charts (open-1.svg…).
+func (rs reportsResource) chartImage(w http.ResponseWriter, r *http.Request) error {
+	s := rs.s
 	rep, err := s.store.Report(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		return err

@@ -402,7 +402,7 @@ func (g *goldenSession) record(ref string, n int, spec lab.Spec, p lab.Progress,
 	}
 	// The lab's recorder: the server's own. (The one line of this test, with
 	// srv.router, that names the server's insides.)
-	var rec lab.Recorder = runRecorder{g.srv}
+	var rec lab.Recorder = g.srv.runs.Recorder()
 	if err := rec.Progress(ctx, id, p, time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 
+	"github.com/leakui/leakui/web/background"
 	"github.com/leakui/leakui/web/heapdumps"
 )
 
@@ -24,6 +25,8 @@ const (
 )
 
 type (
+	heapJobState       = heapdumps.JobState
+	heapDumpSummary    = heapdumps.Summary
 	heapDomJSON        = heapdumps.DomJSON
 	heapPathJSON       = heapdumps.PathJSON
 	heapDumpBrief      = heapdumps.Brief
@@ -32,8 +35,12 @@ type (
 )
 
 var (
-	heapDomURL  = heapdumps.DomURL
-	heapPathURL = heapdumps.PathURL
+	heapDomURL            = heapdumps.DomURL
+	heapPathURL           = heapdumps.PathURL
+	heapDumpAnalyses      = heapdumps.Analyses
+	heapDumpReportOptions = heapdumps.ReportOptions
+	heapDumpSummaryOf     = heapdumps.SummaryOf
+	parseFailedReason     = background.ParseFailedReason
 )
 
 func heapDumpReportSummaryLine(raw json.RawMessage) string {

@@ -23,6 +23,7 @@ import (
 	"github.com/leakui/leakui/store/postgres"
 	"github.com/leakui/leakui/store/sqlite"
 	"github.com/leakui/leakui/web/background"
+	"github.com/leakui/leakui/web/heapdumps"
 	"github.com/leakui/leakui/web/page"
 )
 
@@ -330,13 +331,13 @@ func TestHeapDumpAnalysisStoppedMidway(t *testing.T) {
 	ts := &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
 	reached := make(chan struct{})
 	var once sync.Once
-	heapJobStageHook = func(ctx context.Context, _, stage string) {
+	heapdumps.StageHook = func(ctx context.Context, _, stage string) {
 		if stage == "dominators" {
 			// Hold the analysis until Close cancels it.
 			once.Do(func() { close(reached); <-ctx.Done() })
 		}
 	}
-	defer func() { heapJobStageHook = nil }()
+	defer func() { heapdumps.StageHook = nil }()
 	code, up, raw := ts.upload(t, leakShapeDump(t, false, 2, 32<<10))
 	if code != http.StatusAccepted {
 		t.Fatalf("upload: %d %s", code, raw)
@@ -373,9 +374,9 @@ func TestHeapDumpAnalysisStoppedMidway(t *testing.T) {
 // shortRetries makes the background analyses try again after backoff, at
 // most attempts times, for the test.
 func shortRetries(t *testing.T, attempts int, backoff time.Duration) {
-	r := heapJobRetries
-	heapJobRetries = background.Retries{Attempts: attempts, First: backoff, Max: backoff}
-	t.Cleanup(func() { heapJobRetries = r })
+	r := heapdumps.Retries
+	heapdumps.Retries = background.Retries{Attempts: attempts, First: backoff, Max: backoff}
+	t.Cleanup(func() { heapdumps.Retries = r })
 }
 
 // TestHeapDumpAnalysisRetriesWhenBusy holds the server's whole memory budget
@@ -470,7 +471,7 @@ func TestHeapDumpAnalysisFinishesOnAnotherReplica(t *testing.T) {
 	parses := 0
 	reached := make(chan struct{})
 	var first sync.Once
-	heapJobStageHook = func(ctx context.Context, _, stage string) {
+	heapdumps.StageHook = func(ctx context.Context, _, stage string) {
 		switch stage {
 		case "index":
 			mu.Lock()
@@ -481,7 +482,7 @@ func TestHeapDumpAnalysisFinishesOnAnotherReplica(t *testing.T) {
 			first.Do(func() { close(reached); <-ctx.Done() })
 		}
 	}
-	t.Cleanup(func() { heapJobStageHook = nil }) // after the servers' cleanups
+	t.Cleanup(func() { heapdumps.StageHook = nil }) // after the servers' cleanups
 	tsA, stopA := start("replica-a")
 	code, up, raw := tsA.upload(t, leakShapeDump(t, false, 2, 32<<10))
 	if code != http.StatusAccepted {

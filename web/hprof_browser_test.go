@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/leakui/leakui/internal/browser"
+	"github.com/leakui/leakui/web/heapdumps"
 )
 
 // TestBrowserHeapDump drives the real Chromium: choose a real heap dump in the
@@ -52,12 +53,12 @@ func TestBrowserHeapDump(t *testing.T) {
 	// follows it (stage and bar), then reloads into the report when it ends.
 	atDominators, proceed := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	heapJobStageHook = func(_ context.Context, _, stage string) {
+	heapdumps.StageHook = func(_ context.Context, _, stage string) {
 		if stage == "dominators" {
 			once.Do(func() { close(atDominators); <-proceed })
 		}
 	}
-	defer func() { heapJobStageHook = nil }()
+	defer func() { heapdumps.StageHook = nil }()
 	var resumed sync.Once
 	resume := func() { resumed.Do(func() { close(proceed) }) }
 	defer resume()

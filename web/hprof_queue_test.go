@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/leakui/leakui/web/heapdumps"
 )
 
 // TestHeapDumpsQueueRoundRobinByUploader holds the analysis slot while
@@ -28,14 +30,14 @@ func TestHeapDumpsQueueRoundRobinByUploader(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var order []string
-	heapJobStageHook = func(_ context.Context, id, _ string) {
+	heapdumps.StageHook = func(_ context.Context, id, _ string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(order) == 0 || order[len(order)-1] != id {
 			order = append(order, id)
 		}
 	}
-	t.Cleanup(func() { heapJobStageHook = nil })
+	t.Cleanup(func() { heapdumps.StageHook = nil })
 	release := holdAnalyses(t)
 	upload := func(from string, k int) (int, string) {
 		t.Helper()

@@ -4,11 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/leakui/leakui/incident"
-	"github.com/leakui/leakui/internal/pngchart"
-	"github.com/leakui/leakui/lab"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/incidents"
 	"github.com/leakui/leakui/web/kind"
@@ -34,7 +30,7 @@ func (iw incidentWiring) source(ctx context.Context, e store.Evidence) (incident
 	var final bool
 	var err error
 	if e.Kind == store.EvidenceRun {
-		src, final, err = incidentPages{s}.runSource(ctx, e.ID)
+		src, final, err = incidents.RunSource(ctx, s.store, e.ID)
 	} else {
 		src, final, err = incidentPages{s}.reportSource(ctx, e.ID)
 	}
@@ -45,49 +41,6 @@ func (iw incidentWiring) source(ctx context.Context, e store.Evidence) (incident
 		iw.sources.Add(key, src)
 	}
 	return src, nil
-}
-
-// sourceCost is what a cached source holds, about.
-func sourceCost(src incidents.Source) int64 {
-	n := int64(1024 + len(src.Evidence.Sentence) + len(src.Evidence.Finding))
-	for _, s := range src.Series {
-		n += int64(64 + len(s.Name) + 48*len(s.Points))
-	}
-	return n + int64(64*len(src.Events))
-}
-
-// runSource judges a lab run by its verdict, and marks its start and end.
-func (s incidentPages) runSource(ctx context.Context, id string) (incidents.Source, bool, error) {
-	run, err := s.store.Run(ctx, id)
-	if err != nil {
-		return incidents.Source{}, false, err
-	}
-	var spec lab.Spec
-	page.Unmarshal(run.Spec, &spec)
-	title := spec.Title()
-	if title == "" {
-		title = run.Workload
-	}
-	ev := incident.FromRun(title, run.Verdict, run.Reason, run.CreatedAt, run.FinishedAt, page.RunURL(run.ID))
-	src := incidents.Source{Evidence: ev, Events: []pngchart.Marker{{T: run.CreatedAt, Label: "lab run started: " + title}}}
-	if !run.FinishedAt.IsZero() {
-		end := "lab run " + run.Status
-		if run.Verdict != "" {
-			end += ": " + run.Verdict
-		}
-		src.Events = append(src.Events, pngchart.Marker{T: run.FinishedAt, Label: end})
-	}
-	// What the run's model kept open after each step (started − closed).
-	var progress lab.Progress
-	page.Unmarshal(run.Progress, &progress)
-	open := pngchart.Series{Name: "lab run: still open (" + title + ")", Unit: "count"}
-	for _, p := range progress.Points {
-		if p.At > 0 {
-			open.Points = append(open.Points, pngchart.Point{T: time.UnixMilli(p.At).UTC(), V: float64(p.Open)})
-		}
-	}
-	src.Series = append(src.Series, open)
-	return src, !run.FinishedAt.IsZero(), nil
 }
 
 // reportSource judges a report with its kind's analysis: the one dispatch

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"net/http"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
@@ -22,13 +23,11 @@ const (
 )
 
 // incidentWiring joins the incident pages to the server: the store, the
-// loaders of every kind of evidence (incident_evidence.go), the caches of
-// what evidence says and of timeline images, both charged to the memory
-// budget, and the layout.
+// loaders of every kind of evidence (incident_evidence.go) and the cache of
+// what evidence says, charged to the memory budget.
 type incidentWiring struct {
 	s       *Server
 	sources *kind.Cache[incidents.Source]
-	images  *kind.Cache[[]byte]
 }
 
 // incidentPages joins the incident pages to the server's other pages: the
@@ -38,24 +37,24 @@ type incidentPages struct{ *Server }
 
 // incidentResource builds the incidents resource over the server; ok is
 // false when the store keeps no incidents.
-func (s incidentPages) incidentResource() (incidents.Resource, incidentWiring, bool) {
+func (s incidentPages) incidentResource() (incidents.Resource, bool) {
 	st, ok := s.store.(incidents.Store)
 	if !ok {
-		return incidents.Resource{}, incidentWiring{}, false
+		return incidents.Resource{}, false
 	}
 	iw := incidentWiring{s: s.Server,
-		sources: kind.Register(s.caches, "incident evidence", kind.NewSizedCache(incidentSourceEntries, 32<<20, sourceCost)),
-		images: kind.Register(s.caches, "incident timelines",
-			kind.NewSizedCache(incidentImageEntries, incidentImageBytes, func(b []byte) int64 { return int64(len(b)) }))}
+		sources: kind.Register(s.caches, "incident evidence", kind.NewSizedCache(incidentSourceEntries, 32<<20, incidents.SourceCost))}
+	images := kind.Register(s.caches, "incident timelines",
+		kind.NewSizedCache(incidentImageEntries, incidentImageBytes, func(b []byte) int64 { return int64(len(b)) }))
 	return incidents.Resource{Store: st, Load: iw.source, Render: s.renderIncident, Handle: s.handle,
-		Budget: s.budget, Images: iw.images, Allow: s.allowIncidents}, iw, true
+		Budget: s.budget, Images: images, Allow: s.allowIncidents}, true
 }
 
 // mountIncidents mounts the incident pages (/i), their API (/api/incidents)
 // the report and run pages' "attach to incident" form and their cards, the
 // PNG their og:image names.
 func (s incidentPages) mountIncidents(r chi.Router) {
-	rs, iw, ok := s.incidentResource()
+	rs, ok := s.incidentResource()
 	if !ok {
 		s.log.Warn("the store keeps no incidents: /i is off")
 		return
@@ -64,8 +63,8 @@ func (s incidentPages) mountIncidents(r chi.Router) {
 	r.Mount("/api/incidents", rs.APIRoutes())
 	r.Post("/r/{id}/incident", rs.AttachReport())
 	r.Post("/runs/{id}/incident", rs.AttachRun())
-	r.Get("/r/{id}/card.png", s.handle(iw.card(store.EvidenceReport)))
-	r.Get("/runs/{id}/card.png", s.handle(iw.card(store.EvidenceRun)))
+	r.Get("/r/{id}/card.png", s.handle(rs.Card(store.EvidenceReport)))
+	r.Get("/runs/{id}/card.png", s.handle(rs.Card(store.EvidenceRun)))
 }
 
 // renderIncident renders an incident page as render does, with the timeline's
@@ -111,4 +110,19 @@ func (s incidentPages) incidentParts(r *http.Request, content templ.Component) t
 		return content
 	}
 	return c
+}
+
+// cardImage is the og:image of a report's or run's page, "" for any other page
+// or a server whose store keeps no incidents (no cards then).
+func (s incidentPages) cardImage(r *http.Request) string {
+	if _, ok := s.store.(incidents.Store); !ok {
+		return ""
+	}
+	path := r.URL.Path
+	for _, prefix := range []string{"/r/", "/runs/"} {
+		if id, ok := strings.CutPrefix(path, prefix); ok && store.ValidID(id) {
+			return page.Absolute(r, path+"/card.png")
+		}
+	}
+	return ""
 }

@@ -88,7 +88,7 @@ func (s uploads) ingest(ctx context.Context, form *kind.Upload) (*store.Report, 
 	rep := &store.Report{Kind: pl.Kind, Params: params, Summary: summary, Uploader: form.Client}
 	if pl.Background {
 		rep.Status = store.ReportAnalyzing
-		queued, err := s.heapJobs.reserve(form.Client)
+		queued, err := s.heapJobs.Reserve(form.Client)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +113,7 @@ func (s uploads) ingest(ctx context.Context, form *kind.Upload) (*store.Report, 
 		return nil, err
 	}
 	if pl.Background {
-		s.heapJobs.enqueue(rep.ID, form.Client)
+		s.heapJobs.Enqueue(rep.ID, form.Client)
 	}
 	return rep, nil
 }

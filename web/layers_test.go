@@ -12,7 +12,7 @@ import (
 // evidence.
 var sharedPackages = map[string]bool{
 	"web/chart": true, "web/groups": true, "web/kind": true, "web/page": true, "web/serrors": true,
-	"web/snapshot": true, "web/classhist": true, "web/view": true,
+	"web/snapshot": true, "web/classhist": true, "web/view": true, "web/background": true,
 }
 
 // TestKindsImportNoKind holds the web's layers: no kind of evidence imports

@@ -10,6 +10,7 @@ import (
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/runs"
 	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/view"
 )
@@ -94,7 +95,7 @@ func (s *Server) headline(r *store.Report) store.Headline {
 // runTitle is the title a run's report summary keeps ("checkpoint leaky/active,
 // …"), "" when it has none.
 func runTitle(summary []byte) string {
-	var sum runSummary
+	var sum runs.Summary
 	page.Unmarshal(summary, &sum)
 	return sum.Title
 }

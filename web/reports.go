@@ -22,7 +22,7 @@ func (rs reportsResource) Routes() chi.Router {
 	r.Get("/{ref}", rs.s.handle(rs.show))
 	r.Post("/{id}/compare", rs.s.handle(rs.s.profileKind.Compare))
 	r.Get("/{id}/keys.csv", rs.s.handle(rs.s.logs.KeysCSV))
-	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.s.handleReportChartImage))
+	r.Get("/{id}/charts/{chart}", rs.s.handle(rs.chartImage))
 	r.Get("/{id}/flame.svg", rs.s.handle(rs.s.profileKind.FlameImage))
 	r.Get("/{id}/dominators", rs.s.handle(rs.s.heapDumps.Dominators))
 	r.Get("/{id}/dominators.json", rs.s.handle(rs.s.heapDumps.Dominators))
@@ -53,7 +53,7 @@ func (rs reportsResource) show(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if rep.Status != store.ReportReady {
-		return rs.s.showAnalysis(w, r, rep)
+		return rs.s.heapJobs.Page(w, r, rep)
 	}
 	k, ok := rs.s.kinds.For(rep.Kind)
 	if !ok {
@@ -83,7 +83,7 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 			Kind: a.Kind, Format: a.Format, Size: a.Size, URL: page.ArtifactURL(a.SHA256)})
 	}
 	if rep.Status != store.ReportReady {
-		s.analysisJSON(rep, &doc)
+		s.heapJobs.JSON(rep, &doc)
 		return page.JSON(w, http.StatusOK, doc)
 	}
 	k, ok := s.kinds.For(rep.Kind)
@@ -99,7 +99,7 @@ func (s *Server) handleReportJSON(w http.ResponseWriter, r *http.Request) error 
 // markdown renders a report's Markdown summary for a ticket.
 func (s *Server) markdown(r *http.Request, rep *store.Report) ([]byte, error) {
 	if rep.Status != store.ReportReady {
-		return withLabelLine(s.analysisMarkdown(r, rep), rep), nil
+		return withLabelLine(s.heapJobs.Markdown(r, rep), rep), nil
 	}
 	k, ok := s.kinds.For(rep.Kind)
 	if !ok {

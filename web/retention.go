@@ -22,10 +22,10 @@ func (s *Server) handleDeleteArtifact(w http.ResponseWriter, r *http.Request) er
 }
 
 // handlePin is POST (pin) and DELETE (unpin) /api/reports/{id}/pin.
-func (s *Server) handlePin(pinned bool) page.HandlerFunc {
+func handlePin(st Store, pinned bool) page.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := chi.URLParam(r, "id")
-		if err := s.store.SetPinned(r.Context(), id, pinned); err != nil {
+		if err := st.SetPinned(r.Context(), id, pinned); err != nil {
 			return err
 		}
 		return page.JSON(w, http.StatusOK, map[string]any{"id": id, "pinned": pinned})

@@ -1,26 +1,14 @@
 package web
 
 import (
-	"context"
-
 	"github.com/leakui/leakui/analyze/capture"
-	"github.com/leakui/leakui/store"
 	webbundles "github.com/leakui/leakui/web/bundles"
 	webjvm "github.com/leakui/leakui/web/jvm"
 	"github.com/leakui/leakui/web/runs"
 )
 
-// kindRun is the report a lab run makes when it ends (web/runs); the
-// recorder stores it, with the JVM reports a jvm run's report made.
+// kindRun is the report a lab run makes when it ends (web/runs).
 const kindRun = runs.ReportKind
-
-type runJVMRef = runs.JVMRef
-
-// jvmReports makes the reports of a jvm run's captures of its JVM
-// (runs.Kind.JVMReports).
-func (rr runRecorder) jvmReports(ctx context.Context, runID string, arts []store.RunArtifact) ([]runJVMRef, error) {
-	return rr.s.runs.JVMReports(ctx, runID, arts)
-}
 
 // runJVMFigures are the JVM kinds' plans and figures a jvm run's page, JSON,
 // Markdown and report use: the root wires them, as runs imports no kind.

@@ -207,7 +207,7 @@ type Server struct {
 	logs *weblogs.Kind
 	// heapJobs analyzes uploaded heap dumps in the background; heapDumps is
 	// the kind of evidence they are.
-	heapJobs  *heapDumpJobs
+	heapJobs  *heapdumps.Jobs
 	heapDumps *heapdumps.Kind
 	// runs is the lab's runs and the report a run makes.
 	runs *runs.Kind
@@ -313,10 +313,10 @@ func NewServer(cfg Config) (*Server, error) {
 	s.threadsKind = webjvm.NewThreads(&s.deps, s.jvm)
 	s.histogramsKind = webjvm.NewHistograms(&s.deps, s.jvm)
 	s.bundlesKind = webbundles.New(&s.deps, s.jvm)
-	s.heapDumps = heapdumps.New(&s.deps, s.jvm, parseFailedReason)
+	s.heapDumps = heapdumps.New(&s.deps, s.jvm, background.ParseFailedReason)
 	s.logs = weblogs.New(s.deps)
 	s.runs = runs.New(&s.deps, runs.Parts{Targets: cfg.Targets, RunLimit: func(h http.Handler) http.Handler { return s.runLimit.middleware(s)(h) },
-		Profiles: s.profileKind, Goroutines: s.goroutines, Logs: s.logs,
+		Profiles: s.profileKind, ProfileCache: s.profiles, Goroutines: s.goroutines, Logs: s.logs,
 		JVMCache: s.jvm, Figures: runJVMFigures(s.bundlesKind), ReportMarkdown: s.markdown})
 	// Every kind of evidence, in the order the upload page, /kinds and a 415
 	// name them: pprof profiles first (the most common input), then Go
@@ -341,7 +341,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.Lab != nil {
 		lc := *cfg.Lab
-		lc.Recorder = runRecorder{s}
+		lc.Recorder = s.runs.Recorder()
 		if lc.Logger == nil {
 			lc.Logger = s.log
 		}
@@ -352,11 +352,11 @@ func NewServer(cfg Config) (*Server, error) {
 		s.lab, s.runs.Lab = m, m
 	}
 	s.background = s.newBackground()
-	s.heapJobs = &heapDumpJobs{s: s, bg: s.background.HeapDumps()}
+	s.heapJobs = heapdumps.NewJobs(s.heapDumps, s.background.HeapDumps())
 	s.router = s.routes()
 	// Heap dumps whose analysis a stopped server left unfinished are analyzed
 	// again: their jobs wait in the queue, and their dumps are stored.
-	if err := s.startBackground(); err != nil {
+	if err := startBackground(s.background); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -374,7 +374,7 @@ func (s *Server) BeginShutdown() {
 // the store closes.
 func (s *Server) Close() error {
 	s.BeginShutdown()
-	err := s.stopBackground()
+	err := stopBackground(s.background)
 	if s.lab != nil {
 		err = errors.Join(err, s.lab.Close())
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -413,7 +413,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/healthz", s.handle(s.handleHealthz))
 	r.Get("/readyz", s.handle(s.handleReadyz))
 	r.Mount("/static", s.assets.Routes())
-	r.Get("/favicon.ico", s.handleFavicon)
+	r.Get("/favicon.ico", s.assets.handleFavicon)
 	s.throttles = newThrottles(s.cfg)
 
 	// Uploads may take long; everything else is bounded tightly.
@@ -444,13 +444,13 @@ func (s *Server) routes() chi.Router {
 		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.runs.CaptureAPI))
 		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.runs.CaptureForm))
 		r.Delete("/api/artifacts/{sha256}", s.handle(s.handleDeleteArtifact))
-		r.Post("/api/reports/{id}/pin", s.handle(s.handlePin(true)))
-		r.Delete("/api/reports/{id}/pin", s.handle(s.handlePin(false)))
+		r.Post("/api/reports/{id}/pin", s.handle(handlePin(s.store, true)))
+		r.Delete("/api/reports/{id}/pin", s.handle(handlePin(s.store, false)))
 	})
 	// Server-sent events live as long as a run; they end when it does or when the
 	// server shuts down.
 	r.Get("/runs/{id}/events", s.handle(s.runs.Events))
-	r.Get("/r/{id}/events", s.handle(s.handleReportEvents))
+	r.Get("/r/{id}/events", s.handle(s.heapJobs.Events))
 	return r
 }
 

@@ -88,13 +88,13 @@ func rfc5987Escape(s string) string {
 
 // resolveArtifactPrefix turns a SHA-256 prefix of at least 12 hex characters into
 // the one artifact it names: 404 when none, 409 listing them when several.
-func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (string, error) {
+func resolveArtifactPrefix(ctx context.Context, st Store, prefix string) (string, error) {
 	prefix = strings.ToLower(prefix) // as a person may copy it from elsewhere
 	if !store.ValidSHA256Prefix(prefix) {
 		return "", serrors.Errorf(http.StatusNotFound, "no artifact %q: give its SHA-256 or at least its first %d hex characters", prefix, store.MinArtifactPrefix)
 	}
 	const listed = 10
-	shas, err := s.store.ArtifactsWithPrefix(ctx, prefix, listed+1)
+	shas, err := st.ArtifactsWithPrefix(ctx, prefix, listed+1)
 	if err != nil {
 		return "", err
 	}
@@ -113,7 +113,7 @@ func (s *Server) resolveArtifactPrefix(ctx context.Context, prefix string) (stri
 
 // handleFavicon is GET /favicon.ico, which browsers ask for on their own: a
 // redirect to the hashed SVG icon every page also names.
-func (s *Server) handleFavicon(w http.ResponseWriter, r *http.Request) {
+func (a *assets) handleFavicon(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=86400")
-	http.Redirect(w, r, s.assets.url("favicon.svg"), http.StatusMovedPermanently)
+	http.Redirect(w, r, a.url("favicon.svg"), http.StatusMovedPermanently)
 }

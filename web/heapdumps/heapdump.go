@@ -78,7 +78,7 @@ func (s *Kind) analyzeHeapDump(f *kind.Received, opt hprof.ReportOptions) (*hpro
 }
 
 // plan stores one heap dump as a report to be analyzed in the
-// background (heapDumpJobs), which keeps the analysis as the summary; two or
+// background (Jobs), which keeps the analysis as the summary; two or
 // more make a comparison by class (planComparison), analyzed at once.
 func (s *Kind) plan(form *kind.Upload) (*kind.Plan, error) {
 	for _, f := range form.Files {

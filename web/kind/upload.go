@@ -44,7 +44,7 @@ type Plan struct {
 	Params  map[string]any
 	Summary any
 	// background stores the report as analyzing, its analysis queued
-	// (heapDumpJobs) to complete the summary after the upload has answered.
+	// (heapdumps.Jobs) to complete the summary after the upload has answered.
 	Background bool
 }
 

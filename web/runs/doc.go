@@ -5,5 +5,6 @@
 // the dashboard's lab block, and the report a run makes when it ends, a
 // kind.Kind no upload makes. What a run shows of other kinds (its log, its
 // JVM's figures, its profiles) comes through Parts, which the web root wires:
-// runs imports no other kind. The recorder that stores a run is the root's.
+// runs imports no other kind. Its Recorder stores the lab's runs, their
+// captures and their reports.
 package runs

@@ -36,10 +36,14 @@ type Parts struct {
 	Targets lab.Targets
 	// RunLimit is the per-client rate limit of starting runs and captures.
 	RunLimit func(http.Handler) http.Handler
-	// Profiles loads a stored profile (the heap and goroutine series of a run).
+	// Profiles loads a stored profile (the heap and goroutine series of a run)
+	// and makes a capture run's report; ProfileCache keeps the profiles the
+	// recorder checked as they arrived.
 	Profiles interface {
 		Load(ctx context.Context, sha string) (*pprof.Profile, error)
+		CaptureReport(ctx context.Context, runID string, spec lab.Spec, all []store.RunArtifact) (string, error)
 	}
+	ProfileCache *kind.Cache[*pprof.Profile]
 	// Goroutines loads a stored goroutine dump (the goroutines a run proved leaked).
 	Goroutines *groups.Dumps
 	// Logs counts a run's own log with its workload's preset.

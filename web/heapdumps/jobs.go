@@ -1,4 +1,4 @@
-package web
+package heapdumps
 
 import (
 	"context"
@@ -15,20 +15,23 @@ import (
 	"github.com/leakui/leakui/web/page"
 )
 
-// heapDumpJobs are the uploaded heap dumps' analyses as the handlers see
-// them: each report's analysis is one job of the job system
-// (web/background), queued round robin by uploader, a client having at most
-// MaxQueuedPerClient queued or running (429 beyond). The upload answers at once
-// with the report's URL, and the report page follows the analysis
-// (handleReportEvents). The analysis itself is analyzeStoredHeapDump.
-type heapDumpJobs struct {
-	s  *Server
+// Jobs are the uploaded heap dumps' analyses as the handlers see them: each
+// report's analysis is one job of the job system (web/background), queued
+// round robin by uploader, a client having at most MaxQueuedPerClient queued
+// or running (429 beyond). The upload answers at once with the report's URL,
+// and the report page follows the analysis (Events). The analysis itself is
+// Kind.AnalyzeStored.
+type Jobs struct {
+	k  *Kind
 	bg *background.HeapDumps
 }
 
-// heapJobState is where one report's analysis stands, as its page and its
-// events say it.
-type heapJobState struct {
+// NewJobs is the analyses of k's dumps, queued in bg.
+func NewJobs(k *Kind, bg *background.HeapDumps) *Jobs { return &Jobs{k: k, bg: bg} }
+
+// JobState is where one report's analysis stands, as its page and its events
+// say it.
+type JobState struct {
 	// Status is "analyzing", "failed" or "done" (the report is complete).
 	Status string `json:"status"`
 	// Queue is how many analyses run or wait before this one (0: it runs).
@@ -47,62 +50,61 @@ type heapJobState struct {
 	Elsewhere bool `json:"elsewhere,omitempty"`
 }
 
-// heapJobRetries are how the analyses failing for the server's reasons are
-// tried again; tests shorten them.
-var heapJobRetries = background.DefaultRetries
+// Retries are how the analyses failing for the server's reasons are tried
+// again; tests shorten them.
+var Retries = background.DefaultRetries
 
 // jobReadTimeout bounds a read of the job system for a page.
 const jobReadTimeout = 10 * time.Second
 
-// reserve makes room for one more analysis of uploader's, or says with a 429
+// Reserve makes room for one more analysis of uploader's, or says with a 429
 // that it has its MaxQueuedPerClient queued or running. The room is held until
 // done is called, after the report is queued (or not).
-func (j *heapDumpJobs) reserve(uploader string) (done func(), err error) {
+func (j *Jobs) Reserve(uploader string) (done func(), err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), jobReadTimeout)
 	defer cancel()
 	return j.bg.Reserve(ctx, uploader)
 }
 
-// enqueue inserts the analysis of uploader's report. When the insert fails,
+// Enqueue inserts the analysis of uploader's report. When the insert fails,
 // the report waits analyzing until a server's next start queues it.
-func (j *heapDumpJobs) enqueue(id, uploader string) {
+func (j *Jobs) Enqueue(id, uploader string) {
 	ctx, cancel := context.WithTimeout(context.Background(), jobReadTimeout)
 	defer cancel()
 	if err := j.bg.Enqueue(ctx, id, uploader); err != nil {
-		j.s.log.Error("queuing a heap dump analysis; the next start queues it", "report", id, "err", err)
+		j.k.d.Log.Error("queuing a heap dump analysis; the next start queues it", "report", id, "err", err)
 	}
 }
 
 // state returns where report id's analysis stands (ok false when it has no
 // job waiting or running) and a channel closed at the next change in this
 // process.
-func (j *heapDumpJobs) state(id string) (st heapJobState, ok bool, changed <-chan struct{}) {
+func (j *Jobs) state(id string) (st JobState, ok bool, changed <-chan struct{}) {
 	changed = j.bg.Changed()
 	ctx, cancel := context.WithTimeout(context.Background(), jobReadTimeout)
 	defer cancel()
 	bs, ok := j.bg.State(ctx, id)
-	st = heapJobState{Status: store.ReportAnalyzing, Stage: bs.Stage, Percent: 100 * bs.Done, Queue: bs.Queue,
+	st = JobState{Status: store.ReportAnalyzing, Stage: bs.Stage, Percent: 100 * bs.Done, Queue: bs.Queue,
 		Retry: bs.Retry, Elsewhere: bs.Elsewhere}
 	return st, ok, changed
 }
 
-// heapJobStageHook, when set (by tests), is called with every progress report
-// of a background analysis, with the analysis's context and report.
-var heapJobStageHook func(ctx context.Context, id, stage string)
+// StageHook, when set (by tests), is called with every progress report of a
+// background analysis, with the analysis's context and report.
+var StageHook func(ctx context.Context, id, stage string)
 
-// analyzeStoredHeapDump reads report id's dump from the store into a directory of
-// its own (which also receives the inflated copy of a compressed dump, and
-// goes whatever happens), analyzes it, stores its index, and returns the
-// report's summary. It runs as a job (web/background), which records the
-// outcome.
-func (s *Server) analyzeStoredHeapDump(ctx context.Context, id string, report jobs.Progress) (json.RawMessage, error) {
+// AnalyzeStored reads report id's dump from the store into a directory of its
+// own (which also receives the inflated copy of a compressed dump, and goes
+// whatever happens), analyzes it, stores its index, and returns the report's
+// summary. It runs as a job (web/background), which records the outcome.
+func (s *Kind) AnalyzeStored(ctx context.Context, id string, report jobs.Progress) (json.RawMessage, error) {
 	progress := func(stage string, done float64) {
 		report(stage, done)
-		if hook := heapJobStageHook; hook != nil {
+		if hook := StageHook; hook != nil {
 			hook(ctx, id, stage)
 		}
 	}
-	rep, err := s.store.Report(ctx, id)
+	rep, err := s.d.Store.Report(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -112,23 +114,23 @@ func (s *Server) analyzeStoredHeapDump(ctx context.Context, id string, report jo
 	a := rep.Artifacts[0]
 	// One analysis at a time in the process, comparisons included.
 	select {
-	case heapDumpAnalyses <- struct{}{}:
+	case Analyses <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	defer func() { <-heapDumpAnalyses }()
-	dir, err := os.MkdirTemp(s.cfg.TempDir, "leakui-heapdump-*")
+	defer func() { <-Analyses }()
+	dir, err := os.MkdirTemp(s.d.Limits.TempDir, "leakui-heapdump-*")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	path := dir + string(os.PathSeparator) + "dump"
-	if err := s.spoolHeapDump(ctx, a, path, progress); err != nil {
+	if err := s.spool(ctx, a, path, progress); err != nil {
 		return nil, err
 	}
-	opt := hprof.OpenOptions{TempDir: dir, MaxInflated: max(s.cfg.MaxDecompressed, s.cfg.MaxHeapDump)}
+	opt := hprof.OpenOptions{TempDir: dir, MaxInflated: max(s.d.Limits.MaxDecompressed, s.d.Limits.MaxHeapDump)}
 	opt.Progress, opt.Context = progress, ctx
-	finish, err := s.heapDumpBudget(&opt.Options)
+	finish, err := s.Budget(&opt.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -138,23 +140,22 @@ func (s *Server) analyzeStoredHeapDump(ctx context.Context, id string, report jo
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
 	defer h.Close()
-	hr, err := h.NewReport(heapDumpReportOptions, progress)
+	hr, err := h.NewReport(ReportOptions, progress)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a.Name, err)
 	}
-	indexed, err := s.storeHeapDumpIndex(ctx, id, h, progress)
+	indexed, err := s.StoreIndex(ctx, id, h, progress)
 	if err != nil {
 		return nil, err
 	}
-	sum := heapDumpSummaryOf(hr)
+	sum := SummaryOf(hr)
 	sum.Indexed = indexed
 	return json.Marshal(sum)
 }
 
-// spoolHeapDump copies an artifact from the store to path, telling the
-// progress.
-func (s *Server) spoolHeapDump(ctx context.Context, a store.ReportArtifact, path string, progress jobs.Progress) error {
-	rc, err := s.store.OpenArtifact(ctx, a.SHA256)
+// spool copies an artifact from the store to path, telling the progress.
+func (s *Kind) spool(ctx context.Context, a store.ReportArtifact, path string, progress jobs.Progress) error {
+	rc, err := s.d.Store.OpenArtifact(ctx, a.SHA256)
 	if err != nil {
 		return err
 	}
@@ -188,12 +189,8 @@ func (s *Server) spoolHeapDump(ctx context.Context, a store.ReportArtifact, path
 	return f.Close()
 }
 
-// heapDumpFailedSummary is the summary stored with a report whose analysis
-// failed for reason.
-func heapDumpFailedSummary(reason string) json.RawMessage {
-	return page.MustJSON(heapDumpPending{Failed: reason})
+// FailedSummary is the summary stored with a report whose analysis failed for
+// reason.
+func FailedSummary(reason string) json.RawMessage {
+	return page.MustJSON(Pending{Failed: reason})
 }
-
-// parseFailedReason splits a stored reason into its status and message; a
-// reason without a status is a 500.
-func parseFailedReason(reason string) (int, string) { return background.ParseFailedReason(reason) }

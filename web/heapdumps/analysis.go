@@ -1,4 +1,4 @@
-package web
+package heapdumps
 
 import (
 	"fmt"
@@ -11,15 +11,16 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/markdown"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web/background"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 )
 
-// heapJobStages are the stages of a heap dump's background analysis in order,
+// jobStages are the stages of a heap dump's background analysis in order,
 // each with the share of the whole it takes (roughly, as measured on the 1 GiB
 // dump): the bar moves through them.
-var heapJobStages = []struct {
+var jobStages = []struct {
 	name, label string
 	weight      float64
 }{
@@ -37,14 +38,14 @@ var heapJobStages = []struct {
 	{"store-index", "Storing the index", 8},
 }
 
-// heapJobProgress turns a stage and the fraction of it done into the stage's
+// JobProgress turns a stage and the fraction of it done into the stage's
 // label and the whole analysis's percentage.
-func heapJobProgress(stage string, done float64) (string, float64) {
+func JobProgress(stage string, done float64) (string, float64) {
 	var total, before float64
-	for _, s := range heapJobStages {
+	for _, s := range jobStages {
 		total += s.weight
 	}
-	for _, s := range heapJobStages {
+	for _, s := range jobStages {
 		if s.name == stage {
 			return s.label, 100 * (before + s.weight*min(max(done, 0), 1)) / total
 		}
@@ -61,26 +62,26 @@ func heapJobProgress(stage string, done float64) (string, float64) {
 
 // reportState is where a report stands: done, failed (why), or analyzing (how
 // far, here or in another process).
-func (s *Server) reportState(rep *store.Report) heapJobState {
+func (j *Jobs) reportState(rep *store.Report) JobState {
 	switch rep.Status {
 	case store.ReportReady:
-		return heapJobState{Status: "done", Percent: 100}
+		return JobState{Status: "done", Percent: 100}
 	case store.ReportFailed:
-		code, msg := parseFailedReason(rep.Error)
-		return heapJobState{Status: store.ReportFailed, Error: msg, Code: code}
+		code, msg := background.ParseFailedReason(rep.Error)
+		return JobState{Status: store.ReportFailed, Error: msg, Code: code}
 	}
-	st, ok, _ := s.heapJobs.state(rep.ID)
+	st, ok, _ := j.state(rep.ID)
 	if !ok {
-		return heapJobState{Status: store.ReportAnalyzing, Stage: "Analyzing in another process", Elsewhere: true}
+		return JobState{Status: store.ReportAnalyzing, Stage: "Analyzing in another process", Elsewhere: true}
 	}
-	st.Stage, st.Percent = heapJobProgress(st.Stage, st.Percent/100)
+	st.Stage, st.Percent = JobProgress(st.Stage, st.Percent/100)
 	return st
 }
 
-// showAnalysis renders the page of a report that is not ready: its analysis's
+// Page renders the page of a report that is not ready: its analysis's
 // progress, or why it failed.
-func (s *Server) showAnalysis(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
-	st := s.reportState(rep)
+func (j *Jobs) Page(w http.ResponseWriter, r *http.Request, rep *store.Report) error {
+	st := j.reportState(rep)
 	path := page.ReportURL(rep.ID)
 	h := view.JVMHeader{Title: "JVM heap dump", Created: page.FormatTime(rep.CreatedAt), Permalink: path,
 		Links: []view.Link{{Label: "JSON", URL: page.ReportJSONURL(rep.ID)}, {Label: "Markdown", URL: path + ".md"}}}
@@ -97,18 +98,18 @@ func (s *Server) showAnalysis(w http.ResponseWriter, r *http.Request, rep *store
 	}
 	pg := view.HeapDumpAnalysis{Header: h, Status: st.Status, Stage: st.Stage, Percent: int(st.Percent), Queue: st.Queue,
 		Error: st.Error, Code: st.Code, EventsURL: page.ReportEventsURL(rep.ID), Refresh: path}
-	return s.render(w, r, http.StatusOK, view.Page{Title: h.Title, Nav: "reports"}, view.HeapDumpAnalysisView(pg))
+	return j.k.d.Render(w, r, http.StatusOK, view.Page{Title: h.Title, Nav: "reports"}, view.HeapDumpAnalysisView(pg))
 }
 
-// analysisJSON fills the JSON twin of a report that is not ready.
-func (s *Server) analysisJSON(rep *store.Report, doc *kind.ReportJSON) {
-	st := s.reportState(rep)
+// JSON fills the JSON twin of a report that is not ready.
+func (j *Jobs) JSON(rep *store.Report, doc *kind.ReportJSON) {
+	st := j.reportState(rep)
 	doc.Status, doc.Progress = st.Status, &st
 }
 
-// analysisMarkdown is the Markdown of a report that is not ready.
-func (s *Server) analysisMarkdown(r *http.Request, rep *store.Report) []byte {
-	st := s.reportState(rep)
+// Markdown is the Markdown of a report that is not ready.
+func (j *Jobs) Markdown(r *http.Request, rep *store.Report) []byte {
+	st := j.reportState(rep)
 	var b strings.Builder
 	b.WriteString(markdown.Heading(3, "leakui: JVM heap dump"))
 	fmt.Fprintf(&b, "- Report: %s\n", page.Absolute(r, page.ReportURL(rep.ID)))
@@ -123,13 +124,14 @@ func (s *Server) analysisMarkdown(r *http.Request, rep *store.Report) []byte {
 	return []byte(b.String())
 }
 
-// handleReportEvents is GET /r/{id}/events: server-sent events with the
-// report's analysis, at most one every 250 ms, starting with the current state,
-// and an "end" event once the report is done or failed (then the page reloads).
-// An analysis in another process is followed through the store.
-func (s *Server) handleReportEvents(w http.ResponseWriter, r *http.Request) error {
+// Events is GET /r/{id}/events: server-sent events with the report's
+// analysis, at most one every 250 ms, starting with the current state, and an
+// "end" event once the report is done or failed (then the page reloads). An
+// analysis in another process is followed through the store.
+func (j *Jobs) Events(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
-	if _, err := s.store.Report(r.Context(), id); err != nil {
+	st := j.k.d.Store
+	if _, err := st.Report(r.Context(), id); err != nil {
 		return err
 	}
 	send, err := page.StartEventStream(w)
@@ -137,33 +139,34 @@ func (s *Server) handleReportEvents(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	ctx := r.Context()
+	closing := j.k.d.Closing
 	poll := time.NewTicker(time.Second)
 	defer poll.Stop()
 	for {
 		// Read the store first, then this process's queue: a report that leaves
 		// the queue is recorded before it does.
-		_, _, changed := s.heapJobs.state(id)
-		rep, err := s.store.Report(ctx, id)
+		_, _, changed := j.state(id)
+		rep, err := st.Report(ctx, id)
 		if err != nil {
 			return nil // the stream is open; end it
 		}
-		st := s.reportState(rep)
-		if err := send("progress", st); err != nil {
+		state := j.reportState(rep)
+		if err := send("progress", state); err != nil {
 			return nil
 		}
-		if st.Status != store.ReportAnalyzing {
-			send("end", map[string]string{"status": st.Status, "url": page.ReportURL(id)})
+		if state.Status != store.ReportAnalyzing {
+			send("end", map[string]string{"status": state.Status, "url": page.ReportURL(id)})
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-s.closing:
+		case <-closing:
 			return nil
 		case <-changed:
 		case <-poll.C:
 		}
-		if !page.Pause(ctx, s.closing) {
+		if !page.Pause(ctx, closing) {
 			return nil
 		}
 	}
