@@ -70,7 +70,7 @@ func (s *Kind) runPage(r *http.Request, id string) (view.RunPage, error) {
 		if rep.Log, err = s.Logs.RunLog(r.Context(), run.ID, spec); err != nil {
 			return pg, err
 		}
-		// What a jvm run captured of its JVM, with the report views' own parts (run_jvm.go).
+		// What a jvm run captured of its JVM, with the report views' own parts (jvm.go).
 		if j, err := s.runJVMOf(r.Context(), run.ID, run.ReportID); err != nil {
 			return pg, err
 		} else if j != nil {
