@@ -194,26 +194,10 @@ func (db *DB) LastDelivery(ctx context.Context, receiver, watch, verdict string)
 // holds open (verdict "leak"), which package alert sends again while they
 // last. At most MaxDeliveryPage, by watch.
 func (db *DB) LatestDeliveries(ctx context.Context, receiver, verdict string) ([]Delivery, error) {
-	rows, err := db.read.QueryContext(ctx, db.q(`SELECT `+deliveryColumns+` FROM alert_deliveries d
+	return db.queryDeliveries(ctx, `SELECT `+deliveryColumns+` FROM alert_deliveries d
 		WHERE receiver = ? AND verdict = ? AND NOT EXISTS (SELECT 1 FROM alert_deliveries e
 			WHERE e.receiver = d.receiver AND e.watch = d.watch AND (e.event_at > d.event_at OR e.event_at = d.event_at AND e.id > d.id))
-		ORDER BY watch LIMIT ?`), receiver, verdict, MaxDeliveryPage)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	var out []Delivery
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	return out, nil
+		ORDER BY watch LIMIT ?`, receiver, verdict, MaxDeliveryPage)
 }
 
 // Deliveries returns the latest deliveries, newest event first: of one watch,
@@ -223,13 +207,16 @@ func (db *DB) Deliveries(ctx context.Context, watch string, limit int) ([]Delive
 		limit = 50
 	}
 	limit = min(limit, MaxDeliveryPage)
-	var rows *sql.Rows
-	var err error
 	if watch == "" {
-		rows, err = db.read.QueryContext(ctx, db.q(`SELECT `+deliveryColumns+` FROM alert_deliveries ORDER BY event_at DESC, id DESC LIMIT ?`), limit)
-	} else {
-		rows, err = db.read.QueryContext(ctx, db.q(`SELECT `+deliveryColumns+` FROM alert_deliveries WHERE watch = ? ORDER BY event_at DESC, id DESC LIMIT ?`), watch, limit)
+		return db.queryDeliveries(ctx, `SELECT `+deliveryColumns+` FROM alert_deliveries ORDER BY event_at DESC, id DESC LIMIT ?`, limit)
 	}
+	return db.queryDeliveries(ctx, `SELECT `+deliveryColumns+` FROM alert_deliveries WHERE watch = ? ORDER BY event_at DESC, id DESC LIMIT ?`, watch, limit)
+}
+
+// queryDeliveries returns the deliveries query selects (deliveryColumns) with
+// args, in its order.
+func (db *DB) queryDeliveries(ctx context.Context, query string, args ...any) ([]Delivery, error) {
+	rows, err := db.read.QueryContext(ctx, db.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -296,23 +283,7 @@ func sameDelivery(a, b *Delivery) bool {
 // its job, or between an attempt and its record, left behind. Package alert
 // sweeps them into jobs again.
 func (db *DB) UnfinishedDeliveries(ctx context.Context, before time.Time) ([]Delivery, error) {
-	rows, err := db.read.QueryContext(ctx, db.q(`SELECT `+deliveryColumns+` FROM alert_deliveries
-		WHERE state IN (?, ?) AND updated_at < ? ORDER BY updated_at, id LIMIT ?`),
+	return db.queryDeliveries(ctx, `SELECT `+deliveryColumns+` FROM alert_deliveries
+		WHERE state IN (?, ?) AND updated_at < ? ORDER BY updated_at, id LIMIT ?`,
 		DeliveryPending, DeliveryRetrying, millis(before), MaxDeliveryPage)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	var out []Delivery
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	return out, nil
 }
