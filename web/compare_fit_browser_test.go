@@ -128,6 +128,16 @@ func TestBrowserRealRunComparisonFits(t *testing.T) {
 		shot(t, ctx, "run-samza-2785-pr1674-"+strconv.FormatInt(w, 10)+".png")
 	}
 
+	// The runs' Markdown carries the same sentences: the one-sentence verdict
+	// with its details one level down, the reason a fixed run's memory rose.
+	if _, _, md := ts.get(t, "/runs/"+gzipLeaky.ID+".md"); !strings.Contains(string(md), "\n- "+gzipLeaky.Reason+"\n  - Off-heap resident (the verdict's figure): ") ||
+		!strings.Contains(string(md), "\n  - Off-heap mapped: "+mib(gzipLeaky.Counters["offheap_bytes"])) {
+		t.Errorf("the KAFKA-3933 run's Markdown lacks its verdict and details:\n%s", md)
+	}
+	if _, _, md := ts.get(t, "/runs/"+fixed.ID+".md"); !strings.Contains(string(md), "\n- Why memory still rose (RSS ") {
+		t.Errorf("the pr1674 run's Markdown does not say why its memory rose:\n%s", md)
+	}
+
 	for _, pair := range []struct {
 		name     string
 		a, b     runJSON
