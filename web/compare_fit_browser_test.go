@@ -183,6 +183,17 @@ func TestBrowserRealRunComparisonFits(t *testing.T) {
 				t.Errorf("%s: the key figures end %.0f px down, below the first screen", what, keyBottom)
 			}
 			shot(t, ctx, "compare-"+pair.name+"-"+strconv.FormatInt(w, 10)+".png")
+			// Unfolded, each run's page takes the full width: its suspects
+			// and diff tables squeeze no cell and the page does not scroll
+			// sideways.
+			browser.Do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelectorAll("details").forEach(d => d.open = true)`), chromedp.Sleep(300*time.Millisecond))
+			open := browser.Get(t, ctx, chromedp.Evaluate[comparePageFit](measureCompareFit))
+			if open.ScrollWidth > open.InnerWidth {
+				t.Errorf("%s, unfolded: the page is %d px wide: it scrolls sideways", what, open.ScrollWidth)
+			}
+			if len(open.Squeezed) > 0 {
+				t.Errorf("%s, unfolded: table cells squeezed below eight characters:\n  %s", what, strings.Join(open.Squeezed, "\n  "))
+			}
 		}
 		// The JSON and Markdown twins carry the same headline.
 		code, _, body := ts.get(t, "/api/runs/compare"+q)
