@@ -248,7 +248,7 @@ func (m *Manager) execute(ctx context.Context, run *Run) {
 			pr.Status = StatusDone
 		}
 		if pr.Status == StatusDone || pr.Status == StatusCancelled {
-			pr.Verdict, pr.Reason = decide(run.Spec, *pr)
+			pr.Verdict, pr.Reason, pr.Details = decide(run.Spec, *pr)
 		}
 		pr.UpdatedAt = time.Now()
 		pr.ElapsedMs = pr.UpdatedAt.Sub(pr.StartedAt).Milliseconds()

@@ -40,7 +40,10 @@ type Progress struct {
 	RemainingMs int64  `json:"remaining_ms"`
 	Verdict     string `json:"verdict,omitempty"`
 	Reason      string `json:"reason,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// Details are the verdict's further figures, each one labelled sentence,
+	// which pages fold away below the one-sentence Reason.
+	Details []string `json:"details,omitempty"`
+	Error   string   `json:"error,omitempty"`
 	// Phase is the current phase that is not the workload's own unit of work
 	// (writing the log before recovering it), from progress events whose step name
 	// is not that unit's; nil while the unit's own steps run.

@@ -238,13 +238,15 @@ func (s Spec) Args() []string {
 	return args
 }
 
-// Title describes the run in a few words, such as "checkpoint leaky/active, 100 cycles".
+// Title describes the run in a few words: the upstream bug it reproduces, the
+// code it runs (leaky or fixed) and its shape, such as "SAMZA-2785, leaky:
+// checkpoint storm leaky/active, 1741 rebalances × 4 tasks".
 func (s Spec) Title() string {
 	switch s.Workload {
 	case WorkloadCheckpoint:
-		return fmt.Sprintf("checkpoint %s %s/%s, %d rebalances × %d tasks", s.Scenario, s.Variant, s.Mode, s.Cycles, s.Tasks)
+		return fmt.Sprintf("SAMZA-2785, %s: checkpoint %s %s/%s, %d rebalances × %d tasks", s.Code(), s.Scenario, s.Variant, s.Mode, s.Cycles, s.Tasks)
 	case WorkloadRecovery:
-		t := fmt.Sprintf("recovery %s/%s %s, %d partitions × %d segments × %d batches", s.Variant, s.Codec, s.Format, s.Partitions, s.Segments, s.Batches)
+		t := fmt.Sprintf("KAFKA-3933, %s: recovery %s/%s %s, %d partitions × %d segments × %d batches", s.Code(), s.Variant, s.Codec, s.Format, s.Partitions, s.Segments, s.Batches)
 		if s.Damage != "" {
 			t += ", damaged " + s.Damage
 		}
@@ -253,6 +255,34 @@ func (s Spec) Title() string {
 		return fmt.Sprintf("capture %s of %s, %d snapshots", s.Mode, s.Variant, s.Cycles)
 	}
 	return s.Workload
+}
+
+// Bug is the upstream bug a run reproduces, "SAMZA-2785" or "KAFKA-3933"; ""
+// for a capture.
+func (s Spec) Bug() string {
+	switch s.Workload {
+	case WorkloadCheckpoint:
+		return "SAMZA-2785"
+	case WorkloadRecovery:
+		return "KAFKA-3933"
+	}
+	return ""
+}
+
+// Code says whether the run's variant is the leaky code or a fix, and which:
+// "leaky", "fixed by pr1674", "fixed by drain (0.10.0.1)", "the JVM reference".
+func (s Spec) Code() string {
+	switch {
+	case s.Variant == "leaky":
+		return "leaky"
+	case s.Workload == WorkloadRecovery && s.Variant == VariantJVM:
+		return "the JVM reference"
+	case s.Workload == WorkloadRecovery && s.Variant == "drain":
+		return "fixed by drain (0.10.0.1)"
+	case s.Workload == WorkloadRecovery && s.Variant == "header":
+		return "fixed by header (2.0.0)"
+	}
+	return "fixed by " + s.Variant
 }
 
 // VariantJVM is the recovery variant that runs the JVM reference

@@ -745,6 +745,8 @@ func (g *goldenSession) reads() {
 	g.get("runs/compare/a-b", "/runs/compare?a={run:checkpoint}&b={run:cancelled}")
 	g.get("runs/compare/picked", "/runs/compare?run={run:cancelled}&run={run:checkpoint}")
 	g.get("runs/compare/error-one", "/runs/compare?a={run:checkpoint}")
+	g.get("runs/compare/json", "/api/runs/compare?a={run:checkpoint}&b={run:cancelled}")
+	g.get("runs/compare/markdown", "/runs/compare.md?a={run:checkpoint}&b={run:cancelled}")
 	g.get("runs/errors/not-found", "/runs/aaaaaaaaaaaaaaaaaaaaaaaaaa")
 	g.get("runs/errors/json-not-found", "/api/runs/aaaaaaaaaaaaaaaaaaaaaaaaaa")
 }

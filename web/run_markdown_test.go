@@ -22,7 +22,7 @@ func TestRunMarkdownAndCaptureNames(t *testing.T) {
 	id := out["id"]
 	// While it runs (or, on a slow machine, already ended) the summary names the run.
 	code, ct, md := ts.get(t, "/runs/"+id+".md")
-	if code != 200 || ct != "text/markdown; charset=utf-8" || !bytes.Contains(md, []byte("leakui run: checkpoint storm leaky/active")) {
+	if code != 200 || ct != "text/markdown; charset=utf-8" || !bytes.Contains(md, []byte("leakui run: SAMZA-2785, leaky: checkpoint storm leaky/active")) {
 		t.Errorf("/runs/%s.md while running: %d %s\n%s", id, code, ct, md)
 	}
 	r := waitRun(t, ts, id)

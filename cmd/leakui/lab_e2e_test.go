@@ -277,8 +277,8 @@ func TestLabRecoveryEndToEnd(t *testing.T) {
 	if opened < (30-1)*300/3 || last.RSS-first.RSS < opened*(3<<12)*3/4 || resident < open*(3<<12)*3/4 || resident > open*(3<<12)*5/4 {
 		t.Errorf("gzip leaky: RSS grew by %d for %d more open iterators; %d resident for %d open", last.RSS-first.RSS, opened, resident, open)
 	}
-	if !strings.Contains(gzip.Reason, "in a JVM (the figure from the JVM") {
-		t.Errorf("gzip leaky: the verdict does not name the JVM's figure: %s", gzip.Reason)
+	if !strings.Contains(strings.Join(gzip.Details, " "), "in a JVM (the figure from the JVM") {
+		t.Errorf("gzip leaky: the verdict's details do not name the JVM's figure: %q", gzip.Details)
 	}
 	var doc reportDoc
 	s.getJSON(t, strings.Replace(gzip.ReportURL, "/r/", "/api/reports/", 1), &doc)

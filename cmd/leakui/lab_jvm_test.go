@@ -30,7 +30,7 @@ func TestLabJVMVariant(t *testing.T) {
 		t.Fatalf("POST /api/runs: %d %v", code, out)
 	}
 	run := s.waitRun(t, out["id"], 5*time.Minute)
-	if run.Status != "done" || run.Verdict != "leak" || !strings.Contains(run.Reason, "These figures came from the JVM.") ||
+	if run.Status != "done" || run.Verdict != "leak" || !strings.Contains(strings.Join(run.Details, " "), "These figures came from the JVM") ||
 		run.Counters["jvm_streams"] == 0 || run.Counters["jvm_bytes_per_open_stream"] < 4096 {
 		t.Fatalf("jvm run: %+v", run)
 	}

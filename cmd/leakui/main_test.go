@@ -219,6 +219,7 @@ type runState struct {
 	Status    string           `json:"status"`
 	Verdict   string           `json:"verdict"`
 	Reason    string           `json:"reason"`
+	Details   []string         `json:"details"`
 	Error     string           `json:"error"`
 	Counters  map[string]int64 `json:"counters"`
 	Step      int64            `json:"step"`

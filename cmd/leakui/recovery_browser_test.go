@@ -30,7 +30,8 @@ func TestBrowserRecoveryRunNamesTheJVMFigure(t *testing.T) {
 	}
 	for _, width := range []int64{1400, 390} {
 		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900),
-			chromedp.Navigate(s.base+"/runs/"+run.ID), chromedp.WaitVisible(`[data-testid=verdict-banner]`))
+			chromedp.Navigate(s.base+"/runs/"+run.ID), chromedp.WaitVisible(`[data-testid=verdict-banner]`),
+			chromedp.Click(`[data-testid=run-details] summary`)) // the callout is folded with the verdict's details
 		callout := browser.Text(t, ctx, `[data-testid=run-callout]`)
 		if !strings.Contains(callout, "the figure that came from the JVM (GzipLeak.java") || !strings.Contains(callout, "resident in this run (the Go model") {
 			t.Errorf("%d px: callout %q", width, callout)

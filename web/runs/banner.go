@@ -30,11 +30,22 @@ func runBanner(p view.RunPage) *view.Banner {
 	}
 	// The counters follow right below the banner (and update live): the banner
 	// does not repeat them.
-	if p.Verdict == lab.VerdictLeak && p.Report != nil && p.Report.HeapSeries != nil && p.Report.HeapSeries.Verdict != string(series.Leak) {
-		b.Notes = append(b.Notes, fmt.Sprintf("Why the heap snapshots say %q while the run says leak: the run counts what the workload opened and never closed; the heap series looks only for a Go heap allocation site growing steadily, and what leaks here is held mostly by goroutines and outside the Go heap.",
-			p.Report.HeapSeries.VerdictText))
+	// A run whose verdict has folded details (a recovery run) keeps its banner
+	// to the one sentence: the note goes with the details (runPage).
+	if note := heapSeriesNote(p); note != "" && len(p.Details) == 0 && p.Callout == "" {
+		b.Notes = append(b.Notes, note)
 	}
 	return b
+}
+
+// heapSeriesNote says why a leaking run's heap series shows no steady growth,
+// or "".
+func heapSeriesNote(p view.RunPage) string {
+	if p.Verdict == lab.VerdictLeak && p.Report != nil && p.Report.HeapSeries != nil && p.Report.HeapSeries.Verdict != string(series.Leak) {
+		return fmt.Sprintf("Why the heap snapshots say %q while the run says leak: the run counts what the workload opened and never closed; the heap series looks only for a Go heap allocation site growing steadily, and what leaks here is held mostly by goroutines and outside the Go heap.",
+			p.Report.HeapSeries.VerdictText)
+	}
+	return ""
 }
 
 func runVerdictText(v string) string {

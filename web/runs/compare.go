@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -19,18 +20,26 @@ import (
 func (s *Kind) comparePage(r *http.Request, ids [2]string) (view.ComparePage, error) {
 	var c view.ComparePage
 	var progs [2]lab.Progress
+	var specs [2]lab.Spec
 	for i, id := range ids {
 		pg, err := s.runPage(r, id)
 		if err != nil {
 			return c, err
 		}
-		_, p, err := s.runState(r, id)
+		run, p, err := s.runState(r, id)
 		if err != nil {
 			return c, err
 		}
+		page.Unmarshal(run.Spec, &specs[i])
 		pg.CompareWith = nil
 		c.Runs[i], progs[i] = pg, p
 	}
+	c.Headline = compareHeadline(specs, progs)
+	if specs[0].Bug() == specs[1].Bug() {
+		c.Bug = specs[0].Bug()
+	}
+	q := "?a=" + url.QueryEscape(ids[0]) + "&b=" + url.QueryEscape(ids[1])
+	c.Links = []view.Link{{Label: "JSON", URL: "/api/runs/compare" + q}, {Label: "Markdown", URL: "/runs/compare.md" + q}}
 	shared := runChartMax(progs[0])
 	for id, v := range runChartMax(progs[1]) {
 		shared[id] = max(shared[id], v)
@@ -52,6 +61,11 @@ func (s *Kind) comparePage(r *http.Request, ids [2]string) (view.ComparePage, er
 		c.Runs[i].Charts = nil
 	}
 	c.Diffs = compareRows(c.Runs, progs)
+	for _, d := range c.Diffs {
+		if compareKeyFigures[d.Key] {
+			c.Key = append(c.Key, d)
+		}
+	}
 	return c, nil
 }
 
@@ -81,7 +95,7 @@ var compareFigures = []compareFigure{
 	{"peak_heap", "peak Go heap in use", "bytes", func(p lab.Progress) (float64, bool) {
 		return peak(p, func(pt lab.Point) int64 { return pt.HeapInuse })
 	}},
-	{"offheap_growth", "RSS − heap growth, first → last", "bytes", func(p lab.Progress) (float64, bool) {
+	{"offheap_growth", "RSS − Go heap in use, first → last", "bytes", func(p lab.Progress) (float64, bool) {
 		if len(p.Points) == 0 {
 			return 0, false
 		}
@@ -120,7 +134,7 @@ func compareRows(runs [2]view.RunPage, progs [2]lab.Progress) []view.CompareRow 
 				v[j], ok[j] = counterValue(progs[j].Counters, c.Key)
 			}
 			unit := ""
-			if c.Key == "offheap_bytes" {
+			if c.Key == "offheap_bytes" || c.Key == "offheap_resident_bytes" {
 				unit = "bytes"
 			}
 			rows = append(rows, numberRow(c.Key, c.Label, unit, v, ok))
@@ -213,30 +227,89 @@ func peak(p lab.Progress, f func(lab.Point) int64) (float64, bool) {
 	return float64(m), true
 }
 
-// compareWith offers the recent runs other than id for a comparison; nil when
-// there is none.
-func (s *Kind) compareWith(ctx context.Context, id string) (*view.CompareWith, error) {
-	runs, err := s.d.Store.RecentRuns(ctx, 20)
+// compareWith offers the recent runs of the same workload as id (a KAFKA-3933
+// run never offers a SAMZA-2785 run) for a comparison; its Choices are empty
+// when there is none.
+func (s *Kind) compareWith(ctx context.Context, id string, spec lab.Spec) (*view.CompareWith, error) {
+	runs, err := s.d.Store.RecentRuns(ctx, 100)
 	if err != nil {
 		return nil, err
 	}
-	c := &view.CompareWith{RunID: id}
+	c := &view.CompareWith{RunID: id, Workload: strings.TrimSpace(spec.Bug() + " " + spec.Workload)}
 	for _, run := range runs {
-		if run.ID == id {
+		if run.ID == id || run.Workload != spec.Workload {
 			continue
 		}
-		var spec lab.Spec
-		page.Unmarshal(run.Spec, &spec)
-		label := spec.Title() + " (" + run.Status
+		var other lab.Spec
+		page.Unmarshal(run.Spec, &other)
+		label := other.Title() + " (" + run.Status
 		if run.Verdict != "" {
 			label += ", " + runVerdictText(run.Verdict)
 		}
 		c.Choices = append(c.Choices, view.Pair{Value: run.ID, Label: label + ", " + page.FormatTime(run.CreatedAt) + ")"})
 	}
-	if len(c.Choices) == 0 {
-		return nil, nil
-	}
 	return c, nil
+}
+
+// compareKeyFigures are the rows the comparison shows first, side by side:
+// the verdicts, what was opened and closed, the off-heap memory and the peaks.
+var compareKeyFigures = map[string]bool{
+	"verdict": true, "consumer_starts": true, "consumer_stops": true, "open_consumers": true,
+	"iterators_opened": true, "iterators_closed": true, "iterators_open": true, "offheap_resident_bytes": true,
+	"goroutines_growth": true, "peak_rss": true,
+}
+
+// compareHeadline is the comparison in one line from the runs' numbers: for
+// SAMZA-2785 runs the consumers each closed or left open ("pr1674 closes 1,741
+// of 1,741; leaky leaves 1,727 open"), for KAFKA-3933 runs the deep iterators
+// and the off-heap memory they keep resident.
+func compareHeadline(specs [2]lab.Spec, progs [2]lab.Progress) string {
+	if specs[0].Workload != specs[1].Workload {
+		return fmt.Sprintf("These runs reproduce different things (%s and %s): their numbers do not compare.",
+			strings.TrimSpace(specs[0].Bug()+" "+specs[0].Workload), strings.TrimSpace(specs[1].Bug()+" "+specs[1].Workload))
+	}
+	names := [2]string{specs[0].Variant, specs[1].Variant}
+	if names[0] == names[1] || names[0] == "" {
+		names = [2]string{"A (" + names[0] + ")", "B (" + names[1] + ")"}
+	}
+	var parts []string
+	for i := range 2 {
+		parts = append(parts, names[i]+" "+headlineClause(specs[i], progs[i]))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// headlineClause is what one run did, for the headline.
+func headlineClause(spec lab.Spec, p lab.Progress) string {
+	c := p.Counters
+	count := analyze.FormatCount
+	switch {
+	case p.Status == lab.StatusRunning:
+		return "is still running"
+	case spec.Workload == lab.WorkloadCheckpoint && c != nil:
+		starts, stops := c["consumer_starts"], c["consumer_stops"]
+		if open := starts - stops; open > 0 {
+			return fmt.Sprintf("leaves %s of %s consumers open", count(open), count(starts))
+		}
+		return fmt.Sprintf("closes %s of %s consumers", count(stops), count(starts))
+	case spec.Workload == lab.WorkloadRecovery && spec.Variant == lab.VariantJVM && c["jvm_streams"] > 0:
+		return fmt.Sprintf("(a real JVM) leaves %s GZIPInputStreams open, resident set %s",
+			count(c["jvm_streams"]), analyze.FormatSignedValue(c["jvm_rss_after"]-c["jvm_rss_before"], "bytes"))
+	case spec.Workload == lab.WorkloadRecovery && c != nil:
+		opened, closed := c["iterators_opened"], c["iterators_closed"]
+		s := fmt.Sprintf("closes %s of %s deep iterators", count(closed), count(opened))
+		if open := opened - closed; open > 0 {
+			s = fmt.Sprintf("leaves %s of %s deep iterators open", count(open), count(opened))
+		}
+		if r, ok := c["offheap_resident_bytes"]; ok {
+			s += ", " + analyze.FormatBytes(r) + " off-heap resident"
+		}
+		return s
+	}
+	if p.Verdict != "" {
+		return "ends with " + runVerdictText(p.Verdict)
+	}
+	return "is " + p.Status
 }
 
 // compareDescription is the comparison in one line for link previews.

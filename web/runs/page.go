@@ -56,6 +56,7 @@ func (s *Kind) runPage(r *http.Request, id string) (view.RunPage, error) {
 		}
 	}
 	pg.Callout = runCallout(spec, p)
+	pg.Details = append([]string(nil), p.Details...)
 	if run.ReportID != "" {
 		pg.Links = append(pg.Links,
 			view.Link{Label: "report", URL: page.ReportURL(run.ReportID)},
@@ -90,10 +91,16 @@ func (s *Kind) runPage(r *http.Request, id string) (view.RunPage, error) {
 			pg.Report = &view.RunReport{Sections: []view.Section{provenLeakSection(j)}}
 		}
 	}
-	if pg.CompareWith, err = s.compareWith(r.Context(), run.ID); err != nil {
+	if pg.CompareWith, err = s.compareWith(r.Context(), run.ID, spec); err != nil {
 		return pg, err
 	}
 	pg.Banner = runBanner(pg)
+	if note := heapSeriesNote(pg); note != "" && (len(pg.Details) > 0 || pg.Callout != "") {
+		pg.Details = append(pg.Details, note)
+	}
+	if why := stillGrows(spec, p, pg.Report); why != "" {
+		pg.Banner.Notes = append(pg.Banner.Notes, why)
+	}
 	return pg, nil
 }
 
@@ -113,7 +120,7 @@ func runCounters(workload string, c map[string]int64) []view.Counter {
 		keys = [][2]string{{"consumer_starts", "consumer starts"}, {"consumer_stops", "consumer stops"}, {"open_consumers", "still open"}}
 	case lab.WorkloadRecovery:
 		keys = [][2]string{{"iterators_opened", "iterators opened"}, {"iterators_closed", "iterators closed"}, {"iterators_open", "still open"},
-			{"batches", "batches"}, {"offheap_bytes", "off-heap bytes"}}
+			{"batches", "batches"}, {"offheap_resident_bytes", "off-heap resident"}, {"offheap_bytes", "off-heap mapped"}}
 	}
 	out := make([]view.Counter, 0, len(keys))
 	for _, k := range keys {
@@ -129,7 +136,7 @@ func runCounters(workload string, c map[string]int64) []view.Counter {
 			continue
 		}
 		text := analyze.FormatCount(v)
-		if k[0] == "offheap_bytes" {
+		if k[0] == "offheap_bytes" || k[0] == "offheap_resident_bytes" {
 			text = analyze.FormatBytes(v)
 		}
 		out = append(out, view.Counter{Key: k[0], Label: k[1], Value: text})
@@ -146,7 +153,7 @@ var runChartSpecs = []struct {
 	{"memory", "Memory", "bytes", []view.ChartSeries{
 		{Key: "rss", Name: "RSS", Class: "s2"},
 		{Key: "heap_inuse", Name: "Go heap in use", Class: "s1"},
-		{Key: "offheap", Name: "off-heap (model)", Class: "s3"}}},
+		{Key: "offheap", Name: "off-heap mapped (model)", Class: "s3"}}},
 	{"open", "Still open (started − closed)", "", []view.ChartSeries{{Key: "open", Name: "open", Class: "s4"}}},
 }
 
@@ -318,12 +325,16 @@ func (s *Kind) runReport(ctx context.Context, runID string) (*view.RunReport, er
 		if !ok {
 			continue
 		}
-		t, err := s.roleDiff(ctx, first, last)
+		t, d, err := s.roleDiff(ctx, first, last)
 		if err != nil {
 			return nil, err
 		}
 		if role == "heap" {
 			rep.HeapDiff = t
+			rep.HeapBase, rep.HeapTarget = d.BaseTotal, d.TargetTotal
+			if len(d.Rows) > 0 && d.Rows[0].Flat > 0 {
+				rep.HeapTop, rep.HeapTopGrew = d.Rows[0].Name, d.Rows[0].Flat
+			}
 		} else {
 			rep.GoroutineDiff = t
 		}
@@ -352,10 +363,10 @@ func firstLast(arts []store.RunArtifact, role string) (first, last store.RunArti
 }
 
 // roleDiff is the top of a first → last diff of two captured profiles.
-func (s *Kind) roleDiff(ctx context.Context, first, last store.RunArtifact) (*view.DiffTable, error) {
+func (s *Kind) roleDiff(ctx context.Context, first, last store.RunArtifact) (*view.DiffTable, pprof.DiffResult, error) {
 	d, err := s.runDiff(ctx, first, last)
 	if err != nil {
-		return nil, err
+		return nil, d, err
 	}
 	t := &view.DiffTable{
 		SampleType: d.SampleType, BaseName: first.Name, TargetName: last.Name,
@@ -371,7 +382,7 @@ func (s *Kind) roleDiff(ctx context.Context, first, last store.RunArtifact) (*vi
 			PctOf: analyze.Percent(r.Flat, d.Total), FlatValue: r.Flat, CumValue: r.Cum, Grew: r.Flat > 0})
 	}
 	t.Count = len(t.Rows)
-	return t, nil
+	return t, d, nil
 }
 
 // page.ClientIP is the client address the middleware found.

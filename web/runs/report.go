@@ -59,7 +59,7 @@ func (s *Kind) runReportJSON(r *http.Request, rep *store.Report, doc *kind.Repor
 		return err
 	}
 	out := map[string]any{"run_id": run.ID, "run_url": page.RunURL(run.ID), "status": p.Status, "verdict": p.Verdict,
-		"reason": p.Reason, "counters": p.Counters, "points": p.Points, "snapshots": p.Snapshots}
+		"reason": p.Reason, "details": p.Details, "counters": p.Counters, "points": p.Points, "snapshots": p.Snapshots}
 	arts, err := s.d.Store.RunArtifacts(r.Context(), id)
 	if err != nil {
 		return err
@@ -115,8 +115,17 @@ func (s *Kind) runReportMarkdown(w io.Writer, r *http.Request, rep *store.Report
 	if pg.Reason != "" {
 		fmt.Fprintf(w, "- %s\n", markdown.Escape(pg.Reason))
 	}
+	if pg.Banner != nil {
+		for _, n := range pg.Banner.Notes {
+			fmt.Fprintf(w, "- %s\n", markdown.Escape(n))
+		}
+	}
+	// The figures the page folds below the verdict, one level down.
+	for _, d := range pg.Details {
+		fmt.Fprintf(w, "  - %s\n", markdown.Escape(d))
+	}
 	if pg.Callout != "" {
-		fmt.Fprintf(w, "- %s\n", markdown.Escape(pg.Callout))
+		fmt.Fprintf(w, "  - %s\n", markdown.Escape(pg.Callout))
 	}
 	for _, c := range pg.Counters {
 		fmt.Fprintf(w, "- %s: %s\n", markdown.Escape(c.Label), markdown.Escape(c.Value))

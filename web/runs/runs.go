@@ -23,6 +23,7 @@ func (s *Kind) Routes() chi.Router {
 	r := chi.NewRouter()
 	r.With(s.RunLimit).Post("/", s.d.Handle(s.startForm))
 	r.Get("/compare", s.d.Handle(s.compare))
+	r.Get("/compare.md", s.d.Handle(s.compareMarkdown))
 	r.Get("/{id}", s.d.Handle(s.show))
 	r.Get("/{id}.md", s.d.Handle(s.showRunMarkdown))
 	r.Get("/{id}/charts/{chart}", s.d.Handle(s.handleRunChartImage))
@@ -35,6 +36,7 @@ func (s *Kind) Routes() chi.Router {
 func (s *Kind) APIRoutes() chi.Router {
 	r := chi.NewRouter()
 	r.With(s.RunLimit).Post("/", s.d.Handle(s.startAPI))
+	r.Get("/compare", s.d.Handle(s.compareAPI))
 	r.Get("/{id}", s.d.Handle(s.getAPI))
 	r.Post("/{id}/cancel", s.d.Handle(s.cancelAPI))
 	return r
@@ -155,6 +157,7 @@ type APIRun struct {
 	Status     string           `json:"status"`
 	Verdict    string           `json:"verdict,omitempty"`
 	Reason     string           `json:"reason,omitempty"`
+	Details    []string         `json:"details,omitempty"`
 	Error      string           `json:"error,omitempty"`
 	Counters   map[string]int64 `json:"counters"`
 	Step       int64            `json:"step"`
@@ -202,7 +205,7 @@ func (s *Kind) getAPI(w http.ResponseWriter, r *http.Request) error {
 	}
 	doc := APIRun{
 		ID: run.ID, URL: page.RunURL(run.ID), Workload: run.Workload, Spec: run.Spec, Status: p.Status, Verdict: p.Verdict,
-		Reason: p.Reason, Error: p.Error, Counters: p.Counters, Step: p.Step, Steps: p.Steps, Snapshots: p.Snapshots,
+		Reason: p.Reason, Details: p.Details, Error: p.Error, Counters: p.Counters, Step: p.Step, Steps: p.Steps, Snapshots: p.Snapshots,
 		CreatedAt: run.CreatedAt, Progress: p,
 	}
 	if run.ReportID != "" {
@@ -267,18 +270,28 @@ func (s *Kind) show(w http.ResponseWriter, r *http.Request) error {
 	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Title, Nav: "runs", Description: chart.BannerDescription(pg.Banner)}, view.RunView(pg))
 }
 
-// compare is GET /runs/compare?a=ID&b=ID (or ?run=ID&run=ID from the dashboard).
-func (s *Kind) compare(w http.ResponseWriter, r *http.Request) error {
+// compareIDs are the two runs of a comparison: ?a=ID&b=ID, or ?run=ID&run=ID
+// from the dashboard.
+func compareIDs(r *http.Request) ([2]string, error) {
 	ids := [2]string{r.URL.Query().Get("a"), r.URL.Query().Get("b")}
 	if picked := r.URL.Query()["run"]; ids[0] == "" && len(picked) == 2 {
 		ids = [2]string{picked[0], picked[1]}
 	}
 	if ids[0] == "" || ids[1] == "" {
-		return serrors.Errorf(http.StatusBadRequest, "pick two runs to compare: /runs/compare?a=RUN&b=RUN")
+		return ids, serrors.Errorf(http.StatusBadRequest, "pick two runs to compare: /runs/compare?a=RUN&b=RUN")
+	}
+	return ids, nil
+}
+
+// compare is GET /runs/compare?a=ID&b=ID (or ?run=ID&run=ID from the dashboard).
+func (s *Kind) compare(w http.ResponseWriter, r *http.Request) error {
+	ids, err := compareIDs(r)
+	if err != nil {
+		return err
 	}
 	c, err := s.comparePage(r, ids)
 	if err != nil {
 		return err
 	}
-	return s.d.Render(w, r, http.StatusOK, view.Page{Title: "compare runs", Nav: "runs", Description: compareDescription(c)}, view.CompareRunsPage(c))
+	return s.d.Render(w, r, http.StatusOK, view.Page{Title: compareTitle(c), Nav: "runs", Description: compareDescription(c)}, view.CompareRunsPage(c))
 }

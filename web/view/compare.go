@@ -3,7 +3,16 @@ package view
 // ComparePage shows two runs side by side: a table of their differences first,
 // then each chart of the two runs on one shared y scale, then each run's report.
 type ComparePage struct {
+	// Headline is the comparison in one line, from the runs' numbers ("pr1674
+	// closes 1,741 of 1,741; leaky leaves 1,727 open").
+	Headline string
+	// Bug is the upstream bug both runs reproduce ("SAMZA-2785"), or "".
+	Bug  string
 	Runs [2]RunPage
+	// Key are the figures shown first, side by side; Diffs are all of them.
+	Key []CompareRow
+	// Links are the comparison's JSON and Markdown twins.
+	Links []Link
 	// Diffs are the figures that tell the runs apart, first.
 	Diffs []CompareRow
 	// Charts pairs the runs' charts by id, each pair on one y scale.
@@ -29,6 +38,9 @@ type ChartPair struct {
 // CompareWith is the "Compare with…" form of a run page: the run and the other
 // runs it can be compared with.
 type CompareWith struct {
-	RunID   string
-	Choices []Pair // Value is the other run's id, Label its title
+	RunID string
+	// Workload names the runs offered ("SAMZA-2785 checkpoint"): only runs of
+	// the same workload compare.
+	Workload string
+	Choices  []Pair // Value is the other run's id, Label its title
 }

@@ -21,9 +21,12 @@ type RunPage struct {
 	Snapshots int
 	Counters  []Counter
 	Charts    []Chart
-	// Callout is a sentence the run's numbers make worth shouting (the heap vs RSS
-	// gap of the gzip model).
-	Callout   string
+	// Callout explains the heap vs RSS gap of the gzip model; it is folded
+	// away with Details.
+	Callout string
+	// Details are the verdict's further figures, each labelled, folded away
+	// below the one-sentence reason.
+	Details   []string
 	EventsURL string
 	CancelURL string
 	Links     []Link
@@ -72,7 +75,14 @@ type RunReport struct {
 	HeapSeries      *SeriesView
 	HeapDiff        *DiffTable
 	GoroutineDiff   *DiffTable
-	Files           []FileInfo
+	// HeapBase and HeapTarget are the first and last heap snapshots' totals
+	// in bytes (inuse_space, after a GC), when the run captured two.
+	HeapBase, HeapTarget int64
+	// HeapTop is the function whose heap grew most between them, and by how
+	// many bytes.
+	HeapTop     string
+	HeapTopGrew int64
+	Files       []FileInfo
 	// Sections are further analyses (log counts, series suspects) rendered by
 	// their own components.
 	Sections []Section
