@@ -60,7 +60,8 @@
     var nodes = [], stack = [];
     for (var i = 0; i < data.nodes.length; i++) {
       var r = data.nodes[i];
-      var n = { name: data.names[r[0]], short: data.short ? data.short[r[0]] : data.names[r[0]], value: r[1], base: r[2], depth: r[3], children: [], parent: null };
+      var name = data.names[r[0]], s = data.short ? data.short[r[0]] : 0;
+      var n = { name: name, short: typeof s === "number" ? name.slice(s) : s, value: r[1], base: r[2], depth: r[3], children: [], parent: null };
       while (stack.length > n.depth) stack.pop();
       if (stack.length > 0) { n.parent = stack[stack.length - 1]; n.parent.children.push(n); }
       stack.push(n);

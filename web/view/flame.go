@@ -6,6 +6,8 @@ import (
 	"io"
 	"iter"
 	"strconv"
+	"strings"
+	"unicode/utf16"
 
 	"github.com/a-h/templ"
 )
@@ -52,10 +54,11 @@ type FlameBox struct {
 // FlameData is the JSON the script reads: every node in preorder as [name
 // index, value, base value, depth], and the names once. FlameDataScript writes
 // it from a Flame (the nodes first, then the names they use, then their short
-// names); Names, Short and Nodes are filled only when it is read back.
+// names, see shortRef); Names, Short and Nodes are filled only when it is read
+// back.
 type FlameData struct {
 	Names       []string   `json:"names,omitempty"`
-	Short       []string   `json:"short,omitempty"`
+	Short       []any      `json:"short,omitempty"`
 	Nodes       [][4]int64 `json:"nodes,omitempty"`
 	Total       int64      `json:"total"`
 	Unit        string     `json:"unit"`
@@ -124,9 +127,9 @@ func FlameDataScript(f Flame) templ.Component {
 		}
 		ew.write(b)
 		if f.ShortName != nil {
-			short := make([]string, len(names))
+			short := make([]any, len(names))
 			for i, n := range names {
-				short[i] = f.ShortName(n)
+				short[i] = shortRef(n, f.ShortName(n))
 			}
 			if b, err = json.Marshal(short); err != nil {
 				return err
@@ -137,6 +140,21 @@ func FlameDataScript(f Flame) templ.Component {
 		ew.str("}</script>")
 		return ew.err
 	})
+}
+
+// shortRef is how the page carries a frame's short name: when it ends the full
+// name (most Go names: "stages.StageLoop" of "github.com/x/stages.StageLoop"),
+// the number of UTF-16 code units before it, for the script's name.slice(n),
+// which costs a few bytes instead of a second copy; otherwise the short name.
+func shortRef(name, short string) any {
+	if !strings.HasSuffix(name, short) {
+		return short
+	}
+	units := 0
+	for _, r := range name[:len(name)-len(short)] {
+		units += utf16.RuneLen(r)
+	}
+	return units
 }
 
 // errWriter writes until the first error and keeps it.
