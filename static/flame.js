@@ -28,18 +28,22 @@
     return (100 * v / total).toFixed(2) + "%";
   }
 
-  // label fits a name into chars characters by cutting it from the left, at the
-  // package path's slashes first, so the function's own name survives (the
-  // server's flameLabel in web/flame_label.go does the same for the static SVG).
-  function label(name, chars) {
-    var r = Array.from(name);
-    if (r.length <= chars) return name;
-    if (chars < 3) return "";
-    for (var i = 0; i < r.length; i++) {
-      if (r[i] !== "/") continue;
-      var rest = r.slice(i + 1);
-      if (rest.length > 0 && rest.length + 2 <= chars) return "…/" + rest.join("");
+  // label fits a frame into chars characters as pprof's flame graph does: the
+  // first of its display names that fits (the short name the server gives,
+  // then what follows each "::" or "."), else the last cut from the left (the
+  // server's flameLabel in web/profiles/flame_label.go does the same for the
+  // static SVG).
+  function label(short, chars) {
+    var names = [short], re = /::|\./g, m;
+    while ((m = re.exec(short)) !== null) {
+      var end = m.index + m[0].length;
+      if (end < short.length) names.push(short.slice(end));
     }
+    for (var i = 0; i < names.length; i++) {
+      if (Array.from(names[i]).length <= chars) return names[i];
+    }
+    if (chars < 3) return "";
+    var r = Array.from(names[names.length - 1]);
     return "…" + r.slice(r.length - (chars - 1)).join("");
   }
 
@@ -56,7 +60,8 @@
     var nodes = [], stack = [];
     for (var i = 0; i < data.nodes.length; i++) {
       var r = data.nodes[i];
-      var n = { name: data.names[r[0]], value: r[1], base: r[2], depth: r[3], children: [], parent: null };
+      var name = data.names[r[0]], s = data.short ? data.short[r[0]] : 0;
+      var n = { name: name, short: typeof s === "number" ? name.slice(s) : s, value: r[1], base: r[2], depth: r[3], children: [], parent: null };
       while (stack.length > n.depth) stack.pop();
       if (stack.length > 0) { n.parent = stack[stack.length - 1]; n.parent.children.push(n); }
       stack.push(n);
@@ -130,7 +135,7 @@
           var t = document.createElementNS(SVGNS, "text");
           t.setAttribute("x", (x + 3).toFixed(1));
           t.setAttribute("y", depth * ROW + 13);
-          t.textContent = label(n.name, Math.floor((w - 6) / 7));
+          t.textContent = label(n.short, Math.floor((w - 6) / 7));
           g.appendChild(t);
         }
         g.addEventListener("mousemove", function (e) { showTip(e, n); });
@@ -305,6 +310,17 @@
       if (focus !== root) select(focus);
     }
     window.addEventListener("resize", draw);
+    // "w" follows the link to the other layout (full width, or beside the table).
+    var layout = box.querySelector("[data-testid=flame-layout]");
+    if (layout) {
+      document.addEventListener("keydown", function (e) {
+        var t = e.target;
+        if (e.key !== "w" || e.ctrlKey || e.metaKey || e.altKey) return;
+        if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
+        e.preventDefault();
+        layout.click();
+      });
+    }
     box.classList.add("interactive");
     restore();
   }

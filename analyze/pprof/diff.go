@@ -129,7 +129,7 @@ func Diff(base, target *Profile, sampleIndex int) (DiffResult, error) {
 // types (see SameType), which Diff cannot compare.
 func Comparable(base, target *Profile) error {
 	if !base.SameType(target) {
-		b, t := mismatchNames(base, target)
+		b, t := MismatchNames(base, target)
 		return fmt.Errorf("%w: the base measures %s and the target %s; compare profiles of one type (heap with heap, CPU with CPU)",
 			analyze.ErrMismatch, b, t)
 	}

@@ -205,8 +205,8 @@ func TestTagFilterMatchesPprof(t *testing.T) {
 }
 
 // TestMismatchNamesBothUnits: profiles whose sample types differ only in
-// their units (microseconds against nanoseconds) are refused by a diff and a
-// series with a message that names both units, not the same types twice.
+// their units (microseconds against nanoseconds) are refused by a diff, a
+// differential flame graph and a series with a message that names both units, not the same types twice.
 func TestMismatchNamesBothUnits(t *testing.T) {
 	open := func(unit string) *Profile {
 		hp := hostile.Profile{SampleTypes: [][2]string{{"samples", "count"}, {"cpu", unit}}}
@@ -225,6 +225,10 @@ func TestMismatchNamesBothUnits(t *testing.T) {
 	_, err = Series([]Snapshot{{"a", us}, {"b", ns}, {"c", us}}, series.Options{})
 	if !isErr(err, analyze.ErrMismatch) || !strings.Contains(err.Error(), "cpu (microseconds)") || !strings.Contains(err.Error(), "cpu (nanoseconds)") {
 		t.Errorf("series: %v", err)
+	}
+	_, err = DiffFlame(us, ns, 1, 0, nil)
+	if !isErr(err, analyze.ErrMismatch) || !strings.Contains(err.Error(), "cpu (microseconds)") || !strings.Contains(err.Error(), "cpu (nanoseconds)") {
+		t.Errorf("diff flame graph: %v", err)
 	}
 	if _, err := Diff(us, open("microseconds"), 1); err != nil {
 		t.Errorf("one unit: %v", err)

@@ -60,7 +60,8 @@ func (p *Profile) Flame(sampleIndex int, minFraction float64, budget *analyze.Bu
 // (CutDiffFlame), without walking the profiles.
 func DiffFlame(base, target *Profile, sampleIndex int, minFraction float64, budget *analyze.Budget) (FlameGraph, error) {
 	if !base.SameType(target) {
-		return FlameGraph{}, fmt.Errorf("%w: the base measures %s and the target %s", analyze.ErrMismatch, base.TypeNames(), target.TypeNames())
+		b, t := MismatchNames(base, target)
+		return FlameGraph{}, fmt.Errorf("%w: the base measures %s and the target %s", analyze.ErrMismatch, b, t)
 	}
 	b := budget.Child(budget.Remaining())
 	defer b.Release()

@@ -30,7 +30,8 @@
 // divisors, object names or original function names (which -dot does not use),
 // NodeInfo shared with the -top report (textNodeInfo), and nodes that print one
 // name ordered by their next keys, where pprof's order is a map's
-// (orderPrintableName).
+// (orderPrintableName); ShortenFunctionName (ShortName) runs an expression only
+// on a name that holds a string the expression needs.
 
 package pprof
 
@@ -66,16 +67,34 @@ var (
 // name its package and arguments, a C++ name its namespaces (kept from the
 // capitalised class on) and an anonymous namespace. Other names are returned as
 // given.
+//
+// Each expression runs only on a name holding a string it cannot match
+// without ("/v", "/", ".", "::"), which gives the same names at a fraction of
+// the cost: a flame graph page shortens thousands of names.
 func ShortName(f string) string {
-	f = cppAnonymousPrefixRegExp.ReplaceAllString(f, "")
-	f = goVerRegExp.ReplaceAllString(f, `${1}${2}`)
-	for _, re := range []*regexp.Regexp{goRegExp, javaRegExp, cppRegExp} {
-		if matches := re.FindStringSubmatch(f); len(matches) >= 2 {
+	if strings.HasPrefix(f, "(anonymous namespace)::") {
+		f = cppAnonymousPrefixRegExp.ReplaceAllString(f, "")
+	}
+	if strings.Contains(f, "/v") {
+		f = goVerRegExp.ReplaceAllString(f, `${1}${2}`)
+	}
+	for _, re := range shortNameRegExps {
+		if !strings.Contains(f, re.needs) {
+			continue
+		}
+		if matches := re.re.FindStringSubmatch(f); len(matches) >= 2 {
 			return strings.Join(matches[1:], "")
 		}
 	}
 	return f
 }
+
+// shortNameRegExps are ShortName's expressions in pprof's order, each with a
+// string every name it matches holds.
+var shortNameRegExps = []struct {
+	re    *regexp.Regexp
+	needs string
+}{{goRegExp, "/"}, {javaRegExp, "."}, {cppRegExp, "::"}}
 
 // gnodes is graph.Nodes, an ordered collection of graph nodes.
 type gnodes []*gnode

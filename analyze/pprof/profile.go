@@ -411,11 +411,11 @@ func (p *Profile) SameType(q *Profile) bool {
 // "alloc_objects/alloc_space/inuse_objects/inuse_space".
 func (p *Profile) TypeNames() string { return strings.Join(p.typeNames(), "/") }
 
-// mismatchNames renders the sample types of two profiles that are not of one
+// MismatchNames renders the sample types of two profiles that are not of one
 // type for a message: their names, and their units too when the names alone
 // are the same ("samples (count)/cpu (microseconds)" against "… (nanoseconds)"),
 // so that the message never names the same thing twice.
-func mismatchNames(p, q *Profile) (string, string) {
+func MismatchNames(p, q *Profile) (string, string) {
 	if p.TypeNames() != q.TypeNames() {
 		return p.TypeNames(), q.TypeNames()
 	}

@@ -85,7 +85,7 @@ func Series(snaps []Snapshot, opts series.Options) (*series.Report, error) {
 		if !first.Profile.SameType(s.Profile) {
 			kind, firstKind := seriesKind(s.Profile), seriesKind(first.Profile)
 			if kind == firstKind { // the same names in other units
-				names, firstNames := mismatchNames(s.Profile, first.Profile)
+				names, firstNames := MismatchNames(s.Profile, first.Profile)
 				kind, firstKind = "profile of "+names, "profile of "+firstNames
 			}
 			return nil, fmt.Errorf("%w: snapshot %d (%s) is a %s but snapshot 1 (%s) is a %s; a series compares snapshots of one kind",

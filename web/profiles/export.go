@@ -57,6 +57,9 @@ func (s *Kind) profilesJSON(r *http.Request, rep *store.Report, doc *kind.Report
 		if err != nil {
 			return err
 		}
+		if q.pprofTrim { // the rows `go tool pprof -top -diff_base` shows
+			d = d.Trimmed(pprof.DefaultNodeFraction)
+		}
 		if q.rows > 0 && len(d.Rows) > q.rows {
 			d.Rows = d.Rows[:q.rows]
 		}
@@ -86,6 +89,9 @@ func (s *Kind) profilesJSON(r *http.Request, rep *store.Report, doc *kind.Report
 		top, err := fp.Top(ps.si)
 		if err != nil {
 			return err
+		}
+		if q.pprofTrim { // the rows `go tool pprof -top` shows
+			top = top.Trimmed(pprof.DefaultNodeFraction)
 		}
 		if q.rows > 0 && len(top.Rows) > q.rows {
 			top.Rows = top.Rows[:q.rows]

@@ -1,28 +1,28 @@
 package profiles
 
-// flameLabel fits a function name into a box of chars characters by cutting it
-// from the left, where the package path is, so that the function's own name
-// survives: whole leading path elements go first ("…/badger/v3.(*DB).Open"),
-// then, if the last element alone is too long, characters ("…DB).Open"). It is
-// "" when not even three characters fit. static/flame.js does the same for the
-// interactive graph.
+import (
+	"unicode/utf8"
+
+	"github.com/leakui/leakui/analyze/pprof"
+)
+
+// flameLabel fits a function name into a box of chars characters as pprof's
+// flame graph does: the first of pprof.DisplayNames that fits (the name
+// shortened as pprof shortens it, "github.com/x/y/stages.StageLoop" →
+// "stages.StageLoop", then "StageLoop"). Where pprof shrinks the font of the
+// last, the label cuts it from the left instead ("…ageLoop"); it is "" when
+// not even three characters fit. static/flame.js does the same for the
+// interactive graph, from the short names the page carries.
 func flameLabel(name string, chars int) string {
-	r := []rune(name)
-	if len(r) <= chars {
-		return name
+	names := pprof.DisplayNames(name)
+	for _, n := range names {
+		if utf8.RuneCountInString(n) <= chars {
+			return n
+		}
 	}
 	if chars < 3 {
 		return ""
 	}
-	// Cut at the slashes of the package path, the earliest first, so the label
-	// keeps as much as fits.
-	for i, c := range r {
-		if c != '/' {
-			continue
-		}
-		if rest := r[i+1:]; len(rest)+2 <= chars && len(rest) > 0 {
-			return "…/" + string(rest)
-		}
-	}
+	r := []rune(names[len(names)-1])
 	return "…" + string(r[len(r)-(chars-1):])
 }

@@ -22,7 +22,7 @@ const (
 // walk over the cut measures the picture, and the boxes and the script's nodes
 // are streamed from the cut's trees as the page is written.
 func flameView(id string, cut *pprof.FlameCut) view.Flame {
-	f := view.Flame{ID: id, Width: flameWidth, Diff: cut.Diff}
+	f := view.Flame{ID: id, Width: flameWidth, Diff: cut.Diff, ShortName: pprof.ShortName}
 	f.Data = view.FlameData{Total: cut.Total, Unit: cut.Unit, Diff: cut.Diff, Hidden: cut.Hidden, Dropped: cut.Dropped, BaseDropped: cut.BaseDropped, Boxes: cut.Nodes}
 	var maxDelta int64
 	for b := range cut.Walk() {

@@ -24,8 +24,9 @@ func (s *Kind) planProfiles(form *kind.Upload) (*kind.Plan, error) {
 			return nil, err
 		}
 		if i > 0 && !profs[0].SameType(p) {
+			first, this := pprof.MismatchNames(profs[0], p)
 			return nil, fmt.Errorf("%w: %s measures %s but %s measures %s; upload profiles of one type together",
-				analyze.ErrMismatch, form.Files[0].Name, profs[0].TypeNames(), f.Name, p.TypeNames())
+				analyze.ErrMismatch, form.Files[0].Name, first, f.Name, this)
 		}
 		profs[i] = p
 	}

@@ -44,10 +44,17 @@ type profileQuery struct {
 	sort string
 	// fn is the function of the sandwich view (a top table row's name).
 	fn string
+	// wide draws a profile's flame graph across the page, its top table
+	// below (layout=wide).
+	wide bool
 }
 
 // trimPprof is the value of the trim parameter that shows pprof's default view.
 const trimPprof = "pprof"
+
+// layoutWide is the value of the layout parameter that draws the flame graph
+// across the page.
+const layoutWide = "wide"
 
 // parseProfileQuery reads the query string of a report over n profiles.
 func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error) {
@@ -102,6 +109,13 @@ func parseProfileQuery(r *http.Request, rep *store.Report) (profileQuery, error)
 	default:
 		return q, serrors.Errorf(http.StatusBadRequest, "trim must be %s or absent, not %q", trimPprof, t)
 	}
+	switch l := v.Get("layout"); l {
+	case "":
+	case layoutWide:
+		q.wide = true
+	default:
+		return q, serrors.Errorf(http.StatusBadRequest, "layout must be %s or absent, not %q", layoutWide, l)
+	}
 	if q.sort, q.fn, err = parseSortAndFunction(v); err != nil {
 		return q, err
 	}
@@ -136,6 +150,9 @@ func (q profileQuery) url(path string, change func(v url.Values)) string {
 	}
 	if q.pprofTrim {
 		v.Set("trim", trimPprof)
+	}
+	if q.wide {
+		v.Set("layout", layoutWide)
 	}
 	set("sort", q.sort, "")
 	set("fn", q.fn, "")

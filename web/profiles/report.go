@@ -256,6 +256,14 @@ func (s *Kind) profilePage(ctx context.Context, ps *profileSet) (view.ProfileRep
 			}
 			f := flameView("flame-data", cut)
 			ps.linkFlame(&f, path)
+			f.Wide = q.wide
+			f.LayoutURL = q.url(path, func(v url.Values) {
+				if q.wide {
+					v.Del("layout")
+				} else {
+					v.Set("layout", layoutWide)
+				}
+			})
 			pg.Flame = &f
 			pg.Links = append(pg.Links, view.Link{Label: "SVG image", URL: reportFlameImageURL(ps)})
 			if pg.Top, err = ps.sideTable(p, path); err != nil {

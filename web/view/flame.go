@@ -6,6 +6,8 @@ import (
 	"io"
 	"iter"
 	"strconv"
+	"strings"
+	"unicode/utf16"
 
 	"github.com/a-h/templ"
 )
@@ -28,6 +30,14 @@ type Flame struct {
 	// and for a focused view; the script appends fn=NAME or f=^NAME$ to them for
 	// the function clicked or searched.
 	SandwichURL, FocusURL string
+	// ShortName, when set, gives each frame's name as pprof shortens it
+	// (pprof.ShortName); the script labels boxes from it as pprof's flame
+	// graph does, the full name staying in the tooltip.
+	ShortName func(string) string
+	// Wide draws the flame graph across the page, the top table below it;
+	// LayoutURL, when set, is the page in the other layout.
+	Wide      bool
+	LayoutURL string
 }
 
 // FlameBox is one rectangle of the static picture.
@@ -43,10 +53,12 @@ type FlameBox struct {
 
 // FlameData is the JSON the script reads: every node in preorder as [name
 // index, value, base value, depth], and the names once. FlameDataScript writes
-// it from a Flame (the nodes first, then the names they use); Names and Nodes
-// are filled only when it is read back.
+// it from a Flame (the nodes first, then the names they use, then their short
+// names, see shortRef); Names, Short and Nodes are filled only when it is read
+// back.
 type FlameData struct {
 	Names       []string   `json:"names,omitempty"`
+	Short       []any      `json:"short,omitempty"`
 	Nodes       [][4]int64 `json:"nodes,omitempty"`
 	Total       int64      `json:"total"`
 	Unit        string     `json:"unit"`
@@ -114,9 +126,35 @@ func FlameDataScript(f Flame) templ.Component {
 			return err
 		}
 		ew.write(b)
+		if f.ShortName != nil {
+			short := make([]any, len(names))
+			for i, n := range names {
+				short[i] = shortRef(n, f.ShortName(n))
+			}
+			if b, err = json.Marshal(short); err != nil {
+				return err
+			}
+			ew.str(`,"short":`)
+			ew.write(b)
+		}
 		ew.str("}</script>")
 		return ew.err
 	})
+}
+
+// shortRef is how the page carries a frame's short name: when it ends the full
+// name (most Go names: "stages.StageLoop" of "github.com/x/stages.StageLoop"),
+// the number of UTF-16 code units before it, for the script's name.slice(n),
+// which costs a few bytes instead of a second copy; otherwise the short name.
+func shortRef(name, short string) any {
+	if !strings.HasSuffix(name, short) {
+		return short
+	}
+	units := 0
+	for _, r := range name[:len(name)-len(short)] {
+		units += utf16.RuneLen(r)
+	}
+	return units
 }
 
 // errWriter writes until the first error and keeps it.
