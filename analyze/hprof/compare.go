@@ -30,6 +30,9 @@ type Comparison struct {
 	Suspects []ClassChange `json:"suspects"`
 	// Sentence says the largest growth in one line.
 	Sentence string `json:"sentence,omitempty"`
+	// Dumps are every dump compared, first to last, when there are more
+	// than two (Base is the first, Target the last); left to the caller.
+	Dumps []IndexSummary `json:"dumps,omitempty"`
 }
 
 // ClassChange is one class in both dumps.
