@@ -357,7 +357,7 @@ func TestHeapDumpCompareHostileDump(t *testing.T) {
 			}
 			doc, _ := jvmGetPage(t, ts, up.ReportURL)
 			if got := doc.Find(`[data-testid=analysis][data-status=failed] [data-testid=analysis-error]`).Text(); !strings.Contains(got, st.Error) ||
-				!strings.Contains(doc.Find(`[data-testid=headline]`).Text(), "could not be compared") {
+				!strings.Contains(doc.Find(`[data-testid=headline]`).Text(), "The heap dumps could not be compared.") {
 				t.Errorf("the page says %q / %q", doc.Find(`[data-testid=headline]`).Text(), got)
 			}
 			if _, _, pg := ts.get(t, "/"); !strings.Contains(string(pg), "the analysis failed: "+st.Error) {

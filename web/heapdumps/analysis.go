@@ -97,7 +97,7 @@ func (j *Jobs) Page(w http.ResponseWriter, r *http.Request, rep *store.Report) e
 		h.Headline = "Analyzing the heap dump…"
 	}
 	if rep.Kind == ReportDiff {
-		h.Title, h.Headline = comparisonHeadline(st)
+		h.Title, h.Headline = comparisonHeadline(rep, st)
 	}
 	pg := view.HeapDumpAnalysis{Header: h, Status: st.Status, Stage: st.Stage, Percent: int(st.Percent), Queue: st.Queue,
 		Error: st.Error, Code: st.Code, EventsURL: page.ReportEventsURL(rep.ID), Refresh: path}

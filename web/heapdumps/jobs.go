@@ -363,11 +363,11 @@ func FailedSummary(reason string) json.RawMessage {
 	return page.MustJSON(Pending{Failed: reason})
 }
 
-// comparisonHeadline is the title and headline of a comparison's page while
-// it is built or once it failed.
-func comparisonHeadline(st JobState) (title, headline string) {
+// comparisonHeadline is the title and headline of comparison rep's page
+// while it is built or once it failed (the reason below names the dump).
+func comparisonHeadline(rep *store.Report, st JobState) (title, headline string) {
 	if st.Status == store.ReportFailed {
-		return "JVM heap dumps", "The heap dumps could not be compared: one could not be analyzed."
+		return "JVM heap dumps", "The heap dumps could not be compared."
 	}
-	return "JVM heap dumps", fmt.Sprintf("Analyzing %d heap dumps, then comparing them…", st.Dumps)
+	return "JVM heap dumps", fmt.Sprintf("Analyzing %d heap dumps, then comparing them…", len(rep.Artifacts))
 }
