@@ -299,7 +299,7 @@ func (g *goldenSession) uploads() {
 	g.upload("nmt", []goldenFile{jv("nmt-summary-jdk17-bytes.txt")})
 	g.upload("nmt-diff", []goldenFile{ls("leakshape-2-nmt-summary.txt"), ls("leakshape-4-nmt-summary.txt"), ls("leakshape-6-nmt-summary.txt")})
 
-	// Heap dumps: one analyzed in the background, three compared at once, and
+	// Heap dumps: one analyzed in the background, three compared in the background, and
 	// one cut short whose background analysis fails.
 	g.upload("heapdump", []goldenFile{ls("leakshape-6.hprof.gz")})
 	g.upload("heapdumps", []goldenFile{ls("leakshape-2.hprof.gz"), ls("leakshape-4.hprof.gz"), ls("leakshape-6.hprof.gz")})
@@ -486,7 +486,7 @@ func (g *goldenSession) runs() {
 // waitForAnalyses waits until the heap dumps analyzed in the background are
 // done or failed.
 func (g *goldenSession) waitForAnalyses() {
-	for _, name := range []string{"heapdump", "heapdump-cut"} {
+	for _, name := range []string{"heapdump", "heapdumps", "heapdump-cut"} {
 		deadline := time.Now().Add(time.Minute)
 		for {
 			a := g.get("", "/api/reports/{"+name+"}")

@@ -409,7 +409,7 @@ func manyClassesDump(t *testing.T, classes, instances int) file {
 func TestHeapDumpCompareKeepsTheTopClasses(t *testing.T) {
 	const classes = heapDumpCompareClasses + 500
 	ts := newTestServer(t, Config{})
-	up := ts.mustUpload(t, nil, manyClassesDump(t, classes, 1), manyClassesDump(t, classes, 2))
+	up := ts.mustUploadHeapDumps(t, manyClassesDump(t, classes, 1), manyClassesDump(t, classes, 2))
 	rep, err := ts.db.Report(t.Context(), up.ReportID)
 	if err != nil {
 		t.Fatal(err)

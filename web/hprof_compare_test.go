@@ -50,7 +50,8 @@ func jcmdInstances(h *jvm.Histogram, name string) int64 {
 }
 
 // TestHeapDumpCompare uploads two real heap dumps of LeakShape, 3 then 7 consumers of
-// 1 MiB (in the reverse order: the dumps' own times order them), and checks the
+// 1 MiB (in the reverse order: the dumps' own times order them), waits for the
+// comparison built in the background, and checks the
 // comparison by class as a page, as JSON and as Markdown: the consumers are the
 // first suspect with the difference of instances jcmd's histograms give, and their
 // retained size grew by 4 × (1 MiB + the buffer's header) and their own sizes.
@@ -59,7 +60,7 @@ func TestHeapDumpCompare(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	small, hSmall := leakShapeRun(t, 3, b)
 	large, hLarge := leakShapeRun(t, 7, b)
-	up := ts.mustUpload(t, nil, large, small)
+	up := ts.mustUploadHeapDumps(t, large, small)
 	consumer := "LeakShape$Consumer"
 	want := jcmdInstances(hLarge, consumer) - jcmdInstances(hSmall, consumer)
 	if want != 4 {
@@ -161,9 +162,9 @@ func TestHeapDumpSeries(t *testing.T) {
 		f, h := leakShapeRun(t, n, 16<<10)
 		files, hs = append(files, f), append(hs, h)
 	}
-	up := ts.mustUpload(t, nil, files...)
-	if up.Verdict != string(series.Leak) {
-		t.Errorf("the upload's verdict %q", up.Verdict)
+	up := ts.mustUploadHeapDumps(t, files...)
+	if rep, err := ts.db.Report(t.Context(), up.ReportID); err != nil || rep.Headline.Verdict != string(series.Leak) {
+		t.Errorf("the report's verdict once compared: %v %q", err, rep.Headline.Verdict)
 	}
 	code, _, body := ts.get(t, "/api/reports/"+up.ReportID)
 	if code != http.StatusOK {

@@ -1,9 +1,12 @@
 package hprof
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/leakui/leakui/analyze"
 )
@@ -27,6 +30,9 @@ type Comparison struct {
 	Suspects []ClassChange `json:"suspects"`
 	// Sentence says the largest growth in one line.
 	Sentence string `json:"sentence,omitempty"`
+	// Dumps are every dump compared, first to last, when there are more
+	// than two (Base is the first, Target the last); left to the caller.
+	Dumps []IndexSummary `json:"dumps,omitempty"`
 }
 
 // ClassChange is one class in both dumps.
@@ -102,4 +108,22 @@ func Compare(base, target *Index) (*Comparison, error) {
 			analyze.FormatBytes(g.RetainedDelta), analyze.FormatSignedValue(g.InstancesDelta, ""), analyze.FormatSignedValue(c.ReachableDelta, "bytes"))
 	}
 	return c, nil
+}
+
+// HeaderTime reads the time a dump's header says it was written (as
+// Report.Time gives it) from the dump's first bytes, inflated when
+// the dump is compressed: what orders dumps compared together before they are
+// analyzed. It reads at most 64 bytes of r.
+func HeaderTime(r io.Reader) (time.Time, error) {
+	head := make([]byte, 64)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return time.Time{}, err
+	}
+	s := &scanner{r: bytes.NewReader(head[:n]), size: int64(n), buf: make([]byte, 64)}
+	hd, err := readHeader(s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(hd.millis).UTC(), nil
 }

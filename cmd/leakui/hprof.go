@@ -19,9 +19,9 @@ import (
 const hprofFailExit = 3
 
 // runHprof implements `leakui hprof [flags] DUMP` and, with two dumps,
-// `leakui hprof [flags] BASE TARGET` (runHprofCompare).
+// `leakui hprof [flags] BASE TARGET [MORE…]` (runHprofCompare).
 func runHprof(ctx context.Context, args []string, std stdio) error {
-	fs := newFlagSet("hprof", "DUMP | BASE TARGET", std.err)
+	fs := newFlagSet("hprof", "DUMP | BASE TARGET [MORE…]", std.err)
 	n := fs.Int("n", 20, "show the top `N` rows of the histogram, the dominator tree and the other lists (0: all)")
 	asJSON := fs.Bool("json", false, "write one JSON document on stdout")
 	suspectShare := fs.Float64("suspect-share", 0.1, "the smallest `share` of the reachable heap a leak suspect retains")
@@ -39,7 +39,7 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 		fmt.Fprintf(std.err, "leakui hprof: -view must be one of %s for one dump (path with -object N)\n", strings.Join(hprofViews, ", "))
 		return errUsage
 	}
-	if fs.NArg() < 1 || fs.NArg() > 2 || *suspectShare <= 0 || *suspectShare > 1 || *failShare < 0 || *failShare > 1 {
+	if fs.NArg() < 1 || *suspectShare <= 0 || *suspectShare > 1 || *failShare < 0 || *failShare > 1 {
 		fs.Usage()
 		return errUsage
 	}
@@ -53,8 +53,8 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 	// scans at no cost: collecting more often keeps the peak near what is live.
 	defer debug.SetGCPercent(debug.SetGCPercent(20))
 	indexOpt := hprofIndexOptions{n: max(*n, 0), asJSON: *asJSON, maxObjects: *maxObjects, tempDir: *tempDir, progress: *progressMode, verbose: *verbose}
-	if fs.NArg() == 2 {
-		return runHprofCompare(ctx, fs.Arg(0), fs.Arg(1), indexOpt, std)
+	if fs.NArg() >= 2 {
+		return runHprofCompare(ctx, fs.Args(), indexOpt, std)
 	}
 	if *view != "" {
 		return runHprofView(ctx, fs.Arg(0), *view, *object, indexOpt, std)

@@ -23,13 +23,16 @@ type hprofIndexOptions struct {
 	verbose    bool
 }
 
-// runHprofCompare implements `leakui hprof [flags] BASE TARGET`: it analyzes
-// each dump in turn (one in memory at a time) into an index in a temporary
-// file, then compares the two indexes by class, as the web compares stored
-// dumps (hprof.Compare), and writes what grew from BASE to TARGET.
-func runHprofCompare(ctx context.Context, base, target string, opt hprofIndexOptions, std stdio) error {
-	var idx [2]*hprof.Index
-	for i, path := range []string{base, target} {
+// runHprofCompare implements `leakui hprof [flags] BASE TARGET [MORE…]`: it
+// analyzes each dump in turn (one in memory at a time) into an index in a
+// temporary file, then compares the first and the last indexes by class, as
+// the web compares the indexes it stores (hprof.Compare over
+// hprof.Index.Histogram and Summary, which the web's comparison reads too),
+// and writes what grew from the first to the last, with every dump's totals
+// when there are more than two.
+func runHprofCompare(ctx context.Context, paths []string, opt hprofIndexOptions, std stdio) error {
+	idx := make([]*hprof.Index, len(paths))
+	for i, path := range paths {
 		x, f, err := hprofIndex(ctx, path, opt, std)
 		if err != nil {
 			return fmt.Errorf("%s: %w", visible(path), err)
@@ -37,9 +40,14 @@ func runHprofCompare(ctx context.Context, base, target string, opt hprofIndexOpt
 		defer f.Close()
 		idx[i] = x
 	}
-	c, err := hprof.Compare(idx[0], idx[1])
+	c, err := hprof.Compare(idx[0], idx[len(idx)-1])
 	if err != nil {
 		return err
+	}
+	if len(idx) > 2 {
+		for _, x := range idx {
+			c.Dumps = append(c.Dumps, x.Summary())
+		}
 	}
 	if n := opt.n; n > 0 && len(c.Classes) > n {
 		c.Classes = c.Classes[:n]
@@ -47,7 +55,7 @@ func runHprofCompare(ctx context.Context, base, target string, opt hprofIndexOpt
 	if opt.asJSON {
 		return jvmWriteJSON(std.out, c)
 	}
-	printHprofComparison(std.out, base, target, c)
+	printHprofComparison(std.out, paths, c)
 	return nil
 }
 
@@ -88,17 +96,20 @@ func hprofIndex(ctx context.Context, path string, opt hprofIndexOptions, std std
 	return x, f, nil
 }
 
-// printHprofComparison writes a comparison as text: both dumps, what the
+// printHprofComparison writes a comparison as text: the dumps, what the
 // heap as a whole did, the sentence, the classes by growth and those whose
 // instances grew most.
-func printHprofComparison(w io.Writer, base, target string, c *hprof.Comparison) {
+func printHprofComparison(w io.Writer, paths []string, c *hprof.Comparison) {
 	dump := func(what, path string, s hprof.IndexSummary) {
 		fmt.Fprintf(w, "%s %s (taken %s): %s objects, %s classes; %s reachable in %s objects\n", what, visible(path),
 			s.Time.Format("2006-01-02 15:04:05 UTC"), analyze.FormatCount(s.Objects), analyze.FormatCount(int64(s.Classes)),
 			analyze.FormatBytes(s.Reachable), analyze.FormatCount(s.ReachableObjects))
 	}
-	dump("Base  ", base, c.Base)
-	dump("Target", target, c.Target)
+	dump("Base  ", paths[0], c.Base)
+	for i, s := range c.Dumps[min(1, len(c.Dumps)):max(len(c.Dumps)-1, 0)] {
+		dump(fmt.Sprintf("Dump %d", i+2), paths[i+1], s)
+	}
+	dump("Target", paths[len(paths)-1], c.Target)
 	fmt.Fprintf(w, "Change: %s objects, %s shallow, %s reachable\n", analyze.FormatSignedValue(c.ObjectsDelta, ""),
 		analyze.FormatSignedValue(c.ShallowDelta, "bytes"), analyze.FormatSignedValue(c.ReachableDelta, "bytes"))
 	if c.Sentence != "" {

@@ -98,3 +98,67 @@ func TestHprofCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestHprofCompareMore runs `leakui hprof A B C` on three real dumps of
+// LeakShape, 1, 3 then 5 consumers of 64 KiB: the comparison is the first's
+// with the last's (the consumers' instances grow by jcmd's 4), and every
+// dump's totals are listed in order, as JSON and as text.
+func TestHprofCompareMore(t *testing.T) {
+	const src = "../../analyze/hprof/testdata/LeakShape.java"
+	jvmArgs := []string{"-XX:+UseSerialGC", "-Xmx128m"}
+	var dumps []string
+	var jcmd []map[string]int64
+	for _, n := range []string{"1", "3", "5"} {
+		h := javatest.Run(t, src, false, jvmArgs, n, "65536", "100", "10")
+		hist, err := jvm.ParseHistogram(bytes.NewReader(h.Histogram))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]int64{}
+		for _, c := range hist.Classes {
+			m[c.Name] = c.Instances
+		}
+		dumps, jcmd = append(dumps, h.Dump), append(jcmd, m)
+	}
+	args := append([]string{"hprof", "-json", "-n", "0", "-tmp", t.TempDir()}, dumps...)
+	code, stdout, stderr := jvmRunCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Base, Target struct {
+			Objects int64 `json:"objects"`
+		}
+		ObjectsDelta int64 `json:"objects_delta"`
+		Classes      []struct {
+			Name           string `json:"name"`
+			Instances      int64  `json:"instances"`
+			InstancesDelta int64  `json:"instances_delta"`
+		} `json:"classes"`
+		Dumps []struct {
+			Objects   int64 `json:"objects"`
+			Reachable int64 `json:"reachable"`
+		} `json:"dumps"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(got.Dumps) != 3 || got.Dumps[0].Objects != got.Base.Objects || got.Dumps[2].Objects != got.Target.Objects ||
+		got.ObjectsDelta != got.Target.Objects-got.Base.Objects || !(got.Dumps[0].Reachable < got.Dumps[1].Reachable && got.Dumps[1].Reachable < got.Dumps[2].Reachable) {
+		t.Errorf("dumps %+v, base %d, target %d objects", got.Dumps, got.Base.Objects, got.Target.Objects)
+	}
+	const consumer = "LeakShape$Consumer"
+	found := false
+	for _, c := range got.Classes {
+		if c.Name == consumer {
+			found = c.Instances == jcmd[2][consumer] && c.InstancesDelta == jcmd[2][consumer]-jcmd[0][consumer] && c.InstancesDelta == 4
+		}
+	}
+	if !found {
+		t.Errorf("%s: not %d → %d instances as jcmd counts", consumer, jcmd[0][consumer], jcmd[2][consumer])
+	}
+	code, text, stderr := jvmRunCLI(t, "", append([]string{"hprof", "-tmp", t.TempDir()}, dumps...)...)
+	if code != 0 || strings.Count(text, "(taken ") != 3 || !strings.Contains(text, "Dump 2 ") {
+		t.Errorf("text: exit %d %s\n%s", code, stderr, text)
+	}
+}

@@ -52,7 +52,8 @@ func (r Retries) backoff(attempt int) time.Duration {
 }
 
 // HeapDumps runs the analyses of the heap dumps uploaded to the server, one
-// job per report.
+// job per report: one dump's analysis, or a comparison's (its dumps analyzed
+// in turn, then compared; Config.Analyze tells them apart).
 type HeapDumps struct {
 	cfg     *Config
 	retries Retries

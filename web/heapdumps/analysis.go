@@ -74,7 +74,7 @@ func (j *Jobs) reportState(rep *store.Report) JobState {
 	if !ok {
 		return JobState{Status: store.ReportAnalyzing, Stage: "Analyzing in another process", Elsewhere: true}
 	}
-	st.Stage, st.Percent = JobProgress(st.Stage, st.Percent/100)
+	describeProgress(&st, rep)
 	return st
 }
 
@@ -96,6 +96,9 @@ func (j *Jobs) Page(w http.ResponseWriter, r *http.Request, rep *store.Report) e
 	} else {
 		h.Headline = "Analyzing the heap dump…"
 	}
+	if rep.Kind == ReportDiff {
+		h.Title, h.Headline = comparisonHeadline(rep, st)
+	}
 	pg := view.HeapDumpAnalysis{Header: h, Status: st.Status, Stage: st.Stage, Percent: int(st.Percent), Queue: st.Queue,
 		Error: st.Error, Code: st.Code, EventsURL: page.ReportEventsURL(rep.ID), Refresh: path}
 	return j.k.d.Render(w, r, http.StatusOK, view.Page{Title: h.Title, Nav: "reports"}, view.HeapDumpAnalysisView(pg))
@@ -111,7 +114,11 @@ func (j *Jobs) JSON(rep *store.Report, doc *kind.ReportJSON) {
 func (j *Jobs) Markdown(r *http.Request, rep *store.Report) []byte {
 	st := j.reportState(rep)
 	var b strings.Builder
-	b.WriteString(markdown.Heading(3, "leakui: JVM heap dump"))
+	title := "JVM heap dump"
+	if rep.Kind == ReportDiff {
+		title = "JVM heap dumps"
+	}
+	b.WriteString(markdown.Heading(3, "leakui: "+title))
 	fmt.Fprintf(&b, "- Report: %s\n", page.Absolute(r, page.ReportURL(rep.ID)))
 	for _, a := range rep.Artifacts {
 		fmt.Fprintf(&b, "- File: %s, %s, sha256 %s\n", markdown.Code(a.Name), analyze.FormatBytes(a.Size), markdown.Code(a.SHA256))

@@ -1,11 +1,14 @@
 package heapdumps
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,55 +60,109 @@ type ComparisonSummary struct {
 	SeriesVerdict    string             `json:"series_verdict,omitempty"`
 }
 
-// planComparison analyzes two or more heap dumps one after the other and keeps
-// each one's class histogram; the dumps go oldest first by the time each header
-// says it was written (else in upload order).
+// planComparison stores two or more heap dumps as one comparison to be
+// built in the background (Kind.AnalyzeStored: each dump analyzed in turn
+// into its index, the comparison then built from the stored indexes); the
+// dumps go oldest first by the time each header says it was written, read
+// from the dumps' first bytes (else in upload order).
 func (s *Kind) planComparison(form *kind.Upload) (*kind.Plan, error) {
 	type dump struct {
 		file int
-		snap heapDumpSnapshot
+		time time.Time
 	}
 	dumps := make([]dump, len(form.Files))
+	timed := true
 	for i, f := range form.Files {
-		rep, err := s.analyzeHeapDump(f, hprof.ReportOptions{Top: 1, Depth: -1})
+		t, err := s.headerTime(f)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
-		d := heapDumpSnapshot{Time: rep.Time, Objects: rep.Objects, Shallow: rep.Shallow, Reachable: rep.Reachable,
-			Classes: rep.Histogram[:min(len(rep.Histogram), CompareClasses)], ClassCount: rep.HistogramCount}
-		if len(rep.Suspects) > 0 {
-			d.Headline = rep.Suspects[0].Sentence
-		}
-		dumps[i] = dump{i, d}
+		dumps[i] = dump{i, t}
+		timed = timed && !t.IsZero()
 	}
 	params := snapshot.Params{OrderedBy: "upload order"}
-	timed := true
-	for _, d := range dumps {
-		timed = timed && !d.snap.Time.IsZero()
-	}
 	if timed {
 		params.OrderedBy = "heap dump time"
-		sort.SliceStable(dumps, func(a, b int) bool { return dumps[a].snap.Time.Before(dumps[b].snap.Time) })
+		sort.SliceStable(dumps, func(a, b int) bool { return dumps[a].time.Before(dumps[b].time) })
 	}
 	files := make([]*kind.Received, len(dumps))
-	sum := ComparisonSummary{}
 	for i, d := range dumps {
 		files[i] = form.Files[d.file]
-		sum.Dumps = append(sum.Dumps, d.snap)
 		params.Snapshots = append(params.Snapshots, snapshot.Ref{File: i})
 	}
 	form.Files = files
-	first, last := sum.Dumps[0], sum.Dumps[len(sum.Dumps)-1]
+	return &kind.Plan{Kind: ReportDiff, Params: params.AsMap(), Summary: Pending{Analyzing: true}, Background: true}, nil
+}
+
+// headerTime reads the time an uploaded dump's header gives, inflating the
+// first bytes of a compressed one.
+func (s *Kind) headerTime(f *kind.Received) (time.Time, error) {
+	fh, err := os.Open(f.Path)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer fh.Close()
+	rc, _, err := analyze.Decompress(fh, max(s.d.Limits.MaxDecompressed, s.d.Limits.MaxHeapDump))
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer rc.Close()
+	return hprof.HeaderTime(rc)
+}
+
+// DumpIndexName names the index of a comparison's i-th dump (0 for the
+// oldest, in the order of the report's files) among its derived blobs.
+func DumpIndexName(i int) string { return IndexName + "-" + strconv.Itoa(i) }
+
+// snapshotOfIndex is what a comparison keeps of one dump, read from the
+// dump's index (its totals and its class histogram with retained sizes) and
+// headline, its first suspect's sentence.
+func snapshotOfIndex(x *hprof.Index, headline string) (heapDumpSnapshot, error) {
+	h, err := x.Histogram()
+	if err != nil {
+		return heapDumpSnapshot{}, err
+	}
+	sm := x.Summary()
+	return heapDumpSnapshot{Time: sm.Time, Objects: sm.Objects, Shallow: sm.Shallow, Reachable: sm.Reachable, Headline: headline,
+		Classes: h[:min(len(h), CompareClasses)], ClassCount: len(h)}, nil
+}
+
+// compareStored builds the summary of comparison rep from its dumps' stored
+// indexes (DumpIndexName), never from the dumps; headlines are the dumps'
+// first suspects' sentences, in the same order.
+func (s *Kind) compareStored(ctx context.Context, rep *store.Report, headlines []string) (*ComparisonSummary, error) {
+	dumps := make([]heapDumpSnapshot, len(rep.Artifacts))
+	names := make([]string, len(rep.Artifacts))
+	for i, a := range rep.Artifacts {
+		b, err := s.d.Store.OpenDerived(ctx, rep.ID, DumpIndexName(i))
+		if err != nil {
+			return nil, fmt.Errorf("the stored index of %s: %w", a.Name, err)
+		}
+		x, err := hprof.OpenIndex(b, b.Size())
+		if err == nil {
+			dumps[i], err = snapshotOfIndex(x, headlines[i])
+		}
+		b.Close()
+		if err != nil {
+			return nil, fmt.Errorf("the stored index of %s: %w", a.Name, err)
+		}
+		names[i] = a.Name
+	}
+	return compareSnapshots(dumps, names)
+}
+
+// compareSnapshots is the summary of a comparison of dumps (oldest first,
+// named names): the totals first → last, the first suspect of the
+// histograms' diff, and with three or more the series' verdict.
+func compareSnapshots(dumps []heapDumpSnapshot, names []string) (*ComparisonSummary, error) {
+	sum := &ComparisonSummary{Dumps: dumps}
+	first, last := dumps[0], dumps[len(dumps)-1]
 	sum.ShallowDelta, sum.ReachableDelta = last.Shallow-first.Shallow, last.Reachable-first.Reachable
 	hs := heapDumpHistograms(sum.Dumps, false)
 	if sus := jvm.DiffHistograms(hs[0], hs[len(hs)-1]).Suspects(1); len(sus) > 0 {
 		sum.Suspect, sum.SuspectInstances = sus[0].Name, sus[0].Instances
 	}
 	if len(hs) >= 3 {
-		names := make([]string, len(files))
-		for i, f := range files {
-			names[i] = f.Name
-		}
 		for _, o := range classhist.SeriesOrders {
 			sr, err := classhist.SeriesOf(hs, names, o)
 			if err != nil {
@@ -116,7 +173,7 @@ func (s *Kind) planComparison(form *kind.Upload) (*kind.Plan, error) {
 			}
 		}
 	}
-	return &kind.Plan{Kind: ReportDiff, Params: params.AsMap(), Summary: sum}, nil
+	return sum, nil
 }
 
 // heapDumpHistograms turns the dumps' histograms into class histograms as jcmd

@@ -3,8 +3,9 @@
 // background and stored with its index, shows its leak suspects with their
 // paths from a GC root, the dominator tree paged from the index
 // (/r/{id}/dominators, /r/{id}/paths/{n}), the histogram with retained sizes,
-// threads and duplicate strings; two or more dumps compare by class at once,
-// over web/classhist and web/snapshot. The background queue that analyzes one
-// dump is the root's; it stores what this package's Summary, StoreIndex and
-// Budget give it.
+// threads and duplicate strings; two or more dumps compare by class, over
+// web/classhist and web/snapshot, in the background too: each dump analyzed in
+// turn into its index, the indexes stored with the comparison, and the
+// comparison built from the stored indexes. The background queue is
+// web/background's; its job calls Kind.AnalyzeStored.
 package heapdumps

@@ -54,32 +54,10 @@ type Summary struct {
 // million objects), and two uploads at once must not double that.
 var Analyses = make(chan struct{}, 1)
 
-// analyzeHeapDump analyzes one uploaded heap dump (a gzip or zstd one is inflated
-// into the server's spool directory first), waiting for any other analysis to end.
-func (s *Kind) analyzeHeapDump(f *kind.Received, opt hprof.ReportOptions) (*hprof.Report, error) {
-	Analyses <- struct{}{}
-	defer func() { <-Analyses }()
-	open := hprof.OpenOptions{TempDir: s.d.Limits.TempDir, MaxInflated: max(s.d.Limits.MaxDecompressed, s.d.Limits.MaxHeapDump)}
-	finish, err := s.Budget(&open.Options)
-	if err != nil {
-		return nil, err
-	}
-	defer finish()
-	h, err := hprof.Open(f.Path, open)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	defer h.Close()
-	rep, err := h.NewReport(opt, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name, err)
-	}
-	return rep, nil
-}
-
 // plan stores one heap dump as a report to be analyzed in the
 // background (Jobs), which keeps the analysis as the summary; two or
-// more make a comparison by class (planComparison), analyzed at once.
+// more make a comparison by class (planComparison), built in the
+// background too.
 func (s *Kind) plan(form *kind.Upload) (*kind.Plan, error) {
 	for _, f := range form.Files {
 		if err := checkHeapDumpFraming(f); err != nil {

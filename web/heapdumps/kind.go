@@ -16,7 +16,7 @@ import (
 )
 
 // Kind is JVM heap dumps as a kind of evidence: one dump analyzed in the
-// background, two or more compared by class at once, their pages, JSON and
+// background, two or more compared by class in the background, their pages, JSON and
 // Markdown, the dominator tree and the suspects' paths paged from the stored
 // index.
 type Kind struct {
@@ -48,7 +48,7 @@ func (s *Kind) Accepted() []string {
 }
 
 // Plan checks the uploaded dumps' framing; one is analyzed in the background,
-// two or more are compared at once (plan).
+// two or more are compared in the background (plan).
 func (s *Kind) Plan(ctx context.Context, up *kind.Upload) (*kind.Plan, error) {
 	up.Ctx = ctx
 	return s.plan(up)
