@@ -39,6 +39,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if errors.Is(err, analyze.ErrBusy) {
 		w.Header().Set("Retry-After", "5")
+		s.countBudgetRefusal(r, err)
 	}
 	if status >= 500 {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status,

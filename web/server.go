@@ -133,6 +133,9 @@ type Config struct {
 	// X-Forwarded-Proto https makes the session cookie Secure.
 	TrustedProxies []netip.Prefix
 	Watches        WatchSource // the declared watches' state for /watch (watch_mount.go); nil: none
+	// Metrics, when set, is told of the memory budget's refusals and the
+	// throttles' waits (metrics_hook.go); Budget gives its gauges the budget.
+	Metrics Metrics
 }
 
 // Defaults for Config.

@@ -283,6 +283,7 @@ func (m *Main) Open(ctx context.Context) error {
 		BaseURL: m.BaseURL, TrustedProxies: m.TrustedProxies, SessionLifetime: m.SessionLifetime, Jobs: bg.runner}
 	m.Limits.apply(&cfg)
 	cfg.Watches = bg.webSource(db)
+	cfg.Metrics = bg.metrics
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
 			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}, TempDir: spool.runsDir(), Child: m.RunChild}
@@ -296,6 +297,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.web = srv
+	bg.webBudget.Set(srv.Budget())
 	if m.DebugPprof != "" {
 		if err := m.openDebug(); err != nil {
 			ln.Close()

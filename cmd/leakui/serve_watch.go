@@ -39,6 +39,9 @@ type background struct {
 	watcher *watcher.Watcher
 	alerts  *alert.Deliverer
 	metrics *metrics.Metrics
+	// webBudget is the web server's memory budget for the metrics' gauges,
+	// set once the server is built.
+	webBudget metrics.LateBudget
 }
 
 // registerWatchFlags registers the flags of the watches, their alerts and the
@@ -115,6 +118,7 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 	if budget != nil {
 		src.WatchBudget = budget
 	}
+	src.Budget = &bg.webBudget
 	bg.metrics = metrics.New(src)
 	bg.runner = jobs.New(backend, jobs.Config{
 		Queues: map[string]int{watcher.Queue: 2, alert.Queue: 2, web.HeapDumpQueue: 1},
