@@ -90,11 +90,14 @@ type Main struct {
 	Targets    lab.Targets
 	// Watches (-watch, -watch-file) are the programs watched for leaks,
 	// Receivers (-alert) where their verdict changes go, MetricsToken
-	// (-metrics-token) a token that reads /metrics besides -token.
-	Watches      watch.Flags
-	WatchFile    string
-	Receivers    alert.Receivers
-	MetricsToken string
+	// (-metrics-token) a token that reads /metrics besides -token,
+	// WatchStaleAfter (-watch-stale-after) the periods a JVM watch may go
+	// without a push before it is stale.
+	Watches         watch.Flags
+	WatchFile       string
+	Receivers       alert.Receivers
+	MetricsToken    string
+	WatchStaleAfter int
 
 	io     stdio
 	log    *slog.Logger

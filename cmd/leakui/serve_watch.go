@@ -51,6 +51,7 @@ func (m *Main) registerWatchFlags(fs *flag.FlagSet) {
 		"or a JVM that pushes its bundles (leakui capture jvm PID -every 1m -push URL -watch NAME): name=jvm,token=env:VAR|file:PATH[,every=1m][,keep=24] (repeatable); a leak verdict forms or clears at its ticks")
 	fs.StringVar(&m.WatchFile, "watch-file", "", "read watches from this file, one declaration as -watch takes it a line ('#' starts a comment)")
 	fs.Var(&m.Receivers, "alert", "deliver the watches' verdict changes: KIND=URL[,name=NAME][,timeout=10s], KIND alertmanager, slack or webhook, URL also env:VAR or file:PATH (repeatable)")
+	fs.IntVar(&m.WatchStaleAfter, "watch-stale-after", watch.DefaultStaleAfter, "a JVM watch with no push for this many of its periods (every) is stale: its pages, JSON and leakui_watch_stale say since when")
 	fs.StringVar(&m.MetricsToken, "metrics-token", "", "a token that reads /metrics (as Authorization: Bearer TOKEN) besides -token; never logged (env LEAKUI_METRICS_TOKEN)")
 }
 
@@ -59,6 +60,10 @@ func (m *Main) registerWatchFlags(fs *flag.FlagSet) {
 func (m *Main) parseWatchFlags() error {
 	if m.MetricsToken == "" {
 		m.MetricsToken = os.Getenv("LEAKUI_METRICS_TOKEN")
+	}
+	if m.WatchStaleAfter < 1 {
+		fmt.Fprintf(m.io.err, "leakui serve: -watch-stale-after %d: a watch is stale after at least 1 period\n", m.WatchStaleAfter)
+		return errUsage
 	}
 	if m.WatchFile != "" {
 		ds, err := watch.ReadFile(m.WatchFile)
@@ -142,7 +147,7 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 		return bg, nil
 	}
 	bg.watcher = watcher.New(watcher.Config{Store: m.store, Notifier: notifier, ReportURL: m.watchReportURL,
-		Logger: m.log, Budget: budget, BudgetRefused: bg.metrics.BudgetRefused}, m.Watches)
+		Logger: m.log, Budget: budget, BudgetRefused: bg.metrics.BudgetRefused, StaleAfter: m.WatchStaleAfter}, m.Watches)
 	if err := bg.watcher.Declare(ctx); err != nil {
 		backend.Close()
 		return nil, fmt.Errorf("watches: %w", err)
