@@ -50,7 +50,7 @@ type rowView struct {
 	Backoff string
 	// Stale says since when a pushed watch's JVM has not pushed: its verdict
 	// is of its last push, "" while pushes come.
-	Stale string
+	Stale   string
 	Changed string
 	// Unanalyzed says why the snapshots' series could not be shown.
 	Unanalyzed string
