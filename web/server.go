@@ -443,6 +443,7 @@ func (s *Server) routes() chi.Router {
 			r.Mount("/api/runs", s.runs.APIRoutes())
 			incidentPages{s}.mountIncidents(r)
 			s.mountWatches(r)
+			r.Get(OpsURL, s.handle(s.handleOps))
 		})
 		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.runs.CaptureAPI))
 		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.runs.CaptureForm))
