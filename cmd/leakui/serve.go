@@ -98,6 +98,10 @@ type Main struct {
 	Receivers       alert.Receivers
 	MetricsToken    string
 	WatchStaleAfter int
+	// JobRescueAfter (-job-rescue-after) is how long a running job's
+	// heartbeat may be silent before the job system's leader queues it
+	// again for a live replica.
+	JobRescueAfter time.Duration
 
 	io     stdio
 	log    *slog.Logger
