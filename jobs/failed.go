@@ -22,23 +22,34 @@ func (r *Runner) Failed(ctx context.Context, limit int) ([]JobInfo, error) {
 		return nil, err
 	}
 	limit = min(max(limit, 1), MaxFailedShown)
-	res, err := client.JobList(ctx, river.NewJobListParams().States(rivertype.JobStateDiscarded, rivertype.JobStateCancelled).
-		OrderBy(river.JobListOrderByFinalizedAt, river.SortOrderDesc).First(2*limit))
-	if err != nil {
-		return nil, fmt.Errorf("jobs: the failed jobs: %w", err)
-	}
+	// The ended jobs are read a page at a time, newest first, passing over
+	// the cancelled ones that did not fail, up to maxCancelledRead rows.
+	const page = 100
+	params := river.NewJobListParams().States(rivertype.JobStateDiscarded, rivertype.JobStateCancelled).
+		OrderBy(river.JobListOrderByFinalizedAt, river.SortOrderDesc).First(page)
 	var out []JobInfo
-	for _, row := range res.Jobs {
-		info := r.info(row)
-		if info.State != Failed {
-			continue
+	for read := 0; read < maxCancelledRead; {
+		res, err := client.JobList(ctx, params)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: the failed jobs: %w", err)
 		}
-		if row.FinalizedAt != nil {
-			info.Ended = *row.FinalizedAt
+		for _, row := range res.Jobs {
+			info := r.info(row)
+			if info.State != Failed {
+				continue
+			}
+			if row.FinalizedAt != nil {
+				info.Ended = *row.FinalizedAt
+			}
+			if out = append(out, info); len(out) == limit {
+				return out, nil
+			}
 		}
-		if out = append(out, info); len(out) == limit {
+		if len(res.Jobs) < page || res.LastCursor == nil {
 			break
 		}
+		read += len(res.Jobs)
+		params = params.After(res.LastCursor)
 	}
 	return out, nil
 }
