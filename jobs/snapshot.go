@@ -75,6 +75,8 @@ type JobInfo struct {
 	Error string `json:"error,omitempty"`
 	// At is when a waiting job may run.
 	At time.Time `json:"at,omitzero"`
+	// Ended is when a job that ended did (filled by Failed).
+	Ended time.Time `json:"ended,omitzero"`
 	// Args are its arguments as stored.
 	Args json.RawMessage `json:"args"`
 }
@@ -138,7 +140,8 @@ type Counts struct {
 	Queued   int `json:"queued"`
 	Running  int `json:"running"`
 	Retrying int `json:"retrying"`
-	// Done, Failed and Cancelled count the jobs that ended in the last hour.
+	// Done, Failed and Cancelled count the jobs that ended in the last hour;
+	// Failed are those out of attempts and those their work failed for good.
 	Done      int `json:"done"`
 	Failed    int `json:"failed"`
 	Cancelled int `json:"cancelled"`
@@ -187,6 +190,10 @@ type Snapshot struct {
 
 // MaxRunningShown bounds Snapshot.Running.
 const MaxRunningShown = 20
+
+// maxCancelledRead bounds the cancelled jobs of a queue Snapshot reads to
+// tell those that failed.
+const maxCancelledRead = 1000
 
 // Snapshot reads every queue's state: live jobs by state and kind, those
 // ended in the last hour, how long the first waiting job of each queue has
@@ -239,6 +246,32 @@ func (r *Runner) Snapshot(ctx context.Context) (Snapshot, error) {
 		WHERE state IN ('completed', 'discarded', 'cancelled') AND finalized_at > ? GROUP BY queue, kind, state`,
 		d.Time(now.Add(-time.Hour))); err != nil {
 		return Snapshot{}, fmt.Errorf("jobs: counting the ended jobs: %w", err)
+	}
+	// A job whose work failed it for good (Fail, a panic) is cancelled in
+	// River's words: it counts as failed, as Job and Failed show it. The
+	// hour's cancelled jobs are read again for it, newest first, at most
+	// maxCancelledRead a queue.
+	since := now.Add(-time.Hour)
+	for _, q := range queues {
+		if q.Cancelled == 0 {
+			continue
+		}
+		res, err := client.JobList(ctx, river.NewJobListParams().Queues(q.Name).States(rivertype.JobStateCancelled).
+			OrderBy(river.JobListOrderByFinalizedAt, river.SortOrderDesc).First(min(q.Cancelled, maxCancelledRead)))
+		if err != nil {
+			return Snapshot{}, fmt.Errorf("jobs: the cancelled jobs of queue %s: %w", q.Name, err)
+		}
+		for _, row := range res.Jobs {
+			if row.FinalizedAt == nil || row.FinalizedAt.Before(since) {
+				break
+			}
+			if stateOf(row) == Failed {
+				q.Cancelled, q.Failed = q.Cancelled-1, q.Failed+1
+				c := q.Kinds[row.Kind]
+				c.Cancelled, c.Failed = c.Cancelled-1, c.Failed+1
+				q.Kinds[row.Kind] = c
+			}
+		}
 	}
 	for _, q := range queues {
 		if q.Queued == 0 {

@@ -28,6 +28,8 @@ var (
 		"1 when the watch's last scrape failed (its page says why), else 0.", []string{"watch"}, nil)
 	watchFailures = prometheus.NewDesc("leakui_watch_scrape_failures",
 		"Scrapes of the watch that failed in a row.", []string{"watch"}, nil)
+	watchStale = prometheus.NewDesc("leakui_watch_stale",
+		"1 when the watch's JVM stopped pushing (no push for a multiple of its period, -watch-stale-after), else 0.", []string{"watch"}, nil)
 )
 
 type watchCollector struct {
@@ -35,7 +37,7 @@ type watchCollector struct {
 }
 
 func (c *watchCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{watchVerdict, watchGrowth, watchSnapshots, watchScrapeDuration, watchScrapeTime, watchScrapeError, watchFailures} {
+	for _, d := range []*prometheus.Desc{watchVerdict, watchGrowth, watchSnapshots, watchScrapeDuration, watchScrapeTime, watchScrapeError, watchFailures, watchStale} {
 		ch <- d
 	}
 }
@@ -65,6 +67,7 @@ func (c *watchCollector) Collect(ch chan<- prometheus.Metric) {
 		gauge(watchScrapeTime, last, w.Name)
 		gauge(watchScrapeError, bool01(w.LastError != ""), w.Name)
 		gauge(watchFailures, float64(w.Failures), w.Name)
+		gauge(watchStale, bool01(w.Stale()), w.Name)
 	}
 }
 

@@ -2,11 +2,13 @@
 // (prometheus/client_golang) with the Go runtime's and the process's
 // collectors, the watches' state read at each scrape (Sources.Watches:
 // leakui_watch_verdict{watch,verdict} and the suspect's growth, the
-// snapshots held, the last scrape's duration and failure), and the server's
+// snapshots held, the last scrape's duration and failure, and whether a JVM
+// watch's pushes stopped: leakui_watch_stale), and the server's
 // own: requests by route and status (ObserveRequest, Middleware), the memory
 // budget used and refused (Sources.Budget, BudgetRefused), the throttles'
 // waits (ObserveThrottleWait), the job queues' depths (Sources.Queues) and
-// the jobs' durations (ObserveJob). Handler serves them in Prometheus's text
+// the jobs' durations (ObserveJob). The web server's budget is made after the
+// metrics: a LateBudget stands for it until it is set. Handler serves them in Prometheus's text
 // format for /metrics; who may read it (the API's protection, or a scrape
 // token: HasScrapeToken) is the web layer's to decide.
 package metrics

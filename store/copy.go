@@ -43,8 +43,8 @@ type CopyResult struct {
 const copyPage = 500
 
 // Copy copies into dst every artifact, run, report, incident, watch and alert
-// delivery of src that dst does not hold yet, keeping ids, slugs, times and a report's state (status,
-// error, the owner and lease of its analysis), then each report's derived
+// delivery of src that dst does not hold yet, keeping ids, slugs, times and a report's state (status and
+// error), then each report's derived
 // blobs that dst lacks. An incident goes with its attachments and annotations;
 // one that dst holds gets those it lacks. A watch goes with its state and
 // snapshots; one that dst holds gets the snapshots it lacks.

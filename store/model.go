@@ -39,11 +39,6 @@ type Report struct {
 	// ReportFailed when that analysis failed, Error telling why.
 	Status string
 	Error  string
-	// Owner and LeaseUntil are what servers that leased their background
-	// analyses recorded; the job system runs the analyses now, and the store
-	// only keeps and copies what older servers wrote.
-	Owner      string
-	LeaseUntil time.Time
 	// Uploader is the client address a report was uploaded from, which the
 	// disk quota per client counts (StoredBytes); CreateReport records it,
 	// Report does not read it back.

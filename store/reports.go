@@ -54,10 +54,10 @@ func (db *DB) insertReport(ctx context.Context, tx *sql.Tx, id string, r *Report
 		first = uploads[0].Name
 	}
 	h := db.headlineOf(r, first)
-	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id, status, error, owner, lease_until,
-		title, verdict, headline, headline_state, search_terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+	if _, err := tx.ExecContext(ctx, db.q(`INSERT INTO reports (id, kind, params, summary, created_at, pinned, run_id, status, error,
+		title, verdict, headline, headline_state, search_terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		id, cleanText(r.Kind), jsonOrEmpty(r.Params), jsonOrEmpty(r.Summary), millis(created), boolInt(r.Pinned), cleanText(r.RunID), cleanText(r.Status), cleanText(r.Error),
-		cleanText(r.Owner), leaseMillis(r.LeaseUntil), h.Title, h.Verdict, h.Line, boolInt(h.Set), searchTerms(h)); err != nil {
+		h.Title, h.Verdict, h.Line, boolInt(h.Set), searchTerms(h)); err != nil {
 		return fmt.Errorf("store: report: %w", err)
 	}
 	for i, u := range uploads {
@@ -84,10 +84,10 @@ func (db *DB) Report(ctx context.Context, id string) (*Report, error) {
 	}
 	r := &Report{ID: id}
 	var params, summary string
-	var created, pinned, lease, set int64
-	err := db.read.QueryRowContext(ctx, db.q(`SELECT kind, params, summary, created_at, pinned, run_id, status, error, owner, lease_until,
+	var created, pinned, set int64
+	err := db.read.QueryRowContext(ctx, db.q(`SELECT kind, params, summary, created_at, pinned, run_id, status, error,
 		title, verdict, headline, input_bytes, headline_state FROM reports WHERE id = ?`), id).
-		Scan(&r.Kind, &params, &summary, &created, &pinned, &r.RunID, &r.Status, &r.Error, &r.Owner, &lease,
+		Scan(&r.Kind, &params, &summary, &created, &pinned, &r.RunID, &r.Status, &r.Error,
 			&r.Headline.Title, &r.Headline.Verdict, &r.Headline.Line, &r.Headline.InputBytes, &set)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("report %s: %w", id, ErrNotFound)
@@ -97,9 +97,6 @@ func (db *DB) Report(ctx context.Context, id string) (*Report, error) {
 	}
 	r.Params, r.Summary = json.RawMessage(params), json.RawMessage(summary)
 	r.CreatedAt, r.Pinned, r.Headline.Set = fromMillis(created), pinned != 0, set != 0
-	if lease != 0 {
-		r.LeaseUntil = fromMillis(lease)
-	}
 	rows, err := db.read.QueryContext(ctx, db.q(`SELECT a.sha256, a.kind, a.format, a.size, a.created_at, ra.name, ra.label
 		FROM report_artifacts ra JOIN artifacts a ON a.sha256 = ra.sha256
 		WHERE ra.report_id = ? ORDER BY ra.position`), id)

@@ -34,6 +34,8 @@ var shippedMigrations = map[string]map[string]string{
 		"0010_watch_push.sql": "2c17707672bc6415a33f7675adfd3c79c3186ece3a61ed452e1b05192c6b07c1",
 		// The words each report is searched by, as whole tokens.
 		"0011_report_search_terms.sql": "6b2a333d91ea4946bca0d084f0090f42b94c28dc5978f681379ed1501ad3c935",
+		// The heap dump analyses' lease columns dropped: the job system runs them.
+		"0012_drop_analysis_lease.sql": "cf66e55d8ecb2edaaf19c623c2511047b808fcdfa5833772855c2922615ab917",
 	},
 	"postgres": {
 		"0001_init.sql":                "ccce9a9cef16f4ef512aab9f7831a49261f7260fc645edce8aec775b53dbf2f5",
@@ -47,6 +49,7 @@ var shippedMigrations = map[string]map[string]string{
 		"0009_alerts.sql":              "09026a2f56da8a4d4fdfe4c952b767a0b4a7a7e955a43c7c73e778e691190099",
 		"0010_watch_push.sql":          "2dc2976fde8476b247b936abfb1fbbb2de4c7d2c8d41c30f42a72f7045e5eee5",
 		"0011_report_search_terms.sql": "6b2a333d91ea4946bca0d084f0090f42b94c28dc5978f681379ed1501ad3c935",
+		"0012_drop_analysis_lease.sql": "cf66e55d8ecb2edaaf19c623c2511047b808fcdfa5833772855c2922615ab917",
 	},
 }
 

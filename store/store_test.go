@@ -68,6 +68,7 @@ var suite = []struct {
 	{"Watches", testWatches},
 	{"WatchSnapshotsKeepTheNewest", testWatchSnapshotsKeepTheNewest},
 	{"WatchBundles", testWatchBundles},
+	{"AnalysisLeaseColumnsDropped", testAnalysisLeaseColumnsDropped},
 }
 
 func TestStore(t *testing.T) {

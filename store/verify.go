@@ -237,7 +237,7 @@ func sameRun(a, b *Run) bool {
 func sameReport(a, b *Report) bool {
 	return a.ID == b.ID && a.Kind == b.Kind && bytes.Equal(a.Params, b.Params) && bytes.Equal(a.Summary, b.Summary) &&
 		a.CreatedAt.Equal(b.CreatedAt) && a.Pinned == b.Pinned && a.RunID == b.RunID && a.Status == b.Status && a.Error == b.Error &&
-		a.Owner == b.Owner && a.LeaseUntil.Equal(b.LeaseUntil) && a.Headline == b.Headline
+		a.Headline == b.Headline
 }
 
 func sameReportArtifact(a, b ReportArtifact) bool {

@@ -117,4 +117,28 @@ type Status struct {
 	// Incident is the slug of the incident the watch's alerts opened or
 	// joined, "" for none.
 	Incident string `json:"incident,omitempty"`
+	// StaleSince, for a pushed watch whose JVM stopped pushing, is when it
+	// became stale: its last push and a multiple of its Every (StaleAt);
+	// zero while its pushes come, before its first, and for a scraped watch.
+	StaleSince time.Time `json:"stale_since,omitzero"`
 }
+
+// DefaultStaleAfter is how many periods (Every) a pushed watch may go
+// without a push before it is stale.
+const DefaultStaleAfter = 3
+
+// StaleAt is when a pushed watch that has been pushed to becomes stale if no
+// push comes: its last push and after times its Every (DefaultStaleAfter
+// when after ≤ 0); zero for a scraped watch or one never pushed to.
+func (s Status) StaleAt(after int) time.Time {
+	if !s.Pushed() || s.LastScrape.IsZero() || s.Every <= 0 {
+		return time.Time{}
+	}
+	if after <= 0 {
+		after = DefaultStaleAfter
+	}
+	return s.LastScrape.Add(time.Duration(after) * s.Every)
+}
+
+// Stale reports whether the watch is stale (StaleSince is set).
+func (s Status) Stale() bool { return !s.StaleSince.IsZero() }

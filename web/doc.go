@@ -3,7 +3,10 @@
 // rate limits, hosts, security headers), sign-in and sessions, health, the
 // hashed static assets, uploads (receive, spool, classify), the report dispatch
 // (/r/{ref}, /api/reports/{id}, /r/{id}.md, chart images, the dashboard's
-// summary lines) and the wiring of the kinds of evidence.
+// summary lines), the operations page (/ops: job queues, failed jobs, the
+// watches' last scrapes, the memory budget), what it tells the metrics (the
+// budget's refusals, the throttles' waits: Config.Metrics) and the wiring of
+// the kinds of evidence.
 //
 // Each kind of evidence is a package of its own that implements kind.Kind
 // (web/profiles, web/goroutines, web/jvm, web/heapdumps, web/bundles,

@@ -61,6 +61,7 @@ func TestGoldenAnswers(t *testing.T) {
 	g.writes()
 	g.incidents()
 	g.watches()
+	g.ops()
 	g.finish()
 }
 

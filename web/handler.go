@@ -39,6 +39,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if errors.Is(err, analyze.ErrBusy) {
 		w.Header().Set("Retry-After", "5")
+		s.countBudgetRefusal(r, err)
 	}
 	if status >= 500 {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status,
@@ -91,7 +92,7 @@ func (s *Server) page(p view.Page) view.Page {
 	p.CSS = s.assets.url("app.css")
 	p.Icon = s.assets.url("favicon.svg")
 	p.VendorStyles = []string{s.assets.url("vendor/uplot/uPlot.min.css")}
-	p.Styles = []string{s.assets.url("navigate.css")}
+	p.Styles = append([]string{s.assets.url("navigate.css")}, p.Styles...) // and the page's own
 	_, p.Incidents = s.store.(incidents.Store)
 	if p.Watches = s.cfg.Watches != nil; p.Watches {
 		p.Styles = append(p.Styles, s.assets.url("watch.css")) // the top bar's fifth link wraps on a phone

@@ -133,6 +133,9 @@ type Config struct {
 	// X-Forwarded-Proto https makes the session cookie Secure.
 	TrustedProxies []netip.Prefix
 	Watches        WatchSource // the declared watches' state for /watch (watch_mount.go); nil: none
+	// Metrics, when set, is told of the memory budget's refusals and the
+	// throttles' waits (metrics_hook.go); Budget gives its gauges the budget.
+	Metrics Metrics
 }
 
 // Defaults for Config.
@@ -440,6 +443,7 @@ func (s *Server) routes() chi.Router {
 			r.Mount("/api/runs", s.runs.APIRoutes())
 			incidentPages{s}.mountIncidents(r)
 			s.mountWatches(r)
+			r.Get(OpsURL, s.handle(s.handleOps))
 		})
 		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.runs.CaptureAPI))
 		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.runs.CaptureForm))

@@ -85,15 +85,18 @@ func (t *throttles) middleware(s *Server, fixed *throttleClass) func(http.Handle
 			if c == nil {
 				c = t.classOf(r)
 			}
+			begun := time.Now()
 			release, err := c.acquire(r.Context(), clientKey(r))
 			if err != nil {
 				if errors.Is(err, context.Canceled) {
 					return // the client has gone
 				}
+				s.observeThrottleWait(c, time.Since(begun))
 				w.Header().Set("Retry-After", "5")
 				s.writeError(w, r, c.refusal(err))
 				return
 			}
+			s.observeThrottleWait(c, time.Since(begun))
 			defer release()
 			next.ServeHTTP(w, r)
 		})

@@ -90,11 +90,18 @@ type Main struct {
 	Targets    lab.Targets
 	// Watches (-watch, -watch-file) are the programs watched for leaks,
 	// Receivers (-alert) where their verdict changes go, MetricsToken
-	// (-metrics-token) a token that reads /metrics besides -token.
-	Watches      watch.Flags
-	WatchFile    string
-	Receivers    alert.Receivers
-	MetricsToken string
+	// (-metrics-token) a token that reads /metrics besides -token,
+	// WatchStaleAfter (-watch-stale-after) the periods a JVM watch may go
+	// without a push before it is stale.
+	Watches         watch.Flags
+	WatchFile       string
+	Receivers       alert.Receivers
+	MetricsToken    string
+	WatchStaleAfter int
+	// JobRescueAfter (-job-rescue-after) is how long a running job's
+	// heartbeat may be silent before the job system's leader queues it
+	// again for a live replica.
+	JobRescueAfter time.Duration
 
 	io     stdio
 	log    *slog.Logger
@@ -283,6 +290,7 @@ func (m *Main) Open(ctx context.Context) error {
 		BaseURL: m.BaseURL, TrustedProxies: m.TrustedProxies, SessionLifetime: m.SessionLifetime, Jobs: bg.runner}
 	m.Limits.apply(&cfg)
 	cfg.Watches = bg.webSource(db)
+	cfg.Metrics = bg.metrics
 	if m.Lab {
 		cfg.Lab = &lab.Config{MaxRuns: m.MaxRuns, Deadline: m.RunDeadline, Lease: m.RunLease, Brokers: m.Brokers,
 			Snapshots: m.Snapshots, Limits: lab.Limits{MaxCycles: m.MaxCycles}, TempDir: spool.runsDir(), Child: m.RunChild}
@@ -296,6 +304,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.web = srv
+	bg.webBudget.Set(srv.Budget())
 	if m.DebugPprof != "" {
 		if err := m.openDebug(); err != nil {
 			ln.Close()

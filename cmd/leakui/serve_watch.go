@@ -39,6 +39,9 @@ type background struct {
 	watcher *watcher.Watcher
 	alerts  *alert.Deliverer
 	metrics *metrics.Metrics
+	// webBudget is the web server's memory budget for the metrics' gauges,
+	// set once the server is built.
+	webBudget metrics.LateBudget
 }
 
 // registerWatchFlags registers the flags of the watches, their alerts and the
@@ -48,6 +51,8 @@ func (m *Main) registerWatchFlags(fs *flag.FlagSet) {
 		"or a JVM that pushes its bundles (leakui capture jvm PID -every 1m -push URL -watch NAME): name=jvm,token=env:VAR|file:PATH[,every=1m][,keep=24] (repeatable); a leak verdict forms or clears at its ticks")
 	fs.StringVar(&m.WatchFile, "watch-file", "", "read watches from this file, one declaration as -watch takes it a line ('#' starts a comment)")
 	fs.Var(&m.Receivers, "alert", "deliver the watches' verdict changes: KIND=URL[,name=NAME][,timeout=10s], KIND alertmanager, slack or webhook, URL also env:VAR or file:PATH (repeatable)")
+	fs.DurationVar(&m.JobRescueAfter, "job-rescue-after", jobs.DefaultRescueAfter, "a running job (a heap dump analysis, a tick, an alert) whose replica stopped heartbeating it for this long (it died) is queued again for a live replica, within River's rescuer interval of 30 s more")
+	fs.IntVar(&m.WatchStaleAfter, "watch-stale-after", watch.DefaultStaleAfter, "a JVM watch with no push for this many of its periods (every) is stale: its pages, JSON and leakui_watch_stale say since when")
 	fs.StringVar(&m.MetricsToken, "metrics-token", "", "a token that reads /metrics (as Authorization: Bearer TOKEN) besides -token; never logged (env LEAKUI_METRICS_TOKEN)")
 }
 
@@ -56,6 +61,14 @@ func (m *Main) registerWatchFlags(fs *flag.FlagSet) {
 func (m *Main) parseWatchFlags() error {
 	if m.MetricsToken == "" {
 		m.MetricsToken = os.Getenv("LEAKUI_METRICS_TOKEN")
+	}
+	if m.JobRescueAfter < time.Second {
+		fmt.Fprintf(m.io.err, "leakui serve: -job-rescue-after %s: at least 1s\n", m.JobRescueAfter)
+		return errUsage
+	}
+	if m.WatchStaleAfter < 1 {
+		fmt.Fprintf(m.io.err, "leakui serve: -watch-stale-after %d: a watch is stale after at least 1 period\n", m.WatchStaleAfter)
+		return errUsage
 	}
 	if m.WatchFile != "" {
 		ds, err := watch.ReadFile(m.WatchFile)
@@ -115,10 +128,11 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 	if budget != nil {
 		src.WatchBudget = budget
 	}
+	src.Budget = &bg.webBudget
 	bg.metrics = metrics.New(src)
 	bg.runner = jobs.New(backend, jobs.Config{
 		Queues: map[string]int{watcher.Queue: 2, alert.Queue: 2, web.HeapDumpQueue: 1},
-		Logger: m.log, Observe: bg.metrics.ObserveJob,
+		Logger: m.log, Observe: bg.metrics.ObserveJob, RescueAfter: m.JobRescueAfter,
 		// A watch ticking every second inserts 86,400 jobs a day: a done
 		// job's row goes after an hour (its work is in the store); a failed
 		// one stays a week for the operator.
@@ -138,7 +152,7 @@ func (m *Main) openBackground(ctx context.Context, dsn string, budget *analyze.B
 		return bg, nil
 	}
 	bg.watcher = watcher.New(watcher.Config{Store: m.store, Notifier: notifier, ReportURL: m.watchReportURL,
-		Logger: m.log, Budget: budget, BudgetRefused: bg.metrics.BudgetRefused}, m.Watches)
+		Logger: m.log, Budget: budget, BudgetRefused: bg.metrics.BudgetRefused, StaleAfter: m.WatchStaleAfter}, m.Watches)
 	if err := bg.watcher.Declare(ctx); err != nil {
 		backend.Close()
 		return nil, fmt.Errorf("watches: %w", err)

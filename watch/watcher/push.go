@@ -165,7 +165,7 @@ func (w *Watcher) status(ctx context.Context, name string) (watch.Status, error)
 	if err != nil {
 		return watch.Status{}, err
 	}
-	return statusOf(*s), nil
+	return w.statusOf(*s, w.cfg.Now()), nil
 }
 
 // readBundle reads and parses a pushed bundle within budget: a JVM's capture

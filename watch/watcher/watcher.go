@@ -77,6 +77,12 @@ type Config struct {
 	// push ("watch_push") the budget had no room for (the metrics count
 	// them).
 	BudgetRefused func(what string)
+	// StaleAfter is how many of its periods a pushed watch may go without a
+	// push before its state says it is stale (watch.Status.StaleSince;
+	// watch.DefaultStaleAfter when 0).
+	StaleAfter int
+	// Now is the clock stale watches are told by (time.Now when nil).
+	Now func() time.Time
 }
 
 // The defaults of Config.
@@ -115,6 +121,12 @@ func New(cfg Config, declared []watch.Declaration) *Watcher {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.StaleAfter <= 0 {
+		cfg.StaleAfter = watch.DefaultStaleAfter
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	w := &Watcher{cfg: cfg, declared: map[string]watch.Declaration{}, client: cfg.Client, log: cfg.Logger}
 	if w.client == nil {
@@ -312,18 +324,24 @@ func (w *Watcher) Statuses(ctx context.Context) ([]watch.Status, error) {
 		return nil, err
 	}
 	out := make([]watch.Status, len(ws))
+	now := w.cfg.Now()
 	for i, s := range ws {
-		out[i] = statusOf(s)
+		out[i] = w.statusOf(s, now)
 	}
 	return out, nil
 }
 
-// statusOf is a stored watch as pages and metrics show it.
-func statusOf(s store.Watch) watch.Status {
-	return watch.Status{
+// statusOf is a stored watch as pages and metrics show it at now: a pushed
+// watch whose pushes stopped StaleAfter of its periods ago is stale.
+func (w *Watcher) statusOf(s store.Watch, now time.Time) watch.Status {
+	st := watch.Status{
 		Declaration: watch.Declaration{Name: s.Name, URL: s.URL, Every: s.Every, Keep: s.Keep},
 		Verdict:     watch.Verdict(s.Verdict), Suspect: s.Suspect, GrowthPerHour: s.GrowthPerHour, Unit: s.Unit, Reason: s.Reason,
 		Snapshots: s.Snapshots, LastScrape: s.LastScrape, LastDuration: s.LastDuration, LastError: s.LastError,
 		Failures: s.Failures, NextScrape: s.NextScrape, Changed: s.Changed, Incident: s.Incident,
 	}
+	if at := st.StaleAt(w.cfg.StaleAfter); !at.IsZero() && !now.Before(at) {
+		st.StaleSince = at
+	}
+	return st
 }

@@ -191,7 +191,7 @@ func (b *Background) sweepRuns() {
 
 // QueueState is one job queue's jobs across the replicas, as /readyz shows
 // them: waiting (available, or scheduled for later), running, and waiting to
-// be tried again after a failed attempt.
+// be tried again after a failed attempt; and failed for good in the last hour.
 type QueueState struct {
 	Name string `json:"name"`
 	// Workers is how many of its jobs run at once in this process.
@@ -199,6 +199,7 @@ type QueueState struct {
 	Available int `json:"available"`
 	Running   int `json:"running"`
 	Retryable int `json:"retryable"`
+	Failed    int `json:"failed"`
 	// OldestWaitSeconds is how long its oldest available job has waited.
 	OldestWaitSeconds float64 `json:"oldest_wait_seconds"`
 }
@@ -215,7 +216,16 @@ func (b *Background) Queues(ctx context.Context) ([]QueueState, error) {
 	qs := make([]QueueState, 0, len(snap.Queues))
 	for _, q := range snap.Queues {
 		qs = append(qs, QueueState{Name: q.Name, Workers: q.Workers, Available: q.Queued, Running: q.Running,
-			Retryable: q.Retrying, OldestWaitSeconds: q.OldestWait.Seconds()})
+			Retryable: q.Retrying, Failed: q.Failed, OldestWaitSeconds: q.OldestWait.Seconds()})
 	}
 	return qs, nil
+}
+
+// FailedJobs lists the jobs that failed for good, most recently ended first,
+// at most limit, with their errors (none without a job runner).
+func (b *Background) FailedJobs(ctx context.Context, limit int) ([]jobs.JobInfo, error) {
+	if b.cfg.Jobs == nil {
+		return nil, nil
+	}
+	return b.cfg.Jobs.Failed(ctx, limit)
 }

@@ -16,5 +16,6 @@
 // (Stop: the running analyses are cancelled and go back to their queue for
 // the next start or another replica). What an analysis does is the web's
 // (Config.Analyze); this package runs it, records its outcome in the store
-// and tells where it stands (HeapDumps.State).
+// and tells where it stands (HeapDumps.State). Queues and FailedJobs read the
+// job queues and the jobs failed for good for /readyz and the operations page.
 package background

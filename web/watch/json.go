@@ -38,6 +38,9 @@ type statusJSON struct {
 	Failures     int       `json:"failures,omitempty"`
 	NextScrape   time.Time `json:"next_scrape,omitzero"`
 	Changed      time.Time `json:"changed,omitzero"`
+	// Stale is a pushed watch whose JVM stopped pushing, since StaleSince.
+	Stale      bool      `json:"stale"`
+	StaleSince time.Time `json:"stale_since,omitzero"`
 	// Spark is the series the list's sparkline draws.
 	Spark *sparkJSON `json:"spark,omitempty"`
 	// Unanalyzed says why the snapshots' series are not shown.
@@ -101,6 +104,9 @@ func statusJSONOf(r *http.Request, st watch.Status, a *Analysis, unanalyzed stri
 	}
 	if st.Changed.IsZero() {
 		out.Changed = time.Time{}
+	}
+	if out.Stale = st.Stale(); out.Stale {
+		out.StaleSince = st.StaleSince.UTC()
 	}
 	if a != nil {
 		if values, of, unit := a.suspectSeries(st); len(values) > 0 {

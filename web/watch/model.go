@@ -48,6 +48,9 @@ type rowView struct {
 	LastError                 string
 	// Backoff says when a failing target is scraped again.
 	Backoff string
+	// Stale says since when a pushed watch's JVM has not pushed: its verdict
+	// is of its last push, "" while pushes come.
+	Stale   string
 	Changed string
 	// Unanalyzed says why the snapshots' series could not be shown.
 	Unanalyzed string
@@ -137,6 +140,9 @@ func rowOf(st watch.Status, a *Analysis, unanalyzed string) rowView {
 	if !st.LastScrape.IsZero() {
 		r.LastDuration = st.LastDuration.Round(time.Millisecond).String()
 	}
+	if st.Stale() {
+		r.Stale = "stale since " + formatTime(st.StaleSince)
+	}
 	if st.Failures > 0 && !st.NextScrape.IsZero() {
 		r.Backoff = fmt.Sprintf("%s in a row failed; next scrape at %s", page.OneOrMany(st.Failures, "1 scrape", strconv.Itoa(st.Failures)+" scrapes"), formatTime(st.NextScrape))
 	}
@@ -209,7 +215,7 @@ func seriesView(s ProfileSeries, compact bool) seriesSection {
 
 // versionOf names what a watch's page shows: its state and its deliveries'.
 func versionOf(st watch.Status, deliveries []store.Delivery) string {
-	v := fmt.Sprintf("%d.%d.%s.%d.%d", st.LastScrape.UnixMilli(), st.Snapshots, st.Verdict, st.Failures, len(deliveries))
+	v := fmt.Sprintf("%d.%d.%s.%d.%d.%t", st.LastScrape.UnixMilli(), st.Snapshots, st.Verdict, st.Failures, len(deliveries), st.Stale())
 	if len(deliveries) > 0 {
 		v += fmt.Sprintf(".%d.%s", deliveries[0].UpdatedAt.UnixMilli(), deliveries[0].State)
 	}
