@@ -26,6 +26,10 @@ type logJSON struct {
 	URL    string       `json:"url"`
 	CSVURL string       `json:"csv_url,omitempty"`
 	Report *logs.Report `json:"report"`
+	// Level is the level the URL filters to: report.overview's templates and
+	// trouble then list that level's templates only (levels and buckets stay
+	// whole).
+	Level string `json:"level,omitempty"`
 	// Notices say what the report leaves out (counts over time of files that
 	// mix yearless and dated timestamps).
 	Notices []string `json:"notices,omitempty"`
@@ -60,6 +64,12 @@ func (k *Kind) logJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSO
 	}
 	if logHasKeys(lr) {
 		out.CSVURL = q.countURL(path + "/keys.csv")
+	}
+	if q.level() >= 0 && out.Report.Overview != nil {
+		// Copies again: the cached report is never modified.
+		cp, ov := *out.Report, *out.Report.Overview
+		ov.Templates, ov.Trouble = logFilterLevel(ov.Templates, q.level()), logFilterLevel(ov.Trouble, q.level())
+		cp.Overview, out.Report, out.Level = &ov, &cp, logs.LevelNames[q.level()]
 	}
 	doc.Analysis = out
 	return nil
@@ -120,4 +130,15 @@ func (k *Kind) handleLogKeysCSV(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Disposition", `attachment; filename="leakui-`+rep.ID+`-open-keys.csv"`)
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// logFilterLevel keeps the templates of one level, in their order.
+func logFilterLevel(in []logs.Template, level int) []logs.Template {
+	out := []logs.Template{}
+	for _, t := range in {
+		if t.Level == logs.LevelNames[level] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
