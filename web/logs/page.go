@@ -353,7 +353,10 @@ func logNotices(lr *logs.Report) []string {
 		out = append(out, fmt.Sprintf("%s matching lines came before the first timestamp of their file and are in no bar of the chart.", analyze.FormatCount(untimed)))
 	}
 	for _, f := range lr.Files {
-		if f.Kind != "" && f.Kind != string(analyze.KindLog) {
+		switch {
+		case f.Kind == string(analyze.KindUnknown):
+			out = append(out, fmt.Sprintf("%s does not look like a log (too few of its lines carry a timestamp or a level); it was counted line by line all the same.", page.Display(f.Name)))
+		case f.Kind != "" && f.Kind != string(analyze.KindLog):
 			out = append(out, fmt.Sprintf("%s looks like a %s, not a log; it was counted line by line all the same.", page.Display(f.Name), analyze.Kind(f.Kind).Description()))
 		}
 	}
