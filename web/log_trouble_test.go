@@ -86,6 +86,14 @@ func TestLogErrorsAndWarningsFirst(t *testing.T) {
 	if !levels["ERROR"] || !levels["WARN"] {
 		t.Errorf("levels listed: %v", levels)
 	}
+	// The worst first: every ERROR template before the first WARN one.
+	order := strings.Join(rows.Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-level", "") }), " ")
+	if !regexp.MustCompile(`^(ERROR )+(WARN ?)+$`).MatchString(order) {
+		t.Errorf("rows in the order %s, want ERROR before WARN", order)
+	}
+	if more := sec.Find("[data-testid=trouble-more]").Text(); rows.Length() != 10 || !strings.HasPrefix(more, "… and 3 more templates") {
+		t.Errorf("%d rows, then %q; want 10 of 13", rows.Length(), more)
+	}
 }
 
 // TestLogLevelFilter: a level card filters the page to its level through the

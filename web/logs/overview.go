@@ -24,13 +24,17 @@ const logTemplatePageRows = 30
 var logLevelClasses = [logs.NumLevels]string{"lvl-fatal", "lvl-error", "lvl-warn", "lvl-info", "lvl-debug", "lvl-trace", "lvl-none"}
 
 // logLevelClass is the class of a level named as logs.LevelNames names it.
-func logLevelClass(name string) string {
+func logLevelClass(name string) string { return logLevelClasses[logLevelIndex(name)] }
+
+// logLevelIndex is the index in logs.LevelNames of a level's name
+// (logs.LevelNone for another).
+func logLevelIndex(name string) int {
 	for i, n := range logs.LevelNames {
 		if n == name {
-			return logLevelClasses[i]
+			return i
 		}
 	}
-	return logLevelClasses[logs.LevelNone]
+	return logs.LevelNone
 }
 
 // logOverviewView builds the page's overview: lines by level over time, and
@@ -194,8 +198,8 @@ func logNoMatch(lr *logs.Report) string {
 }
 
 // troubleShown is how many templates of errors and warnings the page lists
-// (the JSON has up to logs.TemplateRows).
-const troubleShown = 20
+// (the JSON has up to logs.TemplateRows; a level card lists its level's).
+const troubleShown = 10
 
 // logTroubleView builds the section that opens the page: the lines per level,
 // each a link filtering the page to it, and the templates of FATAL, ERROR and
@@ -231,15 +235,17 @@ func logTroubleView(lr *logs.Report, q logQuery, path string) *view.LogTrouble {
 		v.None = fmt.Sprintf("The page is filtered to %s lines: errors and warnings are hidden.", logs.LevelNames[q.level()])
 		return v
 	}
-	rows := o.Trouble
-	if q.level() >= 0 {
-		rows = nil
-		for _, t := range o.Trouble {
-			if t.Level == logs.LevelNames[q.level()] {
-				rows = append(rows, t)
-			}
+	// The worst level first (FATAL, ERROR, then WARN), most lines first
+	// within it; a copy, as the cached report is never modified.
+	var rows []logs.Template
+	for _, t := range o.Trouble {
+		if q.level() < 0 || t.Level == logs.LevelNames[q.level()] {
+			rows = append(rows, t)
 		}
 	}
+	slices.SortStableFunc(rows, func(a, b logs.Template) int {
+		return cmp.Compare(logLevelIndex(a.Level), logLevelIndex(b.Level))
+	})
 	switch {
 	case q.level() >= 0 && o.Levels[q.level()].Lines == 0:
 		v.None = fmt.Sprintf("None: no %s line in %s.", logs.LevelNames[q.level()], analyze.Plural(lr.Lines, "line"))
@@ -261,7 +267,11 @@ func logTroubleView(lr *logs.Report, q logQuery, path string) *view.LogTrouble {
 	}
 	for i, t := range rows {
 		if i == troubleShown {
-			v.More = fmt.Sprintf("… and %s more in the JSON (overview.trouble).", analyze.Plural(int64(len(rows)-troubleShown), "template"))
+			n, what := len(rows)-troubleShown, "templates"
+			if n == 1 {
+				what = "template"
+			}
+			v.More = fmt.Sprintf("… and %s more %s: a level's card lists its own, the JSON (overview.trouble) all.", analyze.FormatCount(int64(n)), what)
 			break
 		}
 		row := view.LogTroubleRow{Level: t.Level, Class: logLevelClass(t.Level), Template: page.Display(t.Template), Regexp: t.Regexp,
