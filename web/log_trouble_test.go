@@ -91,6 +91,13 @@ func TestLogErrorsAndWarningsFirst(t *testing.T) {
 	if !regexp.MustCompile(`^(ERROR )+(WARN ?)+$`).MatchString(order) {
 		t.Errorf("rows in the order %s, want ERROR before WARN", order)
 	}
+	// The Markdown for a ticket has them too, with the first and last times
+	// of the most frequent (grep -n: lines 4 and 1,917 of the file).
+	md, _ := doc.Find("[data-testid=link-Markdown]").Attr("href")
+	if _, _, text := ts.get(t, md); !strings.Contains(string(text), "**Errors and warnings**") ||
+		!regexp.MustCompile(`\| 314 \| WARN \| .*Interrupted while waiting for message on queue.* 19:04:29\.079 \| .* 19:37:09\.092 \|`).Match(text) {
+		t.Errorf("the Markdown lacks the errors and warnings:\n%s", text)
+	}
 	if more := sec.Find("[data-testid=trouble-more]").Text(); rows.Length() != 10 || !strings.HasPrefix(more, "… and 3 more templates") {
 		t.Errorf("%d rows, then %q; want 10 of 13", rows.Length(), more)
 	}
