@@ -182,6 +182,12 @@ func TestLogLevelFilter(t *testing.T) {
 			t.Errorf("a %s template in the ERROR JSON", tp.Level)
 		}
 	}
+	// The Markdown link carries the filter too.
+	md, _ := doc.Find("[data-testid=link-Markdown]").Attr("href")
+	if _, _, text := ts.get(t, md); !strings.Contains(string(text), "- Level: ERROR") || strings.Contains(string(text), "| WARN |") ||
+		!strings.Contains(string(text), "| ERROR |") {
+		t.Errorf("the ERROR Markdown (%s):\n%s", md, text)
+	}
 	// INFO hides the errors in one line; lower case reaches the same page.
 	doc, _ = logGetPage(t, ts, up.ReportURL+"?level=info")
 	if doc.Find("[data-testid=trouble]").Length() != 0 || !strings.Contains(doc.Find("[data-testid=trouble-none]").Text(), "filtered to INFO") {

@@ -66,10 +66,7 @@ func (k *Kind) logJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSO
 		out.CSVURL = q.countURL(path + "/keys.csv")
 	}
 	if q.level() >= 0 && out.Report.Overview != nil {
-		// Copies again: the cached report is never modified.
-		cp, ov := *out.Report, *out.Report.Overview
-		ov.Templates, ov.Trouble = logFilterLevel(ov.Templates, q.level()), logFilterLevel(ov.Trouble, q.level())
-		cp.Overview, out.Report, out.Level = &ov, &cp, logs.LevelNames[q.level()]
+		out.Report, out.Level = logOfLevel(out.Report, q.level()), logs.LevelNames[q.level()]
 	}
 	doc.Analysis = out
 	return nil
@@ -93,6 +90,10 @@ func (k *Kind) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) erro
 			title = p.Title
 		}
 		fmt.Fprintf(w, "- Preset: %s\n", markdown.Escape(title))
+	}
+	if q.level() >= 0 && lr.Overview != nil {
+		fmt.Fprintf(w, "- Level: %s (the templates below are of %s lines only)\n", logs.LevelNames[q.level()], logs.LevelNames[q.level()])
+		lr = logOfLevel(lr, q.level())
 	}
 	fmt.Fprintln(w)
 	if _, err = io.WriteString(w, logReportMarkdown(lr)); err != nil {
@@ -130,6 +131,16 @@ func (k *Kind) handleLogKeysCSV(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Disposition", `attachment; filename="leakui-`+rep.ID+`-open-keys.csv"`)
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// logOfLevel is a copy of a report whose overview lists the templates of
+// one level only (its levels and buckets stay whole): the cached report is
+// never modified.
+func logOfLevel(lr *logs.Report, level int) *logs.Report {
+	cp, ov := *lr, *lr.Overview
+	ov.Templates, ov.Trouble = logFilterLevel(ov.Templates, level), logFilterLevel(ov.Trouble, level)
+	cp.Overview = &ov
+	return &cp
 }
 
 // logFilterLevel keeps the templates of one level, in their order.
