@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,5 +74,20 @@ func TestTroubleFirstLastMatchGrep(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTroubleInText: `leakui count -overview` prints each error and warning
+// template with the first and last lines grep -n finds (the Zookeeper log's
+// most frequent WARN template: lines 4 and 1,917).
+func TestTroubleInText(t *testing.T) {
+	rep := countFile(t, countVariants[0], fixtures.Path(t, "logs", "loghub-Zookeeper_2k.log"), CountOptions{Overview: true})
+	var buf bytes.Buffer
+	if err := rep.Overview.writeText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	want := "first loghub-Zookeeper_2k.log:4 2015-07-29 19:04:29.079, last loghub-Zookeeper_2k.log:1917 2015-07-29 19:37:09.092\n"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("the text lacks %q:\n%s", want, buf.String())
 	}
 }
