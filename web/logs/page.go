@@ -25,7 +25,7 @@ import (
 const (
 	logTimelineWidth  = 900
 	logTimelineHeight = 240
-	logPlotLeft       = 64
+	logPlotLeft       = 76
 	logPlotRight      = 12
 	logPlotTop        = 10
 	logPlotBottom     = 40
