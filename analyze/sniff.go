@@ -98,10 +98,23 @@ var (
 // profile.proto is recognized by its first field; whether it really parses is for
 // the loader to find out. A goroutine or JVM thread dump whose every line carries a
 // log collector's prefix (see DetectLinePrefix) is a dump, with Prefix set.
+// Text of no kind is a log only when it looks like one (see LogShape); other
+// text is KindUnknown, "text, not a log".
 func DetectKind(head []byte) Detection {
 	if len(head) > SniffSize {
 		head = head[:SniffSize]
 	}
+	d := detectText(head)
+	if d.Kind == KindLog {
+		if notLog := looksLikeLog(head); notLog != nil {
+			return *notLog
+		}
+	}
+	return d
+}
+
+// detectText is DetectKind with every text of no other kind a log.
+func detectText(head []byte) Detection {
 	d := detectKind(head)
 	if d.Kind != KindLog {
 		return d
@@ -428,7 +441,8 @@ func hasPrefixFold(b []byte, prefix string) bool {
 // DetectKind calls a log is read on, line by line up to its end (Decompress's limit
 // bounds it), for a Go SIGQUIT or SIGABRT dump or a JVM thread dump further in,
 // such as one printed into a long container log; a dump found there is the detection,
-// with Skipped and SkippedLines saying how much log came before it. UTF-16 data
+// with Skipped and SkippedLines saying how much log came before it; text with no
+// dump that does not look like a log (LogShape) is then KindUnknown. UTF-16 data
 // that decodes to mostly unpaired surrogates, private-use and control characters is
 // binary data. Read errors after the first SniffSize bytes end the search, not the
 // detection: the readers that follow report them.
@@ -442,7 +456,10 @@ func Sniff(r io.Reader) (Detection, error) {
 	if enc != "" && looksLikeDecodedBinary(head) {
 		return Detection{Kind: KindUnknown, Format: "binary data", Encoding: enc}, nil
 	}
-	d := DetectKind(head)
+	if len(head) > SniffSize {
+		head = head[:SniffSize]
+	}
+	d := detectText(head)
 	d.Encoding = enc
 	if d.Kind != KindLog {
 		return d, nil
@@ -450,6 +467,10 @@ func Sniff(r io.Reader) (Detection, error) {
 	if deep, ok := scanForDump(br, DetectLinePrefix(head)); ok {
 		deep.Encoding = enc
 		return deep, nil
+	}
+	if notLog := looksLikeLog(head); notLog != nil {
+		notLog.Encoding = enc
+		return *notLog, nil
 	}
 	return d, nil
 }

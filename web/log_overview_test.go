@@ -30,7 +30,7 @@ func TestLogOverviewWithoutPatterns(t *testing.T) {
 	if ov.Length() != 1 {
 		t.Fatal("no overview on the page")
 	}
-	levels := ov.Find("[data-testid=level]")
+	levels := doc.Find("[data-testid=log-trouble] [data-testid=level]")
 	var sum int64
 	levels.Each(func(_ int, s *goquery.Selection) {
 		level, n := s.AttrOr("data-level", ""), greptest.Int(t, s.AttrOr("data-count", ""))
@@ -139,7 +139,7 @@ func TestLogPresetThatMatchesNothing(t *testing.T) {
 	if ov.Find("[data-testid=log-template]").Length() == 0 || ov.Find("[data-testid=level-timeline]").Length() != 1 {
 		t.Error("the overview is missing beside the preset")
 	}
-	info := ov.Find("[data-testid=level][data-level=INFO]").AttrOr("data-count", "")
+	info := doc.Find("[data-testid=log-trouble] [data-testid=level][data-level=INFO]").AttrOr("data-count", "")
 	if want := greptest.Count(t, `(^|[^0-9A-Za-z_.-])INFO($|[^0-9A-Za-z_.-])`, true, path); info != strconv.FormatInt(want, 10) {
 		t.Errorf("INFO lines %s, grep %d", info, want)
 	}

@@ -78,8 +78,11 @@ type Template struct {
 	Level string `json:"level"`
 	// Sample is its first line, cut to 256 bytes.
 	Sample string `json:"sample"`
-	// First is where that line is.
+	// First is where that line is, with the timestamp in effect there (its
+	// own, or the last one before it in its file).
 	First Place `json:"first"`
+	// Last is where its last line is, with the timestamp in effect there.
+	Last Place `json:"last"`
 }
 
 // templateStat is one template of a table.
@@ -92,6 +95,10 @@ type templateStat struct {
 	file     int   // merged tables: the file of the first line
 	line     int64 // part tables: part-relative index; merged: line number
 	complete bool  // merged tables: every line of it was counted
+	// at and lastAt are the times in effect at its first and last lines and
+	// where its last line is (part-relative while scanning, resolved when
+	// merged), set by overviewCount when the overview has buckets.
+	at, lastAt keyMark
 }
 
 // templateTable counts the templates of a part, or of a whole count.
@@ -173,7 +180,7 @@ func (s *scanner) overview(b []byte) int64 {
 			text := b[from:le]
 			if e := s.skel.hitAt(slots, k, asOf); e != nil {
 				s.part.ov.countSkeleton(e)
-				s.overviewCount(text, e.level)
+				s.overviewCount(text, e.level, e.stat, line)
 			} else {
 				s.overviewLine(text, line, false)
 			}
@@ -200,15 +207,20 @@ func (s *scanner) overviewLine(text []byte, line int64, long bool) {
 	if long {
 		text = text[:min(len(text), 2*levelScan)]
 	}
-	s.overviewCount(text, s.template(s.part.ov, text, line, long))
+	level, st := s.template(s.part.ov, text, line, long)
+	s.overviewCount(text, level, st, line)
 }
 
 // overviewCount counts a line of the given level in the part's levels and
-// its bucket.
-func (s *scanner) overviewCount(text []byte, level int) {
+// its bucket, and marks it as the last line of its template st (nil: none
+// kept), the first too when it is the template's first line in the part.
+func (s *scanner) overviewCount(text []byte, level int, st *templateStat, line int64) {
 	p := s.part
 	p.ov.levels[level]++
 	if p.buckets == nil {
+		if st != nil {
+			st.lastAt = keyMark{line: line, state: timeNone}
+		}
 		return
 	}
 	col := len(s.plan.patterns) + level
@@ -222,6 +234,19 @@ func (s *scanner) overviewCount(text []byte, level int) {
 	} else {
 		p.pending[col]++
 	}
+	if st != nil {
+		mk := keyMark{line: line, state: timeNone}
+		switch {
+		case s.times && s.ovOK:
+			mk.ms, mk.state = s.ovEff, timeKnown
+		case s.times:
+			mk.state = timePending // the time in effect where the part starts
+		}
+		if st.count == 1 {
+			st.at = mk
+		}
+		st.lastAt = mk
+	}
 }
 
 // template counts the template of one line in the part's table and returns
@@ -230,13 +255,13 @@ func (s *scanner) overviewCount(text []byte, level int) {
 // (template_fast.go) when the line's template is in the scanner's trie, else
 // through the masker, adding the template to the trie; the last two keep the
 // line's skeleton.
-func (s *scanner) template(ov *overviewPart, text []byte, line int64, long bool) int {
+func (s *scanner) template(ov *overviewPart, text []byte, line int64, long bool) (int, *templateStat) {
 	var hash uint64
 	if !long && !fastDisabled {
 		var e *skelEntry
 		if e, hash = s.skel.lookup(text); e != nil {
 			ov.countSkeleton(e)
-			return e.level
+			return e.level, e.stat
 		}
 		if leaf, level := s.fast.match(text); leaf != nil {
 			if st := leaf.stat; st != nil {
@@ -248,20 +273,20 @@ func (s *scanner) template(ov *overviewPart, text []byte, line int64, long bool)
 				ov.table.overflow++
 			}
 			s.skel.keep(text, hash, leaf.stat, level)
-			return level
+			return level, leaf.stat
 		}
 	}
 	level, ok := s.masker.mask(text)
 	if !ok || long {
 		ov.untemplated++
-		return level
+		return level, nil
 	}
 	st := ov.table.add(s.masker.key, s.masker.kinds, text, level, line)
 	s.fast.insert(s.masker.key, st)
 	if !fastDisabled {
 		s.skel.keep(text, hash, st, level)
 	}
-	return level
+	return level, st
 }
 
 // countSkeleton counts a line found in the skeleton cache in the entry's
@@ -305,6 +330,8 @@ func (m *merger) addOverview(p *partResult) {
 			for i, k := range st.kinds {
 				gs.kinds[i] |= k
 			}
+			gs.lastAt = st.lastAt
+			m.resolve(&gs.lastAt)
 			continue
 		}
 		if len(g.table.m) >= MaxTemplates {
@@ -314,6 +341,8 @@ func (m *merger) addOverview(p *partResult) {
 		}
 		ns := *st
 		ns.file, ns.line, ns.complete = m.file, m.fileLines+st.line+1, !g.refused
+		m.resolve(&ns.at)
+		m.resolve(&ns.lastAt)
 		g.table.insert(&ns)
 	}
 	if po.table.overflow > 0 {
@@ -360,7 +389,8 @@ func (m *merger) overviewReport(r *Report) *Overview {
 		return Template{
 			Template: templateText(st.key, st.kinds), Regexp: templateRegexp(st.key, st.kinds),
 			Count: st.count, Level: LevelNames[st.level], Sample: st.sample,
-			First: Place{File: r.Files[st.file].Name, Line: st.line},
+			First: placeOf(keyMark{file: st.file, line: st.line, ms: st.at.ms, state: st.at.state}, r.Files),
+			Last:  placeOf(st.lastAt, r.Files),
 		}
 	}
 	o.Trouble = []Template{}

@@ -226,7 +226,7 @@ func (o *Overview) writeText(w io.Writer) error {
 			if i == SummaryTemplateRows {
 				break
 			}
-			fmt.Fprintf(tw, "%s\t %s\t %s\n\t\t %s\n", analyze.FormatCount(t.Count), t.Level, t.Template, t.Regexp)
+			fmt.Fprintf(tw, "%s\t %s\t %s\n\t\t %s\n\t\t first %s, last %s\n", analyze.FormatCount(t.Count), t.Level, t.Template, t.Regexp, t.First, t.Last)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -123,7 +123,7 @@ func TestFastPathCountsExactly(t *testing.T) {
 				len(fast.Templates), fast.Distinct, fast.OtherLines, len(slow.Templates), slow.Distinct, slow.OtherLines)
 		}
 		for i := range fast.Templates {
-			if fast.Templates[i] != slow.Templates[i] {
+			if fmt.Sprintf("%+v", fast.Templates[i]) != fmt.Sprintf("%+v", slow.Templates[i]) {
 				t.Errorf("%s: template %d is %+v with the fast path, %+v without", path, i, fast.Templates[i], slow.Templates[i])
 			}
 		}

@@ -54,7 +54,7 @@ func TestTemplateCountsMatchGrep(t *testing.T) {
 					t.Fatalf("%s: levels %v, %d templates; want %v, %d", v.name, got.Levels, len(got.Templates), ov.Levels, len(ov.Templates))
 				}
 				for i := range got.Templates {
-					if got.Templates[i].Regexp != ov.Templates[i].Regexp || got.Templates[i].Count != ov.Templates[i].Count || got.Templates[i].First != ov.Templates[i].First {
+					if got.Templates[i].Regexp != ov.Templates[i].Regexp || got.Templates[i].Count != ov.Templates[i].Count || got.Templates[i].First.String() != ov.Templates[i].First.String() || got.Templates[i].Last.String() != ov.Templates[i].Last.String() {
 						t.Errorf("%s: template %d is %+v, want %+v", v.name, i, got.Templates[i], ov.Templates[i])
 					}
 				}

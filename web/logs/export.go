@@ -26,6 +26,10 @@ type logJSON struct {
 	URL    string       `json:"url"`
 	CSVURL string       `json:"csv_url,omitempty"`
 	Report *logs.Report `json:"report"`
+	// Level is the level the URL filters to: report.overview's templates and
+	// trouble then list that level's templates only (levels and buckets stay
+	// whole).
+	Level string `json:"level,omitempty"`
 	// Notices say what the report leaves out (counts over time of files that
 	// mix yearless and dated timestamps).
 	Notices []string `json:"notices,omitempty"`
@@ -61,6 +65,9 @@ func (k *Kind) logJSONOf(r *http.Request, rep *store.Report, doc *kind.ReportJSO
 	if logHasKeys(lr) {
 		out.CSVURL = q.countURL(path + "/keys.csv")
 	}
+	if q.level() >= 0 && out.Report.Overview != nil {
+		out.Report, out.Level = logOfLevel(out.Report, q.level()), logs.LevelNames[q.level()]
+	}
 	doc.Analysis = out
 	return nil
 }
@@ -83,6 +90,10 @@ func (k *Kind) logMarkdown(w io.Writer, r *http.Request, rep *store.Report) erro
 			title = p.Title
 		}
 		fmt.Fprintf(w, "- Preset: %s\n", markdown.Escape(title))
+	}
+	if q.level() >= 0 && lr.Overview != nil {
+		fmt.Fprintf(w, "- Level: %s (the templates below are of %s lines only)\n", logs.LevelNames[q.level()], logs.LevelNames[q.level()])
+		lr = logOfLevel(lr, q.level())
 	}
 	fmt.Fprintln(w)
 	if _, err = io.WriteString(w, logReportMarkdown(lr)); err != nil {
@@ -120,4 +131,25 @@ func (k *Kind) handleLogKeysCSV(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Disposition", `attachment; filename="leakui-`+rep.ID+`-open-keys.csv"`)
 	_, err = w.Write(buf.Bytes())
 	return err
+}
+
+// logOfLevel is a copy of a report whose overview lists the templates of
+// one level only (its levels and buckets stay whole): the cached report is
+// never modified.
+func logOfLevel(lr *logs.Report, level int) *logs.Report {
+	cp, ov := *lr, *lr.Overview
+	ov.Templates, ov.Trouble = logFilterLevel(ov.Templates, level), logFilterLevel(ov.Trouble, level)
+	cp.Overview = &ov
+	return &cp
+}
+
+// logFilterLevel keeps the templates of one level, in their order.
+func logFilterLevel(in []logs.Template, level int) []logs.Template {
+	out := []logs.Template{}
+	for _, t := range in {
+		if t.Level == logs.LevelNames[level] {
+			out = append(out, t)
+		}
+	}
+	return out
 }

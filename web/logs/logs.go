@@ -32,7 +32,9 @@ func New(d kind.Deps) *Kind {
 	return &Kind{d: d, reports: reports}
 }
 
-// Input is analyze.KindLog: any text that no other kind claims.
+// Input is analyze.KindLog: text that no other kind claims and that looks like
+// a log (analyze.LogShape: at least 1 line in 5 carries a timestamp or a
+// level); other text is refused at upload, naming the kinds leakui accepts.
 func (k *Kind) Input() analyze.Kind { return analyze.KindLog }
 
 // Reports is the one report kind, "log".
@@ -40,7 +42,7 @@ func (k *Kind) Reports() []string { return []string{kindLog} }
 
 // Accepted is the upload page's line for logs.
 func (k *Kind) Accepted() []string {
-	return []string{"Logs: any text log, plain, gzip or zstd, counted like grep -c: patterns (literal or RE2), start/close pairs with the keys never closed, counts over time, and presets for SAMZA-2785, Kafka consumer groups and KAFKA-3933"}
+	return []string{"Logs: text logs (at least 1 line in 5 with a timestamp or a level), plain, gzip or zstd, counted like grep -c: patterns (literal or RE2), start/close pairs with the keys never closed, counts over time, and presets for SAMZA-2785, Kafka consumer groups and KAFKA-3933"}
 }
 
 // Plan counts every uploaded log (see planLogs).

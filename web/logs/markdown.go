@@ -89,6 +89,18 @@ func logOverviewMarkdown(b *strings.Builder, o *logs.Overview) {
 		}
 	}
 	fmt.Fprintf(b, "\n**Lines by level:** %s\n", markdown.Escape(strings.Join(levels, ", ")))
+	if len(o.Trouble) > 0 {
+		fmt.Fprintf(b, "\n**Errors and warnings** (each count is `grep -cE` of the template's regexp)\n\n")
+		b.WriteString(markdown.TableHead(markdown.Right("lines"), markdown.Left("level"), markdown.Left("template"), markdown.Left("first"), markdown.Left("last")))
+		for i, t := range o.Trouble {
+			if i == logs.SummaryTemplateRows {
+				b.WriteString(markdown.Row(fmt.Sprintf("… %d more", len(o.Trouble)-i), "", "", "", ""))
+				break
+			}
+			b.WriteString(markdown.Row(fmt.Sprint(t.Count), markdown.Escape(t.Level), markdown.Code(t.Template),
+				markdown.Escape(t.First.String()), markdown.Escape(t.Last.String())))
+		}
+	}
 	if len(o.Templates) == 0 {
 		return
 	}

@@ -1,7 +1,9 @@
 package logs
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,33 +17,49 @@ import (
 // JSON has up to logs.TemplateRows).
 const logTemplatePageRows = 30
 
-// logLevelClasses colours the levels, in the order of logs.LevelNames, with
-// the chart's classes: FATAL magenta, ERROR red, WARN amber, INFO blue, DEBUG
-// green, TRACE teal, no level grey.
-var logLevelClasses = [logs.NumLevels]string{"logc7", "logc2", "logc4", "logc1", "logc3", "logc6", "logc8"}
+// logLevelClasses colours the levels, in the order of logs.LevelNames, the
+// same on every page and chart: FATAL dark red, ERROR red, WARN amber, INFO
+// grey, DEBUG and TRACE lighter greys, no level the lightest. Patterns have
+// their own palette (logColourClass), which none of these is in.
+var logLevelClasses = [logs.NumLevels]string{"lvl-fatal", "lvl-error", "lvl-warn", "lvl-info", "lvl-debug", "lvl-trace", "lvl-none"}
 
-// logOverviewView builds the page's overview: levels, lines by level over
-// time, and the most frequent templates with the links that count them.
+// logLevelClass is the class of a level named as logs.LevelNames names it.
+func logLevelClass(name string) string { return logLevelClasses[logLevelIndex(name)] }
+
+// logLevelIndex is the index in logs.LevelNames of a level's name
+// (logs.LevelNone for another).
+func logLevelIndex(name string) int {
+	for i, n := range logs.LevelNames {
+		if n == name {
+			return i
+		}
+	}
+	return logs.LevelNone
+}
+
+// logOverviewView builds the page's overview: lines by level over time, and
+// the most frequent templates with the links that count them, of one level
+// when the query filters the page to it.
 func logOverviewView(lr *logs.Report, q logQuery, path string) *view.LogOverview {
 	o := lr.Overview
 	if o == nil {
 		return nil
 	}
 	v := &view.LogOverview{Distinct: analyze.FormatCount(int64(o.Distinct)), Other: analyze.FormatCount(o.OtherLines)}
-	for i, l := range o.Levels {
-		if l.Lines == 0 {
-			continue
-		}
-		v.Levels = append(v.Levels, view.LogLevelRow{Level: l.Level, Lines: analyze.FormatCount(l.Lines), LinesValue: l.Lines, Class: logLevelClasses[i]})
-	}
 	if logTimesUsable(lr) {
-		v.Timeline = logLevelTimeline(lr)
+		v.Timeline = logLevelTimeline(lr, q.level())
+	}
+	templates := o.Templates
+	if q.level() >= 0 {
+		templates = logTemplatesOfLevel(o, q.level())
+		v.Filter = logs.LevelNames[q.level()]
+		v.Shown = analyze.FormatCount(int64(len(templates)))
 	}
 	var largest int64
-	for _, t := range o.Templates {
+	for _, t := range templates {
 		largest = max(largest, t.Count)
 	}
-	for i, t := range o.Templates {
+	for i, t := range templates {
 		if i == logTemplatePageRows {
 			break
 		}
@@ -53,7 +71,6 @@ func logOverviewView(lr *logs.Report, q logQuery, path string) *view.LogOverview
 		}
 		v.Templates = append(v.Templates, row)
 	}
-	v.Notices = append(v.Notices, troubleNotices(o)...)
 	if o.Truncated {
 		v.Notices = append(v.Notices, fmt.Sprintf("More than %s distinct templates: the %s lines of templates first seen after the table was full are in none listed.",
 			analyze.FormatCount(logs.MaxTemplates), analyze.FormatCount(o.Overflow)))
@@ -83,15 +100,35 @@ func logWithPatternURL(q logQuery, path, regexp string) string {
 	return path + "?" + v.Encode()
 }
 
+// logTemplatesOfLevel lists the templates of one level, most lines first:
+// those of the most frequent templates and, for FATAL, ERROR and WARN, of the
+// errors and warnings, which reach further down.
+func logTemplatesOfLevel(o *logs.Overview, level int) []logs.Template {
+	name := logs.LevelNames[level]
+	seen := map[string]bool{}
+	var out []logs.Template
+	for _, list := range [][]logs.Template{o.Templates, o.Trouble} {
+		for _, t := range list {
+			if t.Level == name && !seen[t.Regexp] {
+				seen[t.Regexp] = true
+				out = append(out, t)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b logs.Template) int { return cmp.Compare(b.Count, a.Count) })
+	return out
+}
+
 // logLevelTimeline draws the lines of each level per bucket as the pattern
-// timeline draws patterns: the levels that have lines, each in its colour.
-func logLevelTimeline(lr *logs.Report) *view.LogTimeline {
+// timeline draws patterns: the levels that have lines, each in its colour;
+// only the level given when it is not -1.
+func logLevelTimeline(lr *logs.Report, level int) *view.LogTimeline {
 	if len(lr.Buckets) == 0 || lr.Overview == nil || len(lr.Buckets[0].Levels) != logs.NumLevels {
 		return nil
 	}
 	var shown []int
 	for i, l := range lr.Overview.Levels {
-		if l.Lines > 0 {
+		if l.Lines > 0 && (level < 0 || level == i) {
 			shown = append(shown, i)
 		}
 	}
@@ -115,6 +152,9 @@ func logLevelTimeline(lr *logs.Report) *view.LogTimeline {
 		return nil
 	}
 	t.TestID, t.Label = "level-timeline", "lines by level over time"
+	if level >= 0 {
+		t.Label = logs.LevelNames[level] + " lines over time"
+	}
 	classes := map[string]string{}
 	for j, i := range shown {
 		classes[logColourClass(j)] = logLevelClasses[i]
@@ -157,32 +197,102 @@ func logNoMatch(lr *logs.Report) string {
 	return fmt.Sprintf("Nothing matched: none of the %s lines matches %s, so there is no chart.", analyze.FormatCount(lr.Lines), what)
 }
 
-// troubleShown is how many templates of errors and warnings the overview
-// names before its most frequent messages (the JSON has up to
-// logs.TemplateRows).
-const troubleShown = 5
+// troubleShown is how many templates of errors and warnings the page lists
+// (the JSON has up to logs.TemplateRows; a level card lists its level's).
+const troubleShown = 10
 
-// troubleNotices say the log's errors and warnings first, however rare beside
-// its INFO lines: how many FATAL, ERROR and WARN lines there are, then their
-// most frequent templates with their counts and where each first occurs.
-func troubleNotices(o *logs.Overview) []string {
-	var counts []string
-	for _, l := range o.Levels {
-		if l.Lines > 0 && (l.Level == "FATAL" || l.Level == "ERROR" || l.Level == "WARN") {
-			counts = append(counts, analyze.FormatCount(l.Lines)+" "+l.Level)
-		}
-	}
-	if len(counts) == 0 {
+// logTroubleView builds the section that opens the page: the lines per level,
+// each a link filtering the page to it, and the templates of FATAL, ERROR and
+// WARN lines (of the filtered level only, when it is one of them) with their
+// counts and first and last times; one line when there are none.
+func logTroubleView(lr *logs.Report, q logQuery, path string) *view.LogTrouble {
+	o := lr.Overview
+	if o == nil {
 		return nil
 	}
-	out := []string{fmt.Sprintf("Errors and warnings: %s lines in %s.", strings.Join(counts, ", "),
-		analyze.Plural(int64(len(o.Trouble)), "template"))}
-	for i, t := range o.Trouble {
+	v := &view.LogTrouble{AllURL: q.levelURL(path, -1)}
+	if q.level() >= 0 {
+		v.Filter = logs.LevelNames[q.level()]
+	}
+	var counts []string
+	var trouble int64
+	for i, l := range o.Levels {
+		if l.Lines == 0 {
+			continue
+		}
+		row := view.LogLevelRow{Level: l.Level, Lines: analyze.FormatCount(l.Lines), LinesValue: l.Lines, Class: logLevelClasses[i],
+			URL: q.levelURL(path, i), Active: q.level() == i}
+		if row.Active {
+			row.URL = v.AllURL
+		}
+		v.Levels = append(v.Levels, row)
+		if i <= logs.LevelWarn {
+			counts = append(counts, analyze.FormatCount(l.Lines)+" "+l.Level)
+			trouble += l.Lines
+		}
+	}
+	if q.level() > logs.LevelWarn {
+		v.None = fmt.Sprintf("The page is filtered to %s lines: errors and warnings are hidden.", logs.LevelNames[q.level()])
+		return v
+	}
+	// The worst level first (FATAL, ERROR, then WARN), most lines first
+	// within it; a copy, as the cached report is never modified.
+	var rows []logs.Template
+	for _, t := range o.Trouble {
+		if q.level() < 0 || t.Level == logs.LevelNames[q.level()] {
+			rows = append(rows, t)
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b logs.Template) int {
+		return cmp.Compare(logLevelIndex(a.Level), logLevelIndex(b.Level))
+	})
+	switch {
+	case q.level() >= 0 && o.Levels[q.level()].Lines == 0:
+		v.None = fmt.Sprintf("None: no %s line in %s.", logs.LevelNames[q.level()], analyze.Plural(lr.Lines, "line"))
+		return v
+	case trouble == 0:
+		v.None = fmt.Sprintf("None: no FATAL, ERROR or WARN line in %s.", analyze.Plural(lr.Lines, "line"))
+		return v
+	case len(rows) == 0:
+		v.None = fmt.Sprintf("No %s line has a template listed.", logs.LevelNames[max(q.level(), 0)])
+		if q.level() < 0 {
+			v.None = "No template of these lines is listed."
+		}
+	}
+	if q.level() < 0 {
+		v.Summary = fmt.Sprintf("%s lines in %s.", strings.Join(counts, ", "), analyze.Plural(int64(len(rows)), "template"))
+	} else {
+		v.Summary = fmt.Sprintf("%s %s lines in %s.", analyze.FormatCount(o.Levels[q.level()].Lines), logs.LevelNames[q.level()],
+			analyze.Plural(int64(len(rows)), "template"))
+	}
+	for i, t := range rows {
 		if i == troubleShown {
-			out = append(out, fmt.Sprintf("… and %s more in the JSON (trouble).", analyze.Plural(int64(len(o.Trouble)-troubleShown), "template")))
+			n, what := len(rows)-troubleShown, "templates"
+			if n == 1 {
+				what = "template"
+			}
+			v.More = fmt.Sprintf("… and %s more %s: a level's card lists its own, the JSON (overview.trouble) all.", analyze.FormatCount(int64(n)), what)
 			break
 		}
-		out = append(out, fmt.Sprintf("%s × %s: %s (first at %s)", analyze.FormatCount(t.Count), t.Level, page.Display(t.Template), page.Display(t.First.String())))
+		row := view.LogTroubleRow{Level: t.Level, Class: logLevelClass(t.Level), Template: page.Display(t.Template), Regexp: t.Regexp,
+			Sample: page.Display(t.Sample), Count: analyze.FormatCount(t.Count), CountValue: t.Count,
+			FirstAt: logPlaceTime(t.First), FirstLine: page.Display(logPlaceLine(t.First)),
+			LastAt: logPlaceTime(t.Last), LastLine: page.Display(logPlaceLine(t.Last))}
+		if logs.ValidateCountOptions(logs.CountOptions{Patterns: []logs.Pattern{logs.Regexp(t.Regexp)}}) == nil {
+			row.CountURL = logWithPatternURL(q, path, t.Regexp)
+		}
+		v.Rows = append(v.Rows, row)
 	}
-	return out
+	return v
 }
+
+// logPlaceTime is a place's time, or "no timestamp".
+func logPlaceTime(p logs.Place) string {
+	if p.Time == nil {
+		return "no timestamp"
+	}
+	return logs.FormatTime(p.Time)
+}
+
+// logPlaceLine is "file:line".
+func logPlaceLine(p logs.Place) string { return p.File + ":" + strconv.FormatInt(p.Line, 10) }

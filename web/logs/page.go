@@ -3,6 +3,7 @@ package logs
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,10 +20,15 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
-// Geometry of the log charts, in SVG units.
+// Geometry of the log charts, in SVG units: the bars sit in a plot area
+// inset by the axes' room (left: y tick labels, bottom: x tick labels).
 const (
 	logTimelineWidth  = 900
-	logTimelineHeight = 200
+	logTimelineHeight = 240
+	logPlotLeft       = 76
+	logPlotRight      = 12
+	logPlotTop        = 10
+	logPlotBottom     = 40
 	logPairBarMax     = 400
 	logColours        = 8
 	// logMaxBars is the most bars the timeline draws.
@@ -186,6 +192,7 @@ func (k *Kind) logPage(rep *store.Report, q logQuery, lr *logs.Report) view.LogR
 		pg.Timeline, pg.OpenCharts = nil, nil
 	}
 	pg.Overview = logOverviewView(lr, q, path)
+	pg.Trouble = logTroubleView(lr, q, path)
 	pg.Verdict = logBanner(pg)
 	return pg
 }
@@ -346,7 +353,10 @@ func logNotices(lr *logs.Report) []string {
 		out = append(out, fmt.Sprintf("%s matching lines came before the first timestamp of their file and are in no bar of the chart.", analyze.FormatCount(untimed)))
 	}
 	for _, f := range lr.Files {
-		if f.Kind != "" && f.Kind != string(analyze.KindLog) {
+		switch {
+		case f.Kind == string(analyze.KindUnknown):
+			out = append(out, fmt.Sprintf("%s does not look like a log (too few of its lines carry a timestamp or a level); it was counted line by line all the same.", page.Display(f.Name)))
+		case f.Kind != "" && f.Kind != string(analyze.KindLog):
 			out = append(out, fmt.Sprintf("%s looks like a %s, not a log; it was counted line by line all the same.", page.Display(f.Name), analyze.Kind(f.Kind).Description()))
 		}
 	}
@@ -379,7 +389,10 @@ func logTimeline(lr *logs.Report) *view.LogTimeline {
 		yMax = max(yMax, sum)
 	}
 	t.YMax = analyze.FormatCount(yMax)
-	step := float64(logTimelineWidth) / float64(len(buckets))
+	plotW := float64(logTimelineWidth - logPlotLeft - logPlotRight)
+	plotH := float64(logTimelineHeight - logPlotTop - logPlotBottom)
+	yTop := logTimelineAxes(t, first, last, yMax, plotW, plotH)
+	step := plotW / float64(len(buckets))
 	barW := step * 0.85
 	if step < 3 {
 		barW = step
@@ -389,8 +402,8 @@ func logTimeline(lr *logs.Report) *view.LogTimeline {
 		bar := view.LogBar{Start: start.UTC().Format(time.RFC3339Nano)}
 		var title strings.Builder
 		title.WriteString(logs.FormatTime(&start))
-		y := float64(logTimelineHeight)
-		x := fmt.Sprintf("%.2f", float64(i)*step)
+		y := float64(logPlotTop) + plotH
+		x := fmt.Sprintf("%.2f", logPlotLeft+float64(i)*step)
 		w := fmt.Sprintf("%.2f", barW)
 		for k, n := range b.Counts {
 			if n == 0 {
@@ -401,7 +414,7 @@ func logTimeline(lr *logs.Report) *view.LogTimeline {
 			if yMax == 0 {
 				continue
 			}
-			h := float64(n) / float64(yMax) * (logTimelineHeight - 4)
+			h := float64(n) / yTop * plotH
 			y -= h
 			bar.Rects = append(bar.Rects, view.LogRect{X: x, Y: fmt.Sprintf("%.2f", y), W: w, H: fmt.Sprintf("%.2f", h), Class: logColourClass(k)})
 		}
@@ -415,6 +428,29 @@ func logTimeline(lr *logs.Report) *view.LogTimeline {
 		t.Legend = append(t.Legend, view.LogLegend{Label: page.Short(page.Display(logs.Pattern{Text: p.Pattern, Regexp: p.Regexp}.String()), 60), Class: logColourClass(k)})
 	}
 	return t
+}
+
+// logTimelineAxes lays out a bar chart's axes from first to last (the
+// bars' span) and 0 to above yMax, with the ticks and tick labels of the line
+// charts (internal/linechart): y counts in steps of 1, 2 or 5 times a power of
+// ten, x clock times as fine as the span needs. It returns the y axis's top,
+// the count at the plot's top edge.
+func logTimelineAxes(t *view.LogTimeline, first, last time.Time, yMax int64, plotW, plotH float64) float64 {
+	f := func(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }
+	t.PlotX, t.PlotY, t.PlotW, t.PlotH = f(logPlotLeft), f(logPlotTop), f(plotW), f(plotH)
+	yTicks := linechart.YTicks(float64(yMax), "")
+	yTop := yTicks[len(yTicks)-1]
+	for _, v := range yTicks {
+		t.YTicks = append(t.YTicks, view.LogTick{At: f(logPlotTop + plotH - v/yTop*plotH), Label: linechart.FormatY(v, "")})
+	}
+	lo, hi := float64(first.UnixMilli())/1000, float64(last.UnixMilli())/1000
+	for _, x := range linechart.XTicks(lo, hi, true) {
+		t.XTicks = append(t.XTicks, view.LogTick{At: f(logPlotLeft + (x-lo)/(hi-lo)*plotW), Label: linechart.FormatX(x, true, hi-lo)})
+	}
+	t.YLabel, t.XLabel = "lines", "time (as the log writes it)"
+	t.YLabelX, t.YLabelY = "14", f(logPlotTop+plotH/2)
+	t.XLabelX, t.XLabelY = f(logPlotLeft+plotW/2), f(logTimelineHeight-4)
+	return yTop
 }
 
 // logGroupBuckets sums every group consecutive buckets into one.

@@ -305,6 +305,38 @@ type logQuery struct {
 	rows int
 	// raw holds the rows as given, for a form to show again after an error.
 	raw logRawParams
+	// filter names the level the templates, the errors and warnings and the
+	// chart of lines by level are filtered to (a name of logs.LevelNames); ""
+	// for all. It is a view parameter: the count is the same.
+	filter string
+}
+
+// level is the index in logs.LevelNames of the level filtered to, or -1.
+func (q logQuery) level() int {
+	for i, name := range logs.LevelNames {
+		if q.filter != "" && name == q.filter {
+			return i
+		}
+	}
+	return -1
+}
+
+// logParamLevel filters a log report's page and JSON to one level.
+const logParamLevel = "level"
+
+// parseLogLevel reads the level filter: a name of logs.LevelNames in any
+// case, or nothing for all levels.
+func parseLogLevel(v url.Values) (int, error) {
+	if !v.Has(logParamLevel) || v.Get(logParamLevel) == "" {
+		return -1, nil
+	}
+	s := strings.TrimSpace(v.Get(logParamLevel))
+	for i, name := range logs.LevelNames {
+		if strings.EqualFold(s, name) {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("%w: unknown level %.40q (known: %s)", analyze.ErrInvalidParameter, s, strings.Join(logs.LevelNames[:], ", "))
 }
 
 // parseLogQuery reads a log report's query string against its stored
@@ -316,6 +348,13 @@ func parseLogQuery(v url.Values, def Params) (logQuery, error) {
 		return q, err
 	}
 	q.rows = rows
+	level, err := parseLogLevel(v)
+	if err != nil {
+		return q, err
+	}
+	if level >= 0 {
+		q.filter = logs.LevelNames[level]
+	}
 	if !logQueryHasParams(v) {
 		return q, nil
 	}
@@ -341,7 +380,20 @@ func (q logQuery) values() url.Values {
 	case q.rows != logDefaultKeyRow:
 		v.Set("n", strconv.Itoa(q.rows))
 	}
+	if q.filter != "" {
+		v.Set(logParamLevel, q.filter)
+	}
 	return v
+}
+
+// levelURL is the query's URL under path filtered to a level (-1: all).
+func (q logQuery) levelURL(path string, level int) string {
+	return q.url(path, func(v url.Values) {
+		v.Del(logParamLevel)
+		if level >= 0 {
+			v.Set(logParamLevel, logs.LevelNames[level])
+		}
+	})
 }
 
 // url renders the query under path, with changes applied.
@@ -356,8 +408,9 @@ func (q logQuery) url(path string, change func(v url.Values)) string {
 	return path + "?" + v.Encode()
 }
 
-// countURL is the query's URL without the view's own parameters (n): what
-// the JSON, Markdown and CSV links carry.
+// countURL is the query's URL without the page's own parameter n: what the
+// JSON, Markdown and CSV links carry (with the level filter, which the JSON
+// and Markdown honour).
 func (q logQuery) countURL(path string) string {
 	return q.url(path, func(v url.Values) { v.Del("n") })
 }

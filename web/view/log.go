@@ -1,5 +1,7 @@
 package view
 
+import "strconv"
+
 // LogReportPage is the page of a report over log files: counts per pattern,
 // start/close pairs with the keys never closed, counts over time, and the form
 // that counts other patterns (a new URL).
@@ -38,7 +40,38 @@ type LogReportPage struct {
 	// Overview is what the log says without a pattern: levels, lines over
 	// time and message templates.
 	Overview *LogOverview
-	Form     LogPatternForm
+	// Trouble opens the page: the lines by level as filter links and the
+	// templates of FATAL, ERROR and WARN lines.
+	Trouble *LogTrouble
+	Form    LogPatternForm
+}
+
+// LogTrouble is the section that opens a log report: its lines per level (each
+// a link that filters the page to that level) and its errors and warnings,
+// template by template, with when each was first and last seen.
+type LogTrouble struct {
+	Levels []LogLevelRow
+	// AllURL shows every level again; Filter is the level the page is
+	// filtered to ("" for none).
+	AllURL, Filter string
+	Rows           []LogTroubleRow
+	// Summary counts the lines ("13 ERROR, 1,318 WARN lines in 14 templates");
+	// None says in one line that there are none (or none at the filtered
+	// level); More names the templates left out.
+	Summary, None, More string
+}
+
+// LogTroubleRow is one template of FATAL, ERROR or WARN lines.
+type LogTroubleRow struct {
+	Level, Class       string
+	Template, Regexp   string
+	Sample             string
+	Count              string
+	CountValue         int64
+	FirstAt, FirstLine string
+	LastAt, LastLine   string
+	// CountURL counts the template as a pattern (empty when it is too long).
+	CountURL string
 }
 
 // LogOverview shows every line of a log: how many per level, per level over
@@ -52,14 +85,21 @@ type LogOverview struct {
 	// lines are in none listed.
 	Distinct, Other string
 	Notices         []string
+	// Filter is the level the templates and the chart are filtered to ("" for
+	// none); Shown how many templates of it the table lists.
+	Filter string
+	Shown  string
 }
 
 // LogLevelRow is one level's line count.
 type LogLevelRow struct {
 	Level, Lines string
 	LinesValue   int64
-	// Class colours the level in the chart ("logc2" for ERROR…).
+	// Class colours the level everywhere ("lvl-error" for ERROR…).
 	Class string
+	// URL filters the page to the level (or back to all when Active).
+	URL    string
+	Active bool
 }
 
 // LogTemplateRow is one message template: its text with fields masked, its
@@ -172,6 +212,19 @@ type LogTimeline struct {
 	YMax        string
 	Bars        []LogBar
 	Legend      []LogLegend
+	// The plot area inside the SVG, and its axes: y ticks (counts) and x
+	// ticks (times, as fine as the span needs).
+	PlotX, PlotY, PlotW, PlotH string
+	YTicks, XTicks             []LogTick
+	XLabel, YLabel             string
+	// XLabelX, XLabelY and YLabelX, YLabelY place the axis labels.
+	XLabelX, XLabelY, YLabelX, YLabelY string
+}
+
+// LogTick is one tick of a log chart's axis: where (an SVG coordinate) and
+// its label.
+type LogTick struct {
+	At, Label string
 }
 
 // LogBar is one bucket: its stacked rectangles and a tooltip.
@@ -248,4 +301,17 @@ func (t LogTimeline) label() string {
 		return "matching lines over time"
 	}
 	return t.Label
+}
+
+// The plot's right and bottom edges and where tick labels sit.
+func (t LogTimeline) xEnd() string     { return addFloat(t.PlotX, t.PlotW, 0) }
+func (t LogTimeline) yEnd() string     { return addFloat(t.PlotY, t.PlotH, 0) }
+func (t LogTimeline) yTickEnd() string { return addFloat(t.PlotY, t.PlotH, 4) }
+func (t LogTimeline) yTickX() string   { return addFloat(t.PlotX, "0", -6) }
+
+// addFloat adds two SVG coordinates written as numbers and a constant.
+func addFloat(a, b string, c float64) string {
+	x, _ := strconv.ParseFloat(a, 64)
+	y, _ := strconv.ParseFloat(b, 64)
+	return strconv.FormatFloat(x+y+c, 'f', -1, 64)
 }
