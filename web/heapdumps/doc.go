@@ -3,7 +3,11 @@
 // background and stored with its index, shows its leak suspects with their
 // paths from a GC root, the dominator tree paged from the index
 // (/r/{id}/dominators, /r/{id}/paths/{n}), the histogram with retained sizes,
-// threads and duplicate strings; two or more dumps compare by class at once,
+// threads and duplicate strings, the tree grouped by class where one class
+// has many objects at a level; the views MAT's users reach for next, each a
+// page and its JSON read from the stored index (views.go: native memory, the
+// tree by class loader, unreachable objects, duplicate classes, the strong
+// path to any object); two or more dumps compare by class at once,
 // over web/classhist and web/snapshot. The background queue that analyzes one
 // dump is the root's; it stores what this package's Summary, StoreIndex and
 // Budget give it.

@@ -201,7 +201,11 @@ func heapNative(nm *hprof.NativeMemory) *view.HeapNative {
 			analyze.FormatCount(nm.BufferViews), analyze.FormatCount(nm.InflatersEnded), analyze.FormatCount(nm.DeflatersEnded)))
 	}
 	if t.Stated > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("%s threads state their stack size; the others are counted at the JVM's default.", analyze.FormatCount(t.Stated)))
+		what := analyze.FormatCount(t.Stated) + " threads state their stack size"
+		if t.Stated == 1 {
+			what = "1 thread states its stack size"
+		}
+		v.Notes = append(v.Notes, what+"; the others are counted at the JVM's default.")
 	}
 	if nm.Inflaters.Reach.Unreachable.Count+nm.Inflaters.Reach.PendingCleanup.Count+nm.DirectBuffers.Reach.Unreachable.Count == 0 {
 		v.Notes = append(v.Notes, "A dump taken without -all has no unreachable objects: when native memory is the question, take jcmd PID GC.heap_dump -all FILE, which keeps the unclosed streams a GC would let the Cleaner free.")
