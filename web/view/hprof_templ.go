@@ -1692,9 +1692,9 @@ func heapDomGroup(d HeapRow) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var93 string
-		templ_7745c5c3_Var93, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Show the " + strconv.Itoa(d.Members) + " objects of " + d.Class).Resolve(ctx)
+		templ_7745c5c3_Var93, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Show the " + count(d.Members) + " objects of " + d.Class).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/view/hprof.templ`, Line: 258, Col: 274}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/view/hprof.templ`, Line: 258, Col: 267}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var93)
 		if templ_7745c5c3_Err != nil {
