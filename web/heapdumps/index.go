@@ -283,6 +283,10 @@ func (s *Kind) Dominators(w http.ResponseWriter, r *http.Request) error {
 		pg.Header.Headline = fmt.Sprintf("What %s %s keeps alive: %s", o.Class, o.ID, analyze.FormatBytes(o.Retained))
 		pg.PathURL = ObjectPathURL(id, o.Ordinal)
 	}
+	if class >= 0 && len(kids) > 0 {
+		pg.Header.Headline = fmt.Sprintf("%s objects of %s among what %s", analyze.FormatCount(int64(total)), kids[0].Class,
+			strings.TrimPrefix(pg.Header.Headline, "What "))
+	}
 	pg.Toggles = groupToggles(src+"?node="+nodeText, group, grouped)
 	pg.Chain, pg.ChainLength = heapDomChain(src, path, index, x.TotalRetained()), length
 	return s.d.Render(w, r, http.StatusOK, view.Page{Title: "Dominator tree", Nav: "reports"}, view.HeapDomNodePageView(pg))
