@@ -482,6 +482,9 @@ type PathJSON struct {
 	Prev string `json:"prev,omitempty"`
 }
 
+// strongOnly is what the path pages say of every path leakui shows.
+const strongOnly = "Strong references only: no step goes through a weak or soft reference's referent (MAT's \"exclude weak and soft references\"); an object only such references reach has no path."
+
 // Path is GET /r/{id}/paths/{n}?offset=K (and .json): PathPage
 // steps of the shortest path from a GC root of the report's suspect n, from
 // step K (0 for the root), read from the stored index: the report itself keeps
@@ -537,7 +540,8 @@ func (s *Kind) Path(w http.ResponseWriter, r *http.Request) error {
 	}
 	v := view.HeapPathPage{Header: view.JVMHeader{Title: "Path from a GC root", Created: page.FormatTime(rep.CreatedAt), Permalink: page.ReportURL(id),
 		Links: []view.Link{{Label: "JSON", URL: pg(offset, ".json")}}},
-		Offset: offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: offset > 0, Last: pg(max(0, total-PathPage), "")}
+		Offset: offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: offset > 0, Last: pg(max(0, total-PathPage), ""),
+		Note: strongOnly}
 	v.Header.Headline = fmt.Sprintf("Suspect %d's shortest path from a GC root: steps %s–%s of %s", suspect+1,
 		analyze.FormatCount(int64(offset+1)), analyze.FormatCount(int64(offset+len(steps))), analyze.FormatCount(int64(total)))
 	v.FirstURL = pg(0, "")

@@ -475,7 +475,7 @@ func (s *Kind) ObjectPath(w http.ResponseWriter, r *http.Request) error {
 	doc := ObjectPathJSON{ReportID: rep.ID, Object: uint32(n), StrongOnly: true, Length: total, Offset: offset, Steps: steps}
 	v := view.HeapPathPage{Header: viewHeader(rep, "Path from a GC root", pg(offset, ".json")), Offset: offset, Length: total,
 		First: offset > 0, FirstURL: pg(0, ""), Last: pg(max(0, total-PathPage), ""),
-		Note: "Strong references only: no step goes through a weak or soft reference's referent (MAT's \"exclude weak and soft references\"); an object only such references reach has no path."}
+		Note: strongOnly}
 	if next := offset + len(steps); next < total {
 		doc.Next, v.Next = page.Absolute(r, pg(next, ".json")), pg(next, "")
 	}
