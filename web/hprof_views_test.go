@@ -224,6 +224,17 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 	if got, want := doc.Find(`[data-testid="suspect"][data-rank="1"] [data-testid="suspect-share"]`).Text(), fmt.Sprintf("%.1f%% of the heap", 100*rep.Suspects[0].HolderShare); got != want {
 		t.Errorf("the suspect's share reads %q, want %q (its accumulation object's; the group's is %.1f%%)", got, want, 100*rep.Suspects[0].Share)
 	}
+	var twin struct {
+		Analysis struct {
+			ViewURLs map[string]string `json:"view_urls"`
+		} `json:"analysis"`
+	}
+	getJSONInto(t, ts, "/api/reports/"+id, &twin)
+	for _, name := range []string{"native", "by-loader", "unreachable", "duplicate-classes"} {
+		if u := twin.Analysis.ViewURLs[name]; !strings.HasSuffix(u, heapdumps.ViewURL(id, name)+".json") {
+			t.Errorf("the JSON twin's view_urls[%s] = %q", name, u)
+		}
+	}
 	views := map[string]string{}
 	doc.Find(`[data-testid="heap-view"]`).Each(func(_ int, s *goquery.Selection) { views[s.AttrOr("data-view", "")] = s.AttrOr("href", "") })
 	for label, name := range map[string]string{"Native memory": "native", "Dominator tree by class loader": "by-loader",

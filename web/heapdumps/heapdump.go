@@ -264,8 +264,18 @@ func (s *Kind) dumpJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON
 		doc.Summary = page.MustJSON(fields)
 	}
 	a := heapDumpAnalysisJSON{Report: hr}
+	views := func(indexed bool) {
+		for _, l := range viewLinks(rep.ID, hr.Native != nil, indexed) {
+			if a.ViewURLs == nil {
+				a.ViewURLs = map[string]string{}
+			}
+			a.ViewURLs[strings.TrimPrefix(l.URL, page.ReportURL(rep.ID)+"/")] = page.Absolute(r, l.URL+".json")
+		}
+	}
+	views(false)
 	if indexed {
 		if x, err := s.openHeapDumpIndex(r.Context(), rep); err == nil {
+			views(true)
 			for i := range min(len(hr.Suspects), x.PathCount()) {
 				a.PathURLs = append(a.PathURLs, page.Absolute(r, PathURL(rep.ID, i)+".json"))
 			}
@@ -278,10 +288,14 @@ func (s *Kind) dumpJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON
 }
 
 // heapDumpAnalysisJSON is a heap dump report's analysis in its JSON twin, with
-// the URLs of its suspects' whole paths, paged from the stored index.
+// the URLs of its suspects' whole paths and of its views, paged from the
+// stored index.
 type heapDumpAnalysisJSON struct {
 	*hprof.Report
 	PathURLs []string `json:"path_urls,omitempty"`
+	// ViewURLs are the JSON of the dump's other views by name ("native",
+	// "by-loader", "unreachable", "duplicate-classes").
+	ViewURLs map[string]string `json:"view_urls,omitempty"`
 }
 
 func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
