@@ -71,6 +71,12 @@
     btn.disabled = true;
     var url = srcOf(btn) + "?node=" + encodeURIComponent(btn.getAttribute("data-node")) +
       "&level=" + encodeURIComponent(btn.getAttribute("data-level")) + "&fragment=1";
+    // A group row opens onto its class's objects; every level keeps the
+    // tree's grouping by class.
+    var cls = btn.getAttribute("data-class");
+    if (cls) url += "&class=" + encodeURIComponent(cls);
+    var tree = btn.closest("[data-group]");
+    if (tree && tree.getAttribute("data-group")) url += "&group=" + encodeURIComponent(tree.getAttribute("data-group"));
     load(url).then(function (html) {
       var ul = document.createElement("ul");
       ul.setAttribute("data-testid", "dominator-children");

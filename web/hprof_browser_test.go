@@ -102,12 +102,20 @@ func TestBrowserHeapDump(t *testing.T) {
 		t.Errorf("the consumer in the chain dominates %q", got)
 	}
 
-	// Expand two levels of the tree below the largest object, a consumer thread:
-	// by mouse, then by keyboard.
-	const thread = `[data-testid=dominators] > [data-testid=dominator][data-level="0"]:nth-child(1)`
-	const consumer = thread + ` > ul > [data-testid=dominator][data-level="1"]:first-child`
-	const buffer = consumer + ` > ul > [data-testid=dominator][data-level="2"]:first-child`
+	// The top level is grouped by class (one class has hundreds of objects
+	// there): the largest row is the four consumer threads. Open the group,
+	// then two levels of the tree below its largest thread: by mouse, then by
+	// keyboard.
+	const group = `[data-testid=dominators] > [data-testid=dominator-group]:nth-child(1)`
+	const thread = group + ` > ul > [data-testid=dominator]:first-child`
+	const consumer = thread + ` > ul > [data-testid=dominator]:first-child`
+	const buffer = consumer + ` > ul > [data-testid=dominator]:first-child`
+	if got := browser.Text(t, ctx, group+` > [data-testid=group-count]`); got != "4 ×" {
+		t.Errorf("the largest group of the top level counts %q", got)
+	}
 	browser.Do(t, ctx,
+		chromedp.Click(group+` > [data-testid=dominator-expand]`),
+		chromedp.WaitVisible(thread),
 		chromedp.Click(thread+` > [data-testid=dominator-expand]`),
 		chromedp.WaitVisible(consumer),
 		chromedp.Focus(consumer+` > [data-testid=dominator-expand]`),
@@ -126,6 +134,7 @@ func TestBrowserHeapDump(t *testing.T) {
 	browser.Screenshot(t, ctx, "jvm-heapdump.png")
 
 	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=headline]`),
+		chromedp.Click(group+` > [data-testid=dominator-expand]`), chromedp.WaitVisible(thread),
 		chromedp.Click(thread+` > [data-testid=dominator-expand]`), chromedp.WaitVisible(consumer))
 	scrollWidth := browser.Get(t, ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
 	if scrollWidth > 390 {

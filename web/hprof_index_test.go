@@ -14,10 +14,11 @@ import (
 	"github.com/leakui/leakui/web/page"
 )
 
-// heapDomFragment fetches the rows the page's expand button of node inserts.
+// heapDomFragment fetches the rows the page's expand button of node inserts,
+// one row per object.
 func heapDomFragment(t *testing.T, ts *testServer, id, node string, level int) *goquery.Document {
 	t.Helper()
-	code, ct, body := ts.get(t, heapDomURL(id)+"?node="+node+"&level="+strconv.Itoa(level)+"&fragment=1")
+	code, ct, body := ts.get(t, heapDomURL(id)+"?node="+node+"&level="+strconv.Itoa(level)+"&fragment=1&group=none")
 	if code != http.StatusOK || !strings.HasPrefix(ct, "text/html") {
 		t.Fatalf("fragment of node %s: %d %s %s", node, code, ct, body)
 	}

@@ -42,7 +42,7 @@ func TestHeapDumpUpload(t *testing.T) {
 		t.Fatalf("artifacts %+v", up.Artifacts)
 	}
 
-	doc, _ := jvmGetPage(t, ts, up.ReportURL)
+	doc, _ := jvmGetPage(t, ts, up.ReportURL+"?group=none")
 	sentence := doc.Find(`[data-testid="suspect"][data-rank="1"] [data-testid="suspect-sentence"]`).Text()
 	if !strings.HasPrefix(sentence, "5 instances of LeakShape$Consumer retain 5.0 MB") || !strings.Contains(sentence, "accumulated in threads KafkaConsumerProxy-") {
 		t.Errorf("first suspect %q", sentence)

@@ -27,6 +27,7 @@ func (rs reportsResource) Routes() chi.Router {
 	r.Get("/{id}/dominators", rs.s.handle(rs.s.heapDumps.Dominators))
 	r.Get("/{id}/dominators.json", rs.s.handle(rs.s.heapDumps.Dominators))
 	r.Get("/{id}/paths/{n}", rs.s.handle(rs.s.heapDumps.Path))
+	rs.s.heapDumps.Mount(r, rs.s.handle)
 	return r
 }
 

@@ -794,3 +794,165 @@ func (x *Index) PathPage(node uint32, offset, limit int) ([]Step, int, error) {
 	slices.Reverse(steps)
 	return steps, total, nil
 }
+
+// ChildGroup is a ClassGroup of the objects one node immediately dominates,
+// with the largest of them (the group's only object when it has one).
+type ChildGroup struct {
+	ClassGroup
+	Largest Object `json:"largest"`
+}
+
+// eachChild calls fn with every object node immediately dominates (its record
+// number o), largest retained first, reading the children array a chunk at a
+// time; more than 1,048,576 children are an ErrInvalidParameter error.
+func (x *Index) eachChild(o uint32, fn func(c uint32, rec indexRecord) error) error {
+	rec, err := x.record(o)
+	if err != nil {
+		return err
+	}
+	total := int(rec.kidsEnd - rec.kidsStart)
+	if total > maxGroupChildren {
+		return fmt.Errorf("%w: object %d dominates %d objects, more than the %d a grouping reads: page its children", analyze.ErrInvalidParameter, o, total, maxGroupChildren)
+	}
+	const chunk = 4096
+	b := make([]byte, 4*min(chunk, total))
+	for from := 0; from < total; from += chunk {
+		k := min(chunk, total-from)
+		if err := x.readAt(b[:4*k], x.hd.Kids.Offset+4*(uint64(rec.kidsStart)+uint64(from))); err != nil {
+			return err
+		}
+		for j := range k {
+			c := le.Uint32(b[4*j:])
+			if uint64(c) >= x.hd.Objects {
+				return malformedIndex("child %d of object %d is %d of %d objects", from+j, o, c, x.hd.Objects)
+			}
+			crec, err := x.record(c)
+			if err != nil {
+				return err
+			}
+			if err := fn(c, crec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ChildGroups groups the objects node immediately dominates by class (MAT's
+// "group by class" at any level of the dominator tree), largest retained
+// first, from offset, at most limit groups, each with its largest object, and
+// how many groups there are. The GC roots' children are read from the
+// index's groups; another node's children are read one record each (an
+// object that dominates more than 1,048,576 is an ErrInvalidParameter error).
+func (x *Index) ChildGroups(node uint32, offset, limit int) ([]ChildGroup, int, error) {
+	if node == IndexRoot {
+		gs, err := x.groups()
+		if err != nil {
+			return nil, 0, err
+		}
+		p, err := page(gs, offset, limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		out := make([]ChildGroup, 0, len(p))
+		for _, g := range p {
+			var b [4]byte
+			if err := x.readAt(b[:], x.hd.TopMembers.Offset+4*uint64(g.first)); err != nil {
+				return nil, 0, err
+			}
+			if uint64(le.Uint32(b[:])) >= x.hd.Objects {
+				return nil, 0, malformedIndex("top-level object %d of %d", le.Uint32(b[:]), x.hd.Objects)
+			}
+			obj, err := x.Object(le.Uint32(b[:]))
+			if err != nil {
+				return nil, 0, err
+			}
+			out = append(out, ChildGroup{ClassGroup: g.ClassGroup, Largest: obj})
+		}
+		return out, len(gs), nil
+	}
+	if offset < 0 || limit < 0 {
+		return nil, 0, fmt.Errorf("%w: offset %d, limit %d", analyze.ErrInvalidParameter, offset, limit)
+	}
+	o, err := x.node(node)
+	if err != nil {
+		return nil, 0, err
+	}
+	type acc struct {
+		ClassGroup
+		first uint32
+	}
+	at := map[uint32]int{}
+	var groups []acc
+	err = x.eachChild(o, func(c uint32, rec indexRecord) error {
+		i, ok := at[rec.class]
+		if !ok {
+			i = len(groups)
+			at[rec.class] = i
+			groups = append(groups, acc{ClassGroup: ClassGroup{Name: x.classes[rec.class], Class: int(rec.class)}, first: c})
+		}
+		groups[i].Objects++
+		groups[i].Shallow += rec.shallow
+		groups[i].Retained += int64(rec.retained)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	slices.SortStableFunc(groups, func(a, b acc) int { return cmpDesc(a.Retained, b.Retained, a.Objects, b.Objects) })
+	p, err := page(groups, offset, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]ChildGroup, 0, len(p))
+	for _, g := range p {
+		obj, err := x.Object(g.first)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, ChildGroup{ClassGroup: g.ClassGroup, Largest: obj})
+	}
+	return out, len(groups), nil
+}
+
+// ClassMembers are the objects of class (a ClassGroup's Class) that node
+// immediately dominates, largest retained first, from offset, at most limit,
+// with how many there are: a group of ChildGroups opened.
+func (x *Index) ClassMembers(node uint32, class, offset, limit int) ([]Object, int, error) {
+	if class < 0 || uint64(class) >= uint64(x.hd.Classes) {
+		return nil, 0, fmt.Errorf("%w: no class %d of %d", analyze.ErrInvalidParameter, class, x.hd.Classes)
+	}
+	if node == IndexRoot {
+		return x.ClassGroupMembers(class, offset, limit)
+	}
+	if offset < 0 || limit < 0 {
+		return nil, 0, fmt.Errorf("%w: offset %d, limit %d", analyze.ErrInvalidParameter, offset, limit)
+	}
+	o, err := x.node(node)
+	if err != nil {
+		return nil, 0, err
+	}
+	var members []uint32
+	total := 0
+	err = x.eachChild(o, func(c uint32, rec indexRecord) error {
+		if rec.class == uint32(class) {
+			if total >= offset && len(members) < limit {
+				members = append(members, c)
+			}
+			total++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Object, 0, len(members))
+	for _, c := range members {
+		obj, err := x.Object(c)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, obj)
+	}
+	return out, total, nil
+}

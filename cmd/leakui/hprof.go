@@ -30,8 +30,8 @@ func runHprof(ctx context.Context, args []string, std stdio) error {
 	tempDir := fs.String("tmp", "", "`directory` for the temporary files: a compressed dump's inflated copy, a large dump's arrays, a comparison's indexes (default: the system's)")
 	verbose := fs.Bool("v", false, "print each stage's time, the heap in use and the resident set on stderr")
 	progressMode := fs.String("progress", "auto", "show the analysis's progress on stderr: `auto` (a bar on a terminal, lines elsewhere for dumps of 64 MiB and more), always or never")
-	view := fs.String("view", "", "write one view of the dump's index instead of the report: `by-class`, by-loader (the dominator tree's top level grouped), unreachable (the objects not strongly reachable, by class), duplicate-classes, or path (from a GC root to -object, strong references only)")
-	object := fs.Int64("object", -1, "the object `ordinal` (the JSON's \"ordinal\") whose path -view path shows")
+	view := fs.String("view", "", "write one view of the dump's index instead of the report: `by-class` (the children of -object, else the dominator tree's top level, grouped), by-loader (the dominator tree's top level grouped), unreachable (the objects not strongly reachable, by class), duplicate-classes, or path (from a GC root to -object, strong references only)")
+	object := fs.Int64("object", -1, "the object `ordinal` (the JSON's \"ordinal\") whose path -view path shows, or whose children -view by-class groups")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -30,6 +30,27 @@ func runHprofView(ctx context.Context, path, view string, object int64, opt hpro
 	w := std.out
 	switch view {
 	case "by-class":
+		if object >= 0 {
+			if object >= int64(x.Objects()) {
+				fmt.Fprintf(std.err, "leakui hprof: -object %d: the dump has objects 0 to %d\n", object, x.Objects()-1)
+				return errUsage
+			}
+			groups, total, err := x.ChildGroups(uint32(object), 0, limit)
+			if err != nil {
+				return err
+			}
+			out = map[string]any{"view": view, "object": object, "groups": groups, "total": total}
+			if !opt.asJSON {
+				fmt.Fprintf(w, "What object %d dominates, grouped by class (%s classes)\n", object, analyze.FormatCount(int64(total)))
+				plain := make([]hprof.ClassGroup, len(groups))
+				for i, g := range groups {
+					plain[i] = g.ClassGroup
+				}
+				printClassGroups(w, plain)
+				hprofMore(w, total, len(groups), "classes")
+			}
+			break
+		}
 		groups, total, err := x.DominatorsByClass(0, limit)
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,7 +96,8 @@ func TestHprofViews(t *testing.T) {
 	var path struct {
 		Steps []struct {
 			Object struct {
-				Class string `json:"class"`
+				Ordinal int64  `json:"ordinal"`
+				Class   string `json:"class"`
 			} `json:"object"`
 			Field string `json:"field"`
 			Root  string `json:"root"`
@@ -108,11 +110,38 @@ func TestHprofViews(t *testing.T) {
 		t.Errorf("the consumer's path: %s", out)
 	}
 
+	// What the consumer's thread dominates, grouped by class: its consumer.
+	var kids struct {
+		Groups []struct {
+			Class    string `json:"class"`
+			Objects  int64  `json:"objects"`
+			Retained int64  `json:"retained"`
+			Largest  struct {
+				Ordinal int64 `json:"ordinal"`
+			} `json:"largest"`
+		} `json:"groups"`
+		Total int `json:"total"`
+	}
+	out = runJSON(&kids, "-view", "by-class", "-object", strconv.FormatInt(path.Steps[0].Object.Ordinal, 10))
+	i := slices.IndexFunc(kids.Groups, func(g struct {
+		Class    string `json:"class"`
+		Objects  int64  `json:"objects"`
+		Retained int64  `json:"retained"`
+		Largest  struct {
+			Ordinal int64 `json:"ordinal"`
+		} `json:"largest"`
+	}) bool {
+		return g.Class == "LeakShape$Consumer"
+	})
+	if i < 0 || kids.Groups[i].Objects != 1 || kids.Groups[i].Largest.Ordinal != consumer || kids.Groups[i].Retained < 1<<20 || kids.Total != len(kids.Groups) {
+		t.Errorf("what the consumer's thread dominates, by class: %s", out)
+	}
+
 	code, stdout, stderr := jvmRunCLI(t, "", "hprof", "-view", "by-class", "-n", "3", jh.Dump)
 	if code != 0 || !strings.Contains(stdout, "Dominator tree, top level grouped by class") || !strings.Contains(stdout, "LeakShape$Consumer") {
 		t.Errorf("exit %d, %s\n%s", code, stderr, stdout)
 	}
-	for _, args := range [][]string{{"-view", "nope"}, {"-view", "path"}, {"-view", "path", "-object", "999999999"}} {
+	for _, args := range [][]string{{"-view", "nope"}, {"-view", "path"}, {"-view", "path", "-object", "999999999"}, {"-view", "by-class", "-object", "999999999"}} {
 		if code, _, _ := jvmRunCLI(t, "", append(append([]string{"hprof"}, args...), jh.Dump)...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}

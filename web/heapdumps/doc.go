@@ -3,7 +3,11 @@
 // background and stored with its index, shows its leak suspects with their
 // paths from a GC root, the dominator tree paged from the index
 // (/r/{id}/dominators, /r/{id}/paths/{n}), the histogram with retained sizes,
-// threads and duplicate strings; two or more dumps compare by class, over
+// threads and duplicate strings, the tree grouped by class where one class
+// has many objects at a level; the views MAT's users reach for next, each a
+// page and its JSON read from the stored index (views.go: native memory, the
+// tree by class loader, unreachable objects, duplicate classes, the strong
+// path to any object). Two or more dumps compare by class, over
 // web/classhist and web/snapshot, in the background too: each dump analyzed in
 // turn into its index, the indexes stored with the comparison, and the
 // comparison built from the stored indexes. The background queue is

@@ -18,6 +18,7 @@ import (
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/web/kind"
 	"github.com/leakui/leakui/web/page"
+	"github.com/leakui/leakui/web/serrors"
 	"github.com/leakui/leakui/web/snapshot"
 	"github.com/leakui/leakui/web/view"
 )
@@ -30,10 +31,11 @@ const Rows = 25
 
 // ReportOptions are the options of a heap dump's report: the top of
 // every list, and one level of the dominator tree under its top, five children
-// each (the page pages the rest from the stored index). With hprof's bounds on
+// each (the page pages the rest from the stored index), and the native memory
+// section. With hprof's bounds on
 // paths, names and stacks, they keep a stored summary within about 2 MB
 // however hostile the dump (TestHeapDumpSummaryWorstCase).
-var ReportOptions = hprof.ReportOptions{Top: Rows, Depth: 1, Fanout: 5}
+var ReportOptions = hprof.ReportOptions{Top: Rows, Depth: 1, Fanout: 5, Native: true}
 
 // Summary is stored with a heap dump report: the analysis itself (the
 // suspects with their paths and the top of every list), so that showing the report
@@ -173,13 +175,25 @@ func (s *Kind) showDump(w http.ResponseWriter, r *http.Request, rep *store.Repor
 		return err
 	}
 	pg := heapDumpPage(rep, hr)
+	group := r.URL.Query().Get("group")
+	switch group {
+	case "", "auto", "class", "none":
+	default:
+		return serrors.Errorf(http.StatusBadRequest, "group must be auto, class or none, not %q", group)
+	}
+	pg.Group = group
 	if indexed {
 		// The tree expands lazily from the stored index, the suspects' chains
 		// and paths too.
 		x, err := s.openHeapDumpIndex(r.Context(), rep)
 		switch {
 		case err == nil:
-			pg.Lazy, err = s.heapDumpLazyTree(rep, x)
+			var grouped bool
+			pg.Lazy, grouped, err = s.heapDumpLazyTree(rep, x, group)
+			pg.Toggles = groupToggles(page.ReportURL(rep.ID)+"?", group, grouped)
+			for i := range pg.Toggles {
+				pg.Toggles[i].URL = strings.Replace(pg.Toggles[i].URL, "?&", "?", 1) + "#dominators"
+			}
 		case isStatus(err, http.StatusNotFound):
 			err = nil // made before indexes were stored: the summary's levels
 		}
@@ -192,6 +206,7 @@ func (s *Kind) showDump(w http.ResponseWriter, r *http.Request, rep *store.Repor
 				"): the page shows what the report's summary keeps, without paging the tree or the paths."
 			pg.Lazy = nil
 		}
+		pg.Views = viewLinks(rep.ID, hr.Native != nil, pg.Lazy != nil)
 		for i, su := range hr.Suspects {
 			if pg.Lazy == nil || i >= len(pg.Suspects) {
 				break
@@ -201,6 +216,13 @@ func (s *Kind) showDump(w http.ResponseWriter, r *http.Request, rep *store.Repor
 				pg.Suspects[i].PathURL = PathURL(rep.ID, i)
 			}
 		}
+	}
+	if !indexed {
+		pg.Views = viewLinks(rep.ID, hr.Native != nil, false)
+	}
+	if nativeLarge(hr.Native) {
+		pg.Native = heapNative(hr.Native)
+		pg.Native.URL = ViewURL(rep.ID, "native")
 	}
 	return s.d.Render(w, r, http.StatusOK, view.Page{Title: pg.Header.Title, Nav: "reports"}, view.HeapDumpPageView(pg))
 }
@@ -220,8 +242,18 @@ func (s *Kind) dumpJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON
 		doc.Summary = page.MustJSON(fields)
 	}
 	a := heapDumpAnalysisJSON{Report: hr}
+	views := func(indexed bool) {
+		for _, l := range viewLinks(rep.ID, hr.Native != nil, indexed) {
+			if a.ViewURLs == nil {
+				a.ViewURLs = map[string]string{}
+			}
+			a.ViewURLs[strings.TrimPrefix(l.URL, page.ReportURL(rep.ID)+"/")] = page.Absolute(r, l.URL+".json")
+		}
+	}
+	views(false)
 	if indexed {
 		if x, err := s.openHeapDumpIndex(r.Context(), rep); err == nil {
+			views(true)
 			for i := range min(len(hr.Suspects), x.PathCount()) {
 				a.PathURLs = append(a.PathURLs, page.Absolute(r, PathURL(rep.ID, i)+".json"))
 			}
@@ -234,16 +266,20 @@ func (s *Kind) dumpJSON(r *http.Request, rep *store.Report, doc *kind.ReportJSON
 }
 
 // heapDumpAnalysisJSON is a heap dump report's analysis in its JSON twin, with
-// the URLs of its suspects' whole paths, paged from the stored index.
+// the URLs of its suspects' whole paths and of its views, paged from the
+// stored index.
 type heapDumpAnalysisJSON struct {
 	*hprof.Report
 	PathURLs []string `json:"path_urls,omitempty"`
+	// ViewURLs are the JSON of the dump's other views by name ("native",
+	// "by-loader", "unreachable", "duplicate-classes").
+	ViewURLs map[string]string `json:"view_urls,omitempty"`
 }
 
 func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
 	path := page.ReportURL(rep.ID)
 	h := view.JVMHeader{
-		Title: "JVM heap dump", Created: page.FormatTime(rep.CreatedAt), Permalink: path,
+		Title: "JVM heap dump" + dumpName(rep), Created: page.FormatTime(rep.CreatedAt), Permalink: path,
 		Links: []view.Link{{Label: "JSON", URL: page.ReportJSONURL(rep.ID)}, {Label: "Markdown", URL: path + ".md"}},
 		Meta: []view.Pair{
 			{Label: "format", Value: fmt.Sprintf("%s, %d-byte identifiers", hr.Version, hr.IDSize)},
@@ -270,7 +306,7 @@ func heapDumpPage(rep *store.Report, hr *hprof.Report) view.HeapDumpPage {
 		{Label: "GC roots", Value: analyze.FormatCount(int64(hr.Roots)), Key: "roots"},
 	}}
 	for _, s := range hr.Suspects {
-		vs := view.HeapSuspect{Sentence: strings.ReplaceAll(s.Sentence, "`", ""), Share: fmt.Sprintf("%.0f%%", 100*s.Share),
+		vs := view.HeapSuspect{Sentence: strings.ReplaceAll(s.Sentence, "`", ""), Share: fmt.Sprintf("%.1f%%", 100*s.HolderShare),
 			PathLength: s.PathLength}
 		prev := -1
 		for _, st := range s.Path {

@@ -140,6 +140,12 @@ type DomJSON struct {
 	Offset     int            `json:"offset"`
 	Total      int            `json:"total"`
 	Children   []hprof.Object `json:"children"`
+	// Grouped tells that the page is of Groups, the children grouped by class
+	// (group=class), each with the URL of its objects; Class, when set, is the
+	// class whose objects Children are (class=C).
+	Grouped bool           `json:"grouped,omitempty"`
+	Groups  []DomGroupJSON `json:"groups,omitempty"`
+	Class   *int           `json:"class_index,omitempty"`
 	// Next is the URL of the next page, when there is one.
 	Next string `json:"next,omitempty"`
 }
@@ -156,14 +162,17 @@ const heapViewBytes = 4 << 20
 
 // Dominators is GET /r/{id}/dominators?node=N&offset=K (and
 // /r/{id}/dominators.json): a page of 25 of the objects node dominates, largest
-// first, read from the stored index, never from the dump. It answers JSON for
-// .json or Accept: application/json, the rows alone for the page's expand
-// buttons (fragment=1), else a page of its own (the fallback without
-// JavaScript) with the node's dominator chain.
+// first, read from the stored index, never from the dump. With group=class the
+// page is of the children grouped by class (MAT's "group by class", each group
+// opening with class=C onto its objects); the page and its fragments group by
+// default (group=auto) where a class has GroupAuto children or more, the JSON
+// only when asked. It answers JSON for .json or Accept: application/json, the
+// rows alone for the page's expand buttons (fragment=1), else a page of its
+// own (the fallback without JavaScript) with the node's dominator chain.
 func (s *Kind) Dominators(w http.ResponseWriter, r *http.Request) error {
-	id := chi.URLParam(r, "id")
-	asJSON := strings.HasSuffix(r.URL.Path, ".json") || strings.Contains(r.Header.Get("Accept"), "application/json")
-	node, nodeText, err := heapDomNodeParam(r.URL.Query().Get("node"))
+	asJSON := wantsJSON(r, r.URL.Path)
+	q := r.URL.Query()
+	node, nodeText, err := heapDomNodeParam(q.Get("node"))
 	if err != nil {
 		return err
 	}
@@ -175,20 +184,39 @@ func (s *Kind) Dominators(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	release, err := s.d.ChargeView(heapViewBytes)
+	group := q.Get("group")
+	switch group {
+	case "", "auto", "class", "none":
+	default:
+		return serrors.Errorf(http.StatusBadRequest, "group must be auto, class or none, not %q", group)
+	}
+	class := -1
+	if q.Has("class") {
+		if class, err = heapDomIntParam(r, "class", 0, 1<<31-1); err != nil {
+			return err
+		}
+	}
+	rep, x, release, err := s.indexView(r)
 	if err != nil {
 		return err
 	}
 	defer release()
-	rep, err := s.d.Store.Report(r.Context(), id)
-	if err != nil {
-		return err
+	id := rep.ID
+	src := DomURL(id)
+	grouped := class < 0 && (group == "class" || (group == "auto" || group == "" && !asJSON) && autoGroup(x, node))
+	var (
+		kids   []hprof.Object
+		groups []hprof.ChildGroup
+		total  int
+	)
+	switch {
+	case class >= 0:
+		kids, total, err = x.ClassMembers(node, class, offset, DomPage)
+	case grouped:
+		groups, total, err = x.ChildGroups(node, offset, DomPage)
+	default:
+		kids, total, err = x.Children(node, offset, DomPage)
 	}
-	x, err := s.openHeapDumpIndex(r.Context(), rep)
-	if err != nil {
-		return err
-	}
-	kids, total, err := x.Children(node, offset, DomPage)
 	if err != nil {
 		return heapIndexError(err)
 	}
@@ -196,37 +224,136 @@ func (s *Kind) Dominators(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return heapIndexError(err)
 	}
-	src := DomURL(id)
-	next := offset + len(kids)
+	next := offset + len(kids) + len(groups)
+	// more is what every URL of this list keeps: the group asked for, the
+	// class whose objects it is.
+	more := ""
+	if group != "" {
+		more += "&group=" + group
+	}
+	if class >= 0 {
+		more += "&class=" + strconv.Itoa(class)
+	}
 	if asJSON {
 		doc := DomJSON{ReportID: id, Path: path, PathIndex: index, PathLength: length, Offset: offset, Total: total, Children: kids}
 		if doc.Path == nil {
 			doc.Path, doc.PathIndex = []hprof.Object{}, []int{}
 		}
+		if doc.Children == nil {
+			doc.Children = []hprof.Object{}
+		}
+		if class >= 0 {
+			doc.Class = &class
+		}
+		if grouped {
+			doc.Grouped = true
+			doc.Groups = []DomGroupJSON{}
+			for _, g := range groups {
+				doc.Groups = append(doc.Groups, DomGroupJSON{ChildGroup: g,
+					Members: page.Absolute(r, src+".json?node="+nodeText+"&class="+strconv.Itoa(g.Class))})
+			}
+		}
 		if node != hprof.IndexRoot && len(path) > 0 {
 			doc.Node = &path[len(path)-1]
 		}
 		if next < total {
-			doc.Next = page.Absolute(r, src+".json?node="+nodeText+"&offset="+strconv.Itoa(next))
+			doc.Next = page.Absolute(r, src+".json?node="+nodeText+"&offset="+strconv.Itoa(next)+more)
 		}
 		return page.JSON(w, http.StatusOK, doc)
 	}
 	list := heapDomList(src, nodeText, level, kids, total, next, x.TotalRetained())
-	if r.URL.Query().Get("fragment") == "1" {
+	if grouped {
+		list = heapDomGroups(src, nodeText, level, groups, total, next, x.TotalRetained())
+	}
+	list.Query = more
+	if q.Get("fragment") == "1" {
 		return page.Fragment(w, r, view.HeapDomItems(list))
 	}
-	if r.URL.Query().Get("chain") == "1" {
+	if q.Get("chain") == "1" {
 		return page.Fragment(w, r, view.HeapDomChain(heapDomChain(src, path, index, x.TotalRetained())))
 	}
 	pg := view.HeapDomNodePage{Header: view.JVMHeader{Title: "Dominator tree", Created: page.FormatTime(rep.CreatedAt), Permalink: page.ReportURL(id),
-		Links: []view.Link{{Label: "JSON", URL: src + ".json?node=" + nodeText}}}, Children: list}
+		Links: []view.Link{{Label: "JSON", URL: src + ".json?node=" + nodeText + more}}}, Children: list}
+	if grouped && class < 0 {
+		pg.Header.Links[0].URL += "&group=class"
+	}
 	pg.Header.Headline = "What the GC roots keep alive"
 	if len(path) > 0 {
 		o := path[len(path)-1]
 		pg.Header.Headline = fmt.Sprintf("What %s %s keeps alive: %s", o.Class, o.ID, analyze.FormatBytes(o.Retained))
+		pg.PathURL = ObjectPathURL(id, o.Ordinal)
 	}
+	if class >= 0 && len(kids) > 0 {
+		pg.Header.Headline = fmt.Sprintf("%s objects of %s among what %s", analyze.FormatCount(int64(total)), kids[0].Class,
+			strings.TrimPrefix(pg.Header.Headline, "What "))
+	}
+	pg.Toggles = groupToggles(src+"?node="+nodeText, group, grouped)
 	pg.Chain, pg.ChainLength = heapDomChain(src, path, index, x.TotalRetained()), length
 	return s.d.Render(w, r, http.StatusOK, view.Page{Title: "Dominator tree", Nav: "reports"}, view.HeapDomNodePageView(pg))
+}
+
+// GroupAuto is how many children of one class make a level of the dominator
+// tree group its children by class by default.
+const GroupAuto = 10
+
+// autoGroup tells whether node's children hold GroupAuto or more of one
+// class. A node whose children are too many to group (or whose index cannot
+// group them) is not grouped: its page says why when asked to.
+func autoGroup(x *hprof.Index, node uint32) bool {
+	gs, _, err := x.ChildrenByClass(node, 0, 1<<20)
+	if err != nil {
+		return false
+	}
+	for _, g := range gs {
+		if g.Objects >= GroupAuto {
+			return true
+		}
+	}
+	return false
+}
+
+// groupToggles are the links that switch a level's grouping by class: at
+// (a URL with its query begun) with group=class, none and auto.
+func groupToggles(at, group string, grouped bool) []view.Link {
+	if group == "" {
+		group = "auto"
+	}
+	return []view.Link{
+		{Label: "group by class", URL: at + "&group=class", Current: group == "class" || group == "auto" && grouped},
+		{Label: "one row per object", URL: at + "&group=none", Current: group == "none" || group == "auto" && !grouped},
+	}
+}
+
+// DomGroupJSON is a group of a node's children by class in the dominators
+// endpoint's JSON, with the URL of its objects.
+type DomGroupJSON struct {
+	hprof.ChildGroup
+	Members string `json:"members"`
+}
+
+// wantsJSON tells whether a request asks for JSON: a path ending in .json or
+// an Accept header naming application/json.
+func wantsJSON(r *http.Request, path string) bool {
+	return strings.HasSuffix(path, ".json") || strings.Contains(r.Header.Get("Accept"), "application/json")
+}
+
+// indexView is what every view of a report's stored index starts with: the
+// view's charge to the memory budget (release it when the answer is written),
+// the report of the URL's {id} and its opened index.
+func (s *Kind) indexView(r *http.Request) (rep *store.Report, x *hprof.Index, release func(), err error) {
+	release, err = s.d.ChargeView(heapViewBytes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rep, err = s.d.Store.Report(r.Context(), chi.URLParam(r, "id"))
+	if err == nil {
+		x, err = s.openHeapDumpIndex(r.Context(), rep)
+	}
+	if err != nil {
+		release()
+		return nil, nil, nil, err
+	}
+	return rep, x, release, nil
 }
 
 // heapIndexError makes an index's refusal of a node a 400 or 404.
@@ -242,6 +369,23 @@ func heapDomList(src, node string, level int, kids []hprof.Object, total, next i
 	l := view.HeapDomList{Src: src, Node: node, Level: level, More: total - next, NextOffset: next}
 	for _, k := range kids {
 		l.Rows = append(l.Rows, heapLazyRow(src, k, reachable, level))
+	}
+	return l
+}
+
+// heapDomGroups makes a page of a node's children grouped by class into the
+// view's rows: a group of one object is that object's row, a larger one a row
+// that opens onto its objects.
+func heapDomGroups(src, node string, level int, groups []hprof.ChildGroup, total, next int, reachable int64) view.HeapDomList {
+	l := view.HeapDomList{Src: src, Node: node, Level: level, More: total - next, NextOffset: next, Grouped: true}
+	for _, g := range groups {
+		if g.Objects == 1 {
+			l.Rows = append(l.Rows, heapLazyRow(src, g.Largest, reachable, level))
+			continue
+		}
+		l.Rows = append(l.Rows, view.HeapRow{Class: g.Name, Retained: analyze.FormatBytes(g.Retained), Shallow: analyze.FormatBytes(g.Shallow),
+			Share: page.Share(g.Retained, reachable), RetainedValue: g.Retained, Level: level, Node: node, Src: src,
+			Members: int(g.Objects), ClassIndex: strconv.Itoa(g.Class)})
 	}
 	return l
 }
@@ -269,14 +413,29 @@ func heapLazyRow(src string, o hprof.Object, reachable int64, level int) view.He
 }
 
 // heapDumpLazyTree reads the top of a report's dominator tree from its stored
-// index for the page.
-func (s *Kind) heapDumpLazyTree(rep *store.Report, x *hprof.Index) (*view.HeapDomList, error) {
-	kids, total, err := x.Children(hprof.IndexRoot, 0, DomPage)
-	if err != nil {
-		return nil, err
+// index for the page, grouped by class as group asks (auto: where a class has
+// GroupAuto top-level objects or more), and tells whether it is grouped.
+func (s *Kind) heapDumpLazyTree(rep *store.Report, x *hprof.Index, group string) (*view.HeapDomList, bool, error) {
+	src := DomURL(rep.ID)
+	grouped := group == "class" || (group == "" || group == "auto") && autoGroup(x, hprof.IndexRoot)
+	var l view.HeapDomList
+	if grouped {
+		groups, total, err := x.ChildGroups(hprof.IndexRoot, 0, DomPage)
+		if err != nil {
+			return nil, false, err
+		}
+		l = heapDomGroups(src, "root", 0, groups, total, len(groups), x.TotalRetained())
+	} else {
+		kids, total, err := x.Children(hprof.IndexRoot, 0, DomPage)
+		if err != nil {
+			return nil, false, err
+		}
+		l = heapDomList(src, "root", 0, kids, total, len(kids), x.TotalRetained())
 	}
-	l := heapDomList(DomURL(rep.ID), "root", 0, kids, total, len(kids), x.TotalRetained())
-	return &l, nil
+	if group != "" {
+		l.Query = "&group=" + group
+	}
+	return &l, grouped, nil
 }
 
 // isStatus tells whether err answers status.
@@ -323,15 +482,17 @@ type PathJSON struct {
 	Prev string `json:"prev,omitempty"`
 }
 
+// strongOnly is what the path pages say of every path leakui shows.
+const strongOnly = "Strong references only: no step goes through a weak or soft reference's referent (MAT's \"exclude weak and soft references\"); an object only such references reach has no path."
+
 // Path is GET /r/{id}/paths/{n}?offset=K (and .json): PathPage
 // steps of the shortest path from a GC root of the report's suspect n, from
 // step K (0 for the root), read from the stored index: the report itself keeps
 // the ends of a path, this pages all of it whatever its length.
 func (s *Kind) Path(w http.ResponseWriter, r *http.Request) error {
-	id := chi.URLParam(r, "id")
 	ref := chi.URLParam(r, "n")
-	n, asJSON := strings.CutSuffix(ref, ".json")
-	asJSON = asJSON || strings.Contains(r.Header.Get("Accept"), "application/json")
+	n, _ := strings.CutSuffix(ref, ".json")
+	asJSON := wantsJSON(r, ref)
 	suspect, err := strconv.Atoi(n)
 	if err != nil || suspect < 0 {
 		return serrors.Errorf(http.StatusNotFound, "no path %q: paths are numbered from 0, as the report's suspects", n)
@@ -340,19 +501,12 @@ func (s *Kind) Path(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	release, err := s.d.ChargeView(heapViewBytes)
+	rep, x, release, err := s.indexView(r)
 	if err != nil {
 		return err
 	}
 	defer release()
-	rep, err := s.d.Store.Report(r.Context(), id)
-	if err != nil {
-		return err
-	}
-	x, err := s.openHeapDumpIndex(r.Context(), rep)
-	if err != nil {
-		return err
-	}
+	id := rep.ID
 	if suspect >= x.PathCount() {
 		return serrors.Errorf(http.StatusNotFound, "report %s's index holds %d paths (the paths of reports made before indexes kept them are shown by their ends on the report)", id, x.PathCount())
 	}
@@ -386,7 +540,8 @@ func (s *Kind) Path(w http.ResponseWriter, r *http.Request) error {
 	}
 	v := view.HeapPathPage{Header: view.JVMHeader{Title: "Path from a GC root", Created: page.FormatTime(rep.CreatedAt), Permalink: page.ReportURL(id),
 		Links: []view.Link{{Label: "JSON", URL: pg(offset, ".json")}}},
-		Offset: offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: offset > 0, Last: pg(max(0, total-PathPage), "")}
+		Offset: offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: offset > 0, Last: pg(max(0, total-PathPage), ""),
+		Note: strongOnly}
 	v.Header.Headline = fmt.Sprintf("Suspect %d's shortest path from a GC root: steps %s–%s of %s", suspect+1,
 		analyze.FormatCount(int64(offset+1)), analyze.FormatCount(int64(offset+len(steps))), analyze.FormatCount(int64(total)))
 	v.FirstURL = pg(0, "")

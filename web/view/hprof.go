@@ -1,6 +1,9 @@
 package view
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // HeapDumpPage is the report of a JVM heap dump: the leak suspects with their path
 // to a GC root, the top of the dominator tree, the class histogram with retained
@@ -21,6 +24,16 @@ type HeapDumpPage struct {
 	Threads    []HeapThread
 	Packages   []HeapClass
 	Duplicates []HeapDuplicate
+	// Group is the dominator tree's grouping by class ("auto", "class" or
+	// "none"), Toggles the links that switch it.
+	Group   string
+	Toggles []Link
+	// Views link the pages of the dump's other views (native memory, the
+	// tree by class loader, unreachable objects, duplicate classes).
+	Views []Link
+	// Native, when set, is the native memory section shown on the page (it
+	// holds a suspect).
+	Native *HeapNative
 }
 
 // HeapSuspect is one leak suspect.
@@ -96,6 +109,16 @@ type HeapRow struct {
 	// the number shown for it, Gap how many objects are left out above it.
 	Index, Gap int
 	Pos        string
+	// Members, when more than 0, makes the row a group of that many objects
+	// of one class (ClassIndex, its number in the index) among Node's
+	// children, opening onto them.
+	Members    int
+	ClassIndex string
+}
+
+// GroupURL is the page of a group row's objects.
+func (d HeapRow) GroupURL() string {
+	return d.Src + "?node=" + d.Node + "&class=" + d.ClassIndex
 }
 
 // HeapDomList is one page of an object's children in the lazily loaded
@@ -108,6 +131,10 @@ type HeapDomList struct {
 	Rows      []HeapRow
 	// More is how many children follow these, from NextOffset.
 	More, NextOffset int
+	// Grouped tells that the rows are the children grouped by class; Query
+	// is what the list's URLs keep ("&group=class&class=12").
+	Grouped bool
+	Query   string
 }
 
 // MoreLabel says what the "show more" link adds.
@@ -117,7 +144,7 @@ func (l HeapDomList) MoreLabel() string {
 
 // MoreURL is the next page of the list (the fallback without JavaScript).
 func (l HeapDomList) MoreURL() string {
-	return l.Src + "?node=" + l.Node + "&offset=" + strconv.Itoa(l.NextOffset) + "&level=" + strconv.Itoa(l.Level)
+	return l.Src + "?node=" + l.Node + "&offset=" + strconv.Itoa(l.NextOffset) + "&level=" + strconv.Itoa(l.Level) + l.Query
 }
 
 // HeapDomNodePage is the page of one object of the dominator tree, for browsers
@@ -130,6 +157,10 @@ type HeapDomNodePage struct {
 	Chain       []HeapRow
 	ChainLength int
 	Children    HeapDomList
+	// Toggles switch the children's grouping by class; PathURL is the
+	// object's shortest strong path from a GC root.
+	Toggles []Link
+	PathURL string
 }
 
 // HeapPathPage is a page of the steps of a suspect's path from a GC root, read
@@ -143,6 +174,8 @@ type HeapPathPage struct {
 	// Last the first and last pages, First whether this is not the first.
 	Prev, Next, FirstURL, Last string
 	First                      bool
+	// Note says what kind of path it is.
+	Note string
 }
 
 // HeapClass is one row of the histogram (or of the packages).
@@ -190,4 +223,15 @@ func (a HeapDumpAnalysis) QueueText() string {
 		return "Waiting: 1 analysis runs before this one."
 	}
 	return "Waiting: " + strconv.Itoa(a.Queue) + " analyses run or wait before this one."
+}
+
+// groupOf is the grouping a list's fragments ask for: what its query keeps
+// ("" for the default, auto).
+func groupOf(l HeapDomList) string {
+	for _, q := range []string{"none", "class", "auto"} {
+		if strings.Contains(l.Query, "group="+q) {
+			return q
+		}
+	}
+	return ""
 }
