@@ -236,6 +236,14 @@ func (h *Heap) readRefs(cps []checkpoint, maxRefs int, sequential bool) error {
 	quit := make(chan struct{})
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	// The readers are stopped and waited for however this returns: a
+	// progress callback may panic, and the arrays they read are unmapped
+	// after.
+	stop := sync.OnceFunc(func() {
+		close(quit)
+		wg.Wait()
+	})
+	defer stop()
 	getBatch := func() *refBatch {
 		select {
 		case b := <-freed:
@@ -328,8 +336,7 @@ func (h *Heap) readRefs(cps []checkpoint, maxRefs int, sequential bool) error {
 		}
 		return nil
 	}()
-	close(quit)
-	wg.Wait()
+	stop()
 	if err != nil {
 		return err
 	}

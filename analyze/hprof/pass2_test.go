@@ -13,6 +13,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/internal/hostile"
+	"go.uber.org/goleak"
 )
 
 // smallChunks makes pass 2 read in chunks of at most objects objects or bytes
@@ -185,6 +186,43 @@ func TestCancelParallelReferences(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("%d files left in %s", len(left), filepath.Base(tmp))
+	}
+	if open := openTempFiles(t); len(open) != 0 {
+		t.Errorf("temporary files still open: %v", open)
+	}
+}
+
+// TestPanicInProgressStopsReaders panics in a progress callback while the
+// references are read in parallel: the panic reaches the caller, and no
+// reader is left running (over arrays that are unmapped after) or holding a
+// file.
+func TestPanicInProgressStopsReaders(t *testing.T) {
+	smallChunks(t, 1000, 64<<10)
+	defer func(was bool) { spillAlways = was }(spillAlways)
+	spillAlways = true
+	path := writeShape(t, hostileShape{name: "chain", write: func(w io.Writer) error { return hostile.ChainDump(w, 400_000, false, false) }})
+	tmp := t.TempDir()
+	seen := 0
+	got := func() (got any) {
+		defer func() { got = recover() }()
+		h, err := Open(path, OpenOptions{TempDir: tmp, Options: Options{OnProgress: func(p Progress) {
+			if p.Stage == stageReferences {
+				if seen++; seen == 3 {
+					panic("a progress callback's panic")
+				}
+			}
+		}}})
+		if err == nil {
+			h.Close()
+		}
+		return nil
+	}()
+	if got != "a progress callback's panic" {
+		t.Fatalf("recovered %v after %d reports of the references", got, seen)
+	}
+	goleak.VerifyNone(t)
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("%d files left in the temporary directory", len(left))
 	}
 	if open := openTempFiles(t); len(open) != 0 {
 		t.Errorf("temporary files still open: %v", open)
