@@ -52,9 +52,9 @@
 //     4 B per reference (targets); 12 B per String; 12 B per
 //     java.lang.ref.Reference with a referent; 24 B per object holding native
 //     memory; 4 B per object with a dangling reference; the checkpoints 24 B
-//     per chunk; the batches the readers hand over, at most 2.2 MiB each and
-//     3 per chunk in flight (workers+1 chunks), about 26 MiB on two cores,
-//     whatever the dump's size;
+//     per chunk; the batches the readers hand over (charged as they grow), at
+//     most about 2.5 MiB each and 3 per chunk in flight (workers+1 chunks),
+//     so at most about 25 MiB on two cores whatever the dump's size;
 //   - dominators (semi-NCA): depth-first numbering, order and tree 12 B per
 //     object, its stack 8 B per level, the semidominators, labels and forest
 //     12 B per reachable object (scratch), the referrers 12 B per reference in

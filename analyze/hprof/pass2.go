@@ -44,6 +44,13 @@ type refBatch struct {
 	end      int64
 	last     bool  // the last batch of its chunk
 	err      error // what stopped the chunk's reading (last is set)
+	charged  int64 // the memory charged for it
+}
+
+// capBytes is the memory the batch's arrays take.
+func (b *refBatch) capBytes() int64 {
+	return int64(4*(cap(b.offsets)+cap(b.targets)+cap(b.broken)) + 12*(cap(b.strings)+cap(b.weak)) +
+		24*cap(b.native) + 8*(cap(b.threads)+cap(b.loaders)))
 }
 
 // classLoader is the loader (an ordinal) a class dump names.
@@ -61,12 +68,6 @@ const (
 	batchMask    = 1<<14 - 1
 	maxBatchRefs = 1 << 18
 )
-
-// refBatchBytes is what a batch may hold at most (charged to the budget for
-// each batch in flight): batchMask+1 objects of an offset, a reference, a
-// string, a referent, a native record, a dangling reference, a thread and a
-// class loader each, and maxBatchRefs references.
-const refBatchBytes = (batchMask+1)*(4+4+12+12+24+4+8+8) + 4*maxBatchRefs
 
 // A checkpoint is where pass 2 may start reading: the sub-record of object ord
 // at offset off, in the heap dump segment that ends at segEnd. Pass 1 notes one
@@ -194,12 +195,30 @@ func (h *Heap) readRefs(cps []checkpoint, maxRefs int, sequential bool) error {
 		return err
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(cps))
+	// A batch's memory is charged when it reaches this goroutine, as it grew.
+	var charged int64
+	defer func() { h.mem.uncharge(charged) }()
+	chargeBatch := func(b *refBatch) error {
+		c := b.capBytes()
+		if c <= b.charged {
+			return nil
+		}
+		if err := h.mem.charge(c-b.charged, "the references being read"); err != nil {
+			return err
+		}
+		charged += c - b.charged
+		b.charged = c
+		return nil
+	}
 	if sequential || workers < 2 {
 		b := &refBatch{}
 		s := newScanner(h.file, h.fileSize)
 		s.idSize = h.IDSize
 		p := &pass2{h: h, s: s, b: b, lastBroken: noObject, flush: func(b *refBatch) (*refBatch, error) {
 			b.end = s.pos()
+			if err := chargeBatch(b); err != nil {
+				return nil, err
+			}
 			if err := out.add(b); err != nil {
 				return nil, err
 			}
@@ -217,13 +236,8 @@ func (h *Heap) readRefs(cps []checkpoint, maxRefs int, sequential bool) error {
 	h.readChunks = len(cps)
 	// At most workers+1 chunks are read and not yet appended (tokens); each
 	// holds a batch being filled and at most batchesQueued more on its
-	// channel; one more is being appended, and the free list recycles them.
+	// channel, and the free list recycles them.
 	const batchesQueued = 2
-	charge := int64((workers+1)*(batchesQueued+1)+1+workers) * refBatchBytes
-	if err := h.mem.charge(charge, "the references being read"); err != nil {
-		return err
-	}
-	defer h.mem.uncharge(charge)
 	results := make([]chan *refBatch, len(cps))
 	for i := range results {
 		results[i] = make(chan *refBatch, batchesQueued)
@@ -323,6 +337,9 @@ func (h *Heap) readRefs(cps []checkpoint, maxRefs int, sequential bool) error {
 				if b.err != nil {
 					return b.err
 				}
+				if err := chargeBatch(b); err != nil {
+					return err
+				}
 				if err := out.add(b); err != nil {
 					return err
 				}
@@ -330,6 +347,8 @@ func (h *Heap) readRefs(cps []checkpoint, maxRefs int, sequential bool) error {
 				select {
 				case freed <- b:
 				default:
+					h.mem.uncharge(b.charged)
+					charged -= b.charged
 				}
 			}
 			tokens <- struct{}{}
