@@ -307,6 +307,9 @@ func (h *Heap) readRefs(cps []checkpoint, maxRefs int, sequential bool) error {
 				if i+1 < len(cps) {
 					limit, end = cps[i+1].off, cps[i+1].ord
 				}
+				// The chunk is read front to back: the kernel reads it
+				// ahead whole (the scanner asks for more past 16 MiB).
+				readAhead(h.file, cps[i].off, limit-cps[i].off)
 				err := walkRange(s, cps[i].off, cps[i].segEnd, limit, p)
 				if err == nil && p.n != end {
 					err = fmt.Errorf("%w: the dump changed between two readings", analyze.ErrMalformed)
