@@ -6,7 +6,12 @@
 // consumers by package, duplicate strings and the threads.
 //
 // The dump is read in three streaming passes over a file (a gzip-compressed dump is
-// first inflated to a temporary file), so memory is bounded by the number of objects,
+// first inflated to a temporary file). The first notes a checkpoint every 262,144
+// objects or 16 MiB of the dump (the offset of an object's record and the end of
+// its segment), from which the second, which looks up the identifier of every
+// reference, is read in chunks by a goroutine a core; the calling goroutine
+// appends each chunk's references in the dump's order, so the arrays are those
+// of one reader. Memory is bounded by the number of objects,
 // not by the size of the dump: an object is an ordinal (its position in the dump), a
 // sorted identifier table maps identifiers to ordinals, the class and shallow size of
 // each object are compact arrays, and the outbound references are one CSR array.
@@ -46,7 +51,10 @@
 //   - pass 2: the references as one CSR array, 4 B per object (offsets) and
 //     4 B per reference (targets); 12 B per String; 12 B per
 //     java.lang.ref.Reference with a referent; 24 B per object holding native
-//     memory; 4 B per object with a dangling reference;
+//     memory; 4 B per object with a dangling reference; the checkpoints 24 B
+//     per chunk; the batches the readers hand over (charged as they grow), at
+//     most about 2.5 MiB each and 3 per chunk in flight (workers+1 chunks),
+//     so at most about 25 MiB on two cores whatever the dump's size;
 //   - dominators (semi-NCA): depth-first numbering, order and tree 12 B per
 //     object, its stack 8 B per level, the semidominators, labels and forest
 //     12 B per reachable object (scratch), the referrers 12 B per reference in

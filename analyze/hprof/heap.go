@@ -57,6 +57,9 @@ type Options struct {
 	// MaxTemp caps the bytes of those files (ErrTooLarge beyond); ≤ 0 is the
 	// disk's room (a full disk is an error wrapping syscall.ENOSPC).
 	MaxTemp int64
+	// sequential reads the references on the calling goroutine alone (the
+	// tests compare it with the parallel reading).
+	sequential bool
 }
 
 // SpillFrom is the size from which a dump keeps the arrays it does not need
@@ -84,6 +87,9 @@ type Root struct {
 // Heap is a parsed heap dump: its objects as ordinals with their class, shallow
 // size and references, and, once Analyze ran, the dominator tree.
 type Heap struct {
+	// readChunks is how many chunks pass 2 read in parallel (0: read on one
+	// goroutine), for the tests.
+	readChunks int
 	// Version is the header's "JAVA PROFILE 1.0.2".
 	Version string `json:"version"`
 	// IDSize is the size of an identifier (4 or 8 bytes).
@@ -285,16 +291,10 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	if err := h.report(stageReferences, 0, 0); err != nil {
 		return nil, err
 	}
-	p2 := &pass2{h: h, s: s}
-	if err := p2.init(int(maxRefs)); err != nil {
+	if err := h.readRefs(p1.cps, int(maxRefs), opt.sequential); err != nil {
 		return nil, err
 	}
-	if err := walk(s, hd.end, p2); err != nil {
-		return nil, err
-	}
-	if err := p2.finish(); err != nil {
-		return nil, err
-	}
+	p1.cps = nil
 	if err := h.resolveRoots(p1.roots); err != nil {
 		return nil, err
 	}
@@ -336,9 +336,10 @@ type pass1 struct {
 	hashOrd      *grower[uint32]
 	hashVal      *grower[uint64]
 	roots        []rawRoot
-	rootsCharged int64      // what roots has charged
-	prim         [12]uint32 // class number of each primitive array type
-	classCls     uint32     // class number of java.lang.Class
+	rootsCharged int64        // what roots has charged
+	cps          []checkpoint // where pass 2 may start reading (pass2.go)
+	prim         [12]uint32   // class number of each primitive array type
+	classCls     uint32       // class number of java.lang.Class
 	n            uint32
 }
 
@@ -434,6 +435,10 @@ func (p *pass1) root(kind RootKind, id uint64, thread uint32, frame int32, trace
 func (p *pass1) add(id uint64, class, size uint32) error {
 	if int64(p.n) >= p.max {
 		return fmt.Errorf("%w: more than %d objects in the dump", analyze.ErrTooLarge, p.max)
+	}
+	if k := len(p.cps); k == 0 || p.n-p.cps[k-1].ord >= chunkObjects || p.s.subAt-p.cps[k-1].off >= chunkBytes {
+		p.h.mem.chargeSmall(int64(unsafe.Sizeof(checkpoint{})), "the checkpoints of the references' reading")
+		p.cps = append(p.cps, checkpoint{off: p.s.subAt, segEnd: p.s.segEnd, ord: p.n})
 	}
 	if err := p.ids.add(id); err != nil {
 		return err

@@ -12,9 +12,14 @@ import (
 
 // TestMain runs the package's tests under goleak. With LEAKUI_HPROF_SPILL=1
 // every dump keeps its arrays in temporary files, as dumps of SpillFrom bytes
-// and more do (.ci/run runs the package both ways).
+// and more do (.ci/run runs the package both ways). With LEAKUI_HPROF_CHUNKS=1
+// the references of every dump are read in parallel chunks of a few hundred
+// objects, as those of dumps of a million objects and more are.
 func TestMain(m *testing.M) {
 	spillAlways = os.Getenv("LEAKUI_HPROF_SPILL") == "1"
+	if os.Getenv("LEAKUI_HPROF_CHUNKS") == "1" {
+		chunkObjects, chunkBytes = 373, 16<<10
+	}
 	goleak.VerifyTestMain(m)
 }
 

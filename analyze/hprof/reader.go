@@ -26,6 +26,9 @@ type scanner struct {
 	bufPos int64 // file offset of buf[0]
 	lo, hi int   // unread bytes are buf[lo:hi]
 	idSize int
+	// subAt and segEnd are the offset of the heap dump sub-record being read
+	// and the end of its segment, set by walkHeap.
+	subAt, segEnd int64
 }
 
 func newScanner(r io.ReaderAt, size int64) *scanner {

@@ -382,6 +382,21 @@ func (g *grower[T]) add(v T) error {
 	return nil
 }
 
+// addAll appends vs.
+func (g *grower[T]) addAll(vs []T) error {
+	for len(vs) > 0 {
+		if len(g.s) == cap(g.s) {
+			if err := g.more(); err != nil {
+				return err
+			}
+		}
+		k := min(len(vs), cap(g.s)-len(g.s))
+		g.s = append(g.s, vs[:k]...)
+		vs = vs[k:]
+	}
+	return nil
+}
+
 func (g *grower[T]) more() error {
 	var zero T
 	elem := int64(unsafe.Sizeof(zero))

@@ -66,8 +66,23 @@ type rawFrame struct {
 // that runs past its container or the file, an unknown sub-record tag, or a
 // count that does not fit is ErrMalformed.
 func walk(s *scanner, start int64, v visitor) error {
+	return walkRange(s, start, 0, s.size, v)
+}
+
+// walkRange reads the records from start to limit: start is a record's
+// offset, or, when segEnd is not 0, a sub-record's inside the heap dump
+// segment that ends at segEnd; limit is the file's size or a sub-record's
+// offset (a checkpoint of the first pass).
+func walkRange(s *scanner, start, segEnd, limit int64, v visitor) error {
 	s.seek(start)
-	for s.pos() < s.size {
+	if segEnd != 0 {
+		stopped, err := walkHeap(s, segEnd, limit, v)
+		if err != nil || stopped {
+			return err
+		}
+		s.seek(segEnd)
+	}
+	for s.pos() < limit {
 		hdr, err := s.need(9)
 		if err != nil {
 			return err
@@ -131,7 +146,8 @@ func walk(s *scanner, start int64, v visitor) error {
 			}
 			v.stackTrace(serial, thread, frames)
 		case tagHeapDump, tagHeapDumpSegment:
-			if err := walkHeap(s, end, v); err != nil {
+			stopped, err := walkHeap(s, end, limit, v)
+			if err != nil || stopped {
 				return err
 			}
 		}
@@ -144,23 +160,28 @@ func walk(s *scanner, start int64, v visitor) error {
 }
 
 // walkHeap reads the sub-records of one HEAP DUMP or HEAP DUMP SEGMENT record, which
-// ends at end.
-func walkHeap(s *scanner, end int64, v visitor) error {
+// ends at end, and stops (stopped true) at the sub-record at offset limit.
+func walkHeap(s *scanner, end, limit int64, v visitor) (stopped bool, err error) {
 	n := s.idSize
+	s.segEnd = end
 	for s.pos() < end {
 		at := s.pos()
+		if at == limit {
+			return true, nil
+		}
+		s.subAt = at
 		sub, err := s.u1()
 		if err != nil {
-			return err
+			return false, err
 		}
 		fixed := rootSize(sub, n)
 		if fixed >= 0 {
 			if at+1+int64(fixed) > end {
-				return pastSegment(at, sub)
+				return false, pastSegment(at, sub)
 			}
 			b, err := s.need(fixed)
 			if err != nil {
-				return err
+				return false, err
 			}
 			id := readID(b, n)
 			switch sub {
@@ -188,7 +209,7 @@ func walkHeap(s *scanner, end int64, v visitor) error {
 				v.root(RootOther, id, 0, -1, 0)
 			}
 			if err := v.failed(); err != nil {
-				return err
+				return false, err
 			}
 			continue
 		}
@@ -196,77 +217,77 @@ func walkHeap(s *scanner, end int64, v visitor) error {
 		case subClassDump:
 			c, err := readClassDump(s, end)
 			if err != nil {
-				return err
+				return false, err
 			}
 			if err := v.class(c); err != nil {
-				return err
+				return false, err
 			}
 		case subInstanceDump:
 			if at+1+int64(2*n+8) > end {
-				return pastSegment(at, sub)
+				return false, pastSegment(at, sub)
 			}
 			b, err := s.need(2*n + 8)
 			if err != nil {
-				return err
+				return false, err
 			}
 			id, classID, nb := readID(b, n), readID(b[n+4:], n), be32(b[2*n+4:])
 			bodyEnd := s.pos() + int64(nb)
 			if bodyEnd > end {
-				return pastSegment(at, sub)
+				return false, pastSegment(at, sub)
 			}
 			if err := v.object(objInstance, id, classID, nb, 0, s); err != nil {
-				return err
+				return false, err
 			}
 			s.seek(bodyEnd)
 		case subObjArrayDump:
 			if at+1+int64(2*n+8) > end {
-				return pastSegment(at, sub)
+				return false, pastSegment(at, sub)
 			}
 			b, err := s.need(2*n + 8)
 			if err != nil {
-				return err
+				return false, err
 			}
 			id, count, classID := readID(b, n), be32(b[n+4:]), readID(b[n+8:], n)
 			bodyEnd := s.pos() + int64(count)*int64(n)
 			if bodyEnd > end {
-				return pastSegment(at, sub)
+				return false, pastSegment(at, sub)
 			}
 			if err := v.object(objObjArray, id, classID, count, typeObject, s); err != nil {
-				return err
+				return false, err
 			}
 			s.seek(bodyEnd)
 		case subPrimArrayDump, subAndroidPrimNoData:
 			if at+1+int64(n+9) > end {
-				return pastSegment(at, sub)
+				return false, pastSegment(at, sub)
 			}
 			b, err := s.need(n + 9)
 			if err != nil {
-				return err
+				return false, err
 			}
 			id, count, elem := readID(b, n), be32(b[n+4:]), b[n+8]
 			es := typeSize(elem, n)
 			if es == 0 || elem == typeObject {
-				return fmt.Errorf("%w: primitive array of element type %d at offset %d", analyze.ErrMalformed, elem, at)
+				return false, fmt.Errorf("%w: primitive array of element type %d at offset %d", analyze.ErrMalformed, elem, at)
 			}
 			bodyEnd := s.pos()
 			if sub == subPrimArrayDump {
 				bodyEnd += int64(count) * int64(es)
 			}
 			if bodyEnd > end {
-				return pastSegment(at, sub)
+				return false, pastSegment(at, sub)
 			}
 			if err := v.object(objPrimArray, id, 0, count, elem, s); err != nil {
-				return err
+				return false, err
 			}
 			s.seek(bodyEnd)
 		default:
-			return fmt.Errorf("%w: unknown heap dump sub-record 0x%02x at offset %d", analyze.ErrMalformed, sub, at)
+			return false, fmt.Errorf("%w: unknown heap dump sub-record 0x%02x at offset %d", analyze.ErrMalformed, sub, at)
 		}
 	}
 	if s.pos() != end {
-		return fmt.Errorf("%w: heap dump segment ends at %d, its last sub-record at %d", analyze.ErrMalformed, end, s.pos())
+		return false, fmt.Errorf("%w: heap dump segment ends at %d, its last sub-record at %d", analyze.ErrMalformed, end, s.pos())
 	}
-	return nil
+	return false, nil
 }
 
 // rootSize is the body size of a root sub-record (and of Android's heap info), -1
