@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,17 @@ func writeCSV(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, []byte(out.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSniffJudgesTheHeadItPeeked: Sniff reads on past the first SniffSize
+// bytes looking for a dump, which reuses its buffer; the log's shape is judged
+// on the head as it was, so a log whose one long line starts with a
+// timestamp is still a log however long the line is.
+func TestSniffJudgesTheHeadItPeeked(t *testing.T) {
+	line := append([]byte("2024-01-01 00:00:00.000 [main] INFO "), bytes.Repeat([]byte("x"), 4*SniffSize)...)
+	d, err := Sniff(bytes.NewReader(append(line, '\n')))
+	if err != nil || d.Kind != KindLog {
+		t.Errorf("a log of one long line sniffs as %v %q (%v), want a log", d.Kind, d.Format, err)
 	}
 }

@@ -464,11 +464,14 @@ func Sniff(r io.Reader) (Detection, error) {
 	if d.Kind != KindLog {
 		return d, nil
 	}
+	// head is br's buffer: judge its shape before scanForDump reads on and
+	// overwrites it.
+	notLog := looksLikeLog(head)
 	if deep, ok := scanForDump(br, DetectLinePrefix(head)); ok {
 		deep.Encoding = enc
 		return deep, nil
 	}
-	if notLog := looksLikeLog(head); notLog != nil {
+	if notLog != nil {
 		notLog.Encoding = enc
 		return *notLog, nil
 	}

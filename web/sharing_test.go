@@ -45,9 +45,13 @@ func TestDownloadCarriesTheUploadedName(t *testing.T) {
 	}
 }
 
-// Two inputs whose SHA-256 share their first 12 hex characters (53a875eb0c48),
-// found with Pollard's rho over the 48-bit prefix.
-var prefixTwins = [2]string{"leakui prefix test fed4f4512c4f", "leakui prefix test 8f9a4e825bf1"}
+// Two one-line logs whose SHA-256 share their first 12 hex characters
+// (de9c32c64bc9), found with Pollard's rho over the 48-bit prefix; each line
+// carries a timestamp and a level, so that the upload takes them as logs.
+var prefixTwins = [2]string{
+	"2024-01-01 00:00:00,000 INFO leakui prefix test 87e47364ba05",
+	"2024-01-01 00:00:00,000 INFO leakui prefix test 90e8e692ad1a",
+}
 
 // TestArtifactPrefix: /a/{prefix} serves the one artifact a prefix of 12 or more
 // hex characters names, 409 with the candidates when it names several, 404 when

@@ -89,7 +89,7 @@ func TestStalledDownloadsLeavePagesAlone(t *testing.T) {
 	enc := base64.StdEncoding.EncodeToString(raw)
 	var b strings.Builder
 	for ; len(enc) > 76; enc = enc[76:] {
-		b.WriteString(enc[:76] + "\n")
+		b.WriteString("2024-01-01 00:00:00,000 INFO " + enc[:76] + "\n")
 	}
 	up := ts.mustUpload(t, nil, file{"big.log", []byte(b.String())})
 	path := "/a/" + up.Artifacts[0].SHA256

@@ -32,19 +32,21 @@ func onSmallDisk(t *testing.T, dir string, size int) []string {
 		strconv.Itoa(size), dir}
 }
 
-// randomLog is a log of n bytes of random base64 lines, which no compression
-// makes smaller.
+// randomLog is a log of about n bytes whose lines carry a timestamp and a
+// level, as a log's do, then random base64, which no compression makes
+// smaller.
 func randomLog(t *testing.T, n int) []byte {
 	t.Helper()
-	raw := make([]byte, n*3/4)
+	const stamp = "2024-01-01 00:00:00,000 INFO "
+	raw := make([]byte, n*3/4*76/(76+len(stamp)))
 	rand.Read(raw)
 	var b strings.Builder
 	enc := base64.StdEncoding.EncodeToString(raw)
 	for len(enc) > 76 {
-		b.WriteString(enc[:76] + "\n")
+		b.WriteString(stamp + enc[:76] + "\n")
 		enc = enc[76:]
 	}
-	b.WriteString(enc + "\n")
+	b.WriteString(stamp + enc + "\n")
 	return []byte(b.String())
 }
 
