@@ -14,6 +14,16 @@ import (
 	"github.com/leakui/leakui/web/view"
 )
 
+// requestedComparison is the comparison of the two runs the request names
+// (compareIDs), as the page and its JSON and Markdown twins show it.
+func (s *Kind) requestedComparison(r *http.Request) (view.ComparePage, error) {
+	ids, err := compareIDs(r)
+	if err != nil {
+		return view.ComparePage{}, err
+	}
+	return s.comparePage(r, ids)
+}
+
 // comparePage builds the comparison of two runs: the table of differences, each
 // chart of both runs on one shared y scale, and each run's page without its
 // charts (they are above, paired).

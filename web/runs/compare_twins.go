@@ -66,11 +66,7 @@ func compareDoc(r *http.Request, c view.ComparePage) CompareDoc {
 
 // compareAPI is GET /api/runs/compare?a=ID&b=ID.
 func (s *Kind) compareAPI(w http.ResponseWriter, r *http.Request) error {
-	ids, err := compareIDs(r)
-	if err != nil {
-		return err
-	}
-	c, err := s.comparePage(r, ids)
+	c, err := s.requestedComparison(r)
 	if err != nil {
 		return err
 	}
@@ -83,11 +79,7 @@ func (s *Kind) compareAPI(w http.ResponseWriter, r *http.Request) error {
 // compareMarkdown is GET /runs/compare.md?a=ID&b=ID: the headline, the runs and
 // the figures as a Markdown table.
 func (s *Kind) compareMarkdown(w http.ResponseWriter, r *http.Request) error {
-	ids, err := compareIDs(r)
-	if err != nil {
-		return err
-	}
-	c, err := s.comparePage(r, ids)
+	c, err := s.requestedComparison(r)
 	if err != nil {
 		return err
 	}

@@ -285,11 +285,7 @@ func compareIDs(r *http.Request) ([2]string, error) {
 
 // compare is GET /runs/compare?a=ID&b=ID (or ?run=ID&run=ID from the dashboard).
 func (s *Kind) compare(w http.ResponseWriter, r *http.Request) error {
-	ids, err := compareIDs(r)
-	if err != nil {
-		return err
-	}
-	c, err := s.comparePage(r, ids)
+	c, err := s.requestedComparison(r)
 	if err != nil {
 		return err
 	}
