@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Spec is what to run. Fields that do not apply to the workload stay zero.
@@ -244,15 +245,16 @@ func (s Spec) Args() []string {
 func (s Spec) Title() string {
 	switch s.Workload {
 	case WorkloadCheckpoint:
-		return fmt.Sprintf("SAMZA-2785, %s: checkpoint %s %s/%s, %d rebalances × %d tasks", s.Code(), s.Scenario, s.Variant, s.Mode, s.Cycles, s.Tasks)
+		return fmt.Sprintf("SAMZA-2785, %s: checkpoint %s %s/%s, %s × %s", s.Code(), s.Scenario, s.Variant, s.Mode, counted(s.Cycles, "rebalance"), counted(s.Tasks, "task"))
 	case WorkloadRecovery:
-		t := fmt.Sprintf("KAFKA-3933, %s: recovery %s/%s %s, %d partitions × %d segments × %d batches", s.Code(), s.Variant, s.Codec, s.Format, s.Partitions, s.Segments, s.Batches)
+		t := fmt.Sprintf("KAFKA-3933, %s: recovery %s/%s %s, %s × %s × %s", s.Code(), s.Variant, s.Codec, s.Format,
+			counted(s.Partitions, "partition"), counted(s.Segments, "segment"), counted(s.Batches, "batch"))
 		if s.Damage != "" {
 			t += ", damaged " + s.Damage
 		}
 		return t
 	case WorkloadCapture:
-		return fmt.Sprintf("capture %s of %s, %d snapshots", s.Mode, s.Variant, s.Cycles)
+		return fmt.Sprintf("capture %s of %s, %s", s.Mode, s.Variant, counted(s.Cycles, "snapshot"))
 	}
 	return s.Workload
 }
@@ -369,4 +371,16 @@ func (s Spec) childEnv() []string {
 		env = append(env, "GOGC=off", "GOMEMLIMIT=1GiB")
 	}
 	return env
+}
+
+// counted is n and its noun, plural unless n is 1: "1 partition", "4 batches".
+// (The lab imports no leakui package, so it does not share analyze's.)
+func counted(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	if strings.HasSuffix(noun, "ch") || strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

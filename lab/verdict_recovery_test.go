@@ -36,8 +36,8 @@ func TestTitleNamesTheBugAndTheCode(t *testing.T) {
 	for name, want := range map[string]string{
 		"samza-2785-production": "SAMZA-2785, leaky: checkpoint storm leaky/active, 1741 rebalances × 4 tasks",
 		"samza-2785-pr1674":     "SAMZA-2785, fixed by pr1674: checkpoint storm pr1674/active, 1741 rebalances × 4 tasks",
-		"kafka-3933-gzip-leaky": "KAFKA-3933, leaky: recovery leaky/gzip v0, 1 partitions × 20 segments × 500 batches",
-		"kafka-3933-gzip-drain": "KAFKA-3933, fixed by drain (0.10.0.1): recovery drain/gzip v0, 1 partitions × 20 segments × 500 batches",
+		"kafka-3933-gzip-leaky": "KAFKA-3933, leaky: recovery leaky/gzip v0, 1 partition × 20 segments × 500 batches",
+		"kafka-3933-gzip-drain": "KAFKA-3933, fixed by drain (0.10.0.1): recovery drain/gzip v0, 1 partition × 20 segments × 500 batches",
 	} {
 		p, ok := PresetByName(name)
 		if !ok {

@@ -201,7 +201,7 @@ func TestIncidentFromRealEvidence(t *testing.T) {
 	}
 	for name, unit := range map[string]string{"heap series inuse_space": "bytes", "JVM resident set (RSS)": "bytes",
 		"JVM native memory NMT does not track": "bytes", "still open: group members": "count",
-		"lab run: still open (SAMZA-2785, leaky: checkpoint storm leaky/active, 12 rebalances × 1 tasks)": "count"} {
+		"lab run: still open (SAMZA-2785, leaky: checkpoint storm leaky/active, 12 rebalances × 1 task)": "count"} {
 		if names[name] != unit {
 			t.Errorf("the timeline has no series %q in %s: %v", name, unit, names)
 		}

@@ -249,7 +249,7 @@ func attackOpenServer(t *testing.T, table *attackTable) {
 			t.Errorf("a small recovery run ended %s: %s", r.Status, r.Error)
 		}
 		line := logLine(s.log.String(), "run started", r.ID)
-		if !strings.Contains(line, "recovery leaky/gzip v0, 1 partitions × 2 segments × 5 batches") {
+		if !strings.Contains(line, "recovery leaky/gzip v0, 1 partition × 2 segments × 5 batches") {
 			t.Errorf("the log line shows the spec without its defaults: %s", line)
 		}
 		_, spec, _ := strings.Cut(line, "spec=")
