@@ -39,8 +39,13 @@ func TestBrowserHeapDump(t *testing.T) {
 		chromedp.SetUploadFiles(`[data-testid=file-input]`, []string{path}),
 		chromedp.WaitVisible(`[data-testid=analysis][data-status=analyzing] [data-testid=analysis-progress]`),
 	)
-	if got := browser.Text(t, ctx, `[data-testid=analysis-stage]`); got != "Waiting for the analyzer" {
-		t.Errorf("the analyzing page's stage reads %q", got)
+	// The page may land before the job system has fetched the job ("Queued");
+	// it follows the analysis live to "Waiting for the analyzer", the held slot.
+	ctxWait, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err := chromedp.Do(ctxWait, chromedp.Poll[chromedp.Void](`document.querySelector("[data-testid=analysis-stage]").textContent === "Waiting for the analyzer"`))
+	cancel()
+	if err != nil {
+		t.Errorf("the analyzing page's stage reads %q (%v), want it to follow to %q", browser.Text(t, ctx, `[data-testid=analysis-stage]`), err, "Waiting for the analyzer")
 	}
 	browser.Screenshot(t, ctx, "jvm-heapdump-analyzing.png")
 	browser.Do(t, ctx, chromedp.EmulateViewport(390, 900), chromedp.Reload(), chromedp.WaitVisible(`[data-testid=analysis-progress]`))
