@@ -4,12 +4,13 @@
 
 Usage: alternate.py RUNS OUT NAME CMD... [:: NAME CMD...]
 
-Each command runs once to warm up, then RUNS times, one after the other in every round, so
-that a machine whose speed drifts (a shared one) slows every side alike. Output goes to the
-file OUT, never /dev/null (GNU grep stops at the first match when it sees /dev/null). Prints
+Each command runs once to warm up (unless WARMUP=0 is in the environment: a run of
+minutes warms nothing a second one needs), then RUNS times, one after the other in every round, so
+that a machine whose speed drifts (a shared one) slows every side alike. Output goes to a
+file, never /dev/null (GNU grep stops at the first match when it sees /dev/null). Prints
 one line per command: NAME wall_seconds cpu_seconds peak_kib (medians; the peak is the
 largest of the runs, from /usr/bin/time). CPU time is the child's rusage from wait4, to the
-microsecond. Exits non-zero when a run fails.
+microsecond. Exits non-zero when a run fails. Each side's last output is kept in OUT.NAME.
 """
 import os
 import statistics
@@ -50,11 +51,12 @@ def main():
         else:
             side.append(a)
     results = [[] for _ in sides]
-    for side in sides:
-        run(side[1:], out)  # warm-up
+    if os.environ.get("WARMUP", "1") != "0":
+        for side in sides:
+                run(side[1:], f"{out}.{side[0]}")  # warm-up
     for _ in range(runs):
         for i, side in enumerate(sides):
-            results[i].append(run(side[1:], out))
+            results[i].append(run(side[1:], f"{out}.{side[0]}"))
     for side, r in zip(sides, results):
         print(f"{side[0]} {statistics.median(x[0] for x in r):.3f} "
               f"{statistics.median(x[1] for x in r):.3f} {max(x[2] for x in r)}")
