@@ -118,7 +118,13 @@ func TestBrowserRealRunComparisonFits(t *testing.T) {
 		browser.Do(t, ctx, chromedp.Navigate(ts.URL+"/runs/"+fixed.ID), chromedp.WaitVisible(`[data-testid=verdict-banner]`))
 		first, last := fixed.Progress.Points[0], fixed.Progress.Points[len(fixed.Progress.Points)-1]
 		note := browser.Get(t, ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("[data-testid=verdict-banner] .verdict-note")).map(e => e.textContent).join("\n")`))
-		if wantNote := fmt.Sprintf("Why memory still rose (RSS %s → %s) with no leak: no consumer stayed open (0) and goroutines went %d → %d; what grew is the live Go heap, ",
+		// The fixed run's RSS rises by a few MB around the 4 MiB from which the
+		// note says why; its live heap holds steady.
+		if last.RSS-first.RSS < 4<<20 {
+			if note != "" {
+				t.Errorf("pr1674 beside no leak, RSS %d → %d: a note %q", first.RSS, last.RSS, note)
+			}
+		} else if wantNote := fmt.Sprintf("Why memory still rose (RSS %s → %s) with no leak: no consumer stayed open (0) and goroutines went %d → %d; the live Go heap held steady, ",
 			analyze.FormatBytes(first.RSS), analyze.FormatBytes(last.RSS), first.Goroutines, last.Goroutines); !strings.HasPrefix(note, wantNote) {
 			t.Errorf("pr1674 beside no leak: %q, want it to start %q", note, wantNote)
 		}
@@ -134,7 +140,8 @@ func TestBrowserRealRunComparisonFits(t *testing.T) {
 		!strings.Contains(string(md), "\n  - Off-heap mapped: "+mib(gzipLeaky.Counters["offheap_bytes"])) {
 		t.Errorf("the KAFKA-3933 run's Markdown lacks its verdict and details:\n%s", md)
 	}
-	if _, _, md := ts.get(t, "/runs/"+fixed.ID+".md"); !strings.Contains(string(md), "\n- Why memory still rose (RSS ") {
+	fixedFirst, fixedLast := fixed.Progress.Points[0], fixed.Progress.Points[len(fixed.Progress.Points)-1]
+	if _, _, md := ts.get(t, "/runs/"+fixed.ID+".md"); fixedLast.RSS-fixedFirst.RSS >= 4<<20 && !strings.Contains(string(md), "\n- Why memory still rose (RSS ") {
 		t.Errorf("the pr1674 run's Markdown does not say why its memory rose:\n%s", md)
 	}
 
