@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logline"
 
 	"regexp"
 	"runtime"
@@ -68,7 +69,7 @@ func referenceCount(data []byte, ms []*matcher, key *regexp.Regexp, start, close
 	for i, line := range lines {
 		r.lines++
 		head := line[:min(len(line), maxLine)]
-		if t, ok := lineTime(head); ok && times {
+		if t, ok := logline.Time(head); ok && times {
 			eff, effOK = t, true
 		}
 		n := int64(i + 1)
@@ -331,7 +332,7 @@ func FuzzLogParseTime(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		ms, ok := lineTime(line)
+		ms, ok := logline.Time(line)
 		if !ok {
 			return
 		}
