@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TestLogParseTime checks every timestamp layout the issue lists against Go's
+// TestLogParseTime checks every timestamp layout of TimeFormats against Go's
 // own time.Parse of the same text (the anchor), on lines as the real logs
 // write them.
 func TestLogParseTime(t *testing.T) {
