@@ -50,21 +50,34 @@ func TestLogShapeOnRealFiles(t *testing.T) {
 }
 
 // TestLogShapeRule pins the rule at its edge: 1 line in 5 with a mark is a
-// log, fewer is not; a level word counts in upper or lower case, not mixed.
+// log, fewer is not; a level word counts in upper or lower case, not mixed,
+// and as a word of its own; a clock or a date alone is no timestamp (the log
+// analyzer reads none there).
 func TestLogShapeRule(t *testing.T) {
 	for _, tc := range []struct {
 		text string
 		log  bool
 	}{
-		{"12:01:02 started\na\nb\nc\nd\n", true},
-		{"12:01:02 started\na\nb\nc\nd\ne\n", false},
+		{"2024-07-21 12:01:02 started\na\nb\nc\nd\n", true},
+		{"2024-07-21 12:01:02 started\na\nb\nc\nd\ne\n", false},
+		{"12:01:02 started\n", false},
+		{"took 0:01:02\n", false},
 		{"WARN x\n\n\na\nb\nc\nd\n", true},
 		{"Error handling is described below\na\nb\nc\nd\n", false},
 		{"level=info msg=hi\na\n", true},
 		{`{"level":"debug","msg":"x"}` + "\n" + `{"msg":"y"}` + "\n", true},
 		{"081109 203615 148 nothing\n", true},
 		{"1600000000123 x\n", true},
-		{"2024/07/21 something\n", true},
+		{"2024/07/21 something\n", false},
+		{"2024/07/21 12:01:02 something\n", true},
+		{"Jun  1 02:03:04 host kernel: x\n", true},
+		{"E0102 x\n", true},
+		{"log.INFO x\n", false},
+		{"see -info and the error.\n", false},
+		{"[info] x\n", true},
+		{strings.Repeat("x", 97) + " ERROR\n", true},
+		{strings.Repeat("x", 99) + " ERROR\n", false},
+		{"ERROR x\r\n", true},
 		{"version 1.2.3\nsha 2024abc\n", false},
 	} {
 		d := DetectKind([]byte(tc.text))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logline"
 
 	"io"
 	"io/fs"
@@ -174,7 +175,7 @@ func (pl *countPlan) matchers(head []byte) []*matcher {
 func hasTimes(head []byte) bool {
 	for from, n := 0, 0; from < len(head) && n < 1000; n++ {
 		le := lineEnd(head, from)
-		if _, ok := lineTime(head[from:le]); ok {
+		if _, ok := logline.Time(head[from:le]); ok {
 			return true
 		}
 		from = le + 1

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/leakui/leakui/analyze/logline"
 )
 
 // writeBenchLog writes about mb MiB of a Samza-style container log with the
@@ -166,7 +168,7 @@ func BenchmarkLogParseTime(b *testing.B) {
 	}
 	for b.Loop() {
 		for _, l := range lines {
-			lineTime(l)
+			logline.Time(l)
 		}
 	}
 }

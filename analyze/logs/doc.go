@@ -10,9 +10,11 @@
 // It owns the counting (Count) of literal patterns (an AVX2 literal scan on
 // amd64) and regexps; pairs (not measurable without a line; falling back to the
 // counts when a key was started again while open), their keys and spans (the
-// time from one line to another); time buckets and timestamps; the presets; and
-// the overview of every line (CountOptions.Overview): levels (level.go) and
+// time from one line to another); time buckets; the presets; and the overview
+// of every line (CountOptions.Overview): levels and
 // message templates whose regexps count what `grep -cE` does (template.go,
 // overview.go; the fast path template_fast.go, the skeleton cache
-// template_skeleton.go).
+// template_skeleton.go). A line's timestamp and level are read by
+// analyze/logline, which the sniffer (analyze.LogShape) shares, so that what
+// is taken for a log is what this package finds timestamps or levels in.
 package logs

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/leakui/leakui/analyze"
+	"github.com/leakui/leakui/analyze/logline"
 
 	"regexp"
 	"runtime"
@@ -68,7 +69,7 @@ func referenceCount(data []byte, ms []*matcher, key *regexp.Regexp, start, close
 	for i, line := range lines {
 		r.lines++
 		head := line[:min(len(line), maxLine)]
-		if t, ok := lineTime(head); ok && times {
+		if t, ok := logline.Time(head); ok && times {
 			eff, effOK = t, true
 		}
 		n := int64(i + 1)
@@ -320,23 +321,6 @@ func FuzzLogRequiredLiteral(f *testing.F) {
 		st.reset(len(m.finders))
 		if _, _, ok := m.next(line, 0, &st); !ok && len(line) > 0 && !bytes.Contains(line, []byte("\n")) {
 			t.Fatalf("%q matches %q, but the matcher does not find the line", expr, line)
-		}
-	})
-}
-
-// FuzzLogParseTime checks that any line parses without panicking and that a
-// timestamp found is a real instant of years 0 to 9999.
-func FuzzLogParseTime(f *testing.F) {
-	for _, s := range []string{"2023-06-21 12:00:01.234 x", "[02-21|11:55:36.680]", "Jun  1 02:03:04", "1687305601.5", "081109 203615 x", "17/06/09 20:10:40"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		ms, ok := lineTime(line)
-		if !ok {
-			return
-		}
-		if y := utcTime(ms).Year(); y < 0 || y > 9999 {
-			t.Fatalf("%q: year %d", line, y)
 		}
 	})
 }

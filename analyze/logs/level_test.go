@@ -1,10 +1,15 @@
 package logs
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/leakui/leakui/analyze/logline"
+)
 
 // TestLevelOfCommonLayouts reads the level of a line as the common layouts
 // write it, and leaves lines without one (or with a level word only as a
-// mixed-case sentence word, or far into the message) at none.
+// mixed-case sentence word, or far into the message) at none, in the
+// overview's masker and in logline.Level, which the sniffer reads.
 func TestLevelOfCommonLayouts(t *testing.T) {
 	for _, c := range []struct {
 		line  string
@@ -32,6 +37,9 @@ func TestLevelOfCommonLayouts(t *testing.T) {
 		var m lineMasker
 		if got, _ := m.mask([]byte(c.line)); got != c.level {
 			t.Errorf("%q: level %s, want %s", c.line, LevelNames[got], LevelNames[c.level])
+		}
+		if got := logline.Level([]byte(c.line)); got != c.level {
+			t.Errorf("%q: logline.Level %s, want %s", c.line, LevelNames[got], LevelNames[c.level])
 		}
 	}
 }

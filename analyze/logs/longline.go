@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"regexp"
+
+	"github.com/leakui/leakui/analyze/logline"
 )
 
 // lineBatch is the most bytes handed to the regexps of a long line at once.
@@ -72,7 +74,7 @@ func (s *scanner) longLine(r io.Reader, progress func(int64)) (int, error) {
 		}
 	}
 	feed(head)
-	if ms, ok := lineTime(head); ok && s.times {
+	if ms, ok := logline.Time(head); ok && s.times {
 		s.eff, s.effOK = ms, true
 	}
 	window := make([]byte, keep+s.blockSize)

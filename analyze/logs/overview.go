@@ -225,7 +225,7 @@ func (s *scanner) overviewCount(text []byte, level int, st *templateStat, line i
 	}
 	col := len(s.plan.patterns) + level
 	if s.times {
-		if ms, ok := s.days.parseTime(text); ok {
+		if ms, ok := s.days.Parse(text); ok {
 			s.ovEff, s.ovOK = ms, true
 		}
 	}

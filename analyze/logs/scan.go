@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"slices"
+
+	"github.com/leakui/leakui/analyze/logline"
 )
 
 // Default sizes of the scan: a block is read and searched while it sits in
@@ -89,14 +91,14 @@ type scanner struct {
 	effOK bool  // …if there is one yet in this part
 	first bool  // the part starts a file: touch its first timestamp
 
-	masker   lineMasker // the overview's
-	fast     fastCache  // the overview's templates of this part (template_fast.go)
-	skel     skelCache  // the overview's skeletons of this part (template_skeleton.go)
-	days     dayMemo    // the overview's last date
-	ovEff    int64      // the timestamp in effect for the overview…
-	ovOK     bool       // …if there is one yet in this part
-	ovBucket bucketMemo // the overview's last bucket
-	ends     []int32    // the overview's line ends in a block
+	masker   lineMasker      // the overview's
+	fast     fastCache       // the overview's templates of this part (template_fast.go)
+	skel     skelCache       // the overview's skeletons of this part (template_skeleton.go)
+	days     logline.DayMemo // the overview's last date
+	ovEff    int64           // the timestamp in effect for the overview…
+	ovOK     bool            // …if there is one yet in this part
+	ovBucket bucketMemo      // the overview's last bucket
+	ends     []int32         // the overview's line ends in a block
 }
 
 type keyHit struct {
@@ -269,7 +271,7 @@ func (s *scanner) block(b []byte) {
 		}
 		s.pats = pats
 		if s.times {
-			if ms, ok := lineTime(b[ls:le]); ok {
+			if ms, ok := logline.Time(b[ls:le]); ok {
 				s.eff, s.effOK = ms, true
 			} else if ms, ok := lastTime(b[effPos:ls]); ok {
 				s.eff, s.effOK = ms, true
@@ -404,7 +406,7 @@ func (s *scanner) key(pr *pairPlan, text []byte) ([]byte, bool) {
 func firstTime(b []byte) (int64, bool) {
 	for from := 0; from < len(b); {
 		le := lineEnd(b, from)
-		if ms, ok := lineTime(b[from:le]); ok {
+		if ms, ok := logline.Time(b[from:le]); ok {
 			return ms, true
 		}
 		from = le + 1
@@ -421,7 +423,7 @@ func lastTime(b []byte) (int64, bool) {
 	}
 	for {
 		start := bytes.LastIndexByte(b[:end], '\n') + 1
-		if ms, ok := lineTime(b[start:end]); ok {
+		if ms, ok := logline.Time(b[start:end]); ok {
 			return ms, true
 		}
 		if start == 0 {

@@ -3,6 +3,8 @@ package logs
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/leakui/leakui/analyze/logline"
 )
 
 // A message template is a line with its variable parts masked: every word
@@ -112,12 +114,9 @@ func (m *lineMasker) mask(line []byte) (level int, ok bool) {
 	}
 	control := end < len(line)
 	line = line[:end]
-	level = LevelNone
+	level = logline.Klog(line)
 	ok = true
 	high := false
-	if len(line) >= 5 && klogLevel(line) {
-		level = levelKlog(line[0])
-	}
 	lit := 0
 	n := len(line)
 	for i := 0; i < n; {
@@ -152,7 +151,7 @@ func (m *lineMasker) mask(line []byte) (level int, ok bool) {
 			kinds = append(kinds, fieldKind(line[s:i], f))
 			lit = i
 		} else if level == LevelNone && s < levelScan {
-			level = levelWord(line[s:i])
+			level = logline.Word(line[s:i])
 		}
 	}
 	if ok && len(key)+n-lit > MaxTemplateBytes {

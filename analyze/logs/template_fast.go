@@ -3,6 +3,8 @@ package logs
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/leakui/leakui/analyze/logline"
 )
 
 // The fast path of the masker. A log repeats a few templates, so each scanner
@@ -313,10 +315,8 @@ walk:
 	if cand != nil {
 		c.keepTail(cand, leaf, line[candE:], candE, candF)
 	}
-	level = LevelNone
-	if len(line) >= 5 && klogLevel(line) {
-		level = levelKlog(line[0])
-	} else if leaf.levelSeg >= 0 && int(c.segs[leaf.levelSeg])+leaf.levelOff < levelScan {
+	level = logline.Klog(line)
+	if level == LevelNone && leaf.levelSeg >= 0 && int(c.segs[leaf.levelSeg])+leaf.levelOff < levelScan {
 		level = leaf.level
 	}
 	return leaf, level
@@ -485,7 +485,7 @@ func firstLevelWord(lit []byte) (off, level int, ok bool) {
 		s := i
 		for i++; i < len(lit) && class[lit[i]]&clsWord != 0; i++ {
 		}
-		if l := levelWord(lit[s:i]); l != LevelNone {
+		if l := logline.Word(lit[s:i]); l != LevelNone {
 			return s, l, true
 		}
 	}

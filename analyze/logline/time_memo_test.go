@@ -1,4 +1,4 @@
-package logs
+package logline
 
 import (
 	"bytes"
@@ -9,17 +9,17 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 )
 
-// checkDayMemo holds dayMemo.parseTime to lineTime on lines read in
+// checkDayMemo holds DayMemo.Parse to Time on lines read in
 // order, and returns how many lines had a timestamp.
 func checkDayMemo(t *testing.T, lines [][]byte) int {
 	t.Helper()
-	var d dayMemo
+	var d DayMemo
 	timed := 0
 	for _, l := range lines {
-		got, gotOK := d.parseTime(l)
-		want, wantOK := lineTime(l)
+		got, gotOK := d.Parse(l)
+		want, wantOK := Time(l)
 		if got != want || gotOK != wantOK {
-			t.Fatalf("line %q: memo gives %d %v, lineTime %d %v", l, got, gotOK, want, wantOK)
+			t.Fatalf("line %q: memo gives %d %v, Time %d %v", l, got, gotOK, want, wantOK)
 		}
 		if wantOK {
 			timed++
@@ -30,7 +30,7 @@ func checkDayMemo(t *testing.T, lines [][]byte) int {
 
 // TestDayMemoMatchesParseTime reads the testdata logs, then the same lines
 // with bytes of their first 30 changed (other days, broken clocks, zones),
-// through the overview's date memo and lineTime.
+// through the overview's date memo and Time.
 func TestDayMemoMatchesParseTime(t *testing.T) {
 	var lines [][]byte
 	for _, path := range fixtures.Glob(t, "logs", "*") {
