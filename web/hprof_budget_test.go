@@ -33,6 +33,7 @@ func leakShapeRunText(t testing.TB, n, b int) (file, *jvm.Histogram, []byte) {
 
 // chainDump is webtest.ChainDump as the root's tests take a file.
 func chainDump(t *testing.T, n int) file {
+	t.Helper()
 	f := webtest.ChainDump(t, n)
 	return file{name: f.Name, data: f.Data}
 }

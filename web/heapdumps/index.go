@@ -353,6 +353,7 @@ func (s *Kind) reportView(r *http.Request, show func(hv heapView) error) error {
 	return s.startView(r, r.URL.Path, false, nil, show)
 }
 
+// startView is pagedView, or reportView when paged is false.
 func (s *Kind) startView(r *http.Request, ref string, paged bool, params func() error, show func(hv heapView) error) error {
 	hv := heapView{json: wantsJSON(r, ref)}
 	var err error

@@ -74,13 +74,12 @@ func Start[H Handler](t testing.TB, build func(Env) (H, error)) (*Server, H) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { db.Close() }) // last: cleanups run in the reverse order
 	h, err := build(Env{DB: db, TempDir: t.TempDir(), Jobs: Jobs(t, db.Location, "")})
 	if err != nil {
-		db.Close()
 		t.Fatal(err)
 	}
 	s, _ := Serve(t, db, h)
-	t.Cleanup(func() { db.Close() }) // after the server's stop, registered before
 	return s, h
 }
 
