@@ -1,18 +1,11 @@
 package web
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/leakui/leakui/jobs"
-	jobspostgres "github.com/leakui/leakui/jobs/postgres"
-	jobssqlite "github.com/leakui/leakui/jobs/sqlite"
 	"github.com/leakui/leakui/store"
-	"github.com/leakui/leakui/store/postgres"
-	"github.com/leakui/leakui/web/background"
+	"github.com/leakui/leakui/web/internal/webtest"
 )
 
 // testJobs returns a job runner, not started, over the database of db (a
@@ -29,19 +22,5 @@ func testJobs(t testing.TB, db *store.DB) *jobs.Runner {
 // (default: a random name).
 func testJobsAt(t testing.TB, where, id string) *jobs.Runner {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var b *jobs.Backend
-	var err error
-	if postgres.IsDSN(where) {
-		b, err = jobspostgres.Open(ctx, where)
-	} else {
-		b, err = jobssqlite.Open(ctx, where)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return jobs.New(b, jobs.Config{ID: id, Queues: map[string]int{background.Queue: 1},
-		PollInterval: 50 * time.Millisecond, RescueAfter: 3 * time.Second, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return webtest.Jobs(t, where, id)
 }

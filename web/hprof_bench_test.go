@@ -13,6 +13,7 @@ import (
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/store/sqlite"
+	"github.com/leakui/leakui/web/heapdumps"
 	"github.com/leakui/leakui/web/page"
 )
 
@@ -63,7 +64,7 @@ func BenchmarkHeapDominators(b *testing.B) {
 			break
 		}
 	}
-	src := heapDomURL(up.ReportID)
+	src := heapdumps.DomURL(up.ReportID)
 	for _, c := range []struct{ name, path string }{
 		{"root-json", src + ".json?node=root"},
 		{"root-fragment", src + "?node=root&fragment=1"},
@@ -88,7 +89,7 @@ func BenchmarkHeapDominators(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := h.NewReport(hprof.ReportOptions{Top: heapDumpRows}, nil); err != nil {
+			if _, err := h.NewReport(hprof.ReportOptions{Top: heapdumps.Rows}, nil); err != nil {
 				b.Fatal(err)
 			}
 			h.Close()

@@ -49,15 +49,7 @@ func jvmGetDoc[A any](t *testing.T, ts *testServer, path string) jvmDoc[A] {
 // jvmGetPage fetches an HTML page and parses it.
 func jvmGetPage(t *testing.T, ts *testServer, path string) (*goquery.Document, []byte) {
 	t.Helper()
-	code, ct, body := ts.get(t, path)
-	if code != 200 || !strings.HasPrefix(ct, "text/html") {
-		t.Fatalf("GET %s: %d %s\n%s", path, code, ct, body)
-	}
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc, body
+	return ts.web().Page(t, path)
 }
 
 // jvmHistogramAnalysis is the documented shape of `leakui histo -json`, which the

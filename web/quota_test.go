@@ -1,7 +1,6 @@
 package web
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,14 +10,7 @@ import (
 // status and the answer.
 func uploadFrom(t *testing.T, ts *testServer, from string, files ...file) (int, string) {
 	t.Helper()
-	body, ct := multipartBody(t, files, nil)
-	resp, err := clientAt(t, from).Post(ts.URL+"/api/artifacts", ct, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(raw)
+	return ts.web().UploadFrom(t, from, webFiles(files)...)
 }
 
 // dump is a small goroutine dump of about n bytes, told apart by tag.

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,7 +19,7 @@ import (
 	"github.com/leakui/leakui/internal/fixtures"
 	"github.com/leakui/leakui/internal/testworkload"
 	"github.com/leakui/leakui/store"
-	"github.com/leakui/leakui/store/sqlite"
+	"github.com/leakui/leakui/web/internal/webtest"
 	"github.com/leakui/leakui/web/kind"
 )
 
@@ -41,28 +40,18 @@ type testServer struct {
 
 func newTestServer(t *testing.T, cfg Config) *testServer {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Store = db
-	cfg.TempDir = t.TempDir()
-	if cfg.Jobs == nil {
-		cfg.Jobs = testJobs(t, db)
-	}
-	srv, err := NewServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
-	t.Cleanup(func() {
-		srv.BeginShutdown()
-		ts.Close()
-		srv.Close()
-		db.Close()
+	ws, srv := webtest.Start(t, func(e webtest.Env) (*Server, error) {
+		cfg.Store, cfg.TempDir = e.DB, e.TempDir
+		if cfg.Jobs == nil {
+			cfg.Jobs = e.Jobs
+		}
+		return NewServer(cfg)
 	})
-	return ts
+	return &testServer{Server: ws.Server, db: ws.DB, srv: srv}
 }
+
+// web is ts as webtest's helpers take it.
+func (ts *testServer) web() *webtest.Server { return &webtest.Server{Server: ts.Server, DB: ts.db} }
 
 // file is one part of a multipart upload.
 type file struct {
@@ -70,23 +59,19 @@ type file struct {
 	data []byte
 }
 
+// webFiles are files as webtest's helpers take them.
+func webFiles(files []file) []webtest.File {
+	out := make([]webtest.File, len(files))
+	for i, f := range files {
+		out[i] = webtest.File{Name: f.name, Data: f.data}
+	}
+	return out
+}
+
 // multipartBody builds an upload request body.
 func multipartBody(t testing.TB, files []file, fields map[string]string) (io.Reader, string) {
 	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	for k, v := range fields {
-		mw.WriteField(k, v)
-	}
-	for _, f := range files {
-		w, err := mw.CreateFormFile("file", f.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(f.data)
-	}
-	mw.Close()
-	return &buf, mw.FormDataContentType()
+	return webtest.Multipart(t, webFiles(files), fields)
 }
 
 // upload posts files to /api/artifacts and decodes the answer.
@@ -122,37 +107,14 @@ func postFiles(tb testing.TB, srv http.Handler, fields map[string]string, files 
 // answer.
 func (ts *testServer) uploadFields(t testing.TB, fields map[string]string, files ...file) (int, uploadResponse, string) {
 	t.Helper()
-	body, ct := multipartBody(t, files, fields)
-	resp, err := http.Post(ts.URL+"/api/artifacts", ct, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var out uploadResponse
-	json.Unmarshal(raw, &out)
-	// report_url is absolute; the tests follow it as a path on ts.
-	out.ReportURL = strings.TrimPrefix(out.ReportURL, ts.URL)
-	return resp.StatusCode, out, string(raw)
+	code, up, raw := ts.web().UploadFields(t, fields, webFiles(files)...)
+	return code, uploadResponse(up), raw
 }
 
 // get fetches a URL and returns status, content type and body.
 func (ts *testServer) get(t *testing.T, path string, header ...string) (int, string, []byte) {
 	t.Helper()
-	if !strings.HasPrefix(path, "http://") && !strings.HasPrefix(path, "https://") {
-		path = ts.URL + path // a path on ts; the upload API's report_url is absolute
-	}
-	req, _ := http.NewRequest("GET", path, nil)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	return ts.web().Get(t, path, header...)
 }
 
 func fixture(t testing.TB, dir, name string) file {

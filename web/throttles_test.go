@@ -12,16 +12,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/leakui/leakui/web/internal/webtest"
 )
 
 // clientAt is an HTTP client whose connections come from the loopback address
 // ip (127.0.0.2, say): another client, as the server tells clients apart.
-func clientAt(t *testing.T, ip string) *http.Client {
-	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
-	tr := &http.Transport{DialContext: dialer.DialContext}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: time.Minute}
-}
+func clientAt(t *testing.T, ip string) *http.Client { return webtest.ClientAt(t, ip) }
 
 // pageWhileStalled asks for the dashboard from another client while a class
 // is held, and fails unless it answers 200 within 10 s (the far bound; the

@@ -170,126 +170,118 @@ const heapViewBytes = 4 << 20
 // rows alone for the page's expand buttons (fragment=1), else a page of its
 // own (the fallback without JavaScript) with the node's dominator chain.
 func (s *Kind) Dominators(w http.ResponseWriter, r *http.Request) error {
-	asJSON := wantsJSON(r, r.URL.Path)
 	q := r.URL.Query()
 	node, nodeText, err := heapDomNodeParam(q.Get("node"))
 	if err != nil {
 		return err
 	}
-	offset, err := heapDomIntParam(r, "offset", 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
-	level, err := heapDomIntParam(r, "level", 0, 1<<16)
-	if err != nil {
-		return err
-	}
-	group := q.Get("group")
-	switch group {
-	case "", "auto", "class", "none":
-	default:
-		return serrors.Errorf(http.StatusBadRequest, "group must be auto, class or none, not %q", group)
-	}
-	class := -1
-	if q.Has("class") {
-		if class, err = heapDomIntParam(r, "class", 0, 1<<31-1); err != nil {
+	group, level, class := q.Get("group"), 0, -1
+	params := func() (err error) {
+		if level, err = heapDomIntParam(r, "level", 0, 1<<16); err != nil {
 			return err
 		}
-	}
-	rep, x, release, err := s.indexView(r)
-	if err != nil {
+		switch group {
+		case "", "auto", "class", "none":
+		default:
+			return serrors.Errorf(http.StatusBadRequest, "group must be auto, class or none, not %q", group)
+		}
+		if q.Has("class") {
+			class, err = heapDomIntParam(r, "class", 0, 1<<31-1)
+		}
 		return err
 	}
-	defer release()
-	id := rep.ID
-	src := DomURL(id)
-	grouped := class < 0 && (group == "class" || (group == "auto" || group == "" && !asJSON) && autoGroup(x, node))
-	var (
-		kids   []hprof.Object
-		groups []hprof.ChildGroup
-		total  int
-	)
-	switch {
-	case class >= 0:
-		kids, total, err = x.ClassMembers(node, class, offset, DomPage)
-	case grouped:
-		groups, total, err = x.ChildGroups(node, offset, DomPage)
-	default:
-		kids, total, err = x.Children(node, offset, DomPage)
-	}
-	if err != nil {
-		return heapIndexError(err)
-	}
-	path, index, length, err := x.Chain(node, ChainEnds)
-	if err != nil {
-		return heapIndexError(err)
-	}
-	next := offset + len(kids) + len(groups)
-	// more is what every URL of this list keeps: the group asked for, the
-	// class whose objects it is.
-	more := ""
-	if group != "" {
-		more += "&group=" + group
-	}
-	if class >= 0 {
-		more += "&class=" + strconv.Itoa(class)
-	}
-	if asJSON {
-		doc := DomJSON{ReportID: id, Path: path, PathIndex: index, PathLength: length, Offset: offset, Total: total, Children: kids}
-		if doc.Path == nil {
-			doc.Path, doc.PathIndex = []hprof.Object{}, []int{}
+	return s.pagedView(r, r.URL.Path, params, func(hv heapView) error {
+		id := hv.rep.ID
+		src := DomURL(id)
+		grouped := class < 0 && (group == "class" || (group == "auto" || group == "" && !hv.json) && autoGroup(hv.x, node))
+		var (
+			kids   []hprof.Object
+			groups []hprof.ChildGroup
+			total  int
+			err    error
+		)
+		switch {
+		case class >= 0:
+			kids, total, err = hv.x.ClassMembers(node, class, hv.offset, DomPage)
+		case grouped:
+			groups, total, err = hv.x.ChildGroups(node, hv.offset, DomPage)
+		default:
+			kids, total, err = hv.x.Children(node, hv.offset, DomPage)
 		}
-		if doc.Children == nil {
-			doc.Children = []hprof.Object{}
+		if err != nil {
+			return heapIndexError(err)
+		}
+		path, index, length, err := hv.x.Chain(node, ChainEnds)
+		if err != nil {
+			return heapIndexError(err)
+		}
+		next := hv.offset + len(kids) + len(groups)
+		// more is what every URL of this list keeps: the group asked for, the
+		// class whose objects it is.
+		more := ""
+		if group != "" {
+			more += "&group=" + group
 		}
 		if class >= 0 {
-			doc.Class = &class
+			more += "&class=" + strconv.Itoa(class)
 		}
-		if grouped {
-			doc.Grouped = true
-			doc.Groups = []DomGroupJSON{}
-			for _, g := range groups {
-				doc.Groups = append(doc.Groups, DomGroupJSON{ChildGroup: g,
-					Members: page.Absolute(r, src+".json?node="+nodeText+"&class="+strconv.Itoa(g.Class))})
+		if hv.json {
+			doc := DomJSON{ReportID: id, Path: path, PathIndex: index, PathLength: length, Offset: hv.offset, Total: total, Children: kids}
+			if doc.Path == nil {
+				doc.Path, doc.PathIndex = []hprof.Object{}, []int{}
 			}
+			if doc.Children == nil {
+				doc.Children = []hprof.Object{}
+			}
+			if class >= 0 {
+				doc.Class = &class
+			}
+			if grouped {
+				doc.Grouped = true
+				doc.Groups = []DomGroupJSON{}
+				for _, g := range groups {
+					doc.Groups = append(doc.Groups, DomGroupJSON{ChildGroup: g,
+						Members: page.Absolute(r, src+".json?node="+nodeText+"&class="+strconv.Itoa(g.Class))})
+				}
+			}
+			if node != hprof.IndexRoot && len(path) > 0 {
+				doc.Node = &path[len(path)-1]
+			}
+			if next < total {
+				doc.Next = page.Absolute(r, src+".json?node="+nodeText+"&offset="+strconv.Itoa(next)+more)
+			}
+			return page.JSON(w, http.StatusOK, doc)
 		}
-		if node != hprof.IndexRoot && len(path) > 0 {
-			doc.Node = &path[len(path)-1]
+		list := heapDomList(src, nodeText, level, kids, total, next, hv.x.TotalRetained())
+		if grouped {
+			list = heapDomGroups(src, nodeText, level, groups, total, next, hv.x.TotalRetained())
 		}
-		if next < total {
-			doc.Next = page.Absolute(r, src+".json?node="+nodeText+"&offset="+strconv.Itoa(next)+more)
+		list.Query = more
+		if q.Get("fragment") == "1" {
+			return page.Fragment(w, r, view.HeapDomItems(list))
 		}
-		return page.JSON(w, http.StatusOK, doc)
-	}
-	list := heapDomList(src, nodeText, level, kids, total, next, x.TotalRetained())
-	if grouped {
-		list = heapDomGroups(src, nodeText, level, groups, total, next, x.TotalRetained())
-	}
-	list.Query = more
-	if q.Get("fragment") == "1" {
-		return page.Fragment(w, r, view.HeapDomItems(list))
-	}
-	if q.Get("chain") == "1" {
-		return page.Fragment(w, r, view.HeapDomChain(heapDomChain(src, path, index, x.TotalRetained())))
-	}
-	pg := view.HeapDomNodePage{Header: view.JVMHeader{Title: "Dominator tree", Created: page.FormatTime(rep.CreatedAt), Permalink: page.ReportURL(id),
-		Links: []view.Link{{Label: "JSON", URL: src + ".json?node=" + nodeText + more}}}, Children: list}
-	if grouped && class < 0 {
-		pg.Header.Links[0].URL += "&group=class"
-	}
-	pg.Header.Headline = "What the GC roots keep alive"
-	if len(path) > 0 {
-		o := path[len(path)-1]
-		pg.Header.Headline = fmt.Sprintf("What %s %s keeps alive: %s", o.Class, o.ID, analyze.FormatBytes(o.Retained))
-		pg.PathURL = ObjectPathURL(id, o.Ordinal)
-	}
-	if class >= 0 && len(kids) > 0 {
-		pg.Header.Headline = fmt.Sprintf("%s objects of %s among what %s", analyze.FormatCount(int64(total)), kids[0].Class,
-			strings.TrimPrefix(pg.Header.Headline, "What "))
-	}
-	pg.Toggles = groupToggles(src+"?node="+nodeText, group, grouped)
-	pg.Chain, pg.ChainLength = heapDomChain(src, path, index, x.TotalRetained()), length
-	return s.d.Render(w, r, http.StatusOK, view.Page{Title: "Dominator tree", Nav: "reports"}, view.HeapDomNodePageView(pg))
+		if q.Get("chain") == "1" {
+			return page.Fragment(w, r, view.HeapDomChain(heapDomChain(src, path, index, hv.x.TotalRetained())))
+		}
+		pg := view.HeapDomNodePage{Header: view.JVMHeader{Title: "Dominator tree", Created: page.FormatTime(hv.rep.CreatedAt), Permalink: page.ReportURL(id),
+			Links: []view.Link{{Label: "JSON", URL: src + ".json?node=" + nodeText + more}}}, Children: list}
+		if grouped && class < 0 {
+			pg.Header.Links[0].URL += "&group=class"
+		}
+		pg.Header.Headline = "What the GC roots keep alive"
+		if len(path) > 0 {
+			o := path[len(path)-1]
+			pg.Header.Headline = fmt.Sprintf("What %s %s keeps alive: %s", o.Class, o.ID, analyze.FormatBytes(o.Retained))
+			pg.PathURL = ObjectPathURL(id, o.Ordinal)
+		}
+		if class >= 0 && len(kids) > 0 {
+			pg.Header.Headline = fmt.Sprintf("%s objects of %s among what %s", analyze.FormatCount(int64(total)), kids[0].Class,
+				strings.TrimPrefix(pg.Header.Headline, "What "))
+		}
+		pg.Toggles = groupToggles(src+"?node="+nodeText, group, grouped)
+		pg.Chain, pg.ChainLength = heapDomChain(src, path, index, hv.x.TotalRetained()), length
+		return s.d.Render(w, r, http.StatusOK, view.Page{Title: "Dominator tree", Nav: "reports"}, view.HeapDomNodePageView(pg))
+	})
 }
 
 // GroupAuto is how many children of one class make a level of the dominator
@@ -337,23 +329,58 @@ func wantsJSON(r *http.Request, path string) bool {
 	return strings.HasSuffix(path, ".json") || strings.Contains(r.Header.Get("Accept"), "application/json")
 }
 
-// indexView is what every view of a report's stored index starts with: the
-// view's charge to the memory budget (release it when the answer is written),
-// the report of the URL's {id} and its opened index.
-func (s *Kind) indexView(r *http.Request) (rep *store.Report, x *hprof.Index, release func(), err error) {
-	release, err = s.d.ChargeView(heapViewBytes)
+// heapView is what pagedView reads before a view's own work.
+type heapView struct {
+	json   bool          // the request asks for JSON
+	offset int           // the page's first row (paged views)
+	rep    *store.Report // the report of the URL's {id}
+	x      *hprof.Index  // its opened stored index (paged views)
+}
+
+// pagedView is the start every view of a heap dump's report shares, in this
+// order: whether the request asks for JSON (ref is the part of the URL a .json
+// ends), the page's ?offset=, params (nil for none) reading the view's own
+// parameters, the view's charge to the memory budget (held until show has
+// written the answer), the report of the URL's {id} and its opened stored
+// index; then show answers. The first step that fails is the answer.
+func (s *Kind) pagedView(r *http.Request, ref string, params func() error, show func(hv heapView) error) error {
+	return s.startView(r, ref, true, params, show)
+}
+
+// reportView is pagedView for a view of the stored report itself: no offset
+// is read and no index opened.
+func (s *Kind) reportView(r *http.Request, show func(hv heapView) error) error {
+	return s.startView(r, r.URL.Path, false, nil, show)
+}
+
+// startView is pagedView, or reportView when paged is false.
+func (s *Kind) startView(r *http.Request, ref string, paged bool, params func() error, show func(hv heapView) error) error {
+	hv := heapView{json: wantsJSON(r, ref)}
+	var err error
+	if paged {
+		if hv.offset, err = heapDomIntParam(r, "offset", 0, 1<<31-1); err != nil {
+			return err
+		}
+	}
+	if params != nil {
+		if err := params(); err != nil {
+			return err
+		}
+	}
+	release, err := s.d.ChargeView(heapViewBytes)
 	if err != nil {
-		return nil, nil, nil, err
+		return err
 	}
-	rep, err = s.d.Store.Report(r.Context(), chi.URLParam(r, "id"))
-	if err == nil {
-		x, err = s.openHeapDumpIndex(r.Context(), rep)
+	defer release()
+	if hv.rep, err = s.d.Store.Report(r.Context(), chi.URLParam(r, "id")); err != nil {
+		return err
 	}
-	if err != nil {
-		release()
-		return nil, nil, nil, err
+	if paged {
+		if hv.x, err = s.openHeapDumpIndex(r.Context(), hv.rep); err != nil {
+			return err
+		}
 	}
-	return rep, x, release, nil
+	return show(hv)
 }
 
 // heapIndexError makes an index's refusal of a node a 400 or 404.
@@ -492,61 +519,53 @@ const strongOnly = "Strong references only: no step goes through a weak or soft 
 func (s *Kind) Path(w http.ResponseWriter, r *http.Request) error {
 	ref := chi.URLParam(r, "n")
 	n, _ := strings.CutSuffix(ref, ".json")
-	asJSON := wantsJSON(r, ref)
 	suspect, err := strconv.Atoi(n)
 	if err != nil || suspect < 0 {
 		return serrors.Errorf(http.StatusNotFound, "no path %q: paths are numbered from 0, as the report's suspects", n)
 	}
-	offset, err := heapDomIntParam(r, "offset", 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
-	rep, x, release, err := s.indexView(r)
-	if err != nil {
-		return err
-	}
-	defer release()
-	id := rep.ID
-	if suspect >= x.PathCount() {
-		return serrors.Errorf(http.StatusNotFound, "report %s's index holds %d paths (the paths of reports made before indexes kept them are shown by their ends on the report)", id, x.PathCount())
-	}
-	steps, total, err := x.PathSteps(suspect, offset, PathPage)
-	if err != nil {
-		return err
-	}
-	src := PathURL(id, suspect)
-	pg := func(at int, ext string) string {
-		return src + ext + "?offset=" + strconv.Itoa(at)
-	}
-	doc := PathJSON{ReportID: id, Suspect: suspect, Length: total, Offset: offset, Steps: steps}
-	ext := ""
-	if asJSON {
-		ext = ".json"
-	}
-	if next := offset + len(steps); next < total {
-		doc.Next = pg(next, ext)
-	}
-	if offset > 0 {
-		doc.Prev = pg(max(0, offset-PathPage), ext)
-	}
-	if asJSON {
-		if doc.Next != "" {
-			doc.Next = page.Absolute(r, doc.Next)
+	return s.pagedView(r, ref, nil, func(hv heapView) error {
+		id := hv.rep.ID
+		if suspect >= hv.x.PathCount() {
+			return serrors.Errorf(http.StatusNotFound, "report %s's index holds %d paths (the paths of reports made before indexes kept them are shown by their ends on the report)", id, hv.x.PathCount())
 		}
-		if doc.Prev != "" {
-			doc.Prev = page.Absolute(r, doc.Prev)
+		steps, total, err := hv.x.PathSteps(suspect, hv.offset, PathPage)
+		if err != nil {
+			return err
 		}
-		return page.JSON(w, http.StatusOK, doc)
-	}
-	v := view.HeapPathPage{Header: view.JVMHeader{Title: "Path from a GC root", Created: page.FormatTime(rep.CreatedAt), Permalink: page.ReportURL(id),
-		Links: []view.Link{{Label: "JSON", URL: pg(offset, ".json")}}},
-		Offset: offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: offset > 0, Last: pg(max(0, total-PathPage), ""),
-		Note: strongOnly}
-	v.Header.Headline = fmt.Sprintf("Suspect %d's shortest path from a GC root: steps %s–%s of %s", suspect+1,
-		analyze.FormatCount(int64(offset+1)), analyze.FormatCount(int64(offset+len(steps))), analyze.FormatCount(int64(total)))
-	v.FirstURL = pg(0, "")
-	for _, st := range steps {
-		v.Steps = append(v.Steps, heapStep(st))
-	}
-	return s.d.Render(w, r, http.StatusOK, view.Page{Title: "Path from a GC root", Nav: "reports"}, view.HeapPathPageView(v))
+		src := PathURL(id, suspect)
+		pg := func(at int, ext string) string {
+			return src + ext + "?offset=" + strconv.Itoa(at)
+		}
+		doc := PathJSON{ReportID: id, Suspect: suspect, Length: total, Offset: hv.offset, Steps: steps}
+		ext := ""
+		if hv.json {
+			ext = ".json"
+		}
+		if next := hv.offset + len(steps); next < total {
+			doc.Next = pg(next, ext)
+		}
+		if hv.offset > 0 {
+			doc.Prev = pg(max(0, hv.offset-PathPage), ext)
+		}
+		if hv.json {
+			if doc.Next != "" {
+				doc.Next = page.Absolute(r, doc.Next)
+			}
+			if doc.Prev != "" {
+				doc.Prev = page.Absolute(r, doc.Prev)
+			}
+			return page.JSON(w, http.StatusOK, doc)
+		}
+		v := view.HeapPathPage{Header: view.JVMHeader{Title: "Path from a GC root", Created: page.FormatTime(hv.rep.CreatedAt), Permalink: page.ReportURL(id),
+			Links: []view.Link{{Label: "JSON", URL: pg(hv.offset, ".json")}}},
+			Offset: hv.offset, Length: total, Next: doc.Next, Prev: doc.Prev, First: hv.offset > 0, Last: pg(max(0, total-PathPage), ""),
+			Note: strongOnly}
+		v.Header.Headline = fmt.Sprintf("Suspect %d's shortest path from a GC root: steps %s–%s of %s", suspect+1,
+			analyze.FormatCount(int64(hv.offset+1)), analyze.FormatCount(int64(hv.offset+len(steps))), analyze.FormatCount(int64(total)))
+		v.FirstURL = pg(0, "")
+		for _, st := range steps {
+			v.Steps = append(v.Steps, heapStep(st))
+		}
+		return s.d.Render(w, r, http.StatusOK, view.Page{Title: "Path from a GC root", Nav: "reports"}, view.HeapPathPageView(v))
+	})
 }

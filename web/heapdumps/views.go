@@ -140,33 +140,25 @@ type NativeJSON struct {
 // outside the Java heap (direct and mapped buffers, unclosed zlib streams,
 // thread stacks), split by how they are reached, from the stored report.
 func (s *Kind) Native(w http.ResponseWriter, r *http.Request) error {
-	asJSON := wantsJSON(r, r.URL.Path)
-	release, err := s.d.ChargeView(heapViewBytes)
-	if err != nil {
-		return err
-	}
-	defer release()
-	rep, err := s.d.Store.Report(r.Context(), chi.URLParam(r, "id"))
-	if err != nil {
-		return err
-	}
-	if rep.Kind != ReportDump {
-		return serrors.Errorf(http.StatusNotFound, "report %s is not a heap dump: it has no native memory section", rep.ID)
-	}
-	if rep.Status != store.ReportReady {
-		return serrors.Errorf(http.StatusConflict, "report %s is %s: its native memory section is not ready", rep.ID, rep.Status)
-	}
-	hr, _, err := StoredReport(rep)
-	if err != nil {
-		return err
-	}
-	if hr.Native == nil {
-		return serrors.Errorf(http.StatusNotFound, "report %s was made before leakui read native memory: analyze the dump again", rep.ID)
-	}
-	v := view.HeapViewPage{Header: viewHeader(rep, "Native memory", ViewURL(rep.ID, "native")+".json"), Native: heapNative(hr.Native)}
-	v.Header.Headline = v.Native.Headline
-	v.Header.Alarm = len(hr.Native.Suspects) > 0
-	return s.renderView(w, r, asJSON, NativeJSON{ReportID: rep.ID, Native: hr.Native}, v)
+	return s.reportView(r, func(hv heapView) error {
+		if hv.rep.Kind != ReportDump {
+			return serrors.Errorf(http.StatusNotFound, "report %s is not a heap dump: it has no native memory section", hv.rep.ID)
+		}
+		if hv.rep.Status != store.ReportReady {
+			return serrors.Errorf(http.StatusConflict, "report %s is %s: its native memory section is not ready", hv.rep.ID, hv.rep.Status)
+		}
+		hr, _, err := StoredReport(hv.rep)
+		if err != nil {
+			return err
+		}
+		if hr.Native == nil {
+			return serrors.Errorf(http.StatusNotFound, "report %s was made before leakui read native memory: analyze the dump again", hv.rep.ID)
+		}
+		v := view.HeapViewPage{Header: viewHeader(hv.rep, "Native memory", ViewURL(hv.rep.ID, "native")+".json"), Native: heapNative(hr.Native)}
+		v.Header.Headline = v.Native.Headline
+		v.Header.Alarm = len(hr.Native.Suspects) > 0
+		return s.renderView(w, r, hv.json, NativeJSON{ReportID: hv.rep.ID, Native: hr.Native}, v)
+	})
 }
 
 // nativeLarge tells whether the native memory section goes on the report
@@ -231,84 +223,79 @@ type LoadersJSON struct {
 // retained first; with loader=N (an object's number, "bootstrap" for the
 // bootstrap loader), the classes of that loader's group.
 func (s *Kind) ByLoader(w http.ResponseWriter, r *http.Request) error {
-	asJSON := wantsJSON(r, r.URL.Path)
-	offset, err := heapDomIntParam(r, "offset", 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
 	loaderText := r.URL.Query().Get("loader")
 	loader := uint32(0)
-	if loaderText == "bootstrap" {
-		loader = hprof.IndexRoot
-	} else if loaderText != "" {
-		n, err := strconv.ParseUint(loaderText, 10, 32)
-		if err != nil || uint32(n) == hprof.IndexRoot {
-			return serrors.Errorf(http.StatusBadRequest, "loader must be an object's number or \"bootstrap\", not %q", loaderText)
-		}
-		loader = uint32(n)
-	}
-	rep, x, release, err := s.indexView(r)
-	if err != nil {
-		return err
-	}
-	defer release()
-	at := ViewURL(rep.ID, "by-loader")
-	reachable := x.TotalRetained()
-	doc := LoadersJSON{ReportID: rep.ID, Offset: offset}
-	pg := viewPager{at: at, offset: offset, json: asJSON, r: r}
-	v := view.HeapViewPage{}
-	if loaderText == "" {
-		loaders, total, err := x.DominatorsByLoader(offset, ViewPage)
-		if err != nil {
-			return viewError(err)
-		}
-		doc.Loaders, doc.Total = loaders, total
-		pg.total, pg.shown = total, len(loaders)
-		v.Header = viewHeader(rep, "Dominator tree by class loader", at+".json?offset="+strconv.Itoa(offset))
-		v.Header.Headline = fmt.Sprintf("The GC roots keep %s alive through the classes of %s class loaders", analyze.FormatBytes(reachable), analyze.FormatCount(int64(total)))
-		v.Intro = "The top level of the dominator tree grouped by the class loader that loaded each object's class (MAT's \"group by class loader\"), largest retained first. Open a loader for its classes."
-		v.Table = view.HeapViewTable{TestID: "loaders", Columns: []view.HeapViewColumn{{Label: "class loader", Name: true}, {Label: "retained"}, {Label: "share"}, {Label: "objects"}, {Label: "classes"}, {Label: "shallow"}}}
-		for _, l := range loaders {
-			ref := "bootstrap"
-			if l.Loader.Ordinal != hprof.IndexRoot {
-				ref = strconv.FormatUint(uint64(l.Loader.Ordinal), 10)
+	params := func() error {
+		if loaderText == "bootstrap" {
+			loader = hprof.IndexRoot
+		} else if loaderText != "" {
+			n, err := strconv.ParseUint(loaderText, 10, 32)
+			if err != nil || uint32(n) == hprof.IndexRoot {
+				return serrors.Errorf(http.StatusBadRequest, "loader must be an object's number or \"bootstrap\", not %q", loaderText)
 			}
-			v.Table.Rows = append(v.Table.Rows, view.HeapViewRow{Value: l.Retained, Cells: []view.HeapViewCell{
-				{Text: objectName(l.Loader), URL: at + "?loader=" + ref, Name: true}, {Text: analyze.FormatBytes(l.Retained)}, {Text: page.Share(l.Retained, reachable)},
-				{Text: analyze.FormatCount(l.Objects)}, {Text: analyze.FormatCount(int64(l.Classes))}, {Text: analyze.FormatBytes(l.Shallow)}}})
+			loader = uint32(n)
 		}
-	} else {
-		classes, total, err := x.LoaderClasses(loader, offset, ViewPage)
-		if err != nil {
-			return viewError(err)
-		}
-		var obj hprof.Object
-		if loader == hprof.IndexRoot {
-			obj = hprof.Object{Ordinal: hprof.IndexRoot, Class: "<bootstrap class loader>"}
-		} else if obj, err = x.Object(loader); err != nil {
-			return viewError(err)
-		}
-		doc.Loader, doc.Classes, doc.Total = &obj, classes, total
-		if doc.Classes == nil {
-			doc.Classes = []hprof.ClassGroup{}
-		}
-		pg.query, pg.total, pg.shown = "&loader="+loaderText, total, len(classes)
-		v.Header = viewHeader(rep, "Classes of a class loader", at+".json?loader="+loaderText+"&offset="+strconv.Itoa(offset))
-		v.Header.Headline = fmt.Sprintf("%s: %s classes of top-level objects", objectName(obj), analyze.FormatCount(int64(total)))
-		v.Intro = "The top-level objects of the dominator tree whose class this loader loaded, grouped by class, largest retained first."
-		v.Back = view.Link{Label: "every class loader", URL: at}
-		v.Table = view.HeapViewTable{TestID: "loader-classes", Columns: []view.HeapViewColumn{{Label: "class", Name: true}, {Label: "retained"}, {Label: "share"}, {Label: "objects"}, {Label: "shallow"}}}
-		for _, c := range classes {
-			v.Table.Rows = append(v.Table.Rows, view.HeapViewRow{Value: c.Retained, Cells: []view.HeapViewCell{
-				{Text: c.Name, URL: DomURL(rep.ID) + "?node=root&class=" + strconv.Itoa(c.Class), Name: true}, {Text: analyze.FormatBytes(c.Retained)},
-				{Text: page.Share(c.Retained, reachable)}, {Text: analyze.FormatCount(c.Objects)}, {Text: analyze.FormatBytes(c.Shallow)}}})
-		}
+		return nil
 	}
-	doc.Next, doc.Prev = pg.next(".json"), pg.prev(".json")
-	pg.json = false
-	v.Next, v.Prev = pg.next(""), pg.prev("")
-	v.Table.Empty = "No top-level objects."
-	return s.renderView(w, r, asJSON, doc, v)
+	return s.pagedView(r, r.URL.Path, params, func(hv heapView) error {
+		at := ViewURL(hv.rep.ID, "by-loader")
+		reachable := hv.x.TotalRetained()
+		doc := LoadersJSON{ReportID: hv.rep.ID, Offset: hv.offset}
+		pg := viewPager{at: at, offset: hv.offset, json: hv.json, r: r}
+		v := view.HeapViewPage{}
+		if loaderText == "" {
+			loaders, total, err := hv.x.DominatorsByLoader(hv.offset, ViewPage)
+			if err != nil {
+				return viewError(err)
+			}
+			doc.Loaders, doc.Total = loaders, total
+			pg.total, pg.shown = total, len(loaders)
+			v.Header = viewHeader(hv.rep, "Dominator tree by class loader", at+".json?offset="+strconv.Itoa(hv.offset))
+			v.Header.Headline = fmt.Sprintf("The GC roots keep %s alive through the classes of %s class loaders", analyze.FormatBytes(reachable), analyze.FormatCount(int64(total)))
+			v.Intro = "The top level of the dominator tree grouped by the class loader that loaded each object's class (MAT's \"group by class loader\"), largest retained first. Open a loader for its classes."
+			v.Table = view.HeapViewTable{TestID: "loaders", Columns: []view.HeapViewColumn{{Label: "class loader", Name: true}, {Label: "retained"}, {Label: "share"}, {Label: "objects"}, {Label: "classes"}, {Label: "shallow"}}}
+			for _, l := range loaders {
+				ref := "bootstrap"
+				if l.Loader.Ordinal != hprof.IndexRoot {
+					ref = strconv.FormatUint(uint64(l.Loader.Ordinal), 10)
+				}
+				v.Table.Rows = append(v.Table.Rows, view.HeapViewRow{Value: l.Retained, Cells: []view.HeapViewCell{
+					{Text: objectName(l.Loader), URL: at + "?loader=" + ref, Name: true}, {Text: analyze.FormatBytes(l.Retained)}, {Text: page.Share(l.Retained, reachable)},
+					{Text: analyze.FormatCount(l.Objects)}, {Text: analyze.FormatCount(int64(l.Classes))}, {Text: analyze.FormatBytes(l.Shallow)}}})
+			}
+		} else {
+			classes, total, err := hv.x.LoaderClasses(loader, hv.offset, ViewPage)
+			if err != nil {
+				return viewError(err)
+			}
+			var obj hprof.Object
+			if loader == hprof.IndexRoot {
+				obj = hprof.Object{Ordinal: hprof.IndexRoot, Class: "<bootstrap class loader>"}
+			} else if obj, err = hv.x.Object(loader); err != nil {
+				return viewError(err)
+			}
+			doc.Loader, doc.Classes, doc.Total = &obj, classes, total
+			if doc.Classes == nil {
+				doc.Classes = []hprof.ClassGroup{}
+			}
+			pg.query, pg.total, pg.shown = "&loader="+loaderText, total, len(classes)
+			v.Header = viewHeader(hv.rep, "Classes of a class loader", at+".json?loader="+loaderText+"&offset="+strconv.Itoa(hv.offset))
+			v.Header.Headline = fmt.Sprintf("%s: %s classes of top-level objects", objectName(obj), analyze.FormatCount(int64(total)))
+			v.Intro = "The top-level objects of the dominator tree whose class this loader loaded, grouped by class, largest retained first."
+			v.Back = view.Link{Label: "every class loader", URL: at}
+			v.Table = view.HeapViewTable{TestID: "loader-classes", Columns: []view.HeapViewColumn{{Label: "class", Name: true}, {Label: "retained"}, {Label: "share"}, {Label: "objects"}, {Label: "shallow"}}}
+			for _, c := range classes {
+				v.Table.Rows = append(v.Table.Rows, view.HeapViewRow{Value: c.Retained, Cells: []view.HeapViewCell{
+					{Text: c.Name, URL: DomURL(hv.rep.ID) + "?node=root&class=" + strconv.Itoa(c.Class), Name: true}, {Text: analyze.FormatBytes(c.Retained)},
+					{Text: page.Share(c.Retained, reachable)}, {Text: analyze.FormatCount(c.Objects)}, {Text: analyze.FormatBytes(c.Shallow)}}})
+			}
+		}
+		doc.Next, doc.Prev = pg.next(".json"), pg.prev(".json")
+		pg.json = false
+		v.Next, v.Prev = pg.next(""), pg.prev("")
+		v.Table.Empty = "No top-level objects."
+		return s.renderView(w, r, hv.json, doc, v)
+	})
 }
 
 // objectName names an object on a page: its class and identifier.
@@ -339,46 +326,38 @@ type UnreachableJSON struct {
 // those reached only through soft or weak references, only from finalizer or
 // cleaner queues, and not at all.
 func (s *Kind) Unreachable(w http.ResponseWriter, r *http.Request) error {
-	asJSON := wantsJSON(r, r.URL.Path)
-	offset, err := heapDomIntParam(r, "offset", 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
-	rep, x, release, err := s.indexView(r)
-	if err != nil {
-		return err
-	}
-	defer release()
-	rows, total, all, err := x.Unreachable(offset, ViewPage)
-	if err != nil {
-		return viewError(err)
-	}
-	at := ViewURL(rep.ID, "unreachable")
-	pg := viewPager{at: at, offset: offset, total: total, shown: len(rows), json: true, r: r}
-	doc := UnreachableJSON{ReportID: rep.ID, Offset: offset, Total: total, All: all, Classes: rows, Next: pg.next(".json"), Prev: pg.prev(".json")}
-	if doc.Classes == nil {
-		doc.Classes = []hprof.UnreachableClass{}
-	}
-	pg.json = false
-	v := view.HeapViewPage{Header: viewHeader(rep, "Unreachable objects", at+".json?offset="+strconv.Itoa(offset)), Next: pg.next(""), Prev: pg.prev("")}
-	v.Header.Headline = fmt.Sprintf("%s objects (%s) are not strongly reachable", analyze.FormatCount(all.Objects), analyze.FormatBytes(all.Shallow))
-	v.Figures = []view.JVMFigure{
-		{Label: "only softly or weakly reachable", Value: analyze.FormatCount(all.Weak.Count), Key: "weak"},
-		{Label: "only from finalizer/cleaner queues", Value: analyze.FormatCount(all.PendingCleanup.Count), Key: "pending"},
-		{Label: "unreachable", Value: analyze.FormatCount(all.Unreachable.Count), Key: "unreachable"},
-	}
-	v.Intro = "The objects no strong path from a GC root reaches, by class (MAT's unreachable objects histogram): a GC frees them, the last two kinds once their finalizer or cleaner has run."
-	if all.Unreachable.Count == 0 {
-		v.Notes = append(v.Notes, "A dump taken without -all has no unreachable objects: jcmd PID GC.heap_dump -all FILE keeps them.")
-	}
-	v.Table = view.HeapViewTable{TestID: "unreachable", Empty: "Every object is strongly reachable.", Columns: []view.HeapViewColumn{{Label: "class", Name: true},
-		{Label: "objects"}, {Label: "shallow"}, {Label: "weak/soft only"}, {Label: "pending cleanup"}, {Label: "unreachable"}}}
-	for _, c := range rows {
-		v.Table.Rows = append(v.Table.Rows, view.HeapViewRow{Value: c.Shallow, Cells: []view.HeapViewCell{{Text: c.Class, Name: true},
-			{Text: analyze.FormatCount(c.Objects)}, {Text: analyze.FormatBytes(c.Shallow)}, {Text: analyze.FormatCount(c.Weak.Count)},
-			{Text: analyze.FormatCount(c.PendingCleanup.Count)}, {Text: analyze.FormatCount(c.Unreachable.Count)}}})
-	}
-	return s.renderView(w, r, asJSON, doc, v)
+	return s.pagedView(r, r.URL.Path, nil, func(hv heapView) error {
+		rows, total, all, err := hv.x.Unreachable(hv.offset, ViewPage)
+		if err != nil {
+			return viewError(err)
+		}
+		at := ViewURL(hv.rep.ID, "unreachable")
+		pg := viewPager{at: at, offset: hv.offset, total: total, shown: len(rows), json: true, r: r}
+		doc := UnreachableJSON{ReportID: hv.rep.ID, Offset: hv.offset, Total: total, All: all, Classes: rows, Next: pg.next(".json"), Prev: pg.prev(".json")}
+		if doc.Classes == nil {
+			doc.Classes = []hprof.UnreachableClass{}
+		}
+		pg.json = false
+		v := view.HeapViewPage{Header: viewHeader(hv.rep, "Unreachable objects", at+".json?offset="+strconv.Itoa(hv.offset)), Next: pg.next(""), Prev: pg.prev("")}
+		v.Header.Headline = fmt.Sprintf("%s objects (%s) are not strongly reachable", analyze.FormatCount(all.Objects), analyze.FormatBytes(all.Shallow))
+		v.Figures = []view.JVMFigure{
+			{Label: "only softly or weakly reachable", Value: analyze.FormatCount(all.Weak.Count), Key: "weak"},
+			{Label: "only from finalizer/cleaner queues", Value: analyze.FormatCount(all.PendingCleanup.Count), Key: "pending"},
+			{Label: "unreachable", Value: analyze.FormatCount(all.Unreachable.Count), Key: "unreachable"},
+		}
+		v.Intro = "The objects no strong path from a GC root reaches, by class (MAT's unreachable objects histogram): a GC frees them, the last two kinds once their finalizer or cleaner has run."
+		if all.Unreachable.Count == 0 {
+			v.Notes = append(v.Notes, "A dump taken without -all has no unreachable objects: jcmd PID GC.heap_dump -all FILE keeps them.")
+		}
+		v.Table = view.HeapViewTable{TestID: "unreachable", Empty: "Every object is strongly reachable.", Columns: []view.HeapViewColumn{{Label: "class", Name: true},
+			{Label: "objects"}, {Label: "shallow"}, {Label: "weak/soft only"}, {Label: "pending cleanup"}, {Label: "unreachable"}}}
+		for _, c := range rows {
+			v.Table.Rows = append(v.Table.Rows, view.HeapViewRow{Value: c.Shallow, Cells: []view.HeapViewCell{{Text: c.Class, Name: true},
+				{Text: analyze.FormatCount(c.Objects)}, {Text: analyze.FormatBytes(c.Shallow)}, {Text: analyze.FormatCount(c.Weak.Count)},
+				{Text: analyze.FormatCount(c.PendingCleanup.Count)}, {Text: analyze.FormatCount(c.Unreachable.Count)}}})
+		}
+		return s.renderView(w, r, hv.json, doc, v)
+	})
 }
 
 // DuplicatesJSON is the duplicate classes view's JSON answer.
@@ -394,41 +373,33 @@ type DuplicatesJSON struct {
 // DuplicateClasses is GET /r/{id}/duplicate-classes?offset=K (and .json):
 // the class names more than one class loader loaded, most loaders first.
 func (s *Kind) DuplicateClasses(w http.ResponseWriter, r *http.Request) error {
-	asJSON := wantsJSON(r, r.URL.Path)
-	offset, err := heapDomIntParam(r, "offset", 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
-	rep, x, release, err := s.indexView(r)
-	if err != nil {
-		return err
-	}
-	defer release()
-	dups, total, err := x.DuplicateClasses(offset, ViewPage)
-	if err != nil {
-		return viewError(err)
-	}
-	at := ViewURL(rep.ID, "duplicate-classes")
-	pg := viewPager{at: at, offset: offset, total: total, shown: len(dups), json: true, r: r}
-	doc := DuplicatesJSON{ReportID: rep.ID, Offset: offset, Total: total, Classes: dups, Next: pg.next(".json"), Prev: pg.prev(".json")}
-	pg.json = false
-	v := view.HeapViewPage{Header: viewHeader(rep, "Duplicate classes", at+".json?offset="+strconv.Itoa(offset)), Next: pg.next(""), Prev: pg.prev("")}
-	v.Header.Headline = fmt.Sprintf("%s classes are loaded by more than one class loader", analyze.FormatCount(int64(total)))
-	if total == 1 {
-		v.Header.Headline = "1 class is loaded by more than one class loader"
-	}
-	v.Intro = "Class names that more than one class loader loaded (MAT's duplicate classes): a class loader that leaks keeps loading them again."
-	v.Table = view.HeapViewTable{TestID: "duplicate-classes", Empty: "No class is loaded by more than one class loader.", Columns: []view.HeapViewColumn{{Label: "class", Name: true},
-		{Label: "loaders"}, {Label: "instances"}, {Label: "class loaders (instances)", Name: true}}}
-	for _, d := range dups {
-		var loaders []string
-		for _, l := range d.Loaders {
-			loaders = append(loaders, objectName(l.Loader)+" ("+analyze.FormatCount(l.Instances)+")")
+	return s.pagedView(r, r.URL.Path, nil, func(hv heapView) error {
+		dups, total, err := hv.x.DuplicateClasses(hv.offset, ViewPage)
+		if err != nil {
+			return viewError(err)
 		}
-		v.Table.Rows = append(v.Table.Rows, view.HeapViewRow{Value: int64(len(d.Loaders)), Cells: []view.HeapViewCell{{Text: d.Class, Name: true},
-			{Text: analyze.FormatCount(int64(len(d.Loaders)))}, {Text: analyze.FormatCount(d.Instances)}, {Text: strings.Join(loaders, "; "), Name: true}}})
-	}
-	return s.renderView(w, r, asJSON, doc, v)
+		at := ViewURL(hv.rep.ID, "duplicate-classes")
+		pg := viewPager{at: at, offset: hv.offset, total: total, shown: len(dups), json: true, r: r}
+		doc := DuplicatesJSON{ReportID: hv.rep.ID, Offset: hv.offset, Total: total, Classes: dups, Next: pg.next(".json"), Prev: pg.prev(".json")}
+		pg.json = false
+		v := view.HeapViewPage{Header: viewHeader(hv.rep, "Duplicate classes", at+".json?offset="+strconv.Itoa(hv.offset)), Next: pg.next(""), Prev: pg.prev("")}
+		v.Header.Headline = fmt.Sprintf("%s classes are loaded by more than one class loader", analyze.FormatCount(int64(total)))
+		if total == 1 {
+			v.Header.Headline = "1 class is loaded by more than one class loader"
+		}
+		v.Intro = "Class names that more than one class loader loaded (MAT's duplicate classes): a class loader that leaks keeps loading them again."
+		v.Table = view.HeapViewTable{TestID: "duplicate-classes", Empty: "No class is loaded by more than one class loader.", Columns: []view.HeapViewColumn{{Label: "class", Name: true},
+			{Label: "loaders"}, {Label: "instances"}, {Label: "class loaders (instances)", Name: true}}}
+		for _, d := range dups {
+			var loaders []string
+			for _, l := range d.Loaders {
+				loaders = append(loaders, objectName(l.Loader)+" ("+analyze.FormatCount(l.Instances)+")")
+			}
+			v.Table.Rows = append(v.Table.Rows, view.HeapViewRow{Value: int64(len(d.Loaders)), Cells: []view.HeapViewCell{{Text: d.Class, Name: true},
+				{Text: analyze.FormatCount(int64(len(d.Loaders)))}, {Text: analyze.FormatCount(d.Instances)}, {Text: strings.Join(loaders, "; "), Name: true}}})
+		}
+		return s.renderView(w, r, hv.json, doc, v)
+	})
 }
 
 // ObjectPathJSON is the object path view's JSON answer: the shortest path of
@@ -450,49 +421,41 @@ type ObjectPathJSON struct {
 // strong references only (MAT's "path to GC roots, excluding weak and soft
 // references"), from step K, read from the stored index.
 func (s *Kind) ObjectPath(w http.ResponseWriter, r *http.Request) error {
-	asJSON := wantsJSON(r, r.URL.Path)
 	n, err := strconv.ParseUint(chi.URLParam(r, "n"), 10, 32)
 	if err != nil || uint32(n) == hprof.IndexRoot {
 		return serrors.Errorf(http.StatusNotFound, "no object %q: objects are numbered from 0", chi.URLParam(r, "n"))
 	}
-	offset, err := heapDomIntParam(r, "offset", 0, 1<<31-1)
-	if err != nil {
-		return err
-	}
-	rep, x, release, err := s.indexView(r)
-	if err != nil {
-		return err
-	}
-	defer release()
-	steps, total, err := x.PathPage(uint32(n), offset, PathPage)
-	if err != nil {
-		return viewError(err)
-	}
-	at := ObjectPathURL(rep.ID, uint32(n))
-	pg := func(off int, ext string) string {
-		return strings.TrimSuffix(at, "/path") + "/path" + ext + "?offset=" + strconv.Itoa(off)
-	}
-	doc := ObjectPathJSON{ReportID: rep.ID, Object: uint32(n), StrongOnly: true, Length: total, Offset: offset, Steps: steps}
-	v := view.HeapPathPage{Header: viewHeader(rep, "Path from a GC root", pg(offset, ".json")), Offset: offset, Length: total,
-		First: offset > 0, FirstURL: pg(0, ""), Last: pg(max(0, total-PathPage), ""),
-		Note: strongOnly}
-	if next := offset + len(steps); next < total {
-		doc.Next, v.Next = page.Absolute(r, pg(next, ".json")), pg(next, "")
-	}
-	if offset > 0 {
-		doc.Prev, v.Prev = page.Absolute(r, pg(max(0, offset-PathPage), ".json")), pg(max(0, offset-PathPage), "")
-	}
-	if asJSON {
-		return page.JSON(w, http.StatusOK, doc)
-	}
-	name := "object " + strconv.FormatUint(n, 10)
-	if len(steps) > 0 && offset+len(steps) == total {
-		name = objectName(steps[len(steps)-1].Object)
-	}
-	v.Header.Headline = fmt.Sprintf("The shortest strong path from a GC root to %s: steps %s–%s of %s", name,
-		analyze.FormatCount(int64(offset+1)), analyze.FormatCount(int64(offset+len(steps))), analyze.FormatCount(int64(total)))
-	for _, st := range steps {
-		v.Steps = append(v.Steps, heapStep(st))
-	}
-	return s.d.Render(w, r, http.StatusOK, view.Page{Title: "Path from a GC root", Nav: "reports"}, view.HeapPathPageView(v))
+	return s.pagedView(r, r.URL.Path, nil, func(hv heapView) error {
+		steps, total, err := hv.x.PathPage(uint32(n), hv.offset, PathPage)
+		if err != nil {
+			return viewError(err)
+		}
+		at := ObjectPathURL(hv.rep.ID, uint32(n))
+		pg := func(off int, ext string) string {
+			return strings.TrimSuffix(at, "/path") + "/path" + ext + "?offset=" + strconv.Itoa(off)
+		}
+		doc := ObjectPathJSON{ReportID: hv.rep.ID, Object: uint32(n), StrongOnly: true, Length: total, Offset: hv.offset, Steps: steps}
+		v := view.HeapPathPage{Header: viewHeader(hv.rep, "Path from a GC root", pg(hv.offset, ".json")), Offset: hv.offset, Length: total,
+			First: hv.offset > 0, FirstURL: pg(0, ""), Last: pg(max(0, total-PathPage), ""),
+			Note: strongOnly}
+		if next := hv.offset + len(steps); next < total {
+			doc.Next, v.Next = page.Absolute(r, pg(next, ".json")), pg(next, "")
+		}
+		if hv.offset > 0 {
+			doc.Prev, v.Prev = page.Absolute(r, pg(max(0, hv.offset-PathPage), ".json")), pg(max(0, hv.offset-PathPage), "")
+		}
+		if hv.json {
+			return page.JSON(w, http.StatusOK, doc)
+		}
+		name := "object " + strconv.FormatUint(n, 10)
+		if len(steps) > 0 && hv.offset+len(steps) == total {
+			name = objectName(steps[len(steps)-1].Object)
+		}
+		v.Header.Headline = fmt.Sprintf("The shortest strong path from a GC root to %s: steps %s–%s of %s", name,
+			analyze.FormatCount(int64(hv.offset+1)), analyze.FormatCount(int64(hv.offset+len(steps))), analyze.FormatCount(int64(total)))
+		for _, st := range steps {
+			v.Steps = append(v.Steps, heapStep(st))
+		}
+		return s.d.Render(w, r, http.StatusOK, view.Page{Title: "Path from a GC root", Nav: "reports"}, view.HeapPathPageView(v))
+	})
 }

@@ -1,10 +1,8 @@
-package web
+package heapdumps_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,30 +11,16 @@ import (
 
 	"github.com/leakui/leakui/analyze/jvm"
 	"github.com/leakui/leakui/analyze/series"
-	"github.com/leakui/leakui/internal/javatest"
+	"github.com/leakui/leakui/web"
+	"github.com/leakui/leakui/web/heapdumps"
+	"github.com/leakui/leakui/web/internal/webtest"
 )
 
 // leakShapeRun runs LeakShape with n consumers of b bytes and returns its heap dump
 // (named after n) and jcmd's class histogram of the same heap.
-func leakShapeRun(t testing.TB, n, b int) (file, *jvm.Histogram) {
-	f, h, _ := leakShapeRunText(t, n, b)
+func leakShapeRun(t testing.TB, n, b int) (webtest.File, *jvm.Histogram) {
+	f, h, _ := webtest.LeakShapeRun(t, n, b)
 	return f, h
-}
-
-// leakShapeRunText is leakShapeRun with jcmd's histogram as printed too.
-func leakShapeRunText(t testing.TB, n, b int) (file, *jvm.Histogram, []byte) {
-	t.Helper()
-	jh := javatest.Run(t, "../analyze/hprof/testdata/LeakShape.java", false, []string{"-XX:+UseSerialGC", "-Xmx128m"},
-		strconv.Itoa(n), strconv.Itoa(b), "100", "10")
-	data, err := os.ReadFile(jh.Dump)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := jvm.ParseHistogram(bytes.NewReader(jh.Histogram))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return file{name: "LeakShape-" + strconv.Itoa(n) + ".hprof", data: data}, h, jh.Histogram
 }
 
 // jcmdInstances is the instance count jcmd's histogram gives a class.
@@ -57,17 +41,17 @@ func jcmdInstances(h *jvm.Histogram, name string) int64 {
 // retained size grew by 4 × (1 MiB + the buffer's header) and their own sizes.
 func TestHeapDumpCompare(t *testing.T) {
 	const b = 1 << 20
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, web.Config{})
 	small, hSmall := leakShapeRun(t, 3, b)
 	large, hLarge := leakShapeRun(t, 7, b)
-	up := ts.mustUploadHeapDumps(t, large, small)
+	up := ts.MustUploadHeapDumps(t, large, small)
 	consumer := "LeakShape$Consumer"
 	want := jcmdInstances(hLarge, consumer) - jcmdInstances(hSmall, consumer)
 	if want != 4 {
 		t.Fatalf("jcmd counts %d → %d consumers", jcmdInstances(hSmall, consumer), jcmdInstances(hLarge, consumer))
 	}
 
-	doc, _ := jvmGetPage(t, ts, up.ReportURL)
+	doc, _ := ts.Page(t, up.ReportURL)
 	first := doc.Find(`[data-testid="suspects"] [data-testid="change-row"]`).First()
 	if first.AttrOr("data-instances", "") != strconv.FormatInt(want, 10) || !strings.Contains(first.Text(), consumer) {
 		t.Errorf("first suspect: %q instances %s", first.Text(), first.AttrOr("data-instances", ""))
@@ -88,25 +72,25 @@ func TestHeapDumpCompare(t *testing.T) {
 	}
 
 	// Every class of the program changed by as many instances as jcmd counts.
-	code, _, body := ts.get(t, "/api/reports/"+up.ReportID+"?n=all")
+	code, _, body := ts.Get(t, "/api/reports/"+up.ReportID+"?n=all")
 	if code != http.StatusOK {
 		t.Fatalf("JSON: %d %s", code, body)
 	}
 	var got struct {
 		Kind     string `json:"kind"`
 		Analysis struct {
-			Classes       []jvm.ClassChange    `json:"classes"`
-			Suspects      []jvm.ClassChange    `json:"suspects"`
-			GrownRetained []heapRetainedChange `json:"grown_retained"`
-			Dumps         []heapDumpBrief      `json:"dumps"`
+			Classes       []jvm.ClassChange          `json:"classes"`
+			Suspects      []jvm.ClassChange          `json:"suspects"`
+			GrownRetained []heapdumps.RetainedChange `json:"grown_retained"`
+			Dumps         []heapdumps.Brief          `json:"dumps"`
 		} `json:"analysis"`
 	}
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
 	}
 	a := got.Analysis
-	if got.Kind != kindHeapDumpDiff || len(a.Suspects) == 0 || a.Suspects[0].Instances != want ||
-		len(a.Dumps) != 2 || a.Dumps[0].Name != small.name || a.Dumps[1].Reachable-a.Dumps[0].Reachable < 4*b {
+	if got.Kind != heapdumps.ReportDiff || len(a.Suspects) == 0 || a.Suspects[0].Instances != want ||
+		len(a.Dumps) != 2 || a.Dumps[0].Name != small.Name || a.Dumps[1].Reachable-a.Dumps[0].Reachable < 4*b {
 		t.Errorf("JSON: %s", body)
 	}
 	ours := map[string]jvm.ClassChange{}
@@ -137,13 +121,13 @@ func TestHeapDumpCompare(t *testing.T) {
 		t.Errorf("JSON grown_retained has not the page's %d for %s: %+v", grew, consumer, a.GrownRetained)
 	}
 
-	code, _, md := ts.get(t, up.ReportURL+".md")
+	code, _, md := ts.Get(t, up.ReportURL+".md")
 	if code != http.StatusOK || !strings.Contains(string(md), "`LeakShape$Consumer`") || !strings.Contains(string(md), "Growth in retained size") {
 		t.Errorf("Markdown: %d\n%s", code, md)
 	}
 
 	// Each dump's own histogram is a tab of the report.
-	doc, _ = jvmGetPage(t, ts, up.ReportURL+"?snapshot=1&n=all")
+	doc, _ = ts.Page(t, up.ReportURL+"?snapshot=1&n=all")
 	if n := doc.Find(`[data-testid="class-row"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return strings.Contains(s.Text(), consumer) && !strings.Contains(s.Text(), "Thread") && s.AttrOr("data-instances", "") == "7"
 	}).Length(); n != 1 {
@@ -155,18 +139,18 @@ func TestHeapDumpCompare(t *testing.T) {
 // and checks that the histograms' series analysis takes them: the series by
 // instances says leak and names the consumers, with the counts jcmd gives.
 func TestHeapDumpSeries(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	var files []file
+	ts := newTestServer(t, web.Config{})
+	var files []webtest.File
 	var hs []*jvm.Histogram
 	for n := 1; n <= 7; n++ {
 		f, h := leakShapeRun(t, n, 16<<10)
 		files, hs = append(files, f), append(hs, h)
 	}
-	up := ts.mustUploadHeapDumps(t, files...)
-	if rep, err := ts.db.Report(t.Context(), up.ReportID); err != nil || rep.Headline.Verdict != string(series.Leak) {
+	up := ts.MustUploadHeapDumps(t, files...)
+	if rep, err := ts.DB.Report(t.Context(), up.ReportID); err != nil || rep.Headline.Verdict != string(series.Leak) {
 		t.Errorf("the report's verdict once compared: %v %q", err, rep.Headline.Verdict)
 	}
-	code, _, body := ts.get(t, "/api/reports/"+up.ReportID)
+	code, _, body := ts.Get(t, "/api/reports/"+up.ReportID)
 	if code != http.StatusOK {
 		t.Fatalf("JSON: %d %s", code, body)
 	}
@@ -197,13 +181,13 @@ func TestHeapDumpSeries(t *testing.T) {
 			t.Errorf("dump %d: %d consumers, jcmd %d", i, sus.Values[i], jcmdInstances(h, consumer))
 		}
 	}
-	doc, _ := jvmGetPage(t, ts, up.ReportURL)
+	doc, _ := ts.Page(t, up.ReportURL)
 	if !strings.Contains(doc.Find("h2").Text(), "Series of 7 heap dumps") {
 		t.Errorf("no series on the page: %q", doc.Find("h2").Text())
 	}
-	reports, err := ts.db.RecentReports(t.Context(), 1)
-	if err != nil || len(reports) != 1 || !strings.HasPrefix(heapDumpReportSummaryLine(reports[0].Summary), "7 heap dumps") ||
-		!strings.Contains(heapDumpReportSummaryLine(reports[0].Summary), "series: leak") {
-		t.Errorf("dashboard line: %v %q", err, heapDumpReportSummaryLine(reports[0].Summary))
+	reports, err := ts.DB.RecentReports(t.Context(), 1)
+	if err != nil || len(reports) != 1 || !strings.HasPrefix(summaryLine(reports[0].Summary), "7 heap dumps") ||
+		!strings.Contains(summaryLine(reports[0].Summary), "series: leak") {
+		t.Errorf("dashboard line: %v %q", err, summaryLine(reports[0].Summary))
 	}
 }

@@ -1,4 +1,4 @@
-package web
+package heapdumps_test
 
 import (
 	"encoding/json"
@@ -11,14 +11,17 @@ import (
 
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web"
+	"github.com/leakui/leakui/web/heapdumps"
+	"github.com/leakui/leakui/web/internal/webtest"
 	"github.com/leakui/leakui/web/page"
 )
 
 // heapDomFragment fetches the rows the page's expand button of node inserts,
 // one row per object.
-func heapDomFragment(t *testing.T, ts *testServer, id, node string, level int) *goquery.Document {
+func heapDomFragment(t *testing.T, ts *webtest.Server, id, node string, level int) *goquery.Document {
 	t.Helper()
-	code, ct, body := ts.get(t, heapDomURL(id)+"?node="+node+"&level="+strconv.Itoa(level)+"&fragment=1&group=none")
+	code, ct, body := ts.Get(t, heapdumps.DomURL(id)+"?node="+node+"&level="+strconv.Itoa(level)+"&fragment=1&group=none")
 	if code != http.StatusOK || !strings.HasPrefix(ct, "text/html") {
 		t.Fatalf("fragment of node %s: %d %s %s", node, code, ct, body)
 	}
@@ -31,9 +34,9 @@ func heapDomFragment(t *testing.T, ts *testServer, id, node string, level int) *
 
 // openStoredIndex opens a report's stored index as the endpoint does, for the
 // test to compare against.
-func openStoredIndex(t *testing.T, ts *testServer, id string) *hprof.Index {
+func openStoredIndex(t *testing.T, ts *webtest.Server, id string) *hprof.Index {
 	t.Helper()
-	b, err := ts.db.OpenDerived(t.Context(), id, heapDumpIndexName)
+	b, err := ts.DB.OpenDerived(t.Context(), id, heapdumps.IndexName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +52,8 @@ func openStoredIndex(t *testing.T, ts *testServer, id string) *hprof.Index {
 // /r/{id}/dominators (JSON, the page's fragments, the page of a node) and checks
 // every page against the stored index's own Children and Path.
 func TestHeapDominatorsEndpoint(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	up := ts.mustUploadHeapDump(t, leakShapeDump(t, false, 30, 4096))
+	ts := newTestServer(t, web.Config{})
+	up := ts.MustUploadHeapDump(t, webtest.LeakShapeDump(t, false, 30, 4096))
 	x := openStoredIndex(t, ts, up.ReportID)
 
 	type page struct {
@@ -63,12 +66,12 @@ func TestHeapDominatorsEndpoint(t *testing.T) {
 	}
 	getJSON := func(query string, accept bool) page {
 		t.Helper()
-		path := heapDomURL(up.ReportID) + ".json?" + query
+		path := heapdumps.DomURL(up.ReportID) + ".json?" + query
 		var header []string
 		if accept {
-			path, header = heapDomURL(up.ReportID)+"?"+query, []string{"Accept", "application/json"}
+			path, header = heapdumps.DomURL(up.ReportID)+"?"+query, []string{"Accept", "application/json"}
 		}
-		code, _, body := ts.get(t, path, header...)
+		code, _, body := ts.Get(t, path, header...)
 		if code != http.StatusOK {
 			t.Fatalf("%s: %d %s", query, code, body)
 		}
@@ -94,7 +97,7 @@ func TestHeapDominatorsEndpoint(t *testing.T) {
 	var all []hprof.Object
 	for offset, pages := 0, 0; ; pages++ {
 		p := getJSON("node=root&offset="+strconv.Itoa(offset), pages%2 == 1)
-		want, total, err := x.Children(hprof.IndexRoot, offset, heapDomPage)
+		want, total, err := x.Children(hprof.IndexRoot, offset, heapdumps.DomPage)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,9 +133,9 @@ func TestHeapDominatorsEndpoint(t *testing.T) {
 	}
 	node := strconv.FormatUint(uint64(thread.Ordinal), 10)
 	p := getJSON("node="+node, false)
-	want, total, _ := x.Children(thread.Ordinal, 0, heapDomPage)
+	want, total, _ := x.Children(thread.Ordinal, 0, heapdumps.DomPage)
 	same("the thread's children", p.Children, want)
-	wantPath, _, _, _ := x.Chain(thread.Ordinal, heapChainEnds)
+	wantPath, _, _, _ := x.Chain(thread.Ordinal, heapdumps.ChainEnds)
 	same("the thread's path", p.Path, wantPath)
 	if p.Total != total || p.Node == nil || p.Node.Ordinal != thread.Ordinal {
 		t.Errorf("thread page: total %d node %+v", p.Total, p.Node)
@@ -141,7 +144,7 @@ func TestHeapDominatorsEndpoint(t *testing.T) {
 	// The fragment of the root's second page is the same rows, with a link to the next.
 	frag := heapDomFragment(t, ts, up.ReportID, "root", 0)
 	rows := frag.Find(`[data-testid="dominator"]`)
-	if rows.Length() != heapDomPage {
+	if rows.Length() != heapdumps.DomPage {
 		t.Errorf("%d rows in the root's first fragment", rows.Length())
 	}
 	rows.Each(func(i int, s *goquery.Selection) {
@@ -149,12 +152,12 @@ func TestHeapDominatorsEndpoint(t *testing.T) {
 			t.Errorf("fragment row %d is node %s, the index's is %d", i, s.AttrOr("data-node", ""), all[i].Ordinal)
 		}
 	})
-	if more := frag.Find(`[data-testid="dominator-more"]`); len(all) > heapDomPage && more.AttrOr("data-offset", "") != strconv.Itoa(heapDomPage) {
+	if more := frag.Find(`[data-testid="dominator-more"]`); len(all) > heapdumps.DomPage && more.AttrOr("data-offset", "") != strconv.Itoa(heapdumps.DomPage) {
 		t.Errorf("the 'show more' link: %q", more.AttrOr("href", ""))
 	}
 
 	// The page of a node, without JavaScript: its chain and its children.
-	doc, _ := jvmGetPage(t, ts, heapDomURL(up.ReportID)+"?node="+node)
+	doc, _ := ts.Page(t, heapdumps.DomURL(up.ReportID)+"?node="+node)
 	if doc.Find(`[data-testid="chain-step"]`).Length() != len(wantPath) || doc.Find(`[data-testid="dominators"] > [data-testid="dominator"]`).Length() != len(want) {
 		t.Errorf("node page: %d chain steps, %d rows", doc.Find(`[data-testid="chain-step"]`).Length(), doc.Find(`[data-testid="dominators"] > [data-testid="dominator"]`).Length())
 	}
@@ -164,7 +167,7 @@ func TestHeapDominatorsEndpoint(t *testing.T) {
 		query string
 		want  int
 	}{{"node=abc", 400}, {"node=4294967295", 400}, {"node=root&offset=-1", 400}, {"node=99999999", 404}} {
-		if code, _, body := ts.get(t, heapDomURL(up.ReportID)+".json?"+c.query); code != c.want {
+		if code, _, body := ts.Get(t, heapdumps.DomURL(up.ReportID)+".json?"+c.query); code != c.want {
 			t.Errorf("%s: %d %s, want %d", c.query, code, body, c.want)
 		}
 	}
@@ -175,23 +178,23 @@ func TestHeapDominatorsEndpoint(t *testing.T) {
 // levels of the dominator tree the summary keeps, and the endpoint says why it
 // has nothing.
 func TestHeapDumpReportWithoutIndex(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	up := ts.mustUploadHeapDump(t, leakShapeDump(t, false, 3, 1<<20))
-	rep, err := ts.db.Report(t.Context(), up.ReportID)
+	ts := newTestServer(t, web.Config{})
+	up := ts.MustUploadHeapDump(t, webtest.LeakShapeDump(t, false, 3, 1<<20))
+	rep, err := ts.DB.Report(t.Context(), up.ReportID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum heapDumpSummary
+	var sum heapdumps.Summary
 	if err := json.Unmarshal(rep.Summary, &sum); err != nil || !sum.Indexed {
 		t.Fatalf("the summary of a new report says indexed %v (%v)", sum.Indexed, err)
 	}
 	sum.Indexed = false
-	old := &store.Report{Kind: kindHeapDump, Params: rep.Params, Summary: page.MustJSON(sum)}
+	old := &store.Report{Kind: heapdumps.ReportDump, Params: rep.Params, Summary: page.MustJSON(sum)}
 	a := rep.Artifacts[0]
-	if err := ts.db.CreateReport(t.Context(), old, []store.Upload{{Name: a.Name, SHA256: a.SHA256, Size: a.Size}}); err != nil {
+	if err := ts.DB.CreateReport(t.Context(), old, []store.Upload{{Name: a.Name, SHA256: a.SHA256, Size: a.Size}}); err != nil {
 		t.Fatal(err)
 	}
-	doc, _ := jvmGetPage(t, ts, page.ReportURL(old.ID))
+	doc, _ := ts.Page(t, page.ReportURL(old.ID))
 	thread := doc.Find(`[data-testid="dominator"][data-level="0"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return s.ChildrenFiltered("details").Find(`summary [data-testid="dominator-class"]`).First().Text() == "LeakShape$ConsumerThread"
 	}).First()
@@ -199,7 +202,7 @@ func TestHeapDumpReportWithoutIndex(t *testing.T) {
 	if consumer.Find(`[data-testid="dominator-class"]`).Text() != "LeakShape$Consumer" || doc.Find(`[data-testid="dominator-expand"]`).Length() != 0 {
 		t.Errorf("the old report's tree: %q", thread.Text())
 	}
-	code, _, body := ts.get(t, heapDomURL(old.ID)+".json")
+	code, _, body := ts.Get(t, heapdumps.DomURL(old.ID)+".json")
 	if code != http.StatusNotFound || !strings.Contains(string(body), "no stored index") {
 		t.Errorf("the endpoint of an old report: %d %s", code, body)
 	}

@@ -1,4 +1,4 @@
-package web
+package heapdumps_test
 
 import (
 	"os"
@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/leakui/leakui/internal/javatest"
+	"github.com/leakui/leakui/web"
 	"github.com/leakui/leakui/web/heapdumps"
+	"github.com/leakui/leakui/web/internal/webtest"
 )
 
 // TestHeapDumpNativeSection uploads a real dump taken with -all of a JVM
@@ -21,7 +23,7 @@ import (
 func TestHeapDumpNativeSection(t *testing.T) {
 	const streams, buffers, bufferMiB = 2000, 20, 4
 	mapped := filepath.Join(t.TempDir(), "mapped.bin")
-	jh := javatest.RunAll(t, "../analyze/hprof/testdata/NativeHolders.java", false,
+	jh := javatest.RunAll(t, "../../analyze/hprof/testdata/NativeHolders.java", false,
 		[]string{"-Xms256m", "-Xmx256m", "-Xmn200m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:MaxDirectMemorySize=256m"},
 		strconv.Itoa(streams), strconv.Itoa(buffers), strconv.Itoa(bufferMiB), mapped)
 	raw, err := os.ReadFile(mapped + ".measured")
@@ -38,17 +40,17 @@ func TestHeapDumpNativeSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestServer(t, Config{})
-	up := ts.mustUploadHeapDump(t, file{name: "NativeHolders.hprof", data: data})
+	ts := newTestServer(t, web.Config{})
+	up := ts.MustUploadHeapDump(t, webtest.File{Name: "NativeHolders.hprof", Data: data})
 
-	doc, _ := jvmGetPage(t, ts, up.ReportURL)
+	doc, _ := ts.Page(t, up.ReportURL)
 	section := doc.Find(`[data-testid="native"]`)
 	if section.Length() != 1 || !strings.Contains(section.Find(`[data-testid="native-sentence"]`).Text(), "java.nio.DirectByteBuffer") ||
 		section.Find(`[data-testid="native-link"]`).AttrOr("href", "") != heapdumps.ViewURL(up.ReportID, "native") {
 		t.Fatalf("the report's native memory section: %q", section.Text())
 	}
 	var nm heapdumps.NativeJSON
-	getJSONInto(t, ts, heapdumps.ViewURL(up.ReportID, "native")+".json", &nm)
+	ts.GetJSON(t, heapdumps.ViewURL(up.ReportID, "native")+".json", &nm)
 	d := nm.Native.DirectBuffers
 	if len(direct) != 2 || strconv.FormatInt(d.Count, 10) != direct[0] || strconv.FormatInt(d.Bytes, 10) != direct[1] {
 		t.Errorf("direct buffers %+v; the JVM's pool: %v", d, direct)
@@ -57,7 +59,7 @@ func TestHeapDumpNativeSection(t *testing.T) {
 	if in.Count < streams || in.Reach.PendingCleanup.Count+in.Reach.Unreachable.Count < streams/2 {
 		t.Errorf("inflaters %+v: want %d, most only pending cleanup or unreachable", in, streams)
 	}
-	page, _ := jvmGetPage(t, ts, heapdumps.ViewURL(up.ReportID, "native"))
+	page, _ := ts.Page(t, heapdumps.ViewURL(up.ReportID, "native"))
 	if got := page.Find(`[data-testid="native-row"]`).First().AttrOr("data-bytes", ""); got != direct[1] {
 		t.Errorf("the native page's direct buffers hold %s bytes, the JVM's pool %s", got, direct[1])
 	}

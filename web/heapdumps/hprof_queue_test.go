@@ -1,4 +1,4 @@
-package web
+package heapdumps_test
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/leakui/leakui/web"
 	"github.com/leakui/leakui/web/heapdumps"
+	"github.com/leakui/leakui/web/internal/webtest"
 )
 
 // TestHeapDumpsQueueRoundRobinByUploader holds the analysis slot while
@@ -19,12 +21,12 @@ import (
 // -max-queued-per-client) with nothing stored; and once the slot is free
 // the analyses run in that order.
 func TestHeapDumpsQueueRoundRobinByUploader(t *testing.T) {
-	ts := newTestServer(t, Config{MaxQueuedPerClient: 3, UploadsPerMinute: -1})
-	dump := leakShapeDump(t, false, 3, 64<<10)
-	variant := func(k int) file {
-		f := file{name: "dump.hprof", data: slices.Clone(dump.data)}
+	ts := newTestServer(t, web.Config{MaxQueuedPerClient: 3, UploadsPerMinute: -1})
+	dump := webtest.LeakShapeDump(t, false, 3, 64<<10)
+	variant := func(k int) webtest.File {
+		f := webtest.File{Name: "dump.hprof", Data: slices.Clone(dump.Data)}
 		for range k { // another sha256: trailing records
-			f.data = append(f.data, dump.data[len(dump.data)-9:]...)
+			f.Data = append(f.Data, dump.Data[len(dump.Data)-9:]...)
 		}
 		return f
 	}
@@ -38,11 +40,11 @@ func TestHeapDumpsQueueRoundRobinByUploader(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { heapdumps.StageHook = nil })
-	release := holdAnalyses(t)
+	release := webtest.Hold(t, heapdumps.Analyses)
 	upload := func(from string, k int) (int, string) {
 		t.Helper()
-		code, raw := uploadFrom(t, ts, from, variant(k))
-		var up uploadResponse
+		code, raw := ts.UploadFrom(t, from, variant(k))
+		var up webtest.Uploaded
 		json.Unmarshal([]byte(raw), &up)
 		return code, up.ReportID
 	}
@@ -54,25 +56,25 @@ func TestHeapDumpsQueueRoundRobinByUploader(t *testing.T) {
 		}
 		first = append(first, id)
 	}
-	artifacts, _, _, _ := ts.db.Counts(t.Context())
-	code, raw := uploadFrom(t, ts, "127.0.0.2", variant(3))
+	artifacts, _, _, _ := ts.DB.Counts(t.Context())
+	code, raw := ts.UploadFrom(t, "127.0.0.2", variant(3))
 	if code != http.StatusTooManyRequests || !strings.Contains(raw, "-max-queued-per-client") {
 		t.Errorf("a fourth heap dump from 127.0.0.2: %d %s, want 429 naming -max-queued-per-client", code, raw)
 	}
-	if a, _, _, _ := ts.db.Counts(t.Context()); a != artifacts {
+	if a, _, _, _ := ts.DB.Counts(t.Context()); a != artifacts {
 		t.Errorf("the refused heap dump was stored (%d artifacts, were %d)", a, artifacts)
 	}
 	code, second := upload("127.0.0.3", 4)
 	if code != http.StatusAccepted {
 		t.Fatalf("a heap dump from 127.0.0.3: %d", code)
 	}
-	queue := func(id string) int { return ts.reportAnalysis(t, id).Progress.Queue }
+	queue := func(id string) int { return reportAnalysis(t, ts, id).Progress.Queue }
 	if q := []int{queue(first[1]), queue(first[2]), queue(second)}; !slices.Equal(q, []int{2, 3, 1}) {
 		t.Errorf("analyses before 127.0.0.2's second and third and 127.0.0.3's first: %v, want [2 3 1]", q)
 	}
 	release()
 	for _, id := range append(first, second) {
-		if st := ts.waitAnalysis(t, id); st.Status != "done" {
+		if st := waitAnalysis(t, ts, id); st.Status != "done" {
 			t.Errorf("report %s ended %+v", id, st)
 		}
 	}

@@ -1,4 +1,4 @@
-package web
+package heapdumps_test
 
 import (
 	"encoding/json"
@@ -15,20 +15,10 @@ import (
 
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/internal/javatest"
+	"github.com/leakui/leakui/web"
 	"github.com/leakui/leakui/web/heapdumps"
+	"github.com/leakui/leakui/web/internal/webtest"
 )
-
-// getJSONInto fetches path's JSON into v.
-func getJSONInto(t *testing.T, ts *testServer, path string, v any) {
-	t.Helper()
-	code, _, body := ts.get(t, path)
-	if code != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", path, code, body)
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		t.Fatalf("GET %s: %v\n%s", path, err, body)
-	}
-}
 
 // TestHeapDumpTreeGroupedByClass uploads a real dump of 30 consumer threads:
 // the report page groups the tree's top level by class by default, so that no
@@ -40,8 +30,8 @@ func getJSONInto(t *testing.T, ts *testServer, path string, v any) {
 // and the top level's objects, and each group's members URL lists its objects
 // as the index does.
 func TestHeapDumpTreeGroupedByClass(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	up := ts.mustUploadHeapDump(t, leakShapeDump(t, false, 30, 4096))
+	ts := newTestServer(t, web.Config{})
+	up := ts.MustUploadHeapDump(t, webtest.LeakShapeDump(t, false, 30, 4096))
 	x := openStoredIndex(t, ts, up.ReportID)
 	const threads = "LeakShape$ConsumerThread"
 
@@ -56,7 +46,7 @@ func TestHeapDumpTreeGroupedByClass(t *testing.T) {
 		}
 	}
 
-	doc, _ := jvmGetPage(t, ts, up.ReportURL)
+	doc, _ := ts.Page(t, up.ReportURL)
 	rows := map[string]int{}
 	doc.Find(`[data-testid="dominators"] > [data-testid="dominator"]`).Each(func(_ int, s *goquery.Selection) {
 		rows[s.Find(`[data-testid="dominator-class"]`).Text()]++
@@ -78,11 +68,11 @@ func TestHeapDumpTreeGroupedByClass(t *testing.T) {
 		t.Errorf("the toggle marks %q", doc.Find(`[data-testid="group-mode"][aria-current="page"]`).AttrOr("data-mode", ""))
 	}
 	cls := group.AttrOr("data-class", "")
-	frag := ts.fragment(t, heapDomURL(up.ReportID)+"?node=root&class="+cls+"&level=1&fragment=1")
+	frag := fragment(t, ts, heapdumps.DomURL(up.ReportID)+"?node=root&class="+cls+"&level=1&fragment=1")
 	members := frag.Find(`[data-testid="dominator"]`)
-	if members.Length() != heapDomPage || members.FilterFunction(func(_ int, s *goquery.Selection) bool {
+	if members.Length() != heapdumps.DomPage || members.FilterFunction(func(_ int, s *goquery.Selection) bool {
 		return s.Find(`[data-testid="dominator-class"]`).Text() == threads && s.AttrOr("data-level", "") == "1"
-	}).Length() != heapDomPage {
+	}).Length() != heapdumps.DomPage {
 		t.Errorf("the group opens onto %d rows: %q", members.Length(), frag.Text())
 	}
 	if more := frag.Find(`[data-testid="dominator-more"]`).AttrOr("href", ""); !strings.Contains(more, "class="+cls) || !strings.Contains(more, "offset=25") {
@@ -90,21 +80,21 @@ func TestHeapDumpTreeGroupedByClass(t *testing.T) {
 	}
 
 	// The toggle: one row per object.
-	flat, _ := jvmGetPage(t, ts, up.ReportURL+"?group=none")
+	flat, _ := ts.Page(t, up.ReportURL+"?group=none")
 	if n := flat.Find(`[data-testid="dominators"] > [data-testid="dominator-group"]`).Length(); n != 0 {
 		t.Errorf("group=none shows %d groups", n)
 	}
-	if n := flat.Find(`[data-testid="dominators"] > [data-testid="dominator"]`).Length(); n != heapDomPage {
+	if n := flat.Find(`[data-testid="dominators"] > [data-testid="dominator"]`).Length(); n != heapdumps.DomPage {
 		t.Errorf("group=none shows %d rows", n)
 	}
 
 	// The JSON, grouped, page by page.
 	var sumRetained, sumObjects int64
-	next := heapDomURL(up.ReportID) + ".json?node=root&group=class"
+	next := heapdumps.DomURL(up.ReportID) + ".json?node=root&group=class"
 	for pages := 0; next != ""; pages++ {
-		var p heapDomJSON
-		getJSONInto(t, ts, next, &p)
-		want, total, err := x.ChildGroups(hprof.IndexRoot, p.Offset, heapDomPage)
+		var p heapdumps.DomJSON
+		ts.GetJSON(t, next, &p)
+		want, total, err := x.ChildGroups(hprof.IndexRoot, p.Offset, heapdumps.DomPage)
 		if err != nil || !p.Grouped || p.Total != total || len(p.Groups) != len(want) {
 			t.Fatalf("grouped page at %d: %+v; the index: %d of %d groups (%v)", p.Offset, p, len(want), total, err)
 		}
@@ -115,9 +105,9 @@ func TestHeapDumpTreeGroupedByClass(t *testing.T) {
 			sumRetained += g.Retained
 			sumObjects += g.Objects
 			if g.Name == threads {
-				var m heapDomJSON
-				getJSONInto(t, ts, g.Members, &m)
-				wantM, n, _ := x.ClassMembers(hprof.IndexRoot, g.Class, 0, heapDomPage)
+				var m heapdumps.DomJSON
+				ts.GetJSON(t, g.Members, &m)
+				wantM, n, _ := x.ClassMembers(hprof.IndexRoot, g.Class, 0, heapdumps.DomPage)
 				if m.Total != 30 || n != 30 || len(m.Children) != len(wantM) || m.Children[0].Ordinal != wantM[0].Ordinal || m.Next == "" {
 					t.Errorf("the threads' members: %d of %d, next %q", len(m.Children), m.Total, m.Next)
 				}
@@ -132,22 +122,22 @@ func TestHeapDumpTreeGroupedByClass(t *testing.T) {
 		t.Errorf("the groups retain %d in %d objects; the reachable heap is %d, the top level %d objects", sumRetained, sumObjects, x.TotalRetained(), topTotal)
 	}
 	// Without group=class the JSON is one row per object, as before.
-	var plain heapDomJSON
-	getJSONInto(t, ts, heapDomURL(up.ReportID)+".json?node=root", &plain)
-	if plain.Grouped || len(plain.Children) != heapDomPage {
+	var plain heapdumps.DomJSON
+	ts.GetJSON(t, heapdumps.DomURL(up.ReportID)+".json?node=root", &plain)
+	if plain.Grouped || len(plain.Children) != heapdumps.DomPage {
 		t.Errorf("the JSON without group: grouped %v, %d children", plain.Grouped, len(plain.Children))
 	}
 	for _, bad := range []string{"?group=tree", "?class=-1", "?class=999999&node=root"} {
-		if code, _, body := ts.get(t, heapDomURL(up.ReportID)+".json"+bad); code != http.StatusBadRequest && code != http.StatusNotFound {
+		if code, _, body := ts.Get(t, heapdumps.DomURL(up.ReportID)+".json"+bad); code != http.StatusBadRequest && code != http.StatusNotFound {
 			t.Errorf("%s: %d %s", bad, code, body)
 		}
 	}
 }
 
 // fragment fetches an HTML fragment of list items.
-func (ts *testServer) fragment(t *testing.T, path string) *goquery.Document {
+func fragment(t *testing.T, ts *webtest.Server, path string) *goquery.Document {
 	t.Helper()
-	code, _, body := ts.get(t, path)
+	code, _, body := ts.Get(t, path)
 	if code != http.StatusOK {
 		t.Fatalf("GET %s: %d %s", path, code, body)
 	}
@@ -162,7 +152,7 @@ func (ts *testServer) fragment(t *testing.T, path string) *goquery.Document {
 func buildLeakui(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "leakui")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/leakui")
+	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/leakui")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -192,18 +182,18 @@ func cliJSON(t *testing.T, bin, dump string, v any, args ...string) {
 // page's title names the file, and the suspect's share is its accumulation
 // object's own.
 func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
-	jh := javatest.RunAll(t, "../analyze/hprof/testdata/LeakShape.java", false, []string{"-XX:+UseSerialGC", "-Xmx128m"}, "6", "65536", "100", "10")
+	jh := javatest.RunAll(t, "../../analyze/hprof/testdata/LeakShape.java", false, []string{"-XX:+UseSerialGC", "-Xmx128m"}, "6", "65536", "100", "10")
 	data, err := os.ReadFile(jh.Dump)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestServer(t, Config{})
-	up := ts.mustUploadHeapDump(t, file{name: "LeakShape-all.hprof", data: data})
+	ts := newTestServer(t, web.Config{})
+	up := ts.MustUploadHeapDump(t, webtest.File{Name: "LeakShape-all.hprof", Data: data})
 	bin := buildLeakui(t)
 	id := up.ReportID
 
 	// The report page: its title, the suspect's share, the links to the views.
-	doc, _ := jvmGetPage(t, ts, up.ReportURL)
+	doc, _ := ts.Page(t, up.ReportURL)
 	if title := doc.Find(`[data-testid="report-title"]`).Text(); title != "JVM heap dump: LeakShape-all.hprof" {
 		t.Errorf("title %q", title)
 	}
@@ -229,7 +219,7 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 			ViewURLs map[string]string `json:"view_urls"`
 		} `json:"analysis"`
 	}
-	getJSONInto(t, ts, "/api/reports/"+id, &twin)
+	ts.GetJSON(t, "/api/reports/"+id, &twin)
 	for _, name := range []string{"native", "by-loader", "unreachable", "duplicate-classes"} {
 		if u := twin.Analysis.ViewURLs[name]; !strings.HasSuffix(u, heapdumps.ViewURL(id, name)+".json") {
 			t.Errorf("the JSON twin's view_urls[%s] = %q", name, u)
@@ -242,7 +232,7 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 		if views[label] != heapdumps.ViewURL(id, name) {
 			t.Errorf("the report links %q to %q", label, views[label])
 		}
-		page, _ := jvmGetPage(t, ts, heapdumps.ViewURL(id, name))
+		page, _ := ts.Page(t, heapdumps.ViewURL(id, name))
 		if page.Find(`[data-testid="report-title"]`).Length() != 1 || page.Find(`[data-testid="link-JSON"]`).Length() != 1 {
 			t.Errorf("the %s page has no title or JSON link", name)
 		}
@@ -255,7 +245,7 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 	}
 	cliJSON(t, bin, jh.Dump, &cliLoaders, "-n", "0", "-view", "by-loader")
 	var webLoaders heapdumps.LoadersJSON
-	getJSONInto(t, ts, heapdumps.ViewURL(id, "by-loader")+".json", &webLoaders)
+	ts.GetJSON(t, heapdumps.ViewURL(id, "by-loader")+".json", &webLoaders)
 	if webLoaders.Total != cliLoaders.Total || len(webLoaders.Loaders) != min(cliLoaders.Total, heapdumps.ViewPage) {
 		t.Fatalf("by loader: %d of %d on the web, %d on the CLI", len(webLoaders.Loaders), webLoaders.Total, cliLoaders.Total)
 	}
@@ -276,7 +266,7 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 		ref = strconv.FormatUint(uint64(first.Loader.Ordinal), 10)
 	}
 	var classes heapdumps.LoadersJSON
-	getJSONInto(t, ts, heapdumps.ViewURL(id, "by-loader")+".json?loader="+ref, &classes)
+	ts.GetJSON(t, heapdumps.ViewURL(id, "by-loader")+".json?loader="+ref, &classes)
 	var n int64
 	for _, c := range classes.Classes {
 		n += c.Objects
@@ -293,7 +283,7 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 	}
 	cliJSON(t, bin, jh.Dump, &cliUnreachable, "-n", "0", "-view", "unreachable")
 	var webUnreachable heapdumps.UnreachableJSON
-	getJSONInto(t, ts, heapdumps.ViewURL(id, "unreachable")+".json", &webUnreachable)
+	ts.GetJSON(t, heapdumps.ViewURL(id, "unreachable")+".json", &webUnreachable)
 	x := openStoredIndex(t, ts, id)
 	if webUnreachable.All != cliUnreachable.All || webUnreachable.Total != cliUnreachable.Total ||
 		webUnreachable.All.Objects != rep.Objects-int64(x.Reachable()) || webUnreachable.All.Unreachable.Count == 0 {
@@ -305,7 +295,7 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 			t.Errorf("unreachable class %d: web %+v, CLI %+v", i, c, cliUnreachable.Classes[i])
 		}
 	}
-	up2, _ := jvmGetPage(t, ts, heapdumps.ViewURL(id, "unreachable"))
+	up2, _ := ts.Page(t, heapdumps.ViewURL(id, "unreachable"))
 	if got := up2.Find(`[data-testid="unreachable-row"]`).Length(); got != min(webUnreachable.Total, heapdumps.ViewPage) {
 		t.Errorf("the unreachable page shows %d rows of %d", got, webUnreachable.Total)
 	}
@@ -317,7 +307,7 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 	}
 	cliJSON(t, bin, jh.Dump, &cliDups, "-n", "0", "-view", "duplicate-classes")
 	var webDups heapdumps.DuplicatesJSON
-	getJSONInto(t, ts, heapdumps.ViewURL(id, "duplicate-classes")+".json", &webDups)
+	ts.GetJSON(t, heapdumps.ViewURL(id, "duplicate-classes")+".json", &webDups)
 	if webDups.Total != cliDups.Total || len(webDups.Classes) != min(cliDups.Total, heapdumps.ViewPage) {
 		t.Errorf("duplicate classes: web %d of %d, CLI %d", len(webDups.Classes), webDups.Total, cliDups.Total)
 	}
@@ -329,12 +319,12 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 
 	// Native memory.
 	var webNative heapdumps.NativeJSON
-	getJSONInto(t, ts, heapdumps.ViewURL(id, "native")+".json", &webNative)
+	ts.GetJSON(t, heapdumps.ViewURL(id, "native")+".json", &webNative)
 	if w, c := webNative.Native, rep.Native; w == nil || w.Bytes != c.Bytes || w.DirectBuffers != c.DirectBuffers || w.Inflaters != c.Inflaters ||
 		w.Deflaters != c.Deflaters || w.MappedBuffers != c.MappedBuffers || w.Threads != c.Threads {
 		t.Errorf("native memory: web %+v, CLI %+v", w, c)
 	}
-	nat, _ := jvmGetPage(t, ts, heapdumps.ViewURL(id, "native"))
+	nat, _ := ts.Page(t, heapdumps.ViewURL(id, "native"))
 	if nat.Find(`[data-testid="native-row"]`).Length() != 5 || nat.Find(`[data-testid="native-row"]`).Last().AttrOr("data-bytes", "") != strconv.FormatInt(rep.Native.Threads.Bytes, 10) {
 		t.Errorf("the native memory page: %q", nat.Find(`[data-testid="native-table"]`).Text())
 	}
@@ -347,8 +337,8 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 	}
 	cliJSON(t, bin, jh.Dump, &cliPath, "-n", "1000", "-view", "path", "-object", strconv.FormatUint(uint64(o), 10))
 	var webPath heapdumps.ObjectPathJSON
-	getJSONInto(t, ts, heapdumps.ObjectPathURL(id, o)+".json", &webPath)
-	if !webPath.StrongOnly || webPath.Length != cliPath.Length || len(webPath.Steps) != min(webPath.Length, heapPathPage) || webPath.Length < 2 {
+	ts.GetJSON(t, heapdumps.ObjectPathURL(id, o)+".json", &webPath)
+	if !webPath.StrongOnly || webPath.Length != cliPath.Length || len(webPath.Steps) != min(webPath.Length, heapdumps.PathPage) || webPath.Length < 2 {
 		t.Fatalf("the path to %d: web %d of %d steps, CLI %d", o, len(webPath.Steps), webPath.Length, cliPath.Length)
 	}
 	for i, st := range webPath.Steps {
@@ -360,15 +350,15 @@ func TestHeapDumpViewsEqualTheCLI(t *testing.T) {
 			t.Errorf("step %d goes through a Reference's referent: %+v", i, st)
 		}
 	}
-	if last := webPath.Steps[len(webPath.Steps)-1]; webPath.Length <= heapPathPage && last.Object.Ordinal != o {
+	if last := webPath.Steps[len(webPath.Steps)-1]; webPath.Length <= heapdumps.PathPage && last.Object.Ordinal != o {
 		t.Errorf("the path ends at %+v, not at %d", last.Object, o)
 	}
-	pp, _ := jvmGetPage(t, ts, heapdumps.ObjectPathURL(id, o))
+	pp, _ := ts.Page(t, heapdumps.ObjectPathURL(id, o))
 	if pp.Find(`[data-testid="path-step"]`).Length() != len(webPath.Steps) || pp.Find(`[data-testid="path-note"]`).Length() != 1 {
 		t.Errorf("the path page: %q", pp.Find("main").Text())
 	}
 	for _, bad := range []string{"/objects/x/path", "/objects/99999999/path", "/by-loader?loader=zz", "/unreachable?offset=-1"} {
-		if code, _, body := ts.get(t, "/r/"+id+bad); code != http.StatusBadRequest && code != http.StatusNotFound {
+		if code, _, body := ts.Get(t, "/r/"+id+bad); code != http.StatusBadRequest && code != http.StatusNotFound {
 			t.Errorf("%s: %d %s", bad, code, body)
 		}
 	}

@@ -1,4 +1,4 @@
-package web
+package heapdumps_test
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -19,23 +18,10 @@ import (
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/store/postgres"
 	"github.com/leakui/leakui/store/sqlite"
+	"github.com/leakui/leakui/web"
 	"github.com/leakui/leakui/web/heapdumps"
+	"github.com/leakui/leakui/web/internal/webtest"
 )
-
-// mustUploadHeapDumps uploads two or more heap dumps together, checks that
-// the answer is 202 with the comparison analyzing, and waits for the
-// comparison to be built.
-func (ts *testServer) mustUploadHeapDumps(t *testing.T, files ...file) uploadResponse {
-	t.Helper()
-	code, up, raw := ts.upload(t, files...)
-	if code != http.StatusAccepted || up.Status != store.ReportAnalyzing || up.ReportID == "" {
-		t.Fatalf("heap dumps upload: %d %s", code, raw)
-	}
-	if st := ts.waitAnalysis(t, up.ReportID); st.Status != "done" {
-		t.Fatalf("the comparison ended %+v", st)
-	}
-	return up
-}
 
 // compareStore opens a store of backend ("sqlite" or "postgres") for a
 // test and returns it with where its job runner's tables live.
@@ -60,17 +46,13 @@ func compareStore(t *testing.T, backend string) (*store.DB, string) {
 
 // compareServer starts a server on db (its jobs at where) spooling into
 // spool, and returns it with its stop, which the test's end also calls.
-func compareServer(t *testing.T, db *store.DB, where, spool string) (*testServer, func()) {
+func compareServer(t *testing.T, db *store.DB, where, spool string) (*webtest.Server, func()) {
 	t.Helper()
-	srv, err := NewServer(Config{Store: db, TempDir: spool, Jobs: testJobsAt(t, where, "")})
+	srv, err := web.NewServer(web.Config{Store: db, TempDir: spool, Jobs: webtest.Jobs(t, where, "")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := &testServer{Server: httptest.NewServer(srv), db: db, srv: srv}
-	var once sync.Once
-	stop := func() { once.Do(func() { srv.BeginShutdown(); ts.Close(); srv.Close() }) }
-	t.Cleanup(stop)
-	return ts, stop
+	return webtest.Serve(t, db, srv)
 }
 
 // stageLog records the stages of the background analyses (StageHook), each
@@ -111,7 +93,7 @@ func firstAt(stages []string, prefix string) int {
 func storedIndexes(t *testing.T, db *store.DB, id string, n int) []string {
 	t.Helper()
 	var out []string
-	for _, name := range append([]string{heapDumpIndexName}, dumpIndexNames(n)...) {
+	for _, name := range append([]string{heapdumps.IndexName}, dumpIndexNames(n)...) {
 		b, err := db.OpenDerived(t.Context(), id, name)
 		if err == nil {
 			b.Close()
@@ -167,19 +149,19 @@ func TestHeapDumpCompareInBackground(t *testing.T) {
 				case <-time.After(30 * time.Second):
 				}
 			})
-			release := holdAnalyses(t)
-			code, up, raw := ts.upload(t, large, small)
+			release := webtest.Hold(t, heapdumps.Analyses)
+			code, up, raw := ts.Upload(t, large, small)
 			if code != http.StatusAccepted || up.Status != store.ReportAnalyzing || !strings.HasPrefix(up.ReportURL, "/r/") {
 				t.Fatalf("upload: %d %s", code, raw)
 			}
 			if s := log.list(); len(s) != 0 {
 				t.Errorf("the upload answered after stages %v", s)
 			}
-			d := ts.reportAnalysis(t, up.ReportID)
+			d := reportAnalysis(t, ts, up.ReportID)
 			if d.Status != store.ReportAnalyzing || d.Progress == nil || d.Progress.Dumps != 2 || d.Progress.Dump != 0 {
 				t.Errorf("the comparison's JSON before its analyses: %+v %+v", d, d.Progress)
 			}
-			doc, _ := jvmGetPage(t, ts, up.ReportURL)
+			doc, _ := ts.Page(t, up.ReportURL)
 			if h := doc.Find(`[data-testid=headline]`).Text(); !strings.Contains(h, "Analyzing 2 heap dumps") ||
 				doc.Find(`[data-testid=analysis][data-status=analyzing] progress[data-testid=analysis-progress]`).Length() != 1 {
 				t.Errorf("the comparison's page before its analyses: %q", doc.Find(`[data-testid=analysis]`).Text())
@@ -190,7 +172,7 @@ func TestHeapDumpCompareInBackground(t *testing.T) {
 			release()
 			var mid analysisDoc
 			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				mid = ts.reportAnalysis(t, up.ReportID)
+				mid = reportAnalysis(t, ts, up.ReportID)
 				if mid.Progress != nil && mid.Progress.Dump == 2 && strings.Contains(mid.Progress.Stage, "dominator") || mid.Status != store.ReportAnalyzing {
 					break
 				}
@@ -201,7 +183,7 @@ func TestHeapDumpCompareInBackground(t *testing.T) {
 				p.Percent < 47.5 || p.Percent > 95 || p.DumpPercent <= 0 || p.DumpPercent >= 100 {
 				t.Errorf("the progress while the second dump computes its dominators: %+v", p)
 			}
-			if st := ts.waitAnalysis(t, up.ReportID); st.Status != "done" {
+			if st := waitAnalysis(t, ts, up.ReportID); st.Status != "done" {
 				t.Fatalf("the comparison ended %+v", st)
 			}
 			s := log.list()
@@ -213,7 +195,7 @@ func TestHeapDumpCompareInBackground(t *testing.T) {
 				t.Errorf("indexes stored with the comparison: %v", got)
 			}
 
-			code, _, body := ts.get(t, "/api/reports/"+up.ReportID+"?n=all")
+			code, _, body := ts.Get(t, "/api/reports/"+up.ReportID+"?n=all")
 			if code != http.StatusOK {
 				t.Fatalf("JSON: %d %s", code, body)
 			}
@@ -224,8 +206,8 @@ func TestHeapDumpCompareInBackground(t *testing.T) {
 						Name      string
 						Instances int64
 					} `json:"suspects"`
-					GrownRetained []heapRetainedChange `json:"grown_retained"`
-					Dumps         []heapDumpBrief      `json:"dumps"`
+					GrownRetained []heapdumps.RetainedChange `json:"grown_retained"`
+					Dumps         []heapdumps.Brief          `json:"dumps"`
 				} `json:"analysis"`
 			}
 			if err := json.Unmarshal(body, &got); err != nil {
@@ -238,7 +220,7 @@ func TestHeapDumpCompareInBackground(t *testing.T) {
 			}) bool {
 				return c.Name == consumer && c.Instances == want
 			}) ||
-				len(a.Dumps) != 2 || a.Dumps[0].Name != small.name || a.Dumps[1].Name != large.name {
+				len(a.Dumps) != 2 || a.Dumps[0].Name != small.Name || a.Dumps[1].Name != large.Name {
 				t.Errorf("JSON: status %q, suspects %+v, dumps %+v", got.Status, a.Suspects[:min(len(a.Suspects), 3)], a.Dumps)
 			}
 			grew := int64(-1)
@@ -260,8 +242,8 @@ func TestHeapDumpCompareInBackground(t *testing.T) {
 // the next server on the same store analyzes both dumps again and completes
 // it, with both indexes. On SQLite and on PostgreSQL.
 func TestHeapDumpCompareResumesAfterRestart(t *testing.T) {
-	first, second := leakShapeDump(t, false, 2, 32<<10), leakShapeDump(t, false, 4, 32<<10)
-	second.name = "LeakShape-4.hprof"
+	first, second := webtest.LeakShapeDump(t, false, 2, 32<<10), webtest.LeakShapeDump(t, false, 4, 32<<10)
+	second.Name = "LeakShape-4.hprof"
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			db, where := compareStore(t, backend)
@@ -275,7 +257,7 @@ func TestHeapDumpCompareResumesAfterRestart(t *testing.T) {
 					once.Do(func() { close(reached); <-ctx.Done() })
 				}
 			})
-			code, up, raw := ts.upload(t, first, second)
+			code, up, raw := ts.Upload(t, first, second)
 			if code != http.StatusAccepted {
 				t.Fatalf("upload: %d %s", code, raw)
 			}
@@ -296,7 +278,7 @@ func TestHeapDumpCompareResumesAfterRestart(t *testing.T) {
 			}
 			before := len(log.list())
 			ts2, _ := compareServer(t, db, where, t.TempDir())
-			if st := ts2.waitAnalysis(t, up.ReportID); st.Status != "done" {
+			if st := waitAnalysis(t, ts2, up.ReportID); st.Status != "done" {
 				t.Fatalf("after the restart the comparison ended %+v", st)
 			}
 			after := log.list()[before:]
@@ -307,8 +289,8 @@ func TestHeapDumpCompareResumesAfterRestart(t *testing.T) {
 				t.Errorf("indexes stored with the resumed comparison: %v", got)
 			}
 			rep, err := db.Report(t.Context(), up.ReportID)
-			if err != nil || rep.Status != store.ReportReady || !strings.HasPrefix(heapDumpReportSummaryLine(rep.Summary), "2 heap dumps, reachable +") {
-				t.Errorf("the resumed comparison: %q %v %q", rep.Status, err, heapDumpReportSummaryLine(rep.Summary))
+			if err != nil || rep.Status != store.ReportReady || !strings.HasPrefix(summaryLine(rep.Summary), "2 heap dumps, reachable +") {
+				t.Errorf("the resumed comparison: %q %v %q", rep.Status, err, summaryLine(rep.Summary))
 			}
 		})
 	}
@@ -321,10 +303,10 @@ func TestHeapDumpCompareResumesAfterRestart(t *testing.T) {
 // Markdown, dashboard), with no index stored, not even the first dump's. On
 // SQLite and on PostgreSQL.
 func TestHeapDumpCompareHostileDump(t *testing.T) {
-	good := leakShapeDump(t, false, 2, 4096)
-	good.name = "good.hprof"
-	later := leakShapeDump(t, false, 3, 4096) // written after good: the second
-	broken := bytes.Clone(later.data)
+	good := webtest.LeakShapeDump(t, false, 2, 4096)
+	good.Name = "good.hprof"
+	later := webtest.LeakShapeDump(t, false, 3, 4096) // written after good: the second
+	broken := bytes.Clone(later.Data)
 	pos := bytes.IndexByte(broken, 0) + 1 + 12
 	for broken[pos] != 0x1C && broken[pos] != 0x0C {
 		pos += 9 + int(binary.BigEndian.Uint32(broken[pos+5:]))
@@ -336,11 +318,11 @@ func TestHeapDumpCompareHostileDump(t *testing.T) {
 			ts, _ := compareServer(t, db, where, t.TempDir())
 			var log stageLog
 			log.hook(t, nil)
-			code, up, raw := ts.upload(t, file{name: "hostile.hprof", data: broken}, good)
+			code, up, raw := ts.Upload(t, webtest.File{Name: "hostile.hprof", Data: broken}, good)
 			if code != http.StatusAccepted {
 				t.Fatalf("upload: %d %s", code, raw)
 			}
-			st := ts.waitAnalysis(t, up.ReportID)
+			st := waitAnalysis(t, ts, up.ReportID)
 			if st.Status != "failed" || st.Code != http.StatusUnprocessableEntity || !strings.HasPrefix(st.Error, "dump 2 of 2, hostile.hprof: ") ||
 				strings.Contains(st.Error, "\n") {
 				t.Errorf("ended %+v, want failed with 422 naming the second dump", st)
@@ -351,19 +333,19 @@ func TestHeapDumpCompareHostileDump(t *testing.T) {
 			if got := storedIndexes(t, db, up.ReportID, 2); len(got) != 0 {
 				t.Errorf("a failed comparison stored %v", got)
 			}
-			d := ts.reportAnalysis(t, up.ReportID)
+			d := reportAnalysis(t, ts, up.ReportID)
 			if d.Status != "failed" || d.Progress == nil || d.Progress.Error != st.Error {
 				t.Errorf("JSON %+v", d)
 			}
-			doc, _ := jvmGetPage(t, ts, up.ReportURL)
+			doc, _ := ts.Page(t, up.ReportURL)
 			if got := doc.Find(`[data-testid=analysis][data-status=failed] [data-testid=analysis-error]`).Text(); !strings.Contains(got, st.Error) ||
 				!strings.Contains(doc.Find(`[data-testid=headline]`).Text(), "The heap dumps could not be compared.") {
 				t.Errorf("the page says %q / %q", doc.Find(`[data-testid=headline]`).Text(), got)
 			}
-			if _, _, pg := ts.get(t, "/"); !strings.Contains(string(pg), "the analysis failed: "+st.Error) {
+			if _, _, pg := ts.Get(t, "/"); !strings.Contains(string(pg), "the analysis failed: "+st.Error) {
 				t.Errorf("the dashboard does not list the comparison as failed")
 			}
-			if _, _, md := ts.get(t, up.ReportURL+".md"); !strings.Contains(string(md), "The analysis failed (422)") || !strings.Contains(string(md), "JVM heap dumps") {
+			if _, _, md := ts.Get(t, up.ReportURL+".md"); !strings.Contains(string(md), "The analysis failed (422)") || !strings.Contains(string(md), "JVM heap dumps") {
 				t.Errorf("Markdown %s", md)
 			}
 		})

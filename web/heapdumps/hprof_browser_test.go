@@ -1,4 +1,4 @@
-package web
+package heapdumps_test
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/leakui/leakui/internal/browser"
+	"github.com/leakui/leakui/web"
 	"github.com/leakui/leakui/web/heapdumps"
+	"github.com/leakui/leakui/web/internal/webtest"
 )
 
 // TestBrowserHeapDump drives the real Chromium: choose a real heap dump in the
@@ -25,13 +27,13 @@ import (
 // screen and the page does not scroll sideways, analyzing and done.
 func TestBrowserHeapDump(t *testing.T) {
 	ctx := browser.New(t, 120*time.Second)
-	ts := newTestServer(t, Config{})
-	dump := leakShapeDump(t, true, 4, 1<<20)
-	path := filepath.Join(t.TempDir(), dump.name)
-	if err := os.WriteFile(path, dump.data, 0o644); err != nil {
+	ts := newTestServer(t, web.Config{})
+	dump := webtest.LeakShapeDump(t, true, 4, 1<<20)
+	path := filepath.Join(t.TempDir(), dump.Name)
+	if err := os.WriteFile(path, dump.Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	release := holdAnalyses(t)
+	release := webtest.Hold(t, heapdumps.Analyses)
 	browser.Do(t, ctx,
 		chromedp.EmulateViewport(1400, 900),
 		chromedp.Navigate(ts.URL+"/"),
@@ -158,13 +160,13 @@ func TestBrowserHeapDump(t *testing.T) {
 // screen and the page does not scroll sideways.
 func TestBrowserHeapDumpCompare(t *testing.T) {
 	ctx := browser.New(t, 120*time.Second)
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, web.Config{})
 	dir := t.TempDir()
 	var paths []string
 	for _, n := range []int{2, 6} {
 		dump, _ := leakShapeRun(t, n, 1<<20)
-		path := filepath.Join(dir, dump.name)
-		if err := os.WriteFile(path, dump.data, 0o644); err != nil {
+		path := filepath.Join(dir, dump.Name)
+		if err := os.WriteFile(path, dump.Data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, path)

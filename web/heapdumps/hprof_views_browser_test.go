@@ -1,4 +1,4 @@
-package web
+package heapdumps_test
 
 import (
 	"os"
@@ -12,7 +12,9 @@ import (
 
 	"github.com/leakui/leakui/internal/browser"
 	"github.com/leakui/leakui/internal/javatest"
+	"github.com/leakui/leakui/web"
 	"github.com/leakui/leakui/web/heapdumps"
+	"github.com/leakui/leakui/web/internal/webtest"
 )
 
 // TestBrowserHeapDumpViewsFit opens, in the real Chromium at 1400 and 390
@@ -25,21 +27,21 @@ import (
 // (LEAKUI_SCREENSHOTS).
 func TestBrowserHeapDumpViewsFit(t *testing.T) {
 	ctx := browser.New(t, 240*time.Second)
-	ts := newTestServer(t, Config{UploadsPerMinute: -1})
-	jh := javatest.RunAll(t, "../analyze/hprof/testdata/LeakShape.java", false, []string{"-XX:+UseSerialGC", "-Xmx128m"}, "30", "65536", "100", "10")
+	ts := newTestServer(t, web.Config{UploadsPerMinute: -1})
+	jh := javatest.RunAll(t, "../../analyze/hprof/testdata/LeakShape.java", false, []string{"-XX:+UseSerialGC", "-Xmx128m"}, "30", "65536", "100", "10")
 	data, err := os.ReadFile(jh.Dump)
 	if err != nil {
 		t.Fatal(err)
 	}
-	leak := ts.mustUploadHeapDump(t, file{name: "samza-2785-consumers.hprof", data: data})
+	leak := ts.MustUploadHeapDump(t, webtest.File{Name: "samza-2785-consumers.hprof", Data: data})
 	mapped := filepath.Join(t.TempDir(), "mapped.bin")
-	nh := javatest.RunAll(t, "../analyze/hprof/testdata/NativeHolders.java", false,
+	nh := javatest.RunAll(t, "../../analyze/hprof/testdata/NativeHolders.java", false,
 		[]string{"-Xms256m", "-Xmx256m", "-Xmn200m", "-XX:+AlwaysPreTouch", "-XX:+UseSerialGC", "-XX:MaxDirectMemorySize=256m"},
 		"2000", "20", "4", mapped)
 	if data, err = os.ReadFile(nh.Dump); err != nil {
 		t.Fatal(err)
 	}
-	native := ts.mustUploadHeapDump(t, file{name: "native-holders.hprof", data: data})
+	native := ts.MustUploadHeapDump(t, webtest.File{Name: "native-holders.hprof", Data: data})
 
 	var sum struct {
 		Analysis struct {
@@ -50,7 +52,7 @@ func TestBrowserHeapDumpViewsFit(t *testing.T) {
 			} `json:"suspects"`
 		} `json:"analysis"`
 	}
-	getJSONInto(t, ts, "/api/reports/"+leak.ReportID, &sum)
+	ts.GetJSON(t, "/api/reports/"+leak.ReportID, &sum)
 	if len(sum.Analysis.Suspects) == 0 {
 		t.Fatal("no suspect")
 	}
@@ -69,7 +71,7 @@ func TestBrowserHeapDumpViewsFit(t *testing.T) {
 		browser.Do(t, ctx, chromedp.EmulateViewport(width, 900))
 		for _, pg := range pages {
 			browser.Do(t, ctx, chromedp.Navigate(ts.URL+pg.path), chromedp.WaitReady(`body`), chromedp.Sleep(300*time.Millisecond))
-			fit := browser.Get(t, ctx, chromedp.Evaluate[pageFit](measurePageFit))
+			fit := browser.Get(t, ctx, chromedp.Evaluate[webtest.PageFit](webtest.MeasurePageFit))
 			if fit.ScrollWidth > fit.InnerWidth {
 				t.Errorf("%s at %s px: the page is %d px wide: it scrolls sideways", pg.name, w, fit.ScrollWidth)
 			}

@@ -1,4 +1,4 @@
-package web
+package heapdumps_test
 
 import (
 	"bytes"
@@ -20,27 +20,20 @@ import (
 	"github.com/leakui/leakui/analyze/hprof"
 	"github.com/leakui/leakui/internal/hostile"
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/web"
+	"github.com/leakui/leakui/web/heapdumps"
+	"github.com/leakui/leakui/web/internal/webtest"
 	"github.com/leakui/leakui/web/page"
 )
 
-// chainDump is a valid heap dump of a linked list of n objects.
-func chainDump(t *testing.T, n int) file {
-	t.Helper()
-	var b bytes.Buffer
-	if err := hostile.ChainDump(&b, n, false, false); err != nil {
-		t.Fatal(err)
-	}
-	return file{name: fmt.Sprintf("chain-%d.hprof", n), data: b.Bytes()}
-}
-
 // heapSummaryOf reads a heap dump report's stored analysis.
-func heapSummaryOf(t *testing.T, ts *testServer, id string) *hprof.Report {
+func heapSummaryOf(t *testing.T, ts *webtest.Server, id string) *hprof.Report {
 	t.Helper()
-	rep, err := ts.db.Report(t.Context(), id)
+	rep, err := ts.DB.Report(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hr, _, err := heapDumpReport(rep)
+	hr, _, err := heapdumps.StoredReport(rep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +47,10 @@ func heapSummaryOf(t *testing.T, ts *testServer, id string) *hprof.Report {
 // from the stored index.
 func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 	const n = 100_000
-	ts := newTestServer(t, Config{})
-	up := ts.mustUploadHeapDump(t, chainDump(t, n))
+	ts := newTestServer(t, web.Config{})
+	up := ts.MustUploadHeapDump(t, webtest.ChainDump(t, n))
 	id := up.ReportID
-	rep, _ := ts.db.Report(t.Context(), id)
+	rep, _ := ts.DB.Report(t.Context(), id)
 	hr := heapSummaryOf(t, ts, id)
 	if len(hr.Suspects) != 1 {
 		t.Fatalf("%d suspects", len(hr.Suspects))
@@ -70,7 +63,7 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 	sizes := map[string]int{"summary": len(rep.Summary)}
 	get := func(what, path string) []byte {
 		t.Helper()
-		code, _, body := ts.get(t, path)
+		code, _, body := ts.Get(t, path)
 		if code != http.StatusOK {
 			t.Fatalf("%s: %d %.300s", what, code, body)
 		}
@@ -79,7 +72,7 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 	}
 
 	// The page: the path's ends, a gap linking to the path's page.
-	doc, body := jvmGetPage(t, ts, page.ReportURL(id))
+	doc, body := ts.Page(t, page.ReportURL(id))
 	sizes["page"] = len(body)
 	gap := doc.Find(`[data-testid="path-gap"]`)
 	if doc.Find(`[data-testid="path-step"]`).Length() != 2*hprof.PathEnds || gap.Length() != 1 ||
@@ -87,7 +80,7 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 		t.Errorf("the page's path: %d steps, gap %q of %d", doc.Find(`[data-testid="path-step"]`).Length(), gap.AttrOr("data-gap", ""), steps)
 	}
 	link := gap.Find(`[data-testid="path-gap-link"]`).AttrOr("href", "")
-	if link != heapPathURL(id, 0)+"?offset="+strconv.Itoa(hprof.PathEnds) {
+	if link != heapdumps.PathURL(id, 0)+"?offset="+strconv.Itoa(hprof.PathEnds) {
 		t.Errorf("the gap links to %q", link)
 	}
 	if !strings.Contains(doc.Find(`[data-testid="path-summary"]`).Text(), analyze.FormatCount(int64(steps))+" objects") {
@@ -95,15 +88,15 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 	}
 
 	// The path's page: the steps after the kept head, then the last page.
-	pdoc, pbody := jvmGetPage(t, ts, link)
+	pdoc, pbody := ts.Page(t, link)
 	sizes["path page"] = len(pbody)
 	first := pdoc.Find(`[data-testid="path-step"]`)
-	if first.Length() != heapPathPage || first.First().AttrOr("data-index", "") != strconv.Itoa(hprof.PathEnds) ||
+	if first.Length() != heapdumps.PathPage || first.First().AttrOr("data-index", "") != strconv.Itoa(hprof.PathEnds) ||
 		pdoc.Find(`[data-testid="path-next"]`).Length() != 1 || pdoc.Find(`[data-testid="path-prev"]`).Length() != 1 {
 		t.Errorf("the path's page: %d steps from %s", first.Length(), first.First().AttrOr("data-index", ""))
 	}
-	var pg heapPathJSON
-	js := get("path json", heapPathURL(id, 0)+".json?offset="+strconv.Itoa(steps-10))
+	var pg heapdumps.PathJSON
+	js := get("path json", heapdumps.PathURL(id, 0)+".json?offset="+strconv.Itoa(steps-10))
 	if err := json.Unmarshal(js, &pg); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +105,7 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 		t.Errorf("the path's last page: %d of %d steps, next %q, last %+v", len(pg.Steps), pg.Length, pg.Next, pg.Steps[len(pg.Steps)-1])
 	}
 	for _, bad := range []string{"/paths/1", "/paths/x", "/paths/-1"} {
-		if code, _, _ := ts.get(t, page.ReportURL(id)+bad); code != http.StatusNotFound {
+		if code, _, _ := ts.Get(t, page.ReportURL(id)+bad); code != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", bad, code)
 		}
 	}
@@ -128,7 +121,7 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s := doc2.Analysis.Suspects; len(s) != 1 || len(s[0].Path) != 2*hprof.PathEnds || s[0].PathLength != steps ||
-		len(doc2.Analysis.PathURLs) != 1 || !strings.HasSuffix(doc2.Analysis.PathURLs[0], heapPathURL(id, 0)+".json") {
+		len(doc2.Analysis.PathURLs) != 1 || !strings.HasSuffix(doc2.Analysis.PathURLs[0], heapdumps.PathURL(id, 0)+".json") {
 		t.Errorf("the JSON's suspects: %+v, paths %v", s, doc2.Analysis.PathURLs)
 	}
 
@@ -140,19 +133,19 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 
 	// The dominators page of the accumulation point: its chain by its ends.
 	node := strconv.FormatUint(uint64(su.Accumulation.Ordinal), 10)
-	ddoc, dbody := jvmGetPage(t, ts, heapDomURL(id)+"?node="+node)
+	ddoc, dbody := ts.Page(t, heapdumps.DomURL(id)+"?node="+node)
 	sizes["dominators page"] = len(dbody)
-	if c := ddoc.Find(`[data-testid="chain-step"]`).Length(); c != heapChainEnds+1 || ddoc.Find(`[data-testid="chain-gap"]`).Length() != 1 {
+	if c := ddoc.Find(`[data-testid="chain-step"]`).Length(); c != heapdumps.ChainEnds+1 || ddoc.Find(`[data-testid="chain-gap"]`).Length() != 1 {
 		t.Errorf("the chain: %d steps, %d gaps", c, ddoc.Find(`[data-testid="chain-gap"]`).Length())
 	}
-	var dom heapDomJSON
-	if err := json.Unmarshal(get("dominators json", heapDomURL(id)+".json?node="+node), &dom); err != nil {
+	var dom heapdumps.DomJSON
+	if err := json.Unmarshal(get("dominators json", heapdumps.DomURL(id)+".json?node="+node), &dom); err != nil {
 		t.Fatal(err)
 	}
-	if len(dom.Path) != heapChainEnds+1 || dom.PathLength < n-10 || dom.PathIndex[0] != 0 || dom.PathIndex[len(dom.PathIndex)-1] != dom.PathLength-1 {
+	if len(dom.Path) != heapdumps.ChainEnds+1 || dom.PathLength < n-10 || dom.PathIndex[0] != 0 || dom.PathIndex[len(dom.PathIndex)-1] != dom.PathLength-1 {
 		t.Errorf("the chain's JSON: %d objects of %d", len(dom.Path), dom.PathLength)
 	}
-	get("chain fragment", heapDomURL(id)+"?node="+node+"&chain=1")
+	get("chain fragment", heapdumps.DomURL(id)+"?node="+node+"&chain=1")
 	t.Logf("bytes: %v", sizes)
 	for what, n := range sizes {
 		if n > 256<<10 {
@@ -165,11 +158,11 @@ func TestHeapDumpChainViewsAreBounded(t *testing.T) {
 // page shows the summary with a notice instead of failing, the JSON says so,
 // and only the views that need the index answer 422.
 func TestHeapDumpCorruptIndexDegrades(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	up := ts.mustUploadHeapDump(t, chainDump(t, 1000))
+	ts := newTestServer(t, web.Config{})
+	up := ts.MustUploadHeapDump(t, webtest.ChainDump(t, 1000))
 	id := up.ReportID
 	// The index with its records section said to be past its end.
-	b, err := ts.db.OpenDerived(t.Context(), id, heapDumpIndexName)
+	b, err := ts.DB.OpenDerived(t.Context(), id, heapdumps.IndexName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,60 +174,26 @@ func TestHeapDumpCorruptIndexDegrades(t *testing.T) {
 	}
 	corrupt := bytes.Clone(index)
 	copy(corrupt[:8], "NOTINDEX")
-	if _, err := ts.db.PutDerived(t.Context(), id, heapDumpIndexName, bytes.NewReader(corrupt)); err != nil {
+	if _, err := ts.DB.PutDerived(t.Context(), id, heapdumps.IndexName, bytes.NewReader(corrupt)); err != nil {
 		t.Fatal(err)
 	}
-	doc, _ := jvmGetPage(t, ts, page.ReportURL(id))
+	doc, _ := ts.Page(t, page.ReportURL(id))
 	notice := doc.Find(`[data-testid="notice"]`).Text()
 	if !strings.Contains(notice, "cannot be read") || doc.Find(`[data-testid="suspect"]`).Length() != 1 ||
 		doc.Find(`[data-testid="dominators"] [data-testid="dominator"]`).Length() == 0 || doc.Find(`[data-testid="path-gap-link"]`).Length() != 0 {
 		t.Errorf("the page of a report whose index is corrupt: notice %q", notice)
 	}
-	code, _, body := ts.get(t, page.ReportJSONURL(id))
+	code, _, body := ts.Get(t, page.ReportJSONURL(id))
 	if code != http.StatusOK || !strings.Contains(string(body), "cannot be read") {
 		t.Errorf("the JSON: %d %.300s", code, body)
 	}
-	if code, _, _ := ts.get(t, page.ReportURL(id)+".md"); code != http.StatusOK {
+	if code, _, _ := ts.Get(t, page.ReportURL(id)+".md"); code != http.StatusOK {
 		t.Errorf("the Markdown: %d", code)
 	}
-	for _, path := range []string{heapDomURL(id) + ".json", heapPathURL(id, 0)} {
-		if code, _, _ := ts.get(t, path); code != http.StatusUnprocessableEntity {
+	for _, path := range []string{heapdumps.DomURL(id) + ".json", heapdumps.PathURL(id, 0)} {
+		if code, _, _ := ts.Get(t, path); code != http.StatusUnprocessableEntity {
 			t.Errorf("%s: %d, want 422", path, code)
 		}
-	}
-}
-
-// TestViewsWaitForTheBudget holds the server's whole memory budget, as
-// analyses would: every view of a report answers 503 with Retry-After instead
-// of allocating, and answers again once the budget is back.
-func TestViewsWaitForTheBudget(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	up := ts.mustUploadHeapDump(t, chainDump(t, 1000))
-	id := up.ReportID
-	views := []string{page.ReportURL(id), page.ReportURL(id) + ".md", page.ReportJSONURL(id), heapDomURL(id) + ".json", heapPathURL(id, 0)}
-	held := ts.srv.budget.Limit()
-	if err := ts.srv.budget.Charge(held); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range views {
-		req, _ := http.NewRequest("GET", ts.URL+v, nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-			t.Errorf("%s with the budget held: %d, Retry-After %q", v, resp.StatusCode, resp.Header.Get("Retry-After"))
-		}
-	}
-	ts.srv.budget.Uncharge(held)
-	for _, v := range views {
-		if code, _, _ := ts.get(t, v); code != http.StatusOK {
-			t.Errorf("%s: %d once the budget is back", v, code)
-		}
-	}
-	if used := ts.srv.budget.Used(); used != 0 {
-		t.Errorf("%d bytes still charged after the views", used)
 	}
 }
 
@@ -242,20 +201,20 @@ func TestViewsWaitForTheBudget(t *testing.T) {
 // dashboard lists it from its headline columns, never reading the summary (it
 // allocates a fraction of it), and shows the column's line, not the summary's.
 func TestDashboardListsByHeadline(t *testing.T) {
-	ts := newTestServer(t, Config{})
+	ts := newTestServer(t, web.Config{})
 	pad := strings.Repeat("x", 40<<20)
 	sum := fmt.Sprintf(`{"objects":5,"reachable":1024,"headline":"from the summary","pad":%q}`, pad)
 	data := []byte("JAVA PROFILE 1.0.2\x00 not analyzed")
-	r := &store.Report{Kind: kindHeapDump, Summary: json.RawMessage(sum),
+	r := &store.Report{Kind: heapdumps.ReportDump, Summary: json.RawMessage(sum),
 		Headline: store.Headline{Verdict: "leak", Line: "from the headline column", Set: true}}
-	if err := ts.db.CreateReport(t.Context(), r, []store.Upload{testUpload("big.hprof", data)}); err != nil {
+	if err := ts.DB.CreateReport(t.Context(), r, []store.Upload{testUpload("big.hprof", data)}); err != nil {
 		t.Fatal(err)
 	}
 	pad, sum = "", ""
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	code, _, body := ts.get(t, "/")
+	code, _, body := ts.Get(t, "/")
 	runtime.ReadMemStats(&after)
 	if code != http.StatusOK {
 		t.Fatalf("dashboard: %d", code)
@@ -273,7 +232,7 @@ func TestDashboardListsByHeadline(t *testing.T) {
 		t.Errorf("the dashboard allocated %d bytes: it read the summary", alloc)
 	}
 	// The search by verdict reads the column too.
-	if code, _, body := ts.get(t, "/?q=leak"); code != http.StatusOK || !strings.Contains(string(body), "from the headline column") {
+	if code, _, body := ts.Get(t, "/?q=leak"); code != http.StatusOK || !strings.Contains(string(body), "from the headline column") {
 		t.Errorf("search by verdict: %d", code)
 	}
 }
@@ -289,36 +248,36 @@ func testUpload(name string, data []byte) store.Upload {
 // did: the server that opens the store works out their verdicts and lines
 // once, and the dashboard lists them.
 func TestHeadlinesBackfilledAtStart(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	r := &store.Report{Kind: kindHeapDump, Summary: json.RawMessage(`{"objects":5,"reachable":1024,"headline":"One instance of ` + "`a.B`" + ` retains 1.0 kB (50%)."}`),
+	ts := newTestServer(t, web.Config{})
+	r := &store.Report{Kind: heapdumps.ReportDump, Summary: json.RawMessage(`{"objects":5,"reachable":1024,"headline":"One instance of ` + "`a.B`" + ` retains 1.0 kB (50%)."}`),
 		Headline: store.Headline{Set: false}}
-	ts.db.SetHeadliner(nil)
-	if err := ts.db.CreateReport(t.Context(), r, []store.Upload{testUpload("old.hprof", []byte("old bytes"))}); err != nil {
+	ts.DB.SetHeadliner(nil)
+	if err := ts.DB.CreateReport(t.Context(), r, []store.Upload{testUpload("old.hprof", []byte("old bytes"))}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := ts.db.Report(t.Context(), r.ID); got.Headline.Set || got.Headline.Line != "" {
+	if got, _ := ts.DB.Report(t.Context(), r.ID); got.Headline.Set || got.Headline.Line != "" {
 		t.Fatalf("stored without a headliner: %+v", got.Headline)
 	}
-	srv, err := NewServer(Config{Store: ts.db, TempDir: t.TempDir()})
+	srv, err := web.NewServer(web.Config{Store: ts.DB, TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	got, _ := ts.db.Report(context.Background(), r.ID)
+	got, _ := ts.DB.Report(context.Background(), r.ID)
 	if want := "5 objects, 1.0 kB reachable; One instance of a.B retains 1.0 kB (50%)."; !got.Headline.Set || got.Headline.Line != want {
 		t.Errorf("after the start: %+v, want the line %q", got.Headline, want)
 	}
 }
 
 // TestHeapDumpSummaryWorstCase fills a heap dump report to every bound of the
-// analysis and of heapDumpReportOptions, each name as long as hprof keeps it
+// analysis and of heapdumps.ReportOptions, each name as long as hprof keeps it
 // and made of characters JSON and HTML escape: the stored summary stays within
 // about 2 MB, and so do its page, JSON and Markdown.
 func TestHeapDumpSummaryWorstCase(t *testing.T) {
 	name := strings.Repeat("<", hprof.MaxName)
 	text := strings.Repeat("<", 160)
 	obj := hprof.Object{ID: "0xffffffffffffffff", Class: name, Text: text, Shallow: 1 << 40, Retained: 1 << 40, Dominated: 1 << 30}
-	opt := heapDumpReportOptions
+	opt := heapdumps.ReportOptions
 	rep := &hprof.Report{Reachable: 1 << 50}
 	for range opt.Top {
 		top := obj
@@ -341,18 +300,18 @@ func TestHeapDumpSummaryWorstCase(t *testing.T) {
 		}
 		rep.Suspects = append(rep.Suspects, su)
 	}
-	sum, err := json.Marshal(heapDumpSummaryOf(rep))
+	sum, err := json.Marshal(heapdumps.SummaryOf(rep))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestServer(t, Config{})
-	r := &store.Report{Kind: kindHeapDump, Summary: sum}
-	if err := ts.db.CreateReport(t.Context(), r, []store.Upload{testUpload("worst.hprof", []byte("worst"))}); err != nil {
+	ts := newTestServer(t, web.Config{})
+	r := &store.Report{Kind: heapdumps.ReportDump, Summary: sum}
+	if err := ts.DB.CreateReport(t.Context(), r, []store.Upload{testUpload("worst.hprof", []byte("worst"))}); err != nil {
 		t.Fatal(err)
 	}
 	sizes := map[string]int{"summary": len(sum)}
 	for what, path := range map[string]string{"page": page.ReportURL(r.ID), "json": page.ReportJSONURL(r.ID), "markdown": page.ReportURL(r.ID) + ".md"} {
-		code, _, body := ts.get(t, path)
+		code, _, body := ts.Get(t, path)
 		if code != http.StatusOK {
 			t.Fatalf("%s: %d %.300s", what, code, body)
 		}
@@ -377,7 +336,7 @@ func slicesRepeat[T any](v T, n int) []T {
 
 // manyClassesDump is a dump of classes classes with instances of each, held
 // by a static field of each class.
-func manyClassesDump(t *testing.T, classes, instances int) file {
+func manyClassesDump(t *testing.T, classes, instances int) webtest.File {
 	t.Helper()
 	var b bytes.Buffer
 	h := hostile.NewHprofWriter(&b, 8)
@@ -400,31 +359,31 @@ func manyClassesDump(t *testing.T, classes, instances int) file {
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return file{name: fmt.Sprintf("many-%d.hprof", instances), data: b.Bytes()}
+	return webtest.File{Name: fmt.Sprintf("many-%d.hprof", instances), Data: b.Bytes()}
 }
 
 // TestHeapDumpCompareKeepsTheTopClasses compares two dumps of more classes than
-// a comparison keeps: each dump keeps its first heapDumpCompareClasses classes
+// a comparison keeps: each dump keeps its first heapdumps.CompareClasses classes
 // by retained size, with its count of classes and the totals of all of them.
 func TestHeapDumpCompareKeepsTheTopClasses(t *testing.T) {
-	const classes = heapDumpCompareClasses + 500
-	ts := newTestServer(t, Config{})
-	up := ts.mustUploadHeapDumps(t, manyClassesDump(t, classes, 1), manyClassesDump(t, classes, 2))
-	rep, err := ts.db.Report(t.Context(), up.ReportID)
+	const classes = heapdumps.CompareClasses + 500
+	ts := newTestServer(t, web.Config{})
+	up := ts.MustUploadHeapDumps(t, manyClassesDump(t, classes, 1), manyClassesDump(t, classes, 2))
+	rep, err := ts.DB.Report(t.Context(), up.ReportID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum heapDumpsSummary
+	var sum heapdumps.ComparisonSummary
 	if err := json.Unmarshal(rep.Summary, &sum); err != nil {
 		t.Fatal(err)
 	}
 	for i, d := range sum.Dumps {
-		if len(d.Classes) != heapDumpCompareClasses || d.ClassCount < classes {
+		if len(d.Classes) != heapdumps.CompareClasses || d.ClassCount < classes {
 			t.Errorf("dump %d keeps %d classes of %d", i, len(d.Classes), d.ClassCount)
 		}
 	}
 	t.Logf("summary: %s", analyze.FormatBytes(int64(len(rep.Summary))))
-	if code, _, _ := ts.get(t, page.ReportURL(up.ReportID)); code != http.StatusOK {
+	if code, _, _ := ts.Get(t, page.ReportURL(up.ReportID)); code != http.StatusOK {
 		t.Errorf("the page: %d", code)
 	}
 }
@@ -445,14 +404,14 @@ func TestOldHeapDumpReportsAreBoundedWhenShown(t *testing.T) {
 	}
 	sum := page.MustJSON(map[string]any{"objects": steps, "reachable": steps, "suspects": 1, "headline": su.Sentence,
 		"report": map[string]any{"objects": steps, "suspects": []hprof.Suspect{su}}})
-	ts := newTestServer(t, Config{})
-	r := &store.Report{Kind: kindHeapDump, Summary: sum}
-	if err := ts.db.CreateReport(t.Context(), r, []store.Upload{testUpload("old.hprof", []byte("old"))}); err != nil {
+	ts := newTestServer(t, web.Config{})
+	r := &store.Report{Kind: heapdumps.ReportDump, Summary: sum}
+	if err := ts.DB.CreateReport(t.Context(), r, []store.Upload{testUpload("old.hprof", []byte("old"))}); err != nil {
 		t.Fatal(err)
 	}
 	gap := analyze.FormatCount(steps - 2*hprof.PathEnds)
 	for what, path := range map[string]string{"page": page.ReportURL(r.ID), "json": page.ReportJSONURL(r.ID), "markdown": page.ReportURL(r.ID) + ".md"} {
-		code, _, body := ts.get(t, path)
+		code, _, body := ts.Get(t, path)
 		if code != http.StatusOK || len(body) > 64<<10 {
 			t.Errorf("%s: %d, %d bytes", what, code, len(body))
 		}
