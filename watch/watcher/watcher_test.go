@@ -17,6 +17,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/watchtarget"
 	"github.com/leakui/leakui/jobs"
 	"github.com/leakui/leakui/store"
@@ -433,4 +434,12 @@ func TestTwoReplicasScrapeOncePerTick(t *testing.T) {
 		}
 		t.Logf("%d ticks, each scraped once", len(heaps))
 	})
+}
+
+// TestMinRateWindowIsTheSeriesOwn: the watches tell a growth per hour from
+// the window on which the series analysis gives a rate per minute.
+func TestMinRateWindowIsTheSeriesOwn(t *testing.T) {
+	if watch.MinRateWindow != series.MinRateSpan {
+		t.Errorf("watch.MinRateWindow %s, series.MinRateSpan %s", watch.MinRateWindow, series.MinRateSpan)
+	}
 }
