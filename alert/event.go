@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/leakui/leakui/watch"
 )
 
 // The verdicts of a watch, as Event.From and Event.To name them.
@@ -36,6 +38,10 @@ type Event struct {
 	// GrowthPerHour is how fast the suspect grows, in its own unit (bytes or
 	// objects or goroutines) per hour.
 	GrowthPerHour float64 `json:"growth_per_hour"`
+	// WindowSeconds is the time from the first to the last snapshot the
+	// verdict was decided over, 0 when unknown; over a window shorter than
+	// watch.MinRateWindow the growth is told as the change over the window.
+	WindowSeconds float64 `json:"window_seconds,omitempty"`
 	// ReportURL is the report's permanent link, or "".
 	ReportURL string `json:"report_url"`
 	// At is when the verdict changed.
@@ -69,6 +75,8 @@ func (e Event) check() error {
 		return bad("a suspect of at most %d bytes of UTF-8", maxField)
 	case math.IsNaN(e.GrowthPerHour) || math.IsInf(e.GrowthPerHour, 0):
 		return bad("growth per hour %v", e.GrowthPerHour)
+	case math.IsNaN(e.WindowSeconds) || math.IsInf(e.WindowSeconds, 0) || e.WindowSeconds < 0:
+		return bad("window of %v seconds", e.WindowSeconds)
 	case e.At.IsZero():
 		return bad("no time")
 	}
@@ -88,7 +96,7 @@ func (e Event) summary() string {
 	case e.Firing():
 		fmt.Fprintf(&b, "Leak suspected on watch %s", e.Watch)
 		if e.Suspect != "" {
-			fmt.Fprintf(&b, ": %s grows %s per hour", e.Suspect, formatGrowth(e.GrowthPerHour))
+			fmt.Fprintf(&b, ": %s %s", e.Suspect, e.growthText(formatGrowth))
 		}
 	case e.Resolving():
 		fmt.Fprintf(&b, "Leak cleared on watch %s: the verdict is now %s", e.Watch, e.To)
@@ -98,8 +106,23 @@ func (e Event) summary() string {
 	return b.String()
 }
 
-// formatGrowth prints a growth per hour with a sign and three significant
-// digits.
-func formatGrowth(g float64) string {
-	return fmt.Sprintf("%+.3g", g)
+// formatGrowth prints a growth with a sign and three significant digits.
+func formatGrowth(g int64) string {
+	return fmt.Sprintf("%+.3g", float64(g))
+}
+
+// window is WindowSeconds as a duration.
+func (e Event) window() time.Duration {
+	return time.Duration(math.Round(e.WindowSeconds*1e3)) * time.Millisecond
+}
+
+// growthText is how the suspect grows, its numbers printed by format:
+// "grows +1.18e+09 per hour", or over a window shorter than
+// watch.MinRateWindow "grew +7.86e+06 in 6 s".
+func (e Event) growthText(format func(int64) string) string {
+	t := watch.GrowthText(e.GrowthPerHour, e.window(), format)
+	if strings.HasSuffix(t, " per hour") {
+		return "grows " + t
+	}
+	return "grew " + t
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/leakui/leakui/store"
+	"github.com/leakui/leakui/watch"
 )
 
 // Incidents keeps the incidents the watches' alerts open: a leak alert opens
@@ -64,7 +66,11 @@ func (in *Incidents) open(ctx context.Context, w *store.Watch, e Event) (string,
 		text += ": " + e.Suspect
 	}
 	if e.GrowthPerHour > 0 {
-		text += ", growing " + grouped(int64(e.GrowthPerHour)) + " an hour"
+		if w := e.window(); w > 0 && w < watch.MinRateWindow {
+			text += ", having grown " + grouped(int64(math.Round(e.GrowthPerHour*w.Hours()))) + " in " + watch.WindowText(w)
+		} else {
+			text += ", growing " + grouped(int64(e.GrowthPerHour)) + " an hour"
+		}
 	}
 	text += "."
 	if w.Incident != "" {

@@ -14,6 +14,7 @@ type Payload struct {
 	From          string    `json:"from"`
 	Suspect       string    `json:"suspect"`
 	GrowthPerHour float64   `json:"growth_per_hour"`
+	WindowSeconds float64   `json:"window_seconds,omitempty"`
 	ReportURL     string    `json:"report_url"`
 	At            time.Time `json:"at"`
 }
@@ -56,7 +57,7 @@ func (m message) body(k Kind) ([]byte, error) {
 		return json.Marshal(slackMessage{Text: slackText(e)})
 	default:
 		return json.Marshal(Payload{Watch: e.Watch, Verdict: e.To, From: e.From, Suspect: e.Suspect,
-			GrowthPerHour: e.GrowthPerHour, ReportURL: e.ReportURL, At: e.At.UTC()})
+			GrowthPerHour: e.GrowthPerHour, WindowSeconds: e.WindowSeconds, ReportURL: e.ReportURL, At: e.At.UTC()})
 	}
 }
 
@@ -103,7 +104,7 @@ func slackText(e Event) string {
 	case e.Firing():
 		b.WriteString(":rotating_light: *Leak suspected* on watch *" + slackEscaper.Replace(e.Watch) + "*")
 		if e.Suspect != "" {
-			b.WriteString(": `" + slackEscaper.Replace(strings.ReplaceAll(e.Suspect, "`", "'")) + "` grows " + formatGrowth(e.GrowthPerHour) + " per hour")
+			b.WriteString(": `" + slackEscaper.Replace(strings.ReplaceAll(e.Suspect, "`", "'")) + "` " + e.growthText(formatGrowth))
 		}
 	case e.Resolving():
 		b.WriteString(":white_check_mark: *Leak cleared* on watch *" + slackEscaper.Replace(e.Watch) + "*: the verdict is now " + e.To)

@@ -13,6 +13,8 @@ package watch
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"time"
 )
 
@@ -67,6 +69,10 @@ type Change struct {
 	// heap profile, "count" for goroutines); 0 when there is no suspect.
 	GrowthPerHour float64 `json:"growth_per_hour"`
 	Unit          string  `json:"unit,omitempty"`
+	// Window is the time from the first to the last snapshot the verdict
+	// was decided over; a growth over a window shorter than MinRateWindow is
+	// told as the change over the window (GrowthText), not per hour.
+	Window time.Duration `json:"window,omitempty"`
 	// ReportURL links to the watch's page, when the server knows its own
 	// address.
 	ReportURL string `json:"report_url,omitempty"`
@@ -138,6 +144,39 @@ func (s Status) StaleAt(after int) time.Time {
 		after = DefaultStaleAfter
 	}
 	return s.LastScrape.Add(time.Duration(after) * s.Every)
+}
+
+// MinRateWindow is the shortest window whose growth is told per hour: over a
+// shorter one, a rate per hour multiplies a few seconds' change by hundreds
+// (ticks a second apart read "+100 GB per hour"), so the change over the
+// window is told instead ("+28 MB in 12 s"). It is the series analysis'
+// MinRateSpan, under which it gives no rate per minute either.
+const MinRateWindow = time.Minute
+
+// GrowthText tells a growth per hour over a window in words, with format
+// printing a signed value in its unit: "+1.2 GB per hour", or, over a window
+// shorter than MinRateWindow, the change the rate gives over the window,
+// "+28 MB in 12 s". A window of 0 (unknown) is told per hour.
+func GrowthText(perHour float64, window time.Duration, format func(v int64) string) string {
+	if window > 0 && window < MinRateWindow {
+		return format(int64(math.Round(perHour*window.Hours()))) + " in " + WindowText(window)
+	}
+	return format(int64(math.Round(perHour))) + " per hour"
+}
+
+// WindowText is a short window in words: "12 s", "850 ms", "1 min 5 s".
+func WindowText(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int64(d.Round(time.Second)/time.Second))
+	}
+	d = d.Round(time.Second)
+	if s := d % time.Minute; s != 0 {
+		return fmt.Sprintf("%d min %d s", int64(d/time.Minute), int64(s/time.Second))
+	}
+	return fmt.Sprintf("%d min", int64(d/time.Minute))
 }
 
 // Stale reports whether the watch is stale (StaleSince is set).

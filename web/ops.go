@@ -12,6 +12,7 @@ import (
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/jobs"
 	"github.com/leakui/leakui/watch"
+	"github.com/leakui/leakui/web/background"
 	"github.com/leakui/leakui/web/page"
 	"github.com/leakui/leakui/web/view"
 	webwatch "github.com/leakui/leakui/web/watch"
@@ -31,77 +32,123 @@ const (
 	opsReadTimeout = 5 * time.Second
 )
 
+// OpsJSONURL is the operations page's JSON twin.
+const OpsJSONURL = "/ops.json"
+
+// opsReading is what /ops and /ops.json show, read once: the memory budget's
+// use, the job queues, the jobs running and failed, the watches and the
+// throttles; a part that could not be read has its error instead.
+type opsReading struct {
+	at                                   time.Time
+	used, limit                          int64
+	jobs, watches                        bool
+	queues                               []background.QueueState
+	running, failed                      []jobs.JobInfo
+	statuses                             []watch.Status
+	queuesError, failedError, watchesErr string
+	throttles                            []view.OpsThrottle
+}
+
+// readOps reads what /ops and /ops.json show. It is read like the API: with
+// a token on a server that has one, private or not; it charges the memory
+// budget opsPageCost, given back by release.
+func (s *Server) readOps(r *http.Request) (o opsReading, release func(), err error) {
+	if !s.authorized(r) {
+		return o, nil, s.unauthorized(r)
+	}
+	o.at, o.used, o.limit = time.Now(), s.budget.Used(), s.budget.Limit()
+	b := s.budget.Child(0)
+	if err := b.Charge(opsPageCost); err != nil {
+		b.Release()
+		return o, nil, err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), opsReadTimeout)
+	defer cancel()
+	o.jobs, o.watches = s.cfg.Jobs != nil, s.cfg.Watches != nil
+	if o.jobs {
+		qs, err := s.background.Queues(ctx)
+		if err != nil {
+			s.log.Warn("ops: the job queues do not answer", "err", err)
+			o.queuesError = "The job queues could not be read: " + page.CleanText(err.Error(), opsErrorRunes)
+		}
+		o.queues = qs
+		if err == nil {
+			if snap, err := s.cfg.Jobs.Snapshot(ctx); err == nil {
+				o.running = snap.Running
+			}
+		}
+		failed, err := s.background.FailedJobs(ctx, opsFailedShown)
+		if err != nil {
+			s.log.Warn("ops: the failed jobs do not answer", "err", err)
+			o.failedError = "The failed jobs could not be read: " + page.CleanText(err.Error(), opsErrorRunes)
+		}
+		o.failed = failed
+	}
+	if o.watches {
+		sts, err := s.cfg.Watches.Statuses(ctx)
+		if err != nil {
+			s.log.Warn("ops: the watches do not answer", "err", err)
+			o.watchesErr = "The watches could not be read: " + page.CleanText(err.Error(), opsErrorRunes)
+		}
+		o.statuses = sts
+	}
+	for _, c := range s.throttles.all() {
+		busy, waiting := c.load()
+		o.throttles = append(o.throttles, view.OpsThrottle{Name: c.name, Busy: busy, Limit: c.slots, Waiting: waiting})
+	}
+	return o, b.Release, nil
+}
+
 // handleOps is GET /ops: the job system's queues (from the same reading as
 // /readyz's), the jobs running and those that failed for good with their
 // errors, the watches' last scrapes, the memory budget's use and the
 // throttles. It is read like the API: with a token on a server that has one,
 // private or not. A part that cannot be read says so; the others show.
 func (s *Server) handleOps(w http.ResponseWriter, r *http.Request) error {
-	if !s.authorized(r) {
-		return s.unauthorized(r)
+	if page.WantsJSON(r) {
+		return s.handleOpsJSON(w, r)
 	}
-	used, limit := s.budget.Used(), s.budget.Limit()
-	b := s.budget.Child(0)
-	defer b.Release()
-	if err := b.Charge(opsPageCost); err != nil {
+	o, release, err := s.readOps(r)
+	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), opsReadTimeout)
-	defer cancel()
-	v := view.OpsView{At: page.FormatTime(time.Now()), BudgetUsed: analyze.FormatBytes(used), BudgetLimit: analyze.FormatBytes(limit),
-		BudgetBytes: used, BudgetOfBytes: limit, BudgetPercent: "0%", Jobs: s.cfg.Jobs != nil, Watches: s.cfg.Watches != nil}
-	if limit > 0 {
-		v.BudgetPercent = fmt.Sprintf("%.1f%%", 100*float64(used)/float64(limit))
+	defer release()
+	v := view.OpsView{At: page.FormatTime(o.at), BudgetUsed: analyze.FormatBytes(o.used), BudgetLimit: analyze.FormatBytes(o.limit),
+		BudgetBytes: o.used, BudgetOfBytes: o.limit, BudgetPercent: "0%", Jobs: o.jobs, Watches: o.watches,
+		QueuesError: o.queuesError, FailedError: o.failedError, WatchesError: o.watchesErr, Throttles: o.throttles}
+	if o.limit > 0 {
+		v.BudgetPercent = fmt.Sprintf("%.1f%%", opsPercent(o.used, o.limit))
 	}
-	if v.Jobs {
-		qs, err := s.background.Queues(ctx)
-		if err != nil {
-			s.log.Warn("ops: the job queues do not answer", "err", err)
-			v.QueuesError = "The job queues could not be read: " + page.CleanText(err.Error(), opsErrorRunes)
-		}
-		for _, q := range qs {
-			v.Queues = append(v.Queues, view.OpsQueue{Name: q.Name, Workers: q.Workers, Available: q.Available, Running: q.Running,
-				Retryable: q.Retryable, Failed: q.Failed, OldestWait: opsWait(q.OldestWaitSeconds)})
-		}
-		if err == nil {
-			if snap, err := s.cfg.Jobs.Snapshot(ctx); err == nil {
-				for _, j := range snap.Running {
-					oj := opsJob(j)
-					oj.When = page.FormatTime(j.Started)
-					if j.Started.IsZero() {
-						oj.When = "its start"
-					}
-					v.Running = append(v.Running, oj)
-				}
-			}
-		}
-		failed, err := s.background.FailedJobs(ctx, opsFailedShown)
-		if err != nil {
-			s.log.Warn("ops: the failed jobs do not answer", "err", err)
-			v.FailedError = "The failed jobs could not be read: " + page.CleanText(err.Error(), opsErrorRunes)
-		}
-		for _, j := range failed {
-			oj := opsJob(j)
-			oj.When = page.FormatTime(j.Ended)
-			v.Failed = append(v.Failed, oj)
-		}
+	for _, q := range o.queues {
+		v.Queues = append(v.Queues, view.OpsQueue{Name: q.Name, Workers: q.Workers, Available: q.Available, Running: q.Running,
+			Retryable: q.Retryable, Failed: q.Failed, OldestWait: opsWait(q.OldestWaitSeconds)})
 	}
-	if v.Watches {
-		sts, err := s.cfg.Watches.Statuses(ctx)
-		if err != nil {
-			s.log.Warn("ops: the watches do not answer", "err", err)
-			v.WatchesError = "The watches could not be read: " + page.CleanText(err.Error(), opsErrorRunes)
+	for _, j := range o.running {
+		oj := opsJob(j)
+		oj.When = page.FormatTime(j.Started)
+		if j.Started.IsZero() {
+			oj.When = "its start"
 		}
-		for _, st := range sts {
-			v.WatchList = append(v.WatchList, opsWatch(st))
-		}
+		v.Running = append(v.Running, oj)
 	}
-	for _, c := range s.throttles.all() {
-		busy, waiting := c.load()
-		v.Throttles = append(v.Throttles, view.OpsThrottle{Name: c.name, Busy: busy, Limit: c.slots, Waiting: waiting})
+	for _, j := range o.failed {
+		oj := opsJob(j)
+		oj.When = page.FormatTime(j.Ended)
+		v.Failed = append(v.Failed, oj)
+	}
+	for _, st := range o.statuses {
+		v.WatchList = append(v.WatchList, opsWatch(st))
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	return s.render(w, r, http.StatusOK, view.Page{Title: "operations", Styles: []string{s.assets.url("ops.css")}}, view.OpsPage(v))
+}
+
+// opsPercent is used of limit in percent.
+func opsPercent(used, limit int64) float64 {
+	if limit <= 0 {
+		return 0
+	}
+	return 100 * float64(used) / float64(limit)
 }
 
 // opsWait is a queue's oldest wait in words, "" for none.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -143,6 +144,7 @@ func TestOpsPage(t *testing.T) {
 	if got := pg.Find(tid("ops-budget-used")).AttrOr("data-bytes", ""); got != strconv.FormatInt(ts.srv.budget.Used(), 10) {
 		t.Errorf("budget used %s, the budget holds %d", got, ts.srv.budget.Used())
 	}
+	checkOpsJSON(t, ts, pg)
 	_, _, home := ts.get(t, "/")
 	if !strings.Contains(string(home), `href="/ops" data-testid="footer-ops"`) {
 		t.Error("the dashboard's footer does not link /ops")
@@ -155,6 +157,124 @@ func TestOpsPage(t *testing.T) {
 	}
 	if code, pg := opsPage(t, tok, "Authorization", "Bearer ops-secret-0123456789"); code != http.StatusOK || pg.Find(tid("ops-no-watches")).Length() != 1 {
 		t.Errorf("/ops with the token: %d", code)
+	}
+	// Its JSON twin likewise.
+	for _, h := range [][]string{nil, {"Authorization", "Bearer wrong-0123456789"}} {
+		if code, _, body := tok.get(t, OpsJSONURL, h...); code != http.StatusUnauthorized {
+			t.Errorf("/ops.json with %q: %d %s, want 401", h, code, body)
+		}
+	}
+	code, _, body := tok.get(t, OpsJSONURL, "Authorization", "Bearer ops-secret-0123456789")
+	var o struct {
+		Watching bool `json:"watching"`
+		Watches  []any
+	}
+	if code != http.StatusOK || json.Unmarshal(body, &o) != nil || o.Watching || o.Watches == nil || len(o.Watches) != 0 {
+		t.Errorf("/ops.json with the token: %d %s, want no watches", code, body)
+	}
+}
+
+// checkOpsJSON reads /ops.json (and /ops asked for JSON) and holds its
+// numbers to the page's pg: every queue's counts, the failed jobs with their
+// errors and links, the watches with their verdicts and errors, the memory
+// budget's bytes and the throttles.
+func checkOpsJSON(t *testing.T, ts *testServer, pg *goquery.Document) {
+	t.Helper()
+	var o struct {
+		Budget struct {
+			UsedBytes  int64   `json:"used_bytes"`
+			LimitBytes int64   `json:"limit_bytes"`
+			Percent    float64 `json:"percent"`
+		}
+		JobSystem bool `json:"job_system"`
+		Queues    []struct {
+			Name                                           string
+			Workers, Available, Running, Retryable, Failed int
+		}
+		Failed []struct {
+			ID          int64
+			Kind, Error string
+			Link        string
+			Attempts    int
+		}
+		Watching bool
+		Watches  []struct {
+			Name, URL, Action, Verdict string
+			LastError                  string `json:"last_error"`
+		}
+		Throttles []struct {
+			Name                 string
+			Busy, Limit, Waiting int
+		}
+	}
+	code, hdr, body := opsGet(t, ts, OpsJSONURL)
+	if code != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") || hdr.Get("Cache-Control") != "no-store" {
+		t.Fatalf("/ops.json: %d %v %s", code, hdr, body)
+	}
+	if err := json.Unmarshal(body, &o); err != nil {
+		t.Fatal(err)
+	}
+	if code, ctype, body2 := ts.get(t, OpsURL, "Accept", "application/json"); code != http.StatusOK || !strings.HasPrefix(ctype, "application/json") ||
+		!bytes.Contains(body2, []byte(`"job_system": true`)) {
+		t.Errorf("/ops asked for JSON: %d %s", code, body2)
+	}
+	if !o.JobSystem || len(o.Queues) != pg.Find(tid("ops-queue")).Length() || len(o.Queues) == 0 {
+		t.Errorf("/ops.json lists %d queues, the page %d", len(o.Queues), pg.Find(tid("ops-queue")).Length())
+	}
+	for _, q := range o.Queues {
+		row := pg.Find(tid("ops-queue") + `[data-queue="` + q.Name + `"]`)
+		got := []string{strconv.Itoa(q.Available), strconv.Itoa(q.Running), strconv.Itoa(q.Retryable), strconv.Itoa(q.Failed)}
+		want := []string{row.Find(tid("ops-available")).Text(), row.Find(tid("ops-running")).Text(), row.Find(tid("ops-retryable")).Text(), row.Find(tid("ops-failed")).Text()}
+		if strings.Join(got, " ") != strings.Join(want, " ") || !strings.Contains(row.Text(), strconv.Itoa(q.Workers)+" at once here") {
+			t.Errorf("queue %s in /ops.json: %v (%d workers), the page %v", q.Name, got, q.Workers, want)
+		}
+	}
+	rows := pg.Find(tid("ops-failed-job"))
+	if len(o.Failed) != rows.Length() || len(o.Failed) == 0 {
+		t.Fatalf("/ops.json lists %d failed jobs, the page %d", len(o.Failed), rows.Length())
+	}
+	for i, j := range o.Failed {
+		row := rows.Eq(i)
+		href := row.Find(`a[href^="/r/"]`).AttrOr("href", "")
+		if row.AttrOr("data-kind", "") != j.Kind || row.Find(tid("ops-job-error")).Text() != j.Error || j.Error == "" ||
+			href == "" || !strings.HasSuffix(j.Link, href) || !strings.HasPrefix(j.Link, "http") || !strings.Contains(row.Text(), strconv.FormatInt(j.ID, 10)) {
+			t.Errorf("failed job %d in /ops.json: %+v; the page's row %q links %q", i, j, strings.Join(strings.Fields(row.Text()), " "), href)
+		}
+	}
+	if !o.Watching || len(o.Watches) != 1 {
+		t.Fatalf("/ops.json watches: %+v", o.Watches)
+	}
+	wrow := pg.Find(tid("ops-watch") + `[data-name="` + o.Watches[0].Name + `"]`)
+	if w := o.Watches[0]; wrow.Find(tid("ops-watch-error")).Text() != w.LastError || w.LastError == "" || w.Action != "scrape" ||
+		wrow.Find(tid("ops-watch-verdict")).Text() != map[string]string{"": "no verdict yet", "leak": "leak suspected"}[w.Verdict] ||
+		!strings.HasSuffix(w.URL, wrow.Find("a").AttrOr("href", "-")) {
+		t.Errorf("the watch in /ops.json %+v, on the page %q", w, strings.Join(strings.Fields(wrow.Text()), " "))
+	}
+	if got := pg.Find(tid("ops-budget-limit")).AttrOr("data-bytes", ""); got != strconv.FormatInt(o.Budget.LimitBytes, 10) || o.Budget.LimitBytes != ts.srv.budget.Limit() {
+		t.Errorf("/ops.json's budget limit %d, the page's %s", o.Budget.LimitBytes, got)
+	}
+	if got := pg.Find(tid("ops-budget-used")).AttrOr("data-bytes", ""); got != strconv.FormatInt(o.Budget.UsedBytes, 10) {
+		t.Errorf("/ops.json's budget used %d, the page's %s", o.Budget.UsedBytes, got)
+	}
+	trs := pg.Find(tid("ops-throttle"))
+	if len(o.Throttles) != trs.Length() || len(o.Throttles) == 0 {
+		t.Fatalf("/ops.json lists %d throttles, the page %d", len(o.Throttles), trs.Length())
+	}
+	// Each request holds a slot of its own class (the page a page view's,
+	// the JSON an API read's): the slots busy add up the same.
+	busy, pageBusy := 0, 0
+	for i, th := range o.Throttles {
+		var cells []string
+		trs.Eq(i).Find("td").Each(func(_ int, c *goquery.Selection) { cells = append(cells, c.Text()) })
+		if len(cells) != 4 || cells[0] != th.Name || cells[2] != strconv.Itoa(th.Limit) || cells[3] != strconv.Itoa(th.Waiting) {
+			t.Errorf("throttle %d in /ops.json %+v, the page %q", i, th, cells)
+			continue
+		}
+		n, _ := strconv.Atoi(cells[1])
+		busy, pageBusy = busy+th.Busy, pageBusy+n
+	}
+	if busy != pageBusy || busy != 1 {
+		t.Errorf("/ops.json's throttles hold %d slots, the page's %d; want 1, the request's own", busy, pageBusy)
 	}
 }
 
@@ -170,4 +290,22 @@ func TestOpsPageWithinBudget(t *testing.T) {
 	if code, _ := opsPage(t, ts); code != http.StatusServiceUnavailable {
 		t.Errorf("/ops with the budget held: %d, want 503", code)
 	}
+	if code, hdr, body := opsGet(t, ts, OpsJSONURL); code != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" {
+		t.Errorf("/ops.json with the budget held: %d %s, want 503 with Retry-After", code, body)
+	}
+}
+
+// opsGet fetches path on ts with its headers.
+func opsGet(t *testing.T, ts *testServer, path string) (int, http.Header, []byte) {
+	t.Helper()
+	resp, err := http.Get(ts.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, b
 }

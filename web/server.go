@@ -444,6 +444,7 @@ func (s *Server) routes() chi.Router {
 			incidentPages{s}.mountIncidents(r)
 			s.mountWatches(r)
 			r.Get(OpsURL, s.handle(s.handleOps))
+			r.Get(OpsJSONURL, s.handle(s.handleOpsJSON))
 		})
 		r.With(s.runLimit.middleware(s)).Post("/api/captures", s.handle(s.runs.CaptureAPI))
 		r.With(s.runLimit.middleware(s)).Post("/captures", s.handle(s.runs.CaptureForm))

@@ -228,7 +228,7 @@ func (n alertNotifier) Notify(ctx context.Context, c watch.Change) error {
 		from = alert.NoLeak
 	}
 	e := alert.Event{Watch: c.Watch, From: from, To: string(c.To), Suspect: c.Suspect,
-		GrowthPerHour: c.GrowthPerHour, ReportURL: c.ReportURL, At: c.At}
+		GrowthPerHour: c.GrowthPerHour, WindowSeconds: c.Window.Seconds(), ReportURL: c.ReportURL, At: c.At}
 	// An incident that could not be written does not hold the alert back.
 	if slug, err := n.incidents.Record(ctx, e); err != nil {
 		n.log.Error("a watch's incident was not recorded", "watch", c.Watch, "err", err)

@@ -135,6 +135,14 @@ func TestServeWatchesAlertsAndMetrics(t *testing.T) {
 	if math.Abs(got.GrowthPerHour-want) > 0.25*want {
 		t.Errorf("growth per hour %.0f, want %.0f ± 25%%", got.GrowthPerHour, want)
 	}
+	// Ticks a second apart, at most 8 held: the window the alert carries is
+	// whole seconds under a minute, so its text tells the change over it,
+	// which is what the program stranded in that time.
+	if w := got.WindowSeconds; w < 2 || w > 7 || w != math.Trunc(w) {
+		t.Errorf("the alert's window %v s, want the whole seconds from the first snapshot held to the leak's, 2 to 7", w)
+	} else if grew, stranded := got.GrowthPerHour*w/3600, float64(watchtarget.Bytes)*w*float64(time.Second/watchtarget.Step); math.Abs(grew-stranded) > 0.25*stranded {
+		t.Errorf("the growth over the alert's %v s is %.0f bytes, the program stranded %.0f", w, grew, stranded)
+	}
 
 	// /metrics: the token is asked for, either token reads it.
 	if code, _ := scrapeMetrics(t, s.base, ""); code != http.StatusUnauthorized {

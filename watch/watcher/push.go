@@ -141,7 +141,7 @@ func (w *Watcher) Push(ctx context.Context, name string, bundle []byte, at time.
 		return watch.Status{}, err
 	}
 	if applied && dec.verdict != from {
-		w.notify(ctx, watch.Change{Watch: name, From: from, To: dec.verdict, Suspect: dec.suspect, GrowthPerHour: dec.growthPerHour, Unit: dec.unit, At: tick})
+		w.notify(ctx, watch.Change{Watch: name, From: from, To: dec.verdict, Suspect: dec.suspect, GrowthPerHour: dec.growthPerHour, Unit: dec.unit, Window: dec.window, At: tick})
 	}
 	return w.status(ctx, name)
 }
@@ -221,7 +221,8 @@ func decideBundles(snaps []store.WatchSnapshot, budget *analyze.Budget) (decisio
 		d.verdict = watch.Inconclusive
 	}
 	first, last := rep.Bundles[0].Started, rep.Bundles[len(rep.Bundles)-1].Started
-	if span := last.Sub(first); span > 0 && d.verdict == watch.Leak {
+	d.window = last.Sub(first)
+	if span := d.window; span > 0 && d.verdict == watch.Leak {
 		grew := j.RSSDelta
 		if j.Complete && j.UntrackedNativeDeltaBytes > 0 && strings.HasPrefix(rep.Verdict.Cause, "untracked") {
 			grew = j.UntrackedNativeDeltaBytes

@@ -17,8 +17,10 @@ type decision struct {
 	verdict       watch.Verdict
 	suspect       string
 	growthPerHour float64
-	unit          string
-	reason        string
+	// window is the time from the first to the last snapshot decided over.
+	window time.Duration
+	unit   string
+	reason string
 }
 
 // profiles are the profiles a snapshot holds, in the order their verdicts
@@ -131,7 +133,8 @@ func decideWindow(snaps []store.WatchSnapshot, every time.Duration, limit int64,
 		if err != nil {
 			return decision{}, fmt.Errorf("the %s series: %w", p.name, err)
 		}
-		d := decision{verdict: verdictOf(rep.Verdict), unit: rep.Unit, reason: p.name + ": " + rep.Reason}
+		d := decision{verdict: verdictOf(rep.Verdict), unit: rep.Unit, reason: p.name + ": " + rep.Reason,
+			window: snaps[len(snaps)-1].Tick.Sub(snaps[0].Tick)}
 		var top *series.Suspect
 		switch {
 		case len(rep.Suspects) > 0:

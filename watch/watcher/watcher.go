@@ -245,7 +245,7 @@ func (w *Watcher) Tick(ctx context.Context, name string, tick time.Time) error {
 	if err != nil || !applied || dec.verdict == from {
 		return err
 	}
-	w.notify(ctx, watch.Change{Watch: name, From: from, To: dec.verdict, Suspect: dec.suspect, GrowthPerHour: dec.growthPerHour, Unit: dec.unit, At: tick})
+	w.notify(ctx, watch.Change{Watch: name, From: from, To: dec.verdict, Suspect: dec.suspect, GrowthPerHour: dec.growthPerHour, Unit: dec.unit, Window: dec.window, At: tick})
 	return nil
 }
 

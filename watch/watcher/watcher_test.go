@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/analyze/pprof"
+	"github.com/leakui/leakui/analyze/series"
 	"github.com/leakui/leakui/internal/watchtarget"
 	"github.com/leakui/leakui/jobs"
 	"github.com/leakui/leakui/store"
@@ -92,6 +94,23 @@ func TestLeakingTargetReachesLeak(t *testing.T) {
 			!last.At.Equal(cur.Changed) || last.At.UnixMilli()%1000 != 0 {
 			t.Errorf("the change told %+v, the state %+v", last, cur.WatchState)
 		}
+		// The window is the ticks from the first snapshot to the leak's, a
+		// second apart: too short for a rate per hour, so the growth is told
+		// as the change over it, what the program stranded in that time.
+		snaps, err := st.WatchSnapshots(ctx, "leaky")
+		if err != nil || len(snaps) == 0 {
+			t.Fatal(len(snaps), err)
+		}
+		if span := last.At.Sub(snaps[0].Tick); last.Window != span || span < time.Duration(leakAt-2)*time.Second {
+			t.Errorf("the change's window %s, want the ticks from %s to %s (%s, %d snapshots)", last.Window, snaps[0].Tick, last.At, span, leakAt)
+		}
+		text := watch.GrowthText(last.GrowthPerHour, last.Window, func(v int64) string { return strconv.FormatInt(v, 10) })
+		wantText := " in " + strconv.Itoa(int(last.Window/time.Second)) + " s"
+		grew, _ := strconv.ParseFloat(strings.TrimSuffix(text, wantText), 64)
+		stranded := float64(watchtarget.Bytes) * float64(last.Window/watchtarget.Step)
+		if !strings.HasSuffix(text, wantText) || math.Abs(grew-stranded) > 0.25*stranded {
+			t.Errorf("the growth reads %q, want about +%.0f%s", text, stranded, wantText)
+		}
 		for i, c := range changes {
 			if c.From == c.To || i > 0 && c.From != changes[i-1].To {
 				t.Errorf("change %d %+v does not follow %+v", i, c, changes[max(i-1, 0)])
@@ -112,7 +131,7 @@ func TestLeakingTargetReachesLeak(t *testing.T) {
 		if sc.Verdict == string(watch.Leak) || sc.Snapshots != 8 || sc.LastError != "" {
 			t.Errorf("steady: %+v", sc)
 		}
-		snaps, err := st.WatchSnapshots(ctx, "steady")
+		snaps, err = st.WatchSnapshots(ctx, "steady")
 		if err != nil || len(snaps) != 8 {
 			t.Fatalf("steady holds %d snapshots (%v)", len(snaps), err)
 		}
@@ -415,4 +434,12 @@ func TestTwoReplicasScrapeOncePerTick(t *testing.T) {
 		}
 		t.Logf("%d ticks, each scraped once", len(heaps))
 	})
+}
+
+// TestMinRateWindowIsTheSeriesOwn: the watches tell a growth per hour from
+// the window on which the series analysis gives a rate per minute.
+func TestMinRateWindowIsTheSeriesOwn(t *testing.T) {
+	if watch.MinRateWindow != series.MinRateSpan {
+		t.Errorf("watch.MinRateWindow %s, series.MinRateSpan %s", watch.MinRateWindow, series.MinRateSpan)
+	}
 }

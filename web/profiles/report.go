@@ -471,6 +471,20 @@ func (ps *profileSet) diffTable(path string, base, target *pprof.Profile) (view.
 		return view.DiffTable{}, err
 	}
 	t := ps.diffTotals(d.SampleType, d.Unit, d.BaseTotal, d.TargetTotal)
+	// pprof's default -top -diff_base drops the rows its node fraction
+	// leaves out; trim=pprof shows only the rows it keeps, as the JSON does.
+	trimmed := d.Trimmed(pprof.DefaultNodeFraction)
+	t.Dropped, t.DroppedCutoff, t.PprofView = trimmed.Dropped, analyze.FormatValue(trimmed.DroppedCutoff, d.Unit), q.pprofTrim
+	t.Toggle = q.url(path, func(v url.Values) {
+		if q.pprofTrim {
+			v.Del("trim")
+		} else {
+			v.Set("trim", trimPprof)
+		}
+	})
+	if q.pprofTrim {
+		d = trimmed
+	}
 	t.All = len(d.Rows)
 	rows := d.Rows
 	if q.rows > 0 && len(rows) > q.rows {

@@ -108,6 +108,13 @@ type DiffTable struct {
 	Count, All                  int
 	ShowAll                     string
 	Flame                       *Flame
+	// Dropped is how many rows pprof's default -top -diff_base drops (cum ≤
+	// DroppedCutoff); PprofView tells that they are left out (trim=pprof);
+	// Toggle links to the other view ("" shows neither).
+	Dropped       int
+	DroppedCutoff string
+	PprofView     bool
+	Toggle        string
 }
 
 // DiffRow is one function of a diff, formatted.

@@ -28,10 +28,15 @@ type statusJSON struct {
 	Verdict       watch.Verdict `json:"verdict"`
 	Suspect       string        `json:"suspect,omitempty"`
 	GrowthPerHour float64       `json:"growth_per_hour"`
-	Unit          string        `json:"unit,omitempty"`
-	Reason        string        `json:"reason,omitempty"`
-	Snapshots     int           `json:"snapshots"`
-	LastScrape    time.Time     `json:"last_scrape,omitzero"`
+	// WindowSeconds is the time the snapshots held span; Growth tells the
+	// growth as the page does: per hour, or over a window shorter than a
+	// minute the change over it.
+	WindowSeconds float64   `json:"window_seconds"`
+	Growth        string    `json:"growth,omitempty"`
+	Unit          string    `json:"unit,omitempty"`
+	Reason        string    `json:"reason,omitempty"`
+	Snapshots     int       `json:"snapshots"`
+	LastScrape    time.Time `json:"last_scrape,omitzero"`
 	// LastDuration is the last scrape's duration in seconds.
 	LastDuration float64   `json:"last_duration_seconds"`
 	LastError    string    `json:"last_error,omitempty"`
@@ -96,6 +101,8 @@ func statusJSONOf(r *http.Request, st watch.Status, a *Analysis, unanalyzed stri
 		GrowthPerHour: st.GrowthPerHour, Unit: st.Unit, Reason: st.Reason, Snapshots: st.Snapshots,
 		LastScrape: st.LastScrape.UTC(), LastDuration: st.LastDuration.Seconds(), LastError: st.LastError,
 		Failures: st.Failures, NextScrape: st.NextScrape.UTC(), Changed: st.Changed.UTC(), Unanalyzed: unanalyzed}
+	window := windowOf(st, a)
+	out.WindowSeconds, out.Growth = window.Seconds(), growthText(st.GrowthPerHour, window, st.Unit, st.Reason)
 	if st.LastScrape.IsZero() {
 		out.LastScrape = time.Time{}
 	}

@@ -109,17 +109,36 @@ func formatTime(t time.Time) string {
 	return page.FormatTime(t)
 }
 
-// growthText is a growth per hour in its unit; a count of a goroutine
-// profile counts goroutines.
-func growthText(perHour float64, unit, reason string) string {
+// growthText is a growth per hour in its unit, or over a window shorter
+// than watch.MinRateWindow the change over the window ("+28 MB in 12 s");
+// a count of a goroutine profile counts goroutines.
+func growthText(perHour float64, window time.Duration, unit, reason string) string {
 	if perHour == 0 || math.IsNaN(perHour) || math.IsInf(perHour, 0) {
 		return ""
 	}
-	s := analyze.FormatSignedValue(int64(math.Round(perHour)), unit)
-	if unit == "count" && strings.HasPrefix(reason, "goroutine") {
-		s += " goroutines"
+	return watch.GrowthText(perHour, window, func(v int64) string {
+		s := analyze.FormatSignedValue(v, unit)
+		if unit == "count" && strings.HasPrefix(reason, "goroutine") {
+			s += " goroutines"
+		}
+		return s
+	})
+}
+
+// windowOf is the time the watch's snapshots held span: from the first tick
+// to the last, or without their analysis the ticks' period times the steps
+// between them; 0 with fewer than two.
+func windowOf(st watch.Status, a *Analysis) time.Duration {
+	if a != nil {
+		if n := len(a.Snapshots); n >= 2 {
+			return a.Snapshots[n-1].Tick.Sub(a.Snapshots[0].Tick)
+		}
+		return 0
 	}
-	return s + " per hour"
+	if st.Snapshots >= 2 {
+		return time.Duration(st.Snapshots-1) * st.Every
+	}
+	return 0
 }
 
 // rowOf is a watch's row; a is nil when its snapshots were not analyzed,
@@ -127,7 +146,7 @@ func growthText(perHour float64, unit, reason string) string {
 func rowOf(st watch.Status, a *Analysis, unanalyzed string) rowView {
 	key, text, class := verdictOf(st.Verdict)
 	r := rowView{Name: st.Name, URL: URL(st.Name), Target: st.URL, Verdict: key, VerdictText: text, Class: class,
-		Suspect: st.Suspect, Growth: growthText(st.GrowthPerHour, st.Unit, st.Reason),
+		Suspect: st.Suspect, Growth: growthText(st.GrowthPerHour, windowOf(st, a), st.Unit, st.Reason),
 		Snapshots: fmt.Sprintf("%d of %d", st.Snapshots, st.Keep), Every: st.Every.String(),
 		LastScrape: formatTime(st.LastScrape), LastError: page.CleanText(st.LastError, 1000),
 		Changed: formatTime(st.Changed), Unanalyzed: unanalyzed, Action: "scrape"}

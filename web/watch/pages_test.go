@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/pprof/profile"
 
+	"github.com/leakui/leakui/analyze"
 	"github.com/leakui/leakui/store"
 	"github.com/leakui/leakui/watch"
 	"github.com/leakui/leakui/web"
@@ -34,6 +36,44 @@ func TestWatchPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("leak after %d ticks: %s", f.leakTicks, leaky.Reason)
+	// Ticks a second apart span too short a window for a rate per hour: the
+	// growth reads as the change over the window, which is within 25% of
+	// what the suspect's series itself went from and to over the snapshots
+	// (the fixture ticks faster than its ticks' times: what the program
+	// stranded in those seconds is not the anchor; watch/watcher's test
+	// holds that).
+	window := time.Duration(f.leakTicks-1) * time.Second
+	grew := leaky.GrowthPerHour * window.Hours()
+	wantGrowth := analyze.FormatSignedValue(int64(math.Round(grew)), leaky.Unit)
+	if leaky.Unit == "count" {
+		wantGrowth += " goroutines"
+	}
+	wantGrowth += " in " + strconv.Itoa(f.leakTicks-1) + " s"
+	var rep struct {
+		Series []struct {
+			Profile string
+			Report  struct {
+				Suspects []struct {
+					Name   string
+					Growth int64
+				}
+			}
+		}
+	}
+	if _, _, body := get(t, ts, "/watch/leaky.json"); json.Unmarshal(body, &rep) != nil {
+		t.Fatalf("/watch/leaky.json: %s", body)
+	}
+	from, _, _ := strings.Cut(leaky.Reason, ":")
+	observed := int64(-1)
+	for _, s := range rep.Series {
+		if s.Profile == from && len(s.Report.Suspects) > 0 && s.Report.Suspects[0].Name == leaky.Suspect {
+			observed = s.Report.Suspects[0].Growth
+		}
+	}
+	if observed <= 0 || math.Abs(grew-float64(observed)) > 0.25*float64(observed) {
+		t.Errorf("the growth over %s is %.1f %s, the %s series' suspect went up %d", window, grew, leaky.Unit, from, observed)
+	}
+	t.Logf("growth over the window: %s", wantGrowth)
 
 	t.Run("list", func(t *testing.T) {
 		code, _, body := get(t, ts, "/watch")
@@ -78,6 +118,9 @@ func TestWatchPages(t *testing.T) {
 		if got := strings.TrimSpace(lr.Find(testid("watch-suspect") + " .mono").Text()); got != leaky.Suspect || !strings.HasSuffix(got, "watchtarget.hold") {
 			t.Errorf("leaky's suspect reads %q, the state %q", got, leaky.Suspect)
 		}
+		if got := strings.TrimSpace(lr.Find(testid("watch-suspect") + " .grow").Text()); got != wantGrowth {
+			t.Errorf("leaky's growth reads %q, want %q", got, wantGrowth)
+		}
 		pts := strings.Fields(lr.Find(testid("watch-spark")+" polyline").AttrOr("points", ""))
 		if len(pts) != leaky.Snapshots {
 			t.Errorf("leaky's sparkline has %d points, want one per snapshot held (%d)", len(pts), leaky.Snapshots)
@@ -105,6 +148,8 @@ func TestWatchPages(t *testing.T) {
 				LastError                    string `json:"last_error"`
 				Snapshots                    int
 				GrowthPerHour                float64 `json:"growth_per_hour"`
+				WindowSeconds                float64 `json:"window_seconds"`
+				Growth                       string
 				Spark                        *struct {
 					Of     string
 					Values []int64
@@ -124,6 +169,9 @@ func TestWatchPages(t *testing.T) {
 			if w.Verdict != "leak" || w.Suspect != leaky.Suspect || w.GrowthPerHour != leaky.GrowthPerHour || w.Snapshots != leaky.Snapshots {
 				t.Errorf("leaky in JSON: %+v, the state %+v", w, leaky.WatchState)
 			}
+			if w.WindowSeconds != float64(f.leakTicks-1) || w.Growth != wantGrowth {
+				t.Errorf("leaky's window in JSON %v s, growth %q; want %d s and the page's %q", w.WindowSeconds, w.Growth, f.leakTicks-1, wantGrowth)
+			}
 			if w.Spark == nil || w.Spark.Of != leaky.Suspect || len(w.Spark.Values) != leaky.Snapshots || w.Spark.Values[len(w.Spark.Values)-1] <= w.Spark.Values[0] {
 				t.Errorf("leaky's spark in JSON: %+v, want the suspect's bytes growing over %d snapshots", w.Spark, leaky.Snapshots)
 			}
@@ -142,6 +190,9 @@ func TestWatchPages(t *testing.T) {
 		}
 		if got := d.Find(testid("watch-reason")).Text(); got != leaky.Reason {
 			t.Errorf("reason %q, the state's %q", got, leaky.Reason)
+		}
+		if got := strings.TrimSpace(d.Find(testid("watch-growth")).Text()); got != wantGrowth {
+			t.Errorf("the page's growth reads %q, want %q", got, wantGrowth)
 		}
 		// The series the verdict came from comes first, with its chart and
 		// the watch's suspect among its suspects.
