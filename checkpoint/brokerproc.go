@@ -8,7 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/leakui/leakui/lab/child"
 )
 
 // ServeBroker runs an embedded broker in this process for another one: it writes
@@ -39,10 +42,11 @@ func ServeBroker(ctx context.Context, in io.Reader, out io.Writer) error {
 
 // BrokerProcess is a broker serving in a child process (ServeBroker).
 type BrokerProcess struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	addr  string
-	done  chan struct{}
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	addr    string
+	done    chan struct{}
+	closing atomic.Bool // Close was called: a kill from then on is its own
 }
 
 // brokerStartTimeout bounds the wait for the child's address line.
@@ -78,6 +82,12 @@ func StartBrokerProcess(ctx context.Context, argv, env []string) (*BrokerProcess
 		line <- s
 		io.Copy(io.Discard, r)
 		cmd.Wait()
+		if st := cmd.ProcessState; st != nil && !st.Exited() && !p.closing.Load() {
+			// A signal this process did not send (the kernel's at the CPU time
+			// limit the broker inherits, say): told to whoever runs the
+			// workload, whose requests fail meanwhile.
+			fmt.Fprintf(os.Stderr, "%s: the broker (%s) after %.2f s of CPU time\n", child.HelperKilled, st, (st.UserTime() + st.SystemTime()).Seconds())
+		}
 	}()
 	timer := time.NewTimer(brokerStartTimeout)
 	defer timer.Stop()
@@ -107,6 +117,7 @@ func (p *BrokerProcess) PID() int { return p.cmd.Process.Pid }
 // Close closes the child's stdin and waits for it to exit, killing it after five
 // seconds.
 func (p *BrokerProcess) Close() error {
+	p.closing.Store(true)
 	p.stdin.Close()
 	select {
 	case <-p.done:

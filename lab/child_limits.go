@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/leakui/leakui/lab/child"
 	"golang.org/x/sys/unix"
 )
 
@@ -87,8 +88,11 @@ func watchDisk(dir string, quota int64, cancel context.CancelCauseFunc, stop <-c
 
 // limitMarkers are what a child writes on its standard error when it meets a
 // limit: the Go runtime's "fatal error: out of memory" (or a failed mmap or
-// thread) under RLIMIT_AS, a write's EFBIG at RLIMIT_FSIZE.
-var limitMarkers = []string{"out of memory", "cannot allocate memory", "pthread_create failed", "file too large"}
+// thread) under RLIMIT_AS, a write's EFBIG at RLIMIT_FSIZE, and the line of a
+// workload one of whose processes was killed (child.HelperKilled): a broker the
+// child starts inherits its limits, and the kernel kills it at its CPU time
+// limit while the child waits on the network.
+var limitMarkers = []string{"out of memory", "cannot allocate memory", "pthread_create failed", "file too large", child.HelperKilled}
 
 // markerWatch is a writer that notes which limitMarkers went through it, even
 // split across writes and however much a crash prints after them (the tail
@@ -138,6 +142,8 @@ func explainChildEnd(state *os.ProcessState, stderr string, c ChildLimits) strin
 		return fmt.Sprintf("the child reached its memory limit of %s of address space (-run-memory)", formatBytes(c.Memory))
 	case strings.Contains(stderr, "file too large"):
 		return fmt.Sprintf("a file of the child reached the run directory's quota of %s (-run-disk)", formatBytes(c.Disk))
+	case strings.Contains(stderr, child.HelperKilled):
+		return fmt.Sprintf("a process the child started was killed, as the kernel does at the CPU time limit of %s (-run-cpu) it inherits from the child", c.CPU)
 	}
 	return ""
 }
