@@ -88,8 +88,12 @@ type Root struct {
 // size and references, and, once Analyze ran, the dominator tree.
 type Heap struct {
 	// readChunks is how many chunks pass 2 read in parallel (0: read on one
-	// goroutine), for the tests.
-	readChunks int
+	// goroutine), for the tests; nameChunks the same for the names' reading.
+	readChunks, nameChunks int
+	// cps are where pass 2 started reading, kept for the names' reading
+	// (resolve.go); sequential is Options.sequential.
+	cps        []checkpoint
+	sequential bool
 	// Version is the header's "JAVA PROFILE 1.0.2".
 	Version string `json:"version"`
 	// IDSize is the size of an identifier (4 or 8 bytes).
@@ -294,6 +298,7 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	if err := h.readRefs(p1.cps, int(maxRefs), opt.sequential); err != nil {
 		return nil, err
 	}
+	h.cps, h.sequential = p1.cps, opt.sequential
 	p1.cps = nil
 	if err := h.resolveRoots(p1.roots); err != nil {
 		return nil, err
