@@ -57,8 +57,9 @@ type Options struct {
 	// MaxTemp caps the bytes of those files (ErrTooLarge beyond); ≤ 0 is the
 	// disk's room (a full disk is an error wrapping syscall.ENOSPC).
 	MaxTemp int64
-	// sequential reads the references on the calling goroutine alone (the
-	// tests compare it with the parallel reading).
+	// sequential reads the references and the names, and counts the
+	// objects, on the calling goroutine alone (the tests compare it with the
+	// parallel work).
 	sequential bool
 }
 

@@ -95,6 +95,9 @@ func analyzeDump(t *testing.T, path string, sequential bool) analyzed {
 // references than a batch holds is handed over in pieces.
 func TestParallelReferencesSameIndex(t *testing.T) {
 	smallChunks(t, 101, 4096)
+	was := countHalfFrom
+	countHalfFrom = 2
+	t.Cleanup(func() { countHalfFrom = was })
 	jh := runJava(t, "LeakShape", true, []string{"-XX:+UseSerialGC", "-Xmx64m"}, "3", "4096", "30", "10")
 	dumps := []hostileShape{
 		{name: "LeakShape"},
