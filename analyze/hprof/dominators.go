@@ -3,9 +3,13 @@ package hprof
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"slices"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -529,20 +533,56 @@ func (h *Heap) rootTargets() []uint32 {
 }
 
 // sortRows sorts each row of g over n+1 nodes by less, stopping with the
-// context.
+// context. With two cores the rows that hold the second half of the targets
+// are sorted on another goroutine, waited for however this returns.
 func (h *Heap) sortRows(g csr, cmp func(a, b uint32) int) error {
-	for p := 0; p+1 < len(g.offsets); p++ {
-		row := g.targets[g.offsets[p]:g.offsets[p+1]]
-		if len(row) > 1 {
-			if err := sortStoppable(h, row, cmp); err != nil {
-				return err
-			}
-		}
-		if p&cancelCheckMask == 0 {
-			if err := h.stopped(); err != nil {
-				return err
-			}
-		}
+	rows := len(g.offsets) - 1
+	if rows < 1 {
+		return nil
 	}
-	return nil
+	mid := rows
+	if total := g.offsets[rows]; runtime.GOMAXPROCS(0) >= 2 && int(total) >= countHalfFrom && !h.sequential {
+		mid, _ = slices.BinarySearch(g.offsets[:rows], total/2)
+	}
+	var quit atomic.Bool
+	sort := func(lo, hi int) error {
+		for p := lo; p < hi; p++ {
+			row := g.targets[g.offsets[p]:g.offsets[p+1]]
+			if len(row) > 1 {
+				if err := sortStoppable(h, row, cmp); err != nil {
+					return err
+				}
+			}
+			if p&cancelCheckMask == 0 {
+				if quit.Load() {
+					return errQuit
+				}
+				if err := h.stopped(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if mid == rows {
+		return sort(0, rows)
+	}
+	second := make(chan error, 1)
+	go func() { second <- sort(mid, rows) }()
+	defer func() {
+		if second != nil { // a panic
+			quit.Store(true)
+			<-second
+		}
+	}()
+	err := sort(0, mid)
+	if err != nil {
+		quit.Store(true)
+	}
+	err2 := <-second
+	second = nil
+	if err == nil && !errors.Is(err2, errQuit) {
+		err = err2
+	}
+	return err
 }
