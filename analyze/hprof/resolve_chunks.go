@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -212,11 +213,9 @@ func (r *resolver) renumberAll(maps [][]uint32) error {
 		if v == viaUnknown || v&viaElement != 0 {
 			continue
 		}
+		// The chunk of o: the last whose first ordinal is o or less.
 		o := r.h.bfs[t]
-		i, found := slices.BinarySearchFunc(cps, o, func(c checkpoint, o uint32) int { return cmpUint32(c.ord, o) })
-		if !found {
-			i-- // o is inside chunk i-1
-		}
+		i := sort.Search(len(cps), func(k int) bool { return cps[k].ord > o }) - 1
 		if m := maps[i]; m != nil {
 			r.all[t] = m[v]
 		}
