@@ -541,7 +541,7 @@ func (h *Heap) sortRows(g csr, cmp func(a, b uint32) int) error {
 		return nil
 	}
 	mid := rows
-	if total := g.offsets[rows]; runtime.GOMAXPROCS(0) >= 2 && int(total) >= countHalfFrom && !h.sequential {
+	if total := g.offsets[rows]; runtime.GOMAXPROCS(0) >= 2 && int(total) >= halfFrom && !h.sequential {
 		mid, _ = slices.BinarySearch(g.offsets[:rows], total/2)
 	}
 	var quit atomic.Bool

@@ -90,14 +90,16 @@ func analyzeDump(t *testing.T, path string, sequential bool) analyzed {
 
 // TestParallelReferencesSameIndex reads the references and the names of
 // real and pathological dumps in many small chunks on a goroutine a core, and
-// on the calling goroutine alone: the reports and the indexes are the same,
-// byte for byte (the fields of the paths are numbered in the same order). The chunks start inside heap dump segments, and an array of more
-// references than a batch holds is handed over in pieces.
+// sorts the dominator tree's rows in two halves, and does it all on the
+// calling goroutine alone: the reports and the indexes are the same, byte for
+// byte (the fields of the paths are numbered in the same order). The chunks
+// start inside heap dump segments, and an array of more references than a
+// batch holds is handed over in pieces.
 func TestParallelReferencesSameIndex(t *testing.T) {
 	smallChunks(t, 101, 4096)
-	was := countHalfFrom
-	countHalfFrom = 2
-	t.Cleanup(func() { countHalfFrom = was })
+	was := halfFrom
+	halfFrom = 2
+	t.Cleanup(func() { halfFrom = was })
 	jh := runJava(t, "LeakShape", true, []string{"-XX:+UseSerialGC", "-Xmx64m"}, "3", "4096", "30", "10")
 	dumps := []hostileShape{
 		{name: "LeakShape"},

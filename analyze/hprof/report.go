@@ -288,7 +288,7 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	}
 	var err error
 	var all objectCounts
-	if rep.Histogram, rep.Packages, all, err = h.histogram(true); err != nil {
+	if rep.Histogram, rep.Packages, all, err = h.histogram(); err != nil {
 		return nil, err
 	}
 	rep.Shallow, rep.UnreachableObjects, rep.UnreachableBytes = all.shallow, all.unreachable, all.unreachableBytes
@@ -376,9 +376,9 @@ func reportTexts(rep *Report) map[uint32]string {
 // dominator tree adds an instance's retained size only when no dominator of it is of
 // the same class (and likewise per package).
 //
-// With reach set it also counts, in the same pass over the objects, the
-// shallow size of all and the unreachable objects and their size.
-func (h *Heap) histogram(reach bool) ([]ClassRow, []PackageRow, objectCounts, error) {
+// It also gives the shallow size of all the objects and the unreachable ones
+// and their size, from the counts Analyze made (countObjects).
+func (h *Heap) histogram() ([]ClassRow, []PackageRow, objectCounts, error) {
 	rows := make([]ClassRow, len(h.Classes))
 	pkgIndex := map[string]int{}
 	pkgOf := make([]int, len(h.Classes))
@@ -394,7 +394,7 @@ func (h *Heap) histogram(reach bool) ([]ClassRow, []PackageRow, objectCounts, er
 		}
 		pkgOf[i] = j
 	}
-	all, err := h.countObjects(reach)
+	all, err := h.countObjects()
 	if err != nil {
 		return nil, nil, all, err
 	}
