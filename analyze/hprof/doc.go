@@ -11,7 +11,10 @@
 // its segment), from which the second, which looks up the identifier of every
 // reference, is read in chunks by a goroutine a core; the calling goroutine
 // appends each chunk's references in the dump's order, so the arrays are those
-// of one reader. Memory is bounded by the number of objects,
+// of one reader. The third (NewReport), which names the field of every
+// shortest path's step and the texts a report shows, reads the same chunks the
+// same way and merges each chunk's table of field names in the dump's order,
+// so the numbers in the index are those of one reader. Memory is bounded by the number of objects,
 // not by the size of the dump: an object is an ordinal (its position in the dump), a
 // sorted identifier table maps identifiers to ordinals, the class and shallow size of
 // each object are compact arrays, and the outbound references are one CSR array.
@@ -52,14 +55,16 @@
 //     4 B per reference (targets); 12 B per String; 12 B per
 //     java.lang.ref.Reference with a referent; 24 B per object holding native
 //     memory; 4 B per object with a dangling reference; the checkpoints 24 B
-//     per chunk; the batches the readers hand over (charged as they grow), at
-//     most about 2.5 MiB each and 3 per chunk in flight (workers+1 chunks),
-//     so at most about 25 MiB on two cores whatever the dump's size;
+//     per chunk (kept for the third pass); the batches the readers hand over
+//     (charged as they grow), at most about 2.5 MiB each and 3 per chunk in
+//     flight (workers+1 chunks), so at most about 25 MiB on two cores
+//     whatever the dump's size;
 //   - dominators (semi-NCA): depth-first numbering, order and tree 12 B per
 //     object, its stack 8 B per level, the semidominators, labels and forest
 //     12 B per reachable object (scratch), the referrers 12 B per reference in
-//     partitions on disk read one at a time, the immediate dominators 4 B per
-//     object (kept);
+//     partitions on disk, one worked through while the one before it is read
+//     and sorted on a second core (two in memory, each of about 2^20 numbers),
+//     the immediate dominators 4 B per object (kept);
 //   - retained sizes 8 B per object; the dominator tree as CSR 4 B per object
 //     and 4 B per reachable object; depth and top-level ancestor 8 B per object;
 //   - shortest paths from the GC roots: parent, length and root 12 B per

@@ -3,9 +3,13 @@ package hprof
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"slices"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -197,13 +201,38 @@ func (h *Heap) dominators(search *pathSearch) (idom, vertex []uint32, count uint
 		}
 		return label[p]
 	}
-	for pi := len(parts.sizes) - 1; pi >= 0; pi-- {
+	spanOf := func(pi int) uint32 {
 		lo := uint32(pi * partitionSpan)
-		hi := min(lo+uint32(partitionSpan), count+1)
-		offsets, preds, err := parts.read(pi, hi-lo)
-		if err != nil {
-			return nil, nil, 0, err
+		return min(lo+uint32(partitionSpan), count+1) - lo
+	}
+	// The partition before is read and sorted on another goroutine while one
+	// is worked through; a fill under way is waited for however this returns
+	// (it is short: one partition), before the partitions are closed.
+	var filling chan *partRead
+	defer func() {
+		if filling != nil {
+			<-filling
 		}
+	}()
+	last := len(parts.sizes) - 1
+	if _, _, err := parts.read(last, spanOf(last)); err != nil {
+		return nil, nil, 0, err
+	}
+	for pi := last; pi >= 0; pi-- {
+		offsets, preds := parts.cur.offsets, parts.cur.preds
+		if pi > 0 {
+			next, err := parts.alloc(pi-1, spanOf(pi-1))
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			filling = make(chan *partRead, 1)
+			go func(ch chan<- *partRead) {
+				parts.fill(next)
+				ch <- next
+			}(filling)
+		}
+		lo := uint32(pi * partitionSpan)
+		hi := lo + spanOf(pi)
 		for k := hi - 1; k >= max(lo, 2); k-- {
 			s := dom[k]
 			for _, j := range preds[offsets[k-lo]:offsets[k-lo+1]] {
@@ -221,8 +250,15 @@ func (h *Heap) dominators(search *pathSearch) (idom, vertex []uint32, count uint
 				}
 			}
 		}
-		parts.done()
+		if pi > 0 {
+			r := <-filling
+			filling = nil
+			if err := parts.finish(r); err != nil { // frees this partition
+				return nil, nil, 0, err
+			}
+		}
 	}
+	parts.done()
 	path.free()
 	free(rs, label)
 	free(rs, anc)
@@ -269,11 +305,10 @@ type partitions struct {
 	files []*os.File
 	sizes []int64 // pairs in each partition
 	disk  []int64 // bytes of each file charged to the disk
-	// The partition read last: its offsets and referrers.
-	buf     []uint64
-	offsets []uint32
-	preds   []uint32
-	charged int64 // the write buffers' memory
+	// cur is the partition read last, next the one being read (alloc to
+	// finish).
+	cur, next *partRead
+	charged   int64 // the write buffers' memory
 }
 
 // partitionReferrers writes the referrers of every reached vertex to the
@@ -362,66 +397,118 @@ func (h *Heap) partitionReferrers(num, rootTargets []uint32, count uint32) (*par
 	return p, nil
 }
 
+// A partRead is a partition of the referrers being read or read: the pairs
+// from its file (buf, freed once sorted) and its referrers grouped by target,
+// those of lo+k being preds[offsets[k]:offsets[k+1]].
+type partRead struct {
+	i       int
+	span    uint32
+	buf     []uint64
+	offsets []uint32
+	preds   []uint32
+	err     error
+}
+
 // read reads partition i, whose targets are span numbers from i*partitionSpan,
-// and returns its referrers grouped by target: those of lo+k are
-// preds[offsets[k]:offsets[k+1]].
+// and returns its referrers grouped by target.
 func (p *partitions) read(i int, span uint32) (offsets, preds []uint32, err error) {
+	r, err := p.alloc(i, span)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.fill(r)
+	if err := p.finish(r); err != nil {
+		return nil, nil, err
+	}
+	return r.offsets, r.preds, nil
+}
+
+// alloc maps the arrays of partition i, on the goroutine that charges the
+// memory; it becomes the partition in flight until finish.
+func (p *partitions) alloc(i int, span uint32) (*partRead, error) {
 	h := p.h
 	m := p.sizes[i]
 	if err := h.mem.probe(8*m+4*int64(span+1)+4*m, "a partition of the referrers"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if p.buf, err = makeArray[uint64](&h.rs, int(m), scratch, "a partition of the referrers"); err != nil {
-		return nil, nil, err
+	r := &partRead{i: i, span: span}
+	p.next = r
+	var err error
+	if r.buf, err = makeArray[uint64](&h.rs, int(m), scratch, "a partition of the referrers"); err != nil {
+		return nil, err
 	}
-	if p.offsets, err = makeArray[uint32](&h.rs, int(span)+1, scratch, "a partition of the referrers"); err != nil {
-		return nil, nil, err
+	if r.offsets, err = makeArray[uint32](&h.rs, int(span)+1, scratch, "a partition of the referrers"); err != nil {
+		return nil, err
 	}
-	if p.preds, err = makeArray[uint32](&h.rs, int(m), scratch, "a partition of the referrers"); err != nil {
-		return nil, nil, err
+	if r.preds, err = makeArray[uint32](&h.rs, int(m), scratch, "a partition of the referrers"); err != nil {
+		return nil, err
 	}
-	raw := asBytes(p.buf)
-	f := p.files[i]
-	if _, err := f.ReadAt(raw, 0); err != nil && !(err == io.EOF && len(raw) == 0) {
-		return nil, nil, fmt.Errorf("heap dump: reading the referrers: %w", err)
+	return r, nil
+}
+
+// fill reads partition r.i's file into its arrays and sorts it by target; it
+// charges nothing and may run on another goroutine (the error is in r.err).
+func (p *partitions) fill(r *partRead) {
+	raw := asBytes(r.buf)
+	if _, err := p.files[r.i].ReadAt(raw, 0); err != nil && !(err == io.EOF && len(raw) == 0) {
+		r.err = fmt.Errorf("heap dump: reading the referrers: %w", err)
+		return
 	}
 	// A counting sort by target: count each target's referrers after its
 	// slot, sum, then fill each target's slots from its start, which leaves
 	// offsets[t] at t's end; shift back.
-	lo := uint32(i * partitionSpan)
-	for _, v := range p.buf {
-		p.offsets[uint32(v)-lo+1]++
+	lo, span := uint32(r.i*partitionSpan), r.span
+	for _, v := range r.buf {
+		r.offsets[uint32(v)-lo+1]++
 	}
 	for k := 1; k <= int(span); k++ {
-		p.offsets[k] += p.offsets[k-1]
+		r.offsets[k] += r.offsets[k-1]
 	}
-	for _, v := range p.buf {
+	for _, v := range r.buf {
 		t := uint32(v) - lo
-		p.preds[p.offsets[t]] = uint32(v >> 32)
-		p.offsets[t]++
+		r.preds[r.offsets[t]] = uint32(v >> 32)
+		r.offsets[t]++
 	}
-	copy(p.offsets[1:], p.offsets[:span])
-	p.offsets[0] = 0
-	free(&h.rs, p.buf)
-	p.buf = nil
-	// The partition's file is read: its blocks go back.
-	f.Truncate(0)
-	h.rs.disk -= p.disk[i]
-	p.disk[i] = 0
-	return p.offsets, p.preds, nil
+	copy(r.offsets[1:], r.offsets[:span])
+	r.offsets[0] = 0
+}
+
+// finish frees the pairs of the partition filled, gives its file's blocks
+// back, and makes it the partition read last.
+func (p *partitions) finish(r *partRead) error {
+	p.next = nil
+	p.done()
+	p.cur = r
+	free(&p.h.rs, r.buf)
+	r.buf = nil
+	if r.err != nil {
+		return r.err
+	}
+	p.files[r.i].Truncate(0)
+	p.h.rs.disk -= p.disk[r.i]
+	p.disk[r.i] = 0
+	return nil
 }
 
 // done frees the partition read last.
 func (p *partitions) done() {
-	free(&p.h.rs, p.buf)
-	free(&p.h.rs, p.offsets)
-	free(&p.h.rs, p.preds)
-	p.buf, p.offsets, p.preds = nil, nil, nil
+	if r := p.cur; r != nil {
+		free(&p.h.rs, r.buf)
+		free(&p.h.rs, r.offsets)
+		free(&p.h.rs, r.preds)
+		p.cur = nil
+	}
 }
 
-// close frees the partitions and closes their files.
+// close frees the partitions and closes their files; no fill may be running.
 func (p *partitions) close() {
 	p.done()
+	if r := p.next; r != nil {
+		free(&p.h.rs, r.buf)
+		free(&p.h.rs, r.offsets)
+		free(&p.h.rs, r.preds)
+		p.next = nil
+	}
 	p.h.mem.uncharge(p.charged)
 	p.charged = 0
 	for i, f := range p.files {
@@ -446,20 +533,56 @@ func (h *Heap) rootTargets() []uint32 {
 }
 
 // sortRows sorts each row of g over n+1 nodes by less, stopping with the
-// context.
+// context. With two cores the rows that hold the second half of the targets
+// are sorted on another goroutine, waited for however this returns.
 func (h *Heap) sortRows(g csr, cmp func(a, b uint32) int) error {
-	for p := 0; p+1 < len(g.offsets); p++ {
-		row := g.targets[g.offsets[p]:g.offsets[p+1]]
-		if len(row) > 1 {
-			if err := sortStoppable(h, row, cmp); err != nil {
-				return err
-			}
-		}
-		if p&cancelCheckMask == 0 {
-			if err := h.stopped(); err != nil {
-				return err
-			}
-		}
+	rows := len(g.offsets) - 1
+	if rows < 1 {
+		return nil
 	}
-	return nil
+	mid := rows
+	if total := g.offsets[rows]; runtime.GOMAXPROCS(0) >= 2 && int(total) >= halfFrom && !h.sequential {
+		mid, _ = slices.BinarySearch(g.offsets[:rows], total/2)
+	}
+	var quit atomic.Bool
+	sort := func(lo, hi int) error {
+		for p := lo; p < hi; p++ {
+			row := g.targets[g.offsets[p]:g.offsets[p+1]]
+			if len(row) > 1 {
+				if err := sortStoppable(h, row, cmp); err != nil {
+					return err
+				}
+			}
+			if p&cancelCheckMask == 0 {
+				if quit.Load() {
+					return errQuit
+				}
+				if err := h.stopped(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if mid == rows {
+		return sort(0, rows)
+	}
+	second := make(chan error, 1)
+	go func() { second <- sort(mid, rows) }()
+	defer func() {
+		if second != nil { // a panic
+			quit.Store(true)
+			<-second
+		}
+	}()
+	err := sort(0, mid)
+	if err != nil {
+		quit.Store(true)
+	}
+	err2 := <-second
+	second = nil
+	if err == nil && !errors.Is(err2, errQuit) {
+		err = err2
+	}
+	return err
 }

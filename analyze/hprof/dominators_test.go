@@ -108,7 +108,32 @@ func TestDominatorsOfARealDumpByRemoval(t *testing.T) {
 // TestDominatorsOfRandomGraphs checks the algorithm on random graphs with cycles,
 // shared objects and unreachable parts, against the naive computation.
 func TestDominatorsOfRandomGraphs(t *testing.T) {
-	rng := rand.New(rand.NewPCG(20, 1))
+	checkRandomGraphs(t, rand.New(rand.NewPCG(20, 1)))
+}
+
+// TestDominatorsInSmallPartitions has the semidominators read the referrers
+// in partitions of a few depth-first numbers, each read and sorted on a
+// second goroutine while the one after it is worked through: the dominators
+// of random graphs and of a real dump are still the removal ones.
+func TestDominatorsInSmallPartitions(t *testing.T) {
+	was := partitionSpan
+	t.Cleanup(func() { partitionSpan = was })
+	partitionSpan = 3
+	checkRandomGraphs(t, rand.New(rand.NewPCG(21, 1)))
+	partitionSpan = 97
+	jh := runJava(t, "LeakShape", true, []string{"-XX:+UseSerialGC", "-Xmx64m"}, "3", "4096", "30", "10")
+	h, err := Open(jh.Dump, OpenOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	checkDominators(t, h)
+	t.Logf("%d objects in %d partitions", h.Objects(), h.Objects()/partitionSpan+1)
+}
+
+// checkRandomGraphs checks the algorithm on 300 random graphs.
+func checkRandomGraphs(t *testing.T, rng *rand.Rand) {
+	t.Helper()
 	for range 300 {
 		n := 2 + rng.IntN(60)
 		var adj [][]uint32

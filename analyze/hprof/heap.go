@@ -57,8 +57,9 @@ type Options struct {
 	// MaxTemp caps the bytes of those files (ErrTooLarge beyond); ≤ 0 is the
 	// disk's room (a full disk is an error wrapping syscall.ENOSPC).
 	MaxTemp int64
-	// sequential reads the references on the calling goroutine alone (the
-	// tests compare it with the parallel reading).
+	// sequential reads the references and the names, and counts the
+	// objects, on the calling goroutine alone (the tests compare it with the
+	// parallel work).
 	sequential bool
 }
 
@@ -88,8 +89,12 @@ type Root struct {
 // size and references, and, once Analyze ran, the dominator tree.
 type Heap struct {
 	// readChunks is how many chunks pass 2 read in parallel (0: read on one
-	// goroutine), for the tests.
-	readChunks int
+	// goroutine), for the tests; nameChunks the same for the names' reading.
+	readChunks, nameChunks int
+	// cps are where pass 2 started reading, kept for the names' reading
+	// (resolve.go); sequential is Options.sequential.
+	cps        []checkpoint
+	sequential bool
 	// Version is the header's "JAVA PROFILE 1.0.2".
 	Version string `json:"version"`
 	// IDSize is the size of an identifier (4 or 8 bytes).
@@ -294,6 +299,7 @@ func Parse(r io.ReaderAt, size int64, opt Options) (heap *Heap, err error) {
 	if err := h.readRefs(p1.cps, int(maxRefs), opt.sequential); err != nil {
 		return nil, err
 	}
+	h.cps, h.sequential = p1.cps, opt.sequential
 	p1.cps = nil
 	if err := h.resolveRoots(p1.roots); err != nil {
 		return nil, err

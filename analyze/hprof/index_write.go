@@ -38,7 +38,7 @@ func (h *Heap) WriteIndex(w io.Writer) (written int64, err error) {
 	rs := &h.rs
 	if len(h.classStats) > 0 && h.classStats[0].retained < 0 {
 		// The histogram was not made: make it, for what each class retains.
-		if _, _, err := h.histogram(); err != nil {
+		if _, _, _, err := h.histogram(); err != nil {
 			return 0, err
 		}
 	}

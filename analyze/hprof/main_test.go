@@ -13,12 +13,15 @@ import (
 // TestMain runs the package's tests under goleak. With LEAKUI_HPROF_SPILL=1
 // every dump keeps its arrays in temporary files, as dumps of SpillFrom bytes
 // and more do (.ci/run runs the package both ways). With LEAKUI_HPROF_CHUNKS=1
-// the references of every dump are read in parallel chunks of a few hundred
-// objects, as those of dumps of a million objects and more are.
+// the references and the names of every dump are read in parallel chunks of a
+// few hundred objects, as those of dumps of a million objects and more are,
+// the dominator tree's rows sorted in two halves, and the referrers read in
+// partitions of 1,024 depth-first numbers.
 func TestMain(m *testing.M) {
 	spillAlways = os.Getenv("LEAKUI_HPROF_SPILL") == "1"
 	if os.Getenv("LEAKUI_HPROF_CHUNKS") == "1" {
 		chunkObjects, chunkBytes = 373, 16<<10
+		halfFrom, partitionSpan = 2, 1<<10
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -65,7 +65,8 @@ func danglingDump(n, refs int) func(w io.Writer) error {
 // index.
 type analyzed struct {
 	report, index []byte
-	chunks        int
+	chunks        int // read by pass 2
+	nameChunks    int // read for the names
 	dangling      int64
 }
 
@@ -84,16 +85,21 @@ func analyzeDump(t *testing.T, path string, sequential bool) analyzed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return analyzed{report: js, index: writeIndex(t, h), chunks: h.readChunks, dangling: h.Dangling}
+	return analyzed{report: js, index: writeIndex(t, h), chunks: h.readChunks, nameChunks: h.nameChunks, dangling: h.Dangling}
 }
 
-// TestParallelReferencesSameIndex reads the references of real and
-// pathological dumps in many small chunks on a goroutine a core, and on the
+// TestParallelReferencesSameIndex reads the references and the names of
+// real and pathological dumps in many small chunks on a goroutine a core, and
+// sorts the dominator tree's rows in two halves, and does it all on the
 // calling goroutine alone: the reports and the indexes are the same, byte for
-// byte. The chunks start inside heap dump segments, and an array of more
-// references than a batch holds is handed over in pieces.
+// byte (the fields of the paths are numbered in the same order). The chunks
+// start inside heap dump segments, and an array of more references than a
+// batch holds is handed over in pieces.
 func TestParallelReferencesSameIndex(t *testing.T) {
 	smallChunks(t, 101, 4096)
+	was := halfFrom
+	halfFrom = 2
+	t.Cleanup(func() { halfFrom = was })
 	jh := runJava(t, "LeakShape", true, []string{"-XX:+UseSerialGC", "-Xmx64m"}, "3", "4096", "30", "10")
 	dumps := []hostileShape{
 		{name: "LeakShape"},
@@ -114,6 +120,9 @@ func TestParallelReferencesSameIndex(t *testing.T) {
 			par := analyzeDump(t, path, false)
 			if seq.chunks != 0 || par.chunks < 10 {
 				t.Fatalf("read in %d chunks sequentially, %d in parallel", seq.chunks, par.chunks)
+			}
+			if seq.nameChunks != 0 || par.nameChunks != par.chunks {
+				t.Fatalf("names read in %d chunks sequentially, %d in parallel (references in %d)", seq.nameChunks, par.nameChunks, par.chunks)
 			}
 			if !bytes.Equal(seq.report, par.report) {
 				t.Errorf("the reports differ:\nsequential %.600s\nparallel   %.600s", seq.report, par.report)

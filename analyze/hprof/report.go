@@ -286,25 +286,12 @@ func (h *Heap) NewReport(opt ReportOptions, progress func(string, float64)) (*Re
 	if err := h.report(stageHistogram, 0, 0); err != nil {
 		return nil, err
 	}
-	qs, qi := scan(&h.rs, h.size), scan(&h.rs, h.idom)
-	for o := uint32(0); o < n; o++ {
-		s := h.ShallowSize(o)
-		rep.Shallow += s
-		if !h.Reachable(o) {
-			rep.UnreachableObjects++
-			rep.UnreachableBytes += s
-		}
-		if o&cancelCheckMask == 0 {
-			qs.at(int(o))
-			qi.at(int(o))
-		}
-	}
-	qs.end()
-	qi.end()
 	var err error
-	if rep.Histogram, rep.Packages, err = h.histogram(); err != nil {
+	var all objectCounts
+	if rep.Histogram, rep.Packages, all, err = h.histogram(); err != nil {
 		return nil, err
 	}
+	rep.Shallow, rep.UnreachableObjects, rep.UnreachableBytes = all.shallow, all.unreachable, all.unreachableBytes
 	rep.HistogramCount, rep.PackageCount = len(rep.Histogram), len(rep.Packages)
 	res := newResolver(h)
 	top := h.Dominated(0, true)
@@ -388,7 +375,10 @@ func reportTexts(rep *Report) map[uint32]string {
 // retained size of a class is what its instances retain together: a walk of the
 // dominator tree adds an instance's retained size only when no dominator of it is of
 // the same class (and likewise per package).
-func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
+//
+// It also gives the shallow size of all the objects and the unreachable ones
+// and their size, from the counts Analyze made (countObjects).
+func (h *Heap) histogram() ([]ClassRow, []PackageRow, objectCounts, error) {
 	rows := make([]ClassRow, len(h.Classes))
 	pkgIndex := map[string]int{}
 	pkgOf := make([]int, len(h.Classes))
@@ -404,25 +394,18 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
 		}
 		pkgOf[i] = j
 	}
-	qc, qs := scan(&h.rs, h.class), scan(&h.rs, h.size)
-	for o, cn := range h.class {
-		s := h.ShallowSize(uint32(o))
-		rows[cn].Instances++
-		rows[cn].Shallow += s
-		pkgs[pkgOf[cn]].Instances++
-		pkgs[pkgOf[cn]].Shallow += s
-		if o&cancelCheckMask == 0 {
-			qc.at(o)
-			qs.at(o)
-			if err := h.report(stageHistogram, 0.3*float64(o)/float64(len(h.class)), 0); err != nil {
-				return nil, nil, err
-			}
-		}
+	all, err := h.countObjects()
+	if err != nil {
+		return nil, nil, all, err
 	}
-	qc.end()
-	qs.end()
+	for cn := range rows {
+		rows[cn].Instances, rows[cn].Shallow = all.instances[cn], all.byClass[cn]
+		pkgs[pkgOf[cn]].Instances += all.instances[cn]
+		pkgs[pkgOf[cn]].Shallow += all.byClass[cn]
+	}
+	all.instances, all.byClass = nil, nil
 	if err := h.mem.charge(4*int64(len(h.Classes)+len(pkgs)), "the histogram"); err != nil {
-		return nil, nil, err
+		return nil, nil, all, err
 	}
 	activeClass := make([]uint32, len(h.Classes))
 	activePkg := make([]uint32, len(pkgs))
@@ -431,7 +414,7 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
 	rs := &h.rs
 	for _, err := range []error{hold(rs, h.domKids.offsets), hold(rs, h.domKids.targets), hold(rs, h.class), hold(rs, h.retained)} {
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, all, err
 		}
 	}
 	defer func() {
@@ -442,11 +425,11 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
 	}()
 	stack, err := newDeepStack[dfsFrame](rs, int(n)+1, "the walk of the dominator tree")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, all, err
 	}
 	defer stack.free()
 	if err := stack.push(dfsFrame{o: n}); err != nil {
-		return nil, nil, err
+		return nil, nil, all, err
 	}
 	walked := 0
 	for len(stack.g.s) > 0 {
@@ -473,11 +456,11 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
 		activeClass[cn]++
 		activePkg[pkgOf[cn]]++
 		if err := stack.push(dfsFrame{o: o}); err != nil {
-			return nil, nil, err
+			return nil, nil, all, err
 		}
 		if walked++; walked&cancelCheckMask == 0 {
 			if err := h.report(stageHistogram, 0.3+0.7*float64(walked)/float64(n), 0); err != nil {
-				return nil, nil, err
+				return nil, nil, all, err
 			}
 		}
 	}
@@ -509,7 +492,7 @@ func (h *Heap) histogram() ([]ClassRow, []PackageRow, error) {
 		}
 	}
 	slices.SortStableFunc(pout, func(a, b PackageRow) int { return cmpDesc(a.Retained, b.Retained, a.Shallow, b.Shallow) })
-	return out, pout, nil
+	return out, pout, all, nil
 }
 
 func cmpDesc(a1, b1, a2, b2 int64) int {

@@ -3,6 +3,7 @@ package hprof
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -52,6 +53,11 @@ type resolver struct {
 	fieldVias map[uint32][]uint32
 	s         *scanner
 	qo, qt    sequence
+	// chunk is set on a resolver that reads one chunk of the dump beside
+	// others (runChunks): its names and texts are its own, its vias number
+	// them until they are merged, and what they take is counted in small
+	// rather than charged.
+	chunk *chunkResolver
 }
 
 func newResolver(h *Heap) *resolver {
@@ -133,11 +139,32 @@ func (r *resolver) via(name string) uint32 {
 	if v, ok := r.nameIdx[name]; ok {
 		return v
 	}
-	r.h.mem.chargeSmall(int64(len(name))+mapEntry, "the names of fields")
+	r.chargeSmall(int64(len(name)) + mapEntry)
 	v := uint32(len(r.names))
 	r.names = append(r.names, name)
 	r.nameIdx[name] = v
 	return v
+}
+
+// chargeSmall charges n bytes of names, or counts them in a chunk's resolver.
+func (r *resolver) chargeSmall(n int64) {
+	if r.chunk != nil {
+		r.chunk.small += n
+		return
+	}
+	r.h.mem.chargeSmall(n, "the names of fields")
+}
+
+// progress reports how far the reading is, or, in a chunk's resolver, only
+// whether to stop.
+func (r *resolver) progress() error {
+	if r.chunk != nil {
+		if r.chunk.quit.Load() {
+			return errQuit
+		}
+		return r.h.stopped()
+	}
+	return r.h.reportPass(stageNames, r.s)
 }
 
 func (r *resolver) run() error {
@@ -150,6 +177,9 @@ func (r *resolver) run() error {
 		}
 		return cmpUint32(a.slot, b.slot)
 	})
+	if workers := min(runtime.GOMAXPROCS(0), len(r.h.cps)); !r.h.sequential && workers >= 2 {
+		return r.runChunks(workers)
+	}
 	s := newScanner(r.h.file, r.h.fileSize)
 	s.idSize = r.h.IDSize
 	r.s = s
@@ -253,7 +283,7 @@ func (r *resolver) classVias(cn uint32) []uint32 {
 	for i, name := range c.refNames {
 		v[i] = r.via(clip(r.h.names[name]))
 	}
-	r.h.mem.chargeSmall(int64(4*len(v))+mapEntry, "the names of fields")
+	r.chargeSmall(int64(4*len(v)) + mapEntry)
 	r.fieldVias[cn] = v
 	return v
 }
@@ -262,7 +292,7 @@ func (r *resolver) class(d *classDump) error {
 	o := r.n
 	r.n++
 	if o&cancelCheckMask == 0 {
-		if err := r.h.reportPass(stageNames, r.s); err != nil {
+		if err := r.progress(); err != nil {
 			return err
 		}
 	}
@@ -304,7 +334,7 @@ func (r *resolver) object(kind objKind, id, classID uint64, n uint32, elem byte,
 	o := r.n
 	r.n++
 	if o&cancelCheckMask == 0 {
-		if err := r.h.reportPass(stageNames, s); err != nil {
+		if err := r.progress(); err != nil {
 			return err
 		}
 	}
