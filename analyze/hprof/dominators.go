@@ -173,6 +173,10 @@ func (h *Heap) dominators(search *pathSearch) (idom, vertex []uint32, count uint
 	path := chargedStack[uint32]{m: &h.mem, what: "the path compression"}
 	defer path.free()
 	var refused error // a growth of path the budget refused
+	// The steps walked (referrers read and compressed path), for the checks
+	// of Options.Context: one vertex can walk millions of steps, so a check
+	// every so many vertices can come seconds apart.
+	var walked, nextCheck uint64
 	eval := func(v, lastLinked uint32) uint32 {
 		if anc[v] < lastLinked {
 			return label[v]
@@ -187,6 +191,7 @@ func (h *Heap) dominators(search *pathSearch) (idom, vertex []uint32, count uint
 				break
 			}
 		}
+		walked += uint64(len(path.s))
 		p := v
 		pLabel := label[p]
 		for i := len(path.s) - 1; i >= 0; i-- {
@@ -242,6 +247,12 @@ func (h *Heap) dominators(search *pathSearch) (idom, vertex []uint32, count uint
 				if refused != nil {
 					return nil, nil, 0, refused
 				}
+				if walked++; walked >= nextCheck {
+					nextCheck = walked + stepsPerCheck
+					if err := h.stopped(); err != nil {
+						return nil, nil, 0, err
+					}
+				}
 			}
 			semi[k] = s
 			if k&cancelCheckMask == 0 {
@@ -292,6 +303,11 @@ func (h *Heap) dominators(search *pathSearch) (idom, vertex []uint32, count uint
 	release(rs, vertex)
 	return idom, vertex, count, nil
 }
+
+// stepsPerCheck is how many steps of the semidominators (a referrer read, or
+// a vertex of a compressed path) go between two checks of Options.Context:
+// a few milliseconds of random reads.
+const stepsPerCheck = 1 << 20
 
 // dfsFrame is a vertex on the depth-first search's stack and the next of its
 // references to follow.

@@ -3,6 +3,9 @@ package hprof
 import (
 	"fmt"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/leakui/leakui/analyze"
@@ -90,13 +93,44 @@ func (rs *regions) snapshot() int { return rs.made }
 // rollback frees the regions made since mark and releases the older ones, as
 // a stage that failed leaves them.
 func (rs *regions) rollback(mark int) {
+	var gone []*region
 	for _, r := range rs.byBase {
 		if r.seq > mark {
-			rs.free(r)
+			delete(rs.byBase, r.base)
+			gone = append(gone, r)
 		} else {
 			rs.unhold(r)
 		}
 	}
+	rs.unmapEach(gone)
+}
+
+// unmapEach unmaps the regions of list, on a goroutine a core: the kernel
+// frees the pages of an unmapped region and the blocks of its closed file on
+// the calling thread, and for the gigabytes of a large dump's analysis that
+// takes a second or more on one core, which a cancelled analysis would spend
+// before it returns.
+func (rs *regions) unmapEach(list []*region) {
+	for _, r := range list {
+		rs.uncharge(r)
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(list))
+	if workers <= 1 {
+		for _, r := range list {
+			unmapPages(r)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(list)); i = next.Add(1) - 1 {
+				unmapPages(list[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // charge charges n bytes for r.
@@ -172,10 +206,12 @@ func (rs *regions) free(r *region) {
 
 // freeAll unmaps every region, as Close does.
 func (rs *regions) freeAll() {
+	list := make([]*region, 0, len(rs.byBase))
 	for _, r := range rs.byBase {
-		rs.unmap(r)
+		list = append(list, r)
 	}
 	rs.byBase = nil
+	rs.unmapEach(list)
 }
 
 // regionOf is the region whose first value is at p, nil for memory that is not

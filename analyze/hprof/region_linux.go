@@ -143,11 +143,17 @@ func (rs *regions) toFile(r *region) bool {
 
 // unmap unmaps r and closes its file, which frees its blocks.
 func (rs *regions) unmap(r *region) {
+	unmapPages(r)
+	rs.uncharge(r)
+}
+
+// unmapPages unmaps r and closes its file, which frees its blocks; it touches
+// nothing r shares with other regions.
+func unmapPages(r *region) {
 	unix.MunmapPtr(r.base, uintptr(r.reserved))
 	if r.f != nil {
 		r.f.Close()
 	}
-	rs.uncharge(r)
 }
 
 // fileBacked tells whether this build maps temporary files.

@@ -51,9 +51,12 @@ func (rs *regions) keepInMemory(r *region) error { return nil }
 func (rs *regions) toFile(r *region) bool { return true }
 
 func (rs *regions) unmap(r *region) {
-	r.base = nil
+	unmapPages(r)
 	rs.uncharge(r)
 }
+
+// unmapPages lets go of r's memory.
+func unmapPages(r *region) { r.base = nil }
 
 // fileBacked tells whether this build maps temporary files.
 const fileBacked = false
