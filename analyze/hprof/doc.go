@@ -85,8 +85,8 @@
 // (which read the same references), and is joined before the semidominators
 // take their memory, so the two add only the search's parent array. On
 // a 1.1 GB dump of 15 million objects the peak resident set is about 355 MiB,
-// 0.33× the dump; on a 10 GB dump of 150 million objects it is 3.3 GiB
-// (23 B an object), 0.35× (bench/RESULTS.md).
+// 0.33× the dump; on 10 GB dumps of 150 million objects it is 3.1–3.3 GiB
+// (22–23 B an object), 0.32–0.35× (bench/RESULTS.md).
 //
 // The record layout follows HotSpot's writer, openjdk/jdk
 // src/hotspot/share/services/heapDumper.cpp (the format description at the top of
