@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -84,15 +83,7 @@ func logGetJSON(t *testing.T, ts *testServer, path string) (logDocument, []byte)
 // logGetPage fetches a page and parses it.
 func logGetPage(t *testing.T, ts *testServer, path string) (*goquery.Document, []byte) {
 	t.Helper()
-	code, ct, body := ts.get(t, path)
-	if code != 200 || !strings.HasPrefix(ct, "text/html") {
-		t.Fatalf("GET %s: %d %s\n%s", path, code, ct, body)
-	}
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc, body
+	return ts.web().Page(t, path)
 }
 
 // logPageCounts reads the pattern table of a page: pattern text → the count
