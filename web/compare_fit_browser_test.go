@@ -131,7 +131,7 @@ func TestBrowserRealRunComparisonFits(t *testing.T) {
 		if title := browser.Text(t, ctx, `[data-testid=run-title]`); !strings.HasPrefix(title, "SAMZA-2785, fixed by pr1674: ") {
 			t.Errorf("pr1674 run's title %q", title)
 		}
-		shot(t, ctx, "run-samza-2785-pr1674-"+strconv.FormatInt(w, 10)+".png")
+		shot(t, ctx, "run-pr1674-"+strconv.FormatInt(w, 10)+".png")
 	}
 
 	// The runs' Markdown carries the same sentences: the one-sentence verdict
@@ -189,7 +189,7 @@ func TestBrowserRealRunComparisonFits(t *testing.T) {
 			if keyBottom > 900 {
 				t.Errorf("%s: the key figures end %.0f px down, below the first screen", what, keyBottom)
 			}
-			shot(t, ctx, "compare-"+pair.name+"-"+strconv.FormatInt(w, 10)+".png")
+			shot(t, ctx, "run-compare-"+pair.name+"-"+strconv.FormatInt(w, 10)+".png")
 			// Unfolded, each run's page takes the full width: its suspects
 			// and diff tables squeeze no cell and the page does not scroll
 			// sideways.
